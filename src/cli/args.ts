@@ -1,0 +1,49 @@
+/** A usage error: the command line itself is wrong (exit code 2). */
+export class UsageError extends Error {}
+
+/** The command line split into global options and the rest. */
+export interface GlobalArgs {
+  readonly root?: string | undefined
+  readonly help: boolean
+  readonly version: boolean
+  /** Everything else, in order. */
+  readonly rest: ReadonlyArray<string>
+}
+
+/**
+ * Pulls the options that are valid anywhere (`--root DIR`, `--root=DIR`,
+ * `--help`, `--version`) out of argv. A lone `--` ends option parsing.
+ */
+export const parseGlobal = (argv: ReadonlyArray<string>): GlobalArgs => {
+  let root: string | undefined
+  let help = false
+  let version = false
+  const rest: Array<string> = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (a === "--") {
+      rest.push(...argv.slice(i))
+      break
+    }
+    if (a === "--root") {
+      const v = argv[++i]
+      if (v === undefined || v === "") throw new UsageError("--root needs a directory")
+      root = v
+    } else if (a.startsWith("--root=")) {
+      root = a.slice("--root=".length)
+      if (root === "") throw new UsageError("--root needs a directory")
+    } else if (a === "--help" || a === "-h") help = true
+    else if (a === "--version" || a === "-V") version = true
+    else rest.push(a)
+  }
+  return { root, help, version, rest }
+}
+
+/** A `--key value` flag value: JSON when it parses as JSON (numbers, booleans, arrays, objects), else the string. */
+export const flagValue = (raw: string): unknown => {
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return raw
+  }
+}

@@ -1,0 +1,57 @@
+import { ConfigError } from "../config/config.ts"
+import { builtinTools } from "../tools/builtin.ts"
+import { VERSION } from "../version.ts"
+import { parseGlobal, UsageError } from "./args.ts"
+import { GLOBAL_HELP } from "./help-text.ts"
+import { processIO, type CliIO } from "./output.ts"
+import { parseToolArgs, toolCommand } from "./tool-command.ts"
+import { toolHelp, toolsCommand } from "./tools-command.ts"
+
+/** Runs the CLI; returns the exit code (0 success or partial, 1 error, 2 usage). */
+export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO()): Promise<number> => {
+  try {
+    const global = parseGlobal(argv)
+    const [command, ...rest] = global.rest
+    if (global.version && command === undefined) {
+      io.out(`anvil ${VERSION}\n`)
+      return 0
+    }
+    const tools = builtinTools
+    switch (command) {
+      case undefined:
+        io.out(GLOBAL_HELP)
+        return global.help ? 0 : 2
+      case "tools":
+        if (global.help) return help(io, "Usage: anvil tools [--json]\n")
+        io.out(toolsCommand(tools, rest.includes("--json")))
+        return 0
+      case "tool": {
+        if (global.help) {
+          const tool = rest[0] ? tools.find((t) => t.name === rest[0]) : undefined
+          return help(io, tool ? toolHelp(tool) : GLOBAL_HELP)
+        }
+        const args = await parseToolArgs(rest, io)
+        return await toolCommand(args, tools, io, global.root)
+      }
+      default:
+        throw new UsageError(`unknown command '${command}'`)
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`anvil: ${e.message}\nRun 'anvil --help' for usage.\n`)
+      return 2
+    }
+    const inner = (e as { cause?: unknown })?.cause ?? e
+    if (inner instanceof ConfigError || e instanceof ConfigError) {
+      io.err(`anvil: ${(inner as Error).message}\n`)
+      return 1
+    }
+    io.err(`anvil: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
+    return 1
+  }
+}
+
+const help = (io: CliIO, text: string) => {
+  io.out(text)
+  return 0
+}

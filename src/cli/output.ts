@@ -1,0 +1,16 @@
+/** Where the CLI writes: stdout for results, stderr for diagnostics. Injected so tests can capture both. */
+export interface CliIO {
+  readonly out: (text: string) => void
+  readonly err: (text: string) => void
+  readonly readStdin: () => Promise<string>
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+export const processIO = (): CliIO => ({
+  out: (t) => void process.stdout.write(t),
+  err: (t) => void process.stderr.write(t),
+  readStdin: () => new Response(Bun.stdin.stream()).text(),
+  cwd: process.cwd(),
+  env: process.env,
+})

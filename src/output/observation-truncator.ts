@@ -1,0 +1,93 @@
+import { Effect } from "effect"
+import type { Envelope } from "../protocol/envelope.ts"
+import { hint, renderHints, type RetrievalHint } from "../protocol/hint.ts"
+import type { OutputSettingsShape } from "./output-settings.ts"
+import type { SpillStoreShape } from "./spill-store.ts"
+import { truncateText } from "./truncate.ts"
+
+export interface TruncationOutcome {
+  readonly envelope: Envelope
+  /** Present when the output was cut: the hints the text now ends with. */
+  readonly hints?: ReadonlyArray<RetrievalHint>
+  readonly kept?: { readonly lines: number; readonly total: number }
+}
+
+/**
+ * The framework-level truncation of spec 002, applied to what the model would
+ * read (the envelope's text). Within budget, or with context.truncation_skip,
+ * the envelope passes unchanged. Otherwise the whole raw envelope is spilled as
+ * JSON and replaced by the truncation envelope: status partial (error stays
+ * error), data {truncated, truncation, preview}, the same stats and context.
+ */
+export const truncateObservation = (input: {
+  readonly envelope: Envelope
+  readonly toolTitle: string
+  readonly settings: OutputSettingsShape
+  readonly store: SpillStoreShape
+  /** Display form of a path (root-relative). */
+  readonly display: (absolute: string) => string
+  /** Whether the agent can hand the spilled file to a subagent. */
+  readonly taskToolAvailable: boolean
+}): Effect.Effect<TruncationOutcome> =>
+  Effect.gen(function* () {
+    const { envelope, settings } = input
+    if (envelope.context.truncation_skip === true) return { envelope }
+    const cut = truncateText(envelope.text, settings)
+    if (!cut.truncated) return { envelope }
+
+    const spilled = yield* input.store.spill(input.toolTitle, JSON.stringify(envelope, null, 2)).pipe(
+      Effect.map((file) => input.display(file)),
+      Effect.orElseSucceed(() => undefined),
+    )
+    const direction = settings.direction
+    const where = spilled ? `The full output was saved to ${spilled}.` : "The full output could not be saved to disk."
+    const which = direction === "head" ? "first" : direction === "tail" ? "last" : "first and last"
+    const notice =
+      `⚠️ Output too large: showing the ${which} ${cut.keptLines} of ${cut.originalLines} lines ` +
+      `(${cut.keptBytes} of ${cut.originalBytes} bytes). ${where}`
+    const hints: Array<RetrievalHint> = []
+    if (spilled) {
+      if (input.taskToolAvailable) {
+        hints.push(
+          hint("Task", "high", {
+            agent: "explore",
+            objective: `Read ${spilled} (the full output of ${input.toolTitle}) and report what matters for the current goal.`,
+          }),
+        )
+      }
+      hints.push(
+        hint("Read", input.taskToolAvailable ? "medium" : "high", { path: spilled, offset: 0, limit: 200 }),
+        hint("Grep", "medium", { pattern: "<keyword>", path: spilled }),
+      )
+    }
+    const advice = input.taskToolAvailable
+      ? "Use Task to have a subagent process the full output file, or Read it with offset/limit or Grep it."
+      : "Use Read with offset/limit to page through the full output file, or Grep to search it."
+    const tailFirst = direction === "tail"
+    const text = [tailFirst ? notice : cut.text, tailFirst ? cut.text : notice, advice, renderHints(hints)]
+      .filter((s) => s !== "")
+      .join("\n\n")
+
+    const truncated: Envelope = {
+      status: envelope.status === "error" ? "error" : "partial",
+      data: {
+        truncated: true,
+        truncation: {
+          direction,
+          max_lines: settings.maxLines,
+          max_bytes: settings.maxBytes,
+          original_lines: cut.originalLines,
+          original_bytes: cut.originalBytes,
+          kept_lines: cut.keptLines,
+          kept_bytes: cut.keptBytes,
+          full_output_path: spilled ?? null,
+        },
+        preview: cut.text,
+      },
+      text,
+      ...(envelope.error ? { error: envelope.error } : {}),
+      stats: envelope.stats,
+      context: envelope.context,
+    }
+    return { envelope: truncated, hints, kept: { lines: cut.keptLines, total: cut.originalLines } }
+  })

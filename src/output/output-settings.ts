@@ -1,0 +1,52 @@
+import { Context, Effect, Layer } from "effect"
+import { Path } from "effect/Path"
+import { Config } from "../config/config.ts"
+import type { TruncateDirection } from "./truncate.ts"
+
+/** The truncation and spill settings of spec 002, after config and environment. */
+export interface OutputSettingsShape {
+  readonly maxLines: number
+  readonly maxBytes: number
+  readonly direction: TruncateDirection
+  /** Absolute spill folder. */
+  readonly dir: string
+  readonly retentionDays: number
+}
+
+export const DEFAULT_OUTPUT = { maxLines: 2000, maxBytes: 51200, direction: "head", retentionDays: 7 } as const
+
+const positive = (raw: string | undefined): number | undefined => {
+  if (raw === undefined || raw.trim() === "") return undefined
+  const n = Number(raw)
+  return Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined
+}
+const direction = (raw: string | undefined): TruncateDirection | undefined =>
+  raw === "head" || raw === "tail" || raw === "head_tail" ? raw : undefined
+
+export class OutputSettings extends Context.Service<OutputSettings, OutputSettingsShape>()("anvil/OutputSettings") {
+  /**
+   * Environment (TOOL_OUTPUT_*) over anvil.json's `output` section over the
+   * defaults. The spill folder defaults to `.anvil/tool-output` under the root.
+   */
+  static fromConfig = (root: string) =>
+    Layer.effect(
+      OutputSettings,
+      Effect.gen(function* () {
+        const config = yield* Config
+        const path = yield* Path
+        const env = config.env
+        const dir = env.TOOL_OUTPUT_DIR ?? config.get("output.dir", "")
+        return {
+          maxLines: positive(env.TOOL_OUTPUT_MAX_LINES) ?? config.get("output.max_lines", DEFAULT_OUTPUT.maxLines),
+          maxBytes: positive(env.TOOL_OUTPUT_MAX_BYTES) ?? config.get("output.max_bytes", DEFAULT_OUTPUT.maxBytes),
+          direction:
+            direction(env.TOOL_OUTPUT_TRUNCATE_DIRECTION) ??
+            direction(config.get("output.direction", "")) ??
+            DEFAULT_OUTPUT.direction,
+          dir: dir === "" ? path.join(root, ".anvil", "tool-output") : path.resolve(root, dir),
+          retentionDays:
+            positive(env.TOOL_OUTPUT_RETENTION_DAYS) ?? config.get("output.retention_days", DEFAULT_OUTPUT.retentionDays),
+        }
+      }),
+    )
+}

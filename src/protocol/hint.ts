@@ -1,0 +1,31 @@
+/**
+ * A retrieval hint (spec 001 execution_meta.retrieval_hints): a suggested
+ * next tool call. Hints are data first; the "Recommended next step" list in
+ * the model-visible text is rendered from them.
+ */
+export interface RetrievalHint {
+  /** The tool title the model knows, e.g. "Read", "Grep", "LS". */
+  readonly action: string
+  readonly priority: "high" | "medium" | "low"
+  readonly args: Readonly<Record<string, unknown>>
+}
+
+export const hint = (
+  action: string,
+  priority: RetrievalHint["priority"],
+  args: Record<string, unknown>,
+): RetrievalHint => ({ action, priority, args })
+
+const renderArg = (value: unknown): string =>
+  typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? "null"
+
+/** `Read(file_path="a.py", offset=2)` — the call syntax spec 001 shows. */
+export const renderHint = (h: RetrievalHint): string =>
+  `${h.action}(${Object.entries(h.args)
+    .map(([k, v]) => `${k}=${renderArg(v)}`)
+    .join(", ")})`
+
+export const renderHints = (hints: ReadonlyArray<RetrievalHint>): string =>
+  hints.length === 0
+    ? ""
+    : `Recommended next step (token-efficient):\n${hints.map((h) => `* ${renderHint(h)}`).join("\n")}`

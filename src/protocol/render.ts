@@ -1,0 +1,34 @@
+import type { EnvelopeError, Status } from "./envelope.ts"
+import { renderHints, type RetrievalHint } from "./hint.ts"
+
+const join = (...parts: ReadonlyArray<string>) => parts.filter((p) => p !== "").join("\n\n")
+
+/**
+ * The model-visible text of a success or partial result, in spec 001's
+ * layout: `# Header`, the body, and for partial results the hint list.
+ */
+export const renderResultText = (
+  header: string,
+  body: string,
+  status: Exclude<Status, "error">,
+  hints: ReadonlyArray<RetrievalHint>,
+): string => join(`# ${header}`, body.replace(/\s+$/, ""), status === "partial" ? renderHints(hints) : "")
+
+const pyBool = (b: boolean) => (b ? "True" : "False")
+
+/** The model-visible text of an error (spec 001 "Read (Error)"): code, message, retryable, field errors, hints. */
+export const renderErrorText = (
+  title: string,
+  error: EnvelopeError,
+  hints: ReadonlyArray<RetrievalHint>,
+  details = "",
+): string =>
+  join(
+    `# ${title} Error`,
+    [`Code: ${error.code}`, `Message: ${error.message}`, `Retryable: ${pyBool(error.retryable ?? false)}`].join("\n"),
+    error.field_errors && error.field_errors.length > 0
+      ? `Field errors:\n${error.field_errors.map((f) => `- ${f.field}: ${f.message}`).join("\n")}`
+      : "",
+    details.replace(/\s+$/, ""),
+    renderHints(hints),
+  )

@@ -1,0 +1,78 @@
+import { Effect, Layer } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
+import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import { Config, type ConfigData } from "./config/config.ts"
+import { OutputSettings } from "./output/output-settings.ts"
+import { RetentionLive } from "./output/retention.ts"
+import { SpillStore } from "./output/spill-store.ts"
+import { Permissions, type PermissionRequest } from "./permission/permissions.ts"
+import type { Tool } from "./tool/definition.ts"
+import { makeRegistry } from "./tool/registry.ts"
+import { ToolRunner } from "./tool/runner.ts"
+import { findProjectRoot } from "./workspace/project-root.ts"
+import { Workspace } from "./workspace/workspace.ts"
+
+/** The services a tool's `run` may require. Plugins get exactly these. */
+export type ToolServices =
+  | Workspace
+  | Config
+  | OutputSettings
+  | SpillStore
+  | Permissions
+  | FileSystem
+  | Path
+  | ChildProcessSpawner
+
+/** The platform: file system, paths and child processes from @effect/platform-node. */
+export const PlatformLive = NodeChildProcessSpawner.layer.pipe(
+  Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)),
+)
+
+export interface RuntimeOptions {
+  /** The process's working directory. */
+  readonly cwd: string
+  /** The process environment, read once here. */
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** `--root DIR`; otherwise ANVIL_ROOT, otherwise the nearest `.git`/`anvil.json` ancestor. */
+  readonly root?: string | undefined
+  /** The tools to register. */
+  readonly tools: ReadonlyArray<Tool>
+  /** How an "ask" permission is answered. Default: approved (a direct invocation). */
+  readonly onAsk?: (request: PermissionRequest) => Effect.Effect<boolean>
+  /** Settings applied over the config files. */
+  readonly configOverrides?: ConfigData
+}
+
+/**
+ * The whole wiring in one place: platform → config → workspace → output
+ * (settings, spill store, retention) → permissions → the tool runner.
+ */
+export const makeToolRuntime = (options: RuntimeOptions) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const path = yield* Path
+      const given = options.root ?? options.env.ANVIL_ROOT
+      const root = given ? path.resolve(options.cwd, given) : yield* findProjectRoot(options.cwd)
+      const config = Config.layer({ root, env: options.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) })
+      const output = OutputSettings.fromConfig(root).pipe(Layer.provide(config))
+      const workspace = Layer.unwrap(
+        Effect.gen(function* () {
+          const settings = yield* OutputSettings
+          const extra = (yield* Config).get("sandbox.allow", [] as ReadonlyArray<unknown>)
+          return Workspace.layer({
+            root,
+            cwd: options.cwd,
+            extraAllowed: [settings.dir, ...extra.filter((e): e is string => typeof e === "string").map((e) => path.resolve(root, e))],
+          })
+        }),
+      ).pipe(Layer.provide(Layer.merge(output, config)))
+      const spill = SpillStore.layer.pipe(Layer.provide(output))
+      const permissions = Permissions.layer(options.onAsk ?? (() => Effect.succeed(true))).pipe(Layer.provide(config))
+      const services = Layer.mergeAll(config, output, workspace, spill, permissions, RetentionLive.pipe(Layer.provide(output)))
+      return ToolRunner.layer<ToolServices>(makeRegistry(options.tools)).pipe(Layer.provideMerge(services))
+    }),
+  ).pipe(Layer.provideMerge(PlatformLive))

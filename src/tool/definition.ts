@@ -1,0 +1,90 @@
+import type { Effect, Schema } from "effect"
+import type { RetrievalHint } from "../protocol/hint.ts"
+import type { ToolError } from "./tool-error.ts"
+
+/** What a call may do without asking: run, ask the user first, or never run. */
+export type PermissionLevel = "allow" | "ask" | "deny"
+
+/**
+ * What a tool's `run` returns on success. The pipeline turns it into the
+ * envelope: it adds stats.time_ms, context.cwd/params_input, the header line
+ * and the rendered hints, then applies the truncation layer.
+ */
+export interface ToolResult {
+  /** "partial" when the result is cut, a fallback, a dry run or partly failed (spec 000 §3.2). Default "success". */
+  readonly status?: "success" | "partial"
+  /** The tool's payload, with the category field names of spec 000 §2 (entries, paths, matches, content, applied). */
+  readonly data: Readonly<Record<string, unknown>>
+  /** What follows the header line in the model-visible text. */
+  readonly text: string
+  /** The header after "# ", e.g. "Read: app/main.py". Default: the tool's title. */
+  readonly header?: string
+  /** Counts and sizes, added to stats beside time_ms. */
+  readonly stats?: Readonly<Record<string, number | string>>
+  /** Extra envelope context (path_resolved, …). */
+  readonly context?: Readonly<Record<string, unknown>>
+  /** Suggested next calls, most useful first. Rendered into the text when the status is partial. */
+  readonly hints?: ReadonlyArray<RetrievalHint>
+  /** The tool's own truncation, for execution_meta (reason such as "line_limit", the shown range, the total). */
+  readonly truncation?: ToolTruncation
+  /** Extra execution_meta fields (e.g. file_ops for writes). */
+  readonly meta?: Readonly<Record<string, unknown>>
+}
+
+export interface ToolTruncation {
+  readonly reason: string
+  readonly shown_range?: { readonly start_line: number; readonly end_line: number }
+  readonly total_estimate?: number
+}
+
+/** Per-call facts a tool may need beyond its parameters. */
+export interface ToolCallInfo {
+  /** The model's id for this call (or a generated one). */
+  readonly callId: string
+  /** The parameters exactly as given, before aliases and decoding. */
+  readonly rawParams: unknown
+}
+
+/**
+ * A tool: a value the registry holds and the pipeline runs. Built-ins, plugins
+ * and MCP adapters all produce this shape, usually through {@link defineTool}.
+ *
+ * `R` names the services `run` needs (Workspace, FileSystem, Path, Config, …);
+ * the runtime provides them, so a tool never touches process globals.
+ */
+export interface Tool<P = any, R = any> {
+  /** The id the model calls, lowercase: "read", "list", "git_status". */
+  readonly name: string
+  /** The header the model sees: "Read", "LS", "Grep". */
+  readonly title: string
+  /** The model-facing prompt: what the tool does and how to call it well. */
+  readonly description: string
+  /** Parameter schema: decodes the call and is exported as the JSON Schema the model is given. */
+  readonly parameters: Schema.Codec<P, any, never, never>
+  /** Other names that reach this tool (case-insensitive). */
+  readonly aliases?: ReadonlyArray<string>
+  /** Accepted alternative parameter names, mapped onto canonical ones: { file_path: "path" }. */
+  readonly parameterAliases?: Readonly<Record<string, string>>
+  /** Default permission when no rule matches. Default "allow". */
+  readonly permission?: PermissionLevel
+  /** True when the tool paginates itself; the framework then never truncates it (context.truncation_skip). */
+  readonly paginates?: boolean
+  /** True when the tool never changes anything (files, processes, remote state); such calls may run concurrently. */
+  readonly readOnly?: boolean
+  /** The work. Fails only with {@link ToolError}; anything else is a defect and becomes INTERNAL_ERROR. */
+  readonly run: (params: P, call: ToolCallInfo) => Effect.Effect<ToolResult, ToolError, R>
+}
+
+/**
+ * Defines a tool. The identity function with the types spelled out, so a
+ * plugin author gets parameter inference from the schema:
+ *
+ * ```ts
+ * export default defineTool({
+ *   name: "word_count", title: "WordCount", description: "Counts words.",
+ *   parameters: Schema.Struct({ text: Schema.String }),
+ *   run: ({ text }) => Effect.succeed({ data: { words: text.split(/\s+/).length }, text: "…" }),
+ * })
+ * ```
+ */
+export const defineTool = <P, R = never>(tool: Tool<P, R>): Tool<P, R> => tool

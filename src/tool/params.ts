@@ -1,0 +1,71 @@
+import { Schema, SchemaIssue } from "effect"
+import type { FieldError } from "../protocol/envelope.ts"
+import type { Tool } from "./definition.ts"
+import { ToolError } from "./tool-error.ts"
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const invalid = (message: string, fieldErrors: ReadonlyArray<FieldError>) =>
+  new ToolError({ code: "INVALID_PARAM", message, fieldErrors })
+
+/** Parameters as given: an object, a JSON text of one, or (for one-string tools) the bare string. */
+const asObject = (tool: Tool, raw: unknown): Record<string, unknown> | ToolError => {
+  if (raw === undefined || raw === null) return {}
+  if (isRecord(raw)) return raw
+  if (typeof raw === "string") {
+    const trimmed = raw.trim()
+    if (trimmed.startsWith("{")) {
+      try {
+        const parsed: unknown = JSON.parse(trimmed)
+        if (isRecord(parsed)) return parsed
+      } catch (e) {
+        return invalid(`Parameters are not valid JSON: ${(e as Error).message}`, [{ field: "(root)", message: "invalid JSON" }])
+      }
+    }
+    const only = fieldNames(tool)
+    if (only.length === 1) return { [only[0]!]: raw }
+  }
+  return invalid("Parameters must be a JSON object.", [{ field: "(root)", message: `expected an object, got ${typeof raw}` }])
+}
+
+/** The top-level parameter names of a tool, from its schema. */
+export const fieldNames = (tool: Tool): ReadonlyArray<string> => {
+  const fields = (tool.parameters as unknown as { fields?: Record<string, unknown> }).fields
+  return fields ? Object.keys(fields) : []
+}
+
+/**
+ * Decodes a call's parameters: accepted aliases are renamed to their canonical
+ * names (spec 001's file_path/offset_line/limit_lines and the like), then the
+ * schema decodes. Every problem is reported at once as INVALID_PARAM with
+ * field_errors, unknown keys included.
+ */
+export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: ToolError } => {
+  const obj = asObject(tool, raw)
+  if (obj instanceof ToolError) return { ok: false, error: obj }
+  const aliases = tool.parameterAliases ?? {}
+  const renamed: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(obj)) {
+    const canonical = aliases[k]
+    if (canonical !== undefined) {
+      if (!(canonical in obj)) renamed[canonical] = v
+    } else renamed[k] = v
+  }
+  const exit = Schema.decodeUnknownExit(tool.parameters, { errors: "all", onExcessProperty: "error" })(renamed)
+  if (exit._tag === "Success") return { ok: true, value: exit.value }
+  const squashed = exit.cause.reasons.find((r) => r._tag === "Fail") as { error?: unknown } | undefined
+  const schemaError = squashed?.error as { issue?: SchemaIssue.Issue } | undefined
+  const issues = schemaError?.issue ? formatter(schemaError.issue).issues : []
+  const known = fieldNames(tool)
+  const fieldErrors: Array<FieldError> = issues.map((i) => {
+    const field = i.path && i.path.length > 0 ? i.path.map((p) => String(typeof p === "object" ? (p as { key: unknown }).key : p)).join(".") : "(root)"
+    const unknownKey = i.message === "Expected no excess property"
+    return {
+      field,
+      message: unknownKey ? `unknown parameter (accepted: ${known.join(", ")})` : i.message,
+    }
+  })
+  const summary = fieldErrors.map((f) => `${f.field}: ${f.message}`).join("; ")
+  return { ok: false, error: invalid(`Invalid parameters for ${tool.name}: ${summary || "could not decode"}`, fieldErrors) }
+}

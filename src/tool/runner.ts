@@ -1,0 +1,192 @@
+import { Cause, Clock, Context, Effect, Layer } from "effect"
+import type { Envelope, EnvelopeError } from "../protocol/envelope.ts"
+import { defaultRetryable } from "../protocol/error-code.ts"
+import { buildExecutionMeta, type ExecutionMeta, type MetaTruncation } from "../protocol/execution-meta.ts"
+import type { RetrievalHint } from "../protocol/hint.ts"
+import { renderErrorText, renderResultText } from "../protocol/render.ts"
+import { truncateObservation } from "../output/observation-truncator.ts"
+import { OutputSettings } from "../output/output-settings.ts"
+import { SpillStore } from "../output/spill-store.ts"
+import { Permissions } from "../permission/permissions.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import type { Tool, ToolResult } from "./definition.ts"
+import { decodeParams } from "./params.ts"
+import type { ToolRegistry } from "./registry.ts"
+import { ToolError } from "./tool-error.ts"
+
+/** One tool call as the model (or the CLI) makes it. */
+export interface ToolCall {
+  readonly name: string
+  readonly params: unknown
+  readonly callId?: string
+}
+
+/** What the pipeline hands back: the envelope the model's text comes from, and the meta stored beside it. */
+export interface ToolOutcome {
+  readonly envelope: Envelope
+  readonly meta: ExecutionMeta
+  /** The resolved tool, when the name was known. */
+  readonly tool?: Tool
+}
+
+export interface RunOptions {
+  /** Whether the caller's agent has a task tool (the truncation hint then names it). */
+  readonly taskToolAvailable?: boolean
+}
+
+/** Runs calls through the one pipeline every tool shares. */
+export interface ToolRunnerShape {
+  readonly registry: ToolRegistry
+  readonly run: (call: ToolCall, options?: RunOptions) => Effect.Effect<ToolOutcome>
+}
+
+/** The services every tool may use; the runner provides them to `run`. */
+export type ToolRunnerDeps = Workspace | Permissions | OutputSettings | SpillStore
+
+export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("anvil/ToolRunner") {
+  /**
+   * The pipeline (DESIGN.md "The tool contract"): resolve the name, decode the
+   * parameters, ask permission, run with timing (a defect becomes
+   * INTERNAL_ERROR, an interruption CANCELLED), build the envelope, render the
+   * text, truncate and spill, derive execution_meta.
+   *
+   * `R` is what the registered tools need beyond the runner's own services; it
+   * is captured when the layer is built and provided to every call.
+   */
+  static layer = <R>(registry: ToolRegistry) =>
+    Layer.effect(
+      ToolRunner,
+      Effect.gen(function* () {
+        const services = yield* Effect.context<R | ToolRunnerDeps>()
+        const workspace = Context.get(services as Context.Context<Workspace>, Workspace)
+        const permissions = Context.get(services as Context.Context<Permissions>, Permissions)
+        const settings = Context.get(services as Context.Context<OutputSettings>, OutputSettings)
+        const store = Context.get(services as Context.Context<SpillStore>, SpillStore)
+        let counter = 0
+
+        const run = (call: ToolCall, options: RunOptions = {}): Effect.Effect<ToolOutcome> =>
+          Effect.gen(function* () {
+            const started = yield* Clock.currentTimeMillis
+            const callId = call.callId ?? `tc_${++counter}`
+            const tool = registry.lookup(call.name)
+            const context = { cwd: workspace.cwdDisplay, params_input: call.params ?? {} }
+            const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - started))
+
+            const fail = (title: string, error: ToolError, t: Tool | undefined) =>
+              Effect.gen(function* () {
+                const time_ms = yield* elapsed
+                const envelopeError: EnvelopeError = {
+                  code: error.code,
+                  message: error.message,
+                  ...(error.fieldErrors && error.fieldErrors.length > 0 ? { field_errors: error.fieldErrors } : {}),
+                  retryable: error.retryable ?? defaultRetryable(error.code),
+                }
+                const hints = error.hints ?? []
+                const envelope: Envelope = {
+                  status: "error",
+                  data: {},
+                  text: renderErrorText(title, envelopeError, hints, error.details),
+                  error: envelopeError,
+                  stats: { time_ms },
+                  context: { ...context, ...error.context },
+                }
+                return yield* finish(title, callId, envelope, hints, undefined, undefined, options, t)
+              })
+
+            if (!tool) {
+              const known = registry.tools.map((t) => t.name).join(", ")
+              return yield* fail(
+                call.name,
+                new ToolError({
+                  code: "INVALID_PARAM",
+                  message: `Unknown tool '${call.name}'. Available tools: ${known}.`,
+                  fieldErrors: [{ field: "name", message: "unknown tool" }],
+                }),
+                undefined,
+              )
+            }
+            const decoded = decodeParams(tool, call.params)
+            if (!decoded.ok) return yield* fail(tool.title, decoded.error, tool)
+
+            const decision = yield* permissions.check({ tool, params: decoded.value })
+            if (!decision.allowed) {
+              return yield* fail(tool.title, new ToolError({ code: "PERMISSION_DENIED", message: decision.reason }), tool)
+            }
+
+            const running = tool.run(decoded.value, { callId, rawParams: call.params }) as Effect.Effect<ToolResult, ToolError, R>
+            const exit = yield* running.pipe(Effect.provideContext(services), Effect.exit)
+            if (exit._tag === "Failure") {
+              const failure = exit.cause.reasons.find(Cause.isFailReason)
+              if (failure && failure.error instanceof ToolError) return yield* fail(tool.title, failure.error, tool)
+              const interrupted = exit.cause.reasons.some(Cause.isInterruptReason) && !exit.cause.reasons.some(Cause.isDieReason)
+              return yield* fail(
+                tool.title,
+                interrupted
+                  ? new ToolError({ code: "CANCELLED", message: `The ${tool.title} call was cancelled.` })
+                  : new ToolError({ code: "INTERNAL_ERROR", message: `${tool.title} failed unexpectedly: ${defectMessage(exit.cause)}` }),
+                tool,
+              )
+            }
+            const result: ToolResult = exit.value
+            const status = result.status ?? "success"
+            const hints = result.hints ?? []
+            const envelope: Envelope = {
+              status,
+              data: result.data,
+              text: renderResultText(result.header ?? tool.title, result.text, status, hints),
+              stats: { ...result.stats, time_ms: yield* elapsed },
+              context: { ...context, ...result.context, ...(tool.paginates ? { truncation_skip: true } : {}) },
+            }
+            return yield* finish(tool.title, callId, envelope, hints, result.truncation, result.meta, options, tool)
+          })
+
+        const finish = (
+          title: string,
+          callId: string,
+          envelope: Envelope,
+          hints: ReadonlyArray<RetrievalHint>,
+          own: ToolResult["truncation"],
+          extra: ToolResult["meta"],
+          options: RunOptions,
+          tool: Tool | undefined,
+        ) =>
+          Effect.gen(function* () {
+            const cut = yield* truncateObservation({
+              envelope,
+              toolTitle: title,
+              settings,
+              store,
+              display: workspace.display,
+              taskToolAvailable: options.taskToolAvailable ?? false,
+            })
+            const reasons = [own?.reason, cut.hints ? "output_spilled" : undefined].filter((r) => r !== undefined)
+            const truncation: MetaTruncation | undefined =
+              reasons.length === 0
+                ? undefined
+                : {
+                    truncated: true,
+                    reason: reasons.join(","),
+                    ...(own?.shown_range ? { shown_range: own.shown_range } : {}),
+                    total_estimate: own?.total_estimate ?? cut.kept?.total ?? 0,
+                  }
+            const meta = buildExecutionMeta({
+              toolTitle: title,
+              callId,
+              envelope: cut.envelope,
+              hints: [...hints, ...(cut.hints ?? [])],
+              truncation,
+              extra,
+            })
+            return { envelope: cut.envelope, meta, ...(tool ? { tool } : {}) }
+          })
+
+        return { registry, run }
+      }),
+    )
+}
+
+const defectMessage = (cause: Cause.Cause<unknown>): string => {
+  const die = cause.reasons.find(Cause.isDieReason)
+  const defect = die?.defect ?? Cause.squash(cause)
+  return defect instanceof Error ? defect.message : String(defect)
+}

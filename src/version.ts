@@ -1,0 +1,2 @@
+/** anvil's version, printed by `anvil --version`. Kept in step with package.json by a test. */
+export const VERSION = "0.1.0"

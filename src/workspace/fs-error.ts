@@ -1,0 +1,43 @@
+import type { PlatformError } from "effect/PlatformError"
+import { toolError, type ToolError } from "../tool/tool-error.ts"
+
+/** The errno code (ENOENT, ELOOP, …) behind a platform error, when there is one. */
+export const errnoOf = (error: PlatformError): string | undefined => {
+  const reason = error.reason as { cause?: unknown; _tag?: string }
+  const cause = reason.cause as { code?: unknown } | undefined
+  return typeof cause?.code === "string" ? cause.code : undefined
+}
+
+/**
+ * Maps a file-system failure on `shown` (a root-relative path) to the envelope
+ * error code a model can act on. The single place such errors are translated.
+ */
+export const fromPlatformError = (error: PlatformError, shown: string): ToolError => {
+  const errno = errnoOf(error)
+  const tag = (error.reason as { _tag?: string })._tag
+  switch (errno ?? tag) {
+    case "ENOENT":
+    case "NotFound":
+      return toolError("NOT_FOUND", `No such file or directory: ${shown}`)
+    case "EACCES":
+    case "EPERM":
+    case "PermissionDenied":
+      return toolError("PERMISSION_DENIED", `The operating system denied access to ${shown} (${errno ?? tag}).`)
+    case "EISDIR":
+      return toolError("IS_DIRECTORY", `${shown} is a directory, not a file.`)
+    case "ENOTDIR":
+      return toolError("NOT_FOUND", `A component of ${shown} is not a directory.`)
+    case "ELOOP":
+      return toolError("INVALID_PARAM", `${shown} is a symbolic link loop (too many levels of symbolic links).`, {
+        fieldErrors: [{ field: "path", message: "symbolic link loop" }],
+      })
+    case "ENAMETOOLONG":
+      return toolError("INVALID_PARAM", `The path ${shown} is too long for the file system.`, {
+        fieldErrors: [{ field: "path", message: "path too long" }],
+      })
+    case "ENOSPC":
+      return toolError("EXECUTION_ERROR", `No space left on the device while writing ${shown}.`)
+    default:
+      return toolError("EXECUTION_ERROR", `File system error on ${shown}: ${error.message}`)
+  }
+}

@@ -1,0 +1,137 @@
+import { Context, Effect, Layer } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import { toolError, type ToolError } from "../tool/tool-error.ts"
+import { errnoOf, fromPlatformError } from "./fs-error.ts"
+
+/** A path the sandbox accepted. */
+export interface ResolvedPath {
+  /** Absolute path as the caller named it (lexically normalised, links not followed). */
+  readonly absolute: string
+  /** Absolute path with every existing symlink followed. */
+  readonly real: string
+  /** How results name it: POSIX, relative to the project root ("." for the root); absolute when outside it (an allowed extra folder). */
+  readonly display: string
+  /** Whether the path exists (a dangling final symlink counts as existing). */
+  readonly exists: boolean
+}
+
+/** Where the project is and how paths inside it are resolved. */
+export interface WorkspaceShape {
+  /** The project root, absolute and real. */
+  readonly root: string
+  /** The working directory, absolute (inside the root). */
+  readonly cwd: string
+  /** The working directory relative to the root ("." at the root): the envelope's context.cwd. */
+  readonly cwdDisplay: string
+  /**
+   * Resolves a user-supplied path against the working directory and checks the
+   * sandbox: `..`, absolute paths and symlinks whose real target leaves the root
+   * (and the allowed extra folders) are ACCESS_DENIED; NUL bytes, over-long
+   * paths and symlink loops are INVALID_PARAM.
+   */
+  readonly resolve: (input: string, field?: string) => Effect.Effect<ResolvedPath, ToolError>
+  /** Whether an absolute real path lies inside the root or an allowed folder. */
+  readonly contains: (realPath: string) => boolean
+  /** How results name an absolute path. */
+  readonly display: (absolute: string) => string
+}
+
+export interface WorkspaceOptions {
+  readonly root: string
+  readonly cwd: string
+  /** Folders outside the root that tools may still reach (the spill folder, configured extras). */
+  readonly extraAllowed?: ReadonlyArray<string>
+}
+
+const MAX_PATH_BYTES = 4096
+const MAX_COMPONENT_BYTES = 255
+
+export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anvil/Workspace") {
+  static make = Effect.fn("Workspace.make")(function* (options: WorkspaceOptions) {
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const realOr = (p: string) => fs.realPath(p).pipe(Effect.orElseSucceed(() => path.resolve(p)))
+    const root = yield* realOr(options.root)
+    const cwdReal = yield* realOr(options.cwd)
+    const cwd = isWithin(path.sep, root, cwdReal) ? cwdReal : root
+    const allowed = [root, ...(yield* Effect.forEach(options.extraAllowed ?? [], realOr))]
+
+    const contains = (p: string) => allowed.some((a) => isWithin(path.sep, a, p))
+    const display = (abs: string) => {
+      if (!isWithin(path.sep, root, abs)) return abs
+      const rel = path.relative(root, abs)
+      return rel === "" ? "." : rel.split(path.sep).join("/")
+    }
+
+    const resolve = (input: string, field = "path"): Effect.Effect<ResolvedPath, ToolError> =>
+      Effect.gen(function* () {
+        if (input.includes("\0")) {
+          return yield* toolError("INVALID_PARAM", `Invalid parameter '${field}': the path contains a NUL byte.`, {
+            fieldErrors: [{ field, message: "path contains a NUL byte" }],
+          })
+        }
+        const bytes = Buffer.byteLength(input)
+        const longest = Math.max(0, ...input.split(/[\\/]/).map((c) => Buffer.byteLength(c)))
+        if (bytes > MAX_PATH_BYTES || longest > MAX_COMPONENT_BYTES) {
+          return yield* toolError("INVALID_PARAM", `Invalid parameter '${field}': the path is too long (${bytes} bytes).`, {
+            fieldErrors: [{ field, message: `path too long (max ${MAX_PATH_BYTES} bytes, ${MAX_COMPONENT_BYTES} per component)` }],
+          })
+        }
+        const absolute = path.resolve(cwd, input === "" ? "." : input)
+        const shown = display(absolute)
+        if (!contains(absolute)) return yield* outside(input, field)
+        const { real, exists } = yield* realPathOf(absolute, shown)
+        if (!contains(real)) return yield* outside(input, field, true)
+        return { absolute, real, display: shown, exists }
+      })
+
+    // Follows links on the longest existing prefix, so a new file under a
+    // symlinked folder is still checked against where it would really land.
+    const realPathOf = (absolute: string, shown: string) =>
+      Effect.gen(function* () {
+        const rest: Array<string> = []
+        let current = absolute
+        for (;;) {
+          const attempt = yield* fs.realPath(current).pipe(Effect.result)
+          if (attempt._tag === "Success") {
+            return { real: rest.length === 0 ? attempt.success : path.join(attempt.success, ...rest.reverse()), exists: rest.length === 0 }
+          }
+          const errno = errnoOf(attempt.failure)
+          if (errno === "ENOENT" || errno === "ENOTDIR" || attempt.failure.reason._tag === "NotFound") {
+            // A dangling link: it exists, its target does not. Judge it by its target.
+            const link = yield* fs.readLink(current).pipe(Effect.option)
+            if (link._tag === "Some" && rest.length === 0) {
+              const target = path.resolve(path.dirname(current), link.value)
+              const parentReal = yield* realOr(path.dirname(current))
+              const real = path.isAbsolute(link.value) ? target : path.resolve(parentReal, link.value)
+              return { real, exists: true }
+            }
+            const parent = path.dirname(current)
+            if (parent === current) return { real: absolute, exists: false }
+            rest.push(path.basename(current))
+            current = parent
+            continue
+          }
+          return yield* fromPlatformError(attempt.failure, shown)
+        }
+      })
+
+    const outside = (input: string, field: string, viaLink = false) =>
+      toolError(
+        "ACCESS_DENIED",
+        viaLink
+          ? `Access denied: '${input}' is a symbolic link that leads outside the project root.`
+          : `Access denied: '${input}' is outside the project root.`,
+        { fieldErrors: [{ field, message: "outside the project root" }] },
+      )
+
+    return Workspace.of({ root, cwd, cwdDisplay: display(cwd), resolve, contains, display })
+  })
+
+  /** A Workspace layer for the given root and working directory. */
+  static layer = (options: WorkspaceOptions) => Layer.effect(Workspace, Workspace.make(options))
+}
+
+const isWithin = (sep: string, parent: string, child: string): boolean =>
+  child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)

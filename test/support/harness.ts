@@ -1,0 +1,80 @@
+import { Effect, Layer } from "effect"
+import { mkdtempSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { afterAll } from "bun:test"
+import { envelopeProblems } from "../../src/protocol/envelope.ts"
+import { makeToolRuntime, type RuntimeOptions } from "../../src/runtime.ts"
+import type { Tool } from "../../src/tool/definition.ts"
+import { ToolRunner, type RunOptions, type ToolOutcome } from "../../src/tool/runner.ts"
+import { builtinTools } from "../../src/tools/builtin.ts"
+
+const made: Array<string> = []
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A fresh temp folder (real path), removed after the test file. */
+export const tempDir = (prefix = "anvil-test-"): string => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
+  made.push(dir)
+  return dir
+}
+
+/** A tree spec: path → file content (string or bytes), or `{ link: target }` for a symlink, or `{ dir: true }`. */
+export type TreeSpec = Record<string, string | Uint8Array | { link: string } | { dir: true }>
+
+export const writeTree = (root: string, tree: TreeSpec): string => {
+  for (const [rel, spec] of Object.entries(tree)) {
+    const file = join(root, rel)
+    mkdirSync(dirname(file), { recursive: true })
+    if (typeof spec === "string" || spec instanceof Uint8Array) writeFileSync(file, spec)
+    else if ("link" in spec) symlinkSync(spec.link, file)
+    else mkdirSync(file, { recursive: true })
+  }
+  return root
+}
+
+/** A temp project (with an anvil.json marker unless `marker: false`) holding `tree`. */
+export const project = (tree: TreeSpec = {}, options: { marker?: boolean } = {}): string => {
+  const root = tempDir()
+  if (options.marker !== false) writeFileSync(join(root, "anvil.json"), "{}\n")
+  return writeTree(root, tree)
+}
+
+export interface CallOptions extends Partial<Omit<RuntimeOptions, "tools">>, RunOptions {
+  readonly tools?: ReadonlyArray<Tool>
+  readonly callId?: string
+}
+
+/**
+ * Runs one call through the real pipeline (config, workspace, permissions,
+ * truncation, spill) and fails the test if the envelope breaks the contract.
+ */
+export const callTool = async (root: string, name: string, params: unknown, options: CallOptions = {}): Promise<ToolOutcome> => {
+  const layer = makeToolRuntime({
+    cwd: options.cwd ?? root,
+    env: options.env ?? {},
+    root,
+    tools: options.tools ?? builtinTools,
+    ...(options.onAsk ? { onAsk: options.onAsk } : {}),
+    ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
+  })
+  const outcome = await Effect.runPromise(
+    Effect.gen(function* () {
+      const runner = yield* ToolRunner
+      return yield* runner.run(
+        { name, params, ...(options.callId ? { callId: options.callId } : {}) },
+        { taskToolAvailable: options.taskToolAvailable ?? false },
+      )
+    }).pipe(Effect.provide(layer as Layer.Layer<ToolRunner>)),
+  )
+  assertEnvelope(outcome.envelope)
+  return outcome
+}
+
+/** Throws when a value breaks the envelope contract of spec 000. */
+export const assertEnvelope = (value: unknown): void => {
+  const problems = envelopeProblems(value)
+  if (problems.length > 0) throw new Error(`envelope contract broken:\n${problems.join("\n")}\n${JSON.stringify(value, null, 2)}`)
+}
