@@ -13,6 +13,8 @@ import { Permissions, type PermissionRequest } from "./permission/permissions.ts
 import type { Tool } from "./tool/definition.ts"
 import { makeRegistry } from "./tool/registry.ts"
 import { ToolRunner } from "./tool/runner.ts"
+import { SessionInfo, type SessionInfoShape } from "./tool/session.ts"
+import { FileLedger } from "./workspace/file-ledger.ts"
 import { findProjectRoot } from "./workspace/project-root.ts"
 import { Workspace } from "./workspace/workspace.ts"
 
@@ -23,6 +25,8 @@ export type ToolServices =
   | OutputSettings
   | SpillStore
   | Permissions
+  | FileLedger
+  | SessionInfo
   | FileSystem
   | Path
   | ChildProcessSpawner
@@ -45,6 +49,10 @@ export interface RuntimeOptions {
   readonly onAsk?: (request: PermissionRequest) => Effect.Effect<boolean>
   /** Settings applied over the config files. */
   readonly configOverrides?: ConfigData
+  /** The session calls belong to. Default: a direct (non-agent) run with id "cli". */
+  readonly session?: SessionInfoShape
+  /** Enforce read-before-write (agent sessions). Default: off. */
+  readonly enforceReads?: boolean
 }
 
 /**
@@ -72,7 +80,18 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
       ).pipe(Layer.provide(Layer.merge(output, config)))
       const spill = SpillStore.layer.pipe(Layer.provide(output))
       const permissions = Permissions.layer(options.onAsk ?? (() => Effect.succeed(true))).pipe(Layer.provide(config))
-      const services = Layer.mergeAll(config, output, workspace, spill, permissions, RetentionLive.pipe(Layer.provide(output)))
+      const session = options.session ? SessionInfo.layer(options.session) : SessionInfo.direct
+      const ledger = options.enforceReads ? FileLedger.enforcing : FileLedger.disabled
+      const services = Layer.mergeAll(
+        config,
+        output,
+        workspace,
+        spill,
+        permissions,
+        session,
+        ledger,
+        RetentionLive.pipe(Layer.provide(output)),
+      )
       return ToolRunner.layer<ToolServices>(makeRegistry(options.tools)).pipe(Layer.provideMerge(services))
     }),
   ).pipe(Layer.provideMerge(PlatformLive))
