@@ -1,10 +1,10 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { mkdtempSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll } from "bun:test"
 import { envelopeProblems } from "../../src/protocol/envelope.ts"
-import { makeToolRuntime, type RuntimeOptions } from "../../src/runtime.ts"
+import { makeToolRuntime, type RuntimeOptions, type ToolServices } from "../../src/runtime.ts"
 import type { Tool } from "../../src/tool/definition.ts"
 import { ToolRunner, type RunOptions, type ToolOutcome } from "../../src/tool/runner.ts"
 import { builtinTools } from "../../src/tools/builtin.ts"
@@ -52,14 +52,7 @@ export interface CallOptions extends Partial<Omit<RuntimeOptions, "tools">>, Run
  * truncation, spill) and fails the test if the envelope breaks the contract.
  */
 export const callTool = async (root: string, name: string, params: unknown, options: CallOptions = {}): Promise<ToolOutcome> => {
-  const layer = makeToolRuntime({
-    cwd: options.cwd ?? root,
-    env: options.env ?? {},
-    root,
-    tools: options.tools ?? builtinTools,
-    ...(options.onAsk ? { onAsk: options.onAsk } : {}),
-    ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
-  })
+  const layer = runtimeLayer(root, options)
   const outcome = await Effect.runPromise(
     Effect.gen(function* () {
       const runner = yield* ToolRunner
@@ -67,10 +60,57 @@ export const callTool = async (root: string, name: string, params: unknown, opti
         { name, params, ...(options.callId ? { callId: options.callId } : {}) },
         { taskToolAvailable: options.taskToolAvailable ?? false },
       )
-    }).pipe(Effect.provide(layer as Layer.Layer<ToolRunner>)),
+    }).pipe(Effect.provide(layer)),
   )
   assertEnvelope(outcome.envelope)
   return outcome
+}
+
+const runtimeLayer = (root: string, options: CallOptions) =>
+  makeToolRuntime({
+    cwd: options.cwd ?? root,
+    env: options.env ?? {},
+    root,
+    tools: options.tools ?? builtinTools,
+    ...(options.onAsk ? { onAsk: options.onAsk } : {}),
+    ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
+    ...(options.session ? { session: options.session } : {}),
+    ...(options.enforceReads ? { enforceReads: true } : {}),
+  }) as Layer.Layer<ToolRunner | ToolServices>
+
+/** Several calls on one runtime: services (the FileLedger, the session) live across calls, as in one agent session. */
+export interface ToolSession {
+  /** One call through the pipeline, envelope contract asserted. */
+  readonly call: (name: string, params: unknown, options?: RunOptions & { readonly callId?: string }) => Promise<ToolOutcome>
+  /** Runs an effect with the session's services (e.g. to inspect or seed the FileLedger). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, ToolRunner | ToolServices>) => Promise<A>
+}
+
+const sessions: Array<ManagedRuntime.ManagedRuntime<ToolRunner | ToolServices, unknown>> = []
+afterAll(async () => {
+  for (const runtime of sessions.splice(0)) await runtime.dispose()
+})
+
+/** A runtime kept for several calls (disposed after the test file): `session(root, { enforceReads: true })`. */
+export const session = (root: string, options: Omit<CallOptions, "callId"> = {}): ToolSession => {
+  const runtime = ManagedRuntime.make(runtimeLayer(root, options))
+  sessions.push(runtime)
+  return {
+    call: async (name, params, callOptions = {}) => {
+      const outcome = await runtime.runPromise(
+        Effect.gen(function* () {
+          const runner = yield* ToolRunner
+          return yield* runner.run(
+            { name, params, ...(callOptions.callId ? { callId: callOptions.callId } : {}) },
+            { taskToolAvailable: callOptions.taskToolAvailable ?? options.taskToolAvailable ?? false },
+          )
+        }),
+      )
+      assertEnvelope(outcome.envelope)
+      return outcome
+    },
+    run: (effect) => runtime.runPromise(effect),
+  }
 }
 
 /** Throws when a value breaks the envelope contract of spec 000. */
