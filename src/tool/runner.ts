@@ -32,6 +32,12 @@ export interface ToolOutcome {
 export interface RunOptions {
   /** Whether the caller's agent has a task tool (the truncation hint then names it). */
   readonly taskToolAvailable?: boolean
+  /**
+   * Completes when the user cancels (Ctrl-C, an aborted run). The tool is then
+   * interrupted — its finalizers run, so child processes are ended — and the
+   * call returns a CANCELLED envelope for the history.
+   */
+  readonly cancelled?: Effect.Effect<void>
 }
 
 /** Runs calls through the one pipeline every tool shares. */
@@ -114,7 +120,10 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
             }
 
             const running = tool.run(decoded.value, { callId, rawParams: call.params }) as Effect.Effect<ToolResult, ToolError, R>
-            const exit = yield* running.pipe(Effect.provideContext(services), Effect.exit)
+            const cancellable = options.cancelled
+              ? Effect.raceFirst(running, Effect.andThen(options.cancelled, Effect.interrupt))
+              : running
+            const exit = yield* cancellable.pipe(Effect.provideContext(services), Effect.exit)
             if (exit._tag === "Failure") {
               const failure = exit.cause.reasons.find(Cause.isFailReason)
               if (failure && failure.error instanceof ToolError) return yield* fail(tool.title, failure.error, tool)

@@ -58,7 +58,7 @@ export const callTool = async (root: string, name: string, params: unknown, opti
       const runner = yield* ToolRunner
       return yield* runner.run(
         { name, params, ...(options.callId ? { callId: options.callId } : {}) },
-        { taskToolAvailable: options.taskToolAvailable ?? false },
+        { taskToolAvailable: options.taskToolAvailable ?? false, ...(options.cancelled ? { cancelled: options.cancelled } : {}) },
       )
     }).pipe(Effect.provide(layer)),
   )

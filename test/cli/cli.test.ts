@@ -1,0 +1,117 @@
+import { describe, expect, test } from "bun:test"
+import { readFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { main } from "../../src/cli/index.ts"
+import type { CliIO } from "../../src/cli/output.ts"
+import { VERSION } from "../../src/version.ts"
+import { assertEnvelope, project } from "../support/harness.ts"
+
+const run = async (argv: Array<string>, options: { cwd?: string; stdin?: string } = {}) => {
+  let out = ""
+  let err = ""
+  const io: CliIO = {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    readStdin: async () => options.stdin ?? "",
+    cwd: options.cwd ?? project(),
+    env: {},
+  }
+  const code = await main(argv, io)
+  return { code, out, err }
+}
+
+const SRC = resolve(import.meta.dir, "../../src")
+
+describe("anvil CLI", () => {
+  test("--version prints the package version", async () => {
+    expect((await run(["--version"])).out).toBe(`anvil ${VERSION}\n`)
+    const pkg = JSON.parse(readFileSync(resolve(SRC, "../package.json"), "utf8"))
+    expect(VERSION).toBe(pkg.version)
+  })
+
+  test("the entry point answers --version/--help without importing the runtime", () => {
+    // Follow main.ts's static imports: none may reach effect or the CLI.
+    const seen = new Set<string>()
+    const visit = (file: string) => {
+      if (seen.has(file)) return
+      seen.add(file)
+      const text = readFileSync(file, "utf8")
+      for (const m of text.matchAll(/^import\s+(?!type\b)[^"']*["']([^"']+)["']/gm)) {
+        const spec = m[1]!
+        expect(spec.startsWith(".")).toBe(true) // no package import at all
+        visit(join(dirname(file), spec))
+      }
+    }
+    visit(join(SRC, "main.ts"))
+    expect([...seen].map((f) => f.slice(SRC.length + 1)).sort()).toEqual(["cli/help-text.ts", "main.ts", "version.ts"])
+  })
+
+  test("the real entry point: exit codes 0, 1 and 2", async () => {
+    const root = project()
+    const bun = process.execPath
+    const exec = (...args: Array<string>) => {
+      const p = Bun.spawnSync([bun, join(SRC, "main.ts"), ...args], { cwd: root, stdin: "ignore" })
+      return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() }
+    }
+    const v = exec("--version")
+    expect(v.code).toBe(0)
+    expect(v.out).toBe(`anvil ${VERSION}\n`)
+    expect(exec("tool", "calculator", '{"expression":"6*7"}').code).toBe(0)
+    expect(exec("tool", "calculator", '{"expression":"1/0"}').code).toBe(1)
+    expect(exec("tool").code).toBe(2)
+    expect(exec("frobnicate").code).toBe(2)
+  })
+
+  test("tool: JSON argument, --key value flags, stdin, --text and --meta", async () => {
+    const a = await run(["tool", "calculator", '{"expression":"2+3*4"}'])
+    expect(a.code).toBe(0)
+    const env = JSON.parse(a.out)
+    assertEnvelope(env)
+    expect(env.data.result).toBe("14")
+    const b = await run(["tool", "calculator", "--expression", "2**10", "--text"])
+    expect(b.out).toBe("# Calculator: 2**10\n\nResult: 1024\n")
+    const c = await run(["tool", "calculator", "-"], { stdin: '{"expression":"sqrt(16)"}' })
+    expect(JSON.parse(c.out).data.result).toBe("4.0")
+    const d = await run(["tool", "calculator", '{"expression":"1"}', "--meta"])
+    const both = JSON.parse(d.out)
+    expect(Object.keys(both).sort()).toEqual(["envelope", "execution_meta"])
+    expect(both.execution_meta.tool_name).toBe("Calculator")
+  })
+
+  test("tool: an error envelope exits 1, a malformed command line exits 2", async () => {
+    const e = await run(["tool", "calculator", '{"expression":"nope(1)"}'])
+    expect(e.code).toBe(1)
+    expect(JSON.parse(e.out).error.code).toBe("INVALID_PARAM")
+    expect((await run(["tool", "calculator", "{not json"])).code).toBe(2)
+    const unknown = await run(["tool", "nosuch", "{}"])
+    expect(unknown.code).toBe(2)
+    expect(unknown.err).toContain("unknown tool 'nosuch'")
+    expect((await run(["tool", "calculator", "{}", "extra"])).code).toBe(2)
+  })
+
+  test("--root is accepted anywhere and names the project root", async () => {
+    const root = project({ "sub/x.txt": "x" })
+    const cwd = join(root, "sub")
+    const r = await run(["tool", "calculator", "--root", root, '{"expression":"1"}'], { cwd })
+    expect(JSON.parse(r.out).context.cwd).toBe("sub")
+    const r2 = await run(["--root", cwd, "tool", "calculator", '{"expression":"1"}'], { cwd })
+    expect(JSON.parse(r2.out).context.cwd).toBe(".")
+    expect((await run(["tool", "calculator", "--root"])).code).toBe(2)
+  })
+
+  test("tools lists every tool; --json gives names, descriptions and JSON Schemas", async () => {
+    const text = await run(["tools"])
+    expect(text.out).toContain("calculator")
+    const list = JSON.parse((await run(["tools", "--json"])).out) as Array<Record<string, any>>
+    const calc = list.find((t) => t.name === "calculator")!
+    expect(calc.parameters.type).toBe("object")
+    expect(calc.parameters.required).toEqual(["expression"])
+    expect(calc.parameters.additionalProperties).toBe(false)
+    for (const t of list) expect(typeof t.description).toBe("string")
+  })
+
+  test("--help works for anvil, tools and a single tool", async () => {
+    expect((await run(["--help"])).out).toContain("Usage:")
+    expect((await run(["tool", "calculator", "--help"])).out).toContain("Parameters (JSON Schema)")
+  })
+})

@@ -1,0 +1,42 @@
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { join } from "node:path"
+import { Config, ConfigError } from "../../src/config/config.ts"
+import { parseJsonc } from "../../src/config/jsonc.ts"
+import { PlatformLive } from "../../src/runtime.ts"
+import { project, tempDir, writeTree } from "../support/harness.ts"
+
+const load = (root: string, env: Record<string, string> = {}) =>
+  Effect.runPromise(Config.load({ root, env }).pipe(Effect.provide(PlatformLive), Effect.result))
+
+describe("config", () => {
+  test("JSON with comments and trailing commas; // inside strings survives", () => {
+    expect(parseJsonc('{\n // c\n "url": "http://x/y", /* b */ "a": [1, 2,],\n}')).toEqual({ url: "http://x/y", a: [1, 2] })
+  })
+
+  test("project anvil.json overrides the user file key by key", async () => {
+    const home = tempDir()
+    writeTree(home, { ".config/anvil/anvil.json": '{ "output": { "max_lines": 10, "max_bytes": 999 }, "model": "a/b" }' })
+    const root = project()
+    writeTree(root, { "anvil.json": '// project\n{ "output": { "max_lines": 20 } }' })
+    const r = await load(root, { HOME: home })
+    if (r._tag !== "Success") throw r.failure
+    expect(r.success.get("output.max_lines", 0)).toBe(20)
+    expect(r.success.get("output.max_bytes", 0)).toBe(999)
+    expect(r.success.get("model", "")).toBe("a/b")
+    expect(r.success.get("output.missing", 7)).toBe(7)
+    expect(r.success.get("model", 3)).toBe(3) // wrong type: the fallback
+    expect(r.success.sources).toEqual([join(home, ".config/anvil/anvil.json"), join(root, "anvil.json")])
+  })
+
+  test("a broken anvil.json is a ConfigError naming the file", async () => {
+    const root = project()
+    writeTree(root, { "anvil.json": '{ "a": }' })
+    const r = await load(root)
+    expect(r._tag).toBe("Failure")
+    if (r._tag === "Failure") {
+      expect(r.failure).toBeInstanceOf(ConfigError)
+      expect(r.failure.message).toContain(join(root, "anvil.json"))
+    }
+  })
+})

@@ -1,0 +1,206 @@
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { functionTool } from "../../src/tool/registry.ts"
+import { calculatorTool } from "../../src/tools/calculator.ts"
+import { assertEnvelope, callTool, project } from "../support/harness.ts"
+import { askTool, defectTool, echoLinesTool, hangTool } from "../support/fixture-tools.ts"
+
+const tools = [echoLinesTool, defectTool, hangTool, askTool, calculatorTool]
+
+describe("pipeline: names and parameters", () => {
+  test("names resolve case-insensitively, by title and by alias", async () => {
+    const root = project()
+    for (const name of ["calculator", "CALCULATOR", "Calculator", "python_calculator"]) {
+      const { envelope } = await callTool(root, name, { expression: "1+1" }, { tools })
+      expect(envelope.data.result).toBe("2")
+    }
+  })
+
+  test("an unknown tool is an INVALID_PARAM envelope naming the available tools", async () => {
+    const { envelope, tool } = await callTool(project(), "nope", {}, { tools })
+    expect(tool).toBeUndefined()
+    expect(envelope.status).toBe("error")
+    expect(envelope.error?.code).toBe("INVALID_PARAM")
+    expect(envelope.error?.message).toContain("echo_lines")
+  })
+
+  test("parameter aliases are accepted and params_input keeps the raw call", async () => {
+    const { envelope } = await callTool(project(), "echo_lines", { count: 2 }, { tools })
+    expect(envelope.data.lines).toBe(2)
+    expect(envelope.context.params_input).toEqual({ count: 2 })
+  })
+
+  test("bad parameters come back as INVALID_PARAM with every field error", async () => {
+    const { envelope, meta } = await callTool(project(), "echo_lines", { lines: "x", extra: 1 }, { tools })
+    expect(envelope.status).toBe("error")
+    expect(envelope.error?.code).toBe("INVALID_PARAM")
+    const fields = envelope.error?.field_errors?.map((f) => f.field).sort()
+    expect(fields).toEqual(["extra", "lines"])
+    expect(meta.error_code).toBe("INVALID_PARAM")
+    expect(envelope.text).toContain("Field errors:")
+  })
+
+  test("a JSON string of parameters is decoded; broken JSON is INVALID_PARAM", async () => {
+    const root = project()
+    expect((await callTool(root, "calculator", '{"expression":"2*3"}', { tools })).envelope.data.result).toBe("6")
+    const bad = await callTool(root, "echo_lines", "{lines:", { tools })
+    expect(bad.envelope.error?.code).toBe("INVALID_PARAM")
+  })
+
+  test("a one-string tool takes a bare string (spec 003 function registration)", async () => {
+    const upper = functionTool("upper", "Upper-cases its input.", (s) => s.toUpperCase())
+    const { envelope } = await callTool(project(), "upper", "abc", { tools: [upper] })
+    expect(envelope.status).toBe("success")
+    expect(envelope.data.output).toBe("ABC")
+    const failing = functionTool("bad", "Throws.", () => Promise.reject(new Error("nope")))
+    const err = await callTool(project(), "bad", { input: "x" }, { tools: [failing] })
+    expect(err.envelope.error?.code).toBe("EXECUTION_ERROR")
+  })
+})
+
+describe("pipeline: failures never crash", () => {
+  test("a defect becomes INTERNAL_ERROR", async () => {
+    const { envelope } = await callTool(project(), "boom", {}, { tools })
+    expect(envelope.status).toBe("error")
+    expect(envelope.error?.code).toBe("INTERNAL_ERROR")
+    expect(envelope.error?.message).toContain("kaboom")
+  })
+
+  test("a cancelled call is interrupted and returns CANCELLED", async () => {
+    const { envelope } = await callTool(project(), "hang", {}, { tools, cancelled: Effect.sleep("20 millis") })
+    expect(envelope.status).toBe("error")
+    expect(envelope.error?.code).toBe("CANCELLED")
+  })
+
+  test("time_ms, cwd and params_input are always present", async () => {
+    const root = project({ "src/x.txt": "x" })
+    const { envelope } = await callTool(root, "calculator", { expression: "1" }, { tools, cwd: join(root, "src") })
+    expect(typeof envelope.stats.time_ms).toBe("number")
+    expect(envelope.context.cwd).toBe("src")
+  })
+})
+
+describe("pipeline: permissions", () => {
+  test("a tool denied in anvil.json is PERMISSION_DENIED", async () => {
+    const { envelope } = await callTool(project(), "calculator", { expression: "1" }, { tools, configOverrides: { permission: { calculator: "deny" } } })
+    expect(envelope.error?.code).toBe("PERMISSION_DENIED")
+  })
+  test("ask consults the front end: refused is PERMISSION_DENIED, approved runs", async () => {
+    const refused = await callTool(project(), "asker", {}, { tools, onAsk: () => Effect.succeed(false) })
+    expect(refused.envelope.error?.code).toBe("PERMISSION_DENIED")
+    const approved = await callTool(project(), "asker", {}, { tools, onAsk: () => Effect.succeed(true) })
+    expect(approved.envelope.data.ran).toBe(true)
+  })
+})
+
+describe("truncation layer (spec 002 §10)", () => {
+  const spills = (root: string) => {
+    const dir = join(root, ".anvil", "tool-output")
+    return existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".json")).sort() : []
+  }
+
+  test("over-long output is cut by lines, spilled whole, and stays a valid, parseable envelope", async () => {
+    const root = project()
+    const { envelope, meta } = await callTool(root, "echo_lines", { lines: 2500 }, { tools, callId: "tc_x" })
+    expect(envelope.status).toBe("partial")
+    const t = envelope.data.truncation as Record<string, unknown>
+    expect(envelope.data.truncated).toBe(true)
+    expect(t.direction).toBe("head")
+    expect(t.max_lines).toBe(2000)
+    expect(t.max_bytes).toBe(51200)
+    expect(t.original_lines).toBe(2502) // header, blank line, 2500 lines
+    expect(t.kept_lines).toBeLessThanOrEqual(2000)
+    expect(String(envelope.data.preview).startsWith("# EchoLines\n\nL000000001")).toBe(true)
+    // The path is root-relative and the spilled file is the full original envelope.
+    const path = String(t.full_output_path)
+    expect(path).toMatch(/^\.anvil\/tool-output\/tool_\d{8}_\d{6}_EchoLines\.json$/)
+    const full = JSON.parse(readFileSync(join(root, path), "utf8"))
+    assertEnvelope(full)
+    expect(full.data.lines).toBe(2500)
+    expect(full.text.split("\n")).toHaveLength(2502)
+    expect(JSON.parse(JSON.stringify(envelope))).toEqual(envelope)
+    expect(readFileSync(join(root, ".anvil", "tool-output", ".gitignore"), "utf8")).toBe("*\n")
+    // execution_meta says why and suggests reading the spilled file.
+    expect(meta.truncation?.reason).toBe("output_spilled")
+    expect(meta.tool_call_id).toBe("tc_x")
+    expect(meta.retrieval_hints?.some((h) => h.action === "Read" && h.args.path === path)).toBe(true)
+    expect(envelope.text).toContain("Use Read with offset/limit")
+    expect(envelope.text).not.toContain("Task")
+  })
+
+  test("over-long output is cut by bytes when the line count is within budget", async () => {
+    const root = project()
+    const { envelope } = await callTool(root, "echo_lines", { lines: 100, width: 1000 }, { tools })
+    const t = envelope.data.truncation as Record<string, number>
+    expect(envelope.status).toBe("partial")
+    expect(t.original_lines).toBe(102)
+    expect(t.kept_bytes).toBeLessThanOrEqual(51200)
+  })
+
+  test("output within budget is untouched and nothing is spilled", async () => {
+    const root = project()
+    const { envelope } = await callTool(root, "echo_lines", { lines: 1998 }, { tools })
+    expect(envelope.status).toBe("success")
+    expect(envelope.data.truncated).toBeUndefined()
+    expect(spills(root)).toEqual([])
+  })
+
+  test("context.truncation_skip lets the output through", async () => {
+    const root = project()
+    const { envelope } = await callTool(root, "echo_lines", { lines: 3000, skip: true }, { tools })
+    expect(envelope.status).toBe("success")
+    expect(envelope.context.truncation_skip).toBe(true)
+    expect(envelope.text.split("\n")).toHaveLength(3002)
+    expect(spills(root)).toEqual([])
+  })
+
+  test("an error stays an error when truncated", async () => {
+    const { envelope } = await callTool(project(), "echo_lines", { lines: 3000, fail: true }, { tools })
+    expect(envelope.status).toBe("error")
+    expect(envelope.error?.code).toBe("EXECUTION_ERROR")
+    expect(envelope.data.truncated).toBe(true)
+  })
+
+  test("the hint names Task when the agent has one", async () => {
+    const { envelope, meta } = await callTool(project(), "echo_lines", { lines: 2500 }, { tools, taskToolAvailable: true })
+    expect(envelope.text).toContain("Use Task to have a subagent process the full output file")
+    expect(meta.retrieval_hints?.[0]?.action).toBe("Task")
+  })
+
+  test("the environment variables set limits, direction and folder", async () => {
+    const root = project()
+    const env = {
+      TOOL_OUTPUT_MAX_LINES: "10",
+      TOOL_OUTPUT_MAX_BYTES: "100000",
+      TOOL_OUTPUT_TRUNCATE_DIRECTION: "tail",
+      TOOL_OUTPUT_DIR: "spill-here",
+    }
+    const { envelope } = await callTool(root, "echo_lines", { lines: 50 }, { tools, env })
+    const t = envelope.data.truncation as Record<string, unknown>
+    expect(t.max_lines).toBe(10)
+    expect(t.direction).toBe("tail")
+    expect(String(envelope.data.preview).split("\n").at(-1)).toBe("L000000050")
+    expect(String(t.full_output_path)).toMatch(/^spill-here\/tool_/)
+    expect(existsSync(join(root, String(t.full_output_path)))).toBe(true)
+  })
+
+  test("anvil.json output settings apply when no environment variable is set", async () => {
+    const { envelope } = await callTool(project(), "echo_lines", { lines: 50 }, { tools, configOverrides: { output: { max_lines: 20, direction: "head_tail" } } })
+    const t = envelope.data.truncation as Record<string, unknown>
+    expect(t.max_lines).toBe(20)
+    expect(String(envelope.data.preview)).toContain("lines omitted")
+  })
+
+  test("spill names never collide", async () => {
+    const root = project()
+    const paths = new Set<string>()
+    for (let i = 0; i < 4; i++) {
+      const { envelope } = await callTool(root, "echo_lines", { lines: 2100 }, { tools })
+      paths.add(String((envelope.data.truncation as Record<string, unknown>).full_output_path))
+    }
+    expect(paths.size).toBe(4)
+    expect(spills(root)).toHaveLength(4)
+  })
+})
