@@ -6,6 +6,8 @@ import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcess
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { Config, type ConfigData } from "./config/config.ts"
+import { GitFs } from "./git/git-fs.ts"
+import { HttpClient } from "./net/http-client.ts"
 import { OutputSettings } from "./output/output-settings.ts"
 import { RetentionLive } from "./output/retention.ts"
 import { SpillStore } from "./output/spill-store.ts"
@@ -14,6 +16,7 @@ import type { Tool } from "./tool/definition.ts"
 import { makeRegistry } from "./tool/registry.ts"
 import { ToolRunner } from "./tool/runner.ts"
 import { SessionInfo, type SessionInfoShape } from "./tool/session.ts"
+import { UserTerminal } from "./ui/user-terminal.ts"
 import { FileLedger } from "./workspace/file-ledger.ts"
 import { findProjectRoot } from "./workspace/project-root.ts"
 import { Workspace } from "./workspace/workspace.ts"
@@ -30,6 +33,9 @@ export type ToolServices =
   | FileSystem
   | Path
   | ChildProcessSpawner
+  | HttpClient
+  | GitFs
+  | UserTerminal
 
 /** The platform: file system, paths and child processes from @effect/platform-node. */
 export const PlatformLive = NodeChildProcessSpawner.layer.pipe(
@@ -53,6 +59,8 @@ export interface RuntimeOptions {
   readonly session?: SessionInfoShape
   /** Enforce read-before-write (agent sessions). Default: off. */
   readonly enforceReads?: boolean
+  /** The person tools may ask (question). Default: none (no TTY); the CLI passes `UserTerminal.fromStreams`. */
+  readonly terminal?: Layer.Layer<UserTerminal>
 }
 
 /**
@@ -91,6 +99,9 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
         session,
         ledger,
         RetentionLive.pipe(Layer.provide(output)),
+        HttpClient.layer,
+        GitFs.layer,
+        options.terminal ?? UserTerminal.none,
       )
       return ToolRunner.layer<ToolServices>(makeRegistry(options.tools)).pipe(Layer.provideMerge(services))
     }),

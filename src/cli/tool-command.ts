@@ -59,7 +59,7 @@ export const toolCommand = async (
   const program = Effect.gen(function* () {
     const runner = yield* ToolRunner
     return yield* runner.run({ name: args.name, params: args.params })
-  }).pipe(Effect.provide(makeToolRuntime({ cwd: io.cwd, env: io.env, root, tools })))
+  }).pipe(Effect.provide(makeToolRuntime({ cwd: io.cwd, env: io.env, root, tools, ...(io.terminal ? { terminal: io.terminal } : {}) })))
   const outcome = await Effect.runPromise(program)
   if (!outcome.tool) {
     io.err(`anvil tool: unknown tool '${args.name}' (see \`anvil tools\`)\n`)

@@ -71,6 +71,13 @@ export interface Tool<P = any, R = any> {
   readonly paginates?: boolean
   /** True when the tool never changes anything (files, processes, remote state); such calls may run concurrently. */
   readonly readOnly?: boolean
+  /**
+   * Masks secrets in the parameters before they are recorded: the pipeline
+   * stores `redact(raw)` as context.params_input (and so in spill files and
+   * history) instead of the raw call. `run` still receives the real values.
+   * Example: fetch replaces Authorization headers and tokens with "[REDACTED]".
+   */
+  readonly redact?: (raw: unknown) => unknown
   /** The work. Fails only with {@link ToolError}; anything else is a defect and becomes INTERNAL_ERROR. */
   readonly run: (params: P, call: ToolCallInfo) => Effect.Effect<ToolResult, ToolError, R>
 }

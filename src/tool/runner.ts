@@ -75,7 +75,9 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
             const started = yield* Clock.currentTimeMillis
             const callId = call.callId ?? `tc_${++counter}`
             const tool = registry.lookup(call.name)
-            const context = { cwd: workspace.cwdDisplay, params_input: call.params ?? {} }
+            // params_input is recorded verbatim unless the tool masks secrets in it; the
+            // spill file and execution history are built from this same context.
+            const context = { cwd: workspace.cwdDisplay, params_input: recordedParams(tool, call.params ?? {}) }
             const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - started))
 
             const fail = (title: string, error: ToolError, t: Tool | undefined) =>
@@ -192,6 +194,16 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
         return { registry, run }
       }),
     )
+}
+
+/** The parameters as the envelope records them: through the tool's `redact`, which must never break a call. */
+const recordedParams = (tool: Tool | undefined, raw: unknown): unknown => {
+  if (!tool?.redact) return raw
+  try {
+    return tool.redact(raw)
+  } catch {
+    return "[REDACTED]"
+  }
 }
 
 const defectMessage = (cause: Cause.Cause<unknown>): string => {
