@@ -33,6 +33,11 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
         const args = await parseToolArgs(rest, io)
         return await toolCommand(args, tools, io, global.root)
       }
+      case "self-check": {
+        // Hidden: checks the embedded skills and rg of a built executable (CI's smoke test).
+        const { selfCheckCommand } = await import("./self-check-command.ts")
+        return await selfCheckCommand(io)
+      }
       default:
         throw new UsageError(`unknown command '${command}'`)
     }
