@@ -1,0 +1,217 @@
+import { Stream } from "effect"
+import type { ModelHttpShape } from "./http.ts"
+import { ModelError, type FinishReason, type LanguageModelShape, type ModelEvent, type ModelMessage, type ModelRequest } from "./model.ts"
+import { decodeSse, DEFAULT_RETRY, streamSse, type RetryPolicy, type SseDecoder } from "./request.ts"
+import type { SseEvent } from "./sse.ts"
+
+export interface AnthropicOptions {
+  readonly provider: string
+  readonly model: string
+  /** https://api.anthropic.com (a trailing /v1 is accepted); `/v1/messages` is appended. */
+  readonly baseUrl: string
+  readonly apiKey?: string | undefined
+  readonly keyEnv?: string | undefined
+  readonly contextWindow: number
+  /** Required by the Messages API. Default 8192. */
+  readonly maxTokens?: number | undefined
+  readonly headers?: Readonly<Record<string, string>>
+  readonly retry?: RetryPolicy
+}
+
+const ANTHROPIC_VERSION = "2023-06-01"
+
+type Block = Record<string, unknown>
+interface Turn {
+  role: "user" | "assistant"
+  content: Array<Block>
+}
+
+const parseInput = (args: string): unknown => {
+  if (args.trim() === "") return {}
+  try {
+    const v: unknown = JSON.parse(args)
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? v : { input: v }
+  } catch {
+    // The model produced arguments that are not JSON; the tool already answered INVALID_PARAM.
+    // The Messages API needs an object here, so the raw text is kept under one key.
+    return { _raw_arguments: args }
+  }
+}
+
+/**
+ * The Messages API conversation: strict user/assistant alternation, tool
+ * calls as `tool_use` blocks, their results as `tool_result` blocks in the
+ * next user turn (consecutive results and a following user text merge into
+ * one turn).
+ */
+export const anthropicMessages = (messages: ReadonlyArray<ModelMessage>): Array<Turn> => {
+  const turns: Array<Turn> = []
+  const push = (role: Turn["role"], blocks: Array<Block>) => {
+    if (blocks.length === 0) return
+    const last = turns[turns.length - 1]
+    if (last && last.role === role) last.content.push(...blocks)
+    else turns.push({ role, content: blocks })
+  }
+  for (const m of messages) {
+    switch (m.role) {
+      case "user":
+        push("user", [{ type: "text", text: m.content === "" ? "(empty)" : m.content }])
+        break
+      case "assistant":
+        push("assistant", [
+          ...(m.content.trim() !== "" ? [{ type: "text", text: m.content }] : []),
+          ...(m.toolCalls ?? []).map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: parseInput(c.arguments) })),
+        ])
+        break
+      case "tool":
+        push("user", [
+          { type: "tool_result", tool_use_id: m.toolCallId, content: m.content, ...(m.isError ? { is_error: true } : {}) },
+        ])
+        break
+    }
+  }
+  return turns
+}
+
+export const anthropicBody = (options: AnthropicOptions, request: ModelRequest): Record<string, unknown> => ({
+  model: options.model,
+  max_tokens: request.maxTokens ?? options.maxTokens ?? 8192,
+  ...(request.system ? { system: request.system } : {}),
+  messages: anthropicMessages(request.messages),
+  stream: true,
+  ...(request.tools.length > 0
+    ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) }
+    : {}),
+  ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+  ...(request.stop && request.stop.length > 0 ? { stop_sequences: request.stop } : {}),
+})
+
+const stopReason = (raw: unknown): FinishReason =>
+  raw === "end_turn" || raw === "stop_sequence" ? "stop" : raw === "tool_use" ? "tool_calls" : raw === "max_tokens" ? "length" : raw === "refusal" ? "content_filter" : "other"
+
+/** Translates the Messages stream (message_start, content_block_*, message_delta, message_stop) into model events. */
+export const anthropicDecoder = (): SseDecoder => {
+  const blocks = new Map<number, { kind: string; id: string; name: string; json: string }>()
+  let input = 0
+  let output = 0
+  let finished = false
+  const event = (sse: SseEvent): Array<ModelEvent> => {
+    const out: Array<ModelEvent> = [{ type: "raw", data: sse.data }]
+    let e: Record<string, any>
+    try {
+      e = JSON.parse(sse.data)
+    } catch {
+      throw new ModelError({ kind: "protocol", retryable: false, message: `The Anthropic stream sent an event that is not JSON: ${sse.data.slice(0, 200)}` })
+    }
+    switch (e.type ?? sse.event) {
+      case "message_start": {
+        const usage = e.message?.usage ?? {}
+        input = Number(usage.input_tokens ?? 0) + Number(usage.cache_read_input_tokens ?? 0) + Number(usage.cache_creation_input_tokens ?? 0)
+        output = Number(usage.output_tokens ?? 0)
+        out.push({ type: "usage", usage: { inputTokens: input, outputTokens: output } })
+        break
+      }
+      case "content_block_start": {
+        const b = e.content_block ?? {}
+        const index = Number(e.index ?? blocks.size)
+        blocks.set(index, { kind: String(b.type), id: String(b.id ?? `toolu_${index}`), name: String(b.name ?? ""), json: "" })
+        if (b.type === "tool_use") {
+          out.push({ type: "tool_call_start", index, id: String(b.id ?? `toolu_${index}`), name: String(b.name ?? "") })
+          // Some servers put the whole input in the start block instead of streaming it.
+          if (b.input && typeof b.input === "object" && Object.keys(b.input).length > 0) blocks.get(index)!.json = JSON.stringify(b.input)
+        } else if (b.type === "text" && typeof b.text === "string" && b.text !== "") {
+          out.push({ type: "text_delta", text: b.text })
+        }
+        break
+      }
+      case "content_block_delta": {
+        const index = Number(e.index ?? 0)
+        const d = e.delta ?? {}
+        if (d.type === "text_delta" && typeof d.text === "string") out.push({ type: "text_delta", text: d.text })
+        else if (d.type === "input_json_delta" && typeof d.partial_json === "string") {
+          const block = blocks.get(index)
+          if (block) block.json += d.partial_json
+          out.push({ type: "tool_call_delta", index, argumentsDelta: d.partial_json })
+        }
+        break
+      }
+      case "content_block_stop": {
+        const index = Number(e.index ?? 0)
+        const block = blocks.get(index)
+        if (block?.kind === "tool_use") {
+          out.push({ type: "tool_call_end", index, call: { id: block.id, name: block.name, arguments: block.json === "" ? "{}" : block.json } })
+        }
+        blocks.delete(index)
+        break
+      }
+      case "message_delta": {
+        if (e.usage?.output_tokens !== undefined) output = Number(e.usage.output_tokens)
+        if (e.usage?.input_tokens !== undefined) input = Math.max(input, Number(e.usage.input_tokens))
+        out.push({ type: "usage", usage: { inputTokens: input, outputTokens: output } })
+        if (e.delta?.stop_reason) {
+          out.push({ type: "finish", reason: stopReason(e.delta.stop_reason) })
+          finished = true
+        }
+        break
+      }
+      case "message_stop":
+        if (!finished) out.push({ type: "finish", reason: "stop" })
+        finished = true
+        break
+      case "error": {
+        const err = e.error ?? {}
+        const overloaded = err.type === "overloaded_error" || err.type === "rate_limit_error"
+        throw new ModelError({
+          kind: overloaded ? "rate_limit" : "server",
+          retryable: false,
+          message: `The Anthropic API reported an error mid-stream: ${err.type ?? "error"}: ${err.message ?? JSON.stringify(e)}`,
+        })
+      }
+    }
+    return out
+  }
+  const end = (): Array<ModelEvent> => {
+    const out: Array<ModelEvent> = []
+    for (const [index, block] of blocks) {
+      if (block.kind === "tool_use") out.push({ type: "tool_call_end", index, call: { id: block.id, name: block.name, arguments: block.json || "{}" } })
+    }
+    blocks.clear()
+    if (!finished) out.push({ type: "finish", reason: "other" })
+    finished = true
+    return out
+  }
+  return { event, end }
+}
+
+export const anthropicUrl = (baseUrl: string): string => {
+  const base = baseUrl.replace(/\/+$/, "")
+  return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`
+}
+
+/** The Anthropic Messages API, streaming, with native tool use. */
+export const makeAnthropic = (http: ModelHttpShape, options: AnthropicOptions): LanguageModelShape => {
+  const url = anthropicUrl(options.baseUrl)
+  return {
+    id: `${options.provider}/${options.model}`,
+    provider: options.provider,
+    model: options.model,
+    contextWindow: options.contextWindow,
+    stream: (request) =>
+      Stream.suspend(() =>
+        decodeSse(
+          streamSse(http, {
+            url,
+            headers: {
+              "anthropic-version": ANTHROPIC_VERSION,
+              ...(options.apiKey ? { "x-api-key": options.apiKey } : {}),
+              ...options.headers,
+            },
+            body: anthropicBody(options, request),
+            keyHint: options.keyEnv ? `Check ${options.keyEnv}.` : "Check the API key.",
+            retry: options.retry ?? DEFAULT_RETRY,
+          }),
+          anthropicDecoder(),
+        ),
+      ),
+  }
+}

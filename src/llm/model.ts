@@ -1,0 +1,150 @@
+import { Context, Data, Effect, Stream } from "effect"
+
+/**
+ * The provider-neutral model interface of anvil.
+ *
+ * Why not effect/ai's LanguageModel: it resolves tool calls itself through its
+ * Toolkit handlers, while every anvil tool call must go through anvil's own
+ * pipeline (permissions, envelope, truncation, execution_meta) and be stored
+ * raw in the session; its provider packages are not part of the effect 4.1
+ * line this project pins; and the front ends need the raw server events
+ * (`--show-raw`) and the exact bytes sent (bench). So the providers are written
+ * by hand over fetch and speak the two wire protocols directly; this file is
+ * the small common language they translate to and from.
+ */
+
+/** One tool call the model asked for. `arguments` is the JSON text exactly as the model produced it. */
+export interface ModelToolCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+}
+
+export type ModelMessage =
+  | { readonly role: "user"; readonly content: string }
+  | { readonly role: "assistant"; readonly content: string; readonly toolCalls?: ReadonlyArray<ModelToolCall> }
+  | {
+      readonly role: "tool"
+      readonly toolCallId: string
+      readonly name: string
+      readonly content: string
+      readonly isError?: boolean
+    }
+
+/** A tool as the model is told about it. */
+export interface ModelToolSpec {
+  readonly name: string
+  readonly description: string
+  /** JSON Schema of the parameters object. */
+  readonly parameters: Readonly<Record<string, unknown>>
+}
+
+export interface ModelRequest {
+  readonly system: string
+  readonly messages: ReadonlyArray<ModelMessage>
+  /** Native tools; empty for the ReAct engine (the tools are described in the system prompt). */
+  readonly tools: ReadonlyArray<ModelToolSpec>
+  readonly maxTokens?: number
+  readonly temperature?: number
+  /** Stop sequences (the ReAct engine stops before "Observation:"). */
+  readonly stop?: ReadonlyArray<string>
+}
+
+export interface Usage {
+  readonly inputTokens: number
+  readonly outputTokens: number
+}
+
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other"
+
+/** What a provider streams while a turn is produced. */
+export type ModelEvent =
+  | { readonly type: "text_delta"; readonly text: string }
+  | { readonly type: "tool_call_start"; readonly index: number; readonly id: string; readonly name: string }
+  | { readonly type: "tool_call_delta"; readonly index: number; readonly argumentsDelta: string }
+  | { readonly type: "tool_call_end"; readonly index: number; readonly call: ModelToolCall }
+  | { readonly type: "usage"; readonly usage: Usage }
+  | { readonly type: "finish"; readonly reason: FinishReason }
+  /** One raw server event (an SSE data line, a replayed turn), for `--show-raw`. */
+  | { readonly type: "raw"; readonly data: string }
+  /** The size of the request body sent, for the bench and the stats. */
+  | { readonly type: "request"; readonly bytes: number; readonly attempt: number }
+
+/** A failure talking to a model. `retryable` covers 429, 5xx and network failures. */
+export class ModelError extends Data.TaggedError("ModelError")<{
+  readonly kind: "config" | "auth" | "rate_limit" | "server" | "network" | "bad_request" | "protocol" | "replay"
+  readonly message: string
+  readonly status?: number
+  readonly retryable: boolean
+  /** Seconds the server asked us to wait (Retry-After). */
+  readonly retryAfterMs?: number
+}> {}
+
+export interface LanguageModelShape {
+  /** "provider/model", as configured. */
+  readonly id: string
+  readonly provider: string
+  readonly model: string
+  /** The context window in tokens (for compaction). */
+  readonly contextWindow: number
+  /** Streams one model turn. */
+  readonly stream: (request: ModelRequest) => Stream.Stream<ModelEvent, ModelError>
+}
+
+export class LanguageModel extends Context.Service<LanguageModel, LanguageModelShape>()("anvil/LanguageModel") {}
+
+/** A whole model turn, assembled from its events. */
+export interface ModelTurn {
+  readonly text: string
+  readonly toolCalls: ReadonlyArray<ModelToolCall>
+  readonly usage: Usage
+  readonly finish: FinishReason
+  readonly requestBytes: number
+}
+
+/**
+ * Runs a model turn to its end, handing every event to `onEvent` as it comes
+ * (the front ends stream text from here) and returning the assembled turn.
+ */
+export const collectTurn = (
+  stream: Stream.Stream<ModelEvent, ModelError>,
+  onEvent: (event: ModelEvent) => Effect.Effect<void> = () => Effect.void,
+): Effect.Effect<ModelTurn, ModelError> =>
+  Effect.suspend(() => {
+    let text = ""
+    const calls = new Map<number, ModelToolCall>()
+    let usage: Usage = { inputTokens: 0, outputTokens: 0 }
+    let finish: FinishReason = "stop"
+    let requestBytes = 0
+    return Stream.runForEach(stream, (event) => {
+      switch (event.type) {
+        case "text_delta":
+          text += event.text
+          break
+        case "tool_call_end":
+          calls.set(event.index, event.call)
+          break
+        case "usage":
+          usage = {
+            inputTokens: Math.max(usage.inputTokens, event.usage.inputTokens),
+            outputTokens: Math.max(usage.outputTokens, event.usage.outputTokens),
+          }
+          break
+        case "finish":
+          finish = event.reason
+          break
+        case "request":
+          requestBytes += event.bytes
+          break
+      }
+      return onEvent(event)
+    }).pipe(
+      Effect.map(() => ({
+        text,
+        toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c),
+        usage,
+        finish: calls.size > 0 ? "tool_calls" : finish,
+        requestBytes,
+      })),
+    )
+  })

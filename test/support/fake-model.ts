@@ -1,0 +1,103 @@
+/** A scripted turn of a fake model server: what the model "says", or an HTTP failure to answer with. */
+export interface FakeTurn {
+  readonly text?: string
+  readonly tool_calls?: ReadonlyArray<{ readonly name: string; readonly arguments?: unknown; readonly id?: string }>
+  /** Answer this request with this HTTP status instead (e.g. 429), then go on to the next turn. */
+  readonly status?: number
+  readonly retry_after?: string
+  readonly error_body?: string
+  /** Wait this long before answering (cancellation tests). */
+  readonly delay_ms?: number
+  readonly usage?: { readonly input_tokens: number; readonly output_tokens: number }
+}
+
+/** One request the fake server received. */
+export interface RecordedRequest {
+  readonly path: string
+  readonly headers: Record<string, string>
+  readonly body: any
+  readonly bytes: number
+}
+
+export interface FakeServer {
+  /** The base URL to configure (OpenAI: ends in /v1; Anthropic: the origin). */
+  readonly url: string
+  readonly requests: Array<RecordedRequest>
+  /** Appends more turns to the script. */
+  readonly push: (...turns: ReadonlyArray<FakeTurn>) => void
+  readonly stop: () => void
+}
+
+export const argsText = (args: unknown): string => (typeof args === "string" ? args : JSON.stringify(args ?? {}))
+
+/** Splits a string into n roughly equal pieces (so arguments arrive as several deltas, as real servers send them). */
+export const pieces = (s: string, n = 3): Array<string> => {
+  if (s.length <= n) return [s]
+  const size = Math.ceil(s.length / n)
+  const out: Array<string> = []
+  for (let i = 0; i < s.length; i += size) out.push(s.slice(i, i + size))
+  return out
+}
+
+/**
+ * A Bun.serve on 127.0.0.1:0 that answers each POST to `route` with the next
+ * scripted turn, framed by `frame` as a text/event-stream, and records every
+ * request (path, headers, parsed JSON body, size).
+ */
+export const fakeServer = (
+  route: (path: string) => boolean,
+  basePath: string,
+  script: ReadonlyArray<FakeTurn>,
+  frame: (turn: FakeTurn, index: number, body: any) => Array<string>,
+): FakeServer => {
+  const turns = [...script]
+  const requests: Array<RecordedRequest> = []
+  let next = 0
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 60,
+    async fetch(req) {
+      const url = new URL(req.url)
+      if (req.method !== "POST" || !route(url.pathname)) return new Response("not found", { status: 404 })
+      const raw = await req.text()
+      let body: any
+      try {
+        body = JSON.parse(raw)
+      } catch {
+        return new Response(JSON.stringify({ error: { message: "body is not JSON" } }), { status: 400 })
+      }
+      requests.push({ path: url.pathname, headers: Object.fromEntries(req.headers.entries()), body, bytes: raw.length })
+      const index = next++
+      const turn = turns[index]
+      if (!turn) {
+        return new Response(JSON.stringify({ error: { message: `fake server: no turn ${index + 1} scripted` } }), { status: 400 })
+      }
+      if (turn.delay_ms) await Bun.sleep(turn.delay_ms)
+      if (turn.status) {
+        return new Response(turn.error_body ?? JSON.stringify({ error: { message: `scripted ${turn.status}` } }), {
+          status: turn.status,
+          headers: { "content-type": "application/json", ...(turn.retry_after !== undefined ? { "retry-after": turn.retry_after } : {}) },
+        })
+      }
+      const events = frame(turn, index, body)
+      const encoder = new TextEncoder()
+      const stream = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          for (const e of events) {
+            controller.enqueue(encoder.encode(e))
+            await Bun.sleep(0)
+          }
+          controller.close()
+        },
+      })
+      return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })
+    },
+  })
+  return {
+    url: `http://127.0.0.1:${server.port}${basePath}`,
+    requests,
+    push: (...more) => void turns.push(...more),
+    stop: () => void server.stop(true),
+  }
+}
