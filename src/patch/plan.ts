@@ -1,0 +1,284 @@
+import { Effect, Option } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { toolError, type ToolError } from "../tool/tool-error.ts"
+import type { FileBefore, FileChange } from "../workspace/file-transaction.ts"
+import { fromPlatformError } from "../workspace/fs-error.ts"
+import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"
+import { applyToText } from "./apply.ts"
+import { stripComponents } from "./git-path.ts"
+import type { Tolerance } from "./locate-hunks.ts"
+import { additionsOf, deletionsOf, type FileOperation, type FilePatch, type ParsedPatch } from "./model.ts"
+import { PatchProblem } from "./patch-problem.ts"
+import { decodeText } from "./text-lines.ts"
+
+/** What the patch does to one file, as reported in `data.files`. */
+export interface FileReport {
+  readonly path: string
+  readonly operation: FileOperation
+  readonly old_path?: string
+  readonly hunks: number
+  readonly additions: number
+  readonly deletions: number
+  readonly old_mode?: string
+  readonly new_mode?: string
+  /** Hunks that matched only when whitespace or punctuation was compared loosely. */
+  readonly fuzz?: ReadonlyArray<{ readonly hunk: number; readonly line: number; readonly tolerance: Exclude<Tolerance, "exact"> }>
+  /** Hunks found away from the line their header named. */
+  readonly offsets?: ReadonlyArray<{ readonly hunk: number; readonly expected_line: number; readonly line: number }>
+}
+
+export interface Plan {
+  readonly reports: ReadonlyArray<FileReport>
+  /** The net change per path (files touched twice by a patch appear once). */
+  readonly changes: ReadonlyArray<FileChange>
+}
+
+export interface PlanOptions {
+  /** Files larger than this are refused. */
+  readonly maxFileBytes: number
+}
+
+interface Slot {
+  readonly resolved: ResolvedPath
+  readonly before: FileBefore | undefined
+  /** Current content in the patch's virtual tree (undefined: absent). */
+  current: { bytes: Uint8Array; mode: number } | undefined
+}
+
+const DEFAULT_MODE = 0o644
+
+/** Git's mode words on top of a file's permission bits: 100755 adds x where r is set, 100644 drops every x. */
+const applyGitMode = (mode: number, git: string | undefined): number => {
+  if (git === "100755") return mode | ((mode & 0o444) >> 2)
+  if (git === "100644") return mode & ~0o111
+  return mode
+}
+
+/**
+ * Works out the whole patch in memory, reading but never writing: every path
+ * through the sandbox, every file's new bytes and mode, in patch order (a
+ * file touched twice sees the first change). Any problem fails here, before
+ * anything is written.
+ */
+export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effect<Plan, ToolError | PatchProblem, Workspace | FileSystem> =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const fs = yield* FileSystem
+    const slots = new Map<string, Slot>()
+    const reports: Array<FileReport> = []
+
+    const resolve = (p: string) =>
+      Effect.gen(function* () {
+        const resolved = yield* workspace.resolve(p, "patch")
+        const parts = resolved.display.split("/")
+        if (resolved.display === "." || parts.includes(".git")) {
+          return yield* toolError("ACCESS_DENIED", `Access denied: the patch names '${p}', ${resolved.display === "." ? "the project root itself" : "which is inside .git"}. Nothing was changed.`, {
+            fieldErrors: [{ field: "patch", message: `refused path ${p}` }],
+          })
+        }
+        return resolved
+      })
+
+    const slot = (p: string) =>
+      Effect.gen(function* () {
+        const resolved = yield* resolve(p)
+        const known = slots.get(resolved.real)
+        if (known) return known
+        const info = yield* fs.stat(resolved.real).pipe(Effect.option)
+        let before: FileBefore | undefined
+        if (Option.isSome(info)) {
+          const st = info.value
+          if (st.type === "Directory") return yield* toolError("IS_DIRECTORY", `${resolved.display} is a directory, not a file. Nothing was changed.`)
+          if (st.type !== "File") return yield* toolError("INVALID_PARAM", `${resolved.display} is not a regular file (${st.type}). Nothing was changed.`)
+          const size = Number(st.size)
+          if (size > options.maxFileBytes) {
+            return yield* toolError("INVALID_PARAM", `${resolved.display} is ${size} bytes, over the patch limit of ${options.maxFileBytes} bytes (tools.patch.max_file_bytes). Nothing was changed.`)
+          }
+          const bytes = yield* fs.readFile(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, resolved.display)))
+          before = { bytes, mode: st.mode & 0o7777, size: bytes.length, mtimeMs: Option.getOrUndefined(st.mtime)?.getTime() }
+        }
+        const s: Slot = { resolved, before, current: before ? { bytes: before.bytes, mode: before.mode } : undefined }
+        slots.set(resolved.real, s)
+        return s
+      })
+
+    /** Whether a path exists in the virtual tree (without failing for paths outside the sandbox). */
+    const existsQuietly = (p: string) =>
+      slot(p).pipe(
+        Effect.map((s) => s.current !== undefined),
+        Effect.orElseSucceed(() => false),
+      )
+
+    const textOf = (s: Slot, fp: FilePatch) => {
+      const text = decodeText(s.current!.bytes)
+      if (text === undefined) {
+        return Effect.fail(
+          toolError("BINARY_FILE", `${s.resolved.display} is not UTF-8 text (binary or another encoding); patch changes text files only. Nothing was changed.`, {
+            context: { path_resolved: s.resolved.display, patch_line: fp.line },
+          }),
+        )
+      }
+      return Effect.succeed(text)
+    }
+
+    const apply = (s: Slot | undefined, fp: FilePatch, shown: string) =>
+      Effect.gen(function* () {
+        const oldText = s ? yield* textOf(s, fp) : ""
+        return yield* Effect.try({
+          try: () => applyToText(oldText, fp, shown),
+          catch: (e) => (e instanceof PatchProblem ? e : new PatchProblem("INTERNAL_ERROR", String(e))),
+        })
+      })
+
+    for (const raw of patch.files) {
+      const fp = yield* retargetIfMissing(raw, existsQuietly)
+      const shownOld = fp.oldPath
+      const shownNew = fp.newPath
+      let report: FileReport
+      const counts = { hunks: fp.hunks.length, additions: additionsOf(fp), deletions: deletionsOf(fp) }
+      const modes = {
+        ...(fp.oldMode && fp.newMode && fp.oldMode !== fp.newMode ? { old_mode: fp.oldMode, new_mode: fp.newMode } : {}),
+        ...(fp.operation === "create" && fp.newMode ? { new_mode: fp.newMode } : {}),
+      }
+
+      const mustExist = (s: Slot, p: string) =>
+        s.current === undefined
+          ? Effect.fail(
+              toolError("NOT_FOUND", `${s.resolved.display} does not exist, but the patch (line ${fp.line}) expects to ${fp.operation === "delete" ? "delete" : fp.operation === "modify" ? "modify" : fp.operation === "mode" ? "change the mode of" : `${fp.operation} from`} it. Nothing was changed.`, {
+                hints: [{ action: "Glob", priority: "high", args: { pattern: `**/${p.split("/").pop()}` } }],
+                context: { path_resolved: s.resolved.display },
+              }),
+            )
+          : Effect.void
+      const mustNotExist = (s: Slot) =>
+        s.current !== undefined
+          ? Effect.fail(
+              toolError("CONFLICT", `${s.resolved.display} already exists, but the patch (line ${fp.line}) ${fp.operation === "create" ? "creates" : `${fp.operation}s a file to`} it. Nothing was changed.`, {
+                hints: [{ action: "Read", priority: "high", args: { path: s.resolved.display } }],
+                context: { path_resolved: s.resolved.display },
+              }),
+            )
+          : Effect.void
+
+      switch (fp.operation) {
+        case "modify":
+        case "mode": {
+          // A plain `diff -u x.orig x` names two files: patch whichever exists, the new name first.
+          let target = yield* slot(shownNew!)
+          if (target.current === undefined && shownOld !== undefined && shownOld !== shownNew) {
+            const alt = yield* slot(shownOld)
+            if (alt.current !== undefined) target = alt
+          }
+          yield* mustExist(target, shownNew!)
+          const applied = fp.hunks.length > 0 ? yield* apply(target, fp, target.resolved.display) : undefined
+          target.current = {
+            bytes: applied ? encode(applied.text) : target.current!.bytes,
+            mode: applyGitMode(target.current!.mode, modes.new_mode),
+          }
+          report = { path: target.resolved.display, operation: fp.operation, ...counts, ...modes, ...placementsReport(applied) }
+          break
+        }
+        case "create": {
+          const target = yield* slot(shownNew!)
+          yield* mustNotExist(target)
+          const applied = yield* apply(undefined, fp, target.resolved.display)
+          target.current = { bytes: encode(applied.text), mode: applyGitMode(DEFAULT_MODE, fp.newMode) }
+          report = { path: target.resolved.display, operation: "create", ...counts, ...modes, ...placementsReport(applied) }
+          break
+        }
+        case "delete": {
+          const target = yield* slot(shownOld!)
+          yield* mustExist(target, shownOld!)
+          if (fp.hunks.length > 0) {
+            const applied = yield* apply(target, fp, target.resolved.display)
+            if (applied.text !== "") {
+              return yield* toolError(
+                "CONFLICT",
+                `${target.resolved.display}: the patch deletes the file but its removed lines do not cover the whole file (${applied.text.split("\n").length} line(s) would remain). Nothing was changed.`,
+                { hints: [{ action: "Read", priority: "high", args: { path: target.resolved.display } }] },
+              )
+            }
+          } else if (!fp.beginPatch && target.current!.bytes.length > 0) {
+            return yield* toolError("CONFLICT", `${target.resolved.display}: the patch deletes an empty file, but the file has ${target.current!.bytes.length} bytes. Nothing was changed.`)
+          }
+          target.current = undefined
+          report = { path: target.resolved.display, operation: "delete", ...counts }
+          break
+        }
+        case "rename":
+        case "copy": {
+          const source = yield* slot(shownOld!)
+          yield* mustExist(source, shownOld!)
+          const target = yield* slot(shownNew!)
+          if (target !== source) yield* mustNotExist(target)
+          const applied = fp.hunks.length > 0 ? yield* apply(source, fp, source.resolved.display) : undefined
+          const next = {
+            bytes: applied ? encode(applied.text) : source.current!.bytes,
+            mode: applyGitMode(source.current!.mode, modes.new_mode),
+          }
+          if (fp.operation === "rename" && target !== source) source.current = undefined
+          target.current = next
+          report = {
+            path: target.resolved.display,
+            operation: fp.operation,
+            old_path: source.resolved.display,
+            ...counts,
+            ...modes,
+            ...placementsReport(applied),
+          }
+          break
+        }
+      }
+      reports.push(report)
+    }
+
+    const changes: Array<FileChange> = []
+    for (const s of slots.values()) {
+      const { before, current } = s
+      if (before === undefined && current === undefined) continue
+      if (before && current && before.mode === current.mode && sameBytes(before.bytes, current.bytes)) continue
+      changes.push({
+        path: s.resolved.real,
+        display: s.resolved.display,
+        ...(before ? { before } : {}),
+        ...(current ? { after: current } : {}),
+      })
+    }
+    return { reports, changes }
+  })
+
+/**
+ * Auto-detected prefixes can be wrong (a `diff -ru` of nested folders, a hand
+ * written "project/src/x.ts"): when the file to change does not exist, try
+ * dropping up to three more leading components, and take the first that does.
+ */
+const retargetIfMissing = <E, R>(fp: FilePatch, exists: (p: string) => Effect.Effect<boolean, E, R>): Effect.Effect<FilePatch, E, R> =>
+  Effect.gen(function* () {
+    if (!fp.autoStrip || fp.operation === "create" || fp.oldPath === undefined) return fp
+    if (yield* exists(fp.oldPath)) return fp
+    if (fp.newPath !== undefined && fp.newPath !== fp.oldPath && (yield* exists(fp.newPath))) return fp
+    for (let extra = 1; extra <= 3; extra++) {
+      const oldPath = stripComponents(fp.oldPath, extra)
+      if (oldPath === undefined) break
+      if (yield* exists(oldPath)) {
+        const newPath = fp.newPath === undefined ? undefined : stripComponents(fp.newPath, extra)
+        return { ...fp, oldPath, ...(newPath !== undefined ? { newPath } : {}) }
+      }
+    }
+    return fp
+  })
+
+const placementsReport = (applied: { readonly placements: ReadonlyArray<import("./locate-hunks.ts").Placement> } | undefined) => {
+  if (!applied) return {}
+  const fuzz = applied.placements
+    .filter((p) => p.tolerance !== "exact")
+    .map((p) => ({ hunk: p.hunk.number, line: p.start + 1, tolerance: p.tolerance as Exclude<Tolerance, "exact"> }))
+  const offsets = applied.placements
+    .filter((p) => p.expectedLine !== undefined)
+    .map((p) => ({ hunk: p.hunk.number, expected_line: p.expectedLine!, line: p.start + 1 }))
+  return { ...(fuzz.length > 0 ? { fuzz } : {}), ...(offsets.length > 0 ? { offsets } : {}) }
+}
+
+const encoder = new TextEncoder()
+const encode = (text: string): Uint8Array => encoder.encode(text)
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i])

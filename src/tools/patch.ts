@@ -1,0 +1,131 @@
+import { createHash } from "node:crypto"
+import { Effect, Option, Schema } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Config } from "../config/config.ts"
+import type { ParsedPatch } from "../patch/model.ts"
+import { parsePatch } from "../patch/parse.ts"
+import { PatchProblem } from "../patch/patch-problem.ts"
+import { planPatch, type FileReport } from "../patch/plan.ts"
+import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { defineTool } from "../tool/definition.ts"
+import { toolError, type ToolError } from "../tool/tool-error.ts"
+import { FileLedger } from "../workspace/file-ledger.ts"
+import { commitChanges } from "../workspace/file-transaction.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import description from "./patch.md" with { type: "text" }
+
+const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
+
+/** patch (spec 004, issue 3): apply a unified diff or a `*** Begin Patch` envelope to many files, all or nothing. */
+export const patchTool = defineTool({
+  name: "patch",
+  title: "Patch",
+  description,
+  aliases: ["apply_patch", "apply_diff", "applypatch"],
+  parameterAliases: { diff: "patch", input: "patch", patch_text: "patch", patchText: "patch", dryRun: "dry_run", p: "strip" },
+  permission: "ask",
+  readOnly: false,
+  parameters: Schema.Struct({
+    patch: Schema.String.annotate({
+      description: "The patch text: unified diff(s) as `git diff` or `diff -u` print them, or a `*** Begin Patch` … `*** End Patch` envelope.",
+    }),
+    dry_run: Schema.optionalKey(
+      Schema.Boolean.annotate({ description: "Check that the whole patch applies and report what it would do, without writing (default false)." }),
+    ),
+    strip: Schema.optionalKey(
+      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
+        description: "Leading path components to remove from file names, like `patch -p` (default: detect a/ b/ prefixes).",
+      }),
+    ),
+  }),
+  run: (params) =>
+    Effect.gen(function* () {
+      const config = yield* Config
+      const workspace = yield* Workspace
+      const ledger = yield* FileLedger
+      const fs = yield* FileSystem
+      const dryRun = params.dry_run === true
+      const maxFileBytes = config.get("tools.patch.max_file_bytes", DEFAULT_MAX_FILE_BYTES)
+
+      const parsed: ParsedPatch = yield* Effect.try({
+        try: () => parsePatch(params.patch, params.strip === undefined ? {} : { strip: params.strip }),
+        catch: (e) => (e instanceof PatchProblem ? problemToError(e) : toolError("INTERNAL_ERROR", `Could not parse the patch: ${String(e)}`)),
+      })
+      const plan = yield* planPatch(parsed, { maxFileBytes }).pipe(
+        Effect.mapError((e) => (e instanceof PatchProblem ? problemToError(e) : e)),
+      )
+      if (!dryRun && plan.changes.length > 0) {
+        yield* commitChanges(plan.changes, { root: workspace.root })
+        for (const c of plan.changes) {
+          if (!c.after) continue
+          const info = yield* fs.stat(c.path).pipe(Effect.option)
+          if (Option.isNone(info)) continue
+          yield* ledger.record(c.path, {
+            mtimeMs: Option.getOrUndefined(info.value.mtime)?.getTime() ?? 0,
+            size: Number(info.value.size),
+            sha256: createHash("sha256").update(c.after.bytes).digest("hex"),
+          })
+        }
+      }
+
+      const reports = plan.reports
+      const additions = reports.reduce((n, r) => n + r.additions, 0)
+      const deletions = reports.reduce((n, r) => n + r.deletions, 0)
+      const hunks = reports.reduce((n, r) => n + r.hunks, 0)
+      const files = reports.length === 1 ? "1 file" : `${reports.length} files`
+      const summary = dryRun
+        ? `Dry run: the patch applies cleanly to ${files} (+${additions} -${deletions}). Dry-run only, no actual write performed.`
+        : plan.changes.length === 0
+          ? `The patch applied to ${files} but left every file as it was (nothing to write).`
+          : `Applied the patch to ${files} (+${additions} -${deletions}).`
+      const hints: Array<RetrievalHint> = dryRun ? [hint("Patch", "high", { patch: "<the same patch>", dry_run: false })] : []
+      return {
+        status: dryRun ? ("partial" as const) : ("success" as const),
+        header: reports.length === 1 ? `Patch: ${reports[0]!.path}` : `Patch: ${files}`,
+        data: { applied: !dryRun, dry_run: dryRun, format: parsed.format, files: reports },
+        text: [summary, "", ...reports.flatMap(describeFile)].join("\n"),
+        stats: { files: reports.length, hunks, additions, deletions },
+        hints,
+        meta: {
+          file_ops: reports.map((r) => ({ file_path: r.path, operation: r.operation, ...(r.old_path ? { old_path: r.old_path } : {}) })),
+        },
+      }
+    }),
+})
+
+const LETTER: Record<FileReport["operation"], string> = { modify: "M", create: "A", delete: "D", rename: "R", copy: "C", mode: "M" }
+
+/** "M src/a.ts (+3 -1, 2 hunks)" and notes on modes, moved hunks and loose matches. */
+const describeFile = (r: FileReport): Array<string> => {
+  const name = r.old_path ? `${r.old_path} -> ${r.path}` : r.path
+  const counts =
+    r.hunks === 0
+      ? r.operation === "delete" || r.operation === "create"
+        ? " (empty)"
+        : ""
+      : ` (+${r.additions} -${r.deletions}, ${r.hunks} hunk${r.hunks === 1 ? "" : "s"})`
+  const lines = [`${LETTER[r.operation]} ${name}${counts}`]
+  if (r.new_mode) lines.push(r.old_mode ? `  mode ${r.old_mode} -> ${r.new_mode}` : `  mode ${r.new_mode}`)
+  for (const o of r.offsets ?? []) lines.push(`  hunk ${o.hunk} applied at line ${o.line} (its header said ${o.expected_line})`)
+  for (const f of r.fuzz ?? []) lines.push(`  hunk ${f.hunk} matched at line ${f.line} only when ignoring ${f.tolerance.replace("_", " ")} differences`)
+  return lines
+}
+
+/** A parse or apply problem as the tool's error, with the hint a model can act on. */
+const problemToError = (p: PatchProblem): ToolError => {
+  const { path, fileLine, details, line } = p.extra
+  const hints: Array<RetrievalHint> = path
+    ? [
+        hint("Read", "high", { path, offset: Math.max(0, (fileLine ?? 1) - 6), limit: 20 }),
+        hint("Patch", "medium", { patch: "<the patch with this hunk's context corrected>", dry_run: true }),
+      ]
+    : []
+  return toolError(p.code, p.message, {
+    ...(p.code === "INVALID_PARAM" ? { fieldErrors: [{ field: "patch", message: line !== undefined ? `line ${line}: ${firstClause(p.message)}` : firstClause(p.message) }] } : {}),
+    ...(hints.length > 0 ? { hints } : {}),
+    ...(details ? { details } : {}),
+    ...(path ? { context: { path_resolved: path } } : {}),
+  })
+}
+
+const firstClause = (message: string) => message.replace(/^Patch line \d+: /, "").replace(/ Nothing was changed\.$/, "")
