@@ -12,6 +12,7 @@ import { OutputSettings } from "./output/output-settings.ts"
 import { RetentionLive } from "./output/retention.ts"
 import { SpillStore } from "./output/spill-store.ts"
 import { Permissions, type PermissionRequest } from "./permission/permissions.ts"
+import { ProcessRunner } from "./process/process-runner.ts"
 import type { Tool } from "./tool/definition.ts"
 import { makeRegistry } from "./tool/registry.ts"
 import { ToolRunner } from "./tool/runner.ts"
@@ -36,6 +37,7 @@ export type ToolServices =
   | HttpClient
   | GitFs
   | UserTerminal
+  | ProcessRunner
 
 /** The platform: file system, paths and child processes from @effect/platform-node. */
 export const PlatformLive = NodeChildProcessSpawner.layer.pipe(
@@ -101,6 +103,7 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
         RetentionLive.pipe(Layer.provide(output)),
         HttpClient.layer,
         GitFs.layer,
+        ProcessRunner.layer,
         options.terminal ?? UserTerminal.none,
       )
       return ToolRunner.layer<ToolServices>(makeRegistry(options.tools)).pipe(Layer.provideMerge(services))

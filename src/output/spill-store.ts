@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { ensureStateDir } from "../workspace/state-dir.ts"
@@ -14,10 +14,27 @@ export interface SpillStoreShape {
    * a `_2`, `_3`… suffix.
    */
   readonly spill: (toolTitle: string, content: string) => Effect.Effect<string, Error>
+  /**
+   * Creates a new, empty spill file `tool_<YYYYMMDD_HHMMSS>_<Tool>.<extension>`
+   * (extension "json" or "txt", optionally with a qualifier: "stdout.txt") for
+   * output that is written piece by piece, e.g. a command's stream, which never
+   * has to be held in memory whole. Never overwrites, like `spill`.
+   */
+  readonly openStream: (toolTitle: string, extension: string) => Effect.Effect<SpillStream, Error>
+}
+
+/** A spill file being written piece by piece. */
+export interface SpillStream {
+  /** The absolute path of the file. */
+  readonly path: string
+  /** Appends the bytes to the file. */
+  readonly write: (bytes: Uint8Array) => Effect.Effect<void, Error>
+  /** Closes the file; closing twice is harmless. */
+  readonly close: Effect.Effect<void>
 }
 
 /** Spill file names this store owns; retention deletes nothing else. */
-export const SPILL_NAME = /^tool_\d{8}_\d{6}_[A-Za-z0-9_.-]+\.json$/
+export const SPILL_NAME = /^tool_\d{8}_\d{6}_[A-Za-z0-9_.-]+\.(?:json|txt)$/
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0")
 export const spillStamp = (ms: number): string => {
@@ -46,7 +63,32 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
             if (written.failure.reason._tag !== "AlreadyExists") return yield* Effect.fail(written.failure as Error)
           }
         }).pipe(Effect.provideContext(platform))
-      return { dir, spill }
+      const openStream = (toolTitle: string, extension: string) =>
+        Effect.gen(function* () {
+          yield* ensureStateDir(dir)
+          const stamp = spillStamp(yield* Clock.currentTimeMillis)
+          const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
+          const ext = extension.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "") || "txt"
+          const scope = yield* Scope.make()
+          for (let n = 1; ; n++) {
+            const file = path.join(dir, `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.${ext}`)
+            const opened = yield* fs.open(file, { flag: "wx" }).pipe(Scope.provide(scope), Effect.result)
+            if (opened._tag === "Success") {
+              const handle = opened.success
+              const stream: SpillStream = {
+                path: file,
+                write: (bytes) => handle.writeAll(bytes),
+                close: Scope.close(scope, Exit.void),
+              }
+              return stream
+            }
+            if (opened.failure.reason._tag !== "AlreadyExists") {
+              yield* Scope.close(scope, Exit.void)
+              return yield* Effect.fail(opened.failure as Error)
+            }
+          }
+        }).pipe(Effect.provideContext(platform))
+      return { dir, spill, openStream }
     }),
   )
 }
