@@ -1,0 +1,102 @@
+import { Effect } from "effect"
+import type { ToolError } from "../tool/tool-error.ts"
+import type { Repository } from "./repository.ts"
+import { stagedRenames } from "./status.ts"
+import { compareBytes, fileModeMatters, readBlobBytes, readSnapshot, type PathState } from "./tree-states.ts"
+import { formatFileDiff, type DiffSide, type FileChange } from "./unified-diff.ts"
+
+/** One file in a diff, as data. */
+export interface ChangedFile {
+  readonly path: string
+  readonly old_path?: string
+  /** added, modified, deleted, renamed, typechange. */
+  readonly status: string
+  readonly additions: number
+  readonly deletions: number
+}
+
+export interface DiffResult {
+  /** The diff text, as `git diff` prints it. */
+  readonly content: string
+  readonly files: ReadonlyArray<ChangedFile>
+}
+
+const isLink = (mode: number) => (mode & 0o170000) === 0o120000
+
+/** Reads a working-tree file (a symlink's target text for links) as git would hash it. */
+const readWorkFile = (repo: Repository, path: string, mode: number): Promise<Uint8Array> =>
+  isLink(mode)
+    ? repo.fs.promises.readlink(`${repo.dir}/${path}`).then((t) => new TextEncoder().encode(String(t)))
+    : repo.fs.promises.readFile(`${repo.dir}/${path}`).then((b) => new Uint8Array(b))
+
+/** A change whose two sides differ in type (file ↔ symlink) is shown by git as a deletion and an addition. */
+const split = (change: FileChange): ReadonlyArray<FileChange> =>
+  change.old && change.new && isLink(change.old.mode) !== isLink(change.new.mode) ? [{ old: change.old }, { new: change.new }] : [change]
+
+const statusOf = (c: FileChange): string =>
+  !c.old ? "added" : !c.new ? "deleted" : c.old.path !== c.new.path ? "renamed" : "modified"
+
+/**
+ * `git diff` (index → working tree) or `git diff --staged` (HEAD → index),
+ * limited to `prefixes` when given. Staged renames are detected as git does.
+ */
+export const repositoryDiff = (
+  repo: Repository,
+  options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string> },
+): Effect.Effect<DiffResult, ToolError> =>
+  Effect.gen(function* () {
+    const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
+    const snapshot = yield* readSnapshot(repo, { workdir: !options.staged, prefixes: options.prefixes })
+    return yield* repo.call("diff", async () => {
+      const blob = (path: string, side: { oid: string; mode: number }) =>
+        readBlobBytes(repo, side.oid).then((bytes): DiffSide => ({ path, oid: side.oid, mode: side.mode, bytes }))
+      const sameContent = (a: { oid?: string; mode: number }, b: { oid?: string; mode: number }) =>
+        a.oid === b.oid && (!fileMode || a.mode === b.mode)
+      const changes: Array<FileChange> = []
+      if (options.staged) {
+        const renames = await stagedRenames(repo, snapshot.states)
+        const renamedFrom = new Set(renames.map((r) => r.from))
+        const byPath = new Map(snapshot.states.map((s) => [s.path, s]))
+        for (const r of renames) {
+          const src = byPath.get(r.from)!.head!
+          const dst = byPath.get(r.to)!.stage!
+          changes.push({ old: await blob(r.from, src), new: await blob(r.to, dst), score: r.score })
+        }
+        const renamedTo = new Set(renames.map((r) => r.to))
+        for (const s of snapshot.states) {
+          if (renamedFrom.has(s.path) || renamedTo.has(s.path)) continue
+          if (s.head && s.stage && sameContent(s.head, s.stage)) continue
+          if (!s.head && !s.stage) continue
+          changes.push({
+            ...(s.head ? { old: await blob(s.path, s.head) } : {}),
+            ...(s.stage ? { new: await blob(s.path, s.stage) } : {}),
+          })
+        }
+      } else {
+        for (const s of snapshot.states as ReadonlyArray<PathState>) {
+          if (!s.stage) continue
+          if (s.workdir && sameContent(s.stage, s.workdir)) continue
+          const old = await blob(s.path, s.stage)
+          if (!s.workdir) {
+            changes.push({ old })
+            continue
+          }
+          const bytes = await readWorkFile(repo, s.path, s.workdir.mode)
+          // With core.filemode off the executable bit on disk means nothing: the index's mode stands.
+          const mode = fileMode || isLink(s.workdir.mode) !== isLink(s.stage.mode) ? s.workdir.mode : s.stage.mode
+          changes.push({ old, new: { path: s.path, oid: s.workdir.oid ?? "", mode, bytes } })
+        }
+      }
+      const ordered = changes.flatMap(split).sort((a, b) => compareBytes((a.new ?? a.old)!.path, (b.new ?? b.old)!.path))
+      const parts: Array<string> = []
+      const files: Array<ChangedFile> = []
+      for (const c of ordered) {
+        const { text, stats } = formatFileDiff(c)
+        parts.push(text)
+        const old = c.old?.path
+        const path = (c.new ?? c.old)!.path
+        files.push({ path, ...(old !== undefined && old !== path ? { old_path: old } : {}), status: statusOf(c), ...stats })
+      }
+      return { content: parts.join("\n"), files }
+    })
+  })

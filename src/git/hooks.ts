@@ -1,0 +1,48 @@
+import { Effect, Stream } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import * as ChildProcess from "effect/process/ChildProcess"
+import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
+import { toolError, type ToolError } from "../tool/tool-error.ts"
+
+/** What a hook printed when it refused. */
+const EXCERPT = 2000
+
+/**
+ * Runs a repository hook (pre-commit, commit-msg) the way git does: only when
+ * the file exists and is executable, in the work tree, with `args`. A non-zero
+ * exit stops the commit with the hook's output. isomorphic-git never runs
+ * hooks, so git_commit calls this itself: a commit is never made with hooks
+ * skipped (the effect of --no-verify).
+ */
+export const runHook = (options: {
+  readonly hooksDir: string
+  readonly name: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string | undefined>>
+}): Effect.Effect<boolean, ToolError, FileSystem | Path | ChildProcessSpawner> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const file = path.join(options.hooksDir, options.name)
+    const info = yield* fs.stat(file).pipe(Effect.option)
+    if (info._tag === "None" || info.value.type !== "File" || (info.value.mode & 0o111) === 0) return false
+    const result = yield* Effect.scoped(
+      Effect.gen(function* () {
+        const handle = yield* ChildProcess.make(file, [...options.args], { cwd: options.cwd, env: { ...options.env }, extendEnv: false })
+        const output = yield* handle.all.pipe(Stream.decodeText, Stream.mkString)
+        const code = yield* handle.exitCode
+        return { code: Number(code), output }
+      }),
+    ).pipe(Effect.mapError((e) => toolError("EXECUTION_ERROR", `The ${options.name} hook could not run: ${e.message}`)))
+    if (result.code !== 0) {
+      const text = result.output.trim()
+      return yield* Effect.fail(
+        toolError("EXECUTION_ERROR", `The ${options.name} hook refused the commit (exit code ${result.code}); nothing was committed.`, {
+          details: text === "" ? "" : `Hook output:\n${text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text}`,
+        }),
+      )
+    }
+    return true
+  })

@@ -1,0 +1,158 @@
+import * as git from "isomorphic-git"
+import { quotePath } from "./quote-path.ts"
+import type { Repository } from "./repository.ts"
+import { findRenames, type RenameCandidate } from "./similarity.ts"
+import { compareBytes, readBlobBytes, type PathState, type Side, type Snapshot } from "./tree-states.ts"
+import { readUpstream, upstreamLines, type UpstreamState } from "./upstream.ts"
+
+/** One line of `git status --porcelain`. */
+export interface StatusEntry {
+  /** The path (the new one for a rename); untracked folders end in "/". */
+  readonly path: string
+  /** X: the index against HEAD (" ", M, A, D, R, T, or "?" for untracked). */
+  readonly index: string
+  /** Y: the working tree against the index (" ", M, D, T, or "?"). */
+  readonly worktree: string
+  /** The old path of a staged rename. */
+  readonly orig_path?: string
+}
+
+/** Where HEAD points. */
+export interface HeadState {
+  /** The branch name, or undefined when HEAD is detached. */
+  readonly branch: string | undefined
+  /** The commit HEAD names, or undefined before the first commit. */
+  readonly commit: string | undefined
+}
+
+const isLink = (mode: number) => mode === 0o120000
+
+/** "M", "T" (file ↔ symlink) or " " between two sides of a path. */
+const compare = (a: { oid?: string; mode: number }, b: { oid?: string; mode: number }, fileMode: boolean): string => {
+  if (isLink(a.mode) !== isLink(b.mode)) return "T"
+  if (a.oid !== b.oid) return "M"
+  if (fileMode && a.mode !== b.mode) return "M"
+  return " "
+}
+
+/** Where HEAD points (branch or detached) and its commit. */
+export const readHead = async (repo: Repository): Promise<HeadState> => {
+  const branch = await git.currentBranch({ fs: repo.fs, gitdir: repo.gitdir, fullname: false, test: false }).catch(() => undefined)
+  const commit = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).catch(() => undefined)
+  return { branch: branch || undefined, commit }
+}
+
+/** The shallowest folder of an untracked path that holds no tracked file, as git collapses untracked folders. */
+const collapse = (path: string, trackedDirs: ReadonlySet<string>): string => {
+  const parts = path.split("/")
+  for (let k = 1; k < parts.length; k++) {
+    const dir = parts.slice(0, k).join("/")
+    if (!trackedDirs.has(dir)) return `${dir}/`
+  }
+  return path
+}
+
+/** Staged renames among the paths deleted from and added to the index (git's default rename detection). */
+export const stagedRenames = async (repo: Repository, states: ReadonlyArray<PathState>) => {
+  const regular = (s: Side) => !isLink(s.mode)
+  const sources: Array<RenameCandidate> = states
+    .filter((s) => s.head && !s.stage)
+    .map((s) => ({ path: s.path, oid: s.head!.oid, regular: regular(s.head!) }))
+  const destinations: Array<RenameCandidate> = states
+    .filter((s) => !s.head && s.stage)
+    .map((s) => ({ path: s.path, oid: s.stage!.oid, regular: regular(s.stage!) }))
+  if (sources.length === 0 || destinations.length === 0) return []
+  return findRenames(sources, destinations, (oid) => readBlobBytes(repo, oid))
+}
+
+/**
+ * The entries of `git status --porcelain` (v1): changed tracked paths sorted
+ * by path, then untracked paths (folders without tracked files collapsed to
+ * `dir/`). Renames are detected among staged changes as git does.
+ */
+export const statusEntries = async (repo: Repository, snapshot: Snapshot, fileMode: boolean): Promise<ReadonlyArray<StatusEntry>> => {
+  const tracked: Array<StatusEntry> = []
+  const untracked = new Set<string>()
+  for (const s of snapshot.states) {
+    if (!s.head && !s.stage) {
+      if (s.workdir) untracked.add(collapse(s.path, snapshot.trackedDirs))
+      continue
+    }
+    const x = !s.stage ? "D" : !s.head ? "A" : compare(s.head, s.stage, fileMode)
+    const y = !s.stage ? " " : !s.workdir ? "D" : compare(s.stage, s.workdir, fileMode)
+    if (x !== " " || y !== " ") tracked.push({ path: s.path, index: x, worktree: y })
+    // Removed from the index but still on disk: git lists it as untracked too.
+    if (s.head && !s.stage && s.workdir) untracked.add(collapse(s.path, snapshot.trackedDirs))
+  }
+  const renames = await stagedRenames(repo, snapshot.states)
+  const from = new Map(renames.map((r) => [r.to, r.from]))
+  const sources = new Set(renames.map((r) => r.from))
+  const entries = tracked
+    .filter((e) => !(e.index === "D" && sources.has(e.path)))
+    .map((e) => (from.has(e.path) && e.index === "A" ? { ...e, index: "R", orig_path: from.get(e.path)! } : e))
+    .sort((a, b) => compareBytes(a.path, b.path))
+  const others = [...untracked].sort(compareBytes).map((path) => ({ path, index: "?", worktree: "?" }))
+  return [...entries, ...others]
+}
+
+/** `git status --porcelain`: one `XY path` line per entry. */
+export const formatShort = (entries: ReadonlyArray<StatusEntry>): string =>
+  entries
+    .map((e) => {
+      const q = (p: string) => quotePath(p, { quoteSpace: true })
+      return `${e.index}${e.worktree} ${e.orig_path !== undefined ? `${q(e.orig_path)} -> ` : ""}${q(e.path)}`
+    })
+    .join("\n")
+
+const LABELS: Record<string, string> = { A: "new file:", M: "modified:", D: "deleted:", R: "renamed:", T: "typechange:" }
+const label = (code: string) => (LABELS[code] ?? "unknown:").padEnd(12)
+
+/** The branch lines that open `git status`. */
+export const headLines = (head: HeadState, upstream: UpstreamState | undefined): ReadonlyArray<string> => {
+  const lines = [head.branch !== undefined ? `On branch ${head.branch}` : `HEAD detached at ${head.commit?.slice(0, 7) ?? "HEAD"}`]
+  if (upstream) lines.push(...upstreamLines(upstream), "")
+  if (head.commit === undefined) lines.push("", "No commits yet", "")
+  return lines
+}
+
+/** `git status` (long format, with git's advice lines). Paths are relative to the repository top. */
+export const formatLong = (entries: ReadonlyArray<StatusEntry>, head: HeadState, upstream: UpstreamState | undefined): string => {
+  const out: Array<string> = [...headLines(head, upstream)]
+  const staged = entries.filter((e) => e.index !== " " && e.index !== "?")
+  const unstaged = entries.filter((e) => e.worktree !== " " && e.worktree !== "?")
+  const untracked = entries.filter((e) => e.index === "?")
+  const q = (p: string) => quotePath(p)
+  if (staged.length > 0) {
+    out.push("Changes to be committed:")
+    out.push(head.commit === undefined ? '  (use "git rm --cached <file>..." to unstage)' : '  (use "git restore --staged <file>..." to unstage)')
+    for (const e of staged) out.push(`\t${label(e.index)}${e.orig_path !== undefined ? `${q(e.orig_path)} -> ` : ""}${q(e.path)}`)
+    out.push("")
+  }
+  if (unstaged.length > 0) {
+    out.push("Changes not staged for commit:")
+    out.push(
+      unstaged.some((e) => e.worktree === "D")
+        ? '  (use "git add/rm <file>..." to update what will be committed)'
+        : '  (use "git add <file>..." to update what will be committed)',
+    )
+    out.push('  (use "git restore <file>..." to discard changes in working directory)')
+    for (const e of unstaged) out.push(`\t${label(e.worktree)}${q(e.path)}`)
+    out.push("")
+  }
+  if (untracked.length > 0) {
+    out.push("Untracked files:", '  (use "git add <file>..." to include in what will be committed)')
+    for (const e of untracked) out.push(`\t${q(e.path)}`)
+    out.push("")
+  }
+  if (staged.length === 0) {
+    if (unstaged.length > 0) out.push('no changes added to commit (use "git add" and/or "git commit -a")')
+    else if (untracked.length > 0) out.push('nothing added to commit but untracked files present (use "git add" to track)')
+    else if (head.commit === undefined) out.push('nothing to commit (create/copy files and use "git add" to track)')
+    else out.push("nothing to commit, working tree clean")
+  }
+  return out.join("\n")
+}
+
+/** Reads the upstream of the current branch, when there is one. */
+export const currentUpstream = (repo: Repository, head: HeadState): Promise<UpstreamState | undefined> =>
+  head.branch !== undefined && head.commit !== undefined ? readUpstream(repo, head.branch, head.commit).catch(() => undefined) : Promise.resolve(undefined)

@@ -1,0 +1,128 @@
+import { Effect } from "effect"
+import * as git from "isomorphic-git"
+import type { ToolError } from "../tool/tool-error.ts"
+import type { Repository } from "./repository.ts"
+
+/** A blob on one side (HEAD, index or working tree). */
+export interface Side {
+  readonly oid: string
+  /** 0o100644, 0o100755 or 0o120000 (symlink). */
+  readonly mode: number
+}
+
+/** One path across HEAD, the index (stage) and the working tree. */
+export interface PathState {
+  /** POSIX, relative to the repository top. */
+  readonly path: string
+  readonly head?: Side
+  readonly stage?: Side
+  /** In the working tree. `oid` is computed only for tracked paths (index entry present). */
+  readonly workdir?: { readonly mode: number; readonly oid?: string }
+}
+
+export interface Snapshot {
+  /** Every path present on at least one side (ignored untracked files left out), sorted bytewise. */
+  readonly states: ReadonlyArray<PathState>
+  /** Folders holding at least one index entry (untracked folders are shown collapsed only when not among them). */
+  readonly trackedDirs: ReadonlySet<string>
+}
+
+export interface SnapshotOptions {
+  /** Include the working tree (false: HEAD and index only, for staged diffs and commits). */
+  readonly workdir: boolean
+  /** Limit the walk to these repository-relative paths (files or folders); empty or absent means everything. */
+  readonly prefixes?: ReadonlyArray<string>
+}
+
+/** git's sort order for paths: by UTF-8 bytes. */
+export const compareBytes = (a: string, b: string): number => {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return Buffer.compare(x, y)
+}
+
+const worthWalking = (filepath: string, prefixes: ReadonlyArray<string>): boolean =>
+  filepath === "." ||
+  prefixes.length === 0 ||
+  prefixes.some((p) => p === "" || p === "." || filepath === p || filepath.startsWith(`${p}/`) || p.startsWith(`${filepath}/`))
+
+const normalMode = (mode: number): number => {
+  if ((mode & 0o170000) === 0o120000) return 0o120000
+  return mode & 0o111 ? 0o100755 : 0o100644
+}
+
+type Entry = {
+  type: () => Promise<string>
+  mode: () => Promise<number>
+  oid: () => Promise<string>
+} | null
+
+/**
+ * Reads HEAD, the index and (optionally) the working tree in one walk, as git
+ * status does. Untracked paths that .gitignore excludes are left out (and
+ * ignored folders are not entered); submodules and special files are skipped.
+ */
+export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect.Effect<Snapshot, ToolError> =>
+  repo.call("status", async () => {
+    const prefixes = (options.prefixes ?? []).map((p) => p.replace(/\/+$/, ""))
+    const states: Array<PathState> = []
+    const trackedDirs = new Set<string>()
+    const trees = options.workdir ? [git.TREE({ ref: "HEAD" }), git.STAGE(), git.WORKDIR()] : [git.TREE({ ref: "HEAD" }), git.STAGE()]
+    const headExists = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).then(
+      () => true,
+      () => false,
+    )
+    await git.walk({
+      fs: repo.fs,
+      dir: repo.dir,
+      gitdir: repo.gitdir,
+      cache: repo.cache,
+      trees: headExists ? trees : trees.slice(1),
+      map: async (filepath: string, entries: Array<Entry>) => {
+        const [head, stage, workdir] = headExists ? entries : [null, ...entries]
+        if (filepath === ".") return undefined
+        if (!worthWalking(filepath, prefixes)) return null
+        if (!head && !stage && workdir) {
+          if (await git.isIgnored({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath })) return null
+        }
+        const [headType, stageType, workType] = await Promise.all([head?.type(), stage?.type(), workdir?.type()])
+        if (headType === "commit" || stageType === "commit") return null
+        if (stageType === "tree") trackedDirs.add(filepath)
+        const blob = headType === "blob" || stageType === "blob" || workType === "blob"
+        if (!blob) return undefined
+        // Below a named file prefix only; a folder's own entry is not a file.
+        if (prefixes.length > 0 && !prefixes.some((p) => p === "" || p === "." || filepath === p || filepath.startsWith(`${p}/`))) {
+          return undefined
+        }
+        const side = async (e: Entry, type: string | undefined): Promise<Side | undefined> =>
+          e && type === "blob" ? { oid: await e.oid(), mode: normalMode(await e.mode()) } : undefined
+        const headSide = await side(head ?? null, headType)
+        const stageSide = await side(stage ?? null, stageType)
+        let work: PathState["workdir"]
+        if (workdir && workType === "blob") {
+          const mode = normalMode(await workdir.mode())
+          work = stageSide ? { mode, oid: await workdir.oid() } : { mode }
+        }
+        states.push({
+          path: filepath,
+          ...(headSide ? { head: headSide } : {}),
+          ...(stageSide ? { stage: stageSide } : {}),
+          ...(work ? { workdir: work } : {}),
+        })
+        return undefined
+      },
+    })
+    states.sort((a, b) => compareBytes(a.path, b.path))
+    return { states, trackedDirs }
+  })
+
+/** Reads a blob's bytes by id. */
+export const readBlobBytes = (repo: Repository, oid: string): Promise<Uint8Array> =>
+  git.readBlob({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, oid, cache: repo.cache }).then((r) => r.blob)
+
+/** Whether core.filemode is on (the executable bit counts as a change); git's default is true. */
+export const fileModeMatters = (repo: Repository): Promise<boolean> =>
+  git
+    .getConfig({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, path: "core.filemode" })
+    .then((v) => v !== false && v !== "false")
+    .catch(() => true)

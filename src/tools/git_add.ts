@@ -1,0 +1,94 @@
+import { Effect, Schema } from "effect"
+import * as git from "isomorphic-git"
+import { openRepository } from "../git/repository.ts"
+import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
+import { hint } from "../protocol/hint.ts"
+import { defineTool } from "../tool/definition.ts"
+import { toolError } from "../tool/tool-error.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import description from "./git_add.md" with { type: "text" }
+
+const under = (path: string, prefix: string) => prefix === "" || path === prefix || path.startsWith(`${prefix}/`)
+
+/** git_add (spec 004): stages files (new, modified and deleted) for the next commit, like `git add <paths>`. */
+export const gitAddTool = defineTool({
+  name: "git_add",
+  title: "GitAdd",
+  description,
+  permission: "ask",
+  parameterAliases: { path: "paths", file_path: "paths", files: "paths" },
+  parameters: Schema.Struct({
+    paths: Schema.Union([Schema.String, Schema.Array(Schema.String)]).annotate({
+      description: 'Files or folders to stage, relative to the working directory ("." for everything).',
+    }),
+  }),
+  run: ({ paths }) =>
+    Effect.gen(function* () {
+      const workspace = yield* Workspace
+      const repo = yield* openRepository
+      const given = typeof paths === "string" ? [paths] : paths
+      if (given.length === 0) return yield* Effect.fail(toolError("INVALID_PARAM", "Name at least one path to stage.", { fieldErrors: [{ field: "paths", message: "empty" }] }))
+      const prefixes: Array<string> = []
+      for (const p of given) {
+        const resolved = yield* workspace.resolve(p, "paths")
+        const rel = repo.relative(resolved.absolute)
+        if (rel === undefined) {
+          return yield* Effect.fail(
+            toolError("INVALID_PARAM", `'${p}' is outside the repository.`, { fieldErrors: [{ field: "paths", message: "outside the repository" }] }),
+          )
+        }
+        if (rel === ".git" || rel.startsWith(".git/")) {
+          return yield* Effect.fail(toolError("INVALID_PARAM", `'${p}' is inside .git and cannot be staged.`, { fieldErrors: [{ field: "paths", message: "inside .git" }] }))
+        }
+        prefixes.push(rel)
+      }
+      const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
+      const snapshot = yield* readSnapshot(repo, { workdir: true, prefixes })
+      const toAdd: Array<{ path: string; change: string }> = []
+      const toRemove: Array<string> = []
+      for (const s of snapshot.states) {
+        if (s.stage && !s.workdir) toRemove.push(s.path)
+        else if (s.workdir && !s.stage) toAdd.push({ path: s.path, change: s.head ? "modified" : "added" })
+        else if (s.workdir && s.stage) {
+          const differs = s.workdir.oid !== s.stage.oid || (fileMode && s.workdir.mode !== s.stage.mode)
+          if (differs) toAdd.push({ path: s.path, change: "modified" })
+        }
+      }
+      const ignored: Array<string> = []
+      const unmatched: Array<string> = []
+      for (const [i, prefix] of prefixes.entries()) {
+        if (snapshot.states.some((s) => under(s.path, prefix))) continue
+        const isIgnored = yield* repo.call("check-ignore", () => git.isIgnored({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: prefix }))
+        if (isIgnored) ignored.push(prefix)
+        else unmatched.push(given[i]!)
+      }
+      if (unmatched.length > 0) {
+        return yield* Effect.fail(
+          toolError("NOT_FOUND", `pathspec '${unmatched.join("', '")}' did not match any files; nothing was staged.`, {
+            fieldErrors: [{ field: "paths", message: "no matching files" }],
+            hints: [hint("GitStatus", "medium", { short: true })],
+          }),
+        )
+      }
+      if (toAdd.length > 0) {
+        yield* repo.call("add", () => git.add({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: toAdd.map((a) => a.path), cache: repo.cache }))
+      }
+      for (const path of toRemove) {
+        yield* repo.call("rm", () => git.remove({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: path, cache: repo.cache }))
+      }
+      const changes = [...toAdd, ...toRemove.map((path) => ({ path, change: "deleted" }))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+      const files = changes.map((c) => c.path)
+      const lines = changes.map((c) => `${c.change === "added" ? "A" : c.change === "deleted" ? "D" : "M"}  ${c.path}`)
+      const summary = changes.length === 0 ? "Nothing new to stage: the named paths match the index already." : `Staged ${changes.length} file${changes.length === 1 ? "" : "s"}:`
+      const skipped =
+        ignored.length > 0 ? `\n\nSkipped (ignored by .gitignore, not staged): ${ignored.join(", ")}. Stage them only if the user asks, with Bash \`git add -f\`.` : ""
+      return {
+        ...(ignored.length > 0 ? { status: "partial" as const } : {}),
+        header: `GitAdd: ${given.join(", ")}`,
+        data: { ok: true, files, changes, ...(ignored.length > 0 ? { ignored } : {}) },
+        text: `${summary}${lines.length > 0 ? `\n${lines.join("\n")}` : ""}${skipped}`,
+        stats: { staged: changes.length },
+        ...(ignored.length > 0 ? { hints: [hint("GitStatus", "medium", { short: true })] } : {}),
+      }
+    }),
+})

@@ -1,0 +1,131 @@
+import { Clock, Effect, Schema } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import * as git from "isomorphic-git"
+import { Config } from "../config/config.ts"
+import { runHook } from "../git/hooks.ts"
+import { readGitConfig, resolveIdentity } from "../git/identity.ts"
+import { openRepository } from "../git/repository.ts"
+import { readHead, stagedRenames } from "../git/status.ts"
+import { compareBytes, readSnapshot } from "../git/tree-states.ts"
+import { hint } from "../protocol/hint.ts"
+import { defineTool } from "../tool/definition.ts"
+import { invalidParam, toolError } from "../tool/tool-error.ts"
+import description from "./git_commit.md" with { type: "text" }
+
+/** Options that rewrite history, force or skip checks: never honoured, even written into the message. */
+const REFUSED = /^(?:--?)(amend|force|no-verify|no-edit|allow-empty|allow-empty-message|fixup|squash|reset-author|all|a|n|f|c|C)\b/
+
+/** `git commit -m` cleanup ("whitespace" mode): trailing spaces, leading/trailing and repeated blank lines go. */
+export const cleanMessage = (message: string): string =>
+  message
+    .split(/\r?\n/)
+    .map((l) => l.replace(/\s+$/, ""))
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .replace(/^\n+|\n+$/g, "")
+
+/** git_commit (spec 004): records the staged changes as a new commit on the current branch. */
+export const gitCommitTool = defineTool({
+  name: "git_commit",
+  title: "GitCommit",
+  description,
+  permission: "ask",
+  parameterAliases: { m: "message", msg: "message" },
+  parameters: Schema.Struct({
+    message: Schema.String.annotate({ description: "The commit message: a short subject line, then optionally a blank line and a body." }),
+  }),
+  run: ({ message }) =>
+    Effect.gen(function* () {
+      const trimmed = message.trim()
+      const flag = REFUSED.exec(trimmed) ?? /["']\s*(--(?:amend|force|no-verify))\b/.exec(trimmed)
+      if (flag) {
+        return yield* Effect.fail(
+          invalidParam(
+            "message",
+            `'${flag[0].replace(/^["']\s*/, "")}' looks like a git option. git_commit only takes a message: it never amends, forces, skips hooks (--no-verify) or commits unstaged files.`,
+          ),
+        )
+      }
+      const text = cleanMessage(message)
+      if (text === "") return yield* Effect.fail(invalidParam("message", "the commit message is empty"))
+
+      const repo = yield* openRepository
+      const fs = yield* FileSystem
+      const path = yield* Path
+      const config = yield* Config
+      if (yield* fs.exists(path.join(repo.gitdir, "MERGE_HEAD")).pipe(Effect.orElseSucceed(() => false))) {
+        return yield* Effect.fail(
+          toolError("CONFLICT", "A merge is in progress; git_commit does not conclude merges. Finish it with the git command line.", {
+            hints: [hint("Bash", "medium", { command: "git status && git commit --no-edit" })],
+          }),
+        )
+      }
+      const head = yield* repo.call("rev-parse", () => readHead(repo))
+      if (head.branch === undefined) {
+        return yield* Effect.fail(
+          toolError("CONFLICT", "HEAD is detached: a commit here would belong to no branch. Switch to a branch first.", {
+            hints: [hint("Bash", "medium", { command: "git switch -c <new-branch>" })],
+          }),
+        )
+      }
+      const snapshot = yield* readSnapshot(repo, { workdir: false })
+      const renames = yield* repo.call("diff", () => stagedRenames(repo, snapshot.states))
+      const renamedFrom = new Set(renames.map((r) => r.from))
+      const renamedTo = new Map(renames.map((r) => [r.to, r.from]))
+      const changes = snapshot.states
+        .filter((s) => !renamedFrom.has(s.path))
+        .flatMap((s): ReadonlyArray<{ path: string; change: string; from?: string }> => {
+          if (renamedTo.has(s.path)) return [{ path: s.path, change: "renamed", from: renamedTo.get(s.path)! }]
+          if (s.head && s.stage) return s.head.oid === s.stage.oid && s.head.mode === s.stage.mode ? [] : [{ path: s.path, change: "modified" }]
+          return [{ path: s.path, change: s.stage ? "added" : "deleted" }]
+        })
+        .sort((a, b) => compareBytes(a.path, b.path))
+      if (changes.length === 0) {
+        return yield* Effect.fail(
+          toolError("EXECUTION_ERROR", "Nothing to commit: no changes are staged. Stage files with git_add first.", {
+            hints: [hint("GitStatus", "high", { short: true }), hint("GitAdd", "medium", { paths: ["<path>"] })],
+          }),
+        )
+      }
+
+      const gitConfig = yield* readGitConfig(repo.gitdir, config.env)
+      const { author, committer } = yield* resolveIdentity(gitConfig, config.env)
+      const hooksPath = gitConfig.get("core.hookspath")
+      const hooksDir = hooksPath ? path.resolve(repo.dir, hooksPath.replace(/^~(?=\/)/, config.env.HOME ?? "~")) : path.join(repo.gitdir, "hooks")
+      const hookEnv = { ...config.env, GIT_INDEX_FILE: path.join(repo.gitdir, "index") }
+      yield* runHook({ hooksDir, name: "pre-commit", args: [], cwd: repo.dir, env: hookEnv })
+      let finalMessage = text
+      const msgFile = path.join(repo.gitdir, "COMMIT_EDITMSG")
+      yield* fs.writeFileString(msgFile, `${text}\n`).pipe(Effect.orElseSucceed(() => undefined))
+      if (yield* runHook({ hooksDir, name: "commit-msg", args: [msgFile], cwd: repo.dir, env: hookEnv })) {
+        finalMessage = cleanMessage(yield* fs.readFileString(msgFile).pipe(Effect.orElseSucceed(() => text)))
+        if (finalMessage === "") return yield* Effect.fail(invalidParam("message", "the commit-msg hook left an empty message"))
+      }
+
+      const millis = yield* Clock.currentTimeMillis
+      const when = { timestamp: Math.floor(millis / 1000), timezoneOffset: new Date(millis).getTimezoneOffset() }
+      const oid = yield* repo.call("commit", () =>
+        git.commit({
+          fs: repo.fs,
+          dir: repo.dir,
+          gitdir: repo.gitdir,
+          message: `${finalMessage}\n`,
+          author: { ...author, ...when },
+          committer: { ...committer, ...when },
+          cache: repo.cache,
+        }),
+      )
+      const subject = finalMessage.split("\n")[0]!
+      const root = head.commit === undefined ? " (root-commit)" : ""
+      const lines = changes.map((c) =>
+        c.change === "renamed" ? ` rename ${c.from} => ${c.path}` : ` ${c.change === "added" ? "create" : c.change === "deleted" ? "delete" : "modify"} ${c.path}`,
+      )
+      return {
+        header: `GitCommit: ${oid.slice(0, 7)}`,
+        data: { ok: true, commit: oid, branch: head.branch, subject, files: changes },
+        text: `[${head.branch}${root} ${oid.slice(0, 7)}] ${subject}\n ${changes.length} file${changes.length === 1 ? "" : "s"} changed\n${lines.join("\n")}`,
+        stats: { files: changes.length },
+      }
+    }),
+})

@@ -1,0 +1,55 @@
+import { Effect, Schema } from "effect"
+import { repositoryDiff } from "../git/changes.ts"
+import { openRepository } from "../git/repository.ts"
+import { defineTool } from "../tool/definition.ts"
+import { toolError } from "../tool/tool-error.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import description from "./git_diff.md" with { type: "text" }
+
+/** git_diff (spec 004): unified diffs of unstaged (index → working tree) or staged (HEAD → index) changes. */
+export const gitDiffTool = defineTool({
+  name: "git_diff",
+  title: "GitDiff",
+  description,
+  readOnly: true,
+  permission: "allow",
+  parameterAliases: { cached: "staged", file_path: "path" },
+  parameters: Schema.Struct({
+    staged: Schema.optionalKey(
+      Schema.Boolean.annotate({ description: "true: changes staged for the next commit (git diff --staged). Default false: unstaged changes (git diff)." }),
+    ),
+    path: Schema.optionalKey(Schema.String.annotate({ description: "Only this file or folder (relative to the working directory)." })),
+  }),
+  run: ({ staged, path }) =>
+    Effect.gen(function* () {
+      const workspace = yield* Workspace
+      const repo = yield* openRepository
+      let prefix: string | undefined
+      if (path !== undefined && path !== "" && path !== ".") {
+        const resolved = yield* workspace.resolve(path)
+        prefix = repo.relative(resolved.absolute)
+        if (prefix === undefined) {
+          return yield* toolError("INVALID_PARAM", `'${path}' is outside the repository at ${workspace.display(repo.dir)}.`, {
+            fieldErrors: [{ field: "path", message: "outside the repository" }],
+          })
+        }
+      }
+      const prefixes = prefix !== undefined && prefix !== "" ? [prefix] : []
+      const diff = yield* repositoryDiff(repo, { staged: staged === true, prefixes })
+      const which = staged === true ? "staged" : "unstaged"
+      const scope = prefix ? ` in ${prefix}` : ""
+      const additions = diff.files.reduce((n, f) => n + f.additions, 0)
+      const deletions = diff.files.reduce((n, f) => n + f.deletions, 0)
+      const summary =
+        diff.files.length === 0
+          ? `No ${which} changes${scope}.${staged === true ? "" : " (Untracked files are not shown; see git_status.)"}`
+          : `${diff.files.length} file${diff.files.length === 1 ? "" : "s"} with ${which} changes${scope}: +${additions} -${deletions}.`
+      return {
+        header: `GitDiff${staged === true ? " (staged)" : ""}${prefix ? `: ${prefix}` : ""}`,
+        data: { content: diff.content, files: diff.files, staged: staged === true },
+        text: diff.content === "" ? summary : `${summary}\n\n${diff.content}`,
+        stats: { files: diff.files.length, additions, deletions },
+        ...(path !== undefined ? { context: { path_resolved: prefix ?? "." } } : {}),
+      }
+    }),
+})

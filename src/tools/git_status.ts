@@ -1,0 +1,53 @@
+import { Effect, Schema } from "effect"
+import { openRepository } from "../git/repository.ts"
+import { currentUpstream, formatLong, formatShort, readHead, statusEntries } from "../git/status.ts"
+import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
+import { defineTool } from "../tool/definition.ts"
+import description from "./git_status.md" with { type: "text" }
+
+const count = (n: number, what: string) => `${n} ${what}`
+
+/** git_status (spec 004): the working tree's state, as `git status` or `git status --porcelain` prints it. */
+export const gitStatusTool = defineTool({
+  name: "git_status",
+  title: "GitStatus",
+  description,
+  readOnly: true,
+  permission: "allow",
+  parameters: Schema.Struct({
+    short: Schema.optionalKey(
+      Schema.Boolean.annotate({ description: "true: one `XY path` line per change (git status --porcelain). Default false: git's long format." }),
+    ),
+  }),
+  run: ({ short }) =>
+    Effect.gen(function* () {
+      const repo = yield* openRepository
+      const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
+      const snapshot = yield* readSnapshot(repo, { workdir: true })
+      const entries = yield* repo.call("status", () => statusEntries(repo, snapshot, fileMode))
+      const head = yield* repo.call("rev-parse", () => readHead(repo))
+      const upstream = yield* repo.call("status", () => currentUpstream(repo, head))
+      const staged = entries.filter((e) => e.index !== " " && e.index !== "?").length
+      const unstaged = entries.filter((e) => e.worktree !== " " && e.worktree !== "?").length
+      const untracked = entries.filter((e) => e.index === "?").length
+      const content = short === true ? formatShort(entries) : formatLong(entries, head, upstream)
+      const where = head.branch !== undefined ? `On branch ${head.branch}` : `HEAD detached at ${head.commit?.slice(0, 7) ?? "HEAD"}`
+      const summary =
+        entries.length === 0
+          ? `${where}: nothing to commit, working tree clean.`
+          : `${where}: ${[count(staged, "staged"), count(unstaged, "unstaged"), count(untracked, "untracked")].join(", ")}.`
+      return {
+        header: `GitStatus: ${head.branch ?? "(detached)"}`,
+        data: {
+          content,
+          branch: head.branch ?? null,
+          commit: head.commit ?? null,
+          entries,
+          clean: entries.length === 0,
+          ...(upstream ? { upstream } : {}),
+        },
+        text: short === true ? `${summary}${content ? `\n\n${content}` : ""}` : content,
+        stats: { staged, unstaged, untracked },
+      }
+    }),
+})
