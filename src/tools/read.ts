@@ -193,7 +193,9 @@ export const readTool = defineTool({
           const offset = params.offset ?? 0
           const tail = offset < 0
           const limit = Math.min(asked ?? (tail ? -offset : settings.defaultLimit), settings.maxLimit)
-          const forward = { maxLineBytes: settings.maxLineLength * 4 + 4, maxWindowBytes: settings.maxBytes }
+          // A line costs what it adds to the content: its number, tab, shown text and line break.
+          const cost = (line: RawLine) => 8 + Buffer.byteLength(renderLine(line, decodeAs, settings.maxLineLength).text)
+          const forward = { maxLineBytes: settings.maxLineLength * 4 + 4, maxWindowBytes: settings.maxBytes, cost }
 
           let first: number // number of the first line shown (1-based; negative counts from the end)
           let total: number | undefined

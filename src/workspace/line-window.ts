@@ -46,8 +46,10 @@ export interface ForwardOptions {
   readonly limit: number
   /** Bytes kept per line; the rest of a longer line is counted, not kept. */
   readonly maxLineBytes: number
-  /** Stop the window before a line that would take the kept bytes past this (the first line always fits). */
+  /** Stop the window before a line that would take its cost past this (the first line always fits). */
   readonly maxWindowBytes?: number
+  /** What a line costs against `maxWindowBytes`. Default: its kept bytes plus its line break. */
+  readonly cost?: (line: RawLine) => number
   /** Keep counting lines to the end of the source once the window is full. */
   readonly countAll: boolean
   readonly blockSize?: number
@@ -97,6 +99,7 @@ export const readForward = <E>(source: ByteSource<E>, options: ForwardOptions): 
   Effect.gen(function* () {
     const { start, skip, limit, maxLineBytes, countAll } = options
     const budget = options.maxWindowBytes ?? Number.POSITIVE_INFINITY
+    const cost = options.cost ?? ((line: RawLine) => line.head.length + 1)
     const size = source.size
     const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(options.blockSize ?? DEFAULT_BLOCK, size - start)))
     const lines: Array<RawLine> = []
@@ -115,13 +118,14 @@ export const readForward = <E>(source: ByteSource<E>, options: ForwardOptions): 
       if (!windowDone && index >= skip) {
         const crlf = lastByte === CR && length > 0
         const content = length - (crlf ? 1 : 0)
-        const head = concat(chunks, Math.min(kept, content))
-        if (lines.length > 0 && windowBytes + head.length > budget) {
+        const line: RawLine = { head: concat(chunks, Math.min(kept, content)), length: content, crlf }
+        const lineCost = cost(line)
+        if (lines.length > 0 && windowBytes + lineCost > budget) {
           windowDone = true
           stoppedBy = "bytes"
         } else {
-          lines.push({ head, length: content, crlf })
-          windowBytes += head.length + 1
+          lines.push(line)
+          windowBytes += lineCost
           end = after
           if (lines.length >= limit) {
             windowDone = true
