@@ -1,8 +1,11 @@
 import type { Tool } from "../tool/definition.ts"
 import { calculatorTool } from "./calculator.ts"
+import { editTool } from "./edit.ts"
 import { listTool } from "./list.ts"
+import { multieditTool } from "./multiedit.ts"
 import { readTool } from "./read.ts"
 import { patchTool } from "./patch.ts"
+import { writeTool } from "./write.ts"
 
 /** Every built-in tool, in the order `anvil tools` lists them. */
-export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, patchTool]
+export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, patchTool, writeTool, editTool, multieditTool]

@@ -1,0 +1,189 @@
+import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatchHunk } from "diff"
+
+/** A unified diff of one file and its size. */
+export interface FileDiff {
+  /** `---`/`+++`/`@@` unified diff; "" when nothing changed. Cut to the display limits when `truncated`. */
+  readonly diff: string
+  /** Lines added and removed (counted over the whole diff, also when the text is cut). */
+  readonly additions: number
+  readonly deletions: number
+  /** Whether `diff` was shortened to the display limits. */
+  readonly truncated: boolean
+  /** Lines of the whole diff. */
+  readonly totalLines: number
+  /** First changed line of the new text (1-based), when something changed. */
+  readonly firstChangedLine?: number
+}
+
+export interface DiffOptions {
+  /** Name on the `---` line, e.g. "a/src/x.ts", or "/dev/null" for a created file. */
+  readonly oldName: string
+  /** Name on the `+++` line. */
+  readonly newName: string
+  /** Context lines around each change. Default 3. */
+  readonly context?: number
+  /** Longest diff text kept, in lines and bytes; the counts stay exact. Default 400 lines, 40,000 bytes. */
+  readonly maxLines?: number
+  readonly maxBytes?: number
+  /** Milliseconds the line diff may take before it falls back to one replace-everything hunk. Default 2000. */
+  readonly timeoutMs?: number
+}
+
+const countLines = (text: string, from: number, to: number): number => {
+  let n = 0
+  for (let i = text.indexOf("\n", from); i !== -1 && i < to; i = text.indexOf("\n", i + 1)) n++
+  return n
+}
+
+/** Start of the line `lines` lines above the line starting at `at`. */
+const backLines = (text: string, at: number, lines: number): number => {
+  let pos = at
+  for (let k = 0; k < lines && pos > 0; k++) {
+    const prev = text.lastIndexOf("\n", pos - 2)
+    pos = prev + 1
+  }
+  return pos
+}
+
+/** Offset just past `lines` more line breaks from `at` (or the end). */
+const forwardLines = (text: string, at: number, lines: number): number => {
+  let pos = at
+  for (let k = 0; k < lines && pos < text.length; k++) {
+    const next = text.indexOf("\n", pos)
+    pos = next === -1 ? text.length : next + 1
+  }
+  return pos
+}
+
+const splitLines = (text: string): Array<string> => {
+  if (text === "") return []
+  const lines = text.split("\n")
+  if (lines[lines.length - 1] === "") lines.pop()
+  return lines
+}
+
+/** One hunk replacing every old line by every new line: the fallback when the line diff would take too long. */
+const wholeHunk = (before: string, after: string): StructuredPatchHunk => {
+  const oldLines = splitLines(before)
+  const newLines = splitLines(after)
+  const lines = [...oldLines.map((l) => `-${l}`), ...newLines.map((l) => `+${l}`)]
+  if (before !== "" && !before.endsWith("\n")) lines.splice(oldLines.length, 0, "\\ No newline at end of file")
+  if (after !== "" && !after.endsWith("\n")) lines.push("\\ No newline at end of file")
+  return {
+    oldStart: oldLines.length === 0 ? 0 : 1,
+    oldLines: oldLines.length,
+    newStart: newLines.length === 0 ? 0 : 1,
+    newLines: newLines.length,
+    lines,
+  }
+}
+
+/**
+ * The unified diff between two texts (compare them with LF line breaks). Only
+ * the changed window is handed to the line diff: the common prefix and suffix
+ * lines are skipped (keeping `context` lines of them) and the hunk numbers are
+ * shifted back, so a one-line edit of a 10 MB file costs a scan, not a diff of
+ * the whole file.
+ */
+export const unifiedDiff = (before: string, after: string, options: DiffOptions): FileDiff => {
+  if (before === after) return { diff: "", additions: 0, deletions: 0, truncated: false, totalLines: 0 }
+  const context = options.context ?? 3
+
+  // First differing character, moved back to the start of its line.
+  const limit = Math.min(before.length, after.length)
+  let p = 0
+  while (p < limit && before.charCodeAt(p) === after.charCodeAt(p)) p++
+  const prefixEnd = p === 0 ? 0 : before.lastIndexOf("\n", p - 1) + 1
+  // Common suffix, not overlapping the prefix, then moved forward to a line start inside it.
+  let s = 0
+  const maxSuffix = limit - prefixEnd
+  while (s < maxSuffix && before.charCodeAt(before.length - 1 - s) === after.charCodeAt(after.length - 1 - s)) s++
+  const suffixStartBefore = before.length - s
+  const nl = s === 0 ? -1 : before.indexOf("\n", suffixStartBefore)
+  const tailBefore = nl === -1 ? before.length : nl + 1
+  const shift = after.length - before.length
+  const tailAfter = tailBefore + shift
+
+  const windowStart = backLines(before, prefixEnd, context)
+  const windowEndBefore = forwardLines(before, tailBefore, context)
+  const windowEndAfter = windowEndBefore + shift
+  const skipped = countLines(before, 0, windowStart)
+  const oldWindow = before.slice(windowStart, windowEndBefore)
+  const newWindow = after.slice(windowStart, windowEndAfter)
+
+  const patch = structuredPatch("", "", oldWindow, newWindow, undefined, undefined, {
+    context,
+    timeout: options.timeoutMs ?? 2000,
+  })
+  const hunks: Array<StructuredPatchHunk> = patch
+    ? patch.hunks
+    : (() => {
+        // Too slow to diff line by line: one hunk over the changed window, context as plain lines.
+        const lead = before.slice(windowStart, prefixEnd)
+        const trail = before.slice(tailBefore, windowEndBefore)
+        const hunk = wholeHunk(before.slice(prefixEnd, tailBefore), after.slice(prefixEnd, tailAfter))
+        const leadLines = splitLines(lead).map((l) => ` ${l}`)
+        const trailLines = splitLines(trail).map((l) => ` ${l}`)
+        return [
+          {
+            oldStart: 1,
+            oldLines: leadLines.length + hunk.oldLines + trailLines.length,
+            newStart: 1,
+            newLines: leadLines.length + hunk.newLines + trailLines.length,
+            lines: [...leadLines, ...hunk.lines, ...trailLines],
+          },
+        ]
+      })()
+  const shifted = hunks.map((h) => ({
+    ...h,
+    oldStart: h.oldLines === 0 && h.oldStart === 0 ? skipped : h.oldStart + skipped,
+    newStart: h.newLines === 0 && h.newStart === 0 ? skipped : h.newStart + skipped,
+  }))
+
+  let additions = 0
+  let deletions = 0
+  for (const h of shifted) {
+    for (const line of h.lines) {
+      if (line.startsWith("+")) additions++
+      else if (line.startsWith("-")) deletions++
+    }
+  }
+  const full = formatPatch(
+    { oldFileName: options.oldName, newFileName: options.newName, oldHeader: undefined, newHeader: undefined, hunks: shifted },
+    FILE_HEADERS_ONLY,
+  )
+  const first = shifted[0]
+  const firstChangedLine = first ? firstChange(first) : undefined
+  return { ...cap(full, options.maxLines ?? 400, options.maxBytes ?? 40_000), additions, deletions, ...(firstChangedLine ? { firstChangedLine } : {}) }
+}
+
+/** New-side line number of the first added or removed line of a hunk. */
+const firstChange = (h: StructuredPatchHunk): number => {
+  let line = h.newStart
+  for (const l of h.lines) {
+    if (l.startsWith("+") || l.startsWith("-")) return Math.max(1, line)
+    if (l.startsWith(" ")) line++
+  }
+  return Math.max(1, h.newStart)
+}
+
+/** Cuts a diff to whole lines within the limits (a single over-long line is cut inside). */
+const cap = (text: string, maxLines: number, maxBytes: number): Pick<FileDiff, "diff" | "truncated" | "totalLines"> => {
+  const body = text.endsWith("\n") ? text.slice(0, -1) : text
+  const lines = body.split("\n")
+  const totalLines = lines.length
+  const kept: Array<string> = []
+  let bytes = 0
+  for (const line of lines) {
+    if (kept.length >= maxLines) break
+    const size = Buffer.byteLength(line) + 1
+    if (bytes + size > maxBytes) {
+      if (kept.length === 0) kept.push(`${line.slice(0, Math.max(0, maxBytes - 40))}… [line cut]`)
+      break
+    }
+    kept.push(line)
+    bytes += size
+  }
+  const truncated = kept.length < totalLines || kept[kept.length - 1] !== lines[kept.length - 1]
+  return { diff: kept.join("\n") + "\n", truncated, totalLines }
+}

@@ -1,0 +1,104 @@
+import { Effect, Schema } from "effect"
+import { editFile } from "../edit/edit-file.ts"
+import { STRATEGY_DESCRIPTIONS } from "../edit/match.ts"
+import { DryRunParam, Sha256Param } from "../edit/params.ts"
+import { body, changesLine, diffData, fileOps, formatLine, hashData, hashLines } from "../edit/report.ts"
+import { hint } from "../protocol/hint.ts"
+import { defineTool } from "../tool/definition.ts"
+import description from "./edit.md" with { type: "text" }
+
+const span = (a: number, b: number) => (a === b ? `line ${a}` : `lines ${a}-${b}`)
+
+/** edit (spec 004, issue 3): replace one exact, unique piece of a file (or every occurrence with replace_all). */
+export const editTool = defineTool({
+  name: "edit",
+  title: "Edit",
+  description,
+  aliases: ["edit_file", "str_replace"],
+  parameterAliases: {
+    file_path: "path",
+    filePath: "path",
+    old_str: "old_string",
+    oldString: "old_string",
+    new_str: "new_string",
+    newString: "new_string",
+    replaceAll: "replace_all",
+  },
+  permission: "ask",
+  readOnly: false,
+  parameters: Schema.Struct({
+    path: Schema.String.annotate({ description: "The file to change." }),
+    old_string: Schema.String.annotate({
+      description:
+        "The exact text to replace, copied from the file (without Read's line-number prefix), with enough surrounding lines to be unique. Empty only to create a missing file or fill an empty one.",
+    }),
+    new_string: Schema.String.annotate({ description: "The text to put in its place (must differ from old_string)." }),
+    replace_all: Schema.optionalKey(Schema.Boolean.annotate({ description: "Replace every occurrence of old_string instead of requiring exactly one." })),
+    expected_sha256: Schema.optionalKey(Sha256Param),
+    dry_run: Schema.optionalKey(DryRunParam),
+  }),
+  run: (params) =>
+    Effect.gen(function* () {
+      const dryRun = params.dry_run === true
+      const outcome = yield* editFile({
+        tool: "edit",
+        path: params.path,
+        edits: [{ old_string: params.old_string, new_string: params.new_string, replace_all: params.replace_all }],
+        expectedSha256: params.expected_sha256,
+        dryRun,
+        field: (_, key) => key,
+        label: () => "",
+      })
+      const { target, commit, format } = outcome
+      const display = target.display
+      const edit = outcome.edits[0]!
+      const fuzzy = edit.strategy !== "exact"
+      const operation = commit.created ? "create" : "replace"
+      const where = edit.replacements > 1 ? `lines ${edit.lines.join(", ")}${edit.replacements > edit.lines.length ? ", …" : ""}` : span(edit.startLine, edit.endLine)
+      const lines = [
+        ...(fuzzy
+          ? [
+              `old_string did not match exactly. It was found by the '${edit.strategy}' fallback (${STRATEGY_DESCRIPTIONS[edit.strategy]}) ` +
+                `at ${span(edit.startLine, edit.endLine)}, and the edit was applied there. Check the diff below is what you meant.`,
+              "",
+            ]
+          : []),
+        ...(commit.created ? [`Operation: create (created=True)`] : []),
+        `Replacements: ${edit.replacements}`,
+        `Match: ${edit.strategy} at ${where}`,
+        ...hashLines(commit),
+        `Path: ${display}`,
+        formatLine(format, !commit.created),
+        changesLine(commit.diff),
+      ]
+      const readBack = hint("Read", "high", { path: display, offset: Math.max(0, edit.startLine - 4), limit: Math.max(20, edit.endLine - edit.startLine + 8) })
+      return {
+        status: fuzzy || dryRun ? ("partial" as const) : ("success" as const),
+        header: `Edit: ${display}`,
+        data: {
+          applied: commit.applied,
+          path: display,
+          operation,
+          created: commit.created,
+          replace_all: params.replace_all === true,
+          replacements: edit.replacements,
+          match_strategy: edit.strategy,
+          start_line: edit.startLine,
+          end_line: edit.endLine,
+          lines: edit.lines,
+          bytes_written: commit.bytesWritten,
+          file_bytes: commit.fileBytes,
+          ...hashData(commit),
+          ...diffData(commit.diff),
+          encoding: format.encoding,
+          bom: format.bom,
+          line_endings: format.eol,
+        },
+        text: body(lines, commit.diff, dryRun),
+        stats: { replacements: edit.replacements, additions: commit.diff.additions, deletions: commit.diff.deletions },
+        context: { path_resolved: display },
+        hints: [readBack],
+        meta: fileOps(display, operation, commit),
+      }
+    }),
+})

@@ -1,0 +1,104 @@
+import { Effect, Schema } from "effect"
+import { Config } from "../config/config.ts"
+import { DEFAULT_MAX_DIFF_LINES, DEFAULT_MAX_FILE_BYTES, DryRunParam, parentOf, Sha256Param } from "../edit/params.ts"
+import { body, changesLine, diffData, fileOps, formatLine, hashData, hashLines, pyBool } from "../edit/report.ts"
+import { guardFresh } from "../edit/stale-guard.ts"
+import { commitText, openTarget } from "../edit/target-file.ts"
+import { detectEol, encodable, withEol, type TextFormat } from "../edit/text-encoding.ts"
+import { hint } from "../protocol/hint.ts"
+import { defineTool } from "../tool/definition.ts"
+import { toolError } from "../tool/tool-error.ts"
+import { FileLedger } from "../workspace/file-ledger.ts"
+import description from "./write.md" with { type: "text" }
+
+/** write (spec 004, issue 3): create or overwrite a whole file, atomically, with a diff of what changed. */
+export const writeTool = defineTool({
+  name: "write",
+  title: "Write",
+  description,
+  aliases: ["write_file", "create_file"],
+  parameterAliases: { file_path: "path", filePath: "path", filename: "path", contents: "content", text: "content" },
+  permission: "ask",
+  readOnly: false,
+  parameters: Schema.Struct({
+    path: Schema.String.annotate({ description: "File to write (relative to the working directory, or absolute inside the project)." }),
+    content: Schema.String.annotate({ description: "The complete new content of the file." }),
+    expected_sha256: Schema.optionalKey(Sha256Param),
+    dry_run: Schema.optionalKey(DryRunParam),
+  }),
+  run: (params) =>
+    Effect.gen(function* () {
+      const config = yield* Config
+      const ledger = yield* FileLedger
+      const maxBytes = config.get("tools.write.max_file_bytes", DEFAULT_MAX_FILE_BYTES)
+      const maxDiffLines = config.get("tools.write.max_diff_lines", DEFAULT_MAX_DIFF_LINES)
+      const target = yield* openTarget(params.path, { maxBytes, limitKey: "tools.write.max_file_bytes" })
+      const { display } = target
+      const existing = target.existing
+      const dryRun = params.dry_run === true
+
+      if (existing) {
+        yield* guardFresh({ ledger, key: target.writePath, display, current: existing, expectedSha256: params.expected_sha256 })
+      } else if (params.expected_sha256 !== undefined) {
+        return yield* toolError("CONFLICT", `${display} does not exist, but expected_sha256 names a version of it.`, {
+          hints: [hint("LS", "medium", { path: parentOf(display) })],
+          context: { path_resolved: display },
+        })
+      }
+
+      // An existing file keeps its encoding, BOM and CRLF line endings (content given with plain LF is converted).
+      const notes: Array<string> = []
+      let text = params.content
+      let format: TextFormat = { encoding: "utf-8", bom: false, eol: detectEol(text) }
+      if (existing) {
+        const old = existing.decoded.format
+        const keepEncoding = encodable(text, old.encoding)
+        if (!keepEncoding) notes.push(`The file was ${old.encoding}; the new content does not fit that encoding, so it was written as UTF-8.`)
+        if (old.eol === "crlf" && text.includes("\n") && !text.includes("\r\n")) text = withEol(text, "\r\n")
+        format = {
+          encoding: keepEncoding ? old.encoding : "utf-8",
+          bom: keepEncoding ? old.bom : false,
+          eol: detectEol(text),
+        }
+        if (old.eol !== format.eol && old.eol !== "none" && format.eol !== "none") {
+          notes.push(`Line endings changed from ${old.eol.toUpperCase()} to ${format.eol.toUpperCase()}.`)
+        }
+      }
+      const commit = yield* commitText({ target, text, format, dryRun, maxDiffLines })
+      const operation = commit.created ? "create" : "overwrite"
+      const lines = [
+        `Operation: ${operation} (created=${pyBool(commit.created)})`,
+        `Bytes written: ${commit.bytesWritten}`,
+        `File bytes: ${commit.fileBytes}`,
+        ...hashLines(commit),
+        `Path: ${display}`,
+        formatLine(format, existing !== undefined),
+        changesLine(commit.diff),
+        ...notes,
+      ]
+      return {
+        status: dryRun ? ("partial" as const) : ("success" as const),
+        header: `Write: ${display}`,
+        data: {
+          applied: commit.applied,
+          created: commit.created,
+          operation,
+          bytes_written: commit.bytesWritten,
+          file_bytes: commit.fileBytes,
+          ...hashData(commit),
+          path: display,
+          ...diffData(commit.diff),
+          encoding: format.encoding,
+          bom: format.bom,
+          line_endings: format.eol,
+        },
+        text: body(lines, commit.diff, dryRun),
+        stats: { bytes_written: commit.bytesWritten, additions: commit.diff.additions, deletions: commit.diff.deletions },
+        context: { path_resolved: display },
+        hints: dryRun
+          ? [hint("Write", "high", { path: display, content: "<same content>", dry_run: false })]
+          : [hint("Read", "high", { path: display, offset: 0, limit: 200 })],
+        meta: fileOps(display, operation, commit),
+      }
+    }),
+})
