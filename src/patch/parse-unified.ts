@@ -168,7 +168,8 @@ export const parseUnified = (text: string, options: UnifiedOptions = {}): Parsed
     const created = oldH.name === DEV_NULL || (isEpochTimestamp(oldH.timestamp) && hunks.every((h) => h.oldStart === 0 && noOld(h)))
     const deleted = newH.name === DEV_NULL || (isEpochTimestamp(newH.timestamp) && hunks.every(noNew) && hunks.every((h) => /\+0,0 @@/.test(h.header)))
     if (created && deleted) throw syntaxProblem(start + 1, `${label} is both created and deleted.`)
-    const names = stripPair(created ? undefined : oldH.name, deleted ? undefined : newH.name, start + 1)
+    const both = oldH.name !== DEV_NULL && newH.name !== DEV_NULL ? { a: oldH.name, b: newH.name } : undefined
+    const names = stripPair(created ? undefined : oldH.name, deleted ? undefined : newH.name, start + 1, both)
     // Plain diffs cannot rename: `diff -u x.orig x` patches whichever of the two exists (the new name first).
     const operation: FileOperation = created ? "create" : deleted ? "delete" : "modify"
     return {

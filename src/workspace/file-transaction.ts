@@ -75,7 +75,7 @@ export const commitChanges = (
       }
       const stamp = Option.getOrUndefined(now)
       const mtime = stamp ? Option.getOrUndefined(stamp.mtime)?.getTime() : undefined
-      if (!stamp || Number(stamp.size) !== c.before.size || (c.before.mtimeMs !== undefined && mtime !== c.before.mtimeMs)) {
+      if (!stamp || Number(stamp.size) !== c.before.size || (c.before.mtimeMs !== undefined && mtime !== undefined && Math.floor(mtime) !== Math.floor(c.before.mtimeMs))) {
         return yield* toolError("CONFLICT", `${c.display} changed on disk while the patch was being prepared. Nothing was changed; read it again and retry.`)
       }
     }
@@ -196,7 +196,8 @@ export const commitChanges = (
         while (d !== root && d.startsWith(root + path.sep)) {
           const entries = yield* fs.readDirectory(d).pipe(Effect.orElseSucceed(() => ["?"]))
           if (entries.length > 0) return
-          const removed = yield* fs.remove(d).pipe(Effect.result)
+          // remove() has no rmdir mode; the folder was just seen empty.
+          const removed = yield* fs.remove(d, { recursive: true }).pipe(Effect.result)
           if (removed._tag === "Failure") return
           d = path.dirname(d)
         }

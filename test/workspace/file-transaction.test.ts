@@ -1,0 +1,146 @@
+import { describe, expect, test } from "bun:test"
+import { Effect, Layer } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { systemError } from "effect/PlatformError"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { commitChanges, type FileChange } from "../../src/workspace/file-transaction.ts"
+import { tempDir } from "../support/harness.ts"
+
+const enc = (s: string) => new TextEncoder().encode(s)
+
+/** The real file system, except that `method` fails for paths matching `failOn`. */
+const faulty = (method: "rename" | "remove" | "chmod" | "writeFile", failOn: (path: string) => boolean) =>
+  Layer.effect(
+    FileSystem,
+    Effect.gen(function* () {
+      const real = yield* FileSystem
+      const fail = (path: string) =>
+        Effect.fail(systemError({ _tag: "PermissionDenied", module: "FileSystem", method, pathOrDescriptor: path, description: "injected failure" }))
+      const wrapped: Record<string, unknown> = { ...real }
+      const original = real[method] as (...args: Array<unknown>) => Effect.Effect<void, unknown>
+      wrapped[method] = (...args: Array<unknown>) => {
+        const target = String(args[method === "rename" ? 1 : 0])
+        return failOn(target) ? fail(target) : original(...args)
+      }
+      return wrapped as unknown as FileSystem
+    }),
+  ).pipe(Layer.provide(NodeFileSystem.layer))
+
+const runCommit = (changes: ReadonlyArray<FileChange>, root: string, fs: Layer.Layer<FileSystem> = NodeFileSystem.layer) =>
+  Effect.runPromise(
+    commitChanges(changes, { root }).pipe(
+      Effect.flip,
+      Effect.map((e) => ({ ok: false as const, code: e.code, message: e.message })),
+      Effect.orElseSucceed(() => ({ ok: true as const, code: undefined, message: "" })),
+      Effect.provide(Layer.merge(fs, NodePath.layer)),
+    ),
+  )
+
+/** A tree with three files and the changes that edit one, delete one, create one (in a new folder) and chmod one. */
+const fixture = () => {
+  const root = tempDir()
+  writeFileSync(join(root, "edit.txt"), "old edit\n")
+  writeFileSync(join(root, "gone.txt"), "old gone\n")
+  writeFileSync(join(root, "mode.sh"), "echo\n")
+  chmodSync(join(root, "mode.sh"), 0o644)
+  const before = (name: string) => {
+    const bytes = readFileSync(join(root, name))
+    const st = statSync(join(root, name))
+    return { bytes: new Uint8Array(bytes), mode: st.mode & 0o7777, size: bytes.length, mtimeMs: st.mtimeMs }
+  }
+  const changes: Array<FileChange> = [
+    { path: join(root, "edit.txt"), display: "edit.txt", before: before("edit.txt"), after: { bytes: enc("new edit\n"), mode: 0o644 } },
+    { path: join(root, "gone.txt"), display: "gone.txt", before: before("gone.txt") },
+    { path: join(root, "new/dir/made.txt"), display: "new/dir/made.txt", after: { bytes: enc("made\n"), mode: 0o755 } },
+    { path: join(root, "mode.sh"), display: "mode.sh", before: before("mode.sh"), after: { bytes: enc("echo\n"), mode: 0o755 } },
+  ]
+  const state = () => ({
+    edit: readFileSync(join(root, "edit.txt"), "utf8"),
+    gone: existsSync(join(root, "gone.txt")) ? readFileSync(join(root, "gone.txt"), "utf8") : null,
+    made: existsSync(join(root, "new")),
+    mode: statSync(join(root, "mode.sh")).mode & 0o777,
+    entries: readdirSync(root).sort(),
+  })
+  return { root, changes, state }
+}
+
+describe("commitChanges", () => {
+  test("applies edits, removals, creations (with folders and mode) and mode changes", async () => {
+    const { root, changes } = fixture()
+    const r = await runCommit(changes, root)
+    expect(r.ok).toBe(true)
+    expect(readFileSync(join(root, "edit.txt"), "utf8")).toBe("new edit\n")
+    expect(existsSync(join(root, "gone.txt"))).toBe(false)
+    expect(readFileSync(join(root, "new/dir/made.txt"), "utf8")).toBe("made\n")
+    expect(statSync(join(root, "new/dir/made.txt")).mode & 0o777).toBe(0o755)
+    expect(statSync(join(root, "mode.sh")).mode & 0o777).toBe(0o755)
+    expect(readdirSync(root).filter((n) => n.includes(".anvil-"))).toEqual([])
+  })
+
+  const untouched = { edit: "old edit\n", gone: "old gone\n", made: false, mode: 0o644, entries: ["edit.txt", "gone.txt", "mode.sh"] }
+
+  test("a failing rename in the middle of the commit rolls every step back", async () => {
+    const { root, changes, state } = fixture()
+    // The removal of gone.txt and the rename onto edit.txt succeed first; the new file's rename fails.
+    const r = await runCommit(changes, root, faulty("rename", (p) => p.endsWith("made.txt")))
+    expect(r).toMatchObject({ ok: false, code: "PERMISSION_DENIED" })
+    expect(r.message).toContain("new/dir/made.txt")
+    expect(r.message).toContain("rolled back")
+    expect(state()).toEqual(untouched)
+  })
+
+  test("a failing chmod (the last step) rolls the writes and removals back", async () => {
+    const { root, changes, state } = fixture()
+    const r = await runCommit(changes, root, faulty("chmod", (p) => p.endsWith("mode.sh")))
+    expect(r.ok).toBe(false)
+    expect(state()).toEqual(untouched)
+  })
+
+  test("a failure while staging (disk full, say) leaves no temp files and no new folders", async () => {
+    const { root, changes, state } = fixture()
+    const r = await runCommit(changes, root, faulty("writeFile", (p) => p.includes("made.txt")))
+    expect(r.ok).toBe(false)
+    expect(r.message).toContain("Nothing was changed")
+    expect(state()).toEqual(untouched)
+  })
+
+  test("a file changed on disk since it was read is a CONFLICT and nothing is touched", async () => {
+    const { root, changes, state } = fixture()
+    writeFileSync(join(root, "gone.txt"), "someone else wrote this\n")
+    const r = await runCommit(changes, root)
+    expect(r).toMatchObject({ ok: false, code: "CONFLICT" })
+    expect(r.message).toContain("gone.txt changed on disk")
+    expect(state()).toEqual({ ...untouched, gone: "someone else wrote this\n" })
+  })
+
+  test("a file that appeared where a new one is created is a CONFLICT", async () => {
+    const { root, changes } = fixture()
+    mkdirSync(join(root, "new/dir"), { recursive: true })
+    writeFileSync(join(root, "new/dir/made.txt"), "race\n")
+    const r = await runCommit(changes, root)
+    expect(r).toMatchObject({ ok: false, code: "CONFLICT" })
+    expect(readFileSync(join(root, "new/dir/made.txt"), "utf8")).toBe("race\n")
+    expect(readFileSync(join(root, "edit.txt"), "utf8")).toBe("old edit\n")
+  })
+
+  test("folders emptied by removals are pruned, the root never", async () => {
+    const root = tempDir()
+    mkdirSync(join(root, "a/b"), { recursive: true })
+    writeFileSync(join(root, "a/b/only.txt"), "x\n")
+    writeFileSync(join(root, "top.txt"), "t\n")
+    const st = (n: string) => ({ bytes: new Uint8Array(readFileSync(join(root, n))), mode: 0o644, size: readFileSync(join(root, n)).length, mtimeMs: statSync(join(root, n)).mtimeMs })
+    const r = await runCommit(
+      [
+        { path: join(root, "a/b/only.txt"), display: "a/b/only.txt", before: st("a/b/only.txt") },
+        { path: join(root, "top.txt"), display: "top.txt", before: st("top.txt") },
+      ],
+      root,
+    )
+    expect(r.ok).toBe(true)
+    expect(readdirSync(root)).toEqual([])
+    expect(existsSync(root)).toBe(true)
+  })
+})
