@@ -6,7 +6,7 @@
  * with a generated one when it compiles the binary.
  */
 export interface EmbeddedAssets {
-  /** The embedded rg executable (must be extracted before it can be spawned). */
+  /** The embedded rg executable, gzip-compressed when the path ends in `.gz` (must be extracted before it can be spawned). */
   readonly ripgrep?: string
   /** The ripgrep package version, to key the extraction cache. */
   readonly ripgrepVersion?: string

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { ByteSize, Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
@@ -62,22 +62,48 @@ export const ripgrepCacheDirs = (env: Readonly<Record<string, string | undefined
   return [...new Set(dirs)]
 }
 
+const isGzip = (file: string) => file.endsWith(".gz")
+
+/** Uncompressed sizes of embedded .gz files already looked at (they never change while anvil runs). */
+const gzipSizes = new Map<string, bigint>()
+
 /**
- * Copies the embedded rg to `<cacheDir>/rg-<version>/rg` unless a copy of the
- * same size is already there. The copy is written atomically (temp file and
- * rename, so concurrent anvils never see half a binary) with mode 755.
+ * The size rg has once extracted: the embedded file's own size, or for a
+ * gzip-compressed one (build.ts embeds `rg.gz`) the ISIZE field of the gzip
+ * trailer (the last 4 bytes, little-endian), so checking the cache never
+ * decompresses anything. Bun's `$bunfs` cannot `open` a file, only read it
+ * whole, hence the memo.
+ */
+const extractedSize = Effect.fn("ripgrep.extractedSize")(function* (embedded: string) {
+  const fs = yield* FileSystem
+  if (!isGzip(embedded)) return ByteSize.toBigInt((yield* fs.stat(embedded)).size)
+  const known = gzipSizes.get(embedded)
+  if (known !== undefined) return known
+  const bytes = yield* fs.readFile(embedded)
+  if (bytes.length < 18) return yield* Effect.fail(new Error(`${embedded}: not a gzip file`))
+  const size = BigInt(new DataView(bytes.buffer, bytes.byteOffset + bytes.length - 4, 4).getUint32(0, true))
+  gzipSizes.set(embedded, size)
+  return size
+})
+
+/**
+ * Copies the embedded rg to `<cacheDir>/rg-<version>/rg` (gunzipping a `.gz`)
+ * unless a copy of the right size is already there. The copy is written
+ * atomically (temp file and rename, so concurrent anvils never see half a
+ * binary) with mode 755.
  */
 export const extractRipgrep = Effect.fn("ripgrep.extract")(function* (embedded: string, version: string, cacheDir: string) {
   const fs = yield* FileSystem
   const path = yield* Path
   const target = path.join(cacheDir, `rg-${version}`, exe)
-  const expected = (yield* fs.stat(embedded)).size
+  const expected = yield* extractedSize(embedded)
   const existing = yield* fs.stat(target).pipe(Effect.option)
-  if (existing._tag === "Some" && existing.value.type === "File" && existing.value.size === expected) {
+  if (existing._tag === "Some" && existing.value.type === "File" && ByteSize.toBigInt(existing.value.size) === expected) {
     if ((existing.value.mode & 0o755) !== 0o755) yield* fs.chmod(target, 0o755)
     return target
   }
-  const bytes = yield* fs.readFile(embedded)
+  const stored = yield* fs.readFile(embedded)
+  const bytes = isGzip(embedded) ? yield* Effect.try(() => Bun.gunzipSync(stored as Uint8Array<ArrayBuffer>)) : stored
   yield* atomicWrite(target, bytes, { mode: 0o755 })
   return target
 })

@@ -109,6 +109,43 @@ describe("extraction of the embedded rg", () => {
   })
 })
 
+describe("a gzip-compressed embedded rg (what build.ts embeds)", () => {
+  const gzAssets = (content: string) => {
+    const file = join(tempDir("anvil-embedded-"), "rg-abc123.gz")
+    writeFileSync(file, Bun.gzipSync(new TextEncoder().encode(content)))
+    return { ripgrep: file, ripgrepVersion: "9.9.9", skills: {}, compiled: true } satisfies EmbeddedAssets
+  }
+
+  test("is gunzipped into the cache and runs", async () => {
+    const cache = tempDir("anvil-cache-")
+    const found = await find({ XDG_CACHE_HOME: cache }, { assets: gzAssets(FAKE_RG), ignorePath: true })
+    expect(found!.path).toBe(join(cache, "anvil", "rg-9.9.9", "rg"))
+    expect(readFileSync(found!.path, "utf8")).toBe(FAKE_RG)
+    expect(Bun.spawnSync([found!.path]).stdout.toString()).toBe("ripgrep 0.0.0-fake\n")
+  })
+
+  test("the cached copy is checked against the uncompressed size: kept when equal, replaced when not", async () => {
+    const cache = tempDir("anvil-cache-")
+    const assets = gzAssets(FAKE_RG)
+    const first = await find({ XDG_CACHE_HOME: cache }, { assets, ignorePath: true })
+    const inode = statSync(first!.path).ino
+    await find({ XDG_CACHE_HOME: cache }, { assets, ignorePath: true })
+    expect(statSync(first!.path).ino).toBe(inode)
+    writeFileSync(first!.path, "#!/bin/sh\n")
+    await find({ XDG_CACHE_HOME: cache }, { assets, ignorePath: true })
+    expect(readFileSync(first!.path, "utf8")).toBe(FAKE_RG)
+  })
+
+  test("a broken .gz yields no rg from the embedding (and no half-written file)", async () => {
+    const cache = tempDir("anvil-cache-")
+    const file = join(tempDir("anvil-embedded-"), "rg.gz")
+    writeFileSync(file, "this is not gzip data at all, but long enough")
+    const found = await find({ XDG_CACHE_HOME: cache, PATH: "" }, { assets: { ripgrep: file, skills: {}, compiled: true } })
+    expect(found).toBeUndefined()
+    expect(readdirSync(cache)).toEqual([])
+  })
+})
+
 describe("lookup order", () => {
   test("an executable rg on the Config environment's PATH comes first", async () => {
     const bin = binDirWithRg()
