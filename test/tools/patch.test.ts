@@ -346,7 +346,7 @@ describe("patch: tolerance and errors", () => {
     expect(out.envelope.status).toBe("success")
     // Context lines keep the file's own bytes; the added line is the patch's.
     expect(readFileSync(join(root, "w.ts"), "utf8")).toBe("function f() {\n\tconst a = 1;   \n  return a + 1;\n}\n")
-    const f = (out.envelope.data as { files: Array<{ fuzz?: Array<{ hunk: number; tolerance: string }> }> }).files[0]!
+    const f = (out.envelope.data as { files: Array<{ fuzz?: Array<{ hunk: number; line: number; tolerance: string }> }> }).files[0]!
     expect(f.fuzz).toEqual([{ hunk: 1, line: 1, tolerance: "whitespace" }])
     expect(out.envelope.text).toContain("ignoring whitespace differences")
   })
