@@ -23,6 +23,12 @@ export interface Placement {
   readonly expectedLine?: number
 }
 
+/** The old file's lines, read on demand (a large file is not split up front). */
+export interface LineSource {
+  readonly count: number
+  readonly line: (i: number) => string
+}
+
 export interface LocateOptions {
   /** The file as the patch names it, for messages. */
   readonly path: string
@@ -59,18 +65,22 @@ const normalizers: Record<Tolerance, (s: string) => string> = {
  * that fits nowhere is a CONFLICT naming the file, the hunk and the first line
  * that differs at the closest place. Throws PatchProblem.
  */
-export const locateHunks = (lines: ReadonlyArray<string>, hunks: ReadonlyArray<Hunk>, options: LocateOptions): ReadonlyArray<Placement> => {
-  const n = lines.length
-  const normalized = new Map<Tolerance, ReadonlyArray<string>>([["exact", lines]])
+export const locateHunks = (source: LineSource, hunks: ReadonlyArray<Hunk>, options: LocateOptions): ReadonlyArray<Placement> => {
+  const n = source.count
+  // Whole-file arrays are built only when a hunk needs them (an anchor, a loose match, an error message).
+  const normalized = new Map<Tolerance, ReadonlyArray<string>>()
   const fileAt = (level: Tolerance): ReadonlyArray<string> => {
     let arr = normalized.get(level)
     if (!arr) {
+      const exact = normalized.get("exact") ?? Array.from({ length: n }, (_, i) => source.line(i))
+      normalized.set("exact", exact)
       const f = normalizers[level]
-      arr = lines.map(f)
+      arr = level === "exact" ? exact : exact.map(f)
       normalized.set(level, arr)
     }
     return arr
   }
+  const exactLine = (i: number) => normalized.get("exact")?.[i] ?? source.line(i)
   const maxLevel = LEVELS.indexOf(options.maxFuzz ?? "punctuation")
   const placed: Array<Placement> = []
   let delta = 0
@@ -90,7 +100,7 @@ export const locateHunks = (lines: ReadonlyArray<string>, hunks: ReadonlyArray<H
     let hint: number
     let forward = false
     if (hunk.anchors && hunk.anchors.length > 0) {
-      for (const anchor of hunk.anchors) cursor = findAnchor(lines, anchor, cursor, options.path, hunk, fileAt) + 1
+      for (const anchor of hunk.anchors) cursor = findAnchor(anchor, cursor, options.path, hunk, fileAt) + 1
       hint = cursor
       forward = true
     } else if (hunk.oldStart !== undefined) {
@@ -115,17 +125,17 @@ export const locateHunks = (lines: ReadonlyArray<string>, hunks: ReadonlyArray<H
       const level = LEVELS[li]!
       const norm = normalizers[level]
       const want = old.map(norm)
-      const file = fileAt(level)
+      const at = level === "exact" ? exactLine : ((file) => (i: number) => file[i])(fileAt(level))
       const matchesAt = (p: number) => {
         if (p < 0 || p + m > n) return false
         if (mustEnd && p + m !== n) return false
-        for (let k = 0; k < m; k++) if (file[p + k] !== want[k]) return false
+        for (let k = 0; k < m; k++) if (at(p + k) !== want[k]) return false
         return !overlaps(p, m)
       }
       const start = search(hint, n - m, forward, matchesAt)
       if (start !== undefined) found = { start, level }
     }
-    if (!found) throw mismatch(lines, old, hunk, hint, options.path, mustEnd)
+    if (!found) throw mismatch(fileAt("exact"), old, hunk, hint, options.path, mustEnd)
     const expected = hunk.oldStart !== undefined && !hunk.anchors ? Math.max(0, hunk.oldStart - 1) : undefined
     placed.push({
       hunk,
@@ -158,7 +168,6 @@ const search = (hint: number, last: number, forward: boolean, ok: (p: number) =>
 }
 
 const findAnchor = (
-  lines: ReadonlyArray<string>,
   anchor: string,
   from: number,
   path: string,
@@ -187,7 +196,7 @@ const mismatch = (lines: ReadonlyArray<string>, old: ReadonlyArray<string>, hunk
   const loose = (s: string) => s.trim()
   const wantLoose = old.map(loose)
   // Closest place: most lines equal (whitespace-insensitive), nearest to the hint on ties; bounded work.
-  const budget = 4_000_000
+  const budget = 2_000_000
   const radius = Math.max(50, Math.floor(budget / Math.max(1, m)))
   const from = Math.max(0, Math.min(hint, n) - radius)
   const to = Math.min(Math.max(0, n - 1), hint + radius)

@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { toolError, type ToolError } from "../tool/tool-error.ts"
-import type { FileBefore, FileChange } from "../workspace/file-transaction.ts"
+import { sameBytes, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"
 import { applyToText } from "./apply.ts"
@@ -281,4 +281,3 @@ const placementsReport = (applied: { readonly placements: ReadonlyArray<import("
 
 const encoder = new TextEncoder()
 const encode = (text: string): Uint8Array => encoder.encode(text)
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i])

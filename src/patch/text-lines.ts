@@ -1,20 +1,71 @@
 /**
- * A text file as lines, each with its own terminator, so a file goes back to
- * bytes exactly as it came: LF, CRLF or mixed endings, a missing final
- * newline, a UTF-8 byte-order mark.
+ * A text file seen as lines without copying it: an index of line starts over
+ * the original string, so a hunk touches only its own lines and untouched
+ * stretches go back out as slices, byte for byte (LF, CRLF or mixed endings,
+ * a missing final newline, a UTF-8 byte-order mark).
  */
-export interface TextLines {
-  /** Line contents without their terminators (and without the BOM when `bom`). */
-  readonly lines: ReadonlyArray<string>
-  /** Each line's terminator: "\n", "\r\n", or "" for a last line without one. */
-  readonly eols: ReadonlyArray<string>
-  /** The text started with a UTF-8 byte-order mark, kept out of `lines[0]`. */
+export class LineView {
+  /** The text without its BOM. */
+  readonly text: string
+  /** The text started with a UTF-8 byte-order mark (kept out of line 0). */
   readonly bom: boolean
+  readonly count: number
+  /** The last line ends with a terminator (true for an empty text). */
+  readonly finalNewline: boolean
+  /** How many lines end in "\r\n" and in a bare "\n". */
+  readonly crlfLines: number
+  readonly lfLines: number
+  private readonly starts: Array<number>
+
+  constructor(text: string, splitBom = true) {
+    this.bom = splitBom && text.startsWith(BOM)
+    this.text = this.bom ? text.slice(1) : text
+    const t = this.text
+    const starts: Array<number> = []
+    let crlf = 0
+    let from = 0
+    while (from < t.length) {
+      starts.push(from)
+      const nl = t.indexOf("\n", from)
+      if (nl < 0) {
+        from = t.length
+        break
+      }
+      if (nl > from && t.charCodeAt(nl - 1) === 13) crlf++
+      from = nl + 1
+    }
+    this.starts = starts
+    this.count = starts.length
+    this.finalNewline = t.length === 0 || t.endsWith("\n")
+    this.crlfLines = crlf
+    this.lfLines = this.count - crlf - (this.finalNewline ? 0 : 1)
+  }
+
+  /** Where line `i` starts; `count` gives the end of the text. */
+  offset(i: number): number {
+    return i >= this.count ? this.text.length : this.starts[i]!
+  }
+
+  /** Line `i`'s terminator: "\n", "\r\n", or "" for a last line without one. */
+  eol(i: number): "" | "\n" | "\r\n" {
+    const end = this.offset(i + 1)
+    if (i === this.count - 1 && !this.finalNewline) return ""
+    return end >= 2 && this.text.charCodeAt(end - 2) === 13 && end - 2 >= this.starts[i]! ? "\r\n" : "\n"
+  }
+
+  /** Line `i` without its terminator. */
+  line(i: number): string {
+    return this.text.slice(this.starts[i]!, this.offset(i + 1) - this.eol(i).length)
+  }
+
+  /** The terminator most lines use ("\n" when there are none). */
+  get dominantEol(): "\n" | "\r\n" {
+    return this.crlfLines > this.lfLines ? "\r\n" : "\n"
+  }
 }
 
-export const EMPTY_TEXT: TextLines = { lines: [], eols: [], bom: false }
-
 const BOM = "\uFEFF"
+export const BYTE_ORDER_MARK = BOM
 
 /**
  * Decodes file bytes as UTF-8 text; undefined when they are not text (a NUL
@@ -28,50 +79,3 @@ export const decodeText = (bytes: Uint8Array): string | undefined => {
     return undefined
   }
 }
-
-/** Splits text into lines. With `splitBom` a leading BOM is set aside (and restored by {@link joinLines}). */
-export const splitLines = (text: string, splitBom = true): TextLines => {
-  const bom = splitBom && text.startsWith(BOM)
-  const body = bom ? text.slice(1) : text
-  if (body === "") return { lines: [], eols: [], bom }
-  const parts = body.split("\n")
-  const endsWithNewline = parts[parts.length - 1] === ""
-  if (endsWithNewline) parts.pop()
-  const lines: Array<string> = new Array(parts.length)
-  const eols: Array<string> = new Array(parts.length)
-  const last = parts.length - 1
-  for (let i = 0; i < parts.length; i++) {
-    const p = parts[i]!
-    if (i === last && !endsWithNewline) {
-      lines[i] = p
-      eols[i] = ""
-    } else if (p.endsWith("\r")) {
-      lines[i] = p.slice(0, -1)
-      eols[i] = "\r\n"
-    } else {
-      lines[i] = p
-      eols[i] = "\n"
-    }
-  }
-  return { lines, eols, bom }
-}
-
-export const joinLines = (t: TextLines): string => {
-  const parts: Array<string> = new Array(t.lines.length)
-  for (let i = 0; i < t.lines.length; i++) parts[i] = t.lines[i]! + t.eols[i]!
-  return (t.bom ? BOM : "") + parts.join("")
-}
-
-/** The terminator most lines use ("\n" when there are none). */
-export const dominantEol = (t: TextLines): "\n" | "\r\n" => {
-  let crlf = 0
-  let lf = 0
-  for (const e of t.eols) {
-    if (e === "\r\n") crlf++
-    else if (e === "\n") lf++
-  }
-  return crlf > lf ? "\r\n" : "\n"
-}
-
-/** Whether the text ends with a line terminator (an empty text counts as ending cleanly). */
-export const endsWithNewline = (t: TextLines): boolean => t.eols.length === 0 || t.eols[t.eols.length - 1] !== ""

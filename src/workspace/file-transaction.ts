@@ -35,7 +35,8 @@ export interface CommitOptions {
   readonly root: string
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i])
+/** Byte equality (native compare: files may be megabytes). */
+export const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a === b || (a.length === b.length && Buffer.compare(a, b) === 0)
 
 type Step =
   | { readonly kind: "removed"; readonly change: FileChange }
