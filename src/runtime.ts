@@ -11,12 +11,13 @@ import { HttpClient } from "./net/http-client.ts"
 import { OutputSettings } from "./output/output-settings.ts"
 import { RetentionLive } from "./output/retention.ts"
 import { SpillStore } from "./output/spill-store.ts"
-import { Permissions, type PermissionRequest } from "./permission/permissions.ts"
+import { Permissions, type AskAnswer, type PermissionRequest, type PermissionsOptions } from "./permission/permissions.ts"
 import { ProcessRunner } from "./process/process-runner.ts"
 import type { Tool } from "./tool/definition.ts"
 import { makeRegistry } from "./tool/registry.ts"
 import { ToolRunner } from "./tool/runner.ts"
 import { SessionInfo, type SessionInfoShape } from "./tool/session.ts"
+import { SubagentRunner } from "./tool/subagent.ts"
 import { UserTerminal } from "./ui/user-terminal.ts"
 import { FileLedger } from "./workspace/file-ledger.ts"
 import { findProjectRoot } from "./workspace/project-root.ts"
@@ -37,6 +38,7 @@ export type ToolServices =
   | HttpClient
   | GitFs
   | UserTerminal
+  | SubagentRunner
   | ProcessRunner
 
 /** The platform: file system, paths and child processes from @effect/platform-node. */
@@ -54,7 +56,9 @@ export interface RuntimeOptions {
   /** The tools to register. */
   readonly tools: ReadonlyArray<Tool>
   /** How an "ask" permission is answered. Default: approved (a direct invocation). */
-  readonly onAsk?: (request: PermissionRequest) => Effect.Effect<boolean>
+  readonly onAsk?: (request: PermissionRequest) => Effect.Effect<boolean | AskAnswer>
+  /** Approvals given up front (`--allow`). */
+  readonly permissions?: PermissionsOptions
   /** Settings applied over the config files. */
   readonly configOverrides?: ConfigData
   /** The session calls belong to. Default: a direct (non-agent) run with id "cli". */
@@ -63,6 +67,8 @@ export interface RuntimeOptions {
   readonly enforceReads?: boolean
   /** The person tools may ask (question). Default: none (no TTY); the CLI passes `UserTerminal.fromStreams`. */
   readonly terminal?: Layer.Layer<UserTerminal>
+  /** Runs the task tool's subagents (agent sessions). Default: none (task fails cleanly). Built with the other services. */
+  readonly subagents?: Layer.Layer<SubagentRunner, never, Exclude<ToolServices, SubagentRunner>>
 }
 
 /**
@@ -89,7 +95,9 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
         }),
       ).pipe(Layer.provide(Layer.merge(output, config)))
       const spill = SpillStore.layer.pipe(Layer.provide(output))
-      const permissions = Permissions.layer(options.onAsk ?? (() => Effect.succeed(true))).pipe(Layer.provide(config))
+      const permissions = Permissions.layer(options.onAsk ?? (() => Effect.succeed(true)), options.permissions).pipe(
+        Layer.provide(Layer.merge(config, workspace)),
+      )
       const session = options.session ? SessionInfo.layer(options.session) : SessionInfo.direct
       const ledger = options.enforceReads ? FileLedger.enforcing : FileLedger.disabled
       const services = Layer.mergeAll(
@@ -106,6 +114,7 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
         ProcessRunner.layer,
         options.terminal ?? UserTerminal.none,
       )
-      return ToolRunner.layer<ToolServices>(makeRegistry(options.tools)).pipe(Layer.provideMerge(services))
+      const subagents = options.subagents ? options.subagents.pipe(Layer.provide(services)) : SubagentRunner.unavailable
+      return ToolRunner.layer<ToolServices>(makeRegistry(options.tools)).pipe(Layer.provideMerge(Layer.merge(services, subagents)))
     }),
   ).pipe(Layer.provideMerge(PlatformLive))

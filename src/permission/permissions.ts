@@ -1,52 +1,141 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
+import { parseJsonc } from "../config/jsonc.ts"
 import type { PermissionLevel, Tool } from "../tool/definition.ts"
+import { atomicWrite } from "../workspace/atomic-write.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import { allowCovers, levelFor, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
 
 /** One call awaiting a decision. */
 export interface PermissionRequest {
   readonly tool: Tool
   readonly params: unknown
+  /** What the rules matched on (command, paths, host), when the call has one. */
+  readonly subjects?: Subjects | undefined
 }
 
 export type PermissionDecision =
   | { readonly allowed: true }
   | { readonly allowed: false; readonly reason: string }
 
+/**
+ * The answer to an "ask": run it once, approve such calls for the rest of the
+ * session, approve them for good (saved to the project's anvil.json), or
+ * refuse (optionally saying why, for the model). `true`/`false` are "once"/"deny".
+ */
+export type AskAnswer = "once" | "session" | "always" | "deny" | { readonly deny: string }
+
 /** Decides whether a call may run: rules first, then the front end's answer for "ask". */
 export interface PermissionsShape {
   readonly check: (request: PermissionRequest) => Effect.Effect<PermissionDecision>
+  /** The level the rules give a call (before any session approval or question). */
+  readonly levelOf: (tool: Tool, params: unknown) => PermissionLevel
+  /** Approves calls matching `rule` for the rest of the session (never overrides a deny). */
+  readonly allow: (rule: AllowRule) => Effect.Effect<void>
 }
 
-/** The level configured for a tool in anvil.json `permission` ({"bash": "ask"}), else the tool's default. */
+/** The level configured for a tool in anvil.json `permission` as a whole ({"bash": "ask"}), else the tool's default. */
 export const configuredLevel = (config: Config["Service"], tool: Tool): PermissionLevel => {
-  const level = config.get(`permission.${tool.name}`, "")
-  return level === "allow" || level === "ask" || level === "deny" ? level : (tool.permission ?? "allow")
+  const rules = toolRules(config.get("permission", {} as Record<string, unknown>), tool.name)
+  return rules?.level ?? tool.permission ?? "allow"
 }
+
+export interface PermissionsOptions {
+  /** Approvals given up front (`--allow`). */
+  readonly allow?: ReadonlyArray<AllowRule>
+}
+
+/** The rules an "always"/"session" answer adds: one per subject value, or the whole tool when the call has none. */
+export const rulesForAnswer = (tool: Tool, subjects: Subjects | undefined): ReadonlyArray<AllowRule> =>
+  subjects && subjects.values.length > 0 ? subjects.values.map((pattern) => ({ tool: tool.name, pattern })) : [{ tool: tool.name }]
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * Adds allow rules to `<root>/anvil.json` (`permission.<tool>`), keeping the
+ * rest of the file's settings. A whole-tool rule sets the tool's level; a
+ * pattern joins the tool's pattern object (an existing level moves to "*").
+ * Comments in the file are not preserved.
+ */
+export const saveAllowRules = (root: string, rules: ReadonlyArray<AllowRule>) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const file = path.join(root, "anvil.json")
+    const text = yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => "{}"))
+    const parsed = yield* Effect.try({ try: () => parseJsonc(text), catch: (e) => new Error(`${file}: ${(e as Error).message}`) })
+    const data: Record<string, unknown> = isRecord(parsed) ? { ...parsed } : {}
+    const permission: Record<string, unknown> = isRecord(data.permission) ? { ...data.permission } : {}
+    for (const rule of rules) {
+      const entry = permission[rule.tool]
+      if (rule.pattern === undefined) {
+        permission[rule.tool] = isRecord(entry) ? { ...entry, "*": "allow" } : "allow"
+      } else {
+        const object: Record<string, unknown> = isRecord(entry) ? { ...entry } : typeof entry === "string" ? { "*": entry } : {}
+        object[rule.pattern] = "allow"
+        permission[rule.tool] = object
+      }
+    }
+    data.permission = permission
+    yield* atomicWrite(file, new TextEncoder().encode(`${JSON.stringify(data, null, 2)}\n`))
+    return file
+  })
 
 export class Permissions extends Context.Service<Permissions, PermissionsShape>()("anvil/Permissions") {
   /**
-   * Config rules, with `onAsk` answering the calls whose level is "ask"
-   * (a TTY prompt, `--yes`, or the direct `anvil tool` command, where the
-   * user's own invocation is the approval).
+   * Config rules (see rules.ts), with `onAsk` answering the calls whose level
+   * is "ask" — a TTY prompt, `--yes`, or the direct `anvil tool` command, where
+   * the user's own invocation is the approval. Approvals for the session
+   * (`--allow`, "always for this session") are consulted before asking; a deny
+   * rule is never overridden.
    */
-  static layer = (onAsk: (request: PermissionRequest) => Effect.Effect<boolean>) =>
+  static layer = (onAsk: (request: PermissionRequest) => Effect.Effect<boolean | AskAnswer>, options: PermissionsOptions = {}) =>
     Layer.effect(
       Permissions,
       Effect.gen(function* () {
         const config = yield* Config
-        return {
-          check: (request) =>
-            Effect.gen(function* () {
-              const level = configuredLevel(config, request.tool)
-              if (level === "allow") return { allowed: true } as const
-              if (level === "deny") {
-                return { allowed: false, reason: `The '${request.tool.name}' tool is denied by the permission settings.` } as const
-              }
-              return (yield* onAsk(request))
-                ? ({ allowed: true } as const)
-                : ({ allowed: false, reason: `The user did not approve this '${request.tool.name}' call.` } as const)
-            }),
+        const workspace = Option.getOrUndefined(yield* Effect.serviceOption(Workspace))
+        const fs = Option.getOrUndefined(yield* Effect.serviceOption(FileSystem))
+        const pathService = Option.getOrUndefined(yield* Effect.serviceOption(Path))
+        const approved: Array<AllowRule> = [...(options.allow ?? [])]
+        const normalize = (p: string): string => {
+          if (!workspace || !pathService) return p.replace(/^\.\//, "")
+          return workspace.display(pathService.resolve(workspace.cwd, p))
         }
+        const permission = () => config.get("permission", {} as Record<string, unknown>)
+        const levelOf = (tool: Tool, params: unknown) =>
+          levelFor(toolRules(permission(), tool.name), tool.permission ?? "allow", subjectsOf(params, normalize))
+
+        const check = (request: PermissionRequest): Effect.Effect<PermissionDecision> =>
+          Effect.gen(function* () {
+            const subjects = request.subjects ?? subjectsOf(request.params, normalize)
+            const level = levelFor(toolRules(permission(), request.tool.name), request.tool.permission ?? "allow", subjects)
+            if (level === "allow") return { allowed: true } as const
+            const what = subjects ? ` (${subjects.values.join(", ")})` : ""
+            if (level === "deny") {
+              return { allowed: false, reason: `The '${request.tool.name}' call${what} is denied by the permission settings.` } as const
+            }
+            if (approved.some((rule) => allowCovers(rule, request.tool.name, subjects))) return { allowed: true } as const
+            const answer = yield* onAsk({ ...request, subjects })
+            if (answer === true || answer === "once") return { allowed: true } as const
+            if (answer === "session" || answer === "always") {
+              const rules = rulesForAnswer(request.tool, subjects)
+              approved.push(...rules)
+              if (answer === "always" && workspace && fs && pathService) {
+                yield* saveAllowRules(workspace.root, rules).pipe(
+                  Effect.provideService(FileSystem, fs),
+                  Effect.provideService(Path, pathService),
+                  Effect.catch((e) => Effect.logWarning(`Could not save the permission rule (${rules.map(showAllowRule).join(", ")}): ${String(e)}`)),
+                )
+              }
+              return { allowed: true } as const
+            }
+            if (typeof answer === "object") return { allowed: false, reason: answer.deny } as const
+            return { allowed: false, reason: `The user did not approve this '${request.tool.name}' call${what}.` } as const
+          })
+        return { check, levelOf, allow: (rule) => Effect.sync(() => void approved.push(rule)) }
       }),
     )
 

@@ -1,0 +1,238 @@
+import type { PermissionLevel } from "../tool/definition.ts"
+
+/**
+ * Permission rules (spec 004) in anvil.json:
+ *
+ * ```jsonc
+ * "permission": {
+ *   "read": "allow",                                        // a whole tool
+ *   "bash": { "*": "ask", "git status*": "allow", "npm test": "allow", "rm *": "deny" },
+ *   "edit": { "src/**": "allow", "*.lock": "deny" },       // file tools: paths (root-relative globs)
+ *   "fetch": { "docs.python.org": "allow", "*.internal": "deny" }   // fetch: hosts
+ * }
+ * ```
+ *
+ * A string is the tool's level; in an object `"*"` is the tool's level and the
+ * other keys are patterns on the call's subject: the command for bash, the
+ * file paths for file tools, the URL's host for fetch. Among the patterns that
+ * match, the most restrictive wins (deny > ask > allow); with none matching,
+ * the tool's level applies (`"*"`, else the tool's own default). A compound
+ * command (`a && b`, `a | b`, `$(b)`) is judged part by part, and a call with
+ * several paths path by path: the strictest part decides, so `git status*`
+ * never approves `git status; rm -rf /`.
+ */
+export interface PatternRule {
+  readonly pattern: string
+  readonly level: PermissionLevel
+}
+
+export interface ToolRules {
+  /** The tool-wide level (a string entry or the "*" key). */
+  readonly level?: PermissionLevel
+  readonly patterns: ReadonlyArray<PatternRule>
+}
+
+export type SubjectKind = "command" | "path" | "host"
+
+/** What a call's patterns are matched against. */
+export interface Subjects {
+  readonly kind: SubjectKind
+  readonly values: ReadonlyArray<string>
+}
+
+const RANK: Record<PermissionLevel, number> = { allow: 0, ask: 1, deny: 2 }
+export const strictest = (levels: ReadonlyArray<PermissionLevel>): PermissionLevel =>
+  levels.reduce<PermissionLevel>((a, b) => (RANK[b] > RANK[a] ? b : a), "allow")
+
+const isLevel = (v: unknown): v is PermissionLevel => v === "allow" || v === "ask" || v === "deny"
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** The rules configured for one tool (`permission.<name>`), or undefined when there are none. */
+export const toolRules = (permission: unknown, toolName: string): ToolRules | undefined => {
+  if (!isRecord(permission)) return undefined
+  const entry = permission[toolName]
+  if (isLevel(entry)) return { level: entry, patterns: [] }
+  if (!isRecord(entry)) return undefined
+  const patterns: Array<PatternRule> = []
+  let level: PermissionLevel | undefined
+  for (const [pattern, value] of Object.entries(entry)) {
+    if (!isLevel(value)) continue
+    if (pattern === "*") level = value
+    else patterns.push({ pattern, level: value })
+  }
+  return { ...(level ? { level } : {}), patterns }
+}
+
+const escapeRe = (s: string) => s.replace(/[.+^${}()|[\]\\]/g, "\\$&")
+
+/** A command glob: `*` is any text (spaces and slashes included), `?` one character; the whole command must match. */
+export const commandGlob = (pattern: string): RegExp =>
+  new RegExp(`^${pattern.trim().split("").map((c) => (c === "*" ? "[\\s\\S]*" : c === "?" ? "[\\s\\S]" : escapeRe(c))).join("")}$`)
+
+/** A path glob: `**` crosses folders, `*` and `?` do not; a pattern without a slash matches the file name anywhere. */
+export const pathGlob = (pattern: string): RegExp => {
+  let p = pattern.trim().replace(/^\.\//, "")
+  if (!p.includes("/")) p = `**/${p}`
+  if (p.endsWith("/")) p += "**"
+  let re = ""
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i]!
+    if (c === "*" && p[i + 1] === "*") {
+      i++
+      if (p[i + 1] === "/") {
+        i++
+        re += "(?:.*/)?"
+      } else re += ".*"
+    } else if (c === "*") re += "[^/]*"
+    else if (c === "?") re += "[^/]"
+    else re += escapeRe(c)
+  }
+  return new RegExp(`^${re}$`)
+}
+
+/** A host pattern: `example.com` exactly, `*.example.com` its subdomains; a pattern with a `/` is a glob on the whole URL. */
+const hostMatches = (pattern: string, host: string): boolean => {
+  const p = pattern.trim().toLowerCase()
+  if (p.includes("/")) return commandGlob(p).test(host)
+  return commandGlob(p).test(host.toLowerCase())
+}
+
+export const subjectMatches = (kind: SubjectKind, pattern: string, value: string): boolean => {
+  if (pattern === "*") return true
+  switch (kind) {
+    case "command":
+      return commandGlob(pattern).test(value.trim())
+    case "path":
+      return pathGlob(pattern).test(value)
+    case "host":
+      return hostMatches(pattern, value)
+  }
+}
+
+/**
+ * Splits a shell command into the simple commands it runs: at `;`, `&&`,
+ * `||`, `|`, `&`, newlines, and into `$( … )` and backtick substitutions.
+ * Quotes are respected.
+ */
+export const commandParts = (command: string): ReadonlyArray<string> => {
+  const parts: Array<string> = []
+  let current = ""
+  let quote: string | undefined
+  const push = () => {
+    if (current.trim() !== "") parts.push(current.trim())
+    current = ""
+  }
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!
+    if (quote) {
+      if (c === "\\" && quote === '"' && i + 1 < command.length) {
+        current += c + command[++i]
+        continue
+      }
+      if (c === quote) quote = undefined
+      // Substitutions run even inside double quotes.
+      if (quote === '"' && c === "$" && command[i + 1] === "(") {
+        push()
+        i++
+        continue
+      }
+      current += c
+      continue
+    }
+    if (c === "'" || c === '"') {
+      quote = c
+      current += c
+    } else if (c === "\\" && i + 1 < command.length) current += c + command[++i]
+    else if (c === ";" || c === "\n" || c === "|" || c === "&" || c === "`" || c === ")") push()
+    else if (c === "$" && command[i + 1] === "(") {
+      push()
+      i++
+    } else if (c === "(") push()
+    else current += c
+  }
+  push()
+  return parts
+}
+
+/**
+ * The level for one call: per subject value, the strictest matching pattern
+ * or else the tool level or default; then the strictest over the values.
+ */
+export const levelFor = (rules: ToolRules | undefined, fallback: PermissionLevel, subjects: Subjects | undefined): PermissionLevel => {
+  const base = rules?.level ?? fallback
+  if (!rules || rules.patterns.length === 0) return base
+  const values = subjects ? (subjects.kind === "command" ? subjects.values.flatMap(commandParts) : subjects.values) : []
+  const judge = (value: string | undefined): PermissionLevel => {
+    const matching = rules.patterns.filter((r) => (value === undefined ? r.pattern === "*" : subjectMatches(subjects!.kind, r.pattern, value)))
+    return matching.length > 0 ? strictest(matching.map((r) => r.level)) : base
+  }
+  return values.length === 0 ? judge(undefined) : strictest(values.map(judge))
+}
+
+/** An approval rule given on the command line or answered in a prompt: `tool` or `tool:pattern`. */
+export interface AllowRule {
+  readonly tool: string
+  readonly pattern?: string
+}
+
+/** Parses `--allow` values: `bash`, `bash:git status*`, `edit:src/**`, `fetch:example.com`, `bash(npm test)`. */
+export const parseAllowRule = (text: string): AllowRule | undefined => {
+  const t = text.trim()
+  const paren = /^([\w.-]+)\((.*)\)$/.exec(t)
+  if (paren) return { tool: paren[1]!.toLowerCase(), pattern: paren[2]! }
+  const colon = t.indexOf(":")
+  if (colon < 0) return /^[\w.-]+$/.test(t) ? { tool: t.toLowerCase() } : undefined
+  const tool = t.slice(0, colon).trim().toLowerCase()
+  const pattern = t.slice(colon + 1).trim()
+  return /^[\w.-]+$/.test(tool) && pattern !== "" ? { tool, pattern } : undefined
+}
+
+/** Whether an approval rule covers every subject of a call (a compound command: every part). */
+export const allowCovers = (rule: AllowRule, toolName: string, subjects: Subjects | undefined): boolean => {
+  if (rule.tool !== "*" && rule.tool !== toolName.toLowerCase()) return false
+  if (rule.pattern === undefined || rule.pattern === "*") return true
+  if (!subjects || subjects.values.length === 0) return false
+  const values = subjects.kind === "command" ? subjects.values.flatMap(commandParts) : subjects.values
+  return values.length > 0 && values.every((v) => subjectMatches(subjects.kind, rule.pattern!, v))
+}
+
+/** A rule's display form, as `--allow` takes it. */
+export const showAllowRule = (rule: AllowRule): string => (rule.pattern === undefined ? rule.tool : `${rule.tool}:${rule.pattern}`)
+
+/** Paths in a patch text (`--- a/x`, `+++ b/x`, `*** Update File: x`). */
+const patchPaths = (patch: string): Array<string> => {
+  const out = new Set<string>()
+  for (const m of patch.matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?([^\t\n]+)/gm)) {
+    const p = m[1]!.trim()
+    if (p !== "/dev/null") out.add(p)
+  }
+  for (const m of patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) out.add(m[1]!.trim())
+  for (const m of patch.matchAll(/^\*\*\* Move to: (.+)$/gm)) out.add(m[1]!.trim())
+  return [...out]
+}
+
+/**
+ * What a call's patterns are matched against, read from its parameters:
+ * `command`/`args` (bash), `url` (fetch: the host), `path`/`file_path`/
+ * `paths`/`edits[].path`/`patch` (file tools). Relative paths are made
+ * root-relative by `normalizePath`.
+ */
+export const subjectsOf = (params: unknown, normalizePath: (p: string) => string = (p) => p): Subjects | undefined => {
+  if (!isRecord(params)) return undefined
+  if (typeof params.command === "string") return { kind: "command", values: [params.command] }
+  if (Array.isArray(params.args) && params.args.every((a) => typeof a === "string")) return { kind: "command", values: [params.args.join(" ")] }
+  if (typeof params.url === "string") {
+    try {
+      return { kind: "host", values: [new URL(params.url).hostname] }
+    } catch {
+      return { kind: "host", values: [params.url] }
+    }
+  }
+  const paths = new Set<string>()
+  for (const key of ["path", "file_path", "target", "destination"]) if (typeof params[key] === "string") paths.add(params[key] as string)
+  if (Array.isArray(params.paths)) for (const p of params.paths) if (typeof p === "string") paths.add(p)
+  if (Array.isArray(params.edits)) for (const e of params.edits) if (isRecord(e) && typeof e.path === "string") paths.add(e.path)
+  if (typeof params.patch === "string") for (const p of patchPaths(params.patch)) paths.add(p)
+  if (paths.size === 0) return undefined
+  return { kind: "path", values: [...paths].map(normalizePath) }
+}

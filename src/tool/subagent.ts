@@ -1,0 +1,42 @@
+import { Context, Effect, Layer } from "effect"
+import { toolError, type ToolError } from "./tool-error.ts"
+
+/** What the task tool asks of a subagent. */
+export interface SubagentRequest {
+  /** The profile the subagent runs with ("explore"). */
+  readonly agent: string
+  readonly objective: string
+  /** The task call's id, so front ends can nest the subagent's activity under it. */
+  readonly parentCallId: string
+}
+
+export interface SubagentReport {
+  readonly summary: string
+  readonly status: "success" | "error" | "cancelled"
+  readonly steps: number
+  readonly tool_calls: number
+  readonly input_tokens: number
+  readonly output_tokens: number
+  readonly error?: string
+}
+
+/**
+ * Runs subagents for the task tool. The agent layer provides the real one (a
+ * fresh history, the profile's restricted tools, the same model); outside an
+ * agent session (`anvil tool task`) there is none and the call fails cleanly.
+ */
+export interface SubagentRunnerShape {
+  /** The profiles a subagent may use. */
+  readonly agents: ReadonlyArray<string>
+  readonly run: (request: SubagentRequest) => Effect.Effect<SubagentReport, ToolError>
+}
+
+export class SubagentRunner extends Context.Service<SubagentRunner, SubagentRunnerShape>()("anvil/SubagentRunner") {
+  static unavailable = Layer.succeed(SubagentRunner, {
+    agents: [],
+    run: () =>
+      Effect.fail(
+        toolError("EXECUTION_ERROR", "The task tool runs subagents only inside an agent session (anvil chat or anvil run)."),
+      ),
+  })
+}

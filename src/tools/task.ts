@@ -1,0 +1,54 @@
+import { Effect, Schema } from "effect"
+import { defineTool } from "../tool/definition.ts"
+import { SubagentRunner } from "../tool/subagent.ts"
+import { invalidParam, toolError } from "../tool/tool-error.ts"
+import description from "./task.md" with { type: "text" }
+
+/** task (spec 004): runs a subagent with its own history and a restricted tool set; returns its summary. */
+export const taskTool = defineTool({
+  name: "task",
+  title: "Task",
+  description,
+  aliases: ["subagent", "agent"],
+  parameterAliases: { prompt: "objective", description: "objective", subagent_type: "agent" },
+  // The subagent only reads, so task calls may run side by side.
+  readOnly: true,
+  parameters: Schema.Struct({
+    objective: Schema.String.annotate({ description: "A complete brief: what to find and what the report must contain." }),
+    agent: Schema.optionalKey(Schema.String.annotate({ description: 'The subagent profile: "explore" (read-only). Default "explore".' })),
+  }),
+  run: ({ objective, agent = "explore" }, call) =>
+    Effect.gen(function* () {
+      const runner = yield* SubagentRunner
+      if (objective.trim() === "") return yield* Effect.fail(invalidParam("objective", "must not be empty"))
+      if (runner.agents.length > 0 && !runner.agents.includes(agent)) {
+        return yield* Effect.fail(invalidParam("agent", `unknown subagent '${agent}' (available: ${runner.agents.join(", ")})`))
+      }
+      const report = yield* runner.run({ agent, objective, parentCallId: call.callId })
+      if (report.status === "error" && report.summary.trim() === "") {
+        return yield* Effect.fail(toolError("EXECUTION_ERROR", `The ${agent} subagent failed: ${report.error ?? "no report"}`))
+      }
+      const partial = report.status !== "success"
+      const note = partial ? `\n\n(The subagent stopped early: ${report.error ?? report.status}. Its report may be incomplete.)` : ""
+      return {
+        header: `Task: ${agent}`,
+        ...(partial ? { status: "partial" as const } : {}),
+        data: {
+          agent,
+          summary: report.summary,
+          status: report.status,
+          ...(partial ? { truncated: false, stopped: report.error ?? report.status } : {}),
+        },
+        text: `${report.summary.trim() || "(the subagent gave no report)"}${note}`,
+        stats: {
+          steps: report.steps,
+          tool_calls: report.tool_calls,
+          input_tokens: report.input_tokens,
+          output_tokens: report.output_tokens,
+        },
+        ...(partial
+          ? { hints: [{ action: "Task", priority: "medium" as const, args: { agent, objective: "<a narrower objective>" } }] }
+          : {}),
+      }
+    }),
+})
