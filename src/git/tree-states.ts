@@ -61,13 +61,14 @@ type Entry = {
  * Reads HEAD, the index and (optionally) the working tree in one walk, as git
  * status does. Untracked paths that .gitignore excludes are left out (and
  * ignored folders are not entered); submodules and special files are skipped.
+ * The index is never written (no stat refresh), so reading stays read-only.
  */
 export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect.Effect<Snapshot, ToolError> =>
   repo.call("status", async () => {
     const prefixes = (options.prefixes ?? []).map((p) => p.replace(/\/+$/, ""))
     const states: Array<PathState> = []
     const trackedDirs = new Set<string>()
-    const trees = options.workdir ? [git.TREE({ ref: "HEAD" }), git.STAGE(), git.WORKDIR()] : [git.TREE({ ref: "HEAD" }), git.STAGE()]
+    const trees = options.workdir ? [git.TREE({ ref: "HEAD" }), git.STAGE(), git.WORKDIR({ refresh: false })] : [git.TREE({ ref: "HEAD" }), git.STAGE()]
     const headExists = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).then(
       () => true,
       () => false,

@@ -1,0 +1,76 @@
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { mkdirSync, unlinkSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { callTool } from "../support/harness.ts"
+import { git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
+
+const home = gitHome()
+const env = { HOME: home }
+const add = (root: string, params: unknown, options: Parameters<typeof callTool>[3] = {}) => callTool(root, "git_add", params, { env, ...options })
+const porcelain = (root: string) => git(root, home, ["status", "--porcelain"]).replace(/\n$/, "")
+
+const repo = () => {
+  const root = gitRepo(home, { "src/a.txt": lines("a"), "src/b.txt": lines("b"), "top.txt": "top\n", ".gitignore": "*.log\n" }, { commit: "one" })
+  writeFileSync(join(root, "src", "a.txt"), `${lines("a")}more\n`)
+  unlinkSync(join(root, "src", "b.txt"))
+  mkdirSync(join(root, "src", "new"), { recursive: true })
+  writeFileSync(join(root, "src", "new", "c.txt"), "c\n")
+  writeFileSync(join(root, "top.txt"), "changed\n")
+  writeFileSync(join(root, "src", "debug.log"), "ignored\n")
+  return root
+}
+
+describe("git_add", () => {
+  test("stages new, modified and deleted files under a folder, as `git add <dir>` does; the index is git-readable", async () => {
+    const root = repo()
+    const out = await add(root, { paths: ["src"] })
+    expect(out.envelope.status).toBe("success")
+    expect(porcelain(root)).toBe("M  src/a.txt\nD  src/b.txt\nA  src/new/c.txt\n M top.txt")
+    const data = out.envelope.data as { ok: boolean; files: Array<string> }
+    expect(data.ok).toBe(true)
+    expect(data.files).toEqual(["src/a.txt", "src/b.txt", "src/new/c.txt"])
+    expect(out.envelope.text).toContain("Staged 3 files:\nM  src/a.txt\nD  src/b.txt\nA  src/new/c.txt")
+    // git agrees with what was staged, blob for blob.
+    expect(git(root, home, ["diff", "--cached", "--stat"])).toContain("3 files changed")
+    git(root, home, ["fsck", "--no-progress"])
+  })
+
+  test("a single path (spec's `path` name) and '.' for everything", async () => {
+    const root = repo()
+    await add(root, { path: "top.txt" })
+    expect(porcelain(root)).toContain("M  top.txt")
+    expect(porcelain(root)).toContain(" M src/a.txt")
+    await add(root, { paths: "." })
+    expect(porcelain(root)).toBe("M  src/a.txt\nD  src/b.txt\nA  src/new/c.txt\nM  top.txt")
+  })
+
+  test("an ignored file named explicitly is skipped and reported (partial); the others are staged", async () => {
+    const root = repo()
+    const out = await add(root, { paths: ["src/debug.log", "top.txt"] })
+    expect(out.envelope.status).toBe("partial")
+    expect((out.envelope.data as { ignored: Array<string> }).ignored).toEqual(["src/debug.log"])
+    expect(out.envelope.text).toContain("Skipped (ignored by .gitignore, not staged): src/debug.log")
+    expect(porcelain(root)).toContain("M  top.txt")
+    expect(porcelain(root)).not.toContain("debug.log")
+  })
+
+  test("a path that matches nothing is NOT_FOUND and stages nothing; outside the project is ACCESS_DENIED", async () => {
+    const root = repo()
+    const out = await add(root, { paths: ["top.txt", "nope.txt"] })
+    expect(out.envelope.error?.code).toBe("NOT_FOUND")
+    expect(out.envelope.error?.message).toContain("pathspec 'nope.txt' did not match any files")
+    expect(porcelain(root)).toContain(" M top.txt")
+    expect((await add(root, { paths: ["../outside.txt"] })).envelope.error?.code).toBe("ACCESS_DENIED")
+    expect((await add(root, { paths: [".git/config"] })).envelope.error?.code).toBe("INVALID_PARAM")
+  })
+
+  test("asks for permission by default; a refusal stages nothing", async () => {
+    const root = repo()
+    const asked: Array<string> = []
+    const out = await add(root, { paths: "." }, { onAsk: (r) => Effect.sync(() => void asked.push(r.tool.name)).pipe(Effect.as(false)) })
+    expect(asked).toEqual(["git_add"])
+    expect(out.envelope.error?.code).toBe("PERMISSION_DENIED")
+    expect(porcelain(root)).not.toMatch(/^[MAD] /m)
+  })
+})

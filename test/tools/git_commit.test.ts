@@ -1,0 +1,120 @@
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { callTool } from "../support/harness.ts"
+import { git, gitHome, gitRepo } from "../support/git-repo.ts"
+
+const home = gitHome({ name: "Config Person", email: "config@example.test" })
+const env = { HOME: home }
+const commit = (root: string, params: unknown, options: Parameters<typeof callTool>[3] = {}) => callTool(root, "git_commit", params, { env, ...options })
+const head = (root: string) => git(root, home, ["log", "-1", "--format=%H%n%an <%ae>%n%cn <%ce>%n%B"]).replace(/\n+$/, "")
+
+const staged = (options: { commit?: boolean } = { commit: true }) => {
+  const root = gitRepo(home, { "a.txt": "a\n" }, options.commit ? { commit: "one" } : {})
+  writeFileSync(join(root, "b.txt"), "b\n")
+  git(root, home, ["add", "b.txt"])
+  return root
+}
+
+describe("git_commit", () => {
+  test("commits the staged changes with the identity from ~/.gitconfig; git reads the result", async () => {
+    const root = staged()
+    writeFileSync(join(root, "unstaged.txt"), "not staged\n")
+    const out = await commit(root, { message: "Add b\n\nWith a body line.   \n\n\n" })
+    expect(out.envelope.status).toBe("success")
+    const data = out.envelope.data as { ok: boolean; commit: string; branch: string }
+    expect(data.ok).toBe(true)
+    const [oid, author, committer, ...message] = head(root).split("\n")
+    expect(oid).toBe(data.commit)
+    expect(author).toBe("Config Person <config@example.test>")
+    expect(committer).toBe("Config Person <config@example.test>")
+    expect(message.join("\n")).toBe("Add b\n\nWith a body line.")
+    expect(out.envelope.text).toContain(`[main ${data.commit.slice(0, 7)}] Add b`)
+    expect(out.envelope.text).toContain("create b.txt")
+    expect(git(root, home, ["status", "--porcelain"])).toBe("?? unstaged.txt\n")
+    git(root, home, ["fsck", "--no-progress"])
+  })
+
+  test("the first commit of a repository is a root commit", async () => {
+    const root = staged({ commit: false })
+    const out = await commit(root, { message: "Initial" })
+    expect(out.envelope.text).toContain("[main (root-commit) ")
+    expect(git(root, home, ["log", "--oneline"]).trim().split("\n")).toHaveLength(1)
+  })
+
+  test("GIT_AUTHOR_* in the environment win over the config files", async () => {
+    const root = staged()
+    await commit(root, { message: "env identity" }, { env: { ...env, GIT_AUTHOR_NAME: "Env Author", GIT_AUTHOR_EMAIL: "env@example.test" } })
+    const [, author, committer] = head(root).split("\n")
+    expect(author).toBe("Env Author <env@example.test>")
+    expect(committer).toBe("Config Person <config@example.test>")
+  })
+
+  test("no identity anywhere: a clear error, nothing committed", async () => {
+    const bare = gitHome(null)
+    const root = gitRepo(bare, { "a.txt": "a\n" })
+    git(root, bare, ["add", "a.txt"])
+    const out = await callTool(root, "git_commit", { message: "x" }, { env: { HOME: bare } })
+    expect(out.envelope.error?.code).toBe("EXECUTION_ERROR")
+    expect(out.envelope.error?.message).toContain("Author identity unknown")
+    expect(out.envelope.error?.message).toContain("user.email")
+    expect(() => git(root, bare, ["rev-parse", "HEAD"])).toThrow()
+  })
+
+  test("refuses --amend, --no-verify, --force and the like, in the message or as parameters", async () => {
+    const root = staged()
+    const before = head(root)
+    for (const message of ["--amend", "--no-verify -m sneaky", "-n skip hooks", '--force', 'fix" --amend']) {
+      const out = await commit(root, { message })
+      expect(out.envelope.error?.code).toBe("INVALID_PARAM")
+      expect(out.envelope.error?.message).toContain("looks like a git option")
+    }
+    const extra = await commit(root, { message: "ok", amend: true })
+    expect(extra.envelope.error?.code).toBe("INVALID_PARAM")
+    expect(extra.envelope.error?.field_errors?.[0]?.field).toBe("amend")
+    expect(head(root)).toBe(before)
+    // A message that merely mentions an option is fine.
+    expect((await commit(root, { message: "Document why we never use --no-verify" })).envelope.status).toBe("success")
+  })
+
+  test("nothing staged, an empty message, a merge in progress: errors that say what to do", async () => {
+    const root = gitRepo(home, { "a.txt": "a\n" }, { commit: "one" })
+    writeFileSync(join(root, "a.txt"), "changed but not staged\n")
+    const nothing = await commit(root, { message: "x" })
+    expect(nothing.envelope.error?.message).toContain("Nothing to commit")
+    expect(nothing.envelope.text).toContain("GitAdd(")
+    expect((await commit(root, { message: "  \n " })).envelope.error?.code).toBe("INVALID_PARAM")
+    git(root, home, ["add", "a.txt"])
+    writeFileSync(join(root, ".git", "MERGE_HEAD"), `${head(root).split("\n")[0]}\n`)
+    expect((await commit(root, { message: "x" })).envelope.error?.code).toBe("CONFLICT")
+  })
+
+  test("runs the pre-commit hook (a failing hook stops the commit) and the commit-msg hook (which may edit the message)", async () => {
+    const root = staged()
+    const hooks = join(root, ".git", "hooks")
+    mkdirSync(hooks, { recursive: true })
+    writeFileSync(join(hooks, "pre-commit"), "#!/bin/sh\necho 'lint failed: b.txt' >&2\nexit 1\n")
+    chmodSync(join(hooks, "pre-commit"), 0o755)
+    const before = head(root)
+    const refused = await commit(root, { message: "blocked" })
+    expect(refused.envelope.error?.code).toBe("EXECUTION_ERROR")
+    expect(refused.envelope.error?.message).toContain("pre-commit hook refused")
+    expect(refused.envelope.text).toContain("lint failed: b.txt")
+    expect(head(root)).toBe(before)
+    writeFileSync(join(hooks, "pre-commit"), "#!/bin/sh\nexit 0\n")
+    writeFileSync(join(hooks, "commit-msg"), '#!/bin/sh\nprintf "\\nSigned-off-by: Hook <hook@example.test>\\n" >> "$1"\n')
+    chmodSync(join(hooks, "commit-msg"), 0o755)
+    const out = await commit(root, { message: "hooked" })
+    expect(out.envelope.status).toBe("success")
+    expect(head(root)).toEndWith("hooked\n\nSigned-off-by: Hook <hook@example.test>")
+  })
+
+  test("asks for permission by default; a refusal commits nothing", async () => {
+    const root = staged()
+    const before = head(root)
+    const out = await commit(root, { message: "x" }, { onAsk: () => Effect.succeed(false) })
+    expect(out.envelope.error?.code).toBe("PERMISSION_DENIED")
+    expect(head(root)).toBe(before)
+  })
+})

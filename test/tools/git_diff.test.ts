@@ -1,0 +1,102 @@
+import { describe, expect, test } from "bun:test"
+import { appendFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { callTool, project } from "../support/harness.ts"
+import { busyRepo, git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
+
+const home = gitHome()
+const env = { HOME: home }
+const diff = (root: string, params: Record<string, unknown> = {}) => callTool(root, "git_diff", params, { env })
+const content = (o: Awaited<ReturnType<typeof diff>>) => String((o.envelope.data as { content: string }).content)
+const gitDiff = (root: string, args: ReadonlyArray<string> = []) => git(root, home, ["diff", ...args]).replace(/\n$/, "")
+
+describe("git_diff", () => {
+  test("unstaged diff is `git diff`: edits, deletion, mode change, typechange, quoted names, no untracked files", async () => {
+    const root = busyRepo(home)
+    const out = await diff(root)
+    const expected = gitDiff(root)
+    for (const piece of ["diff --git a/c.txt b/c.txt\ndeleted file mode 100644", "old mode 100644\nnew mode 100755", "deleted file mode 120000", "+++ b/sp ace.txt\t", "@@ -7,7 +7,7 @@ mod 6"]) {
+      expect(expected).toContain(piece)
+    }
+    expect(content(out)).toBe(expected)
+    expect(content(out)).not.toContain("u.txt")
+    const files = (out.envelope.data as { files: Array<{ path: string; status: string }> }).files
+    expect(files.map((f) => f.path)).toEqual(["a.txt", "c.txt", "e.txt", "link", "link", "new.txt", "sp ace.txt", "sub/mod.txt"])
+    expect(out.envelope.text).toMatch(/^# GitDiff\n\n8 files with unstaged changes: \+\d+ -\d+\./)
+  })
+
+  test("staged diff is `git diff --staged`, with exact and inexact renames (similarity index)", async () => {
+    const root = busyRepo(home)
+    const out = await diff(root, { staged: true })
+    const expected = gitDiff(root, ["--staged"])
+    expect(expected).toContain("similarity index 100%\nrename from d.txt\nrename to d-renamed.txt")
+    expect(expected).toMatch(/similarity index 8\d%\nrename from r.txt\nrename to moved\/r2.txt/)
+    expect(content(out)).toBe(expected)
+    expect(out.envelope.text.startsWith("# GitDiff (staged)")).toBe(true)
+    const files = (out.envelope.data as { files: Array<{ path: string; old_path?: string; status: string }> }).files
+    expect(files).toContainEqual(expect.objectContaining({ path: "moved/r2.txt", old_path: "r.txt", status: "renamed", additions: 2, deletions: 2 }))
+  })
+
+  test("`path` limits the diff to a file or a folder, like `git diff -- <path>`", async () => {
+    const root = busyRepo(home)
+    expect(content(await diff(root, { path: "sub" }))).toBe(gitDiff(root, ["--", "sub"]))
+    expect(content(await diff(root, { path: "a.txt" }))).toBe(gitDiff(root, ["--", "a.txt"]))
+    const out = await diff(root, { path: "a.txt", staged: true })
+    expect(content(out)).toBe(gitDiff(root, ["--staged", "--", "a.txt"]))
+    expect(out.envelope.context.path_resolved).toBe("a.txt")
+  })
+
+  test("function context after @@, several hunks, missing final newline and binary files match git", async () => {
+    const source = ["function alpha() {", ...Array.from({ length: 12 }, (_, i) => `  const a${i} = ${i}`), "}", "", "class Beta {", ...Array.from({ length: 12 }, (_, i) => `  b${i} = ${i}`), "}"].join("\n")
+    const root = gitRepo(home, { "code.ts": `${source}\n`, "tail.txt": "one\ntwo\n", "blob.bin": new Uint8Array([0, 1, 2, 3]) }, { commit: "one" })
+    writeFileSync(join(root, "code.ts"), `${source.replace("const a8 = 8", "const a8 = 80").replace("b9 = 9", "b9 = 90")}\n`)
+    writeFileSync(join(root, "tail.txt"), "one\ntwo")
+    writeFileSync(join(root, "blob.bin"), new Uint8Array([0, 9, 9, 9]))
+    const expected = gitDiff(root)
+    expect(expected).toContain("@@ -7,7 +7,7 @@ function alpha() {")
+    expect(expected).toContain("@@ -23,7 +23,7 @@ class Beta {")
+    expect(expected).toContain("\\ No newline at end of file")
+    expect(expected).toContain("Binary files a/blob.bin and b/blob.bin differ")
+    expect(content(await diff(root))).toBe(expected)
+  })
+
+  test("new and deleted files in the staged diff match git (including the first commit's diff)", async () => {
+    const root = gitRepo(home)
+    writeFileSync(join(root, "first.txt"), lines("f", 3))
+    git(root, home, ["add", "first.txt"])
+    expect(content(await diff(root, { staged: true }))).toBe(gitDiff(root, ["--staged"]))
+    git(root, home, ["commit", "-q", "-m", "one"])
+    git(root, home, ["rm", "-q", "first.txt"])
+    writeFileSync(join(root, "second.txt"), "completely different\n")
+    git(root, home, ["add", "second.txt"])
+    expect(content(await diff(root, { staged: true }))).toBe(gitDiff(root, ["--staged"]))
+  })
+
+  test("no changes: an empty diff that says so", async () => {
+    const root = gitRepo(home, { "a.txt": "a\n" }, { commit: "one" })
+    writeFileSync(join(root, "untracked.txt"), "u\n")
+    const out = await diff(root)
+    expect(out.envelope.status).toBe("success")
+    expect(content(out)).toBe("")
+    expect(out.envelope.text).toContain("No unstaged changes. (Untracked files are not shown; see git_status.)")
+  })
+
+  test("thousands of files: the same diff as git", async () => {
+    const tree: Record<string, string> = {}
+    for (let i = 0; i < 3000; i++) tree[`d${i % 20}/f${i}.txt`] = lines(`file ${i}`, 5)
+    const root = gitRepo(home, tree, { commit: "many" })
+    for (let i = 0; i < 3000; i += 250) appendFileSync(join(root, `d${i % 20}/f${i}.txt`), "appended\n")
+    const out = await diff(root)
+    expect(content(out)).toBe(gitDiff(root))
+    expect((out.envelope.stats as { files: number }).files).toBe(12)
+    rmSync(root, { recursive: true, force: true })
+  })
+
+  test("a path outside the project is ACCESS_DENIED; outside a repository is NOT_FOUND", async () => {
+    const root = busyRepo(home)
+    const out = await diff(root, { path: "../elsewhere" })
+    expect(out.envelope.error?.code).toBe("ACCESS_DENIED")
+    const plain = project({ "a.txt": "a" })
+    expect((await diff(plain)).envelope.error?.code).toBe("NOT_FOUND")
+  })
+})

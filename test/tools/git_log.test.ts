@@ -1,0 +1,82 @@
+import { describe, expect, test } from "bun:test"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { callTool, project } from "../support/harness.ts"
+import { git, gitHome, gitRepo } from "../support/git-repo.ts"
+
+const home = gitHome()
+const env = { HOME: home }
+const log = (root: string, params: Record<string, unknown> = {}) => callTool(root, "git_log", params, { env })
+const content = (o: Awaited<ReturnType<typeof log>>) => String((o.envelope.data as { content: string }).content)
+const gitLog = (root: string, args: ReadonlyArray<string> = []) => git(root, home, ["log", ...args]).replace(/\n$/, "")
+
+/** A history with dates in several zones, a multi-paragraph message and a merge. */
+const history = () => {
+  const root = gitRepo(home)
+  const commit = (file: string, message: string, date: string) => {
+    writeFileSync(join(root, file), `${file} ${date}\n`)
+    git(root, home, ["add", file])
+    git(root, home, ["commit", "-q", "-m", message], { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date })
+  }
+  commit("a.txt", "First commit", "2024-03-01T09:05:07+05:30")
+  commit("b.txt", "Second: with a body\n\nThe body explains\nover two lines.\n\n  Indented paragraph.", "2024-03-02T10:00:00-08:00")
+  git(root, home, ["checkout", "-q", "-b", "side"])
+  commit("side.txt", "Side work\nwrapped subject line", "2024-03-03T11:00:00+00:00")
+  git(root, home, ["checkout", "-q", "main"])
+  commit("c.txt", "Main work", "2024-03-04T12:00:00+01:00")
+  git(root, home, ["merge", "-q", "--no-ff", "side", "-m", "Merge branch 'side'"], { GIT_AUTHOR_DATE: "2024-03-05T13:00:00+02:00", GIT_COMMITTER_DATE: "2024-03-05T13:00:00+02:00" })
+  return root
+}
+
+describe("git_log", () => {
+  test("is `git log`: full hashes, Merge line, author, dates in the author's zone, indented messages", async () => {
+    const root = history()
+    const out = await log(root)
+    const expected = gitLog(root)
+    expect(expected).toContain("Merge: ")
+    expect(expected).toContain("Date:   Fri Mar 1 09:05:07 2024 +0530")
+    expect(content(out)).toBe(expected)
+    expect(out.envelope.status).toBe("success")
+    expect(out.envelope.text).toContain("5 commits.")
+  })
+
+  test("oneline is `git log --oneline` (subject = first paragraph joined)", async () => {
+    const root = history()
+    const out = await log(root, { oneline: true })
+    expect(content(out)).toBe(gitLog(root, ["--oneline", "--no-decorate"]))
+    expect(content(out)).toContain("Side work wrapped subject line")
+    const commits = (out.envelope.data as { commits: Array<{ subject: string; author: string }> }).commits
+    expect(commits[0]).toEqual(expect.objectContaining({ subject: "Merge branch 'side'", author: "Test Author" }))
+  })
+
+  test("limit cuts the history: partial, truncated, with a hint for more", async () => {
+    const root = history()
+    const out = await log(root, { limit: 2, oneline: true })
+    expect(out.envelope.status).toBe("partial")
+    expect(content(out)).toBe(gitLog(root, ["--oneline", "--no-decorate", "-n", "2"]))
+    expect((out.envelope.data as { truncated: boolean }).truncated).toBe(true)
+    expect(out.envelope.text).toContain("TRUNCATED")
+    expect(out.envelope.text).toContain("GitLog(limit=10, oneline=true)")
+    expect(out.meta.truncation?.reason).toBe("limit")
+  })
+
+  test("defaults to 20 commits", async () => {
+    const root = gitRepo(home, { "a.txt": "0\n" }, { commit: "c0" })
+    for (let i = 1; i <= 24; i++) {
+      writeFileSync(join(root, "a.txt"), `${i}\n`)
+      git(root, home, ["commit", "-q", "-am", `c${i}`], { GIT_COMMITTER_DATE: `2024-01-01T00:00:${String(i).padStart(2, "0")}Z` })
+    }
+    const out = await log(root, { oneline: true })
+    expect(content(out).split("\n")).toHaveLength(20)
+    expect(content(out)).toBe(gitLog(root, ["--oneline", "--no-decorate", "-n", "20"]))
+  })
+
+  test("an empty repository has no commits yet; bad limits and outside a repository are errors", async () => {
+    const empty = gitRepo(home)
+    const out = await log(empty)
+    expect(out.envelope.status).toBe("success")
+    expect(out.envelope.text).toContain("No commits yet.")
+    expect((await log(empty, { limit: 0 })).envelope.error?.code).toBe("INVALID_PARAM")
+    expect((await log(project({}))).envelope.error?.code).toBe("NOT_FOUND")
+  })
+})
