@@ -194,7 +194,15 @@ export const readTool = defineTool({
           const tail = offset < 0
           const limit = Math.min(asked ?? (tail ? -offset : settings.defaultLimit), settings.maxLimit)
           // A line costs what it adds to the content: its number, tab, shown text and line break.
-          const cost = (line: RawLine) => 8 + Buffer.byteLength(renderLine(line, decodeAs, settings.maxLineLength).text)
+          const renderedLines = new Map<RawLine, ReturnType<typeof renderLine>>()
+          const render = (line: RawLine) => {
+            const known = renderedLines.get(line)
+            if (known) return known
+            const r = renderLine(line, decodeAs, settings.maxLineLength)
+            renderedLines.set(line, r)
+            return r
+          }
+          const cost = (line: RawLine) => 8 + Buffer.byteLength(render(line).text)
           const forward = { maxLineBytes: settings.maxLineLength * 4 + 4, maxWindowBytes: settings.maxBytes, cost }
 
           let first: number // number of the first line shown (1-based; negative counts from the end)
@@ -211,16 +219,12 @@ export const readTool = defineTool({
                 [hint("Read", "high", { path: shown, offset: -Math.min(settings.defaultLimit, Math.max(total, 1)) })],
               )
             }
-          } else if (countable) {
-            total = yield* countLines(source, start)
-            const skip = Math.max(0, total + offset)
-            window = yield* readForward(source, { start, skip, limit: Math.min(limit, -offset), countAll: false, ...forward })
-            first = skip + 1
           } else {
+            // The window is found from the end; the total is a newline count when that is cheap.
             const found = yield* findTailStart(source, start, -offset)
             window = yield* readForward(source, { start: found.position, skip: 0, limit: Math.min(limit, found.found), countAll: false, ...forward })
-            total = found.reachedStart ? found.found : undefined
-            first = found.reachedStart ? 1 : -found.found
+            total = found.reachedStart ? found.found : countable ? yield* countLines(source, start) : undefined
+            first = total !== undefined ? total - found.found + 1 : -found.found
           }
 
           const lines = window.lines
@@ -228,7 +232,7 @@ export const readTool = defineTool({
           const last = first + count - 1
           const hasMore = window.end < bytes
           const hasBefore = first > 1 || first < 0
-          const rendered = lines.map((l) => renderLine(l, decodeAs, settings.maxLineLength))
+          const rendered = lines.map(render)
           const cutLines = rendered.filter((r) => r.cut).length
           const content = rendered.map((r, i) => `${String(first + i).padStart(6)}\t${r.text}`).join("\n")
 
@@ -273,7 +277,7 @@ export const readTool = defineTool({
           else status = `${range}, counted from the end (-1 is the last line; total not counted)`
           if (truncated) status += ` (TRUNCATED: ${reasons.join(", ")})`
           const notes: Array<string> = []
-          if (sniffed.bomLength > 0 || decodeAs !== "utf-8" || sniffed.encoding !== "utf-8" || lineEnding === "crlf" || lineEnding === "mixed") {
+          if (sniffed.bomLength > 0 || sniffed.encoding !== "utf-8" || lineEnding === "crlf" || lineEnding === "mixed") {
             const parts = [
               sniffed.encoding === "latin1" ? "not valid UTF-8, shown as Latin-1" : sniffed.encoding,
               ...(sniffed.bomLength > 0 ? ["with a byte-order mark"] : []),
