@@ -88,7 +88,7 @@ describe("git_diff", () => {
     for (let i = 0; i < 3000; i += 250) appendFileSync(join(root, `d${i % 20}/f${i}.txt`), "appended\n")
     const out = await diff(root)
     expect(content(out)).toBe(gitDiff(root))
-    expect((out.envelope.stats as { files: number }).files).toBe(12)
+    expect(out.envelope.stats.files).toBe(12)
     rmSync(root, { recursive: true, force: true })
   })
 

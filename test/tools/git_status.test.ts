@@ -115,7 +115,7 @@ describe("git_status", () => {
     writeFileSync(join(root, "fresh", "dir", "f.ts"), "f\n")
     const out = await status(root, { short: true })
     expect(content(out)).toBe(porcelain(root))
-    expect((out.envelope.stats as { unstaged: number }).unstaged).toBe(31)
+    expect(out.envelope.stats.unstaged).toBe(31)
     // Removed here rather than in the harness's afterAll, whose time limit is short for thousands of files.
     rmSync(root, { recursive: true, force: true })
   })
