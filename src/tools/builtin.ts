@@ -1,5 +1,7 @@
 import type { Tool } from "../tool/definition.ts"
 import { calculatorTool } from "./calculator.ts"
+import { globTool } from "./glob.ts"
+import { grepTool } from "./grep.ts"
 import { editTool } from "./edit.ts"
 import { listTool } from "./list.ts"
 import { multieditTool } from "./multiedit.ts"
@@ -8,4 +10,4 @@ import { patchTool } from "./patch.ts"
 import { writeTool } from "./write.ts"
 
 /** Every built-in tool, in the order `anvil tools` lists them. */
-export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, patchTool, writeTool, editTool, multieditTool]
+export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, globTool, grepTool, patchTool, writeTool, editTool, multieditTool]

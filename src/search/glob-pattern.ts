@@ -1,0 +1,354 @@
+import { BraceExpansionError, expandBraces } from "./brace-expansion.ts"
+
+/**
+ * Glob patterns as bash expands them with `shopt -s globstar` (and `dotglob`
+ * when hidden entries are wanted):
+ *
+ * - braces first (`{a,b}`, `{1..3}`), then each pattern is split on `/`;
+ * - `*` (any run), `?` (one character), `[...]` classes with ranges, `!`/`^`
+ *   negation and POSIX classes (`[[:alpha:]]`), `\x` escapes; an unclosed
+ *   `[` is a literal;
+ * - `**` alone as a segment matches zero or more directories (so `**​/x`
+ *   also matches `x` at depth zero); as the last segment it matches every
+ *   file below; anywhere else it is a plain `*`;
+ * - a name starting with `.` is matched only by a segment that starts with a
+ *   literal `.`, unless dotglob; `**` does not enter hidden directories
+ *   unless dotglob;
+ * - a trailing `/` asks for directories only.
+ *
+ * Matching runs segment by segment as a small NFA, so a walker can prune a
+ * directory as soon as no pattern can match below it.
+ */
+
+export class GlobPatternError extends Error {}
+
+type Segment =
+  | { readonly kind: "globstar" }
+  | { readonly kind: "literal"; readonly text: string }
+  | { readonly kind: "wild"; readonly re: RegExp; readonly explicitDot: boolean }
+
+interface CompiledPattern {
+  readonly segments: ReadonlyArray<Segment>
+  readonly dirsOnly: boolean
+}
+
+/** A set of NFA positions: pattern index × segment index, as sorted numbers. */
+export type GlobState = ReadonlyArray<number>
+
+export interface StepResult {
+  readonly state: GlobState
+  /** True when a literal segment of the pattern named this entry (it is then searched even if hidden or ignored). */
+  readonly explicit: boolean
+}
+
+export interface GlobOptions {
+  /** bash's dotglob: wildcards and `**` also match names starting with `.`. */
+  readonly dot: boolean
+  /** A pattern without `/` matches the basename at any depth (`*.ts` = `**​/*.ts`), as include filters do. */
+  readonly matchBase?: boolean
+  /** Case-insensitive matching (bash's nocaseglob). Default false. */
+  readonly nocase?: boolean
+}
+
+const STRIDE = 1 << 12
+
+/** A compiled glob (possibly several after brace expansion). */
+export class GlobMatcher {
+  readonly patterns: ReadonlyArray<CompiledPattern>
+  readonly dot: boolean
+  /** The brace-expanded patterns, as written. */
+  readonly expanded: ReadonlyArray<string>
+
+  private constructor(expanded: ReadonlyArray<string>, patterns: ReadonlyArray<CompiledPattern>, dot: boolean) {
+    this.expanded = expanded
+    this.patterns = patterns
+    this.dot = dot
+  }
+
+  /** Compiles `pattern`; throws GlobPatternError for absolute or escaping patterns. */
+  static compile(pattern: string, options: GlobOptions): GlobMatcher {
+    if (pattern.trim() === "") throw new GlobPatternError("the pattern is empty")
+    if (pattern.includes("\0")) throw new GlobPatternError("the pattern contains a NUL byte")
+    let expanded: ReadonlyArray<string>
+    try {
+      expanded = expandBraces(pattern)
+    } catch (e) {
+      if (e instanceof BraceExpansionError) throw new GlobPatternError(e.message)
+      throw e
+    }
+    const patterns: Array<CompiledPattern> = []
+    const normalized: Array<string> = []
+    for (const raw of expanded) {
+      if (raw.startsWith("/") || /^[A-Za-z]:[\\/]/.test(raw) || raw.startsWith("\\\\")) {
+        throw new GlobPatternError(`absolute patterns are not allowed ('${raw}'); give a pattern relative to 'path'`)
+      }
+      if (raw.startsWith("~")) throw new GlobPatternError(`home-relative patterns are not allowed ('${raw}')`)
+      let text = raw
+      while (text.startsWith("./")) text = text.slice(2)
+      const dirsOnly = text.endsWith("/") && text.length > 1
+      const parts = text.split("/").filter((s, i, all) => s !== "" || i === all.length - 1)
+      if (parts.length > 0 && parts[parts.length - 1] === "") parts.pop()
+      if (parts.some((p) => p === "..")) {
+        throw new GlobPatternError(`'..' is not allowed in a pattern ('${raw}'); change 'path' instead`)
+      }
+      const cleaned = parts.filter((p) => p !== ".")
+      if (cleaned.length === 0) throw new GlobPatternError(`the pattern '${raw}' names no files`)
+      const withBase = options.matchBase && cleaned.length === 1 && cleaned[0] !== "**" ? ["**", ...cleaned] : cleaned
+      // Consecutive `**` segments mean the same as one.
+      const collapsed = withBase.filter((p, i) => !(p === "**" && withBase[i - 1] === "**"))
+      if (collapsed.length >= STRIDE) throw new GlobPatternError("the pattern has too many segments")
+      patterns.push({ segments: collapsed.map((s) => compileSegment(s, options.nocase ?? false)), dirsOnly })
+      normalized.push(collapsed.join("/") + (dirsOnly ? "/" : ""))
+    }
+    return new GlobMatcher(normalized, patterns, options.dot)
+  }
+
+  /** The state at the search root. */
+  start(): GlobState {
+    const positions: Array<number> = []
+    for (let p = 0; p < this.patterns.length; p++) this.close(p, 0, positions)
+    return normalize(positions)
+  }
+
+  /** Consumes a directory name; an empty state means nothing can match below it. */
+  enter(state: GlobState, name: string): StepResult {
+    const positions: Array<number> = []
+    let explicit = false
+    for (const code of state) {
+      const p = Math.floor(code / STRIDE)
+      const i = code % STRIDE
+      const segments = this.patterns[p]!.segments
+      if (i >= segments.length) continue
+      const r = this.consume(segments[i]!, name)
+      if (r === "stay") this.close(p, i, positions)
+      else if (r === "advance") {
+        if (segments[i]!.kind === "literal") explicit = true
+        this.close(p, i + 1, positions)
+      }
+    }
+    // A state whose every position is at the end of its pattern can match the directory itself, nothing below.
+    return { state: normalize(positions), explicit }
+  }
+
+  /** Whether anything below a directory in `state` could still match. */
+  canDescend(state: GlobState): boolean {
+    for (const code of state) {
+      const p = Math.floor(code / STRIDE)
+      if (code % STRIDE < this.patterns[p]!.segments.length) return true
+    }
+    return false
+  }
+
+  /** Whether an entry `name` (file, or directory when `isDir`) in a directory in `state` matches. */
+  matches(state: GlobState, name: string, isDir: boolean): StepResult | undefined {
+    let explicit = false
+    let matched = false
+    for (const code of state) {
+      const p = Math.floor(code / STRIDE)
+      const i = code % STRIDE
+      const pattern = this.patterns[p]!
+      if (pattern.dirsOnly !== isDir) continue
+      const segments = pattern.segments
+      if (i >= segments.length) continue
+      const segment = segments[i]!
+      const r = this.consume(segment, name)
+      if (r === "no") continue
+      const next = r === "stay" ? i : i + 1
+      if (this.reachesEnd(p, next)) {
+        matched = true
+        if (segment.kind === "literal") explicit = true
+      }
+    }
+    return matched ? { state: [], explicit } : undefined
+  }
+
+  private reachesEnd(p: number, i: number): boolean {
+    const segments = this.patterns[p]!.segments
+    for (let k = i; k < segments.length; k++) if (segments[k]!.kind !== "globstar") return false
+    return true
+  }
+
+  private consume(segment: Segment, name: string): "no" | "stay" | "advance" {
+    switch (segment.kind) {
+      case "globstar":
+        return !this.dot && name.startsWith(".") ? "no" : "stay"
+      case "literal":
+        return segment.text === name ? "advance" : "no"
+      case "wild":
+        if (name.startsWith(".") && !segment.explicitDot && !this.dot) return "no"
+        return segment.re.test(name) ? "advance" : "no"
+    }
+  }
+
+  /** Adds position i of pattern p and every position reachable by letting `**` match nothing. */
+  private close(p: number, i: number, out: Array<number>): void {
+    const segments = this.patterns[p]!.segments
+    let k = i
+    out.push(p * STRIDE + k)
+    while (k < segments.length && segments[k]!.kind === "globstar") {
+      k++
+      out.push(p * STRIDE + k)
+    }
+  }
+}
+
+const normalize = (positions: Array<number>): GlobState => {
+  if (positions.length <= 1) return positions
+  positions.sort((a, b) => a - b)
+  return positions.filter((v, i) => i === 0 || positions[i - 1] !== v)
+}
+
+const compileSegment = (text: string, nocase: boolean): Segment => {
+  if (text === "**") return { kind: "globstar" }
+  let source = ""
+  let literal = ""
+  let isLiteral = true
+  let explicitDot = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    const atStart = i === 0
+    if (c === "\\") {
+      const next = text[i + 1]
+      const ch = next === undefined ? "\\" : next
+      if (next !== undefined) i++
+      if (atStart && ch === ".") explicitDot = true
+      source += escapeRegex(ch)
+      literal += ch
+      continue
+    }
+    if (c === "*") {
+      isLiteral = false
+      if (!source.endsWith("[^/]*")) source += "[^/]*"
+      continue
+    }
+    if (c === "?") {
+      isLiteral = false
+      source += "[^/]"
+      continue
+    }
+    if (c === "[") {
+      const cls = parseBracket(text, i)
+      if (cls !== undefined) {
+        isLiteral = false
+        source += cls.source
+        i = cls.end
+        continue
+      }
+    }
+    if (atStart && c === ".") explicitDot = true
+    source += escapeRegex(c)
+    literal += c
+  }
+  if (isLiteral && !nocase) return { kind: "literal", text: literal }
+  return { kind: "wild", re: new RegExp(`^(?:${source})$`, nocase ? "isu" : "su"), explicitDot }
+}
+
+const POSIX_CLASSES: Record<string, string> = {
+  alnum: "\\p{L}\\p{Nd}",
+  alpha: "\\p{L}",
+  ascii: "\\x00-\\x7F",
+  blank: " \\t",
+  cntrl: "\\p{Cc}",
+  digit: "0-9",
+  graph: "\\p{L}\\p{M}\\p{N}\\p{P}\\p{S}",
+  lower: "\\p{Ll}",
+  print: "\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ",
+  punct: "!-\\/:-@\\[-`{-~",
+  space: "\\s",
+  upper: "\\p{Lu}",
+  word: "\\p{L}\\p{Nd}_",
+  xdigit: "0-9A-Fa-f",
+}
+
+/** Parses a bracket expression starting at `start` ('['); undefined when it is not closed (then '[' is literal). */
+const parseBracket = (text: string, start: number): { source: string; end: number } | undefined => {
+  let i = start + 1
+  let negate = false
+  if (text[i] === "!" || text[i] === "^") {
+    negate = true
+    i++
+  }
+  const items: Array<string> = []
+  let first = true
+  for (; i < text.length; i++) {
+    const c = text[i]!
+    if (c === "]" && !first) {
+      if (items.length === 0) return undefined
+      const body = items.join("")
+      return { source: negate ? `[^/${body}]` : `[${body}]`, end: i }
+    }
+    first = false
+    if (c === "[" && (text[i + 1] === ":" || text[i + 1] === "=" || text[i + 1] === ".")) {
+      const kind = text[i + 1]!
+      const close = text.indexOf(`${kind}]`, i + 2)
+      if (close !== -1) {
+        const name = text.slice(i + 2, close)
+        if (kind === ":") {
+          const cls = POSIX_CLASSES[name]
+          // An unknown class name matches nothing, as in bash.
+          items.push(cls ?? "")
+        } else {
+          items.push(classChar(name))
+        }
+        i = close + 1
+        continue
+      }
+    }
+    let ch = c
+    if (c === "\\" && i + 1 < text.length) {
+      i++
+      ch = text[i]!
+    }
+    const cp = ch.codePointAt(0)!
+    if (cp > 0xffff) i++
+    const low = String.fromCodePoint(cp)
+    if (text[i + 1] === "-" && text[i + 2] !== undefined && text[i + 2] !== "]") {
+      let hi = text[i + 2]!
+      let skip = 2
+      if (hi === "\\" && text[i + 3] !== undefined) {
+        hi = text[i + 3]!
+        skip = 3
+      }
+      const hiCp = hi.codePointAt(0)!
+      if (hiCp > 0xffff) skip++
+      // A reversed range matches nothing in bash.
+      if (hiCp >= cp) items.push(`${classChar(low)}-${classChar(String.fromCodePoint(hiCp))}`)
+      i += skip
+      continue
+    }
+    items.push(classChar(low))
+  }
+  return undefined
+}
+
+const classChar = (c: string): string => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`
+
+const escapeRegex = (c: string): string => c.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
+
+/**
+ * Tree order for POSIX paths: component by component, code units within a
+ * component, so `a/b` sorts before `a-c` (a directory's contents stay together).
+ */
+export const comparePaths = (a: string, b: string): number => {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    if (x === 47) return -1
+    if (y === 47) return 1
+    return x - y
+  }
+  return a.length - b.length
+}
+
+/** Whether a POSIX path relative to the matcher's root matches (its directories walked segment by segment). */
+export const matchesPath = (matcher: GlobMatcher, rel: string, isDir = false): boolean => {
+  const parts = rel.split("/")
+  let state = matcher.start()
+  for (let i = 0; i < parts.length - 1; i++) {
+    state = matcher.enter(state, parts[i]!).state
+    if (state.length === 0) return false
+  }
+  return matcher.matches(state, parts[parts.length - 1]!, isDir) !== undefined
+}

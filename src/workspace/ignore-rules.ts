@@ -1,0 +1,254 @@
+import { Effect } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import ignore, { type Ignore } from "ignore"
+
+/**
+ * Which files a search skips, the way git and ripgrep decide it:
+ *
+ * - every directory's `.gitignore`, `.ignore` and `.rgignore` (ripgrep's
+ *   precedence: `.rgignore` over `.ignore` over `.gitignore` over the
+ *   repository's `.git/info/exclude`; within one kind the deepest file that
+ *   has a matching pattern decides, and within a file the last matching
+ *   pattern, so `!negations` re-include);
+ * - `.gitignore` rules stop at a nested repository's boundary (a directory
+ *   holding `.git`);
+ * - each path is judged by its own name only: the walk never enters an
+ *   ignored directory, which is how git keeps a file under an excluded
+ *   directory from being re-included;
+ * - the default list of directories no search enters (dependency, build and
+ *   tool folders), unless ignored entries are asked for.
+ */
+
+/** Directory names skipped unless ignored entries are asked for (spec 003's blacklist). */
+export const DEFAULT_IGNORED_DIRS: ReadonlyArray<string> = [
+  ".git",
+  ".svn",
+  ".hg",
+  "node_modules",
+  "__pycache__",
+  ".vscode",
+  ".idea",
+  "build",
+  "dist",
+  "venv",
+  ".venv",
+  ".tox",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".ruff_cache",
+]
+
+const RGIGNORE = ".rgignore"
+const IGNORE = ".ignore"
+const GITIGNORE = ".gitignore"
+
+/** The ignore files of one directory, linked to its parent's. */
+export interface DirRules {
+  /** Absolute POSIX-style path of the directory these rules are relative to. */
+  readonly dir: string
+  readonly parent: DirRules | undefined
+  readonly custom?: Ignore
+  readonly ignore?: Ignore
+  readonly git?: Ignore
+  /** The repository's `.git/info/exclude`, for a directory that holds `.git`. */
+  readonly exclude?: Ignore
+  /** The directory holds `.git`: `.gitignore` rules from above it do not apply inside. */
+  readonly hasGit: boolean
+}
+
+type Verdict = "ignored" | "whitelisted" | undefined
+
+interface RuleSet {
+  readonly test: (path: string, mode: string) => { ignored: boolean; unignored: boolean }
+}
+
+/**
+ * Tests one path against one ignore file's patterns, by its own name only
+ * (no parent-directory inheritance: the walk handles that by pruning).
+ * `ignore`'s `test()` would also apply the patterns to every parent, which is
+ * wrong when several files are layered (a deeper `!dir/` re-including what a
+ * higher `dir/` excluded) and when the search starts inside an ignored folder.
+ */
+const testOwn = (ig: Ignore, rel: string): Verdict => {
+  const rules = (ig as unknown as { _rules?: RuleSet })._rules
+  const r = rules && typeof rules.test === "function" ? rules.test(rel, "regex") : ig.test(rel)
+  return r.ignored ? "ignored" : r.unignored ? "whitelisted" : undefined
+}
+
+const relativeTo = (dir: string, abs: string): string => (dir === "/" ? abs.slice(1) : abs.slice(dir.length + 1))
+
+const deepest = (
+  rules: DirRules | undefined,
+  pick: (r: DirRules) => Ignore | undefined,
+  abs: string,
+  suffix: string,
+  stopAtGit: boolean,
+): Verdict => {
+  for (let r = rules; r !== undefined; r = r.parent) {
+    const ig = pick(r)
+    if (ig !== undefined) {
+      const verdict = testOwn(ig, relativeTo(r.dir, abs) + suffix)
+      if (verdict !== undefined) return verdict
+    }
+    if (stopAtGit && r.hasGit) break
+  }
+  return undefined
+}
+
+/** Whether the entry at absolute path `abs` is ignored by the rules of its directory and the directories above. */
+export const isIgnoredBy = (rules: DirRules | undefined, abs: string, isDir: boolean): boolean => {
+  if (rules === undefined) return false
+  const suffix = isDir ? "/" : ""
+  const verdict =
+    deepest(rules, (r) => r.custom, abs, suffix, false) ??
+    deepest(rules, (r) => r.ignore, abs, suffix, false) ??
+    deepest(rules, (r) => r.git, abs, suffix, true) ??
+    deepest(rules, (r) => r.exclude, abs, suffix, true)
+  return verdict === "ignored"
+}
+
+const compile = (text: string): Ignore => ignore({ ignorecase: false }).add(text)
+
+/**
+ * Reads the ignore files of `dir` and links them under `parent`. `present` is
+ * the directory's listing when the caller has it (no read is attempted for a
+ * file that is not there); without it every candidate is tried. A directory
+ * without ignore files or `.git` adds nothing and returns `parent` itself.
+ */
+export const loadDirRules = Effect.fn("loadDirRules")(function* (
+  dir: string,
+  parent: DirRules | undefined,
+  present?: ReadonlySet<string>,
+) {
+  const fs = yield* FileSystem
+  const path = yield* Path
+  const has = (name: string) => present === undefined || present.has(name)
+  if (!has(RGIGNORE) && !has(IGNORE) && !has(GITIGNORE) && !has(".git")) return parent
+  const read = (name: string) =>
+    has(name)
+      ? fs.readFileString(path.join(dir, name)).pipe(
+          Effect.map((text) => compile(text)),
+          Effect.orElseSucceed(() => undefined),
+        )
+      : Effect.succeed(undefined)
+  const [custom, ignoreFile, git] = yield* Effect.all([read(RGIGNORE), read(IGNORE), read(GITIGNORE)], {
+    concurrency: "unbounded",
+  })
+  let hasGit = false
+  let exclude: Ignore | undefined
+  if (has(".git")) {
+    const info = yield* fs.stat(path.join(dir, ".git")).pipe(Effect.option)
+    if (info._tag === "Some") {
+      hasGit = true
+      if (info.value.type === "Directory") {
+        exclude = yield* fs.readFileString(path.join(dir, ".git", "info", "exclude")).pipe(
+          Effect.map((text) => compile(text)),
+          Effect.orElseSucceed(() => undefined),
+        )
+      }
+    }
+  }
+  if (!custom && !ignoreFile && !git && !hasGit) return parent
+  const rules: DirRules = {
+    dir,
+    parent,
+    hasGit,
+    ...(custom ? { custom } : {}),
+    ...(ignoreFile ? { ignore: ignoreFile } : {}),
+    ...(git ? { git } : {}),
+    ...(exclude ? { exclude } : {}),
+  }
+  return rules
+})
+
+/**
+ * The rules in force at `dir` from the directories above it: from the
+ * repository's top (when the project root lies inside a larger repository)
+ * or the project root, down to `dir`'s parent. `dir`'s own files are not
+ * included: the walk reads them when it lists `dir`.
+ */
+export const ancestorRules = Effect.fn("ancestorRules")(function* (root: string, dir: string) {
+  const fs = yield* FileSystem
+  const path = yield* Path
+  const chain: Array<string> = []
+  // The project root's ancestors, up to the repository that contains it.
+  if (!(yield* fs.exists(path.join(root, ".git")).pipe(Effect.orElseSucceed(() => false)))) {
+    const above: Array<string> = []
+    let current = path.dirname(root)
+    for (let depth = 0; depth < 64; depth++) {
+      above.push(current)
+      if (yield* fs.exists(path.join(current, ".git")).pipe(Effect.orElseSucceed(() => false))) {
+        chain.push(...above.reverse())
+        break
+      }
+      const up = path.dirname(current)
+      if (up === current) break
+      current = up
+    }
+  }
+  if (dir !== root) {
+    const rel = path.relative(root, dir)
+    if (!rel.startsWith("..") && !path.isAbsolute(rel)) {
+      let current = root
+      chain.push(current)
+      const parts = rel.split(path.sep)
+      for (const part of parts.slice(0, -1)) {
+        current = path.join(current, part)
+        chain.push(current)
+      }
+    }
+  }
+  let rules: DirRules | undefined
+  for (const d of chain) rules = yield* loadDirRules(d, rules)
+  return rules
+})
+
+/**
+ * Answers "is this path ignored?" for paths below `start`, reading each
+ * directory's ignore files once (a cache per directory): for checking a
+ * result list (ripgrep's `--glob` whitelists win over ignore files, anvil's
+ * rules do not). Every component below `start` is judged as the walk would:
+ * the default ignore list for directories, then the ignore files.
+ */
+export const makeIgnoreOracle = Effect.fn("makeIgnoreOracle")(function* (
+  root: string,
+  start: string,
+  ignoredDirs: ReadonlySet<string>,
+) {
+  const fs = yield* FileSystem
+  const path = yield* Path
+  const base = yield* ancestorRules(root, start)
+  const cache = new Map<string, DirRules | undefined>()
+  const verdicts = new Map<string, boolean>()
+  const rulesOf = (dir: string, parent: DirRules | undefined) =>
+    cache.has(dir)
+      ? Effect.succeed(cache.get(dir))
+      : Effect.tap(loadDirRules(dir, parent), (r) => Effect.sync(() => cache.set(dir, r)))
+
+  /** `rel`: a POSIX path relative to `start`. */
+  const isIgnored = (rel: string) =>
+    Effect.gen(function* () {
+      const parts = rel.split("/")
+      let dir = start
+      let rules = yield* rulesOf(start, base)
+      for (let i = 0; i < parts.length; i++) {
+        const name = parts[i]!
+        const isDir = i < parts.length - 1
+        const abs = path.join(dir, name)
+        const key = `${abs}${isDir ? "/" : ""}`
+        let ignored = verdicts.get(key)
+        if (ignored === undefined) {
+          ignored = (isDir && ignoredDirs.has(name)) || isIgnoredBy(rules, abs, isDir)
+          verdicts.set(key, ignored)
+        }
+        if (ignored) return true
+        if (isDir) {
+          rules = yield* rulesOf(abs, rules)
+          dir = abs
+        }
+      }
+      return false
+    })
+  return { isIgnored }
+})

@@ -1,0 +1,154 @@
+import { Clock, Effect } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import { ancestorRules, type DirRules, isIgnoredBy, loadDirRules } from "./ignore-rules.ts"
+
+/**
+ * The one directory walk behind glob and the built-in grep: breadth first,
+ * names sorted within a directory, so the entries visited (and the point a
+ * circuit breaker stops at) are the same on every run; directory listings are
+ * read a few at a time to keep the disk busy. Ignored, default-ignored and
+ * never-entered directories are pruned before they are read. Symbolic links
+ * are reported as links and never followed (no loops, no way out of the
+ * sandbox).
+ */
+
+export type EntryKind = "file" | "dir" | "link" | "other"
+
+/** What a walk's caller decides for each entry. */
+export interface WalkVisitor<S> {
+  /** A directory: `descend` to enter it with a new state, `emit` to report it; undefined = neither. */
+  readonly dir: (parent: S, name: string) => { readonly descend?: S; readonly emit: boolean; readonly explicit: boolean } | undefined
+  /** Anything else: whether to report it; undefined = no. */
+  readonly file: (parent: S, name: string, kind: EntryKind) => { readonly explicit: boolean } | undefined
+}
+
+export interface WalkOptions<S> {
+  /** The project root (absolute, real). */
+  readonly root: string
+  /** The directory to walk (absolute, real, inside the root). */
+  readonly start: string
+  /** The visitor's state at `start`. */
+  readonly initial: S
+  readonly visitor: WalkVisitor<S>
+  /** Walk into ignored entries too (ignore files and the default list are not applied). */
+  readonly includeIgnored: boolean
+  /** Directory names skipped unless `includeIgnored` (the default ignore list). */
+  readonly ignoredDirs: ReadonlySet<string>
+  /** Names never walked into, even when asked for (grep's `.git`). */
+  readonly neverEnter?: ReadonlySet<string>
+  /** Circuit breaker: stop after this many directory entries were looked at. */
+  readonly maxEntries: number
+  /** Circuit breaker: stop at this time (Clock milliseconds). */
+  readonly deadline: number
+  /** Called for every reported entry, `rel` relative to `start` (POSIX). */
+  readonly onEntry: (rel: string, kind: EntryKind) => void
+}
+
+export type StopReason = "max_entries" | "timeout"
+
+export interface WalkSummary {
+  /** Directory entries looked at. */
+  readonly visited: number
+  /** Directories listed. */
+  readonly directories: number
+  /** Why the walk stopped early, when it did. */
+  readonly stoppedBy?: StopReason
+  /** Directories that could not be listed (permission denied and the like), relative to `start`. */
+  readonly unreadable: ReadonlyArray<string>
+}
+
+interface DirTask<S> {
+  readonly abs: string
+  readonly rel: string
+  readonly state: S
+  readonly rules: DirRules | undefined
+}
+
+const READ_CONCURRENCY = 8
+/** Names whose presence in a directory means it has rules of its own. */
+const RULE_FILES = new Set([".gitignore", ".ignore", ".rgignore", ".git"])
+const CHUNK = 64
+
+const kindOf = (type: string): EntryKind =>
+  type === "File" ? "file" : type === "Directory" ? "dir" : type === "SymbolicLink" ? "link" : "other"
+
+export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
+  const fs = yield* FileSystem
+  const path = yield* Path
+  const unreadable: Array<string> = []
+  let visited = 0
+  let directories = 0
+  let stoppedBy: StopReason | undefined
+
+  const rootRules = options.includeIgnored ? undefined : yield* ancestorRules(options.root, options.start)
+
+  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  const list = (task: DirTask<S>) =>
+    fs.readDirectoryEntries(task.abs).pipe(
+      Effect.flatMap((listed) => {
+        const entries = [...listed].sort(byName)
+        if (options.includeIgnored || !entries.some((e) => RULE_FILES.has(e.name))) {
+          return Effect.succeed({ entries, rules: task.rules })
+        }
+        return Effect.map(loadDirRules(task.abs, task.rules, new Set(entries.map((e) => e.name))), (rules) => ({ entries, rules }))
+      }),
+      Effect.orElseSucceed(() => undefined),
+    )
+
+  let frontier: Array<DirTask<S>> = [{ abs: options.start, rel: "", state: options.initial, rules: rootRules }]
+  outer: while (frontier.length > 0) {
+    const next: Array<DirTask<S>> = []
+    for (let offset = 0; offset < frontier.length; offset += CHUNK) {
+      const chunk = frontier.slice(offset, offset + CHUNK)
+      const listings = yield* Effect.forEach(chunk, list, { concurrency: READ_CONCURRENCY })
+      for (let t = 0; t < chunk.length; t++) {
+        const task = chunk[t]!
+        const listing = listings[t]
+        if (listing === undefined) {
+          unreadable.push(task.rel === "" ? "." : task.rel)
+          continue
+        }
+        directories++
+        const prefix = task.rel === "" ? "" : `${task.rel}/`
+        for (const entry of listing.entries) {
+          if (++visited > options.maxEntries) {
+            visited = options.maxEntries
+            stoppedBy = "max_entries"
+            break outer
+          }
+          const name = entry.name
+          const kind = kindOf(entry.type)
+          if (kind === "dir") {
+            if (options.neverEnter?.has(name)) continue
+            const decision = options.visitor.dir(task.state, name)
+            if (decision === undefined) continue
+            const abs = path.join(task.abs, name)
+            if (!options.includeIgnored && !decision.explicit) {
+              if (options.ignoredDirs.has(name) || isIgnoredBy(listing.rules, abs, true)) continue
+            }
+            if (decision.emit) options.onEntry(prefix + name, "dir")
+            if (decision.descend !== undefined) {
+              next.push({ abs, rel: prefix + name, state: decision.descend, rules: listing.rules })
+            }
+          } else {
+            if (options.neverEnter?.has(name)) continue
+            const decision = options.visitor.file(task.state, name, kind)
+            if (decision === undefined) continue
+            if (!options.includeIgnored && !decision.explicit && isIgnoredBy(listing.rules, path.join(task.abs, name), false)) {
+              continue
+            }
+            options.onEntry(prefix + name, kind)
+          }
+        }
+      }
+      if ((yield* Clock.currentTimeMillis) > options.deadline) {
+        stoppedBy = "timeout"
+        break outer
+      }
+    }
+    frontier = next
+  }
+  const summary: WalkSummary = { visited, directories, unreadable, ...(stoppedBy ? { stoppedBy } : {}) }
+  return summary
+})
