@@ -204,6 +204,8 @@ describe("list: errors and sandbox", () => {
   writeFileSync(join(outside, "private", "confidential.txt"), "")
   writeFileSync(join(outside, "confidential-top.txt"), "")
   const root = project({ "src/pkg/a.py": "", "docs/index.md": "", "main.py": "", "out": { link: outside } })
+  symlinkSync("loop-b", join(root, "loop-a"))
+  symlinkSync("loop-a", join(root, "loop-b"))
 
   test("NOT_FOUND suggests similar folders and hints LS on the parent", async () => {
     const { envelope } = await callTool(root, "list", { path: "src/pkgg" })
@@ -227,6 +229,7 @@ describe("list: errors and sandbox", () => {
     ["/", "ACCESS_DENIED"],
     ["out", "ACCESS_DENIED"],
     ["out/private", "ACCESS_DENIED"],
+    ["loop-a", "INVALID_PARAM"],
     ["src\0", "INVALID_PARAM"],
     ["x".repeat(300), "INVALID_PARAM"],
   ] as Array<[string, ErrorCode]>)("%s → %s", async (path, code) => {

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { closeSync, mkdirSync, openSync, statSync, symlinkSync, writeFileSync, writeSync } from "node:fs"
 import { join } from "node:path"
+import { main } from "../../src/cli/index.ts"
 import type { ErrorCode } from "../../src/protocol/error-code.ts"
 import { FileLedger } from "../../src/workspace/file-ledger.ts"
 import { callTool, project, session, tempDir } from "../support/harness.ts"
@@ -181,6 +182,24 @@ describe("read: large files (the benchmark's call, at test size)", () => {
     const fromEnd = (await callTool(root, "read", { path: "big", offset: -50 }, { configOverrides: { tools: { read: { count_max_bytes: 1024 } } } })).envelope
     expect(fromEnd.data.content).toBe(content.map((l, i) => l.replace(/^\d+/, String(i - 50).padStart(6))).join("\n"))
     expect(fromEnd.data.total_lines).toBeNull()
+  })
+})
+
+describe("read: the command line", () => {
+  test("`anvil tool read '{\"path\":\"big\",\"offset\":-50}'` (the benchmark's call) prints the envelope with the last 50 lines", async () => {
+    const root = project({ big: linesFile(1000) })
+    let out = ""
+    const code = await main(["tool", "read", '{"path":"big","offset":-50}'], {
+      out: (t) => void (out += t),
+      err: () => {},
+      readStdin: async () => "",
+      cwd: root,
+      env: {},
+    })
+    expect(code).toBe(0)
+    const envelope = JSON.parse(out)
+    expect(envelope.data).toMatchObject({ start_line: 951, end_line: 1000, total_lines: 1000, lines_returned: 50 })
+    expect(envelope.data.content.split("\n")[49]).toBe("  1000\tline 1000")
   })
 })
 
