@@ -41,16 +41,19 @@ export interface CaptureOptions {
   readonly spill: SpillTarget
 }
 
-/** Bytes collected before one write to the spill file. */
+/** Bytes collected before one write to the spill file (two such buffers take turns). */
 const BATCH = 1 << 20
 
 /**
  * Captures one output stream in bounded memory: the first and the last
  * `capacity` bytes, byte and newline counts, and — once the stream is larger
- * than both ends together — the full stream streamed to a spill file in
- * batches. A short stream never touches the disk unless {@link ensureSpilled}
- * asks for it. Memory stays at a few times `capacity` plus one batch, however
- * much the stream carries; a slow disk pauses the producer (the write promise).
+ * than both ends together — the full stream, streamed to a spill file. A short
+ * stream never touches the disk unless {@link ensureSpilled} asks for it.
+ *
+ * Spilling uses two fixed 1 MiB buffers that take turns: one fills while the
+ * other is being written. When both are busy the returned promise pauses the
+ * producer (backpressure), so memory stays at a few times `capacity` plus
+ * 2 MiB however much the stream carries, and nothing is allocated per chunk.
  */
 export class OutputCapture implements OutputSink {
   private readonly head: Uint8Array
@@ -62,16 +65,19 @@ export class OutputCapture implements OutputSink {
   private lines = 0
   /** Everything so far, while the stream still fits in memory (no spill file yet). */
   private early: Array<Uint8Array> | undefined = []
-  /** Chunks waiting for the next write to the spill file. */
-  private batch: Array<Uint8Array> = []
-  private batchBytes = 0
   /** False once the spill file failed or reached its cap: chunks are then only counted. */
   private collecting = true
   private file: SpillFile | undefined
   private spilled = 0
   private problem: string | undefined
-  private inflight = 0
-  /** The chain of spill operations, in order. */
+  private buffers: [Uint8Array, Uint8Array] | undefined
+  private current = 0
+  private fill = 0
+  private readonly inFlight: [Promise<void> | undefined, Promise<void> | undefined] = [undefined, undefined]
+  /** Set while intake is paused; chunks that still arrive wait in the backlog. */
+  private waiting: Promise<void> | undefined
+  private backlog: Array<Uint8Array> = []
+  /** File operations (open, writes, close), in order. */
   private queue: Promise<void> = Promise.resolve()
 
   constructor(private readonly options: CaptureOptions) {
@@ -87,27 +93,31 @@ export class OutputCapture implements OutputSink {
     this.keepHead(chunk)
     this.keepTail(chunk)
     if (!this.collecting) return
-    // Copy: the producer may reuse its buffer.
-    const copy = chunk.slice()
+    if (this.waiting !== undefined) {
+      this.backlog.push(chunk.slice())
+      return this.waiting
+    }
     if (this.early !== undefined) {
-      this.early.push(copy)
+      this.early.push(chunk.slice())
       if (this.total <= 2 * this.options.capacity) return
       // The stream no longer fits in memory: from here on it goes to disk.
-      this.batch = this.early
-      this.batchBytes = this.total
+      const first = concat(this.early)
       this.early = undefined
-      return this.startWrite(true)
+      return this.hold(
+        this.enqueue(async () => {
+          await this.openFile()
+          await this.writeBytes(first)
+        }),
+      )
     }
-    this.batch.push(copy)
-    this.batchBytes += copy.length
-    if (this.batchBytes < BATCH) return
-    return this.startWrite(false)
+    return this.append(chunk)
   }
 
   /** Writes what is still buffered and closes the spill file. */
-  finish(): Promise<void> {
-    if (this.early === undefined && this.collecting && this.batchBytes > 0) void this.startWrite(false)
-    return this.enqueue(async () => {
+  async finish(): Promise<void> {
+    while (this.waiting !== undefined) await this.waiting
+    if (this.buffers !== undefined && this.fill > 0 && this.collecting) void this.dispatch()
+    await this.enqueue(async () => {
       if (this.file) await this.file.close().catch(() => undefined)
     })
   }
@@ -116,35 +126,70 @@ export class OutputCapture implements OutputSink {
    * Makes sure the full stream is on disk, also when it fit in memory (it is
    * shown cut, so the model needs the file). Call after {@link finish}.
    */
-  ensureSpilled(): Promise<void> {
-    if (this.early === undefined || this.total === 0) return this.queue
-    this.batch = this.early
-    this.batchBytes = this.total
+  async ensureSpilled(): Promise<void> {
+    if (this.early === undefined || this.total === 0) return
+    const all = concat(this.early)
     this.early = undefined
-    void this.startWrite(true)
-    return this.enqueue(async () => {
+    await this.enqueue(async () => {
+      await this.openFile()
+      await this.writeBytes(all)
       if (this.file) await this.file.close().catch(() => undefined)
     })
   }
 
-  /**
-   * Queues the current batch for the disk (opening the file first when asked).
-   * One write may run while the next batch fills; the producer is paused
-   * (the returned promise) only when a second one would start.
-   */
-  private startWrite(open: boolean): Promise<void> | undefined {
-    const parts = this.batch
-    const size = this.batchBytes
-    this.batch = []
-    this.batchBytes = 0
-    this.inflight++
-    const done = this.enqueue(async () => {
-      if (open) await this.openFile()
-      await this.writeParts(parts, size)
-    }).then(() => {
-      this.inflight--
+  /** Copies a chunk into the filling buffer, handing full buffers to the disk. */
+  private append(chunk: Uint8Array): void | Promise<void> {
+    const buffers = (this.buffers ??= [new Uint8Array(BATCH), new Uint8Array(BATCH)])
+    let offset = 0
+    while (offset < chunk.length) {
+      const n = Math.min(BATCH - this.fill, chunk.length - offset)
+      buffers[this.current]!.set(chunk.subarray(offset, offset + n), this.fill)
+      this.fill += n
+      offset += n
+      if (this.fill < BATCH) return
+      const busy = this.dispatch()
+      if (busy !== undefined) {
+        // The other buffer is still being written: pause until it is free.
+        if (offset < chunk.length) this.backlog.unshift(chunk.slice(offset))
+        return this.hold(busy)
+      }
+    }
+  }
+
+  /** Queues the filling buffer for writing and switches to the other; returns that one's pending write, if any. */
+  private dispatch(): Promise<void> | undefined {
+    const index = this.current
+    const bytes = this.buffers![index]!.subarray(0, this.fill)
+    const written = this.enqueue(() => this.writeBytes(bytes))
+    this.inFlight[index] = written
+    void written.then(() => {
+      if (this.inFlight[index] === written) this.inFlight[index] = undefined
     })
-    return open || this.inflight > 1 ? done : undefined
+    this.current = 1 - index
+    this.fill = 0
+    return this.inFlight[this.current]
+  }
+
+  /** Pauses intake until `done` settles, then takes in the backlog; the returned promise covers both. */
+  private hold(done: Promise<void>): Promise<void> {
+    const waiting: Promise<void> = done.then(() => {
+      if (this.waiting === waiting) this.waiting = undefined
+      return this.drainBacklog()
+    })
+    this.waiting = waiting
+    return waiting
+  }
+
+  private drainBacklog(): void | Promise<void> {
+    while (this.backlog.length > 0 && this.waiting === undefined) {
+      const chunk = this.backlog.shift()!
+      if (!this.collecting) {
+        this.backlog = []
+        return
+      }
+      const paused = this.append(chunk)
+      if (paused !== undefined) return paused
+    }
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {
@@ -153,10 +198,9 @@ export class OutputCapture implements OutputSink {
   }
 
   private fail(problem: string) {
-    this.problem = problem
+    this.problem ??= problem
     this.collecting = false
-    this.batch = []
-    this.batchBytes = 0
+    this.backlog = []
   }
 
   private async openFile(): Promise<void> {
@@ -165,16 +209,15 @@ export class OutputCapture implements OutputSink {
     else this.file = opened
   }
 
-  private async writeParts(parts: ReadonlyArray<Uint8Array>, size: number): Promise<void> {
+  private async writeBytes(bytes: Uint8Array): Promise<void> {
     const file = this.file
-    if (!file || this.problem !== undefined || size === 0) return
+    if (!file || this.problem !== undefined || bytes.length === 0) return
     const room = this.options.maxSpillBytes - this.spilled
-    let bytes = parts.length === 1 ? parts[0]! : concat(parts, size)
     const capped = bytes.length > room
-    if (capped) bytes = bytes.subarray(0, Math.max(0, room))
+    const part = capped ? bytes.subarray(0, Math.max(0, room)) : bytes
     try {
-      if (bytes.length > 0) await file.write(bytes)
-      this.spilled += bytes.length
+      if (part.length > 0) await file.write(part)
+      this.spilled += part.length
       if (capped) this.fail(`the saved output was capped at ${this.options.maxSpillBytes} bytes`)
     } catch (e) {
       this.fail(`the full output could not be saved: ${e instanceof Error ? e.message : String(e)}`)
@@ -224,8 +267,8 @@ export class OutputCapture implements OutputSink {
   }
 }
 
-const concat = (parts: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
-  const out = new Uint8Array(size)
+const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
   let at = 0
   for (const p of parts) {
     out.set(p, at)

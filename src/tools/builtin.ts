@@ -1,4 +1,5 @@
 import type { Tool } from "../tool/definition.ts"
+import { bashTool } from "./bash.ts"
 import { calculatorTool } from "./calculator.ts"
 import { globTool } from "./glob.ts"
 import { grepTool } from "./grep.ts"
@@ -10,4 +11,4 @@ import { patchTool } from "./patch.ts"
 import { writeTool } from "./write.ts"
 
 /** Every built-in tool, in the order `anvil tools` lists them. */
-export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, globTool, grepTool, patchTool, writeTool, editTool, multieditTool]
+export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, globTool, grepTool, patchTool, writeTool, editTool, multieditTool, bashTool]
