@@ -87,6 +87,9 @@ export const parseUnified = (text: string, options: UnifiedOptions = {}): Parsed
           // Past the header's counts: more body lines mean the counts were wrong, but a
           // file header or a format-patch signature ("-- ") ends the hunk.
           if (isFileHeaderPair(j) || line === "-- " || line === "--") break
+        } else if (isFileHeaderPair(j) && head(j + 2).startsWith("@@") && !(remainingOld === 1 && remainingNew === 1)) {
+          // Counts too large: "--- x" / "+++ y" / "@@" is the next file, unless those two lines exactly finish the hunk.
+          break
         }
         const cr = line.endsWith("\r")
         body.push({ kind: c, text: cr ? line.slice(1, -1) : line.slice(1), cr })
