@@ -5,9 +5,9 @@ import { Config } from "../config/config.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { defineTool, type ToolResult } from "../tool/definition.ts"
 import { invalidParam, toolError } from "../tool/tool-error.ts"
-import { DEFAULT_IGNORED_NAMES } from "../workspace/default-ignore.ts"
+import { GlobMatcher, GlobPatternError, matchesPath } from "../search/glob-pattern.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
-import { globMatcher } from "../workspace/glob-pattern.ts"
+import { ancestorRules, DEFAULT_IGNORED_DIRS, isIgnoredBy, loadDirRules } from "../workspace/ignore-rules.ts"
 import { similarPaths } from "../workspace/similar-paths.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./list.md" with { type: "text" }
@@ -61,7 +61,15 @@ export const listTool = defineTool({
   title: "LS",
   description,
   aliases: ["ls", "list_files", "list_dir", "list_directory"],
-  parameterAliases: { head_limit: "limit", dir_path: "path", directory: "path", dir: "path", show_hidden: "include_hidden" },
+  parameterAliases: {
+    head_limit: "limit",
+    dir_path: "path",
+    directory: "path",
+    dir: "path",
+    show_hidden: "include_hidden",
+    hidden: "include_hidden",
+    no_ignore: "include_ignored",
+  },
   readOnly: true,
   paginates: true,
   parameters: Schema.Struct({
@@ -72,6 +80,9 @@ export const listTool = defineTool({
     limit: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Most entries to return (default 100, max 200)." })),
     include_hidden: Schema.optionalKey(
       Schema.Boolean.annotate({ description: "Also show dotfiles and the folders hidden by default (node_modules, .git, dist, …)." }),
+    ),
+    include_ignored: Schema.optionalKey(
+      Schema.Boolean.annotate({ description: "Also show entries ignored by .gitignore / .ignore files (default false)." }),
     ),
     ignore: Schema.optionalKey(
       Schema.Array(Schema.String).annotate({ description: 'Globs to leave out, matched against the name and the root-relative path ("*.pyc", "**/test_*").' }),
@@ -89,9 +100,20 @@ export const listTool = defineTool({
       const maxLimit = positiveInt(config.get("tools.list.max_limit", LIST_DEFAULTS.max_limit), LIST_DEFAULTS.max_limit)
       const defaultLimit = Math.min(positiveInt(config.get("tools.list.default_limit", LIST_DEFAULTS.default_limit), LIST_DEFAULTS.default_limit), maxLimit)
       const hiddenNames = new Set(
-        config.get("tools.list.default_ignore", DEFAULT_IGNORED_NAMES as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string"),
+        config.get("tools.list.default_ignore", DEFAULT_IGNORED_DIRS as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string"),
       )
       const includeHidden = params.include_hidden ?? false
+      const includeIgnored = params.include_ignored ?? false
+      const patterns: Array<GlobMatcher> = []
+      for (const [i, pattern] of (params.ignore ?? []).entries()) {
+        if (pattern.trim() === "") continue
+        try {
+          patterns.push(GlobMatcher.compile(pattern, { dot: true }))
+        } catch (e) {
+          if (e instanceof GlobPatternError) return yield* invalidParam(`ignore.${i}`, `'${pattern}': ${e.message}`)
+          throw e
+        }
+      }
       const sortBy = params.sort_by ?? "name"
       const offset = params.offset ?? 0
       const limit = Math.min(params.limit ?? defaultLimit, maxLimit)
@@ -126,10 +148,16 @@ export const listTool = defineTool({
       }
 
       const listing = yield* fs.readDirectoryEntries(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
-      const ignored = globMatcher(params.ignore ?? [])
       const base = shown === "." ? "" : `${shown}/`
+      const ignoredByGlob = (name: string, isDir: boolean) =>
+        patterns.some((m) => matchesPath(m, name, isDir) || matchesPath(m, `${base}${name}`, isDir))
+      // .gitignore / .ignore / .rgignore in force here, from the project root (or the enclosing repository) down.
+      const rules = includeIgnored
+        ? undefined
+        : yield* loadDirRules(resolved.real, yield* ancestorRules(ws.root, resolved.real), new Set(listing.map((e) => e.name)))
       let hidden = 0
       let matchedIgnore = 0
+      let gitIgnored = 0
 
       // Where a link leads, without following it out of the sandbox.
       const linkTarget = (absolute: string) =>
@@ -149,8 +177,13 @@ export const listTool = defineTool({
           hidden++
           return false
         }
-        if (ignored(e.name, `${base}${e.name}`)) {
+        const isDir = e.type === "Directory"
+        if (ignoredByGlob(e.name, isDir)) {
           matchedIgnore++
+          return false
+        }
+        if (rules !== undefined && isIgnoredBy(rules, path.join(resolved.real, e.name), isDir)) {
+          gitIgnored++
           return false
         }
         return true
@@ -235,13 +268,15 @@ export const listTool = defineTool({
       const range = shownCount === 0 ? "0" : `${offset + 1}-${offset + shownCount}`
       const headline = `Entries shown: ${range} of ${total} (directories first, ${order})${truncated ? " (TRUNCATED)" : ""}`
       const notHidden = hidden > 0 ? ` ${hidden} hidden or default-ignored ${hidden === 1 ? "entry" : "entries"} not shown (include_hidden=true shows them).` : ""
-      const notIgnored = matchedIgnore > 0 ? ` ${matchedIgnore} matched the ignore patterns.` : ""
+      const notIgnored =
+        (matchedIgnore > 0 ? ` ${matchedIgnore} matched the ignore patterns.` : "") +
+        (gitIgnored > 0 ? ` ${gitIgnored} ignored by .gitignore not shown (include_ignored=true shows them).` : "")
       const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
       const totals = `Totals: ${count(dirs, "dir", "dirs")}, ${count(files, "file", "files")}, ${count(links, "link", "links")}.${notHidden}${notIgnored}`
       const warnings: Array<string> = []
       if (hasMore) warnings.push(`Results truncated to entries ${range} of ${total}. Use offset=${nextOffset} to see the next page.`)
       else if (truncated) warnings.push(`Showing entries ${range} of ${total}; earlier entries are on previous pages (offset=0).`)
-      const body = shownCount === 0 ? (total === 0 && hidden + matchedIgnore === 0 ? "(empty directory)" : "(nothing to show)") : page.map((p, i) => line(entries[i]!, p.mtimeMs)).join("\n")
+      const body = shownCount === 0 ? (total === 0 && hidden + matchedIgnore + gitIgnored === 0 ? "(empty directory)" : "(nothing to show)") : page.map((p, i) => line(entries[i]!, p.mtimeMs)).join("\n")
 
       const hints: Array<RetrievalHint> = []
       if (hasMore) hints.push(hint("LS", "high", { path: shown, offset: nextOffset, limit }))
@@ -252,7 +287,7 @@ export const listTool = defineTool({
         header: `LS: ${shown}`,
         text: [[headline, totals].join("\n"), body, ...warnings].join("\n\n"),
         data: { path: shown, entries, truncated, has_more: hasMore, next_offset: nextOffset, offset, limit, sort_by: sortBy, warnings },
-        stats: { total_entries: total, dirs, files, links, hidden, ignored: matchedIgnore, shown: shownCount },
+        stats: { total_entries: total, dirs, files, links, hidden, ignored: matchedIgnore, gitignored: gitIgnored, shown: shownCount },
         context: { path_resolved: shown },
         hints,
         ...(truncated ? { truncation: { reason: "entry_limit", total_estimate: total } } : {}),

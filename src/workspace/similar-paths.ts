@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { DEFAULT_IGNORED_NAMES } from "./default-ignore.ts"
+import { DEFAULT_IGNORED_DIRS } from "./ignore-rules.ts"
 import { Workspace } from "./workspace.ts"
 
 /**
@@ -96,7 +96,7 @@ export const similarPaths = (absolute: string, options: SimilarOptions = {}) =>
     }
     // One level down and one level up: the right name in a neighbouring folder.
     const subdirs = here
-      .filter((e) => e.type === "Directory" && !e.name.startsWith(".") && !DEFAULT_IGNORED_NAMES.includes(e.name))
+      .filter((e) => e.type === "Directory" && !e.name.startsWith(".") && !DEFAULT_IGNORED_DIRS.includes(e.name))
       .slice(0, MAX_SUBDIRS)
     const neighbours = [
       ...subdirs.map((e) => path.join(base, e.name)),

@@ -94,6 +94,24 @@ describe("list: hidden entries and ignore globs", () => {
     expect(r.text).toContain("1 matched the ignore patterns")
   })
 
+  test(".gitignore'd entries are left out unless include_ignored, and the count says so", async () => {
+    const r = project({ ".gitignore": "*.log\nsecret/\n!keep.log\n", "a.log": "", "keep.log": "", "secret/x": "", "src/.gitignore": "gen/\n", "src/gen/x": "", "src/main.py": "" })
+    const top = (await callTool(r, "list", {})).envelope
+    expect(names(top.data)).toEqual(["src", "anvil.json", "keep.log"])
+    expect(top.stats.gitignored).toBe(2)
+    expect(top.text).toContain("2 ignored by .gitignore not shown (include_ignored=true shows them)")
+    expect(names((await callTool(r, "list", { include_ignored: true })).envelope.data)).toEqual(["secret", "src", "a.log", "anvil.json", "keep.log"])
+    // Rules from the folders above apply, and the folder's own.
+    expect(names((await callTool(r, "list", { path: "src" })).envelope.data)).toEqual(["main.py"])
+    expect(names((await callTool(r, "list", { path: "secret", include_ignored: true })).envelope.data)).toEqual(["x"])
+  })
+
+  test("an invalid ignore glob is INVALID_PARAM naming it", async () => {
+    const { envelope } = await callTool(root, "list", { ignore: ["*.py", "/etc/*"] })
+    expect(envelope.error?.code).toBe("INVALID_PARAM")
+    expect(envelope.error?.field_errors?.[0]?.field).toBe("ignore.1")
+  })
+
   test("config tools.list.default_ignore replaces the default list", async () => {
     const { envelope } = await callTool(root, "list", {}, { configOverrides: { tools: { list: { default_ignore: ["src"] } } } })
     expect(names(envelope.data)).toEqual(["__pycache__", "build", "dist", "node_modules", "venv", "anvil.json", "app.py", "main.pyc"])
