@@ -1,0 +1,29 @@
+import { Effect, Schema } from "effect"
+import { activeCount, renderTodos } from "../todo/todo-list.ts"
+import { loadTodos } from "../todo/todo-store.ts"
+import { defineTool } from "../tool/definition.ts"
+import description from "./todoread.md" with { type: "text" }
+
+const pyBool = (b: boolean) => (b ? "True" : "False")
+
+/** todoread (spec 004): the current session's todo list, as TodoWrite last stored it. */
+export const todoreadTool = defineTool({
+  name: "todoread",
+  title: "TodoRead",
+  description,
+  aliases: ["todo_read"],
+  readOnly: true,
+  parameters: Schema.Struct({}),
+  run: () =>
+    Effect.gen(function* () {
+      const { todos, exists, display } = yield* loadTodos
+      const active = activeCount(todos)
+      const lines = [`Total todos: ${todos.length}`, `Active todos: ${active}`, `Persisted: ${pyBool(exists)}`, `Todo path: ${display}`]
+      const body = todos.length > 0 ? renderTodos(todos) : "No todos yet in this session. Use TodoWrite to plan work of three or more steps."
+      return {
+        data: { todos, count: todos.length, active_count: active, persisted: exists, todo_path: display },
+        text: `${lines.join("\n")}\n\n${body}`,
+        stats: { count: todos.length, active_count: active },
+      }
+    }),
+})

@@ -1,0 +1,46 @@
+import { Effect, Schema } from "effect"
+import { activeCount, normalizeTodos, renderTodos, TodoInput } from "../todo/todo-list.ts"
+import { saveTodos } from "../todo/todo-store.ts"
+import { defineTool } from "../tool/definition.ts"
+import { toolError } from "../tool/tool-error.ts"
+import description from "./todowrite.md" with { type: "text" }
+
+/** What TodoWrite says after every write (spec 001's reminder, in anvil's words). */
+export const TODO_REMINDER =
+  "Keep this list current as you work: set a task to in_progress before you start it (one at a time), " +
+  "mark it completed as soon as it is done, add tasks you discover, and cancel those that no longer apply."
+
+const pyBool = (b: boolean) => (b ? "True" : "False")
+
+/**
+ * todowrite (spec 004, spec 001 TodoWrite): replaces the session's todo list
+ * with the one given (ids kept, missing ids generated) and persists it under
+ * `.anvil/todos/<session>.json`. At most one task may be in progress.
+ */
+export const todowriteTool = defineTool({
+  name: "todowrite",
+  title: "TodoWrite",
+  description,
+  aliases: ["todo_write"],
+  parameters: Schema.Struct({
+    todos: Schema.Array(TodoInput).annotate({ description: "The whole list, in order; it replaces the previous one." }),
+  }),
+  run: ({ todos: input }) =>
+    Effect.gen(function* () {
+      const normalized = normalizeTodos(input)
+      if ("problems" in normalized) {
+        return yield* toolError("INVALID_PARAM", `Invalid todo list: ${normalized.problems.map((p) => p.message).join("; ")}`, {
+          fieldErrors: normalized.problems,
+        })
+      }
+      const { todos } = normalized
+      const where = yield* saveTodos(todos)
+      const active = activeCount(todos)
+      const lines = [`Total todos: ${todos.length}`, `Active todos: ${active}`, `Persisted: ${pyBool(true)}`, `Todo path: ${where.display}`]
+      return {
+        data: { todos, count: todos.length, active_count: active, persisted: true, todo_path: where.display },
+        text: [lines.join("\n"), renderTodos(todos), TODO_REMINDER].filter((p) => p !== "").join("\n\n"),
+        stats: { count: todos.length, active_count: active },
+      }
+    }),
+})
