@@ -33,6 +33,11 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
         const args = await parseToolArgs(rest, io)
         return await toolCommand(args, tools, io, global.root)
       }
+      case "run": {
+        if (global.help) return help(io, (await import("./run-command.ts")).RUN_HELP)
+        const { runCommand } = await import("./run-command.ts")
+        return await runCommand(rest, io, global.root, tools)
+      }
       case "self-check": {
         // Hidden: checks the embedded skills and rg of a built executable (CI's smoke test).
         const { selfCheckCommand } = await import("./self-check-command.ts")

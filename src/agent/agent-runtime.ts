@@ -1,0 +1,172 @@
+import { Context, Effect, Layer } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import { Config, type ConfigShape } from "../config/config.ts"
+import { ModelHttp } from "../llm/http.ts"
+import type { LanguageModelShape } from "../llm/model.ts"
+import { resolveModel } from "../llm/resolve-model.ts"
+import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
+import type { AllowRule } from "../permission/rules.ts"
+import { ProcessRunner } from "../process/process-runner.ts"
+import { makeToolRuntime, PlatformLive, type ToolServices } from "../runtime.ts"
+import type { Tool } from "../tool/definition.ts"
+import { makeRegistry } from "../tool/registry.ts"
+import { ToolRunner } from "../tool/runner.ts"
+import { SessionInfo } from "../tool/session.ts"
+import { SubagentRunner, type SubagentReport } from "../tool/subagent.ts"
+import type { UserTerminal } from "../ui/user-terminal.ts"
+import { FileLedger } from "../workspace/file-ledger.ts"
+import { findProjectRoot } from "../workspace/project-root.ts"
+import type { AgentEvent } from "./events.ts"
+import { runTurn, type VerifyOutcome } from "./loop.ts"
+import { PROFILES, type EngineName, type Profile } from "./profiles.ts"
+import { systemPrompt, type PromptFacts } from "./system-prompt.ts"
+
+/** What the CLI learns before it builds an agent: where the project is, its configuration, the model. */
+export interface AgentBoot {
+  readonly root: string
+  readonly config: ConfigShape
+  readonly model: LanguageModelShape
+  readonly facts: PromptFacts
+}
+
+/** Finds the root, loads anvil.json and resolves the model (a ModelError of kind "config" names what to set). */
+export const bootAgent = (input: {
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly root?: string | undefined
+  readonly modelFlag?: string | undefined
+  readonly http?: ModelHttp["Service"]
+  /** A model given directly (tests, bench): no resolution. */
+  readonly model?: LanguageModelShape | undefined
+}) =>
+  Effect.gen(function* () {
+    const path = yield* Path
+    const fs = yield* FileSystem
+    const given = input.root ?? input.env.ANVIL_ROOT
+    const root = given ? path.resolve(input.cwd, given) : yield* findProjectRoot(input.cwd)
+    const config = yield* Config.load({ root, env: input.env })
+    const http = input.http ?? (yield* ModelHttp)
+    const model = input.model ?? (yield* resolveModel({ config, root, http, flag: input.modelFlag }))
+    const agentsMd = yield* fs.readFileString(path.join(root, "AGENTS.md")).pipe(Effect.orElseSucceed(() => ""))
+    const rel = path.relative(root, path.resolve(input.cwd))
+    const facts: PromptFacts = {
+      root,
+      cwd: rel === "" || rel.startsWith("..") ? "." : rel,
+      platform: `${process.platform} ${process.arch}`,
+      date: new Date().toISOString().slice(0, 10),
+      projectInstructions: agentsMd.length > 16_000 ? `${agentsMd.slice(0, 16_000)}\n[… cut]` : agentsMd,
+    }
+    return { root, config, model, facts } satisfies AgentBoot
+  }).pipe(Effect.provide(Layer.merge(PlatformLive, ModelHttp.layer)))
+
+export interface AgentRuntimeOptions {
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly boot: AgentBoot
+  /** Every tool available (built-ins and plugins); the profile chooses among them. */
+  readonly allTools: ReadonlyArray<Tool>
+  readonly profile: Profile
+  readonly engine: EngineName
+  readonly sessionId: string
+  readonly onAsk: (request: PermissionRequest) => Effect.Effect<boolean | AskAnswer>
+  readonly allow?: ReadonlyArray<AllowRule>
+  readonly terminal?: Layer.Layer<UserTerminal>
+  /** Where a subagent's events go (tagged with the task call's id). */
+  readonly onSubagentEvent?: (parentCallId: string, event: AgentEvent) => Effect.Effect<void>
+}
+
+/** The tools an agent with this profile gets: the profile's selection (task included where the profile has it). */
+export const profileTools = (profile: Profile, all: ReadonlyArray<Tool>): ReadonlyArray<Tool> => profile.select(all)
+
+/**
+ * Runs subagents for the task tool: each one gets a fresh history, the
+ * profile's tools (read-only for explore), its own read ledger and session id,
+ * the same model and permissions, and returns its final answer as the summary.
+ */
+export const subagentLayer = (options: AgentRuntimeOptions) =>
+  Layer.effect(
+    SubagentRunner,
+    Effect.gen(function* () {
+      const services = yield* Effect.context<Exclude<ToolServices, SubagentRunner>>()
+      const config = Context.get(services, Config)
+      const maxSteps = config.get("subagent_max_steps", 30)
+      let counter = 0
+      const agents = ["explore"]
+      return {
+        agents,
+        run: (request) =>
+          Effect.gen(function* () {
+            const profile = PROFILES[request.agent as "explore"] ?? PROFILES.explore
+            const tools = profile.select(options.allTools)
+            const childId = `${options.sessionId}-sub${++counter}`
+            const childServices = Layer.mergeAll(
+              Layer.succeedContext(services),
+              FileLedger.enforcing,
+              SessionInfo.layer({ id: childId, interactive: true }),
+              SubagentRunner.unavailable,
+            )
+            const runnerLayer = ToolRunner.layer<ToolServices>(makeRegistry(tools)).pipe(Layer.provide(childServices))
+            const result = yield* Effect.gen(function* () {
+              const runner = yield* ToolRunner
+              return yield* runTurn({ items: [] }, request.objective, {
+                model: options.boot.model,
+                runner,
+                engine: options.engine,
+                system: systemPrompt(profile, options.boot.facts),
+                maxSteps,
+                ...(options.onSubagentEvent ? { emit: (e: AgentEvent) => options.onSubagentEvent!(request.parentCallId, e) } : {}),
+              })
+            }).pipe(Effect.provide(runnerLayer))
+            const report: SubagentReport = {
+              summary: result.answer,
+              status: result.status,
+              steps: result.stats.steps,
+              tool_calls: result.stats.tool_calls,
+              input_tokens: result.usage.inputTokens,
+              output_tokens: result.usage.outputTokens,
+              ...(result.error ? { error: result.error } : {}),
+            }
+            return report
+          }),
+      }
+    }),
+  )
+
+/** The tool runtime of an agent session: the profile's tools, read-before-write enforced, task backed by subagents. */
+export const agentToolRuntime = (options: AgentRuntimeOptions) =>
+  makeToolRuntime({
+    cwd: options.cwd,
+    env: options.env,
+    root: options.boot.root,
+    tools: profileTools(options.profile, options.allTools),
+    onAsk: options.onAsk,
+    permissions: { allow: options.allow ?? [] },
+    session: { id: options.sessionId, interactive: true },
+    enforceReads: true,
+    ...(options.terminal ? { terminal: options.terminal } : {}),
+    subagents: subagentLayer(options),
+  })
+
+const VERIFY_TAIL = 6000
+
+/** Runs the configured `verify` command through /bin/sh in the project root; keeps the end of its output. */
+export const verifyRunner = (command: string, root: string, env: Readonly<Record<string, string | undefined>>, timeoutMs: number) =>
+  Effect.gen(function* () {
+    const processes = yield* ProcessRunner
+    let output = ""
+    const decoder = new TextDecoder()
+    const sink = {
+      write: (chunk: Uint8Array) => {
+        output += decoder.decode(chunk, { stream: true })
+        if (output.length > VERIFY_TAIL * 4) output = output.slice(-VERIFY_TAIL * 2)
+      },
+    }
+    const cleanEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === "string"))
+    const outcome = yield* processes
+      .run({ file: "/bin/sh", args: ["-c", command], cwd: root, env: cleanEnv, timeoutMs, killGraceMs: 2000, drainMs: 500, stdout: sink, stderr: sink })
+      .pipe(Effect.result)
+    if (outcome._tag === "Failure") return { exitCode: 127, output: outcome.failure.message, timedOut: false } satisfies VerifyOutcome
+    const tail = output.length > VERIFY_TAIL ? `[…]\n${output.slice(-VERIFY_TAIL)}` : output
+    return { exitCode: outcome.success.exitCode ?? 1, output: tail.trimEnd(), timedOut: outcome.success.timedOut } satisfies VerifyOutcome
+  })

@@ -1,0 +1,193 @@
+import { Effect, Exit, type Layer, ManagedRuntime, Scope } from "effect"
+import { ModelError, type LanguageModelShape } from "../llm/model.ts"
+import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
+import type { AllowRule } from "../permission/rules.ts"
+import { ProcessRunner } from "../process/process-runner.ts"
+import { PlatformLive } from "../runtime.ts"
+import type { Tool } from "../tool/definition.ts"
+import { ToolRunner, type ToolRunnerShape } from "../tool/runner.ts"
+import type { UserTerminal } from "../ui/user-terminal.ts"
+import { agentToolRuntime, bootAgent, verifyRunner, type AgentBoot } from "./agent-runtime.ts"
+import type { AgentEvent, TurnResult } from "./events.ts"
+import type { HistoryItem } from "./history.ts"
+import { runTurn, type Conversation, type LoopOptions } from "./loop.ts"
+import { profileOf, profileNames, type EngineName, type Profile } from "./profiles.ts"
+import { createSession, loadSession, resumeSession, SessionError, type SessionWriter } from "./session-store.ts"
+import { systemPrompt } from "./system-prompt.ts"
+
+/** A problem with how the agent was asked to start (no model, unknown profile, no such session): exit code 2. */
+export class AgentSetupError extends Error {}
+
+export interface AgentSessionOptions {
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly root?: string | undefined
+  readonly modelFlag?: string | undefined
+  readonly profile?: string | undefined
+  readonly engine?: string | undefined
+  /** Resume the most recent session. */
+  readonly continueLast?: boolean
+  /** Resume this session. */
+  readonly sessionId?: string | undefined
+  readonly maxSteps?: number | undefined
+  /** Auto-verification: undefined = anvil.json `verify`; false = off. */
+  readonly verify?: string | false | undefined
+  readonly allTools: ReadonlyArray<Tool>
+  readonly onAsk: (request: PermissionRequest) => Effect.Effect<boolean | AskAnswer>
+  readonly allow?: ReadonlyArray<AllowRule>
+  readonly terminal?: Layer.Layer<UserTerminal>
+  readonly onSubagentEvent?: (parentCallId: string, event: AgentEvent) => void
+  /** Injected model (tests, bench); otherwise resolved from configuration. */
+  readonly model?: LanguageModelShape
+}
+
+/** An agent conversation bound to a session file: run turns, then dispose. */
+export interface AgentSession {
+  readonly id: string
+  readonly file: string
+  readonly resumed: boolean
+  readonly root: string
+  readonly model: LanguageModelShape
+  readonly profile: Profile
+  readonly engine: EngineName
+  readonly tools: ReadonlyArray<Tool>
+  readonly conversation: Conversation
+  readonly todos?: ReadonlyArray<unknown>
+  /** Runs one turn; never rejects (problems end the turn with a status). */
+  readonly runTurn: (
+    prompt: string,
+    options: { readonly emit?: (event: AgentEvent) => void; readonly cancelled?: Effect.Effect<void> },
+  ) => Promise<TurnResult>
+  readonly dispose: () => Promise<void>
+}
+
+const DEFAULT_MAX_STEPS = 50
+
+/** Opens (or resumes) an agent session: boot (root, config, model), session file, tool runtime. */
+export const openAgentSession = async (options: AgentSessionOptions): Promise<AgentSession> => {
+  const profileName = options.profile ?? "code"
+  const profile = profileOf(profileName)
+  if (!profile) throw new AgentSetupError(`unknown profile '${profileName}' (choose one of ${profileNames.join(", ")})`)
+
+  const bootExit = await Effect.runPromiseExit(
+    bootAgent({ cwd: options.cwd, env: options.env, root: options.root, modelFlag: options.modelFlag, model: options.model }),
+  )
+  if (Exit.isFailure(bootExit)) {
+    const failure = bootExit.cause.reasons.find((r) => r._tag === "Fail") as { error?: unknown } | undefined
+    const error = failure?.error
+    if (error instanceof ModelError) throw new AgentSetupError(error.message)
+    if (error instanceof Error) throw error
+    throw new Error(String(error ?? bootExit.cause))
+  }
+  const boot: AgentBoot = bootExit.value
+
+  const engineName = options.engine ?? boot.config.get("engine", "") ?? ""
+  const engine: EngineName = engineName === "react" || engineName === "native" ? engineName : (profile.engine ?? "native")
+  if (options.engine !== undefined && options.engine !== "react" && options.engine !== "native") {
+    throw new AgentSetupError(`unknown engine '${options.engine}' (native or react)`)
+  }
+
+  const scope = await Effect.runPromise(Scope.make())
+  const closeScope = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  const inScope = <A, E>(effect: Effect.Effect<A, E, any>) =>
+    Effect.runPromise(effect.pipe(Scope.provide(scope), Effect.provide(PlatformLive)) as Effect.Effect<A, E, never>)
+
+  let writer: SessionWriter
+  let items: Array<HistoryItem> = []
+  let resumed = false
+  let todos: ReadonlyArray<unknown> | undefined
+  try {
+    if (options.continueLast || options.sessionId !== undefined) {
+      const { loaded, file } = await inScope(loadSession(boot.root, options.sessionId))
+      writer = await inScope(resumeSession(file, loaded))
+      items = [...loaded.items]
+      todos = loaded.todos
+      resumed = true
+    } else {
+      writer = await inScope(createSession(boot.root, { cwd: boot.facts.cwd, model: boot.model.id, profile: profile.name, engine }))
+    }
+  } catch (e) {
+    await closeScope()
+    const inner = (e as { cause?: unknown })?.cause ?? e
+    if (e instanceof SessionError || inner instanceof SessionError) throw new AgentSetupError((inner as SessionError).message ?? String(e))
+    throw e
+  }
+
+  const runtimeOptions = {
+    cwd: options.cwd,
+    env: options.env,
+    boot,
+    allTools: options.allTools,
+    profile,
+    engine,
+    sessionId: writer.id,
+    onAsk: options.onAsk,
+    ...(options.allow ? { allow: options.allow } : {}),
+    ...(options.terminal ? { terminal: options.terminal } : {}),
+    ...(options.onSubagentEvent
+      ? { onSubagentEvent: (id: string, e: AgentEvent) => Effect.sync(() => options.onSubagentEvent!(id, e)) }
+      : {}),
+  }
+  const runtime = ManagedRuntime.make(agentToolRuntime(runtimeOptions))
+  let runner: ToolRunnerShape
+  try {
+    runner = await runtime.runPromise(Effect.gen(function* () {
+      return yield* ToolRunner
+    }))
+  } catch (e) {
+    await runtime.dispose()
+    await closeScope()
+    throw e
+  }
+
+  const config = boot.config
+  const maxSteps = options.maxSteps ?? config.get("max_steps", DEFAULT_MAX_STEPS)
+  const verifyCommand = options.verify === false ? "" : (options.verify ?? config.get("verify", ""))
+  const verifyTimeout = config.get("verify_timeout_ms", 600_000)
+  const compaction = {
+    threshold: config.get("compaction.threshold", 0.8),
+    keepFraction: config.get("compaction.keep_fraction", 0.3),
+  }
+  const conversation: Conversation = { items }
+  const system = systemPrompt(profile, boot.facts)
+
+  return {
+    id: writer.id,
+    file: writer.file,
+    resumed,
+    root: boot.root,
+    model: boot.model,
+    profile,
+    engine,
+    tools: runner.registry.tools,
+    conversation,
+    ...(todos ? { todos } : {}),
+    runTurn: (prompt, turn) => {
+      const loopOptions: LoopOptions = {
+        model: boot.model,
+        runner,
+        engine,
+        system,
+        maxSteps,
+        compaction,
+        ...(verifyCommand
+          ? {
+              verify: {
+                command: verifyCommand,
+                run: verifyRunner(verifyCommand, boot.root, options.env, verifyTimeout).pipe(Effect.provide(ProcessRunner.layer)),
+                maxAttempts: config.get("verify_attempts", 2),
+              },
+            }
+          : {}),
+        ...(turn.emit ? { emit: (e: AgentEvent) => Effect.sync(() => turn.emit!(e)) } : {}),
+        record: writer.record,
+        ...(turn.cancelled ? { cancelled: turn.cancelled } : {}),
+      }
+      return runtime.runPromise(runTurn(conversation, prompt, loopOptions))
+    },
+    dispose: async () => {
+      await runtime.dispose()
+      await closeScope()
+    },
+  }
+}

@@ -1,0 +1,342 @@
+import { Cause, Clock, Effect, Fiber, Schema } from "effect"
+import { collectTurn, type LanguageModelShape, type ModelEvent, type ModelToolCall, type ModelToolSpec, type Usage } from "../llm/model.ts"
+import type { Tool } from "../tool/definition.ts"
+import type { ToolCall, ToolOutcome, ToolRunnerShape } from "../tool/runner.ts"
+import { compactHistory, DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.ts"
+import type { AgentEvent, TurnReason, TurnResult, TurnStatus } from "./events.ts"
+import { changedFiles, isDocPath } from "./file-changes.ts"
+import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, type HistoryItem, type SummaryItem, type ToolItem } from "./history.ts"
+import type { EngineName } from "./profiles.ts"
+import { parseReact, REACT_STOP, reactInstructions } from "./react.ts"
+
+/** A tool's parameters as the JSON Schema the model is given (unknown keys are rejected, so the schema says so). */
+export const toolSpec = (tool: Tool): ModelToolSpec => {
+  const schema = { ...(Schema.toJsonSchemaDocument(tool.parameters).schema as Record<string, unknown>) }
+  if (schema.type === "object") schema.additionalProperties = false
+  return { name: tool.name, description: tool.description, parameters: schema }
+}
+
+/** What the loop persists (the session store appends these as JSON lines). */
+export type LoopRecord =
+  | { readonly type: "item"; readonly item: HistoryItem }
+  | { readonly type: "compaction"; readonly replaced: number; readonly summary: SummaryItem }
+  | { readonly type: "turn_end"; readonly result: TurnResult }
+
+/** The result of an auto-verification run. */
+export interface VerifyOutcome {
+  readonly exitCode: number
+  /** The end of the combined output. */
+  readonly output: string
+  readonly timedOut: boolean
+}
+
+export interface LoopOptions {
+  readonly model: LanguageModelShape
+  readonly runner: ToolRunnerShape
+  readonly engine: EngineName
+  /** The system prompt without the ReAct tool catalogue (added here for that engine). */
+  readonly system: string
+  readonly maxSteps: number
+  readonly compaction?: CompactionSettings
+  /** Auto-verification after a turn that changed non-documentation files. */
+  readonly verify?: {
+    readonly command: string
+    readonly run: Effect.Effect<VerifyOutcome>
+    /** Verification rounds per turn (a failing check goes back to the model, which may fix and finish again). */
+    readonly maxAttempts: number
+  }
+  /** Front-end events. */
+  readonly emit?: (event: AgentEvent) => Effect.Effect<void>
+  /** Persistence. */
+  readonly record?: (record: LoopRecord) => Effect.Effect<void>
+  /** Completes when the user cancels (Ctrl-C): the running tool is interrupted and the turn ends. */
+  readonly cancelled?: Effect.Effect<void>
+  /** How many identical failing calls end the turn. Default 3. */
+  readonly repeatLimit?: number
+}
+
+/** A conversation: the history the loop reads and extends. */
+export interface Conversation {
+  items: Array<HistoryItem>
+}
+
+const stableJson = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(stableJson).join(",")}]`
+    : typeof v === "object" && v !== null
+      ? `{${Object.keys(v)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
+          .join(",")}}`
+      : JSON.stringify(v) ?? "null"
+
+/** The model's argument text as parameters: JSON when it parses, the text otherwise (the pipeline reports INVALID_PARAM). */
+export const parseArguments = (args: string): unknown => {
+  if (args.trim() === "") return {}
+  try {
+    return JSON.parse(args)
+  } catch {
+    return args
+  }
+}
+
+const cutAtObservation = (text: string): string => {
+  let end = text.length
+  for (const stop of REACT_STOP) {
+    const i = text.indexOf(stop)
+    if (i >= 0 && i < end) end = i
+  }
+  return text.slice(0, end).trimEnd()
+}
+
+/** Consecutive read-only calls form one concurrent group; every other call runs alone, in order. */
+export const groupCalls = <C>(calls: ReadonlyArray<C>, readOnly: (c: C) => boolean): Array<Array<C>> => {
+  const groups: Array<Array<C>> = []
+  for (const call of calls) {
+    const last = groups[groups.length - 1]
+    if (readOnly(call) && last && readOnly(last[0]!)) last.push(call)
+    else groups.push([call])
+  }
+  return groups
+}
+
+const READ_CONCURRENCY = 8
+
+/**
+ * One user turn of the agent: the prompt goes in, the model is asked, its
+ * tool calls run through the pipeline (read-only ones concurrently, the rest
+ * in order), results go back, until the model answers without calling tools.
+ * Around that: a step limit, cancellation, a guard against the same failing
+ * call repeated, compaction near the context window, auto-verification.
+ * Never fails: every problem ends the turn with a status and a reason.
+ */
+export const runTurn = (conversation: Conversation, prompt: string, options: LoopOptions): Effect.Effect<TurnResult> =>
+  Effect.gen(function* () {
+    const emit = options.emit ?? (() => Effect.void)
+    const record = options.record ?? (() => Effect.void)
+    const { model, runner } = options
+    const react = options.engine === "react"
+    const registryTools = runner.registry.tools
+    const specs = registryTools.map(toolSpec)
+    const system = react ? `${options.system}\n\n${reactInstructions(specs)}` : options.system
+    const nativeTools = react ? [] : specs
+    const toolsJson = JSON.stringify(nativeTools)
+    const taskToolAvailable = runner.registry.has("task")
+    const repeatLimit = options.repeatLimit ?? 3
+    const compaction = options.compaction ?? DEFAULT_COMPACTION
+
+    const started = yield* Clock.currentTimeMillis
+    let cancelled = false
+    const watcher = options.cancelled
+      ? yield* Effect.forkDetach(Effect.andThen(options.cancelled, Effect.sync(() => void (cancelled = true))))
+      : undefined
+    const cancelSignal = options.cancelled
+
+    const usage = { inputTokens: 0, outputTokens: 0 }
+    let steps = 0
+    let toolCallCount = 0
+    let compactions = 0
+    let verifications = 0
+    const requestBytes: Array<number> = []
+    const failures = new Map<string, number>()
+    const changed = new Set<string>()
+    let answer = ""
+    let lastInput = 0
+
+    const append = (item: HistoryItem) =>
+      Effect.gen(function* () {
+        conversation.items.push(item)
+        yield* record({ type: "item", item })
+      })
+
+    const finish = (status: TurnStatus, reason: TurnReason, error?: string) =>
+      Effect.gen(function* () {
+        if (watcher) yield* Fiber.interrupt(watcher)
+        const now = yield* Clock.currentTimeMillis
+        const result: TurnResult = {
+          status,
+          reason,
+          answer,
+          usage: { ...usage },
+          stats: {
+            steps,
+            tool_calls: toolCallCount,
+            duration_ms: Math.max(0, now - started),
+            request_bytes: requestBytes,
+            compactions,
+            verifications,
+          },
+          ...(error !== undefined ? { error } : {}),
+        }
+        if (error !== undefined) yield* emit({ type: "error", message: error })
+        yield* record({ type: "turn_end", result })
+        yield* emit({ type: "turn_end", result })
+        return result
+      })
+
+    const messages = () => (react ? toReactMessages(conversation.items) : toNativeMessages(conversation.items))
+
+    const maybeCompact = Effect.gen(function* () {
+      const estimate = Math.max(estimateTokens(system, messages(), toolsJson), lastInput)
+      if (estimate <= model.contextWindow * compaction.threshold) return
+      const done = yield* compactHistory(conversation.items, model, compaction)
+      if (!done) return
+      conversation.items = [...done.items]
+      compactions++
+      lastInput = 0
+      yield* record({ type: "compaction", replaced: done.replaced, summary: done.summary })
+      yield* emit({
+        type: "compaction",
+        replaced: done.replaced,
+        tokens_before: estimate,
+        tokens_after: estimateTokens(system, messages(), toolsJson),
+      })
+    })
+
+    const runOne = (call: ModelToolCall, params: unknown, calledAt: number) =>
+      Effect.gen(function* () {
+        const toolCall: ToolCall = { name: call.name, params, callId: call.id }
+        const outcome: ToolOutcome = yield* runner.run(toolCall, {
+          taskToolAvailable,
+          ...(cancelSignal ? { cancelled: cancelSignal } : {}),
+        })
+        const now = yield* Clock.currentTimeMillis
+        return { call, params, outcome, elapsed: Math.max(0, now - calledAt) }
+      })
+
+    yield* append({ type: "user", text: prompt, source: "prompt" })
+
+    for (;;) {
+      if (cancelled) return yield* finish("cancelled", "cancelled")
+      if (steps >= options.maxSteps) {
+        return yield* finish("error", "max_steps", `Stopped after ${options.maxSteps} model steps (the step limit; raise it with --max-steps).`)
+      }
+      yield* maybeCompact
+      steps++
+      yield* emit({ type: "step_start", step: steps })
+
+      let partial = ""
+      const onEvent = (event: ModelEvent): Effect.Effect<void> => {
+        switch (event.type) {
+          case "text_delta":
+            partial += event.text
+            return emit({ type: "text_delta", text: event.text })
+          case "raw":
+            return emit({ type: "raw", data: event.data })
+          case "request":
+            requestBytes.push(event.bytes)
+            return emit({ type: "model_request", step: steps, bytes: event.bytes, attempt: event.attempt })
+          default:
+            return Effect.void
+        }
+      }
+      const request = {
+        system,
+        messages: messages(),
+        tools: nativeTools,
+        ...(react ? { stop: REACT_STOP } : {}),
+      }
+      const streaming = collectTurn(model.stream(request), onEvent)
+      const exit = yield* (cancelSignal ? Effect.raceFirst(streaming, Effect.andThen(cancelSignal, Effect.interrupt)) : streaming).pipe(Effect.exit)
+      if (exit._tag === "Failure") {
+        const failure = exit.cause.reasons.find(Cause.isFailReason)
+        if (partial.trim() !== "") yield* append({ type: "assistant", text: partial, tool_calls: [], interrupted: true })
+        if (failure) return yield* finish("error", "model_error", failure.error.message)
+        if (exit.cause.reasons.some(Cause.isInterruptReason) && !exit.cause.reasons.some(Cause.isDieReason)) {
+          cancelled = true
+          return yield* finish("cancelled", "cancelled")
+        }
+        return yield* finish("error", "model_error", `The model request failed: ${Cause.pretty(exit.cause)}`)
+      }
+      const turn = exit.value
+      usage.inputTokens += turn.usage.inputTokens
+      usage.outputTokens += turn.usage.outputTokens
+      lastInput = turn.usage.inputTokens + turn.usage.outputTokens
+      const turnUsage: Usage = turn.usage
+
+      // The calls of this step, with their decoded parameters.
+      let calls: Array<{ call: ModelToolCall; params: unknown }>
+      let assistant: AssistantItem
+      if (react) {
+        const text = cutAtObservation(turn.text)
+        const step = parseReact(text)
+        if (step.kind === "action") {
+          const call: ModelToolCall = { id: `react_${steps}`, name: step.tool, arguments: step.inputText }
+          calls = [{ call, params: step.input }]
+          assistant = { type: "assistant", text, tool_calls: [call], usage: turnUsage }
+          yield* emit({ type: "assistant", text, tool_calls: [call], usage: turnUsage, react: { thought: step.thought, action: step.tool, action_input: step.inputText } })
+        } else {
+          calls = []
+          answer = step.answer
+          assistant = { type: "assistant", text, tool_calls: [], usage: turnUsage }
+          yield* emit({ type: "assistant", text, tool_calls: [], usage: turnUsage, react: { thought: step.thought, final_answer: step.answer } })
+        }
+      } else {
+        calls = turn.toolCalls.map((call) => ({ call, params: parseArguments(call.arguments) }))
+        assistant = { type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage }
+        if (calls.length === 0) answer = turn.text
+        yield* emit({ type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage })
+      }
+      yield* append(assistant)
+
+      if (calls.length === 0) {
+        const nonDoc = [...changed].filter((p) => !isDocPath(p))
+        if (options.verify && nonDoc.length > 0 && verifications < options.verify.maxAttempts && !cancelled) {
+          verifications++
+          changed.clear()
+          const result = yield* options.verify.run
+          const passed = result.exitCode === 0 && !result.timedOut
+          yield* emit({ type: "verify", command: options.verify.command, passed, exit_code: result.exitCode, output: result.output })
+          const report = passed
+            ? `Auto-verification passed: \`${options.verify.command}\` exited 0 after the changes to ${nonDoc.join(", ")}.`
+            : `Auto-verification failed: \`${options.verify.command}\` ${result.timedOut ? "timed out" : `exited ${result.exitCode}`} after the changes to ${nonDoc.join(", ")}.\n` +
+              `Output (end):\n\`\`\`\n${result.output}\n\`\`\`\nFix the problem, or explain why it is not caused by your change.`
+          yield* append({ type: "user", text: report, source: "verify" })
+          if (!passed) continue
+        }
+        return yield* finish("success", "completed")
+      }
+
+      // Run the calls: read-only ones side by side, anything that changes things alone and in order.
+      const calledAt = yield* Clock.currentTimeMillis
+      const isReadOnly = (c: { call: ModelToolCall }) => runner.registry.lookup(c.call.name)?.readOnly === true
+      let repeated: string | undefined
+      for (const group of groupCalls(calls, isReadOnly)) {
+        if (cancelled) break
+        for (const { call, params } of group) yield* emit({ type: "tool_use", id: call.id, name: call.name, input: params })
+        const results = yield* Effect.forEach(group, ({ call, params }) => runOne(call, params, calledAt), {
+          concurrency: group.length > 1 ? READ_CONCURRENCY : 1,
+        })
+        for (const { call, params, outcome, elapsed } of results) {
+          toolCallCount++
+          let text = outcome.envelope.text
+          if (outcome.envelope.status === "error" && outcome.envelope.error?.code !== "CANCELLED") {
+            const key = `${call.name.toLowerCase()} ${stableJson(params)}`
+            const count = (failures.get(key) ?? 0) + 1
+            failures.set(key, count)
+            if (count === repeatLimit - 1) {
+              text += `\n\nNote: this exact call has now failed ${count} times. Do not repeat it unchanged; change the parameters or the approach.`
+            }
+            if (count >= repeatLimit && repeated === undefined) repeated = `${call.name}(${call.arguments})`
+          }
+          const item: ToolItem = {
+            type: "tool",
+            call_id: call.id,
+            name: call.name,
+            text,
+            metadata: { tool_raw_envelope: outcome.envelope, tool_execution_meta: outcome.meta },
+          }
+          for (const p of changedFiles(item)) changed.add(p)
+          yield* append(item)
+          yield* emit({ type: "tool_result", id: call.id, name: call.name, envelope: outcome.envelope, execution_meta: outcome.meta, elapsed_ms: elapsed })
+        }
+      }
+      // Calls never started stay unanswered; the history drops them when it is sent (toNativeMessages).
+      if (cancelled) {
+        return yield* finish("cancelled", "cancelled")
+      }
+      if (repeated !== undefined) {
+        return yield* finish("error", "repeated_failure", `The same failing call was made ${repeatLimit} times: ${repeated}. Stopped the turn.`)
+      }
+    }
+  })

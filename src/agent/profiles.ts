@@ -1,0 +1,68 @@
+import type { Tool } from "../tool/definition.ts"
+
+export type EngineName = "native" | "react"
+
+/**
+ * An agent profile: which tools the agent gets and how it is told to work.
+ * The tool sets follow each tool's `readOnly` flag plus explicit lists, so a
+ * new read-only tool joins plan and explore without touching this file.
+ */
+export interface Profile {
+  readonly name: "code" | "plan" | "explore" | "test"
+  readonly description: string
+  /** The tools of this profile, chosen from everything available. */
+  readonly select: (all: ReadonlyArray<Tool>) => ReadonlyArray<Tool>
+  /** The engine used unless one is chosen (spec 003's TestAgent runs ReAct). */
+  readonly engine?: EngineName
+  /** What the system prompt adds for this profile. */
+  readonly instructions: string
+}
+
+const named = (names: ReadonlyArray<string>) => {
+  const set = new Set(names)
+  return (t: Tool) => set.has(t.name)
+}
+
+/** question is a plan-mode tool only (spec 004); task is not given to subagents (no nesting). */
+const PLAN_ONLY = named(["question"])
+const SUBAGENT_EXCLUDED = named(["task", "question"])
+
+export const PROFILES: Readonly<Record<Profile["name"], Profile>> = {
+  code: {
+    name: "code",
+    description: "all tools: read, search, edit, run commands (the default)",
+    select: (all) => all.filter((t) => !PLAN_ONLY(t)),
+    instructions:
+      "You are in code mode: you may read, search, edit files and run commands to complete the task. " +
+      "Make the change, then check it (run the tests or the build when there are any).",
+  },
+  plan: {
+    name: "plan",
+    description: "read-only tools plus question and the todo list, for planning",
+    select: (all) => all.filter((t) => t.readOnly === true || named(["question", "todowrite", "todoread", "task"])(t)),
+    instructions:
+      "You are in plan mode: you cannot change files or run commands. Investigate with the read-only tools, " +
+      "ask the user with question when a choice is theirs, and answer with a concrete, step-by-step plan " +
+      "(files to change, how, and how to verify). Keep the plan in the todo list when it has several steps.",
+  },
+  explore: {
+    name: "explore",
+    description: "read-only tools, no questions (the task tool's subagent)",
+    select: (all) => all.filter((t) => t.readOnly === true && !SUBAGENT_EXCLUDED(t)),
+    instructions:
+      "You are a read-only exploration subagent working for another agent. Use the tools to find what the " +
+      "objective asks for, then finish with a concise report: the facts found, with file paths and line numbers, " +
+      "and nothing the other agent did not ask for. You cannot change anything and cannot ask the user.",
+  },
+  test: {
+    name: "test",
+    description: "a minimal agent for smoke tests (calculator and list; ReAct engine)",
+    select: (all) => all.filter(named(["calculator", "list"])),
+    engine: "react",
+    instructions: "You are a minimal test agent. Use the tools when they help, then give the final answer.",
+  },
+}
+
+export const profileNames = Object.keys(PROFILES) as ReadonlyArray<Profile["name"]>
+
+export const profileOf = (name: string): Profile | undefined => PROFILES[name as Profile["name"]]

@@ -1,0 +1,270 @@
+import { Clock, Data, Effect, type Scope } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import { ensureStateDir } from "../workspace/state-dir.ts"
+import type { TurnResult } from "./events.ts"
+import type { HistoryItem, SummaryItem } from "./history.ts"
+import type { LoopRecord } from "./loop.ts"
+
+/**
+ * Sessions as append-only JSON lines under `.anvil/sessions/<id>.jsonl`:
+ *
+ *   {"type":"session", id, created_at, cwd, model, profile, engine}   the header, once
+ *   {"type":"item", item}                                              a history item (messages; tool items with envelope + execution_meta)
+ *   {"type":"todos", todos}                                            the todo list, whenever a tool reports it
+ *   {"type":"compaction", replaced, summary}                          the first `replaced` items became `summary`
+ *   {"type":"turn_end", result}                                        a turn finished; the file is fsynced here
+ *   {"type":"discard"}                                                 the lines since the last turn_end belong to a turn that never ended
+ *
+ * A crash loses at most the turn in flight: loading keeps what the last
+ * `turn_end` committed, and a broken last line is ignored.
+ */
+export interface SessionHeader {
+  readonly type: "session"
+  readonly version: 1
+  readonly id: string
+  readonly created_at: string
+  readonly cwd: string
+  readonly model: string
+  readonly profile: string
+  readonly engine: string
+}
+
+export type SessionLine =
+  | SessionHeader
+  | { readonly type: "item"; readonly item: HistoryItem }
+  | { readonly type: "todos"; readonly todos: ReadonlyArray<unknown> }
+  | { readonly type: "compaction"; readonly replaced: number; readonly summary: SummaryItem }
+  | { readonly type: "turn_end"; readonly result: TurnResult }
+  | { readonly type: "discard" }
+
+export class SessionError extends Data.TaggedError("SessionError")<{ readonly message: string }> {}
+
+/** A session as loaded from disk. */
+export interface LoadedSession {
+  readonly header: SessionHeader
+  /** The committed history (turns that ended). */
+  readonly items: ReadonlyArray<HistoryItem>
+  /** The last todo list recorded in a committed turn. */
+  readonly todos?: ReadonlyArray<unknown>
+  readonly turns: number
+  /** Whether lines of an unfinished turn follow the last commit. */
+  readonly uncommitted: boolean
+  /** The first prompt, for listings. */
+  readonly title: string
+}
+
+/** Rebuilds a session from its lines. */
+export const replaySession = (text: string, file: string): LoadedSession | SessionError => {
+  const lines = text.split("\n")
+  let header: SessionHeader | undefined
+  let committed: Array<HistoryItem> = []
+  let working: Array<HistoryItem> = []
+  let committedTodos: ReadonlyArray<unknown> | undefined
+  let todos: ReadonlyArray<unknown> | undefined
+  let turns = 0
+  let uncommitted = false
+  let title = ""
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!.trim()
+    if (raw === "") continue
+    let line: SessionLine
+    try {
+      line = JSON.parse(raw) as SessionLine
+    } catch {
+      if (i >= lines.length - 2) break // the last line, cut by a crash
+      return new SessionError({ message: `${file}: line ${i + 1} is not valid JSON` })
+    }
+    switch (line.type) {
+      case "session":
+        header = line
+        break
+      case "item":
+        working.push(line.item)
+        uncommitted = true
+        if (!title && line.item.type === "user") title = line.item.text
+        break
+      case "todos":
+        todos = line.todos
+        uncommitted = true
+        break
+      case "compaction":
+        working = [line.summary, ...working.slice(line.replaced)]
+        uncommitted = true
+        break
+      case "turn_end":
+        committed = [...working]
+        committedTodos = todos
+        turns++
+        uncommitted = false
+        break
+      case "discard":
+        working = [...committed]
+        todos = committedTodos
+        uncommitted = false
+        break
+    }
+  }
+  if (!header) return new SessionError({ message: `${file}: not a session file (no header line)` })
+  return { header, items: committed, ...(committedTodos ? { todos: committedTodos } : {}), turns, uncommitted, title }
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, "0")
+
+/** A sortable session id: `YYYYMMDD-HHMMSS-xxxx` (UTC). */
+export const newSessionId = (ms: number, random: () => number = Math.random): string => {
+  const d = new Date(ms)
+  const stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`
+  const suffix = Math.floor(random() * 0xffff)
+    .toString(16)
+    .padStart(4, "0")
+  return `${stamp}-${suffix}`
+}
+
+const VALID_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+
+export const sessionsDir = (path: { readonly join: (...parts: Array<string>) => string }, root: string) => path.join(root, ".anvil", "sessions")
+
+/** An open session file: append records, commit (fsync) at each turn's end. */
+export interface SessionWriter {
+  readonly id: string
+  readonly file: string
+  readonly append: (line: SessionLine) => Effect.Effect<void>
+  /** Appends the loop's record; a turn_end is followed by an fsync. */
+  readonly record: (record: LoopRecord) => Effect.Effect<void>
+}
+
+const openWriter = (file: string, id: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const handle = yield* fs.open(file, { flag: "a" })
+    const encoder = new TextEncoder()
+    // Write failures (a full disk) must not end the agent's turn: they are reported once and the session goes on in memory.
+    let broken = false
+    const write = (line: SessionLine, sync: boolean) =>
+      Effect.gen(function* () {
+        if (broken) return
+        yield* handle.writeAll(encoder.encode(`${JSON.stringify(line)}\n`))
+        if (sync) yield* handle.sync
+      }).pipe(
+        Effect.catch((e) =>
+          Effect.sync(() => {
+            broken = true
+            process.stderr.write(`anvil: could not write the session file ${file}: ${e.message}\n`)
+          }),
+        ),
+      )
+    const append = (line: SessionLine) => write(line, line.type === "turn_end" || line.type === "session")
+    const record = (r: LoopRecord): Effect.Effect<void> => {
+      switch (r.type) {
+        case "item": {
+          const todos = r.item.type === "tool" && r.item.metadata.tool_raw_envelope.status !== "error" ? r.item.metadata.tool_raw_envelope.data.todos : undefined
+          return Effect.andThen(append({ type: "item", item: r.item }), Array.isArray(todos) ? append({ type: "todos", todos }) : Effect.void)
+        }
+        case "compaction":
+          return append({ type: "compaction", replaced: r.replaced, summary: r.summary })
+        case "turn_end":
+          return append({ type: "turn_end", result: r.result })
+      }
+    }
+    return { id, file, append, record } satisfies SessionWriter
+  })
+
+/** Creates a new session file and writes its header. */
+export const createSession = (
+  root: string,
+  meta: Omit<SessionHeader, "type" | "version" | "id" | "created_at">,
+): Effect.Effect<SessionWriter, SessionError, FileSystem | Path | Scope.Scope> =>
+  Effect.gen(function* () {
+    const path = yield* Path
+    const dir = sessionsDir(path, root)
+    yield* ensureStateDir(path.join(root, ".anvil"))
+    const fs = yield* FileSystem
+    yield* fs.makeDirectory(dir, { recursive: true })
+    const now = yield* Clock.currentTimeMillis
+    const id = newSessionId(now)
+    const file = path.join(dir, `${id}.jsonl`)
+    const writer = yield* openWriter(file, id)
+    yield* writer.append({ type: "session", version: 1, id, created_at: new Date(now).toISOString(), ...meta })
+    return writer
+  }).pipe(Effect.mapError((e) => (e instanceof SessionError ? e : new SessionError({ message: `Could not create a session file: ${e.message}` }))))
+
+/** Loads a session by id, or the most recently used one when `id` is undefined. */
+export const loadSession = (root: string, id: string | undefined) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const dir = sessionsDir(path, root)
+    let chosen = id
+    if (chosen === undefined) {
+      const all = yield* listSessionFiles(root)
+      if (all.length === 0) return yield* Effect.fail(new SessionError({ message: "There is no session to continue in this project (.anvil/sessions is empty)." }))
+      chosen = all[0]!.id
+    }
+    if (!VALID_ID.test(chosen)) return yield* Effect.fail(new SessionError({ message: `'${chosen}' is not a session id (see 'anvil sessions').` }))
+    const file = path.join(dir, `${chosen}.jsonl`)
+    const text = yield* fs.readFileString(file).pipe(
+      Effect.mapError(() => new SessionError({ message: `No session '${chosen}' in this project (see 'anvil sessions').` })),
+    )
+    const loaded = replaySession(text, file)
+    if (loaded instanceof SessionError) return yield* Effect.fail(loaded)
+    return { loaded, file }
+  })
+
+/** Opens an existing session for appending (after {@link loadSession}); an unfinished turn is marked discarded. */
+export const resumeSession = (file: string, loaded: LoadedSession): Effect.Effect<SessionWriter, SessionError, FileSystem | Scope.Scope> =>
+  Effect.gen(function* () {
+    const writer = yield* openWriter(file, loaded.header.id)
+    if (loaded.uncommitted) yield* writer.append({ type: "discard" })
+    return writer
+  }).pipe(Effect.mapError((e) => (e instanceof SessionError ? e : new SessionError({ message: `Could not open ${file}: ${e.message}` }))))
+
+/** Session files, most recently used first. */
+export const listSessionFiles = (root: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const dir = sessionsDir(path, root)
+    const names = yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed(() => [] as Array<string>))
+    const out: Array<{ id: string; file: string; mtime: number }> = []
+    for (const name of names) {
+      if (!name.endsWith(".jsonl")) continue
+      const file = path.join(dir, name)
+      const info = yield* fs.stat(file).pipe(Effect.option)
+      const mtime = info._tag === "Some" && info.value.mtime._tag === "Some" ? info.value.mtime.value.getTime() : 0
+      out.push({ id: name.slice(0, -".jsonl".length), file, mtime })
+    }
+    return out.sort((a, b) => b.mtime - a.mtime || b.id.localeCompare(a.id))
+  })
+
+/** What `anvil sessions` shows. */
+export interface SessionSummary {
+  readonly id: string
+  readonly created_at: string
+  readonly updated_at: string
+  readonly model: string
+  readonly profile: string
+  readonly turns: number
+  readonly title: string
+}
+
+export const listSessions = (root: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const out: Array<SessionSummary> = []
+    for (const entry of yield* listSessionFiles(root)) {
+      const text = yield* fs.readFileString(entry.file).pipe(Effect.orElseSucceed(() => ""))
+      const loaded = replaySession(text, entry.file)
+      if (loaded instanceof SessionError) continue
+      out.push({
+        id: entry.id,
+        created_at: loaded.header.created_at,
+        updated_at: new Date(entry.mtime).toISOString(),
+        model: loaded.header.model,
+        profile: loaded.header.profile,
+        turns: loaded.turns,
+        title: loaded.title.replace(/\s+/g, " ").trim(),
+      })
+    }
+    return out
+  })

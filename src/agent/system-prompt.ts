@@ -1,0 +1,25 @@
+import template from "./system-prompt.md" with { type: "text" }
+import type { Profile } from "./profiles.ts"
+
+export interface PromptFacts {
+  readonly root: string
+  readonly cwd: string
+  readonly platform: string
+  /** ISO date (YYYY-MM-DD). */
+  readonly date: string
+  /** The project's own instructions (AGENTS.md), if any. */
+  readonly projectInstructions?: string | undefined
+}
+
+/** The system prompt: the template filled with the environment and the profile, plus the project's AGENTS.md. */
+export const systemPrompt = (profile: Profile, facts: PromptFacts, extra = ""): string => {
+  const filled = template
+    .replaceAll("{{root}}", facts.root)
+    .replaceAll("{{cwd}}", facts.cwd)
+    .replaceAll("{{platform}}", facts.platform)
+    .replaceAll("{{date}}", facts.date)
+    .replaceAll("{{profile}}", profile.instructions)
+    .trim()
+  const project = facts.projectInstructions?.trim()
+  return [filled, project ? `# Project instructions (AGENTS.md)\n${project}` : "", extra.trim()].filter((s) => s !== "").join("\n\n")
+}

@@ -1,0 +1,136 @@
+import { parseAllowRule, type AllowRule } from "../permission/rules.ts"
+import { UsageError } from "./args.ts"
+
+/** The options `anvil run` and `anvil chat` share. */
+export interface AgentArgs {
+  readonly model?: string
+  readonly yes: boolean
+  readonly allow: ReadonlyArray<AllowRule>
+  readonly continueLast: boolean
+  readonly sessionId?: string
+  readonly maxSteps?: number
+  readonly profile?: string
+  readonly engine?: string
+  readonly showRaw: boolean
+  /** undefined: anvil.json `verify`; false: --no-verify; a string: --verify CMD. */
+  readonly verify?: string | false
+  readonly format: "text" | "json" | "stream-json"
+  /** The prompt words (run). */
+  readonly words: ReadonlyArray<string>
+}
+
+const FORMATS = ["text", "json", "stream-json"] as const
+
+/** Parses the agent options; anything unknown is a usage error (exit code 2). */
+export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): AgentArgs => {
+  let model: string | undefined
+  let yes = false
+  const allow: Array<AllowRule> = []
+  let continueLast = false
+  let sessionId: string | undefined
+  let maxSteps: number | undefined
+  let profile: string | undefined
+  let engine: string | undefined
+  let showRaw = false
+  let verify: string | false | undefined
+  let format: AgentArgs["format"] = "text"
+  const words: Array<string> = []
+  for (let i = 0; i < argv.length; i++) {
+    const raw = argv[i]!
+    if (raw === "--") {
+      words.push(...argv.slice(i + 1))
+      break
+    }
+    const eq = raw.startsWith("--") ? raw.indexOf("=") : -1
+    const flag = eq > 0 ? raw.slice(0, eq) : raw
+    const value = (): string => {
+      if (eq > 0) return raw.slice(eq + 1)
+      const v = argv[++i]
+      if (v === undefined) throw new UsageError(`anvil ${command}: ${flag} needs a value`)
+      return v
+    }
+    switch (flag) {
+      case "--model":
+      case "-m":
+        model = value()
+        break
+      case "--yes":
+      case "-y":
+        yes = true
+        break
+      case "--allow": {
+        const text = value()
+        const rule = parseAllowRule(text)
+        if (!rule) throw new UsageError(`anvil ${command}: --allow takes TOOL or TOOL:PATTERN (e.g. bash:"git status*"), not '${text}'`)
+        allow.push(rule)
+        break
+      }
+      case "--continue":
+      case "-c":
+        continueLast = true
+        break
+      case "--session":
+        sessionId = value()
+        break
+      case "--max-steps": {
+        const v = value()
+        const n = Number(v)
+        if (!Number.isInteger(n) || n < 1) throw new UsageError(`anvil ${command}: --max-steps needs a positive whole number, not '${v}'`)
+        maxSteps = n
+        break
+      }
+      case "--profile":
+      case "--agent":
+        profile = value()
+        break
+      case "--plan":
+        profile = "plan"
+        break
+      case "--engine":
+        engine = value()
+        if (engine !== "native" && engine !== "react") throw new UsageError(`anvil ${command}: --engine is native or react, not '${engine}'`)
+        break
+      case "--react":
+        engine = "react"
+        break
+      case "--show-raw":
+        showRaw = true
+        break
+      case "--verify":
+        verify = value()
+        break
+      case "--no-verify":
+        verify = false
+        break
+      case "--format":
+      case "-f": {
+        const v = value()
+        if (!(FORMATS as ReadonlyArray<string>).includes(v)) throw new UsageError(`anvil ${command}: --format is text, json or stream-json, not '${v}'`)
+        format = v as AgentArgs["format"]
+        break
+      }
+      case "--output-format":
+        format = value() as AgentArgs["format"]
+        if (!(FORMATS as ReadonlyArray<string>).includes(format)) throw new UsageError(`anvil ${command}: --output-format is text, json or stream-json`)
+        break
+      default:
+        if (raw.startsWith("-") && raw !== "-") throw new UsageError(`anvil ${command}: unknown option '${raw}'`)
+        words.push(raw)
+    }
+  }
+  if (continueLast && sessionId !== undefined) throw new UsageError(`anvil ${command}: use --continue or --session ID, not both`)
+  return {
+    ...(model !== undefined ? { model } : {}),
+    yes,
+    allow,
+    continueLast,
+    ...(sessionId !== undefined ? { sessionId } : {}),
+    ...(maxSteps !== undefined ? { maxSteps } : {}),
+    ...(profile !== undefined ? { profile } : {}),
+    ...(engine !== undefined ? { engine } : {}),
+    showRaw,
+    ...(verify !== undefined ? { verify } : {}),
+    format,
+    words,
+  }
+}

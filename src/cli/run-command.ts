@@ -1,0 +1,208 @@
+import { Deferred, Effect } from "effect"
+import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
+import type { AgentEvent, TurnResult } from "../agent/events.ts"
+import { showAllowRule } from "../permission/rules.ts"
+import { rulesForAnswer, type AskAnswer, type PermissionRequest } from "../permission/permissions.ts"
+import type { Tool } from "../tool/definition.ts"
+import { makePrinter } from "../ui/event-printer.ts"
+import { askInTerminal } from "../ui/permission-prompt.ts"
+import { makeSpinner } from "../ui/spinner.ts"
+import { colorEnabled, makeStyle } from "../ui/style.ts"
+import { UserTerminal, type UserTerminalShape } from "../ui/user-terminal.ts"
+import { parseAgentArgs, type AgentArgs } from "./agent-args.ts"
+import { UsageError } from "./args.ts"
+import type { CliIO } from "./output.ts"
+
+export const RUN_HELP = `Usage: anvil run [options] "<prompt>"      (or the prompt on standard input)
+
+Runs one agent turn and exits when it ends.
+
+Options:
+  --model, -m PROVIDER/MODEL  the model (e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen2.5-coder:7b)
+  --format, -f FORMAT         text (final answer on stdout), json (one result object),
+                              stream-json (one JSON event a line: init, assistant, tool_use, tool_result, error, result)
+  --yes, -y                   approve every call that would ask (deny rules still deny)
+  --allow RULE                approve matching calls: TOOL or TOOL:PATTERN, e.g. --allow "bash:npm test" --allow edit:src/**
+  --continue, -c              continue the most recent session
+  --session ID                continue the session ID (see 'anvil sessions')
+  --max-steps N               stop after N model requests (default 50, anvil.json max_steps)
+  --profile NAME              code (default), plan, explore, test
+  --engine native|react       native tool calls (default) or the ReAct text protocol
+  --verify CMD, --no-verify   the auto-verification command (default: anvil.json verify)
+  --show-raw                  print the raw model responses to stderr
+
+Without a terminal, calls that need approval are denied (the model is told PERMISSION_DENIED)
+unless --yes or a matching --allow is given.
+
+Exit codes: 0 the turn completed, 1 it failed (model error, step limit, repeated failing call,
+cancelled), 2 usage or configuration error.
+`
+
+/** The person at the terminal, from the CLI's terminal layer. */
+export const terminalOf = async (io: CliIO): Promise<UserTerminalShape> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      return yield* UserTerminal
+    }).pipe(Effect.provide(io.terminal ?? UserTerminal.none)),
+  )
+
+/** How "ask" is answered without a person: --yes approves; otherwise deny, telling the model how the user could approve. */
+export const scriptedAsk = (yes: boolean) => (request: PermissionRequest): Effect.Effect<AskAnswer> => {
+  if (yes) return Effect.succeed("once")
+  const rule = showAllowRule(rulesForAnswer(request.tool, request.subjects)[0]!)
+  const what = request.subjects ? ` (${request.subjects.values.join(", ")})` : ""
+  return Effect.succeed({
+    deny:
+      `The '${request.tool.name}' call${what} needs approval and anvil is running without a terminal to ask. ` +
+      `It was not run. The user can approve such calls with --yes or --allow ${JSON.stringify(rule)}; do not retry it unchanged.`,
+  })
+}
+
+/** The result object of --format json and the last line of stream-json. */
+export const resultObject = (session: AgentSession, result: TurnResult) => ({
+  type: "result",
+  status: result.status,
+  reason: result.reason,
+  session_id: session.id,
+  model: session.model.id,
+  answer: result.answer,
+  usage: { input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens },
+  stats: result.stats,
+  ...(result.error !== undefined ? { error: result.error } : {}),
+})
+
+/** An agent event as a stream-json line (undefined: not part of the stream). */
+export const streamJsonEvent = (event: AgentEvent, parent?: string): Record<string, unknown> | undefined => {
+  const nested = parent ? { parent_tool_use_id: parent } : {}
+  switch (event.type) {
+    case "assistant":
+      if (parent) return undefined
+      return {
+        type: "assistant",
+        text: event.text,
+        tool_calls: event.tool_calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+        usage: { input_tokens: event.usage.inputTokens, output_tokens: event.usage.outputTokens },
+        ...(event.react ? { react: event.react } : {}),
+      }
+    case "tool_use":
+      return { type: "tool_use", id: event.id, name: event.name, input: event.input, ...nested }
+    case "tool_result":
+      return { type: "tool_result", id: event.id, name: event.name, envelope: event.envelope, execution_meta: event.execution_meta, ...nested }
+    case "error":
+      return parent ? undefined : { type: "error", message: event.message }
+    case "compaction":
+      return { type: "compaction", replaced: event.replaced, tokens_before: event.tokens_before, tokens_after: event.tokens_after }
+    case "verify":
+      return { type: "verify", command: event.command, passed: event.passed, exit_code: event.exit_code, output: event.output }
+    default:
+      return undefined
+  }
+}
+
+/** `anvil run`: one turn, scripted; returns the exit code. */
+export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
+  const args: AgentArgs = parseAgentArgs(argv, "run")
+  const terminal = await terminalOf(io)
+  let prompt = args.words.join(" ").trim()
+  if (prompt === "" || prompt === "-") {
+    if (terminal.interactive && prompt === "") throw new UsageError("anvil run: give a prompt (an argument, or on standard input)")
+    prompt = (await io.readStdin()).trim()
+  }
+  if (prompt === "") throw new UsageError("anvil run: the prompt is empty")
+
+  const json = args.format !== "text"
+  const line = (obj: unknown) => io.out(`${JSON.stringify(obj)}\n`)
+  const stderr = process.stderr
+  const errStyle = makeStyle(colorEnabled(stderr, io.env))
+  const interactive = terminal.interactive && !json
+  const onAsk = interactive && !args.yes ? askInTerminal(terminal, errStyle, io.cwd) : scriptedAsk(args.yes)
+
+  const printer = makePrinter({
+    out: io.out,
+    err: io.err,
+    outStyle: makeStyle(false),
+    errStyle,
+    spinner: makeSpinner(stderr),
+    streamText: false,
+    details: false,
+    showRaw: args.showRaw,
+    react: args.engine === "react",
+  })
+
+  let session: AgentSession
+  try {
+    session = await openAgentSession({
+      cwd: io.cwd,
+      env: io.env,
+      root,
+      modelFlag: args.model,
+      profile: args.profile,
+      engine: args.engine,
+      continueLast: args.continueLast,
+      sessionId: args.sessionId,
+      maxSteps: args.maxSteps,
+      verify: args.verify,
+      allTools: tools,
+      onAsk,
+      allow: args.allow,
+      ...(interactive && io.terminal ? { terminal: io.terminal } : {}),
+      onSubagentEvent: (parent, event) => {
+        if (args.format === "stream-json") {
+          const obj = streamJsonEvent(event, parent)
+          if (obj) line(obj)
+        } else if (!json) printer(event, parent)
+      },
+    })
+  } catch (e) {
+    if (e instanceof AgentSetupError) {
+      if (json) line({ type: "result", status: "error", reason: "setup", error: e.message })
+      io.err(`anvil run: ${e.message}\n`)
+      return 2
+    }
+    throw e
+  }
+
+  if (args.format === "stream-json") {
+    line({
+      type: "init",
+      session_id: session.id,
+      resumed: session.resumed,
+      model: session.model.id,
+      profile: session.profile.name,
+      engine: session.engine,
+      cwd: io.cwd,
+      tools: session.tools.map((t) => t.name),
+    })
+  }
+
+  const cancel = Effect.runSync(Deferred.make<void>())
+  let interrupts = 0
+  const onSigint = () => {
+    interrupts++
+    if (interrupts > 1) process.exit(130)
+    io.err("\nanvil: cancelling (Ctrl-C again to quit at once)\n")
+    Effect.runSync(Deferred.succeed(cancel, undefined))
+  }
+  process.on("SIGINT", onSigint)
+  let result: TurnResult
+  try {
+    result = await session.runTurn(prompt, {
+      cancelled: Deferred.await(cancel),
+      emit: (event) => {
+        if (args.format === "stream-json") {
+          const obj = streamJsonEvent(event)
+          if (obj) line(obj)
+        } else if (!json) printer(event)
+        else if (event.type === "error") io.err(`anvil run: ${event.message}\n`)
+      },
+    })
+  } finally {
+    process.off("SIGINT", onSigint)
+    await session.dispose()
+  }
+
+  if (args.format === "text") {
+    if (result.answer !== "") io.out(result.answer.endsWith("\n") ? result.answer : `${result.answer}\n`)
+  } else line(resultObject(session, result))
+  return result.status === "success" ? 0 : 1
+}

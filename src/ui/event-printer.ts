@@ -1,0 +1,102 @@
+import type { AgentEvent } from "../agent/events.ts"
+import type { Spinner } from "./spinner.ts"
+import type { Style } from "./style.ts"
+import { describeCall, detailBlock, summaryLine } from "./tool-render.ts"
+
+export interface PrinterOptions {
+  /** Where the assistant's text goes (stdout in chat). */
+  readonly out: (text: string) => void
+  /** Where progress goes: tool lines, notices, raw responses (stderr). */
+  readonly err: (text: string) => void
+  readonly outStyle: Style
+  readonly errStyle: Style
+  readonly spinner: Spinner
+  /** Stream the assistant's text as it arrives (chat); otherwise the caller prints the answer. */
+  readonly streamText: boolean
+  /** Show each tool result's body or diff under its summary line. */
+  readonly details: boolean
+  /** Print raw model responses (spec 003 --show-raw). */
+  readonly showRaw: boolean
+  /** ReAct engine: label the parts Thought / Action / Observation. */
+  readonly react: boolean
+}
+
+/**
+ * Renders agent events for a person: streamed text, then per tool call its
+ * summary line and (in chat) its body or diff (spec 004 §3); the ReAct parts
+ * labelled; a spinner while a tool runs; subagent activity indented.
+ */
+export const makePrinter = (o: PrinterOptions) => {
+  let atLineStart = true
+  let streamed = ""
+  const { errStyle: s } = o
+  const endLine = () => {
+    if (!atLineStart) o.out("\n")
+    atLineStart = true
+  }
+  return (event: AgentEvent, parent?: string): void => {
+    const indent = parent ? "    " : ""
+    switch (event.type) {
+      case "step_start":
+        if (!parent) o.spinner.start("thinking")
+        return
+      case "text_delta":
+        if (parent || !o.streamText) return
+        o.spinner.stop()
+        o.out(event.text)
+        streamed += event.text
+        atLineStart = event.text.endsWith("\n")
+        return
+      case "raw":
+        if (!o.showRaw || parent) return
+        o.spinner.stop()
+        o.err(`${s.dim(`[raw] ${event.data}`)}\n`)
+        return
+      case "assistant":
+        o.spinner.stop()
+        if (parent) return
+        if (o.streamText) {
+          if (streamed === "" && event.text !== "") o.out(event.text)
+          if (streamed !== "" || event.text !== "") atLineStart = (streamed || event.text).endsWith("\n")
+          endLine()
+        }
+        streamed = ""
+        return
+      case "tool_use":
+        o.spinner.stop()
+        if (o.react && !parent) return
+        o.err(`${indent}${s.cyan("→")} ${s.dim(describeCall(event.name, event.input))}\n`)
+        if (!parent) o.spinner.start(event.name)
+        return
+      case "tool_result": {
+        o.spinner.stop()
+        const label = o.react && !parent ? `${s.magenta("Observation:")} ` : ""
+        o.err(`${indent}${label}${summaryLine(event.envelope, s, event.elapsed_ms)}\n`)
+        if (o.details && !parent) {
+          const block = detailBlock(event.envelope, s)
+          if (block) o.err(`${block}\n`)
+        }
+        return
+      }
+      case "compaction":
+        o.err(`${s.dim(`(compacted ${event.replaced} older items into a summary: ~${event.tokens_before} → ~${event.tokens_after} tokens)`)}\n`)
+        return
+      case "verify":
+        o.spinner.stop()
+        o.err(
+          event.passed
+            ? `${s.green("✓")} verify ${s.dim(event.command)}\n`
+            : `${s.red("✗")} verify ${s.dim(event.command)} ${s.red(`exit ${event.exit_code}`)}\n`,
+        )
+        return
+      case "error":
+        o.spinner.stop()
+        if (!parent) o.err(`${s.red("error:")} ${event.message}\n`)
+        return
+      case "model_request":
+      case "turn_end":
+        if (!parent) o.spinner.stop()
+        return
+    }
+  }
+}

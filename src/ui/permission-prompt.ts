@@ -1,0 +1,106 @@
+import { createTwoFilesPatch } from "diff"
+import { Effect, Queue } from "effect"
+import { readFileSync } from "node:fs"
+import { isAbsolute, join } from "node:path"
+import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
+import { rulesForAnswer } from "../permission/permissions.ts"
+import { showAllowRule } from "../permission/rules.ts"
+import type { Style } from "./style.ts"
+import { colorDiff } from "./tool-render.ts"
+import type { UserTerminalShape } from "./user-terminal.ts"
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+const readOr = (file: string): string | undefined => {
+  try {
+    return readFileSync(file, "utf8")
+  } catch {
+    return undefined
+  }
+}
+
+const MAX_PREVIEW_LINES = 40
+
+/**
+ * What a call will do, for the approval prompt: the diff a write, edit or
+ * multiedit would make (computed from the file as it is now), the patch, the
+ * command, or the parameters.
+ */
+export const callPreview = (request: PermissionRequest, cwd: string): string => {
+  const p = request.params
+  const name = request.tool.name
+  if (!isRecord(p)) return JSON.stringify(p)
+  const filePath = typeof p.path === "string" ? p.path : typeof p.file_path === "string" ? p.file_path : undefined
+  const abs = filePath ? (isAbsolute(filePath) ? filePath : join(cwd, filePath)) : undefined
+  const diffOf = (before: string, after: string) => {
+    const patch = createTwoFilesPatch(`a/${filePath}`, `b/${filePath}`, before, after, "", "", { context: 3 })
+    return patch.split("\n").slice(2).join("\n").trimEnd()
+  }
+  if (name === "write" && abs && typeof p.content === "string") return diffOf(readOr(abs) ?? "", p.content)
+  if (name === "edit" && abs && typeof p.old_string === "string" && typeof p.new_string === "string") {
+    const before = readOr(abs)
+    if (before !== undefined && before.includes(p.old_string)) {
+      const after = p.replace_all === true ? before.split(p.old_string).join(p.new_string) : before.replace(p.old_string, () => p.new_string as string)
+      return diffOf(before, after)
+    }
+  }
+  if (name === "multiedit" && abs && Array.isArray(p.edits)) {
+    const before = readOr(abs)
+    if (before !== undefined) {
+      let after = before
+      for (const e of p.edits) {
+        if (!isRecord(e) || typeof e.old_string !== "string" || typeof e.new_string !== "string") continue
+        after = e.replace_all === true ? after.split(e.old_string).join(e.new_string) : after.replace(e.old_string, () => e.new_string as string)
+      }
+      return diffOf(before, after)
+    }
+  }
+  if (typeof p.patch === "string") return p.patch.trimEnd()
+  if (typeof p.command === "string") return `$ ${p.command}`
+  if (typeof p.url === "string") return `${typeof p.method === "string" ? p.method : "GET"} ${p.url}`
+  return JSON.stringify(p, null, 2)
+}
+
+const clipLines = (text: string) => {
+  const lines = text.split("\n")
+  return lines.length > MAX_PREVIEW_LINES ? `${lines.slice(0, MAX_PREVIEW_LINES).join("\n")}\n… ${lines.length - MAX_PREVIEW_LINES} more lines` : text
+}
+
+/**
+ * Asks the person at the terminal about one call: shows it (with the diff
+ * for edits) and takes one key — 1/y once, 2/s always for this session,
+ * 3/a always (saved to anvil.json), 4/n/Esc deny.
+ */
+export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: string) => (request: PermissionRequest): Effect.Effect<AskAnswer> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const preview = clipLines(callPreview(request, cwd))
+      const isDiff = /^(@@|---|\+\+\+)/m.test(preview)
+      const rule = rulesForAnswer(request.tool, request.subjects).map(showAllowRule).join(", ")
+      yield* terminal.write(
+        `\n${style.yellow("?")} ${style.bold(`Allow ${request.tool.name}?`)}\n` +
+          `${(isDiff ? colorDiff(preview, style) : preview)
+            .split("\n")
+            .map((l) => `  ${l}`)
+            .join("\n")}\n` +
+          `  ${style.bold("1")} yes, once   ${style.bold("2")} always this session   ${style.bold("3")} always (save ${rule} to anvil.json)   ${style.bold("4")} no\n`,
+      )
+      const keys = yield* terminal.keys
+      for (;;) {
+        const key = yield* Queue.take(keys).pipe(Effect.orElseSucceed(() => undefined))
+        if (key === undefined) return "deny" as const
+        const k = (key.text || key.name).toLowerCase()
+        let answer: AskAnswer | undefined
+        if (key.ctrl && key.name === "c") answer = "deny"
+        else if (k === "1" || k === "y" || key.name === "return") answer = "once"
+        else if (k === "2" || k === "s") answer = "session"
+        else if (k === "3" || k === "a") answer = "always"
+        else if (k === "4" || k === "n" || k === "d" || key.name === "escape") answer = "deny"
+        if (answer) {
+          const label = { once: "allowed once", session: "allowed for this session", always: `allowed always (${rule} saved)`, deny: "denied" }[answer as string]
+          yield* terminal.write(`  ${answer === "deny" ? style.red(label) : style.green(label)}\n`)
+          return answer
+        }
+      }
+    }),
+  )
