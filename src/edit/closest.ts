@@ -16,35 +16,105 @@ export interface Candidate {
 
 const collapse = (line: string) => line.trim().replace(/\s+/g, " ")
 
-const bigrams = (s: string): Map<string, number> => {
-  const out = new Map<string, number>()
-  for (let i = 0; i + 1 < s.length; i++) {
-    const g = s.slice(i, i + 2)
-    out.set(g, (out.get(g) ?? 0) + 1)
-  }
-  return out
+/**
+ * A line's character bigrams as a multiset, for scoring many other lines
+ * against it: bigram code → slot, with per-slot counts. Scoring walks the
+ * other line once, with no allocation per line.
+ */
+interface Profile {
+  readonly text: string
+  /** Open-addressing table: bigram code → slot (keys -1 when empty). */
+  readonly keys: Int32Array
+  readonly slots: Int32Array
+  readonly mask: number
+  /** 32 - log2(table size): the hash takes the product's top bits. */
+  readonly shift: number
+  readonly counts: Int32Array
+  /** Number of bigrams (length - 1). */
+  readonly size: number
+  readonly used: Int32Array
+  readonly stamp: Int32Array
 }
 
-const overlap = (a: Map<string, number>, b: Map<string, number>): number => {
+let token = 0
+
+const hash = (code: number, shift: number) => Math.imul(code, 0x9e3779b1) >>> shift
+
+const find = (keys: Int32Array, mask: number, shift: number, code: number): number => {
+  let h = hash(code, shift)
+  while (keys[h] !== -1 && keys[h] !== code) h = (h + 1) & mask
+  return h
+}
+
+const profile = (text: string): Profile => {
+  let bits = 4
+  while (1 << bits < text.length * 2) bits++
+  const capacity = 1 << bits
+  const mask = capacity - 1
+  const shift = 32 - bits
+  const keys = new Int32Array(capacity).fill(-1)
+  const slots = new Int32Array(capacity)
+  const counts: Array<number> = []
+  for (let i = 0; i + 1 < text.length; i++) {
+    const code = (text.charCodeAt(i) << 16) | text.charCodeAt(i + 1)
+    const h = find(keys, mask, shift, code)
+    if (keys[h] === -1) {
+      keys[h] = code
+      slots[h] = counts.length
+      counts.push(1)
+    } else counts[slots[h]!]!++
+  }
+  return {
+    text,
+    keys,
+    slots,
+    mask,
+    shift,
+    counts: Int32Array.from(counts),
+    size: Math.max(0, text.length - 1),
+    used: new Int32Array(counts.length),
+    stamp: new Int32Array(counts.length),
+  }
+}
+
+/** How many of the profile's bigrams (as a multiset) also occur in `b`. */
+const overlap = (p: Profile, b: string): number => {
+  const t = ++token
+  const { keys, mask, shift } = p
   let n = 0
-  for (const [g, c] of a) n += Math.min(c, b.get(g) ?? 0)
+  let prev = b.charCodeAt(0)
+  for (let i = 1; i < b.length; i++) {
+    const next = b.charCodeAt(i)
+    const code = (prev << 16) | next
+    prev = next
+    let h = hash(code, shift)
+    while (keys[h] !== -1 && keys[h] !== code) h = (h + 1) & mask
+    if (keys[h] === -1) continue
+    const slot = p.slots[h]!
+    if (p.stamp[slot] !== t) {
+      p.stamp[slot] = t
+      p.used[slot] = 0
+    }
+    if (p.used[slot]! < p.counts[slot]!) {
+      p.used[slot]!++
+      n++
+    }
+  }
   return n
 }
 
-/** Dice coefficient of two normalised lines (1 when equal, also when both are empty). */
-const dice = (a: string, b: string, ga?: Map<string, number>): number => {
-  if (a === b) return 1
-  if (a.length < 2 || b.length < 2) return 0
-  const A = ga ?? bigrams(a)
-  const B = bigrams(b)
-  return (2 * overlap(A, B)) / (a.length - 1 + b.length - 1)
+/** Dice coefficient of two normalised lines (1 when equal). */
+const dice = (p: Profile, b: string): number => {
+  if (p.text === b) return 1
+  if (p.text.length < 2 || b.length < 2) return 0
+  return (2 * overlap(p, b)) / (p.size + b.length - 1)
 }
 
-/** Share of `a`'s bigrams found in `b`: how much of a one-line old_string a longer line contains. */
-const containment = (a: string, b: string, ga: Map<string, number>): number => {
-  if (b.includes(a)) return 1
-  if (a.length < 2) return 0
-  return overlap(ga, bigrams(b)) / (a.length - 1)
+/** Share of the profile's bigrams found in `b`: how much of a one-line old_string a longer line contains. */
+const containment = (p: Profile, b: string): number => {
+  if (b.includes(p.text)) return 1
+  if (p.text.length < 2) return 0
+  return overlap(p, b) / p.size
 }
 
 /**
@@ -66,7 +136,7 @@ export const closestRegions = (
   if (n === 0 || old.every((l) => l === "")) return []
   const norm = new Array<string | undefined>(n)
   const fileNorm = (j: number) => (norm[j] ??= collapse(fileLines[j]!))
-  const grams = old.map((l) => bigrams(l))
+  const grams = old.map((l) => profile(l))
 
   // Anchors: the (up to three) longest old lines. Every file line is scored
   // against them; the best hits suggest where a region would start.
@@ -85,7 +155,7 @@ export const closestRegions = (
       if (f === "") continue
       // Cheap bound first: lines of very different length cannot be alike (one-line needles may sit inside longer lines).
       if (!single && (f.length > 3 * l.length + 8 || l.length > 3 * f.length + 8)) continue
-      const score = single ? containment(l, f, grams[i]!) : dice(l, f, grams[i]!)
+      const score = single ? containment(grams[i]!, f) : dice(grams[i]!, f)
       if (score <= 0) continue
       if (best.length < PER_ANCHOR || score > best[best.length - 1]!.score) {
         best.push({ s: j - i, score })
@@ -110,7 +180,7 @@ export const closestRegions = (
       if (old[i] === "" && f === "") {
         total += 1
       } else {
-        total += single ? containment(old[i]!, f, grams[i]!) : dice(old[i]!, f, grams[i]!)
+        total += single ? containment(grams[i]!, f) : dice(grams[i]!, f)
       }
       counted++
     }

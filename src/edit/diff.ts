@@ -29,6 +29,24 @@ export interface DiffOptions {
   readonly timeoutMs?: number
 }
 
+const CHUNK = 4096
+
+/** Length of the common prefix of a and b (at most `limit`), compared a block at a time. */
+const commonPrefix = (a: string, b: string, limit: number): number => {
+  let p = 0
+  while (p + CHUNK <= limit && a.slice(p, p + CHUNK) === b.slice(p, p + CHUNK)) p += CHUNK
+  while (p < limit && a.charCodeAt(p) === b.charCodeAt(p)) p++
+  return p
+}
+
+/** Length of the common suffix of a and b (at most `limit`). */
+const commonSuffix = (a: string, b: string, limit: number): number => {
+  let s = 0
+  while (s + CHUNK <= limit && a.slice(a.length - s - CHUNK, a.length - s) === b.slice(b.length - s - CHUNK, b.length - s)) s += CHUNK
+  while (s < limit && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++
+  return s
+}
+
 const countLines = (text: string, from: number, to: number): number => {
   let n = 0
   for (let i = text.indexOf("\n", from); i !== -1 && i < to; i = text.indexOf("\n", i + 1)) n++
@@ -91,13 +109,10 @@ export const unifiedDiff = (before: string, after: string, options: DiffOptions)
 
   // First differing character, moved back to the start of its line.
   const limit = Math.min(before.length, after.length)
-  let p = 0
-  while (p < limit && before.charCodeAt(p) === after.charCodeAt(p)) p++
+  const p = commonPrefix(before, after, limit)
   const prefixEnd = p === 0 ? 0 : before.lastIndexOf("\n", p - 1) + 1
   // Common suffix, not overlapping the prefix, then moved forward to a line start inside it.
-  let s = 0
-  const maxSuffix = limit - prefixEnd
-  while (s < maxSuffix && before.charCodeAt(before.length - 1 - s) === after.charCodeAt(after.length - 1 - s)) s++
+  const s = commonSuffix(before, after, limit - prefixEnd)
   const suffixStartBefore = before.length - s
   const nl = s === 0 ? -1 : before.indexOf("\n", suffixStartBefore)
   const tailBefore = nl === -1 ? before.length : nl + 1

@@ -222,9 +222,12 @@ const fallback = (
 ): MatchResult => {
   const k = needle.lines.length
   const key = anchorKey(strategy, needle.lines[needle.anchor]!)
+  // A cheap substring test first, so most lines of a big file never get normalised.
+  const probe = strategy === "whitespace" ? key.slice(0, Math.max(1, key.indexOf(" "))) : key
   const found: Array<WindowMatch> = []
   for (let s = 0; s + k <= file.lines.length; s++) {
-    if (anchorKey(strategy, file.lines[s + needle.anchor]!) !== key) continue
+    const line = file.lines[s + needle.anchor]!
+    if (!line.includes(probe) || anchorKey(strategy, line) !== key) continue
     const m = tryWindow(strategy, file, needle, s)
     if (m) found.push(m)
   }

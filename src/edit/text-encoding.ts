@@ -1,3 +1,5 @@
+import { isUtf8 } from "node:buffer"
+
 /**
  * How a text file is stored on disk — byte-order mark, character encoding and
  * line endings — so an edit can decode it, change one region and encode it
@@ -33,14 +35,9 @@ const startsWith = (bytes: Uint8Array, prefix: ReadonlyArray<number>) =>
 
 /** The line-ending style of a text: counts CRLF pairs against bare LFs (a lone CR is not a line break here). */
 export const detectEol = (text: string): EolStyle => {
-  let crlf = 0
-  let lf = 0
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
-    if (i > 0 && text.charCodeAt(i - 1) === 13) crlf++
-    else lf++
-    if (crlf > 0 && lf > 0) return "mixed"
-  }
-  return crlf > 0 ? "crlf" : lf > 0 ? "lf" : "none"
+  const crlf = text.includes("\r\n")
+  if (!crlf) return text.includes("\n") ? "lf" : "none"
+  return /(?:^|[^\r])\n/.test(text) ? "mixed" : "crlf"
 }
 
 /** The line break to use for new text in a file of this style (mixed files: whichever occurs first). */
@@ -76,7 +73,6 @@ export const looksBinary = (bytes: Uint8Array): boolean => {
   return n > 0 && control / n > 0.1
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const utf16le = new TextDecoder("utf-16le", { fatal: true, ignoreBOM: true })
 
 const swapBytes = (bytes: Uint8Array): Uint8Array => {
@@ -99,10 +95,12 @@ export const decodeText = (bytes: Uint8Array): DecodeResult => {
   let encoding: TextEncodingName = "utf-8"
   let bom = false
   let text: string
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   try {
     if (startsWith(bytes, UTF8_BOM)) {
       bom = true
-      text = utf8.decode(bytes.subarray(3))
+      if (!isUtf8(buffer.subarray(3))) throw new Error("not UTF-8")
+      text = buffer.toString("utf8", 3)
     } else if (startsWith(bytes, [0xff, 0xfe])) {
       bom = true
       encoding = "utf-16le"
@@ -111,13 +109,15 @@ export const decodeText = (bytes: Uint8Array): DecodeResult => {
       bom = true
       encoding = "utf-16be"
       text = utf16le.decode(swapBytes(bytes.subarray(2)))
+    } else if (isUtf8(buffer)) {
+      text = buffer.toString("utf8")
     } else {
-      text = utf8.decode(bytes)
+      // Not UTF-8: read byte for byte, so every byte outside an edit is written back unchanged.
+      encoding = "latin1"
+      text = buffer.toString("latin1")
     }
   } catch {
-    if (encoding !== "utf-8" || bom) return { ok: false, reason: `is not valid ${encoding}` }
-    encoding = "latin1"
-    text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")
+    return { ok: false, reason: `is not valid ${encoding}` }
   }
   return { ok: true, value: { text, format: { encoding, bom, eol: detectEol(text) } } }
 }
