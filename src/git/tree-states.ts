@@ -51,11 +51,38 @@ const normalMode = (mode: number): number => {
   return mode & 0o111 ? 0o100755 : 0o100644
 }
 
+interface Stat {
+  readonly mode: number
+  readonly mtimeSeconds: number
+  readonly ctimeSeconds: number
+  readonly uid: number
+  readonly gid: number
+  readonly ino: number
+  readonly size: number
+}
+
 type Entry = {
   type: () => Promise<string>
   mode: () => Promise<number>
   oid: () => Promise<string>
+  stat: () => Promise<Stat>
 } | null
+
+/**
+ * Whether a working-tree file certainly still has the content its index
+ * entry records: the same stat data (as git and isomorphic-git compare it),
+ * and not "racily clean" — changed within the second the index was written,
+ * which the stat cannot tell apart (git's racy-git rule).
+ */
+const statClean = (index: Stat, work: Stat, fileMode: boolean, indexWritten: number): boolean =>
+  (!fileMode || index.mode === work.mode) &&
+  index.mtimeSeconds === work.mtimeSeconds &&
+  index.ctimeSeconds === work.ctimeSeconds &&
+  index.uid === work.uid &&
+  index.gid === work.gid &&
+  index.ino === work.ino &&
+  index.size === work.size &&
+  work.mtimeSeconds < indexWritten
 
 /**
  * Reads HEAD, the index and (optionally) the working tree in one walk, as git
@@ -69,6 +96,11 @@ export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect
     const states: Array<PathState> = []
     const trackedDirs = new Set<string>()
     const trees = options.workdir ? [git.TREE({ ref: "HEAD" }), git.STAGE(), git.WORKDIR({ refresh: false })] : [git.TREE({ ref: "HEAD" }), git.STAGE()]
+    const fileMode = await fileModeMatters(repo)
+    const indexWritten = await repo.fs.promises.stat(`${repo.gitdir}/index`).then(
+      (st) => Math.floor(st.mtimeMs / 1000),
+      () => 0,
+    )
     const headExists = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).then(
       () => true,
       () => false,
@@ -102,7 +134,12 @@ export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect
         let work: PathState["workdir"]
         if (workdir && workType === "blob") {
           const mode = normalMode(await workdir.mode())
-          work = stageSide ? { mode, oid: await workdir.oid() } : { mode }
+          if (!stageSide) work = { mode }
+          else {
+            // Unchanged stat data: the index's blob id stands, no need to read and hash the file.
+            const clean = statClean(await stage!.stat(), await workdir.stat(), fileMode, indexWritten)
+            work = { mode, oid: clean ? stageSide.oid : await workdir.oid() }
+          }
         }
         states.push({
           path: filepath,

@@ -1,9 +1,12 @@
-import { describe, expect, test } from "bun:test"
+import { describe, expect, test, setDefaultTimeout } from "bun:test"
 import { Effect } from "effect"
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool } from "../support/harness.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
+
+// Repositories are built with the git CLI; on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000)
 
 const home = gitHome({ name: "Config Person", email: "config@example.test" })
 const env = { HOME: home }

@@ -1,8 +1,11 @@
-import { describe, expect, test } from "bun:test"
+import { describe, expect, test, setDefaultTimeout } from "bun:test"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, project } from "../support/harness.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
+
+// Repositories are built with the git CLI; on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000)
 
 const home = gitHome()
 const env = { HOME: home }
