@@ -19,7 +19,6 @@ import { join } from "node:path"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
 import { rssSource } from "./lib/measure.ts"
 import { formatTable, verdict, type Row } from "./lib/report.ts"
-import { gitStatus } from "./git.ts"
 import { edit } from "./edit.ts"
 import { gitStatus } from "./git.ts"
 import { patch } from "./patch.ts"
@@ -27,7 +26,7 @@ import { read } from "./read.ts"
 import { size } from "./size.ts"
 import { startup } from "./startup.ts"
 
-const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, gitStatus]
+const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit]
 
 const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
 
