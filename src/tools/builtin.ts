@@ -1,9 +1,14 @@
 import type { Tool } from "../tool/definition.ts"
 import { bashTool } from "./bash.ts"
 import { calculatorTool } from "./calculator.ts"
+import { editTool } from "./edit.ts"
+import { gitAddTool } from "./git_add.ts"
+import { gitCommitTool } from "./git_commit.ts"
+import { gitDiffTool } from "./git_diff.ts"
+import { gitLogTool } from "./git_log.ts"
+import { gitStatusTool } from "./git_status.ts"
 import { globTool } from "./glob.ts"
 import { grepTool } from "./grep.ts"
-import { editTool } from "./edit.ts"
 import { listTool } from "./list.ts"
 import { multieditTool } from "./multiedit.ts"
 import { readTool } from "./read.ts"
@@ -14,4 +19,4 @@ import { patchTool } from "./patch.ts"
 import { writeTool } from "./write.ts"
 
 /** Every built-in tool, in the order `anvil tools` lists them. */
-export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, globTool, grepTool, patchTool, writeTool, editTool, multieditTool, bashTool, todoreadTool, todowriteTool, taskTool]
+export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, globTool, grepTool, patchTool, writeTool, editTool, multieditTool, bashTool, todoreadTool, todowriteTool, gitStatusTool, gitDiffTool, gitLogTool, gitAddTool, gitCommitTool, taskTool]
