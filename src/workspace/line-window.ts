@@ -65,7 +65,9 @@ export interface ForwardResult {
   readonly stoppedBy: "limit" | "bytes" | "eof"
 }
 
-const DEFAULT_BLOCK = 1 << 20
+/** Blocks for scans (counting, skipping); small windows near a known position read less. */
+const SCAN_BLOCK = 1 << 20
+const WINDOW_BLOCK = 64 << 10
 const NL = 10
 const CR = 13
 
@@ -101,7 +103,8 @@ export const readForward = <E>(source: ByteSource<E>, options: ForwardOptions): 
     const budget = options.maxWindowBytes ?? Number.POSITIVE_INFINITY
     const cost = options.cost ?? ((line: RawLine) => line.head.length + 1)
     const size = source.size
-    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(options.blockSize ?? DEFAULT_BLOCK, size - start)))
+    const blockSize = options.blockSize ?? (countAll || skip > 0 ? SCAN_BLOCK : WINDOW_BLOCK)
+    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(blockSize, size - start)))
     const lines: Array<RawLine> = []
     let windowBytes = 0
     let windowDone = limit <= 0
@@ -184,7 +187,7 @@ export const readForward = <E>(source: ByteSource<E>, options: ForwardOptions): 
   })
 
 /** Counts the lines from `start` to the end (a last line without a line feed counts). */
-export const countLines = <E>(source: ByteSource<E>, start: number, blockSize = DEFAULT_BLOCK): Effect.Effect<number, E> =>
+export const countLines = <E>(source: ByteSource<E>, start: number, blockSize = SCAN_BLOCK): Effect.Effect<number, E> =>
   Effect.map(readForward(source, { start, skip: 0, limit: 0, maxLineBytes: 0, countAll: true, blockSize }), (r) => r.total ?? 0)
 
 export interface TailStart {
@@ -204,7 +207,7 @@ export const findTailStart = <E>(
   source: ByteSource<E>,
   start: number,
   lines: number,
-  blockSize = DEFAULT_BLOCK,
+  blockSize = WINDOW_BLOCK,
 ): Effect.Effect<TailStart, E> =>
   Effect.gen(function* () {
     const size = source.size
