@@ -21,6 +21,8 @@ export interface Placement {
   readonly tolerance: Tolerance
   /** 1-based line the header named, when it named one and the hunk landed elsewhere. */
   readonly expectedLine?: number
+  /** For a relocated hunk: how many other places its lines match as well (the nearest one was taken). */
+  readonly otherMatches?: number
 }
 
 /** The old file's lines, read on demand (a large file is not split up front). */
@@ -120,7 +122,7 @@ export const locateHunks = (source: LineSource, hunks: ReadonlyArray<Hunk>, opti
       continue
     }
 
-    let found: { start: number; level: Tolerance } | undefined
+    let found: { start: number; level: Tolerance; others: (start: number) => number } | undefined
     for (let li = 0; li <= maxLevel && !found; li++) {
       const level = LEVELS[li]!
       const norm = normalizers[level]
@@ -133,16 +135,24 @@ export const locateHunks = (source: LineSource, hunks: ReadonlyArray<Hunk>, opti
         return !overlaps(p, m)
       }
       const start = search(hint, n - m, forward, matchesAt)
-      if (start !== undefined) found = { start, level }
+      const others = (taken: number) => {
+        let count = 0
+        for (let p = 0; p + m <= n && count < 99; p++) if (p !== taken && matchesAt(p)) count++
+        return count
+      }
+      if (start !== undefined) found = { start, level, others }
     }
     if (!found) throw mismatch(fileAt("exact"), old, hunk, hint, options.path, mustEnd)
     const expected = hunk.oldStart !== undefined && !hunk.anchors ? Math.max(0, hunk.oldStart - 1) : undefined
+    const relocated = expected !== undefined && found.start !== expected
+    const otherMatches = relocated ? found.others(found.start) : 0
     placed.push({
       hunk,
       start: found.start,
       length: m,
       tolerance: found.level,
-      ...(expected !== undefined && found.start !== expected ? { expectedLine: expected + 1 } : {}),
+      ...(relocated ? { expectedLine: expected + 1 } : {}),
+      ...(otherMatches > 0 ? { otherMatches } : {}),
     })
     if (expected !== undefined) delta = found.start - expected
     cursor = found.start + m

@@ -24,7 +24,7 @@ export interface FileReport {
   /** Hunks that matched only when whitespace or punctuation was compared loosely. */
   readonly fuzz?: ReadonlyArray<{ readonly hunk: number; readonly line: number; readonly tolerance: Exclude<Tolerance, "exact"> }>
   /** Hunks found away from the line their header named. */
-  readonly offsets?: ReadonlyArray<{ readonly hunk: number; readonly expected_line: number; readonly line: number }>
+  readonly offsets?: ReadonlyArray<{ readonly hunk: number; readonly expected_line: number; readonly line: number; readonly other_matches?: number }>
 }
 
 export interface Plan {
@@ -275,7 +275,7 @@ const placementsReport = (applied: { readonly placements: ReadonlyArray<import("
     .map((p) => ({ hunk: p.hunk.number, line: p.start + 1, tolerance: p.tolerance as Exclude<Tolerance, "exact"> }))
   const offsets = applied.placements
     .filter((p) => p.expectedLine !== undefined)
-    .map((p) => ({ hunk: p.hunk.number, expected_line: p.expectedLine!, line: p.start + 1 }))
+    .map((p) => ({ hunk: p.hunk.number, expected_line: p.expectedLine!, line: p.start + 1, ...(p.otherMatches ? { other_matches: p.otherMatches } : {}) }))
   return { ...(fuzz.length > 0 ? { fuzz } : {}), ...(offsets.length > 0 ? { offsets } : {}) }
 }
 

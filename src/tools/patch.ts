@@ -106,7 +106,10 @@ const describeFile = (r: FileReport): Array<string> => {
       : ` (+${r.additions} -${r.deletions}, ${r.hunks} hunk${r.hunks === 1 ? "" : "s"})`
   const lines = [`${LETTER[r.operation]} ${name}${counts}`]
   if (r.new_mode) lines.push(r.old_mode ? `  mode ${r.old_mode} -> ${r.new_mode}` : `  mode ${r.new_mode}`)
-  for (const o of r.offsets ?? []) lines.push(`  hunk ${o.hunk} applied at line ${o.line} (its header said ${o.expected_line})`)
+  for (const o of r.offsets ?? []) {
+    const others = o.other_matches ? `; its lines also match ${o.other_matches} other place${o.other_matches === 1 ? "" : "s"}, the nearest was taken: check it` : ""
+    lines.push(`  hunk ${o.hunk} applied at line ${o.line} (its header said ${o.expected_line}${others})`)
+  }
   for (const f of r.fuzz ?? []) lines.push(`  hunk ${f.hunk} matched at line ${f.line} only when ignoring ${f.tolerance.replace("_", " ")} differences`)
   return lines
 }

@@ -265,12 +265,10 @@ describe("patch: git diffs from a real history, compared with git's checkout byt
 describe("patch: plain diff -u / diff -ruN of two folders", () => {
   const plain = async (from: string, to: string) => {
     const parent = tempDir("anvil-patch-plain-")
-    const a = checkout(repo, from)
-    const b = checkout(repo, to)
-    rmSync(join(parent), { recursive: true, force: true })
-    mkdirSync(parent)
-    run(parent, "cp", ["-a", a, join(parent, "old")])
-    run(parent, "cp", ["-a", b, join(parent, "new")])
+    const b = expectedTree(to)
+    // diff(1) follows links named on its command line: the folders are called old/ and new/ in the patch.
+    symlinkSync(expectedTree(from), join(parent, "old"))
+    symlinkSync(b, join(parent, "new"))
     const patch = run(parent, "diff", ["-ruN", "old", "new"], [0, 1])
     const project = checkout(repo, from)
     const out = await callTool(project, "patch", { patch })
@@ -337,6 +335,12 @@ describe("patch: tolerance and errors", () => {
     const out = await callTool(root, "patch", { patch: "--- a/r.txt\n+++ b/r.txt\n@@ -5,2 +5,2 @@\n x\n-y\n+Y\n" })
     expect(out.envelope.status).toBe("success")
     expect(readFileSync(join(root, "r.txt"), "utf8")).toBe("x\ny\nx\ny\nx\nY\nend\n")
+    // Far-off numbers: still the nearest, and the report says other places match too.
+    writeFileSync(join(root, "r.txt"), "x\ny\nx\ny\nend\n")
+    const far = await callTool(root, "patch", { patch: "--- a/r.txt\n+++ b/r.txt\n@@ -90,2 +90,2 @@\n x\n-y\n+Y\n" })
+    expect(readFileSync(join(root, "r.txt"), "utf8")).toBe("x\ny\nx\nY\nend\n")
+    expect((far.envelope.data as { files: Array<{ offsets?: unknown }> }).files[0]!.offsets).toEqual([{ hunk: 1, expected_line: 90, line: 3, other_matches: 1 }])
+    expect(far.envelope.text).toContain("also match 1 other place")
   })
 
   test("context differing only in whitespace applies, reported as fuzz", async () => {
