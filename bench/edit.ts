@@ -86,7 +86,7 @@ export const edit: BenchGroup = {
     let missOk = false
     try {
       const envelope = JSON.parse(miss.stdout) as { error?: { code: string }; text: string }
-      missOk = envelope.error?.code === "INVALID_PARAM" && envelope.text.includes(`Closest region (lines ${target + 1}`)
+      missOk = envelope.error?.code === "INVALID_PARAM" && envelope.text.includes(`Closest region (line ${target + 1},`)
     } catch {
       missOk = false
     }

@@ -99,7 +99,7 @@ const ambiguous = (
   const message =
     `old_string matches ${total} places in ${where}${how}, at lines ${listed}. ` +
     `Add surrounding lines to old_string so it matches exactly one place${strategy === "exact" ? ", or set replace_all to change every occurrence" : ""}.`
-  const shown = ranges.slice(0, MAX_SHOWN).map((r, i) => `Match ${i + 1} (lines ${span(r.startLine, r.endLine)}):\n${renderRegion(fileLines, r.startLine, r.endLine, { context: 1, maxLines: 12 })}`)
+  const shown = ranges.slice(0, MAX_SHOWN).map((r, i) => `Match ${i + 1} (${span(r.startLine, r.endLine)}):\n${renderRegion(fileLines, r.startLine, r.endLine, { context: 1, maxLines: 12 })}`)
   const more = total > MAX_SHOWN ? `\n\n(${total - MAX_SHOWN} more not shown)` : ""
   return { kind: "ambiguous", message, details: shown.join("\n\n") + more, line: lines[0]! }
 }
@@ -115,7 +115,7 @@ const notFound = (fileLines: ReadonlyArray<string>, oldLf: string, where: string
   }
   const shown = candidates.map(
     (c, i) =>
-      `${i === 0 ? "Closest region" : "Also similar"} (lines ${span(c.startLine, c.endLine)}, ${Math.round(c.similarity * 100)}% similar):\n` +
+      `${i === 0 ? "Closest region" : "Also similar"} (${span(c.startLine, c.endLine)}, ${Math.round(c.similarity * 100)}% similar):\n` +
       renderRegion(fileLines, c.startLine, c.endLine, { context: 1, maxLines: 30 }),
   )
   const best = candidates[0]!
@@ -123,10 +123,10 @@ const notFound = (fileLines: ReadonlyArray<string>, oldLf: string, where: string
     kind: "not_found",
     message:
       `old_string was not found in ${where} (not exactly, nor with trimmed lines, other indentation or collapsed whitespace). ` +
-      `The closest region is lines ${span(best.startLine, best.endLine)}; copy old_string from the lines below (without the line-number prefix) and retry.`,
+      `The closest region is ${span(best.startLine, best.endLine)}; copy old_string from the lines below (without the line-number prefix) and retry.`,
     details: shown.join("\n\n"),
     line: best.startLine,
   }
 }
 
-const span = (a: number, b: number) => (a === b ? `${a}` : `${a}-${b}`)
+const span = (a: number, b: number) => (a === b ? `line ${a}` : `lines ${a}-${b}`)

@@ -69,7 +69,7 @@ describe("edit: spec 001 Edit (Success)", () => {
     expect(envelope.error?.message).toContain("old_string matches 3 places in src/service.py, at lines 3, 4, 7")
     expect(envelope.error?.message).toContain("replace_all")
     expect(envelope.error?.field_errors).toEqual([{ field: "old_string", message: "matches more than one place" }])
-    expect(envelope.text).toContain("Match 1 (lines 3):\n     2\t    def start(self):\n     3\t        self.running = True\n     4\t        return self.running")
+    expect(envelope.text).toContain("Match 1 (line 3):\n     2\t    def start(self):\n     3\t        self.running = True\n     4\t        return self.running")
     expect(text(root, "src/service.py")).toBe(service)
   })
 

@@ -102,7 +102,7 @@ describe("multiedit: all or nothing", () => {
     ).envelope
     expect(notFound.error?.field_errors?.[0]?.field).toBe("edits.1.old_string")
     expect(notFound.error?.message).toContain("src/core.py as the earlier edits left it")
-    expect(notFound.text).toContain("Closest region (lines 7")
+    expect(notFound.text).toContain("Closest region (line 7")
     expect(notFound.text).toContain("     7\tdef save(path, data):")
     expect(text(root, "src/core.py")).toBe(core)
   })
