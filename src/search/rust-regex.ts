@@ -374,7 +374,8 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
       name = name.slice(1)
     }
     const ranges = ASCII_CLASSES[name]
-    if (ranges === undefined) return fail("invalid ASCII character class")
+    // An unknown name is no ASCII class: Rust then reads `[:foo:]` as a nested class of those characters.
+    if (ranges === undefined) return undefined
     pos = close + 2
     const body = ranges.map(([a, b]) => rangeSource(a, b)).join("")
     return negated ? `[^${body}]` : `[${body}]`

@@ -1,0 +1,453 @@
+import { describe, expect, test } from "bun:test"
+import { rgPath } from "@vscode/ripgrep"
+import { spawnSync } from "node:child_process"
+import { chmodSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { DEFAULT_IGNORED_DIRS } from "../../src/workspace/ignore-rules.ts"
+import { gitHome, gitRepo } from "../support/git-repo.ts"
+import { callTool, project, tempDir, type CallOptions } from "../support/harness.ts"
+
+const BUILTIN: CallOptions = { configOverrides: { tools: { grep: { engine: "builtin" } } } }
+
+const grep = async (root: string, params: Record<string, unknown>, options: CallOptions = {}) =>
+  (await callTool(root, "grep", params, options)).envelope
+
+type Match = { file: string; line: number; text: string }
+const matchesOf = (e: { data: Record<string, unknown> }) => (e.data.matches ?? []) as Array<Match>
+const keys = (e: { data: Record<string, unknown> }) => matchesOf(e).map((m) => `${m.file}:${m.line}`).sort()
+
+/** rg run directly with the flags anvil's grep means: hidden searched, .git and the default list never, ignore files honoured. */
+const rgDirect = (root: string, pattern: string, caseSensitive: boolean, extra: ReadonlyArray<string> = []): Array<string> => {
+  const r = spawnSync(
+    rgPath,
+    [
+      "--no-config",
+      "--hidden",
+      "--no-require-git",
+      "--no-ignore-global",
+      caseSensitive ? "--case-sensitive" : "--ignore-case",
+      "--line-number",
+      "--no-heading",
+      "--with-filename",
+      "--null",
+      ...DEFAULT_IGNORED_DIRS.flatMap((d) => ["--glob", `!${d}/`]),
+      "--glob",
+      "!.git",
+      ...extra,
+      "--regexp",
+      pattern,
+      "--",
+      ".",
+    ],
+    { cwd: root, encoding: "utf8" },
+  )
+  if (r.status === 2) throw new Error(`rg failed: ${r.stderr}`)
+  return r.stdout
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => {
+      const [file, rest] = l.split("\0") as [string, string]
+      return `${file.replace(/^\.\//, "")}:${rest.slice(0, rest.indexOf(":"))}`
+    })
+    .sort()
+}
+
+const utf16 = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")])
+
+/** A repository with everything grep must get right. */
+const fixture = (home: string) => {
+  const root = gitRepo(home, {
+    ".gitignore": "*.log\nignored-dir/\n!keep.log\n",
+    "src/app.ts": "export class User {\n  const userName = 'x'\n  // TODO: fix the user\n}\nconst café = 'naïve Ünïcödé user'\n",
+    "src/util.py": "def user_name():\n    pass\n\nclass UserError(Exception):\n    # todo later\n    pass\n",
+    "src/deep/nested/x.go": "package x\n\nfunc User() {}\n",
+    "src/crlf.txt": "user\r\nUSER line\r\nother\r\n",
+    "src/utf16.txt": utf16("first\nthe user here\n"),
+    "src/bom.txt": Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("user with bom\n")]),
+    "src/no-newline.txt": "last user",
+    ".hidden/config.yml": "user: admin\n",
+    ".env": "USER=admin\n",
+    "a.log": "user in log\n",
+    "keep.log": "user kept\n",
+    "ignored-dir/f.ts": "class User {}\n",
+    "node_modules/pkg/index.js": "module.exports = user\n",
+    "dist/out.js": "user\n",
+    "bin.dat": Buffer.from("user\0binary\n"),
+    "sub/.ignore": "*.gen.ts\n",
+    "sub/a.gen.ts": "user generated\n",
+    "sub/b.ts": "user b\n",
+    "Greek.txt": "ΑΒΓ αβγ Ωmega\nStraße\nk K \u212A\n١٢٣ 123\n",
+    "link.ts": { link: "src/app.ts" },
+  })
+  writeFileSync(join(root, ".git", "user-notes"), "user in .git\n")
+  return root
+}
+
+describe("grep answers what ripgrep answers (both engines)", () => {
+  const home = gitHome()
+  const root = fixture(home)
+  const cases: Array<[string, boolean]> = [
+    ["user", false],
+    ["user", true],
+    ["User", true],
+    ["class\\s+User", false],
+    ["\\bUser\\b", true],
+    ["^def ", false],
+    ["user$", false],
+    ["TODO|fixme", false],
+    ["[[:upper:]]SER", true],
+    ["\\w+é", false],
+    ["caf\\w", false],
+    ["Ü", false],
+    ["\\d+", false],
+    ["(?-u:\\d)+", false],
+    ["\\p{Greek}+", false],
+    ["\\p{Lu}", true],
+    ["(?i-u)k", true],
+    ["u.er", false],
+    ["user(?-i:Name)", false],
+    ["^$", false],
+    ["", false],
+    ["ß", false],
+    ["\\x{212A}", true],
+    ["[a-z&&[^aeiou]]ser", false],
+    ["(?x) user \\ in", false],
+    ["\\<user", false],
+    ["user\\>", false],
+    ["(?P<word>user)_name", false],
+    ["[^\\x00-\\x7F]", false],
+  ]
+  test.each(cases)("/%s/ case_sensitive=%s", async (pattern, caseSensitive) => {
+    const expected = rgDirect(root, pattern, caseSensitive)
+    const viaRg = await grep(root, { pattern, case_sensitive: caseSensitive, max_matches: 2000 })
+    const viaBuiltin = await grep(root, { pattern, case_sensitive: caseSensitive, max_matches: 2000 }, BUILTIN)
+    expect(viaRg.data.engine).toBe("rg")
+    expect(viaBuiltin.data.engine).toBe("builtin")
+    expect(keys(viaRg)).toEqual(expected)
+    expect(keys(viaBuiltin)).toEqual(expected)
+    expect(viaRg.data.total_matches).toBe(expected.length)
+    expect(viaBuiltin.data.total_matches).toBe(expected.length)
+    // The same text too.
+    expect(matchesOf(viaBuiltin).map((m) => m.text).sort()).toEqual(matchesOf(viaRg).map((m) => m.text).sort())
+  })
+
+  test("what is searched and what is not: hidden yes; .git, binary, ignored, default list, symlinks no", async () => {
+    for (const options of [{}, BUILTIN]) {
+      const e = await grep(root, { pattern: "user", max_matches: 500 }, options)
+      const files = new Set(matchesOf(e).map((m) => m.file))
+      expect(files.has(".hidden/config.yml")).toBe(true)
+      expect(files.has(".env")).toBe(true)
+      expect(files.has("keep.log")).toBe(true)
+      expect(files.has("src/utf16.txt")).toBe(true)
+      expect(files.has("src/bom.txt")).toBe(true)
+      for (const skipped of [".git/user-notes", "bin.dat", "a.log", "ignored-dir/f.ts", "node_modules/pkg/index.js", "dist/out.js", "sub/a.gen.ts", "link.ts"]) {
+        expect(files.has(skipped)).toBe(false)
+      }
+    }
+  })
+
+  test("an include glob never brings ignored files back (ripgrep's --glob would)", async () => {
+    for (const options of [{}, BUILTIN]) {
+      const logs = await grep(root, { pattern: "user", include: "*.log" }, options)
+      expect(keys(logs)).toEqual(["keep.log:1"])
+      const ts = await grep(root, { pattern: "user|User", include: "*.ts" }, options)
+      expect([...new Set(matchesOf(ts).map((m) => m.file))].sort()).toEqual(["src/app.ts", "sub/b.ts"])
+    }
+  })
+
+  test("include: any depth without a slash, anchored with one, braces, POSIX classes", async () => {
+    for (const options of [{}, BUILTIN]) {
+      const files = async (include: string) =>
+        [...new Set(matchesOf(await grep(root, { pattern: "user", include, max_matches: 500 }, options)).map((m) => m.file))].sort()
+      expect(await files("*.py")).toEqual(["src/util.py"])
+      expect(await files("src/**/*.{py,go}")).toEqual(["src/deep/nested/x.go", "src/util.py"])
+      expect(await files("src/*.txt")).toEqual(["src/bom.txt", "src/crlf.txt", "src/no-newline.txt", "src/utf16.txt"])
+      expect(await files("[[:alpha:]]*.yml")).toEqual([".hidden/config.yml"])
+      expect(await files("*.nothing")).toEqual([])
+    }
+  })
+
+  test("an explicit path inside an ignored folder is searched", async () => {
+    for (const options of [{}, BUILTIN]) {
+      expect(keys(await grep(root, { pattern: "user", path: "node_modules/pkg" }, options))).toEqual(["node_modules/pkg/index.js:1"])
+    }
+  })
+
+  test("CRLF lines are shown without the carriage return; a last line without newline counts", async () => {
+    for (const options of [{}, BUILTIN]) {
+      const e = await grep(root, { pattern: "user", path: "src", include: "*.txt", case_sensitive: true }, options)
+      const texts = matchesOf(e).map((m) => `${m.file}:${m.line}:${m.text}`).sort()
+      expect(texts).toEqual(["src/bom.txt:1:user with bom", "src/crlf.txt:1:user", "src/no-newline.txt:1:last user", "src/utf16.txt:2:the user here"])
+    }
+  })
+})
+
+describe("grep: output and the spec's behaviour", () => {
+  test("content mode: spec 001 layout, case-insensitive by default, case_sensitive exact", async () => {
+    const root = project({ "src/a.py": "x\nclass Foo:\n  pass\n", "src/b.py": "class FooBar:\nclass foo:\n" })
+    utimesSync(join(root, "src/a.py"), 2_000_000, 2_000_000)
+    utimesSync(join(root, "src/b.py"), 1_000_000, 1_000_000)
+    const e = await grep(root, { pattern: "class\\s+Foo", path: "src" })
+    expect(e.status).toBe("success")
+    expect(e.text).toBe(
+      "# Grep (content): class\\s+Foo\n\nPath: src\nMatches shown: 3 of 3 in 2 files\n(files ordered by modification time, newest first)\n\n" +
+        "- src/a.py:2 | class Foo:\n- src/b.py:1 | class FooBar:\n- src/b.py:2 | class foo:",
+    )
+    expect(matchesOf(e)[0]).toEqual({ file: "src/a.py", line: 2, text: "class Foo:" })
+    expect(e.data.total_matches).toBe(3)
+    expect(e.data.total_files).toBe(2)
+    expect(e.data.truncated).toBe(false)
+    expect(e.data.total_matches_is_lower_bound).toBe(false)
+    const exact = await grep(root, { pattern: "class\\s+Foo", path: "src", case_sensitive: true })
+    expect(keys(exact)).toEqual(["src/a.py:2", "src/b.py:1"])
+  })
+
+  test("matches ordered by file modification time, newest first", async () => {
+    for (const options of [{}, BUILTIN]) {
+      const root = project({ "a.txt": "hit\n", "b.txt": "hit\nhit\n", "c.txt": "hit\n" })
+      utimesSync(join(root, "a.txt"), 3_000_000, 3_000_000)
+      utimesSync(join(root, "b.txt"), 1_000_000, 1_000_000)
+      utimesSync(join(root, "c.txt"), 2_000_000, 2_000_000)
+      const e = await grep(root, { pattern: "hit" }, options)
+      expect(matchesOf(e).map((m) => `${m.file}:${m.line}`)).toEqual(["a.txt:1", "c.txt:1", "b.txt:1", "b.txt:2"])
+    }
+  })
+
+  test("files_with_matches and count modes", async () => {
+    for (const options of [{}, BUILTIN]) {
+      const root = project({ "a.ts": "foo\nfoo\nbar\n", "b.ts": "foo\n", "c.ts": "bar\n" })
+      utimesSync(join(root, "a.ts"), 2_000_000, 2_000_000)
+      utimesSync(join(root, "b.ts"), 1_000_000, 1_000_000)
+      const files = await grep(root, { pattern: "foo", output_mode: "files_with_matches" }, options)
+      expect(files.data.files).toEqual(["a.ts", "b.ts"])
+      expect(files.data.total_files).toBe(2)
+      expect(files.data.total_matches).toBe(3)
+      expect(files.text).toContain("- a.ts (2 matching lines)")
+      const counts = await grep(root, { pattern: "foo", output_mode: "count" }, options)
+      expect(counts.data.counts).toEqual([
+        { file: "a.ts", count: 2 },
+        { file: "b.ts", count: 1 },
+      ])
+      expect(counts.text).toContain("- a.ts: 2\n- b.ts: 1")
+    }
+  })
+
+  test("before/after context lines", async () => {
+    const body = Array.from({ length: 12 }, (_, i) => `line ${i + 1}${i === 4 || i === 6 ? " hit" : ""}`).join("\n") + "\n"
+    for (const options of [{}, BUILTIN]) {
+      const root = project({ "f.txt": body })
+      const e = await grep(root, { pattern: "hit", before_context: 2, after_context: 1 }, options)
+      const [first, second] = matchesOf(e) as Array<Match & { before_context: Array<{ line: number }>; after_context: Array<{ line: number }> }>
+      expect(first!.line).toBe(5)
+      expect(first!.before_context.map((l) => l.line)).toEqual([3, 4])
+      expect(first!.after_context).toEqual([{ line: 6, text: "line 6" }])
+      expect(second!.before_context.map((l) => l.line)).toEqual([5, 6])
+      expect(second!.after_context.map((l) => l.line)).toEqual([8])
+      expect(e.text).toContain("f.txt\n  3- line 3\n  4- line 4\n  5: line 5 hit\n  6- line 6\n  7: line 7 hit\n  8- line 8")
+      const both = await grep(root, { pattern: "hit", context: 1 }, options)
+      expect((matchesOf(both)[0] as unknown as { before_context: Array<unknown> }).before_context).toHaveLength(1)
+    }
+  })
+
+  test("max_matches: default 200, truncation is partial with the total and next steps", async () => {
+    const root = project({ "big.txt": "hit\n".repeat(250), "small.txt": "hit\n" })
+    utimesSync(join(root, "big.txt"), 2_000_000, 2_000_000)
+    utimesSync(join(root, "small.txt"), 1_000_000, 1_000_000)
+    for (const options of [{}, BUILTIN]) {
+      const e = await grep(root, { pattern: "hit" }, options)
+      expect(matchesOf(e)).toHaveLength(200)
+      expect(e.status).toBe("partial")
+      expect(e.data.truncated).toBe(true)
+      expect(e.data.total_matches).toBe(251)
+      expect(e.text).toContain("Matches shown: 200 of 251 (TRUNCATED) in 2 files")
+      expect(e.text).toContain('Grep(pattern="hit", path=".", output_mode="files_with_matches")')
+      expect(e.text).toContain('Read(path="big.txt", offset=0, limit=120)')
+      const few = await grep(root, { pattern: "hit", max_matches: 3 }, options)
+      expect(matchesOf(few)).toHaveLength(3)
+      const files = await grep(root, { pattern: "hit", output_mode: "files_with_matches", max_matches: 1 }, options)
+      expect(files.data.files).toEqual(["big.txt"])
+      expect(files.status).toBe("partial")
+    }
+  })
+
+  test("a stop before the end makes the totals a lower bound", async () => {
+    const tree: Record<string, string> = {}
+    for (let i = 0; i < 30; i++) tree[`f${i}.txt`] = "hit\nhit\n"
+    const root = project(tree)
+    for (const engine of ["auto", "builtin"]) {
+      const e = await grep(root, { pattern: "hit" }, { configOverrides: { tools: { grep: { engine, max_stored_lines: 10 } } } })
+      expect(e.status).toBe("partial")
+      expect(e.data.total_matches_is_lower_bound).toBe(true)
+      expect(e.data.aborted_reason).toBe("collect_limit")
+      expect(e.text).toContain("(LOWER BOUND)")
+      expect(e.data.total_matches as number).toBeGreaterThanOrEqual(10)
+      expect(e.data.total_matches as number).toBeLessThan(60)
+    }
+  })
+
+  test("very long lines are cut around the match with a marker", async () => {
+    const line = `${"a".repeat(5000)}NEEDLE${"b".repeat(5000)}`
+    for (const options of [{}, BUILTIN]) {
+      const root = project({ "min.js": `${line}\nshort NEEDLE\n` })
+      const e = await grep(root, { pattern: "needle" }, options)
+      const [long, short] = matchesOf(e)
+      expect(long!.text).toContain("NEEDLE")
+      expect(long!.text.startsWith("…")).toBe(true)
+      expect(long!.text).toContain("[line cut: 10006 characters]")
+      expect(long!.text.length).toBeLessThan(600)
+      expect(short!.text).toBe("short NEEDLE")
+    }
+  })
+
+  test("binary files are skipped, also when the NUL comes late; naming one is BINARY_FILE", async () => {
+    const late = Buffer.concat([Buffer.from("needle early\n"), Buffer.from("x".repeat(100_000) + "\n"), Buffer.from([0]), Buffer.from("\n")])
+    for (const options of [{}, BUILTIN]) {
+      const root = project({ "early.bin": Buffer.from("needle\0\n"), "late.bin": late, "text.txt": "needle\n" })
+      expect(keys(await grep(root, { pattern: "needle" }, options))).toEqual(["text.txt:1"])
+      expect((await grep(root, { pattern: "needle", output_mode: "count" }, options)).data.counts).toEqual([{ file: "text.txt", count: 1 }])
+      const named = await grep(root, { pattern: "needle", path: "early.bin" }, options)
+      expect(named.error?.code).toBe("BINARY_FILE")
+    }
+  })
+
+  test("a file as path", async () => {
+    for (const options of [{}, BUILTIN]) {
+      const root = project({ "src/a.ts": "one\ntwo needle\n", "src/b.ts": "needle\n" })
+      const e = await grep(root, { pattern: "needle", path: "src/a.ts" }, options)
+      expect(keys(e)).toEqual(["src/a.ts:2"])
+      expect(e.context.path_resolved).toBe("src/a.ts")
+      expect(matchesOf(await grep(root, { pattern: "needle", path: "src/a.ts", include: "*.py" }, options))).toEqual([])
+    }
+  })
+
+  test("no match is a success that says what was searched", async () => {
+    const root = project({ "a.txt": "x\n" })
+    const e = await grep(root, { pattern: "absent" })
+    expect(e.status).toBe("success")
+    expect(e.text).toContain("No matches for 'absent' (case-insensitive).")
+    expect(e.text).toContain("hidden files included")
+  })
+
+  test("path errors: NOT_FOUND, .git refused, sandbox escapes ACCESS_DENIED", async () => {
+    const outside = tempDir("anvil-outside-")
+    writeFileSync(join(outside, "s.txt"), "needle\n")
+    const home = gitHome()
+    const root = gitRepo(home, { "a.txt": "needle\n", "out": { link: outside } })
+    expect((await grep(root, { pattern: "x", path: "missing" })).error?.code).toBe("NOT_FOUND")
+    const dotgit = await grep(root, { pattern: "x", path: ".git" })
+    expect(dotgit.error?.code).toBe("INVALID_PARAM")
+    expect(dotgit.error?.field_errors?.[0]?.field).toBe("path")
+    expect((await grep(root, { pattern: "x", path: ".." })).error?.code).toBe("ACCESS_DENIED")
+    expect((await grep(root, { pattern: "x", path: outside })).error?.code).toBe("ACCESS_DENIED")
+    expect((await grep(root, { pattern: "x", path: "out" })).error?.code).toBe("ACCESS_DENIED")
+    // A link out of the sandbox is not followed by the search either.
+    expect(keys(await grep(root, { pattern: "needle" }))).toEqual(["a.txt:1"])
+  })
+
+  test("reached by its spec 003 name search_code, with spec 001 parameter names", async () => {
+    const root = project({ "a.py": "class Foo:\n" })
+    const e = (await callTool(root, "search_code", { pattern: "foo", head_limit: 5, glob: "*.py" })).envelope
+    expect(keys(e)).toEqual(["a.py:1"])
+  })
+})
+
+describe("grep: invalid patterns are INVALID_PARAM with the reason, on both engines", () => {
+  test.each([
+    ["(", "unclosed group"],
+    ["[a", "unclosed character class"],
+    ["a{2,1}", "invalid repetition"],
+    ["(?<=a)b", "look-around"],
+    ["(?=a)", "look-around"],
+    ["(a)\\1", "backreferences are not supported"],
+    ["*a", "repetition operator missing expression"],
+    ["a\\nb", 'the literal "\\n" is not allowed'],
+    ["\\q", "unrecognized escape"],
+  ])("%s", async (pattern, reason) => {
+    const root = project({ "a.txt": "a\n" })
+    for (const options of [{}, BUILTIN]) {
+      const e = await grep(root, { pattern }, options)
+      expect(e.status).toBe("error")
+      expect(e.error?.code).toBe("INVALID_PARAM")
+      expect(e.error?.field_errors?.[0]?.field).toBe("pattern")
+      expect(e.error?.field_errors?.[0]?.message).toContain(reason)
+      expect(e.text).toContain("Grep(pattern=")
+    }
+  })
+})
+
+describe("grep: ripgrep first, the built-in search when none can run", () => {
+  test("rg is used when found; the fallback is partial with data.fallback and says why", async () => {
+    const root = project({ "a.txt": "needle\n" })
+    const rg = await grep(root, { pattern: "needle" })
+    expect(rg.status).toBe("success")
+    expect(rg.data.engine).toBe("rg")
+    expect(rg.data.fallback).toBeUndefined()
+
+    const configured = await grep(root, { pattern: "needle" }, BUILTIN)
+    expect(configured.status).toBe("partial")
+    expect(configured.data.fallback).toBe("builtin")
+    expect(configured.text).toContain("used the slower built-in search instead")
+    expect(keys(configured)).toEqual(["a.txt:1"])
+
+    const missing = await grep(root, { pattern: "needle" }, { configOverrides: { tools: { grep: { rg_path: join(root, "no-such-rg") } } } })
+    expect(missing.status).toBe("partial")
+    expect(missing.data.fallback).toBe("builtin")
+    expect(missing.data.fallback_reason).toContain("ripgrep could not be started")
+    expect(keys(missing)).toEqual(["a.txt:1"])
+
+    const env = await grep(root, { pattern: "needle" }, { env: { ANVIL_RG_PATH: "/nonexistent/rg" } })
+    expect(env.data.fallback).toBe("builtin")
+    expect(keys(env)).toEqual(["a.txt:1"])
+  })
+
+  test("a pattern the built-in search cannot run faithfully is refused, not guessed", async () => {
+    const root = project({ "a.txt": "x\n" })
+    const e = await grep(root, { pattern: "\\p{Age=3.0}" }, BUILTIN)
+    expect(e.error?.code).toBe("INVALID_PARAM")
+    expect(e.text).toContain("cannot run this construct faithfully")
+  })
+
+  test("timeout: rg is stopped (killed) and what it found is returned as partial; nothing found is TIMEOUT", async () => {
+    const dir = tempDir("anvil-fake-rg-")
+    const pidFile = join(dir, "pid")
+    const fake = (name: string, output: string) => {
+      const file = join(dir, name)
+      writeFileSync(file, `#!/bin/sh\necho $$ > '${pidFile}'\nprintf '%s\\n' ${output}\nexec sleep 30\n`)
+      chmodSync(file, 0o755)
+      return file
+    }
+    const begin = `'{"type":"begin","data":{"path":{"text":"./a.txt"}}}'`
+    const match = `'{"type":"match","data":{"path":{"text":"./a.txt"},"lines":{"text":"needle here\\n"},"line_number":3,"absolute_offset":0,"submatches":[{"match":{"text":"needle"},"start":0,"end":6}]}}'`
+    const root = project({ "a.txt": "x\nx\nneedle here\n" })
+    const slow = fake("rg-slow", `${begin} ${match}`)
+    const options = (rg: string): CallOptions => ({ configOverrides: { tools: { grep: { rg_path: rg, timeout_ms: 400 } } } })
+    const e = await grep(root, { pattern: "needle" }, options(slow))
+    expect(e.status).toBe("partial")
+    expect(e.data.aborted_reason).toBe("timeout")
+    expect(e.data.total_matches_is_lower_bound).toBe(true)
+    expect(keys(e)).toEqual(["a.txt:3"])
+    expect(e.text).toContain("stopped at the 400 ms timeout")
+    const pid = Number(readFileSync(pidFile, "utf8"))
+    expect(await gone(pid)).toBe(true)
+
+    const silent = fake("rg-silent", "''")
+    const t = await grep(root, { pattern: "needle" }, options(silent))
+    expect(t.status).toBe("error")
+    expect(t.error?.code).toBe("TIMEOUT")
+    expect(t.error?.retryable).toBe(true)
+    expect(await gone(Number(readFileSync(pidFile, "utf8")))).toBe(true)
+  })
+})
+
+/** Waits (briefly) for a process to be gone. */
+const gone = async (pid: number): Promise<boolean> => {
+  for (let i = 0; i < 50; i++) {
+    try {
+      process.kill(pid, 0)
+    } catch {
+      return true
+    }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return false
+}
