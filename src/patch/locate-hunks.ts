@@ -34,7 +34,7 @@ export interface LineSource {
 export interface LocateOptions {
   /** The file as the patch names it, for messages. */
   readonly path: string
-  /** Hunks without line numbers are searched forward from the previous hunk (`*** Begin Patch`). */
+  /** The loosest comparison allowed (default "punctuation": every level). */
   readonly maxFuzz?: Tolerance
 }
 
