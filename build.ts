@@ -12,7 +12,7 @@
  * `with { type: "file" }`, and a plugin makes every import of
  * src/embedded/assets.ts (the source-checkout default) resolve to it.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 
 const root = import.meta.dir
@@ -53,6 +53,14 @@ const findRipgrep = (): { file: string; version: string } | undefined => {
   return { file, version }
 }
 
+/** Temp file and rename: a build running at the same time (the build test) never embeds half a file. */
+const writeAtomically = (file: string, data: string | Uint8Array): void => {
+  mkdirSync(dirname(file), { recursive: true })
+  const temp = `${file}.${process.pid}.tmp`
+  writeFileSync(temp, data)
+  renameSync(temp, file)
+}
+
 /**
  * embedded/rg.gz: rg gzip-compressed (5.7 MB → 2.3 MB of executable), remade
  * only when rg is newer or of another size. src/search/ripgrep-binary.ts
@@ -65,8 +73,7 @@ const compressRipgrep = (rg: string): string => {
     const stored = readFileSync(gz)
     if (stored.length >= 4 && stored.readUInt32LE(stored.length - 4) === rgStat.size % 2 ** 32) return gz
   }
-  mkdirSync(dirname(gz), { recursive: true })
-  writeFileSync(gz, Bun.gzipSync(readFileSync(rg), { level: 9 }))
+  writeAtomically(gz, Bun.gzipSync(readFileSync(rg), { level: 9 }))
   return gz
 }
 
@@ -90,8 +97,7 @@ const writeManifest = (skills: ReturnType<typeof findSkills>, ripgrep: ReturnTyp
     "}",
     "",
   ]
-  mkdirSync(dirname(manifestFile), { recursive: true })
-  writeFileSync(manifestFile, lines.join("\n"))
+  writeAtomically(manifestFile, lines.join("\n"))
 }
 
 const { outfile } = parseArgs(process.argv.slice(2))
