@@ -24,7 +24,8 @@ export const hashData = (commit: CommitOutcome) => ({
 /** "Changes: +3 -1", noting a cut diff. */
 export const changesLine = (diff: FileDiff): string => {
   if (diff.additions === 0 && diff.deletions === 0) return "Changes: none (the text is unchanged)"
-  const cut = diff.truncated ? ` (diff below cut to its first lines of ${diff.totalLines}; Read the file for the rest)` : ""
+  const shown = diff.diff.split("\n").length - 1
+  const cut = diff.truncated ? ` (the diff below shows its first ${shown} of ${diff.totalLines} lines; Read the file for the rest)` : ""
   return `Changes: +${diff.additions} -${diff.deletions}${cut}`
 }
 

@@ -72,7 +72,7 @@ export const writeTool = defineTool({
         `File bytes: ${commit.fileBytes}`,
         ...hashLines(commit),
         `Path: ${display}`,
-        formatLine(format, existing !== undefined),
+        formatLine(format, existing !== undefined && notes.length === 0),
         changesLine(commit.diff),
         ...notes,
       ]

@@ -147,7 +147,7 @@ describe("write: atomic and faithful", () => {
     expect(envelope.status).toBe("success")
     expect(envelope.data).toMatchObject({ additions: 100, deletions: 0, diff_truncated: true })
     expect((envelope.data.diff as string).split("\n").filter((l) => l !== "").length).toBe(20)
-    expect(envelope.text).toContain("diff below cut to its first lines of 103")
+    expect(envelope.text).toContain("Changes: +100 -0 (the diff below shows its first 20 of 103 lines; Read the file for the rest)")
     expect(text(root, "big.txt")).toBe(content)
   })
 })
