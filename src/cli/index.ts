@@ -38,6 +38,11 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
         const { runCommand } = await import("./run-command.ts")
         return await runCommand(rest, io, global.root, tools)
       }
+      case "sessions": {
+        const { sessionsCommand, SESSIONS_HELP } = await import("./sessions-command.ts")
+        if (global.help) return help(io, SESSIONS_HELP)
+        return await sessionsCommand(rest, io, global.root)
+      }
       case "self-check": {
         // Hidden: checks the embedded skills and rg of a built executable (CI's smoke test).
         const { selfCheckCommand } = await import("./self-check-command.ts")

@@ -67,7 +67,7 @@ export const fakeServer = (
       } catch {
         return new Response(JSON.stringify({ error: { message: "body is not JSON" } }), { status: 400 })
       }
-      requests.push({ path: url.pathname, headers: Object.fromEntries(req.headers.entries()), body, bytes: raw.length })
+      requests.push({ path: url.pathname, headers: Object.fromEntries(req.headers.entries()), body, bytes: new TextEncoder().encode(raw).length })
       const index = next++
       const turn = turns[index]
       if (!turn) {
