@@ -35,12 +35,16 @@ export const truncateObservation = (input: {
     const cut = truncateText(envelope.text, settings)
     if (!cut.truncated) return { envelope }
 
-    const spilled = yield* input.store.spill(input.toolTitle, JSON.stringify(envelope, null, 2)).pipe(
-      Effect.map((file) => input.display(file)),
-      Effect.orElseSucceed(() => undefined),
-    )
+    const files = yield* input.store
+      .spill(input.toolTitle, JSON.stringify(envelope, null, 2), envelope.text)
+      .pipe(Effect.orElseSucceed(() => undefined))
+    const spilled = files ? input.display(files.json) : undefined
+    // Paging and searching go to the plain-text copy: in the JSON the text is one long line.
+    const readable = files?.text ? input.display(files.text) : spilled
     const direction = settings.direction
-    const where = spilled ? `The full output was saved to ${spilled}.` : "The full output could not be saved to disk."
+    const where = spilled
+      ? `The full output was saved to ${spilled}${readable !== spilled ? ` (its text, line by line: ${readable})` : ""}.`
+      : "The full output could not be saved to disk."
     const which = direction === "head" ? "first" : direction === "tail" ? "last" : "first and last"
     const notice =
       `⚠️ Output too large: showing the ${which} ${cut.keptLines} of ${cut.originalLines} lines ` +
@@ -51,13 +55,17 @@ export const truncateObservation = (input: {
         hints.push(
           hint("Task", "high", {
             agent: "explore",
-            objective: `Read ${spilled} (the full output of ${input.toolTitle}) and report what matters for the current goal.`,
+            objective: `Read ${readable} (the full output of ${input.toolTitle}) and report what matters for the current goal.`,
           }),
         )
       }
       hints.push(
-        hint("Read", input.taskToolAvailable ? "medium" : "high", { path: spilled, offset: 0, limit: 200 }),
-        hint("Grep", "medium", { pattern: "<keyword>", path: spilled }),
+        hint("Read", input.taskToolAvailable ? "medium" : "high", {
+          path: readable,
+          offset: direction === "head" ? cut.keptLines : 0,
+          limit: 200,
+        }),
+        hint("Grep", "medium", { pattern: "<keyword>", path: readable }),
       )
     }
     const advice = input.taskToolAvailable
@@ -81,6 +89,7 @@ export const truncateObservation = (input: {
           kept_lines: cut.keptLines,
           kept_bytes: cut.keptBytes,
           full_output_path: spilled ?? null,
+          full_output_text_path: readable ?? null,
         },
         preview: cut.text,
       },

@@ -11,9 +11,11 @@ export interface SpillStoreShape {
   /**
    * Writes `content` as `tool_<YYYYMMDD_HHMMSS>_<Tool>.json` (UTC) and returns
    * its absolute path. Never overwrites: a second spill in the same second gets
-   * a `_2`, `_3`… suffix.
+   * a `_2`, `_3`… suffix. With `text`, the model-visible text is also written
+   * beside it as `<same name>.output.txt`, one line per line, so Read with
+   * offset/limit and Grep work on it (inside the JSON it is one long string).
    */
-  readonly spill: (toolTitle: string, content: string) => Effect.Effect<string, Error>
+  readonly spill: (toolTitle: string, content: string, text?: string) => Effect.Effect<SpilledFiles, Error>
   /**
    * Creates a new, empty spill file `tool_<YYYYMMDD_HHMMSS>_<Tool>.<extension>`
    * (extension "json" or "txt", optionally with a qualifier: "stdout.txt") for
@@ -21,6 +23,12 @@ export interface SpillStoreShape {
    * has to be held in memory whole. Never overwrites, like `spill`.
    */
   readonly openStream: (toolTitle: string, extension: string) => Effect.Effect<SpillStream, Error>
+}
+
+/** The files one spill wrote (absolute paths). */
+export interface SpilledFiles {
+  readonly json: string
+  readonly text?: string
 }
 
 /** A spill file being written piece by piece. */
@@ -50,7 +58,7 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
       const path = yield* Path
       const { dir } = yield* OutputSettings
       const platform = yield* Effect.context<FileSystem | Path>()
-      const spill = (toolTitle: string, content: string) =>
+      const spill = (toolTitle: string, content: string, text?: string) =>
         Effect.gen(function* () {
           yield* ensureStateDir(dir)
           const stamp = spillStamp(yield* Clock.currentTimeMillis)
@@ -59,7 +67,13 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
           for (let n = 1; ; n++) {
             const file = path.join(dir, `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.json`)
             const written = yield* fs.writeFile(file, bytes, { flag: "wx" }).pipe(Effect.result)
-            if (written._tag === "Success") return file
+            if (written._tag === "Success") {
+              if (text === undefined) return { json: file }
+              // The JSON name was claimed exclusively, so its sibling is ours too.
+              const sidecar = file.replace(/\.json$/, ".output.txt")
+              yield* fs.writeFile(sidecar, new TextEncoder().encode(text), { flag: "wx" })
+              return { json: file, text: sidecar }
+            }
             if (written.failure.reason._tag !== "AlreadyExists") return yield* Effect.fail(written.failure as Error)
           }
         }).pipe(Effect.provideContext(platform))

@@ -125,7 +125,12 @@ describe("truncation layer (spec 002 §10)", () => {
     // execution_meta says why and suggests reading the spilled file.
     expect(meta.truncation?.reason).toBe("output_spilled")
     expect(meta.tool_call_id).toBe("tc_x")
-    expect(meta.retrieval_hints?.some((h) => h.action === "Read" && h.args.path === path)).toBe(true)
+    // Paging goes to the line-by-line text copy, continuing where the preview stopped.
+    const textPath = String(t.full_output_text_path)
+    expect(textPath).toBe(path.replace(/\.json$/, ".output.txt"))
+    expect(readFileSync(join(root, textPath), "utf8")).toBe(full.text)
+    const read = meta.retrieval_hints?.find((h) => h.action === "Read")
+    expect(read?.args).toEqual({ path: textPath, offset: t.kept_lines, limit: 200 })
     expect(envelope.text).toContain("Use Read with offset/limit")
     expect(envelope.text).not.toContain("Task")
   })
