@@ -19,6 +19,7 @@ import { join } from "node:path"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
 import { rssSource } from "./lib/measure.ts"
 import { formatTable, verdict, type Row } from "./lib/report.ts"
+import { bash } from "./bash.ts"
 import { edit } from "./edit.ts"
 import { gitStatus } from "./git.ts"
 import { patch } from "./patch.ts"
@@ -26,7 +27,7 @@ import { read } from "./read.ts"
 import { size } from "./size.ts"
 import { startup } from "./startup.ts"
 
-const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit]
+const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash]
 
 const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
 
