@@ -2,6 +2,7 @@ import type { Tool } from "../tool/definition.ts"
 import { bashTool } from "./bash.ts"
 import { calculatorTool } from "./calculator.ts"
 import { editTool } from "./edit.ts"
+import { fetchTool } from "./fetch.ts"
 import { gitAddTool } from "./git_add.ts"
 import { gitCommitTool } from "./git_commit.ts"
 import { gitDiffTool } from "./git_diff.ts"
@@ -19,4 +20,4 @@ import { patchTool } from "./patch.ts"
 import { writeTool } from "./write.ts"
 
 /** Every built-in tool, in the order `anvil tools` lists them. */
-export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, globTool, grepTool, patchTool, writeTool, editTool, multieditTool, bashTool, todoreadTool, todowriteTool, gitStatusTool, gitDiffTool, gitLogTool, gitAddTool, gitCommitTool, taskTool]
+export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, globTool, grepTool, patchTool, writeTool, editTool, multieditTool, bashTool, todoreadTool, todowriteTool, gitStatusTool, gitDiffTool, gitLogTool, gitAddTool, gitCommitTool, fetchTool, taskTool]

@@ -1,0 +1,80 @@
+import { htmlToMarkdown } from "./html-to-markdown.ts"
+
+/** What a response body is, for the model. */
+export type BodyKind = "html" | "json" | "text" | "image" | "binary"
+
+/** The media type without parameters, lowercased ("text/html"). */
+export const mediaType = (contentType: string | null): string => (contentType ?? "").split(";")[0]!.trim().toLowerCase()
+
+const charsetOf = (contentType: string | null): string => /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType ?? "")?.[1] ?? "utf-8"
+
+/** How a body of this type (and these first bytes, for an unknown type) is treated. */
+export const bodyKind = (contentType: string | null, firstBytes: Uint8Array): BodyKind => {
+  const type = mediaType(contentType)
+  if (type.startsWith("image/") && type !== "image/svg+xml") return "image"
+  if (type === "text/html" || type === "application/xhtml+xml") return "html"
+  if (type === "application/json" || type.endsWith("+json")) return "json"
+  if (type.startsWith("text/") || type.endsWith("+xml") || type === "application/xml" || type === "application/javascript" || type === "image/svg+xml") {
+    return "text"
+  }
+  if (type.startsWith("audio/") || type.startsWith("video/") || type.startsWith("font/")) return "binary"
+  // Anything else (no type, octet-stream, application/*): text unless it holds NUL bytes.
+  const head = firstBytes.subarray(0, 8000)
+  if (head.includes(0)) return "binary"
+  return /^\s*<(!doctype html|html)/i.test(new TextDecoder().decode(head)) ? "html" : "text"
+}
+
+/** Cuts text to at most `maxBytes` of UTF-8 without splitting a character. */
+export const cutUtf8 = (text: string, maxBytes: number): { readonly text: string; readonly cut: boolean } => {
+  const bytes = new TextEncoder().encode(text)
+  if (bytes.length <= maxBytes) return { text, cut: false }
+  let end = maxBytes
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
+  return { text: new TextDecoder().decode(bytes.subarray(0, end)), cut: true }
+}
+
+export interface RenderedText {
+  readonly kind: "html" | "json" | "text"
+  readonly content: string
+  /** The text was cut at the size limit (or the download stopped early). */
+  readonly truncated: boolean
+  /** The page title, for HTML. */
+  readonly title?: string
+}
+
+/**
+ * A text body as the model should read it: HTML as Markdown, JSON
+ * pretty-printed (when the whole document arrived and parses), other text as
+ * is, then cut to `maxBytes`. `complete` is false when the download itself
+ * stopped at its limit.
+ */
+export const renderText = (
+  bytes: Uint8Array,
+  kind: "html" | "json" | "text",
+  contentType: string | null,
+  baseUrl: string,
+  maxBytes: number,
+  complete: boolean,
+): RenderedText => {
+  let decoded: string
+  try {
+    decoded = new TextDecoder(charsetOf(contentType) as "utf-8").decode(bytes)
+  } catch {
+    decoded = new TextDecoder().decode(bytes)
+  }
+  let content = decoded
+  let title: string | undefined
+  if (kind === "html") {
+    const md = htmlToMarkdown(decoded, baseUrl)
+    content = md.markdown
+    title = md.title
+  } else if (kind === "json" && complete) {
+    try {
+      content = JSON.stringify(JSON.parse(decoded), null, 2)
+    } catch {
+      content = decoded
+    }
+  }
+  const cut = cutUtf8(content, maxBytes)
+  return { kind, content: cut.text, truncated: cut.cut || !complete, ...(title ? { title } : {}) }
+}

@@ -1,0 +1,74 @@
+/**
+ * Keeping credentials out of what anvil records: the envelope's
+ * params_input, the model-visible text, data and spill files. Header values,
+ * auth parameters, URL passwords and credential-like query parameters are
+ * replaced by a marker; known secret values are scrubbed from any text.
+ */
+
+export const REDACTED = "[REDACTED]"
+
+/** Header names whose values are credentials. */
+const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|api[-_]?key|token|secret|password|passwd|session|auth|credential/i
+/** Query parameter names whose values are credentials. */
+const SECRET_PARAM = /^(key|code|sig|signature|state)$|token|secret|password|passwd|pwd|api[-_]?key|apikey|auth|session|credential|jwt/i
+
+export const isSecretHeader = (name: string): boolean => SECRET_HEADER.test(name)
+
+/** A URL with its password and credential-like query values masked ("REDACTED" so it stays a readable URL). */
+export const redactUrl = (raw: string): string => {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return raw
+  }
+  let changed = false
+  if (url.password) {
+    url.password = "REDACTED"
+    changed = true
+  }
+  for (const key of [...url.searchParams.keys()]) {
+    if (SECRET_PARAM.test(key)) {
+      url.searchParams.set(key, "REDACTED")
+      changed = true
+    }
+  }
+  return changed ? url.toString() : raw
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * fetch's parameters as they may be recorded: secret headers, every auth
+ * field but its type and user name, and the URL's secrets masked. Accepts
+ * the raw call (an object or its JSON text); anything else passes unchanged.
+ */
+export const redactFetchParams = (raw: unknown): unknown => {
+  if (typeof raw === "string") {
+    try {
+      const parsed: unknown = JSON.parse(raw)
+      return isRecord(parsed) ? redactFetchParams(parsed) : raw
+    } catch {
+      return raw
+    }
+  }
+  if (!isRecord(raw)) return raw
+  const out: Record<string, unknown> = { ...raw }
+  if (typeof out.url === "string") out.url = redactUrl(out.url)
+  if (isRecord(out.headers)) {
+    out.headers = Object.fromEntries(Object.entries(out.headers).map(([k, v]) => [k, isSecretHeader(k) ? REDACTED : v]))
+  }
+  if (out.auth !== undefined) {
+    out.auth = isRecord(out.auth)
+      ? Object.fromEntries(Object.entries(out.auth).map(([k, v]) => [k, k === "type" || k === "username" ? v : REDACTED]))
+      : REDACTED
+  }
+  return out
+}
+
+/** Replaces every occurrence of the given secret values (4+ characters) in `text`. */
+export const scrubSecrets = (text: string, secrets: ReadonlyArray<string>): string => {
+  let out = text
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join(REDACTED)
+  return out
+}

@@ -1,0 +1,304 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { Effect } from "effect"
+import { execFileSync } from "node:child_process"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { callTool, project, tempDir } from "../support/harness.ts"
+
+setDefaultTimeout(30_000)
+
+const TOKEN = "s3cret-token-value"
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3, 4])
+const BIG_TEXT = Array.from({ length: 6000 }, (_, i) => `line ${String(i).padStart(5, "0")} of a long plain text body`).join("\n")
+const PAGE = `<!doctype html><html><head><title>Docs Home</title><script>var x = "<p>not content</p>"</script><style>p{}</style></head>
+<body><nav><a href="/">Home</a><a href="/about">About</a></nav><main><h1>Getting started</h1>
+<p>Install with <code>npm i thing</code>, then read the <a href="/guide/intro">guide</a>.</p>
+<ul><li>fast</li><li>small</li></ul><pre><code class="language-sh">thing --help</code></pre></main></body></html>`
+
+type Server = ReturnType<typeof Bun.serve>
+let server: Server
+let other: Server
+let base: string
+let otherBase: string
+let deadPort: number
+
+beforeAll(async () => {
+  // A second origin: it reports which credentials reached it.
+  other = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (req) => Response.json({ authorization: req.headers.get("authorization"), cookie: req.headers.get("cookie") }),
+  })
+  otherBase = `http://127.0.0.1:${other.port}`
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (req) => {
+      const url = new URL(req.url)
+      const auth = req.headers.get("authorization")
+      switch (url.pathname) {
+        case "/page.html":
+          return new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } })
+        case "/json":
+          return new Response('{"name":"anvil","tags":["a","b"],"nested":{"ok":true}}', { headers: { "content-type": "application/json" } })
+        case "/text":
+          return new Response("just text\n", { headers: { "content-type": "text/plain" } })
+        case "/redirect/1":
+          return new Response(null, { status: 302, headers: { location: "/redirect/2" } })
+        case "/redirect/2":
+          return new Response(null, { status: 301, headers: { location: `${base}/page.html` } })
+        case "/loop":
+          return new Response(null, { status: 302, headers: { location: "/loop" } })
+        case "/cross":
+          return new Response(null, { status: 302, headers: { location: `${otherBase}/landing` } })
+        case "/echo":
+          return Response.json({ authorization: auth, cookie: req.headers.get("cookie"), query: url.search })
+        case "/method":
+          return Response.json({ method: req.method, body: await req.text() })
+        case "/see-other":
+          return new Response(null, { status: 303, headers: { location: "/method" } })
+        case "/protected":
+          return auth === `Bearer ${TOKEN}` ? new Response("welcome, token holder") : new Response("login required", { status: 401 })
+        case "/basic":
+          return auth === `Basic ${Buffer.from(`me:${TOKEN}`).toString("base64")}` ? new Response("basic ok") : new Response("no", { status: 401 })
+        case "/cookie":
+          return req.headers.get("cookie")?.includes(`session=${TOKEN}`) ? new Response("cookie ok") : new Response("no", { status: 401 })
+        case "/ratelimited":
+          return new Response("slow down please", { status: 429, headers: { "retry-after": "7" } })
+        case "/broken":
+          return new Response("<html><body><h1>Oops</h1><p>database exploded at row 42</p></body></html>", { status: 500, headers: { "content-type": "text/html" } })
+        case "/missing":
+          return new Response("no such page", { status: 404 })
+        case "/slow":
+          await Bun.sleep(5000)
+          return new Response("too late")
+        case "/big":
+          return new Response(BIG_TEXT, { headers: { "content-type": "text/plain" } })
+        case "/big-echo":
+          return new Response(`${auth}\n${BIG_TEXT}`, { headers: { "content-type": "text/plain" } })
+        case "/image.png":
+          return new Response(PNG, { headers: { "content-type": "image/png" } })
+        case "/huge.png":
+          return new Response(new Uint8Array(1536 * 1024).fill(7), { headers: { "content-type": "image/png" } })
+        case "/binary":
+          return new Response(new Uint8Array([1, 0, 2, 0, 3]), { headers: { "content-type": "application/octet-stream" } })
+        default:
+          return new Response("?", { status: 404 })
+      }
+    },
+  })
+  base = `http://127.0.0.1:${server.port}`
+  // A port nothing listens on: take one, then close it.
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") })
+  deadPort = probe.port!
+  probe.stop(true)
+})
+
+afterAll(() => {
+  server.stop(true)
+  other.stop(true)
+})
+
+const root = project()
+const fetchUrl = (params: Record<string, unknown>, options: Parameters<typeof callTool>[3] = {}) => callTool(root, "fetch", params, options)
+const data = (o: Awaited<ReturnType<typeof fetchUrl>>) => o.envelope.data as Record<string, unknown>
+
+describe("fetch", () => {
+  test("an HTML page comes back as Markdown without scripts, styles or navigation; links made absolute", async () => {
+    const out = await fetchUrl({ url: `${base}/page.html` })
+    expect(out.envelope.status).toBe("success")
+    const content = String(data(out).content)
+    expect(content).toContain("# Getting started")
+    expect(content).toContain("Install with `npm i thing`, then read the [guide](" + base + "/guide/intro).")
+    expect(content).toContain("- fast\n- small")
+    expect(content).toContain("```sh\nthing --help\n```")
+    expect(content).not.toContain("not content")
+    expect(content).not.toContain("About")
+    expect(data(out)).toEqual(expect.objectContaining({ status_code: 200, content_type: "text/html", is_image: false, title: "Docs Home", truncated: false }))
+    expect(out.envelope.text.startsWith(`# WebFetch: ${base}/page.html\n\nStatus: 200`)).toBe(true)
+  })
+
+  test("JSON is pretty-printed; plain text is returned as is", async () => {
+    const json = await fetchUrl({ url: `${base}/json` })
+    expect(data(json).content).toBe(JSON.stringify({ name: "anvil", tags: ["a", "b"], nested: { ok: true } }, null, 2))
+    const text = await fetchUrl({ url: `${base}/text` })
+    expect(data(text).content).toBe("just text\n")
+  })
+
+  test("redirects are followed and the chain and final URL reported; a loop stops", async () => {
+    const out = await fetchUrl({ url: `${base}/redirect/1` })
+    expect(data(out).final_url).toBe(`${base}/page.html`)
+    expect(data(out).redirects).toEqual([
+      { url: `${base}/redirect/1`, status: 302 },
+      { url: `${base}/redirect/2`, status: 301 },
+    ])
+    expect(out.envelope.text).toContain(`Redirects: ${base}/redirect/1 (302) -> ${base}/redirect/2 (301) -> ${base}/page.html`)
+    const loop = await fetchUrl({ url: `${base}/loop` })
+    expect(loop.envelope.error?.message).toContain("Too many redirects")
+  })
+
+  test("credentials do not follow a redirect to another origin", async () => {
+    const out = await fetchUrl({ url: `${base}/cross`, auth: { type: "bearer", token: TOKEN }, headers: { Cookie: "a=b" } })
+    expect(data(out).final_url).toBe(`${otherBase}/landing`)
+    expect(JSON.parse(String(data(out).content))).toEqual({ authorization: null, cookie: null })
+  })
+
+  test("POST sends the body; a 303 answer is followed with GET", async () => {
+    const post = await fetchUrl({ url: `${base}/method`, method: "POST", body: "x=1", headers: { "Content-Type": "application/x-www-form-urlencoded" } })
+    expect(JSON.parse(String(data(post).content))).toEqual({ method: "POST", body: "x=1" })
+    const seeOther = await fetchUrl({ url: `${base}/see-other`, method: "POST", body: "x=1" })
+    expect(JSON.parse(String(data(seeOther).content))).toEqual({ method: "GET", body: "" })
+  })
+
+  test("auth parameters: bearer, basic and cookie are sent", async () => {
+    expect(data(await fetchUrl({ url: `${base}/protected`, auth: { type: "bearer", token: TOKEN } })).content).toBe("welcome, token holder")
+    expect(data(await fetchUrl({ url: `${base}/basic`, auth: { type: "basic", username: "me", password: TOKEN } })).content).toBe("basic ok")
+    expect(data(await fetchUrl({ url: `${base}/cookie`, auth: { type: "cookie", cookie: `session=${TOKEN}` } })).content).toBe("cookie ok")
+  })
+
+  test("a 401 without auth is retried once with the credentials configured for the host (secret from the environment)", async () => {
+    const host = `127.0.0.1:${server.port}`
+    const configOverrides = { tools: { fetch: { credentials: { [host]: { bearer_env: "TEST_FETCH_TOKEN" } } } } }
+    const out = await fetchUrl({ url: `${base}/protected` }, { configOverrides, env: { TEST_FETCH_TOKEN: TOKEN } })
+    expect(out.envelope.status).toBe("success")
+    expect(data(out).content).toBe("welcome, token holder")
+    expect(out.envelope.text).toContain("retried with the credentials configured for this host")
+    expect(JSON.stringify(out)).not.toContain(TOKEN)
+    // Without the variable there is nothing to retry with: the 401 stands.
+    const refused = await fetchUrl({ url: `${base}/protected` }, { configOverrides, env: {} })
+    expect(refused.envelope.error?.code).toBe("PERMISSION_DENIED")
+    expect(refused.envelope.error?.message).toContain("HTTP 401")
+    expect(refused.envelope.error?.message).toContain("login required")
+    // Basic credentials from the configuration.
+    const basic = await fetchUrl(
+      { url: `${base}/basic` },
+      { configOverrides: { tools: { fetch: { credentials: { [host]: { basic_user: "me", basic_password_env: "PW" } } } } }, env: { PW: TOKEN } },
+    )
+    expect(data(basic).content).toBe("basic ok")
+  })
+
+  test("secrets never reach params_input, the text, the data or a spill file", async () => {
+    const out = await fetchUrl({
+      url: `${base}/echo?api_key=${TOKEN}&page=2`,
+      headers: { Authorization: `Bearer ${TOKEN}`, "X-Trace": "visible" },
+      auth: { type: "cookie", cookie: `session=${TOKEN}` },
+    })
+    const recorded = JSON.stringify(out.envelope) + JSON.stringify(out.meta)
+    expect(recorded).not.toContain(TOKEN)
+    const input = out.envelope.context.params_input as { url: string; headers: Record<string, string>; auth: Record<string, string> }
+    expect(input.url).toBe(`${base}/echo?api_key=REDACTED&page=2`)
+    expect(input.headers).toEqual({ Authorization: "[REDACTED]", "X-Trace": "visible" })
+    expect(input.auth).toEqual({ type: "cookie", cookie: "[REDACTED]" })
+    // The server echoed the credentials back; they are scrubbed from the content too.
+    expect(String(data(out).content)).toContain("[REDACTED]")
+
+    const spilled = await fetchUrl({ url: `${base}/big-echo`, headers: { Authorization: `Bearer ${TOKEN}` } })
+    const path = (spilled.envelope.data as { truncation?: { full_output_path: string } }).truncation?.full_output_path
+    expect(path).toBeString()
+    const file = readFileSync(join(root, path!), "utf8")
+    expect(file).toContain("line 00001")
+    expect(file).not.toContain(TOKEN)
+    expect(JSON.stringify(spilled.envelope)).not.toContain(TOKEN)
+  })
+
+  test("text over the limit is cut at 100 KB (or max_size_kb) and marked partial", async () => {
+    const out = await fetchUrl({ url: `${base}/big`, max_size_kb: 10 })
+    expect(out.envelope.status).toBe("partial")
+    expect(data(out).truncated).toBe(true)
+    expect(Buffer.byteLength(String(data(out).content))).toBeLessThanOrEqual(10 * 1024)
+    expect(String(data(out).content)).toStartWith("line 00000 of a long plain text body")
+    expect(out.envelope.text).toContain("TRUNCATED: cut at 10 KB")
+    expect(out.envelope.text).toContain("WebFetch(url=")
+    // The default limit is 100 KB (the framework then spills what the model sees, keeping the full result on disk).
+    const whole = await fetchUrl({ url: `${base}/big` })
+    const spill = (whole.envelope.data as { truncation?: { full_output_path: string } }).truncation?.full_output_path
+    const full = JSON.parse(readFileSync(join(root, spill!), "utf8")) as { status: string; data: { content: string; truncated: boolean } }
+    expect(full.status).toBe("partial")
+    expect(full.data.truncated).toBe(true)
+    expect(Buffer.byteLength(full.data.content)).toBeGreaterThan(100 * 1024 - 100)
+    expect(Buffer.byteLength(full.data.content)).toBeLessThanOrEqual(100 * 1024)
+  })
+
+  test("images come back base64-encoded; over 1 MB they are refused (partial, no content)", async () => {
+    const out = await fetchUrl({ url: `${base}/image.png` })
+    expect(out.envelope.status).toBe("success")
+    expect(data(out)).toEqual(expect.objectContaining({ is_image: true, encoding: "base64", size_bytes: PNG.length, content_type: "image/png" }))
+    expect(Buffer.from(String(data(out).content), "base64")).toEqual(Buffer.from(PNG))
+    const huge = await fetchUrl({ url: `${base}/huge.png` })
+    expect(huge.envelope.status).toBe("partial")
+    expect(data(huge).content).toBe("")
+    expect(data(huge).truncated).toBe(true)
+    expect(huge.envelope.text).toContain("Image too large")
+  })
+
+  test("binary bodies are BINARY_FILE errors", async () => {
+    const out = await fetchUrl({ url: `${base}/binary` })
+    expect(out.envelope.error?.code).toBe("BINARY_FILE")
+  })
+
+  test("HTTP errors carry their status and a short excerpt; 429 is RATE_LIMIT and retryable", async () => {
+    const limited = await fetchUrl({ url: `${base}/ratelimited` })
+    expect(limited.envelope.error).toEqual(expect.objectContaining({ code: "RATE_LIMIT", retryable: true }))
+    expect(limited.envelope.error?.message).toContain("HTTP 429")
+    expect(limited.envelope.error?.message).toContain("slow down please")
+    expect(limited.envelope.text).toContain("Retry-After: 7")
+    const broken = await fetchUrl({ url: `${base}/broken` })
+    expect(broken.envelope.error?.code).toBe("EXECUTION_ERROR")
+    expect(broken.envelope.error?.message).toContain("HTTP 500")
+    expect(broken.envelope.error?.message).toContain("database exploded at row 42")
+    expect(broken.envelope.context.status_code).toBe(500)
+    const missing = await fetchUrl({ url: `${base}/missing` })
+    expect(missing.envelope.error?.code).toBe("NOT_FOUND")
+    expect(missing.envelope.error?.message).toContain("HTTP 404")
+  })
+
+  test("a slow server is a TIMEOUT; a closed port is a NETWORK_ERROR (both retryable)", async () => {
+    const slow = await fetchUrl({ url: `${base}/slow`, timeout_sec: 0.3 })
+    expect(slow.envelope.error).toEqual(expect.objectContaining({ code: "TIMEOUT", retryable: true }))
+    const refused = await fetchUrl({ url: `http://127.0.0.1:${deadPort}/` })
+    expect(refused.envelope.error).toEqual(expect.objectContaining({ code: "NETWORK_ERROR", retryable: true }))
+  })
+
+  test("invalid URLs and schemes are INVALID_PARAM", async () => {
+    expect((await fetchUrl({ url: "not a url" })).envelope.error?.code).toBe("INVALID_PARAM")
+    const file = await fetchUrl({ url: "file:///etc/passwd" })
+    expect(file.envelope.error?.code).toBe("INVALID_PARAM")
+    expect(file.envelope.error?.field_errors?.[0]?.field).toBe("url")
+  })
+
+  test("asks for permission by default; the webfetch alias reaches it", async () => {
+    const asked: Array<string> = []
+    const out = await callTool(root, "WebFetch", { url: `${base}/text` }, { onAsk: (r) => Effect.sync(() => void asked.push(r.tool.name)).pipe(Effect.as(false)) })
+    expect(asked).toEqual(["fetch"])
+    expect(out.envelope.error?.code).toBe("PERMISSION_DENIED")
+    expect((await callTool(root, "webfetch", { url: `${base}/text` })).envelope.status).toBe("success")
+  })
+
+  test("TLS: a self-signed certificate fails verification unless verify_tls is false", async () => {
+    const dir = tempDir("anvil-tls-")
+    try {
+      execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" })
+    } catch {
+      console.warn("openssl is not available: TLS test skipped")
+      return
+    }
+    expect(existsSync(join(dir, "cert.pem"))).toBe(true)
+    const secure = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      tls: { cert: readFileSync(join(dir, "cert.pem"), "utf8"), key: readFileSync(join(dir, "key.pem"), "utf8") },
+      fetch: () => new Response("secure hello"),
+    })
+    try {
+      const url = `https://127.0.0.1:${secure.port}/`
+      const verified = await fetchUrl({ url })
+      expect(verified.envelope.error?.code).toBe("NETWORK_ERROR")
+      expect(verified.envelope.error?.message).toContain("TLS error")
+      expect(verified.envelope.text).toContain("verify_tls=false")
+      const skipped = await fetchUrl({ url, verify_tls: false })
+      expect(data(skipped).content).toBe("secure hello")
+    } finally {
+      secure.stop(true)
+    }
+  })
+})
