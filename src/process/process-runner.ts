@@ -249,16 +249,28 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
         if (!open.delete(stream)) return
         finish()
       }
-      stream.on("data", (chunk: Uint8Array) => {
+      // pause() does not stop chunks the runtime already holds (Bun emits them
+      // anyway): those wait here, so the sink never sees a chunk before its
+      // previous write settled.
+      const queued: Array<Uint8Array> = []
+      let waiting = false
+      const deliver = (chunk: Uint8Array) => {
         const wait = sink.write(chunk)
         if (wait === undefined) return
+        waiting = true
         pending++
         stream.pause()
         wait.then(() => {
+          waiting = false
+          while (!waiting && queued.length > 0) deliver(queued.shift()!)
+          if (!waiting && !stream.destroyed) stream.resume()
           pending--
-          if (!stream.destroyed) stream.resume()
           finish()
         })
+      }
+      stream.on("data", (chunk: Uint8Array) => {
+        if (waiting) queued.push(chunk)
+        else deliver(chunk)
       })
       stream.on("end", done)
       stream.on("close", done)

@@ -287,7 +287,7 @@ const render = (r: RenderInput): ToolResult => {
   }
   if (outcome.heldOpen) {
     notes.push(
-      "The command exited, but processes it left in the background kept its output open; they were ended. " +
+      "The command exited, but processes it left in the background kept its output open; they were ended and cut off. " +
         "To keep a background process running, redirect its output: `cmd > cmd.log 2>&1 &`.",
     )
   }
