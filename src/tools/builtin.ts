@@ -12,6 +12,7 @@ import { globTool } from "./glob.ts"
 import { grepTool } from "./grep.ts"
 import { listTool } from "./list.ts"
 import { multieditTool } from "./multiedit.ts"
+import { questionTool } from "./question.ts"
 import { readTool } from "./read.ts"
 import { taskTool } from "./task.ts"
 import { todoreadTool } from "./todoread.ts"
@@ -20,4 +21,4 @@ import { patchTool } from "./patch.ts"
 import { writeTool } from "./write.ts"
 
 /** Every built-in tool, in the order `anvil tools` lists them. */
-export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, globTool, grepTool, patchTool, writeTool, editTool, multieditTool, bashTool, todoreadTool, todowriteTool, gitStatusTool, gitDiffTool, gitLogTool, gitAddTool, gitCommitTool, fetchTool, taskTool]
+export const builtinTools: ReadonlyArray<Tool> = [readTool, listTool, calculatorTool, globTool, grepTool, patchTool, writeTool, editTool, multieditTool, bashTool, todoreadTool, todowriteTool, gitStatusTool, gitDiffTool, gitLogTool, gitAddTool, gitCommitTool, fetchTool, questionTool, taskTool]

@@ -76,6 +76,7 @@ const runtimeLayer = (root: string, options: CallOptions) =>
     ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
     ...(options.session ? { session: options.session } : {}),
     ...(options.enforceReads ? { enforceReads: true } : {}),
+    ...(options.terminal ? { terminal: options.terminal } : {}),
   }) as Layer.Layer<ToolRunner | ToolServices>
 
 /** Several calls on one runtime: services (the FileLedger, the session) live across calls, as in one agent session. */
