@@ -19,6 +19,11 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
     const tools = builtinTools
     switch (command) {
       case undefined:
+        // `anvil` alone in a terminal is the chat.
+        if (!global.help && process.stdin.isTTY && process.stdout.isTTY) {
+          const { chatCommand } = await import("./chat-command.ts")
+          return await chatCommand([], io, global.root, tools)
+        }
         io.out(GLOBAL_HELP)
         return global.help ? 0 : 2
       case "tools":
@@ -38,6 +43,11 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
         const { runCommand } = await import("./run-command.ts")
         return await runCommand(rest, io, global.root, tools)
       }
+      case "chat": {
+        const { chatCommand, CHAT_HELP } = await import("./chat-command.ts")
+        if (global.help) return help(io, CHAT_HELP)
+        return await chatCommand(rest, io, global.root, tools)
+      }
       case "sessions": {
         const { sessionsCommand, SESSIONS_HELP } = await import("./sessions-command.ts")
         if (global.help) return help(io, SESSIONS_HELP)
@@ -49,6 +59,11 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
         return await selfCheckCommand(io)
       }
       default:
+        // `anvil --continue`, `anvil --model x`: chat options without the word.
+        if (command.startsWith("-") && !global.help) {
+          const { chatCommand } = await import("./chat-command.ts")
+          return await chatCommand(global.rest, io, global.root, tools)
+        }
         throw new UsageError(`unknown command '${command}'`)
     }
   } catch (e) {

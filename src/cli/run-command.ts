@@ -115,14 +115,16 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
   const stderr = process.stderr
   const errStyle = makeStyle(colorEnabled(stderr, io.env))
   const interactive = terminal.interactive && !json
-  const onAsk = interactive && !args.yes ? askInTerminal(terminal, errStyle, io.cwd) : scriptedAsk(args.yes)
+  const spinner = makeSpinner(stderr)
+  const ask = askInTerminal(terminal, errStyle, io.cwd)
+  const onAsk = interactive && !args.yes ? (r: PermissionRequest) => Effect.andThen(Effect.sync(spinner.stop), ask(r)) : scriptedAsk(args.yes)
 
   const printer = makePrinter({
     out: io.out,
     err: io.err,
     outStyle: makeStyle(false),
     errStyle,
-    spinner: makeSpinner(stderr),
+    spinner,
     streamText: false,
     details: false,
     showRaw: args.showRaw,

@@ -69,9 +69,10 @@ const clipLines = (text: string) => {
 /**
  * Asks the person at the terminal about one call: shows it (with the diff
  * for edits) and takes one key — 1/y once, 2/s always for this session,
- * 3/a always (saved to anvil.json), 4/n/Esc deny.
+ * 3/a always (saved to anvil.json), 4/n/Esc deny; Ctrl-C denies and calls
+ * `onInterrupt` (the chat cancels the turn).
  */
-export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: string) => (request: PermissionRequest): Effect.Effect<AskAnswer> =>
+export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: string, onInterrupt?: () => void) => (request: PermissionRequest): Effect.Effect<AskAnswer> =>
   Effect.scoped(
     Effect.gen(function* () {
       const preview = clipLines(callPreview(request, cwd))
@@ -91,7 +92,10 @@ export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: st
         if (key === undefined) return "deny" as const
         const k = (key.text || key.name).toLowerCase()
         let answer: AskAnswer | undefined
-        if (key.ctrl && key.name === "c") answer = "deny"
+        if (key.ctrl && key.name === "c") {
+          onInterrupt?.()
+          answer = "deny"
+        }
         else if (k === "1" || k === "y" || key.name === "return") answer = "once"
         else if (k === "2" || k === "s") answer = "session"
         else if (k === "3" || k === "a") answer = "always"

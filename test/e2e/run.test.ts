@@ -31,7 +31,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
         tool_calls: [
           { name: "read", arguments: { path: "a.txt" }, id: "c_a" },
           { name: "read", arguments: { path: "b.txt" }, id: "c_b" },
-          { name: "grep", arguments: { pattern: "needle" }, id: "c_g" },
+          { name: "glob", arguments: { pattern: "**/*.ts" }, id: "c_g" },
         ],
       },
       { text: "a.txt says alpha, b.txt says beta, needle is in src/x.ts." },
@@ -61,7 +61,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(first.tool_calls.map((c: any) => c.id)).toEqual(["c_a", "c_b", "c_g"])
     expect(useA).toEqual({ type: "tool_use", id: "c_a", name: "read", input: { path: "a.txt" } })
     expect(useB.input).toEqual({ path: "b.txt" })
-    expect(useG.name).toBe("grep")
+    expect(useG.name).toBe("glob")
     expect(resA.id).toBe("c_a")
     expect(resA.envelope.status).toBe("success")
     expect(resA.envelope.data.content).toContain("alpha")
@@ -82,7 +82,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(toolMessages(second)[0].content).toStartWith("# Read: a.txt")
     expect(second.messages[0].role).toBe("system")
     expect(second.messages[1]).toEqual({ role: "user", content: "summarise a.txt and b.txt" })
-    expect(server.requests[0]!.body.tools.map((t: any) => t.function.name)).toContain("grep")
+    expect(server.requests[0]!.body.tools.map((t: any) => t.function.name)).toContain("glob")
 
     // The session file: header, items with raw envelope + execution_meta, a committed turn.
     const file = join(root, ".anvil", "sessions", `${init.session_id}.jsonl`)
@@ -199,7 +199,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     const { server, env } = openai([
       { tool_calls: [{ name: "task", arguments: { objective: "Find where the port is configured." }, id: "t1" }] },
       // The subagent's turns.
-      { tool_calls: [{ name: "grep", arguments: { pattern: "port" }, id: "s1" }] },
+      { tool_calls: [{ name: "read", arguments: { path: "src/config.ts" }, id: "s1" }] },
       { text: "The port (8080) is set in src/config.ts line 1." },
       // Back in the parent.
       { text: "Port 8080, in src/config.ts." },
@@ -208,7 +208,8 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(r.code).toBe(0)
     const events = jsonLines(r.stdout)
     const nested = events.filter((e) => e.parent_tool_use_id === "t1")
-    expect(nested.map((e) => `${e.type}:${e.name}`)).toEqual(["tool_use:grep", "tool_result:grep"])
+    expect(nested.map((e) => `${e.type}:${e.name}`)).toEqual(["tool_use:read", "tool_result:read"])
+    expect(nested[1].envelope.data.content).toContain("8080")
     const taskResult = events.find((e) => e.type === "tool_result" && e.id === "t1")
     expect(taskResult.envelope.status).toBe("success")
     expect(taskResult.envelope.data.summary).toBe("The port (8080) is set in src/config.ts line 1.")

@@ -1,0 +1,90 @@
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import type { FakeServer } from "../support/fake-model.ts"
+import { fakeOpenAI } from "../support/fake-openai.ts"
+import { project } from "../support/harness.ts"
+
+// anvil chat in a real terminal: tmux gives the CLI a TTY, the test types into it and reads the screen.
+setDefaultTimeout(90_000)
+
+const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts")
+const tmuxBin = Bun.which("tmux")
+const socket = `anvil-test-${process.pid}`
+const servers: Array<FakeServer> = []
+
+const tmux = (...args: Array<string>) => {
+  const r = Bun.spawnSync([tmuxBin!, "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" })
+  return r.stdout.toString()
+}
+const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "chat")
+const waitFor = async (what: string | RegExp, timeoutMs = 30_000): Promise<string> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const text = screen()
+    if (typeof what === "string" ? text.includes(what) : what.test(text)) return text
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(what)}; screen:\n${text}`)
+    await Bun.sleep(100)
+  }
+}
+const count = (text: string, needle: string) => text.split(needle).length - 1
+
+afterAll(() => {
+  if (tmuxBin) tmux("kill-server")
+  servers.forEach((s) => s.stop())
+})
+
+describe.skipIf(!tmuxBin)("anvil chat in a terminal (tmux)", () => {
+  test("a prompt and a streamed answer; Ctrl-C during a long tool returns to the prompt; an approval prompt with the diff", async () => {
+    const root = project({ "a.txt": "alpha\n" })
+    const server = fakeOpenAI([
+      { text: "Hello from the fake model." },
+      { tool_calls: [{ name: "bash", arguments: { command: "sleep 31.5" } }] },
+      { text: "Back again." },
+      { tool_calls: [{ name: "read", arguments: { path: "a.txt" } }] },
+      { tool_calls: [{ name: "edit", arguments: { path: "a.txt", old_string: "alpha", new_string: "beta" } }] },
+      { text: "Edited a.txt." },
+    ])
+    servers.push(server)
+    const env = [`PATH=${process.env.PATH}`, `HOME=${root}`, "TERM=xterm-256color", "NO_COLOR=1", `OPENAI_BASE_URL=${server.url}`, "OPENAI_API_KEY=k", "ANVIL_MODEL=openai/fake"]
+    const command = ["env", "-i", ...env, process.execPath, MAIN, "chat", "--allow", "bash:sleep *"].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ")
+    tmux("new-session", "-d", "-s", "chat", "-x", "160", "-y", "50", "-c", root, `${command}; echo "[exited $?]"; sleep 60`)
+
+    await waitFor("› ")
+    tmux("send-keys", "-t", "chat", "say hello", "Enter")
+    let text = await waitFor("Hello from the fake model.")
+    expect(text).toContain("openai/fake, code profile")
+    expect(text).toContain("(1 step, 0 tool calls")
+
+    tmux("send-keys", "-t", "chat", "run the long thing", "Enter")
+    await waitFor("→ bash sleep 31.5")
+    // Let the command start, then interrupt it.
+    await Bun.sleep(700)
+    tmux("send-keys", "-t", "chat", "C-c")
+    text = await waitFor("(cancelled")
+    expect(text).toContain("CANCELLED")
+    await Bun.sleep(300)
+    // The sleep's process group was ended with the tool.
+    expect(Bun.spawnSync(["pgrep", "-f", "sleep 31.5"]).exitCode).not.toBe(0)
+    // The model saw the cancelled call; a new prompt works.
+    tmux("send-keys", "-t", "chat", "are you there?", "Enter")
+    await waitFor("Back again.")
+    expect(JSON.stringify(server.requests[2]!.body.messages)).toContain("CANCELLED")
+
+    tmux("send-keys", "-t", "chat", "change alpha to beta", "Enter")
+    text = await waitFor("Allow edit?")
+    expect(text).toContain("-alpha")
+    expect(text).toContain("+beta")
+    tmux("send-keys", "-t", "chat", "1")
+    text = await waitFor("Edited a.txt.")
+    expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("beta\n")
+    expect(text).toContain("allowed once")
+
+    // Typed text is echoed once (one line editor at a time).
+    expect(count(text, "are you there?")).toBe(1)
+
+    tmux("send-keys", "-t", "chat", "C-d")
+    text = await waitFor("[exited 0]")
+    expect(text).toContain("continue it with 'anvil chat --continue'")
+  })
+})
