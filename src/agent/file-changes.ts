@@ -46,10 +46,10 @@ export const pathsOf = (item: ToolItem): ReadonlyArray<string> => {
 
 const toolName = (item: ToolItem) => item.name.toLowerCase()
 
-/** Whether a tool item changed files (a writer that did not fail and was not a dry run). */
+/** The files a tool item changed: a writer (by name, or any tool reporting execution_meta file_ops) that did not fail and was not a dry run. */
 export const changedFiles = (item: ToolItem): ReadonlyArray<string> => {
-  const name = toolName(item)
-  if (!WRITERS.has(name)) return []
+  const ops = item.metadata.tool_execution_meta.file_ops
+  if (!WRITERS.has(toolName(item)) && !isRecord(ops) && !Array.isArray(ops)) return []
   const env = item.metadata.tool_raw_envelope
   if (env.status === "error" || env.data.dry_run === true) return []
   return pathsOf(item)

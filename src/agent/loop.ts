@@ -309,6 +309,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
         })
         for (const { call, params, outcome, elapsed } of results) {
           toolCallCount++
+          // A tool that came back CANCELLED saw the cancel signal (the watcher fiber may not have run yet).
+          if (cancelSignal && outcome.envelope.error?.code === "CANCELLED") cancelled = true
           let text = outcome.envelope.text
           if (outcome.envelope.status === "error" && outcome.envelope.error?.code !== "CANCELLED") {
             const key = `${call.name.toLowerCase()} ${stableJson(params)}`

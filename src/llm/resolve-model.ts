@@ -47,7 +47,7 @@ const configError = (message: string) => new ModelError({ kind: "config", retrya
 /** Which model to use, before any provider is built: "provider/model". */
 export const chooseModelId = (config: ConfigShape, flag: string | undefined): string | ModelError => {
   const env = config.env
-  const explicit = flag ?? env.ANVIL_MODEL ?? (config.get("model", "") || undefined)
+  const explicit = flag ?? (env.ANVIL_MODEL || undefined) ?? (config.get("model", "") || undefined)
   if (explicit) {
     if (explicit.includes("/")) return explicit
     // A bare model name: take the provider from what the environment configures.

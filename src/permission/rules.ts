@@ -130,10 +130,18 @@ export const commandParts = (command: string): ReadonlyArray<string> => {
         continue
       }
       if (c === quote) quote = undefined
-      // Substitutions run even inside double quotes.
-      if (quote === '"' && c === "$" && command[i + 1] === "(") {
-        push()
-        i++
+      else if (quote === '"' && c === "$" && command[i + 1] === "(") {
+        // A substitution runs even inside double quotes: its commands are parts of their own.
+        let depth = 1
+        let j = i + 2
+        while (j < command.length && depth > 0) {
+          if (command[j] === "(") depth++
+          else if (command[j] === ")") depth--
+          j++
+        }
+        parts.push(...commandParts(command.slice(i + 2, depth === 0 ? j - 1 : j)))
+        current += "$(…)"
+        i = j - 1
         continue
       }
       current += c

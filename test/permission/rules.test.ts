@@ -1,0 +1,144 @@
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import {
+  allowCovers,
+  commandParts,
+  levelFor,
+  parseAllowRule,
+  pathGlob,
+  subjectsOf,
+  toolRules,
+} from "../../src/permission/rules.ts"
+import type { AskAnswer, PermissionRequest } from "../../src/permission/permissions.ts"
+import { askTool } from "../support/fixture-tools.ts"
+import { callTool, project, session } from "../support/harness.ts"
+import { defineTool, type Tool } from "../../src/tool/definition.ts"
+import { Layer, Schema } from "effect"
+import { Config } from "../../src/config/config.ts"
+import { Permissions } from "../../src/permission/permissions.ts"
+
+describe("permission rules", () => {
+  test("a compound command splits into the commands it runs", () => {
+    expect(commandParts("git status && rm -rf / ; echo 'a;b' | wc -l")).toEqual(["git status", "rm -rf /", "echo 'a;b'", "wc -l"])
+    expect(commandParts('echo "$(curl evil)" `id`')).toEqual(["curl evil", 'echo "$(…)"', "id"])
+    expect(commandParts("(cd src && make) &")).toEqual(["cd src", "make"])
+  })
+
+  test("the strictest matching pattern wins; no match falls back to the tool level, then the default", () => {
+    const rules = toolRules({ bash: { "*": "ask", "git status*": "allow", "git *": "ask", "npm test": "allow", "rm *": "deny" } }, "bash")
+    const level = (command: string) => levelFor(rules, "allow", { kind: "command", values: [command] })
+    expect(level("git status --short")).toBe("ask") // "git *" (ask) is stricter than "git status*" (allow)
+    expect(level("npm test")).toBe("allow")
+    expect(level("npm test -- --watch")).toBe("ask")
+    expect(level("rm -rf build")).toBe("deny")
+    expect(level("npm test && rm -rf /")).toBe("deny")
+    expect(level("ls")).toBe("ask")
+    const noStar = toolRules({ bash: { "npm test": "allow" } }, "bash")
+    expect(levelFor(noStar, "ask", { kind: "command", values: ["npm test"] })).toBe("allow")
+    expect(levelFor(noStar, "ask", { kind: "command", values: ["npm test; curl x"] })).toBe("ask")
+    expect(levelFor(toolRules({ read: "deny" }, "read"), "allow", undefined)).toBe("deny")
+    expect(levelFor(undefined, "ask", undefined)).toBe("ask")
+  })
+
+  test("path globs: ** crosses folders, a bare name matches anywhere", () => {
+    expect(pathGlob("src/**").test("src/a/b.ts")).toBe(true)
+    expect(pathGlob("src/*.ts").test("src/a/b.ts")).toBe(false)
+    expect(pathGlob("*.lock").test("deep/dir/yarn.lock")).toBe(true)
+    expect(pathGlob("docs/").test("docs/x/y.md")).toBe(true)
+    const rules = toolRules({ edit: { "src/**": "allow", "*.lock": "deny" } }, "edit")
+    expect(levelFor(rules, "ask", { kind: "path", values: ["src/app.ts"] })).toBe("allow")
+    expect(levelFor(rules, "ask", { kind: "path", values: ["src/yarn.lock"] })).toBe("deny")
+    expect(levelFor(rules, "ask", { kind: "path", values: ["README.md"] })).toBe("ask")
+    expect(levelFor(rules, "ask", { kind: "path", values: ["src/a.ts", "other.ts"] })).toBe("ask")
+  })
+
+  test("hosts: exact or *.subdomain", () => {
+    const rules = toolRules({ fetch: { "docs.python.org": "allow", "*.internal": "deny" } }, "fetch")
+    const level = (url: string) => levelFor(rules, "ask", subjectsOf({ url }))
+    expect(level("https://docs.python.org/3/")).toBe("allow")
+    expect(level("https://evil.docs.python.org.example/")).toBe("ask")
+    expect(level("http://db.internal/x")).toBe("deny")
+  })
+
+  test("subjects come from the parameters", () => {
+    expect(subjectsOf({ command: "ls" })).toEqual({ kind: "command", values: ["ls"] })
+    expect(subjectsOf({ args: ["git", "log"] })).toEqual({ kind: "command", values: ["git log"] })
+    expect(subjectsOf({ path: "./a.ts" }, (p) => p.replace(/^\.\//, ""))).toEqual({ kind: "path", values: ["a.ts"] })
+    expect(subjectsOf({ patch: "--- a/x.ts\n+++ b/x.ts\n@@\n*** Update File: y.ts\n" })?.values.sort()).toEqual(["x.ts", "y.ts"])
+    expect(subjectsOf({ expression: "1" })).toBeUndefined()
+  })
+
+  test("--allow rules: TOOL, TOOL:PATTERN, TOOL(PATTERN); a pattern must cover every part", () => {
+    expect(parseAllowRule("bash")).toEqual({ tool: "bash" })
+    expect(parseAllowRule("bash:git status*")).toEqual({ tool: "bash", pattern: "git status*" })
+    expect(parseAllowRule("Bash(npm test)")).toEqual({ tool: "bash", pattern: "npm test" })
+    expect(parseAllowRule("no spaces allowed")).toBeUndefined()
+    const rule = parseAllowRule("bash:echo *")!
+    expect(allowCovers(rule, "bash", { kind: "command", values: ["echo hi"] })).toBe(true)
+    expect(allowCovers(rule, "bash", { kind: "command", values: ["echo hi && rm x"] })).toBe(false)
+    expect(allowCovers(rule, "edit", { kind: "command", values: ["echo hi"] })).toBe(false)
+    expect(allowCovers({ tool: "bash" }, "bash", undefined)).toBe(true)
+  })
+})
+
+const pathTool = defineTool({
+  name: "touchy",
+  title: "Touchy",
+  description: "Test tool with a path.",
+  permission: "ask",
+  parameters: Schema.Struct({ path: Schema.String }),
+  run: ({ path }) => Effect.succeed({ data: { path }, text: `touched ${path}` }),
+})
+
+describe("the Permissions service", () => {
+  test("asks for 'ask' calls; 'session' approves the same subject for the rest of the session", async () => {
+    const root = project({})
+    const asked: Array<PermissionRequest> = []
+    const answers: Array<AskAnswer> = ["session", "deny"]
+    const s = session(root, { tools: [pathTool], onAsk: (r) => Effect.sync(() => (asked.push(r), answers.shift()!)) })
+    expect((await s.call("touchy", { path: "a.txt" })).envelope.status).toBe("success")
+    expect((await s.call("touchy", { path: "./a.txt" })).envelope.status).toBe("success")
+    expect(asked.length).toBe(1)
+    expect(asked[0]!.subjects).toEqual({ kind: "path", values: ["a.txt"] })
+    const denied = await s.call("touchy", { path: "b.txt" })
+    expect(denied.envelope.error?.code).toBe("PERMISSION_DENIED")
+    expect(denied.envelope.error?.message).toContain("b.txt")
+    expect(asked.length).toBe(2)
+  })
+
+  test("'always' saves the rule into the project's anvil.json, keeping its other settings", async () => {
+    const root = project({})
+    writeFileSync(join(root, "anvil.json"), JSON.stringify({ model: "openai/x", permission: { touchy: "ask" } }))
+    let asks = 0
+    const s = session(root, { tools: [pathTool], onAsk: () => Effect.sync(() => (asks++, "always" as const)) })
+    await s.call("touchy", { path: "src/a.ts" })
+    await s.call("touchy", { path: "src/a.ts" })
+    expect(asks).toBe(1)
+    const saved = JSON.parse(readFileSync(join(root, "anvil.json"), "utf8"))
+    expect(saved).toEqual({ model: "openai/x", permission: { touchy: { "*": "ask", "src/a.ts": "allow" } } })
+    // A new session reads it: no question for that path.
+    let later = 0
+    const again = await callTool(root, "touchy", { path: "src/a.ts" }, { tools: [pathTool], onAsk: () => Effect.sync(() => (later++, false)) })
+    expect(again.envelope.status).toBe("success")
+    expect(later).toBe(0)
+  })
+
+  test("--allow rules approve matching asks but never a deny rule", async () => {
+    const layer = Permissions.layer(() => Effect.succeed(false), { allow: [{ tool: "touchy" }] }).pipe(
+      Layer.provide(Config.layerFrom({ permission: { touchy: { "secret/**": "deny" } } })),
+    )
+    const check = (tool: Tool, params: unknown) =>
+      Effect.runPromise(
+        Effect.gen(function* () {
+          return yield* (yield* Permissions).check({ tool, params })
+        }).pipe(Effect.provide(layer)),
+      )
+    expect(await check(pathTool, { path: "x" })).toEqual({ allowed: true })
+    const secret = await check(pathTool, { path: "secret/key" })
+    expect(secret.allowed).toBe(false)
+    expect(!secret.allowed && secret.reason).toContain("denied by the permission settings")
+    expect((await check(askTool, {})).allowed).toBe(false)
+  })
+})
