@@ -2,6 +2,11 @@
 export const GLOBAL_HELP = `anvil — a coding agent in one executable
 
 Usage:
+  anvil [chat] [options]                          interactive chat in a terminal (see 'anvil chat --help')
+  anvil run [options] "<prompt>"                  one scripted turn: --format text|json|stream-json,
+                                                  --model P/M, --yes, --allow RULE, --continue, --session ID,
+                                                  --max-steps N (see 'anvil run --help')
+  anvil sessions [--json]                         list this project's sessions
   anvil tool <name> [JSON | - | --key value ...]   run one tool and print its envelope
   anvil tools [--json]                            list the tools with their parameter schemas
 
@@ -15,5 +20,9 @@ Options of 'anvil tool':
   --meta         print {"envelope": …, "execution_meta": …}
   -              read the JSON parameters from standard input
 
-Exit codes: 0 success or partial, 1 the tool returned an error, 2 usage error.
+Model: --model provider/model, or ANVIL_MODEL, or "model" in anvil.json, or the environment:
+  ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL for any OpenAI-compatible server),
+  LLM_MODEL_ID + LLM_BASE_URL (+ LLM_API_KEY). Local servers: ollama/…, lmstudio/…, vllm/….
+
+Exit codes: 0 success or partial, 1 the tool (or the agent's turn) failed, 2 usage error.
 `

@@ -66,7 +66,7 @@ describe("permission rules", () => {
     expect(subjectsOf({ command: "ls" })).toEqual({ kind: "command", values: ["ls"] })
     expect(subjectsOf({ args: ["git", "log"] })).toEqual({ kind: "command", values: ["git log"] })
     expect(subjectsOf({ path: "./a.ts" }, (p) => p.replace(/^\.\//, ""))).toEqual({ kind: "path", values: ["a.ts"] })
-    expect(subjectsOf({ patch: "--- a/x.ts\n+++ b/x.ts\n@@\n*** Update File: y.ts\n" })?.values.sort()).toEqual(["x.ts", "y.ts"])
+    expect([...(subjectsOf({ patch: "--- a/x.ts\n+++ b/x.ts\n@@\n*** Update File: y.ts\n" })?.values ?? [])].sort()).toEqual(["x.ts", "y.ts"])
     expect(subjectsOf({ expression: "1" })).toBeUndefined()
   })
 
