@@ -1,7 +1,5 @@
 import { Context, Data, Effect, Layer } from "effect"
-import { spawn, type ChildProcess } from "node:child_process"
 import { accessSync, constants, readdirSync, readFileSync } from "node:fs"
-import type { Readable } from "node:stream"
 
 /** Where one output stream of a process goes, chunk by chunk. */
 export interface OutputSink {
@@ -70,9 +68,11 @@ export class ProcessSpawnError extends Data.TaggedError("ProcessSpawnError")<{
  * chunk (measured about 1.7x slower than a direct pipe on 1 GB of output), a
  * death by signal surfaces only as an error message, and it has no notion of
  * "the main process exited but a background child still holds the pipe". The
- * bash tool needs all three, so this small service drives node:child_process
- * directly. It is injected like the other services, so tools stay free of
- * globals and tests can replace it.
+ * bash tool needs all three, so this small service drives the runtime
+ * directly: `Bun.spawn` (anvil runs on Bun; its pipe readers cost about a
+ * third less CPU per GB than node:child_process streams under Bun) with
+ * `detached` (setsid) and `process.kill(-pgid)`. It is injected like the other
+ * services, so tools stay free of globals and tests can replace it.
  */
 export interface ProcessRunnerShape {
   /**
@@ -83,7 +83,7 @@ export interface ProcessRunnerShape {
 }
 
 export class ProcessRunner extends Context.Service<ProcessRunner, ProcessRunnerShape>()("anvil/ProcessRunner") {
-  /** The runner on node:child_process (also what Bun provides). */
+  /** The runner on Bun.spawn. */
   static layer = Layer.sync(ProcessRunner, () => ({ run: runProcess }))
 }
 
@@ -171,6 +171,11 @@ export const terminateGroup = async (pgid: number, graceMs: number): Promise<voi
   await waitGone(pgid, AFTER_KILL_MS)
 }
 
+/** What is needed of a stream reader to cut it off. */
+type Reader = { readonly cancel: () => Promise<void> }
+
+const signalName = (s: number | string | null): string | null => (s === null ? null : typeof s === "string" ? s : `signal ${s}`)
+
 const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpawnError> =>
   Effect.callback<ProcessOutcome, ProcessSpawnError>((resume) => {
     const started = performance.now()
@@ -179,14 +184,15 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
       resume(Effect.fail(new ProcessSpawnError({ code: "ENOENT", message: `command not found: ${spec.file}` })))
       return
     }
-    let child: ChildProcess
+    let child: Bun.Subprocess<"ignore", "pipe", "pipe">
     try {
-      child = spawn(file, [...spec.args], {
+      child = Bun.spawn([file, ...spec.args], {
         cwd: spec.cwd,
         env: { ...spec.env },
         detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-        windowsHide: true,
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
       })
     } catch (e) {
       const err = e as NodeJS.ErrnoException
@@ -194,19 +200,15 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
       return
     }
 
-    let spawned = false
+    const pgid = child.pid
     let settled = false
     let exited = false
-    let exitCode: number | null = null
-    let exitSignal: string | null = null
     let timedOut = false
     let heldOpen = false
     let terminating: Promise<void> | undefined
     let timer: ReturnType<typeof setTimeout> | undefined
     let drainTimer: ReturnType<typeof setTimeout> | undefined
-    const open = new Set<Readable>()
-    let pending = 0
-    const pgid = () => child.pid ?? 0
+    const open = new Set<Reader>()
 
     const clearTimers = () => {
       if (timer) clearTimeout(timer)
@@ -215,79 +217,59 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
     }
 
     const finish = () => {
-      if (settled || !exited || open.size > 0 || pending > 0 || terminating) return
+      if (settled || !exited || open.size > 0 || terminating) return
       settled = true
       clearTimers()
       resume(
         Effect.succeed({
-          pid: pgid(),
-          exitCode,
-          signal: exitSignal,
+          pid: pgid,
+          exitCode: child.exitCode,
+          signal: signalName(child.signalCode),
           timedOut,
-          killed: exitSignal !== null || timedOut,
+          killed: child.signalCode !== null || timedOut,
           heldOpen,
           durationMs: performance.now() - started,
         }),
       )
     }
 
+    const cutOff = () => {
+      for (const reader of open) void reader.cancel().catch(() => undefined)
+    }
+
     const terminate = (): Promise<void> => {
       if (!terminating) {
-        terminating = terminateGroup(pgid(), spec.killGraceMs).then(() => {
+        terminating = terminateGroup(pgid, spec.killGraceMs).then(() => {
           terminating = undefined
           // Anything that escaped the group (setsid) and still holds a pipe is cut off.
-          if (exited) for (const stream of open) stream.destroy()
+          if (exited) cutOff()
           finish()
         })
       }
       return terminating
     }
 
-    const pump = (stream: Readable, sink: OutputSink) => {
-      open.add(stream)
-      const done = () => {
-        if (!open.delete(stream)) return
+    // A chunk is read only after the sink took the previous one: a slow sink
+    // leaves the data in the pipe, and a full pipe blocks the writer.
+    const pump = async (stream: ReadableStream<Uint8Array<ArrayBufferLike>>, sink: OutputSink) => {
+      const reader = stream.getReader()
+      open.add(reader)
+      try {
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) break
+          const wait = sink.write(value)
+          if (wait !== undefined) await wait
+        }
+      } catch {
+        // cancelled (cut off) or a read error: the stream is over either way
+      } finally {
+        open.delete(reader)
         finish()
       }
-      // pause() does not stop chunks the runtime already holds (Bun emits them
-      // anyway): those wait here, so the sink never sees a chunk before its
-      // previous write settled.
-      const queued: Array<Uint8Array> = []
-      let waiting = false
-      const deliver = (chunk: Uint8Array) => {
-        const wait = sink.write(chunk)
-        if (wait === undefined) return
-        waiting = true
-        pending++
-        stream.pause()
-        wait.then(() => {
-          waiting = false
-          while (!waiting && queued.length > 0) deliver(queued.shift()!)
-          if (!waiting && !stream.destroyed) stream.resume()
-          pending--
-          finish()
-        })
-      }
-      stream.on("data", (chunk: Uint8Array) => {
-        if (waiting) queued.push(chunk)
-        else deliver(chunk)
-      })
-      stream.on("end", done)
-      stream.on("close", done)
-      stream.on("error", done)
     }
-
-    child.on("error", (err: NodeJS.ErrnoException) => {
-      if (spawned || settled) return
-      settled = true
-      clearTimers()
-      resume(Effect.fail(new ProcessSpawnError({ code: err.code, message: err.message })))
-    })
-    child.on("spawn", () => {
-      spawned = true
-    })
-    if (child.stdout) pump(child.stdout, spec.stdout)
-    if (child.stderr) pump(child.stderr, spec.stderr)
+    void pump(child.stdout, spec.stdout)
+    void pump(child.stderr, spec.stderr)
 
     timer = setTimeout(() => {
       timer = undefined
@@ -295,10 +277,8 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
       void terminate()
     }, spec.timeoutMs)
 
-    child.on("exit", (code, signal) => {
+    void child.exited.then(() => {
       exited = true
-      exitCode = code
-      exitSignal = signal
       if (open.size > 0 && !terminating) {
         // The main process is done; give background writers a moment, then end them.
         drainTimer = setTimeout(() => {
@@ -314,7 +294,8 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
     // Interruption (a cancelled call): end the group and wait until it is gone.
     return Effect.promise(async () => {
       clearTimers()
-      if (child.pid !== undefined) await terminateGroup(child.pid, spec.killGraceMs)
-      for (const stream of open) stream.destroy()
+      settled = true
+      await terminateGroup(pgid, spec.killGraceMs)
+      cutOff()
     })
   })

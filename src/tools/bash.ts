@@ -195,7 +195,7 @@ export const bashTool = defineTool({
             e.code === "ENOENT"
               ? toolError("NOT_FOUND", `Command not found: ${file}`, {
                   fieldErrors: [{ field: command !== undefined ? "command" : "args", message: "no such program" }],
-                  hints: [hint("Bash", "medium", { command: `command -v ${quoteArg(file)} || ls ${quoteArg(dir.display)}` })],
+                  hints: [hint("Bash", "medium", { command: `command -v ${quoteArg(file)}` })],
                   context,
                 })
               : e.code === "EACCES"
