@@ -24,10 +24,11 @@ import { edit } from "./edit.ts"
 import { gitStatus } from "./git.ts"
 import { patch } from "./patch.ts"
 import { read } from "./read.ts"
+import { search } from "./search.ts"
 import { size } from "./size.ts"
 import { startup } from "./startup.ts"
 
-const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash]
+const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search]
 
 const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
 

@@ -58,11 +58,14 @@ export class GlobMatcher {
   readonly dot: boolean
   /** The brace-expanded patterns, as written. */
   readonly expanded: ReadonlyArray<string>
+  /** Whether some pattern asks for directories (ends with `/`). */
+  readonly wantsDirs: boolean
 
   private constructor(expanded: ReadonlyArray<string>, patterns: ReadonlyArray<CompiledPattern>, dot: boolean) {
     this.expanded = expanded
     this.patterns = patterns
     this.dot = dot
+    this.wantsDirs = patterns.some((p) => p.dirsOnly)
   }
 
   /** Compiles `pattern`; throws GlobPatternError for absolute or escaping patterns. */
@@ -193,7 +196,14 @@ export class GlobMatcher {
 }
 
 const normalize = (positions: Array<number>): GlobState => {
-  if (positions.length <= 1) return positions
+  let ordered = true
+  for (let i = 1; i < positions.length; i++) {
+    if (positions[i - 1]! >= positions[i]!) {
+      ordered = false
+      break
+    }
+  }
+  if (ordered) return positions
   positions.sort((a, b) => a - b)
   return positions.filter((v, i) => i === 0 || positions[i - 1] !== v)
 }

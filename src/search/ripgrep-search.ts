@@ -1,4 +1,6 @@
-import { Clock, Data, Duration, Effect, Stream } from "effect"
+import { Clock, Data, Duration, Effect, Fiber, Option, Stream } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
 import * as ChildProcess from "effect/process/ChildProcess"
 import { attachContext, type FileResult, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 
@@ -163,10 +165,14 @@ class CountCollector {
 }
 
 const STDERR_LIMIT = 64 * 1024
+const STAT_CONCURRENCY = 16
 
 /** Searches with the rg at `rgPath`. */
 export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (rgPath: string, req: SearchRequest, target: SearchTarget) {
+  const fs = yield* FileSystem
+  const path = yield* Path
   const collector = req.mode === "content" ? new JsonCollector(req) : new CountCollector()
+  const mtimes = new Map<string, number>()
   const now = yield* Clock.currentTimeMillis
   const remaining = Math.max(1, req.deadline - now)
   let stderr = ""
@@ -183,10 +189,35 @@ export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (rgPat
 
       const decoder = new TextDecoder()
       let pending = ""
+      // Modification times are read while rg is still searching (the grep tool orders files by them).
+      let statted = 0
+      let statter: Fiber.Fiber<void> | undefined
+      let statting = false
+      const statPending = Effect.suspend(() => {
+        const batch = collector.files.slice(statted)
+        statted = collector.files.length
+        return Effect.forEach(
+          batch,
+          (f) =>
+            fs.stat(path.join(target.dir, f.path)).pipe(
+              Effect.map((info) => void mtimes.set(f.path, Option.match(info.mtime, { onNone: () => 0, onSome: (d) => d.getTime() }))),
+              Effect.ignore,
+            ),
+          { concurrency: STAT_CONCURRENCY, discard: true },
+        )
+      })
+      const startStats = Effect.suspend(() => {
+        if (statting || statted === collector.files.length) return Effect.void
+        statting = true
+        // Forked into the run's scope (not the chunk handler's fiber, which ends first).
+        return Effect.forkScoped(Effect.ensuring(statPending, Effect.sync(() => void (statting = false)))).pipe(
+          Effect.map((fiber) => void (statter = fiber)),
+        )
+      })
       const stdout = handle.stdout.pipe(
         Stream.takeWhile(() => !collector.full),
         Stream.runForEach((chunk) =>
-          Effect.sync(() => {
+          Effect.andThen(Effect.sync(() => {
             sawOutput = true
             const text = pending + decoder.decode(chunk, { stream: true })
             let start = 0
@@ -201,7 +232,7 @@ export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (rgPat
               start = nl + 1
             }
             pending = text.slice(start)
-          }),
+          }), startStats),
         ),
         Effect.andThen(
           Effect.sync(() => {
@@ -218,6 +249,8 @@ export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (rgPat
         ),
       )
       yield* Effect.all([stdout, errors], { concurrency: 2, discard: true }).pipe(Effect.orElseSucceed(() => undefined))
+      if (statter) yield* Fiber.await(statter)
+      yield* statPending
       if (collector.full) return undefined
       return yield* handle.exitCode.pipe(Effect.orElseSucceed(() => -1))
     }),
@@ -251,6 +284,7 @@ export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (rgPat
     .slice(0, 20)
   const outcome: SearchOutcome = {
     files: collector.files,
+    mtimes,
     warnings,
     ...(stoppedBy ? { stoppedBy } : {}),
     ...(collector.filesSearched !== undefined ? { filesSearched: collector.filesSearched } : {}),

@@ -129,7 +129,7 @@ export const globTool = defineTool({
         visitor: {
           dir: (state, name) => {
             const entered = matcher.enter(state, name)
-            const self = matcher.matches(state, name, true)
+            const self = matcher.wantsDirs ? matcher.matches(state, name, true) : undefined
             const descend = matcher.canDescend(entered.state)
             if (!descend && self === undefined) return undefined
             return {
@@ -156,7 +156,8 @@ export const globTool = defineTool({
         )
         ordered = stamped.sort((a, b) => b.mtime - a.mtime || comparePaths(a.rel, b.rel)).map((s) => s.rel)
       } else {
-        ordered = found.sort(comparePaths)
+        // The walk reports in tree order already (comparePaths order).
+        ordered = found
       }
 
       const total = ordered.length

@@ -233,11 +233,14 @@ export const grepTool = defineTool({
       if (isFile && include !== undefined && !matchesPath(include.matcher, target.file!)) outcome = { ...outcome, files: [] }
 
       // Newest files first (spec 003), then by path.
+      const known = outcome.mtimes
       const stamped = yield* Effect.forEach(
         outcome.files,
         (f) =>
-          fs.stat(path.join(target.dir, f.path)).pipe(
-            Effect.map((s) => Option.match(s.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })),
+          (known?.has(f.path)
+            ? Effect.succeed(known.get(f.path)!)
+            : fs.stat(path.join(target.dir, f.path)).pipe(Effect.map((s) => Option.match(s.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })))
+          ).pipe(
             Effect.orElseSucceed(() => 0),
             Effect.map((mtime) => ({ f, mtime, display: joinDisplay(baseDisplay, f.path) })),
           ),

@@ -48,13 +48,23 @@ export interface DirRules {
   /** Absolute POSIX-style path of the directory these rules are relative to. */
   readonly dir: string
   readonly parent: DirRules | undefined
-  readonly custom?: Ignore
-  readonly ignore?: Ignore
-  readonly git?: Ignore
+  readonly custom?: IgnoreFile
+  readonly ignore?: IgnoreFile
+  readonly git?: IgnoreFile
   /** The repository's `.git/info/exclude`, for a directory that holds `.git`. */
-  readonly exclude?: Ignore
+  readonly exclude?: IgnoreFile
   /** The directory holds `.git`: `.gitignore` rules from above it do not apply inside. */
   readonly hasGit: boolean
+  /** Whether this directory or one above has a `.rgignore` / `.ignore` (lets the common case skip those passes). */
+  readonly anyCustom: boolean
+  readonly anyIgnore: boolean
+}
+
+/** One ignore file's patterns. */
+export interface IgnoreFile {
+  readonly ig: Ignore
+  /** Every pattern matches names, not paths (no `/` but a trailing one): the entry's name is all a test needs. */
+  readonly basenameOnly: boolean
 }
 
 type Verdict = "ignored" | "whitelisted" | undefined
@@ -76,19 +86,25 @@ const testOwn = (ig: Ignore, rel: string): Verdict => {
   return r.ignored ? "ignored" : r.unignored ? "whitelisted" : undefined
 }
 
-const relativeTo = (dir: string, abs: string): string => (dir === "/" ? abs.slice(1) : abs.slice(dir.length + 1))
+/** The path of `name` in directory `dir`, relative to the rules' directory `base` (all absolute, `dir` inside `base`). */
+const relativeTo = (base: string, dir: string, name: string): string => {
+  if (dir.length === base.length) return name
+  const rel = base === "/" ? dir.slice(1) : dir.slice(base.length + 1)
+  return `${rel}/${name}`
+}
 
 const deepest = (
   rules: DirRules | undefined,
-  pick: (r: DirRules) => Ignore | undefined,
-  abs: string,
+  pick: (r: DirRules) => IgnoreFile | undefined,
+  dir: string,
+  name: string,
   suffix: string,
   stopAtGit: boolean,
 ): Verdict => {
   for (let r = rules; r !== undefined; r = r.parent) {
-    const ig = pick(r)
-    if (ig !== undefined) {
-      const verdict = testOwn(ig, relativeTo(r.dir, abs) + suffix)
+    const file = pick(r)
+    if (file !== undefined) {
+      const verdict = testOwn(file.ig, (file.basenameOnly ? name : relativeTo(r.dir, dir, name)) + suffix)
       if (verdict !== undefined) return verdict
     }
     if (stopAtGit && r.hasGit) break
@@ -96,19 +112,36 @@ const deepest = (
   return undefined
 }
 
-/** Whether the entry at absolute path `abs` is ignored by the rules of its directory and the directories above. */
-export const isIgnoredBy = (rules: DirRules | undefined, abs: string, isDir: boolean): boolean => {
+const pickCustom = (r: DirRules) => r.custom
+const pickIgnore = (r: DirRules) => r.ignore
+const pickGit = (r: DirRules) => r.git
+const pickExclude = (r: DirRules) => r.exclude
+
+/** Whether the entry `name` of directory `dir` (absolute) is ignored by the rules of `dir` and the directories above. */
+export const isIgnoredBy = (rules: DirRules | undefined, dir: string, name: string, isDir: boolean): boolean => {
   if (rules === undefined) return false
   const suffix = isDir ? "/" : ""
   const verdict =
-    deepest(rules, (r) => r.custom, abs, suffix, false) ??
-    deepest(rules, (r) => r.ignore, abs, suffix, false) ??
-    deepest(rules, (r) => r.git, abs, suffix, true) ??
-    deepest(rules, (r) => r.exclude, abs, suffix, true)
+    (rules.anyCustom ? deepest(rules, pickCustom, dir, name, suffix, false) : undefined) ??
+    (rules.anyIgnore ? deepest(rules, pickIgnore, dir, name, suffix, false) : undefined) ??
+    deepest(rules, pickGit, dir, name, suffix, true) ??
+    deepest(rules, pickExclude, dir, name, suffix, true)
   return verdict === "ignored"
 }
 
-const compile = (text: string): Ignore => ignore({ ignorecase: false }).add(text)
+/** The patterns of one ignore file; undefined when it has none (comments and blank lines only). */
+const compile = (text: string): IgnoreFile | undefined => {
+  const patterns = text
+    .split("\n")
+    .map((line) => line.replace(/\r$/, ""))
+    .filter((line) => line.trim() !== "" && !line.startsWith("#"))
+  if (patterns.length === 0) return undefined
+  const basenameOnly = patterns.every((line) => {
+    const body = line.replace(/^!/, "").replace(/\s+$/, "").replace(/\/+$/, "")
+    return !body.includes("/")
+  })
+  return { ig: ignore({ ignorecase: false }).add(text), basenameOnly }
+}
 
 /**
  * Reads the ignore files of `dir` and links them under `parent`. `present` is
@@ -128,7 +161,7 @@ export const loadDirRules = Effect.fn("loadDirRules")(function* (
   const read = (name: string) =>
     has(name)
       ? fs.readFileString(path.join(dir, name)).pipe(
-          Effect.map((text) => compile(text)),
+          Effect.map(compile),
           Effect.orElseSucceed(() => undefined),
         )
       : Effect.succeed(undefined)
@@ -136,14 +169,14 @@ export const loadDirRules = Effect.fn("loadDirRules")(function* (
     concurrency: "unbounded",
   })
   let hasGit = false
-  let exclude: Ignore | undefined
+  let exclude: IgnoreFile | undefined
   if (has(".git")) {
     const info = yield* fs.stat(path.join(dir, ".git")).pipe(Effect.option)
     if (info._tag === "Some") {
       hasGit = true
       if (info.value.type === "Directory") {
         exclude = yield* fs.readFileString(path.join(dir, ".git", "info", "exclude")).pipe(
-          Effect.map((text) => compile(text)),
+          Effect.map(compile),
           Effect.orElseSucceed(() => undefined),
         )
       }
@@ -154,6 +187,8 @@ export const loadDirRules = Effect.fn("loadDirRules")(function* (
     dir,
     parent,
     hasGit,
+    anyCustom: custom !== undefined || (parent?.anyCustom ?? false),
+    anyIgnore: ignoreFile !== undefined || (parent?.anyIgnore ?? false),
     ...(custom ? { custom } : {}),
     ...(ignoreFile ? { ignore: ignoreFile } : {}),
     ...(git ? { git } : {}),
@@ -239,7 +274,7 @@ export const makeIgnoreOracle = Effect.fn("makeIgnoreOracle")(function* (
         const key = `${abs}${isDir ? "/" : ""}`
         let ignored = verdicts.get(key)
         if (ignored === undefined) {
-          ignored = (isDir && ignoredDirs.has(name)) || isIgnoredBy(rules, abs, isDir)
+          ignored = (isDir && ignoredDirs.has(name)) || isIgnoredBy(rules, dir, name, isDir)
           verdicts.set(key, ignored)
         }
         if (ignored) return true

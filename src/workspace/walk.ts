@@ -7,7 +7,8 @@ import { ancestorRules, type DirRules, isIgnoredBy, loadDirRules } from "./ignor
  * The one directory walk behind glob and the built-in grep: breadth first,
  * names sorted within a directory, so the entries visited (and the point a
  * circuit breaker stops at) are the same on every run; directory listings are
- * read a few at a time to keep the disk busy. Ignored, default-ignored and
+ * read a few at a time to keep the disk busy; what was found is reported in
+ * tree order at the end, so callers need not sort. Ignored, default-ignored and
  * never-entered directories are pruned before they are read. Symbolic links
  * are reported as links and never followed (no loops, no way out of the
  * sandbox).
@@ -41,7 +42,7 @@ export interface WalkOptions<S> {
   readonly maxEntries: number
   /** Circuit breaker: stop at this time (Clock milliseconds). */
   readonly deadline: number
-  /** Called for every reported entry, `rel` relative to `start` (POSIX). */
+  /** Called for every reported entry after the walk, in tree order (a folder's contents right after it, names in code-unit order), `rel` relative to `start` (POSIX). */
   readonly onEntry: (rel: string, kind: EntryKind) => void
 }
 
@@ -63,6 +64,12 @@ interface DirTask<S> {
   readonly rel: string
   readonly state: S
   readonly rules: DirRules | undefined
+  readonly node: DirNode
+}
+
+/** What a directory reported, in name order: entries and the folders walked into (reported in tree order at the end). */
+interface DirNode {
+  readonly items: Array<{ readonly name: string; readonly kind: EntryKind; readonly emit: boolean; readonly child?: DirNode }>
 }
 
 const READ_CONCURRENCY = 8
@@ -96,7 +103,10 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
       Effect.orElseSucceed(() => undefined),
     )
 
-  let frontier: Array<DirTask<S>> = [{ abs: options.start, rel: "", state: options.initial, rules: rootRules }]
+  const sep = path.sep
+  const child = (dir: string, name: string) => (dir.endsWith(sep) ? dir + name : dir + sep + name)
+  const top: DirNode = { items: [] }
+  let frontier: Array<DirTask<S>> = [{ abs: options.start, rel: "", state: options.initial, rules: rootRules, node: top }]
   outer: while (frontier.length > 0) {
     const next: Array<DirTask<S>> = []
     for (let offset = 0; offset < frontier.length; offset += CHUNK) {
@@ -123,22 +133,20 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
             if (options.neverEnter?.has(name)) continue
             const decision = options.visitor.dir(task.state, name)
             if (decision === undefined) continue
-            const abs = path.join(task.abs, name)
             if (!options.includeIgnored && !decision.explicit) {
-              if (options.ignoredDirs.has(name) || isIgnoredBy(listing.rules, abs, true)) continue
+              if (options.ignoredDirs.has(name) || isIgnoredBy(listing.rules, task.abs, name, true)) continue
             }
-            if (decision.emit) options.onEntry(prefix + name, "dir")
             if (decision.descend !== undefined) {
-              next.push({ abs, rel: prefix + name, state: decision.descend, rules: listing.rules })
-            }
+              const node: DirNode = { items: [] }
+              task.node.items.push({ name, kind, emit: decision.emit, child: node })
+              next.push({ abs: child(task.abs, name), rel: prefix + name, state: decision.descend, rules: listing.rules, node })
+            } else if (decision.emit) task.node.items.push({ name, kind, emit: true })
           } else {
             if (options.neverEnter?.has(name)) continue
             const decision = options.visitor.file(task.state, name, kind)
             if (decision === undefined) continue
-            if (!options.includeIgnored && !decision.explicit && isIgnoredBy(listing.rules, path.join(task.abs, name), false)) {
-              continue
-            }
-            options.onEntry(prefix + name, kind)
+            if (!options.includeIgnored && !decision.explicit && isIgnoredBy(listing.rules, task.abs, name, false)) continue
+            task.node.items.push({ name, kind, emit: true })
           }
         }
       }
@@ -149,6 +157,14 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
     }
     frontier = next
   }
+  const report = (node: DirNode, prefix: string): void => {
+    for (const item of node.items) {
+      const rel = prefix + item.name
+      if (item.emit) options.onEntry(rel, item.kind)
+      if (item.child) report(item.child, `${rel}/`)
+    }
+  }
+  report(top, "")
   const summary: WalkSummary = { visited, directories, unreadable, ...(stoppedBy ? { stoppedBy } : {}) }
   return summary
 })

@@ -3,6 +3,7 @@ import { rgPath } from "@vscode/ripgrep"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { comparePaths } from "../../src/search/glob-pattern.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
 import { callTool, project, tempDir, type TreeSpec } from "../support/harness.ts"
 
@@ -164,6 +165,17 @@ describe("glob: the spec's behaviour", () => {
     const one = paths(await glob(root, { pattern: "**/*.ts" }))
     expect(one).toEqual(["A.ts", "a/b.ts", "a-c.ts", "a.ts", "b/z.ts"])
     expect(paths(await glob(root, { pattern: "**/*.ts" }))).toEqual(one)
+  })
+
+  test("tree order holds for awkward names (punctuation, case, digits, unicode)", async () => {
+    const names = ["a", "a-b", "a.b", "a_b", "a b", "A", "B", "b", "a0", "a10", "a9", "é", "z", "~x", "[x]", "#h", "a/z", "a/b/c", "a-b/x"]
+    const tree: TreeSpec = {}
+    for (const n of names) tree[`t/${n}${n.includes("/") ? "" : "/f"}`] = ""
+    for (const n of names.filter((x) => !x.includes("/"))) tree[`t/${n}.txt`] = ""
+    const root = project(tree)
+    const got = await allPaths(root, { pattern: "t/**" })
+    expect(got).toEqual([...got].sort(comparePaths))
+    expect(got.length).toBe(Object.keys(tree).length)
   })
 
   test("sort_by mtime: newest first, ties by path", async () => {

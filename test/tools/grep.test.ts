@@ -237,7 +237,7 @@ describe("grep: output and the spec's behaviour", () => {
     for (const options of [{}, BUILTIN]) {
       const root = project({ "f.txt": body })
       const e = await grep(root, { pattern: "hit", before_context: 2, after_context: 1 }, options)
-      const [first, second] = matchesOf(e) as Array<Match & { before_context: Array<{ line: number }>; after_context: Array<{ line: number }> }>
+      const [first, second] = matchesOf(e) as Array<Match & { before_context: Array<{ line: number; text: string }>; after_context: Array<{ line: number; text: string }> }>
       expect(first!.line).toBe(5)
       expect(first!.before_context.map((l) => l.line)).toEqual([3, 4])
       expect(first!.after_context).toEqual([{ line: 6, text: "line 6" }])
