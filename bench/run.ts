@@ -19,6 +19,7 @@ import { join } from "node:path"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
 import { rssSource } from "./lib/measure.ts"
 import { formatTable, verdict, type Row } from "./lib/report.ts"
+import { agent } from "./agent.ts"
 import { bash } from "./bash.ts"
 import { edit } from "./edit.ts"
 import { gitStatus } from "./git.ts"
@@ -28,7 +29,7 @@ import { search } from "./search.ts"
 import { size } from "./size.ts"
 import { startup } from "./startup.ts"
 
-const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search]
+const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent]
 
 const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
 

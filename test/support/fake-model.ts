@@ -17,6 +17,10 @@ export interface RecordedRequest {
   readonly headers: Record<string, string>
   readonly body: any
   readonly bytes: number
+  /** performance.now() when the request arrived. */
+  readonly receivedAt: number
+  /** performance.now() when the last byte of the answer was handed to the socket (the bench's "tool call sent" time). */
+  respondedAt?: number
 }
 
 export interface FakeServer {
@@ -58,6 +62,7 @@ export const fakeServer = (
     port: 0,
     idleTimeout: 60,
     async fetch(req) {
+      const receivedAt = performance.now()
       const url = new URL(req.url)
       if (req.method !== "POST" || !route(url.pathname)) return new Response("not found", { status: 404 })
       const raw = await req.text()
@@ -67,7 +72,8 @@ export const fakeServer = (
       } catch {
         return new Response(JSON.stringify({ error: { message: "body is not JSON" } }), { status: 400 })
       }
-      requests.push({ path: url.pathname, headers: Object.fromEntries(req.headers.entries()), body, bytes: new TextEncoder().encode(raw).length })
+      const record: RecordedRequest = { path: url.pathname, headers: Object.fromEntries(req.headers.entries()), body, bytes: new TextEncoder().encode(raw).length, receivedAt }
+      requests.push(record)
       const index = next++
       const turn = turns[index]
       if (!turn) {
@@ -89,6 +95,7 @@ export const fakeServer = (
             await Bun.sleep(0)
           }
           controller.close()
+          record.respondedAt = performance.now()
         },
       })
       return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } })
