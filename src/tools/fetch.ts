@@ -65,7 +65,7 @@ export const fetchTool = defineTool({
     headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String).annotate({ description: "Request headers." })),
     body: Schema.optionalKey(Schema.String.annotate({ description: "Request body (for POST, PUT, PATCH)." })),
     timeout_sec: Schema.optionalKey(
-      Schema.Number.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(MAX_TIMEOUT_SEC)).annotate({
+      Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(MAX_TIMEOUT_SEC)).annotate({
         description: `Give up after this many seconds (default ${DEFAULT_TIMEOUT_SEC}, max ${MAX_TIMEOUT_SEC}).`,
       }),
     ),
