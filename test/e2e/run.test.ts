@@ -331,6 +331,74 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(afterFailure.content).toContain("exited 1")
   })
 
+  test("a refused key ends the turn: stream-json gives an error event and an error result, exit 1", async () => {
+    const root = project({})
+    const { env } = openai([{ status: 401, error_body: '{"error":{"message":"invalid api key"}}' }])
+    const r = await runAnvil(["run", "-f", "stream-json", "hello"], { cwd: root, env })
+    expect(r.code).toBe(1)
+    const events = jsonLines(r.stdout)
+    expect(events.map((e) => e.type)).toEqual(["init", "error", "result"])
+    expect(events[1].message).toContain("OPENAI_API_KEY")
+    expect(events[1].message).toContain("invalid api key")
+    expect(events[2]).toMatchObject({ status: "error", reason: "model_error" })
+  })
+
+  test("--show-raw prints the raw model responses on stderr", async () => {
+    const root = project({})
+    const { env } = openai([{ text: "hi there" }])
+    const r = await runAnvil(["run", "--show-raw", "hello"], { cwd: root, env })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe("hi there\n")
+    expect(r.stderr).toContain("[raw]")
+    expect(r.stderr).toContain("chat.completion.chunk")
+    expect(r.stderr).toContain("[DONE]")
+  })
+
+  test("spec 003's test profile with the HelloAgents variables (LLM_MODEL_ID / LLM_BASE_URL / LLM_API_KEY): ReAct by default", async () => {
+    const root = project({})
+    const server = fakeOpenAI([{ text: 'Thought: add\nAction: calculator[{"expression": "2+3"}]' }, { text: "Final Answer: 5" }])
+    servers.push(server)
+    const env = { LLM_MODEL_ID: "hello-model", LLM_BASE_URL: server.url, LLM_API_KEY: "hk" }
+    const r = await runAnvil(["run", "--profile", "test", "-f", "json", "2+3?"], { cwd: root, env })
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout)).toMatchObject({ answer: "5", model: "llm/hello-model" })
+    expect(server.requests[0]!.body.model).toBe("hello-model")
+    expect(server.requests[0]!.headers.authorization).toBe("Bearer hk")
+    expect(server.requests[0]!.body.messages[0].content).toContain("### calculator")
+    expect(server.requests[0]!.body.messages[0].content).not.toContain("### bash")
+  })
+
+  test("SIGINT cancels the running tool, the run reports cancelled and exits 1", async () => {
+    const root = project({})
+    const { env } = openai([{ tool_calls: [{ name: "bash", arguments: { command: "sleep 32.5" } }] }, { text: "never" }])
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "src", "main.ts"), "run", "--allow", "bash:sleep *", "-f", "stream-json", "wait"], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, ...env },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    const reader = proc.stdout.getReader()
+    let out = ""
+    while (!out.includes('"type":"tool_use"')) {
+      const { done, value } = await reader.read()
+      if (done) break
+      out += new TextDecoder().decode(value)
+    }
+    await Bun.sleep(300)
+    proc.kill("SIGINT")
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      out += new TextDecoder().decode(value)
+    }
+    expect(await proc.exited).toBe(1)
+    const events = jsonLines(out)
+    expect(events.find((e) => e.type === "tool_result").envelope.error.code).toBe("CANCELLED")
+    expect(events.at(-1)).toMatchObject({ type: "result", status: "cancelled", reason: "cancelled" })
+    expect(Bun.spawnSync(["pgrep", "-f", "sleep 32.5"]).exitCode).not.toBe(0)
+  })
+
   test("nothing configured is a clear usage error naming what to set (exit 2)", async () => {
     const root = project({})
     const r = await runAnvil(["run", "hello"], { cwd: root })
