@@ -60,7 +60,9 @@ const parentDisplay = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf
 
 /** An include glob as ripgrep `--glob`s, when ripgrep reads it the same way (or more broadly: the results are re-checked). */
 const rgGlobsFor = (matcher: GlobMatcher): ReadonlyArray<string> | undefined =>
-  matcher.expanded.some((p) => p.includes("\\") || p.includes("[:") || p.includes("[=") || p.includes("[.")) ? undefined : matcher.expanded
+  matcher.expanded.some((p) => p.startsWith("!") || p.includes("\\") || p.includes("[:") || p.includes("[=") || p.includes("[."))
+    ? undefined
+    : matcher.expanded
 
 const SNIFF = 64 * 1024
 

@@ -117,8 +117,15 @@ const pickIgnore = (r: DirRules) => r.ignore
 const pickGit = (r: DirRules) => r.git
 const pickExclude = (r: DirRules) => r.exclude
 
-/** Whether the entry `name` of directory `dir` (absolute) is ignored by the rules of `dir` and the directories above. */
-export const isIgnoredBy = (rules: DirRules | undefined, dir: string, name: string, isDir: boolean): boolean => {
+/** Whether the entry at absolute path `abs` is ignored by the rules of its directory and the directories above. */
+export const isIgnoredBy = (rules: DirRules | undefined, abs: string, isDir: boolean): boolean => {
+  if (rules === undefined) return false
+  const cut = Math.max(abs.lastIndexOf("/"), abs.lastIndexOf("\\"))
+  return isIgnoredIn(rules, cut <= 0 ? abs.slice(0, cut + 1) : abs.slice(0, cut), abs.slice(cut + 1), isDir)
+}
+
+/** {@link isIgnoredBy} for the entry `name` of directory `dir` (absolute): the walk's form, no path to build. */
+export const isIgnoredIn = (rules: DirRules | undefined, dir: string, name: string, isDir: boolean): boolean => {
   if (rules === undefined) return false
   const suffix = isDir ? "/" : ""
   const verdict =
@@ -274,7 +281,7 @@ export const makeIgnoreOracle = Effect.fn("makeIgnoreOracle")(function* (
         const key = `${abs}${isDir ? "/" : ""}`
         let ignored = verdicts.get(key)
         if (ignored === undefined) {
-          ignored = (isDir && ignoredDirs.has(name)) || isIgnoredBy(rules, dir, name, isDir)
+          ignored = (isDir && ignoredDirs.has(name)) || isIgnoredIn(rules, dir, name, isDir)
           verdicts.set(key, ignored)
         }
         if (ignored) return true

@@ -1,7 +1,7 @@
 import { Clock, Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { ancestorRules, type DirRules, isIgnoredBy, loadDirRules } from "./ignore-rules.ts"
+import { ancestorRules, type DirRules, isIgnoredIn, loadDirRules } from "./ignore-rules.ts"
 
 /**
  * The one directory walk behind glob and the built-in grep: breadth first,
@@ -134,7 +134,7 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
             const decision = options.visitor.dir(task.state, name)
             if (decision === undefined) continue
             if (!options.includeIgnored && !decision.explicit) {
-              if (options.ignoredDirs.has(name) || isIgnoredBy(listing.rules, task.abs, name, true)) continue
+              if (options.ignoredDirs.has(name) || isIgnoredIn(listing.rules, task.abs, name, true)) continue
             }
             if (decision.descend !== undefined) {
               const node: DirNode = { items: [] }
@@ -145,7 +145,7 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
             if (options.neverEnter?.has(name)) continue
             const decision = options.visitor.file(task.state, name, kind)
             if (decision === undefined) continue
-            if (!options.includeIgnored && !decision.explicit && isIgnoredBy(listing.rules, task.abs, name, false)) continue
+            if (!options.includeIgnored && !decision.explicit && isIgnoredIn(listing.rules, task.abs, name, false)) continue
             task.node.items.push({ name, kind, emit: true })
           }
         }

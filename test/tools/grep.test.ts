@@ -400,6 +400,21 @@ describe("grep: ripgrep first, the built-in search when none can run", () => {
     expect(keys(env)).toEqual(["a.txt:1"])
   })
 
+  test("an rg on PATH comes first", async () => {
+    const bin = tempDir("anvil-path-rg-")
+    const fake = join(bin, "rg")
+    const match = `{"type":"match","data":{"path":{"text":"./a.txt"},"lines":{"text":"from the PATH rg\\n"},"line_number":7,"submatches":[{"match":{"text":"PATH"},"start":9,"end":13}]}}`
+    writeFileSync(
+      fake,
+      `#!/bin/sh\nprintf '%s\\n' '{"type":"begin","data":{"path":{"text":"./a.txt"}}}' '${match}' '{"type":"end","data":{"path":{"text":"./a.txt"},"binary_offset":null,"stats":{"matched_lines":1}}}'\n`,
+    )
+    chmodSync(fake, 0o755)
+    const root = project({ "a.txt": "needle\n" })
+    const e = await grep(root, { pattern: "needle" }, { env: { PATH: `${bin}:/usr/bin:/bin` } })
+    expect(e.data.engine).toBe("rg")
+    expect(matchesOf(e)).toEqual([{ file: "a.txt", line: 7, text: "from the PATH rg" }])
+  })
+
   test("a pattern the built-in search cannot run faithfully is refused, not guessed", async () => {
     const root = project({ "a.txt": "x\n" })
     const e = await grep(root, { pattern: "\\p{Age=3.0}" }, BUILTIN)
