@@ -13,6 +13,9 @@ export interface RetryPolicy {
   readonly maxDelayMs: number
 }
 
+/** How long a model connection may stay silent (Bun's socket idle timer). */
+const IDLE_TIMEOUT_MS = 30 * 60 * 1000
+
 export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 500, maxDelayMs: 30_000 }
 
 /** Retry-After as seconds or an HTTP date, in milliseconds. */
@@ -99,7 +102,9 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest): Stream.Str
               headers: { "content-type": "application/json", accept: "text/event-stream", ...request.headers },
               body,
               signal: controller.signal,
-            }),
+              // A local model may think for minutes before its first byte: Bun's 5-minute idle default is too short.
+              timeout: IDLE_TIMEOUT_MS,
+            } as RequestInit),
           catch: (e) =>
             new ModelError({
               kind: "network",
