@@ -284,7 +284,14 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
         if (options.verify && nonDoc.length > 0 && verifications < options.verify.maxAttempts && !cancelled) {
           verifications++
           changed.clear()
-          const result = yield* options.verify.run
+          // The check is stopped with the turn when the user cancels.
+          const run = options.verify.run
+          const verifyExit = yield* (cancelSignal ? Effect.raceFirst(run, Effect.andThen(cancelSignal, Effect.interrupt)) : run).pipe(Effect.exit)
+          if (verifyExit._tag === "Failure") {
+            cancelled = true
+            return yield* finish("cancelled", "cancelled")
+          }
+          const result = verifyExit.value
           const passed = result.exitCode === 0 && !result.timedOut
           yield* emit({ type: "verify", command: options.verify.command, passed, exit_code: result.exitCode, output: result.output })
           const report = passed
