@@ -1,4 +1,5 @@
 import * as git from "isomorphic-git"
+import { unmergedCode, unmergedStages } from "./index-file.ts"
 import { quotePath } from "./quote-path.ts"
 import type { Repository } from "./repository.ts"
 import { findRenames, type RenameCandidate } from "./similarity.ts"
@@ -23,7 +24,13 @@ export interface HeadState {
   readonly branch: string | undefined
   /** The commit HEAD names, or undefined before the first commit. */
   readonly commit: string | undefined
+  /** A merge is being concluded (.git/MERGE_HEAD exists). */
+  readonly merging: boolean
 }
+
+const UNMERGED = new Set(["UU", "AA", "UD", "DU", "AU", "UA", "DD"])
+/** Whether an entry is a merge conflict (its XY is one of git's unmerged codes). */
+export const isUnmerged = (e: StatusEntry): boolean => UNMERGED.has(`${e.index}${e.worktree}`)
 
 const isLink = (mode: number) => mode === 0o120000
 
@@ -39,7 +46,11 @@ const compare = (a: { oid?: string; mode: number }, b: { oid?: string; mode: num
 export const readHead = async (repo: Repository): Promise<HeadState> => {
   const branch = await git.currentBranch({ fs: repo.fs, gitdir: repo.gitdir, fullname: false, test: false }).catch(() => undefined)
   const commit = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).catch(() => undefined)
-  return { branch: branch || undefined, commit }
+  const merging = await repo.fs.promises.stat(`${repo.gitdir}/MERGE_HEAD`).then(
+    () => true,
+    () => false,
+  )
+  return { branch: branch || undefined, commit, merging }
 }
 
 /** The shallowest folder of an untracked path that holds no tracked file, as git collapses untracked folders. */
@@ -73,7 +84,14 @@ export const stagedRenames = async (repo: Repository, states: ReadonlyArray<Path
 export const statusEntries = async (repo: Repository, snapshot: Snapshot, fileMode: boolean): Promise<ReadonlyArray<StatusEntry>> => {
   const tracked: Array<StatusEntry> = []
   const untracked = new Set<string>()
+  // Conflicts: isomorphic-git shows one index entry per path, the stages come from the index file itself.
+  const conflicts = unmergedStages(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
+  for (const [path, stages] of conflicts) {
+    const code = unmergedCode(stages)
+    tracked.push({ path, index: code[0]!, worktree: code[1]! })
+  }
   for (const s of snapshot.states) {
+    if (conflicts.has(s.path)) continue
     if (!s.head && !s.stage) {
       if (s.workdir) untracked.add(collapse(s.path, snapshot.trackedDirs))
       continue
@@ -108,24 +126,58 @@ const LABELS: Record<string, string> = { A: "new file:", M: "modified:", D: "del
 const label = (code: string) => (LABELS[code] ?? "unknown:").padEnd(12)
 
 /** The branch lines that open `git status`. */
-export const headLines = (head: HeadState, upstream: UpstreamState | undefined): ReadonlyArray<string> => {
+export const headLines = (head: HeadState, upstream: UpstreamState | undefined, conflicts: number): ReadonlyArray<string> => {
   const lines = [head.branch !== undefined ? `On branch ${head.branch}` : `HEAD detached at ${head.commit?.slice(0, 7) ?? "HEAD"}`]
   if (upstream) lines.push(...upstreamLines(upstream), "")
+  if (conflicts > 0) {
+    lines.push("You have unmerged paths.", '  (fix conflicts and run "git commit")', '  (use "git merge --abort" to abort the merge)', "")
+  } else if (head.merging) lines.push("All conflicts fixed but you are still merging.", '  (use "git commit" to conclude merge)', "")
   if (head.commit === undefined) lines.push("", "No commits yet", "")
   return lines
 }
 
+const CONFLICT_LABELS: Record<string, string> = {
+  DD: "both deleted:",
+  AU: "added by us:",
+  UD: "deleted by them:",
+  UA: "added by them:",
+  DU: "deleted by us:",
+  AA: "both added:",
+  UU: "both modified:",
+}
+
 /** `git status` (long format, with git's advice lines). Paths are relative to the repository top. */
 export const formatLong = (entries: ReadonlyArray<StatusEntry>, head: HeadState, upstream: UpstreamState | undefined): string => {
-  const out: Array<string> = [...headLines(head, upstream)]
-  const staged = entries.filter((e) => e.index !== " " && e.index !== "?")
-  const unstaged = entries.filter((e) => e.worktree !== " " && e.worktree !== "?")
+  const conflicts = entries.filter(isUnmerged)
+  const out: Array<string> = [...headLines(head, upstream, conflicts.length)]
+  const staged = entries.filter((e) => e.index !== " " && e.index !== "?" && !isUnmerged(e))
+  const unstaged = entries.filter((e) => e.worktree !== " " && e.worktree !== "?" && !isUnmerged(e))
   const untracked = entries.filter((e) => e.index === "?")
   const q = (p: string) => quotePath(p)
   if (staged.length > 0) {
     out.push("Changes to be committed:")
-    out.push(head.commit === undefined ? '  (use "git rm --cached <file>..." to unstage)' : '  (use "git restore --staged <file>..." to unstage)')
+    // git gives no unstage advice while a merge is being concluded.
+    if (!head.merging) {
+      out.push(head.commit === undefined ? '  (use "git rm --cached <file>..." to unstage)' : '  (use "git restore --staged <file>..." to unstage)')
+    }
     for (const e of staged) out.push(`\t${label(e.index)}${e.orig_path !== undefined ? `${q(e.orig_path)} -> ` : ""}${q(e.path)}`)
+    out.push("")
+  }
+  if (conflicts.length > 0) {
+    const codes = new Set(conflicts.map((e) => `${e.index}${e.worktree}`))
+    const deleteModify = codes.has("UD") || codes.has("DU")
+    out.push("Unmerged paths:")
+    if (!head.merging) {
+      out.push(head.commit === undefined ? '  (use "git rm --cached <file>..." to unstage)' : '  (use "git restore --staged <file>..." to unstage)')
+    }
+    out.push(
+      deleteModify
+        ? '  (use "git add/rm <file>..." as appropriate to mark resolution)'
+        : codes.has("DD")
+          ? '  (use "git rm <file>..." to mark resolution)'
+          : '  (use "git add <file>..." to mark resolution)',
+    )
+    for (const e of conflicts) out.push(`\t${CONFLICT_LABELS[`${e.index}${e.worktree}`]!.padEnd(17)}${q(e.path)}`)
     out.push("")
   }
   if (unstaged.length > 0) {
@@ -145,7 +197,7 @@ export const formatLong = (entries: ReadonlyArray<StatusEntry>, head: HeadState,
     out.push("")
   }
   if (staged.length === 0) {
-    if (unstaged.length > 0) out.push('no changes added to commit (use "git add" and/or "git commit -a")')
+    if (unstaged.length > 0 || conflicts.length > 0) out.push('no changes added to commit (use "git add" and/or "git commit -a")')
     else if (untracked.length > 0) out.push('nothing added to commit but untracked files present (use "git add" to track)')
     else if (head.commit === undefined) out.push('nothing to commit (create/copy files and use "git add" to track)')
     else out.push("nothing to commit, working tree clean")

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { openRepository } from "../git/repository.ts"
-import { currentUpstream, formatLong, formatShort, readHead, statusEntries } from "../git/status.ts"
+import { currentUpstream, formatLong, formatShort, isUnmerged, readHead, statusEntries } from "../git/status.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { defineTool } from "../tool/definition.ts"
 import description from "./git_status.md" with { type: "text" }
@@ -27,15 +27,16 @@ export const gitStatusTool = defineTool({
       const entries = yield* repo.call("status", () => statusEntries(repo, snapshot, fileMode))
       const head = yield* repo.call("rev-parse", () => readHead(repo))
       const upstream = yield* repo.call("status", () => currentUpstream(repo, head))
-      const staged = entries.filter((e) => e.index !== " " && e.index !== "?").length
-      const unstaged = entries.filter((e) => e.worktree !== " " && e.worktree !== "?").length
+      const unmerged = entries.filter(isUnmerged).length
+      const staged = entries.filter((e) => e.index !== " " && e.index !== "?" && !isUnmerged(e)).length
+      const unstaged = entries.filter((e) => e.worktree !== " " && e.worktree !== "?" && !isUnmerged(e)).length
       const untracked = entries.filter((e) => e.index === "?").length
       const content = short === true ? formatShort(entries) : formatLong(entries, head, upstream)
       const where = head.branch !== undefined ? `On branch ${head.branch}` : `HEAD detached at ${head.commit?.slice(0, 7) ?? "HEAD"}`
       const summary =
         entries.length === 0
           ? `${where}: nothing to commit, working tree clean.`
-          : `${where}: ${[count(staged, "staged"), count(unstaged, "unstaged"), count(untracked, "untracked")].join(", ")}.`
+          : `${where}: ${[...(unmerged > 0 ? [count(unmerged, "unmerged (conflicts)")] : []), count(staged, "staged"), count(unstaged, "unstaged"), count(untracked, "untracked")].join(", ")}.`
       return {
         header: `GitStatus: ${head.branch ?? "(detached)"}`,
         data: {
@@ -47,7 +48,7 @@ export const gitStatusTool = defineTool({
           ...(upstream ? { upstream } : {}),
         },
         text: short === true ? `${summary}${content ? `\n\n${content}` : ""}` : content,
-        stats: { staged, unstaged, untracked },
+        stats: { staged, unstaged, untracked, unmerged },
       }
     }),
 })
