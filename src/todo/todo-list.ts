@@ -18,7 +18,7 @@ export interface Todo {
 /** One task as the model writes it: the id is optional (generated when missing), priority defaults to medium. */
 export const TodoInput = Schema.Struct({
   id: Schema.optionalKey(
-    Schema.Union([Schema.String, Schema.Number]).annotate({ description: "Stable id of the task; keep it when updating. Generated when missing." }),
+    Schema.Union([Schema.String, Schema.Int]).annotate({ description: "Stable id of the task; keep it when updating. Generated when missing." }),
   ),
   content: Schema.String.annotate({ description: "What to do, as a short imperative sentence." }),
   status: Schema.Literals(TODO_STATUSES).annotate({ description: "pending, in_progress (at most one task), completed or cancelled." }),

@@ -39,7 +39,7 @@ const Parameters = Schema.Struct({
   ),
   args: Schema.optionalKey(
     Schema.Array(Schema.String).annotate({
-      description: 'Program and arguments run directly without a shell, e.g. ["rg", "-n", "TODO", "src"]. Give `command` or `args`, not both.',
+      description: 'Program and arguments run directly without a shell, e.g. ["rg", "-n", "parseConfig", "src"]. Give `command` or `args`, not both.',
     }),
   ),
   workdir: Schema.optionalKey(

@@ -13,7 +13,9 @@ export const todoreadTool = defineTool({
   description,
   aliases: ["todo_read"],
   readOnly: true,
-  parameters: Schema.Struct({}),
+  // No parameters; a record of nothing (rather than an empty struct) is also
+  // what the model's JSON Schema needs: {"type":"object","additionalProperties":false}.
+  parameters: Schema.Record(Schema.String, Schema.Never),
   run: () =>
     Effect.gen(function* () {
       const { todos, exists, display } = yield* loadTodos

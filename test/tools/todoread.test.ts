@@ -49,4 +49,12 @@ describe("todoread (spec 004)", () => {
     expect(envelope.error?.message).toContain("Write the whole list again with TodoWrite")
   })
 
+
+  test("todoread takes no parameters: its schema says so and an unknown one is INVALID_PARAM", async () => {
+    const { parameterJsonSchema } = await import("../../src/cli/tools-command.ts")
+    expect(parameterJsonSchema(todoreadTool)).toEqual({ type: "object", additionalProperties: false })
+    const { envelope } = await callTool(project(), "todoread", { path: "x" })
+    expect(envelope.error?.code).toBe("INVALID_PARAM")
+    expect(envelope.error?.field_errors?.[0]?.field).toBe("path")
+  })
 })
