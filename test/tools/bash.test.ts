@@ -63,7 +63,13 @@ describe("bash: running commands (spec 004, spec 001 Bash)", () => {
       /^# Bash: echo line1; echo line2; echo oops >&2\n\nExit code: 0\nTimed out: False\nDuration: \d+\.\dms\n\nstdout:\nline1\nline2\n\nstderr:\noops$/,
     )
     expect(meta.tool_name).toBe("Bash")
+    expect(meta.timeout_ms).toBe(120_000) // the default
     expect(envelope.context.cwd).toBe(".")
+  })
+
+  test("the default timeout comes from tools.bash.timeout_ms", async () => {
+    const { envelope } = await bash(project(), { command: "sleep 30" }, { configOverrides: { tools: { bash: { ...fast.tools.bash, timeout_ms: 300 } } } })
+    expect(envelope.error?.message).toBe("Command timed out after 300ms")
   })
 
   test("command runs through /bin/sh -lc: shell syntax works and the login profile is read", async () => {
