@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { ToolError } from "../tool/tool-error.ts"
+import { unmergedStages } from "./index-file.ts"
 import type { Repository } from "./repository.ts"
 import { stagedRenames } from "./status.ts"
 import { compareBytes, fileModeMatters, readBlobBytes, readSnapshot, type PathState } from "./tree-states.ts"
@@ -19,6 +20,8 @@ export interface DiffResult {
   /** The diff text, as `git diff` prints it. */
   readonly content: string
   readonly files: ReadonlyArray<ChangedFile>
+  /** Paths with merge conflicts: left out of the diff (git would show a combined diff). */
+  readonly unmerged: ReadonlyArray<string>
 }
 
 const isLink = (mode: number) => (mode & 0o170000) === 0o120000
@@ -48,6 +51,9 @@ export const repositoryDiff = (
     const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
     const snapshot = yield* readSnapshot(repo, { workdir: !options.staged, prefixes: options.prefixes })
     return yield* repo.call("diff", async () => {
+      const conflicts = unmergedStages(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
+      const under = (path: string) => options.prefixes.length === 0 || options.prefixes.some((p) => path === p || path.startsWith(`${p}/`))
+      const unmerged = [...conflicts.keys()].filter(under).sort(compareBytes)
       const blob = (path: string, side: { oid: string; mode: number }) =>
         readBlobBytes(repo, side.oid).then((bytes): DiffSide => ({ path, oid: side.oid, mode: side.mode, bytes }))
       const sameContent = (a: { oid?: string; mode: number }, b: { oid?: string; mode: number }) =>
@@ -64,7 +70,7 @@ export const repositoryDiff = (
         }
         const renamedTo = new Set(renames.map((r) => r.to))
         for (const s of snapshot.states) {
-          if (renamedFrom.has(s.path) || renamedTo.has(s.path)) continue
+          if (renamedFrom.has(s.path) || renamedTo.has(s.path) || conflicts.has(s.path)) continue
           if (s.head && s.stage && sameContent(s.head, s.stage)) continue
           if (!s.head && !s.stage) continue
           changes.push({
@@ -74,7 +80,7 @@ export const repositoryDiff = (
         }
       } else {
         for (const s of snapshot.states as ReadonlyArray<PathState>) {
-          if (!s.stage) continue
+          if (!s.stage || conflicts.has(s.path)) continue
           if (s.workdir && sameContent(s.stage, s.workdir)) continue
           const old = await blob(s.path, s.stage)
           if (!s.workdir) {
@@ -97,6 +103,6 @@ export const repositoryDiff = (
         const path = (c.new ?? c.old)!.path
         files.push({ path, ...(old !== undefined && old !== path ? { old_path: old } : {}), status: statusOf(c), ...stats })
       }
-      return { content: parts.join("\n"), files }
+      return { content: parts.join("\n"), files, unmerged }
     })
   })

@@ -44,10 +44,14 @@ export const gitDiffTool = defineTool({
         diff.files.length === 0
           ? `No ${which} changes${scope}.${staged === true ? "" : " (Untracked files are not shown; see git_status.)"}`
           : `${diff.files.length} file${diff.files.length === 1 ? "" : "s"} with ${which} changes${scope}: +${additions} -${deletions}.`
+      const conflicted =
+        diff.unmerged.length > 0
+          ? `\n\nMerge conflicts in ${diff.unmerged.join(", ")}: not diffed here (git shows a combined diff); Read the files to see the conflict markers.`
+          : ""
       return {
         header: `GitDiff${staged === true ? " (staged)" : ""}${prefix ? `: ${prefix}` : ""}`,
-        data: { content: diff.content, files: diff.files, staged: staged === true },
-        text: diff.content === "" ? summary : `${summary}\n\n${diff.content}`,
+        data: { content: diff.content, files: diff.files, staged: staged === true, ...(diff.unmerged.length > 0 ? { unmerged: diff.unmerged } : {}) },
+        text: `${summary}${conflicted}${diff.content === "" ? "" : `\n\n${diff.content}`}`,
         stats: { files: diff.files.length, additions, deletions },
         ...(path !== undefined ? { context: { path_resolved: prefix ?? "." } } : {}),
       }

@@ -75,6 +75,22 @@ describe("git_diff", () => {
     expect(content(await diff(root, { staged: true }))).toBe(gitDiff(root, ["--staged"]))
   })
 
+  test("a conflicted file is named, not diffed (git would print a combined diff)", async () => {
+    const root = gitRepo(home, { "f.txt": "base\n", "g.txt": lines("g") }, { commit: "base" })
+    git(root, home, ["checkout", "-q", "-b", "side"])
+    writeFileSync(join(root, "f.txt"), "side\n")
+    git(root, home, ["commit", "-q", "-am", "side"])
+    git(root, home, ["checkout", "-q", "main"])
+    writeFileSync(join(root, "f.txt"), "main\n")
+    git(root, home, ["commit", "-q", "-am", "main"])
+    expect(() => git(root, home, ["merge", "side"])).toThrow()
+    appendFileSync(join(root, "g.txt"), "more\n")
+    const out = await diff(root)
+    expect((out.envelope.data as { unmerged: Array<string> }).unmerged).toEqual(["f.txt"])
+    expect(out.envelope.text).toContain("Merge conflicts in f.txt: not diffed here")
+    expect(content(out)).toBe(gitDiff(root, ["--", "g.txt"]))
+  })
+
   test("no changes: an empty diff that says so", async () => {
     const root = gitRepo(home, { "a.txt": "a\n" }, { commit: "one" })
     writeFileSync(join(root, "untracked.txt"), "u\n")
