@@ -24,7 +24,9 @@ const git = (cwd: string, env: Record<string, string | undefined>, args: Readonl
 const prepare = (ctx: BenchContext): string => {
   const dir = join(ctx.work, "git")
   const env = { ...ctx.env, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "bench", GIT_AUTHOR_EMAIL: "bench@example.test", GIT_COMMITTER_NAME: "bench", GIT_COMMITTER_EMAIL: "bench@example.test" }
-  if (!existsSync(join(dir, ".git", "refs", "heads", "main"))) {
+  // `git commit` may pack the refs (auto gc), so ask git whether the commit is there.
+  const made = existsSync(join(dir, ".git")) && Bun.spawnSync(["git", "rev-parse", "--verify", "-q", "main"], { cwd: dir, env, stdout: "ignore", stderr: "ignore" }).exitCode === 0
+  if (!made) {
     ctx.log(`git: generating a ${FILES}-file repository in ${dir}, once`)
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
