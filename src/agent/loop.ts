@@ -1,6 +1,7 @@
-import { Cause, Clock, Effect, Fiber, Schema } from "effect"
+import { Cause, Clock, Effect, Fiber } from "effect"
 import { collectTurn, type LanguageModelShape, type ModelEvent, type ModelToolCall, type ModelToolSpec, type Usage } from "../llm/model.ts"
 import type { Tool } from "../tool/definition.ts"
+import { parameterJsonSchema } from "../tool/json-schema.ts"
 import type { ToolCall, ToolOutcome, ToolRunnerShape } from "../tool/runner.ts"
 import { compactHistory, DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.ts"
 import type { AgentEvent, TurnReason, TurnResult, TurnStatus } from "./events.ts"
@@ -9,12 +10,12 @@ import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, 
 import type { EngineName } from "./profiles.ts"
 import { parseReact, REACT_STOP, reactInstructions } from "./react.ts"
 
-/** A tool's parameters as the JSON Schema the model is given (unknown keys are rejected, so the schema says so). */
-export const toolSpec = (tool: Tool): ModelToolSpec => {
-  const schema = { ...(Schema.toJsonSchemaDocument(tool.parameters).schema as Record<string, unknown>) }
-  if (schema.type === "object") schema.additionalProperties = false
-  return { name: tool.name, description: tool.description, parameters: schema }
-}
+/** A tool as the model is offered it. */
+export const toolSpec = (tool: Tool): ModelToolSpec => ({
+  name: tool.name,
+  description: tool.description,
+  parameters: parameterJsonSchema(tool),
+})
 
 /** What the loop persists (the session store appends these as JSON lines). */
 export type LoopRecord =

@@ -1,15 +1,5 @@
-import { Schema } from "effect"
 import type { Tool } from "../tool/definition.ts"
-
-/**
- * A tool's parameters as the JSON Schema the model is given. Unknown keys are
- * rejected by the decoder, so the schema says so too.
- */
-export const parameterJsonSchema = (tool: Tool): Record<string, unknown> => {
-  const schema = { ...(Schema.toJsonSchemaDocument(tool.parameters).schema as Record<string, unknown>) }
-  if (schema.type === "object") schema.additionalProperties = false
-  return schema
-}
+import { parameterJsonSchema } from "../tool/json-schema.ts"
 
 const firstLine = (s: string) => s.trim().split("\n")[0] ?? ""
 

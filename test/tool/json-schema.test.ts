@@ -1,0 +1,26 @@
+import { describe, expect, test } from "bun:test"
+import { Effect, Schema } from "effect"
+import { defineTool } from "../../src/tool/definition.ts"
+import { parameterJsonSchema } from "../../src/tool/json-schema.ts"
+import { builtinTools } from "../../src/tools/builtin.ts"
+
+const tool = (parameters: Schema.Codec<any, any, never, never>) =>
+  defineTool({ name: "t", title: "T", description: "d", parameters, run: () => Effect.succeed({ data: {}, text: "" }) })
+
+describe("parameterJsonSchema", () => {
+  test("a tool without parameters is an empty object schema, not Schema's {not: null}", () => {
+    expect(parameterJsonSchema(tool(Schema.Struct({})))).toEqual({ type: "object", properties: {}, additionalProperties: false })
+  })
+  test("optional keys are optional and unknown keys are refused", () => {
+    const s = parameterJsonSchema(tool(Schema.Struct({ a: Schema.String, b: Schema.optionalKey(Schema.Int) })))
+    expect(s.required).toEqual(["a"])
+    expect(s.additionalProperties).toBe(false)
+  })
+  test("every built-in tool offers an object schema with described properties", () => {
+    for (const t of builtinTools) {
+      const s = parameterJsonSchema(t)
+      expect(s.type).toBe("object")
+      expect(JSON.stringify(s)).not.toContain('"not"')
+    }
+  })
+})
