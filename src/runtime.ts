@@ -20,6 +20,7 @@ import { SessionInfo, type SessionInfoShape } from "./tool/session.ts"
 import { SubagentRunner } from "./tool/subagent.ts"
 import { UserTerminal } from "./ui/user-terminal.ts"
 import { FileLedger } from "./workspace/file-ledger.ts"
+import { BulkFs } from "./workspace/bulk-fs.ts"
 import { findProjectRoot } from "./workspace/project-root.ts"
 import { Workspace } from "./workspace/workspace.ts"
 
@@ -40,6 +41,7 @@ export type ToolServices =
   | UserTerminal
   | SubagentRunner
   | ProcessRunner
+  | BulkFs
 
 /** The platform: file system, paths and child processes from @effect/platform-node. */
 export const PlatformLive = NodeChildProcessSpawner.layer.pipe(
@@ -112,6 +114,7 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
         HttpClient.layer,
         GitFs.layer,
         ProcessRunner.layer,
+        BulkFs.layer,
         options.terminal ?? UserTerminal.none,
       )
       const subagents = options.subagents ? options.subagents.pipe(Layer.provide(services)) : SubagentRunner.unavailable

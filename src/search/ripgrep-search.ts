@@ -1,6 +1,4 @@
-import { Clock, Data, Duration, Effect, Fiber, Option, Stream } from "effect"
-import { FileSystem } from "effect/FileSystem"
-import { Path } from "effect/Path"
+import { Clock, Data, Duration, Effect, Stream } from "effect"
 import * as ChildProcess from "effect/process/ChildProcess"
 import { attachContext, type FileResult, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 
@@ -165,14 +163,12 @@ class CountCollector {
 }
 
 const STDERR_LIMIT = 64 * 1024
-const STAT_CONCURRENCY = 16
+/** Ends the reading of rg's output once enough lines are kept. */
+const FULL = Symbol("full")
 
 /** Searches with the rg at `rgPath`. */
 export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (rgPath: string, req: SearchRequest, target: SearchTarget) {
-  const fs = yield* FileSystem
-  const path = yield* Path
   const collector = req.mode === "content" ? new JsonCollector(req) : new CountCollector()
-  const mtimes = new Map<string, number>()
   const now = yield* Clock.currentTimeMillis
   const remaining = Math.max(1, req.deadline - now)
   let stderr = ""
@@ -188,51 +184,37 @@ export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (rgPat
       }).pipe(Effect.mapError((e) => new RipgrepUnavailable({ message: e.message })))
 
       const decoder = new TextDecoder()
+      const errorDecoder = new TextDecoder()
       let pending = ""
-      // Modification times are read while rg is still searching (the grep tool orders files by them).
-      let statted = 0
-      let statter: Fiber.Fiber<void> | undefined
-      let statting = false
-      const statPending = Effect.suspend(() => {
-        const batch = collector.files.slice(statted)
-        statted = collector.files.length
-        return Effect.forEach(
-          batch,
-          (f) =>
-            fs.stat(path.join(target.dir, f.path)).pipe(
-              Effect.map((info) => void mtimes.set(f.path, Option.match(info.mtime, { onNone: () => 0, onSome: (d) => d.getTime() }))),
-              Effect.ignore,
-            ),
-          { concurrency: STAT_CONCURRENCY, discard: true },
-        )
-      })
-      const startStats = Effect.suspend(() => {
-        if (statting || statted === collector.files.length) return Effect.void
-        statting = true
-        // Forked into the run's scope (not the chunk handler's fiber, which ends first).
-        return Effect.forkScoped(Effect.ensuring(statPending, Effect.sync(() => void (statting = false)))).pipe(
-          Effect.map((fiber) => void (statter = fiber)),
-        )
-      })
-      const stdout = handle.stdout.pipe(
-        Stream.takeWhile(() => !collector.full),
-        Stream.runForEach((chunk) =>
-          Effect.andThen(Effect.sync(() => {
-            sawOutput = true
-            const text = pending + decoder.decode(chunk, { stream: true })
-            let start = 0
-            for (;;) {
-              const nl = text.indexOf("\n", start)
-              if (nl === -1) break
-              collector.line(text.slice(start, nl))
-              if (collector.full) {
-                start = text.length
-                break
-              }
-              start = nl + 1
+      // Whole arrays of chunks per step: rg writes each file's results separately, so a
+      // big result arrives in tens of thousands of small chunks.
+      const take = (chunks: ReadonlyArray<Uint8Array>): void => {
+        sawOutput = true
+        for (const chunk of chunks) {
+          const text = pending + decoder.decode(chunk, { stream: true })
+          let start = 0
+          for (;;) {
+            const nl = text.indexOf("\n", start)
+            if (nl === -1) break
+            collector.line(text.slice(start, nl))
+            if (collector.full) {
+              pending = ""
+              return
             }
-            pending = text.slice(start)
-          }), startStats),
+            start = nl + 1
+          }
+          pending = text.slice(start)
+        }
+      }
+      const stdout = Stream.runForEachArray(handle.stdout, (chunks) =>
+        Effect.suspend(() => {
+          take(chunks)
+          return collector.full ? Effect.fail(FULL) : Effect.void
+        }),
+      ).pipe(
+        Effect.catchIf(
+          (e): e is typeof FULL => e === FULL,
+          () => Effect.void,
         ),
         Effect.andThen(
           Effect.sync(() => {
@@ -240,17 +222,12 @@ export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (rgPat
           }),
         ),
       )
-      const errors = handle.stderr.pipe(
-        Stream.decodeText,
-        Stream.runForEach((s) =>
-          Effect.sync(() => {
-            if (stderr.length < STDERR_LIMIT) stderr += s
-          }),
-        ),
+      const errors = Stream.runForEachArray(handle.stderr, (chunks) =>
+        Effect.sync(() => {
+          for (const chunk of chunks) if (stderr.length < STDERR_LIMIT) stderr += errorDecoder.decode(chunk, { stream: true })
+        }),
       )
       yield* Effect.all([stdout, errors], { concurrency: 2, discard: true }).pipe(Effect.orElseSucceed(() => undefined))
-      if (statter) yield* Fiber.await(statter)
-      yield* statPending
       if (collector.full) return undefined
       return yield* handle.exitCode.pipe(Effect.orElseSucceed(() => -1))
     }),
@@ -284,7 +261,6 @@ export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (rgPat
     .slice(0, 20)
   const outcome: SearchOutcome = {
     files: collector.files,
-    mtimes,
     warnings,
     ...(stoppedBy ? { stoppedBy } : {}),
     ...(collector.filesSearched !== undefined ? { filesSearched: collector.filesSearched } : {}),

@@ -69,8 +69,6 @@ export type SearchStop = "timeout" | "collect_limit" | "max_entries"
 export interface SearchOutcome {
   readonly files: ReadonlyArray<FileResult>
   readonly stoppedBy?: SearchStop
-  /** Modification times (epoch ms) by path, for the files the engine already looked at. */
-  readonly mtimes?: ReadonlyMap<string, number>
   /** Files searched, when the engine knows. */
   readonly filesSearched?: number
   /** Non-fatal problems (unreadable files), as messages. */

@@ -1,6 +1,5 @@
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { FileSystem } from "effect/FileSystem"
-import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { comparePaths, GlobMatcher, GlobPatternError, type GlobState } from "../search/glob-pattern.ts"
@@ -8,6 +7,7 @@ import { defineTool, type ToolResult } from "../tool/definition.ts"
 import { invalidParam, toolError } from "../tool/tool-error.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { DEFAULT_IGNORED_DIRS } from "../workspace/ignore-rules.ts"
+import { BulkFs } from "../workspace/bulk-fs.ts"
 import { type StopReason, walk } from "../workspace/walk.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./glob.md" with { type: "text" }
@@ -82,7 +82,6 @@ export const globTool = defineTool({
     Effect.gen(function* () {
       const ws = yield* Workspace
       const fs = yield* FileSystem
-      const path = yield* Path
       const settings = yield* globSettings
       const includeHidden = params.include_hidden ?? false
       const includeIgnored = params.include_ignored ?? false
@@ -145,16 +144,10 @@ export const globTool = defineTool({
 
       let ordered: Array<string>
       if (sortBy === "mtime") {
-        const stamped = yield* Effect.forEach(
-          found,
-          (rel) =>
-            fs.stat(path.join(resolved.real, rel)).pipe(
-              Effect.map((s) => ({ rel, mtime: Option.match(s.mtime, { onNone: () => 0, onSome: (d) => d.getTime() }) })),
-              Effect.orElseSucceed(() => ({ rel, mtime: 0 })),
-            ),
-          { concurrency: 16 },
-        )
-        ordered = stamped.sort((a, b) => b.mtime - a.mtime || comparePaths(a.rel, b.rel)).map((s) => s.rel)
+        const sep = resolved.real.endsWith("/") ? "" : "/"
+        const times = yield* (yield* BulkFs).mtimes(found.map((p) => resolved.real + sep + p))
+        const order = found.map((p, i) => ({ p, t: times[i] ?? 0 }))
+        ordered = order.sort((a, b) => b.t - a.t || comparePaths(a.p, b.p)).map((x) => x.p)
       } else {
         // The walk reports in tree order already (comparePaths order).
         ordered = found

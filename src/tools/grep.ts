@@ -1,4 +1,4 @@
-import { Clock, Effect, Option, Schema, Stream } from "effect"
+import { Clock, Effect, Schema, Stream } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
@@ -13,6 +13,7 @@ import { defineTool, type ToolResult } from "../tool/definition.ts"
 import { invalidParam, toolError } from "../tool/tool-error.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { DEFAULT_IGNORED_DIRS, makeIgnoreOracle } from "../workspace/ignore-rules.ts"
+import { BulkFs } from "../workspace/bulk-fs.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./grep.md" with { type: "text" }
 
@@ -235,20 +236,11 @@ export const grepTool = defineTool({
       if (isFile && include !== undefined && !matchesPath(include.matcher, target.file!)) outcome = { ...outcome, files: [] }
 
       // Newest files first (spec 003), then by path.
-      const known = outcome.mtimes
-      const stamped = yield* Effect.forEach(
-        outcome.files,
-        (f) =>
-          (known?.has(f.path)
-            ? Effect.succeed(known.get(f.path)!)
-            : fs.stat(path.join(target.dir, f.path)).pipe(Effect.map((s) => Option.match(s.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })))
-          ).pipe(
-            Effect.orElseSucceed(() => 0),
-            Effect.map((mtime) => ({ f, mtime, display: joinDisplay(baseDisplay, f.path) })),
-          ),
-        { concurrency: 16 },
-      )
-      stamped.sort((a, b) => b.mtime - a.mtime || comparePaths(a.display, b.display))
+      const mtimes = yield* (yield* BulkFs).mtimes(outcome.files.map((f) => path.join(target.dir, f.path)))
+      const stamped = outcome.files.map((f, i) => ({ f, mtime: mtimes[i] ?? 0, display: "" }))
+      stamped.sort((a, b) => b.mtime - a.mtime || comparePaths(a.f.path, b.f.path))
+      const shownFiles = mode === "content" ? stamped : stamped.slice(0, maxMatches)
+      for (const s of shownFiles) s.display = joinDisplay(baseDisplay, s.f.path)
 
       const stopped = outcome.stoppedBy
       const totalLines = stamped.reduce((n, s) => n + s.f.matchedLines, 0)
@@ -276,7 +268,7 @@ export const grepTool = defineTool({
       if (mode === "content") {
         const matches: Array<Record<string, unknown>> = []
         bodyLines = []
-        outer: for (const s of stamped) {
+        outer: for (const s of shownFiles) {
           let lastLine = -1
           let fileHeader = false
           for (const m of s.f.lines) {
@@ -309,13 +301,13 @@ export const grepTool = defineTool({
         totalUnits = totalLines
         data = { matches, total_matches: totalLines, total_files: totalFiles }
       } else if (mode === "files_with_matches") {
-        const files = stamped.slice(0, maxMatches)
+        const files = shownFiles
         shownCount = files.length
         totalUnits = totalFiles
         bodyLines = files.map((s) => `- ${s.display} (${plural(s.f.matchedLines, "matching line")})`)
         data = { files: files.map((s) => s.display), total_files: totalFiles, total_matches: totalLines }
       } else {
-        const files = stamped.slice(0, maxMatches)
+        const files = shownFiles
         shownCount = files.length
         totalUnits = totalFiles
         bodyLines = files.map((s) => `- ${s.display}: ${s.f.matchedLines}`)

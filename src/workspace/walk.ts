@@ -1,6 +1,6 @@
 import { Clock, Effect } from "effect"
-import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
+import { BulkFs, type DirEntry } from "./bulk-fs.ts"
 import { ancestorRules, type DirRules, isIgnoredIn, loadDirRules } from "./ignore-rules.ts"
 
 /**
@@ -81,7 +81,7 @@ const kindOf = (type: string): EntryKind =>
   type === "File" ? "file" : type === "Directory" ? "dir" : type === "SymbolicLink" ? "link" : "other"
 
 export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
-  const fs = yield* FileSystem
+  const bulk = yield* BulkFs
   const path = yield* Path
   const unreadable: Array<string> = []
   let visited = 0
@@ -90,18 +90,35 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
 
   const rootRules = options.includeIgnored ? undefined : yield* ancestorRules(options.root, options.start)
 
-  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
-  const list = (task: DirTask<S>) =>
-    fs.readDirectoryEntries(task.abs).pipe(
-      Effect.flatMap((listed) => {
-        const entries = [...listed].sort(byName)
-        if (options.includeIgnored || !entries.some((e) => RULE_FILES.has(e.name))) {
-          return Effect.succeed({ entries, rules: task.rules })
+  const byName = (a: DirEntry, b: DirEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  /** A chunk of directories listed in one batch, then the ignore files of those that have any. */
+  const listChunk = (chunk: ReadonlyArray<DirTask<S>>) =>
+    Effect.gen(function* () {
+      const listed = yield* bulk.listDirectories(chunk.map((t) => t.abs))
+      const out: Array<{ entries: Array<DirEntry>; rules: DirRules | undefined } | undefined> = []
+      const withRules: Array<number> = []
+      for (let i = 0; i < chunk.length; i++) {
+        const raw = listed[i]
+        if (raw === undefined) {
+          out.push(undefined)
+          continue
         }
-        return Effect.map(loadDirRules(task.abs, task.rules, new Set(entries.map((e) => e.name))), (rules) => ({ entries, rules }))
-      }),
-      Effect.orElseSucceed(() => undefined),
-    )
+        const entries = [...raw].sort(byName)
+        out.push({ entries, rules: chunk[i]!.rules })
+        if (!options.includeIgnored && entries.some((e) => RULE_FILES.has(e.name))) withRules.push(i)
+      }
+      yield* Effect.forEach(
+        withRules,
+        (i) => {
+          const listing = out[i]!
+          return Effect.map(loadDirRules(chunk[i]!.abs, chunk[i]!.rules, new Set(listing.entries.map((e) => e.name))), (rules) => {
+            listing.rules = rules
+          })
+        },
+        { concurrency: READ_CONCURRENCY, discard: true },
+      )
+      return out
+    })
 
   const sep = path.sep
   const child = (dir: string, name: string) => (dir.endsWith(sep) ? dir + name : dir + sep + name)
@@ -111,7 +128,7 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
     const next: Array<DirTask<S>> = []
     for (let offset = 0; offset < frontier.length; offset += CHUNK) {
       const chunk = frontier.slice(offset, offset + CHUNK)
-      const listings = yield* Effect.forEach(chunk, list, { concurrency: READ_CONCURRENCY })
+      const listings = yield* listChunk(chunk)
       for (let t = 0; t < chunk.length; t++) {
         const task = chunk[t]!
         const listing = listings[t]

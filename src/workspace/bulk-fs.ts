@@ -1,0 +1,106 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { readdirSync } from "node:fs"
+import { stat } from "node:fs/promises"
+
+/**
+ * The bulk file-system reads a search makes: the listings of many
+ * directories and the modification times of many files. Through the generic
+ * FileSystem service each of these costs an Effect, a callback and an
+ * info object several times the size of the system call; a 100,000-file
+ * walk or a mtime ordering of 77,000 grep results spent most of its time
+ * there. This service does a batch per call instead. A directory that cannot
+ * be listed answers undefined; a file that cannot be stat'ed has time 0.
+ */
+
+export type EntryType = "File" | "Directory" | "SymbolicLink" | "Other"
+
+export interface DirEntry {
+  readonly name: string
+  /** The entry itself, not a symbolic link's target. */
+  readonly type: EntryType
+}
+
+export interface BulkFsShape {
+  /** Each directory's entries in no particular order, or undefined when it cannot be listed. */
+  readonly listDirectories: (dirs: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ReadonlyArray<DirEntry> | undefined>>
+  /** Epoch milliseconds for each path, in the same order (0 when it cannot be stat'ed). */
+  readonly mtimes: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<number>>
+}
+
+const STAT_WINDOW = 256
+
+export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs") {
+  /**
+   * The live service: synchronous `readdir` (a batch is a few dozen folders,
+   * so the event loop waits milliseconds at most) and promise `stat`s, 256 in
+   * flight.
+   */
+  static layer = Layer.succeed(BulkFs, {
+    listDirectories: (dirs) =>
+      Effect.sync(() =>
+        dirs.map((dir) => {
+          try {
+            return readdirSync(dir, { withFileTypes: true }).map(
+              (d): DirEntry => ({
+                name: d.name,
+                type: d.isFile() ? "File" : d.isDirectory() ? "Directory" : d.isSymbolicLink() ? "SymbolicLink" : "Other",
+              }),
+            )
+          } catch {
+            return undefined
+          }
+        }),
+      ),
+    mtimes: (paths) =>
+      Effect.promise(async () => {
+        const out = new Array<number>(paths.length).fill(0)
+        let next = 0
+        const lane = async () => {
+          for (let i = next++; i < paths.length; i = next++) {
+            try {
+              out[i] = (await stat(paths[i]!)).mtimeMs
+            } catch {
+              out[i] = 0
+            }
+          }
+        }
+        await Promise.all(Array.from({ length: Math.min(STAT_WINDOW, paths.length) }, lane))
+        return out
+      }),
+  })
+
+  /** The same answers through an Effect FileSystem (a fake file system in tests, another platform). */
+  static fromFileSystem = Layer.effect(
+    BulkFs,
+    Effect.map(FileSystem, (fs) => ({
+      listDirectories: (dirs: ReadonlyArray<string>) =>
+        Effect.forEach(
+          dirs,
+          (dir) =>
+            fs.readDirectoryEntries(dir).pipe(
+              Effect.map((entries) =>
+                entries.map(
+                  (e): DirEntry => ({
+                    name: e.name,
+                    type: e.type === "File" || e.type === "Directory" || e.type === "SymbolicLink" ? e.type : "Other",
+                  }),
+                ),
+              ),
+              Effect.orElseSucceed(() => undefined),
+            ),
+          { concurrency: 8 },
+        ),
+      mtimes: (paths: ReadonlyArray<string>) =>
+        Effect.forEach(
+          paths,
+          (p) =>
+            fs.stat(p).pipe(
+              Effect.map((info) => Option.match(info.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })),
+              Effect.orElseSucceed(() => 0),
+            ),
+          { concurrency: 16 },
+        ),
+    })),
+  )
+}
