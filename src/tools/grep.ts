@@ -147,7 +147,13 @@ export const grepTool = defineTool({
         })
       }
       const info = yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
-      const isFile = info.type !== "Directory"
+      if (info.type !== "Directory" && info.type !== "File") {
+        return yield* toolError("INVALID_PARAM", `Invalid parameter 'path': ${shown} is not a regular file or a folder.`, {
+          fieldErrors: [{ field: "path", message: "not a regular file or folder" }],
+          context: { path_resolved: shown },
+        })
+      }
+      const isFile = info.type === "File"
       const target: SearchTarget = isFile ? { dir: path.dirname(resolved.real), file: path.basename(resolved.real) } : { dir: resolved.real }
       const baseDisplay = isFile ? parentDisplay(shown) : shown
 

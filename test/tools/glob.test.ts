@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test"
 import { rgPath } from "@vscode/ripgrep"
 import { execFileSync } from "node:child_process"
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { comparePaths } from "../../src/search/glob-pattern.ts"
+import { DEFAULT_IGNORED_DIRS } from "../../src/workspace/ignore-rules.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
 import { callTool, project, tempDir, type TreeSpec } from "../support/harness.ts"
 
@@ -359,6 +360,25 @@ describe("glob honours ignore files as git and ripgrep do", () => {
     const root = join(repo, "app")
     expect(paths(await callTool(root, "glob", { pattern: "*" }).then((o) => o.envelope))).toEqual(["a.ts", "anvil.json"])
   })
+})
+
+describe("glob on a real repository: this one", () => {
+  test("the same files as git ls-files --cached --others --exclude-standard (less the default ignore list)", async () => {
+    const repo = join(import.meta.dir, "..", "..")
+    const home = gitHome()
+    const listGit = () =>
+      git(repo, home, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        .split("\0")
+        .filter((p) => p !== "" && existsSync(join(repo, p)))
+        .filter((p) => !p.split("/").slice(0, -1).some((seg) => DEFAULT_IGNORED_DIRS.includes(seg)))
+    const before = new Set(listGit())
+    const ours = await allPaths(repo, { pattern: "**/*", include_hidden: true })
+    const after = new Set(listGit())
+    // Others may be writing in this checkout while the test runs: judge against both listings.
+    for (const p of ours) expect(before.has(p) || after.has(p)).toBe(true)
+    for (const p of before) if (after.has(p)) expect(ours.includes(p)).toBe(true)
+    expect(ours.length).toBeGreaterThan(100)
+  }, 60_000)
 })
 
 describe("glob at scale and its circuit breakers", () => {

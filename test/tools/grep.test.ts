@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { rgPath } from "@vscode/ripgrep"
-import { spawnSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import { chmodSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { DEFAULT_IGNORED_DIRS } from "../../src/workspace/ignore-rules.ts"
@@ -182,6 +182,35 @@ describe("grep answers what ripgrep answers (both engines)", () => {
   })
 })
 
+describe("grep on a real repository: this one", () => {
+  test.each([["Effect\\.gen\\b"], ["TODO|FIXME"], ["\\bexport\\s+const\\s+\\w+Tool\\b"]])("/%s/: per-file counts as rg's, both engines", async (pattern) => {
+    const repo = join(import.meta.dir, "..", "..")
+    const counts = (e: { data: Record<string, unknown> }) =>
+      Object.fromEntries(((e.data.counts ?? []) as Array<{ file: string; count: number }>).map((c) => [c.file, c.count]))
+    const direct = () => {
+      const byFile: Record<string, number> = {}
+      for (const key of rgDirect(repo, pattern, false)) {
+        const file = key.slice(0, key.lastIndexOf(":"))
+        byFile[file] = (byFile[file] ?? 0) + 1
+      }
+      return byFile
+    }
+    const before = direct()
+    const viaRg = counts(await grep(repo, { pattern, output_mode: "count", max_matches: 2000 }))
+    const viaBuiltin = counts(await grep(repo, { pattern, output_mode: "count", max_matches: 2000 }, BUILTIN))
+    const after = direct()
+    // Others may be editing this checkout: files whose count changed meanwhile are not judged.
+    const stable = Object.keys(after).filter((f) => before[f] === after[f])
+    for (const f of stable) {
+      expect(viaRg[f]).toBe(after[f])
+      expect(viaBuiltin[f]).toBe(after[f])
+    }
+    for (const f of Object.keys(viaRg)) expect(f in before || f in after).toBe(true)
+    for (const f of Object.keys(viaBuiltin)) expect(f in before || f in after).toBe(true)
+    expect(stable.length).toBeGreaterThan(0)
+  }, 60_000)
+})
+
 describe("grep: output and the spec's behaviour", () => {
   test("content mode: spec 001 layout, case-insensitive by default, case_sensitive exact", async () => {
     const root = project({ "src/a.py": "x\nclass Foo:\n  pass\n", "src/b.py": "class FooBar:\nclass foo:\n" })
@@ -318,6 +347,14 @@ describe("grep: output and the spec's behaviour", () => {
       expect(e.context.path_resolved).toBe("src/a.ts")
       expect(matchesOf(await grep(root, { pattern: "needle", path: "src/a.ts", include: "*.py" }, options))).toEqual([])
     }
+  })
+
+  test("a FIFO as path is refused, not read", async () => {
+    const root = project({ "a.txt": "x\n" })
+    execFileSync("mkfifo", [join(root, "pipe")])
+    const e = await grep(root, { pattern: "x", path: "pipe" })
+    expect(e.error?.code).toBe("INVALID_PARAM")
+    expect(e.error?.field_errors?.[0]?.field).toBe("path")
   })
 
   test("no match is a success that says what was searched", async () => {
