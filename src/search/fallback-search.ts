@@ -1,10 +1,10 @@
-import { Clock, Data, Effect } from "effect"
+import { Clock, Data, Effect, Stream } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { walk } from "../workspace/walk.ts"
 import type { GlobState } from "./glob-pattern.ts"
 import { RegexSyntaxError, translateRustRegex } from "./rust-regex.ts"
-import { attachContext, type FileResult, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
+import type { FileResult, LineText, MatchLine, SearchOutcome, SearchRequest, SearchStop, SearchTarget } from "./search-types.ts"
 
 /**
  * The in-process search used when no ripgrep can run: the same walk as glob
@@ -23,17 +23,138 @@ export class FallbackPatternError extends Data.TaggedError("FallbackPatternError
 
 const READ_CONCURRENCY = 8
 
-/** Text of a file as ripgrep would search it, or undefined for a binary file. */
+/** Text of a whole file as ripgrep would search it, or undefined for a binary file. */
 export const decodeForSearch = (bytes: Uint8Array): string | undefined => {
-  let text: string
-  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) text = new TextDecoder("utf-16le").decode(bytes.subarray(2))
-  else if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) text = new TextDecoder("utf-16be").decode(bytes.subarray(2))
-  else {
-    if (bytes.indexOf(0) !== -1) return undefined
-    const start = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
-    return new TextDecoder().decode(bytes.subarray(start))
+  const scanner = new Decoder()
+  const text = scanner.decode(bytes, false)
+  const rest = text === undefined ? undefined : scanner.decode(new Uint8Array(0), true)
+  return text === undefined || rest === undefined ? undefined : text + rest
+}
+
+const CHUNK_BYTES = 256 * 1024
+const BINARY = Symbol("binary")
+
+/**
+ * Bytes to text as ripgrep reads them: a UTF-16 byte-order mark selects
+ * UTF-16, a UTF-8 one is dropped, anything else is UTF-8 (invalid bytes become
+ * U+FFFD); a NUL byte anywhere makes the file binary (undefined).
+ */
+class Decoder {
+  private decoder: TextDecoder | undefined
+  private utf16 = false
+
+  decode(bytes: Uint8Array, final: boolean): string | undefined {
+    if (this.decoder === undefined) {
+      if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
+        this.decoder = new TextDecoder("utf-16le")
+        this.utf16 = true
+        bytes = bytes.subarray(2)
+      } else if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
+        this.decoder = new TextDecoder("utf-16be")
+        this.utf16 = true
+        bytes = bytes.subarray(2)
+      } else {
+        this.decoder = new TextDecoder("utf-8", { ignoreBOM: false })
+      }
+    }
+    if (!this.utf16 && bytes.indexOf(0) !== -1) return undefined
+    const text = this.decoder.decode(bytes, { stream: !final })
+    return this.utf16 && text.includes("\0") ? undefined : text
   }
-  return text.includes("\0") ? undefined : text
+}
+
+/**
+ * Matches a file's lines as they are read, keeping the first matching lines
+ * (with their context) and counting the rest. Lines end at `\n`; a `\r`
+ * before it stays part of the line for matching (as in ripgrep without
+ * --crlf) and is dropped from what is shown.
+ */
+class LineScanner {
+  matched = 0
+  readonly kept: Array<MatchLine> = []
+  private readonly decoder = new Decoder()
+  private carry = ""
+  private lineNo = 0
+  /** The last `before` lines. */
+  private readonly recent: Array<LineText> = []
+  /** Kept matches still collecting after-context. */
+  private open: Array<{ readonly match: MatchLine; left: number }> = []
+
+  constructor(
+    private readonly regex: { readonly line: RegExp; readonly whole: RegExp },
+    private readonly req: SearchRequest,
+    private readonly store: () => boolean,
+  ) {}
+
+  /** False when the file turned out to be binary. */
+  feedBytes(bytes: Uint8Array): boolean {
+    const text = this.decoder.decode(bytes, false)
+    if (text === undefined) return false
+    this.feedText(text)
+    return true
+  }
+
+  end(): void {
+    const rest = this.decoder.decode(new Uint8Array(0), true) ?? ""
+    const last = this.carry + rest
+    this.carry = ""
+    if (last !== "") this.lineAt(last)
+  }
+
+  private feedText(text: string): void {
+    const all = this.carry + text
+    const cut = all.lastIndexOf("\n")
+    if (cut === -1) {
+      this.carry = all
+      return
+    }
+    this.carry = all.slice(cut + 1)
+    const complete = all.slice(0, cut)
+    const context = this.req.before > 0 || this.req.after > 0
+    // Most text holds no match: one test over the block instead of one per line.
+    if (!context && !this.regex.whole.test(complete)) {
+      let n = 1
+      for (let i = complete.indexOf("\n"); i !== -1; i = complete.indexOf("\n", i + 1)) n++
+      this.lineNo += n
+      return
+    }
+    let start = 0
+    for (;;) {
+      const nl = complete.indexOf("\n", start)
+      this.lineAt(nl === -1 ? complete.slice(start) : complete.slice(start, nl))
+      if (nl === -1) break
+      start = nl + 1
+    }
+  }
+
+  private lineAt(line: string): void {
+    const n = ++this.lineNo
+    const m = this.regex.line.exec(line)
+    const shown = line.endsWith("\r") ? line.slice(0, -1) : line
+    // Context after kept matches (a later match line is context too, as ripgrep shows it).
+    if (this.open.length > 0) {
+      for (const o of this.open) {
+        o.match.after = [...o.match.after, { line: n, text: shown }]
+        o.left--
+      }
+      this.open = this.open.filter((o) => o.left > 0)
+    }
+    if (m !== null) {
+      this.matched++
+      if (this.req.mode === "content" && this.kept.length < this.req.keepPerFile && this.store()) {
+        const match: MatchLine = { line: n, text: shown, column: m.index, before: this.recent.slice(), after: [] }
+        this.kept.push(match)
+        if (this.req.after > 0) this.open.push({ match, left: this.req.after })
+      }
+    }
+    this.remember(n, shown)
+  }
+
+  private remember(line: number, text: string): void {
+    if (this.req.before === 0) return
+    this.recent.push({ line, text })
+    if (this.recent.length > this.req.before) this.recent.shift()
+  }
 }
 
 /** Compiles a Rust-syntax pattern for the in-process search. */
@@ -49,8 +170,6 @@ export const compileSearchPattern = (pattern: string, caseSensitive: boolean) =>
         unsupported: e instanceof RegexSyntaxError ? e.unsupported : false,
       }),
   })
-
-const stripCr = (line: string) => (line.endsWith("\r") ? line.slice(0, -1) : line)
 
 export const searchInProcess = Effect.fn("searchInProcess")(function* (req: SearchRequest, target: SearchTarget, root: string) {
   const fs = yield* FileSystem
@@ -95,6 +214,11 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
   const files: Array<FileResult> = []
   let stored = 0
   let searched = 0
+  const store = (): boolean => {
+    if (stoppedBy !== undefined) return false
+    if (++stored >= req.maxStoredLines) stoppedBy = "collect_limit"
+    return true
+  }
   const searchOne = (rel: string) =>
     Effect.gen(function* () {
       if (stoppedBy !== undefined) return
@@ -102,36 +226,24 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
         stoppedBy = "timeout"
         return
       }
-      const bytes = yield* fs.readFile(path.join(target.dir, rel)).pipe(Effect.option)
-      if (bytes._tag === "None") {
+      const scanner = new LineScanner(regex, req, store)
+      const read = yield* fs.stream(path.join(target.dir, rel), { chunkSize: CHUNK_BYTES }).pipe(
+        Stream.runForEachArray((chunks) =>
+          Effect.suspend(() => {
+            for (const chunk of chunks) if (!scanner.feedBytes(chunk)) return Effect.fail(BINARY)
+            return Effect.void
+          }),
+        ),
+        Effect.result,
+      )
+      if (read._tag === "Failure" && read.failure !== BINARY) {
         warnings.push(`${rel}: could not be read`)
         return
       }
       searched++
-      const text = decodeForSearch(bytes.value)
-      if (text === undefined || !regex.whole.test(text)) return
-      const all = text.split("\n")
-      if (all.length > 0 && all[all.length - 1] === "" && text.endsWith("\n")) all.pop()
-      const lines: Array<MatchLine> = []
-      let matched = 0
-      for (let i = 0; i < all.length; i++) {
-        const m = regex.line.exec(all[i]!)
-        if (m === null) continue
-        matched++
-        if (req.mode === "content" && lines.length < req.keepPerFile && stoppedBy === undefined) {
-          lines.push({ line: i + 1, text: stripCr(all[i]!), column: m.index, before: [], after: [] })
-          if (++stored >= req.maxStoredLines) stoppedBy = "collect_limit"
-        }
-      }
-      if (matched === 0) return
-      if (req.before > 0 || req.after > 0) {
-        const known = new Map<number, string>()
-        for (const m of lines) {
-          for (let n = Math.max(1, m.line - req.before); n <= Math.min(all.length, m.line + req.after); n++) known.set(n, stripCr(all[n - 1]!))
-        }
-        attachContext(lines, known, req.before, req.after)
-      }
-      files.push({ path: rel, matchedLines: matched, lines })
+      if (read._tag === "Failure") return
+      scanner.end()
+      if (scanner.matched > 0) files.push({ path: rel, matchedLines: scanner.matched, lines: scanner.kept })
     })
   yield* Effect.forEach(candidates, searchOne, { concurrency: READ_CONCURRENCY, discard: true })
 

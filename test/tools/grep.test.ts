@@ -278,6 +278,39 @@ describe("grep: output and the spec's behaviour", () => {
     }
   })
 
+  test("overlapping context windows, large files read in pieces: both engines return the same objects", async () => {
+    const small = Array.from({ length: 30 }, (_, i) => (i + 1 === 5 || i + 1 === 6 || i + 1 === 8 || i + 1 === 20 ? `hit ${i + 1}` : `line ${i + 1}`)).join("\n") + "\n"
+    // ~1.5 MB, lines crossing the 256 KB read boundaries, CRLF in places, no final newline.
+    const big: Array<string> = []
+    for (let i = 1; i <= 40_000; i++) big.push(i % 9_973 === 0 ? `needle ${i}${i % 2 ? "\r" : ""}` : `filler line number ${i} ${"x".repeat(i % 17)}`)
+    const root = project({ "small.txt": small, "big.txt": big.join("\n") + "\nlast needle" })
+    for (const [pattern, extra] of [
+      ["hit", { before_context: 2, after_context: 3 }],
+      ["needle", { context: 1 }],
+      ["needle", {}],
+      ["needle$", {}],
+    ] as const) {
+      const a = await grep(root, { pattern, ...extra })
+      const b = await grep(root, { pattern, ...extra }, BUILTIN)
+      expect(matchesOf(b)).toEqual(matchesOf(a))
+      expect(b.data.total_matches).toBe(a.data.total_matches)
+      expect(matchesOf(a).length).toBeGreaterThan(0)
+    }
+    const hits = matchesOf(await grep(root, { pattern: "hit", before_context: 2, after_context: 3 }, BUILTIN)) as unknown as Array<{
+      line: number
+      before_context: Array<{ line: number }>
+      after_context: Array<{ line: number }>
+    }>
+    expect(hits.map((h) => [h.line, h.before_context.map((l) => l.line), h.after_context.map((l) => l.line)])).toEqual([
+      [5, [3, 4], [6, 7, 8]],
+      [6, [4, 5], [7, 8, 9]],
+      [8, [6, 7], [9, 10, 11]],
+      [20, [18, 19], [21, 22, 23]],
+    ])
+    const last = matchesOf(await grep(root, { pattern: "last needle" }, BUILTIN))
+    expect(last).toEqual([{ file: "big.txt", line: 40_001, text: "last needle" }])
+  })
+
   test("max_matches: default 200, truncation is partial with the total and next steps", async () => {
     const root = project({ "big.txt": "hit\n".repeat(250), "small.txt": "hit\n" })
     utimesSync(join(root, "big.txt"), 2_000_000, 2_000_000)
@@ -330,8 +363,9 @@ describe("grep: output and the spec's behaviour", () => {
 
   test("binary files are skipped, also when the NUL comes late; naming one is BINARY_FILE", async () => {
     const late = Buffer.concat([Buffer.from("needle early\n"), Buffer.from("x".repeat(100_000) + "\n"), Buffer.from([0]), Buffer.from("\n")])
+    const later = Buffer.concat([Buffer.from("needle early\n"), Buffer.from(("y".repeat(99) + "\n").repeat(7_000)), Buffer.from([0]), Buffer.from("\n")])
     for (const options of [{}, BUILTIN]) {
-      const root = project({ "early.bin": Buffer.from("needle\0\n"), "late.bin": late, "text.txt": "needle\n" })
+      const root = project({ "early.bin": Buffer.from("needle\0\n"), "late.bin": late, "later.bin": later, "text.txt": "needle\n" })
       expect(keys(await grep(root, { pattern: "needle" }, options))).toEqual(["text.txt:1"])
       expect((await grep(root, { pattern: "needle", output_mode: "count" }, options)).data.counts).toEqual([{ file: "text.txt", count: 1 }])
       const named = await grep(root, { pattern: "needle", path: "early.bin" }, options)
