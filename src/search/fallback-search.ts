@@ -1,6 +1,7 @@
 import { Clock, Data, Effect, Stream } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
+import { BulkFs } from "../workspace/bulk-fs.ts"
 import { walk } from "../workspace/walk.ts"
 import type { GlobState } from "./glob-pattern.ts"
 import { RegexSyntaxError, translateRustRegex } from "./rust-regex.ts"
@@ -21,7 +22,8 @@ export class FallbackPatternError extends Data.TaggedError("FallbackPatternError
   readonly unsupported: boolean
 }> {}
 
-const READ_CONCURRENCY = 8
+/** Files read per batch (the deadline is checked between batches). */
+const BATCH = 128
 
 /** Text of a whole file as ripgrep would search it, or undefined for a binary file. */
 export const decodeForSearch = (bytes: Uint8Array): string | undefined => {
@@ -174,6 +176,7 @@ export const compileSearchPattern = (pattern: string, caseSensitive: boolean) =>
 export const searchInProcess = Effect.fn("searchInProcess")(function* (req: SearchRequest, target: SearchTarget, root: string) {
   const fs = yield* FileSystem
   const path = yield* Path
+  const bulk = yield* BulkFs
   const regex = yield* compileSearchPattern(req.pattern, req.caseSensitive)
   const warnings: Array<string> = []
   let stoppedBy: SearchStop | undefined
@@ -219,13 +222,14 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
     if (++stored >= req.maxStoredLines) stoppedBy = "collect_limit"
     return true
   }
-  const searchOne = (rel: string) =>
+  const finish = (rel: string, scanner: LineScanner) => {
+    searched++
+    scanner.end()
+    if (scanner.matched > 0) files.push({ path: rel, matchedLines: scanner.matched, lines: scanner.kept })
+  }
+  /** A large file, read in pieces. */
+  const searchLarge = (rel: string) =>
     Effect.gen(function* () {
-      if (stoppedBy !== undefined) return
-      if ((yield* Clock.currentTimeMillis) > req.deadline) {
-        stoppedBy = "timeout"
-        return
-      }
       const scanner = new LineScanner(regex, req, store)
       const read = yield* fs.stream(path.join(target.dir, rel), { chunkSize: CHUNK_BYTES }).pipe(
         Stream.runForEachArray((chunks) =>
@@ -236,16 +240,35 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
         ),
         Effect.result,
       )
-      if (read._tag === "Failure" && read.failure !== BINARY) {
-        warnings.push(`${rel}: could not be read`)
-        return
-      }
-      searched++
-      if (read._tag === "Failure") return
-      scanner.end()
-      if (scanner.matched > 0) files.push({ path: rel, matchedLines: scanner.matched, lines: scanner.kept })
+      if (read._tag === "Success") finish(rel, scanner)
+      else if (read.failure === BINARY) searched++
+      else warnings.push(`${rel}: could not be read`)
     })
-  yield* Effect.forEach(candidates, searchOne, { concurrency: READ_CONCURRENCY, discard: true })
+  // Small files are read a batch at a time; the deadline is checked between batches.
+  for (let i = 0; i < candidates.length && stoppedBy === undefined; i += BATCH) {
+    if ((yield* Clock.currentTimeMillis) > req.deadline) {
+      stoppedBy = "timeout"
+      break
+    }
+    const batch = candidates.slice(i, i + BATCH)
+    const contents = yield* bulk.readSmallFiles(
+      batch.map((rel) => path.join(target.dir, rel)),
+      CHUNK_BYTES,
+    )
+    const large: Array<string> = []
+    for (let k = 0; k < batch.length && stoppedBy === undefined; k++) {
+      const rel = batch[k]!
+      const bytes = contents[k]
+      if (bytes === undefined) warnings.push(`${rel}: could not be read`)
+      else if (bytes === "large") large.push(rel)
+      else {
+        const scanner = new LineScanner(regex, req, store)
+        if (scanner.feedBytes(bytes)) finish(rel, scanner)
+        else searched++
+      }
+    }
+    yield* Effect.forEach(large, searchLarge, { concurrency: 2, discard: true })
+  }
 
   const outcome: SearchOutcome = { files, filesSearched: searched, warnings: warnings.slice(0, 20), ...(stoppedBy ? { stoppedBy } : {}) }
   return outcome

@@ -1,11 +1,13 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { FileSystem } from "effect/FileSystem"
-import { readdirSync } from "node:fs"
+import type { PlatformError } from "effect/PlatformError"
+import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs"
 import { stat } from "node:fs/promises"
 
 /**
  * The bulk file-system reads a search makes: the listings of many
- * directories and the modification times of many files. Through the generic
+ * directories, the modification times of many files, the contents of many
+ * small files. Through the generic
  * FileSystem service each of these costs an Effect, a callback and an
  * info object several times the size of the system call; a 100,000-file
  * walk or a mtime ordering of 77,000 grep results spent most of its time
@@ -26,6 +28,11 @@ export interface BulkFsShape {
   readonly listDirectories: (dirs: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ReadonlyArray<DirEntry> | undefined>>
   /** Epoch milliseconds for each path, in the same order (0 when it cannot be stat'ed). */
   readonly mtimes: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<number>>
+  /**
+   * The bytes of each file up to `maxBytes` long; `"large"` for a longer one
+   * (read it in pieces instead), undefined when it cannot be read.
+   */
+  readonly readSmallFiles: (paths: ReadonlyArray<string>, maxBytes: number) => Effect.Effect<ReadonlyArray<Uint8Array | "large" | undefined>>
 }
 
 const STAT_WINDOW = 256
@@ -68,6 +75,29 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
         await Promise.all(Array.from({ length: Math.min(STAT_WINDOW, paths.length) }, lane))
         return out
       }),
+    readSmallFiles: (paths, maxBytes) =>
+      Effect.sync(() =>
+        paths.map((file) => {
+          let fd: number | undefined
+          try {
+            fd = openSync(file, "r")
+            const size = fstatSync(fd).size
+            if (size > maxBytes) return "large" as const
+            const buffer = new Uint8Array(size)
+            let read = 0
+            while (read < size) {
+              const n = readSync(fd, buffer, read, size - read, read)
+              if (n === 0) break
+              read += n
+            }
+            return read === size ? buffer : buffer.subarray(0, read)
+          } catch {
+            return undefined
+          } finally {
+            if (fd !== undefined) closeSync(fd)
+          }
+        }),
+      ),
   })
 
   /** The same answers through an Effect FileSystem (a fake file system in tests, another platform). */
@@ -100,6 +130,19 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
               Effect.orElseSucceed(() => 0),
             ),
           { concurrency: 16 },
+        ),
+      readSmallFiles: (paths: ReadonlyArray<string>, maxBytes: number) =>
+        Effect.forEach(
+          paths,
+          (p) =>
+            fs.stat(p).pipe(
+              Effect.flatMap(
+                (info): Effect.Effect<Uint8Array | "large", PlatformError> =>
+                  Number(info.size) > maxBytes ? Effect.succeed("large") : fs.readFile(p),
+              ),
+              Effect.orElseSucceed(() => undefined),
+            ),
+          { concurrency: 8 },
         ),
     })),
   )
