@@ -149,6 +149,28 @@ export const search: BenchGroup = {
           : { note: `grep answered ${String(envelope.data.total_matches)} via ${String(envelope.data.engine)}: ${envelope.error?.message ?? ""}` }),
       })
     }
+    // The in-process fallback (no rg can run): no speed target, the same answer.
+    {
+      const name = "anvil tool grep needle_\\d+ (built-in fallback)"
+      const args = ripgrepArgs(grepRequest("needle_\\d+", "content"), { dir })
+      const env = { ...ctx.env, ANVIL_RG_PATH: join(dir, "no-such-rg") }
+      ctx.log(`search: ${options.runs} runs of anvil tool grep needle_\\d+ with ripgrep unavailable`)
+      const reference = await measure([rg, ...args], options)
+      const anvil = await measure([ctx.binary, "tool", "grep", JSON.stringify({ pattern: "needle_\\d+" })], { ...options, env })
+      const expected = (await lines([rg, ...args])).filter((l) => l.startsWith('{"type":"match"')).length
+      const r = await capture([ctx.binary, "tool", "grep", JSON.stringify({ pattern: "needle_\\d+" })], { cwd: dir, env })
+      const envelope = JSON.parse(r.stdout) as { data: Record<string, unknown> }
+      const same = envelope.data.total_matches === expected && envelope.data.engine === "builtin" && envelope.data.aborted_reason === undefined
+      rows.push({
+        name,
+        value: ms(anvil.medianMs),
+        reference: `rg (same flags) ${ms(reference.medianMs)}`,
+        ratio: anvil.medianMs / reference.medianMs,
+        peakRssBytes: anvil.peakRssBytes,
+        targets: [{ label: `same total as rg (${expected}), within the timeout`, pass: same }],
+        note: "the fallback walks and reads in-process (one thread); it is a safety net for when no rg can run",
+      })
+    }
     return rows
   },
 }
