@@ -251,10 +251,11 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
       case "S":
       case "w":
       case "W":
-        return cased(classWrap(perlClass(c)), flags.i)
+        // ASCII classes (Unicode off) are already closed under ASCII case folding; JavaScript's would add ſ and K.
+        return cased(perlClass(c), flags.u ? flags.i : false)
       case "p":
       case "P":
-        return cased(classWrap(unicodeClass(c === "P")), flags.i)
+        return cased(unicodeClass(c === "P"), flags.i)
       case "A":
         return "^"
       case "z":
@@ -282,8 +283,6 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
         return literal(c.codePointAt(0)!)
     }
   }
-
-  const classWrap = (operand: ClassOperand): string => operand
 
   // ---- character classes -------------------------------------------------
 

@@ -35,6 +35,7 @@ const CORPUS = [
   "back\\slash",
   "end.",
   "ends with cr\r",
+  "\u212A\u017F",
 ]
 
 const dir = tempDir("anvil-regex-")
@@ -140,6 +141,9 @@ const PATTERNS = [
   "\\p{White_Space}{2}",
   "(?i)ǅ",
   "[[:foo:]]",
+  "(?-u:\\w)",
+  "(?-u:\\w)\\s",
+  "(?-u:\\W)",
 ]
 
 describe("Rust regex → JavaScript: the same lines as ripgrep", () => {
