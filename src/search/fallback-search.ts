@@ -180,6 +180,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
   const regex = yield* compileSearchPattern(req.pattern, req.caseSensitive)
   const warnings: Array<string> = []
   let stoppedBy: SearchStop | undefined
+  let walkStop: SearchStop | undefined
 
   // The files to search, in walk order.
   const candidates: Array<string> = []
@@ -210,7 +211,8 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
       },
       onEntry: (rel) => candidates.push(rel),
     })
-    if (summary.stoppedBy) stoppedBy = summary.stoppedBy === "timeout" ? "timeout" : "max_entries"
+    // The files found before a breaker stopped the walk are still searched (a timeout stops that too).
+    if (summary.stoppedBy) walkStop = summary.stoppedBy === "timeout" ? "timeout" : "max_entries"
     for (const dir of summary.unreadable) warnings.push(`${dir}: could not be read`)
   }
 
@@ -270,6 +272,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
     yield* Effect.forEach(large, searchLarge, { concurrency: 2, discard: true })
   }
 
-  const outcome: SearchOutcome = { files, filesSearched: searched, warnings: warnings.slice(0, 20), ...(stoppedBy ? { stoppedBy } : {}) }
+  const stop = stoppedBy ?? walkStop
+  const outcome: SearchOutcome = { files, filesSearched: searched, warnings: warnings.slice(0, 20), ...(stop ? { stoppedBy: stop } : {}) }
   return outcome
 })

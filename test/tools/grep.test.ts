@@ -347,6 +347,18 @@ describe("grep: output and the spec's behaviour", () => {
     }
   })
 
+  test("the built-in search's entries breaker: what the walk found is searched, totals a lower bound", async () => {
+    const tree: Record<string, string> = {}
+    for (let d = 0; d < 5; d++) for (let f = 0; f < 10; f++) tree[`d${d}/f${f}.txt`] = "hit\n"
+    const root = project(tree)
+    const e = await grep(root, { pattern: "hit" }, { configOverrides: { tools: { grep: { engine: "builtin", max_entries: 20 } } } })
+    expect(e.status).toBe("partial")
+    expect(e.data.aborted_reason).toBe("max_entries")
+    expect(e.data.total_matches_is_lower_bound).toBe(true)
+    expect(e.data.total_matches).toBe(14)
+    expect(e.text).toContain("stopped after visiting 20 entries")
+  })
+
   test("very long lines are cut around the match with a marker", async () => {
     const line = `${"a".repeat(5000)}NEEDLE${"b".repeat(5000)}`
     for (const options of [{}, BUILTIN]) {
