@@ -1,5 +1,5 @@
 import { ConfigError } from "../config/config.ts"
-import { builtinTools } from "../tools/builtin.ts"
+import { loadBuiltinTool, loadBuiltinTools } from "../tools/builtin.ts"
 import { VERSION } from "../version.ts"
 import { parseGlobal, UsageError } from "./args.ts"
 import { GLOBAL_HELP } from "./help-text.ts"
@@ -16,37 +16,38 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
       io.out(`anvil ${VERSION}\n`)
       return 0
     }
-    const tools = builtinTools
     switch (command) {
       case undefined:
         // `anvil` alone in a terminal is the chat.
         if (!global.help && process.stdin.isTTY && process.stdout.isTTY) {
           const { chatCommand } = await import("./chat-command.ts")
-          return await chatCommand([], io, global.root, tools)
+          return await chatCommand([], io, global.root, await loadBuiltinTools())
         }
         io.out(GLOBAL_HELP)
         return global.help ? 0 : 2
       case "tools":
         if (global.help) return help(io, "Usage: anvil tools [--json]\n")
-        io.out(toolsCommand(tools, rest.includes("--json")))
+        io.out(toolsCommand(await loadBuiltinTools(), rest.includes("--json")))
         return 0
       case "tool": {
         if (global.help) {
-          const tool = rest[0] ? tools.find((t) => t.name === rest[0]) : undefined
+          const tool = rest[0] ? await loadBuiltinTool(rest[0]) : undefined
           return help(io, tool ? toolHelp(tool) : GLOBAL_HELP)
         }
         const args = await parseToolArgs(rest, io)
-        return await toolCommand(args, tools, io, global.root)
+        // Only the named tool is loaded; an unknown name loads all, for the list of what exists.
+        const one = await loadBuiltinTool(args.name)
+        return await toolCommand(args, one ? [one] : await loadBuiltinTools(), io, global.root)
       }
       case "run": {
         if (global.help) return help(io, (await import("./run-command.ts")).RUN_HELP)
         const { runCommand } = await import("./run-command.ts")
-        return await runCommand(rest, io, global.root, tools)
+        return await runCommand(rest, io, global.root, await loadBuiltinTools())
       }
       case "chat": {
         const { chatCommand, CHAT_HELP } = await import("./chat-command.ts")
         if (global.help) return help(io, CHAT_HELP)
-        return await chatCommand(rest, io, global.root, tools)
+        return await chatCommand(rest, io, global.root, await loadBuiltinTools())
       }
       case "sessions": {
         const { sessionsCommand, SESSIONS_HELP } = await import("./sessions-command.ts")
@@ -62,7 +63,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
         // `anvil --continue`, `anvil --model x`: chat options without the word.
         if (command.startsWith("-") && !global.help) {
           const { chatCommand } = await import("./chat-command.ts")
-          return await chatCommand(global.rest, io, global.root, tools)
+          return await chatCommand(global.rest, io, global.root, await loadBuiltinTools())
         }
         throw new UsageError(`unknown command '${command}'`)
     }

@@ -7,7 +7,10 @@ import { envelopeProblems } from "../../src/protocol/envelope.ts"
 import { makeToolRuntime, type RuntimeOptions, type ToolServices } from "../../src/runtime.ts"
 import type { Tool } from "../../src/tool/definition.ts"
 import { ToolRunner, type RunOptions, type ToolOutcome } from "../../src/tool/runner.ts"
-import { builtinTools } from "../../src/tools/builtin.ts"
+import { loadBuiltinTools } from "../../src/tools/builtin.ts"
+
+/** Every built-in tool, loaded once for the test files. */
+export const builtinTools = await loadBuiltinTools()
 
 const made: Array<string> = []
 afterAll(() => {

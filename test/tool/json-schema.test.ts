@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { Effect, Schema } from "effect"
 import { defineTool } from "../../src/tool/definition.ts"
 import { parameterJsonSchema } from "../../src/tool/json-schema.ts"
-import { builtinTools } from "../../src/tools/builtin.ts"
+import { builtinTools } from "../support/harness.ts"
 
 const tool = (parameters: Schema.Codec<any, any, never, never>) =>
   defineTool({ name: "t", title: "T", description: "d", parameters, run: () => Effect.succeed({ data: {}, text: "" }) })

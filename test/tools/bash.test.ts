@@ -5,8 +5,7 @@ import { join } from "node:path"
 import { makeToolRuntime } from "../../src/runtime.ts"
 import { ToolRunner } from "../../src/tool/runner.ts"
 import { bashTool } from "../../src/tools/bash.ts"
-import { builtinTools } from "../../src/tools/builtin.ts"
-import { callTool, project, tempDir, type CallOptions } from "../support/harness.ts"
+import { builtinTools, callTool, project, tempDir, type CallOptions } from "../support/harness.ts"
 
 const PATH = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"
 /** Fast settings for tests: short drain and kill grace. */
