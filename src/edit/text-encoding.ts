@@ -1,13 +1,13 @@
 import { isUtf8 } from "node:buffer"
+import { looksBinary, type TextEncodingName } from "../workspace/text-sniff.ts"
+
+export { looksBinary, type TextEncodingName }
 
 /**
  * How a text file is stored on disk — byte-order mark, character encoding and
  * line endings — so an edit can decode it, change one region and encode it
  * back without touching a byte outside that region.
  */
-
-/** The encodings anvil edits in place. `latin1` is the byte-faithful reading of a file that is not valid UTF-8. */
-export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be" | "latin1"
 
 /** Line-ending style: one kind throughout, both kinds, or no line break at all. */
 export type EolStyle = "lf" | "crlf" | "mixed" | "none"
@@ -28,7 +28,6 @@ export interface DecodedText {
 export type DecodeResult = { readonly ok: true; readonly value: DecodedText } | { readonly ok: false; readonly reason: string }
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf] as const
-const SNIFF_BYTES = 8192
 
 const startsWith = (bytes: Uint8Array, prefix: ReadonlyArray<number>) =>
   bytes.length >= prefix.length && prefix.every((b, i) => bytes[i] === b)
@@ -54,23 +53,6 @@ export const eolString = (style: EolStyle, text = ""): "\n" | "\r\n" => {
 export const withEol = (text: string, eol: "\n" | "\r\n"): string => {
   const lf = text.replace(/\r\n/g, "\n")
   return eol === "\n" ? lf : lf.replace(/\n/g, "\r\n")
-}
-
-/**
- * Whether bytes look like a binary file rather than text: a NUL byte, or many
- * control characters, in the first 8 KB. UTF-16 with a BOM is text.
- */
-export const looksBinary = (bytes: Uint8Array): boolean => {
-  if (startsWith(bytes, [0xff, 0xfe]) || startsWith(bytes, [0xfe, 0xff])) return false
-  const n = Math.min(bytes.length, SNIFF_BYTES)
-  let control = 0
-  for (let i = 0; i < n; i++) {
-    const b = bytes[i]!
-    if (b === 0) return true
-    // Control characters other than tab, LF, VT, FF, CR and ESC.
-    if (b < 32 && b !== 9 && b !== 10 && b !== 11 && b !== 12 && b !== 13 && b !== 27) control++
-  }
-  return n > 0 && control / n > 0.1
 }
 
 const utf16le = new TextDecoder("utf-16le", { fatal: true, ignoreBOM: true })

@@ -22,9 +22,12 @@ const startsWith = (bytes: Uint8Array, prefix: ReadonlyArray<number>) =>
 
 /**
  * Whether bytes look binary: a NUL byte, or more than 10% control characters
- * (other than tab, LF, VT, FF, CR and ESC) in the first 8 KB.
+ * (other than tab, LF, VT, FF, CR and ESC) in the first 8 KB. UTF-16 with a
+ * byte-order mark is text. The one rule every tool (read, edit, patch, grep's
+ * path check) judges files by.
  */
 export const looksBinary = (bytes: Uint8Array): boolean => {
+  if (startsWith(bytes, [0xff, 0xfe]) || startsWith(bytes, [0xfe, 0xff])) return false
   const n = Math.min(bytes.length, SNIFF_BYTES)
   let control = 0
   for (let i = 0; i < n; i++) {
