@@ -1,4 +1,7 @@
+import type { AgentSessionOptions } from "../agent/agent-session.ts"
 import { parseAllowRule, type AllowRule } from "../permission/rules.ts"
+import type { Tool } from "../tool/definition.ts"
+import type { CliIO } from "./output.ts"
 import { UsageError } from "./args.ts"
 
 /** The options `anvil run` and `anvil chat` share. */
@@ -134,3 +137,24 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
     words,
   }
 }
+
+/** The session options `anvil run` and `anvil chat` take straight from their arguments. */
+export const sessionOptionsOf = (
+  args: AgentArgs,
+  io: CliIO,
+  root: string | undefined,
+  tools: ReadonlyArray<Tool>,
+): Omit<AgentSessionOptions, "onAsk"> => ({
+  cwd: io.cwd,
+  env: io.env,
+  root,
+  modelFlag: args.model,
+  profile: args.profile,
+  engine: args.engine,
+  continueLast: args.continueLast,
+  sessionId: args.sessionId,
+  maxSteps: args.maxSteps,
+  verify: args.verify,
+  allTools: tools,
+  allow: args.allow,
+})

@@ -9,7 +9,7 @@ import { askInTerminal } from "../ui/permission-prompt.ts"
 import { makeSpinner } from "../ui/spinner.ts"
 import { colorEnabled, makeStyle, type Style } from "../ui/style.ts"
 import { VERSION } from "../version.ts"
-import { parseAgentArgs } from "./agent-args.ts"
+import { parseAgentArgs, sessionOptionsOf } from "./agent-args.ts"
 import type { CliIO } from "./output.ts"
 import { scriptedAsk, terminalOf } from "./run-command.ts"
 
@@ -68,19 +68,8 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
   let session: AgentSession
   try {
     session = await openAgentSession({
-      cwd: io.cwd,
-      env: io.env,
-      root,
-      modelFlag: args.model,
-      profile: args.profile,
-      engine: args.engine,
-      continueLast: args.continueLast,
-      sessionId: args.sessionId,
-      maxSteps: args.maxSteps,
-      verify: args.verify,
-      allTools: tools,
+      ...sessionOptionsOf(args, io, root, tools),
       onAsk,
-      allow: args.allow,
       ...(tty && io.terminal ? { terminal: io.terminal } : {}),
       onSubagentEvent: (parent, event) => printer(event, parent),
     })

@@ -9,7 +9,7 @@ import { askInTerminal } from "../ui/permission-prompt.ts"
 import { makeSpinner } from "../ui/spinner.ts"
 import { colorEnabled, makeStyle } from "../ui/style.ts"
 import { UserTerminal, type UserTerminalShape } from "../ui/user-terminal.ts"
-import { parseAgentArgs, type AgentArgs } from "./agent-args.ts"
+import { parseAgentArgs, sessionOptionsOf, type AgentArgs } from "./agent-args.ts"
 import { UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
 
@@ -134,19 +134,8 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
   let session: AgentSession
   try {
     session = await openAgentSession({
-      cwd: io.cwd,
-      env: io.env,
-      root,
-      modelFlag: args.model,
-      profile: args.profile,
-      engine: args.engine,
-      continueLast: args.continueLast,
-      sessionId: args.sessionId,
-      maxSteps: args.maxSteps,
-      verify: args.verify,
-      allTools: tools,
+      ...sessionOptionsOf(args, io, root, tools),
       onAsk,
-      allow: args.allow,
       ...(interactive && io.terminal ? { terminal: io.terminal } : {}),
       onSubagentEvent: (parent, event) => {
         if (args.format === "stream-json") {
