@@ -12,7 +12,7 @@ import { similarPaths } from "../workspace/similar-paths.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./list.md" with { type: "text" }
 
-/** Defaults; anvil.json `tools.list.*` overrides them (`default_ignore` replaces the hidden-by-default names). */
+/** Defaults; anvil.json `tools.list.*` overrides them (`default_ignore`, else the shared `search.default_ignore`, replaces the hidden-by-default names). */
 export const LIST_DEFAULTS = { default_limit: 100, max_limit: 200 } as const
 
 /** Where a symbolic link leads, as a listing shows it (spec 003). */
@@ -100,7 +100,9 @@ export const listTool = defineTool({
       const maxLimit = positiveInt(config.get("tools.list.max_limit", LIST_DEFAULTS.max_limit), LIST_DEFAULTS.max_limit)
       const defaultLimit = Math.min(positiveInt(config.get("tools.list.default_limit", LIST_DEFAULTS.default_limit), LIST_DEFAULTS.default_limit), maxLimit)
       const hiddenNames = new Set(
-        config.get("tools.list.default_ignore", DEFAULT_IGNORED_DIRS as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string"),
+        config
+          .get("tools.list.default_ignore", config.get("search.default_ignore", DEFAULT_IGNORED_DIRS as ReadonlyArray<unknown>))
+          .filter((n): n is string => typeof n === "string"),
       )
       const includeHidden = params.include_hidden ?? false
       const includeIgnored = params.include_ignored ?? false
