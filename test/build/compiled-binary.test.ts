@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { VERSION } from "../../src/version.ts"
-import { tempDir } from "../support/harness.ts"
+import { fakeOpenAI } from "../support/fake-openai.ts"
+import { project, tempDir } from "../support/harness.ts"
 
 // Builds the executable into a temp folder (about a second) and runs it from
 // elsewhere: the embedded skills and rg must work without the repository.
@@ -70,4 +71,46 @@ describe("the compiled executable", () => {
     expect(r.out).not.toContain("PRELOADED")
     expect(JSON.parse(r.out).ripgrep.path).toStartWith(join(dir, ".cache", "anvil"))
   })
+})
+
+describe("the compiled executable as an agent", () => {
+  test("a scripted run against a fake OpenAI-compatible server: grep through the embedded rg, read, answer", async () => {
+    const root = project({ "src/app.ts": "export const needle = 42\n", "README.md": "# demo\n" })
+    const home = tempDir()
+    const emptyPath = join(home, "empty-bin")
+    mkdirSync(emptyPath)
+    const server = fakeOpenAI([
+      {
+        tool_calls: [
+          { name: "grep", arguments: { pattern: "needle", output_mode: "files_with_matches" }, id: "g1" },
+          { name: "read", arguments: { path: "src/app.ts" }, id: "r1" },
+        ],
+      },
+      { text: "needle is 42, in src/app.ts." },
+    ])
+    try {
+      // Async spawn: the fake server answers from this same process.
+      const child = Bun.spawn([binary, "run", "--format", "stream-json", "where is needle?"], {
+        cwd: root,
+        env: { PATH: emptyPath, HOME: home, XDG_CACHE_HOME: join(home, "cache"), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      })
+      const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+      expect(err).toBe("")
+      expect(code).toBe(0)
+      const events = out.trim().split("\n").map((l) => JSON.parse(l))
+      expect(events.map((e) => e.type)).toEqual(["init", "assistant", "tool_use", "tool_use", "tool_result", "tool_result", "assistant", "result"])
+      const grep = events.find((e) => e.type === "tool_result" && e.id === "g1")
+      expect(grep.envelope.status).toBe("success") // not the partial in-process fallback: the embedded rg ran
+      expect(JSON.stringify(grep.envelope.data)).toContain("src/app.ts")
+      const read = events.find((e) => e.type === "tool_result" && e.id === "r1")
+      expect(read.envelope.data.content).toContain("needle = 42")
+      expect(events.at(-1)).toMatchObject({ type: "result", status: "success", answer: "needle is 42, in src/app.ts." })
+      expect(server.requests.length).toBe(2)
+    } finally {
+      server.stop()
+    }
+  }, 60_000)
 })
