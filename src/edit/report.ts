@@ -21,6 +21,17 @@ export const hashData = (commit: CommitOutcome) => ({
   sha256_after: commit.sha256After,
 })
 
+/** What write, edit and multiedit all report about the file they wrote: sizes, hashes, the diff and its format. */
+export const writtenFileData = (commit: CommitOutcome, format: TextFormat) => ({
+  bytes_written: commit.bytesWritten,
+  file_bytes: commit.fileBytes,
+  ...hashData(commit),
+  ...diffData(commit.diff),
+  encoding: format.encoding,
+  bom: format.bom,
+  line_endings: format.eol,
+})
+
 /** "Changes: +3 -1", noting a cut diff. */
 export const changesLine = (diff: FileDiff): string => {
   if (diff.additions === 0 && diff.deletions === 0) return "Changes: none (the text is unchanged)"

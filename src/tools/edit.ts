@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { editFile } from "../edit/edit-file.ts"
 import { STRATEGY_DESCRIPTIONS } from "../edit/match.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
-import { body, changesLine, diffData, fileOps, formatLine, hashData, hashLines } from "../edit/report.ts"
+import { body, changesLine, fileOps, formatLine, hashLines, writtenFileData } from "../edit/report.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool/definition.ts"
 import description from "./edit.md" with { type: "text" }
@@ -86,13 +86,7 @@ export const editTool = defineTool({
           start_line: edit.startLine,
           end_line: edit.endLine,
           lines: edit.lines,
-          bytes_written: commit.bytesWritten,
-          file_bytes: commit.fileBytes,
-          ...hashData(commit),
-          ...diffData(commit.diff),
-          encoding: format.encoding,
-          bom: format.bom,
-          line_endings: format.eol,
+          ...writtenFileData(commit, format),
         },
         text: body(lines, commit.diff, dryRun),
         stats: { replacements: edit.replacements, additions: commit.diff.additions, deletions: commit.diff.deletions },

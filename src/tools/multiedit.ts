@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { editFile } from "../edit/edit-file.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
-import { body, changesLine, createdLine, diffData, fileOps, formatLine, hashData, hashLines } from "../edit/report.ts"
+import { body, changesLine, createdLine, fileOps, formatLine, hashLines, writtenFileData } from "../edit/report.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool/definition.ts"
 import description from "./multiedit.md" with { type: "text" }
@@ -87,13 +87,7 @@ export const multieditTool = defineTool({
             start_line: e.startLine,
             end_line: e.endLine,
           })),
-          bytes_written: commit.bytesWritten,
-          file_bytes: commit.fileBytes,
-          ...hashData(commit),
-          ...diffData(commit.diff),
-          encoding: format.encoding,
-          bom: format.bom,
-          line_endings: format.eol,
+          ...writtenFileData(commit, format),
         },
         text: body(lines, commit.diff, dryRun),
         stats: { total_replacements: total, additions: commit.diff.additions, deletions: commit.diff.deletions },

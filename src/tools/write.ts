@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import { DEFAULT_MAX_DIFF_LINES, DEFAULT_MAX_FILE_BYTES, DryRunParam, parentOf, Sha256Param } from "../edit/params.ts"
-import { body, changesLine, diffData, fileOps, formatLine, hashData, hashLines, pyBool } from "../edit/report.ts"
+import { body, changesLine, fileOps, formatLine, hashLines, pyBool, writtenFileData } from "../edit/report.ts"
 import { guardFresh } from "../edit/stale-guard.ts"
 import { commitText, openTarget } from "../edit/target-file.ts"
 import { detectEol, encodable, withEol, type TextFormat } from "../edit/text-encoding.ts"
@@ -83,14 +83,8 @@ export const writeTool = defineTool({
           applied: commit.applied,
           created: commit.created,
           operation,
-          bytes_written: commit.bytesWritten,
-          file_bytes: commit.fileBytes,
-          ...hashData(commit),
+          ...writtenFileData(commit, format),
           path: display,
-          ...diffData(commit.diff),
-          encoding: format.encoding,
-          bom: format.bom,
-          line_endings: format.eol,
         },
         text: body(lines, commit.diff, dryRun),
         stats: { bytes_written: commit.bytesWritten, additions: commit.diff.additions, deletions: commit.diff.deletions },
