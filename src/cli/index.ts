@@ -10,6 +10,14 @@ import { toolHelp, toolsCommand } from "./tools-command.ts"
 /** Runs the CLI; returns the exit code (0 success or partial, 1 error, 2 usage). */
 export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO()): Promise<number> => {
   try {
+    return await dispatch(argv, io)
+  } finally {
+    await io.flush?.()
+  }
+}
+
+const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
+  try {
     const global = parseGlobal(argv)
     const [command, ...rest] = global.rest
     if (global.version && command === undefined) {

@@ -62,6 +62,19 @@ describe("anvil CLI", () => {
     expect(exec("frobnicate").code).toBe(2)
   })
 
+  test("the real entry point writes its whole output to a slow reader before exiting", async () => {
+    // 200 long names: the envelope lists them in data and in text, well over a pipe's 64 KiB buffer.
+    const tree: Record<string, string> = {}
+    for (let i = 0; i < 200; i++) tree[`${String(i).padStart(3, "0")}-${"n".repeat(200)}.txt`] = ""
+    const args = [process.execPath, join(SRC, "main.ts"), "tool", "glob", '{"pattern": "*.txt", "limit": 200}']
+    const child = Bun.spawn(args, { cwd: project(tree), stdin: "ignore", stdout: "pipe" })
+    await Bun.sleep(300) // the pipe fills while nobody reads
+    const text = await new Response(child.stdout).text()
+    expect(await child.exited).toBe(0)
+    expect(text.length).toBeGreaterThan(65536)
+    expect((JSON.parse(text).data.paths as Array<unknown>).length).toBe(200)
+  })
+
   test("tool: JSON argument, --key value flags, stdin, --text and --meta", async () => {
     const a = await run(["tool", "calculator", '{"expression":"2+3*4"}'])
     expect(a.code).toBe(0)
