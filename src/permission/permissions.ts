@@ -105,12 +105,14 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           return workspace.display(pathService.resolve(workspace.cwd, p))
         }
         const permission = () => config.get("permission", {} as Record<string, unknown>)
+        const subjectsFor = (tool: Tool, params: unknown) =>
+          tool.permissionSubjects ? tool.permissionSubjects(params) : subjectsOf(params, normalize)
         const levelOf = (tool: Tool, params: unknown) =>
-          levelFor(toolRules(permission(), tool.name), tool.permission ?? "allow", subjectsOf(params, normalize))
+          levelFor(toolRules(permission(), tool.name), tool.permission ?? "allow", subjectsFor(tool, params))
 
         const check = (request: PermissionRequest): Effect.Effect<PermissionDecision> =>
           Effect.gen(function* () {
-            const subjects = request.subjects ?? subjectsOf(request.params, normalize)
+            const subjects = request.subjects ?? subjectsFor(request.tool, request.params)
             const level = levelFor(toolRules(permission(), request.tool.name), request.tool.permission ?? "allow", subjects)
             if (level === "allow") return { allowed: true } as const
             const what = subjects ? ` (${subjects.values.join(", ")})` : ""

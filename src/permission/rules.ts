@@ -14,7 +14,9 @@ import type { PermissionLevel } from "../tool/definition.ts"
  *
  * A string is the tool's level; in an object `"*"` is the tool's level and the
  * other keys are patterns on the call's subject: the command for bash, the
- * file paths for file tools, the URL's host for fetch. Among the patterns that
+ * file paths for file tools, the URL's host for fetch, and whatever a tool's
+ * own `permissionSubjects` names (the skill's name for skill, e.g.
+ * `"skill": { "*": "allow", "deploy-*": "ask" }`). Among the patterns that
  * match, the most restrictive wins (deny > ask > allow); with none matching,
  * the tool's level applies (`"*"`, else the tool's own default). A compound
  * command (`a && b`, `a | b`, `$(b)`) is judged part by part, and a call with
@@ -32,7 +34,8 @@ export interface ToolRules {
   readonly patterns: ReadonlyArray<PatternRule>
 }
 
-export type SubjectKind = "command" | "path" | "host"
+/** `name`: a plain name matched whole with `*` and `?` (a tool's own subject, e.g. a skill's name). */
+export type SubjectKind = "command" | "path" | "host" | "name"
 
 /** What a call's patterns are matched against. */
 export interface Subjects {
@@ -106,6 +109,8 @@ export const subjectMatches = (kind: SubjectKind, pattern: string, value: string
       return pathGlob(pattern).test(value)
     case "host":
       return hostMatches(pattern, value)
+    case "name":
+      return commandGlob(pattern).test(value)
   }
 }
 

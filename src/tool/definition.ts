@@ -1,4 +1,5 @@
 import type { Effect, Schema } from "effect"
+import type { Subjects } from "../permission/rules.ts"
 import type { RetrievalHint } from "../protocol/hint.ts"
 import type { ToolError } from "./tool-error.ts"
 
@@ -67,6 +68,14 @@ export interface Tool<P = any, R = any> {
   readonly parameterAliases?: Readonly<Record<string, string>>
   /** Default permission when no rule matches. Default "allow". */
   readonly permission?: PermissionLevel
+  /**
+   * What the permission patterns of `permission.<tool>` are matched against
+   * for a call, when the generic reading of the parameters (a command, a URL's
+   * host, file paths) does not fit the tool. Example: skill names the skill a
+   * load asks for, so `"skill": { "*": "allow", "deploy": "ask" }` asks before
+   * loading deploy. Undefined for a call means only the tool-wide level applies.
+   */
+  readonly permissionSubjects?: (params: P) => Subjects | undefined
   /** True when the tool paginates itself; the framework then never truncates it (context.truncation_skip). */
   readonly paginates?: boolean
   /** True when the tool never changes anything (files, processes, remote state); such calls may run concurrently. */
