@@ -7,6 +7,7 @@ Usage:
                                                   --model P/M, --yes, --allow RULE, --continue, --session ID,
                                                   --max-steps N (see 'anvil run --help')
   anvil sessions [--json]                         list this project's sessions
+  anvil skills [--json]                           list the skills (built-in, project, user) and invalid ones
   anvil tool <name> [JSON | - | --key value ...]   run one tool and print its envelope
   anvil tools [--json]                            list the tools with their parameter schemas
 

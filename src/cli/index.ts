@@ -62,6 +62,11 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         if (global.help) return help(io, SESSIONS_HELP)
         return await sessionsCommand(rest, io, global.root)
       }
+      case "skills": {
+        const { skillsCommand, SKILLS_HELP } = await import("./skills-command.ts")
+        if (global.help) return help(io, SKILLS_HELP)
+        return await skillsCommand(rest, io, global.root)
+      }
       case "self-check": {
         // Hidden: checks the embedded skills and rg of a built executable (CI's smoke test).
         const { selfCheckCommand } = await import("./self-check-command.ts")

@@ -33,6 +33,7 @@ export const builtinToolEntries: ReadonlyArray<BuiltinToolEntry> = [
   { names: ["fetch", "WebFetch", "webfetch", "web_fetch"], load: async () => (await import("./fetch.ts")).fetchTool },
   { names: ["question", "AskUserQuestion", "ask_user_question"], load: async () => (await import("./question.ts")).questionTool },
   { names: ["task", "Task", "subagent", "agent"], load: async () => (await import("./task.ts")).taskTool },
+  { names: ["skill", "Skill", "skills", "load_skill"], load: async () => (await import("./skill.ts")).skillTool },
 ]
 
 /** Loads every built-in tool (the agent offers them all). */

@@ -1,0 +1,80 @@
+import { Effect, Layer } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import { Config } from "../config/config.ts"
+import { PlatformLive } from "../runtime.ts"
+import { loadSkillCatalog, type SkillCatalog } from "../skills/skill-catalog.ts"
+import { findProjectRoot } from "../workspace/project-root.ts"
+import { UsageError } from "./args.ts"
+import type { CliIO } from "./output.ts"
+
+export const SKILLS_HELP = `Usage: anvil skills [--json]
+
+Lists the skills the agent can load with its skill tool: name, source and description, and the
+skills that cannot be loaded with the reason. Skills are folders <dir>/<name>/SKILL.md, found in
+(first match wins for a name):
+  1. project: skills.paths entries inside the project (anvil.json), then .anvil/skills/
+  2. user:    skills.paths entries outside the project, then ~/.config/anvil/skills/
+              ($XDG_CONFIG_HOME/anvil/skills/)
+  3. builtin: the skills shipped with anvil (create-skill)
+--json prints everything (paths, overrides, warnings, the folders searched) as JSON.
+`
+
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
+
+/** The human listing of a catalogue; `display` names paths (root-relative inside the project). */
+export const formatSkills = (catalog: SkillCatalog, display: (p: string) => string): string => {
+  const out: Array<string> = []
+  const width = Math.max(4, ...catalog.skills.map((s) => s.name.length), ...catalog.invalid.map((s) => s.name.length))
+  if (catalog.skills.length === 0) out.push("No skills found.")
+  else {
+    out.push(`${"NAME".padEnd(width)}  SOURCE   DESCRIPTION`)
+    for (const s of catalog.skills) {
+      out.push(`${s.name.padEnd(width)}  ${s.source.padEnd(7)}  ${clip(s.description.replace(/\s+/g, " "), 100)}`)
+      const pad = " ".repeat(width + 11)
+      for (const o of s.overrides) out.push(`${pad}overrides the ${o.source} skill at ${display(o.path)}`)
+      for (const w of s.warnings) out.push(`${pad}warning: ${w} (${display(s.path)})`)
+    }
+  }
+  if (catalog.invalid.length > 0) {
+    out.push("", "Invalid (cannot be loaded):")
+    for (const s of catalog.invalid) out.push(`${s.name.padEnd(width)}  ${s.source.padEnd(7)}  ${display(s.path)}: ${s.reason}`)
+  }
+  for (const p of catalog.problems) out.push("", `Problem: ${p}`)
+  const folders = catalog.folders.map((f) => `${display(f.dir)} (${f.source}${f.exists ? "" : ", missing"})`)
+  out.push("", `Searched: ${folders.join(", ")}, then the built-in skills.`)
+  return `${out.join("\n")}\n`
+}
+
+/** `anvil skills [--json]`. */
+export const skillsCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined): Promise<number> => {
+  const json = argv.includes("--json")
+  const unknown = argv.find((a) => a !== "--json")
+  if (unknown !== undefined) throw new UsageError(`anvil skills: unexpected argument '${unknown}'`)
+  const { catalog, dir } = await Effect.runPromise(
+    Effect.gen(function* () {
+      const path = yield* Path
+      const fs = yield* FileSystem
+      const given = root ?? io.env.ANVIL_ROOT
+      const found = given ? path.resolve(io.cwd, given) : yield* findProjectRoot(io.cwd)
+      const dir = yield* fs.realPath(found).pipe(Effect.orElseSucceed(() => found))
+      const catalog = yield* loadSkillCatalog(dir).pipe(Effect.provide(Config.layer({ root: dir, env: io.env })))
+      return { catalog, dir }
+    }).pipe(Effect.provide(PlatformLive as Layer.Layer<FileSystem | Path>)),
+  )
+  if (json) {
+    const skills = catalog.skills.map((s) => ({
+      name: s.name,
+      description: s.description,
+      source: s.source,
+      path: s.path,
+      overrides: s.overrides,
+      warnings: s.warnings,
+    }))
+    io.out(`${JSON.stringify({ skills, invalid: catalog.invalid, folders: catalog.folders, problems: catalog.problems }, null, 2)}\n`)
+    return 0
+  }
+  const display = (p: string) => (p === dir ? "." : p.startsWith(`${dir}/`) ? p.slice(dir.length + 1) : p)
+  io.out(formatSkills(catalog, display))
+  return 0
+}

@@ -1,0 +1,251 @@
+import { Effect } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import { Config } from "../config/config.ts"
+import { embeddedAssets, type EmbeddedAssets } from "../embedded/assets.ts"
+import { loadBuiltinSkills } from "./builtin-skills.ts"
+import { parseSkillDocument, type SkillDocument } from "./skill-document.ts"
+
+/**
+ * The skills anvil knows (spec 004 §5): the built-in ones and the user's,
+ * each a folder `<skills folder>/<name>/SKILL.md`.
+ *
+ * Skills folders, first match wins for a name:
+ * 1. project folders: the `skills.paths` entries inside the project root (in
+ *    the order listed), then `<root>/.anvil/skills`;
+ * 2. user folders: the `skills.paths` entries outside the root (in order),
+ *    then `$XDG_CONFIG_HOME/anvil/skills` (`~/.config/anvil/skills`);
+ * 3. the built-in skills.
+ * So a user's skill overrides a built-in one of the same name, and a
+ * project's overrides the user's. A `skills.paths` entry is relative to the
+ * project root, absolute, or starts with `~` (the HOME of anvil's
+ * environment); it may also name one skill's own folder (holding SKILL.md).
+ * A skill whose SKILL.md is invalid is reported and overrides nothing.
+ */
+
+export type SkillSource = "builtin" | "project" | "user"
+
+/** A folder searched for skills. */
+export interface SkillFolder {
+  /** Absolute path. */
+  readonly dir: string
+  readonly source: "project" | "user"
+  /** Where it comes from: a `skills.paths` entry or one of the default folders. */
+  readonly from: "skills.paths" | "default"
+  readonly exists: boolean
+}
+
+export interface Skill extends SkillDocument {
+  readonly source: SkillSource
+  /** The SKILL.md: an absolute path, or a `$bunfs` path inside the executable. */
+  readonly path: string
+  /** The skill's folder on disk; undefined for a built-in skill embedded in the executable (only its SKILL.md is). */
+  readonly dir: string | undefined
+  /** Same-named skills this one hides, highest precedence first. */
+  readonly overrides: ReadonlyArray<{ readonly source: SkillSource; readonly path: string }>
+}
+
+/** A SKILL.md that could not be used, and why. */
+export interface InvalidSkill {
+  /** The folder's name (the front matter's name could not be trusted). */
+  readonly name: string
+  readonly source: SkillSource
+  readonly path: string
+  readonly reason: string
+}
+
+export interface SkillCatalog {
+  /** Usable skills, sorted by name, one per name. */
+  readonly skills: ReadonlyArray<Skill>
+  readonly invalid: ReadonlyArray<InvalidSkill>
+  /** The folders searched, in precedence order. */
+  readonly folders: ReadonlyArray<SkillFolder>
+  /** Configuration problems (a `skills.paths` entry that is not a string, `~` without HOME, an unreadable folder). */
+  readonly problems: ReadonlyArray<string>
+}
+
+/** SKILL.md files larger than this are reported instead of read. */
+export const MAX_SKILL_FILE_BYTES = 1024 * 1024
+
+const SKILL_FILE = "SKILL.md"
+
+const isWithin = (sep: string, parent: string, child: string): boolean =>
+  child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
+
+const byName = <T extends { readonly name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+/** The folders to search, in precedence order (see the module comment), with the configuration's problems. */
+export const skillFolders = Effect.fn("skillFolders")(function* (root: string) {
+  const fs = yield* FileSystem
+  const path = yield* Path
+  const config = yield* Config
+  const realOr = (p: string) => fs.realPath(p).pipe(Effect.orElseSucceed(() => path.resolve(p)))
+  const rootReal = yield* realOr(root)
+  const home = config.env.HOME ?? config.env.USERPROFILE
+  const problems: Array<string> = []
+
+  const skills = config.get("skills", {} as Record<string, unknown>)
+  const configured: ReadonlyArray<unknown> =
+    skills.paths === undefined ? [] : Array.isArray(skills.paths) ? skills.paths : typeof skills.paths === "string" ? [skills.paths] : []
+  if (skills.paths !== undefined && !Array.isArray(skills.paths) && typeof skills.paths !== "string") {
+    problems.push("skills.paths must be an array of folders")
+  }
+
+  const candidates: Array<{ dir: string; source?: "project" | "user"; from: SkillFolder["from"] }> = []
+  for (const entry of configured) {
+    if (typeof entry !== "string" || entry.trim() === "") {
+      problems.push(`skills.paths: ${JSON.stringify(entry)} is not a folder name`)
+      continue
+    }
+    const given = entry.trim()
+    if (given === "~" || given.startsWith("~/")) {
+      if (!home) {
+        problems.push(`skills.paths: '${given}' needs HOME, which is not set`)
+        continue
+      }
+      candidates.push({ dir: path.join(home, given.slice(1)), from: "skills.paths" })
+    } else candidates.push({ dir: path.resolve(root, given), from: "skills.paths" })
+  }
+  const configHome = config.env.XDG_CONFIG_HOME ?? (home ? path.join(home, ".config") : undefined)
+
+  const resolved: Array<SkillFolder & { real: string }> = []
+  for (const c of candidates) {
+    const real = yield* realOr(c.dir)
+    resolved.push({
+      dir: c.dir,
+      real,
+      source: isWithin(path.sep, rootReal, real) ? "project" : "user",
+      from: c.from,
+      exists: yield* fs.exists(c.dir).pipe(Effect.orElseSucceed(() => false)),
+    })
+  }
+  const projectDefault = path.join(root, ".anvil", "skills")
+  const defaults: Array<SkillFolder & { real: string }> = [
+    {
+      dir: projectDefault,
+      real: yield* realOr(projectDefault),
+      source: "project",
+      from: "default",
+      exists: yield* fs.exists(projectDefault).pipe(Effect.orElseSucceed(() => false)),
+    },
+  ]
+  if (configHome) {
+    const userDefault = path.join(configHome, "anvil", "skills")
+    defaults.push({
+      dir: userDefault,
+      real: yield* realOr(userDefault),
+      source: "user",
+      from: "default",
+      exists: yield* fs.exists(userDefault).pipe(Effect.orElseSucceed(() => false)),
+    })
+  }
+  const ordered = [
+    ...resolved.filter((f) => f.source === "project"),
+    defaults[0]!,
+    ...resolved.filter((f) => f.source === "user"),
+    ...defaults.slice(1),
+  ]
+  const seen = new Set<string>()
+  const folders: Array<SkillFolder> = []
+  for (const { real, ...folder } of ordered) {
+    if (seen.has(real)) continue
+    seen.add(real)
+    folders.push(folder)
+  }
+  return { folders, problems }
+})
+
+type Found = { readonly ok: true; readonly skill: Omit<Skill, "overrides"> } | { readonly ok: false; readonly invalid: InvalidSkill }
+
+/** Reads one skill folder's SKILL.md; undefined when the folder holds none (it is not a skill). */
+const readSkillFolder = (dir: string, source: "project" | "user") =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const folder = path.basename(dir)
+    const names = yield* fs.readDirectory(dir).pipe(Effect.orElseSucceed(() => [] as Array<string>))
+    const file = path.join(dir, SKILL_FILE)
+    if (!names.includes(SKILL_FILE)) {
+      const variant = names.find((n) => n.toLowerCase() === SKILL_FILE.toLowerCase())
+      if (variant === undefined) return undefined
+      const invalid: InvalidSkill = { name: folder, source, path: path.join(dir, variant), reason: `found '${variant}': the file must be named ${SKILL_FILE}` }
+      return { ok: false, invalid } as Found
+    }
+    const problem = (reason: string): Found => ({ ok: false, invalid: { name: folder, source, path: file, reason } })
+    const info = yield* fs.stat(file).pipe(Effect.result)
+    if (info._tag === "Failure") return problem(`cannot be read: ${info.failure.message}`)
+    if (info.success.type !== "File") return problem(`${SKILL_FILE} is not a file`)
+    if (Number(info.success.size) > MAX_SKILL_FILE_BYTES) return problem(`${SKILL_FILE} is larger than ${MAX_SKILL_FILE_BYTES / 1024 / 1024} MB`)
+    const text = yield* fs.readFileString(file).pipe(Effect.result)
+    if (text._tag === "Failure") return problem(`cannot be read: ${text.failure.message}`)
+    const doc = parseSkillDocument(text.success, folder)
+    if (!doc.ok) return problem(doc.reason)
+    return { ok: true, skill: { ...doc.skill, source, path: file, dir } } as Found
+  })
+
+/** The skills of one skills folder (or of the one skill folder it is), folders sorted by name. */
+const scanFolder = (folder: SkillFolder) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const path = yield* Path
+    if (!folder.exists) return { found: [] as Array<Found>, problem: undefined }
+    const itself = yield* readSkillFolder(folder.dir, folder.source)
+    if (itself !== undefined) return { found: [itself], problem: undefined }
+    const entries = yield* fs.readDirectoryEntries(folder.dir).pipe(Effect.result)
+    if (entries._tag === "Failure") return { found: [] as Array<Found>, problem: `cannot read the skills folder ${folder.dir}: ${entries.failure.message}` }
+    const found: Array<Found> = []
+    for (const entry of [...entries.success].sort(byName)) {
+      if (entry.name.startsWith(".")) continue
+      const dir = path.join(folder.dir, entry.name)
+      const isDir =
+        entry.type === "Directory" ||
+        ((entry.type === "SymbolicLink" || entry.type === "Unknown") &&
+          (yield* fs.stat(dir).pipe(Effect.map((i) => i.type === "Directory"), Effect.orElseSucceed(() => false))))
+      if (!isDir) continue
+      const one = yield* readSkillFolder(dir, folder.source)
+      if (one !== undefined) found.push(one)
+    }
+    return { found, problem: undefined }
+  })
+
+/**
+ * Every skill: scans the folders (see {@link skillFolders}) and adds the
+ * built-in skills; same names resolved by precedence. Never fails: unreadable
+ * folders and files are reported in `problems` and `invalid`.
+ *
+ * `assets` is the embedded manifest (a test passes its own).
+ */
+export const loadSkillCatalog = Effect.fn("loadSkillCatalog")(function* (root: string, assets: EmbeddedAssets = embeddedAssets) {
+  const path = yield* Path
+  const { folders, problems: configProblems } = yield* skillFolders(root)
+  const problems = [...configProblems]
+  const found: Array<Found> = []
+  for (const folder of folders) {
+    if (!folder.exists && folder.from === "skills.paths") problems.push(`skills.paths: the folder ${folder.dir} does not exist`)
+    const scanned = yield* scanFolder(folder)
+    if (scanned.problem) problems.push(scanned.problem)
+    found.push(...scanned.found)
+  }
+  for (const builtin of yield* loadBuiltinSkills(assets)) {
+    const doc = parseSkillDocument(builtin.text, builtin.name)
+    const dir = assets.compiled ? undefined : path.dirname(builtin.path)
+    found.push(
+      doc.ok
+        ? { ok: true, skill: { ...doc.skill, source: "builtin", path: builtin.path, dir } }
+        : { ok: false, invalid: { name: builtin.name, source: "builtin", path: builtin.path, reason: doc.reason } },
+    )
+  }
+  const winners = new Map<string, { skill: Omit<Skill, "overrides">; overrides: Array<Skill["overrides"][number]> }>()
+  const invalid: Array<InvalidSkill> = []
+  for (const f of found) {
+    if (!f.ok) {
+      invalid.push(f.invalid)
+      continue
+    }
+    const winner = winners.get(f.skill.name)
+    if (winner) winner.overrides.push({ source: f.skill.source, path: f.skill.path })
+    else winners.set(f.skill.name, { skill: f.skill, overrides: [] })
+  }
+  const skills: Array<Skill> = [...winners.values()].map((w) => ({ ...w.skill, overrides: w.overrides })).sort(byName)
+  return { skills, invalid: invalid.sort(byName), folders, problems } satisfies SkillCatalog
+})

@@ -1,0 +1,89 @@
+import { Effect } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import { toolError } from "../tool/tool-error.ts"
+import { fromPlatformError } from "../workspace/fs-error.ts"
+import { looksBinary } from "../workspace/text-sniff.ts"
+
+/**
+ * The files a skill ships beside its SKILL.md (scripts/, references/,
+ * assets/): listed by name so the model knows they exist, and read one at a
+ * time, never outside the skill's folder.
+ */
+
+/** Most files listed for one skill. */
+export const MAX_LISTED_FILES = 200
+/** Deepest folder level listed. */
+const MAX_DEPTH = 6
+/** Largest skill file returned whole. */
+export const MAX_SKILL_FILE_READ_BYTES = 256 * 1024
+
+/**
+ * The files under a skill's folder, as `/`-separated paths relative to it,
+ * sorted; SKILL.md itself and hidden entries (`.git`, `.DS_Store`) left out;
+ * symbolic links to folders are listed, not followed. `truncated` when more
+ * than {@link MAX_LISTED_FILES} exist.
+ */
+export const listSkillFiles = Effect.fn("listSkillFiles")(function* (dir: string) {
+  const fs = yield* FileSystem
+  const path = yield* Path
+  const files: Array<string> = []
+  let truncated = false
+  const walk = (rel: ReadonlyArray<string>): Effect.Effect<void> =>
+    Effect.gen(function* () {
+      const entries = yield* fs.readDirectoryEntries(path.join(dir, ...rel)).pipe(Effect.orElseSucceed(() => []))
+      for (const entry of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        if (truncated) return
+        if (entry.name.startsWith(".")) continue
+        const parts = [...rel, entry.name]
+        if (entry.type === "Directory") {
+          if (parts.length < MAX_DEPTH) yield* walk(parts)
+          continue
+        }
+        if (rel.length === 0 && entry.name === "SKILL.md") continue
+        if (files.length >= MAX_LISTED_FILES) {
+          truncated = true
+          return
+        }
+        files.push(parts.join("/"))
+      }
+    })
+  yield* walk([])
+  return { files: files.sort(), truncated }
+})
+
+const isWithin = (sep: string, parent: string, child: string): boolean =>
+  child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
+
+/**
+ * The text of `file` (relative to the skill folder `dir`). Refused with
+ * ACCESS_DENIED when it would leave the folder (an absolute path, `..`, a
+ * symbolic link pointing out); NOT_FOUND, IS_DIRECTORY, BINARY_FILE, and
+ * INVALID_PARAM over {@link MAX_SKILL_FILE_READ_BYTES}.
+ */
+export const readSkillFile = Effect.fn("readSkillFile")(function* (dir: string, file: string) {
+  const fs = yield* FileSystem
+  const path = yield* Path
+  const outside = toolError("ACCESS_DENIED", `Access denied: '${file}' is outside the skill's folder.`, {
+    fieldErrors: [{ field: "file", message: "outside the skill's folder" }],
+  })
+  if (file.includes("\0")) return yield* toolError("INVALID_PARAM", "Invalid parameter 'file': the path contains a NUL byte.", { fieldErrors: [{ field: "file", message: "NUL byte" }] })
+  if (path.isAbsolute(file)) return yield* outside
+  const absolute = path.resolve(dir, file)
+  if (!isWithin(path.sep, dir, absolute) || absolute === dir) return yield* outside
+  const shown = path.relative(dir, absolute).split(path.sep).join("/")
+  const dirReal = yield* fs.realPath(dir).pipe(Effect.mapError((e) => fromPlatformError(e, dir)))
+  const real = yield* fs.realPath(absolute).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
+  if (!isWithin(path.sep, dirReal, real)) return yield* outside
+  const info = yield* fs.stat(real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
+  if (info.type === "Directory") return yield* toolError("IS_DIRECTORY", `${shown} is a directory, not a file.`)
+  const size = Number(info.size)
+  if (size > MAX_SKILL_FILE_READ_BYTES) {
+    return yield* toolError("INVALID_PARAM", `${shown} is ${size} bytes, more than the ${MAX_SKILL_FILE_READ_BYTES} a skill file may have to be returned whole.`, {
+      fieldErrors: [{ field: "file", message: "file too large" }],
+    })
+  }
+  const bytes = yield* fs.readFile(real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
+  if (looksBinary(bytes)) return yield* toolError("BINARY_FILE", `${shown} is a binary file; only text files of a skill can be returned.`)
+  return { file: shown, absolute, content: new TextDecoder().decode(bytes), bytes: bytes.length }
+})

@@ -1,0 +1,191 @@
+import { Effect, Schema } from "effect"
+import { Permissions } from "../permission/permissions.ts"
+import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { loadSkillCatalog, type Skill, type SkillCatalog } from "../skills/skill-catalog.ts"
+import { skillNameProblem } from "../skills/skill-document.ts"
+import { listSkillFiles, readSkillFile } from "../skills/skill-files.ts"
+import { defineTool, type PermissionLevel, type Tool, type ToolResult } from "../tool/definition.ts"
+import { invalidParam, toolError } from "../tool/tool-error.ts"
+import { editDistance } from "../workspace/similar-paths.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import description from "./skill.md" with { type: "text" }
+
+const SkillParams = Schema.Struct({
+  action: Schema.optionalKey(
+    Schema.Literals(["list", "load"]).annotate({
+      description: "`list` the available skills, or `load` one's instructions (default: load when a name is given, else list).",
+    }),
+  ),
+  name: Schema.optionalKey(Schema.String.annotate({ description: "The skill to load, as `list` names it (e.g. `create-skill`)." })),
+  file: Schema.optionalKey(
+    Schema.String.annotate({ description: "With load: one of the skill's other files (a path relative to its folder, as `files` lists it) to return instead of SKILL.md." }),
+  ),
+})
+type SkillParams = typeof SkillParams.Type
+
+const actionOf = (p: SkillParams) => p.action ?? (p.name !== undefined ? "load" : "list")
+const normalName = (name: string) => name.trim().toLowerCase()
+
+/** The most names an error message spells out. */
+const MAX_NAMES_IN_MESSAGE = 30
+
+/** skill (spec 004 §2, §5): lists the built-in and user skills and loads one's instructions. */
+export const skillTool = defineTool({
+  name: "skill",
+  title: "Skill",
+  description,
+  aliases: ["skills", "load_skill"],
+  parameterAliases: { skill: "name", skill_name: "name" },
+  permission: "allow",
+  readOnly: true,
+  parameters: SkillParams,
+  // Patterns in `permission.skill` match the name of the skill a load asks for.
+  permissionSubjects: (p) => (actionOf(p) === "load" && p.name !== undefined ? { kind: "name", values: [normalName(p.name)] } : undefined),
+  run: (params) =>
+    Effect.gen(function* () {
+      const workspace = yield* Workspace
+      const permissions = yield* Permissions
+      const action = actionOf(params)
+      if (action === "list") {
+        if (params.file !== undefined) return yield* invalidParam("file", "'file' is only used with action 'load' and a name")
+        const catalog = yield* loadSkillCatalog(workspace.root)
+        // A skill whose load the permission settings deny is not offered.
+        const denied = catalog.skills.filter((s) => loadLevel(permissions, s.name) === "deny")
+        return listResult(catalog, new Set(denied.map((s) => s.name)), workspace.display)
+      }
+      if (params.name === undefined || params.name.trim() === "") {
+        return yield* invalidParam("name", "required when action is 'load'", [hint("Skill", "high", { action: "list" })])
+      }
+      const name = normalName(params.name)
+      const problem = skillNameProblem(name)
+      if (problem) return yield* invalidParam("name", problem, [hint("Skill", "high", { action: "list" })])
+      const catalog = yield* loadSkillCatalog(workspace.root)
+      const skill = catalog.skills.find((s) => s.name === name)
+      if (!skill) {
+        const broken = catalog.invalid.find((s) => s.name === name)
+        if (broken) {
+          return yield* toolError(
+            "EXECUTION_ERROR",
+            `The skill '${name}' (${broken.source}, ${workspace.display(broken.path)}) cannot be loaded: ${broken.reason}. Its SKILL.md needs fixing.`,
+          )
+        }
+        return yield* notFound(name, catalog)
+      }
+      if (params.file !== undefined) return yield* fileResult(skill, params.file, workspace.display)
+      return yield* loadResult(skill, workspace)
+    }),
+})
+
+/** The level the permission rules give loading `name`. */
+const loadLevel = (permissions: Permissions["Service"], name: string): PermissionLevel =>
+  permissions.levelOf(skillTool as Tool, { action: "load", name })
+
+const listResult = (catalog: SkillCatalog, denied: ReadonlySet<string>, display: (p: string) => string): ToolResult => {
+  const offered = catalog.skills.filter((s) => !denied.has(s.name))
+  const skills = offered.map((s) => ({
+    name: s.name,
+    description: s.description,
+    source: s.source,
+    path: display(s.path),
+    ...(s.overrides.length > 0 ? { overrides: s.overrides.map((o) => ({ source: o.source, path: display(o.path) })) } : {}),
+    ...(s.warnings.length > 0 ? { warnings: s.warnings } : {}),
+  }))
+  const invalid = catalog.invalid.map((s) => ({ name: s.name, source: s.source, path: display(s.path), reason: s.reason }))
+  const lines: Array<string> = []
+  if (offered.length === 0) lines.push("No skills available.")
+  else {
+    lines.push(`${offered.length} skill${offered.length === 1 ? "" : "s"}; load one's instructions with Skill(action="load", name=...) when the task matches its description:`)
+    for (const s of offered) lines.push(`- ${s.name} [${s.source}]: ${s.description.replace(/\s+/g, " ")}`)
+  }
+  if (invalid.length > 0) {
+    lines.push("", "Invalid skills (cannot be loaded):")
+    for (const s of invalid) lines.push(`- ${s.name} [${s.source}] ${s.path}: ${s.reason}`)
+  }
+  if (denied.size > 0) lines.push("", `${denied.size} more skill${denied.size === 1 ? " is" : "s are"} denied by the permission settings.`)
+  return {
+    header: "Skill: list",
+    data: { skills, invalid, ...(catalog.problems.length > 0 ? { problems: catalog.problems } : {}) },
+    text: lines.join("\n"),
+    stats: { count: skills.length, invalid: invalid.length },
+  }
+}
+
+const loadResult = (skill: Skill, workspace: Workspace["Service"]) =>
+  Effect.gen(function* () {
+    const { files, truncated } = skill.dir ? yield* listSkillFiles(skill.dir) : { files: [] as Array<string>, truncated: false }
+    const path = workspace.display(skill.path)
+    const dir = skill.dir ? workspace.display(skill.dir) : undefined
+    // Inside the project the model can Read the files itself; outside it only this tool reaches them.
+    const readable = skill.dir !== undefined && workspace.contains(skill.dir)
+    const lines = [`Source: ${skill.source} (${path})`, `Description: ${skill.description.replace(/\s+/g, " ")}`]
+    if (skill.overrides.length > 0) lines.push(`Overrides: ${skill.overrides.map((o) => `${o.source} (${workspace.display(o.path)})`).join(", ")}`)
+    for (const w of skill.warnings) lines.push(`Warning: ${w}`)
+    lines.push("", skill.content === "" ? "(no instructions)" : skill.content)
+    const hints: Array<RetrievalHint> = []
+    if (files.length > 0) {
+      lines.push("", `Files in the skill's folder (${dir}):`, ...files.map((f) => `- ${f}`))
+      if (truncated) lines.push(`- … (only the first ${files.length} are listed)`)
+      lines.push(
+        readable
+          ? `Open one with Read(path="${dir}/<file>"); run scripts from the skill's folder with Bash.`
+          : `Open one with Skill(action="load", name="${skill.name}", file="<file>"); run scripts with Bash at ${dir}/<file>.`,
+      )
+      if (truncated) hints.push(hint("Glob", "medium", { pattern: `${dir}/**` }))
+    }
+    return {
+      header: `Skill: ${skill.name}`,
+      ...(truncated ? { status: "partial" as const, truncation: { reason: "file_limit", total_estimate: files.length } } : {}),
+      data: {
+        name: skill.name,
+        description: skill.description,
+        source: skill.source,
+        path,
+        ...(dir !== undefined ? { dir } : {}),
+        content: skill.content,
+        files,
+        ...(truncated ? { truncated: true } : {}),
+        ...(skill.overrides.length > 0 ? { overrides: skill.overrides.map((o) => ({ source: o.source, path: workspace.display(o.path) })) } : {}),
+        ...(skill.warnings.length > 0 ? { warnings: skill.warnings } : {}),
+      },
+      text: lines.join("\n"),
+      hints,
+      stats: { files: files.length },
+    } satisfies ToolResult
+  })
+
+const fileResult = (skill: Skill, file: string, display: (p: string) => string) =>
+  Effect.gen(function* () {
+    if (skill.dir === undefined) {
+      return yield* toolError("NOT_FOUND", `The built-in skill '${skill.name}' has no other files: only its SKILL.md is part of anvil.`, {
+        hints: [hint("Skill", "high", { action: "load", name: skill.name })],
+      })
+    }
+    const read = yield* readSkillFile(skill.dir, file).pipe(
+      Effect.catchTag("ToolError", (e) =>
+        Effect.fail(
+          e.code === "NOT_FOUND"
+            ? toolError("NOT_FOUND", `The skill '${skill.name}' has no file '${file}'.`, { hints: [hint("Skill", "high", { action: "load", name: skill.name })] })
+            : e,
+        ),
+      ),
+    )
+    return {
+      header: `Skill: ${skill.name}/${read.file}`,
+      data: { name: skill.name, source: skill.source, file: read.file, path: display(read.absolute), content: read.content },
+      text: read.content,
+      stats: { bytes: read.bytes },
+    } satisfies ToolResult
+  })
+
+const notFound = (name: string, catalog: SkillCatalog) => {
+  const names = catalog.skills.map((s) => s.name)
+  const closest = [...names]
+    .map((n) => ({ n, d: editDistance(name, n) / Math.max(name.length, n.length) - (n.includes(name) || name.includes(n) ? 0.5 : 0) }))
+    .sort((a, b) => a.d - b.d)
+    .filter((c) => c.d <= 0.5)
+    .slice(0, 3)
+  const shown = names.length > MAX_NAMES_IN_MESSAGE ? `${names.slice(0, MAX_NAMES_IN_MESSAGE).join(", ")}, …` : names.join(", ")
+  return toolError("NOT_FOUND", `Unknown skill '${name}'. ${names.length > 0 ? `Available skills: ${shown}.` : "No skills are available."}`, {
+    hints: [...closest.map((c) => hint("Skill", "high", { action: "load", name: c.n })), hint("Skill", "medium", { action: "list" })],
+  })
+}
