@@ -302,7 +302,7 @@ const parseBlockScalar = (rest: string, parentIndent: number, lineNo: number, li
   while (!lines.done) {
     const line = lines.peek()!
     const no = lines.lineNo()
-    if (!isBlank(line) && indentOf(line, no) <= parentIndent) break
+    if (!isBlank(line) && spacesOf(line) <= parentIndent) break
     raw.push({ text: line, no })
     lines.i++
   }
