@@ -136,7 +136,10 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
 /** The tool runtime of an agent session: the profile's tools, read-before-write enforced, task backed by subagents. */
 export const agentToolRuntime = (options: AgentRuntimeOptions) =>
   makeToolRuntime({
-    cwd: options.cwd,
+    // The model's paths are root-relative: results name paths relative to the root, so
+    // relative inputs must resolve there too, or a session started in a subfolder would
+    // read "src/a.ts" as "<subfolder>/src/a.ts". The user's folder is told in the prompt.
+    cwd: options.boot.root,
     env: options.env,
     root: options.boot.root,
     tools: profileTools(options.profile, options.allTools),

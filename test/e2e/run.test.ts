@@ -96,6 +96,23 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(readFileSync(join(root, ".anvil", ".gitignore"), "utf8")).toBe("*\n")
   })
 
+  test("started in a subfolder, the model's root-relative paths from one result work in the next call", async () => {
+    const root = project({ "pkg/app/src/main.ts": "export const answer = 42\n", "pkg/app/README.md": "# app\n" })
+    const { server, env } = openai([
+      { tool_calls: [{ name: "glob", arguments: { pattern: "**/*.ts" }, id: "g" }] },
+      { tool_calls: [{ name: "read", arguments: { path: "pkg/app/src/main.ts" }, id: "r" }] },
+      { text: "answer is 42" },
+    ])
+    const r = await runAnvil(["run", "--format", "stream-json", "what is answer?"], { cwd: join(root, "pkg/app"), env })
+    expect(r.code).toBe(0)
+    const results = jsonLines(r.stdout).filter((e) => e.type === "tool_result")
+    expect(results[0].envelope.data.paths).toEqual(["pkg/app/src/main.ts"])
+    expect(results[1].envelope.status).toBe("success")
+    expect(results[1].envelope.data.content).toContain("answer = 42")
+    // The prompt tells the model where the user is.
+    expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("The user started anvil in: pkg/app")
+  })
+
   test("--format text prints only the final answer on stdout; json prints one result object", async () => {
     const root = project({ "a.txt": "alpha\n" })
     const { env } = openai([{ tool_calls: [{ name: "read", arguments: { path: "a.txt" } }] }, { text: "It says alpha." }, { text: "Plain." }])
