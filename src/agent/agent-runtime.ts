@@ -20,6 +20,7 @@ import { findProjectRoot } from "../workspace/project-root.ts"
 import type { AgentEvent } from "./events.ts"
 import { runTurn, type VerifyOutcome } from "./loop.ts"
 import { PROFILES, type EngineName, type Profile } from "./profiles.ts"
+import { loadSkillCatalog } from "../skills/skill-catalog.ts"
 import { systemPrompt, type PromptFacts } from "./system-prompt.ts"
 
 /** What the CLI learns before it builds an agent: where the project is, its configuration, the model. */
@@ -50,12 +51,14 @@ export const bootAgent = (input: {
     const model = input.model ?? (yield* resolveModel({ config, root, http, flag: input.modelFlag }))
     const agentsMd = yield* fs.readFileString(path.join(root, "AGENTS.md")).pipe(Effect.orElseSucceed(() => ""))
     const rel = path.relative(root, path.resolve(input.cwd))
+    const catalog = yield* loadSkillCatalog(root).pipe(Effect.provideService(Config, config))
     const facts: PromptFacts = {
       root,
       cwd: rel === "" || rel.startsWith("..") ? "." : rel,
       platform: `${process.platform} ${process.arch}`,
       date: new Date().toISOString().slice(0, 10),
       projectInstructions: agentsMd.length > 16_000 ? `${agentsMd.slice(0, 16_000)}\n[… cut]` : agentsMd,
+      skills: catalog.skills.map((k) => ({ name: k.name, description: k.description })),
     }
     return { root, config, model, facts } satisfies AgentBoot
   }).pipe(Effect.provide(Layer.merge(PlatformLive, ModelHttp.layer)))

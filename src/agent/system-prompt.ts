@@ -9,6 +9,8 @@ export interface PromptFacts {
   readonly date: string
   /** The project's own instructions (AGENTS.md), if any. */
   readonly projectInstructions?: string | undefined
+  /** The skills the skill tool can load, so the model knows they exist without listing them first. */
+  readonly skills?: ReadonlyArray<{ readonly name: string; readonly description: string }>
 }
 
 /** The system prompt: the template filled with the environment and the profile, plus the project's AGENTS.md. */
@@ -21,5 +23,11 @@ export const systemPrompt = (profile: Profile, facts: PromptFacts, extra = ""): 
     .replaceAll("{{profile}}", profile.instructions)
     .trim()
   const project = facts.projectInstructions?.trim()
-  return [filled, project ? `# Project instructions (AGENTS.md)\n${project}` : "", extra.trim()].filter((s) => s !== "").join("\n\n")
+  const skills =
+    facts.skills && facts.skills.length > 0
+      ? `# Skills\nInstructions for particular tasks; when a task matches one, load it with the skill tool (action "load") and follow it.\n${facts.skills.map((k) => `- ${k.name}: ${k.description}`).join("\n")}`
+      : ""
+  return [filled, skills, project ? `# Project instructions (AGENTS.md)\n${project}` : "", extra.trim()]
+    .filter((s) => s !== "")
+    .join("\n\n")
 }

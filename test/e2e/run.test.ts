@@ -110,7 +110,11 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(results[1].envelope.status).toBe("success")
     expect(results[1].envelope.data.content).toContain("answer = 42")
     // The prompt tells the model where the user is.
-    expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("The user started anvil in: pkg/app")
+    const system = JSON.stringify(server.requests[0]!.body.messages[0])
+    expect(system).toContain("The user started anvil in: pkg/app")
+    // The skills the skill tool can load are named up front.
+    expect(system).toContain("# Skills")
+    expect(system).toContain("- create-skill: ")
   })
 
   test("--format text prints only the final answer on stdout; json prints one result object", async () => {
