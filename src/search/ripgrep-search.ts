@@ -1,6 +1,9 @@
-import { Clock, Data, Duration, Effect, Stream } from "effect"
-import * as ChildProcess from "effect/process/ChildProcess"
+import { Clock, Data, Deferred, Effect, Option } from "effect"
+import { Path } from "effect/Path"
+import { ProcessRunner, type OutputSink } from "../process/process-runner.ts"
+import { BulkFs } from "../workspace/bulk-fs.ts"
 import { attachContext, type FileResult, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
+import { WholeLineDecoder } from "./whole-line-decoder.ts"
 
 /**
  * Runs ripgrep for the grep tool: `rg --json` for content (with context
@@ -74,8 +77,19 @@ const charIndex = (text: string, byteOffset: number): number => {
   return text.length
 }
 
+/** What both collectors answer. */
+interface Collector {
+  readonly files: Array<FileResult>
+  readonly full: boolean
+  readonly filesSearched: number | undefined
+  /** Whole lines of rg's output: each ends in a newline, except a last one the output did not end. */
+  take(text: string): void
+  /** A file cut off mid-way (timeout, limit): what was seen of it counts. */
+  flushPartial(): void
+}
+
 /** Collects rg's JSON messages into per-file results. */
-class JsonCollector {
+class JsonCollector implements Collector {
   readonly files: Array<FileResult> = []
   filesSearched: number | undefined
   stored = 0
@@ -87,7 +101,17 @@ class JsonCollector {
 
   constructor(private readonly req: SearchRequest) {}
 
-  line(raw: string): void {
+  take(text: string): void {
+    let start = 0
+    while (start < text.length && !this.full) {
+      let nl = text.indexOf("\n", start)
+      if (nl === -1) nl = text.length
+      this.line(text.slice(start, nl))
+      start = nl + 1
+    }
+  }
+
+  private line(raw: string): void {
     if (raw.length === 0) return
     // Each message starts with its type: lines that will not be kept are not parsed.
     const isMatch = raw.startsWith('{"type":"match"')
@@ -136,7 +160,6 @@ class JsonCollector {
     }
   }
 
-  /** A file cut off mid-way (timeout, limit): what was seen of it counts. */
   flushPartial(): void {
     if (this.lines.length === 0) return
     const kept = this.lines.slice(0, this.req.keepPerFile)
@@ -146,99 +169,144 @@ class JsonCollector {
   }
 }
 
-/** Parses `path\0count\n` records. */
-class CountCollector {
+/** The lines of every file result in the count modes (none are kept). */
+const NO_LINES: ReadonlyArray<MatchLine> = []
+
+/**
+ * Parses `path\0count\n` records: one pass over each block, no string per
+ * line (a search where every file matches has one record per file).
+ */
+class CountCollector implements Collector {
   readonly files: Array<FileResult> = []
   readonly full = false
-  stored = 0
-  filesSearched: number | undefined = undefined
-  line(raw: string): void {
-    const nul = raw.lastIndexOf("\0")
-    if (nul === -1) return
-    const count = Number(raw.slice(nul + 1))
-    if (!Number.isFinite(count) || count <= 0) return
-    this.files.push({ path: stripDot(raw.slice(0, nul)), matchedLines: count, lines: [] })
+  readonly filesSearched = undefined
+
+  take(text: string): void {
+    let start = 0
+    while (start < text.length) {
+      let nl = text.indexOf("\n", start)
+      if (nl === -1) nl = text.length
+      const nul = text.lastIndexOf("\0", nl)
+      if (nul >= start) {
+        const count = parseCount(text, nul + 1, nl)
+        if (count > 0) {
+          const path = text.startsWith("./", start) ? text.slice(start + 2, nul) : text.slice(start, nul)
+          this.files.push({ path, matchedLines: count, lines: NO_LINES })
+        }
+      }
+      start = nl + 1
+    }
   }
+
   flushPartial(): void {}
 }
 
-const STDERR_LIMIT = 64 * 1024
-/** Ends the reading of rg's output once enough lines are kept. */
-const FULL = Symbol("full")
+/** The count in `text[from, to)`: its digits, else whatever `Number` makes of it (NaN and 0 are dropped). */
+const parseCount = (text: string, from: number, to: number): number => {
+  let n = 0
+  for (let i = from; i < to; i++) {
+    const d = text.charCodeAt(i) - 48
+    if (d < 0 || d > 9) {
+      const value = Number(text.slice(from, to))
+      return Number.isFinite(value) ? value : 0
+    }
+    n = n * 10 + d
+  }
+  return n
+}
 
-/** Searches with the rg at `rgPath`. */
-export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (rgPath: string, req: SearchRequest, target: SearchTarget) {
-  const collector = req.mode === "content" ? new JsonCollector(req) : new CountCollector()
+const STDERR_LIMIT = 64 * 1024
+/** How long rg gets to exit after TERM (it exits at once), and to close its output after exiting. */
+const KILL_GRACE_MS = 1_000
+const DRAIN_MS = 100
+/**
+ * The files found are stat'ed (grep orders them newest first) in batches of
+ * this many while rg is still searching, instead of all of them after it:
+ * when every file matches that is one stat per file searched, and anvil
+ * would otherwise wait on rg's output with nothing to do.
+ */
+const STAT_BATCH = 256
+
+/**
+ * Searches with the rg at `rgPath`; `env` is the child's whole environment.
+ * Every file result carries its modification time (`mtime`).
+ */
+export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (
+  rgPath: string,
+  req: SearchRequest,
+  target: SearchTarget,
+  env: Readonly<Record<string, string>>,
+) {
+  const runner = yield* ProcessRunner
+  const bulk = yield* BulkFs
+  const path = yield* Path
+  const context = yield* Effect.context<never>()
+  const collector: Collector = req.mode === "content" ? new JsonCollector(req) : new CountCollector()
   const now = yield* Clock.currentTimeMillis
   const remaining = Math.max(1, req.deadline - now)
+  const enough = Deferred.makeUnsafe<void>()
+  const lines = new WholeLineDecoder()
+  const errorDecoder = new TextDecoder()
   let stderr = ""
   let sawOutput = false
 
-  const run = Effect.scoped(
-    Effect.gen(function* () {
-      const handle = yield* ChildProcess.make(rgPath, ripgrepArgs(req, target), {
-        cwd: target.dir,
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      }).pipe(Effect.mapError((e) => new RipgrepUnavailable({ message: e.message })))
+  // collector.files[0, stamped) have their mtime or are being stat'ed.
+  let stamped = 0
+  const stampFound = Effect.suspend(() => {
+    const batch = collector.files.slice(stamped)
+    stamped = collector.files.length
+    return Effect.map(bulk.mtimes(batch.map((f) => path.join(target.dir, f.path))), (times) => {
+      for (let i = 0; i < batch.length; i++) batch[i]!.mtime = times[i] ?? 0
+    })
+  })
+  // The batch the output is waiting on: a stop (enough lines) does not wait for it, the answer does.
+  let stamping: Promise<void> | undefined
 
-      const decoder = new TextDecoder()
-      const errorDecoder = new TextDecoder()
-      let pending = ""
-      // Whole arrays of chunks per step: rg writes each file's results separately, so a
-      // big result arrives in tens of thousands of small chunks.
-      const take = (chunks: ReadonlyArray<Uint8Array>): void => {
-        sawOutput = true
-        for (const chunk of chunks) {
-          const text = pending + decoder.decode(chunk, { stream: true })
-          let start = 0
-          for (;;) {
-            const nl = text.indexOf("\n", start)
-            if (nl === -1) break
-            collector.line(text.slice(start, nl))
-            if (collector.full) {
-              pending = ""
-              return
-            }
-            start = nl + 1
-          }
-          pending = text.slice(start)
-        }
+  const stdout: OutputSink = {
+    write: (chunk) => {
+      if (collector.full) return
+      sawOutput = true
+      collector.take(lines.decode(chunk))
+      if (collector.full) {
+        Deferred.doneUnsafe(enough, Effect.void)
+        return
       }
-      const stdout = Stream.runForEachArray(handle.stdout, (chunks) =>
-        Effect.suspend(() => {
-          take(chunks)
-          return collector.full ? Effect.fail(FULL) : Effect.void
-        }),
-      ).pipe(
-        Effect.catchIf(
-          (e): e is typeof FULL => e === FULL,
-          () => Effect.void,
-        ),
-        Effect.andThen(
-          Effect.sync(() => {
-            if (!collector.full && pending.length > 0) collector.line(pending + decoder.decode())
-          }),
-        ),
-      )
-      const errors = Stream.runForEachArray(handle.stderr, (chunks) =>
-        Effect.sync(() => {
-          for (const chunk of chunks) if (stderr.length < STDERR_LIMIT) stderr += errorDecoder.decode(chunk, { stream: true })
-        }),
-      )
-      yield* Effect.all([stdout, errors], { concurrency: 2, discard: true }).pipe(Effect.orElseSucceed(() => undefined))
-      if (collector.full) return undefined
-      return yield* handle.exitCode.pipe(Effect.orElseSucceed(() => -1))
-    }),
-  )
+      if (collector.files.length - stamped < STAT_BATCH) return
+      stamping = Effect.runPromiseWith(context)(stampFound)
+      return stamping
+    },
+  }
+  const errors: OutputSink = {
+    write: (chunk) => {
+      if (stderr.length < STDERR_LIMIT) stderr += errorDecoder.decode(chunk, { stream: true })
+    },
+  }
+  const run = runner
+    .run({
+      file: rgPath,
+      args: ripgrepArgs(req, target),
+      cwd: target.dir,
+      env,
+      timeoutMs: remaining,
+      killGraceMs: KILL_GRACE_MS,
+      drainMs: DRAIN_MS,
+      stdout,
+      stderr: errors,
+    })
+    .pipe(Effect.mapError((e) => new RipgrepUnavailable({ message: e.message })))
+  // Enough lines kept: rg is ended (interrupting the run ends its process group).
+  const ran = yield* Effect.raceFirst(run.pipe(Effect.map(Option.some)), Deferred.await(enough).pipe(Effect.as(Option.none())))
+  // The last line, when rg's output did not end in a newline (not after a kill: it may be cut).
+  if (Option.isSome(ran) && !ran.value.timedOut && !collector.full) collector.take(lines.end())
 
-  const exit = yield* run.pipe(Effect.timeoutOption(Duration.millis(remaining)))
   let stoppedBy: SearchStop | undefined
-  if (exit._tag === "None") stoppedBy = "timeout"
-  else if (collector.full) stoppedBy = "collect_limit"
-  const code = exit._tag === "Some" ? exit.value : undefined
+  if (collector.full) stoppedBy = "collect_limit"
+  else if (Option.isSome(ran) && ran.value.timedOut) stoppedBy = "timeout"
+  // A killed rg has no exit code worth reading (null when a signal ended it).
+  const code = stoppedBy === undefined && Option.isSome(ran) ? (ran.value.exitCode ?? -1) : undefined
   if (stoppedBy !== undefined) collector.flushPartial()
+  if (stamping !== undefined) yield* Effect.promise(() => stamping!)
+  yield* stampFound
 
   if (code === 2 && !sawOutput && collector.files.length === 0) {
     const message = stderr.trim()

@@ -62,6 +62,11 @@ export interface FileResult {
   readonly matchedLines: number
   /** The first matching lines, up to keepPerFile (empty unless mode is content). */
   readonly lines: ReadonlyArray<MatchLine>
+  /**
+   * Modification time in epoch milliseconds (0 when it could not be stat'ed),
+   * when the engine stat'ed the file while it searched; grep stats the others.
+   */
+  mtime?: number
 }
 
 export type SearchStop = "timeout" | "collect_limit" | "max_entries"

@@ -4,6 +4,7 @@ import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { decodeForSearch, FallbackPatternError, searchInProcess } from "../search/fallback-search.ts"
+import { firstInOrder } from "../search/first-in-order.ts"
 import { comparePaths, GlobMatcher, GlobPatternError, matchesPath } from "../search/glob-pattern.ts"
 import { cutLongLine } from "../search/long-line.ts"
 import { locateRipgrep } from "../search/ripgrep-binary.ts"
@@ -39,9 +40,13 @@ const grepSettings = Effect.gen(function* () {
   const limit = get("max_matches_limit")
   const engine = config.get("tools.grep.engine", "auto")
   const rgPath = config.env.ANVIL_RG_PATH ?? config.get("tools.grep.rg_path", "")
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(config.env)) if (typeof v === "string") env[k] = v
   return {
     engine: engine === "builtin" ? ("builtin" as const) : ("auto" as const),
     rgPath: rgPath === "" ? undefined : rgPath,
+    /** rg's environment: anvil's own. */
+    rgEnv: env,
     maxMatchesLimit: limit,
     defaultMaxMatches: Math.min(get("default_max_matches"), limit),
     timeoutMs: get("timeout_ms"),
@@ -205,7 +210,7 @@ export const grepTool = defineTool({
         const rg = settings.rgPath ?? (yield* locateRipgrep)
         if (rg === undefined) fallbackReason = "ripgrep was not found"
         else {
-          const attempt = yield* searchWithRipgrep(rg, request, target).pipe(Effect.result)
+          const attempt = yield* searchWithRipgrep(rg, request, target, settings.rgEnv).pipe(Effect.result)
           if (attempt._tag === "Success") outcome = attempt.success
           else {
             const failure = attempt.failure
@@ -241,16 +246,25 @@ export const grepTool = defineTool({
       }
       if (isFile && include !== undefined && !matchesPath(include.matcher, target.file!)) outcome = { ...outcome, files: [] }
 
-      // Newest files first (spec 003), then by path.
-      const mtimes = yield* (yield* BulkFs).mtimes(outcome.files.map((f) => path.join(target.dir, f.path)))
-      const stamped = outcome.files.map((f, i) => ({ f, mtime: mtimes[i] ?? 0, display: "" }))
-      stamped.sort((a, b) => b.mtime - a.mtime || comparePaths(a.f.path, b.f.path))
-      const shownFiles = mode === "content" ? stamped : stamped.slice(0, maxMatches)
-      for (const s of shownFiles) s.display = joinDisplay(baseDisplay, s.f.path)
+      // Newest files first (spec 003), then by path. rg stats the files while it searches; the rest are stat'ed here.
+      const found = outcome.files
+      const unstamped = found.filter((f) => f.mtime === undefined)
+      if (unstamped.length > 0) {
+        const times = yield* (yield* BulkFs).mtimes(unstamped.map((f) => path.join(target.dir, f.path)))
+        for (let i = 0; i < unstamped.length; i++) unstamped[i]!.mtime = times[i] ?? 0
+      }
+      // Only the files that can be shown are put in order: max_matches of them, or in content mode enough
+      // for max_matches lines (every file with lines has one at least).
+      const showable = mode === "content" ? maxMatches + found.filter((f) => f.lines.length === 0).length : maxMatches
+      const shownFiles = firstInOrder(found, showable, (a, b) => b.mtime! - a.mtime! || comparePaths(a.path, b.path)).map((f) => ({
+        f,
+        display: joinDisplay(baseDisplay, f.path),
+      }))
 
       const stopped = outcome.stoppedBy
-      const totalLines = stamped.reduce((n, s) => n + s.f.matchedLines, 0)
-      const totalFiles = stamped.length
+      let totalLines = 0
+      for (const f of found) totalLines += f.matchedLines
+      const totalFiles = found.length
       const lowerBound = stopped !== undefined
 
       if (stopped === "timeout" && totalFiles === 0) {
@@ -344,7 +358,7 @@ export const grepTool = defineTool({
       const text = bodyLines.length > 0 ? `${head.join("\n")}\n\n${bodyLines.join("\n")}` : head.join("\n")
 
       const hints: Array<RetrievalHint> = []
-      const first = stamped[0]
+      const first = shownFiles[0]
       if (truncated || lowerBound) {
         if (mode === "content" && first?.f.lines[0]) {
           hints.push(hint("Read", "high", { path: first.display, offset: Math.max(0, first.f.lines[0].line - 20), limit: 120 }))

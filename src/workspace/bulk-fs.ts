@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import type { PlatformError } from "effect/PlatformError"
-import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs"
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs"
 import { stat } from "node:fs/promises"
 
 /**
@@ -36,12 +36,23 @@ export interface BulkFsShape {
 }
 
 const STAT_WINDOW = 256
+/** Up to this many paths are stat'ed synchronously (a millisecond or two; a promise each would cost more than the call). */
+const SYNC_STATS = 1024
+
+const mtimeOf = (file: string): number => {
+  try {
+    return statSync(file).mtimeMs
+  } catch {
+    return 0
+  }
+}
 
 export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs") {
   /**
    * The live service: synchronous `readdir` (a batch is a few dozen folders,
-   * so the event loop waits milliseconds at most) and promise `stat`s, 256 in
-   * flight.
+   * so the event loop waits milliseconds at most); synchronous `stat`s for a
+   * small batch (grep stats its results in batches of a few hundred while rg
+   * searches), promise `stat`s 256 in flight for a larger one.
    */
   static layer = Layer.succeed(BulkFs, {
     listDirectories: (dirs) =>
@@ -60,21 +71,23 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
         }),
       ),
     mtimes: (paths) =>
-      Effect.promise(async () => {
-        const out = new Array<number>(paths.length).fill(0)
-        let next = 0
-        const lane = async () => {
-          for (let i = next++; i < paths.length; i = next++) {
-            try {
-              out[i] = (await stat(paths[i]!)).mtimeMs
-            } catch {
-              out[i] = 0
+      paths.length <= SYNC_STATS
+        ? Effect.sync(() => paths.map(mtimeOf))
+        : Effect.promise(async () => {
+            const out = new Array<number>(paths.length).fill(0)
+            let next = 0
+            const lane = async () => {
+              for (let i = next++; i < paths.length; i = next++) {
+                try {
+                  out[i] = (await stat(paths[i]!)).mtimeMs
+                } catch {
+                  out[i] = 0
+                }
+              }
             }
-          }
-        }
-        await Promise.all(Array.from({ length: Math.min(STAT_WINDOW, paths.length) }, lane))
-        return out
-      }),
+            await Promise.all(Array.from({ length: Math.min(STAT_WINDOW, paths.length) }, lane))
+            return out
+          }),
     readSmallFiles: (paths, maxBytes) =>
       Effect.sync(() =>
         paths.map((file) => {

@@ -261,6 +261,36 @@ describe("grep: output and the spec's behaviour", () => {
     }
   })
 
+  test("many matching files: the newest max_matches in order (ties by path) and the totals of all, in every mode and engine", async () => {
+    // More files than rg's results are stat'ed in at a time, in folders, with many equal times.
+    const tree: Record<string, string> = {}
+    const time = new Map<string, number>()
+    for (let i = 0; i < 700; i++) {
+      const file = `d${i % 7}/f${i}.ts`
+      tree[file] = i % 3 === 0 ? "hit\nhit\n" : "hit\n"
+      time.set(file, 1_000_000 + ((i * 37) % 50) * 1000)
+    }
+    const root = project(tree)
+    for (const [file, t] of time) utimesSync(join(root, file), t, t)
+    const order = [...time.keys()].sort((a, b) => time.get(b)! - time.get(a)! || (a < b ? -1 : 1))
+    const lines = (file: string) => (tree[file] === "hit\nhit\n" ? 2 : 1)
+    const totalLines = order.reduce((n, f) => n + lines(f), 0)
+    for (const options of [{}, BUILTIN]) {
+      const files = await grep(root, { pattern: "hit", output_mode: "files_with_matches", max_matches: 25 }, options)
+      expect(files.data.files).toEqual(order.slice(0, 25))
+      expect(files.data.total_files).toBe(700)
+      expect(files.data.total_matches).toBe(totalLines)
+      expect(files.text).toContain(`Files shown: 25 of 700 (TRUNCATED) (${totalLines} matching lines)`)
+      const counts = await grep(root, { pattern: "hit", output_mode: "count", max_matches: 10 }, options)
+      expect(counts.data.counts).toEqual(order.slice(0, 10).map((file) => ({ file, count: lines(file) })))
+      const content = await grep(root, { pattern: "hit", max_matches: 30 }, options)
+      const expected = order.flatMap((file) => Array.from({ length: lines(file) }, (_, i) => `${file}:${i + 1}`)).slice(0, 30)
+      expect(matchesOf(content).map((m) => `${m.file}:${m.line}`)).toEqual(expected)
+      expect(content.data.total_matches).toBe(totalLines)
+      expect(content.data.total_files).toBe(700)
+    }
+  })
+
   test("before/after context lines", async () => {
     const body = Array.from({ length: 12 }, (_, i) => `line ${i + 1}${i === 4 || i === 6 ? " hit" : ""}`).join("\n") + "\n"
     for (const options of [{}, BUILTIN]) {
@@ -496,6 +526,26 @@ describe("grep: ripgrep first, the built-in search when none can run", () => {
     const e = await grep(root, { pattern: "needle" }, { env: { PATH: `${bin}:/usr/bin:/bin` } })
     expect(e.data.engine).toBe("rg")
     expect(matchesOf(e)).toEqual([{ file: "a.txt", line: 7, text: "from the PATH rg" }])
+  })
+
+  test("rg's count output is read whole: a last record without a newline, a path with spaces and non-ASCII", async () => {
+    const bin = tempDir("anvil-count-rg-")
+    const fake = join(bin, "rg")
+    // `path\0count\n` records as rg --count --null writes them, the last one unterminated.
+    writeFileSync(fake, `#!/bin/sh\nprintf './a b.txt\\0002\\n./é/ü.txt\\0001\\n./c.txt\\0003'\n`)
+    chmodSync(fake, 0o755)
+    const root = project({ "a b.txt": "x\n", "é/ü.txt": "x\n", "c.txt": "x\n" })
+    utimesSync(join(root, "a b.txt"), 3_000_000, 3_000_000)
+    utimesSync(join(root, "é/ü.txt"), 2_000_000, 2_000_000)
+    utimesSync(join(root, "c.txt"), 1_000_000, 1_000_000)
+    const e = await grep(root, { pattern: "x", output_mode: "count" }, { configOverrides: { tools: { grep: { rg_path: fake } } } })
+    expect(e.data.engine).toBe("rg")
+    expect(e.data.counts).toEqual([
+      { file: "a b.txt", count: 2 },
+      { file: "é/ü.txt", count: 1 },
+      { file: "c.txt", count: 3 },
+    ])
+    expect(e.data.total_matches).toBe(6)
   })
 
   test("a pattern the built-in search cannot run faithfully is refused, not guessed", async () => {
