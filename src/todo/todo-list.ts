@@ -1,11 +1,11 @@
 import { Schema } from "effect"
 
 /** The states of a task (spec 004). */
-export const TODO_STATUSES = ["pending", "in_progress", "completed", "cancelled"] as const
-export type TodoStatus = (typeof TODO_STATUSES)[number]
+export const TASK_STATUSES = ["pending", "in_progress", "completed", "cancelled"] as const
+export type TodoStatus = (typeof TASK_STATUSES)[number]
 
-export const TODO_PRIORITIES = ["high", "medium", "low"] as const
-export type TodoPriority = (typeof TODO_PRIORITIES)[number]
+export const TASK_PRIORITIES = ["high", "medium", "low"] as const
+export type TodoPriority = (typeof TASK_PRIORITIES)[number]
 
 /** One task as stored and returned. */
 export interface Todo {
@@ -21,13 +21,13 @@ export const TodoInput = Schema.Struct({
     Schema.Union([Schema.String, Schema.Int]).annotate({ description: "Stable id of the task; keep it when updating. Generated when missing." }),
   ),
   content: Schema.String.annotate({ description: "What to do, as a short imperative sentence." }),
-  status: Schema.Literals(TODO_STATUSES).annotate({ description: "pending, in_progress (at most one task), completed or cancelled." }),
-  priority: Schema.optionalKey(Schema.Literals(TODO_PRIORITIES).annotate({ description: "high, medium (default) or low." })),
+  status: Schema.Literals(TASK_STATUSES).annotate({ description: "pending, in_progress (at most one task), completed or cancelled." }),
+  priority: Schema.optionalKey(Schema.Literals(TASK_PRIORITIES).annotate({ description: "high, medium (default) or low." })),
 })
 export type TodoInput = typeof TodoInput.Type
 
 /** The most tasks one list may hold. */
-export const MAX_TODOS = 100
+export const MAX_TASKS = 100
 
 /** A problem with the list as written, for INVALID_PARAM. */
 export interface TodoProblem {
@@ -42,7 +42,7 @@ export interface TodoProblem {
  */
 export const normalizeTodos = (input: ReadonlyArray<TodoInput>): { readonly todos: ReadonlyArray<Todo> } | { readonly problems: ReadonlyArray<TodoProblem> } => {
   const problems: Array<TodoProblem> = []
-  if (input.length > MAX_TODOS) problems.push({ field: "todos", message: `at most ${MAX_TODOS} tasks (got ${input.length})` })
+  if (input.length > MAX_TASKS) problems.push({ field: "todos", message: `at most ${MAX_TASKS} tasks (got ${input.length})` })
   const given = input.map((t) => (t.id === undefined ? undefined : String(t.id).trim()))
   const seen = new Map<string, number>()
   given.forEach((id, i) => {
@@ -93,12 +93,12 @@ export const parseStoredTodos = (value: unknown): ReadonlyArray<Todo> | undefine
     if (!isRecord(t)) return undefined
     const { id, content, status, priority } = t
     if (typeof id !== "string" || typeof content !== "string") return undefined
-    if (!(TODO_STATUSES as ReadonlyArray<unknown>).includes(status)) return undefined
+    if (!(TASK_STATUSES as ReadonlyArray<unknown>).includes(status)) return undefined
     out.push({
       id,
       content,
       status: status as TodoStatus,
-      priority: (TODO_PRIORITIES as ReadonlyArray<unknown>).includes(priority) ? (priority as TodoPriority) : "medium",
+      priority: (TASK_PRIORITIES as ReadonlyArray<unknown>).includes(priority) ? (priority as TodoPriority) : "medium",
     })
   }
   return out
