@@ -6,7 +6,7 @@ import { toolError } from "../tool/tool-error.ts"
 import description from "./todowrite.md" with { type: "text" }
 
 /** What TodoWrite says after every write (spec 001's reminder, in anvil's words). */
-export const TODO_REMINDER =
+export const LIST_REMINDER =
   "Keep this list current as you work: set a task to in_progress before you start it (one at a time), " +
   "mark it completed as soon as it is done, add tasks you discover, and cancel those that no longer apply."
 
@@ -39,7 +39,7 @@ export const todowriteTool = defineTool({
       const lines = [`Total todos: ${todos.length}`, `Active todos: ${active}`, `Persisted: ${pyBool(true)}`, `Todo path: ${where.display}`]
       return {
         data: { todos, count: todos.length, active_count: active, persisted: true, todo_path: where.display },
-        text: [lines.join("\n"), renderTodos(todos), TODO_REMINDER].filter((p) => p !== "").join("\n\n"),
+        text: [lines.join("\n"), renderTodos(todos), LIST_REMINDER].filter((p) => p !== "").join("\n\n"),
         stats: { count: todos.length, active_count: active },
       }
     }),

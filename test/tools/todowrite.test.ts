@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { todowriteTool, TODO_REMINDER } from "../../src/tools/todowrite.ts"
+import { todowriteTool, LIST_REMINDER } from "../../src/tools/todowrite.ts"
 import { callTool, project } from "../support/harness.ts"
 
 const plan = [
@@ -30,7 +30,7 @@ describe("todowrite (spec 004, spec 001 TodoWrite)", () => {
         "#3 [pending] (medium) Run the whole suite",
         "#4 [cancelled] (low) Benchmark",
         "",
-        TODO_REMINDER,
+        LIST_REMINDER,
       ].join("\n"),
     )
     expect(envelope.data).toMatchObject({ count: 4, active_count: 2, persisted: true, todo_path: ".anvil/todos/cli.json" })
