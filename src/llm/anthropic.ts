@@ -1,7 +1,6 @@
-import { Stream } from "effect"
 import type { ModelHttpShape } from "./http.ts"
 import { ModelError, type FinishReason, type LanguageModelShape, type ModelEvent, type ModelMessage, type ModelRequest } from "./model.ts"
-import { decodeSse, DEFAULT_RETRY, streamSse, type RetryPolicy, type SseDecoder } from "./request.ts"
+import { sseModel, type RetryPolicy, type SseDecoder } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
 
 export interface AnthropicOptions {
@@ -189,29 +188,14 @@ export const anthropicUrl = (baseUrl: string): string => {
 }
 
 /** The Anthropic Messages API, streaming, with native tool use. */
-export const makeAnthropic = (http: ModelHttpShape, options: AnthropicOptions): LanguageModelShape => {
-  const url = anthropicUrl(options.baseUrl)
-  return {
-    id: `${options.provider}/${options.model}`,
-    provider: options.provider,
-    model: options.model,
-    contextWindow: options.contextWindow,
-    stream: (request) =>
-      Stream.suspend(() =>
-        decodeSse(
-          streamSse(http, {
-            url,
-            headers: {
-              "anthropic-version": ANTHROPIC_VERSION,
-              ...(options.apiKey ? { "x-api-key": options.apiKey } : {}),
-              ...options.headers,
-            },
-            body: anthropicBody(options, request),
-            keyHint: options.keyEnv ? `Check ${options.keyEnv}.` : "Check the API key.",
-            retry: options.retry ?? DEFAULT_RETRY,
-          }),
-          anthropicDecoder(),
-        ),
-      ),
-  }
-}
+export const makeAnthropic = (http: ModelHttpShape, options: AnthropicOptions): LanguageModelShape =>
+  sseModel(http, options, {
+    url: anthropicUrl(options.baseUrl),
+    headers: {
+      "anthropic-version": ANTHROPIC_VERSION,
+      ...(options.apiKey ? { "x-api-key": options.apiKey } : {}),
+      ...options.headers,
+    },
+    body: (request) => anthropicBody(options, request),
+    decoder: anthropicDecoder,
+  })

@@ -1,4 +1,3 @@
-import { Stream } from "effect"
 import type { ModelHttpShape } from "./http.ts"
 import {
   ModelError,
@@ -9,7 +8,7 @@ import {
   type ModelRequest,
   type ModelToolCall,
 } from "./model.ts"
-import { decodeSse, DEFAULT_RETRY, streamSse, type RetryPolicy, type SseDecoder } from "./request.ts"
+import { sseModel, type RetryPolicy, type SseDecoder } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
 
 export interface OpenAiCompatibleOptions {
@@ -165,26 +164,10 @@ export const openAiDecoder = (): SseDecoder => {
 }
 
 /** Any OpenAI-compatible Chat Completions endpoint (OpenAI, Ollama, vLLM, LM Studio, DeepSeek, Qwen, OpenRouter…), streaming, native tools. */
-export const makeOpenAiCompatible = (http: ModelHttpShape, options: OpenAiCompatibleOptions): LanguageModelShape => {
-  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`
-  const keyHint = options.keyEnv ? `Check ${options.keyEnv}.` : "Check the API key."
-  return {
-    id: `${options.provider}/${options.model}`,
-    provider: options.provider,
-    model: options.model,
-    contextWindow: options.contextWindow,
-    stream: (request) =>
-      Stream.suspend(() =>
-        decodeSse(
-          streamSse(http, {
-            url,
-            headers: { ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}), ...options.headers },
-            body: openAiBody(options, request),
-            keyHint,
-            retry: options.retry ?? DEFAULT_RETRY,
-          }),
-          openAiDecoder(),
-        ),
-      ),
-  }
-}
+export const makeOpenAiCompatible = (http: ModelHttpShape, options: OpenAiCompatibleOptions): LanguageModelShape =>
+  sseModel(http, options, {
+    url: `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`,
+    headers: { ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}), ...options.headers },
+    body: (request) => openAiBody(options, request),
+    decoder: openAiDecoder,
+  })

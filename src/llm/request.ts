@@ -1,6 +1,6 @@
 import { Duration, Effect, Schedule, Stream } from "effect"
 import type { ModelHttpShape } from "./http.ts"
-import { ModelError, type ModelEvent } from "./model.ts"
+import { ModelError, type LanguageModelShape, type ModelEvent, type ModelRequest } from "./model.ts"
 import { parseSse, type SseEvent } from "./sse.ts"
 
 /** How often and how long a model request is retried (429, 5xx, network failures). */
@@ -159,4 +159,51 @@ export const decodeSse = (
     Stream.concat(Stream.fromEffect(Effect.suspend(() => guard(decoder.end)))),
     Stream.flattenIterable,
   )
+}
+
+/** What every SSE provider is configured with. */
+export interface SseProviderOptions {
+  readonly provider: string
+  readonly model: string
+  readonly contextWindow: number
+  /** The variable to name when the key is refused. */
+  readonly keyEnv?: string | undefined
+  readonly retry?: RetryPolicy
+}
+
+/**
+ * A model that streams one turn as server-sent events from one endpoint: the
+ * wire format is the provider's (`headers`, `body`, `decoder`), the request,
+ * retries and decoding are shared.
+ */
+export const sseModel = (
+  http: ModelHttpShape,
+  options: SseProviderOptions,
+  wire: {
+    readonly url: string
+    readonly headers: Readonly<Record<string, string>>
+    readonly body: (request: ModelRequest) => unknown
+    readonly decoder: () => SseDecoder
+  },
+): LanguageModelShape => {
+  const keyHint = options.keyEnv ? `Check ${options.keyEnv}.` : "Check the API key."
+  return {
+    id: `${options.provider}/${options.model}`,
+    provider: options.provider,
+    model: options.model,
+    contextWindow: options.contextWindow,
+    stream: (request) =>
+      Stream.suspend(() =>
+        decodeSse(
+          streamSse(http, {
+            url: wire.url,
+            headers: wire.headers,
+            body: wire.body(request),
+            keyHint,
+            retry: options.retry ?? DEFAULT_RETRY,
+          }),
+          wire.decoder(),
+        ),
+      ),
+  }
 }

@@ -258,7 +258,6 @@ export const makeIgnoreOracle = Effect.fn("makeIgnoreOracle")(function* (
   start: string,
   ignoredDirs: ReadonlySet<string>,
 ) {
-  const fs = yield* FileSystem
   const path = yield* Path
   const base = yield* ancestorRules(root, start)
   const cache = new Map<string, DirRules | undefined>()
