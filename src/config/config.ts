@@ -26,6 +26,8 @@ export interface ConfigShape {
     key: string,
     fallback: T,
   ) => Widen<T>
+  /** A positive whole-number setting (a limit, a timeout): fractions are floored; zero, negatives or another type give `fallback`. */
+  readonly count: (key: string, fallback: number) => number
 }
 
 export interface ConfigOptions {
@@ -57,6 +59,10 @@ export const makeConfig = (data: ConfigData, env: ConfigShape["env"], sources: R
   get: (key, fallback) => {
     const value = lookup(data, key)
     return (value !== undefined && sameKind(value, fallback) ? value : fallback) as Widen<typeof fallback>
+  },
+  count: (key, fallback) => {
+    const value = lookup(data, key)
+    return typeof value === "number" && Number.isFinite(value) && value >= 1 ? Math.floor(value) : fallback
   },
 })
 

@@ -37,15 +37,15 @@ export class OutputSettings extends Context.Service<OutputSettings, OutputSettin
         const env = config.env
         const dir = env.TOOL_OUTPUT_DIR ?? config.get("output.dir", "")
         return {
-          maxLines: positive(env.TOOL_OUTPUT_MAX_LINES) ?? config.get("output.max_lines", DEFAULT_OUTPUT.maxLines),
-          maxBytes: positive(env.TOOL_OUTPUT_MAX_BYTES) ?? config.get("output.max_bytes", DEFAULT_OUTPUT.maxBytes),
+          maxLines: positive(env.TOOL_OUTPUT_MAX_LINES) ?? config.count("output.max_lines", DEFAULT_OUTPUT.maxLines),
+          maxBytes: positive(env.TOOL_OUTPUT_MAX_BYTES) ?? config.count("output.max_bytes", DEFAULT_OUTPUT.maxBytes),
           direction:
             direction(env.TOOL_OUTPUT_TRUNCATE_DIRECTION) ??
             direction(config.get("output.direction", "")) ??
             DEFAULT_OUTPUT.direction,
           dir: dir === "" ? path.join(root, ".anvil", "tool-output") : path.resolve(root, dir),
           retentionDays:
-            positive(env.TOOL_OUTPUT_RETENTION_DAYS) ?? config.get("output.retention_days", DEFAULT_OUTPUT.retentionDays),
+            positive(env.TOOL_OUTPUT_RETENTION_DAYS) ?? config.count("output.retention_days", DEFAULT_OUTPUT.retentionDays),
         }
       }),
     )

@@ -73,8 +73,6 @@ const headline = (s: string) => {
   return first === s.trim() ? cut : `${cut} …`
 }
 
-const positive = (value: number, fallback: number) => (Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback)
-
 /**
  * bash (spec 004, spec 001 Bash): runs a shell command line through
  * `/bin/sh -lc`, or an argv without a shell, inside the project.
@@ -112,8 +110,7 @@ export const bashTool = defineTool({
       const settings = yield* OutputSettings
       const store = yield* SpillStore
       const runner = yield* ProcessRunner
-      const setting = (key: keyof typeof BASH_DEFAULTS) =>
-        positive(config.get(`tools.bash.${key}`, BASH_DEFAULTS[key] as number), BASH_DEFAULTS[key] as number)
+      const setting = (key: keyof typeof BASH_DEFAULTS) => config.count(`tools.bash.${key}`, BASH_DEFAULTS[key] as number)
 
       const command = params.command
       const args = params.args

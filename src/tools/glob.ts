@@ -22,11 +22,10 @@ export const GLOB_DEFAULTS = {
   max_duration_ms: 5_000,
 } as const
 
-const positiveInt = (value: number, fallback: number) => (Number.isFinite(value) && value >= 1 ? Math.floor(value) : fallback)
 
 const globSettings = Effect.gen(function* () {
   const config = yield* Config
-  const get = (key: keyof typeof GLOB_DEFAULTS) => positiveInt(config.get(`tools.glob.${key}`, GLOB_DEFAULTS[key] as number), GLOB_DEFAULTS[key])
+  const get = (key: keyof typeof GLOB_DEFAULTS) => config.count(`tools.glob.${key}`, GLOB_DEFAULTS[key])
   const maxLimit = get("max_limit")
   const ignoredDirs = config
     .get("search.default_ignore", DEFAULT_IGNORED_DIRS as ReadonlyArray<unknown>)

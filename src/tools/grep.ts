@@ -32,11 +32,10 @@ export const GREP_DEFAULTS = {
   max_entries: 200_000,
 } as const
 
-const positiveInt = (value: number, fallback: number) => (Number.isFinite(value) && value >= 1 ? Math.floor(value) : fallback)
 
 const grepSettings = Effect.gen(function* () {
   const config = yield* Config
-  const get = (key: keyof typeof GREP_DEFAULTS) => positiveInt(config.get(`tools.grep.${key}`, GREP_DEFAULTS[key] as number), GREP_DEFAULTS[key])
+  const get = (key: keyof typeof GREP_DEFAULTS) => config.count(`tools.grep.${key}`, GREP_DEFAULTS[key])
   const limit = get("max_matches_limit")
   const engine = config.get("tools.grep.engine", "auto")
   const rgPath = config.env.ANVIL_RG_PATH ?? config.get("tools.grep.rg_path", "")

@@ -53,7 +53,6 @@ const SPECIAL: Record<string, string> = {
   CharacterDevice: "character_device",
 }
 
-const positiveInt = (value: number, fallback: number) => (Number.isFinite(value) && value >= 1 ? Math.floor(value) : fallback)
 
 /** list (spec 003 LS, spec 004 `list`): one folder's entries, folders first, paginated. */
 export const listTool = defineTool({
@@ -97,8 +96,8 @@ export const listTool = defineTool({
       const fs = yield* FileSystem
       const path = yield* Path
       const config = yield* Config
-      const maxLimit = positiveInt(config.get("tools.list.max_limit", LIST_DEFAULTS.max_limit), LIST_DEFAULTS.max_limit)
-      const defaultLimit = Math.min(positiveInt(config.get("tools.list.default_limit", LIST_DEFAULTS.default_limit), LIST_DEFAULTS.default_limit), maxLimit)
+      const maxLimit = config.count("tools.list.max_limit", LIST_DEFAULTS.max_limit)
+      const defaultLimit = Math.min(config.count("tools.list.default_limit", LIST_DEFAULTS.default_limit), maxLimit)
       const hiddenNames = new Set(
         config
           .get("tools.list.default_ignore", config.get("search.default_ignore", DEFAULT_IGNORED_DIRS as ReadonlyArray<unknown>))

@@ -35,12 +35,11 @@ export const READ_DEFAULTS = {
   utf16_max_bytes: 16 * 1024 * 1024,
 } as const
 
-const positiveInt = (value: number, fallback: number) => (Number.isFinite(value) && value >= 1 ? Math.floor(value) : fallback)
 
 const readSettings = Effect.gen(function* () {
   const config = yield* Config
   const output = yield* OutputSettings
-  const get = (key: keyof typeof READ_DEFAULTS) => positiveInt(config.get(`tools.read.${key}`, READ_DEFAULTS[key] as number), READ_DEFAULTS[key])
+  const get = (key: keyof typeof READ_DEFAULTS) => config.count(`tools.read.${key}`, READ_DEFAULTS[key])
   const maxLimit = get("max_limit")
   return {
     defaultLimit: Math.min(get("default_limit"), maxLimit),
@@ -49,7 +48,7 @@ const readSettings = Effect.gen(function* () {
     countMaxBytes: get("count_max_bytes"),
     utf16MaxBytes: get("utf16_max_bytes"),
     /** Bytes of content one read returns at most (the framework does not truncate a self-paginating tool). */
-    maxBytes: positiveInt(config.get("tools.read.max_bytes", output.maxBytes), output.maxBytes),
+    maxBytes: config.count("tools.read.max_bytes", output.maxBytes),
   }
 })
 

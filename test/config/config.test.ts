@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { Config, ConfigError } from "../../src/config/config.ts"
+import { Config, ConfigError, makeConfig } from "../../src/config/config.ts"
 import { parseJsonc } from "../../src/config/jsonc.ts"
 import { PlatformLive } from "../../src/runtime.ts"
 import { project, tempDir, writeTree } from "../support/harness.ts"
@@ -27,6 +27,12 @@ describe("config", () => {
     expect(r.success.get("output.missing", 7)).toBe(7)
     expect(r.success.get("model", 3)).toBe(3) // wrong type: the fallback
     expect(r.success.sources).toEqual([join(home, ".config/anvil/anvil.json"), join(root, "anvil.json")])
+  })
+
+  test("count: a positive whole number, else the fallback", () => {
+    const c = makeConfig({ a: 12.7, zero: 0, neg: -3, text: "5", nan: Number.NaN }, {})
+    expect(c.count("a", 1)).toBe(12)
+    for (const key of ["zero", "neg", "text", "nan", "missing"]) expect(c.count(key, 7)).toBe(7)
   })
 
   test("a broken anvil.json is a ConfigError naming the file", async () => {
