@@ -2,7 +2,6 @@ import { Deferred, Effect } from "effect"
 import * as readline from "node:readline"
 import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
 import type { TurnResult } from "../agent/events.ts"
-import type { PermissionRequest } from "../permission/permissions.ts"
 import type { Tool } from "../tool/definition.ts"
 import { makePrinter } from "../ui/event-printer.ts"
 import { askInTerminal } from "../ui/permission-prompt.ts"
@@ -11,7 +10,7 @@ import { colorEnabled, makeStyle, type Style } from "../ui/style.ts"
 import { VERSION } from "../version.ts"
 import { parseAgentArgs, sessionOptionsOf } from "./agent-args.ts"
 import type { CliIO } from "./output.ts"
-import { scriptedAsk, terminalOf } from "./run-command.ts"
+import { approvals, terminalOf } from "./run-command.ts"
 
 export const CHAT_HELP = `Usage: anvil [chat] [options]
 
@@ -52,7 +51,7 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
   let cancelTurn: () => void = () => undefined
   const spinner = makeSpinner(process.stderr)
   const prompt = askInTerminal(terminal, errStyle, io.cwd, () => cancelTurn())
-  const onAsk = tty && !args.yes ? (r: PermissionRequest) => Effect.andThen(Effect.sync(spinner.stop), prompt(r)) : scriptedAsk(args.yes)
+  const onAsk = approvals(tty, args.yes, spinner, prompt)
   const printer = makePrinter({
     out: io.out,
     err: io.err,

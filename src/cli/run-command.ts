@@ -58,6 +58,17 @@ export const scriptedAsk = (yes: boolean) => (request: PermissionRequest): Effec
   })
 }
 
+/**
+ * How "ask" calls are answered: at the terminal (the spinner stopped first) when
+ * there is one to ask and --yes was not given, otherwise by `scriptedAsk`.
+ */
+export const approvals = (
+  canPrompt: boolean,
+  yes: boolean,
+  spinner: { readonly stop: () => void },
+  prompt: (request: PermissionRequest) => Effect.Effect<AskAnswer>,
+) => (canPrompt && !yes ? (r: PermissionRequest) => Effect.andThen(Effect.sync(spinner.stop), prompt(r)) : scriptedAsk(yes))
+
 /** The result object of --format json and the last line of stream-json. */
 export const resultObject = (session: AgentSession, result: TurnResult) => ({
   type: "result",
@@ -117,7 +128,7 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
   const interactive = terminal.interactive && !json
   const spinner = makeSpinner(stderr)
   const ask = askInTerminal(terminal, errStyle, io.cwd)
-  const onAsk = interactive && !args.yes ? (r: PermissionRequest) => Effect.andThen(Effect.sync(spinner.stop), ask(r)) : scriptedAsk(args.yes)
+  const onAsk = approvals(interactive, args.yes, spinner, ask)
 
   const printer = makePrinter({
     out: io.out,
