@@ -5,7 +5,7 @@ import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import { Config, type ConfigData } from "./config/config.ts"
+import { Config, type ConfigData, type ConfigShape } from "./config/config.ts"
 import { GitFs } from "./git/git-fs.ts"
 import { HttpClient } from "./net/http-client.ts"
 import { OutputSettings } from "./output/output-settings.ts"
@@ -63,6 +63,8 @@ export interface RuntimeOptions {
   readonly permissions?: PermissionsOptions
   /** Settings applied over the config files. */
   readonly configOverrides?: ConfigData
+  /** Configuration already loaded (the agent reads it once at start); the files are then not read again. */
+  readonly config?: ConfigShape
   /** The session calls belong to. Default: a direct (non-agent) run with id "cli". */
   readonly session?: SessionInfoShape
   /** Enforce read-before-write (agent sessions). Default: off. */
@@ -83,7 +85,9 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
       const path = yield* Path
       const given = options.root ?? options.env.ANVIL_ROOT
       const root = given ? path.resolve(options.cwd, given) : yield* findProjectRoot(options.cwd)
-      const config = Config.layer({ root, env: options.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) })
+      const config = options.config
+        ? Layer.succeed(Config, options.config)
+        : Config.layer({ root, env: options.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) })
       const output = OutputSettings.fromConfig(root).pipe(Layer.provide(config))
       const workspace = Layer.unwrap(
         Effect.gen(function* () {

@@ -145,6 +145,7 @@ export const agentToolRuntime = (options: AgentRuntimeOptions) =>
     cwd: options.boot.root,
     env: options.env,
     root: options.boot.root,
+    config: options.boot.config,
     tools: profileTools(options.profile, options.allTools),
     onAsk: options.onAsk,
     permissions: { allow: options.allow ?? [] },
