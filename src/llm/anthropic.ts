@@ -1,21 +1,10 @@
 import type { ModelHttpShape } from "./http.ts"
 import { ModelError, type FinishReason, type LanguageModelShape, type ModelEvent, type ModelMessage, type ModelRequest } from "./model.ts"
-import { sseModel, type RetryPolicy, type SseDecoder } from "./request.ts"
+import { sseModel, type SseDecoder, type SseProviderOptions } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
 
-export interface AnthropicOptions {
-  readonly provider: string
-  readonly model: string
-  /** https://api.anthropic.com (a trailing /v1 is accepted); `/v1/messages` is appended. */
-  readonly baseUrl: string
-  readonly apiKey?: string | undefined
-  readonly keyEnv?: string | undefined
-  readonly contextWindow: number
-  /** Required by the Messages API. Default 8192. */
-  readonly maxTokens?: number | undefined
-  readonly headers?: Readonly<Record<string, string>>
-  readonly retry?: RetryPolicy
-}
+/** `baseUrl`: https://api.anthropic.com (a trailing /v1 is accepted), `/v1/messages` is appended. `maxTokens` is required by the Messages API: default 8192. */
+export type AnthropicOptions = SseProviderOptions
 
 const ANTHROPIC_VERSION = "2023-06-01"
 

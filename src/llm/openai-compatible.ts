@@ -8,23 +8,13 @@ import {
   type ModelRequest,
   type ModelToolCall,
 } from "./model.ts"
-import { sseModel, type RetryPolicy, type SseDecoder } from "./request.ts"
+import { sseModel, type SseDecoder, type SseProviderOptions } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
 
-export interface OpenAiCompatibleOptions {
-  readonly provider: string
-  readonly model: string
-  /** e.g. https://api.openai.com/v1, http://localhost:11434/v1 — `/chat/completions` is appended. */
-  readonly baseUrl: string
-  readonly apiKey?: string | undefined
-  /** The variable to name when the key is refused. */
-  readonly keyEnv?: string | undefined
-  readonly contextWindow: number
-  readonly headers?: Readonly<Record<string, string>>
+/** `baseUrl`: e.g. https://api.openai.com/v1 or http://localhost:11434/v1; `/chat/completions` is appended. */
+export interface OpenAiCompatibleOptions extends SseProviderOptions {
   /** Ask for a usage chunk (`stream_options.include_usage`); some older servers reject it. Default true. */
   readonly streamUsage?: boolean
-  readonly maxTokens?: number | undefined
-  readonly retry?: RetryPolicy
 }
 
 /** The Chat Completions message list: system first, assistant tool calls, `tool` results by call id. */

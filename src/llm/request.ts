@@ -165,9 +165,14 @@ export const decodeSse = (
 export interface SseProviderOptions {
   readonly provider: string
   readonly model: string
-  readonly contextWindow: number
+  readonly baseUrl: string
+  readonly apiKey?: string | undefined
   /** The variable to name when the key is refused. */
   readonly keyEnv?: string | undefined
+  readonly contextWindow: number
+  readonly maxTokens?: number | undefined
+  /** Extra request headers (configured per provider). */
+  readonly headers?: Readonly<Record<string, string>>
   readonly retry?: RetryPolicy
 }
 
