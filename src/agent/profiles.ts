@@ -1,4 +1,4 @@
-import type { Tool } from "../tool/definition.ts"
+import type { Tool } from "../tool-framework/definition.ts"
 
 export type EngineName = "native" | "react"
 

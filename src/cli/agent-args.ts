@@ -1,6 +1,6 @@
 import type { AgentSessionOptions } from "../agent/agent-session.ts"
 import { parseAllowRule, type AllowRule } from "../permission/rules.ts"
-import type { Tool } from "../tool/definition.ts"
+import type { Tool } from "../tool-framework/definition.ts"
 import type { CliIO } from "./output.ts"
 import { UsageError } from "./args.ts"
 

@@ -1,7 +1,7 @@
 import type { FileSink } from "bun"
 import type { Layer } from "effect"
 import { isatty } from "node:tty"
-import { UserTerminal } from "../ui/user-terminal.ts"
+import { UserTerminal } from "../terminal/user-terminal.ts"
 
 /** Where the CLI writes: stdout for results, stderr for diagnostics. Injected so tests can capture both. */
 export interface CliIO {

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { makeToolRuntime } from "../runtime.ts"
-import type { Tool } from "../tool/definition.ts"
-import { ToolRunner } from "../tool/runner.ts"
+import type { Tool } from "../tool-framework/definition.ts"
+import { ToolRunner } from "../tool-framework/runner.ts"
 import { flagValue, UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
 

@@ -1,5 +1,5 @@
-import type { Tool } from "../tool/definition.ts"
-import { parameterJsonSchema } from "../tool/json-schema.ts"
+import type { Tool } from "../tool-framework/definition.ts"
+import { parameterJsonSchema } from "../tool-framework/json-schema.ts"
 
 const firstLine = (s: string) => s.trim().split("\n")[0] ?? ""
 

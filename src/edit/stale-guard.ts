@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { hint } from "../protocol/hint.ts"
-import { toolError, type ToolError } from "../tool/tool-error.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import type { FileLedgerShape, FileStamp } from "../workspace/file-ledger.ts"
 
 /** How the file looks on disk now. */

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ToolError } from "../tool/tool-error.ts"
+import type { ToolError } from "../protocol/tool-error.ts"
 import { unmergedStages } from "./index-file.ts"
 import type { Repository } from "./repository.ts"
 import { stagedRenames } from "./status.ts"

@@ -3,7 +3,7 @@ import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import * as ChildProcess from "effect/process/ChildProcess"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import { toolError, type ToolError } from "../tool/tool-error.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
 
 /** What a hook printed when it refused. */
 const EXCERPT = 2000

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { hint } from "../protocol/hint.ts"
-import { toolError, type ToolError } from "../tool/tool-error.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { parseGitConfig } from "./config-file.ts"
 
 /** Who a commit is by. */

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import * as git from "isomorphic-git"
-import type { ToolError } from "../tool/tool-error.ts"
+import type { ToolError } from "../protocol/tool-error.ts"
 import type { Repository } from "./repository.ts"
 
 /** A blob on one side (HEAD, index or working tree). */

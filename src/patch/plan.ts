@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import { FileSystem } from "effect/FileSystem"
-import { toolError, type ToolError } from "../tool/tool-error.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { sameBytes, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"

@@ -1,4 +1,4 @@
-import type { PermissionLevel } from "../tool/definition.ts"
+import type { PermissionLevel } from "./permission-level.ts"
 
 /**
  * Permission rules (spec 004) in anvil.json:

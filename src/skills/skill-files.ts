@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { toolError } from "../tool/tool-error.ts"
+import { toolError } from "../protocol/tool-error.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { looksBinary } from "../workspace/text-sniff.ts"
 

@@ -7,8 +7,8 @@ import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { OutputCapture, type CapturedStream, type SpillTarget } from "../process/output-capture.ts"
 import { excerpt, lineCount, share, type Excerpt } from "../process/output-excerpt.ts"
 import { ProcessRunner, type ProcessOutcome } from "../process/process-runner.ts"
-import { defineTool, type ToolResult } from "../tool/definition.ts"
-import { invalidParam, toolError } from "../tool/tool-error.ts"
+import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
+import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./bash.md" with { type: "text" }
 

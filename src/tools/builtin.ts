@@ -1,4 +1,4 @@
-import type { Tool } from "../tool/definition.ts"
+import type { Tool } from "../tool-framework/definition.ts"
 
 /**
  * A built-in tool's catalogue entry: the names that reach it and a loader.

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
-import { defineTool } from "../tool/definition.ts"
-import { invalidParam } from "../tool/tool-error.ts"
+import { defineTool } from "../tool-framework/definition.ts"
+import { invalidParam } from "../protocol/tool-error.ts"
 import description from "./calculator.md" with { type: "text" }
 import { CalcError, evaluate, formatValue } from "./calculator/evaluate.ts"
 

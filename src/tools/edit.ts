@@ -4,7 +4,7 @@ import { STRATEGY_DESCRIPTIONS } from "../edit/match.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
 import { body, changesLine, fileOps, formatLine, hashLines, writtenFileData } from "../edit/report.ts"
 import { hint } from "../protocol/hint.ts"
-import { defineTool } from "../tool/definition.ts"
+import { defineTool } from "../tool-framework/definition.ts"
 import description from "./edit.md" with { type: "text" }
 
 const span = (a: number, b: number) => (a === b ? `line ${a}` : `lines ${a}-${b}`)

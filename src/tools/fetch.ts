@@ -5,8 +5,8 @@ import { HttpClient, type HttpClientError, type HttpResponse } from "../net/http
 import { bodyKind, mediaType, renderText } from "../net/response-body.ts"
 import { isSecretHeader, redactFetchParams, redactUrl, scrubSecrets } from "../net/secrets.ts"
 import { hint } from "../protocol/hint.ts"
-import { defineTool, type ToolResult } from "../tool/definition.ts"
-import { invalidParam, toolError, type ToolError } from "../tool/tool-error.ts"
+import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
+import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
 import { VERSION } from "../version.ts"
 import description from "./fetch.md" with { type: "text" }
 

@@ -3,8 +3,8 @@ import * as git from "isomorphic-git"
 import { openRepository } from "../git/repository.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { hint } from "../protocol/hint.ts"
-import { defineTool } from "../tool/definition.ts"
-import { toolError } from "../tool/tool-error.ts"
+import { defineTool } from "../tool-framework/definition.ts"
+import { toolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_add.md" with { type: "text" }
 

@@ -9,8 +9,8 @@ import { openRepository } from "../git/repository.ts"
 import { readHead, stagedRenames } from "../git/status.ts"
 import { compareBytes, readSnapshot } from "../git/tree-states.ts"
 import { hint } from "../protocol/hint.ts"
-import { defineTool } from "../tool/definition.ts"
-import { invalidParam, toolError } from "../tool/tool-error.ts"
+import { defineTool } from "../tool-framework/definition.ts"
+import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import description from "./git_commit.md" with { type: "text" }
 
 /** Options that rewrite history, force or skip checks: never honoured, even written into the message. */

@@ -1,8 +1,8 @@
 import { Effect, Schema } from "effect"
 import { repositoryDiff } from "../git/changes.ts"
 import { openRepository } from "../git/repository.ts"
-import { defineTool } from "../tool/definition.ts"
-import { toolError } from "../tool/tool-error.ts"
+import { defineTool } from "../tool-framework/definition.ts"
+import { toolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_diff.md" with { type: "text" }
 

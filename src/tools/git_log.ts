@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { formatMedium, formatOneline, readHistory, subjectOf } from "../git/history.ts"
 import { openRepository } from "../git/repository.ts"
 import { hint } from "../protocol/hint.ts"
-import { defineTool } from "../tool/definition.ts"
+import { defineTool } from "../tool-framework/definition.ts"
 import description from "./git_log.md" with { type: "text" }
 
 const DEFAULT_LIMIT = 20

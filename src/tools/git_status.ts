@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { openRepository } from "../git/repository.ts"
 import { currentUpstream, formatLong, formatShort, isUnmerged, readHead, statusEntries } from "../git/status.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
-import { defineTool } from "../tool/definition.ts"
+import { defineTool } from "../tool-framework/definition.ts"
 import description from "./git_status.md" with { type: "text" }
 
 const count = (n: number, what: string) => `${n} ${what}`

@@ -3,7 +3,7 @@ import { editFile } from "../edit/edit-file.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
 import { body, changesLine, createdLine, fileOps, formatLine, hashLines, writtenFileData } from "../edit/report.ts"
 import { hint } from "../protocol/hint.ts"
-import { defineTool } from "../tool/definition.ts"
+import { defineTool } from "../tool-framework/definition.ts"
 import description from "./multiedit.md" with { type: "text" }
 
 const EditItem = Schema.Struct({

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
-import { defineTool } from "../tool/definition.ts"
-import { askQuestions, shownLabel, type Answer, type Question } from "../ui/question-prompt.ts"
-import { UserTerminal } from "../ui/user-terminal.ts"
+import { defineTool } from "../tool-framework/definition.ts"
+import { askQuestions, shownLabel, type Answer, type Question } from "../terminal/question-prompt.ts"
+import { UserTerminal } from "../terminal/user-terminal.ts"
 import description from "./question.md" with { type: "text" }
 
 const QuestionSchema = Schema.Struct({

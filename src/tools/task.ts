@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
-import { defineTool } from "../tool/definition.ts"
-import { SubagentRunner } from "../tool/subagent.ts"
-import { invalidParam, toolError } from "../tool/tool-error.ts"
+import { defineTool } from "../tool-framework/definition.ts"
+import { SubagentRunner } from "../tool-framework/subagent.ts"
+import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import description from "./task.md" with { type: "text" }
 
 /** task (spec 004): runs a subagent with its own history and a restricted tool set; returns its summary. */

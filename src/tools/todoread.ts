@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { activeCount, renderTodos } from "../todo/todo-list.ts"
 import { loadTodos } from "../todo/todo-store.ts"
-import { defineTool } from "../tool/definition.ts"
+import { defineTool } from "../tool-framework/definition.ts"
 import description from "./todoread.md" with { type: "text" }
 
 const pyBool = (b: boolean) => (b ? "True" : "False")

@@ -1,8 +1,8 @@
 import { Effect, Schema } from "effect"
 import { activeCount, normalizeTodos, renderTodos, TodoInput } from "../todo/todo-list.ts"
 import { saveTodos } from "../todo/todo-store.ts"
-import { defineTool } from "../tool/definition.ts"
-import { toolError } from "../tool/tool-error.ts"
+import { defineTool } from "../tool-framework/definition.ts"
+import { toolError } from "../protocol/tool-error.ts"
 import description from "./todowrite.md" with { type: "text" }
 
 /** What TodoWrite says after every write (spec 001's reminder, in anvil's words). */

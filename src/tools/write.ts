@@ -6,8 +6,8 @@ import { guardFresh } from "../edit/stale-guard.ts"
 import { commitText, openTarget } from "../edit/target-file.ts"
 import { detectEol, encodable, withEol, type TextFormat } from "../edit/text-encoding.ts"
 import { hint } from "../protocol/hint.ts"
-import { defineTool } from "../tool/definition.ts"
-import { toolError } from "../tool/tool-error.ts"
+import { defineTool } from "../tool-framework/definition.ts"
+import { toolError } from "../protocol/tool-error.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import description from "./write.md" with { type: "text" }
 

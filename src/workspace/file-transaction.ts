@@ -2,7 +2,7 @@ import { Effect, Option, Random } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import type { PlatformError } from "effect/PlatformError"
-import { toolError, type ToolError } from "../tool/tool-error.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { errnoOf, fromPlatformError } from "./fs-error.ts"
 
 /** A file as it was read: its bytes and mode, and the stamp used to notice a change since. */

@@ -1,5 +1,5 @@
 import type { PlatformError } from "effect/PlatformError"
-import { toolError, type ToolError } from "../tool/tool-error.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
 
 /** The errno code (ENOENT, ELOOP, …) behind a platform error, when there is one. */
 export const errnoOf = (error: PlatformError): string | undefined => {

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { toolError, type ToolError } from "../tool/tool-error.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { errnoOf, fromPlatformError } from "./fs-error.ts"
 
 /** A path the sandbox accepted. */

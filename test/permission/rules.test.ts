@@ -14,7 +14,7 @@ import {
 import type { AskAnswer, PermissionRequest } from "../../src/permission/permissions.ts"
 import { askTool } from "../support/fixture-tools.ts"
 import { callTool, project, session } from "../support/harness.ts"
-import { defineTool, type Tool } from "../../src/tool/definition.ts"
+import { defineTool, type Tool } from "../../src/tool-framework/definition.ts"
 import { Layer, Schema } from "effect"
 import { Config } from "../../src/config/config.ts"
 import { Permissions } from "../../src/permission/permissions.ts"

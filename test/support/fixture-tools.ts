@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
-import { defineTool } from "../../src/tool/definition.ts"
-import { toolError } from "../../src/tool/tool-error.ts"
+import { defineTool } from "../../src/tool-framework/definition.ts"
+import { toolError } from "../../src/protocol/tool-error.ts"
 
 /** Prints `lines` lines of `width` characters: drives the truncation layer. */
 export const echoLinesTool = defineTool({

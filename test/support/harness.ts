@@ -5,8 +5,8 @@ import { dirname, join } from "node:path"
 import { afterAll } from "bun:test"
 import { envelopeProblems } from "../../src/protocol/envelope.ts"
 import { makeToolRuntime, type RuntimeOptions, type ToolServices } from "../../src/runtime.ts"
-import type { Tool } from "../../src/tool/definition.ts"
-import { ToolRunner, type RunOptions, type ToolOutcome } from "../../src/tool/runner.ts"
+import type { Tool } from "../../src/tool-framework/definition.ts"
+import { ToolRunner, type RunOptions, type ToolOutcome } from "../../src/tool-framework/runner.ts"
 import { loadBuiltinTools } from "../../src/tools/builtin.ts"
 
 /** Every built-in tool, loaded once for the test files. */

@@ -3,7 +3,7 @@ import { Effect, Fiber, Layer } from "effect"
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeToolRuntime } from "../../src/runtime.ts"
-import { ToolRunner } from "../../src/tool/runner.ts"
+import { ToolRunner } from "../../src/tool-framework/runner.ts"
 import { bashTool } from "../../src/tools/bash.ts"
 import { builtinTools, callTool, project, tempDir, type CallOptions } from "../support/harness.ts"
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { UserTerminal } from "../../src/ui/user-terminal.ts"
+import { UserTerminal } from "../../src/terminal/user-terminal.ts"
 import { callTool, project } from "../support/harness.ts"
 
 const root = project()

@@ -51,7 +51,7 @@ describe("todoread (spec 004)", () => {
 
 
   test("todoread takes no parameters: its schema says so and an unknown one is INVALID_PARAM", async () => {
-    const { parameterJsonSchema } = await import("../../src/tool/json-schema.ts")
+    const { parameterJsonSchema } = await import("../../src/tool-framework/json-schema.ts")
     expect(parameterJsonSchema(todoreadTool)).toEqual({ type: "object", additionalProperties: false })
     const { envelope } = await callTool(project(), "todoread", { path: "x" })
     expect(envelope.error?.code).toBe("INVALID_PARAM")

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Schema } from "effect"
-import { defineTool } from "../../src/tool/definition.ts"
-import { parameterJsonSchema } from "../../src/tool/json-schema.ts"
+import { defineTool } from "../../src/tool-framework/definition.ts"
+import { parameterJsonSchema } from "../../src/tool-framework/json-schema.ts"
 import { builtinTools } from "../support/harness.ts"
 
 const tool = (parameters: Schema.Codec<any, any, never, never>) =>

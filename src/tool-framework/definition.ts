@@ -1,10 +1,11 @@
 import type { Effect, Schema } from "effect"
 import type { Subjects } from "../permission/rules.ts"
 import type { RetrievalHint } from "../protocol/hint.ts"
-import type { ToolError } from "./tool-error.ts"
+import type { ToolError } from "../protocol/tool-error.ts"
 
-/** What a call may do without asking: run, ask the user first, or never run. */
-export type PermissionLevel = "allow" | "ask" | "deny"
+import type { PermissionLevel } from "../permission/permission-level.ts"
+
+export type { PermissionLevel }
 
 /**
  * What a tool's `run` returns on success. The pipeline turns it into the

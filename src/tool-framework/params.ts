@@ -1,7 +1,7 @@
 import { Schema, SchemaIssue } from "effect"
 import type { FieldError } from "../protocol/envelope.ts"
 import type { Tool } from "./definition.ts"
-import { ToolError } from "./tool-error.ts"
+import { ToolError } from "../protocol/tool-error.ts"
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()

@@ -12,7 +12,7 @@ import { Workspace } from "../workspace/workspace.ts"
 import type { Tool, ToolResult } from "./definition.ts"
 import { decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
-import { ToolError } from "./tool-error.ts"
+import { ToolError } from "../protocol/tool-error.ts"
 
 /** One tool call as the model (or the CLI) makes it. */
 export interface ToolCall {

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { Tool, ToolResult } from "./definition.ts"
-import { toolError } from "./tool-error.ts"
+import { toolError } from "../protocol/tool-error.ts"
 
 /** The tools one agent (or one CLI call) can reach, by name, title or alias, case-insensitively. */
 export interface ToolRegistry {

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { toolError, type ToolError } from "./tool-error.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
 
 /** What the task tool asks of a subagent. */
 export interface SubagentRequest {

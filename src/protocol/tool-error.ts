@@ -1,7 +1,7 @@
 import { Data } from "effect"
-import type { ErrorCode } from "../protocol/error-code.ts"
-import type { FieldError } from "../protocol/envelope.ts"
-import type { RetrievalHint } from "../protocol/hint.ts"
+import type { ErrorCode } from "./error-code.ts"
+import type { FieldError } from "./envelope.ts"
+import type { RetrievalHint } from "./hint.ts"
 
 /**
  * The one typed failure a tool may produce. The pipeline maps it to an error
