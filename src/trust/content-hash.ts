@@ -1,0 +1,88 @@
+import { createHash } from "node:crypto"
+import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs"
+import { join, relative, sep } from "node:path"
+
+/**
+ * What a trust decision covers. Trust is given to content, not to a name: a
+ * change to any byte asks again.
+ * - `path`: a file, or a folder hashed whole (every file under it, by relative
+ *   path and bytes; `.git` skipped, symbolic links hashed by their target text);
+ * - `text`: a value that is not a file, e.g. an MCP server's command line as JSON.
+ */
+export type TrustContent = { readonly path: string } | { readonly text: string }
+
+/** Folders larger than this are refused rather than read for minutes (a plugin's node_modules counts). */
+export const MAX_HASHED_FILES = 20_000
+
+/** A folder that could not be hashed: too many files, or unreadable. */
+export class HashProblem {
+  readonly _tag = "HashProblem"
+  constructor(readonly message: string) {}
+}
+
+/** Everything hashed: files of a folder sorted by relative path (forward slashes). */
+const listFiles = (dir: string, out: Array<string>): void => {
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  for (const entry of entries) {
+    if (entry.name === ".git") continue
+    const full = join(dir, entry.name)
+    if (entry.isDirectory()) listFiles(full, out)
+    else out.push(full)
+    if (out.length > MAX_HASHED_FILES) throw new HashProblem(`more than ${MAX_HASHED_FILES} files under ${dir}`)
+  }
+}
+
+/**
+ * sha256 of a trust subject's content, as `sha256:<hex>`. Synchronous: it runs
+ * once per extension at start-up, and a few thousand small reads are quicker
+ * than the scheduling around async ones. Throws {@link HashProblem} or the fs error.
+ */
+export const hashContent = (content: TrustContent): string => {
+  const hash = createHash("sha256")
+  if ("text" in content) {
+    hash.update("text\0").update(content.text)
+    return `sha256:${hash.digest("hex")}`
+  }
+  const top = statSync(content.path)
+  if (!top.isDirectory()) {
+    hash.update("file\0").update(readFileSync(content.path))
+    return `sha256:${hash.digest("hex")}`
+  }
+  const files: Array<string> = []
+  listFiles(content.path, files)
+  hash.update("dir\0")
+  for (const file of files) {
+    const rel = relative(content.path, file).split(sep).join("/")
+    const info = lstatSync(file)
+    hash.update(rel).update("\0")
+    // A link's target text, not what it points to: the hash never depends on files outside the folder.
+    if (info.isSymbolicLink()) hash.update("link\0").update(readlinkSync(file))
+    else if (info.isFile()) hash.update(String(info.size)).update("\0").update(readFileSync(file))
+    hash.update("\0")
+  }
+  return `sha256:${hash.digest("hex")}`
+}
+
+/**
+ * A cheap fingerprint of a `path` subject from metadata only (relative path,
+ * size, inode, mtime and ctime of every file). The store keeps it beside the
+ * hash so an unchanged folder is not read again at every start. ctime cannot
+ * be set back by a program, so rewriting a file in place changes the stamp even
+ * when size and mtime are restored. `text` subjects have no stamp.
+ */
+export const stampContent = (content: TrustContent): string | undefined => {
+  if ("text" in content) return undefined
+  const hash = createHash("sha256")
+  const add = (file: string, rel: string) => {
+    const i = lstatSync(file)
+    hash.update(`${rel}\0${i.size}\0${i.ino}\0${i.mtimeMs}\0${i.ctimeMs}\0`)
+  }
+  const top = statSync(content.path)
+  if (!top.isDirectory()) add(content.path, "")
+  else {
+    const files: Array<string> = []
+    listFiles(content.path, files)
+    for (const file of files) add(file, relative(content.path, file).split(sep).join("/"))
+  }
+  return `stamp:${hash.digest("hex")}`
+}

@@ -1,0 +1,104 @@
+import { describe, expect, test } from "bun:test"
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect } from "effect"
+import { hashContent } from "../../src/trust/content-hash.ts"
+import { makeTrust, trustFilePath } from "../../src/trust/trust.ts"
+
+const setup = () => {
+  const base = mkdtempSync(join(tmpdir(), "anvil-trust-"))
+  const root = join(base, "repo")
+  const config = join(base, "config")
+  mkdirSync(join(root, ".anvil", "plugins", "tool", "lib"), { recursive: true })
+  writeFileSync(join(root, ".anvil", "plugins", "tool", "index.ts"), "export default 1\n")
+  writeFileSync(join(root, ".anvil", "plugins", "tool", "lib", "a.ts"), "export const a = 1\n")
+  return { base, root, config, env: { XDG_CONFIG_HOME: config, HOME: join(base, "home") }, cleanup: () => rmSync(base, { recursive: true, force: true }) }
+}
+const run = <A, E>(e: Effect.Effect<A, E>) => Effect.runPromise(e)
+
+describe("trust", () => {
+  test("untrusted → trusted → changed when any file of a folder changes; stored in XDG_CONFIG_HOME, not the repo", async () => {
+    const t = setup()
+    try {
+      const trust = makeTrust({ root: t.root, env: t.env })
+      const folder = join(t.root, ".anvil", "plugins", "tool")
+      const subject = { kind: "plugin", name: "tool", content: { path: folder } }
+      expect((await run(trust.check(subject))).status).toBe("untrusted")
+      await run(trust.trust(subject))
+      expect(trust.file).toBe(join(t.config, "anvil", "trust.json"))
+      expect(statSync(trust.file!).mode & 0o777).toBe(0o600)
+      expect((await run(trust.check(subject))).status).toBe("trusted")
+      // Another instance (another process) sees the decision.
+      expect((await run(makeTrust({ root: t.root, env: t.env }).check(subject))).status).toBe("trusted")
+      writeFileSync(join(folder, "lib", "a.ts"), "export const a = 2\n")
+      expect((await run(trust.check(subject))).status).toBe("changed")
+      const entries = await run(trust.entries("plugin"))
+      expect(entries.map((e) => e.name)).toEqual(["tool"])
+      expect(await run(trust.untrust("plugin", "tool"))).toBe(true)
+      expect(await run(trust.untrust("plugin", "tool"))).toBe(false)
+      expect((await run(trust.check(subject))).status).toBe("untrusted")
+    } finally {
+      t.cleanup()
+    }
+  })
+
+  test("text subjects, one-run assumptions, kinds kept apart, per project", async () => {
+    const t = setup()
+    try {
+      const server = { kind: "mcp", name: "gh", content: { text: JSON.stringify({ command: "gh-mcp" }) } }
+      const trust = makeTrust({ root: t.root, env: t.env, assume: ["plugin"] })
+      expect((await run(trust.check(server))).status).toBe("untrusted")
+      const plugin = { kind: "plugin", name: "gh", content: { text: "x" } }
+      expect(await run(trust.check(plugin))).toMatchObject({ status: "trusted", assumed: true })
+      await run(trust.trust(server))
+      expect((await run(trust.check({ ...server, content: { text: JSON.stringify({ command: "evil" }) } }))).status).toBe("changed")
+      const other = join(t.base, "other")
+      mkdirSync(other)
+      expect((await run(makeTrust({ root: other, env: t.env }).check(server))).status).toBe("untrusted")
+    } finally {
+      t.cleanup()
+    }
+  })
+
+  test("HOME/.config when XDG_CONFIG_HOME is unset; damaged store and unreadable content are TrustErrors", async () => {
+    const t = setup()
+    try {
+      expect(trustFilePath({ HOME: "/h" })).toBe("/h/.config/anvil/trust.json")
+      expect(trustFilePath({})).toBeUndefined()
+      const trust = makeTrust({ root: t.root, env: t.env })
+      const missing = { kind: "plugin", name: "gone", content: { path: join(t.root, "nope") } }
+      expect((await run(Effect.flip(trust.check(missing)))).reason).toBe("unreadable_content")
+      mkdirSync(join(t.config, "anvil"), { recursive: true })
+      writeFileSync(join(t.config, "anvil", "trust.json"), "{ not json")
+      const error = await run(Effect.flip(trust.check({ kind: "plugin", name: "x", content: { text: "" } })))
+      expect(error.reason).toBe("store")
+      expect(error.message).toContain("trust.json")
+      const none = makeTrust({ root: t.root, env: {} })
+      expect((await run(Effect.flip(none.trust({ kind: "plugin", name: "x", content: { text: "" } })))).reason).toBe("no_config_folder")
+    } finally {
+      t.cleanup()
+    }
+  })
+
+  test("a folder's hash covers names and bytes, links by their target text, and skips .git", () => {
+    const t = setup()
+    try {
+      const dir = join(t.base, "h")
+      mkdirSync(join(dir, ".git"), { recursive: true })
+      writeFileSync(join(dir, "a"), "1")
+      const h1 = hashContent({ path: dir })
+      writeFileSync(join(dir, ".git", "HEAD"), "x")
+      expect(hashContent({ path: dir })).toBe(h1)
+      symlinkSync("/etc/hostname", join(dir, "l"))
+      const h2 = hashContent({ path: dir })
+      expect(h2).not.toBe(h1)
+      rmSync(join(dir, "l"))
+      writeFileSync(join(dir, "b"), "")
+      expect(hashContent({ path: dir })).not.toBe(h1)
+      expect(readFileSync(join(dir, "a"), "utf8")).toBe("1")
+    } finally {
+      t.cleanup()
+    }
+  })
+})
