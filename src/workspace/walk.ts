@@ -163,6 +163,8 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
             const decision = options.visitor.file(task.state, name, kind)
             if (decision === undefined) continue
             if (!options.includeIgnored && !decision.explicit && isIgnoredIn(listing.rules, task.abs, name, false)) continue
+            // A linked worktree's or submodule's `.git` is a file; it is the same repository metadata as the folder.
+            if (!options.includeIgnored && !decision.explicit && name === ".git" && options.ignoredDirs.has(name)) continue
             task.node.items.push({ name, kind, emit: true })
           }
         }
