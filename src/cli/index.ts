@@ -1,3 +1,4 @@
+import { stopAllManaged } from "../process/managed-registry.ts"
 import { ConfigError } from "../config/config.ts"
 import { loadBuiltinTool, loadBuiltinTools } from "../tools/builtin.ts"
 import { VERSION } from "../version.ts"
@@ -12,6 +13,8 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
   try {
     return await dispatch(argv, io)
   } finally {
+    // Whatever anvil started (servers, background processes of finished commands) ends with it.
+    await stopAllManaged()
     await io.flush?.()
   }
 }

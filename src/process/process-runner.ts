@@ -1,5 +1,7 @@
-import { Context, Data, Effect, Layer } from "effect"
-import { accessSync, constants, readdirSync, readFileSync } from "node:fs"
+import { Context, Effect, Layer } from "effect"
+import { ProcessSpawnError, startManaged, type ManagedProcess, type SpawnWrap } from "./managed-process.ts"
+
+export { ProcessSpawnError }
 
 /** Where one output stream of a process goes, chunk by chunk. */
 export interface OutputSink {
@@ -31,6 +33,8 @@ export interface ProcessSpec {
   readonly drainMs: number
   readonly stdout: OutputSink
   readonly stderr: OutputSink
+  /** Rewrites the command before it starts (the command sandbox); see `SpawnWrap`. */
+  readonly wrap?: SpawnWrap
 }
 
 /** How a run ended. */
@@ -50,13 +54,6 @@ export interface ProcessOutcome {
   readonly durationMs: number
 }
 
-/** The process could not be started (no such program, not executable, bad working directory). */
-export class ProcessSpawnError extends Data.TaggedError("ProcessSpawnError")<{
-  /** errno code: ENOENT, EACCES, ENOTDIR, … */
-  readonly code: string | undefined
-  readonly message: string
-}> {}
-
 /**
  * Runs a process to completion while streaming its output. Each run is its own
  * process group (and session, so nothing can open the user's terminal); on
@@ -69,9 +66,10 @@ export class ProcessSpawnError extends Data.TaggedError("ProcessSpawnError")<{
  * death by signal surfaces only as an error message, and it has no notion of
  * "the main process exited but a background child still holds the pipe". The
  * bash tool needs all three, so this small service drives the runtime
- * directly: `Bun.spawn` (anvil runs on Bun; its pipe readers cost about a
- * third less CPU per GB than node:child_process streams under Bun) with
- * `detached` (setsid) and `process.kill(-pgid)`. It is injected like the other
+ * directly: `startManaged` (Bun.spawn — its pipe readers cost about a third
+ * less CPU per GB than node:child_process streams under Bun — in a process
+ * group of its own, with the per-run mark that also finds children which left
+ * the group). It is injected like the other
  * services, so tools stay free of globals and tests can replace it.
  */
 export interface ProcessRunnerShape {
@@ -87,122 +85,28 @@ export class ProcessRunner extends Context.Service<ProcessRunner, ProcessRunnerS
   static layer = Layer.sync(ProcessRunner, () => ({ run: runProcess }))
 }
 
-/** PATH used when the environment has none (what sh itself falls back to). */
-const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-/** How often a dying process group is polled. */
-const POLL_MS = 20
-/** How long the runner waits for a group to vanish after KILL. */
-const AFTER_KILL_MS = 1000
-
-/** Finds `file` on the environment's PATH (the child's PATH, not anvil's). */
-const locate = (file: string, env: Readonly<Record<string, string>>): string | undefined => {
-  if (file.includes("/")) return file
-  for (const dir of (env.PATH ?? DEFAULT_PATH).split(":")) {
-    const candidate = `${dir === "" ? "." : dir}/${file}`
-    try {
-      accessSync(candidate, constants.X_OK)
-      return candidate
-    } catch {
-      // not here
-    }
-  }
-  return undefined
-}
-
-/**
- * Whether any process of group `pgid` is still alive. Zombies do not count:
- * on Linux /proc tells them apart (a container's init may never reap them);
- * elsewhere a successful kill(0) is taken at its word.
- */
-export const groupAlive = (pgid: number): boolean => {
-  try {
-    process.kill(-pgid, 0)
-  } catch {
-    return false // ESRCH: no such group; EPERM: nothing we may signal
-  }
-  let names: Array<string>
-  try {
-    names = readdirSync("/proc")
-  } catch {
-    return true
-  }
-  for (const name of names) {
-    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, "latin1")
-    } catch {
-      continue
-    }
-    // pid (comm) state ppid pgrp …; comm may contain spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true
-  }
-  return false
-}
-
-const signalGroup = (pgid: number, signal: NodeJS.Signals): void => {
-  try {
-    process.kill(-pgid, signal)
-  } catch {
-    // already gone
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-const waitGone = async (pgid: number, ms: number): Promise<boolean> => {
-  const deadline = performance.now() + ms
-  for (;;) {
-    if (!groupAlive(pgid)) return true
-    if (performance.now() >= deadline) return false
-    await sleep(POLL_MS)
-  }
-}
-
-/** Ends a process group: TERM, up to `graceMs` to go, then KILL. Resolves once it is gone (or KILL had its chance). */
-export const terminateGroup = async (pgid: number, graceMs: number): Promise<void> => {
-  if (!groupAlive(pgid)) return
-  signalGroup(pgid, "SIGTERM")
-  // A stopped process cannot act on TERM until it is continued.
-  signalGroup(pgid, "SIGCONT")
-  if (await waitGone(pgid, graceMs)) return
-  signalGroup(pgid, "SIGKILL")
-  await waitGone(pgid, AFTER_KILL_MS)
-}
-
 /** What is needed of a stream reader to cut it off. */
 type Reader = { readonly cancel: () => Promise<void> }
-
-const signalName = (s: number | string | null): string | null => (s === null ? null : typeof s === "string" ? s : `signal ${s}`)
 
 const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpawnError> =>
   Effect.callback<ProcessOutcome, ProcessSpawnError>((resume) => {
     const started = performance.now()
-    const file = locate(spec.file, spec.env)
-    if (file === undefined) {
-      resume(Effect.fail(new ProcessSpawnError({ code: "ENOENT", message: `command not found: ${spec.file}` })))
-      return
-    }
-    let child: Bun.Subprocess<"ignore", "pipe", "pipe">
+    let child: ManagedProcess
     try {
-      child = Bun.spawn([file, ...spec.args], {
+      child = startManaged({
+        argv: [spec.file, ...spec.args],
         cwd: spec.cwd,
-        env: { ...spec.env },
-        detached: true,
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
+        env: spec.env,
+        killGraceMs: spec.killGraceMs,
+        label: spec.file,
+        ...(spec.wrap ? { wrap: spec.wrap } : {}),
       })
     } catch (e) {
-      const err = e as NodeJS.ErrnoException
-      resume(Effect.fail(new ProcessSpawnError({ code: err.code, message: err.message })))
+      resume(Effect.fail(e instanceof ProcessSpawnError ? e : new ProcessSpawnError({ code: undefined, message: String(e) })))
       return
     }
 
-    const pgid = child.pid
     let settled = false
-    let exited = false
     let timedOut = false
     let heldOpen = false
     let terminating: Promise<void> | undefined
@@ -217,16 +121,17 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
     }
 
     const finish = () => {
-      if (settled || !exited || open.size > 0 || terminating) return
+      const exit = child.exit
+      if (settled || exit === undefined || open.size > 0 || terminating) return
       settled = true
       clearTimers()
       resume(
         Effect.succeed({
-          pid: pgid,
-          exitCode: child.exitCode,
-          signal: signalName(child.signalCode),
+          pid: child.pid,
+          exitCode: exit.exitCode,
+          signal: exit.signal,
           timedOut,
-          killed: child.signalCode !== null || timedOut,
+          killed: exit.signal !== null || timedOut,
           heldOpen,
           durationMs: performance.now() - started,
         }),
@@ -239,10 +144,10 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
 
     const terminate = (): Promise<void> => {
       if (!terminating) {
-        terminating = terminateGroup(pgid, spec.killGraceMs).then(() => {
+        terminating = child.stop().then(() => {
           terminating = undefined
-          // Anything that escaped the group (setsid) and still holds a pipe is cut off.
-          if (exited) cutOff()
+          // Anything that still holds a pipe (it cleared its mark and left the group) is cut off.
+          if (child.exit !== undefined) cutOff()
           finish()
         })
       }
@@ -251,7 +156,8 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
 
     // A chunk is read only after the sink took the previous one: a slow sink
     // leaves the data in the pipe, and a full pipe blocks the writer.
-    const pump = async (stream: ReadableStream<Uint8Array<ArrayBufferLike>>, sink: OutputSink) => {
+    const pump = async (stream: ReadableStream<Uint8Array> | undefined, sink: OutputSink) => {
+      if (stream === undefined) return
       const reader = stream.getReader()
       open.add(reader)
       try {
@@ -278,7 +184,6 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
     }, spec.timeoutMs)
 
     void child.exited.then(() => {
-      exited = true
       if (open.size > 0 && !terminating) {
         // The main process is done; give background writers a moment, then end them.
         drainTimer = setTimeout(() => {
@@ -291,11 +196,11 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
       finish()
     })
 
-    // Interruption (a cancelled call): end the group and wait until it is gone.
+    // Interruption (a cancelled call): end the tree and wait until it is gone.
     return Effect.promise(async () => {
       clearTimers()
       settled = true
-      await terminateGroup(pgid, spec.killGraceMs)
+      await child.stop()
       cutOff()
     })
   })

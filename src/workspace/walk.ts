@@ -160,6 +160,8 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
             } else if (decision.emit) task.node.items.push({ name, kind, emit: true })
           } else {
             if (options.neverEnter?.has(name)) continue
+            // A `.git` file (a worktree's or submodule's pointer) is repository plumbing like the folder.
+            if (name === ".git" && !options.includeIgnored && options.ignoredDirs.has(name)) continue
             const decision = options.visitor.file(task.state, name, kind)
             if (decision === undefined) continue
             if (!options.includeIgnored && !decision.explicit && isIgnoredIn(listing.rules, task.abs, name, false)) continue

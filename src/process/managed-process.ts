@@ -1,0 +1,250 @@
+import { Data, Effect, type Scope } from "effect"
+import { accessSync, constants } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { Readable, Writable } from "node:stream"
+import { registerTree, unregisterTree, updateTree } from "./managed-registry.ts"
+import { MARK_VAR, markValue } from "./process-table.ts"
+import { endTree } from "./process-tree.ts"
+
+/**
+ * The one way anvil starts a process: bash commands, the agent's verify
+ * command, ripgrep, MCP and LSP servers, plugin command hooks. Every process
+ * started here
+ *
+ * - leads its own process group and session (setsid), so it cannot read the
+ *   user's terminal and a signal to the group reaches what it started;
+ * - carries a fresh mark in its environment (`ANVIL_PROC_MARK`, inherited by
+ *   everything it starts), so that children which left the group — `setsid`,
+ *   `nohup cmd &`, daemons — are still found (through /proc);
+ * - is registered until it is stopped, so anvil ends it (and everything marked
+ *   with it) on every way out: `stop()`, a timeout, a cancelled call, SIGINT,
+ *   SIGTERM, SIGHUP, a normal exit, `process.exit`.
+ *
+ * Ending a tree is TERM to the group and to every marked process, a grace
+ * period, then KILL, and waiting until none is left.
+ */
+
+/** A command line as it is handed to the operating system. */
+export interface SpawnCommand {
+  /** The program (a path, or a name looked up on `env.PATH`) and its arguments. */
+  readonly argv: ReadonlyArray<string>
+  /** Absolute working directory. */
+  readonly cwd: string
+  /** The whole environment of the process (the mark already in it). */
+  readonly env: Readonly<Record<string, string>>
+}
+
+/**
+ * Rewrites a command just before it is started — the hook for the command
+ * sandbox (`bwrap … -- argv`). It gets the command with the program already
+ * resolved to a path and the mark already in `env`; it must keep
+ * `ANVIL_PROC_MARK` in the environment of what finally runs, or the processes
+ * that leave the group cannot be found.
+ */
+export type SpawnWrap = (command: SpawnCommand) => SpawnCommand
+
+/** What to start and how. */
+export interface ManagedSpawnOptions {
+  /** Program and arguments; the program is a path or a name looked up on `env.PATH` (the child's PATH). */
+  readonly argv: ReadonlyArray<string>
+  /** Absolute working directory. */
+  readonly cwd: string
+  /** The child's whole environment (nothing is inherited implicitly). The mark is added. */
+  readonly env: Readonly<Record<string, string>>
+  /** "ignore" (default: /dev/null, a command never waits for input) or "pipe" (a server's request channel). */
+  readonly stdin?: "ignore" | "pipe"
+  /** Default "pipe". */
+  readonly stdout?: "pipe" | "ignore" | "inherit"
+  /** Default "pipe". */
+  readonly stderr?: "pipe" | "ignore" | "inherit"
+  /** Between TERM and KILL when the tree is ended; default 2000 ms. */
+  readonly killGraceMs?: number
+  /** Names the process in messages ("mcp server github", "bash"). */
+  readonly label?: string
+  /** See `SpawnWrap`. */
+  readonly wrap?: SpawnWrap
+}
+
+/** How the first process of a tree ended. */
+export interface ManagedExit {
+  /** The exit status; null when the process died of a signal. */
+  readonly exitCode: number | null
+  /** The signal that ended it ("SIGTERM"), else null. */
+  readonly signal: string | null
+}
+
+/** A started process tree. */
+export interface ManagedProcess {
+  /** The first process's id; also the process group's id. */
+  readonly pid: number
+  /** The mark its processes carry in `ANVIL_PROC_MARK`. */
+  readonly mark: string
+  readonly label: string
+  /** The child's stdin when started with `stdin: "pipe"`. */
+  readonly stdin: Bun.FileSink | undefined
+  /** The child's stdout when piped. */
+  readonly stdout: ReadableStream<Uint8Array> | undefined
+  /** The child's stderr when piped. */
+  readonly stderr: ReadableStream<Uint8Array> | undefined
+  /** Settles when the first process exited (its children may live on until `stop`). Never rejects. */
+  readonly exited: Promise<ManagedExit>
+  /** The first process's exit, once `exited` settled. */
+  readonly exit: ManagedExit | undefined
+  /**
+   * Ends the whole tree — TERM to the group and every marked process, `graceMs`
+   * (default: the spawn option), KILL — waits until none is left and forgets it.
+   * Idempotent; concurrent calls share one ending.
+   */
+  readonly stop: (graceMs?: number) => Promise<void>
+  /**
+   * Node stream views of the pipes (for libraries such as vscode-jsonrpc that
+   * take Node streams). Call at most once; the web streams above are then owned
+   * by these views.
+   */
+  readonly nodeStreams: () => { readonly stdin?: Writable; readonly stdout?: Readable; readonly stderr?: Readable }
+}
+
+/** The process could not be started (no such program, not executable, bad working directory). */
+export class ProcessSpawnError extends Data.TaggedError("ProcessSpawnError")<{
+  /** errno code: ENOENT, EACCES, ENOTDIR, … */
+  readonly code: string | undefined
+  readonly message: string
+}> {}
+
+/** PATH used when the environment has none (what sh itself falls back to). */
+const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+const DEFAULT_GRACE_MS = 2000
+
+/** Finds `file` on the environment's PATH (the child's PATH, not anvil's). */
+export const locateProgram = (file: string, env: Readonly<Record<string, string>>): string | undefined => {
+  if (file.includes("/")) return file
+  for (const dir of (env.PATH ?? DEFAULT_PATH).split(":")) {
+    const candidate = `${dir === "" ? "." : dir}/${file}`
+    try {
+      accessSync(candidate, constants.X_OK)
+      return candidate
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+const signalName = (s: number | string | null): string | null => (s === null ? null : typeof s === "string" ? s : `signal ${s}`)
+
+/** A Node Writable over Bun's FileSink, honouring its backpressure. */
+const writableOf = (sink: Bun.FileSink): Writable =>
+  new Writable({
+    write(chunk: Uint8Array, _encoding, callback) {
+      try {
+        sink.write(chunk)
+        Promise.resolve(sink.flush()).then(
+          () => callback(),
+          (e: unknown) => callback(e as Error),
+        )
+      } catch (e) {
+        callback(e as Error)
+      }
+    },
+    final(callback) {
+      try {
+        Promise.resolve(sink.end()).then(
+          () => callback(),
+          () => callback(),
+        )
+      } catch {
+        callback()
+      }
+    },
+  })
+
+/**
+ * Starts a managed process tree (see the top of this file). Throws
+ * `ProcessSpawnError` when it cannot start. The caller owns the result and
+ * should `stop()` it when done with it; anvil's exit stops it otherwise.
+ */
+export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
+  const [program, ...args] = options.argv
+  if (program === undefined || program === "") throw new ProcessSpawnError({ code: "EINVAL", message: "no program to run" })
+  const resolved = locateProgram(program, options.env)
+  if (resolved === undefined) throw new ProcessSpawnError({ code: "ENOENT", message: `command not found: ${program}` })
+
+  const mark = randomBytes(12).toString("hex")
+  const env = { ...options.env, [MARK_VAR]: markValue(options.env[MARK_VAR], mark) }
+  let command: SpawnCommand = { argv: [resolved, ...args], cwd: options.cwd, env }
+  if (options.wrap) {
+    command = options.wrap(command)
+    const wrapper = locateProgram(command.argv[0] ?? "", command.env)
+    if (wrapper === undefined) throw new ProcessSpawnError({ code: "ENOENT", message: `command not found: ${command.argv[0]}` })
+    command = { ...command, argv: [wrapper, ...command.argv.slice(1)] }
+  }
+
+  let child: Bun.Subprocess
+  try {
+    child = Bun.spawn([...command.argv], {
+      cwd: command.cwd,
+      env: { ...command.env },
+      detached: true,
+      stdin: options.stdin ?? "ignore",
+      stdout: options.stdout ?? "pipe",
+      stderr: options.stderr ?? "pipe",
+    })
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException
+    throw new ProcessSpawnError({ code: err.code, message: err.message })
+  }
+
+  const pid = child.pid
+  registerTree({ pgid: pid, mark })
+  const graceDefault = options.killGraceMs ?? DEFAULT_GRACE_MS
+  let exit: ManagedExit | undefined
+  let stopping: Promise<void> | undefined
+  const exited: Promise<ManagedExit> = child.exited.then(
+    () => {
+      exit = { exitCode: child.exitCode, signal: signalName(child.signalCode) }
+      return exit
+    },
+    () => (exit = { exitCode: null, signal: null }),
+  )
+  // Once the leader is gone its group id may in time be reused; its marked children are still found.
+  void exited.then(() => updateTree({ pgid: undefined, mark }))
+
+  const stdin = (options.stdin === "pipe" ? child.stdin : undefined) as Bun.FileSink | undefined
+  const stdout = (options.stdout ?? "pipe") === "pipe" ? (child.stdout as ReadableStream<Uint8Array>) : undefined
+  const stderr = (options.stderr ?? "pipe") === "pipe" ? (child.stderr as ReadableStream<Uint8Array>) : undefined
+
+  return {
+    pid,
+    mark,
+    label: options.label ?? program,
+    stdin,
+    stdout,
+    stderr,
+    exited,
+    get exit() {
+      return exit
+    },
+    stop: (graceMs) =>
+      (stopping ??= endTree({ pgid: exit === undefined ? pid : undefined, mark }, graceMs ?? graceDefault).finally(() =>
+        unregisterTree(mark),
+      )),
+    nodeStreams: () => ({
+      ...(stdin ? { stdin: writableOf(stdin) } : {}),
+      ...(stdout ? { stdout: Readable.fromWeb(stdout as import("node:stream/web").ReadableStream<Uint8Array>) } : {}),
+      ...(stderr ? { stderr: Readable.fromWeb(stderr as import("node:stream/web").ReadableStream<Uint8Array>) } : {}),
+    }),
+  }
+}
+
+/**
+ * `startManaged` for Effect code: the tree is stopped when the scope closes
+ * (a finished, failed or interrupted fiber alike).
+ */
+export const managedProcess = (options: ManagedSpawnOptions): Effect.Effect<ManagedProcess, ProcessSpawnError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => startManaged(options),
+      catch: (e) => (e instanceof ProcessSpawnError ? e : new ProcessSpawnError({ code: undefined, message: String(e) })),
+    }),
+    (p) => Effect.promise(() => p.stop()),
+  )

@@ -1,0 +1,133 @@
+import { readdirSync, readFileSync } from "node:fs"
+
+/**
+ * What /proc says about the processes anvil may have to end. Linux only: where
+ * /proc cannot be read, the answers fall back to kill(0) on the group and an
+ * empty list of marked processes (the group is then the only handle).
+ */
+
+/** The environment variable that carries every managed process's marks. */
+export const MARK_VAR = "ANVIL_PROC_MARK"
+
+/** Separates the marks of nested managed processes (anvil started by a process anvil started). */
+const MARK_SEPARATOR = ","
+
+/**
+ * The mark value for a child: the marks it inherited plus its own, so that the
+ * outer anvil's scan still finds the processes an inner anvil started.
+ */
+export const markValue = (inherited: string | undefined, mark: string): string =>
+  inherited === undefined || inherited === "" ? mark : `${inherited}${MARK_SEPARATOR}${mark}`
+
+const pids = (): Array<number> => {
+  let names: Array<string>
+  try {
+    names = readdirSync("/proc")
+  } catch {
+    return []
+  }
+  const out: Array<number> = []
+  for (const name of names) {
+    const c = name.charCodeAt(0)
+    if (c >= 48 && c <= 57) out.push(Number(name))
+  }
+  return out
+}
+
+/** State and process group of `pid` from /proc/<pid>/stat; undefined when it is gone. */
+const statOf = (pid: number): { readonly state: string; readonly pgid: number } | undefined => {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1")
+  } catch {
+    return undefined
+  }
+  // pid (comm) state ppid pgrp …; comm may contain spaces and parentheses.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return { state: fields[0] ?? "", pgid: Number(fields[2]) }
+}
+
+/** Zombies and dead entries hold no resources and cannot be signalled further. */
+const living = (state: string) => state !== "Z" && state !== "X" && state !== ""
+
+const procReadable = (() => {
+  let known: boolean | undefined
+  return () => (known ??= (() => {
+    try {
+      readFileSync("/proc/self/stat")
+      return true
+    } catch {
+      return false
+    }
+  })())
+})()
+
+/**
+ * Whether any process of group `pgid` is still alive. Zombies do not count: a
+ * container's init may never reap them. Without /proc a successful kill(0) is
+ * taken at its word.
+ */
+export const groupAlive = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 0)
+  } catch {
+    return false // ESRCH: no such group; EPERM: nothing we may signal
+  }
+  if (!procReadable()) return true
+  for (const pid of pids()) {
+    const s = statOf(pid)
+    if (s !== undefined && s.pgid === pgid && living(s.state)) return true
+  }
+  return false
+}
+
+/**
+ * The living processes whose environment carries one of `marks` —
+ * wherever they went: `setsid`, `nohup`, double forks and daemons keep the
+ * environment they were started with. A process that cleared its environment
+ * (`env -i`) is not found; its process group still is, unless it left that too.
+ */
+export const markedProcesses = (marks: ReadonlyArray<string>): Array<number> => {
+  if (marks.length === 0) return []
+  const wanted = new Set(marks)
+  // One mark: look for it; several (the exit sweep): look for the variable.
+  const needle = Buffer.from(marks.length === 1 ? marks[0]! : MARK_VAR)
+  const prefix = `${MARK_VAR}=`
+  const found: Array<number> = []
+  for (const pid of pids()) {
+    if (pid === process.pid) continue
+    let environ: Buffer
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`)
+    } catch {
+      continue // another user's process, or gone
+    }
+    if (environ.indexOf(needle) < 0) continue
+    const entry = environ
+      .toString("latin1")
+      .split("\0")
+      .find((e) => e.startsWith(prefix))
+    if (entry === undefined || !entry.slice(prefix.length).split(MARK_SEPARATOR).some((m) => wanted.has(m))) continue
+    const s = statOf(pid)
+    if (s !== undefined && living(s.state)) found.push(pid)
+  }
+  return found
+}
+
+/** Sends `signal` to a process group, ignoring groups that are gone. */
+export const signalGroup = (pgid: number, signal: NodeJS.Signals): void => {
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // already gone
+  }
+}
+
+/** Sends `signal` to one process, ignoring one that is gone. */
+export const signalProcess = (pid: number, signal: NodeJS.Signals): void => {
+  try {
+    process.kill(pid, signal)
+  } catch {
+    // already gone
+  }
+}
