@@ -56,7 +56,18 @@ export const openRepository: Effect.Effect<Repository, ToolError, Workspace | Fi
       }
       const dir = current
       const call = <A>(what: string, f: () => Promise<A>) =>
-        Effect.tryPromise({ try: f, catch: (e) => toolError("EXECUTION_ERROR", `git ${what} failed: ${errorText(e)}`) })
+        Effect.tryPromise({ try: f, catch: (e) => e }).pipe(
+          Effect.catch((e) =>
+            Effect.gen(function* () {
+              // Objects borrowed through alternates (clone --shared / --reference) are invisible to isomorphic-git.
+              const borrowed = yield* fs.exists(path.join(gitdir, "objects", "info", "alternates")).pipe(Effect.orElseSucceed(() => false))
+              const why = borrowed
+                ? " This clone borrows objects from another repository (.git/objects/info/alternates), which the built-in git reader cannot follow: install git (anvil then runs it) or use Bash with git."
+                : ""
+              return yield* Effect.fail(toolError("EXECUTION_ERROR", `git ${what} failed: ${errorText(e)}.${why}`))
+            }),
+          ),
+        )
       const relative = (absolute: string) => {
         const rel = path.relative(dir, absolute)
         if (rel.startsWith("..") || path.isAbsolute(rel)) return undefined

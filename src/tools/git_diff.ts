@@ -1,5 +1,7 @@
 import { Effect, Schema } from "effect"
 import { repositoryDiff } from "../git/changes.ts"
+import { cliDiff } from "../git/cli-backend.ts"
+import { gitCli } from "../git/git-cli.ts"
 import { openRepository } from "../git/repository.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
@@ -35,7 +37,9 @@ export const gitDiffTool = defineTool({
         }
       }
       const prefixes = prefix !== undefined && prefix !== "" ? [prefix] : []
-      const diff = yield* repositoryDiff(repo, { staged: staged === true, prefixes })
+      const cli = yield* gitCli
+      const options = { staged: staged === true, prefixes }
+      const diff = cli ? yield* cliDiff(repo, cli, options) : yield* repositoryDiff(repo, options)
       const which = staged === true ? "staged" : "unstaged"
       const scope = prefix ? ` in ${prefix}` : ""
       const additions = diff.files.reduce((n, f) => n + f.additions, 0)

@@ -1,5 +1,7 @@
 import { Effect, Schema } from "effect"
 import { formatMedium, formatOneline, readHistory, subjectOf } from "../git/history.ts"
+import { cliHistory } from "../git/cli-backend.ts"
+import { gitCli } from "../git/git-cli.ts"
 import { openRepository } from "../git/repository.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
@@ -28,7 +30,8 @@ export const gitLogTool = defineTool({
     Effect.gen(function* () {
       const repo = yield* openRepository
       const wanted = limit ?? DEFAULT_LIMIT
-      const { commits, more } = yield* repo.call("log", () => readHistory(repo, wanted))
+      const cli = yield* gitCli
+      const { commits, more } = cli ? yield* cliHistory(repo, cli, wanted) : yield* repo.call("log", () => readHistory(repo, wanted))
       const content = oneline === true ? formatOneline(commits) : formatMedium(commits)
       const summary =
         commits.length === 0

@@ -1,11 +1,24 @@
 import { Effect, Schema } from "effect"
-import { openRepository } from "../git/repository.ts"
+import { cliStatus } from "../git/cli-backend.ts"
+import { gitCli } from "../git/git-cli.ts"
+import { openRepository, type Repository } from "../git/repository.ts"
 import { currentUpstream, formatLong, formatShort, isUnmerged, readHead, statusEntries } from "../git/status.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./git_status.md" with { type: "text" }
 
 const count = (n: number, what: string) => `${n} ${what}`
+
+/** The status read with isomorphic-git, when no git executable is used. */
+const builtinStatus = (repo: Repository) =>
+  Effect.gen(function* () {
+    const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
+    const snapshot = yield* readSnapshot(repo, { workdir: true })
+    const entries = yield* repo.call("status", () => statusEntries(repo, snapshot, fileMode))
+    const head = yield* repo.call("rev-parse", () => readHead(repo))
+    const upstream = yield* repo.call("status", () => currentUpstream(repo, head))
+    return { entries, head, upstream }
+  })
 
 /** git_status (spec 004): the working tree's state, as `git status` or `git status --porcelain` prints it. */
 export const gitStatusTool = defineTool({
@@ -22,11 +35,8 @@ export const gitStatusTool = defineTool({
   run: ({ short }) =>
     Effect.gen(function* () {
       const repo = yield* openRepository
-      const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
-      const snapshot = yield* readSnapshot(repo, { workdir: true })
-      const entries = yield* repo.call("status", () => statusEntries(repo, snapshot, fileMode))
-      const head = yield* repo.call("rev-parse", () => readHead(repo))
-      const upstream = yield* repo.call("status", () => currentUpstream(repo, head))
+      const cli = yield* gitCli
+      const { entries, head, upstream } = cli ? yield* cliStatus(repo, cli) : yield* builtinStatus(repo)
       const unmerged = entries.filter(isUnmerged).length
       const staged = entries.filter((e) => e.index !== " " && e.index !== "?" && !isUnmerged(e)).length
       const unstaged = entries.filter((e) => e.worktree !== " " && e.worktree !== "?" && !isUnmerged(e)).length

@@ -1,4 +1,4 @@
-import { describe, expect, test, setDefaultTimeout } from "bun:test"
+import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
 import { appendFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, project } from "../support/harness.ts"
@@ -8,12 +8,17 @@ import { busyRepo, git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
 setDefaultTimeout(60_000)
 
 const home = gitHome()
-const env = { HOME: home }
+let env: Record<string, string> = { HOME: home }
 const diff = (root: string, params: Record<string, unknown> = {}) => callTool(root, "git_diff", params, { env })
 const content = (o: Awaited<ReturnType<typeof diff>>) => String((o.envelope.data as { content: string }).content)
 const gitDiff = (root: string, args: ReadonlyArray<string> = []) => git(root, home, ["diff", ...args]).replace(/\n$/, "")
 
-describe("git_diff", () => {
+// Both backends answer every case: the git command line, and isomorphic-git (used when no git is installed).
+for (const backend of ["cli", "isomorphic"] as const) {
+describe(`git_diff (${backend})`, () => {
+  beforeAll(() => {
+    env = { HOME: home, ANVIL_GIT_BACKEND: backend }
+  })
   test("unstaged diff is `git diff`: edits, deletion, mode change, typechange, quoted names, no untracked files", async () => {
     const root = busyRepo(home)
     const out = await diff(root)
@@ -119,3 +124,4 @@ describe("git_diff", () => {
     expect((await diff(plain)).envelope.error?.code).toBe("NOT_FOUND")
   })
 })
+}

@@ -1,4 +1,4 @@
-import { describe, expect, test, setDefaultTimeout } from "bun:test"
+import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, project } from "../support/harness.ts"
@@ -8,7 +8,7 @@ import { git, gitHome, gitRepo } from "../support/git-repo.ts"
 setDefaultTimeout(60_000)
 
 const home = gitHome()
-const env = { HOME: home }
+let env: Record<string, string> = { HOME: home }
 const log = (root: string, params: Record<string, unknown> = {}) => callTool(root, "git_log", params, { env })
 const content = (o: Awaited<ReturnType<typeof log>>) => String((o.envelope.data as { content: string }).content)
 const gitLog = (root: string, args: ReadonlyArray<string> = []) => git(root, home, ["log", ...args]).replace(/\n$/, "")
@@ -31,7 +31,12 @@ const history = () => {
   return root
 }
 
-describe("git_log", () => {
+// Both backends answer every case: the git command line, and isomorphic-git (used when no git is installed).
+for (const backend of ["cli", "isomorphic"] as const) {
+describe(`git_log (${backend})`, () => {
+  beforeAll(() => {
+    env = { HOME: home, ANVIL_GIT_BACKEND: backend }
+  })
   test("is `git log`: full hashes, Merge line, author, dates in the author's zone, indented messages", async () => {
     const root = history()
     const out = await log(root)
@@ -83,3 +88,4 @@ describe("git_log", () => {
     expect((await log(project({}))).envelope.error?.code).toBe("NOT_FOUND")
   })
 })
+}

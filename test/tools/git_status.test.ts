@@ -1,4 +1,4 @@
-import { describe, expect, test, setDefaultTimeout } from "bun:test"
+import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
 import { Effect } from "effect"
 import { appendFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -9,13 +9,18 @@ import { busyRepo, git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
 setDefaultTimeout(60_000)
 
 const home = gitHome()
-const env = { HOME: home }
+let env: Record<string, string> = { HOME: home }
 const status = async (root: string, params: Record<string, unknown> = {}) => callTool(root, "git_status", params, { env })
 const porcelain = (root: string) => git(root, home, ["status", "--porcelain"]).replace(/\n$/, "")
 const longStatus = (root: string) => git(root, home, ["status"]).replace(/\n+$/, "")
 const content = (o: Awaited<ReturnType<typeof status>>) => String((o.envelope.data as { content: string }).content).replace(/\n+$/, "")
 
-describe("git_status", () => {
+// Both backends answer every case: the git command line, and isomorphic-git (used when no git is installed).
+for (const backend of ["cli", "isomorphic"] as const) {
+describe(`git_status (${backend})`, () => {
+  beforeAll(() => {
+    env = { HOME: home, ANVIL_GIT_BACKEND: backend }
+  })
   test("short format is `git status --porcelain` on every kind of change (renames, deletions, untracked, ignored, quoting)", async () => {
     const root = busyRepo(home)
     const out = await status(root, { short: true })
@@ -177,5 +182,33 @@ describe("git_status", () => {
     const root = gitRepo(home, { "a.txt": "a\n" }, { commit: "one" })
     const out = await callTool(root, "git_status", {}, { env, onAsk: () => Effect.succeed(false) })
     expect(out.envelope.status).toBe("success")
+  })
+})
+}
+
+describe("git_status on a clone that borrows objects (git clone --shared)", () => {
+  const sharedClone = () => {
+    const origin = gitRepo(home, { "a.txt": lines("a"), "b.txt": "b\n" }, { commit: "one" })
+    const clone = project({}, { marker: false })
+    git(clone, home, ["clone", "-q", "--shared", origin, "."])
+    appendFileSync(join(clone, "a.txt"), "more\n")
+    return clone
+  }
+
+  test("the git command line reads it like git does", async () => {
+    const clone = sharedClone()
+    const out = await callTool(clone, "git_status", { short: true }, { env: { HOME: home } })
+    expect(out.envelope.status).toBe("success")
+    expect(content(out)).toBe(porcelain(clone))
+    const diff = await callTool(clone, "git_diff", {}, { env: { HOME: home } })
+    expect(String((diff.envelope.data as { content: string }).content)).toBe(git(clone, home, ["diff"]).replace(/\n$/, ""))
+  })
+
+  test("without git, the error says why and what to do", async () => {
+    const clone = sharedClone()
+    const out = await callTool(clone, "git_status", {}, { env: { HOME: home, ANVIL_GIT_BACKEND: "isomorphic" } })
+    expect(out.envelope.status).toBe("error")
+    expect(out.envelope.error?.message).toContain("alternates")
+    expect(out.envelope.error?.message).toContain("install git")
   })
 })

@@ -1,0 +1,228 @@
+import { Effect } from "effect"
+import type { ToolError } from "../protocol/tool-error.ts"
+import type { ChangedFile, DiffResult } from "./changes.ts"
+import type { GitCli } from "./git-cli.ts"
+import type { LogCommit } from "./history.ts"
+import type { Repository } from "./repository.ts"
+import type { HeadState, StatusEntry } from "./status.ts"
+import { compareBytes } from "./tree-states.ts"
+import type { UpstreamState } from "./upstream.ts"
+
+/**
+ * The git tools' answers read from the git command line: porcelain v2 and -z
+ * output parsed into the same data the isomorphic-git implementation builds,
+ * so both print the same text. git reads every repository it can open
+ * (alternates, partial clones, split indexes) and is an order of magnitude
+ * faster on large trees.
+ */
+
+const decoder = new TextDecoder()
+
+/** NUL-separated fields of `bytes`, decoded (the last empty one dropped). */
+const fields = (bytes: Uint8Array): Array<string> => {
+  const parts = decoder.decode(bytes).split("\0")
+  if (parts[parts.length - 1] === "") parts.pop()
+  return parts
+}
+
+const code = (c: string | undefined): string => (c === undefined || c === "." ? " " : c)
+
+/** The answer of `git status`: its entries, where HEAD is and the upstream. */
+export interface StatusAnswer {
+  readonly entries: ReadonlyArray<StatusEntry>
+  readonly head: HeadState
+  readonly upstream: UpstreamState | undefined
+}
+
+/** Parses `git status --porcelain=v2 -z --branch`. */
+export const parseStatusV2 = (bytes: Uint8Array, merging: boolean): StatusAnswer => {
+  const parts = fields(bytes)
+  const tracked: Array<StatusEntry> = []
+  const untracked: Array<StatusEntry> = []
+  let branch: string | undefined
+  let commit: string | undefined
+  let upstreamName: string | undefined
+  let ab: { ahead: number; behind: number } | undefined
+  for (let i = 0; i < parts.length; i++) {
+    const line = parts[i]!
+    if (line.startsWith("# ")) {
+      const [, key, ...rest] = line.split(" ")
+      const value = rest.join(" ")
+      if (key === "branch.oid") commit = value === "(initial)" ? undefined : value
+      else if (key === "branch.head") branch = value === "(detached)" ? undefined : value
+      else if (key === "branch.upstream") upstreamName = value
+      else if (key === "branch.ab") {
+        const m = /^\+(\d+) -(\d+)$/.exec(value)
+        if (m) ab = { ahead: Number(m[1]), behind: Number(m[2]) }
+      }
+      continue
+    }
+    const kind = line[0]
+    if (kind === "?") {
+      untracked.push({ path: line.slice(2), index: "?", worktree: "?" })
+    } else if (kind === "1" || kind === "u") {
+      // "1 XY sub mH mI mW hH hI path" has 8 fields before the path; "u" has 10.
+      const skip = kind === "1" ? 8 : 10
+      const cols = line.split(" ")
+      tracked.push({ path: cols.slice(skip).join(" "), index: code(cols[1]?.[0]), worktree: code(cols[1]?.[1]) })
+    } else if (kind === "2") {
+      const cols = line.split(" ")
+      const origPath = parts[++i] ?? ""
+      tracked.push({ path: cols.slice(9).join(" "), index: code(cols[1]?.[0]), worktree: code(cols[1]?.[1]), orig_path: origPath })
+    }
+  }
+  tracked.sort((a, b) => compareBytes(a.path, b.path))
+  untracked.sort((a, b) => compareBytes(a.path, b.path))
+  const upstream =
+    upstreamName === undefined ? undefined : ab ? { name: upstreamName, ...ab, exists: true } : { name: upstreamName, ahead: 0, behind: 0, exists: false }
+  return { entries: [...tracked, ...untracked], head: { branch, commit, merging }, upstream }
+}
+
+const exists = (repo: Repository, file: string): Promise<boolean> =>
+  repo.fs.promises.stat(`${repo.gitdir}/${file}`).then(
+    () => true,
+    () => false,
+  )
+
+/** `git status` through the git command line. */
+export const cliStatus = (repo: Repository, cli: GitCli): Effect.Effect<StatusAnswer, ToolError> =>
+  Effect.gen(function* () {
+    const out = yield* cli.run(repo.dir, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=normal", "--ignore-submodules=none"])
+    const merging = yield* Effect.promise(() => exists(repo, "MERGE_HEAD"))
+    return parseStatusV2(out.stdout, merging)
+  })
+
+/** One record of `git diff --raw -z`. */
+interface RawChange {
+  readonly status: string
+  readonly oldMode: string
+  readonly newMode: string
+  readonly path: string
+  readonly oldPath?: string
+}
+
+const isLinkMode = (mode: string) => mode.startsWith("12")
+
+/** Splits `git diff --raw -z -p` into its raw records and the patch text that follows them. */
+export const splitRawPatch = (bytes: Uint8Array): { raw: Array<RawChange>; patch: string } => {
+  const raw: Array<RawChange> = []
+  let pos = 0
+  const nextField = () => {
+    const end = bytes.indexOf(0, pos)
+    const stop = end === -1 ? bytes.length : end
+    const text = decoder.decode(bytes.subarray(pos, stop))
+    pos = stop + 1
+    return text
+  }
+  while (pos < bytes.length && bytes[pos] === 0x3a /* ':' */) {
+    const header = nextField()
+    // "::" opens a combined record: a path with merge conflicts (no patch chunk of its own here).
+    if (header.startsWith("::")) {
+      raw.push({ status: "U", oldMode: "", newMode: "", path: nextField() })
+      continue
+    }
+    const [oldMode = "", newMode = "", , , status = ""] = header.slice(1).split(" ")
+    const first = nextField()
+    if (status.startsWith("R") || status.startsWith("C")) raw.push({ status: status[0]!, oldMode, newMode, oldPath: first, path: nextField() })
+    else raw.push({ status: status[0]!, oldMode, newMode, path: first })
+  }
+  // A NUL separates the raw part from the patch.
+  if (pos < bytes.length && bytes[pos] === 0) pos++
+  return { raw, patch: decoder.decode(bytes.subarray(pos)) }
+}
+
+/** The patch text cut into one chunk per file header (`diff --git`, `diff --cc`, `* Unmerged path`). */
+const chunksOf = (patch: string): Array<string> => {
+  const chunks: Array<string> = []
+  let start = -1
+  const re = /^(?:diff --git |diff --cc |\* Unmerged path )/gm
+  for (let m = re.exec(patch); m !== null; m = re.exec(patch)) {
+    if (start >= 0) chunks.push(patch.slice(start, m.index))
+    start = m.index
+  }
+  if (start >= 0) chunks.push(patch.slice(start))
+  return chunks
+}
+
+const countLines = (chunk: string): { additions: number; deletions: number } => {
+  let additions = 0
+  let deletions = 0
+  const at = chunk.indexOf("\n@@")
+  if (at === -1) return { additions, deletions }
+  for (const line of chunk.slice(at + 1).split("\n")) {
+    if (line.startsWith("+")) additions++
+    else if (line.startsWith("-")) deletions++
+  }
+  return { additions, deletions }
+}
+
+/** `git diff` or `git diff --staged` through the git command line, unmerged paths left out as the built-in diff does. */
+export const cliDiff = (
+  repo: Repository,
+  cli: GitCli,
+  options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string> },
+): Effect.Effect<DiffResult, ToolError> =>
+  Effect.gen(function* () {
+    const args = [
+      "diff",
+      ...(options.staged ? ["--cached", "--find-renames"] : ["--no-renames"]),
+      "--raw",
+      "-z",
+      "-p",
+      "--no-color",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--src-prefix=a/",
+      "--dst-prefix=b/",
+      "--",
+      ...options.prefixes.map((p) => `:(top,literal)${p}`),
+    ]
+    const out = yield* cli.run(repo.dir, args)
+    const { raw, patch } = splitRawPatch(out.stdout)
+    const chunks = chunksOf(patch).filter((c) => !c.startsWith("diff --cc ") && !c.startsWith("* Unmerged path "))
+    const unmerged = [...new Set(raw.filter((r) => r.status === "U").map((r) => r.path))].sort(compareBytes)
+    const files: Array<ChangedFile> = []
+    const kept: Array<string> = []
+    let next = 0
+    for (const r of raw) {
+      if (r.status === "U") continue
+      // A file ↔ symlink change is printed as a deletion and an addition.
+      const split = r.status === "T" && isLinkMode(r.oldMode) !== isLinkMode(r.newMode)
+      const sides: ReadonlyArray<string> = split ? ["deleted", "added"] : [r.status === "A" ? "added" : r.status === "D" ? "deleted" : r.status === "R" ? "renamed" : "modified"]
+      for (const status of sides) {
+        const chunk = chunks[next++] ?? ""
+        kept.push(chunk.replace(/\n$/, ""))
+        files.push({ path: r.path, ...(r.oldPath !== undefined && r.oldPath !== r.path ? { old_path: r.oldPath } : {}), status, ...countLines(chunk) })
+      }
+    }
+    return { content: kept.join("\n"), files, unmerged }
+  })
+
+const UNIT = "\u001f"
+
+/** Up to `limit` commits from HEAD (git log's default order) and whether more remain, through the git command line. */
+export const cliHistory = (repo: Repository, cli: GitCli, limit: number): Effect.Effect<{ commits: ReadonlyArray<LogCommit>; more: boolean }, ToolError> =>
+  Effect.gen(function* () {
+    const out = yield* cli.run(
+      repo.dir,
+      ["log", "-z", `--max-count=${limit + 1}`, "--no-decorate", "--date=format:%z", `--format=%H${UNIT}%P${UNIT}%an${UNIT}%ae${UNIT}%at${UNIT}%ad${UNIT}%B`],
+      { allowFailure: true },
+    )
+    if (out.exitCode !== 0) {
+      // An unborn branch has no history: not an error.
+      if (/does not have any commits|bad default revision|unknown revision/.test(out.stderr)) return { commits: [], more: false }
+      return yield* cli.run(repo.dir, ["log", "-1"]).pipe(Effect.as({ commits: [], more: false }))
+    }
+    const commits = fields(out.stdout).map((record): LogCommit => {
+      const [oid = "", parents = "", name = "", email = "", at = "0", zone = "+0000", ...message] = record.split(UNIT)
+      const sign = zone.startsWith("-") ? 1 : -1
+      const minutes = Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5))
+      return {
+        oid,
+        parents: parents === "" ? [] : parents.split(" "),
+        author: { name, email, timestamp: Number(at), timezoneOffset: sign * minutes },
+        message: message.join(UNIT),
+      }
+    })
+    return { commits: commits.slice(0, limit), more: commits.length > limit }
+  })
