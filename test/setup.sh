@@ -11,6 +11,7 @@ debian_needs=(
   "bwrap:bubblewrap"
   "shellcheck:shellcheck"
   "pylsp:python3-pylsp"
+  "tmux:tmux"
 )
 missing=()
 for pair in "${debian_needs[@]}"; do

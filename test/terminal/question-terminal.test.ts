@@ -45,6 +45,9 @@ const until = async (what: string, check: () => boolean, ms = 20_000) => {
 let sessions = 0
 /** Starts the CLI in a fresh tmux window; returns helpers to type and to read the screen and the result. */
 const start = (params: unknown) => {
+  // A session that outlives the others keeps the tmux server up: when the last session closes the server exits,
+  // and a new session started while it is exiting fails with "server exited unexpectedly".
+  if (sessions === 0) tmux("new-session", "-d", "-s", "keep", "sleep", "600")
   const name = `q${++sessions}`
   const dir = tempDir("anvil-tty-")
   const root = project()
