@@ -27,6 +27,20 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# pylsp reports undefined names only through pyflakes, a separate Debian package;
+# it must be importable by the Python that runs pylsp (its shebang).
+if command -v pylsp >/dev/null 2>&1; then
+  pylsp_python=$(head -1 "$(command -v pylsp)" | sed -e 's/^#! *//' -e 's/ .*//')
+  if ! "${pylsp_python:-python3}" -c 'import pyflakes' >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pyflakes >/dev/null 2>&1 ||
+        echo "test setup: could not install python3-pyflakes; run: apt-get install python3-pyflakes" >&2
+    else
+      echo "test setup: pylsp lacks pyflakes; run: sudo apt-get install python3-pyflakes" >&2
+    fi
+  fi
+fi
+
 # Test packages with their own package.json (installed without optional binaries).
 for dir in test/*/package.json plugins/*/package.json; do
   [ -f "$dir" ] || continue
