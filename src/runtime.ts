@@ -7,6 +7,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { Config, type ConfigData, type ConfigShape } from "./config/config.ts"
 import { GitFs } from "./git/git-fs.ts"
+import { Lsp } from "./lsp/service.ts"
 import { HttpClient } from "./net/http-client.ts"
 import { OutputSettings } from "./output/output-settings.ts"
 import { RetentionLive } from "./output/retention.ts"
@@ -18,6 +19,7 @@ import { makeRegistry } from "./tool-framework/registry.ts"
 import { ToolRunner } from "./tool-framework/runner.ts"
 import { SessionInfo, type SessionInfoShape } from "./tool-framework/session.ts"
 import { SubagentRunner } from "./tool-framework/subagent.ts"
+import { lspAfterChange } from "./tools/lsp-after-edit.ts"
 import { UserTerminal } from "./terminal/user-terminal.ts"
 import { FileLedger } from "./workspace/file-ledger.ts"
 import { BulkFs } from "./workspace/bulk-fs.ts"
@@ -42,6 +44,7 @@ export type ToolServices =
   | SubagentRunner
   | ProcessRunner
   | BulkFs
+  | Lsp
 
 /** The platform: file system, paths and child processes from @effect/platform-node. */
 export const PlatformLive = NodeChildProcessSpawner.layer.pipe(
@@ -104,6 +107,18 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
       const permissions = Permissions.layer(options.onAsk ?? (() => Effect.succeed(true)), options.permissions).pipe(
         Layer.provide(Layer.merge(config, workspace)),
       )
+      const lsp = Layer.unwrap(
+        Effect.gen(function* () {
+          const section = (yield* Config).data.lsp
+          const { display } = yield* Workspace
+          return Lsp.layer({
+            root,
+            env: options.env,
+            section: section === false ? false : section !== null && typeof section === "object" && !Array.isArray(section) ? (section as Record<string, unknown>) : {},
+            display,
+          })
+        }),
+      ).pipe(Layer.provide(Layer.merge(config, workspace)))
       const session = options.session ? SessionInfo.layer(options.session) : SessionInfo.direct
       const ledger = options.enforceReads ? FileLedger.enforcing : FileLedger.disabled
       const services = Layer.mergeAll(
@@ -119,9 +134,13 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
         GitFs.layer,
         ProcessRunner.layer,
         BulkFs.layer,
+        lsp,
         options.terminal ?? UserTerminal.none,
       )
       const subagents = options.subagents ? options.subagents.pipe(Layer.provide(services)) : SubagentRunner.unavailable
-      return ToolRunner.layer<ToolServices>(makeRegistry(options.tools)).pipe(Layer.provideMerge(Layer.merge(services, subagents)))
+      const afterChange = lspAfterChange.pipe(Layer.provide(Layer.mergeAll(services, PlatformLive)))
+      return ToolRunner.layer<ToolServices>(makeRegistry(options.tools)).pipe(
+        Layer.provideMerge(Layer.mergeAll(services, subagents, afterChange)),
+      )
     }),
   ).pipe(Layer.provideMerge(PlatformLive))

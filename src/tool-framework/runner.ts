@@ -9,6 +9,7 @@ import { OutputSettings } from "../output/output-settings.ts"
 import { SpillStore } from "../output/spill-store.ts"
 import { Permissions } from "../permission/permissions.ts"
 import { Workspace } from "../workspace/workspace.ts"
+import { AfterChange, withNote, writtenFiles } from "./after-change.ts"
 import type { Tool, ToolResult } from "./definition.ts"
 import { decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
@@ -68,6 +69,11 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
         const permissions = Context.get(services as Context.Context<Permissions>, Permissions)
         const settings = Context.get(services as Context.Context<OutputSettings>, OutputSettings)
         const store = Context.get(services as Context.Context<SpillStore>, SpillStore)
+        const afterChange = Context.getOption(services as Context.Context<AfterChange>, AfterChange)
+        const checkChanges = (result: ToolResult) => {
+          const files = afterChange._tag === "Some" ? writtenFiles(result) : []
+          return files.length === 0 || afterChange._tag === "None" ? Effect.succeed(undefined) : afterChange.value.check(files)
+        }
         let counter = 0
 
         const run = (call: ToolCall, options: RunOptions = {}): Effect.Effect<ToolOutcome> =>
@@ -138,7 +144,7 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
                 tool,
               )
             }
-            const result: ToolResult = exit.value
+            const result: ToolResult = withNote(exit.value, yield* checkChanges(exit.value))
             const status = result.status ?? "success"
             const hints = result.hints ?? []
             const envelope: Envelope = {

@@ -1,0 +1,230 @@
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import type { RawDiagnostic } from "./client.ts"
+import { LspPool, type Provider } from "./pool.ts"
+import { fromLspPosition, lspLines, toLspPosition } from "./positions.ts"
+import { languageFor, languagesFromConfig, type LanguageSpec, type ServerHelper } from "./servers.ts"
+
+/** Settings of the `lsp` section, with their defaults applied. */
+export interface LspSettings {
+  readonly idleMs: number
+  readonly maxRestarts: number
+  readonly diagnosticsWaitMs: number
+  readonly requestTimeoutMs: number
+  readonly startTimeoutMs: number
+}
+
+/** One diagnostic as tools show it: 1-based lines and characters (code points). */
+export interface Diagnostic {
+  readonly severity: "error" | "warning" | "information" | "hint"
+  readonly line: number
+  readonly character: number
+  readonly end_line: number
+  readonly end_character: number
+  readonly message: string
+  readonly source: string | null
+  readonly code: string | null
+}
+
+/** No server serves this file: what was tried and how to get one. */
+export interface NoProvider {
+  readonly kind: "no_provider"
+  /** The language, when the file has one with no installed server; undefined for files of no known language. */
+  readonly language: string | undefined
+  readonly tried: ReadonlyArray<string>
+  readonly install: string | undefined
+  /** True the first time in this session this language's install hint is given. */
+  readonly firstHint: boolean
+  /** "language": its `lsp.<language>` entry turns it off; "all": `lsp` is false or `lsp.enabled` is false. */
+  readonly disabled: "language" | "all" | false
+}
+
+/** A server that serves the file. */
+export interface Served {
+  readonly kind: "served"
+  readonly language: string
+  readonly server: string
+  readonly missingHelpers: ReadonlyArray<Pick<ServerHelper, "name" | "install" | "lost">>
+}
+
+export interface DiagnosticsResult extends Served {
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+  readonly freshness: "current" | "stale" | "pending"
+  readonly ageMs?: number
+  readonly mode: "pull" | "push"
+}
+
+export interface Location {
+  /** Relative to the project root when inside it, else absolute. */
+  readonly path: string
+  readonly line: number
+  readonly character: number
+  readonly end_line: number
+  readonly end_character: number
+  /** The text of the line (files inside the project only). */
+  readonly text: string | null
+}
+
+const SEVERITIES = ["error", "error", "warning", "information", "hint"] as const
+
+/**
+ * What the LSP tools call: finds the language and server of a file, syncs its
+ * text and asks the question, converting positions both ways. Loaded lazily
+ * (it pulls in vscode-jsonrpc) the first time an LSP tool or an after-edit
+ * check needs a server.
+ */
+export class LspEngine {
+  readonly pool: LspPool
+  readonly languages: ReadonlyArray<LanguageSpec>
+  readonly problems: ReadonlyArray<string>
+
+  constructor(
+    readonly root: string,
+    env: Readonly<Record<string, string | undefined>>,
+    section: Readonly<Record<string, unknown>>,
+    readonly settings: LspSettings,
+    /** False when `lsp` turns every server off. */
+    private readonly enabled: boolean,
+    /** Path → how it is shown (relative to the root). */
+    private readonly display: (absolute: string) => string,
+  ) {
+    const { languages, problems } = languagesFromConfig(section)
+    this.languages = languages
+    this.problems = problems
+    this.pool = new LspPool({ root, env, idleMs: settings.idleMs, maxRestarts: settings.maxRestarts, startTimeoutMs: settings.startTimeoutMs })
+  }
+
+  /** The language and server for a file, or the degraded answer's facts. */
+  resolve(file: string, text: string): NoProvider | (Served & { readonly spec: LanguageSpec; readonly provider: Extract<Provider, { kind: "server" }> }) {
+    const language = languageFor(this.languages, file, text.slice(0, 200).split("\n")[0])
+    if (!language) return { kind: "no_provider", language: undefined, tried: [], install: undefined, firstHint: false, disabled: false }
+    if (!this.enabled) return { kind: "no_provider", language: language.id, tried: [], install: undefined, firstHint: false, disabled: "all" }
+    const provider = this.pool.provider(language)
+    if (provider.kind === "none") {
+      return {
+        kind: "no_provider",
+        language: language.id,
+        tried: provider.tried,
+        install: language.install,
+        firstHint: !language.disabled && this.pool.firstHint(language),
+        disabled: language.disabled ? "language" : false,
+      }
+    }
+    return {
+      kind: "served",
+      language: language.id,
+      server: provider.spec.name,
+      missingHelpers: provider.missingHelpers.map(({ name, install, lost }) => ({ name, install, lost })),
+      spec: language,
+      provider,
+    }
+  }
+
+  async diagnostics(file: string, text: string, waitMs = this.settings.diagnosticsWaitMs): Promise<NoProvider | DiagnosticsResult> {
+    const found = this.resolve(file, text)
+    if (found.kind === "no_provider") return found
+    const client = await this.pool.client(found.spec, found.provider, this.pool.rootFor(found.spec, file))
+    client.sync(file, found.spec.languageId, text)
+    const answer = await client.diagnostics(file, waitMs, this.settings.requestTimeoutMs)
+    const lines = lspLines(text)
+    const { spec: _spec, provider: _provider, ...served } = found
+    return {
+      ...served,
+      diagnostics: answer.items.map((d) => toDiagnostic(d, lines)),
+      freshness: answer.freshness,
+      ...(answer.ageMs !== undefined ? { ageMs: answer.ageMs } : {}),
+      mode: answer.mode,
+    }
+  }
+
+  /** Runs a position request (definition, hover) on a synced file. `line`/`character` are 1-based code points. */
+  async atPosition<T>(
+    file: string,
+    text: string,
+    line: number,
+    character: number,
+    method: string,
+  ): Promise<NoProvider | (Served & { readonly result: T | null })> {
+    const found = this.resolve(file, text)
+    if (found.kind === "no_provider") return found
+    const position = toLspPosition(lspLines(text), line, character)
+    const client = await this.pool.client(found.spec, found.provider, this.pool.rootFor(found.spec, file))
+    client.sync(file, found.spec.languageId, text)
+    const result = await client.request<T | null>(
+      method,
+      { textDocument: { uri: Bun.pathToFileURL(file).href }, position },
+      this.settings.requestTimeoutMs,
+    )
+    const { spec: _spec, provider: _provider, ...served } = found
+    return { ...served, result }
+  }
+
+  /** Definition answers (Location, Location[], LocationLink[]) as tool locations. */
+  locations(result: unknown): ReadonlyArray<Location> {
+    const list = result === null || result === undefined ? [] : Array.isArray(result) ? result : [result]
+    const out: Array<Location> = []
+    for (const entry of list as Array<Record<string, any>>) {
+      const uri: unknown = entry.targetUri ?? entry.uri
+      const range = entry.targetSelectionRange ?? entry.range
+      if (typeof uri !== "string" || !uri.startsWith("file:") || !range) continue
+      const absolute = fileURLToPath(uri)
+      const inside = absolute === this.root || absolute.startsWith(`${this.root}/`)
+      let lines: ReadonlyArray<string> = []
+      try {
+        lines = lspLines(readFileSync(absolute, "utf8"))
+      } catch {
+        // gone or unreadable: positions stay as the server gave them
+      }
+      const start = fromLspPosition(lines, range.start)
+      const end = fromLspPosition(lines, range.end)
+      out.push({
+        path: inside ? this.display(absolute) : absolute,
+        line: start.line,
+        character: start.character,
+        end_line: end.line,
+        end_character: end.character,
+        text: inside ? (lines[range.start.line] ?? null) : null,
+      })
+    }
+    return out
+  }
+
+  close(): Promise<void> {
+    return this.pool.close()
+  }
+}
+
+const toDiagnostic = (d: RawDiagnostic, lines: ReadonlyArray<string>): Diagnostic => {
+  const start = fromLspPosition(lines, d.range.start)
+  const end = fromLspPosition(lines, d.range.end)
+  const code = typeof d.code === "object" && d.code !== null ? d.code.value : d.code
+  return {
+    severity: SEVERITIES[d.severity ?? 1] ?? "error",
+    line: start.line,
+    character: start.character,
+    end_line: end.line,
+    end_character: end.character,
+    message: d.message,
+    source: d.source ?? null,
+    code: code === undefined || code === null ? null : String(code),
+  }
+}
+
+/** Hover contents (MarkupContent, MarkedString or MarkedString[]) as Markdown. */
+export const hoverMarkdown = (result: unknown): string => {
+  const contents = (result as { contents?: unknown } | null)?.contents
+  const one = (c: unknown): string => {
+    if (typeof c === "string") return c
+    if (c && typeof c === "object") {
+      const r = c as { kind?: string; language?: string; value?: string }
+      if (typeof r.language === "string") return `\`\`\`${r.language}\n${r.value ?? ""}\n\`\`\``
+      if (typeof r.value === "string") return r.value
+    }
+    return ""
+  }
+  const parts = Array.isArray(contents) ? contents.map(one) : [one(contents)]
+  return parts
+    .map((p) => p.trim().replace(/\n{3,}/g, "\n\n"))
+    .filter((p) => p !== "")
+    .join("\n\n---\n\n")
+}

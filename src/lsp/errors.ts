@@ -1,0 +1,30 @@
+import { Data } from "effect"
+
+/** A language server could not be started (missing program, exited during start-up, initialize failed). */
+export class LspStartError extends Data.TaggedError("LspStartError")<{
+  readonly server: string
+  readonly message: string
+}> {}
+
+/** A server crashed more often than the restart limit allows; it is not started again this session. */
+export class LspCrashedError extends Data.TaggedError("LspCrashedError")<{
+  readonly server: string
+  readonly restarts: number
+  readonly message: string
+}> {}
+
+/** A request got no answer in time, or the server answered with an error. */
+export class LspRequestError extends Data.TaggedError("LspRequestError")<{
+  readonly server: string
+  readonly method: string
+  readonly timedOut: boolean
+  readonly message: string
+}> {}
+
+/** A 1-based position that is not inside the file. */
+export class LspPositionError extends Data.TaggedError("LspPositionError")<{
+  readonly field: "line" | "character"
+  readonly message: string
+}> {}
+
+export type LspError = LspStartError | LspCrashedError | LspRequestError | LspPositionError

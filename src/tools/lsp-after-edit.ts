@@ -1,0 +1,83 @@
+import { Effect, Layer } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import type { DiagnosticsResult, NoProvider } from "../lsp/engine.ts"
+import { diagnosticLine } from "../lsp/diagnostic-text.ts"
+import { Lsp } from "../lsp/service.ts"
+import { AfterChange, type AfterChangeNote } from "../tool-framework/after-change.ts"
+import { Workspace } from "../workspace/workspace.ts"
+
+/** Errors shown per file; the rest are counted and left to lsp_diagnostics. */
+const SHOWN_ERRORS = 5
+/** Files checked per change (a large patch is not checked file by file). */
+const CHECKED_FILES = 5
+
+type Checked =
+  | { readonly path: string; readonly result: DiagnosticsResult | NoProvider }
+  | { readonly path: string; readonly failure: string }
+
+/**
+ * After write/edit/multiedit/patch: the new errors of each changed file that
+ * has a language server, so a broken edit shows in the same answer. Files of
+ * languages without a server pass silently (the install hint is given once).
+ * `lsp.after_edit: false` turns it off.
+ */
+export const lspAfterChange = Layer.effect(
+  AfterChange,
+  Effect.gen(function* () {
+    const lsp = yield* Lsp
+    const workspace = yield* Workspace
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const checkOne = (file: string): Effect.Effect<Checked | undefined> =>
+      Effect.gen(function* () {
+        const absolute = path.resolve(workspace.root, file)
+        const text = yield* fs.readFileString(absolute).pipe(Effect.option)
+        if (text._tag === "None") return undefined
+        const result = yield* lsp.use((engine) => engine.diagnostics(absolute, text.value))
+        return { path: file, result }
+      }).pipe(Effect.catch((e) => Effect.succeed({ path: file, failure: e.message })))
+    return {
+      check: (files) =>
+        !lsp.afterEdit
+          ? Effect.succeed(undefined)
+          : Effect.gen(function* () {
+              const checked = (yield* Effect.forEach(files.slice(0, CHECKED_FILES), checkOne)).filter((c) => c !== undefined)
+              return note(checked)
+            }),
+    }
+  }),
+)
+
+const note = (checked: ReadonlyArray<Checked>): AfterChangeNote | undefined => {
+  const lines: Array<string> = []
+  const data: Array<Record<string, unknown>> = []
+  for (const c of checked) {
+    if ("failure" in c) {
+      lines.push(`LSP check of ${c.path} failed: ${c.failure}`)
+      data.push({ path: c.path, freshness: "error", message: c.failure })
+      continue
+    }
+    const r = c.result
+    if (r.kind === "no_provider") {
+      if (r.firstHint && r.install) lines.push(`No ${r.language} language server is installed, so edits to ${c.path} are not checked. Install one: ${r.install}`)
+      continue
+    }
+    const errors = r.diagnostics.filter((d) => d.severity === "error")
+    data.push({ path: c.path, server: r.server, freshness: r.freshness, errors: errors.length, diagnostics: errors.slice(0, SHOWN_ERRORS) })
+    const more = `lsp_diagnostics(path="${c.path}")`
+    if (r.freshness !== "current") {
+      lines.push(`${r.server} had not finished checking ${c.path} (freshness: ${r.freshness}); call ${more} to see its errors.`)
+    } else if (errors.length > 0) {
+      lines.push(
+        `${r.server} reports ${errors.length === 1 ? "1 error" : `${errors.length} errors`} in ${c.path} after this change:`,
+        ...errors.slice(0, SHOWN_ERRORS).map((d) => diagnosticLine(c.path, d)),
+        errors.length > SHOWN_ERRORS ? `… and ${errors.length - SHOWN_ERRORS} more: call ${more} for all of them.` : `Warnings are not shown here: call ${more} for them.`,
+      )
+    } else if (r.missingHelpers.length > 0) {
+      lines.push(`${c.path} was not fully checked: ${r.missingHelpers.map((h) => `${h.name} is not installed (${h.install})`).join("; ")}.`)
+    }
+  }
+  if (data.length === 0 && lines.length === 0) return undefined
+  return { key: "lsp", data, text: lines.join("\n") }
+}

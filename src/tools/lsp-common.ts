@@ -1,0 +1,113 @@
+import { Effect, Schema } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import type { LspEngine, NoProvider } from "../lsp/engine.ts"
+import type { LspError } from "../lsp/errors.ts"
+import { Lsp } from "../lsp/service.ts"
+import { hint } from "../protocol/hint.ts"
+import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
+import type { ToolResult } from "../tool-framework/definition.ts"
+import { fromPlatformError } from "../workspace/fs-error.ts"
+import { Workspace } from "../workspace/workspace.ts"
+
+/** Larger files are not sent to a server. */
+const MAX_SOURCE_BYTES = 8 * 1024 * 1024
+
+export const PathParam = Schema.String.annotate({ description: "The file (relative to the working directory, or absolute inside the project)." })
+export const LineParam = Schema.Int.annotate({ description: "1-based line number, as read shows it." })
+export const CharacterParam = Schema.Int.annotate({
+  description: "1-based character in that line (counted in characters as you see them; tabs count 1).",
+})
+
+/** A file an LSP tool asks about: checked against the project, read as text. */
+export interface Source {
+  readonly absolute: string
+  readonly display: string
+  readonly text: string
+}
+
+export const readSource = (path: string) =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const fs = yield* FileSystem
+    const resolved = yield* workspace.resolve(path, "path")
+    if (!resolved.exists) {
+      return yield* toolError("NOT_FOUND", `File not found: ${resolved.display}`, { hints: [hint("Glob", "medium", { pattern: `**/${resolved.display.split("/").pop()}` })] })
+    }
+    const info = yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, resolved.display)))
+    if (info.type === "Directory") return yield* toolError("IS_DIRECTORY", `${resolved.display} is a directory, not a file. Use LS to list it.`)
+    if (Number(info.size) > MAX_SOURCE_BYTES) {
+      return yield* invalidParam("path", `${resolved.display} is ${info.size} bytes; LSP tools take files up to ${MAX_SOURCE_BYTES} bytes. Use grep or read.`)
+    }
+    const bytes = yield* fs.readFile(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, resolved.display)))
+    if (bytes.includes(0)) return yield* toolError("BINARY_FILE", `${resolved.display} is a binary file; language servers read source text.`)
+    return { absolute: resolved.real, display: resolved.display, text: new TextDecoder().decode(bytes) } satisfies Source
+  })
+
+/** Runs `f` on the engine with the tool's file, translating LSP failures into envelope errors. */
+export const withEngine = <A>(source: Source, f: (engine: LspEngine) => Promise<A>): Effect.Effect<A, ToolError, Lsp> =>
+  Effect.gen(function* () {
+    const lsp = yield* Lsp
+    return yield* lsp.use(f).pipe(Effect.mapError((e) => translate(e, source.display)))
+  })
+
+const translate = (e: LspError, display: string): ToolError => {
+  const fallback = [hint("Grep", "medium", { pattern: "<symbol>", path: display }), hint("Read", "medium", { path: display })]
+  switch (e._tag) {
+    case "LspPositionError":
+      return invalidParam(e.field, e.message, [hint("Read", "high", { path: display })])
+    case "LspRequestError":
+      return toolError(e.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", e.message, { hints: fallback, retryable: true })
+    case "LspStartError":
+      return toolError("EXECUTION_ERROR", `${e.message} Check the server's command in anvil.json (lsp section) or use grep/read meanwhile.`, { hints: fallback })
+    case "LspCrashedError":
+      return toolError("EXECUTION_ERROR", e.message, { hints: fallback, retryable: false })
+  }
+}
+
+/**
+ * The degraded answer (spec 004): no server for this file's language. Says
+ * what was looked for, how to install one (in full the first time in a
+ * session), and points at grep and read, which always work.
+ */
+export const noProvider = (np: NoProvider, source: Source, tool: string, header: string): ToolResult => {
+  const what = np.language === undefined
+    ? `No language server is configured for ${source.display} (no known extension or #! line).`
+    : np.disabled === "all"
+      ? "Language servers are turned off in anvil.json (lsp)."
+      : np.disabled === "language"
+      ? `The ${np.language} language server is disabled in anvil.json (lsp.${np.language}).`
+      : `No ${np.language} language server is installed (looked for ${np.tried.join(", ")} on PATH).`
+  const install = np.install && !np.disabled
+    ? np.firstHint
+      ? `Install one: ${np.install}`
+      : `(Install hint given earlier in this session: ${np.install.split(" (")[0]}.)`
+    : np.language === undefined
+      ? `Add a server for it in anvil.json: "lsp": { "<language>": { "command": ["<server>", "--stdio"], "extensions": [".ext"] } }.`
+      : undefined
+  return {
+    status: "partial",
+    header,
+    data: {
+      path: source.display,
+      freshness: "no_provider",
+      language: np.language ?? null,
+      server: null,
+      ...(np.install ? { install_hint: np.install } : {}),
+    },
+    text: [what, ...(install ? [install] : []), `${tool} needs a language server; use grep to find symbols and read to look at the code meanwhile.`].join("\n"),
+    hints: [hint("Grep", "high", { pattern: "<symbol>", path: source.display }), hint("Read", "medium", { path: source.display })],
+    context: { path_resolved: source.display },
+  }
+}
+
+/** The word at a 1-based position, for messages ("no definition for `helper`"). */
+export const wordAt = (text: string, line: number, character: number): string | undefined => {
+  const points = [...(text.split(/\r\n|\r|\n/)[line - 1] ?? "")]
+  const isWord = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}_$]/u.test(c)
+  let start = character - 1
+  let end = character - 1
+  if (!isWord(points[start])) return undefined
+  while (start > 0 && isWord(points[start - 1])) start--
+  while (isWord(points[end + 1])) end++
+  return points.slice(start, end + 1).join("")
+}

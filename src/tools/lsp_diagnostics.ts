@@ -1,0 +1,85 @@
+import { Effect, Schema } from "effect"
+import type { Diagnostic, DiagnosticsResult } from "../lsp/engine.ts"
+import { diagnosticLine } from "../lsp/diagnostic-text.ts"
+import { Lsp } from "../lsp/service.ts"
+import { hint } from "../protocol/hint.ts"
+import { defineTool } from "../tool-framework/definition.ts"
+import { noProvider, PathParam, readSource, withEngine } from "./lsp-common.ts"
+import description from "./lsp_diagnostics.md" with { type: "text" }
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+
+/** Counts per severity, most severe first: "1 error, 2 warnings". */
+export const severityCounts = (list: ReadonlyArray<Diagnostic>) => {
+  const counts = { error: 0, warning: 0, information: 0, hint: 0 }
+  for (const d of list) counts[d.severity]++
+  return counts
+}
+
+/** The freshness sentence every answer carries. */
+export const freshnessText = (r: DiagnosticsResult, waitMs: number): string =>
+  r.freshness === "current"
+    ? `${r.server} analysed this version of the file (freshness: current).`
+    : r.freshness === "stale"
+      ? `${r.server} has not answered for this version yet (waited ${waitMs} ms); these diagnostics are ${Math.round((r.ageMs ?? 0) / 1000)} s old, from an earlier version (freshness: stale).`
+      : `${r.server} has not finished analysing the file (waited ${waitMs} ms), so nothing is known yet (freshness: pending).`
+
+/** lsp_diagnostics (spec 004): a file's errors and warnings from its language server, with how fresh they are. */
+export const lspDiagnosticsTool = defineTool({
+  name: "lsp_diagnostics",
+  title: "LspDiagnostics",
+  description,
+  aliases: ["diagnostics"],
+  parameterAliases: { file_path: "path", filePath: "path", file: "path" },
+  permission: "allow",
+  readOnly: true,
+  parameters: Schema.Struct({ path: PathParam }),
+  run: ({ path }) =>
+    Effect.gen(function* () {
+      const source = yield* readSource(path)
+      const header = `LspDiagnostics: ${source.display}`
+      const result = yield* withEngine(source, (engine) => engine.diagnostics(source.absolute, source.text))
+      if (result.kind === "no_provider") return noProvider(result, source, "lsp_diagnostics", header)
+      const wait = (yield* Lsp).settings.diagnosticsWaitMs
+      const list = result.diagnostics
+      const counts = severityCounts(list)
+      const missing = result.missingHelpers
+      const clean = list.length === 0 && result.freshness === "current" && missing.length === 0
+      const lines: Array<string> = [`Server: ${result.server} (${result.language})`, freshnessText(result, wait)]
+      for (const h of missing) {
+        lines.push(`${h.name} is not installed, so ${result.server} cannot report ${h.lost}; an empty list does not mean the file is clean. Install: ${h.install}`)
+      }
+      if (list.length > 0) {
+        const summary = (["error", "warning", "information", "hint"] as const).filter((s) => counts[s] > 0).map((s) => plural(counts[s], s))
+        lines.push("", `${plural(list.length, "diagnostic")} (${summary.join(", ")}):`, ...list.map((d) => diagnosticLine(source.display, d)))
+      } else if (clean) {
+        lines.push("", "No diagnostics: the file is clean.")
+      } else {
+        lines.push("", "No diagnostics reported.")
+      }
+      return {
+        status: clean || (result.freshness === "current" && missing.length === 0) ? ("success" as const) : ("partial" as const),
+        header,
+        data: {
+          path: source.display,
+          language: result.language,
+          server: result.server,
+          freshness: result.freshness,
+          ...(result.ageMs !== undefined ? { age_ms: result.ageMs } : {}),
+          clean,
+          diagnostics: list,
+          counts,
+          ...(missing.length > 0 ? { missing_helpers: missing.map((h) => ({ name: h.name, install: h.install })) } : {}),
+        },
+        text: lines.join("\n"),
+        stats: { diagnostics: list.length, errors: counts.error, warnings: counts.warning },
+        context: { path_resolved: source.display },
+        hints:
+          result.freshness === "current"
+            ? list.length > 0
+              ? [hint("Read", "high", { path: source.display, offset: Math.max(0, list[0]!.line - 3), limit: 10 })]
+              : []
+            : [hint("LspDiagnostics", "high", { path: source.display })],
+      }
+    }),
+})

@@ -1,0 +1,36 @@
+import { Effect, Schema } from "effect"
+import { hoverMarkdown } from "../lsp/engine.ts"
+import { defineTool } from "../tool-framework/definition.ts"
+import { CharacterParam, LineParam, noProvider, PathParam, readSource, withEngine, wordAt } from "./lsp-common.ts"
+import description from "./lsp_hover.md" with { type: "text" }
+
+/** lsp_hover (spec 004): the type and documentation of the symbol at a position, as Markdown. */
+export const lspHoverTool = defineTool({
+  name: "lsp_hover",
+  title: "LspHover",
+  description,
+  aliases: ["hover"],
+  parameterAliases: { file_path: "path", filePath: "path", file: "path", column: "character", col: "character" },
+  permission: "allow",
+  readOnly: true,
+  parameters: Schema.Struct({ path: PathParam, line: LineParam, character: CharacterParam }),
+  run: ({ path, line, character }) =>
+    Effect.gen(function* () {
+      const source = yield* readSource(path)
+      const header = `LspHover: ${source.display}:${line}:${character}`
+      const answer = yield* withEngine(source, (engine) =>
+        engine.atPosition(source.absolute, source.text, line, character, "textDocument/hover"),
+      )
+      if (answer.kind === "no_provider") return noProvider(answer, source, "lsp_hover", header)
+      const contents = hoverMarkdown(answer.result)
+      const symbol = wordAt(source.text, line, character)
+      const shown = symbol ? `\`${symbol}\`` : `the position ${line}:${character}`
+      return {
+        header,
+        data: { path: source.display, language: answer.language, server: answer.server, freshness: "current", symbol: symbol ?? null, contents },
+        text: contents === "" ? `${answer.server} has no hover information for ${shown} (freshness: current).` : contents,
+        stats: { characters: contents.length },
+        context: { path_resolved: source.display },
+      }
+    }),
+})
