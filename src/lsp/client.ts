@@ -57,6 +57,9 @@ export class LspClient {
   /** Set once the process has exited (crash or stop). */
   exit: { readonly code: number | null; readonly signal: string | null } | undefined
   capabilities: Record<string, unknown> = {}
+  /** Calls in progress and when the last one ended: an idle stop waits for both. */
+  busy = 0
+  lastActive = Date.now()
 
   private constructor(
     readonly name: string,
@@ -148,6 +151,18 @@ export class LspClient {
 
   /** A request with a deadline; a dead server or an error answer is an LspRequestError. */
   request<T>(method: string, params: unknown, timeoutMs: number): Promise<T> {
+    return this.active(this.send<T>(method, params, timeoutMs))
+  }
+
+  private active<T>(work: Promise<T>): Promise<T> {
+    this.busy++
+    return work.finally(() => {
+      this.busy--
+      this.lastActive = Date.now()
+    })
+  }
+
+  private send<T>(method: string, params: unknown, timeoutMs: number): Promise<T> {
     if (this.exit) return Promise.reject(this.deadError(method))
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(
@@ -205,7 +220,11 @@ export class LspClient {
    * (or carry its version), waiting up to `waitMs` for them. Without such an
    * answer the last older one is "stale", and no answer at all is "pending".
    */
-  async diagnostics(path: string, waitMs: number, timeoutMs: number): Promise<DiagnosticsAnswer> {
+  diagnostics(path: string, waitMs: number, timeoutMs: number): Promise<DiagnosticsAnswer> {
+    return this.active(this.waitForDiagnostics(path, waitMs, timeoutMs))
+  }
+
+  private async waitForDiagnostics(path: string, waitMs: number, timeoutMs: number): Promise<DiagnosticsAnswer> {
     const uri = fileUri(path)
     if (this.pulls) {
       const report = await this.request<{ kind?: string; items?: Array<RawDiagnostic> }>(
@@ -243,7 +262,7 @@ export class LspClient {
   async stop(graceMs = 1000): Promise<void> {
     if (!this.exit) {
       try {
-        await this.request("shutdown", null, graceMs)
+        await this.send("shutdown", null, graceMs)
         void this.connection.sendNotification("exit")
       } catch {
         // it is ended below either way

@@ -37,6 +37,8 @@ export interface NoProvider {
   readonly firstHint: boolean
   /** "language": its `lsp.<language>` entry turns it off; "all": `lsp` is false or `lsp.enabled` is false. */
   readonly disabled: "language" | "all" | false
+  /** Entries of anvil.json's `lsp` section that could not be used. */
+  readonly problems: ReadonlyArray<string>
 }
 
 /** A server that serves the file. */
@@ -97,8 +99,9 @@ export class LspEngine {
   /** The language and server for a file, or the degraded answer's facts. */
   resolve(file: string, text: string): NoProvider | (Served & { readonly spec: LanguageSpec; readonly provider: Extract<Provider, { kind: "server" }> }) {
     const language = languageFor(this.languages, file, text.slice(0, 200).split("\n")[0])
-    if (!language) return { kind: "no_provider", language: undefined, tried: [], install: undefined, firstHint: false, disabled: false }
-    if (!this.enabled) return { kind: "no_provider", language: language.id, tried: [], install: undefined, firstHint: false, disabled: "all" }
+    const problems = this.problems
+    if (!language) return { kind: "no_provider", language: undefined, tried: [], install: undefined, firstHint: false, disabled: false, problems }
+    if (!this.enabled) return { kind: "no_provider", language: language.id, tried: [], install: undefined, firstHint: false, disabled: "all", problems }
     const provider = this.pool.provider(language)
     if (provider.kind === "none") {
       return {
@@ -108,6 +111,7 @@ export class LspEngine {
         install: language.install,
         firstHint: !language.disabled && this.pool.firstHint(language),
         disabled: language.disabled ? "language" : false,
+        problems,
       }
     }
     return {

@@ -139,11 +139,19 @@ export class LspPool {
   private touch(slot: Slot): LspClient {
     if (slot.idle) clearTimeout(slot.idle)
     const client = slot.client!
-    slot.idle = setTimeout(() => {
+    client.lastActive = Date.now()
+    const check = () => {
+      const quiet = Date.now() - client.lastActive
+      if (client.busy > 0 || quiet < this.options.idleMs) {
+        slot.idle = setTimeout(check, Math.max(50, this.options.idleMs - quiet))
+        slot.idle.unref?.()
+        return
+      }
       slot.idle = undefined
       if (slot.client === client) slot.client = undefined
       void client.stop()
-    }, this.options.idleMs)
+    }
+    slot.idle = setTimeout(check, this.options.idleMs)
     slot.idle.unref?.()
     return client
   }

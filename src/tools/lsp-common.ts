@@ -93,8 +93,9 @@ export const noProvider = (np: NoProvider, source: Source, tool: string, header:
       language: np.language ?? null,
       server: null,
       ...(np.install ? { install_hint: np.install } : {}),
+      ...(np.problems.length > 0 ? { config_problems: np.problems } : {}),
     },
-    text: [what, ...(install ? [install] : []), `${tool} needs a language server; use grep to find symbols and read to look at the code meanwhile.`].join("\n"),
+    text: [what, ...(install ? [install] : []), ...np.problems.map((p) => `anvil.json: ${p}`), `${tool} needs a language server; use grep to find symbols and read to look at the code meanwhile.`].join("\n"),
     hints: [hint("Grep", "high", { pattern: "<symbol>", path: source.display }), hint("Read", "medium", { path: source.display })],
     context: { path_resolved: source.display },
   }

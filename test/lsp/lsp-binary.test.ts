@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fakeOpenAI } from "../support/fake-openai.ts"
+import type { FakeServer } from "../support/fake-model.ts"
+import { project, tempDir } from "../support/harness.ts"
+import { fullPath, npmOnlyPath, processesIn, requireServers } from "./support.ts"
+
+// Real language servers through the compiled binary. Each `anvil tool` call
+// starts its server and stops it on exit; the agent-session case shares one.
+setDefaultTimeout(90_000)
+
+const repo = join(import.meta.dir, "..", "..")
+let binary = ""
+const servers: Array<FakeServer> = []
+afterAll(() => servers.forEach((s) => s.stop()))
+
+beforeAll(() => {
+  requireServers()
+  binary = join(tempDir("anvil-lsp-build-"), "anvil")
+  const build = Bun.spawnSync([process.execPath, "build.ts", "--outfile", binary], { cwd: repo, stdout: "pipe", stderr: "pipe" })
+  if (build.exitCode !== 0) throw new Error(`build.ts failed:\n${build.stdout}${build.stderr}`)
+}, 90_000)
+
+const PY_A = 'import os\n\n\ndef helper(x):\n    """Doubles x, the helper\'s docstring."""\n    return x * 2\n\n\nprint(undefined_name)\n'
+const PY_B = "from a import helper\n\nvalue = helper(3)\nprint(value)\n"
+const SH = '#!/bin/bash\nfile=$1\nrm $file\n'
+
+const tool = async (root: string, name: string, params: unknown, path = fullPath()) => {
+  const proc = Bun.spawn([binary, "tool", name, JSON.stringify(params)], {
+    cwd: root,
+    env: { PATH: path, HOME: root, NO_COLOR: "1" },
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  })
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  let envelope: any
+  try {
+    envelope = JSON.parse(out)
+  } catch {
+    throw new Error(`not an envelope (exit ${code}):\n${out}\n${err}`)
+  }
+  return { code, envelope, err }
+}
+
+describe("LSP tools on real servers (compiled binary)", () => {
+  test("diagnostics, definition, hover, after-edit errors and the degraded answer; no server left after exit", async () => {
+    const root = project({ "a.py": PY_A, "b.py": PY_B, "run.sh": SH, "clean.py": "x = 1\nprint(x)\n", "main.rs": "fn main() {}\n" })
+
+    // Python through pylsp (the default): an undefined name is an error, with 1-based positions.
+    const py = await tool(root, "lsp_diagnostics", { path: "a.py" })
+    expect(py.envelope.status).toBe("success")
+    expect(py.envelope.data).toMatchObject({ server: "pylsp", language: "python", freshness: "current", clean: false })
+    const undefinedName = py.envelope.data.diagnostics.find((d: any) => d.message.includes("undefined_name"))
+    expect(undefinedName).toMatchObject({ severity: "error", line: 9, character: 7, end_line: 9, source: "pyflakes" })
+    expect(undefinedName.end_character).toBeGreaterThan(7)
+    expect(py.envelope.text).toContain("a.py:9:7: error: undefined name 'undefined_name'")
+    expect(py.envelope.text).toContain("freshness: current")
+
+    const clean = await tool(root, "lsp_diagnostics", { path: "clean.py" })
+    expect(clean.envelope.data).toMatchObject({ freshness: "current", clean: true, diagnostics: [] })
+    expect(clean.envelope.text).toContain("the file is clean")
+
+    // Shell through bash-language-server + shellcheck: an unquoted variable is SC2086.
+    const sh = await tool(root, "lsp_diagnostics", { path: "run.sh" })
+    expect(sh.envelope.data).toMatchObject({ server: "bash-language-server", language: "shell", freshness: "current" })
+    const sc2086 = sh.envelope.data.diagnostics.filter((d: any) => d.code === "SC2086")
+    expect(sc2086.map((d: any) => [d.line, d.character])).toEqual([[3, 4]])
+    expect(sh.envelope.text).toContain("run.sh:3:4:")
+
+    // Definition across two files, with the defining line's text.
+    const def = await tool(root, "lsp_definition", { path: "b.py", line: 3, character: 10 })
+    expect(def.envelope.status).toBe("success")
+    expect(def.envelope.data.location).toMatchObject({ path: "a.py", line: 4, character: 5, text: "def helper(x):" })
+    expect(def.envelope.data.symbol).toBe("helper")
+    expect(def.envelope.text).toContain("a.py:4:5: def helper(x):")
+
+    // Hover shows the docstring as Markdown.
+    const hover = await tool(root, "lsp_hover", { path: "b.py", line: 3, character: 9 })
+    expect(hover.envelope.data.contents).toContain("Doubles x, the helper's docstring.")
+    expect(hover.envelope.data.contents).toContain("helper(x)")
+
+    // Positions outside the file are a precise INVALID_PARAM.
+    const outside = await tool(root, "lsp_hover", { path: "b.py", line: 40, character: 1 })
+    expect(outside.envelope.error).toMatchObject({ code: "INVALID_PARAM", field_errors: [{ field: "line" }] })
+    expect(outside.envelope.error.message).toContain("it has 5 lines")
+
+    // An edit that breaks the file reports the new error in the edit's own answer.
+    const edit = await tool(root, "edit", { path: "b.py", old_string: "print(value)", new_string: "print(valeu)" })
+    expect(edit.envelope.status).toBe("success")
+    expect(readFileSync(join(root, "b.py"), "utf8")).toContain("valeu")
+    expect(edit.envelope.text).toContain("pylsp reports 1 error in b.py after this change:")
+    expect(edit.envelope.text).toContain("b.py:4:7: error: undefined name 'valeu'")
+    expect(edit.envelope.data.lsp).toEqual([
+      expect.objectContaining({ path: "b.py", server: "pylsp", freshness: "current", errors: 1 }),
+    ])
+    // A write that leaves the file clean adds nothing to the text; off when configured off.
+    const fixed = await tool(root, "write", { path: "b.py", content: PY_B })
+    expect(fixed.envelope.text).not.toContain("error")
+    expect(fixed.envelope.data.lsp).toEqual([expect.objectContaining({ errors: 0, freshness: "current" })])
+    writeFileSync(join(root, "anvil.json"), '{ "lsp": { "after_edit": false } }\n')
+    const quiet = await tool(root, "write", { path: "b.py", content: "print(nothing)\n" })
+    expect(quiet.envelope.data.lsp).toBeUndefined()
+    writeFileSync(join(root, "anvil.json"), "{}\n")
+
+    // A language with no server: the degraded answer points at grep and read.
+    const rs = await tool(root, "lsp_diagnostics", { path: "main.rs" })
+    expect(rs.envelope.status).toBe("partial")
+    expect(rs.envelope.data).toMatchObject({ freshness: "no_provider", server: null })
+    expect(rs.envelope.text).toContain("Grep(")
+    expect(rs.envelope.text).toContain('"lsp"')
+
+    expect(processesIn(root)).toEqual([])
+  })
+
+  test("without pylsp, pyright answers; without any Python server, the install hint; without shellcheck, no false 'clean'", async () => {
+    const root = project({ "a.py": PY_A, "run.sh": SH })
+    const npmOnly = npmOnlyPath()
+    const pyright = await tool(root, "lsp_diagnostics", { path: "a.py" }, npmOnly)
+    expect(pyright.envelope.data).toMatchObject({ server: "pyright", freshness: "current" })
+    expect(pyright.envelope.data.diagnostics).toContainEqual(
+      expect.objectContaining({ severity: "error", line: 9, character: 7, message: '"undefined_name" is not defined' }),
+    )
+
+    const none = await tool(root, "lsp_definition", { path: "a.py", line: 9, character: 8 }, "/nonexistent")
+    expect(none.envelope.status).toBe("partial")
+    expect(none.envelope.data).toMatchObject({ freshness: "no_provider", language: "python" })
+    expect(none.envelope.text).toContain("No python language server is installed (looked for pylsp, pyright-langserver, basedpyright-langserver")
+    expect(none.envelope.text).toContain("Install one: apt-get install python3-pylsp")
+
+    const noShellcheck = await tool(root, "lsp_diagnostics", { path: "run.sh" }, npmOnly)
+    expect(noShellcheck.envelope.status).toBe("partial")
+    expect(noShellcheck.envelope.data).toMatchObject({ clean: false, missing_helpers: [expect.objectContaining({ name: "shellcheck" })] })
+    expect(noShellcheck.envelope.text).toContain("shellcheck is not installed")
+    expect(noShellcheck.envelope.text).toContain("an empty list does not mean the file is clean")
+    expect(processesIn(root)).toEqual([])
+  })
+
+  test("anvil.json adds a language and disables one; a server that cannot start is a clear error", async () => {
+    const root = project({ "a.py": PY_A, "tool.pyx": "print(undefined_name)\n", "x.broken": "x\n" })
+    writeFileSync(
+      join(root, "anvil.json"),
+      JSON.stringify({
+        lsp: {
+          cython: { command: ["pylsp"], extensions: [".pyx"], languageId: "python" },
+          broken: { command: "sh", args: ["-c", "echo cannot start >&2; exit 3"], extensions: ["broken"] },
+          python: { disabled: true },
+        },
+      }),
+    )
+    const added = await tool(root, "lsp_diagnostics", { path: "tool.pyx" })
+    expect(added.envelope.data).toMatchObject({ language: "cython", server: "pylsp", freshness: "current" })
+    expect(added.envelope.data.diagnostics[0]).toMatchObject({ severity: "error", line: 1, character: 7 })
+
+    const disabled = await tool(root, "lsp_hover", { path: "a.py", line: 4, character: 5 })
+    expect(disabled.envelope.data.freshness).toBe("no_provider")
+    expect(disabled.envelope.text).toContain("disabled in anvil.json (lsp.python)")
+
+    const broken = await tool(root, "lsp_diagnostics", { path: "x.broken" })
+    expect(broken.envelope.status).toBe("error")
+    expect(broken.envelope.error.code).toBe("EXECUTION_ERROR")
+    expect(broken.envelope.error.message).toContain("sh did not start")
+    expect(broken.envelope.error.message).toContain("cannot start")
+    expect(processesIn(root)).toEqual([])
+  })
+
+  test("an agent session shares one server across calls, reports a broken edit in the same turn, and leaves no server behind", async () => {
+    const root = project({ "a.py": PY_A, "b.py": PY_B })
+    const server = fakeOpenAI([
+      {
+        tool_calls: [
+          { name: "lsp_diagnostics", arguments: { path: "a.py" }, id: "d1" },
+          { name: "lsp_definition", arguments: { path: "b.py", line: 3, character: 9 }, id: "d2" },
+          { name: "read", arguments: { path: "b.py" }, id: "r1" },
+        ],
+      },
+      { tool_calls: [{ name: "edit", arguments: { path: "b.py", old_string: "helper(3)", new_string: "helpr(3)" }, id: "e1" }] },
+      { tool_calls: [{ name: "lsp_diagnostics", arguments: { path: "b.py" }, id: "d3" }] },
+      { text: "done" },
+    ])
+    servers.push(server)
+    const proc = Bun.spawn([binary, "run", "--format", "stream-json", "--allow", "edit", "check the code"], {
+      cwd: root,
+      env: { PATH: fullPath(), HOME: root, NO_COLOR: "1", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" },
+      stdout: "pipe",
+      stderr: "pipe",
+      stdin: "ignore",
+    })
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+    expect({ code, err }).toEqual({ code: 0, err: "" })
+    const results = out
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === "tool_result")
+    const byId = Object.fromEntries(results.map((r) => [r.id, r.envelope]))
+    expect(byId.d1.data.freshness).toBe("current")
+    expect(byId.d2.data.location).toMatchObject({ path: "a.py", line: 4 })
+    expect(byId.e1.text).toContain("b.py:3:9: error: undefined name 'helpr'")
+    expect(byId.d3.data.diagnostics).toContainEqual(expect.objectContaining({ severity: "error", line: 3, character: 9 }))
+    expect(processesIn(root)).toEqual([])
+  })
+})

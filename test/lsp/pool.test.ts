@@ -1,0 +1,103 @@
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { LspEngine } from "../../src/lsp/engine.ts"
+import { fromLspPosition, lspLines, toLspPosition } from "../../src/lsp/positions.ts"
+import { DEFAULT_LANGUAGES, languageFor, languagesFromConfig } from "../../src/lsp/servers.ts"
+import { project } from "../support/harness.ts"
+import { fullPath, processesIn, requireServers } from "./support.ts"
+
+setDefaultTimeout(60_000)
+
+const settings = { idleMs: 60_000, maxRestarts: 2, diagnosticsWaitMs: 10_000, requestTimeoutMs: 15_000, startTimeoutMs: 15_000 }
+const engineFor = (root: string, section: Record<string, unknown> = {}, overrides: Partial<typeof settings> = {}) =>
+  new LspEngine(root, { PATH: fullPath() }, section, { ...settings, ...overrides }, true, (p) => p.slice(root.length + 1))
+
+describe("positions: 1-based characters as the model sees them ↔ LSP UTF-16", () => {
+  const lines = lspLines("a = '😀é'; b\r\nsecond\rthird")
+  test("astral characters count 1 for the model and 2 in UTF-16; \\r\\n and \\r end lines", () => {
+    expect(lines).toEqual(["a = '😀é'; b", "second", "third"])
+    expect(toLspPosition(lines, 1, 7)).toEqual({ line: 0, character: 7 }) // after the emoji (2 units)
+    expect(toLspPosition(lines, 1, 12)).toEqual({ line: 0, character: 12 })
+    expect(fromLspPosition(lines, { line: 0, character: 12 })).toEqual({ line: 1, character: 12 })
+    expect(fromLspPosition(lines, { line: 0, character: 7 })).toEqual({ line: 1, character: 7 })
+    expect(toLspPosition(lines, 3, 6)).toEqual({ line: 2, character: 5 }) // end of line is allowed
+  })
+  test("outside the file: the field and the real size are named", () => {
+    expect(() => toLspPosition(lines, 4, 1)).toThrow("it has 3 lines")
+    expect(() => toLspPosition(lines, 1, 13)).toThrow("it has 11 characters")
+    expect(() => toLspPosition(lines, 0, 1)).toThrow("lines start at 1")
+  })
+})
+
+describe("languages: defaults, anvil.json and #! lines", () => {
+  test("extension first, then the interpreter of a #! line", () => {
+    expect(languageFor(DEFAULT_LANGUAGES, "/p/x.BASH", undefined)?.id).toBe("shell")
+    expect(languageFor(DEFAULT_LANGUAGES, "/p/tool", "#!/usr/bin/env python3")?.id).toBe("python")
+    expect(languageFor(DEFAULT_LANGUAGES, "/p/deploy", "#!/bin/bash -e")?.id).toBe("shell")
+    expect(languageFor(DEFAULT_LANGUAGES, "/p/notes", "plain text")).toBeUndefined()
+  })
+  test("override fields, add a language, report broken entries", () => {
+    const { languages, problems } = languagesFromConfig({
+      after_edit: false,
+      python: { command: "pyright-langserver", args: ["--stdio"], env: { A: "1" } },
+      go: { command: ["gopls"], extensions: ["go"], rootMarkers: ["go.mod"] },
+      rust: { extensions: [".rs"] },
+      zig: "zls",
+    })
+    const python = languages.find((l) => l.id === "python")!
+    expect(python.servers).toEqual([expect.objectContaining({ command: "pyright-langserver", args: ["--stdio"], env: { A: "1" } })])
+    expect(python.extensions).toEqual([".py", ".pyi"])
+    expect(languages.find((l) => l.id === "go")).toMatchObject({ extensions: [".go"], rootMarkers: ["go.mod"] })
+    expect(problems).toEqual([
+      'lsp.rust adds a language, so it needs "command" and "extensions".',
+      expect.stringContaining("lsp.zig must be an object"),
+    ])
+  })
+})
+
+describe("the pool on a real server", () => {
+  test("a crashed server is started again on the next call; past the limit it is reported; close leaves nothing", async () => {
+    requireServers()
+    const root = project({ "a.py": "print(nope)\n" })
+    const file = join(root, "a.py")
+    const engine = engineFor(root)
+    const first = await engine.diagnostics(file, "print(nope)\n")
+    expect(first).toMatchObject({ kind: "served", server: "pylsp", freshness: "current" })
+    const [running] = engine.pool.list()
+    expect(running).toMatchObject({ name: "pylsp", root })
+    process.kill(running!.pid, "SIGKILL")
+    await Bun.sleep(200)
+    const again = await engine.diagnostics(file, "print(nope2)\n")
+    expect(again).toMatchObject({ freshness: "current", diagnostics: [expect.objectContaining({ message: "undefined name 'nope2'" })] })
+    const restarted = engine.pool.list()[0]!
+    expect(restarted.pid).not.toBe(running!.pid)
+    // Crash it past the limit (2 restarts): the third crash is reported, not retried.
+    process.kill(restarted.pid, "SIGKILL")
+    await Bun.sleep(200)
+    await engine.diagnostics(file, "print(nope3)\n")
+    process.kill(engine.pool.list()[0]!.pid, "SIGKILL")
+    await Bun.sleep(200)
+    const refused = await engine.diagnostics(file, "print(nope4)\n").catch((e) => e)
+    expect(refused._tag).toBe("LspCrashedError")
+    expect(refused.message).toContain("pylsp failed 3 times (last: SIGKILL)")
+    await engine.close()
+    expect(processesIn(root)).toEqual([])
+  })
+
+  test("an idle server is stopped and started again when needed", async () => {
+    requireServers()
+    const root = project({ "a.py": "x = 1\n" })
+    writeFileSync(join(root, "b.py"), "y = x\n")
+    const engine = engineFor(root, {}, { idleMs: 300 })
+    await engine.diagnostics(join(root, "a.py"), "x = 1\n")
+    expect(engine.pool.list()).toHaveLength(1)
+    await Bun.sleep(1500)
+    expect(engine.pool.list()).toHaveLength(0)
+    expect(processesIn(root)).toEqual([])
+    const later = await engine.diagnostics(join(root, "b.py"), "y = x\n")
+    expect(later).toMatchObject({ freshness: "current", diagnostics: [expect.objectContaining({ severity: "error" })] })
+    await engine.close()
+    expect(processesIn(root)).toEqual([])
+  })
+})
