@@ -18,6 +18,14 @@ export const CharacterParam = Schema.Int.annotate({
   description: "1-based character in that line (counted in characters as you see them; tabs count 1).",
 })
 
+/** What lsp_definition and lsp_hover share: read-only, allowed, a position in a file. */
+export const positionTool = {
+  parameterAliases: { file_path: "path", filePath: "path", file: "path", column: "character", col: "character" },
+  permission: "allow",
+  readOnly: true,
+  parameters: Schema.Struct({ path: PathParam, line: LineParam, character: CharacterParam }),
+} as const
+
 /** A file an LSP tool asks about: checked against the project, read as text. */
 export interface Source {
   readonly absolute: string

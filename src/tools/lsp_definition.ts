@@ -1,7 +1,7 @@
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
-import { CharacterParam, LineParam, noProvider, PathParam, readSource, withEngine, wordAt } from "./lsp-common.ts"
+import { noProvider, positionTool, readSource, withEngine, wordAt } from "./lsp-common.ts"
 import description from "./lsp_definition.md" with { type: "text" }
 
 /** lsp_definition (spec 004): where the symbol at a position is defined, with the defining line's text. */
@@ -10,10 +10,7 @@ export const lspDefinitionTool = defineTool({
   title: "LspDefinition",
   description,
   aliases: ["definition", "goto_definition"],
-  parameterAliases: { file_path: "path", filePath: "path", file: "path", column: "character", col: "character" },
-  permission: "allow",
-  readOnly: true,
-  parameters: Schema.Struct({ path: PathParam, line: LineParam, character: CharacterParam }),
+  ...positionTool,
   run: ({ path, line, character }) =>
     Effect.gen(function* () {
       const source = yield* readSource(path)

@@ -1,7 +1,7 @@
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { hoverMarkdown } from "../lsp/engine.ts"
 import { defineTool } from "../tool-framework/definition.ts"
-import { CharacterParam, LineParam, noProvider, PathParam, readSource, withEngine, wordAt } from "./lsp-common.ts"
+import { noProvider, positionTool, readSource, withEngine, wordAt } from "./lsp-common.ts"
 import description from "./lsp_hover.md" with { type: "text" }
 
 /** lsp_hover (spec 004): the type and documentation of the symbol at a position, as Markdown. */
@@ -10,10 +10,7 @@ export const lspHoverTool = defineTool({
   title: "LspHover",
   description,
   aliases: ["hover"],
-  parameterAliases: { file_path: "path", filePath: "path", file: "path", column: "character", col: "character" },
-  permission: "allow",
-  readOnly: true,
-  parameters: Schema.Struct({ path: PathParam, line: LineParam, character: CharacterParam }),
+  ...positionTool,
   run: ({ path, line, character }) =>
     Effect.gen(function* () {
       const source = yield* readSource(path)
