@@ -78,11 +78,16 @@ export class LspClient {
   }
 
   static async start(options: StartOptions): Promise<LspClient> {
-    const proc = spawnServer(options.program, options.args, { cwd: options.root, env: options.env })
-    const connection = createMessageConnection(new StreamMessageReader(proc.child.stdout), new StreamMessageWriter(proc.child.stdin))
+    let proc: ServerProcess
+    try {
+      proc = spawnServer(options.name, options.program, options.args, { cwd: options.root, env: options.env })
+    } catch (e) {
+      throw new LspStartError({ server: options.name, message: `${options.name} could not be started: ${(e as Error).message}.` })
+    }
+    const connection = createMessageConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin))
     const client = new LspClient(options.name, options.root, proc, connection)
-    proc.child.stderr.setEncoding("utf8")
-    proc.child.stderr.on("data", (chunk: string) => {
+    proc.stderr.setEncoding("utf8")
+    proc.stderr.on("data", (chunk: string) => {
       client.stderrTail = (client.stderrTail + chunk).slice(-2000)
     })
     void proc.exited.then((exit) => {

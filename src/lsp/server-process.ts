@@ -1,83 +1,48 @@
-import { spawn, type ChildProcessByStdio } from "node:child_process"
 import type { Readable, Writable } from "node:stream"
+import { startManaged, type ManagedProcess } from "../process/managed-process.ts"
 
-/** A running server process: its pid (also its process group), stdio and how it ended. */
+/** A running server process: its pid (also its process group), stdio as Node streams, and how it ended. */
 export interface ServerProcess {
   readonly pid: number
-  readonly child: ChildProcessByStdio<Writable, Readable, Readable>
+  readonly stdin: Writable
+  readonly stdout: Readable
+  readonly stderr: Readable
   /** Resolves when the process has exited (code or signal). */
   readonly exited: Promise<{ readonly code: number | null; readonly signal: string | null }>
-  /** Ends the process group: TERM, then KILL after `graceMs`. Resolves when the main process is gone. */
+  /** Ends the whole tree (TERM, `graceMs`, KILL) and resolves when nothing of it is left. */
   readonly stop: (graceMs: number) => Promise<void>
 }
 
-const running = new Set<ServerProcess>()
-let exitHookInstalled = false
-
 /**
- * The one place language servers are spawned. Each server gets its own process
- * group (so helpers it starts, like shellcheck, end with it) and a marker in
- * its environment; anything still running when anvil exits is killed
- * synchronously in an exit hook, so no server outlives anvil. A server also
- * sees its stdin close when anvil dies, which ends well-behaved servers.
+ * Starts a language server as a managed process: its own process group, the
+ * anvil mark in its environment, ended on every way anvil exits (so no server
+ * outlives anvil). Throws ProcessSpawnError when it cannot start.
  */
 export const spawnServer = (
+  name: string,
   program: string,
   args: ReadonlyArray<string>,
   options: { readonly cwd: string; readonly env: Readonly<Record<string, string>> },
 ): ServerProcess => {
-  const child = spawn(program, [...args], {
+  const managed: ManagedProcess = startManaged({
+    argv: [program, ...args],
     cwd: options.cwd,
-    env: { ...options.env, ANVIL_PROC_MARK: `lsp-${process.pid}` },
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true,
+    env: options.env,
+    stdin: "pipe",
+    label: `lsp server ${name}`,
+    killGraceMs: 1000,
   })
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal }))
-    child.once("error", () => resolve({ code: null, signal: null }))
-  })
-  const pid = child.pid ?? -1
-  const handle: ServerProcess = {
-    pid,
-    child,
-    exited,
-    stop: async (graceMs) => {
-      killGroup(pid, "SIGTERM")
-      const timer = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), graceMs).unref?.())
-      if ((await Promise.race([exited, timer])) === "late") {
-        killGroup(pid, "SIGKILL")
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 1000))])
-      } else {
-        killGroup(pid, "SIGKILL") // helpers left in the group
-      }
-    },
-  }
-  if (pid > 0) {
-    running.add(handle)
-    void exited.then(() => running.delete(handle))
-  }
-  if (!exitHookInstalled) {
-    exitHookInstalled = true
-    process.on("exit", () => {
-      for (const p of running) killGroup(p.pid, "SIGKILL")
-    })
-  }
-  // A server writing to a closed pipe must not take anvil down.
-  child.stdin.on("error", () => {})
-  child.stdout.on("error", () => {})
-  child.stderr.on("error", () => {})
-  return handle
-}
-
-const killGroup = (pid: number, signal: NodeJS.Signals) => {
-  if (pid <= 0) return
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    try {
-      process.kill(pid, signal)
-    } catch {
-      // already gone
-    }
+  const streams = managed.nodeStreams()
+  const { stdin, stdout, stderr } = streams
+  if (!stdin || !stdout || !stderr) throw new Error("a managed server process without pipes")
+  // A server writing to or reading from a closed pipe must not take anvil down.
+  for (const s of [stdin, stdout, stderr]) s.on("error", () => {})
+  return {
+    pid: managed.pid,
+    stdin,
+    stdout,
+    stderr,
+    exited: managed.exited.then((e) => ({ code: e.exitCode, signal: e.signal })),
+    stop: (graceMs) => managed.stop(graceMs),
   }
 }
