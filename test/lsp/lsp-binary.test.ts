@@ -201,4 +201,32 @@ describe("LSP tools on real servers (compiled binary)", () => {
     expect(byId.d3.data.diagnostics).toContainEqual(expect.objectContaining({ severity: "error", line: 3, character: 9 }))
     expect(processesIn(root)).toEqual([])
   })
+
+  test("anvil ended by SIGTERM mid-session leaves no server running", async () => {
+    const root = project({ "a.py": PY_A })
+    const server = fakeOpenAI([{ tool_calls: [{ name: "lsp_diagnostics", arguments: { path: "a.py" }, id: "d1" }] }, { delay_ms: 20_000, text: "late" }])
+    servers.push(server)
+    const proc = Bun.spawn([binary, "run", "--format", "stream-json", "check a.py"], {
+      cwd: root,
+      env: { PATH: fullPath(), HOME: root, NO_COLOR: "1", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" },
+      stdout: "pipe",
+      stderr: "pipe",
+      stdin: "ignore",
+    })
+    // Wait for the tool result: the server is running and idle, the model request pending.
+    const reader = proc.stdout.getReader()
+    let seen = ""
+    while (!seen.includes('"tool_result"')) {
+      const chunk = await reader.read()
+      if (chunk.done) break
+      seen += new TextDecoder().decode(chunk.value)
+    }
+    expect(seen).toContain('"freshness":"current"')
+    expect(processesIn(root).length).toBeGreaterThan(0)
+    proc.kill("SIGTERM")
+    expect(await proc.exited).toBe(143)
+    // The server ends with anvil (managed processes are ended on exit; a server also exits when its stdin closes).
+    for (let i = 0; i < 50 && processesIn(root).length > 0; i++) await Bun.sleep(100)
+    expect(processesIn(root)).toEqual([])
+  })
 })
