@@ -9,7 +9,8 @@ import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle, type Style } from "../terminal/style.ts"
 import { VERSION } from "../version.ts"
 import { parseAgentArgs, sessionOptionsOf } from "./agent-args.ts"
-import type { CliIO } from "./output.ts"
+import { guardNodeStreams, type CliIO } from "./output.ts"
+import { EXIT_SIGNALS, watchSignals, type ExitSignal } from "./signals.ts"
 import { approvals, terminalOf } from "./run-command.ts"
 
 export const CHAT_HELP = `Usage: anvil [chat] [options]
@@ -43,6 +44,7 @@ const turnLine = (result: TurnResult, style: Style): string => {
  */
 export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
   const args = parseAgentArgs(argv, "chat")
+  guardNodeStreams()
   const terminal = await terminalOf(io)
   const tty = terminal.interactive && process.stdout.isTTY === true
   const outStyle = makeStyle(colorEnabled(process.stdout, io.env))
@@ -88,10 +90,26 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
   )
 
   const history: Array<string> = []
+  // SIGTERM and SIGHUP (and SIGINT while no turn runs and no prompt reads the keys) end the session:
+  // the prompt closes, a running turn is cancelled, and every process anvil started is ended.
+  let quitSignal: ExitSignal | undefined
+  let closePrompt: () => void = () => undefined
+  let stopQuitWait: () => void = () => undefined
+  const quitting = new Promise<undefined>((resolve) => (stopQuitWait = () => resolve(undefined)))
+  const quit = (signal: ExitSignal) => {
+    quitSignal ??= signal
+    closePrompt()
+    stopQuitWait()
+  }
+  const sessionSignals = watchSignals(quit)
   // Without a terminal: one reader for the whole input, one line per turn.
-  const piped = tty ? undefined : readline.createInterface({ input: process.stdin, terminal: false })[Symbol.asyncIterator]()
+  const pipedInput = tty ? undefined : readline.createInterface({ input: process.stdin, terminal: false })
+  const piped = pipedInput?.[Symbol.asyncIterator]()
+  if (pipedInput) closePrompt = () => pipedInput.close()
   const ask = (): Promise<string | undefined> =>
-    piped ? piped.next().then((r) => (r.done ? undefined : r.value)) : askTty()
+    quitSignal !== undefined
+      ? Promise.resolve(undefined)
+      : Promise.race([piped ? piped.next().then((r) => (r.done ? undefined : r.value)) : askTty(), quitting])
   const askTty = (): Promise<string | undefined> =>
     new Promise((resolve) => {
       const rl = readline.createInterface({
@@ -110,6 +128,7 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
         rl.close()
         resolve(value)
       }
+      closePrompt = () => finish(undefined)
       rl.on("line", (line) => finish(line))
       rl.on("close", () => finish(undefined))
       rl.on("SIGINT", () => {
@@ -132,23 +151,26 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
 
   const runOne = async (prompt: string) => {
     const cancel = Effect.runSync(Deferred.make<void>())
-    let interrupts = 0
-    const onSigint = () => {
-      interrupts++
-      if (interrupts === 1) {
-        spinner.stop()
-        io.err(`\n${errStyle.yellow("cancelling…")}\n`)
-        Effect.runSync(Deferred.succeed(cancel, undefined))
-      } else if (interrupts > 2) process.exit(130)
+    const cancelNow = () => {
+      spinner.stop()
+      io.err(`\n${errStyle.yellow("cancelling…")}\n`)
+      Effect.runSync(Deferred.succeed(cancel, undefined))
     }
-    process.on("SIGINT", onSigint)
-    cancelTurn = onSigint
+    // Ctrl-C cancels the turn; a second one KILLs what it started; TERM and HUP also end the session.
+    const turnSignals = watchSignals(
+      (signal) => {
+        if (signal !== "SIGINT") quit(signal)
+        cancelNow()
+      },
+      (signal) => io.err(`\nanvil: ${signal}: stopped; every process anvil started was ended.\n`),
+    )
+    cancelTurn = cancelNow
     try {
       const result = await session.runTurn(prompt, { emit: (e) => print(e), cancelled: Deferred.await(cancel) })
       spinner.stop()
       io.err(`${turnLine(result, errStyle)}\n`)
     } finally {
-      process.off("SIGINT", onSigint)
+      turnSignals.dispose()
       cancelTurn = () => undefined
     }
   }
@@ -176,7 +198,13 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
       await runOne(prompt)
     }
   } finally {
+    sessionSignals.dispose()
+    closePrompt()
     await session.dispose()
+  }
+  if (quitSignal !== undefined) {
+    io.err(`anvil: ${quitSignal}: session ${session.id} saved; every process anvil started was ended.\n`)
+    return EXIT_SIGNALS[quitSignal]
   }
   if (tty) io.err(`${errStyle.dim(`Session ${session.id} saved; continue it with 'anvil chat --continue'.`)}\n`)
   return 0

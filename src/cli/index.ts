@@ -1,4 +1,5 @@
 import { stopAllManaged } from "../process/managed-registry.ts"
+import { installSignalRouting } from "./signals.ts"
 import { ConfigError } from "../config/config.ts"
 import { loadBuiltinTool, loadBuiltinTools } from "../tools/builtin.ts"
 import { VERSION } from "../version.ts"
@@ -10,6 +11,7 @@ import { toolHelp, toolsCommand } from "./tools-command.ts"
 
 /** Runs the CLI; returns the exit code (0 success or partial, 1 error, 2 usage). */
 export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO()): Promise<number> => {
+  installSignalRouting()
   try {
     return await dispatch(argv, io)
   } finally {

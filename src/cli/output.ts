@@ -25,13 +25,34 @@ export interface CliIO {
 export const processIO = (): CliIO => {
   let out: FileSink | undefined
   let err: FileSink | undefined
-  const write = (sink: FileSink, text: string) => {
-    sink.write(text)
-    void sink.flush()
+  // A reader that went away (`anvil tool … | head -1`: EPIPE; a closed terminal: EIO) ends that stream
+  // quietly: what is left is dropped and the command finishes with its usual exit code.
+  const gone = { out: false, err: false }
+  const write = (which: "out" | "err", sink: () => FileSink, text: string) => {
+    if (gone[which]) return
+    const lost = () => void (gone[which] = true)
+    try {
+      const s = sink()
+      // Both answer a number, or a promise when the pipe was full (which rejects if the reader left).
+      const written: unknown = s.write(text)
+      if (written instanceof Promise) written.catch(lost)
+      const flushed: unknown = s.flush()
+      if (flushed instanceof Promise) flushed.catch(lost)
+    } catch {
+      lost()
+    }
+  }
+  const settle = async (sink: FileSink | undefined, which: "out" | "err") => {
+    if (sink === undefined || gone[which]) return
+    try {
+      await sink.flush()
+    } catch {
+      gone[which] = true
+    }
   }
   return {
-    out: (t) => write((out ??= Bun.stdout.writer()), t),
-    err: (t) => write((err ??= Bun.stderr.writer()), t),
+    out: (t) => write("out", () => (out ??= Bun.stdout.writer()), t),
+    err: (t) => write("err", () => (err ??= Bun.stderr.writer()), t),
     readStdin: () => new Response(Bun.stdin.stream()).text(),
     cwd: process.cwd(),
     env: process.env,
@@ -39,8 +60,19 @@ export const processIO = (): CliIO => {
     // isatty first: touching process.stdin/stderr creates their streams, which a non-interactive call never needs.
     ...(isatty(0) && isatty(2) ? { terminal: UserTerminal.fromStreams(process.stdin, process.stderr) } : {}),
     flush: async () => {
-      await out?.flush()
-      await err?.flush()
+      await settle(out, "out")
+      await settle(err, "err")
     },
   }
+}
+
+/**
+ * Node's stdout/stderr streams (the spinner, readline, prompts) raise an
+ * `error` event when their reader is gone; unhandled, it would crash anvil
+ * mid-cleanup. Called by the commands that use those streams (creating them
+ * costs start-up time that a one-tool call does not pay).
+ */
+export const guardNodeStreams = (): void => {
+  process.stdout.on("error", () => undefined)
+  process.stderr.on("error", () => undefined)
 }

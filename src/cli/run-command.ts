@@ -11,7 +11,8 @@ import { colorEnabled, makeStyle } from "../terminal/style.ts"
 import { UserTerminal, type UserTerminalShape } from "../terminal/user-terminal.ts"
 import { parseAgentArgs, sessionOptionsOf, type AgentArgs } from "./agent-args.ts"
 import { UsageError } from "./args.ts"
-import type { CliIO } from "./output.ts"
+import { guardNodeStreams, type CliIO } from "./output.ts"
+import { watchSignals, type ExitSignal } from "./signals.ts"
 
 export const RUN_HELP = `Usage: anvil run [options] "<prompt>"      (or the prompt on standard input)
 
@@ -34,8 +35,9 @@ Options:
 Without a terminal, calls that need approval are denied (the model is told PERMISSION_DENIED)
 unless --yes or a matching --allow is given.
 
-Exit codes: 0 the turn completed, 1 it failed (model error, step limit, repeated failing call,
-cancelled), 2 usage or configuration error.
+Exit codes: 0 the turn completed, 1 it failed (model error, step limit, repeated failing call),
+2 usage or configuration error, 130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP (the turn is
+cancelled, every process it started is ended, and the result says reason "interrupted").
 `
 
 /** The person at the terminal, from the CLI's terminal layer. */
@@ -72,6 +74,7 @@ export const approvals = (
 /** The result object of --format json and the last line of stream-json. */
 export const resultObject = (session: AgentSession, result: TurnResult) => ({
   type: "result",
+  is_error: result.status !== "success",
   status: result.status,
   reason: result.reason,
   session_id: session.id,
@@ -81,6 +84,20 @@ export const resultObject = (session: AgentSession, result: TurnResult) => ({
   stats: result.stats,
   ...(result.error !== undefined ? { error: result.error } : {}),
 })
+
+/** The result fields of a run ended by a signal (the whole object when the turn could not finish in time). */
+const interruptedResult = (session: AgentSession, signal: ExitSignal) => ({
+  type: "result",
+  is_error: true,
+  status: "cancelled",
+  reason: "interrupted",
+  signal,
+  session_id: session.id,
+  error: `interrupted by ${signal}: the turn was cancelled and every process it started was ended`,
+})
+
+const interruptedLine = (signal: ExitSignal) =>
+  `anvil run: interrupted by ${signal}; the turn was cancelled and every process it started was ended.\n`
 
 /** An agent event as a stream-json line (undefined: not part of the stream). */
 export const streamJsonEvent = (event: AgentEvent, parent?: string): Record<string, unknown> | undefined => {
@@ -113,6 +130,7 @@ export const streamJsonEvent = (event: AgentEvent, parent?: string): Record<stri
 /** `anvil run`: one turn, scripted; returns the exit code. */
 export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
   const args: AgentArgs = parseAgentArgs(argv, "run")
+  guardNodeStreams()
   const terminal = await terminalOf(io)
   let prompt = args.words.join(" ").trim()
   if (prompt === "" || prompt === "-") {
@@ -177,15 +195,18 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
     })
   }
 
+  // SIGINT, SIGTERM, SIGHUP cancel the turn; its processes are ended and the result says "interrupted".
   const cancel = Effect.runSync(Deferred.make<void>())
-  let interrupts = 0
-  const onSigint = () => {
-    interrupts++
-    if (interrupts > 1) process.exit(130)
-    io.err("\nanvil: cancelling (Ctrl-C again to quit at once)\n")
-    Effect.runSync(Deferred.succeed(cancel, undefined))
-  }
-  process.on("SIGINT", onSigint)
+  const signals = watchSignals(
+    (signal) => {
+      io.err(`\nanvil: ${signal}: cancelling (${signal === "SIGINT" ? "Ctrl-C" : "a signal"} again to stop at once)\n`)
+      Effect.runSync(Deferred.succeed(cancel, undefined))
+    },
+    (signal) => {
+      if (json) line(interruptedResult(session, signal))
+      else io.err(interruptedLine(signal))
+    },
+  )
   let result: TurnResult
   try {
     result = await session.runTurn(prompt, {
@@ -199,10 +220,15 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
       },
     })
   } finally {
-    process.off("SIGINT", onSigint)
+    signals.dispose()
     await session.dispose()
   }
 
+  if (signals.signal !== undefined) {
+    if (json) line({ ...resultObject(session, result), ...interruptedResult(session, signals.signal) })
+    else io.err(interruptedLine(signals.signal))
+    return signals.exitCode!
+  }
   if (args.format === "text") {
     if (result.answer !== "") io.out(result.answer.endsWith("\n") ? result.answer : `${result.answer}\n`)
   } else line(resultObject(session, result))

@@ -1,7 +1,9 @@
-import { Effect } from "effect"
+import { Deferred, Effect } from "effect"
+import type { Envelope } from "../protocol/envelope.ts"
 import { makeToolRuntime } from "../runtime.ts"
 import type { Tool } from "../tool-framework/definition.ts"
-import { ToolRunner } from "../tool-framework/runner.ts"
+import { ToolRunner, type ToolOutcome } from "../tool-framework/runner.ts"
+import { watchSignals, type ExitSignal } from "./signals.ts"
 import { flagValue, UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
 
@@ -56,11 +58,25 @@ export const toolCommand = async (
   io: CliIO,
   root: string | undefined,
 ): Promise<number> => {
+  // SIGINT, SIGTERM, SIGHUP cancel the call: its processes are ended and the envelope says CANCELLED.
+  const cancel = Effect.runSync(Deferred.make<void>())
+  const signals = watchSignals(
+    () => Effect.runSync(Deferred.succeed(cancel, undefined)),
+    (signal) => io.out(`${JSON.stringify(cancelledEnvelope(args.name, signal), null, 2)}\n`),
+  )
   const program = Effect.gen(function* () {
     const runner = yield* ToolRunner
-    return yield* runner.run({ name: args.name, params: args.params })
+    return yield* runner.run({ name: args.name, params: args.params }, { cancelled: Deferred.await(cancel) })
   }).pipe(Effect.provide(makeToolRuntime({ cwd: io.cwd, env: io.env, root, tools, ...(io.terminal ? { terminal: io.terminal } : {}) })))
-  const outcome = await Effect.runPromise(program)
+  let outcome: ToolOutcome
+  try {
+    outcome = await Effect.runPromise(program)
+  } finally {
+    signals.dispose()
+  }
+  if (signals.signal !== undefined && outcome.envelope.error?.code === "CANCELLED") {
+    outcome = { ...outcome, envelope: withSignal(outcome.envelope, signals.signal) }
+  }
   if (!outcome.tool) {
     io.err(`anvil tool: unknown tool '${args.name}' (see \`anvil tools\`)\n`)
     io.out(`${JSON.stringify(outcome.envelope, null, 2)}\n`)
@@ -69,5 +85,27 @@ export const toolCommand = async (
   if (args.text) io.out(`${outcome.envelope.text}\n`)
   else if (args.meta) io.out(`${JSON.stringify({ envelope: outcome.envelope, execution_meta: outcome.meta }, null, 2)}\n`)
   else io.out(`${JSON.stringify(outcome.envelope, null, 2)}\n`)
-  return outcome.envelope.status === "error" ? 1 : 0
+  return signals.exitCode ?? (outcome.envelope.status === "error" ? 1 : 0)
 }
+
+const signalNote = (signal: ExitSignal) => `anvil received ${signal}; every process the call started was ended.`
+
+/** The CANCELLED envelope of a call cut short by a signal, naming the signal. */
+const withSignal = (envelope: Envelope, signal: ExitSignal): Envelope => {
+  const message = envelope.error ? `${envelope.error.message} ${signalNote(signal)}` : signalNote(signal)
+  return {
+    ...envelope,
+    text: envelope.error ? envelope.text.replace(envelope.error.message, message) : envelope.text,
+    ...(envelope.error ? { error: { ...envelope.error, message } } : {}),
+  }
+}
+
+/** Written when the call did not finish in time after a second signal. */
+const cancelledEnvelope = (name: string, signal: ExitSignal): Envelope => ({
+  status: "error",
+  data: {},
+  text: `# ${name} Error\n\nCode: CANCELLED\nMessage: The ${name} call was cancelled. ${signalNote(signal)}`,
+  error: { code: "CANCELLED", message: `The ${name} call was cancelled. ${signalNote(signal)}`, retryable: false },
+  stats: { time_ms: 0 },
+  context: { cwd: ".", params_input: null },
+})

@@ -389,7 +389,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(server.requests[0]!.body.messages[0].content).not.toContain("### bash")
   })
 
-  test("SIGINT cancels the running tool, the run reports cancelled and exits 1", async () => {
+  test("SIGINT cancels the running tool, the run reports interrupted and exits 130", async () => {
     const root = project({})
     const { env } = openai([{ tool_calls: [{ name: "bash", arguments: { command: "sleep 32.5" } }] }, { text: "never" }])
     const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "src", "main.ts"), "run", "--allow", "bash:sleep *", "-f", "stream-json", "wait"], {
@@ -413,10 +413,10 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
       if (done) break
       out += new TextDecoder().decode(value)
     }
-    expect(await proc.exited).toBe(1)
+    expect(await proc.exited).toBe(130)
     const events = jsonLines(out)
     expect(events.find((e) => e.type === "tool_result").envelope.error.code).toBe("CANCELLED")
-    expect(events.at(-1)).toMatchObject({ type: "result", status: "cancelled", reason: "cancelled" })
+    expect(events.at(-1)).toMatchObject({ type: "result", is_error: true, status: "cancelled", reason: "interrupted", signal: "SIGINT" })
     expect(Bun.spawnSync(["pgrep", "-f", "sleep 32.5"]).exitCode).not.toBe(0)
   })
 

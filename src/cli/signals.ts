@@ -1,0 +1,101 @@
+import { killAllManagedNow, stopAllManaged } from "../process/managed-registry.ts"
+
+/** The signals that end anvil, each with its conventional exit status (128 + number). */
+export const EXIT_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
+export type ExitSignal = keyof typeof EXIT_SIGNALS
+
+/** What a command does with a signal (see `watchSignals`). */
+type SignalHandler = (signal: ExitSignal) => void
+
+const handlers: Array<SignalHandler> = []
+let installed = false
+
+/** With no command listening: end every managed process, then exit with the signal's status. */
+const exitNow = (signal: ExitSignal) => {
+  void stopAllManaged(0).finally(() => process.exit(EXIT_SIGNALS[signal]))
+}
+
+/**
+ * Makes SIGINT, SIGTERM and SIGHUP go to the innermost command handler (or,
+ * when none listens, end every managed process and exit 130 / 143 / 129).
+ * Installed once at the start of the CLI, so that no signal ever kills anvil
+ * the default way — which would skip the cleanup and leave children behind.
+ */
+export const installSignalRouting = (): void => {
+  if (installed) return
+  installed = true
+  for (const signal of Object.keys(EXIT_SIGNALS) as Array<ExitSignal>) {
+    process.on(signal, () => {
+      const handler = handlers.at(-1)
+      if (handler) handler(signal)
+      else exitNow(signal)
+    })
+  }
+}
+
+/** What `watchSignals` reports. */
+export interface SignalWatch {
+  /** The first signal received, if any. */
+  readonly signal: ExitSignal | undefined
+  /** The exit status for it (130 / 143 / 129), if any. */
+  readonly exitCode: number | undefined
+  /** Stops listening (the next outer handler, or the default, takes over). */
+  readonly dispose: () => void
+}
+
+/** After a second signal, how long the command gets to write its final line before anvil exits anyway. */
+const ESCALATED_EXIT_MS = 3000
+
+/**
+ * Listens for exit signals while a command runs.
+ *
+ * - first signal: `onSignal` (cancel the running work; the command finishes
+ *   orderly, writes its result and returns `exitCode`);
+ * - second signal (an impatient Ctrl-C, TERM after INT): every managed process
+ *   is KILLed at once, which lets the cancelled work end quickly; if the
+ *   command still has not finished after a moment, `lastWords` writes what it
+ *   can and anvil exits with the first signal's status;
+ * - a third: exit at once (the exit guard KILLs what is left).
+ */
+export const watchSignals = (onSignal: (signal: ExitSignal) => void, lastWords?: (signal: ExitSignal) => void): SignalWatch => {
+  let first: ExitSignal | undefined
+  let count = 0
+  let escalated: ReturnType<typeof setTimeout> | undefined
+  const handler: SignalHandler = (signal) => {
+    count++
+    if (count === 1) {
+      first = signal
+      onSignal(signal)
+      return
+    }
+    const code = EXIT_SIGNALS[first ?? signal]
+    if (count === 2) {
+      void stopAllManaged(0)
+      escalated = setTimeout(() => {
+        try {
+          lastWords?.(first ?? signal)
+        } finally {
+          killAllManagedNow()
+          process.exit(code)
+        }
+      }, ESCALATED_EXIT_MS).unref()
+      return
+    }
+    killAllManagedNow()
+    process.exit(code)
+  }
+  handlers.push(handler)
+  return {
+    get signal() {
+      return first
+    },
+    get exitCode() {
+      return first === undefined ? undefined : EXIT_SIGNALS[first]
+    },
+    dispose: () => {
+      if (escalated) clearTimeout(escalated)
+      const i = handlers.lastIndexOf(handler)
+      if (i >= 0) handlers.splice(i, 1)
+    },
+  }
+}
