@@ -169,7 +169,10 @@ export const languagesFromConfig = (
     const servers: ReadonlyArray<ServerSpec> = commandParts
       ? [
           {
-            name: typeof value.name === "string" ? value.name : commandParts[0]!.split("/").pop()!,
+            name:
+              typeof value.name === "string"
+                ? value.name
+                : (DEFAULT_LANGUAGES.flatMap((l) => l.servers).find((s) => s.command === commandParts[0])?.name ?? commandParts[0]!.split("/").pop()!),
             command: commandParts[0]!,
             args: commandParts.slice(1),
             env,

@@ -123,6 +123,13 @@ describe("LSP tools on real servers (compiled binary)", () => {
       expect.objectContaining({ severity: "error", line: 9, character: 7, message: '"undefined_name" is not defined' }),
     )
 
+    // Characters outside the BMP count 1 for the model and 2 for the server: the column is converted both ways.
+    writeFileSync(join(root, "u.py"), 'label = "😀😀"; total = 1\nprint(label, "😀", totl, total)\n')
+    const unicode = await tool(root, "lsp_diagnostics", { path: "u.py" }, npmOnly)
+    expect(unicode.envelope.data.diagnostics).toEqual([expect.objectContaining({ line: 2, character: 19, end_character: 23 })])
+    const total = await tool(root, "lsp_definition", { path: "u.py", line: 2, character: 26 }, npmOnly)
+    expect(total.envelope.data.location).toMatchObject({ path: "u.py", line: 1, character: 15, text: 'label = "😀😀"; total = 1' })
+
     const none = await tool(root, "lsp_definition", { path: "a.py", line: 9, character: 8 }, "/nonexistent")
     expect(none.envelope.status).toBe("partial")
     expect(none.envelope.data).toMatchObject({ freshness: "no_provider", language: "python" })

@@ -101,3 +101,37 @@ describe("the pool on a real server", () => {
     expect(processesIn(root)).toEqual([])
   })
 })
+
+describe("freshness with a scripted server", () => {
+  const scripted = (mode: string) => ({ scripted: { command: [process.execPath, join(import.meta.dir, "scripted-server.ts"), mode], extensions: [".x"] } })
+
+  test("pull diagnostics answer for the current text; a server that stopped pushing gives stale, one that never answered pending", async () => {
+    const root = project({ "a.x": "one\n" })
+    const file = join(root, "a.x")
+    const pull = engineFor(root, scripted("pull"), { diagnosticsWaitMs: 300 })
+    expect(await pull.diagnostics(file, "one\n")).toMatchObject({ mode: "pull", freshness: "current", diagnostics: [{ message: "saw: one", line: 1, code: "7" }] })
+    expect(await pull.diagnostics(file, "two\n")).toMatchObject({ freshness: "current", diagnostics: [{ message: "saw: two" }] })
+    await pull.close()
+
+    const pushOnce = engineFor(root, scripted("push-once"), { diagnosticsWaitMs: 300 })
+    expect(await pushOnce.diagnostics(file, "one\n")).toMatchObject({ mode: "push", freshness: "current", diagnostics: [{ message: "saw: one" }] })
+    const stale = await pushOnce.diagnostics(file, "two\n")
+    expect(stale).toMatchObject({ freshness: "stale", diagnostics: [{ message: "saw: one" }] })
+    expect((stale as { ageMs: number }).ageMs).toBeGreaterThanOrEqual(300)
+    await pushOnce.close()
+
+    const silent = engineFor(root, scripted("silent"), { diagnosticsWaitMs: 300 })
+    expect(await silent.diagnostics(file, "one\n")).toMatchObject({ freshness: "pending", diagnostics: [] })
+    await silent.close()
+    expect(processesIn(root)).toEqual([])
+  })
+
+  test("the install hint is given in full once per session and language", async () => {
+    const root = project({ "a.py": "x\n", "b.py": "y\n" })
+    const engine = new LspEngine(root, { PATH: "/nonexistent" }, {}, settings, true, (p) => p)
+    const first = await engine.diagnostics(join(root, "a.py"), "x\n")
+    const second = await engine.diagnostics(join(root, "b.py"), "y\n")
+    expect(first).toMatchObject({ kind: "no_provider", language: "python", firstHint: true })
+    expect(second).toMatchObject({ kind: "no_provider", firstHint: false })
+  })
+})
