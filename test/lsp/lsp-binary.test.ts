@@ -95,6 +95,12 @@ describe("LSP tools on real servers (compiled binary)", () => {
     expect(edit.envelope.data.lsp).toEqual([
       expect.objectContaining({ path: "b.py", server: "pylsp", freshness: "current", errors: 1 }),
     ])
+    // patch (and multiedit) go through the same check: a new file with an error.
+    const patched = await tool(root, "patch", {
+      patch: "--- /dev/null\n+++ b/c.py\n@@ -0,0 +1,2 @@\n+import a\n+a.helper(missing)\n",
+    })
+    expect(patched.envelope.status).toBe("success")
+    expect(patched.envelope.text).toContain("c.py:2:10: error: undefined name 'missing'")
     // A write that leaves the file clean adds nothing to the text; off when configured off.
     const fixed = await tool(root, "write", { path: "b.py", content: PY_B })
     expect(fixed.envelope.text).not.toContain("error")
