@@ -226,3 +226,84 @@ export const cliHistory = (repo: Repository, cli: GitCli, limit: number): Effect
     })
     return { commits: commits.slice(0, limit), more: commits.length > limit }
   })
+
+/** A pathspec that names exactly `prefix` from the repository's top ("" is the whole tree). */
+export const topPathspec = (prefix: string): string => (prefix === "" ? ":/" : `:(top,literal)${prefix}`)
+
+/** Staged changes under `prefixes` as `git status` sees them before and after an add. */
+const indexState = (repo: Repository, cli: GitCli, pathspecs: ReadonlyArray<string>) =>
+  cli
+    .run(repo.dir, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--", ...pathspecs])
+    .pipe(Effect.map((out) => parseStatusV2(out.stdout, false).entries))
+
+/** What `git add` staged, and the named paths it skipped as ignored. */
+export interface AddAnswer {
+  readonly changes: ReadonlyArray<{ readonly path: string; readonly change: string }>
+  readonly ignored: ReadonlyArray<string>
+  /** Named paths that matched no file: nothing was staged. */
+  readonly unmatched: ReadonlyArray<number>
+}
+
+/** `git add -A -- <prefixes>` through the git command line (ignored files are skipped and named, never forced). */
+export const cliAdd = (repo: Repository, cli: GitCli, prefixes: ReadonlyArray<string>): Effect.Effect<AddAnswer, ToolError> =>
+  Effect.gen(function* () {
+    const pathspecs = prefixes.map(topPathspec)
+    const before = yield* indexState(repo, cli, pathspecs)
+    const out = yield* cli.run(repo.dir, ["add", "-A", "--", ...pathspecs], { allowFailure: true })
+    if (out.exitCode === 128 && /did not match any files/.test(out.stderr)) {
+      const unmatched = prefixes.flatMap((p, i) => (out.stderr.includes(`'${topPathspec(p)}'`) ? [i] : []))
+      return { changes: [], ignored: [], unmatched: unmatched.length > 0 ? unmatched : [0] }
+    }
+    const ignoredBlock = /following paths are ignored[^\n]*\n([\s\S]*?)(?:\nhint:|$)/.exec(out.stderr)
+    if (out.exitCode !== 0 && ignoredBlock === null) {
+      return yield* cli.run(repo.dir, ["add", "-A", "--", ...pathspecs]).pipe(Effect.as({ changes: [], ignored: [], unmatched: [] }))
+    }
+    const ignored = ignoredBlock ? ignoredBlock[1]!.split("\n").filter((l) => l.trim() !== "") : []
+    const after = new Map((yield* indexState(repo, cli, pathspecs)).map((e) => [e.path, e]))
+    const changes: Array<{ path: string; change: string }> = []
+    for (const e of before) {
+      if (e.index !== "?" && e.worktree === " ") continue
+      const now = after.get(e.path)
+      if (now !== undefined && now.index === "?") continue
+      const x = now?.index ?? " "
+      changes.push({ path: e.path, change: x === "A" ? "added" : x === "D" ? "deleted" : "modified" })
+    }
+    changes.sort((a, b) => compareBytes(a.path, b.path))
+    return { changes, ignored, unmatched: [] }
+  })
+
+/** The staged changes a commit would record, as `git diff --cached --name-status -M` lists them. */
+export const cliStagedChanges = (
+  repo: Repository,
+  cli: GitCli,
+): Effect.Effect<ReadonlyArray<{ path: string; change: string; from?: string }>, ToolError> =>
+  Effect.gen(function* () {
+    const out = yield* cli.run(repo.dir, ["diff", "--cached", "--name-status", "-z", "--find-renames", "--no-ext-diff"])
+    const parts = fields(out.stdout)
+    const changes: Array<{ path: string; change: string; from?: string }> = []
+    for (let i = 0; i < parts.length; ) {
+      const status = parts[i++]!
+      if (status.startsWith("R") || status.startsWith("C")) {
+        const from = parts[i++]!
+        changes.push({ path: parts[i++]!, change: "renamed", from })
+      } else {
+        const path = parts[i++]!
+        changes.push({ path, change: status === "A" ? "added" : status === "D" ? "deleted" : "modified" })
+      }
+    }
+    return changes.sort((a, b) => compareBytes(a.path, b.path))
+  })
+
+/** Records the index as a commit with `message` (hooks already run by the caller) and returns its id. */
+export const cliCommit = (
+  repo: Repository,
+  cli: GitCli,
+  message: string,
+  identity: Readonly<Record<string, string>>,
+): Effect.Effect<string, ToolError> =>
+  Effect.gen(function* () {
+    // The caller ran pre-commit and commit-msg itself (to report which hook refused), so git must not run them again.
+    yield* cli.run(repo.dir, ["commit", "-q", "--no-verify", "--cleanup=verbatim", "--allow-empty-message", "-m", message], { extraEnv: identity })
+    const head = yield* cli.run(repo.dir, ["rev-parse", "HEAD"])
+    return decoder.decode(head.stdout).trim()
+  })

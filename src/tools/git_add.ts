@@ -1,14 +1,50 @@
 import { Effect, Schema } from "effect"
 import * as git from "isomorphic-git"
-import { openRepository } from "../git/repository.ts"
+import { cliAdd, type AddAnswer } from "../git/cli-backend.ts"
+import { gitCli } from "../git/git-cli.ts"
+import { openRepository, type Repository } from "../git/repository.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
-import { toolError } from "../protocol/tool-error.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_add.md" with { type: "text" }
 
 const under = (path: string, prefix: string) => prefix === "" || path === prefix || path.startsWith(`${prefix}/`)
+
+/** `git add` with isomorphic-git (no git executable): the same answer as the command line's. */
+const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.Effect<AddAnswer, ToolError> =>
+  Effect.gen(function* () {
+    const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
+    const snapshot = yield* readSnapshot(repo, { workdir: true, prefixes })
+    const toAdd: Array<{ path: string; change: string }> = []
+    const toRemove: Array<string> = []
+    for (const s of snapshot.states) {
+      if (s.stage && !s.workdir) toRemove.push(s.path)
+      else if (s.workdir && !s.stage) toAdd.push({ path: s.path, change: s.head ? "modified" : "added" })
+      else if (s.workdir && s.stage) {
+        const differs = s.workdir.oid !== s.stage.oid || (fileMode && s.workdir.mode !== s.stage.mode)
+        if (differs) toAdd.push({ path: s.path, change: "modified" })
+      }
+    }
+    const ignored: Array<string> = []
+    const unmatched: Array<number> = []
+    for (const [i, prefix] of prefixes.entries()) {
+      if (snapshot.states.some((s) => under(s.path, prefix))) continue
+      const isIgnored = yield* repo.call("check-ignore", () => git.isIgnored({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: prefix }))
+      if (isIgnored) ignored.push(prefix)
+      else unmatched.push(i)
+    }
+    if (unmatched.length > 0) return { changes: [], ignored: [], unmatched }
+    if (toAdd.length > 0) {
+      yield* repo.call("add", () => git.add({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: toAdd.map((a) => a.path), cache: repo.cache }))
+    }
+    for (const path of toRemove) {
+      yield* repo.call("rm", () => git.remove({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: path, cache: repo.cache }))
+    }
+    const changes = [...toAdd, ...toRemove.map((path) => ({ path, change: "deleted" }))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    return { changes, ignored, unmatched }
+  })
 
 /** git_add (spec 004): stages files (new, modified and deleted) for the next commit, like `git add <paths>`. */
 export const gitAddTool = defineTool({
@@ -42,41 +78,17 @@ export const gitAddTool = defineTool({
         }
         prefixes.push(rel)
       }
-      const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
-      const snapshot = yield* readSnapshot(repo, { workdir: true, prefixes })
-      const toAdd: Array<{ path: string; change: string }> = []
-      const toRemove: Array<string> = []
-      for (const s of snapshot.states) {
-        if (s.stage && !s.workdir) toRemove.push(s.path)
-        else if (s.workdir && !s.stage) toAdd.push({ path: s.path, change: s.head ? "modified" : "added" })
-        else if (s.workdir && s.stage) {
-          const differs = s.workdir.oid !== s.stage.oid || (fileMode && s.workdir.mode !== s.stage.mode)
-          if (differs) toAdd.push({ path: s.path, change: "modified" })
-        }
-      }
-      const ignored: Array<string> = []
-      const unmatched: Array<string> = []
-      for (const [i, prefix] of prefixes.entries()) {
-        if (snapshot.states.some((s) => under(s.path, prefix))) continue
-        const isIgnored = yield* repo.call("check-ignore", () => git.isIgnored({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: prefix }))
-        if (isIgnored) ignored.push(prefix)
-        else unmatched.push(given[i]!)
-      }
-      if (unmatched.length > 0) {
+      const cli = yield* gitCli
+      const staged = cli ? yield* cliAdd(repo, cli, prefixes) : yield* builtinAdd(repo, prefixes)
+      if (staged.unmatched.length > 0) {
         return yield* Effect.fail(
-          toolError("NOT_FOUND", `pathspec '${unmatched.join("', '")}' did not match any files; nothing was staged.`, {
+          toolError("NOT_FOUND", `pathspec '${staged.unmatched.map((i) => given[i]!).join("', '")}' did not match any files; nothing was staged.`, {
             fieldErrors: [{ field: "paths", message: "no matching files" }],
             hints: [hint("GitStatus", "medium", { short: true })],
           }),
         )
       }
-      if (toAdd.length > 0) {
-        yield* repo.call("add", () => git.add({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: toAdd.map((a) => a.path), cache: repo.cache }))
-      }
-      for (const path of toRemove) {
-        yield* repo.call("rm", () => git.remove({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: path, cache: repo.cache }))
-      }
-      const changes = [...toAdd, ...toRemove.map((path) => ({ path, change: "deleted" }))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+      const { changes, ignored } = staged
       const files = changes.map((c) => c.path)
       const lines = changes.map((c) => `${c.change === "added" ? "A" : c.change === "deleted" ? "D" : "M"}  ${c.path}`)
       const summary = changes.length === 0 ? "Nothing new to stage: the named paths match the index already." : `Staged ${changes.length} file${changes.length === 1 ? "" : "s"}:`

@@ -5,7 +5,10 @@ import * as git from "isomorphic-git"
 import { Config } from "../config/config.ts"
 import { runHook } from "../git/hooks.ts"
 import { readGitConfig, resolveIdentity } from "../git/identity.ts"
-import { openRepository } from "../git/repository.ts"
+import { cliCommit, cliStagedChanges } from "../git/cli-backend.ts"
+import { gitCli } from "../git/git-cli.ts"
+import { gitZone } from "../git/history.ts"
+import { openRepository, type Repository } from "../git/repository.ts"
 import { readHead, stagedRenames } from "../git/status.ts"
 import { compareBytes, readSnapshot } from "../git/tree-states.ts"
 import { hint } from "../protocol/hint.ts"
@@ -16,6 +19,9 @@ import description from "./git_commit.md" with { type: "text" }
 /** Options that rewrite history, force or skip checks: never honoured, even written into the message. */
 const REFUSED = /^(?:--?)(amend|force|no-verify|no-edit|allow-empty|allow-empty-message|fixup|squash|reset-author|all|a|n|f|c|C)\b/
 
+/** A time as git's date variables take it: "@<seconds> <zone>". */
+const gitTime = (when: { timestamp: number; timezoneOffset: number }) => `@${when.timestamp} ${gitZone(when.timezoneOffset)}`
+
 /** `git commit -m` cleanup ("whitespace" mode): trailing spaces, leading/trailing and repeated blank lines go. */
 export const cleanMessage = (message: string): string =>
   message
@@ -24,6 +30,24 @@ export const cleanMessage = (message: string): string =>
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .replace(/^\n+|\n+$/g, "")
+
+/** The staged changes read with isomorphic-git (no git executable). */
+const builtinStagedChanges = (repo: Repository) =>
+  Effect.gen(function* () {
+    const snapshot = yield* readSnapshot(repo, { workdir: false })
+    const renames = yield* repo.call("diff", () => stagedRenames(repo, snapshot.states))
+    const renamedFrom = new Set(renames.map((r) => r.from))
+    const renamedTo = new Map(renames.map((r) => [r.to, r.from]))
+    const changes = snapshot.states
+      .filter((s) => !renamedFrom.has(s.path))
+      .flatMap((s): ReadonlyArray<{ path: string; change: string; from?: string }> => {
+        if (renamedTo.has(s.path)) return [{ path: s.path, change: "renamed", from: renamedTo.get(s.path)! }]
+        if (s.head && s.stage) return s.head.oid === s.stage.oid && s.head.mode === s.stage.mode ? [] : [{ path: s.path, change: "modified" }]
+        return [{ path: s.path, change: s.stage ? "added" : "deleted" }]
+      })
+      .sort((a, b) => compareBytes(a.path, b.path))
+    return changes
+  })
 
 /** git_commit (spec 004): records the staged changes as a new commit on the current branch. */
 export const gitCommitTool = defineTool({
@@ -69,18 +93,8 @@ export const gitCommitTool = defineTool({
           }),
         )
       }
-      const snapshot = yield* readSnapshot(repo, { workdir: false })
-      const renames = yield* repo.call("diff", () => stagedRenames(repo, snapshot.states))
-      const renamedFrom = new Set(renames.map((r) => r.from))
-      const renamedTo = new Map(renames.map((r) => [r.to, r.from]))
-      const changes = snapshot.states
-        .filter((s) => !renamedFrom.has(s.path))
-        .flatMap((s): ReadonlyArray<{ path: string; change: string; from?: string }> => {
-          if (renamedTo.has(s.path)) return [{ path: s.path, change: "renamed", from: renamedTo.get(s.path)! }]
-          if (s.head && s.stage) return s.head.oid === s.stage.oid && s.head.mode === s.stage.mode ? [] : [{ path: s.path, change: "modified" }]
-          return [{ path: s.path, change: s.stage ? "added" : "deleted" }]
-        })
-        .sort((a, b) => compareBytes(a.path, b.path))
+      const cli = yield* gitCli
+      const changes = cli ? yield* cliStagedChanges(repo, cli) : yield* builtinStagedChanges(repo)
       if (changes.length === 0) {
         return yield* Effect.fail(
           toolError("EXECUTION_ERROR", "Nothing to commit: no changes are staged. Stage files with git_add first.", {
@@ -105,17 +119,26 @@ export const gitCommitTool = defineTool({
 
       const millis = yield* Clock.currentTimeMillis
       const when = { timestamp: Math.floor(millis / 1000), timezoneOffset: new Date(millis).getTimezoneOffset() }
-      const oid = yield* repo.call("commit", () =>
-        git.commit({
-          fs: repo.fs,
-          dir: repo.dir,
-          gitdir: repo.gitdir,
-          message: `${finalMessage}\n`,
-          author: { ...author, ...when },
-          committer: { ...committer, ...when },
-          cache: repo.cache,
-        }),
-      )
+      const oid = cli
+        ? yield* cliCommit(repo, cli, `${finalMessage}\n`, {
+            GIT_AUTHOR_NAME: author.name,
+            GIT_AUTHOR_EMAIL: author.email,
+            GIT_AUTHOR_DATE: gitTime(when),
+            GIT_COMMITTER_NAME: committer.name,
+            GIT_COMMITTER_EMAIL: committer.email,
+            GIT_COMMITTER_DATE: gitTime(when),
+          })
+        : yield* repo.call("commit", () =>
+            git.commit({
+              fs: repo.fs,
+              dir: repo.dir,
+              gitdir: repo.gitdir,
+              message: `${finalMessage}\n`,
+              author: { ...author, ...when },
+              committer: { ...committer, ...when },
+              cache: repo.cache,
+            }),
+          )
       const subject = finalMessage.split("\n")[0]!
       const root = head.commit === undefined ? " (root-commit)" : ""
       const lines = changes.map((c) =>

@@ -1,4 +1,4 @@
-import { describe, expect, test, setDefaultTimeout } from "bun:test"
+import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
 import { Effect } from "effect"
 import { mkdirSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -9,7 +9,7 @@ import { git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
 setDefaultTimeout(60_000)
 
 const home = gitHome()
-const env = { HOME: home }
+let env: Record<string, string> = { HOME: home }
 const add = (root: string, params: unknown, options: Parameters<typeof callTool>[3] = {}) => callTool(root, "git_add", params, { env, ...options })
 const porcelain = (root: string) => git(root, home, ["status", "--porcelain"]).replace(/\n$/, "")
 
@@ -24,7 +24,12 @@ const repo = () => {
   return root
 }
 
-describe("git_add", () => {
+// Both backends answer every case: the git command line, and isomorphic-git (used when no git is installed).
+for (const backend of ["cli", "isomorphic"] as const) {
+describe(`git_add (${backend})`, () => {
+  beforeAll(() => {
+    env = { HOME: home, ANVIL_GIT_BACKEND: backend }
+  })
   test("stages new, modified and deleted files under a folder, as `git add <dir>` does; the index is git-readable", async () => {
     const root = repo()
     const out = await add(root, { paths: ["src"] })
@@ -77,3 +82,4 @@ describe("git_add", () => {
     expect(porcelain(root)).not.toMatch(/^[MAD] /m)
   })
 })
+}

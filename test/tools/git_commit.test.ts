@@ -1,4 +1,4 @@
-import { describe, expect, test, setDefaultTimeout } from "bun:test"
+import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
 import { Effect } from "effect"
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -9,7 +9,7 @@ import { git, gitHome, gitRepo } from "../support/git-repo.ts"
 setDefaultTimeout(60_000)
 
 const home = gitHome({ name: "Config Person", email: "config@example.test" })
-const env = { HOME: home }
+let env: Record<string, string> = { HOME: home }
 const commit = (root: string, params: unknown, options: Parameters<typeof callTool>[3] = {}) => callTool(root, "git_commit", params, { env, ...options })
 const head = (root: string) => git(root, home, ["log", "-1", "--format=%H%n%an <%ae>%n%cn <%ce>%n%B"]).replace(/\n+$/, "")
 
@@ -20,7 +20,12 @@ const staged = (options: { commit?: boolean } = { commit: true }) => {
   return root
 }
 
-describe("git_commit", () => {
+// Both backends answer every case: the git command line, and isomorphic-git (used when no git is installed).
+for (const backend of ["cli", "isomorphic"] as const) {
+describe(`git_commit (${backend})`, () => {
+  beforeAll(() => {
+    env = { HOME: home, ANVIL_GIT_BACKEND: backend }
+  })
   test("commits the staged changes with the identity from ~/.gitconfig; git reads the result", async () => {
     const root = staged()
     writeFileSync(join(root, "unstaged.txt"), "not staged\n")
@@ -121,3 +126,4 @@ describe("git_commit", () => {
     expect(head(root)).toBe(before)
   })
 })
+}

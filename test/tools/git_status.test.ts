@@ -204,6 +204,17 @@ describe("git_status on a clone that borrows objects (git clone --shared)", () =
     expect(String((diff.envelope.data as { content: string }).content)).toBe(git(clone, home, ["diff"]).replace(/\n$/, ""))
   })
 
+  test("git_add, git_commit and git_log work on it through the git command line", async () => {
+    const clone = sharedClone()
+    const add = await callTool(clone, "git_add", { paths: ["a.txt"] }, { env: { HOME: home } })
+    expect(add.envelope.status).toBe("success")
+    const commit = await callTool(clone, "git_commit", { message: "more a" }, { env: { HOME: home } })
+    expect(commit.envelope.status).toBe("success")
+    expect(git(clone, home, ["log", "-1", "--format=%s"]).trim()).toBe("more a")
+    const log = await callTool(clone, "git_log", { oneline: true }, { env: { HOME: home } })
+    expect(String((log.envelope.data as { content: string }).content)).toBe(git(clone, home, ["log", "--oneline"]).replace(/\n$/, ""))
+  })
+
   test("without git, the error says why and what to do", async () => {
     const clone = sharedClone()
     const out = await callTool(clone, "git_status", {}, { env: { HOME: home, ANVIL_GIT_BACKEND: "isomorphic" } })
