@@ -8,6 +8,8 @@ import { GLOBAL_HELP } from "./help-text.ts"
 import { processIO, type CliIO } from "./output.ts"
 import { parseToolArgs, toolCommand } from "./tool-command.ts"
 import { toolHelp, toolsCommand } from "./tools-command.ts"
+import { cliPlugins } from "./plugin-setup.ts"
+import { toolsWithPlugins } from "../plugins/plugin-host.ts"
 
 /** Runs the CLI; returns the exit code (0 success or partial, 1 error, 2 usage). */
 export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO()): Promise<number> => {
@@ -38,19 +40,32 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         }
         io.out(GLOBAL_HELP)
         return global.help ? 0 : 2
-      case "tools":
+      case "tools": {
         if (global.help) return help(io, "Usage: anvil tools [--json]\n")
-        io.out(toolsCommand(await loadBuiltinTools(), rest.includes("--json")))
+        const { plugins } = await cliPlugins(io, global.root)
+        io.out(toolsCommand(toolsWithPlugins(await loadBuiltinTools(), plugins), rest.includes("--json")))
         return 0
+      }
       case "tool": {
         if (global.help) {
           const tool = rest[0] ? await loadBuiltinTool(rest[0]) : undefined
-          return help(io, tool ? toolHelp(tool) : GLOBAL_HELP)
+          if (tool) return help(io, toolHelp(tool))
+          const { plugins } = rest[0] ? await cliPlugins(io, global.root, { quiet: true }) : { plugins: undefined }
+          const fromPlugin = plugins?.tools.find((t) => t.name.toLowerCase() === rest[0]!.toLowerCase())
+          return help(io, fromPlugin ? toolHelp(fromPlugin) : GLOBAL_HELP)
         }
         const args = await parseToolArgs(rest, io)
+        const { config, plugins } = await cliPlugins(io, global.root)
         // Only the named tool is loaded; an unknown name loads all, for the list of what exists.
         const one = await loadBuiltinTool(args.name)
-        return await toolCommand(args, one ? [one] : await loadBuiltinTools(), io, global.root)
+        const fromPlugin = plugins.tools.some((t) => t.name.toLowerCase() === args.name.trim().toLowerCase())
+        const base = one ? [one] : fromPlugin ? [] : await loadBuiltinTools()
+        return await toolCommand(args, toolsWithPlugins(base, plugins, (m) => io.err(`anvil: ${m}\n`)), io, global.root, config)
+      }
+      case "plugins": {
+        const { pluginsCommand, PLUGINS_HELP } = await import("./plugins-command.ts")
+        if (global.help) return help(io, PLUGINS_HELP)
+        return await pluginsCommand(rest, io, global.root)
       }
       case "run": {
         if (global.help) return help(io, (await import("./run-command.ts")).RUN_HELP)

@@ -1,4 +1,5 @@
 import { Deferred, Effect } from "effect"
+import type { ConfigShape } from "../config/config.ts"
 import type { Envelope } from "../protocol/envelope.ts"
 import { makeToolRuntime } from "../runtime.ts"
 import type { Tool } from "../tool-framework/definition.ts"
@@ -57,6 +58,8 @@ export const toolCommand = async (
   tools: ReadonlyArray<Tool>,
   io: CliIO,
   root: string | undefined,
+  /** The configuration already read (plugins needed it); the files are then not read again. */
+  config?: ConfigShape,
 ): Promise<number> => {
   // SIGINT, SIGTERM, SIGHUP cancel the call: its processes are ended and the envelope says CANCELLED.
   const cancel = Effect.runSync(Deferred.make<void>())
@@ -67,7 +70,7 @@ export const toolCommand = async (
   const program = Effect.gen(function* () {
     const runner = yield* ToolRunner
     return yield* runner.run({ name: args.name, params: args.params }, { cancelled: Deferred.await(cancel) })
-  }).pipe(Effect.provide(makeToolRuntime({ cwd: io.cwd, env: io.env, root, tools, ...(io.terminal ? { terminal: io.terminal } : {}) })))
+  }).pipe(Effect.provide(makeToolRuntime({ cwd: io.cwd, env: io.env, root, tools, ...(config ? { config } : {}), ...(io.terminal ? { terminal: io.terminal } : {}) })))
   let outcome: ToolOutcome
   try {
     outcome = await Effect.runPromise(program)

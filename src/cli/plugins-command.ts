@@ -1,0 +1,274 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { join, relative, resolve } from "node:path"
+import { Effect } from "effect"
+import dts from "../../embedded/plugin-api.dts.txt" with { type: "text" }
+import { classify, discoverPlugins, userPluginsDir, type DiscoveredPlugin } from "../plugins/discovery.ts"
+import { loadPlugins, pluginNotices, pluginSettings, type PluginReport, type PluginSet } from "../plugins/plugin-host.ts"
+import { makeTrust } from "../trust/trust.ts"
+import { UsageError } from "./args.ts"
+import type { CliIO } from "./output.ts"
+import { builtinNames, cliPlugins, projectOf } from "./plugin-setup.ts"
+
+export const PLUGINS_HELP = `Usage: anvil plugins [--json]          list every plugin found: source, status, tools, hooks
+       anvil plugins check PATH          load one plugin file or folder; exit 1 with the reason when broken
+       anvil plugins trust [NAME...]     trust project plugins (all untrusted ones without NAME)
+       anvil plugins untrust NAME        forget the trust of a project plugin
+       anvil plugins init NAME [--user | --dir DIR]
+                                         write a working plugin skeleton (index.ts, type declarations,
+                                         tsconfig.json, package.json) into .anvil/plugins/NAME/
+                                         (--user: ~/.config/anvil/plugins/NAME/)
+
+Plugins come from ~/.config/anvil/plugins/ ($XDG_CONFIG_HOME/anvil/plugins/), the project's
+.anvil/plugins/ and plugins.paths in anvil.json. Project plugins (anything that came with the
+repository) load only once trusted; a change to their code asks again. Status: loaded,
+untrusted, disabled (plugins.disabled in anvil.json) or error (with the reason).
+`
+
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
+
+/** The listing of `anvil plugins`. */
+export const formatPlugins = (set: PluginSet, display: (p: string) => string): string => {
+  if (set.reports.length === 0) {
+    return "No plugins found. Put one in .anvil/plugins/ or ~/.config/anvil/plugins/, or start with 'anvil plugins init NAME'.\n"
+  }
+  const width = Math.max(4, ...set.reports.map((r) => r.name.length))
+  const out = [`${"NAME".padEnd(width)}  SOURCE   STATUS     PATH`]
+  for (const r of set.reports) {
+    const status = r.status === "untrusted" && r.trust === "changed" ? "untrusted (changed)" : r.status
+    out.push(`${r.name.padEnd(width)}  ${r.source.padEnd(7)}  ${status.padEnd(9)}  ${display(r.path)}`)
+    const pad = " ".repeat(width + 2)
+    if (r.description) out.push(`${pad}${clip(r.description, 100)}`)
+    if (r.tools.length > 0) out.push(`${pad}tools: ${r.tools.join(", ")}`)
+    if (r.hooks.length > 0) out.push(`${pad}hooks: ${r.hooks.join(", ")}`)
+    if (r.skills.length > 0) out.push(`${pad}skills: ${r.skills.join(", ")}`)
+    if (r.mcpServers.length > 0) out.push(`${pad}mcp servers: ${r.mcpServers.join(", ")}`)
+    if (r.unsupported && r.unsupported.length > 0) out.push(`${pad}not run by anvil: ${r.unsupported.join(", ")}`)
+    if (r.error) out.push(`${pad}error: ${r.error.file ? `${display(r.error.file)}${r.error.line ? `:${r.error.line}` : ""}: ` : ""}${r.error.message}`)
+    if (r.status === "untrusted") out.push(`${pad}run 'anvil plugins trust ${r.name}' after reviewing it`)
+  }
+  for (const p of set.problems) out.push("", `Problem: ${p}`)
+  return `${out.join("\n")}\n`
+}
+
+const reportJson = (r: PluginReport) => ({ ...r })
+
+/** `anvil plugins …`; returns the exit code. */
+export const pluginsCommand = async (argv: ReadonlyArray<string>, io: CliIO, rootFlag: string | undefined): Promise<number> => {
+  const [verb, ...rest] = argv
+  switch (verb) {
+    case undefined:
+    case "list":
+    case "--json": {
+      const json = argv.includes("--json")
+      const unknown = argv.filter((a) => a !== "--json" && a !== "list")
+      if (unknown.length > 0) throw new UsageError(`anvil plugins: unexpected argument '${unknown[0]}'`)
+      const { root, plugins } = await cliPlugins(io, rootFlag, { quiet: true })
+      if (json) {
+        io.out(`${JSON.stringify({ plugins: plugins.reports.map(reportJson), problems: plugins.problems }, null, 2)}\n`)
+      } else io.out(formatPlugins(plugins, displayIn(root)))
+      return 0
+    }
+    case "check":
+      return check(rest, io, rootFlag)
+    case "trust":
+      return trust(rest, io, rootFlag)
+    case "untrust":
+      return untrust(rest, io, rootFlag)
+    case "init":
+      return init(rest, io, rootFlag)
+    default:
+      throw new UsageError(`anvil plugins: unknown subcommand '${verb}' (list, check, trust, untrust, init)`)
+  }
+}
+
+const displayIn = (root: string) => (p: string) => {
+  const rel = relative(root, p)
+  return rel === "" ? "." : rel.startsWith("..") ? p : rel
+}
+
+const check = async (args: ReadonlyArray<string>, io: CliIO, rootFlag: string | undefined): Promise<number> => {
+  if (args.length !== 1) throw new UsageError("anvil plugins check: name one plugin file or folder")
+  const path = resolve(io.cwd, args[0]!)
+  if (!existsSync(path)) {
+    io.err(`anvil plugins check: ${path} does not exist\n`)
+    return 1
+  }
+  // The user names it: it is checked as their own, without the trust question.
+  const found: DiscoveredPlugin | undefined = classify(path, "user")
+  if (!found) {
+    io.err(`anvil plugins check: ${path} is not a plugin (a .ts/.js file, a folder with package.json or index.ts, or a Claude Code plugin folder)\n`)
+    return 1
+  }
+  const { root, config } = await projectOf(io, rootFlag)
+  const set = await loadPlugins({ root, env: io.env, config, builtinNames: builtinNames(), only: [found], onProblem: (m) => io.err(`anvil: ${m}\n`) })
+  io.out(formatPlugins(set, displayIn(root)))
+  const report = set.reports[0]
+  if (report?.status !== "loaded") {
+    for (const n of pluginNotices(set)) io.err(`anvil plugins check: ${n}\n`)
+    return 1
+  }
+  return 0
+}
+
+/** The project plugins, found without running any. */
+const projectPlugins = async (io: CliIO, rootFlag: string | undefined) => {
+  const { root, config } = await projectOf(io, rootFlag)
+  const found = discoverPlugins({ root, env: io.env, paths: pluginSettings(config).paths })
+  return { root, project: found.plugins.filter((p) => p.source === "project"), trust: makeTrust({ root, env: io.env }) }
+}
+
+const trust = async (names: ReadonlyArray<string>, io: CliIO, rootFlag: string | undefined): Promise<number> => {
+  const { root, project, trust } = await projectPlugins(io, rootFlag)
+  const display = displayIn(root)
+  const missing = names.filter((n) => !project.some((p) => p.name === n))
+  if (missing.length > 0) {
+    io.err(
+      `anvil plugins trust: no project plugin named ${missing.map((m) => `'${m}'`).join(", ")}` +
+        (project.length > 0 ? ` (project plugins: ${project.map((p) => p.name).join(", ")})\n` : " (this project has no plugins)\n"),
+    )
+    return 1
+  }
+  const chosen = names.length > 0 ? project.filter((p) => names.includes(p.name)) : project
+  if (chosen.length === 0) {
+    io.out("No project plugins to trust.\n")
+    return 0
+  }
+  let failed = 0
+  for (const plugin of chosen) {
+    const subject = { kind: "plugin", name: plugin.name, content: { path: plugin.path } } as const
+    const outcome = await Effect.runPromise(
+      Effect.gen(function* () {
+        const before = yield* trust.check(subject)
+        if (before.status === "trusted" && names.length === 0) return "already"
+        yield* trust.trust(subject)
+        return before.status
+      }).pipe(Effect.result),
+    )
+    if (outcome._tag === "Failure") {
+      io.err(`anvil plugins trust: ${plugin.name}: ${outcome.failure.message}\n`)
+      failed++
+    } else if (outcome.success !== "already") {
+      io.out(`trusted ${plugin.name} (${display(plugin.path)})${outcome.success === "changed" ? ": its changed code is trusted now" : ""}\n`)
+    }
+  }
+  if (trust.file) io.out(`Trust is stored in ${trust.file}.\n`)
+  return failed > 0 ? 1 : 0
+}
+
+const untrust = async (names: ReadonlyArray<string>, io: CliIO, rootFlag: string | undefined): Promise<number> => {
+  if (names.length === 0) throw new UsageError("anvil plugins untrust: name the plugin")
+  const { trust } = await projectPlugins(io, rootFlag)
+  let status = 0
+  for (const name of names) {
+    const had = await Effect.runPromise(trust.untrust("plugin", name).pipe(Effect.result))
+    if (had._tag === "Failure") {
+      io.err(`anvil plugins untrust: ${had.failure.message}\n`)
+      status = 1
+    } else if (!had.success) {
+      io.err(`anvil plugins untrust: '${name}' was not trusted in this project\n`)
+      status = 1
+    } else io.out(`untrusted ${name}\n`)
+  }
+  return status
+}
+
+const PLUGIN_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
+
+/** The files of a new plugin: a working tool, the API's declarations, a tsconfig that finds them, a package.json. */
+export const skeletonFiles = (name: string): Record<string, string> => ({
+  "index.ts": `import { defineTool } from "anvil/plugin"
+import { Schema } from "effect"
+
+/**
+ * ${name}: an anvil plugin tool. Try it:
+ *   anvil tool ${name} '{"name": "world"}'
+ * Then change the description, the parameters and run to what your tool does.
+ */
+export default defineTool({
+  name: ${JSON.stringify(name)},
+  description: "Greets someone by name. Replace this with what the tool does and when the model should use it.",
+  parameters: Schema.Struct({
+    name: Schema.String.annotate({ description: "Who to greet." }),
+  }),
+  // A read-only tool runs without asking; one that changes things asks first.
+  readOnly: true,
+  run: ({ name }, ctx) => ({
+    text: \`Hello, \${name}! (project: \${ctx.root})\`,
+    data: { greeted: name },
+  }),
+})
+`,
+  "anvil-plugin.d.ts": dts,
+  "tsconfig.json": `${JSON.stringify(
+    {
+      compilerOptions: {
+        target: "ES2022",
+        module: "ESNext",
+        moduleResolution: "Bundler",
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+        lib: ["ES2022", "DOM"],
+        paths: { "anvil/plugin": ["./anvil-plugin.d.ts"] },
+      },
+      include: ["*.ts"],
+    },
+    null,
+    2,
+  )}\n`,
+  "package.json": `${JSON.stringify(
+    {
+      name,
+      private: true,
+      type: "module",
+      main: "index.ts",
+      // For the editor and tsc only: anvil gives the plugin its own effect at run time.
+      devDependencies: { effect: "4.1.0", typescript: "5.9.3" },
+    },
+    null,
+    2,
+  )}\n`,
+  ".gitignore": "node_modules/\n",
+})
+
+const init = async (args: ReadonlyArray<string>, io: CliIO, rootFlag: string | undefined): Promise<number> => {
+  let name: string | undefined
+  let dir: string | undefined
+  let user = false
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    if (a === "--user") user = true
+    else if (a === "--dir") dir = args[++i]
+    else if (a.startsWith("--dir=")) dir = a.slice(6)
+    else if (a.startsWith("-")) throw new UsageError(`anvil plugins init: unknown option '${a}'`)
+    else if (name === undefined) name = a
+    else throw new UsageError(`anvil plugins init: unexpected argument '${a}'`)
+  }
+  if (name === undefined) throw new UsageError("anvil plugins init: name the plugin, e.g. anvil plugins init word_count")
+  if (!PLUGIN_NAME.test(name)) {
+    throw new UsageError(`anvil plugins init: '${name}' is not a usable name (a letter, then letters, digits, '_' or '-')`)
+  }
+  const { root } = await projectOf(io, rootFlag)
+  const userDir = userPluginsDir(io.env)
+  if (user && !userDir) throw new UsageError("anvil plugins init --user: neither XDG_CONFIG_HOME nor HOME is set")
+  const target = dir !== undefined ? resolve(io.cwd, dir) : user ? join(userDir!, name) : join(root, ".anvil", "plugins", name)
+  if (existsSync(target)) {
+    io.err(`anvil plugins init: ${target} already exists; choose another name or remove it\n`)
+    return 1
+  }
+  mkdirSync(target, { recursive: true })
+  for (const [file, text] of Object.entries(skeletonFiles(name))) writeFileSync(join(target, file), text, { flag: "wx" })
+  const display = displayIn(root)
+  io.out(`created ${display(target)}/: index.ts, anvil-plugin.d.ts, tsconfig.json, package.json\n`)
+  // The user just wrote it: a project skeleton is trusted as written (a later change asks again).
+  const place = classify(target, "project")
+  const inProject = !relative(root, target).startsWith("..")
+  if (inProject && place) {
+    const trusted = await Effect.runPromise(makeTrust({ root, env: io.env }).trust({ kind: "plugin", name, content: { path: target } }).pipe(Effect.result))
+    if (trusted._tag === "Success") io.out(`trusted ${name} as written; after you change it, run 'anvil plugins trust ${name}'\n`)
+  }
+  io.out(`Try it:  anvil tool ${name} '{"name": "world"}'\n`)
+  io.out(`Types:   cd ${display(target)} && npm install && npx tsc\n`)
+  return 0
+}

@@ -1,0 +1,242 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
+import { runCommandHook } from "./command-hook.ts"
+
+/**
+ * A Claude Code plugin folder (`.claude-plugin/plugin.json`) as an anvil
+ * plugin: its `skills/` folder holds skills, its `hooks/hooks.json` (or the
+ * manifest's `hooks`) PreToolUse / PostToolUse command hooks become
+ * `tool.before` / `tool.after` hooks, and its `.mcp.json` (or the manifest's
+ * `mcpServers`) servers are handed to the MCP client. Other hook events
+ * (SessionStart, Stop, …) are listed as unsupported rather than dropped silently.
+ */
+
+/** An MCP server a Claude Code plugin declares, as written (command/args/env or url). */
+export interface PluginMcpServer {
+  readonly plugin: string
+  readonly name: string
+  readonly config: Readonly<Record<string, unknown>>
+}
+
+export interface ClaudePlugin {
+  readonly description?: string
+  /** `skills/` when it exists. */
+  readonly skillsDir?: string
+  readonly skills: ReadonlyArray<string>
+  readonly hooks: Hooks
+  /** The hook names anvil runs, e.g. "PreToolUse(Bash)". */
+  readonly hookLabels: ReadonlyArray<string>
+  readonly mcpServers: ReadonlyArray<PluginMcpServer>
+  /** Parts anvil does not run (other hook events, prompt hooks). */
+  readonly unsupported: ReadonlyArray<string>
+}
+
+/** anvil's tool names as Claude Code calls them; a matcher is tried against both names. */
+export const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = {
+  bash: "Bash",
+  edit: "Edit",
+  multiedit: "MultiEdit",
+  write: "Write",
+  read: "Read",
+  glob: "Glob",
+  grep: "Grep",
+  list: "LS",
+  fetch: "WebFetch",
+  todowrite: "TodoWrite",
+  todoread: "TodoRead",
+  task: "Task",
+  question: "AskUserQuestion",
+  skill: "Skill",
+  patch: "Edit",
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+interface CommandSpec {
+  readonly matcher: string
+  readonly command: string
+  readonly timeoutMs: number
+}
+
+/** Does a Claude Code matcher ("Bash", "Edit|Write", "*", "", a regex) select this tool? */
+export const matcherSelects = (matcher: string, tool: string): boolean => {
+  if (matcher === "" || matcher === "*") return true
+  const names = [CLAUDE_TOOL_NAMES[tool] ?? tool, tool]
+  try {
+    const re = new RegExp(`^(?:${matcher})$`)
+    return names.some((n) => re.test(n))
+  } catch {
+    return names.includes(matcher)
+  }
+}
+
+/** Claude Code's parameter names beside anvil's (file_path for path), so existing hook scripts find what they read. */
+const claudeInput = (params: Readonly<Record<string, unknown>>): Record<string, unknown> =>
+  typeof params.path === "string" && params.file_path === undefined ? { ...params, file_path: params.path } : { ...params }
+
+const readJsonFile = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
+
+/** What a hook's stdout JSON decides, when it is JSON. */
+const jsonDecision = (stdout: string): { block: boolean; reason?: string } | undefined => {
+  const text = stdout.trim()
+  if (!text.startsWith("{")) return undefined
+  try {
+    const json = JSON.parse(text) as Record<string, unknown>
+    const specific = isRecord(json.hookSpecificOutput) ? json.hookSpecificOutput : {}
+    const reason =
+      typeof specific.permissionDecisionReason === "string" ? specific.permissionDecisionReason : typeof json.reason === "string" ? json.reason : undefined
+    const block = specific.permissionDecision === "deny" || json.decision === "block" || json.continue === false
+    return { block, ...(reason !== undefined ? { reason } : {}) }
+  } catch {
+    return undefined
+  }
+}
+
+/** Reads the folder. Throws with a message naming the file when the manifest or hooks file is broken. */
+export const readClaudePlugin = (input: {
+  readonly name: string
+  readonly dir: string
+  readonly root: string
+  readonly env: Readonly<Record<string, string | undefined>>
+}): ClaudePlugin => {
+  const manifestFile = join(input.dir, ".claude-plugin", "plugin.json")
+  const manifest = readJsonFile(manifestFile)
+  if (!isRecord(manifest)) throw new Error(`${manifestFile}: the top level must be an object`)
+  const expand = (s: string) => s.replaceAll("${CLAUDE_PLUGIN_ROOT}", input.dir)
+
+  // Skills
+  const skillsDir = join(input.dir, "skills")
+  const skills: Array<string> = []
+  if (existsSync(skillsDir)) {
+    for (const entry of readdirSync(skillsDir, { withFileTypes: true })) {
+      if (entry.isDirectory() && existsSync(join(skillsDir, entry.name, "SKILL.md"))) skills.push(entry.name)
+    }
+  }
+
+  // Hooks: the manifest's `hooks` (an object, or a path) or hooks/hooks.json.
+  let hooksJson: unknown
+  let hooksFile = join(input.dir, "hooks", "hooks.json")
+  if (typeof manifest.hooks === "string") hooksFile = resolve(input.dir, expand(manifest.hooks))
+  if (isRecord(manifest.hooks)) hooksJson = manifest.hooks
+  else if (existsSync(hooksFile)) {
+    try {
+      hooksJson = readJsonFile(hooksFile)
+    } catch (e) {
+      throw new Error(`${hooksFile}: not valid JSON (${(e as Error).message})`)
+    }
+  }
+  const events = isRecord(hooksJson) && isRecord(hooksJson.hooks) ? hooksJson.hooks : isRecord(hooksJson) ? hooksJson : {}
+  const specs: Record<"PreToolUse" | "PostToolUse", Array<CommandSpec>> = { PreToolUse: [], PostToolUse: [] }
+  const unsupported: Array<string> = []
+  for (const [event, groups] of Object.entries(events)) {
+    if (event === "description") continue
+    if (event !== "PreToolUse" && event !== "PostToolUse") {
+      unsupported.push(`${event} hooks`)
+      continue
+    }
+    if (!Array.isArray(groups)) throw new Error(`${hooksFile}: hooks.${event} must be an array`)
+    for (const group of groups) {
+      const matcher = isRecord(group) && typeof group.matcher === "string" ? group.matcher : ""
+      const list = isRecord(group) && Array.isArray(group.hooks) ? group.hooks : []
+      for (const hook of list) {
+        if (!isRecord(hook) || hook.type !== "command" || typeof hook.command !== "string") {
+          unsupported.push(`${event} hook of type ${JSON.stringify(isRecord(hook) ? hook.type : hook)}`)
+          continue
+        }
+        const seconds = typeof hook.timeout === "number" && hook.timeout > 0 ? hook.timeout : 60
+        specs[event].push({ matcher, command: expand(hook.command), timeoutMs: seconds * 1000 })
+      }
+    }
+  }
+
+  const hookEnv = { CLAUDE_PLUGIN_ROOT: input.dir, CLAUDE_PROJECT_DIR: input.root }
+  const run = (spec: CommandSpec, payload: Record<string, unknown>) =>
+    runCommandHook({ command: spec.command, cwd: input.root, env: { ...input.env, ...hookEnv }, stdin: JSON.stringify(payload), timeoutMs: spec.timeoutMs })
+
+  const hooks: { -readonly [K in keyof Hooks]: Hooks[K] } = {}
+  if (specs.PreToolUse.length > 0) {
+    hooks["tool.before"] = async (event): Promise<ToolBeforeResult> => {
+      for (const spec of specs.PreToolUse) {
+        if (!matcherSelects(spec.matcher, event.tool)) continue
+        const out = await run(spec, {
+          session_id: "anvil",
+          cwd: input.root,
+          hook_event_name: "PreToolUse",
+          tool_name: CLAUDE_TOOL_NAMES[event.tool] ?? event.tool,
+          tool_input: claudeInput(event.params),
+        })
+        if (out.exitCode === 2) return { deny: out.stderr.trim() || `PreToolUse hook '${spec.command}' blocked the call` }
+        if (out.exitCode !== 0) throw new Error(`PreToolUse hook '${spec.command}' exited with ${out.exitCode}: ${out.stderr.trim().slice(0, 500)}`)
+        const decision = jsonDecision(out.stdout)
+        if (decision?.block) return { deny: decision.reason ?? `PreToolUse hook '${spec.command}' blocked the call` }
+      }
+      return undefined
+    }
+  }
+  if (specs.PostToolUse.length > 0) {
+    hooks["tool.after"] = async (event): Promise<ToolAfterResult> => {
+      const notes: Array<string> = []
+      for (const spec of specs.PostToolUse) {
+        if (!matcherSelects(spec.matcher, event.tool)) continue
+        const out = await run(spec, {
+          session_id: "anvil",
+          cwd: input.root,
+          hook_event_name: "PostToolUse",
+          tool_name: CLAUDE_TOOL_NAMES[event.tool] ?? event.tool,
+          tool_input: claudeInput(event.params),
+          tool_response: { text: event.result.text, data: event.result.data, status: event.result.status },
+        })
+        if (out.exitCode === 2) notes.push(out.stderr.trim())
+        else if (out.exitCode !== 0) throw new Error(`PostToolUse hook '${spec.command}' exited with ${out.exitCode}: ${out.stderr.trim().slice(0, 500)}`)
+        else {
+          const decision = jsonDecision(out.stdout)
+          if (decision?.block && decision.reason) notes.push(decision.reason)
+        }
+      }
+      return notes.length > 0 ? { text: `${event.result.text}\n\nPostToolUse hook feedback:\n${notes.join("\n")}` } : undefined
+    }
+  }
+
+  // MCP servers: the manifest's `mcpServers` (an object or a path) or .mcp.json.
+  let mcpJson: unknown
+  if (isRecord(manifest.mcpServers)) mcpJson = { mcpServers: manifest.mcpServers }
+  else {
+    const file = typeof manifest.mcpServers === "string" ? resolve(input.dir, expand(manifest.mcpServers)) : join(input.dir, ".mcp.json")
+    if (existsSync(file)) {
+      try {
+        mcpJson = readJsonFile(file)
+      } catch (e) {
+        throw new Error(`${file}: not valid JSON (${(e as Error).message})`)
+      }
+    }
+  }
+  const servers = isRecord(mcpJson) && isRecord(mcpJson.mcpServers) ? mcpJson.mcpServers : {}
+  const mcpServers: Array<PluginMcpServer> = Object.entries(servers)
+    .filter((entry): entry is [string, Record<string, unknown>] => isRecord(entry[1]))
+    .map(([name, config]) => ({ plugin: input.name, name, config: expandDeep(config, expand) as Record<string, unknown> }))
+
+  const hookLabels = [
+    ...specs.PreToolUse.map((s) => `PreToolUse(${s.matcher || "*"})`),
+    ...specs.PostToolUse.map((s) => `PostToolUse(${s.matcher || "*"})`),
+  ]
+  return {
+    ...(typeof manifest.description === "string" ? { description: manifest.description } : {}),
+    ...(skills.length > 0 ? { skillsDir } : {}),
+    skills: skills.sort(),
+    hooks,
+    hookLabels,
+    mcpServers,
+    unsupported,
+  }
+}
+
+/** `${CLAUDE_PLUGIN_ROOT}` replaced in every string of a server's settings. */
+const expandDeep = (value: unknown, expand: (s: string) => string): unknown =>
+  typeof value === "string"
+    ? expand(value)
+    : Array.isArray(value)
+      ? value.map((v) => expandDeep(v, expand))
+      : isRecord(value)
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, expand)]))
+        : value

@@ -1,0 +1,182 @@
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
+import { basename, extname, join, resolve, sep } from "node:path"
+
+/**
+ * Where plugins come from, without running any of them:
+ * 1. the user's folder `$XDG_CONFIG_HOME/anvil/plugins` (`~/.config/anvil/plugins`);
+ * 2. the project's `.anvil/plugins`;
+ * 3. `plugins.paths` in anvil.json: each entry a folder of plugins or one
+ *    plugin, relative to the root, absolute, or starting with `~`. An entry
+ *    inside the project counts as a project plugin (it came with the repository).
+ *
+ * In a plugins folder, a plugin is a `.ts`/`.js`/`.mts`/`.mjs` file, a folder
+ * with `package.json` (its `main`, else `index.ts`) or an index file, or a
+ * Claude Code plugin folder (`.claude-plugin/plugin.json`). Names starting with
+ * `.` or `_`, `node_modules` and `.d.ts` files are not plugins.
+ *
+ * Order: user plugins, then project plugins, each alphabetically by name. It
+ * is the order hooks run in.
+ */
+
+export type PluginSource = "user" | "project"
+
+export interface DiscoveredPlugin {
+  /** The file name without extension or the folder's name (a Claude Code plugin's `name`); trust and `plugins.disabled` use it. */
+  readonly name: string
+  readonly source: PluginSource
+  /** "module": TypeScript or JavaScript; "claude": a Claude Code plugin folder. */
+  readonly kind: "module" | "claude"
+  /** The plugin's file or folder (absolute). */
+  readonly path: string
+  /** The module to import (a file, or a folder's main); undefined for a Claude Code folder. */
+  readonly entry: string | undefined
+  /** True when `path` is a folder (bundled before import, hashed whole for trust). */
+  readonly folder: boolean
+  /** Why this entry cannot be a plugin (a folder without an entry file, a broken plugin.json). */
+  readonly problem?: string
+}
+
+export interface PluginPlaces {
+  readonly plugins: ReadonlyArray<DiscoveredPlugin>
+  /** Configuration problems (a `plugins.paths` entry that does not exist, `~` without HOME). */
+  readonly problems: ReadonlyArray<string>
+}
+
+const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"]
+const INDEX_FILES = MODULE_EXTENSIONS.map((e) => `index${e}`)
+
+const isModuleFile = (name: string) =>
+  MODULE_EXTENSIONS.includes(extname(name)) && !name.endsWith(".d.ts") && !name.endsWith(".d.mts")
+
+const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** What one file or folder is, or undefined when it is not meant as a plugin. */
+export const classify = (path: string, source: PluginSource): DiscoveredPlugin | undefined => {
+  const name = basename(path)
+  let info
+  try {
+    info = statSync(path)
+  } catch {
+    return undefined
+  }
+  if (info.isFile()) {
+    if (!isModuleFile(name)) return undefined
+    return { name: name.slice(0, -extname(name).length), source, kind: "module", path, entry: path, folder: false }
+  }
+  if (!info.isDirectory()) return undefined
+  const manifest = join(path, ".claude-plugin", "plugin.json")
+  if (existsSync(manifest)) {
+    try {
+      const json = readJson(manifest)
+      const given = isRecord(json) && typeof json.name === "string" && json.name.trim() !== "" ? json.name.trim() : name
+      return { name: given, source, kind: "claude", path, entry: undefined, folder: true }
+    } catch (e) {
+      return { name, source, kind: "claude", path, entry: undefined, folder: true, problem: `${manifest}: not valid JSON (${(e as Error).message})` }
+    }
+  }
+  const pkgFile = join(path, "package.json")
+  if (existsSync(pkgFile)) {
+    let pkg: unknown
+    try {
+      pkg = readJson(pkgFile)
+    } catch (e) {
+      return { name, source, kind: "module", path, entry: undefined, folder: true, problem: `${pkgFile}: not valid JSON (${(e as Error).message})` }
+    }
+    const main = isRecord(pkg) && typeof pkg.main === "string" ? pkg.main : undefined
+    if (main !== undefined) {
+      const entry = resolve(path, main)
+      if (!existsSync(entry)) return { name, source, kind: "module", path, entry: undefined, folder: true, problem: `package.json "main" names ${main}, which does not exist` }
+      return { name, source, kind: "module", path, entry, folder: true }
+    }
+  }
+  const index = INDEX_FILES.find((f) => existsSync(join(path, f)))
+  if (index) return { name, source, kind: "module", path, entry: join(path, index), folder: true }
+  if (existsSync(pkgFile)) return { name, source, kind: "module", path, entry: undefined, folder: true, problem: `no "main" in package.json and no index.ts` }
+  return undefined
+}
+
+/** The plugins in a plugins folder, or the folder itself when it is one plugin. */
+const scan = (dir: string, source: PluginSource): Array<DiscoveredPlugin> => {
+  const itself = classify(dir, source)
+  if (itself && (itself.kind === "claude" || !statSync(dir).isDirectory() || existsSync(join(dir, "package.json")))) return [itself]
+  let names: Array<string>
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return []
+  }
+  const found: Array<DiscoveredPlugin> = []
+  for (const name of names.sort()) {
+    if (name.startsWith(".") || name.startsWith("_") || name === "node_modules") continue
+    const one = classify(join(dir, name), source)
+    if (one) found.push(one)
+  }
+  return found
+}
+
+const realOr = (p: string) => {
+  try {
+    return realpathSync(p)
+  } catch {
+    return resolve(p)
+  }
+}
+
+const within = (parent: string, child: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
+
+/** The user's plugins folder, or undefined without XDG_CONFIG_HOME and HOME. */
+export const userPluginsDir = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
+  const home = env.HOME ?? env.USERPROFILE
+  const configHome = env.XDG_CONFIG_HOME || (home ? join(home, ".config") : undefined)
+  return configHome ? join(configHome, "anvil", "plugins") : undefined
+}
+
+/** Finds every plugin (see the module comment); never throws. */
+export const discoverPlugins = (input: {
+  readonly root: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** `plugins.paths` as configured (validated here). */
+  readonly paths: unknown
+}): PluginPlaces => {
+  const problems: Array<string> = []
+  const rootReal = realOr(input.root)
+  const home = input.env.HOME ?? input.env.USERPROFILE
+  const folders: Array<{ dir: string; source: PluginSource }> = []
+  const userDir = userPluginsDir(input.env)
+  if (userDir) folders.push({ dir: userDir, source: "user" })
+  folders.push({ dir: join(input.root, ".anvil", "plugins"), source: "project" })
+  const configured = input.paths === undefined ? [] : Array.isArray(input.paths) ? input.paths : [input.paths]
+  for (const entry of configured) {
+    if (typeof entry !== "string" || entry.trim() === "") {
+      problems.push(`plugins.paths: ${JSON.stringify(entry)} is not a path`)
+      continue
+    }
+    const given = entry.trim()
+    if ((given === "~" || given.startsWith("~/")) && !home) {
+      problems.push(`plugins.paths: '${given}' needs HOME, which is not set`)
+      continue
+    }
+    const dir = given === "~" || given.startsWith("~/") ? join(home!, given.slice(1)) : resolve(input.root, given)
+    if (!existsSync(dir)) {
+      problems.push(`plugins.paths: ${dir} does not exist`)
+      continue
+    }
+    folders.push({ dir, source: within(rootReal, realOr(dir)) ? "project" : "user" })
+  }
+  const seen = new Set<string>()
+  const all: Array<DiscoveredPlugin> = []
+  for (const folder of folders) {
+    if (seen.has(realOr(folder.dir))) continue
+    seen.add(realOr(folder.dir))
+    for (const plugin of scan(folder.dir, folder.source)) {
+      if (seen.has(realOr(plugin.path))) continue
+      seen.add(realOr(plugin.path))
+      all.push(plugin)
+    }
+  }
+  const rank = (p: DiscoveredPlugin) => (p.source === "user" ? 0 : 1)
+  const plugins = all.sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return { plugins, problems }
+}

@@ -1,0 +1,149 @@
+import { Effect, Schema } from "effect"
+import { Config } from "../config/config.ts"
+import { ToolError } from "../protocol/tool-error.ts"
+import type { Tool, ToolResult } from "../tool-framework/definition.ts"
+import type { Hooks } from "./api.ts"
+
+/**
+ * Runs the plugins' hooks: in the order they were added (user plugins, then
+ * project plugins, each alphabetically), each with a time limit. A hook that
+ * throws, rejects, fails or times out is reported through `onProblem` and
+ * skipped; the call it was hooked into goes on.
+ */
+
+export type HookName = keyof Hooks
+
+/** One plugin's hook. */
+export interface HookEntry<K extends HookName = HookName> {
+  readonly plugin: string
+  readonly name: K
+  readonly fn: NonNullable<Hooks[K]>
+}
+
+export interface HookRunner {
+  readonly entries: ReadonlyArray<HookEntry>
+  readonly has: (name: HookName) => boolean
+  /** Calls one entry; undefined when it failed (reported). */
+  readonly callEntry: (entry: HookEntry, event: unknown) => Promise<unknown>
+  /**
+   * Calls every hook of `name` in order; yields each answer that came back
+   * (undefined answers included) with its plugin. Problems are reported, not returned.
+   */
+  readonly call: <K extends HookName>(
+    name: K,
+    event: Parameters<NonNullable<Hooks[K]>>[0],
+  ) => Promise<Array<{ readonly plugin: string; readonly value: unknown }>>
+}
+
+const describe = (e: unknown) => (e instanceof Error ? e.message : typeof e === "string" ? e : JSON.stringify(e) ?? String(e))
+
+/** Calls one hook function with a time limit; a returned Effect is run. */
+const callOne = (fn: (event: never) => unknown, event: unknown, timeoutMs: number): Promise<unknown> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const work = (async () => {
+    const value = (fn as (event: unknown) => unknown)(event)
+    return Effect.isEffect(value) ? await Effect.runPromise(value as Effect.Effect<unknown, unknown, never>) : await value
+  })()
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)
+  })
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer))
+}
+
+export const hookRunner = (
+  entries: ReadonlyArray<HookEntry>,
+  options: { readonly timeoutMs: number; readonly onProblem: (message: string) => void },
+): HookRunner => {
+  const callEntry = async (entry: HookEntry, event: unknown): Promise<unknown> => {
+    try {
+      return await callOne(entry.fn as (event: never) => unknown, event, options.timeoutMs)
+    } catch (e) {
+      options.onProblem(`plugin '${entry.plugin}': hook ${entry.name} failed and was skipped: ${describe(e)}`)
+      return undefined
+    }
+  }
+  return {
+    entries,
+    has: (name) => entries.some((e) => e.name === name),
+    callEntry,
+    call: async (name, event) => {
+      const answers: Array<{ plugin: string; value: unknown }> = []
+      for (const entry of entries) if (entry.name === name) answers.push({ plugin: entry.plugin, value: await callEntry(entry, event) })
+      return answers
+    },
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * A tool with `tool.before`, `tool.after` and (for bash) `shell.env` around
+ * its run. `tool.before` answers in order: new parameters (decoded again with
+ * the tool's schema; an invalid change is reported and ignored) or a denial
+ * (PERMISSION_DENIED with the reason, the later hooks not called).
+ */
+export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: string) => void): Tool => {
+  const before = hooks.has("tool.before")
+  const after = hooks.has("tool.after")
+  const env = tool.name === "bash" && hooks.has("shell.env")
+  if (!before && !after && !env) return tool
+  return {
+    ...tool,
+    run: (params, call) =>
+      Effect.gen(function* () {
+        let current = params
+        if (before) {
+          for (const entry of hooks.entries) {
+            if (entry.name !== "tool.before") continue
+            const value = yield* Effect.promise(() =>
+              hooks.callEntry(entry, { tool: tool.name, params: current, callId: call.callId }),
+            )
+            if (!isRecord(value)) continue
+            if (typeof value.deny === "string") {
+              return yield* new ToolError({
+                code: "PERMISSION_DENIED",
+                message: `Blocked by plugin '${entry.plugin}': ${value.deny}`,
+                retryable: false,
+              })
+            }
+            if (isRecord(value.params)) {
+              const decoded = Schema.decodeUnknownExit(tool.parameters)(value.params)
+              if (decoded._tag === "Success") current = decoded.value
+              else onProblem(`plugin '${entry.plugin}': tool.before returned parameters ${tool.name} does not accept; ignored`)
+            }
+          }
+        }
+        let run = tool.run(current, call)
+        if (env) {
+          const answers = yield* Effect.promise(() => hooks.call("shell.env", { command: String((current as { command?: unknown }).command ?? "") }))
+          const extra: Record<string, string> = {}
+          for (const a of answers) {
+            if (!isRecord(a.value)) continue
+            for (const [k, v] of Object.entries(a.value)) if (typeof v === "string") extra[k] = v
+          }
+          if (Object.keys(extra).length > 0) {
+            const config = yield* Config
+            run = run.pipe(Effect.provideService(Config, { ...config, env: { ...config.env, ...extra } }))
+          }
+        }
+        let result: ToolResult = yield* run
+        if (after) {
+          const answers = yield* Effect.promise(() =>
+            hooks.call("tool.after", {
+              tool: tool.name,
+              params: current,
+              callId: call.callId,
+              result: { status: result.status ?? "success", text: result.text, data: result.data },
+            }),
+          )
+          for (const a of answers) {
+            if (!isRecord(a.value)) continue
+            if (typeof a.value.text === "string") result = { ...result, text: a.value.text }
+            if (isRecord(a.value.data)) result = { ...result, data: a.value.data }
+          }
+        }
+        return result
+      }),
+  }
+}
+

@@ -1,0 +1,102 @@
+import { createHash } from "node:crypto"
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { stampContent } from "../trust/content-hash.ts"
+import { HOST_MODULES, registerHostModules } from "./host-modules.ts"
+
+/** Why a plugin's module could not be loaded, with the place in its source when known. */
+export interface LoadProblem {
+  readonly message: string
+  readonly file?: string
+  readonly line?: number
+}
+
+export type Loaded = { readonly ok: true; readonly module: Record<string, unknown> } | { readonly ok: false; readonly problem: LoadProblem }
+
+/** `$XDG_CACHE_HOME/anvil/plugins` (`~/.cache/anvil/plugins`): folder plugins bundled for import. */
+export const pluginCacheDir = (env: Readonly<Record<string, string | undefined>>): string => {
+  const home = env.HOME ?? env.USERPROFILE
+  const cacheHome = env.XDG_CACHE_HOME || (home ? join(home, ".cache") : join(tmpdir(), "anvil-cache"))
+  return join(cacheHome, "anvil", "plugins")
+}
+
+/** Where an error points in the plugin's source: Bun's build messages carry a position, thrown errors a stack. */
+export const problemOf = (e: unknown, entry: string): LoadProblem => {
+  const err = e as { message?: unknown; position?: { file?: string; line?: number }; stack?: unknown }
+  const message = typeof err?.message === "string" ? err.message : String(e)
+  if (err?.position && typeof err.position.line === "number") {
+    return { message, file: err.position.file ?? entry, line: err.position.line }
+  }
+  const stack = typeof err?.stack === "string" ? err.stack : ""
+  const frame = stack.split("\n").find((l) => /\s+at .*\.(m?[jt]s):\d+:\d+\)?$/.test(l) && !l.includes("$bunfs") && !l.includes("/anvil/src/"))
+  const m = frame?.match(/\(?([^\s(]+\.m?[jt]s):(\d+):\d+\)?$/)
+  return m ? { message, file: m[1]!, line: Number(m[2]) } : { message }
+}
+
+const withTimeout = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms (a top-level await that never ends?)`)), ms)
+  })
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * Bundles a folder plugin into one file in the cache, keyed by a stat-only
+ * fingerprint of the folder: Bun's compiled executable does not read `main` or
+ * `exports` of the packages in a plugin's own node_modules when it imports at
+ * run time, but its bundler does. `anvil/plugin` and `effect` stay external so
+ * they resolve to the host's copies.
+ */
+const bundleFolder = async (folder: string, entry: string, cacheDir: string): Promise<string> => {
+  const key = createHash("sha256").update(entry).update(stampContent({ path: folder }) ?? "").digest("hex").slice(0, 20)
+  const outdir = join(cacheDir, key)
+  const out = join(outdir, "index.js")
+  if (existsSync(out)) return out
+  const temp = `${outdir}.${process.pid}.tmp`
+  rmSync(temp, { recursive: true, force: true })
+  mkdirSync(temp, { recursive: true })
+  const result = await Bun.build({
+    entrypoints: [entry],
+    target: "bun",
+    format: "esm",
+    outdir: temp,
+    naming: "index.js",
+    sourcemap: "inline",
+    external: [...HOST_MODULES],
+  })
+  if (!result.success) {
+    rmSync(temp, { recursive: true, force: true })
+    throw result.logs.find((l) => l.level === "error") ?? new Error("the bundle failed")
+  }
+  try {
+    renameSync(temp, outdir)
+  } catch {
+    // Another anvil bundled the same folder at the same time: use theirs.
+    rmSync(temp, { recursive: true, force: true })
+  }
+  return out
+}
+
+/**
+ * Imports a plugin's module with a time limit covering top-level awaits.
+ * Never throws: a syntax error, a throw at import, a missing dependency or the
+ * time limit come back as a {@link LoadProblem}.
+ */
+export const loadPluginModule = async (input: {
+  readonly entry: string
+  /** The plugin's folder, when it is one (bundled first). */
+  readonly folder?: string | undefined
+  readonly timeoutMs: number
+  readonly env: Readonly<Record<string, string | undefined>>
+}): Promise<Loaded> => {
+  registerHostModules()
+  try {
+    const file = input.folder ? await bundleFolder(input.folder, input.entry, pluginCacheDir(input.env)) : input.entry
+    const module = (await withTimeout(import(file), input.timeoutMs, `loading ${input.entry}`)) as Record<string, unknown>
+    return { ok: true, module }
+  } catch (e) {
+    return { ok: false, problem: problemOf(e, input.entry) }
+  }
+}

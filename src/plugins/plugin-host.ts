@@ -1,0 +1,282 @@
+import { Effect } from "effect"
+import type { ConfigShape } from "../config/config.ts"
+import type { Tool } from "../tool-framework/definition.ts"
+import { makeTrust, type TrustShape, type TrustStatus } from "../trust/trust.ts"
+import type { Hooks, PluginDefinition, ToolDefinition } from "./api.ts"
+import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
+import { discoverPlugins, type DiscoveredPlugin, type PluginSource } from "./discovery.ts"
+import { hookRunner, withHooks, type HookEntry, type HookRunner } from "./hook-runner.ts"
+import { loadPluginModule, problemOf, type LoadProblem } from "./load-module.ts"
+import { adaptPluginTool } from "./plugin-tool.ts"
+import { hookNames, hooksProblem, pluginShape, toolProblem } from "./plugin-shape.ts"
+
+/**
+ * Finds, trusts and loads every plugin; the one place `anvil plugins`, `anvil
+ * tools`, `anvil tool`, `anvil run` and the chat get plugins from. Each plugin
+ * ends in one status — `loaded`, `untrusted`, `disabled` or `error` (with the
+ * reason, and file and line when known) — and a broken one never stops the
+ * others or the host.
+ */
+
+export type PluginStatus = "loaded" | "untrusted" | "disabled" | "error"
+
+/** One plugin as `anvil plugins` shows it. */
+export interface PluginReport {
+  readonly name: string
+  readonly source: PluginSource
+  readonly kind: "module" | "claude"
+  readonly path: string
+  readonly status: PluginStatus
+  readonly description?: string
+  readonly error?: LoadProblem
+  /** For a project plugin: where its trust stands (`changed`: trusted once, the code changed since). */
+  readonly trust?: TrustStatus | "assumed"
+  readonly tools: ReadonlyArray<string>
+  readonly hooks: ReadonlyArray<string>
+  readonly skills: ReadonlyArray<string>
+  readonly mcpServers: ReadonlyArray<string>
+  /** Parts of a Claude Code plugin anvil does not run. */
+  readonly unsupported?: ReadonlyArray<string>
+}
+
+export interface PluginSet {
+  readonly reports: ReadonlyArray<PluginReport>
+  /** The loaded plugins' tools, adapted to the pipeline. */
+  readonly tools: ReadonlyArray<Tool>
+  readonly hooks: HookRunner
+  /** Skill folders of loaded Claude Code plugins, in plugin order. */
+  readonly skillFolders: ReadonlyArray<{ readonly dir: string; readonly source: PluginSource; readonly plugin: string }>
+  /** MCP servers of loaded Claude Code plugins, for the MCP client. */
+  readonly mcpServers: ReadonlyArray<PluginMcpServer & { readonly source: PluginSource }>
+  /** Configuration problems and hook failures so far (hook failures are also sent to `onProblem`). */
+  readonly problems: ReadonlyArray<string>
+}
+
+export interface PluginSettings {
+  readonly paths: unknown
+  readonly disabled: ReadonlyArray<string>
+  readonly loadTimeoutMs: number
+  readonly hookTimeoutMs: number
+  readonly options: Readonly<Record<string, unknown>>
+}
+
+/** The `plugins` section of anvil.json. */
+export const pluginSettings = (config: ConfigShape): PluginSettings => ({
+  paths: config.get("plugins", {} as Record<string, unknown>).paths,
+  disabled: config.get("plugins.disabled", [] as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string"),
+  loadTimeoutMs: config.count("plugins.load_timeout_ms", 10_000),
+  hookTimeoutMs: config.count("plugins.hook_timeout_ms", 5_000),
+  options: config.get("plugins.options", {} as Record<string, unknown>),
+})
+
+export interface LoadPluginsOptions {
+  readonly root: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly config: ConfigShape
+  /** Every name and alias of the built-in tools (lowercase or not): a plugin tool may not take one. */
+  readonly builtinNames: ReadonlyArray<string>
+  /** Trust project plugins for this run (`--trust-plugins`). */
+  readonly trustProject?: boolean
+  /** Where hook failures are reported (stderr, a stream-json event). */
+  readonly onProblem?: (message: string) => void
+  /** Only these plugins (`anvil plugins check PATH` passes the discovered one). */
+  readonly only?: ReadonlyArray<DiscoveredPlugin>
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+const describe = (e: unknown) => (e instanceof Error ? e.message : String(e))
+
+/** The trust of a discovered project plugin: untrusted/changed/trusted/assumed, or a problem reading it. */
+const trustOf = (trust: TrustShape, plugin: DiscoveredPlugin) =>
+  Effect.runSync(
+    trust.check({ kind: "plugin", name: plugin.name, content: { path: plugin.path } }).pipe(
+      Effect.map((c) => (c.assumed ? ("assumed" as const) : c.status)),
+      Effect.catch((e) => Effect.succeed({ problem: e.message })),
+    ),
+  )
+
+/** Runs `setup` with the load time limit; returns what it adds. */
+const runSetup = async (plugin: PluginDefinition, ctx: { root: string; options: Record<string, unknown> }, timeoutMs: number) => {
+  if (!plugin.setup) return undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const work = (async () => {
+    const value = plugin.setup!(ctx)
+    return Effect.isEffect(value) ? await Effect.runPromise(value as Effect.Effect<unknown>) : await value
+  })()
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`setup did not finish within ${timeoutMs} ms`)), timeoutMs)
+  })
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer))
+}
+
+export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSet> => {
+  const settings = pluginSettings(options.config)
+  const problems: Array<string> = []
+  const onProblem = (message: string) => {
+    problems.push(message)
+    options.onProblem?.(message)
+  }
+  const found = options.only ? { plugins: options.only, problems: [] } : discoverPlugins({ root: options.root, env: options.env, paths: settings.paths })
+  for (const p of found.problems) onProblem(p)
+  const trust = makeTrust({ root: options.root, env: options.env, ...(options.trustProject ? { assume: ["plugin"] } : {}) })
+
+  const taken = new Map<string, string>()
+  for (const name of options.builtinNames) taken.set(name.toLowerCase(), "a built-in tool")
+  const seenNames = new Set<string>()
+  const reports: Array<PluginReport> = []
+  const tools: Array<Tool> = []
+  const entries: Array<HookEntry> = []
+  const skillFolders: Array<PluginSet["skillFolders"][number]> = []
+  const mcpServers: Array<PluginSet["mcpServers"][number]> = []
+
+  for (const plugin of found.plugins) {
+    const base = { name: plugin.name, source: plugin.source, kind: plugin.kind, path: plugin.path, tools: [], hooks: [], skills: [], mcpServers: [] }
+    const report = (r: Partial<PluginReport> & { status: PluginStatus }) => reports.push({ ...base, ...r })
+    if (seenNames.has(plugin.name)) {
+      report({ status: "error", error: { message: `another plugin is already named '${plugin.name}'; rename one of them` } })
+      continue
+    }
+    seenNames.add(plugin.name)
+    if (settings.disabled.includes(plugin.name)) {
+      report({ status: "disabled" })
+      continue
+    }
+    if (plugin.problem) {
+      report({ status: "error", error: { message: plugin.problem } })
+      continue
+    }
+    let trustState: PluginReport["trust"]
+    if (plugin.source === "project") {
+      const state = trustOf(trust, plugin)
+      if (typeof state === "object") {
+        report({ status: "error", error: { message: state.problem } })
+        continue
+      }
+      trustState = state
+      if (state === "untrusted" || state === "changed") {
+        report({ status: "untrusted", trust: state })
+        continue
+      }
+    }
+    const withTrust = trustState ? { trust: trustState } : {}
+    const pluginOptions = isRecord(settings.options[plugin.name]) ? (settings.options[plugin.name] as Record<string, unknown>) : {}
+
+    if (plugin.kind === "claude") {
+      try {
+        const claude = readClaudePlugin({ name: plugin.name, dir: plugin.path, root: options.root, env: options.env })
+        for (const [name, fn] of Object.entries(claude.hooks)) entries.push({ plugin: plugin.name, name: name as keyof Hooks, fn: fn as never })
+        if (claude.skillsDir) skillFolders.push({ dir: claude.skillsDir, source: plugin.source, plugin: plugin.name })
+        for (const s of claude.mcpServers) mcpServers.push({ ...s, source: plugin.source })
+        report({
+          status: "loaded",
+          ...withTrust,
+          ...(claude.description ? { description: claude.description } : {}),
+          hooks: claude.hookLabels,
+          skills: claude.skills,
+          mcpServers: claude.mcpServers.map((s) => s.name),
+          ...(claude.unsupported.length > 0 ? { unsupported: claude.unsupported } : {}),
+        })
+      } catch (e) {
+        report({ status: "error", ...withTrust, error: { message: describe(e) } })
+      }
+      continue
+    }
+
+    const loaded = await loadPluginModule({
+      entry: plugin.entry!,
+      folder: plugin.folder ? plugin.path : undefined,
+      timeoutMs: settings.loadTimeoutMs,
+      env: options.env,
+    })
+    if (!loaded.ok) {
+      report({ status: "error", ...withTrust, error: loaded.problem })
+      continue
+    }
+    const shape = pluginShape(loaded.module)
+    if (!shape.ok) {
+      report({ status: "error", ...withTrust, error: { message: shape.message, file: plugin.entry! } })
+      continue
+    }
+    let defs: ReadonlyArray<ToolDefinition> = shape.plugin.tools ?? []
+    let hooks: Hooks = shape.plugin.hooks ?? {}
+    try {
+      const added = await runSetup(shape.plugin, { root: options.root, options: pluginOptions }, settings.loadTimeoutMs)
+      if (isRecord(added)) {
+        const more = Array.isArray(added.tools) ? added.tools : []
+        const problem = more.map((t, i) => toolProblem(t, `setup's tools[${i}]`)).find(Boolean) ?? hooksProblem(added.hooks)
+        if (problem) throw new Error(problem)
+        defs = [...defs, ...more]
+        hooks = { ...hooks, ...(isRecord(added.hooks) ? (added.hooks as Hooks) : {}) }
+      }
+    } catch (e) {
+      report({ status: "error", ...withTrust, error: { ...problemOf(e, plugin.entry!), message: `setup failed: ${describe(e)}` } })
+      continue
+    }
+    const clash = defs
+      .map((d) => ({ d, owner: taken.get(d.name.toLowerCase()) }))
+      .find((c) => c.owner !== undefined)
+    const dup = defs.find((d, i) => defs.findIndex((o) => o.name.toLowerCase() === d.name.toLowerCase()) !== i)
+    if (clash || dup) {
+      const message = clash
+        ? `tool '${clash.d.name}' clashes with ${clash.owner}; rename it`
+        : `the plugin defines tool '${dup!.name}' twice`
+      report({ status: "error", ...withTrust, error: { message, file: plugin.entry! } })
+      continue
+    }
+    for (const d of defs) {
+      taken.set(d.name.toLowerCase(), `plugin '${plugin.name}'`)
+      tools.push(adaptPluginTool(d, { name: plugin.name, options: pluginOptions }))
+    }
+    for (const [name, fn] of Object.entries(hooks)) entries.push({ plugin: plugin.name, name: name as keyof Hooks, fn: fn as never })
+    report({
+      status: "loaded",
+      ...withTrust,
+      ...(shape.plugin.description ? { description: shape.plugin.description } : {}),
+      tools: defs.map((d) => d.name),
+      hooks: hookNames(hooks),
+    })
+  }
+  return {
+    reports,
+    tools,
+    hooks: hookRunner(entries, { timeoutMs: settings.hookTimeoutMs, onProblem }),
+    skillFolders,
+    mcpServers,
+    problems,
+  }
+}
+
+/** A plugin set with nothing in it (no plugins found, or plugins not wanted). */
+export const emptyPluginSet = (): PluginSet => ({
+  reports: [],
+  tools: [],
+  hooks: hookRunner([], { timeoutMs: 5000, onProblem: () => {} }),
+  skillFolders: [],
+  mcpServers: [],
+  problems: [],
+})
+
+/** Every name and alias of some tools (a plugin tool may take none of them). */
+export const toolNames = (tools: ReadonlyArray<Tool>): ReadonlyArray<string> =>
+  tools.flatMap((t) => [t.name, t.title, ...(t.aliases ?? [])])
+
+/** The tools an agent or a call gets: the given ones and the plugins', all with the plugins' tool hooks around them. */
+export const toolsWithPlugins = (base: ReadonlyArray<Tool>, set: PluginSet, onProblem: (message: string) => void = () => {}): ReadonlyArray<Tool> =>
+  [...base, ...set.tools].map((t) => withHooks(t, set.hooks, onProblem))
+
+const where = (e: LoadProblem) => (e.file ? `${e.file}${e.line ? `:${e.line}` : ""}: ` : "")
+
+/**
+ * One line per plugin that needs the user's attention: untrusted or changed
+ * project plugins (with the command that trusts them) and plugins that failed.
+ */
+export const pluginNotices = (set: PluginSet): ReadonlyArray<string> =>
+  set.reports.flatMap((r) => {
+    if (r.status === "untrusted") {
+      const why = r.trust === "changed" ? "changed since it was trusted" : "not trusted yet"
+      return [`project plugin '${r.name}' (${r.path}) is ${why} and was not loaded; review it, then run 'anvil plugins trust ${r.name}' (or pass --trust-plugins for one run)`]
+    }
+    if (r.status === "error") return [`plugin '${r.name}' was not loaded: ${where(r.error!)}${r.error!.message}`]
+    return []
+  })

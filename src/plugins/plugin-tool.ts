@@ -1,0 +1,137 @@
+import { Cause, Context, Effect, Exit } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import { ERROR_CODES, type ErrorCode } from "../protocol/error-code.ts"
+import { ToolError } from "../protocol/tool-error.ts"
+import type { Tool, ToolResult } from "../tool-framework/definition.ts"
+import { atomicWrite } from "../workspace/atomic-write.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import { CurrentCall, Files, ToolFailure, type PluginFiles, type ToolContext, type ToolDefinition } from "./api.ts"
+
+/**
+ * A plugin's tool as a registry tool: the same pipeline as a built-in one
+ * (decoding, permission — "ask" unless readOnly —, envelope, truncation and
+ * spill, execution_meta). `run` may return a value, a Promise or an Effect;
+ * a {@link ToolFailure} becomes an error envelope of its code, any other throw
+ * or rejection a defect the pipeline reports as INTERNAL_ERROR.
+ */
+
+/** Progress messages kept per call (the latest ones). */
+const MAX_PROGRESS = 20
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** A plugin's return value as the pipeline's result. */
+export const toToolResult = (value: unknown): Pick<ToolResult, "data" | "text" | "status"> => {
+  if (typeof value === "string") return { data: { output: value }, text: value }
+  if (value === undefined) return { data: {}, text: "(no output)" }
+  if (isRecord(value) && typeof value.text === "string" && Object.keys(value).every((k) => k === "text" || k === "data" || k === "status")) {
+    const data = isRecord(value.data) ? value.data : value.data === undefined ? {} : { value: value.data }
+    return { data, text: value.text, ...(value.status === "partial" ? { status: "partial" as const } : {}) }
+  }
+  const text = JSON.stringify(value, null, 2) ?? String(value)
+  return { data: isRecord(value) ? value : { value }, text }
+}
+
+const failureCode = (code: unknown): ErrorCode =>
+  typeof code === "string" && (ERROR_CODES as ReadonlyArray<string>).includes(code) && code !== "INTERNAL_ERROR" && code !== "CANCELLED"
+    ? (code as ErrorCode)
+    : "EXECUTION_ERROR"
+
+/** A thrown value as the pipeline sees it: ToolFailure → ToolError, anything else stays a defect. */
+const isToolFailure = (e: unknown): e is ToolFailure =>
+  e instanceof ToolFailure || (isRecord(e) && e._tag === "ToolFailure" && typeof e.message === "string")
+
+/** The Files of one call: checked by the workspace sandbox, failures thrown as ToolFailure (the plugin may catch them). */
+const makeFiles = (services: Context.Context<Workspace | FileSystem | Path>): PluginFiles => {
+  const run = <A>(effect: Effect.Effect<A, ToolError | unknown, Workspace | FileSystem | Path>): Promise<A> =>
+    Effect.runPromiseExit(Effect.provideContext(effect, services)).then((exit) => {
+      if (Exit.isSuccess(exit)) return exit.value
+      const fail = exit.cause.reasons.find(Cause.isFailReason)?.error
+      if (fail instanceof ToolError) throw new ToolFailure({ code: failureCode(fail.code) as ToolFailure["code"], message: fail.message })
+      throw Cause.squash(exit.cause)
+    })
+  const resolve = (path: string) =>
+    Effect.gen(function* () {
+      const workspace = yield* Workspace
+      return yield* workspace.resolve(path, "path")
+    })
+  return {
+    resolve: (path) => run(Effect.map(resolve(path), (r) => r.absolute)),
+    exists: (path) => run(resolve(path).pipe(Effect.map((r) => r.exists), Effect.orElseSucceed(() => false))),
+    read: (path) =>
+      run(
+        Effect.gen(function* () {
+          const r = yield* resolve(path)
+          if (!r.exists) return yield* new ToolError({ code: "NOT_FOUND", message: `${r.display} does not exist` })
+          const fs = yield* FileSystem
+          const info = yield* fs.stat(r.real)
+          if (info.type === "Directory") return yield* new ToolError({ code: "IS_DIRECTORY", message: `${r.display} is a folder` })
+          return yield* fs.readFileString(r.real)
+        }),
+      ),
+    write: (path, content) =>
+      run(
+        Effect.gen(function* () {
+          const r = yield* resolve(path)
+          yield* atomicWrite(r.real, new TextEncoder().encode(content))
+        }),
+      ),
+  }
+}
+
+/** Adapts one plugin tool; `options` is `plugins.options.<plugin>`. */
+export const adaptPluginTool = (def: ToolDefinition, plugin: { readonly name: string; readonly options: Readonly<Record<string, unknown>> }): Tool => ({
+  name: def.name,
+  title: def.title ?? def.name,
+  description: def.description,
+  parameters: def.parameters,
+  permission: def.readOnly === true ? "allow" : "ask",
+  readOnly: def.readOnly === true,
+  run: (params, call) =>
+    Effect.gen(function* () {
+      const services = yield* Effect.context<Workspace | FileSystem | Path>()
+      const workspace = Context.get(services, Workspace)
+      const progress: Array<string> = []
+      const outcome = yield* Effect.tryPromise({
+        try: async (signal) => {
+          const files = makeFiles(services)
+          const ctx: ToolContext = {
+            root: workspace.root,
+            cwd: workspace.cwd,
+            callId: call.callId,
+            signal,
+            progress: (message) => {
+              progress.push(String(message))
+              if (progress.length > MAX_PROGRESS) progress.shift()
+            },
+            files,
+            options: plugin.options,
+          }
+          const value: unknown = def.run(params, ctx)
+          if (Effect.isEffect(value)) {
+            const exit = await Effect.runPromiseExit(
+              (value as Effect.Effect<unknown, unknown, Files | CurrentCall>).pipe(
+                Effect.provideService(Files, files),
+                Effect.provideService(CurrentCall, ctx),
+              ),
+              { signal },
+            )
+            if (Exit.isSuccess(exit)) return exit.value
+            const fail = exit.cause.reasons.find(Cause.isFailReason)
+            throw fail ? fail.error : Cause.squash(exit.cause)
+          }
+          return await value
+        },
+        catch: (e) => e,
+      }).pipe(
+        Effect.catch((e) =>
+          isToolFailure(e)
+            ? Effect.fail(new ToolError({ code: failureCode(e.code), message: `${def.name}: ${e.message}` }))
+            : Effect.die(e),
+        ),
+      )
+      const result = toToolResult(outcome)
+      return { ...result, ...(progress.length > 0 ? { meta: { progress } } : {}) } satisfies ToolResult
+    }),
+})
