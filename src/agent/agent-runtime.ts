@@ -21,6 +21,8 @@ import type { AgentEvent } from "./events.ts"
 import { runTurn, type VerifyOutcome } from "./loop.ts"
 import { PROFILES, type EngineName, type Profile } from "./profiles.ts"
 import { loadSkillCatalog } from "../skills/skill-catalog.ts"
+import { embeddedAssets } from "../embedded/assets.ts"
+import { pluginSkillFolders } from "../plugins/plugin-skills.ts"
 import { systemPrompt, type PromptFacts } from "./system-prompt.ts"
 
 /** What the CLI learns before it builds an agent: where the project is, its configuration, the model. */
@@ -51,7 +53,9 @@ export const bootAgent = (input: {
     const model = input.model ?? (yield* resolveModel({ config, root, http, flag: input.modelFlag }))
     const agentsMd = yield* fs.readFileString(path.join(root, "AGENTS.md")).pipe(Effect.orElseSucceed(() => ""))
     const rel = path.relative(root, path.resolve(input.cwd))
-    const catalog = yield* loadSkillCatalog(root).pipe(Effect.provideService(Config, config))
+    const catalog = yield* loadSkillCatalog(root, embeddedAssets, pluginSkillFolders({ root, env: input.env, config })).pipe(
+      Effect.provideService(Config, config),
+    )
     const facts: PromptFacts = {
       root,
       cwd: rel === "" || rel.startsWith("..") ? "." : rel,

@@ -14,6 +14,31 @@ import { runTurn, type Conversation, type LoopOptions } from "./loop.ts"
 import { profileOf, profileNames, type EngineName, type Profile } from "./profiles.ts"
 import { createSession, loadSession, resumeSession, SessionError, type SessionWriter } from "./session-store.ts"
 import { systemPrompt } from "./system-prompt.ts"
+import { emptyPluginSet, loadPlugins, toolNames, toolsWithPlugins, type PluginSet } from "../plugins/plugin-host.ts"
+
+/**
+ * An "ask" goes to the plugins' `permission.ask` hooks first, in order: the
+ * first "allow" or "deny" answers it; otherwise the front end asks as before.
+ */
+const askPluginsFirst =
+  (plugins: PluginSet, ask: AgentSessionOptions["onAsk"]) =>
+  (request: PermissionRequest): Effect.Effect<boolean | AskAnswer> => {
+    if (!plugins.hooks.has("permission.ask")) return ask(request)
+    return Effect.flatMap(
+      Effect.promise(() =>
+        plugins.hooks.call("permission.ask", {
+          tool: request.tool.name,
+          params: typeof request.params === "object" && request.params !== null ? (request.params as Record<string, unknown>) : {},
+        }),
+      ),
+      (answers) => {
+        const decided = answers.find((a) => a.value === "allow" || a.value === "deny")
+        if (decided?.value === "allow") return Effect.succeed<AskAnswer>("once")
+        if (decided?.value === "deny") return Effect.succeed<AskAnswer>({ deny: `Denied by plugin '${decided.plugin}'.` })
+        return ask(request)
+      },
+    )
+  }
 
 /** A problem with how the agent was asked to start (no model, unknown profile, no such session): exit code 2. */
 export class AgentSetupError extends Error {}
@@ -39,6 +64,13 @@ export interface AgentSessionOptions {
   readonly onSubagentEvent?: (parentCallId: string, event: AgentEvent) => void
   /** Injected model (tests, bench); otherwise resolved from configuration. */
   readonly model?: LanguageModelShape
+  /** Load plugins (tools, hooks, prompt additions) once the project is known. Default: none. */
+  readonly plugins?: {
+    /** Trust project plugins for this session (`--trust-plugins`). */
+    readonly trustProject?: boolean
+    /** Where hook failures and plugin problems are told. */
+    readonly onProblem?: (message: string) => void
+  }
 }
 
 /** An agent conversation bound to a session file: run turns, then dispose. */
@@ -53,6 +85,8 @@ export interface AgentSession {
   readonly tools: ReadonlyArray<Tool>
   readonly conversation: Conversation
   readonly todos?: ReadonlyArray<unknown>
+  /** The plugins found (with their status), when plugins were loaded. */
+  readonly plugins: PluginSet
   /** Runs one turn; never rejects (problems end the turn with a status). */
   readonly runTurn: (
     prompt: string,
@@ -113,15 +147,26 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     throw e
   }
 
+  const onProblem = options.plugins?.onProblem ?? (() => {})
+  const plugins = options.plugins
+    ? await loadPlugins({
+        root: boot.root,
+        env: options.env,
+        config: boot.config,
+        builtinNames: toolNames(options.allTools),
+        ...(options.plugins.trustProject ? { trustProject: true } : {}),
+        onProblem,
+      })
+    : emptyPluginSet()
   const runtimeOptions = {
     cwd: options.cwd,
     env: options.env,
     boot,
-    allTools: options.allTools,
+    allTools: toolsWithPlugins(options.allTools, plugins, onProblem),
     profile,
     engine,
     sessionId: writer.id,
-    onAsk: options.onAsk,
+    onAsk: askPluginsFirst(plugins, options.onAsk),
     ...(options.allow ? { allow: options.allow } : {}),
     ...(options.terminal ? { terminal: options.terminal } : {}),
     ...(options.onSubagentEvent
@@ -149,7 +194,15 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     keepFraction: config.get("compaction.keep_fraction", 0.3),
   }
   const conversation: Conversation = { items }
-  const system = systemPrompt(profile, boot.facts)
+  const sessionEvent = { sessionId: writer.id, root: boot.root }
+  const additions = await plugins.hooks.call("prompt.system", sessionEvent)
+  const system = systemPrompt(
+    profile,
+    boot.facts,
+    additions.flatMap((a) => (typeof a.value === "string" && a.value.trim() !== "" ? [a.value.trim()] : [])).join("\n\n"),
+  )
+  await plugins.hooks.call("session.start", sessionEvent)
+  let outcome = "success"
 
   return {
     id: writer.id,
@@ -161,6 +214,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     engine,
     tools: runner.registry.tools,
     conversation,
+    plugins,
     ...(todos ? { todos } : {}),
     runTurn: (prompt, turn) => {
       const loopOptions: LoopOptions = {
@@ -183,9 +237,13 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
         record: writer.record,
         ...(turn.cancelled ? { cancelled: turn.cancelled } : {}),
       }
-      return runtime.runPromise(runTurn(conversation, prompt, loopOptions))
+      return runtime.runPromise(runTurn(conversation, prompt, loopOptions)).then((result) => {
+        outcome = result.status === "success" ? "success" : (result.reason ?? result.status)
+        return result
+      })
     },
     dispose: async () => {
+      await plugins.hooks.call("session.end", { ...sessionEvent, outcome })
       await runtime.dispose()
       await closeScope()
     },

@@ -8,6 +8,8 @@ import { UsageError } from "./args.ts"
 export interface AgentArgs {
   readonly model?: string
   readonly yes: boolean
+  /** Trust the project's plugins for this run (`--trust-plugins`). */
+  readonly trustPlugins: boolean
   readonly allow: ReadonlyArray<AllowRule>
   readonly continueLast: boolean
   readonly sessionId?: string
@@ -28,6 +30,7 @@ const FORMATS = ["text", "json", "stream-json"] as const
 export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): AgentArgs => {
   let model: string | undefined
   let yes = false
+  let trustPlugins = false
   const allow: Array<AllowRule> = []
   let continueLast = false
   let sessionId: string | undefined
@@ -60,6 +63,9 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
       case "--yes":
       case "-y":
         yes = true
+        break
+      case "--trust-plugins":
+        trustPlugins = true
         break
       case "--allow": {
         const text = value()
@@ -125,6 +131,7 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
   return {
     ...(model !== undefined ? { model } : {}),
     yes,
+    trustPlugins,
     allow,
     continueLast,
     ...(sessionId !== undefined ? { sessionId } : {}),
@@ -157,4 +164,5 @@ export const sessionOptionsOf = (
   verify: args.verify,
   allTools: tools,
   allow: args.allow,
+  plugins: { trustProject: args.trustPlugins, onProblem: (m) => io.err(`anvil: ${m}\n`) },
 })

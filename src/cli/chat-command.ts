@@ -9,6 +9,7 @@ import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle, type Style } from "../terminal/style.ts"
 import { VERSION } from "../version.ts"
 import { parseAgentArgs, sessionOptionsOf } from "./agent-args.ts"
+import { pluginNotices } from "../plugins/plugin-host.ts"
 import { guardNodeStreams, type CliIO } from "./output.ts"
 import { EXIT_SIGNALS, watchSignals, type ExitSignal } from "./signals.ts"
 import { approvals, terminalOf } from "./run-command.ts"
@@ -20,7 +21,7 @@ Ctrl-C cancels the running turn (the running tool is stopped) and returns to the
 Ctrl-C on an empty prompt twice, Ctrl-D or /exit quits.
 
 Options: --model, --profile (code, plan, explore, test), --plan, --engine native|react, --react,
---continue, --session ID, --max-steps N, --yes, --allow RULE, --verify CMD, --no-verify,
+--continue, --session ID, --max-steps N, --yes, --trust-plugins, --allow RULE, --verify CMD, --no-verify,
 --show-raw (print raw model responses) — as for 'anvil run'.
 
 In the chat: /help, /tools, /session, /exit.
@@ -88,6 +89,9 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
     `${errStyle.bold(`anvil ${VERSION}`)} ${errStyle.dim(`— ${session.model.id}, ${session.profile.name} profile${react ? ", ReAct" : ""}, session ${session.id}${session.resumed ? ` (resumed, ${session.conversation.items.length} items)` : ""}`)}\n` +
       `${errStyle.dim("Ctrl-C cancels a turn; Ctrl-D or /exit quits; /help for commands.")}\n`,
   )
+  const loadedPlugins = session.plugins.reports.filter((r) => r.status === "loaded").map((r) => r.name)
+  if (loadedPlugins.length > 0) io.err(`${errStyle.dim(`plugins: ${loadedPlugins.join(", ")}`)}\n`)
+  for (const notice of pluginNotices(session.plugins)) io.err(`${errStyle.yellow(`plugin: ${notice}`)}\n`)
 
   const history: Array<string> = []
   // SIGTERM and SIGHUP (and SIGINT while no turn runs and no prompt reads the keys) end the session:

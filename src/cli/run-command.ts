@@ -11,6 +11,7 @@ import { colorEnabled, makeStyle } from "../terminal/style.ts"
 import { UserTerminal, type UserTerminalShape } from "../terminal/user-terminal.ts"
 import { parseAgentArgs, sessionOptionsOf, type AgentArgs } from "./agent-args.ts"
 import { UsageError } from "./args.ts"
+import { pluginNotices } from "../plugins/plugin-host.ts"
 import { guardNodeStreams, type CliIO } from "./output.ts"
 import { watchSignals, type ExitSignal } from "./signals.ts"
 
@@ -23,6 +24,7 @@ Options:
   --format, -f FORMAT         text (final answer on stdout), json (one result object),
                               stream-json (one JSON event a line: init, assistant, tool_use, tool_result, error, result)
   --yes, -y                   approve every call that would ask (deny rules still deny)
+  --trust-plugins             load the project's untrusted plugins for this run (see 'anvil plugins')
   --allow RULE                approve matching calls: TOOL or TOOL:PATTERN, e.g. --allow "bash:npm test" --allow edit:src/**
   --continue, -c              continue the most recent session
   --session ID                continue the session ID (see 'anvil sessions')
@@ -182,7 +184,10 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
     throw e
   }
 
+  const notices = pluginNotices(session.plugins)
+  for (const notice of notices) io.err(`anvil: ${notice}\n`)
   if (args.format === "stream-json") {
+    for (const notice of notices) line({ type: "system", subtype: "plugins", message: notice })
     line({
       type: "init",
       session_id: session.id,
@@ -192,6 +197,7 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
       engine: session.engine,
       cwd: io.cwd,
       tools: session.tools.map((t) => t.name),
+      plugins: session.plugins.reports.map((r) => ({ name: r.name, source: r.source, status: r.status })),
     })
   }
 

@@ -2,6 +2,8 @@ import { Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
+import { embeddedAssets } from "../embedded/assets.ts"
+import { pluginSkillFolders } from "../plugins/plugin-skills.ts"
 import { PlatformLive } from "../runtime.ts"
 import { loadSkillCatalog, type SkillCatalog } from "../skills/skill-catalog.ts"
 import { findProjectRoot } from "../workspace/project-root.ts"
@@ -13,9 +15,11 @@ export const SKILLS_HELP = `Usage: anvil skills [--json]
 Lists the skills the agent can load with its skill tool: name, source and description, and the
 skills that cannot be loaded with the reason. Skills are folders <dir>/<name>/SKILL.md, found in
 (first match wins for a name):
-  1. project: skills.paths entries inside the project (anvil.json), then .anvil/skills/
+  1. project: skills.paths entries inside the project (anvil.json), then .anvil/skills/,
+              .agents/skills/, .claude/skills/, then trusted Claude Code plugin folders' skills/
   2. user:    skills.paths entries outside the project, then ~/.config/anvil/skills/
-              ($XDG_CONFIG_HOME/anvil/skills/)
+              ($XDG_CONFIG_HOME/anvil/skills/), ~/.agents/skills/, ~/.claude/skills/,
+              then user Claude Code plugin folders' skills/
   3. builtin: the skills shipped with anvil (create-skill)
 --json prints everything (paths, overrides, warnings, the folders searched) as JSON.
 `
@@ -58,7 +62,10 @@ export const skillsCommand = async (argv: ReadonlyArray<string>, io: CliIO, root
       const given = root ?? io.env.ANVIL_ROOT
       const found = given ? path.resolve(io.cwd, given) : yield* findProjectRoot(io.cwd)
       const dir = yield* fs.realPath(found).pipe(Effect.orElseSucceed(() => found))
-      const catalog = yield* loadSkillCatalog(dir).pipe(Effect.provide(Config.layer({ root: dir, env: io.env })))
+      const config = yield* Config.load({ root: dir, env: io.env })
+      const catalog = yield* loadSkillCatalog(dir, embeddedAssets, pluginSkillFolders({ root: dir, env: io.env, config })).pipe(
+        Effect.provideService(Config, config),
+      )
       return { catalog, dir }
     }).pipe(Effect.provide(PlatformLive as Layer.Layer<FileSystem | Path>)),
   )

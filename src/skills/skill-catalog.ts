@@ -12,9 +12,12 @@ import { parseSkillDocument, type SkillDocument } from "./skill-document.ts"
  *
  * Skills folders, first match wins for a name:
  * 1. project folders: the `skills.paths` entries inside the project root (in
- *    the order listed), then `<root>/.anvil/skills`;
+ *    the order listed), then `<root>/.anvil/skills`, `<root>/.agents/skills`,
+ *    `<root>/.claude/skills` (the folders other agents read), then the
+ *    `skills/` of trusted project Claude Code plugin folders;
  * 2. user folders: the `skills.paths` entries outside the root (in order),
- *    then `$XDG_CONFIG_HOME/anvil/skills` (`~/.config/anvil/skills`);
+ *    then `$XDG_CONFIG_HOME/anvil/skills` (`~/.config/anvil/skills`),
+ *    `~/.agents/skills`, `~/.claude/skills`, then user plugins' `skills/`;
  * 3. the built-in skills.
  * So a user's skill overrides a built-in one of the same name, and a
  * project's overrides the user's. A `skills.paths` entry is relative to the
@@ -30,8 +33,8 @@ export interface SkillFolder {
   /** Absolute path. */
   readonly dir: string
   readonly source: "project" | "user"
-  /** Where it comes from: a `skills.paths` entry or one of the default folders. */
-  readonly from: "skills.paths" | "default"
+  /** Where it comes from: a `skills.paths` entry, one of the default folders, or a plugin. */
+  readonly from: "skills.paths" | "default" | "plugin"
   readonly exists: boolean
 }
 
@@ -75,7 +78,11 @@ const isWithin = (sep: string, parent: string, child: string): boolean =>
 const byName = <T extends { readonly name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
 /** The folders to search, in precedence order (see the module comment), with the configuration's problems. */
-export const skillFolders = Effect.fn("skillFolders")(function* (root: string) {
+export const skillFolders = Effect.fn("skillFolders")(function* (
+  root: string,
+  /** Folders plugins add (Claude Code plugin folders' `skills/`), in plugin order. */
+  pluginFolders: ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> = [],
+) {
   const fs = yield* FileSystem
   const path = yield* Path
   const config = yield* Config
@@ -119,31 +126,28 @@ export const skillFolders = Effect.fn("skillFolders")(function* (root: string) {
       exists: yield* fs.exists(c.dir).pipe(Effect.orElseSucceed(() => false)),
     })
   }
-  const projectDefault = path.join(root, ".anvil", "skills")
-  const defaults: Array<SkillFolder & { real: string }> = [
-    {
-      dir: projectDefault,
-      real: yield* realOr(projectDefault),
-      source: "project",
-      from: "default",
-      exists: yield* fs.exists(projectDefault).pipe(Effect.orElseSucceed(() => false)),
-    },
-  ]
-  if (configHome) {
-    const userDefault = path.join(configHome, "anvil", "skills")
-    defaults.push({
-      dir: userDefault,
-      real: yield* realOr(userDefault),
-      source: "user",
-      from: "default",
-      exists: yield* fs.exists(userDefault).pipe(Effect.orElseSucceed(() => false)),
+  const folder = (dir: string, source: "project" | "user", from: SkillFolder["from"]) =>
+    Effect.gen(function* () {
+      return {
+        dir,
+        real: yield* realOr(dir),
+        source,
+        from,
+        exists: yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false)),
+      } satisfies SkillFolder & { real: string }
     })
-  }
+  // anvil's own folder first, so it wins a name clash with the other agents' folders (reported as an override).
+  const projectDefaults = yield* Effect.forEach([".anvil", ".agents", ".claude"], (d) => folder(path.join(root, d, "skills"), "project", "default"))
+  const userDirs = [...(configHome ? [path.join(configHome, "anvil", "skills")] : []), ...(home ? [path.join(home, ".agents", "skills"), path.join(home, ".claude", "skills")] : [])]
+  const userDefaults = yield* Effect.forEach(userDirs, (d) => folder(d, "user", "default"))
+  const fromPlugins = yield* Effect.forEach(pluginFolders, (f) => folder(f.dir, f.source, "plugin"))
   const ordered = [
     ...resolved.filter((f) => f.source === "project"),
-    defaults[0]!,
+    ...projectDefaults,
+    ...fromPlugins.filter((f) => f.source === "project"),
     ...resolved.filter((f) => f.source === "user"),
-    ...defaults.slice(1),
+    ...userDefaults,
+    ...fromPlugins.filter((f) => f.source === "user"),
   ]
   const seen = new Set<string>()
   const folders: Array<SkillFolder> = []
@@ -215,9 +219,13 @@ const scanFolder = (folder: SkillFolder) =>
  *
  * `assets` is the embedded manifest (a test passes its own).
  */
-export const loadSkillCatalog = Effect.fn("loadSkillCatalog")(function* (root: string, assets: EmbeddedAssets = embeddedAssets) {
+export const loadSkillCatalog = Effect.fn("loadSkillCatalog")(function* (
+  root: string,
+  assets: EmbeddedAssets = embeddedAssets,
+  pluginFolders: ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> = [],
+) {
   const path = yield* Path
-  const { folders, problems: configProblems } = yield* skillFolders(root)
+  const { folders, problems: configProblems } = yield* skillFolders(root, pluginFolders)
   const problems = [...configProblems]
   const found: Array<Found> = []
   for (const folder of folders) {

@@ -1,5 +1,8 @@
 import { Effect, Schema } from "effect"
+import { Config } from "../config/config.ts"
+import { embeddedAssets } from "../embedded/assets.ts"
 import { Permissions } from "../permission/permissions.ts"
+import { pluginSkillFolders } from "../plugins/plugin-skills.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { loadSkillCatalog, type Skill, type SkillCatalog } from "../skills/skill-catalog.ts"
 import { skillNameProblem } from "../skills/skill-document.ts"
@@ -45,10 +48,11 @@ export const skillTool = defineTool({
     Effect.gen(function* () {
       const workspace = yield* Workspace
       const permissions = yield* Permissions
+      const config = yield* Config
       const action = actionOf(params)
       if (action === "list") {
         if (params.file !== undefined) return yield* invalidParam("file", "'file' is only used with action 'load' and a name")
-        const catalog = yield* loadSkillCatalog(workspace.root)
+        const catalog = yield* loadSkillCatalog(workspace.root, embeddedAssets, pluginSkillFolders({ root: workspace.root, env: config.env, config }))
         // A skill whose load the permission settings deny is not offered.
         const denied = catalog.skills.filter((s) => loadLevel(permissions, s.name) === "deny")
         return listResult(catalog, new Set(denied.map((s) => s.name)), workspace.display)
@@ -59,7 +63,7 @@ export const skillTool = defineTool({
       const name = normalName(params.name)
       const problem = skillNameProblem(name)
       if (problem) return yield* invalidParam("name", problem, [hint("Skill", "high", { action: "list" })])
-      const catalog = yield* loadSkillCatalog(workspace.root)
+      const catalog = yield* loadSkillCatalog(workspace.root, embeddedAssets, pluginSkillFolders({ root: workspace.root, env: config.env, config }))
       const skill = catalog.skills.find((s) => s.name === name)
       if (!skill) {
         const broken = catalog.invalid.find((s) => s.name === name)

@@ -31,7 +31,11 @@ describe("anvil skills", () => {
     expect(lines[2]).toMatch(/^ {23}overrides the builtin skill at .*skills\/create-skill\/SKILL\.md$/)
     expect(lines[3]).toBe("mine          user     The user's own skill.")
     expect(out).toContain("\nInvalid (cannot be loaded):\nbroken        project  .anvil/skills/broken/SKILL.md: the front matter has no 'description'\n")
-    expect(out).toContain(`\nSearched: .anvil/skills (project), ${join(home, ".config/anvil/skills")} (user), then the built-in skills.\n`)
+    expect(out).toContain(
+      `\nSearched: .anvil/skills (project), .agents/skills (project, missing), .claude/skills (project, missing), ` +
+        `${join(home, ".config/anvil/skills")} (user), ${join(home, ".agents/skills")} (user, missing), ` +
+        `${join(home, ".claude/skills")} (user, missing), then the built-in skills.\n`,
+    )
   })
 
   test("--json prints skills, invalid ones, folders and problems", async () => {

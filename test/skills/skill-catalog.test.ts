@@ -25,8 +25,12 @@ describe("loadSkillCatalog", () => {
     ])
     expect(catalog.skills[0]!.overrides).toEqual([{ source: "builtin", path: join(bunfs, "SKILL-2.md") }])
     expect(catalog.skills[1]).toMatchObject({ path: join(bunfs, "SKILL-1.md"), content: "Inside." })
-    // Without HOME there is no user folder; the project default is always searched.
-    expect(catalog.folders).toEqual([{ dir: join(root, ".anvil/skills"), source: "project", from: "default", exists: true }])
+    // Without HOME there is no user folder; the project defaults are always searched, anvil's own first.
+    expect(catalog.folders).toEqual([
+      { dir: join(root, ".anvil/skills"), source: "project", from: "default", exists: true },
+      { dir: join(root, ".agents/skills"), source: "project", from: "default", exists: false },
+      { dir: join(root, ".claude/skills"), source: "project", from: "default", exists: false },
+    ])
   })
 
   test("a skills.paths entry may name one skill's own folder; the same folder listed twice is searched once", async () => {
@@ -38,6 +42,11 @@ describe("loadSkillCatalog", () => {
       ),
     )
     expect(catalog.skills.map((s) => [s.name, s.source, s.path])).toEqual([["one-skill", "project", join(root, "one-skill/SKILL.md")]])
-    expect(catalog.folders.map((f) => f.dir)).toEqual([join(root, "one-skill"), join(root, ".anvil/skills")])
+    expect(catalog.folders.map((f) => f.dir)).toEqual([
+      join(root, "one-skill"),
+      join(root, ".anvil/skills"),
+      join(root, ".agents/skills"),
+      join(root, ".claude/skills"),
+    ])
   })
 })
