@@ -1,0 +1,169 @@
+import { describe, expect, test } from "bun:test"
+import { writeFileSync } from "node:fs"
+import { Effect } from "effect"
+import { join } from "node:path"
+import { makeConfig, type ConfigData } from "../../src/config/config.ts"
+import { loadPlugins, pluginNotices, toolsWithPlugins, type PluginSet } from "../../src/plugins/plugin-host.ts"
+import { builtinNames } from "../../src/cli/plugin-setup.ts"
+import { makeTrust } from "../../src/trust/trust.ts"
+import { builtinTools, callTool, project, tempDir, writeTree, type TreeSpec } from "../support/harness.ts"
+
+// Plugins loaded in this process (Bun's runtime plugin gives them anvil/plugin and effect),
+// from temp folders: every failure case stays with its plugin while the others load.
+
+const setup = (tree: { user?: TreeSpec; project?: TreeSpec }) => {
+  const root = project(tree.project ?? {})
+  const config = tempDir("anvil-plugin-cfg-")
+  writeTree(join(config, "anvil", "plugins"), tree.user ?? {})
+  const env = { XDG_CONFIG_HOME: config, XDG_CACHE_HOME: join(config, "cache"), HOME: join(config, "home") }
+  return { root, env }
+}
+
+const load = (root: string, env: Record<string, string>, data: ConfigData = {}, extra: { trustProject?: boolean } = {}) => {
+  const problems: Array<string> = []
+  return loadPlugins({
+    root,
+    env,
+    config: makeConfig(data, env),
+    builtinNames: builtinNames(),
+    onProblem: (m) => problems.push(m),
+    ...extra,
+  }).then((set) => ({ set, problems }))
+}
+
+const status = (set: PluginSet) => Object.fromEntries(set.reports.map((r) => [r.name, r.status]))
+const errorOf = (set: PluginSet, name: string) => set.reports.find((r) => r.name === name)?.error
+
+const good = `import { defineTool } from "anvil/plugin"
+import { Schema } from "effect"
+export default defineTool({
+  name: "good_tool",
+  description: "Adds two numbers.",
+  parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+  readOnly: true,
+  run: ({ a, b }) => ({ sum: a + b }),
+})
+`
+
+describe("loading plugins: every failure stays with its plugin", () => {
+  test("syntax error, throw at import, endless top-level await, wrong api, clashes, a non-Schema: each reported; the good one loads", async () => {
+    const { root, env } = setup({
+      user: {
+        "good.ts": good,
+        "syntax.ts": "import { defineTool } from 'anvil/plugin'\nconst x = ;\n",
+        "throws.ts": "const a = 1\nthrow new Error('broken at import')\n",
+        "forever.ts": "await new Promise(() => {})\nexport default []\n",
+        "api2.ts": "import { definePlugin } from 'anvil/plugin'\nexport default definePlugin({ api: 2 } as any)\n",
+        "clash.ts": `import { defineTool } from "anvil/plugin"\nimport { Schema } from "effect"\nexport default defineTool({ name: "read", description: "x", parameters: Schema.Struct({}), run: () => "" })\n`,
+        "twin.ts": good,
+        "notschema.ts": `import { defineTool } from "anvil/plugin"\nexport default defineTool({ name: "plain", description: "x", parameters: { a: "string" } as any, run: () => "" })\n`,
+        "nodefault.ts": "export const tool = 1\n",
+      },
+    })
+    const started = performance.now()
+    const { set } = await load(root, env, { plugins: { load_timeout_ms: 300 } })
+    expect(performance.now() - started).toBeLessThan(20_000)
+    expect(status(set)).toEqual({
+      api2: "error",
+      clash: "error",
+      forever: "error",
+      good: "loaded",
+      nodefault: "error",
+      notschema: "error",
+      syntax: "error",
+      throws: "error",
+      twin: "error",
+    })
+    expect(errorOf(set, "syntax")).toMatchObject({ file: expect.stringContaining("syntax.ts"), line: 2 })
+    expect(errorOf(set, "throws")).toMatchObject({ message: "broken at import", file: expect.stringContaining("throws.ts"), line: 2 })
+    expect(errorOf(set, "forever")!.message).toContain("did not finish within 300 ms")
+    expect(errorOf(set, "api2")!.message).toContain("this anvil speaks api 1")
+    expect(errorOf(set, "clash")!.message).toBe("tool 'read' clashes with a built-in tool; rename it")
+    expect(errorOf(set, "twin")!.message).toBe("tool 'good_tool' clashes with plugin 'good'; rename it")
+    expect(errorOf(set, "notschema")!.message).toContain("parameters is not a Schema")
+    expect(errorOf(set, "nodefault")!.message).toContain("no default export")
+    expect(set.tools.map((t) => t.name)).toEqual(["good_tool"])
+    expect(pluginNotices(set)).toHaveLength(8)
+    const outcome = await callTool(root, "good_tool", { a: 2, b: 3 }, { tools: set.tools, env })
+    expect(outcome.envelope).toMatchObject({ status: "success", data: { sum: 5 } })
+  }, 30_000)
+
+  test("run: value, Promise, Effect; ToolFailure keeps its code; sync and async throws are INTERNAL_ERROR; not readOnly asks", async () => {
+    const { root, env } = setup({
+      user: {
+        "kinds.ts": `import { definePlugin, defineTool, ToolFailure, CurrentCall } from "anvil/plugin"
+import { Effect, Schema } from "effect"
+const p = Schema.Struct({ n: Schema.Number })
+export default definePlugin({ api: 1, tools: [
+  defineTool({ name: "k_value", description: "v", parameters: p, readOnly: true, run: ({ n }) => \`n=\${n}\` }),
+  defineTool({ name: "k_promise", description: "p", parameters: p, readOnly: true, run: async ({ n }, ctx) => { ctx.progress("half"); return { text: "done", data: { twice: n * 2 } } } }),
+  defineTool({ name: "k_effect", description: "e", parameters: p, readOnly: true, run: ({ n }) => Effect.gen(function* () { const call = yield* CurrentCall; return { root: call.root, n } }) }),
+  defineTool({ name: "k_failure", description: "f", parameters: p, readOnly: true, run: () => { throw new ToolFailure({ code: "NOT_FOUND", message: "no such thing" }) } }),
+  defineTool({ name: "k_effect_failure", description: "f", parameters: p, readOnly: true, run: () => Effect.fail(new ToolFailure({ code: "CONFLICT", message: "busy" })) }),
+  defineTool({ name: "k_sync_throw", description: "t", parameters: p, readOnly: true, run: () => { throw new TypeError("sync bug") } }),
+  defineTool({ name: "k_async_throw", description: "t", parameters: p, readOnly: true, run: async () => { await Promise.resolve(); throw new Error("async bug") } }),
+  defineTool({ name: "k_writes", description: "w", parameters: p, run: (_, ctx) => ctx.files.write("out.txt", "written").then(() => "ok") }),
+]})
+`,
+      },
+    })
+    const { set } = await load(root, env)
+    const call = (name: string, params: unknown = { n: 2 }, options = {}) => callTool(root, name, params, { tools: set.tools, env, ...options })
+    expect((await call("k_value")).envelope).toMatchObject({ status: "success", text: "# k_value\n\nn=2", data: { output: "n=2" } })
+    const promised = await call("k_promise")
+    expect(promised.envelope.data).toEqual({ twice: 4 })
+    expect(promised.meta).toMatchObject({ progress: ["half"] })
+    expect((await call("k_effect")).envelope.data).toEqual({ root, n: 2 })
+    expect((await call("k_failure")).envelope.error).toMatchObject({ code: "NOT_FOUND", message: "k_failure: no such thing" })
+    expect((await call("k_effect_failure")).envelope.error).toMatchObject({ code: "CONFLICT" })
+    expect((await call("k_sync_throw")).envelope.error).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("sync bug") })
+    expect((await call("k_async_throw")).envelope.error).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("async bug") })
+    expect((await call("k_value", { n: "x" })).envelope.error).toMatchObject({ code: "INVALID_PARAM" })
+    const denied = await call("k_writes", { n: 1 }, { onAsk: () => Effect.succeed(false) })
+    expect(denied.envelope.error?.code).toBe("PERMISSION_DENIED")
+    expect((await call("k_writes", { n: 1 })).envelope.status).toBe("success")
+    expect(await Bun.file(join(root, "out.txt")).text()).toBe("written")
+  }, 30_000)
+})
+
+describe("hooks", () => {
+  test("order user → project alphabetically; before changes and denies; after rewrites; a failing or slow hook is skipped and reported", async () => {
+    const hook = (name: string, body: string) => `import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ api: 1, hooks: { ${body} } })\n// ${name}\n`
+    const { root, env } = setup({
+      user: {
+        "b-user.ts": hook("b", `"tool.before": ({ tool, params }) => { (globalThis as any).order.push("b-user"); return tool === "calculator" ? { params: { ...params, expression: "6*7" } } : undefined }`),
+        "a-user.ts": hook("a", `"tool.before": () => { (globalThis as any).order = ["a-user"]; throw new Error("hook bug") }`),
+        "slow.ts": hook("s", `"tool.after": () => new Promise(() => {})`),
+      },
+      project: {
+        ".anvil/plugins/z-proj.ts": hook("z", `"tool.before": ({ tool }) => { (globalThis as any).order.push("z-proj"); return tool === "glob" ? { deny: "no globbing here" } : undefined }, "tool.after": ({ result }) => ({ text: result.text + "\\n(checked)" })`),
+      },
+    })
+    const { set, problems } = await load(root, env, { plugins: { hook_timeout_ms: 200 } }, { trustProject: true })
+    expect(set.reports.map((r) => r.name)).toEqual(["a-user", "b-user", "slow", "z-proj"])
+    const tools = toolsWithPlugins(builtinTools, set, (m) => problems.push(m))
+    const calc = await callTool(root, "calculator", { expression: "1+1" }, { tools, env })
+    expect(calc.envelope.data).toMatchObject({ expression: "6*7", result: "42" })
+    expect(calc.envelope.text).toEndWith("(checked)")
+    expect((globalThis as any).order).toEqual(["a-user", "b-user", "z-proj"])
+    expect(problems.some((p) => p.includes("'a-user': hook tool.before failed and was skipped: hook bug"))).toBe(true)
+    expect(problems.some((p) => p.includes("'slow': hook tool.after failed and was skipped: timed out after 200 ms"))).toBe(true)
+    const glob = await callTool(root, "glob", { pattern: "*" }, { tools, env })
+    expect(glob.envelope.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'z-proj': no globbing here" })
+  }, 30_000)
+})
+
+describe("trust", () => {
+  test("a project plugin is skipped until trusted; a change asks again; --trust-plugins loads it for one run; disabled stays off", async () => {
+    const { root, env } = setup({ project: { ".anvil/plugins/proj.ts": good, ".anvil/plugins/off.ts": good.replace("good_tool", "off_tool") } })
+    const first = await load(root, env, { plugins: { disabled: ["off"] } })
+    expect(status(first.set)).toEqual({ off: "disabled", proj: "untrusted" })
+    expect(pluginNotices(first.set)[0]).toContain("run 'anvil plugins trust proj'")
+    expect((await load(root, env, {}, { trustProject: true })).set.reports.find((r) => r.name === "proj")).toMatchObject({ status: "loaded", trust: "assumed" })
+    await Effect.runPromise(makeTrust({ root, env }).trust({ kind: "plugin", name: "proj", content: { path: join(root, ".anvil/plugins/proj.ts") } }))
+    expect(status((await load(root, env, { plugins: { disabled: ["off"] } })).set)).toEqual({ off: "disabled", proj: "loaded" })
+    writeFileSync(join(root, ".anvil/plugins/proj.ts"), `${good}// changed\n`)
+    const changed = (await load(root, env)).set.reports.find((r) => r.name === "proj")
+    expect(changed).toMatchObject({ status: "untrusted", trust: "changed" })
+  }, 30_000)
+})
