@@ -1,0 +1,124 @@
+import { describe, expect, test } from "bun:test"
+import { chmodSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { Effect } from "effect"
+import { builtinNames } from "../../src/cli/plugin-setup.ts"
+import { makeConfig } from "../../src/config/config.ts"
+import { matcherSelects } from "../../src/plugins/claude-plugin.ts"
+import { loadPlugins, toolsWithPlugins } from "../../src/plugins/plugin-host.ts"
+import { pluginSkillFolders } from "../../src/plugins/plugin-skills.ts"
+import { PlatformLive } from "../../src/runtime.ts"
+import { loadSkillCatalog } from "../../src/skills/skill-catalog.ts"
+import { Config } from "../../src/config/config.ts"
+import { makeTrust } from "../../src/trust/trust.ts"
+import { builtinTools, callTool, project, tempDir, writeTree } from "../support/harness.ts"
+
+/** A Claude Code plugin folder as teams publish them: a skill, PreToolUse/PostToolUse command hooks, an MCP server. */
+const claudePlugin = (dir: string) => {
+  writeTree(dir, {
+    ".claude-plugin/plugin.json": JSON.stringify({ name: "safety", description: "Team safety rules", version: "1.0.0" }),
+    "skills/review/SKILL.md": "---\nname: review\ndescription: Review a change against the team's checklist.\n---\nCheck tests first.\n",
+    "hooks/hooks.json": JSON.stringify({
+      hooks: {
+        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh" }] }],
+        PostToolUse: [{ matcher: "Edit|Write", hooks: [{ type: "command", command: "${CLAUDE_PLUGIN_ROOT}/scripts/after.sh", timeout: 5 }] }],
+        SessionStart: [{ hooks: [{ type: "command", command: "true" }] }],
+      },
+    }),
+    // Exit 2 blocks with stderr; it reads the call from stdin as Claude Code sends it.
+    "scripts/guard.sh":
+      '#!/bin/sh\ninput=$(cat)\necho "$input" > "$CLAUDE_PROJECT_DIR/seen.json"\ncase "$input" in *"rm -rf"*) echo "no recursive deletes here" >&2; exit 2;; *"explode"*) echo boom >&2; exit 1;; esac\nexit 0\n',
+    "scripts/after.sh": '#!/bin/sh\ncat > /dev/null\necho "remember to run the formatter" >&2\nexit 2\n',
+    ".mcp.json": JSON.stringify({ mcpServers: { tickets: { command: "${CLAUDE_PLUGIN_ROOT}/bin/tickets", args: ["--stdio"] } } }),
+  })
+  chmodSync(join(dir, "scripts/guard.sh"), 0o755)
+  chmodSync(join(dir, "scripts/after.sh"), 0o755)
+}
+
+describe("Claude Code plugin folders", () => {
+  test("skills, a blocking PreToolUse hook (exit 2), PostToolUse feedback, .mcp.json servers; other events listed as not run", async () => {
+    const root = project({ "a.txt": "x\n" })
+    const config = tempDir("anvil-claude-cfg-")
+    const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    claudePlugin(join(root, ".anvil", "plugins", "safety"))
+    const problems: Array<string> = []
+    const load = () => loadPlugins({ root, env, config: makeConfig({}, env), builtinNames: builtinNames(), onProblem: (m) => problems.push(m) })
+
+    const untrusted = await load()
+    expect(untrusted.reports[0]).toMatchObject({ name: "safety", kind: "claude", status: "untrusted" })
+    expect(pluginSkillFolders({ root, env, config: makeConfig({}, env) })).toEqual([])
+
+    await Effect.runPromise(makeTrust({ root, env }).trust({ kind: "plugin", name: "safety", content: { path: join(root, ".anvil/plugins/safety") } }))
+    const set = await load()
+    expect(set.reports[0]).toMatchObject({
+      status: "loaded",
+      description: "Team safety rules",
+      skills: ["review"],
+      hooks: ["PreToolUse(Bash)", "PostToolUse(Edit|Write)"],
+      mcpServers: ["tickets"],
+      unsupported: ["SessionStart hooks"],
+    })
+    expect(set.mcpServers).toEqual([
+      { plugin: "safety", name: "tickets", source: "project", config: { command: join(root, ".anvil/plugins/safety/bin/tickets"), args: ["--stdio"] } },
+    ])
+
+    const tools = toolsWithPlugins(builtinTools, set, (m) => problems.push(m))
+    const blocked = await callTool(root, "bash", { command: "rm -rf build" }, { tools, env })
+    expect(blocked.envelope.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'safety': no recursive deletes here" })
+    const seen = JSON.parse(readFileSync(join(root, "seen.json"), "utf8"))
+    expect(seen).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf build" }, cwd: root })
+
+    const allowed = await callTool(root, "bash", { command: "echo fine" }, { tools, env })
+    expect(allowed.envelope.status).toBe("success")
+    // Another exit code is reported, and the call goes on.
+    const odd = await callTool(root, "bash", { command: "echo explode" }, { tools, env })
+    expect(odd.envelope.status).toBe("success")
+    expect(problems.some((p) => p.includes("exited with 1: boom"))).toBe(true)
+
+    const written = await callTool(root, "write", { path: "b.txt", content: "y\n" }, { tools, env })
+    expect(written.envelope.text).toContain("PostToolUse hook feedback:\nremember to run the formatter")
+
+    // The skill is in the catalogue once the plugin is trusted.
+    const folders = pluginSkillFolders({ root, env, config: makeConfig({}, env) })
+    const catalog = await Effect.runPromise(
+      loadSkillCatalog(root, { compiled: true, skills: {} }, folders).pipe(Effect.provide(Config.layerFrom({}, env)), Effect.provide(PlatformLive)),
+    )
+    expect(catalog.skills.map((s) => [s.name, s.source])).toEqual([["review", "project"]])
+  }, 30_000)
+
+  test("matchers: names mapped both ways, alternatives, regexes, empty and *", () => {
+    expect(matcherSelects("Bash", "bash")).toBe(true)
+    expect(matcherSelects("Edit|Write", "write")).toBe(true)
+    expect(matcherSelects("Edit|Write", "read")).toBe(false)
+    expect(matcherSelects("", "grep")).toBe(true)
+    expect(matcherSelects("*", "grep")).toBe(true)
+    expect(matcherSelects("mcp__.*", "mcp__gh__issues")).toBe(true)
+    expect(matcherSelects("text_stats", "text_stats")).toBe(true)
+    expect(matcherSelects("Bash(", "bash")).toBe(false)
+  })
+})
+
+describe("skills from the other agents' folders", () => {
+  test(".agents/skills and .claude/skills, project and user; .anvil/skills wins a clash and the clash is reported", async () => {
+    const skill = (name: string, text: string) => `---\nname: ${name}\ndescription: ${text}\n---\nBody.\n`
+    const root = project({
+      ".anvil/skills/deploy/SKILL.md": skill("deploy", "anvil's deploy"),
+      ".agents/skills/deploy/SKILL.md": skill("deploy", "the agents folder's deploy"),
+      ".agents/skills/lint/SKILL.md": skill("lint", "Lint the code."),
+      ".claude/skills/pdf/SKILL.md": skill("pdf", "Work with PDF files."),
+    })
+    const home = tempDir("anvil-skill-home-")
+    writeTree(home, { ".claude/skills/notes/SKILL.md": skill("notes", "Take notes."), ".agents/skills/lint/SKILL.md": skill("lint", "user lint") })
+    const catalog = await Effect.runPromise(
+      loadSkillCatalog(root, { compiled: true, skills: {} }).pipe(Effect.provide(Config.layerFrom({}, { HOME: home })), Effect.provide(PlatformLive)),
+    )
+    expect(catalog.skills.map((s) => [s.name, s.source, s.description])).toEqual([
+      ["deploy", "project", "anvil's deploy"],
+      ["lint", "project", "Lint the code."],
+      ["notes", "user", "Take notes."],
+      ["pdf", "project", "Work with PDF files."],
+    ])
+    expect(catalog.skills[0]!.overrides).toEqual([{ source: "project", path: join(root, ".agents/skills/deploy/SKILL.md") }])
+    expect(catalog.skills[1]!.overrides).toEqual([{ source: "user", path: join(home, ".agents/skills/lint/SKILL.md") }])
+  })
+})
