@@ -33,5 +33,7 @@ export default definePlugin({
       return undefined
     },
     "shell.env": () => ({ ANVIL_BASH_GUARD: "1" }),
+    "prompt.system": () =>
+      "bash-guard is active: recursive deletes of / or ~, force pushes, piping downloads into a shell and writing to devices are refused.",
   },
 })

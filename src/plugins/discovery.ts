@@ -97,10 +97,14 @@ export const classify = (path: string, source: PluginSource): DiscoveredPlugin |
   return undefined
 }
 
-/** The plugins in a plugins folder, or the folder itself when it is one plugin. */
-const scan = (dir: string, source: PluginSource): Array<DiscoveredPlugin> => {
-  const itself = classify(dir, source)
-  if (itself && (itself.kind === "claude" || !statSync(dir).isDirectory() || existsSync(join(dir, "package.json")))) return [itself]
+/**
+ * The plugins in a plugins folder. A `plugins.paths` entry (`named`) may also
+ * be one plugin itself: a file, or a folder with package.json, an index file
+ * or `.claude-plugin/`.
+ */
+const scan = (dir: string, source: PluginSource, named: boolean): Array<DiscoveredPlugin> => {
+  const itself = named ? classify(dir, source) : undefined
+  if (itself) return [itself]
   let names: Array<string>
   try {
     names = readdirSync(dir)
@@ -143,10 +147,10 @@ export const discoverPlugins = (input: {
   const problems: Array<string> = []
   const rootReal = realOr(input.root)
   const home = input.env.HOME ?? input.env.USERPROFILE
-  const folders: Array<{ dir: string; source: PluginSource }> = []
+  const folders: Array<{ dir: string; source: PluginSource; named: boolean }> = []
   const userDir = userPluginsDir(input.env)
-  if (userDir) folders.push({ dir: userDir, source: "user" })
-  folders.push({ dir: join(input.root, ".anvil", "plugins"), source: "project" })
+  if (userDir) folders.push({ dir: userDir, source: "user", named: false })
+  folders.push({ dir: join(input.root, ".anvil", "plugins"), source: "project", named: false })
   const configured = input.paths === undefined ? [] : Array.isArray(input.paths) ? input.paths : [input.paths]
   for (const entry of configured) {
     if (typeof entry !== "string" || entry.trim() === "") {
@@ -163,16 +167,18 @@ export const discoverPlugins = (input: {
       problems.push(`plugins.paths: ${dir} does not exist`)
       continue
     }
-    folders.push({ dir, source: within(rootReal, realOr(dir)) ? "project" : "user" })
+    folders.push({ dir, source: within(rootReal, realOr(dir)) ? "project" : "user", named: true })
   }
-  const seen = new Set<string>()
+  // A folder or plugin reached twice (a plugins.paths entry naming a default folder, a link) counts once.
+  const seenFolders = new Set<string>()
+  const seenPlugins = new Set<string>()
   const all: Array<DiscoveredPlugin> = []
   for (const folder of folders) {
-    if (seen.has(realOr(folder.dir))) continue
-    seen.add(realOr(folder.dir))
-    for (const plugin of scan(folder.dir, folder.source)) {
-      if (seen.has(realOr(plugin.path))) continue
-      seen.add(realOr(plugin.path))
+    if (seenFolders.has(realOr(folder.dir))) continue
+    seenFolders.add(realOr(folder.dir))
+    for (const plugin of scan(folder.dir, folder.source, folder.named)) {
+      if (seenPlugins.has(realOr(plugin.path))) continue
+      seenPlugins.add(realOr(plugin.path))
       all.push(plugin)
     }
   }
