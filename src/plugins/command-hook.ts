@@ -1,9 +1,12 @@
+import { ProcessSpawnError, startManaged } from "../process/managed-process.ts"
+
 /**
  * Runs one repository command hook (a Claude Code plugin's PreToolUse /
- * PostToolUse command): `sh -c COMMAND` in the project root with the event
- * as JSON on stdin, in its own process group so a time-out ends the command
- * and everything it started. Never throws: a command that cannot start is
- * exit code 127 with the reason on stderr.
+ * PostToolUse command): `sh -c COMMAND` in the project root with the event as
+ * JSON on stdin, through the managed-process API (own process group and mark,
+ * so a time-out or anvil's exit ends the command and everything it started).
+ * Never throws: a command that cannot start is exit code 127 with the reason
+ * on stderr; a time-out is 124.
  */
 
 export interface CommandHookOutcome {
@@ -25,48 +28,34 @@ export const runCommandHook = async (input: {
 }): Promise<CommandHookOutcome> => {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(input.env)) if (typeof v === "string") env[k] = v
-  let child: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>
+  let child: ReturnType<typeof startManaged>
   try {
-    child = Bun.spawn(["sh", "-c", input.command], {
-      cwd: input.cwd,
-      env,
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      detached: true,
-    })
+    child = startManaged({ argv: ["sh", "-c", input.command], cwd: input.cwd, env, stdin: "pipe", label: "plugin hook", killGraceMs: 500 })
   } catch (e) {
-    return { exitCode: 127, stdout: "", stderr: `cannot start the hook: ${(e as Error).message}`, timedOut: false }
+    const message = e instanceof ProcessSpawnError ? e.message : String(e)
+    return { exitCode: 127, stdout: "", stderr: `cannot start the hook: ${message}`, timedOut: false }
   }
   let timedOut = false
-  const killGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid, signal)
-    } catch {
-      // already gone
-    }
-  }
   const timer = setTimeout(() => {
     timedOut = true
-    killGroup("SIGTERM")
-    setTimeout(() => killGroup("SIGKILL"), 500).unref()
+    void child.stop()
   }, input.timeoutMs)
   try {
-    child.stdin.write(input.stdin)
-    await child.stdin.end()
+    child.stdin?.write(input.stdin)
+    await child.stdin?.end()
   } catch {
     // The hook need not read its input.
   }
-  const [stdout, stderr, exitCode] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
+  const [stdout, stderr, exit] = await Promise.all([
+    child.stdout ? new Response(child.stdout).text() : "",
+    child.stderr ? new Response(child.stderr).text() : "",
     child.exited,
   ])
   clearTimeout(timer)
-  // A hook's own background children end with it.
-  killGroup("SIGKILL")
+  // What the hook left running in the background ends with it.
+  await child.stop()
   return {
-    exitCode: timedOut ? 124 : exitCode,
+    exitCode: timedOut ? 124 : (exit.exitCode ?? 128),
     stdout: stdout.slice(0, MAX_OUTPUT),
     stderr: timedOut ? `timed out after ${input.timeoutMs} ms` : stderr.slice(0, MAX_OUTPUT),
     timedOut,
