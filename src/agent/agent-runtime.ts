@@ -22,7 +22,7 @@ import { runTurn, type VerifyOutcome } from "./loop.ts"
 import { PROFILES, type EngineName, type Profile } from "./profiles.ts"
 import { loadSkillCatalog } from "../skills/skill-catalog.ts"
 import { embeddedAssets } from "../embedded/assets.ts"
-import { pluginSkillFolders } from "../plugins/plugin-skills.ts"
+import { pluginSkillFolders } from "../plugins/plugin-extras.ts"
 import { systemPrompt, type PromptFacts } from "./system-prompt.ts"
 
 /** What the CLI learns before it builds an agent: where the project is, its configuration, the model. */

@@ -6,7 +6,7 @@ import { builtinNames } from "../../src/cli/plugin-setup.ts"
 import { makeConfig } from "../../src/config/config.ts"
 import { matcherSelects } from "../../src/plugins/claude-plugin.ts"
 import { loadPlugins, toolsWithPlugins } from "../../src/plugins/plugin-host.ts"
-import { pluginSkillFolders } from "../../src/plugins/plugin-skills.ts"
+import { pluginMcpServers, pluginSkillFolders } from "../../src/plugins/plugin-extras.ts"
 import { PlatformLive } from "../../src/runtime.ts"
 import { loadSkillCatalog } from "../../src/skills/skill-catalog.ts"
 import { Config } from "../../src/config/config.ts"
@@ -47,6 +47,8 @@ describe("Claude Code plugin folders", () => {
     const untrusted = await load()
     expect(untrusted.reports[0]).toMatchObject({ name: "safety", kind: "claude", status: "untrusted" })
     expect(pluginSkillFolders({ root, env, config: makeConfig({}, env) })).toEqual([])
+    expect(pluginMcpServers({ root, env, config: makeConfig({}, env) })).toEqual([])
+    expect(pluginMcpServers({ root, env, config: makeConfig({}, env), trustProject: true }).map((s) => s.name)).toEqual(["tickets"])
 
     await Effect.runPromise(makeTrust({ root, env }).trust({ kind: "plugin", name: "safety", content: { path: join(root, ".anvil/plugins/safety") } }))
     const set = await load()
@@ -58,6 +60,7 @@ describe("Claude Code plugin folders", () => {
       mcpServers: ["tickets"],
       unsupported: ["SessionStart hooks"],
     })
+    expect(pluginMcpServers({ root, env, config: makeConfig({}, env) })).toEqual(set.mcpServers)
     expect(set.mcpServers).toEqual([
       { plugin: "safety", name: "tickets", source: "project", config: { command: join(root, ".anvil/plugins/safety/bin/tickets"), args: ["--stdio"] } },
     ])

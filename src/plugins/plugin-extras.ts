@@ -1,0 +1,62 @@
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { Effect } from "effect"
+import type { ConfigShape } from "../config/config.ts"
+import { makeTrust } from "../trust/trust.ts"
+import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
+import { discoverPlugins, type DiscoveredPlugin } from "./discovery.ts"
+import { pluginSettings } from "./plugin-host.ts"
+
+/**
+ * What Claude Code plugin folders bring besides hooks — skills and MCP
+ * servers — for the skill catalogue and the MCP client. Found without running
+ * any plugin code, so reading them is cheap and safe: only folders that would
+ * load count (not disabled, not broken, and trusted when they came with the
+ * project, or assumed trusted for this run).
+ */
+
+export interface ExtrasInput {
+  readonly root: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly config: ConfigShape
+  /** `--trust-plugins`: the project's plugins count as trusted for this run. */
+  readonly trustProject?: boolean
+}
+
+/** The Claude Code plugin folders that would load. */
+export const activeClaudePlugins = (input: ExtrasInput): ReadonlyArray<DiscoveredPlugin> => {
+  const settings = pluginSettings(input.config)
+  const found = discoverPlugins({ root: input.root, env: input.env, paths: settings.paths })
+  const claude = found.plugins.filter((p) => p.kind === "claude" && !p.problem && !settings.disabled.includes(p.name))
+  if (claude.length === 0) return []
+  const trust = makeTrust({ root: input.root, env: input.env, ...(input.trustProject ? { assume: ["plugin"] } : {}) })
+  const trusted = (p: DiscoveredPlugin) =>
+    Effect.runSync(
+      trust.check({ kind: "plugin", name: p.name, content: { path: p.path } }).pipe(
+        Effect.map((c) => c.status === "trusted"),
+        Effect.orElseSucceed(() => false),
+      ),
+    )
+  return claude.filter((p) => p.source === "user" || trusted(p))
+}
+
+/** The `skills/` folders of the active Claude Code plugin folders, in plugin order. */
+export const pluginSkillFolders = (input: ExtrasInput): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> =>
+  activeClaudePlugins(input)
+    .filter((p) => existsSync(join(p.path, "skills")))
+    .map((p) => ({ dir: join(p.path, "skills"), source: p.source }))
+
+/**
+ * The MCP servers the active Claude Code plugin folders declare (`.mcp.json`
+ * or the manifest's `mcpServers`), `${CLAUDE_PLUGIN_ROOT}` expanded, for the
+ * MCP client to start like its own configured servers. A folder whose files
+ * cannot be read is left out (`anvil plugins` shows why).
+ */
+export const pluginMcpServers = (input: ExtrasInput): ReadonlyArray<PluginMcpServer & { readonly source: "project" | "user" }> =>
+  activeClaudePlugins(input).flatMap((p) => {
+    try {
+      return readClaudePlugin({ name: p.name, dir: p.path, root: input.root, env: input.env }).mcpServers.map((s) => ({ ...s, source: p.source }))
+    } catch {
+      return []
+    }
+  })
