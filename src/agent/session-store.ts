@@ -1,7 +1,7 @@
 import { Clock, Data, Effect, type Scope } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { ensureStateDir } from "../workspace/state-dir.ts"
+import { ensureStateDir, plannedStateDir } from "../workspace/state-dir.ts"
 import type { TurnResult } from "./events.ts"
 import type { HistoryItem, SummaryItem } from "./history.ts"
 import type { LoopRecord } from "./loop.ts"
@@ -123,7 +123,8 @@ export const newSessionId = (ms: number, random: () => number = Math.random): st
 
 const VALID_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 
-export const sessionsDir = (path: { readonly join: (...parts: Array<string>) => string }, root: string) => path.join(root, ".anvil", "sessions")
+/** The sessions folder: `.anvil/sessions`, or the private cache folder when `.anvil` is not a real folder inside the root. */
+export const sessionsDir = (_path: unknown, root: string) => plannedStateDir(root, "sessions")
 
 /** An open session file: append records, commit (fsync) at each turn's end. */
 export interface SessionWriter {
@@ -134,10 +135,11 @@ export interface SessionWriter {
   readonly record: (record: LoopRecord) => Effect.Effect<void>
 }
 
-const openWriter = (file: string, id: string) =>
+const openWriter = (file: string, id: string, fresh = false) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem
-    const handle = yield* fs.open(file, { flag: "a" })
+    // A new session file is created exclusively: a name planted as a link is never written through.
+    const handle = yield* fs.open(file, { flag: fresh ? "ax" : "a" })
     const encoder = new TextEncoder()
     // Write failures (a full disk) must not end the agent's turn: they are reported once and the session goes on in memory.
     let broken = false
@@ -177,14 +179,11 @@ export const createSession = (
 ): Effect.Effect<SessionWriter, SessionError, FileSystem | Path | Scope.Scope> =>
   Effect.gen(function* () {
     const path = yield* Path
-    const dir = sessionsDir(path, root)
-    yield* ensureStateDir(path.join(root, ".anvil"))
-    const fs = yield* FileSystem
-    yield* fs.makeDirectory(dir, { recursive: true })
+    const dir = yield* Effect.try({ try: () => ensureStateDir(root, "sessions"), catch: (e) => new SessionError({ message: `Could not create the sessions folder: ${String(e)}` }) })
     const now = yield* Clock.currentTimeMillis
     const id = newSessionId(now)
     const file = path.join(dir, `${id}.jsonl`)
-    const writer = yield* openWriter(file, id)
+    const writer = yield* openWriter(file, id, true)
     yield* writer.append({ type: "session", version: 1, id, created_at: new Date(now).toISOString(), ...meta })
     return writer
   }).pipe(Effect.mapError((e) => (e instanceof SessionError ? e : new SessionError({ message: `Could not create a session file: ${e.message}` }))))

@@ -1,11 +1,11 @@
 import { Effect } from "effect"
-import { FileSystem, type File } from "effect/FileSystem"
-import { Path } from "effect/Path"
+import type { BigIntStats } from "node:fs"
 import { hint } from "../protocol/hint.ts"
-import { toolError, type ToolError } from "../protocol/tool-error.ts"
-import { atomicWrite } from "../workspace/atomic-write.ts"
+import { toolError, ToolError } from "../protocol/tool-error.ts"
+import { closeQuietly, openCheckedFile, OutsideRoot, readAllFd, stampOf } from "../workspace/checked-fs.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
-import { errnoOf, fromPlatformError } from "../workspace/fs-error.ts"
+import { commitChanges, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
+import { fromErrno } from "../workspace/fs-error.ts"
 import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"
 import { unifiedDiff, type FileDiff } from "./diff.ts"
 import { sha256Hex } from "./hash.ts"
@@ -17,6 +17,8 @@ export interface ExistingFile {
   readonly sha256: string
   readonly size: number
   readonly mtimeMs: number
+  /** The bytes as read, and what the commit checks under its lock: the file is still exactly this one. */
+  readonly before: FileBefore
 }
 
 /** The file a write or edit is about to change. */
@@ -24,66 +26,83 @@ export interface TargetFile {
   readonly resolved: ResolvedPath
   /** How results name it (root-relative). */
   readonly display: string
-  /** Where the bytes go: the real path, so a symlink inside the project is written through, not replaced. */
+  /** The file's real path when it exists (the ledger's key; a link inside the project is written through, not replaced). */
   readonly writePath: string
   /** Absent when the file does not exist yet. */
   readonly existing?: ExistingFile
 }
 
-const mtimeOf = (info: File.Info): number => (info.mtime._tag === "Some" ? info.mtime.value.getTime() : 0)
-
 /**
- * Resolves and loads the target of a write or edit: sandbox checks, then
- * IS_DIRECTORY for folders, INVALID_PARAM for special files and files over
- * `maxBytes`, BINARY_FILE for content that is not text. A missing file (or a
- * dangling link inside the project) comes back without `existing`.
+ * Resolves and loads the target of a write or edit: sandbox checks on the
+ * opened file itself, then IS_DIRECTORY for folders, INVALID_PARAM for special
+ * files and files over `maxBytes`, BINARY_FILE for content that is not text.
+ * A missing file (or a dangling link inside the project) comes back without
+ * `existing`.
  */
 export const openTarget = (
   input: string,
   options: { readonly maxBytes: number; readonly limitKey: string },
-): Effect.Effect<TargetFile, ToolError, Workspace | FileSystem> =>
+): Effect.Effect<TargetFile, ToolError, Workspace> =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
-    const fs = yield* FileSystem
     const resolved = yield* workspace.resolve(input)
     const display = resolved.display
     const base = { resolved, display, writePath: resolved.real }
     const context = { path_resolved: display }
     if (!resolved.exists) return base
-    const statResult = yield* fs.stat(resolved.real).pipe(Effect.result)
-    if (statResult._tag === "Failure") {
-      const errno = errnoOf(statResult.failure)
-      if (errno === "ENOENT" || statResult.failure.reason._tag === "NotFound") return base
-      return yield* fromPlatformError(statResult.failure, display)
+    const opened = yield* Effect.try({
+      try: () => openCheckedFile(workspace.contains, resolved.absolute),
+      catch: (e) => e,
+    }).pipe(Effect.result)
+    if (opened._tag === "Failure") {
+      const e = opened.failure
+      if (e instanceof OutsideRoot) {
+        return yield* toolError("ACCESS_DENIED", `Access denied: '${input}' leads outside the project root (through a symbolic link).`, {
+          fieldErrors: [{ field: "path", message: "outside the project root" }],
+        })
+      }
+      const code = (e as { code?: string }).code
+      if (code === "ENOENT") return base
+      return yield* fromErrno(code, display, String((e as Error).message ?? e))
     }
-    const info = statResult.success
-    if (info.type === "Directory") {
-      return yield* toolError("IS_DIRECTORY", `${display} is a directory, not a file. Name a file inside it.`, {
-        hints: [hint("LS", "medium", { path: display })],
-        context,
-      })
+    const file = opened.success
+    try {
+      const info = file.stat
+      if (info.isDirectory()) {
+        return yield* toolError("IS_DIRECTORY", `${display} is a directory, not a file. Name a file inside it.`, {
+          hints: [hint("LS", "medium", { path: display })],
+          context,
+        })
+      }
+      if (!info.isFile()) {
+        return yield* toolError("INVALID_PARAM", `${display} is not a regular file (it is a ${typeName(info)}).`, {
+          fieldErrors: [{ field: "path", message: `not a regular file (${typeName(info)})` }],
+          context,
+        })
+      }
+      const size = Number(info.size)
+      if (size > options.maxBytes) {
+        return yield* toolError(
+          "INVALID_PARAM",
+          `${display} is ${size} bytes, over the ${options.maxBytes}-byte limit for this tool (setting ${options.limitKey}).`,
+          { fieldErrors: [{ field: "path", message: "file too large" }], context },
+        )
+      }
+      const bytes = yield* Effect.try({ try: () => readAllFd(file.fd, size), catch: (e) => fromErrno((e as { code?: string }).code, display, String(e)) })
+      const decoded = decodeText(bytes)
+      if (!decoded.ok) {
+        return yield* toolError("BINARY_FILE", `${display} is a binary file (${decoded.reason}); it cannot be changed as text.`, { context })
+      }
+      const mtimeMs = Number(info.mtimeMs)
+      const before: FileBefore = { bytes, mode: Number(info.mode & 0o7777n), size: bytes.length, mtimeMs, stamp: stampOf(info) }
+      return { ...base, writePath: file.real, existing: { decoded: decoded.value, sha256: sha256Hex(bytes), size: bytes.length, mtimeMs, before } }
+    } finally {
+      closeQuietly(file.fd)
     }
-    if (info.type !== "File") {
-      return yield* toolError("INVALID_PARAM", `${display} is not a regular file (it is a ${info.type}).`, {
-        fieldErrors: [{ field: "path", message: `not a regular file (${info.type})` }],
-        context,
-      })
-    }
-    const size = Number(info.size)
-    if (size > options.maxBytes) {
-      return yield* toolError(
-        "INVALID_PARAM",
-        `${display} is ${size} bytes, over the ${options.maxBytes}-byte limit for this tool (setting ${options.limitKey}).`,
-        { fieldErrors: [{ field: "path", message: "file too large" }], context },
-      )
-    }
-    const bytes = yield* fs.readFile(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, display)))
-    const decoded = decodeText(bytes)
-    if (!decoded.ok) {
-      return yield* toolError("BINARY_FILE", `${display} is a binary file (${decoded.reason}); it cannot be changed as text.`, { context })
-    }
-    return { ...base, existing: { decoded: decoded.value, sha256: sha256Hex(bytes), size: bytes.length, mtimeMs: mtimeOf(info) } }
   })
+
+const typeName = (st: BigIntStats): string =>
+  st.isFIFO() ? "FIFO" : st.isSocket() ? "Socket" : st.isCharacterDevice() ? "CharacterDevice" : st.isBlockDevice() ? "BlockDevice" : st.isSymbolicLink() ? "SymbolicLink" : "Unknown"
 
 /** What committing a new text did. */
 export interface CommitOutcome {
@@ -113,10 +132,9 @@ export const commitText = (input: {
   readonly format: Pick<TextFormat, "encoding" | "bom">
   readonly dryRun: boolean
   readonly maxDiffLines: number
-}): Effect.Effect<CommitOutcome, ToolError, FileSystem | Path | FileLedger> =>
+}): Effect.Effect<CommitOutcome, ToolError, Workspace | FileLedger> =>
   Effect.gen(function* () {
     const { target } = input
-    const fs = yield* FileSystem
     const ledger = yield* FileLedger
     const bytes = encodeText(input.text, input.format)
     const sha256After = sha256Hex(bytes)
@@ -136,28 +154,17 @@ export const commitText = (input: {
     if (input.dryRun) return { ...outcome, applied: false, bytesWritten: 0 }
 
     const display = target.display
-    if (existing) {
-      const now = yield* fs.stat(target.writePath).pipe(Effect.option)
-      const moved =
-        now._tag === "None" || Number(now.value.size) !== existing.size || mtimeOf(now.value) !== existing.mtimeMs
-      if (moved) {
-        return yield* toolError("CONFLICT", `${display} changed on disk while this change was being prepared; nothing was written.`, {
-          retryable: true,
-          hints: [hint("Read", "high", { path: display })],
-          context: { path_resolved: display },
-        })
-      }
-    } else if (yield* fs.exists(target.writePath).pipe(Effect.orElseSucceed(() => false))) {
-      return yield* toolError("CONFLICT", `${display} was created by something else while this change was being prepared; nothing was written.`, {
-        retryable: true,
-        hints: [hint("Read", "high", { path: display })],
-        context: { path_resolved: display },
-      })
-    }
-    yield* atomicWrite(target.writePath, bytes).pipe(Effect.mapError((e) => fromPlatformError(e, display)))
-    const after = yield* fs.stat(target.writePath).pipe(Effect.option)
-    if (after._tag === "Some") {
-      yield* ledger.record(target.writePath, { mtimeMs: mtimeOf(after.value), size: Number(after.value.size), sha256: sha256After })
+    const workspace = yield* Workspace
+    const change: FileChange = existing
+      ? { path: target.writePath, display, before: existing.before, after: { bytes } }
+      : { path: target.resolved.absolute, display, after: { bytes } }
+    const [done] = yield* commitChanges([change], {
+      root: workspace.root,
+      contains: workspace.contains,
+      journalDir: workspace.stateDir("journal"),
+    }).pipe(Effect.mapError((e) => (e.code === "CONFLICT" ? new ToolError({ ...e, hints: [hint("Read", "high", { path: display })] }) : e)))
+    if (done?.size !== undefined) {
+      yield* ledger.record(done.real, { mtimeMs: done.mtimeMs ?? 0, size: done.size, sha256: sha256After })
     }
     return { ...outcome, applied: true, bytesWritten: bytes.length }
   })

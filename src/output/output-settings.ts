@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
+import { plannedStateDir } from "../workspace/state-dir.ts"
 import type { TruncateDirection } from "./truncate.ts"
 
 /** The truncation and spill settings of spec 002, after config and environment. */
@@ -10,6 +11,12 @@ export interface OutputSettingsShape {
   readonly direction: TruncateDirection
   /** Absolute spill folder. */
   readonly dir: string
+  /**
+   * Set when the spill folder is anvil's own `.anvil/tool-output` for this
+   * project root (not configured): it is then used only while it is a real
+   * folder inside the root (else the private cache folder).
+   */
+  readonly stateRoot?: string
   readonly retentionDays: number
 }
 
@@ -43,7 +50,7 @@ export class OutputSettings extends Context.Service<OutputSettings, OutputSettin
             direction(env.TOOL_OUTPUT_TRUNCATE_DIRECTION) ??
             direction(config.get("output.direction", "")) ??
             DEFAULT_OUTPUT.direction,
-          dir: dir === "" ? path.join(root, ".anvil", "tool-output") : path.resolve(root, dir),
+          ...(dir === "" ? { dir: plannedStateDir(root, "tool-output", env), stateRoot: root } : { dir: path.resolve(root, dir) }),
           retentionDays:
             positive(env.TOOL_OUTPUT_RETENTION_DAYS) ?? config.count("output.retention_days", DEFAULT_OUTPUT.retentionDays),
         }

@@ -1,6 +1,8 @@
 import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { ensureStateDir } from "../workspace/state-dir.ts"
 import { OutputSettings } from "./output-settings.ts"
 
@@ -56,16 +58,32 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
     Effect.gen(function* () {
       const fs = yield* FileSystem
       const path = yield* Path
-      const { dir } = yield* OutputSettings
+      const settings = yield* OutputSettings
+      const { dir } = settings
       const platform = yield* Effect.context<FileSystem | Path>()
+      // The folder is made (and, for anvil's own one, checked to be a real folder inside the root) at each use:
+      // files are then created exclusively in it, so a name planted as a link is never written through.
+      const prepare = Effect.try({
+        try: () => {
+          if (settings.stateRoot !== undefined) return ensureStateDir(settings.stateRoot, "tool-output")
+          mkdirSync(dir, { recursive: true })
+          try {
+            writeFileSync(join(dir, ".gitignore"), "*\n", { flag: "wx" })
+          } catch {
+            // there already
+          }
+          return dir
+        },
+        catch: (e) => (e instanceof Error ? e : new Error(String(e))),
+      })
       const spill = (toolTitle: string, content: string, text?: string) =>
         Effect.gen(function* () {
-          yield* ensureStateDir(dir)
+          const folder = yield* prepare
           const stamp = spillStamp(yield* Clock.currentTimeMillis)
           const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
           const bytes = new TextEncoder().encode(content)
           for (let n = 1; ; n++) {
-            const file = path.join(dir, `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.json`)
+            const file = path.join(folder, `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.json`)
             const written = yield* fs.writeFile(file, bytes, { flag: "wx" }).pipe(Effect.result)
             if (written._tag === "Success") {
               if (text === undefined) return { json: file }
@@ -79,13 +97,13 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
         }).pipe(Effect.provideContext(platform))
       const openStream = (toolTitle: string, extension: string) =>
         Effect.gen(function* () {
-          yield* ensureStateDir(dir)
+          const folder = yield* prepare
           const stamp = spillStamp(yield* Clock.currentTimeMillis)
           const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
           const ext = extension.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "") || "txt"
           const scope = yield* Scope.make()
           for (let n = 1; ; n++) {
-            const file = path.join(dir, `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.${ext}`)
+            const file = path.join(folder, `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.${ext}`)
             const opened = yield* fs.open(file, { flag: "wx" }).pipe(Scope.provide(scope), Effect.result)
             if (opened._tag === "Success") {
               const handle = opened.success

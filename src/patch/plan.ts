@@ -1,8 +1,8 @@
-import { Effect, Option } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { Effect } from "effect"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { sameBytes, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
-import { fromPlatformError } from "../workspace/fs-error.ts"
+import { closeQuietly, openCheckedFile, OutsideRoot, readAllFd, stampOf } from "../workspace/checked-fs.ts"
+import { fromErrno } from "../workspace/fs-error.ts"
 import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"
 import { applyToText } from "./apply.ts"
 import { stripComponents } from "./git-path.ts"
@@ -60,10 +60,9 @@ const applyGitMode = (mode: number, git: string | undefined): number => {
  * file touched twice sees the first change). Any problem fails here, before
  * anything is written.
  */
-export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effect<Plan, ToolError | PatchProblem, Workspace | FileSystem> =>
+export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effect<Plan, ToolError | PatchProblem, Workspace> =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
-    const fs = yield* FileSystem
     const slots = new Map<string, Slot>()
     const reports: Array<FileReport> = []
 
@@ -84,18 +83,32 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effe
         const resolved = yield* resolve(p)
         const known = slots.get(resolved.real)
         if (known) return known
-        const info = yield* fs.stat(resolved.real).pipe(Effect.option)
+        // Read through a descriptor whose real place is checked: a link swapped in meanwhile cannot show outside bytes.
+        const opened = yield* Effect.try({ try: () => openCheckedFile(workspace.contains, resolved.absolute), catch: (e) => e }).pipe(Effect.result)
         let before: FileBefore | undefined
-        if (Option.isSome(info)) {
-          const st = info.value
-          if (st.type === "Directory") return yield* toolError("IS_DIRECTORY", `${resolved.display} is a directory, not a file. Nothing was changed.`)
-          if (st.type !== "File") return yield* toolError("INVALID_PARAM", `${resolved.display} is not a regular file (${st.type}). Nothing was changed.`)
-          const size = Number(st.size)
-          if (size > options.maxFileBytes) {
-            return yield* toolError("INVALID_PARAM", `${resolved.display} is ${size} bytes, over the patch limit of ${options.maxFileBytes} bytes (tools.patch.max_file_bytes). Nothing was changed.`)
+        if (opened._tag === "Failure") {
+          const e = opened.failure
+          if (e instanceof OutsideRoot) {
+            return yield* toolError("ACCESS_DENIED", `Access denied: '${p}' leads outside the project root (through a symbolic link). Nothing was changed.`, {
+              fieldErrors: [{ field: "patch", message: `refused path ${p}` }],
+            })
           }
-          const bytes = yield* fs.readFile(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, resolved.display)))
-          before = { bytes, mode: st.mode & 0o7777, size: bytes.length, mtimeMs: Option.getOrUndefined(st.mtime)?.getTime() }
+          const code = (e as { code?: string }).code
+          if (code !== "ENOENT") return yield* fromErrno(code, resolved.display, String(e))
+        } else {
+          const { fd, stat: st } = opened.success
+          try {
+            if (st.isDirectory()) return yield* toolError("IS_DIRECTORY", `${resolved.display} is a directory, not a file. Nothing was changed.`)
+            if (!st.isFile()) return yield* toolError("INVALID_PARAM", `${resolved.display} is not a regular file. Nothing was changed.`)
+            const size = Number(st.size)
+            if (size > options.maxFileBytes) {
+              return yield* toolError("INVALID_PARAM", `${resolved.display} is ${size} bytes, over the patch limit of ${options.maxFileBytes} bytes (tools.patch.max_file_bytes). Nothing was changed.`)
+            }
+            const bytes = readAllFd(fd, size)
+            before = { bytes, mode: Number(st.mode & 0o7777n), size: bytes.length, mtimeMs: Number(st.mtimeMs), stamp: stampOf(st) }
+          } finally {
+            closeQuietly(fd)
+          }
         }
         const s: Slot = { resolved, before, current: before ? { bytes: before.bytes, mode: before.mode } : undefined }
         slots.set(resolved.real, s)

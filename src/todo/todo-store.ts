@@ -1,11 +1,12 @@
 import { Clock, Effect } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { constants, fstatSync, openSync } from "node:fs"
 import { Path } from "effect/Path"
 import { SessionInfo } from "../tool-framework/session.ts"
 import { toolError } from "../protocol/tool-error.ts"
-import { atomicWrite } from "../workspace/atomic-write.ts"
-import { fromPlatformError } from "../workspace/fs-error.ts"
-import { ensureStateDir } from "../workspace/state-dir.ts"
+import { closeQuietly, readAllFd, stampOf } from "../workspace/checked-fs.ts"
+import { commitChanges, type FileBefore } from "../workspace/file-transaction.ts"
+import { fromErrno } from "../workspace/fs-error.ts"
+import { plannedStateDir } from "../workspace/state-dir.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { hint } from "../protocol/hint.ts"
 import { parseStoredTodos, type Todo } from "./todo-list.ts"
@@ -16,7 +17,7 @@ export const todoFile = Effect.gen(function* () {
   const session = yield* SessionInfo
   const path = yield* Path
   const name = session.id.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "_") || "session"
-  const file = path.join(workspace.root, ".anvil", "todos", `${name}.json`)
+  const file = path.join(plannedStateDir(workspace.root, "todos"), `${name}.json`)
   return { file, display: workspace.display(file), session: session.id }
 })
 
@@ -26,13 +27,13 @@ export const todoFile = Effect.gen(function* () {
  * says how to recover (write the list again).
  */
 export const loadTodos = Effect.gen(function* () {
-  const fs = yield* FileSystem
   const where = yield* todoFile
-  const text = yield* fs.readFileString(where.file).pipe(Effect.option)
-  if (text._tag === "None") return { ...where, todos: [] as ReadonlyArray<Todo>, exists: false }
+  // Read without following a link: a planted `.anvil/todos/<id>.json` link leads nowhere.
+  const stored = yield* Effect.sync(() => currentBefore(where.file))
+  if (stored === undefined) return { ...where, todos: [] as ReadonlyArray<Todo>, exists: false }
   let parsed: unknown
   try {
-    parsed = JSON.parse(text.value)
+    parsed = JSON.parse(new TextDecoder().decode(stored.bytes))
   } catch {
     parsed = undefined
   }
@@ -49,12 +50,36 @@ export const loadTodos = Effect.gen(function* () {
 export const saveTodos = (todos: ReadonlyArray<Todo>) =>
   Effect.gen(function* () {
     const path = yield* Path
+    const workspace = yield* Workspace
     const where = yield* todoFile
     const now = yield* Clock.currentTimeMillis
     const body = { session: where.session, updated_at: new Date(now).toISOString(), todos }
-    yield* ensureStateDir(path.dirname(path.dirname(where.file))).pipe(Effect.mapError((e) => fromPlatformError(e, ".anvil")))
-    yield* atomicWrite(where.file, new TextEncoder().encode(`${JSON.stringify(body, null, 2)}\n`)).pipe(
-      Effect.mapError((e) => fromPlatformError(e, where.display)),
-    )
-    return where
+    const dir = yield* Effect.try({ try: () => workspace.stateDir("todos"), catch: (e) => fromErrno((e as { code?: string }).code, ".anvil/todos", String(e)) })
+    const file = path.join(dir, path.basename(where.file))
+    const bytes = new TextEncoder().encode(`${JSON.stringify(body, null, 2)}\n`)
+    // Replaced whatever is there (the list is the session's own); written through a checked folder.
+    const inside = (p: string) => p === dir || p.startsWith(`${dir}/`)
+    const existing = yield* Effect.sync(() => currentBefore(file))
+    yield* commitChanges([{ path: file, display: workspace.display(file), ...(existing ? { before: existing } : {}), after: { bytes } }], {
+      root: workspace.root,
+      contains: inside,
+      journalDir: workspace.stateDir("journal"),
+    })
+    return { ...where, file, display: workspace.display(file) }
   })
+
+/** The stored list file as it is now (no link followed), for the commit's check. */
+const currentBefore = (file: string): FileBefore | undefined => {
+  let fd: number | undefined
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    const st = fstatSync(fd, { bigint: true })
+    if (!st.isFile()) return undefined
+    const bytes = readAllFd(fd, Number(st.size))
+    return { bytes, mode: Number(st.mode & 0o7777n), size: bytes.length, mtimeMs: Number(st.mtimeMs), stamp: stampOf(st) }
+  } catch {
+    return undefined
+  } finally {
+    closeQuietly(fd)
+  }
+}

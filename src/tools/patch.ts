@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto"
-import { Effect, Option, Schema } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import type { ParsedPatch } from "../patch/model.ts"
 import { parsePatch } from "../patch/parse.ts"
@@ -43,7 +42,6 @@ export const patchTool = defineTool({
       const config = yield* Config
       const workspace = yield* Workspace
       const ledger = yield* FileLedger
-      const fs = yield* FileSystem
       const dryRun = params.dry_run === true
       const maxFileBytes = config.get("tools.patch.max_file_bytes", DEFAULT_MAX_FILE_BYTES)
 
@@ -55,14 +53,17 @@ export const patchTool = defineTool({
         Effect.mapError((e) => (e instanceof PatchProblem ? problemToError(e) : e)),
       )
       if (!dryRun && plan.changes.length > 0) {
-        yield* commitChanges(plan.changes, { root: workspace.root })
-        for (const c of plan.changes) {
-          if (!c.after) continue
-          const info = yield* fs.stat(c.path).pipe(Effect.option)
-          if (Option.isNone(info)) continue
-          yield* ledger.record(c.path, {
-            mtimeMs: Option.getOrUndefined(info.value.mtime)?.getTime() ?? 0,
-            size: Number(info.value.size),
+        const committed = yield* commitChanges(plan.changes, {
+          root: workspace.root,
+          contains: workspace.contains,
+          journalDir: workspace.stateDir("journal"),
+        })
+        for (const [i, c] of plan.changes.entries()) {
+          const done = committed[i]
+          if (!c.after || done?.size === undefined) continue
+          yield* ledger.record(done.real, {
+            mtimeMs: done.mtimeMs ?? 0,
+            size: done.size,
             sha256: createHash("sha256").update(c.after.bytes).digest("hex"),
           })
         }

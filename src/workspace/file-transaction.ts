@@ -1,9 +1,12 @@
-import { Effect, Option, Random } from "effect"
-import { FileSystem } from "effect/FileSystem"
-import { Path } from "effect/Path"
-import type { PlatformError } from "effect/PlatformError"
+import { Data, Effect } from "effect"
+import { createHash } from "node:crypto"
+import { constants, fchmodSync, fstatSync, linkSync, lstatSync, openSync, readdirSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs"
+import { dirname, sep } from "node:path"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
-import { errnoOf, fromPlatformError } from "./fs-error.ts"
+import { closeQuietly, inDir, locateForWrite, NotUsable, OutsideRoot, readAllFd, stampOf, type CheckedDir, type Contains } from "./checked-fs.ts"
+import { LockBusy, lockExclusive } from "./flock.ts"
+import { fromErrno } from "./fs-error.ts"
+import { Journal, tempNameFor, undoEntry, type JournalEntry } from "./journal.ts"
 
 /** A file as it was read: its bytes and mode, and the stamp used to notice a change since. */
 export interface FileBefore {
@@ -12,12 +15,14 @@ export interface FileBefore {
   readonly mode: number
   readonly size: number
   readonly mtimeMs: number | undefined
+  /** Identity and version when read (`stampOf`): compared instead of the bytes when present. */
+  readonly stamp?: string
 }
 
-/** The new state of a file: bytes and permission bits. */
+/** The new state of a file: bytes and permission bits (absent: the default for a new file, the old ones otherwise). */
 export interface FileAfter {
   readonly bytes: Uint8Array
-  readonly mode: number
+  readonly mode?: number
 }
 
 /** One path's change: absent `before` creates it, absent `after` removes it. */
@@ -31,188 +36,339 @@ export interface FileChange {
 }
 
 export interface CommitOptions {
-  /** Empty folders left by removals are pruned up to (not including) this folder. */
+  /** The project root: empty folders left by removals are pruned up to (not including) it. */
   readonly root: string
+  /** Where writes may land (real paths). Default: inside `root`. */
+  readonly contains?: Contains
+  /** The journal folder; without one a kill half way is not recovered at the next start. */
+  readonly journalDir?: string
 }
+
+/** A file as the commit left it. */
+export interface CommittedFile {
+  /** Real absolute path. */
+  readonly real: string
+  readonly display: string
+  /** `stampOf` the new file; undefined when removed. */
+  readonly stamp?: string
+  readonly mtimeMs?: number
+  readonly size?: number
+}
+
+/** The file is not what the change was prepared against (or appeared, or is locked too long). */
+export class ChangedOnDisk extends Data.TaggedError("ChangedOnDisk")<{ readonly display: string; readonly reason: "changed" | "appeared" | "locked" }> {}
 
 /** Byte equality (native compare: files may be megabytes). */
 export const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a === b || (a.length === b.length && Buffer.compare(a, b) === 0)
 
-type Step =
-  | { readonly kind: "removed"; readonly change: FileChange }
-  | { readonly kind: "written"; readonly change: FileChange }
-  | { readonly kind: "chmod"; readonly change: FileChange }
+/** The system calls a commit makes that can fail on a real disk; tests replace them to inject faults. */
+export interface CommitOps {
+  readonly writeNew: (path: string, bytes: Uint8Array, mode: number | undefined) => void
+  readonly rename: (from: string, to: string) => void
+  readonly link: (from: string, to: string) => void
+  readonly unlink: (path: string) => void
+  readonly chmod: (fd: number, mode: number) => void
+}
+
+export const realOps: CommitOps = {
+  writeNew: (path, bytes, mode) => {
+    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode ?? 0o666)
+    try {
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done)
+      if (mode !== undefined) fchmodSync(fd, mode)
+    } finally {
+      closeQuietly(fd)
+    }
+  },
+  rename: renameSync,
+  link: linkSync,
+  unlink: unlinkSync,
+  chmod: fchmodSync,
+}
+
+interface Slot {
+  readonly change: FileChange
+  readonly dir: CheckedDir
+  readonly name: string
+  readonly real: string
+  fd?: number
+  ino?: bigint
+  temp?: string
+  tempIno?: bigint
+  backup?: string
+  placed: boolean
+}
+
+const inodeAt = (path: string): bigint | undefined => {
+  try {
+    return lstatSync(path, { bigint: true }).ino
+  } catch (e) {
+    if ((e as { code?: string }).code === "ENOENT") return undefined
+    throw e
+  }
+}
 
 /**
- * Applies a set of file changes all or nothing.
+ * Applies a set of file changes all or nothing (issue 3, issue 9).
  *
- * 1. Every file still looks as it did when read (size, mtime; absent files are
- *    still absent), else CONFLICT and nothing is touched.
- * 2. Every new content is written to a temp file beside its target (missing
- *    folders created); a failure here (disk full…) removes the temps and the
- *    created folders, leaving the tree as it was.
- * 3. Removals, then renames of the temps over their targets (each atomic:
- *    readers see the old file or the new one), then mode changes. If any step
- *    fails, the steps done are undone in reverse from the `before` bytes kept
- *    in memory, so on any error no file has changed.
- * 4. Folders left empty by removals are pruned (as git does).
+ * 1. Each path is located through checked folders (never out of the root),
+ *    each existing file opened without following a link and locked (flock,
+ *    in path order), and compared with what was read (stamp or bytes); absent
+ *    files must still be absent. Otherwise CONFLICT, nothing touched.
+ * 2. A journal names the temp and backup files; new contents are written to
+ *    temps beside their targets, old ones kept as hard-link backups when more
+ *    than one step must happen.
+ * 3. New contents go in first (rename over an old file; link for a new one,
+ *    which fails if the name was taken), removals after, then mode changes.
+ *    Any failure undoes the steps done, from the backups.
+ * 4. Backups and the journal go; folders emptied by removals are pruned.
  *
- * A crash of the process in the middle of step 3 is not covered.
+ * A kill at any moment leaves each file old or new; the next start rolls an
+ * unfinished change back from its journal (`recoverJournals`).
  */
+export const commitSync = (changes: ReadonlyArray<FileChange>, options: CommitOptions, ops: CommitOps = realOps): Array<CommittedFile> => {
+  const contains = options.contains ?? ((p: string) => p === options.root || p.startsWith(options.root + sep))
+  const slots: Array<Slot> = []
+  const createdDirs: Array<string> = []
+  let journal: Journal | undefined
+  let applying = false
+  try {
+    for (const change of changes) {
+      const located = locateForWrite(contains, change.path, { create: change.after !== undefined, created: createdDirs })
+      slots.push({ change, ...located, placed: false })
+    }
+    // A fixed order, so two processes locking the same files cannot deadlock.
+    for (const s of [...slots].sort((a, b) => (a.real < b.real ? -1 : a.real > b.real ? 1 : 0))) lockAndVerify(s)
+
+    const writes = slots.filter((s) => s.change.after && (!s.change.before || !sameBytes(s.change.before.bytes, s.change.after.bytes)))
+    const removals = slots.filter((s) => !s.change.after && s.change.before)
+    const modeOnly = slots.filter(
+      (s) => s.change.after && s.change.before && !writes.includes(s) && s.change.after.mode !== undefined && s.change.after.mode !== s.change.before.mode,
+    )
+    const undoable = writes.length + removals.length + modeOnly.length > 1
+    for (const s of writes) s.temp = tempNameFor(s.name)
+    if (undoable) for (const s of [...writes, ...removals]) if (s.change.before) s.backup = tempNameFor(s.name)
+
+    const entries = () =>
+      slots
+        .filter((s) => s.temp !== undefined || s.backup !== undefined)
+        .map(
+          (s): JournalEntry => ({
+            dir: s.dir.real,
+            name: s.name,
+            existed: s.change.before !== undefined,
+            ...(s.temp !== undefined ? { temp: s.temp } : {}),
+            ...(s.tempIno !== undefined ? { tempIno: String(s.tempIno) } : {}),
+            ...(s.temp !== undefined && s.change.after ? { newSha: createHash("sha256").update(s.change.after.bytes).digest("hex") } : {}),
+            ...(s.backup !== undefined ? { backup: s.backup, backupIno: String(s.ino) } : {}),
+          }),
+        )
+    if (options.journalDir !== undefined && (writes.length > 0 || removals.length > 0)) journal = Journal.begin(options.journalDir, options.root, entries())
+
+    for (const s of writes) {
+      const after = s.change.after!
+      const mode = after.mode ?? (s.change.before ? s.change.before.mode : undefined)
+      ops.writeNew(inDir(s.dir, s.temp!), after.bytes, mode)
+      s.tempIno = inodeAt(inDir(s.dir, s.temp!))
+    }
+    for (const s of slots) {
+      if (s.backup === undefined) continue
+      ops.link(inDir(s.dir, s.name), inDir(s.dir, s.backup))
+      if (inodeAt(inDir(s.dir, s.backup)) !== s.ino) throw new ChangedOnDisk({ display: s.change.display, reason: "changed" })
+    }
+    journal?.ready(entries())
+
+    applying = true
+    for (const s of writes) {
+      if (s.change.before) {
+        // Still the file that was locked and checked?
+        if (inodeAt(inDir(s.dir, s.name)) !== s.ino) throw new ChangedOnDisk({ display: s.change.display, reason: "changed" })
+        ops.rename(inDir(s.dir, s.temp!), inDir(s.dir, s.name))
+        s.placed = true
+      } else {
+        try {
+          ops.link(inDir(s.dir, s.temp!), inDir(s.dir, s.name))
+        } catch (e) {
+          if ((e as { code?: string }).code === "EEXIST") throw new ChangedOnDisk({ display: s.change.display, reason: "appeared" })
+          throw e
+        }
+        s.placed = true
+        ops.unlink(inDir(s.dir, s.temp!))
+      }
+    }
+    for (const s of removals) {
+      if (inodeAt(inDir(s.dir, s.name)) !== s.ino) throw new ChangedOnDisk({ display: s.change.display, reason: "changed" })
+      ops.unlink(inDir(s.dir, s.name))
+      s.placed = true
+    }
+    for (const s of modeOnly) {
+      ops.chmod(s.fd!, s.change.after!.mode!)
+      s.placed = true
+    }
+    applying = false
+
+    for (const s of slots) if (s.backup !== undefined) unlinkQuietly(inDir(s.dir, s.backup))
+    journal?.finish()
+    journal = undefined
+    for (const s of removals) pruneEmptyParents(s, options.root, contains)
+    return slots.map((s) => {
+      if (!s.change.after) return { real: s.real, display: s.change.display }
+      try {
+        const st = lstatSync(inDir(s.dir, s.name), { bigint: true })
+        return { real: s.real, display: s.change.display, stamp: stampOf(st), mtimeMs: Number(st.mtimeMs), size: Number(st.size) }
+      } catch {
+        return { real: s.real, display: s.change.display }
+      }
+    })
+  } catch (error) {
+    // Undo what was done, newest first; then nothing staged stays behind.
+    const failed: Array<string> = []
+    for (const s of [...slots].reverse()) {
+      try {
+        if (applying && s.placed && modeOnlyUndo(s, ops)) continue
+        const done = s.placed
+        undoEntry(s.dir, entryOf(s), true)
+        if (done && s.backup === undefined && s.change.before && s.change.after) failed.push(s.change.display)
+      } catch {
+        failed.push(s.change.display)
+      }
+    }
+    journal?.finish()
+    for (const d of createdDirs.reverse()) {
+      try {
+        rmdirSync(d)
+      } catch {
+        // not empty (something else put a file there) or gone
+      }
+    }
+    throw failed.length > 0 ? new RollbackFailed({ cause: error, files: failed }) : error
+  } finally {
+    for (const s of slots) {
+      closeQuietly(s.fd)
+      closeQuietly(s.dir.fd)
+    }
+  }
+}
+
+/** Undoing failed for some files after a failed commit: they may be left changed. */
+export class RollbackFailed extends Data.TaggedError("RollbackFailed")<{ readonly cause: unknown; readonly files: ReadonlyArray<string> }> {}
+
+const entryOf = (s: Slot): JournalEntry => ({
+  dir: s.dir.real,
+  name: s.name,
+  existed: s.change.before !== undefined,
+  ...(s.temp !== undefined ? { temp: s.temp } : {}),
+  ...(s.tempIno !== undefined ? { tempIno: String(s.tempIno) } : {}),
+  ...(s.backup !== undefined ? { backup: s.backup, backupIno: String(s.ino) } : {}),
+})
+
+const modeOnlyUndo = (s: Slot, ops: CommitOps): boolean => {
+  if (s.temp !== undefined || s.backup !== undefined || !s.change.before || !s.change.after || s.fd === undefined) return false
+  ops.chmod(s.fd, s.change.before.mode)
+  return true
+}
+
+const lockAndVerify = (s: Slot): void => {
+  const at = inDir(s.dir, s.name)
+  const before = s.change.before
+  if (!before) {
+    if (inodeAt(at) !== undefined) throw new ChangedOnDisk({ display: s.change.display, reason: "appeared" })
+    return
+  }
+  let fd: number
+  try {
+    fd = openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (e) {
+    const code = (e as { code?: string }).code
+    if (code === "ENOENT" || code === "ELOOP") throw new ChangedOnDisk({ display: s.change.display, reason: "changed" })
+    throw e
+  }
+  s.fd = fd
+  try {
+    lockExclusive(fd)
+  } catch (e) {
+    if (e instanceof LockBusy) throw new ChangedOnDisk({ display: s.change.display, reason: "locked" })
+    throw e
+  }
+  const st = fstatSync(fd, { bigint: true })
+  s.ino = st.ino
+  const same =
+    st.isFile() &&
+    inodeAt(at) === st.ino &&
+    (before.stamp !== undefined ? stampOf(st) === before.stamp : sameBytes(readAllFd(fd, Number(st.size)), before.bytes))
+  if (!same) throw new ChangedOnDisk({ display: s.change.display, reason: "changed" })
+}
+
+const unlinkQuietly = (path: string) => {
+  try {
+    unlinkSync(path)
+  } catch {
+    // gone already
+  }
+}
+
+// As git does: a folder a removal left empty goes too (never the root, never outside it).
+const pruneEmptyParents = (s: Slot, root: string, contains: Contains) => {
+  let d = s.dir.real
+  while (d !== root && d.startsWith(root + sep) && contains(d)) {
+    try {
+      if (readdirSync(d).length > 0) return
+      rmdirSync(d)
+    } catch {
+      return
+    }
+    d = dirname(d)
+  }
+}
+
+/** The commit as an Effect whose failures are tool errors a model can act on. */
 export const commitChanges = (
   changes: ReadonlyArray<FileChange>,
   options: CommitOptions,
-): Effect.Effect<void, ToolError, FileSystem | Path> =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem
-    const path = yield* Path
+  ops: CommitOps = realOps,
+): Effect.Effect<Array<CommittedFile>, ToolError> =>
+  Effect.try({ try: () => commitSync(changes, options, ops), catch: (e) => commitFailure(e, changes) })
 
-    // 1. Unchanged since read.
-    for (const c of changes) {
-      const now = yield* fs.stat(c.path).pipe(Effect.option)
-      if (c.before === undefined) {
-        if (Option.isSome(now)) return yield* toolError("CONFLICT", `${c.display} appeared on disk while the patch was being prepared. Nothing was changed; retry.`)
-        continue
-      }
-      const stamp = Option.getOrUndefined(now)
-      const mtime = stamp ? Option.getOrUndefined(stamp.mtime)?.getTime() : undefined
-      if (!stamp || Number(stamp.size) !== c.before.size || (c.before.mtimeMs !== undefined && mtime !== undefined && Math.floor(mtime) !== Math.floor(c.before.mtimeMs))) {
-        return yield* toolError("CONFLICT", `${c.display} changed on disk while the patch was being prepared. Nothing was changed; read it again and retry.`)
-      }
-    }
-
-    // 2. Stage new contents.
-    const temps = new Map<FileChange, string>()
-    const createdDirs: Array<string> = []
-    const discardStaged = Effect.gen(function* () {
-      for (const t of temps.values()) yield* fs.remove(t).pipe(Effect.ignore)
-      for (const d of [...createdDirs].reverse()) yield* fs.remove(d, { recursive: true }).pipe(Effect.ignore)
+/** Maps a commit failure to the envelope error; the single place these are translated. */
+export const commitFailure = (error: unknown, changes: ReadonlyArray<FileChange>): ToolError => {
+  if (error instanceof RollbackFailed) {
+    const cause = commitFailure(error.cause, changes)
+    return toolError("EXECUTION_ERROR", `${cause.message} Rolling back failed for: ${error.files.join(", ")} — these files may be left changed; check them.`)
+  }
+  const every = changes.length > 1 ? " Nothing was changed." : " Nothing was written."
+  const undone = changes.length > 1 ? " Nothing was changed (every step already done was rolled back)." : " Nothing was written."
+  if (error instanceof ChangedOnDisk) {
+    const why =
+      error.reason === "appeared"
+        ? `${error.display} was created by something else while this change was being prepared.`
+        : error.reason === "locked"
+          ? `${error.display} is being changed by another process (its lock was held too long).`
+          : `${error.display} changed on disk while this change was being prepared.`
+    return toolError("CONFLICT", `${why}${every} Read it again and redo the change.`, {
+      retryable: true,
+      context: { path_resolved: error.display },
     })
-    const writes = changes.filter((c) => c.after !== undefined && (c.before === undefined || !sameBytes(c.before.bytes, c.after.bytes)))
-    const staged = yield* Effect.gen(function* () {
-      for (const c of writes) {
-        const dir = path.dirname(c.path)
-        const missing = yield* missingAncestors(dir)
-        if (missing.length > 0) {
-          yield* fs.makeDirectory(dir, { recursive: true })
-          createdDirs.push(missing[missing.length - 1]!)
-        }
-        const temp = path.join(dir, `.${path.basename(c.path)}.anvil-${(yield* Random.nextIntBetween(0, 2 ** 31)).toString(36)}.tmp`)
-        yield* fs.writeFile(temp, c.after!.bytes, { flag: "wx", mode: c.after!.mode })
-        temps.set(c, temp)
-        yield* fs.chmod(temp, c.after!.mode)
-      }
-    }).pipe(Effect.result)
-    if (staged._tag === "Failure") {
-      yield* discardStaged
-      const cause = fromPlatformError(staged.failure, describe(staged.failure, changes))
-      return yield* toolError(cause.code, `${cause.message} Nothing was changed.`)
-    }
-
-    // 3. Commit, with a journal to undo.
-    const done: Array<Step> = []
-    const commit = Effect.gen(function* () {
-      for (const c of changes) {
-        if (c.after === undefined && c.before !== undefined) {
-          yield* fs.remove(c.path)
-          done.push({ kind: "removed", change: c })
-        }
-      }
-      for (const c of writes) {
-        yield* fs.rename(temps.get(c)!, c.path)
-        temps.delete(c)
-        done.push({ kind: "written", change: c })
-      }
-      for (const c of changes) {
-        if (c.after && c.before && sameBytes(c.before.bytes, c.after.bytes) && c.before.mode !== c.after.mode) {
-          yield* fs.chmod(c.path, c.after.mode)
-          done.push({ kind: "chmod", change: c })
-        }
-      }
+  }
+  if (error instanceof OutsideRoot) {
+    const shown = changes.find((c) => c.path === error.path)?.display ?? error.path
+    return toolError("ACCESS_DENIED", `Access denied: '${shown}' leads outside the project root (through a symbolic link).${every}`, {
+      fieldErrors: [{ field: "path", message: "outside the project root" }],
     })
-    const committed = yield* Effect.result(commit)
-    if (committed._tag === "Failure") {
-      const failed: Array<string> = []
-      for (const step of [...done].reverse()) {
-        const undo = undoStep(step)
-        const r = yield* Effect.result(undo)
-        if (r._tag === "Failure") failed.push(step.change.display)
-      }
-      yield* discardStaged
-      const cause = fromPlatformError(committed.failure, describe(committed.failure, changes))
-      if (failed.length > 0) {
-        return yield* toolError(
-          "EXECUTION_ERROR",
-          `${cause.message} Rolling back failed for: ${failed.join(", ")} — these files may be left changed; check them.`,
-        )
-      }
-      return yield* toolError(cause.code, `${cause.message} Every change was rolled back; no file was changed.`)
-    }
+  }
+  if (error instanceof NotUsable) return toolError("INVALID_PARAM", `${error.path}: ${error.reason}.${every}`)
+  const e = error as { code?: string; path?: string; message?: string }
+  const shown = describe(e.path, changes)
+  const mapped = fromErrno(e.code, shown, e.message ?? String(error))
+  return toolError(mapped.code, `${mapped.message}${undone}`, mapped.fieldErrors ? { fieldErrors: mapped.fieldErrors } : {})
+}
 
-    // 4. Prune folders emptied by removals.
-    for (const c of changes) {
-      if (c.after === undefined && c.before !== undefined) yield* pruneEmptyParents(c.path, options.root)
-    }
-
-    function undoStep(step: Step): Effect.Effect<void, PlatformError> {
-      const c = step.change
-      switch (step.kind) {
-        case "chmod":
-          return fs.chmod(c.path, c.before!.mode)
-        case "removed":
-          return restore(c.path, c.before!)
-        case "written":
-          return c.before ? restore(c.path, c.before) : fs.remove(c.path)
-      }
-    }
-
-    function restore(target: string, before: FileBefore): Effect.Effect<void, PlatformError> {
-      return Effect.gen(function* () {
-        const dir = path.dirname(target)
-        yield* fs.makeDirectory(dir, { recursive: true })
-        const temp = path.join(dir, `.${path.basename(target)}.anvil-restore-${(yield* Random.nextIntBetween(0, 2 ** 31)).toString(36)}.tmp`)
-        yield* fs.writeFile(temp, before.bytes, { flag: "wx", mode: before.mode })
-        yield* fs.chmod(temp, before.mode)
-        yield* fs.rename(temp, target).pipe(Effect.onError(() => fs.remove(temp).pipe(Effect.ignore)))
-      })
-    }
-
-    function missingAncestors(dir: string): Effect.Effect<Array<string>> {
-      return Effect.gen(function* () {
-        const missing: Array<string> = []
-        let d = dir
-        while (!(yield* fs.exists(d).pipe(Effect.orElseSucceed(() => true)))) {
-          missing.push(d)
-          const parent = path.dirname(d)
-          if (parent === d) break
-          d = parent
-        }
-        return missing
-      })
-    }
-
-    function pruneEmptyParents(file: string, root: string): Effect.Effect<void> {
-      return Effect.gen(function* () {
-        let d = path.dirname(file)
-        while (d !== root && d.startsWith(root + path.sep)) {
-          const entries = yield* fs.readDirectory(d).pipe(Effect.orElseSucceed(() => ["?"]))
-          if (entries.length > 0) return
-          // remove() has no rmdir mode; the folder was just seen empty.
-          const removed = yield* fs.remove(d, { recursive: true }).pipe(Effect.result)
-          if (removed._tag === "Failure") return
-          d = path.dirname(d)
-        }
-      })
-    }
-  })
-
-/** The root-relative name of the file a platform error is about (its temp file counts), else the raw path. */
-const describe = (error: PlatformError, changes: ReadonlyArray<FileChange>): string => {
-  const p = (error.reason as { pathOrDescriptor?: unknown }).pathOrDescriptor
-  if (typeof p !== "string") return errnoOf(error) ?? "a file of the patch"
+/** The root-relative name of the file an error is about (its temp file counts). */
+const describe = (p: string | undefined, changes: ReadonlyArray<FileChange>): string => {
+  if (p === undefined) return changes.length === 1 ? changes[0]!.display : "a file of the change"
+  const name = p.slice(p.lastIndexOf("/") + 1)
   const hit = changes.find((c) => {
-    const slash = c.path.lastIndexOf("/")
-    return p === c.path || p.startsWith(`${c.path.slice(0, slash)}/.${c.path.slice(slash + 1)}.anvil-`)
+    const base = c.path.slice(c.path.lastIndexOf("/") + 1)
+    return name === base || name.startsWith(`.${base.slice(0, 200)}.anvil-tmp-`)
   })
-  return hit ? hit.display : p
+  return hit ? hit.display : changes.length === 1 ? changes[0]!.display : name
 }

@@ -12,17 +12,22 @@ export const errnoOf = (error: PlatformError): string | undefined => {
  * Maps a file-system failure on `shown` (a root-relative path) to the envelope
  * error code a model can act on. The single place such errors are translated.
  */
-export const fromPlatformError = (error: PlatformError, shown: string): ToolError => {
-  const errno = errnoOf(error)
-  const tag = (error.reason as { _tag?: string })._tag
-  switch (errno ?? tag) {
+export const fromPlatformError = (error: PlatformError, shown: string): ToolError =>
+  fromErrno(errnoOf(error) ?? (error.reason as { _tag?: string })._tag, shown, error.message)
+
+/**
+ * Maps an errno code (or a platform error tag) on `shown` to the envelope
+ * error code a model can act on. The single place such errors are translated.
+ */
+export const fromErrno = (code: string | undefined, shown: string, message: string): ToolError => {
+  switch (code) {
     case "ENOENT":
     case "NotFound":
       return toolError("NOT_FOUND", `No such file or directory: ${shown}`)
     case "EACCES":
     case "EPERM":
     case "PermissionDenied":
-      return toolError("PERMISSION_DENIED", `The operating system denied access to ${shown} (${errno ?? tag}).`)
+      return toolError("PERMISSION_DENIED", `The operating system denied access to ${shown} (${code}).`)
     case "EISDIR":
       return toolError("IS_DIRECTORY", `${shown} is a directory, not a file.`)
     case "ENOTDIR":
@@ -37,7 +42,13 @@ export const fromPlatformError = (error: PlatformError, shown: string): ToolErro
       })
     case "ENOSPC":
       return toolError("EXECUTION_ERROR", `No space left on the device while writing ${shown}.`)
+    case "EDQUOT":
+      return toolError("EXECUTION_ERROR", `Disk quota exceeded while writing ${shown}.`)
+    case "EFBIG":
+      return toolError("EXECUTION_ERROR", `${shown} is too large for the file system.`)
+    case "EROFS":
+      return toolError("PERMISSION_DENIED", `${shown} is on a read-only file system.`)
     default:
-      return toolError("EXECUTION_ERROR", `File system error on ${shown}: ${error.message}`)
+      return toolError("EXECUTION_ERROR", `File system error on ${shown}: ${message}`)
   }
 }

@@ -1,15 +1,97 @@
-import { Effect } from "effect"
-import { FileSystem } from "effect/FileSystem"
-import { Path } from "effect/Path"
+import { createHash } from "node:crypto"
+import { lstatSync, mkdirSync, realpathSync, writeFileSync } from "node:fs"
+import { homedir } from "node:os"
+import { join } from "node:path"
 
 /**
- * Makes a folder of anvil's own state (under `.anvil/`) and drops a
- * `.gitignore` of `*` into it, so the user's `git status` stays clean.
+ * Where anvil keeps its own state for a project (issue 9): `.anvil/<sub>`
+ * under the root, but only while `.anvil` and `.anvil/<sub>` are real folders
+ * inside the root. A cloned repository can ship `.anvil` (or
+ * `.anvil/tool-output`) as a symbolic link; following it would put anvil's
+ * writes, and the folders the sandbox trusts, wherever it points. Then the
+ * state goes to a private folder in the user's cache instead, and the user is
+ * told once.
  */
-export const ensureStateDir = Effect.fn("ensureStateDir")(function* (dir: string) {
-  const fs = yield* FileSystem
-  const path = yield* Path
-  yield* fs.makeDirectory(dir, { recursive: true })
-  const ignore = path.join(dir, ".gitignore")
-  if (!(yield* fs.exists(ignore))) yield* fs.writeFileString(ignore, "*\n")
-})
+
+export type Env = Readonly<Record<string, string | undefined>>
+
+const realOr = (p: string): string => {
+  try {
+    return realpathSync(p)
+  } catch {
+    return p
+  }
+}
+
+/** The private per-project folder in the user's cache (`$XDG_CACHE_HOME/anvil/projects/<hash>`). */
+export const privateStateDir = (root: string, env: Env = process.env): string => {
+  const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith("/") ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), ".cache")
+  return join(cache, "anvil", "projects", createHash("sha256").update(realOr(root)).digest("hex").slice(0, 16))
+}
+
+type Kind = "missing" | "folder" | "other"
+
+const kindOf = (p: string): Kind => {
+  try {
+    const st = lstatSync(p)
+    return st.isDirectory() && realpathSync(p) === p ? "folder" : "other"
+  } catch (e) {
+    return (e as { code?: string }).code === "ENOENT" ? "missing" : "other"
+  }
+}
+
+const noted = new Set<string>()
+const noteOnce = (key: string, text: string) => {
+  if (noted.has(key)) return
+  noted.add(key)
+  process.stderr.write(`anvil: ${text}\n`)
+}
+
+/** Where `.anvil/<sub>` would be, without creating anything: the cache folder when `.anvil` or it is not a real folder. */
+export const plannedStateDir = (root: string, sub: string, env: Env = process.env): string => {
+  const realRoot = realOr(root)
+  const anvil = join(realRoot, ".anvil")
+  const a = kindOf(anvil)
+  if (a === "other") return join(privateStateDir(realRoot, env), sub)
+  if (a === "missing") return join(anvil, sub)
+  return kindOf(join(anvil, sub)) === "other" ? join(privateStateDir(realRoot, env), sub) : join(anvil, sub)
+}
+
+const makeReal = (p: string): boolean => {
+  if (kindOf(p) === "missing") {
+    try {
+      mkdirSync(p)
+    } catch {
+      // raced: judged below
+    }
+  }
+  return kindOf(p) === "folder"
+}
+
+/**
+ * Makes and returns the state folder `sub` for the project at `root`:
+ * `.anvil/<sub>` (`.anvil` gets a `.gitignore` of `*`, so `git status` stays
+ * clean) when both are real folders inside the root, else the private cache
+ * folder, with a one-time note on stderr.
+ */
+export const ensureStateDir = (root: string, sub: string, env: Env = process.env): string => {
+  const realRoot = realOr(root)
+  const anvil = join(realRoot, ".anvil")
+  if (makeReal(anvil)) {
+    try {
+      writeFileSync(join(anvil, ".gitignore"), "*\n", { flag: "wx" })
+    } catch {
+      // present already (or a link: never written through)
+    }
+    const dir = join(anvil, sub)
+    if (makeReal(dir)) return dir
+  }
+  const fallback = join(privateStateDir(realRoot, env), sub)
+  mkdirSync(fallback, { recursive: true, mode: 0o700 })
+  noteOnce(
+    `${realRoot}\0${sub}`,
+    `.anvil${kindOf(anvil) === "folder" ? `/${sub}` : ""} in ${realRoot} is not a real folder inside the project (a symbolic link?); ` +
+      `anvil keeps its ${sub} in ${fallback} instead and never follows that link.`,
+  )
+  return fallback
+}

@@ -1,8 +1,10 @@
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { errnoOf, fromPlatformError } from "./fs-error.ts"
+import { recoverJournals } from "./journal.ts"
+import { ensureStateDir, plannedStateDir, type Env } from "./state-dir.ts"
 
 /** A path the sandbox accepted. */
 export interface ResolvedPath {
@@ -35,6 +37,12 @@ export interface WorkspaceShape {
   readonly contains: (realPath: string) => boolean
   /** How results name an absolute path. */
   readonly display: (absolute: string) => string
+  /**
+   * anvil's own state folder `sub` ("journal", "todos", …) for this project,
+   * made if missing: `.anvil/<sub>` when that is a real folder inside the
+   * root, else a private folder in the user's cache.
+   */
+  readonly stateDir: (sub: string) => string
 }
 
 export interface WorkspaceOptions {
@@ -42,6 +50,8 @@ export interface WorkspaceOptions {
   readonly cwd: string
   /** Folders outside the root that tools may still reach (the spill folder, configured extras). */
   readonly extraAllowed?: ReadonlyArray<string>
+  /** The environment (XDG_CACHE_HOME, HOME) for the private state folder. Default: the process's. */
+  readonly env?: Env
 }
 
 const MAX_PATH_BYTES = 4096
@@ -126,7 +136,15 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
         { fieldErrors: [{ field, message: "outside the project root" }] },
       )
 
-    return Workspace.of({ root, cwd, cwdDisplay: display(cwd), resolve, contains, display })
+    const env = options.env ?? process.env
+    // A change killed half way by an earlier run is rolled back before anything else touches the files.
+    const recovered = recoverJournals(plannedStateDir(root, "journal", env), root, contains, yield* Clock.currentTimeMillis)
+    if (recovered.restored.length > 0) {
+      const names = recovered.restored.map(display)
+      process.stderr.write(`anvil: an earlier change was interrupted; put back ${names.length} file(s) as they were before it: ${names.join(", ")}\n`)
+    }
+    const stateDir = (sub: string) => ensureStateDir(root, sub, env)
+    return Workspace.of({ root, cwd, cwdDisplay: display(cwd), resolve, contains, display, stateDir })
   })
 
   /** A Workspace layer for the given root and working directory. */

@@ -93,7 +93,9 @@ describe("write: atomic and faithful", () => {
     const { envelope } = await callTool(root, "write", { path: "run.sh", content: "#!/bin/sh\necho b\n" })
     expect(envelope.status).toBe("success")
     expect(statSync(join(root, "run.sh")).mode & 0o777).toBe(0o754)
-    expect(readdirSync(root).sort()).toEqual(["anvil.json", "run.sh"])
+    // .anvil is anvil's own state (its journal folder, empty again after the write).
+    expect(readdirSync(root).sort()).toEqual([".anvil", "anvil.json", "run.sh"])
+    expect(readdirSync(join(root, ".anvil", "journal"))).toEqual([])
   })
 
   test("an existing CRLF file keeps CRLF when the content comes with LF; its BOM is kept", async () => {

@@ -1,41 +1,33 @@
 import { describe, expect, test } from "bun:test"
-import { Effect, Layer } from "effect"
-import { FileSystem } from "effect/FileSystem"
-import { systemError } from "effect/PlatformError"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
+import { Effect } from "effect"
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { commitChanges, type FileChange } from "../../src/workspace/file-transaction.ts"
+import { commitChanges, realOps, type CommitOps, type FileChange } from "../../src/workspace/file-transaction.ts"
 import { tempDir } from "../support/harness.ts"
 
 const enc = (s: string) => new TextEncoder().encode(s)
 
-/** The real file system, except that `method` fails for paths matching `failOn`. */
-const faulty = (method: "rename" | "remove" | "chmod" | "writeFile", failOn: (path: string) => boolean) =>
-  Layer.effect(
-    FileSystem,
-    Effect.gen(function* () {
-      const real = yield* FileSystem
-      const fail = (path: string) =>
-        Effect.fail(systemError({ _tag: "PermissionDenied", module: "FileSystem", method, pathOrDescriptor: path, description: "injected failure" }))
-      const wrapped: Record<string, unknown> = { ...real }
-      const original = real[method] as (...args: Array<unknown>) => Effect.Effect<void, unknown>
-      wrapped[method] = (...args: Array<unknown>) => {
-        const target = String(args[method === "rename" ? 1 : 0])
-        return failOn(target) ? fail(target) : original(...args)
-      }
-      return wrapped as unknown as FileSystem
-    }),
-  ).pipe(Layer.provide(NodeFileSystem.layer))
+/** The real system calls, except that `method` fails for paths (or, for chmod, any call) matching `failOn`. */
+const faulty = (method: keyof CommitOps, failOn: (path: string) => boolean): CommitOps => {
+  const fail = (path: string) => {
+    throw Object.assign(new Error(`EACCES: injected failure, ${method} '${path}'`), { code: "EACCES", path })
+  }
+  return {
+    ...realOps,
+    writeNew: (path, bytes, mode) => (method === "writeNew" && failOn(path) ? fail(path) : realOps.writeNew(path, bytes, mode)),
+    rename: (from, to) => (method === "rename" && failOn(to) ? fail(to) : realOps.rename(from, to)),
+    link: (from, to) => (method === "link" && failOn(to) ? fail(to) : realOps.link(from, to)),
+    unlink: (path) => (method === "unlink" && failOn(path) ? fail(path) : realOps.unlink(path)),
+    chmod: (fd, mode) => (method === "chmod" && failOn(String(fd)) ? fail("mode.sh") : realOps.chmod(fd, mode)),
+  }
+}
 
-const runCommit = (changes: ReadonlyArray<FileChange>, root: string, fs: Layer.Layer<FileSystem> = NodeFileSystem.layer) =>
+const runCommit = (changes: ReadonlyArray<FileChange>, root: string, ops: CommitOps = realOps) =>
   Effect.runPromise(
-    commitChanges(changes, { root }).pipe(
+    commitChanges(changes, { root }, ops).pipe(
       Effect.flip,
       Effect.map((e) => ({ ok: false as const, code: e.code, message: e.message })),
       Effect.orElseSucceed(() => ({ ok: true as const, code: undefined, message: "" })),
-      Effect.provide(Layer.merge(fs, NodePath.layer)),
     ),
   )
 
@@ -84,8 +76,8 @@ describe("commitChanges", () => {
 
   test("a failing rename in the middle of the commit rolls every step back", async () => {
     const { root, changes, state } = fixture()
-    // The removal of gone.txt and the rename onto edit.txt succeed first; the new file's rename fails.
-    const r = await runCommit(changes, root, faulty("rename", (p) => p.endsWith("made.txt")))
+    // The rename onto edit.txt succeeds first; linking the new file in place fails.
+    const r = await runCommit(changes, root, faulty("link", (p) => p.endsWith("made.txt")))
     expect(r).toMatchObject({ ok: false, code: "PERMISSION_DENIED" })
     expect(r.message).toContain("new/dir/made.txt")
     expect(r.message).toContain("rolled back")
@@ -94,14 +86,14 @@ describe("commitChanges", () => {
 
   test("a failing chmod (the last step) rolls the writes and removals back", async () => {
     const { root, changes, state } = fixture()
-    const r = await runCommit(changes, root, faulty("chmod", (p) => p.endsWith("mode.sh")))
+    const r = await runCommit(changes, root, faulty("chmod", () => true))
     expect(r.ok).toBe(false)
     expect(state()).toEqual(untouched)
   })
 
   test("a failure while staging (disk full, say) leaves no temp files and no new folders", async () => {
     const { root, changes, state } = fixture()
-    const r = await runCommit(changes, root, faulty("writeFile", (p) => p.includes("made.txt")))
+    const r = await runCommit(changes, root, faulty("writeNew", (p) => p.includes("made.txt")))
     expect(r.ok).toBe(false)
     expect(r.message).toContain("Nothing was changed")
     expect(state()).toEqual(untouched)

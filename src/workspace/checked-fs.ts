@@ -1,0 +1,167 @@
+import { Data } from "effect"
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, type BigIntStats } from "node:fs"
+import { basename, dirname, isAbsolute, join, resolve } from "node:path"
+
+/**
+ * File access that checks where a path really leads at the moment it is used
+ * (issue 9). A path checked first and opened later can be swapped for a
+ * symbolic link in between; here every file or folder is opened first and the
+ * opened descriptor's real place (/proc/self/fd) is compared with the allowed
+ * folders before a byte goes through it. Changes inside a folder go through
+ * `/proc/self/fd/<dir>/<name>`, which the kernel resolves to the folder that
+ * was opened and checked, whatever its path points at by then.
+ *
+ * Synchronous on purpose: each call is a handful of system calls, and no
+ * other fiber may run between a check and the use it guards.
+ */
+
+/** Whether a real absolute path is inside the root or an allowed folder. */
+export type Contains = (real: string) => boolean
+
+/** The path leads outside the allowed folders. */
+export class OutsideRoot extends Data.TaggedError("OutsideRoot")<{ readonly path: string; readonly real: string }> {}
+
+/** Not a regular file or folder where one was needed, or a link that leads nowhere. */
+export class NotUsable extends Data.TaggedError("NotUsable")<{ readonly path: string; readonly reason: string }> {}
+
+const PROC_FD = existsSync("/proc/self/fd")
+const MAX_HOPS = 40
+
+/** The real path of an open descriptor (`fallback`'s real path where there is no /proc: a wider race, still checked). */
+export const realOfFd = (fd: number, fallback: string): string =>
+  PROC_FD ? readlinkSync(`/proc/self/fd/${fd}`).replace(/ \(deleted\)$/, "") : realpathSync(fallback)
+
+/** An open folder whose real place was checked. */
+export interface CheckedDir {
+  readonly fd: number
+  readonly real: string
+}
+
+/** A name inside a checked folder, as a path the kernel resolves through the open folder. */
+export const inDir = (dir: CheckedDir, name: string): string => (PROC_FD ? `/proc/self/fd/${dir.fd}/${name}` : join(dir.real, name))
+
+export const closeQuietly = (fd: number | undefined): void => {
+  if (fd === undefined) return
+  try {
+    closeSync(fd)
+  } catch {
+    // already closed
+  }
+}
+
+const errno = (e: unknown): string | undefined => (e as { code?: unknown })?.code as string | undefined
+
+/** Opens a folder (following links) and checks where it really is; with `create`, missing folders are made one at a time inside checked parents. */
+export const openCheckedDir = (
+  contains: Contains,
+  absolute: string,
+  options: { readonly create?: boolean; readonly created?: Array<string> } = {},
+): CheckedDir => {
+  let fd: number
+  try {
+    fd = openSync(absolute, constants.O_RDONLY | constants.O_DIRECTORY)
+  } catch (e) {
+    if (errno(e) !== "ENOENT" || !options.create || dirname(absolute) === absolute) throw e
+    const parent = openCheckedDir(contains, dirname(absolute), options)
+    try {
+      const child = inDir(parent, basename(absolute))
+      try {
+        mkdirSync(child, { mode: 0o777 })
+        options.created?.push(join(parent.real, basename(absolute)))
+      } catch (m) {
+        if (errno(m) !== "EEXIST") throw m
+      }
+      // The folder just made (or raced into place) must not be a link.
+      fd = openSync(child, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
+    } finally {
+      closeQuietly(parent.fd)
+    }
+  }
+  const real = realOfFd(fd, absolute)
+  if (!contains(real)) {
+    closeQuietly(fd)
+    throw new OutsideRoot({ path: absolute, real })
+  }
+  return { fd, real }
+}
+
+/** An open file whose real place was checked. */
+export interface CheckedFile {
+  readonly fd: number
+  readonly real: string
+  readonly stat: BigIntStats
+}
+
+/**
+ * Opens a file for reading, following links, and checks where it really is.
+ * Opens without blocking (a FIFO swapped in cannot hang the call) and only
+ * hands back regular files unless `anyType`.
+ */
+export const openCheckedFile = (contains: Contains, absolute: string): CheckedFile => {
+  const fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
+  try {
+    const real = realOfFd(fd, absolute)
+    if (!contains(real)) throw new OutsideRoot({ path: absolute, real })
+    const stat = fstatSync(fd, { bigint: true })
+    return { fd, real, stat }
+  } catch (e) {
+    closeQuietly(fd)
+    throw e
+  }
+}
+
+/** Reads a whole open file from its start. */
+export const readAllFd = (fd: number, size: number): Uint8Array => {
+  const buffer = new Uint8Array(size)
+  let got = 0
+  while (got < size) {
+    const n = readSync(fd, buffer, got, size - got, got)
+    if (n === 0) break
+    got += n
+  }
+  return got === size ? buffer : buffer.subarray(0, got)
+}
+
+/** Where a file that is about to be written really lives: a checked folder and a name in it. */
+export interface WriteSlot {
+  readonly dir: CheckedDir
+  readonly name: string
+  /** Real absolute path of the file. */
+  readonly real: string
+}
+
+/**
+ * Finds the folder and name a write to `absolute` lands on. A final link is
+ * followed (a link inside the project that points inside is written through),
+ * each hop checked; a link out of the allowed folders, dangling or not, is
+ * OutsideRoot. Missing folders are created with `create`.
+ */
+export const locateForWrite = (
+  contains: Contains,
+  absolute: string,
+  options: { readonly create?: boolean; readonly created?: Array<string> } = {},
+): WriteSlot => {
+  let current = absolute
+  for (let hop = 0; hop <= MAX_HOPS; hop++) {
+    if (!contains(current)) throw new OutsideRoot({ path: absolute, real: current })
+    const dir = openCheckedDir(contains, dirname(current), options)
+    const name = basename(current)
+    let link: string | undefined
+    try {
+      const st = lstatSync(inDir(dir, name))
+      if (st.isSymbolicLink()) link = readlinkSync(inDir(dir, name))
+    } catch (e) {
+      if (errno(e) !== "ENOENT") {
+        closeQuietly(dir.fd)
+        throw e
+      }
+    }
+    if (link === undefined) return { dir, name, real: join(dir.real, name) }
+    closeQuietly(dir.fd)
+    current = isAbsolute(link) ? resolve(link) : resolve(dir.real, link)
+  }
+  throw new NotUsable({ path: absolute, reason: "symbolic link loop" })
+}
+
+/** A file's identity and version: device, inode, size, modification and change times (nanoseconds). */
+export const stampOf = (st: BigIntStats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`

@@ -1,0 +1,69 @@
+import { dlopen, FFIType } from "bun:ffi"
+
+/**
+ * Advisory whole-file locks (flock(2)) through libc, so two anvil processes
+ * changing one file take turns. A lock belongs to the open file description:
+ * closing the descriptor, or the process dying, releases it.
+ */
+
+const LOCK_EX = 2
+const LOCK_NB = 4
+const LOCK_UN = 8
+
+type FlockFn = (fd: number, op: number) => number
+
+const loadFlock = (): FlockFn | undefined => {
+  for (const name of ["libc.so.6", "libc.so", "libc.dylib", "/usr/lib/libSystem.B.dylib"]) {
+    try {
+      const lib = dlopen(name, { flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 } })
+      return lib.symbols.flock as FlockFn
+    } catch {
+      // try the next name
+    }
+  }
+  return undefined
+}
+
+let flockFn: FlockFn | undefined | null = null
+const flock = (): FlockFn | undefined => {
+  if (flockFn === null) flockFn = loadFlock()
+  return flockFn
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4))
+const sleepMs = (ms: number) => Atomics.wait(pause, 0, 0, ms)
+
+/** Thrown when another process held the lock for longer than the wait allows. */
+export class LockBusy extends Error {
+  readonly _tag = "LockBusy"
+}
+
+/** Whether locking works here (false: no libc flock, e.g. an unusual platform; locking is then skipped). */
+export const locksAvailable = (): boolean => flock() !== undefined
+
+/**
+ * Takes an exclusive lock on `fd`, polling without blocking the thread for
+ * longer than a few milliseconds at a time; throws LockBusy after `waitMs`.
+ */
+export const lockExclusive = (fd: number, waitMs = 10_000): void => {
+  const f = flock()
+  if (f === undefined) return
+  let waited = 0
+  for (let delay = 1; ; delay = Math.min(delay * 2, 20)) {
+    if (f(fd, LOCK_EX | LOCK_NB) === 0) return
+    if (waited >= waitMs) throw new LockBusy(`another process holds the lock (waited ${waitMs} ms)`)
+    sleepMs(delay)
+    waited += delay
+  }
+}
+
+/** Takes the lock only when it is free; false when another process holds it. */
+export const tryLockExclusive = (fd: number): boolean => {
+  const f = flock()
+  return f === undefined ? true : f(fd, LOCK_EX | LOCK_NB) === 0
+}
+
+/** Releases a lock taken on `fd` (closing it does too). */
+export const unlock = (fd: number): void => {
+  flock()?.(fd, LOCK_UN)
+}
