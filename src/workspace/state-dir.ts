@@ -78,13 +78,12 @@ export const ensureStateDir = (root: string, sub: string, env: Env = process.env
   const realRoot = realOr(root)
   const anvil = join(realRoot, ".anvil")
   if (makeReal(anvil)) {
-    try {
-      writeFileSync(join(anvil, ".gitignore"), "*\n", { flag: "wx" })
-    } catch {
-      // present already (or a link: never written through)
-    }
+    writeIgnoreAll(anvil)
     const dir = join(anvil, sub)
-    if (makeReal(dir)) return dir
+    if (makeReal(dir)) {
+      writeIgnoreAll(dir)
+      return dir
+    }
   }
   const fallback = join(privateStateDir(realRoot, env), sub)
   mkdirSync(fallback, { recursive: true, mode: 0o700 })
@@ -94,4 +93,13 @@ export const ensureStateDir = (root: string, sub: string, env: Env = process.env
       `anvil keeps its ${sub} in ${fallback} instead and never follows that link.`,
   )
   return fallback
+}
+
+/** Drops a `.gitignore` of `*` into a state folder, created exclusively (a planted link is never written through). */
+const writeIgnoreAll = (dir: string) => {
+  try {
+    writeFileSync(join(dir, ".gitignore"), "*\n", { flag: "wx" })
+  } catch {
+    // present already
+  }
 }
