@@ -1,8 +1,8 @@
 import { Effect } from "effect"
-import type { BigIntStats } from "node:fs"
 import { hint } from "../protocol/hint.ts"
 import { toolError, ToolError } from "../protocol/tool-error.ts"
-import { closeQuietly, openCheckedFile, OutsideRoot, readAllFd, stampOf } from "../workspace/checked-fs.ts"
+import { closeQuietly, fileTypeName, readAllFd, stampOf } from "../workspace/checked-fs.ts"
+import { openChecked } from "../workspace/checked-open.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { commitChanges, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
@@ -50,22 +50,8 @@ export const openTarget = (
     const base = { resolved, display, writePath: resolved.real }
     const context = { path_resolved: display }
     if (!resolved.exists) return base
-    const opened = yield* Effect.try({
-      try: () => openCheckedFile(workspace.contains, resolved.absolute),
-      catch: (e) => e,
-    }).pipe(Effect.result)
-    if (opened._tag === "Failure") {
-      const e = opened.failure
-      if (e instanceof OutsideRoot) {
-        return yield* toolError("ACCESS_DENIED", `Access denied: '${input}' leads outside the project root (through a symbolic link).`, {
-          fieldErrors: [{ field: "path", message: "outside the project root" }],
-        })
-      }
-      const code = (e as { code?: string }).code
-      if (code === "ENOENT") return base
-      return yield* fromErrno(code, display, String((e as Error).message ?? e))
-    }
-    const file = opened.success
+    const file = yield* openChecked(workspace.contains, resolved.absolute, input, display)
+    if (file === undefined) return base
     try {
       const info = file.stat
       if (info.isDirectory()) {
@@ -75,8 +61,8 @@ export const openTarget = (
         })
       }
       if (!info.isFile()) {
-        return yield* toolError("INVALID_PARAM", `${display} is not a regular file (it is a ${typeName(info)}).`, {
-          fieldErrors: [{ field: "path", message: `not a regular file (${typeName(info)})` }],
+        return yield* toolError("INVALID_PARAM", `${display} is not a regular file (it is a ${fileTypeName(info)}).`, {
+          fieldErrors: [{ field: "path", message: `not a regular file (${fileTypeName(info)})` }],
           context,
         })
       }
@@ -100,9 +86,6 @@ export const openTarget = (
       closeQuietly(file.fd)
     }
   })
-
-const typeName = (st: BigIntStats): string =>
-  st.isFIFO() ? "FIFO" : st.isSocket() ? "Socket" : st.isCharacterDevice() ? "CharacterDevice" : st.isBlockDevice() ? "BlockDevice" : st.isSymbolicLink() ? "SymbolicLink" : "Unknown"
 
 /** What committing a new text did. */
 export interface CommitOutcome {

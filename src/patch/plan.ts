@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { sameBytes, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
-import { closeQuietly, openCheckedFile, OutsideRoot, readAllFd, stampOf } from "../workspace/checked-fs.ts"
-import { fromErrno } from "../workspace/fs-error.ts"
+import { closeQuietly, readAllFd, stampOf } from "../workspace/checked-fs.ts"
+import { openChecked } from "../workspace/checked-open.ts"
 import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"
 import { applyToText } from "./apply.ts"
 import { stripComponents } from "./git-path.ts"
@@ -84,19 +84,10 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effe
         const known = slots.get(resolved.real)
         if (known) return known
         // Read through a descriptor whose real place is checked: a link swapped in meanwhile cannot show outside bytes.
-        const opened = yield* Effect.try({ try: () => openCheckedFile(workspace.contains, resolved.absolute), catch: (e) => e }).pipe(Effect.result)
+        const opened = yield* openChecked(workspace.contains, resolved.absolute, p, resolved.display, "patch")
         let before: FileBefore | undefined
-        if (opened._tag === "Failure") {
-          const e = opened.failure
-          if (e instanceof OutsideRoot) {
-            return yield* toolError("ACCESS_DENIED", `Access denied: '${p}' leads outside the project root (through a symbolic link). Nothing was changed.`, {
-              fieldErrors: [{ field: "patch", message: `refused path ${p}` }],
-            })
-          }
-          const code = (e as { code?: string }).code
-          if (code !== "ENOENT") return yield* fromErrno(code, resolved.display, String(e))
-        } else {
-          const { fd, stat: st } = opened.success
+        if (opened !== undefined) {
+          const { fd, stat: st } = opened
           try {
             if (st.isDirectory()) return yield* toolError("IS_DIRECTORY", `${resolved.display} is a directory, not a file. Nothing was changed.`)
             if (!st.isFile()) return yield* toolError("INVALID_PARAM", `${resolved.display} is not a regular file. Nothing was changed.`)

@@ -15,6 +15,7 @@ import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { DEFAULT_IGNORED_DIRS, makeIgnoreOracle } from "../workspace/ignore-rules.ts"
 import { BulkFs } from "../workspace/bulk-fs.ts"
+import { stillAt } from "../workspace/checked-fs.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./grep.md" with { type: "text" }
 
@@ -255,10 +256,11 @@ export const grepTool = defineTool({
       // Only the files that can be shown are put in order: max_matches of them, or in content mode enough
       // for max_matches lines (every file with lines has one at least).
       const showable = mode === "content" ? maxMatches + found.filter((f) => f.lines.length === 0).length : maxMatches
-      const shownFiles = firstInOrder(found, showable, (a, b) => b.mtime! - a.mtime! || comparePaths(a.path, b.path)).map((f) => ({
-        f,
-        display: joinDisplay(baseDisplay, f.path),
-      }))
+      // Each file about to be shown is re-opened and must still be where the search found it (no folder on the way
+      // swapped for a link out of the root while the search ran); the others are dropped unseen.
+      const shownFiles = firstInOrder(found, showable, (a, b) => b.mtime! - a.mtime! || comparePaths(a.path, b.path))
+        .filter((f) => stillAt(path.join(target.dir, f.path)) && ws.contains(path.join(target.dir, f.path)))
+        .map((f) => ({ f, display: joinDisplay(baseDisplay, f.path) }))
 
       const stopped = outcome.stoppedBy
       let totalLines = 0

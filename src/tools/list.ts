@@ -1,4 +1,5 @@
 import { Effect, Option, Schema } from "effect"
+import { readdirSync } from "node:fs"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
@@ -6,7 +7,9 @@ import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import { GlobMatcher, GlobPatternError, matchesPath } from "../search/glob-pattern.ts"
-import { fromPlatformError } from "../workspace/fs-error.ts"
+import { direntType, fdPath } from "../workspace/checked-fs.ts"
+import { openCheckedScoped } from "../workspace/checked-open.ts"
+import { fromErrno } from "../workspace/fs-error.ts"
 import { ancestorRules, DEFAULT_IGNORED_DIRS, isIgnoredBy, loadDirRules } from "../workspace/ignore-rules.ts"
 import { similarPaths } from "../workspace/similar-paths.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -136,19 +139,23 @@ export const listTool = defineTool({
           })
         })
       if (!resolved.exists) return yield* notFound("")
-      const stat = yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)), Effect.result)
-      if (stat._tag === "Failure") {
-        if (stat.failure.code === "NOT_FOUND") return yield* notFound(" (a symbolic link whose target does not exist)")
-        return yield* stat.failure
-      }
-      if (stat.success.type !== "Directory") {
-        return yield* invalidParam("path", `${shown} is a file, not a directory. Use Read to see its contents.`, [
-          hint("Read", "high", { path: shown }),
-          hint("LS", "medium", { path: parentOf(shown) }),
-        ])
-      }
-
-      const listing = yield* fs.readDirectoryEntries(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
+      // The folder is opened first and its real place checked: a link swapped in after resolve() is never listed.
+      const listing = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const opened = yield* openCheckedScoped(ws.contains, resolved.absolute, params.path ?? ".", shown)
+          if (opened === undefined) return yield* notFound(" (a symbolic link whose target does not exist)")
+          if (!opened.stat.isDirectory()) {
+            return yield* invalidParam("path", `${shown} is a file, not a directory. Use Read to see its contents.`, [
+              hint("Read", "high", { path: shown }),
+              hint("LS", "medium", { path: parentOf(shown) }),
+            ])
+          }
+          return yield* Effect.try({
+            try: () => readdirSync(fdPath(opened.fd), { withFileTypes: true }).map((d) => ({ name: d.name, type: direntType(d) })),
+            catch: (e) => fromErrno((e as { code?: string }).code, shown, String(e)),
+          })
+        }),
+      )
       const base = shown === "." ? "" : `${shown}/`
       const ignoredByGlob = (name: string, isDir: boolean) =>
         patterns.some((m) => matchesPath(m, name, isDir) || matchesPath(m, `${base}${name}`, isDir))

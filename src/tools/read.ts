@@ -1,13 +1,15 @@
-import { Effect, Option, Schema } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { Effect, Schema } from "effect"
 import type { PlatformError } from "effect/PlatformError"
 import { createHash } from "node:crypto"
+import { readSync } from "node:fs"
 import { Config } from "../config/config.ts"
 import { OutputSettings } from "../output/output-settings.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import { invalidParam, ToolError, toolError } from "../protocol/tool-error.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
+import { fileTypeName } from "../workspace/checked-fs.ts"
+import { openCheckedScoped } from "../workspace/checked-open.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import {
   type ByteSource,
@@ -104,7 +106,6 @@ export const readTool = defineTool({
   run: (params) =>
     Effect.gen(function* () {
       const ws = yield* Workspace
-      const fs = yield* FileSystem
       const ledger = yield* FileLedger
       const settings = yield* readSettings
       const resolved = yield* ws.resolve(params.path)
@@ -126,31 +127,27 @@ export const readTool = defineTool({
         })
 
       if (!resolved.exists) return yield* notFound("")
-      const info = yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)), Effect.result)
-      if (info._tag === "Failure") {
-        if (info.failure.code === "NOT_FOUND") return yield* notFound(" (a symbolic link whose target does not exist)")
-        return yield* info.failure
-      }
-      const stat = info.success
-      if (stat.type === "Directory") {
-        return yield* toolError("IS_DIRECTORY", `${shown} is a directory, not a file. Use LS to list it.`, {
-          hints: [hint("LS", "high", { path: shown })],
-          context: { path_resolved: shown },
-        })
-      }
-      if (stat.type !== "File") {
-        return yield* invalidParam("path", `${shown} is not a regular file (${stat.type}); only regular files can be read.`)
-      }
-      const size = Number(stat.size)
-
       return yield* Effect.scoped(
         Effect.gen(function* () {
-          const file = yield* fs.open(resolved.real, { flag: "r" })
+          // The file is opened first and its real place checked: a link swapped in after resolve() leads nowhere.
+          const opened = yield* openCheckedScoped(ws.contains, resolved.absolute, params.path, shown)
+          if (opened === undefined) return yield* notFound(" (a symbolic link whose target does not exist)")
+          const stat = opened.stat
+          if (stat.isDirectory()) {
+            return yield* toolError("IS_DIRECTORY", `${shown} is a directory, not a file. Use LS to list it.`, {
+              hints: [hint("LS", "high", { path: shown })],
+              context: { path_resolved: shown },
+            })
+          }
+          if (!stat.isFile()) {
+            return yield* invalidParam("path", `${shown} is not a regular file (${fileTypeName(stat)}); only regular files can be read.`)
+          }
+          const size = Number(stat.size)
           const readAt = (position: number, into: Buffer): Effect.Effect<number, PlatformError> =>
-            Effect.gen(function* () {
+            Effect.sync(() => {
               let got = 0
               while (got < into.length) {
-                const n = yield* file.read(got === 0 ? into : into.subarray(got), { position: BigInt(position + got) })
+                const n = readSync(opened.fd, into, got, into.length - got, position + got)
                 if (n <= 0) break
                 got += n
               }
@@ -252,7 +249,7 @@ export const readTool = defineTool({
           const wholeFile = !windowPartial && cutLines === 0
 
           // What the edit tools check staleness against.
-          const mtimeMs = Option.match(stat.mtime, { onNone: () => 0, onSome: (d) => d.getTime() })
+          const mtimeMs = Number(stat.mtimeMs)
           let sha256: string | undefined
           if (!windowPartial && size <= settings.countMaxBytes) {
             const hash = createHash("sha256")
@@ -265,7 +262,7 @@ export const readTool = defineTool({
             }
             sha256 = hash.digest("hex")
           }
-          yield* ledger.record(resolved.real, { mtimeMs, size, ...(sha256 ? { sha256 } : {}) })
+          yield* ledger.record(opened.real, { mtimeMs, size, ...(sha256 ? { sha256 } : {}) })
 
           // The status line and notes.
           const range = count === 0 ? "" : first > 0 ? `Lines ${first}-${last}` : `Lines ${first} to ${last}`

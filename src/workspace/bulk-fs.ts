@@ -1,8 +1,9 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import type { PlatformError } from "effect/PlatformError"
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs"
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs"
 import { stat } from "node:fs/promises"
+import { closeQuietly, fdPath, realOfFd } from "./checked-fs.ts"
 
 /**
  * The bulk file-system reads a search makes: the listings of many
@@ -58,8 +59,13 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
     listDirectories: (dirs) =>
       Effect.sync(() =>
         dirs.map((dir) => {
+          let fd: number | undefined
           try {
-            return readdirSync(dir, { withFileTypes: true }).map(
+            // Read through the opened folder, and only when it really is `dir`: a folder swapped for a
+            // link after its parent was listed is never read through (issue 9).
+            fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
+            if (realOfFd(fd, dir) !== dir) return undefined
+            return readdirSync(fdPath(fd), { withFileTypes: true }).map(
               (d): DirEntry => ({
                 name: d.name,
                 type: d.isFile() ? "File" : d.isDirectory() ? "Directory" : d.isSymbolicLink() ? "SymbolicLink" : "Other",
@@ -67,6 +73,8 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
             )
           } catch {
             return undefined
+          } finally {
+            closeQuietly(fd)
           }
         }),
       ),
@@ -93,8 +101,12 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
         paths.map((file) => {
           let fd: number | undefined
           try {
-            fd = openSync(file, "r")
-            const size = fstatSync(fd).size
+            // No last link followed, and the file must really be where it was listed.
+            fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
+            if (realOfFd(fd, file) !== file) return undefined
+            const info = fstatSync(fd)
+            if (!info.isFile()) return undefined
+            const size = info.size
             if (size > maxBytes) return "large" as const
             const buffer = new Uint8Array(size)
             let read = 0

@@ -1,5 +1,5 @@
 import { Data } from "effect"
-import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, type BigIntStats } from "node:fs"
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, type BigIntStats, type Dirent } from "node:fs"
 import { basename, dirname, isAbsolute, join, resolve } from "node:path"
 
 /**
@@ -165,3 +165,45 @@ export const locateForWrite = (
 
 /** A file's identity and version: device, inode, size, modification and change times (nanoseconds). */
 export const stampOf = (st: BigIntStats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`
+
+/** A path the kernel resolves to the open descriptor itself (`/proc/self/fd/N`). */
+export const fdPath = (fd: number): string => `/proc/self/fd/${fd}`
+
+/** The kind of a directory entry, named as the Effect file system names it. */
+export const direntType = (d: Dirent): "File" | "Directory" | "SymbolicLink" | "FIFO" | "Socket" | "BlockDevice" | "CharacterDevice" | "Unknown" =>
+  d.isFile()
+    ? "File"
+    : d.isDirectory()
+      ? "Directory"
+      : d.isSymbolicLink()
+        ? "SymbolicLink"
+        : d.isFIFO()
+          ? "FIFO"
+          : d.isSocket()
+            ? "Socket"
+            : d.isBlockDevice()
+              ? "BlockDevice"
+              : d.isCharacterDevice()
+                ? "CharacterDevice"
+                : "Unknown"
+
+/** What kind of file a stat describes, for messages. */
+export const fileTypeName = (st: BigIntStats): string =>
+  st.isFIFO() ? "FIFO" : st.isSocket() ? "Socket" : st.isCharacterDevice() ? "CharacterDevice" : st.isBlockDevice() ? "BlockDevice" : st.isSymbolicLink() ? "SymbolicLink" : st.isDirectory() ? "Directory" : "Unknown"
+
+/**
+ * Whether `expected` (a real absolute path) still names the same regular file
+ * it did: opened without following a last link, and the descriptor's real
+ * place is `expected` itself (no folder on the way was swapped for a link).
+ */
+export const stillAt = (expected: string): boolean => {
+  let fd: number | undefined
+  try {
+    fd = openSync(expected, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
+    return realOfFd(fd, expected) === expected
+  } catch {
+    return false
+  } finally {
+    closeQuietly(fd)
+  }
+}
