@@ -24,6 +24,7 @@ import { UserTerminal } from "./terminal/user-terminal.ts"
 import { FileLedger } from "./workspace/file-ledger.ts"
 import { BulkFs } from "./workspace/bulk-fs.ts"
 import { findProjectRoot } from "./workspace/project-root.ts"
+import { privateStateDir } from "./workspace/state-dir.ts"
 import { Workspace } from "./workspace/workspace.ts"
 
 /** The services a tool's `run` may require. Plugins get exactly these. */
@@ -99,7 +100,13 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
           return Workspace.layer({
             root,
             cwd: options.cwd,
-            extraAllowed: [settings.dir, ...extra.filter((e): e is string => typeof e === "string").map((e) => path.resolve(root, e))],
+            // The private state folder holds the spill files when `.anvil` cannot be used.
+            extraAllowed: [
+              settings.dir,
+              privateStateDir(root, options.env),
+              ...extra.filter((e): e is string => typeof e === "string").map((e) => path.resolve(root, e)),
+            ],
+            env: options.env,
           })
         }),
       ).pipe(Layer.provide(Layer.merge(output, config)))

@@ -17,6 +17,8 @@ export interface OutputSettingsShape {
    * folder inside the root (else the private cache folder).
    */
   readonly stateRoot?: string
+  /** The environment the private state folder is found with (XDG_CACHE_HOME, HOME). */
+  readonly stateEnv?: Readonly<Record<string, string | undefined>>
   readonly retentionDays: number
 }
 
@@ -50,7 +52,7 @@ export class OutputSettings extends Context.Service<OutputSettings, OutputSettin
             direction(env.TOOL_OUTPUT_TRUNCATE_DIRECTION) ??
             direction(config.get("output.direction", "")) ??
             DEFAULT_OUTPUT.direction,
-          ...(dir === "" ? { dir: plannedStateDir(root, "tool-output", env), stateRoot: root } : { dir: path.resolve(root, dir) }),
+          ...(dir === "" ? { dir: plannedStateDir(root, "tool-output", env), stateRoot: root, stateEnv: env } : { dir: path.resolve(root, dir) }),
           retentionDays:
             positive(env.TOOL_OUTPUT_RETENTION_DAYS) ?? config.count("output.retention_days", DEFAULT_OUTPUT.retentionDays),
         }

@@ -65,7 +65,7 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
       // files are then created exclusively in it, so a name planted as a link is never written through.
       const prepare = Effect.try({
         try: () => {
-          if (settings.stateRoot !== undefined) return ensureStateDir(settings.stateRoot, "tool-output")
+          if (settings.stateRoot !== undefined) return ensureStateDir(settings.stateRoot, "tool-output", settings.stateEnv)
           mkdirSync(dir, { recursive: true })
           try {
             writeFileSync(join(dir, ".gitignore"), "*\n", { flag: "wx" })

@@ -6,7 +6,6 @@ import { toolError } from "../protocol/tool-error.ts"
 import { closeQuietly, readAllFd, stampOf } from "../workspace/checked-fs.ts"
 import { commitChanges, type FileBefore } from "../workspace/file-transaction.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
-import { plannedStateDir } from "../workspace/state-dir.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { hint } from "../protocol/hint.ts"
 import { parseStoredTodos, type Todo } from "./todo-list.ts"
@@ -17,7 +16,7 @@ export const todoFile = Effect.gen(function* () {
   const session = yield* SessionInfo
   const path = yield* Path
   const name = session.id.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "_") || "session"
-  const file = path.join(plannedStateDir(workspace.root, "todos"), `${name}.json`)
+  const file = path.join(workspace.plannedStateDir("todos"), `${name}.json`)
   return { file, display: workspace.display(file), session: session.id }
 })
 

@@ -88,9 +88,9 @@ export const ensureStateDir = (root: string, sub: string, env: Env = process.env
   const fallback = join(privateStateDir(realRoot, env), sub)
   mkdirSync(fallback, { recursive: true, mode: 0o700 })
   noteOnce(
-    `${realRoot}\0${sub}`,
-    `.anvil${kindOf(anvil) === "folder" ? `/${sub}` : ""} in ${realRoot} is not a real folder inside the project (a symbolic link?); ` +
-      `anvil keeps its ${sub} in ${fallback} instead and never follows that link.`,
+    realRoot,
+    `${kindOf(anvil) === "folder" ? `.anvil/${sub}` : ".anvil"} in ${realRoot} is not a real folder inside the project (a symbolic link?); ` +
+      `anvil never follows it and keeps its state in ${privateStateDir(realRoot, env)} instead.`,
   )
   return fallback
 }

@@ -43,6 +43,8 @@ export interface WorkspaceShape {
    * root, else a private folder in the user's cache.
    */
   readonly stateDir: (sub: string) => string
+  /** Where `stateDir(sub)` is, without creating anything. */
+  readonly plannedStateDir: (sub: string) => string
 }
 
 export interface WorkspaceOptions {
@@ -144,7 +146,8 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
       process.stderr.write(`anvil: an earlier change was interrupted; put back ${names.length} file(s) as they were before it: ${names.join(", ")}\n`)
     }
     const stateDir = (sub: string) => ensureStateDir(root, sub, env)
-    return Workspace.of({ root, cwd, cwdDisplay: display(cwd), resolve, contains, display, stateDir })
+    const planned = (sub: string) => plannedStateDir(root, sub, env)
+    return Workspace.of({ root, cwd, cwdDisplay: display(cwd), resolve, contains, display, stateDir, plannedStateDir: planned })
   })
 
   /** A Workspace layer for the given root and working directory. */
