@@ -25,12 +25,13 @@ import { edit } from "./edit.ts"
 import { gitStatus } from "./git.ts"
 import { lsp } from "./lsp.ts"
 import { patch } from "./patch.ts"
+import { plugins } from "./plugins.ts"
 import { read } from "./read.ts"
 import { search } from "./search.ts"
 import { size } from "./size.ts"
 import { startup } from "./startup.ts"
 
-const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent, lsp]
+const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent, lsp, plugins]
 
 const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
 

@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { stampContent } from "../trust/content-hash.ts"
-import { HOST_MODULES, registerHostModules } from "./host-modules.ts"
 
 /** Why a plugin's module could not be loaded, with the place in its source when known. */
 export interface LoadProblem {
@@ -49,7 +48,7 @@ const withTimeout = <A>(promise: Promise<A>, ms: number, what: string): Promise<
  * run time, but its bundler does. `anvil/plugin` and `effect` stay external so
  * they resolve to the host's copies.
  */
-const bundleFolder = async (folder: string, entry: string, cacheDir: string): Promise<string> => {
+const bundleFolder = async (folder: string, entry: string, cacheDir: string, external: ReadonlyArray<string>): Promise<string> => {
   const key = createHash("sha256").update(entry).update(stampContent({ path: folder }) ?? "").digest("hex").slice(0, 20)
   const outdir = join(cacheDir, key)
   const out = join(outdir, "index.js")
@@ -64,7 +63,7 @@ const bundleFolder = async (folder: string, entry: string, cacheDir: string): Pr
     outdir: temp,
     naming: "index.js",
     sourcemap: "inline",
-    external: [...HOST_MODULES],
+    external: [...external],
   })
   if (!result.success) {
     rmSync(temp, { recursive: true, force: true })
@@ -91,9 +90,11 @@ export const loadPluginModule = async (input: {
   readonly timeoutMs: number
   readonly env: Readonly<Record<string, string | undefined>>
 }): Promise<Loaded> => {
-  registerHostModules()
   try {
-    const file = input.folder ? await bundleFolder(input.folder, input.entry, pluginCacheDir(input.env)) : input.entry
+    // Imported here, not at the top: the whole effect index it re-exports is loaded only when a plugin is.
+    const { HOST_MODULES, registerHostModules } = await import("./host-modules.ts")
+    registerHostModules()
+    const file = input.folder ? await bundleFolder(input.folder, input.entry, pluginCacheDir(input.env), HOST_MODULES) : input.entry
     const module = (await withTimeout(import(file), input.timeoutMs, `loading ${input.entry}`)) as Record<string, unknown>
     return { ok: true, module }
   } catch (e) {
