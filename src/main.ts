@@ -14,4 +14,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 } else {
   const { main } = await import("./cli/index.ts")
   process.exitCode = await main(argv)
+  // The command is over. A plugin may have left a timer or a socket open that would keep the process
+  // alive for ever; without one the process ends before this (unref'd) timer fires.
+  setTimeout(() => process.exit(), 250).unref()
 }

@@ -201,6 +201,52 @@ describe("plugins init and check", () => {
   })
 })
 
+describe("broken plugins beside a good one, through the binary", () => {
+  test("each failure is reported with its plugin; the good plugin's tool works; throws inside run are INTERNAL_ERROR; a leftover timer does not hang", async () => {
+    const s = sandbox()
+    writeFileSync(join(s.root, "anvil.json"), JSON.stringify({ plugins: { load_timeout_ms: 500 } }))
+    const tool = (name: string, run: string) =>
+      `import { defineTool } from "anvil/plugin"\nimport { Schema } from "effect"\nexport default defineTool({ name: "${name}", description: "d", parameters: Schema.Struct({}), readOnly: true, run: ${run} })\n`
+    writeTree(join(s.env.XDG_CONFIG_HOME, "anvil", "plugins"), {
+      "good.ts": `setInterval(() => {}, 1000)\n${tool("ok_tool", '() => "fine"')}`,
+      "sync-throw.ts": tool("sync_throw", '() => { throw new Error("sync bug") }'),
+      "async-throw.ts": tool("async_throw", 'async () => { throw new Error("async bug") }'),
+      "syntax.ts": "export default {\n",
+      "import-throw.ts": "throw new Error('no config found')\n",
+      "forever.ts": "await new Promise(() => {})\n",
+      "api-two.ts": 'import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ api: 2 } as any)\n',
+      "clash.ts": tool("grep", '() => ""'),
+      "bad-schema.ts": 'import { defineTool } from "anvil/plugin"\nexport default defineTool({ name: "bad_schema", description: "d", parameters: {} as any, run: () => "" })\n',
+    })
+    const list = await s.anvil(["plugins", "--json"])
+    const byName = Object.fromEntries(JSON.parse(list.stdout).plugins.map((p: any) => [p.name, p]))
+    expect(Object.fromEntries(Object.entries(byName).map(([n, p]: [string, any]) => [n, p.status]))).toEqual({
+      "api-two": "error",
+      "async-throw": "loaded",
+      "bad-schema": "error",
+      clash: "error",
+      forever: "error",
+      good: "loaded",
+      "import-throw": "error",
+      "sync-throw": "loaded",
+      syntax: "error",
+    })
+    expect(byName["import-throw"].error).toMatchObject({ message: "no config found", line: 1 })
+    expect(byName.forever.error.message).toContain("within 500 ms")
+    expect(byName.syntax.error.file).toContain("syntax.ts")
+    const started = performance.now()
+    const ok = await s.anvil(["tool", "ok_tool", "{}"])
+    expect(performance.now() - started).toBeLessThan(30_000)
+    expect(envelope(ok.stdout)).toMatchObject({ status: "success", data: { output: "fine" } })
+    expect(ok.stderr).toContain("plugin 'clash' was not loaded: ")
+    for (const [name, message] of [["sync_throw", "sync bug"], ["async_throw", "async bug"]]) {
+      const r = await s.anvil(["tool", name!, "{}"])
+      expect(r.code).toBe(1)
+      expect(envelope(r.stdout).error).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining(message!) })
+    }
+  })
+})
+
 describe("a Claude Code plugin folder and the other agents' skill folders through the binary", () => {
   test("its skill is listed and its PreToolUse hook blocks a bash call; .agents/skills and .claude/skills load", async () => {
     const s = sandbox({
