@@ -151,23 +151,34 @@ export const readClaudePlugin = (input: {
   }
 
   const hookEnv = { CLAUDE_PLUGIN_ROOT: input.dir, CLAUDE_PROJECT_DIR: input.root }
-  const run = (spec: CommandSpec, payload: Record<string, unknown>) =>
-    runCommandHook({ command: spec.command, cwd: input.root, env: { ...input.env, ...hookEnv }, stdin: JSON.stringify(payload), timeoutMs: spec.timeoutMs })
+  /** Runs one command with the call as Claude Code sends it on stdin. */
+  const run = (
+    spec: CommandSpec,
+    event: "PreToolUse" | "PostToolUse",
+    call: { readonly tool: string; readonly params: Readonly<Record<string, unknown>> },
+    extra: Record<string, unknown> = {},
+  ) => {
+    const payload = {
+      session_id: "anvil",
+      cwd: input.root,
+      hook_event_name: event,
+      tool_name: CLAUDE_TOOL_NAMES[call.tool] ?? call.tool,
+      tool_input: claudeInput(call.params),
+      ...extra,
+    }
+    return runCommandHook({ command: spec.command, cwd: input.root, env: { ...input.env, ...hookEnv }, stdin: JSON.stringify(payload), timeoutMs: spec.timeoutMs })
+  }
+  const failed = (event: string, spec: CommandSpec, out: { exitCode: number; stderr: string }) =>
+    new Error(`${event} hook '${spec.command}' exited with ${out.exitCode}: ${out.stderr.trim().slice(0, 500)}`)
 
   const hooks: { -readonly [K in keyof Hooks]: Hooks[K] } = {}
   if (specs.PreToolUse.length > 0) {
     hooks["tool.before"] = async (event): Promise<ToolBeforeResult> => {
       for (const spec of specs.PreToolUse) {
         if (!matcherSelects(spec.matcher, event.tool)) continue
-        const out = await run(spec, {
-          session_id: "anvil",
-          cwd: input.root,
-          hook_event_name: "PreToolUse",
-          tool_name: CLAUDE_TOOL_NAMES[event.tool] ?? event.tool,
-          tool_input: claudeInput(event.params),
-        })
+        const out = await run(spec, "PreToolUse", event)
         if (out.exitCode === 2) return { deny: out.stderr.trim() || `PreToolUse hook '${spec.command}' blocked the call` }
-        if (out.exitCode !== 0) throw new Error(`PreToolUse hook '${spec.command}' exited with ${out.exitCode}: ${out.stderr.trim().slice(0, 500)}`)
+        if (out.exitCode !== 0) throw failed("PreToolUse", spec, out)
         const decision = jsonDecision(out.stdout)
         if (decision?.block) return { deny: decision.reason ?? `PreToolUse hook '${spec.command}' blocked the call` }
       }
@@ -179,16 +190,11 @@ export const readClaudePlugin = (input: {
       const notes: Array<string> = []
       for (const spec of specs.PostToolUse) {
         if (!matcherSelects(spec.matcher, event.tool)) continue
-        const out = await run(spec, {
-          session_id: "anvil",
-          cwd: input.root,
-          hook_event_name: "PostToolUse",
-          tool_name: CLAUDE_TOOL_NAMES[event.tool] ?? event.tool,
-          tool_input: claudeInput(event.params),
+        const out = await run(spec, "PostToolUse", event, {
           tool_response: { text: event.result.text, data: event.result.data, status: event.result.status },
         })
         if (out.exitCode === 2) notes.push(out.stderr.trim())
-        else if (out.exitCode !== 0) throw new Error(`PostToolUse hook '${spec.command}' exited with ${out.exitCode}: ${out.stderr.trim().slice(0, 500)}`)
+        else if (out.exitCode !== 0) throw failed("PostToolUse", spec, out)
         else {
           const decision = jsonDecision(out.stdout)
           if (decision?.block && decision.reason) notes.push(decision.reason)
