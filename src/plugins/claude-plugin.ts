@@ -1,3 +1,4 @@
+import { Predicate } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
@@ -51,8 +52,6 @@ export const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = {
   patch: "Edit",
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
 interface CommandSpec {
   readonly matcher: string
   readonly command: string
@@ -83,7 +82,7 @@ const jsonDecision = (stdout: string): { block: boolean; reason?: string } | und
   if (!text.startsWith("{")) return undefined
   try {
     const json = JSON.parse(text) as Record<string, unknown>
-    const specific = isRecord(json.hookSpecificOutput) ? json.hookSpecificOutput : {}
+    const specific = Predicate.isObject(json.hookSpecificOutput) ? json.hookSpecificOutput : {}
     const reason =
       typeof specific.permissionDecisionReason === "string" ? specific.permissionDecisionReason : typeof json.reason === "string" ? json.reason : undefined
     const block = specific.permissionDecision === "deny" || json.decision === "block" || json.continue === false
@@ -102,7 +101,7 @@ export const readClaudePlugin = (input: {
 }): ClaudePlugin => {
   const manifestFile = join(input.dir, ".claude-plugin", "plugin.json")
   const manifest = readJsonFile(manifestFile)
-  if (!isRecord(manifest)) throw new Error(`${manifestFile}: the top level must be an object`)
+  if (!Predicate.isObject(manifest)) throw new Error(`${manifestFile}: the top level must be an object`)
   const expand = (s: string) => s.replaceAll("${CLAUDE_PLUGIN_ROOT}", input.dir)
 
   // Skills
@@ -118,7 +117,7 @@ export const readClaudePlugin = (input: {
   let hooksJson: unknown
   let hooksFile = join(input.dir, "hooks", "hooks.json")
   if (typeof manifest.hooks === "string") hooksFile = resolve(input.dir, expand(manifest.hooks))
-  if (isRecord(manifest.hooks)) hooksJson = manifest.hooks
+  if (Predicate.isObject(manifest.hooks)) hooksJson = manifest.hooks
   else if (existsSync(hooksFile)) {
     try {
       hooksJson = readJsonFile(hooksFile)
@@ -126,7 +125,7 @@ export const readClaudePlugin = (input: {
       throw new Error(`${hooksFile}: not valid JSON (${(e as Error).message})`)
     }
   }
-  const events = isRecord(hooksJson) && isRecord(hooksJson.hooks) ? hooksJson.hooks : isRecord(hooksJson) ? hooksJson : {}
+  const events = Predicate.isObject(hooksJson) && Predicate.isObject(hooksJson.hooks) ? hooksJson.hooks : Predicate.isObject(hooksJson) ? hooksJson : {}
   const specs: Record<"PreToolUse" | "PostToolUse", Array<CommandSpec>> = { PreToolUse: [], PostToolUse: [] }
   const unsupported: Array<string> = []
   for (const [event, groups] of Object.entries(events)) {
@@ -137,11 +136,11 @@ export const readClaudePlugin = (input: {
     }
     if (!Array.isArray(groups)) throw new Error(`${hooksFile}: hooks.${event} must be an array`)
     for (const group of groups) {
-      const matcher = isRecord(group) && typeof group.matcher === "string" ? group.matcher : ""
-      const list = isRecord(group) && Array.isArray(group.hooks) ? group.hooks : []
+      const matcher = Predicate.isObject(group) && typeof group.matcher === "string" ? group.matcher : ""
+      const list = Predicate.isObject(group) && Array.isArray(group.hooks) ? group.hooks : []
       for (const hook of list) {
-        if (!isRecord(hook) || hook.type !== "command" || typeof hook.command !== "string") {
-          unsupported.push(`${event} hook of type ${JSON.stringify(isRecord(hook) ? hook.type : hook)}`)
+        if (!Predicate.isObject(hook) || hook.type !== "command" || typeof hook.command !== "string") {
+          unsupported.push(`${event} hook of type ${JSON.stringify(Predicate.isObject(hook) ? hook.type : hook)}`)
           continue
         }
         const seconds = typeof hook.timeout === "number" && hook.timeout > 0 ? hook.timeout : 60
@@ -206,7 +205,7 @@ export const readClaudePlugin = (input: {
 
   // MCP servers: the manifest's `mcpServers` (an object or a path) or .mcp.json.
   let mcpJson: unknown
-  if (isRecord(manifest.mcpServers)) mcpJson = { mcpServers: manifest.mcpServers }
+  if (Predicate.isObject(manifest.mcpServers)) mcpJson = { mcpServers: manifest.mcpServers }
   else {
     const file = typeof manifest.mcpServers === "string" ? resolve(input.dir, expand(manifest.mcpServers)) : join(input.dir, ".mcp.json")
     if (existsSync(file)) {
@@ -217,9 +216,9 @@ export const readClaudePlugin = (input: {
       }
     }
   }
-  const servers = isRecord(mcpJson) && isRecord(mcpJson.mcpServers) ? mcpJson.mcpServers : {}
+  const servers = Predicate.isObject(mcpJson) && Predicate.isObject(mcpJson.mcpServers) ? mcpJson.mcpServers : {}
   const mcpServers: Array<PluginMcpServer> = Object.entries(servers)
-    .filter((entry): entry is [string, Record<string, unknown>] => isRecord(entry[1]))
+    .filter((entry): entry is [string, Record<string, unknown>] => Predicate.isObject(entry[1]))
     .map(([name, config]) => ({ plugin: input.name, name, config: expandDeep(config, expand) as Record<string, unknown> }))
 
   const hookLabels = [
@@ -243,6 +242,6 @@ const expandDeep = (value: unknown, expand: (s: string) => string): unknown =>
     ? expand(value)
     : Array.isArray(value)
       ? value.map((v) => expandDeep(v, expand))
-      : isRecord(value)
+      : Predicate.isObject(value)
         ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, expand)]))
         : value

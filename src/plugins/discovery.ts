@@ -1,3 +1,4 @@
+import { Predicate } from "effect"
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { basename, extname, join, resolve, sep } from "node:path"
 
@@ -50,8 +51,6 @@ const isModuleFile = (name: string) =>
 
 const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
 /** What one file or folder is, or undefined when it is not meant as a plugin. */
 export const classify = (path: string, source: PluginSource): DiscoveredPlugin | undefined => {
   const name = basename(path)
@@ -70,7 +69,7 @@ export const classify = (path: string, source: PluginSource): DiscoveredPlugin |
   if (existsSync(manifest)) {
     try {
       const json = readJson(manifest)
-      const given = isRecord(json) && typeof json.name === "string" && json.name.trim() !== "" ? json.name.trim() : name
+      const given = Predicate.isObject(json) && typeof json.name === "string" && json.name.trim() !== "" ? json.name.trim() : name
       return { name: given, source, kind: "claude", path, entry: undefined, folder: true }
     } catch (e) {
       return { name, source, kind: "claude", path, entry: undefined, folder: true, problem: `${manifest}: not valid JSON (${(e as Error).message})` }
@@ -84,7 +83,7 @@ export const classify = (path: string, source: PluginSource): DiscoveredPlugin |
     } catch (e) {
       return { name, source, kind: "module", path, entry: undefined, folder: true, problem: `${pkgFile}: not valid JSON (${(e as Error).message})` }
     }
-    const main = isRecord(pkg) && typeof pkg.main === "string" ? pkg.main : undefined
+    const main = Predicate.isObject(pkg) && typeof pkg.main === "string" ? pkg.main : undefined
     if (main !== undefined) {
       const entry = resolve(path, main)
       if (!existsSync(entry)) return { name, source, kind: "module", path, entry: undefined, folder: true, problem: `package.json "main" names ${main}, which does not exist` }

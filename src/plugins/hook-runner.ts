@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Effect, Predicate, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import type { Tool, ToolResult } from "../tool-framework/definition.ts"
@@ -74,8 +74,6 @@ export const hookRunner = (
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
 /**
  * A tool with `tool.before`, `tool.after` and (for bash) `shell.env` around
  * its run. `tool.before` answers in order: new parameters (decoded again with
@@ -98,7 +96,7 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
             const value = yield* Effect.promise(() =>
               hooks.callEntry(entry, { tool: tool.name, params: current, callId: call.callId }),
             )
-            if (!isRecord(value)) continue
+            if (!Predicate.isObject(value)) continue
             if (typeof value.deny === "string") {
               return yield* new ToolError({
                 code: "PERMISSION_DENIED",
@@ -106,7 +104,7 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
                 retryable: false,
               })
             }
-            if (isRecord(value.params)) {
+            if (Predicate.isObject(value.params)) {
               const decoded = Schema.decodeUnknownExit(tool.parameters)(value.params)
               if (decoded._tag === "Success") current = decoded.value
               else onProblem(`plugin '${entry.plugin}': tool.before returned parameters ${tool.name} does not accept; ignored`)
@@ -118,7 +116,7 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
           const answers = yield* Effect.promise(() => hooks.call("shell.env", { command: String((current as { command?: unknown }).command ?? "") }))
           const extra: Record<string, string> = {}
           for (const a of answers) {
-            if (!isRecord(a.value)) continue
+            if (!Predicate.isObject(a.value)) continue
             for (const [k, v] of Object.entries(a.value)) if (typeof v === "string") extra[k] = v
           }
           if (Object.keys(extra).length > 0) {
@@ -137,9 +135,9 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
             }),
           )
           for (const a of answers) {
-            if (!isRecord(a.value)) continue
+            if (!Predicate.isObject(a.value)) continue
             if (typeof a.value.text === "string") result = { ...result, text: a.value.text }
-            if (isRecord(a.value.data)) result = { ...result, data: a.value.data }
+            if (Predicate.isObject(a.value.data)) result = { ...result, data: a.value.data }
           }
         }
         return result

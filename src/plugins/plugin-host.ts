@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 import type { ConfigShape } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeTrust, type TrustShape, type TrustStatus } from "../trust/trust.ts"
@@ -83,8 +83,6 @@ export interface LoadPluginsOptions {
   readonly only?: ReadonlyArray<DiscoveredPlugin>
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
 const describe = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** The trust of a discovered project plugin: untrusted/changed/trusted/assumed, or a problem reading it. */
@@ -160,7 +158,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
       }
     }
     const withTrust = trustState ? { trust: trustState } : {}
-    const pluginOptions = isRecord(settings.options[plugin.name]) ? (settings.options[plugin.name] as Record<string, unknown>) : {}
+    const pluginOptions = Predicate.isObject(settings.options[plugin.name]) ? (settings.options[plugin.name] as Record<string, unknown>) : {}
 
     if (plugin.kind === "claude") {
       try {
@@ -202,12 +200,12 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
     let hooks: Hooks = shape.plugin.hooks ?? {}
     try {
       const added = await runSetup(shape.plugin, { root: options.root, options: pluginOptions }, settings.loadTimeoutMs)
-      if (isRecord(added)) {
+      if (Predicate.isObject(added)) {
         const more = Array.isArray(added.tools) ? added.tools : []
         const problem = more.map((t, i) => toolProblem(t, `setup's tools[${i}]`)).find(Boolean) ?? hooksProblem(added.hooks)
         if (problem) throw new Error(problem)
         defs = [...defs, ...more]
-        hooks = { ...hooks, ...(isRecord(added.hooks) ? (added.hooks as Hooks) : {}) }
+        hooks = { ...hooks, ...(Predicate.isObject(added.hooks) ? (added.hooks as Hooks) : {}) }
       }
     } catch (e) {
       report({ status: "error", ...withTrust, error: { ...problemOf(e, plugin.entry!), message: `setup failed: ${describe(e)}` } })

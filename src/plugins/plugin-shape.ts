@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Predicate, Schema } from "effect"
 import { HOOK_NAMES, PLUGIN_API_VERSION, type Hooks, type PluginDefinition, type ToolDefinition } from "./api.ts"
 
 /**
@@ -13,11 +13,9 @@ export type PluginShape =
 
 const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
 /** The problem with one tool definition, or undefined when it is usable. */
 export const toolProblem = (tool: unknown, where: string): string | undefined => {
-  if (!isRecord(tool)) return `${where} is not a tool definition (an object from defineTool)`
+  if (!Predicate.isObject(tool)) return `${where} is not a tool definition (an object from defineTool)`
   const name = typeof tool.name === "string" ? tool.name : undefined
   const label = name ? `tool '${name}'` : where
   if (name === undefined || !TOOL_NAME.test(name)) {
@@ -27,7 +25,7 @@ export const toolProblem = (tool: unknown, where: string): string | undefined =>
   if (!Schema.isSchema(tool.parameters)) {
     return `${label}: parameters is not a Schema; use Schema.Struct({ ... }) from "effect"`
   }
-  if (!isRecord((tool.parameters as { fields?: unknown }).fields)) {
+  if (!Predicate.isObject((tool.parameters as { fields?: unknown }).fields)) {
     return `${label}: parameters must be an object schema, Schema.Struct({ ... })`
   }
   if (typeof tool.run !== "function") return `${label}: run must be a function`
@@ -38,7 +36,7 @@ export const toolProblem = (tool: unknown, where: string): string | undefined =>
 /** The problem with a hooks object, or undefined. */
 export const hooksProblem = (hooks: unknown): string | undefined => {
   if (hooks === undefined) return undefined
-  if (!isRecord(hooks)) return "hooks must be an object of hook functions"
+  if (!Predicate.isObject(hooks)) return "hooks must be an object of hook functions"
   for (const [key, fn] of Object.entries(hooks)) {
     if (!(HOOK_NAMES as ReadonlyArray<string>).includes(key)) return `unknown hook '${key}' (known: ${HOOK_NAMES.join(", ")})`
     if (typeof fn !== "function") return `hook '${key}' must be a function`
@@ -66,7 +64,7 @@ export const pluginShape = (module: Record<string, unknown>): PluginShape => {
     const problem = toolsProblem(value)
     return problem ? { ok: false, message: problem } : { ok: true, plugin: { api: PLUGIN_API_VERSION, tools: value as Array<ToolDefinition> } }
   }
-  if (!isRecord(value)) return { ok: false, message: `the default export is a ${typeof value}, not a tool or plugin definition` }
+  if (!Predicate.isObject(value)) return { ok: false, message: `the default export is a ${typeof value}, not a tool or plugin definition` }
   const looksLikePlugin = "api" in value || "tools" in value || "hooks" in value || "setup" in value
   if (!looksLikePlugin) {
     const problem = toolProblem(value, "the default export")

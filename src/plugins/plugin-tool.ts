@@ -1,4 +1,4 @@
-import { Cause, Context, Effect, Exit } from "effect"
+import { Cause, Context, Effect, Exit, Predicate } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { ERROR_CODES, type ErrorCode } from "../protocol/error-code.ts"
@@ -19,18 +19,16 @@ import { CurrentCall, Files, ToolFailure, type PluginFiles, type ToolContext, ty
 /** Progress messages kept per call (the latest ones). */
 const MAX_PROGRESS = 20
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
 /** A plugin's return value as the pipeline's result. */
 export const toToolResult = (value: unknown): Pick<ToolResult, "data" | "text" | "status"> => {
   if (typeof value === "string") return { data: { output: value }, text: value }
   if (value === undefined) return { data: {}, text: "(no output)" }
-  if (isRecord(value) && typeof value.text === "string" && Object.keys(value).every((k) => k === "text" || k === "data" || k === "status")) {
-    const data = isRecord(value.data) ? value.data : value.data === undefined ? {} : { value: value.data }
+  if (Predicate.isObject(value) && typeof value.text === "string" && Object.keys(value).every((k) => k === "text" || k === "data" || k === "status")) {
+    const data = Predicate.isObject(value.data) ? value.data : value.data === undefined ? {} : { value: value.data }
     return { data, text: value.text, ...(value.status === "partial" ? { status: "partial" as const } : {}) }
   }
   const text = JSON.stringify(value, null, 2) ?? String(value)
-  return { data: isRecord(value) ? value : { value }, text }
+  return { data: Predicate.isObject(value) ? value : { value }, text }
 }
 
 const failureCode = (code: unknown): ErrorCode =>
@@ -40,7 +38,7 @@ const failureCode = (code: unknown): ErrorCode =>
 
 /** A thrown value as the pipeline sees it: ToolFailure → ToolError, anything else stays a defect. */
 const isToolFailure = (e: unknown): e is ToolFailure =>
-  e instanceof ToolFailure || (isRecord(e) && e._tag === "ToolFailure" && typeof e.message === "string")
+  e instanceof ToolFailure || (Predicate.isObject(e) && e._tag === "ToolFailure" && typeof e.message === "string")
 
 /** The Files of one call: checked by the workspace sandbox, failures thrown as ToolFailure (the plugin may catch them). */
 const makeFiles = (services: Context.Context<Workspace | FileSystem | Path>): PluginFiles => {
