@@ -166,6 +166,14 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
   try {
     session = await openAgentSession({
       ...sessionOptionsOf(args, io, root, tools),
+      // A hook that failed is told on stderr and, in stream-json, as a system event the caller can read.
+      plugins: {
+        trustProject: args.trustPlugins,
+        onProblem: (message) => {
+          io.err(`anvil: ${message}\n`)
+          if (args.format === "stream-json") line({ type: "system", subtype: "plugins", message })
+        },
+      },
       onAsk,
       ...(interactive && io.terminal ? { terminal: io.terminal } : {}),
       onSubagentEvent: (parent, event) => {
