@@ -75,6 +75,16 @@ export interface RuntimeOptions {
   readonly enforceReads?: boolean
   /** The person tools may ask (question). Default: none (no TTY); the CLI passes `UserTerminal.fromStreams`. */
   readonly terminal?: Layer.Layer<UserTerminal>
+  /**
+   * Completes the tool list once the root and the configuration are known (the
+   * CLI adds plugins here), inside the same runtime rather than a second one
+   * built only to read the configuration.
+   */
+  readonly prepareTools?: (input: {
+    readonly root: string
+    readonly config: ConfigShape
+    readonly tools: ReadonlyArray<Tool>
+  }) => Promise<ReadonlyArray<Tool>>
   /** Runs the task tool's subagents (agent sessions). Default: none (task fails cleanly). Built with the other services. */
   readonly subagents?: Layer.Layer<SubagentRunner, never, Exclude<ToolServices, SubagentRunner>>
 }
@@ -146,8 +156,16 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
       )
       const subagents = options.subagents ? options.subagents.pipe(Layer.provide(services)) : SubagentRunner.unavailable
       const afterChange = lspAfterChange.pipe(Layer.provide(Layer.mergeAll(services, PlatformLive)))
-      return ToolRunner.layer<ToolServices>(makeRegistry(options.tools)).pipe(
-        Layer.provideMerge(Layer.mergeAll(services, subagents, afterChange)),
-      )
+      const prepare = options.prepareTools
+      const runner = prepare
+        ? Layer.unwrap(
+            Effect.gen(function* () {
+              const config = yield* Config
+              const tools = yield* Effect.promise(() => prepare({ root, config, tools: options.tools }))
+              return ToolRunner.layer<ToolServices>(makeRegistry(tools))
+            }),
+          )
+        : ToolRunner.layer<ToolServices>(makeRegistry(options.tools))
+      return runner.pipe(Layer.provideMerge(Layer.mergeAll(services, subagents, afterChange)))
     }),
   ).pipe(Layer.provideMerge(PlatformLive))

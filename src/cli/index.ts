@@ -8,8 +8,6 @@ import { GLOBAL_HELP } from "./help-text.ts"
 import { processIO, type CliIO } from "./output.ts"
 import { parseToolArgs, toolCommand } from "./tool-command.ts"
 import { toolHelp, toolsCommand } from "./tools-command.ts"
-import { cliPlugins } from "./plugin-setup.ts"
-import { toolsWithPlugins } from "../plugins/plugin-host.ts"
 
 /** Runs the CLI; returns the exit code (0 success or partial, 1 error, 2 usage). */
 export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO()): Promise<number> => {
@@ -42,6 +40,7 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         return global.help ? 0 : 2
       case "tools": {
         if (global.help) return help(io, "Usage: anvil tools [--json]\n")
+        const { cliPlugins, toolsWithPlugins } = await import("./plugin-setup.ts")
         const { plugins } = await cliPlugins(io, global.root)
         io.out(toolsCommand(toolsWithPlugins(await loadBuiltinTools(), plugins), rest.includes("--json")))
         return 0
@@ -50,17 +49,22 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         if (global.help) {
           const tool = rest[0] ? await loadBuiltinTool(rest[0]) : undefined
           if (tool) return help(io, toolHelp(tool))
+          const { cliPlugins } = await import("./plugin-setup.ts")
           const { plugins } = rest[0] ? await cliPlugins(io, global.root, { quiet: true }) : { plugins: undefined }
           const fromPlugin = plugins?.tools.find((t) => t.name.toLowerCase() === rest[0]!.toLowerCase())
           return help(io, fromPlugin ? toolHelp(fromPlugin) : GLOBAL_HELP)
         }
         const args = await parseToolArgs(rest, io)
-        const { config, plugins } = await cliPlugins(io, global.root)
         // Only the named tool is loaded; an unknown name loads all, for the list of what exists.
         const one = await loadBuiltinTool(args.name)
-        const fromPlugin = plugins.tools.some((t) => t.name.toLowerCase() === args.name.trim().toLowerCase())
-        const base = one ? [one] : fromPlugin ? [] : await loadBuiltinTools()
-        return await toolCommand(args, toolsWithPlugins(base, plugins, (m) => io.err(`anvil: ${m}\n`)), io, global.root, config)
+        return await toolCommand(args, one ? [one] : [], io, global.root, async ({ root, config, tools }) => {
+          // Imported here: the plugin host stays out of the modules every command loads.
+          const { pluginsFor, toolsWithPlugins } = await import("./plugin-setup.ts")
+          const plugins = await pluginsFor(io, root, config)
+          const fromPlugin = plugins.tools.some((t) => t.name.toLowerCase() === args.name.trim().toLowerCase())
+          const base = one || fromPlugin ? tools : await loadBuiltinTools()
+          return toolsWithPlugins(base, plugins, (m) => io.err(`anvil: ${m}\n`))
+        })
       }
       case "plugins": {
         const { pluginsCommand, PLUGINS_HELP } = await import("./plugins-command.ts")

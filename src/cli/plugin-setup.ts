@@ -3,6 +3,8 @@ import type { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { Config, type ConfigShape } from "../config/config.ts"
 import { loadPlugins, pluginNotices, type PluginSet } from "../plugins/plugin-host.ts"
+
+export { toolsWithPlugins } from "../plugins/plugin-host.ts"
 import { PlatformLive } from "../runtime.ts"
 import { builtinToolEntries } from "../tools/builtin.ts"
 import { findProjectRoot } from "../workspace/project-root.ts"
@@ -24,16 +26,16 @@ export const projectOf = (io: CliIO, rootFlag: string | undefined): Promise<{ ro
 export const builtinNames = (): ReadonlyArray<string> => builtinToolEntries.flatMap((e) => e.names)
 
 /**
- * The project, its configuration and its plugins, for a CLI command. Plugins
+ * The plugins of a project whose root and configuration are known. Plugins
  * that need attention (untrusted, broken) and hook failures are told on
  * stderr unless `quiet`.
  */
-export const cliPlugins = async (
+export const pluginsFor = async (
   io: CliIO,
-  rootFlag: string | undefined,
+  root: string,
+  config: ConfigShape,
   options: { readonly trustProject?: boolean; readonly quiet?: boolean } = {},
-): Promise<{ root: string; config: ConfigShape; plugins: PluginSet }> => {
-  const { root, config } = await projectOf(io, rootFlag)
+): Promise<PluginSet> => {
   const tell = (m: string) => {
     if (!options.quiet) io.err(`anvil: ${m}\n`)
   }
@@ -46,5 +48,15 @@ export const cliPlugins = async (
     onProblem: tell,
   })
   for (const notice of pluginNotices(plugins)) tell(notice)
-  return { root, config, plugins }
+  return plugins
+}
+
+/** The project, its configuration and its plugins, for a CLI command that has no tool runtime. */
+export const cliPlugins = async (
+  io: CliIO,
+  rootFlag: string | undefined,
+  options: { readonly trustProject?: boolean; readonly quiet?: boolean } = {},
+): Promise<{ root: string; config: ConfigShape; plugins: PluginSet }> => {
+  const { root, config } = await projectOf(io, rootFlag)
+  return { root, config, plugins: await pluginsFor(io, root, config, options) }
 }

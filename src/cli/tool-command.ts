@@ -1,7 +1,6 @@
 import { Deferred, Effect } from "effect"
-import type { ConfigShape } from "../config/config.ts"
 import type { Envelope } from "../protocol/envelope.ts"
-import { makeToolRuntime } from "../runtime.ts"
+import { makeToolRuntime, type RuntimeOptions } from "../runtime.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { ToolRunner, type ToolOutcome } from "../tool-framework/runner.ts"
 import { watchSignals, type ExitSignal } from "./signals.ts"
@@ -58,8 +57,8 @@ export const toolCommand = async (
   tools: ReadonlyArray<Tool>,
   io: CliIO,
   root: string | undefined,
-  /** The configuration already read (plugins needed it); the files are then not read again. */
-  config?: ConfigShape,
+  /** Completes the tools once the root and configuration are known (plugins); see RuntimeOptions.prepareTools. */
+  prepareTools?: RuntimeOptions["prepareTools"],
 ): Promise<number> => {
   // SIGINT, SIGTERM, SIGHUP cancel the call: its processes are ended and the envelope says CANCELLED.
   const cancel = Effect.runSync(Deferred.make<void>())
@@ -70,7 +69,7 @@ export const toolCommand = async (
   const program = Effect.gen(function* () {
     const runner = yield* ToolRunner
     return yield* runner.run({ name: args.name, params: args.params }, { cancelled: Deferred.await(cancel) })
-  }).pipe(Effect.provide(makeToolRuntime({ cwd: io.cwd, env: io.env, root, tools, ...(config ? { config } : {}), ...(io.terminal ? { terminal: io.terminal } : {}) })))
+  }).pipe(Effect.provide(makeToolRuntime({ cwd: io.cwd, env: io.env, root, tools, ...(prepareTools ? { prepareTools } : {}), ...(io.terminal ? { terminal: io.terminal } : {}) })))
   let outcome: ToolOutcome
   try {
     outcome = await Effect.runPromise(program)

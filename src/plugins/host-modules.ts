@@ -1,5 +1,5 @@
-import * as effect from "effect"
 import * as api from "./api.ts"
+import { EFFECT_FUNCTION_EXPORTS, EFFECT_NAMESPACES } from "./effect-index.ts"
 
 /**
  * Makes `import … from "anvil/plugin"` and `import … from "effect"` (and
@@ -7,33 +7,29 @@ import * as api from "./api.ts"
  * plugin resolve to the host's own modules, through Bun's runtime plugin
  * virtual modules. This works in the compiled executable, wins over an
  * `effect` in the plugin's own node_modules (a second copy would make its
- * Schemas and Effects foreign to the host), and costs nothing until a plugin
- * imports them. Registered once per process.
+ * Schemas and Effects foreign to the host), and costs nothing until the
+ * first plugin loads. Registered once per process.
  */
-let registered = false
+let registered: Promise<ReadonlyArray<string>> | undefined
 
-/** The module names a plugin gets from the host (also the bundler's externals). */
-export const HOST_MODULES: ReadonlyArray<string> = [
-  "anvil/plugin",
-  "effect",
-  ...Object.keys(effect)
-    .filter((k) => /^[A-Z]/.test(k) && typeof (effect as Record<string, unknown>)[k] === "object")
-    .map((k) => `effect/${k}`),
-]
-
-export const registerHostModules = (): void => {
-  if (registered) return
-  registered = true
-  Bun.plugin({
-    name: "anvil-plugin-host",
-    setup(build) {
-      build.module("anvil/plugin", () => ({ exports: { ...api }, loader: "object" }))
-      build.module("effect", () => ({ exports: { ...effect }, loader: "object" }))
-      for (const name of HOST_MODULES) {
-        if (!name.startsWith("effect/")) continue
-        const ns = (effect as Record<string, unknown>)[name.slice("effect/".length)] as Record<string, unknown>
-        build.module(name, () => ({ exports: { ...ns }, loader: "object" }))
-      }
-    },
-  })
-}
+/**
+ * Registers the virtual modules; resolves to the module names a plugin gets
+ * from the host (also the bundler's externals for folder plugins).
+ */
+export const registerHostModules = (): Promise<ReadonlyArray<string>> =>
+  (registered ??= (async () => {
+    const names = Object.keys(EFFECT_NAMESPACES)
+    const modules = await Promise.all(names.map((n) => EFFECT_NAMESPACES[n]!() as Promise<Record<string, unknown>>))
+    const index: Record<string, unknown> = Object.fromEntries(names.map((n, i) => [n, modules[i]]))
+    const fn = index.Function as Record<string, unknown>
+    for (const f of EFFECT_FUNCTION_EXPORTS) index[f] = fn[f]
+    Bun.plugin({
+      name: "anvil-plugin-host",
+      setup(build) {
+        build.module("anvil/plugin", () => ({ exports: { ...api }, loader: "object" }))
+        build.module("effect", () => ({ exports: index, loader: "object" }))
+        names.forEach((name, i) => build.module(`effect/${name}`, () => ({ exports: { ...modules[i] }, loader: "object" })))
+      },
+    })
+    return ["anvil/plugin", "effect", ...names.map((n) => `effect/${n}`)]
+  })())

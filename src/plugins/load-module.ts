@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { stampContent } from "../trust/content-hash.ts"
+import { registerHostModules } from "./host-modules.ts"
 
 /** Why a plugin's module could not be loaded, with the place in its source when known. */
 export interface LoadProblem {
@@ -91,10 +92,8 @@ export const loadPluginModule = async (input: {
   readonly env: Readonly<Record<string, string | undefined>>
 }): Promise<Loaded> => {
   try {
-    // Imported here, not at the top: the whole effect index it re-exports is loaded only when a plugin is.
-    const { HOST_MODULES, registerHostModules } = await import("./host-modules.ts")
-    registerHostModules()
-    const file = input.folder ? await bundleFolder(input.folder, input.entry, pluginCacheDir(input.env), HOST_MODULES) : input.entry
+    const hostModules = await registerHostModules()
+    const file = input.folder ? await bundleFolder(input.folder, input.entry, pluginCacheDir(input.env), hostModules) : input.entry
     const module = (await withTimeout(import(file), input.timeoutMs, `loading ${input.entry}`)) as Record<string, unknown>
     return { ok: true, module }
   } catch (e) {
