@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { LspEngine, LspSettings } from "./engine.ts"
 import { LspCrashedError, LspPositionError, LspRequestError, LspStartError, type LspError } from "./errors.ts"
+import { languageFor, languagesFromConfig, type LanguageSpec } from "./servers.ts"
 
 /** What the `lsp` section of anvil.json says, read once per session. */
 export interface LspServiceOptions {
@@ -18,6 +19,8 @@ export interface LspShape {
   /** Whether write/edit/multiedit/patch report the new errors of the files they change (`lsp.after_edit`, default true). */
   readonly afterEdit: boolean
   readonly settings: LspSettings
+  /** Whether some configured language covers this file (by extension or `#!` line); cheap, loads no server code. */
+  readonly covers: (file: string, firstLine: string | undefined) => boolean
   /** Runs `f` with the engine, loading it on first use. Domain failures become typed LspErrors; anything else is a defect. */
   readonly use: <A>(f: (engine: LspEngine) => Promise<A>) => Effect.Effect<A, LspError>
 }
@@ -53,10 +56,12 @@ export class Lsp extends Context.Service<Lsp, LspShape>()("anvil/Lsp") {
         const load = () =>
           (engine ??= import("./engine.ts").then((m) => new m.LspEngine(options.root, options.env, section, settings, enabled, options.display)))
         yield* Effect.addFinalizer(() => (engine ? Effect.promise(() => engine!.then((e) => e.close())) : Effect.void))
+        let languages: ReadonlyArray<LanguageSpec> | undefined
         return {
           enabled,
           afterEdit: enabled && section.after_edit !== false,
           settings,
+          covers: (file, firstLine) => languageFor((languages ??= languagesFromConfig(section).languages), file, firstLine) !== undefined,
           use: <A>(f: (engine: LspEngine) => Promise<A>) =>
             Effect.tryPromise({ try: () => load().then(f), catch: (e) => e }).pipe(
               Effect.catch((e) => (isLspError(e) ? Effect.fail(e) : Effect.die(e))),
@@ -70,6 +75,7 @@ export class Lsp extends Context.Service<Lsp, LspShape>()("anvil/Lsp") {
     enabled: false,
     afterEdit: false,
     settings: { idleMs: 0, maxRestarts: 0, diagnosticsWaitMs: 0, requestTimeoutMs: 0, startTimeoutMs: 0 },
+    covers: () => false,
     use: () => Effect.die(new Error("LSP is not available here.")),
   })
 }

@@ -33,7 +33,7 @@ export const lspAfterChange = Layer.effect(
       Effect.gen(function* () {
         const absolute = path.resolve(workspace.root, file)
         const text = yield* fs.readFileString(absolute).pipe(Effect.option)
-        if (text._tag === "None") return undefined
+        if (text._tag === "None" || !lsp.covers(absolute, text.value.slice(0, 200).split("\n")[0])) return undefined
         const result = yield* lsp.use((engine) => engine.diagnostics(absolute, text.value))
         return { path: file, result }
       }).pipe(Effect.catch((e) => Effect.succeed({ path: file, failure: e.message })))
