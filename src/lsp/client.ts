@@ -1,4 +1,4 @@
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node"
+import { CancellationTokenSource, createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node"
 import { LspRequestError, LspStartError } from "./errors.ts"
 import { spawnServer, type ServerProcess } from "./server-process.ts"
 
@@ -52,6 +52,8 @@ export class LspClient {
   private readonly docs = new Map<string, { version: number; text: string; seq: number }>()
   private readonly pushed = new Map<string, Pushed>()
   private readonly waiters = new Map<string, Set<() => void>>()
+  /** Rejects of requests in flight, called when the process exits. */
+  private readonly pending = new Set<() => void>()
   private seq = 0
   private stderrTail = ""
   /** Set once the process has exited (crash or stop). */
@@ -93,6 +95,7 @@ export class LspClient {
     void proc.exited.then((exit) => {
       client.exit = exit
       for (const set of client.waiters.values()) for (const wake of set) wake()
+      for (const fail of client.pending) fail()
       connection.dispose()
     })
     client.listen()
@@ -170,18 +173,26 @@ export class LspClient {
   private send<T>(method: string, params: unknown, timeoutMs: number): Promise<T> {
     if (this.exit) return Promise.reject(this.deadError(method))
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new LspRequestError({ server: this.name, method, timedOut: true, message: `${this.name} did not answer ${method} within ${timeoutMs} ms.` })),
-        timeoutMs,
-      )
-      void this.proc.exited.then(() => reject(this.deadError(method)))
-      this.connection.sendRequest<T>(method, params).then(
+      const cancel = new CancellationTokenSource()
+      const timer = setTimeout(() => {
+        this.pending.delete(dead)
+        cancel.cancel() // $/cancelRequest, so the server can drop the work
+        reject(new LspRequestError({ server: this.name, method, timedOut: true, message: `${this.name} did not answer ${method} within ${timeoutMs} ms.` }))
+      }, timeoutMs)
+      const dead = () => reject(this.deadError(method))
+      this.pending.add(dead)
+      const settle = () => {
+        clearTimeout(timer)
+        this.pending.delete(dead)
+        cancel.dispose()
+      }
+      this.connection.sendRequest<T>(method, params, cancel.token).then(
         (value) => {
-          clearTimeout(timer)
+          settle()
           resolve(value)
         },
         (e: unknown) => {
-          clearTimeout(timer)
+          settle()
           reject(
             this.exit
               ? this.deadError(method)

@@ -103,7 +103,7 @@ describe("the pool on a real server", () => {
 })
 
 describe("freshness with a scripted server", () => {
-  const scripted = (mode: string) => ({ scripted: { command: [process.execPath, join(import.meta.dir, "scripted-server.ts"), mode], extensions: [".x"] } })
+  const scripted = (mode: string) => ({ scripted: { command: [process.execPath, join(import.meta.dir, "scripted-server.ts"), mode], extensions: [".x"], name: "scripted" } })
 
   test("pull diagnostics answer for the current text; a server that stopped pushing gives stale, one that never answered pending", async () => {
     const root = project({ "a.x": "one\n" })
@@ -120,8 +120,10 @@ describe("freshness with a scripted server", () => {
     expect((stale as { ageMs: number }).ageMs).toBeGreaterThanOrEqual(300)
     await pushOnce.close()
 
-    const silent = engineFor(root, scripted("silent"), { diagnosticsWaitMs: 300 })
+    const silent = engineFor(root, scripted("silent"), { diagnosticsWaitMs: 300, requestTimeoutMs: 300 })
     expect(await silent.diagnostics(file, "one\n")).toMatchObject({ freshness: "pending", diagnostics: [] })
+    const late = await silent.atPosition(file, "one\n", 1, 1, "textDocument/hover").catch((e) => e)
+    expect([late._tag, late.timedOut, late.message]).toEqual(["LspRequestError", true, "scripted did not answer textDocument/hover within 300 ms."])
     await silent.close()
     expect(processesIn(root)).toEqual([])
   })

@@ -3,7 +3,7 @@
  * demand. `bun scripted-server.ts MODE`:
  * - pull: offers pull diagnostics (textDocument/diagnostic) and never pushes;
  * - push-once: pushes diagnostics for version 1 only, so later versions go stale;
- * - silent: never reports anything, so answers stay pending.
+ * - silent: never reports anything and never answers hover, so answers stay pending and hovers time out.
  * Each diagnostic's message names the text's first line, so tests see which version was analysed.
  */
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node"
@@ -32,4 +32,5 @@ connection.onNotification("textDocument/didOpen", (p: any) => {
 })
 connection.onNotification("textDocument/didChange", (p: any) => void texts.set(p.textDocument.uri, p.contentChanges[0].text))
 connection.onRequest("textDocument/diagnostic", (p: any) => ({ kind: "full", items: [diagnostic(texts.get(p.textDocument.uri) ?? "")] }))
+connection.onRequest("textDocument/hover", () => (mode === "silent" ? new Promise(() => {}) : { contents: { kind: "markdown", value: "**scripted**" } }))
 connection.listen()
