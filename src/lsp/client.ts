@@ -210,6 +210,7 @@ export class LspClient {
 
   /** Opens the file or sends its new text; returns the version now on the server. */
   sync(path: string, languageId: string, text: string): number {
+    if (this.exit) throw this.deadError("textDocument/didOpen")
     const uri = fileUri(path)
     const doc = this.docs.get(uri)
     if (doc && doc.text === text) return doc.version
@@ -279,11 +280,14 @@ export class LspClient {
     if (!this.exit) {
       try {
         await this.send("shutdown", null, graceMs)
-        void this.connection.sendNotification("exit")
       } catch {
         // it is ended below either way
       }
     }
+    // No `exit` notification: a server exits the moment it reads it, and the
+    // write racing the closing pipe fails with EPIPE inside the runtime's pipe
+    // writer. After `shutdown` the process group is ended instead (TERM, KILL).
+    this.connection.dispose()
     await this.proc.stop(graceMs)
   }
 }
