@@ -1,4 +1,5 @@
 import type { PermissionLevel } from "./permission-level.ts"
+import { simpleWildcard, type TextMatcher } from "../workspace/wildcard.ts"
 
 /**
  * Permission rules (spec 004) in anvil.json:
@@ -66,31 +67,15 @@ export const toolRules = (permission: unknown, toolName: string): ToolRules | un
   return { ...(level ? { level } : {}), patterns }
 }
 
-const escapeRe = (s: string) => s.replace(/[.+^${}()|[\]\\]/g, "\\$&")
+/** A command glob: `*` is any text (spaces and slashes included), `?` one character; the whole command must match. Linear time. */
+export const commandGlob = (pattern: string): TextMatcher => simpleWildcard(pattern.trim(), { paths: false })
 
-/** A command glob: `*` is any text (spaces and slashes included), `?` one character; the whole command must match. */
-export const commandGlob = (pattern: string): RegExp =>
-  new RegExp(`^${pattern.trim().split("").map((c) => (c === "*" ? "[\\s\\S]*" : c === "?" ? "[\\s\\S]" : escapeRe(c))).join("")}$`)
-
-/** A path glob: `**` crosses folders, `*` and `?` do not; a pattern without a slash matches the file name anywhere. */
-export const pathGlob = (pattern: string): RegExp => {
+/** A path glob: `**` crosses folders, `*` and `?` do not; a pattern without a slash matches the file name anywhere. Linear time. */
+export const pathGlob = (pattern: string): TextMatcher => {
   let p = pattern.trim().replace(/^\.\//, "")
   if (!p.includes("/")) p = `**/${p}`
   if (p.endsWith("/")) p += "**"
-  let re = ""
-  for (let i = 0; i < p.length; i++) {
-    const c = p[i]!
-    if (c === "*" && p[i + 1] === "*") {
-      i++
-      if (p[i + 1] === "/") {
-        i++
-        re += "(?:.*/)?"
-      } else re += ".*"
-    } else if (c === "*") re += "[^/]*"
-    else if (c === "?") re += "[^/]"
-    else re += escapeRe(c)
-  }
-  return new RegExp(`^${re}$`)
+  return simpleWildcard(p, { paths: true })
 }
 
 /** A host pattern: `example.com` exactly, `*.example.com` its subdomains; a pattern with a `/` is a glob on the whole URL. */

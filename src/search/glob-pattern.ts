@@ -1,3 +1,4 @@
+import { anyChar, literalChar, Wildcard, type TextMatcher, type WildcardToken } from "../workspace/wildcard.ts"
 import { BraceExpansionError, expandBraces } from "./brace-expansion.ts"
 
 /**
@@ -17,7 +18,8 @@ import { BraceExpansionError, expandBraces } from "./brace-expansion.ts"
  * - a trailing `/` asks for directories only.
  *
  * Matching runs segment by segment as a small NFA, so a walker can prune a
- * directory as soon as no pattern can match below it.
+ * directory as soon as no pattern can match below it; within a segment the
+ * wildcards run as a linear-time NFA too (no backtracking RegExp).
  */
 
 export class GlobPatternError extends Error {}
@@ -25,7 +27,7 @@ export class GlobPatternError extends Error {}
 type Segment =
   | { readonly kind: "globstar" }
   | { readonly kind: "literal"; readonly text: string }
-  | { readonly kind: "wild"; readonly re: RegExp; readonly explicitDot: boolean }
+  | { readonly kind: "wild"; readonly re: TextMatcher; readonly explicitDot: boolean }
 
 interface CompiledPattern {
   readonly segments: ReadonlyArray<Segment>
@@ -208,9 +210,10 @@ const normalize = (positions: Array<number>): GlobState => {
   return positions.filter((v, i) => i === 0 || positions[i - 1] !== v)
 }
 
+/** A segment's pattern runs as a linear-time NFA (see wildcard.ts); only a bracket class, one character long, is a RegExp. */
 const compileSegment = (text: string, nocase: boolean): Segment => {
   if (text === "**") return { kind: "globstar" }
-  let source = ""
+  const tokens: Array<WildcardToken> = []
   let literal = ""
   let isLiteral = true
   let explicitDot = false
@@ -222,35 +225,40 @@ const compileSegment = (text: string, nocase: boolean): Segment => {
       const ch = next === undefined ? "\\" : next
       if (next !== undefined) i++
       if (atStart && ch === ".") explicitDot = true
-      source += escapeRegex(ch)
+      tokens.push({ kind: "char", test: literalChar(ch, nocase) })
       literal += ch
       continue
     }
     if (c === "*") {
       isLiteral = false
-      if (!source.endsWith("[^/]*")) source += "[^/]*"
+      tokens.push({ kind: "run", test: anyChar })
       continue
     }
     if (c === "?") {
       isLiteral = false
-      source += "[^/]"
+      tokens.push({ kind: "char", test: anyChar })
       continue
     }
     if (c === "[") {
       const cls = parseBracket(text, i)
       if (cls !== undefined) {
         isLiteral = false
-        source += cls.source
+        const re = new RegExp(`^${cls.source}$`, nocase ? "iu" : "u")
+        tokens.push({ kind: "char", test: (ch) => re.test(ch) })
         i = cls.end
         continue
       }
     }
     if (atStart && c === ".") explicitDot = true
-    source += escapeRegex(c)
-    literal += c
+    // A surrogate pair is one character, as the NFA reads the name by code points.
+    const cp = text.codePointAt(i)!
+    const ch = String.fromCodePoint(cp)
+    if (ch.length === 2) i++
+    tokens.push({ kind: "char", test: literalChar(ch, nocase) })
+    literal += ch
   }
   if (isLiteral && !nocase) return { kind: "literal", text: literal }
-  return { kind: "wild", re: new RegExp(`^(?:${source})$`, nocase ? "isu" : "su"), explicitDot }
+  return { kind: "wild", re: new Wildcard(tokens), explicitDot }
 }
 
 const POSIX_CLASSES: Record<string, string> = {
@@ -332,8 +340,6 @@ const parseBracket = (text: string, start: number): { source: string; end: numbe
 }
 
 const classChar = (c: string): string => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`
-
-const escapeRegex = (c: string): string => c.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
 
 /**
  * Tree order for POSIX paths: component by component, code units within a

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import ignore, { type Ignore } from "ignore"
+import { IgnorePatterns, type IgnoreVerdict } from "./gitignore.ts"
 
 /**
  * Which files a search skips, the way git and ripgrep decide it:
@@ -62,29 +62,15 @@ export interface DirRules {
 
 /** One ignore file's patterns. */
 export interface IgnoreFile {
-  readonly ig: Ignore
+  readonly ig: IgnorePatterns
   /** Every pattern matches names, not paths (no `/` but a trailing one): the entry's name is all a test needs. */
   readonly basenameOnly: boolean
 }
 
-type Verdict = "ignored" | "whitelisted" | undefined
+type Verdict = IgnoreVerdict
 
-interface RuleSet {
-  readonly test: (path: string, mode: string) => { ignored: boolean; unignored: boolean }
-}
-
-/**
- * Tests one path against one ignore file's patterns, by its own name only
- * (no parent-directory inheritance: the walk handles that by pruning).
- * `ignore`'s `test()` would also apply the patterns to every parent, which is
- * wrong when several files are layered (a deeper `!dir/` re-including what a
- * higher `dir/` excluded) and when the search starts inside an ignored folder.
- */
-const testOwn = (ig: Ignore, rel: string): Verdict => {
-  const rules = (ig as unknown as { _rules?: RuleSet })._rules
-  const r = rules && typeof rules.test === "function" ? rules.test(rel, "regex") : ig.test(rel)
-  return r.ignored ? "ignored" : r.unignored ? "whitelisted" : undefined
-}
+/** Tests one path against one ignore file's patterns, by its own name only (the walk handles parents by pruning). */
+const testOwn = (ig: IgnorePatterns, rel: string): Verdict => ig.test(rel)
 
 /** The path of `name` in directory `dir`, relative to the rules' directory `base` (all absolute, `dir` inside `base`). */
 const relativeTo = (base: string, dir: string, name: string): string => {
@@ -147,7 +133,8 @@ const compile = (text: string): IgnoreFile | undefined => {
     const body = line.replace(/^!/, "").replace(/\s+$/, "").replace(/\/+$/, "")
     return !body.includes("/")
   })
-  return { ig: ignore({ ignorecase: false }).add(text), basenameOnly }
+  const ig = IgnorePatterns.parse(text)
+  return ig.size === 0 ? undefined : { ig, basenameOnly }
 }
 
 /**
