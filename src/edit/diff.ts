@@ -105,6 +105,7 @@ const wholeHunk = (before: string, after: string): StructuredPatchHunk => {
  */
 export const unifiedDiff = (before: string, after: string, options: DiffOptions): FileDiff => {
   if (before === after) return { diff: "", additions: 0, deletions: 0, truncated: false, totalLines: 0 }
+  if (before === "" || after === "") return wholeFileDiff(before === "" ? after : before, before === "", options)
   const context = options.context ?? 3
 
   // First differing character, moved back to the start of its line.
@@ -170,6 +171,48 @@ export const unifiedDiff = (before: string, after: string, options: DiffOptions)
   const first = shifted[0]
   const firstChangedLine = first ? firstChange(first) : undefined
   return { ...cap(full, options.maxLines ?? 400, options.maxBytes ?? 40_000), additions, deletions, ...(firstChangedLine ? { firstChangedLine } : {}) }
+}
+
+/**
+ * The diff of a created (or emptied) file, built only as far as the display
+ * limits reach: a 34 MB new file costs a line count, not a 34 MB diff text
+ * (and the line diff's arrays, which took close to a gigabyte).
+ */
+const wholeFileDiff = (text: string, added: boolean, options: DiffOptions): FileDiff => {
+  const maxLines = options.maxLines ?? 400
+  const maxBytes = options.maxBytes ?? 40_000
+  const noEol = !text.endsWith("\n")
+  const n = countLines(text, 0, text.length) + (noEol ? 1 : 0)
+  const lines = [`--- ${options.oldName}`, `+++ ${options.newName}`, added ? `@@ -0,0 +1,${n} @@` : `@@ -1,${n} +0,0 @@`]
+  const totalLines = lines.length + n + (noEol ? 1 : 0)
+  let bytes = lines.reduce((sum, l) => sum + Buffer.byteLength(l) + 1, 0)
+  const sign = added ? "+" : "-"
+  const fits = (line: string) => {
+    const size = Buffer.byteLength(line) + 1
+    if (lines.length >= maxLines || bytes + size > maxBytes) return false
+    lines.push(line)
+    bytes += size
+    return true
+  }
+  let complete = true
+  for (let pos = 0; pos < text.length; ) {
+    const nl = text.indexOf("\n", pos)
+    const end = nl === -1 ? text.length : nl
+    if (!fits(sign + text.slice(pos, end))) {
+      complete = false
+      break
+    }
+    pos = end + 1
+  }
+  if (complete && noEol) complete = fits("\\ No newline at end of file")
+  return {
+    diff: `${lines.join("\n")}\n`,
+    truncated: !complete,
+    totalLines,
+    additions: added ? n : 0,
+    deletions: added ? 0 : n,
+    firstChangedLine: 1,
+  }
 }
 
 /** New-side line number of the first added or removed line of a hunk. */

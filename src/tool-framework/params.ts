@@ -2,6 +2,7 @@ import { Schema, SchemaIssue } from "effect"
 import type { FieldError } from "../protocol/envelope.ts"
 import type { Tool } from "./definition.ts"
 import { ToolError } from "../protocol/tool-error.ts"
+import { capText, checkInputLimits } from "./input-limits.ts"
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -20,7 +21,7 @@ const asObject = (tool: Tool, raw: unknown): Record<string, unknown> | ToolError
         const parsed: unknown = JSON.parse(trimmed)
         if (isRecord(parsed)) return parsed
       } catch (e) {
-        return invalid(`Parameters are not valid JSON: ${(e as Error).message}`, [{ field: "(root)", message: "invalid JSON" }])
+        return invalid(`Parameters are not valid JSON: ${capText((e as Error).message, 300)}`, [{ field: "(root)", message: "invalid JSON" }])
       }
     }
     const only = fieldNames(tool)
@@ -44,6 +45,10 @@ export const fieldNames = (tool: Tool): ReadonlyArray<string> => {
 export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: ToolError } => {
   const obj = asObject(tool, raw)
   if (obj instanceof ToolError) return { ok: false, error: obj }
+  const limit = checkInputLimits(obj)
+  if (limit !== undefined) {
+    return { ok: false, error: invalid(`Invalid parameters for ${tool.name}: ${limit.field}: ${limit.message}`, [limit]) }
+  }
   const aliases = tool.parameterAliases ?? {}
   const renamed: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(obj)) {
@@ -61,11 +66,12 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
   const fieldErrors: Array<FieldError> = issues.map((i) => {
     const field = i.path && i.path.length > 0 ? i.path.map((p) => String(typeof p === "object" ? (p as { key: unknown }).key : p)).join(".") : "(root)"
     const unknownKey = i.message === "Expected no excess property"
+    // Schema's messages may quote the value given: never more than a prefix of it.
     return {
-      field,
-      message: unknownKey ? `unknown parameter (accepted: ${known.join(", ")})` : i.message,
+      field: capText(field, 200),
+      message: unknownKey ? `unknown parameter (accepted: ${known.join(", ")})` : capText(i.message, 500),
     }
   })
-  const summary = fieldErrors.map((f) => `${f.field}: ${f.message}`).join("; ")
-  return { ok: false, error: invalid(`Invalid parameters for ${tool.name}: ${summary || "could not decode"}`, fieldErrors) }
+  const summary = capText(fieldErrors.map((f) => `${f.field}: ${f.message}`).join("; "))
+  return { ok: false, error: invalid(`Invalid parameters for ${tool.name}: ${summary || "could not decode"}`, fieldErrors.slice(0, 50)) }
 }

@@ -11,6 +11,7 @@ import { Permissions } from "../permission/permissions.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { AfterChange, withNote, writtenFiles } from "./after-change.ts"
 import type { Tool, ToolResult } from "./definition.ts"
+import { capText, checkInputLimits, echoValue } from "./input-limits.ts"
 import { decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
 import { ToolError } from "../protocol/tool-error.ts"
@@ -76,7 +77,12 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
         }
         let counter = 0
 
+        // Last line of defence: a defect anywhere in the pipeline (a tool's result that breaks rendering,
+        // a throwing hook) is an INTERNAL_ERROR envelope for this call; the host goes on.
         const run = (call: ToolCall, options: RunOptions = {}): Effect.Effect<ToolOutcome> =>
+          runCall(call, options).pipe(Effect.catchDefect((defect) => Effect.succeed(internalOutcome(call, defect))))
+
+        const runCall = (call: ToolCall, options: RunOptions = {}): Effect.Effect<ToolOutcome> =>
           Effect.gen(function* () {
             const started = yield* Clock.currentTimeMillis
             const callId = call.callId ?? `tc_${++counter}`
@@ -91,7 +97,8 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
                 const time_ms = yield* elapsed
                 const envelopeError: EnvelopeError = {
                   code: error.code,
-                  message: error.message,
+                  // A message may quote what was given (a path, a pattern): never more than a prefix of it.
+                  message: capText(error.message),
                   ...(error.fieldErrors && error.fieldErrors.length > 0 ? { field_errors: error.fieldErrors } : {}),
                   retryable: error.retryable ?? defaultRetryable(error.code),
                 }
@@ -127,7 +134,10 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
               return yield* fail(tool.title, new ToolError({ code: "PERMISSION_DENIED", message: decision.reason }), tool)
             }
 
-            const running = tool.run(decoded.value, { callId, rawParams: call.params }) as Effect.Effect<ToolResult, ToolError, R>
+            // suspend: a tool that throws instead of failing becomes INTERNAL_ERROR below, not a crash of the host.
+            const running = Effect.suspend(
+              () => tool.run(decoded.value, { callId, rawParams: call.params }) as Effect.Effect<ToolResult, ToolError, R>,
+            )
             const cancellable = options.cancelled
               ? Effect.raceFirst(running, Effect.andThen(options.cancelled, Effect.interrupt))
               : running
@@ -140,7 +150,7 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
                 tool.title,
                 interrupted
                   ? new ToolError({ code: "CANCELLED", message: `The ${tool.title} call was cancelled.` })
-                  : new ToolError({ code: "INTERNAL_ERROR", message: `${tool.title} failed unexpectedly: ${defectMessage(exit.cause)}` }),
+                  : new ToolError({ code: "INTERNAL_ERROR", message: `${tool.title} failed unexpectedly: ${capText(defectMessage(exit.cause), 500)}` }),
                 tool,
               )
             }
@@ -202,13 +212,48 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
     )
 }
 
-/** The parameters as the envelope records them: through the tool's `redact`, which must never break a call. */
+/**
+ * The parameters as the envelope records them: through the tool's `redact`,
+ * which must never break a call, and cut to a small echo (strings to their
+ * first ECHO_CHARS characters). A value over the input limits is not shown.
+ */
 const recordedParams = (tool: Tool | undefined, raw: unknown): unknown => {
-  if (!tool?.redact) return raw
+  if (checkInputLimits(raw) !== undefined) return "[not shown: the parameters are over anvil's input limits]"
+  if (!tool?.redact) return echoValue(raw)
   try {
-    return tool.redact(raw)
+    return echoValue(tool.redact(raw))
   } catch {
     return "[REDACTED]"
+  }
+}
+
+/** The envelope of a call whose pipeline itself failed (built from nothing that could fail again). */
+const internalOutcome = (call: ToolCall, defect: unknown): ToolOutcome => {
+  let detail: string
+  try {
+    detail = capText(defect instanceof Error ? defect.message : String(defect), 500)
+  } catch {
+    detail = "unknown defect"
+  }
+  const name = typeof call.name === "string" ? capText(call.name, 100) : "tool"
+  const message = `The ${name} call failed unexpectedly: ${detail}`
+  return {
+    envelope: {
+      status: "error",
+      data: {},
+      text: `# ${name} Error\n\nCode: INTERNAL_ERROR\nMessage: ${message}`,
+      error: { code: "INTERNAL_ERROR", message, retryable: false },
+      stats: { time_ms: 0 },
+      context: { cwd: ".", params_input: "[not shown]" },
+    },
+    meta: buildExecutionMeta({
+      toolTitle: name,
+      callId: call.callId ?? "tc_internal",
+      envelope: { status: "error", data: {}, text: message, error: { code: "INTERNAL_ERROR", message, retryable: false }, stats: { time_ms: 0 }, context: { cwd: ".", params_input: null } },
+      hints: [],
+      truncation: undefined,
+      extra: undefined,
+    }),
   }
 }
 
