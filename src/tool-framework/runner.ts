@@ -97,8 +97,7 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
                 const time_ms = yield* elapsed
                 const envelopeError: EnvelopeError = {
                   code: error.code,
-                  // A message may quote what was given (a path, a pattern): never more than a prefix of it.
-                  message: capText(error.message),
+                  message: error.message,
                   ...(error.fieldErrors && error.fieldErrors.length > 0 ? { field_errors: error.fieldErrors } : {}),
                   retryable: error.retryable ?? defaultRetryable(error.code),
                 }
