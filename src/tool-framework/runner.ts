@@ -11,7 +11,7 @@ import { Permissions } from "../permission/permissions.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { AfterChange, withNote, writtenFiles } from "./after-change.ts"
 import type { Tool, ToolResult } from "./definition.ts"
-import { capText, checkInputLimits, echoValue } from "./input-limits.ts"
+import { capText, checkInputLimits, ECHO_CHARS, echoValue } from "./input-limits.ts"
 import { decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
 import { ToolError } from "../protocol/tool-error.ts"
@@ -95,9 +95,13 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
             const fail = (title: string, error: ToolError, t: Tool | undefined) =>
               Effect.gen(function* () {
                 const time_ms = yield* elapsed
+                // A message over ECHO_CHARS is cut. INVALID_PARAM quotes the input: the rest is dropped; any
+                // other message (a command's output) moves whole into the text, which the truncation layer bounds and spills.
+                const long = error.message.length > ECHO_CHARS
+                const details = long && error.code !== "INVALID_PARAM" ? [error.message, error.details].filter((d) => d !== undefined).join("\n\n") : error.details
                 const envelopeError: EnvelopeError = {
                   code: error.code,
-                  message: error.message,
+                  message: capText(error.message),
                   ...(error.fieldErrors && error.fieldErrors.length > 0 ? { field_errors: error.fieldErrors } : {}),
                   retryable: error.retryable ?? defaultRetryable(error.code),
                 }
@@ -105,7 +109,7 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
                 const envelope: Envelope = {
                   status: "error",
                   data: {},
-                  text: renderErrorText(title, envelopeError, hints, error.details),
+                  text: renderErrorText(title, envelopeError, hints, details),
                   error: envelopeError,
                   stats: { time_ms },
                   context: { ...context, ...error.context },
