@@ -12,7 +12,8 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 } else if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) {
   await Bun.write(Bun.stdout, GLOBAL_HELP)
 } else {
-  const { main } = await import("./cli/index.ts")
+  const [{ main }, { installCrashGuards }] = await Promise.all([import("./cli/index.ts"), import("./cli/signals.ts")])
+  installCrashGuards()
   process.exitCode = await main(argv)
   // The command is over. A plugin may have left a timer or a socket open that would keep the process
   // alive for ever; without one the process ends before this (unref'd) timer fires.

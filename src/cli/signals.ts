@@ -1,3 +1,4 @@
+import { writeSync } from "node:fs"
 import { killAllManagedNow, stopAllManaged } from "../process/managed-registry.ts"
 
 /** The signals that end anvil, each with its conventional exit status (128 + number). */
@@ -31,6 +32,25 @@ export const installSignalRouting = (): void => {
       else exitNow(signal)
     })
   }
+}
+
+/**
+ * A stray rejection or throw in background work (a server's reader, a hook's
+ * timer) is reported on stderr and the command goes on; by default it would
+ * end anvil on the spot and skip the cleanup of its processes. Installed by
+ * the executable's entry point only (not by tests that call the CLI in process).
+ */
+export const installCrashGuards = (): void => {
+  const report = (what: string) => (e: unknown) => {
+    try {
+      // Synchronously to fd 2: a Node stream would report a broken pipe as another uncaught error.
+      writeSync(2, `anvil: ${what}: ${e instanceof Error ? e.message : String(e)}\n`)
+    } catch {
+      // stderr is gone too
+    }
+  }
+  process.on("unhandledRejection", report("a background task failed"))
+  process.on("uncaughtException", report("internal error in a background task"))
 }
 
 /** What `watchSignals` reports. */
