@@ -6,7 +6,11 @@ import { join, relative, sep } from "node:path"
  * What a trust decision covers. Trust is given to content, not to a name: a
  * change to any byte asks again.
  * - `path`: a file, or a folder hashed whole (every file under it, by relative
- *   path and bytes; `.git` skipped, symbolic links hashed by their target text);
+ *   path and bytes; symbolic links hashed by their target text). `.git` and
+ *   `node_modules` folders are skipped: installed packages are covered by the
+ *   package.json and lockfile that chose them, which are hashed, so installing
+ *   a plugin's dependencies does not ask for trust again (and a start does not
+ *   read thousands of files);
  * - `text`: a value that is not a file, e.g. an MCP server's command line as JSON.
  */
 export type TrustContent = { readonly path: string } | { readonly text: string }
@@ -24,7 +28,7 @@ export class HashProblem {
 const listFiles = (dir: string, out: Array<string>): void => {
   const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   for (const entry of entries) {
-    if (entry.name === ".git") continue
+    if (entry.name === ".git" || (entry.name === "node_modules" && entry.isDirectory())) continue
     const full = join(dir, entry.name)
     if (entry.isDirectory()) listFiles(full, out)
     else out.push(full)

@@ -173,9 +173,7 @@ describe("plugins init and check", () => {
     const tsc = Bun.spawnSync([join(repo, "node_modules", ".bin", "tsc"), "-p", dir], { stdout: "pipe", stderr: "pipe" })
     expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe("")
     expect(tsc.exitCode).toBe(0)
-    // The folder changed (node_modules), so the project plugin asks for trust again.
-    expect((await s.anvil(["tool", "greet", '{"name":"world"}'])).stderr).toContain("changed since it was trusted")
-    expect((await s.anvil(["plugins", "trust", "greet"])).code).toBe(0)
+    // Installed packages are not part of the trusted content: it still runs without asking again.
     const r = await s.anvil(["tool", "greet", '{"name":"world"}'])
     expect(r.code).toBe(0)
     expect(envelope(r.stdout)).toMatchObject({ status: "success", data: { greeted: "world" } })

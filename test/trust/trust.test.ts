@@ -81,7 +81,7 @@ describe("trust", () => {
     }
   })
 
-  test("a folder's hash covers names and bytes, links by their target text, and skips .git", () => {
+  test("a folder's hash covers names and bytes, links by their target text, and skips .git and node_modules", () => {
     const t = setup()
     try {
       const dir = join(t.base, "h")
@@ -89,6 +89,8 @@ describe("trust", () => {
       writeFileSync(join(dir, "a"), "1")
       const h1 = hashContent({ path: dir })
       writeFileSync(join(dir, ".git", "HEAD"), "x")
+      mkdirSync(join(dir, "node_modules", "dep"), { recursive: true })
+      writeFileSync(join(dir, "node_modules", "dep", "index.js"), "module.exports = 1")
       expect(hashContent({ path: dir })).toBe(h1)
       symlinkSync("/etc/hostname", join(dir, "l"))
       const h2 = hashContent({ path: dir })
