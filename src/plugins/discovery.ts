@@ -11,7 +11,7 @@ import { basename, extname, join, resolve, sep } from "node:path"
  *    inside the project counts as a project plugin (it came with the repository).
  *
  * In a plugins folder, a plugin is a `.ts`/`.js`/`.mts`/`.mjs` file, a folder
- * with `package.json` (its `main`, else `index.ts`) or an index file, or a
+ * with `package.json` (its `exports["."]` or `main`, else `index.ts`) or an index file, or a
  * Claude Code plugin folder (`.claude-plugin/plugin.json`). Names starting with
  * `.` or `_`, `node_modules` and `.d.ts` files are not plugins.
  *
@@ -51,6 +51,14 @@ const isModuleFile = (name: string) =>
 
 const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
 
+/** A package's own entry: `exports["."]` (its bun, import or default condition), else `main`. */
+const entryOf = (pkg: Readonly<Record<string, unknown>>): string | undefined => {
+  const pick = (v: unknown): string | undefined =>
+    typeof v === "string" ? v : Predicate.isObject(v) ? (pick(v.bun) ?? pick(v.import) ?? pick(v.default)) : undefined
+  const exported = typeof pkg.exports === "string" ? pkg.exports : Predicate.isObject(pkg.exports) ? pick(pkg.exports["."]) : undefined
+  return exported ?? (typeof pkg.main === "string" ? pkg.main : undefined)
+}
+
 /** What one file or folder is, or undefined when it is not meant as a plugin. */
 export const classify = (path: string, source: PluginSource): DiscoveredPlugin | undefined => {
   const name = basename(path)
@@ -83,10 +91,10 @@ export const classify = (path: string, source: PluginSource): DiscoveredPlugin |
     } catch (e) {
       return { name, source, kind: "module", path, entry: undefined, folder: true, problem: `${pkgFile}: not valid JSON (${(e as Error).message})` }
     }
-    const main = Predicate.isObject(pkg) && typeof pkg.main === "string" ? pkg.main : undefined
+    const main = Predicate.isObject(pkg) ? entryOf(pkg) : undefined
     if (main !== undefined) {
       const entry = resolve(path, main)
-      if (!existsSync(entry)) return { name, source, kind: "module", path, entry: undefined, folder: true, problem: `package.json "main" names ${main}, which does not exist` }
+      if (!existsSync(entry)) return { name, source, kind: "module", path, entry: undefined, folder: true, problem: `package.json names ${main} as its entry, which does not exist` }
       return { name, source, kind: "module", path, entry, folder: true }
     }
   }
