@@ -8,7 +8,9 @@ import { EFFECT_FUNCTION_EXPORTS, EFFECT_NAMESPACES } from "./effect-index.ts"
  * virtual modules. This works in the compiled executable, wins over an
  * `effect` in the plugin's own node_modules (a second copy would make its
  * Schemas and Effects foreign to the host), and costs nothing until the
- * first plugin loads. Registered once per process.
+ * first plugin loads. Registered once per process, after every module is
+ * loaded: from source (tests) the virtual modules would also answer the
+ * host's own later imports of them.
  */
 let registered: Promise<ReadonlyArray<string>> | undefined
 
