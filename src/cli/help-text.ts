@@ -4,8 +4,10 @@ export const GLOBAL_HELP = `anvil — a coding agent in one executable
 Usage:
   anvil [chat] [options]                          interactive chat in a terminal (see 'anvil chat --help')
   anvil run [options] "<prompt>"                  one scripted turn: --format text|json|stream-json,
-                                                  --model P/M, --yes, --allow RULE, --continue, --session ID,
+                                                  --model P/M, --yes, --allow RULE, --trust-plugins, --continue, --session ID,
                                                   --max-steps N (see 'anvil run --help')
+  anvil plugins [--json]                          list the plugins (user, project) with status, tools, hooks;
+                                                  check PATH, trust [NAME], untrust NAME, init NAME
   anvil sessions [--json]                         list this project's sessions
   anvil skills [--json]                           list the skills (built-in, project, user) and invalid ones
   anvil tool <name> [JSON | - | --key value ...]   run one tool and print its envelope
