@@ -3,6 +3,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import { runCommandHook } from "./command-hook.ts"
+// The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
+import { claudeName, toClaudeInput } from "../host/claude-tools.ts"
 
 /**
  * A Claude Code plugin folder (`.claude-plugin/plugin.json`) as an anvil
@@ -33,24 +35,6 @@ export interface ClaudePlugin {
   readonly unsupported: ReadonlyArray<string>
 }
 
-/** anvil's tool names as Claude Code calls them; a matcher is tried against both names. */
-export const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = {
-  bash: "Bash",
-  edit: "Edit",
-  multiedit: "MultiEdit",
-  write: "Write",
-  read: "Read",
-  glob: "Glob",
-  grep: "Grep",
-  list: "LS",
-  fetch: "WebFetch",
-  todowrite: "TodoWrite",
-  todoread: "TodoRead",
-  task: "Task",
-  question: "AskUserQuestion",
-  skill: "Skill",
-  patch: "Edit",
-}
 
 interface CommandSpec {
   readonly matcher: string
@@ -61,7 +45,7 @@ interface CommandSpec {
 /** Does a Claude Code matcher ("Bash", "Edit|Write", "*", "", a regex) select this tool? */
 export const matcherSelects = (matcher: string, tool: string): boolean => {
   if (matcher === "" || matcher === "*") return true
-  const names = [CLAUDE_TOOL_NAMES[tool] ?? tool, tool]
+  const names = [claudeName(tool), tool]
   try {
     const re = new RegExp(`^(?:${matcher})$`)
     return names.some((n) => re.test(n))
@@ -70,9 +54,11 @@ export const matcherSelects = (matcher: string, tool: string): boolean => {
   }
 }
 
-/** Claude Code's parameter names beside anvil's (file_path for path), so existing hook scripts find what they read. */
-const claudeInput = (params: Readonly<Record<string, unknown>>): Record<string, unknown> =>
-  typeof params.path === "string" && params.file_path === undefined ? { ...params, file_path: params.path } : { ...params }
+/** The input as Claude Code would send it (`file_path` for `path` …), anvil's own names kept beside, so existing hook scripts find what they read. */
+const claudeInput = (tool: string, params: Readonly<Record<string, unknown>>): Record<string, unknown> => ({
+  ...params,
+  ...toClaudeInput(tool, { ...params }),
+})
 
 const readJsonFile = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
 
@@ -161,8 +147,8 @@ export const readClaudePlugin = (input: {
       session_id: "anvil",
       cwd: input.root,
       hook_event_name: event,
-      tool_name: CLAUDE_TOOL_NAMES[call.tool] ?? call.tool,
-      tool_input: claudeInput(call.params),
+      tool_name: claudeName(call.tool),
+      tool_input: claudeInput(call.tool, call.params),
       ...extra,
     }
     return runCommandHook({ command: spec.command, cwd: input.root, env: { ...input.env, ...hookEnv }, stdin: JSON.stringify(payload), timeoutMs: spec.timeoutMs })
