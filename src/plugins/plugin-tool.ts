@@ -1,10 +1,10 @@
 import { Cause, Context, Effect, Exit, Predicate } from "effect"
-import { FileSystem } from "effect/FileSystem"
-import { Path } from "effect/Path"
 import { ERROR_CODES, type ErrorCode } from "../protocol/error-code.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import type { Tool, ToolResult } from "../tool-framework/definition.ts"
-import { atomicWrite } from "../workspace/atomic-write.ts"
+import { DEFAULT_MAX_FILE_BYTES } from "../edit/params.ts"
+import { commitText, openTarget } from "../edit/target-file.ts"
+import { FileLedger } from "../workspace/file-ledger.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { CurrentCall, Files, ToolFailure, type PluginFiles, type ToolContext, type ToolDefinition } from "./api.ts"
 
@@ -40,15 +40,21 @@ const failureCode = (code: unknown): ErrorCode =>
 const isToolFailure = (e: unknown): e is ToolFailure =>
   e instanceof ToolFailure || (Predicate.isObject(e) && e._tag === "ToolFailure" && typeof e.message === "string")
 
-/** The Files of one call: checked by the workspace sandbox, failures thrown as ToolFailure (the plugin may catch them). */
-const makeFiles = (services: Context.Context<Workspace | FileSystem | Path>): PluginFiles => {
-  const run = <A>(effect: Effect.Effect<A, ToolError | unknown, Workspace | FileSystem | Path>): Promise<A> =>
+/**
+ * The Files of one call: the same checked opens and transactional writes as
+ * the built-in read and write (the opened file's real place checked against
+ * the root, temp file and rename under a lock). Failures are thrown as
+ * ToolFailure, so the plugin may catch them or let them end the call.
+ */
+const makeFiles = (services: Context.Context<Workspace | FileLedger>): PluginFiles => {
+  const run = <A>(effect: Effect.Effect<A, ToolError, Workspace | FileLedger>): Promise<A> =>
     Effect.runPromiseExit(Effect.provideContext(effect, services)).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
       const fail = exit.cause.reasons.find(Cause.isFailReason)?.error
       if (fail instanceof ToolError) throw new ToolFailure({ code: failureCode(fail.code) as ToolFailure["code"], message: fail.message })
       throw Cause.squash(exit.cause)
     })
+  const target = (path: string) => openTarget(path, { maxBytes: DEFAULT_MAX_FILE_BYTES, limitKey: "tools.write.max_file_bytes" })
   const resolve = (path: string) =>
     Effect.gen(function* () {
       const workspace = yield* Workspace
@@ -60,19 +66,17 @@ const makeFiles = (services: Context.Context<Workspace | FileSystem | Path>): Pl
     read: (path) =>
       run(
         Effect.gen(function* () {
-          const r = yield* resolve(path)
-          if (!r.exists) return yield* new ToolError({ code: "NOT_FOUND", message: `${r.display} does not exist` })
-          const fs = yield* FileSystem
-          const info = yield* fs.stat(r.real)
-          if (info.type === "Directory") return yield* new ToolError({ code: "IS_DIRECTORY", message: `${r.display} is a folder` })
-          return yield* fs.readFileString(r.real)
+          const file = yield* target(path)
+          if (!file.existing) return yield* new ToolError({ code: "NOT_FOUND", message: `${file.display} does not exist` })
+          return file.existing.decoded.text
         }),
       ),
     write: (path, content) =>
       run(
         Effect.gen(function* () {
-          const r = yield* resolve(path)
-          yield* atomicWrite(r.real, new TextEncoder().encode(content))
+          const file = yield* target(path)
+          const format = file.existing?.decoded.format ?? { encoding: "utf-8" as const, bom: false }
+          yield* commitText({ target: file, text: content, format, dryRun: false, maxDiffLines: 1 })
         }),
       ),
   }
@@ -88,7 +92,7 @@ export const adaptPluginTool = (def: ToolDefinition, plugin: { readonly name: st
   readOnly: def.readOnly === true,
   run: (params, call) =>
     Effect.gen(function* () {
-      const services = yield* Effect.context<Workspace | FileSystem | Path>()
+      const services = yield* Effect.context<Workspace | FileLedger>()
       const workspace = Context.get(services, Workspace)
       const progress: Array<string> = []
       const outcome = yield* Effect.tryPromise({
