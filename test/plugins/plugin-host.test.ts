@@ -126,6 +126,34 @@ export default definePlugin({ api: 1, tools: [
   }, 30_000)
 })
 
+describe("ctx.files: the workspace sandbox", () => {
+  test("reads and writes inside the project; a link leading out, .. and absolute paths outside are ACCESS_DENIED", async () => {
+    const outside = tempDir("anvil-outside-")
+    writeFileSync(join(outside, "secret.txt"), "secret")
+    const { root, env } = setup({
+      user: {
+        "files.ts": `import { defineTool } from "anvil/plugin"
+import { Schema } from "effect"
+export default defineTool({ name: "fs_probe", description: "f", parameters: Schema.Struct({ op: Schema.String, path: Schema.String }), readOnly: true,
+  run: async ({ op, path }, ctx) => op === "read" ? ctx.files.read(path) : op === "exists" ? String(await ctx.files.exists(path)) : ctx.files.write(path, "new").then(() => "written") })
+`,
+      },
+      project: { "in.txt": "inside\n", "link.txt": { link: join(outside, "secret.txt") } },
+    })
+    const { set } = await load(root, env)
+    const probe = (op: string, path: string) => callTool(root, "fs_probe", { op, path }, { tools: set.tools, env }).then((o) => o.envelope)
+    expect((await probe("read", "in.txt")).text).toContain("inside")
+    expect((await probe("read", "link.txt")).error?.code).toBe("ACCESS_DENIED")
+    expect((await probe("read", "../x")).error?.code).toBe("ACCESS_DENIED")
+    expect((await probe("read", join(outside, "secret.txt"))).error?.code).toBe("ACCESS_DENIED")
+    expect((await probe("write", "link.txt")).error?.code).toBe("ACCESS_DENIED")
+    expect(await Bun.file(join(outside, "secret.txt")).text()).toBe("secret")
+    expect((await probe("exists", "../x")).text).toContain("false")
+    expect((await probe("write", "sub/new.txt")).status).toBe("success")
+    expect(await Bun.file(join(root, "sub/new.txt")).text()).toBe("new")
+  }, 30_000)
+})
+
 describe("hooks", () => {
   test("order user → project alphabetically; before changes and denies; after rewrites; a failing or slow hook is skipped and reported", async () => {
     const hook = (name: string, body: string) => `import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ api: 1, hooks: { ${body} } })\n// ${name}\n`
