@@ -44,6 +44,16 @@ const tool = async (root: string, name: string, params: unknown, path = fullPath
   return { code, envelope, err }
 }
 
+/** `anvil run --format stream-json` against a fake model server, all servers on PATH. */
+const startRun = (root: string, server: FakeServer, args: ReadonlyArray<string>) =>
+  Bun.spawn([binary, "run", "--format", "stream-json", ...args], {
+    cwd: root,
+    env: { PATH: fullPath(), HOME: root, NO_COLOR: "1", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" },
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  })
+
 describe("LSP tools on real servers (compiled binary)", () => {
   test("diagnostics, definition, hover, after-edit errors and the degraded answer; no server left after exit", async () => {
     const root = project({ "a.py": PY_A, "b.py": PY_B, "run.sh": SH, "clean.py": "x = 1\nprint(x)\n", "main.rs": "fn main() {}\n" })
@@ -178,7 +188,7 @@ describe("LSP tools on real servers (compiled binary)", () => {
     expect(processesIn(root)).toEqual([])
   })
 
-  test("an agent session shares one server across calls, reports a broken edit in the same turn, and leaves no server behind", async () => {
+  test("an agent session: diagnostics, a cross-file definition, a broken edit reported in the same turn, no server left behind", async () => {
     const root = project({ "a.py": PY_A, "b.py": PY_B })
     const server = fakeOpenAI([
       {
@@ -193,13 +203,7 @@ describe("LSP tools on real servers (compiled binary)", () => {
       { text: "done" },
     ])
     servers.push(server)
-    const proc = Bun.spawn([binary, "run", "--format", "stream-json", "--allow", "edit", "check the code"], {
-      cwd: root,
-      env: { PATH: fullPath(), HOME: root, NO_COLOR: "1", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" },
-      stdout: "pipe",
-      stderr: "pipe",
-      stdin: "ignore",
-    })
+    const proc = startRun(root, server, ["--allow", "edit", "check the code"])
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
     expect({ code, err }).toEqual({ code: 0, err: "" })
     const results = out
@@ -219,13 +223,7 @@ describe("LSP tools on real servers (compiled binary)", () => {
     const root = project({ "a.py": PY_A })
     const server = fakeOpenAI([{ tool_calls: [{ name: "lsp_diagnostics", arguments: { path: "a.py" }, id: "d1" }] }, { delay_ms: 20_000, text: "late" }])
     servers.push(server)
-    const proc = Bun.spawn([binary, "run", "--format", "stream-json", "check a.py"], {
-      cwd: root,
-      env: { PATH: fullPath(), HOME: root, NO_COLOR: "1", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" },
-      stdout: "pipe",
-      stderr: "pipe",
-      stdin: "ignore",
-    })
+    const proc = startRun(root, server, ["check a.py"])
     // Wait for the tool result: the server is running and idle, the model request pending.
     const reader = proc.stdout.getReader()
     let seen = ""
