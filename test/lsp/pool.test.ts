@@ -66,6 +66,9 @@ describe("the pool on a real server", () => {
     expect(first).toMatchObject({ kind: "served", server: "pylsp", freshness: "current" })
     const [running] = engine.pool.list()
     expect(running).toMatchObject({ name: "pylsp", root })
+    // Later calls in the session reuse the running server.
+    await engine.atPosition(file, "print(nope)\n", 1, 1, "textDocument/hover")
+    expect(engine.pool.list()).toEqual([running!])
     process.kill(running!.pid, "SIGKILL")
     await Bun.sleep(200)
     const again = await engine.diagnostics(file, "print(nope2)\n")
