@@ -56,6 +56,18 @@ describe("languages: defaults, anvil.json and #! lines", () => {
   })
 })
 
+describe("server roots", () => {
+  test("the nearest folder inside the project with a root marker, else the project root", () => {
+    const root = project({ "svc/pyproject.toml": "", "svc/pkg/m.py": "", "top.py": "", "run.sh": "" })
+    const engine = engineFor(root)
+    const python = engine.languages.find((l) => l.id === "python")!
+    const shell = engine.languages.find((l) => l.id === "shell")!
+    expect(engine.pool.rootFor(python, join(root, "svc/pkg/m.py"))).toBe(join(root, "svc"))
+    expect(engine.pool.rootFor(python, join(root, "top.py"))).toBe(root)
+    expect(engine.pool.rootFor(shell, join(root, "svc/run.sh"))).toBe(root)
+  })
+})
+
 describe("the pool on a real server", () => {
   test("a crashed server is started again on the next call; past the limit it is reported; close leaves nothing", async () => {
     requireServers()
