@@ -24,6 +24,7 @@ import { bash } from "./bash.ts"
 import { edit } from "./edit.ts"
 import { gitStatus } from "./git.ts"
 import { lsp } from "./lsp.ts"
+import { mcp } from "./mcp.ts"
 import { patch } from "./patch.ts"
 import { plugins } from "./plugins.ts"
 import { read } from "./read.ts"
@@ -31,7 +32,7 @@ import { search } from "./search.ts"
 import { size } from "./size.ts"
 import { startup } from "./startup.ts"
 
-const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent, lsp, plugins]
+const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent, lsp, plugins, mcp]
 
 const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
 

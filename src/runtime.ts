@@ -15,7 +15,7 @@ import { SpillStore } from "./output/spill-store.ts"
 import { Permissions, type AskAnswer, type PermissionRequest, type PermissionsOptions } from "./permission/permissions.ts"
 import { ProcessRunner } from "./process/process-runner.ts"
 import type { Tool } from "./tool-framework/definition.ts"
-import { makeRegistry } from "./tool-framework/registry.ts"
+import { makeRegistry, type ToolSource } from "./tool-framework/registry.ts"
 import { ToolRunner } from "./tool-framework/runner.ts"
 import { SessionInfo, type SessionInfoShape } from "./tool-framework/session.ts"
 import { SubagentRunner } from "./tool-framework/subagent.ts"
@@ -61,6 +61,8 @@ export interface RuntimeOptions {
   readonly root?: string | undefined
   /** The tools to register. */
   readonly tools: ReadonlyArray<Tool>
+  /** Tools that join while the runtime lives (MCP servers' tools). */
+  readonly toolSources?: ReadonlyArray<ToolSource>
   /** How an "ask" permission is answered. Default: approved (a direct invocation). */
   readonly onAsk?: (request: PermissionRequest) => Effect.Effect<boolean | AskAnswer>
   /** Approvals given up front (`--allow`). */
@@ -162,10 +164,10 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
             Effect.gen(function* () {
               const config = yield* Config
               const tools = yield* Effect.promise(() => prepare({ root, config, tools: options.tools }))
-              return ToolRunner.layer<ToolServices>(makeRegistry(tools))
+              return ToolRunner.layer<ToolServices>(makeRegistry(tools, options.toolSources))
             }),
           )
-        : ToolRunner.layer<ToolServices>(makeRegistry(options.tools))
+        : ToolRunner.layer<ToolServices>(makeRegistry(options.tools, options.toolSources))
       return runner.pipe(Layer.provideMerge(Layer.mergeAll(services, subagents, afterChange)))
     }),
   ).pipe(Layer.provideMerge(PlatformLive))

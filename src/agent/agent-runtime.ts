@@ -10,7 +10,7 @@ import type { AllowRule } from "../permission/rules.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { makeToolRuntime, PlatformLive, type ToolServices } from "../runtime.ts"
 import type { Tool } from "../tool-framework/definition.ts"
-import { makeRegistry } from "../tool-framework/registry.ts"
+import { makeRegistry, type ToolSource } from "../tool-framework/registry.ts"
 import { ToolRunner } from "../tool-framework/runner.ts"
 import { SessionInfo } from "../tool-framework/session.ts"
 import { SubagentRunner, type SubagentReport } from "../tool-framework/subagent.ts"
@@ -73,6 +73,8 @@ export interface AgentRuntimeOptions {
   readonly boot: AgentBoot
   /** Every tool available (built-ins and plugins); the profile chooses among them. */
   readonly allTools: ReadonlyArray<Tool>
+  /** Tools that join during the session (MCP servers); the profile chooses among them too. */
+  readonly toolSources?: ReadonlyArray<ToolSource>
   readonly profile: Profile
   readonly engine: EngineName
   readonly sessionId: string
@@ -85,6 +87,16 @@ export interface AgentRuntimeOptions {
 
 /** The tools an agent with this profile gets: the profile's selection (task included where the profile has it). */
 export const profileTools = (profile: Profile, all: ReadonlyArray<Tool>): ReadonlyArray<Tool> => profile.select(all)
+
+/** A tool source seen through a profile: only the tools the profile would select. */
+export const profileSources = (profile: Profile, sources: ReadonlyArray<ToolSource> = []): ReadonlyArray<ToolSource> =>
+  sources.map((source) => ({
+    tools: () => profile.select(source.tools()),
+    lookup: (name) => {
+      const tool = source.lookup(name)
+      return tool && profile.select([tool]).length > 0 ? tool : undefined
+    },
+  }))
 
 /**
  * Runs subagents for the task tool: each one gets a fresh history, the
@@ -113,7 +125,9 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
               SessionInfo.layer({ id: childId, interactive: true }),
               SubagentRunner.unavailable,
             )
-            const runnerLayer = ToolRunner.layer<ToolServices>(makeRegistry(tools)).pipe(Layer.provide(childServices))
+            const runnerLayer = ToolRunner.layer<ToolServices>(makeRegistry(tools, profileSources(profile, options.toolSources))).pipe(
+              Layer.provide(childServices),
+            )
             const result = yield* Effect.gen(function* () {
               const runner = yield* ToolRunner
               return yield* runTurn({ items: [] }, request.objective, {
@@ -151,6 +165,7 @@ export const agentToolRuntime = (options: AgentRuntimeOptions) =>
     root: options.boot.root,
     config: options.boot.config,
     tools: profileTools(options.profile, options.allTools),
+    toolSources: profileSources(options.profile, options.toolSources),
     onAsk: options.onAsk,
     permissions: { allow: options.allow ?? [] },
     session: { id: options.sessionId, interactive: true },

@@ -14,6 +14,8 @@ import { runTurn, type Conversation, type LoopOptions } from "./loop.ts"
 import { profileOf, profileNames, type EngineName, type Profile } from "./profiles.ts"
 import { createSession, loadSession, resumeSession, SessionError, type SessionWriter } from "./session-store.ts"
 import { systemPrompt } from "./system-prompt.ts"
+import { makeMcpHub, type McpEvent, type McpHub } from "../mcp/mcp-hub.ts"
+import { pluginServerSources, type ServerSource } from "../mcp/server-sources.ts"
 import { emptyPluginSet, loadPlugins, toolNames, toolsWithPlugins, type PluginSet } from "../plugins/plugin-host.ts"
 
 /**
@@ -71,6 +73,13 @@ export interface AgentSessionOptions {
     /** Where hook failures and plugin problems are told. */
     readonly onProblem?: (message: string) => void
   }
+  /** MCP servers: where their state changes and progress go, and server definitions from plugin folders. */
+  readonly mcp?: {
+    /** Start the project's untrusted servers for this session (`--trust-mcp`). */
+    readonly trustProject?: boolean
+    readonly onEvent?: (event: McpEvent) => void
+    readonly extraSources?: ReadonlyArray<ServerSource>
+  }
 }
 
 /** An agent conversation bound to a session file: run turns, then dispose. */
@@ -87,6 +96,8 @@ export interface AgentSession {
   readonly todos?: ReadonlyArray<unknown>
   /** The plugins found (with their status), when plugins were loaded. */
   readonly plugins: PluginSet
+  /** The session's MCP servers (none configured: `configured` is false). */
+  readonly mcp: McpHub
   /** Runs one turn; never rejects (problems end the turn with a status). */
   readonly runTurn: (
     prompt: string,
@@ -158,8 +169,18 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
         onProblem,
       })
     : emptyPluginSet()
+  // MCP servers start in the background once the first model request is on its way,
+  // so neither a slow server nor its start-up work delays that request.
+  const mcp = makeMcpHub({
+    root: boot.root,
+    env: options.env,
+    extraSources: [...pluginServerSources(plugins.mcpServers), ...(options.mcp?.extraSources ?? [])],
+    ...(options.mcp?.onEvent ? { onEvent: options.mcp.onEvent } : {}),
+    ...(options.mcp?.trustProject ? { trustAll: true } : {}),
+  })
   const runtimeOptions = {
     cwd: options.cwd,
+    toolSources: mcp.configured ? [mcp.toolSource] : [],
     env: options.env,
     boot,
     allTools: toolsWithPlugins(options.allTools, plugins, onProblem),
@@ -182,6 +203,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
   } catch (e) {
     await runtime.dispose()
     await closeScope()
+    await mcp.dispose()
     throw e
   }
 
@@ -215,6 +237,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     tools: runner.registry.tools,
     conversation,
     plugins,
+    mcp,
     ...(todos ? { todos } : {}),
     runTurn: (prompt, turn) => {
       const loopOptions: LoopOptions = {
@@ -233,7 +256,12 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
               },
             }
           : {}),
-        ...(turn.emit ? { emit: (e: AgentEvent) => Effect.sync(() => turn.emit!(e)) } : {}),
+        emit: (e: AgentEvent) =>
+          Effect.sync(() => {
+            if (e.type === "model_request" && mcp.configured) mcp.startAll()
+            turn.emit?.(e)
+          }),
+        ...(mcp.configured ? { systemNote: mcp.note } : {}),
         record: writer.record,
         ...(turn.cancelled ? { cancelled: turn.cancelled } : {}),
       }
@@ -244,6 +272,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     },
     dispose: async () => {
       await plugins.hooks.call("session.end", { ...sessionEvent, outcome })
+      await mcp.dispose()
       await runtime.dispose()
       await closeScope()
     },

@@ -54,6 +54,8 @@ export interface LoopOptions {
   readonly cancelled?: Effect.Effect<void>
   /** How many identical failing calls end the turn. Default 3. */
   readonly repeatLimit?: number
+  /** Facts that change while the turn runs (an MCP server that failed), added to the system prompt of each request. */
+  readonly systemNote?: () => string
 }
 
 /** A conversation: the history the loop reads and extends. */
@@ -117,11 +119,20 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     const record = options.record ?? (() => Effect.void)
     const { model, runner } = options
     const react = options.engine === "react"
-    const registryTools = runner.registry.tools
-    const specs = registryTools.map(toolSpec)
-    const system = react ? `${options.system}\n\n${reactInstructions(specs)}` : options.system
-    const nativeTools = react ? [] : specs
-    const toolsJson = JSON.stringify(nativeTools)
+    // The tool list is read again for each request: tools may join during the turn (MCP servers connecting).
+    let specs: ReadonlyArray<ModelToolSpec> = []
+    let system = options.system
+    let nativeTools: ReadonlyArray<ModelToolSpec> = []
+    let toolsJson = "[]"
+    const refreshTools = () => {
+      specs = runner.registry.tools.map(toolSpec)
+      const note = options.systemNote?.() ?? ""
+      const base = note === "" ? options.system : `${options.system}\n\n${note}`
+      system = react ? `${base}\n\n${reactInstructions(specs)}` : base
+      nativeTools = react ? [] : specs
+      toolsJson = JSON.stringify(nativeTools)
+    }
+    refreshTools()
     const taskToolAvailable = runner.registry.has("task")
     const repeatLimit = options.repeatLimit ?? 3
     const compaction = options.compaction ?? DEFAULT_COMPACTION
@@ -212,6 +223,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       if (steps >= options.maxSteps) {
         return yield* finish("error", "max_steps", `Stopped after ${options.maxSteps} model steps (the step limit; raise it with --max-steps).`)
       }
+      refreshTools()
       yield* maybeCompact
       steps++
       yield* emit({ type: "step_start", step: steps })

@@ -10,6 +10,8 @@ export interface AgentArgs {
   readonly yes: boolean
   /** Trust the project's plugins for this run (`--trust-plugins`). */
   readonly trustPlugins: boolean
+  /** Start the project's untrusted MCP servers for this run (`--trust-mcp`). */
+  readonly trustMcp: boolean
   readonly allow: ReadonlyArray<AllowRule>
   readonly continueLast: boolean
   readonly sessionId?: string
@@ -31,6 +33,7 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
   let model: string | undefined
   let yes = false
   let trustPlugins = false
+  let trustMcp = false
   const allow: Array<AllowRule> = []
   let continueLast = false
   let sessionId: string | undefined
@@ -66,6 +69,9 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
         break
       case "--trust-plugins":
         trustPlugins = true
+        break
+      case "--trust-mcp":
+        trustMcp = true
         break
       case "--allow": {
         const text = value()
@@ -132,6 +138,7 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
     ...(model !== undefined ? { model } : {}),
     yes,
     trustPlugins,
+    trustMcp,
     allow,
     continueLast,
     ...(sessionId !== undefined ? { sessionId } : {}),

@@ -1,6 +1,7 @@
 import { Deferred, Effect } from "effect"
 import * as readline from "node:readline"
 import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
+import { initialMcpEvents, mcpHumanLine } from "./mcp-events.ts"
 import type { TurnResult } from "../agent/events.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makePrinter } from "../terminal/event-printer.ts"
@@ -21,7 +22,7 @@ Ctrl-C cancels the running turn (the running tool is stopped) and returns to the
 Ctrl-C on an empty prompt twice, Ctrl-D or /exit quits.
 
 Options: --model, --profile (code, plan, explore, test), --plan, --engine native|react, --react,
---continue, --session ID, --max-steps N, --yes, --trust-plugins, --allow RULE, --verify CMD, --no-verify,
+--continue, --session ID, --max-steps N, --yes, --trust-plugins, --trust-mcp, --allow RULE, --verify CMD, --no-verify,
 --show-raw (print raw model responses) — as for 'anvil run'.
 
 In the chat: /help, /tools, /session, /exit.
@@ -74,6 +75,13 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
       onAsk,
       ...(tty && io.terminal ? { terminal: io.terminal } : {}),
       onSubagentEvent: (parent, event) => printer(event, parent),
+      mcp: {
+        trustProject: args.trustMcp,
+        onEvent: (event) => {
+          const text = mcpHumanLine(event)
+          if (text) io.err(errStyle.yellow(text))
+        },
+      },
     })
   } catch (e) {
     if (e instanceof AgentSetupError) {
@@ -92,6 +100,10 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
   const loadedPlugins = session.plugins.reports.filter((r) => r.status === "loaded").map((r) => r.name)
   if (loadedPlugins.length > 0) io.err(`${errStyle.dim(`plugins: ${loadedPlugins.join(", ")}`)}\n`)
   for (const notice of pluginNotices(session.plugins)) io.err(`${errStyle.yellow(`plugin: ${notice}`)}\n`)
+  for (const event of initialMcpEvents(session.mcp)) {
+    const text = mcpHumanLine(event)
+    if (text) io.err(errStyle.yellow(text))
+  }
 
   const history: Array<string> = []
   // SIGTERM and SIGHUP (and SIGINT while no turn runs and no prompt reads the keys) end the session:

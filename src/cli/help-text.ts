@@ -6,6 +6,7 @@ Usage:
   anvil run [options] "<prompt>"                  one scripted turn: --format text|json|stream-json,
                                                   --model P/M, --yes, --allow RULE, --trust-plugins, --continue, --session ID,
                                                   --max-steps N (see 'anvil run --help')
+  anvil mcp [list|tools|resources|prompts|trust]  MCP servers: status, tools, trust (see 'anvil mcp --help')
   anvil plugins [--json]                          list the plugins (user, project) with status, tools, hooks;
                                                   check PATH, trust [NAME], untrust NAME, init NAME
   anvil sessions [--json]                         list this project's sessions

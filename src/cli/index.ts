@@ -55,6 +55,10 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
           return help(io, fromPlugin ? toolHelp(fromPlugin) : GLOBAL_HELP)
         }
         const args = await parseToolArgs(rest, io)
+        if (args.name.toLowerCase().startsWith("mcp__")) {
+          const { mcpToolCommand } = await import("./mcp-tool-command.ts")
+          return await mcpToolCommand(args, io, global.root)
+        }
         // Only the named tool is loaded; an unknown name loads all, for the list of what exists.
         const one = await loadBuiltinTool(args.name)
         return await toolCommand(args, one ? [one] : [], io, global.root, async ({ root, config, tools }) => {
@@ -85,6 +89,11 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         const { sessionsCommand, SESSIONS_HELP } = await import("./sessions-command.ts")
         if (global.help) return help(io, SESSIONS_HELP)
         return await sessionsCommand(rest, io, global.root)
+      }
+      case "mcp": {
+        const { mcpCommand, MCP_HELP } = await import("./mcp-command.ts")
+        if (global.help) return help(io, MCP_HELP)
+        return await mcpCommand(rest, io, global.root)
       }
       case "skills": {
         const { skillsCommand, SKILLS_HELP } = await import("./skills-command.ts")

@@ -10,6 +10,8 @@ import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle } from "../terminal/style.ts"
 import { UserTerminal, type UserTerminalShape } from "../terminal/user-terminal.ts"
 import { parseAgentArgs, sessionOptionsOf, type AgentArgs } from "./agent-args.ts"
+import { initialMcpEvents, mcpHumanLine, mcpSystemEvent } from "./mcp-events.ts"
+import type { McpEvent } from "../mcp/mcp-hub.ts"
 import { UsageError } from "./args.ts"
 import { pluginNotices } from "../plugins/plugin-host.ts"
 import { guardNodeStreams, type CliIO } from "./output.ts"
@@ -25,6 +27,7 @@ Options:
                               stream-json (one JSON event a line: init, assistant, tool_use, tool_result, error, result)
   --yes, -y                   approve every call that would ask (deny rules still deny)
   --trust-plugins             load the project's untrusted plugins for this run (see 'anvil plugins')
+  --trust-mcp                 start the project's untrusted MCP servers for this run (see 'anvil mcp')
   --allow RULE                approve matching calls: TOOL or TOOL:PATTERN, e.g. --allow "bash:npm test" --allow edit:src/**
   --continue, -c              continue the most recent session
   --session ID                continue the session ID (see 'anvil sessions')
@@ -162,6 +165,14 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
     react: args.engine === "react",
   })
 
+  // MCP servers report status changes and progress: stream-json gets system events, text runs a stderr line.
+  const onMcp = (event: McpEvent) => {
+    if (args.format === "stream-json") line(mcpSystemEvent(event))
+    else {
+      const text = mcpHumanLine(event)
+      if (text) io.err(text)
+    }
+  }
   let session: AgentSession
   try {
     session = await openAgentSession({
@@ -175,6 +186,7 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
         },
       },
       onAsk,
+      mcp: { onEvent: onMcp, trustProject: args.trustMcp },
       ...(interactive && io.terminal ? { terminal: io.terminal } : {}),
       onSubagentEvent: (parent, event) => {
         if (args.format === "stream-json") {
@@ -206,8 +218,10 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
       cwd: io.cwd,
       tools: session.tools.map((t) => t.name),
       plugins: session.plugins.reports.map((r) => ({ name: r.name, source: r.source, status: r.status })),
+      mcp_servers: session.mcp.views().map((v) => ({ name: v.name, status: v.status === "starting" ? "pending" : v.status })),
     })
   }
+  for (const event of initialMcpEvents(session.mcp)) onMcp(event)
 
   // SIGINT, SIGTERM, SIGHUP cancel the turn; its processes are ended and the result says "interrupted".
   const cancel = Effect.runSync(Deferred.make<void>())

@@ -2,6 +2,7 @@ import { Deferred, Effect } from "effect"
 import type { Envelope } from "../protocol/envelope.ts"
 import { makeToolRuntime, type RuntimeOptions } from "../runtime.ts"
 import type { Tool } from "../tool-framework/definition.ts"
+import type { ToolSource } from "../tool-framework/registry.ts"
 import { ToolRunner, type ToolOutcome } from "../tool-framework/runner.ts"
 import { watchSignals, type ExitSignal } from "./signals.ts"
 import { flagValue, UsageError } from "./args.ts"
@@ -59,6 +60,8 @@ export const toolCommand = async (
   root: string | undefined,
   /** Completes the tools once the root and configuration are known (plugins); see RuntimeOptions.prepareTools. */
   prepareTools?: RuntimeOptions["prepareTools"],
+  /** Tools found while the call runs (an MCP server's, connected for this call). */
+  toolSources?: ReadonlyArray<ToolSource>,
 ): Promise<number> => {
   // SIGINT, SIGTERM, SIGHUP cancel the call: its processes are ended and the envelope says CANCELLED.
   const cancel = Effect.runSync(Deferred.make<void>())
@@ -69,7 +72,19 @@ export const toolCommand = async (
   const program = Effect.gen(function* () {
     const runner = yield* ToolRunner
     return yield* runner.run({ name: args.name, params: args.params }, { cancelled: Deferred.await(cancel) })
-  }).pipe(Effect.provide(makeToolRuntime({ cwd: io.cwd, env: io.env, root, tools, ...(prepareTools ? { prepareTools } : {}), ...(io.terminal ? { terminal: io.terminal } : {}) })))
+  }).pipe(
+    Effect.provide(
+      makeToolRuntime({
+        cwd: io.cwd,
+        env: io.env,
+        root,
+        tools,
+        ...(prepareTools ? { prepareTools } : {}),
+        ...(toolSources ? { toolSources } : {}),
+        ...(io.terminal ? { terminal: io.terminal } : {}),
+      }),
+    ),
+  )
   let outcome: ToolOutcome
   try {
     outcome = await Effect.runPromise(program)

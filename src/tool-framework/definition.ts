@@ -63,6 +63,11 @@ export interface Tool<P = any, R = any> {
   readonly description: string
   /** Parameter schema: decodes the call and is exported as the JSON Schema the model is given. */
   readonly parameters: Schema.Codec<P, any, never, never>
+  /**
+   * The JSON Schema the model is given, when it comes from elsewhere (an MCP
+   * server's inputSchema) instead of being derived from `parameters`.
+   */
+  readonly jsonSchema?: Readonly<Record<string, unknown>>
   /** Other names that reach this tool (case-insensitive). */
   readonly aliases?: ReadonlyArray<string>
   /** Accepted alternative parameter names, mapped onto canonical ones: { file_path: "path" }. */

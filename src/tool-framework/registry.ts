@@ -11,8 +11,36 @@ export interface ToolRegistry {
 
 const key = (name: string) => name.trim().toLowerCase()
 
-/** Builds a registry; a later tool with the same name replaces an earlier one (a plugin may override a built-in). */
-export const makeRegistry = (tools: ReadonlyArray<Tool>): ToolRegistry => {
+/**
+ * Tools that come and go while a session runs (an MCP server's tools join
+ * when it connects). `tools` is read again for every model request; `lookup`
+ * may answer names `tools` does not list yet (a server still starting).
+ */
+export interface ToolSource {
+  readonly tools: () => ReadonlyArray<Tool>
+  readonly lookup: (name: string) => Tool | undefined
+}
+
+/**
+ * Builds a registry; a later tool with the same name replaces an earlier one
+ * (a plugin may override a built-in). Fixed tools come first; `sources` add
+ * the tools they have at the moment they are asked.
+ */
+export const makeRegistry = (fixed: ReadonlyArray<Tool>, sources: ReadonlyArray<ToolSource> = []): ToolRegistry => {
+  const base = makeFixedRegistry(fixed)
+  if (sources.length === 0) return base
+  const lookup = (name: string) => base.lookup(name) ?? sources.reduce<Tool | undefined>((found, s) => found ?? s.lookup(name), undefined)
+  return {
+    get tools() {
+      const names = new Set(base.tools.map((t) => key(t.name)))
+      return [...base.tools, ...sources.flatMap((s) => s.tools()).filter((t) => !names.has(key(t.name)))]
+    },
+    lookup,
+    has: (name) => lookup(name) !== undefined,
+  }
+}
+
+const makeFixedRegistry = (tools: ReadonlyArray<Tool>): ToolRegistry => {
   const byName = new Map<string, Tool>()
   for (const tool of tools) byName.set(key(tool.name), tool)
   const unique = [...byName.values()]

@@ -75,6 +75,7 @@ const runtimeLayer = (root: string, options: CallOptions) =>
     env: options.env ?? {},
     root,
     tools: options.tools ?? builtinTools,
+    ...(options.toolSources ? { toolSources: options.toolSources } : {}),
     ...(options.onAsk ? { onAsk: options.onAsk } : {}),
     ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
     ...(options.session ? { session: options.session } : {}),

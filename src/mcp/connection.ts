@@ -1,0 +1,211 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { CallToolResult, Prompt, Resource, Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js"
+import { VERSION } from "../version.ts"
+import { maskSecrets, type ServerSpec } from "./server-config.ts"
+import { ManagedStdioTransport, type ExitReport } from "./stdio-transport.ts"
+
+/** A tool as the server lists it. */
+export type McpToolInfo = SdkTool
+
+/** One live session with a server: the only thing the rest of anvil knows of the client library. */
+export interface McpConnection {
+  readonly serverName: string
+  readonly serverVersion: string
+  /** The protocol version both sides agreed on (2025-11-25 down to 2024-10-07). */
+  readonly protocolVersion: string
+  /** "stdio", "http" or "sse" (the last when streamable HTTP was refused and SSE answered). */
+  readonly transport: "stdio" | "http" | "sse"
+  readonly instructions: string | undefined
+  readonly listTools: (timeoutMs: number) => Promise<ReadonlyArray<McpToolInfo>>
+  readonly callTool: (
+    name: string,
+    args: Record<string, unknown>,
+    options: {
+      readonly timeoutMs: number
+      readonly signal?: AbortSignal
+      readonly onProgress?: (progress: { readonly progress: number; readonly total?: number; readonly message?: string }) => void
+    },
+  ) => Promise<CallToolResult>
+  readonly listResources: (timeoutMs: number) => Promise<ReadonlyArray<Resource>>
+  readonly listPrompts: (timeoutMs: number) => Promise<ReadonlyArray<Prompt>>
+  readonly hasCapability: (name: "tools" | "resources" | "prompts") => boolean
+  readonly close: () => Promise<void>
+}
+
+export interface ConnectHooks {
+  /** The server said its tool list changed (listChanged): the new list. */
+  readonly onToolsChanged: (tools: ReadonlyArray<McpToolInfo>) => void
+  /** The connection ended on its own (process exit, stream closed); the message says why. */
+  readonly onClosed: (reason: string) => void
+}
+
+/** The SDK, loaded on first use so that anvil without MCP servers never pays for it. */
+const loadSdk = async () => {
+  const [{ Client }, { StreamableHTTPClientTransport }, { SSEClientTransport }, types] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/client/sse.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ])
+  return { Client, StreamableHTTPClientTransport, SSEClientTransport, types }
+}
+
+/** Why a stdio server went away, in one line: exit code or signal and its last stderr lines. */
+export const describeExit = (report: ExitReport): string => {
+  const how = report.signal ? `was killed by ${report.signal}` : `exited with code ${report.code}`
+  const tail = report.stderrTail.split("\n").slice(-5).join("\n").trim()
+  return tail ? `the server ${how}; its stderr ends:\n${tail}` : `the server ${how} (no stderr)`
+}
+
+/** A connection failure, with secrets masked and the likely cause named. */
+const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | undefined): string => {
+  const message = error instanceof Error ? error.message : String(error)
+  let text: string
+  if (exit) text = describeExit(exit)
+  else if (/protocol version is not supported/i.test(message)) text = `protocol mismatch: ${message}`
+  else if (/timed? ?out/i.test(message)) text = `timeout: ${message}`
+  else text = message
+  return maskSecrets(text, spec.secrets)
+}
+
+/** Wraps a transport to learn the negotiated protocol version. */
+const watchVersion = (transport: Transport, seen: { version: string }): Transport => {
+  const original = transport.setProtocolVersion?.bind(transport)
+  transport.setProtocolVersion = (version: string) => {
+    seen.version = version
+    original?.(version)
+  }
+  return transport
+}
+
+/**
+ * Opens a session with a server: starts the process or opens the HTTP stream,
+ * negotiates the protocol, and watches for list changes. Streamable HTTP that
+ * the server refuses (4xx on the first POST) is retried once over SSE.
+ */
+export const connect = async (
+  spec: ServerSpec,
+  baseEnv: Readonly<Record<string, string | undefined>>,
+  hooks: ConnectHooks,
+  startupTimeoutMs: number,
+  signal?: AbortSignal,
+): Promise<McpConnection> => {
+  const sdk = await loadSdk()
+  let current: Transport | undefined
+  const onAbort = () => void current?.close().catch(() => undefined)
+  signal?.addEventListener("abort", onAbort, { once: true })
+  const seen = { version: "" }
+  let exit: ExitReport | undefined
+  let closedByUs = false
+  let client: Client | undefined
+  let usedKind: McpConnection["transport"] = spec.transport.kind
+
+  const makeClient = () =>
+    new sdk.Client(
+      { name: "anvil", version: VERSION },
+      {
+        capabilities: {},
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              if (!error && tools) hooks.onToolsChanged(tools)
+            },
+          },
+        },
+      },
+    )
+
+  const attempt = async (transport: Transport) => {
+    if (signal?.aborted) throw new Error("cancelled")
+    current = transport
+    const c = makeClient()
+    c.onclose = () => {
+      if (closedByUs) return
+      hooks.onClosed(exit ? describeExit(exit) : "the connection closed")
+    }
+    c.onerror = () => {
+      // Stray protocol errors (a log line on stdout) are not fatal; a dead transport shows in onclose.
+    }
+    await c.connect(watchVersion(transport, seen), { timeout: startupTimeoutMs })
+    return c
+  }
+
+  const t = spec.transport
+  try {
+    if (t.kind === "stdio") {
+      client = await attempt(
+        new ManagedStdioTransport(`mcp server ${spec.name}`, t, baseEnv, (report) => {
+          exit = report
+        }),
+      )
+    } else {
+      const url = new URL(t.url)
+      const requestInit = { headers: { ...t.headers } }
+      if (t.kind === "sse") {
+        client = await attempt(new sdk.SSEClientTransport(url, { requestInit }))
+      } else {
+        try {
+          client = await attempt(new sdk.StreamableHTTPClientTransport(url, { requestInit }))
+        } catch (error) {
+          // Servers from before streamable HTTP answer its POST with 404/405: try the old SSE transport.
+          const code = (error as { code?: unknown }).code
+          if (typeof code === "number" && code >= 400 && code < 500) {
+            client = await attempt(new sdk.SSEClientTransport(url, { requestInit }))
+            usedKind = "sse"
+          } else throw error
+        }
+      }
+    }
+  } catch (error) {
+    // Give a dying process a moment to report its exit code and stderr.
+    if (t.kind === "stdio" && !exit) await new Promise((r) => setTimeout(r, 100))
+    throw new Error(explain(error, spec, exit))
+  } finally {
+    signal?.removeEventListener("abort", onAbort)
+  }
+
+  const c = client
+  const info = c.getServerVersion()
+  const caps = c.getServerCapabilities() ?? {}
+  const call = <A>(f: () => Promise<A>) =>
+    f().catch((error: unknown) => {
+      // The JSON-RPC code (timeout, invalid params, connection closed) stays with the message.
+      throw Object.assign(new Error(explain(error, spec, exit)), { code: (error as { code?: unknown })?.code })
+    })
+  return {
+    serverName: info?.name ?? spec.name,
+    serverVersion: info?.version ?? "",
+    protocolVersion: seen.version,
+    transport: usedKind,
+    instructions: c.getInstructions(),
+    hasCapability: (name) => caps[name] !== undefined,
+    listTools: async (timeoutMs) => {
+      const tools: Array<McpToolInfo> = []
+      let cursor: string | undefined
+      do {
+        const page = await call(() => c.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs }))
+        tools.push(...page.tools)
+        cursor = page.nextCursor
+      } while (cursor)
+      return tools
+    },
+    listResources: async (timeoutMs) => (await call(() => c.listResources({}, { timeout: timeoutMs }))).resources,
+    listPrompts: async (timeoutMs) => (await call(() => c.listPrompts({}, { timeout: timeoutMs }))).prompts,
+    callTool: (name, args, options) =>
+      call(
+        () =>
+          c.callTool({ name, arguments: args }, sdk.types.CallToolResultSchema, {
+            timeout: options.timeoutMs,
+            // Progress keeps a call alive only up to the deadline: a chatty server cannot run forever.
+            resetTimeoutOnProgress: false,
+            ...(options.signal ? { signal: options.signal } : {}),
+            ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+          }) as Promise<CallToolResult>,
+      ),
+    close: async () => {
+      closedByUs = true
+      await c.close().catch(() => undefined)
+    },
+  }
+}

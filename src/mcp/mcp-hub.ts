@@ -1,0 +1,291 @@
+import type { Prompt, Resource } from "@modelcontextprotocol/sdk/types.js"
+import type { Tool } from "../tool-framework/definition.ts"
+import type { ToolSource } from "../tool-framework/registry.ts"
+import { connect, type McpConnection, type McpToolInfo } from "./connection.ts"
+import { mcpTool, McpCallError, toolNameOf, unavailableTool, type McpProgress } from "./mcp-tool.ts"
+import { maskSecrets, type ServerSpec } from "./server-config.ts"
+import { serverSpecs, standardSources, type ServerSource, type SourceProblem } from "./server-sources.ts"
+import { serverTrust, type ServerTrust } from "./server-trust.ts"
+
+/** A server's state as `anvil mcp` and the front ends show it. */
+export type ServerStatus = "starting" | "connected" | "failed" | "untrusted" | "disabled"
+
+export interface ServerView {
+  readonly name: string
+  readonly source: string
+  readonly scope: ServerSpec["scope"]
+  /** "stdio", "http" or "sse". */
+  readonly transport: string
+  /** The command line or URL, secrets masked. */
+  readonly target: string
+  readonly status: ServerStatus
+  /** Why it is failed, untrusted or disabled. */
+  readonly error?: string
+  readonly tools: ReadonlyArray<McpToolInfo>
+  readonly protocolVersion?: string
+  readonly serverInfo?: { readonly name: string; readonly version: string }
+  readonly restarts: number
+}
+
+/** What the hub reports while it works (status changes, progress of long calls). */
+export type McpEvent =
+  | { readonly type: "status"; readonly server: string; readonly status: ServerStatus; readonly error?: string; readonly tools: number }
+  | McpProgress
+
+/** A crashed server is started again on the next call at most this many times per session. */
+export const MAX_RESTARTS = 3
+
+interface Entry {
+  spec: ServerSpec
+  status: ServerStatus
+  error?: string
+  tools: ReadonlyArray<McpToolInfo>
+  adapted: Map<string, Tool>
+  connection?: McpConnection
+  connecting?: Promise<McpConnection>
+  restarts: number
+  /** Aborts a start under way (dispose). */
+  abort?: AbortController
+  /** The connection was lost after it had worked: the next call restarts it. */
+  crashed: boolean
+}
+
+export interface McpHubOptions {
+  readonly root: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** Server definitions from elsewhere (plugin folders), after the standard files. */
+  readonly extraSources?: ReadonlyArray<ServerSource>
+  readonly onEvent?: (event: McpEvent) => void
+  /** The trust store (default: the user's). */
+  readonly trust?: ServerTrust
+  /** Start project servers without asking (`--trust-mcp`, a TTY answer). */
+  readonly trustAll?: boolean
+}
+
+/** All configured MCP servers of one session: their states, their tools, their connections. */
+export interface McpHub {
+  readonly configured: boolean
+  readonly sourceProblems: ReadonlyArray<SourceProblem>
+  readonly views: () => ReadonlyArray<ServerView>
+  readonly spec: (name: string) => ServerSpec | undefined
+  /** Starts every runnable server in the background (idempotent); never waits. */
+  readonly startAll: () => void
+  /** Resolves when every started server is connected or failed. */
+  readonly settled: () => Promise<void>
+  /** The connection of one server: waits for a start under way, starts it when needed, restarts a crashed one (limited). */
+  readonly connection: (name: string) => Promise<McpConnection>
+  /** The tools of connected servers, and lookups for servers still starting or unavailable. */
+  readonly toolSource: ToolSource
+  /** One line per server that cannot be used, for the model. */
+  readonly note: () => string
+  readonly listResources: (name: string) => Promise<ReadonlyArray<Resource>>
+  readonly listPrompts: (name: string) => Promise<ReadonlyArray<Prompt>>
+  /** Reports progress of a running call. */
+  readonly progress: (event: McpProgress) => void
+  readonly dispose: () => Promise<void>
+}
+
+const transportOf = (spec: ServerSpec) => spec.transport.kind
+
+const target = (spec: ServerSpec) =>
+  maskSecrets(spec.transport.kind === "stdio" ? [spec.transport.command, ...spec.transport.args].join(" ") : spec.transport.url, spec.secrets)
+
+/**
+ * Builds the hub from the standard config files (user anvil.json, project
+ * .mcp.json and anvil.json) plus any extra sources. Nothing starts until
+ * `startAll` or `connection` is called.
+ */
+export const makeMcpHub = (options: McpHubOptions): McpHub => {
+  const { sources, problems } = standardSources(options.root, options.env)
+  const specs = serverSpecs([...sources, ...(options.extraSources ?? [])], options.root, options.env)
+  const trust = options.trust ?? serverTrust(options.root, options.env)
+  const emit = options.onEvent ?? (() => undefined)
+  const entries = new Map<string, Entry>()
+  const byPrefix = new Map<string, Entry>()
+  let disposed = false
+
+  for (const spec of specs) {
+    const entry: Entry = { spec, status: "starting", tools: [], adapted: new Map(), restarts: 0, crashed: false }
+    const state = spec.scope === "user" || spec.pretrusted || options.trustAll ? "trusted" : trust.state(spec)
+    if (!spec.enabled) {
+      entry.status = "disabled"
+      entry.error = `"enabled": false in ${spec.source}`
+    } else if (spec.problem) {
+      entry.status = "failed"
+      entry.error = spec.problem
+    } else if (state !== "trusted") {
+      entry.status = "untrusted"
+      entry.error =
+        state === "changed"
+          ? `its definition in ${spec.source} changed since it was trusted; review it, then run 'anvil mcp trust ${spec.name}'`
+          : `defined by the project (${spec.source}); review it, then run 'anvil mcp trust ${spec.name}'`
+    }
+    entries.set(spec.name, entry)
+    byPrefix.set(toolNameOf(spec.name, ""), entry)
+  }
+
+  const view = (e: Entry): ServerView => ({
+    name: e.spec.name,
+    source: e.spec.source,
+    scope: e.spec.scope,
+    transport: e.connection?.transport ?? transportOf(e.spec),
+    target: target(e.spec),
+    status: e.status,
+    ...(e.error !== undefined ? { error: e.error } : {}),
+    tools: e.tools,
+    ...(e.connection ? { protocolVersion: e.connection.protocolVersion, serverInfo: { name: e.connection.serverName, version: e.connection.serverVersion } } : {}),
+    restarts: e.restarts,
+  })
+
+  const setStatus = (e: Entry, status: ServerStatus, error?: string) => {
+    e.status = status
+    if (error === undefined) delete e.error
+    else e.error = maskSecrets(error, e.spec.secrets)
+    emit({ type: "status", server: e.spec.name, status, ...(e.error !== undefined ? { error: e.error } : {}), tools: e.tools.length })
+  }
+
+  const adopt = (e: Entry, tools: ReadonlyArray<McpToolInfo>) => {
+    e.tools = tools
+    e.adapted = new Map(tools.map((t) => [toolNameOf(e.spec.name, t.name).toLowerCase(), mcpTool(e.spec, t, hub)]))
+  }
+
+  const open = (e: Entry): Promise<McpConnection> => {
+    if (e.connecting) return e.connecting
+    setStatus(e, "starting")
+    const abort = new AbortController()
+    e.abort = abort
+    const attempt = (async () => {
+      // Declared first: the hooks may fire while connect() is still under way.
+      let connection: McpConnection | undefined = undefined
+      connection = await connect(
+        e.spec,
+        options.env,
+        {
+          onToolsChanged: (tools) => {
+            if (!connection || e.connection !== connection) return
+            adopt(e, tools)
+            emit({ type: "status", server: e.spec.name, status: e.status, tools: tools.length })
+          },
+          onClosed: (reason) => {
+            if (disposed || !connection || e.connection !== connection) return
+            delete e.connection
+            e.crashed = true
+            setStatus(e, "failed", e.restarts < MAX_RESTARTS ? `${reason} (it is started again on the next call)` : reason)
+          },
+        },
+        e.spec.startupTimeoutMs,
+        abort.signal,
+      )
+      if (disposed) {
+        await connection.close()
+        throw new McpCallError({ kind: "unavailable", message: "anvil is shutting down" })
+      }
+      e.connection = connection
+      const tools = connection.hasCapability("tools") ? await connection.listTools(e.spec.startupTimeoutMs) : []
+      adopt(e, tools)
+      e.crashed = false
+      setStatus(e, "connected")
+      return connection
+    })()
+    e.connecting = attempt
+    attempt.then(
+      () => {
+        e.connecting = undefined
+      },
+      (error: unknown) => {
+        e.connecting = undefined
+        if (e.connection) void e.connection.close()
+        delete e.connection
+        if (!disposed) setStatus(e, "failed", error instanceof Error ? error.message : String(error))
+      },
+    )
+    return attempt
+  }
+
+  const connection = async (name: string): Promise<McpConnection> => {
+    const e = entries.get(name)
+    if (!e) throw new McpCallError({ kind: "unavailable", message: `no MCP server named '${name}' is configured` })
+    if (e.connection) return e.connection
+    if (e.connecting) return e.connecting
+    if (e.status === "disabled" || e.status === "untrusted") {
+      throw new McpCallError({ kind: "unavailable", message: `MCP server '${name}' is ${e.status}: ${e.error}` })
+    }
+    if (e.status === "failed") {
+      if (!e.crashed || e.spec.problem) throw new McpCallError({ kind: "unavailable", message: `MCP server '${name}' failed to start: ${e.error}` })
+      if (e.restarts >= MAX_RESTARTS) {
+        throw new McpCallError({ kind: "unavailable", message: `MCP server '${name}' crashed and was restarted ${MAX_RESTARTS} times; not again this session. Last error: ${e.error}` })
+      }
+      e.restarts++
+    }
+    try {
+      return await open(e)
+    } catch (error) {
+      if (error instanceof McpCallError) throw error
+      throw new McpCallError({ kind: "unavailable", message: `MCP server '${name}' failed to start: ${e.error ?? String(error)}` })
+    }
+  }
+
+  const runnable = () => [...entries.values()].filter((e) => e.status === "starting" && !e.connection && !e.connecting)
+  let started = false
+
+  const lookupTool = (name: string): Tool | undefined => {
+    const lower = name.toLowerCase()
+    if (!lower.startsWith("mcp__")) return undefined
+    for (const [prefix, e] of byPrefix) {
+      if (!lower.startsWith(prefix.toLowerCase())) continue
+      const tool = e.adapted.get(lower)
+      if (tool) return tool
+      // Not (yet) known: a call to a server still starting waits for it; one that cannot start says why.
+      if (e.status === "connected" && e.connection) continue
+      return unavailableTool(e.spec, name, name.slice(prefix.length), hub)
+    }
+    return undefined
+  }
+
+  const hub: McpHub = {
+    configured: entries.size > 0,
+    sourceProblems: problems,
+    views: () => [...entries.values()].map(view),
+    spec: (name) => entries.get(name)?.spec,
+    startAll: () => {
+      if (started) return
+      started = true
+      for (const e of runnable()) void open(e).catch(() => undefined)
+    },
+    settled: async () => {
+      await Promise.all([...entries.values()].map((e) => e.connecting?.catch(() => undefined)))
+    },
+    connection,
+    toolSource: {
+      tools: () => [...entries.values()].flatMap((e) => (e.status === "connected" ? [...e.adapted.values()] : [])),
+      lookup: lookupTool,
+    },
+    note: () =>
+      [...entries.values()]
+        .filter((e) => e.status === "failed" || e.status === "untrusted")
+        .map((e) => `MCP server '${e.spec.name}' is unavailable (${e.status}: ${(e.error ?? "").split("\n")[0]}); its tools cannot be called.`)
+        .join("\n"),
+    listResources: async (name) => {
+      const c = await connection(name)
+      return c.hasCapability("resources") ? c.listResources(entries.get(name)!.spec.startupTimeoutMs) : []
+    },
+    listPrompts: async (name) => {
+      const c = await connection(name)
+      return c.hasCapability("prompts") ? c.listPrompts(entries.get(name)!.spec.startupTimeoutMs) : []
+    },
+    progress: emit,
+    dispose: async () => {
+      disposed = true
+      await Promise.all(
+        [...entries.values()].map(async (e) => {
+          // A start under way is cut short: its process is ended rather than waited for.
+          e.abort?.abort()
+          const c = e.connection ?? (await e.connecting?.catch(() => undefined))
+          delete e.connection
+          await c?.close()
+        }),
+      )
+    },
+  }
+  return hub
+}

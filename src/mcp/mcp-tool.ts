@@ -1,0 +1,169 @@
+import { createHash } from "node:crypto"
+import { Data, Effect, Schema } from "effect"
+import type { Tool, ToolResult } from "../tool-framework/definition.ts"
+import { ToolError } from "../protocol/tool-error.ts"
+import type { McpConnection, McpToolInfo } from "./connection.ts"
+import { mapToolResult } from "./result-content.ts"
+import type { ServerSpec } from "./server-config.ts"
+
+/** Why an MCP call did not produce a result. */
+export class McpCallError extends Data.TaggedError("McpCallError")<{
+  /** timeout: the call's deadline passed; unavailable: the server cannot be reached; failed: it broke during the call; invalid: parameters refused. */
+  readonly kind: "timeout" | "unavailable" | "failed" | "invalid"
+  readonly message: string
+}> {}
+
+/** A progress notification of a running call (`total` when the server knows it). */
+export interface McpProgress {
+  readonly type: "progress"
+  readonly server: string
+  readonly tool: string
+  readonly progress: number
+  readonly total?: number
+  readonly message?: string
+}
+
+/** What a tool adapter needs of the hub. */
+export interface ToolHub {
+  readonly connection: (server: string) => Promise<McpConnection>
+  readonly progress: (event: McpProgress) => void
+}
+
+/** Model APIs accept tool names of [A-Za-z0-9_-], at most 64 characters. */
+const MAX_NAME = 64
+const clean = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, "_")
+
+/** `mcp__<server>__<tool>`, normalised to the model APIs' name rules (a long name keeps a hash of the whole). */
+export const toolNameOf = (server: string, tool: string): string => {
+  const name = `mcp__${clean(server)}__${clean(tool)}`
+  if (name.length <= MAX_NAME || tool === "") return name
+  const hash = createHash("sha256").update(`${server}\0${tool}`).digest("hex").slice(0, 8)
+  return `${name.slice(0, MAX_NAME - 9)}_${hash}`
+}
+
+/** An MCP tool's input schema as model APIs take it: always an object with properties. */
+const objectSchema = (schema: McpToolInfo["inputSchema"] | undefined): Record<string, unknown> => {
+  const s: Record<string, unknown> = { ...(schema ?? {}) }
+  if (s.type !== "object") s.type = "object"
+  if (typeof s.properties !== "object" || s.properties === null) s.properties = {}
+  return s
+}
+
+const Params = Schema.Record(Schema.String, Schema.Unknown)
+
+const fromCallError = (error: McpCallError): ToolError => {
+  switch (error.kind) {
+    case "timeout":
+      return new ToolError({ code: "TIMEOUT", message: error.message, retryable: true })
+    case "invalid":
+      return new ToolError({ code: "INVALID_PARAM", message: error.message, fieldErrors: [{ field: "(root)", message: error.message }] })
+    case "failed":
+      return new ToolError({ code: "EXECUTION_ERROR", message: error.message, retryable: true })
+    default:
+      return new ToolError({ code: "EXECUTION_ERROR", message: error.message, retryable: false })
+  }
+}
+
+/** The SDK's failures as McpCallError: its timeout and cancel codes, a lost connection, invalid parameters. */
+const classify = (error: unknown, spec: ServerSpec, tool: string): McpCallError => {
+  if (error instanceof McpCallError) return error
+  const message = error instanceof Error ? error.message : String(error)
+  const code = (error as { code?: unknown })?.code
+  if (code === -32001) {
+    return new McpCallError({
+      kind: "timeout",
+      message: `${spec.name}/${tool} did not answer within ${spec.timeoutMs} ms (the call's deadline; "timeout" in the server's settings). The call was cancelled.`,
+    })
+  }
+  if (code === -32602) return new McpCallError({ kind: "invalid", message: `${spec.name}/${tool} rejected the parameters: ${message}` })
+  if (code === -32000 || /connection closed|exited|killed by/i.test(message)) {
+    return new McpCallError({ kind: "failed", message: `The MCP server '${spec.name}' went away during the call: ${message}. It is started again on the next call.` })
+  }
+  return new McpCallError({ kind: "failed", message: `${spec.name}/${tool} failed: ${message}` })
+}
+
+/** Runs one call on a server: waits for (or starts) the connection, honours the deadline and cancellation, reports progress. */
+const callOn = (hub: ToolHub, spec: ServerSpec, tool: string, args: Record<string, unknown>) =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      const connection = await hub.connection(spec.name)
+      return connection.callTool(tool, args, {
+        timeoutMs: spec.timeoutMs,
+        signal,
+        onProgress: (p) =>
+          hub.progress({
+            type: "progress",
+            server: spec.name,
+            tool,
+            progress: p.progress,
+            ...(p.total !== undefined ? { total: p.total } : {}),
+            ...(p.message !== undefined ? { message: p.message } : {}),
+          }),
+      })
+    },
+    // An interruption (Ctrl-C) aborts `signal`, so the SDK sends the server a cancel notification;
+    // the pipeline reports it as CANCELLED.
+    catch: (error) => fromCallError(classify(error, spec, tool)),
+  })
+
+const toResult = (spec: ServerSpec, tool: string) => (raw: Parameters<typeof mapToolResult>[0]): Effect.Effect<ToolResult, ToolError> => {
+  const mapped = mapToolResult(raw)
+  if (mapped.isError) {
+    return Effect.fail(new ToolError({ code: "EXECUTION_ERROR", message: `${spec.name}/${tool} reported an error: ${mapped.text}` }))
+  }
+  return Effect.succeed({ data: mapped.data, text: mapped.text, header: `${toolNameOf(spec.name, tool)}` })
+}
+
+/** An MCP tool as an anvil tool: the server's schema for the model, the usual pipeline around the call. */
+export const mcpTool = (spec: ServerSpec, info: McpToolInfo, hub: ToolHub): Tool<Record<string, unknown>> => {
+  const name = toolNameOf(spec.name, info.name)
+  const readOnlyHint = info.annotations?.readOnlyHint === true
+  const trustedReadOnly = readOnlyHint && spec.allowReadOnly
+  const permission = trustedReadOnly && spec.permission === "ask" ? "allow" : spec.permission
+  const title = info.annotations?.title ?? info.title
+  return {
+    name,
+    title: name,
+    description: `${title ? `${title}: ` : ""}${info.description ?? "(no description)"}\n(MCP tool '${info.name}' of the server '${spec.name}')`,
+    parameters: Params,
+    jsonSchema: objectSchema(info.inputSchema),
+    permission,
+    ...(trustedReadOnly ? { readOnly: true } : {}),
+    run: (params) => callOn(hub, spec, info.name, params).pipe(Effect.flatMap(toResult(spec, info.name))),
+  }
+}
+
+/**
+ * A stand-in for a tool of a server that is still starting (the call waits
+ * for it, then runs the tool if the server has it) or cannot start (the call
+ * fails saying why).
+ */
+export const unavailableTool = (spec: ServerSpec, name: string, toolPart: string, hub: ToolHub): Tool<Record<string, unknown>> => ({
+  name,
+  title: name,
+  description: `A tool of the MCP server '${spec.name}', which is not connected.`,
+  parameters: Params,
+  permission: spec.permission,
+  run: (params) =>
+    Effect.tryPromise({ try: () => hub.connection(spec.name), catch: (e) => e }).pipe(
+      Effect.mapError((e) => fromCallError(classify(e, spec, toolPart))),
+      Effect.flatMap((connection) =>
+        Effect.tryPromise({ try: () => connection.listTools(spec.startupTimeoutMs), catch: (e) => e }).pipe(
+          Effect.mapError((e) => fromCallError(classify(e, spec, toolPart))),
+        ),
+      ),
+      Effect.flatMap((tools) => {
+        const match = tools.find((t) => toolNameOf(spec.name, t.name).toLowerCase() === name.toLowerCase())
+        if (!match) {
+          return Effect.fail(
+            new ToolError({
+              code: "INVALID_PARAM",
+              message: `The MCP server '${spec.name}' has no tool '${toolPart}'. Its tools: ${tools.map((t) => toolNameOf(spec.name, t.name)).join(", ") || "(none)"}.`,
+              fieldErrors: [{ field: "name", message: "unknown tool" }],
+            }),
+          )
+        }
+        return callOn(hub, spec, match.name, params).pipe(Effect.flatMap(toResult(spec, match.name)))
+      }),
+    ),
+})

@@ -1,0 +1,189 @@
+import { Schema } from "effect"
+
+/**
+ * One entry of `mcpServers`, in the shape Claude Code's `.mcp.json` uses, plus
+ * anvil's per-server settings. `type` may be left out: a `command` means stdio,
+ * a `url` streamable HTTP (with SSE as the fallback).
+ */
+export const McpServerEntry = Schema.Struct({
+  type: Schema.optional(Schema.Literals(["stdio", "http", "sse", "streamable-http"])),
+  command: Schema.optional(Schema.String),
+  args: Schema.optional(Schema.Array(Schema.String)),
+  env: Schema.optional(Schema.Record(Schema.String, Schema.String)),
+  cwd: Schema.optional(Schema.String),
+  url: Schema.optional(Schema.String),
+  headers: Schema.optional(Schema.Record(Schema.String, Schema.String)),
+  /** false: listed as disabled, never started. */
+  enabled: Schema.optional(Schema.Boolean),
+  /** Deadline of one tool call, milliseconds (default 600000: ten minutes). */
+  timeout: Schema.optional(Schema.Number),
+  /** Deadline of start-up and the first tool listing, milliseconds (default 30000). */
+  startupTimeout: Schema.optional(Schema.Number),
+  /** Default permission of the server's tools (default "ask"); `permission.mcp__<server>__<tool>` still applies. */
+  permission: Schema.optional(Schema.Literals(["allow", "ask", "deny"])),
+  /** true: tools the server annotates `readOnlyHint` run without asking (unless a rule says otherwise). */
+  allowReadOnly: Schema.optional(Schema.Boolean),
+})
+export type McpServerEntry = typeof McpServerEntry.Type
+
+/** Where a server's definition came from; project and plugin-folder servers need trust. */
+export type ServerScope = "user" | "project" | "plugin"
+
+/** A server as configured, after `${VAR}` expansion. */
+export interface ServerSpec {
+  /** The name under `mcpServers` (tools are `mcp__<name>__<tool>`). */
+  readonly name: string
+  /** The file that defined it. */
+  readonly source: string
+  readonly scope: ServerScope
+  /** The entry exactly as written (what trust is given to). */
+  readonly raw: unknown
+  /** Trust was settled by whoever handed the definition over (a trusted plugin folder). */
+  readonly pretrusted?: boolean
+  readonly enabled: boolean
+  readonly timeoutMs: number
+  readonly startupTimeoutMs: number
+  readonly permission: "allow" | "ask" | "deny"
+  readonly allowReadOnly: boolean
+  readonly transport: StdioTransportSpec | HttpTransportSpec
+  /** Values that came from the environment or headers/env: masked wherever a message might show them. */
+  readonly secrets: ReadonlyArray<string>
+  /** Why the entry cannot be used (a missing variable, no command or url); the server is then "failed". */
+  readonly problem?: string
+}
+
+export interface StdioTransportSpec {
+  readonly kind: "stdio"
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+  /** Absolute working directory. */
+  readonly cwd: string
+}
+
+export interface HttpTransportSpec {
+  readonly kind: "http" | "sse"
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
+export const DEFAULT_CALL_TIMEOUT_MS = 600_000
+export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
+
+/**
+ * Expands `${VAR}` and `${VAR:-default}` (Claude Code's forms) from `env`.
+ * A variable that is unset and has no default is reported in `missing`.
+ */
+export const expandVars = (
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+  missing: Set<string>,
+  secrets: Set<string>,
+): string =>
+  text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_all, name: string, fallback: string | undefined) => {
+    const value = env[name]
+    if (value !== undefined && value !== "") {
+      if (value.length >= 4) secrets.add(value)
+      return value
+    }
+    if (fallback !== undefined) return fallback
+    missing.add(name)
+    return ""
+  })
+
+const decodeEntry = Schema.decodeUnknownExit(McpServerEntry, { errors: "all", onExcessProperty: "ignore" })
+
+const finite = (n: number | undefined, fallback: number) => (n !== undefined && Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback)
+
+/**
+ * Turns one `mcpServers` entry into a ServerSpec. Never throws: an unusable
+ * entry becomes a spec with `problem` set, so `anvil mcp` can show it.
+ */
+export const serverSpec = (
+  name: string,
+  raw: unknown,
+  where: { readonly source: string; readonly scope: ServerScope; readonly root: string },
+  env: Readonly<Record<string, string | undefined>>,
+  resolvePath: (base: string, p: string) => string,
+): ServerSpec => {
+  const base = {
+    name,
+    source: where.source,
+    scope: where.scope,
+    raw,
+  }
+  const exit = decodeEntry(raw)
+  if (exit._tag === "Failure") {
+    const message = String(exit.cause).split("\n").slice(0, 3).join(" ")
+    return {
+      ...base,
+      enabled: true,
+      timeoutMs: DEFAULT_CALL_TIMEOUT_MS,
+      startupTimeoutMs: DEFAULT_STARTUP_TIMEOUT_MS,
+      permission: "ask",
+      allowReadOnly: false,
+      transport: { kind: "stdio", command: "", args: [], env: {}, cwd: where.root },
+      secrets: [],
+      problem: `invalid entry: ${message}`,
+    }
+  }
+  const entry = exit.value
+  const missing = new Set<string>()
+  const secrets = new Set<string>()
+  const expand = (s: string) => expandVars(s, env, missing, secrets)
+  const expandAll = (record: Readonly<Record<string, string>> | undefined) => {
+    const out: Record<string, string> = {}
+    for (const [k, v] of Object.entries(record ?? {})) {
+      out[k] = expand(v)
+      // Whatever goes into a header or the server's environment is treated as a secret.
+      if (out[k]!.length >= 4) secrets.add(out[k]!)
+    }
+    return out
+  }
+  const kind = entry.type === "streamable-http" ? "http" : (entry.type ?? (entry.url !== undefined && entry.command === undefined ? "http" : "stdio"))
+  let problem: string | undefined
+  let transport: ServerSpec["transport"]
+  if (kind === "stdio") {
+    if (entry.command === undefined || entry.command.trim() === "") problem = `no "command" (a stdio server needs one; an HTTP server needs "url")`
+    transport = {
+      kind: "stdio",
+      command: expand(entry.command ?? ""),
+      args: (entry.args ?? []).map(expand),
+      env: expandAll(entry.env),
+      cwd: entry.cwd ? resolvePath(where.root, expand(entry.cwd)) : where.root,
+    }
+  } else {
+    if (entry.url === undefined || entry.url.trim() === "") problem = `no "url" (an ${kind} server needs one)`
+    const url = expand(entry.url ?? "")
+    transport = { kind, url, headers: expandAll(entry.headers) }
+    if (problem === undefined && missing.size === 0 && !URL.canParse(url)) problem = `"url" is not a valid URL`
+  }
+  if (missing.size > 0) {
+    problem = `environment variable${missing.size > 1 ? "s" : ""} ${[...missing].join(", ")} not set (used in the server's configuration; set ${missing.size > 1 ? "them" : "it"} or write \${NAME:-default})`
+  }
+  return {
+    ...base,
+    enabled: entry.enabled !== false,
+    timeoutMs: finite(entry.timeout, DEFAULT_CALL_TIMEOUT_MS),
+    startupTimeoutMs: finite(entry.startupTimeout, DEFAULT_STARTUP_TIMEOUT_MS),
+    permission: entry.permission ?? "ask",
+    allowReadOnly: entry.allowReadOnly === true,
+    transport,
+    secrets: [...secrets].sort((a, b) => b.length - a.length),
+    ...(problem !== undefined ? { problem } : {}),
+  }
+}
+
+/** Replaces every secret of a server in a message with [REDACTED]. */
+export const maskSecrets = (text: string, secrets: ReadonlyArray<string>): string => {
+  let out = text
+  for (const secret of secrets) out = out.split(secret).join("[REDACTED]")
+  return out
+}
+
+/** The transport as `anvil mcp` shows it: the command line or the URL (secrets masked). */
+export const describeTransport = (spec: ServerSpec): string => {
+  const t = spec.transport
+  const text = t.kind === "stdio" ? [t.command, ...t.args].join(" ") : t.url
+  return maskSecrets(text, spec.secrets)
+}

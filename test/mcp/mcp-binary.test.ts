@@ -1,0 +1,314 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fakeOpenAI } from "../support/fake-openai.ts"
+import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
+import { project, tempDir } from "../support/harness.ts"
+import { sseOnlyServer, streamableServer, type TestHttpServer } from "./http-servers.ts"
+
+// The MCP paths through the compiled executable: real servers (server-everything,
+// server-filesystem from devDependencies), the tiny test server over stdio, and
+// HTTP servers on 127.0.0.1 in this process.
+setDefaultTimeout(60_000)
+
+const repo = join(import.meta.dir, "..", "..")
+const bin = (name: string) => join(repo, "node_modules", ".bin", name)
+const TINY = join(import.meta.dir, "tiny-server.ts")
+let binary = ""
+
+beforeAll(() => {
+  binary = join(tempDir("anvil-mcp-build-"), "anvil")
+  const build = Bun.spawnSync([process.execPath, "build.ts", "--outfile", binary], { cwd: repo, stdout: "pipe", stderr: "pipe" })
+  if (build.exitCode !== 0) throw new Error(`build.ts failed:\n${build.stdout}${build.stderr}`)
+}, 60_000)
+
+const stops: Array<() => void> = []
+afterAll(() => stops.forEach((s) => s()))
+const keep = <T extends TestHttpServer | FakeServer>(server: T): T => {
+  stops.push(server.stop)
+  return server
+}
+
+interface Setup {
+  readonly root: string
+  readonly home: string
+  readonly marks: string
+  readonly env: Record<string, string>
+}
+
+/** A project with `servers` in the user's anvil.json (trusted) and `projectServers` in the project's .mcp.json. */
+const setup = (servers: Record<string, unknown>, projectServers?: Record<string, unknown>, extraEnv: Record<string, string> = {}): Setup => {
+  const root = project({ "notes.txt": "hello\n" })
+  const home = tempDir("anvil-mcp-home-")
+  const marks = tempDir("anvil-mcp-marks-")
+  mkdirSync(join(home, ".config", "anvil"), { recursive: true })
+  writeFileSync(join(home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcpServers: servers }))
+  if (projectServers) writeFileSync(join(root, ".mcp.json"), JSON.stringify({ mcpServers: projectServers }))
+  return { root, home, marks, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, NO_COLOR: "1", ...extraEnv } }
+}
+
+const tiny = (marks: string, ...flags: Array<string>) => ({ command: process.execPath, args: [TINY, `--mark=${marks}`, ...flags] })
+
+const run = async (s: Setup, args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const proc = Bun.spawn([binary, ...args], { cwd: s.root, env: { ...s.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { code, stdout, stderr }
+}
+
+const json = (text: string) => JSON.parse(text)
+const lines = (text: string) => text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l))
+
+/** Process ids the tiny servers wrote to their mark folder. */
+const serverPids = (marks: string) => readdirSync(marks).filter((f) => f.startsWith("pid-")).map((f) => Number(f.slice(4)))
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z")
+  } catch {
+    return false
+  }
+}
+
+const openai = (turns: ReadonlyArray<FakeTurn>) => {
+  const server = keep(fakeOpenAI(turns))
+  return { server, env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" } }
+}
+
+describe("anvil mcp and anvil tool with real servers", () => {
+  test("server-everything and server-filesystem over stdio: listed, tools called, large result truncated with the whole in the spill file", async () => {
+    const s = setup({})
+    const big = Array.from({ length: 6000 }, (_, i) => `row ${i + 1}`).join("\n")
+    writeFileSync(join(s.root, "big.txt"), `${big}\n`)
+    writeFileSync(
+      join(s.home, ".config", "anvil", "anvil.json"),
+      JSON.stringify({
+        mcpServers: {
+          everything: { command: bin("mcp-server-everything") },
+          fs: { command: bin("mcp-server-filesystem"), args: [s.root] },
+          gone: { command: "no-such-mcp-server-here" },
+          off: { command: "whatever", enabled: false },
+        },
+      }),
+    )
+    const list = await run(s, ["mcp", "--json"])
+    expect(list.code).toBe(0)
+    const servers = Object.fromEntries(json(list.stdout).servers.map((v: any) => [v.name, v]))
+    expect(servers.everything.status).toBe("connected")
+    expect(servers.everything.protocol_version).toBe("2025-11-25")
+    expect(servers.everything.tools.map((t: any) => t.name)).toContain("mcp__everything__get-sum")
+    expect(servers.fs.status).toBe("connected")
+    expect(servers.fs.tools.map((t: any) => t.name)).toContain("mcp__fs__read_text_file")
+    expect(servers.gone).toMatchObject({ status: "failed", error: "command not found: no-such-mcp-server-here" })
+    expect(servers.off.status).toBe("disabled")
+
+    const human = await run(s, ["mcp"])
+    expect(human.stdout).toMatch(/everything\s+connected\s+stdio\s+\d+/)
+    expect(human.stdout).toContain("command not found: no-such-mcp-server-here")
+
+    const sum = await run(s, ["tool", "mcp__everything__get-sum", '{"a": 2, "b": 40}'])
+    expect(sum.code).toBe(0)
+    expect(json(sum.stdout)).toMatchObject({ status: "success", data: { content: [{ type: "text" }] } })
+    expect(json(sum.stdout).text).toContain("42")
+
+    const tools = await run(s, ["mcp", "tools", "fs", "--json"])
+    const readTool = json(tools.stdout).tools.find((t: any) => t.mcp_name === "read_text_file")
+    expect(readTool.inputSchema.properties.path).toBeDefined()
+
+    const read = await run(s, ["tool", "mcp__fs__read_text_file", JSON.stringify({ path: join(s.root, "big.txt") })])
+    expect(read.code).toBe(0)
+    const envelope = json(read.stdout)
+    expect(envelope.status).toBe("partial")
+    expect(envelope.data.truncated).toBe(true)
+    const spilled = readFileSync(join(s.root, envelope.data.truncation.full_output_path), "utf8")
+    expect(spilled).toContain("row 6000")
+    expect(readFileSync(join(s.root, envelope.data.truncation.full_output_text_path), "utf8")).toContain("row 1\nrow 2\n")
+    expect(envelope.text).not.toContain("row 6000")
+
+    const resources = await run(s, ["mcp", "resources", "everything", "--json"])
+    expect(json(resources.stdout).resources.length).toBeGreaterThan(0)
+    const prompts = await run(s, ["mcp", "prompts", "everything"])
+    expect(prompts.stdout).toContain("simple-prompt")
+  })
+
+  test("a server that exits at start: exit code and stderr tail; a hanging call meets its deadline and the server is sent a cancel", async () => {
+    const s = setup({})
+    writeFileSync(
+      join(s.home, ".config", "anvil", "anvil.json"),
+      JSON.stringify({
+        mcpServers: {
+          dies: tiny(s.marks, "--exit-at-start"),
+          slow: { ...tiny(s.marks), timeout: 400 },
+          old: tiny(s.marks, "--protocol=2024-11-05"),
+        },
+      }),
+    )
+    const list = json((await run(s, ["mcp", "--json"])).stdout)
+    const dies = list.servers.find((v: any) => v.name === "dies")
+    expect(dies.status).toBe("failed")
+    expect(dies.error).toContain("exited with code 4")
+    expect(dies.error).toContain("fatal: the configuration file is missing")
+    expect(list.servers.find((v: any) => v.name === "old").protocol_version).toBe("2024-11-05")
+
+    const started = performance.now()
+    const hang = await run(s, ["tool", "mcp__slow__hang", "{}"])
+    expect(performance.now() - started).toBeLessThan(15_000)
+    expect(hang.code).toBe(1)
+    const envelope = json(hang.stdout)
+    expect(envelope.error.code).toBe("TIMEOUT")
+    expect(envelope.error.message).toContain("400 ms")
+    expect(readdirSync(s.marks).some((f) => f.startsWith("cancelled-"))).toBe(true)
+    for (const pid of serverPids(s.marks)) expect(alive(pid)).toBe(false)
+  })
+
+  test("Ctrl-C during a call: CANCELLED, the server gets the protocol's cancel, no server left", async () => {
+    const s = setup({})
+    writeFileSync(join(s.home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcpServers: { t: tiny(s.marks) } }))
+    const proc = Bun.spawn([binary, "tool", "mcp__t__hang", "{}"], { cwd: s.root, env: s.env, stdout: "pipe", stderr: "pipe", stdin: "ignore" })
+    const deadline = performance.now() + 20_000
+    while (!existsSync(join(s.marks, "log")) || !readFileSync(join(s.marks, "log"), "utf8").includes('"hang"')) {
+      if (performance.now() > deadline) throw new Error("the call never reached the server")
+      await Bun.sleep(20)
+    }
+    proc.kill("SIGINT")
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    expect(json(stdout).error.code).toBe("CANCELLED")
+    expect(code).not.toBe(0)
+    expect(readdirSync(s.marks).some((f) => f.startsWith("cancelled-"))).toBe(true)
+    for (const pid of serverPids(s.marks)) expect(alive(pid)).toBe(false)
+  })
+
+  test("streamable HTTP with headers from the environment (never shown), SSE fallback, progress", async () => {
+    const http = keep(streamableServer())
+    const sse = keep(sseOnlyServer())
+    const s = setup(
+      {
+        web: { type: "http", url: http.url, headers: { Authorization: "Bearer ${TINY_TOKEN}" } },
+        legacy: { type: "http", url: sse.url },
+      },
+      undefined,
+      { TINY_TOKEN: "tok-very-secret-123" },
+    )
+    const list = json((await run(s, ["mcp", "--json"])).stdout)
+    const web = list.servers.find((v: any) => v.name === "web")
+    expect(web).toMatchObject({ status: "connected", transport: "http" })
+    expect(list.servers.find((v: any) => v.name === "legacy")).toMatchObject({ status: "connected", transport: "sse" })
+
+    const who = await run(s, ["tool", "mcp__web__whoami", "{}"])
+    expect(json(who.stdout).text).toContain("authorization=Bearer tok-very-secret-123")
+    expect(http.authorizations).toContain("Bearer tok-very-secret-123")
+    const echo = await run(s, ["tool", "mcp__legacy__echo", '{"message": "over sse"}', "--text"])
+    expect(echo.stdout).toContain("echo: over sse")
+
+    const progress = await run(s, ["tool", "mcp__web__progress", "{}"])
+    expect(json(progress.stdout).text).toContain("progress done")
+    expect(progress.stderr).toContain("[web/progress] progress 67%: step 2")
+
+    // The token is in no listing, status or error.
+    const listing = await run(s, ["mcp"])
+    expect(listing.stdout + listing.stderr + JSON.stringify(list)).not.toContain("tok-very-secret-123")
+  })
+})
+
+describe("agent runs with MCP servers", () => {
+  test("tools join and are called by the agent; a hang meets its deadline, a crash is restarted on the next call; no server left", async () => {
+    const s = setup({})
+    writeFileSync(join(s.home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcpServers: { tiny: { ...tiny(s.marks), timeout: 500, permission: "allow" } } }))
+    const { server, env } = openai([
+      { tool_calls: [{ name: "mcp__tiny__echo", arguments: { message: "first" }, id: "c1" }] },
+      { tool_calls: [{ name: "mcp__tiny__hang", arguments: {}, id: "c2" }] },
+      { tool_calls: [{ name: "mcp__tiny__crash", arguments: {}, id: "c3" }] },
+      { tool_calls: [{ name: "mcp__tiny__echo", arguments: { message: "after the crash" }, id: "c4" }] },
+      { tool_calls: [{ name: "mcp__tiny__big", arguments: { lines: 5000 }, id: "c5" }] },
+      { text: "done" },
+    ])
+    const r = await run(s, ["run", "--format", "stream-json", "use the tiny server"], env)
+    expect(r.code).toBe(0)
+    const events = lines(r.stdout)
+    const results = Object.fromEntries(events.filter((e) => e.type === "tool_result").map((e) => [e.id, e.envelope]))
+    expect(results.c1).toMatchObject({ status: "success", text: expect.stringContaining("echo: first") })
+    expect(results.c2.error.code).toBe("TIMEOUT")
+    expect(results.c3.error.code).toBe("EXECUTION_ERROR")
+    expect(results.c3.error.message).toContain("exited with code 3")
+    expect(results.c3.error.message).toContain("crashing on purpose")
+    expect(results.c4).toMatchObject({ status: "success", text: expect.stringContaining("echo: after the crash") })
+    expect(results.c5.status).toBe("partial")
+    expect(readFileSync(join(s.root, results.c5.data.truncation.full_output_path), "utf8")).toContain("line 5000 of the big result")
+    expect(events.some((e) => e.type === "system" && e.subtype === "mcp_server" && e.server === "tiny" && e.status === "connected")).toBe(true)
+    // The tools were offered to the model once the server was up, with the server's schema.
+    const offered = server.requests[1]!.body.tools.map((t: any) => t.function)
+    const echo = offered.find((f: any) => f.name === "mcp__tiny__echo")
+    expect(echo.parameters.required).toEqual(["message"])
+    expect(serverPids(s.marks).length).toBe(2)
+    for (const pid of serverPids(s.marks)) expect(alive(pid)).toBe(false)
+  })
+
+  test("an untrusted project .mcp.json is skipped in a non-TTY run and reported; trusted, it starts", async () => {
+    const s = setup({}, undefined)
+    writeFileSync(join(s.root, ".mcp.json"), JSON.stringify({ mcpServers: { proj: tiny(s.marks) } }))
+    const { env } = openai([{ tool_calls: [{ name: "mcp__proj__echo", arguments: { message: "x" }, id: "c1" }] }, { text: "ok" }])
+    const r = await run(s, ["run", "--format", "stream-json", "--yes", "try it"], env)
+    const events = lines(r.stdout)
+    expect(events[0].mcp_servers).toEqual([{ name: "proj", status: "untrusted" }])
+    expect(events.find((e) => e.type === "system" && e.server === "proj")).toMatchObject({ status: "untrusted" })
+    const result = events.find((e) => e.type === "tool_result")
+    expect(result.envelope.error.message).toContain("anvil mcp trust proj")
+    expect(serverPids(s.marks)).toEqual([])
+
+    const text = await run(s, ["run", "--yes", "again"], openai([{ text: "fine" }]).env)
+    expect(text.stderr).toContain("MCP server 'proj' untrusted")
+
+    // --trust-mcp: started for this run only.
+    const once = await run(s, ["run", "--format", "stream-json", "--yes", "--trust-mcp", "try it"], openai([{ tool_calls: [{ name: "mcp__proj__echo", arguments: { message: "once" }, id: "c1" }] }, { text: "ok" }]).env)
+    expect(lines(once.stdout).find((e) => e.type === "tool_result").envelope.text).toContain("echo: once")
+    expect(json((await run(s, ["mcp", "--json"])).stdout).servers[0].status).toBe("untrusted")
+
+    expect((await run(s, ["mcp", "trust", "proj"])).stdout).toContain("Trusted: proj")
+    const after = json((await run(s, ["mcp", "--json"])).stdout)
+    expect(after.servers[0].status).toBe("connected")
+    // A changed definition needs trust again.
+    writeFileSync(join(s.root, ".mcp.json"), JSON.stringify({ mcpServers: { proj: tiny(s.marks, "--protocol=2025-06-18") } }))
+    const changed = json((await run(s, ["mcp", "--json"])).stdout)
+    expect(changed.servers[0].status).toBe("untrusted")
+    expect(changed.servers[0].error).toContain("changed since it was trusted")
+  })
+
+  test("a slow server does not delay the first model request; SIGTERM and SIGKILL of anvil leave no server", async () => {
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      const s = setup({})
+      writeFileSync(
+        join(s.home, ".config", "anvil", "anvil.json"),
+        JSON.stringify({ mcpServers: { a: tiny(s.marks), b: tiny(s.marks), c: { command: "sleep", args: ["600"] } } }),
+      )
+      const { server, env } = openai([{ tool_calls: [{ name: "mcp__a__hang", arguments: {}, id: "c1" }] }])
+      const proc = Bun.spawn([binary, "run", "--yes", "--format", "stream-json", "hang"], { cwd: s.root, env: { ...s.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" })
+      const deadline = performance.now() + 20_000
+      while (serverPids(s.marks).length < 2 || !existsSync(join(s.marks, "log")) || !readFileSync(join(s.marks, "log"), "utf8").includes('"hang"')) {
+        if (performance.now() > deadline) throw new Error(`servers never started: ${await new Response(proc.stderr).text()}`)
+        await Bun.sleep(20)
+      }
+      expect(server.requests.length).toBe(1)
+      const sleeper = findSleeper(proc.pid)
+      proc.kill(signal)
+      await proc.exited
+      const gone = performance.now() + 5000
+      const pids = [...serverPids(s.marks), ...(sleeper ? [sleeper] : [])]
+      while (pids.some(alive) && performance.now() < gone) await Bun.sleep(50)
+      for (const pid of pids) expect(alive(pid)).toBe(false)
+    }
+  })
+})
+
+/** The `sleep 600` server started by anvil `parent` (through setpriv, which execs it). */
+const findSleeper = (parent: number): number | undefined => {
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      if (Number(fields[1]) === parent && readFileSync(`/proc/${name}/cmdline`, "utf8").startsWith("sleep")) return Number(name)
+    } catch {
+      // gone
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,157 @@
+import { afterAll, describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { makeMcpHub, type McpEvent } from "../../src/mcp/mcp-hub.ts"
+import { toolNameOf } from "../../src/mcp/mcp-tool.ts"
+import { mapToolResult } from "../../src/mcp/result-content.ts"
+import { maskSecrets, serverSpec } from "../../src/mcp/server-config.ts"
+import { pluginServerSources, serverSpecs } from "../../src/mcp/server-sources.ts"
+import { makeRegistry } from "../../src/tool-framework/registry.ts"
+import { callTool, builtinTools, project, tempDir } from "../support/harness.ts"
+
+const TINY = join(import.meta.dir, "tiny-server.ts")
+const where = { source: "/p/anvil.json", scope: "project" as const, root: "/p" }
+const resolvePath = (base: string, p: string) => (p.startsWith("/") ? p : `${base}/${p}`)
+
+describe("server definitions", () => {
+  test("stdio and HTTP entries; ${VAR} and ${VAR:-default} in command, args, env, cwd, url and headers; secrets masked", () => {
+    const env = { TOKEN: "tok-12345", DIR: "data", HOME: "/home/u" }
+    const stdio = serverSpec("s", { command: "srv", args: ["--dir", "${HOME}/${DIR}", "${LEVEL:-warn}"], env: { KEY: "${TOKEN}" }, cwd: "${DIR}" }, where, env, resolvePath)
+    expect(stdio.problem).toBeUndefined()
+    expect(stdio.transport).toEqual({ kind: "stdio", command: "srv", args: ["--dir", "/home/u/data", "warn"], env: { KEY: "tok-12345" }, cwd: "/p/data" })
+    expect(stdio.timeoutMs).toBe(600_000)
+    expect(stdio.startupTimeoutMs).toBe(30_000)
+    expect(stdio.permission).toBe("ask")
+    expect(maskSecrets("key tok-12345 used", stdio.secrets)).toBe("key [REDACTED] used")
+
+    const http = serverSpec("h", { url: "https://x.example/${DIR}", headers: { Authorization: "Bearer ${TOKEN}" }, timeout: 5000 }, where, env, resolvePath)
+    expect(http.transport).toEqual({ kind: "http", url: "https://x.example/data", headers: { Authorization: "Bearer tok-12345" } })
+    expect(http.timeoutMs).toBe(5000)
+    expect(serverSpec("e", { type: "sse", url: "http://h/sse" }, where, env, resolvePath).transport.kind).toBe("sse")
+    expect(serverSpec("e", { type: "streamable-http", url: "http://h/" }, where, env, resolvePath).transport.kind).toBe("http")
+  })
+
+  test("unusable entries say why: a missing variable, no command, no url, a bad url, a wrong type", () => {
+    expect(serverSpec("a", { command: "x", args: ["${NOPE}"] }, where, {}, resolvePath).problem).toContain("NOPE not set")
+    expect(serverSpec("b", { args: ["x"] }, where, {}, resolvePath).problem).toContain('no "command"')
+    expect(serverSpec("c", { type: "http" }, where, {}, resolvePath).problem).toContain('no "url"')
+    expect(serverSpec("d", { url: "not a url" }, where, {}, resolvePath).problem).toContain("not a valid URL")
+    expect(serverSpec("e", { command: 42 }, where, {}, resolvePath).problem).toContain("invalid entry")
+    expect(serverSpec("f", { command: "x", enabled: false }, where, {}, resolvePath).enabled).toBe(false)
+  })
+
+  test("later sources win by name; plugin servers are named plugin_<plugin>_<server> and come trusted", () => {
+    const specs = serverSpecs(
+      [
+        { source: "user", scope: "user", servers: { a: { command: "one" }, b: { command: "b" } } },
+        { source: "project", scope: "project", servers: { a: { command: "two" } } },
+        ...pluginServerSources([{ plugin: "kit", name: "db", config: { command: "db" } }]),
+      ],
+      "/p",
+      {},
+    )
+    expect(specs.map((s) => [s.name, s.scope, s.transport.kind === "stdio" ? s.transport.command : ""])).toEqual([
+      ["a", "project", "two"],
+      ["b", "user", "b"],
+      ["plugin_kit_db", "plugin", "db"],
+    ])
+    expect(specs[2]!.pretrusted).toBe(true)
+  })
+})
+
+describe("tool names and results", () => {
+  test("names follow the model APIs' rules: [A-Za-z0-9_-], at most 64 characters, distinct", () => {
+    expect(toolNameOf("my server", "read.file")).toBe("mcp__my_server__read_file")
+    const long = toolNameOf("a-very-long-server-name", "x".repeat(80))
+    expect(long.length).toBe(64)
+    expect(long).toMatch(/^[A-Za-z0-9_-]+$/)
+    expect(toolNameOf("a-very-long-server-name", `${"x".repeat(79)}y`)).not.toBe(long)
+  })
+
+  test("content mapping: text in order, images named with size, resources with text, structured content not repeated", () => {
+    const same = mapToolResult({ content: [{ type: "text", text: '{"a":1}' }], structuredContent: { a: 1 } })
+    expect(same.text).toBe('{"a":1}')
+    expect(same.data.structured_content).toEqual({ a: 1 })
+    const other = mapToolResult({ content: [{ type: "text", text: "summary" }], structuredContent: { a: 1 } })
+    expect(other.text).toBe('summary\n{\n  "a": 1\n}')
+    const mixed = mapToolResult({
+      content: [
+        { type: "image", data: "A".repeat(4000), mimeType: "image/png" },
+        { type: "resource", resource: { uri: "file:///x.txt", text: "inside", mimeType: "text/plain" } },
+        { type: "resource_link", uri: "file:///y", name: "y" },
+      ],
+    })
+    expect(mixed.text).toBe("[image: image/png, 2.9 KB; the data is in the envelope's data.content]\n[resource file:///x.txt (text/plain)]\ninside\n[resource link: y file:///y]")
+    expect((mixed.data.content as Array<unknown>).length).toBe(3)
+    expect(mapToolResult({ content: [{ type: "text", text: "bad" }], isError: true }).isError).toBe(true)
+    expect(mapToolResult({ content: [] }).text).toBe("(the tool returned no content)")
+  })
+
+  test("a registry with a source: tools listed as they join, names looked up even before", () => {
+    const joined: Array<(typeof builtinTools)[number]> = []
+    const calc = builtinTools.find((t) => t.name === "calculator")!
+    const registry = makeRegistry([calc], [{ tools: () => joined, lookup: (n) => (n === "mcp__x__y" ? calc : undefined) }])
+    expect(registry.tools.map((t) => t.name)).toEqual(["calculator"])
+    expect(registry.lookup("mcp__x__y")).toBe(calc)
+    joined.push({ ...calc, name: "mcp__x__z" })
+    expect(registry.tools.map((t) => t.name)).toEqual(["calculator", "mcp__x__z"])
+  })
+})
+
+describe("the hub", () => {
+  const hubs: Array<ReturnType<typeof makeMcpHub>> = []
+  afterAll(async () => {
+    for (const h of hubs) await h.dispose()
+  })
+
+  const hubWith = (servers: Record<string, unknown>, events: Array<McpEvent> = []) => {
+    const home = tempDir("anvil-mcp-units-")
+    mkdirSync(join(home, ".config", "anvil"), { recursive: true })
+    writeFileSync(join(home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcpServers: servers }))
+    const root = project()
+    const hub = makeMcpHub({ root, env: { HOME: home, PATH: process.env.PATH }, onEvent: (e) => events.push(e) })
+    hubs.push(hub)
+    return { hub, root, home }
+  }
+
+  test("listChanged: a tool added by the server joins the hub's tools; resources and prompts are listed", async () => {
+    const events: Array<McpEvent> = []
+    const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY], permission: "allow" } }, events)
+    hub.startAll()
+    await hub.settled()
+    expect(hub.views()[0]).toMatchObject({ status: "connected", protocolVersion: "2025-11-25", serverInfo: { name: "tiny", version: "1.0.0" } })
+    expect(hub.toolSource.tools().map((t) => t.name)).not.toContain("mcp__tiny__late")
+    const added = await callTool(root, "mcp__tiny__add_tool", { name: "late" }, { tools: [], toolSources: [hub.toolSource] })
+    expect(added.envelope.text).toContain("added late")
+    const deadline = performance.now() + 5000
+    while (!hub.toolSource.tools().some((t) => t.name === "mcp__tiny__late") && performance.now() < deadline) await Bun.sleep(20)
+    expect(hub.toolSource.tools().map((t) => t.name)).toContain("mcp__tiny__late")
+    expect(events.some((e) => e.type === "status" && e.status === "connected")).toBe(true)
+    expect((await hub.listResources("tiny")).map((r) => r.uri)).toEqual(["tiny://readme"])
+    expect((await hub.listPrompts("tiny")).map((p) => p.name)).toEqual(["greet"])
+    const failed = await callTool(root, "mcp__tiny__fails", {}, { tools: [], toolSources: [hub.toolSource] })
+    expect(failed.envelope.error).toMatchObject({ code: "EXECUTION_ERROR" })
+    expect(failed.envelope.error!.message).toContain("the thing failed")
+  })
+
+  test("a permission rule denies one MCP tool; the server's default permission applies otherwise", async () => {
+    const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY], permission: "deny" } })
+    const denied = await callTool(root, "mcp__tiny__echo", { message: "x" }, { tools: [], toolSources: [hub.toolSource] })
+    expect(denied.envelope.error!.code).toBe("PERMISSION_DENIED")
+  })
+
+  test("per tool, the usual permission rules apply: one tool denied, another asked", async () => {
+    const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY] } })
+    const asked: Array<string> = []
+    const options = {
+      tools: [],
+      toolSources: [hub.toolSource],
+      configOverrides: { permission: { mcp__tiny__big: "deny" } },
+      onAsk: (r: { tool: { name: string } }) => Effect.sync(() => (asked.push(r.tool.name), true)),
+    }
+    expect((await callTool(root, "mcp__tiny__big", { lines: 1 }, options)).envelope.error!.code).toBe("PERMISSION_DENIED")
+    expect((await callTool(root, "mcp__tiny__echo", { message: "hi" }, options)).envelope.text).toContain("echo: hi")
+    expect(asked).toEqual(["mcp__tiny__echo"])
+  })
+})

@@ -1,0 +1,137 @@
+/**
+ * A small MCP server for the tests, speaking JSON-RPC by hand so that it starts
+ * in milliseconds and can misbehave on purpose. Run as a program it serves
+ * stdio; `makeHandler` serves the same tools over HTTP in the test process.
+ *
+ *   bun tiny-server.ts [--exit-at-start] [--protocol=VERSION] [--mark=DIR]
+ *
+ * --mark=DIR: writes DIR/pid-<pid> at start and DIR/cancelled-<requestId> when a
+ * cancel notification arrives, so a test can see what happened.
+ */
+import { appendFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+
+const SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"]
+
+export interface HandlerOptions {
+  /** Answer initialize with this version whatever the client asks. */
+  readonly protocol?: string
+  readonly mark?: string
+  /** Sends a notification to the client (stdio: a line; HTTP: nothing). */
+  readonly notify?: (message: unknown) => void
+  /** Where the crash tool ends the process (stdio only). */
+  readonly crash?: () => void
+  /** The Authorization header the HTTP transport saw. */
+  readonly authorization?: () => string | undefined
+}
+
+type Message = { jsonrpc: "2.0"; id?: number | string; method?: string; params?: any }
+
+const text = (t: string) => ({ content: [{ type: "text", text: t }] })
+
+const baseTools = [
+  { name: "echo", description: "Echoes its message.", inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] }, annotations: { readOnlyHint: true } },
+  { name: "big", description: "Returns `lines` numbered lines.", inputSchema: { type: "object", properties: { lines: { type: "number" } } } },
+  { name: "hang", description: "Never answers.", inputSchema: { type: "object", properties: {} } },
+  { name: "crash", description: "The server dies during the call.", inputSchema: { type: "object", properties: {} } },
+  { name: "progress", description: "Reports progress, then answers.", inputSchema: { type: "object", properties: {} } },
+  { name: "structured", description: "Returns structured content.", inputSchema: { type: "object", properties: {} } },
+  { name: "add_tool", description: "Adds a tool named `name` and announces the change.", inputSchema: { type: "object", properties: { name: { type: "string" } } } },
+  { name: "whoami", description: "Says which Authorization header and TINY_SECRET it got.", inputSchema: { type: "object", properties: {} } },
+  { name: "fails", description: "Answers with isError.", inputSchema: { type: "object", properties: {} } },
+]
+
+/** The server's JSON-RPC logic: the answer to a message (undefined for notifications and calls that never answer). */
+export const makeHandler = (options: HandlerOptions = {}) => {
+  const tools = [...baseTools]
+  return async (message: Message): Promise<unknown | undefined> => {
+    const { id, method, params } = message
+    if (method === "notifications/cancelled" && options.mark) writeFileSync(join(options.mark, `cancelled-${params?.requestId}`), "")
+    if (id === undefined) return undefined
+    const reply = (result: unknown) => ({ jsonrpc: "2.0", id, result })
+    switch (method) {
+      case "initialize": {
+        const asked = String(params?.protocolVersion ?? "")
+        const version = options.protocol ?? (SUPPORTED.includes(asked) ? asked : SUPPORTED[0])
+        return reply({ protocolVersion: version, capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} }, serverInfo: { name: "tiny", version: "1.0.0" } })
+      }
+      case "ping":
+        return reply({})
+      case "tools/list":
+        return reply({ tools })
+      case "resources/list":
+        return reply({ resources: [{ uri: "tiny://readme", name: "readme", mimeType: "text/plain" }] })
+      case "prompts/list":
+        return reply({ prompts: [{ name: "greet", description: "Says hello.", arguments: [{ name: "who", required: true }] }] })
+      case "tools/call": {
+        const args = params?.arguments ?? {}
+        switch (params?.name) {
+          case "echo":
+            return reply(text(`echo: ${args.message}`))
+          case "big":
+            return reply(text(Array.from({ length: Number(args.lines ?? 10) }, (_, i) => `line ${i + 1} of the big result`).join("\n")))
+          case "hang":
+            return new Promise(() => undefined)
+          case "crash":
+            process.stderr.write("tiny: crashing on purpose\n")
+            options.crash?.()
+            return new Promise(() => undefined)
+          case "progress": {
+            const token = params?._meta?.progressToken
+            for (let i = 1; i <= 3; i++) {
+              if (token !== undefined) options.notify?.({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: i, total: 3, message: `step ${i}` } })
+              await Bun.sleep(30)
+            }
+            return reply(text("progress done"))
+          }
+          case "structured":
+            return reply({ content: [{ type: "text", text: JSON.stringify({ answer: 42 }) }], structuredContent: { answer: 42 } })
+          case "add_tool":
+            tools.push({ name: String(args.name), description: "Added at run time.", inputSchema: { type: "object", properties: {} } })
+            options.notify?.({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+            return reply(text(`added ${args.name}`))
+          case "whoami":
+            return reply(text(`authorization=${options.authorization?.() ?? "none"} secret=${process.env.TINY_SECRET ?? "none"}`))
+          case "fails":
+            return reply({ content: [{ type: "text", text: "the thing failed" }], isError: true })
+          default:
+            if (tools.some((t) => t.name === params?.name)) return reply(text(`${params.name} ran`))
+            return { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool: ${params?.name}` } }
+        }
+      }
+      default:
+        return { jsonrpc: "2.0", id, error: { code: -32601, message: `Method not found: ${method}` } }
+    }
+  }
+}
+
+if (import.meta.main) {
+  const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
+  const mark = flag("mark")
+  if (mark) writeFileSync(join(mark, `pid-${process.pid}`), "")
+  if (process.argv.includes("--exit-at-start")) {
+    process.stderr.write("tiny: fatal: the configuration file is missing\n")
+    process.exit(4)
+  }
+  const send = (m: unknown) => process.stdout.write(`${JSON.stringify(m)}\n`)
+  const protocol = flag("protocol")
+  const handle = makeHandler({
+    ...(protocol ? { protocol } : {}),
+    ...(mark ? { mark } : {}),
+    notify: send,
+    crash: () => process.exit(3),
+  })
+  let pending = ""
+  process.stdin.on("data", (chunk) => {
+    pending += chunk.toString()
+    let nl: number
+    while ((nl = pending.indexOf("\n")) >= 0) {
+      const line = pending.slice(0, nl)
+      pending = pending.slice(nl + 1)
+      if (line.trim() === "") continue
+      if (mark) appendFileSync(join(mark, "log"), `${line}\n`)
+      void handle(JSON.parse(line)).then((answer) => answer !== undefined && send(answer))
+    }
+  })
+  process.stdin.on("end", () => process.exit(0))
+}
