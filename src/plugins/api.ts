@@ -190,7 +190,7 @@ export interface ShellEvent {
  * is reported and skipped; it never breaks the call.
  */
 export interface Hooks {
-  /** Before a tool runs (after its permission): see the parameters, replace them, or deny the call with a reason. */
+  /** Before a tool runs, and before its permission check (which then judges the parameters as changed): see the parameters, replace them, or deny the call with a reason. */
   readonly "tool.before"?: (event: ToolCallEvent) => HookReturn<ToolBeforeResult>
   /** After a tool ran successfully: the full result before truncation; may replace its text or data. */
   readonly "tool.after"?: (event: ToolResultEvent) => HookReturn<ToolAfterResult>

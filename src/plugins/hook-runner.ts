@@ -75,45 +75,45 @@ export const hookRunner = (
 }
 
 /**
- * A tool with `tool.before`, `tool.after` and (for bash) `shell.env` around
- * its run. `tool.before` answers in order: new parameters (decoded again with
- * the tool's schema; an invalid change is reported and ignored) or a denial
- * (PERMISSION_DENIED with the reason, the later hooks not called).
+ * A tool with the plugins' hooks: `tool.before` before its permission check
+ * (answers in order: new parameters, decoded again with the tool's schema —
+ * an invalid change is reported and ignored — or a denial: PERMISSION_DENIED
+ * with the reason, the later hooks not called), `shell.env` (bash) and
+ * `tool.after` around its run.
  */
 export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: string) => void): Tool => {
   const before = hooks.has("tool.before")
   const after = hooks.has("tool.after")
   const env = tool.name === "bash" && hooks.has("shell.env")
   if (!before && !after && !env) return tool
+  const own = tool.beforeCall
+  // Before the permission check (see Tool.beforeCall): the permission judges the parameters the hooks settled on.
+  const beforeCall: Tool["beforeCall"] = (params, call) =>
+    Effect.gen(function* () {
+      let current = own ? yield* own(params, call) : params
+      for (const entry of hooks.entries) {
+        if (entry.name !== "tool.before") continue
+        const value = yield* Effect.promise(() => hooks.callEntry(entry, { tool: tool.name, params: current, callId: call.callId }))
+        if (!Predicate.isObject(value)) continue
+        if (typeof value.deny === "string") {
+          return yield* new ToolError({ code: "PERMISSION_DENIED", message: `Blocked by plugin '${entry.plugin}': ${value.deny}`, retryable: false })
+        }
+        if (Predicate.isObject(value.params)) {
+          const decoded = Schema.decodeUnknownExit(tool.parameters)(value.params)
+          if (decoded._tag === "Success") current = decoded.value
+          else onProblem(`plugin '${entry.plugin}': tool.before returned parameters ${tool.name} does not accept; ignored`)
+        }
+      }
+      return current
+    })
   return {
     ...tool,
+    ...(before ? { beforeCall } : {}),
     run: (params, call) =>
       Effect.gen(function* () {
-        let current = params
-        if (before) {
-          for (const entry of hooks.entries) {
-            if (entry.name !== "tool.before") continue
-            const value = yield* Effect.promise(() =>
-              hooks.callEntry(entry, { tool: tool.name, params: current, callId: call.callId }),
-            )
-            if (!Predicate.isObject(value)) continue
-            if (typeof value.deny === "string") {
-              return yield* new ToolError({
-                code: "PERMISSION_DENIED",
-                message: `Blocked by plugin '${entry.plugin}': ${value.deny}`,
-                retryable: false,
-              })
-            }
-            if (Predicate.isObject(value.params)) {
-              const decoded = Schema.decodeUnknownExit(tool.parameters)(value.params)
-              if (decoded._tag === "Success") current = decoded.value
-              else onProblem(`plugin '${entry.plugin}': tool.before returned parameters ${tool.name} does not accept; ignored`)
-            }
-          }
-        }
-        let run = tool.run(current, call)
+        let run = tool.run(params, call)
         if (env) {
-          const answers = yield* Effect.promise(() => hooks.call("shell.env", { command: String((current as { command?: unknown }).command ?? "") }))
+          const answers = yield* Effect.promise(() => hooks.call("shell.env", { command: String((params as { command?: unknown }).command ?? "") }))
           const extra: Record<string, string> = {}
           for (const a of answers) {
             if (!Predicate.isObject(a.value)) continue
@@ -129,7 +129,7 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
           const answers = yield* Effect.promise(() =>
             hooks.call("tool.after", {
               tool: tool.name,
-              params: current,
+              params,
               callId: call.callId,
               result: { status: result.status ?? "success", text: result.text, data: result.data },
             }),

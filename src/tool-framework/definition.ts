@@ -93,6 +93,13 @@ export interface Tool<P = any, R = any> {
    * Example: fetch replaces Authorization headers and tokens with "[REDACTED]".
    */
   readonly redact?: (raw: unknown) => unknown
+  /**
+   * Runs after the parameters are decoded and before the permission check:
+   * returns the parameters to use (the same, or replaced) or fails with a
+   * {@link ToolError} to refuse the call. Plugins' `tool.before` hooks are put
+   * here, so a permission rule judges what will actually run.
+   */
+  readonly beforeCall?: (params: P, call: ToolCallInfo) => Effect.Effect<P, ToolError>
   /** The work. Fails only with {@link ToolError}; anything else is a defect and becomes INTERNAL_ERROR. */
   readonly run: (params: P, call: ToolCallInfo) => Effect.Effect<ToolResult, ToolError, R>
 }

@@ -132,14 +132,22 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
             const decoded = decodeParams(tool, call.params)
             if (!decoded.ok) return yield* fail(tool.title, decoded.error, tool)
 
-            const decision = yield* permissions.check({ tool, params: decoded.value })
+            // Hooks before the permission check, so the permission judges the parameters that will run.
+            let params = decoded.value
+            if (tool.beforeCall) {
+              const before = yield* Effect.suspend(() => tool.beforeCall!(params, { callId, rawParams: call.params })).pipe(Effect.result)
+              if (before._tag === "Failure") return yield* fail(tool.title, before.failure, tool)
+              params = before.success
+            }
+
+            const decision = yield* permissions.check({ tool, params })
             if (!decision.allowed) {
               return yield* fail(tool.title, new ToolError({ code: "PERMISSION_DENIED", message: decision.reason }), tool)
             }
 
             // suspend: a tool that throws instead of failing becomes INTERNAL_ERROR below, not a crash of the host.
             const running = Effect.suspend(
-              () => tool.run(decoded.value, { callId, rawParams: call.params }) as Effect.Effect<ToolResult, ToolError, R>,
+              () => tool.run(params, { callId, rawParams: call.params }) as Effect.Effect<ToolResult, ToolError, R>,
             )
             const cancellable = options.cancelled
               ? Effect.raceFirst(running, Effect.andThen(options.cancelled, Effect.interrupt))

@@ -176,6 +176,15 @@ describe("hooks", () => {
     expect((globalThis as any).order).toEqual(["a-user", "b-user", "z-proj"])
     expect(problems.some((p) => p.includes("'a-user': hook tool.before failed and was skipped: hook bug"))).toBe(true)
     expect(problems.some((p) => p.includes("'slow': hook tool.after failed and was skipped: timed out after 200 ms"))).toBe(true)
+    // The permission check sees the parameters tool.before settled on.
+    const asked: Array<unknown> = []
+    await callTool(root, "calculator", { expression: "1+1" }, {
+      tools,
+      env,
+      configOverrides: { permission: { calculator: "ask" } },
+      onAsk: (request) => Effect.sync(() => (asked.push(request.params), true)),
+    })
+    expect(asked).toEqual([{ expression: "6*7" }])
     const glob = await callTool(root, "glob", { pattern: "*" }, { tools, env })
     expect(glob.envelope.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'z-proj': no globbing here" })
   }, 30_000)

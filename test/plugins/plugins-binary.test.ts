@@ -144,8 +144,8 @@ export default definePlugin({
       { text: "done" },
     ])
     servers.push(server)
-    // bash is approved up front, so bash-guard's tool.before decides; stamp still asks.
-    const r = await s.anvil(["run", "--format", "stream-json", "--allow", "bash", "go"], { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" })
+    // bash-guard's tool.before decides before the permission would (no --yes: bash would ask and be refused).
+    const r = await s.anvil(["run", "--format", "stream-json", "go"], { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" })
     expect(r.code).toBe(0)
     const results = jsonLines(r.stdout).filter((e) => e.type === "tool_result")
     expect(results[0].envelope.data.converted).toEqual(["foo-bar"])
