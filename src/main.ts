@@ -11,6 +11,10 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   await Bun.write(Bun.stdout, `anvil ${VERSION}\n`)
 } else if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) {
   await Bun.write(Bun.stdout, GLOBAL_HELP)
+} else if (argv[0] === "__sandbox-relay") {
+  // Inside the command sandbox: forwards 127.0.0.1 to anvil's network proxy, then runs the command.
+  const { runRelay } = await import("./sandbox/relay.ts")
+  await runRelay(argv.slice(1))
 } else {
   const [{ main }, { installCrashGuards }] = await Promise.all([import("./cli/index.ts"), import("./cli/signals.ts")])
   installCrashGuards()

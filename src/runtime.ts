@@ -5,7 +5,7 @@ import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import { Config, type ConfigData, type ConfigShape } from "./config/config.ts"
+import { Config, ConfigError, type ConfigData, type ConfigShape } from "./config/config.ts"
 import { GitFs } from "./git/git-fs.ts"
 import { Lsp } from "./lsp/service.ts"
 import { HttpClient } from "./net/http-client.ts"
@@ -14,6 +14,9 @@ import { RetentionLive } from "./output/retention.ts"
 import { SpillStore } from "./output/spill-store.ts"
 import { Permissions, type AskAnswer, type PermissionRequest, type PermissionsOptions } from "./permission/permissions.ts"
 import { ProcessRunner } from "./process/process-runner.ts"
+import { Sandbox, type SandboxOptions } from "./sandbox/sandbox.ts"
+import { saveNetworkHost } from "./sandbox/save-host.ts"
+import { readSandboxSettings, SandboxSettingsError } from "./sandbox/settings.ts"
 import type { Tool } from "./tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "./tool-framework/registry.ts"
 import { ToolRunner } from "./tool-framework/runner.ts"
@@ -46,6 +49,7 @@ export type ToolServices =
   | ProcessRunner
   | BulkFs
   | Lsp
+  | Sandbox
 
 /** The platform: file system, paths and child processes from @effect/platform-node. */
 export const PlatformLive = NodeChildProcessSpawner.layer.pipe(
@@ -87,6 +91,8 @@ export interface RuntimeOptions {
     readonly config: ConfigShape
     readonly tools: ReadonlyArray<Tool>
   }) => Promise<ReadonlyArray<Tool>>
+  /** The command sandbox: `--sandbox MODE`, and who approves a host outside sandbox.network (chat). */
+  readonly sandbox?: { readonly modeFlag?: string | undefined; readonly askHost?: SandboxOptions["askHost"] }
   /** Runs the task tool's subagents (agent sessions). Default: none (task fails cleanly). Built with the other services. */
   readonly subagents?: Layer.Layer<SubagentRunner, never, Exclude<ToolServices, SubagentRunner>>
 }
@@ -123,9 +129,17 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
         }),
       ).pipe(Layer.provide(Layer.merge(output, config)))
       const spill = SpillStore.layer.pipe(Layer.provide(output))
-      const permissions = Permissions.layer(options.onAsk ?? (() => Effect.succeed(true)), options.permissions).pipe(
-        Layer.provide(Layer.merge(config, workspace)),
-      )
+      const sessionInfo = options.session ?? { id: "cli", interactive: false }
+      const sandbox = sandboxLayer(root, options, sessionInfo.id).pipe(Layer.provide(config))
+      const permissions = Layer.unwrap(
+        Effect.gen(function* () {
+          const { status } = yield* Sandbox
+          return Permissions.layer(options.onAsk ?? (() => Effect.succeed(true)), {
+            ...options.permissions,
+            sandbox: { confining: status.confining, autoAllow: status.settings.autoAllow },
+          })
+        }),
+      ).pipe(Layer.provide(Layer.mergeAll(config, workspace, sandbox)))
       const lsp = Layer.unwrap(
         Effect.gen(function* () {
           const section = (yield* Config).data.lsp
@@ -138,7 +152,7 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
           })
         }),
       ).pipe(Layer.provide(Layer.merge(config, workspace)))
-      const session = options.session ? SessionInfo.layer(options.session) : SessionInfo.direct
+      const session = SessionInfo.layer(sessionInfo)
       const ledger = options.enforceReads ? FileLedger.enforcing : FileLedger.disabled
       const services = Layer.mergeAll(
         config,
@@ -154,6 +168,7 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
         ProcessRunner.layer,
         BulkFs.layer,
         lsp,
+        sandbox,
         options.terminal ?? UserTerminal.none,
       )
       const subagents = options.subagents ? options.subagents.pipe(Layer.provide(services)) : SubagentRunner.unavailable
@@ -171,3 +186,22 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
       return runner.pipe(Layer.provideMerge(Layer.mergeAll(services, subagents, afterChange)))
     }),
   ).pipe(Layer.provideMerge(PlatformLive))
+
+/** The session's command sandbox from anvil.json `sandbox` (and `--sandbox`); a bad setting is a ConfigError. */
+export const sandboxLayer = (root: string, options: Pick<RuntimeOptions, "env" | "sandbox">, sessionId: string) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const config = yield* Config
+      const settings = yield* Effect.try({
+        try: () => readSandboxSettings(config.data.sandbox, options.sandbox?.modeFlag),
+        catch: (e) => new ConfigError(e instanceof SandboxSettingsError ? `anvil.json: ${e.message}` : String(e)),
+      })
+      return Sandbox.layer({
+        root,
+        env: options.env,
+        settings,
+        sessionId,
+        ...(options.sandbox?.askHost ? { askHost: options.sandbox.askHost, saveHost: (host: string) => saveNetworkHost(root, host) } : {}),
+      })
+    }),
+  )

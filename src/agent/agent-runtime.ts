@@ -8,7 +8,8 @@ import { resolveModel } from "../llm/resolve-model.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
 import type { AllowRule } from "../permission/rules.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
-import { makeToolRuntime, PlatformLive, type ToolServices } from "../runtime.ts"
+import { makeToolRuntime, PlatformLive, type RuntimeOptions, type ToolServices } from "../runtime.ts"
+import { Sandbox } from "../sandbox/sandbox.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "../tool-framework/registry.ts"
 import { ToolRunner } from "../tool-framework/runner.ts"
@@ -80,6 +81,7 @@ export interface AgentRuntimeOptions {
   readonly sessionId: string
   readonly onAsk: (request: PermissionRequest) => Effect.Effect<boolean | AskAnswer>
   readonly allow?: ReadonlyArray<AllowRule>
+  readonly sandbox?: RuntimeOptions["sandbox"]
   readonly terminal?: Layer.Layer<UserTerminal>
   /** Where a subagent's events go (tagged with the task call's id). */
   readonly onSubagentEvent?: (parentCallId: string, event: AgentEvent) => Effect.Effect<void>
@@ -168,6 +170,7 @@ export const agentToolRuntime = (options: AgentRuntimeOptions) =>
     toolSources: profileSources(options.profile, options.toolSources),
     onAsk: options.onAsk,
     permissions: { allow: options.allow ?? [] },
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     session: { id: options.sessionId, interactive: true },
     enforceReads: true,
     ...(options.terminal ? { terminal: options.terminal } : {}),
@@ -176,7 +179,7 @@ export const agentToolRuntime = (options: AgentRuntimeOptions) =>
 
 const VERIFY_TAIL = 6000
 
-/** Runs the configured `verify` command through /bin/sh in the project root; keeps the end of its output. */
+/** Runs the configured `verify` command through /bin/sh in the project root, inside the command sandbox; keeps the end of its output. */
 export const verifyRunner = (command: string, root: string, env: Readonly<Record<string, string | undefined>>, timeoutMs: number) =>
   Effect.gen(function* () {
     const processes = yield* ProcessRunner
@@ -189,9 +192,14 @@ export const verifyRunner = (command: string, root: string, env: Readonly<Record
       },
     }
     const cleanEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === "string"))
+    // verify runs under the same sandbox as bash.
+    const sandbox = yield* Sandbox
+    const wrapped = yield* sandbox.wrap({ cwd: root }).pipe(Effect.result)
+    if (wrapped._tag === "Failure") return { exitCode: 127, output: wrapped.failure.message, timedOut: false } satisfies VerifyOutcome
+    const { wrap, finish } = wrapped.success
     const outcome = yield* processes
-      .run({ file: "/bin/sh", args: ["-c", command], cwd: root, env: cleanEnv, timeoutMs, killGraceMs: 2000, drainMs: 500, stdout: sink, stderr: sink })
-      .pipe(Effect.result)
+      .run({ file: "/bin/sh", args: ["-c", command], cwd: root, env: cleanEnv, timeoutMs, killGraceMs: 2000, drainMs: 500, stdout: sink, stderr: sink, ...(wrap ? { wrap } : {}) })
+      .pipe(Effect.ensuring(finish("")), Effect.result)
     if (outcome._tag === "Failure") return { exitCode: 127, output: outcome.failure.message, timedOut: false } satisfies VerifyOutcome
     const tail = output.length > VERIFY_TAIL ? `[…]\n${output.slice(-VERIFY_TAIL)}` : output
     return { exitCode: outcome.success.exitCode ?? 1, output: tail.trimEnd(), timedOut: outcome.success.timedOut } satisfies VerifyOutcome

@@ -2,7 +2,9 @@ import { Effect, Exit, type Layer, ManagedRuntime, Scope } from "effect"
 import { ModelError, type LanguageModelShape } from "../llm/model.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
 import type { AllowRule } from "../permission/rules.ts"
+import { ConfigError } from "../config/config.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
+import { Sandbox, type SandboxShape, type SandboxStatus } from "../sandbox/sandbox.ts"
 import { PlatformLive } from "../runtime.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { ToolRunner, type ToolRunnerShape } from "../tool-framework/runner.ts"
@@ -64,6 +66,10 @@ export interface AgentSessionOptions {
   readonly allow?: ReadonlyArray<AllowRule>
   readonly terminal?: Layer.Layer<UserTerminal>
   readonly onSubagentEvent?: (parentCallId: string, event: AgentEvent) => void
+  /** `--sandbox MODE` (over anvil.json sandbox.mode). */
+  readonly sandboxMode?: string | undefined
+  /** Asks the person whether a host outside sandbox.network may be reached (chat). */
+  readonly askHost?: (host: string) => Promise<"once" | "always" | "deny">
   /** Injected model (tests, bench); otherwise resolved from configuration. */
   readonly model?: LanguageModelShape
   /** Load plugins (tools, hooks, prompt additions) once the project is known. Default: none. */
@@ -92,6 +98,8 @@ export interface AgentSession {
   readonly profile: Profile
   readonly engine: EngineName
   readonly tools: ReadonlyArray<Tool>
+  /** The command sandbox in force. */
+  readonly sandbox: SandboxStatus
   readonly conversation: Conversation
   readonly todos?: ReadonlyArray<unknown>
   /** The plugins found (with their status), when plugins were loaded. */
@@ -189,6 +197,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     sessionId: writer.id,
     onAsk: askPluginsFirst(plugins, options.onAsk),
     ...(options.allow ? { allow: options.allow } : {}),
+    sandbox: { modeFlag: options.sandboxMode, ...(options.askHost ? { askHost: options.askHost } : {}) },
     ...(options.terminal ? { terminal: options.terminal } : {}),
     ...(options.onSubagentEvent
       ? { onSubagentEvent: (id: string, e: AgentEvent) => Effect.sync(() => options.onSubagentEvent!(id, e)) }
@@ -196,14 +205,18 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
   }
   const runtime = ManagedRuntime.make(agentToolRuntime(runtimeOptions))
   let runner: ToolRunnerShape
+  let sandbox: SandboxShape
   try {
-    runner = await runtime.runPromise(Effect.gen(function* () {
-      return yield* ToolRunner
-    }))
+    ;[runner, sandbox] = await runtime.runPromise(Effect.all([ToolRunner, Sandbox]))
+    if (sandbox.status.settings.require && !sandbox.status.confining) {
+      throw new AgentSetupError(`${sandbox.status.warning ?? "the command sandbox is not available"} (sandbox.require is on)`)
+    }
   } catch (e) {
     await runtime.dispose()
     await closeScope()
     await mcp.dispose()
+    const inner = (e as { cause?: unknown })?.cause ?? e
+    if (inner instanceof ConfigError) throw new AgentSetupError(inner.message)
     throw e
   }
 
@@ -235,6 +248,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     profile,
     engine,
     tools: runner.registry.tools,
+    sandbox: sandbox.status,
     conversation,
     plugins,
     mcp,
@@ -251,7 +265,10 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
           ? {
               verify: {
                 command: verifyCommand,
-                run: verifyRunner(verifyCommand, boot.root, options.env, verifyTimeout).pipe(Effect.provide(ProcessRunner.layer)),
+                run: verifyRunner(verifyCommand, boot.root, options.env, verifyTimeout).pipe(
+                  Effect.provide(ProcessRunner.layer),
+                  Effect.provideService(Sandbox, sandbox),
+                ),
                 maxAttempts: config.get("verify_attempts", 2),
               },
             }

@@ -3,6 +3,7 @@ import { parseAllowRule, type AllowRule } from "../permission/rules.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import type { CliIO } from "./output.ts"
 import { UsageError } from "./args.ts"
+import { SANDBOX_MODES } from "../sandbox/settings.ts"
 
 /** The options `anvil run` and `anvil chat` share. */
 export interface AgentArgs {
@@ -22,6 +23,8 @@ export interface AgentArgs {
   /** undefined: anvil.json `verify`; false: --no-verify; a string: --verify CMD. */
   readonly verify?: string | false
   readonly format: "text" | "json" | "stream-json"
+  /** `--sandbox MODE`: workspace-write, read-only, off or require. */
+  readonly sandbox?: string
   /** The prompt words (run). */
   readonly words: ReadonlyArray<string>
 }
@@ -43,6 +46,7 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
   let showRaw = false
   let verify: string | false | undefined
   let format: AgentArgs["format"] = "text"
+  let sandbox: string | undefined
   const words: Array<string> = []
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!
@@ -117,6 +121,9 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
       case "--no-verify":
         verify = false
         break
+      case "--sandbox":
+        sandbox = parseSandboxFlag(value(), command)
+        break
       case "--format":
       case "-f": {
         const v = value()
@@ -148,8 +155,16 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
     showRaw,
     ...(verify !== undefined ? { verify } : {}),
     format,
+    ...(sandbox !== undefined ? { sandbox } : {}),
     words,
   }
+}
+
+/** Checks a `--sandbox` value (usage error otherwise). */
+export const parseSandboxFlag = (value: string, command: string): string => {
+  const accepted = [...SANDBOX_MODES, "require"]
+  if (!accepted.includes(value)) throw new UsageError(`anvil ${command}: --sandbox is ${accepted.join(", ")}, not '${value}'`)
+  return value
 }
 
 /** The session options `anvil run` and `anvil chat` take straight from their arguments. */
@@ -172,4 +187,5 @@ export const sessionOptionsOf = (
   allTools: tools,
   allow: args.allow,
   plugins: { trustProject: args.trustPlugins, onProblem: (m) => io.err(`anvil: ${m}\n`) },
+  sandboxMode: args.sandbox,
 })

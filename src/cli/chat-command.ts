@@ -5,7 +5,8 @@ import { initialMcpEvents, mcpHumanLine } from "./mcp-events.ts"
 import type { TurnResult } from "../agent/events.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makePrinter } from "../terminal/event-printer.ts"
-import { askInTerminal } from "../terminal/permission-prompt.ts"
+import { askHostInTerminal, askInTerminal } from "../terminal/permission-prompt.ts"
+import { sandboxLine } from "../sandbox/summary.ts"
 import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle, type Style } from "../terminal/style.ts"
 import { VERSION } from "../version.ts"
@@ -23,7 +24,7 @@ Ctrl-C on an empty prompt twice, Ctrl-D or /exit quits.
 
 Options: --model, --profile (code, plan, explore, test), --plan, --engine native|react, --react,
 --continue, --session ID, --max-steps N, --yes, --trust-plugins, --trust-mcp, --allow RULE, --verify CMD, --no-verify,
---show-raw (print raw model responses) — as for 'anvil run'.
+--sandbox MODE, --show-raw (print raw model responses) — as for 'anvil run'.
 
 In the chat: /help, /tools, /session, /exit.
 `
@@ -82,6 +83,7 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
           if (text) io.err(errStyle.yellow(text))
         },
       },
+      ...(tty && !args.yes ? { askHost: (host: string) => askHostInTerminal(terminal, errStyle, spinner)(host) } : {}),
     })
   } catch (e) {
     if (e instanceof AgentSetupError) {
@@ -95,6 +97,8 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
 
   io.err(
     `${errStyle.bold(`anvil ${VERSION}`)} ${errStyle.dim(`— ${session.model.id}, ${session.profile.name} profile${react ? ", ReAct" : ""}, session ${session.id}${session.resumed ? ` (resumed, ${session.conversation.items.length} items)` : ""}`)}\n` +
+      `${errStyle.dim(`sandbox: ${sandboxLine(session.sandbox)}`)}\n` +
+      (session.sandbox.warning ? `${errStyle.yellow(`warning: ${session.sandbox.warning}`)}\n` : "") +
       `${errStyle.dim("Ctrl-C cancels a turn; Ctrl-D or /exit quits; /help for commands.")}\n`,
   )
   const loadedPlugins = session.plugins.reports.filter((r) => r.status === "loaded").map((r) => r.name)

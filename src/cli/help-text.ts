@@ -9,6 +9,7 @@ Usage:
   anvil mcp [list|tools|resources|prompts|trust]  MCP servers: status, tools, trust (see 'anvil mcp --help')
   anvil plugins [--json]                          list the plugins (user, project) with status, tools, hooks;
                                                   check PATH, trust [NAME], untrust NAME, init NAME
+  anvil sandbox [--json] [--sandbox MODE]         what the command sandbox can do here and the rules in force
   anvil sessions [--json]                         list this project's sessions
   anvil skills [--json]                           list the skills (built-in, project, user) and invalid ones
   anvil tool <name> [JSON | - | --key value ...]   run one tool and print its envelope
@@ -23,6 +24,7 @@ Options of 'anvil tool':
   --text         print what the model would read instead of the envelope JSON
   --meta         print {"envelope": …, "execution_meta": …}
   -              read the JSON parameters from standard input
+  --sandbox MODE the command sandbox for bash: workspace-write (default), read-only, off, require
 
 Model: --model provider/model, or ANVIL_MODEL, or "model" in anvil.json, or the environment:
   ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL for any OpenAI-compatible server),

@@ -85,6 +85,11 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         if (global.help) return help(io, CHAT_HELP)
         return await chatCommand(rest, io, global.root, await loadBuiltinTools())
       }
+      case "sandbox": {
+        const { sandboxCommand, SANDBOX_HELP } = await import("./sandbox-command.ts")
+        if (global.help) return help(io, SANDBOX_HELP)
+        return await sandboxCommand(rest, io, global.root)
+      }
       case "sessions": {
         const { sessionsCommand, SESSIONS_HELP } = await import("./sessions-command.ts")
         if (global.help) return help(io, SESSIONS_HELP)

@@ -2,6 +2,7 @@ import { Deferred, Effect } from "effect"
 import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
 import type { AgentEvent, TurnResult } from "../agent/events.ts"
 import { showAllowRule } from "../permission/rules.ts"
+import { sandboxSummary } from "../sandbox/summary.ts"
 import { rulesForAnswer, type AskAnswer, type PermissionRequest } from "../permission/permissions.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makePrinter } from "../terminal/event-printer.ts"
@@ -35,6 +36,8 @@ Options:
   --profile NAME              code (default), plan, explore, test
   --engine native|react       native tool calls (default) or the ReAct text protocol
   --verify CMD, --no-verify   the auto-verification command (default: anvil.json verify)
+  --sandbox MODE              the command sandbox: workspace-write (default), read-only, off, or
+                              require (workspace-write, and an error where it cannot run)
   --show-raw                  print the raw model responses to stderr
 
 Without a terminal, calls that need approval are denied (the model is told PERMISSION_DENIED)
@@ -55,9 +58,16 @@ export const terminalOf = async (io: CliIO): Promise<UserTerminalShape> =>
 
 /** How "ask" is answered without a person: --yes approves; otherwise deny, telling the model how the user could approve. */
 export const scriptedAsk = (yes: boolean) => (request: PermissionRequest): Effect.Effect<AskAnswer> => {
-  if (yes) return Effect.succeed("once")
   const rule = showAllowRule(rulesForAnswer(request.tool, request.subjects)[0]!)
   const what = request.subjects ? ` (${request.subjects.values.join(", ")})` : ""
+  if (request.unconfined) {
+    return Effect.succeed({
+      deny:
+        `The '${request.tool.name}' call${what} asks to run outside the command sandbox, which only a person may approve, and anvil is running without a terminal to ask (--yes does not cover it). ` +
+        `It was not run. Run it sandboxed (leave out sandbox: false), or the user can allow this exact command with --allow ${JSON.stringify(rule)}.`,
+    })
+  }
+  if (yes) return Effect.succeed("once")
   return Effect.succeed({
     deny:
       `The '${request.tool.name}' call${what} needs approval and anvil is running without a terminal to ask. ` +
@@ -74,7 +84,12 @@ export const approvals = (
   yes: boolean,
   spinner: { readonly stop: () => void },
   prompt: (request: PermissionRequest) => Effect.Effect<AskAnswer>,
-) => (canPrompt && !yes ? (r: PermissionRequest) => Effect.andThen(Effect.sync(spinner.stop), prompt(r)) : scriptedAsk(yes))
+) => {
+  const atTerminal = (r: PermissionRequest) => Effect.andThen(Effect.sync(spinner.stop), prompt(r))
+  if (!canPrompt) return scriptedAsk(yes)
+  // --yes never covers leaving the sandbox: that is still put to the person at the terminal.
+  return yes ? (r: PermissionRequest) => (r.unconfined ? atTerminal(r) : scriptedAsk(true)(r)) : atTerminal
+}
 
 /** The result object of --format json and the last line of stream-json. */
 export const resultObject = (session: AgentSession, result: TurnResult) => ({
@@ -219,9 +234,12 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
       tools: session.tools.map((t) => t.name),
       plugins: session.plugins.reports.map((r) => ({ name: r.name, source: r.source, status: r.status })),
       mcp_servers: session.mcp.views().map((v) => ({ name: v.name, status: v.status === "starting" ? "pending" : v.status })),
+      sandbox: sandboxSummary(session.sandbox),
     })
+    if (session.sandbox.warning) line({ type: "system", subtype: "warning", source: "sandbox", message: session.sandbox.warning })
   }
   for (const event of initialMcpEvents(session.mcp)) onMcp(event)
+  if (session.sandbox.warning && args.format !== "stream-json") io.err(`anvil: warning: ${session.sandbox.warning}\n`)
 
   // SIGINT, SIGTERM, SIGHUP cancel the turn; its processes are ended and the result says "interrupted".
   const cancel = Effect.runSync(Deferred.make<void>())

@@ -7,12 +7,18 @@ import { ToolRunner, type ToolOutcome } from "../tool-framework/runner.ts"
 import { watchSignals, type ExitSignal } from "./signals.ts"
 import { flagValue, UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
+import { SANDBOX_MODES } from "../sandbox/settings.ts"
+
+/** What `--sandbox` takes on `anvil tool` (true/false go to bash's own `sandbox` parameter). */
+const MODE_WORDS: ReadonlyArray<string> = [...SANDBOX_MODES, "require"]
 
 export interface ToolCommandArgs {
   readonly name: string
   readonly params: unknown
   readonly text: boolean
   readonly meta: boolean
+  /** `--sandbox MODE` (a mode name; `--sandbox false` is bash's own parameter). */
+  readonly sandbox?: string
 }
 
 /** Parses `<name> [JSON | - | --key value ...] [--text] [--meta]`. */
@@ -21,6 +27,7 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
   if (name === undefined || name.startsWith("--")) throw new UsageError("anvil tool: name a tool (see `anvil tools`)")
   let text = false
   let meta = false
+  let sandbox: string | undefined
   let params: Record<string, unknown> | undefined
   let positional: unknown
   for (let i = 0; i < args.length; i++) {
@@ -28,6 +35,9 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
     if (a === "--text") text = true
     else if (a === "--meta") meta = true
     else if (a === "--") continue
+    else if ((a === "--sandbox" && MODE_WORDS.includes(args[i + 1] ?? "")) || (a.startsWith("--sandbox=") && MODE_WORDS.includes(a.slice(10)))) {
+      sandbox = a === "--sandbox" ? args[++i]! : a.slice(10)
+    }
     else if (a.startsWith("--")) {
       const eq = a.indexOf("=")
       const key = eq > 0 ? a.slice(2, eq) : a.slice(2)
@@ -47,9 +57,9 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
     if (typeof positional !== "object" || positional === null || Array.isArray(positional)) {
       throw new UsageError(`anvil tool ${name}: JSON parameters must be an object to combine with --key flags`)
     }
-    return { name, params: { ...positional, ...params }, text, meta }
+    return { name, params: { ...positional, ...params }, text, meta, ...(sandbox ? { sandbox } : {}) }
   }
-  return { name, params: positional ?? params ?? {}, text, meta }
+  return { name, params: positional ?? params ?? {}, text, meta, ...(sandbox ? { sandbox } : {}) }
 }
 
 /** Runs one tool through the full pipeline and prints the envelope (or the model's text). */
@@ -82,6 +92,7 @@ export const toolCommand = async (
         ...(prepareTools ? { prepareTools } : {}),
         ...(toolSources ? { toolSources } : {}),
         ...(io.terminal ? { terminal: io.terminal } : {}),
+        ...(args.sandbox ? { sandbox: { modeFlag: args.sandbox } } : {}),
       }),
     ),
   )

@@ -14,6 +14,12 @@ export interface PermissionRequest {
   readonly params: unknown
   /** What the rules matched on (command, paths, host), when the call has one. */
   readonly subjects?: Subjects | undefined
+  /**
+   * Set when the call asks to run a command outside the command sandbox: only
+   * a person (or an --allow rule naming the command) may approve it; --yes and
+   * configured allow rules do not, and "always" answers count once.
+   */
+  readonly unconfined?: boolean
 }
 
 export type PermissionDecision =
@@ -45,7 +51,13 @@ export const configuredLevel = (config: Config["Service"], tool: Tool): Permissi
 export interface PermissionsOptions {
   /** Approvals given up front (`--allow`). */
   readonly allow?: ReadonlyArray<AllowRule>
+  /** The command sandbox: whether it confines commands, and whether confined calls are approved without asking (`sandbox.auto_allow`). */
+  readonly sandbox?: { readonly confining: boolean; readonly autoAllow: boolean }
 }
+
+/** An --allow rule that names a command explicitly (a pattern other than a bare `*`) and matches this call. */
+const namesCommand = (rule: AllowRule, toolName: string, subjects: Subjects | undefined): boolean =>
+  rule.pattern !== undefined && rule.pattern.replace(/\*/g, "").trim() !== "" && allowCovers(rule, toolName, subjects)
 
 /** The rules an "always"/"session" answer adds: one per subject value, or the whole tool when the call has none. */
 export const rulesForAnswer = (tool: Tool, subjects: Subjects | undefined): ReadonlyArray<AllowRule> =>
@@ -107,18 +119,29 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
         const permission = () => config.get("permission", {} as Record<string, unknown>)
         const subjectsFor = (tool: Tool, params: unknown) =>
           tool.permissionSubjects ? tool.permissionSubjects(params) : subjectsOf(params, normalize)
-        const levelOf = (tool: Tool, params: unknown) =>
-          levelFor(toolRules(permission(), tool.name), tool.permission ?? "allow", subjectsFor(tool, params))
+        const sandbox = options.sandbox
+        /** The tool's own default level; a confined call of an asking tool is allowed with sandbox.auto_allow. */
+        const defaultLevel = (tool: Tool, params: unknown): PermissionLevel =>
+          sandbox?.confining && sandbox.autoAllow && tool.sandboxedCall?.(params) === true && tool.permission === "ask" ? "allow" : (tool.permission ?? "allow")
+        const levelOf = (tool: Tool, params: unknown) => levelFor(toolRules(permission(), tool.name), defaultLevel(tool, params), subjectsFor(tool, params))
 
         const check = (request: PermissionRequest): Effect.Effect<PermissionDecision> =>
           Effect.gen(function* () {
             const subjects = request.subjects ?? subjectsFor(request.tool, request.params)
-            const level = levelFor(toolRules(permission(), request.tool.name), request.tool.permission ?? "allow", subjects)
-            if (level === "allow") return { allowed: true } as const
+            const level = levelFor(toolRules(permission(), request.tool.name), defaultLevel(request.tool, request.params), subjects)
             const what = subjects ? ` (${subjects.values.join(", ")})` : ""
             if (level === "deny") {
               return { allowed: false, reason: `The '${request.tool.name}' call${what} is denied by the permission settings.` } as const
             }
+            if (sandbox?.confining && request.tool.sandboxedCall?.(request.params) === false) {
+              // Leaving the sandbox: a person decides, whatever the rules say.
+              if ((options.allow ?? []).some((rule) => namesCommand(rule, request.tool.name, subjects))) return { allowed: true } as const
+              const answer = yield* onAsk({ ...request, subjects, unconfined: true })
+              if (answer === true || answer === "once" || answer === "session" || answer === "always") return { allowed: true } as const
+              if (typeof answer === "object") return { allowed: false, reason: answer.deny } as const
+              return { allowed: false, reason: `The user did not approve running this command outside the sandbox${what}.` } as const
+            }
+            if (level === "allow") return { allowed: true } as const
             if (approved.some((rule) => allowCovers(rule, request.tool.name, subjects))) return { allowed: true } as const
             const answer = yield* onAsk({ ...request, subjects })
             if (answer === true || answer === "once") return { allowed: true } as const

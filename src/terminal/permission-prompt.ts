@@ -79,12 +79,15 @@ export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: st
       const isDiff = /^(@@|---|\+\+\+)/m.test(preview)
       const rule = rulesForAnswer(request.tool, request.subjects).map(showAllowRule).join(", ")
       yield* terminal.write(
-        `\n${style.yellow("?")} ${style.bold(`Allow ${request.tool.name}?`)}\n` +
+        `\n${style.yellow("?")} ${style.bold(`Allow ${request.tool.name}${request.unconfined ? " outside the sandbox" : ""}?`)}\n` +
           `${(isDiff ? colorDiff(preview, style) : preview)
             .split("\n")
             .map((l) => `  ${l}`)
             .join("\n")}\n` +
-          `  ${style.bold("1")} yes, once   ${style.bold("2")} always this session   ${style.bold("3")} always (save ${rule} to anvil.json)   ${style.bold("4")} no\n`,
+          (request.unconfined
+            ? `  ${style.red("This command runs OUTSIDE the sandbox: it may write anywhere, read your secrets and use the network.")}\n` +
+              `  ${style.bold("1")} yes, once   ${style.bold("4")} no\n`
+            : `  ${style.bold("1")} yes, once   ${style.bold("2")} always this session   ${style.bold("3")} always (save ${rule} to anvil.json)   ${style.bold("4")} no\n`),
       )
       const keys = yield* terminal.keys
       for (;;) {
@@ -97,8 +100,8 @@ export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: st
           answer = "deny"
         }
         else if (k === "1" || k === "y" || key.name === "return") answer = "once"
-        else if (k === "2" || k === "s") answer = "session"
-        else if (k === "3" || k === "a") answer = "always"
+        else if ((k === "2" || k === "s") && !request.unconfined) answer = "session"
+        else if ((k === "3" || k === "a") && !request.unconfined) answer = "always"
         else if (k === "4" || k === "n" || k === "d" || key.name === "escape") answer = "deny"
         if (answer) {
           const label = { once: "allowed once", session: "allowed for this session", always: `allowed always (${rule} saved)`, deny: "denied" }[answer as string]
@@ -107,4 +110,33 @@ export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: st
         }
       }
     }),
+  )
+
+/**
+ * Asks the person whether a command in the sandbox may reach `host`, which
+ * sandbox.network does not list: 1/y once (this session), 3/a always (saved
+ * to sandbox.network in anvil.json), 4/n/Esc no. The command waits meanwhile.
+ */
+export const askHostInTerminal = (terminal: UserTerminalShape, style: Style, spinner: { readonly stop: () => void }) => (host: string): Promise<"once" | "always" | "deny"> =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        spinner.stop()
+        yield* terminal.write(
+          `\n${style.yellow("?")} ${style.bold(`Allow the sandboxed command to connect to ${host}?`)} ${style.dim("(not in sandbox.network)")}\n` +
+            `  ${style.bold("1")} yes, this session   ${style.bold("3")} always (add ${host} to sandbox.network in anvil.json)   ${style.bold("4")} no\n`,
+        )
+        const keys = yield* terminal.keys
+        for (;;) {
+          const key = yield* Queue.take(keys).pipe(Effect.orElseSucceed(() => undefined))
+          if (key === undefined) return "deny" as const
+          const k = (key.text || key.name).toLowerCase()
+          const answer = k === "1" || k === "y" || key.name === "return" ? "once" : k === "3" || k === "a" ? "always" : k === "4" || k === "n" || key.name === "escape" || (key.ctrl && key.name === "c") ? "deny" : undefined
+          if (answer) {
+            yield* terminal.write(`  ${answer === "deny" ? style.red(`${host} refused`) : style.green(answer === "always" ? `${host} allowed (saved)` : `${host} allowed for this session`)}\n`)
+            return answer
+          }
+        }
+      }),
+    ),
   )

@@ -82,6 +82,13 @@ export interface Tool<P = any, R = any> {
    * loading deploy. Undefined for a call means only the tool-wide level applies.
    */
   readonly permissionSubjects?: (params: P) => Subjects | undefined
+  /**
+   * For tools that run commands under the command sandbox: `true` when this
+   * call runs confined (with `sandbox.auto_allow` it then needs no approval),
+   * `false` when it asks to run outside the sandbox (always put to a person,
+   * never approved by --yes or a configured allow rule). Undefined: neither.
+   */
+  readonly sandboxedCall?: (params: P) => boolean | undefined
   /** True when the tool paginates itself; the framework then never truncates it (context.truncation_skip). */
   readonly paginates?: boolean
   /** True when the tool never changes anything (files, processes, remote state); such calls may run concurrently. */

@@ -102,7 +102,10 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
                 const envelopeError: EnvelopeError = {
                   code: error.code,
                   message: capText(error.message),
-                  ...(error.fieldErrors && error.fieldErrors.length > 0 ? { field_errors: error.fieldErrors } : {}),
+                  // Field errors quote the input too (calculator: "unknown name '<the expression>'"): cut like the message.
+                  ...(error.fieldErrors && error.fieldErrors.length > 0
+                    ? { field_errors: error.fieldErrors.map((f) => ({ field: capText(f.field, 200), message: capText(f.message) })) }
+                    : {}),
                   retryable: error.retryable ?? defaultRetryable(error.code),
                 }
                 const hints = error.hints ?? []

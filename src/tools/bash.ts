@@ -7,6 +7,8 @@ import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { OutputCapture, type CapturedStream, type SpillTarget } from "../process/output-capture.ts"
 import { excerpt, lineCount, share, type Excerpt } from "../process/output-excerpt.ts"
 import { ProcessRunner, type ProcessOutcome } from "../process/process-runner.ts"
+import type { SandboxRefusal } from "../sandbox/diagnose.ts"
+import { Sandbox } from "../sandbox/sandbox.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -58,6 +60,12 @@ const Parameters = Schema.Struct({
   description: Schema.optionalKey(
     Schema.String.annotate({ description: "A few words on what the command does, shown to the user when approval is asked." }),
   ),
+  sandbox: Schema.optionalKey(
+    Schema.Boolean.annotate({
+      description:
+        "false runs this one command outside the command sandbox (writes anywhere, network, secrets). The user is always asked first; use it only when the sandbox refused something the task really needs. Default true.",
+    }),
+  ),
 })
 type Parameters = typeof Parameters.Type
 
@@ -102,6 +110,7 @@ export const bashTool = defineTool({
   aliases: ["shell", "run_command", "execute_command"],
   parameterAliases: { cmd: "command", argv: "args", cwd: "workdir", working_dir: "workdir", timeout: "timeout_ms" },
   permission: "ask",
+  sandboxedCall: (params: Parameters) => params.sandbox !== false,
   parameters: Parameters,
   run: (params: Parameters) =>
     Effect.gen(function* () {
@@ -174,6 +183,10 @@ export const bashTool = defineTool({
       const stdout = new OutputCapture({ capacity, maxSpillBytes, spill: spillTo("stdout") })
       const stderr = new OutputCapture({ capacity, maxSpillBytes, spill: spillTo("stderr") })
 
+      const sandbox = yield* Sandbox
+      const wrapped = yield* sandbox
+        .wrap({ cwd: dir.real, unconfined: params.sandbox === false })
+        .pipe(Effect.mapError((e) => toolError("EXECUTION_ERROR", e.message, { context, details: "Install bubblewrap, or set sandbox.require to false in anvil.json to run commands unconfined." })))
       const outcome = yield* runner
         .run({
           file,
@@ -185,9 +198,12 @@ export const bashTool = defineTool({
           drainMs: setting("drain_ms"),
           stdout,
           stderr,
+          ...(wrapped.wrap ? { wrap: wrapped.wrap } : {}),
         })
         .pipe(
           Effect.ensuring(Effect.promise(() => Promise.all([stdout.finish(), stderr.finish()]))),
+          // Stand-ins go however the run ends (the output is read for refusals below).
+          Effect.ensuring(wrapped.finish("")),
           Effect.mapError((e) =>
             e.code === "ENOENT"
               ? toolError("NOT_FOUND", `Command not found: ${file}`, {
@@ -205,6 +221,8 @@ export const bashTool = defineTool({
 
       let out = stdout.snapshot()
       let err = stderr.snapshot()
+      const refusals = yield* wrapped.finish(`${tailText(out)}\n${tailText(err)}`)
+      const sandboxed = { mode: wrapped.confined ? sandbox.status.settings.mode : "off", refusals }
       if (outcome.timedOut && out.totalBytes + err.totalBytes === 0) {
         const longer = Math.min(timeoutMs * 2, maxTimeout)
         return yield* toolError("TIMEOUT", `Command timed out after ${timeoutMs}ms`, {
@@ -229,7 +247,7 @@ export const bashTool = defineTool({
       out = stdout.snapshot()
       err = stderr.snapshot()
 
-      return render({ params, shown, outcome, timeoutMs, maxTimeout, out, err, outShown, errShown, context, display: workspace.display })
+      return render({ params, shown, outcome, timeoutMs, maxTimeout, out, err, outShown, errShown, context, display: workspace.display, sandboxed })
     }),
 })
 
@@ -259,7 +277,12 @@ interface RenderInput {
   readonly errShown: Excerpt
   readonly context: Readonly<Record<string, unknown>>
   readonly display: (absolute: string) => string
+  /** The sandbox mode the command ran under ("off" when unconfined) and what it refused. */
+  readonly sandboxed: { readonly mode: string; readonly refusals: ReadonlyArray<SandboxRefusal> }
 }
+
+/** The last part of a captured stream as text, for reading the sandbox's refusals. */
+const tailText = (c: CapturedStream): string => new TextDecoder().decode(c.tail.length > 0 ? c.tail : c.head).slice(-8000)
 
 const render = (r: RenderInput): ToolResult => {
   const { outcome, out, err, outShown, errShown } = r
@@ -288,6 +311,7 @@ const render = (r: RenderInput): ToolResult => {
         "To keep a background process running, redirect its output: `cmd > cmd.log 2>&1 &`.",
     )
   }
+  for (const refusal of r.sandboxed.refusals) notes.push(`Sandbox: ${refusal.message}`)
   const section = (name: string, e: Excerpt) => `${name}:\n${e.text === "" ? "(empty)" : e.text}`
   const saved: Array<string> = []
   const describe = (name: string, c: CapturedStream, path: string | null, e: Excerpt) => {
@@ -306,6 +330,10 @@ const render = (r: RenderInput): ToolResult => {
   }
   if (errShown.truncated && errPath !== null) {
     hints.push(hint("Read", hints.length === 0 ? "high" : "medium", { path: errPath, offset: errShown.omittedFromLine, limit: 200 }))
+  }
+  if (r.sandboxed.refusals.some((x) => x.kind !== "host")) {
+    const call = r.params.command !== undefined ? { command: r.params.command } : { args: r.params.args }
+    hints.push(hint("Bash", "low", { ...call, sandbox: false }))
   }
   if (outcome.timedOut) {
     const longer = Math.min(r.timeoutMs * 2, r.maxTimeout)
@@ -339,6 +367,7 @@ const render = (r: RenderInput): ToolResult => {
       truncated,
       output_path: outPath,
       stderr_path: errPath,
+      sandbox: { mode: r.sandboxed.mode, refused: r.sandboxed.refusals },
     },
     text,
     stats: {

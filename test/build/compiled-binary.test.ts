@@ -100,7 +100,10 @@ describe("the compiled executable as an agent", () => {
       const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
       expect(err).toBe("")
       expect(code).toBe(0)
-      const events = out.trim().split("\n").map((l) => JSON.parse(l))
+      const all = out.trim().split("\n").map((l) => JSON.parse(l))
+      // No bwrap on this PATH: the command sandbox says once that it cannot run (test/sandbox covers it).
+      expect(all.filter((e) => e.type === "system").map((e) => e.source)).toEqual(["sandbox"])
+      const events = all.filter((e) => e.type !== "system")
       expect(events.map((e) => e.type)).toEqual(["init", "assistant", "tool_use", "tool_use", "tool_result", "tool_result", "assistant", "result"])
       const grep = events.find((e) => e.type === "tool_result" && e.id === "g1")
       expect(grep.envelope.status).toBe("success") // not the partial in-process fallback: the embedded rg ran

@@ -132,7 +132,8 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
   })
 
   test("without a TTY an 'ask' call is denied and the model gets PERMISSION_DENIED; --allow approves a narrower rule", async () => {
-    const root = project({})
+    // Sandboxed bash is auto-allowed by default (test/sandbox); here it asks as it does unconfined.
+    const root = project({ "anvil.json": JSON.stringify({ sandbox: { auto_allow: false } }) })
     const turns: Array<FakeTurn> = [
       { tool_calls: [{ name: "bash", arguments: { command: "echo made > made.txt" }, id: "b1" }] },
       { text: "I could not run it." },

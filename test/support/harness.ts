@@ -77,7 +77,8 @@ const runtimeLayer = (root: string, options: CallOptions) =>
     tools: options.tools ?? builtinTools,
     ...(options.toolSources ? { toolSources: options.toolSources } : {}),
     ...(options.onAsk ? { onAsk: options.onAsk } : {}),
-    ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
+    // In-process tool tests run commands unconfined unless they set a mode; test/sandbox covers the sandbox.
+    configOverrides: { sandbox: { mode: "off" }, ...options.configOverrides },
     ...(options.session ? { session: options.session } : {}),
     ...(options.enforceReads ? { enforceReads: true } : {}),
     ...(options.terminal ? { terminal: options.terminal } : {}),

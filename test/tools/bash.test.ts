@@ -9,7 +9,7 @@ import { builtinTools, callTool, project, tempDir, type CallOptions } from "../s
 
 const PATH = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"
 /** Fast settings for tests: short drain and kill grace. */
-const fast = { tools: { bash: { drain_ms: 100, kill_grace_ms: 300 } } }
+const fast = { tools: { bash: { drain_ms: 100, kill_grace_ms: 300 } }, sandbox: { mode: "off" } }
 
 const bash = (root: string, params: Record<string, unknown>, options: CallOptions = {}) =>
   callTool(root, "bash", params, { env: { PATH }, configOverrides: fast, ...options })

@@ -1,0 +1,118 @@
+import { Effect } from "effect"
+import { realpathSync } from "node:fs"
+import { Path } from "effect/Path"
+import { Config, ConfigError } from "../config/config.ts"
+import { PlatformLive } from "../runtime.ts"
+import { showPath } from "../sandbox/policy.ts"
+import { makeSandbox } from "../sandbox/sandbox.ts"
+import { readSandboxSettings, SandboxSettingsError, showNetwork } from "../sandbox/settings.ts"
+import { sandboxSummary } from "../sandbox/summary.ts"
+import { findProjectRoot } from "../workspace/project-root.ts"
+import { parseSandboxFlag } from "./agent-args.ts"
+import { UsageError } from "./args.ts"
+import type { CliIO } from "./output.ts"
+
+export const SANDBOX_HELP = `Usage: anvil sandbox [--json] [--sandbox MODE]
+
+Reports what the command sandbox can do on this machine (bubblewrap found, a test
+sandbox started, writes, PID namespace and network checked) and the rules in force
+for this project: the mode, writable folders, protected paths, hidden secrets, network.
+Settings: anvil.json "sandbox": { "mode", "require", "writable", "protected",
+"deny_read", "network", "auto_allow" } (see README "The command sandbox").
+`
+
+/** A check run inside a real sandbox: each line "name=ok" or "name=FAIL". */
+const CHECK_SCRIPT = [
+  'echo x > "$TMPDIR/check" && echo tmp_write=ok || echo tmp_write=FAIL',
+  "if (echo x > /anvil-sandbox-check) 2>/dev/null; then rm -f /anvil-sandbox-check; echo outside_refused=FAIL; else echo outside_refused=ok; fi",
+  '[ "$$" -lt 10 ] && echo pid_namespace=ok || echo pid_namespace=FAIL',
+  "n=$(tail -n +3 /proc/net/dev | grep -vc '^ *lo:'); [ \"$n\" = 0 ] && echo network=isolated || echo network=shared",
+].join("\n")
+
+/** `anvil sandbox [--json] [--sandbox MODE]`. */
+export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined): Promise<number> => {
+  let json = false
+  let modeFlag: string | undefined
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (a === "--json") json = true
+    else if (a === "--sandbox") modeFlag = parseSandboxFlag(argv[++i] ?? "", "sandbox")
+    else if (a.startsWith("--sandbox=")) modeFlag = parseSandboxFlag(a.slice(10), "sandbox")
+    else throw new UsageError(`anvil sandbox: unexpected argument '${a}'`)
+  }
+  const { dir, config } = await Effect.runPromise(
+    Effect.gen(function* () {
+      const path = yield* Path
+      const given = root ?? io.env.ANVIL_ROOT
+      const dir = given ? path.resolve(io.cwd, given) : yield* findProjectRoot(io.cwd)
+      return { dir, config: yield* Config.load({ root: dir, env: io.env }) }
+    }).pipe(Effect.provide(PlatformLive)),
+  )
+  let settings
+  try {
+    settings = readSandboxSettings(config.data.sandbox, modeFlag)
+  } catch (e) {
+    throw new ConfigError(e instanceof SandboxSettingsError ? `anvil.json: ${e.message}` : String(e))
+  }
+  const sandbox = makeSandbox({ root: dir, env: io.env, settings, sessionId: "doctor" })
+  try {
+    const { status } = sandbox.service
+    const policy = sandbox.service.policy()
+    const checks: Record<string, string> = {}
+    if (policy && status.support.available) {
+      const wrapped = await Effect.runPromise(sandbox.service.wrap({ cwd: dir }))
+      // The check runs as a command would (with a host list, through the relay too).
+      const command = { argv: ["/bin/sh", "-c", CHECK_SCRIPT], cwd: dir, env: { PATH: io.env.PATH ?? "/usr/bin:/bin" } }
+      const spawn = wrapped.wrap ? wrapped.wrap(command) : command
+      const run = Bun.spawn([...spawn.argv], { env: spawn.env, stdout: "pipe", stderr: "pipe", stdin: "ignore" })
+      const [stdout, stderr] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
+      await Effect.runPromise(wrapped.finish(""))
+      for (const line of stdout.split("\n")) {
+        const [k, v] = line.split("=")
+        if (k && v) checks[k] = v
+      }
+      if (run.exitCode !== 0 && Object.keys(checks).length === 0) checks.start = `FAIL: ${stderr.trim()}`
+    }
+    const home = io.env.HOME
+    const realRoot = realpathSync(dir)
+    const tilde = (p: string) => (home && p.startsWith(`${home}/`) ? `~/${p.slice(home.length + 1)}` : p)
+    const report = {
+      ...sandboxSummary(status),
+      root: dir,
+      bwrap: status.support.available ? status.support.bwrap : null,
+      ...(status.support.available ? {} : { unavailable: status.support.reason, fix: status.support.fix }),
+      checks,
+      writable: policy ? policy.writable.filter((p, i) => i > 0 && p !== realRoot).map((p) => showPath(dir, p)) : [],
+      temporary_folder: policy ? "a private folder per session ($TMPDIR, TMP, TEMP)" : null,
+      protected: policy ? [...policy.readOnly.map((p) => showPath(dir, p)), ...policy.standIns.map((s) => `${showPath(dir, s.path)} (missing: kept uncreatable)`)] : [],
+      hidden: policy ? [...policy.hiddenDirs, ...policy.hiddenFiles].map(tilde) : [],
+      missing_writable: policy?.missingWritable ?? [],
+    }
+    if (json) {
+      io.out(`${JSON.stringify(report, null, 2)}\n`)
+      return 0
+    }
+    const lines = [
+      status.support.available
+        ? `Command sandbox: bubblewrap ${status.support.version} (${status.support.bwrap}) — works on this machine`
+        : settings.mode === "off"
+          ? "Command sandbox: off (sandbox.mode)"
+          : `Command sandbox: NOT AVAILABLE — ${status.support.reason}\n  To fix: ${status.support.fix}\n  Meanwhile commands run unconfined and ask for approval as usual${settings.require ? "; sandbox.require is on, so bash refuses to run" : ""}.`,
+      `Mode: ${report.mode}${report.mode !== settings.mode ? ` (configured: ${settings.mode})` : ""}   require: ${settings.require}   auto_allow: ${settings.autoAllow}`,
+    ]
+    if (Object.keys(checks).length > 0) lines.push(`Checks: ${Object.entries(checks).map(([k, v]) => `${k} ${v}`).join(", ")}`)
+    if (policy) {
+      lines.push(
+        `Writable: ${policy.mode === "read-only" ? "nothing but" : "the project root,"} a private temporary folder per session${report.writable.length > 0 ? `, ${report.writable.join(", ")}` : ""}`,
+        `Read-only inside the root: ${report.protected.join(", ") || "(none)"}`,
+        `Hidden (unreadable): ${report.hidden.join(", ") || "(none present)"}`,
+        `Network: ${showNetwork(settings.network)}`,
+      )
+      if (policy.missingWritable.length > 0) lines.push(`sandbox.writable entries that do not exist (ignored): ${policy.missingWritable.join(", ")}`)
+    }
+    io.out(`${lines.join("\n")}\n`)
+    return 0
+  } finally {
+    await sandbox.close()
+  }
+}

@@ -1,0 +1,37 @@
+import type { SandboxPolicy } from "./policy.ts"
+
+export interface BwrapCommand {
+  readonly policy: SandboxPolicy
+  /** Share the host's network (sandbox.network "on"); otherwise the command gets its own empty network namespace. */
+  readonly shareNet: boolean
+  /** Running as uid 0: capabilities are dropped so root inside cannot undo the mounts. */
+  readonly root: boolean
+  readonly cwd: string
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+}
+
+/**
+ * The bubblewrap argument list for one command. The order matters: the whole
+ * filesystem read-only, then the writable folders, then the protected paths
+ * read-only again on top, then the hidden secrets (an empty read-only tmpfs
+ * over a folder, /dev/null over a file). New user, PID, IPC, UTS, cgroup and
+ * (unless shared) network namespaces; the sandbox dies with anvil.
+ * No --new-session: the runner already starts each command in its own session
+ * (no controlling terminal), and a new session would take the sandbox out of
+ * the process group the runner ends on timeout.
+ */
+export const bwrapArgs = (c: BwrapCommand): Array<string> => {
+  const a: Array<string> = ["--unshare-all"]
+  if (c.shareNet) a.push("--share-net")
+  a.push("--die-with-parent")
+  if (c.root) a.push("--cap-drop", "ALL")
+  a.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+  for (const w of c.policy.writable) a.push("--bind", w, w)
+  for (const r of c.policy.readOnly) a.push("--ro-bind", r, r)
+  for (const s of c.policy.standIns) a.push("--ro-bind", s.path, s.path)
+  for (const d of c.policy.hiddenDirs) a.push("--tmpfs", d, "--remount-ro", d)
+  for (const f of c.policy.hiddenFiles) a.push("--ro-bind", "/dev/null", f)
+  a.push("--chdir", c.cwd, "--", c.file, ...c.args)
+  return a
+}

@@ -1,0 +1,101 @@
+import { isAbsolute, resolve } from "node:path"
+import { classifyPath, showPath, type SandboxPolicy } from "./policy.ts"
+import type { NetworkPolicy } from "./settings.ts"
+
+/** Something the sandbox refused during a command, with the setting that would allow it. */
+export interface SandboxRefusal {
+  readonly kind: "write" | "protected" | "secret" | "network" | "host"
+  /** The path or host concerned, when known. */
+  readonly subject?: string
+  /** What happened and how to widen the rule, naming the exact setting. */
+  readonly message: string
+}
+
+export interface DiagnoseInput {
+  readonly policy: SandboxPolicy
+  readonly network: NetworkPolicy
+  readonly root: string
+  readonly cwd: string
+  readonly home: string | undefined
+  /** The end of stdout and stderr. */
+  readonly output: string
+  /** Hosts anvil's proxy refused while the command ran. */
+  readonly refusedHosts: ReadonlyArray<string>
+}
+
+const ESCAPE = "or run this one command with sandbox: false (the user is asked)"
+
+/** The path a "Read-only file system" line is about: a quoted path, else the word before the colon. */
+const pathOnLine = (line: string): string | undefined => {
+  const quoted = /['"‘`]([^'"’`]+)['"’`]/.exec(line.slice(0, line.search(/read-only file system|EROFS/i) + 60))
+  if (quoted) return quoted[1]
+  const bare = /(?:cannot create|can't create|cannot touch|cannot open|open)\s+(\S+?):?\s/i.exec(line)
+  return bare?.[1]
+}
+
+/**
+ * Reads a command's output for the sandbox's fingerprints (EROFS writes,
+ * unreadable secrets, a missing network, hosts the proxy refused) and says
+ * for each which setting widens the rule. A command's own errors that merely
+ * look alike are possible; the messages say "the sandbox refused" only where
+ * the path or host is one the policy covers.
+ */
+export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
+  const out: Array<SandboxRefusal> = []
+  const seen = new Set<string>()
+  const add = (r: SandboxRefusal) => {
+    const key = `${r.kind}:${r.subject ?? ""}`
+    if (seen.has(key) || out.length >= 8) return
+    seen.add(key)
+    out.push(r)
+  }
+  const lines = d.output.split("\n")
+  for (const line of lines) {
+    if (!/read-only file system|EROFS/i.test(line)) continue
+    const raw = pathOnLine(line)
+    const abs = raw === undefined ? undefined : raw.startsWith("~/") && d.home ? resolve(d.home, raw.slice(2)) : isAbsolute(raw) ? raw : resolve(d.cwd, raw)
+    const where = abs === undefined ? undefined : classifyPath(d.policy, abs)
+    const shown = abs === undefined ? undefined : showPath(d.root, abs)
+    if (where === "protected") {
+      add({
+        kind: "protected",
+        subject: shown!,
+        message: `The sandbox keeps ${shown} read-only: it makes code run later (git hooks and config, .anvil/, anvil.json, .mcp.json, .claude/, .agents/ and sandbox.protected). Change it with the edit tools, ${ESCAPE}.`,
+      })
+    } else if (d.policy.mode === "read-only") {
+      add({
+        kind: "write",
+        ...(shown ? { subject: shown } : {}),
+        message: `The sandbox is in read-only mode (sandbox.mode "read-only" or --sandbox read-only): ${shown ?? "the write"} was refused. Use sandbox.mode "workspace-write" to write inside the project, ${ESCAPE}.`,
+      })
+    } else {
+      add({
+        kind: "write",
+        ...(shown ? { subject: shown } : {}),
+        message: `The sandbox refused a write${shown ? ` to ${shown}` : ""}: commands may write only inside the project and $TMPDIR. Add the folder to sandbox.writable in anvil.json to allow it, ${ESCAPE}.`,
+      })
+    }
+  }
+  const secrets = [...d.policy.hiddenDirs, ...d.policy.hiddenFiles]
+  for (const line of lines) {
+    if (!/no such file|permission denied|not found|cannot open|ENOENT|EACCES|not a directory/i.test(line)) continue
+    const hit = secrets.find((s) => line.includes(s) || (d.home !== undefined && s.startsWith(`${d.home}/`) && line.includes(`~/${s.slice(d.home.length + 1)}`)))
+    if (hit) {
+      add({
+        kind: "secret",
+        subject: hit,
+        message: `The sandbox hides ${hit} (home secrets and sandbox.deny_read are unreadable to commands). Read it only if the user agrees: ${ESCAPE}.`,
+      })
+    }
+  }
+  if (d.network.kind === "off" && /could not resolve host|temporary failure in name resolution|name or service not known|getaddrinfo|EAI_AGAIN|ENOTFOUND|network is unreachable|ENETUNREACH|connection refused|ECONNREFUSED|no address associated|failed to connect|couldn't connect/i.test(d.output)) {
+    add({
+      kind: "network",
+      message: `Commands have no network in the sandbox (sandbox.network is "off"). Set sandbox.network to a list of hosts (e.g. ["registry.npmjs.org"]) or "on" in anvil.json to allow it, ${ESCAPE}.`,
+    })
+  }
+  for (const host of d.refusedHosts) {
+    add({ kind: "host", subject: host, message: `The sandbox's proxy refused ${host}: it is not in sandbox.network. Add "${host}" to sandbox.network in anvil.json to allow it.` })
+  }
+  return out
+}

@@ -1,0 +1,159 @@
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs"
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
+import type { SandboxMode, SandboxSettings } from "./settings.ts"
+
+/**
+ * Files inside the project that make something run code later (git hooks and
+ * config, anvil's own folder and settings, MCP and Claude Code settings):
+ * read-only inside the sandbox even though the rest of the root is writable.
+ * A trailing slash marks a folder (what a stand-in for a missing one is).
+ */
+export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/hooks/", ".git/config", ".anvil/", "anvil.json", ".mcp.json", ".claude/", ".agents/"]
+
+/** Secrets in the home folder no command may read (`~/` is the home folder). */
+export const BUILTIN_DENY_READ: ReadonlyArray<string> = ["~/.ssh/", "~/.aws/", "~/.gnupg/", "~/.netrc", "~/.config/anvil/", "~/.local/share/anvil/"]
+
+/** Where a policy is applied: real paths. */
+export interface SandboxFacts {
+  readonly root: string
+  readonly home: string | undefined
+  /** $XDG_CONFIG_HOME when set (anvil's settings and credential store live in its anvil/ folder). */
+  readonly configHome: string | undefined
+  /** The session's private temporary folder (TMPDIR inside). */
+  readonly sessionTmp: string
+}
+
+/** A protected path that does not exist yet: anvil puts an empty stand-in there while a command runs, so it cannot be created. */
+export interface StandIn {
+  readonly path: string
+  readonly kind: "file" | "dir"
+}
+
+/** What the sandbox mounts, in order: writable folders, read-only paths over them, stand-ins, hidden paths. */
+export interface SandboxPolicy {
+  readonly mode: Exclude<SandboxMode, "off">
+  readonly writable: ReadonlyArray<string>
+  readonly readOnly: ReadonlyArray<string>
+  readonly standIns: ReadonlyArray<StandIn>
+  readonly hiddenDirs: ReadonlyArray<string>
+  readonly hiddenFiles: ReadonlyArray<string>
+  /** `sandbox.writable` entries that do not exist (reported, not mounted). */
+  readonly missingWritable: ReadonlyArray<string>
+}
+
+const real = (p: string): string | undefined => {
+  try {
+    return realpathSync(p)
+  } catch {
+    return undefined
+  }
+}
+
+const isDir = (p: string): boolean => {
+  try {
+    return statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** `~/x` → home/x; relative → against `base`. */
+export const expandPath = (p: string, base: string, home: string | undefined): string =>
+  p === "~" && home ? home : p.startsWith("~/") && home ? join(home, p.slice(2)) : isAbsolute(p) ? p : resolve(base, p)
+
+const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
+
+/**
+ * The git folder of a checkout whose `.git` is a file (a worktree or a
+ * submodule): its own folder and the shared one, so `git commit` can write
+ * there while their hooks and config stay read-only.
+ */
+const linkedGitDirs = (root: string): { gitDir: string; commonDir: string } | undefined => {
+  const dotGit = join(root, ".git")
+  try {
+    if (!lstatSync(dotGit).isFile()) return undefined
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))
+    if (!m) return undefined
+    const gitDir = real(resolve(root, m[1]!.trim()))
+    if (!gitDir) return undefined
+    let commonDir = gitDir
+    try {
+      commonDir = real(resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim())) ?? gitDir
+    } catch {
+      // not a worktree: the git folder is its own
+    }
+    return { gitDir, commonDir }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Builds the mounts for `settings` on this machine. Pure apart from looking at
+ * which paths exist (existing paths are bound; missing protected ones get
+ * stand-ins; missing secrets need nothing).
+ */
+export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): SandboxPolicy | undefined => {
+  if (settings.mode === "off") return undefined
+  const { root, home } = facts
+  const writable: Array<string> = [facts.sessionTmp]
+  const missingWritable: Array<string> = []
+  const readOnly: Array<string> = []
+  const standIns: Array<StandIn> = []
+  if (settings.mode === "workspace-write") {
+    writable.push(root)
+    for (const entry of settings.writable) {
+      const p = real(expandPath(entry, root, home))
+      if (p) writable.push(p)
+      else missingWritable.push(entry)
+    }
+    const protectedEntries: Array<string> = [...BUILTIN_PROTECTED]
+    const linked = linkedGitDirs(root)
+    if (linked) {
+      writable.push(linked.gitDir, linked.commonDir)
+      protectedEntries.push(join(linked.commonDir, "hooks/"), join(linked.commonDir, "config"), join(linked.gitDir, "config.worktree"))
+    }
+    const gitIsDir = isDir(join(root, ".git"))
+    for (const entry of [...protectedEntries, ...settings.protected]) {
+      // .git/… is protected where .git is a folder; without one there are no hooks to protect yet.
+      if (entry.startsWith(".git/") && !gitIsDir) continue
+      const wantDir = entry.endsWith("/")
+      const abs = expandPath(wantDir ? entry.slice(0, -1) : entry, root, home)
+      const existing = real(abs)
+      if (existing) {
+        if (writable.some((w) => inside(existing, w))) readOnly.push(existing)
+        continue
+      }
+      // Missing: the first missing folder on the way gets the stand-in (nothing can be made under it).
+      let target = abs
+      let kind: StandIn["kind"] = wantDir ? "dir" : "file"
+      while (!existsSync(dirname(target)) && dirname(target) !== target) {
+        target = dirname(target)
+        kind = "dir"
+      }
+      const parent = real(dirname(target))
+      if (parent && writable.some((w) => inside(parent, w))) standIns.push({ path: join(parent, target.slice(dirname(target).length + 1)), kind })
+    }
+  }
+  const hiddenDirs: Array<string> = []
+  const hiddenFiles: Array<string> = []
+  const secrets = [...BUILTIN_DENY_READ, ...(facts.configHome ? [join(facts.configHome, "anvil/")] : []), ...settings.denyRead]
+  for (const entry of secrets) {
+    const p = real(expandPath(entry.endsWith("/") ? entry.slice(0, -1) : entry, root, home))
+    if (!p || hiddenDirs.includes(p) || hiddenFiles.includes(p)) continue
+    if (isDir(p)) hiddenDirs.push(p)
+    else hiddenFiles.push(p)
+  }
+  return { mode: settings.mode, writable: [...new Set(writable)], readOnly: [...new Set(readOnly)], standIns, hiddenDirs, hiddenFiles, missingWritable }
+}
+
+/** Where a path stands in the policy, for hints. */
+export const classifyPath = (policy: SandboxPolicy, path: string): "protected" | "secret" | "outside" | "read-only-mode" | "writable" => {
+  if (policy.hiddenDirs.some((h) => inside(path, h)) || policy.hiddenFiles.includes(path)) return "secret"
+  if (policy.readOnly.some((r) => inside(path, r)) || policy.standIns.some((s) => inside(path, s.path))) return "protected"
+  if (policy.writable.some((w) => inside(path, w))) return "writable"
+  return policy.mode === "read-only" ? "read-only-mode" : "outside"
+}
+
+/** Root-relative form of a path inside the root (for messages), else the path. */
+export const showPath = (root: string, p: string) => (inside(p, root) ? relative(root, p) || "." : p)

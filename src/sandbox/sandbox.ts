@@ -1,0 +1,233 @@
+import { Context, Data, Effect, Layer } from "effect"
+import { mkdirSync, mkdtempSync, realpathSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { SpawnCommand, SpawnWrap } from "../process/managed-process.ts"
+import { bwrapArgs } from "./bwrap-args.ts"
+import { diagnose, type SandboxRefusal } from "./diagnose.ts"
+import { buildPolicy, type SandboxFacts, type SandboxPolicy, type StandIn } from "./policy.ts"
+import { probeSandbox, type SandboxSupport } from "./probe.ts"
+import { startProxy, type SandboxProxy } from "./proxy.ts"
+import { RELAY_COMMAND } from "./relay.ts"
+import { hostAllowed, type SandboxSettings } from "./settings.ts"
+
+/** What the command sandbox does in this session. */
+export interface SandboxStatus {
+  readonly settings: SandboxSettings
+  readonly support: SandboxSupport
+  /** Commands run confined (a mode other than off, and the machine allows it). */
+  readonly confining: boolean
+  /** Set when a mode other than off was asked for and the sandbox cannot run: what, and how to fix it. */
+  readonly warning?: string
+}
+
+/** The sandbox is required (`sandbox.require`, `--sandbox require`) and cannot run here. */
+export class SandboxUnavailableError extends Data.TaggedError("SandboxUnavailableError")<{ readonly message: string }> {}
+
+/** A command about to run, and whether it asked to leave the sandbox (bash `sandbox: false`, approved by a person). */
+export interface WrapRequest {
+  /** The working directory the command runs in. */
+  readonly cwd: string
+  readonly unconfined?: boolean
+}
+
+/** How the command will run, and what to do once it ended. */
+export interface WrappedCommand {
+  /** The process runner's spawn hook that puts the command inside bubblewrap; undefined when it runs as it is. */
+  readonly wrap?: SpawnWrap
+  readonly confined: boolean
+  /** Removes stand-ins and reads the output for what the sandbox refused. Call once, after the run. */
+  readonly finish: (output: string) => Effect.Effect<ReadonlyArray<SandboxRefusal>>
+}
+
+export interface SandboxShape {
+  readonly status: SandboxStatus
+  /** The mounts a command would get now (undefined when commands are not confined). */
+  readonly policy: () => SandboxPolicy | undefined
+  /** Puts one command inside the sandbox (the one step between a command and the process runner). */
+  readonly wrap: (request: WrapRequest) => Effect.Effect<WrappedCommand, SandboxUnavailableError>
+}
+
+export interface SandboxOptions {
+  readonly root: string
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly settings: SandboxSettings
+  readonly sessionId: string
+  /**
+   * Asked when the proxy meets a host outside sandbox.network (chat): "once"
+   * allows it for this session, "always" also saves it. Without it such hosts
+   * are refused.
+   */
+  readonly askHost?: (host: string) => Promise<"once" | "always" | "deny">
+  /** Saves an "always" host to the project's sandbox.network. */
+  readonly saveHost?: (host: string) => Promise<void>
+  /** The program line that starts anvil itself (for the relay inside the sandbox). */
+  readonly self?: ReadonlyArray<string>
+}
+
+/** How this process starts itself again: the compiled binary alone, or the runtime and the entry script. */
+export const selfCommand = (): ReadonlyArray<string> =>
+  Bun.main.startsWith("/$bunfs/") || Bun.main === process.execPath ? [process.execPath] : [process.execPath, Bun.main]
+
+/** The one-line warning for a sandbox that cannot run. */
+export const unavailableWarning = (support: SandboxSupport): string | undefined =>
+  support.available ? undefined : `the command sandbox is not available: ${support.reason}; commands run unconfined and ask for approval as usual. To fix: ${support.fix}`
+
+/** Stand-ins in use by running commands of this process: path → users. */
+const standInUsers = new Map<string, number>()
+
+const placeStandIn = (s: StandIn): boolean => {
+  const users = standInUsers.get(s.path) ?? 0
+  standInUsers.set(s.path, users + 1)
+  if (users > 0) return false
+  try {
+    if (s.kind === "dir") mkdirSync(s.path)
+    else writeFileSync(s.path, "", { flag: "wx" })
+    return true
+  } catch {
+    return false
+  }
+}
+
+const removeStandIn = (s: StandIn, created: boolean) => {
+  const users = (standInUsers.get(s.path) ?? 1) - 1
+  if (users > 0) {
+    standInUsers.set(s.path, users)
+    return
+  }
+  standInUsers.delete(s.path)
+  if (!created) return
+  try {
+    if (s.kind === "dir") rmdirSync(s.path)
+    else if (statSync(s.path).size === 0) unlinkSync(s.path)
+  } catch {
+    // filled in meanwhile by someone outside the sandbox: theirs now
+  }
+}
+
+export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; close: () => Promise<void> } => {
+  const { settings } = options
+  const support: SandboxSupport = settings.mode === "off" ? { available: false, reason: "sandbox.mode is off", fix: "" } : probeSandbox(options.env)
+  const confining = settings.mode !== "off" && support.available
+  const warning = settings.mode !== "off" ? unavailableWarning(support) : undefined
+  const status: SandboxStatus = { settings, support, confining, ...(warning ? { warning } : {}) }
+  const home = options.env.HOME
+  let sessionTmp: string | undefined
+  let proxy: Promise<SandboxProxy> | undefined
+  const approvedHosts: Array<string> = []
+  const refused: Array<string> = []
+  const asking = new Map<string, Promise<boolean>>()
+
+  const tmp = (): string => {
+    if (sessionTmp === undefined) {
+      const safe = options.sessionId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40)
+      sessionTmp = realpathSync(mkdtempSync(join(tmpdir(), `anvil-${safe}-`)))
+    }
+    return sessionTmp
+  }
+  const facts = (): SandboxFacts => ({
+    root: realpathSync(options.root),
+    home: home ? (() => { try { return realpathSync(home) } catch { return home } })() : undefined,
+    configHome: options.env.XDG_CONFIG_HOME,
+    sessionTmp: tmp(),
+  })
+  const policy = () => (confining ? buildPolicy(settings, facts()) : undefined)
+
+  const gate = async (host: string): Promise<boolean> => {
+    const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
+    if (hostAllowed(hosts, host) || hostAllowed(approvedHosts, host)) return true
+    if (options.askHost) {
+      let pending = asking.get(host)
+      if (!pending) {
+        pending = options.askHost(host).then(async (answer) => {
+          if (answer === "deny") return false
+          approvedHosts.push(host)
+          if (answer === "always") await options.saveHost?.(host).catch(() => undefined)
+          return true
+        })
+        asking.set(host, pending)
+        void pending.finally(() => asking.delete(host))
+      }
+      if (await pending) return true
+    }
+    refused.push(host)
+    return false
+  }
+
+  const wrap = (request: WrapRequest): Effect.Effect<WrappedCommand, SandboxUnavailableError> =>
+    Effect.gen(function* () {
+      const plain: WrappedCommand = { confined: false, finish: () => Effect.succeed([]) }
+      if (settings.mode === "off" || request.unconfined) return plain
+      if (!support.available) {
+        if (settings.require) return yield* new SandboxUnavailableError({ message: `${warning} (sandbox.require is on, so the command was not run)` })
+        return plain
+      }
+      const p = buildPolicy(settings, facts())!
+      const temp = p.writable[0]!
+      let socketPath: string | undefined
+      if (settings.network.kind === "hosts") {
+        if (!proxy) proxy = startProxy(join(temp, "proxy.sock"), gate)
+        const running = yield* Effect.promise(() => proxy!.then((x) => x as SandboxProxy | Error, (e: Error) => e))
+        if (running instanceof Error) return yield* new SandboxUnavailableError({ message: `anvil's network proxy could not start: ${running.message}` })
+        socketPath = running.socketPath
+      }
+      const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
+      const self = options.self ?? selfCommand()
+      const bwrap = support.bwrap
+      const wrapHook: SpawnWrap = (command: SpawnCommand) => {
+        const [file, ...args] = command.argv
+        // With a host list the relay goes first: it forwards 127.0.0.1 to the proxy's socket, then runs the command.
+        const inner = socketPath === undefined ? { file: file!, args } : { file: self[0]!, args: [...self.slice(1), RELAY_COMMAND, socketPath, hosts.join(","), file!, ...args] }
+        return {
+          argv: [bwrap, ...bwrapArgs({ policy: p, shareNet: settings.network.kind === "on", root: process.getuid?.() === 0, cwd: command.cwd, ...inner })],
+          cwd: command.cwd,
+          env: { ...command.env, TMPDIR: temp, TMP: temp, TEMP: temp, TEMPDIR: temp },
+        }
+      }
+      const placed = p.standIns.map(placeStandIn)
+      const refusedBefore = refused.length
+      let finished = false
+      return {
+        confined: true,
+        wrap: wrapHook,
+        finish: (output: string) =>
+          Effect.sync(() => {
+            if (!finished) {
+              finished = true
+              p.standIns.forEach((s, i) => removeStandIn(s, placed[i]!))
+            }
+            return diagnose({
+              policy: p,
+              network: settings.network,
+              root: facts().root,
+              cwd: request.cwd,
+              home,
+              output,
+              refusedHosts: [...new Set(refused.slice(refusedBefore))],
+            })
+          }),
+      } satisfies WrappedCommand
+    })
+
+  const close = async () => {
+    if (proxy) await proxy.then((x) => x.close()).catch(() => undefined)
+    if (sessionTmp) rmSync(sessionTmp, { recursive: true, force: true })
+  }
+  return { service: { status, policy, wrap }, close }
+}
+
+/** The command sandbox of a session (see DESIGN.md "Command sandbox"). */
+export class Sandbox extends Context.Service<Sandbox, SandboxShape>()("anvil/Sandbox") {
+  /** A sandbox for the session; its temporary folder and proxy go when the scope closes. */
+  static layer = (options: SandboxOptions) =>
+    Layer.effect(
+      Sandbox,
+      Effect.acquireRelease(
+        Effect.sync(() => makeSandbox(options)),
+        (s) => Effect.promise(() => s.close()),
+      ).pipe(Effect.map((s) => s.service)),
+    )
+
+  /** Commands run as they are (tests of other things, and mode off). */
+  static off = Layer.succeed(Sandbox, makeSandbox({ root: "/", env: {}, sessionId: "off", settings: { mode: "off", require: false, writable: [], protected: [], denyRead: [], network: { kind: "off" }, autoAllow: false } }).service)
+}

@@ -1,0 +1,31 @@
+import { readFileSync, renameSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { parseJsonc } from "../config/jsonc.ts"
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * Adds `host` to `sandbox.network` in `<root>/anvil.json` (an "always" answer
+ * in chat), keeping the file's other settings; comments are not kept. A
+ * network that was "on" stays on.
+ */
+export const saveNetworkHost = async (root: string, host: string): Promise<void> => {
+  const file = join(root, "anvil.json")
+  let text = "{}"
+  try {
+    text = readFileSync(file, "utf8")
+  } catch {
+    // no file yet
+  }
+  const parsed = parseJsonc(text)
+  const data: Record<string, unknown> = isRecord(parsed) ? { ...parsed } : {}
+  const sandbox: Record<string, unknown> = isRecord(data.sandbox) ? { ...data.sandbox } : {}
+  if (sandbox.network === "on" || sandbox.network === true) return
+  const hosts = Array.isArray(sandbox.network) ? sandbox.network.filter((h): h is string => typeof h === "string") : []
+  if (!hosts.includes(host)) hosts.push(host)
+  sandbox.network = hosts
+  data.sandbox = sandbox
+  const tmp = `${file}.${process.pid}.tmp`
+  writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`)
+  renameSync(tmp, file)
+}

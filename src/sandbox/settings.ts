@@ -1,0 +1,96 @@
+import { Data } from "effect"
+
+/** How bash commands (and verify, and repository hooks) are confined. */
+export type SandboxMode = "workspace-write" | "read-only" | "off"
+
+export const SANDBOX_MODES: ReadonlyArray<SandboxMode> = ["workspace-write", "read-only", "off"]
+
+/** Network inside the sandbox: none, the host's, or only these hosts through anvil's proxy. */
+export type NetworkPolicy = { readonly kind: "off" } | { readonly kind: "on" } | { readonly kind: "hosts"; readonly hosts: ReadonlyArray<string> }
+
+/** anvil.json `sandbox.*`, read and checked. */
+export interface SandboxSettings {
+  readonly mode: SandboxMode
+  /** Refuse to run commands when the sandbox cannot start (instead of warning and falling back). */
+  readonly require: boolean
+  /** Extra folders commands may write (absolute, or relative to the project root). */
+  readonly writable: ReadonlyArray<string>
+  /** Extra paths inside the root that stay read-only (relative to the root, or absolute). */
+  readonly protected: ReadonlyArray<string>
+  /** Extra paths commands may not read (`~/` is the home folder). */
+  readonly denyRead: ReadonlyArray<string>
+  readonly network: NetworkPolicy
+  /** Sandboxed bash calls need no approval (deny and explicit ask rules still apply). */
+  readonly autoAllow: boolean
+}
+
+/** A `sandbox` setting that cannot be used, with the key and what is accepted. */
+export class SandboxSettingsError extends Data.TaggedError("SandboxSettingsError")<{ readonly message: string }> {}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+const strings = (value: unknown, key: string): ReadonlyArray<string> => {
+  if (value === undefined) return []
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string" || v.trim() === "")) {
+    throw new SandboxSettingsError({ message: `sandbox.${key} must be a list of paths (strings), e.g. ["../shared-cache"]` })
+  }
+  return value as ReadonlyArray<string>
+}
+
+/**
+ * Reads the `sandbox` section of anvil.json, with `modeFlag` (`--sandbox
+ * MODE`, where `require` means workspace-write with require on) applied over
+ * it. Throws SandboxSettingsError naming the key on a bad value.
+ */
+export const readSandboxSettings = (section: unknown, modeFlag?: string): SandboxSettings => {
+  const s = isRecord(section) ? section : {}
+  if (section !== undefined && !isRecord(section)) throw new SandboxSettingsError({ message: "sandbox must be an object, e.g. { \"mode\": \"workspace-write\" }" })
+  const modeOf = (value: unknown, where: string): SandboxMode => {
+    if ((SANDBOX_MODES as ReadonlyArray<unknown>).includes(value)) return value as SandboxMode
+    throw new SandboxSettingsError({ message: `${where} is one of ${SANDBOX_MODES.join(", ")} (or require), not ${JSON.stringify(value)}` })
+  }
+  let mode: SandboxMode = s.mode === undefined ? "workspace-write" : modeOf(s.mode, "sandbox.mode")
+  if (s.require !== undefined && typeof s.require !== "boolean") throw new SandboxSettingsError({ message: "sandbox.require is true or false" })
+  let require = s.require === true
+  if (modeFlag !== undefined) {
+    if (modeFlag === "require") {
+      require = true
+      if (mode === "off") mode = "workspace-write"
+    } else mode = modeOf(modeFlag, "--sandbox")
+  }
+  if (s.auto_allow !== undefined && typeof s.auto_allow !== "boolean") throw new SandboxSettingsError({ message: "sandbox.auto_allow is true or false" })
+  return {
+    mode,
+    require,
+    writable: strings(s.writable, "writable"),
+    protected: strings(s.protected, "protected"),
+    denyRead: strings(s.deny_read, "deny_read"),
+    network: networkOf(s.network),
+    autoAllow: s.auto_allow !== false,
+  }
+}
+
+const networkOf = (value: unknown): NetworkPolicy => {
+  if (value === undefined || value === "off" || value === false) return { kind: "off" }
+  if (value === "on" || value === true) return { kind: "on" }
+  if (Array.isArray(value) && value.every((v) => typeof v === "string" && /^[A-Za-z0-9*._:[\]-]+$/.test(v))) {
+    return value.length === 0 ? { kind: "off" } : { kind: "hosts", hosts: value as ReadonlyArray<string> }
+  }
+  throw new SandboxSettingsError({
+    message: `sandbox.network is "off", "on" or a list of host names (wildcards like "*.npmjs.org"), not ${JSON.stringify(value)}`,
+  })
+}
+
+/** Whether `host` is named by one of `patterns`: exact (case-insensitive), `*.example.org` for its subdomains, `*` for any. */
+export const hostAllowed = (patterns: ReadonlyArray<string>, host: string): boolean => {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "")
+  return patterns.some((raw) => {
+    const p = raw.toLowerCase().replace(/^\[|\]$/g, "")
+    if (p === "*") return true
+    if (p.startsWith("*.")) return h.endsWith(p.slice(1)) && h.length > p.length - 1
+    return h === p
+  })
+}
+
+/** How the network setting reads in reports. */
+export const showNetwork = (n: NetworkPolicy): string => (n.kind === "hosts" ? `only ${n.hosts.join(", ")} (through anvil's proxy)` : n.kind)

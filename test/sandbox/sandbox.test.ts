@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import type { FakeServer } from "../support/fake-model.ts"
+import { fakeOpenAI } from "../support/fake-openai.ts"
+import { tempDir } from "../support/harness.ts"
+import { buildBinary, pathWithout, processesWith, requireBwrap, runBinary } from "./binary.ts"
+
+// The command sandbox through the compiled binary and real bubblewrap.
+setDefaultTimeout(60_000)
+
+let binary = ""
+const servers: Array<FakeServer> = []
+const webServers: Array<{ stop: (force?: boolean) => void }> = []
+beforeAll(() => {
+  requireBwrap()
+  binary = buildBinary()
+}, 120_000)
+afterAll(() => {
+  servers.forEach((s) => s.stop())
+  webServers.forEach((s) => s.stop(true))
+})
+
+/** A project in a fresh folder with its own HOME beside it (holding a fake ~/.ssh key). */
+const setup = (config: unknown = {}) => {
+  const base = tempDir("anvil-sbx-")
+  const root = join(base, "proj")
+  const home = join(base, "home")
+  mkdirSync(join(root, ".anvil", "plugins"), { recursive: true })
+  Bun.spawnSync(["git", "init", "-q", root])
+  mkdirSync(join(root, ".git", "hooks"), { recursive: true })
+  writeFileSync(join(root, "anvil.json"), JSON.stringify(config))
+  mkdirSync(join(home, ".ssh"), { recursive: true })
+  writeFileSync(join(home, ".ssh", "id_ed25519"), "SECRET-KEY\n")
+  const canary = join(base, "canary.txt")
+  writeFileSync(canary, "untouched\n")
+  return { base, root, home, canary }
+}
+
+const bash = async (root: string, home: string, params: Record<string, unknown>, extra: ReadonlyArray<string> = [], env: Record<string, string> = {}) => {
+  const r = await runBinary(binary, ["tool", "bash", JSON.stringify(params), ...extra], root, { HOME: home, ...env })
+  const envelope = JSON.parse(r.out)
+  return { ...r, envelope, text: String(envelope.text) }
+}
+
+/** A web server on 127.0.0.1 outside the sandbox. */
+const web = () => {
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("hello from outside\n") })
+  webServers.push(server)
+  return `http://127.0.0.1:${server.port}/`
+}
+
+describe("the command sandbox (bubblewrap, compiled binary)", () => {
+  test("workspace-write: writes inside the root work; outside, protected paths and secrets are refused with hints; nothing left behind", async () => {
+    const { root, home, canary } = setup()
+    const gitConfig = readFileSync(join(root, ".git", "config"), "utf8")
+    const r = await bash(root, home, {
+      command: [
+        "echo inside > made.txt",
+        `echo changed > ${canary}`,
+        "echo hook > .git/hooks/pre-commit",
+        "echo plugin > .anvil/plugins/x.ts",
+        "echo '{}' > .mcp.json",
+        "mkdir .claude",
+        "echo x >> .git/config",
+        'cat "$HOME/.ssh/id_ed25519"',
+        'echo tmp > "$TMPDIR/t" && echo tmp-ok',
+        "git add made.txt >/dev/null 2>&1 && echo git-add-ok",
+      ].join("; "),
+    })
+    expect(r.envelope.status).toBe("success")
+    expect(readFileSync(join(root, "made.txt"), "utf8")).toBe("inside\n")
+    expect(readFileSync(canary, "utf8")).toBe("untouched\n")
+    expect(existsSync(join(root, ".git", "hooks", "pre-commit"))).toBe(false)
+    expect(existsSync(join(root, ".anvil", "plugins", "x.ts"))).toBe(false)
+    expect(readFileSync(join(root, ".git", "config"), "utf8")).toBe(gitConfig)
+    // Missing protected paths stayed uncreatable, and their stand-ins are gone afterwards.
+    expect(existsSync(join(root, ".mcp.json"))).toBe(false)
+    expect(existsSync(join(root, ".claude"))).toBe(false)
+    expect(existsSync(join(root, ".agents"))).toBe(false)
+    expect(r.envelope.data.stdout).not.toContain("SECRET-KEY")
+    expect(r.envelope.data.stdout).toContain("tmp-ok")
+    expect(r.envelope.data.stdout).toContain("git-add-ok")
+    expect(r.envelope.data.sandbox.mode).toBe("workspace-write")
+    const kinds = r.envelope.data.sandbox.refused.map((x: any) => x.kind)
+    expect(kinds).toContain("write")
+    expect(kinds).toContain("protected")
+    expect(kinds).toContain("secret")
+    expect(r.text).toContain("sandbox.writable")
+    expect(r.text).toContain(".git/hooks/pre-commit")
+    expect(r.text).toContain("sandbox: false")
+  })
+
+  test("network: a 127.0.0.1 server outside is unreachable by default and reachable with sandbox.network \"on\"", async () => {
+    const url = web()
+    const off = setup()
+    const blocked = await bash(off.root, off.home, { command: `curl -sS --max-time 5 ${url}` })
+    expect(blocked.envelope.data.stdout).not.toContain("hello from outside")
+    expect(blocked.envelope.data.exit_code).not.toBe(0)
+    expect(blocked.text).toContain("sandbox.network")
+    const on = setup({ sandbox: { network: "on" } })
+    const open = await bash(on.root, on.home, { command: `curl -sS --max-time 5 ${url}` })
+    expect(open.envelope.data.stdout).toContain("hello from outside")
+  })
+
+  test("network host list: an allowed host is reached through anvil's proxy, another is refused with the setting named", async () => {
+    const url = web()
+    const { root, home } = setup({ sandbox: { network: ["127.0.0.1"] } })
+    const r = await bash(root, home, { command: `curl -sS --max-time 5 ${url}; echo; curl -sS --max-time 5 http://blocked.example/ -o /dev/null -w '%{http_code}\\n'` })
+    expect(r.envelope.data.stdout).toContain("hello from outside")
+    expect(r.envelope.data.stdout).toContain("403")
+    expect(r.envelope.data.sandbox.refused).toEqual([expect.objectContaining({ kind: "host", subject: "blocked.example" })])
+    expect(r.text).toContain('Add "blocked.example" to sandbox.network')
+  })
+
+  test("read-only mode (--sandbox read-only): no writes but the session's temporary folder", async () => {
+    const { root, home } = setup()
+    const r = await bash(root, home, { command: 'echo x > made.txt; echo t > "$TMPDIR/t" && echo tmp-ok' }, ["--sandbox", "read-only"])
+    expect(existsSync(join(root, "made.txt"))).toBe(false)
+    expect(r.envelope.data.stdout).toContain("tmp-ok")
+    expect(r.envelope.data.sandbox.mode).toBe("read-only")
+    expect(r.text).toContain("read-only")
+  })
+
+  test("anvil sandbox reports the backend, live checks and the effective rules", async () => {
+    const { root, home } = setup({ sandbox: { writable: ["../extra"], deny_read: ["~/notes"] } })
+    mkdirSync(join(dirname(root), "extra"))
+    mkdirSync(join(home, "notes"))
+    const r = await runBinary(binary, ["sandbox", "--json"], root, { HOME: home })
+    expect(r.code).toBe(0)
+    const report = JSON.parse(r.out)
+    expect(report).toMatchObject({ mode: "workspace-write", enforced: true, network: "off", auto_allow: true })
+    expect(report.checks).toEqual({ tmp_write: "ok", outside_refused: "ok", pid_namespace: "ok", network: "isolated" })
+    expect(report.protected).toEqual(expect.arrayContaining([".git/hooks", ".git/config", ".anvil", "anvil.json", ".mcp.json (missing: kept uncreatable)"]))
+    expect(report.hidden).toEqual(expect.arrayContaining(["~/.ssh", "~/notes"]))
+    expect(report.writable).toEqual([join(dirname(root), "extra")])
+    expect(existsSync(join(root, ".mcp.json"))).toBe(false)
+    const bad = await runBinary(binary, ["sandbox"], setup({ sandbox: { mode: "sideways" } }).root, { HOME: home })
+    expect(bad.code).not.toBe(0)
+    expect(bad.err).toContain("sandbox.mode")
+  })
+
+  test("without bwrap on PATH: a warning and the old permission flow; require makes it an error", async () => {
+    const { root, home } = setup()
+    const path = pathWithout(["sh", "touch", "cat"])
+    const server = fakeOpenAI([{ tool_calls: [{ name: "bash", arguments: { command: "touch made.txt" } }] }, { text: "done" }])
+    servers.push(server)
+    const env = { HOME: home, PATH: path, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" }
+    const r = await runBinary(binary, ["run", "--format", "stream-json", "make a file"], root, env)
+    const events = r.out.split("\n").filter(Boolean).map((l) => JSON.parse(l))
+    expect(events.find((e) => e.type === "init").sandbox).toMatchObject({ mode: "off", configured_mode: "workspace-write", enforced: false })
+    expect(events.find((e) => e.type === "system" && e.source === "sandbox").message).toContain("bubblewrap")
+    // Unconfined, bash asks again: without a terminal or --yes it is denied.
+    expect(events.find((e) => e.type === "tool_result").envelope.error.code).toBe("PERMISSION_DENIED")
+    expect(existsSync(join(root, "made.txt"))).toBe(false)
+    const text = await runBinary(binary, ["tool", "bash", '{"command":"true"}'], root, { HOME: home, PATH: path })
+    expect(text.err).toBe("")
+    const required = await runBinary(binary, ["run", "--sandbox", "require", "make a file"], root, env)
+    expect(required.code).toBe(2)
+    expect(required.err).toContain("apt-get install bubblewrap")
+    const tool = await runBinary(binary, ["tool", "bash", '{"command":"touch made.txt"}', "--sandbox", "require"], root, { HOME: home, PATH: path })
+    expect(JSON.parse(tool.out).error.message).toContain("sandbox.require")
+    expect(existsSync(join(root, "made.txt"))).toBe(false)
+  })
+
+  test("a scripted run --yes: sandboxed bash needs no approval, sandbox:false is refused without a terminal unless --allow names it; writes outside leave the machine unchanged", async () => {
+    const outsideFile = join(tempDir("anvil-verify-"), "verify-out.txt")
+    const { root, home, canary, base } = setup({ verify: `echo verify > ${outsideFile}` })
+    writeFileSync(join(root, "a.txt"), "a\n")
+    const script = () => [
+      { tool_calls: [{ name: "bash", arguments: { command: `echo pwned > ${canary}; echo hi > inside.txt` } }] },
+      { tool_calls: [{ name: "bash", arguments: { command: `echo pwned > ${canary}`, sandbox: false } }] },
+      { tool_calls: [{ name: "write", arguments: { path: "a.txt", content: "b\n" } }] },
+      { text: "done" },
+    ]
+    const server = fakeOpenAI(script())
+    servers.push(server)
+    const env = { HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" }
+    const r = await runBinary(binary, ["run", "--yes", "--format", "stream-json", "go"], root, env)
+    const results = r.out.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === "tool_result")
+    expect(results[0].envelope.status).toBe("success")
+    expect(existsSync(join(root, "inside.txt"))).toBe(true)
+    expect(results[1].envelope.error.code).toBe("PERMISSION_DENIED")
+    expect(results[1].envelope.error.message).toContain("outside the command sandbox")
+    expect(readFileSync(canary, "utf8")).toBe("untouched\n")
+    // verify ran under the same sandbox: its write outside the root was refused.
+    expect(existsSync(outsideFile)).toBe(false)
+    expect(readdirSync(base).sort()).toEqual(["canary.txt", "home", "proj"])
+
+    // Without --yes, sandboxed bash is auto-allowed (sandbox.auto_allow) while an --allow naming the command lets it out.
+    const again = fakeOpenAI(script().slice(0, 2).concat([{ text: "done" }]))
+    servers.push(again)
+    const allowed = await runBinary(binary, ["run", "--no-verify", "--allow", `bash:echo pwned > ${canary}`, "--format", "stream-json", "go"], root, { ...env, OPENAI_BASE_URL: again.url })
+    const res2 = allowed.out.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === "tool_result")
+    expect(res2[0].envelope.status).toBe("success")
+    expect(res2[1].envelope.status).toBe("success")
+    expect(readFileSync(canary, "utf8")).toBe("pwned\n")
+  })
+
+  test("no process is left after a timeout, nor after SIGTERM to anvil run", async () => {
+    const { root, home } = setup()
+    const marker = `9${Math.floor(Math.random() * 1e6)}`
+    const r = await bash(root, home, { command: `sleep ${marker}1 & sleep ${marker}2`, timeout_ms: 500 })
+    expect(r.envelope.error?.code ?? r.envelope.data.timed_out).toBeTruthy()
+    await Bun.sleep(200)
+    expect(processesWith(`sleep ${marker}`)).toEqual([])
+
+    const server = fakeOpenAI([{ tool_calls: [{ name: "bash", arguments: { command: `sleep ${marker}3 & sleep ${marker}4` } }] }, { text: "done" }])
+    servers.push(server)
+    const proc = Bun.spawn([binary, "run", "--yes", "go"], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" },
+      stdout: "ignore",
+      stderr: "ignore",
+    })
+    const deadline = Date.now() + 20_000
+    while (processesWith(`sleep ${marker}4`).length === 0 && Date.now() < deadline) await Bun.sleep(50)
+    expect(processesWith(`sleep ${marker}4`).length).toBeGreaterThan(0)
+    proc.kill("SIGTERM")
+    await proc.exited
+    const gone = Date.now() + 5_000
+    while (processesWith(`sleep ${marker}`).length > 0 && Date.now() < gone) await Bun.sleep(50)
+    expect(processesWith(`sleep ${marker}`)).toEqual([])
+  })
+})
