@@ -1,4 +1,5 @@
 import type { Readable, Writable } from "node:stream"
+import { dieWithAnvil } from "../process/die-with-parent.ts"
 import { startManaged, type ManagedProcess } from "../process/managed-process.ts"
 
 /** A running server process: its pid (also its process group), stdio as Node streams, and how it ended. */
@@ -15,8 +16,9 @@ export interface ServerProcess {
 
 /**
  * Starts a language server as a managed process: its own process group, the
- * anvil mark in its environment, ended on every way anvil exits (so no server
- * outlives anvil). Throws ProcessSpawnError when it cannot start.
+ * anvil mark in its environment, ended on every way anvil exits, and killed by
+ * the kernel if anvil is (pdeathsig), so no server outlives anvil. Throws
+ * ProcessSpawnError when it cannot start.
  */
 export const spawnServer = (
   name: string,
@@ -31,6 +33,7 @@ export const spawnServer = (
     stdin: "pipe",
     label: `lsp server ${name}`,
     killGraceMs: 1000,
+    ...(dieWithAnvil ? { wrap: dieWithAnvil } : {}),
   })
   const streams = managed.nodeStreams()
   const { stdin, stdout, stderr } = streams

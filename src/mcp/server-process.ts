@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs"
-import { ProcessSpawnError, startManaged, type SpawnWrap } from "../process/managed-process.ts"
+import { dieWithAnvil } from "../process/die-with-parent.ts"
+import { ProcessSpawnError, startManaged } from "../process/managed-process.ts"
 
 /** A long-running server process: its own process group, ended with anvil. */
 export interface ServerProcess {
@@ -27,15 +28,6 @@ const STDERR_TAIL = 2000
 /** How long a server may take to exit by itself once its stdin is closed. */
 const EXIT_WAIT_MS = 500
 
-/**
- * Where available, the server runs under `setpriv --pdeathsig KILL`, so that
- * even a SIGKILL of anvil, which runs no handler, takes the server with it
- * (everything else — exit, signals, stop — is the managed-process registry's).
- */
-const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p))
-const dieWithAnvil: SpawnWrap | undefined = SETPRIV
-  ? (command) => ({ ...command, argv: [SETPRIV, "--pdeathsig", "KILL", "--", ...command.argv] })
-  : undefined
 
 /** Starts a server as a managed process (own group, marked, ended on every way out of anvil) with piped stdio. */
 export const startServerProcess = (options: ServerProcessOptions): ServerProcess => {

@@ -219,7 +219,7 @@ describe("LSP tools on real servers (compiled binary)", () => {
     expect(processesIn(root)).toEqual([])
   })
 
-  test("anvil ended by SIGTERM mid-session leaves no server running", async () => {
+  test.each(["SIGTERM", "SIGKILL"] as const)("anvil ended by %s mid-session leaves no server running", async (signal) => {
     const root = project({ "a.py": PY_A })
     const server = fakeOpenAI([{ tool_calls: [{ name: "lsp_diagnostics", arguments: { path: "a.py" }, id: "d1" }] }, { delay_ms: 20_000, text: "late" }])
     servers.push(server)
@@ -234,8 +234,8 @@ describe("LSP tools on real servers (compiled binary)", () => {
     }
     expect(seen).toContain('"freshness":"current"')
     expect(processesIn(root).length).toBeGreaterThan(0)
-    proc.kill("SIGTERM")
-    expect(await proc.exited).toBe(143)
+    proc.kill(signal)
+    expect(await proc.exited).toBe(signal === "SIGTERM" ? 143 : 137)
     // The server ends with anvil (managed processes are ended on exit; a server also exits when its stdin closes).
     for (let i = 0; i < 50 && processesIn(root).length > 0; i++) await Bun.sleep(100)
     expect(processesIn(root)).toEqual([])
