@@ -28,11 +28,12 @@ import { mcp } from "./mcp.ts"
 import { patch } from "./patch.ts"
 import { plugins } from "./plugins.ts"
 import { read } from "./read.ts"
+import { safety } from "./safety.ts"
 import { search } from "./search.ts"
 import { size } from "./size.ts"
 import { startup } from "./startup.ts"
 
-const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent, lsp, plugins, mcp]
+const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent, lsp, plugins, mcp, safety]
 
 const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
 

@@ -1,4 +1,4 @@
-import { anyChar, literalChar, Wildcard, type TextMatcher, type WildcardToken } from "../workspace/wildcard.ts"
+import { ANY_ONE, ANY_RUN, literal as literalToken, oneOf, Wildcard, type TextMatcher, type WildcardToken } from "../workspace/wildcard.ts"
 import { BraceExpansionError, expandBraces } from "./brace-expansion.ts"
 
 /**
@@ -225,18 +225,18 @@ const compileSegment = (text: string, nocase: boolean): Segment => {
       const ch = next === undefined ? "\\" : next
       if (next !== undefined) i++
       if (atStart && ch === ".") explicitDot = true
-      tokens.push({ kind: "char", test: literalChar(ch, nocase) })
+      tokens.push(literalToken(ch, nocase))
       literal += ch
       continue
     }
     if (c === "*") {
       isLiteral = false
-      tokens.push({ kind: "run", test: anyChar })
+      tokens.push(ANY_RUN)
       continue
     }
     if (c === "?") {
       isLiteral = false
-      tokens.push({ kind: "char", test: anyChar })
+      tokens.push(ANY_ONE)
       continue
     }
     if (c === "[") {
@@ -244,7 +244,7 @@ const compileSegment = (text: string, nocase: boolean): Segment => {
       if (cls !== undefined) {
         isLiteral = false
         const re = new RegExp(`^${cls.source}$`, nocase ? "iu" : "u")
-        tokens.push({ kind: "char", test: (ch) => re.test(ch) })
+        tokens.push(oneOf((ch) => re.test(ch), cls.source))
         i = cls.end
         continue
       }
@@ -254,11 +254,11 @@ const compileSegment = (text: string, nocase: boolean): Segment => {
     const cp = text.codePointAt(i)!
     const ch = String.fromCodePoint(cp)
     if (ch.length === 2) i++
-    tokens.push({ kind: "char", test: literalChar(ch, nocase) })
+    tokens.push(literalToken(ch, nocase))
     literal += ch
   }
   if (isLiteral && !nocase) return { kind: "literal", text: literal }
-  return { kind: "wild", re: new Wildcard(tokens), explicitDot }
+  return { kind: "wild", re: new Wildcard(tokens, nocase), explicitDot }
 }
 
 const POSIX_CLASSES: Record<string, string> = {

@@ -1,4 +1,4 @@
-import { anyChar, literalChar, notSlash, Wildcard, type WildcardToken } from "./wildcard.ts"
+import { ANY_ONE, ANY_RUN, DIRS, literal, ONE_IN_NAME, oneOf, RUN_IN_NAME, Wildcard, type WildcardToken } from "./wildcard.ts"
 
 /**
  * One ignore file's patterns (.gitignore syntax, also .ignore and .rgignore),
@@ -27,6 +27,8 @@ export type IgnoreVerdict = "ignored" | "whitelisted" | undefined
 interface Rule {
   readonly negative: boolean
   readonly dirOnly: boolean
+  /** Unanchored: no `/` in the pattern, so only the last name of a path can match it. */
+  readonly basename: boolean
   readonly matcher: Wildcard
 }
 
@@ -42,8 +44,10 @@ const trimTrailing = (line: string): string => {
   return line.slice(0, end)
 }
 
+const hex = (cp: number) => `\\u{${cp.toString(16)}}`
+
 /** A bracket class at `start` as a one-character test; undefined when not closed. */
-const bracket = (chars: ReadonlyArray<string>, start: number): { test: (ch: string) => boolean; end: number } | undefined => {
+const bracket = (chars: ReadonlyArray<string>, start: number): { token: WildcardToken; end: number } | undefined => {
   let i = start + 1
   let negate = false
   if (chars[i] === "!" || chars[i] === "^") {
@@ -61,7 +65,9 @@ const bracket = (chars: ReadonlyArray<string>, start: number): { test: (ch: stri
         const inside = ranges.some(([lo, hi]) => cp >= lo && cp <= hi)
         return negate ? !inside : inside
       }
-      return { test, end: i }
+      const body = ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : hi < lo ? "" : `${hex(lo)}-${hex(hi)}`)).join("")
+      const source = negate ? `[^/${body}]` : body === "" ? "(?!)" : `(?!/)[${body}]`
+      return { token: oneOf(test, source), end: i }
     }
     first = false
     if (c === "\\" && i + 1 < chars.length) c = chars[++i]!
@@ -84,19 +90,18 @@ const bracket = (chars: ReadonlyArray<string>, start: number): { test: (ch: stri
 
 /** Compiles one pattern (without `!` and trailing `/`); undefined when it can match nothing. */
 const compilePattern = (body: string): Wildcard | undefined => {
-  const anchored = body.slice(0, -1).includes("/") || body.startsWith("/")
   let text = body.startsWith("/") ? body.slice(1) : body
   const tokens: Array<WildcardToken> = []
-  if (!anchored) tokens.push({ kind: "dirs" })
+  // An unanchored pattern is tested against the last name only (see IgnorePatterns.test).
   if (text.startsWith("**/")) {
-    if (anchored) tokens.push({ kind: "dirs" })
+    tokens.push(DIRS)
     text = text.slice(3)
   }
   const chars = [...text]
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!
     if (c === "\\") {
-      tokens.push({ kind: "char", test: literalChar(chars[i + 1] ?? "\\") })
+      tokens.push(literal(chars[i + 1] ?? "\\"))
       if (i + 1 < chars.length) i++
       continue
     }
@@ -108,35 +113,35 @@ const compilePattern = (body: string): Wildcard | undefined => {
         const after = chars[j]
         if (before && after === "/") {
           // `/**/`: zero or more folders (the `/` before it is already a token; the one after is part of `dirs`).
-          tokens.push({ kind: "dirs" })
+          tokens.push(DIRS)
           i = j
           continue
         }
         if (before && after === undefined) {
           // `**` alone: everything; a trailing `/**`: everything inside the folder.
-          if (i > 0) tokens.push({ kind: "char", test: anyChar })
-          tokens.push({ kind: "run", test: anyChar })
+          if (i > 0) tokens.push(ANY_ONE)
+          tokens.push(ANY_RUN)
           i = j - 1
           continue
         }
         i = j - 1
       }
-      tokens.push({ kind: "run", test: notSlash })
+      tokens.push(RUN_IN_NAME)
       continue
     }
     if (c === "?") {
-      tokens.push({ kind: "char", test: notSlash })
+      tokens.push(ONE_IN_NAME)
       continue
     }
     if (c === "[") {
       const cls = bracket(chars, i)
       // An unclosed class makes the whole pattern fail, as in git's wildmatch.
       if (cls === undefined) return undefined
-      tokens.push({ kind: "char", test: cls.test })
+      tokens.push(cls.token)
       i = cls.end
       continue
     }
-    tokens.push({ kind: "char", test: literalChar(c) })
+    tokens.push(literal(c))
   }
   return new Wildcard(tokens)
 }
@@ -160,7 +165,8 @@ export class IgnorePatterns {
       const body = dirOnly ? line.slice(0, -1) : line
       if (body === "") continue
       const matcher = compilePattern(body)
-      if (matcher) rules.push({ negative, dirOnly, matcher })
+      const basename = !(body.slice(0, -1).includes("/") || body.startsWith("/"))
+      if (matcher) rules.push({ negative, dirOnly, basename, matcher })
     }
     return new IgnorePatterns(rules)
   }
@@ -174,10 +180,11 @@ export class IgnorePatterns {
   test(path: string): IgnoreVerdict {
     const isDir = path.endsWith("/")
     const own = isDir ? path.slice(0, -1) : path
+    const name = own.slice(own.lastIndexOf("/") + 1)
     for (let i = this.rules.length - 1; i >= 0; i--) {
       const rule = this.rules[i]!
       if (rule.dirOnly && !isDir) continue
-      if (rule.matcher.test(own)) return rule.negative ? "whitelisted" : "ignored"
+      if (rule.matcher.test(rule.basename ? name : own)) return rule.negative ? "whitelisted" : "ignored"
     }
     return undefined
   }

@@ -11,14 +11,14 @@
 /** A test on one character (a code point, as a string). */
 export type CharTest = (ch: string) => boolean
 
-/** One step of a pattern. */
+/** One step of a pattern; `source` is the same step as RegExp source (used when that cannot backtrack badly). */
 export type WildcardToken =
   /** Exactly one character that passes the test (a literal, `?`, a bracket class). */
-  | { readonly kind: "char"; readonly test: CharTest }
+  | { readonly kind: "char"; readonly test: CharTest; readonly source: string }
   /** Zero or more characters, each passing the test (`*`, or `**` across folders). */
-  | { readonly kind: "run"; readonly test: CharTest }
+  | { readonly kind: "run"; readonly test: CharTest; readonly source: string }
   /** Nothing, or any text ending in `/` (`**` followed by `/`: zero or more folders). */
-  | { readonly kind: "dirs" }
+  | { readonly kind: "dirs"; readonly source: string }
 
 /** What a compiled pattern offers (the part of RegExp the callers used). */
 export interface TextMatcher {
@@ -28,20 +28,36 @@ export interface TextMatcher {
 
 export const anyChar: CharTest = () => true
 export const notSlash: CharTest = (ch) => ch !== "/"
-export const literalChar = (c: string, nocase = false): CharTest => {
-  if (!nocase) return (ch) => ch === c
-  const lower = c.toLowerCase()
-  const upper = c.toUpperCase()
-  return (ch) => ch === c || ch === lower || ch === upper || ch.toLowerCase() === lower
-}
 
-/** A compiled wildcard pattern. */
+const escape = (c: string) => c.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
+
+/** A literal character (case-insensitive when `nocase`). */
+export const literal = (c: string, nocase = false): WildcardToken => {
+  if (!nocase) return { kind: "char", test: (ch) => ch === c, source: escape(c) }
+  const lower = c.toLowerCase()
+  return { kind: "char", test: (ch) => ch === c || ch.toLowerCase() === lower, source: escape(c) }
+}
+/** One character of a class, given as a test and the equivalent RegExp class source. */
+export const oneOf = (test: CharTest, source: string): WildcardToken => ({ kind: "char", test, source })
+export const ANY_ONE: WildcardToken = { kind: "char", test: anyChar, source: "[\\s\\S]" }
+export const ONE_IN_NAME: WildcardToken = { kind: "char", test: notSlash, source: "[^/]" }
+export const ANY_RUN: WildcardToken = { kind: "run", test: anyChar, source: "[\\s\\S]*" }
+export const RUN_IN_NAME: WildcardToken = { kind: "run", test: notSlash, source: "[^/]*" }
+export const DIRS: WildcardToken = { kind: "dirs", source: "(?:[\\s\\S]*/)?" }
+
+/**
+ * A compiled wildcard pattern. With at most one run (`*`, `**`) it is the
+ * equivalent RegExp — one variable part cannot backtrack more than text ×
+ * pattern — and the engine's native speed is kept for the common patterns
+ * (`*.ts`, `.env*`, `node_modules`). With more, it runs as the NFA.
+ */
 export class Wildcard implements TextMatcher {
   private readonly tokens: ReadonlyArray<WildcardToken>
-  /** A literal pattern (no runs): compared by length first. */
-  private readonly fixed: boolean
+  private readonly re: RegExp | undefined
+  private active: Uint8Array
+  private next: Uint8Array
 
-  constructor(tokens: ReadonlyArray<WildcardToken>) {
+  constructor(tokens: ReadonlyArray<WildcardToken>, nocase = false) {
     // Adjacent runs of the same test mean the same as one (and keep the NFA small).
     const merged: Array<WildcardToken> = []
     for (const t of tokens) {
@@ -50,19 +66,28 @@ export class Wildcard implements TextMatcher {
       merged.push(t)
     }
     this.tokens = merged
-    this.fixed = merged.every((t) => t.kind === "char")
+    const variable = merged.filter((t) => t.kind !== "char").length
+    this.re = variable <= 1 ? new RegExp(`^(?:${merged.map((t) => t.source).join("")})$`, nocase ? "isu" : "su") : undefined
+    this.active = new Uint8Array(2 * merged.length + 1)
+    this.next = new Uint8Array(2 * merged.length + 1)
   }
 
   test(text: string): boolean {
+    if (this.re) return this.re.test(text)
     const tokens = this.tokens
     const n = tokens.length
-    if (this.fixed && text.length < n) return false
     // Positions 0..n (before token i; n accepts) and n+1+i (inside the `dirs` token i).
-    let active = new Uint8Array(2 * n + 1)
-    let next = new Uint8Array(2 * n + 1)
+    let active = this.active
+    let next = this.next
+    active.fill(0)
     active[0] = 1
     this.close(active)
-    for (const ch of text) {
+    for (let k = 0; k < text.length; k++) {
+      // One code point at a time (a surrogate pair is one character).
+      const code = text.charCodeAt(k)
+      const pair = code >= 0xd800 && code <= 0xdbff && k + 1 < text.length
+      const ch = pair ? text.slice(k, k + 2) : text[k]!
+      if (pair) k++
       next.fill(0)
       let any = false
       for (let i = 0; i < n; i++) {
@@ -110,7 +135,6 @@ export class Wildcard implements TextMatcher {
  * everything else is literal.
  */
 export const simpleWildcard = (pattern: string, options: { readonly paths: boolean; readonly nocase?: boolean }): Wildcard => {
-  const one = options.paths ? notSlash : anyChar
   const tokens: Array<WildcardToken> = []
   const chars = [...pattern]
   for (let i = 0; i < chars.length; i++) {
@@ -120,11 +144,11 @@ export const simpleWildcard = (pattern: string, options: { readonly paths: boole
         i++
         if (chars[i + 1] === "/") {
           i++
-          tokens.push({ kind: "dirs" })
-        } else tokens.push({ kind: "run", test: anyChar })
-      } else tokens.push({ kind: "run", test: one })
-    } else if (c === "?") tokens.push({ kind: "char", test: one })
-    else tokens.push({ kind: "char", test: literalChar(c, options.nocase) })
+          tokens.push(DIRS)
+        } else tokens.push(ANY_RUN)
+      } else tokens.push(options.paths ? RUN_IN_NAME : ANY_RUN)
+    } else if (c === "?") tokens.push(options.paths ? ONE_IN_NAME : ANY_ONE)
+    else tokens.push(literal(c, options.nocase))
   }
-  return new Wildcard(tokens)
+  return new Wildcard(tokens, options.nocase)
 }
