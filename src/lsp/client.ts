@@ -131,6 +131,13 @@ export class LspClient {
       return client
     } catch (e) {
       await proc.stop(500)
+      // The server is gone; what it wrote to stderr may still be on its way through the pipe (an EPIPE on the
+      // request can come first): wait for the stream's end, briefly, so the message can say why.
+      await new Promise<void>((resolve) => {
+        if (proc.stderr.readableEnded) return resolve()
+        proc.stderr.once("end", () => resolve())
+        setTimeout(resolve, 300).unref()
+      })
       const detail = client.stderr ? ` Its stderr: ${client.stderr.split("\n").slice(-5).join(" | ")}` : ""
       throw new LspStartError({ server: options.name, message: `${options.name} did not start: ${(e as Error).message}.${detail}` })
     }
