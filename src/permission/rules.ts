@@ -51,10 +51,24 @@ export const strictest = (levels: ReadonlyArray<PermissionLevel>): PermissionLev
 const isLevel = (v: unknown): v is PermissionLevel => v === "allow" || v === "ask" || v === "deny"
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
-/** The rules configured for one tool (`permission.<name>`), or undefined when there are none. */
+/**
+ * The entry of `permission` for a tool: its own key, else the longest key with
+ * `*` that matches the whole name (`"mcp__github__*"` covers every tool of one
+ * MCP server).
+ */
+const entryFor = (permission: Record<string, unknown>, toolName: string): unknown => {
+  if (Object.hasOwn(permission, toolName)) return permission[toolName]
+  let best: string | undefined
+  for (const key of Object.keys(permission)) {
+    if (key.length > 1 && key.includes("*") && (best === undefined || key.length > best.length) && commandGlob(key).test(toolName)) best = key
+  }
+  return best === undefined ? undefined : permission[best]
+}
+
+/** The rules configured for one tool (`permission.<name>` or a matching `permission.<prefix>*`), or undefined when there are none. */
 export const toolRules = (permission: unknown, toolName: string): ToolRules | undefined => {
   if (!isRecord(permission)) return undefined
-  const entry = permission[toolName]
+  const entry = entryFor(permission, toolName)
   if (isLevel(entry)) return { level: entry, patterns: [] }
   if (!isRecord(entry)) return undefined
   const patterns: Array<PatternRule> = []

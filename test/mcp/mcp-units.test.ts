@@ -153,5 +153,10 @@ describe("the hub", () => {
     expect((await callTool(root, "mcp__tiny__big", { lines: 1 }, options)).envelope.error!.code).toBe("PERMISSION_DENIED")
     expect((await callTool(root, "mcp__tiny__echo", { message: "hi" }, options)).envelope.text).toContain("echo: hi")
     expect(asked).toEqual(["mcp__tiny__echo"])
+    // A wildcard covers every tool of the server; a tool's own key still wins.
+    const wide = { ...options, configOverrides: { permission: { "mcp__tiny__*": "allow", mcp__tiny__big: "deny" } } }
+    expect((await callTool(root, "mcp__tiny__echo", { message: "again" }, wide)).envelope.text).toContain("echo: again")
+    expect(asked).toEqual(["mcp__tiny__echo"])
+    expect((await callTool(root, "mcp__tiny__big", { lines: 1 }, wide)).envelope.error!.code).toBe("PERMISSION_DENIED")
   })
 })
