@@ -75,7 +75,7 @@ const formatList = (views: ReadonlyArray<ServerView>, hub: McpHub): string => {
   for (const v of views) {
     out.push(`${v.name.padEnd(width)}  ${v.status.padEnd(9)}  ${v.transport.padEnd(9)}  ${String(v.tools.length).padStart(5)}  ${v.source}`)
     const pad = " ".repeat(width + 2)
-    out.push(`${pad}${v.target}${v.protocolVersion ? `  (protocol ${v.protocolVersion}${v.serverInfo ? `, ${v.serverInfo.name} ${v.serverInfo.version}` : ""})` : ""}`)
+    if (v.target !== "") out.push(`${pad}${v.target}${v.protocolVersion ? `  (protocol ${v.protocolVersion}${v.serverInfo ? `, ${v.serverInfo.name} ${v.serverInfo.version}` : ""})` : ""}`)
     if (v.error) for (const line of v.error.split("\n")) out.push(`${pad}${line}`)
     if (v.tools.length > 0) out.push(`${pad}tools: ${v.tools.map((t) => toolNameOf(v.name, t.name)).join(", ")}`)
   }

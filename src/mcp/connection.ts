@@ -59,12 +59,19 @@ export const describeExit = (report: ExitReport): string => {
 }
 
 /** A connection failure, with secrets masked and the likely cause named. */
-const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | undefined): string => {
+const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | undefined, startup?: number): string => {
   const message = error instanceof Error ? error.message : String(error)
   let text: string
   if (exit) text = describeExit(exit)
   else if (/protocol version is not supported/i.test(message)) text = `protocol mismatch: ${message}`
-  else if (/timed? ?out/i.test(message)) text = `timeout: ${message}`
+  else if (startup !== undefined && (error as { code?: unknown })?.code === -32001) {
+    text = `timeout: the server did not finish the start-up handshake within ${startup} ms ("startupTimeout" in its settings)`
+  } else if (/timed? ?out/i.test(message)) text = `timeout: ${message}`
+  else if (startup !== undefined && spec.transport.kind !== "stdio") {
+    const code = (error as { code?: unknown })?.code
+    const auth = code === 401 || code === 403 || /unauthori[sz]ed/i.test(message)
+    text = `cannot connect to ${spec.transport.url}: ${message}${auth ? ' (the server wants credentials: set them in "headers", e.g. "Authorization": "Bearer ${TOKEN}")' : ""}`
+  }
   else text = message
   return maskSecrets(text, spec.secrets)
 }
@@ -149,8 +156,9 @@ export const connect = async (
           client = await attempt(new sdk.StreamableHTTPClientTransport(url, { requestInit }))
         } catch (error) {
           // Servers from before streamable HTTP answer its POST with 404/405: try the old SSE transport.
+          // (401/403 are about credentials: SSE would be refused the same way.)
           const code = (error as { code?: unknown }).code
-          if (typeof code === "number" && code >= 400 && code < 500) {
+          if (typeof code === "number" && code >= 400 && code < 500 && code !== 401 && code !== 403) {
             client = await attempt(new sdk.SSEClientTransport(url, { requestInit }))
             usedKind = "sse"
           } else throw error
@@ -160,7 +168,7 @@ export const connect = async (
   } catch (error) {
     // Give a dying process a moment to report its exit code and stderr.
     if (t.kind === "stdio" && !exit) await new Promise((r) => setTimeout(r, 100))
-    throw new Error(explain(error, spec, exit))
+    throw new Error(explain(error, spec, exit, startupTimeoutMs))
   } finally {
     signal?.removeEventListener("abort", onAbort)
   }
