@@ -3,7 +3,7 @@ import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { Config, type ConfigShape } from "../config/config.ts"
 import { ModelHttp } from "../llm/http.ts"
-import type { LanguageModelShape } from "../llm/model.ts"
+import type { LanguageModelShape, Usage } from "../llm/model.ts"
 import { resolveModel } from "../llm/resolve-model.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
 import type { AllowRule } from "../permission/rules.ts"
@@ -43,13 +43,15 @@ export const bootAgent = (input: {
   readonly http?: ModelHttp["Service"]
   /** A model given directly (tests, bench): no resolution. */
   readonly model?: LanguageModelShape | undefined
+  /** Settings that win over the files (command-line options). */
+  readonly configOverrides?: Record<string, unknown>
 }) =>
   Effect.gen(function* () {
     const path = yield* Path
     const fs = yield* FileSystem
     const given = input.root ?? input.env.ANVIL_ROOT
     const root = given ? path.resolve(input.cwd, given) : yield* findProjectRoot(input.cwd)
-    const config = yield* Config.load({ root, env: input.env })
+    const config = yield* Config.load({ root, env: input.env, ...(input.configOverrides ? { overrides: input.configOverrides } : {}) })
     const http = input.http ?? (yield* ModelHttp)
     const model = input.model ?? (yield* resolveModel({ config, root, http, flag: input.modelFlag }))
     const agentsMd = yield* fs.readFileString(path.join(root, "AGENTS.md")).pipe(Effect.orElseSucceed(() => ""))
@@ -85,6 +87,8 @@ export interface AgentRuntimeOptions {
   readonly terminal?: Layer.Layer<UserTerminal>
   /** Where a subagent's events go (tagged with the task call's id). */
   readonly onSubagentEvent?: (parentCallId: string, event: AgentEvent) => Effect.Effect<void>
+  /** Told what each subagent's turn cost, so the parent turn's usage includes it. */
+  readonly onSubagentUsage?: (usage: Usage) => void
 }
 
 /** The tools an agent with this profile gets: the profile's selection (task included where the profile has it). */
@@ -141,6 +145,7 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
                 ...(options.onSubagentEvent ? { emit: (e: AgentEvent) => options.onSubagentEvent!(request.parentCallId, e) } : {}),
               })
             }).pipe(Effect.provide(runnerLayer))
+            options.onSubagentUsage?.(result.usage)
             const report: SubagentReport = {
               summary: result.answer,
               status: result.status,

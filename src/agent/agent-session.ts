@@ -70,6 +70,8 @@ export interface AgentSessionOptions {
   readonly sandboxMode?: string | undefined
   /** Asks the person whether a host outside sandbox.network may be reached (chat). */
   readonly askHost?: (host: string) => Promise<"once" | "always" | "deny">
+  /** Settings that win over anvil.json (--timeout). */
+  readonly configOverrides?: Record<string, unknown>
   /** Injected model (tests, bench); otherwise resolved from configuration. */
   readonly model?: LanguageModelShape
   /** Load plugins (tools, hooks, prompt additions) once the project is known. Default: none. */
@@ -123,7 +125,14 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
   if (!profile) throw new AgentSetupError(`unknown profile '${profileName}' (choose one of ${profileNames.join(", ")})`)
 
   const bootExit = await Effect.runPromiseExit(
-    bootAgent({ cwd: options.cwd, env: options.env, root: options.root, modelFlag: options.modelFlag, model: options.model }),
+    bootAgent({
+      cwd: options.cwd,
+      env: options.env,
+      root: options.root,
+      modelFlag: options.modelFlag,
+      model: options.model,
+      ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
+    }),
   )
   if (Exit.isFailure(bootExit)) {
     const failure = bootExit.cause.reasons.find((r) => r._tag === "Fail") as { error?: unknown } | undefined
@@ -186,7 +195,12 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     ...(options.mcp?.onEvent ? { onEvent: options.mcp.onEvent } : {}),
     ...(options.mcp?.trustProject ? { trustAll: true } : {}),
   })
+  // What the current turn's subagents spent; reset at each turn.
+  let subagentUsage = { inputTokens: 0, outputTokens: 0 }
   const runtimeOptions = {
+    onSubagentUsage: (u: { inputTokens: number; outputTokens: number }) => {
+      subagentUsage = { inputTokens: subagentUsage.inputTokens + u.inputTokens, outputTokens: subagentUsage.outputTokens + u.outputTokens }
+    },
     cwd: options.cwd,
     toolSources: mcp.configured ? [mcp.toolSource] : [],
     env: options.env,
@@ -254,6 +268,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     mcp,
     ...(todos ? { todos } : {}),
     runTurn: (prompt, turn) => {
+      subagentUsage = { inputTokens: 0, outputTokens: 0 }
       const loopOptions: LoopOptions = {
         model: boot.model,
         runner,
@@ -280,6 +295,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
           }),
         ...(mcp.configured ? { systemNote: mcp.note } : {}),
         record: writer.record,
+        subagentUsage: () => subagentUsage,
         ...(turn.cancelled ? { cancelled: turn.cancelled } : {}),
       }
       return runtime.runPromise(runTurn(conversation, prompt, loopOptions)).then((result) => {

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { collectTurn, type LanguageModelShape } from "../llm/model.ts"
+import { collectTurn, type LanguageModelShape, type Usage } from "../llm/model.ts"
 import { filesTouched, latestTodos } from "./file-changes.ts"
 import type { HistoryItem, SummaryItem } from "./history.ts"
 
@@ -90,6 +90,8 @@ export interface Compacted {
   /** How many of the old items the summary replaced. */
   readonly replaced: number
   readonly summary: SummaryItem
+  /** What the summarising request cost (zero when it failed and the mechanical summary was used). */
+  readonly usage: Usage
 }
 
 /**
@@ -113,13 +115,13 @@ export const compactHistory = (
         tools: [],
       }),
     ).pipe(
-      Effect.map((t) => t.text.trim()),
-      Effect.orElseSucceed(() => ""),
+      Effect.map((t) => ({ text: t.text.trim(), usage: t.usage })),
+      Effect.orElseSucceed(() => ({ text: "", usage: { inputTokens: 0, outputTokens: 0 } })),
     )
     const facts = keptFacts(old)
     const summary: SummaryItem = {
       type: "summary",
-      text: [written || mechanicalSummary(old), facts].filter((s) => s !== "").join("\n\n"),
+      text: [written.text || mechanicalSummary(old), facts].filter((s) => s !== "").join("\n\n"),
     }
-    return { items: [summary, ...items.slice(split)], replaced: split, summary }
+    return { items: [summary, ...items.slice(split)], replaced: split, summary, usage: written.usage }
   })

@@ -4,7 +4,28 @@ import type { ExecutionMeta } from "../protocol/execution-meta.ts"
 
 /** How a turn ended. */
 export type TurnStatus = "success" | "error" | "cancelled"
-export type TurnReason = "completed" | "max_steps" | "model_error" | "repeated_failure" | "cancelled"
+/**
+ * Why it ended. Every reason but "completed" is a failure the exit code and
+ * the result report (see src/cli/exit-codes.ts): the model failed or gave no
+ * answer, a permission denial stopped the work, the verify command still
+ * failed, a limit was hit, or the user cancelled.
+ */
+export type TurnReason =
+  | "completed"
+  | "max_steps"
+  | "model_error"
+  | "empty_answer"
+  | "permission_denied"
+  | "verify_failed"
+  | "repeated_failure"
+  | "cancelled"
+
+/** A tool call refused for lack of permission (Claude Code's SDKPermissionDenial). */
+export interface PermissionDenial {
+  readonly tool_name: string
+  readonly tool_use_id: string
+  readonly tool_input: unknown
+}
 
 export interface TurnStats {
   /** Model requests made in the turn. */
@@ -15,6 +36,8 @@ export interface TurnStats {
   readonly request_bytes: ReadonlyArray<number>
   readonly compactions: number
   readonly verifications: number
+  /** Time spent waiting for the model (requests and their streams), ms. */
+  readonly api_ms: number
 }
 
 export interface TurnResult {
@@ -22,8 +45,13 @@ export interface TurnResult {
   readonly reason: TurnReason
   /** The final answer (the last assistant text). */
   readonly answer: string
+  /** Every token the turn cost: its own requests, its subagents' and compaction's. */
   readonly usage: Usage
+  /** The parts of `usage` spent by subagents and by compaction. */
+  readonly usage_parts?: { readonly subagents: Usage; readonly compaction: Usage }
   readonly stats: TurnStats
+  /** Calls refused for lack of permission, in order. */
+  readonly denials?: ReadonlyArray<PermissionDenial>
   readonly error?: string
 }
 
@@ -33,6 +61,8 @@ export type AgentEvent =
   | { readonly type: "model_request"; readonly step: number; readonly bytes: number; readonly attempt: number }
   | { readonly type: "text_delta"; readonly text: string }
   | { readonly type: "raw"; readonly data: string }
+  /** A model request failed and will be retried after `delay_ms`. */
+  | { readonly type: "retry"; readonly attempt: number; readonly max_retries: number; readonly delay_ms: number; readonly message: string; readonly status?: number }
   | {
       readonly type: "assistant"
       readonly text: string

@@ -4,7 +4,7 @@ import type { Tool } from "../tool-framework/definition.ts"
 import { parameterJsonSchema } from "../tool-framework/json-schema.ts"
 import type { ToolCall, ToolOutcome, ToolRunnerShape } from "../tool-framework/runner.ts"
 import { compactHistory, DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.ts"
-import type { AgentEvent, TurnReason, TurnResult, TurnStatus } from "./events.ts"
+import type { AgentEvent, PermissionDenial, TurnReason, TurnResult, TurnStatus } from "./events.ts"
 import { changedFiles, isDocPath } from "./file-changes.ts"
 import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, type HistoryItem, type SummaryItem, type ToolItem } from "./history.ts"
 import type { EngineName } from "./profiles.ts"
@@ -56,6 +56,8 @@ export interface LoopOptions {
   readonly repeatLimit?: number
   /** Facts that change while the turn runs (an MCP server that failed), added to the system prompt of each request. */
   readonly systemNote?: () => string
+  /** Tokens the turn's subagents have spent so far (added to the result's usage). */
+  readonly subagentUsage?: () => Usage
 }
 
 /** A conversation: the history the loop reads and extends. */
@@ -145,6 +147,12 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     const cancelSignal = options.cancelled
 
     const usage = { inputTokens: 0, outputTokens: 0 }
+    const compactionUsage = { inputTokens: 0, outputTokens: 0 }
+    let apiMs = 0
+    const denials: Array<PermissionDenial> = []
+    // Tools refused for lack of permission that have not run successfully since: the work they stand for was not done.
+    const stillDenied = new Set<string>()
+    let verifyFailed = false
     let steps = 0
     let toolCallCount = 0
     let compactions = 0
@@ -165,11 +173,17 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       Effect.gen(function* () {
         if (watcher) yield* Fiber.interrupt(watcher)
         const now = yield* Clock.currentTimeMillis
+        const subagents = options.subagentUsage?.() ?? { inputTokens: 0, outputTokens: 0 }
         const result: TurnResult = {
           status,
           reason,
           answer,
-          usage: { ...usage },
+          usage: {
+            inputTokens: usage.inputTokens + subagents.inputTokens + compactionUsage.inputTokens,
+            outputTokens: usage.outputTokens + subagents.outputTokens + compactionUsage.outputTokens,
+          },
+          usage_parts: { subagents: { ...subagents }, compaction: { ...compactionUsage } },
+          denials: [...denials],
           stats: {
             steps,
             tool_calls: toolCallCount,
@@ -177,6 +191,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
             request_bytes: requestBytes,
             compactions,
             verifications,
+            api_ms: apiMs,
           },
           ...(error !== undefined ? { error } : {}),
         }
@@ -195,6 +210,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       if (!done) return
       conversation.items = [...done.items]
       compactions++
+      compactionUsage.inputTokens += done.usage.inputTokens
+      compactionUsage.outputTokens += done.usage.outputTokens
       lastInput = 0
       yield* record({ type: "compaction", replaced: done.replaced, summary: done.summary })
       yield* emit({
@@ -239,6 +256,15 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           case "request":
             requestBytes.push(event.bytes)
             return emit({ type: "model_request", step: steps, bytes: event.bytes, attempt: event.attempt })
+          case "retry":
+            return emit({
+              type: "retry",
+              attempt: event.attempt,
+              max_retries: event.maxRetries,
+              delay_ms: event.delayMs,
+              message: event.error.message,
+              ...(event.error.status !== undefined ? { status: event.error.status } : {}),
+            })
           default:
             return Effect.void
         }
@@ -250,7 +276,9 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
         ...(react ? { stop: REACT_STOP } : {}),
       }
       const streaming = collectTurn(model.stream(request), onEvent)
+      const askedAt = yield* Clock.currentTimeMillis
       const exit = yield* (cancelSignal ? Effect.raceFirst(streaming, Effect.andThen(cancelSignal, Effect.interrupt)) : streaming).pipe(Effect.exit)
+      apiMs += Math.max(0, (yield* Clock.currentTimeMillis) - askedAt)
       if (exit._tag === "Failure") {
         const failure = exit.cause.reasons.find(Cause.isFailReason)
         if (partial.trim() !== "") yield* append({ type: "assistant", text: partial, tool_calls: [], interrupted: true })
@@ -312,8 +340,17 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
             : `Auto-verification failed: \`${options.verify.command}\` ${result.timedOut ? "timed out" : `exited ${result.exitCode}`} after the changes to ${nonDoc.join(", ")}.\n` +
               `Output (end):\n\`\`\`\n${result.output}\n\`\`\`\nFix the problem, or explain why it is not caused by your change.`
           yield* append({ type: "user", text: report, source: "verify" })
+          verifyFailed = !passed
           if (!passed) continue
         }
+        if (verifyFailed) {
+          return yield* finish("error", "verify_failed", `The verify command \`${options.verify?.command}\` still failed when the turn ended.`)
+        }
+        if (stillDenied.size > 0) {
+          const tools = [...stillDenied].join(", ")
+          return yield* finish("error", "permission_denied", `Permission was denied for ${tools}; that part of the work was not done. Approve such calls with --allow or --yes.`)
+        }
+        if (answer.trim() === "") return yield* finish("error", "empty_answer", "The model ended the turn without an answer.")
         return yield* finish("success", "completed")
       }
 
@@ -331,6 +368,10 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           toolCallCount++
           // A tool that came back CANCELLED saw the cancel signal (the watcher fiber may not have run yet).
           if (cancelSignal && outcome.envelope.error?.code === "CANCELLED") cancelled = true
+          if (outcome.envelope.error?.code === "PERMISSION_DENIED") {
+            denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: params })
+            stillDenied.add(call.name)
+          } else if (outcome.envelope.status !== "error") stillDenied.delete(call.name)
           let text = outcome.envelope.text
           if (outcome.envelope.status === "error" && outcome.envelope.error?.code !== "CANCELLED") {
             const key = `${call.name.toLowerCase()} ${stableJson(params)}`

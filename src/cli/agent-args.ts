@@ -1,6 +1,7 @@
 import type { AgentSessionOptions } from "../agent/agent-session.ts"
-import { parseAllowRule, type AllowRule } from "../permission/rules.ts"
+import { parseAllowRule, showAllowRule, type AllowRule } from "../permission/rules.ts"
 import type { Tool } from "../tool-framework/definition.ts"
+import { editDistance } from "../workspace/similar-paths.ts"
 import type { CliIO } from "./output.ts"
 import { UsageError } from "./args.ts"
 import { SANDBOX_MODES } from "../sandbox/settings.ts"
@@ -25,6 +26,10 @@ export interface AgentArgs {
   readonly format: "text" | "json" | "stream-json"
   /** `--sandbox MODE`: workspace-write, read-only, off or require. */
   readonly sandbox?: string
+  /** stream-json: user messages arrive as JSON lines on standard input (run). */
+  readonly inputFormat: "text" | "stream-json"
+  /** --timeout: seconds for both model deadlines (the request's headers, the stream's silences). */
+  readonly timeoutSec?: number
   /** The prompt words (run). */
   readonly words: ReadonlyArray<string>
 }
@@ -47,6 +52,8 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
   let verify: string | false | undefined
   let format: AgentArgs["format"] = "text"
   let sandbox: string | undefined
+  let inputFormat: AgentArgs["inputFormat"] = "text"
+  let timeoutSec: number | undefined
   const words: Array<string> = []
   for (let i = 0; i < argv.length; i++) {
     const raw = argv[i]!
@@ -135,12 +142,28 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
         format = value() as AgentArgs["format"]
         if (!(FORMATS as ReadonlyArray<string>).includes(format)) throw new UsageError(`anvil ${command}: --output-format is text, json or stream-json`)
         break
+      case "--input-format": {
+        const v = value()
+        if (v !== "text" && v !== "stream-json") throw new UsageError(`anvil ${command}: --input-format is text or stream-json, not '${v}'`)
+        inputFormat = v
+        break
+      }
+      case "--timeout": {
+        const v = value()
+        const n = parseSeconds(v)
+        if (n === undefined) throw new UsageError(`anvil ${command}: --timeout takes seconds (90, 90s, 5m), not '${v}'`)
+        timeoutSec = n
+        break
+      }
       default:
         if (raw.startsWith("-") && raw !== "-") throw new UsageError(`anvil ${command}: unknown option '${raw}'`)
         words.push(raw)
     }
   }
   if (continueLast && sessionId !== undefined) throw new UsageError(`anvil ${command}: use --continue or --session ID, not both`)
+  if (inputFormat === "stream-json" && format !== "stream-json") {
+    throw new UsageError(`anvil ${command}: --input-format stream-json needs --format stream-json`)
+  }
   return {
     ...(model !== undefined ? { model } : {}),
     yes,
@@ -156,6 +179,8 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
     ...(verify !== undefined ? { verify } : {}),
     format,
     ...(sandbox !== undefined ? { sandbox } : {}),
+    inputFormat,
+    ...(timeoutSec !== undefined ? { timeoutSec } : {}),
     words,
   }
 }
@@ -165,6 +190,39 @@ export const parseSandboxFlag = (value: string, command: string): string => {
   const accepted = [...SANDBOX_MODES, "require"]
   if (!accepted.includes(value)) throw new UsageError(`anvil ${command}: --sandbox is ${accepted.join(", ")}, not '${value}'`)
   return value
+}
+
+/** "90", "90s", "1.5m", "2h" as seconds; undefined when it is not a positive duration. */
+export const parseSeconds = (text: string): number | undefined => {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim())
+  if (!m) return undefined
+  const n = Number(m[1]) * ({ ms: 0.001, s: 1, m: 60, h: 3600 } as Record<string, number>)[m[2] ?? "s"]!
+  return n > 0 ? n : undefined
+}
+
+/**
+ * Rejects --allow rules that name no tool this session has, with the nearest
+ * name: a typo would otherwise approve nothing and every call would be denied.
+ */
+export const checkAllowRules = (rules: ReadonlyArray<AllowRule>, tools: ReadonlyArray<string>, command: string): void => {
+  const known = new Set(tools.map((t) => t.toLowerCase()))
+  for (const rule of rules) {
+    if (rule.tool === "*" || known.has(rule.tool) || rule.tool.startsWith("mcp__")) continue
+    const near = nearest(rule.tool, [...known])
+    throw new UsageError(
+      `anvil ${command}: --allow ${showAllowRule(rule)} names no tool '${rule.tool}'${near ? ` (did you mean '${near}'?)` : ""}. Tools: ${[...known].sort().join(", ")}.`,
+    )
+  }
+}
+
+const nearest = (name: string, candidates: ReadonlyArray<string>): string | undefined => {
+  let best: string | undefined
+  let bestD = Infinity
+  for (const c of candidates) {
+    const d = editDistance(name, c)
+    if (d < bestD) [best, bestD] = [c, d]
+  }
+  return bestD <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined
 }
 
 /** The session options `anvil run` and `anvil chat` take straight from their arguments. */
@@ -188,4 +246,5 @@ export const sessionOptionsOf = (
   allow: args.allow,
   plugins: { trustProject: args.trustPlugins, onProblem: (m) => io.err(`anvil: ${m}\n`) },
   sandboxMode: args.sandbox,
+  ...(args.timeoutSec !== undefined ? { configOverrides: { model_timeout: { request_sec: args.timeoutSec, idle_sec: args.timeoutSec } } } : {}),
 })

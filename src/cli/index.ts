@@ -1,9 +1,12 @@
 import { stopAllManaged } from "../process/managed-registry.ts"
 import { installSignalRouting } from "./signals.ts"
+import { statSync } from "node:fs"
+import { resolve } from "node:path"
 import { ConfigError } from "../config/config.ts"
 import { loadBuiltinTool, loadBuiltinTools } from "../tools/builtin.ts"
 import { VERSION } from "../version.ts"
 import { parseGlobal, UsageError } from "./args.ts"
+import { EXIT } from "./exit-codes.ts"
 import { GLOBAL_HELP } from "./help-text.ts"
 import { processIO, type CliIO } from "./output.ts"
 import { parseToolArgs, toolCommand } from "./tool-command.ts"
@@ -25,6 +28,7 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
   try {
     const global = parseGlobal(argv)
     const [command, ...rest] = global.rest
+    checkRoot(global.root ?? io.env.ANVIL_ROOT, io.cwd, global.root !== undefined ? "--root" : "ANVIL_ROOT")
     if (global.version && command === undefined) {
       io.out(`anvil ${VERSION}\n`)
       return 0
@@ -120,17 +124,33 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      io.err(`anvil: ${e.message}\nRun 'anvil --help' for usage.\n`)
-      return 2
+      io.err(`${prefixed(e.message)}\nRun 'anvil --help' for usage.\n`)
+      return EXIT.usage
     }
     const inner = (e as { cause?: unknown })?.cause ?? e
     if (inner instanceof ConfigError || e instanceof ConfigError) {
-      io.err(`anvil: ${(inner as Error).message}\n`)
-      return 1
+      io.err(`${prefixed((inner as Error).message)}\n`)
+      return EXIT.config
     }
     io.err(`anvil: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
     return 1
   }
+}
+
+/** One "anvil…:" prefix: messages that already name their command ("anvil run: …") keep theirs. */
+const prefixed = (message: string) => (/^anvil( [a-z-]+)?: /.test(message) ? message : `anvil: ${message}`)
+
+/** A --root (or ANVIL_ROOT) that is not a folder is an error, never a folder to create. */
+const checkRoot = (root: string | undefined, cwd: string, what: string) => {
+  if (root === undefined) return
+  const dir = resolve(cwd, root)
+  let isDir = false
+  try {
+    isDir = statSync(dir).isDirectory()
+  } catch {
+    throw new ConfigError(`${what} ${root}: no such folder (${dir}). Give an existing project folder.`)
+  }
+  if (!isDir) throw new ConfigError(`${what} ${root}: not a folder (${dir}).`)
 }
 
 const help = (io: CliIO, text: string) => {

@@ -1,5 +1,6 @@
 import type { FileSink } from "bun"
 import type { Layer } from "effect"
+import { fstatSync } from "node:fs"
 import { isatty } from "node:tty"
 import { UserTerminal } from "../terminal/user-terminal.ts"
 
@@ -8,6 +9,14 @@ export interface CliIO {
   readonly out: (text: string) => void
   readonly err: (text: string) => void
   readonly readStdin: () => Promise<string>
+  /**
+   * What a pipe or file on standard input holds, for a command that already
+   * has its prompt: undefined when stdin is a terminal or nothing, or when no
+   * byte (nor its end) arrived within `waitMs` (a parent that left stdin open).
+   */
+  readonly readPipedStdin?: (waitMs: number) => Promise<string | undefined>
+  /** Standard input as a byte stream (`--input-format stream-json`). */
+  readonly stdinStream?: () => ReadableStream<Uint8Array>
   readonly cwd: string
   readonly env: Readonly<Record<string, string | undefined>>
   /** The person tools may ask (question); absent means no terminal. */
@@ -54,6 +63,8 @@ export const processIO = (): CliIO => {
     out: (t) => write("out", () => (out ??= Bun.stdout.writer()), t),
     err: (t) => write("err", () => (err ??= Bun.stderr.writer()), t),
     readStdin: () => new Response(Bun.stdin.stream()).text(),
+    readPipedStdin: (waitMs) => readPiped(waitMs),
+    stdinStream: () => Bun.stdin.stream(),
     cwd: process.cwd(),
     env: process.env,
     // Prompts go to stderr so stdout keeps only the envelope; interactive when stdin and stderr are TTYs.
@@ -75,4 +86,28 @@ export const processIO = (): CliIO => {
 export const guardNodeStreams = (): void => {
   process.stdout.on("error", () => undefined)
   process.stderr.on("error", () => undefined)
+}
+
+const readPiped = async (waitMs: number): Promise<string | undefined> => {
+  if (isatty(0)) return undefined
+  try {
+    const st = fstatSync(0)
+    if (st.isCharacterDevice()) return undefined
+  } catch {
+    return undefined
+  }
+  const reader = Bun.stdin.stream().getReader()
+  const first = await Promise.race([reader.read(), Bun.sleep(waitMs).then(() => "waited" as const)])
+  if (first === "waited") {
+    // Cancelled, the read no longer keeps the process alive.
+    await reader.cancel().catch(() => undefined)
+    return undefined
+  }
+  const chunks: Array<Uint8Array> = []
+  let next = first
+  while (!next.done) {
+    chunks.push(next.value)
+    next = await reader.read()
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
 }

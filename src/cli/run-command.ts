@@ -1,6 +1,6 @@
 import { Deferred, Effect } from "effect"
 import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
-import type { AgentEvent, TurnResult } from "../agent/events.ts"
+import type { TurnResult } from "../agent/events.ts"
 import { showAllowRule } from "../permission/rules.ts"
 import { sandboxSummary } from "../sandbox/summary.ts"
 import { rulesForAnswer, type AskAnswer, type PermissionRequest } from "../permission/permissions.ts"
@@ -10,29 +10,37 @@ import { askInTerminal } from "../terminal/permission-prompt.ts"
 import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle } from "../terminal/style.ts"
 import { UserTerminal, type UserTerminalShape } from "../terminal/user-terminal.ts"
-import { parseAgentArgs, sessionOptionsOf, type AgentArgs } from "./agent-args.ts"
+import { VERSION } from "../version.ts"
+import { checkAllowRules, parseAgentArgs, sessionOptionsOf, type AgentArgs } from "./agent-args.ts"
+import { makeClaudeStream, startFailureResult, type ClaudeStream } from "./claude-stream.ts"
+import { EXIT, exitCodeOf } from "./exit-codes.ts"
+import { inputMessages } from "./input-stream.ts"
 import { initialMcpEvents, mcpHumanLine, mcpSystemEvent } from "./mcp-events.ts"
 import type { McpEvent } from "../mcp/mcp-hub.ts"
 import { UsageError } from "./args.ts"
 import { pluginNotices } from "../plugins/plugin-host.ts"
 import { guardNodeStreams, type CliIO } from "./output.ts"
-import { watchSignals, type ExitSignal } from "./signals.ts"
+import { watchSignals } from "./signals.ts"
 
 export const RUN_HELP = `Usage: anvil run [options] "<prompt>"      (or the prompt on standard input)
 
-Runs one agent turn and exits when it ends.
+Runs one agent turn and exits when it ends. Piped input and a prompt together:
+the prompt comes first, the piped text is attached after it (git diff | anvil run "review this").
 
 Options:
   --model, -m PROVIDER/MODEL  the model (e.g. openai/gpt-4.1, anthropic/claude-sonnet-4-5, ollama/qwen2.5-coder:7b)
-  --format, -f FORMAT         text (final answer on stdout), json (one result object),
-                              stream-json (one JSON event a line: init, assistant, tool_use, tool_result, error, result)
+  --format, -f FORMAT         text (final answer on stdout), json (one result object, as claude -p --output-format json),
+                              stream-json (one JSON message a line, as claude -p --output-format stream-json)
+  --input-format stream-json  read user messages as JSON lines on stdin, one turn each (needs --format stream-json)
   --yes, -y                   approve every call that would ask (deny rules still deny)
   --trust-plugins             load the project's untrusted plugins for this run (see 'anvil plugins')
   --trust-mcp                 start the project's untrusted MCP servers for this run (see 'anvil mcp')
   --allow RULE                approve matching calls: TOOL or TOOL:PATTERN, e.g. --allow "bash:npm test" --allow edit:src/**
-  --continue, -c              continue the most recent session
+  --continue, -c              continue the last session that has an answer (its model and profile too)
   --session ID                continue the session ID (see 'anvil sessions')
   --max-steps N               stop after N model requests (default 50, anvil.json max_steps)
+  --timeout SECONDS           model deadlines: response headers and silences in the stream (default 120 s / 180 s,
+                              anvil.json model_timeout.request_sec / idle_sec); 90, 90s, 5m
   --profile NAME              code (default), plan, explore, test
   --engine native|react       native tool calls (default) or the ReAct text protocol
   --verify CMD, --no-verify   the auto-verification command (default: anvil.json verify)
@@ -43,9 +51,16 @@ Options:
 Without a terminal, calls that need approval are denied (the model is told PERMISSION_DENIED)
 unless --yes or a matching --allow is given.
 
-Exit codes: 0 the turn completed, 1 it failed (model error, step limit, repeated failing call),
-2 usage or configuration error, 130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP (the turn is
-cancelled, every process it started is ended, and the result says reason "interrupted").
+Exit codes:
+  0  the turn ended with an answer and nothing failed
+  1  the model or its server failed (HTTP error, timeout, no answer)
+  2  usage error (the command line)
+  3  configuration error (no model, broken anvil.json, no such session or --root folder)
+  4  a tool call was denied and that work was not done
+  5  the verify command still failed at the end
+  6  the step limit was reached
+  7  the same failing call was repeated until the turn was stopped
+  130 / 143 / 129  interrupted by SIGINT (Ctrl-C) / SIGTERM / SIGHUP
 `
 
 /** The person at the terminal, from the CLI's terminal layer. */
@@ -91,79 +106,50 @@ export const approvals = (
   return yes ? (r: PermissionRequest) => (r.unconfined ? atTerminal(r) : scriptedAsk(true)(r)) : atTerminal
 }
 
-/** The result object of --format json and the last line of stream-json. */
-export const resultObject = (session: AgentSession, result: TurnResult) => ({
-  type: "result",
-  is_error: result.status !== "success",
-  status: result.status,
-  reason: result.reason,
-  session_id: session.id,
-  model: session.model.id,
-  answer: result.answer,
-  usage: { input_tokens: result.usage.inputTokens, output_tokens: result.usage.outputTokens },
-  stats: result.stats,
-  ...(result.error !== undefined ? { error: result.error } : {}),
-})
-
-/** The result fields of a run ended by a signal (the whole object when the turn could not finish in time). */
-const interruptedResult = (session: AgentSession, signal: ExitSignal) => ({
-  type: "result",
-  is_error: true,
+/** A turn cut short before it could report (the result written when anvil must exit at once). */
+const unfinishedTurn: TurnResult = {
   status: "cancelled",
-  reason: "interrupted",
-  signal,
-  session_id: session.id,
-  error: `interrupted by ${signal}: the turn was cancelled and every process it started was ended`,
-})
-
-const interruptedLine = (signal: ExitSignal) =>
-  `anvil run: interrupted by ${signal}; the turn was cancelled and every process it started was ended.\n`
-
-/** An agent event as a stream-json line (undefined: not part of the stream). */
-export const streamJsonEvent = (event: AgentEvent, parent?: string): Record<string, unknown> | undefined => {
-  const nested = parent ? { parent_tool_use_id: parent } : {}
-  switch (event.type) {
-    case "assistant":
-      if (parent) return undefined
-      return {
-        type: "assistant",
-        text: event.text,
-        tool_calls: event.tool_calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
-        usage: { input_tokens: event.usage.inputTokens, output_tokens: event.usage.outputTokens },
-        ...(event.react ? { react: event.react } : {}),
-      }
-    case "tool_use":
-      return { type: "tool_use", id: event.id, name: event.name, input: event.input, ...nested }
-    case "tool_result":
-      return { type: "tool_result", id: event.id, name: event.name, envelope: event.envelope, execution_meta: event.execution_meta, ...nested }
-    case "error":
-      return parent ? undefined : { type: "error", message: event.message }
-    case "compaction":
-      return { type: "compaction", replaced: event.replaced, tokens_before: event.tokens_before, tokens_after: event.tokens_after }
-    case "verify":
-      return { type: "verify", command: event.command, passed: event.passed, exit_code: event.exit_code, output: event.output }
-    default:
-      return undefined
-  }
+  reason: "cancelled",
+  answer: "",
+  usage: { inputTokens: 0, outputTokens: 0 },
+  stats: { steps: 0, tool_calls: 0, duration_ms: 0, request_bytes: [], compactions: 0, verifications: 0, api_ms: 0 },
 }
 
-/** `anvil run`: one turn, scripted; returns the exit code. */
+/** How long `anvil run "prompt"` waits for piped input to start before going on without it. */
+const STDIN_WAIT_MS = 3000
+
+/** The prompt argument with piped standard input attached after it (or the piped input alone). */
+export const promptWithInput = (prompt: string, piped: string | undefined): string => {
+  const input = piped?.replace(/\s+$/, "") ?? ""
+  if (input.trim() === "") return prompt
+  if (prompt === "") return input.trim()
+  return `${prompt}\n\n<stdin>\n${input}\n</stdin>`
+}
+
+/** `anvil run`: one turn (or one per input message), scripted; returns the exit code (see RUN_HELP). */
 export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
   const args: AgentArgs = parseAgentArgs(argv, "run")
+  checkAllowRules(args.allow, tools.map((t) => t.name), "run")
   guardNodeStreams()
   const terminal = await terminalOf(io)
+  const streamInput = args.inputFormat === "stream-json"
   let prompt = args.words.join(" ").trim()
-  if (prompt === "" || prompt === "-") {
+  if (streamInput) {
+    if (prompt !== "") throw new UsageError("anvil run: with --input-format stream-json the prompts come on standard input, not as an argument")
+  } else if (prompt === "" || prompt === "-") {
     if (terminal.interactive && prompt === "") throw new UsageError("anvil run: give a prompt (an argument, or on standard input)")
     prompt = (await io.readStdin()).trim()
+    if (prompt === "") throw new UsageError("anvil run: the prompt is empty")
+  } else if (io.readPipedStdin) {
+    const piped = await io.readPipedStdin(STDIN_WAIT_MS)
+    prompt = promptWithInput(prompt, piped)
   }
-  if (prompt === "") throw new UsageError("anvil run: the prompt is empty")
 
   const json = args.format !== "text"
   const line = (obj: unknown) => io.out(`${JSON.stringify(obj)}\n`)
   const stderr = process.stderr
   const errStyle = makeStyle(colorEnabled(stderr, io.env))
-  const interactive = terminal.interactive && !json
+  const interactive = terminal.interactive && !json && !streamInput
   const spinner = makeSpinner(stderr)
   const ask = askInTerminal(terminal, errStyle, io.cwd)
   const onAsk = approvals(interactive, args.yes, spinner, ask)
@@ -180,10 +166,16 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
     react: args.engine === "react",
   })
 
-  // MCP servers report status changes and progress: stream-json gets system events, text runs a stderr line.
+  // Events reach the Claude-shaped stream (stream-json), only the result (json), or the printer (text).
+  let stream: ClaudeStream | undefined
+  // MCP servers report status changes and progress: stream-json gets system messages (held until init is out), text runs a stderr line.
+  const earlyMcp: Array<McpEvent> = []
   const onMcp = (event: McpEvent) => {
-    if (args.format === "stream-json") line(mcpSystemEvent(event))
-    else {
+    if (args.format === "stream-json") {
+      if (!stream) return void earlyMcp.push(event)
+      const { type: _type, subtype, ...fields } = mcpSystemEvent(event)
+      stream.system(String(subtype), fields)
+    } else {
       const text = mcpHumanLine(event)
       if (text) io.err(text)
     }
@@ -204,79 +196,103 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
       mcp: { onEvent: onMcp, trustProject: args.trustMcp },
       ...(interactive && io.terminal ? { terminal: io.terminal } : {}),
       onSubagentEvent: (parent, event) => {
-        if (args.format === "stream-json") {
-          const obj = streamJsonEvent(event, parent)
-          if (obj) line(obj)
-        } else if (!json) printer(event, parent)
+        if (stream) stream.event(event, parent)
+        else if (!json) printer(event, parent)
       },
     })
   } catch (e) {
     if (e instanceof AgentSetupError) {
-      if (json) line({ type: "result", status: "error", reason: "setup", error: e.message })
+      if (json) line(startFailureResult(e.message, EXIT.config))
       io.err(`anvil run: ${e.message}\n`)
-      return 2
+      return EXIT.config
     }
     throw e
   }
 
+  const claude = makeClaudeStream({
+    sessionId: session.id,
+    model: session.model.id,
+    contextWindow: session.model.contextWindow,
+    write: (message) => {
+      if (args.format === "stream-json" || message.type === "result") line(message)
+    },
+  })
   const notices = pluginNotices(session.plugins)
   for (const notice of notices) io.err(`anvil: ${notice}\n`)
   if (args.format === "stream-json") {
-    for (const notice of notices) line({ type: "system", subtype: "plugins", message: notice })
-    line({
-      type: "init",
-      session_id: session.id,
-      resumed: session.resumed,
+    stream = claude
+    claude.init({
+      cwd: io.cwd,
       model: session.model.id,
+      tools: session.tools.map((t) => t.name),
+      permissionMode: args.yes ? "bypassPermissions" : "default",
+      version: VERSION,
       profile: session.profile.name,
       engine: session.engine,
-      cwd: io.cwd,
-      tools: session.tools.map((t) => t.name),
+      resumed: session.resumed,
       plugins: session.plugins.reports.map((r) => ({ name: r.name, source: r.source, status: r.status })),
       mcp_servers: session.mcp.views().map((v) => ({ name: v.name, status: v.status === "starting" ? "pending" : v.status })),
       sandbox: sandboxSummary(session.sandbox),
     })
-    if (session.sandbox.warning) line({ type: "system", subtype: "warning", source: "sandbox", message: session.sandbox.warning })
+    for (const notice of notices) claude.system("plugins", { message: notice })
+    if (session.sandbox.warning) claude.system("warning", { source: "sandbox", message: session.sandbox.warning })
   }
-  for (const event of initialMcpEvents(session.mcp)) onMcp(event)
+  for (const event of [...earlyMcp.splice(0), ...initialMcpEvents(session.mcp)]) onMcp(event)
   if (session.sandbox.warning && args.format !== "stream-json") io.err(`anvil: warning: ${session.sandbox.warning}\n`)
 
-  // SIGINT, SIGTERM, SIGHUP cancel the turn; its processes are ended and the result says "interrupted".
+  // SIGINT, SIGTERM, SIGHUP cancel the turn in flight (its processes are ended) and end the run; the result says "interrupted".
   const cancel = Effect.runSync(Deferred.make<void>())
+  const interruptedLine = (signal: string) => `anvil run: interrupted by ${signal}; the turn was cancelled and every process it started was ended.\n`
   const signals = watchSignals(
     (signal) => {
       io.err(`\nanvil: ${signal}: cancelling (${signal === "SIGINT" ? "Ctrl-C" : "a signal"} again to stop at once)\n`)
       Effect.runSync(Deferred.succeed(cancel, undefined))
     },
+    // The turn did not finish in time after a second signal: the last words before anvil exits.
     (signal) => {
-      if (json) line(interruptedResult(session, signal))
+      if (json) claude.result(unfinishedTurn, signal)
       else io.err(interruptedLine(signal))
     },
   )
-  let result: TurnResult
-  try {
-    result = await session.runTurn(prompt, {
+
+  const turn = async (text: string): Promise<number> => {
+    const result = await session.runTurn(text, {
       cancelled: Deferred.await(cancel),
       emit: (event) => {
-        if (args.format === "stream-json") {
-          const obj = streamJsonEvent(event)
-          if (obj) line(obj)
+        if (stream) {
+          stream.event(event)
+          if (event.type === "error") io.err(`anvil run: ${event.message}\n`)
         } else if (!json) printer(event)
         else if (event.type === "error") io.err(`anvil run: ${event.message}\n`)
+        else if (event.type === "retry") printer(event)
       },
     })
+    const signal = signals.signal
+    if (json) claude.result(result, signal)
+    else if (result.answer !== "") io.out(result.answer.endsWith("\n") ? result.answer : `${result.answer}\n`)
+    if (signal !== undefined && !json) io.err(interruptedLine(signal))
+    return exitCodeOf(result, signal)
+  }
+
+  let code: number = EXIT.ok
+  try {
+    if (!streamInput) code = await turn(prompt)
+    else {
+      const source = io.stdinStream?.() ?? new Response(await io.readStdin()).body!
+      for await (const message of inputMessages(source)) {
+        if (message.kind === "user") {
+          code = await turn(message.text)
+          if (signals.signal !== undefined) break
+        } else if (message.kind === "invalid") {
+          io.err(`anvil run: input line ${message.line}: ${message.error}; skipped\n`)
+        } else {
+          io.err(`anvil run: input messages of type '${message.type}' are not understood; skipped\n`)
+        }
+      }
+    }
   } finally {
     signals.dispose()
     await session.dispose()
   }
-
-  if (signals.signal !== undefined) {
-    if (json) line({ ...resultObject(session, result), ...interruptedResult(session, signals.signal) })
-    else io.err(interruptedLine(signals.signal))
-    return signals.exitCode!
-  }
-  if (args.format === "text") {
-    if (result.answer !== "") io.out(result.answer.endsWith("\n") ? result.answer : `${result.answer}\n`)
-  } else line(resultObject(session, result))
-  return result.status === "success" ? 0 : 1
+  return code
 }

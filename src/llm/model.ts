@@ -69,10 +69,12 @@ export type ModelEvent =
   | { readonly type: "raw"; readonly data: string }
   /** The size of the request body sent, for the bench and the stats. */
   | { readonly type: "request"; readonly bytes: number; readonly attempt: number }
+  /** A failed attempt that will be tried again after `delayMs` (shown to the user: retries are never silent). */
+  | { readonly type: "retry"; readonly attempt: number; readonly maxRetries: number; readonly delayMs: number; readonly error: ModelError }
 
 /** A failure talking to a model. `retryable` covers 429, 5xx and network failures. */
 export class ModelError extends Data.TaggedError("ModelError")<{
-  readonly kind: "config" | "auth" | "rate_limit" | "server" | "network" | "bad_request" | "protocol" | "replay"
+  readonly kind: "config" | "auth" | "rate_limit" | "server" | "network" | "bad_request" | "protocol" | "replay" | "timeout"
   readonly message: string
   readonly status?: number
   readonly retryable: boolean

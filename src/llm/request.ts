@@ -1,4 +1,4 @@
-import { Duration, Effect, Schedule, Stream } from "effect"
+import { Duration, Effect, Stream } from "effect"
 import type { ModelHttpShape } from "./http.ts"
 import { ModelError, type LanguageModelShape, type ModelEvent, type ModelRequest } from "./model.ts"
 import { parseSse, type SseEvent } from "./sse.ts"
@@ -13,8 +13,15 @@ export interface RetryPolicy {
   readonly maxDelayMs: number
 }
 
-/** How long a model connection may stay silent (Bun's socket idle timer). */
-const IDLE_TIMEOUT_MS = 30 * 60 * 1000
+/** How long to wait for a model server: its response headers, then each piece of the stream. */
+export interface ModelTimeouts {
+  /** From sending the request to the response's headers. */
+  readonly requestMs: number
+  /** The longest silence allowed between two pieces of a streaming answer. */
+  readonly idleMs: number
+}
+
+export const DEFAULT_TIMEOUTS: ModelTimeouts = { requestMs: 120_000, idleMs: 180_000 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 500, maxDelayMs: 30_000 }
 
@@ -59,12 +66,15 @@ export const statusError = (status: number, body: string, retryAfter: string | n
   })
 }
 
-const retrySchedule = (policy: RetryPolicy) =>
-  Schedule.exponential(Duration.millis(policy.baseDelayMs), 2).pipe(
-    Schedule.modifyDelay(({ input, duration }: { input: ModelError; duration: Duration.Duration }) =>
-      Effect.succeed(Duration.millis(Math.min(policy.maxDelayMs, input.retryAfterMs ?? Duration.toMillis(duration)))),
-    ),
-  )
+/** The wait before retry number `attempt` (1-based): doubling from the base, Retry-After when the server gave one, capped. */
+export const retryDelay = (policy: RetryPolicy, attempt: number, error: ModelError): number =>
+  Math.min(policy.maxDelayMs, error.retryAfterMs ?? policy.baseDelayMs * 2 ** (attempt - 1))
+
+/** Failures that no retry can heal: a host name that does not resolve (the platform's ENOTFOUND / EAI_AGAIN-less DNS errors). */
+const isDnsFailure = (e: unknown): boolean => {
+  const code = (e as { code?: unknown })?.code
+  return code === "ENOTFOUND" || code === "EAI_NONAME" || code === "DNSException"
+}
 
 export interface SseRequest {
   readonly url: string
@@ -73,28 +83,33 @@ export interface SseRequest {
   /** What to tell the user when the credentials are refused ("Check OPENAI_API_KEY."). */
   readonly keyHint: string
   readonly retry: RetryPolicy
+  readonly timeouts?: ModelTimeouts
 }
+
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`)
 
 /**
  * POSTs a streaming request and yields its server-sent events. The request is
  * retried with exponential backoff (honouring Retry-After) while it fails
- * before streaming starts; once events flow, a failure ends the stream (a
- * retry then would repeat output the user has already seen). Interrupting the
- * stream aborts the HTTP request. The first element is a `request` event with
- * the size of the body sent.
+ * before streaming starts, each retry announced by a `retry` event; failures
+ * that cannot heal (DNS, 401/403, 400) are not retried. Once events flow, a
+ * failure ends the stream (a retry then would repeat output the user has
+ * already seen). No response headers within `timeouts.requestMs`, or a silence
+ * longer than `timeouts.idleMs` while streaming, ends it with a `timeout`
+ * error. Interrupting the stream aborts the HTTP request. The first element
+ * after a successful connection is a `request` event with the body's size.
  */
 export const streamSse = (http: ModelHttpShape, request: SseRequest): Stream.Stream<SseEvent | ModelEvent, ModelError> =>
   Stream.unwrap(
     Effect.gen(function* () {
+      const timeouts = request.timeouts ?? DEFAULT_TIMEOUTS
       const controller = yield* Effect.acquireRelease(
         Effect.sync(() => new AbortController()),
         (c) => Effect.sync(() => c.abort()),
       )
       const body = JSON.stringify(request.body)
       const bytes = new TextEncoder().encode(body).length
-      let attempt = 0
       const open = Effect.gen(function* () {
-        attempt++
         const response = yield* Effect.tryPromise({
           try: () =>
             http.fetch(request.url, {
@@ -102,16 +117,30 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest): Stream.Str
               headers: { "content-type": "application/json", accept: "text/event-stream", ...request.headers },
               body,
               signal: controller.signal,
-              // A local model may think for minutes before its first byte: Bun's 5-minute idle default is too short.
-              timeout: IDLE_TIMEOUT_MS,
+              // Our own deadlines apply (below); Bun's socket idle timer would cut a slow local model at 5 minutes.
+              timeout: false,
             } as RequestInit),
           catch: (e) =>
             new ModelError({
               kind: "network",
-              retryable: true,
-              message: `Could not reach the model server at ${request.url}: ${e instanceof Error ? e.message : String(e)}`,
+              retryable: !isDnsFailure(e),
+              message: isDnsFailure(e)
+                ? `Could not reach the model server at ${request.url}: the host name does not resolve (${e instanceof Error ? e.message : String(e)}). Check the base URL.`
+                : `Could not reach the model server at ${request.url}: ${e instanceof Error ? e.message : String(e)}`,
             }),
-        })
+        }).pipe(
+          Effect.timeoutOrElse({
+            duration: Duration.millis(timeouts.requestMs),
+            orElse: () =>
+              Effect.fail(
+                new ModelError({
+                  kind: "timeout",
+                  retryable: false,
+                  message: `The model server at ${request.url} did not answer within ${seconds(timeouts.requestMs)} (request timeout; set model_timeout.request_sec in anvil.json or --timeout).`,
+                }),
+              ),
+          }),
+        )
         if (!response.ok) {
           const text = yield* Effect.promise(() => response.text().catch(() => ""))
           return yield* Effect.fail(statusError(response.status, text, response.headers.get("retry-after"), { url: request.url, keyHint: request.keyHint }))
@@ -121,17 +150,42 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest): Stream.Str
         }
         return response.body
       })
-      const stream = yield* open.pipe(
-        Effect.retry({ schedule: retrySchedule(request.retry), times: request.retry.retries, while: (e) => e.retryable }),
-      )
-      const events = Stream.fromAsyncIterable(parseSse(stream), (e) =>
-        new ModelError({
-          kind: "network",
-          retryable: false,
-          message: `The model stream from ${request.url} broke off: ${e instanceof Error ? e.message : String(e)}`,
-        }),
-      )
-      return Stream.concat(Stream.make<Array<SseEvent | ModelEvent>>({ type: "request", bytes, attempt }), events)
+      const stalled = () =>
+        Stream.fail(
+          new ModelError({
+            kind: "timeout",
+            retryable: false,
+            message: `The model stream from ${request.url} stalled: nothing arrived for ${seconds(timeouts.idleMs)} (idle timeout; set model_timeout.idle_sec in anvil.json or --timeout).`,
+          }),
+        )
+      const connected = (stream: ReadableStream<Uint8Array>, attempt: number) =>
+        Stream.concat(
+          Stream.make<Array<SseEvent | ModelEvent>>({ type: "request", bytes, attempt }),
+          Stream.fromAsyncIterable(parseSse(stream), (e) =>
+            new ModelError({
+              kind: "network",
+              retryable: false,
+              message: `The model stream from ${request.url} broke off: ${e instanceof Error ? e.message : String(e)}`,
+            }),
+          ).pipe(Stream.timeoutOrElse({ duration: Duration.millis(timeouts.idleMs), orElse: stalled })),
+        )
+      const attempt = (n: number): Stream.Stream<SseEvent | ModelEvent, ModelError> =>
+        Stream.unwrap(
+          open.pipe(
+            Effect.map((stream) => connected(stream, n)),
+            Effect.catch((error: ModelError) => {
+              if (!error.retryable || n > request.retry.retries) return Effect.fail(error)
+              const delayMs = retryDelay(request.retry, n, error)
+              return Effect.succeed(
+                Stream.concat(
+                  Stream.make<Array<SseEvent | ModelEvent>>({ type: "retry", attempt: n, maxRetries: request.retry.retries, delayMs, error }),
+                  Stream.unwrap(Effect.as(Effect.sleep(Duration.millis(delayMs)), attempt(n + 1))),
+                ),
+              )
+            }),
+          ),
+        )
+      return attempt(1)
     }),
   )
 
@@ -174,6 +228,7 @@ export interface SseProviderOptions {
   /** Extra request headers (configured per provider). */
   readonly headers?: Readonly<Record<string, string>>
   readonly retry?: RetryPolicy
+  readonly timeouts?: ModelTimeouts
 }
 
 /**
@@ -206,6 +261,7 @@ export const sseModel = (
             body: wire.body(request),
             keyHint,
             retry: options.retry ?? DEFAULT_RETRY,
+            ...(options.timeouts ? { timeouts: options.timeouts } : {}),
           }),
           wire.decoder(),
         ),

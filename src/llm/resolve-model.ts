@@ -6,7 +6,7 @@ import type { ModelHttpShape } from "./http.ts"
 import { ModelError } from "./model.ts"
 import { makeOpenAiCompatible } from "./openai-compatible.ts"
 import { loadReplay } from "./replay.ts"
-import { DEFAULT_RETRY, type RetryPolicy } from "./request.ts"
+import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, type ModelTimeouts, type RetryPolicy } from "./request.ts"
 
 type Api = "openai" | "anthropic"
 
@@ -136,6 +136,11 @@ export const resolveModel = Effect.fn("resolveModel")(function* (input: {
     baseDelayMs: num(retryConfig.base_delay_ms) ?? DEFAULT_RETRY.baseDelayMs,
     maxDelayMs: num(retryConfig.max_delay_ms) ?? DEFAULT_RETRY.maxDelayMs,
   }
+  const timeoutConfig = config.get("model_timeout", {} as Record<string, unknown>)
+  const timeouts: ModelTimeouts = {
+    requestMs: (num(timeoutConfig.request_sec) ?? DEFAULT_TIMEOUTS.requestMs / 1000) * 1000,
+    idleMs: (num(timeoutConfig.idle_sec) ?? DEFAULT_TIMEOUTS.idleMs / 1000) * 1000,
+  }
   const contextWindow = num(custom.context_window) ?? num(config.get("context_window", 0)) ?? known?.contextWindow ?? 128_000
   const maxTokens = num(custom.max_tokens) ?? num(config.get("max_tokens", 0))
   const headers = Object.fromEntries(
@@ -143,7 +148,7 @@ export const resolveModel = Effect.fn("resolveModel")(function* (input: {
       (e): e is [string, string] => typeof e[1] === "string",
     ),
   )
-  const common = { provider, model, baseUrl, apiKey, keyEnv, contextWindow, maxTokens, headers, retry }
+  const common = { provider, model, baseUrl, apiKey, keyEnv, contextWindow, maxTokens, headers, retry, timeouts }
   return api === "anthropic"
     ? makeAnthropic(input.http, common)
     : makeOpenAiCompatible(input.http, { ...common, ...(custom.stream_usage === false ? { streamUsage: false } : {}) })

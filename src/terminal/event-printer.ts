@@ -78,6 +78,12 @@ export const makePrinter = (o: PrinterOptions) => {
         }
         return
       }
+      case "retry":
+        o.spinner.stop()
+        o.err(
+          `${indent}${s.yellow("retrying")} ${s.dim(`in ${(event.delay_ms / 1000).toFixed(1)} s (retry ${event.attempt} of ${event.max_retries}): ${event.message}`)}\n`,
+        )
+        return
       case "compaction":
         o.err(`${s.dim(`(compacted ${event.replaced} older items into a summary: ~${event.tokens_before} → ~${event.tokens_after} tokens)`)}\n`)
         return

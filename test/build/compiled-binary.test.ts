@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { VERSION } from "../../src/version.ts"
+import { toolResults } from "../support/anvil-cli.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
 import { project, tempDir } from "../support/harness.ts"
 
@@ -102,15 +103,16 @@ describe("the compiled executable as an agent", () => {
       expect(code).toBe(0)
       const all = out.trim().split("\n").map((l) => JSON.parse(l))
       // No bwrap on this PATH: the command sandbox says once that it cannot run (test/sandbox covers it).
-      expect(all.filter((e) => e.type === "system").map((e) => e.source)).toEqual(["sandbox"])
-      const events = all.filter((e) => e.type !== "system")
-      expect(events.map((e) => e.type)).toEqual(["init", "assistant", "tool_use", "tool_use", "tool_result", "tool_result", "assistant", "result"])
-      const grep = events.find((e) => e.type === "tool_result" && e.id === "g1")
+      const notices = all.filter((e) => e.type === "system" && e.subtype !== "init")
+      expect(notices.map((e) => e.source)).toEqual(["sandbox"])
+      const events = all.filter((e) => !notices.includes(e))
+      expect(events.map((e) => e.type)).toEqual(["system", "assistant", "user", "user", "assistant", "result"])
+      const grep = toolResults(events).find((e) => e.id === "g1")
       expect(grep.envelope.status).toBe("success") // not the partial in-process fallback: the embedded rg ran
       expect(JSON.stringify(grep.envelope.data)).toContain("src/app.ts")
-      const read = events.find((e) => e.type === "tool_result" && e.id === "r1")
+      const read = toolResults(events).find((e) => e.id === "r1")
       expect(read.envelope.data.content).toContain("needle = 42")
-      expect(events.at(-1)).toMatchObject({ type: "result", status: "success", answer: "needle is 42, in src/app.ts." })
+      expect(events.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "needle is 42, in src/app.ts." })
       expect(server.requests.length).toBe(2)
     } finally {
       server.stop()

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { jsonLines, runAnvil } from "../support/anvil-cli.ts"
+import { jsonLines, runAnvil, textOf, toolResults, toolUses } from "../support/anvil-cli.ts"
 import { fakeAnthropic } from "../support/fake-anthropic.ts"
 import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
@@ -40,26 +40,17 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(r.stderr).toBe("")
     expect(r.code).toBe(0)
     const events = jsonLines(r.stdout)
-    expect(events.map((e) => e.type)).toEqual([
-      "init",
-      "assistant",
-      "tool_use",
-      "tool_use",
-      "tool_use",
-      "tool_result",
-      "tool_result",
-      "tool_result",
-      "assistant",
-      "result",
-    ])
-    const [init, first, useA, useB, useG, resA, resB, resG, last, result] = events
-    expect(init).toMatchObject({ model: "openai/gpt-test", profile: "code", engine: "native", resumed: false })
+    expect(events.map((e) => e.type)).toEqual(["system", "assistant", "user", "user", "user", "assistant", "result"])
+    const [init, first, , , , last, result] = events
+    const [useA, useB, useG] = toolUses(events)
+    const [resA, resB, resG] = toolResults(events)
+    expect(init).toMatchObject({ subtype: "init", model: "openai/gpt-test", profile: "code", engine: "native", resumed: false })
     expect(init.tools).toContain("read")
     expect(init.tools).toContain("task")
     expect(init.tools).not.toContain("question")
-    expect(first.text).toBe("Reading both files and searching.")
-    expect(first.tool_calls.map((c: any) => c.id)).toEqual(["c_a", "c_b", "c_g"])
-    expect(useA).toEqual({ type: "tool_use", id: "c_a", name: "read", input: { path: "a.txt" } })
+    expect(textOf(first)).toBe("Reading both files and searching.")
+    expect(toolUses([first]).map((c: any) => c.id)).toEqual(["c_a", "c_b", "c_g"])
+    expect(useA).toEqual({ type: "tool_use", id: "c_a", name: "read", input: { path: "a.txt" }, parent_tool_use_id: null })
     expect(useB.input).toEqual({ path: "b.txt" })
     expect(useG.name).toBe("glob")
     expect(resA.id).toBe("c_a")
@@ -68,8 +59,8 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(resA.execution_meta).toMatchObject({ tool_name: "Read", tool_call_id: "c_a", status: "success" })
     expect(resB.envelope.data.content).toContain("beta")
     expect(JSON.stringify(resG.envelope.data)).toContain("src/x.ts")
-    expect(last.text).toBe("a.txt says alpha, b.txt says beta, needle is in src/x.ts.")
-    expect(result).toMatchObject({ type: "result", status: "success", reason: "completed", answer: last.text, session_id: init.session_id })
+    expect(textOf(last)).toBe("a.txt says alpha, b.txt says beta, needle is in src/x.ts.")
+    expect(result).toMatchObject({ type: "result", subtype: "success", is_error: false, reason: "completed", result: textOf(last), session_id: init.session_id })
     expect(result.stats.steps).toBe(2)
     expect(result.stats.tool_calls).toBe(3)
     expect(result.usage.input_tokens).toBeGreaterThan(0)
@@ -105,7 +96,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     ])
     const r = await runAnvil(["run", "--format", "stream-json", "what is answer?"], { cwd: join(root, "pkg/app"), env })
     expect(r.code).toBe(0)
-    const results = jsonLines(r.stdout).filter((e) => e.type === "tool_result")
+    const results = toolResults(jsonLines(r.stdout))
     expect(results[0].envelope.data.paths).toEqual(["pkg/app/src/main.ts"])
     expect(results[1].envelope.status).toBe("success")
     expect(results[1].envelope.data.content).toContain("answer = 42")
@@ -127,7 +118,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     const json = await runAnvil(["run", "--format", "json"], { cwd: root, env, stdin: "from stdin\n" })
     expect(json.code).toBe(0)
     const obj = JSON.parse(json.stdout)
-    expect(obj).toMatchObject({ type: "result", status: "success", answer: "Plain.", model: "openai/gpt-test" })
+    expect(obj).toMatchObject({ type: "result", subtype: "success", result: "Plain.", model: "openai/gpt-test" })
     expect(json.stdout.trim().split("\n").length).toBe(1)
   })
 
@@ -140,8 +131,8 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     ]
     const { server, env } = openai(turns)
     const denied = await runAnvil(["run", "-f", "stream-json", "make the file"], { cwd: root, env })
-    expect(denied.code).toBe(0)
-    const result = jsonLines(denied.stdout).find((e) => e.type === "tool_result")
+    expect(denied.code).toBe(4)
+    const result = toolResults(jsonLines(denied.stdout))[0]
     expect(result.envelope.status).toBe("error")
     expect(result.envelope.error.code).toBe("PERMISSION_DENIED")
     expect(result.envelope.error.message).toContain("--allow")
@@ -160,7 +151,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     // A compound command is judged part by part: the allow rule does not cover `rm`.
     server.push({ tool_calls: [{ name: "bash", arguments: { command: "echo x && rm made.txt" } }] }, { text: "Refused." })
     const compound = await runAnvil(["run", "--allow", "bash:echo *", "-f", "json", "go"], { cwd: root, env })
-    expect(compound.code).toBe(0)
+    expect(compound.code).toBe(4)
     expect(existsSync(join(root, "made.txt"))).toBe(true)
     expect(toolMessages(server.requests.at(-1)!.body).at(-1).content).toContain("PERMISSION_DENIED")
   })
@@ -169,7 +160,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     const root = project({ "anvil.json": JSON.stringify({ permission: { bash: { "*": "allow", "rm *": "deny" } } }), "keep.txt": "k" })
     const { server, env } = openai([{ tool_calls: [{ name: "bash", arguments: { command: "rm keep.txt" } }] }, { text: "Denied." }])
     const r = await runAnvil(["run", "--yes", "delete keep.txt"], { cwd: root, env })
-    expect(r.code).toBe(0)
+    expect(r.code).toBe(4)
     expect(existsSync(join(root, "keep.txt"))).toBe(true)
     expect(toolMessages(server.requests[1]!.body)[0].content).toContain("denied by the permission settings")
   })
@@ -182,7 +173,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     const second = await runAnvil(["run", "--continue", "-f", "stream-json", "what did I ask?"], { cwd: root, env })
     expect(second.code).toBe(0)
     const init = jsonLines(second.stdout)[0]
-    expect(init).toMatchObject({ type: "init", session_id: id, resumed: true })
+    expect(init).toMatchObject({ type: "system", subtype: "init", session_id: id, resumed: true })
     const messages = server.requests[1]!.body.messages
     expect(messages.slice(1)).toEqual([
       { role: "user", content: "remember: the secret word" },
@@ -192,7 +183,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     const other = await runAnvil(["run", "-f", "json", "new one"], { cwd: root, env })
     expect(JSON.parse(other.stdout).session_id).not.toBe(id)
     const missing = await runAnvil(["run", "--session", "nope-123", "x"], { cwd: root, env })
-    expect(missing.code).toBe(2)
+    expect(missing.code).toBe(3)
     expect(missing.stderr).toContain("No session 'nope-123'")
     const list = await runAnvil(["sessions", "--json"], { cwd: root, env })
     expect(list.code).toBe(0)
@@ -230,13 +221,14 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(r.code).toBe(0)
     const events = jsonLines(r.stdout)
     const nested = events.filter((e) => e.parent_tool_use_id === "t1")
-    expect(nested.map((e) => `${e.type}:${e.name}`)).toEqual(["tool_use:read", "tool_result:read"])
-    expect(nested[1].envelope.data.content).toContain("8080")
-    const taskResult = events.find((e) => e.type === "tool_result" && e.id === "t1")
+    expect(nested.map((e) => e.type)).toEqual(["assistant", "user", "assistant"])
+    expect(toolUses(nested).map((u) => u.name)).toEqual(["read"])
+    expect(toolResults(nested)[0].envelope.data.content).toContain("8080")
+    const taskResult = toolResults(events).find((e) => e.id === "t1")
     expect(taskResult.envelope.status).toBe("success")
     expect(taskResult.envelope.data.summary).toBe("The port (8080) is set in src/config.ts line 1.")
     expect(taskResult.envelope.text).toContain("The port (8080) is set in src/config.ts line 1.")
-    expect(events.at(-1)).toMatchObject({ type: "result", answer: "Port 8080, in src/config.ts." })
+    expect(events.at(-1)).toMatchObject({ type: "result", result: "Port 8080, in src/config.ts." })
 
     const sub = server.requests[1]!.body
     expect(sub.messages.slice(1)).toEqual([{ role: "user", content: "Find where the port is configured." }])
@@ -252,7 +244,9 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     const { server, env } = openai([{ status: 429, retry_after: "0" }, { status: 503, retry_after: "0" }, { text: "made it" }])
     const r = await runAnvil(["run", "-f", "json", "hello"], { cwd: root, env })
     expect(r.code).toBe(0)
-    expect(JSON.parse(r.stdout).answer).toBe("made it")
+    expect(JSON.parse(r.stdout).result).toBe("made it")
+    // Each retry is announced on stderr.
+    expect(r.stderr.match(/retrying/g)?.length).toBe(2)
     expect(server.requests.length).toBe(3)
   })
 
@@ -270,7 +264,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     ])
     const r = await runAnvil(["run", "-f", "stream-json", "go"], { cwd: root, env })
     expect(r.code).toBe(0)
-    const results = jsonLines(r.stdout).filter((e) => e.type === "tool_result")
+    const results = toolResults(jsonLines(r.stdout))
     expect(results.map((e) => e.envelope.error?.code)).toEqual(["INVALID_PARAM", "INVALID_PARAM", "INVALID_PARAM"])
     expect(results[0].envelope.error.message).toContain("Unknown tool 'frobnicate'")
     expect(results[2].envelope.error.field_errors[0].field).toBe("bogus")
@@ -279,23 +273,23 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(back[0].content).toContain("INVALID_PARAM")
   })
 
-  test("the same failing call three times ends the turn (exit 1); the step limit too", async () => {
+  test("the same failing call three times ends the turn (exit 7); the step limit (exit 6) too", async () => {
     const root = project({})
     const failing = { tool_calls: [{ name: "read", arguments: { path: "missing.txt" } }] }
     const { server, env } = openai([failing, failing, failing])
     const r = await runAnvil(["run", "-f", "json", "read it"], { cwd: root, env })
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(7)
     const obj = JSON.parse(r.stdout)
-    expect(obj).toMatchObject({ status: "error", reason: "repeated_failure" })
-    expect(obj.error).toContain("missing.txt")
+    expect(obj).toMatchObject({ subtype: "error_during_execution", is_error: true, reason: "repeated_failure", exit_code: 7 })
+    expect(obj.errors[0]).toContain("missing.txt")
     expect(server.requests.length).toBe(3)
     // The second failure carried a warning to the model.
     expect(toolMessages(server.requests[2]!.body).at(-1).content).toContain("failed 2 times")
 
     server.push({ tool_calls: [{ name: "list", arguments: {} }] }, { tool_calls: [{ name: "list", arguments: {} }] })
     const limited = await runAnvil(["run", "--max-steps", "1", "-f", "json", "loop"], { cwd: root, env })
-    expect(limited.code).toBe(1)
-    expect(JSON.parse(limited.stdout)).toMatchObject({ status: "error", reason: "max_steps" })
+    expect(limited.code).toBe(6)
+    expect(JSON.parse(limited.stdout)).toMatchObject({ subtype: "error_max_turns", is_error: true, reason: "max_steps" })
   })
 
   test("the ReAct engine drives a text-only model: Thought / Action / Observation / Final Answer", async () => {
@@ -310,9 +304,9 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(events[0].engine).toBe("react")
     const first = events.find((e) => e.type === "assistant")
     expect(first.react).toEqual({ thought: "I should compute it.", action: "calculator", action_input: '{"expression": "6*7"}' })
-    const obs = events.find((e) => e.type === "tool_result")
+    const obs = toolResults(events)[0]
     expect(obs.envelope.data.result).toBe("42")
-    expect(events.at(-1)).toMatchObject({ type: "result", answer: "42" })
+    expect(events.at(-1)).toMatchObject({ type: "result", result: "42" })
     const req1 = server.requests[0]!.body
     expect(req1.tools).toBeUndefined()
     expect(req1.stop).toContain("\nObservation:")
@@ -334,18 +328,18 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     ])
     const docs = await runAnvil(["run", "--yes", "-f", "stream-json", "write the guide"], { cwd: root, env })
     expect(docs.code).toBe(0)
-    expect(jsonLines(docs.stdout).some((e) => e.type === "verify")).toBe(false)
+    expect(jsonLines(docs.stdout).some((e) => e.subtype === "verify")).toBe(false)
     expect(existsSync(join(root, "verify.log"))).toBe(false)
     const code = await runAnvil(["run", "--yes", "-f", "stream-json", "write the app"], { cwd: root, env })
     expect(code.code).toBe(0)
     const events = jsonLines(code.stdout)
-    const verifies = events.filter((e) => e.type === "verify")
+    const verifies = events.filter((e) => e.subtype === "verify")
     expect(verifies.map((v) => [v.passed, v.exit_code])).toEqual([
       [false, 1],
       [true, 0],
     ])
     expect(readFileSync(join(root, "verify.log"), "utf8")).toBe("run\nrun\n")
-    expect(events.at(-1)).toMatchObject({ answer: "Fixed; the check passes.", stats: { verifications: 2 } })
+    expect(events.at(-1)).toMatchObject({ result: "Fixed; the check passes.", stats: { verifications: 2 } })
     // The failure went back to the model as a user message.
     const afterFailure = server.requests[4]!.body.messages.at(-1)
     expect(afterFailure.role).toBe("user")
@@ -353,16 +347,19 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(afterFailure.content).toContain("exited 1")
   })
 
-  test("a refused key ends the turn: stream-json gives an error event and an error result, exit 1", async () => {
+  test("a refused key ends the turn at once (no retry): an error result naming the key, exit 1", async () => {
     const root = project({})
-    const { env } = openai([{ status: 401, error_body: '{"error":{"message":"invalid api key"}}' }])
+    const { server, env } = openai([{ status: 401, error_body: '{"error":{"message":"invalid api key"}}' }])
     const r = await runAnvil(["run", "-f", "stream-json", "hello"], { cwd: root, env })
     expect(r.code).toBe(1)
     const events = jsonLines(r.stdout)
-    expect(events.map((e) => e.type)).toEqual(["init", "error", "result"])
-    expect(events[1].message).toContain("OPENAI_API_KEY")
-    expect(events[1].message).toContain("invalid api key")
-    expect(events[2]).toMatchObject({ status: "error", reason: "model_error" })
+    expect(events.map((e) => e.type)).toEqual(["system", "result"])
+    expect(events[1]).toMatchObject({ subtype: "error_during_execution", is_error: true, reason: "model_error", exit_code: 1 })
+    expect(events[1].errors[0]).toContain("OPENAI_API_KEY")
+    expect(events[1].errors[0]).toContain("invalid api key")
+    expect(r.stderr).toContain("invalid api key")
+    expect(r.stderr).not.toContain("retrying")
+    expect(server.requests.length).toBe(1)
   })
 
   test("--show-raw prints the raw model responses on stderr", async () => {
@@ -383,7 +380,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     const env = { LLM_MODEL_ID: "hello-model", LLM_BASE_URL: server.url, LLM_API_KEY: "hk" }
     const r = await runAnvil(["run", "--profile", "test", "-f", "json", "2+3?"], { cwd: root, env })
     expect(r.code).toBe(0)
-    expect(JSON.parse(r.stdout)).toMatchObject({ answer: "5", model: "llm/hello-model" })
+    expect(JSON.parse(r.stdout)).toMatchObject({ result: "5", model: "llm/hello-model" })
     expect(server.requests[0]!.body.model).toBe("hello-model")
     expect(server.requests[0]!.headers.authorization).toBe("Bearer hk")
     expect(server.requests[0]!.body.messages[0].content).toContain("### calculator")
@@ -416,15 +413,15 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     }
     expect(await proc.exited).toBe(130)
     const events = jsonLines(out)
-    expect(events.find((e) => e.type === "tool_result").envelope.error.code).toBe("CANCELLED")
-    expect(events.at(-1)).toMatchObject({ type: "result", is_error: true, status: "cancelled", reason: "interrupted", signal: "SIGINT" })
+    expect(toolResults(events)[0].envelope.error.code).toBe("CANCELLED")
+    expect(events.at(-1)).toMatchObject({ type: "result", is_error: true, reason: "interrupted", signal: "SIGINT", exit_code: 130 })
     expect(Bun.spawnSync(["pgrep", "-f", "sleep 32.5"]).exitCode).not.toBe(0)
   })
 
-  test("nothing configured is a clear usage error naming what to set (exit 2)", async () => {
+  test("nothing configured is a clear configuration error naming what to set (exit 3); a bad flag is a usage error (exit 2)", async () => {
     const root = project({})
     const r = await runAnvil(["run", "hello"], { cwd: root })
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(3)
     expect(r.stderr).toContain("OPENAI_API_KEY")
     expect(r.stderr).toContain("ANTHROPIC_API_KEY")
     expect(r.stderr).toContain("LLM_MODEL_ID")
@@ -446,8 +443,8 @@ describe("anvil run against a fake Anthropic server", () => {
     const r = await runAnvil(["run", "-f", "stream-json", "read a.txt"], { cwd: root, env })
     expect(r.code).toBe(0)
     const events = jsonLines(r.stdout)
-    expect(events.map((e) => e.type)).toEqual(["init", "assistant", "tool_use", "tool_use", "tool_result", "tool_result", "assistant", "result"])
-    expect(events.at(-1)).toMatchObject({ answer: "It says alpha.", model: "anthropic/claude-test" })
+    expect(events.map((e) => e.type)).toEqual(["system", "assistant", "user", "user", "assistant", "result"])
+    expect(events.at(-1)).toMatchObject({ result: "It says alpha.", model: "anthropic/claude-test" })
     const second = server.requests[1]!.body
     expect(server.requests[0]!.headers["x-api-key"]).toBe("ak-test")
     expect(second.messages.map((m: any) => m.role)).toEqual(["user", "assistant", "user"])

@@ -1,3 +1,4 @@
+import { jsonLines, toolResults } from "../support/anvil-cli.ts"
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -206,11 +207,7 @@ describe("LSP tools on real servers (compiled binary)", () => {
     const proc = startRun(root, server, ["--allow", "edit", "check the code"])
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
     expect({ code, err }).toEqual({ code: 0, err: "" })
-    const results = out
-      .split("\n")
-      .filter((l) => l.trim() !== "")
-      .map((l) => JSON.parse(l))
-      .filter((e) => e.type === "tool_result")
+    const results = toolResults(jsonLines(out))
     const byId = Object.fromEntries(results.map((r) => [r.id, r.envelope]))
     expect(byId.d1.data.freshness).toBe("current")
     expect(byId.d2.data.location).toMatchObject({ path: "a.py", line: 4 })

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { jsonLines } from "../support/anvil-cli.ts"
+import { jsonLines, toolResults } from "../support/anvil-cli.ts"
 import { runBinary } from "../support/anvil-binary.ts"
 import type { FakeServer } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
@@ -86,8 +86,8 @@ describe("example plugins through the binary, from every place", () => {
     expect(untrusted.stderr).toContain("project plugin 'bash-guard'")
     expect(untrusted.stderr).toContain("anvil plugins trust bash-guard")
     const events = jsonLines(untrusted.stdout)
-    expect(events.filter((e) => e.type === "system").map((e) => e.subtype)).toEqual(["plugins", "plugins", "plugins"])
-    const init = events.find((e) => e.type === "init")
+    expect(events.filter((e) => e.type === "system").map((e) => e.subtype)).toEqual(["init", "plugins", "plugins", "plugins"])
+    const init = events.find((e) => e.subtype === "init")
     expect(init.plugins).toEqual([
       { name: "bash-guard", source: "project", status: "untrusted" },
       { name: "change-case", source: "project", status: "untrusted" },
@@ -102,7 +102,7 @@ describe("example plugins through the binary, from every place", () => {
     expect(existsSync(join(s.env.XDG_CONFIG_HOME, "anvil", "trust.json"))).toBe(true)
     await callAll(s.anvil)
     const second = await s.anvil(["run", "--format", "stream-json", "hi"], model)
-    expect(jsonLines(second.stdout).find((e) => e.type === "init").tools).toContain("change_case")
+    expect(jsonLines(second.stdout).find((e) => e.subtype === "init").tools).toContain("change_case")
     // The system prompt carries bash-guard's prompt.system addition.
     expect(JSON.stringify(server.requests.at(-1)!.body.messages[0])).toContain("bash-guard is active")
 
@@ -146,8 +146,10 @@ export default definePlugin({
     servers.push(server)
     // bash-guard's tool.before decides before the permission would (no --yes: bash would ask and be refused).
     const r = await s.anvil(["run", "--format", "stream-json", "go"], { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" })
-    expect(r.code).toBe(0)
-    const results = jsonLines(r.stdout).filter((e) => e.type === "tool_result")
+    // bash-guard's denial stood (no later bash call ran): exit 4, the call listed in permission_denials.
+    expect(r.code).toBe(4)
+    expect(jsonLines(r.stdout).at(-1).permission_denials.map((d: any) => d.tool_use_id)).toEqual(["c2"])
+    const results = toolResults(jsonLines(r.stdout))
     expect(results[0].envelope.data.converted).toEqual(["foo-bar"])
     expect(results[1].envelope.error).toMatchObject({ code: "PERMISSION_DENIED", message: expect.stringContaining("runs a script from the network") })
     // Not read-only: it would be denied without a terminal, but permission.ask allowed it.

@@ -34,3 +34,26 @@ export const jsonLines = (stdout: string): Array<any> =>
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l))
+
+/** The tool_result blocks of a stream-json run, each with its user message's anvil extras (envelope, execution_meta). */
+export const toolResults = (events: ReadonlyArray<any>): Array<any> =>
+  events
+    .filter((e) => e.type === "user")
+    .flatMap((e) =>
+      e.message.content
+        .filter((b: any) => b.type === "tool_result")
+        .map((b: any) => ({ id: b.tool_use_id, content: b.content, is_error: b.is_error, envelope: e.envelope, execution_meta: e.execution_meta, parent_tool_use_id: e.parent_tool_use_id })),
+    )
+
+/** The tool_use blocks of a stream-json run's assistant messages, each with its message's parent_tool_use_id. */
+export const toolUses = (events: ReadonlyArray<any>): Array<any> =>
+  events
+    .filter((e) => e.type === "assistant")
+    .flatMap((e) => e.message.content.filter((b: any) => b.type === "tool_use").map((b: any) => ({ ...b, parent_tool_use_id: e.parent_tool_use_id })))
+
+/** An assistant message's text. */
+export const textOf = (event: any): string =>
+  event.message.content
+    .filter((b: any) => b.type === "text")
+    .map((b: any) => b.text)
+    .join("")

@@ -8,6 +8,8 @@ export interface FakeTurn {
   readonly error_body?: string
   /** Wait this long before answering (cancellation tests). */
   readonly delay_ms?: number
+  /** Send this many frames of the answer, then go silent without closing the stream (stalled-server tests). */
+  readonly hang_after_frames?: number
   readonly usage?: { readonly input_tokens: number; readonly output_tokens: number }
 }
 
@@ -90,7 +92,11 @@ export const fakeServer = (
       const encoder = new TextEncoder()
       const stream = new ReadableStream<Uint8Array>({
         async start(controller) {
-          for (const e of events) {
+          for (const [i, e] of events.entries()) {
+            if (turn.hang_after_frames !== undefined && i >= turn.hang_after_frames) {
+              // Silent until the client gives up (its abort cancels this stream).
+              await new Promise(() => undefined)
+            }
             controller.enqueue(encoder.encode(e))
             await Bun.sleep(0)
           }

@@ -1,0 +1,60 @@
+/**
+ * `--input-format stream-json`: user messages as JSON lines on standard
+ * input, in the shape Claude Code reads (`{"type":"user","message":{"role":
+ * "user","content": "…" | [{"type":"text","text":"…"}]}}`). Each one is a
+ * turn. This is the one place input lines are decoded; messages of other
+ * types are handed back as they are for a host that understands them.
+ */
+export type InputMessage =
+  | { readonly kind: "user"; readonly text: string }
+  | { readonly kind: "other"; readonly type: string; readonly message: Record<string, unknown> }
+  | { readonly kind: "invalid"; readonly line: number; readonly error: string }
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** The text of a user message's content: a string, or its text blocks joined. */
+const contentText = (content: unknown): string | undefined => {
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return undefined
+  const texts = content.filter((b) => isRecord(b) && b.type === "text" && typeof b.text === "string").map((b) => (b as { text: string }).text)
+  return texts.length > 0 ? texts.join("\n\n") : undefined
+}
+
+/** Decodes one input line (`line` is its number, for errors); blank lines are undefined. */
+export const decodeInputLine = (raw: string, line: number): InputMessage | undefined => {
+  if (raw.trim() === "") return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    return { kind: "invalid", line, error: "not valid JSON" }
+  }
+  if (!isRecord(value) || typeof value.type !== "string") return { kind: "invalid", line, error: 'not a message object with a "type"' }
+  if (value.type !== "user") return { kind: "other", type: value.type, message: value }
+  const message = value.message
+  const text = isRecord(message) ? contentText(message.content) : undefined
+  if (text === undefined || text.trim() === "") {
+    return { kind: "invalid", line, error: 'a user message needs "message": {"role": "user", "content": "…" or text blocks}' }
+  }
+  return { kind: "user", text }
+}
+
+/** Splits a byte stream into lines and decodes each. */
+export async function* inputMessages(stream: ReadableStream<Uint8Array>): AsyncGenerator<InputMessage> {
+  const decoder = new TextDecoder()
+  let buffered = ""
+  let line = 0
+  for await (const chunk of stream) {
+    buffered += decoder.decode(chunk, { stream: true })
+    let nl = buffered.indexOf("\n")
+    while (nl >= 0) {
+      const message = decodeInputLine(buffered.slice(0, nl), ++line)
+      buffered = buffered.slice(nl + 1)
+      if (message) yield message
+      nl = buffered.indexOf("\n")
+    }
+  }
+  buffered += decoder.decode()
+  const last = decodeInputLine(buffered, ++line)
+  if (last) yield last
+}
