@@ -26,7 +26,7 @@ import { lspAfterChange } from "./tools/lsp-after-edit.ts"
 import { UserTerminal } from "./terminal/user-terminal.ts"
 import { FileLedger } from "./workspace/file-ledger.ts"
 import { BulkFs } from "./workspace/bulk-fs.ts"
-import { findProjectRoot } from "./workspace/project-root.ts"
+import { projectRootOf } from "./workspace/project-root.ts"
 import { privateStateDir } from "./workspace/state-dir.ts"
 import { Workspace } from "./workspace/workspace.ts"
 
@@ -105,8 +105,7 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
   Layer.unwrap(
     Effect.gen(function* () {
       const path = yield* Path
-      const given = options.root ?? options.env.ANVIL_ROOT
-      const root = given ? path.resolve(options.cwd, given) : yield* findProjectRoot(options.cwd)
+      const root = yield* projectRootOf(options.cwd, options.root ?? options.env.ANVIL_ROOT)
       const config = options.config
         ? Layer.succeed(Config, options.config)
         : Config.layer({ root, env: options.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) })

@@ -17,7 +17,7 @@ import { SessionInfo } from "../tool-framework/session.ts"
 import { SubagentRunner, type SubagentReport } from "../tool-framework/subagent.ts"
 import type { UserTerminal } from "../terminal/user-terminal.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
-import { findProjectRoot } from "../workspace/project-root.ts"
+import { projectRootOf } from "../workspace/project-root.ts"
 import type { AgentEvent } from "./events.ts"
 import { runTurn, type VerifyOutcome } from "./loop.ts"
 import { PROFILES, type EngineName, type Profile } from "./profiles.ts"
@@ -49,8 +49,7 @@ export const bootAgent = (input: {
   Effect.gen(function* () {
     const path = yield* Path
     const fs = yield* FileSystem
-    const given = input.root ?? input.env.ANVIL_ROOT
-    const root = given ? path.resolve(input.cwd, given) : yield* findProjectRoot(input.cwd)
+    const root = yield* projectRootOf(input.cwd, input.root ?? input.env.ANVIL_ROOT)
     const config = yield* Config.load({ root, env: input.env, ...(input.configOverrides ? { overrides: input.configOverrides } : {}) })
     const http = input.http ?? (yield* ModelHttp)
     const model = input.model ?? (yield* resolveModel({ config, root, http, flag: input.modelFlag }))

@@ -14,7 +14,8 @@ import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
 import { runTurn, type Conversation, type LoopOptions } from "./loop.ts"
 import { profileOf, profileNames, type EngineName, type Profile } from "./profiles.ts"
-import { createSession, loadSession, resumeSession, SessionError, type SessionWriter } from "./session-store.ts"
+import { projectRootOf } from "../workspace/project-root.ts"
+import { createSession, DEFAULT_RETENTION_DAYS, loadSession, pruneSessions, removeSessionFile, resumeSession, SessionError, type SessionWriter } from "./session-store.ts"
 import { systemPrompt } from "./system-prompt.ts"
 import { makeMcpHub, type McpEvent, type McpHub } from "../mcp/mcp-hub.ts"
 import { pluginServerSources, type ServerSource } from "../mcp/server-sources.ts"
@@ -117,33 +118,61 @@ export interface AgentSession {
 }
 
 const DEFAULT_MAX_STEPS = 50
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/** Reads the session to continue (--session ID, or the last one with an answer); a problem is a setup error. */
+const loadForResume = async (options: AgentSessionOptions) => {
+  const exit = await Effect.runPromiseExit(
+    Effect.gen(function* () {
+      const root = yield* projectRootOf(options.cwd, options.root ?? options.env.ANVIL_ROOT)
+      return yield* loadSession(root, options.sessionId)
+    }).pipe(Effect.provide(PlatformLive)),
+  )
+  if (Exit.isSuccess(exit)) return exit.value
+  const failure = exit.cause.reasons.find((r) => r._tag === "Fail") as { error?: unknown } | undefined
+  if (failure?.error instanceof SessionError) throw new AgentSetupError(failure.error.message)
+  throw new Error(String(failure?.error ?? exit.cause))
+}
 
 /** Opens (or resumes) an agent session: boot (root, config, model), session file, tool runtime. */
 export const openAgentSession = async (options: AgentSessionOptions): Promise<AgentSession> => {
-  const profileName = options.profile ?? "code"
+  // A continued session is read first: its model, profile and engine are the defaults the options override.
+  const continued = options.continueLast || options.sessionId !== undefined ? await loadForResume(options) : undefined
+  const header = continued?.loaded.header
+  const profileName = options.profile ?? header?.profile ?? "code"
   const profile = profileOf(profileName)
   if (!profile) throw new AgentSetupError(`unknown profile '${profileName}' (choose one of ${profileNames.join(", ")})`)
 
-  const bootExit = await Effect.runPromiseExit(
-    bootAgent({
-      cwd: options.cwd,
-      env: options.env,
-      root: options.root,
-      modelFlag: options.modelFlag,
-      model: options.model,
-      ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
-    }),
-  )
-  if (Exit.isFailure(bootExit)) {
-    const failure = bootExit.cause.reasons.find((r) => r._tag === "Fail") as { error?: unknown } | undefined
+  const bootWith = async (modelFlag: string | undefined) => {
+    const exit = await Effect.runPromiseExit(
+      bootAgent({
+        cwd: options.cwd,
+        env: options.env,
+        root: options.root,
+        modelFlag,
+        model: options.model,
+        ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
+      }),
+    )
+    if (Exit.isSuccess(exit)) return exit.value
+    const failure = exit.cause.reasons.find((r) => r._tag === "Fail") as { error?: unknown } | undefined
     const error = failure?.error
     if (error instanceof ModelError) throw new AgentSetupError(error.message)
     if (error instanceof Error) throw error
-    throw new Error(String(error ?? bootExit.cause))
+    throw new Error(String(error ?? exit.cause))
   }
-  const boot: AgentBoot = bootExit.value
+  let booted: AgentBoot
+  if (options.modelFlag === undefined && header !== undefined) {
+    // The session's own model, unless it can no longer be set up here (then the configured one, said once).
+    booted = await bootWith(header.model).catch(async (e) => {
+      if (!(e instanceof AgentSetupError)) throw e
+      process.stderr.write(`anvil: the session's model ${header.model} is not available (${e.message}); using the configured model.\n`)
+      return bootWith(undefined)
+    })
+  } else booted = await bootWith(options.modelFlag)
+  const boot: AgentBoot = booted
 
-  const engineName = options.engine ?? boot.config.get("engine", "") ?? ""
+  const engineName = options.engine ?? header?.engine ?? boot.config.get("engine", "") ?? ""
   const engine: EngineName = engineName === "react" || engineName === "native" ? engineName : (profile.engine ?? "native")
   if (options.engine !== undefined && options.engine !== "react" && options.engine !== "native") {
     throw new AgentSetupError(`unknown engine '${options.engine}' (native or react)`)
@@ -159,13 +188,17 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
   let resumed = false
   let todos: ReadonlyArray<unknown> | undefined
   try {
-    if (options.continueLast || options.sessionId !== undefined) {
-      const { loaded, file } = await inScope(loadSession(boot.root, options.sessionId))
+    if (continued) {
+      const { loaded, file } = continued
       writer = await inScope(resumeSession(file, loaded))
       items = [...loaded.items]
       todos = loaded.todos
       resumed = true
     } else {
+      const retentionDays = boot.config.get("sessions.retention_days", DEFAULT_RETENTION_DAYS)
+      await inScope(
+        pruneSessions(boot.root, { ...(retentionDays > 0 ? { olderThanMs: retentionDays * DAY_MS } : {}), empty: true, now: Date.now() }).pipe(Effect.ignore),
+      )
       writer = await inScope(createSession(boot.root, { cwd: boot.facts.cwd, model: boot.model.id, profile: profile.name, engine }))
     }
   } catch (e) {
@@ -252,6 +285,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
   )
   await plugins.hooks.call("session.start", sessionEvent)
   let outcome = "success"
+  let turnsRun = 0
 
   return {
     id: writer.id,
@@ -269,6 +303,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     ...(todos ? { todos } : {}),
     runTurn: (prompt, turn) => {
       subagentUsage = { inputTokens: 0, outputTokens: 0 }
+      turnsRun++
       const loopOptions: LoopOptions = {
         model: boot.model,
         runner,
@@ -308,6 +343,8 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
       await mcp.dispose()
       await runtime.dispose()
       await closeScope()
+      // A session that never ran a turn is not kept (a chat left at once, a run that could not start).
+      if (!resumed && turnsRun === 0) await Effect.runPromise(removeSessionFile(writer.file).pipe(Effect.provide(PlatformLive)))
     },
   }
 }

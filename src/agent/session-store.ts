@@ -48,6 +48,8 @@ export interface LoadedSession {
   /** The last todo list recorded in a committed turn. */
   readonly todos?: ReadonlyArray<unknown>
   readonly turns: number
+  /** Whether a committed turn ended with an answer (what --continue looks for). */
+  readonly answered: boolean
   /** Whether lines of an unfinished turn follow the last commit. */
   readonly uncommitted: boolean
   /** The first prompt, for listings. */
@@ -63,6 +65,7 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
   let committedTodos: ReadonlyArray<unknown> | undefined
   let todos: ReadonlyArray<unknown> | undefined
   let turns = 0
+  let answered = false
   let uncommitted = false
   let title = ""
   for (let i = 0; i < lines.length; i++) {
@@ -96,6 +99,7 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
         committed = [...working]
         committedTodos = todos
         turns++
+        if (typeof line.result?.answer === "string" && line.result.answer.trim() !== "") answered = true
         uncommitted = false
         break
       case "discard":
@@ -106,7 +110,7 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
     }
   }
   if (!header) return new SessionError({ message: `${file}: not a session file (no header line)` })
-  return { header, items: committed, ...(committedTodos ? { todos: committedTodos } : {}), turns, uncommitted, title }
+  return { header, items: committed, ...(committedTodos ? { todos: committedTodos } : {}), turns, answered, uncommitted, title }
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0")
@@ -188,7 +192,11 @@ export const createSession = (
     return writer
   }).pipe(Effect.mapError((e) => (e instanceof SessionError ? e : new SessionError({ message: `Could not create a session file: ${e.message}` }))))
 
-/** Loads a session by id, or the most recently used one when `id` is undefined. */
+/**
+ * Loads a session by id, or, when `id` is undefined, the most recently used
+ * one that has an answer (a session whose turns all failed, or that never
+ * ran one, is passed over).
+ */
 export const loadSession = (root: string, id: string | undefined) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem
@@ -197,8 +205,19 @@ export const loadSession = (root: string, id: string | undefined) =>
     let chosen = id
     if (chosen === undefined) {
       const all = yield* listSessionFiles(root)
-      if (all.length === 0) return yield* Effect.fail(new SessionError({ message: "There is no session to continue in this project (.anvil/sessions is empty)." }))
-      chosen = all[0]!.id
+      for (const entry of all) {
+        const text = yield* fs.readFileString(entry.file).pipe(Effect.orElseSucceed(() => ""))
+        const loaded = replaySession(text, entry.file)
+        if (!(loaded instanceof SessionError) && loaded.answered) return { loaded, file: entry.file }
+      }
+      return yield* Effect.fail(
+        new SessionError({
+          message:
+            all.length === 0
+              ? "There is no session to continue in this project (.anvil/sessions is empty)."
+              : `None of this project's ${all.length} sessions has an answer to continue from; start a new one, or pick one with --session ID (see 'anvil sessions').`,
+        }),
+      )
     }
     if (!VALID_ID.test(chosen)) return yield* Effect.fail(new SessionError({ message: `'${chosen}' is not a session id (see 'anvil sessions').` }))
     const file = path.join(dir, `${chosen}.jsonl`)
@@ -266,4 +285,45 @@ export const listSessions = (root: string) =>
       })
     }
     return out
+  })
+
+/** Sessions unused for this many days are removed when a new one starts (anvil.json sessions.retention_days; 0 keeps them). */
+export const DEFAULT_RETENTION_DAYS = 30
+
+/** What a prune removed. */
+export interface PruneReport {
+  readonly removed: ReadonlyArray<string>
+  readonly kept: number
+}
+
+/** Sessions younger than this are never removed as empty: one may be starting its first turn right now. */
+const EMPTY_GRACE_MS = 60 * 60 * 1000
+
+/**
+ * Removes sessions last used more than `olderThanMs` ago and, when `empty` is
+ * set, sessions without a single finished turn (once they are an hour old).
+ */
+export const pruneSessions = (root: string, options: { readonly olderThanMs?: number; readonly empty: boolean; readonly now: number }) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const removed: Array<string> = []
+    const all = yield* listSessionFiles(root)
+    for (const entry of all) {
+      const age = options.now - entry.mtime
+      let remove = options.olderThanMs !== undefined && age > options.olderThanMs
+      if (!remove && options.empty && age > EMPTY_GRACE_MS) {
+        const text = yield* fs.readFileString(entry.file).pipe(Effect.orElseSucceed(() => ""))
+        const loaded = replaySession(text, entry.file)
+        remove = !(loaded instanceof SessionError) && loaded.turns === 0
+      }
+      if (remove && (yield* fs.remove(entry.file).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))) removed.push(entry.id)
+    }
+    return { removed, kept: all.length - removed.length } satisfies PruneReport
+  })
+
+/** Deletes a session file (an empty session at its end); a failure leaves it for `anvil sessions prune`. */
+export const removeSessionFile = (file: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    yield* fs.remove(file).pipe(Effect.ignore)
   })

@@ -4,16 +4,20 @@ export const GLOBAL_HELP = `anvil — a coding agent in one executable
 Usage:
   anvil [chat] [options]                          interactive chat in a terminal (see 'anvil chat --help')
   anvil run [options] "<prompt>"                  one scripted turn: --format text|json|stream-json,
-                                                  --model P/M, --yes, --allow RULE, --trust-plugins, --continue, --session ID,
-                                                  --max-steps N (see 'anvil run --help')
+                                                  --input-format stream-json, --model P/M, --yes, --allow RULE,
+                                                  --trust-plugins, --continue, --session ID, --max-steps N,
+                                                  --timeout SECONDS (see 'anvil run --help')
   anvil mcp [list|tools|resources|prompts|trust]  MCP servers: status, tools, trust (see 'anvil mcp --help')
   anvil plugins [--json]                          list the plugins (user, project) with status, tools, hooks;
                                                   check PATH, trust [NAME], untrust NAME, init NAME
   anvil sandbox [--json] [--sandbox MODE]         what the command sandbox can do here and the rules in force
   anvil sessions [--json]                         list this project's sessions
+  anvil sessions prune [--older-than 7d]          remove old sessions and ones that never finished a turn
   anvil skills [--json]                           list the skills (built-in, project, user) and invalid ones
   anvil tool <name> [JSON | - | --key value ...]   run one tool and print its envelope
   anvil tools [--json]                            list the tools with their parameter schemas
+  anvil self-check                                check the executable: embedded skills and ripgrep work
+  anvil help [COMMAND]                            this help, or a command's (same as --help)
 
 Options (anywhere on the command line):
   --root DIR     the project root (default: nearest folder with .git or anvil.json)
@@ -30,5 +34,7 @@ Model: --model provider/model, or ANVIL_MODEL, or "model" in anvil.json, or the 
   ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL for any OpenAI-compatible server),
   LLM_MODEL_ID + LLM_BASE_URL (+ LLM_API_KEY). Local servers: ollama/…, lmstudio/…, vllm/….
 
-Exit codes: 0 success or partial, 1 the tool (or the agent's turn) failed, 2 usage error.
+Exit codes: 0 success (or a partial tool result), 1 the tool or the model failed, 2 usage error,
+3 configuration error; 'anvil run' adds 4 denied, 5 verify failed, 6 step limit, 7 repeated failure,
+130/143/129 interrupted (see 'anvil run --help').
 `

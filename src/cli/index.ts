@@ -33,6 +33,7 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
       io.out(`anvil ${VERSION}\n`)
       return 0
     }
+    if (command === "help") return help(io, await helpFor(rest[0]))
     switch (command) {
       case undefined:
         // `anvil` alone in a terminal is the chat.
@@ -110,7 +111,8 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         return await skillsCommand(rest, io, global.root)
       }
       case "self-check": {
-        // Hidden: checks the embedded skills and rg of a built executable (CI's smoke test).
+        // Checks the embedded skills and rg of a built executable (CI's smoke test, and a user's first check).
+        if (global.help) return help(io, "Usage: anvil self-check\n\nChecks that the executable's embedded skills and ripgrep work; exit 0 when they do.\n")
         const { selfCheckCommand } = await import("./self-check-command.ts")
         return await selfCheckCommand(io)
       }
@@ -134,6 +136,28 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
     }
     io.err(`anvil: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
     return 1
+  }
+}
+
+/** `anvil help [COMMAND]`: the same text as `anvil COMMAND --help`. */
+const helpFor = async (command: string | undefined): Promise<string> => {
+  switch (command) {
+    case "run":
+      return (await import("./run-command.ts")).RUN_HELP
+    case "chat":
+      return (await import("./chat-command.ts")).CHAT_HELP
+    case "sessions":
+      return (await import("./sessions-command.ts")).SESSIONS_HELP
+    case "skills":
+      return (await import("./skills-command.ts")).SKILLS_HELP
+    case "tools":
+      return "Usage: anvil tools [--json]\n"
+    case "tool":
+    case undefined:
+    case "help":
+      return GLOBAL_HELP
+    default:
+      throw new UsageError(`anvil help: no command '${command}'`)
   }
 }
 

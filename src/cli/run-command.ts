@@ -259,12 +259,12 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
     const result = await session.runTurn(text, {
       cancelled: Deferred.await(cancel),
       emit: (event) => {
-        if (stream) {
-          stream.event(event)
-          if (event.type === "error") io.err(`anvil run: ${event.message}\n`)
-        } else if (!json) printer(event)
-        else if (event.type === "error") io.err(`anvil run: ${event.message}\n`)
-        else if (event.type === "retry") printer(event)
+        // Errors go to stderr in every format (stream-json's result carries them too); retries show on stderr unless streamed.
+        if (event.type === "error") {
+          spinner.stop()
+          io.err(`anvil run: ${event.message}\n`)
+        } else if (stream) stream.event(event)
+        else if (!json || event.type === "retry") printer(event)
       },
     })
     const signal = signals.signal

@@ -6,7 +6,7 @@ import { embeddedAssets } from "../embedded/assets.ts"
 import { pluginSkillFolders } from "../plugins/plugin-extras.ts"
 import { PlatformLive } from "../runtime.ts"
 import { loadSkillCatalog, type SkillCatalog } from "../skills/skill-catalog.ts"
-import { findProjectRoot } from "../workspace/project-root.ts"
+import { projectRootOf } from "../workspace/project-root.ts"
 import { UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
 
@@ -57,10 +57,8 @@ export const skillsCommand = async (argv: ReadonlyArray<string>, io: CliIO, root
   if (unknown !== undefined) throw new UsageError(`anvil skills: unexpected argument '${unknown}'`)
   const { catalog, dir } = await Effect.runPromise(
     Effect.gen(function* () {
-      const path = yield* Path
       const fs = yield* FileSystem
-      const given = root ?? io.env.ANVIL_ROOT
-      const found = given ? path.resolve(io.cwd, given) : yield* findProjectRoot(io.cwd)
+      const found = yield* projectRootOf(io.cwd, root ?? io.env.ANVIL_ROOT)
       const dir = yield* fs.realPath(found).pipe(Effect.orElseSucceed(() => found))
       const config = yield* Config.load({ root: dir, env: io.env })
       const catalog = yield* loadSkillCatalog(dir, embeddedAssets, pluginSkillFolders({ root: dir, env: io.env, config })).pipe(

@@ -22,3 +22,10 @@ export const findProjectRoot = Effect.fn("findProjectRoot")(function* (cwd: stri
     dir = parent
   }
 })
+
+/** The project root a command works in: `--root`/ANVIL_ROOT when given (resolved from `cwd`), else {@link findProjectRoot}. */
+export const projectRootOf = (cwd: string, given: string | undefined) =>
+  Effect.gen(function* () {
+    const path = yield* Path
+    return given ? path.resolve(cwd, given) : yield* findProjectRoot(cwd)
+  })

@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { existsSync, readdirSync, utimesSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { jsonLines, toolResults } from "../support/anvil-cli.ts"
+import { anvilBinary, runBinary } from "../support/binary.ts"
+import { resultProblems, streamProblems } from "../support/claude-shapes.ts"
+import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
+import { fakeOpenAI } from "../support/fake-openai.ts"
+import { project } from "../support/harness.ts"
+
+// `anvil run` as scripts and CI drive it, through the compiled executable against the fake model server.
+setDefaultTimeout(60_000)
+
+const servers: Array<FakeServer> = []
+afterAll(() => servers.forEach((s) => s.stop()))
+beforeAll(() => void anvilBinary(), 120_000)
+
+const openai = (turns: ReadonlyArray<FakeTurn>) => {
+  const server = fakeOpenAI(turns)
+  servers.push(server)
+  return { server, env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" } }
+}
+
+const sessionFiles = (root: string) => (existsSync(join(root, ".anvil", "sessions")) ? readdirSync(join(root, ".anvil", "sessions")) : [])
+
+describe("anvil run for scripts", () => {
+  test("stream-json and json read as Claude Code's -p output: init, assistant, user/tool_result, result; a denial exits 4 and is listed", async () => {
+    const root = project({ "a.txt": "alpha\n" })
+    const { env } = openai([
+      { text: "Looking.", tool_calls: [{ name: "read", arguments: { path: "a.txt" }, id: "c1" }, { name: "task", arguments: { objective: "Read a.txt." }, id: "t1" }] },
+      // The subagent.
+      { tool_calls: [{ name: "read", arguments: { path: "a.txt" }, id: "s1" }], usage: { input_tokens: 50, output_tokens: 5 } },
+      { text: "a.txt holds alpha.", usage: { input_tokens: 60, output_tokens: 6 } },
+      // Back in the parent: a call that needs approval, denied without a terminal.
+      { tool_calls: [{ name: "bash", arguments: { command: "touch made.txt" }, id: "b1" }], usage: { input_tokens: 200, output_tokens: 20 } },
+      { text: "I could not create the file.", usage: { input_tokens: 300, output_tokens: 30 } },
+    ])
+    const r = await runBinary(["run", "--format", "stream-json", "make a file"], { cwd: root, env })
+    expect(r.code).toBe(4)
+    const messages = jsonLines(r.stdout)
+    expect(streamProblems(messages)).toEqual([])
+    expect(messages.map((m) => m.type)).toEqual(["system", "assistant", "assistant", "user", "assistant", "user", "user", "assistant", "user", "assistant", "result"])
+    // The subagent's messages name the task call they belong to.
+    expect(messages.filter((m) => m.parent_tool_use_id === "t1").map((m) => m.type)).toEqual(["assistant", "user", "assistant"])
+    const results = toolResults(messages)
+    expect(results.find((t) => t.id === "b1")).toMatchObject({ is_error: true, envelope: { error: { code: "PERMISSION_DENIED" } } })
+    expect(results.find((t) => t.id === "c1")!.execution_meta.tool_call_id).toBe("c1")
+    const result = messages.at(-1)!
+    expect(result).toMatchObject({
+      subtype: "error_during_execution",
+      is_error: true,
+      reason: "permission_denied",
+      exit_code: 4,
+      result: "I could not create the file.",
+      num_turns: 3,
+      permission_denials: [{ tool_name: "bash", tool_use_id: "b1", tool_input: { command: "touch made.txt" } }],
+    })
+    // Usage counts the subagent's requests too.
+    expect(result.usage.subagents).toEqual({ input_tokens: 110, output_tokens: 11 })
+    expect(result.usage.input_tokens).toBe(100 + 110 + 200 + 300)
+    expect(result.errors[0]).toContain("--allow")
+    expect(existsSync(join(root, "made.txt"))).toBe(false)
+
+    // json: the result message alone, same shape; stdin is attached after the prompt argument.
+    const { server: s2, env: env2 } = openai([{ text: "Looks fine." }])
+    const json = await runBinary(["run", "-f", "json", "review this"], { cwd: root, env: env2, stdin: "diff --git a/x b/x\n+added line\n" })
+    expect(json.code).toBe(0)
+    expect(json.stdout.trim().split("\n").length).toBe(1)
+    const obj = JSON.parse(json.stdout)
+    expect(resultProblems(obj)).toEqual([])
+    expect(obj).toMatchObject({ type: "result", subtype: "success", is_error: false, result: "Looks fine.", permission_denials: [], exit_code: 0 })
+    const sent = s2.requests[0]!.body.messages[1].content as string
+    expect(sent.startsWith("review this")).toBe(true)
+    expect(sent).toContain("+added line")
+  })
+
+  test("a verify command that still fails at the end exits 5", async () => {
+    const root = project({ "anvil.json": JSON.stringify({ verify: "echo broken >&2; exit 3" }) })
+    const { server, env } = openai([
+      { tool_calls: [{ name: "write", arguments: { path: "src/a.ts", content: "export const a = 1\n" } }] },
+      { text: "Done." },
+      { text: "The check fails for reasons outside my change." },
+    ])
+    const r = await runBinary(["run", "--yes", "-f", "json", "add a"], { cwd: root, env })
+    expect(r.code).toBe(5)
+    const obj = JSON.parse(r.stdout)
+    expect(resultProblems(obj)).toEqual([])
+    expect(obj).toMatchObject({ is_error: true, reason: "verify_failed", exit_code: 5, result: "The check fails for reasons outside my change." })
+    expect(JSON.stringify(server.requests[2]!.body.messages)).toContain("Auto-verification failed")
+  })
+
+  test("a stalled stream and a silent server end with a timeout error within --timeout; a dead host and a 400 are not retried", async () => {
+    const root = project({})
+    const { env } = openai([{ text: "never finished", hang_after_frames: 2 }, { text: "late", delay_ms: 4000 }])
+    const stalled = await runBinary(["run", "--timeout", "1", "-f", "json", "hello"], { cwd: root, env })
+    expect(stalled.code).toBe(1)
+    expect(JSON.parse(stalled.stdout).errors[0]).toContain("stalled: nothing arrived for 1 s")
+    expect(stalled.ms).toBeLessThan(3500)
+    const silent = await runBinary(["run", "--timeout", "1s", "hello"], { cwd: root, env })
+    expect(silent.code).toBe(1)
+    expect(silent.stderr).toContain("did not answer within 1 s")
+    expect(silent.ms).toBeLessThan(3500)
+
+    const dead = await runBinary(["run", "hello"], { cwd: root, env: { ...env, OPENAI_BASE_URL: "http://anvil-no-such-host.invalid/v1" } })
+    expect(dead.code).toBe(1)
+    expect(dead.stderr).toContain("does not resolve")
+    expect(dead.stderr).not.toContain("retrying")
+    expect(dead.stderr.match(/anvil run:/g)?.length).toBe(1)
+
+    const { server, env: env400 } = openai([{ status: 400, error_body: '{"error":{"message":"bad field"}}' }, { text: "unreached" }])
+    const bad = await runBinary(["run", "hello"], { cwd: root, env: env400 })
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain("bad field")
+    expect(server.requests.length).toBe(1)
+  })
+
+  test("--input-format stream-json: each user message is a turn of one session, each with its result", async () => {
+    const root = project({})
+    const { server, env } = openai([{ text: "Noted: blue." }, { text: "You said blue." }])
+    const input = [
+      JSON.stringify({ type: "user", message: { role: "user", content: "my colour is blue" } }),
+      "not json",
+      JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text: "what is my colour?" }] } }),
+    ].join("\n")
+    const r = await runBinary(["run", "--input-format", "stream-json", "--format", "stream-json"], { cwd: root, env, stdin: `${input}\n` })
+    expect(r.code).toBe(0)
+    const messages = jsonLines(r.stdout)
+    const results = messages.filter((m) => m.type === "result")
+    expect(results.map((m) => m.result)).toEqual(["Noted: blue.", "You said blue."])
+    expect(streamProblems(messages.slice(0, messages.indexOf(results[0])! + 1))).toEqual([])
+    expect(new Set(messages.map((m) => m.session_id)).size).toBe(1)
+    expect(r.stderr).toContain("input line 2: not valid JSON")
+    expect(server.requests[1]!.body.messages.slice(1).map((m: any) => m.content)).toEqual(["my colour is blue", "Noted: blue.", "what is my colour?"])
+  })
+
+  test("--continue takes the last session with an answer and its model and profile; empty sessions are not kept; prune", async () => {
+    const root = project({})
+    const { server, env } = openai([
+      { text: "First answer." },
+      { status: 401 },
+      { text: "Continued." },
+    ])
+    const first = await runBinary(["run", "--model", "openai/other-model", "--profile", "plan", "-f", "json", "first"], { cwd: root, env })
+    expect(first.code).toBe(0)
+    const id = JSON.parse(first.stdout).session_id
+    const failed = await runBinary(["run", "-f", "json", "second"], { cwd: root, env })
+    expect(failed.code).toBe(1)
+    // A chat given no prompt leaves no session behind.
+    const chat = await runBinary(["chat"], { cwd: root, env, stdin: "" })
+    expect(chat.code).toBe(0)
+    expect(sessionFiles(root).length).toBe(2)
+
+    const cont = await runBinary(["run", "--continue", "-f", "stream-json", "and now?"], { cwd: root, env })
+    expect(cont.code).toBe(0)
+    const init = jsonLines(cont.stdout)[0]
+    expect(init).toMatchObject({ session_id: id, resumed: true, model: "openai/other-model", profile: "plan" })
+    expect(server.requests[2]!.body.model).toBe("other-model")
+    expect(server.requests[2]!.body.messages.slice(1).map((m: any) => m.content)).toEqual(["first", "First answer.", "and now?"])
+
+    // prune: by age, and sessions that never finished a turn once they are an hour old.
+    const dir = join(root, ".anvil", "sessions")
+    const old = new Date(Date.now() - 10 * 86_400_000)
+    utimesSync(join(dir, `${id}.jsonl`), old, old)
+    writeFileSync(join(dir, "20200101-000000-abcd.jsonl"), `${JSON.stringify({ type: "session", version: 1, id: "20200101-000000-abcd", created_at: "2020-01-01T00:00:00Z", cwd: ".", model: "m", profile: "code", engine: "native" })}\n`)
+    const hourAgo = new Date(Date.now() - 2 * 3_600_000)
+    utimesSync(join(dir, "20200101-000000-abcd.jsonl"), hourAgo, hourAgo)
+    const pruned = await runBinary(["sessions", "prune", "--older-than", "7d", "--json"], { cwd: root, env })
+    expect(pruned.code).toBe(0)
+    expect(JSON.parse(pruned.stdout).removed.sort()).toEqual([id, "20200101-000000-abcd"].sort())
+    expect(sessionFiles(root).length).toBe(1)
+    const badAge = await runBinary(["sessions", "prune", "--older-than", "soon"], { cwd: root, env })
+    expect(badAge.code).toBe(2)
+  })
+
+  test("clear errors: a missing --root folder (exit 3, nothing created), an --allow naming no tool (exit 2), one prefix each", async () => {
+    const root = project({})
+    const { env } = openai([])
+    const missing = await runBinary(["--root", "nowhere", "run", "hi"], { cwd: root, env })
+    expect(missing.code).toBe(3)
+    expect(missing.stderr).toStartWith("anvil: --root nowhere: no such folder")
+    expect(existsSync(join(root, "nowhere"))).toBe(false)
+    const typo = await runBinary(["run", "--allow", "bsh:ls", "hi"], { cwd: root, env })
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toStartWith("anvil run: --allow bsh:ls names no tool 'bsh' (did you mean 'bash'?)")
+    const flag = await runBinary(["run", "--max-steps", "0", "hi"], { cwd: root, env })
+    expect(flag.code).toBe(2)
+    for (const out of [missing.stderr, typo.stderr, flag.stderr]) expect(out).not.toContain("anvil: anvil")
+  })
+})
