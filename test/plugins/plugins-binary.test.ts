@@ -157,7 +157,7 @@ export default definePlugin({
     expect(readFileSync(join(s.root, "stamp.txt"), "utf8")).toBe("stamped")
     const log = readFileSync(join(s.root, "log.txt"), "utf8").trim().split("\n")
     expect(log[0]).toMatch(/^start \S+/)
-    expect(log[1]).toBe("end success")
+    expect(log[1]).toBe("end permission_denied")
     const toolNames = server.requests[0]!.body.tools.map((t: any) => t.function.name)
     expect(toolNames).toEqual(expect.arrayContaining(["change_case", "text_stats", "stamp"]))
   })
