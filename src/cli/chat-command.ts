@@ -16,6 +16,24 @@ import { guardNodeStreams, type CliIO } from "./output.ts"
 import { EXIT_SIGNALS, watchSignals, type ExitSignal } from "./signals.ts"
 import { approvals, terminalOf } from "./run-command.ts"
 
+/** The chat's own commands, answered locally. */
+const CHAT_COMMANDS: ReadonlyArray<readonly [string, string]> = [
+  ["/help", "this help"],
+  ["/tools", "the tools this session has"],
+  ["/session", "the session's id and file"],
+  ["/exit", "quit (also /quit, Ctrl-D)"],
+]
+
+/** How close together two lines must arrive to be one paste (a terminal without bracketed paste sends them at once). */
+const PASTE_GAP_MS = 12
+
+/** The key an approval preview is remembered by: the tool and the file or patch it changes. */
+const previewKey = (name: string, input: unknown): string | undefined => {
+  if (!["write", "edit", "multiedit", "patch"].includes(name.toLowerCase()) || typeof input !== "object" || input === null) return undefined
+  const p = input as Record<string, unknown>
+  return `${name.toLowerCase()}\0${String(p.path ?? p.file_path ?? p.patch ?? "")}`
+}
+
 export const CHAT_HELP = `Usage: anvil [chat] [options]
 
 An interactive session in the terminal: type a request, watch the agent work, type the next.
@@ -26,7 +44,12 @@ Options: --model, --profile (code, plan, explore, test), --plan, --engine native
 --continue, --session ID, --max-steps N, --yes, --trust-plugins, --trust-mcp, --allow RULE, --verify CMD, --no-verify,
 --sandbox MODE, --show-raw (print raw model responses) — as for 'anvil run'.
 
-In the chat: /help, /tools, /session, /exit.
+Several lines: paste them (each pasted line waits; Enter sends all), or end a line with \ to go on
+typing on the next. Answers are rendered as Markdown in a terminal (plain text when piped).
+
+In the chat:
+${CHAT_COMMANDS.map(([name, what]) => `  ${name.padEnd(9)} ${what}`).join("\n")}
+A line starting with any other /word is not sent to the model; start it with // to send it with one /.
 `
 
 const compact = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n))
@@ -55,9 +78,16 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
   // Ctrl-C at an approval prompt refuses the call and cancels the turn.
   let cancelTurn: () => void = () => undefined
   const spinner = makeSpinner(process.stderr)
-  const prompt = askInTerminal(terminal, errStyle, io.cwd, () => cancelTurn())
+  const askPerson = askInTerminal(terminal, errStyle, io.cwd, () => cancelTurn())
+  // A change whose diff the approval prompt showed is not shown again under its result.
+  const previewed = new Set<string>()
+  const prompt: typeof askPerson = (request) => {
+    const key = previewKey(request.tool.name, request.params)
+    if (key) previewed.add(key)
+    return askPerson(request)
+  }
   const onAsk = approvals(tty, args.yes, spinner, prompt)
-  const printer = makePrinter({
+  const printerOptions = {
     out: io.out,
     err: io.err,
     outStyle,
@@ -66,8 +96,13 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
     streamText: true,
     details: true,
     showRaw: args.showRaw,
-    react: args.engine === "react",
-  })
+    markdown: outStyle.level > 0,
+    previewed: (name: string, input: unknown) => {
+      const key = previewKey(name, input)
+      return key !== undefined && previewed.delete(key)
+    },
+  }
+  const printer = makePrinter({ ...printerOptions, react: args.engine === "react" })
 
   let session: AgentSession
   try {
@@ -93,7 +128,7 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
     throw e
   }
   const react = session.engine === "react"
-  const print = react === (args.engine === "react") ? printer : makePrinter({ out: io.out, err: io.err, outStyle, errStyle, spinner, streamText: true, details: true, showRaw: args.showRaw, react })
+  const print = react === (args.engine === "react") ? printer : makePrinter({ ...printerOptions, react })
 
   io.err(
     `${errStyle.bold(`anvil ${VERSION}`)} ${errStyle.dim(`— ${session.model.id}, ${session.profile.name} profile${react ? ", ReAct" : ""}, session ${session.id}${session.resumed ? ` (resumed, ${session.conversation.items.length} items)` : ""}`)}\n` +
@@ -141,15 +176,64 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
       } as readline.ReadLineOptions)
       let done = false
       let armed = false
+      // Several lines make one prompt: a paste (bracketed, or lines arriving together), or lines ended with "\".
+      const lines: Array<string> = []
+      let pasting = false
+      let pastedNow = false
+      let lastLineAt = 0
+      let continued = false
+      let settle: ReturnType<typeof setTimeout> | undefined
+      const onKey = (_text: string | undefined, key: readline.Key | undefined) => {
+        if (key?.name === "paste-start") pasting = true
+        else if (key?.name === "paste-end") {
+          pasting = false
+          waitForEnter()
+        }
+      }
+      const waitForEnter = () => {
+        rl.setPrompt(outStyle.dim("… "))
+        io.err(`\n${errStyle.dim("(pasted; Enter sends it, or go on typing)")}\n`)
+        rl.prompt(true)
+      }
       const finish = (value: string | undefined) => {
         if (done) return
         done = true
+        if (settle) clearTimeout(settle)
+        process.stdin.off("keypress", onKey)
+        // Bracketed paste off again for whatever reads the terminal next.
+        process.stdout.write("\x1b[?2004l")
         // close() alone: removing the interface's listeners first would leave its keypress handler on stdin.
         rl.close()
         resolve(value)
       }
       closePrompt = () => finish(undefined)
-      rl.on("line", (line) => finish(line))
+      process.stdin.on("keypress", onKey)
+      process.stdout.write("\x1b[?2004h")
+      rl.on("line", (line) => {
+        const now = performance.now()
+        // A line right after a "\"-continued one was typed, not pasted.
+        const together = now - lastLineAt < PASTE_GAP_MS && !continued
+        lastLineAt = now
+        continued = false
+        if (settle) clearTimeout(settle)
+        if (pasting) return void lines.push(line)
+        if (line.endsWith("\\")) {
+          continued = true
+          lines.push(line.slice(0, -1))
+          rl.setPrompt(outStyle.dim("… "))
+          return void rl.prompt()
+        }
+        lines.push(line)
+        if (together) pastedNow = true
+        // Wait a moment: more lines arriving at once are a paste, to be sent with the next Enter.
+        settle = setTimeout(() => {
+          if (pastedNow) {
+            pastedNow = false
+            return waitForEnter()
+          }
+          finish(lines.join("\n").replace(/\n+$/, ""))
+        }, PASTE_GAP_MS)
+      })
       rl.on("close", () => finish(undefined))
       rl.on("SIGINT", () => {
         if (rl.line !== "") {
@@ -199,9 +283,9 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
     for (;;) {
       const line = await ask()
       if (line === undefined) break
-      const prompt = line.trim()
+      let prompt = line.trim()
       if (prompt === "") continue
-      history.unshift(line)
+      history.unshift(line.split("\n")[0]!)
       if (prompt === "/exit" || prompt === "/quit") break
       if (prompt === "/help") {
         io.err(`${CHAT_HELP}\n`)
@@ -215,6 +299,12 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
         io.err(`session ${session.id} (${session.file}), ${session.conversation.items.length} items; continue it with --session ${session.id}\n`)
         continue
       }
+      const word = /^\/([A-Za-z][\w-]*)(?:\s|$)/.exec(prompt)
+      if (word) {
+        io.err(`${errStyle.yellow(`Unknown command /${word[1]}.`)} Commands: ${CHAT_COMMANDS.map(([name]) => name).join(", ")} (//… sends a line starting with /).\n`)
+        continue
+      }
+      if (prompt.startsWith("//")) prompt = prompt.slice(1)
       await runOne(prompt)
     }
   } finally {

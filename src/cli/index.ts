@@ -33,7 +33,8 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
       io.out(`anvil ${VERSION}\n`)
       return 0
     }
-    if (command === "help") return help(io, await helpFor(rest[0]))
+    // `anvil help COMMAND` is `anvil COMMAND --help`; `anvil help` the overview.
+    if (command === "help") return rest[0] === undefined || rest[0] === "help" ? help(io, GLOBAL_HELP) : await dispatch([rest[0], "--help"], io)
     switch (command) {
       case undefined:
         // `anvil` alone in a terminal is the chat.
@@ -136,28 +137,6 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
     }
     io.err(`anvil: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
     return 1
-  }
-}
-
-/** `anvil help [COMMAND]`: the same text as `anvil COMMAND --help`. */
-const helpFor = async (command: string | undefined): Promise<string> => {
-  switch (command) {
-    case "run":
-      return (await import("./run-command.ts")).RUN_HELP
-    case "chat":
-      return (await import("./chat-command.ts")).CHAT_HELP
-    case "sessions":
-      return (await import("./sessions-command.ts")).SESSIONS_HELP
-    case "skills":
-      return (await import("./skills-command.ts")).SKILLS_HELP
-    case "tools":
-      return "Usage: anvil tools [--json]\n"
-    case "tool":
-    case undefined:
-    case "help":
-      return GLOBAL_HELP
-    default:
-      throw new UsageError(`anvil help: no command '${command}'`)
   }
 }
 

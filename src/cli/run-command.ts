@@ -7,6 +7,7 @@ import { rulesForAnswer, type AskAnswer, type PermissionRequest } from "../permi
 import type { Tool } from "../tool-framework/definition.ts"
 import { makePrinter } from "../terminal/event-printer.ts"
 import { askInTerminal } from "../terminal/permission-prompt.ts"
+import { renderMarkdown } from "../terminal/markdown.ts"
 import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle } from "../terminal/style.ts"
 import { UserTerminal, type UserTerminalShape } from "../terminal/user-terminal.ts"
@@ -269,7 +270,11 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
     })
     const signal = signals.signal
     if (json) claude.result(result, signal)
-    else if (result.answer !== "") io.out(result.answer.endsWith("\n") ? result.answer : `${result.answer}\n`)
+    else if (result.answer !== "") {
+      // Markdown rendered for a terminal, the text as written when piped.
+      const answer = renderMarkdown(result.answer, makeStyle(colorEnabled(process.stdout, io.env)))
+      io.out(answer.endsWith("\n") ? answer : `${answer}\n`)
+    }
     if (signal !== undefined && !json) io.err(interruptedLine(signal))
     return exitCodeOf(result, signal)
   }

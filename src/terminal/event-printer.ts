@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../agent/events.ts"
 import type { Spinner } from "./spinner.ts"
 import type { Style } from "./style.ts"
+import { markdownStream } from "./markdown.ts"
 import { describeCall, detailBlock, summaryLine } from "./tool-render.ts"
 
 export interface PrinterOptions {
@@ -19,6 +20,10 @@ export interface PrinterOptions {
   readonly showRaw: boolean
   /** ReAct engine: label the parts Thought / Action / Observation. */
   readonly react: boolean
+  /** Render streamed text as Markdown (a terminal; `outStyle` decides the colours). */
+  readonly markdown?: boolean
+  /** Whether a call's change was already shown (its approval prompt had the diff): its result then shows no detail. */
+  readonly previewed?: (name: string, input: unknown) => boolean
 }
 
 /**
@@ -30,6 +35,9 @@ export const makePrinter = (o: PrinterOptions) => {
   let atLineStart = true
   let streamed = ""
   const { errStyle: s } = o
+  const markdown = o.markdown ? markdownStream(o.outStyle, o.out) : undefined
+  const writeText = (text: string) => (markdown ? markdown.push(text) : o.out(text))
+  const inputs = new Map<string, { name: string; input: unknown }>()
   const endLine = () => {
     if (!atLineStart) o.out("\n")
     atLineStart = true
@@ -43,7 +51,7 @@ export const makePrinter = (o: PrinterOptions) => {
       case "text_delta":
         if (parent || !o.streamText) return
         o.spinner.stop()
-        o.out(event.text)
+        writeText(event.text)
         streamed += event.text
         atLineStart = event.text.endsWith("\n")
         return
@@ -56,7 +64,8 @@ export const makePrinter = (o: PrinterOptions) => {
         o.spinner.stop()
         if (parent) return
         if (o.streamText) {
-          if (streamed === "" && event.text !== "") o.out(event.text)
+          if (streamed === "" && event.text !== "") writeText(event.text)
+          markdown?.end()
           if (streamed !== "" || event.text !== "") atLineStart = (streamed || event.text).endsWith("\n")
           endLine()
         }
@@ -64,6 +73,7 @@ export const makePrinter = (o: PrinterOptions) => {
         return
       case "tool_use":
         o.spinner.stop()
+        inputs.set(event.id, { name: event.name, input: event.input })
         if (o.react && !parent) return
         o.err(`${indent}${s.cyan("→")} ${s.dim(describeCall(event.name, event.input))}\n`)
         if (!parent) o.spinner.start(event.name)
@@ -72,7 +82,9 @@ export const makePrinter = (o: PrinterOptions) => {
         o.spinner.stop()
         const label = o.react && !parent ? `${s.magenta("Observation:")} ` : ""
         o.err(`${indent}${label}${summaryLine(event.envelope, s, event.elapsed_ms)}\n`)
-        if (o.details && !parent) {
+        const call = inputs.get(event.id)
+        inputs.delete(event.id)
+        if (o.details && !parent && !(call && o.previewed?.(call.name, call.input))) {
           const block = detailBlock(event.envelope, s)
           if (block) o.err(`${block}\n`)
         }

@@ -1,5 +1,5 @@
 import { createTwoFilesPatch } from "diff"
-import { Effect, Queue } from "effect"
+import { type Cause, Effect, Queue } from "effect"
 import { readFileSync } from "node:fs"
 import { isAbsolute, join } from "node:path"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
@@ -7,7 +7,7 @@ import { rulesForAnswer } from "../permission/permissions.ts"
 import { showAllowRule } from "../permission/rules.ts"
 import type { Style } from "./style.ts"
 import { colorDiff } from "./tool-render.ts"
-import type { UserTerminalShape } from "./user-terminal.ts"
+import type { TerminalKey, UserTerminalShape } from "./user-terminal.ts"
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
@@ -61,6 +61,32 @@ export const callPreview = (request: PermissionRequest, cwd: string): string => 
   return JSON.stringify(p, null, 2)
 }
 
+/** A line of text typed at the prompt (Backspace edits, Enter ends, Esc or the end of input gives up). */
+const readReason = (keys: Queue.Dequeue<TerminalKey, Cause.Done>, terminal: UserTerminalShape) =>
+  Effect.gen(function* () {
+    let text = ""
+    for (;;) {
+      const key = yield* Queue.take(keys).pipe(Effect.orElseSucceed(() => undefined))
+      if (key === undefined || key.name === "escape" || (key.ctrl && key.name === "c")) {
+        yield* terminal.write("\n")
+        return undefined
+      }
+      if (key.name === "return") {
+        yield* terminal.write("\n")
+        return text
+      }
+      if (key.name === "backspace") {
+        if (text !== "") {
+          text = text.slice(0, -1)
+          yield* terminal.write("\b \b")
+        }
+      } else if (key.text !== "" && !key.ctrl) {
+        text += key.text
+        yield* terminal.write(key.text)
+      }
+    }
+  })
+
 const clipLines = (text: string) => {
   const lines = text.split("\n")
   return lines.length > MAX_PREVIEW_LINES ? `${lines.slice(0, MAX_PREVIEW_LINES).join("\n")}\n… ${lines.length - MAX_PREVIEW_LINES} more lines` : text
@@ -69,8 +95,9 @@ const clipLines = (text: string) => {
 /**
  * Asks the person at the terminal about one call: shows it (with the diff
  * for edits) and takes one key — 1/y once, 2/s always for this session,
- * 3/a always (saved to anvil.json), 4/n/Esc deny; Ctrl-C denies and calls
- * `onInterrupt` (the chat cancels the turn).
+ * 3/a always (saved to anvil.json), 4/n/Esc deny, 5/r deny and type the
+ * reason the model is told; Ctrl-C denies and calls `onInterrupt` (the chat
+ * cancels the turn).
  */
 export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: string, onInterrupt?: () => void) => (request: PermissionRequest): Effect.Effect<AskAnswer> =>
   Effect.scoped(
@@ -86,8 +113,8 @@ export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: st
             .join("\n")}\n` +
           (request.unconfined
             ? `  ${style.red("This command runs OUTSIDE the sandbox: it may write anywhere, read your secrets and use the network.")}\n` +
-              `  ${style.bold("1")} yes, once   ${style.bold("4")} no\n`
-            : `  ${style.bold("1")} yes, once   ${style.bold("2")} always this session   ${style.bold("3")} always (save ${rule} to anvil.json)   ${style.bold("4")} no\n`),
+              `  ${style.bold("1")} yes, once   ${style.bold("4")} no   ${style.bold("5")} no, and tell it why\n`
+            : `  ${style.bold("1")} yes, once   ${style.bold("2")} always this session   ${style.bold("3")} always (save ${rule} to anvil.json)   ${style.bold("4")} no   ${style.bold("5")} no, and tell it why\n`),
       )
       const keys = yield* terminal.keys
       for (;;) {
@@ -103,6 +130,15 @@ export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: st
         else if ((k === "2" || k === "s") && !request.unconfined) answer = "session"
         else if ((k === "3" || k === "a") && !request.unconfined) answer = "always"
         else if (k === "4" || k === "n" || k === "d" || key.name === "escape") answer = "deny"
+        else if (k === "5" || k === "r") {
+          yield* terminal.write(`  ${style.yellow("Why? (Enter to send, Esc to deny without a reason)")}\n  › `)
+          const reason = yield* readReason(keys, terminal)
+          if (reason === undefined || reason.trim() === "") answer = "deny"
+          else {
+            yield* terminal.write(`  ${style.red("denied")} ${style.dim("(the model is told why)")}\n`)
+            return { deny: `The user denied this call and said: ${reason.trim()}` } satisfies AskAnswer
+          }
+        }
         if (answer) {
           const label = { once: "allowed once", session: "allowed for this session", always: `allowed always (${rule} saved)`, deny: "denied" }[answer as string]
           yield* terminal.write(`  ${answer === "deny" ? style.red(label) : style.green(label)}\n`)

@@ -186,4 +186,14 @@ describe("anvil run for scripts", () => {
     expect(flag.code).toBe(2)
     for (const out of [missing.stderr, typo.stderr, flag.stderr]) expect(out).not.toContain("anvil: anvil")
   })
+
+  test("help lists every command, and 'anvil help COMMAND' answers for each", async () => {
+    const root = project({})
+    const help = await runBinary(["help"], { cwd: root })
+    expect(help.code).toBe(0)
+    const commands = ["chat", "run", "sessions", "skills", "tool", "tools", "plugins", "self-check", "help"]
+    for (const c of commands) expect(help.stdout).toContain(`anvil ${c}`)
+    for (const c of commands) expect((await runBinary(["help", c], { cwd: root })).code).toBe(0)
+    expect((await runBinary(["help", "nope"], { cwd: root })).code).toBe(2)
+  })
 })
