@@ -92,8 +92,14 @@ export const scriptedAsk = (yes: boolean) => (request: PermissionRequest): Effec
 }
 
 /**
- * How "ask" calls are answered: at the terminal (the spinner stopped first) when
- * there is one to ask and --yes was not given, otherwise by `scriptedAsk`.
+ * Who answers an "ask" — the one place run and chat decide it: the person at
+ * the terminal (the spinner stopped first) when there is one and --yes was not
+ * given, otherwise `scriptedAsk` (--yes approves, anything else is denied with
+ * how to approve). Rules (`permission`, --allow, "always") are applied before
+ * an ask is raised, and plugins' `permission.ask` hooks get the first word
+ * (agent-session). A host that answers for a program instead (Claude's
+ * `can_use_tool` control request over stream-json) takes the place of
+ * `scriptedAsk` here, so every answer still flows through one function.
  */
 export const approvals = (
   canPrompt: boolean,

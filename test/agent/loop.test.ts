@@ -159,8 +159,8 @@ describe("the agent loop", () => {
         { tool_calls: [{ name: "writer", arguments: { tag: "src/app" } }, { name: "todowrite", arguments: {} }, { name: "dump", arguments: {} }] },
         { text: "first turn done" },
         // Turn 2: the history is over the threshold, so the summary request comes first.
-        { text: "The model's summary of the earlier work." },
-        { text: "second turn done" },
+        { text: "The model's summary of the earlier work.", usage: { input_tokens: 900, output_tokens: 90 } },
+        { text: "second turn done", usage: { input_tokens: 300, output_tokens: 30 } },
       ],
       "t",
       4000,
@@ -185,6 +185,9 @@ describe("the agent loop", () => {
     const second = await s.run(Effect.flatMap(options(0.5), (o) => runTurn(conversation, "second", o)))
     expect(second).toMatchObject({ status: "success", answer: "second turn done" })
     expect(second.stats.compactions).toBe(1)
+    // The summarising request counts in the turn's usage, and apart.
+    expect(second.usage_parts!.compaction).toEqual({ inputTokens: 900, outputTokens: 90 })
+    expect(second.usage).toEqual({ inputTokens: 1200, outputTokens: 120 })
     expect(events.find((e) => e.type === "compaction")).toMatchObject({ type: "compaction", replaced: 5 })
     const summary = conversation.items[0]!
     expect(summary.type).toBe("summary")
