@@ -4,35 +4,23 @@ import { join } from "node:path"
 import { anvilBinary } from "../support/binary.ts"
 import type { FakeServer } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
+import { tmuxSession } from "../support/tmux.ts"
 import { project, tempDir } from "../support/harness.ts"
 
 // The compiled chat in a real terminal (tmux): pasted and continued lines, local /commands, a denial with a
 // reason, Markdown on the screen.
 setDefaultTimeout(90_000)
 
-const tmuxBin = Bun.which("tmux")
-const socket = `anvil-chat-input-${process.pid}`
 const servers: Array<FakeServer> = []
-
-const tmux = (...args: Array<string>) => Bun.spawnSync([tmuxBin!, "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" }).stdout.toString()
-const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "chat")
-const waitFor = async (what: string | RegExp, timeoutMs = 30_000): Promise<string> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const text = screen()
-    if (typeof what === "string" ? text.includes(what) : what.test(text)) return text
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(what)}; screen:\n${text}`)
-    await Bun.sleep(100)
-  }
-}
+const { available, tmux, waitFor, kill } = tmuxSession(`anvil-chat-input-${process.pid}`)
 
 beforeAll(() => void anvilBinary(), 120_000)
 afterAll(() => {
-  if (tmuxBin) tmux("kill-server")
+  kill()
   servers.forEach((s) => s.stop())
 })
 
-describe.skipIf(!tmuxBin)("anvil chat input in a terminal (tmux)", () => {
+describe.skipIf(!available)("anvil chat input in a terminal (tmux)", () => {
   test("a bracketed paste and \\-continued lines are one prompt; unknown /commands stay local; deny with a reason; Markdown rendered", async () => {
     const root = project({ "a.txt": "alpha\n" })
     const server = fakeOpenAI([

@@ -3,38 +3,23 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { FakeServer } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
+import { tmuxSession } from "../support/tmux.ts"
 import { project } from "../support/harness.ts"
 
 // anvil chat in a real terminal: tmux gives the CLI a TTY, the test types into it and reads the screen.
 setDefaultTimeout(90_000)
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts")
-const tmuxBin = Bun.which("tmux")
-const socket = `anvil-test-${process.pid}`
 const servers: Array<FakeServer> = []
-
-const tmux = (...args: Array<string>) => {
-  const r = Bun.spawnSync([tmuxBin!, "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" })
-  return r.stdout.toString()
-}
-const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "chat")
-const waitFor = async (what: string | RegExp, timeoutMs = 30_000): Promise<string> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const text = screen()
-    if (typeof what === "string" ? text.includes(what) : what.test(text)) return text
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(what)}; screen:\n${text}`)
-    await Bun.sleep(100)
-  }
-}
+const { available, tmux, waitFor, kill } = tmuxSession(`anvil-test-${process.pid}`)
 const count = (text: string, needle: string) => text.split(needle).length - 1
 
 afterAll(() => {
-  if (tmuxBin) tmux("kill-server")
+  kill()
   servers.forEach((s) => s.stop())
 })
 
-describe.skipIf(!tmuxBin)("anvil chat in a terminal (tmux)", () => {
+describe.skipIf(!available)("anvil chat in a terminal (tmux)", () => {
   test("a prompt and a streamed answer; Ctrl-C during a long tool returns to the prompt; an approval prompt with the diff", async () => {
     const root = project({ "a.txt": "alpha\n" })
     const server = fakeOpenAI([

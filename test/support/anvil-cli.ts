@@ -8,16 +8,18 @@ export interface CliResult {
   readonly stderr: string
 }
 
-/**
- * Runs the real CLI (`bun src/main.ts …`) as a subprocess in `cwd`, with a
- * clean environment: HOME points into the project (no user config), and only
- * the variables given are set.
- */
-export const runAnvil = async (
-  args: ReadonlyArray<string>,
+/** A command's exit code and output, and how long it took. */
+export interface ProcessResult extends CliResult {
+  readonly ms: number
+}
+
+/** Runs a command in `cwd` with a clean environment (HOME inside the project, no colour, only the variables given) and optional stdin. */
+export const runProcess = async (
+  command: ReadonlyArray<string>,
   options: { readonly cwd: string; readonly env?: Record<string, string>; readonly stdin?: string },
-): Promise<CliResult> => {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+): Promise<ProcessResult> => {
+  const started = performance.now()
+  const proc = Bun.spawn([...command], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: options.cwd, NO_COLOR: "1", ...options.env },
     stdin: options.stdin !== undefined ? new TextEncoder().encode(options.stdin) : "ignore",
@@ -25,8 +27,14 @@ export const runAnvil = async (
     stderr: "pipe",
   })
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { code, stdout, stderr }
+  return { code, stdout, stderr, ms: performance.now() - started }
 }
+
+/** Runs the real CLI from source (`bun src/main.ts …`) in `cwd`, as {@link runProcess}. */
+export const runAnvil = (
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env?: Record<string, string>; readonly stdin?: string },
+): Promise<CliResult> => runProcess([process.execPath, MAIN, ...args], options)
 
 /** The JSON lines of a stream-json run. */
 export const jsonLines = (stdout: string): Array<any> =>

@@ -1,4 +1,5 @@
 import { join } from "node:path"
+import { runProcess, type ProcessResult } from "./anvil-cli.ts"
 import { tempDir } from "./harness.ts"
 
 const repo = join(import.meta.dir, "..", "..")
@@ -14,26 +15,8 @@ export const anvilBinary = (): string => {
   return out
 }
 
-export interface BinaryResult {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-  readonly ms: number
-}
-
-/** Runs the compiled binary in `cwd` with a clean environment (HOME inside the project, no color) and optional stdin. */
-export const runBinary = async (
+/** Runs the compiled binary in `cwd`, as {@link runProcess}. */
+export const runBinary = (
   args: ReadonlyArray<string>,
   options: { readonly cwd: string; readonly env?: Record<string, string>; readonly stdin?: string },
-): Promise<BinaryResult> => {
-  const started = performance.now()
-  const proc = Bun.spawn([anvilBinary(), ...args], {
-    cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: options.cwd, NO_COLOR: "1", ...options.env },
-    stdin: options.stdin !== undefined ? new TextEncoder().encode(options.stdin) : "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { code, stdout, stderr, ms: performance.now() - started }
-}
+): Promise<ProcessResult> => runProcess([anvilBinary(), ...args], options)
