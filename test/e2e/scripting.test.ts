@@ -21,7 +21,8 @@ const openai = (turns: ReadonlyArray<FakeTurn>) => {
   return { server, env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" } }
 }
 
-const sessionFiles = (root: string) => (existsSync(join(root, ".anvil", "sessions")) ? readdirSync(join(root, ".anvil", "sessions")) : [])
+const sessionFiles = (root: string) =>
+  existsSync(join(root, ".anvil", "sessions")) ? readdirSync(join(root, ".anvil", "sessions")).filter((f) => f.endsWith(".jsonl")) : []
 
 describe("anvil run for scripts", () => {
   test("stream-json and json read as Claude Code's -p output: init, assistant, user/tool_result, result; a denial exits 4 and is listed", async () => {
