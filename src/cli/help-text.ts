@@ -16,7 +16,6 @@ Usage:
   anvil skills [--json]                           list the skills (built-in, project, user) and invalid ones
   anvil tool <name> [JSON | - | --key value ...]   run one tool and print its envelope
   anvil tools [--json]                            list the tools with their parameter schemas
-  anvil plugins [--json] | check | trust | init   list, check, trust or create plugins (see 'anvil plugins --help')
   anvil self-check                                check the executable: embedded skills and ripgrep work
   anvil help [COMMAND]                            this help, or a command's (same as --help)
 
