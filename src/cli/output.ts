@@ -11,10 +11,11 @@ export interface CliIO {
   readonly readStdin: () => Promise<string>
   /**
    * What a pipe or file on standard input holds, for a command that already
-   * has its prompt: undefined when stdin is a terminal or nothing, or when no
-   * byte (nor its end) arrived within `waitMs` (a parent that left stdin open).
+   * has its prompt: undefined when stdin is a terminal or nothing, "silent"
+   * when no byte (nor its end) arrived within `waitMs` (a parent that left
+   * stdin open).
    */
-  readonly readPipedStdin?: (waitMs: number) => Promise<string | undefined>
+  readonly readPipedStdin?: (waitMs: number) => Promise<string | "silent" | undefined>
   /** Standard input as a byte stream (`--input-format stream-json`). */
   readonly stdinStream?: () => ReadableStream<Uint8Array>
   readonly cwd: string
@@ -88,7 +89,7 @@ export const guardNodeStreams = (): void => {
   process.stderr.on("error", () => undefined)
 }
 
-const readPiped = async (waitMs: number): Promise<string | undefined> => {
+const readPiped = async (waitMs: number): Promise<string | "silent" | undefined> => {
   if (isatty(0)) return undefined
   try {
     const st = fstatSync(0)
@@ -101,7 +102,7 @@ const readPiped = async (waitMs: number): Promise<string | undefined> => {
   if (first === "waited") {
     // Cancelled, the read no longer keeps the process alive.
     await reader.cancel().catch(() => undefined)
-    return undefined
+    return "silent"
   }
   const chunks: Array<Uint8Array> = []
   let next = first

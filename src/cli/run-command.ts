@@ -149,7 +149,8 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
     if (prompt === "") throw new UsageError("anvil run: the prompt is empty")
   } else if (io.readPipedStdin) {
     const piped = await io.readPipedStdin(STDIN_WAIT_MS)
-    prompt = promptWithInput(prompt, piped)
+    if (piped === "silent") io.err(`anvil run: nothing arrived on standard input within ${STDIN_WAIT_MS / 1000} s; going on with the prompt alone (</dev/null skips the wait)\n`)
+    else prompt = promptWithInput(prompt, piped)
   }
 
   const json = args.format !== "text"

@@ -75,6 +75,23 @@ describe("anvil run for scripts", () => {
     expect(sent).toContain("+added line")
   })
 
+  test("a stdin left open by the parent does not hang a run that has its prompt", async () => {
+    const root = project({})
+    const { server, env } = openai([{ text: "Answered." }])
+    const proc = Bun.spawn([anvilBinary(), "run", "hello"], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, NO_COLOR: "1", ...env },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+    proc.stdin.end()
+    expect({ code, out }).toEqual({ code: 0, out: "Answered.\n" })
+    expect(err).toContain("nothing arrived on standard input within 3 s")
+    expect(server.requests[0]!.body.messages[1].content).toBe("hello")
+  })
+
   test("a verify command that still fails at the end exits 5", async () => {
     const root = project({ "anvil.json": JSON.stringify({ verify: "echo broken >&2; exit 3" }) })
     const { server, env } = openai([
