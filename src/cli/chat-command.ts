@@ -190,7 +190,10 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
           waitForEnter()
         }
       }
+      // After a paste is shown, the next line (the user's Enter) sends everything.
+      let holding = false
       const waitForEnter = () => {
+        holding = true
         rl.setPrompt(outStyle.dim("… "))
         io.err(`\n${errStyle.dim("(pasted; Enter sends it, or go on typing)")}\n`)
         rl.prompt(true)
@@ -217,6 +220,10 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
         continued = false
         if (settle) clearTimeout(settle)
         if (pasting) return void lines.push(line)
+        if (holding) {
+          lines.push(line)
+          return finish(lines.join("\n").replace(/\n+$/, ""))
+        }
         if (line.endsWith("\\")) {
           continued = true
           lines.push(line.slice(0, -1))
