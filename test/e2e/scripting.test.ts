@@ -209,7 +209,7 @@ describe("anvil run for scripts", () => {
     const root = project({})
     const help = await runBinary(["help"], { cwd: root })
     expect(help.code).toBe(0)
-    const commands = ["chat", "run", "sessions", "skills", "tool", "tools", "plugins", "self-check", "help"]
+    const commands = ["chat", "run", "sessions", "skills", "tool", "tools", "plugins", "mcp", "self-check", "help"]
     for (const c of commands) expect(help.stdout).toContain(`anvil ${c}`)
     for (const c of commands) expect((await runBinary(["help", c], { cwd: root })).code).toBe(0)
     expect((await runBinary(["help", "nope"], { cwd: root })).code).toBe(2)

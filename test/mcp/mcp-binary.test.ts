@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { toolResults } from "../support/anvil-cli.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
 import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
 import { project, tempDir } from "../support/harness.ts"
@@ -224,7 +225,7 @@ describe("agent runs with MCP servers", () => {
     const r = await run(s, ["run", "--format", "stream-json", "use the tiny server"], env)
     expect(r.code).toBe(0)
     const events = lines(r.stdout)
-    const results = Object.fromEntries(events.filter((e) => e.type === "tool_result").map((e) => [e.id, e.envelope]))
+    const results = Object.fromEntries(toolResults(events).map((e) => [e.id, e.envelope]))
     expect(results.c1).toMatchObject({ status: "success", text: expect.stringContaining("echo: first") })
     expect(results.c2.error.code).toBe("TIMEOUT")
     expect(results.c3.error.code).toBe("EXECUTION_ERROR")
@@ -250,7 +251,7 @@ describe("agent runs with MCP servers", () => {
     const events = lines(r.stdout)
     expect(events[0].mcp_servers).toEqual([{ name: "proj", status: "untrusted" }])
     expect(events.find((e) => e.type === "system" && e.server === "proj")).toMatchObject({ status: "untrusted" })
-    const result = events.find((e) => e.type === "tool_result")
+    const result = toolResults(events)[0]
     expect(result.envelope.error.message).toContain("anvil mcp trust proj")
     expect(serverPids(s.marks)).toEqual([])
 
@@ -259,7 +260,7 @@ describe("agent runs with MCP servers", () => {
 
     // --trust-mcp: started for this run only.
     const once = await run(s, ["run", "--format", "stream-json", "--yes", "--trust-mcp", "try it"], openai([{ tool_calls: [{ name: "mcp__proj__echo", arguments: { message: "once" }, id: "c1" }] }, { text: "ok" }]).env)
-    expect(lines(once.stdout).find((e) => e.type === "tool_result").envelope.text).toContain("echo: once")
+    expect(toolResults(lines(once.stdout))[0].envelope.text).toContain("echo: once")
     expect(json((await run(s, ["mcp", "--json"])).stdout).servers[0].status).toBe("untrusted")
 
     expect((await run(s, ["mcp", "trust", "proj"])).stdout).toContain("Trusted: proj")
