@@ -33,7 +33,7 @@ describe("anvil run for scripts", () => {
       { tool_calls: [{ name: "read", arguments: { path: "a.txt" }, id: "s1" }], usage: { input_tokens: 50, output_tokens: 5 } },
       { text: "a.txt holds alpha.", usage: { input_tokens: 60, output_tokens: 6 } },
       // Back in the parent: a call that needs approval, denied without a terminal.
-      { tool_calls: [{ name: "bash", arguments: { command: "touch made.txt" }, id: "b1" }], usage: { input_tokens: 200, output_tokens: 20 } },
+      { tool_calls: [{ name: "write", arguments: { path: "made.txt", content: "x\n" }, id: "b1" }], usage: { input_tokens: 200, output_tokens: 20 } },
       { text: "I could not create the file.", usage: { input_tokens: 300, output_tokens: 30 } },
     ])
     const r = await runBinary(["run", "--format", "stream-json", "make a file"], { cwd: root, env })
@@ -54,7 +54,7 @@ describe("anvil run for scripts", () => {
       exit_code: 4,
       result: "I could not create the file.",
       num_turns: 3,
-      permission_denials: [{ tool_name: "bash", tool_use_id: "b1", tool_input: { command: "touch made.txt" } }],
+      permission_denials: [{ tool_name: "write", tool_use_id: "b1", tool_input: { path: "made.txt", content: "x\n" } }],
     })
     // Usage counts the subagent's requests too.
     expect(result.usage.subagents).toEqual({ input_tokens: 110, output_tokens: 11 })

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
+import { jsonLines, toolResults } from "../support/anvil-cli.ts"
 import type { FakeServer } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
 import { tempDir } from "../support/harness.ts"
@@ -148,15 +149,16 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     const env = { HOME: home, PATH: path, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" }
     const r = await runBinary(binary, ["run", "--format", "stream-json", "make a file"], root, env)
     const events = r.out.split("\n").filter(Boolean).map((l) => JSON.parse(l))
-    expect(events.find((e) => e.type === "init").sandbox).toMatchObject({ mode: "off", configured_mode: "workspace-write", enforced: false })
+    expect(events.find((e) => e.subtype === "init").sandbox).toMatchObject({ mode: "off", configured_mode: "workspace-write", enforced: false })
     expect(events.find((e) => e.type === "system" && e.source === "sandbox").message).toContain("bubblewrap")
     // Unconfined, bash asks again: without a terminal or --yes it is denied.
-    expect(events.find((e) => e.type === "tool_result").envelope.error.code).toBe("PERMISSION_DENIED")
+    expect(toolResults(events)[0].envelope.error.code).toBe("PERMISSION_DENIED")
     expect(existsSync(join(root, "made.txt"))).toBe(false)
     const text = await runBinary(binary, ["tool", "bash", '{"command":"true"}'], root, { HOME: home, PATH: path })
     expect(text.err).toBe("")
     const required = await runBinary(binary, ["run", "--sandbox", "require", "make a file"], root, env)
-    expect(required.code).toBe(2)
+    // A sandbox that is required and cannot run is a configuration error.
+    expect(required.code).toBe(3)
     expect(required.err).toContain("apt-get install bubblewrap")
     const tool = await runBinary(binary, ["tool", "bash", '{"command":"touch made.txt"}', "--sandbox", "require"], root, { HOME: home, PATH: path })
     expect(JSON.parse(tool.out).error.message).toContain("sandbox.require")
@@ -177,7 +179,7 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     servers.push(server)
     const env = { HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" }
     const r = await runBinary(binary, ["run", "--yes", "--format", "stream-json", "go"], root, env)
-    const results = r.out.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === "tool_result")
+    const results = toolResults(jsonLines(r.out))
     expect(results[0].envelope.status).toBe("success")
     expect(existsSync(join(root, "inside.txt"))).toBe(true)
     expect(results[1].envelope.error.code).toBe("PERMISSION_DENIED")
@@ -191,7 +193,7 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     const again = fakeOpenAI(script().slice(0, 2).concat([{ text: "done" }]))
     servers.push(again)
     const allowed = await runBinary(binary, ["run", "--no-verify", "--allow", `bash:echo pwned > ${canary}`, "--format", "stream-json", "go"], root, { ...env, OPENAI_BASE_URL: again.url })
-    const res2 = allowed.out.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === "tool_result")
+    const res2 = toolResults(jsonLines(allowed.out))
     expect(res2[0].envelope.status).toBe("success")
     expect(res2[1].envelope.status).toBe("success")
     expect(readFileSync(canary, "utf8")).toBe("pwned\n")
