@@ -14,7 +14,7 @@ import { RetentionLive } from "./output/retention.ts"
 import { SpillStore } from "./output/spill-store.ts"
 import { Permissions, type AskAnswer, type PermissionRequest, type PermissionsOptions } from "./permission/permissions.ts"
 import { ProcessRunner } from "./process/process-runner.ts"
-import { Sandbox, type SandboxOptions } from "./sandbox/sandbox.ts"
+import { Sandbox, type SandboxOptions, type SandboxShape } from "./sandbox/sandbox.ts"
 import { saveNetworkHost } from "./sandbox/save-host.ts"
 import { readSandboxSettings, SandboxSettingsError } from "./sandbox/settings.ts"
 import type { Tool } from "./tool-framework/definition.ts"
@@ -90,6 +90,8 @@ export interface RuntimeOptions {
     readonly root: string
     readonly config: ConfigShape
     readonly tools: ReadonlyArray<Tool>
+    /** The command sandbox (for repository command hooks). */
+    readonly sandbox: SandboxShape
   }) => Promise<ReadonlyArray<Tool>>
   /** The command sandbox: `--sandbox MODE`, and who approves a host outside sandbox.network (chat). */
   readonly sandbox?: { readonly modeFlag?: string | undefined; readonly askHost?: SandboxOptions["askHost"] }
@@ -177,7 +179,8 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
         ? Layer.unwrap(
             Effect.gen(function* () {
               const config = yield* Config
-              const tools = yield* Effect.promise(() => prepare({ root, config, tools: options.tools }))
+              const sandbox = yield* Sandbox
+              const tools = yield* Effect.promise(() => prepare({ root, config, tools: options.tools, sandbox }))
               return ToolRunner.layer<ToolServices>(makeRegistry(tools, options.toolSources))
             }),
           )

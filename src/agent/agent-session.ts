@@ -4,7 +4,7 @@ import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
 import type { AllowRule } from "../permission/rules.ts"
 import { ConfigError } from "../config/config.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
-import { Sandbox, type SandboxShape, type SandboxStatus } from "../sandbox/sandbox.ts"
+import { confinementOf, Sandbox, type SandboxShape, type SandboxStatus } from "../sandbox/sandbox.ts"
 import { PlatformLive } from "../runtime.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { ToolRunner, type ToolRunnerShape } from "../tool-framework/runner.ts"
@@ -209,12 +209,16 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
   }
 
   const onProblem = options.plugins?.onProblem ?? (() => {})
+  // Repository command hooks run in the session's sandbox, which exists once the tool runtime is built below.
+  let sandboxReady: (s: SandboxShape) => void = () => undefined
+  const sessionSandbox = new Promise<SandboxShape>((resolve) => (sandboxReady = resolve))
   const plugins = options.plugins
     ? await loadPlugins({
         root: boot.root,
         env: options.env,
         config: boot.config,
         builtinNames: toolNames(options.allTools),
+        confineProjectHooks: confinementOf(sessionSandbox),
         ...(options.plugins.trustProject ? { trustProject: true } : {}),
         onProblem,
       })
@@ -255,6 +259,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
   let sandbox: SandboxShape
   try {
     ;[runner, sandbox] = await runtime.runPromise(Effect.all([ToolRunner, Sandbox]))
+    sandboxReady(sandbox)
     if (sandbox.status.settings.require && !sandbox.status.confining) {
       throw new AgentSetupError(`${sandbox.status.warning ?? "the command sandbox is not available"} (sandbox.require is on)`)
     }

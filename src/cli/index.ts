@@ -67,10 +67,11 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         }
         // Only the named tool is loaded; an unknown name loads all, for the list of what exists.
         const one = await loadBuiltinTool(args.name)
-        return await toolCommand(args, one ? [one] : [], io, global.root, async ({ root, config, tools }) => {
+        return await toolCommand(args, one ? [one] : [], io, global.root, async ({ root, config, tools, sandbox }) => {
           // Imported here: the plugin host stays out of the modules every command loads.
           const { pluginsFor, toolsWithPlugins } = await import("./plugin-setup.ts")
-          const plugins = await pluginsFor(io, root, config)
+          const { confinementOf } = await import("../sandbox/sandbox.ts")
+          const plugins = await pluginsFor(io, root, config, { confineProjectHooks: confinementOf(sandbox) })
           const fromPlugin = plugins.tools.some((t) => t.name.toLowerCase() === args.name.trim().toLowerCase())
           const base = one || fromPlugin ? tools : await loadBuiltinTools()
           return toolsWithPlugins(base, plugins, (m) => io.err(`anvil: ${m}\n`))

@@ -3,6 +3,7 @@ import type { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { Config, type ConfigShape } from "../config/config.ts"
 import { loadPlugins, pluginNotices, type PluginSet } from "../plugins/plugin-host.ts"
+import type { CommandConfinement } from "../sandbox/sandbox.ts"
 
 export { toolsWithPlugins } from "../plugins/plugin-host.ts"
 import { PlatformLive } from "../runtime.ts"
@@ -34,7 +35,7 @@ export const pluginsFor = async (
   io: CliIO,
   root: string,
   config: ConfigShape,
-  options: { readonly trustProject?: boolean; readonly quiet?: boolean } = {},
+  options: { readonly trustProject?: boolean; readonly quiet?: boolean; readonly confineProjectHooks?: CommandConfinement } = {},
 ): Promise<PluginSet> => {
   const tell = (m: string) => {
     if (!options.quiet) io.err(`anvil: ${m}\n`)
@@ -45,6 +46,7 @@ export const pluginsFor = async (
     config,
     builtinNames: builtinNames(),
     ...(options.trustProject ? { trustProject: true } : {}),
+    ...(options.confineProjectHooks ? { confineProjectHooks: options.confineProjectHooks } : {}),
     onProblem: tell,
   })
   for (const notice of pluginNotices(plugins)) tell(notice)

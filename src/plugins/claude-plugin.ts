@@ -2,6 +2,7 @@ import { Predicate } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
+import type { CommandConfinement } from "../sandbox/sandbox.ts"
 import { runCommandHook } from "./command-hook.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { claudeName, toClaudeInput } from "../host/claude-tools.ts"
@@ -84,6 +85,8 @@ export const readClaudePlugin = (input: {
   readonly dir: string
   readonly root: string
   readonly env: Readonly<Record<string, string | undefined>>
+  /** Confines the command hooks (those of a plugin that came with the repository run in the command sandbox). */
+  readonly confine?: CommandConfinement
 }): ClaudePlugin => {
   const manifestFile = join(input.dir, ".claude-plugin", "plugin.json")
   const manifest = readJsonFile(manifestFile)
@@ -151,7 +154,14 @@ export const readClaudePlugin = (input: {
       tool_input: claudeInput(call.tool, call.params),
       ...extra,
     }
-    return runCommandHook({ command: spec.command, cwd: input.root, env: { ...input.env, ...hookEnv }, stdin: JSON.stringify(payload), timeoutMs: spec.timeoutMs })
+    return runCommandHook({
+      command: spec.command,
+      cwd: input.root,
+      env: { ...input.env, ...hookEnv },
+      stdin: JSON.stringify(payload),
+      timeoutMs: spec.timeoutMs,
+      ...(input.confine ? { confine: input.confine } : {}),
+    })
   }
   const failed = (event: string, spec: CommandSpec, out: { exitCode: number; stderr: string }) =>
     new Error(`${event} hook '${spec.command}' exited with ${out.exitCode}: ${out.stderr.trim().slice(0, 500)}`)

@@ -1,4 +1,5 @@
-import { ProcessSpawnError, startManaged } from "../process/managed-process.ts"
+import { ProcessSpawnError, startManaged, type SpawnWrap } from "../process/managed-process.ts"
+import type { CommandConfinement } from "../sandbox/sandbox.ts"
 
 /**
  * Runs one repository command hook (a Claude Code plugin's PreToolUse /
@@ -25,12 +26,28 @@ export const runCommandHook = async (input: {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly stdin: string
   readonly timeoutMs: number
+  /** The command sandbox for hooks that came with the repository (undefined: run as is). */
+  readonly confine?: CommandConfinement
 }): Promise<CommandHookOutcome> => {
+  let confined: Awaited<ReturnType<CommandConfinement>> | undefined
+  try {
+    confined = input.confine ? await input.confine(input.cwd) : undefined
+  } catch (e) {
+    return { exitCode: 127, stdout: "", stderr: `cannot start the hook: ${e instanceof Error ? e.message : String(e)}`, timedOut: false }
+  }
+  try {
+    return await runHook(input, confined?.wrap)
+  } finally {
+    await confined?.finish().catch(() => undefined)
+  }
+}
+
+const runHook = async (input: Parameters<typeof runCommandHook>[0], wrap: SpawnWrap | undefined): Promise<CommandHookOutcome> => {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(input.env)) if (typeof v === "string") env[k] = v
   let child: ReturnType<typeof startManaged>
   try {
-    child = startManaged({ argv: ["sh", "-c", input.command], cwd: input.cwd, env, stdin: "pipe", label: "plugin hook", killGraceMs: 500 })
+    child = startManaged({ argv: ["sh", "-c", input.command], cwd: input.cwd, env, stdin: "pipe", label: "plugin hook", killGraceMs: 500, ...(wrap ? { wrap } : {}) })
   } catch (e) {
     const message = e instanceof ProcessSpawnError ? e.message : String(e)
     return { exitCode: 127, stdout: "", stderr: `cannot start the hook: ${message}`, timedOut: false }

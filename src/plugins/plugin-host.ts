@@ -2,6 +2,7 @@ import { Effect, Predicate } from "effect"
 import type { ConfigShape } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeTrust, type TrustShape, type TrustStatus } from "../trust/trust.ts"
+import type { CommandConfinement } from "../sandbox/sandbox.ts"
 import type { Hooks, PluginDefinition, ToolDefinition } from "./api.ts"
 import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
 import { discoverPlugins, type DiscoveredPlugin, type PluginSource } from "./discovery.ts"
@@ -79,6 +80,8 @@ export interface LoadPluginsOptions {
   readonly trustProject?: boolean
   /** Where hook failures are reported (stderr, a stream-json event). */
   readonly onProblem?: (message: string) => void
+  /** The command sandbox for command hooks of plugins that came with the repository (project plugins). */
+  readonly confineProjectHooks?: CommandConfinement
   /** Only these plugins (`anvil plugins check PATH` passes the discovered one). */
   readonly only?: ReadonlyArray<DiscoveredPlugin>
 }
@@ -162,7 +165,13 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
 
     if (plugin.kind === "claude") {
       try {
-        const claude = readClaudePlugin({ name: plugin.name, dir: plugin.path, root: options.root, env: options.env })
+        const claude = readClaudePlugin({
+          name: plugin.name,
+          dir: plugin.path,
+          root: options.root,
+          env: options.env,
+          ...(plugin.source === "project" && options.confineProjectHooks ? { confine: options.confineProjectHooks } : {}),
+        })
         for (const [name, fn] of Object.entries(claude.hooks)) entries.push({ plugin: plugin.name, name: name as keyof Hooks, fn: fn as never })
         if (claude.skillsDir) skillFolders.push({ dir: claude.skillsDir, source: plugin.source, plugin: plugin.name })
         for (const s of claude.mcpServers) mcpServers.push({ ...s, source: plugin.source })

@@ -216,6 +216,19 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   return { service: { status, policy, wrap }, close }
 }
 
+/**
+ * Confines one command that is not a bash call (a repository's command hook):
+ * the spawn hook to start it with, and what to call once it ended. Rejects
+ * when the sandbox is required and cannot run.
+ */
+export type CommandConfinement = (cwd: string) => Promise<{ readonly wrap?: SpawnWrap; readonly finish: () => Promise<void> }>
+
+/** A confinement backed by a session's sandbox, which may still be starting (plugins load before the tool runtime). */
+export const confinementOf = (sandbox: Promise<SandboxShape> | SandboxShape): CommandConfinement => async (cwd) => {
+  const wrapped = await Effect.runPromise((await sandbox).wrap({ cwd }))
+  return { ...(wrapped.wrap ? { wrap: wrapped.wrap } : {}), finish: () => Effect.runPromise(wrapped.finish("")).then(() => undefined) }
+}
+
 /** The command sandbox of a session (see DESIGN.md "Command sandbox"). */
 export class Sandbox extends Context.Service<Sandbox, SandboxShape>()("anvil/Sandbox") {
   /** A sandbox for the session; its temporary folder and proxy go when the scope closes. */
