@@ -29,11 +29,12 @@ import { patch } from "./patch.ts"
 import { plugins } from "./plugins.ts"
 import { read } from "./read.ts"
 import { safety } from "./safety.ts"
+import { sandbox } from "./sandbox.ts"
 import { search } from "./search.ts"
 import { size } from "./size.ts"
 import { startup } from "./startup.ts"
 
-const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent, lsp, plugins, mcp, safety]
+const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent, lsp, plugins, mcp, safety, sandbox]
 
 const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
 

@@ -1,0 +1,96 @@
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Effect } from "effect"
+import { makeSandbox } from "../src/sandbox/sandbox.ts"
+import { readSandboxSettings } from "../src/sandbox/settings.ts"
+import type { BenchContext, BenchGroup } from "./lib/context.ts"
+import { median, runOnce } from "./lib/measure.ts"
+import { ms, skippedRow, type Row } from "./lib/report.ts"
+
+/** The goal for what the sandbox adds to one command, at the median. */
+const GOAL_MS = 15
+
+/** bench/.work/sandbox: a git project with 1,000 small test files. */
+const prepare = (ctx: BenchContext): string => {
+  const dir = join(ctx.work, "sandbox")
+  mkdirSync(join(dir, "tests"), { recursive: true })
+  mkdirSync(join(dir, ".git", "hooks"), { recursive: true })
+  writeFileSync(join(dir, "anvil.json"), "{}\n")
+  for (let i = 0; i < 1000; i++) writeFileSync(join(dir, "tests", `t${i}.test.sh`), `# test ${i}\n[ ${i} -ge 0 ] || exit 1\n`)
+  return dir
+}
+
+/** A test-runner-like command: reads every test file, runs each check, writes a report and a temporary file. */
+const SUITE =
+  'n=0; for f in tests/*.test.sh; do . "$f" || exit 1; n=$((n+1)); done; echo "$n passed" > report.txt; echo x > "${TMPDIR:-/tmp}/suite.$$"; rm -f "${TMPDIR:-/tmp}/suite.$$"; cat report.txt'
+
+/** Medians of `a` and `b`, their runs interleaved so that load drift hits both alike. */
+const paired = async (a: ReadonlyArray<string>, b: ReadonlyArray<string>, runs: number, ctx: BenchContext, cwd: string) => {
+  const sa: Array<number> = []
+  const sb: Array<number> = []
+  for (let i = 0; i < runs + 2; i++) {
+    const ra = await runOnce(a, { cwd, env: ctx.env })
+    const rb = await runOnce(b, { cwd, env: ctx.env })
+    if (ra.exitCode !== 0 || rb.exitCode !== 0) throw new Error(`exit ${ra.exitCode}/${rb.exitCode}: ${a.join(" ")} | ${b.join(" ")}`)
+    if (i >= 2) {
+      sa.push(ra.ms)
+      sb.push(rb.ms)
+    }
+  }
+  return [median(sa), median(sb)] as const
+}
+
+/**
+ * What the command sandbox costs: the bubblewrap wrap alone (the argv anvil
+ * builds, around `true` and around a 1,000-file test-like command, against
+ * the same command unwrapped) and through the binary (anvil tool bash
+ * sandboxed against --sandbox off).
+ */
+export const sandbox: BenchGroup = {
+  name: "sandbox",
+  description: "the command sandbox's added time per command: bwrap as anvil builds it vs the bare command, and anvil tool bash sandboxed vs --sandbox off",
+  run: async (ctx) => {
+    if (!Bun.which("bwrap")) return [skippedRow("command sandbox", "bubblewrap is not installed (apt-get install bubblewrap)")]
+    const dir = prepare(ctx)
+    const box = makeSandbox({ root: dir, env: { ...ctx.env, HOME: ctx.env.HOME }, settings: readSandboxSettings({}), sessionId: "bench" })
+    try {
+      const wrapped = await Effect.runPromise(box.service.wrap({ cwd: dir }))
+      if (!wrapped.wrap) return [skippedRow("command sandbox", box.service.status.warning ?? "the sandbox does not confine here")]
+      const env = Object.fromEntries(Object.entries(ctx.env).filter((e): e is [string, string] => e[1] !== undefined))
+      const inBox = (argv: ReadonlyArray<string>) => wrapped.wrap!({ argv, cwd: dir, env }).argv
+      const runs = Math.max(5, ctx.runs)
+      ctx.log(`sandbox: ${runs} paired runs each (bwrap around true, around a 1,000-file suite, anvil tool bash)`)
+      const rows: Array<Row> = []
+      const [boxTrue, bareTrue] = await paired(inBox(["/bin/true"]), ["/bin/true"], runs, ctx, dir)
+      rows.push({
+        name: "bwrap wrap of one command (true)",
+        value: ms(boxTrue),
+        reference: `true ${ms(bareTrue)}`,
+        ratio: boxTrue / bareTrue,
+        note: `adds ${ms(boxTrue - bareTrue)}`,
+        targets: [{ label: `adds ≤ ${GOAL_MS} ms`, pass: boxTrue - bareTrue <= GOAL_MS }],
+      })
+      const [boxSuite, bareSuite] = await paired(inBox(["/bin/sh", "-c", SUITE]), ["/bin/sh", "-c", SUITE], Math.max(3, Math.min(runs, 10)), ctx, dir)
+      rows.push({
+        name: "1,000-file test-like command in the sandbox",
+        value: ms(boxSuite),
+        reference: `sh -c ${ms(bareSuite)}`,
+        ratio: boxSuite / bareSuite,
+        note: `adds ${ms(boxSuite - bareSuite)}`,
+        targets: [{ label: `adds ≤ ${GOAL_MS} ms`, pass: boxSuite - bareSuite <= GOAL_MS }],
+      })
+      const tool = (mode: string) => [ctx.binary, "tool", "bash", JSON.stringify({ command: "true" }), "--sandbox", mode]
+      const [viaAnvil, offAnvil] = await paired(tool("workspace-write"), tool("off"), runs, ctx, dir)
+      rows.push({
+        name: "anvil tool bash 'true', sandboxed",
+        value: ms(viaAnvil),
+        reference: `--sandbox off ${ms(offAnvil)}`,
+        ratio: viaAnvil / offAnvil,
+        note: `adds ${ms(viaAnvil - offAnvil)} (probe and wrap included)`,
+      })
+      return rows
+    } finally {
+      await box.close()
+    }
+  },
+}
