@@ -100,6 +100,7 @@ export interface AgentSession {
   readonly model: LanguageModelShape
   readonly profile: Profile
   readonly engine: EngineName
+  /** The tools the model is offered now (MCP tools join as their servers connect). */
   readonly tools: ReadonlyArray<Tool>
   /** The command sandbox in force. */
   readonly sandbox: SandboxStatus
@@ -300,7 +301,10 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     model: boot.model,
     profile,
     engine,
-    tools: runner.registry.tools,
+    // Read when asked: MCP servers' tools join while the session runs.
+    get tools() {
+      return runner.registry.tools
+    },
     sandbox: sandbox.status,
     conversation,
     plugins,
