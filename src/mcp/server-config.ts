@@ -164,8 +164,9 @@ export const serverSpec = (
   return {
     ...base,
     enabled: entry.enabled !== false,
-    timeoutMs: finite(entry.timeout, DEFAULT_CALL_TIMEOUT_MS),
-    startupTimeoutMs: finite(entry.startupTimeout, DEFAULT_STARTUP_TIMEOUT_MS),
+    // Without a setting, Claude Code's variables (milliseconds) apply, then anvil's defaults.
+    timeoutMs: finite(entry.timeout, finite(Number(env.MCP_TOOL_TIMEOUT), DEFAULT_CALL_TIMEOUT_MS)),
+    startupTimeoutMs: finite(entry.startupTimeout, finite(Number(env.MCP_TIMEOUT), DEFAULT_STARTUP_TIMEOUT_MS)),
     permission: entry.permission ?? "ask",
     allowReadOnly: entry.allowReadOnly === true,
     transport,

@@ -29,6 +29,8 @@ describe("server definitions", () => {
     expect(http.transport).toEqual({ kind: "http", url: "https://x.example/data", headers: { Authorization: "Bearer tok-12345" } })
     expect(http.timeoutMs).toBe(5000)
     expect(serverSpec("e", { type: "sse", url: "http://h/sse" }, where, env, resolvePath).transport.kind).toBe("sse")
+    const fromEnv = serverSpec("v", { command: "x" }, where, { MCP_TOOL_TIMEOUT: "9000", MCP_TIMEOUT: "700" }, resolvePath)
+    expect([fromEnv.timeoutMs, fromEnv.startupTimeoutMs]).toEqual([9000, 700])
     expect(serverSpec("e", { type: "streamable-http", url: "http://h/" }, where, env, resolvePath).transport.kind).toBe("http")
   })
 
