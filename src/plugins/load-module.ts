@@ -23,6 +23,13 @@ export const pluginCacheDir = (env: Readonly<Record<string, string | undefined>>
 
 /** Where an error points in the plugin's source: Bun's build messages carry a position, thrown errors a stack. */
 export const problemOf = (e: unknown, entry: string): LoadProblem => {
+  // Several syntax errors come as one AggregateError ("2 errors building …") whose parts carry the positions.
+  const parts = (e as { errors?: unknown })?.errors
+  if (Array.isArray(parts) && parts.length > 0) {
+    const first = problemOf(parts[0], entry)
+    const more = parts.length > 1 ? ` (and ${parts.length - 1} more error${parts.length > 2 ? "s" : ""})` : ""
+    return { ...first, message: `${first.message}${more}` }
+  }
   const err = e as { message?: unknown; position?: { file?: string; line?: number }; stack?: unknown }
   const message = typeof err?.message === "string" ? err.message : String(e)
   if (err?.position && typeof err.position.line === "number") {

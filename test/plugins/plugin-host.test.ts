@@ -51,6 +51,7 @@ describe("loading plugins: every failure stays with its plugin", () => {
       user: {
         "good.ts": good,
         "syntax.ts": "import { defineTool } from 'anvil/plugin'\nconst x = ;\n",
+        "syntax2.ts": "const a = 1\n\nexport default {{{\n",
         "throws.ts": "const a = 1\nthrow new Error('broken at import')\n",
         "forever.ts": "await new Promise(() => {})\nexport default []\n",
         "api2.ts": "import { definePlugin } from 'anvil/plugin'\nexport default definePlugin({ api: 2 } as any)\n",
@@ -71,10 +72,13 @@ describe("loading plugins: every failure stays with its plugin", () => {
       nodefault: "error",
       notschema: "error",
       syntax: "error",
+      syntax2: "error",
       throws: "error",
       twin: "error",
     })
     expect(errorOf(set, "syntax")).toMatchObject({ file: expect.stringContaining("syntax.ts"), line: 2 })
+    // Several syntax errors: the first one's place, and how many more.
+    expect(errorOf(set, "syntax2")).toMatchObject({ file: expect.stringContaining("syntax2.ts"), line: 3, message: expect.stringContaining("1 more error") })
     expect(errorOf(set, "throws")).toMatchObject({ message: "broken at import", file: expect.stringContaining("throws.ts"), line: 2 })
     expect(errorOf(set, "forever")!.message).toContain("did not finish within 300 ms")
     expect(errorOf(set, "api2")!.message).toContain("this anvil speaks api 1")
@@ -83,7 +87,7 @@ describe("loading plugins: every failure stays with its plugin", () => {
     expect(errorOf(set, "notschema")!.message).toContain("parameters is not a Schema")
     expect(errorOf(set, "nodefault")!.message).toContain("no default export")
     expect(set.tools.map((t) => t.name)).toEqual(["good_tool"])
-    expect(pluginNotices(set)).toHaveLength(8)
+    expect(pluginNotices(set)).toHaveLength(9)
     const outcome = await callTool(root, "good_tool", { a: 2, b: 3 }, { tools: set.tools, env })
     expect(outcome.envelope).toMatchObject({ status: "success", data: { sum: 5 } })
   }, 30_000)
