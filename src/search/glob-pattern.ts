@@ -279,9 +279,10 @@ const POSIX_CLASSES: Record<string, string> = {
 }
 
 /** Parses a bracket expression starting at `start` ('['); undefined when it is not closed (then '[' is literal). */
-const parseBracket = (text: string, start: number): { source: string; end: number } | undefined => {
+const parseBracket = (text: string, start: number): { source: string; end: number; reversed: boolean } | undefined => {
   let i = start + 1
   let negate = false
+  let reversed = false
   if (text[i] === "!" || text[i] === "^") {
     negate = true
     i++
@@ -291,9 +292,10 @@ const parseBracket = (text: string, start: number): { source: string; end: numbe
   for (; i < text.length; i++) {
     const c = text[i]!
     if (c === "]" && !first) {
-      if (items.length === 0) return undefined
+      // `[z-a]` is a class whose only range is reversed: it matches nothing (or, negated, any one character).
+      if (items.length === 0 && !reversed) return undefined
       const body = items.join("")
-      return { source: negate ? `[^/${body}]` : `[${body}]`, end: i }
+      return { source: negate ? `[^/${body}]` : `[${body}]`, end: i, reversed }
     }
     first = false
     if (c === "[" && (text[i + 1] === ":" || text[i + 1] === "=" || text[i + 1] === ".")) {
@@ -331,12 +333,41 @@ const parseBracket = (text: string, start: number): { source: string; end: numbe
       if (hiCp > 0xffff) skip++
       // A reversed range matches nothing in bash.
       if (hiCp >= cp) items.push(`${classChar(low)}-${classChar(String.fromCodePoint(hiCp))}`)
+      else reversed = true
       i += skip
       continue
     }
     items.push(classChar(low))
   }
   return undefined
+}
+
+/**
+ * Why a pattern is malformed for a strict reader such as ripgrep's globs (an
+ * unclosed `[` or `{`, a stray `}`, a reversed range), or undefined. The
+ * matcher itself reads these leniently, as bash does; a filter the user gave
+ * (grep's `include`) is refused instead of silently matching nothing.
+ */
+export const strictPatternProblem = (pattern: string): string | undefined => {
+  let depth = 0
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]
+    if (c === "\\") {
+      i++
+      continue
+    }
+    if (c === "[") {
+      const cls = parseBracket(pattern, i)
+      if (cls === undefined) return "unclosed character class: '[' has no matching ']' (write \\[ for a literal bracket)"
+      if (cls.reversed) return `invalid range in '${pattern.slice(i, cls.end + 1)}': its end comes before its start`
+      i = cls.end
+    } else if (c === "{") depth++
+    else if (c === "}") {
+      if (depth === 0) return "'}' has no matching '{' (write \\} for a literal brace)"
+      depth--
+    }
+  }
+  return depth > 0 ? "unclosed alternate group: '{' has no matching '}' (write \\{ for a literal brace)" : undefined
 }
 
 const classChar = (c: string): string => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`

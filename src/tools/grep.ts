@@ -5,7 +5,7 @@ import { Config } from "../config/config.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { decodeForSearch, FallbackPatternError, searchInProcess } from "../search/fallback-search.ts"
 import { firstInOrder } from "../search/first-in-order.ts"
-import { comparePaths, GlobMatcher, GlobPatternError, matchesPath } from "../search/glob-pattern.ts"
+import { comparePaths, GlobMatcher, GlobPatternError, matchesPath, strictPatternProblem } from "../search/glob-pattern.ts"
 import { cutLongLine } from "../search/long-line.ts"
 import { locateRipgrep } from "../search/ripgrep-binary.ts"
 import { RipgrepFailed, RipgrepPatternError, RipgrepUnavailable, searchWithRipgrep } from "../search/ripgrep-search.ts"
@@ -128,6 +128,8 @@ export const grepTool = defineTool({
 
       let include: IncludeFilter | undefined
       if (params.include !== undefined && params.include.trim() !== "") {
+        const problem = strictPatternProblem(params.include)
+        if (problem !== undefined) return yield* invalidParam("include", problem)
         const matcher = yield* Effect.try({
           try: () => GlobMatcher.compile(params.include!, { dot: true, matchBase: true }),
           catch: (e) => invalidParam("include", e instanceof GlobPatternError ? e.message : String(e)),

@@ -599,3 +599,32 @@ const gone = async (pid: number): Promise<boolean> => {
   }
   return false
 }
+
+describe("grep: a malformed include is INVALID_PARAM, on both engines (never a silent fallback)", () => {
+  test.each([
+    ["[", "unclosed character class"],
+    ["*.[ch", "unclosed character class"],
+    ["*.{ts,js", "unclosed alternate group"],
+    ["a}", "'}' has no matching '{'"],
+    ["[z-a].txt", "invalid range"],
+  ])("%s", async (include, reason) => {
+    const root = project({ "a.txt": "a\n" })
+    for (const options of [{}, BUILTIN]) {
+      const e = await grep(root, { pattern: "a", include }, options)
+      expect(e.error?.code).toBe("INVALID_PARAM")
+      expect(e.error?.field_errors?.[0]?.field).toBe("include")
+      expect(e.error?.field_errors?.[0]?.message).toContain(reason)
+    }
+  })
+
+  test("escaped brackets and braces, and balanced ones, are fine", async () => {
+    const root = project({ "a[1].txt": "a\n", "b{x}.txt": "a\n", "c.ts": "a\n" })
+    for (const options of [{}, BUILTIN]) {
+      for (const include of ["a\\[1].txt", "b\\{x\\}.txt", "*.{ts,md}", "[a-c]*"]) {
+        const e = await grep(root, { pattern: "a", include }, options)
+        expect(e.status).not.toBe("error")
+        expect(e.data.matches.length).toBeGreaterThan(0)
+      }
+    }
+  })
+})
