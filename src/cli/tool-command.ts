@@ -19,6 +19,8 @@ export interface ToolCommandArgs {
   readonly meta: boolean
   /** `--sandbox MODE` (a mode name; `--sandbox false` is bash's own parameter). */
   readonly sandbox?: string
+  /** The parameters given were not JSON (passed on as text: a one-string tool takes it, others answer INVALID_PARAM). */
+  readonly notJson?: boolean
 }
 
 /** Parses `<name> [JSON | - | --key value ...] [--text] [--meta]`. */
@@ -30,6 +32,7 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
   let sandbox: string | undefined
   let params: Record<string, unknown> | undefined
   let positional: unknown
+  let notJson = false
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     if (a === "--text") text = true
@@ -48,8 +51,10 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
       const source = a === "-" ? await io.readStdin() : a
       try {
         positional = JSON.parse(source)
-      } catch (e) {
-        throw new UsageError(`anvil tool ${name}: the parameters are not valid JSON (${(e as Error).message})`)
+      } catch {
+        // Not JSON: the tool pipeline decides (a one-string tool takes it as its parameter, else an INVALID_PARAM envelope).
+        positional = source
+        notJson = true
       }
     } else throw new UsageError(`anvil tool ${name}: unexpected argument '${a}'`)
   }
@@ -59,7 +64,7 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
     }
     return { name, params: { ...positional, ...params }, text, meta, ...(sandbox ? { sandbox } : {}) }
   }
-  return { name, params: positional ?? params ?? {}, text, meta, ...(sandbox ? { sandbox } : {}) }
+  return { name, params: positional ?? params ?? {}, text, meta, ...(sandbox ? { sandbox } : {}), ...(notJson ? { notJson } : {}) }
 }
 
 /** Runs one tool through the full pipeline and prints the envelope (or the model's text). */
@@ -107,6 +112,12 @@ export const toolCommand = async (
   }
   if (!outcome.tool) {
     io.err(`anvil tool: unknown tool '${args.name}' (see \`anvil tools\`)\n`)
+    io.out(`${JSON.stringify(outcome.envelope, null, 2)}\n`)
+    return 2
+  }
+  if (args.notJson && outcome.envelope.error?.code === "INVALID_PARAM") {
+    // A malformed command line still answers with an envelope (stdout) and exits 2 (usage).
+    io.err(`anvil tool ${args.name}: the parameters are not a JSON object (see \`anvil tools --json\`)\n`)
     io.out(`${JSON.stringify(outcome.envelope, null, 2)}\n`)
     return 2
   }

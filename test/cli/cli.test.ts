@@ -95,7 +95,18 @@ describe("anvil CLI", () => {
     const e = await run(["tool", "calculator", '{"expression":"nope(1)"}'])
     expect(e.code).toBe(1)
     expect(JSON.parse(e.out).error.code).toBe("INVALID_PARAM")
-    expect((await run(["tool", "calculator", "{not json"])).code).toBe(2)
+    // Not JSON: still an INVALID_PARAM envelope on stdout, and exit 2; a one-string tool takes plain text.
+    for (const [tool, input] of [["calculator", "{not json"], ["read", "not json at all"], ["read", '{"path":']]) {
+      const bad = await run(["tool", tool!, input!])
+      expect(bad.code).toBe(2)
+      expect(JSON.parse(bad.out).error.code).toBe("INVALID_PARAM")
+    }
+    const plain = await run(["tool", "calculator", "6*7"])
+    expect(plain.code).toBe(0)
+    expect(JSON.parse(plain.out).status).toBe("success")
+    const fromStdin = await run(["tool", "read", "-"], { stdin: "\u0000\u0001" })
+    expect(fromStdin.code).toBe(2)
+    expect(JSON.parse(fromStdin.out).error.code).toBe("INVALID_PARAM")
     const unknown = await run(["tool", "nosuch", "{}"])
     expect(unknown.code).toBe(2)
     expect(unknown.err).toContain("unknown tool 'nosuch'")
