@@ -7,10 +7,11 @@ import { join, relative, sep } from "node:path"
  * change to any byte asks again.
  * - `path`: a file, or a folder hashed whole (every file under it, by relative
  *   path and bytes; symbolic links hashed by their target text). `.git` and
- *   `node_modules` folders are skipped: installed packages are covered by the
- *   package.json and lockfile that chose them, which are hashed, so installing
- *   a plugin's dependencies does not ask for trust again (and a start does not
- *   read thousands of files);
+ *   `node_modules` folders are skipped, and so are package-manager lockfiles:
+ *   installed packages are covered by the package.json that chose them, which
+ *   is hashed, so installing a plugin's dependencies (which writes
+ *   node_modules and a lockfile) does not ask for trust again (and a start
+ *   does not read thousands of files);
  * - `text`: a value that is not a file, e.g. an MCP server's command line as JSON.
  */
 export type TrustContent = { readonly path: string } | { readonly text: string }
@@ -24,11 +25,15 @@ export class HashProblem {
   constructor(readonly message: string) {}
 }
 
+/** Written by `npm install` and its kin beside the package.json that is hashed. */
+const LOCKFILES = new Set(["package-lock.json", "npm-shrinkwrap.json", "bun.lock", "bun.lockb", "yarn.lock", "pnpm-lock.yaml"])
+
 /** Everything hashed: files of a folder sorted by relative path (forward slashes). */
 const listFiles = (dir: string, out: Array<string>): void => {
   const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   for (const entry of entries) {
     if (entry.name === ".git" || (entry.name === "node_modules" && entry.isDirectory())) continue
+    if (LOCKFILES.has(entry.name) && entry.isFile()) continue
     const full = join(dir, entry.name)
     if (entry.isDirectory()) listFiles(full, out)
     else out.push(full)

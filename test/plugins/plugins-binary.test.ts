@@ -172,6 +172,7 @@ describe("plugins init and check", () => {
     // What `npm install` would give the editor: effect's types.
     mkdirSync(join(dir, "node_modules"))
     symlinkSync(join(repo, "node_modules", "effect"), join(dir, "node_modules", "effect"))
+    writeFileSync(join(dir, "package-lock.json"), JSON.stringify({ name: "greet", lockfileVersion: 3, packages: {} }))
     const tsc = Bun.spawnSync([join(repo, "node_modules", ".bin", "tsc"), "-p", dir], { stdout: "pipe", stderr: "pipe" })
     expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe("")
     expect(tsc.exitCode).toBe(0)

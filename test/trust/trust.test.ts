@@ -81,7 +81,7 @@ describe("trust", () => {
     }
   })
 
-  test("a folder's hash covers names and bytes, links by their target text, and skips .git and node_modules", () => {
+  test("a folder's hash covers names and bytes, links by their target text, and skips .git, node_modules and lockfiles", () => {
     const t = setup()
     try {
       const dir = join(t.base, "h")
@@ -91,6 +91,7 @@ describe("trust", () => {
       writeFileSync(join(dir, ".git", "HEAD"), "x")
       mkdirSync(join(dir, "node_modules", "dep"), { recursive: true })
       writeFileSync(join(dir, "node_modules", "dep", "index.js"), "module.exports = 1")
+      writeFileSync(join(dir, "package-lock.json"), "{}") // npm install writes one
       expect(hashContent({ path: dir })).toBe(h1)
       symlinkSync("/etc/hostname", join(dir, "l"))
       const h2 = hashContent({ path: dir })
