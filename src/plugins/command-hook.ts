@@ -57,16 +57,22 @@ const runHook = async (input: Parameters<typeof runCommandHook>[0], wrap: SpawnW
     timedOut = true
     void child.stop()
   }, input.timeoutMs)
-  try {
-    child.stdin?.write(input.stdin)
-    await child.stdin?.end()
-  } catch {
-    // The hook need not read its input.
-  }
+  // The input is fed while the output is read (a hook may answer before it reads, or never read at all): a write
+  // that the pipe could not take at once is a promise, rejected with EPIPE when the hook exits without reading.
+  const feed = (async () => {
+    try {
+      const written: unknown = child.stdin?.write(input.stdin)
+      if (written instanceof Promise) await written
+      await child.stdin?.end()
+    } catch {
+      // The hook need not read its input.
+    }
+  })()
   const [stdout, stderr, exit] = await Promise.all([
     child.stdout ? new Response(child.stdout).text() : "",
     child.stderr ? new Response(child.stderr).text() : "",
     child.exited,
+    feed,
   ])
   clearTimeout(timer)
   // What the hook left running in the background ends with it.
