@@ -139,8 +139,8 @@ export const commitText = (input: {
     const display = target.display
     const workspace = yield* Workspace
     const change: FileChange = existing
-      ? { path: target.writePath, display, before: existing.before, after: { bytes } }
-      : { path: target.resolved.absolute, display, after: { bytes } }
+      ? { path: target.writePath, display, before: existing.before, after: { bytes, sha256: sha256After } }
+      : { path: target.resolved.absolute, display, after: { bytes, sha256: sha256After } }
     const [done] = yield* commitChanges([change], {
       root: workspace.root,
       contains: workspace.contains,

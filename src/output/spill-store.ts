@@ -1,7 +1,8 @@
 import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs"
+import { closeQuietly, inDir, openCheckedDir } from "../workspace/checked-fs.ts"
 import { join } from "node:path"
 import { ensureStateDir } from "../workspace/state-dir.ts"
 import { OutputSettings } from "./output-settings.ts"
@@ -63,48 +64,59 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
       const platform = yield* Effect.context<FileSystem | Path>()
       // The folder is made (and, for anvil's own one, checked to be a real folder inside the root) at each use:
       // files are then created exclusively in it, so a name planted as a link is never written through.
-      const prepare = Effect.try({
-        try: () => {
-          if (settings.stateRoot !== undefined) return ensureStateDir(settings.stateRoot, "tool-output", settings.stateEnv)
-          mkdirSync(dir, { recursive: true })
-          try {
-            writeFileSync(join(dir, ".gitignore"), "*\n", { flag: "wx" })
-          } catch {
-            // there already
-          }
-          return dir
-        },
-        catch: (e) => (e instanceof Error ? e : new Error(String(e))),
-      })
+      // The folder is then opened and must really be that folder: the files are created through the open
+      // descriptor, so a folder swapped for a link after the check is never written into.
+      const prepare = Effect.acquireRelease(
+        Effect.try({
+          try: () => {
+            let folder = dir
+            if (settings.stateRoot !== undefined) folder = ensureStateDir(settings.stateRoot, "tool-output", settings.stateEnv)
+            else {
+              mkdirSync(dir, { recursive: true })
+              try {
+                writeFileSync(join(dir, ".gitignore"), "*\n", { flag: "wx" })
+              } catch {
+                // there already
+              }
+              folder = realpathSync(dir)
+            }
+            return { folder, checked: openCheckedDir((p) => p === folder, folder) }
+          },
+          catch: (e) => (e instanceof Error ? e : new Error(String(e))),
+        }),
+        ({ checked }) => Effect.sync(() => closeQuietly(checked.fd)),
+      )
       const spill = (toolTitle: string, content: string, text?: string) =>
         Effect.gen(function* () {
-          const folder = yield* prepare
+          const { folder, checked } = yield* prepare
           const stamp = spillStamp(yield* Clock.currentTimeMillis)
           const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
           const bytes = new TextEncoder().encode(content)
           for (let n = 1; ; n++) {
-            const file = path.join(folder, `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.json`)
-            const written = yield* fs.writeFile(file, bytes, { flag: "wx" }).pipe(Effect.result)
+            const name = `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.json`
+            const file = path.join(folder, name)
+            const written = yield* fs.writeFile(inDir(checked, name), bytes, { flag: "wx" }).pipe(Effect.result)
             if (written._tag === "Success") {
               if (text === undefined) return { json: file }
               // The JSON name was claimed exclusively, so its sibling is ours too.
-              const sidecar = file.replace(/\.json$/, ".output.txt")
-              yield* fs.writeFile(sidecar, new TextEncoder().encode(text), { flag: "wx" })
-              return { json: file, text: sidecar }
+              const sidecar = name.replace(/\.json$/, ".output.txt")
+              yield* fs.writeFile(inDir(checked, sidecar), new TextEncoder().encode(text), { flag: "wx" })
+              return { json: file, text: path.join(folder, sidecar) }
             }
             if (written.failure.reason._tag !== "AlreadyExists") return yield* Effect.fail(written.failure as Error)
           }
-        }).pipe(Effect.provideContext(platform))
+        }).pipe(Effect.scoped, Effect.provideContext(platform))
       const openStream = (toolTitle: string, extension: string) =>
         Effect.gen(function* () {
-          const folder = yield* prepare
+          const { folder, checked } = yield* prepare
           const stamp = spillStamp(yield* Clock.currentTimeMillis)
           const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
           const ext = extension.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "") || "txt"
           const scope = yield* Scope.make()
           for (let n = 1; ; n++) {
-            const file = path.join(folder, `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.${ext}`)
-            const opened = yield* fs.open(file, { flag: "wx" }).pipe(Scope.provide(scope), Effect.result)
+            const name = `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.${ext}`
+            const file = path.join(folder, name)
+            const opened = yield* fs.open(inDir(checked, name), { flag: "wx" }).pipe(Scope.provide(scope), Effect.result)
             if (opened._tag === "Success") {
               const handle = opened.success
               const stream: SpillStream = {
@@ -119,7 +131,7 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
               return yield* Effect.fail(opened.failure as Error)
             }
           }
-        }).pipe(Effect.provideContext(platform))
+        }).pipe(Effect.scoped, Effect.provideContext(platform))
       return { dir, spill, openStream }
     }),
   )

@@ -49,6 +49,8 @@ export interface ManagedSpawnOptions {
   readonly argv: ReadonlyArray<string>
   /** Absolute working directory. */
   readonly cwd: string
+  /** `cwd` as an opened, checked folder (`/proc/self/fd/N`): where the process really starts when the wrap keeps `cwd`. */
+  readonly cwdHandle?: string
   /** The child's whole environment (nothing is inherited implicitly). The mark is added. */
   readonly env: Readonly<Record<string, string>>
   /** "ignore" (default: /dev/null, a command never waits for input) or "pipe" (a server's request channel). */
@@ -182,7 +184,7 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
   let child: Bun.Subprocess
   try {
     child = Bun.spawn([...command.argv], {
-      cwd: command.cwd,
+      cwd: options.cwdHandle !== undefined && command.cwd === options.cwd ? options.cwdHandle : command.cwd,
       env: { ...command.env },
       detached: true,
       stdin: options.stdin ?? "ignore",

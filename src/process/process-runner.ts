@@ -20,6 +20,12 @@ export interface ProcessSpec {
   readonly args: ReadonlyArray<string>
   /** Absolute working directory. */
   readonly cwd: string
+  /**
+   * The working folder as already opened and checked (`/proc/self/fd/N`): the
+   * process is started there, even if `cwd` was swapped for a link since.
+   * Wrappers still see `cwd`.
+   */
+  readonly cwdHandle?: string
   /** The child's whole environment. */
   readonly env: Readonly<Record<string, string>>
   /** After this long the process group is ended (TERM, then KILL after `killGraceMs`). */
@@ -96,6 +102,7 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
       child = startManaged({
         argv: [spec.file, ...spec.args],
         cwd: spec.cwd,
+        ...(spec.cwdHandle !== undefined ? { cwdHandle: spec.cwdHandle } : {}),
         env: spec.env,
         killGraceMs: spec.killGraceMs,
         label: spec.file,

@@ -2,6 +2,8 @@ import { Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { toolError } from "../protocol/tool-error.ts"
+import { closeQuietly, readAllFd } from "../workspace/checked-fs.ts"
+import { openChecked } from "../workspace/checked-open.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { looksBinary } from "../workspace/text-sniff.ts"
 
@@ -73,17 +75,22 @@ export const readSkillFile = Effect.fn("readSkillFile")(function* (dir: string, 
   if (!isWithin(path.sep, dir, absolute) || absolute === dir) return yield* outside
   const shown = path.relative(dir, absolute).split(path.sep).join("/")
   const dirReal = yield* fs.realPath(dir).pipe(Effect.mapError((e) => fromPlatformError(e, dir)))
-  const real = yield* fs.realPath(absolute).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
-  if (!isWithin(path.sep, dirReal, real)) return yield* outside
-  const info = yield* fs.stat(real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
-  if (info.type === "Directory") return yield* toolError("IS_DIRECTORY", `${shown} is a directory, not a file.`)
-  const size = Number(info.size)
-  if (size > MAX_SKILL_FILE_READ_BYTES) {
-    return yield* toolError("INVALID_PARAM", `${shown} is ${size} bytes, more than the ${MAX_SKILL_FILE_READ_BYTES} a skill file may have to be returned whole.`, {
-      fieldErrors: [{ field: "file", message: "file too large" }],
-    })
-  }
-  const bytes = yield* fs.readFile(real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
+  // Opened first, then judged by where the descriptor really is: a link swapped in meanwhile leads nowhere.
+  const inside = (p: string) => isWithin(path.sep, dirReal, p)
+  const opened = yield* openChecked(inside, absolute, file, shown, "file").pipe(
+    Effect.mapError((e) => (e.code === "ACCESS_DENIED" ? outside : e)),
+  )
+  if (opened === undefined) return yield* toolError("NOT_FOUND", `No such file or directory: ${shown}`)
+  const bytes = yield* Effect.gen(function* () {
+    if (opened.stat.isDirectory()) return yield* toolError("IS_DIRECTORY", `${shown} is a directory, not a file.`)
+    const size = Number(opened.stat.size)
+    if (size > MAX_SKILL_FILE_READ_BYTES) {
+      return yield* toolError("INVALID_PARAM", `${shown} is ${size} bytes, more than the ${MAX_SKILL_FILE_READ_BYTES} a skill file may have to be returned whole.`, {
+        fieldErrors: [{ field: "file", message: "file too large" }],
+      })
+    }
+    return readAllFd(opened.fd, size)
+  }).pipe(Effect.ensuring(Effect.sync(() => closeQuietly(opened.fd))))
   if (looksBinary(bytes)) return yield* toolError("BINARY_FILE", `${shown} is a binary file; only text files of a skill can be returned.`)
   return { file: shown, absolute, content: new TextDecoder().decode(bytes), bytes: bytes.length }
 })

@@ -9,6 +9,8 @@ import { excerpt, lineCount, share, type Excerpt } from "../process/output-excer
 import { ProcessRunner, type ProcessOutcome } from "../process/process-runner.ts"
 import type { SandboxRefusal } from "../sandbox/diagnose.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
+import { closeQuietly, fdPath } from "../workspace/checked-fs.ts"
+import { openChecked } from "../workspace/checked-open.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -183,15 +185,29 @@ export const bashTool = defineTool({
       const stdout = new OutputCapture({ capacity, maxSpillBytes, spill: spillTo("stdout") })
       const stderr = new OutputCapture({ capacity, maxSpillBytes, spill: spillTo("stderr") })
 
+      // The working folder is opened and checked now and the process started in that very folder (through its
+      // descriptor), so a link swapped in after the check cannot move the command out of the root.
+      const folder = yield* openChecked(workspace.contains, dir.real, params.workdir ?? ".", dir.display, "workdir")
+      if (folder === undefined || !folder.stat.isDirectory()) {
+        closeQuietly(folder?.fd)
+        return yield* toolError("NOT_FOUND", `Working directory not found: ${dir.display}`, {
+          fieldErrors: [{ field: "workdir", message: "no such directory" }],
+          context,
+        })
+      }
       const sandbox = yield* Sandbox
       const wrapped = yield* sandbox
         .wrap({ cwd: dir.real, unconfined: params.sandbox === false })
-        .pipe(Effect.mapError((e) => toolError("EXECUTION_ERROR", e.message, { context, details: "Install bubblewrap, or set sandbox.require to false in anvil.json to run commands unconfined." })))
+        .pipe(
+          Effect.mapError((e) => toolError("EXECUTION_ERROR", e.message, { context, details: "Install bubblewrap, or set sandbox.require to false in anvil.json to run commands unconfined." })),
+          Effect.tapError(() => Effect.sync(() => closeQuietly(folder.fd))),
+        )
       const outcome = yield* runner
         .run({
           file,
           args: argv,
           cwd: dir.real,
+          cwdHandle: fdPath(folder.fd),
           env,
           timeoutMs,
           killGraceMs: setting("kill_grace_ms"),
@@ -201,6 +217,7 @@ export const bashTool = defineTool({
           ...(wrapped.wrap ? { wrap: wrapped.wrap } : {}),
         })
         .pipe(
+          Effect.ensuring(Effect.sync(() => closeQuietly(folder.fd))),
           Effect.ensuring(Effect.promise(() => Promise.all([stdout.finish(), stderr.finish()]))),
           // Stand-ins go however the run ends (the output is read for refusals below).
           Effect.ensuring(wrapped.finish("")),

@@ -23,7 +23,12 @@ export interface FileBefore {
 export interface FileAfter {
   readonly bytes: Uint8Array
   readonly mode?: number
+  /** sha256 of `bytes` (hex), when the caller has it already. */
+  readonly sha256?: string
 }
+
+/** New contents up to this size are hashed for the journal's check. */
+const HASHED_UP_TO = 8 * 1024 * 1024
 
 /** One path's change: absent `before` creates it, absent `after` removes it. */
 export interface FileChange {
@@ -96,6 +101,7 @@ interface Slot {
   temp?: string
   tempIno?: bigint
   backup?: string
+  newSha?: string
   placed: boolean
 }
 
@@ -132,6 +138,7 @@ export const commitSync = (changes: ReadonlyArray<FileChange>, options: CommitOp
   const createdDirs: Array<string> = []
   let journal: Journal | undefined
   let applying = false
+  let committed = false
   try {
     for (const change of changes) {
       const located = locateForWrite(contains, change.path, { create: change.after !== undefined, created: createdDirs })
@@ -146,7 +153,13 @@ export const commitSync = (changes: ReadonlyArray<FileChange>, options: CommitOp
       (s) => s.change.after && s.change.before && !writes.includes(s) && s.change.after.mode !== undefined && s.change.after.mode !== s.change.before.mode,
     )
     const undoable = writes.length + removals.length + modeOnly.length > 1
-    for (const s of writes) s.temp = tempNameFor(s.name)
+    for (const s of writes) {
+      s.temp = tempNameFor(s.name)
+      // Recovery undoes a target only while it still holds exactly what this change wrote.
+      // (Large files are judged by inode alone: hashing 100 MiB would cost more than the whole write.)
+      const after = s.change.after!
+      s.newSha = after.sha256 ?? (after.bytes.length <= HASHED_UP_TO ? createHash("sha256").update(after.bytes).digest("hex") : undefined)
+    }
     if (undoable) for (const s of [...writes, ...removals]) if (s.change.before) s.backup = tempNameFor(s.name)
 
     const entries = () =>
@@ -159,7 +172,7 @@ export const commitSync = (changes: ReadonlyArray<FileChange>, options: CommitOp
             existed: s.change.before !== undefined,
             ...(s.temp !== undefined ? { temp: s.temp } : {}),
             ...(s.tempIno !== undefined ? { tempIno: String(s.tempIno) } : {}),
-            ...(s.temp !== undefined && s.change.after ? { newSha: createHash("sha256").update(s.change.after.bytes).digest("hex") } : {}),
+            ...(s.newSha !== undefined ? { newSha: s.newSha } : {}),
             ...(s.backup !== undefined ? { backup: s.backup, backupIno: String(s.ino) } : {}),
           }),
         )
@@ -206,6 +219,8 @@ export const commitSync = (changes: ReadonlyArray<FileChange>, options: CommitOp
       s.placed = true
     }
     applying = false
+    journal?.committed(entries())
+    committed = true
 
     for (const s of slots) if (s.backup !== undefined) unlinkQuietly(inDir(s.dir, s.backup))
     journal?.finish()
@@ -221,13 +236,14 @@ export const commitSync = (changes: ReadonlyArray<FileChange>, options: CommitOp
       }
     })
   } catch (error) {
+    if (committed) throw error
     // Undo what was done, newest first; then nothing staged stays behind.
     const failed: Array<string> = []
     for (const s of [...slots].reverse()) {
       try {
         if (applying && s.placed && modeOnlyUndo(s, ops)) continue
         const done = s.placed
-        undoEntry(s.dir, entryOf(s), true)
+        undoEntry(s.dir, entryOf(s), "ready")
         if (done && s.backup === undefined && s.change.before && s.change.after) failed.push(s.change.display)
       } catch {
         failed.push(s.change.display)

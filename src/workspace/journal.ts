@@ -46,11 +46,18 @@ export interface JournalEntry {
   readonly backupIno?: string
 }
 
+/**
+ * staging: temps and backups named, maybe not all made; targets untouched.
+ * ready: every temp and backup made (inodes recorded); targets being replaced.
+ * committed: every target replaced; only leftovers remain to remove.
+ */
+export type JournalState = "staging" | "ready" | "committed"
+
 interface JournalDoc {
   readonly version: 1
   readonly root: string
   readonly pid: number
-  readonly state: "staging" | "ready"
+  readonly state: JournalState
   readonly entries: ReadonlyArray<JournalEntry>
 }
 
@@ -65,6 +72,7 @@ export const tempNameFor = (name: string): string => {
 }
 
 const JOURNAL_NAME = /^\d+-[0-9a-z]+\.json$/
+const PENDING_NAME = /^\.\d+-[0-9a-z]+\.json\.tmp$/
 
 /** A journal this process holds while it changes files. */
 export class Journal {
@@ -77,17 +85,27 @@ export class Journal {
   /** Creates and locks a journal in `dir` (made if missing) for a change about to start. */
   static begin(dir: string, root: string, entries: ReadonlyArray<JournalEntry>): Journal {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
-    const file = join(dir, `${process.pid}-${Math.random().toString(36).slice(2, 10) || "0"}.json`)
-    const fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600)
+    const id = `${process.pid}-${Math.random().toString(36).slice(2, 10) || "0"}`
+    const file = join(dir, `${id}.json`)
+    // Made, locked and written under a name recovery ignores, then renamed: a journal recovery can
+    // see is always complete and, while its owner lives, locked.
+    const pending = join(dir, `.${id}.json.tmp`)
+    const fd = openSync(pending, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600)
     lockExclusive(fd)
     const journal = new Journal(fd, file, root)
     journal.write("staging", entries)
+    renameSync(pending, file)
     return journal
   }
 
   /** Records the inodes of the staged files: from now on recovery undoes the change. */
   ready(entries: ReadonlyArray<JournalEntry>): void {
     this.write("ready", entries)
+  }
+
+  /** Every target has its new content: from now on recovery only removes leftovers. */
+  committed(entries: ReadonlyArray<JournalEntry>): void {
+    this.write("committed", entries)
   }
 
   /** The change is complete (or undone): the journal goes. */
@@ -102,7 +120,7 @@ export class Journal {
 
   // One positioned write of the whole document, never shorter than the last:
   // a kill leaves either the old text or the new one.
-  private write(state: JournalDoc["state"], entries: ReadonlyArray<JournalEntry>): void {
+  private write(state: JournalState, entries: ReadonlyArray<JournalEntry>): void {
     const doc: JournalDoc = { version: 1, root: this.root, pid: process.pid, state, entries }
     const bytes = Buffer.from(JSON.stringify(doc))
     const size = Number(fstatSync(this.fd).size)
@@ -156,13 +174,16 @@ const unlinkQuietly = (path: string) => {
 /**
  * Undoes one entry of a change: the old content comes back from the backup
  * when the target is still what the change put there (or is gone); a created
- * file is removed when it is still the one created; temps are removed.
+ * file is removed when it is still the one created; temps are removed. A
+ * committed change is kept: only its leftovers go.
  * Returns whether the target was put back.
  */
-export const undoEntry = (dir: CheckedDir, entry: JournalEntry, ready: boolean): boolean => {
+export const undoEntry = (dir: CheckedDir, entry: JournalEntry, state: JournalState): boolean => {
   let restored = false
   const target = inDir(dir, entry.name)
-  if (ready) {
+  if (state === "committed") {
+    if (entry.backup !== undefined && entry.backupIno !== undefined && inodeOf(inDir(dir, entry.backup)) === entry.backupIno) unlinkQuietly(inDir(dir, entry.backup))
+  } else if (state === "ready") {
     const now = inodeOf(target)
     const ours = now !== undefined && now === entry.tempIno && (entry.newSha === undefined || contentSha(target) === entry.newSha)
     if (entry.backup !== undefined && entry.backupIno !== undefined) {
@@ -212,26 +233,36 @@ const validEntry = (e: unknown): e is JournalEntry => {
  * an interrupted change is put back as it was, and the temps are removed.
  * Journals held by a live process are left alone.
  */
-export const recoverJournals = (dir: string, root: string, contains: Contains, nowMs: number): Recovery => {
+export const recoverJournals = (dir: string, root: string, contains: Contains): Recovery => {
   const restored: Array<string> = []
   let removedTemps = 0
   let ignored = 0
-  let names: Array<string>
+  let all: Array<string>
   try {
-    names = readdirSync(dir).filter((n) => JOURNAL_NAME.test(n))
+    all = readdirSync(dir)
   } catch {
     return { restored, removedTemps, ignored }
   }
+  // A journal its owner never finished making names no file that exists yet.
+  for (const name of all.filter((n) => PENDING_NAME.test(n))) {
+    let fd: number | undefined
+    try {
+      fd = openSync(join(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+      if (tryLockExclusive(fd)) unlinkSync(join(dir, name))
+    } catch {
+      // gone meanwhile
+    } finally {
+      closeQuietly(fd)
+    }
+  }
+  const names = all.filter((n) => JOURNAL_NAME.test(n))
   for (const name of names) {
     const file = join(dir, name)
     let fd: number | undefined
     try {
       fd = openSync(file, constants.O_RDWR | constants.O_NOFOLLOW | constants.O_NONBLOCK)
       if (!tryLockExclusive(fd)) continue
-      const st = fstatSync(fd)
       const text = readFileSync(fd, "utf8").trim()
-      // Just created by a process about to lock it: give it time.
-      if (text === "" && nowMs - st.mtimeMs < 60_000) continue
       let doc: JournalDoc | undefined
       try {
         doc = JSON.parse(text) as JournalDoc
@@ -243,14 +274,14 @@ export const recoverJournals = (dir: string, root: string, contains: Contains, n
         unlinkSync(file)
         continue
       }
-      const ready = doc.state === "ready"
+      const state: JournalState = doc.state === "ready" || doc.state === "committed" ? doc.state : "staging"
       for (const entry of doc.entries) {
         let checked: CheckedDir | undefined
         try {
           checked = openCheckedDir(contains, entry.dir)
           if (checked.real !== entry.dir) continue
           const before = [entry.temp, entry.backup].filter((t) => t !== undefined && inodeOf(inDir(checked!, t)) !== undefined).length
-          if (undoEntry(checked, entry, ready)) restored.push(join(entry.dir, entry.name))
+          if (undoEntry(checked, entry, state)) restored.push(join(entry.dir, entry.name))
           const after = [entry.temp, entry.backup].filter((t) => t !== undefined && inodeOf(inDir(checked!, t)) !== undefined).length
           removedTemps += Math.max(0, before - after)
         } catch {

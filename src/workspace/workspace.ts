@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
@@ -140,7 +140,7 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
 
     const env = options.env ?? process.env
     // A change killed half way by an earlier run is rolled back before anything else touches the files.
-    const recovered = recoverJournals(plannedStateDir(root, "journal", env), root, contains, yield* Clock.currentTimeMillis)
+    const recovered = recoverJournals(plannedStateDir(root, "journal", env), root, contains)
     if (recovered.restored.length > 0) {
       const names = recovered.restored.map(display)
       process.stderr.write(`anvil: an earlier change was interrupted; put back ${names.length} file(s) as they were before it: ${names.join(", ")}\n`)
