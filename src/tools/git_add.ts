@@ -7,6 +7,8 @@ import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
+import { closeQuietly } from "../workspace/checked-fs.ts"
+import { openChecked } from "../workspace/checked-open.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_add.md" with { type: "text" }
 
@@ -67,6 +69,9 @@ export const gitAddTool = defineTool({
       const prefixes: Array<string> = []
       for (const p of given) {
         const resolved = yield* workspace.resolve(p, "paths")
+        // Checked again on the opened file or folder, where it really is now (a link swapped in since is refused).
+        const opened = yield* openChecked(workspace.contains, resolved.absolute, p, resolved.display, "paths")
+        closeQuietly(opened?.fd)
         const rel = repo.relative(resolved.absolute)
         if (rel === undefined) {
           return yield* Effect.fail(

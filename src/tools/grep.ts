@@ -15,7 +15,7 @@ import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { DEFAULT_IGNORED_DIRS, makeIgnoreOracle } from "../workspace/ignore-rules.ts"
 import { BulkFs } from "../workspace/bulk-fs.ts"
-import { stillAt } from "../workspace/checked-fs.ts"
+import { readStillAt, stillAt } from "../workspace/checked-fs.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./grep.md" with { type: "text" }
 
@@ -260,8 +260,10 @@ export const grepTool = defineTool({
       const showable = mode === "content" ? maxMatches + found.filter((f) => f.lines.length === 0).length : maxMatches
       // Each file about to be shown is re-opened and must still be where the search found it (no folder on the way
       // swapped for a link out of the root while the search ran); the others are dropped unseen.
+      // Lines shown must also be in the file as it is now: the engine may have read it through a link
+      // that was swapped back since.
       const shownFiles = firstInOrder(found, showable, (a, b) => b.mtime! - a.mtime! || comparePaths(a.path, b.path))
-        .filter((f) => stillAt(path.join(target.dir, f.path)) && ws.contains(path.join(target.dir, f.path)))
+        .filter((f) => stillHolds(ws.contains, path.join(target.dir, f.path), f))
         .map((f) => ({ f, display: joinDisplay(baseDisplay, f.path) }))
 
       const stopped = outcome.stoppedBy
@@ -407,3 +409,17 @@ export const grepTool = defineTool({
       return result
     }),
 })
+
+/** Files bigger than this are checked for place only when their hits are shown. */
+const RECHECK_MAX_BYTES = 16 * 1024 * 1024
+
+/** Whether a hit file is still inside the root where it was found and still holds every line about to be shown. */
+const stillHolds = (contains: (p: string) => boolean, file: string, f: FileResult): boolean => {
+  if (!contains(file)) return false
+  if (f.lines.length === 0) return stillAt(file)
+  const bytes = readStillAt(file, RECHECK_MAX_BYTES)
+  if (bytes === undefined) return false
+  if (bytes === "large") return true
+  const text = decodeForSearch(bytes) ?? new TextDecoder().decode(bytes)
+  return f.lines.every((m) => text.includes(m.text) && m.before.every((l) => text.includes(l.text)) && m.after.every((l) => text.includes(l.text)))
+}

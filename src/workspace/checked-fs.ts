@@ -207,3 +207,24 @@ export const stillAt = (expected: string): boolean => {
     closeQuietly(fd)
   }
 }
+
+/**
+ * Reads the file at `expected` (a real absolute path) if it still is there
+ * (`stillAt`'s rules) and is at most `maxBytes`; undefined otherwise, "large"
+ * when it is bigger. What a search found in it can then be compared with what
+ * it holds now.
+ */
+export const readStillAt = (expected: string, maxBytes: number): Uint8Array | "large" | undefined => {
+  let fd: number | undefined
+  try {
+    fd = openSync(expected, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
+    if (realOfFd(fd, expected) !== expected) return undefined
+    const st = fstatSync(fd)
+    if (!st.isFile()) return undefined
+    return st.size > maxBytes ? "large" : readAllFd(fd, st.size)
+  } catch {
+    return undefined
+  } finally {
+    closeQuietly(fd)
+  }
+}

@@ -139,6 +139,16 @@ export interface Recovery {
   readonly ignored: number
 }
 
+const processAlive = (pid: number): boolean => {
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as { code?: string }).code === "EPERM"
+  }
+}
+
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
 
 const inodeOf = (path: string): string | undefined => {
@@ -243,8 +253,10 @@ export const recoverJournals = (dir: string, root: string, contains: Contains): 
   } catch {
     return { restored, removedTemps, ignored }
   }
-  // A journal its owner never finished making names no file that exists yet.
+  // A journal its owner never finished making names no file that exists yet. One whose owner still runs
+  // may be between its creation and its lock: it is left alone.
   for (const name of all.filter((n) => PENDING_NAME.test(n))) {
+    if (processAlive(Number(name.slice(1, name.indexOf("-"))))) continue
     let fd: number | undefined
     try {
       fd = openSync(join(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)

@@ -137,7 +137,7 @@ const lane = async (seed: number, kills: number) => {
 describe("kill -9 during multi-file patches", () => {
   test("after every kill and restart the tree is all old or all new; no temp file, no journal", async () => {
     const lanes = 3
-    const perLane = Math.ceil(Number(process.env.ANVIL_SAFETY_KILLS ?? 120) / lanes)
+    const perLane = Math.ceil(Number(process.env.ANVIL_SAFETY_KILLS ?? 105) / lanes)
     const results = await Promise.all(Array.from({ length: lanes }, (_, i) => lane(9 + i, perLane)))
     const total = results.reduce(
       (t, r) => ({ A: t.A + r.A, B: t.B + r.B, completed: t.completed + r.completed, rolledBack: t.rolledBack + r.rolledBack }),

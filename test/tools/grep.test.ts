@@ -522,7 +522,8 @@ describe("grep: ripgrep first, the built-in search when none can run", () => {
       `#!/bin/sh\nprintf '%s\\n' '{"type":"begin","data":{"path":{"text":"./a.txt"}}}' '${match}' '{"type":"end","data":{"path":{"text":"./a.txt"},"binary_offset":null,"stats":{"matched_lines":1}}}'\n`,
     )
     chmodSync(fake, 0o755)
-    const root = project({ "a.txt": "needle\n" })
+    // The file holds the fake's line too: hits are only shown when the file still holds what they show.
+    const root = project({ "a.txt": "needle\nfrom the PATH rg\n" })
     const e = await grep(root, { pattern: "needle" }, { env: { PATH: `${bin}:/usr/bin:/bin` } })
     expect(e.data.engine).toBe("rg")
     expect(matchesOf(e)).toEqual([{ file: "a.txt", line: 7, text: "from the PATH rg" }])
