@@ -1,7 +1,8 @@
-import { Effect, Random } from "effect"
+import { Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import type { PlatformError } from "effect/PlatformError"
+import { tempNameFor } from "./journal.ts"
 
 /**
  * Writes a file atomically: the bytes go to a temp file beside the target
@@ -22,8 +23,7 @@ export const atomicWrite = (
     yield* fs.makeDirectory(dir, { recursive: true })
     const existing = yield* fs.stat(target).pipe(Effect.option)
     const mode = options.mode ?? (existing._tag === "Some" ? existing.value.mode & 0o7777 : undefined)
-    const nonce = (yield* Random.nextIntBetween(0, 2 ** 31)).toString(36)
-    const temp = path.join(dir, `.${path.basename(target)}.anvil-${nonce}.tmp`)
+    const temp = path.join(dir, tempNameFor(path.basename(target)))
     yield* Effect.gen(function* () {
       yield* fs.writeFile(temp, bytes, { flag: "wx", ...(mode !== undefined ? { mode } : {}) })
       if (mode !== undefined) yield* fs.chmod(temp, mode)

@@ -1,9 +1,9 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import type { PlatformError } from "effect/PlatformError"
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs"
+import { constants, openSync, readdirSync, statSync } from "node:fs"
 import { stat } from "node:fs/promises"
-import { closeQuietly, fdPath, realOfFd } from "./checked-fs.ts"
+import { closeQuietly, fdPath, readStillAt, realOfFd } from "./checked-fs.ts"
 
 /**
  * The bulk file-system reads a search makes: the listings of many
@@ -96,33 +96,8 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
             await Promise.all(Array.from({ length: Math.min(STAT_WINDOW, paths.length) }, lane))
             return out
           }),
-    readSmallFiles: (paths, maxBytes) =>
-      Effect.sync(() =>
-        paths.map((file) => {
-          let fd: number | undefined
-          try {
-            // No last link followed, and the file must really be where it was listed.
-            fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
-            if (realOfFd(fd, file) !== file) return undefined
-            const info = fstatSync(fd)
-            if (!info.isFile()) return undefined
-            const size = info.size
-            if (size > maxBytes) return "large" as const
-            const buffer = new Uint8Array(size)
-            let read = 0
-            while (read < size) {
-              const n = readSync(fd, buffer, read, size - read, read)
-              if (n === 0) break
-              read += n
-            }
-            return read === size ? buffer : buffer.subarray(0, read)
-          } catch {
-            return undefined
-          } finally {
-            if (fd !== undefined) closeSync(fd)
-          }
-        }),
-      ),
+    // No last link followed, and each file must really be where it was listed.
+    readSmallFiles: (paths, maxBytes) => Effect.sync(() => paths.map((file) => readStillAt(file, maxBytes))),
   })
 
   /** The same answers through an Effect FileSystem (a fake file system in tests, another platform). */

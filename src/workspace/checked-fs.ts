@@ -1,5 +1,5 @@
 import { Data } from "effect"
-import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, type BigIntStats, type Dirent } from "node:fs"
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, unlinkSync, type BigIntStats, type Dirent } from "node:fs"
 import { basename, dirname, isAbsolute, join, resolve } from "node:path"
 
 /**
@@ -226,5 +226,15 @@ export const readStillAt = (expected: string, maxBytes: number): Uint8Array | "l
     return undefined
   } finally {
     closeQuietly(fd)
+  }
+}
+
+/** Removes a file if it is there; whether it was. */
+export const unlinkQuietly = (path: string): boolean => {
+  try {
+    unlinkSync(path)
+    return true
+  } catch {
+    return false
   }
 }

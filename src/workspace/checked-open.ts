@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
-import { closeQuietly, openCheckedDir, openCheckedFile, OutsideRoot, type CheckedDir, type CheckedFile, type Contains } from "./checked-fs.ts"
+import { closeQuietly, openCheckedFile, OutsideRoot, type CheckedFile, type Contains } from "./checked-fs.ts"
 import { fromErrno } from "./fs-error.ts"
 
 /** ACCESS_DENIED for a path whose opened file or folder turned out to lie outside the root. */
@@ -16,45 +16,26 @@ const translate = (e: unknown, input: string, shown: string, field: string): Too
   return fromErrno(code, shown, e instanceof Error ? e.message : String(e))
 }
 
+/** Runs a checked open: its value, undefined when nothing is there, or the tool error for anything else. */
+const attempt = <A>(open: () => A, input: string, shown: string, field: string): Effect.Effect<A | undefined, ToolError> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(open())
+    } catch (e) {
+      const error = translate(e, input, shown, field)
+      return error ? Effect.fail(error) : Effect.succeed(undefined)
+    }
+  })
+
 /**
  * Opens a file or folder for reading and checks where the descriptor really
  * is (see checked-fs); undefined when nothing is there (a dangling link
  * included). The caller closes the descriptor (`closeQuietly`), or uses
- * `withCheckedFile`.
+ * `openCheckedScoped`.
  */
-export const openChecked = (
-  contains: Contains,
-  absolute: string,
-  input: string,
-  shown: string,
-  field = "path",
-): Effect.Effect<CheckedFile | undefined, ToolError> =>
-  Effect.suspend(() => {
-    try {
-      return Effect.succeed(openCheckedFile(contains, absolute))
-    } catch (e) {
-      const error = translate(e, input, shown, field)
-      return error ? Effect.fail(error) : Effect.succeed(undefined)
-    }
-  })
+export const openChecked = (contains: Contains, absolute: string, input: string, shown: string, field = "path"): Effect.Effect<CheckedFile | undefined, ToolError> =>
+  attempt(() => openCheckedFile(contains, absolute), input, shown, field)
 
 /** `openChecked` whose descriptor is closed when the scope ends. */
 export const openCheckedScoped = (contains: Contains, absolute: string, input: string, shown: string, field = "path") =>
   Effect.acquireRelease(openChecked(contains, absolute, input, shown, field), (f) => Effect.sync(() => closeQuietly(f?.fd)))
-
-/** Opens a folder and checks where it really is; undefined when it does not exist. */
-export const openCheckedFolder = (
-  contains: Contains,
-  absolute: string,
-  input: string,
-  shown: string,
-  field = "path",
-): Effect.Effect<CheckedDir | undefined, ToolError> =>
-  Effect.suspend(() => {
-    try {
-      return Effect.succeed(openCheckedDir(contains, absolute))
-    } catch (e) {
-      const error = translate(e, input, shown, field)
-      return error ? Effect.fail(error) : Effect.succeed(undefined)
-    }
-  })

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto"
 import { constants, fchmodSync, fstatSync, linkSync, lstatSync, openSync, readdirSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs"
 import { dirname, sep } from "node:path"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
-import { closeQuietly, inDir, locateForWrite, NotUsable, OutsideRoot, readAllFd, stampOf, type CheckedDir, type Contains } from "./checked-fs.ts"
+import { closeQuietly, inDir, locateForWrite, unlinkQuietly, NotUsable, OutsideRoot, readAllFd, stampOf, type CheckedDir, type Contains } from "./checked-fs.ts"
 import { LockBusy, lockExclusive } from "./flock.ts"
 import { fromErrno } from "./fs-error.ts"
 import { Journal, tempNameFor, undoEntry, type JournalEntry } from "./journal.ts"
@@ -101,6 +101,7 @@ interface Slot {
   temp?: string
   tempIno?: bigint
   backup?: string
+  backupIno?: bigint
   newSha?: string
   placed: boolean
 }
@@ -173,7 +174,7 @@ export const commitSync = (changes: ReadonlyArray<FileChange>, options: CommitOp
             ...(s.temp !== undefined ? { temp: s.temp } : {}),
             ...(s.tempIno !== undefined ? { tempIno: String(s.tempIno) } : {}),
             ...(s.newSha !== undefined ? { newSha: s.newSha } : {}),
-            ...(s.backup !== undefined ? { backup: s.backup, backupIno: String(s.ino) } : {}),
+            ...(s.backup !== undefined ? { backup: s.backup, backupIno: String(s.backupIno ?? s.ino) } : {}),
           }),
         )
     if (options.journalDir !== undefined && (writes.length > 0 || removals.length > 0)) journal = Journal.begin(options.journalDir, options.root, entries())
@@ -186,8 +187,15 @@ export const commitSync = (changes: ReadonlyArray<FileChange>, options: CommitOp
     }
     for (const s of slots) {
       if (s.backup === undefined) continue
-      ops.link(inDir(s.dir, s.name), inDir(s.dir, s.backup))
-      if (inodeAt(inDir(s.dir, s.backup)) !== s.ino) throw new ChangedOnDisk({ display: s.change.display, reason: "changed" })
+      try {
+        ops.link(inDir(s.dir, s.name), inDir(s.dir, s.backup))
+        if (inodeAt(inDir(s.dir, s.backup)) !== s.ino) throw new ChangedOnDisk({ display: s.change.display, reason: "changed" })
+      } catch (e) {
+        // A file system without hard links: the old bytes (checked under the lock) are copied instead.
+        if (e instanceof ChangedOnDisk || !["EPERM", "ENOTSUP", "EOPNOTSUPP", "EMLINK", "EXDEV"].includes((e as { code?: string }).code ?? "")) throw e
+        ops.writeNew(inDir(s.dir, s.backup), s.change.before!.bytes, s.change.before!.mode)
+      }
+      s.backupIno = inodeAt(inDir(s.dir, s.backup))
     }
     journal?.ready(entries())
 
@@ -275,7 +283,7 @@ const entryOf = (s: Slot): JournalEntry => ({
   existed: s.change.before !== undefined,
   ...(s.temp !== undefined ? { temp: s.temp } : {}),
   ...(s.tempIno !== undefined ? { tempIno: String(s.tempIno) } : {}),
-  ...(s.backup !== undefined ? { backup: s.backup, backupIno: String(s.ino) } : {}),
+  ...(s.backup !== undefined ? { backup: s.backup, backupIno: String(s.backupIno ?? s.ino) } : {}),
 })
 
 const modeOnlyUndo = (s: Slot, ops: CommitOps): boolean => {
@@ -315,13 +323,6 @@ const lockAndVerify = (s: Slot): void => {
   if (!same) throw new ChangedOnDisk({ display: s.change.display, reason: "changed" })
 }
 
-const unlinkQuietly = (path: string) => {
-  try {
-    unlinkSync(path)
-  } catch {
-    // gone already
-  }
-}
 
 // As git does: a folder a removal left empty goes too (never the root, never outside it).
 const pruneEmptyParents = (s: Slot, root: string, contains: Contains) => {

@@ -12,7 +12,7 @@ import {
   writeSync,
 } from "node:fs"
 import { join } from "node:path"
-import { closeQuietly, inDir, openCheckedDir, readAllFd, type CheckedDir, type Contains } from "./checked-fs.ts"
+import { closeQuietly, inDir, unlinkQuietly, openCheckedDir, readAllFd, type CheckedDir, type Contains } from "./checked-fs.ts"
 import { lockExclusive, tryLockExclusive } from "./flock.ts"
 
 /**
@@ -172,14 +172,6 @@ const contentSha = (path: string): string | undefined => {
   }
 }
 
-const unlinkQuietly = (path: string) => {
-  try {
-    unlinkSync(path)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /**
  * Undoes one entry of a change: the old content comes back from the backup

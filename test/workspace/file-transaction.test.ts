@@ -91,6 +91,29 @@ describe("commitChanges", () => {
     expect(state()).toEqual(untouched)
   })
 
+  test("without hard links (EPERM) the backups are copies: a late failure still rolls back, a clean run applies", async () => {
+    const noLinks: CommitOps = {
+      ...realOps,
+      link: (from, to) => {
+        if (to.includes(".anvil-tmp-")) throw Object.assign(new Error("EPERM: no hard links here"), { code: "EPERM" })
+        realOps.link(from, to)
+      },
+    }
+    const a = fixture()
+    const chmodFails: CommitOps = {
+      ...noLinks,
+      chmod: () => {
+        throw Object.assign(new Error("EACCES: injected"), { code: "EACCES" })
+      },
+    }
+    expect((await runCommit(a.changes, a.root, chmodFails)).ok).toBe(false)
+    expect(a.state()).toEqual(untouched)
+    const b = fixture()
+    expect((await runCommit(b.changes, b.root, noLinks)).ok).toBe(true)
+    expect(readFileSync(join(b.root, "edit.txt"), "utf8")).toBe("new edit\n")
+    expect(readdirSync(b.root).filter((n) => n.includes(".anvil-"))).toEqual([])
+  })
+
   test("a failure while staging (disk full, say) leaves no temp files and no new folders", async () => {
     const { root, changes, state } = fixture()
     const r = await runCommit(changes, root, faulty("writeNew", (p) => p.includes("made.txt")))
