@@ -1,10 +1,8 @@
 import { Clock, Effect } from "effect"
-import { constants, fstatSync, openSync } from "node:fs"
 import { Path } from "effect/Path"
 import { SessionInfo } from "../tool-framework/session.ts"
 import { toolError } from "../protocol/tool-error.ts"
-import { closeQuietly, readAllFd, stampOf } from "../workspace/checked-fs.ts"
-import { commitChanges, type FileBefore } from "../workspace/file-transaction.ts"
+import { readCurrent, replaceFile } from "../workspace/replace-file.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { hint } from "../protocol/hint.ts"
@@ -27,8 +25,16 @@ export const todoFile = Effect.gen(function* () {
  */
 export const loadTodos = Effect.gen(function* () {
   const where = yield* todoFile
-  // Read without following a link: a planted `.anvil/todos/<id>.json` link leads nowhere.
-  const stored = yield* Effect.sync(() => currentBefore(where.file))
+  // Read through a checked descriptor: a planted `.anvil/todos/<id>.json` link out leads nowhere.
+  const workspace = yield* Workspace
+  const folder = workspace.plannedStateDir("todos")
+  const stored = yield* Effect.sync(() => {
+    try {
+      return readCurrent((p) => p.startsWith(`${folder}/`), where.file)
+    } catch {
+      return undefined
+    }
+  })
   if (stored === undefined) return { ...where, todos: [] as ReadonlyArray<Todo>, exists: false }
   let parsed: unknown
   try {
@@ -56,29 +62,11 @@ export const saveTodos = (todos: ReadonlyArray<Todo>) =>
     const dir = yield* Effect.try({ try: () => workspace.stateDir("todos"), catch: (e) => fromErrno((e as { code?: string }).code, ".anvil/todos", String(e)) })
     const file = path.join(dir, path.basename(where.file))
     const bytes = new TextEncoder().encode(`${JSON.stringify(body, null, 2)}\n`)
-    // Replaced whatever is there (the list is the session's own); written through a checked folder.
-    const inside = (p: string) => p === dir || p.startsWith(`${dir}/`)
-    const existing = yield* Effect.sync(() => currentBefore(file))
-    yield* commitChanges([{ path: file, display: workspace.display(file), ...(existing ? { before: existing } : {}), after: { bytes } }], {
+    // Replaced whatever is there (the list is the session's own), through the checked todos folder.
+    yield* replaceFile(file, workspace.display(file), bytes, {
       root: workspace.root,
-      contains: inside,
+      contains: (p) => p === dir || p.startsWith(`${dir}/`),
       journalDir: workspace.stateDir("journal"),
     })
     return { ...where, file, display: workspace.display(file) }
   })
-
-/** The stored list file as it is now (no link followed), for the commit's check. */
-const currentBefore = (file: string): FileBefore | undefined => {
-  let fd: number | undefined
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-    const st = fstatSync(fd, { bigint: true })
-    if (!st.isFile()) return undefined
-    const bytes = readAllFd(fd, Number(st.size))
-    return { bytes, mode: Number(st.mode & 0o7777n), size: bytes.length, mtimeMs: Number(st.mtimeMs), stamp: stampOf(st) }
-  } catch {
-    return undefined
-  } finally {
-    closeQuietly(fd)
-  }
-}
