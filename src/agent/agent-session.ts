@@ -106,6 +106,8 @@ export interface AgentSession {
   readonly sandbox: SandboxStatus
   readonly conversation: Conversation
   readonly todos?: ReadonlyArray<unknown>
+  /** The names of the skills the skill tool can load. */
+  readonly skills: ReadonlyArray<string>
   /** The plugins found (with their status), when plugins were loaded. */
   readonly plugins: PluginSet
   /** The session's MCP servers (none configured: `configured` is false). */
@@ -310,6 +312,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     plugins,
     mcp,
     ...(todos ? { todos } : {}),
+    skills: (boot.facts.skills ?? []).map((k) => k.name),
     runTurn: (prompt, turn) => {
       subagentUsage = { inputTokens: 0, outputTokens: 0 }
       turnsRun++

@@ -238,6 +238,7 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
       profile: session.profile.name,
       engine: session.engine,
       resumed: session.resumed,
+      skills: session.skills,
       plugins: session.plugins.reports.map((r) => ({ name: r.name, source: r.source, status: r.status })),
       mcp_servers: session.mcp.views().map((v) => ({ name: v.name, status: v.status === "starting" ? "pending" : v.status })),
       sandbox: sandboxSummary(session.sandbox),

@@ -40,6 +40,7 @@ describe("anvil run for scripts", () => {
     expect(r.code).toBe(4)
     const messages = jsonLines(r.stdout)
     expect(streamProblems(messages)).toEqual([])
+    expect(messages[0].skills).toContain("create-skill")
     expect(messages.map((m) => m.type)).toEqual(["system", "assistant", "assistant", "user", "assistant", "user", "user", "assistant", "user", "assistant", "result"])
     // The subagent's messages name the task call they belong to.
     expect(messages.filter((m) => m.parent_tool_use_id === "t1").map((m) => m.type)).toEqual(["assistant", "user", "assistant"])
