@@ -26,7 +26,8 @@ const splitHostPort = (text: string, defaultPort: number): { host: string; port:
   return { host: m[1]!.replace(/^\[|\]$/g, ""), port }
 }
 
-const pipeBoth = (a: Socket, b: Socket) => {
+/** Joins two sockets both ways; either one failing or closing ends both. */
+export const pipeBoth = (a: Socket, b: Socket) => {
   a.pipe(b)
   b.pipe(a)
   const end = () => {

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process"
 import { connect, createServer, type Socket } from "node:net"
+import { pipeBoth } from "./proxy.ts"
 
 /** The hidden command the sandbox starts inside itself when the network goes through anvil's proxy. */
 export const RELAY_COMMAND = "__sandbox-relay"
@@ -20,17 +21,7 @@ export const runRelay = async (argv: ReadonlyArray<string>): Promise<never> => {
     process.exit(2)
   }
   const hosts = hostList.split(",")
-  const server = createServer((inner: Socket) => {
-    const outer = connect({ path: socketPath })
-    inner.pipe(outer)
-    outer.pipe(inner)
-    const end = () => {
-      inner.destroy()
-      outer.destroy()
-    }
-    inner.on("error", end)
-    outer.on("error", end)
-  })
+  const server = createServer((inner: Socket) => pipeBoth(inner, connect({ path: socketPath })))
   const port = await new Promise<number>((resolve, reject) => {
     server.once("error", reject)
     server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port))

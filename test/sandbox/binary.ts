@@ -12,15 +12,10 @@ export const requireBwrap = (): string => {
   return bwrap
 }
 
-const repo = join(import.meta.dir, "..", "..")
-
-/** Builds the executable once into a temp folder (about two seconds). */
-export const buildBinary = (): string => {
-  const binary = join(tempDir("anvil-sandbox-build-"), "anvil")
-  const build = Bun.spawnSync([process.execPath, "build.ts", "--outfile", binary], { cwd: repo, stdout: "pipe", stderr: "pipe" })
-  if (build.exitCode !== 0) throw new Error(`build.ts failed:\n${build.stdout}${build.stderr}`)
-  return binary
-}
+/** The compiled executable (built once per test process; shared with the safety tests). */
+export { anvilBinary } from "../safety/binary.ts"
+/** Processes whose command line contains a marker (pgrep -f). */
+export { processesMatching } from "../safety/binary.ts"
 
 export interface Ran {
   readonly code: number
@@ -50,15 +45,4 @@ export const pathWithout = (programs: ReadonlyArray<string>): string => {
   }
   mkdirSync(join(dir, "empty"), { recursive: true })
   return dir
-}
-
-/** Processes whose command line contains `marker`. */
-export const processesWith = (marker: string): Array<number> => {
-  const r = Bun.spawnSync(["pgrep", "-f", marker], { stdout: "pipe" })
-  return r.stdout
-    .toString()
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map(Number)
-    .filter((pid) => pid !== process.pid)
 }

@@ -5,7 +5,7 @@ import { jsonLines, toolResults } from "../support/anvil-cli.ts"
 import type { FakeServer } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
 import { tempDir } from "../support/harness.ts"
-import { buildBinary, pathWithout, processesWith, requireBwrap, runBinary } from "./binary.ts"
+import { anvilBinary, pathWithout, processesMatching as processesWith, requireBwrap, runBinary } from "./binary.ts"
 
 // The command sandbox through the compiled binary and real bubblewrap.
 setDefaultTimeout(60_000)
@@ -13,9 +13,9 @@ setDefaultTimeout(60_000)
 let binary = ""
 const servers: Array<FakeServer> = []
 const webServers: Array<{ stop: (force?: boolean) => void }> = []
-beforeAll(() => {
+beforeAll(async () => {
   requireBwrap()
-  binary = buildBinary()
+  binary = await anvilBinary()
 }, 120_000)
 afterAll(() => {
   servers.forEach((s) => s.stop())
