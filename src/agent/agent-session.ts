@@ -19,7 +19,8 @@ import { createSession, DEFAULT_RETENTION_DAYS, loadSession, pruneSessions, remo
 import { systemPrompt } from "./system-prompt.ts"
 import { makeMcpHub, type McpEvent, type McpHub } from "../mcp/mcp-hub.ts"
 import { pluginServerSources, type ServerSource } from "../mcp/server-sources.ts"
-import { emptyPluginSet, loadPlugins, toolNames, toolsWithPlugins, type PluginSet } from "../plugins/plugin-host.ts"
+import type { HookEntry } from "../plugins/hook-runner.ts"
+import { emptyPluginSet, loadPlugins, toolNames, toolsWithPlugins, withExtraHooks, type PluginSet } from "../plugins/plugin-host.ts"
 
 /**
  * An "ask" goes to the plugins' `permission.ask` hooks first, in order: the
@@ -82,6 +83,10 @@ export interface AgentSessionOptions {
     /** Where hook failures and plugin problems are told. */
     readonly onProblem?: (message: string) => void
   }
+  /** Hooks of the program driving anvil (the Agent SDK host), run after the plugins' hooks. */
+  readonly hooks?: ReadonlyArray<HookEntry>
+  /** The system prompt: `replace` instead of anvil's own, and/or `append` after it (the Agent SDK's systemPrompt options). */
+  readonly systemPrompt?: { readonly replace?: string; readonly append?: string }
   /** MCP servers: where their state changes and progress go, and server definitions from plugin folders. */
   readonly mcp?: {
     /** Start the project's untrusted servers for this session (`--trust-mcp`). */
@@ -215,7 +220,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
   // Repository command hooks run in the session's sandbox, which exists once the tool runtime is built below.
   let sandboxReady: (s: SandboxShape) => void = () => undefined
   const sessionSandbox = new Promise<SandboxShape>((resolve) => (sandboxReady = resolve))
-  const plugins = options.plugins
+  const loaded = options.plugins
     ? await loadPlugins({
         root: boot.root,
         env: options.env,
@@ -226,6 +231,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
         onProblem,
       })
     : emptyPluginSet()
+  const plugins = options.hooks && options.hooks.length > 0 ? withExtraHooks(loaded, options.hooks, onProblem) : loaded
   // MCP servers start in the background once the first model request is on its way,
   // so neither a slow server nor its start-up work delays that request.
   const mcp = makeMcpHub({
@@ -286,11 +292,9 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
   const conversation: Conversation = { items }
   const sessionEvent = { sessionId: writer.id, root: boot.root }
   const additions = await plugins.hooks.call("prompt.system", sessionEvent)
-  const system = systemPrompt(
-    profile,
-    boot.facts,
-    additions.flatMap((a) => (typeof a.value === "string" && a.value.trim() !== "" ? [a.value.trim()] : [])).join("\n\n"),
-  )
+  const added = additions.flatMap((a) => (typeof a.value === "string" && a.value.trim() !== "" ? [a.value.trim()] : [])).join("\n\n")
+  const base = options.systemPrompt?.replace ?? systemPrompt(profile, boot.facts, added)
+  const system = options.systemPrompt?.append ? `${base}\n\n${options.systemPrompt.append}` : base
   await plugins.hooks.call("session.start", sessionEvent)
   let outcome = "success"
   let turnsRun = 0

@@ -20,10 +20,12 @@ export interface PermissionRequest {
    * configured allow rules do not, and "always" answers count once.
    */
   readonly unconfined?: boolean
+  /** The call's id, when it comes from the pipeline (a host asked about it refers to it). */
+  readonly callId?: string | undefined
 }
 
 export type PermissionDecision =
-  | { readonly allowed: true }
+  | { readonly allowed: true; readonly params?: unknown }
   | { readonly allowed: false; readonly reason: string }
 
 /**
@@ -31,7 +33,7 @@ export type PermissionDecision =
  * session, approve them for good (saved to the project's anvil.json), or
  * refuse (optionally saying why, for the model). `true`/`false` are "once"/"deny".
  */
-export type AskAnswer = "once" | "session" | "always" | "deny" | { readonly deny: string }
+export type AskAnswer = "once" | "session" | "always" | "deny" | { readonly deny: string } | { readonly params: unknown }
 
 /** Decides whether a call may run: rules first, then the front end's answer for "ask". */
 export interface PermissionsShape {
@@ -157,6 +159,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
               }
               return { allowed: true } as const
             }
+            if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params } as const
             if (typeof answer === "object") return { allowed: false, reason: answer.deny } as const
             return { allowed: false, reason: `The user did not approve this '${request.tool.name}' call${what}.` } as const
           })

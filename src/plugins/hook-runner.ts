@@ -18,10 +18,14 @@ export interface HookEntry<K extends HookName = HookName> {
   readonly plugin: string
   readonly name: K
   readonly fn: NonNullable<Hooks[K]>
+  /** This entry's own time limit (a host program's hook may wait for a person); default: the runner's. */
+  readonly timeoutMs?: number
 }
 
 export interface HookRunner {
   readonly entries: ReadonlyArray<HookEntry>
+  /** The time limit of an entry without its own. */
+  readonly timeoutMs: number
   readonly has: (name: HookName) => boolean
   /** Calls one entry; undefined when it failed (reported). */
   readonly callEntry: (entry: HookEntry, event: unknown) => Promise<unknown>
@@ -56,7 +60,7 @@ export const hookRunner = (
 ): HookRunner => {
   const callEntry = async (entry: HookEntry, event: unknown): Promise<unknown> => {
     try {
-      return await callOne(entry.fn as (event: never) => unknown, event, options.timeoutMs)
+      return await callOne(entry.fn as (event: never) => unknown, event, entry.timeoutMs ?? options.timeoutMs)
     } catch (e) {
       options.onProblem(`plugin '${entry.plugin}': hook ${entry.name} failed and was skipped: ${describe(e)}`)
       return undefined
@@ -64,6 +68,7 @@ export const hookRunner = (
   }
   return {
     entries,
+    timeoutMs: options.timeoutMs,
     has: (name) => entries.some((e) => e.name === name),
     callEntry,
     call: async (name, event) => {

@@ -254,6 +254,12 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
   }
 }
 
+/** The set with more hook entries after the plugins' own (a host program's hooks). */
+export const withExtraHooks = (set: PluginSet, extra: ReadonlyArray<HookEntry>, onProblem: (message: string) => void): PluginSet => ({
+  ...set,
+  hooks: hookRunner([...set.hooks.entries, ...extra], { timeoutMs: set.hooks.timeoutMs, onProblem }),
+})
+
 /** A plugin set with nothing in it (no plugins found, or plugins not wanted). */
 export const emptyPluginSet = (): PluginSet => ({
   reports: [],

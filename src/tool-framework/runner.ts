@@ -143,9 +143,15 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
               params = before.success
             }
 
-            const decision = yield* permissions.check({ tool, params })
+            const decision = yield* permissions.check({ tool, params, callId })
             if (!decision.allowed) {
               return yield* fail(tool.title, new ToolError({ code: "PERMISSION_DENIED", message: decision.reason }), tool)
+            }
+            // Whoever approved the call may have changed its parameters (a host's updatedInput): they are decoded again.
+            if (decision.params !== undefined) {
+              const changed = decodeParams(tool, decision.params)
+              if (!changed.ok) return yield* fail(tool.title, changed.error, tool)
+              params = changed.value
             }
 
             // suspend: a tool that throws instead of failing becomes INTERNAL_ERROR below, not a crash of the host.

@@ -1,0 +1,158 @@
+import { parseAllowRule, type AllowRule } from "../permission/rules.ts"
+import { anvilName } from "./claude-tools.ts"
+
+/**
+ * Claude Code's print-mode command line, as the Claude Agent SDK (and scripts
+ * written for `claude -p`) pass it. Every flag is either honoured or accepted
+ * and named in `ignored`, which the host reports once: an SDK that passes a
+ * newer flag never makes anvil exit.
+ */
+
+/** Claude Code's permission modes. */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk"
+export const PERMISSION_MODES: ReadonlyArray<PermissionMode> = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
+
+export interface PrintFlags {
+  readonly outputFormat: "text" | "json" | "stream-json"
+  readonly inputFormat: "text" | "stream-json"
+  readonly model?: string
+  readonly maxTurns?: number
+  readonly permissionMode: PermissionMode
+  /** `--permission-prompt-tool stdio`: "ask" goes to the host as a can_use_tool request. */
+  readonly promptToolStdio: boolean
+  readonly allowed: ReadonlyArray<AllowRule>
+  readonly disallowed: ReadonlyArray<AllowRule>
+  readonly systemPrompt?: string
+  readonly appendSystemPrompt?: string
+  readonly resume?: string
+  readonly continueLast: boolean
+  readonly forkSession: boolean
+  readonly sessionId?: string
+  readonly includePartialMessages: boolean
+  /** The prompt given as an argument (`-p "…"`), when any. */
+  readonly prompt: string
+  /** Flags accepted but not acted on, as given. */
+  readonly ignored: ReadonlyArray<string>
+}
+
+/** Flags that take a value. */
+const VALUED = new Set([
+  "--output-format", "--input-format", "--model", "--max-turns", "--permission-mode", "--permission-prompt-tool",
+  "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
+  "--resume", "-r", "--session-id", "--mcp-config", "--setting-sources", "--add-dir", "--max-thinking-tokens",
+  "--fallback-model", "--settings", "--agents", "--plugin-dir", "--max-budget-usd", "--resume-session-at", "--json-schema",
+  "--betas", "--agent", "--debug-file", "--tools", "--effort", "--workload", "--thinking", "--name",
+])
+
+/** Flags with no value. */
+const SWITCHES = new Set([
+  "--verbose", "-p", "--print", "--continue", "-c", "--fork-session", "--include-partial-messages", "--strict-mcp-config",
+  "--dangerously-skip-permissions", "--allow-dangerously-skip-permissions", "--debug", "--replay-user-messages",
+  "--include-hook-events", "--no-session-persistence", "--bare", "--disable-slash-commands",
+])
+
+/** Flags acted on; the rest of VALUED and SWITCHES are accepted and reported. */
+const HONOURED = new Set([
+  "--output-format", "--input-format", "--model", "--max-turns", "--permission-mode", "--permission-prompt-tool",
+  "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
+  "--resume", "-r", "--session-id", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
+  "--dangerously-skip-permissions",
+])
+
+/** Splits a tool list as Claude Code takes it: commas or spaces, but not inside `Bash(…)`. */
+export const splitToolList = (text: string): Array<string> => {
+  const out: Array<string> = []
+  let depth = 0
+  let current = ""
+  for (const ch of text) {
+    if (ch === "(") depth++
+    if (ch === ")") depth = Math.max(0, depth - 1)
+    if (depth === 0 && (ch === "," || ch === " ")) {
+      if (current.trim() !== "") out.push(current.trim())
+      current = ""
+    } else current += ch
+  }
+  if (current.trim() !== "") out.push(current.trim())
+  return out
+}
+
+/**
+ * A Claude permission rule (`Bash`, `Bash(git status:*)`, `Read(./src/**)`,
+ * `mcp__server__tool`) as anvil's rule: the tool renamed, Claude's `:*`
+ * prefix marker made a trailing wildcard.
+ */
+export const claudeRule = (text: string): AllowRule | undefined => {
+  const m = /^([\w.-]+)(?:\((.*)\))?$/.exec(text.trim())
+  if (!m) return undefined
+  const tool = anvilName(m[1]!)
+  const pattern = m[2]?.replace(/:\*$/, "*").replace(/^\.\//, "")
+  if (pattern === undefined || pattern === "" || pattern === "*") return parseAllowRule(tool)
+  return { tool: tool.toLowerCase(), pattern }
+}
+
+/** Whether argv looks like a Claude print-mode invocation (no anvil subcommand). */
+export const isPrintInvocation = (argv: ReadonlyArray<string>): boolean =>
+  argv.some((a) => a === "-p" || a === "--print" || a.startsWith("--output-format") || a.startsWith("--input-format"))
+
+export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
+  const values = new Map<string, Array<string>>()
+  const switches = new Set<string>()
+  const ignored: Array<string> = []
+  const words: Array<string> = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (!a.startsWith("-") || a === "-") {
+      words.push(a)
+      continue
+    }
+    const eq = a.indexOf("=")
+    const name = eq > 0 ? a.slice(0, eq) : a
+    if (VALUED.has(name)) {
+      const value = eq > 0 ? a.slice(eq + 1) : (argv[++i] ?? "")
+      values.set(name, [...(values.get(name) ?? []), value])
+      if (!HONOURED.has(name)) ignored.push(name)
+    } else if (SWITCHES.has(name)) {
+      switches.add(name)
+      if (!HONOURED.has(name)) ignored.push(name)
+    } else {
+      // An unknown flag: its value, if it has one, cannot be told from a prompt word; the flag alone is reported.
+      ignored.push(name)
+    }
+  }
+  const one = (...names: Array<string>) => names.flatMap((n) => values.get(n) ?? []).at(-1)
+  const list = (...names: Array<string>) => names.flatMap((n) => values.get(n) ?? []).flatMap(splitToolList)
+  const rules = (items: ReadonlyArray<string>) => items.flatMap((t) => claudeRule(t) ?? [])
+  const format = one("--output-format")
+  const input = one("--input-format")
+  const modeText = one("--permission-mode")
+  const mode: PermissionMode = switches.has("--dangerously-skip-permissions")
+    ? "bypassPermissions"
+    : PERMISSION_MODES.includes(modeText as PermissionMode)
+      ? (modeText as PermissionMode)
+      : "default"
+  const maxTurns = Number(one("--max-turns"))
+  const resume = one("--resume", "-r")
+  const model = one("--model")
+  const systemPrompt = one("--system-prompt")
+  const appendSystemPrompt = one("--append-system-prompt")
+  const sessionId = one("--session-id")
+  return {
+    outputFormat: format === "json" || format === "stream-json" ? format : "text",
+    inputFormat: input === "stream-json" ? "stream-json" : "text",
+    ...(model !== undefined && model !== "" ? { model } : {}),
+    ...(Number.isInteger(maxTurns) && maxTurns > 0 ? { maxTurns } : {}),
+    permissionMode: mode,
+    promptToolStdio: one("--permission-prompt-tool") === "stdio",
+    allowed: rules(list("--allowedTools", "--allowed-tools")),
+    disallowed: rules(list("--disallowedTools", "--disallowed-tools")),
+    ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+    ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
+    ...(resume !== undefined && resume !== "" ? { resume } : {}),
+    continueLast: switches.has("--continue") || switches.has("-c"),
+    forkSession: switches.has("--fork-session"),
+    ...(sessionId !== undefined && sessionId !== "" ? { sessionId } : {}),
+    includePartialMessages: switches.has("--include-partial-messages"),
+    prompt: words.join(" ").trim(),
+    ignored: [...new Set(ignored)],
+  }
+}

@@ -1,0 +1,171 @@
+import type { ToolAfterResult, ToolBeforeResult, ToolCallEvent, ToolResultEvent } from "../plugins/api.ts"
+import type { HookEntry } from "../plugins/hook-runner.ts"
+import { claudeName, toAnvilInput, toClaudeInput } from "./claude-tools.ts"
+import type { ControlChannel } from "./control-channel.ts"
+
+/**
+ * The host program's hooks (registered in `initialize`, called back with
+ * `hook_callback`), in Claude Code's shapes: PreToolUse and PostToolUse ride
+ * on anvil's `tool.before` / `tool.after` hooks, so they run where a plugin's
+ * would (before the permission check, after the full result); the others are
+ * called by the host command around turns and the session.
+ */
+
+type Json = Record<string, unknown>
+
+/** A host hook may wait for a person; Claude Code gives its hooks minutes, not seconds. */
+const HOST_HOOK_TIMEOUT_MS = 600_000
+
+/** One matcher of `initialize.hooks[event]`. */
+interface Matcher {
+  readonly matcher?: string
+  readonly hookCallbackIds: ReadonlyArray<string>
+  readonly timeout?: number
+}
+
+const isRecord = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** What the hooks of one event said, merged in order. */
+export interface HookVerdict {
+  /** `permissionDecision` or `decision` (approve → allow, block → deny). */
+  readonly decision?: "allow" | "deny" | "ask"
+  readonly reason?: string
+  readonly updatedInput?: Json
+  readonly additionalContext: ReadonlyArray<string>
+  /** `continue: false`: stop the turn. */
+  readonly stop?: string
+  readonly systemMessages: ReadonlyArray<string>
+}
+
+export interface SdkHooks {
+  readonly has: (event: string) => boolean
+  /** Calls every callback registered for `event` whose matcher fits `toolName`, and merges their outputs. */
+  readonly call: (event: string, input: Json, toolName?: string, toolUseId?: string) => Promise<HookVerdict>
+  /** anvil hook entries for PreToolUse / PostToolUse. */
+  readonly entries: ReadonlyArray<HookEntry>
+  /** Calls whose PreToolUse answered "allow": their permission question is skipped. */
+  readonly preApproved: Set<string>
+  /** Calls a hook stopped with `continue: false`: the host ends the turn. */
+  readonly stopRequested: () => string | undefined
+}
+
+const matches = (matcher: string | undefined, toolName: string | undefined): boolean => {
+  if (matcher === undefined || matcher === "" || matcher === "*" || toolName === undefined) return true
+  try {
+    return new RegExp(`^(?:${matcher})$`).test(toolName)
+  } catch {
+    return matcher === toolName
+  }
+}
+
+export const makeSdkHooks = (
+  config: unknown,
+  channel: ControlChannel,
+  base: () => { readonly session_id: string; readonly cwd: string; readonly transcript_path: string; readonly permission_mode: string },
+  onProblem: (message: string) => void,
+): SdkHooks => {
+  const table = new Map<string, ReadonlyArray<Matcher>>()
+  if (isRecord(config)) {
+    for (const [event, list] of Object.entries(config)) {
+      if (!Array.isArray(list)) continue
+      table.set(
+        event,
+        list.filter(isRecord).map((m) => ({
+          ...(typeof m.matcher === "string" ? { matcher: m.matcher } : {}),
+          hookCallbackIds: Array.isArray(m.hookCallbackIds) ? m.hookCallbackIds.filter((x): x is string => typeof x === "string") : [],
+          ...(typeof m.timeout === "number" ? { timeout: m.timeout } : {}),
+        })),
+      )
+    }
+  }
+  let stop: string | undefined
+  const preApproved = new Set<string>()
+
+  const call: SdkHooks["call"] = async (event, input, toolName, toolUseId) => {
+    const verdict: { decision?: "allow" | "deny" | "ask"; reason?: string; updatedInput?: Json; additionalContext: Array<string>; stop?: string; systemMessages: Array<string> } = {
+      additionalContext: [],
+      systemMessages: [],
+    }
+    for (const m of table.get(event) ?? []) {
+      if (!matches(m.matcher, toolName)) continue
+      for (const id of m.hookCallbackIds) {
+        let out: Json
+        try {
+          out = await channel.request({
+            subtype: "hook_callback",
+            callback_id: id,
+            input: { ...base(), hook_event_name: event, ...input },
+            ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
+          })
+        } catch (e) {
+          onProblem(`host hook ${event} (${id}) failed and was skipped: ${(e as { message?: string }).message ?? String(e)}`)
+          continue
+        }
+        const specific = isRecord(out.hookSpecificOutput) ? out.hookSpecificOutput : {}
+        const decision =
+          specific.permissionDecision === "allow" || specific.permissionDecision === "deny" || specific.permissionDecision === "ask"
+            ? specific.permissionDecision
+            : out.decision === "block"
+              ? "deny"
+              : out.decision === "approve"
+                ? "allow"
+                : undefined
+        // The strictest decision wins: deny over ask over allow.
+        const rank = { allow: 0, ask: 1, deny: 2 } as const
+        if (decision !== undefined && (verdict.decision === undefined || rank[decision] > rank[verdict.decision])) {
+          verdict.decision = decision
+          const why = specific.permissionDecisionReason ?? out.reason
+          if (typeof why === "string") verdict.reason = why
+        }
+        if (isRecord(specific.updatedInput)) verdict.updatedInput = specific.updatedInput
+        if (typeof specific.additionalContext === "string" && specific.additionalContext !== "") verdict.additionalContext.push(specific.additionalContext)
+        if (typeof out.systemMessage === "string") verdict.systemMessages.push(out.systemMessage)
+        if (out.continue === false) verdict.stop = typeof out.stopReason === "string" ? out.stopReason : `stopped by the host's ${event} hook`
+      }
+    }
+    if (verdict.stop !== undefined) stop = verdict.stop
+    return verdict
+  }
+
+  const before = async (event: ToolCallEvent): Promise<ToolBeforeResult> => {
+    const name = claudeName(event.tool)
+    const verdict = await call("PreToolUse", { tool_name: name, tool_input: toClaudeInput(event.tool, { ...event.params }), tool_use_id: event.callId }, name, event.callId)
+    if (verdict.stop !== undefined) return { deny: verdict.stop }
+    if (verdict.decision === "deny") return { deny: verdict.reason ?? `The host's PreToolUse hook denied this ${name} call.` }
+    if (verdict.decision === "allow") preApproved.add(event.callId)
+    if (verdict.updatedInput) return { params: name === event.tool ? verdict.updatedInput : toAnvilInput(name, verdict.updatedInput) }
+    return undefined
+  }
+
+  const after = async (event: ToolResultEvent): Promise<ToolAfterResult> => {
+    const name = claudeName(event.tool)
+    const verdict = await call(
+      "PostToolUse",
+      {
+        tool_name: name,
+        tool_input: toClaudeInput(event.tool, { ...event.params }),
+        tool_response: { ...event.result.data, text: event.result.text },
+        tool_use_id: event.callId,
+      },
+      name,
+      event.callId,
+    )
+    const extra = [...(verdict.decision === "deny" && verdict.reason ? [verdict.reason] : []), ...verdict.additionalContext]
+    return extra.length > 0 ? { text: `${event.result.text}\n\n${extra.join("\n\n")}` } : undefined
+  }
+
+  const entries: Array<HookEntry> = []
+  if (table.has("PreToolUse")) entries.push({ plugin: "agent-sdk host", name: "tool.before", fn: before, timeoutMs: HOST_HOOK_TIMEOUT_MS } as HookEntry)
+  if (table.has("PostToolUse")) entries.push({ plugin: "agent-sdk host", name: "tool.after", fn: after, timeoutMs: HOST_HOOK_TIMEOUT_MS } as HookEntry)
+  return {
+    has: (event) => (table.get(event)?.length ?? 0) > 0,
+    call,
+    entries,
+    preApproved,
+    stopRequested: () => {
+      const s = stop
+      stop = undefined
+      return s
+    },
+  }
+}
