@@ -1,0 +1,346 @@
+import { Deferred, Effect } from "effect"
+import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
+import type { TurnResult } from "../agent/events.ts"
+import { makeClaudeStream, startFailureResult, type ClaudeStream } from "../cli/claude-stream.ts"
+import { EXIT, exitCodeOf } from "../cli/exit-codes.ts"
+import { inputMessages } from "../cli/input-stream.ts"
+import { guardNodeStreams, type CliIO } from "../cli/output.ts"
+import { watchSignals } from "../cli/signals.ts"
+import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
+import type { Tool } from "../tool-framework/definition.ts"
+import { VERSION } from "../version.ts"
+import { claudeName, isClaudeName, toAnvilInput, toClaudeInput } from "./claude-tools.ts"
+import { makeControlChannel } from "./control-channel.ts"
+import { PERMISSION_MODES, parsePrintFlags, type PermissionMode, type PrintFlags } from "./print-flags.ts"
+import { makeSdkHooks, type SdkHooks } from "./sdk-hooks.ts"
+import { sdkMcpTools } from "./sdk-mcp.ts"
+
+/**
+ * The Claude Agent SDK host: started with Claude Code's print-mode flags and
+ * no subcommand (as the SDK starts `pathToClaudeCodeExecutable`), anvil speaks
+ * the SDK's line protocol on stdin/stdout. User messages are turns of one
+ * agent session; control requests are answered; an "ask" goes to the host as
+ * `can_use_tool`; the host's hooks are called back with `hook_callback`. The
+ * messages out are `anvil run`'s Claude-shaped stream with tool names and
+ * inputs translated to Claude's at this edge.
+ */
+
+type Json = Record<string, unknown>
+const isRecord = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** Tools that only change files: approved without asking in `acceptEdits` mode. */
+const EDIT_TOOLS = new Set(["write", "edit", "multiedit", "patch"])
+
+/** A model named as SDK programs name it ("claude-sonnet-4-5") goes to the Anthropic provider. */
+export const hostModel = (model: string | undefined): string | undefined =>
+  model === undefined ? undefined : model.includes("/") ? model : /^claude-/.test(model) ? `anthropic/${model}` : model
+
+/** Translates one outgoing message to the names the host sees. */
+const forHost = (message: Json): Json => {
+  if (message.type === "system" && message.subtype === "init" && Array.isArray(message.tools)) {
+    return { ...message, tools: message.tools.map((t) => (typeof t === "string" ? claudeName(t) : t)) }
+  }
+  if (message.type === "assistant" && isRecord(message.message) && Array.isArray(message.message.content)) {
+    const content = message.message.content.map((block) =>
+      isRecord(block) && block.type === "tool_use" && typeof block.name === "string"
+        ? { ...block, name: claudeName(block.name), input: isRecord(block.input) ? toClaudeInput(block.name, block.input) : block.input }
+        : block,
+    )
+    return { ...message, message: { ...message.message, content } }
+  }
+  if (message.type === "result" && Array.isArray(message.permission_denials)) {
+    const denials = message.permission_denials.map((d) =>
+      isRecord(d) && typeof d.tool_name === "string"
+        ? { ...d, tool_name: claudeName(d.tool_name), tool_input: isRecord(d.tool_input) ? toClaudeInput(d.tool_name, d.tool_input) : d.tool_input }
+        : d,
+    )
+    return { ...message, permission_denials: denials }
+  }
+  return message
+}
+
+/** The text of a user message's content (a string or text blocks). */
+const promptText = (message: Json): string | undefined => {
+  const inner = isRecord(message.message) ? message.message.content : undefined
+  if (typeof inner === "string") return inner
+  if (!Array.isArray(inner)) return undefined
+  const texts = inner.filter((b) => isRecord(b) && b.type === "text" && typeof b.text === "string").map((b) => (b as { text: string }).text)
+  return texts.length > 0 ? texts.join("\n\n") : undefined
+}
+
+/** `-p` without stream-json input: one prompt, run as `anvil run` would with the translated options. */
+const printArgs = (flags: PrintFlags): Array<string> => {
+  const model = hostModel(flags.model)
+  return [
+    ...(flags.prompt !== "" ? [flags.prompt] : []),
+    "--format",
+    flags.outputFormat,
+    ...(model ? ["--model", model] : []),
+    ...(flags.maxTurns ? ["--max-steps", String(flags.maxTurns)] : []),
+    ...(flags.permissionMode === "bypassPermissions" ? ["--yes"] : []),
+    ...(flags.permissionMode === "plan" ? ["--profile", "plan"] : []),
+    ...flags.allowed.flatMap((r) => ["--allow", r.pattern === undefined ? r.tool : `${r.tool}:${r.pattern}`]),
+    ...(flags.resume ? ["--session", flags.resume] : flags.continueLast ? ["--continue"] : []),
+  ]
+}
+
+/** anvil.json `permission` rules for `--disallowedTools`: deny always wins. */
+const denyRules = (flags: PrintFlags): Json => {
+  const permission: Record<string, Json | string> = {}
+  for (const rule of flags.disallowed) {
+    if (rule.pattern === undefined) permission[rule.tool] = "deny"
+    else {
+      const entry = permission[rule.tool]
+      if (entry !== "deny") permission[rule.tool] = { ...(isRecord(entry) ? entry : {}), [rule.pattern]: "deny" }
+    }
+  }
+  return permission
+}
+
+export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
+  const flags = parsePrintFlags(argv)
+  if (flags.inputFormat !== "stream-json" || flags.outputFormat !== "stream-json") {
+    if (flags.ignored.length > 0) io.err(`anvil: accepted but not acted on: ${flags.ignored.join(", ")}\n`)
+    const { runCommand } = await import("../cli/run-command.ts")
+    return runCommand(printArgs(flags), io, root, tools)
+  }
+  guardNodeStreams()
+  const line = (message: Json) => io.out(`${JSON.stringify(message)}\n`)
+  const channel = makeControlChannel(line)
+  let mode: PermissionMode = flags.permissionMode
+  let hooks: SdkHooks | undefined
+  let hookConfig: unknown
+  let initialize: Json = {}
+  let systemPrompt: { replace?: string; append?: string } = {
+    ...(flags.systemPrompt !== undefined ? { replace: flags.systemPrompt } : {}),
+    ...(flags.appendSystemPrompt !== undefined ? { append: flags.appendSystemPrompt } : {}),
+  }
+  let session: AgentSession | undefined
+  let stream: ClaudeStream | undefined
+  let model = hostModel(flags.model)
+  let cancel: Deferred.Deferred<void> | undefined
+  let code: number = EXIT.ok
+  const problems: Array<string> = []
+  const onProblem = (message: string) => {
+    problems.push(message)
+    io.err(`anvil: ${message}\n`)
+    if (stream) stream.system("notice", { message })
+  }
+
+  /** Who answers an "ask" here: the mode first, then the host (can_use_tool) or, without one, a denial. */
+  const ask = (request: PermissionRequest): Effect.Effect<AskAnswer> =>
+    Effect.promise(async (): Promise<AskAnswer> => {
+      const name = claudeName(request.tool.name)
+      const params = isRecord(request.params) ? request.params : {}
+      if (hooks?.preApproved.has(`${request.callId}`)) return "once"
+      if (mode === "bypassPermissions") return "once"
+      if (mode === "acceptEdits" && EDIT_TOOLS.has(request.tool.name)) return "once"
+      if (mode === "dontAsk") return { deny: `Permission mode dontAsk: the ${name} call was not pre-approved, so it was denied.` }
+      if (mode === "plan" && request.tool.readOnly !== true) return { deny: `Permission mode plan: ${name} changes things and is not run while planning.` }
+      if (!flags.promptToolStdio) {
+        return { deny: `The ${name} call needs approval and the host program takes no permission requests (--permission-prompt-tool stdio).` }
+      }
+      try {
+        const answer = await channel.request({
+          subtype: "can_use_tool",
+          tool_name: name,
+          input: toClaudeInput(request.tool.name, params),
+          permission_suggestions: [],
+          tool_use_id: request.callId ?? "",
+        })
+        if (answer.behavior === "allow") {
+          const updated = isRecord(answer.updatedInput) && Object.keys(answer.updatedInput).length > 0 ? answer.updatedInput : undefined
+          if (!updated) return "once"
+          return { params: isClaudeName(name) && name !== request.tool.name ? toAnvilInput(name, updated) : updated }
+        }
+        const message = typeof answer.message === "string" && answer.message !== "" ? answer.message : `The host denied the ${name} call.`
+        if (answer.interrupt === true && cancel) Effect.runSync(Deferred.succeed(cancel, undefined))
+        return { deny: message }
+      } catch (e) {
+        return { deny: `The host did not answer the permission request for ${name}: ${(e as { message?: string }).message ?? String(e)}` }
+      }
+    })
+
+  const hookBase = () => ({
+    session_id: session?.id ?? "",
+    transcript_path: session?.file ?? "",
+    cwd: io.cwd,
+    permission_mode: mode,
+  })
+
+  const open = async (): Promise<AgentSession> => {
+    hooks = makeSdkHooks(hookConfig, channel, hookBase, onProblem)
+    const opened = await openAgentSession({
+      cwd: io.cwd,
+      env: io.env,
+      root,
+      modelFlag: model,
+      profile: mode === "plan" ? "plan" : undefined,
+      continueLast: flags.continueLast && flags.resume === undefined,
+      sessionId: flags.resume,
+      maxSteps: flags.maxTurns,
+      allTools: [...tools, ...(await sdkMcpTools(initialize, channel, onProblem))],
+      allow: flags.allowed,
+      onAsk: ask,
+      configOverrides: flags.disallowed.length > 0 ? { permission: denyRules(flags) } : {},
+      plugins: { onProblem },
+      hooks: hooks.entries,
+      systemPrompt,
+      onSubagentEvent: (parent, event) => stream?.event(event, parent),
+    })
+    stream = makeClaudeStream({
+      sessionId: opened.id,
+      model: opened.model.id,
+      contextWindow: opened.model.contextWindow,
+      write: (message) => line(forHost(message)),
+    })
+    stream.init({
+      cwd: io.cwd,
+      model: opened.model.id,
+      tools: opened.tools.map((t) => t.name),
+      permissionMode: mode === "bypassPermissions" ? "bypassPermissions" : "default",
+      version: VERSION,
+      profile: opened.profile.name,
+      engine: opened.engine,
+      resumed: opened.resumed,
+    })
+    if (flags.ignored.length > 0) stream.system("ignored_flags", { flags: flags.ignored, message: `accepted but not acted on: ${flags.ignored.join(", ")}` })
+    if (hooks.has("SessionStart")) await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })
+    return opened
+  }
+
+  const turn = async (text: string): Promise<void> => {
+    try {
+      session ??= await open()
+    } catch (e) {
+      const message = e instanceof AgentSetupError ? e.message : (e as Error).message ?? String(e)
+      line(startFailureResult(message, EXIT.config))
+      io.err(`anvil: ${message}\n`)
+      code = EXIT.config
+      return
+    }
+    let prompt = text
+    if (hooks?.has("UserPromptSubmit")) {
+      const verdict = await hooks.call("UserPromptSubmit", { prompt: text })
+      if (verdict.decision === "deny" || verdict.stop !== undefined) {
+        const blocked: TurnResult = {
+          status: "error",
+          reason: "permission_denied",
+          answer: "",
+          usage: { inputTokens: 0, outputTokens: 0 },
+          stats: { steps: 0, tool_calls: 0, duration_ms: 0, request_bytes: [], compactions: 0, verifications: 0, api_ms: 0 },
+          error: verdict.reason ?? verdict.stop ?? "The host's UserPromptSubmit hook blocked the prompt.",
+        }
+        stream!.result(blocked)
+        return
+      }
+      if (verdict.additionalContext.length > 0) prompt = `${text}\n\n${verdict.additionalContext.join("\n\n")}`
+    }
+    cancel = Effect.runSync(Deferred.make<void>())
+    const stopWatch = setInterval(() => {
+      const why = hooks?.stopRequested()
+      if (why !== undefined && cancel) Effect.runSync(Deferred.succeed(cancel, undefined))
+    }, 50)
+    let result: TurnResult
+    try {
+      result = await session.runTurn(prompt, {
+        cancelled: Deferred.await(cancel),
+        emit: (event) => {
+          if (event.type === "error") io.err(`anvil: ${event.message}\n`)
+          else stream!.event(event)
+        },
+      })
+    } finally {
+      clearInterval(stopWatch)
+      cancel = undefined
+    }
+    if (hooks?.has("Stop")) await hooks.call("Stop", { stop_hook_active: false, last_assistant_message: result.answer })
+    stream!.result(result, signals.signal)
+    code = exitCodeOf(result, signals.signal)
+  }
+
+  const handleControl = async (message: Json): Promise<void> => {
+    const id = typeof message.request_id === "string" ? message.request_id : ""
+    const request = isRecord(message.request) ? message.request : {}
+    switch (request.subtype) {
+      case "initialize":
+        hookConfig = request.hooks
+        initialize = request
+        if (Array.isArray(request.systemPrompt)) {
+          const text = request.systemPrompt.filter((s) => typeof s === "string" && s !== "").join("\n\n")
+          if (text !== "") systemPrompt = { ...systemPrompt, replace: text }
+        } else if (typeof request.systemPrompt === "string" && request.systemPrompt !== "") systemPrompt = { ...systemPrompt, replace: request.systemPrompt }
+        if (typeof request.appendSystemPrompt === "string" && request.appendSystemPrompt !== "") systemPrompt = { ...systemPrompt, append: request.appendSystemPrompt }
+        channel.succeed(id, {
+          commands: [],
+          agents: [],
+          output_style: "default",
+          available_output_styles: ["default"],
+          models: [],
+          account: {},
+          pid: process.pid,
+          pending_permission_requests: channel.pending(),
+        })
+        return
+      case "interrupt":
+        if (cancel) Effect.runSync(Deferred.succeed(cancel, undefined))
+        channel.succeed(id)
+        return
+      case "set_permission_mode":
+        if (PERMISSION_MODES.includes(request.mode as PermissionMode)) {
+          mode = request.mode as PermissionMode
+          channel.succeed(id, { mode })
+        } else channel.fail(id, `unknown permission mode '${String(request.mode)}' (${PERMISSION_MODES.join(", ")})`)
+        return
+      case "set_model":
+        // The model of a running session stays; the next session (resume) takes this one.
+        model = typeof request.model === "string" ? hostModel(request.model) : undefined
+        channel.succeed(id, { model: model ?? null, applies: session ? "next session" : "this session" })
+        return
+      case "mcp_status":
+        channel.succeed(id, {
+          mcpServers: (session?.mcp.views() ?? []).map((v) => ({
+            name: v.name,
+            status: v.status === "connected" ? "connected" : v.status === "failed" ? "failed" : v.status === "disabled" ? "disabled" : "pending",
+            ...(v.serverInfo ? { serverInfo: v.serverInfo } : {}),
+            ...(v.error ? { error: v.error } : {}),
+          })),
+        })
+        return
+      default:
+        channel.fail(id, `anvil does not support the control request '${String(request.subtype)}'`)
+    }
+  }
+
+  const signals = watchSignals((signal) => {
+    io.err(`\nanvil: ${signal}: cancelling\n`)
+    if (cancel) Effect.runSync(Deferred.succeed(cancel, undefined))
+  })
+
+  // Turns run one after another while control messages keep being read (an interrupt arrives during a turn).
+  let queue: Promise<void> = Promise.resolve()
+  try {
+    const source = io.stdinStream?.() ?? new Response(await io.readStdin()).body!
+    for await (const input of inputMessages(source)) {
+      if (signals.signal !== undefined) break
+      if (input.kind === "user") queue = queue.then(() => turn(input.text))
+      else if (input.kind === "invalid") io.err(`anvil: input line ${input.line}: ${input.error}; skipped\n`)
+      else if (input.type === "control_request") void handleControl(input.message)
+      else if (input.type === "control_response") channel.receive(input.message)
+      else if (input.type === "control_cancel_request" && typeof input.message.request_id === "string") channel.cancel(input.message.request_id)
+      else if (input.type === "user") {
+        const text = promptText(input.message)
+        if (text !== undefined) queue = queue.then(() => turn(text))
+      } else io.err(`anvil: input messages of type '${input.type}' are not understood; skipped\n`)
+    }
+    await queue
+  } finally {
+    channel.close("the host closed its input")
+    if (session) {
+      if (hooks?.has("SessionEnd")) await hooks.call("SessionEnd", { reason: "other" }).catch(() => undefined)
+      await session.dispose()
+    }
+    signals.dispose()
+  }
+  return signals.exitCode ?? code
+}

@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { query, type SDKMessage, type SDKUserMessage } from "@anthropic-ai/claude-agent-sdk"
+import { execFileSync } from "node:child_process"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { anvilBinary } from "../support/binary.ts"
+import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
+import { fakeOpenAI } from "../support/fake-openai.ts"
+import { project } from "../support/harness.ts"
+
+// Programs written for the Claude Agent SDK drive the compiled anvil unchanged: pathToClaudeCodeExecutable is
+// the only option that differs, and the model is a fake OpenAI-compatible server on 127.0.0.1.
+setDefaultTimeout(60_000)
+
+const servers: Array<FakeServer> = []
+afterAll(() => servers.forEach((s) => s.stop()))
+beforeAll(() => void anvilBinary(), 120_000)
+
+const model = (turns: ReadonlyArray<FakeTurn>) => {
+  const server = fakeOpenAI(turns)
+  servers.push(server)
+  return { server, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: project({}), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" } }
+}
+
+const collect = async (messages: AsyncIterable<SDKMessage>): Promise<Array<SDKMessage>> => {
+  const out: Array<SDKMessage> = []
+  for await (const m of messages) out.push(m)
+  return out
+}
+
+const resultOf = (messages: ReadonlyArray<SDKMessage>) => messages.find((m) => m.type === "result") as Extract<SDKMessage, { type: "result" }>
+
+const base = (root: string, env: Record<string, string>) => ({
+  pathToClaudeCodeExecutable: anvilBinary(),
+  cwd: root,
+  env,
+  model: "openai/gpt-test",
+})
+
+describe("the Claude Agent SDK drives anvil", () => {
+  test("a plain answer: system/init, assistant, result with the session id", async () => {
+    const root = project({})
+    const { env } = model([{ text: "Hello from anvil." }])
+    const messages = await collect(query({ prompt: "say hello", options: base(root, env) }))
+    const init = messages.find((m) => m.type === "system" && m.subtype === "init") as Extract<SDKMessage, { type: "system"; subtype: "init" }>
+    expect(init).toBeDefined()
+    expect(init.tools).toContain("Bash")
+    expect(init.tools).toContain("Read")
+    const result = resultOf(messages)
+    expect(result.subtype).toBe("success")
+    expect((result as { result: string }).result).toBe("Hello from anvil.")
+    expect(result.session_id).toBe(init.session_id)
+    for (const m of messages) expect(typeof (m as { uuid?: string }).uuid).toBe("string")
+  })
+
+  test("canUseTool: a denial reaches the model and is listed; allow with updatedInput runs the changed input", async () => {
+    const root = project({})
+    const { env } = model([
+      { tool_calls: [{ name: "bash", arguments: { command: "echo one > one.txt" }, id: "c1" }] },
+      { tool_calls: [{ name: "bash", arguments: { command: "echo two > two.txt" }, id: "c2" }] },
+      { text: "Done." },
+    ])
+    const asked: Array<{ tool: string; input: Record<string, unknown> }> = []
+    const messages = await collect(
+      query({
+        prompt: "make files",
+        options: {
+          ...base(root, env),
+          canUseTool: async (tool, input) => {
+            asked.push({ tool, input })
+            if (String(input.command).includes("one")) return { behavior: "deny", message: "not that one" }
+            return { behavior: "allow", updatedInput: { ...input, command: "echo changed > changed.txt" } }
+          },
+        },
+      }),
+    )
+    expect(asked.map((a) => a.tool)).toEqual(["Bash", "Bash"])
+    expect(asked[0]!.input.command).toBe("echo one > one.txt")
+    expect(existsSync(join(root, "one.txt"))).toBe(false)
+    expect(existsSync(join(root, "two.txt"))).toBe(false)
+    expect(readFileSync(join(root, "changed.txt"), "utf8")).toBe("changed\n")
+    const result = resultOf(messages) as { permission_denials: Array<{ tool_name: string; tool_input: Record<string, unknown> }> }
+    expect(result.permission_denials.map((d) => d.tool_name)).toEqual(["Bash"])
+    expect(result.permission_denials[0]!.tool_input.command).toBe("echo one > one.txt")
+    const denial = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.tool_use_id === "c1") as any
+    expect(String(denial.content)).toContain("not that one")
+  })
+
+  test("hooks: PreToolUse denies with a reason the model sees; PostToolUse sees the result", async () => {
+    const root = project({ "a.txt": "alpha\n" })
+    const { env, server } = model([
+      { tool_calls: [{ name: "bash", arguments: { command: "rm -rf a.txt" }, id: "c1" }] },
+      { tool_calls: [{ name: "read", arguments: { path: "a.txt" }, id: "c2" }] },
+      { text: "Read it." },
+    ])
+    const seen: Array<any> = []
+    await collect(
+      query({
+        prompt: "go",
+        options: {
+          ...base(root, env),
+          permissionMode: "bypassPermissions",
+          hooks: {
+            PreToolUse: [{ matcher: "Bash", hooks: [async () => ({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no deleting" } })] }],
+            PostToolUse: [{ hooks: [async (input: any) => (seen.push(input), {})] }],
+          },
+        },
+      }),
+    )
+    expect(existsSync(join(root, "a.txt"))).toBe(true)
+    const second = JSON.stringify(server.requests[1]!.body)
+    expect(second).toContain("no deleting")
+    expect(seen.map((s) => s.tool_name)).toEqual(["Read"])
+    expect(seen[0].tool_input.file_path).toBe("a.txt")
+    expect(JSON.stringify(seen[0].tool_response)).toContain("alpha")
+  })
+
+  test("two user messages in streaming input are two turns of one session; disallowedTools denies", async () => {
+    const root = project({})
+    const { env } = model([{ tool_calls: [{ name: "bash", arguments: { command: "echo hi" }, id: "c1" }] }, { text: "first" }, { text: "second" }])
+    let release: () => void = () => {}
+    const second = new Promise<void>((r) => (release = r))
+    async function* prompts(): AsyncGenerator<SDKUserMessage> {
+      yield { type: "user", message: { role: "user", content: "one" }, parent_tool_use_id: null, session_id: "" }
+      await second
+      yield { type: "user", message: { role: "user", content: "two" }, parent_tool_use_id: null, session_id: "" }
+    }
+    const results: Array<any> = []
+    for await (const m of query({ prompt: prompts(), options: { ...base(root, env), permissionMode: "bypassPermissions", disallowedTools: ["Bash"] } })) {
+      if (m.type === "result") {
+        results.push(m)
+        if (results.length === 1) release()
+        else break
+      }
+    }
+    expect(results.map((r) => r.result)).toEqual(["first", "second"])
+    expect(results[0].session_id).toBe(results[1].session_id)
+    expect(results[0].permission_denials.map((d: any) => d.tool_name)).toEqual(["Bash"])
+  })
+
+  test("interrupt during a long bash command ends the turn and leaves no process behind", async () => {
+    const root = project({})
+    const marker = `sleep ${37 + Math.random()}`.slice(0, 12)
+    const { env } = model([{ tool_calls: [{ name: "bash", arguments: { command: marker, timeout_ms: 60000 }, id: "c1" }] }, { text: "stopped" }])
+    const q = query({ prompt: "wait", options: { ...base(root, env), permissionMode: "bypassPermissions" } })
+    const messages: Array<SDKMessage> = []
+    const running = () => {
+      try {
+        return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim() !== ""
+      } catch {
+        return false
+      }
+    }
+    for await (const m of q) {
+      messages.push(m)
+      if (m.type === "assistant") {
+        for (let i = 0; i < 100 && !running(); i++) await Bun.sleep(50)
+        await q.interrupt()
+      }
+      if (m.type === "result") break
+    }
+    expect(resultOf(messages)).toBeDefined()
+    for (let i = 0; i < 40 && running(); i++) await Bun.sleep(50)
+    expect(running()).toBe(false)
+  })
+
+  test("resume by session id continues the same conversation", async () => {
+    const root = project({})
+    const { env, server } = model([{ text: "remembered: 42" }, { text: "it was 42" }])
+    const first = resultOf(await collect(query({ prompt: "remember 42", options: base(root, env) })))
+    const second = resultOf(await collect(query({ prompt: "what was it?", options: { ...base(root, env), resume: first.session_id } })))
+    expect((second as { result: string }).result).toBe("it was 42")
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("remember 42")
+  })
+})
+
+describe("the host's in-process MCP server", () => {
+  test("its tool is mcp__<server>__<tool>, called through mcp_message", async () => {
+    const { createSdkMcpServer, tool } = await import("@anthropic-ai/claude-agent-sdk")
+    const { z } = await import("zod")
+    const calls: Array<{ a: number; b: number }> = []
+    const calc = createSdkMcpServer({
+      name: "calc",
+      version: "1.0.0",
+      tools: [tool("add", "Add two numbers", { a: z.number(), b: z.number() }, async ({ a, b }) => (calls.push({ a, b }), { content: [{ type: "text", text: String(a + b) }] }))],
+    })
+    const root = project({})
+    const { env, server } = model([{ tool_calls: [{ name: "mcp__calc__add", arguments: { a: 2, b: 40 }, id: "m1" }] }, { text: "42" }])
+    const messages = await collect(query({ prompt: "add", options: { ...base(root, env), mcpServers: { calc }, allowedTools: ["mcp__calc__add"] } }))
+    expect(calls).toEqual([{ a: 2, b: 40 }])
+    expect(JSON.stringify(server.requests[0]!.body.tools)).toContain("mcp__calc__add")
+    const toolResult = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.tool_use_id === "m1") as any
+    expect(String(toolResult.content)).toContain("42")
+    expect(resultOf(messages).subtype).toBe("success")
+  })
+})
