@@ -7,6 +7,7 @@ import { loadBuiltinTool, loadBuiltinTools } from "../tools/builtin.ts"
 import { VERSION } from "../version.ts"
 import { parseGlobal, UsageError } from "./args.ts"
 import { EXIT } from "./exit-codes.ts"
+import { isPrintInvocation } from "../host/print-flags.ts"
 import { GLOBAL_HELP } from "./help-text.ts"
 import { processIO, type CliIO } from "./output.ts"
 import { parseToolArgs, toolCommand } from "./tool-command.ts"
@@ -32,6 +33,11 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
     if (global.version && command === undefined) {
       io.out(`anvil ${VERSION}\n`)
       return 0
+    }
+    // Claude Code's print-mode flags and no subcommand: the Agent SDK (or a script written for `claude -p`) drives anvil.
+    if ((command === undefined || command.startsWith("-")) && !global.help && isPrintInvocation(global.rest)) {
+      const { sdkHostCommand } = await import("../host/sdk-host.ts")
+      return await sdkHostCommand(global.rest, io, global.root, await loadBuiltinTools())
     }
     // `anvil help COMMAND` is `anvil COMMAND --help`; `anvil help` the overview.
     if (command === "help") return rest[0] === undefined || rest[0] === "help" ? help(io, GLOBAL_HELP) : await dispatch([rest[0], "--help"], io)

@@ -1,4 +1,5 @@
 import { Deferred, Effect } from "effect"
+import { randomUUID } from "node:crypto"
 import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
 import type { TurnResult } from "../agent/events.ts"
 import { makeClaudeStream, startFailureResult, type ClaudeStream } from "../cli/claude-stream.ts"
@@ -47,6 +48,10 @@ const forHost = (message: Json): Json => {
         : block,
     )
     return { ...message, message: { ...message.message, content } }
+  }
+  if (message.type === "result" && message.reason === "permission_denied") {
+    // Claude Code lists denials without failing the turn: a program reads them from permission_denials.
+    return forHost({ ...message, subtype: "success", is_error: false, reason: "completed_with_denials" })
   }
   if (message.type === "result" && Array.isArray(message.permission_denials)) {
     const denials = message.permission_denials.map((d) =>
@@ -182,7 +187,11 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       allTools: [...tools, ...(await sdkMcpTools(initialize, channel, onProblem))],
       allow: flags.allowed,
       onAsk: ask,
-      configOverrides: flags.disallowed.length > 0 ? { permission: denyRules(flags) } : {},
+      configOverrides: {
+        ...(flags.disallowed.length > 0 ? { permission: denyRules(flags) } : {}),
+        // A host that answers permission requests decides about every asking call, sandboxed commands included.
+        ...(flags.promptToolStdio ? { sandbox: { auto_allow: false } } : {}),
+      },
       plugins: { onProblem },
       hooks: hooks.entries,
       systemPrompt,
@@ -207,6 +216,27 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     if (flags.ignored.length > 0) stream.system("ignored_flags", { flags: flags.ignored, message: `accepted but not acted on: ${flags.ignored.join(", ")}` })
     if (hooks.has("SessionStart")) await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })
     return opened
+  }
+
+  // --include-partial-messages: the model's text as it streams, in the Anthropic stream-event shapes the SDK passes on.
+  let partialOpen = false
+  const streamEvent = (event: Json) => {
+    if (!flags.includePartialMessages || !session) return
+    line({ type: "stream_event", event, parent_tool_use_id: null, session_id: session.id, uuid: randomUUID() })
+  }
+  const partial = (text: string) => {
+    if (!partialOpen) {
+      partialOpen = true
+      streamEvent({ type: "message_start", message: { role: "assistant", content: [] } })
+      streamEvent({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } })
+    }
+    streamEvent({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })
+  }
+  const partialEnd = () => {
+    if (!partialOpen) return
+    partialOpen = false
+    streamEvent({ type: "content_block_stop", index: 0 })
+    streamEvent({ type: "message_stop" })
   }
 
   const turn = async (text: string): Promise<void> => {
@@ -247,7 +277,11 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         cancelled: Deferred.await(cancel),
         emit: (event) => {
           if (event.type === "error") io.err(`anvil: ${event.message}\n`)
-          else stream!.event(event)
+          else if (event.type === "text_delta") partial(event.text)
+          else {
+            if (event.type === "assistant") partialEnd()
+            stream!.event(event)
+          }
         },
       })
     } finally {
@@ -256,7 +290,9 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     }
     if (hooks?.has("Stop")) await hooks.call("Stop", { stop_hook_active: false, last_assistant_message: result.answer })
     stream!.result(result, signals.signal)
-    code = exitCodeOf(result, signals.signal)
+    // Each result says how its turn went; the process itself fails only when a session could not start or a signal ended it
+    // (the SDK treats a non-zero exit as the whole query failing).
+    if (signals.signal !== undefined) code = exitCodeOf(result, signals.signal)
   }
 
   const handleControl = async (message: Json): Promise<void> => {

@@ -140,6 +140,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
               if ((options.allow ?? []).some((rule) => namesCommand(rule, request.tool.name, subjects))) return { allowed: true } as const
               const answer = yield* onAsk({ ...request, subjects, unconfined: true })
               if (answer === true || answer === "once" || answer === "session" || answer === "always") return { allowed: true } as const
+              if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params } as const
               if (typeof answer === "object") return { allowed: false, reason: answer.deny } as const
               return { allowed: false, reason: `The user did not approve running this command outside the sandbox${what}.` } as const
             }

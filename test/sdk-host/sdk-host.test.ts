@@ -41,7 +41,9 @@ describe("the Claude Agent SDK drives anvil", () => {
   test("a plain answer: system/init, assistant, result with the session id", async () => {
     const root = project({})
     const { env } = model([{ text: "Hello from anvil." }])
-    const messages = await collect(query({ prompt: "say hello", options: base(root, env) }))
+    const messages = await collect(query({ prompt: "say hello", options: { ...base(root, env), includePartialMessages: true } }))
+    const deltas = messages.flatMap((m: any) => (m.type === "stream_event" && m.event.type === "content_block_delta" ? [m.event.delta.text] : []))
+    expect(deltas.join("")).toBe("Hello from anvil.")
     const init = messages.find((m) => m.type === "system" && m.subtype === "init") as Extract<SDKMessage, { type: "system"; subtype: "init" }>
     expect(init).toBeDefined()
     expect(init.tools).toContain("Bash")
