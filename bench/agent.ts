@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { toolResults } from "../test/support/anvil-cli.ts"
 import type { FakeServer, FakeTurn } from "../test/support/fake-model.ts"
 import { fakeOpenAI } from "../test/support/fake-openai.ts"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
@@ -82,7 +83,7 @@ export const agent: BenchGroup = {
     let tools: number
     try {
       const events = await run(ctx, dir, loopServer, ["go"])
-      const toolTimes = events.filter((e) => e.type === "tool_result").map((e) => Number(e.envelope.stats.time_ms ?? 0))
+      const toolTimes = toolResults(events).map((r) => Number(r.envelope?.stats.time_ms ?? 0))
       overhead = median(gaps(loopServer, toolTimes))
       firstBytes = loopServer.requests[0]!.bytes
       tools = (events[0]?.tools as Array<string> | undefined)?.length ?? 0
@@ -109,7 +110,7 @@ export const agent: BenchGroup = {
     let observed: number
     try {
       const events = await run(ctx, dir, readServer, ["read page.txt"])
-      const result = events.find((e) => e.type === "tool_result")
+      const result = toolResults(events)[0]
       observed = new TextEncoder().encode(String(result?.envelope.text ?? "")).length
       added = readServer.requests[1]!.bytes - readServer.requests[0]!.bytes
     } finally {

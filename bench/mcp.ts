@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { jsonLines, toolResults } from "../test/support/anvil-cli.ts"
 import type { FakeServer, FakeTurn } from "../test/support/fake-model.ts"
 import { fakeOpenAI } from "../test/support/fake-openai.ts"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
@@ -99,12 +100,9 @@ export const mcp: BenchGroup = {
     let anvilCall: number
     try {
       const out = await anvilRun(ctx, callDir, server, "go")
-      const times = out
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => JSON.parse(l))
-        .filter((e) => e.type === "tool_result" && e.envelope.status === "success")
-        .map((e) => Number(e.envelope.stats.time_ms))
+      const times = toolResults(jsonLines(out))
+        .filter((r) => r.envelope?.status === "success")
+        .map((r) => Number(r.envelope.stats.time_ms))
       // The first call also waits for the server to start; the rest are steady state.
       anvilCall = median(times.slice(1))
     } finally {
