@@ -3,12 +3,12 @@ import { dlopen, FFIType } from "bun:ffi"
 /**
  * Advisory whole-file locks (flock(2)) through libc, so two anvil processes
  * changing one file take turns. A lock belongs to the open file description:
- * closing the descriptor, or the process dying, releases it.
+ * closing the descriptor, or the process dying, releases it. Without a libc
+ * flock (an unusual platform) locking is skipped.
  */
 
 const LOCK_EX = 2
 const LOCK_NB = 4
-const LOCK_UN = 8
 
 type FlockFn = (fd: number, op: number) => number
 
@@ -38,9 +38,6 @@ export class LockBusy extends Error {
   readonly _tag = "LockBusy"
 }
 
-/** Whether locking works here (false: no libc flock, e.g. an unusual platform; locking is then skipped). */
-export const locksAvailable = (): boolean => flock() !== undefined
-
 /**
  * Takes an exclusive lock on `fd`, polling without blocking the thread for
  * longer than a few milliseconds at a time; throws LockBusy after `waitMs`.
@@ -61,9 +58,4 @@ export const lockExclusive = (fd: number, waitMs = 10_000): void => {
 export const tryLockExclusive = (fd: number): boolean => {
   const f = flock()
   return f === undefined ? true : f(fd, LOCK_EX | LOCK_NB) === 0
-}
-
-/** Releases a lock taken on `fd` (closing it does too). */
-export const unlock = (fd: number): void => {
-  flock()?.(fd, LOCK_UN)
 }

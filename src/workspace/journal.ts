@@ -304,12 +304,3 @@ export const recoverJournals = (dir: string, root: string, contains: Contains): 
   return { restored, removedTemps, ignored }
 }
 
-/** Makes sure a journal file can be renamed away by tests (exported for them). */
-export const journalFiles = (dir: string): Array<string> => {
-  try {
-    return readdirSync(dir).filter((n) => JOURNAL_NAME.test(n))
-  } catch {
-    return []
-  }
-}
-
