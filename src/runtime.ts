@@ -137,7 +137,8 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
           const { status } = yield* Sandbox
           return Permissions.layer(options.onAsk ?? (() => Effect.succeed(true)), {
             ...options.permissions,
-            sandbox: { confining: status.confining, autoAllow: status.settings.autoAllow },
+            // A getter: reading `confining` probes for bubblewrap, which only a command needs.
+            sandbox: { get confining() { return status.confining }, autoAllow: status.settings.autoAllow },
           })
         }),
       ).pipe(Layer.provide(Layer.mergeAll(config, workspace, sandbox)))

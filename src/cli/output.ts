@@ -1,7 +1,6 @@
 import type { FileSink } from "bun"
 import type { Layer } from "effect"
 import { fstatSync } from "node:fs"
-import { isatty } from "node:tty"
 import { UserTerminal } from "../terminal/user-terminal.ts"
 
 /** Where the CLI writes: stdout for results, stderr for diagnostics. Injected so tests can capture both. */
@@ -24,6 +23,19 @@ export interface CliIO {
   readonly terminal?: Layer.Layer<UserTerminal>
   /** Waits until everything written has reached its destination (called before the process exits). */
   readonly flush?: () => Promise<void>
+}
+
+/**
+ * isatty(fd), loading node:tty (and with it Node's streams, ~4 ms of start-up) only for a character
+ * device: a pipe, a file or a closed descriptor is no terminal.
+ */
+const isTerminal = (fd: number): boolean => {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false
+  } catch {
+    return false
+  }
+  return (require("node:tty") as typeof import("node:tty")).isatty(fd)
 }
 
 /**
@@ -70,7 +82,7 @@ export const processIO = (): CliIO => {
     env: process.env,
     // Prompts go to stderr so stdout keeps only the envelope; interactive when stdin and stderr are TTYs.
     // isatty first: touching process.stdin/stderr creates their streams, which a non-interactive call never needs.
-    ...(isatty(0) && isatty(2) ? { terminal: UserTerminal.fromStreams(process.stdin, process.stderr) } : {}),
+    ...(isTerminal(0) && isTerminal(2) ? { terminal: UserTerminal.fromStreams(process.stdin, process.stderr) } : {}),
     flush: async () => {
       await settle(out, "out")
       await settle(err, "err")
@@ -90,7 +102,7 @@ export const guardNodeStreams = (): void => {
 }
 
 const readPiped = async (waitMs: number): Promise<string | "silent" | undefined> => {
-  if (isatty(0)) return undefined
+  if (isTerminal(0)) return undefined
   try {
     const st = fstatSync(0)
     if (st.isCharacterDevice()) return undefined

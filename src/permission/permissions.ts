@@ -53,7 +53,10 @@ export const configuredLevel = (config: Config["Service"], tool: Tool): Permissi
 export interface PermissionsOptions {
   /** Approvals given up front (`--allow`). */
   readonly allow?: ReadonlyArray<AllowRule>
-  /** The command sandbox: whether it confines commands, and whether confined calls are approved without asking (`sandbox.auto_allow`). */
+  /**
+   * The command sandbox: whether it confines commands, and whether confined calls are approved without asking
+   * (`sandbox.auto_allow`). `confining` may be a getter that probes the machine, so it is read last.
+   */
   readonly sandbox?: { readonly confining: boolean; readonly autoAllow: boolean }
 }
 
@@ -124,7 +127,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
         const sandbox = options.sandbox
         /** The tool's own default level; a confined call of an asking tool is allowed with sandbox.auto_allow. */
         const defaultLevel = (tool: Tool, params: unknown): PermissionLevel =>
-          sandbox?.confining && sandbox.autoAllow && tool.sandboxedCall?.(params) === true && tool.permission === "ask" ? "allow" : (tool.permission ?? "allow")
+          tool.permission === "ask" && sandbox?.autoAllow && tool.sandboxedCall?.(params) === true && sandbox.confining ? "allow" : (tool.permission ?? "allow")
         const levelOf = (tool: Tool, params: unknown) => levelFor(toolRules(permission(), tool.name), defaultLevel(tool, params), subjectsFor(tool, params))
 
         const check = (request: PermissionRequest): Effect.Effect<PermissionDecision> =>
@@ -135,7 +138,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             if (level === "deny") {
               return { allowed: false, reason: `The '${request.tool.name}' call${what} is denied by the permission settings.` } as const
             }
-            if (sandbox?.confining && request.tool.sandboxedCall?.(request.params) === false) {
+            if (request.tool.sandboxedCall?.(request.params) === false && sandbox?.confining) {
               // Leaving the sandbox: a person decides, whatever the rules say.
               if ((options.allow ?? []).some((rule) => namesCommand(rule, request.tool.name, subjects))) return { allowed: true } as const
               const answer = yield* onAsk({ ...request, subjects, unconfined: true })

@@ -2,8 +2,7 @@ import { spawn } from "node:child_process"
 import { connect, createServer, type Socket } from "node:net"
 import { pipeBoth } from "./proxy.ts"
 
-/** The hidden command the sandbox starts inside itself when the network goes through anvil's proxy. */
-export const RELAY_COMMAND = "__sandbox-relay"
+import { RELAY_COMMAND } from "./relay-command.ts"
 
 const LOOPBACK = ["localhost", "127.0.0.1", "::1"]
 

@@ -7,8 +7,8 @@ import { bwrapArgs } from "./bwrap-args.ts"
 import { diagnose, type SandboxRefusal } from "./diagnose.ts"
 import { buildPolicy, type SandboxFacts, type SandboxPolicy, type StandIn } from "./policy.ts"
 import { probeSandbox, type SandboxSupport } from "./probe.ts"
-import { startProxy, type SandboxProxy } from "./proxy.ts"
-import { RELAY_COMMAND } from "./relay.ts"
+import type { SandboxProxy } from "./proxy.ts"
+import { RELAY_COMMAND } from "./relay-command.ts"
 import { hostAllowed, type SandboxSettings } from "./settings.ts"
 
 /** What the command sandbox does in this session. */
@@ -107,10 +107,23 @@ const removeStandIn = (s: StandIn, created: boolean) => {
 
 export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; close: () => Promise<void> } => {
   const { settings } = options
-  const support: SandboxSupport = settings.mode === "off" ? { available: false, reason: "sandbox.mode is off", fix: "" } : probeSandbox(options.env)
-  const confining = settings.mode !== "off" && support.available
-  const warning = settings.mode !== "off" ? unavailableWarning(support) : undefined
-  const status: SandboxStatus = { settings, support, confining, ...(warning ? { warning } : {}) }
+  // Probed on first use, not when the session starts: the probe starts bubblewrap (about 10 ms of
+  // CPU), which a call that runs no command (`anvil tool read`) should not pay.
+  let probed: SandboxSupport | undefined
+  const probe = (): SandboxSupport =>
+    (probed ??= settings.mode === "off" ? { available: false, reason: "sandbox.mode is off", fix: "" } : probeSandbox(options.env))
+  const status: SandboxStatus = {
+    settings,
+    get support() {
+      return probe()
+    },
+    get confining() {
+      return settings.mode !== "off" && probe().available
+    },
+    get warning() {
+      return settings.mode !== "off" ? unavailableWarning(probe()) : undefined
+    },
+  }
   const home = options.env.HOME
   let sessionTmp: string | undefined
   let proxy: Promise<SandboxProxy> | undefined
@@ -131,7 +144,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
     configHome: options.env.XDG_CONFIG_HOME,
     sessionTmp: tmp(),
   })
-  const policy = () => (confining ? buildPolicy(settings, facts()) : undefined)
+  const policy = () => (status.confining ? buildPolicy(settings, facts()) : undefined)
 
   const gate = async (host: string): Promise<boolean> => {
     const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
@@ -158,15 +171,17 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
     Effect.gen(function* () {
       const plain: WrappedCommand = { confined: false, finish: () => Effect.succeed([]) }
       if (settings.mode === "off" || request.unconfined) return plain
+      const support = probe()
       if (!support.available) {
-        if (settings.require) return yield* new SandboxUnavailableError({ message: `${warning} (sandbox.require is on, so the command was not run)` })
+        if (settings.require) return yield* new SandboxUnavailableError({ message: `${status.warning} (sandbox.require is on, so the command was not run)` })
         return plain
       }
       const p = buildPolicy(settings, facts())!
       const temp = p.writable[0]!
       let socketPath: string | undefined
       if (settings.network.kind === "hosts") {
-        if (!proxy) proxy = startProxy(join(temp, "proxy.sock"), gate)
+        // Imported when first needed: node:net costs every session's start-up otherwise.
+        if (!proxy) proxy = import("./proxy.ts").then(({ startProxy }) => startProxy(join(temp, "proxy.sock"), gate))
         const running = yield* Effect.promise(() => proxy!.then((x) => x as SandboxProxy | Error, (e: Error) => e))
         if (running instanceof Error) return yield* new SandboxUnavailableError({ message: `anvil's network proxy could not start: ${running.message}` })
         socketPath = running.socketPath

@@ -1,5 +1,5 @@
 import { type Cause, Context, Effect, Layer, Queue, type Scope } from "effect"
-import * as readline from "node:readline"
+import type * as Readline from "node:readline"
 
 /** One key press. */
 export interface TerminalKey {
@@ -78,9 +78,11 @@ export class UserTerminal extends Context.Service<UserTerminal, UserTerminalShap
           write: (text) => Effect.sync(() => void output.write(text)),
           keys: Effect.gen(function* () {
             const queue = yield* Queue.make<TerminalKey, Cause.Done>()
+            // Loaded here: node:readline is only needed once a person is asked something.
+            const readline = require("node:readline") as typeof Readline
             const rl = readline.createInterface({ input, escapeCodeTimeout: 50 })
             readline.emitKeypressEvents(input, rl)
-            const onKey = (text: string | undefined, key: readline.Key | undefined) => {
+            const onKey = (text: string | undefined, key: Readline.Key | undefined) => {
               Queue.offerUnsafe(queue, { name: key?.name ?? "", text: key?.ctrl || key?.meta ? "" : (text ?? ""), ctrl: key?.ctrl === true })
             }
             const onEnd = () => Queue.endUnsafe(queue)
