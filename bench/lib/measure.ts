@@ -23,6 +23,10 @@ export interface Measurement {
   readonly samples: ReadonlyArray<number>
   readonly medianMs: number
   readonly minMs: number
+  /** CPU time (user + system, from the child's rusage) of each timed run, in milliseconds. */
+  readonly cpuSamples: ReadonlyArray<number>
+  /** The median CPU time: on a loaded machine a steadier figure than the wall time. */
+  readonly medianCpuMs: number
   /** The largest peak RSS over all timed runs, in bytes. */
   readonly peakRssBytes: number
 }
@@ -37,7 +41,7 @@ export const median = (values: ReadonlyArray<number>): number => {
 export const runOnce = async (
   argv: ReadonlyArray<string>,
   options: Omit<MeasureOptions, "runs" | "warmup"> = {},
-): Promise<{ ms: number; rss: number; exitCode: number }> => {
+): Promise<{ ms: number; cpuMs: number; rss: number; exitCode: number }> => {
   const started = performance.now()
   const child = Bun.spawn([...argv], {
     cwd: options.cwd,
@@ -48,7 +52,9 @@ export const runOnce = async (
   })
   const exitCode = await child.exited
   const ms = performance.now() - started
-  return { ms, rss: child.resourceUsage()?.maxRSS ?? 0, exitCode }
+  const usage = child.resourceUsage()
+  const cpuMs = usage ? Number(usage.cpuTime.user + usage.cpuTime.system) / 1000 : 0
+  return { ms, cpuMs, rss: usage?.maxRSS ?? 0, exitCode }
 }
 
 const GNU_TIME = "/usr/bin/time"
@@ -81,14 +87,16 @@ export const peakRss = async (argv: ReadonlyArray<string>, options: Omit<Measure
 export const measure = async (argv: ReadonlyArray<string>, options: MeasureOptions): Promise<Measurement> => {
   for (let i = 0; i < (options.warmup ?? 2); i++) await runOnce(argv, options)
   const samples: Array<number> = []
+  const cpuSamples: Array<number> = []
   for (let i = 0; i < options.runs; i++) {
     const run = await runOnce(argv, options)
     if (run.exitCode !== 0) throw new Error(`${argv.join(" ")} exited with ${run.exitCode}`)
     samples.push(run.ms)
+    cpuSamples.push(run.cpuMs)
   }
   let peakRssBytes = 0
   for (let i = 0; i < 3; i++) peakRssBytes = Math.max(peakRssBytes, await peakRss(argv, options))
-  return { argv, samples, medianMs: median(samples), minMs: Math.min(...samples), peakRssBytes }
+  return { argv, samples, medianMs: median(samples), minMs: Math.min(...samples), cpuSamples, medianCpuMs: median(cpuSamples), peakRssBytes }
 }
 
 /** One run with stdout captured (to check that a benchmark does what it claims). */
