@@ -2,7 +2,6 @@ import { Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import * as NodeChildProcessSpawner from "@effect/platform-node/NodeChildProcessSpawner"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { Config, ConfigError, type ConfigData, type ConfigShape } from "./config/config.ts"
@@ -13,6 +12,7 @@ import { OutputSettings } from "./output/output-settings.ts"
 import { RetentionLive } from "./output/retention.ts"
 import { SpillStore } from "./output/spill-store.ts"
 import { Permissions, type AskAnswer, type PermissionRequest, type PermissionsOptions } from "./permission/permissions.ts"
+import { lazyChildProcessSpawner } from "./process/lazy-spawner.ts"
 import { ProcessRunner } from "./process/process-runner.ts"
 import { Sandbox, type SandboxOptions, type SandboxShape } from "./sandbox/sandbox.ts"
 import { saveNetworkHost } from "./sandbox/save-host.ts"
@@ -52,7 +52,7 @@ export type ToolServices =
   | Sandbox
 
 /** The platform: file system, paths and child processes from @effect/platform-node. */
-export const PlatformLive = NodeChildProcessSpawner.layer.pipe(
+export const PlatformLive = lazyChildProcessSpawner.pipe(
   Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)),
 )
 

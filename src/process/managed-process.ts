@@ -1,7 +1,7 @@
 import { Data, Effect, type Scope } from "effect"
 import { accessSync, constants } from "node:fs"
 import { randomBytes } from "node:crypto"
-import { Readable, Writable } from "node:stream"
+import type { Readable, Writable } from "node:stream"
 import { registerTree, unregisterTree, updateTree } from "./managed-registry.ts"
 import { MARK_VAR, markValue } from "./process-table.ts"
 import { endTree } from "./process-tree.ts"
@@ -134,9 +134,12 @@ export const locateProgram = (file: string, env: Readonly<Record<string, string>
 
 const signalName = (s: number | string | null): string | null => (s === null ? null : typeof s === "string" ? s : `signal ${s}`)
 
+/** node:stream, loaded by the few callers that want Node streams (MCP, LSP), not at every start-up. */
+const nodeStream = () => require("node:stream") as typeof import("node:stream")
+
 /** A Node Writable over Bun's FileSink, honouring its backpressure. */
 const writableOf = (sink: Bun.FileSink): Writable =>
-  new Writable({
+  new (nodeStream().Writable)({
     write(chunk: Uint8Array, _encoding, callback) {
       try {
         sink.write(chunk)
@@ -232,8 +235,8 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
       )),
     nodeStreams: () => ({
       ...(stdin ? { stdin: writableOf(stdin) } : {}),
-      ...(stdout ? { stdout: Readable.fromWeb(stdout as import("node:stream/web").ReadableStream<Uint8Array>) } : {}),
-      ...(stderr ? { stderr: Readable.fromWeb(stderr as import("node:stream/web").ReadableStream<Uint8Array>) } : {}),
+      ...(stdout ? { stdout: nodeStream().Readable.fromWeb(stdout as import("node:stream/web").ReadableStream<Uint8Array>) } : {}),
+      ...(stderr ? { stderr: nodeStream().Readable.fromWeb(stderr as import("node:stream/web").ReadableStream<Uint8Array>) } : {}),
     }),
   }
 }

@@ -2,7 +2,6 @@ import { Context, Effect, Layer, Option } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import type { PlatformError } from "effect/PlatformError"
 import { constants, openSync, readdirSync, statSync } from "node:fs"
-import { stat } from "node:fs/promises"
 import { closeQuietly, fdPath, readStillAt, realOfFd } from "./checked-fs.ts"
 
 /**
@@ -82,6 +81,8 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
       paths.length <= SYNC_STATS
         ? Effect.sync(() => paths.map(mtimeOf))
         : Effect.promise(async () => {
+            // Imported here: node:fs/promises costs every start-up a few milliseconds otherwise.
+            const { stat } = await import("node:fs/promises")
             const out = new Array<number>(paths.length).fill(0)
             let next = 0
             const lane = async () => {

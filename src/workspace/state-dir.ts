@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto"
 import { lstatSync, mkdirSync, realpathSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
@@ -26,7 +25,7 @@ const realOr = (p: string): string => {
 /** The private per-project folder in the user's cache (`$XDG_CACHE_HOME/anvil/projects/<hash>`). */
 export const privateStateDir = (root: string, env: Env = process.env): string => {
   const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith("/") ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), ".cache")
-  return join(cache, "anvil", "projects", createHash("sha256").update(realOr(root)).digest("hex").slice(0, 16))
+  return join(cache, "anvil", "projects", new Bun.CryptoHasher("sha256").update(realOr(root)).digest("hex").slice(0, 16))
 }
 
 type Kind = "missing" | "folder" | "other"
