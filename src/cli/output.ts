@@ -1,6 +1,6 @@
 import type { FileSink } from "bun"
 import type { Layer } from "effect"
-import { fstatSync } from "node:fs"
+import { fstatSync, statSync } from "node:fs"
 import { UserTerminal } from "../terminal/user-terminal.ts"
 
 /** Where the CLI writes: stdout for results, stderr for diagnostics. Injected so tests can capture both. */
@@ -27,11 +27,12 @@ export interface CliIO {
 
 /**
  * isatty(fd), loading node:tty (and with it Node's streams, ~4 ms of start-up) only for a character
- * device: a pipe, a file or a closed descriptor is no terminal.
+ * device other than /dev/null: a pipe, a file, /dev/null or a closed descriptor is no terminal.
  */
 const isTerminal = (fd: number): boolean => {
   try {
-    if (!fstatSync(fd).isCharacterDevice()) return false
+    const st = fstatSync(fd)
+    if (!st.isCharacterDevice() || st.rdev === statSync("/dev/null").rdev) return false
   } catch {
     return false
   }
