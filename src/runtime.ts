@@ -9,7 +9,7 @@ import { GitFs } from "./git/git-fs.ts"
 import { Lsp } from "./lsp/service.ts"
 import { HttpClient } from "./net/http-client.ts"
 import { OutputSettings } from "./output/output-settings.ts"
-import { RetentionLive } from "./output/retention.ts"
+import { RetentionLive, RetentionOnSpill } from "./output/retention.ts"
 import { SpillStore } from "./output/spill-store.ts"
 import { Permissions, type AskAnswer, type PermissionRequest, type PermissionsOptions } from "./permission/permissions.ts"
 import { lazyChildProcessSpawner } from "./process/lazy-spawner.ts"
@@ -95,6 +95,11 @@ export interface RuntimeOptions {
   }) => Promise<ReadonlyArray<Tool>>
   /** The command sandbox: `--sandbox MODE`, and who approves a host outside sandbox.network (chat). */
   readonly sandbox?: { readonly modeFlag?: string | undefined; readonly askHost?: SandboxOptions["askHost"] }
+  /**
+   * When expired spill files are swept: "session" (default) at start and every hour while the runtime lives;
+   * "on-spill" after the first spill only (a one-call process, where a sweep at start would slow every call).
+   */
+  readonly retention?: "session" | "on-spill"
   /** Runs the task tool's subagents (agent sessions). Default: none (task fails cleanly). Built with the other services. */
   readonly subagents?: Layer.Layer<SubagentRunner, never, Exclude<ToolServices, SubagentRunner>>
 }
@@ -129,7 +134,9 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
           })
         }),
       ).pipe(Layer.provide(Layer.merge(output, config)))
-      const spill = SpillStore.layer.pipe(Layer.provide(output))
+      const store = SpillStore.layer.pipe(Layer.provide(output))
+      const onSpill = options.retention === "on-spill"
+      const spill = onSpill ? RetentionOnSpill.pipe(Layer.provide(Layer.merge(store, output))) : store
       const sessionInfo = options.session ?? { id: "cli", interactive: false }
       const sandbox = sandboxLayer(root, options, sessionInfo.id).pipe(Layer.provide(config))
       const permissions = Layer.unwrap(
@@ -164,7 +171,7 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
         permissions,
         session,
         ledger,
-        RetentionLive.pipe(Layer.provide(output)),
+        onSpill ? Layer.empty : RetentionLive.pipe(Layer.provide(output)),
         HttpClient.layer,
         GitFs.layer,
         ProcessRunner.layer,

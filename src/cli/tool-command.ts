@@ -94,6 +94,7 @@ export const toolCommand = async (
         env: io.env,
         root,
         tools,
+        retention: "on-spill",
         ...(prepareTools ? { prepareTools } : {}),
         ...(toolSources ? { toolSources } : {}),
         ...(io.terminal ? { terminal: io.terminal } : {}),

@@ -4,8 +4,8 @@ import * as TestClock from "effect/testing/TestClock"
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { OutputSettings } from "../../src/output/output-settings.ts"
-import { RetentionLive, sweepSpills } from "../../src/output/retention.ts"
-import { spillStamp } from "../../src/output/spill-store.ts"
+import { RetentionLive, RetentionOnSpill, sweepSpills } from "../../src/output/retention.ts"
+import { SpillStore, spillStamp } from "../../src/output/spill-store.ts"
 import { PlatformLive } from "../../src/runtime.ts"
 import { tempDir } from "../support/harness.ts"
 
@@ -60,6 +60,24 @@ describe("retention (spec 002 §4)", () => {
           }),
         )
       }).pipe(Effect.provide(Layer.merge(PlatformLive, TestClock.layer()))),
+    )
+  })
+
+  test("on-spill retention (anvil tool) sweeps nothing at start, then once after the first spill", async () => {
+    const dir = tempDir()
+    mkdirSync(dir, { recursive: true })
+    const old = file(dir, "tool_20260101_000000_Grep.json", 10 * DAY)
+    const settings = Layer.succeed(OutputSettings, { maxLines: 2000, maxBytes: 51200, direction: "head", dir, retentionDays: 7 })
+    const store = RetentionOnSpill.pipe(Layer.provide(Layer.merge(SpillStore.layer.pipe(Layer.provide(settings)), settings)))
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW)
+        const spills = yield* SpillStore
+        expect(existsSync(old)).toBe(true)
+        const { json } = yield* spills.spill("Read", "{}")
+        expect(existsSync(json)).toBe(true)
+        expect(existsSync(old)).toBe(false)
+      }).pipe(Effect.provide(store), Effect.provide(Layer.merge(PlatformLive, TestClock.layer()))),
     )
   })
 
