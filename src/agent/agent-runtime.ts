@@ -1,7 +1,9 @@
 import { Context, Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { Config, type ConfigShape } from "../config/config.ts"
+import type { ConfigWarning } from "../config/check.ts"
+import { Config, ConfigStrictError, type ConfigShape } from "../config/config.ts"
+import { AGENT_DEFAULTS } from "../config/sections/agent.ts"
 import { ModelHttp } from "../llm/http.ts"
 import type { LanguageModelShape, Usage } from "../llm/model.ts"
 import { resolveModel } from "../llm/resolve-model.ts"
@@ -45,12 +47,20 @@ export const bootAgent = (input: {
   readonly model?: LanguageModelShape | undefined
   /** Settings that win over the files (command-line options). */
   readonly configOverrides?: Record<string, unknown>
+  /** Told about anvil.json's warnings as soon as the files are read, before the model is resolved. */
+  readonly onConfigWarnings?: ((warnings: ReadonlyArray<ConfigWarning>) => void) | undefined
+  /** `--strict`: configuration warnings stop the start (a ConfigStrictError). */
+  readonly strict?: boolean | undefined
 }) =>
   Effect.gen(function* () {
     const path = yield* Path
     const fs = yield* FileSystem
     const root = yield* projectRootOf(input.cwd, input.root ?? input.env.ANVIL_ROOT)
     const config = yield* Config.load({ root, env: input.env, ...(input.configOverrides ? { overrides: input.configOverrides } : {}) })
+    if (config.warnings.length > 0) {
+      input.onConfigWarnings?.(config.warnings)
+      if (input.strict) return yield* new ConfigStrictError({ count: config.warnings.length })
+    }
     const http = input.http ?? (yield* ModelHttp)
     const model = input.model ?? (yield* resolveModel({ config, root, http, flag: input.modelFlag }))
     const agentsMd = yield* fs.readFileString(path.join(root, "AGENTS.md")).pipe(Effect.orElseSucceed(() => ""))
@@ -114,7 +124,7 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
     Effect.gen(function* () {
       const services = yield* Effect.context<Exclude<ToolServices, SubagentRunner>>()
       const config = Context.get(services, Config)
-      const maxSteps = config.get("subagent_max_steps", 30)
+      const maxSteps = config.get("subagent_max_steps", AGENT_DEFAULTS.subagent_max_steps)
       let counter = 0
       const agents = ["explore"]
       return {

@@ -1,4 +1,8 @@
 import { Effect, Exit, type Layer, ManagedRuntime, Scope } from "effect"
+import type { ConfigWarning } from "../config/check.ts"
+import { ConfigStrictError } from "../config/config.ts"
+import { AGENT_DEFAULTS } from "../config/sections/agent.ts"
+import { DEFAULT_COMPACTION } from "./compaction.ts"
 import { ModelError, type LanguageModelShape } from "../llm/model.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
 import type { AllowRule } from "../permission/rules.ts"
@@ -94,6 +98,10 @@ export interface AgentSessionOptions {
     readonly onEvent?: (event: McpEvent) => void
     readonly extraSources?: ReadonlyArray<ServerSource>
   }
+  /** Told about anvil.json's warnings (unknown keys, wrong types) before anything else starts. */
+  readonly onConfigWarnings?: (warnings: ReadonlyArray<ConfigWarning>) => void
+  /** `--strict`: configuration warnings are an AgentSetupError. */
+  readonly strict?: boolean
 }
 
 /** An agent conversation bound to a session file: run turns, then dispose. */
@@ -125,7 +133,6 @@ export interface AgentSession {
   readonly dispose: () => Promise<void>
 }
 
-const DEFAULT_MAX_STEPS = 50
 const DAY_MS = 24 * 60 * 60 * 1000
 
 /** Reads the session to continue (--session ID, or the last one with an answer); a problem is a setup error. */
@@ -160,12 +167,14 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
         modelFlag,
         model: options.model,
         ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
+        onConfigWarnings: options.onConfigWarnings,
+        strict: options.strict,
       }),
     )
     if (Exit.isSuccess(exit)) return exit.value
     const failure = exit.cause.reasons.find((r) => r._tag === "Fail") as { error?: unknown } | undefined
     const error = failure?.error
-    if (error instanceof ModelError) throw new AgentSetupError(error.message)
+    if (error instanceof ModelError || error instanceof ConfigStrictError) throw new AgentSetupError(error.message)
     if (error instanceof Error) throw error
     throw new Error(String(error ?? exit.cause))
   }
@@ -282,12 +291,12 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
   }
 
   const config = boot.config
-  const maxSteps = options.maxSteps ?? config.get("max_steps", DEFAULT_MAX_STEPS)
+  const maxSteps = options.maxSteps ?? config.get("max_steps", AGENT_DEFAULTS.max_steps)
   const verifyCommand = options.verify === false ? "" : (options.verify ?? config.get("verify", ""))
-  const verifyTimeout = config.get("verify_timeout_ms", 600_000)
+  const verifyTimeout = config.get("verify_timeout_ms", AGENT_DEFAULTS.verify_timeout_ms)
   const compaction = {
-    threshold: config.get("compaction.threshold", 0.8),
-    keepFraction: config.get("compaction.keep_fraction", 0.3),
+    threshold: config.get("compaction.threshold", DEFAULT_COMPACTION.threshold),
+    keepFraction: config.get("compaction.keep_fraction", DEFAULT_COMPACTION.keepFraction),
   }
   const conversation: Conversation = { items }
   const sessionEvent = { sessionId: writer.id, root: boot.root }
@@ -335,7 +344,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
                   Effect.provide(ProcessRunner.layer),
                   Effect.provideService(Sandbox, sandbox),
                 ),
-                maxAttempts: config.get("verify_attempts", 2),
+                maxAttempts: config.get("verify_attempts", AGENT_DEFAULTS.verify_attempts),
               },
             }
           : {}),

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { collectTurn, type LanguageModelShape, type Usage } from "../llm/model.ts"
 import { filesTouched, latestTodos } from "./file-changes.ts"
 import type { HistoryItem, SummaryItem } from "./history.ts"
+import { AGENT_DEFAULTS } from "../config/sections/agent.ts"
 
 export interface CompactionSettings {
   /** Compact when the request would use more than this fraction of the context window. */
@@ -10,7 +11,10 @@ export interface CompactionSettings {
   readonly keepFraction: number
 }
 
-export const DEFAULT_COMPACTION: CompactionSettings = { threshold: 0.8, keepFraction: 0.3 }
+export const DEFAULT_COMPACTION: CompactionSettings = {
+  threshold: AGENT_DEFAULTS.compaction.threshold,
+  keepFraction: AGENT_DEFAULTS.compaction.keep_fraction,
+}
 
 const itemChars = (item: HistoryItem): number =>
   item.text.length + (item.type === "assistant" ? item.tool_calls.reduce((n, c) => n + c.arguments.length + c.name.length, 0) : 0) + 16

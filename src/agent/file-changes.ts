@@ -1,11 +1,11 @@
 import type { HistoryItem, ToolItem } from "./history.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
 /** The tools whose successful calls change files. */
 const WRITERS = new Set(["write", "edit", "multiedit", "patch"])
 /** The tools whose calls show a file to the model. */
 const READERS = new Set(["read"])
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 const collect = (value: unknown, into: Set<string>) => {
   if (typeof value === "string" && value !== "") into.add(value)

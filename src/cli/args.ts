@@ -6,18 +6,21 @@ export interface GlobalArgs {
   readonly root?: string | undefined
   readonly help: boolean
   readonly version: boolean
+  /** `--strict`: configuration warnings are errors (exit code 2). */
+  readonly strict: boolean
   /** Everything else, in order. */
   readonly rest: ReadonlyArray<string>
 }
 
 /**
  * Pulls the options that are valid anywhere (`--root DIR`, `--root=DIR`,
- * `--help`, `--version`) out of argv. A lone `--` ends option parsing.
+ * `--help`, `--version`, `--strict`) out of argv. A lone `--` ends option parsing.
  */
 export const parseGlobal = (argv: ReadonlyArray<string>): GlobalArgs => {
   let root: string | undefined
   let help = false
   let version = false
+  let strict = false
   const rest: Array<string> = []
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
@@ -34,9 +37,10 @@ export const parseGlobal = (argv: ReadonlyArray<string>): GlobalArgs => {
       if (root === "") throw new UsageError("--root needs a directory")
     } else if (a === "--help" || a === "-h") help = true
     else if (a === "--version" || a === "-V") version = true
+    else if (a === "--strict") strict = true
     else rest.push(a)
   }
-  return { root, help, version, rest }
+  return { root, help, version, strict, rest }
 }
 
 /** A `--key value` flag value: JSON when it parses as JSON (numbers, booleans, arrays, objects), else the string. */

@@ -12,6 +12,7 @@ import { colorEnabled, makeStyle, type Style } from "../terminal/style.ts"
 import { VERSION } from "../version.ts"
 import { parseAgentArgs, sessionOptionsOf } from "./agent-args.ts"
 import { pluginNotices } from "../plugins/plugin-host.ts"
+import { printConfigWarnings } from "./config-warnings.ts"
 import { guardNodeStreams, type CliIO } from "./output.ts"
 import { EXIT_SIGNALS, watchSignals, type ExitSignal } from "./signals.ts"
 import { approvals, terminalOf } from "./run-command.ts"
@@ -68,7 +69,13 @@ const turnLine = (result: TurnResult, style: Style): string => {
  * groups and do not see it). Without a terminal, each line of standard input
  * is one turn.
  */
-export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
+export const chatCommand = async (
+  argv: ReadonlyArray<string>,
+  io: CliIO,
+  root: string | undefined,
+  tools: ReadonlyArray<Tool>,
+  strict = false,
+): Promise<number> => {
   const args = parseAgentArgs(argv, "chat")
   guardNodeStreams()
   const terminal = await terminalOf(io)
@@ -109,6 +116,8 @@ export const chatCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: 
     session = await openAgentSession({
       ...sessionOptionsOf(args, io, root, tools),
       onAsk,
+      strict,
+      onConfigWarnings: (warnings) => printConfigWarnings(io, warnings),
       ...(tty && io.terminal ? { terminal: io.terminal } : {}),
       onSubagentEvent: (parent, event) => printer(event, parent),
       mcp: {

@@ -7,6 +7,8 @@ Usage:
                                                   --input-format stream-json, --model P/M, --yes, --allow RULE,
                                                   --trust-plugins, --continue, --session ID, --max-steps N,
                                                   --timeout SECONDS (see 'anvil run --help')
+  anvil config [--json] | schema                  the effective configuration and where each value came
+                                                  from; 'schema' prints anvil.json's JSON Schema
   anvil mcp [list|tools|resources|prompts|trust]  MCP servers: status, tools, trust (see 'anvil mcp --help')
   anvil plugins [--json]                          list the plugins (user, project) with status, tools, hooks;
                                                   check PATH, trust [NAME], untrust NAME, init NAME
@@ -21,6 +23,7 @@ Usage:
 
 Options (anywhere on the command line):
   --root DIR     the project root (default: nearest folder with .git or anvil.json)
+  --strict       anvil.json's warnings (unknown keys, wrong types) are errors (exit code 2)
   --help, -h     help for anvil or for a command
   --version, -V  print the version
 
@@ -34,7 +37,8 @@ Model: --model provider/model, or ANVIL_MODEL, or "model" in anvil.json, or the 
   ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL for any OpenAI-compatible server),
   LLM_MODEL_ID + LLM_BASE_URL (+ LLM_API_KEY). Local servers: ollama/…, lmstudio/…, vllm/….
 
-Exit codes: 0 success (or a partial tool result), 1 the tool or the model failed, 2 usage error,
+Exit codes: 0 success (or a partial tool result), 1 the tool or the model failed, 2 usage error (or a
+  configuration warning with --strict),
 3 configuration error; 'anvil run' adds 4 denied, 5 verify failed, 6 step limit, 7 repeated failure,
 130/143/129 interrupted (see 'anvil run --help').
 `

@@ -46,7 +46,7 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         // `anvil` alone in a terminal is the chat.
         if (!global.help && process.stdin.isTTY && process.stdout.isTTY) {
           const { chatCommand } = await import("./chat-command.ts")
-          return await chatCommand([], io, global.root, await loadBuiltinTools())
+          return await chatCommand([], io, global.root, await loadBuiltinTools(), global.strict)
         }
         io.out(GLOBAL_HELP)
         return global.help ? 0 : 2
@@ -81,7 +81,7 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
           const fromPlugin = plugins.tools.some((t) => t.name.toLowerCase() === args.name.trim().toLowerCase())
           const base = one || fromPlugin ? tools : await loadBuiltinTools()
           return toolsWithPlugins(base, plugins, (m) => io.err(`anvil: ${m}\n`))
-        })
+        }, undefined, global.strict)
       }
       case "plugins": {
         const { pluginsCommand, PLUGINS_HELP } = await import("./plugins-command.ts")
@@ -91,12 +91,12 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
       case "run": {
         if (global.help) return help(io, (await import("./run-command.ts")).RUN_HELP)
         const { runCommand } = await import("./run-command.ts")
-        return await runCommand(rest, io, global.root, await loadBuiltinTools())
+        return await runCommand(rest, io, global.root, await loadBuiltinTools(), global.strict)
       }
       case "chat": {
         const { chatCommand, CHAT_HELP } = await import("./chat-command.ts")
         if (global.help) return help(io, CHAT_HELP)
-        return await chatCommand(rest, io, global.root, await loadBuiltinTools())
+        return await chatCommand(rest, io, global.root, await loadBuiltinTools(), global.strict)
       }
       case "sandbox": {
         const { sandboxCommand, SANDBOX_HELP } = await import("./sandbox-command.ts")
@@ -118,6 +118,11 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         if (global.help) return help(io, SKILLS_HELP)
         return await skillsCommand(rest, io, global.root)
       }
+      case "config": {
+        const { configCommand, CONFIG_HELP } = await import("./config-command.ts")
+        if (global.help) return help(io, CONFIG_HELP)
+        return await configCommand(rest, io, global.root, global.strict)
+      }
       case "self-check": {
         // Checks the embedded skills and rg of a built executable (CI's smoke test, and a user's first check).
         if (global.help) return help(io, "Usage: anvil self-check\n\nChecks that the executable's embedded skills and ripgrep work; exit 0 when they do.\n")
@@ -128,7 +133,7 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         // `anvil --continue`, `anvil --model x`: chat options without the word.
         if (command.startsWith("-") && !global.help) {
           const { chatCommand } = await import("./chat-command.ts")
-          return await chatCommand(global.rest, io, global.root, await loadBuiltinTools())
+          return await chatCommand(global.rest, io, global.root, await loadBuiltinTools(), global.strict)
         }
         throw new UsageError(`unknown command '${command}'`)
     }

@@ -20,6 +20,7 @@ import { initialMcpEvents, mcpHumanLine, mcpSystemEvent } from "./mcp-events.ts"
 import type { McpEvent } from "../mcp/mcp-hub.ts"
 import { UsageError } from "./args.ts"
 import { pluginNotices } from "../plugins/plugin-host.ts"
+import { configWarningEvent, printConfigWarnings } from "./config-warnings.ts"
 import { guardNodeStreams, type CliIO } from "./output.ts"
 import { watchSignals } from "./signals.ts"
 
@@ -134,7 +135,13 @@ export const promptWithInput = (prompt: string, piped: string | undefined): stri
 }
 
 /** `anvil run`: one turn (or one per input message), scripted; returns the exit code (see RUN_HELP). */
-export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
+export const runCommand = async (
+  argv: ReadonlyArray<string>,
+  io: CliIO,
+  root: string | undefined,
+  tools: ReadonlyArray<Tool>,
+  strict = false,
+): Promise<number> => {
   const args: AgentArgs = parseAgentArgs(argv, "run")
   checkAllowRules(args.allow, tools.map((t) => t.name), "run")
   guardNodeStreams()
@@ -202,6 +209,11 @@ export const runCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
       },
       onAsk,
       mcp: { onEvent: onMcp, trustProject: args.trustMcp },
+      strict,
+      onConfigWarnings: (warnings) => {
+        printConfigWarnings(io, warnings)
+        if (args.format === "stream-json") for (const w of warnings) line(configWarningEvent(w))
+      },
       ...(interactive && io.terminal ? { terminal: io.terminal } : {}),
       onSubagentEvent: (parent, event) => {
         if (stream) stream.event(event, parent)

@@ -1,11 +1,13 @@
 import { Deferred, Effect } from "effect"
 import type { Envelope } from "../protocol/envelope.ts"
 import { makeToolRuntime, type RuntimeOptions } from "../runtime.ts"
+import { Config, ConfigStrictError } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import type { ToolSource } from "../tool-framework/registry.ts"
 import { ToolRunner, type ToolOutcome } from "../tool-framework/runner.ts"
 import { watchSignals, type ExitSignal } from "./signals.ts"
 import { flagValue, UsageError } from "./args.ts"
+import { printConfigWarnings } from "./config-warnings.ts"
 import type { CliIO } from "./output.ts"
 import { SANDBOX_MODES } from "../sandbox/settings.ts"
 
@@ -77,6 +79,7 @@ export const toolCommand = async (
   prepareTools?: RuntimeOptions["prepareTools"],
   /** Tools found while the call runs (an MCP server's, connected for this call). */
   toolSources?: ReadonlyArray<ToolSource>,
+  strict = false,
 ): Promise<number> => {
   // SIGINT, SIGTERM, SIGHUP cancel the call: its processes are ended and the envelope says CANCELLED.
   const cancel = Effect.runSync(Deferred.make<void>())
@@ -85,6 +88,9 @@ export const toolCommand = async (
     (signal) => io.out(`${JSON.stringify(cancelledEnvelope(args.name, signal), null, 2)}\n`),
   )
   const program = Effect.gen(function* () {
+    const { warnings } = yield* Config
+    printConfigWarnings(io, warnings)
+    if (strict && warnings.length > 0) return new ConfigStrictError({ count: warnings.length })
     const runner = yield* ToolRunner
     return yield* runner.run({ name: args.name, params: args.params }, { cancelled: Deferred.await(cancel) })
   }).pipe(
@@ -102,12 +108,17 @@ export const toolCommand = async (
       }),
     ),
   )
-  let outcome: ToolOutcome
+  let result: ToolOutcome | ConfigStrictError
   try {
-    outcome = await Effect.runPromise(program)
+    result = await Effect.runPromise(program)
   } finally {
     signals.dispose()
   }
+  if (result instanceof ConfigStrictError) {
+    io.err(`anvil tool: ${result.message}\n`)
+    return 2
+  }
+  let outcome = result
   if (signals.signal !== undefined && outcome.envelope.error?.code === "CANCELLED") {
     outcome = { ...outcome, envelope: withSignal(outcome.envelope, signals.signal) }
   }

@@ -1,7 +1,9 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { parseJsonc } from "./jsonc.ts"
+import { checkConfig, type ConfigWarning } from "./check.ts"
+import { JsoncSyntaxError, parseJsoncTree } from "./jsonc.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
 /** anvil.json as a plain object: project settings over user settings. */
 export type ConfigData = Readonly<Record<string, unknown>>
@@ -10,8 +12,23 @@ export type ConfigData = Readonly<Record<string, unknown>>
 export type Widen<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : T
 
 /** A configuration file that could not be used, with where and why. */
-export class ConfigError extends Error {
-  readonly _tag = "ConfigError"
+export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly message: string }> {}
+
+/** `--strict` and anvil.json has warnings: they count as errors (exit code 2). */
+export class ConfigStrictError extends Data.TaggedError("ConfigStrictError")<{ readonly count: number }> {
+  override get message() {
+    return `${this.count === 1 ? "a configuration warning is" : `${this.count} configuration warnings are`} an error with --strict; fix anvil.json (see above)`
+  }
+}
+
+/** Where a layer of settings came from, lowest precedence first. */
+export type ConfigSource = "user file" | "project file" | "overrides"
+
+/** One file's (or the overrides') settings as read. */
+export interface ConfigLayer {
+  readonly source: ConfigSource
+  readonly file?: string
+  readonly data: ConfigData
 }
 
 /** The merged configuration (user file, then project file) and the process environment it was read with. */
@@ -21,6 +38,10 @@ export interface ConfigShape {
   readonly env: Readonly<Record<string, string | undefined>>
   /** The files that were read, in order of precedence (lowest first). */
   readonly sources: ReadonlyArray<string>
+  /** Each file's settings, lowest precedence first (for `anvil config`). */
+  readonly layers: ReadonlyArray<ConfigLayer>
+  /** Keys the files have that anvil does not understand, and values of the wrong type. */
+  readonly warnings: ReadonlyArray<ConfigWarning>
   /** A setting by dotted path ("tools.read.max_limit"), or `fallback` when unset or of another type. */
   readonly get: <T extends string | number | boolean | ReadonlyArray<unknown> | Record<string, unknown>>(
     key: string,
@@ -37,7 +58,6 @@ export interface ConfigOptions {
   readonly overrides?: ConfigData
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** Deep merge: objects merge key by key, anything else is replaced. */
 export const mergeConfig = (base: ConfigData, over: ConfigData): ConfigData => {
@@ -52,10 +72,18 @@ const lookup = (data: ConfigData, key: string): unknown =>
 const sameKind = (value: unknown, fallback: unknown): boolean =>
   Array.isArray(fallback) ? Array.isArray(value) : isRecord(fallback) ? isRecord(value) : typeof value === typeof fallback
 
-export const makeConfig = (data: ConfigData, env: ConfigShape["env"], sources: ReadonlyArray<string> = []): ConfigShape => ({
+export const makeConfig = (
+  data: ConfigData,
+  env: ConfigShape["env"],
+  sources: ReadonlyArray<string> = [],
+  layers: ReadonlyArray<ConfigLayer> = [],
+  warnings: ReadonlyArray<ConfigWarning> = [],
+): ConfigShape => ({
   data,
   env,
   sources,
+  layers,
+  warnings,
   get: (key, fallback) => {
     const value = lookup(data, key)
     return (value !== undefined && sameKind(value, fallback) ? value : fallback) as Widen<typeof fallback>
@@ -67,31 +95,42 @@ export const makeConfig = (data: ConfigData, env: ConfigShape["env"], sources: R
 })
 
 export class Config extends Context.Service<Config, ConfigShape>()("anvil/Config") {
-  /** Reads `~/.config/anvil/anvil.json` (or $XDG_CONFIG_HOME) and `<root>/anvil.json`; a broken file is a ConfigError naming it. */
+  /**
+   * Reads `~/.config/anvil/anvil.json` (or $XDG_CONFIG_HOME) and `<root>/anvil.json`;
+   * a file that does not parse is a ConfigError naming it, keys the Schema does not
+   * know or values of the wrong type are warnings (see `checkConfig`).
+   */
   static load = Effect.fn("Config.load")(function* (options: ConfigOptions) {
     const fs = yield* FileSystem
     const path = yield* Path
     const home = options.env.HOME ?? options.env.USERPROFILE
     const configHome = options.env.XDG_CONFIG_HOME ?? (home ? path.join(home, ".config") : undefined)
-    const candidates = [
-      ...(configHome ? [path.join(configHome, "anvil", "anvil.json")] : []),
-      path.join(options.root, "anvil.json"),
+    const candidates: ReadonlyArray<{ file: string; source: ConfigSource }> = [
+      ...(configHome ? [{ file: path.join(configHome, "anvil", "anvil.json"), source: "user file" as const }] : []),
+      { file: path.join(options.root, "anvil.json"), source: "project file" },
     ]
     let data: ConfigData = {}
     const sources: Array<string> = []
-    for (const file of candidates) {
+    const layers: Array<ConfigLayer> = []
+    const warnings: Array<ConfigWarning> = []
+    for (const { file, source } of candidates) {
       const text = yield* fs.readFileString(file).pipe(Effect.option)
       if (text._tag === "None") continue
-      const parsed = yield* Effect.try({
-        try: () => parseJsonc(text.value),
-        catch: (e) => new ConfigError(`${file}: not valid JSON (${(e as Error).message}). Fix or remove the file.`),
-      })
-      if (!isRecord(parsed)) return yield* Effect.fail(new ConfigError(`${file}: the top level must be an object.`))
-      data = mergeConfig(data, parsed)
+      const parsed = parseJsoncTree(text.value)
+      if (parsed instanceof JsoncSyntaxError) {
+        return yield* new ConfigError({ message: `${file}: not valid JSON (${parsed.message}). Fix or remove the file.` })
+      }
+      if (!isRecord(parsed.value)) return yield* new ConfigError({ message: `${file}: the top level must be an object.` })
+      warnings.push(...checkConfig(file, text.value, parsed.tree, parsed.value))
+      data = mergeConfig(data, parsed.value)
       sources.push(file)
+      layers.push({ source, file, data: parsed.value })
     }
-    if (options.overrides) data = mergeConfig(data, options.overrides)
-    return makeConfig(data, options.env, sources)
+    if (options.overrides) {
+      data = mergeConfig(data, options.overrides)
+      layers.push({ source: "overrides", data: options.overrides })
+    }
+    return makeConfig(data, options.env, sources, layers, warnings)
   })
 
   static layer = (options: ConfigOptions) => Layer.effect(Config, Config.load(options))

@@ -1,29 +1,72 @@
+import { Data } from "effect"
+import { parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser"
+
+/** Where a JSON text position is, counted from 1 as editors show it. */
+export interface TextPosition {
+  readonly line: number
+  readonly column: number
+}
+
+/** `offset` (UTF-16 units) as a line and column. */
+export const positionAt = (text: string, offset: number): TextPosition => {
+  let line = 1
+  let lineStart = 0
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++
+    lineStart = i + 1
+  }
+  return { line, column: offset - lineStart + 1 }
+}
+
+/** JSON with comments that did not parse: the first problem and where it is. */
+export class JsoncSyntaxError extends Data.TaggedError("JsoncSyntaxError")<{
+  readonly message: string
+  readonly position: TextPosition
+}> {}
+
+const OPTIONS = { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false } as const
+
 /**
  * Parses JSON with comments (`//`, `/* *\/`) and trailing commas, as anvil.json
- * allows. Strings are copied verbatim, so a `//` inside a URL is kept.
+ * allows, keeping the syntax tree so settings can be traced to their line.
  */
-export const parseJsonc = (text: string): unknown => {
-  let out = ""
-  let i = 0
-  const n = text.length
-  while (i < n) {
-    const c = text[i]!
-    if (c === '"') {
-      const start = i++
-      while (i < n && text[i] !== '"') i += text[i] === "\\" ? 2 : 1
-      out += text.slice(start, ++i)
-    } else if (c === "/" && text[i + 1] === "/") {
-      while (i < n && text[i] !== "\n") i++
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2)
-      // Keep newlines so JSON.parse positions still point at the right line.
-      const body = text.slice(i, end < 0 ? n : end + 2)
-      out += body.replace(/[^\n]/g, " ")
-      i += body.length
-    } else {
-      out += c
-      i++
-    }
+export const parseJsoncTree = (text: string): { readonly tree: Node; readonly value: unknown } | JsoncSyntaxError => {
+  const errors: Array<ParseError> = []
+  const tree = parseTree(text, errors, OPTIONS)
+  const first = errors[0]
+  if (first !== undefined || tree === undefined) {
+    const offset = first?.offset ?? 0
+    const position = positionAt(text, offset)
+    const what = first ? printParseErrorCode(first.error) : "EmptyContent"
+    return new JsoncSyntaxError({ message: `${what} at line ${position.line}, column ${position.column}`, position })
   }
-  return JSON.parse(out.replace(/,(\s*[}\]])/g, "$1"))
+  return { tree, value: nodeValue(tree) }
+}
+
+/** The value of a parsed node; later duplicates of a key win, as in JSON.parse. */
+const nodeValue = (node: Node): unknown => {
+  switch (node.type) {
+    case "object": {
+      const out: Record<string, unknown> = {}
+      for (const property of node.children ?? []) {
+        const [key, value] = property.children ?? []
+        // defineProperty: a "__proto__" key is data, not the object's prototype.
+        if (key !== undefined && value !== undefined) {
+          Object.defineProperty(out, String(key.value), { value: nodeValue(value), enumerable: true, writable: true, configurable: true })
+        }
+      }
+      return out
+    }
+    case "array":
+      return (node.children ?? []).map(nodeValue)
+    default:
+      return node.value
+  }
+}
+
+/** Parses JSON with comments and trailing commas; a syntax error throws with its line and column. */
+export const parseJsonc = (text: string): unknown => {
+  const parsed = parseJsoncTree(text)
+  if (parsed instanceof JsoncSyntaxError) throw new SyntaxError(parsed.message)
+  return parsed.value
 }

@@ -1,10 +1,5 @@
 import { Schema } from "effect"
 
-/** Files larger than this are not loaded for changing (tools.<name>.max_file_bytes). */
-export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
-/** Diff lines kept in a result (tools.<name>.max_diff_lines); the counts stay exact. */
-export const DEFAULT_MAX_DIFF_LINES = 400
-
 /** The optimistic-lock parameter of write, edit and multiedit. */
 export const Sha256Param = Schema.String.check(Schema.isPattern(/^[0-9a-fA-F]{64}$/)).annotate({
   description:

@@ -1,5 +1,7 @@
 import { accessSync, constants, readFileSync } from "node:fs"
 import { delimiter, extname, join } from "node:path"
+import { LSP_SETTING_KEYS } from "../config/sections/lsp.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
 /** A program a server needs to report some diagnostics (bash-language-server → shellcheck). */
 export interface ServerHelper {
@@ -125,12 +127,9 @@ export const DEFAULT_LANGUAGES: ReadonlyArray<LanguageSpec> = [
   },
 ]
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 const strings = (v: unknown): ReadonlyArray<string> | undefined =>
   Array.isArray(v) && v.every((e) => typeof e === "string") ? v : undefined
 
-/** Settings of the `lsp` section that are not languages. */
-export const LSP_SETTING_KEYS = ["enabled", "after_edit", "idle_timeout_ms", "diagnostics_wait_ms", "request_timeout_ms", "start_timeout_ms", "max_restarts"] as const
 
 /**
  * The languages after anvil.json's `lsp` section: `lsp.<language>` overrides a

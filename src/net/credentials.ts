@@ -1,10 +1,10 @@
+import { isRecord } from "../protocol/is-record.ts"
 /** The ways fetch can authenticate: HTTP Basic, a bearer token, or a cookie header. */
 export type Credentials =
   | { readonly type: "basic"; readonly username: string; readonly password: string }
   | { readonly type: "bearer"; readonly token: string }
   | { readonly type: "cookie"; readonly cookie: string }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined)
 
 /**

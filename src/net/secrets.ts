@@ -1,3 +1,4 @@
+import { isRecord } from "../protocol/is-record.ts"
 /**
  * Keeping credentials out of what anvil records: the envelope's
  * params_input, the model-visible text, data and spill files. Header values,
@@ -36,7 +37,6 @@ export const redactUrl = (raw: string): string => {
   return changed ? url.toString() : raw
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /**
  * fetch's parameters as they may be recorded: secret headers, every auth

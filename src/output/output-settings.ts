@@ -3,6 +3,7 @@ import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
 import { plannedStateDir } from "../workspace/state-dir.ts"
 import type { TruncateDirection } from "./truncate.ts"
+import { OUTPUT_DEFAULTS } from "../config/sections/output.ts"
 
 /** The truncation and spill settings of spec 002, after config and environment. */
 export interface OutputSettingsShape {
@@ -22,7 +23,6 @@ export interface OutputSettingsShape {
   readonly retentionDays: number
 }
 
-export const DEFAULT_OUTPUT = { maxLines: 2000, maxBytes: 51200, direction: "head", retentionDays: 7 } as const
 
 const positive = (raw: string | undefined): number | undefined => {
   if (raw === undefined || raw.trim() === "") return undefined
@@ -46,15 +46,15 @@ export class OutputSettings extends Context.Service<OutputSettings, OutputSettin
         const env = config.env
         const dir = env.TOOL_OUTPUT_DIR ?? config.get("output.dir", "")
         return {
-          maxLines: positive(env.TOOL_OUTPUT_MAX_LINES) ?? config.count("output.max_lines", DEFAULT_OUTPUT.maxLines),
-          maxBytes: positive(env.TOOL_OUTPUT_MAX_BYTES) ?? config.count("output.max_bytes", DEFAULT_OUTPUT.maxBytes),
+          maxLines: positive(env.TOOL_OUTPUT_MAX_LINES) ?? config.count("output.max_lines", OUTPUT_DEFAULTS.maxLines),
+          maxBytes: positive(env.TOOL_OUTPUT_MAX_BYTES) ?? config.count("output.max_bytes", OUTPUT_DEFAULTS.maxBytes),
           direction:
             direction(env.TOOL_OUTPUT_TRUNCATE_DIRECTION) ??
             direction(config.get("output.direction", "")) ??
-            DEFAULT_OUTPUT.direction,
+            OUTPUT_DEFAULTS.direction,
           ...(dir === "" ? { dir: plannedStateDir(root, "tool-output", env), stateRoot: root, stateEnv: env } : { dir: path.resolve(root, dir) }),
           retentionDays:
-            positive(env.TOOL_OUTPUT_RETENTION_DAYS) ?? config.count("output.retention_days", DEFAULT_OUTPUT.retentionDays),
+            positive(env.TOOL_OUTPUT_RETENTION_DAYS) ?? config.count("output.retention_days", OUTPUT_DEFAULTS.retentionDays),
         }
       }),
     )

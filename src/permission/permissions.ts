@@ -7,6 +7,7 @@ import type { PermissionLevel, Tool } from "../tool-framework/definition.ts"
 import { atomicWrite } from "../workspace/atomic-write.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { allowCovers, levelFor, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
 /** One call awaiting a decision. */
 export interface PermissionRequest {
@@ -68,7 +69,6 @@ const namesCommand = (rule: AllowRule, toolName: string, subjects: Subjects | un
 export const rulesForAnswer = (tool: Tool, subjects: Subjects | undefined): ReadonlyArray<AllowRule> =>
   subjects && subjects.values.length > 0 ? subjects.values.map((pattern) => ({ tool: tool.name, pattern })) : [{ tool: tool.name }]
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /**
  * Adds allow rules to `<root>/anvil.json` (`permission.<tool>`), keeping the

@@ -1,5 +1,6 @@
 import type { PermissionLevel } from "./permission-level.ts"
 import { simpleWildcard, type TextMatcher } from "../workspace/wildcard.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
 /**
  * Permission rules (spec 004) in anvil.json:
@@ -49,7 +50,6 @@ export const strictest = (levels: ReadonlyArray<PermissionLevel>): PermissionLev
   levels.reduce<PermissionLevel>((a, b) => (RANK[b] > RANK[a] ? b : a), "allow")
 
 const isLevel = (v: unknown): v is PermissionLevel => v === "allow" || v === "ask" || v === "deny"
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /**
  * The entry of `permission` for a tool: its own key, else the longest key with

@@ -8,8 +8,8 @@ import { showAllowRule } from "../permission/rules.ts"
 import type { Style } from "./style.ts"
 import { colorDiff } from "./tool-render.ts"
 import type { TerminalKey, UserTerminalShape } from "./user-terminal.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 const readOr = (file: string): string | undefined => {
   try {

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { isRecord } from "../protocol/is-record.ts"
 
 /** The states of a task (spec 004). */
 export const TASK_STATUSES = ["pending", "in_progress", "completed", "cancelled"] as const
@@ -83,7 +84,6 @@ export const activeCount = (todos: ReadonlyArray<Todo>): number =>
 export const renderTodos = (todos: ReadonlyArray<Todo>): string =>
   todos.map((t) => `#${t.id} [${t.status}] (${t.priority}) ${t.content.replace(/\s*\n\s*/g, " ")}`).join("\n")
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** Reads the tasks of a stored list, or undefined when the value is not one. */
 export const parseStoredTodos = (value: unknown): ReadonlyArray<Todo> | undefined => {

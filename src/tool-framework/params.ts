@@ -3,8 +3,8 @@ import type { FieldError } from "../protocol/envelope.ts"
 import type { Tool } from "./definition.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import { capText, checkInputLimits } from "./input-limits.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 const invalid = (message: string, fieldErrors: ReadonlyArray<FieldError>) =>

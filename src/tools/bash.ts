@@ -15,21 +15,8 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./bash.md" with { type: "text" }
+import { BASH_DEFAULTS } from "../config/sections/tools.ts"
 
-/** Defaults for anvil.json `tools.bash.*`. */
-export const BASH_DEFAULTS = {
-  timeout_ms: 120_000,
-  max_timeout_ms: 600_000,
-  /** Between TERM and KILL when a process group is ended. */
-  kill_grace_ms: 3_000,
-  /** How long output held open by background processes is awaited after the command exits. */
-  drain_ms: 500,
-  /** Characters of output shown to the model (stdout and stderr together). */
-  max_output_chars: 30_000,
-  /** The saved full output of one stream stops growing here. */
-  max_spill_bytes: 2 * 1024 ** 3,
-  shell: "/bin/sh",
-} as const
 
 /** Lowest accepted timeout (also what `timeout_ms` may be set to in tests). */
 const MIN_TIMEOUT_MS = 100

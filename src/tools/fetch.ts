@@ -9,11 +9,9 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
 import { VERSION } from "../version.ts"
 import description from "./fetch.md" with { type: "text" }
+import { FETCH_DEFAULTS } from "../config/sections/tools.ts"
 
-const DEFAULT_TIMEOUT_SEC = 30
 const MAX_TIMEOUT_SEC = 300
-/** Text returned to the model: 100 KB unless max_size_kb says otherwise (spec 004). */
-const DEFAULT_TEXT_KB = 100
 const MAX_SIZE_KB = 1024
 /** Images come back base64-encoded up to 1 MB (spec 004). */
 const IMAGE_LIMIT = 1024 * 1024
@@ -66,12 +64,12 @@ export const fetchTool = defineTool({
     body: Schema.optionalKey(Schema.String.annotate({ description: "Request body (for POST, PUT, PATCH)." })),
     timeout_sec: Schema.optionalKey(
       Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(MAX_TIMEOUT_SEC)).annotate({
-        description: `Give up after this many seconds (default ${DEFAULT_TIMEOUT_SEC}, max ${MAX_TIMEOUT_SEC}).`,
+        description: `Give up after this many seconds (default ${FETCH_DEFAULTS.timeout_sec}, max ${MAX_TIMEOUT_SEC}).`,
       }),
     ),
     max_size_kb: Schema.optionalKey(
       Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_SIZE_KB })).annotate({
-        description: `Most text to return, in KB (default ${DEFAULT_TEXT_KB}, max ${MAX_SIZE_KB}); longer text is cut and the result marked partial.`,
+        description: `Most text to return, in KB (default ${FETCH_DEFAULTS.max_size_kb}, max ${MAX_SIZE_KB}); longer text is cut and the result marked partial.`,
       }),
     ),
     auth: Schema.optionalKey(Auth),
@@ -92,9 +90,9 @@ export const fetchTool = defineTool({
       }
       url.hash = ""
       const method = params.method ?? "GET"
-      const verifyTls = params.verify_tls ?? config.get("tools.fetch.verify_tls", true)
-      const timeoutSec = params.timeout_sec ?? config.get("tools.fetch.timeout_sec", DEFAULT_TIMEOUT_SEC)
-      const textLimit = (params.max_size_kb ?? config.get("tools.fetch.max_size_kb", DEFAULT_TEXT_KB)) * 1024
+      const verifyTls = params.verify_tls ?? config.get("tools.fetch.verify_tls", FETCH_DEFAULTS.verify_tls)
+      const timeoutSec = params.timeout_sec ?? config.get("tools.fetch.timeout_sec", FETCH_DEFAULTS.timeout_sec)
+      const textLimit = (params.max_size_kb ?? config.get("tools.fetch.max_size_kb", FETCH_DEFAULTS.max_size_kb)) * 1024
       const credentialTable = config.get("tools.fetch.credentials", {} as Record<string, unknown>)
       const given = params.auth as Credentials | undefined
       const callerHeaders = params.headers ?? {}

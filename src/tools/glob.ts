@@ -11,16 +11,8 @@ import { BulkFs } from "../workspace/bulk-fs.ts"
 import { type StopReason, walk } from "../workspace/walk.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./glob.md" with { type: "text" }
+import { GLOB_DEFAULTS } from "../config/sections/tools.ts"
 
-/** Defaults; anvil.json `tools.glob.*` overrides them (DESIGN.md: breakers of 200,000 entries and 5 s). */
-export const GLOB_DEFAULTS = {
-  default_limit: 50,
-  max_limit: 200,
-  /** Circuit breaker: directory entries looked at before the search stops. */
-  max_entries: 200_000,
-  /** Circuit breaker: milliseconds before the search stops. */
-  max_duration_ms: 5_000,
-} as const
 
 
 const globSettings = Effect.gen(function* () {

@@ -18,20 +18,8 @@ import { BulkFs } from "../workspace/bulk-fs.ts"
 import { readStillAt, stillAt } from "../workspace/checked-fs.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./grep.md" with { type: "text" }
+import { GREP_DEFAULTS } from "../config/sections/tools.ts"
 
-/** Defaults; anvil.json `tools.grep.*` overrides them (DESIGN.md: 5 s timeout). */
-export const GREP_DEFAULTS = {
-  default_max_matches: 200,
-  max_matches_limit: 2000,
-  timeout_ms: 5_000,
-  /** Characters of one line shown; longer lines are cut around the match with a marker. */
-  max_line_length: 500,
-  max_context: 20,
-  /** Matching lines kept before the search stops (the totals then become lower bounds). */
-  max_stored_lines: 100_000,
-  /** Directory entries the in-process search may walk. */
-  max_entries: 200_000,
-} as const
 
 
 const grepSettings = Effect.gen(function* () {

@@ -14,9 +14,8 @@ import { ancestorRules, DEFAULT_IGNORED_DIRS, isIgnoredBy, loadDirRules } from "
 import { similarPaths } from "../workspace/similar-paths.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./list.md" with { type: "text" }
+import { LIST_DEFAULTS } from "../config/sections/tools.ts"
 
-/** Defaults; anvil.json `tools.list.*` overrides them (`default_ignore`, else the shared `search.default_ignore`, replaces the hidden-by-default names). */
-export const LIST_DEFAULTS = { default_limit: 100, max_limit: 200 } as const
 
 /** Where a symbolic link leads, as a listing shows it (spec 003). */
 export const OUTSIDE_SANDBOX = "<Outside Sandbox>"

@@ -12,8 +12,8 @@ import { FileLedger } from "../workspace/file-ledger.ts"
 import { commitChanges } from "../workspace/file-transaction.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./patch.md" with { type: "text" }
+import { DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
 
-const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 
 /** patch (spec 004, issue 3): apply a unified diff or a `*** Begin Patch` envelope to many files, all or nothing. */
 export const patchTool = defineTool({

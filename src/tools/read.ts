@@ -24,18 +24,8 @@ import { similarPaths } from "../workspace/similar-paths.ts"
 import { decodeBytes, decodeUtf16, SNIFF_BYTES, sniffText, type TextEncodingName } from "../workspace/text-sniff.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./read.md" with { type: "text" }
+import { READ_DEFAULTS } from "../config/sections/tools.ts"
 
-/** Defaults; anvil.json `tools.read.*` overrides them. */
-export const READ_DEFAULTS = {
-  default_limit: 50,
-  max_limit: 200,
-  /** Characters shown of one line; the rest is cut with a marker. */
-  max_line_length: 2000,
-  /** Files up to this size get an exact total_lines (a newline count); larger ones only when the read reaches both ends. */
-  count_max_bytes: 64 * 1024 * 1024,
-  /** UTF-16 files are decoded whole; larger ones are refused. */
-  utf16_max_bytes: 16 * 1024 * 1024,
-} as const
 
 
 const readSettings = Effect.gen(function* () {

@@ -1,6 +1,7 @@
 import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
-import { DEFAULT_MAX_DIFF_LINES, DEFAULT_MAX_FILE_BYTES, DryRunParam, parentOf, Sha256Param } from "../edit/params.ts"
+import { DEFAULT_MAX_DIFF_LINES, DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
+import { DryRunParam, parentOf, Sha256Param } from "../edit/params.ts"
 import { body, changesLine, fileOps, formatLine, hashLines, pyBool, writtenFileData } from "../edit/report.ts"
 import { guardFresh } from "../edit/stale-guard.ts"
 import { commitText, openTarget } from "../edit/target-file.ts"

@@ -1,0 +1,59 @@
+import { Result, Schema, SchemaIssue } from "effect"
+import { findNodeAtLocation, type Node } from "jsonc-parser"
+import { positionAt, type TextPosition } from "./jsonc.ts"
+import { nearestWord } from "./nearest.ts"
+import { AnvilConfig, keysAt } from "./schema.ts"
+
+/** A setting anvil.json has that anvil does not understand: reported, never fatal unless `--strict`. */
+export interface ConfigWarning {
+  readonly file: string
+  readonly line: number
+  readonly column: number
+  /** The dotted key path ("tools.read.max_limit"). */
+  readonly key: string
+  readonly kind: "unknown_key" | "invalid_value"
+  readonly message: string
+  /** The valid key closest to an unknown one, as a dotted path. */
+  readonly nearest?: string
+}
+
+/** One warning as a line: `file:line:column: message`. */
+export const formatWarning = (w: ConfigWarning): string => `${w.file}:${w.line}:${w.column}: ${w.message}`
+
+const decode = Schema.decodeUnknownResult(AnvilConfig)
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const dotted = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
+
+const shown = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+/** Checks a parsed anvil.json against `AnvilConfig`: unknown keys (with the nearest valid one) and values of the wrong type. */
+export const checkConfig = (file: string, text: string, tree: Node, value: unknown): ReadonlyArray<ConfigWarning> => {
+  const result = decode(value, { errors: "all", onExcessProperty: "error" })
+  if (Result.isSuccess(result)) return []
+  const where = (path: ReadonlyArray<string>, ofKey: boolean): TextPosition => {
+    const node = findNodeAtLocation(tree, [...path])
+    const target = ofKey && node?.parent?.type === "property" ? node.parent.children?.[0] : node
+    return positionAt(text, target?.offset ?? 0)
+  }
+  const warnings: Array<ConfigWarning> = []
+  for (const issue of formatter(result.failure.issue).issues) {
+    const path = (issue.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p))
+    const key = dotted(path)
+    if (issue.message === "Expected no excess property") {
+      const parent = path.slice(0, -1)
+      const near = nearestWord(path[path.length - 1]!, keysAt(parent))
+      const nearest = near ? dotted([...parent, near.word]) : undefined
+      const hint = !near ? "" : near.likely ? ` — did you mean '${nearest}'?` : ` (not an anvil setting; the nearest valid key is '${nearest}')`
+      warnings.push({ file, ...where(path, true), key, kind: "unknown_key", message: `unknown key '${key}'${hint}`, ...(nearest ? { nearest } : {}) })
+    } else {
+      const got = path.reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], value)
+      const expected = issue.message.replace(/^Expected/, "expected").replace(/ \| undefined$/, "")
+      warnings.push({ file, ...where(path, false), key, kind: "invalid_value", message: `'${key}' is ${shown(got)}: ${expected}` })
+    }
+  }
+  return warnings.sort((a, b) => a.line - b.line || a.column - b.column)
+}

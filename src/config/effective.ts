@@ -1,0 +1,64 @@
+import { Result, Schema } from "effect"
+import type { ConfigData, ConfigShape } from "./config.ts"
+import { isRecord } from "../protocol/is-record.ts"
+import { AnvilConfig, ENV_KEYS, settingsOf } from "./schema.ts"
+
+const decode = Schema.decodeUnknownResult(AnvilConfig)
+
+/** Where an effective value came from, lowest precedence first. */
+export type SettingSource = "default" | "user file" | "project file" | "overrides" | "environment" | "flag"
+
+/** One setting as anvil will use it. */
+export interface EffectiveSetting {
+  readonly key: string
+  readonly value: unknown
+  readonly source: SettingSource
+  /** The file, environment variable or flag it came from. */
+  readonly from?: string
+}
+
+const lookup = (data: ConfigData, key: string): unknown =>
+  key.split(".").reduce<unknown>((node, part) => (isRecord(node) ? node[part] : undefined), data)
+
+/** Whether the Schema accepts `value` at `key` (a value of the wrong type is not used: readers fall back). */
+const accepts = (key: string, value: unknown): boolean =>
+  Result.isSuccess(decode(key.split(".").reduceRight<unknown>((inner, part) => ({ [part]: inner }), value)))
+
+/** An environment value as the setting's type (numbers parsed), when the Schema accepts it. */
+const fromEnvironment = (key: string, raw: string): { readonly value: unknown } | undefined => {
+  if (raw.trim() === "") return undefined
+  for (const candidate of [raw, Number(raw)]) {
+    if (accepts(key, candidate)) return { value: typeof candidate === "number" ? Math.floor(candidate) : candidate }
+  }
+  return undefined
+}
+
+/**
+ * Every setting that has a value — from the Schema's default, the user file, the
+ * project file, the environment or a flag (`flags`: dotted key → value) — with
+ * where the value that wins came from.
+ */
+export const effectiveSettings = (config: ConfigShape, flags: Readonly<Record<string, { readonly value: unknown; readonly flag: string }>> = {}) => {
+  const out: Array<EffectiveSetting> = []
+  const variables = Object.entries(ENV_KEYS)
+  for (const { key, fallback } of settingsOf()) {
+    let found: EffectiveSetting | undefined = fallback !== undefined ? { key, value: fallback, source: "default" } : undefined
+    for (const layer of config.layers) {
+      const value = lookup(layer.data, key)
+      if (value !== undefined && accepts(key, value)) {
+        // Objects (providers, permission) merge key by key across files; the last file that sets one is named.
+        const merged = isRecord(value) ? lookup(config.data, key) : value
+        found = { key, value: merged, source: layer.source, ...(layer.file ? { from: layer.file } : {}) }
+      }
+    }
+    for (const [variable, target] of variables) {
+      const raw = config.env[variable]
+      const parsed = target === key && raw !== undefined ? fromEnvironment(key, raw) : undefined
+      if (parsed) found = { key, value: parsed.value, source: "environment", from: variable }
+    }
+    const flag = flags[key]
+    if (flag) found = { key, value: flag.value, source: "flag", from: flag.flag }
+    if (found) out.push(found)
+  }
+  return out
+}

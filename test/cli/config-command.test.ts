@@ -1,0 +1,109 @@
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
+import { join } from "node:path"
+import { jsonLines, runAnvil } from "../support/anvil-cli.ts"
+import { project } from "../support/harness.ts"
+
+setDefaultTimeout(60_000)
+
+// A misspelt key, a wrong type and an unknown section, on lines 3, 4 and 5.
+const BAD = `{
+  // settings with three mistakes
+  "tools": { "read": { "max_limt": 500 } },
+  "max_steps": "ten",
+  "telemetry": { "enabled": true }
+}
+`
+
+const badProject = () =>
+  project({ "anvil.json": BAD, "a.txt": "alpha\n", "turns.json": JSON.stringify([{ text: "done" }, { text: "again" }]) })
+
+/** The three warnings, each naming the file, the line, the key path and (for keys) the nearest valid one. */
+const expectThreeWarnings = (stderr: string, root: string) => {
+  const file = join(root, "anvil.json")
+  const lines = stderr.split("\n").filter((l) => l.startsWith("anvil: warning:"))
+  expect(lines).toHaveLength(3)
+  expect(lines[0]).toBe(`anvil: warning: ${file}:3:24: unknown key 'tools.read.max_limt' — did you mean 'tools.read.max_limit'?`)
+  expect(lines[1]).toStartWith(`anvil: warning: ${file}:4:16: 'max_steps' is "ten": expected`)
+  expect(lines[2]).toStartWith(`anvil: warning: ${file}:5:3: unknown key 'telemetry'`)
+  expect(lines[2]).toContain("nearest valid key")
+}
+
+describe("configuration warnings and anvil config", () => {
+  test("anvil tool: warnings on stderr, the call still runs; --strict stops it with exit code 2", async () => {
+    const root = badProject()
+    const r = await runAnvil(["tool", "read", '{"path":"a.txt"}'], { cwd: root })
+    expect(r.code).toBe(0)
+    expectThreeWarnings(r.stderr, root)
+    expect(JSON.parse(r.stdout).status).toBe("success")
+    const strict = await runAnvil(["--strict", "tool", "read", '{"path":"a.txt"}'], { cwd: root })
+    expect(strict.code).toBe(2)
+    expect(strict.stdout).toBe("")
+    expect(strict.stderr).toContain("3 configuration warnings are an error with --strict")
+  })
+
+  test("anvil run: warnings on stderr and as stream-json system events before init; --strict exits 2", async () => {
+    const root = badProject()
+    const r = await runAnvil(["run", "--model", "replay/turns.json", "--format", "stream-json", "hello"], { cwd: root })
+    expect(r.code).toBe(0)
+    expectThreeWarnings(r.stderr, root)
+    const events = jsonLines(r.stdout)
+    expect(events.slice(0, 4).map((e) => e.type)).toEqual(["system", "system", "system", "init"])
+    expect(events[0]).toMatchObject({
+      subtype: "config_warning",
+      file: join(root, "anvil.json"),
+      line: 3,
+      key: "tools.read.max_limt",
+      nearest: "tools.read.max_limit",
+    })
+    expect(events.at(-1)).toMatchObject({ type: "result", status: "success" })
+    const strict = await runAnvil(["run", "--strict", "--model", "replay/turns.json", "hello"], { cwd: root })
+    expect(strict.code).toBe(2)
+    expect(strict.stderr).toContain("with --strict")
+  })
+
+  test("anvil chat (no terminal): the warnings come first on stderr; --strict exits 2", async () => {
+    const root = badProject()
+    const r = await runAnvil(["chat", "--model", "replay/turns.json"], { cwd: root, stdin: "hello\n" })
+    expect(r.code).toBe(0)
+    expectThreeWarnings(r.stderr, root)
+    expect(r.stderr.indexOf("anvil: warning:")).toBeLessThan(r.stderr.indexOf("session"))
+    const strict = await runAnvil(["chat", "--strict", "--model", "replay/turns.json"], { cwd: root, stdin: "hello\n" })
+    expect(strict.code).toBe(2)
+  })
+
+  test("anvil config: effective values with their source; --json; config schema; a clean file warns nothing", async () => {
+    const root = project({
+      "anvil.json": '{ "$schema": "./anvil.schema.json", "output": { "max_lines": 300 } }',
+      ".config/anvil/anvil.json": '{ "engine": "react" }',
+    })
+    const r = await runAnvil(["config", "--max-steps", "7"], { cwd: root, env: { TOOL_OUTPUT_MAX_BYTES: "4096" } })
+    expect(r.code).toBe(0)
+    expect(r.stderr).toBe("")
+    const line = (key: string) => r.stdout.split("\n").find((l) => l.startsWith(`${key} `)) ?? ""
+    expect(line("output.max_lines")).toContain(`300  (project file ${join(root, "anvil.json")})`)
+    expect(line("engine")).toContain(`"react"  (user file ${join(root, ".config/anvil/anvil.json")})`)
+    expect(line("output.max_bytes")).toContain("4096  (environment TOOL_OUTPUT_MAX_BYTES)")
+    expect(line("max_steps")).toContain("7  (flag --max-steps)")
+    expect(line("tools.read.max_limit")).toContain("200  (default)")
+
+    const json = JSON.parse((await runAnvil(["config", "--json"], { cwd: root })).stdout)
+    expect(json.settings.find((s: any) => s.key === "output.max_lines")).toEqual({
+      key: "output.max_lines",
+      value: 300,
+      source: "project file",
+      from: join(root, "anvil.json"),
+    })
+
+    const schema = await runAnvil(["config", "schema"], { cwd: root })
+    expect(schema.code).toBe(0)
+    const doc = JSON.parse(schema.stdout)
+    expect(doc.$schema).toContain("json-schema.org")
+    expect(doc.additionalProperties).toBe(false)
+    expect(Object.keys(doc.properties)).toEqual(expect.arrayContaining(["model", "output", "tools", "permission", "$schema"]))
+
+    const broken = project({ "anvil.json": '{ "a": }' })
+    const bad = await runAnvil(["config"], { cwd: broken })
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain(`${join(broken, "anvil.json")}: not valid JSON (ValueExpected at line 1, column 8)`)
+  })
+})
