@@ -1,62 +1,58 @@
 import { Clock, Effect } from "effect"
 import { Path } from "effect/Path"
-import { SessionInfo } from "../tool-framework/session.ts"
-import { toolError } from "../protocol/tool-error.ts"
 import { readCurrent, replaceFile } from "../workspace/replace-file.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
-import { hint } from "../protocol/hint.ts"
+import { TodoFileDamaged } from "./todo-error.ts"
 import { parseStoredTodos, type Todo } from "./todo-list.ts"
 
-/** Where the current session's list lives: absolute path and how results name it. */
-export const todoFile = Effect.gen(function* () {
-  const workspace = yield* Workspace
-  const session = yield* SessionInfo
-  const path = yield* Path
-  const name = session.id.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "_") || "session"
-  const file = path.join(workspace.plannedStateDir("todos"), `${name}.json`)
-  return { file, display: workspace.display(file), session: session.id }
-})
+/** Where a session's list lives: absolute path and how results name it. */
+export const todoFile = (session: string) =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const path = yield* Path
+    const name = session.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "_") || "session"
+    const file = path.join(workspace.plannedStateDir("todos"), `${name}.json`)
+    return { file, display: workspace.display(file), session }
+  })
 
 /**
  * The session's stored list (`.anvil/todos/<session>.json`): its tasks, or
- * none when nothing was written yet. A damaged file is an EXECUTION_ERROR that
- * says how to recover (write the list again).
+ * none when nothing was written yet. A damaged file is a TodoFileDamaged.
  */
-export const loadTodos = Effect.gen(function* () {
-  const where = yield* todoFile
-  // Read through a checked descriptor: a planted `.anvil/todos/<id>.json` link out leads nowhere.
-  const workspace = yield* Workspace
-  const folder = workspace.plannedStateDir("todos")
-  const stored = yield* Effect.sync(() => {
-    try {
-      return readCurrent((p) => p.startsWith(`${folder}/`), where.file)
-    } catch {
-      return undefined
-    }
-  })
-  if (stored === undefined) return { ...where, todos: [] as ReadonlyArray<Todo>, exists: false }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(stored.bytes))
-  } catch {
-    parsed = undefined
-  }
-  const todos = parseStoredTodos(parsed)
-  if (todos === undefined) {
-    return yield* toolError("EXECUTION_ERROR", `The todo file ${where.display} is damaged (not a todo list). Write the whole list again with TodoWrite.`, {
-      hints: [hint("TodoWrite", "high", { todos: "<the full list>" })],
+export const loadTodos = (session: string) =>
+  Effect.gen(function* () {
+    const where = yield* todoFile(session)
+    // Read through a checked descriptor: a planted `.anvil/todos/<id>.json` link out leads nowhere.
+    const workspace = yield* Workspace
+    const folder = workspace.plannedStateDir("todos")
+    const stored = yield* Effect.sync(() => {
+      try {
+        return readCurrent((p) => p.startsWith(`${folder}/`), where.file)
+      } catch {
+        return undefined
+      }
     })
-  }
-  return { ...where, todos, exists: true }
-})
+    if (stored === undefined) return { ...where, todos: [] as ReadonlyArray<Todo>, exists: false }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(new TextDecoder().decode(stored.bytes))
+    } catch {
+      parsed = undefined
+    }
+    const todos = parseStoredTodos(parsed)
+    if (todos === undefined) {
+      return yield* new TodoFileDamaged({ display: where.display })
+    }
+    return { ...where, todos, exists: true }
+  })
 
 /** Replaces the session's stored list atomically; `.anvil/` gets its `.gitignore`. */
-export const saveTodos = (todos: ReadonlyArray<Todo>) =>
+export const saveTodos = (session: string, todos: ReadonlyArray<Todo>) =>
   Effect.gen(function* () {
     const path = yield* Path
     const workspace = yield* Workspace
-    const where = yield* todoFile
+    const where = yield* todoFile(session)
     const now = yield* Clock.currentTimeMillis
     const body = { session: where.session, updated_at: new Date(now).toISOString(), todos }
     const dir = yield* Effect.try({ try: () => workspace.stateDir("todos"), catch: (e) => fromErrno((e as { code?: string }).code, ".anvil/todos", String(e)) })

@@ -3,6 +3,8 @@ import { activeCount, renderTodos } from "../todo/todo-list.ts"
 import { loadTodos } from "../todo/todo-store.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./todoread.md" with { type: "text" }
+import { SessionInfo } from "../tool-framework/session.ts"
+import { todoToolError } from "./todo-errors.ts"
 
 const pyBool = (b: boolean) => (b ? "True" : "False")
 
@@ -18,7 +20,7 @@ export const todoreadTool = defineTool({
   parameters: Schema.Record(Schema.String, Schema.Never),
   run: () =>
     Effect.gen(function* () {
-      const { todos, exists, display } = yield* loadTodos
+      const { todos, exists, display } = yield* loadTodos((yield* SessionInfo).id).pipe(Effect.catchTag("TodoFileDamaged", (e) => Effect.fail(todoToolError(e))))
       const active = activeCount(todos)
       const lines = [`Total todos: ${todos.length}`, `Active todos: ${active}`, `Persisted: ${pyBool(exists)}`, `Todo path: ${display}`]
       const body = todos.length > 0 ? renderTodos(todos) : "No todos yet in this session. Use TodoWrite to plan work of three or more steps."

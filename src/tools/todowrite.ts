@@ -4,6 +4,7 @@ import { saveTodos } from "../todo/todo-store.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
 import description from "./todowrite.md" with { type: "text" }
+import { SessionInfo } from "../tool-framework/session.ts"
 
 /** What TodoWrite says after every write (spec 001's reminder, in anvil's words). */
 export const LIST_REMINDER =
@@ -34,7 +35,7 @@ export const todowriteTool = defineTool({
         })
       }
       const { todos } = normalized
-      const where = yield* saveTodos(todos)
+      const where = yield* saveTodos((yield* SessionInfo).id, todos)
       const active = activeCount(todos)
       const lines = [`Total todos: ${todos.length}`, `Active todos: ${active}`, `Persisted: ${pyBool(true)}`, `Todo path: ${where.display}`]
       return {

@@ -1,0 +1,95 @@
+import { describe, expect, test } from "bun:test"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { checkLayers, FLOORS, readTree } from "./layers.ts"
+
+const SRC = join(import.meta.dir, "..", "..", "src")
+
+/**
+ * Domain files that still import ToolError: issue 10 moves each to its own
+ * tagged errors. The list may only shrink (a test below fails on a stale entry).
+ */
+const NOT_YET_TAGGED: ReadonlyArray<string> = [
+  "edit/edit-file.ts",
+  "edit/stale-guard.ts",
+  "edit/target-file.ts",
+  "git/changes.ts",
+  "git/cli-backend.ts",
+  "git/git-cli.ts",
+  "git/hooks.ts",
+  "git/identity.ts",
+  "git/repository.ts",
+  "git/tree-states.ts",
+  "patch/plan.ts",
+  "skills/skill-files.ts",
+  "workspace/checked-open.ts",
+  "workspace/file-transaction.ts",
+  "workspace/fs-error.ts",
+  "workspace/workspace.ts",
+]
+
+const fixture = (files: Record<string, string>) => checkLayers(new Map(Object.entries(files)))
+
+describe("layers (fixtures)", () => {
+  test("an import running up a floor is reported, naming both files and floors", () => {
+    const findings = fixture({
+      "agent/loop.ts": "export type Turn = {}\n",
+      "tools/read.ts": 'import { Workspace } from "../workspace/workspace.ts"\nimport type { Turn } from "../agent/loop.ts"\n',
+      "workspace/workspace.ts": 'export const x = await import("../edit/apply.ts")\n',
+      "edit/apply.ts": "export {}\n",
+    })
+    expect(findings.map((f) => f.text)).toEqual([
+      "tools/read.ts (tools) imports agent/loop.ts (agent), a floor above it",
+      "workspace/workspace.ts (base) imports edit/apply.ts (domains), a floor above it",
+    ])
+  })
+
+  test("an import cycle is reported, even within one floor", () => {
+    const findings = fixture({
+      "git/a.ts": 'import { b } from "./b.ts"\n',
+      "git/b.ts": 'export { c } from "../search/c.ts"\n',
+      "search/c.ts": 'import "../git/a.ts"\n',
+      "search/d.ts": 'import { c } from "./c.ts"\n',
+    })
+    expect(findings).toEqual([{ kind: "cycle", files: ["git/a.ts", "git/b.ts", "search/c.ts"], text: "import cycle: git/a.ts → git/b.ts → search/c.ts → git/a.ts" }])
+  })
+
+  test("ToolError below the tool framework is reported; the framework and tools may use it", () => {
+    const findings = fixture({
+      "protocol/tool-error.ts": "export class ToolError {}\n",
+      "git/status.ts": 'import { toolError } from "../protocol/tool-error.ts"\n',
+      "tool-framework/runner.ts": 'import { toolError } from "../protocol/tool-error.ts"\n',
+      "tools/git_status.ts": 'import type { ToolError } from "../protocol/tool-error.ts"\n',
+    })
+    expect(findings.map((f) => [f.kind, f.text])).toEqual([
+      ["tool-error", "git/status.ts (domains) imports ToolError: raise a tagged error and translate it at the tool boundary"],
+    ])
+  })
+
+  test("a top-level folder on no floor is reported once", () => {
+    const findings = fixture({ "utils/a.ts": "export {}\n", "utils/b.ts": "export {}\n" })
+    expect(findings.map((f) => f.text)).toEqual(["src/utils is on no floor: add it to FLOORS and ARCHITECTURE.md"])
+  })
+})
+
+describe("layers (src)", () => {
+  const findings = checkLayers(readTree(SRC))
+
+  test("no upward import, no cycle, no unknown folder", () => {
+    expect(findings.filter((f) => f.kind !== "tool-error").map((f) => f.text)).toEqual([])
+  })
+
+  test("ToolError is imported only from the tool framework up", () => {
+    const below = findings.filter((f) => f.kind === "tool-error").map((f) => (f.kind === "tool-error" ? f.from : ""))
+    expect(below.filter((f) => !NOT_YET_TAGGED.includes(f))).toEqual([])
+    expect(NOT_YET_TAGGED.filter((f) => !below.includes(f))).toEqual([])
+  })
+
+  test("ARCHITECTURE.md names every folder of the floor table", () => {
+    const doc = readFileSync(join(SRC, "..", "ARCHITECTURE.md"), "utf8")
+    for (const floor of FLOORS) for (const entry of floor.entries) expect(doc).toContain(`\`${entry.endsWith(".ts") ? entry : `${entry}/`}\``)
+    // Folders other engineers create later already have their floor.
+    for (const planned of ["plugins", "mcp", "lsp", "trust", "sandbox", "host"]) expect(FLOORS.some((f) => f.entries.includes(planned))).toBe(true)
+    expect(existsSync(SRC)).toBe(true)
+  })
+})
