@@ -1,4 +1,4 @@
-import { Effect, Exit, type Layer, ManagedRuntime, Scope } from "effect"
+import { Effect, Exit, type Layer, ManagedRuntime, Scope, Data } from "effect"
 import type { ConfigWarning } from "../config/check.ts"
 import { ConfigStrictError } from "../config/config.ts"
 import { AGENT_DEFAULTS } from "../config/sections/agent.ts"
@@ -51,7 +51,11 @@ const askPluginsFirst =
   }
 
 /** A problem with how the agent was asked to start (no model, unknown profile, no such session): exit code 2. */
-export class AgentSetupError extends Error {}
+export class AgentSetupError extends Data.TaggedError("AgentSetupError")<{ readonly message: string }> {
+  constructor(message: string) {
+    super({ message })
+  }
+}
 
 export interface AgentSessionOptions {
   readonly cwd: string

@@ -1,5 +1,10 @@
+import { Data } from "effect"
 /** A usage error: the command line itself is wrong (exit code 2). */
-export class UsageError extends Error {}
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {
+  constructor(message: string) {
+    super({ message })
+  }
+}
 
 /** The command line split into global options and the rest. */
 export interface GlobalArgs {

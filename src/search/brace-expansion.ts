@@ -1,3 +1,4 @@
+import { Data } from "effect"
 /**
  * Bash brace expansion, done before any globbing as bash does it:
  * `{a,b}` alternatives (nested, left to right), `{1..10}`, `{01..10..2}` and
@@ -5,7 +6,11 @@
  * comma and no valid sequence (`{}`, `{a}`, `{1..x}`) is literal text.
  */
 
-export class BraceExpansionError extends Error {}
+export class BraceExpansionError extends Data.TaggedError("BraceExpansionError")<{ readonly message: string }> {
+  constructor(message: string) {
+    super({ message })
+  }
+}
 
 /** Expands `pattern` into the patterns bash would glob, in bash's order. */
 export const expandBraces = (pattern: string, limit = 1024): ReadonlyArray<string> => {

@@ -1,4 +1,6 @@
 import { ANY_ONE, ANY_RUN, literal as literalToken, oneOf, Wildcard, type TextMatcher, type WildcardToken } from "../workspace/wildcard.ts"
+import { anyChar, literalChar, Wildcard, type TextMatcher, type WildcardToken } from "../workspace/wildcard.ts"
+import { Data } from "effect"
 import { BraceExpansionError, expandBraces } from "./brace-expansion.ts"
 
 /**
@@ -22,7 +24,11 @@ import { BraceExpansionError, expandBraces } from "./brace-expansion.ts"
  * wildcards run as a linear-time NFA too (no backtracking RegExp).
  */
 
-export class GlobPatternError extends Error {}
+export class GlobPatternError extends Data.TaggedError("GlobPatternError")<{ readonly message: string }> {
+  constructor(message: string) {
+    super({ message })
+  }
+}
 
 type Segment =
   | { readonly kind: "globstar" }

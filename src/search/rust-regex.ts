@@ -1,3 +1,4 @@
+import { Data } from "effect"
 /**
  * Rust regex syntax (what ripgrep takes) translated to an equivalent
  * JavaScript RegExp for the in-process search, line by line as ripgrep
@@ -19,12 +20,13 @@
  * properties JavaScript does not know) — rather than guessing.
  */
 
-export class RegexSyntaxError extends Error {
+export class RegexSyntaxError extends Data.TaggedError("RegexSyntaxError")<{
+  readonly message: string
   /** True when the pattern is valid Rust syntax the in-process engine cannot honour. */
   readonly unsupported: boolean
+}> {
   constructor(message: string, unsupported = false) {
-    super(message)
-    this.unsupported = unsupported
+    super({ message, unsupported })
   }
 }
 

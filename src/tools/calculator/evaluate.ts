@@ -1,3 +1,4 @@
+import { Data } from "effect"
 /**
  * A safe arithmetic evaluator with Python's semantics (spec 003 Calculator):
  * integers are exact (bigint), `/` gives a float, `**` binds tighter than a
@@ -6,7 +7,11 @@
  */
 export type Value = { readonly kind: "int"; readonly v: bigint } | { readonly kind: "float"; readonly v: number }
 
-export class CalcError extends Error {}
+export class CalcError extends Data.TaggedError("CalcError")<{ readonly message: string }> {
+  constructor(message: string) {
+    super({ message })
+  }
+}
 
 const int = (v: bigint): Value => ({ kind: "int", v })
 const float = (v: number): Value => ({ kind: "float", v })
