@@ -1,5 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import type { ToolResult } from "./definition.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
 /** What is appended to a file-changing tool's answer. */
 export interface AfterChangeNote {
@@ -24,7 +25,6 @@ export class AfterChange extends Context.Service<AfterChange, AfterChangeShape>(
   static none = Layer.succeed(AfterChange, { check: () => Effect.succeed(undefined) })
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** The files a successful result wrote (execution_meta.file_ops, deletions and dry runs excluded). */
 export const writtenFiles = (result: ToolResult): ReadonlyArray<string> => {

@@ -90,6 +90,11 @@ describe("layers (src)", () => {
     expect(plain).toEqual(["workspace/flock.ts"])
   })
 
+  test("one isRecord (protocol/is-record.ts)", () => {
+    const copies = [...readTree(SRC)].filter(([, text]) => /(?:const|function)\s+isRecord\b/.test(text)).map(([file]) => file)
+    expect(copies).toEqual(["protocol/is-record.ts"])
+  })
+
   test("ARCHITECTURE.md names every folder of the floor table", () => {
     const doc = readFileSync(join(SRC, "..", "ARCHITECTURE.md"), "utf8")
     for (const floor of FLOORS) for (const entry of floor.entries) expect(doc).toContain(`\`${entry.endsWith(".ts") ? entry : `${entry}/`}\``)
