@@ -4,6 +4,12 @@
  * numbered), block quotes, images, rough tables. Scripts, styles, navigation
  * and other page furniture are dropped. A forgiving parser: unclosed and
  * misnested tags are closed the way browsers mostly do.
+ *
+ * Kept hand-written after measuring the libraries (bench/html-to-markdown.ts,
+ * 39 checks on generated documentation, blog, API and Q&A pages): this converter
+ * passed 38, node-html-markdown 37 (code in table cells, <pre> without <code>),
+ * turndown 35 (no tables without a plugin), and they took 5.3x and 8.2x its time
+ * on a 351 KiB page.
  */
 
 interface Element {
