@@ -1,11 +1,11 @@
 import { Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { toolError } from "../protocol/tool-error.ts"
 import { closeQuietly, readAllFd } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { looksBinary } from "../workspace/text-sniff.ts"
+import { SkillFileError } from "./skill-file-error.ts"
 
 /**
  * The files a skill ships beside its SKILL.md (scripts/, references/,
@@ -58,18 +58,16 @@ const isWithin = (sep: string, parent: string, child: string): boolean =>
   child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
 
 /**
- * The text of `file` (relative to the skill folder `dir`). Refused with
- * ACCESS_DENIED when it would leave the folder (an absolute path, `..`, a
- * symbolic link pointing out); NOT_FOUND, IS_DIRECTORY, BINARY_FILE, and
- * INVALID_PARAM over {@link MAX_SKILL_FILE_READ_BYTES}.
+ * The text of `file` (relative to the skill folder `dir`). A SkillFileError
+ * when it would leave the folder (an absolute path, `..`, a symbolic link
+ * pointing out), names a folder, is binary or is over
+ * {@link MAX_SKILL_FILE_READ_BYTES}; a missing file fails as the workspace reports it.
  */
 export const readSkillFile = Effect.fn("readSkillFile")(function* (dir: string, file: string) {
   const fs = yield* FileSystem
   const path = yield* Path
-  const outside = toolError("ACCESS_DENIED", `Access denied: '${file}' is outside the skill's folder.`, {
-    fieldErrors: [{ field: "file", message: "outside the skill's folder" }],
-  })
-  if (file.includes("\0")) return yield* toolError("INVALID_PARAM", "Invalid parameter 'file': the path contains a NUL byte.", { fieldErrors: [{ field: "file", message: "NUL byte" }] })
+  const outside = new SkillFileError({ kind: "outside", message: `Access denied: '${file}' is outside the skill's folder.` })
+  if (file.includes("\0")) return yield* new SkillFileError({ kind: "nul_byte", message: "Invalid parameter 'file': the path contains a NUL byte." })
   if (path.isAbsolute(file)) return yield* outside
   const absolute = path.resolve(dir, file)
   if (!isWithin(path.sep, dir, absolute) || absolute === dir) return yield* outside
@@ -80,17 +78,18 @@ export const readSkillFile = Effect.fn("readSkillFile")(function* (dir: string, 
   const opened = yield* openChecked(inside, absolute, file, shown, "file").pipe(
     Effect.mapError((e) => (e.code === "ACCESS_DENIED" ? outside : e)),
   )
-  if (opened === undefined) return yield* toolError("NOT_FOUND", `No such file or directory: ${shown}`)
+  if (opened === undefined) return yield* new SkillFileError({ kind: "missing", message: `No such file or directory: ${shown}` })
   const bytes = yield* Effect.gen(function* () {
-    if (opened.stat.isDirectory()) return yield* toolError("IS_DIRECTORY", `${shown} is a directory, not a file.`)
+    if (opened.stat.isDirectory()) return yield* new SkillFileError({ kind: "directory", message: `${shown} is a directory, not a file.` })
     const size = Number(opened.stat.size)
     if (size > MAX_SKILL_FILE_READ_BYTES) {
-      return yield* toolError("INVALID_PARAM", `${shown} is ${size} bytes, more than the ${MAX_SKILL_FILE_READ_BYTES} a skill file may have to be returned whole.`, {
-        fieldErrors: [{ field: "file", message: "file too large" }],
+      return yield* new SkillFileError({
+        kind: "too_large",
+        message: `${shown} is ${size} bytes, more than the ${MAX_SKILL_FILE_READ_BYTES} a skill file may have to be returned whole.`,
       })
     }
     return readAllFd(opened.fd, size)
   }).pipe(Effect.ensuring(Effect.sync(() => closeQuietly(opened.fd))))
-  if (looksBinary(bytes)) return yield* toolError("BINARY_FILE", `${shown} is a binary file; only text files of a skill can be returned.`)
+  if (looksBinary(bytes)) return yield* new SkillFileError({ kind: "binary", message: `${shown} is a binary file; only text files of a skill can be returned.` })
   return { file: shown, absolute, content: new TextDecoder().decode(bytes), bytes: bytes.length }
 })

@@ -12,6 +12,7 @@ import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import { editDistance } from "../workspace/similar-paths.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./skill.md" with { type: "text" }
+import { skillToolError } from "./skill-errors.ts"
 
 const SkillParams = Schema.Struct({
   action: Schema.optionalKey(
@@ -165,6 +166,7 @@ const fileResult = (skill: Skill, file: string, display: (p: string) => string) 
       })
     }
     const read = yield* readSkillFile(skill.dir, file).pipe(
+      Effect.catchTag("SkillFileError", (e) => Effect.fail(skillToolError(e))),
       Effect.catchTag("ToolError", (e) =>
         Effect.fail(
           e.code === "NOT_FOUND"

@@ -21,7 +21,6 @@ const NOT_YET_TAGGED: ReadonlyArray<string> = [
   "git/repository.ts",
   "git/tree-states.ts",
   "patch/plan.ts",
-  "skills/skill-files.ts",
   "workspace/checked-open.ts",
   "workspace/file-transaction.ts",
   "workspace/fs-error.ts",
