@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ToolError } from "../protocol/tool-error.ts"
+import type { GitError } from "./git-error.ts"
 import { unmergedStages } from "./index-file.ts"
 import type { Repository } from "./repository.ts"
 import { stagedRenames } from "./status.ts"
@@ -46,7 +46,7 @@ const statusOf = (c: FileChange): string =>
 export const repositoryDiff = (
   repo: Repository,
   options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string> },
-): Effect.Effect<DiffResult, ToolError> =>
+): Effect.Effect<DiffResult, GitError> =>
   Effect.gen(function* () {
     const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
     const snapshot = yield* readSnapshot(repo, { workdir: !options.staged, prefixes: options.prefixes })

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ToolError } from "../protocol/tool-error.ts"
+import type { GitError } from "./git-error.ts"
 import type { ChangedFile, DiffResult } from "./changes.ts"
 import type { GitCli } from "./git-cli.ts"
 import type { LogCommit } from "./history.ts"
@@ -85,7 +85,7 @@ const exists = (repo: Repository, file: string): Promise<boolean> =>
   )
 
 /** `git status` through the git command line. */
-export const cliStatus = (repo: Repository, cli: GitCli): Effect.Effect<StatusAnswer, ToolError> =>
+export const cliStatus = (repo: Repository, cli: GitCli): Effect.Effect<StatusAnswer, GitError> =>
   Effect.gen(function* () {
     const out = yield* cli.run(repo.dir, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=normal", "--ignore-submodules=none"])
     const merging = yield* Effect.promise(() => exists(repo, "MERGE_HEAD"))
@@ -161,7 +161,7 @@ export const cliDiff = (
   repo: Repository,
   cli: GitCli,
   options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string> },
-): Effect.Effect<DiffResult, ToolError> =>
+): Effect.Effect<DiffResult, GitError> =>
   Effect.gen(function* () {
     const args = [
       "diff",
@@ -201,7 +201,7 @@ export const cliDiff = (
 const UNIT = "\u001f"
 
 /** Up to `limit` commits from HEAD (git log's default order) and whether more remain, through the git command line. */
-export const cliHistory = (repo: Repository, cli: GitCli, limit: number): Effect.Effect<{ commits: ReadonlyArray<LogCommit>; more: boolean }, ToolError> =>
+export const cliHistory = (repo: Repository, cli: GitCli, limit: number): Effect.Effect<{ commits: ReadonlyArray<LogCommit>; more: boolean }, GitError> =>
   Effect.gen(function* () {
     const out = yield* cli.run(
       repo.dir,
@@ -245,7 +245,7 @@ export interface AddAnswer {
 }
 
 /** `git add -A -- <prefixes>` through the git command line (ignored files are skipped and named, never forced). */
-export const cliAdd = (repo: Repository, cli: GitCli, prefixes: ReadonlyArray<string>): Effect.Effect<AddAnswer, ToolError> =>
+export const cliAdd = (repo: Repository, cli: GitCli, prefixes: ReadonlyArray<string>): Effect.Effect<AddAnswer, GitError> =>
   Effect.gen(function* () {
     const pathspecs = prefixes.map(topPathspec)
     const before = yield* indexState(repo, cli, pathspecs)
@@ -276,7 +276,7 @@ export const cliAdd = (repo: Repository, cli: GitCli, prefixes: ReadonlyArray<st
 export const cliStagedChanges = (
   repo: Repository,
   cli: GitCli,
-): Effect.Effect<ReadonlyArray<{ path: string; change: string; from?: string }>, ToolError> =>
+): Effect.Effect<ReadonlyArray<{ path: string; change: string; from?: string }>, GitError> =>
   Effect.gen(function* () {
     const out = yield* cli.run(repo.dir, ["diff", "--cached", "--name-status", "-z", "--find-renames", "--no-ext-diff"])
     const parts = fields(out.stdout)
@@ -300,7 +300,7 @@ export const cliCommit = (
   cli: GitCli,
   message: string,
   identity: Readonly<Record<string, string>>,
-): Effect.Effect<string, ToolError> =>
+): Effect.Effect<string, GitError> =>
   Effect.gen(function* () {
     // The caller ran pre-commit and commit-msg itself (to report which hook refused), so git must not run them again.
     yield* cli.run(repo.dir, ["commit", "-q", "--no-verify", "--cleanup=verbatim", "--allow-empty-message", "-m", message], { extraEnv: identity })

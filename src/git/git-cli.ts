@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { accessSync, constants } from "node:fs"
 import { Config } from "../config/config.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
-import { toolError, type ToolError } from "../protocol/tool-error.ts"
+import { gitError, type GitError } from "./git-error.ts"
 
 /** What one git command printed and how it exited. */
 export interface GitOutput {
@@ -19,7 +19,7 @@ export interface GitCli {
     cwd: string,
     args: ReadonlyArray<string>,
     options?: { readonly allowFailure?: boolean; readonly extraEnv?: Readonly<Record<string, string>> },
-  ) => Effect.Effect<GitOutput, ToolError>
+  ) => Effect.Effect<GitOutput, GitError>
 }
 
 const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -112,12 +112,12 @@ export const gitCli: Effect.Effect<GitCli | undefined, never, Config | ProcessRu
           stdout: out.sink,
           stderr: err.sink,
         })
-        .pipe(Effect.mapError((e) => toolError("EXECUTION_ERROR", `git could not be started: ${e.message}`)))
+        .pipe(Effect.mapError((e) => gitError("failed", `git could not be started: ${e.message}`)))
       const result = { stdout: out.bytes(), stderr: err.bytes().toString("utf8"), exitCode: outcome.exitCode }
-      if (outcome.timedOut) return yield* Effect.fail(toolError("TIMEOUT", `git ${args[0]} did not finish within ${TIMEOUT_MS / 1000} s.`))
+      if (outcome.timedOut) return yield* Effect.fail(gitError("timeout", `git ${args[0]} did not finish within ${TIMEOUT_MS / 1000} s.`))
       if (result.exitCode !== 0 && options.allowFailure !== true) {
         const message = result.stderr.trim().split("\n").slice(-5).join("\n") || `exit code ${result.exitCode}`
-        return yield* Effect.fail(toolError("EXECUTION_ERROR", `git ${args[0]} failed: ${message}`))
+        return yield* Effect.fail(gitError("failed", `git ${args[0]} failed: ${message}`))
       }
       return result
     })

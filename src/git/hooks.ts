@@ -3,7 +3,7 @@ import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import * as ChildProcess from "effect/process/ChildProcess"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import { toolError, type ToolError } from "../protocol/tool-error.ts"
+import { gitError, type GitError } from "./git-error.ts"
 
 /** What a hook printed when it refused. */
 const EXCERPT = 2000
@@ -21,7 +21,7 @@ export const runHook = (options: {
   readonly args: ReadonlyArray<string>
   readonly cwd: string
   readonly env: Readonly<Record<string, string | undefined>>
-}): Effect.Effect<boolean, ToolError, FileSystem | Path | ChildProcessSpawner> =>
+}): Effect.Effect<boolean, GitError, FileSystem | Path | ChildProcessSpawner> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem
     const path = yield* Path
@@ -35,11 +35,11 @@ export const runHook = (options: {
         const code = yield* handle.exitCode
         return { code: Number(code), output }
       }),
-    ).pipe(Effect.mapError((e) => toolError("EXECUTION_ERROR", `The ${options.name} hook could not run: ${e.message}`)))
+    ).pipe(Effect.mapError((e) => gitError("failed", `The ${options.name} hook could not run: ${e.message}`)))
     if (result.code !== 0) {
       const text = result.output.trim()
       return yield* Effect.fail(
-        toolError("EXECUTION_ERROR", `The ${options.name} hook refused the commit (exit code ${result.code}); nothing was committed.`, {
+        gitError("failed", `The ${options.name} hook refused the commit (exit code ${result.code}); nothing was committed.`, {
           details: text === "" ? "" : `Hook output:\n${text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text}`,
         }),
       )

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { hint } from "../protocol/hint.ts"
-import { toolError, type ToolError } from "../protocol/tool-error.ts"
+import { gitError, type GitError } from "./git-error.ts"
 import { parseGitConfig } from "./config-file.ts"
 
 /** Who a commit is by. */
@@ -34,9 +34,9 @@ export const readGitConfig = (
     return merged
   })
 
-const missing = (what: "author" | "committer"): ToolError =>
-  toolError(
-    "EXECUTION_ERROR",
+const missing = (what: "author" | "committer"): GitError =>
+  gitError(
+    "failed",
     `${what === "author" ? "Author" : "Committer"} identity unknown: git needs user.name and user.email to commit. ` +
       'Ask the user to set them (git config --global user.name "Your Name"; git config --global user.email "you@example.com"), ' +
       "or set GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL in the environment.",
@@ -51,7 +51,7 @@ const missing = (what: "author" | "committer"): ToolError =>
 export const resolveIdentity = (
   config: ReadonlyMap<string, string>,
   env: Readonly<Record<string, string | undefined>>,
-): Effect.Effect<{ readonly author: Identity; readonly committer: Identity }, ToolError> =>
+): Effect.Effect<{ readonly author: Identity; readonly committer: Identity }, GitError> =>
   Effect.gen(function* () {
     const pick = (...candidates: ReadonlyArray<string | undefined>) => candidates.find((c) => c !== undefined && c.trim() !== "")?.trim()
     const name = config.get("user.name")

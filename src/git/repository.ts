@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { hint } from "../protocol/hint.ts"
-import { toolError, type ToolError } from "../protocol/tool-error.ts"
+import { gitError, type GitError } from "./git-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { GitFs, type GitFsClient } from "./git-fs.ts"
 
@@ -16,7 +16,7 @@ export interface Repository {
   /** isomorphic-git's object and index cache, shared by the calls of one tool run. */
   readonly cache: object
   /** Runs one isomorphic-git call; a thrown error becomes EXECUTION_ERROR naming `what`. */
-  readonly call: <A>(what: string, f: () => Promise<A>) => Effect.Effect<A, ToolError>
+  readonly call: <A>(what: string, f: () => Promise<A>) => Effect.Effect<A, GitError>
   /** A path as the repository names it (POSIX, relative to `dir`; "" for the top), or undefined outside it. */
   readonly relative: (absolute: string) => string | undefined
 }
@@ -25,9 +25,9 @@ export interface Repository {
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
 /** The one error for "not in a repository": git tools degrade to a hint at the git command line (spec 004). */
-export const notARepository = (cwd: string): ToolError =>
-  toolError(
-    "NOT_FOUND",
+export const notARepository = (cwd: string): GitError =>
+  gitError(
+    "not_a_repository",
     `Not a git repository: no .git folder in '${cwd}' or any folder above it. ` +
       "The git tools only work inside a repository; use Bash to run git itself (e.g. `git init` to start one).",
     { hints: [hint("Bash", "medium", { command: "git init" })] },
@@ -38,7 +38,7 @@ export const notARepository = (cwd: string): ToolError =>
  * above it, as git does) and prepares isomorphic-git calls on it. A `.git`
  * file (`gitdir: …`, as submodules use) is followed.
  */
-export const openRepository: Effect.Effect<Repository, ToolError, Workspace | FileSystem | Path | GitFs> = Effect.gen(function* () {
+export const openRepository: Effect.Effect<Repository, GitError, Workspace | FileSystem | Path | GitFs> = Effect.gen(function* () {
   const workspace = yield* Workspace
   const fs = yield* FileSystem
   const path = yield* Path
@@ -64,7 +64,7 @@ export const openRepository: Effect.Effect<Repository, ToolError, Workspace | Fi
               const why = borrowed
                 ? " This clone borrows objects from another repository (.git/objects/info/alternates), which the built-in git reader cannot follow: install git (anvil then runs it) or use Bash with git."
                 : ""
-              return yield* Effect.fail(toolError("EXECUTION_ERROR", `git ${what} failed: ${errorText(e)}.${why}`))
+              return yield* Effect.fail(gitError("failed", `git ${what} failed: ${errorText(e)}.${why}`))
             }),
           ),
         )

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import * as git from "isomorphic-git"
-import type { ToolError } from "../protocol/tool-error.ts"
+import type { GitError } from "./git-error.ts"
 import type { Repository } from "./repository.ts"
 
 /** A blob on one side (HEAD, index or working tree). */
@@ -90,7 +90,7 @@ const statClean = (index: Stat, work: Stat, fileMode: boolean, indexWritten: num
  * ignored folders are not entered); submodules and special files are skipped.
  * The index is never written (no stat refresh), so reading stays read-only.
  */
-export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect.Effect<Snapshot, ToolError> =>
+export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect.Effect<Snapshot, GitError> =>
   repo.call("status", async () => {
     const prefixes = (options.prefixes ?? []).map((p) => p.replace(/\/+$/, ""))
     const states: Array<PathState> = []

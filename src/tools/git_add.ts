@@ -11,11 +11,13 @@ import { closeQuietly } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_add.md" with { type: "text" }
+import { withGitErrors } from "./git-errors.ts"
+import type { GitError } from "../git/git-error.ts"
 
 const under = (path: string, prefix: string) => prefix === "" || path === prefix || path.startsWith(`${prefix}/`)
 
 /** `git add` with isomorphic-git (no git executable): the same answer as the command line's. */
-const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.Effect<AddAnswer, ToolError> =>
+const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.Effect<AddAnswer, ToolError | GitError> =>
   Effect.gen(function* () {
     const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
     const snapshot = yield* readSnapshot(repo, { workdir: true, prefixes })
@@ -61,7 +63,7 @@ export const gitAddTool = defineTool({
     }),
   }),
   run: ({ paths }) =>
-    Effect.gen(function* () {
+    withGitErrors(Effect.gen(function* () {
       const workspace = yield* Workspace
       const repo = yield* openRepository
       const given = typeof paths === "string" ? [paths] : paths
@@ -107,5 +109,5 @@ export const gitAddTool = defineTool({
         stats: { staged: changes.length },
         ...(ignored.length > 0 ? { hints: [hint("GitStatus", "medium", { short: true })] } : {}),
       }
-    }),
+    })),
 })

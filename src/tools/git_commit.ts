@@ -15,6 +15,7 @@ import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import description from "./git_commit.md" with { type: "text" }
+import { withGitErrors } from "./git-errors.ts"
 
 /** Options that rewrite history, force or skip checks: never honoured, even written into the message. */
 const REFUSED = /^(?:--?)(amend|force|no-verify|no-edit|allow-empty|allow-empty-message|fixup|squash|reset-author|all|a|n|f|c|C)\b/
@@ -60,7 +61,7 @@ export const gitCommitTool = defineTool({
     message: Schema.String.annotate({ description: "The commit message: a short subject line, then optionally a blank line and a body." }),
   }),
   run: ({ message }) =>
-    Effect.gen(function* () {
+    withGitErrors(Effect.gen(function* () {
       const trimmed = message.trim()
       const flag = REFUSED.exec(trimmed) ?? /["']\s*(--(?:amend|force|no-verify))\b/.exec(trimmed)
       if (flag) {
@@ -150,5 +151,5 @@ export const gitCommitTool = defineTool({
         text: `[${head.branch}${root} ${oid.slice(0, 7)}] ${subject}\n ${changes.length} file${changes.length === 1 ? "" : "s"} changed\n${lines.join("\n")}`,
         stats: { files: changes.length },
       }
-    }),
+    })),
 })

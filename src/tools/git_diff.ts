@@ -7,6 +7,7 @@ import { defineTool } from "../tool-framework/definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_diff.md" with { type: "text" }
+import { withGitErrors } from "./git-errors.ts"
 
 /** git_diff (spec 004): unified diffs of unstaged (index → working tree) or staged (HEAD → index) changes. */
 export const gitDiffTool = defineTool({
@@ -23,7 +24,7 @@ export const gitDiffTool = defineTool({
     path: Schema.optionalKey(Schema.String.annotate({ description: "Only this file or folder (relative to the working directory)." })),
   }),
   run: ({ staged, path }) =>
-    Effect.gen(function* () {
+    withGitErrors(Effect.gen(function* () {
       const workspace = yield* Workspace
       const repo = yield* openRepository
       let prefix: string | undefined
@@ -59,5 +60,5 @@ export const gitDiffTool = defineTool({
         stats: { files: diff.files.length, additions, deletions },
         ...(path !== undefined ? { context: { path_resolved: prefix ?? "." } } : {}),
       }
-    }),
+    })),
 })

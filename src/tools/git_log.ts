@@ -6,6 +6,7 @@ import { openRepository } from "../git/repository.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./git_log.md" with { type: "text" }
+import { withGitErrors } from "./git-errors.ts"
 
 const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 10000
@@ -27,7 +28,7 @@ export const gitLogTool = defineTool({
     oneline: Schema.optionalKey(Schema.Boolean.annotate({ description: "true: one `<hash> <subject>` line per commit (git log --oneline)." })),
   }),
   run: ({ limit, oneline }) =>
-    Effect.gen(function* () {
+    withGitErrors(Effect.gen(function* () {
       const repo = yield* openRepository
       const wanted = limit ?? DEFAULT_LIMIT
       const cli = yield* gitCli
@@ -62,5 +63,5 @@ export const gitLogTool = defineTool({
             }
           : {}),
       }
-    }),
+    })),
 })

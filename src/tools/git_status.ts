@@ -6,6 +6,7 @@ import { currentUpstream, formatLong, formatShort, isUnmerged, readHead, statusE
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./git_status.md" with { type: "text" }
+import { withGitErrors } from "./git-errors.ts"
 
 const count = (n: number, what: string) => `${n} ${what}`
 
@@ -33,7 +34,7 @@ export const gitStatusTool = defineTool({
     ),
   }),
   run: ({ short }) =>
-    Effect.gen(function* () {
+    withGitErrors(Effect.gen(function* () {
       const repo = yield* openRepository
       const cli = yield* gitCli
       const { entries, head, upstream } = cli ? yield* cliStatus(repo, cli) : yield* builtinStatus(repo)
@@ -60,5 +61,5 @@ export const gitStatusTool = defineTool({
         text: short === true ? `${summary}${content ? `\n\n${content}` : ""}` : content,
         stats: { staged, unstaged, untracked, unmerged },
       }
-    }),
+    })),
 })

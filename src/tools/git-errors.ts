@@ -1,0 +1,18 @@
+import { Effect } from "effect"
+import { GitError } from "../git/git-error.ts"
+import type { ErrorCode } from "../protocol/error-code.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
+
+const CODES: Readonly<Record<GitError["kind"], ErrorCode>> = {
+  not_a_repository: "NOT_FOUND",
+  failed: "EXECUTION_ERROR",
+  timeout: "TIMEOUT",
+}
+
+/** The git domain's errors as envelope errors (one table for every git tool). */
+export const gitToolError = (e: GitError): ToolError =>
+  toolError(CODES[e.kind], e.message, { ...(e.hints ? { hints: e.hints } : {}), ...(e.details ? { details: e.details } : {}) })
+
+/** A git tool's run with the domain's errors translated at the boundary. */
+export const withGitErrors = <A, R>(effect: Effect.Effect<A, GitError | ToolError, R>): Effect.Effect<A, ToolError, R> =>
+  Effect.mapError(effect, (e) => (e instanceof GitError ? gitToolError(e) : e))
