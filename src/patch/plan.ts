@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { sameBytes, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
 import { closeQuietly, readAllFd, stampOf } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
@@ -10,6 +9,7 @@ import type { Tolerance } from "./locate-hunks.ts"
 import { additionsOf, deletionsOf, type FileOperation, type FilePatch, type ParsedPatch } from "./model.ts"
 import { PatchProblem } from "./patch-problem.ts"
 import { decodeText } from "./text-lines.ts"
+import { PatchTargetError } from "./patch-target-error.ts"
 
 /** What the patch does to one file, as reported in `data.files`. */
 export interface FileReport {
@@ -60,7 +60,7 @@ const applyGitMode = (mode: number, git: string | undefined): number => {
  * file touched twice sees the first change). Any problem fails here, before
  * anything is written.
  */
-export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effect<Plan, ToolError | PatchProblem, Workspace> =>
+export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
     const slots = new Map<string, Slot>()
@@ -71,8 +71,10 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effe
         const resolved = yield* workspace.resolve(p, "patch")
         const parts = resolved.display.split("/")
         if (resolved.display === "." || parts.includes(".git")) {
-          return yield* toolError("ACCESS_DENIED", `Access denied: the patch names '${p}', ${resolved.display === "." ? "the project root itself" : "which is inside .git"}. Nothing was changed.`, {
-            fieldErrors: [{ field: "patch", message: `refused path ${p}` }],
+          return yield* new PatchTargetError({
+            kind: "refused",
+            message: `Access denied: the patch names '${p}', ${resolved.display === "." ? "the project root itself" : "which is inside .git"}. Nothing was changed.`,
+            refusedPath: p,
           })
         }
         return resolved
@@ -89,11 +91,14 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effe
         if (opened !== undefined) {
           const { fd, stat: st } = opened
           try {
-            if (st.isDirectory()) return yield* toolError("IS_DIRECTORY", `${resolved.display} is a directory, not a file. Nothing was changed.`)
-            if (!st.isFile()) return yield* toolError("INVALID_PARAM", `${resolved.display} is not a regular file. Nothing was changed.`)
+            if (st.isDirectory()) return yield* new PatchTargetError({ kind: "directory", message: `${resolved.display} is a directory, not a file. Nothing was changed.` })
+            if (!st.isFile()) return yield* new PatchTargetError({ kind: "not_a_file", message: `${resolved.display} is not a regular file. Nothing was changed.` })
             const size = Number(st.size)
             if (size > options.maxFileBytes) {
-              return yield* toolError("INVALID_PARAM", `${resolved.display} is ${size} bytes, over the patch limit of ${options.maxFileBytes} bytes (tools.patch.max_file_bytes). Nothing was changed.`)
+              return yield* new PatchTargetError({
+                kind: "too_large",
+                message: `${resolved.display} is ${size} bytes, over the patch limit of ${options.maxFileBytes} bytes (tools.patch.max_file_bytes). Nothing was changed.`,
+              })
             }
             const bytes = readAllFd(fd, size)
             before = { bytes, mode: Number(st.mode & 0o7777n), size: bytes.length, mtimeMs: Number(st.mtimeMs), stamp: stampOf(st) }
@@ -117,7 +122,9 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effe
       const text = decodeText(s.current!.bytes)
       if (text === undefined) {
         return Effect.fail(
-          toolError("BINARY_FILE", `${s.resolved.display} is not UTF-8 text (binary or another encoding); patch changes text files only. Nothing was changed.`, {
+          new PatchTargetError({
+            kind: "binary",
+            message: `${s.resolved.display} is not UTF-8 text (binary or another encoding); patch changes text files only. Nothing was changed.`,
             context: { path_resolved: s.resolved.display, patch_line: fp.line },
           }),
         )
@@ -148,7 +155,9 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effe
       const mustExist = (s: Slot, p: string) =>
         s.current === undefined
           ? Effect.fail(
-              toolError("NOT_FOUND", `${s.resolved.display} does not exist, but the patch (line ${fp.line}) expects to ${fp.operation === "delete" ? "delete" : fp.operation === "modify" ? "modify" : fp.operation === "mode" ? "change the mode of" : `${fp.operation} from`} it. Nothing was changed.`, {
+              new PatchTargetError({
+                kind: "missing",
+                message: `${s.resolved.display} does not exist, but the patch (line ${fp.line}) expects to ${fp.operation === "delete" ? "delete" : fp.operation === "modify" ? "modify" : fp.operation === "mode" ? "change the mode of" : `${fp.operation} from`} it. Nothing was changed.`,
                 hints: [{ action: "Glob", priority: "high", args: { pattern: `**/${p.split("/").pop()}` } }],
                 context: { path_resolved: s.resolved.display },
               }),
@@ -157,7 +166,9 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effe
       const mustNotExist = (s: Slot) =>
         s.current !== undefined
           ? Effect.fail(
-              toolError("CONFLICT", `${s.resolved.display} already exists, but the patch (line ${fp.line}) ${fp.operation === "create" ? "creates" : `${fp.operation}s a file to`} it. Nothing was changed.`, {
+              new PatchTargetError({
+                kind: "exists",
+                message: `${s.resolved.display} already exists, but the patch (line ${fp.line}) ${fp.operation === "create" ? "creates" : `${fp.operation}s a file to`} it. Nothing was changed.`,
                 hints: [{ action: "Read", priority: "high", args: { path: s.resolved.display } }],
                 context: { path_resolved: s.resolved.display },
               }),
@@ -196,14 +207,17 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions): Effect.Effe
           if (fp.hunks.length > 0) {
             const applied = yield* apply(target, fp, target.resolved.display)
             if (applied.text !== "") {
-              return yield* toolError(
-                "CONFLICT",
-                `${target.resolved.display}: the patch deletes the file but its removed lines do not cover the whole file (${applied.text.split("\n").length} line(s) would remain). Nothing was changed.`,
-                { hints: [{ action: "Read", priority: "high", args: { path: target.resolved.display } }] },
-              )
+              return yield* new PatchTargetError({
+                kind: "mismatch",
+                message: `${target.resolved.display}: the patch deletes the file but its removed lines do not cover the whole file (${applied.text.split("\n").length} line(s) would remain). Nothing was changed.`,
+                hints: [{ action: "Read", priority: "high", args: { path: target.resolved.display } }],
+              })
             }
           } else if (!fp.beginPatch && target.current!.bytes.length > 0) {
-            return yield* toolError("CONFLICT", `${target.resolved.display}: the patch deletes an empty file, but the file has ${target.current!.bytes.length} bytes. Nothing was changed.`)
+            return yield* new PatchTargetError({
+              kind: "mismatch",
+              message: `${target.resolved.display}: the patch deletes an empty file, but the file has ${target.current!.bytes.length} bytes. Nothing was changed.`,
+            })
           }
           target.current = undefined
           report = { path: target.resolved.display, operation: "delete", ...counts }

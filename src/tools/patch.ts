@@ -6,8 +6,10 @@ import { parsePatch } from "../patch/parse.ts"
 import { PatchProblem } from "../patch/patch-problem.ts"
 import { planPatch, type FileReport } from "../patch/plan.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { PatchTargetError } from "../patch/patch-target-error.ts"
+import { problemToError, targetToError } from "./patch-errors.ts"
 import { defineTool } from "../tool-framework/definition.ts"
-import { toolError, type ToolError } from "../protocol/tool-error.ts"
+import { toolError } from "../protocol/tool-error.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { commitChanges } from "../workspace/file-transaction.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -50,7 +52,7 @@ export const patchTool = defineTool({
         catch: (e) => (e instanceof PatchProblem ? problemToError(e) : toolError("INTERNAL_ERROR", `Could not parse the patch: ${String(e)}`)),
       })
       const plan = yield* planPatch(parsed, { maxFileBytes }).pipe(
-        Effect.mapError((e) => (e instanceof PatchProblem ? problemToError(e) : e)),
+        Effect.mapError((e) => (e instanceof PatchProblem ? problemToError(e) : e instanceof PatchTargetError ? targetToError(e) : e)),
       )
       if (!dryRun && plan.changes.length > 0) {
         const committed = yield* commitChanges(plan.changes, {
@@ -114,22 +116,3 @@ const describeFile = (r: FileReport): Array<string> => {
   for (const f of r.fuzz ?? []) lines.push(`  hunk ${f.hunk} matched at line ${f.line} only when ignoring ${f.tolerance.replace("_", " ")} differences`)
   return lines
 }
-
-/** A parse or apply problem as the tool's error, with the hint a model can act on. */
-const problemToError = (p: PatchProblem): ToolError => {
-  const { path, fileLine, details, line } = p.extra
-  const hints: Array<RetrievalHint> = path
-    ? [
-        hint("Read", "high", { path, offset: Math.max(0, (fileLine ?? 1) - 6), limit: 20 }),
-        hint("Patch", "medium", { patch: "<the patch with this hunk's context corrected>", dry_run: true }),
-      ]
-    : []
-  return toolError(p.code, p.message, {
-    ...(p.code === "INVALID_PARAM" ? { fieldErrors: [{ field: "patch", message: line !== undefined ? `line ${line}: ${firstClause(p.message)}` : firstClause(p.message) }] } : {}),
-    ...(hints.length > 0 ? { hints } : {}),
-    ...(details ? { details } : {}),
-    ...(path ? { context: { path_resolved: path } } : {}),
-  })
-}
-
-const firstClause = (message: string) => message.replace(/^Patch line \d+: /, "").replace(/ Nothing was changed\.$/, "")

@@ -13,7 +13,6 @@ const NOT_YET_TAGGED: ReadonlyArray<string> = [
   "edit/edit-file.ts",
   "edit/stale-guard.ts",
   "edit/target-file.ts",
-  "patch/plan.ts",
   "workspace/checked-open.ts",
   "workspace/file-transaction.ts",
   "workspace/fs-error.ts",

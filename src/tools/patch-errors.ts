@@ -1,0 +1,43 @@
+import type { ErrorCode } from "../protocol/error-code.ts"
+import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
+import type { PatchProblem } from "../patch/patch-problem.ts"
+import type { PatchTargetError } from "../patch/patch-target-error.ts"
+
+/** A parse or apply problem as the tool's error, with the hint a model can act on. */
+export const problemToError = (p: PatchProblem): ToolError => {
+  const { path, fileLine, details, line } = p.extra
+  const hints: Array<RetrievalHint> = path
+    ? [
+        hint("Read", "high", { path, offset: Math.max(0, (fileLine ?? 1) - 6), limit: 20 }),
+        hint("Patch", "medium", { patch: "<the patch with this hunk's context corrected>", dry_run: true }),
+      ]
+    : []
+  return toolError(p.code, p.message, {
+    ...(p.code === "INVALID_PARAM" ? { fieldErrors: [{ field: "patch", message: line !== undefined ? `line ${line}: ${firstClause(p.message)}` : firstClause(p.message) }] } : {}),
+    ...(hints.length > 0 ? { hints } : {}),
+    ...(details ? { details } : {}),
+    ...(path ? { context: { path_resolved: path } } : {}),
+  })
+}
+
+const firstClause = (message: string) => message.replace(/^Patch line \d+: /, "").replace(/ Nothing was changed\.$/, "")
+
+const TARGET_CODES: Readonly<Record<PatchTargetError["kind"], ErrorCode>> = {
+  refused: "ACCESS_DENIED",
+  directory: "IS_DIRECTORY",
+  not_a_file: "INVALID_PARAM",
+  too_large: "INVALID_PARAM",
+  binary: "BINARY_FILE",
+  missing: "NOT_FOUND",
+  exists: "CONFLICT",
+  mismatch: "CONFLICT",
+}
+
+/** A file the patch cannot change as it says, as the tool's error. */
+export const targetToError = (e: PatchTargetError): ToolError =>
+  toolError(TARGET_CODES[e.kind], e.message, {
+    ...(e.refusedPath !== undefined ? { fieldErrors: [{ field: "patch", message: `refused path ${e.refusedPath}` }] } : {}),
+    ...(e.hints ? { hints: e.hints } : {}),
+    ...(e.context ? { context: e.context } : {}),
+  })
