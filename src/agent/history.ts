@@ -1,47 +1,51 @@
-import type { ModelMessage, ModelToolCall, Usage } from "../llm/model.ts"
-import type { Envelope } from "../protocol/envelope.ts"
-import type { ExecutionMeta } from "../protocol/execution-meta.ts"
+import { Schema } from "effect"
+import type { ModelMessage } from "../llm/model.ts"
+import { Envelope } from "../protocol/envelope.ts"
+import { ExecutionMeta } from "../protocol/execution-meta.ts"
+
+const ToolCall = Schema.Struct({ id: Schema.String, name: Schema.String, arguments: Schema.String })
+const TokenUsage = Schema.Struct({ inputTokens: Schema.Number, outputTokens: Schema.Number })
+
+export const UserItem = Schema.Struct({
+  type: Schema.Literal("user"),
+  text: Schema.String,
+  /** What produced it: the user's prompt, an auto-verification report, or a ReAct engine reminder. */
+  source: Schema.optionalKey(Schema.Literals(["prompt", "verify", "engine"])),
+})
+export type UserItem = typeof UserItem.Type
+
+export const AssistantItem = Schema.Struct({
+  type: Schema.Literal("assistant"),
+  text: Schema.String,
+  tool_calls: Schema.Array(ToolCall),
+  usage: Schema.optionalKey(TokenUsage),
+  /** The turn was cut short (cancelled or failed mid-stream). */
+  interrupted: Schema.optionalKey(Schema.Boolean),
+})
+export type AssistantItem = typeof AssistantItem.Type
+
+export const ToolItem = Schema.Struct({
+  type: Schema.Literal("tool"),
+  call_id: Schema.String,
+  name: Schema.String,
+  /** The LLM-visible text (the envelope's text). */
+  text: Schema.String,
+  metadata: Schema.Struct({ tool_raw_envelope: Envelope, tool_execution_meta: ExecutionMeta }),
+})
+export type ToolItem = typeof ToolItem.Type
+
+/** Older turns compacted into one summary (see compaction.ts). */
+export const SummaryItem = Schema.Struct({ type: Schema.Literal("summary"), text: Schema.String })
+export type SummaryItem = typeof SummaryItem.Type
 
 /**
  * One item of an agent's conversation, as kept in memory and in the session
- * file. A tool item keeps what the model read (`text`) and, as spec 001 asks,
- * the raw envelope and the execution_meta in its metadata.
+ * file (decoded with this Schema when a session is read back). A tool item
+ * keeps what the model read (`text`) and the raw envelope and execution_meta
+ * in its metadata.
  */
-export type HistoryItem = UserItem | AssistantItem | ToolItem | SummaryItem
-
-export interface UserItem {
-  readonly type: "user"
-  readonly text: string
-  /** What produced it: the user's prompt, an auto-verification report, or a ReAct engine reminder. */
-  readonly source?: "prompt" | "verify" | "engine"
-}
-
-export interface AssistantItem {
-  readonly type: "assistant"
-  readonly text: string
-  readonly tool_calls: ReadonlyArray<ModelToolCall>
-  readonly usage?: Usage
-  /** The turn was cut short (cancelled or failed mid-stream). */
-  readonly interrupted?: boolean
-}
-
-export interface ToolItem {
-  readonly type: "tool"
-  readonly call_id: string
-  readonly name: string
-  /** The LLM-visible text (the envelope's text). */
-  readonly text: string
-  readonly metadata: {
-    readonly tool_raw_envelope: Envelope
-    readonly tool_execution_meta: ExecutionMeta
-  }
-}
-
-/** Older turns compacted into one summary (see compaction.ts). */
-export interface SummaryItem {
-  readonly type: "summary"
-  readonly text: string
-}
+export const HistoryItem = Schema.Union([UserItem, AssistantItem, ToolItem, SummaryItem])
+export type HistoryItem = typeof HistoryItem.Type
 
 const SUMMARY_PREFIX = "[Summary of the earlier conversation, written when it was compacted]\n"
 

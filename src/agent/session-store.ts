@@ -1,9 +1,8 @@
-import { Clock, Data, Effect, type Scope } from "effect"
+import { Clock, Data, Effect, Result, Schema, SchemaIssue, type Scope } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { ensureStateDir, plannedStateDir } from "../workspace/state-dir.ts"
-import type { TurnResult } from "./events.ts"
-import type { HistoryItem, SummaryItem } from "./history.ts"
+import { HistoryItem, SummaryItem } from "./history.ts"
 import type { LoopRecord } from "./loop.ts"
 
 /**
@@ -19,24 +18,32 @@ import type { LoopRecord } from "./loop.ts"
  * A crash loses at most the turn in flight: loading keeps what the last
  * `turn_end` committed, and a broken last line is ignored.
  */
-export interface SessionHeader {
-  readonly type: "session"
-  readonly version: 1
-  readonly id: string
-  readonly created_at: string
-  readonly cwd: string
-  readonly model: string
-  readonly profile: string
-  readonly engine: string
-}
+export const SessionHeader = Schema.Struct({
+  type: Schema.Literal("session"),
+  version: Schema.Literal(1),
+  id: Schema.String,
+  created_at: Schema.String,
+  cwd: Schema.String,
+  model: Schema.String,
+  profile: Schema.String,
+  engine: Schema.String,
+})
+export type SessionHeader = typeof SessionHeader.Type
 
-export type SessionLine =
-  | SessionHeader
-  | { readonly type: "item"; readonly item: HistoryItem }
-  | { readonly type: "todos"; readonly todos: ReadonlyArray<unknown> }
-  | { readonly type: "compaction"; readonly replaced: number; readonly summary: SummaryItem }
-  | { readonly type: "turn_end"; readonly result: TurnResult }
-  | { readonly type: "discard" }
+/** One line of a session file; each is decoded with this Schema when the session is read back. */
+export const SessionLine = Schema.Union([
+  SessionHeader,
+  Schema.Struct({ type: Schema.Literal("item"), item: HistoryItem }),
+  Schema.Struct({ type: Schema.Literal("todos"), todos: Schema.Array(Schema.Unknown) }),
+  Schema.Struct({ type: Schema.Literal("compaction"), replaced: Schema.Number, summary: SummaryItem }),
+  // The result is written for readers of the file; loading only counts turns, so it is not checked.
+  Schema.Struct({ type: Schema.Literal("turn_end"), result: Schema.Unknown }),
+  Schema.Struct({ type: Schema.Literal("discard") }),
+])
+export type SessionLine = typeof SessionLine.Type
+
+const decodeLine = Schema.decodeUnknownResult(SessionLine)
+const firstIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
 export class SessionError extends Data.TaggedError("SessionError")<{ readonly message: string }> {}
 
@@ -71,13 +78,20 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.trim()
     if (raw === "") continue
-    let line: SessionLine
+    let parsed: unknown
     try {
-      line = JSON.parse(raw) as SessionLine
+      parsed = JSON.parse(raw)
     } catch {
       if (i >= lines.length - 2) break // the last line, cut by a crash
       return new SessionError({ message: `${file}: line ${i + 1} is not valid JSON` })
     }
+    const decoded = decodeLine(parsed)
+    if (Result.isFailure(decoded)) {
+      const issue = firstIssue(decoded.failure.issue).issues[0]
+      const where = issue?.path && issue.path.length > 0 ? ` at ${issue.path.map(String).join(".")}` : ""
+      return new SessionError({ message: `${file}: line ${i + 1} is not a session record (${issue?.message ?? "unexpected shape"}${where})` })
+    }
+    const line = decoded.success
     switch (line.type) {
       case "session":
         header = line

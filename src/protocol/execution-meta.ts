@@ -1,30 +1,35 @@
-import type { Envelope } from "./envelope.ts"
-import type { RetrievalHint } from "./hint.ts"
+import { Schema } from "effect"
+import { Status, type Envelope } from "./envelope.ts"
+import { RetrievalHint } from "./hint.ts"
 
 /** The truncation record of execution_meta (spec 001). */
-export interface MetaTruncation {
-  readonly truncated: boolean
+export const MetaTruncation = Schema.Struct({
+  truncated: Schema.Boolean,
   /** Comma-separated causes: the tool's own ("line_limit") and the framework's ("output_spilled"). */
-  readonly reason: string
-  readonly shown_range?: { readonly start_line: number; readonly end_line: number }
-  readonly total_estimate: number
-}
+  reason: Schema.String,
+  shown_range: Schema.optionalKey(Schema.Struct({ start_line: Schema.Number, end_line: Schema.Number })),
+  total_estimate: Schema.Number,
+})
+export type MetaTruncation = typeof MetaTruncation.Type
 
 /**
  * What the agent stores with a history item beside the raw envelope
  * (spec 001 `execution_meta`). Derived from the envelope and the result's
  * structured hints, never written by hand.
  */
-export interface ExecutionMeta {
-  readonly tool_name: string
-  readonly tool_call_id: string
-  readonly status: Envelope["status"]
-  readonly truncation?: MetaTruncation
-  readonly retrieval_hints?: ReadonlyArray<RetrievalHint>
-  readonly error_code?: string
-  readonly error_field?: string
-  readonly [extra: string]: unknown
-}
+export const ExecutionMeta = Schema.StructWithRest(
+  Schema.Struct({
+    tool_name: Schema.String,
+    tool_call_id: Schema.String,
+    status: Status,
+    truncation: Schema.optionalKey(MetaTruncation),
+    retrieval_hints: Schema.optionalKey(Schema.Array(RetrievalHint)),
+    error_code: Schema.optionalKey(Schema.String),
+    error_field: Schema.optionalKey(Schema.String),
+  }),
+  [Schema.Record(Schema.String, Schema.Unknown)],
+)
+export type ExecutionMeta = typeof ExecutionMeta.Type
 
 export const buildExecutionMeta = (input: {
   readonly toolTitle: string

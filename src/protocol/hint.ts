@@ -1,14 +1,17 @@
+import { Schema } from "effect"
+
 /**
  * A retrieval hint (spec 001 execution_meta.retrieval_hints): a suggested
  * next tool call. Hints are data first; the "Recommended next step" list in
  * the model-visible text is rendered from them.
  */
-export interface RetrievalHint {
+export const RetrievalHint = Schema.Struct({
   /** The tool title the model knows, e.g. "Read", "Grep", "LS". */
-  readonly action: string
-  readonly priority: "high" | "medium" | "low"
-  readonly args: Readonly<Record<string, unknown>>
-}
+  action: Schema.String,
+  priority: Schema.Literals(["high", "medium", "low"]),
+  args: Schema.Record(Schema.String, Schema.Unknown),
+})
+export type RetrievalHint = typeof RetrievalHint.Type
 
 export const hint = (
   action: string,

@@ -1,5 +1,4 @@
 import { ANY_ONE, ANY_RUN, literal as literalToken, oneOf, Wildcard, type TextMatcher, type WildcardToken } from "../workspace/wildcard.ts"
-import { anyChar, literalChar, Wildcard, type TextMatcher, type WildcardToken } from "../workspace/wildcard.ts"
 import { Data } from "effect"
 import { BraceExpansionError, expandBraces } from "./brace-expansion.ts"
 

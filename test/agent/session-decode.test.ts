@@ -1,0 +1,38 @@
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { replaySession, SessionError } from "../../src/agent/session-store.ts"
+import { jsonLines, runAnvil } from "../support/anvil-cli.ts"
+import { project } from "../support/harness.ts"
+
+setDefaultTimeout(60_000)
+
+const header = { type: "session", version: 1, id: "s1", created_at: "2026-01-01T00:00:00Z", cwd: ".", model: "m", profile: "code", engine: "native" }
+
+describe("session files are decoded with their Schemas", () => {
+  test("a line of the wrong shape is a SessionError naming the line and the field", () => {
+    const text = [header, { type: "item", item: { type: "user", text: 5 } }, { type: "turn_end", result: {} }].map((l) => JSON.stringify(l)).join("\n")
+    const loaded = replaySession(text, "s.jsonl")
+    expect(loaded).toBeInstanceOf(SessionError)
+    expect((loaded as SessionError).message).toBe("s.jsonl: line 2 is not a session record (Expected string at item.text)")
+    const unknownType = replaySession([header, { type: "telemetry" }].map((l) => JSON.stringify(l)).join("\n"), "s.jsonl")
+    expect(unknownType).toBeInstanceOf(SessionError)
+  })
+
+  test("resuming a damaged session through the CLI reports it (exit 2), never a crash", async () => {
+    const root = project({ "turns.json": JSON.stringify([{ text: "first answer" }, { text: "second" }]) })
+    const first = await runAnvil(["run", "--model", "replay/turns.json", "--format", "stream-json", "hello"], { cwd: root })
+    expect(first.code).toBe(0)
+    const id = jsonLines(first.stdout).find((e) => e.type === "init").session_id as string
+    const file = join(root, ".anvil", "sessions", `${id}.jsonl`)
+    expect(existsSync(file)).toBe(true)
+    // A tool item whose envelope lost its status: the history would be unusable.
+    const damaged = readFileSync(file, "utf8").replace('"type":"assistant"', '"type":"assistant","tool_calls":"none","x":1').replace(/"tool_calls":\[\],?/, "")
+    writeFileSync(file, damaged)
+    const again = await runAnvil(["run", "--model", "replay/turns.json", "--session", id, "again"], { cwd: root })
+    expect(again.code).toBe(2)
+    expect(again.stderr).toContain(`${id}.jsonl: line`)
+    expect(again.stderr).toContain("is not a session record")
+    expect(again.stderr).not.toContain("internal error")
+  })
+})
