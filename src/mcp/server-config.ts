@@ -1,29 +1,7 @@
 import { Schema } from "effect"
+import { McpServerEntry } from "../config/sections/mcp-servers.ts"
 
-/**
- * One entry of `mcpServers`, in the shape Claude Code's `.mcp.json` uses, plus
- * anvil's per-server settings. `type` may be left out: a `command` means stdio,
- * a `url` streamable HTTP (with SSE as the fallback).
- */
-export const McpServerEntry = Schema.Struct({
-  type: Schema.optional(Schema.Literals(["stdio", "http", "sse", "streamable-http"])),
-  command: Schema.optional(Schema.String),
-  args: Schema.optional(Schema.Array(Schema.String)),
-  env: Schema.optional(Schema.Record(Schema.String, Schema.String)),
-  cwd: Schema.optional(Schema.String),
-  url: Schema.optional(Schema.String),
-  headers: Schema.optional(Schema.Record(Schema.String, Schema.String)),
-  /** false: listed as disabled, never started. */
-  enabled: Schema.optional(Schema.Boolean),
-  /** Deadline of one tool call, milliseconds (default 600000: ten minutes). */
-  timeout: Schema.optional(Schema.Number),
-  /** Deadline of start-up and the first tool listing, milliseconds (default 30000). */
-  startupTimeout: Schema.optional(Schema.Number),
-  /** Default permission of the server's tools (default "ask"); `permission.mcp__<server>__<tool>` still applies. */
-  permission: Schema.optional(Schema.Literals(["allow", "ask", "deny"])),
-  /** true: tools the server annotates `readOnlyHint` run without asking (unless a rule says otherwise). */
-  allowReadOnly: Schema.optional(Schema.Boolean),
-})
+export { McpServerEntry }
 export type McpServerEntry = typeof McpServerEntry.Type
 
 /** Where a server's definition came from; project and plugin-folder servers need trust. */

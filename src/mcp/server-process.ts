@@ -1,3 +1,4 @@
+import { Data } from "effect"
 import { existsSync } from "node:fs"
 import { dieWithAnvil } from "../process/die-with-parent.ts"
 import { ProcessSpawnError, startManaged } from "../process/managed-process.ts"
@@ -22,7 +23,11 @@ export interface ServerProcessOptions {
 }
 
 /** The process could not be started (command not found, not executable, bad working directory). */
-export class ServerStartError extends Error {}
+export class ServerStartError extends Data.TaggedError("ServerStartError")<{ readonly message: string }> {
+  constructor(message: string) {
+    super({ message })
+  }
+}
 
 const STDERR_TAIL = 2000
 /** How long a server may take to exit by itself once its stdin is closed. */

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs"
 import { isAbsolute, join, resolve } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
 import { serverSpec, type ServerScope, type ServerSpec } from "./server-config.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
 /**
  * A set of server definitions from one place: a config file, or servers handed
@@ -23,7 +24,6 @@ export interface SourceProblem {
   readonly message: string
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** Reads `mcpServers` of one JSON(C) file; a missing file gives nothing, a broken one a problem. */
 const readSource = (file: string, scope: ServerScope): ServerSource | SourceProblem | undefined => {
