@@ -58,7 +58,6 @@ export interface ConfigOptions {
   readonly overrides?: ConfigData
 }
 
-
 /** Deep merge: objects merge key by key, anything else is replaced. */
 export const mergeConfig = (base: ConfigData, over: ConfigData): ConfigData => {
   const out: Record<string, unknown> = { ...base }
