@@ -12,7 +12,11 @@ export type ConfigData = Readonly<Record<string, unknown>>
 export type Widen<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : T
 
 /** A configuration file that could not be used, with where and why. */
-export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly message: string }> {}
+export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly message: string }> {
+  constructor(message: string) {
+    super({ message })
+  }
+}
 
 /** `--strict` and anvil.json has warnings: they count as errors (exit code 2). */
 export class ConfigStrictError extends Data.TaggedError("ConfigStrictError")<{ readonly count: number }> {
@@ -117,9 +121,9 @@ export class Config extends Context.Service<Config, ConfigShape>()("anvil/Config
       if (text._tag === "None") continue
       const parsed = parseJsoncTree(text.value)
       if (parsed instanceof JsoncSyntaxError) {
-        return yield* new ConfigError({ message: `${file}: not valid JSON (${parsed.message}). Fix or remove the file.` })
+        return yield* new ConfigError(`${file}: not valid JSON (${parsed.message}). Fix or remove the file.`)
       }
-      if (!isRecord(parsed.value)) return yield* new ConfigError({ message: `${file}: the top level must be an object.` })
+      if (!isRecord(parsed.value)) return yield* new ConfigError(`${file}: the top level must be an object.`)
       warnings.push(...checkConfig(file, text.value, parsed.tree, parsed.value))
       data = mergeConfig(data, parsed.value)
       sources.push(file)

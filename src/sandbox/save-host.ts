@@ -1,8 +1,8 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /**
  * Adds `host` to `sandbox.network` in `<root>/anvil.json` (an "always" answer

@@ -1,4 +1,5 @@
 import { Data } from "effect"
+import { isRecord } from "../protocol/is-record.ts"
 
 /** How bash commands (and verify, and repository hooks) are confined. */
 export type SandboxMode = "workspace-write" | "read-only" | "off"
@@ -27,7 +28,6 @@ export interface SandboxSettings {
 /** A `sandbox` setting that cannot be used, with the key and what is accepted. */
 export class SandboxSettingsError extends Data.TaggedError("SandboxSettingsError")<{ readonly message: string }> {}
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 const strings = (value: unknown, key: string): ReadonlyArray<string> => {
   if (value === undefined) return []
