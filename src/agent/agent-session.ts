@@ -51,9 +51,13 @@ const askPluginsFirst =
   }
 
 /** A problem with how the agent was asked to start (no model, unknown profile, no such session): exit code 2. */
-export class AgentSetupError extends Data.TaggedError("AgentSetupError")<{ readonly message: string }> {
-  constructor(message: string) {
-    super({ message })
+export class AgentSetupError extends Data.TaggedError("AgentSetupError")<{
+  readonly message: string
+  /** anvil.json's warnings under `--strict` (a usage error, exit code 2, rather than a configuration error). */
+  readonly strictConfig: boolean
+}> {
+  constructor(message: string, strictConfig = false) {
+    super({ message, strictConfig })
   }
 }
 
@@ -178,7 +182,8 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     if (Exit.isSuccess(exit)) return exit.value
     const failure = exit.cause.reasons.find((r) => r._tag === "Fail") as { error?: unknown } | undefined
     const error = failure?.error
-    if (error instanceof ModelError || error instanceof ConfigStrictError) throw new AgentSetupError(error.message)
+    if (error instanceof ConfigStrictError) throw new AgentSetupError(error.message, true)
+    if (error instanceof ModelError) throw new AgentSetupError(error.message)
     if (error instanceof Error) throw error
     throw new Error(String(error ?? exit.cause))
   }

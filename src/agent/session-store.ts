@@ -36,8 +36,8 @@ export const SessionLine = Schema.Union([
   Schema.Struct({ type: Schema.Literal("item"), item: HistoryItem }),
   Schema.Struct({ type: Schema.Literal("todos"), todos: Schema.Array(Schema.Unknown) }),
   Schema.Struct({ type: Schema.Literal("compaction"), replaced: Schema.Number, summary: SummaryItem }),
-  // The result is written for readers of the file; loading only counts turns, so it is not checked.
-  Schema.Struct({ type: Schema.Literal("turn_end"), result: Schema.Unknown }),
+  // The whole result is written for readers of the file; loading reads only its answer.
+  Schema.Struct({ type: Schema.Literal("turn_end"), result: Schema.Struct({ answer: Schema.optionalKey(Schema.String) }) }),
   Schema.Struct({ type: Schema.Literal("discard") }),
 ])
 export type SessionLine = typeof SessionLine.Type
@@ -113,7 +113,7 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
         committed = [...working]
         committedTodos = todos
         turns++
-        if (typeof line.result?.answer === "string" && line.result.answer.trim() !== "") answered = true
+        if (line.result.answer !== undefined && line.result.answer.trim() !== "") answered = true
         uncommitted = false
         break
       case "discard":

@@ -1,3 +1,4 @@
+import { isRecord } from "../protocol/is-record.ts"
 /**
  * `--input-format stream-json`: user messages as JSON lines on standard
  * input, in the shape Claude Code reads (`{"type":"user","message":{"role":
@@ -10,7 +11,6 @@ export type InputMessage =
   | { readonly kind: "other"; readonly type: string; readonly message: Record<string, unknown> }
   | { readonly kind: "invalid"; readonly line: number; readonly error: string }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** The text of a user message's content: a string, or its text blocks joined. */
 const contentText = (content: unknown): string | undefined => {

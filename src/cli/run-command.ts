@@ -222,9 +222,10 @@ export const runCommand = async (
     })
   } catch (e) {
     if (e instanceof AgentSetupError) {
-      if (json) line(startFailureResult(e.message, EXIT.config))
+      const code = e.strictConfig ? EXIT.usage : EXIT.config
+      if (json) line(startFailureResult(e.message, code))
       io.err(`anvil run: ${e.message}\n`)
-      return EXIT.config
+      return code
     }
     throw e
   }

@@ -19,18 +19,18 @@ describe("session files are decoded with their Schemas", () => {
     expect(unknownType).toBeInstanceOf(SessionError)
   })
 
-  test("resuming a damaged session through the CLI reports it (exit 2), never a crash", async () => {
+  test("resuming a damaged session through the CLI reports it as a configuration error (exit 3), never a crash", async () => {
     const root = project({ "turns.json": JSON.stringify([{ text: "first answer" }, { text: "second" }]) })
     const first = await runAnvil(["run", "--model", "replay/turns.json", "--format", "stream-json", "hello"], { cwd: root })
     expect(first.code).toBe(0)
-    const id = jsonLines(first.stdout).find((e) => e.type === "init").session_id as string
+    const id = jsonLines(first.stdout).find((e) => e.type === "system" && e.subtype === "init").session_id as string
     const file = join(root, ".anvil", "sessions", `${id}.jsonl`)
     expect(existsSync(file)).toBe(true)
     // A tool item whose envelope lost its status: the history would be unusable.
     const damaged = readFileSync(file, "utf8").replace('"type":"assistant"', '"type":"assistant","tool_calls":"none","x":1').replace(/"tool_calls":\[\],?/, "")
     writeFileSync(file, damaged)
     const again = await runAnvil(["run", "--model", "replay/turns.json", "--session", id, "again"], { cwd: root })
-    expect(again.code).toBe(2)
+    expect(again.code).toBe(3)
     expect(again.stderr).toContain(`${id}.jsonl: line`)
     expect(again.stderr).toContain("is not a session record")
     expect(again.stderr).not.toContain("internal error")

@@ -47,7 +47,7 @@ describe("configuration warnings and anvil config", () => {
     expect(r.code).toBe(0)
     expectThreeWarnings(r.stderr, root)
     const events = jsonLines(r.stdout)
-    expect(events.slice(0, 4).map((e) => e.type)).toEqual(["system", "system", "system", "init"])
+    expect(events.slice(0, 4).map((e) => `${e.type}/${e.subtype}`)).toEqual(["system/config_warning", "system/config_warning", "system/config_warning", "system/init"])
     expect(events[0]).toMatchObject({
       subtype: "config_warning",
       file: join(root, "anvil.json"),
@@ -55,7 +55,7 @@ describe("configuration warnings and anvil config", () => {
       key: "tools.read.max_limt",
       nearest: "tools.read.max_limit",
     })
-    expect(events.at(-1)).toMatchObject({ type: "result", status: "success" })
+    expect(events.at(-1)).toMatchObject({ type: "result", is_error: false })
     const strict = await runAnvil(["run", "--strict", "--model", "replay/turns.json", "hello"], { cwd: root })
     expect(strict.code).toBe(2)
     expect(strict.stderr).toContain("with --strict")
@@ -103,7 +103,7 @@ describe("configuration warnings and anvil config", () => {
 
     const broken = project({ "anvil.json": '{ "a": }' })
     const bad = await runAnvil(["config"], { cwd: broken })
-    expect(bad.code).toBe(1)
+    expect(bad.code).toBe(3)
     expect(bad.stderr).toContain(`${join(broken, "anvil.json")}: not valid JSON (ValueExpected at line 1, column 8)`)
   })
 })

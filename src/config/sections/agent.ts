@@ -42,6 +42,17 @@ export const agentSection: ConfigSection = {
     verify_attempts: setting(NonNegative, "Rounds the model gets to fix a failing verify command.", AGENT_DEFAULTS.verify_attempts),
     context_window: setting(Count, "The model's context window in tokens (when the provider does not say)."),
     max_tokens: setting(Count, "The most tokens one answer may have."),
+    model_timeout: setting(
+      Schema.Struct({
+        request_sec: setting(Count, "Seconds to wait for a model's response headers.", 120),
+        idle_sec: setting(Count, "Seconds a streaming answer may stay silent.", 180),
+      }),
+      "When a model request is given up.",
+    ),
+    sessions: setting(
+      Schema.Struct({ retention_days: setting(NonNegative, "Sessions unused this long are removed (0 keeps them).", 30) }),
+      "Session files.",
+    ),
     compaction: setting(
       Schema.Struct({
         threshold: setting(Fraction, "Compact the history when it fills this fraction of the context window.", AGENT_DEFAULTS.compaction.threshold),
