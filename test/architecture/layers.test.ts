@@ -16,6 +16,7 @@ const NOT_YET_TAGGED: ReadonlyArray<string> = [
   "workspace/checked-open.ts",
   "workspace/file-transaction.ts",
   "workspace/fs-error.ts",
+  "workspace/replace-file.ts",
   "workspace/workspace.ts",
 ]
 
