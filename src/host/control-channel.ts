@@ -1,5 +1,6 @@
 import { Data } from "effect"
 import { randomUUID } from "node:crypto"
+import { isRecord } from "../protocol/is-record.ts"
 
 /**
  * The control half of Claude Code's stream-json protocol, in both directions.
@@ -31,7 +32,6 @@ export interface ControlChannel {
   readonly close: (why: string) => void
 }
 
-const isRecord = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v)
 
 export const makeControlChannel = (write: (message: Json) => void): ControlChannel => {
   const waiting = new Map<string, { readonly sent: Json; readonly resolve: (r: Json) => void; readonly reject: (e: Error) => void }>()

@@ -2,6 +2,7 @@ import type { ToolAfterResult, ToolBeforeResult, ToolCallEvent, ToolResultEvent 
 import type { HookEntry } from "../plugins/hook-runner.ts"
 import { claudeName, toAnvilInput, toClaudeInput } from "./claude-tools.ts"
 import type { ControlChannel } from "./control-channel.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
 /**
  * The host program's hooks (registered in `initialize`, called back with
@@ -23,7 +24,6 @@ interface Matcher {
   readonly timeout?: number
 }
 
-const isRecord = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** What the hooks of one event said, merged in order. */
 export interface HookVerdict {

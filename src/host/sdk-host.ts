@@ -15,6 +15,7 @@ import { makeControlChannel } from "./control-channel.ts"
 import { PERMISSION_MODES, parsePrintFlags, type PermissionMode, type PrintFlags } from "./print-flags.ts"
 import { makeSdkHooks, type SdkHooks } from "./sdk-hooks.ts"
 import { sdkMcpTools } from "./sdk-mcp.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
 /**
  * The Claude Agent SDK host: started with Claude Code's print-mode flags and
@@ -27,7 +28,6 @@ import { sdkMcpTools } from "./sdk-mcp.ts"
  */
 
 type Json = Record<string, unknown>
-const isRecord = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** Tools that only change files: approved without asking in `acceptEdits` mode. */
 const EDIT_TOOLS = new Set(["write", "edit", "multiedit", "patch"])

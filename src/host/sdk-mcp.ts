@@ -4,6 +4,7 @@ import { mcpTool, type ToolHub } from "../mcp/mcp-tool.ts"
 import { DEFAULT_CALL_TIMEOUT_MS, type ServerSpec } from "../mcp/server-config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import type { ControlChannel } from "./control-channel.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
 /**
  * The host program's in-process MCP servers (`createSdkMcpServer`): named in
@@ -14,7 +15,6 @@ import type { ControlChannel } from "./control-channel.ts"
  */
 
 type Json = Record<string, unknown>
-const isRecord = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v)
 
 const spec = (name: string): ServerSpec => ({
   name,
