@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { stampContent } from "../trust/content-hash.ts"
 import { registerHostModules } from "./host-modules.ts"
 
@@ -49,18 +49,42 @@ const withTimeout = <A>(promise: Promise<A>, ms: number, what: string): Promise<
   return Promise.race([promise, limit]).finally(() => clearTimeout(timer))
 }
 
+/** A file's stat fingerprint ("-" when it is gone). */
+const statKey = (file: string): string => {
+  try {
+    const s = statSync(file)
+    return `${s.size}:${s.mtimeMs}:${s.ino}`
+  } catch {
+    return "-"
+  }
+}
+
+/** Whether every file a bundle was made from is as it was then (`inputs.json` beside the bundle). */
+const inputsUnchanged = (inputsFile: string): boolean => {
+  try {
+    const inputs = JSON.parse(readFileSync(inputsFile, "utf8")) as Array<[string, string]>
+    return Array.isArray(inputs) && inputs.every(([file, key]) => statKey(file) === key)
+  } catch {
+    return false
+  }
+}
+
 /**
  * Bundles a folder plugin into one file in the cache, keyed by a stat-only
  * fingerprint of the folder: Bun's compiled executable does not read `main` or
  * `exports` of the packages in a plugin's own node_modules when it imports at
  * run time, but its bundler does. `anvil/plugin` and `effect` stay external so
- * they resolve to the host's copies.
+ * they resolve to the host's copies. The folder's fingerprint leaves out
+ * node_modules, so the bundle also records every file it was made from (its
+ * dependencies' too) and is made again when one of them changes (an `npm
+ * update` in the plugin's folder).
  */
 const bundleFolder = async (folder: string, entry: string, cacheDir: string, external: ReadonlyArray<string>): Promise<string> => {
   const key = createHash("sha256").update(entry).update(stampContent({ path: folder }) ?? "").digest("hex").slice(0, 20)
   const outdir = join(cacheDir, key)
   const out = join(outdir, "index.js")
-  if (existsSync(out)) return out
+  const inputsFile = join(outdir, "inputs.json")
+  if (existsSync(out) && inputsUnchanged(inputsFile)) return out
   const temp = `${outdir}.${process.pid}.tmp`
   rmSync(temp, { recursive: true, force: true })
   mkdirSync(temp, { recursive: true })
@@ -72,11 +96,17 @@ const bundleFolder = async (folder: string, entry: string, cacheDir: string, ext
     naming: "index.js",
     sourcemap: "inline",
     external: [...external],
+    metafile: true,
   })
   if (!result.success) {
     rmSync(temp, { recursive: true, force: true })
     throw result.logs.find((l) => l.level === "error") ?? new Error("the bundle failed")
   }
+  // The metafile names its inputs relative to the working directory.
+  const inputs = Object.keys(result.metafile?.inputs ?? {}).map((p) => resolve(p))
+  writeFileSync(join(temp, "inputs.json"), JSON.stringify(inputs.map((file) => [file, statKey(file)])))
+  // A stale bundle of the same folder makes way (an import already made from it keeps its module).
+  rmSync(outdir, { recursive: true, force: true })
   try {
     renameSync(temp, outdir)
   } catch {

@@ -273,3 +273,23 @@ describe("a Claude Code plugin folder and the other agents' skill folders throug
     expect(envelope((await s.anvil(["tool", "bash", '{"command":"echo ok"}'])).stdout).status).toBe("success")
   })
 })
+
+describe("a folder plugin's bundle", () => {
+  test("is made again when a dependency in its node_modules changes (npm update), not only its own files", async () => {
+    const s = sandbox()
+    const dir = join(s.env.XDG_CONFIG_HOME, "anvil", "plugins", "dep-user")
+    const dep = join(dir, "node_modules", "tiny-dep")
+    writeTree(dir, {
+      "package.json": JSON.stringify({ name: "dep-user", type: "module", main: "src/main.ts" }),
+      "src/main.ts": `import { defineTool } from "anvil/plugin"\nimport { Schema } from "effect"\nimport { word } from "tiny-dep"\nexport default defineTool({ name: "dep_word", description: "x", readOnly: true, parameters: Schema.Struct({}), run: () => word })\n`,
+      "node_modules/tiny-dep/package.json": JSON.stringify({ name: "tiny-dep", version: "1.0.0", type: "module", exports: { ".": { import: "./esm.js", require: "./cjs.js" } } }),
+      "node_modules/tiny-dep/esm.js": `export const word = "one"\n`,
+      "node_modules/tiny-dep/cjs.js": `exports.word = "cjs"\n`,
+    })
+    const word = async () => envelope((await s.anvil(["tool", "dep_word", "{}"])).stdout).text
+    expect(await word()).toContain("one")
+    writeFileSync(join(dep, "esm.js"), `export const word = "two, after the update"\n`)
+    expect(await word()).toContain("two, after the update")
+    expect(await word()).toContain("two, after the update")
+  })
+})
