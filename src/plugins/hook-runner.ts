@@ -3,6 +3,7 @@ import { Config } from "../config/config.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import type { Tool, ToolResult } from "../tool-framework/definition.ts"
 import type { Hooks } from "./api.ts"
+import { asJson } from "./plain-json.ts"
 
 /**
  * Runs the plugins' hooks: in the order they were added (user plugins, then
@@ -141,8 +142,13 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
           )
           for (const a of answers) {
             if (!Predicate.isObject(a.value)) continue
+            const data = a.value.data === undefined ? undefined : asJson(a.value.data)
+            if (data !== undefined && !(data.ok && Predicate.isObject(data.value))) {
+              onProblem(`plugin '${a.plugin}': tool.after returned data that is not a JSON object${data.ok ? "" : ` (${data.message})`}; ignored`)
+              continue
+            }
             if (typeof a.value.text === "string") result = { ...result, text: a.value.text }
-            if (Predicate.isObject(a.value.data)) result = { ...result, data: a.value.data }
+            if (data?.ok && Predicate.isObject(data.value)) result = { ...result, data: data.value }
           }
         }
         return result

@@ -7,6 +7,7 @@ import { commitText, openTarget } from "../edit/target-file.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { CurrentCall, Files, ToolFailure, type PluginFiles, type ToolContext, type ToolDefinition } from "./api.ts"
+import { asJson } from "./plain-json.ts"
 
 /**
  * A plugin's tool as a registry tool: the same pipeline as a built-in one
@@ -19,16 +20,19 @@ import { CurrentCall, Files, ToolFailure, type PluginFiles, type ToolContext, ty
 /** Progress messages kept per call (the latest ones). */
 const MAX_PROGRESS = 20
 
-/** A plugin's return value as the pipeline's result. */
+/** A plugin's return value as the pipeline's result; a value JSON cannot hold throws (the call's INTERNAL_ERROR). */
 export const toToolResult = (value: unknown): Pick<ToolResult, "data" | "text" | "status"> => {
   if (typeof value === "string") return { data: { output: value }, text: value }
   if (value === undefined) return { data: {}, text: "(no output)" }
-  if (Predicate.isObject(value) && typeof value.text === "string" && Object.keys(value).every((k) => k === "text" || k === "data" || k === "status")) {
-    const data = Predicate.isObject(value.data) ? value.data : value.data === undefined ? {} : { value: value.data }
-    return { data, text: value.text, ...(value.status === "partial" ? { status: "partial" as const } : {}) }
+  const json = asJson(value)
+  if (!json.ok) throw new Error(`the tool's result cannot be written as JSON: ${json.message}`)
+  const plain = json.value
+  if (Predicate.isObject(plain) && typeof plain.text === "string" && Object.keys(plain).every((k) => k === "text" || k === "data" || k === "status")) {
+    const data = Predicate.isObject(plain.data) ? plain.data : plain.data === undefined ? {} : { value: plain.data }
+    return { data, text: plain.text, ...(plain.status === "partial" ? { status: "partial" as const } : {}) }
   }
-  const text = JSON.stringify(value, null, 2) ?? String(value)
-  return { data: Predicate.isObject(value) ? value : { value }, text }
+  const text = JSON.stringify(plain, null, 2) ?? String(plain)
+  return { data: Predicate.isObject(plain) ? plain : { value: plain }, text }
 }
 
 const failureCode = (code: unknown): ErrorCode =>

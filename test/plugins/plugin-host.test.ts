@@ -107,6 +107,8 @@ export default definePlugin({ api: 1, tools: [
   defineTool({ name: "k_sync_throw", description: "t", parameters: p, readOnly: true, run: () => { throw new TypeError("sync bug") } }),
   defineTool({ name: "k_async_throw", description: "t", parameters: p, readOnly: true, run: async () => { await Promise.resolve(); throw new Error("async bug") } }),
   defineTool({ name: "k_writes", description: "w", parameters: p, run: (_, ctx) => ctx.files.write("out.txt", "written").then(() => "ok") }),
+  defineTool({ name: "k_cyclic", description: "c", parameters: p, readOnly: true, run: () => { const o: any = { n: 1 }; o.self = o; return { text: "t", data: o } } }),
+  defineTool({ name: "k_bigint", description: "b", parameters: p, readOnly: true, run: () => ({ big: 10n }) }),
 ]})
 `,
       },
@@ -123,6 +125,12 @@ export default definePlugin({ api: 1, tools: [
     expect((await call("k_sync_throw")).envelope.error).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("sync bug") })
     expect((await call("k_async_throw")).envelope.error).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("async bug") })
     expect((await call("k_value", { n: "x" })).envelope.error).toMatchObject({ code: "INVALID_PARAM" })
+    // A result JSON cannot hold ends that call, not the output of the command.
+    for (const name of ["k_cyclic", "k_bigint"]) {
+      const { envelope } = await call(name)
+      expect(envelope.error).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("cannot be written as JSON") })
+      expect(() => JSON.stringify(envelope)).not.toThrow()
+    }
     const denied = await call("k_writes", { n: 1 }, { onAsk: () => Effect.succeed(false) })
     expect(denied.envelope.error?.code).toBe("PERMISSION_DENIED")
     expect((await call("k_writes", { n: 1 })).envelope.status).toBe("success")
@@ -191,6 +199,25 @@ describe("hooks", () => {
     expect(asked).toEqual([{ expression: "6*7" }])
     const glob = await callTool(root, "glob", { pattern: "*" }, { tools, env })
     expect(glob.envelope.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'z-proj': no globbing here" })
+  }, 30_000)
+
+  test("tool.after data that JSON cannot hold (a cycle, a BigInt) is reported and ignored; the call's result stands", async () => {
+    const { root, env } = setup({
+      user: {
+        "cyc.ts": `import { definePlugin } from "anvil/plugin"
+export default definePlugin({ api: 1, hooks: { "tool.after": ({ params }) => { const o: any = { big: 1n }; if (params.expression === "1+1") { delete o.big; o.self = o } return { text: "replaced", data: o } } } })
+`,
+      },
+    })
+    const { set, problems } = await load(root, env)
+    const tools = toolsWithPlugins(builtinTools, set, (m) => problems.push(m))
+    for (const expression of ["1+1", "2+2"]) {
+      const { envelope } = await callTool(root, "calculator", { expression }, { tools, env })
+      expect(envelope.status).toBe("success")
+      expect(envelope.data).toMatchObject({ expression })
+      expect(() => JSON.stringify(envelope)).not.toThrow()
+    }
+    expect(problems.filter((p) => p.includes("'cyc': tool.after returned data that is not a JSON object"))).toHaveLength(2)
   }, 30_000)
 })
 
