@@ -123,7 +123,11 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
           const extra: Record<string, string> = {}
           for (const a of answers) {
             if (!Predicate.isObject(a.value)) continue
-            for (const [k, v] of Object.entries(a.value)) if (typeof v === "string") extra[k] = v
+            for (const [k, v] of Object.entries(a.value)) {
+              // A name with '=' or NUL, or a value with NUL, would make every command fail to start.
+              if (typeof v === "string" && /^[^=\0]+$/.test(k) && !v.includes("\0")) extra[k] = v
+              else onProblem(`plugin '${a.plugin}': shell.env variable ${JSON.stringify(k).slice(0, 100)} is not a valid name with a text value; ignored`)
+            }
           }
           if (Object.keys(extra).length > 0) {
             const config = yield* Config

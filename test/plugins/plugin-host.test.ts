@@ -219,6 +219,20 @@ export default definePlugin({ api: 1, hooks: { "tool.after": ({ params }) => { c
     }
     expect(problems.filter((p) => p.includes("'cyc': tool.after returned data that is not a JSON object"))).toHaveLength(2)
   }, 30_000)
+
+  test("shell.env: names with '=' or NUL and values that are not text are reported and left out; the good ones reach bash", async () => {
+    const { root, env } = setup({
+      user: { "envy.ts": `import { definePlugin } from "anvil/plugin"
+export default definePlugin({ api: 1, hooks: { "shell.env": () => ({ GOOD: "yes", "A\u0000B": "x", "C=D": "y", E: "v\u0000w", F: 5 }) } })
+` },
+    })
+    const { set, problems } = await load(root, env)
+    const tools = toolsWithPlugins(builtinTools, set, (m) => problems.push(m))
+    const { envelope } = await callTool(root, "bash", { command: "echo good=$GOOD" }, { tools, env })
+    expect(envelope.status).toBe("success")
+    expect(envelope.data).toMatchObject({ stdout: "good=yes" })
+    expect(problems.filter((p) => p.includes("'envy': shell.env variable"))).toHaveLength(4)
+  }, 30_000)
 })
 
 describe("trust", () => {
