@@ -1,6 +1,7 @@
 import { Predicate } from "effect"
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { basename, extname, join, resolve, sep } from "node:path"
+import { parseJsonc } from "../config/jsonc.ts"
 
 /**
  * Where plugins come from, without running any of them:
@@ -8,7 +9,9 @@ import { basename, extname, join, resolve, sep } from "node:path"
  * 2. the project's `.anvil/plugins`;
  * 3. `plugins.paths` in anvil.json: each entry a folder of plugins or one
  *    plugin, relative to the root, absolute, or starting with `~`. An entry
- *    inside the project counts as a project plugin (it came with the repository).
+ *    inside the project counts as a project plugin (it came with the repository),
+ *    and so does every entry when the project's own anvil.json names the paths:
+ *    a cloned repository must not run code from outside it without asking either.
  *
  * In a plugins folder, a plugin is a `.ts`/`.js`/`.mts`/`.mjs` file, a folder
  * with `package.json` (its `exports["."]` or `main`, else `index.ts`) or an index file, or a
@@ -137,6 +140,16 @@ const realOr = (p: string) => {
 
 const within = (parent: string, child: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
 
+/** Whether the project's anvil.json sets `plugins.paths` (the project's setting replaces the user's list). */
+const projectNamesPaths = (root: string): boolean => {
+  try {
+    const data = parseJsonc(readFileSync(join(root, "anvil.json"), "utf8"))
+    return Predicate.isObject(data) && Predicate.isObject(data.plugins) && data.plugins.paths !== undefined
+  } catch {
+    return false
+  }
+}
+
 /** The user's plugins folder, or undefined without XDG_CONFIG_HOME and HOME. */
 export const userPluginsDir = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
   const home = env.HOME ?? env.USERPROFILE
@@ -159,6 +172,7 @@ export const discoverPlugins = (input: {
   if (userDir) folders.push({ dir: userDir, source: "user", named: false })
   folders.push({ dir: join(input.root, ".anvil", "plugins"), source: "project", named: false })
   const configured = input.paths === undefined ? [] : Array.isArray(input.paths) ? input.paths : [input.paths]
+  const fromProject = configured.length > 0 && projectNamesPaths(input.root)
   for (const entry of configured) {
     if (typeof entry !== "string" || entry.trim() === "") {
       problems.push(`plugins.paths: ${JSON.stringify(entry)} is not a path`)
@@ -174,7 +188,7 @@ export const discoverPlugins = (input: {
       problems.push(`plugins.paths: ${dir} does not exist`)
       continue
     }
-    folders.push({ dir, source: within(rootReal, realOr(dir)) ? "project" : "user", named: true })
+    folders.push({ dir, source: fromProject || within(rootReal, realOr(dir)) ? "project" : "user", named: true })
   }
   // A folder or plugin reached twice (a plugins.paths entry naming a default folder, a link) counts once.
   const seenFolders = new Set<string>()

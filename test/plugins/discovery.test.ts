@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { discoverPlugins } from "../../src/plugins/discovery.ts"
 import { project, tempDir, writeTree } from "../support/harness.ts"
@@ -51,5 +52,9 @@ describe("plugin discovery (nothing runs)", () => {
       ["zeta", "project", "module", ".anvil/plugins/zeta.ts", ""],
     ])
     expect(found.problems).toEqual([`plugins.paths: ${join(root, "missing")} does not exist`, "plugins.paths: 7 is not a path"])
+    // Named by the repository's own anvil.json, a plugin outside it came with the repository too: it needs trust.
+    writeFileSync(join(root, "anvil.json"), JSON.stringify({ plugins: { paths: [join(outside, "far.ts")] } }))
+    const named = discoverPlugins({ root, env: { XDG_CONFIG_HOME: config }, paths: [join(outside, "far.ts")] })
+    expect(named.plugins.find((p) => p.name === "far")?.source).toBe("project")
   })
 })

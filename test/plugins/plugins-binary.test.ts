@@ -66,11 +66,23 @@ describe("example plugins through the binary, from every place", () => {
     expect(tools).toContain("text_stats")
   })
 
-  test("plugins.paths outside the project, one folder each", async () => {
+  test("plugins.paths outside the project, one folder each: the user's anvil.json loads them; the project's asks for trust first", async () => {
     const s = sandbox({ "notes.txt": "one TODO\ntwo three\n" })
     const shared = tempDir("anvil-shared-plugins-")
     copyExamples(shared)
-    writeFileSync(join(s.root, "anvil.json"), JSON.stringify({ plugins: { paths: [join(shared, "change-case"), join(shared, "bash-guard"), join(shared, "text-stats")] } }))
+    const paths = { plugins: { paths: [join(shared, "change-case"), join(shared, "bash-guard"), join(shared, "text-stats")] } }
+    mkdirSync(join(s.env.XDG_CONFIG_HOME, "anvil"), { recursive: true })
+    writeFileSync(join(s.env.XDG_CONFIG_HOME, "anvil", "anvil.json"), JSON.stringify(paths))
+    await callAll(s.anvil)
+    // The same list in the repository's anvil.json: code the repository points at is not run without asking.
+    writeFileSync(join(s.root, "anvil.json"), JSON.stringify(paths))
+    const listed = JSON.parse((await s.anvil(["plugins", "--json"])).stdout)
+    expect(listed.plugins.map((p: any) => [p.name, p.source, p.status])).toEqual([
+      ["bash-guard", "project", "untrusted"],
+      ["change-case", "project", "untrusted"],
+      ["text-stats", "project", "untrusted"],
+    ])
+    expect((await s.anvil(["plugins", "trust"])).code).toBe(0)
     await callAll(s.anvil)
   })
 
