@@ -111,6 +111,10 @@ export const toolCommand = async (
   let result: ToolOutcome | ConfigStrictError
   try {
     result = await Effect.runPromise(program)
+  } catch (e) {
+    // A defect that escaped the pipeline still ends in an envelope (the pipeline turns a tool's own throws into one).
+    io.out(`${JSON.stringify(internalEnvelope(args.name, e), null, 2)}\n`)
+    return signals.exitCode ?? 1
   } finally {
     signals.dispose()
   }
@@ -134,9 +138,31 @@ export const toolCommand = async (
     return 2
   }
   if (args.text) io.out(`${outcome.envelope.text}\n`)
-  else if (args.meta) io.out(`${JSON.stringify({ envelope: outcome.envelope, execution_meta: outcome.meta }, null, 2)}\n`)
-  else io.out(`${JSON.stringify(outcome.envelope, null, 2)}\n`)
+  else {
+    let json: string
+    try {
+      json = JSON.stringify(args.meta ? { envelope: outcome.envelope, execution_meta: outcome.meta } : outcome.envelope, null, 2)
+    } catch (e) {
+      // A result JSON cannot hold (a cycle, a BigInt) is that call's INTERNAL_ERROR, not a crash of the command.
+      outcome = { ...outcome, envelope: internalEnvelope(args.name, e) }
+      json = JSON.stringify(outcome.envelope, null, 2)
+    }
+    io.out(`${json}\n`)
+  }
   return signals.exitCode ?? (outcome.envelope.status === "error" ? 1 : 0)
+}
+
+/** The INTERNAL_ERROR envelope of a defect found after the pipeline. */
+const internalEnvelope = (name: string, e: unknown): Envelope => {
+  const message = `${name} failed unexpectedly: ${(e instanceof Error ? e.message : String(e)).slice(0, 2000)}`
+  return {
+    status: "error",
+    data: {},
+    text: `# ${name} Error\n\nCode: INTERNAL_ERROR\nMessage: ${message}`,
+    error: { code: "INTERNAL_ERROR", message, retryable: false },
+    stats: { time_ms: 0 },
+    context: { cwd: ".", params_input: null },
+  }
 }
 
 const signalNote = (signal: ExitSignal) => `anvil received ${signal}; every process the call started was ended.`

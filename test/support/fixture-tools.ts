@@ -50,3 +50,12 @@ export const askTool = defineTool({
   parameters: Schema.Struct({}),
   run: () => Effect.succeed({ data: { ran: true }, text: "ran" }),
 })
+
+/** A tool whose data JSON cannot hold (a BigInt): the command must still print an envelope. */
+export const bigintTool = defineTool({
+  name: "bigint_data",
+  title: "BigintData",
+  description: "Test tool: returns a BigInt in its data.",
+  parameters: Schema.Struct({}),
+  run: () => Effect.succeed({ data: { big: 10n }, text: "ten" }),
+})
