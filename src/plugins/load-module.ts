@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { stampContent } from "../trust/content-hash.ts"
+import { guardPluginExit } from "./exit-guard.ts"
 import { registerHostModules } from "./host-modules.ts"
 
 /** Why a plugin's module could not be loaded, with the place in its source when known. */
@@ -131,6 +132,9 @@ export const loadPluginModule = async (input: {
   try {
     const hostModules = await registerHostModules()
     const file = input.folder ? await bundleFolder(input.folder, input.entry, pluginCacheDir(input.env), hostModules) : input.entry
+    // A bundle's stack frames name its sources (inline source map) or the bundle itself.
+    guardPluginExit(file)
+    if (input.folder) guardPluginExit(input.folder.endsWith("/") ? input.folder : `${input.folder}/`)
     const module = (await withTimeout(import(file), input.timeoutMs, `loading ${input.entry}`)) as Record<string, unknown>
     return { ok: true, module }
   } catch (e) {

@@ -138,6 +138,24 @@ export default definePlugin({ api: 1, tools: [
   }, 30_000)
 })
 
+describe("process.exit in a plugin", () => {
+  test("at import: that plugin is broken, the others load; inside run: INTERNAL_ERROR, and the host goes on", async () => {
+    const { root, env } = setup({
+      user: {
+        "exits-at-import.js": "process.exit(3)\nexport default []\n",
+        "exits-in-run.ts": `import { defineTool } from "anvil/plugin"\nimport { Schema } from "effect"\nexport default defineTool({ name: "exit_run", description: "x", readOnly: true, parameters: Schema.Struct({}), run: () => { process.exit(4) } })\n`,
+        "good.ts": good,
+      },
+    })
+    const { set } = await load(root, env)
+    expect(status(set)).toEqual({ "exits-at-import": "error", "exits-in-run": "loaded", good: "loaded" })
+    expect(errorOf(set, "exits-at-import")!.message).toContain("a plugin called process.exit(3)")
+    const { envelope } = await callTool(root, "exit_run", {}, { tools: set.tools, env })
+    expect(envelope.error).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("process.exit(4)") })
+    expect((await callTool(root, "good_tool", { a: 1, b: 2 }, { tools: set.tools, env })).envelope.status).toBe("success")
+  }, 30_000)
+})
+
 describe("ctx.files: the workspace sandbox", () => {
   test("reads and writes inside the project; a link leading out, .. and absolute paths outside are ACCESS_DENIED", async () => {
     const outside = tempDir("anvil-outside-")
