@@ -32,10 +32,11 @@ export const formatPlugins = (set: PluginSet, display: (p: string) => string): s
     return "No plugins found. Put one in .anvil/plugins/ or ~/.config/anvil/plugins/, or start with 'anvil plugins init NAME'.\n"
   }
   const width = Math.max(4, ...set.reports.map((r) => r.name.length))
-  const out = [`${"NAME".padEnd(width)}  SOURCE   STATUS     PATH`]
+  const statusOf = (r: (typeof set.reports)[number]) => (r.status === "untrusted" && r.trust === "changed" ? "untrusted (changed)" : r.status)
+  const statusWidth = Math.max(9, ...set.reports.map((r) => statusOf(r).length))
+  const out = [`${"NAME".padEnd(width)}  SOURCE   ${"STATUS".padEnd(statusWidth)}  PATH`]
   for (const r of set.reports) {
-    const status = r.status === "untrusted" && r.trust === "changed" ? "untrusted (changed)" : r.status
-    out.push(`${r.name.padEnd(width)}  ${r.source.padEnd(7)}  ${status.padEnd(9)}  ${display(r.path)}`)
+    out.push(`${r.name.padEnd(width)}  ${r.source.padEnd(7)}  ${statusOf(r).padEnd(statusWidth)}  ${display(r.path)}`)
     const pad = " ".repeat(width + 2)
     if (r.description) out.push(`${pad}${clip(r.description, 100)}`)
     if (r.tools.length > 0) out.push(`${pad}tools: ${r.tools.join(", ")}`)
