@@ -36,7 +36,8 @@ export const formatSkills = (catalog: SkillCatalog, display: (p: string) => stri
     for (const s of catalog.skills) {
       out.push(`${s.name.padEnd(width)}  ${s.source.padEnd(7)}  ${clip(s.description.replace(/\s+/g, " "), 100)}`)
       const pad = " ".repeat(width + 11)
-      for (const o of s.overrides) out.push(`${pad}overrides the ${o.source} skill at ${display(o.path)}`)
+      // A built-in skill's path is inside the executable: it names nothing the user can open.
+      for (const o of s.overrides) out.push(o.source === "builtin" ? `${pad}overrides the built-in skill` : `${pad}overrides the ${o.source} skill at ${display(o.path)}`)
       for (const w of s.warnings) out.push(`${pad}warning: ${w} (${display(s.path)})`)
     }
   }

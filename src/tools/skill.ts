@@ -123,7 +123,7 @@ const loadResult = (skill: Skill, workspace: Workspace["Service"]) =>
     // Inside the project the model can Read the files itself; outside it only this tool reaches them.
     const readable = skill.dir !== undefined && workspace.contains(skill.dir)
     const lines = [`Source: ${skill.source} (${path})`, `Description: ${skill.description.replace(/\s+/g, " ")}`]
-    if (skill.overrides.length > 0) lines.push(`Overrides: ${skill.overrides.map((o) => `${o.source} (${workspace.display(o.path)})`).join(", ")}`)
+    if (skill.overrides.length > 0) lines.push(`Overrides: ${skill.overrides.map((o) => (o.source === "builtin" ? "built-in" : `${o.source} (${workspace.display(o.path)})`)).join(", ")}`)
     for (const w of skill.warnings) lines.push(`Warning: ${w}`)
     lines.push("", skill.content === "" ? "(no instructions)" : skill.content)
     const hints: Array<RetrievalHint> = []
