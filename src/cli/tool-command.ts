@@ -1,7 +1,7 @@
 import { Deferred, Effect } from "effect"
 import type { Envelope } from "../protocol/envelope.ts"
 import { makeToolRuntime, type RuntimeOptions } from "../runtime.ts"
-import { Config, ConfigStrictError } from "../config/config.ts"
+import { Config, ConfigError, ConfigStrictError } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import type { ToolSource } from "../tool-framework/registry.ts"
 import { ToolRunner, type ToolOutcome } from "../tool-framework/runner.ts"
@@ -112,6 +112,8 @@ export const toolCommand = async (
   try {
     result = await Effect.runPromise(program)
   } catch (e) {
+    // A broken configuration is the command's own error (exit 3, reported by the CLI), not the call's.
+    if (e instanceof ConfigError || (e as { cause?: unknown })?.cause instanceof ConfigError) throw e
     // A defect that escaped the pipeline still ends in an envelope (the pipeline turns a tool's own throws into one).
     io.out(`${JSON.stringify(internalEnvelope(args.name, e), null, 2)}\n`)
     return signals.exitCode ?? 1
