@@ -70,7 +70,7 @@ export const filesTouched = (items: ReadonlyArray<HistoryItem>): { readonly read
 
 const DOC_SUFFIXES = [".md", ".mdx", ".txt", ".rst", ".adoc"]
 
-/** spec 004 §4: a documentation change (docs/ folder, or .md .mdx .txt .rst .adoc) skips auto-verification. */
+/** A documentation change (docs/ folder, or .md .mdx .txt .rst .adoc) skips auto-verification. */
 export const isDocPath = (path: string): boolean => {
   const p = path.replace(/\\/g, "/").replace(/^\.\//, "").toLowerCase()
   return p === "docs" || p.startsWith("docs/") || p.includes("/docs/") || DOC_SUFFIXES.some((s) => p.endsWith(s))

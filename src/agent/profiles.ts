@@ -12,7 +12,7 @@ export interface Profile {
   readonly description: string
   /** The tools of this profile, chosen from everything available. */
   readonly select: (all: ReadonlyArray<Tool>) => ReadonlyArray<Tool>
-  /** The engine used unless one is chosen (spec 003's TestAgent runs ReAct). */
+  /** The engine used unless one is chosen. */
   readonly engine?: EngineName
   /** What the system prompt adds for this profile. */
   readonly instructions: string
@@ -23,7 +23,7 @@ const named = (names: ReadonlyArray<string>) => {
   return (t: Tool) => set.has(t.name)
 }
 
-/** question is a plan-mode tool only (spec 004); task is not given to subagents (no nesting). */
+/** question is a plan-mode tool only; task is not given to subagents (no nesting). */
 const PLAN_ONLY = named(["question"])
 const SUBAGENT_EXCLUDED = named(["task", "question"])
 

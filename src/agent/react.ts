@@ -1,7 +1,7 @@
 import type { ModelToolSpec } from "../llm/model.ts"
 
 /**
- * The ReAct text protocol of spec 003 (HelloAgents' ReActEngine), for models
+ * The ReAct text protocol (HelloAgents' ReActEngine), for models
  * without native tool calls: the model writes `Thought:` and one `Action:`,
  * anvil runs it and answers with `Observation:`, until a `Final Answer:`.
  */

@@ -51,7 +51,7 @@ const readAround = (display: string, line: number | undefined): RetrievalHint =>
     : hint("Read", "high", { path: display, offset: Math.max(0, line - 6), limit: 40 })
 
 /**
- * Applies a list of edits to one file, in order, all or nothing (issue 3): the
+ * Applies a list of edits to one file, in order, all or nothing: the
  * file is loaded and checked for staleness once, each edit is placed in the
  * text the previous ones left, and only when every edit found its place is the
  * result written, atomically. An empty old_string creates a missing file (or

@@ -1,5 +1,5 @@
 /**
- * Finding where an edit's old_string sits in a file (issue 3): an exact match
+ * Finding where an edit's old_string sits in a file: an exact match
  * first, then a short chain of careful fallbacks that each must find exactly
  * one place. Texts here use LF line breaks (see lfView); offsets are offsets
  * into the text given.

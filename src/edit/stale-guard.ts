@@ -17,7 +17,7 @@ export const unchangedSince = (seen: FileStamp, now: CurrentFile): boolean =>
     : seen.size === now.size && Math.floor(seen.mtimeMs) === Math.floor(now.mtimeMs)
 
 /**
- * Stale-write protection for a write or edit to an existing file (issue 3).
+ * Stale-write protection for a write or edit to an existing file.
  *
  * - `expected_sha256` given: the file's current hash must equal it (scripted
  *   use outside a session); a match is also enough inside a session, since it

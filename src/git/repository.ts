@@ -24,7 +24,7 @@ export interface Repository {
 /** The message of a thrown isomorphic-git (or fs) error. */
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
-/** The one error for "not in a repository": git tools degrade to a hint at the git command line (spec 004). */
+/** The one error for "not in a repository": git tools degrade to a hint at the git command line. */
 export const notARepository = (cwd: string): GitError =>
   gitError(
     "not_a_repository",

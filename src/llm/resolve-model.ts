@@ -31,7 +31,7 @@ export const KNOWN_PROVIDERS: Readonly<Record<string, KnownProvider>> = {
   deepseek: { api: "openai", baseUrl: "https://api.deepseek.com/v1", keyEnv: "DEEPSEEK_API_KEY", keyRequired: true, contextWindow: 64_000 },
   openrouter: { api: "openai", baseUrl: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY", keyRequired: true, contextWindow: 128_000 },
   qwen: { api: "openai", baseUrl: "https://dashscope.aliyuncs.com/compatible-mode/v1", keyEnv: "DASHSCOPE_API_KEY", keyRequired: true, contextWindow: 128_000 },
-  // spec 003's HelloAgents environment: LLM_MODEL_ID / LLM_API_KEY / LLM_BASE_URL, any OpenAI-compatible server.
+  // the HelloAgents environment: LLM_MODEL_ID / LLM_API_KEY / LLM_BASE_URL, any OpenAI-compatible server.
   llm: { api: "openai", baseEnv: "LLM_BASE_URL", keyEnv: "LLM_API_KEY", keyRequired: false, contextWindow: 128_000 },
 }
 

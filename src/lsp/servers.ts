@@ -99,7 +99,7 @@ const server = (name: string, command: string, args: ReadonlyArray<string>, help
   helpers,
 })
 
-/** The built-in languages: shell and Python (spec 004), tried in the order given. */
+/** The built-in languages: shell and Python, tried in the order given. */
 export const DEFAULT_LANGUAGES: ReadonlyArray<LanguageSpec> = [
   {
     id: "shell",

@@ -13,7 +13,7 @@ export interface TruncationOutcome {
 }
 
 /**
- * The framework-level truncation of spec 002, applied to what the model would
+ * The framework-level truncation, applied to what the model would
  * read (the envelope's text). Within budget, or with context.truncation_skip,
  * the envelope passes unchanged. Otherwise the whole raw envelope is spilled as
  * JSON and replaced by the truncation envelope: status partial (error stays

@@ -5,7 +5,7 @@ import { plannedStateDir } from "../workspace/state-dir.ts"
 import type { TruncateDirection } from "./truncate.ts"
 import { OUTPUT_DEFAULTS } from "../config/sections/output.ts"
 
-/** The truncation and spill settings of spec 002, after config and environment. */
+/** The truncation and spill settings, after config and environment. */
 export interface OutputSettingsShape {
   readonly maxLines: number
   readonly maxBytes: number

@@ -34,7 +34,7 @@ export const sweepSpills = Effect.fn("sweepSpills")(function* (dir: string, rete
 export const SWEEP_EVERY = Duration.hours(1)
 
 /**
- * Retention as a scoped layer (spec 002 §4): one sweep when it starts, then a
+ * Retention as a scoped layer: one sweep when it starts, then a
  * sweep every hour for as long as the scope lives.
  */
 export const RetentionLive = Layer.effectDiscard(

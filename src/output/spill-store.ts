@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { ensureStateDir } from "../workspace/state-dir.ts"
 import { OutputSettings } from "./output-settings.ts"
 
-/** Keeps full tool outputs on disk when what reaches the model is cut (spec 002 §4). */
+/** Keeps full tool outputs on disk when what reaches the model is cut. */
 export interface SpillStoreShape {
   /** The absolute spill folder. */
   readonly dir: string

@@ -54,7 +54,7 @@ const take = (lines: ReadonlyArray<string>, maxLines: number, maxBytes: number, 
 }
 
 /**
- * Applies the line and byte budgets of spec 002. Within budget the text comes
+ * Applies the line and byte budgets. Within budget the text comes
  * back unchanged; otherwise the kept part (head, tail, or both with a marker
  * line between them) and the counts that go into data.truncation.
  */

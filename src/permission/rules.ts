@@ -3,7 +3,7 @@ import { simpleWildcard, type TextMatcher } from "../workspace/wildcard.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
 /**
- * Permission rules (spec 004) in anvil.json:
+ * Permission rules in anvil.json:
  *
  * ```jsonc
  * "permission": {

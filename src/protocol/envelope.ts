@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { ERROR_CODES } from "./error-code.ts"
 
 /**
- * The standard tool-response envelope of spec 000. Every tool result, from a
+ * The standard tool-response envelope. Every tool result, from a
  * built-in, a plugin or an MCP server, leaves the pipeline in this shape and no
  * other: exactly these top-level keys, `data` never null, `error` present
  * exactly when status is "error".

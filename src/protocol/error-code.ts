@@ -1,6 +1,6 @@
 /**
- * The machine-readable error codes of an envelope (spec 000 §3.3, plus the
- * network codes DESIGN.md adds). One list, so every producer and the renderer
+ * The machine-readable error codes of an envelope (plus the
+ * network codes anvil adds). One list, so every producer and the renderer
  * agree on spelling.
  */
 export const ERROR_CODES = [

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { Status, type Envelope } from "./envelope.ts"
 import { RetrievalHint } from "./hint.ts"
 
-/** The truncation record of execution_meta (spec 001). */
+/** The truncation record of execution_meta. */
 export const MetaTruncation = Schema.Struct({
   truncated: Schema.Boolean,
   /** Comma-separated causes: the tool's own ("line_limit") and the framework's ("output_spilled"). */
@@ -14,7 +14,7 @@ export type MetaTruncation = typeof MetaTruncation.Type
 
 /**
  * What the agent stores with a history item beside the raw envelope
- * (spec 001 `execution_meta`). Derived from the envelope and the result's
+ * (`execution_meta`). Derived from the envelope and the result's
  * structured hints, never written by hand.
  */
 export const ExecutionMeta = Schema.StructWithRest(

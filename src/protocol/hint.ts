@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * A retrieval hint (spec 001 execution_meta.retrieval_hints): a suggested
+ * A retrieval hint: a suggested
  * next tool call. Hints are data first; the "Recommended next step" list in
  * the model-visible text is rendered from them.
  */
@@ -22,7 +22,7 @@ export const hint = (
 const renderArg = (value: unknown): string =>
   typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? "null"
 
-/** `Read(file_path="a.py", offset=2)` — the call syntax spec 001 shows. */
+/** `Read(file_path="a.py", offset=2)` — the call syntax models know. */
 export const renderHint = (h: RetrievalHint): string =>
   `${h.action}(${Object.entries(h.args)
     .map(([k, v]) => `${k}=${renderArg(v)}`)

@@ -4,7 +4,7 @@ import { renderHints, type RetrievalHint } from "./hint.ts"
 const join = (...parts: ReadonlyArray<string>) => parts.filter((p) => p !== "").join("\n\n")
 
 /**
- * The model-visible text of a success or partial result, in spec 001's
+ * The model-visible text of a success or partial result, in the
  * layout: `# Header`, the body, and for partial results the hint list.
  */
 export const renderResultText = (
@@ -16,7 +16,7 @@ export const renderResultText = (
 
 const pyBool = (b: boolean) => (b ? "True" : "False")
 
-/** The model-visible text of an error (spec 001 "Read (Error)"): code, message, retryable, field errors, hints. */
+/** The model-visible text of an error: code, message, retryable, field errors, hints. */
 export const renderErrorText = (
   title: string,
   error: EnvelopeError,

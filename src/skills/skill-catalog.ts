@@ -7,7 +7,7 @@ import { loadBuiltinSkills } from "./builtin-skills.ts"
 import { parseSkillDocument, type SkillDocument } from "./skill-document.ts"
 
 /**
- * The skills anvil knows (spec 004 §5): the built-in ones and the user's,
+ * The skills anvil knows: the built-in ones and the user's,
  * each a folder `<skills folder>/<name>/SKILL.md`.
  *
  * Skills folders, first match wins for a name:

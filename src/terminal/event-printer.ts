@@ -16,7 +16,7 @@ export interface PrinterOptions {
   readonly streamText: boolean
   /** Show each tool result's body or diff under its summary line. */
   readonly details: boolean
-  /** Print raw model responses (spec 003 --show-raw). */
+  /** Print raw model responses. */
   readonly showRaw: boolean
   /** ReAct engine: label the parts Thought / Action / Observation. */
   readonly react: boolean
@@ -28,7 +28,7 @@ export interface PrinterOptions {
 
 /**
  * Renders agent events for a person: streamed text, then per tool call its
- * summary line and (in chat) its body or diff (spec 004 §3); the ReAct parts
+ * summary line and (in chat) its body or diff; the ReAct parts
  * labelled; a spinner while a tool runs; subagent activity indented.
  */
 export const makePrinter = (o: PrinterOptions) => {

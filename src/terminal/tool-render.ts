@@ -10,7 +10,7 @@ export const headerOf = (envelope: Envelope): string => {
 /** The body of a result: what follows the header line. */
 export const bodyOf = (envelope: Envelope): string => envelope.text.split("\n").slice(1).join("\n").replace(/^\n+/, "").trimEnd()
 
-/** One line summing a result up (spec 004 §3: the summary first). */
+/** One line summing a result up. */
 export const summaryLine = (envelope: Envelope, style: Style, elapsedMs?: number): string => {
   const mark = envelope.status === "success" ? style.green("✓") : envelope.status === "partial" ? style.yellow("◐") : style.red("✗")
   const header = headerOf(envelope)

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { isRecord } from "../protocol/is-record.ts"
 
-/** The states of a task (spec 004). */
+/** The states of a task. */
 export const TASK_STATUSES = ["pending", "in_progress", "completed", "cancelled"] as const
 export type TodoStatus = (typeof TASK_STATUSES)[number]
 

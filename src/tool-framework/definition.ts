@@ -13,9 +13,9 @@ export type { PermissionLevel }
  * and the rendered hints, then applies the truncation layer.
  */
 export interface ToolResult {
-  /** "partial" when the result is cut, a fallback, a dry run or partly failed (spec 000 §3.2). Default "success". */
+  /** "partial" when the result is cut, a fallback, a dry run or partly failed. Default "success". */
   readonly status?: "success" | "partial"
-  /** The tool's payload, with the category field names of spec 000 §2 (entries, paths, matches, content, applied). */
+  /** The tool's payload, with the category field names (entries, paths, matches, content, applied). */
   readonly data: Readonly<Record<string, unknown>>
   /** What follows the header line in the model-visible text. */
   readonly text: string

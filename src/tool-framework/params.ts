@@ -38,7 +38,7 @@ export const fieldNames = (tool: Tool): ReadonlyArray<string> => {
 
 /**
  * Decodes a call's parameters: accepted aliases are renamed to their canonical
- * names (spec 001's file_path/offset_line/limit_lines and the like), then the
+ * names, then the
  * schema decodes. Every problem is reported at once as INVALID_PARAM with
  * field_errors, unknown keys included.
  */

@@ -54,7 +54,7 @@ const makeFixedRegistry = (tools: ReadonlyArray<Tool>): ToolRegistry => {
 }
 
 /**
- * Registers a plain function as a tool (spec 003's `register_function`): it
+ * Registers a plain function as a tool: it
  * takes one string and returns text. The model calls it with {"input": "…"}
  * or a bare string.
  */

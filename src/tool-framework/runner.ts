@@ -53,7 +53,7 @@ export type ToolRunnerDeps = Workspace | Permissions | OutputSettings | SpillSto
 
 export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("anvil/ToolRunner") {
   /**
-   * The pipeline (DESIGN.md "The tool contract"): resolve the name, decode the
+   * The pipeline: resolve the name, decode the
    * parameters, ask permission, run with timing (a defect becomes
    * INTERNAL_ERROR, an interruption CANCELLED), build the envelope, render the
    * text, truncate and spill, derive execution_meta.

@@ -71,7 +71,7 @@ const headline = (s: string) => {
 }
 
 /**
- * bash (spec 004, spec 001 Bash): runs a shell command line through
+ * bash: runs a shell command line through
  * `/bin/sh -lc`, or an argv without a shell, inside the project.
  *
  * - Each run is its own process group; stdin is /dev/null. On timeout,
@@ -84,7 +84,7 @@ const headline = (s: string) => {
  *   framework's budget, so the framework normally has nothing left to cut.
  * - Status: a command that ran is a result whatever its exit code — a failing
  *   test run's output is exactly what the model needs, so a non-zero exit is
- *   "success" with `exit_code` saying so (spec 000: error is for "no usable
+ *   "success" with `exit_code` saying so (error is for "no usable
  *   result"). "partial" when the output was cut, the timeout expired after some
  *   output, or background processes had to be ended; "error" TIMEOUT
  *   (retryable) when the timeout expired before any output.

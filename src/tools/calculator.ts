@@ -4,7 +4,7 @@ import { invalidParam } from "../protocol/tool-error.ts"
 import description from "./calculator.md" with { type: "text" }
 import { CalcError, evaluate, formatValue } from "./calculator/evaluate.ts"
 
-/** calculator (spec 003 python_calculator): safe arithmetic with Python's number semantics. */
+/** calculator: safe arithmetic with Python's number semantics. */
 export const calculatorTool = defineTool({
   name: "calculator",
   title: "Calculator",

@@ -9,7 +9,7 @@ import description from "./edit.md" with { type: "text" }
 
 const span = (a: number, b: number) => (a === b ? `line ${a}` : `lines ${a}-${b}`)
 
-/** edit (spec 004, issue 3): replace one exact, unique piece of a file (or every occurrence with replace_all). */
+/** edit: replace one exact, unique piece of a file (or every occurrence with replace_all). */
 export const editTool = defineTool({
   name: "edit",
   title: "Edit",

@@ -13,7 +13,7 @@ import { FETCH_DEFAULTS } from "../config/sections/tools.ts"
 
 const MAX_TIMEOUT_SEC = 300
 const MAX_SIZE_KB = 1024
-/** Images come back base64-encoded up to 1 MB (spec 004). */
+/** Images come back base64-encoded up to 1 MB. */
 const IMAGE_LIMIT = 1024 * 1024
 /** An HTML page shrinks when converted; this much is downloaded per byte of text kept. */
 const HTML_DOWNLOAD_FACTOR = 5
@@ -48,7 +48,7 @@ const networkError = (e: HttpClientError, url: string, secrets: ReadonlyArray<st
   })
 }
 
-/** fetch (spec 004, spec 001 WebFetch): one HTTP(S) request, the answer as readable text or a base64 image. */
+/** fetch: one HTTP(S) request, the answer as readable text or a base64 image. */
 export const fetchTool = defineTool({
   name: "fetch",
   title: "WebFetch",

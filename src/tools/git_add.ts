@@ -50,7 +50,7 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
     return { changes, ignored, unmatched }
   })
 
-/** git_add (spec 004): stages files (new, modified and deleted) for the next commit, like `git add <paths>`. */
+/** git_add: stages files (new, modified and deleted) for the next commit, like `git add <paths>`. */
 export const gitAddTool = defineTool({
   name: "git_add",
   title: "GitAdd",

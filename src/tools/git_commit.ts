@@ -50,7 +50,7 @@ const builtinStagedChanges = (repo: Repository) =>
     return changes
   })
 
-/** git_commit (spec 004): records the staged changes as a new commit on the current branch. */
+/** git_commit: records the staged changes as a new commit on the current branch. */
 export const gitCommitTool = defineTool({
   name: "git_commit",
   title: "GitCommit",

@@ -9,7 +9,7 @@ import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_diff.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
 
-/** git_diff (spec 004): unified diffs of unstaged (index → working tree) or staged (HEAD → index) changes. */
+/** git_diff: unified diffs of unstaged (index → working tree) or staged (HEAD → index) changes. */
 export const gitDiffTool = defineTool({
   name: "git_diff",
   title: "GitDiff",

@@ -11,7 +11,7 @@ import { withGitErrors } from "./git-errors.ts"
 const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 10000
 
-/** git_log (spec 004): commit history from HEAD, as `git log` or `git log --oneline` prints it. */
+/** git_log: commit history from HEAD, as `git log` or `git log --oneline` prints it. */
 export const gitLogTool = defineTool({
   name: "git_log",
   title: "GitLog",

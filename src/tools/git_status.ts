@@ -21,7 +21,7 @@ const builtinStatus = (repo: Repository) =>
     return { entries, head, upstream }
   })
 
-/** git_status (spec 004): the working tree's state, as `git status` or `git status --porcelain` prints it. */
+/** git_status: the working tree's state, as `git status` or `git status --porcelain` prints it. */
 export const gitStatusTool = defineTool({
   name: "git_status",
   title: "GitStatus",

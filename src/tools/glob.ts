@@ -38,7 +38,7 @@ const STOP_TEXT: Record<StopReason, (s: { maxEntries: number; maxDurationMs: num
 
 const joinDisplay = (base: string, rel: string) => (base === "." ? rel : `${base}/${rel}`)
 
-/** glob (spec 003 Glob, spec 004 `glob`): files by bash globstar pattern, relative to `path`, paths relative to the root. */
+/** glob: files by bash globstar pattern, relative to `path`, paths relative to the root. */
 export const globTool = defineTool({
   name: "glob",
   title: "Glob",

@@ -60,7 +60,7 @@ const rgGlobsFor = (matcher: GlobMatcher): ReadonlyArray<string> | undefined =>
 
 const SNIFF = 64 * 1024
 
-/** grep (spec 003 Grep, spec 004 `grep`, spec 001 output modes): regex search of file contents, ripgrep first. */
+/** grep: regex search of file contents, ripgrep first. */
 export const grepTool = defineTool({
   name: "grep",
   title: "Grep",
@@ -236,7 +236,7 @@ export const grepTool = defineTool({
       }
       if (isFile && include !== undefined && !matchesPath(include.matcher, target.file!)) outcome = { ...outcome, files: [] }
 
-      // Newest files first (spec 003), then by path. rg stats the files while it searches; the rest are stat'ed here.
+      // Newest files first, then by path. rg stats the files while it searches; the rest are stat'ed here.
       const found = outcome.files
       const unstamped = found.filter((f) => f.mtime === undefined)
       if (unstamped.length > 0) {

@@ -17,11 +17,11 @@ import description from "./list.md" with { type: "text" }
 import { LIST_DEFAULTS } from "../config/sections/tools.ts"
 
 
-/** Where a symbolic link leads, as a listing shows it (spec 003). */
+/** Where a symbolic link leads, as a listing shows it. */
 export const OUTSIDE_SANDBOX = "<Outside Sandbox>"
 export const BROKEN_LINK = "<Broken Link>"
 
-/** One listed entry (spec 000 §2 `entries`: path and type, plus what spec 001's LS shows). */
+/** One listed entry. */
 export interface ListEntry {
   /** Root-relative POSIX path; folders end with "/". */
   readonly path: string
@@ -56,7 +56,7 @@ const SPECIAL: Record<string, string> = {
 }
 
 
-/** list (spec 003 LS, spec 004 `list`): one folder's entries, folders first, paginated. */
+/** list: one folder's entries, folders first, paginated. */
 export const listTool = defineTool({
   name: "list",
   title: "LS",

@@ -73,7 +73,7 @@ const translate = (e: LspError, display: string): ToolError => {
 }
 
 /**
- * The degraded answer (spec 004): no server for this file's language. Says
+ * The degraded answer: no server for this file's language. Says
  * what was looked for, how to install one (in full the first time in a
  * session), and points at grep and read, which always work.
  */

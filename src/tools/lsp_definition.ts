@@ -4,7 +4,7 @@ import { defineTool } from "../tool-framework/definition.ts"
 import { noProvider, positionTool, readSource, withEngine, wordAt } from "./lsp-common.ts"
 import description from "./lsp_definition.md" with { type: "text" }
 
-/** lsp_definition (spec 004): where the symbol at a position is defined, with the defining line's text. */
+/** lsp_definition: where the symbol at a position is defined, with the defining line's text. */
 export const lspDefinitionTool = defineTool({
   name: "lsp_definition",
   title: "LspDefinition",

@@ -24,7 +24,7 @@ export const freshnessText = (r: DiagnosticsResult, waitMs: number): string =>
       ? `${r.server} has not answered for this version yet (waited ${waitMs} ms); these diagnostics are ${Math.round((r.ageMs ?? 0) / 1000)} s old, from an earlier version (freshness: stale).`
       : `${r.server} has not finished analysing the file (waited ${waitMs} ms), so nothing is known yet (freshness: pending).`
 
-/** lsp_diagnostics (spec 004): a file's errors and warnings from its language server, with how fresh they are. */
+/** lsp_diagnostics: a file's errors and warnings from its language server, with how fresh they are. */
 export const lspDiagnosticsTool = defineTool({
   name: "lsp_diagnostics",
   title: "LspDiagnostics",

@@ -4,7 +4,7 @@ import { defineTool } from "../tool-framework/definition.ts"
 import { noProvider, positionTool, readSource, withEngine, wordAt } from "./lsp-common.ts"
 import description from "./lsp_hover.md" with { type: "text" }
 
-/** lsp_hover (spec 004): the type and documentation of the symbol at a position, as Markdown. */
+/** lsp_hover: the type and documentation of the symbol at a position, as Markdown. */
 export const lspHoverTool = defineTool({
   name: "lsp_hover",
   title: "LspHover",

@@ -12,7 +12,7 @@ const EditItem = Schema.Struct({
   replace_all: Schema.optionalKey(Schema.Boolean.annotate({ description: "Replace every occurrence instead of requiring exactly one." })),
 })
 
-/** multiedit (spec 001, issue 3): several edits to one file, applied in order, all or nothing. */
+/** multiedit: several edits to one file, applied in order, all or nothing. */
 export const multieditTool = defineTool({
   name: "multiedit",
   title: "MultiEdit",

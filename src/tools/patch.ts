@@ -17,7 +17,7 @@ import description from "./patch.md" with { type: "text" }
 import { DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
 
 
-/** patch (spec 004, issue 3): apply a unified diff or a `*** Begin Patch` envelope to many files, all or nothing. */
+/** patch: apply a unified diff or a `*** Begin Patch` envelope to many files, all or nothing. */
 export const patchTool = defineTool({
   name: "patch",
   title: "Patch",

@@ -30,7 +30,7 @@ const listAnswers = (answers: ReadonlyArray<Answer>): string =>
   answers.map((a, i) => `${i + 1}. [${a.header}] ${a.question}\n   Answer: ${a.answer}${a.custom ? " (the user's own words)" : ""}`).join("\n")
 
 /**
- * question (spec 004, spec 001 AskUserQuestion): asks the user multiple-choice
+ * question: asks the user multiple-choice
  * questions in the terminal. The agent offers it in the plan profile only.
  */
 export const questionTool = defineTool({

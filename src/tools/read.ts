@@ -73,7 +73,7 @@ const lineEndingOf = (sample: Uint8Array, lines: ReadonlyArray<RawLine>): "lf" |
   return crlf > 0 && lf > 0 ? "mixed" : crlf > 0 ? "crlf" : lf > 0 ? "lf" : "none"
 }
 
-/** read (spec 004 `read`, spec 001 Read): a window of a text file's lines, numbered, read in blocks. */
+/** read: a window of a text file's lines, numbered, read in blocks. */
 export const readTool = defineTool({
   name: "read",
   title: "Read",

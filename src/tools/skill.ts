@@ -33,7 +33,7 @@ const normalName = (name: string) => name.trim().toLowerCase()
 /** The most names an error message spells out. */
 const MAX_NAMES_IN_MESSAGE = 30
 
-/** skill (spec 004 §2, §5): lists the built-in and user skills and loads one's instructions. */
+/** skill: lists the built-in and user skills and loads one's instructions. */
 export const skillTool = defineTool({
   name: "skill",
   title: "Skill",

@@ -4,7 +4,7 @@ import { SubagentRunner } from "../tool-framework/subagent.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import description from "./task.md" with { type: "text" }
 
-/** task (spec 004): runs a subagent with its own history and a restricted tool set; returns its summary. */
+/** task: runs a subagent with its own history and a restricted tool set; returns its summary. */
 export const taskTool = defineTool({
   name: "task",
   title: "Task",

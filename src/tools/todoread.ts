@@ -8,7 +8,7 @@ import { todoToolError } from "./todo-errors.ts"
 
 const pyBool = (b: boolean) => (b ? "True" : "False")
 
-/** todoread (spec 004): the current session's todo list, as TodoWrite last stored it. */
+/** todoread: the current session's todo list, as TodoWrite last stored it. */
 export const todoreadTool = defineTool({
   name: "todoread",
   title: "TodoRead",

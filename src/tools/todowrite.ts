@@ -6,7 +6,7 @@ import { toolError } from "../protocol/tool-error.ts"
 import description from "./todowrite.md" with { type: "text" }
 import { SessionInfo } from "../tool-framework/session.ts"
 
-/** What TodoWrite says after every write (spec 001's reminder, in anvil's words). */
+/** What TodoWrite says after every write. */
 export const LIST_REMINDER =
   "Keep this list current as you work: set a task to in_progress before you start it (one at a time), " +
   "mark it completed as soon as it is done, add tasks you discover, and cancel those that no longer apply."
@@ -14,7 +14,7 @@ export const LIST_REMINDER =
 const pyBool = (b: boolean) => (b ? "True" : "False")
 
 /**
- * todowrite (spec 004, spec 001 TodoWrite): replaces the session's todo list
+ * todowrite: replaces the session's todo list
  * with the one given (ids kept, missing ids generated) and persists it under
  * `.anvil/todos/<session>.json`. At most one task may be in progress.
  */

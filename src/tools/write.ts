@@ -12,7 +12,7 @@ import { toolError } from "../protocol/tool-error.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import description from "./write.md" with { type: "text" }
 
-/** write (spec 004, issue 3): create or overwrite a whole file, atomically, with a diff of what changed. */
+/** write: create or overwrite a whole file, atomically, with a diff of what changed. */
 export const writeTool = defineTool({
   name: "write",
   title: "Write",

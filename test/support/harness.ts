@@ -119,7 +119,7 @@ export const session = (root: string, options: Omit<CallOptions, "callId"> = {})
   }
 }
 
-/** Throws when a value breaks the envelope contract of spec 000. */
+/** Throws when a value breaks the envelope contract. */
 export const assertEnvelope = (value: unknown): void => {
   const problems = envelopeProblems(value)
   if (problems.length > 0) throw new Error(`envelope contract broken:\n${problems.join("\n")}\n${JSON.stringify(value, null, 2)}`)

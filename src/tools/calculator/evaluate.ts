@@ -1,6 +1,6 @@
 import { Data } from "effect"
 /**
- * A safe arithmetic evaluator with Python's semantics (spec 003 Calculator):
+ * A safe arithmetic evaluator with Python's semantics:
  * integers are exact (bigint), `/` gives a float, `**` binds tighter than a
  * unary minus on its left and groups to the right, `^` is bitwise XOR on
  * integers. No eval: a tokenizer and a precedence-climbing parser.
