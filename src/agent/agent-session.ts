@@ -19,7 +19,7 @@ import type { HistoryItem } from "./history.ts"
 import { runTurn, type Conversation, type LoopOptions } from "./loop.ts"
 import { profileOf, profileNames, type EngineName, type Profile } from "./profiles.ts"
 import { projectRootOf } from "../workspace/project-root.ts"
-import { createSession, DEFAULT_RETENTION_DAYS, loadSession, pruneSessions, removeSessionFile, resumeSession, SessionError, type SessionWriter } from "./session-store.ts"
+import { createSession, DEFAULT_RETENTION_DAYS, loadSession, pruneSessions, removeSessionFile, resumeSession, SessionError, type SessionWriter, forkSession } from "./session-store.ts"
 import { systemPrompt } from "./system-prompt.ts"
 import { makeMcpHub, type McpEvent, type McpHub } from "../mcp/mcp-hub.ts"
 import { pluginServerSources, type ServerSource } from "../mcp/server-sources.ts"
@@ -95,6 +95,8 @@ export interface AgentSessionOptions {
     /** Where hook failures and plugin problems are told. */
     readonly onProblem?: (message: string) => void
   }
+  /** Resume into a copy under a new id (the original session stays as it was). */
+  readonly fork?: boolean
   /** Hooks of the program driving anvil (the Agent SDK host), run after the plugins' hooks. */
   readonly hooks?: ReadonlyArray<HookEntry>
   /** The system prompt: `replace` instead of anvil's own, and/or `append` after it (the Agent SDK's systemPrompt options). */
@@ -148,7 +150,8 @@ const loadForResume = async (options: AgentSessionOptions) => {
   const exit = await Effect.runPromiseExit(
     Effect.gen(function* () {
       const root = yield* projectRootOf(options.cwd, options.root ?? options.env.ANVIL_ROOT)
-      return yield* loadSession(root, options.sessionId)
+      const found = yield* loadSession(root, options.sessionId)
+      return options.fork ? yield* forkSession(found.loaded, found.file, Date.now()) : found
     }).pipe(Effect.provide(PlatformLive)),
   )
   if (Exit.isSuccess(exit)) return exit.value

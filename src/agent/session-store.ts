@@ -243,6 +243,26 @@ export const loadSession = (root: string, id: string | undefined) =>
     return { loaded, file }
   })
 
+/**
+ * A copy of a loaded session under a new id (`--fork-session`): the same
+ * history, so the conversation goes on there while the original stays as it was.
+ */
+export const forkSession = (loaded: LoadedSession, file: string, now: number) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const id = newSessionId(now)
+    const copy = path.join(path.dirname(file), `${id}.jsonl`)
+    const text = yield* fs.readFileString(file).pipe(Effect.mapError(() => new SessionError({ message: `${file}: could not be read to fork it` })))
+    const header = { ...loaded.header, id, created_at: new Date(now).toISOString() }
+    const lines = text.split("\n")
+    const first = lines.findIndex((l) => l.trim() !== "")
+    lines[first] = JSON.stringify(header)
+    // Created exclusively, like every new session file.
+    yield* fs.writeFileString(copy, lines.join("\n"), { flag: "wx" }).pipe(Effect.mapError(() => new SessionError({ message: `${copy}: could not be created` })))
+    return { loaded: { ...loaded, header }, file: copy }
+  })
+
 /** Opens an existing session for appending (after {@link loadSession}); an unfinished turn is marked discarded. */
 export const resumeSession = (file: string, loaded: LoadedSession): Effect.Effect<SessionWriter, SessionError, FileSystem | Scope.Scope> =>
   Effect.gen(function* () {

@@ -55,7 +55,7 @@ const SWITCHES = new Set([
 const HONOURED = new Set([
   "--output-format", "--input-format", "--model", "--max-turns", "--permission-mode", "--permission-prompt-tool",
   "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
-  "--resume", "-r", "--continue", "-c", "--include-partial-messages", "--verbose", "-p", "--print",
+  "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
   "--dangerously-skip-permissions",
 ])
 

@@ -183,6 +183,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       profile: mode === "plan" ? "plan" : undefined,
       continueLast: flags.continueLast && flags.resume === undefined,
       sessionId: flags.resume,
+      fork: flags.forkSession,
       maxSteps: flags.maxTurns,
       allTools: [...tools, ...(await sdkMcpTools(initialize, channel, onProblem))],
       allow: flags.allowed,

@@ -196,3 +196,17 @@ describe("the host's in-process MCP server", () => {
     expect(resultOf(messages).subtype).toBe("success")
   })
 })
+
+describe("forking a session", () => {
+  test("--fork-session resumes into a new id; the original keeps its history", async () => {
+    const root = project({})
+    const { env, server } = model([{ text: "remembered: 7" }, { text: "forked: 7" }])
+    const first = resultOf(await collect(query({ prompt: "remember 7", options: base(root, env) })))
+    const forked = resultOf(await collect(query({ prompt: "and now?", options: { ...base(root, env), resume: first.session_id, forkSession: true } })))
+    expect((forked as { result: string }).result).toBe("forked: 7")
+    expect(forked.session_id).not.toBe(first.session_id)
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("remember 7")
+    const original = readFileSync(join(root, ".anvil", "sessions", `${first.session_id}.jsonl`), "utf8")
+    expect(original).not.toContain("and now?")
+  })
+})
