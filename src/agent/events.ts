@@ -85,3 +85,13 @@ export type AgentEvent =
   | { readonly type: "verify"; readonly command: string; readonly passed: boolean; readonly exit_code: number; readonly output: string }
   | { readonly type: "error"; readonly message: string }
   | { readonly type: "turn_end"; readonly result: TurnResult }
+
+/** A turn that ended before its first model request (cut short at exit, or refused before it began). */
+export const turnWithoutSteps = (status: TurnStatus, reason: TurnReason, error?: string): TurnResult => ({
+  status,
+  reason,
+  answer: "",
+  usage: { inputTokens: 0, outputTokens: 0 },
+  stats: { steps: 0, tool_calls: 0, duration_ms: 0, request_bytes: [], compactions: 0, verifications: 0, api_ms: 0 },
+  ...(error !== undefined ? { error } : {}),
+})

@@ -1,6 +1,6 @@
 import { Deferred, Effect } from "effect"
 import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
-import type { TurnResult } from "../agent/events.ts"
+import { turnWithoutSteps } from "../agent/events.ts"
 import { showAllowRule } from "../permission/rules.ts"
 import { sandboxSummary } from "../sandbox/summary.ts"
 import { rulesForAnswer, type AskAnswer, type PermissionRequest } from "../permission/permissions.ts"
@@ -115,13 +115,7 @@ export const approvals = (
 }
 
 /** A turn cut short before it could report (the result written when anvil must exit at once). */
-const unfinishedTurn: TurnResult = {
-  status: "cancelled",
-  reason: "cancelled",
-  answer: "",
-  usage: { inputTokens: 0, outputTokens: 0 },
-  stats: { steps: 0, tool_calls: 0, duration_ms: 0, request_bytes: [], compactions: 0, verifications: 0, api_ms: 0 },
-}
+const unfinishedTurn = turnWithoutSteps("cancelled", "cancelled")
 
 /** How long `anvil run "prompt"` waits for piped input to start before going on without it. */
 const STDIN_WAIT_MS = 3000

@@ -1,7 +1,7 @@
 import { Deferred, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
-import type { TurnResult } from "../agent/events.ts"
+import { turnWithoutSteps, type TurnResult } from "../agent/events.ts"
 import { makeClaudeStream, startFailureResult, type ClaudeStream } from "../cli/claude-stream.ts"
 import { EXIT, exitCodeOf } from "../cli/exit-codes.ts"
 import { inputMessages } from "../cli/input-stream.ts"
@@ -62,15 +62,6 @@ const forHost = (message: Json): Json => {
     return { ...message, permission_denials: denials }
   }
   return message
-}
-
-/** The text of a user message's content (a string or text blocks). */
-const promptText = (message: Json): string | undefined => {
-  const inner = isRecord(message.message) ? message.message.content : undefined
-  if (typeof inner === "string") return inner
-  if (!Array.isArray(inner)) return undefined
-  const texts = inner.filter((b) => isRecord(b) && b.type === "text" && typeof b.text === "string").map((b) => (b as { text: string }).text)
-  return texts.length > 0 ? texts.join("\n\n") : undefined
 }
 
 /** `-p` without stream-json input: one prompt, run as `anvil run` would with the translated options. */
@@ -254,14 +245,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     if (hooks?.has("UserPromptSubmit")) {
       const verdict = await hooks.call("UserPromptSubmit", { prompt: text })
       if (verdict.decision === "deny" || verdict.stop !== undefined) {
-        const blocked: TurnResult = {
-          status: "error",
-          reason: "permission_denied",
-          answer: "",
-          usage: { inputTokens: 0, outputTokens: 0 },
-          stats: { steps: 0, tool_calls: 0, duration_ms: 0, request_bytes: [], compactions: 0, verifications: 0, api_ms: 0 },
-          error: verdict.reason ?? verdict.stop ?? "The host's UserPromptSubmit hook blocked the prompt.",
-        }
+        const blocked = turnWithoutSteps("error", "permission_denied", verdict.reason ?? verdict.stop ?? "The host's UserPromptSubmit hook blocked the prompt.")
         stream!.result(blocked)
         return
       }
@@ -365,10 +349,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       else if (input.type === "control_request") void handleControl(input.message)
       else if (input.type === "control_response") channel.receive(input.message)
       else if (input.type === "control_cancel_request" && typeof input.message.request_id === "string") channel.cancel(input.message.request_id)
-      else if (input.type === "user") {
-        const text = promptText(input.message)
-        if (text !== undefined) queue = queue.then(() => turn(text))
-      } else io.err(`anvil: input messages of type '${input.type}' are not understood; skipped\n`)
+      else io.err(`anvil: input messages of type '${input.type}' are not understood; skipped\n`)
     }
     await queue
   } finally {
