@@ -244,7 +244,7 @@ export const confinementOf = (sandbox: Promise<SandboxShape> | SandboxShape): Co
   return { ...(wrapped.wrap ? { wrap: wrapped.wrap } : {}), finish: () => Effect.runPromise(wrapped.finish("")).then(() => undefined) }
 }
 
-/** The command sandbox of a session (see DESIGN.md "Command sandbox"). */
+/** The command sandbox of a session (README, "The command sandbox", says what it confines). */
 export class Sandbox extends Context.Service<Sandbox, SandboxShape>()("anvil/Sandbox") {
   /** A sandbox for the session; its temporary folder and proxy go when the scope closes. */
   static layer = (options: SandboxOptions) =>

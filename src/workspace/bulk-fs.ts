@@ -61,7 +61,7 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
           let fd: number | undefined
           try {
             // Read through the opened folder, and only when it really is `dir`: a folder swapped for a
-            // link after its parent was listed is never read through (issue 9).
+            // link after its parent was listed is never read through.
             fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
             if (realOfFd(fd, dir) !== dir) return undefined
             return readdirSync(fdPath(fd), { withFileTypes: true }).map(

@@ -3,8 +3,8 @@ import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, open
 import { basename, dirname, isAbsolute, join, resolve } from "node:path"
 
 /**
- * File access that checks where a path really leads at the moment it is used
- * (issue 9). A path checked first and opened later can be swapped for a
+ * File access that checks where a path really leads at the moment it is used.
+ * A path checked first and opened later can be swapped for a
  * symbolic link in between; here every file or folder is opened first and the
  * opened descriptor's real place (/proc/self/fd) is compared with the allowed
  * folders before a byte goes through it. Changes inside a folder go through

@@ -9,7 +9,7 @@ export interface FileStamp {
 }
 
 /**
- * The session's record of what it has read (stale-write protection, issue 3):
+ * The session's record of what it has read (stale-write protection):
  * inside an agent session a write/edit to an existing file that was never read,
  * or changed on disk since, is refused as CONFLICT. Outside a session (one-shot
  * `anvil tool`) the ledger is disabled and such writes rely on the optional

@@ -116,7 +116,7 @@ const inodeAt = (path: string): bigint | undefined => {
 }
 
 /**
- * Applies a set of file changes all or nothing (issue 3, issue 9).
+ * Applies a set of file changes all or nothing, even when the process is killed midway.
  *
  * 1. Each path is located through checked folders (never out of the root),
  *    each existing file opened without following a link and locked (flock,

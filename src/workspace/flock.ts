@@ -1,4 +1,5 @@
 import { dlopen, FFIType } from "bun:ffi"
+import { Data } from "effect"
 
 /**
  * Advisory whole-file locks (flock(2)) through libc, so two anvil processes
@@ -34,9 +35,7 @@ const pause = new Int32Array(new SharedArrayBuffer(4))
 const sleepMs = (ms: number) => Atomics.wait(pause, 0, 0, ms)
 
 /** Thrown when another process held the lock for longer than the wait allows. */
-export class LockBusy extends Error {
-  readonly _tag = "LockBusy"
-}
+export class LockBusy extends Data.TaggedError("LockBusy")<{ readonly message: string }> {}
 
 /**
  * Takes an exclusive lock on `fd`, polling without blocking the thread for
@@ -48,7 +47,7 @@ export const lockExclusive = (fd: number, waitMs = 10_000): void => {
   let waited = 0
   for (let delay = 1; ; delay = Math.min(delay * 2, 20)) {
     if (f(fd, LOCK_EX | LOCK_NB) === 0) return
-    if (waited >= waitMs) throw new LockBusy(`another process holds the lock (waited ${waitMs} ms)`)
+    if (waited >= waitMs) throw new LockBusy({ message: `another process holds the lock (waited ${waitMs} ms)` })
     sleepMs(delay)
     waited += delay
   }

@@ -20,7 +20,7 @@ import { IgnorePatterns, type IgnoreVerdict } from "./gitignore.ts"
  *   tool folders), unless ignored entries are asked for.
  */
 
-/** Directory names skipped unless ignored entries are asked for (spec 003's blacklist). */
+/** Directory names skipped unless ignored entries are asked for (`search.default_ignore` and `tools.list.default_ignore` replace it). */
 export const DEFAULT_IGNORED_DIRS: ReadonlyArray<string> = [
   ".git",
   ".svn",

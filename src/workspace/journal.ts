@@ -16,7 +16,7 @@ import { closeQuietly, inDir, unlinkQuietly, openCheckedDir, readAllFd, type Che
 import { lockExclusive, tryLockExclusive } from "./flock.ts"
 
 /**
- * The journal of a change to files in progress (issue 9), one JSON file per
+ * The journal of a change to files in progress, one JSON file per
  * change in `.anvil/journal/`. It names, before anything is created, the temp
  * and backup files the change will make ("staging"), then, once they exist,
  * their inodes ("ready"): from then on targets are replaced. The owner holds

@@ -3,7 +3,7 @@ import { homedir } from "node:os"
 import { join } from "node:path"
 
 /**
- * Where anvil keeps its own state for a project (issue 9): `.anvil/<sub>`
+ * Where anvil keeps its own state for a project: `.anvil/<sub>`
  * under the root, but only while `.anvil` and `.anvil/<sub>` are real folders
  * inside the root. A cloned repository can ship `.anvil` (or
  * `.anvil/tool-output`) as a symbolic link; following it would put anvil's

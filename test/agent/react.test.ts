@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { parseActionInput, parseReact, reactInstructions } from "../../src/agent/react.ts"
 
 describe("ReAct parser", () => {
-  test("Thought + Action with bracketed JSON (spec 003 style)", () => {
+  test("Thought + Action with bracketed JSON", () => {
     expect(parseReact('Thought: look for python files\nAction: Glob[{"pattern": "*.py", "path": "core"}]')).toEqual({
       kind: "action",
       thought: "look for python files",

@@ -49,7 +49,7 @@ describe("session files", () => {
   })
 })
 
-test("documentation changes (spec 004 §4)", () => {
+test("documentation changes", () => {
   for (const p of ["docs/guide.py", "README.md", "a/b/notes.txt", "x.rst", "y.adoc", "z.mdx", "pkg/docs/api.ts"]) expect(isDocPath(p)).toBe(true)
   for (const p of ["src/app.ts", "docsy/app.ts", "Makefile", "md.ts"]) expect(isDocPath(p)).toBe(false)
 })

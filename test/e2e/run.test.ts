@@ -373,7 +373,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(r.stderr).toContain("[DONE]")
   })
 
-  test("spec 003's test profile with the HelloAgents variables (LLM_MODEL_ID / LLM_BASE_URL / LLM_API_KEY): ReAct by default", async () => {
+  test("the HelloAgents-style test profile with its variables (LLM_MODEL_ID / LLM_BASE_URL / LLM_API_KEY): ReAct by default", async () => {
     const root = project({})
     const server = fakeOpenAI([{ text: 'Thought: add\nAction: calculator[{"expression": "2+3"}]' }, { text: "Final Answer: 5" }])
     servers.push(server)

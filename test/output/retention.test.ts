@@ -20,7 +20,7 @@ const file = (dir: string, name: string, ageMs: number) => {
   return p
 }
 
-describe("retention (spec 002 §4)", () => {
+describe("retention of spilled output", () => {
   test("a sweep deletes only this store's spill files older than the retention period", async () => {
     const dir = tempDir()
     const old = file(dir, "tool_20260101_000000_Read.json", 8 * DAY)

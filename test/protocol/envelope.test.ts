@@ -5,7 +5,7 @@ import { renderErrorText, renderResultText } from "../../src/protocol/render.ts"
 
 const ok = { status: "success", data: {}, text: "x", stats: { time_ms: 1 }, context: { cwd: ".", params_input: {} } }
 
-describe("envelope contract (spec 000)", () => {
+describe("envelope contract", () => {
   test("accepts a minimal valid envelope, extra stats and context keys included", () => {
     expect(envelopeProblems(ok)).toEqual([])
     expect(envelopeProblems({ ...ok, stats: { time_ms: 1, total: 3, engine: "rg" }, context: { ...ok.context, path_resolved: "a" } })).toEqual([])
@@ -25,7 +25,7 @@ describe("envelope contract (spec 000)", () => {
   })
 })
 
-describe("model-visible text (spec 001 layout)", () => {
+describe("model-visible text (header, body, hints layout)", () => {
   const h = { action: "Read", priority: "high" as const, args: { path: "app/main.py", offset: 2, limit: 500 } }
   test("hints render as calls", () => {
     expect(renderHint(h)).toBe('Read(path="app/main.py", offset=2, limit=500)')

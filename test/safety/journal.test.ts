@@ -5,7 +5,7 @@ import { Journal, recoverJournals, tempNameFor } from "../../src/workspace/journ
 import { tempDir } from "../support/harness.ts"
 
 /**
- * The journal trusts nothing it reads (issue 9): a planted or forged journal
+ * The journal trusts nothing it reads: a planted or forged journal
  * must not make the next start touch a file outside the root, or a file that
  * is not the very one the change wrote; a journal a live process holds is
  * left alone.

@@ -7,7 +7,7 @@ import { seeded } from "./seeded.ts"
 
 /**
  * kill -9 at random moments while `anvil tool patch` applies a six-file patch
- * with a rename, a removal and a creation (issue 9). After each kill the next
+ * with a rename, a removal and a creation. After each kill the next
  * start must leave the tree exactly as before the patch or exactly as after
  * it — never a mix, never a lost file — with no temp file or journal left.
  */

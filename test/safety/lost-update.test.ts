@@ -6,7 +6,7 @@ import { tempDir } from "../support/harness.ts"
 import { anvilBinary } from "./binary.ts"
 
 /**
- * Two anvil processes doing read-modify-write on one file (issue 9): each
+ * Two anvil processes doing read-modify-write on one file: each
  * reads it, appends its own line and writes with expected_sha256. A write
  * either lands on top of the other's or is refused with CONFLICT; every line
  * a writer was told it wrote is in the file at the end.

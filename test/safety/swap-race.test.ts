@@ -5,7 +5,7 @@ import { session, tempDir } from "../support/harness.ts"
 import { seeded } from "./seeded.ts"
 
 /**
- * Swap races (issue 9): a separate process swaps a folder inside the root for
+ * Swap races: a separate process swaps a folder inside the root for
  * a link to a folder outside, and back, in a tight loop, while the tools run
  * on paths under it hundreds of times. Whatever each call answers, the folder
  * outside must stay byte-identical with no file added, and no answer may show

@@ -5,7 +5,7 @@ import { callTool, tempDir } from "../support/harness.ts"
 import { gitHome, gitRepo } from "../support/git-repo.ts"
 
 /**
- * The path sandbox against symbolic links (issue 9): every tool that takes a
+ * The path sandbox against symbolic links: every tool that takes a
  * path, pointed through every kind of link that leads out of the root —
  * out-pointing, dangling, through a linked folder — must refuse, and the
  * folder outside must stay byte-identical with no file added.

@@ -72,6 +72,6 @@ describe("the built-in skills follow the Agent Skills format", () => {
   }
 })
 
-test("create-skill is built in (spec 004 §5)", () => {
+test("create-skill is built in", () => {
   expect(readdirSync(repoSkills)).toContain("create-skill")
 })

@@ -49,7 +49,7 @@ describe("pipeline: names and parameters", () => {
     expect(bad.envelope.error?.code).toBe("INVALID_PARAM")
   })
 
-  test("a one-string tool takes a bare string (spec 003 function registration)", async () => {
+  test("a one-string tool takes a bare string (function registration)", async () => {
     const upper = functionTool("upper", "Upper-cases its input.", (s) => s.toUpperCase())
     const { envelope } = await callTool(project(), "upper", "abc", { tools: [upper] })
     expect(envelope.status).toBe("success")
@@ -95,7 +95,7 @@ describe("pipeline: permissions", () => {
   })
 })
 
-describe("truncation layer (spec 002 §10)", () => {
+describe("truncation layer", () => {
   const spills = (root: string) => {
     const dir = join(root, ".anvil", "tool-output")
     return existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith(".json")).sort() : []

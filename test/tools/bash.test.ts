@@ -43,8 +43,8 @@ const waitFor = async (check: () => boolean, ms = 5000) => {
   }
 }
 
-describe("bash: running commands (spec 004, spec 001 Bash)", () => {
-  test("spec 001 layout: header, exit code, timed out, duration, stdout and stderr kept apart", async () => {
+describe("bash: running commands", () => {
+  test("text layout: header, exit code, timed out, duration, stdout and stderr kept apart", async () => {
     const root = project()
     const { envelope, meta } = await bash(root, { command: "echo line1; echo line2; echo oops >&2" })
     expect(envelope.status).toBe("success")
@@ -203,7 +203,7 @@ describe("bash: parameters", () => {
 })
 
 describe("bash: timeouts and process groups", () => {
-  test("a timeout before any output is error TIMEOUT, retryable (spec 001 Bash Error)", async () => {
+  test("a timeout before any output is error TIMEOUT, retryable", async () => {
     const { envelope, meta } = await bash(project(), { command: "sleep 30", timeout_ms: 300 })
     expect(envelope.status).toBe("error")
     expect(envelope.error).toMatchObject({ code: "TIMEOUT", message: "Command timed out after 300ms", retryable: true })

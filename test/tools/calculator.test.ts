@@ -4,7 +4,7 @@ import { callTool, project } from "../support/harness.ts"
 
 const calc = (s: string) => formatValue(evaluate(s))
 
-describe("calculator evaluation (Python semantics, spec 003)", () => {
+describe("calculator evaluation (Python semantics)", () => {
   test.each([
     ["2+3*4", "14"],
     ["sqrt(16)", "4.0"],
@@ -52,7 +52,7 @@ describe("calculator evaluation (Python semantics, spec 003)", () => {
 })
 
 describe("calculator tool", () => {
-  test("accepts `input` (spec 003) and `expression`", async () => {
+  test("accepts `input` and `expression`", async () => {
     const root = project()
     const a = await callTool(root, "python_calculator", { input: "2+3*4" })
     expect(a.envelope.data).toEqual({ expression: "2+3*4", result: "14" })

@@ -21,8 +21,8 @@ const service = [
   "",
 ].join("\n")
 
-describe("edit: spec 001 Edit (Success)", () => {
-  test("the spec's text layout: replacements, sha256 before/after, path; data with the diff and counts; file_ops", async () => {
+describe("edit: success", () => {
+  test("the text layout: replacements, sha256 before/after, path; data with the diff and counts; file_ops", async () => {
     const root = project({ "src/service.py": service })
     const { envelope, meta } = await callTool(root, "edit", {
       path: "src/service.py",

@@ -44,7 +44,7 @@ describe(`git_add (${backend})`, () => {
     git(root, home, ["fsck", "--no-progress"])
   })
 
-  test("a single path (spec's `path` name) and '.' for everything", async () => {
+  test("a single path (the `path` name) and '.' for everything", async () => {
     const root = repo()
     await add(root, { path: "top.txt" })
     expect(porcelain(root)).toContain("M  top.txt")

@@ -100,8 +100,8 @@ describe("glob against bash's globstar expansion", () => {
   }
 })
 
-describe("glob: the spec's behaviour", () => {
-  test("pattern relative to path, results relative to the project root; `**/` matches at depth zero (spec 003)", async () => {
+describe("glob: behaviour", () => {
+  test("pattern relative to path, results relative to the project root; `**/` matches at depth zero", async () => {
     const root = project({ "core/agent.py": "", "core/llm.py": "", "core/sub/x.py": "", "other.py": "" })
     expect(paths(await glob(root, { pattern: "*.py", path: "core" }))).toEqual(["core/agent.py", "core/llm.py"])
     expect(paths(await glob(root, { pattern: "**/*.py", path: "core" }))).toEqual(["core/agent.py", "core/llm.py", "core/sub/x.py"])
@@ -262,7 +262,7 @@ describe("glob: the spec's behaviour", () => {
     expect(e.text).toContain("No files match '**/*.rs' in '.'")
   })
 
-  test("reached by its spec 003 name search_files_by_name", async () => {
+  test("reached by its alias search_files_by_name", async () => {
     const root = project({ "a.py": "" })
     const e = (await callTool(root, "search_files_by_name", { pattern: "*.py" })).envelope
     expect(paths(e)).toEqual(["a.py"])

@@ -211,8 +211,8 @@ describe("grep on a real repository: this one", () => {
   }, 60_000)
 })
 
-describe("grep: output and the spec's behaviour", () => {
-  test("content mode: spec 001 layout, case-insensitive by default, case_sensitive exact", async () => {
+describe("grep: output and behaviour", () => {
+  test("content mode: text layout, case-insensitive by default, case_sensitive exact", async () => {
     const root = project({ "src/a.py": "x\nclass Foo:\n  pass\n", "src/b.py": "class FooBar:\nclass foo:\n" })
     utimesSync(join(root, "src/a.py"), 2_000_000, 2_000_000)
     utimesSync(join(root, "src/b.py"), 1_000_000, 1_000_000)
@@ -457,7 +457,7 @@ describe("grep: output and the spec's behaviour", () => {
     expect(keys(await grep(root, { pattern: "needle" }))).toEqual(["a.txt:1"])
   })
 
-  test("reached by its spec 003 name search_code, with spec 001 parameter names", async () => {
+  test("reached by its alias search_code, with the alternative parameter names", async () => {
     const root = project({ "a.py": "class Foo:\n" })
     const e = (await callTool(root, "search_code", { pattern: "foo", head_limit: 5, glob: "*.py" })).envelope
     expect(keys(e)).toEqual(["a.py:1"])

@@ -8,7 +8,7 @@ import { callTool, project, tempDir } from "../support/harness.ts"
 const entries = (data: Record<string, unknown>) => data.entries as Array<ListEntry>
 const names = (data: Record<string, unknown>) => entries(data).map((e) => e.name)
 
-describe("list: spec 001 LS layout", () => {
+describe("list: text layout", () => {
   test("folders first, then files by name; sizes; root-relative paths; header LS: <path>", async () => {
     const root = project({ "src/b.py": "print(1)\n", "src/a.py": "x".repeat(132), "src/pkg/__init__.py": "", "src/Zeta/x": "" })
     const { envelope, meta } = await callTool(root, "list", { path: "src" })
@@ -118,7 +118,7 @@ describe("list: hidden entries and ignore globs", () => {
   })
 })
 
-describe("list: symbolic links (spec 003)", () => {
+describe("list: symbolic links", () => {
   const outside = tempDir("anvil-outside-")
   writeFileSync(join(outside, "secret.txt"), "secret")
   const root = project({

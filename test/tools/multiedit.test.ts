@@ -9,8 +9,8 @@ const text = (root: string, rel: string) => readFileSync(join(root, rel), "utf8"
 
 const core = ["import os", "", "def load(path):", "    data = open(path).read()", "    return data", "", "def save(path, data):", "    open(path, 'w').write(data)", ""].join("\n")
 
-describe("multiedit: spec 001 MultiEdit (Success)", () => {
-  test("the spec's text layout and data: total replacements, created, bytes, sha256s, one entry per edit, file_ops", async () => {
+describe("multiedit: success", () => {
+  test("the text layout and data: total replacements, created, bytes, sha256s, one entry per edit, file_ops", async () => {
     const root = project({ "src/core.py": core })
     const { envelope, meta } = await callTool(root, "multiedit", {
       path: "src/core.py",

@@ -12,10 +12,10 @@ const numbered = (from: number, lines: ReadonlyArray<string>) => lines.map((l, i
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i)
 const linesFile = (n: number, f = (i: number) => `line ${i}`) => range(1, n).map(f).join("\n") + "\n"
 
-describe("read: spec 001 Read (Success)", () => {
+describe("read: success", () => {
   const body = ["def main():", "    return 42", ...range(3, 9321).map((i) => `# filler ${i}`)].join("\n") + "\n"
 
-  test("the spec's example: two numbered lines of 9321, partial with line_limit, next offset and hints", async () => {
+  test("the reference example: two numbered lines of 9321, partial with line_limit, next offset and hints", async () => {
     const root = project({ "app/main.py": body })
     const { envelope, meta } = await callTool(root, "read", { path: "app/main.py", limit: 2 })
     expect(envelope.status).toBe("partial")
@@ -32,7 +32,7 @@ describe("read: spec 001 Read (Success)", () => {
     expect(meta.retrieval_hints?.[0]).toEqual({ action: "Read", priority: "high", args: { path: "app/main.py", offset: 2, limit: 2 } })
   })
 
-  test("spec 001's parameter names (file_path, offset_line, limit_lines) and the read_file alias", async () => {
+  test("the alternative parameter names (file_path, offset_line, limit_lines) and the read_file alias", async () => {
     const root = project({ "app/main.py": body })
     const { envelope } = await callTool(root, "read_file", { file_path: "app/main.py", offset_line: 2, limit_lines: 3 })
     expect(envelope.data.content).toBe(numbered(3, ["# filler 3", "# filler 4", "# filler 5"]))

@@ -36,7 +36,7 @@ describe("skill list", () => {
     expect(envelope.text).toStartWith("# Skill: list\n")
   })
 
-  test("a project skill overrides the built-in of the same name (spec 004 §5)", async () => {
+  test("a project skill overrides the built-in of the same name", async () => {
     const root = project({
       ".anvil/skills/create-skill/SKILL.md": skillMd("create-skill", "Our own way to write skills.", "# Ours\n"),
       ".anvil/skills/deploy/SKILL.md": skillMd("deploy", "Deploy the app. Use when asked to ship."),
@@ -271,7 +271,7 @@ describe("skill load", () => {
   })
 })
 
-describe("skill permissions (spec 004: load is subject to the permission policy)", () => {
+describe("skill permissions (loading is subject to the permission policy)", () => {
   const tree = {
     ".anvil/skills/deploy-prod/SKILL.md": skillMd("deploy-prod", "Deploy to production."),
     ".anvil/skills/notes/SKILL.md": skillMd("notes", "Write notes."),

@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { todoreadTool } from "../../src/tools/todoread.ts"
 import { callTool, project } from "../support/harness.ts"
 
-describe("todoread (spec 004)", () => {
+describe("todoread", () => {
   test("before any write: an empty list, not persisted, with advice", async () => {
     const { envelope } = await callTool(project(), "todoread", {})
     expect(envelope.status).toBe("success")

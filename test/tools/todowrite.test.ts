@@ -11,8 +11,8 @@ const plan = [
   { id: "4", content: "Benchmark", status: "cancelled", priority: "low" },
 ]
 
-describe("todowrite (spec 004, spec 001 TodoWrite)", () => {
-  test("spec 001 layout: counts, persisted, path, the list and the reminder", async () => {
+describe("todowrite", () => {
+  test("text layout: counts, persisted, path, the list and the reminder", async () => {
     const root = project()
     const { envelope, meta } = await callTool(root, "todowrite", { todos: plan })
     expect(envelope.status).toBe("success")

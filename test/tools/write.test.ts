@@ -10,8 +10,8 @@ const sha = (data: string | Uint8Array) => createHash("sha256").update(data).dig
 const read = (root: string, rel: string) => readFileSync(join(root, rel))
 const text = (root: string, rel: string) => readFileSync(join(root, rel), "utf8")
 
-describe("write: spec 001 Write (Success)", () => {
-  test("overwrite: the spec's text layout, sha256 before/after, a unified diff with counts, file_ops and a Read hint", async () => {
+describe("write: success", () => {
+  test("overwrite: the text layout, sha256 before/after, a unified diff with counts, file_ops and a Read hint", async () => {
     const before = '{\n  "debug": false,\n  "port": 80\n}\n'
     const after = '{\n  "debug": true,\n  "port": 80\n}\n'
     const root = project({ "config/settings.json": before })
@@ -71,7 +71,7 @@ describe("write: spec 001 Write (Success)", () => {
     expect(meta.file_ops).toMatchObject({ operation: "create", sha256_before: null })
   })
 
-  test("spec 001 parameter name file_path and the write_file alias", async () => {
+  test("the alternative parameter name file_path and the write_file alias", async () => {
     const root = project()
     const { envelope } = await callTool(root, "write_file", { file_path: "n.txt", content: "hi" })
     expect(envelope.status).toBe("success")
