@@ -1,0 +1,39 @@
+import { Data } from "effect"
+
+/** The URL cannot be fetched: it does not parse, or its scheme is not http(s). */
+export class FetchUrlInvalid extends Data.TaggedError("FetchUrlInvalid")<{ readonly message: string }> {}
+
+/** No response came: refused connection, DNS or TLS failure, a reset (the message names the URL, secrets scrubbed). */
+export class FetchNetworkFailed extends Data.TaggedError("FetchNetworkFailed")<{
+  readonly message: string
+  readonly url: string
+  /** A certificate problem (retrying will not help; skipping verification might). */
+  readonly tls: boolean
+}> {}
+
+/** The redirect chain was too long or led to a scheme that cannot be fetched. */
+export class FetchRedirectFailed extends Data.TaggedError("FetchRedirectFailed")<{ readonly message: string }> {}
+
+/** The server answered with an HTTP error status (400 and up). */
+export class FetchHttpStatus extends Data.TaggedError("FetchHttpStatus")<{
+  /** `HTTP 404 Not Found from URL: excerpt of the body`. */
+  readonly message: string
+  readonly status: number
+  readonly finalUrl: string
+  readonly retryAfter?: string
+  /** The credentials configured for the host were sent on a retry and refused too. */
+  readonly retriedWithCredentials: boolean
+}> {}
+
+/** The body is neither text nor an image. */
+export class FetchBinaryBody extends Data.TaggedError("FetchBinaryBody")<{
+  readonly finalUrl: string
+  readonly contentType: string | null
+  readonly status: number
+}> {}
+
+/** No complete answer within the timeout. */
+export class FetchTimedOut extends Data.TaggedError("FetchTimedOut")<{ readonly url: string; readonly timeoutSec: number }> {}
+
+/** Every way a web fetch fails. */
+export type WebFetchError = FetchUrlInvalid | FetchNetworkFailed | FetchRedirectFailed | FetchHttpStatus | FetchBinaryBody | FetchTimedOut

@@ -1,0 +1,241 @@
+import { Duration, Effect } from "effect"
+import { VERSION } from "../version.ts"
+import { configuredCredentials, secretValues, withCredentials, type Credentials } from "./credentials.ts"
+import { HttpClient, type HttpClientError, type HttpResponse } from "./http-client.ts"
+import { bodyKind, mediaType, renderText } from "./response-body.ts"
+import { isSecretHeader, redactUrl, scrubSecrets } from "./secrets.ts"
+import {
+  FetchBinaryBody,
+  FetchHttpStatus,
+  FetchNetworkFailed,
+  FetchRedirectFailed,
+  FetchTimedOut,
+  FetchUrlInvalid,
+  type WebFetchError,
+} from "./web-fetch-error.ts"
+
+/** Longest timeout and largest text a fetch accepts. */
+export const MAX_FETCH_TIMEOUT_SEC = 300
+export const MAX_FETCH_SIZE_KB = 1024
+/** Images come back whole up to 1 MB. */
+const IMAGE_LIMIT = 1024 * 1024
+/** An HTML page shrinks when converted; this much is downloaded per byte of text kept. */
+const HTML_DOWNLOAD_FACTOR = 5
+const MAX_REDIRECTS = 10
+const EXCERPT_CHARS = 300
+
+const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout", 409: "Conflict", 410: "Gone", 413: "Payload Too Large", 422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" }
+
+const isRedirect = (status: number) => status === 301 || status === 302 || status === 303 || status === 307 || status === 308
+
+/** One request to make. */
+export interface WebFetchRequest {
+  readonly url: string
+  readonly method: string
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly body?: string | undefined
+  /** Credentials the caller gave (they win over the URL's and the configured ones). */
+  readonly auth?: Credentials | undefined
+  readonly verifyTls: boolean
+  readonly timeoutSec: number
+  /** Bytes of text kept at most. */
+  readonly textLimit: number
+  /** The configured credentials per host (`tools.fetch.credentials`), tried once on a 401. */
+  readonly credentialTable: Readonly<Record<string, unknown>>
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+/** What came back, every URL and text with the call's secrets scrubbed. */
+export interface FetchedPage {
+  /** The URL asked for. */
+  readonly url: string
+  readonly finalUrl: string
+  readonly status: number
+  /** `200 OK`. */
+  readonly statusLine: string
+  readonly contentType: string | null
+  /** The media type without parameters ("" when none). */
+  readonly mediaType: string
+  readonly redirects: ReadonlyArray<{ readonly url: string; readonly status: number }>
+  /** A 401 was retried with the credentials configured for the host. */
+  readonly retried: boolean
+  /** The Content-Length header, when there was a valid one. */
+  readonly declaredLength: number | undefined
+  readonly body:
+    | { readonly kind: "none" }
+    | { readonly kind: "image"; readonly bytes: Uint8Array; readonly complete: boolean }
+    | {
+        readonly kind: "text"
+        readonly format: "html" | "json" | "text"
+        readonly content: string
+        readonly title?: string
+        /** Cut at the text limit (or the download stopped early). */
+        readonly truncated: boolean
+        /** The whole body was downloaded. */
+        readonly complete: boolean
+        readonly downloaded: number
+      }
+}
+
+const networkError = (e: HttpClientError, url: string, secrets: ReadonlyArray<string>) => {
+  const tls = /cert|ssl|tls|self.signed/i.test(`${e.code ?? ""} ${e.message}`)
+  const message = scrubSecrets(`${tls ? "TLS" : "Network"} error fetching ${url}: ${e.message}${e.code ? ` (${e.code})` : ""}`, secrets)
+  return new FetchNetworkFailed({ message, url, tls })
+}
+
+/**
+ * One HTTP(S) exchange as the model should see it: redirects followed by hand
+ * (credentials dropped across origins), one retry of a 401 with the host's
+ * configured credentials, and the body read up to its limit and made readable.
+ */
+export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, WebFetchError, HttpClient> =>
+  Effect.gen(function* () {
+    const http = yield* HttpClient
+    let url: URL
+    try {
+      url = new URL(request.url)
+    } catch {
+      return yield* new FetchUrlInvalid({ message: `'${redactUrl(request.url)}' is not a valid URL` })
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      return yield* new FetchUrlInvalid({ message: `only http:// and https:// URLs can be fetched, not ${url.protocol}` })
+    }
+    url.hash = ""
+    const given = request.auth
+    const callerHeaders = request.headers ?? {}
+    // Every secret this call may carry, scrubbed from anything recorded.
+    const secrets = [
+      ...secretValues(given),
+      ...Object.entries(callerHeaders).flatMap(([k, v]) => (isSecretHeader(k) ? [v, v.replace(/^(Bearer|Basic|Token)\s+/i, "")] : [])),
+      ...(url.password ? [decodeURIComponent(url.password)] : []),
+    ]
+    const shown = (u: URL | string) => scrubSecrets(redactUrl(u.toString()), secrets)
+
+    const baseHeaders: Record<string, string> = {
+      "User-Agent": `anvil/${VERSION}`,
+      Accept: "text/markdown, text/html;q=0.9, application/json;q=0.9, text/plain;q=0.8, */*;q=0.5",
+      ...callerHeaders,
+    }
+    // Credentials in the URL become a Basic header, as browsers do.
+    const urlAuth: Credentials | undefined =
+      url.username !== "" ? { type: "basic", username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } : undefined
+    url.username = ""
+    url.password = ""
+
+    const exchange = Effect.gen(function* () {
+      let current = url
+      let currentMethod = request.method
+      let body = request.body
+      let headers = given ? withCredentials(baseHeaders, given) : urlAuth ? withCredentials(baseHeaders, urlAuth) : baseHeaders
+      const redirects: Array<{ url: string; status: number }> = []
+      let retried = false
+      for (;;) {
+        const response: HttpResponse = yield* http
+          .send({ url: current.toString(), method: currentMethod, headers, body, verifyTls: request.verifyTls })
+          .pipe(Effect.mapError((e) => networkError(e, shown(current), secrets)))
+        if (isRedirect(response.status) && response.headers.get("location")) {
+          yield* response.discard
+          if (redirects.length >= MAX_REDIRECTS) {
+            return yield* new FetchRedirectFailed({ message: `Too many redirects (more than ${MAX_REDIRECTS}) starting at ${shown(url)}.` })
+          }
+          const next = new URL(response.headers.get("location")!, current)
+          redirects.push({ url: shown(current), status: response.status })
+          if (next.protocol !== "http:" && next.protocol !== "https:") {
+            return yield* new FetchRedirectFailed({ message: `Redirected to an unsupported URL scheme (${next.protocol}) from ${shown(current)}.` })
+          }
+          // Credentials never follow a redirect to another origin.
+          if (next.origin !== current.origin) {
+            headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !/^(authorization|proxy-authorization|cookie)$/i.test(k)))
+          }
+          if (response.status === 303 || ((response.status === 301 || response.status === 302) && currentMethod === "POST")) {
+            currentMethod = currentMethod === "HEAD" ? "HEAD" : "GET"
+            body = undefined
+          }
+          next.hash = ""
+          current = next
+          continue
+        }
+        if (response.status === 401 && !retried && !given && !urlAuth && !Object.keys(callerHeaders).some((k) => /^(authorization|cookie)$/i.test(k))) {
+          const configured = configuredCredentials(request.credentialTable, current, request.env)
+          if (configured) {
+            // One retry with the credentials configured for this host.
+            yield* response.discard
+            secrets.push(...secretValues(configured))
+            headers = withCredentials(headers, configured)
+            retried = true
+            continue
+          }
+        }
+        return { response, final: current, redirects, retried, method: currentMethod }
+      }
+    })
+
+    const fetched = Effect.gen(function* () {
+      const { response, final, redirects, retried, method: finalMethod } = yield* exchange
+      const contentType = response.headers.get("content-type")
+      const type = mediaType(contentType)
+      const lengthHeader = Number(response.headers.get("content-length") ?? Number.NaN)
+      const status = response.status
+      const statusLine = `${status}${response.statusText || STATUS_TEXT[status] ? ` ${response.statusText || STATUS_TEXT[status]}` : ""}`
+      const finalUrl = shown(final)
+
+      if (status >= 400) {
+        const { bytes } = yield* response.read(4096).pipe(Effect.orElseSucceed(() => ({ bytes: new Uint8Array(0), complete: true })))
+        const kind = bodyKind(contentType, bytes)
+        const excerptSource = kind === "binary" || kind === "image" ? "" : renderText(bytes, kind === "html" ? "html" : "text", contentType, final.toString(), 4096, true).content
+        const excerpt = scrubSecrets(excerptSource.replace(/\s+/g, " ").trim().slice(0, EXCERPT_CHARS), secrets)
+        const retryAfter = response.headers.get("retry-after")
+        return yield* new FetchHttpStatus({
+          message: `HTTP ${statusLine} from ${finalUrl}${excerpt ? `: ${excerpt}` : ""}`,
+          status,
+          finalUrl,
+          ...(retryAfter ? { retryAfter } : {}),
+          retriedWithCredentials: retried,
+        })
+      }
+
+      const page = {
+        url: shown(url),
+        finalUrl,
+        status,
+        statusLine,
+        contentType,
+        mediaType: type,
+        redirects,
+        retried,
+        declaredLength: Number.isFinite(lengthHeader) ? lengthHeader : undefined,
+      }
+      if (finalMethod === "HEAD" || status === 204 || status === 304) {
+        yield* response.discard
+        return { ...page, body: { kind: "none" } } satisfies FetchedPage
+      }
+      if (type.startsWith("image/") && type !== "image/svg+xml") {
+        const { bytes, complete } = yield* response.read(IMAGE_LIMIT).pipe(Effect.mapError((e) => networkError(e, finalUrl, secrets)))
+        return { ...page, body: { kind: "image", bytes, complete } } satisfies FetchedPage
+      }
+      const download = type === "text/html" || type === "application/xhtml+xml" || type === "" ? request.textLimit * HTML_DOWNLOAD_FACTOR : request.textLimit
+      const { bytes, complete } = yield* response.read(download).pipe(Effect.mapError((e) => networkError(e, finalUrl, secrets)))
+      const kind = bodyKind(contentType, bytes)
+      if (kind === "binary" || kind === "image") return yield* new FetchBinaryBody({ finalUrl, contentType, status })
+      const rendered = renderText(bytes, kind, contentType, final.toString(), request.textLimit, complete)
+      return {
+        ...page,
+        body: {
+          kind: "text",
+          format: kind,
+          content: scrubSecrets(rendered.content, secrets),
+          ...(rendered.title ? { title: rendered.title } : {}),
+          truncated: rendered.truncated,
+          complete,
+          downloaded: bytes.length,
+        },
+      } satisfies FetchedPage
+    })
+
+    return yield* fetched.pipe(
+      Effect.timeoutOrElse({
+        duration: Duration.millis(Math.round(request.timeoutSec * 1000)),
+        orElse: () => Effect.fail(new FetchTimedOut({ url: shown(url), timeoutSec: request.timeoutSec })),
+      }),
+    )
+  })

@@ -1,0 +1,46 @@
+import type { ErrorCode } from "../protocol/error-code.ts"
+import { hint } from "../protocol/hint.ts"
+import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
+import { MAX_FETCH_TIMEOUT_SEC } from "../net/web-fetch.ts"
+import type { WebFetchError } from "../net/web-fetch-error.ts"
+
+/** The envelope code for an HTTP error status. */
+const codeFor = (status: number): ErrorCode =>
+  status === 429 ? "RATE_LIMIT" : status === 404 || status === 410 ? "NOT_FOUND" : status === 401 || status === 403 ? "PERMISSION_DENIED" : status === 408 || status === 504 ? "TIMEOUT" : "EXECUTION_ERROR"
+
+/** The web fetch's errors as envelope errors (the one place for the fetch tool). */
+export const fetchToolError = (e: WebFetchError): ToolError => {
+  switch (e._tag) {
+    case "FetchUrlInvalid":
+      return invalidParam("url", e.message)
+    case "FetchNetworkFailed":
+      return toolError("NETWORK_ERROR", e.message, {
+        retryable: !e.tls,
+        ...(e.tls
+          ? {
+              hints: [hint("WebFetch", "low", { url: e.url, verify_tls: false })],
+              details: "Only skip TLS verification for a host you trust (an intranet server with a self-signed certificate).",
+            }
+          : {}),
+      })
+    case "FetchRedirectFailed":
+      return toolError("EXECUTION_ERROR", e.message)
+    case "FetchHttpStatus":
+      return toolError(codeFor(e.status), e.message, {
+        retryable: e.status === 429 || e.status === 502 || e.status === 503 || e.status === 504 || e.status === 408,
+        context: { status_code: e.status, final_url: e.finalUrl },
+        ...(e.retryAfter ? { details: `Retry-After: ${e.retryAfter}` } : {}),
+        ...(e.status === 401 && e.retriedWithCredentials ? { details: "The credentials configured for this host were sent on a retry and were refused too." } : {}),
+        ...(e.status === 429 ? { hints: [hint("WebFetch", "medium", { url: e.finalUrl })] } : {}),
+      })
+    case "FetchBinaryBody":
+      return toolError("BINARY_FILE", `${e.finalUrl} returned binary content (${e.contentType ?? "no content type"}); only text and images can be shown.`, {
+        context: { status_code: e.status, final_url: e.finalUrl },
+        hints: [hint("Bash", "medium", { command: `curl -sSL -o <file> '${e.finalUrl}'` })],
+      })
+    case "FetchTimedOut":
+      return toolError("TIMEOUT", `No complete answer from ${e.url} within ${e.timeoutSec} s.`, {
+        hints: [hint("WebFetch", "medium", { url: e.url, timeout_sec: Math.min(e.timeoutSec * 2, MAX_FETCH_TIMEOUT_SEC) })],
+      })
+  }
+}
