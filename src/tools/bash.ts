@@ -1,22 +1,15 @@
 import { Effect, Schema } from "effect"
-import { FileSystem } from "effect/FileSystem"
 import { Config } from "../config/config.ts"
-import { OutputSettings } from "../output/output-settings.ts"
-import { SpillStore } from "../output/spill-store.ts"
-import { hint, type RetrievalHint } from "../protocol/hint.ts"
-import { OutputCapture, type CapturedStream, type SpillTarget } from "../process/output-capture.ts"
-import { excerpt, lineCount, share, type Excerpt } from "../process/output-excerpt.ts"
-import { ProcessRunner, type ProcessOutcome } from "../process/process-runner.ts"
-import type { SandboxRefusal } from "../sandbox/diagnose.ts"
-import { Sandbox } from "../sandbox/sandbox.ts"
-import { closeQuietly, fdPath } from "../workspace/checked-fs.ts"
-import { openChecked } from "../workspace/checked-open.ts"
-import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
-import { invalidParam, toolError } from "../protocol/tool-error.ts"
-import { Workspace } from "../workspace/workspace.ts"
-import description from "./bash.md" with { type: "text" }
 import { BASH_DEFAULTS } from "../config/sections/tools.ts"
-
+import { OutputSettings } from "../output/output-settings.ts"
+import type { CapturedStream } from "../process/output-capture.ts"
+import { lineCount, type Excerpt } from "../process/output-excerpt.ts"
+import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { invalidParam, toolError } from "../protocol/tool-error.ts"
+import { quoteArg, runShell, type ShellRun } from "../shell/run-shell.ts"
+import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
+import description from "./bash.md" with { type: "text" }
+import { shellContext, withShellErrors } from "./shell-errors.ts"
 
 /** Lowest accepted timeout (also what `timeout_ms` may be set to in tests). */
 const MIN_TIMEOUT_MS = 100
@@ -60,9 +53,6 @@ type Parameters = typeof Parameters.Type
 
 const pyBool = (b: boolean) => (b ? "True" : "False")
 
-/** How an argv reads on a command line. */
-const quoteArg = (a: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)
-
 /** The header's short form of a command: its first line, at most 120 characters. */
 const headline = (s: string) => {
   const first = s.trim().split("\n")[0] ?? ""
@@ -70,28 +60,7 @@ const headline = (s: string) => {
   return first === s.trim() ? cut : `${cut} …`
 }
 
-/**
- * bash: runs a shell command line through
- * `/bin/sh -lc`, or an argv without a shell, inside the project.
- *
- * - Each run is its own process group; stdin is /dev/null. On timeout,
- *   cancellation, or when background processes keep the output open after the
- *   command exits, the whole group is ended (TERM, then KILL).
- * - Output is streamed: both streams are kept apart, only their first and last
- *   parts stay in memory, and a stream too large to show is saved whole to the
- *   spill folder (`data.output_path`, `data.stderr_path`). The text shows the
- *   head and the tail with a marker of what was left out, sized to fit the
- *   framework's budget, so the framework normally has nothing left to cut.
- * - Status: a command that ran is a result whatever its exit code — a failing
- *   test run's output is exactly what the model needs, so a non-zero exit is
- *   "success" with `exit_code` saying so (error is for "no usable
- *   result"). "partial" when the output was cut, the timeout expired after some
- *   output, or background processes had to be ended; "error" TIMEOUT
- *   (retryable) when the timeout expired before any output.
- * - The environment is passed through unchanged (secrets included, never
- *   echoed by anvil); login profiles that reset PATH get the caller's PATH put
- *   back in front.
- */
+/** bash: a shell command line (or an argv) run in the project; the running is the shell domain's (`shell/run-shell.ts`). */
 export const bashTool = defineTool({
   name: "bash",
   title: "Bash",
@@ -104,10 +73,7 @@ export const bashTool = defineTool({
   run: (params: Parameters) =>
     Effect.gen(function* () {
       const config = yield* Config
-      const workspace = yield* Workspace
       const settings = yield* OutputSettings
-      const store = yield* SpillStore
-      const runner = yield* ProcessRunner
       const setting = (key: keyof typeof BASH_DEFAULTS) => config.count(`tools.bash.${key}`, BASH_DEFAULTS[key] as number)
 
       const command = params.command
@@ -125,174 +91,38 @@ export const bashTool = defineTool({
       if (timeoutMs > maxTimeout) {
         return yield* invalidParam("timeout_ms", `at most ${maxTimeout} ms (${maxTimeout / 60_000} minutes)`)
       }
-
-      const dir = yield* workspace.resolve(params.workdir ?? ".", "workdir")
-      if (!dir.exists) {
-        return yield* toolError("NOT_FOUND", `Working directory not found: ${dir.display}`, {
-          fieldErrors: [{ field: "workdir", message: "no such directory" }],
-          hints: [hint("LS", "medium", { path: "." })],
-        })
-      }
-      const info = yield* (yield* FileSystem).stat(dir.real).pipe(Effect.option)
-      if (info._tag === "Some" && info.value.type !== "Directory") {
-        return yield* invalidParam("workdir", `${dir.display} is not a directory`)
-      }
-      const context = { cwd: dir.display, ...(params.workdir !== undefined ? { path_resolved: dir.display } : {}) }
-
-      const env: Record<string, string> = {}
-      for (const [k, v] of Object.entries(config.env)) if (typeof v === "string") env[k] = v
       const shown = command !== undefined ? headline(command) : headline(args!.map(quoteArg).join(" "))
-      const [file, argv] =
-        command !== undefined
-          ? [config.get("tools.bash.shell", BASH_DEFAULTS.shell), ["-lc", withCallerPath(command, env)]]
-          : [args![0]!, args!.slice(1)]
-      if (command !== undefined && env.PATH !== undefined) env[CALLER_PATH] = env.PATH
-
-      // What the model may be shown, sized to the framework's budget.
-      const budgetBytes = Math.max(
-        512,
-        Math.min(params.max_output_chars ?? setting("max_output_chars"), settings.maxBytes - FRAME_BYTES - shown.length),
-      )
-      const budgetLines = Math.max(20, settings.maxLines - FRAME_LINES)
-      const capacity = Math.ceil(budgetBytes / 2)
-      const maxSpillBytes = setting("max_spill_bytes")
-      const spillTo = (stream: "stdout" | "stderr"): SpillTarget => ({
-        open: () =>
-          Effect.runPromise(
-            store.openStream("Bash", `${stream}.txt`).pipe(
-              Effect.map((s) => ({
-                path: s.path,
-                write: (bytes: Uint8Array) => Effect.runPromise(s.write(bytes)),
-                close: () => Effect.runPromise(s.close),
-              })),
-              Effect.catch((e) => Effect.succeed({ error: e.message })),
-            ),
-          ),
-      })
-      const stdout = new OutputCapture({ capacity, maxSpillBytes, spill: spillTo("stdout") })
-      const stderr = new OutputCapture({ capacity, maxSpillBytes, spill: spillTo("stderr") })
-
-      // The working folder is opened and checked now and the process started in that very folder (through its
-      // descriptor), so a link swapped in after the check cannot move the command out of the root.
-      const folder = yield* openChecked(workspace.contains, dir.real, params.workdir ?? ".", dir.display, "workdir")
-      if (folder === undefined || !folder.stat.isDirectory()) {
-        closeQuietly(folder?.fd)
-        return yield* toolError("NOT_FOUND", `Working directory not found: ${dir.display}`, {
-          fieldErrors: [{ field: "workdir", message: "no such directory" }],
-          context,
-        })
-      }
-      const sandbox = yield* Sandbox
-      const wrapped = yield* sandbox
-        .wrap({ cwd: dir.real, unconfined: params.sandbox === false })
-        .pipe(
-          Effect.mapError((e) => toolError("EXECUTION_ERROR", e.message, { context, details: "Install bubblewrap, or set sandbox.require to false in anvil.json to run commands unconfined." })),
-          Effect.tapError(() => Effect.sync(() => closeQuietly(folder.fd))),
-        )
-      const outcome = yield* runner
-        .run({
-          file,
-          args: argv,
-          cwd: dir.real,
-          cwdHandle: fdPath(folder.fd),
-          env,
-          timeoutMs,
-          killGraceMs: setting("kill_grace_ms"),
-          drainMs: setting("drain_ms"),
-          stdout,
-          stderr,
-          ...(wrapped.wrap ? { wrap: wrapped.wrap } : {}),
-        })
-        .pipe(
-          Effect.ensuring(Effect.sync(() => closeQuietly(folder.fd))),
-          Effect.ensuring(Effect.promise(() => Promise.all([stdout.finish(), stderr.finish()]))),
-          // Stand-ins go however the run ends (the output is read for refusals below).
-          Effect.ensuring(wrapped.finish("")),
-          Effect.mapError((e) =>
-            e.code === "ENOENT"
-              ? toolError("NOT_FOUND", `Command not found: ${file}`, {
-                  fieldErrors: [{ field: command !== undefined ? "command" : "args", message: "no such program" }],
-                  hints: [hint("Bash", "medium", { command: `command -v ${quoteArg(file)}` })],
-                  context,
-                })
-              : e.code === "EACCES"
-                ? toolError("PERMISSION_DENIED", `Cannot execute ${file}: permission denied.`, { context })
-                : e.code === "ENOTDIR"
-                  ? invalidParam("workdir", `${dir.display} is not a directory`)
-                  : toolError("EXECUTION_ERROR", `Could not start ${file}: ${e.message}`, { context }),
-          ),
-        )
-
-      let out = stdout.snapshot()
-      let err = stderr.snapshot()
-      const refusals = yield* wrapped.finish(`${tailText(out)}\n${tailText(err)}`)
-      const sandboxed = { mode: wrapped.confined ? sandbox.status.settings.mode : "off", refusals }
-      if (outcome.timedOut && out.totalBytes + err.totalBytes === 0) {
-        const longer = Math.min(timeoutMs * 2, maxTimeout)
-        return yield* toolError("TIMEOUT", `Command timed out after ${timeoutMs}ms`, {
-          retryable: true,
-          context,
-          details: `The command printed nothing before it was stopped; it and everything it started were ended.`,
-          hints:
-            longer > timeoutMs
-              ? [hint("Bash", "medium", { ...(command !== undefined ? { command } : { args }), timeout_ms: longer })]
-              : [],
-        })
-      }
-
-      // Share the budget: each stream gets what it needs, the larger one the rest.
-      const [outBytes, errBytes] = share(budgetBytes, Math.min(out.totalBytes, budgetBytes), Math.min(err.totalBytes, budgetBytes))
-      const [outLines, errLines] = share(budgetLines, Math.min(lineCount(out), budgetLines), Math.min(lineCount(err), budgetLines))
-      const outShown = excerpt(out, Math.max(outBytes, 64), Math.max(outLines, 2))
-      const errShown = excerpt(err, Math.max(errBytes, 64), Math.max(errLines, 2))
-      // A stream shown cut must be on disk whole, even when it fit in memory.
-      if (outShown.truncated) yield* Effect.promise(() => stdout.ensureSpilled())
-      if (errShown.truncated) yield* Effect.promise(() => stderr.ensureSpilled())
-      out = stdout.snapshot()
-      err = stderr.snapshot()
-
-      return render({ params, shown, outcome, timeoutMs, maxTimeout, out, err, outShown, errShown, context, display: workspace.display, sandboxed })
+      const run = yield* withShellErrors(runShell({
+        command,
+        args,
+        workdir: params.workdir ?? ".",
+        shell: config.get("tools.bash.shell", BASH_DEFAULTS.shell),
+        env: config.env,
+        timeoutMs,
+        maxTimeoutMs: maxTimeout,
+        killGraceMs: setting("kill_grace_ms"),
+        drainMs: setting("drain_ms"),
+        // What the model may be shown, sized to the framework's budget.
+        budgetBytes: Math.max(512, Math.min(params.max_output_chars ?? setting("max_output_chars"), settings.maxBytes - FRAME_BYTES - shown.length)),
+        budgetLines: Math.max(20, settings.maxLines - FRAME_LINES),
+        maxSpillBytes: setting("max_spill_bytes"),
+        unconfined: params.sandbox === false,
+      }), params)
+      return render(params, shown, timeoutMs, maxTimeout, run)
     }),
 })
 
-/** The environment variable carrying the caller's PATH past the login profile. */
-const CALLER_PATH = "ANVIL_CALLER_PATH"
-
 /**
- * `sh -l` reads /etc/profile, which on many systems sets PATH from scratch and
- * would hide the tools the user's own PATH provides (node_modules/.bin, nvm,
- * cargo…). The caller's PATH is put back in front of whatever the profile
- * chose, on the command's own first line so error line numbers do not move.
+ * A command that ran is a result whatever its exit code — a failing test run's
+ * output is exactly what the model needs, so a non-zero exit is "success" with
+ * `exit_code` saying so. "partial" when the output was cut, the timeout expired
+ * after some output, or background processes had to be ended.
  */
-const withCallerPath = (command: string, env: Readonly<Record<string, string>>): string =>
-  env.PATH === undefined
-    ? command
-    : `PATH="$${CALLER_PATH}\${PATH:+:$PATH}"; export PATH; unset ${CALLER_PATH}; ${command}`
-
-interface RenderInput {
-  readonly params: Parameters
-  readonly shown: string
-  readonly outcome: ProcessOutcome
-  readonly timeoutMs: number
-  readonly maxTimeout: number
-  readonly out: CapturedStream
-  readonly err: CapturedStream
-  readonly outShown: Excerpt
-  readonly errShown: Excerpt
-  readonly context: Readonly<Record<string, unknown>>
-  readonly display: (absolute: string) => string
-  /** The sandbox mode the command ran under ("off" when unconfined) and what it refused. */
-  readonly sandboxed: { readonly mode: string; readonly refusals: ReadonlyArray<SandboxRefusal> }
-}
-
-/** The last part of a captured stream as text, for reading the sandbox's refusals. */
-const tailText = (c: CapturedStream): string => new TextDecoder().decode(c.tail.length > 0 ? c.tail : c.head).slice(-8000)
-
-const render = (r: RenderInput): ToolResult => {
-  const { outcome, out, err, outShown, errShown } = r
+const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout: number, run: ShellRun): ToolResult => {
+  const { outcome, out, err, outShown, errShown, outPath, errPath } = run
+  const context = shellContext(params, run.cwd)
+  const call = params.command !== undefined ? { command: params.command } : { args: params.args }
   const duration = Math.round(outcome.durationMs * 10) / 10
-  const outPath = out.spillPath !== undefined ? r.display(out.spillPath) : null
-  const errPath = err.spillPath !== undefined ? r.display(err.spillPath) : null
   const truncated = outShown.truncated || errShown.truncated
   const status = truncated || outcome.timedOut || outcome.heldOpen ? "partial" : "success"
 
@@ -302,12 +132,10 @@ const render = (r: RenderInput): ToolResult => {
     `Duration: ${duration.toFixed(1)}ms`,
   ]
   if (outcome.killed) lines.push(`Killed: True`)
-  if (r.context.cwd !== ".") lines.push(`Working directory: ${r.context.cwd}`)
+  if (context.cwd !== ".") lines.push(`Working directory: ${context.cwd}`)
   const notes: Array<string> = []
   if (outcome.timedOut) {
-    notes.push(
-      `The command was stopped after ${r.timeoutMs}ms (timeout); it and everything it started were ended. The output so far is shown.`,
-    )
+    notes.push(`The command was stopped after ${timeoutMs}ms (timeout); it and everything it started were ended. The output so far is shown.`)
   }
   if (outcome.heldOpen) {
     notes.push(
@@ -315,7 +143,7 @@ const render = (r: RenderInput): ToolResult => {
         "To keep a background process running, redirect its output: `cmd > cmd.log 2>&1 &`.",
     )
   }
-  for (const refusal of r.sandboxed.refusals) notes.push(`Sandbox: ${refusal.message}`)
+  for (const refusal of run.sandbox.refusals) notes.push(`Sandbox: ${refusal.message}`)
   const section = (name: string, e: Excerpt) => `${name}:\n${e.text === "" ? "(empty)" : e.text}`
   const saved: Array<string> = []
   const describe = (name: string, c: CapturedStream, path: string | null, e: Excerpt) => {
@@ -335,31 +163,19 @@ const render = (r: RenderInput): ToolResult => {
   if (errShown.truncated && errPath !== null) {
     hints.push(hint("Read", hints.length === 0 ? "high" : "medium", { path: errPath, offset: errShown.omittedFromLine, limit: 200 }))
   }
-  if (r.sandboxed.refusals.some((x) => x.kind !== "host")) {
-    const call = r.params.command !== undefined ? { command: r.params.command } : { args: r.params.args }
-    hints.push(hint("Bash", "low", { ...call, sandbox: false }))
-  }
+  if (run.sandbox.refusals.some((x) => x.kind !== "host")) hints.push(hint("Bash", "low", { ...call, sandbox: false }))
   if (outcome.timedOut) {
-    const longer = Math.min(r.timeoutMs * 2, r.maxTimeout)
-    if (longer > r.timeoutMs) {
-      const call = r.params.command !== undefined ? { command: r.params.command } : { args: r.params.args }
-      hints.push(hint("Bash", "medium", { ...call, timeout_ms: longer }))
-    }
+    const longer = Math.min(timeoutMs * 2, maxTimeout)
+    if (longer > timeoutMs) hints.push(hint("Bash", "medium", { ...call, timeout_ms: longer }))
   }
 
-  const text = [
-    lines.join("\n"),
-    ...notes,
-    section("stdout", outShown),
-    section("stderr", errShown),
-    truncated ? ["[output truncated]", ...saved].join("\n") : "",
-  ]
+  const text = [lines.join("\n"), ...notes, section("stdout", outShown), section("stderr", errShown), truncated ? ["[output truncated]", ...saved].join("\n") : ""]
     .filter((p) => p !== "")
     .join("\n\n")
-
+  const totalLines = lineCount(out) + lineCount(err)
   return {
     status,
-    header: `Bash: ${r.shown}`,
+    header: `Bash: ${shown}`,
     data: {
       stdout: outShown.text,
       stderr: errShown.text,
@@ -371,27 +187,17 @@ const render = (r: RenderInput): ToolResult => {
       truncated,
       output_path: outPath,
       stderr_path: errPath,
-      sandbox: { mode: r.sandboxed.mode, refused: r.sandboxed.refusals },
+      sandbox: { mode: run.sandbox.mode, refused: run.sandbox.refusals },
     },
     text,
-    stats: {
-      stdout_bytes: out.totalBytes,
-      stderr_bytes: err.totalBytes,
-      stdout_lines: lineCount(out),
-      stderr_lines: lineCount(err),
-    },
-    context: r.context,
+    stats: { stdout_bytes: out.totalBytes, stderr_bytes: err.totalBytes, stdout_lines: lineCount(out), stderr_lines: lineCount(err) },
+    context,
     hints,
     ...(truncated
-      ? {
-          truncation: {
-            reason: "output_limit",
-            total_estimate: lineCount(out) + lineCount(err),
-          },
-        }
+      ? { truncation: { reason: "output_limit", total_estimate: totalLines } }
       : outcome.timedOut
-        ? { truncation: { reason: "timeout", total_estimate: lineCount(out) + lineCount(err) } }
+        ? { truncation: { reason: "timeout", total_estimate: totalLines } }
         : {}),
-    meta: { duration_ms: duration, exit_code: outcome.exitCode, timeout_ms: r.timeoutMs },
+    meta: { duration_ms: duration, exit_code: outcome.exitCode, timeout_ms: timeoutMs },
   }
 }

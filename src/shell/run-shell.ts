@@ -1,0 +1,193 @@
+import { Effect } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { SpillStore } from "../output/spill-store.ts"
+import { OutputCapture, type CapturedStream, type SpillTarget } from "../process/output-capture.ts"
+import { excerpt, lineCount, share, type Excerpt } from "../process/output-excerpt.ts"
+import { ProcessRunner, type ProcessOutcome } from "../process/process-runner.ts"
+import type { SandboxRefusal } from "../sandbox/diagnose.ts"
+import { Sandbox } from "../sandbox/sandbox.ts"
+import { closeQuietly, fdPath } from "../workspace/checked-fs.ts"
+import { openChecked } from "../workspace/checked-open.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import { CommandNotStarted, CommandTimedOut, SandboxRefused, WorkdirNotDirectory, WorkdirNotFound } from "./shell-error.ts"
+
+/** One command to run: a shell command line, or an argv run without a shell. */
+export interface ShellRequest {
+  readonly command?: string | undefined
+  readonly args?: ReadonlyArray<string> | undefined
+  /** The working directory as given (relative to the working directory, or absolute inside the project). */
+  readonly workdir: string
+  /** The shell a command line runs with (`-lc`). */
+  readonly shell: string
+  /** The whole environment of the command. */
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly timeoutMs: number
+  /** The longest timeout allowed (for the error's suggestion). */
+  readonly maxTimeoutMs: number
+  readonly killGraceMs: number
+  readonly drainMs: number
+  /** How much output is shown, in bytes and lines, shared between stdout and stderr. */
+  readonly budgetBytes: number
+  readonly budgetLines: number
+  /** A stream larger than this is not saved whole. */
+  readonly maxSpillBytes: number
+  /** Run outside the command sandbox. */
+  readonly unconfined: boolean
+}
+
+/** A command that ran (whatever its exit code). */
+export interface ShellRun {
+  readonly outcome: ProcessOutcome
+  readonly out: CapturedStream
+  readonly err: CapturedStream
+  /** What is shown of each stream: its head and tail with a marker of what was left out. */
+  readonly outShown: Excerpt
+  readonly errShown: Excerpt
+  /** Where a stream shown cut was saved whole, as results name paths. */
+  readonly outPath: string | null
+  readonly errPath: string | null
+  /** The working directory, as results name paths. */
+  readonly cwd: string
+  /** The sandbox mode the command ran under ("off" when unconfined) and what it refused. */
+  readonly sandbox: { readonly mode: string; readonly refusals: ReadonlyArray<SandboxRefusal> }
+}
+
+/** How an argv reads on a command line. */
+export const quoteArg = (a: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)
+
+/** The environment variable carrying the caller's PATH past the login profile. */
+const CALLER_PATH = "ANVIL_CALLER_PATH"
+
+/**
+ * `sh -l` reads /etc/profile, which on many systems sets PATH from scratch and
+ * would hide the tools the user's own PATH provides (node_modules/.bin, nvm,
+ * cargo…). The caller's PATH is put back in front of whatever the profile
+ * chose, on the command's own first line so error line numbers do not move.
+ */
+const withCallerPath = (command: string, env: Readonly<Record<string, string>>): string =>
+  env.PATH === undefined
+    ? command
+    : `PATH="$${CALLER_PATH}\${PATH:+:$PATH}"; export PATH; unset ${CALLER_PATH}; ${command}`
+
+/** The last part of a captured stream as text, for reading the sandbox's refusals. */
+const tailText = (c: CapturedStream): string => new TextDecoder().decode(c.tail.length > 0 ? c.tail : c.head).slice(-8000)
+
+/**
+ * Runs a command line through `<shell> -lc`, or an argv without a shell,
+ * inside the project and the command sandbox.
+ *
+ * - Each run is its own process group; stdin is /dev/null. On timeout,
+ *   cancellation, or when background processes keep the output open after the
+ *   command exits, the whole group is ended (TERM, then KILL).
+ * - Output is streamed: both streams are kept apart, only their first and last
+ *   parts stay in memory, and a stream too large to show is saved whole to the
+ *   spill folder. What is shown is the head and the tail of each stream, the
+ *   budget shared so that each gets what it needs and the larger one the rest.
+ * - The environment is passed through unchanged; login profiles that reset
+ *   PATH get the caller's PATH put back in front.
+ */
+export const runShell = (request: ShellRequest) =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const store = yield* SpillStore
+    const runner = yield* ProcessRunner
+    const { command, args } = request
+
+    const dir = yield* workspace.resolve(request.workdir, "workdir")
+    if (!dir.exists) return yield* new WorkdirNotFound({ cwd: dir.display, opened: false })
+    const info = yield* (yield* FileSystem).stat(dir.real).pipe(Effect.option)
+    if (info._tag === "Some" && info.value.type !== "Directory") return yield* new WorkdirNotDirectory({ cwd: dir.display })
+    const cwd = dir.display
+
+    const env: Record<string, string> = {}
+    for (const [k, v] of Object.entries(request.env)) if (typeof v === "string") env[k] = v
+    const [file, argv] = command !== undefined ? [request.shell, ["-lc", withCallerPath(command, env)]] : [args![0]!, args!.slice(1)]
+    if (command !== undefined && env.PATH !== undefined) env[CALLER_PATH] = env.PATH
+
+    const capacity = Math.ceil(request.budgetBytes / 2)
+    const spillTo = (stream: "stdout" | "stderr"): SpillTarget => ({
+      open: () =>
+        Effect.runPromise(
+          store.openStream("Bash", `${stream}.txt`).pipe(
+            Effect.map((s) => ({
+              path: s.path,
+              write: (bytes: Uint8Array) => Effect.runPromise(s.write(bytes)),
+              close: () => Effect.runPromise(s.close),
+            })),
+            Effect.catch((e) => Effect.succeed({ error: e.message })),
+          ),
+        ),
+    })
+    const stdout = new OutputCapture({ capacity, maxSpillBytes: request.maxSpillBytes, spill: spillTo("stdout") })
+    const stderr = new OutputCapture({ capacity, maxSpillBytes: request.maxSpillBytes, spill: spillTo("stderr") })
+
+    // The working folder is opened and checked now and the process started in that very folder (through its
+    // descriptor), so a link swapped in after the check cannot move the command out of the root.
+    const folder = yield* openChecked(workspace.contains, dir.real, request.workdir, dir.display, "workdir")
+    if (folder === undefined || !folder.stat.isDirectory()) {
+      closeQuietly(folder?.fd)
+      return yield* new WorkdirNotFound({ cwd, opened: true })
+    }
+    const sandbox = yield* Sandbox
+    const wrapped = yield* sandbox.wrap({ cwd: dir.real, unconfined: request.unconfined }).pipe(
+      Effect.mapError((e) => new SandboxRefused({ message: e.message, cwd })),
+      Effect.tapError(() => Effect.sync(() => closeQuietly(folder.fd))),
+    )
+    const outcome = yield* runner
+      .run({
+        file,
+        args: argv,
+        cwd: dir.real,
+        cwdHandle: fdPath(folder.fd),
+        env,
+        timeoutMs: request.timeoutMs,
+        killGraceMs: request.killGraceMs,
+        drainMs: request.drainMs,
+        stdout,
+        stderr,
+        ...(wrapped.wrap ? { wrap: wrapped.wrap } : {}),
+      })
+      .pipe(
+        Effect.ensuring(Effect.sync(() => closeQuietly(folder.fd))),
+        Effect.ensuring(Effect.promise(() => Promise.all([stdout.finish(), stderr.finish()]))),
+        // Stand-ins go however the run ends (the output is read for refusals below).
+        Effect.ensuring(wrapped.finish("")),
+        Effect.mapError((e) =>
+          e.code === "ENOTDIR"
+            ? new WorkdirNotDirectory({ cwd })
+            : new CommandNotStarted({ kind: e.code === "ENOENT" ? "not_found" : e.code === "EACCES" ? "not_executable" : "other", file, message: e.message, cwd }),
+        ),
+      )
+
+    let out = stdout.snapshot()
+    let err = stderr.snapshot()
+    const refusals = yield* wrapped.finish(`${tailText(out)}\n${tailText(err)}`)
+    const mode = wrapped.confined ? sandbox.status.settings.mode : "off"
+    if (outcome.timedOut && out.totalBytes + err.totalBytes === 0) {
+      return yield* new CommandTimedOut({ timeoutMs: request.timeoutMs, maxTimeoutMs: request.maxTimeoutMs, cwd })
+    }
+
+    // Share the budget: each stream gets what it needs, the larger one the rest.
+    const { budgetBytes, budgetLines } = request
+    const [outBytes, errBytes] = share(budgetBytes, Math.min(out.totalBytes, budgetBytes), Math.min(err.totalBytes, budgetBytes))
+    const [outLines, errLines] = share(budgetLines, Math.min(lineCount(out), budgetLines), Math.min(lineCount(err), budgetLines))
+    const outShown = excerpt(out, Math.max(outBytes, 64), Math.max(outLines, 2))
+    const errShown = excerpt(err, Math.max(errBytes, 64), Math.max(errLines, 2))
+    // A stream shown cut must be on disk whole, even when it fit in memory.
+    if (outShown.truncated) yield* Effect.promise(() => stdout.ensureSpilled())
+    if (errShown.truncated) yield* Effect.promise(() => stderr.ensureSpilled())
+    out = stdout.snapshot()
+    err = stderr.snapshot()
+    const run: ShellRun = {
+      outcome,
+      out,
+      err,
+      outShown,
+      errShown,
+      outPath: out.spillPath !== undefined ? workspace.display(out.spillPath) : null,
+      errPath: err.spillPath !== undefined ? workspace.display(err.spillPath) : null,
+      cwd,
+      sandbox: { mode, refusals },
+    }
+    return run
+  })

@@ -1,0 +1,28 @@
+import { Data } from "effect"
+
+/** The working directory does not exist (`opened`: it vanished between the check and opening it). */
+export class WorkdirNotFound extends Data.TaggedError("WorkdirNotFound")<{ readonly cwd: string; readonly opened: boolean }> {}
+
+/** The working directory is not a directory. */
+export class WorkdirNotDirectory extends Data.TaggedError("WorkdirNotDirectory")<{ readonly cwd: string }> {}
+
+/** The command sandbox is required and cannot confine the command. */
+export class SandboxRefused extends Data.TaggedError("SandboxRefused")<{ readonly message: string; readonly cwd: string }> {}
+
+/** The program could not be started: not found, not executable, or another spawn failure. */
+export class CommandNotStarted extends Data.TaggedError("CommandNotStarted")<{
+  readonly kind: "not_found" | "not_executable" | "other"
+  readonly file: string
+  readonly message: string
+  readonly cwd: string
+}> {}
+
+/** The timeout expired before the command printed anything (the whole process group was ended). */
+export class CommandTimedOut extends Data.TaggedError("CommandTimedOut")<{
+  readonly timeoutMs: number
+  readonly maxTimeoutMs: number
+  readonly cwd: string
+}> {}
+
+/** Every way running a shell command fails to give a result. */
+export type ShellError = WorkdirNotFound | WorkdirNotDirectory | SandboxRefused | CommandNotStarted | CommandTimedOut

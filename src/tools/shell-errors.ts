@@ -1,0 +1,57 @@
+import { hint } from "../protocol/hint.ts"
+import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
+import { Effect } from "effect"
+import { CommandNotStarted, CommandTimedOut, SandboxRefused, WorkdirNotDirectory, WorkdirNotFound, type ShellError } from "../shell/shell-error.ts"
+import { quoteArg } from "../shell/run-shell.ts"
+
+/** What of the call the errors' context and suggestions repeat. */
+interface ShellCall {
+  readonly command?: string | undefined
+  readonly args?: ReadonlyArray<string> | undefined
+  readonly workdir?: string | undefined
+}
+
+/** The context a result of this call carries: the working directory, and the resolved path when one was given. */
+export const shellContext = (call: ShellCall, cwd: string) => ({ cwd, ...(call.workdir !== undefined ? { path_resolved: cwd } : {}) })
+
+/** The shell domain's errors as envelope errors (the one place for the bash tool). */
+export const shellToolError = (e: ShellError, call: ShellCall): ToolError => {
+  const context = shellContext(call, e.cwd)
+  switch (e._tag) {
+    case "WorkdirNotFound":
+      return toolError("NOT_FOUND", `Working directory not found: ${e.cwd}`, {
+        fieldErrors: [{ field: "workdir", message: "no such directory" }],
+        ...(e.opened ? { context } : { hints: [hint("LS", "medium", { path: "." })] }),
+      })
+    case "WorkdirNotDirectory":
+      return invalidParam("workdir", `${e.cwd} is not a directory`)
+    case "SandboxRefused":
+      return toolError("EXECUTION_ERROR", e.message, { context, details: "Install bubblewrap, or set sandbox.require to false in anvil.json to run commands unconfined." })
+    case "CommandNotStarted":
+      if (e.kind === "not_found") {
+        return toolError("NOT_FOUND", `Command not found: ${e.file}`, {
+          fieldErrors: [{ field: call.command !== undefined ? "command" : "args", message: "no such program" }],
+          hints: [hint("Bash", "medium", { command: `command -v ${quoteArg(e.file)}` })],
+          context,
+        })
+      }
+      if (e.kind === "not_executable") return toolError("PERMISSION_DENIED", `Cannot execute ${e.file}: permission denied.`, { context })
+      return toolError("EXECUTION_ERROR", `Could not start ${e.file}: ${e.message}`, { context })
+    case "CommandTimedOut": {
+      const longer = Math.min(e.timeoutMs * 2, e.maxTimeoutMs)
+      return toolError("TIMEOUT", `Command timed out after ${e.timeoutMs}ms`, {
+        retryable: true,
+        context,
+        details: `The command printed nothing before it was stopped; it and everything it started were ended.`,
+        hints: longer > e.timeoutMs ? [hint("Bash", "medium", { ...(call.command !== undefined ? { command: call.command } : { args: call.args }), timeout_ms: longer })] : [],
+      })
+    }
+  }
+}
+
+const isShellError = (e: unknown): e is ShellError =>
+  e instanceof WorkdirNotFound || e instanceof WorkdirNotDirectory || e instanceof SandboxRefused || e instanceof CommandNotStarted || e instanceof CommandTimedOut
+
+/** A run with the shell domain's errors translated at the boundary (the workspace's pass through). */
+export const withShellErrors = <A, E, R>(effect: Effect.Effect<A, E | ShellError, R>, call: ShellCall): Effect.Effect<A, E | ToolError, R> =>
+  Effect.mapError(effect, (e) => (isShellError(e) ? shellToolError(e, call) : e))
