@@ -2,25 +2,31 @@
  * Benchmarks of the built executable, each figure a ratio against a reference
  * program measured in the same run, plus peak memory and the targets.
  *
- *   bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list]
+ *   bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list] [--readme]
  *
  * GROUP names one file of bench/ (default: all). --runs sets the timed runs
  * per figure (default 20), --build rebuilds dist/anvil first (it is built when
  * missing anyway), --strict exits 1 when a target is missed. Inputs are
  * generated under bench/.work and reused. The table goes to stdout, progress
- * to stderr.
+ * to stderr. Each group's rows are saved to bench/results/<group>.json;
+ * --readme then rewrites the README's performance table from all saved groups
+ * (`bun bench/readme.ts` does only that).
  *
  * To add a benchmark: write bench/<group>.ts exporting a BenchGroup
  * (bench/lib/context.ts) that returns Rows (bench/lib/report.ts), time
  * programs with measure() (bench/lib/measure.ts), and list it in `groups`.
+ * Every row reaches the README table, with its targets as the goal.
  */
 import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
 import { rssSource } from "./lib/measure.ts"
 import { formatTable, verdict, type Row } from "./lib/report.ts"
+import { commitOf, groupResult, saveResult } from "./lib/results.ts"
+import { updateReadme } from "./readme.ts"
 import { agent } from "./agent.ts"
 import { bash } from "./bash.ts"
+import { context } from "./context.ts"
 import { edit } from "./edit.ts"
 import { gitStatus } from "./git.ts"
 import { lsp } from "./lsp.ts"
@@ -36,9 +42,9 @@ import { startup } from "./startup.ts"
 
 import { sdkHost } from "./sdk-host.ts"
 
-const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent, lsp, plugins, mcp, safety, sandbox, sdkHost]
+const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent, context, lsp, plugins, mcp, safety, sandbox, sdkHost]
 
-const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
+const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list] [--readme]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
 
 const parse = (argv: ReadonlyArray<string>) => {
   const names: Array<string> = []
@@ -46,6 +52,7 @@ const parse = (argv: ReadonlyArray<string>) => {
   let build = false
   let strict = false
   let list = false
+  let readme = false
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
     if (a === "--runs") runs = Number(argv[++i])
@@ -53,6 +60,7 @@ const parse = (argv: ReadonlyArray<string>) => {
     else if (a === "--build") build = true
     else if (a === "--strict") strict = true
     else if (a === "--list") list = true
+    else if (a === "--readme") readme = true
     else if (a === "--help" || a === "-h") {
       process.stdout.write(usage)
       process.exit(0)
@@ -70,7 +78,7 @@ const parse = (argv: ReadonlyArray<string>) => {
     process.stderr.write(`bench: unknown group ${unknown.join(", ")}\n${usage}`)
     process.exit(2)
   }
-  return { selected: names.length ? groups.filter((g) => names.includes(g.name)) : groups, runs, build, strict, list }
+  return { selected: names.length ? groups.filter((g) => names.includes(g.name)) : groups, runs, build, strict, list, readme }
 }
 
 const options = parse(process.argv.slice(2))
@@ -105,13 +113,18 @@ const ctx: BenchContext = {
 }
 
 const rows: Array<Row> = []
+const commit = commitOf(repo)
 for (const group of options.selected) {
+  let groupRows: ReadonlyArray<Row>
   try {
-    rows.push(...(await group.run(ctx)))
+    groupRows = await group.run(ctx)
   } catch (e) {
-    rows.push({ name: group.name, value: "-", targets: [{ label: `ran without error (${(e as Error).message})`, pass: false }] })
+    groupRows = [{ name: group.name, value: "-", targets: [{ label: `ran without error (${(e as Error).message})`, pass: false }] }]
   }
+  rows.push(...groupRows)
+  saveResult(join(repo, "bench", "results"), groupResult(group, groups.indexOf(group), groupRows, options.runs, commit))
 }
+if (options.readme) updateReadme(repo, log)
 
 process.stdout.write(
   `\nanvil benchmarks: wall time = median of ${options.runs} runs; ratio = anvil / reference; peak RSS from ${rssSource}\n\n`,
