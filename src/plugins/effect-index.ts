@@ -151,4 +151,4 @@ export const EFFECT_NAMESPACES: Readonly<Record<string, () => Promise<unknown>>>
 }
 
 /** The functions the index re-exports from effect/Function. */
-export const EFFECT_FUNCTION_EXPORTS: ReadonlyArray<string> = ["/**\n * @stability stable\n * @category re-exports\n * @since 2.0.0\n */\nabsurd", "/**\n * @stability stable\n * @category re-exports\n * @since 2.0.0\n */\ncast", "/**\n * @stability stable\n * @category re-exports\n * @since 2.0.0\n */\nflow", "/**\n * @stability stable\n * @category re-exports\n * @since 2.0.0\n */\nhole", "/**\n * @stability stable\n * @category re-exports\n * @since 2.0.0\n */\nidentity", "/**\n * @stability stable\n * @category re-exports\n * @since 2.0.0\n */\npipe"]
+export const EFFECT_FUNCTION_EXPORTS: ReadonlyArray<string> = ["absurd", "cast", "flow", "hole", "identity", "pipe"]

@@ -214,6 +214,30 @@ describe("plugins init and check", () => {
   })
 })
 
+describe("effect's index inside a plugin, through the binary", () => {
+  test("the functions the index re-exports (pipe, flow, identity) are effect's own, beside its modules", async () => {
+    const s = sandbox()
+    writeTree(join(s.env.XDG_CONFIG_HOME, "anvil", "plugins"), {
+      "piped.ts": [
+        'import { defineTool } from "anvil/plugin"',
+        'import { Effect, Function, Schema, flow, identity, pipe } from "effect"',
+        'import * as Fn from "effect/Function"',
+        "const twice = flow((n: number) => n + 1, (n) => n * 2)",
+        "export default defineTool({",
+        '  name: "piped", description: "d", parameters: Schema.Struct({ n: Schema.Number }), readOnly: true,',
+        "  run: ({ n }) => Effect.succeed(pipe(n, twice, identity)).pipe(",
+        "    Effect.map((v) => ({ data: { value: v, same: pipe === Fn.pipe && flow === Function.flow }, text: String(v) })),",
+        "  ),",
+        "})",
+        "",
+      ].join("\n"),
+    })
+    const r = await s.anvil(["tool", "piped", '{"n":3}'])
+    expect(r.stderr).toBe("")
+    expect(envelope(r.stdout)).toMatchObject({ status: "success", data: { value: 8, same: true } })
+  })
+})
+
 describe("broken plugins beside a good one, through the binary", () => {
   test("each failure is reported with its plugin; the good plugin's tool works; throws inside run are INTERNAL_ERROR; a leftover timer does not hang", async () => {
     const s = sandbox()
