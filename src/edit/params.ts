@@ -3,11 +3,11 @@ import { Schema } from "effect"
 /** The optimistic-lock parameter of write, edit and multiedit. */
 export const Sha256Param = Schema.String.check(Schema.isPattern(/^[0-9a-fA-F]{64}$/)).annotate({
   description:
-    "Refuse the change (CONFLICT) unless the file's current sha256 (hex) is this. For scripted use; inside an agent session a prior Read is enough.",
+    "CONFLICT unless the file's sha256 (hex) is this.",
 })
 
 export const DryRunParam = Schema.Boolean.annotate({
-  description: "Compute and show the diff without writing (status partial, applied false).",
+  description: "Show the change without writing.",
 })
 
 /** The folder part of a display path ("." at the top). */

@@ -19,11 +19,11 @@ export interface Todo {
 /** One task as the model writes it: the id is optional (generated when missing), priority defaults to medium. */
 export const TodoInput = Schema.Struct({
   id: Schema.optionalKey(
-    Schema.Union([Schema.String, Schema.Int]).annotate({ description: "Stable id of the task; keep it when updating. Generated when missing." }),
+    Schema.Union([Schema.String, Schema.Int]).annotate({ description: "Keep it when updating; generated when missing." }),
   ),
-  content: Schema.String.annotate({ description: "What to do, as a short imperative sentence." }),
-  status: Schema.Literals(TASK_STATUSES).annotate({ description: "pending, in_progress (at most one task), completed or cancelled." }),
-  priority: Schema.optionalKey(Schema.Literals(TASK_PRIORITIES).annotate({ description: "high, medium (default) or low." })),
+  content: Schema.String.annotate({ description: "Short imperative sentence." }),
+  status: Schema.Literals(TASK_STATUSES).annotate({ description: "At most one in_progress." }),
+  priority: Schema.optionalKey(Schema.Literals(TASK_PRIORITIES).annotate({ description: "Default medium." })),
 })
 export type TodoInput = typeof TodoInput.Type
 

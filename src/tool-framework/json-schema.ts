@@ -12,10 +12,27 @@ import type { Tool } from "./definition.ts"
 export const parameterJsonSchema = (tool: Tool): Record<string, unknown> => {
   if (tool.jsonSchema) return { ...tool.jsonSchema }
   const document = Schema.toJsonSchemaDocument(tool.parameters)
-  const raw = document.schema as Record<string, unknown>
+  const raw = withoutNoise(document.schema) as Record<string, unknown>
   const schema: Record<string, unknown> = raw.type === "object" ? { ...raw } : { type: "object", properties: {} }
   schema.additionalProperties = false
   const defs = document.definitions as Record<string, unknown> | undefined
-  if (defs && Object.keys(defs).length > 0) schema.$defs = defs
+  if (defs && Object.keys(defs).length > 0) schema.$defs = withoutNoise(defs)
   return schema
+}
+
+/**
+ * Drops what says nothing but costs bytes in every model request: the
+ * ±2^53 bounds Schema.Int adds (any JSON integer a model writes is inside
+ * them) and `additionalProperties: true` (the default).
+ */
+const withoutNoise = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(withoutNoise)
+  if (typeof value !== "object" || value === null) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value)) {
+    if ((key === "minimum" && v === Number.MIN_SAFE_INTEGER) || (key === "maximum" && v === Number.MAX_SAFE_INTEGER)) continue
+    if (key === "additionalProperties" && v === true) continue
+    out[key] = withoutNoise(v)
+  }
+  return out
 }

@@ -19,33 +19,33 @@ const FRAME_LINES = 40
 
 const Parameters = Schema.Struct({
   command: Schema.optionalKey(
-    Schema.String.annotate({ description: "Shell command line, run with `/bin/sh -lc` (pipes, redirects, &&, globs work)." }),
+    Schema.String.annotate({ description: "Run with `/bin/sh -lc`." }),
   ),
   args: Schema.optionalKey(
     Schema.Array(Schema.String).annotate({
-      description: 'Program and arguments run directly without a shell, e.g. ["rg", "-n", "parseConfig", "src"]. Give `command` or `args`, not both.',
+      description: 'argv run without a shell (instead of command).',
     }),
   ),
   workdir: Schema.optionalKey(
-    Schema.String.annotate({ description: "Directory to run in, relative to the working directory; must stay inside the project. Default: the working directory." }),
+    Schema.String.annotate({ description: "Folder to run in (prefer to `cd`)." }),
   ),
   timeout_ms: Schema.optionalKey(
     Schema.Int.check(Schema.isGreaterThanOrEqualTo(MIN_TIMEOUT_MS)).annotate({
-      description: "Milliseconds before the command and everything it started are ended. Default 120000 (2 min), max 600000 (10 min).",
+      description: "Default 120000, max 600000.",
     }),
   ),
   max_output_chars: Schema.optionalKey(
     Schema.Int.check(Schema.isGreaterThanOrEqualTo(200)).annotate({
-      description: "How much output to show (stdout and stderr together), default 30000; the rest is left out of the middle and saved to a file.",
+      description: "Output shown, default 30000; the middle of the rest is saved to a file.",
     }),
   ),
   description: Schema.optionalKey(
-    Schema.String.annotate({ description: "A few words on what the command does, shown to the user when approval is asked." }),
+    Schema.String.annotate({ description: "A few words for the user's approval." }),
   ),
   sandbox: Schema.optionalKey(
     Schema.Boolean.annotate({
       description:
-        "false runs this one command outside the command sandbox (writes anywhere, network, secrets). The user is always asked first; use it only when the sandbox refused something the task really needs. Default true.",
+        "false: run outside the command sandbox (always asks the user); only when the sandbox refused something needed.",
     }),
   ),
 })

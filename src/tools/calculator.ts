@@ -13,7 +13,7 @@ export const calculatorTool = defineTool({
   parameterAliases: { input: "expression", expr: "expression" },
   readOnly: true,
   parameters: Schema.Struct({
-    expression: Schema.String.annotate({ description: "The expression, e.g. `2+3*4` or `sqrt(16)`." }),
+    expression: Schema.String.annotate({ description: "e.g. `2+3*4`." }),
   }),
   run: ({ expression }) =>
     Effect.try({

@@ -27,13 +27,13 @@ export const editTool = defineTool({
   permission: "ask",
   readOnly: false,
   parameters: Schema.Struct({
-    path: Schema.String.annotate({ description: "The file to change." }),
+    path: Schema.String.annotate({ description: "The file." }),
     old_string: Schema.String.annotate({
       description:
-        "The exact text to replace, copied from the file (without Read's line-number prefix), with enough surrounding lines to be unique. Empty only to create a missing file or fill an empty one.",
+        "Exact text to replace.",
     }),
-    new_string: Schema.String.annotate({ description: "The text to put in its place (must differ from old_string)." }),
-    replace_all: Schema.optionalKey(Schema.Boolean.annotate({ description: "Replace every occurrence of old_string instead of requiring exactly one." })),
+    new_string: Schema.String.annotate({ description: "Replacement (must differ)." }),
+    replace_all: Schema.optionalKey(Schema.Boolean.annotate({ description: "Replace every occurrence." })),
     expected_sha256: Schema.optionalKey(Sha256Param),
     dry_run: Schema.optionalKey(DryRunParam),
   }),

@@ -15,7 +15,7 @@ const Auth = Schema.Union([
   Schema.Struct({ type: Schema.Literal("basic"), username: Schema.String, password: Schema.String }),
   Schema.Struct({ type: Schema.Literal("bearer"), token: Schema.String }),
   Schema.Struct({ type: Schema.Literal("cookie"), cookie: Schema.String }),
-]).annotate({ description: 'Credentials to send: {"type":"basic","username","password"}, {"type":"bearer","token"} or {"type":"cookie","cookie":"a=1; b=2"}.' })
+]).annotate({ description: 'Credentials to send.' })
 
 /** fetch: one HTTP(S) request, the answer as readable text or a base64 image. */
 export const fetchTool = defineTool({
@@ -27,22 +27,22 @@ export const fetchTool = defineTool({
   parameterAliases: { timeout: "timeout_sec", insecure_skip_verify: "verify_tls" },
   redact: redactFetchParams,
   parameters: Schema.Struct({
-    url: Schema.String.annotate({ description: "The http:// or https:// URL." }),
-    method: Schema.optionalKey(Method.annotate({ description: "HTTP method (default GET)." })),
-    headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String).annotate({ description: "Request headers." })),
-    body: Schema.optionalKey(Schema.String.annotate({ description: "Request body (for POST, PUT, PATCH)." })),
+    url: Schema.String.annotate({ description: "http(s) URL." }),
+    method: Schema.optionalKey(Method.annotate({ description: "Default GET." })),
+    headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String).annotate({ description: "Headers." })),
+    body: Schema.optionalKey(Schema.String.annotate({ description: "Body." })),
     timeout_sec: Schema.optionalKey(
       Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(MAX_FETCH_TIMEOUT_SEC)).annotate({
-        description: `Give up after this many seconds (default ${FETCH_DEFAULTS.timeout_sec}, max ${MAX_FETCH_TIMEOUT_SEC}).`,
+        description: `Default ${FETCH_DEFAULTS.timeout_sec}, max ${MAX_FETCH_TIMEOUT_SEC}.`,
       }),
     ),
     max_size_kb: Schema.optionalKey(
       Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_FETCH_SIZE_KB })).annotate({
-        description: `Most text to return, in KB (default ${FETCH_DEFAULTS.max_size_kb}, max ${MAX_FETCH_SIZE_KB}); longer text is cut and the result marked partial.`,
+        description: `Text returned (default ${FETCH_DEFAULTS.max_size_kb}, max ${MAX_FETCH_SIZE_KB}); more is cut (partial).`,
       }),
     ),
     auth: Schema.optionalKey(Auth),
-    verify_tls: Schema.optionalKey(Schema.Boolean.annotate({ description: "false skips TLS certificate checks (self-signed intranet hosts only). Default true." })),
+    verify_tls: Schema.optionalKey(Schema.Boolean.annotate({ description: "false: skip certificate checks (self-signed intranet hosts only)." })),
   }),
   run: (params) =>
     Effect.gen(function* () {

@@ -59,7 +59,7 @@ export const gitAddTool = defineTool({
   parameterAliases: { path: "paths", file_path: "paths", files: "paths" },
   parameters: Schema.Struct({
     paths: Schema.Union([Schema.String, Schema.Array(Schema.String)]).annotate({
-      description: 'Files or folders to stage, relative to the working directory ("." for everything).',
+      description: 'Files or folders (".": all).',
     }),
   }),
   run: ({ paths }) =>

@@ -58,7 +58,7 @@ export const gitCommitTool = defineTool({
   permission: "ask",
   parameterAliases: { m: "message", msg: "message" },
   parameters: Schema.Struct({
-    message: Schema.String.annotate({ description: "The commit message: a short subject line, then optionally a blank line and a body." }),
+    message: Schema.String.annotate({ description: "Subject, optionally a blank line and a body." }),
   }),
   run: ({ message }) =>
     withGitErrors(Effect.gen(function* () {

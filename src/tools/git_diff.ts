@@ -19,9 +19,9 @@ export const gitDiffTool = defineTool({
   parameterAliases: { cached: "staged", file_path: "path" },
   parameters: Schema.Struct({
     staged: Schema.optionalKey(
-      Schema.Boolean.annotate({ description: "true: changes staged for the next commit (git diff --staged). Default false: unstaged changes (git diff)." }),
+      Schema.Boolean.annotate({ description: "git diff --staged." }),
     ),
-    path: Schema.optionalKey(Schema.String.annotate({ description: "Only this file or folder (relative to the working directory)." })),
+    path: Schema.optionalKey(Schema.String.annotate({ description: "Only this file or folder." })),
   }),
   run: ({ staged, path }) =>
     withGitErrors(Effect.gen(function* () {

@@ -22,10 +22,10 @@ export const gitLogTool = defineTool({
   parameters: Schema.Struct({
     limit: Schema.optionalKey(
       Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_LIMIT })).annotate({
-        description: `How many commits to show, newest first (default ${DEFAULT_LIMIT}).`,
+        description: `Commits (default ${DEFAULT_LIMIT}).`,
       }),
     ),
-    oneline: Schema.optionalKey(Schema.Boolean.annotate({ description: "true: one `<hash> <subject>` line per commit (git log --oneline)." })),
+    oneline: Schema.optionalKey(Schema.Boolean.annotate({ description: "git log --oneline." })),
   }),
   run: ({ limit, oneline }) =>
     withGitErrors(Effect.gen(function* () {

@@ -30,7 +30,7 @@ export const gitStatusTool = defineTool({
   permission: "allow",
   parameters: Schema.Struct({
     short: Schema.optionalKey(
-      Schema.Boolean.annotate({ description: "true: one `XY path` line per change (git status --porcelain). Default false: git's long format." }),
+      Schema.Boolean.annotate({ description: "git status --porcelain." }),
     ),
   }),
   run: ({ short }) =>

@@ -48,25 +48,25 @@ export const globTool = defineTool({
   readOnly: true,
   parameters: Schema.Struct({
     pattern: Schema.String.annotate({
-      description: 'Glob relative to `path`, bash globstar rules: "**/*.py" (any depth, incl. path itself), "src/*.{ts,tsx}", "[a-c]*.md".',
+      description: 'Glob relative to `path`.',
     }),
-    path: Schema.optionalKey(Schema.String.annotate({ description: 'The folder to search from (default ".", the working directory).' })),
+    path: Schema.optionalKey(Schema.String.annotate({ description: 'Folder (default ".").' })),
     limit: Schema.optionalKey(
-      Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Most paths to return (default 50, max 200)." }),
+      Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Default 50, max 200." }),
     ),
     offset: Schema.optionalKey(
-      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Matches to skip, for the next page (default 0)." }),
+      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Paths to skip (paging)." }),
     ),
     include_hidden: Schema.optionalKey(
-      Schema.Boolean.annotate({ description: "Also match names starting with '.' and walk hidden folders (default false)." }),
+      Schema.Boolean.annotate({ description: "Also names starting with '.'." }),
     ),
     include_ignored: Schema.optionalKey(
       Schema.Boolean.annotate({
-        description: "Also walk what .gitignore/.ignore and the default list (node_modules, build, dist, .git, …) exclude (default false).",
+        description: "Also ignored entries (.gitignore, node_modules, …).",
       }),
     ),
     sort_by: Schema.optionalKey(
-      Schema.Literals(["path", "mtime"]).annotate({ description: "path (default, deterministic) or mtime (newest first)." }),
+      Schema.Literals(["path", "mtime"]).annotate({ description: "Default path; mtime: newest first." }),
     ),
   }),
   run: (params) =>

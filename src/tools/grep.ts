@@ -77,25 +77,25 @@ export const grepTool = defineTool({
   },
   readOnly: true,
   parameters: Schema.Struct({
-    pattern: Schema.String.annotate({ description: "Regular expression, Rust/ripgrep syntax (e.g. `class\\s+User`, `fn \\w+\\(`); no look-around or backreferences." }),
-    path: Schema.optionalKey(Schema.String.annotate({ description: 'File or folder to search (default ".", the working directory).' })),
+    pattern: Schema.String.annotate({ description: "Rust regex (no look-around or backreferences); escape literal `.(){}[]`." }),
+    path: Schema.optionalKey(Schema.String.annotate({ description: 'File or folder (default ".").' })),
     include: Schema.optionalKey(
-      Schema.String.annotate({ description: 'Only files matching this glob: "*.ts" (any depth), "src/**/*.py", "*.{js,jsx}".' }),
+      Schema.String.annotate({ description: 'Glob of files: "*.ts" (any depth), "src/**/*.py".' }),
     ),
-    case_sensitive: Schema.optionalKey(Schema.Boolean.annotate({ description: "Match case exactly (default false: case-insensitive)." })),
+    case_sensitive: Schema.optionalKey(Schema.Boolean.annotate({ description: "Default false." })),
     output_mode: Schema.optionalKey(
       Schema.Literals(["content", "files_with_matches", "count"]).annotate({
-        description: "content (matching lines, default), files_with_matches (file paths), count (matching lines per file).",
+        description: "content (default: lines), files_with_matches (paths), count (per file).",
       }),
     ),
     before_context: Schema.optionalKey(
-      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Lines shown before each match (content mode)." }),
+      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Lines before each match." }),
     ),
     after_context: Schema.optionalKey(
-      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Lines shown after each match (content mode)." }),
+      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Lines after each match." }),
     ),
     context: Schema.optionalKey(
-      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Lines before and after each match (content mode)." }),
+      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Lines around each match." }),
     ),
     max_matches: Schema.optionalKey(
       Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Most lines (or files, or counts) returned (default 200)." }),

@@ -74,22 +74,22 @@ export const listTool = defineTool({
   readOnly: true,
   paginates: true,
   parameters: Schema.Struct({
-    path: Schema.optionalKey(Schema.String.annotate({ description: 'The folder to list (default ".", the working directory).' })),
+    path: Schema.optionalKey(Schema.String.annotate({ description: 'Folder (default ".").' })),
     offset: Schema.optionalKey(
-      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Entries to skip, for the next page (default 0)." }),
+      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Entries to skip (paging)." }),
     ),
-    limit: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Most entries to return (default 100, max 200)." })),
+    limit: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Default 100, max 200." })),
     include_hidden: Schema.optionalKey(
-      Schema.Boolean.annotate({ description: "Also show dotfiles and the folders hidden by default (node_modules, .git, dist, …)." }),
+      Schema.Boolean.annotate({ description: "Also dotfiles and node_modules, dist, …." }),
     ),
     include_ignored: Schema.optionalKey(
-      Schema.Boolean.annotate({ description: "Also show entries ignored by .gitignore / .ignore files (default false)." }),
+      Schema.Boolean.annotate({ description: "Also .gitignore'd entries." }),
     ),
     ignore: Schema.optionalKey(
-      Schema.Array(Schema.String).annotate({ description: 'Globs to leave out, matched against the name and the root-relative path ("*.pyc", "**/test_*").' }),
+      Schema.Array(Schema.String).annotate({ description: 'Globs to leave out, matched against name and path ("*.pyc").' }),
     ),
     sort_by: Schema.optionalKey(
-      Schema.Literals(["name", "mtime", "size"]).annotate({ description: "Order within folders and files: name (default), mtime (newest first) or size (largest first)." }),
+      Schema.Literals(["name", "mtime", "size"]).annotate({ description: "Default name; mtime, size: largest/newest first." }),
     ),
   }),
   run: (params) =>

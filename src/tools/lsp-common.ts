@@ -12,10 +12,10 @@ import { Workspace } from "../workspace/workspace.ts"
 /** Larger files are not sent to a server. */
 const MAX_SOURCE_BYTES = 8 * 1024 * 1024
 
-export const PathParam = Schema.String.annotate({ description: "The file (relative to the working directory, or absolute inside the project)." })
-export const LineParam = Schema.Int.annotate({ description: "1-based line number, as read shows it." })
+export const PathParam = Schema.String.annotate({ description: "The file." })
+export const LineParam = Schema.Int.annotate({ description: "1-based, as read shows it." })
 export const CharacterParam = Schema.Int.annotate({
-  description: "1-based character in that line (counted in characters as you see them; tabs count 1).",
+  description: "1-based character in the line (a tab counts 1).",
 })
 
 /** What lsp_definition and lsp_hover share: read-only, allowed, a position in a file. */

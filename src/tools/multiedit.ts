@@ -7,9 +7,9 @@ import { defineTool } from "../tool-framework/definition.ts"
 import description from "./multiedit.md" with { type: "text" }
 
 const EditItem = Schema.Struct({
-  old_string: Schema.String.annotate({ description: "Exact text to replace, as the file reads after the earlier edits of this call." }),
-  new_string: Schema.String.annotate({ description: "Replacement text (must differ from old_string)." }),
-  replace_all: Schema.optionalKey(Schema.Boolean.annotate({ description: "Replace every occurrence instead of requiring exactly one." })),
+  old_string: Schema.String.annotate({ description: "Exact text to replace." }),
+  new_string: Schema.String.annotate({ description: "Replacement (must differ)." }),
+  replace_all: Schema.optionalKey(Schema.Boolean.annotate({ description: "Replace every occurrence." })),
 })
 
 /** multiedit: several edits to one file, applied in order, all or nothing. */
@@ -22,10 +22,10 @@ export const multieditTool = defineTool({
   permission: "ask",
   readOnly: false,
   parameters: Schema.Struct({
-    path: Schema.String.annotate({ description: "The file to change." }),
+    path: Schema.String.annotate({ description: "The file." }),
     edits: Schema.Array(EditItem)
       .check(Schema.isMinLength(1))
-      .annotate({ description: "The edits, applied in order; each sees the text the previous ones left." }),
+      .annotate({ description: "Applied in order." }),
     expected_sha256: Schema.optionalKey(Sha256Param),
     dry_run: Schema.optionalKey(DryRunParam),
   }),

@@ -28,14 +28,14 @@ export const patchTool = defineTool({
   readOnly: false,
   parameters: Schema.Struct({
     patch: Schema.String.annotate({
-      description: "The patch text: unified diff(s) as `git diff` or `diff -u` print them, or a `*** Begin Patch` … `*** End Patch` envelope.",
+      description: "The patch text.",
     }),
     dry_run: Schema.optionalKey(
-      Schema.Boolean.annotate({ description: "Check that the whole patch applies and report what it would do, without writing (default false)." }),
+      Schema.Boolean.annotate({ description: "Check and report without writing." }),
     ),
     strip: Schema.optionalKey(
       Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
-        description: "Leading path components to remove from file names, like `patch -p` (default: detect a/ b/ prefixes).",
+        description: "Like `patch -p` (default: detect a/ b/).",
       }),
     ),
   }),

@@ -5,17 +5,17 @@ import { UserTerminal } from "../terminal/user-terminal.ts"
 import description from "./question.md" with { type: "text" }
 
 const QuestionSchema = Schema.Struct({
-  question: Schema.String.check(Schema.isMinLength(1)).annotate({ description: "The full question, ending with '?'." }),
-  header: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(30)).annotate({ description: 'A short tag shown before the question, e.g. "Auth".' }),
+  question: Schema.String.check(Schema.isMinLength(1)).annotate({ description: "The full question." }),
+  header: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(30)).annotate({ description: 'Short tag, e.g. "Auth".' }),
   options: Schema.Array(
     Schema.Struct({
-      label: Schema.String.check(Schema.isMinLength(1)).annotate({ description: "The choice, a few words." }),
-      description: Schema.optionalKey(Schema.String.annotate({ description: "What choosing it means." })),
+      label: Schema.String.check(Schema.isMinLength(1)).annotate({ description: "A few words." }),
+      description: Schema.optionalKey(Schema.String.annotate({ description: "What it means." })),
     }),
   )
     .check(Schema.isMinLength(1), Schema.isMaxLength(9))
-    .annotate({ description: "1-9 choices; put the one you recommend first (it is marked Recommended)." }),
-  multiSelect: Schema.optionalKey(Schema.Boolean.annotate({ description: "true lets the user pick several options." })),
+    .annotate({ description: "1-9; the recommended first." }),
+  multiSelect: Schema.optionalKey(Schema.Boolean.annotate({ description: "Allow several." })),
 })
 
 const listQuestions = (questions: ReadonlyArray<Question>): string =>
@@ -43,7 +43,7 @@ export const questionTool = defineTool({
   parameters: Schema.Struct({
     questions: Schema.Array(QuestionSchema)
       .check(Schema.isMinLength(1), Schema.isMaxLength(8))
-      .annotate({ description: "The questions, asked one after another." }),
+      .annotate({ description: "Asked in order." }),
   }),
   run: ({ questions }) =>
     Effect.gen(function* () {

@@ -83,14 +83,14 @@ export const readTool = defineTool({
   readOnly: true,
   paginates: true,
   parameters: Schema.Struct({
-    path: Schema.String.annotate({ description: "The file to read, relative to the working directory (or absolute inside the project)." }),
+    path: Schema.String.annotate({ description: "The file." }),
     offset: Schema.optionalKey(
       Schema.Int.annotate({
-        description: "Lines to skip before reading (0 = from the first line). Negative reads from the end: -50 is the last 50 lines.",
+        description: "Lines to skip (default 0); negative: the last N lines.",
       }),
     ),
     limit: Schema.optionalKey(
-      Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "How many lines to return (default 50, max 200)." }),
+      Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Lines to return (default 50, max 200)." }),
     ),
   }),
   run: (params) =>

@@ -17,12 +17,12 @@ import { skillToolError } from "./skill-errors.ts"
 const SkillParams = Schema.Struct({
   action: Schema.optionalKey(
     Schema.Literals(["list", "load"]).annotate({
-      description: "`list` the available skills, or `load` one's instructions (default: load when a name is given, else list).",
+      description: "Default: load with a name, else list.",
     }),
   ),
-  name: Schema.optionalKey(Schema.String.annotate({ description: "The skill to load, as `list` names it (e.g. `create-skill`)." })),
+  name: Schema.optionalKey(Schema.String.annotate({ description: "Skill name." })),
   file: Schema.optionalKey(
-    Schema.String.annotate({ description: "With load: one of the skill's other files (a path relative to its folder, as `files` lists it) to return instead of SKILL.md." }),
+    Schema.String.annotate({ description: "One of its other files to return instead." }),
   ),
 })
 type SkillParams = typeof SkillParams.Type

@@ -14,8 +14,8 @@ export const taskTool = defineTool({
   // The subagent only reads, so task calls may run side by side.
   readOnly: true,
   parameters: Schema.Struct({
-    objective: Schema.String.annotate({ description: "A complete brief: what to find and what the report must contain." }),
-    agent: Schema.optionalKey(Schema.String.annotate({ description: 'The subagent profile: "explore" (read-only). Default "explore".' })),
+    objective: Schema.String.annotate({ description: "A complete brief." }),
+    agent: Schema.optionalKey(Schema.String.annotate({ description: 'Default "explore" (read-only).' })),
   }),
   run: ({ objective, agent = "explore" }, call) =>
     Effect.gen(function* () {

@@ -24,7 +24,7 @@ export const todowriteTool = defineTool({
   description,
   aliases: ["todo_write"],
   parameters: Schema.Struct({
-    todos: Schema.Array(TodoInput).annotate({ description: "The whole list, in order; it replaces the previous one." }),
+    todos: Schema.Array(TodoInput).annotate({ description: "The whole list, in order." }),
   }),
   run: ({ todos: input }) =>
     Effect.gen(function* () {

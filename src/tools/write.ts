@@ -22,8 +22,8 @@ export const writeTool = defineTool({
   permission: "ask",
   readOnly: false,
   parameters: Schema.Struct({
-    path: Schema.String.annotate({ description: "File to write (relative to the working directory, or absolute inside the project)." }),
-    content: Schema.String.annotate({ description: "The complete new content of the file." }),
+    path: Schema.String.annotate({ description: "The file." }),
+    content: Schema.String.annotate({ description: "The complete new content." }),
     expected_sha256: Schema.optionalKey(Sha256Param),
     dry_run: Schema.optionalKey(DryRunParam),
   }),

@@ -24,3 +24,15 @@ describe("parameterJsonSchema", () => {
     }
   })
 })
+
+describe("parameterJsonSchema stays small", () => {
+  test("no ±2^53 integer bounds and no additionalProperties: true (they say nothing)", () => {
+    const s = JSON.stringify(parameterJsonSchema(tool(Schema.Struct({ n: Schema.Int, items: Schema.Array(Schema.Struct({ a: Schema.String })) }))))
+    expect(s).not.toContain("9007199254740991")
+    expect(s).not.toContain('"additionalProperties":true')
+  })
+  test("real bounds stay", () => {
+    const s = parameterJsonSchema(tool(Schema.Struct({ n: Schema.Int.check(Schema.isGreaterThanOrEqualTo(100)) })))
+    expect((s.properties as any).n.minimum).toBe(100)
+  })
+})
