@@ -102,7 +102,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(results[1].envelope.data.content).toContain("answer = 42")
     // The prompt tells the model where the user is.
     const system = JSON.stringify(server.requests[0]!.body.messages[0])
-    expect(system).toContain("The user started anvil in: pkg/app")
+    expect(system).toContain("The user started anvil in pkg/app")
     // The skills the skill tool can load are named up front.
     expect(system).toContain("# Skills")
     expect(system).toContain("- create-skill: ")
