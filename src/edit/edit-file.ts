@@ -3,10 +3,11 @@ import type { FileSystem } from "effect/FileSystem"
 import type { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
-import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import type { Workspace } from "../workspace/workspace.ts"
+import type { WorkspaceError } from "../workspace/workspace-error.ts"
 import { applyEdit, type EditSpec } from "./apply.ts"
+import { EditError } from "./edit-error.ts"
 import type { MatchStrategy } from "./match.ts"
 import { DEFAULT_MAX_DIFF_LINES, DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
 import { parentOf } from "./params.ts"
@@ -59,7 +60,7 @@ const readAround = (display: string, line: number | undefined): RetrievalHint =>
  */
 export const editFile = (
   input: EditFileInput,
-): Effect.Effect<EditFileOutcome, ToolError, Workspace | FileSystem | Path | FileLedger | Config> =>
+): Effect.Effect<EditFileOutcome, EditError | WorkspaceError, Workspace | FileSystem | Path | FileLedger | Config> =>
   Effect.gen(function* () {
     const config = yield* Config
     const ledger = yield* FileLedger
@@ -69,36 +70,42 @@ export const editFile = (
     for (const [i, edit] of input.edits.entries()) {
       if (edit.old_string === edit.new_string) {
         const field = input.field(i, "new_string")
-        return yield* toolError("INVALID_PARAM", `${input.label(i)}new_string is the same as old_string, so the edit would change nothing.`, {
-          fieldErrors: [{ field, message: "must differ from old_string" }],
+        return yield* new EditError({
+          reason: "invalid_edit",
+          message: `${input.label(i)}new_string is the same as old_string, so the edit would change nothing.`,
+          field: { name: field, problem: "must differ from old_string" },
         })
       }
       if (i > 0 && edit.old_string === "") {
         const field = input.field(i, "old_string")
-        return yield* toolError("INVALID_PARAM", `${input.label(i)}old_string is empty; only the first edit may use an empty old_string (to create the file).`, {
-          fieldErrors: [{ field, message: "empty" }],
+        return yield* new EditError({
+          reason: "invalid_edit",
+          message: `${input.label(i)}old_string is empty; only the first edit may use an empty old_string (to create the file).`,
+          field: { name: field, problem: "empty" },
         })
       }
     }
 
     const target = yield* openTarget(input.path, { maxBytes, limitKey: `tools.${input.tool}.max_file_bytes` })
     const { display } = target
-    const context = { path_resolved: display }
     const existing = target.existing
     const first = input.edits[0]!
 
     if (!existing) {
       if (first.old_string !== "") {
-        return yield* toolError(
-          "NOT_FOUND",
-          `File not found: ${display}. To create a file use Write, or an edit with an empty old_string and the content as new_string.`,
-          { hints: [hint("LS", "medium", { path: parentOf(display) }), hint("Glob", "low", { pattern: `**/${display.split("/").pop()}` })], context },
-        )
+        return yield* new EditError({
+          reason: "missing",
+          message: `File not found: ${display}. To create a file use Write, or an edit with an empty old_string and the content as new_string.`,
+          hints: [hint("LS", "medium", { path: parentOf(display) }), hint("Glob", "low", { pattern: `**/${display.split("/").pop()}` })],
+          path: display,
+        })
       }
       if (input.expectedSha256 !== undefined) {
-        return yield* toolError("CONFLICT", `${display} does not exist, but expected_sha256 names a version of it.`, {
+        return yield* new EditError({
+          reason: "stale",
+          message: `${display} does not exist, but expected_sha256 names a version of it.`,
           hints: [hint("LS", "medium", { path: parentOf(display) })],
-          context,
+          path: display,
         })
       }
     } else {
@@ -111,20 +118,23 @@ export const editFile = (
     for (const [i, edit] of input.edits.entries()) {
       if (!encodable(edit.new_string, format.encoding)) {
         const field = input.field(i, "new_string")
-        return yield* toolError(
-          "INVALID_PARAM",
-          `${input.label(i)}new_string has characters that ${display}'s encoding (${format.encoding}) cannot hold; nothing was written.`,
-          { fieldErrors: [{ field, message: `not representable in ${format.encoding}` }], context },
-        )
+        return yield* new EditError({
+          reason: "invalid_edit",
+          message: `${input.label(i)}new_string has characters that ${display}'s encoding (${format.encoding}) cannot hold; nothing was written.`,
+          field: { name: field, problem: `not representable in ${format.encoding}` },
+          path: display,
+        })
       }
       if (edit.old_string === "") {
         if (text !== "") {
           const field = input.field(i, "old_string")
-          return yield* toolError(
-            "INVALID_PARAM",
-            `${input.label(i)}old_string is empty but ${display} is not: give the text to replace, or use Write to replace the whole file.`,
-            { fieldErrors: [{ field, message: "empty, but the file has content" }], hints: [readAround(display, undefined)], context },
-          )
+          return yield* new EditError({
+            reason: "invalid_edit",
+            message: `${input.label(i)}old_string is empty but ${display} is not: give the text to replace, or use Write to replace the whole file.`,
+            field: { name: field, problem: "empty, but the file has content" },
+            hints: [readAround(display, undefined)],
+            path: display,
+          })
         }
         text = edit.new_string
         reports.push({ index: i, replacements: 1, strategy: "exact", lines: [1], startLine: 1, endLine: 1 })
@@ -135,11 +145,13 @@ export const editFile = (
       if (!applied.ok) {
         const field = input.field(i, "old_string")
         const { failure } = applied
-        return yield* toolError("INVALID_PARAM", `${input.label(i)}${failure.message} Nothing was written.`, {
-          fieldErrors: [{ field, message: failure.kind === "ambiguous" ? "matches more than one place" : "not found in the file" }],
+        return yield* new EditError({
+          reason: "invalid_edit",
+          message: `${input.label(i)}${failure.message} Nothing was written.`,
+          field: { name: field, problem: failure.kind === "ambiguous" ? "matches more than one place" : "not found in the file" },
           hints: [readAround(display, failure.line)],
           details: failure.details,
-          context,
+          path: display,
         })
       }
       text = applied.value.text

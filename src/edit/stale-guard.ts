@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { hint } from "../protocol/hint.ts"
-import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import type { FileLedgerShape, FileStamp } from "../workspace/file-ledger.ts"
+import { EditError } from "./edit-error.ts"
 
 /** How the file looks on disk now. */
 export interface CurrentFile {
@@ -25,7 +25,7 @@ export const unchangedSince = (seen: FileStamp, now: CurrentFile): boolean =>
  * - Inside an agent session (the ledger is enforced): the file must have been
  *   read (or written) in this session and be unchanged on disk since.
  *
- * Fails with CONFLICT and the reason; the hint is to Read the file again.
+ * Fails as stale with the reason; the hint is to Read the file again.
  */
 export const guardFresh = (input: {
   readonly ledger: FileLedgerShape
@@ -35,34 +35,27 @@ export const guardFresh = (input: {
   readonly display: string
   readonly current: CurrentFile
   readonly expectedSha256?: string | undefined
-}): Effect.Effect<void, ToolError> =>
+}): Effect.Effect<void, EditError> =>
   Effect.gen(function* () {
     const { display, current } = input
     const reread = [hint("Read", "high", { path: display })]
+    const stale = (message: string) => new EditError({ reason: "stale", message, hints: reread, path: display })
     if (input.expectedSha256 !== undefined) {
       const expected = input.expectedSha256.toLowerCase()
       if (expected === current.sha256) return
-      return yield* toolError(
-        "CONFLICT",
+      return yield* stale(
         `${display} has changed: its sha256 is ${current.sha256}, not the expected ${expected}. Read it again and redo the change on the current content.`,
-        { hints: reread, context: { path_resolved: display } },
       )
     }
     if (!input.ledger.enforced) return
     const seen = yield* input.ledger.lastSeen(input.key)
     if (seen === undefined) {
-      return yield* toolError(
-        "CONFLICT",
-        `${display} has not been read in this session. Read it before changing it, so the change is based on its current content.`,
-        { hints: reread, context: { path_resolved: display } },
-      )
+      return yield* stale(`${display} has not been read in this session. Read it before changing it, so the change is based on its current content.`)
     }
     if (unchangedSince(seen, current)) return
     const sizes = seen.size === current.size ? `size ${current.size} bytes` : `size ${seen.size} → ${current.size} bytes`
-    return yield* toolError(
-      "CONFLICT",
+    return yield* stale(
       `${display} changed on disk since it was last read in this session (${sizes}; modified ${new Date(current.mtimeMs).toISOString()}). ` +
         `Read it again and redo the change on the current content.`,
-      { hints: reread, context: { path_resolved: display } },
     )
   })

@@ -1,13 +1,14 @@
 import { Effect } from "effect"
 import { hint } from "../protocol/hint.ts"
-import { toolError, ToolError } from "../protocol/tool-error.ts"
 import { closeQuietly, fileTypeName, readAllFd, stampOf } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { commitChanges, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
 import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"
+import { WorkspaceError } from "../workspace/workspace-error.ts"
 import { unifiedDiff, type FileDiff } from "./diff.ts"
+import { EditError } from "./edit-error.ts"
 import { sha256Hex } from "./hash.ts"
 import { decodeText, encodeText, type DecodedText, type TextFormat } from "./text-encoding.ts"
 
@@ -34,50 +35,54 @@ export interface TargetFile {
 
 /**
  * Resolves and loads the target of a write or edit: sandbox checks on the
- * opened file itself, then IS_DIRECTORY for folders, INVALID_PARAM for special
- * files and files over `maxBytes`, BINARY_FILE for content that is not text.
+ * opened file itself, then refuses folders, special files, files over
+ * `maxBytes` and content that is not text.
  * A missing file (or a dangling link inside the project) comes back without
  * `existing`.
  */
 export const openTarget = (
   input: string,
   options: { readonly maxBytes: number; readonly limitKey: string },
-): Effect.Effect<TargetFile, ToolError, Workspace> =>
+): Effect.Effect<TargetFile, EditError | WorkspaceError, Workspace> =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
     const resolved = yield* workspace.resolve(input)
     const display = resolved.display
     const base = { resolved, display, writePath: resolved.real }
-    const context = { path_resolved: display }
     if (!resolved.exists) return base
     const file = yield* openChecked(workspace.contains, resolved.absolute, input, display)
     if (file === undefined) return base
     try {
       const info = file.stat
       if (info.isDirectory()) {
-        return yield* toolError("IS_DIRECTORY", `${display} is a directory, not a file. Name a file inside it.`, {
+        return yield* new EditError({
+          reason: "is_directory",
+          message: `${display} is a directory, not a file. Name a file inside it.`,
           hints: [hint("LS", "medium", { path: display })],
-          context,
+          path: display,
         })
       }
       if (!info.isFile()) {
-        return yield* toolError("INVALID_PARAM", `${display} is not a regular file (it is a ${fileTypeName(info)}).`, {
-          fieldErrors: [{ field: "path", message: `not a regular file (${fileTypeName(info)})` }],
-          context,
+        return yield* new EditError({
+          reason: "not_a_file",
+          message: `${display} is not a regular file (it is a ${fileTypeName(info)}).`,
+          field: { name: "path", problem: `not a regular file (${fileTypeName(info)})` },
+          path: display,
         })
       }
       const size = Number(info.size)
       if (size > options.maxBytes) {
-        return yield* toolError(
-          "INVALID_PARAM",
-          `${display} is ${size} bytes, over the ${options.maxBytes}-byte limit for this tool (setting ${options.limitKey}).`,
-          { fieldErrors: [{ field: "path", message: "file too large" }], context },
-        )
+        return yield* new EditError({
+          reason: "too_large",
+          message: `${display} is ${size} bytes, over the ${options.maxBytes}-byte limit for this tool (setting ${options.limitKey}).`,
+          field: { name: "path", problem: "file too large" },
+          path: display,
+        })
       }
       const bytes = yield* Effect.try({ try: () => readAllFd(file.fd, size), catch: (e) => fromErrno((e as { code?: string }).code, display, String(e)) })
       const decoded = decodeText(bytes)
       if (!decoded.ok) {
-        return yield* toolError("BINARY_FILE", `${display} is a binary file (${decoded.reason}); it cannot be changed as text.`, { context })
+        return yield* new EditError({ reason: "binary", message: `${display} is a binary file (${decoded.reason}); it cannot be changed as text.`, path: display })
       }
       const mtimeMs = Number(info.mtimeMs)
       const before: FileBefore = { bytes, mode: Number(info.mode & 0o7777n), size: bytes.length, mtimeMs, stamp: stampOf(info) }
@@ -106,8 +111,8 @@ export interface CommitOutcome {
  * Writes a file's new text in its format (encoding and BOM) atomically,
  * unless `dryRun`; records the new stamp in the session's ledger so the next
  * edit of the same file needs no new read; and computes the diff against the
- * old text. A file that changed on disk while the change was being prepared is
- * a retryable CONFLICT.
+ * old text. A file that changed on disk while the change was being prepared
+ * fails as changed (worth retrying), with a hint to read it again.
  */
 export const commitText = (input: {
   readonly target: TargetFile
@@ -115,7 +120,7 @@ export const commitText = (input: {
   readonly format: Pick<TextFormat, "encoding" | "bom">
   readonly dryRun: boolean
   readonly maxDiffLines: number
-}): Effect.Effect<CommitOutcome, ToolError, Workspace | FileLedger> =>
+}): Effect.Effect<CommitOutcome, WorkspaceError, Workspace | FileLedger> =>
   Effect.gen(function* () {
     const { target } = input
     const ledger = yield* FileLedger
@@ -145,7 +150,7 @@ export const commitText = (input: {
       root: workspace.root,
       contains: workspace.contains,
       journalDir: workspace.stateDir("journal"),
-    }).pipe(Effect.mapError((e) => (e.code === "CONFLICT" ? new ToolError({ ...e, hints: [hint("Read", "high", { path: display })] }) : e)))
+    }).pipe(Effect.mapError((e) => (e.reason === "changed" ? new WorkspaceError({ ...e, hints: [hint("Read", "high", { path: display })] }) : e)))
     if (done?.size !== undefined) {
       yield* ledger.record(done.real, { mtimeMs: done.mtimeMs ?? 0, size: done.size, sha256: sha256After })
     }

@@ -8,6 +8,9 @@ import { FileLedger } from "../workspace/file-ledger.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { CurrentCall, Files, ToolFailure, type PluginFiles, type ToolContext, type ToolDefinition } from "./api.ts"
 import { asJson } from "./plain-json.ts"
+import type { EditError } from "../edit/edit-error.ts"
+import { withEditErrors } from "../tools/edit-errors.ts"
+import type { WorkspaceError } from "../workspace/workspace-error.ts"
 
 /**
  * A plugin's tool as a registry tool: the same pipeline as a built-in one
@@ -51,8 +54,8 @@ const isToolFailure = (e: unknown): e is ToolFailure =>
  * ToolFailure, so the plugin may catch them or let them end the call.
  */
 const makeFiles = (services: Context.Context<Workspace | FileLedger>): PluginFiles => {
-  const run = <A>(effect: Effect.Effect<A, ToolError, Workspace | FileLedger>): Promise<A> =>
-    Effect.runPromiseExit(Effect.provideContext(effect, services)).then((exit) => {
+  const run = <A>(effect: Effect.Effect<A, ToolError | EditError | WorkspaceError, Workspace | FileLedger>): Promise<A> =>
+    Effect.runPromiseExit(Effect.provideContext(withEditErrors(effect), services)).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
       const fail = exit.cause.reasons.find(Cause.isFailReason)?.error
       if (fail instanceof ToolError) throw new ToolFailure({ code: failureCode(fail.code) as ToolFailure["code"], message: fail.message })

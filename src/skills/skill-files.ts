@@ -76,7 +76,7 @@ export const readSkillFile = Effect.fn("readSkillFile")(function* (dir: string, 
   // Opened first, then judged by where the descriptor really is: a link swapped in meanwhile leads nowhere.
   const inside = (p: string) => isWithin(path.sep, dirReal, p)
   const opened = yield* openChecked(inside, absolute, file, shown, "file").pipe(
-    Effect.mapError((e) => (e.code === "ACCESS_DENIED" ? outside : e)),
+    Effect.mapError((e) => (e.reason === "outside_root" ? outside : e)),
   )
   if (opened === undefined) return yield* new SkillFileError({ kind: "missing", message: `No such file or directory: ${shown}` })
   const bytes = yield* Effect.gen(function* () {

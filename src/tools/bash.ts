@@ -10,6 +10,7 @@ import { quoteArg, runShell, type ShellRun } from "../shell/run-shell.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./bash.md" with { type: "text" }
 import { shellContext, withShellErrors } from "./shell-errors.ts"
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 /** Lowest accepted timeout (also what `timeout_ms` may be set to in tests). */
 const MIN_TIMEOUT_MS = 100
@@ -71,7 +72,7 @@ export const bashTool = defineTool({
   sandboxedCall: (params: Parameters) => params.sandbox !== false,
   parameters: Parameters,
   run: (params: Parameters) =>
-    Effect.gen(function* () {
+    withWorkspaceErrors(Effect.gen(function* () {
       const config = yield* Config
       const settings = yield* OutputSettings
       const setting = (key: keyof typeof BASH_DEFAULTS) => config.count(`tools.bash.${key}`, BASH_DEFAULTS[key] as number)
@@ -109,7 +110,7 @@ export const bashTool = defineTool({
         unconfined: params.sandbox === false,
       }), params)
       return render(params, shown, timeoutMs, maxTimeout, run)
-    }),
+    })),
 })
 
 /**

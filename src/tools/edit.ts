@@ -6,6 +6,7 @@ import { body, changesLine, fileOps, formatLine, hashLines, writtenFileData } fr
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./edit.md" with { type: "text" }
+import { withEditErrors } from "./edit-errors.ts"
 
 const span = (a: number, b: number) => (a === b ? `line ${a}` : `lines ${a}-${b}`)
 
@@ -38,7 +39,7 @@ export const editTool = defineTool({
     dry_run: Schema.optionalKey(DryRunParam),
   }),
   run: (params) =>
-    Effect.gen(function* () {
+    withEditErrors(Effect.gen(function* () {
       const dryRun = params.dry_run === true
       const outcome = yield* editFile({
         tool: "edit",
@@ -94,5 +95,5 @@ export const editTool = defineTool({
         hints: [readBack],
         meta: fileOps(display, operation, commit),
       }
-    }),
+    })),
 })

@@ -13,6 +13,7 @@ import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_add.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
 import type { GitError } from "../git/git-error.ts"
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 const under = (path: string, prefix: string) => prefix === "" || path === prefix || path.startsWith(`${prefix}/`)
 
@@ -63,7 +64,7 @@ export const gitAddTool = defineTool({
     }),
   }),
   run: ({ paths }) =>
-    withGitErrors(Effect.gen(function* () {
+    withGitErrors(withWorkspaceErrors(Effect.gen(function* () {
       const workspace = yield* Workspace
       const repo = yield* openRepository
       const given = typeof paths === "string" ? [paths] : paths
@@ -109,5 +110,5 @@ export const gitAddTool = defineTool({
         stats: { staged: changes.length },
         ...(ignored.length > 0 ? { hints: [hint("GitStatus", "medium", { short: true })] } : {}),
       }
-    })),
+    }))),
 })

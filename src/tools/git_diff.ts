@@ -8,6 +8,7 @@ import { toolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_diff.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 /** git_diff: unified diffs of unstaged (index → working tree) or staged (HEAD → index) changes. */
 export const gitDiffTool = defineTool({
@@ -24,7 +25,7 @@ export const gitDiffTool = defineTool({
     path: Schema.optionalKey(Schema.String.annotate({ description: "Only this file or folder." })),
   }),
   run: ({ staged, path }) =>
-    withGitErrors(Effect.gen(function* () {
+    withGitErrors(withWorkspaceErrors(Effect.gen(function* () {
       const workspace = yield* Workspace
       const repo = yield* openRepository
       let prefix: string | undefined
@@ -60,5 +61,5 @@ export const gitDiffTool = defineTool({
         stats: { files: diff.files.length, additions, deletions },
         ...(path !== undefined ? { context: { path_resolved: prefix ?? "." } } : {}),
       }
-    })),
+    }))),
 })

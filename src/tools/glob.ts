@@ -12,6 +12,7 @@ import { type StopReason, walk } from "../workspace/walk.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./glob.md" with { type: "text" }
 import { GLOB_DEFAULTS } from "../config/sections/tools.ts"
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 
 
@@ -70,7 +71,7 @@ export const globTool = defineTool({
     ),
   }),
   run: (params) =>
-    Effect.gen(function* () {
+    withWorkspaceErrors(Effect.gen(function* () {
       const ws = yield* Workspace
       const fs = yield* FileSystem
       const settings = yield* globSettings
@@ -204,5 +205,5 @@ export const globTool = defineTool({
           : {}),
       }
       return result
-    }),
+    })),
 })

@@ -19,6 +19,7 @@ import { readStillAt, stillAt } from "../workspace/checked-fs.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./grep.md" with { type: "text" }
 import { GREP_DEFAULTS } from "../config/sections/tools.ts"
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 
 
@@ -102,7 +103,7 @@ export const grepTool = defineTool({
     ),
   }),
   run: (params) =>
-    Effect.gen(function* () {
+    withWorkspaceErrors(Effect.gen(function* () {
       const ws = yield* Workspace
       const fs = yield* FileSystem
       const path = yield* Path
@@ -395,7 +396,7 @@ export const grepTool = defineTool({
           : {}),
       }
       return result
-    }),
+    })),
 })
 
 /** Files bigger than this are checked for place only when their hits are shown. */

@@ -15,6 +15,7 @@ import { similarPaths } from "../workspace/similar-paths.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./list.md" with { type: "text" }
 import { LIST_DEFAULTS } from "../config/sections/tools.ts"
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 
 /** Where a symbolic link leads, as a listing shows it. */
@@ -93,7 +94,7 @@ export const listTool = defineTool({
     ),
   }),
   run: (params) =>
-    Effect.gen(function* () {
+    withWorkspaceErrors(Effect.gen(function* () {
       const ws = yield* Workspace
       const fs = yield* FileSystem
       const path = yield* Path
@@ -300,5 +301,5 @@ export const listTool = defineTool({
         ...(truncated ? { truncation: { reason: "entry_limit", total_estimate: total } } : {}),
       }
       return result
-    }),
+    })),
 })

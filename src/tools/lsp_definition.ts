@@ -3,6 +3,7 @@ import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { noProvider, positionTool, readSource, withEngine, wordAt } from "./lsp-common.ts"
 import description from "./lsp_definition.md" with { type: "text" }
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 /** lsp_definition: where the symbol at a position is defined, with the defining line's text. */
 export const lspDefinitionTool = defineTool({
@@ -12,7 +13,7 @@ export const lspDefinitionTool = defineTool({
   aliases: ["definition", "goto_definition"],
   ...positionTool,
   run: ({ path, line, character }) =>
-    Effect.gen(function* () {
+    withWorkspaceErrors(Effect.gen(function* () {
       const source = yield* readSource(path)
       const header = `LspDefinition: ${source.display}:${line}:${character}`
       const answer = yield* withEngine(source, (engine) =>
@@ -52,5 +53,5 @@ export const lspDefinitionTool = defineTool({
             ? [hint("Grep", "medium", { pattern: `\\b${symbol}\\b` })]
             : [],
       }
-    }),
+    })),
 })

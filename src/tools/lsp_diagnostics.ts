@@ -6,6 +6,7 @@ import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { noProvider, PathParam, readSource, withEngine } from "./lsp-common.ts"
 import description from "./lsp_diagnostics.md" with { type: "text" }
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 
@@ -35,7 +36,7 @@ export const lspDiagnosticsTool = defineTool({
   readOnly: true,
   parameters: Schema.Struct({ path: PathParam }),
   run: ({ path }) =>
-    Effect.gen(function* () {
+    withWorkspaceErrors(Effect.gen(function* () {
       const source = yield* readSource(path)
       const header = `LspDiagnostics: ${source.display}`
       const result = yield* withEngine(source, (engine) => engine.diagnostics(source.absolute, source.text))
@@ -81,5 +82,5 @@ export const lspDiagnosticsTool = defineTool({
               : []
             : [hint("LspDiagnostics", "high", { path: source.display })],
       }
-    }),
+    })),
 })

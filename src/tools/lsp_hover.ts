@@ -3,6 +3,7 @@ import { hoverMarkdown } from "../lsp/engine.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { noProvider, positionTool, readSource, withEngine, wordAt } from "./lsp-common.ts"
 import description from "./lsp_hover.md" with { type: "text" }
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 /** lsp_hover: the type and documentation of the symbol at a position, as Markdown. */
 export const lspHoverTool = defineTool({
@@ -12,7 +13,7 @@ export const lspHoverTool = defineTool({
   aliases: ["hover"],
   ...positionTool,
   run: ({ path, line, character }) =>
-    Effect.gen(function* () {
+    withWorkspaceErrors(Effect.gen(function* () {
       const source = yield* readSource(path)
       const header = `LspHover: ${source.display}:${line}:${character}`
       const answer = yield* withEngine(source, (engine) =>
@@ -29,5 +30,5 @@ export const lspHoverTool = defineTool({
         stats: { characters: contents.length },
         context: { path_resolved: source.display },
       }
-    }),
+    })),
 })

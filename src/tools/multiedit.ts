@@ -5,6 +5,7 @@ import { body, changesLine, createdLine, fileOps, formatLine, hashLines, written
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./multiedit.md" with { type: "text" }
+import { withEditErrors } from "./edit-errors.ts"
 
 const EditItem = Schema.Struct({
   old_string: Schema.String.annotate({ description: "Exact text to replace." }),
@@ -30,7 +31,7 @@ export const multieditTool = defineTool({
     dry_run: Schema.optionalKey(DryRunParam),
   }),
   run: (params) =>
-    Effect.gen(function* () {
+    withEditErrors(Effect.gen(function* () {
       const dryRun = params.dry_run === true
       const n = params.edits.length
       const outcome = yield* editFile({
@@ -95,5 +96,5 @@ export const multieditTool = defineTool({
         hints: [hint("Read", "high", { path: display, offset: Math.max(0, firstLine - 4), limit: 200 })],
         meta: fileOps(display, operation, commit),
       }
-    }),
+    })),
 })

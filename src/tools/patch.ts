@@ -15,6 +15,7 @@ import { commitChanges } from "../workspace/file-transaction.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./patch.md" with { type: "text" }
 import { DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 
 /** patch: apply a unified diff or a `*** Begin Patch` envelope to many files, all or nothing. */
@@ -40,7 +41,7 @@ export const patchTool = defineTool({
     ),
   }),
   run: (params) =>
-    Effect.gen(function* () {
+    withWorkspaceErrors(Effect.gen(function* () {
       const config = yield* Config
       const workspace = yield* Workspace
       const ledger = yield* FileLedger
@@ -93,7 +94,7 @@ export const patchTool = defineTool({
           file_ops: reports.map((r) => ({ file_path: r.path, operation: r.operation, ...(r.old_path ? { old_path: r.old_path } : {}) })),
         },
       }
-    }),
+    })),
 })
 
 const LETTER: Record<FileReport["operation"], string> = { modify: "M", create: "A", delete: "D", rename: "R", copy: "C", mode: "M" }

@@ -11,6 +11,7 @@ import { FileLedger } from "../workspace/file-ledger.ts"
 import { fileTypeName } from "../workspace/checked-fs.ts"
 import { openCheckedScoped } from "../workspace/checked-open.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
+import { WorkspaceError } from "../workspace/workspace-error.ts"
 import {
   type ByteSource,
   countLines,
@@ -25,6 +26,7 @@ import { decodeBytes, decodeUtf16, SNIFF_BYTES, sniffText, type TextEncodingName
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./read.md" with { type: "text" }
 import { READ_DEFAULTS } from "../config/sections/tools.ts"
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 
 
@@ -94,7 +96,7 @@ export const readTool = defineTool({
     ),
   }),
   run: (params) =>
-    Effect.gen(function* () {
+    withWorkspaceErrors(Effect.gen(function* () {
       const ws = yield* Workspace
       const ledger = yield* FileLedger
       const settings = yield* readSettings
@@ -325,6 +327,6 @@ export const readTool = defineTool({
           }
           return result
         }),
-      ).pipe(Effect.mapError((e) => (e instanceof ToolError ? e : fromPlatformError(e, shown))))
-    }),
+      ).pipe(Effect.mapError((e) => (e instanceof ToolError || e instanceof WorkspaceError ? e : fromPlatformError(e, shown))))
+    })),
 })

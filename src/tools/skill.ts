@@ -13,6 +13,7 @@ import { editDistance } from "../workspace/similar-paths.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./skill.md" with { type: "text" }
 import { skillToolError } from "./skill-errors.ts"
+import { withWorkspaceErrors, workspaceToolError } from "./workspace-errors.ts"
 
 const SkillParams = Schema.Struct({
   action: Schema.optionalKey(
@@ -46,7 +47,7 @@ export const skillTool = defineTool({
   // Patterns in `permission.skill` match the name of the skill a load asks for.
   permissionSubjects: (p) => (actionOf(p) === "load" && p.name !== undefined ? { kind: "name", values: [normalName(p.name)] } : undefined),
   run: (params) =>
-    Effect.gen(function* () {
+    withWorkspaceErrors(Effect.gen(function* () {
       const workspace = yield* Workspace
       const permissions = yield* Permissions
       const config = yield* Config
@@ -78,7 +79,7 @@ export const skillTool = defineTool({
       }
       if (params.file !== undefined) return yield* fileResult(skill, params.file, workspace.display)
       return yield* loadResult(skill, workspace)
-    }),
+    })),
 })
 
 /** The level the permission rules give loading `name`. */
@@ -167,11 +168,11 @@ const fileResult = (skill: Skill, file: string, display: (p: string) => string) 
     }
     const read = yield* readSkillFile(skill.dir, file).pipe(
       Effect.catchTag("SkillFileError", (e) => Effect.fail(skillToolError(e))),
-      Effect.catchTag("ToolError", (e) =>
+      Effect.catchTag("WorkspaceError", (e) =>
         Effect.fail(
-          e.code === "NOT_FOUND"
+          e.reason === "missing"
             ? toolError("NOT_FOUND", `The skill '${skill.name}' has no file '${file}'.`, { hints: [hint("Skill", "high", { action: "load", name: skill.name })] })
-            : e,
+            : workspaceToolError(e),
         ),
       ),
     )

@@ -5,6 +5,7 @@ import { defineTool } from "../tool-framework/definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
 import description from "./todowrite.md" with { type: "text" }
 import { SessionInfo } from "../tool-framework/session.ts"
+import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 /** What TodoWrite says after every write. */
 export const LIST_REMINDER =
@@ -27,7 +28,7 @@ export const todowriteTool = defineTool({
     todos: Schema.Array(TodoInput).annotate({ description: "The whole list, in order." }),
   }),
   run: ({ todos: input }) =>
-    Effect.gen(function* () {
+    withWorkspaceErrors(Effect.gen(function* () {
       const normalized = normalizeTodos(input)
       if ("problems" in normalized) {
         return yield* toolError("INVALID_PARAM", `Invalid todo list: ${normalized.problems.map((p) => p.message).join("; ")}`, {
@@ -43,5 +44,5 @@ export const todowriteTool = defineTool({
         text: [lines.join("\n"), renderTodos(todos), LIST_REMINDER].filter((p) => p !== "").join("\n\n"),
         stats: { count: todos.length, active_count: active },
       }
-    }),
+    })),
 })

@@ -11,6 +11,7 @@ import { defineTool } from "../tool-framework/definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import description from "./write.md" with { type: "text" }
+import { withEditErrors } from "./edit-errors.ts"
 
 /** write: create or overwrite a whole file, atomically, with a diff of what changed. */
 export const writeTool = defineTool({
@@ -28,7 +29,7 @@ export const writeTool = defineTool({
     dry_run: Schema.optionalKey(DryRunParam),
   }),
   run: (params) =>
-    Effect.gen(function* () {
+    withEditErrors(Effect.gen(function* () {
       const config = yield* Config
       const ledger = yield* FileLedger
       const maxBytes = config.get("tools.write.max_file_bytes", DEFAULT_MAX_FILE_BYTES)
@@ -95,5 +96,5 @@ export const writeTool = defineTool({
           : [hint("Read", "high", { path: display, offset: 0, limit: 200 })],
         meta: fileOps(display, operation, commit),
       }
-    }),
+    })),
 })

@@ -2,11 +2,11 @@ import { Data, Effect } from "effect"
 import { createHash } from "node:crypto"
 import { constants, fchmodSync, fstatSync, linkSync, lstatSync, openSync, readdirSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs"
 import { dirname, sep } from "node:path"
-import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { closeQuietly, inDir, locateForWrite, unlinkQuietly, NotUsable, OutsideRoot, readAllFd, stampOf, type CheckedDir, type Contains } from "./checked-fs.ts"
 import { LockBusy, lockExclusive } from "./flock.ts"
 import { fromErrno } from "./fs-error.ts"
 import { Journal, tempNameFor, undoEntry, type JournalEntry } from "./journal.ts"
+import { WorkspaceError } from "./workspace-error.ts"
 
 /** A file as it was read: its bytes and mode, and the stamp used to notice a change since. */
 export interface FileBefore {
@@ -338,19 +338,22 @@ const pruneEmptyParents = (s: Slot, root: string, contains: Contains) => {
   }
 }
 
-/** The commit as an Effect whose failures are tool errors a model can act on. */
+/** The commit as an Effect whose failures say what a model can do about them. */
 export const commitChanges = (
   changes: ReadonlyArray<FileChange>,
   options: CommitOptions,
   ops: CommitOps = realOps,
-): Effect.Effect<Array<CommittedFile>, ToolError> =>
+): Effect.Effect<Array<CommittedFile>, WorkspaceError> =>
   Effect.try({ try: () => commitSync(changes, options, ops), catch: (e) => commitFailure(e, changes) })
 
-/** Maps a commit failure to the envelope error; the single place these are translated. */
-export const commitFailure = (error: unknown, changes: ReadonlyArray<FileChange>): ToolError => {
+/** A commit failure in words; the single place these are put into words. */
+export const commitFailure = (error: unknown, changes: ReadonlyArray<FileChange>): WorkspaceError => {
   if (error instanceof RollbackFailed) {
     const cause = commitFailure(error.cause, changes)
-    return toolError("EXECUTION_ERROR", `${cause.message} Rolling back failed for: ${error.files.join(", ")} — these files may be left changed; check them.`)
+    return new WorkspaceError({
+      reason: "failed",
+      message: `${cause.message} Rolling back failed for: ${error.files.join(", ")} — these files may be left changed; check them.`,
+    })
   }
   const every = changes.length > 1 ? " Nothing was changed." : " Nothing was written."
   const undone = changes.length > 1 ? " Nothing was changed (every step already done was rolled back)." : " Nothing was written."
@@ -361,22 +364,21 @@ export const commitFailure = (error: unknown, changes: ReadonlyArray<FileChange>
         : error.reason === "locked"
           ? `${error.display} is being changed by another process (its lock was held too long).`
           : `${error.display} changed on disk while this change was being prepared.`
-    return toolError("CONFLICT", `${why}${every} Read it again and redo the change.`, {
-      retryable: true,
-      context: { path_resolved: error.display },
-    })
+    return new WorkspaceError({ reason: "changed", message: `${why}${every} Read it again and redo the change.`, path: error.display })
   }
   if (error instanceof OutsideRoot) {
     const shown = changes.find((c) => c.path === error.path)?.display ?? error.path
-    return toolError("ACCESS_DENIED", `Access denied: '${shown}' leads outside the project root (through a symbolic link).${every}`, {
-      fieldErrors: [{ field: "path", message: "outside the project root" }],
+    return new WorkspaceError({
+      reason: "outside_root",
+      message: `Access denied: '${shown}' leads outside the project root (through a symbolic link).${every}`,
+      field: { name: "path", problem: "outside the project root" },
     })
   }
-  if (error instanceof NotUsable) return toolError("INVALID_PARAM", `${error.path}: ${error.reason}.${every}`)
+  if (error instanceof NotUsable) return new WorkspaceError({ reason: "not_usable", message: `${error.path}: ${error.reason}.${every}` })
   const e = error as { code?: string; path?: string; message?: string }
   const shown = describe(e.path, changes)
   const mapped = fromErrno(e.code, shown, e.message ?? String(error))
-  return toolError(mapped.code, `${mapped.message}${undone}`, mapped.fieldErrors ? { fieldErrors: mapped.fieldErrors } : {})
+  return new WorkspaceError({ reason: mapped.reason, message: `${mapped.message}${undone}`, ...(mapped.field ? { field: mapped.field } : {}) })
 }
 
 /** The root-relative name of the file an error is about (its temp file counts). */

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import type { ToolError } from "../protocol/tool-error.ts"
 import { closeQuietly, openCheckedFile, readAllFd, stampOf, type Contains } from "./checked-fs.ts"
 import { ChangedOnDisk, commitFailure, commitSync, type CommitOptions, type CommittedFile, type FileBefore } from "./file-transaction.ts"
+import type { WorkspaceError } from "./workspace-error.ts"
 
 /** A file as it is now, read through a checked descriptor; undefined when nothing (or no regular file) is there. */
 export const readCurrent = (contains: Contains, absolute: string): (FileBefore & { readonly real: string }) | undefined => {
@@ -26,7 +26,7 @@ export const readCurrent = (contains: Contains, absolute: string): (FileBefore &
  * checked folders, under the file's lock, temp + rename. When something else
  * changes the file in between, it is read again and the write retried.
  */
-export const replaceFile = (absolute: string, display: string, bytes: Uint8Array, options: CommitOptions): Effect.Effect<CommittedFile, ToolError> =>
+export const replaceFile = (absolute: string, display: string, bytes: Uint8Array, options: CommitOptions): Effect.Effect<CommittedFile, WorkspaceError> =>
   Effect.try({
     try: () => {
       const contains = options.contains ?? ((p: string) => p === options.root || p.startsWith(`${options.root}/`))

@@ -1,10 +1,10 @@
 import { Context, Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { errnoOf, fromPlatformError } from "./fs-error.ts"
 import { recoverJournals } from "./journal.ts"
 import { ensureStateDir, plannedStateDir, type Env } from "./state-dir.ts"
+import { WorkspaceError } from "./workspace-error.ts"
 
 /** A path the sandbox accepted. */
 export interface ResolvedPath {
@@ -29,10 +29,10 @@ export interface WorkspaceShape {
   /**
    * Resolves a user-supplied path against the working directory and checks the
    * sandbox: `..`, absolute paths and symlinks whose real target leaves the root
-   * (and the allowed extra folders) are ACCESS_DENIED; NUL bytes, over-long
-   * paths and symlink loops are INVALID_PARAM.
+   * (and the allowed extra folders) are outside_root; NUL bytes, over-long
+   * paths and symlink loops are bad_path.
    */
-  readonly resolve: (input: string, field?: string) => Effect.Effect<ResolvedPath, ToolError>
+  readonly resolve: (input: string, field?: string) => Effect.Effect<ResolvedPath, WorkspaceError>
   /** Whether an absolute real path lies inside the root or an allowed folder. */
   readonly contains: (realPath: string) => boolean
   /** How results name an absolute path. */
@@ -76,18 +76,22 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
       return rel === "" ? "." : rel.split(path.sep).join("/")
     }
 
-    const resolve = (input: string, field = "path"): Effect.Effect<ResolvedPath, ToolError> =>
+    const resolve = (input: string, field = "path"): Effect.Effect<ResolvedPath, WorkspaceError> =>
       Effect.gen(function* () {
         if (input.includes("\0")) {
-          return yield* toolError("INVALID_PARAM", `Invalid parameter '${field}': the path contains a NUL byte.`, {
-            fieldErrors: [{ field, message: "path contains a NUL byte" }],
+          return yield* new WorkspaceError({
+            reason: "bad_path",
+            message: `Invalid parameter '${field}': the path contains a NUL byte.`,
+            field: { name: field, problem: "path contains a NUL byte" },
           })
         }
         const bytes = Buffer.byteLength(input)
         const longest = Math.max(0, ...input.split(/[\\/]/).map((c) => Buffer.byteLength(c)))
         if (bytes > MAX_PATH_BYTES || longest > MAX_COMPONENT_BYTES) {
-          return yield* toolError("INVALID_PARAM", `Invalid parameter '${field}': the path is too long (${bytes} bytes).`, {
-            fieldErrors: [{ field, message: `path too long (max ${MAX_PATH_BYTES} bytes, ${MAX_COMPONENT_BYTES} per component)` }],
+          return yield* new WorkspaceError({
+            reason: "bad_path",
+            message: `Invalid parameter '${field}': the path is too long (${bytes} bytes).`,
+            field: { name: field, problem: `path too long (max ${MAX_PATH_BYTES} bytes, ${MAX_COMPONENT_BYTES} per component)` },
           })
         }
         const absolute = path.resolve(cwd, input === "" ? "." : input)
@@ -130,13 +134,13 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
       })
 
     const outside = (input: string, field: string, viaLink = false) =>
-      toolError(
-        "ACCESS_DENIED",
-        viaLink
+      new WorkspaceError({
+        reason: "outside_root",
+        message: viaLink
           ? `Access denied: '${input}' is a symbolic link that leads outside the project root.`
           : `Access denied: '${input}' is outside the project root.`,
-        { fieldErrors: [{ field, message: "outside the project root" }] },
-      )
+        field: { name: field, problem: "outside the project root" },
+      })
 
     const env = options.env ?? process.env
     // A change killed half way by an earlier run is rolled back before anything else touches the files.

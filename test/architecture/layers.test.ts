@@ -5,21 +5,6 @@ import { checkLayers, FLOORS, readTree } from "./layers.ts"
 
 const SRC = join(import.meta.dir, "..", "..", "src")
 
-/**
- * Domain files that still import ToolError, each waiting to get its own
- * tagged errors. The list may only shrink (a test below fails on a stale entry).
- */
-const NOT_YET_TAGGED: ReadonlyArray<string> = [
-  "edit/edit-file.ts",
-  "edit/stale-guard.ts",
-  "edit/target-file.ts",
-  "workspace/checked-open.ts",
-  "workspace/file-transaction.ts",
-  "workspace/fs-error.ts",
-  "workspace/replace-file.ts",
-  "workspace/workspace.ts",
-]
-
 const fixture = (files: Record<string, string>) => checkLayers(new Map(Object.entries(files)))
 
 describe("layers (fixtures)", () => {
@@ -71,10 +56,8 @@ describe("layers (src)", () => {
     expect(findings.filter((f) => f.kind !== "tool-error").map((f) => f.text)).toEqual([])
   })
 
-  test("ToolError is imported only from the tool framework up", () => {
-    const below = findings.filter((f) => f.kind === "tool-error").map((f) => (f.kind === "tool-error" ? f.from : ""))
-    expect(below.filter((f) => !NOT_YET_TAGGED.includes(f))).toEqual([])
-    expect(NOT_YET_TAGGED.filter((f) => !below.includes(f))).toEqual([])
+  test("ToolError is imported only from the tool framework up: no domain or base file imports it", () => {
+    expect(findings.filter((f) => f.kind === "tool-error").map((f) => f.text)).toEqual([])
   })
 
   test("errors are tagged: no class extends Error", () => {

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { commitChanges, realOps, type CommitOps, type FileChange } from "../../src/workspace/file-transaction.ts"
+import { workspaceToolError } from "../../src/tools/workspace-errors.ts"
 import { tempDir } from "../support/harness.ts"
 
 const enc = (s: string) => new TextEncoder().encode(s)
@@ -26,7 +27,7 @@ const runCommit = (changes: ReadonlyArray<FileChange>, root: string, ops: Commit
   Effect.runPromise(
     commitChanges(changes, { root }, ops).pipe(
       Effect.flip,
-      Effect.map((e) => ({ ok: false as const, code: e.code, message: e.message })),
+      Effect.map((e) => ({ ok: false as const, code: workspaceToolError(e).code, message: e.message })),
       Effect.orElseSucceed(() => ({ ok: true as const, code: undefined, message: "" })),
     ),
   )

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { mkdirSync, symlinkSync } from "node:fs"
 import { join } from "node:path"
 import { PlatformLive } from "../../src/runtime.ts"
+import { workspaceToolError } from "../../src/tools/workspace-errors.ts"
 import { findProjectRoot } from "../../src/workspace/project-root.ts"
 import { Workspace } from "../../src/workspace/workspace.ts"
 import { project, tempDir, writeTree } from "../support/harness.ts"
@@ -21,12 +22,12 @@ const resolveIn = (root: string, input: string, options: { cwd?: string; extra?:
 
 const ok = async (root: string, input: string, options?: { cwd?: string; extra?: Array<string> }) => {
   const r = await resolveIn(root, input, options)
-  if (r._tag !== "Success") throw new Error(`expected success, got ${r.failure.code}: ${r.failure.message}`)
+  if (r._tag !== "Success") throw new Error(`expected success, got ${workspaceToolError(r.failure).code}: ${r.failure.message}`)
   return r.success
 }
 const code = async (root: string, input: string) => {
   const r = await resolveIn(root, input)
-  return r._tag === "Failure" ? r.failure.code : "OK"
+  return r._tag === "Failure" ? workspaceToolError(r.failure).code : "OK"
 }
 
 describe("Workspace.resolve (sandbox)", () => {

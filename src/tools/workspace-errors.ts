@@ -1,0 +1,29 @@
+import { Effect } from "effect"
+import type { ErrorCode } from "../protocol/error-code.ts"
+import { toolError, type ToolError } from "../protocol/tool-error.ts"
+import { WorkspaceError } from "../workspace/workspace-error.ts"
+
+const CODES: Readonly<Record<WorkspaceError["reason"], ErrorCode>> = {
+  missing: "NOT_FOUND",
+  os_denied: "PERMISSION_DENIED",
+  is_directory: "IS_DIRECTORY",
+  bad_path: "INVALID_PARAM",
+  outside_root: "ACCESS_DENIED",
+  changed: "CONFLICT",
+  not_usable: "INVALID_PARAM",
+  failed: "EXECUTION_ERROR",
+}
+
+/** The workspace's errors as envelope errors (one table for every tool that touches files). */
+export const workspaceToolError = (e: WorkspaceError): ToolError =>
+  toolError(CODES[e.reason], e.message, {
+    ...(e.field ? { fieldErrors: [{ field: e.field.name, message: e.field.problem }] } : {}),
+    // A file changed under a change: doing it again on the new content may well succeed.
+    ...(e.reason === "changed" ? { retryable: true } : {}),
+    ...(e.hints ? { hints: e.hints } : {}),
+    ...(e.path !== undefined ? { context: { path_resolved: e.path } } : {}),
+  })
+
+/** A tool's run with the workspace's errors translated at the boundary. */
+export const withWorkspaceErrors = <A, E, R>(effect: Effect.Effect<A, E | WorkspaceError, R>): Effect.Effect<A, Exclude<E, WorkspaceError> | ToolError, R> =>
+  Effect.mapError(effect, (e) => (e instanceof WorkspaceError ? workspaceToolError(e) : (e as Exclude<E, WorkspaceError>)))
