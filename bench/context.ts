@@ -4,8 +4,9 @@ import { join } from "node:path"
 import type { FakeTurn } from "../test/support/fake-model.ts"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
 import { scriptedModel, type LoopRequest } from "./lib/scripted-model.ts"
-import { skippedRow, type Row } from "./lib/report.ts"
-import { capture } from "./lib/measure.ts"
+import { toolResults } from "../test/support/anvil-cli.ts"
+import { capture, median } from "./lib/measure.ts"
+import { ms, skippedRow, type Row } from "./lib/report.ts"
 
 /**
  * Bytes sent to the model by anvil and by opencode (the reference, from
@@ -39,7 +40,12 @@ interface Step {
   readonly label: string
   readonly anvil: { readonly name: string; readonly arguments: Record<string, unknown> }
   readonly opencode: { readonly name: string; readonly arguments: Record<string, unknown> }
+  /** When the answer must be cut: the whole count it has to state (nothing lost without saying so). */
+  readonly total?: { readonly count: number; readonly of: string }
 }
+
+const HITS = PACKAGES * MODULES * 2
+const TS_FILES = PACKAGES * MODULES + 1
 
 const steps = (ws: string): ReadonlyArray<Step> => {
   const big = "src/big.ts"
@@ -47,12 +53,23 @@ const steps = (ws: string): ReadonlyArray<Step> => {
   const failed = { old: "export const missing = 0", new: "export const missing = 1" }
   const good = { old: "export const value5000 = 5000", new: "export const value5000 = 5001" }
   return [
-    { label: `grep, ${PACKAGES * MODULES * 2} hits in ${PACKAGES * MODULES} files`, anvil: { name: "grep", arguments: { pattern: "TODO" } }, opencode: { name: "grep", arguments: { pattern: "TODO" } } },
-    { label: `read of a ${BIG_LINES.toLocaleString("en")}-line file`, anvil: { name: "read", arguments: { path: big } }, opencode: { name: "read", arguments: { filePath: join(ws, big) } } },
+    {
+      label: `grep, ${HITS.toLocaleString("en")} hits in ${(PACKAGES * MODULES).toLocaleString("en")} files`,
+      anvil: { name: "grep", arguments: { pattern: "TODO" } },
+      opencode: { name: "grep", arguments: { pattern: "TODO" } },
+      total: { count: HITS, of: "hits" },
+    },
+    {
+      label: `read of a ${BIG_LINES.toLocaleString("en")}-line file`,
+      anvil: { name: "read", arguments: { path: big } },
+      opencode: { name: "read", arguments: { filePath: join(ws, big) } },
+      total: { count: BIG_LINES, of: "lines" },
+    },
     {
       label: "bash printing 1 MB",
       anvil: { name: "bash", arguments: { command: bash } },
       opencode: { name: "bash", arguments: { command: bash, description: "Print 1 MB of numbered lines" } },
+      total: { count: BASH_LINES, of: "lines" },
     },
     {
       label: "edit that fails (text not in the file)",
@@ -64,8 +81,20 @@ const steps = (ws: string): ReadonlyArray<Step> => {
       anvil: { name: "edit", arguments: { path: big, old_string: good.old, new_string: good.new } },
       opencode: { name: "edit", arguments: { filePath: join(ws, big), oldString: good.old, newString: good.new } },
     },
-    { label: `glob of ${(PACKAGES * MODULES + 1).toLocaleString("en")} files`, anvil: { name: "glob", arguments: { pattern: "**/*.ts" } }, opencode: { name: "glob", arguments: { pattern: "**/*.ts" } } },
+    {
+      label: `glob of ${TS_FILES.toLocaleString("en")} files`,
+      anvil: { name: "glob", arguments: { pattern: "**/*.ts" } },
+      opencode: { name: "glob", arguments: { pattern: "**/*.ts" } },
+      total: { count: TS_FILES, of: "files" },
+    },
   ]
+}
+
+/** Whether `text` states `count`, written plainly or with thousands separators (4000, 4,000, 4 000). */
+const states = (text: string, count: number): boolean => {
+  const digits = String(count)
+  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, "[,. \u202f]?")
+  return new RegExp(`(^|\\D)${grouped}(\\D|$)`).test(text)
 }
 
 const PROMPT = "Find the TODOs, look at src/big.ts, run the generator, bump value5000 and list the TypeScript files."
@@ -147,8 +176,11 @@ const ripgrepDir = async (ctx: BenchContext, tpl: string): Promise<string> => {
 
 interface Driver {
   readonly name: "anvil" | "opencode"
-  /** Runs the scripted session in `ws` against the model at `url`; throws with the agent's stderr when it fails. */
-  readonly run: (url: string, ws: string, bin: string) => Promise<void>
+  /**
+   * Runs the scripted session in `ws` against the model at `url` and returns each tool call's own time in
+   * milliseconds by call id, from the agent's JSON events; throws with the agent's stderr when it fails.
+   */
+  readonly run: (url: string, ws: string, bin: string) => Promise<ReadonlyMap<string, number>>
 }
 
 const spawnAgent = async (argv: ReadonlyArray<string>, cwd: string, env: Record<string, string | undefined>, what: string) => {
@@ -157,6 +189,10 @@ const spawnAgent = async (argv: ReadonlyArray<string>, cwd: string, env: Record<
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   clearTimeout(timer)
   if (code !== 0) throw new Error(`${what} exited ${code}: ${(stderr || stdout).slice(-600)}`)
+  return stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, any>)
 }
 
 const anvilDriver = (ctx: BenchContext): Driver => ({
@@ -166,12 +202,14 @@ const anvilDriver = (ctx: BenchContext): Driver => ({
     // Language servers off on both sides: neither agent's edit answer waits for or carries diagnostics.
     mkdirSync(join(env.XDG_CONFIG_HOME!, "anvil"), { recursive: true })
     writeFileSync(join(env.XDG_CONFIG_HOME!, "anvil", "anvil.json"), JSON.stringify({ lsp: { enabled: false } }))
-    await spawnAgent(
+    const events = await spawnAgent(
       [ctx.binary, "run", "--yes", "-f", "stream-json", "--no-verify", "--model", "openai/bench", PROMPT],
       ws,
       { ...ctx.env, ...env, OPENAI_BASE_URL: url, OPENAI_API_KEY: "bench" },
       "anvil run",
     )
+    // Each tool result event carries its envelope, whose stats.time_ms is the tool's own time.
+    return new Map(toolResults(events).map((r) => [r.id as string, Number(r.envelope?.stats?.time_ms ?? 0)]))
   },
 })
 
@@ -201,11 +239,17 @@ const opencodeDriver = (ctx: BenchContext, exe: string): Driver => ({
         permission: { edit: "allow", bash: "allow", webfetch: "allow", external_directory: "allow" },
       }),
     )
-    await spawnAgent(
+    const events = await spawnAgent(
       [exe, "run", "--pure", "--auto", "--format", "json", "-m", "bench/model", PROMPT],
       ws,
       { ...ctx.env, ...env, OPENCODE_CONFIG: config, OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_LSP_DOWNLOAD: "1" },
       "opencode run",
+    )
+    // Each finished tool part carries the start and end of the tool's own run.
+    return new Map(
+      events
+        .filter((e) => e.type === "tool_use" && e.part?.state?.time)
+        .map((e) => [e.part.callID as string, Number(e.part.state.time.end) - Number(e.part.state.time.start)]),
     )
   },
 })
@@ -222,7 +266,11 @@ interface Session {
   readonly toolCount: number
   /** Bytes of the tool message answering each step (JSON of the message as sent), from the request after it. */
   readonly results: ReadonlyArray<number>
+  /** The text of each of those messages. */
+  readonly texts: ReadonlyArray<string>
   readonly edited: boolean
+  /** Per tool call: end of the answer asking for it → next request, minus the tool's own time. */
+  readonly overheads: ReadonlyArray<number>
 }
 
 const toolMessage = (request: LoopRequest | undefined, callId: string): unknown =>
@@ -234,9 +282,10 @@ const session = async (ctx: BenchContext, driver: Driver, tpl: string, ws: strin
   const plan = steps(ws)
   const script: Array<FakeTurn> = [...plan.map((s, i): FakeTurn => ({ tool_calls: [{ ...s[driver.name], id: `call_${i + 1}` }] })), { text: ANSWER }]
   const server = scriptedModel(script)
+  let toolTimes: ReadonlyMap<string, number>
   try {
     ctx.log(`context: ${driver.name}, ${script.length} scripted requests`)
-    await driver.run(server.url, ws, bin)
+    toolTimes = await driver.run(server.url, ws, bin)
   } finally {
     server.stop()
   }
@@ -245,10 +294,10 @@ const session = async (ctx: BenchContext, driver: Driver, tpl: string, ws: strin
   writeFileSync(join(ctx.work, "context", `${driver.name}-requests.json`), JSON.stringify(requests.map((r) => r.body), null, 1))
   if (requests.length !== script.length) throw new Error(`${driver.name} made ${requests.length} requests with tools, the script has ${script.length}`)
   const first = requests[0]!.body
-  const results = plan.map((s, i) => {
-    const message = toolMessage(requests[i + 1], `call_${i + 1}`)
+  const messages = plan.map((s, i) => {
+    const message = toolMessage(requests[i + 1], `call_${i + 1}`) as { content?: unknown } | undefined
     if (message === undefined) throw new Error(`${driver.name}: no tool message answers step ${i + 1} (${s.label})`)
-    return utf8(message)
+    return message
   })
   return {
     requests,
@@ -257,7 +306,13 @@ const session = async (ctx: BenchContext, driver: Driver, tpl: string, ws: strin
     systemBytes: utf8((first.messages as Array<any>).filter((m) => m.role === "system")),
     toolsBytes: utf8(first.tools),
     toolCount: first.tools.length,
-    results,
+    results: messages.map(utf8),
+    texts: messages.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))),
+    overheads: plan.map((_, i) => {
+      const time = toolTimes.get(`call_${i + 1}`)
+      if (time === undefined) throw new Error(`${driver.name} reported no time for tool call ${i + 1}`)
+      return requests[i + 1]!.receivedAt - requests[i]!.respondedAt! - time
+    }),
     edited: readFileSync(join(ws, "src", "big.ts"), "utf8").includes("export const value5000 = 5001\n"),
   }
 }
@@ -306,12 +361,20 @@ export const context: BenchGroup = {
         targets: [{ label: `<= ${GOAL}x opencode`, pass: anvil.first / opencode.first <= GOAL }],
         note: `system ${kb(anvil.systemBytes)} vs ${kb(opencode.systemBytes)}; tool schemas ${kb(anvil.toolsBytes)} for ${anvil.toolCount} tools vs ${kb(opencode.toolsBytes)} for ${opencode.toolCount}`,
       },
+      {
+        name: "loop overhead per tool call in this session",
+        value: ms(median(anvil.overheads)),
+        reference: `${reference} ${ms(median(opencode.overheads))}`,
+        ratio: median(anvil.overheads) / median(opencode.overheads),
+        note: "median over the session's 6 calls: end of the answer asking for the tool → next request, minus the tool's own time (anvil's envelope time_ms, opencode's tool part start/end)",
+      },
       ...plan.map(
         (s, i): Row => ({
           name: `model bytes, tool result: ${s.label}`,
           value: kb(anvil.results[i]!),
           reference: `${reference} ${kb(opencode.results[i]!)}`,
           ratio: anvil.results[i]! / opencode.results[i]!,
+          ...(s.total ? { targets: [{ label: `anvil states the total (${s.total.count.toLocaleString("en")} ${s.total.of})`, pass: states(anvil.texts[i]!, s.total.count) }] } : {}),
         }),
       ),
     ]
