@@ -294,6 +294,10 @@ const session = async (ctx: BenchContext, driver: Driver, tpl: string, ws: strin
   writeFileSync(join(ctx.work, "context", `${driver.name}-requests.json`), JSON.stringify(requests.map((r) => r.body), null, 1))
   if (requests.length !== script.length) throw new Error(`${driver.name} made ${requests.length} requests with tools, the script has ${script.length}`)
   const first = requests[0]!.body
+  // A call of a tool the first request does not offer would measure an "unknown tool" answer, not the tool.
+  const offered = new Set((first.tools as Array<any>).map((t) => t.function?.name))
+  const missing = [...new Set(plan.map((s) => s[driver.name].name))].filter((n) => !offered.has(n))
+  if (missing.length) throw new Error(`${driver.name}'s first request does not offer ${missing.join(", ")}; the script calls them`)
   const messages = plan.map((s, i) => {
     const message = toolMessage(requests[i + 1], `call_${i + 1}`) as { content?: unknown } | undefined
     if (message === undefined) throw new Error(`${driver.name}: no tool message answers step ${i + 1} (${s.label})`)
