@@ -29,6 +29,7 @@ import { bash } from "./bash.ts"
 import { context } from "./context.ts"
 import { edit } from "./edit.ts"
 import { gitStatus } from "./git.ts"
+import { glob } from "./glob.ts"
 import { lsp } from "./lsp.ts"
 import { mcp } from "./mcp.ts"
 import { patch } from "./patch.ts"
@@ -42,7 +43,7 @@ import { startup } from "./startup.ts"
 
 import { sdkHost } from "./sdk-host.ts"
 
-const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, search, agent, context, lsp, plugins, mcp, safety, sandbox, sdkHost]
+const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, glob, search, agent, context, lsp, plugins, mcp, safety, sandbox, sdkHost]
 
 const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list] [--readme]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
 

@@ -59,25 +59,23 @@ const grepRequest = (pattern: string, mode: SearchRequest["mode"]): SearchReques
 })
 
 /**
- * glob against `rg --files` and grep against rg with the flags anvil's grep
+ * grep against rg with the flags anvil's grep
  * passes it, on a 100,000-file tree, through the built executable (process
  * start included on both sides). Each figure counts only if anvil's answer is
  * the reference's (same count of files or matches).
  */
 export const search: BenchGroup = {
   name: "search",
-  description: `anvil tool glob and grep on a ${FILES.toLocaleString("en")}-file tree, against rg --files and rg with the same flags`,
+  description: `anvil tool grep on a ${FILES.toLocaleString("en")}-file tree, against rg with the same flags`,
   run: async (ctx) => {
     const names = [
-      "anvil tool glob **/*",
-      "anvil tool glob **/*.py",
       "anvil tool grep needle_\\d+",
       "anvil tool grep needle_\\d+ (files_with_matches)",
       "anvil tool grep export (files_with_matches, every file)",
     ]
     const tools = await registeredTools(ctx)
-    if (!tools.has("glob") || !tools.has("grep")) {
-      return names.map((n) => skippedRow(n, "glob/grep are not registered in this build; rebuild with `bun bench/run.ts --build`"))
+    if (!tools.has("grep")) {
+      return names.map((n) => skippedRow(n, "grep is not registered in this build; rebuild with `bun bench/run.ts --build`"))
     }
     const rg = Bun.which("rg") ?? packagedRg
     const dir = prepare(ctx)
@@ -85,37 +83,11 @@ export const search: BenchGroup = {
     const rows: Array<Row> = []
     const lines = async (argv: ReadonlyArray<string>) => (await capture(argv, { cwd: dir, env: ctx.env })).stdout.split("\n").filter((l) => l !== "")
 
-    // glob: the whole tree, and a filtered pattern (the answer must be complete: status success, rg's count).
-    for (const [pattern, rgExtra, name] of [
-      ["**/*", [] as Array<string>, names[0]!],
-      ["**/*.py", ["-g", "*.py"], names[1]!],
-    ] as const) {
-      ctx.log(`search: ${options.runs} runs each of rg --files ${rgExtra.join(" ")} and anvil tool glob ${pattern}`)
-      const reference = await measure([rg, "--files", "--no-config", ...rgExtra], options)
-      const anvil = await measure([ctx.binary, "tool", "glob", JSON.stringify({ pattern, limit: 1 })], options)
-      const expected = (await lines([rg, "--files", "--no-config", ...rgExtra])).length
-      const envelope = await toolEnvelope(ctx, dir, "glob", { pattern, limit: 1 })
-      const whole = envelope.data.count === expected && envelope.data.aborted_reason === undefined
-      const ratio = anvil.medianMs / reference.medianMs
-      rows.push({
-        name,
-        value: ms(anvil.medianMs),
-        reference: `rg --files ${rgExtra.join(" ")} ${ms(reference.medianMs)}`.replace("  ", " "),
-        ratio,
-        peakRssBytes: anvil.peakRssBytes,
-        targets: [
-          { label: "ratio <= 1.5x", pass: ratio <= 1.5 },
-          { label: `whole answer (${expected} paths, no breaker)`, pass: whole },
-        ],
-        ...(whole ? {} : { note: `glob counted ${String(envelope.data.count)} (${String(envelope.data.aborted_reason ?? "not stopped")}), rg ${expected}` }),
-      })
-    }
-
     // grep: few matches (the walk and search dominate) and many files (output handling dominates).
     for (const [pattern, mode, name] of [
-      ["needle_\\d+", "content", names[2]!],
-      ["needle_\\d+", "files_with_matches", names[3]!],
-      ["export", "files_with_matches", names[4]!],
+      ["needle_\\d+", "content", names[0]!],
+      ["needle_\\d+", "files_with_matches", names[1]!],
+      ["export", "files_with_matches", names[2]!],
     ] as const) {
       const args = ripgrepArgs(grepRequest(pattern, mode), { dir })
       ctx.log(`search: ${options.runs} runs each of rg ${args.join(" ")} and anvil tool grep ${pattern}`)

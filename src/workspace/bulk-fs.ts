@@ -3,6 +3,7 @@ import { FileSystem } from "effect/FileSystem"
 import type { PlatformError } from "effect/PlatformError"
 import { constants, openSync, readdirSync, statSync } from "node:fs"
 import { closeQuietly, fdPath, readStillAt, realOfFd } from "./checked-fs.ts"
+import { listFast } from "./fast-listing.ts"
 
 /**
  * The bulk file-system reads a search makes: the listings of many
@@ -49,7 +50,8 @@ const mtimeOf = (file: string): number => {
 
 export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs") {
   /**
-   * The live service: synchronous `readdir` (a batch is a few dozen folders,
+   * The live service: listings through openat2 + getdents64 where the
+   * kernel offers them (fast-listing.ts), else synchronous `readdir` (a batch is a few dozen folders,
    * so the event loop waits milliseconds at most); synchronous `stat`s for a
    * small batch (grep stats its results in batches of a few hundred while rg
    * searches), promise `stat`s 256 in flight for a larger one.
@@ -58,6 +60,8 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
     listDirectories: (dirs) =>
       Effect.sync(() =>
         dirs.map((dir) => {
+          const fast = listFast(dir)
+          if (fast !== "fallback") return fast
           let fd: number | undefined
           try {
             // Read through the opened folder, and only when it really is `dir`: a folder swapped for a

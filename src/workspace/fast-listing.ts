@@ -1,0 +1,150 @@
+import { dlopen, FFIType, ptr, toArrayBuffer, type Pointer } from "bun:ffi"
+
+/**
+ * Directory listings straight from the kernel, for the walks behind glob and
+ * the built-in grep. Node's way to list a folder without following a swapped
+ * link costs seven system calls (open, readlink of /proc/self/fd, open of that
+ * magic link, two getdents, two closes) and an object per entry; on Linux
+ * one `openat2` with RESOLVE_NO_SYMLINKS gives the same guarantee in one call
+ * (it fails when any component of the path is a link, so the folder read is
+ * the one the real path names, checked at the moment it is opened), then
+ * getdents64 fills a reused buffer. About twice as fast on a 57,000-file tree.
+ *
+ * Anything unusual answers `"fallback"` so the caller lists the folder the
+ * portable way: no libc or no openat2 (another OS, an old kernel, a seccomp
+ * filter), a file system that does not report entry types, a name that is
+ * not valid UTF-8 (the portable reader decides how it is shown).
+ */
+
+/** An entry's kind as getdents64 reports it (d_type). */
+export type FastEntryType = "File" | "Directory" | "SymbolicLink" | "Other"
+
+export interface FastEntry {
+  readonly name: string
+  readonly type: FastEntryType
+}
+
+type Syscall = (n: number | bigint, a: number | bigint, b: unknown, c: unknown, d: number | bigint) => number | bigint
+type Getdents = (fd: number, buf: unknown, size: number | bigint) => number | bigint
+type Close = (fd: number) => number
+
+interface Native {
+  readonly syscall: Syscall
+  readonly getdents64: Getdents
+  readonly close: Close
+  readonly __errno_location: () => Pointer
+}
+
+const SYS_OPENAT2 = 437
+const AT_FDCWD = -100
+const O_DIRECTORY = 0o200000
+const O_NOFOLLOW = 0o400000
+const O_CLOEXEC = 0o2000000
+const RESOLVE_NO_MAGICLINKS = 0x02
+const RESOLVE_NO_SYMLINKS = 0x04
+const DT_UNKNOWN = 0
+const DT_DIR = 4
+const DT_REG = 8
+const DT_LNK = 10
+const ENOSYS = 38
+const EPERM = 1
+
+const load = (): Native | undefined => {
+  if (process.platform !== "linux" || (process.arch !== "x64" && process.arch !== "arm64")) return undefined
+  try {
+    const lib = dlopen("libc.so.6", {
+      syscall: { args: [FFIType.i64, FFIType.i64, FFIType.ptr, FFIType.ptr, FFIType.i64], returns: FFIType.i64 },
+      getdents64: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
+      close: { args: [FFIType.i32], returns: FFIType.i32 },
+      __errno_location: { args: [], returns: FFIType.ptr },
+    })
+    return lib.symbols as unknown as Native
+  } catch {
+    return undefined
+  }
+}
+
+let native: Native | undefined | null = null
+let enabled = true
+
+/** Turns the fast reader on or off for this process (tests compare its answers with the portable reader's). */
+export const setFastListing = (on: boolean): void => {
+  enabled = on
+}
+let errnoView: Int32Array | undefined
+const BUFFER = new Uint8Array(64 * 1024)
+const VIEW = new DataView(BUFFER.buffer)
+/** struct open_how { u64 flags; u64 mode; u64 resolve; } */
+const HOW = new BigUint64Array([BigInt(O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), 0n, BigInt(RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)])
+const encoder = new TextEncoder()
+const strict = new TextDecoder("utf-8", { fatal: true })
+
+const errno = (lib: Native): number => {
+  if (errnoView === undefined) {
+    errnoView = new Int32Array(toArrayBuffer(lib.__errno_location(), 0, 4))
+  }
+  return errnoView[0] ?? 0
+}
+
+/** Off for the rest of the process once openat2 proves unusable. */
+const disable = () => {
+  native = undefined
+}
+
+const typeOf = (d: number): FastEntryType | undefined =>
+  d === DT_REG ? "File" : d === DT_DIR ? "Directory" : d === DT_LNK ? "SymbolicLink" : d === DT_UNKNOWN ? undefined : "Other"
+
+/**
+ * The entries of the folder at absolute real path `dir` (no "." or ".."), in
+ * the order the file system keeps them; undefined when it cannot be listed as
+ * that path (missing, not a folder, a link on the way, no permission);
+ * `"fallback"` when this reader cannot tell and the portable one must.
+ */
+export const listFast = (dir: string): ReadonlyArray<FastEntry> | undefined | "fallback" => {
+  if (!enabled) return "fallback"
+  if (native === null) native = load()
+  const lib = native
+  if (lib === undefined) return "fallback"
+  const path = encoder.encode(`${dir}\0`)
+  const fd = Number(lib.syscall(SYS_OPENAT2, AT_FDCWD, ptr(path), ptr(HOW), 24))
+  if (fd < 0) {
+    const code = errno(lib)
+    if (code === ENOSYS || code === EPERM) {
+      disable()
+      return "fallback"
+    }
+    // ELOOP (a link somewhere on the path, which the portable check refuses too), ENOENT, ENOTDIR, EACCES, …
+    return code === 0 ? "fallback" : undefined
+  }
+  try {
+    const out: Array<FastEntry> = []
+    for (;;) {
+      const n = Number(lib.getdents64(fd, ptr(BUFFER), BUFFER.length))
+      if (n < 0) return undefined
+      if (n === 0) return out
+      for (let off = 0; off < n; ) {
+        const reclen = VIEW.getUint16(off + 16, true)
+        const type = typeOf(BUFFER[off + 18]!)
+        const start = off + 19
+        let end = start
+        let ascii = true
+        for (let b = BUFFER[end]!; b !== 0; b = BUFFER[++end]!) if (b >= 0x80) ascii = false
+        off += reclen
+        if (end - start <= 2 && BUFFER[start] === 46 && (end - start === 1 || BUFFER[start + 1] === 46)) continue
+        if (type === undefined) return "fallback"
+        let name: string
+        if (ascii) name = String.fromCharCode.apply(null, BUFFER.subarray(start, end) as unknown as Array<number>)
+        else {
+          try {
+            name = strict.decode(BUFFER.subarray(start, end))
+          } catch {
+            return "fallback"
+          }
+        }
+        out.push({ name, type })
+      }
+    }
+  } finally {
+    lib.close(fd)
+  }
+}
