@@ -5,9 +5,12 @@ import type { BenchContext, BenchGroup } from "./lib/context.ts"
 import { median, peakRss, runOnce } from "./lib/measure.ts"
 import { mib, ms, skippedRow, type Row } from "./lib/report.ts"
 
-const GIB = 1024 ** 3
-/** 1 GiB of 56-byte lines (the last one cut), from a shell pipeline: no input file needed. */
-const PRODUCER = `yes "the quick brown fox jumps over the lazy dog 0123456789" | head -c ${GIB}`
+/** MiB of output: 1 GiB, the issue's figure; ANVIL_BENCH_BASH_MIB=256 (say) for a quicker look. */
+const MIB = Number(process.env.ANVIL_BENCH_BASH_MIB ?? 1024)
+const SIZE = MIB * 1024 ** 2
+const SIZE_NAME = MIB % 1024 === 0 ? `${MIB / 1024} GiB` : `${MIB} MiB`
+/** 56-byte lines (the last one cut), from a shell pipeline: no input file needed. */
+const PRODUCER = `yes "the quick brown fox jumps over the lazy dog 0123456789" | head -c ${SIZE}`
 
 /** bench/.work/bash: an empty anvil project whose spill folder is emptied after every run (1 GiB each). */
 const prepare = (ctx: BenchContext): string => {
@@ -22,76 +25,93 @@ const clean = (dir: string) => {
   rmSync(join(dir, "reference.out"), { force: true })
 }
 
-/** Wall time of `argv`: one warm-up, then `runs` timed runs, cleaning the spill folder after each. */
-const timed = async (argv: ReadonlyArray<string>, dir: string, ctx: BenchContext, runs: number) => {
-  const samples: Array<number> = []
+/**
+ * Wall and CPU time of each program: one warm-up each, then `runs` rounds
+ * that run them one after the other (the load of a shared machine hits all
+ * alike), cleaning the spill folder after each run.
+ */
+const rounds = async (programs: ReadonlyArray<ReadonlyArray<string>>, dir: string, ctx: BenchContext, runs: number) => {
+  const wall = programs.map(() => [] as Array<number>)
+  const cpu = programs.map(() => [] as Array<number>)
   for (let i = 0; i <= runs; i++) {
-    const run = await runOnce(argv, { cwd: dir, env: ctx.env })
-    clean(dir)
-    if (run.exitCode !== 0) throw new Error(`${argv.join(" ")} exited with ${run.exitCode}`)
-    if (i > 0) samples.push(run.ms)
+    for (const [k, argv] of programs.entries()) {
+      const run = await runOnce(argv, { cwd: dir, env: ctx.env })
+      clean(dir)
+      if (run.exitCode !== 0) throw new Error(`${argv.join(" ")} exited with ${run.exitCode}`)
+      if (i > 0) {
+        wall[k]!.push(run.ms)
+        cpu[k]!.push(run.cpuMs)
+      }
+    }
   }
-  return median(samples)
+  return programs.map((_, k) => ({ ms: median(wall[k]!), cpuMs: median(cpu[k]!) }))
 }
 
 /**
  * The bash tool streaming 1 GiB of output: the model gets head and tail, the
  * whole GiB goes to the spill file, and memory must not grow with the output.
  * References: the same pipeline into /dev/null (the target's baseline) and
- * into a file (the same disk write the spill costs).
+ * into a file (the same disk write the spill costs; on a slow disk that write
+ * alone can cost more than the target allows, hence the second row).
  */
 export const bash: BenchGroup = {
   name: "bash",
-  description: "anvil tool bash printing 1 GiB (spilled whole), against sh -c '… >/dev/null' and '… >file'",
+  description: `anvil tool bash printing ${SIZE_NAME} (spilled whole), against sh -c '… >/dev/null' and '… >file'`,
   run: async (ctx) => {
-    const name = "anvil tool bash, 1 GiB of output"
+    const names = [`anvil tool bash, ${SIZE_NAME} of output`, `anvil tool bash, ${SIZE_NAME} of output, against writing it to a file`]
     if (!(await registeredTools(ctx)).has("bash")) {
-      return [skippedRow(name, "the bash tool is not registered in this build; rebuild with `bun bench/run.ts --build`")]
+      return names.map((n) => skippedRow(n, "the bash tool is not registered in this build; rebuild with `bun bench/run.ts --build`"))
     }
     const dir = prepare(ctx)
     clean(dir)
-    // Each run moves 1 GiB through a pipe and onto the disk: a few runs are enough for a median.
+    // Each run moves the whole output through a pipe and onto the disk: a few rounds are enough for a median.
     const runs = Math.max(1, Math.min(ctx.runs, 3))
     const anvil = [ctx.binary, "tool", "bash", JSON.stringify({ command: PRODUCER })]
     const devNull = ["/bin/sh", "-c", `${PRODUCER} >/dev/null`]
     const toFile = ["/bin/sh", "-c", `${PRODUCER} >reference.out`]
 
-    ctx.log(`bash: ${runs} runs each of sh >/dev/null, sh >file and anvil tool bash (1 GiB each)`)
-    const nullMs = await timed(devNull, dir, ctx, runs)
-    const fileMs = await timed(toFile, dir, ctx, runs)
-    const anvilMs = await timed(anvil, dir, ctx, runs)
+    ctx.log(`bash: ${runs} rounds of sh >/dev/null, sh >file and anvil tool bash (${SIZE_NAME} each)`)
+    const [nullRun, fileRun, anvilRun] = await rounds([devNull, toFile, anvil], dir, ctx, runs)
     const rss = await peakRss(anvil, { cwd: dir, env: ctx.env })
     clean(dir)
     // What anvil occupies anyway (runtime, tools): the same call on a command that prints nothing.
     const idle = await peakRss([ctx.binary, "tool", "bash", JSON.stringify({ command: "true" })], { cwd: dir, env: ctx.env })
     clean(dir)
 
-    // The figures count only if the tool did the job: the whole GiB on disk, head and tail shown.
+    // The figures count only if the tool did the job: the whole output on disk, head and tail shown.
     const envelope = await toolEnvelope(ctx, dir, "bash", { command: PRODUCER })
     const spill = typeof envelope.data.output_path === "string" ? join(dir, envelope.data.output_path) : ""
     const spilled = spill !== "" && existsSync(spill) ? statSync(spill).size : 0
     const shown = typeof envelope.data.stdout === "string" ? envelope.data.stdout : ""
     clean(dir)
-    const correct = envelope.status === "partial" && spilled === GIB && shown.includes("lines omitted")
+    const correct = envelope.status === "partial" && spilled === SIZE && shown.includes("lines omitted")
+    const whole = { label: `spills the whole ${SIZE_NAME}`, pass: correct }
+    const wrong = correct ? "" : `; the envelope was wrong: status ${envelope.status}, spilled ${mib(spilled)}`
+    const cpu = (run: { cpuMs: number }) => ms(run.cpuMs)
 
-    const ratio = anvilMs / nullMs
+    const ratio = anvilRun!.ms / nullRun!.ms
+    const fileRatio = anvilRun!.ms / fileRun!.ms
     return [
       {
-        name,
-        value: ms(anvilMs),
-        reference: `sh >/dev/null ${ms(nullMs)}`,
+        name: names[0]!,
+        value: ms(anvilRun!.ms),
+        reference: `sh >/dev/null ${ms(nullRun!.ms)}`,
         ratio,
         peakRssBytes: rss,
-        targets: [
-          { label: "ratio <= 1.5x", pass: ratio <= 1.5 },
-          { label: "grows < 100 MiB over idle", pass: rss - idle < 100 * 1024 * 1024 },
-          { label: "spills the whole GiB", pass: correct },
-        ],
+        targets: [{ label: "ratio <= 1.5x", pass: ratio <= 1.5 }, { label: "peak RSS <= 150 MiB", pass: rss <= 150 * 1024 * 1024 }, whole],
         note:
-          `peak RSS ${mib(rss)} against ${mib(idle)} for a call that prints nothing; ` +
-          `sh writing the same GiB to a file takes ${ms(fileMs)} (anvil is ${(anvilMs / fileMs).toFixed(2)}x that): ` +
-          `the spill's disk write alone costs ${(fileMs / nullMs).toFixed(2)}x the /dev/null baseline` +
-          (correct ? "" : `; the envelope was wrong: status ${envelope.status}, spilled ${mib(spilled)}`),
+          `peak RSS ${mib(rss)} against ${mib(idle)} for a call that prints nothing; CPU ${cpu(anvilRun!)} against ${cpu(nullRun!)}; ` +
+          `sh writing the same output to a file takes ${ms(fileRun!.ms)}: the disk write alone costs ${(fileRun!.ms / nullRun!.ms).toFixed(2)}x the /dev/null baseline` +
+          wrong,
+      } satisfies Row,
+      {
+        name: names[1]!,
+        value: ms(anvilRun!.ms),
+        reference: `sh >file ${ms(fileRun!.ms)}`,
+        ratio: fileRatio,
+        peakRssBytes: rss,
+        targets: [{ label: "ratio <= 1.2x", pass: fileRatio <= 1.2 }, whole],
+        note: `the same runs as the row above, against the same bytes written to a file by sh (CPU ${cpu(anvilRun!)} against ${cpu(fileRun!)})${wrong}`,
       } satisfies Row,
     ]
   },

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:
 import { join } from "node:path"
 import { registeredTools, toolEnvelope } from "./lib/anvil.ts"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
-import { capture, median, runOnce } from "./lib/measure.ts"
+import { capture, median, peakRss, runOnce } from "./lib/measure.ts"
 import { ms, skippedRow, type Row } from "./lib/report.ts"
 
 /**
@@ -48,16 +48,14 @@ const prepare = (ctx: BenchContext): string => {
 /** Alternating timed runs of two programs (the load of a shared machine hits both alike), after a warm-up of each. */
 const paired = async (a: ReadonlyArray<string>, b: ReadonlyArray<string>, runs: number, cwd: string, env: BenchContext["env"]) => {
   const times: [Array<number>, Array<number>] = [[], []]
-  let peak = 0
   for (let i = 0; i <= runs; i++) {
     for (const [k, argv] of [a, b].entries()) {
       const run = await runOnce(argv, { cwd, env })
       if (run.exitCode !== 0) throw new Error(`${argv.join(" ")} exited with ${run.exitCode}`)
       if (i > 0) times[k]!.push(run.ms)
-      if (k === 1) peak = Math.max(peak, run.rss)
     }
   }
-  return { a: median(times[0]), b: median(times[1]), peakRss: peak }
+  return { a: median(times[0]), b: median(times[1]), peakRss: await peakRss(b, { cwd, env }) }
 }
 
 /**

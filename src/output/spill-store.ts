@@ -1,7 +1,7 @@
-import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs"
+import { constants, mkdirSync, openSync, realpathSync, writeFileSync, writeSync } from "node:fs"
 import { closeQuietly, inDir, openCheckedDir } from "../workspace/checked-fs.ts"
 import { join } from "node:path"
 import { ensureStateDir } from "../workspace/state-dir.ts"
@@ -40,8 +40,34 @@ export interface SpillStream {
   readonly path: string
   /** Appends the bytes to the file. */
   readonly write: (bytes: Uint8Array) => Effect.Effect<void, Error>
+  /**
+   * Appends the bytes at once, throwing on failure: for a command's output,
+   * written chunk by chunk as the pipe delivers it (no batching copy, no
+   * promise per chunk; a page-cache write is a fraction of a millisecond).
+   */
+  readonly writeSync: (bytes: Uint8Array) => void
   /** Closes the file; closing twice is harmless. */
   readonly close: Effect.Effect<void>
+}
+
+/** A new file only: never an existing name, never through a link. */
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+
+/** A spill stream over an open descriptor. */
+const appendOnly = (fd: number, file: string): SpillStream => {
+  let open = true
+  const writeSyncAll = (bytes: Uint8Array) => {
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at)
+  }
+  return {
+    path: file,
+    write: (bytes) => Effect.try({ try: () => writeSyncAll(bytes), catch: (e) => (e instanceof Error ? e : new Error(String(e))) }),
+    writeSync: writeSyncAll,
+    close: Effect.sync(() => {
+      if (open) closeQuietly(fd)
+      open = false
+    }),
+  }
 }
 
 /** Spill file names this store owns; retention deletes nothing else. */
@@ -112,26 +138,16 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
           const stamp = spillStamp(yield* Clock.currentTimeMillis)
           const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
           const ext = extension.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "") || "txt"
-          const scope = yield* Scope.make()
           for (let n = 1; ; n++) {
             const name = `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.${ext}`
-            const file = path.join(folder, name)
-            const opened = yield* fs.open(inDir(checked, name), { flag: "wx" }).pipe(Scope.provide(scope), Effect.result)
-            if (opened._tag === "Success") {
-              const handle = opened.success
-              const stream: SpillStream = {
-                path: file,
-                write: (bytes) => handle.writeAll(bytes),
-                close: Scope.close(scope, Exit.void),
-              }
-              return stream
-            }
-            if (opened.failure.reason._tag !== "AlreadyExists") {
-              yield* Scope.close(scope, Exit.void)
-              return yield* Effect.fail(opened.failure as Error)
-            }
+            const opened = yield* Effect.try({
+              try: () => openSync(inDir(checked, name), CREATE_NEW, 0o666),
+              catch: (e) => e as NodeJS.ErrnoException,
+            }).pipe(Effect.result)
+            if (opened._tag === "Success") return appendOnly(opened.success, path.join(folder, name))
+            if (opened.failure.code !== "EEXIST") return yield* Effect.fail(opened.failure as Error)
           }
-        }).pipe(Effect.scoped, Effect.provideContext(platform))
+        }).pipe(Effect.scoped)
       return { dir, spill, openStream }
     }),
   )

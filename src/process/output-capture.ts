@@ -10,6 +10,13 @@ export interface SpillFile {
   readonly path: string
   /** Appends bytes; rejects on failure (disk full, …). */
   readonly write: (bytes: Uint8Array) => Promise<void>
+  /**
+   * Appends bytes at once, throwing on failure. When the file offers it, each
+   * chunk goes from the pipe to the file as it arrives: no copy into a batch
+   * buffer, no promise per write, so a command printing gigabytes costs about
+   * what its own write to a file would.
+   */
+  readonly writeSync?: (bytes: Uint8Array) => void
   readonly close: () => Promise<void>
 }
 
@@ -137,8 +144,9 @@ export class OutputCapture implements OutputSink {
     })
   }
 
-  /** Copies a chunk into the filling buffer, handing full buffers to the disk. */
+  /** Copies a chunk into the filling buffer, handing full buffers to the disk (or writes it at once, see SpillFile.writeSync). */
   private append(chunk: Uint8Array): void | Promise<void> {
+    if (this.file?.writeSync !== undefined) return this.writeNow(this.file.writeSync, chunk)
     const buffers = (this.buffers ??= [new Uint8Array(BATCH), new Uint8Array(BATCH)])
     let offset = 0
     while (offset < chunk.length) {
@@ -212,16 +220,42 @@ export class OutputCapture implements OutputSink {
   private async writeBytes(bytes: Uint8Array): Promise<void> {
     const file = this.file
     if (!file || this.problem !== undefined || bytes.length === 0) return
-    const room = this.options.maxSpillBytes - this.spilled
-    const capped = bytes.length > room
-    const part = capped ? bytes.subarray(0, Math.max(0, room)) : bytes
+    if (file.writeSync !== undefined) return this.writeNow(file.writeSync, bytes)
+    const part = this.withinCap(bytes)
     try {
       if (part.length > 0) await file.write(part)
       this.spilled += part.length
-      if (capped) this.fail(`the saved output was capped at ${this.options.maxSpillBytes} bytes`)
+      if (part.length < bytes.length) this.capped()
     } catch (e) {
-      this.fail(`the full output could not be saved: ${e instanceof Error ? e.message : String(e)}`)
+      this.failedWrite(e)
     }
+  }
+
+  /** The synchronous path: the same cap and failure rules as writeBytes. */
+  private writeNow(write: (bytes: Uint8Array) => void, bytes: Uint8Array): void {
+    if (this.problem !== undefined || bytes.length === 0) return
+    const part = this.withinCap(bytes)
+    try {
+      if (part.length > 0) write(part)
+      this.spilled += part.length
+      if (part.length < bytes.length) this.capped()
+    } catch (e) {
+      this.failedWrite(e)
+    }
+  }
+
+  /** What of `bytes` still fits under max_spill_bytes. */
+  private withinCap(bytes: Uint8Array): Uint8Array {
+    const room = this.options.maxSpillBytes - this.spilled
+    return bytes.length > room ? bytes.subarray(0, Math.max(0, room)) : bytes
+  }
+
+  private capped() {
+    this.fail(`the saved output was capped at ${this.options.maxSpillBytes} bytes`)
+  }
+
+  private failedWrite(e: unknown) {
+    this.fail(`the full output could not be saved: ${e instanceof Error ? e.message : String(e)}`)
   }
 
   snapshot(): CapturedStream {

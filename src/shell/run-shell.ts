@@ -112,6 +112,7 @@ export const runShell = (request: ShellRequest) =>
             Effect.map((s) => ({
               path: s.path,
               write: (bytes: Uint8Array) => Effect.runPromise(s.write(bytes)),
+              writeSync: s.writeSync,
               close: () => Effect.runPromise(s.close),
             })),
             Effect.catch((e) => Effect.succeed({ error: e.message })),

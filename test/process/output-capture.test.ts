@@ -2,8 +2,10 @@ import { describe, expect, test } from "bun:test"
 import { OutputCapture, type SpillTarget } from "../../src/process/output-capture.ts"
 
 /** A spill target in memory that records what reached it (and can fail or be slow). */
-const memorySpill = (options: { failOpen?: boolean; failWriteAfter?: number; slowMs?: number } = {}) => {
+const memorySpill = (options: { failOpen?: boolean; failWriteAfter?: number; slowMs?: number; sync?: boolean } = {}) => {
   const parts: Array<Uint8Array> = []
+  /** The arrays handed to writeSync, as given (to see that chunks are not copied on the way). */
+  const given: Array<Uint8Array> = []
   let writes = 0
   let inFlight = 0
   let maxInFlight = 0
@@ -24,13 +26,23 @@ const memorySpill = (options: { failOpen?: boolean; failWriteAfter?: number; slo
               if (options.slowMs) await new Promise((r) => setTimeout(r, options.slowMs))
               inFlight--
             },
+            ...(options.sync
+              ? {
+                  writeSync: (bytes: Uint8Array) => {
+                    if (options.failWriteAfter !== undefined && writes >= options.failWriteAfter) throw new Error("no space left on device")
+                    writes++
+                    given.push(bytes)
+                    parts.push(bytes.slice())
+                  },
+                }
+              : {}),
             close: async () => {
               closed = true
             },
           },
   }
   const bytes = () => Buffer.concat(parts)
-  return { target, bytes, stats: () => ({ writes, maxInFlight, closed }) }
+  return { target, bytes, given, stats: () => ({ writes, maxInFlight, closed }) }
 }
 
 /** Feeds chunks the way the process runner does: waiting whenever write returns a promise. */
@@ -140,5 +152,56 @@ describe("OutputCapture", () => {
     await feed(full, chunksOf(numbered(1, 300_000), 65_536))
     expect(full.snapshot().spillProblem).toContain("no space left on device")
     expect(full.snapshot().newlines).toBe(300_000)
+  })
+})
+
+describe("OutputCapture with a synchronous spill file (the bash tool's)", () => {
+  test("each chunk goes to the file as it arrives, uncopied, every byte in order; memory keeps only the two ends", async () => {
+    const spill = memorySpill({ sync: true })
+    const capture = new OutputCapture({ capacity: 4096, maxSpillBytes: 1e9, spill: spill.target })
+    const all = numbered(1, 200_000)
+    const chunks = [...chunksOf(all, 65_536)]
+    let paused = 0
+    for (const chunk of chunks) {
+      const wait = capture.write(chunk)
+      if (wait) {
+        paused++
+        await wait
+      }
+    }
+    await capture.finish()
+    const s = capture.snapshot()
+    expect(s.totalBytes).toBe(all.length)
+    expect(s.newlines).toBe(200_000)
+    expect(s.spilledBytes).toBe(all.length)
+    expect(spill.bytes().equals(Buffer.from(all))).toBe(true)
+    expect(Buffer.from(s.tail).equals(Buffer.from(all.subarray(all.length - 4096)))).toBe(true)
+    // Only the opening of the file paused the producer; after it, one write per chunk, the chunk itself.
+    expect(paused).toBe(1)
+    expect(spill.given.slice(-10).every((b, i) => b === chunks[chunks.length - 10 + i])).toBe(true)
+    expect(spill.stats().closed).toBe(true)
+  })
+
+  test("the cap, a failing disk and ensureSpilled behave as with batched writes", async () => {
+    for (const sync of [false, true]) {
+      const capped = memorySpill({ sync })
+      const a = new OutputCapture({ capacity: 100, maxSpillBytes: 1_500_000, spill: capped.target })
+      const all = numbered(1, 250_000)
+      await feed(a, chunksOf(all, 50_000))
+      expect(a.snapshot().spilledBytes).toBe(1_500_000)
+      expect(capped.bytes().equals(Buffer.from(all.subarray(0, 1_500_000)))).toBe(true)
+      expect(a.snapshot().spillProblem).toContain("capped at 1500000 bytes")
+
+      const full = new OutputCapture({ capacity: 100, maxSpillBytes: 1e9, spill: memorySpill({ sync, failWriteAfter: 1 }).target })
+      await feed(full, chunksOf(numbered(1, 300_000), 65_536))
+      expect(full.snapshot().spillProblem).toContain("no space left on device")
+      expect(full.snapshot().newlines).toBe(300_000)
+
+      const small = memorySpill({ sync })
+      const b = new OutputCapture({ capacity: 1000, maxSpillBytes: 1e9, spill: small.target })
+      await feed(b, [numbered(1, 100)])
+      await b.ensureSpilled()
+      expect(small.bytes().equals(Buffer.from(numbered(1, 100)))).toBe(true)
+    }
   })
 })
