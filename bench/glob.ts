@@ -1,10 +1,11 @@
 import { rgPath as packagedRg } from "@vscode/ripgrep"
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { registeredTools, toolEnvelope } from "./lib/anvil.ts"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
 import { capture, median, peakRss, runOnce } from "./lib/measure.ts"
 import { ms, skippedRow, type Row } from "./lib/report.ts"
+import { freshRepo } from "./lib/tree.ts"
 
 /**
  * Files in the generated tree: test262's size (57,000 files, the issue's
@@ -23,15 +24,8 @@ const MAX_RUNS = 10
  * hidden files, and a few links that are listed, never followed.
  */
 const prepare = (ctx: BenchContext): string => {
-  const dir = join(ctx.work, `glob-${FILES}`)
-  const marker = join(dir, ".generated")
-  if (existsSync(marker)) return dir
-  ctx.log(`glob: generating a ${FILES.toLocaleString("en")}-file tree in ${dir}, once`)
-  rmSync(dir, { recursive: true, force: true })
-  mkdirSync(dir, { recursive: true })
-  Bun.spawnSync(["git", "init", "-q"], { cwd: dir })
-  writeFileSync(join(dir, "anvil.json"), "{}\n")
-  writeFileSync(join(dir, ".gitignore"), "*.log\ngenerated/\n")
+  const dir = freshRepo(ctx, `glob-${FILES}`, ".generated", "*.log\ngenerated/\n", `a ${FILES.toLocaleString("en")}-file tree`)
+  if (dir === undefined) return join(ctx.work, `glob-${FILES}`)
   for (let i = 0; i < FILES; i++) {
     const d = Math.floor(i / PER_DIR)
     const folder = join(dir, "test", `area${d % 12}`, `obj${Math.floor(d / 12) % 25}`, `m${Math.floor(d / 300)}`, d % 17 === 16 ? "generated" : `sub${d % 3}`)
@@ -41,7 +35,7 @@ const prepare = (ctx: BenchContext): string => {
   }
   symlinkSync("test/area0", join(dir, "link-to-area0"))
   symlinkSync("anvil.json", join(dir, "link-to-file.py"))
-  writeFileSync(marker, "")
+  writeFileSync(join(dir, ".generated"), "")
   return dir
 }
 

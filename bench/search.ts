@@ -1,5 +1,5 @@
 import { rgPath as packagedRg } from "@vscode/ripgrep"
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { ripgrepArgs } from "../src/search/ripgrep-search.ts"
 import type { SearchRequest } from "../src/search/search-types.ts"
@@ -8,6 +8,7 @@ import { registeredTools, toolEnvelope } from "./lib/anvil.ts"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
 import { capture, measure } from "./lib/measure.ts"
 import { ms, skippedRow, type Row } from "./lib/report.ts"
+import { freshRepo } from "./lib/tree.ts"
 
 /** Files in the generated tree: the issue's 100,000-file repository (grep's target asks for at least 50,000). */
 const FILES = 100_000
@@ -24,14 +25,8 @@ const MARKER = `.generated-${FILES}`
  * `needle_<n>`, every file `export const`.
  */
 const prepare = (ctx: BenchContext): string => {
-  const dir = join(ctx.work, "search")
-  if (existsSync(join(dir, MARKER))) return dir
-  ctx.log(`search: generating a ${FILES.toLocaleString("en")}-file tree in ${dir}, once`)
-  rmSync(dir, { recursive: true, force: true })
-  mkdirSync(dir, { recursive: true })
-  Bun.spawnSync(["git", "init", "-q"], { cwd: dir })
-  writeFileSync(join(dir, "anvil.json"), "{}\n")
-  writeFileSync(join(dir, ".gitignore"), "*.log\ngenerated/\n")
+  const dir = freshRepo(ctx, "search", MARKER, "*.log\ngenerated/\n", `a ${FILES.toLocaleString("en")}-file tree`)
+  if (dir === undefined) return join(ctx.work, "search")
   for (let i = 0; i < FILES; i++) {
     const d = Math.floor(i / PER_DIR)
     const folder = join(dir, `pkg${d % 40}`, `mod${Math.floor(d / 40) % 10}`, `part${Math.floor(d / 400)}`, d % 10 === 9 ? "generated" : `src${d % 10}`)
