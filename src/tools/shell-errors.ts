@@ -1,6 +1,6 @@
 import { hint } from "../protocol/hint.ts"
+import { translateDomainErrors } from "./domain-errors.ts"
 import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
-import { Effect } from "effect"
 import { CommandNotStarted, CommandTimedOut, SandboxRefused, WorkdirNotDirectory, WorkdirNotFound, type ShellError } from "../shell/shell-error.ts"
 import { quoteArg } from "../shell/run-shell.ts"
 
@@ -49,9 +49,5 @@ export const shellToolError = (e: ShellError, call: ShellCall): ToolError => {
   }
 }
 
-const isShellError = (e: unknown): e is ShellError =>
-  e instanceof WorkdirNotFound || e instanceof WorkdirNotDirectory || e instanceof SandboxRefused || e instanceof CommandNotStarted || e instanceof CommandTimedOut
-
 /** A run with the shell domain's errors translated at the boundary (the workspace's pass through). */
-export const withShellErrors = <A, E, R>(effect: Effect.Effect<A, E | ShellError, R>, call: ShellCall): Effect.Effect<A, E | ToolError, R> =>
-  Effect.mapError(effect, (e) => (isShellError(e) ? shellToolError(e, call) : e))
+export const withShellErrors = translateDomainErrors([WorkdirNotFound, WorkdirNotDirectory, SandboxRefused, CommandNotStarted, CommandTimedOut], shellToolError)

@@ -1,0 +1,59 @@
+import type { ShownFile } from "./grep.ts"
+import { cutLongLine } from "./long-line.ts"
+import type { LineText } from "./search-types.ts"
+
+/** One matching line as results list it (context lines only when asked for). */
+export interface MatchEntry {
+  readonly file: string
+  readonly line: number
+  readonly text: string
+  readonly before_context?: ReadonlyArray<LineText>
+  readonly after_context?: ReadonlyArray<LineText>
+}
+
+/**
+ * The matching lines of the files shown, at most `maxMatches`, long lines cut
+ * around the match: as entries and as text lines, `- file:line | text`, or with
+ * context as ripgrep prints it (a file header, `N:` for a match, `N-` for
+ * context, `--` between blocks that do not touch).
+ */
+export const matchLines = (
+  files: ReadonlyArray<ShownFile>,
+  options: { readonly maxMatches: number; readonly before: number; readonly after: number; readonly maxLineLength: number },
+): { readonly matches: ReadonlyArray<MatchEntry>; readonly lines: ReadonlyArray<string> } => {
+  const cut = (text: string, column: number) => cutLongLine(text, column, options.maxLineLength)
+  const cutContext = (lines: ReadonlyArray<LineText>) => lines.map((l) => ({ line: l.line, text: cut(l.text, 0) }))
+  const withContext = options.before > 0 || options.after > 0
+  const matches: Array<MatchEntry> = []
+  const bodyLines: Array<string> = []
+  outer: for (const s of files) {
+    let lastLine = -1
+    let fileHeader = false
+    for (const m of s.f.lines) {
+      if (matches.length >= options.maxMatches) break outer
+      const text = cut(m.text, m.column)
+      matches.push({
+        file: s.display,
+        line: m.line,
+        text,
+        ...(withContext ? { before_context: cutContext(m.before), after_context: cutContext(m.after) } : {}),
+      })
+      if (!withContext) {
+        bodyLines.push(`- ${s.display}:${m.line} | ${text}`)
+        continue
+      }
+      if (!fileHeader) {
+        bodyLines.push(`${bodyLines.length > 0 ? "\n" : ""}${s.display}`)
+        fileHeader = true
+      }
+      const block = [...m.before.map((l) => ({ ...l, match: false })), { line: m.line, text: m.text, match: true }, ...m.after.map((l) => ({ ...l, match: false }))]
+      for (const l of block) {
+        if (l.line <= lastLine) continue
+        if (lastLine !== -1 && l.line > lastLine + 1) bodyLines.push("  --")
+        bodyLines.push(l.match ? `  ${l.line}: ${text}` : `  ${l.line}- ${cut(l.text, 0)}`)
+        lastLine = l.line
+      }
+    }
+  }
+  return { matches, lines: bodyLines }
+}

@@ -1,0 +1,228 @@
+import { Clock, Effect, Stream } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import { BulkFs } from "../workspace/bulk-fs.ts"
+import { readStillAt, stillAt } from "../workspace/checked-fs.ts"
+import { fromPlatformError } from "../workspace/fs-error.ts"
+import { makeIgnoreOracle } from "../workspace/ignore-rules.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import { decodeForSearch, FallbackPatternError, searchInProcess } from "./fallback-search.ts"
+import { firstInOrder } from "./first-in-order.ts"
+import { comparePaths, GlobMatcher, GlobPatternError, matchesPath, strictPatternProblem } from "./glob-pattern.ts"
+import { GrepBinaryFile, GrepIncludeInvalid, GrepInsideGit, GrepNotSearchable, GrepPathNotFound, GrepPatternInvalid, GrepTimedOut } from "./grep-error.ts"
+import { locateRipgrep } from "./ripgrep-binary.ts"
+import { RipgrepFailed, RipgrepPatternError, RipgrepUnavailable, searchWithRipgrep } from "./ripgrep-search.ts"
+import type { FileResult, IncludeFilter, OutputMode, SearchOutcome, SearchRequest, SearchStop, SearchTarget } from "./search-types.ts"
+
+/** One grep: what to look for, where, and the limits it runs within. */
+export interface GrepRequest {
+  readonly pattern: string
+  /** The file or folder to search, as given (relative to the working directory). */
+  readonly path: string
+  /** Only files matching this glob (empty: every file). */
+  readonly include?: string | undefined
+  readonly caseSensitive: boolean
+  readonly mode: OutputMode
+  /** Context lines before and after each match (content mode). */
+  readonly before: number
+  readonly after: number
+  /** Lines (content mode) or files shown at most. */
+  readonly maxMatches: number
+  /** "builtin" never starts ripgrep. */
+  readonly engine: "auto" | "builtin"
+  /** The ripgrep to run (else the one found on PATH or beside anvil). */
+  readonly rgPath?: string | undefined
+  /** ripgrep's environment. */
+  readonly rgEnv: Readonly<Record<string, string>>
+  readonly timeoutMs: number
+  readonly maxStoredLines: number
+  readonly maxEntries: number
+  /** Folder names never searched. */
+  readonly ignoredDirs: ReadonlySet<string>
+}
+
+/** A file with hits, as results name it. */
+export interface ShownFile {
+  readonly f: FileResult
+  readonly display: string
+}
+
+/** What a grep found. */
+export interface GrepResult {
+  /** The path searched, as results name it. */
+  readonly shown: string
+  /** Every file with hits (with the totals). */
+  readonly found: ReadonlyArray<FileResult>
+  /** The files that may be shown, newest first, each still where (and as) the search found it. */
+  readonly shownFiles: ReadonlyArray<ShownFile>
+  readonly stopped?: SearchStop | undefined
+  readonly engine: "rg" | "builtin"
+  /** Why the built-in search ran instead of ripgrep. */
+  readonly fallbackReason?: string | undefined
+  readonly filesSearched?: number | undefined
+  readonly warnings: ReadonlyArray<string>
+  readonly totalLines: number
+}
+
+const SNIFF = 64 * 1024
+const joinDisplay = (base: string, rel: string) => (base === "." ? rel : `${base}/${rel}`)
+const parentDisplay = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : ".")
+
+/** An include glob as ripgrep `--glob`s, when ripgrep reads it the same way (or more broadly: the results are re-checked). */
+const rgGlobsFor = (matcher: GlobMatcher): ReadonlyArray<string> | undefined =>
+  matcher.expanded.some((p) => p.startsWith("!") || p.includes("\\") || p.includes("[:") || p.includes("[=") || p.includes("[."))
+    ? undefined
+    : matcher.expanded
+
+/**
+ * A regex search of file contents inside the project: ripgrep first, the
+ * in-process search when no ripgrep can run; files newest first, each file to
+ * be shown re-checked to be still inside the root and still holding its lines.
+ */
+export const grep = (request: GrepRequest) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const { mode, maxMatches } = request
+
+    let include: IncludeFilter | undefined
+    if (request.include !== undefined && request.include.trim() !== "") {
+      const problem = strictPatternProblem(request.include)
+      if (problem !== undefined) return yield* new GrepIncludeInvalid({ message: problem })
+      const glob = request.include
+      const matcher = yield* Effect.try({
+        try: () => GlobMatcher.compile(glob, { dot: true, matchBase: true }),
+        catch: (e) => new GrepIncludeInvalid({ message: e instanceof GlobPatternError ? e.message : String(e) }),
+      })
+      const rgGlobs = rgGlobsFor(matcher)
+      include = { matcher, ...(rgGlobs ? { rgGlobs } : {}) }
+    }
+
+    // Where to search.
+    const resolved = yield* ws.resolve(request.path)
+    const shown = resolved.display
+    if (!resolved.exists) return yield* new GrepPathNotFound({ shown })
+    if (shown.split("/").includes(".git") || ws.display(resolved.real).split("/").includes(".git")) return yield* new GrepInsideGit()
+    const info = yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
+    if (info.type !== "Directory" && info.type !== "File") return yield* new GrepNotSearchable({ shown })
+    const isFile = info.type === "File"
+    const target: SearchTarget = isFile ? { dir: path.dirname(resolved.real), file: path.basename(resolved.real) } : { dir: resolved.real }
+    const baseDisplay = isFile ? parentDisplay(shown) : shown
+
+    if (isFile) {
+      const head = yield* fs.stream(resolved.real, { bytesToRead: SNIFF }).pipe(
+        Stream.runCollect,
+        Effect.map((chunks) => Buffer.concat(chunks)),
+        Effect.mapError((e) => fromPlatformError(e, shown)),
+      )
+      if (decodeForSearch(head) === undefined) return yield* new GrepBinaryFile({ shown })
+    }
+
+    const started = yield* Clock.currentTimeMillis
+    const search: SearchRequest = {
+      pattern: request.pattern,
+      caseSensitive: request.caseSensitive,
+      mode,
+      before: request.before,
+      after: request.after,
+      ...(include ? { include } : {}),
+      keepPerFile: mode === "content" ? maxMatches : 0,
+      maxStoredLines: request.maxStoredLines,
+      deadline: started + request.timeoutMs,
+      ignoredDirs: request.ignoredDirs,
+      maxEntries: request.maxEntries,
+    }
+
+    // ripgrep first; the in-process search when no rg can run.
+    let fallbackReason: string | undefined
+    let outcome: SearchOutcome | undefined
+    if (request.engine === "builtin") fallbackReason = "ripgrep is disabled by configuration (tools.grep.engine: builtin)"
+    else {
+      const rg = request.rgPath ?? (yield* locateRipgrep)
+      if (rg === undefined) fallbackReason = "ripgrep was not found"
+      else {
+        const attempt = yield* searchWithRipgrep(rg, search, target, request.rgEnv).pipe(Effect.result)
+        if (attempt._tag === "Success") outcome = attempt.success
+        else {
+          const failure = attempt.failure
+          if (failure instanceof RipgrepPatternError) return yield* new GrepPatternInvalid({ message: failure.message, reason: failure.reason, unsupported: false })
+          fallbackReason =
+            failure instanceof RipgrepUnavailable
+              ? `ripgrep could not be started (${failure.message})`
+              : failure instanceof RipgrepFailed
+                ? failure.message
+                : String(failure)
+        }
+      }
+    }
+    const engine = outcome ? "rg" : "builtin"
+    if (outcome === undefined) {
+      const fallback = yield* searchInProcess(search, target, ws.root).pipe(Effect.result)
+      if (fallback._tag === "Failure") {
+        const e = fallback.failure
+        if (e instanceof FallbackPatternError) return yield* new GrepPatternInvalid({ message: e.message, reason: e.message, unsupported: e.unsupported })
+        return yield* Effect.die(e)
+      }
+      outcome = fallback.success
+    } else if (include !== undefined && !isFile) {
+      // ripgrep's --glob whitelists beat ignore files; anvil's include does not: re-check with anvil's own rules.
+      const oracle = include.rgGlobs ? yield* makeIgnoreOracle(ws.root, target.dir, request.ignoredDirs) : undefined
+      const kept: Array<FileResult> = []
+      for (const f of outcome.files) {
+        if (!matchesPath(include.matcher, f.path)) continue
+        if (oracle && (yield* oracle.isIgnored(f.path))) continue
+        kept.push(f)
+      }
+      outcome = { ...outcome, files: kept }
+    }
+    if (isFile && include !== undefined && !matchesPath(include.matcher, target.file!)) outcome = { ...outcome, files: [] }
+
+    // Newest files first, then by path. rg stats the files while it searches; the rest are stat'ed here.
+    const found = outcome.files
+    const unstamped = found.filter((f) => f.mtime === undefined)
+    if (unstamped.length > 0) {
+      const times = yield* (yield* BulkFs).mtimes(unstamped.map((f) => path.join(target.dir, f.path)))
+      for (let i = 0; i < unstamped.length; i++) unstamped[i]!.mtime = times[i] ?? 0
+    }
+    // Only the files that can be shown are put in order: max_matches of them, or in content mode enough
+    // for max_matches lines (every file with lines has one at least).
+    const showable = mode === "content" ? maxMatches + found.filter((f) => f.lines.length === 0).length : maxMatches
+    // Each file about to be shown is re-opened and must still be where the search found it (no folder on the way
+    // swapped for a link out of the root while the search ran); the others are dropped unseen.
+    // Lines shown must also be in the file as it is now: the engine may have read it through a link
+    // that was swapped back since.
+    const shownFiles = firstInOrder(found, showable, (a, b) => b.mtime! - a.mtime! || comparePaths(a.path, b.path))
+      .filter((f) => stillHolds(ws.contains, path.join(target.dir, f.path), f))
+      .map((f) => ({ f, display: joinDisplay(baseDisplay, f.path) }))
+
+    let totalLines = 0
+    for (const f of found) totalLines += f.matchedLines
+    if (outcome.stoppedBy === "timeout" && found.length === 0) return yield* new GrepTimedOut({ shown, timeoutMs: request.timeoutMs })
+    const result: GrepResult = {
+      shown,
+      found,
+      shownFiles,
+      stopped: outcome.stoppedBy,
+      engine,
+      fallbackReason,
+      filesSearched: outcome.filesSearched,
+      warnings: outcome.warnings,
+      totalLines,
+    }
+    return result
+  })
+
+/** Files bigger than this are checked for place only when their hits are shown. */
+const RECHECK_MAX_BYTES = 16 * 1024 * 1024
+
+/** Whether a hit file is still inside the root where it was found and still holds every line about to be shown. */
+const stillHolds = (contains: (p: string) => boolean, file: string, f: FileResult): boolean => {
+  if (!contains(file)) return false
+  if (f.lines.length === 0) return stillAt(file)
+  const bytes = readStillAt(file, RECHECK_MAX_BYTES)
+  if (bytes === undefined) return false
+  if (bytes === "large") return true
+  const text = decodeForSearch(bytes) ?? new TextDecoder().decode(bytes)
+  return f.lines.every((m) => text.includes(m.text) && m.before.every((l) => text.includes(l.text)) && m.after.every((l) => text.includes(l.text)))
+}

@@ -1,0 +1,65 @@
+import { hint } from "../protocol/hint.ts"
+import { translateDomainErrors } from "./domain-errors.ts"
+import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
+import {
+  GrepBinaryFile,
+  GrepIncludeInvalid,
+  GrepInsideGit,
+  GrepNotSearchable,
+  GrepPathNotFound,
+  GrepPatternInvalid,
+  GrepTimedOut,
+  type GrepError,
+} from "../search/grep-error.ts"
+
+/** What of the call the errors' suggestions repeat. */
+interface GrepCall {
+  readonly pattern: string
+  readonly path?: string | undefined
+  readonly include?: string | undefined
+}
+
+const parentDisplay = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : ".")
+
+/** The grep domain's errors as envelope errors (the one place for the grep tool). */
+export const grepToolError = (e: GrepError, call: GrepCall): ToolError => {
+  switch (e._tag) {
+    case "GrepIncludeInvalid":
+      return invalidParam("include", e.message)
+    case "GrepPathNotFound":
+      return toolError("NOT_FOUND", `No such file or directory: ${e.shown}`, {
+        hints: [hint("LS", "medium", { path: parentDisplay(e.shown) }), hint("Glob", "medium", { pattern: `**/${e.shown.split("/").pop()}` })],
+        context: { path_resolved: e.shown },
+      })
+    case "GrepInsideGit":
+      return toolError("INVALID_PARAM", "Invalid parameter 'path': grep never searches inside .git; use the git tools.", {
+        fieldErrors: [{ field: "path", message: "inside .git" }],
+        hints: [hint("GitLog", "medium", {})],
+      })
+    case "GrepNotSearchable":
+      return toolError("INVALID_PARAM", `Invalid parameter 'path': ${e.shown} is not a regular file or a folder.`, {
+        fieldErrors: [{ field: "path", message: "not a regular file or folder" }],
+        context: { path_resolved: e.shown },
+      })
+    case "GrepBinaryFile":
+      return toolError("BINARY_FILE", `${e.shown} is a binary file (it contains NUL bytes); grep searches text.`, { context: { path_resolved: e.shown } })
+    case "GrepPatternInvalid":
+      return toolError("INVALID_PARAM", `Invalid regex pattern: ${e.message}`, {
+        fieldErrors: [{ field: "pattern", message: e.reason }],
+        hints: [hint("Grep", "high", { pattern: e.unsupported ? "<pattern without that construct>" : "<corrected pattern>", ...(call.path ? { path: call.path } : {}) })],
+        ...(e.unsupported ? { details: "The built-in search (ripgrep is not available) cannot run this construct faithfully." } : {}),
+      })
+    case "GrepTimedOut":
+      return toolError("TIMEOUT", `The search for '${call.pattern}' in '${e.shown}' found nothing before the ${e.timeoutMs} ms timeout.`, {
+        retryable: true,
+        hints: [hint("Grep", "high", { pattern: call.pattern, path: "<narrower folder>", ...(call.include ? { include: call.include } : { include: "*.<ext>" }) })],
+        context: { path_resolved: e.shown },
+      })
+  }
+}
+
+/** A grep with the domain's errors translated at the boundary (the workspace's pass through). */
+export const withGrepErrors = translateDomainErrors(
+  [GrepIncludeInvalid, GrepPathNotFound, GrepInsideGit, GrepNotSearchable, GrepBinaryFile, GrepPatternInvalid, GrepTimedOut],
+  grepToolError,
+)
