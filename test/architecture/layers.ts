@@ -12,7 +12,7 @@ export const FLOORS: ReadonlyArray<{ readonly name: string; readonly entries: Re
   { name: "agent", entries: ["agent"] },
   { name: "tools", entries: ["tools", "plugins", "mcp", "lsp", "trust", "runtime.ts", "host/claude-tools.ts"] },
   { name: "tool-framework", entries: ["tool-framework", "permission", "terminal"] },
-  { name: "domains", entries: ["edit", "patch", "git", "search", "skills", "todo", "net", "llm", "shell"] },
+  { name: "domains", entries: ["edit", "patch", "git", "search", "skills", "todo", "net", "llm", "shell", "files"] },
   { name: "base", entries: ["workspace", "process", "output", "config", "sandbox", "embedded"] },
   { name: "protocol", entries: ["protocol", "version.ts", "types.d.ts"] },
 ]

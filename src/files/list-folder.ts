@@ -1,0 +1,244 @@
+import { Effect, Option } from "effect"
+import { readdirSync } from "node:fs"
+import { FileSystem } from "effect/FileSystem"
+import { Path } from "effect/Path"
+import { GlobMatcher, GlobPatternError, matchesPath } from "../search/glob-pattern.ts"
+import { direntType, fdPath } from "../workspace/checked-fs.ts"
+import { openCheckedScoped } from "../workspace/checked-open.ts"
+import { fromErrno } from "../workspace/fs-error.ts"
+import { ancestorRules, isIgnoredBy, loadDirRules } from "../workspace/ignore-rules.ts"
+import { similarPaths } from "../workspace/similar-paths.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import { EntriesPastEnd, IgnoreGlobInvalid, NotAFolder, PathNotFound } from "./files-error.ts"
+
+/** Where a symbolic link leads, as a listing shows it. */
+export const OUTSIDE_SANDBOX = "<Outside Sandbox>"
+export const BROKEN_LINK = "<Broken Link>"
+
+/** One listed entry. */
+export interface ListEntry {
+  /** Root-relative POSIX path; folders end with "/". */
+  readonly path: string
+  readonly name: string
+  readonly type: "file" | "dir" | "link"
+  /** Bytes (0 for folders; a link's own size). */
+  readonly size: number
+  /** Modification time, epoch seconds. */
+  readonly mtime: number
+  /** For links: the target (root-relative), or <Outside Sandbox> / <Broken Link>. */
+  readonly target?: string
+  /** For links inside the sandbox: what the target is. */
+  readonly target_type?: "file" | "dir"
+  /** For special files: fifo, socket, block_device, character_device. */
+  readonly kind?: string
+}
+
+/** One page of a folder to list. */
+export interface ListRequest {
+  /** The folder, as given (relative to the working directory). */
+  readonly path: string
+  readonly offset: number
+  readonly limit: number
+  /** Also dotfiles and the names in `hiddenNames`. */
+  readonly includeHidden: boolean
+  /** Also what .gitignore / .ignore / .rgignore files leave out. */
+  readonly includeIgnored: boolean
+  /** Globs to leave out, matched against the name and the root-relative path. */
+  readonly ignore: ReadonlyArray<string>
+  readonly sortBy: "name" | "mtime" | "size"
+  /** Names hidden by default (node_modules, dist, …). */
+  readonly hiddenNames: ReadonlySet<string>
+}
+
+/** One page of a folder: its entries, folders first, and what was counted and left out. */
+export interface FolderPage {
+  /** The folder, as results name paths. */
+  readonly shown: string
+  readonly entries: ReadonlyArray<ListEntry>
+  /** Each entry's modification time in milliseconds (same order as `entries`). */
+  readonly mtimesMs: ReadonlyArray<number>
+  /** Entries listed (over all pages). */
+  readonly total: number
+  readonly dirs: number
+  readonly files: number
+  readonly links: number
+  /** Left out as dotfiles or default-hidden names. */
+  readonly hidden: number
+  /** Left out by the ignore globs. */
+  readonly matchedIgnore: number
+  /** Left out by ignore files. */
+  readonly gitIgnored: number
+}
+
+interface Raw {
+  readonly name: string
+  readonly absolute: string
+  readonly type: "file" | "dir" | "link"
+  readonly kind?: string
+  readonly target?: string
+  readonly targetType?: "file" | "dir"
+}
+
+const SPECIAL: Record<string, string> = {
+  FIFO: "fifo",
+  Socket: "socket",
+  BlockDevice: "block_device",
+  CharacterDevice: "character_device",
+}
+
+/**
+ * One page of a folder's entries inside the project, folders first. The folder
+ * is opened and its real place checked before it is read; links are described
+ * without being followed out of the root; only links (and entries of unknown
+ * type) cost a system call unless the order needs sizes or times.
+ */
+export const listFolder = (request: ListRequest) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const patterns: Array<GlobMatcher> = []
+    for (const [index, pattern] of request.ignore.entries()) {
+      if (pattern.trim() === "") continue
+      try {
+        patterns.push(GlobMatcher.compile(pattern, { dot: true }))
+      } catch (e) {
+        if (e instanceof GlobPatternError) return yield* new IgnoreGlobInvalid({ index, pattern, message: e.message })
+        throw e
+      }
+    }
+    const { sortBy, offset, limit } = request
+
+    const resolved = yield* ws.resolve(request.path)
+    const shown = resolved.display
+    const notFound = (why: string) =>
+      Effect.gen(function* () {
+        const suggestions = yield* similarPaths(resolved.absolute, { kind: "dir" })
+        return yield* new PathNotFound({ kind: "dir", shown, suggestions, why })
+      })
+    if (!resolved.exists) return yield* notFound("")
+    // The folder is opened first and its real place checked: a link swapped in after resolve() is never listed.
+    const listing = yield* Effect.scoped(
+      Effect.gen(function* () {
+        const opened = yield* openCheckedScoped(ws.contains, resolved.absolute, request.path, shown)
+        if (opened === undefined) return yield* notFound(" (a symbolic link whose target does not exist)")
+        if (!opened.stat.isDirectory()) return yield* new NotAFolder({ shown })
+        return yield* Effect.try({
+          try: () => readdirSync(fdPath(opened.fd), { withFileTypes: true }).map((d) => ({ name: d.name, type: direntType(d) })),
+          catch: (e) => fromErrno((e as { code?: string }).code, shown, String(e)),
+        })
+      }),
+    )
+    const base = shown === "." ? "" : `${shown}/`
+    const ignoredByGlob = (name: string, isDir: boolean) =>
+      patterns.some((m) => matchesPath(m, name, isDir) || matchesPath(m, `${base}${name}`, isDir))
+    // .gitignore / .ignore / .rgignore in force here, from the project root (or the enclosing repository) down.
+    const rules = request.includeIgnored
+      ? undefined
+      : yield* loadDirRules(resolved.real, yield* ancestorRules(ws.root, resolved.real), new Set(listing.map((e) => e.name)))
+    let hidden = 0
+    let matchedIgnore = 0
+    let gitIgnored = 0
+
+    // Where a link leads, without following it out of the sandbox.
+    const linkTarget = (absolute: string) =>
+      Effect.gen(function* () {
+        const text = yield* fs.readLink(absolute).pipe(Effect.option)
+        if (Option.isSome(text) && !ws.contains(path.resolve(path.dirname(absolute), text.value))) return { target: OUTSIDE_SANDBOX }
+        const real = yield* fs.realPath(absolute).pipe(Effect.option)
+        if (Option.isNone(real)) return { target: BROKEN_LINK }
+        if (!ws.contains(real.value)) return { target: OUTSIDE_SANDBOX }
+        const st = yield* fs.stat(real.value).pipe(Effect.option)
+        if (Option.isNone(st)) return { target: BROKEN_LINK }
+        return { target: ws.display(real.value), targetType: st.value.type === "Directory" ? ("dir" as const) : ("file" as const) }
+      })
+
+    const visible = listing.filter((e) => {
+      if (!request.includeHidden && (e.name.startsWith(".") || request.hiddenNames.has(e.name))) {
+        hidden++
+        return false
+      }
+      const isDir = e.type === "Directory"
+      if (ignoredByGlob(e.name, isDir)) {
+        matchedIgnore++
+        return false
+      }
+      if (rules !== undefined && isIgnoredBy(rules, path.join(resolved.real, e.name), isDir)) {
+        gitIgnored++
+        return false
+      }
+      return true
+    })
+    const classify = (name: string, type: string): Raw | undefined => {
+      const absolute = path.join(resolved.real, name)
+      if (type === "Directory") return { name, absolute, type: "dir" }
+      if (type === "SymbolicLink" || type === "Unknown") return undefined
+      const kind = SPECIAL[type]
+      return { name, absolute, type: "file", ...(kind ? { kind } : {}) }
+    }
+    // Only links (and entries of unknown type) cost a system call here.
+    const raws = yield* Effect.forEach(
+      visible,
+      (e) => {
+        const plain = classify(e.name, e.type)
+        if (plain) return Effect.succeed(plain)
+        return Effect.gen(function* () {
+          const absolute = path.join(resolved.real, e.name)
+          const type = e.type === "Unknown" ? yield* fs.lstat(absolute).pipe(Effect.map((s) => s.type), Effect.orElseSucceed(() => "File" as const)) : e.type
+          if (type !== "SymbolicLink") return classify(e.name, type === "Unknown" ? "File" : type)!
+          return { name: e.name, absolute, type: "link", ...(yield* linkTarget(absolute)) } satisfies Raw
+        })
+      },
+      { concurrency: 16 },
+    )
+
+    const info = (r: Raw) =>
+      fs.lstat(r.absolute).pipe(
+        Effect.map((s) => ({
+          size: r.type === "dir" ? 0 : Number(s.size),
+          mtimeMs: Option.match(s.mtime, { onNone: () => 0, onSome: (d) => d.getTime() }),
+        })),
+        Effect.orElseSucceed(() => ({ size: 0, mtimeMs: 0 })),
+      )
+    const group = (r: Raw) => (r.type === "dir" || r.targetType === "dir" ? 0 : 1)
+    const byName = (a: Raw, b: Raw) => group(a) - group(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+    // Sorting by name needs no stat; by mtime or size every entry is stat'ed.
+    let page: ReadonlyArray<{ raw: Raw; size: number; mtimeMs: number }>
+    if (sortBy === "name") {
+      const sorted = [...raws].sort(byName).slice(offset, offset + limit)
+      page = yield* Effect.forEach(sorted, (raw) => Effect.map(info(raw), (i) => ({ raw, ...i })), { concurrency: 16 })
+    } else {
+      const all = yield* Effect.forEach(raws, (raw) => Effect.map(info(raw), (i) => ({ raw, ...i })), { concurrency: 16 })
+      const key = (x: (typeof all)[number]) => (sortBy === "mtime" ? x.mtimeMs : x.size)
+      page = all.sort((a, b) => group(a.raw) - group(b.raw) || key(b) - key(a) || byName(a.raw, b.raw)).slice(offset, offset + limit)
+    }
+
+    const total = raws.length
+    if (offset > 0 && offset >= total) return yield* new EntriesPastEnd({ shown, offset, total, limit })
+    const dirs = raws.filter((r) => r.type === "dir").length
+    const links = raws.filter((r) => r.type === "link").length
+    const entries: Array<ListEntry> = page.map(({ raw, size, mtimeMs }) => ({
+      path: `${base}${raw.name}${raw.type === "dir" ? "/" : ""}`,
+      name: raw.name,
+      type: raw.type,
+      size,
+      mtime: Math.floor(mtimeMs / 1000),
+      ...(raw.target !== undefined ? { target: raw.target } : {}),
+      ...(raw.targetType !== undefined ? { target_type: raw.targetType } : {}),
+      ...(raw.kind !== undefined ? { kind: raw.kind } : {}),
+    }))
+    const result: FolderPage = {
+      shown,
+      entries,
+      mtimesMs: page.map((p) => p.mtimeMs),
+      total,
+      dirs,
+      files: total - dirs - links,
+      links,
+      hidden,
+      matchedIgnore,
+      gitIgnored,
+    }
+    return result
+  })

@@ -1,0 +1,247 @@
+import { Effect } from "effect"
+import { isPlatformError, type PlatformError } from "effect/PlatformError"
+import { createHash } from "node:crypto"
+import { readSync } from "node:fs"
+import { FileLedger } from "../workspace/file-ledger.ts"
+import { fileTypeName } from "../workspace/checked-fs.ts"
+import { openCheckedScoped } from "../workspace/checked-open.ts"
+import { fromPlatformError } from "../workspace/fs-error.ts"
+import { type ByteSource, countLines, findTailStart, type ForwardResult, memorySource, type RawLine, readForward } from "../workspace/line-window.ts"
+import { similarPaths } from "../workspace/similar-paths.ts"
+import { decodeBytes, decodeUtf16, SNIFF_BYTES, sniffText, type TextEncodingName } from "../workspace/text-sniff.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import { BinaryFile, IsAFolder, LinesPastEnd, NotARegularFile, PathNotFound, Utf16TooLarge } from "./files-error.ts"
+
+/** A byte count as people read it: 512 B, 1.5 KB, 3.2 MB. */
+export const formatBytes = (n: number): string =>
+  n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MB` : `${(n / 1024 ** 3).toFixed(1)} GB`
+
+/** A window of a text file to read. */
+export interface ReadRequest {
+  /** The file, as given (relative to the working directory). */
+  readonly path: string
+  /** Lines to skip (negative: counted from the end). */
+  readonly offset: number
+  /** Lines asked for, when the caller said. */
+  readonly limit: number | undefined
+  readonly defaultLimit: number
+  readonly maxLimit: number
+  /** Longer lines are cut (in characters). */
+  readonly maxLineLength: number
+  /** Files up to this size have their lines counted (and are hashed when read whole). */
+  readonly countMaxBytes: number
+  /** Larger UTF-16 files are refused. */
+  readonly utf16MaxBytes: number
+  /** Bytes of numbered lines returned at most. */
+  readonly maxBytes: number
+}
+
+/** The lines read and what is known about the file. */
+export interface TextWindow {
+  /** The file, as results name paths. */
+  readonly shown: string
+  /** The lines, numbered (`     7\ttext`), joined by line breaks. */
+  readonly content: string
+  /** Number of the first line shown (1-based; negative counts from the end when the total is unknown). */
+  readonly first: number
+  readonly count: number
+  /** Lines in the file, when counted. */
+  readonly total: number | undefined
+  /** The number of lines the window was sized for. */
+  readonly limit: number
+  readonly hasMore: boolean
+  readonly hasBefore: boolean
+  /** The offset of the next window, when there is more. */
+  readonly nextOffset: number | null
+  /** The offset of the window before, when there is one. */
+  readonly prevOffset: number | null
+  /** The byte budget ended the window. */
+  readonly stoppedByBytes: boolean
+  /** Lines cut at the length limit. */
+  readonly cutLines: number
+  readonly fileBytes: number
+  readonly encoding: string
+  readonly bom: boolean
+  readonly lineEnding: "lf" | "crlf" | "mixed" | "none"
+  readonly finalNewline: boolean
+  /** The total, or an estimate from the average line length when not counted. */
+  readonly estimate: number
+}
+
+/** A line as the model sees it: decoded, and cut with a marker when longer than the cap. */
+const renderLine = (line: RawLine, encoding: TextEncodingName, maxChars: number): { readonly text: string; readonly cut: boolean } => {
+  const text = decodeBytes(line.head, encoding)
+  if (line.head.length >= line.length && text.length <= maxChars) return { text, cut: false }
+  let keep = Math.min(maxChars, text.length)
+  const code = text.charCodeAt(keep - 1)
+  if (code >= 0xd800 && code <= 0xdbff) keep-- // never split a surrogate pair
+  return { text: `${text.slice(0, keep)}… [line truncated at ${maxChars} chars; the full line is ${line.length} bytes]`, cut: true }
+}
+
+/** The line-ending style seen in a sample and the returned lines (names as the edit tools use them). */
+const lineEndingOf = (sample: Uint8Array, lines: ReadonlyArray<RawLine>): "lf" | "crlf" | "mixed" | "none" => {
+  let crlf = 0
+  let lf = 0
+  for (let i = 0; i < sample.length; i++) {
+    if (sample[i] === 10) {
+      if (i > 0 && sample[i - 1] === 13) crlf++
+      else lf++
+    }
+  }
+  for (const l of lines) if (l.crlf) crlf++
+  return crlf > 0 && lf > 0 ? "mixed" : crlf > 0 ? "crlf" : lf > 0 ? "lf" : "none"
+}
+
+/**
+ * A window of a text file's lines inside the project, read in blocks (never
+ * the whole file unless it is UTF-16): the encoding sniffed, binary files
+ * refused, long lines cut, the window bounded by lines and bytes. What was
+ * read is recorded in the file ledger, which the edit tools check staleness
+ * against (with a hash when the whole file was read).
+ */
+export const readWindow = (request: ReadRequest) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const ledger = yield* FileLedger
+    const settings = request
+    const resolved = yield* ws.resolve(request.path)
+    const shown = resolved.display
+
+    const notFound = (why: string) =>
+      Effect.gen(function* () {
+        const suggestions = yield* similarPaths(resolved.absolute, { kind: "file" })
+        return yield* new PathNotFound({ kind: "file", shown, suggestions, why })
+      })
+
+    if (!resolved.exists) return yield* notFound("")
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        // The file is opened first and its real place checked: a link swapped in after resolve() leads nowhere.
+        const opened = yield* openCheckedScoped(ws.contains, resolved.absolute, request.path, shown)
+        if (opened === undefined) return yield* notFound(" (a symbolic link whose target does not exist)")
+        const stat = opened.stat
+        if (stat.isDirectory()) return yield* new IsAFolder({ shown })
+        if (!stat.isFile()) return yield* new NotARegularFile({ shown, type: fileTypeName(stat) })
+        const size = Number(stat.size)
+        const readAt = (position: number, into: Buffer): Effect.Effect<number, PlatformError> =>
+          Effect.sync(() => {
+            let got = 0
+            while (got < into.length) {
+              const n = readSync(opened.fd, into, got, into.length - got, position + got)
+              if (n <= 0) break
+              got += n
+            }
+            return got
+          })
+        const onFile: ByteSource<PlatformError> = { size, readAt }
+
+        const sample = Buffer.allocUnsafe(Math.min(size, SNIFF_BYTES))
+        const sampled = sample.length > 0 ? yield* readAt(0, sample) : 0
+        const sniffed = sniffText(sample.subarray(0, sampled), size <= SNIFF_BYTES)
+        if (sniffed.binary) return yield* new BinaryFile({ shown, size })
+
+        // UTF-16 is decoded whole and read as UTF-8; everything else is read in place.
+        let source: ByteSource<PlatformError> = onFile
+        let start = sniffed.bomLength
+        if (sniffed.encoding === "utf-16le" || sniffed.encoding === "utf-16be") {
+          if (size > settings.utf16MaxBytes) return yield* new Utf16TooLarge({ shown, size, limit: settings.utf16MaxBytes })
+          const whole = Buffer.allocUnsafe(size)
+          yield* readAt(0, whole)
+          source = memorySource(Buffer.from(decodeUtf16(whole.subarray(2), sniffed.encoding), "utf8"))
+          start = 0
+        }
+        const decodeAs: TextEncodingName = sniffed.encoding === "latin1" ? "latin1" : "utf-8"
+        const bytes = source.size
+        const countable = size <= settings.countMaxBytes
+
+        // The window.
+        const asked = request.limit
+        const offset = request.offset
+        const tail = offset < 0
+        const limit = Math.min(asked ?? (tail ? -offset : settings.defaultLimit), settings.maxLimit)
+        // A line costs what it adds to the content: its number, tab, shown text and line break.
+        const renderedLines = new Map<RawLine, ReturnType<typeof renderLine>>()
+        const render = (line: RawLine) => {
+          const known = renderedLines.get(line)
+          if (known) return known
+          const r = renderLine(line, decodeAs, settings.maxLineLength)
+          renderedLines.set(line, r)
+          return r
+        }
+        const cost = (line: RawLine) => 8 + Buffer.byteLength(render(line).text)
+        const forward = { maxLineBytes: settings.maxLineLength * 4 + 4, maxWindowBytes: settings.maxBytes, cost }
+
+        let first: number // number of the first line shown (1-based; negative counts from the end)
+        let total: number | undefined
+        let window: ForwardResult
+        if (!tail) {
+          window = yield* readForward(source, { start, skip: offset, limit, countAll: countable, ...forward })
+          total = window.total
+          first = offset + 1
+          if (window.lines.length === 0 && total !== undefined && offset > 0 && offset >= total) {
+            return yield* new LinesPastEnd({ shown, offset, total, lastWindow: -Math.min(settings.defaultLimit, Math.max(total, 1)) })
+          }
+        } else {
+          // The window is found from the end; the total is a newline count when that is cheap.
+          const found = yield* findTailStart(source, start, -offset)
+          window = yield* readForward(source, { start: found.position, skip: 0, limit: Math.min(limit, found.found), countAll: false, ...forward })
+          total = found.reachedStart ? found.found : countable ? yield* countLines(source, start) : undefined
+          first = total !== undefined ? total - found.found + 1 : -found.found
+        }
+
+        const lines = window.lines
+        const count = lines.length
+        const hasMore = window.end < bytes
+        const hasBefore = first > 1 || first < 0
+        const rendered = lines.map(render)
+        const cutLines = rendered.filter((r) => r.cut).length
+        const content = rendered.map((r, i) => `${String(first + i).padStart(6)}\t${r.text}`).join("\n")
+
+        const lastByte = Buffer.allocUnsafe(1)
+        const finalNewline = bytes > start && (yield* source.readAt(bytes - 1, lastByte)) === 1 && lastByte[0] === 10
+        const eolSample = Buffer.allocUnsafe(Math.min(bytes - start, SNIFF_BYTES))
+        const eolRead = eolSample.length > 0 ? yield* source.readAt(start, eolSample) : 0
+        const lineEnding = lineEndingOf(eolSample.subarray(0, eolRead), lines)
+        const windowPartial = hasMore || hasBefore
+
+        // What the edit tools check staleness against.
+        const mtimeMs = Number(stat.mtimeMs)
+        let sha256: string | undefined
+        if (!windowPartial && size <= settings.countMaxBytes) {
+          const hash = createHash("sha256")
+          const block = Buffer.allocUnsafe(Math.max(1, Math.min(size, 1 << 20)))
+          for (let at = 0; at < size; ) {
+            const n = yield* readAt(at, block)
+            if (n <= 0) break
+            hash.update(n === block.length ? block : block.subarray(0, n))
+            at += n
+          }
+          sha256 = hash.digest("hex")
+        }
+        yield* ledger.record(opened.real, { mtimeMs, size, ...(sha256 ? { sha256 } : {}) })
+
+        const averageLine = count > 0 ? lines.reduce((s, l) => s + l.length + (l.crlf ? 2 : 1), 0) / count : 0
+        const result: TextWindow = {
+          shown,
+          content,
+          first,
+          count,
+          total,
+          limit,
+          hasMore,
+          hasBefore,
+          nextOffset: hasMore ? (first > 0 ? first - 1 + count : first + count) : null,
+          prevOffset: hasBefore ? (first > 0 ? Math.max(0, first - 1 - limit) : first - limit) : null,
+          stoppedByBytes: window.stoppedBy === "bytes",
+          cutLines,
+          fileBytes: size,
+          encoding: sniffed.encoding,
+          bom: sniffed.bomLength > 0,
+          lineEnding,
+          finalNewline,
+          estimate: total ?? (averageLine > 0 ? Math.round((bytes - start) / averageLine) : 0),
+        }
+        return result
+      }),
+    ).pipe(Effect.mapError((e) => (isPlatformError(e) ? fromPlatformError(e, shown) : e)))
+  })
