@@ -18,10 +18,11 @@ import { Sandbox, type SandboxOptions, type SandboxShape } from "./sandbox/sandb
 import { saveNetworkHost } from "./sandbox/save-host.ts"
 import { readSandboxSettings, SandboxSettingsError } from "./sandbox/settings.ts"
 import type { Tool } from "./tool-framework/definition.ts"
-import { makeRegistry, type ToolSource } from "./tool-framework/registry.ts"
+import type { ToolSource } from "./tool-framework/registry.ts"
 import { ToolRunner } from "./tool-framework/runner.ts"
 import { SessionInfo, type SessionInfoShape } from "./tool-framework/session.ts"
 import { SubagentRunner } from "./tool-framework/subagent.ts"
+import { registryWithLoader } from "./tools/load_tools.ts"
 import { lspAfterChange } from "./tools/lsp-after-edit.ts"
 import { UserTerminal } from "./terminal/user-terminal.ts"
 import { FileLedger } from "./workspace/file-ledger.ts"
@@ -189,10 +190,10 @@ export const makeToolRuntime = (options: RuntimeOptions) =>
               const config = yield* Config
               const sandbox = yield* Sandbox
               const tools = yield* Effect.promise(() => prepare({ root, config, tools: options.tools, sandbox }))
-              return ToolRunner.layer<ToolServices>(makeRegistry(tools, options.toolSources))
+              return ToolRunner.layer<ToolServices>(registryWithLoader(tools, options.toolSources))
             }),
           )
-        : ToolRunner.layer<ToolServices>(makeRegistry(options.tools, options.toolSources))
+        : ToolRunner.layer<ToolServices>(registryWithLoader(options.tools, options.toolSources))
       return runner.pipe(Layer.provideMerge(Layer.mergeAll(services, subagents, afterChange)))
     }),
   ).pipe(Layer.provideMerge(PlatformLive))

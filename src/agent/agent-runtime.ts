@@ -13,7 +13,8 @@ import { ProcessRunner } from "../process/process-runner.ts"
 import { makeToolRuntime, PlatformLive, type RuntimeOptions, type ToolServices } from "../runtime.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
 import type { Tool } from "../tool-framework/definition.ts"
-import { makeRegistry, type ToolSource } from "../tool-framework/registry.ts"
+import type { ToolSource } from "../tool-framework/registry.ts"
+import { registryWithLoader } from "../tools/load_tools.ts"
 import { ToolRunner } from "../tool-framework/runner.ts"
 import { SessionInfo } from "../tool-framework/session.ts"
 import { SubagentRunner, type SubagentReport } from "../tool-framework/subagent.ts"
@@ -22,6 +23,7 @@ import { FileLedger } from "../workspace/file-ledger.ts"
 import { projectRootOf } from "../workspace/project-root.ts"
 import type { AgentEvent } from "./events.ts"
 import { runTurn, type VerifyOutcome } from "./loop.ts"
+import { offerFromConfig } from "./tool-offer.ts"
 import { PROFILES, type EngineName, type Profile } from "./profiles.ts"
 import { loadSkillCatalog } from "../skills/skill-catalog.ts"
 import { embeddedAssets } from "../embedded/assets.ts"
@@ -140,7 +142,7 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
               SessionInfo.layer({ id: childId, interactive: true }),
               SubagentRunner.unavailable,
             )
-            const runnerLayer = ToolRunner.layer<ToolServices>(makeRegistry(tools, profileSources(profile, options.toolSources))).pipe(
+            const runnerLayer = ToolRunner.layer<ToolServices>(registryWithLoader(tools, profileSources(profile, options.toolSources))).pipe(
               Layer.provide(childServices),
             )
             const result = yield* Effect.gen(function* () {
@@ -151,6 +153,7 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
                 engine: options.engine,
                 system: systemPrompt(profile, options.boot.facts),
                 maxSteps,
+                offer: offerFromConfig(config),
                 ...(options.onSubagentEvent ? { emit: (e: AgentEvent) => options.onSubagentEvent!(request.parentCallId, e) } : {}),
               })
             }).pipe(Effect.provide(runnerLayer))

@@ -17,6 +17,7 @@ import { agentToolRuntime, bootAgent, verifyRunner, type AgentBoot } from "./age
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
 import { runTurn, type Conversation, type LoopOptions } from "./loop.ts"
+import { offerFromConfig } from "./tool-offer.ts"
 import { profileOf, profileNames, type EngineName, type Profile } from "./profiles.ts"
 import { projectRootOf } from "../workspace/project-root.ts"
 import { createSession, DEFAULT_RETENTION_DAYS, loadSession, pruneSessions, removeSessionFile, resumeSession, SessionError, type SessionWriter, forkSession } from "./session-store.ts"
@@ -112,6 +113,8 @@ export interface AgentSessionOptions {
   readonly onConfigWarnings?: (warnings: ReadonlyArray<ConfigWarning>) => void
   /** `--strict`: configuration warnings are an AgentSetupError. */
   readonly strict?: boolean
+  /** Tools to offer in every request even when they would be on demand (the host named them: allowedTools, its own MCP tools). */
+  readonly alwaysOffer?: ReadonlyArray<string>
 }
 
 /** An agent conversation bound to a session file: run turns, then dispose. */
@@ -311,6 +314,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
     keepFraction: config.get("compaction.keep_fraction", DEFAULT_COMPACTION.keepFraction),
   }
   const conversation: Conversation = { items }
+  const offer = offerFromConfig(config, options.alwaysOffer)
   const sessionEvent = { sessionId: writer.id, root: boot.root }
   const additions = await plugins.hooks.call("prompt.system", sessionEvent)
   const added = additions.flatMap((a) => (typeof a.value === "string" && a.value.trim() !== "" ? [a.value.trim()] : [])).join("\n\n")
@@ -368,6 +372,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
         ...(mcp.configured ? { systemNote: mcp.note } : {}),
         record: writer.record,
         subagentUsage: () => subagentUsage,
+        offer,
         ...(turn.cancelled ? { cancelled: turn.cancelled } : {}),
       }
       return runtime.runPromise(runTurn(conversation, prompt, loopOptions)).then((result) => {

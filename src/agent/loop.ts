@@ -1,7 +1,5 @@
 import { Cause, Clock, Effect, Fiber } from "effect"
 import { collectTurn, type LanguageModelShape, type ModelEvent, type ModelToolCall, type ModelToolSpec, type Usage } from "../llm/model.ts"
-import type { Tool } from "../tool-framework/definition.ts"
-import { parameterJsonSchema } from "../tool-framework/json-schema.ts"
 import type { ToolCall, ToolOutcome, ToolRunnerShape } from "../tool-framework/runner.ts"
 import { compactHistory, DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.ts"
 import type { AgentEvent, PermissionDenial, TurnReason, TurnResult, TurnStatus } from "./events.ts"
@@ -9,13 +7,8 @@ import { changedFiles, isDocPath } from "./file-changes.ts"
 import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, type HistoryItem, type SummaryItem, type ToolItem } from "./history.ts"
 import type { EngineName } from "./profiles.ts"
 import { parseReact, REACT_STOP, reactInstructions } from "./react.ts"
+import { collectLoaded, DEFAULT_OFFER, offeredSpecs, type ToolOffer } from "./tool-offer.ts"
 
-/** A tool as the model is offered it. */
-export const toolSpec = (tool: Tool): ModelToolSpec => ({
-  name: tool.name,
-  description: tool.description,
-  parameters: parameterJsonSchema(tool),
-})
 
 /** What the loop persists (the session store appends these as JSON lines). */
 export type LoopRecord =
@@ -58,11 +51,15 @@ export interface LoopOptions {
   readonly systemNote?: () => string
   /** Tokens the turn's subagents have spent so far (added to the result's usage). */
   readonly subagentUsage?: () => Usage
+  /** Which tools each request offers (default: rarely used ones on demand through load_tools). */
+  readonly offer?: ToolOffer
 }
 
 /** A conversation: the history the loop reads and extends. */
 export interface Conversation {
   items: Array<HistoryItem>
+  /** Tools loaded on demand or called so far (lowercase names): offered in every later request, compaction or not. */
+  loaded?: Set<string>
 }
 
 const stableJson = (v: unknown): string =>
@@ -127,7 +124,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     let nativeTools: ReadonlyArray<ModelToolSpec> = []
     let toolsJson = "[]"
     const refreshTools = () => {
-      specs = runner.registry.tools.map(toolSpec)
+      const loaded = collectLoaded(conversation.items, runner.registry, (conversation.loaded ??= new Set()))
+      specs = offeredSpecs(runner.registry.tools, loaded, options.offer ?? DEFAULT_OFFER)
       const note = options.systemNote?.() ?? ""
       const base = note === "" ? options.system : `${options.system}\n\n${note}`
       system = react ? `${base}\n\n${reactInstructions(specs)}` : base

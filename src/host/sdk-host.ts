@@ -166,6 +166,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
 
   const open = async (): Promise<AgentSession> => {
     hooks = makeSdkHooks(hookConfig, channel, hookBase, onProblem)
+    const hostTools = await sdkMcpTools(initialize, channel, onProblem)
     const opened = await openAgentSession({
       cwd: io.cwd,
       env: io.env,
@@ -176,7 +177,9 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       sessionId: flags.resume,
       fork: flags.forkSession,
       maxSteps: flags.maxTurns,
-      allTools: [...tools, ...(await sdkMcpTools(initialize, channel, onProblem))],
+      allTools: [...tools, ...hostTools],
+      // What the host names explicitly is offered in every request, never only on demand.
+      alwaysOffer: [...flags.allowed.map((r) => r.tool), ...hostTools.map((t) => t.name)],
       allow: flags.allowed,
       onAsk: ask,
       configOverrides: {

@@ -172,6 +172,13 @@ export const toolsSection: ConfigSection = {
         edit: setting(fileLimits(true), "The edit tool."),
         multiedit: setting(fileLimits(true), "The multiedit tool."),
         patch: setting(fileLimits(false), "The patch tool."),
+        on_demand: setting(
+          Schema.Boolean,
+          "Offer rarely used tools (git, fetch, LSP, multiedit, …; MCP and plugin tools over extension_budget) through load_tools instead of in every model request; false offers every tool always.",
+          true,
+        ),
+        always_offer: setting(Names, "Tools offered in every model request even when they would be on demand (e.g. [\"git_status\", \"fetch\"])."),
+        extension_budget: setting(Count, "MCP and plugin tools are offered directly while their schemas together take at most this many bytes; beyond it they are on demand.", 6000),
       }),
       "Limits of each built-in tool.",
     ),

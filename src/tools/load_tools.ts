@@ -1,0 +1,73 @@
+import { Effect, Schema } from "effect"
+import { invalidParam } from "../protocol/tool-error.ts"
+import { defineTool, type Tool } from "../tool-framework/definition.ts"
+import { makeRegistry, type ToolRegistry, type ToolSource } from "../tool-framework/registry.ts"
+import description from "./load_tools.md" with { type: "text" }
+
+/** The loader's name: the agent offers it, with the catalogue of what it can load, when some tools are on demand. */
+export const LOAD_TOOLS = "load_tools"
+
+const SUMMARY_CHARS = 90
+
+/** A tool in one line for the catalogue: the first sentence of its description, cut short. */
+export const toolSummary = (tool: Tool): string => {
+  const text = tool.description.replace(/\s+/g, " ").trim()
+  const sentence = /^(.+?[.!?])(?:\s|$)/.exec(text)?.[1] ?? text
+  return sentence.length > SUMMARY_CHARS ? `${sentence.slice(0, SUMMARY_CHARS - 1).trimEnd()}…` : sentence
+}
+
+/** The loader's description with the catalogue of the tools it can load, one line each. */
+export const loaderDescription = (onDemand: ReadonlyArray<Tool>): string =>
+  `${description.trim()}\n${onDemand.map((t) => `- ${t.name}: ${toolSummary(t)}`).join("\n")}`
+
+/**
+ * load_tools: the model asks for tools that are not in every request (git,
+ * fetch, LSP, MCP and plugin tools beyond their budget); the agent loop adds
+ * the loaded ones to the following requests (it reads `data.loaded` from the
+ * history). `catalog` is every tool of the registry this one sits in.
+ */
+export const loadToolsTool = (catalog: () => ReadonlyArray<Tool>): Tool<{ readonly names: ReadonlyArray<string> }> =>
+  defineTool({
+    name: LOAD_TOOLS,
+    title: "LoadTools",
+    description,
+    aliases: ["tool_search", "load_tool"],
+    parameterAliases: { tools: "names", name: "names" },
+    readOnly: true,
+    parameters: Schema.Struct({
+      names: Schema.Array(Schema.String).annotate({ description: "Tool names from the list." }),
+    }),
+    run: ({ names }) =>
+      Effect.gen(function* () {
+        const tools = catalog().filter((t) => t.name !== LOAD_TOOLS)
+        const registry = makeRegistry(tools)
+        const found = new Map<string, Tool>()
+        const unknown: Array<string> = []
+        for (const name of names) {
+          const tool = registry.lookup(name)
+          if (tool) found.set(tool.name, tool)
+          else unknown.push(name)
+        }
+        const available = tools.map((t) => t.name).join(", ")
+        if (found.size === 0) {
+          return yield* invalidParam("names", `no such tool: ${unknown.join(", ") || "(none named)"}. Available: ${available}`)
+        }
+        const loaded = [...found.values()]
+        const lines = [`Loaded ${loaded.map((t) => t.name).join(", ")}: offered from the next step on; call them as usual.`]
+        if (unknown.length > 0) lines.push(`Not found: ${unknown.join(", ")} (available: ${available}).`)
+        return {
+          ...(unknown.length > 0 ? { status: "partial" as const } : {}),
+          header: `LoadTools: ${loaded.map((t) => t.name).join(", ")}`,
+          data: { loaded: loaded.map((t) => t.name), unknown, tools: loaded.map((t) => ({ name: t.name, description: t.description })) },
+          text: lines.join("\n"),
+        }
+      }),
+  })
+
+/** A registry with the loader in it, its catalogue being the registry itself (tools that join later included). */
+export const registryWithLoader = (fixed: ReadonlyArray<Tool>, sources: ReadonlyArray<ToolSource> = []): ToolRegistry => {
+  let registry: ToolRegistry | undefined
+  const loader = loadToolsTool(() => registry?.tools ?? fixed)
+  registry = makeRegistry([...fixed.filter((t) => t.name !== LOAD_TOOLS), loader], sources)
+  return registry
+}
