@@ -35,17 +35,23 @@ export interface ShellRequest {
   readonly unconfined: boolean
 }
 
+/** One output stream of a command that ran: what is shown of it and where it was saved whole. */
+export interface StreamReport {
+  /** Its head and tail with a marker of what was left out. */
+  readonly shown: Excerpt
+  readonly totalBytes: number
+  readonly lines: number
+  /** Where a stream shown cut was saved whole, as results name paths. */
+  readonly path: string | null
+  /** Why it could not be saved (whole), when it could not. */
+  readonly spillProblem?: string | undefined
+}
+
 /** A command that ran (whatever its exit code). */
 export interface ShellRun {
   readonly outcome: ProcessOutcome
-  readonly out: CapturedStream
-  readonly err: CapturedStream
-  /** What is shown of each stream: its head and tail with a marker of what was left out. */
-  readonly outShown: Excerpt
-  readonly errShown: Excerpt
-  /** Where a stream shown cut was saved whole, as results name paths. */
-  readonly outPath: string | null
-  readonly errPath: string | null
+  readonly stdout: StreamReport
+  readonly stderr: StreamReport
   /** The working directory, as results name paths. */
   readonly cwd: string
   /** The sandbox mode the command ran under ("off" when unconfined) and what it refused. */
@@ -160,8 +166,8 @@ export const runShell = (request: ShellRequest) =>
         ),
       )
 
-    let out = stdout.snapshot()
-    let err = stderr.snapshot()
+    const out = stdout.snapshot()
+    const err = stderr.snapshot()
     const refusals = yield* wrapped.finish(`${tailText(out)}\n${tailText(err)}`)
     const mode = wrapped.confined ? sandbox.status.settings.mode : "off"
     if (outcome.timedOut && out.totalBytes + err.totalBytes === 0) {
@@ -177,18 +183,13 @@ export const runShell = (request: ShellRequest) =>
     // A stream shown cut must be on disk whole, even when it fit in memory.
     if (outShown.truncated) yield* Effect.promise(() => stdout.ensureSpilled())
     if (errShown.truncated) yield* Effect.promise(() => stderr.ensureSpilled())
-    out = stdout.snapshot()
-    err = stderr.snapshot()
-    const run: ShellRun = {
-      outcome,
-      out,
-      err,
-      outShown,
-      errShown,
-      outPath: out.spillPath !== undefined ? workspace.display(out.spillPath) : null,
-      errPath: err.spillPath !== undefined ? workspace.display(err.spillPath) : null,
-      cwd,
-      sandbox: { mode, refusals },
-    }
+    const report = (c: CapturedStream, shown: Excerpt): StreamReport => ({
+      shown,
+      totalBytes: c.totalBytes,
+      lines: lineCount(c),
+      path: c.spillPath !== undefined ? workspace.display(c.spillPath) : null,
+      ...(c.spillProblem !== undefined ? { spillProblem: c.spillProblem } : {}),
+    })
+    const run: ShellRun = { outcome, stdout: report(stdout.snapshot(), outShown), stderr: report(stderr.snapshot(), errShown), cwd, sandbox: { mode, refusals } }
     return run
   })

@@ -2,11 +2,9 @@ import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import { BASH_DEFAULTS } from "../config/sections/tools.ts"
 import { OutputSettings } from "../output/output-settings.ts"
-import type { CapturedStream } from "../process/output-capture.ts"
-import { lineCount, type Excerpt } from "../process/output-excerpt.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
-import { quoteArg, runShell, type ShellRun } from "../shell/run-shell.ts"
+import { quoteArg, runShell, type ShellRun, type StreamReport } from "../shell/run-shell.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./bash.md" with { type: "text" }
 import { shellContext, withShellErrors } from "./shell-errors.ts"
@@ -120,11 +118,11 @@ export const bashTool = defineTool({
  * after some output, or background processes had to be ended.
  */
 const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout: number, run: ShellRun): ToolResult => {
-  const { outcome, out, err, outShown, errShown, outPath, errPath } = run
+  const { outcome, stdout, stderr } = run
   const context = shellContext(params, run.cwd)
   const call = params.command !== undefined ? { command: params.command } : { args: params.args }
   const duration = Math.round(outcome.durationMs * 10) / 10
-  const truncated = outShown.truncated || errShown.truncated
+  const truncated = stdout.shown.truncated || stderr.shown.truncated
   const status = truncated || outcome.timedOut || outcome.heldOpen ? "partial" : "success"
 
   const lines = [
@@ -145,24 +143,24 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
     )
   }
   for (const refusal of run.sandbox.refusals) notes.push(`Sandbox: ${refusal.message}`)
-  const section = (name: string, e: Excerpt) => `${name}:\n${e.text === "" ? "(empty)" : e.text}`
+  const section = (name: string, s: StreamReport) => `${name}:\n${s.shown.text === "" ? "(empty)" : s.shown.text}`
   const saved: Array<string> = []
-  const describe = (name: string, c: CapturedStream, path: string | null, e: Excerpt) => {
-    if (!e.truncated) return
-    const size = `${c.totalBytes} bytes, ${lineCount(c)} lines`
-    if (path !== null) saved.push(`Full ${name} (${size}): ${path}${c.spillProblem ? ` — ${c.spillProblem}` : ""}`)
-    else saved.push(`Full ${name} (${size}) was not saved: ${c.spillProblem ?? "unknown reason"}`)
+  const describe = (name: string, s: StreamReport) => {
+    if (!s.shown.truncated) return
+    const size = `${s.totalBytes} bytes, ${s.lines} lines`
+    if (s.path !== null) saved.push(`Full ${name} (${size}): ${s.path}${s.spillProblem ? ` — ${s.spillProblem}` : ""}`)
+    else saved.push(`Full ${name} (${size}) was not saved: ${s.spillProblem ?? "unknown reason"}`)
   }
-  describe("stdout", out, outPath, outShown)
-  describe("stderr", err, errPath, errShown)
+  describe("stdout", stdout)
+  describe("stderr", stderr)
 
   const hints: Array<RetrievalHint> = []
-  if (outShown.truncated && outPath !== null) {
-    hints.push(hint("Read", "high", { path: outPath, offset: outShown.omittedFromLine, limit: 200 }))
-    hints.push(hint("Grep", "medium", { pattern: "<keyword>", path: outPath }))
+  if (stdout.shown.truncated && stdout.path !== null) {
+    hints.push(hint("Read", "high", { path: stdout.path, offset: stdout.shown.omittedFromLine, limit: 200 }))
+    hints.push(hint("Grep", "medium", { pattern: "<keyword>", path: stdout.path }))
   }
-  if (errShown.truncated && errPath !== null) {
-    hints.push(hint("Read", hints.length === 0 ? "high" : "medium", { path: errPath, offset: errShown.omittedFromLine, limit: 200 }))
+  if (stderr.shown.truncated && stderr.path !== null) {
+    hints.push(hint("Read", hints.length === 0 ? "high" : "medium", { path: stderr.path, offset: stderr.shown.omittedFromLine, limit: 200 }))
   }
   if (run.sandbox.refusals.some((x) => x.kind !== "host")) hints.push(hint("Bash", "low", { ...call, sandbox: false }))
   if (outcome.timedOut) {
@@ -170,28 +168,28 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
     if (longer > timeoutMs) hints.push(hint("Bash", "medium", { ...call, timeout_ms: longer }))
   }
 
-  const text = [lines.join("\n"), ...notes, section("stdout", outShown), section("stderr", errShown), truncated ? ["[output truncated]", ...saved].join("\n") : ""]
+  const text = [lines.join("\n"), ...notes, section("stdout", stdout), section("stderr", stderr), truncated ? ["[output truncated]", ...saved].join("\n") : ""]
     .filter((p) => p !== "")
     .join("\n\n")
-  const totalLines = lineCount(out) + lineCount(err)
+  const totalLines = stdout.lines + stderr.lines
   return {
     status,
     header: `Bash: ${shown}`,
     data: {
-      stdout: outShown.text,
-      stderr: errShown.text,
+      stdout: stdout.shown.text,
+      stderr: stderr.shown.text,
       exit_code: outcome.exitCode,
       signal: outcome.signal,
       timed_out: outcome.timedOut,
       killed: outcome.killed,
       duration_ms: duration,
       truncated,
-      output_path: outPath,
-      stderr_path: errPath,
+      output_path: stdout.path,
+      stderr_path: stderr.path,
       sandbox: { mode: run.sandbox.mode, refused: run.sandbox.refusals },
     },
     text,
-    stats: { stdout_bytes: out.totalBytes, stderr_bytes: err.totalBytes, stdout_lines: lineCount(out), stderr_lines: lineCount(err) },
+    stats: { stdout_bytes: stdout.totalBytes, stderr_bytes: stderr.totalBytes, stdout_lines: stdout.lines, stderr_lines: stderr.lines },
     context,
     hints,
     ...(truncated

@@ -1,12 +1,12 @@
 import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
+import { SEARCH_DEFAULTS } from "../config/sections/search.ts"
 import { GREP_DEFAULTS } from "../config/sections/tools.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { grep, type GrepResult } from "../search/grep.ts"
 import { matchLines } from "../search/grep-report.ts"
 import type { OutputMode } from "../search/search-types.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
-import { DEFAULT_IGNORED_DIRS } from "../workspace/ignore-rules.ts"
 import description from "./grep.md" with { type: "text" }
 import { withGrepErrors } from "./search-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
@@ -32,7 +32,7 @@ const grepSettings = Effect.gen(function* () {
     maxStoredLines: get("max_stored_lines"),
     maxEntries: get("max_entries"),
     ignoredDirs: new Set(
-      config.get("search.default_ignore", DEFAULT_IGNORED_DIRS as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string"),
+      config.get("search.default_ignore", SEARCH_DEFAULTS.default_ignore as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string"),
     ),
   }
 })

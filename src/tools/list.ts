@@ -1,10 +1,10 @@
 import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
+import { SEARCH_DEFAULTS } from "../config/sections/search.ts"
 import { LIST_DEFAULTS } from "../config/sections/tools.ts"
 import { listFolder, type ListEntry } from "../files/list-folder.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
-import { DEFAULT_IGNORED_DIRS } from "../workspace/ignore-rules.ts"
 import description from "./list.md" with { type: "text" }
 import { withFilesErrors } from "./files-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
@@ -55,7 +55,7 @@ export const listTool = defineTool({
       const defaultLimit = Math.min(config.count("tools.list.default_limit", LIST_DEFAULTS.default_limit), maxLimit)
       const hiddenNames = new Set(
         config
-          .get("tools.list.default_ignore", config.get("search.default_ignore", DEFAULT_IGNORED_DIRS as ReadonlyArray<unknown>))
+          .get("tools.list.default_ignore", config.get("search.default_ignore", SEARCH_DEFAULTS.default_ignore as ReadonlyArray<unknown>))
           .filter((n): n is string => typeof n === "string"),
       )
       const sortBy = params.sort_by ?? "name"
