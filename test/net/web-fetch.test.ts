@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { HttpClient } from "../../src/net/http-client.ts"
+import { webFetch, type WebFetchRequest } from "../../src/net/web-fetch.ts"
+
+let server: ReturnType<typeof Bun.serve>
+let base: string
+
+beforeAll(() => {
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (req) => {
+      const url = new URL(req.url)
+      switch (url.pathname) {
+        case "/page":
+          return new Response("<html><head><title>T</title></head><body><h1>Hi</h1><p>x</p></body></html>", { headers: { "content-type": "text/html" } })
+        case "/hop":
+          return Response.redirect(`${base}/page`, 302)
+        case "/json":
+          return Response.json({ a: [1, 2] })
+        case "/missing":
+          return new Response("no such thing here", { status: 404, headers: { "content-type": "text/plain" } })
+        case "/bin":
+          return new Response(new Uint8Array([0, 1, 2, 3]), { headers: { "content-type": "application/octet-stream" } })
+        case "/private":
+          return req.headers.get("authorization") === "Bearer tok" ? new Response("secret ok") : new Response("who?", { status: 401 })
+        case "/slow":
+          await Bun.sleep(2000)
+          return new Response("late")
+        default:
+          return new Response("?", { status: 500 })
+      }
+    },
+  })
+  base = `http://127.0.0.1:${server.port}`
+})
+afterAll(() => server.stop(true))
+
+const ask = (url: string, more: Partial<WebFetchRequest> = {}): WebFetchRequest => ({
+  url,
+  method: "GET",
+  verifyTls: true,
+  timeoutSec: 10,
+  textLimit: 100_000,
+  credentialTable: {},
+  env: {},
+  ...more,
+})
+const fetchPage = (url: string, more: Partial<WebFetchRequest> = {}) => Effect.runPromise(webFetch(ask(url, more)).pipe(Effect.provide(HttpClient.layer)))
+const failure = (url: string, more: Partial<WebFetchRequest> = {}) =>
+  Effect.runPromise(Effect.flip(webFetch(ask(url, more))).pipe(Effect.provide(HttpClient.layer)))
+
+describe("webFetch (net domain)", () => {
+  test("a redirect is followed by hand and HTML comes back as Markdown with its title", async () => {
+    const page = await fetchPage(`${base}/hop`)
+    expect(page).toMatchObject({ url: `${base}/hop`, finalUrl: `${base}/page`, status: 200, statusLine: "200 OK", mediaType: "text/html" })
+    expect(page.redirects).toEqual([{ url: `${base}/hop`, status: 302 }])
+    expect(page.body).toMatchObject({ kind: "text", format: "html", title: "T", truncated: false, complete: true })
+    expect(page.body.kind === "text" && page.body.content).toContain("# Hi")
+  })
+
+  test("JSON is pretty-printed; a 401 is retried once with the credentials configured for the host", async () => {
+    const json = await fetchPage(`${base}/json`)
+    expect(json.body).toMatchObject({ kind: "text", format: "json", content: '{\n  "a": [\n    1,\n    2\n  ]\n}' })
+    const host = new URL(base).host
+    const retried = await fetchPage(`${base}/private`, { credentialTable: { [host]: { bearer_env: "TOKEN_VAR" } }, env: { TOKEN_VAR: "tok" } })
+    expect(retried).toMatchObject({ retried: true, status: 200 })
+  })
+
+  test("tagged errors: a bad URL, a scheme, an HTTP error with its excerpt, a binary body, a refused connection, the timeout", async () => {
+    expect(await failure("not a url")).toMatchObject({ _tag: "FetchUrlInvalid", message: "'not a url' is not a valid URL" })
+    expect(await failure("ftp://x/y")).toMatchObject({ _tag: "FetchUrlInvalid", message: "only http:// and https:// URLs can be fetched, not ftp:" })
+    expect(await failure(`${base}/missing`)).toMatchObject({
+      _tag: "FetchHttpStatus",
+      status: 404,
+      message: `HTTP 404 Not Found from ${base}/missing: no such thing here`,
+      retriedWithCredentials: false,
+    })
+    expect(await failure(`${base}/bin`)).toMatchObject({ _tag: "FetchBinaryBody", contentType: "application/octet-stream", status: 200 })
+    const dead = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") })
+    const deadUrl = `http://127.0.0.1:${dead.port}/`
+    dead.stop(true)
+    expect(await failure(deadUrl)).toMatchObject({ _tag: "FetchNetworkFailed", tls: false, url: deadUrl })
+    expect(await failure(`${base}/slow`, { timeoutSec: 0.2 })).toMatchObject({ _tag: "FetchTimedOut", url: `${base}/slow`, timeoutSec: 0.2 })
+  })
+})
