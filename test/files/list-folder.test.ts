@@ -62,7 +62,7 @@ describe("listFolder (files domain)", () => {
 
   test("tagged errors: not found (with similar folders), a file, past the end, a bad glob", async () => {
     const missing = await failure("zdri")
-    expect({ ...missing, suggestions: [] }).toEqual({ _tag: "PathNotFound", kind: "dir", shown: "zdri", suggestions: [], why: "" })
+    expect(missing).toMatchObject({ _tag: "PathNotFound", kind: "dir", shown: "zdri", why: "" })
     expect(await failure("a.txt")).toMatchObject({ _tag: "NotAFolder", shown: "a.txt" })
     expect(await failure(".", { offset: 10 })).toMatchObject({ _tag: "EntriesPastEnd", offset: 10, total: 10, limit: 100 })
     expect(await failure(".", { ignore: ["ok", "/abs"] })).toMatchObject({ _tag: "IgnoreGlobInvalid", index: 1, pattern: "/abs" })
