@@ -109,7 +109,8 @@ export const bash: BenchGroup = {
         reference: `sh >file ${ms(fileRun!.ms)}`,
         ratio: fileRatio,
         peakRssBytes: rss,
-        targets: [{ label: "ratio <= 1.2x", pass: fileRatio <= 1.2 }, whole],
+        // No goal of its own: it shows how much of the first row's ratio the disk write accounts for.
+        targets: [whole],
         note: `the same runs as the row above, against the same bytes written to a file by sh (CPU ${cpu(anvilRun!)} against ${cpu(fileRun!)})${wrong}`,
       } satisfies Row,
     ]
