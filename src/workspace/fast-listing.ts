@@ -78,6 +78,8 @@ const VIEW = new DataView(BUFFER.buffer)
 const HOW = new BigUint64Array([BigInt(O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), 0n, BigInt(RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)])
 const encoder = new TextEncoder()
 const strict = new TextDecoder("utf-8", { fatal: true })
+const latin1 = new TextDecoder("latin1")
+const NOT_ASCII = /[^\x00-\x7f]/
 
 const errno = (lib: Native): number => {
   if (errnoView === undefined) {
@@ -122,19 +124,18 @@ export const listFast = (dir: string): ReadonlyArray<FastEntry> | undefined | "f
       const n = Number(lib.getdents64(fd, ptr(BUFFER), BUFFER.length))
       if (n < 0) return undefined
       if (n === 0) return out
+      // One decoding of the whole batch, one character per byte: an ASCII name is then a slice of it.
+      const text = latin1.decode(BUFFER.subarray(0, n))
       for (let off = 0; off < n; ) {
         const reclen = VIEW.getUint16(off + 16, true)
         const type = typeOf(BUFFER[off + 18]!)
         const start = off + 19
-        let end = start
-        let ascii = true
-        for (let b = BUFFER[end]!; b !== 0; b = BUFFER[++end]!) if (b >= 0x80) ascii = false
+        const end = BUFFER.indexOf(0, start)
         off += reclen
         if (end - start <= 2 && BUFFER[start] === 46 && (end - start === 1 || BUFFER[start + 1] === 46)) continue
         if (type === undefined) return "fallback"
-        let name: string
-        if (ascii) name = String.fromCharCode.apply(null, BUFFER.subarray(start, end) as unknown as Array<number>)
-        else {
+        let name = text.slice(start, end)
+        if (NOT_ASCII.test(name)) {
           try {
             name = strict.decode(BUFFER.subarray(start, end))
           } catch {
