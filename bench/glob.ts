@@ -42,14 +42,18 @@ const prepare = (ctx: BenchContext): string => {
 /** Alternating timed runs of two programs (the load of a shared machine hits both alike), after a warm-up of each. */
 const paired = async (a: ReadonlyArray<string>, b: ReadonlyArray<string>, runs: number, cwd: string, env: BenchContext["env"]) => {
   const times: [Array<number>, Array<number>] = [[], []]
+  const cpu: [Array<number>, Array<number>] = [[], []]
   for (let i = 0; i <= runs; i++) {
     for (const [k, argv] of [a, b].entries()) {
       const run = await runOnce(argv, { cwd, env })
       if (run.exitCode !== 0) throw new Error(`${argv.join(" ")} exited with ${run.exitCode}`)
-      if (i > 0) times[k]!.push(run.ms)
+      if (i > 0) {
+        times[k]!.push(run.ms)
+        cpu[k]!.push(run.cpuMs)
+      }
     }
   }
-  return { a: median(times[0]), b: median(times[1]), peakRss: await peakRss(b, { cwd, env }) }
+  return { a: median(times[0]), b: median(times[1]), cpuA: median(cpu[0]), cpuB: median(cpu[1]), peakRss: await peakRss(b, { cwd, env }) }
 }
 
 /**
@@ -96,7 +100,10 @@ export const glob: BenchGroup = {
           { label: "ratio <= 1.5x", pass: ratio <= 1.5 },
           { label: `whole answer (${expected} paths, no breaker)`, pass: whole },
         ],
-        ...(whole ? {} : { note: `glob counted ${String(envelope.data.count)} (${String(envelope.data.aborted_reason ?? "not stopped")}), expected ${expected}` }),
+        note:
+          // rg lists on several threads: on a busy machine it gets more than one core's share, anvil one.
+          `CPU ${ms(timed.cpuB)} against rg's ${ms(timed.cpuA)} (${(timed.cpuB / timed.cpuA).toFixed(2)}x)` +
+          (whole ? "" : `; glob counted ${String(envelope.data.count)} (${String(envelope.data.aborted_reason ?? "not stopped")}), expected ${expected}`),
       })
     }
     return rows
