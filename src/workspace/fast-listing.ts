@@ -1,4 +1,5 @@
 import { dlopen, FFIType, ptr, toArrayBuffer, type Pointer } from "bun:ffi"
+import { constants } from "node:fs"
 
 /**
  * Directory listings straight from the kernel, for the walks behind glob and
@@ -37,8 +38,9 @@ interface Native {
 
 const SYS_OPENAT2 = 437
 const AT_FDCWD = -100
-const O_DIRECTORY = 0o200000
-const O_NOFOLLOW = 0o400000
+// The platform's own values (arm64 numbers O_DIRECTORY and O_NOFOLLOW differently from x86-64).
+const O_DIRECTORY = constants.O_DIRECTORY
+const O_NOFOLLOW = constants.O_NOFOLLOW
 const O_CLOEXEC = 0o2000000
 const RESOLVE_NO_MAGICLINKS = 0x02
 const RESOLVE_NO_SYMLINKS = 0x04
