@@ -13,9 +13,9 @@ export interface MatchEntry {
 
 /**
  * The matching lines of the files shown, at most `maxMatches`, long lines cut
- * around the match: as entries and as text lines, `- file:line | text`, or with
- * context as ripgrep prints it (a file header, `N:` for a match, `N-` for
- * context, `--` between blocks that do not touch).
+ * around the match: as entries and as text lines grouped by file as ripgrep
+ * prints them (a file header, `N: text` for a match, `N- text` for context,
+ * `--` between blocks that do not touch), the path said once per file.
  */
 export const matchLines = (
   files: ReadonlyArray<ShownFile>,
@@ -38,13 +38,13 @@ export const matchLines = (
         text,
         ...(withContext ? { before_context: cutContext(m.before), after_context: cutContext(m.after) } : {}),
       })
-      if (!withContext) {
-        bodyLines.push(`- ${s.display}:${m.line} | ${text}`)
-        continue
-      }
       if (!fileHeader) {
-        bodyLines.push(`${bodyLines.length > 0 ? "\n" : ""}${s.display}`)
+        bodyLines.push(s.display)
         fileHeader = true
+      }
+      if (!withContext) {
+        bodyLines.push(`  ${m.line}: ${text}`)
+        continue
       }
       const block = [...m.before.map((l) => ({ ...l, match: false })), { line: m.line, text: m.text, match: true }, ...m.after.map((l) => ({ ...l, match: false }))]
       for (const l of block) {

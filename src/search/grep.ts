@@ -28,6 +28,8 @@ export interface GrepRequest {
   readonly after: number
   /** Lines (content mode) or files shown at most. */
   readonly maxMatches: number
+  /** Order and re-check every file found, not only the first `maxMatches` (for a complete list beside a cut one). */
+  readonly listAll?: boolean
   /** "builtin" never starts ripgrep. */
   readonly engine: "auto" | "builtin"
   /** The ripgrep to run (else the one found on PATH or beside anvil). */
@@ -187,7 +189,7 @@ export const grep = (request: GrepRequest) =>
     }
     // Only the files that can be shown are put in order: max_matches of them, or in content mode enough
     // for max_matches lines (every file with lines has one at least).
-    const showable = mode === "content" ? maxMatches + found.filter((f) => f.lines.length === 0).length : maxMatches
+    const showable = request.listAll ? found.length : mode === "content" ? maxMatches + found.filter((f) => f.lines.length === 0).length : maxMatches
     // Each file about to be shown is re-opened and must still be where the search found it (no folder on the way
     // swapped for a link out of the root while the search ran); the others are dropped unseen.
     // Lines shown must also be in the file as it is now: the engine may have read it through a link

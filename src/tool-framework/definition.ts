@@ -31,6 +31,17 @@ export interface ToolResult {
   readonly truncation?: ToolTruncation
   /** Extra execution_meta fields (e.g. file_ops for writes). */
   readonly meta?: Readonly<Record<string, unknown>>
+  /**
+   * The whole of what `text` shows only part of (every match of a search the
+   * text cuts short). The pipeline saves it to a spill file and ends the text
+   * with where it is, so nothing cut is lost: `what` names it ("4000 matches").
+   */
+  readonly full?: {
+    readonly text: string
+    readonly what: string
+    /** Lines at its start the text already shows (the Read hint starts after them). */
+    readonly shownLines?: number
+  }
 }
 
 export interface ToolTruncation {

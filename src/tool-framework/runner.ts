@@ -12,6 +12,7 @@ import { Workspace } from "../workspace/workspace.ts"
 import { AfterChange, withNote, writtenFiles } from "./after-change.ts"
 import type { Tool, ToolResult } from "./definition.ts"
 import { capText, checkInputLimits, ECHO_CHARS, echoValue } from "./input-limits.ts"
+import { withFullOutput } from "./full-output.ts"
 import { decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
 import { ToolError } from "../protocol/tool-error.ts"
@@ -174,7 +175,7 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
                 tool,
               )
             }
-            const result: ToolResult = withNote(exit.value, yield* checkChanges(exit.value))
+            const result: ToolResult = yield* withFullOutput(withNote(exit.value, yield* checkChanges(exit.value)), tool.title, store, workspace.display)
             const status = result.status ?? "success"
             const hints = result.hints ?? []
             const envelope: Envelope = {

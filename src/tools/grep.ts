@@ -3,7 +3,7 @@ import { Config } from "../config/config.ts"
 import { SEARCH_DEFAULTS } from "../config/sections/search.ts"
 import { GREP_DEFAULTS } from "../config/sections/tools.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
-import { grep, type GrepResult } from "../search/grep.ts"
+import { grep, type GrepResult, type ShownFile } from "../search/grep.ts"
 import { matchLines } from "../search/grep-report.ts"
 import type { OutputMode } from "../search/search-types.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
@@ -26,6 +26,7 @@ const grepSettings = Effect.gen(function* () {
     rgEnv: env,
     maxMatchesLimit: limit,
     defaultMaxMatches: Math.min(get("default_max_matches"), limit),
+    shownMatches: get("shown_matches"),
     timeoutMs: get("timeout_ms"),
     maxLineLength: get("max_line_length"),
     maxContext: get("max_context"),
@@ -37,7 +38,7 @@ const grepSettings = Effect.gen(function* () {
   }
 })
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`
 
 const Parameters = Schema.Struct({
   pattern: Schema.String.annotate({ description: "Rust regex (no look-around or backreferences); escape literal `.(){}[]`." }),
@@ -61,7 +62,7 @@ const Parameters = Schema.Struct({
     Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Lines around each match." }),
   ),
   max_matches: Schema.optionalKey(
-    Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Most lines (or files, or counts) returned (default 200)." }),
+    Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Most lines (or files) returned (default: 50 shown, the rest saved)." }),
   ),
 })
 type Params = typeof Parameters.Type
@@ -89,7 +90,7 @@ export const grepTool = defineTool({
       const mode: OutputMode = params.output_mode ?? "content"
       const requestedMax = params.max_matches ?? settings.defaultMaxMatches
       const maxMatches = Math.min(requestedMax, settings.maxMatchesLimit)
-      const shape = {
+      const shape: Shape = {
         mode,
         caseSensitive: params.case_sensitive ?? false,
         requestedMax,
@@ -110,6 +111,7 @@ export const grepTool = defineTool({
           maxStoredLines: settings.maxStoredLines,
           maxEntries: settings.maxEntries,
           ignoredDirs: settings.ignoredDirs,
+          listAll: true,
         }),
         params,
       ))
@@ -118,56 +120,69 @@ export const grepTool = defineTool({
 })
 
 type Settings = Effect.Success<typeof grepSettings>
+interface Shape {
+  readonly mode: OutputMode
+  readonly caseSensitive: boolean
+  readonly requestedMax: number
+  readonly maxMatches: number
+  readonly before: number
+  readonly after: number
+}
 
 /** What was found as the model reads it: matching lines (with context), files, or counts; newest files first. */
 const grepResult = (
   params: Params,
   settings: Settings,
-  { mode, caseSensitive, requestedMax, maxMatches, before, after }: { mode: OutputMode; caseSensitive: boolean; requestedMax: number; maxMatches: number; before: number; after: number },
+  { mode, caseSensitive, requestedMax, maxMatches, before, after }: Shape,
   r: GrepResult,
 ): ToolResult => {
   const hasInclude = params.include !== undefined && params.include.trim() !== ""
   const { shown, shownFiles, stopped, totalLines, engine, fallbackReason } = r
   const totalFiles = r.found.length
   const lowerBound = stopped !== undefined
+  // The data holds max_matches (default 200) as before; the model reads fewer unless the call asked for a number.
+  const textMax = params.max_matches === undefined ? Math.min(maxMatches, settings.shownMatches) : maxMatches
+  const listed = mode === "content" ? shownFiles : shownFiles.slice(0, maxMatches)
 
   let data: Record<string, unknown>
-  let bodyLines: Array<string>
+  let render: (max: number) => ReadonlyArray<string>
   let shownCount: number
   let totalUnits: number
   if (mode === "content") {
-    const { matches, lines } = matchLines(shownFiles, { maxMatches, before, after, maxLineLength: settings.maxLineLength })
-    bodyLines = [...lines]
+    const report = (max: number) => matchLines(shownFiles, { maxMatches: max, before, after, maxLineLength: settings.maxLineLength })
+    const { matches } = report(maxMatches)
+    render = (max) => report(max).lines
     shownCount = matches.length
     totalUnits = totalLines
     data = { matches, total_matches: totalLines, total_files: totalFiles }
-  } else if (mode === "files_with_matches") {
-    const files = shownFiles
-    shownCount = files.length
-    totalUnits = totalFiles
-    bodyLines = files.map((s) => `- ${s.display} (${plural(s.f.matchedLines, "matching line")})`)
-    data = { files: files.map((s) => s.display), total_files: totalFiles, total_matches: totalLines }
   } else {
-    const files = shownFiles
-    shownCount = files.length
+    const line = mode === "count" ? (s: ShownFile) => `${s.display}: ${s.f.matchedLines}` : (s: ShownFile) => `${s.display} (${s.f.matchedLines})`
+    render = (max) => shownFiles.slice(0, max).map(line)
+    shownCount = listed.length
     totalUnits = totalFiles
-    bodyLines = files.map((s) => `- ${s.display}: ${s.f.matchedLines}`)
-    data = { counts: files.map((s) => ({ file: s.display, count: s.f.matchedLines })), total_files: totalFiles, total_matches: totalLines }
+    data =
+      mode === "count"
+        ? { counts: listed.map((s) => ({ file: s.display, count: s.f.matchedLines })), total_files: totalFiles, total_matches: totalLines }
+        : { files: listed.map((s) => s.display), total_files: totalFiles, total_matches: totalLines }
   }
+  const body = render(textMax)
+  const textCount = mode === "content" ? body.filter((l) => l.startsWith("  ") && !l.startsWith("  --") && /^ {2}\d+:/.test(l)).length : body.length
   const truncated = shownCount < totalUnits
+  const cutInText = textCount < totalUnits
   const status = truncated || stopped !== undefined || fallbackReason !== undefined ? "partial" : "success"
-  const unit = mode === "content" ? "Matches" : "Files"
-  const flags = `${lowerBound ? " (LOWER BOUND)" : ""}${truncated ? " (TRUNCATED)" : ""}`
 
-  const head: Array<string> = [`Path: ${shown}${hasInclude ? ` (include: ${params.include})` : ""}`]
+  const atLeast = lowerBound ? "at least " : ""
+  const totals =
+    mode === "content"
+      ? `${atLeast}${plural(totalLines, "match", "matches")} in ${plural(totalFiles, "file")}`
+      : `${atLeast}${plural(totalFiles, "file")} (${plural(totalLines, "matching line")})`
+  const head: Array<string> = []
+  if (shown !== "." || hasInclude) head.push(`Path: ${shown}${hasInclude ? ` (include: ${params.include})` : ""}`)
   if (totalFiles === 0) {
     head.push(`No matches for '${params.pattern}' (${caseSensitive ? "case-sensitive" : "case-insensitive"})${stopped ? " before the search stopped" : ""}.`)
   } else {
-    head.push(
-      `${unit} shown: ${shownCount} of ${totalUnits}${flags}` +
-        (mode === "content" ? ` in ${plural(totalFiles, "file")}` : ` (${plural(totalLines, "matching line")})`),
-    )
-    head.push("(files ordered by modification time, newest first)")
+    const files = mode === "content" ? new Set(body.filter((l) => !l.startsWith("  "))).size : textCount
+    head.push(`${totals[0]!.toUpperCase()}${totals.slice(1)}, newest files first${cutInText ? `; shown: ${mode === "content" ? `${textCount} in ${plural(files, "file")}` : textCount}` : ""}.`)
   }
   if (fallbackReason !== undefined) head.push(`(${fallbackReason}; used the slower built-in search instead.)`)
   if (stopped === "timeout") head.push(`(Search stopped at the ${settings.timeoutMs} ms timeout; results and totals are incomplete.)`)
@@ -176,29 +191,18 @@ const grepResult = (
   if (requestedMax > maxMatches) head.push(`(max_matches ${requestedMax} capped at ${settings.maxMatchesLimit})`)
   if (totalFiles === 0) head.push("Searched: hidden files included; .git, binary files, ignored files (.gitignore/.ignore) and node_modules/build/dist/… skipped.")
   if (r.warnings.length > 0) head.push(`Warnings: ${r.warnings.slice(0, 5).join("; ")}`)
-  const text = bodyLines.length > 0 ? `${head.join("\n")}\n\n${bodyLines.join("\n")}` : head.join("\n")
+  const text = body.length > 0 ? `${head.join("\n")}\n\n${body.join("\n")}` : head.join("\n")
 
   const hints: Array<RetrievalHint> = []
-  const first = shownFiles[0]
-  if (truncated || lowerBound) {
-    if (mode === "content" && first?.f.lines[0]) {
-      hints.push(hint("Read", "high", { path: first.display, offset: Math.max(0, first.f.lines[0].line - 20), limit: 120 }))
-    }
-    hints.push(
-      hint("Grep", "medium", {
-        pattern: params.pattern,
-        path: shown,
-        ...(params.include ? { include: params.include } : {}),
-        output_mode: mode === "content" ? "files_with_matches" : mode,
-        ...(mode === "content" ? {} : { max_matches: settings.maxMatchesLimit }),
-      }),
-    )
-    hints.push(hint("Grep", "low", { pattern: params.pattern, path: "<narrower folder>", include: params.include ?? "*.<ext>" }))
+  if ((truncated || cutInText || lowerBound) && mode === "content") {
+    hints.push(hint("Grep", "medium", { pattern: params.pattern, path: shown, ...(params.include ? { include: params.include } : {}), output_mode: "files_with_matches" }))
+  } else if (truncated || lowerBound) {
+    hints.push(hint("Grep", "medium", { pattern: params.pattern, path: shown, ...(params.include ? { include: params.include } : {}), output_mode: mode, max_matches: settings.maxMatchesLimit }))
   }
 
   const result: ToolResult = {
     status,
-    header: `Grep (${mode}): ${params.pattern}`,
+    header: mode === "content" ? `Grep: ${params.pattern}` : `Grep (${mode}): ${params.pattern}`,
     data: {
       ...data,
       truncated,
@@ -221,6 +225,8 @@ const grepResult = (
     ...(truncated || lowerBound
       ? { truncation: { reason: [truncated ? "match_limit" : "", stopped ?? ""].filter(Boolean).join(","), total_estimate: totalUnits } }
       : {}),
+    // What the text leaves out is saved whole (lines each file kept, every file), and the text says where.
+    ...(cutInText ? { full: { text: render(Number.MAX_SAFE_INTEGER).join("\n"), what: totals, shownLines: body.length } } : {}),
   }
   return result
 }

@@ -219,8 +219,8 @@ describe("grep: output and behaviour", () => {
     const e = await grep(root, { pattern: "class\\s+Foo", path: "src" })
     expect(e.status).toBe("success")
     expect(e.text).toBe(
-      "# Grep (content): class\\s+Foo\n\nPath: src\nMatches shown: 3 of 3 in 2 files\n(files ordered by modification time, newest first)\n\n" +
-        "- src/a.py:2 | class Foo:\n- src/b.py:1 | class FooBar:\n- src/b.py:2 | class foo:",
+      "# Grep: class\\s+Foo\n\nPath: src\n3 matches in 2 files, newest files first.\n\n" +
+        "src/a.py\n  2: class Foo:\nsrc/b.py\n  1: class FooBar:\n  2: class foo:",
     )
     expect(matchesOf(e)[0]).toEqual({ file: "src/a.py", line: 2, text: "class Foo:" })
     expect(e.data.total_matches).toBe(3)
@@ -251,13 +251,13 @@ describe("grep: output and behaviour", () => {
       expect(files.data.files).toEqual(["a.ts", "b.ts"])
       expect(files.data.total_files).toBe(2)
       expect(files.data.total_matches).toBe(3)
-      expect(files.text).toContain("- a.ts (2 matching lines)")
+      expect(files.text).toContain("\na.ts (2)\n")
       const counts = await grep(root, { pattern: "foo", output_mode: "count" }, options)
       expect(counts.data.counts).toEqual([
         { file: "a.ts", count: 2 },
         { file: "b.ts", count: 1 },
       ])
-      expect(counts.text).toContain("- a.ts: 2\n- b.ts: 1")
+      expect(counts.text).toContain("\na.ts: 2\nb.ts: 1")
     }
   })
 
@@ -280,7 +280,11 @@ describe("grep: output and behaviour", () => {
       expect(files.data.files).toEqual(order.slice(0, 25))
       expect(files.data.total_files).toBe(700)
       expect(files.data.total_matches).toBe(totalLines)
-      expect(files.text).toContain(`Files shown: 25 of 700 (TRUNCATED) (${totalLines} matching lines)`)
+      expect(files.text).toContain(`700 files (${totalLines} matching lines), newest files first; shown: 25.`)
+      // What the text leaves out is in the saved list, every file in the same order.
+      const saved = readFileSync(join(root, files.data.full_output_path as string), "utf8").trim().split("\n")
+      expect(saved.map((l) => l.replace(/ \(\d+\)$/, ""))).toEqual(order)
+      expect(files.text).toContain(`All 700 files (${totalLines} matching lines): ${files.data.full_output_path}`)
       const counts = await grep(root, { pattern: "hit", output_mode: "count", max_matches: 10 }, options)
       expect(counts.data.counts).toEqual(order.slice(0, 10).map((file) => ({ file, count: lines(file) })))
       const content = await grep(root, { pattern: "hit", max_matches: 30 }, options)
@@ -351,9 +355,19 @@ describe("grep: output and behaviour", () => {
       expect(e.status).toBe("partial")
       expect(e.data.truncated).toBe(true)
       expect(e.data.total_matches).toBe(251)
-      expect(e.text).toContain("Matches shown: 200 of 251 (TRUNCATED) in 2 files")
+      // The model reads the first 50 grouped by file, the total, and where all of them are.
+      expect(e.text).toContain("251 matches in 2 files, newest files first; shown: 50 in 1 file.\n")
+      expect(e.text).toContain("\n\nbig.txt\n  1: hit\n")
+      expect(e.text).not.toContain("  51: hit")
       expect(e.text).toContain('Grep(pattern="hit", path=".", output_mode="files_with_matches")')
-      expect(e.text).toContain('Read(path="big.txt", offset=0, limit=120)')
+      const saved = e.data.full_output_path as string
+      expect(e.text).toContain(`All 251 matches in 2 files: ${saved}`)
+      expect(e.text).toContain(`Read(path="${saved}", offset=51, limit=200)`)
+      expect(readFileSync(join(root, saved), "utf8")).toBe(["big.txt", ...Array.from({ length: 200 }, (_, i) => `  ${i + 1}: hit`), "small.txt", "  1: hit"].join("\n"))
+      // A number asked for is shown whole.
+      const asked = await grep(root, { pattern: "hit", max_matches: 120 }, options)
+      expect(asked.text).toContain("  120: hit")
+      expect(asked.text).toContain("shown: 120 in 1 file")
       const few = await grep(root, { pattern: "hit", max_matches: 3 }, options)
       expect(matchesOf(few)).toHaveLength(3)
       const files = await grep(root, { pattern: "hit", output_mode: "files_with_matches", max_matches: 1 }, options)
@@ -371,7 +385,7 @@ describe("grep: output and behaviour", () => {
       expect(e.status).toBe("partial")
       expect(e.data.total_matches_is_lower_bound).toBe(true)
       expect(e.data.aborted_reason).toBe("collect_limit")
-      expect(e.text).toContain("(LOWER BOUND)")
+      expect(e.text).toContain("At least ")
       expect(e.data.total_matches as number).toBeGreaterThanOrEqual(10)
       expect(e.data.total_matches as number).toBeLessThan(60)
     }

@@ -29,6 +29,8 @@ export const GLOB_DEFAULTS = {
 /** Defaults for `tools.grep.*`. */
 export const GREP_DEFAULTS = {
   default_max_matches: 200,
+  /** Of those, what the model's text shows when the call sets no max_matches (the rest goes to a spill file). */
+  shown_matches: 50,
   max_matches_limit: 2000,
   timeout_ms: 5_000,
   /** Characters of one line shown; longer lines are cut around the match with a marker. */
@@ -121,6 +123,7 @@ export const toolsSection: ConfigSection = {
           {
             ...counts(GREP_DEFAULTS, {
               default_max_matches: "Matches returned when no limit is given.",
+              shown_matches: "Of those, the matches (or files) the model's text shows when no limit is given; the complete list goes to a saved file.",
               max_matches_limit: "The largest limit a call may ask for.",
               timeout_ms: "Milliseconds before the search stops.",
               max_line_length: "Characters shown of one matching line.",
