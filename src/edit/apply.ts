@@ -113,18 +113,23 @@ const notFound = (fileLines: ReadonlyArray<string>, oldLf: string, where: string
       details: "",
     }
   }
-  const shown = candidates.map(
-    (c, i) =>
-      `${i === 0 ? "Closest region" : "Also similar"} (${span(c.startLine, c.endLine)}, ${Math.round(c.similarity * 100)}% similar):\n` +
-      renderRegion(fileLines, c.startLine, c.endLine, { context: 1, maxLines: 30 }),
+  // The candidates alone, touching ones merged: the model copies from them, it has read the rest.
+  const merged: Array<{ startLine: number; endLine: number; similarity: number }> = []
+  for (const c of [...candidates].sort((a, b) => a.startLine - b.startLine)) {
+    const last = merged[merged.length - 1]
+    if (last && c.startLine <= last.endLine + 1) {
+      last.endLine = Math.max(last.endLine, c.endLine)
+      last.similarity = Math.max(last.similarity, c.similarity)
+    } else merged.push({ ...c })
+  }
+  const shown = merged.map(
+    (c) => `${span(c.startLine, c.endLine)} (${Math.round(c.similarity * 100)}% similar):\n${renderRegion(fileLines, c.startLine, c.endLine, { context: 0, maxLines: 30 })}`,
   )
   const best = candidates[0]!
   return {
     kind: "not_found",
-    message:
-      `old_string was not found in ${where} (not exactly, nor with trimmed lines, other indentation or collapsed whitespace). ` +
-      `The closest region is ${span(best.startLine, best.endLine)}; copy old_string from the lines below (without the line-number prefix) and retry.`,
-    details: shown.join("\n\n"),
+    message: `old_string was not found in ${where}, not even with whitespace differences. The nearest are ${span(best.startLine, best.endLine)}, shown below: copy old_string from them (without the line numbers).`,
+    details: shown.join("\n"),
     line: best.startLine,
   }
 }

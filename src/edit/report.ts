@@ -70,3 +70,80 @@ export const fileOps = (display: string, operation: string, commit: CommitOutcom
 })
 
 export { pyBool }
+
+/**
+ * The diff's changed lines only, for the model: each run of removed and added
+ * lines under its own `@@ -a,b +c,d @@` header, context lines dropped (the
+ * model has just read them). `data.diff` keeps the full unified diff.
+ */
+export const changedLines = (diff: string): string => {
+  const out: Array<string> = []
+  let oldNo = 0
+  let newNo = 0
+  let run: Array<string> = []
+  let runOld = 0
+  let runNew = 0
+  let removed = 0
+  let added = 0
+  const range = (start: number, count: number) => (count === 1 ? `${start}` : `${count === 0 ? Math.max(0, start - 1) : start},${count}`)
+  const flush = () => {
+    if (run.length === 0) return
+    out.push(`@@ -${range(runOld, removed)} +${range(runNew, added)} @@`, ...run)
+    run = []
+    removed = 0
+    added = 0
+  }
+  for (const line of diff.split("\n")) {
+    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line)
+    if (hunk) {
+      flush()
+      oldNo = Number(hunk[1])
+      newNo = Number(hunk[2])
+      continue
+    }
+    if (line.startsWith("---") || line.startsWith("+++") || line === "") continue
+    if (line.startsWith("\\")) {
+      if (run.length > 0) run.push(line)
+      continue
+    }
+    if (line.startsWith("-") || line.startsWith("+")) {
+      if (run.length === 0) {
+        runOld = oldNo
+        runNew = newNo
+      }
+      run.push(line)
+      if (line.startsWith("-")) {
+        removed++
+        oldNo++
+      } else {
+        added++
+        newNo++
+      }
+      continue
+    }
+    flush()
+    oldNo++
+    newNo++
+  }
+  flush()
+  return out.join("\n")
+}
+
+/** A hash short enough to say once per answer, long enough to tell versions apart. */
+export const shortHash = (sha256: string): string => sha256.slice(0, 12)
+
+/** "+3 -1", noting a cut diff. */
+export const changeCounts = (diff: FileDiff): string =>
+  diff.additions === 0 && diff.deletions === 0
+    ? "no change to the text"
+    : `+${diff.additions} -${diff.deletions}${diff.truncated ? " (the lines below are cut short; read the file for the rest)" : ""}`
+
+/** What an existing file kept, said only when it is not plain UTF-8 with LF endings. */
+export const keptFormat = (format: TextFormat, existed: boolean): string =>
+  existed && (format.encoding !== "utf-8" || format.bom || format.eol === "crlf") ? `; kept ${describeFormat(format)}` : ""
+
+/** The model's text of a file change: status lines, then the changed lines only. */
+export const changedBody = (lines: ReadonlyArray<string>, diff: FileDiff, dryRun: boolean): string => {
+  const changed = changedLines(diff.diff)
+  return [...(dryRun ? ["Dry run: nothing was written."] : []), ...lines, ...(changed !== "" ? [changed] : [])].join("\n")
+}

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { editFile } from "../edit/edit-file.ts"
 import { STRATEGY_DESCRIPTIONS } from "../edit/match.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
-import { body, changesLine, fileOps, formatLine, hashLines, writtenFileData } from "../edit/report.ts"
+import { changeCounts, changedBody, fileOps, keptFormat, shortHash, writtenFileData } from "../edit/report.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./edit.md" with { type: "text" }
@@ -58,19 +58,11 @@ export const editTool = defineTool({
       const where = edit.replacements > 1 ? `lines ${edit.lines.join(", ")}${edit.replacements > edit.lines.length ? ", …" : ""}` : span(edit.startLine, edit.endLine)
       const lines = [
         ...(fuzzy
-          ? [
-              `old_string did not match exactly. It was found by the '${edit.strategy}' fallback (${STRATEGY_DESCRIPTIONS[edit.strategy]}) ` +
-                `at ${span(edit.startLine, edit.endLine)}, and the edit was applied there. Check the diff below is what you meant.`,
-              "",
-            ]
+          ? [`Not an exact match: found by '${edit.strategy}' (${STRATEGY_DESCRIPTIONS[edit.strategy]}) at ${span(edit.startLine, edit.endLine)}; check the lines below.`]
           : []),
-        ...(commit.created ? [`Operation: create (created=True)`] : []),
-        `Replacements: ${edit.replacements}`,
-        `Match: ${edit.strategy} at ${where}`,
-        ...hashLines(commit),
-        `Path: ${display}`,
-        formatLine(format, !commit.created),
-        changesLine(commit.diff),
+        commit.created
+          ? `Created ${display}: ${changeCounts(commit.diff)}; sha256 ${shortHash(commit.sha256After)}.`
+          : `Replaced ${edit.replacements === 1 ? "" : `${edit.replacements} places `}at ${where}: ${changeCounts(commit.diff)}; sha256 ${shortHash(commit.sha256After)}${keptFormat(format, true)}.`,
       ]
       const readBack = hint("Read", "high", { path: display, offset: Math.max(0, edit.startLine - 4), limit: Math.max(20, edit.endLine - edit.startLine + 8) })
       return {
@@ -89,7 +81,7 @@ export const editTool = defineTool({
           lines: edit.lines,
           ...writtenFileData(commit, format),
         },
-        text: body(lines, commit.diff, dryRun),
+        text: changedBody(lines, commit.diff, dryRun),
         stats: { replacements: edit.replacements, additions: commit.diff.additions, deletions: commit.diff.deletions },
         context: { path_resolved: display },
         hints: [readBack],

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { editFile } from "../edit/edit-file.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
-import { body, changesLine, createdLine, fileOps, formatLine, hashLines, writtenFileData } from "../edit/report.ts"
+import { changeCounts, changedBody, fileOps, keptFormat, shortHash, writtenFileData } from "../edit/report.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./multiedit.md" with { type: "text" }
@@ -50,25 +50,11 @@ export const multieditTool = defineTool({
       const operation = "multi_edit"
       const lines = [
         ...(fuzzy.length > 0
-          ? [
-              `${fuzzy.length} of ${n} edits did not match exactly and were placed by a fallback (${fuzzy
-                .map((e) => `edits[${e.index}]: ${e.strategy}`)
-                .join(", ")}). Check the diff below is what you meant.`,
-              "",
-            ]
+          ? [`Not exact: ${fuzzy.map((e) => `edits[${e.index}] found by ${e.strategy}`).join(", ")}; check the lines below.`]
           : []),
-        `Total replacements: ${total}`,
-        createdLine(commit),
-        `File bytes: ${commit.fileBytes}`,
-        ...hashLines(commit),
-        `Path: ${display}`,
-        `Edits:`,
-        ...outcome.edits.map(
-          (e) =>
-            `  ${e.index + 1}. ${e.replacements} replacement${e.replacements === 1 ? "" : "s"} at line${e.lines.length === 1 ? "" : "s"} ${e.lines.join(", ")} (${e.strategy})`,
-        ),
-        formatLine(format, !commit.created),
-        changesLine(commit.diff),
+        `${commit.created ? "Created" : "Changed"} ${display}: ${total} replacement${total === 1 ? "" : "s"} by ${n} edit${n === 1 ? "" : "s"} (${outcome.edits
+          .map((e) => `${e.index + 1}: line${e.lines.length === 1 ? "" : "s"} ${e.lines.join(", ")}`)
+          .join("; ")}): ${changeCounts(commit.diff)}; sha256 ${shortHash(commit.sha256After)}${keptFormat(format, !commit.created)}.`,
       ]
       const firstLine = commit.diff.firstChangedLine ?? 1
       return {
@@ -90,7 +76,7 @@ export const multieditTool = defineTool({
           })),
           ...writtenFileData(commit, format),
         },
-        text: body(lines, commit.diff, dryRun),
+        text: changedBody(lines, commit.diff, dryRun),
         stats: { total_replacements: total, additions: commit.diff.additions, deletions: commit.diff.deletions },
         context: { path_resolved: display },
         hints: [hint("Read", "high", { path: display, offset: Math.max(0, firstLine - 4), limit: 200 })],

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import { DEFAULT_MAX_DIFF_LINES, DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
 import { DryRunParam, parentOf, Sha256Param } from "../edit/params.ts"
-import { body, changesLine, fileOps, formatLine, hashLines, pyBool, writtenFileData } from "../edit/report.ts"
+import { changeCounts, changedBody, fileOps, keptFormat, shortHash, writtenFileData } from "../edit/report.ts"
 import { guardFresh } from "../edit/stale-guard.ts"
 import { commitText, openTarget } from "../edit/target-file.ts"
 import { detectEol, encodable, withEol, type TextFormat } from "../edit/text-encoding.ts"
@@ -14,6 +14,8 @@ import description from "./write.md" with { type: "text" }
 import { withEditErrors } from "./edit-errors.ts"
 
 /** write: create or overwrite a whole file, atomically, with a diff of what changed. */
+const lineCount = (text: string) => (text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0))
+
 export const writeTool = defineTool({
   name: "write",
   title: "Write",
@@ -69,13 +71,9 @@ export const writeTool = defineTool({
       const commit = yield* commitText({ target, text, format, dryRun, maxDiffLines })
       const operation = commit.created ? "create" : "overwrite"
       const lines = [
-        `Operation: ${operation} (created=${pyBool(commit.created)})`,
-        `Bytes written: ${commit.bytesWritten}`,
-        `File bytes: ${commit.fileBytes}`,
-        ...hashLines(commit),
-        `Path: ${display}`,
-        formatLine(format, existing !== undefined && notes.length === 0),
-        changesLine(commit.diff),
+        commit.created
+          ? `Created ${display}: ${commit.fileBytes} bytes, ${lineCount(text)} lines; sha256 ${shortHash(commit.sha256After)}.`
+          : `Overwrote ${display}: ${changeCounts(commit.diff)}, ${commit.fileBytes} bytes; sha256 ${shortHash(commit.sha256After)}${notes.length === 0 ? keptFormat(format, true) : ""}.`,
         ...notes,
       ]
       return {
@@ -88,7 +86,7 @@ export const writeTool = defineTool({
           ...writtenFileData(commit, format),
           path: display,
         },
-        text: body(lines, commit.diff, dryRun),
+        text: commit.created ? changedBody(lines, { ...commit.diff, diff: "" }, dryRun) : changedBody(lines, commit.diff, dryRun),
         stats: { bytes_written: commit.bytesWritten, additions: commit.diff.additions, deletions: commit.diff.deletions },
         context: { path_resolved: display },
         hints: dryRun

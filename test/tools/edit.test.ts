@@ -32,8 +32,10 @@ describe("edit: success", () => {
     const after = service.replace("        self.running = False", "        self.running = False\n        self.stopped = True")
     expect(envelope.status).toBe("success")
     expect(text(root, "src/service.py")).toBe(after)
-    expect(envelope.text).toStartWith("# Edit: src/service.py\n\nReplacements: 1\nMatch: exact at line 7\n")
-    expect(envelope.text).toContain(`SHA256 before: ${sha(service)}\nSHA256 after: ${sha(after)}\nPath: src/service.py`)
+    // The model reads the changed lines and one short hash; the data keeps the whole diff and both hashes.
+    expect(envelope.text).toStartWith(
+      `# Edit: src/service.py\n\nReplaced at line 7: +1 -0; sha256 ${sha(after).slice(0, 12)}.\n@@ -7,0 +8 @@\n+        self.stopped = True\n`,
+    )
     expect(envelope.data).toMatchObject({
       applied: true,
       path: "src/service.py",
@@ -79,7 +81,7 @@ describe("edit: success", () => {
     expect(envelope.status).toBe("success")
     expect(envelope.data).toMatchObject({ replacements: 3, replace_all: true, lines: [3, 4, 7] })
     expect(text(root, "src/service.py")).toBe(service.replaceAll("self.running", "self.active"))
-    expect(envelope.text).toContain("Replacements: 3")
+    expect(envelope.text).toContain("Replaced 3 places at lines 3, 4, 7: +3 -3;")
   })
 
   test("aliases: str_replace with old_str/new_str and file_path", async () => {
@@ -155,7 +157,7 @@ describe("edit: fallbacks (status partial with match_strategy)", () => {
     expect(envelope.status).toBe("partial")
     expect(envelope.data).toMatchObject({ match_strategy: "line_trimmed", start_line: 1, end_line: 2, applied: true })
     expect(text(root, "t.py")).toBe("x = 10\ny = 20\nz = 3\n")
-    expect(envelope.text).toContain("old_string did not match exactly. It was found by the 'line_trimmed' fallback")
+    expect(envelope.text).toContain("Not an exact match: found by 'line_trimmed' (")
     expect(envelope.text).toContain("Recommended next step")
   })
 
@@ -214,8 +216,10 @@ describe("edit: when nothing matches", () => {
     })
     expect(envelope.error?.code).toBe("INVALID_PARAM")
     expect(envelope.error?.message).toContain("old_string was not found in calc.py")
-    expect(envelope.error?.message).toContain("The closest region is lines 41-42")
-    expect(envelope.text).toMatch(/Closest region \(lines 41-42, \d+% similar\):\n    40\t# line 40\n    41\tdef total\(items\):\n    42\t    return sum\(i\.price for i in items\)\n    43\t# line 1/)
+    expect(envelope.error?.message).toContain("The nearest are lines 41-42")
+    // The nearest candidates only, without the lines around them.
+    expect(envelope.text).toMatch(/\n\nlines 41-42 \(\d+% similar\):\n    41\tdef total\(items\):\n    42\t    return sum\(i\.price for i in items\)\n\n/)
+    expect(envelope.text).not.toContain("# line 40")
     expect(meta.retrieval_hints?.[0]).toEqual({ action: "Read", priority: "high", args: { path: "calc.py", offset: 35, limit: 40 } })
   })
 
@@ -238,7 +242,7 @@ describe("edit: parameters and refusals", () => {
     const created = (await callTool(root, "edit", { path: "src/new.py", old_string: "", new_string: "print('hi')\n" })).envelope
     expect(created.status).toBe("success")
     expect(created.data).toMatchObject({ created: true, operation: "create", sha256_before: null, additions: 1 })
-    expect(created.text).toContain("Operation: create (created=True)")
+    expect(created.text).toContain("Created src/new.py: +1 -0; sha256 ")
     expect(text(root, "src/new.py")).toBe("print('hi')\n")
   })
 
@@ -289,7 +293,8 @@ describe("edit: parameters and refusals", () => {
     const { envelope } = await callTool(root, "edit", { path: "a.txt", old_string: "one", new_string: "two", dry_run: true })
     expect(envelope.status).toBe("partial")
     expect(envelope.data).toMatchObject({ applied: false, bytes_written: 0 })
-    expect(envelope.text).toContain("Dry-run only")
+    expect(envelope.text).toContain("Dry run: nothing was written.")
+    expect(envelope.text).toContain("-one\n+two")
     expect(text(root, "a.txt")).toBe("one\n")
   })
 

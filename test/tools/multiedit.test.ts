@@ -24,20 +24,9 @@ describe("multiedit: success", () => {
     expect(text(root, "src/core.py")).toBe(after)
     const bytes = Buffer.byteLength(after)
     expect(envelope.text).toStartWith(
-      [
-        "# MultiEdit: src/core.py",
-        "",
-        "Total replacements: 5",
-        "Created: False",
-        `File bytes: ${bytes}`,
-        `SHA256 before: ${sha(core)}`,
-        `SHA256 after: ${sha(after)}`,
-        "Path: src/core.py",
-        "Edits:",
-        "  1. 1 replacement at line 1 (exact)",
-        "  2. 4 replacements at lines 4, 5, 8, 9 (exact)",
-      ].join("\n"),
+      `# MultiEdit: src/core.py\n\nChanged src/core.py: 5 replacements by 2 edits (1: line 1; 2: lines 4, 5, 8, 9): +5 -4; sha256 ${sha(after).slice(0, 12)}.\n@@ `,
     )
+    expect(envelope.data).toMatchObject({ file_bytes: bytes, sha256_before: sha(core), sha256_after: sha(after) })
     expect(envelope.data).toMatchObject({
       applied: true,
       path: "src/core.py",
@@ -102,7 +91,7 @@ describe("multiedit: all or nothing", () => {
     ).envelope
     expect(notFound.error?.field_errors?.[0]?.field).toBe("edits.1.old_string")
     expect(notFound.error?.message).toContain("src/core.py as the earlier edits left it")
-    expect(notFound.text).toContain("Closest region (line 7")
+    expect(notFound.text).toContain("The nearest are line 7")
     expect(notFound.text).toContain("     7\tdef save(path, data):")
     expect(text(root, "src/core.py")).toBe(core)
   })
@@ -140,7 +129,7 @@ describe("multiedit: creation, fallbacks, encodings, protection", () => {
     })
     expect(envelope.status).toBe("success")
     expect(envelope.data).toMatchObject({ created: true, sha256_before: null, total_replacements: 2 })
-    expect(envelope.text).toContain("Created: True")
+    expect(envelope.text).toContain("Created ")
     expect(text(root, "new/file.txt")).toBe("one\n2\n")
   })
 
@@ -170,7 +159,7 @@ describe("multiedit: creation, fallbacks, encodings, protection", () => {
       { index: 0, replacements: 1, match_strategy: "exact", start_line: 1, end_line: 1 },
       { index: 1, replacements: 1, match_strategy: "line_trimmed", start_line: 2, end_line: 2 },
     ])
-    expect(envelope.text).toContain("1 of 2 edits did not match exactly and were placed by a fallback (edits[1]: line_trimmed)")
+    expect(envelope.text).toContain("Not exact: edits[1] found by line_trimmed; check the lines below.")
     expect(text(root, "a.py")).toBe("def g():\n    return 2\n")
   })
 

@@ -18,17 +18,9 @@ describe("write: success", () => {
     const { envelope, meta } = await callTool(root, "write", { path: "config/settings.json", content: after })
     expect(envelope.status).toBe("success")
     const bytes = Buffer.byteLength(after)
-    expect(envelope.text).toStartWith(
-      [
-        "# Write: config/settings.json",
-        "",
-        "Operation: overwrite (created=False)",
-        `Bytes written: ${bytes}`,
-        `File bytes: ${bytes}`,
-        `SHA256 before: ${sha(before)}`,
-        `SHA256 after: ${sha(after)}`,
-        "Path: config/settings.json",
-      ].join("\n"),
+    // The model reads the changed lines and one short hash; the data keeps the whole diff and both hashes.
+    expect(envelope.text).toBe(
+      `# Write: config/settings.json\n\nOverwrote config/settings.json: +1 -1, ${bytes} bytes; sha256 ${sha(after).slice(0, 12)}.\n@@ -2 +2 @@\n-  "debug": false,\n+  "debug": true,`,
     )
     expect(envelope.data).toMatchObject({
       applied: true,
@@ -46,8 +38,6 @@ describe("write: success", () => {
     expect(envelope.data.diff).toBe(
       '--- a/config/settings.json\n+++ b/config/settings.json\n@@ -1,4 +1,4 @@\n {\n-  "debug": false,\n+  "debug": true,\n   "port": 80\n }\n',
     )
-    expect(envelope.text).toContain("Changes: +1 -1")
-    expect(envelope.text).toContain('@@ -1,4 +1,4 @@\n {\n-  "debug": false,\n+  "debug": true,')
     expect(text(root, "config/settings.json")).toBe(after)
     expect(meta.file_ops).toEqual({
       file_path: "config/settings.json",
@@ -64,7 +54,9 @@ describe("write: success", () => {
     const root = project()
     const { envelope, meta } = await callTool(root, "write", { path: "a/b/c/new.py", content: "x = 1\ny = 2\n" })
     expect(envelope.status).toBe("success")
-    expect(envelope.text).toContain("Operation: create (created=True)")
+    // The content the model just sent is not echoed back.
+    expect(envelope.text).toStartWith(`# Write: a/b/c/new.py\n\nCreated a/b/c/new.py: 12 bytes, 2 lines; sha256 ${sha("x = 1\ny = 2\n").slice(0, 12)}.`)
+    expect(envelope.text).not.toContain("+x = 1")
     expect(envelope.data).toMatchObject({ created: true, operation: "create", sha256_before: null, additions: 2, deletions: 0 })
     expect(envelope.data.diff).toBe("--- /dev/null\n+++ b/a/b/c/new.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n")
     expect(text(root, "a/b/c/new.py")).toBe("x = 1\ny = 2\n")
@@ -103,7 +95,7 @@ describe("write: atomic and faithful", () => {
     const { envelope } = await callTool(root, "write", { path: "w.txt", content: "one\nTWO\nthree\n" })
     expect(read(root, "w.txt")).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("one\r\nTWO\r\nthree\r\n")]))
     expect(envelope.data).toMatchObject({ bom: true, line_endings: "crlf", additions: 2, deletions: 1 })
-    expect(envelope.text).toContain("Format: utf-8, BOM, CRLF line endings (kept)")
+    expect(envelope.text).toContain("; kept utf-8, BOM, CRLF line endings.")
     // The diff is shown with plain LF lines.
     expect(envelope.data.diff).not.toContain("\r")
   })
@@ -137,7 +129,7 @@ describe("write: atomic and faithful", () => {
     const { envelope } = await callTool(root, "write", { path: "d.txt", content: "b\n", dry_run: true })
     expect(envelope.status).toBe("partial")
     expect(envelope.data).toMatchObject({ applied: false, bytes_written: 0, additions: 1, deletions: 1 })
-    expect(envelope.text).toContain("Dry-run only, no actual write performed.")
+    expect(envelope.text).toContain("Dry run: nothing was written.")
     expect(envelope.text).toContain("-a\n+b")
     expect(text(root, "d.txt")).toBe("a\n")
   })
@@ -149,8 +141,12 @@ describe("write: atomic and faithful", () => {
     expect(envelope.status).toBe("success")
     expect(envelope.data).toMatchObject({ additions: 100, deletions: 0, diff_truncated: true })
     expect((envelope.data.diff as string).split("\n").filter((l) => l !== "").length).toBe(20)
-    expect(envelope.text).toContain("Changes: +100 -0 (the diff below shows its first 20 of 103 lines; Read the file for the rest)")
+    expect(envelope.text).toContain(`Created big.txt: ${content.length} bytes, 100 lines;`)
     expect(text(root, "big.txt")).toBe(content)
+    await callTool(root, "read", { path: "big.txt" })
+    const over = await callTool(root, "write", { path: "big.txt", content: content.replaceAll("line", "LINE") }, { configOverrides: { tools: { write: { max_diff_lines: 20 } } } })
+    expect(over.envelope.data).toMatchObject({ additions: 100, deletions: 100, diff_truncated: true })
+    expect(over.envelope.text).toContain("+100 -100 (the lines below are cut short; read the file for the rest)")
   })
 })
 
