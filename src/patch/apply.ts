@@ -45,7 +45,7 @@ export const applyToText = (oldText: string, fp: FilePatch, path: string): Appli
   let pos = 0
   for (const p of placements) {
     if (p.start < pos) {
-      throw new PatchProblem("CONFLICT", `Hunk ${p.hunk.number} of ${path} (${p.hunk.header}) overlaps the hunk before it. Nothing was changed.`, { path, fileLine: p.start + 1 })
+      throw new PatchProblem("does_not_apply", `Hunk ${p.hunk.number} of ${path} (${p.hunk.header}) overlaps the hunk before it. Nothing was changed.`, { path, fileLine: p.start + 1 })
     }
     copy(pos, p.start)
     let k = p.start

@@ -190,7 +190,7 @@ const findAnchor = (
     for (let p = from; p < file.length; p++) if (file[p] === want) return p
   }
   throw new PatchProblem(
-    "CONFLICT",
+    "does_not_apply",
     `Hunk ${hunk.number} of ${path} (${hunk.header}): the anchor line "${anchor}" was not found${from > 0 ? ` after line ${from}` : ""}. Nothing was changed.`,
     { path, fileLine: from + 1 },
   )
@@ -222,7 +222,7 @@ const mismatch = (lines: ReadonlyArray<string>, old: ReadonlyArray<string>, hunk
   }
   if (best < 0) {
     const where = n === 0 ? "the file is empty" : `none of its ${m} context/removed line(s) match the file near line ${Math.min(hint, n) + 1}`
-    return new PatchProblem("CONFLICT", `${label} does not apply: ${where}. The patch expects ${show(old[0])} first. Nothing was changed.`, {
+    return new PatchProblem("does_not_apply", `${label} does not apply: ${where}. The patch expects ${show(old[0])} first. Nothing was changed.`, {
       path,
       fileLine: Math.min(hint, Math.max(n - 1, 0)) + 1,
       details: excerpt(lines, old, Math.min(hint, Math.max(0, n - m)), m),
@@ -242,7 +242,7 @@ const mismatch = (lines: ReadonlyArray<string>, old: ReadonlyArray<string>, hunk
   else if (loose(lines[best + k]!) === wantLoose[k]) {
     reason = `line ${best + k + 1} differs in whitespace or punctuation: the patch expects ${show(old[k])}, the file has ${show(lines[best + k])}`
   } else reason = `at line ${best + k + 1} the patch expects ${show(old[k])} but the file has ${show(lines[best + k])}`
-  return new PatchProblem("CONFLICT", `${label} does not apply: ${reason} (closest match: ${bestScore} of ${m} lines). Nothing was changed.`, {
+  return new PatchProblem("does_not_apply", `${label} does not apply: ${reason} (closest match: ${bestScore} of ${m} lines). Nothing was changed.`, {
     path,
     fileLine: best + k + 1,
     details: excerpt(lines, old, best, m),

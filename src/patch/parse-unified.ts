@@ -155,7 +155,7 @@ export const parseUnified = (text: string, options: UnifiedOptions = {}): Parsed
     i++
   }
   if (files.length === 0) {
-    throw new PatchProblem("INVALID_PARAM", "The patch contains no file changes: expected 'diff --git' or '--- a/file' / '+++ b/file' headers followed by '@@' hunks, or a '*** Begin Patch' envelope.", { line: 1 })
+    throw new PatchProblem("malformed", "The patch contains no file changes: expected 'diff --git' or '--- a/file' / '+++ b/file' headers followed by '@@' hunks, or a '*** Begin Patch' envelope.", { line: 1 })
   }
   return { format: sawGit ? "git" : "unified", files }
 
@@ -243,7 +243,7 @@ export const parseUnified = (text: string, options: UnifiedOptions = {}): Parsed
     for (const mode of [oldMode, newMode, indexMode]) {
       if (mode === "160000") throw submoduleProblem(gitNames?.b ?? label, start + 1)
       if (mode === "120000") {
-        throw new PatchProblem("INVALID_PARAM", `Patch line ${start + 1}: ${gitNames?.b ?? label} is a symbolic link; patch does not create or change symbolic links. Nothing was changed.`, { line: start + 1 })
+        throw new PatchProblem("malformed", `Patch line ${start + 1}: ${gitNames?.b ?? label} is a symbolic link; patch does not create or change symbolic links. Nothing was changed.`, { line: start + 1 })
       }
     }
     const { hunks, next } = sawHeaders || head(j).startsWith("@@") ? parseHunks(j, label) : { hunks: [] as Array<Hunk>, next: j }
@@ -350,14 +350,14 @@ const wholePatchIsCrlf = (lines: ReadonlyArray<string>): boolean => {
 
 const binaryProblem = (name: string, line: number) =>
   new PatchProblem(
-    "BINARY_FILE",
+    "binary",
     `Patch line ${line}: ${name} is a binary change; patch applies text diffs only and refused the whole patch (nothing was changed). Write the file another way or drop it from the patch.`,
     { line },
   )
 
 const submoduleProblem = (name: string, line: number) =>
   new PatchProblem(
-    "INVALID_PARAM",
+    "malformed",
     `Patch line ${line}: ${name} is a submodule change; patch does not change submodules and refused the whole patch (nothing was changed). Use git in the submodule instead.`,
     { line },
   )

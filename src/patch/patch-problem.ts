@@ -1,20 +1,24 @@
 import { Data } from "effect"
-import type { ErrorCode } from "../protocol/error-code.ts"
 import type { RetrievalHint } from "../protocol/hint.ts"
 
 /**
  * Why a patch cannot be parsed or applied, raised inside the pure patch code
- * (parsers, locator, applier) and turned into the tool's ToolError at the
- * edge. `line` is the 1-based line in the patch text when known.
+ * (parsers, locator, applier); tools/patch-errors.ts gives each kind its
+ * envelope code. `line` is the 1-based line in the patch text when known.
+ *
+ * - malformed: the patch text is not a patch, or asks for what patch does not do (links, submodules)
+ * - does_not_apply: a hunk does not match the file
+ * - binary: a binary change
+ * - internal: an unexpected failure while applying
  */
 export class PatchProblem extends Data.TaggedError("PatchProblem")<{
-  readonly code: ErrorCode
+  readonly kind: "malformed" | "does_not_apply" | "binary" | "internal"
   readonly message: string
   readonly extra: PatchProblemExtra
   readonly hints?: ReadonlyArray<RetrievalHint> | undefined
 }> {
-  constructor(code: ErrorCode, message: string, extra: PatchProblemExtra = {}, hints?: ReadonlyArray<RetrievalHint>) {
-    super({ code, message, extra, ...(hints ? { hints } : {}) })
+  constructor(kind: PatchProblem["kind"], message: string, extra: PatchProblemExtra = {}, hints?: ReadonlyArray<RetrievalHint>) {
+    super({ kind, message, extra, ...(hints ? { hints } : {}) })
   }
 }
 
@@ -28,4 +32,4 @@ export interface PatchProblemExtra {
 
 /** A syntax problem in the patch text at a 1-based line. */
 export const syntaxProblem = (line: number, message: string): PatchProblem =>
-  new PatchProblem("INVALID_PARAM", `Patch line ${line}: ${message}`, { line })
+  new PatchProblem("malformed", `Patch line ${line}: ${message}`, { line })

@@ -137,7 +137,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
         const oldText = s ? yield* textOf(s, fp) : ""
         return yield* Effect.try({
           try: () => applyToText(oldText, fp, shown),
-          catch: (e) => (e instanceof PatchProblem ? e : new PatchProblem("INTERNAL_ERROR", String(e))),
+          catch: (e) => (e instanceof PatchProblem ? e : new PatchProblem("internal", String(e))),
         })
       })
 

@@ -4,8 +4,16 @@ import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import type { PatchProblem } from "../patch/patch-problem.ts"
 import type { PatchTargetError } from "../patch/patch-target-error.ts"
 
+const PROBLEM_CODES: Readonly<Record<PatchProblem["kind"], ErrorCode>> = {
+  malformed: "INVALID_PARAM",
+  does_not_apply: "CONFLICT",
+  binary: "BINARY_FILE",
+  internal: "INTERNAL_ERROR",
+}
+
 /** A parse or apply problem as the tool's error, with the hint a model can act on. */
 export const problemToError = (p: PatchProblem): ToolError => {
+  const code = PROBLEM_CODES[p.kind]
   const { path, fileLine, details, line } = p.extra
   const hints: Array<RetrievalHint> = path
     ? [
@@ -13,8 +21,8 @@ export const problemToError = (p: PatchProblem): ToolError => {
         hint("Patch", "medium", { patch: "<the patch with this hunk's context corrected>", dry_run: true }),
       ]
     : []
-  return toolError(p.code, p.message, {
-    ...(p.code === "INVALID_PARAM" ? { fieldErrors: [{ field: "patch", message: line !== undefined ? `line ${line}: ${firstClause(p.message)}` : firstClause(p.message) }] } : {}),
+  return toolError(code, p.message, {
+    ...(code === "INVALID_PARAM" ? { fieldErrors: [{ field: "patch", message: line !== undefined ? `line ${line}: ${firstClause(p.message)}` : firstClause(p.message) }] } : {}),
     ...(hints.length > 0 ? { hints } : {}),
     ...(details ? { details } : {}),
     ...(path ? { context: { path_resolved: path } } : {}),

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { checkLayers, FLOORS, readTree } from "./layers.ts"
+import { checkLayers, FLOORS, floorOf, importsOf, readTree } from "./layers.ts"
 
 const SRC = join(import.meta.dir, "..", "..", "src")
 
@@ -58,6 +58,14 @@ describe("layers (src)", () => {
 
   test("ToolError is imported only from the tool framework up: no domain or base file imports it", () => {
     expect(findings.filter((f) => f.kind === "tool-error").map((f) => f.text)).toEqual([])
+  })
+
+  test("domains and base folders name their failures in their own terms: none imports the envelope's error codes", () => {
+    const below = FLOORS.findIndex((f) => f.name === "tool-framework")
+    const speaking = [...readTree(SRC)]
+      .filter(([file, text]) => floorOf(file) > below && floorOf(file) < FLOORS.length - 1 && importsOf(file, text).includes("protocol/error-code.ts"))
+      .map(([file]) => file)
+    expect(speaking).toEqual([])
   })
 
   test("errors are tagged: no class extends Error", () => {

@@ -5,6 +5,7 @@ import type { FilePatch } from "../../src/patch/model.ts"
 import { parsePatch } from "../../src/patch/parse.ts"
 import { PatchProblem } from "../../src/patch/patch-problem.ts"
 import { LineView } from "../../src/patch/text-lines.ts"
+import { problemToError } from "../../src/tools/patch-errors.ts"
 
 const problem = (f: () => unknown): PatchProblem => {
   try {
@@ -121,7 +122,7 @@ describe("parseUnified", () => {
     expect(problem(() => parsePatch("--- a/x\n+++ b/x\n@@ -1 +1 @@\n a\n")).message).toContain("changes nothing")
     expect(problem(() => parsePatch("--- a/x\n+++ b/x\n@@ -x +1 @@\n-a\n")).message).toMatch(/^Patch line 3: malformed hunk header/)
     expect(problem(() => parsePatch("@@ -1 +1 @@\n-a\n+b\n")).message).toContain("before any file header")
-    expect(problem(() => parsePatch("diff --git a/b.png b/b.png\nindex 1..2 100644\nGIT binary patch\nliteral 5\n")).code).toBe("BINARY_FILE")
+    expect(problemToError(problem(() => parsePatch("diff --git a/b.png b/b.png\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"))).code).toBe("BINARY_FILE")
   })
 
   test("a Markdown fence around the patch is dropped", () => {
