@@ -6,9 +6,10 @@ import { join } from "node:path"
 import { checkConfig, formatWarning } from "../../src/config/check.ts"
 import { Config } from "../../src/config/config.ts"
 import { effectiveSettings } from "../../src/config/effective.ts"
-import { JsoncSyntaxError, parseJsonc, parseJsoncTree } from "../../src/config/jsonc.ts"
+import { JsoncSyntaxError, parseJsoncTree } from "../../src/config/jsonc.ts"
 import { configJsonSchema, keysAt, objectAt, settingsOf } from "../../src/config/schema.ts"
 import { PlatformLive } from "../../src/runtime.ts"
+import { exampleConfigs } from "../support/config-examples.ts"
 import { project, tempDir, writeTree } from "../support/harness.ts"
 
 const REPO = join(import.meta.dir, "..", "..")
@@ -20,16 +21,6 @@ const check = (text: string, file = "/p/anvil.json") => {
 }
 
 const validator = () => new Ajv2020({ strict: false, allErrors: true }).compile(configJsonSchema())
-
-/**
- * The README's anvil.json examples: its ```jsonc blocks, a fragment (`"permission": {…}`)
- * wrapped in braces. Blocks with an elision (…) illustrate something else (the envelope).
- */
-const readmeExamples = (): Array<unknown> =>
-  [...readFileSync(join(REPO, "README.md"), "utf8").matchAll(/```jsonc?\n([\s\S]*?)```/g)]
-    .map((m) => m[1]!.trim())
-    .filter((body) => !body.includes("…"))
-    .map((body) => parseJsonc(body.startsWith("{") ? body : `{${body}}`))
 
 describe("AnvilConfig", () => {
   test("a misspelt key, a wrong type and an unknown section: three warnings with file, line, key path and nearest key", () => {
@@ -98,13 +89,14 @@ describe("AnvilConfig", () => {
     }
   })
 
-  test("the JSON Schema accepts the README's example configurations and rejects unknown keys and wrong types", () => {
+  test("the JSON Schema accepts the repository's example configurations and rejects unknown keys and wrong types", () => {
     const validate = validator()
-    const examples = readmeExamples()
+    const examples = exampleConfigs()
     expect(examples.length).toBeGreaterThanOrEqual(4)
-    for (const example of examples) {
-      const ok = validate(example)
-      if (!ok) throw new Error(JSON.stringify(validate.errors))
+    expect(examples.some((e) => e.from.startsWith("plugins/"))).toBe(true)
+    for (const { from, config } of examples) {
+      const ok = validate(config)
+      if (!ok) throw new Error(`${from}: ${JSON.stringify(validate.errors)}`)
     }
     expect(validate({ tools: { read: { max_limt: 5 } } })).toBe(false)
     expect(validate({ max_steps: "ten" })).toBe(false)
