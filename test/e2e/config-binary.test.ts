@@ -25,6 +25,8 @@ const BAD = `{
 
 const servers: Array<FakeServer> = []
 const { available: haveTmux, tmux, waitFor, kill } = tmuxSession(`anvil-config-${process.pid}`)
+// A second window on the same tmux server (killing the last session would end the server under the next one).
+const strictScreen = tmuxSession(`anvil-config-${process.pid}`, "strict")
 
 beforeAll(() => void anvilBinary(), 120_000)
 afterAll(() => {
@@ -97,18 +99,16 @@ describe("anvil.json warnings through the compiled binary", () => {
       tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "40", "-c", root, `${command}; echo "[exited $?]"; sleep 30`)
     }
     start("chat")
+    start("strict", "--strict")
     const screen = await waitFor("› ")
     expectWarnings(screen, file)
     expect(screen.indexOf("anvil: warning:")).toBeLessThan(screen.indexOf("›"))
     tmux("send-keys", "-t", "chat", "C-d")
     await waitFor("[exited 0]")
-    tmux("kill-session", "-t", "chat")
 
-    start("chat", "--strict")
-    const refused = await waitFor("[exited 2]")
+    const refused = await strictScreen.waitFor("[exited 2]")
     expectWarnings(refused, file)
     expect(refused).not.toContain("›")
-    tmux("kill-session", "-t", "chat")
   })
 
   test("anvil config shows where values come from; the printed JSON Schema accepts the repository's examples and rejects the three mistakes", async () => {
