@@ -1,6 +1,5 @@
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { tempDir } from "../support/temp-dirs.ts"
 
 const repo = join(import.meta.dir, "..", "..")
 let built: Promise<string> | undefined
@@ -8,7 +7,7 @@ let built: Promise<string> | undefined
 /** The compiled executable, built once per test process into a temp folder. */
 export const anvilBinary = (): Promise<string> =>
   (built ??= (async () => {
-    const out = join(mkdtempSync(join(tmpdir(), "anvil-safety-bin-")), "anvil")
+    const out = join(tempDir("anvil-safety-bin-"), "anvil")
     const build = Bun.spawn([process.execPath, "build.ts", "--outfile", out], { cwd: repo, stdout: "pipe", stderr: "pipe" })
     const [text, err, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited])
     if (code !== 0) throw new Error(`build.ts failed:\n${text}${err}`)

@@ -1,6 +1,6 @@
 import { join } from "node:path"
 import { runProcess, type ProcessResult } from "./anvil-cli.ts"
-import { tempDir } from "./harness.ts"
+import { tempDir } from "./temp-dirs.ts"
 
 const repo = join(import.meta.dir, "..", "..")
 let built: string | undefined

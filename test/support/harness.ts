@@ -1,28 +1,19 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { mkdtempSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
 import { afterAll } from "bun:test"
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { envelopeProblems } from "../../src/protocol/envelope.ts"
 import { makeToolRuntime, type RuntimeOptions, type ToolServices } from "../../src/runtime.ts"
 import type { Tool } from "../../src/tool-framework/definition.ts"
 import { ToolRunner, type RunOptions, type ToolOutcome } from "../../src/tool-framework/runner.ts"
 import { loadBuiltinTools } from "../../src/tools/builtin.ts"
+import { tempDir } from "./temp-dirs.ts"
 
 /** Every built-in tool, loaded once for the test files. */
 export const builtinTools = await loadBuiltinTools()
 
-const made: Array<string> = []
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true })
-})
-
-/** A fresh temp folder (real path), removed after the test file. */
-export const tempDir = (prefix = "anvil-test-"): string => {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
-  made.push(dir)
-  return dir
-}
+/** A fresh temp folder (real path), removed when the test run ends. */
+export { tempDir }
 
 /** A tree spec: path → file content (string or bytes), or `{ link: target }` for a symlink, or `{ dir: true }`. */
 export type TreeSpec = Record<string, string | Uint8Array | { link: string } | { dir: true }>
