@@ -1,4 +1,4 @@
-import { Effect, Exit, type Layer, ManagedRuntime, Scope, Data } from "effect"
+import { Context, Data, Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
 import type { ConfigWarning } from "../config/check.ts"
 import { ConfigStrictError } from "../config/config.ts"
 import { AGENT_DEFAULTS } from "../config/sections/agent.ts"
@@ -117,8 +117,8 @@ export interface AgentSessionOptions {
   readonly alwaysOffer?: ReadonlyArray<string>
 }
 
-/** An agent conversation bound to a session file: run turns, then dispose. */
-export interface AgentSession {
+/** An agent conversation bound to a session file (the `AgentSession` service's shape). */
+export interface AgentSessionShape {
   readonly id: string
   readonly file: string
   readonly resumed: boolean
@@ -143,7 +143,27 @@ export interface AgentSession {
     prompt: string,
     options: { readonly emit?: (event: AgentEvent) => void; readonly cancelled?: Effect.Effect<void> },
   ) => Promise<TurnResult>
-  readonly dispose: () => Promise<void>
+}
+
+/**
+ * The agent session as a service: `AgentSession.layer(options)` opens (or
+ * resumes) it, and closing the layer's scope ends it (the plugins' session.end
+ * hooks, MCP servers stopped, the tool runtime disposed, a session that never
+ * ran a turn removed). Run, chat and the Agent SDK host build it with a
+ * `ManagedRuntime`; a problem with how it was asked to start is an
+ * `AgentSetupError`.
+ */
+export class AgentSession extends Context.Service<AgentSession, AgentSessionShape>()("anvil/AgentSession") {
+  static readonly layer = (options: AgentSessionOptions): Layer.Layer<AgentSession, AgentSetupError> =>
+    Layer.effect(
+      AgentSession,
+      Effect.acquireRelease(
+        Effect.tryPromise({ try: () => openSession(options), catch: (e) => e }).pipe(
+          Effect.catch((e) => (e instanceof AgentSetupError ? Effect.fail(e) : Effect.die(e))),
+        ),
+        (opened) => Effect.promise(opened.close),
+      ).pipe(Effect.map((opened) => opened.session)),
+    )
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -163,8 +183,8 @@ const loadForResume = async (options: AgentSessionOptions) => {
   throw new Error(String(failure?.error ?? exit.cause))
 }
 
-/** Opens (or resumes) an agent session: boot (root, config, model), session file, tool runtime. */
-export const openAgentSession = async (options: AgentSessionOptions): Promise<AgentSession> => {
+/** Opens (or resumes) an agent session: boot (root, config, model), session file, tool runtime; `close` ends it. */
+const openSession = async (options: AgentSessionOptions): Promise<{ readonly session: AgentSessionShape; readonly close: () => Promise<void> }> => {
   // A continued session is read first: its model, profile and engine are the defaults the options override.
   const continued = options.continueLast || options.sessionId !== undefined ? await loadForResume(options) : undefined
   const header = continued?.loaded.header
@@ -324,7 +344,7 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
   let outcome = "success"
   let turnsRun = 0
 
-  return {
+  const session: AgentSessionShape = {
     id: writer.id,
     file: writer.file,
     resumed,
@@ -380,13 +400,14 @@ export const openAgentSession = async (options: AgentSessionOptions): Promise<Ag
         return result
       })
     },
-    dispose: async () => {
-      await plugins.hooks.call("session.end", { ...sessionEvent, outcome })
-      await mcp.dispose()
-      await runtime.dispose()
-      await closeScope()
-      // A session that never ran a turn is not kept (a chat left at once, a run that could not start).
-      if (!resumed && turnsRun === 0) await Effect.runPromise(removeSessionFile(writer.file).pipe(Effect.provide(PlatformLive)))
-    },
   }
+  const close = async () => {
+    await plugins.hooks.call("session.end", { ...sessionEvent, outcome })
+    await mcp.dispose()
+    await runtime.dispose()
+    await closeScope()
+    // A session that never ran a turn is not kept (a chat left at once, a run that could not start).
+    if (!resumed && turnsRun === 0) await Effect.runPromise(removeSessionFile(writer.file).pipe(Effect.provide(PlatformLive)))
+  }
+  return { session, close }
 }

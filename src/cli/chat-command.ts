@@ -1,6 +1,6 @@
-import { Deferred, Effect } from "effect"
+import { Deferred, Effect, ManagedRuntime } from "effect"
 import * as readline from "node:readline"
-import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
+import { AgentSession, AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
 import { initialMcpEvents, mcpHumanLine } from "./mcp-events.ts"
 import type { TurnResult } from "../agent/events.ts"
 import type { Tool } from "../tool-framework/definition.ts"
@@ -111,9 +111,8 @@ export const chatCommand = async (
   }
   const printer = makePrinter({ ...printerOptions, react: args.engine === "react" })
 
-  let session: AgentSession
-  try {
-    session = await openAgentSession({
+  const sessionRuntime = ManagedRuntime.make(
+    AgentSession.layer({
       ...sessionOptionsOf(args, io, root, tools),
       onAsk,
       strict,
@@ -128,8 +127,13 @@ export const chatCommand = async (
         },
       },
       ...(tty && !args.yes ? { askHost: (host: string) => askHostInTerminal(terminal, errStyle, spinner)(host) } : {}),
-    })
+    }),
+  )
+  let session: AgentSessionShape
+  try {
+    session = await sessionRuntime.runPromise(AgentSession)
   } catch (e) {
+    await sessionRuntime.dispose()
     if (e instanceof AgentSetupError) {
       io.err(`anvil chat: ${e.message}\n`)
       return 2
@@ -326,7 +330,7 @@ export const chatCommand = async (
   } finally {
     sessionSignals.dispose()
     closePrompt()
-    await session.dispose()
+    await sessionRuntime.dispose()
   }
   if (quitSignal !== undefined) {
     io.err(`anvil: ${quitSignal}: session ${session.id} saved; every process anvil started was ended.\n`)

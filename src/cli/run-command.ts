@@ -1,5 +1,5 @@
-import { Deferred, Effect } from "effect"
-import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
+import { Deferred, Effect, ManagedRuntime } from "effect"
+import { AgentSession, AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
 import { turnWithoutSteps } from "../agent/events.ts"
 import { showAllowRule } from "../permission/rules.ts"
 import { sandboxSummary } from "../sandbox/summary.ts"
@@ -189,9 +189,8 @@ export const runCommand = async (
       if (text) io.err(text)
     }
   }
-  let session: AgentSession
-  try {
-    session = await openAgentSession({
+  const sessionRuntime = ManagedRuntime.make(
+    AgentSession.layer({
       ...sessionOptionsOf(args, io, root, tools),
       // A hook that failed is told on stderr and, in stream-json, as a system event the caller can read.
       plugins: {
@@ -213,8 +212,13 @@ export const runCommand = async (
         if (stream) stream.event(event, parent)
         else if (!json) printer(event, parent)
       },
-    })
+    }),
+  )
+  let session: AgentSessionShape
+  try {
+    session = await sessionRuntime.runPromise(AgentSession)
   } catch (e) {
+    await sessionRuntime.dispose()
     if (e instanceof AgentSetupError) {
       const code = e.strictConfig ? EXIT.usage : EXIT.config
       if (json) line(startFailureResult(e.message, code))
@@ -312,7 +316,7 @@ export const runCommand = async (
     }
   } finally {
     signals.dispose()
-    await session.dispose()
+    await sessionRuntime.dispose()
   }
   return code
 }

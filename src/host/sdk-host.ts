@@ -1,6 +1,6 @@
-import { Deferred, Effect } from "effect"
+import { Deferred, Effect, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
-import { AgentSetupError, openAgentSession, type AgentSession } from "../agent/agent-session.ts"
+import { AgentSession, AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
 import { turnWithoutSteps, type TurnResult } from "../agent/events.ts"
 import { makeClaudeStream, startFailureResult, type ClaudeStream } from "../cli/claude-stream.ts"
 import { EXIT, exitCodeOf } from "../cli/exit-codes.ts"
@@ -111,7 +111,9 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     ...(flags.systemPrompt !== undefined ? { replace: flags.systemPrompt } : {}),
     ...(flags.appendSystemPrompt !== undefined ? { append: flags.appendSystemPrompt } : {}),
   }
-  let session: AgentSession | undefined
+  let session: AgentSessionShape | undefined
+  /** The session's service, built on the first prompt; disposing it ends the session. */
+  let sessionRuntime: ManagedRuntime.ManagedRuntime<AgentSession, AgentSetupError> | undefined
   let stream: ClaudeStream | undefined
   let model = hostModel(flags.model)
   let cancel: Deferred.Deferred<void> | undefined
@@ -164,34 +166,41 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     permission_mode: mode,
   })
 
-  const open = async (): Promise<AgentSession> => {
+  const open = async (): Promise<AgentSessionShape> => {
     hooks = makeSdkHooks(hookConfig, channel, hookBase, onProblem)
     const hostTools = await sdkMcpTools(initialize, channel, onProblem)
-    const opened = await openAgentSession({
-      cwd: io.cwd,
-      env: io.env,
-      root,
-      modelFlag: model,
-      profile: mode === "plan" ? "plan" : undefined,
-      continueLast: flags.continueLast && flags.resume === undefined,
-      sessionId: flags.resume,
-      fork: flags.forkSession,
-      maxSteps: flags.maxTurns,
-      allTools: [...tools, ...hostTools],
-      // What the host names explicitly is offered in every request, never only on demand.
-      alwaysOffer: [...flags.allowed.map((r) => r.tool), ...hostTools.map((t) => t.name)],
-      allow: flags.allowed,
-      onAsk: ask,
-      configOverrides: {
-        ...(flags.disallowed.length > 0 ? { permission: denyRules(flags) } : {}),
-        // A host that answers permission requests decides about every asking call, sandboxed commands included.
-        ...(flags.promptToolStdio ? { sandbox: { auto_allow: false } } : {}),
-      },
-      plugins: { onProblem },
-      hooks: hooks.entries,
-      systemPrompt,
-      onSubagentEvent: (parent, event) => stream?.event(event, parent),
+    const runtime = ManagedRuntime.make(
+      AgentSession.layer({
+        cwd: io.cwd,
+        env: io.env,
+        root,
+        modelFlag: model,
+        profile: mode === "plan" ? "plan" : undefined,
+        continueLast: flags.continueLast && flags.resume === undefined,
+        sessionId: flags.resume,
+        fork: flags.forkSession,
+        maxSteps: flags.maxTurns,
+        allTools: [...tools, ...hostTools],
+        // What the host names explicitly is offered in every request, never only on demand.
+        alwaysOffer: [...flags.allowed.map((r) => r.tool), ...hostTools.map((t) => t.name)],
+        allow: flags.allowed,
+        onAsk: ask,
+        configOverrides: {
+          ...(flags.disallowed.length > 0 ? { permission: denyRules(flags) } : {}),
+          // A host that answers permission requests decides about every asking call, sandboxed commands included.
+          ...(flags.promptToolStdio ? { sandbox: { auto_allow: false } } : {}),
+        },
+        plugins: { onProblem },
+        hooks: hooks.entries,
+        systemPrompt,
+        onSubagentEvent: (parent, event) => stream?.event(event, parent),
+      }),
+    )
+    const opened = await runtime.runPromise(AgentSession).catch(async (e: unknown) => {
+      await runtime.dispose()
+      throw e
     })
+    sessionRuntime = runtime
     stream = makeClaudeStream({
       sessionId: opened.id,
       model: opened.model.id,
@@ -359,8 +368,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     channel.close("the host closed its input")
     if (session) {
       if (hooks?.has("SessionEnd")) await hooks.call("SessionEnd", { reason: "other" }).catch(() => undefined)
-      await session.dispose()
     }
+    await sessionRuntime?.dispose()
     signals.dispose()
   }
   return signals.exitCode ?? code

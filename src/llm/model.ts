@@ -1,4 +1,4 @@
-import { Context, Data, Effect, Stream } from "effect"
+import { Data, Effect, Stream } from "effect"
 
 /**
  * The provider-neutral model interface of anvil.
@@ -92,8 +92,6 @@ export interface LanguageModelShape {
   /** Streams one model turn. */
   readonly stream: (request: ModelRequest) => Stream.Stream<ModelEvent, ModelError>
 }
-
-export class LanguageModel extends Context.Service<LanguageModel, LanguageModelShape>()("anvil/LanguageModel") {}
 
 /** A whole model turn, assembled from its events. */
 export interface ModelTurn {
