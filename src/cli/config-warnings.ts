@@ -1,4 +1,4 @@
-import { formatWarning, type ConfigWarning } from "../config/check.ts"
+import { formatWarning, type ConfigWarning } from "../config/warning.ts"
 import type { CliIO } from "./output.ts"
 
 /** Prints anvil.json's warnings on stderr, one a line. */

@@ -7,11 +7,10 @@ import { loadBuiltinTool, loadBuiltinTools } from "../tools/builtin.ts"
 import { VERSION } from "../version.ts"
 import { parseGlobal, UsageError } from "./args.ts"
 import { EXIT } from "./exit-codes.ts"
-import { isPrintInvocation } from "../host/print-flags.ts"
 import { GLOBAL_HELP } from "./help-text.ts"
 import { processIO, type CliIO } from "./output.ts"
+import { hasPlugins, projectOf } from "./project.ts"
 import { parseToolArgs, toolCommand } from "./tool-command.ts"
-import { toolHelp, toolsCommand } from "./tools-command.ts"
 
 /** Runs the CLI; returns the exit code (0 success or partial, 1 error, 2 usage). */
 export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO()): Promise<number> => {
@@ -35,7 +34,7 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
       return 0
     }
     // Claude Code's print-mode flags and no subcommand: the Agent SDK (or a script written for `claude -p`) drives anvil.
-    if ((command === undefined || command.startsWith("-")) && !global.help && isPrintInvocation(global.rest)) {
+    if ((command === undefined || command.startsWith("-")) && !global.help && (await import("../host/print-flags.ts")).isPrintInvocation(global.rest)) {
       const { sdkHostCommand } = await import("../host/sdk-host.ts")
       return await sdkHostCommand(global.rest, io, global.root, await loadBuiltinTools())
     }
@@ -53,12 +52,14 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
       case "tools": {
         if (global.help) return help(io, "Usage: anvil tools [--json]\n")
         const { cliPlugins, toolsWithPlugins } = await import("./plugin-setup.ts")
+        const { toolsCommand } = await import("./tools-command.ts")
         const { plugins } = await cliPlugins(io, global.root)
         io.out(toolsCommand(toolsWithPlugins(await loadBuiltinTools(), plugins), rest.includes("--json")))
         return 0
       }
       case "tool": {
         if (global.help) {
+          const { toolHelp } = await import("./tools-command.ts")
           const tool = rest[0] ? await loadBuiltinTool(rest[0]) : undefined
           if (tool) return help(io, toolHelp(tool))
           const { cliPlugins } = await import("./plugin-setup.ts")
@@ -73,6 +74,10 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
         }
         // Only the named tool is loaded; an unknown name loads all, for the list of what exists.
         const one = await loadBuiltinTool(args.name)
+        const project = await projectOf(io, global.root)
+        if (!(await hasPlugins(project, io.env))) {
+          return await toolCommand(args, one ? [one] : await loadBuiltinTools(), io, global.root, undefined, undefined, global.strict, project)
+        }
         return await toolCommand(args, one ? [one] : [], io, global.root, async ({ root, config, tools, sandbox }) => {
           // Imported here: the plugin host stays out of the modules every command loads.
           const { pluginsFor, toolsWithPlugins } = await import("./plugin-setup.ts")
@@ -81,7 +86,7 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
           const fromPlugin = plugins.tools.some((t) => t.name.toLowerCase() === args.name.trim().toLowerCase())
           const base = one || fromPlugin ? tools : await loadBuiltinTools()
           return toolsWithPlugins(base, plugins, (m) => io.err(`anvil: ${m}\n`))
-        }, undefined, global.strict)
+        }, undefined, global.strict, project)
       }
       case "plugins": {
         const { pluginsCommand, PLUGINS_HELP } = await import("./plugins-command.ts")

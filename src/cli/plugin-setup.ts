@@ -1,27 +1,11 @@
-import { Effect, type Layer } from "effect"
-import type { FileSystem } from "effect/FileSystem"
-import { Path } from "effect/Path"
-import { Config, type ConfigShape } from "../config/config.ts"
+import type { ConfigShape } from "../config/config.ts"
 import { loadPlugins, pluginNotices, type PluginSet } from "../plugins/plugin-host.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
 
 export { toolsWithPlugins } from "../plugins/plugin-host.ts"
-import { PlatformLive } from "../runtime.ts"
 import { builtinToolEntries } from "../tools/builtin.ts"
-import { findProjectRoot } from "../workspace/project-root.ts"
 import type { CliIO } from "./output.ts"
-
-/** The project root (`--root`, ANVIL_ROOT, or the nearest `.git`/`anvil.json`) and its configuration. */
-export const projectOf = (io: CliIO, rootFlag: string | undefined): Promise<{ root: string; config: ConfigShape }> =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const path = yield* Path
-      const given = rootFlag ?? io.env.ANVIL_ROOT
-      const root = given ? path.resolve(io.cwd, given) : yield* findProjectRoot(io.cwd)
-      const config = yield* Config.load({ root, env: io.env })
-      return { root, config }
-    }).pipe(Effect.provide(PlatformLive as Layer.Layer<FileSystem | Path>)),
-  )
+import { projectOf } from "./project.ts"
 
 /** Every built-in tool's names and aliases, without loading the tools. */
 export const builtinNames = (): ReadonlyArray<string> => builtinToolEntries.flatMap((e) => e.names)

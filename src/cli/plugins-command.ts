@@ -7,7 +7,8 @@ import { loadPlugins, pluginNotices, pluginSettings, type PluginReport, type Plu
 import { makeTrust } from "../trust/trust.ts"
 import { UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
-import { builtinNames, cliPlugins, projectOf } from "./plugin-setup.ts"
+import { builtinNames, cliPlugins } from "./plugin-setup.ts"
+import { projectOf } from "./project.ts"
 
 export const PLUGINS_HELP = `Usage: anvil plugins [--json]          list every plugin found: source, status, tools, hooks
        anvil plugins check PATH          load one plugin file or folder; exit 1 with the reason when broken

@@ -9,6 +9,7 @@ import { watchSignals, type ExitSignal } from "./signals.ts"
 import { flagValue, UsageError } from "./args.ts"
 import { printConfigWarnings } from "./config-warnings.ts"
 import type { CliIO } from "./output.ts"
+import type { Project } from "./project.ts"
 import { SANDBOX_MODES } from "../sandbox/settings.ts"
 
 /** What `--sandbox` takes on `anvil tool` (true/false go to bash's own `sandbox` parameter). */
@@ -80,6 +81,11 @@ export const toolCommand = async (
   /** Tools found while the call runs (an MCP server's, connected for this call). */
   toolSources?: ReadonlyArray<ToolSource>,
   strict = false,
+  /**
+   * The root and configuration, when the caller has read them (to look for plugins). Without plugins or
+   * tool sources, the runtime then builds only the services the tools declare (see Tool.requires).
+   */
+  project?: Project,
 ): Promise<number> => {
   // SIGINT, SIGTERM, SIGHUP cancel the call: its processes are ended and the envelope says CANCELLED.
   const cancel = Effect.runSync(Deferred.make<void>())
@@ -98,7 +104,8 @@ export const toolCommand = async (
       makeToolRuntime({
         cwd: io.cwd,
         env: io.env,
-        root,
+        root: project?.root ?? root,
+        ...(project ? { config: project.config, services: "used" as const } : {}),
         tools,
         retention: "on-spill",
         ...(prepareTools ? { prepareTools } : {}),

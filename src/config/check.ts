@@ -1,24 +1,11 @@
 import { Result, Schema, SchemaIssue } from "effect"
 import { findNodeAtLocation, type Node } from "jsonc-parser"
-import { positionAt, type TextPosition } from "./jsonc.ts"
+import { parseJsoncTree, positionAt, type TextPosition } from "./jsonc.ts"
 import { nearestWord } from "./nearest.ts"
+import type { ConfigWarning } from "./warning.ts"
 import { AnvilConfig, keysAt } from "./schema.ts"
 
-/** A setting anvil.json has that anvil does not understand: reported, never fatal unless `--strict`. */
-export interface ConfigWarning {
-  readonly file: string
-  readonly line: number
-  readonly column: number
-  /** The dotted key path ("tools.read.max_limit"). */
-  readonly key: string
-  readonly kind: "unknown_key" | "invalid_value"
-  readonly message: string
-  /** The valid key closest to an unknown one, as a dotted path. */
-  readonly nearest?: string
-}
-
-/** One warning as a line: `file:line:column: message`. */
-export const formatWarning = (w: ConfigWarning): string => `${w.file}:${w.line}:${w.column}: ${w.message}`
+export { formatWarning, type ConfigWarning } from "./warning.ts"
 
 const decode = Schema.decodeUnknownResult(AnvilConfig)
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -30,11 +17,15 @@ const shown = (value: unknown): string => {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text
 }
 
-/** Checks a parsed anvil.json against `AnvilConfig`: unknown keys (with the nearest valid one) and values of the wrong type. */
-export const checkConfig = (file: string, text: string, tree: Node, value: unknown): ReadonlyArray<ConfigWarning> => {
+/**
+ * Checks a parsed anvil.json against `AnvilConfig`: unknown keys (with the nearest valid one) and values of the wrong type.
+ * `tree` is the text's syntax tree, for the lines warnings name; without it, it is made when there is a warning.
+ */
+export const checkConfig = (file: string, text: string, tree: Node | undefined, value: unknown): ReadonlyArray<ConfigWarning> => {
   const result = decode(value, { errors: "all", onExcessProperty: "error" })
   if (Result.isSuccess(result)) return []
   const where = (path: ReadonlyArray<string>, ofKey: boolean): TextPosition => {
+    tree ??= (parseJsoncTree(text) as { readonly tree: Node }).tree
     const node = findNodeAtLocation(tree, [...path])
     const target = ofKey && node?.parent?.type === "property" ? node.parent.children?.[0] : node
     return positionAt(text, target?.offset ?? 0)

@@ -1,8 +1,7 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { checkConfig, type ConfigWarning } from "./check.ts"
-import { JsoncSyntaxError, parseJsoncTree } from "./jsonc.ts"
+import type { ConfigWarning } from "./warning.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
 /** anvil.json as a plain object: project settings over user settings. */
@@ -97,6 +96,24 @@ export const makeConfig = (
   },
 })
 
+/**
+ * A configuration file's value (and syntax tree, when it was needed to read it). Plain JSON, most
+ * files, is read by JSON.parse, which gives the same value; the JSONC parser is loaded only for
+ * comments, trailing commas and errors.
+ */
+const parseConfigText = (file: string, text: string) =>
+  Effect.gen(function* () {
+    try {
+      return { value: JSON.parse(text) as unknown, tree: undefined }
+    } catch {
+      // Not plain JSON: JSONC below.
+    }
+    const { JsoncSyntaxError, parseJsoncTree } = yield* Effect.promise(() => import("./jsonc.ts"))
+    const parsed = parseJsoncTree(text)
+    if (parsed instanceof JsoncSyntaxError) return yield* new ConfigError(`${file}: not valid JSON (${parsed.message}). Fix or remove the file.`)
+    return parsed
+  })
+
 export class Config extends Context.Service<Config, ConfigShape>()("anvil/Config") {
   /**
    * Reads `~/.config/anvil/anvil.json` (or $XDG_CONFIG_HOME) and `<root>/anvil.json`;
@@ -119,12 +136,13 @@ export class Config extends Context.Service<Config, ConfigShape>()("anvil/Config
     for (const { file, source } of candidates) {
       const text = yield* fs.readFileString(file).pipe(Effect.option)
       if (text._tag === "None") continue
-      const parsed = parseJsoncTree(text.value)
-      if (parsed instanceof JsoncSyntaxError) {
-        return yield* new ConfigError(`${file}: not valid JSON (${parsed.message}). Fix or remove the file.`)
-      }
+      const parsed = yield* parseConfigText(file, text.value)
       if (!isRecord(parsed.value)) return yield* new ConfigError(`${file}: the top level must be an object.`)
-      warnings.push(...checkConfig(file, text.value, parsed.tree, parsed.value))
+      if (Object.keys(parsed.value).length > 0) {
+        // The Schema of every setting is made only when there are settings to check.
+        const { checkConfig } = yield* Effect.promise(() => import("./check.ts"))
+        warnings.push(...checkConfig(file, text.value, parsed.tree, parsed.value))
+      }
       data = mergeConfig(data, parsed.value)
       sources.push(file)
       layers.push({ source, file, data: parsed.value })

@@ -5,7 +5,7 @@ import * as Sections from "./sections/index.ts"
 const sections: ReadonlyArray<ConfigSection> = Object.values(Sections)
 
 /** Every key of anvil.json: the sections under src/config/sections merged into one Struct. */
-export const AnvilConfig = Schema.Struct(Object.assign({}, ...sections.map((s) => s.fields)) as SettingFields).annotate({
+export const AnvilConfig = Schema.Struct(Object.assign({}, ...sections.map((s) => s.fields())) as SettingFields).annotate({
   title: "anvil.json",
   description: "Settings of anvil, the coding agent (project: <root>/anvil.json; user: ~/.config/anvil/anvil.json).",
 })

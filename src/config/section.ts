@@ -6,8 +6,8 @@ import { Schema } from "effect"
  * in `sections/index.ts`; the merged Schema is `AnvilConfig`.
  */
 export interface ConfigSection {
-  /** Top-level keys, each optional (use `setting`). */
-  readonly fields: SettingFields
+  /** Top-level keys, each optional (use `setting`); made when first asked for, so reading a default costs no Schema. */
+  readonly fields: () => SettingFields
   /** Environment variables that set a key of this section: variable name → dotted key path. */
   readonly env?: Readonly<Record<string, string>>
 }
@@ -19,14 +19,14 @@ export type SettingFields = Readonly<Record<string, Schema.Codec<unknown, unknow
 export const setting = <S extends Schema.Top>(schema: S, description: string, fallback?: unknown) =>
   Schema.optionalKey(schema.annotate({ description, ...(fallback !== undefined ? { default: fallback } : {}) }))
 
-/** A positive number of things (a limit, a timeout); readers floor fractions. */
-export const Count = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1))
+/** A positive number of things (a limit, a timeout); readers floor fractions. (Functions: a Schema is made only inside `fields`.) */
+export const Count = () => Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1))
 
 /** A number that may be zero (retries). */
-export const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+export const NonNegative = () => Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
 
 /** A fraction between 0 and 1. */
-export const Fraction = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
+export const Fraction = () => Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 
 /** A list of names or paths. */
-export const Names = Schema.Array(Schema.String)
+export const Names = () => Schema.Array(Schema.String)

@@ -1,6 +1,5 @@
 import { Effect } from "effect"
 import { isPlatformError, type PlatformError } from "effect/PlatformError"
-import { createHash } from "node:crypto"
 import { readSync } from "node:fs"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { fileTypeName } from "../workspace/checked-fs.ts"
@@ -208,7 +207,8 @@ export const readWindow = (request: ReadRequest) =>
         const mtimeMs = Number(stat.mtimeMs)
         let sha256: string | undefined
         if (!windowPartial && size <= settings.countMaxBytes) {
-          const hash = createHash("sha256")
+          // Bun's own hasher: node:crypto would add its module load to every read.
+          const hash = new Bun.CryptoHasher("sha256")
           const block = Buffer.allocUnsafe(Math.max(1, Math.min(size, 1 << 20)))
           for (let at = 0; at < size; ) {
             const n = yield* readAt(at, block)

@@ -2,7 +2,6 @@ import { Context, Effect, Layer, Option } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
-import { parseJsonc } from "../config/jsonc.ts"
 import type { PermissionLevel, Tool } from "../tool-framework/definition.ts"
 import { atomicWrite } from "../workspace/atomic-write.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -82,6 +81,7 @@ export const saveAllowRules = (root: string, rules: ReadonlyArray<AllowRule>) =>
     const path = yield* Path
     const file = path.join(root, "anvil.json")
     const text = yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => "{}"))
+    const { parseJsonc } = yield* Effect.promise(() => import("../config/jsonc.ts"))
     const parsed = yield* Effect.try({ try: () => parseJsonc(text), catch: (e) => new Error(`${file}: ${(e as Error).message}`) })
     const data: Record<string, unknown> = isRecord(parsed) ? { ...parsed } : {}
     const permission: Record<string, unknown> = isRecord(data.permission) ? { ...data.permission } : {}

@@ -2,6 +2,9 @@ import { Predicate } from "effect"
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { basename, extname, join, resolve, sep } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
+import { userPluginsDir } from "./places.ts"
+
+export { userPluginsDir }
 
 /**
  * Where plugins come from, without running any of them:
@@ -150,12 +153,6 @@ const projectNamesPaths = (root: string): boolean => {
   }
 }
 
-/** The user's plugins folder, or undefined without XDG_CONFIG_HOME and HOME. */
-export const userPluginsDir = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
-  const home = env.HOME ?? env.USERPROFILE
-  const configHome = env.XDG_CONFIG_HOME || (home ? join(home, ".config") : undefined)
-  return configHome ? join(configHome, "anvil", "plugins") : undefined
-}
 
 /** Finds every plugin (see the module comment); never throws. */
 export const discoverPlugins = (input: {
@@ -195,8 +192,11 @@ export const discoverPlugins = (input: {
   const seenPlugins = new Set<string>()
   const all: Array<DiscoveredPlugin> = []
   for (const folder of folders) {
-    if (seenFolders.has(realOr(folder.dir))) continue
-    seenFolders.add(realOr(folder.dir))
+    // Most projects have no plugin folders: no failed realpath (and its exception) for them.
+    if (!existsSync(folder.dir)) continue
+    const real = realOr(folder.dir)
+    if (seenFolders.has(real)) continue
+    seenFolders.add(real)
     for (const plugin of scan(folder.dir, folder.source, folder.named)) {
       if (seenPlugins.has(realOr(plugin.path))) continue
       seenPlugins.add(realOr(plugin.path))

@@ -1,9 +1,18 @@
-import type { Effect, Schema } from "effect"
+import type { Context, Effect, Schema } from "effect"
 import type { Subjects } from "../permission/rules.ts"
 import type { RetrievalHint } from "../protocol/hint.ts"
 import type { ToolError } from "../protocol/tool-error.ts"
 
 import type { PermissionLevel } from "../permission/permission-level.ts"
+import type { FileSystem } from "effect/FileSystem"
+import type { Path } from "effect/Path"
+import type { Config } from "../config/config.ts"
+import type { OutputSettings } from "../output/output-settings.ts"
+import type { SpillStore } from "../output/spill-store.ts"
+import type { Permissions } from "../permission/permissions.ts"
+import type { FileLedger } from "../workspace/file-ledger.ts"
+import type { Workspace } from "../workspace/workspace.ts"
+import type { SessionInfo } from "./session.ts"
 
 export type { PermissionLevel }
 
@@ -118,9 +127,37 @@ export interface Tool<P = any, R = any> {
    * here, so a permission rule judges what will actually run.
    */
   readonly beforeCall?: (params: P, call: ToolCallInfo) => Effect.Effect<P, ToolError>
+  /**
+   * The services `run` needs beyond {@link CoreServices} (their
+   * `Context.Service` classes): a one-tool call (`anvil tool NAME`) builds
+   * only the core and these, so reading a file never loads the code of the
+   * language servers, git or the command sandbox. {@link defineTool} checks
+   * that core and list together cover `R`. Plugin and MCP tools, which come
+   * without it, run where every service is built.
+   */
+  readonly requires?: ReadonlyArray<Context.Key<any, any>>
   /** The work. Fails only with {@link ToolError}; anything else is a defect and becomes INTERNAL_ERROR. */
   readonly run: (params: P, call: ToolCallInfo) => Effect.Effect<ToolResult, ToolError, R>
 }
+
+/** The services a list of keys stands for. */
+type ServicesOf<K extends ReadonlyArray<Context.Key<any, any>>> = K[number] extends infer E ? (E extends Context.Key<infer I, any> ? I : never) : never
+
+/**
+ * The services every call gets whatever its tool declares: the pipeline's own
+ * and the cheap ones most tools use.
+ */
+export type CoreServices = Workspace | Config | OutputSettings | SpillStore | Permissions | FileLedger | SessionInfo | FileSystem | Path
+
+/**
+ * Nothing, or (a type error) the services of `R` that neither the core nor `requires` provide.
+ * An `R` of `any` (a tool typed as plain `Tool<P>`) says nothing to check.
+ */
+type Covering<R, K extends ReadonlyArray<Context.Key<any, any>>> = 0 extends 1 & R
+  ? unknown
+  : [Exclude<R, CoreServices | ServicesOf<K>>] extends [never]
+  ? unknown
+  : { readonly requires: { readonly "services run needs that requires does not name": Exclude<R, CoreServices | ServicesOf<K>> } }
 
 /**
  * Defines a tool. The identity function with the types spelled out, so a
@@ -134,4 +171,6 @@ export interface Tool<P = any, R = any> {
  * })
  * ```
  */
-export const defineTool = <P, R = never>(tool: Tool<P, R>): Tool<P, R> => tool
+export const defineTool = <P, R = never, const K extends ReadonlyArray<Context.Key<any, any>> = readonly []>(
+  tool: Tool<P, R> & { readonly requires?: K } & Covering<R, K>,
+): Tool<P, R> => tool

@@ -4,6 +4,7 @@ import type { Credentials } from "../net/credentials.ts"
 import { redactFetchParams } from "../net/secrets.ts"
 import { MAX_FETCH_SIZE_KB, MAX_FETCH_TIMEOUT_SEC, webFetch, type FetchedPage } from "../net/web-fetch.ts"
 import { hint } from "../protocol/hint.ts"
+import { HttpClient } from "../net/http-client.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./fetch.md" with { type: "text" }
 import { FETCH_DEFAULTS } from "../config/sections/tools.ts"
@@ -20,6 +21,7 @@ const Auth = Schema.Union([
 /** fetch: one HTTP(S) request, the answer as readable text or a base64 image. */
 export const fetchTool = defineTool({
   name: "fetch",
+  requires: [HttpClient],
   title: "WebFetch",
   description,
   aliases: ["webfetch", "web_fetch"],

@@ -5,6 +5,8 @@ import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { hint } from "../protocol/hint.ts"
+import { GitFs } from "../git/git-fs.ts"
+import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { closeQuietly } from "../workspace/checked-fs.ts"
@@ -54,6 +56,7 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
 /** git_add: stages files (new, modified and deleted) for the next commit, like `git add <paths>`. */
 export const gitAddTool = defineTool({
   name: "git_add",
+  requires: [GitFs, ProcessRunner],
   title: "GitAdd",
   description,
   permission: "ask",

@@ -12,6 +12,9 @@ import { openRepository, type Repository } from "../git/repository.ts"
 import { readHead, stagedRenames } from "../git/status.ts"
 import { compareBytes, readSnapshot } from "../git/tree-states.ts"
 import { hint } from "../protocol/hint.ts"
+import { GitFs } from "../git/git-fs.ts"
+import { ProcessRunner } from "../process/process-runner.ts"
+import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import { defineTool } from "../tool-framework/definition.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import description from "./git_commit.md" with { type: "text" }
@@ -53,6 +56,7 @@ const builtinStagedChanges = (repo: Repository) =>
 /** git_commit: records the staged changes as a new commit on the current branch. */
 export const gitCommitTool = defineTool({
   name: "git_commit",
+  requires: [GitFs, ProcessRunner, ChildProcessSpawner],
   title: "GitCommit",
   description,
   permission: "ask",

@@ -3,6 +3,8 @@ import { repositoryDiff } from "../git/changes.ts"
 import { cliDiff } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository } from "../git/repository.ts"
+import { GitFs } from "../git/git-fs.ts"
+import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -13,6 +15,7 @@ import { withWorkspaceErrors } from "./workspace-errors.ts"
 /** git_diff: unified diffs of unstaged (index → working tree) or staged (HEAD → index) changes. */
 export const gitDiffTool = defineTool({
   name: "git_diff",
+  requires: [GitFs, ProcessRunner],
   title: "GitDiff",
   description,
   readOnly: true,

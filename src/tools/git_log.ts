@@ -4,6 +4,8 @@ import { cliHistory } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository } from "../git/repository.ts"
 import { hint } from "../protocol/hint.ts"
+import { GitFs } from "../git/git-fs.ts"
+import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./git_log.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
@@ -14,6 +16,7 @@ const MAX_LIMIT = 10000
 /** git_log: commit history from HEAD, as `git log` or `git log --oneline` prints it. */
 export const gitLogTool = defineTool({
   name: "git_log",
+  requires: [GitFs, ProcessRunner],
   title: "GitLog",
   description,
   readOnly: true,

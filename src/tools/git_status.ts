@@ -4,6 +4,8 @@ import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
 import { currentUpstream, formatLong, formatShort, isUnmerged, readHead, statusEntries } from "../git/status.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
+import { GitFs } from "../git/git-fs.ts"
+import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./git_status.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
@@ -24,6 +26,7 @@ const builtinStatus = (repo: Repository) =>
 /** git_status: the working tree's state, as `git status` or `git status --porcelain` prints it. */
 export const gitStatusTool = defineTool({
   name: "git_status",
+  requires: [GitFs, ProcessRunner],
   title: "GitStatus",
   description,
   readOnly: true,

@@ -42,6 +42,7 @@ const joinDisplay = (base: string, rel: string) => (base === "." ? rel : `${base
 /** glob: files by bash globstar pattern, relative to `path`, paths relative to the root. */
 export const globTool = defineTool({
   name: "glob",
+  requires: [BulkFs],
   title: "Glob",
   description,
   aliases: ["search_files_by_name", "find_files"],

@@ -6,7 +6,9 @@ import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { grep, type GrepResult, type ShownFile } from "../search/grep.ts"
 import { matchLines } from "../search/grep-report.ts"
 import type { OutputMode } from "../search/search-types.ts"
+import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
+import { BulkFs } from "../workspace/bulk-fs.ts"
 import description from "./grep.md" with { type: "text" }
 import { withGrepErrors } from "./search-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
@@ -70,6 +72,7 @@ type Params = typeof Parameters.Type
 /** grep: regex search of file contents, ripgrep first. */
 export const grepTool = defineTool({
   name: "grep",
+  requires: [BulkFs, ProcessRunner],
   title: "Grep",
   description,
   aliases: ["search_code", "search_content", "rg"],

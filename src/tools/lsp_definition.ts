@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { hint } from "../protocol/hint.ts"
+import { Lsp } from "../lsp/service.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { noProvider, positionTool, readSource, withEngine, wordAt } from "./lsp-common.ts"
 import description from "./lsp_definition.md" with { type: "text" }
@@ -8,6 +9,7 @@ import { withWorkspaceErrors } from "./workspace-errors.ts"
 /** lsp_definition: where the symbol at a position is defined, with the defining line's text. */
 export const lspDefinitionTool = defineTool({
   name: "lsp_definition",
+  requires: [Lsp],
   title: "LspDefinition",
   description,
   aliases: ["definition", "goto_definition"],

@@ -28,6 +28,7 @@ export const freshnessText = (r: DiagnosticsResult, waitMs: number): string =>
 /** lsp_diagnostics: a file's errors and warnings from its language server, with how fresh they are. */
 export const lspDiagnosticsTool = defineTool({
   name: "lsp_diagnostics",
+  requires: [Lsp],
   title: "LspDiagnostics",
   description,
   aliases: ["diagnostics"],

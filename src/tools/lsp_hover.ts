@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { hoverMarkdown } from "../lsp/engine.ts"
+import { Lsp } from "../lsp/service.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { noProvider, positionTool, readSource, withEngine, wordAt } from "./lsp-common.ts"
 import description from "./lsp_hover.md" with { type: "text" }
@@ -8,6 +9,7 @@ import { withWorkspaceErrors } from "./workspace-errors.ts"
 /** lsp_hover: the type and documentation of the symbol at a position, as Markdown. */
 export const lspHoverTool = defineTool({
   name: "lsp_hover",
+  requires: [Lsp],
   title: "LspHover",
   description,
   aliases: ["hover"],

@@ -35,6 +35,7 @@ const listAnswers = (answers: ReadonlyArray<Answer>): string =>
  */
 export const questionTool = defineTool({
   name: "question",
+  requires: [UserTerminal],
   title: "AskUserQuestion",
   description,
   aliases: ["ask_user_question"],

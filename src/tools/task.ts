@@ -7,6 +7,7 @@ import description from "./task.md" with { type: "text" }
 /** task: runs a subagent with its own history and a restricted tool set; returns its summary. */
 export const taskTool = defineTool({
   name: "task",
+  requires: [SubagentRunner],
   title: "Task",
   description,
   aliases: ["subagent", "agent"],

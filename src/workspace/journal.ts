@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto"
 import {
   constants,
   fstatSync,
@@ -149,7 +148,7 @@ const processAlive = (pid: number): boolean => {
   }
 }
 
-const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
+const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex")
 
 const inodeOf = (path: string): string | undefined => {
   try {

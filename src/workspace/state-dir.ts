@@ -32,7 +32,9 @@ type Kind = "missing" | "folder" | "other"
 
 const kindOf = (p: string): Kind => {
   try {
-    const st = lstatSync(p)
+    // No exception for a missing path: building one costs more than the stat.
+    const st = lstatSync(p, { throwIfNoEntry: false })
+    if (st === undefined) return "missing"
     return st.isDirectory() && realpathSync(p) === p ? "folder" : "other"
   } catch (e) {
     return (e as { code?: string }).code === "ENOENT" ? "missing" : "other"

@@ -3,7 +3,7 @@ import { setting, type ConfigSection } from "../section.ts"
 
 /** Keys for editors: `$schema` names the JSON Schema `anvil config schema` prints, so keys complete. */
 export const editorSection: ConfigSection = {
-  fields: {
+  fields: () => ({
     $schema: setting(Schema.String, "The JSON Schema of this file (anvil config schema > anvil.schema.json)."),
-  },
+  }),
 }

@@ -3,7 +3,7 @@ import { setting, type ConfigSection } from "../section.ts"
 
 /** How the git tools reach the repository. */
 export const gitSection: ConfigSection = {
-  fields: {
+  fields: () => ({
     git: setting(
       Schema.Struct({
         backend: setting(
@@ -14,6 +14,6 @@ export const gitSection: ConfigSection = {
       }),
       "The git tools.",
     ),
-  },
+  }),
   env: { ANVIL_GIT_BACKEND: "git.backend" },
 }

@@ -28,7 +28,7 @@ export const McpServerEntry = Schema.Struct({
 
 /** MCP servers by name (also read from .mcp.json); see src/mcp. */
 export const mcpServersSection: ConfigSection = {
-  fields: {
+  fields: () => ({
     mcpServers: setting(Schema.Record(Schema.String, McpServerEntry), "MCP servers by name: a command (stdio) or a url (HTTP), with anvil's per-server settings."),
-  },
+  }),
 }

@@ -3,16 +3,16 @@ import { Count, Names, setting, type ConfigSection } from "../section.ts"
 
 /** Where plugins come from and how long they may take. */
 export const pluginsSection: ConfigSection = {
-  fields: {
+  fields: () => ({
     plugins: setting(
       Schema.Struct({
-        paths: setting(Schema.Union([Schema.String, Names]), "Extra plugin files or folders (relative to the root, absolute or ~/…).", []),
-        disabled: setting(Names, "Plugin names not loaded.", []),
-        load_timeout_ms: setting(Count, "How long one plugin may take to load.", 10_000),
-        hook_timeout_ms: setting(Count, "How long one hook may run.", 5_000),
+        paths: setting(Schema.Union([Schema.String, Names()]), "Extra plugin files or folders (relative to the root, absolute or ~/…).", []),
+        disabled: setting(Names(), "Plugin names not loaded.", []),
+        load_timeout_ms: setting(Count(), "How long one plugin may take to load.", 10_000),
+        hook_timeout_ms: setting(Count(), "How long one hook may run.", 5_000),
         options: setting(Schema.Record(Schema.String, Schema.Unknown), "Options handed to each plugin, by plugin name."),
       }),
       "Plugins: tools and hooks written against anvil/plugin.",
     ),
-  },
+  }),
 }

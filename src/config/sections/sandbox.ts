@@ -3,17 +3,17 @@ import { Names, setting, type ConfigSection } from "../section.ts"
 
 /** Where tools may reach outside the project root, and the command sandbox bash runs in (src/sandbox). */
 export const sandboxSection: ConfigSection = {
-  fields: {
+  fields: () => ({
     sandbox: setting(
       Schema.Struct({
-        allow: setting(Names, "Extra folders tools may reach (the output folder always is).", []),
+        allow: setting(Names(), "Extra folders tools may reach (the output folder always is).", []),
         mode: setting(Schema.Literals(["workspace-write", "read-only", "off"]), "The command sandbox's mode.", "workspace-write"),
         require: setting(Schema.Boolean, "Refuse to run commands where the sandbox cannot start.", false),
-        writable: setting(Names, "Folders commands may also write.", []),
-        protected: setting(Names, "Paths in the root kept read-only for commands.", []),
-        deny_read: setting(Names, "Paths commands may not read.", []),
+        writable: setting(Names(), "Folders commands may also write.", []),
+        protected: setting(Names(), "Paths in the root kept read-only for commands.", []),
+        deny_read: setting(Names(), "Paths commands may not read.", []),
         network: setting(
-          Schema.Union([Schema.Literals(["off", "on"]), Schema.Boolean, Names]),
+          Schema.Union([Schema.Literals(["off", "on"]), Schema.Boolean, Names()]),
           '"off", "on", or host names commands may reach through anvil\'s proxy.',
           "off",
         ),
@@ -21,5 +21,5 @@ export const sandboxSection: ConfigSection = {
       }),
       "Folders tools may use outside the project, and the command sandbox.",
     ),
-  },
+  }),
 }

@@ -3,12 +3,12 @@ import { Names, setting, type ConfigSection } from "../section.ts"
 
 /** Where skills are found besides .anvil/skills, ~/.config/anvil/skills and the built-ins. */
 export const skillsSection: ConfigSection = {
-  fields: {
+  fields: () => ({
     skills: setting(
       Schema.Struct({
-        paths: setting(Schema.Union([Schema.String, Names]), "Folders of <name>/SKILL.md, relative to the root, absolute or ~/….", []),
+        paths: setting(Schema.Union([Schema.String, Names()]), "Folders of <name>/SKILL.md, relative to the root, absolute or ~/….", []),
       }),
       "Skill folders.",
     ),
-  },
+  }),
 }

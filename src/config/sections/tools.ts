@@ -65,20 +65,20 @@ export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 /** Diff lines kept in a result (`tools.<name>.max_diff_lines`); the counts stay exact. */
 export const DEFAULT_MAX_DIFF_LINES = 400
 
-/** Count settings described one by one, each with its default. */
+/** Count() settings described one by one, each with its default. */
 const counts = <K extends string>(defaults: Readonly<Record<K, number | string | boolean>>, about: Readonly<Record<K, string>>): SettingFields =>
   Object.fromEntries(
     Object.entries<string>(about).map(([key, text]) => {
       const fallback = defaults[key as K]
-      const schema = typeof fallback === "string" ? Schema.String : typeof fallback === "boolean" ? Schema.Boolean : Count
+      const schema = typeof fallback === "string" ? Schema.String : typeof fallback === "boolean" ? Schema.Boolean : Count()
       return [key, setting(schema, text, fallback)]
     }),
   )
 
 const fileLimits = (diff: boolean) => {
   const fields: SettingFields = {
-    max_file_bytes: setting(Count, "Existing files over this size are refused.", DEFAULT_MAX_FILE_BYTES),
-    ...(diff ? { max_diff_lines: setting(Count, "Diff lines kept in the result (the counts stay exact).", DEFAULT_MAX_DIFF_LINES) } : {}),
+    max_file_bytes: setting(Count(), "Existing files over this size are refused.", DEFAULT_MAX_FILE_BYTES),
+    ...(diff ? { max_diff_lines: setting(Count(), "Diff lines kept in the result (the counts stay exact).", DEFAULT_MAX_DIFF_LINES) } : {}),
   }
   return Schema.Struct(fields)
 }
@@ -87,7 +87,7 @@ const tool = (fields: SettingFields, about: string) => setting(Schema.Struct(fie
 
 /** Limits of each built-in tool. */
 export const toolsSection: ConfigSection = {
-  fields: {
+  fields: () => ({
     tools: setting(
       Schema.Struct({
         read: tool(
@@ -99,14 +99,14 @@ export const toolsSection: ConfigSection = {
               count_max_bytes: "Files up to this size get an exact total_lines.",
               utf16_max_bytes: "UTF-16 files larger than this are refused.",
             }),
-            max_bytes: setting(Count, "Bytes of one read's text (default: output.max_bytes)."),
+            max_bytes: setting(Count(), "Bytes of one read's text (default: output.max_bytes)."),
           },
           "The read tool.",
         ),
         list: tool(
           {
             ...counts(LIST_DEFAULTS, { default_limit: "Entries listed when no limit is given.", max_limit: "The largest limit a call may ask for." }),
-            default_ignore: setting(Names, "Folder names list skips (default: search.default_ignore)."),
+            default_ignore: setting(Names(), "Folder names list skips (default: search.default_ignore)."),
           },
           "The list tool.",
         ),
@@ -180,11 +180,11 @@ export const toolsSection: ConfigSection = {
           "Offer rarely used tools (git, fetch, LSP, multiedit, …; MCP and plugin tools over extension_budget) through load_tools instead of in every model request; false offers every tool always.",
           true,
         ),
-        always_offer: setting(Names, "Tools offered in every model request even when they would be on demand (e.g. [\"git_status\", \"fetch\"])."),
-        extension_budget: setting(Count, "MCP and plugin tools are offered directly while their schemas together take at most this many bytes; beyond it they are on demand.", 6000),
+        always_offer: setting(Names(), "Tools offered in every model request even when they would be on demand (e.g. [\"git_status\", \"fetch\"])."),
+        extension_budget: setting(Count(), "MCP and plugin tools are offered directly while their schemas together take at most this many bytes; beyond it they are on demand.", 6000),
       }),
       "Limits of each built-in tool.",
     ),
-  },
+  }),
   env: { ANVIL_RG_PATH: "tools.grep.rg_path" },
 }

@@ -1,0 +1,34 @@
+import { Effect } from "effect"
+import { Config, type ConfigShape } from "../config/config.ts"
+import { mayHavePlugins } from "../plugins/places.ts"
+import { FilesLive } from "../runtime.ts"
+import { projectRootOf } from "../workspace/project-root.ts"
+import type { CliIO } from "./output.ts"
+
+/** A project as a command sees it: its root and configuration. */
+export interface Project {
+  readonly root: string
+  readonly config: ConfigShape
+}
+
+/** The project root (`--root`, ANVIL_ROOT, or the nearest `.git`/`anvil.json`) and its configuration. */
+export const projectOf = (io: CliIO, rootFlag: string | undefined): Promise<Project> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const root = yield* projectRootOf(io.cwd, rootFlag ?? io.env.ANVIL_ROOT)
+      const config = yield* Config.load({ root, env: io.env })
+      return { root, config }
+    }).pipe(Effect.provide(FilesLive)),
+  )
+
+/**
+ * Whether the project has plugins (or plugin settings with problems to tell):
+ * only then are the plugin host and its trust checks loaded.
+ */
+export const hasPlugins = async (project: Project, env: CliIO["env"]): Promise<boolean> => {
+  const paths = project.config.get("plugins", {} as Record<string, unknown>).paths
+  if (!mayHavePlugins(project.root, env, paths)) return false
+  const { discoverPlugins } = await import("../plugins/discovery.ts")
+  const found = discoverPlugins({ root: project.root, env, paths })
+  return found.plugins.length > 0 || found.problems.length > 0
+}

@@ -1,0 +1,63 @@
+import { describe, expect, test } from "bun:test"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join, relative } from "node:path"
+import { runProcess } from "../support/anvil-cli.ts"
+import { project, tempDir } from "../support/harness.ts"
+
+// `anvil tool NAME` loads the tool it runs and the services that tool declares, nothing else: what a
+// call evaluates is its start-up cost. Checked from source, with a preload that lists every module the
+// process evaluated (effect itself is not checked: from source its index loads every effect module).
+
+const repo = join(import.meta.dir, "..", "..")
+const preload = join(import.meta.dir, "..", "support", "loaded-modules.ts")
+
+/** The repository-relative modules and the packages one `anvil tool` call evaluated. */
+const loadedBy = async (cwd: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const list = join(tempDir("anvil-loaded-"), "modules.txt")
+  const r = await runProcess([process.execPath, "--preload", preload, join(repo, "src", "main.ts"), "tool", ...args], {
+    cwd,
+    env: { ANVIL_TEST_LOADED_MODULES: list, XDG_CONFIG_HOME: join(cwd, ".config"), XDG_CACHE_HOME: join(cwd, ".cache"), ...env },
+  })
+  const paths = readFileSync(list, "utf8").split("\n").filter((p) => p !== "")
+  const own = paths.filter((p) => p.startsWith(join(repo, "src") + "/")).map((p) => relative(repo, p))
+  const packages = [...new Set(paths.filter((p) => p.includes("/node_modules/")).map((p) => p.split("/node_modules/").pop()!.split("/").slice(0, p.split("/node_modules/").pop()!.startsWith("@") ? 2 : 1).join("/")))]
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr, own, packages: packages.sort() }
+}
+
+/** What reading a file must never evaluate: other tools' domains, the agent, the plugin host, the config Schema. */
+const HEAVY = [
+  /^src\/(agent|llm|git|mcp|lsp|skills|host|trust|search|net|edit|patch|shell|todo)\//,
+  /^src\/plugins\/(?!places\.ts$)/,
+  /^src\/sandbox\/(?!settings\.ts$)/,
+  /^src\/config\/(schema|check|jsonc)\.ts$/,
+  /^src\/tools\/(?!read\.ts$|read\.md$|builtin\.ts$)/,
+  /^src\/process\/(process-runner|managed-process|lazy-spawner)\.ts$/,
+]
+
+describe("what `anvil tool` evaluates", () => {
+  test("read of a small file: the read tool, the pipeline and its core services; no other domain, package or Schema of the settings", async () => {
+    // An empty anvil.json has nothing to check: the settings' Schema is made only for settings.
+    const root = project({ "small.txt": "one\ntwo\n", "anvil.json": "{}\n" })
+    const r = await loadedBy(root, ["read", '{"path":"small.txt"}'])
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).data.content).toContain("two")
+    expect(r.own).toContain("src/tools/read.ts")
+    expect(r.own.filter((m) => HEAVY.some((h) => h.test(m)))).toEqual([])
+    expect(r.packages.filter((p) => p !== "effect" && p !== "@effect/platform-node" && p !== "@effect/platform-node-shared")).toEqual([])
+  })
+
+  test("what a call does need is still loaded: git's domain for git_status, the plugin host when there are plugins, the JSONC parser and the settings' Schema for a commented anvil.json with a typo", async () => {
+    const root = project({ "anvil.json": '{\n  // comment\n  "outptu": {}\n}\n' })
+    const git = await loadedBy(root, ["git_status", "{}"])
+    expect(git.own.some((m) => m.startsWith("src/git/"))).toBe(true)
+    expect(git.own).toContain("src/config/check.ts")
+    expect(git.packages).toContain("jsonc-parser")
+    expect(git.stderr).toContain("unknown key 'outptu'")
+    const plugins = join(root, ".config", "anvil", "plugins")
+    mkdirSync(plugins, { recursive: true })
+    writeFileSync(join(plugins, "hello.ts"), 'export default { api: 1, name: "hello" }\n')
+    const withPlugin = await loadedBy(root, ["read", '{"path":"anvil.json"}'])
+    expect(withPlugin.code).toBe(0)
+    expect(withPlugin.own).toContain("src/plugins/plugin-host.ts")
+  })
+})
