@@ -30,7 +30,8 @@ const HEAVY = [
   /^src\/plugins\/(?!places\.ts$)/,
   /^src\/sandbox\/(?!settings\.ts$)/,
   /^src\/config\/(schema|check|jsonc)\.ts$/,
-  /^src\/tools\/(?!read\.ts$|read\.md$|builtin\.ts$)/,
+  // Other tools (a tool's error translation beside it is its own; the domain it names is checked above).
+  /^src\/tools\/(?!read\.ts$|read\.md$|builtin\.ts$|[a-z-]+-errors\.ts$)/,
   /^src\/process\/(process-runner|managed-process|lazy-spawner)\.ts$/,
 ]
 
