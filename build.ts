@@ -174,6 +174,17 @@ const embedPlugin: Bun.BunPlugin = {
   setup(build) {
     redirect(build, /[\\/]assets(\.ts)?$/, assetsModule, manifestFile, () => redirected++)
     redirect(build, /[\\/]effect-index(\.ts)?$/, effectIndexModule, effectIndexFile, () => {})
+    // @effect/platform-node's file system imports node:crypto for one call (the random name of a
+    // temporary file); loading node:crypto costs about 2 ms of every start. It gets the function
+    // from a module that loads node:crypto on that call. (A new use of node:crypto there fails the
+    // build: the module exports nothing else.)
+    build.onResolve({ filter: /^node:crypto$/ }, (args) =>
+      /platform-node-shared[\\/]dist[\\/]NodeFileSystem\.js$/.test(args.importer) ? { path: "lazy-node-crypto", namespace: "anvil" } : undefined,
+    )
+    build.onLoad({ filter: /^lazy-node-crypto$/, namespace: "anvil" }, () => ({
+      contents: 'export const randomBytes = (size) => process.getBuiltinModule("node:crypto").randomBytes(size)\n',
+      loader: "js",
+    }))
   },
 }
 

@@ -1,6 +1,5 @@
 import { Data, Effect, type Scope } from "effect"
 import { accessSync, constants } from "node:fs"
-import { randomBytes } from "node:crypto"
 import type { Readable, Writable } from "node:stream"
 import { registerTree, unregisterTree, updateTree } from "./managed-registry.ts"
 import { MARK_VAR, markValue } from "./process-table.ts"
@@ -174,7 +173,8 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
   const resolved = locateProgram(program, options.env)
   if (resolved === undefined) throw new ProcessSpawnError({ code: "ENOENT", message: `command not found: ${program}` })
 
-  const mark = randomBytes(12).toString("hex")
+  // Web Crypto, not node:crypto: loading that module would add about 2 ms to every command tool's start.
+  const mark = Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("hex")
   const env = { ...options.env, [MARK_VAR]: markValue(options.env[MARK_VAR], mark) }
   let command: SpawnCommand = { argv: [resolved, ...args], cwd: options.cwd, env }
   if (options.wrap) {
