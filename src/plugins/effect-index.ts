@@ -1,7 +1,9 @@
 /**
  * The modules of effect's index, each loaded on demand: what `import … from "effect"`
- * gives a plugin (see host-modules.ts). Listed one by one because importing the index
- * itself, even lazily, makes the bundler load all of effect on every start.
+ * gives a plugin (see host-modules.ts). From source these are the installed modules, the
+ * host's own. The compiled binary's build (build.ts) replaces this module with one that
+ * takes them from a bundle of effect's index embedded on its own: as entry points of the
+ * main build they would keep every effect export in the code each command evaluates.
  * test/plugins/effect-index.test.ts keeps this list equal to the installed effect's index.
  */
 export const EFFECT_NAMESPACES: Readonly<Record<string, () => Promise<unknown>>> = {
