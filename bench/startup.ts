@@ -1,8 +1,39 @@
-import { mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import type { BenchGroup } from "./lib/context.ts"
+import type { BenchContext, BenchGroup } from "./lib/context.ts"
 import { measure } from "./lib/measure.ts"
-import { mib, ms, type Row } from "./lib/report.ts"
+import { mib, ms, skippedRow, type Row } from "./lib/report.ts"
+
+/** The small repository's size: about an express checkout's tracked files. */
+const SMALL_FILES = 200
+
+const SMALL_GIT = [
+  { tool: "git_status", params: {}, gitArgs: ["status"], goal: 3 },
+  { tool: "git_log", params: { limit: 20 }, gitArgs: ["log", "-n", "20"], goal: 2 },
+] as const
+
+/** bench/.work/small-repo: 200 committed files over 25 commits, two of them changed and one untracked (made once). */
+const smallRepository = (ctx: BenchContext): string => {
+  const dir = join(ctx.work, "small-repo")
+  if (existsSync(join(dir, ".git"))) return dir
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  const env = { ...ctx.env, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "bench", GIT_AUTHOR_EMAIL: "bench@example.test", GIT_COMMITTER_NAME: "bench", GIT_COMMITTER_EMAIL: "bench@example.test" }
+  const git = (...args: Array<string>) => Bun.spawnSync(["git", ...args], { cwd: dir, env, stdout: "ignore", stderr: "ignore" })
+  git("init", "-q", "-b", "main")
+  for (let i = 0; i < SMALL_FILES; i++) {
+    mkdirSync(join(dir, `lib${i % 8}`), { recursive: true })
+    writeFileSync(join(dir, `lib${i % 8}`, `file${i}.js`), `module.exports = ${i}\n`)
+    if (i % 8 === 7) {
+      git("add", "-A")
+      git("commit", "-q", "-m", `files up to ${i}`)
+    }
+  }
+  writeFileSync(join(dir, "lib0", "file0.js"), "module.exports = 'changed'\n")
+  writeFileSync(join(dir, "lib1", "file1.js"), "module.exports = 'changed'\n")
+  writeFileSync(join(dir, "notes.txt"), "untracked\n")
+  return dir
+}
 
 /**
  * Process start. The reference is `true` (/usr/bin/true or /bin/true): a
@@ -14,7 +45,7 @@ import { mib, ms, type Row } from "./lib/report.ts"
  */
 export const startup: BenchGroup = {
   name: "startup",
-  description: "anvil --version and a trivial tool call against `true` (wall median, peak RSS); anvil tool read against anvil --version (CPU median)",
+  description: "anvil --version and a trivial tool call against `true` (wall median, peak RSS); anvil tool read against anvil --version (CPU median); git_status and git_log on a small repository against git (wall median)",
   run: async (ctx) => {
     const trueBin = Bun.which("true") ?? "/bin/true"
     const options = { runs: ctx.runs, env: ctx.env, cwd: ctx.work }
@@ -28,6 +59,9 @@ export const startup: BenchGroup = {
     const version = await measure([ctx.binary, "--version"], options)
     const calc = await measure([ctx.binary, "tool", "calculator", '{"expression":"1+1"}'], options)
     const read = await measure([ctx.binary, "tool", "read", '{"path":"small.txt"}'], { ...options, cwd: project })
+    const repo = smallRepository(ctx)
+    const gitBin = Bun.which("git")
+    const inRepo = { ...options, cwd: repo }
     const ref = `true ${ms(reference.medianMs)}`
     const rows: Array<Row> = [
       {
@@ -52,15 +86,31 @@ export const startup: BenchGroup = {
         )} over --version`,
       },
       {
-        name: "anvil tool read, small file (CPU)",
+        name: "anvil tool read of a small file vs anvil --version (CPU)",
         value: ms(read.medianCpuMs),
         reference: `anvil --version ${ms(version.medianCpuMs)}`,
         ratio: read.medianCpuMs / version.medianCpuMs,
         peakRssBytes: read.peakRssBytes,
         targets: [{ label: "CPU ≤ 2x anvil --version", pass: read.medianCpuMs <= 2 * version.medianCpuMs }],
-        note: `wall median ${ms(read.medianMs)} vs ${ms(version.medianMs)}`,
+        note: `wall median ${ms(read.medianMs)} vs ${ms(version.medianMs)} (${(read.medianMs / version.medianMs).toFixed(2)}x)`,
       },
     ]
+    if (!gitBin) return [...rows, skippedRow("small repository git tools", "git is not installed (it is the reference program)")]
+    // Small repositories, where a git tool call is mostly anvil's start: the whole process, wall time.
+    for (const figure of SMALL_GIT) {
+      const reference = await measure([gitBin, ...figure.gitArgs], inRepo)
+      const anvil = await measure([ctx.binary, "tool", figure.tool, JSON.stringify(figure.params)], inRepo)
+      const ratio = anvil.medianMs / reference.medianMs
+      rows.push({
+        name: `anvil tool ${figure.tool} ${JSON.stringify(figure.params)}, small repository (${SMALL_FILES} files)`,
+        value: ms(anvil.medianMs),
+        reference: `git ${figure.gitArgs.join(" ")} ${ms(reference.medianMs)}`,
+        ratio,
+        peakRssBytes: anvil.peakRssBytes,
+        targets: [{ label: `<= ${figure.goal}x git (process start included)`, pass: ratio <= figure.goal }],
+        note: `CPU ${ms(anvil.medianCpuMs)} vs ${ms(reference.medianCpuMs)}`,
+      })
+    }
     return rows
   },
 }
