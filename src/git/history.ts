@@ -1,4 +1,4 @@
-import * as git from "isomorphic-git"
+import { isoGit } from "./iso-git.ts"
 import type { Repository } from "./repository.ts"
 
 /** A commit as the log shows it. */
@@ -15,6 +15,7 @@ export interface LogCommit {
  * and whether more remain.
  */
 export const readHistory = async (repo: Repository, limit: number): Promise<{ commits: ReadonlyArray<LogCommit>; more: boolean }> => {
+  const git = await isoGit()
   const head = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).catch(() => undefined)
   if (head === undefined) return { commits: [], more: false }
   const queue: Array<{ oid: string; date: number; order: number; commit: LogCommit }> = []

@@ -1,4 +1,4 @@
-import * as git from "isomorphic-git"
+import { isoGit } from "./iso-git.ts"
 import { unmergedCode, unmergedStages } from "./index-file.ts"
 import { quotePath } from "./quote-path.ts"
 import type { Repository } from "./repository.ts"
@@ -44,6 +44,7 @@ const compare = (a: { oid?: string; mode: number }, b: { oid?: string; mode: num
 
 /** Where HEAD points (branch or detached) and its commit. */
 export const readHead = async (repo: Repository): Promise<HeadState> => {
+  const git = await isoGit()
   const branch = await git.currentBranch({ fs: repo.fs, gitdir: repo.gitdir, fullname: false, test: false }).catch(() => undefined)
   const commit = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).catch(() => undefined)
   const merging = await repo.fs.promises.stat(`${repo.gitdir}/MERGE_HEAD`).then(

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import * as git from "isomorphic-git"
+import { isoGit } from "./iso-git.ts"
 import type { GitError } from "./git-error.ts"
 import type { Repository } from "./repository.ts"
 
@@ -92,6 +92,7 @@ const statClean = (index: Stat, work: Stat, fileMode: boolean, indexWritten: num
  */
 export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect.Effect<Snapshot, GitError> =>
   repo.call("status", async () => {
+    const git = await isoGit()
     const prefixes = (options.prefixes ?? []).map((p) => p.replace(/\/+$/, ""))
     const states: Array<PathState> = []
     const trackedDirs = new Set<string>()
@@ -156,11 +157,11 @@ export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect
 
 /** Reads a blob's bytes by id. */
 export const readBlobBytes = (repo: Repository, oid: string): Promise<Uint8Array> =>
-  git.readBlob({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, oid, cache: repo.cache }).then((r) => r.blob)
+  isoGit().then((git) => git.readBlob({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, oid, cache: repo.cache })).then((r) => r.blob)
 
 /** Whether core.filemode is on (the executable bit counts as a change); git's default is true. */
 export const fileModeMatters = (repo: Repository): Promise<boolean> =>
-  git
-    .getConfig({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, path: "core.filemode" })
-    .then((v) => v !== false && v !== "false")
+  isoGit()
+    .then((git) => git.getConfig({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, path: "core.filemode" }))
+    .then((v: unknown) => v !== false && v !== "false")
     .catch(() => true)

@@ -1,4 +1,4 @@
-import * as git from "isomorphic-git"
+import { isoGit } from "./iso-git.ts"
 import type { Repository } from "./repository.ts"
 
 /** The branch's upstream and how far the two have moved apart. */
@@ -24,6 +24,7 @@ const WALK_LIMIT = 20000
  * does.
  */
 export const readUpstream = async (repo: Repository, branch: string, head: string): Promise<UpstreamState | undefined> => {
+  const git = await isoGit()
   const get = (path: string) => git.getConfig({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, path }).catch(() => undefined)
   const remote = await get(`branch.${branch}.remote`)
   const merge = await get(`branch.${branch}.merge`)

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import * as git from "isomorphic-git"
+import { isoGit } from "../git/iso-git.ts"
 import { cliAdd, type AddAnswer } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
@@ -38,16 +38,16 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
     const unmatched: Array<number> = []
     for (const [i, prefix] of prefixes.entries()) {
       if (snapshot.states.some((s) => under(s.path, prefix))) continue
-      const isIgnored = yield* repo.call("check-ignore", () => git.isIgnored({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: prefix }))
+      const isIgnored = yield* repo.call("check-ignore", async () => (await isoGit()).isIgnored({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: prefix }))
       if (isIgnored) ignored.push(prefix)
       else unmatched.push(i)
     }
     if (unmatched.length > 0) return { changes: [], ignored: [], unmatched }
     if (toAdd.length > 0) {
-      yield* repo.call("add", () => git.add({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: toAdd.map((a) => a.path), cache: repo.cache }))
+      yield* repo.call("add", async () => (await isoGit()).add({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: toAdd.map((a) => a.path), cache: repo.cache }))
     }
     for (const path of toRemove) {
-      yield* repo.call("rm", () => git.remove({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: path, cache: repo.cache }))
+      yield* repo.call("rm", async () => (await isoGit()).remove({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: path, cache: repo.cache }))
     }
     const changes = [...toAdd, ...toRemove.map((path) => ({ path, change: "deleted" }))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     return { changes, ignored, unmatched }

@@ -1,7 +1,7 @@
 import { Clock, Effect, Schema } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import * as git from "isomorphic-git"
+import { isoGit } from "../git/iso-git.ts"
 import { Config } from "../config/config.ts"
 import { runHook } from "../git/hooks.ts"
 import { readGitConfig, resolveIdentity } from "../git/identity.ts"
@@ -133,8 +133,8 @@ export const gitCommitTool = defineTool({
             GIT_COMMITTER_EMAIL: committer.email,
             GIT_COMMITTER_DATE: gitTime(when),
           })
-        : yield* repo.call("commit", () =>
-            git.commit({
+        : yield* repo.call("commit", async () =>
+            (await isoGit()).commit({
               fs: repo.fs,
               dir: repo.dir,
               gitdir: repo.gitdir,

@@ -47,10 +47,13 @@ describe("what `anvil tool` evaluates", () => {
     expect(r.packages.filter((p) => p !== "effect" && p !== "@effect/platform-node" && p !== "@effect/platform-node-shared")).toEqual([])
   })
 
-  test("what a call does need is still loaded: git's domain for git_status, the plugin host when there are plugins, the JSONC parser and the settings' Schema for a commented anvil.json with a typo", async () => {
+  test("what a call does need is still loaded: git's domain for git_status (isomorphic-git only without a git executable), the plugin host when there are plugins, the JSONC parser and the settings' Schema for a commented anvil.json with a typo", async () => {
     const root = project({ "anvil.json": '{\n  // comment\n  "outptu": {}\n}\n' })
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root })
     const git = await loadedBy(root, ["git_status", "{}"])
+    expect(JSON.parse(git.stdout).status).toBe("success")
     expect(git.own.some((m) => m.startsWith("src/git/"))).toBe(true)
+    expect(git.packages).not.toContain("isomorphic-git")
     expect(git.own).toContain("src/config/check.ts")
     expect(git.packages).toContain("jsonc-parser")
     expect(git.stderr).toContain("unknown key 'outptu'")
