@@ -175,16 +175,18 @@ const embedPlugin: Bun.BunPlugin = {
     redirect(build, /[\\/]assets(\.ts)?$/, assetsModule, manifestFile, () => redirected++)
     redirect(build, /[\\/]effect-index(\.ts)?$/, effectIndexModule, effectIndexFile, () => {})
     // @effect/platform-node's file system imports node:crypto for one call (the random name of a
-    // temporary file); loading node:crypto costs about 2 ms of every start. It gets the function
-    // from a module that loads node:crypto on that call. (A new use of node:crypto there fails the
-    // build: the module exports nothing else.)
-    build.onResolve({ filter: /^node:crypto$/ }, (args) =>
-      /platform-node-shared[\\/]dist[\\/]NodeFileSystem\.js$/.test(args.importer) ? { path: "lazy-node-crypto", namespace: "anvil" } : undefined,
-    )
-    build.onLoad({ filter: /^lazy-node-crypto$/, namespace: "anvil" }, () => ({
-      contents: 'export const randomBytes = (size) => process.getBuiltinModule("node:crypto").randomBytes(size)\n',
-      loader: "js",
-    }))
+    // temporary file), and loading node:crypto costs about 2 ms of every start: its import is
+    // replaced by a lookup on that call. A new use of it there fails the build (then see to it).
+    build.onLoad({ filter: /platform-node-shared[\\/]dist[\\/]NodeFileSystem\.js$/ }, async (args) => {
+      const source = await Bun.file(args.path).text()
+      const eager = 'import * as Crypto from "node:crypto";'
+      const uses = source.match(/\bCrypto\.\w+/g) ?? []
+      if (!source.includes(eager) || uses.some((u) => u !== "Crypto.randomBytes")) {
+        throw new Error(`build.ts: ${args.path} uses node:crypto differently than expected (${[...new Set(uses)].join(", ")})`)
+      }
+      const lazy = 'const Crypto = { randomBytes: (size) => process.getBuiltinModule("node:crypto").randomBytes(size) };'
+      return { contents: source.replace(eager, lazy), loader: "js" }
+    })
   },
 }
 
