@@ -9,7 +9,6 @@ import type { Path } from "effect/Path"
 import type { Config } from "../config/config.ts"
 import type { OutputSettings } from "../output/output-settings.ts"
 import type { SpillStore } from "../output/spill-store.ts"
-import type { Permissions } from "../permission/permissions.ts"
 import type { FileLedger } from "../workspace/file-ledger.ts"
 import type { Workspace } from "../workspace/workspace.ts"
 import type { SessionInfo } from "./session.ts"
@@ -145,9 +144,10 @@ type ServicesOf<K extends ReadonlyArray<Context.Key<any, any>>> = K[number] exte
 
 /**
  * The services every call gets whatever its tool declares: the pipeline's own
- * and the cheap ones most tools use.
+ * and the cheap ones most tools use. (Permissions is built for every call too,
+ * but a tool that uses it names it: its module imports this one.)
  */
-export type CoreServices = Workspace | Config | OutputSettings | SpillStore | Permissions | FileLedger | SessionInfo | FileSystem | Path
+export type CoreServices = Workspace | Config | OutputSettings | SpillStore | FileLedger | SessionInfo | FileSystem | Path
 
 /**
  * Nothing, or (a type error) the services of `R` that neither the core nor `requires` provide.

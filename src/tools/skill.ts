@@ -37,6 +37,7 @@ const MAX_NAMES_IN_MESSAGE = 30
 /** skill: lists the built-in and user skills and loads one's instructions. */
 export const skillTool = defineTool({
   name: "skill",
+  requires: [Permissions],
   title: "Skill",
   description,
   aliases: ["skills", "load_skill"],
