@@ -31,7 +31,7 @@ const HEAVY = [
   /^src\/sandbox\/(?!settings\.ts$)/,
   /^src\/config\/(schema|check|jsonc)\.ts$/,
   // Other tools (a tool's error translation beside it is its own; the domain it names is checked above).
-  /^src\/tools\/(?!read\.ts$|read\.md$|builtin\.ts$|[a-z-]+-errors\.ts$)/,
+  /^src\/tools\/(?!read\.ts$|read\.md$|builtin\.ts$|load_tools\.(ts|md)$|[a-z-]+-errors\.ts$)/,
   /^src\/process\/(process-runner|managed-process|lazy-spawner)\.ts$/,
 ]
 
