@@ -1,4 +1,4 @@
-import { dlopen, FFIType } from "bun:ffi"
+import type * as Ffi from "bun:ffi"
 import { Data } from "effect"
 
 /**
@@ -14,6 +14,8 @@ const LOCK_NB = 4
 type FlockFn = (fd: number, op: number) => number
 
 const loadFlock = (): FlockFn | undefined => {
+  // Loaded on the first lock, not at start: bun:ffi costs every command about a millisecond.
+  const { dlopen, FFIType } = process.getBuiltinModule("bun:ffi") as typeof Ffi
   for (const name of ["libc.so.6", "libc.so", "libc.dylib", "/usr/lib/libSystem.B.dylib"]) {
     try {
       const lib = dlopen(name, { flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 } })
