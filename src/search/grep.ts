@@ -2,6 +2,7 @@ import { Clock, Effect, Stream } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { BulkFs } from "../workspace/bulk-fs.ts"
+import { ProcessRunner } from "../process/process-runner.ts"
 import { readStillAt, stillAt } from "../workspace/checked-fs.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { makeIgnoreOracle } from "../workspace/ignore-rules.ts"
@@ -81,6 +82,9 @@ const rgGlobsFor = (matcher: GlobMatcher): ReadonlyArray<string> | undefined =>
  * in-process search when no ripgrep can run; files newest first, each file to
  * be shown re-checked to be still inside the root and still holding its lines.
  */
+/** The services {@link grep} uses beyond the core ones (a tool's `requires`). */
+export const GREP_SERVICES = [BulkFs, ProcessRunner] as const
+
 export const grep = (request: GrepRequest) =>
   Effect.gen(function* () {
     const ws = yield* Workspace

@@ -92,6 +92,9 @@ const tailText = (c: CapturedStream): string => new TextDecoder().decode(c.tail.
  * - The environment is passed through unchanged; login profiles that reset
  *   PATH get the caller's PATH put back in front.
  */
+/** The services {@link runShell} uses beyond the core ones (a tool's `requires`). */
+export const SHELL_SERVICES = [ProcessRunner, Sandbox] as const
+
 export const runShell = (request: ShellRequest) =>
   Effect.gen(function* () {
     const workspace = yield* Workspace

@@ -4,9 +4,7 @@ import { BASH_DEFAULTS } from "../config/sections/tools.ts"
 import { OutputSettings } from "../output/output-settings.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
-import { quoteArg, runShell, type ShellRun, type StreamReport } from "../shell/run-shell.ts"
-import { ProcessRunner } from "../process/process-runner.ts"
-import { Sandbox } from "../sandbox/sandbox.ts"
+import { quoteArg, runShell, SHELL_SERVICES, type ShellRun, type StreamReport } from "../shell/run-shell.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./bash.md" with { type: "text" }
 import { shellContext, withShellErrors } from "./shell-errors.ts"
@@ -64,7 +62,7 @@ const headline = (s: string) => {
 /** bash: a shell command line (or an argv) run in the project; the running is the shell domain's (`shell/run-shell.ts`). */
 export const bashTool = defineTool({
   name: "bash",
-  requires: [ProcessRunner, Sandbox],
+  requires: SHELL_SERVICES,
   title: "Bash",
   description,
   aliases: ["shell", "run_command", "execute_command"],

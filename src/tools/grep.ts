@@ -3,12 +3,10 @@ import { Config } from "../config/config.ts"
 import { SEARCH_DEFAULTS } from "../config/sections/search.ts"
 import { GREP_DEFAULTS } from "../config/sections/tools.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
-import { grep, type GrepResult, type ShownFile } from "../search/grep.ts"
+import { grep, GREP_SERVICES, type GrepResult, type ShownFile } from "../search/grep.ts"
 import { matchLines } from "../search/grep-report.ts"
 import type { OutputMode } from "../search/search-types.ts"
-import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
-import { BulkFs } from "../workspace/bulk-fs.ts"
 import description from "./grep.md" with { type: "text" }
 import { withGrepErrors } from "./search-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
@@ -72,7 +70,7 @@ type Params = typeof Parameters.Type
 /** grep: regex search of file contents, ripgrep first. */
 export const grepTool = defineTool({
   name: "grep",
-  requires: [BulkFs, ProcessRunner],
+  requires: GREP_SERVICES,
   title: "Grep",
   description,
   aliases: ["search_code", "search_content", "rg"],
