@@ -211,8 +211,8 @@ const anvilDriver = (ctx: BenchContext): Driver => ({
       { ...ctx.env, ...env, OPENAI_BASE_URL: url, OPENAI_API_KEY: "bench" },
       "anvil run",
     )
-    // Each tool result event carries its envelope, whose stats.time_ms is the tool's own time.
-    return new Map(toolResults(events).map((r) => [r.id as string, Number(r.envelope?.stats?.time_ms ?? 0)]))
+    // The tool's own time: execution_meta's fractional duration where given, else the envelope's whole milliseconds.
+    return new Map(toolResults(events).map((r) => [r.id as string, Number(r.execution_meta?.duration_ms ?? r.envelope?.stats?.time_ms ?? 0)]))
   },
 })
 
@@ -388,7 +388,7 @@ export const context: BenchGroup = {
         value: ms(median(anvil.overheads)),
         reference: `${reference} ${ms(median(opencode.overheads))}`,
         ratio: median(anvil.overheads) / median(opencode.overheads),
-        note: `median over the ${SESSIONS} sessions' ${anvil.overheads.length} tool calls: end of the answer asking for the tool → next request, minus the tool's own time (anvil's envelope time_ms, opencode's tool part start/end)`,
+        note: `median over the ${SESSIONS} sessions' ${anvil.overheads.length} tool calls: end of the answer asking for the tool → next request, minus the tool's own time (anvil's execution_meta or envelope time, opencode's tool part start/end)`,
       },
       ...plan.map(
         (s, i): Row => ({
