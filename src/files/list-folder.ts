@@ -7,9 +7,9 @@ import { direntType, fdPath } from "../workspace/checked-fs.ts"
 import { openCheckedScoped } from "../workspace/checked-open.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
 import { ancestorRules, isIgnoredBy, loadDirRules } from "../workspace/ignore-rules.ts"
-import { similarPaths } from "../workspace/similar-paths.ts"
 import { Workspace } from "../workspace/workspace.ts"
-import { EntriesPastEnd, IgnoreGlobInvalid, NotAFolder, PathNotFound } from "./files-error.ts"
+import { missingPath } from "./missing-path.ts"
+import { EntriesPastEnd, IgnoreGlobInvalid, NotAFolder } from "./files-error.ts"
 
 /** Where a symbolic link leads, as a listing shows it. */
 export const OUTSIDE_SANDBOX = "<Outside Sandbox>"
@@ -111,11 +111,7 @@ export const listFolder = (request: ListRequest) =>
 
     const resolved = yield* ws.resolve(request.path)
     const shown = resolved.display
-    const notFound = (why: string) =>
-      Effect.gen(function* () {
-        const suggestions = yield* similarPaths(resolved.absolute, { kind: "dir" })
-        return yield* new PathNotFound({ kind: "dir", shown, suggestions, why })
-      })
+    const notFound = (why: string) => missingPath("dir", resolved.absolute, shown, why)
     if (!resolved.exists) return yield* notFound("")
     // The folder is opened first and its real place checked: a link swapped in after resolve() is never listed.
     const listing = yield* Effect.scoped(

@@ -6,10 +6,10 @@ import { fileTypeName } from "../workspace/checked-fs.ts"
 import { openCheckedScoped } from "../workspace/checked-open.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { type ByteSource, countLines, findTailStart, type ForwardResult, memorySource, type RawLine, readForward } from "../workspace/line-window.ts"
-import { similarPaths } from "../workspace/similar-paths.ts"
 import { decodeBytes, decodeUtf16, SNIFF_BYTES, sniffText, type TextEncodingName } from "../workspace/text-sniff.ts"
 import { Workspace } from "../workspace/workspace.ts"
-import { BinaryFile, IsAFolder, LinesPastEnd, NotARegularFile, PathNotFound, Utf16TooLarge } from "./files-error.ts"
+import { missingPath } from "./missing-path.ts"
+import { BinaryFile, IsAFolder, LinesPastEnd, NotARegularFile, Utf16TooLarge } from "./files-error.ts"
 
 /** A byte count as people read it: 512 B, 1.5 KB, 3.2 MB. */
 export const formatBytes = (n: number): string =>
@@ -106,11 +106,7 @@ export const readWindow = (request: ReadRequest) =>
     const resolved = yield* ws.resolve(request.path)
     const shown = resolved.display
 
-    const notFound = (why: string) =>
-      Effect.gen(function* () {
-        const suggestions = yield* similarPaths(resolved.absolute, { kind: "file" })
-        return yield* new PathNotFound({ kind: "file", shown, suggestions, why })
-      })
+    const notFound = (why: string) => missingPath("file", resolved.absolute, shown, why)
 
     if (!resolved.exists) return yield* notFound("")
     return yield* Effect.scoped(

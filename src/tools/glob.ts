@@ -1,17 +1,12 @@
-import { Clock, Effect, Schema } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
-import { hint, type RetrievalHint } from "../protocol/hint.ts"
-import { comparePaths, GlobMatcher, GlobPatternError, type GlobState } from "../search/glob-pattern.ts"
-import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
-import { invalidParam, toolError } from "../protocol/tool-error.ts"
-import { fromPlatformError } from "../workspace/fs-error.ts"
-import { DEFAULT_IGNORED_DIRS } from "../workspace/ignore-rules.ts"
-import { BulkFs } from "../workspace/bulk-fs.ts"
-import { type StopReason, walk } from "../workspace/walk.ts"
-import { Workspace } from "../workspace/workspace.ts"
-import description from "./glob.md" with { type: "text" }
+import { SEARCH_DEFAULTS } from "../config/sections/search.ts"
 import { GLOB_DEFAULTS } from "../config/sections/tools.ts"
+import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { globFiles, type GlobResult } from "../search/glob-files.ts"
+import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
+import description from "./glob.md" with { type: "text" }
+import { withGlobErrors } from "./search-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 
 
@@ -21,7 +16,7 @@ const globSettings = Effect.gen(function* () {
   const get = (key: keyof typeof GLOB_DEFAULTS) => config.count(`tools.glob.${key}`, GLOB_DEFAULTS[key])
   const maxLimit = get("max_limit")
   const ignoredDirs = config
-    .get("search.default_ignore", DEFAULT_IGNORED_DIRS as ReadonlyArray<unknown>)
+    .get("search.default_ignore", SEARCH_DEFAULTS.default_ignore as ReadonlyArray<unknown>)
     .filter((n): n is string => typeof n === "string")
   return {
     maxLimit,
@@ -32,7 +27,7 @@ const globSettings = Effect.gen(function* () {
   }
 })
 
-const STOP_TEXT: Record<StopReason, (s: { maxEntries: number; maxDurationMs: number }) => string> = {
+const STOP_TEXT: Record<NonNullable<GlobResult["stopped"]>, (s: { maxEntries: number; maxDurationMs: number }) => string> = {
   max_entries: (s) => `the search stopped after visiting ${s.maxEntries.toLocaleString("en-US")} entries (circuit breaker)`,
   timeout: (s) => `the search stopped after ${s.maxDurationMs.toLocaleString("en-US")} ms (circuit breaker)`,
 }
@@ -72,9 +67,7 @@ export const globTool = defineTool({
     ),
   }),
   run: (params) =>
-    withWorkspaceErrors(Effect.gen(function* () {
-      const ws = yield* Workspace
-      const fs = yield* FileSystem
+    Effect.gen(function* () {
       const settings = yield* globSettings
       const includeHidden = params.include_hidden ?? false
       const includeIgnored = params.include_ignored ?? false
@@ -82,74 +75,27 @@ export const globTool = defineTool({
       const offset = params.offset ?? 0
       const requested = params.limit ?? settings.defaultLimit
       const limit = Math.min(requested, settings.maxLimit)
-
-      const matcher = yield* Effect.try({
-        try: () => GlobMatcher.compile(params.pattern, { dot: includeHidden }),
-        catch: (e) =>
-          invalidParam("pattern", e instanceof GlobPatternError ? e.message : String(e), [
-            hint("Glob", "high", { pattern: "**/*.<ext>", path: params.path ?? "." }),
-          ]),
-      })
-
-      const resolved = yield* ws.resolve(params.path ?? ".")
-      const shown = resolved.display
-      if (!resolved.exists) {
-        return yield* toolError("NOT_FOUND", `Directory not found: ${shown}`, {
-          hints: [hint("LS", "medium", { path: shown.includes("/") ? shown.slice(0, shown.lastIndexOf("/")) : "." })],
-          context: { path_resolved: shown },
-        })
-      }
-      const info = yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
-      if (info.type !== "Directory") {
-        return yield* toolError("INVALID_PARAM", `Invalid parameter 'path': '${shown}' is a file, not a directory; glob searches folders.`, {
-          fieldErrors: [{ field: "path", message: "not a directory" }],
-          hints: [hint("Read", "high", { path: shown }), hint("Glob", "medium", { pattern: params.pattern, path: "." })],
-          context: { path_resolved: shown },
-        })
-      }
-
-      const started = yield* Clock.currentTimeMillis
-      const found: Array<string> = []
-      const summary = yield* walk<GlobState>({
-        root: ws.root,
-        start: resolved.real,
-        initial: matcher.start(),
-        includeIgnored,
-        ignoredDirs: settings.ignoredDirs,
-        maxEntries: settings.maxEntries,
-        deadline: started + settings.maxDurationMs,
-        visitor: {
-          dir: (state, name) => {
-            const entered = matcher.enter(state, name)
-            const self = matcher.wantsDirs ? matcher.matches(state, name, true) : undefined
-            const descend = matcher.canDescend(entered.state)
-            if (!descend && self === undefined) return undefined
-            return {
-              ...(descend ? { descend: entered.state } : {}),
-              emit: self !== undefined,
-              explicit: entered.explicit || (self?.explicit ?? false),
-            }
-          },
-          file: (state, name, kind) => (kind === "other" ? undefined : matcher.matches(state, name, false)),
-        },
-        onEntry: (rel, kind) => found.push(kind === "dir" ? `${rel}/` : rel),
-      })
-
-      let ordered: Array<string>
-      if (sortBy === "mtime") {
-        const sep = resolved.real.endsWith("/") ? "" : "/"
-        const times = yield* (yield* BulkFs).mtimes(found.map((p) => resolved.real + sep + p))
-        const order = found.map((p, i) => ({ p, t: times[i] ?? 0 }))
-        ordered = order.sort((a, b) => b.t - a.t || comparePaths(a.p, b.p)).map((x) => x.p)
-      } else {
-        // The walk reports in tree order already (comparePaths order).
-        ordered = found
-      }
+      const globbed = yield* withWorkspaceErrors(
+        withGlobErrors(
+          globFiles({
+            pattern: params.pattern,
+            path: params.path ?? ".",
+            includeHidden,
+            includeIgnored,
+            sortBy,
+            ignoredDirs: settings.ignoredDirs,
+            maxEntries: settings.maxEntries,
+            maxDurationMs: settings.maxDurationMs,
+          }),
+          params,
+        ),
+      )
+      const { shown, paths: ordered } = globbed
 
       const total = ordered.length
       const page = ordered.slice(offset, offset + limit).map((rel) => joinDisplay(shown, rel))
       const more = offset + page.length < total
-      const stopped = summary.stoppedBy
+      const stopped = globbed.stopped
       const status = more || stopped !== undefined ? "partial" : "success"
 
       const lines: Array<string> = [`Path: ${shown}`]
@@ -168,8 +114,8 @@ export const globTool = defineTool({
         ...(includeIgnored ? [] : ["ignored entries (.gitignore/.ignore, node_modules, build, dist, …; include_ignored=false)"]),
       ]
       if (skipped.length > 0 && (total === 0 || stopped)) lines.push(`Skipped: ${skipped.join("; ")}.`)
-      if (summary.unreadable.length > 0) {
-        lines.push(`Could not read ${summary.unreadable.length} folder(s): ${summary.unreadable.slice(0, 5).map((r) => joinDisplay(shown, r)).join(", ")}`)
+      if (globbed.unreadable.length > 0) {
+        lines.push(`Could not read ${globbed.unreadable.length} folder(s): ${globbed.unreadable.slice(0, 5).map((r) => joinDisplay(shown, r)).join(", ")}`)
       }
       const body = page.length > 0 ? `${lines.join("\n")}\n\n${page.map((p) => `- ${p}`).join("\n")}` : lines.join("\n")
 
@@ -190,14 +136,14 @@ export const globTool = defineTool({
           ...(offset > 0 ? { offset } : {}),
           search_path: shown,
           ...(stopped ? { aborted_reason: stopped, incomplete: true } : {}),
-          ...(summary.unreadable.length > 0 ? { unreadable: summary.unreadable.map((r) => joinDisplay(shown, r)) } : {}),
+          ...(globbed.unreadable.length > 0 ? { unreadable: globbed.unreadable.map((r) => joinDisplay(shown, r)) } : {}),
         },
         text: body,
         stats: {
           total_matches: total,
           returned: page.length,
-          visited_entries: summary.visited,
-          directories: summary.directories,
+          visited_entries: globbed.visited,
+          directories: globbed.directories,
         },
         context: { path_resolved: shown },
         hints,
@@ -206,5 +152,5 @@ export const globTool = defineTool({
           : {}),
       }
       return result
-    })),
+    }),
 })

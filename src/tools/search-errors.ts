@@ -11,6 +11,7 @@ import {
   GrepTimedOut,
   type GrepError,
 } from "../search/grep-error.ts"
+import { GlobFolderNotFound, GlobInvalid, GlobNotAFolder, type GlobError } from "../search/glob-error.ts"
 
 /** What of the call the errors' suggestions repeat. */
 interface GrepCall {
@@ -63,3 +64,31 @@ export const withGrepErrors = translateDomainErrors(
   [GrepIncludeInvalid, GrepPathNotFound, GrepInsideGit, GrepNotSearchable, GrepBinaryFile, GrepPatternInvalid, GrepTimedOut],
   grepToolError,
 )
+
+/** What of a glob call the errors' suggestions repeat. */
+interface GlobCall {
+  readonly pattern: string
+  readonly path?: string | undefined
+}
+
+/** The glob's errors as envelope errors (the one place for the glob tool). */
+export const globToolError = (e: GlobError, call: GlobCall): ToolError => {
+  switch (e._tag) {
+    case "GlobInvalid":
+      return invalidParam("pattern", e.message, [hint("Glob", "high", { pattern: "**/*.<ext>", path: call.path ?? "." })])
+    case "GlobFolderNotFound":
+      return toolError("NOT_FOUND", `Directory not found: ${e.shown}`, {
+        hints: [hint("LS", "medium", { path: parentDisplay(e.shown) })],
+        context: { path_resolved: e.shown },
+      })
+    case "GlobNotAFolder":
+      return toolError("INVALID_PARAM", `Invalid parameter 'path': '${e.shown}' is a file, not a directory; glob searches folders.`, {
+        fieldErrors: [{ field: "path", message: "not a directory" }],
+        hints: [hint("Read", "high", { path: e.shown }), hint("Glob", "medium", { pattern: call.pattern, path: "." })],
+        context: { path_resolved: e.shown },
+      })
+  }
+}
+
+/** A glob with the domain's errors translated at the boundary (the workspace's pass through). */
+export const withGlobErrors = translateDomainErrors([GlobInvalid, GlobFolderNotFound, GlobNotAFolder], globToolError)

@@ -18,6 +18,7 @@ const TOOLS: Readonly<Record<string, ReadonlyArray<string>>> = {
   "tools/grep.ts": ["search/"],
   "tools/fetch.ts": ["net/"],
   "tools/bash.ts": ["shell/"],
+  "tools/glob.ts": ["search/"],
 }
 
 /** Where any of these tools may import from, besides its own domain. */

@@ -1,0 +1,106 @@
+import { Clock, Effect } from "effect"
+import { FileSystem } from "effect/FileSystem"
+import { BulkFs } from "../workspace/bulk-fs.ts"
+import { fromPlatformError } from "../workspace/fs-error.ts"
+import { type StopReason, walk } from "../workspace/walk.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import { GlobFolderNotFound, GlobInvalid, GlobNotAFolder } from "./glob-error.ts"
+import { comparePaths, GlobMatcher, GlobPatternError, type GlobState } from "./glob-pattern.ts"
+
+/** One glob: the pattern, the folder it is relative to, and the limits of the walk. */
+export interface GlobRequest {
+  readonly pattern: string
+  /** The folder, as given (relative to the working directory). */
+  readonly path: string
+  /** Also names starting with "." (the pattern matches them). */
+  readonly includeHidden: boolean
+  /** Also what ignore files and the default ignore list leave out. */
+  readonly includeIgnored: boolean
+  readonly sortBy: "path" | "mtime"
+  /** Folder names never entered. */
+  readonly ignoredDirs: ReadonlySet<string>
+  readonly maxEntries: number
+  readonly maxDurationMs: number
+}
+
+/** What a glob found. */
+export interface GlobResult {
+  /** The folder searched, as results name paths. */
+  readonly shown: string
+  /** The matching paths relative to that folder (folders end with "/"), in tree order or newest first. */
+  readonly paths: ReadonlyArray<string>
+  /** The walk's circuit breaker, when it tripped. */
+  readonly stopped?: StopReason | undefined
+  /** Folders that could not be read, relative to the folder searched. */
+  readonly unreadable: ReadonlyArray<string>
+  readonly visited: number
+  readonly directories: number
+}
+
+/**
+ * The files (and folders) matching a bash globstar pattern under a folder of
+ * the project: one walk that enters only the folders the pattern can match
+ * inside, skips ignored ones, and stops at its entry and time limits.
+ */
+export const globFiles = (request: GlobRequest) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const fs = yield* FileSystem
+    const matcher = yield* Effect.try({
+      try: () => GlobMatcher.compile(request.pattern, { dot: request.includeHidden }),
+      catch: (e) => new GlobInvalid({ message: e instanceof GlobPatternError ? e.message : String(e) }),
+    })
+
+    const resolved = yield* ws.resolve(request.path)
+    const shown = resolved.display
+    if (!resolved.exists) return yield* new GlobFolderNotFound({ shown })
+    const info = yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
+    if (info.type !== "Directory") return yield* new GlobNotAFolder({ shown })
+
+    const started = yield* Clock.currentTimeMillis
+    const found: Array<string> = []
+    const summary = yield* walk<GlobState>({
+      root: ws.root,
+      start: resolved.real,
+      initial: matcher.start(),
+      includeIgnored: request.includeIgnored,
+      ignoredDirs: request.ignoredDirs,
+      maxEntries: request.maxEntries,
+      deadline: started + request.maxDurationMs,
+      visitor: {
+        dir: (state, name) => {
+          const entered = matcher.enter(state, name)
+          const self = matcher.wantsDirs ? matcher.matches(state, name, true) : undefined
+          const descend = matcher.canDescend(entered.state)
+          if (!descend && self === undefined) return undefined
+          return {
+            ...(descend ? { descend: entered.state } : {}),
+            emit: self !== undefined,
+            explicit: entered.explicit || (self?.explicit ?? false),
+          }
+        },
+        file: (state, name, kind) => (kind === "other" ? undefined : matcher.matches(state, name, false)),
+      },
+      onEntry: (rel, kind) => found.push(kind === "dir" ? `${rel}/` : rel),
+    })
+
+    let ordered: Array<string>
+    if (request.sortBy === "mtime") {
+      const sep = resolved.real.endsWith("/") ? "" : "/"
+      const times = yield* (yield* BulkFs).mtimes(found.map((p) => resolved.real + sep + p))
+      const order = found.map((p, i) => ({ p, t: times[i] ?? 0 }))
+      ordered = order.sort((a, b) => b.t - a.t || comparePaths(a.p, b.p)).map((x) => x.p)
+    } else {
+      // The walk reports in tree order already (comparePaths order).
+      ordered = found
+    }
+    const result: GlobResult = {
+      shown,
+      paths: ordered,
+      stopped: summary.stoppedBy,
+      unreadable: summary.unreadable,
+      visited: summary.visited,
+      directories: summary.directories,
+    }
+    return result
+  })
