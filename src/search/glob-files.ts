@@ -37,6 +37,9 @@ export interface GlobResult {
   readonly directories: number
 }
 
+/** The services a glob needs beyond the core ones (a tool that calls it names them in `requires`). */
+export const GLOB_SERVICES = [BulkFs] as const
+
 /**
  * The files (and folders) matching a bash globstar pattern under a folder of
  * the project: one walk that enters only the folders the pattern can match

@@ -77,14 +77,14 @@ const rgGlobsFor = (matcher: GlobMatcher): ReadonlyArray<string> | undefined =>
     ? undefined
     : matcher.expanded
 
+/** The services {@link grep} uses beyond the core ones (a tool's `requires`). */
+export const GREP_SERVICES = [BulkFs, ProcessRunner] as const
+
 /**
  * A regex search of file contents inside the project: ripgrep first, the
  * in-process search when no ripgrep can run; files newest first, each file to
  * be shown re-checked to be still inside the root and still holding its lines.
  */
-/** The services {@link grep} uses beyond the core ones (a tool's `requires`). */
-export const GREP_SERVICES = [BulkFs, ProcessRunner] as const
-
 export const grep = (request: GrepRequest) =>
   Effect.gen(function* () {
     const ws = yield* Workspace

@@ -78,6 +78,9 @@ const withCallerPath = (command: string, env: Readonly<Record<string, string>>):
 /** The last part of a captured stream as text, for reading the sandbox's refusals. */
 const tailText = (c: CapturedStream): string => new TextDecoder().decode(c.tail.length > 0 ? c.tail : c.head).slice(-8000)
 
+/** The services {@link runShell} uses beyond the core ones (a tool's `requires`). */
+export const SHELL_SERVICES = [ProcessRunner, Sandbox] as const
+
 /**
  * Runs a command line through `<shell> -lc`, or an argv without a shell,
  * inside the project and the command sandbox.
@@ -92,9 +95,6 @@ const tailText = (c: CapturedStream): string => new TextDecoder().decode(c.tail.
  * - The environment is passed through unchanged; login profiles that reset
  *   PATH get the caller's PATH put back in front.
  */
-/** The services {@link runShell} uses beyond the core ones (a tool's `requires`). */
-export const SHELL_SERVICES = [ProcessRunner, Sandbox] as const
-
 export const runShell = (request: ShellRequest) =>
   Effect.gen(function* () {
     const workspace = yield* Workspace

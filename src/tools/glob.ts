@@ -3,7 +3,7 @@ import { Config } from "../config/config.ts"
 import { SEARCH_DEFAULTS } from "../config/sections/search.ts"
 import { GLOB_DEFAULTS } from "../config/sections/tools.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
-import { globFiles, type GlobResult } from "../search/glob-files.ts"
+import { globFiles, GLOB_SERVICES, type GlobResult } from "../search/glob-files.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./glob.md" with { type: "text" }
 import { withGlobErrors } from "./search-errors.ts"
@@ -37,7 +37,7 @@ const joinDisplay = (base: string, rel: string) => (base === "." ? rel : `${base
 /** glob: files by bash globstar pattern, relative to `path`, paths relative to the root. */
 export const globTool = defineTool({
   name: "glob",
-  requires: [BulkFs],
+  requires: GLOB_SERVICES,
   title: "Glob",
   description,
   aliases: ["search_files_by_name", "find_files"],
