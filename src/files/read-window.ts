@@ -102,7 +102,6 @@ export const readWindow = (request: ReadRequest) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const ledger = yield* FileLedger
-    const settings = request
     const resolved = yield* ws.resolve(request.path)
     const shown = resolved.display
 
@@ -139,7 +138,7 @@ export const readWindow = (request: ReadRequest) =>
         let source: ByteSource<PlatformError> = onFile
         let start = sniffed.bomLength
         if (sniffed.encoding === "utf-16le" || sniffed.encoding === "utf-16be") {
-          if (size > settings.utf16MaxBytes) return yield* new Utf16TooLarge({ shown, size, limit: settings.utf16MaxBytes })
+          if (size > request.utf16MaxBytes) return yield* new Utf16TooLarge({ shown, size, limit: request.utf16MaxBytes })
           const whole = Buffer.allocUnsafe(size)
           yield* readAt(0, whole)
           source = memorySource(Buffer.from(decodeUtf16(whole.subarray(2), sniffed.encoding), "utf8"))
@@ -147,24 +146,24 @@ export const readWindow = (request: ReadRequest) =>
         }
         const decodeAs: TextEncodingName = sniffed.encoding === "latin1" ? "latin1" : "utf-8"
         const bytes = source.size
-        const countable = size <= settings.countMaxBytes
+        const countable = size <= request.countMaxBytes
 
         // The window.
         const asked = request.limit
         const offset = request.offset
         const tail = offset < 0
-        const limit = Math.min(asked ?? (tail ? -offset : settings.defaultLimit), settings.maxLimit)
+        const limit = Math.min(asked ?? (tail ? -offset : request.defaultLimit), request.maxLimit)
         // A line costs what it adds to the content: its number, tab, shown text and line break.
         const renderedLines = new Map<RawLine, ReturnType<typeof renderLine>>()
         const render = (line: RawLine) => {
           const known = renderedLines.get(line)
           if (known) return known
-          const r = renderLine(line, decodeAs, settings.maxLineLength)
+          const r = renderLine(line, decodeAs, request.maxLineLength)
           renderedLines.set(line, r)
           return r
         }
         const cost = (line: RawLine) => 8 + Buffer.byteLength(render(line).text)
-        const forward = { maxLineBytes: settings.maxLineLength * 4 + 4, maxWindowBytes: settings.maxBytes, cost }
+        const forward = { maxLineBytes: request.maxLineLength * 4 + 4, maxWindowBytes: request.maxBytes, cost }
 
         let first: number // number of the first line shown (1-based; negative counts from the end)
         let total: number | undefined
@@ -174,7 +173,7 @@ export const readWindow = (request: ReadRequest) =>
           total = window.total
           first = offset + 1
           if (window.lines.length === 0 && total !== undefined && offset > 0 && offset >= total) {
-            return yield* new LinesPastEnd({ shown, offset, total, lastWindow: -Math.min(settings.defaultLimit, Math.max(total, 1)) })
+            return yield* new LinesPastEnd({ shown, offset, total, lastWindow: -Math.min(request.defaultLimit, Math.max(total, 1)) })
           }
         } else {
           // The window is found from the end; the total is a newline count when that is cheap.
@@ -202,7 +201,7 @@ export const readWindow = (request: ReadRequest) =>
         // What the edit tools check staleness against.
         const mtimeMs = Number(stat.mtimeMs)
         let sha256: string | undefined
-        if (!windowPartial && size <= settings.countMaxBytes) {
+        if (!windowPartial && size <= request.countMaxBytes) {
           // Bun's own hasher: node:crypto would add its module load to every read.
           const hash = new Bun.CryptoHasher("sha256")
           const block = Buffer.allocUnsafe(Math.max(1, Math.min(size, 1 << 20)))

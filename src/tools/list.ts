@@ -9,8 +9,8 @@ import description from "./list.md" with { type: "text" }
 import { withFilesErrors } from "./files-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 
+/** One listed entry (the shape of `data.entries`). */
 export type { ListEntry }
-
 
 /** list: one folder's entries, folders first, paginated. */
 export const listTool = defineTool({
