@@ -42,6 +42,8 @@ interface Step {
   readonly opencode: { readonly name: string; readonly arguments: Record<string, unknown> }
   /** When the answer must be cut: the whole count it has to state (nothing lost without saying so). */
   readonly total?: { readonly count: number; readonly of: string }
+  /** The call is meant to fail (both agents must answer it as an error; every other call must succeed). */
+  readonly fails?: true
 }
 
 const HITS = PACKAGES * MODULES * 2
@@ -73,6 +75,7 @@ const steps = (ws: string): ReadonlyArray<Step> => {
     },
     {
       label: "edit that fails (text not in the file)",
+      fails: true,
       anvil: { name: "edit", arguments: { path: big, old_string: failed.old, new_string: failed.new } },
       opencode: { name: "edit", arguments: { filePath: join(ws, big), oldString: failed.old, newString: failed.new } },
     },
@@ -177,13 +180,19 @@ const ripgrepDir = async (ctx: BenchContext, tpl: string): Promise<string> => {
   return dir
 }
 
+interface CallOutcome {
+  readonly ms: number
+  readonly failed: boolean
+}
+
 interface Driver {
   readonly name: "anvil" | "opencode"
   /**
-   * Runs the scripted session in `ws` against the model at `url` and returns each tool call's own time in
-   * milliseconds by call id, from the agent's JSON events; throws with the agent's stderr when it fails.
+   * Runs the scripted session in `ws` against the model at `url` and returns, by call id, each tool call's
+   * own time in milliseconds and whether it failed, from the agent's JSON events; throws with the agent's
+   * stderr when it fails.
    */
-  readonly run: (url: string, ws: string, bin: string) => Promise<ReadonlyMap<string, number>>
+  readonly run: (url: string, ws: string, bin: string) => Promise<ReadonlyMap<string, CallOutcome>>
 }
 
 const spawnAgent = async (argv: ReadonlyArray<string>, cwd: string, env: Record<string, string | undefined>, what: string) => {
@@ -212,7 +221,9 @@ const anvilDriver = (ctx: BenchContext): Driver => ({
       "anvil run",
     )
     // The tool's own time: execution_meta's fractional duration where given, else the envelope's whole milliseconds.
-    return new Map(toolResults(events).map((r) => [r.id as string, Number(r.execution_meta?.duration_ms ?? r.envelope?.stats?.time_ms ?? 0)]))
+    return new Map(
+      toolResults(events).map((r) => [r.id as string, { ms: Number(r.execution_meta?.duration_ms ?? r.envelope?.stats?.time_ms ?? 0), failed: r.is_error === true }]),
+    )
   },
 })
 
@@ -252,7 +263,7 @@ const opencodeDriver = (ctx: BenchContext, exe: string): Driver => ({
     return new Map(
       events
         .filter((e) => e.type === "tool_use" && e.part?.state?.time)
-        .map((e) => [e.part.callID as string, Number(e.part.state.time.end) - Number(e.part.state.time.start)]),
+        .map((e) => [e.part.callID as string, { ms: Number(e.part.state.time.end) - Number(e.part.state.time.start), failed: e.part.state.status === "error" }]),
     )
   },
 })
@@ -272,6 +283,8 @@ interface Session {
   /** The text of each of those messages. */
   readonly texts: ReadonlyArray<string>
   readonly edited: boolean
+  /** Steps whose call failed where it should have worked, or worked where it should have failed. */
+  readonly unexpected: ReadonlyArray<string>
   /** Per tool call: end of the answer asking for it → next request, minus the tool's own time. */
   readonly overheads: ReadonlyArray<number>
 }
@@ -285,10 +298,10 @@ const session = async (ctx: BenchContext, driver: Driver, tpl: string, ws: strin
   const plan = steps(ws)
   const script: Array<FakeTurn> = [...plan.map((s, i): FakeTurn => ({ tool_calls: [{ ...s[driver.name], id: `call_${i + 1}` }] })), { text: ANSWER }]
   const server = scriptedModel(script)
-  let toolTimes: ReadonlyMap<string, number>
+  let outcomes: ReadonlyMap<string, CallOutcome>
   try {
     ctx.log(`context: ${driver.name}, ${script.length} scripted requests`)
-    toolTimes = await driver.run(server.url, ws, bin)
+    outcomes = await driver.run(server.url, ws, bin)
   } finally {
     server.stop()
   }
@@ -316,10 +329,12 @@ const session = async (ctx: BenchContext, driver: Driver, tpl: string, ws: strin
     results: messages.map(utf8),
     texts: messages.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))),
     overheads: plan.map((_, i) => {
-      const time = toolTimes.get(`call_${i + 1}`)
-      if (time === undefined) throw new Error(`${driver.name} reported no time for tool call ${i + 1}`)
-      return requests[i + 1]!.receivedAt - requests[i]!.respondedAt! - time
+      const outcome = outcomes.get(`call_${i + 1}`)
+      if (outcome === undefined) throw new Error(`${driver.name} reported no outcome for tool call ${i + 1}`)
+      return requests[i + 1]!.receivedAt - requests[i]!.respondedAt! - outcome.ms
     }),
+    // A tool that failed where it should not (no ripgrep, say) would measure an error message, not the tool.
+    unexpected: plan.filter((s, i) => outcomes.get(`call_${i + 1}`)?.failed !== (s.fails === true)).map((s) => s.label),
     edited: readFileSync(join(ws, "src", "big.ts"), "utf8").includes("export const value5000 = 5001\n"),
   }
 }
@@ -336,7 +351,12 @@ const sessions = async (ctx: BenchContext, driver: Driver, tpl: string, ws: stri
   const runs: Array<Session> = []
   for (let i = 0; i < SESSIONS; i++) runs.push(await session(ctx, driver, tpl, ws, bin))
   const sorted = [...runs].sort((a, b) => a.total - b.total)
-  return { ...sorted[sorted.length >> 1]!, overheads: runs.flatMap((r) => r.overheads), totals: runs.map((r) => r.total) }
+  return {
+    ...sorted[sorted.length >> 1]!,
+    overheads: runs.flatMap((r) => r.overheads),
+    totals: runs.map((r) => r.total),
+    unexpected: [...new Set(runs.flatMap((r) => r.unexpected))],
+  }
 }
 
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`
@@ -372,8 +392,12 @@ export const context: BenchGroup = {
         targets: [
           { label: `<= ${GOAL}x opencode`, pass: anvil.total / opencode.total <= GOAL },
           { label: "both edits applied the same", pass: anvil.edited && opencode.edited },
+          { label: "every call answered as scripted on both sides", pass: anvil.unexpected.length + opencode.unexpected.length === 0 },
         ],
-        note: `the median of ${SESSIONS} sessions each (anvil ${anvil.totals.map(kb).join(", ")}; opencode ${opencode.totals.map(kb).join(", ")}); same tool calls, files and path for both; opencode's side requests without tools (a session title) not counted`,
+        note: `the median of ${SESSIONS} sessions each (anvil ${anvil.totals.map(kb).join(", ")}; opencode ${opencode.totals.map(kb).join(", ")}); same tool calls, files and path for both; opencode's side requests without tools (a session title) not counted${[
+          ...anvil.unexpected.map((l) => `; anvil answered unexpectedly: ${l}`),
+          ...opencode.unexpected.map((l) => `; opencode answered unexpectedly: ${l}`),
+        ].join("")}`,
       },
       {
         name: "model bytes, first request (system prompt + tool schemas)",
