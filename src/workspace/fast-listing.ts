@@ -1,4 +1,4 @@
-import { dlopen, FFIType, ptr, toArrayBuffer, type Pointer } from "bun:ffi"
+import type * as Ffi from "bun:ffi"
 import { constants } from "node:fs"
 
 /**
@@ -33,7 +33,9 @@ interface Native {
   readonly syscall: Syscall
   readonly getdents64: Getdents
   readonly close: Close
-  readonly __errno_location: () => Pointer
+  readonly __errno_location: () => Ffi.Pointer
+  readonly ptr: typeof Ffi.ptr
+  readonly toArrayBuffer: typeof Ffi.toArrayBuffer
 }
 
 const SYS_OPENAT2 = 437
@@ -54,13 +56,15 @@ const EPERM = 1
 const load = (): Native | undefined => {
   if (process.platform !== "linux" || (process.arch !== "x64" && process.arch !== "arm64")) return undefined
   try {
+    // Loaded on the first listing, not at start: bun:ffi costs every command about a millisecond.
+    const { dlopen, FFIType, ptr, toArrayBuffer } = process.getBuiltinModule("bun:ffi") as typeof Ffi
     const lib = dlopen("libc.so.6", {
       syscall: { args: [FFIType.i64, FFIType.i64, FFIType.ptr, FFIType.ptr, FFIType.i64], returns: FFIType.i64 },
       getdents64: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
       close: { args: [FFIType.i32], returns: FFIType.i32 },
       __errno_location: { args: [], returns: FFIType.ptr },
     })
-    return lib.symbols as unknown as Native
+    return { ...(lib.symbols as unknown as Omit<Native, "ptr" | "toArrayBuffer">), ptr, toArrayBuffer }
   } catch {
     return undefined
   }
@@ -85,7 +89,7 @@ const NOT_ASCII = /[^\x00-\x7f]/
 
 const errno = (lib: Native): number => {
   if (errnoView === undefined) {
-    errnoView = new Int32Array(toArrayBuffer(lib.__errno_location(), 0, 4))
+    errnoView = new Int32Array(lib.toArrayBuffer(lib.__errno_location(), 0, 4))
   }
   return errnoView[0] ?? 0
 }
@@ -110,7 +114,7 @@ export const listFast = (dir: string): ReadonlyArray<FastEntry> | undefined | "f
   const lib = native
   if (lib === undefined) return "fallback"
   const path = encoder.encode(`${dir}\0`)
-  const fd = Number(lib.syscall(SYS_OPENAT2, AT_FDCWD, ptr(path), ptr(HOW), 24))
+  const fd = Number(lib.syscall(SYS_OPENAT2, AT_FDCWD, lib.ptr(path), lib.ptr(HOW), 24))
   if (fd < 0) {
     const code = errno(lib)
     if (code === ENOSYS || code === EPERM) {
@@ -123,7 +127,7 @@ export const listFast = (dir: string): ReadonlyArray<FastEntry> | undefined | "f
   try {
     const out: Array<FastEntry> = []
     for (;;) {
-      const n = Number(lib.getdents64(fd, ptr(BUFFER), BUFFER.length))
+      const n = Number(lib.getdents64(fd, lib.ptr(BUFFER), BUFFER.length))
       if (n < 0) return undefined
       if (n === 0) return out
       // One decoding of the whole batch, one character per byte: an ASCII name is then a slice of it.
