@@ -93,9 +93,12 @@ export const toolCommand = async (
     () => Effect.runSync(Deferred.succeed(cancel, undefined)),
     (signal) => io.out(`${JSON.stringify(cancelledEnvelope(args.name, signal), null, 2)}\n`),
   )
+  // Printed once: before a setting that stops the call (a bad sandbox value) is reported, the warnings still show.
+  let warned = false
   const program = Effect.gen(function* () {
     const { warnings } = yield* Config
     printConfigWarnings(io, warnings)
+    warned = true
     if (strict && warnings.length > 0) return new ConfigStrictError({ count: warnings.length })
     const runner = yield* ToolRunner
     return yield* runner.run({ name: args.name, params: args.params }, { cancelled: Deferred.await(cancel) })
@@ -120,7 +123,10 @@ export const toolCommand = async (
     result = await Effect.runPromise(program)
   } catch (e) {
     // A broken configuration is the command's own error (exit 3, reported by the CLI), not the call's.
-    if (e instanceof ConfigError || (e as { cause?: unknown })?.cause instanceof ConfigError) throw e
+    if (e instanceof ConfigError || (e as { cause?: unknown })?.cause instanceof ConfigError) {
+      if (!warned && project) printConfigWarnings(io, project.config.warnings)
+      throw e
+    }
     // A defect that escaped the pipeline still ends in an envelope (the pipeline turns a tool's own throws into one).
     io.out(`${JSON.stringify(internalEnvelope(args.name, e), null, 2)}\n`)
     return signals.exitCode ?? 1

@@ -65,6 +65,18 @@ describe("anvil.json warnings through the compiled binary", () => {
     expect(strict.stderr).toContain("3 configuration warnings are an error with --strict")
   })
 
+  test("anvil tool: a sandbox value anvil cannot honour stops the call (exit 3) after the warnings are shown", async () => {
+    const root = project({ "anvil.json": '{\n  "modle": "x",\n  "sandbox": { "mode": 5 }\n}\n', "a.txt": "alpha\n" })
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root })
+    const r = await runBinary(["tool", "read", '{"path":"a.txt"}'], { cwd: root })
+    expect(r.code).toBe(3)
+    expect(r.stdout).toBe("")
+    const file = join(root, "anvil.json")
+    expect(r.stderr).toContain(`anvil: warning: ${file}:2:3: unknown key 'modle' — did you mean 'model'?`)
+    expect(r.stderr).toContain(`anvil: warning: ${file}:3:24: 'sandbox.mode' is 5`)
+    expect(r.stderr).toContain("sandbox.mode is one of workspace-write, read-only, off")
+  })
+
   test("anvil run against a model server: warnings on stderr and as stream-json events before init; --strict: exit 2", async () => {
     const root = badRepo()
     const file = join(root, "anvil.json")
