@@ -45,14 +45,26 @@ export const ON_DEMAND_FLOOR = 12_000
 
 export const DEFAULT_OFFER: ToolOffer = { onDemand: true, always: new Set(), extensionBudget: 6_000 }
 
-/** A tool as the model is offered it. */
-export const toolSpec = (tool: Tool): ModelToolSpec => ({
-  name: tool.name,
-  description: tool.description,
-  parameters: parameterJsonSchema(tool),
-})
+// Every request offers the same specs: building the JSON Schemas each time cost about 0.6 ms a request.
+// A tool definition never changes, so its spec is made once (providers only read it).
+const specCache = new WeakMap<Tool, ModelToolSpec>()
 
-const specBytes = (spec: ModelToolSpec) => JSON.stringify(spec).length
+/** A tool as the model is offered it. */
+export const toolSpec = (tool: Tool): ModelToolSpec => {
+  let spec = specCache.get(tool)
+  if (!spec) {
+    spec = { name: tool.name, description: tool.description, parameters: parameterJsonSchema(tool) }
+    specCache.set(tool, spec)
+  }
+  return spec
+}
+
+const sizes = new WeakMap<ModelToolSpec, number>()
+const specBytes = (spec: ModelToolSpec) => {
+  let n = sizes.get(spec)
+  if (n === undefined) sizes.set(spec, (n = JSON.stringify(spec).length))
+  return n
+}
 
 /**
  * Names of the tools the conversation has loaded (load_tools' `data.loaded`)
