@@ -126,8 +126,10 @@ export const listFolder = (request: ListRequest) =>
       }),
     )
     const base = shown === "." ? "" : `${shown}/`
+    // As in ignore files: a pattern leaves out a folder of that name too ("node_modules"); one ending in "/" only folders.
+    const matchesEntry = (m: GlobMatcher, rel: string, isDir: boolean) => matchesPath(m, rel, isDir) || (isDir && matchesPath(m, rel, false))
     const ignoredByGlob = (name: string, isDir: boolean) =>
-      patterns.some((m) => matchesPath(m, name, isDir) || matchesPath(m, `${base}${name}`, isDir))
+      patterns.some((m) => matchesEntry(m, name, isDir) || matchesEntry(m, `${base}${name}`, isDir))
     // .gitignore / .ignore / .rgignore in force here, from the project root (or the enclosing repository) down.
     const rules = request.includeIgnored
       ? undefined

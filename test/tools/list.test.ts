@@ -94,6 +94,15 @@ describe("list: hidden entries and ignore globs", () => {
     expect(r.text).toContain("1 matched the ignore patterns")
   })
 
+  test("a pattern without a trailing / leaves out folders of that name too; with one, only folders", async () => {
+    const r = project({ "vendor/x.js": "", "sub/vendor/y.js": "", "sub/vendor.txt": "", "a.txt": "" })
+    expect(names((await callTool(r, "list", { ignore: ["vendor"] })).envelope.data)).toEqual(["sub", "a.txt", "anvil.json"])
+    expect(names((await callTool(r, "list", { path: "sub", ignore: ["vendor"] })).envelope.data)).toEqual(["vendor.txt"])
+    expect(names((await callTool(r, "list", { path: "sub", ignore: ["vendor*/"] })).envelope.data)).toEqual(["vendor.txt"])
+    expect(names((await callTool(r, "list", { path: "sub", ignore: ["vendor*"] })).envelope.data)).toEqual([])
+    expect(names((await callTool(r, "list", { ignore: ["*.txt"] })).envelope.data)).toEqual(["sub", "vendor", "anvil.json"])
+  })
+
   test(".gitignore'd entries are left out unless include_ignored, and the count says so", async () => {
     const r = project({ ".gitignore": "*.log\nsecret/\n!keep.log\n", "a.log": "", "keep.log": "", "secret/x": "", "src/.gitignore": "gen/\n", "src/gen/x": "", "src/main.py": "" })
     const top = (await callTool(r, "list", {})).envelope
