@@ -7,8 +7,8 @@ import type { ToolError } from "../protocol/tool-error.ts"
  * other error (the workspace's, already translated) passes through.
  */
 export const translateDomainErrors =
-  <D, C>(classes: ReadonlyArray<abstract new (...args: never) => D>, translate: (e: D, call: C) => ToolError) =>
-  <A, E, R>(effect: Effect.Effect<A, E | D, R>, call: C): Effect.Effect<A, E | ToolError, R> => {
+  <D, C = void>(classes: ReadonlyArray<abstract new (...args: never) => D>, translate: (e: D, call: C) => ToolError) =>
+  <A, E, R>(effect: Effect.Effect<A, E | D, R>, call: C): Effect.Effect<A, Exclude<E, D> | ToolError, R> => {
     const isDomain = (e: unknown): e is D => classes.some((c) => e instanceof c)
-    return Effect.mapError(effect, (e) => (isDomain(e) ? translate(e, call) : e))
+    return Effect.mapError(effect, (e) => (isDomain(e) ? translate(e, call) : (e as Exclude<E, D>)))
   }

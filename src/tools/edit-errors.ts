@@ -1,8 +1,8 @@
-import { Effect } from "effect"
 import { EditError } from "../edit/edit-error.ts"
 import type { ErrorCode } from "../protocol/error-code.ts"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { WorkspaceError } from "../workspace/workspace-error.ts"
+import { translateDomainErrors } from "./domain-errors.ts"
 import { workspaceToolError } from "./workspace-errors.ts"
 
 const CODES: Readonly<Record<EditError["reason"], ErrorCode>> = {
@@ -25,7 +25,6 @@ export const editToolError = (e: EditError): ToolError =>
   })
 
 /** A tool's run with the edit domain's errors, and the workspace's beneath them, translated at the boundary. */
-export const withEditErrors = <A, E, R>(effect: Effect.Effect<A, E | EditError | WorkspaceError, R>): Effect.Effect<A, Exclude<E, EditError | WorkspaceError> | ToolError, R> =>
-  Effect.mapError(effect, (e) =>
-    e instanceof EditError ? editToolError(e) : e instanceof WorkspaceError ? workspaceToolError(e) : (e as Exclude<E, EditError | WorkspaceError>),
-  )
+export const withEditErrors = translateDomainErrors<EditError | WorkspaceError>([EditError, WorkspaceError], (e) =>
+  e instanceof EditError ? editToolError(e) : workspaceToolError(e),
+)

@@ -1,4 +1,3 @@
-import type { Effect } from "effect"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
 import { FILES_ERRORS, type FilesError, type PathNotFound } from "../files/files-error.ts"
@@ -61,5 +60,4 @@ export const filesToolError = (e: FilesError): ToolError => {
 }
 
 /** A read or a listing with the files domain's errors translated at the boundary (the workspace's pass through). */
-const translate = translateDomainErrors<FilesError, undefined>(FILES_ERRORS, (e) => filesToolError(e))
-export const withFilesErrors = <A, E, R>(effect: Effect.Effect<A, E | FilesError, R>): Effect.Effect<A, E | ToolError, R> => translate(effect, undefined)
+export const withFilesErrors = translateDomainErrors<FilesError>(FILES_ERRORS, (e) => filesToolError(e))

@@ -1,7 +1,7 @@
-import { Effect } from "effect"
 import type { ErrorCode } from "../protocol/error-code.ts"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { WorkspaceError } from "../workspace/workspace-error.ts"
+import { translateDomainErrors } from "./domain-errors.ts"
 
 const CODES: Readonly<Record<WorkspaceError["reason"], ErrorCode>> = {
   missing: "NOT_FOUND",
@@ -25,5 +25,4 @@ export const workspaceToolError = (e: WorkspaceError): ToolError =>
   })
 
 /** A tool's run with the workspace's errors translated at the boundary. */
-export const withWorkspaceErrors = <A, E, R>(effect: Effect.Effect<A, E | WorkspaceError, R>): Effect.Effect<A, Exclude<E, WorkspaceError> | ToolError, R> =>
-  Effect.mapError(effect, (e) => (e instanceof WorkspaceError ? workspaceToolError(e) : (e as Exclude<E, WorkspaceError>)))
+export const withWorkspaceErrors = translateDomainErrors([WorkspaceError], workspaceToolError)
