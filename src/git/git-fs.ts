@@ -10,5 +10,6 @@ export type GitFsClient = typeof nodeFs
  * service so the tools themselves never import node:fs.
  */
 export class GitFs extends Context.Service<GitFs, { readonly fs: GitFsClient }>()("anvil/GitFs") {
-  static layer = Layer.succeed(GitFs, { fs: nodeFs })
+  static live = { fs: nodeFs }
+  static layer = Layer.succeed(GitFs, GitFs.live)
 }

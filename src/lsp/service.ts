@@ -39,36 +39,36 @@ const isLspError = (e: unknown): e is LspError =>
  * the layer's finalizer stops every server it started.
  */
 export class Lsp extends Context.Service<Lsp, LspShape>()("anvil/Lsp") {
-  static layer = (options: LspServiceOptions) =>
-    Layer.effect(
-      Lsp,
-      Effect.gen(function* () {
-        const section = options.section === false ? {} : options.section
-        const enabled = options.section !== false && section.enabled !== false
-        const settings: LspSettings = {
-          idleMs: number(section, "idle_timeout_ms", 300_000),
-          maxRestarts: number(section, "max_restarts", 3),
-          diagnosticsWaitMs: number(section, "diagnostics_wait_ms", 10_000),
-          requestTimeoutMs: number(section, "request_timeout_ms", 15_000),
-          startTimeoutMs: number(section, "start_timeout_ms", 30_000),
-        }
-        let engine: Promise<LspEngine> | undefined
-        const load = () =>
-          (engine ??= import("./engine.ts").then((m) => new m.LspEngine(options.root, options.env, section, settings, enabled, options.display)))
-        yield* Effect.addFinalizer(() => (engine ? Effect.promise(() => engine!.then((e) => e.close())) : Effect.void))
-        let languages: ReadonlyArray<LanguageSpec> | undefined
-        return {
-          enabled,
-          afterEdit: enabled && section.after_edit !== false,
-          settings,
-          covers: (file, firstLine) => languageFor((languages ??= languagesFromConfig(section).languages), file, firstLine) !== undefined,
-          use: <A>(f: (engine: LspEngine) => Promise<A>) =>
-            Effect.tryPromise({ try: () => load().then(f), catch: (e) => e }).pipe(
-              Effect.catch((e) => (isLspError(e) ? Effect.fail(e) : Effect.die(e))),
-            ),
-        }
-      }),
-    )
+  static make = (options: LspServiceOptions) =>
+    Effect.gen(function* () {
+      const section = options.section === false ? {} : options.section
+      const enabled = options.section !== false && section.enabled !== false
+      const settings: LspSettings = {
+        idleMs: number(section, "idle_timeout_ms", 300_000),
+        maxRestarts: number(section, "max_restarts", 3),
+        diagnosticsWaitMs: number(section, "diagnostics_wait_ms", 10_000),
+        requestTimeoutMs: number(section, "request_timeout_ms", 15_000),
+        startTimeoutMs: number(section, "start_timeout_ms", 30_000),
+      }
+      let engine: Promise<LspEngine> | undefined
+      const load = () =>
+        (engine ??= import("./engine.ts").then((m) => new m.LspEngine(options.root, options.env, section, settings, enabled, options.display)))
+      yield* Effect.addFinalizer(() => (engine ? Effect.promise(() => engine!.then((e) => e.close())) : Effect.void))
+      let languages: ReadonlyArray<LanguageSpec> | undefined
+      return Lsp.of({
+        enabled,
+        afterEdit: enabled && section.after_edit !== false,
+        settings,
+        covers: (file, firstLine) => languageFor((languages ??= languagesFromConfig(section).languages), file, firstLine) !== undefined,
+        use: <A>(f: (engine: LspEngine) => Promise<A>) =>
+          Effect.tryPromise({ try: () => load().then(f), catch: (e) => e }).pipe(
+            Effect.catch((e) => (isLspError(e) ? Effect.fail(e) : Effect.die(e))),
+          ),
+      })
+    })
+
+  /** {@link Lsp.make} as a layer. */
+  static layer = (options: LspServiceOptions) => Layer.effect(Lsp, Lsp.make(options))
 
   /** No servers at all (tests and embedders that want none). */
   static none = Layer.succeed(Lsp, {

@@ -106,5 +106,6 @@ export const makeHttpClient = (fetchFn: FetchFn): HttpClientShape => ({
 /** HTTP for tools (fetch): injected, so tools never call a global fetch. */
 export class HttpClient extends Context.Service<HttpClient, HttpClientShape>()("anvil/HttpClient") {
   /** Bun's fetch (not undici). */
-  static layer = Layer.sync(HttpClient, () => makeHttpClient((url, init) => globalThis.fetch(url, init)))
+  static make = Effect.sync(() => makeHttpClient((url, init) => globalThis.fetch(url, init)))
+  static layer = Layer.effect(HttpClient, HttpClient.make)
 }

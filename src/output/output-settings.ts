@@ -37,25 +37,25 @@ export class OutputSettings extends Context.Service<OutputSettings, OutputSettin
    * Environment (TOOL_OUTPUT_*) over anvil.json's `output` section over the
    * defaults. The spill folder defaults to `.anvil/tool-output` under the root.
    */
-  static fromConfig = (root: string) =>
-    Layer.effect(
-      OutputSettings,
-      Effect.gen(function* () {
-        const config = yield* Config
-        const path = yield* Path
-        const env = config.env
-        const dir = env.TOOL_OUTPUT_DIR ?? config.get("output.dir", "")
-        return {
-          maxLines: positive(env.TOOL_OUTPUT_MAX_LINES) ?? config.count("output.max_lines", OUTPUT_DEFAULTS.maxLines),
-          maxBytes: positive(env.TOOL_OUTPUT_MAX_BYTES) ?? config.count("output.max_bytes", OUTPUT_DEFAULTS.maxBytes),
-          direction:
-            direction(env.TOOL_OUTPUT_TRUNCATE_DIRECTION) ??
-            direction(config.get("output.direction", "")) ??
-            OUTPUT_DEFAULTS.direction,
-          ...(dir === "" ? { dir: plannedStateDir(root, "tool-output", env), stateRoot: root, stateEnv: env } : { dir: path.resolve(root, dir) }),
-          retentionDays:
-            positive(env.TOOL_OUTPUT_RETENTION_DAYS) ?? config.count("output.retention_days", OUTPUT_DEFAULTS.retentionDays),
-        }
-      }),
-    )
+  static make = (root: string) =>
+    Effect.gen(function* () {
+      const config = yield* Config
+      const path = yield* Path
+      const env = config.env
+      const dir = env.TOOL_OUTPUT_DIR ?? config.get("output.dir", "")
+      return {
+        maxLines: positive(env.TOOL_OUTPUT_MAX_LINES) ?? config.count("output.max_lines", OUTPUT_DEFAULTS.maxLines),
+        maxBytes: positive(env.TOOL_OUTPUT_MAX_BYTES) ?? config.count("output.max_bytes", OUTPUT_DEFAULTS.maxBytes),
+        direction:
+          direction(env.TOOL_OUTPUT_TRUNCATE_DIRECTION) ??
+          direction(config.get("output.direction", "")) ??
+          OUTPUT_DEFAULTS.direction,
+        ...(dir === "" ? { dir: plannedStateDir(root, "tool-output", env), stateRoot: root, stateEnv: env } : { dir: path.resolve(root, dir) }),
+        retentionDays:
+          positive(env.TOOL_OUTPUT_RETENTION_DAYS) ?? config.count("output.retention_days", OUTPUT_DEFAULTS.retentionDays),
+      }
+    })
+
+  /** {@link OutputSettings.make} as a layer. */
+  static fromConfig = (root: string) => Layer.effect(OutputSettings, OutputSettings.make(root))
 }

@@ -34,20 +34,21 @@ export const sweepSpills = Effect.fn("sweepSpills")(function* (dir: string, rete
 export const SWEEP_EVERY = Duration.hours(1)
 
 /**
- * Retention as a scoped layer: one sweep when it starts, then a
+ * Retention for a session: one sweep when it starts, then a
  * sweep every hour for as long as the scope lives.
  */
-export const RetentionLive = Layer.effectDiscard(
-  Effect.gen(function* () {
-    const { dir, retentionDays } = yield* OutputSettings
-    yield* sweepSpills(dir, retentionDays)
-    yield* sweepSpills(dir, retentionDays).pipe(
-      Effect.repeat(Schedule.spaced(SWEEP_EVERY)),
-      Effect.delay(SWEEP_EVERY),
-      Effect.forkScoped,
-    )
-  }),
-)
+export const startRetention = Effect.gen(function* () {
+  const { dir, retentionDays } = yield* OutputSettings
+  yield* sweepSpills(dir, retentionDays)
+  yield* sweepSpills(dir, retentionDays).pipe(
+    Effect.repeat(Schedule.spaced(SWEEP_EVERY)),
+    Effect.delay(SWEEP_EVERY),
+    Effect.forkScoped,
+  )
+})
+
+/** {@link startRetention} as a layer. */
+export const RetentionLive = Layer.effectDiscard(startRetention)
 
 /**
  * Retention for a one-call process (`anvil tool`): no sweep at start, where
@@ -55,22 +56,21 @@ export const RetentionLive = Layer.effectDiscard(
  * store only grows by spills, so it stays as bounded as with a sweep at start.
  * Wraps the SpillStore it is given.
  */
-export const RetentionOnSpill = Layer.effect(
-  SpillStore,
-  Effect.gen(function* () {
-    const store = yield* SpillStore
-    const { dir, retentionDays } = yield* OutputSettings
-    const platform = yield* Effect.context<FileSystem | Path>()
-    let swept = false
-    const sweepOnce = Effect.suspend(() => {
-      if (swept) return Effect.void
-      swept = true
-      return sweepSpills(dir, retentionDays).pipe(Effect.asVoid, Effect.provideContext(platform))
-    })
-    return {
-      dir: store.dir,
-      spill: (toolTitle: string, content: string, text?: string) => store.spill(toolTitle, content, text).pipe(Effect.tap(() => sweepOnce)),
-      openStream: (toolTitle: string, extension: string) => store.openStream(toolTitle, extension).pipe(Effect.tap(() => sweepOnce)),
-    }
-  }),
-)
+export const retentionOnSpill = Effect.gen(function* () {
+  const store = yield* SpillStore
+  const { dir, retentionDays } = yield* OutputSettings
+  const platform = yield* Effect.context<FileSystem | Path>()
+  let swept = false
+  const sweepOnce = Effect.suspend(() => {
+    if (swept) return Effect.void
+    swept = true
+    return sweepSpills(dir, retentionDays).pipe(Effect.asVoid, Effect.provideContext(platform))
+  })
+  return {
+    dir: store.dir,
+    spill: (toolTitle: string, content: string, text?: string) => store.spill(toolTitle, content, text).pipe(Effect.tap(() => sweepOnce)),
+    openStream: (toolTitle: string, extension: string) => store.openStream(toolTitle, extension).pipe(Effect.tap(() => sweepOnce)),
+  }
+})
+
+export const RetentionOnSpill = Layer.effect(SpillStore, retentionOnSpill)

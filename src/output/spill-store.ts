@@ -80,75 +80,75 @@ export const spillStamp = (ms: number): string => {
 }
 
 export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("anvil/SpillStore") {
-  static layer = Layer.effect(
-    SpillStore,
-    Effect.gen(function* () {
-      const fs = yield* FileSystem
-      const path = yield* Path
-      const settings = yield* OutputSettings
-      const { dir } = settings
-      const platform = yield* Effect.context<FileSystem | Path>()
-      // The folder is made (and, for anvil's own one, checked to be a real folder inside the root) at each use:
-      // files are then created exclusively in it, so a name planted as a link is never written through.
-      // The folder is then opened and must really be that folder: the files are created through the open
-      // descriptor, so a folder swapped for a link after the check is never written into.
-      const prepare = Effect.acquireRelease(
-        Effect.try({
-          try: () => {
-            let folder = dir
-            if (settings.stateRoot !== undefined) folder = ensureStateDir(settings.stateRoot, "tool-output", settings.stateEnv)
-            else {
-              mkdirSync(dir, { recursive: true })
-              try {
-                writeFileSync(join(dir, ".gitignore"), "*\n", { flag: "wx" })
-              } catch {
-                // there already
-              }
-              folder = realpathSync(dir)
+  /** The store over the settings' folder. */
+  static make = Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const settings = yield* OutputSettings
+    const { dir } = settings
+    const platform = yield* Effect.context<FileSystem | Path>()
+    // The folder is made (and, for anvil's own one, checked to be a real folder inside the root) at each use:
+    // files are then created exclusively in it, so a name planted as a link is never written through.
+    // The folder is then opened and must really be that folder: the files are created through the open
+    // descriptor, so a folder swapped for a link after the check is never written into.
+    const prepare = Effect.acquireRelease(
+      Effect.try({
+        try: () => {
+          let folder = dir
+          if (settings.stateRoot !== undefined) folder = ensureStateDir(settings.stateRoot, "tool-output", settings.stateEnv)
+          else {
+            mkdirSync(dir, { recursive: true })
+            try {
+              writeFileSync(join(dir, ".gitignore"), "*\n", { flag: "wx" })
+            } catch {
+              // there already
             }
-            return { folder, checked: openCheckedDir((p) => p === folder, folder) }
-          },
-          catch: (e) => (e instanceof Error ? e : new Error(String(e))),
-        }),
-        ({ checked }) => Effect.sync(() => closeQuietly(checked.fd)),
-      )
-      const spill = (toolTitle: string, content: string, text?: string) =>
-        Effect.gen(function* () {
-          const { folder, checked } = yield* prepare
-          const stamp = spillStamp(yield* Clock.currentTimeMillis)
-          const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
-          const bytes = new TextEncoder().encode(content)
-          for (let n = 1; ; n++) {
-            const name = `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.json`
-            const file = path.join(folder, name)
-            const written = yield* fs.writeFile(inDir(checked, name), bytes, { flag: "wx" }).pipe(Effect.result)
-            if (written._tag === "Success") {
-              if (text === undefined) return { json: file }
-              // The JSON name was claimed exclusively, so its sibling is ours too.
-              const sidecar = name.replace(/\.json$/, ".output.txt")
-              yield* fs.writeFile(inDir(checked, sidecar), new TextEncoder().encode(text), { flag: "wx" })
-              return { json: file, text: path.join(folder, sidecar) }
-            }
-            if (written.failure.reason._tag !== "AlreadyExists") return yield* Effect.fail(written.failure as Error)
+            folder = realpathSync(dir)
           }
-        }).pipe(Effect.scoped, Effect.provideContext(platform))
-      const openStream = (toolTitle: string, extension: string) =>
-        Effect.gen(function* () {
-          const { folder, checked } = yield* prepare
-          const stamp = spillStamp(yield* Clock.currentTimeMillis)
-          const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
-          const ext = extension.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "") || "txt"
-          for (let n = 1; ; n++) {
-            const name = `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.${ext}`
-            const opened = yield* Effect.try({
-              try: () => openSync(inDir(checked, name), CREATE_NEW, 0o666),
-              catch: (e) => e as NodeJS.ErrnoException,
-            }).pipe(Effect.result)
-            if (opened._tag === "Success") return appendOnly(opened.success, path.join(folder, name))
-            if (opened.failure.code !== "EEXIST") return yield* Effect.fail(opened.failure as Error)
+          return { folder, checked: openCheckedDir((p) => p === folder, folder) }
+        },
+        catch: (e) => (e instanceof Error ? e : new Error(String(e))),
+      }),
+      ({ checked }) => Effect.sync(() => closeQuietly(checked.fd)),
+    )
+    const spill = (toolTitle: string, content: string, text?: string) =>
+      Effect.gen(function* () {
+        const { folder, checked } = yield* prepare
+        const stamp = spillStamp(yield* Clock.currentTimeMillis)
+        const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
+        const bytes = new TextEncoder().encode(content)
+        for (let n = 1; ; n++) {
+          const name = `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.json`
+          const file = path.join(folder, name)
+          const written = yield* fs.writeFile(inDir(checked, name), bytes, { flag: "wx" }).pipe(Effect.result)
+          if (written._tag === "Success") {
+            if (text === undefined) return { json: file }
+            // The JSON name was claimed exclusively, so its sibling is ours too.
+            const sidecar = name.replace(/\.json$/, ".output.txt")
+            yield* fs.writeFile(inDir(checked, sidecar), new TextEncoder().encode(text), { flag: "wx" })
+            return { json: file, text: path.join(folder, sidecar) }
           }
-        }).pipe(Effect.scoped)
-      return { dir, spill, openStream }
-    }),
-  )
+          if (written.failure.reason._tag !== "AlreadyExists") return yield* Effect.fail(written.failure as Error)
+        }
+      }).pipe(Effect.scoped, Effect.provideContext(platform))
+    const openStream = (toolTitle: string, extension: string) =>
+      Effect.gen(function* () {
+        const { folder, checked } = yield* prepare
+        const stamp = spillStamp(yield* Clock.currentTimeMillis)
+        const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
+        const ext = extension.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "") || "txt"
+        for (let n = 1; ; n++) {
+          const name = `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.${ext}`
+          const opened = yield* Effect.try({
+            try: () => openSync(inDir(checked, name), CREATE_NEW, 0o666),
+            catch: (e) => e as NodeJS.ErrnoException,
+          }).pipe(Effect.result)
+          if (opened._tag === "Success") return appendOnly(opened.success, path.join(folder, name))
+          if (opened.failure.code !== "EEXIST") return yield* Effect.fail(opened.failure as Error)
+        }
+      }).pipe(Effect.scoped)
+    return { dir, spill, openStream }
+  })
+
+  static layer = Layer.effect(SpillStore, SpillStore.make)
 }

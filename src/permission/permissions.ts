@@ -108,68 +108,69 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
    * (`--allow`, "always for this session") are consulted before asking; a deny
    * rule is never overridden.
    */
-  static layer = (onAsk: (request: PermissionRequest) => Effect.Effect<boolean | AskAnswer>, options: PermissionsOptions = {}) =>
-    Layer.effect(
-      Permissions,
-      Effect.gen(function* () {
-        const config = yield* Config
-        const workspace = Option.getOrUndefined(yield* Effect.serviceOption(Workspace))
-        const fs = Option.getOrUndefined(yield* Effect.serviceOption(FileSystem))
-        const pathService = Option.getOrUndefined(yield* Effect.serviceOption(Path))
-        const approved: Array<AllowRule> = [...(options.allow ?? [])]
-        const normalize = (p: string): string => {
-          if (!workspace || !pathService) return p.replace(/^\.\//, "")
-          return workspace.display(pathService.resolve(workspace.cwd, p))
-        }
-        const permission = () => config.get("permission", {} as Record<string, unknown>)
-        const subjectsFor = (tool: Tool, params: unknown) =>
-          tool.permissionSubjects ? tool.permissionSubjects(params) : subjectsOf(params, normalize)
-        const sandbox = options.sandbox
-        /** The tool's own default level; a confined call of an asking tool is allowed with sandbox.auto_allow. */
-        const defaultLevel = (tool: Tool, params: unknown): PermissionLevel =>
-          tool.permission === "ask" && sandbox?.autoAllow && tool.sandboxedCall?.(params) === true && sandbox.confining ? "allow" : (tool.permission ?? "allow")
-        const levelOf = (tool: Tool, params: unknown) => levelFor(toolRules(permission(), tool.name), defaultLevel(tool, params), subjectsFor(tool, params))
+  static make = (onAsk: (request: PermissionRequest) => Effect.Effect<boolean | AskAnswer>, options: PermissionsOptions = {}) =>
+    Effect.gen(function* () {
+      const config = yield* Config
+      const workspace = Option.getOrUndefined(yield* Effect.serviceOption(Workspace))
+      const fs = Option.getOrUndefined(yield* Effect.serviceOption(FileSystem))
+      const pathService = Option.getOrUndefined(yield* Effect.serviceOption(Path))
+      const approved: Array<AllowRule> = [...(options.allow ?? [])]
+      const normalize = (p: string): string => {
+        if (!workspace || !pathService) return p.replace(/^\.\//, "")
+        return workspace.display(pathService.resolve(workspace.cwd, p))
+      }
+      const permission = () => config.get("permission", {} as Record<string, unknown>)
+      const subjectsFor = (tool: Tool, params: unknown) =>
+        tool.permissionSubjects ? tool.permissionSubjects(params) : subjectsOf(params, normalize)
+      const sandbox = options.sandbox
+      /** The tool's own default level; a confined call of an asking tool is allowed with sandbox.auto_allow. */
+      const defaultLevel = (tool: Tool, params: unknown): PermissionLevel =>
+        tool.permission === "ask" && sandbox?.autoAllow && tool.sandboxedCall?.(params) === true && sandbox.confining ? "allow" : (tool.permission ?? "allow")
+      const levelOf = (tool: Tool, params: unknown) => levelFor(toolRules(permission(), tool.name), defaultLevel(tool, params), subjectsFor(tool, params))
 
-        const check = (request: PermissionRequest): Effect.Effect<PermissionDecision> =>
-          Effect.gen(function* () {
-            const subjects = request.subjects ?? subjectsFor(request.tool, request.params)
-            const level = levelFor(toolRules(permission(), request.tool.name), defaultLevel(request.tool, request.params), subjects)
-            const what = subjects ? ` (${subjects.values.join(", ")})` : ""
-            if (level === "deny") {
-              return { allowed: false, reason: `The '${request.tool.name}' call${what} is denied by the permission settings.` } as const
-            }
-            if (request.tool.sandboxedCall?.(request.params) === false && sandbox?.confining) {
-              // Leaving the sandbox: a person decides, whatever the rules say.
-              if ((options.allow ?? []).some((rule) => namesCommand(rule, request.tool.name, subjects))) return { allowed: true } as const
-              const answer = yield* onAsk({ ...request, subjects, unconfined: true })
-              if (answer === true || answer === "once" || answer === "session" || answer === "always") return { allowed: true } as const
-              if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params } as const
-              if (typeof answer === "object") return { allowed: false, reason: answer.deny } as const
-              return { allowed: false, reason: `The user did not approve running this command outside the sandbox${what}.` } as const
-            }
-            if (level === "allow") return { allowed: true } as const
-            if (approved.some((rule) => allowCovers(rule, request.tool.name, subjects))) return { allowed: true } as const
-            const answer = yield* onAsk({ ...request, subjects })
-            if (answer === true || answer === "once") return { allowed: true } as const
-            if (answer === "session" || answer === "always") {
-              const rules = rulesForAnswer(request.tool, subjects)
-              approved.push(...rules)
-              if (answer === "always" && workspace && fs && pathService) {
-                yield* saveAllowRules(workspace.root, rules).pipe(
-                  Effect.provideService(FileSystem, fs),
-                  Effect.provideService(Path, pathService),
-                  Effect.catch((e) => Effect.logWarning(`Could not save the permission rule (${rules.map(showAllowRule).join(", ")}): ${String(e)}`)),
-                )
-              }
-              return { allowed: true } as const
-            }
+      const check = (request: PermissionRequest): Effect.Effect<PermissionDecision> =>
+        Effect.gen(function* () {
+          const subjects = request.subjects ?? subjectsFor(request.tool, request.params)
+          const level = levelFor(toolRules(permission(), request.tool.name), defaultLevel(request.tool, request.params), subjects)
+          const what = subjects ? ` (${subjects.values.join(", ")})` : ""
+          if (level === "deny") {
+            return { allowed: false, reason: `The '${request.tool.name}' call${what} is denied by the permission settings.` } as const
+          }
+          if (request.tool.sandboxedCall?.(request.params) === false && sandbox?.confining) {
+            // Leaving the sandbox: a person decides, whatever the rules say.
+            if ((options.allow ?? []).some((rule) => namesCommand(rule, request.tool.name, subjects))) return { allowed: true } as const
+            const answer = yield* onAsk({ ...request, subjects, unconfined: true })
+            if (answer === true || answer === "once" || answer === "session" || answer === "always") return { allowed: true } as const
             if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params } as const
             if (typeof answer === "object") return { allowed: false, reason: answer.deny } as const
-            return { allowed: false, reason: `The user did not approve this '${request.tool.name}' call${what}.` } as const
-          })
-        return { check, levelOf, allow: (rule) => Effect.sync(() => void approved.push(rule)) }
-      }),
-    )
+            return { allowed: false, reason: `The user did not approve running this command outside the sandbox${what}.` } as const
+          }
+          if (level === "allow") return { allowed: true } as const
+          if (approved.some((rule) => allowCovers(rule, request.tool.name, subjects))) return { allowed: true } as const
+          const answer = yield* onAsk({ ...request, subjects })
+          if (answer === true || answer === "once") return { allowed: true } as const
+          if (answer === "session" || answer === "always") {
+            const rules = rulesForAnswer(request.tool, subjects)
+            approved.push(...rules)
+            if (answer === "always" && workspace && fs && pathService) {
+              yield* saveAllowRules(workspace.root, rules).pipe(
+                Effect.provideService(FileSystem, fs),
+                Effect.provideService(Path, pathService),
+                Effect.catch((e) => Effect.logWarning(`Could not save the permission rule (${rules.map(showAllowRule).join(", ")}): ${String(e)}`)),
+              )
+            }
+            return { allowed: true } as const
+          }
+          if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params } as const
+          if (typeof answer === "object") return { allowed: false, reason: answer.deny } as const
+          return { allowed: false, reason: `The user did not approve this '${request.tool.name}' call${what}.` } as const
+        })
+      return Permissions.of({ check, levelOf, allow: (rule) => Effect.sync(() => void approved.push(rule)) })
+    })
+
+  /** {@link Permissions.make} as a layer. */
+  static layer = (onAsk: (request: PermissionRequest) => Effect.Effect<boolean | AskAnswer>, options: PermissionsOptions = {}) =>
+    Layer.effect(Permissions, Permissions.make(onAsk, options))
 
   /** Everything the rules allow or ask runs: for direct invocations and tests. */
   static allowAsked = Permissions.layer(() => Effect.succeed(true))

@@ -8,15 +8,15 @@ import { ChildProcessSpawner, make } from "effect/process/ChildProcessSpawner"
  * node:child_process and Node's streams, several milliseconds of every start)
  * imported on the first spawn: most tool calls start no process through it.
  */
-export const lazyChildProcessSpawner: Layer.Layer<ChildProcessSpawner, never, FileSystem | Path> = Layer.effect(
-  ChildProcessSpawner,
-  Effect.gen(function* () {
-    const context = yield* Effect.context<FileSystem | Path>()
-    let real: Promise<ChildProcessSpawner["Service"]> | undefined
-    const load = () =>
-      (real ??= import("@effect/platform-node/NodeChildProcessSpawner").then((m) =>
-        Effect.runPromise(Effect.service(ChildProcessSpawner).pipe(Effect.provide(m.layer), Effect.provide(context))),
-      ))
-    return make((command) => Effect.flatMap(Effect.promise(load), (spawner) => spawner.spawn(command)))
-  }),
-)
+export const makeLazySpawner = Effect.gen(function* () {
+  const context = yield* Effect.context<FileSystem | Path>()
+  let real: Promise<ChildProcessSpawner["Service"]> | undefined
+  const load = () =>
+    (real ??= import("@effect/platform-node/NodeChildProcessSpawner").then((m) =>
+      Effect.runPromise(Effect.service(ChildProcessSpawner).pipe(Effect.provide(m.layer), Effect.provide(context))),
+    ))
+  return make((command) => Effect.flatMap(Effect.promise(load), (spawner) => spawner.spawn(command)))
+})
+
+/** {@link makeLazySpawner} as a layer. */
+export const lazyChildProcessSpawner: Layer.Layer<ChildProcessSpawner, never, FileSystem | Path> = Layer.effect(ChildProcessSpawner, makeLazySpawner)

@@ -88,7 +88,8 @@ export interface ProcessRunnerShape {
 
 export class ProcessRunner extends Context.Service<ProcessRunner, ProcessRunnerShape>()("anvil/ProcessRunner") {
   /** The runner on Bun.spawn. */
-  static layer = Layer.sync(ProcessRunner, () => ({ run: runProcess }))
+  static make = Effect.sync((): ProcessRunnerShape => ({ run: runProcess }))
+  static layer = Layer.effect(ProcessRunner, ProcessRunner.make)
 }
 
 /** What is needed of a stream reader to cut it off. */

@@ -247,14 +247,14 @@ export const confinementOf = (sandbox: Promise<SandboxShape> | SandboxShape): Co
 /** The command sandbox of a session (README, "The command sandbox", says what it confines). */
 export class Sandbox extends Context.Service<Sandbox, SandboxShape>()("anvil/Sandbox") {
   /** A sandbox for the session; its temporary folder and proxy go when the scope closes. */
-  static layer = (options: SandboxOptions) =>
-    Layer.effect(
-      Sandbox,
-      Effect.acquireRelease(
-        Effect.sync(() => makeSandbox(options)),
-        (s) => Effect.promise(() => s.close()),
-      ).pipe(Effect.map((s) => s.service)),
-    )
+  static make = (options: SandboxOptions) =>
+    Effect.acquireRelease(
+      Effect.sync(() => makeSandbox(options)),
+      (s) => Effect.promise(() => s.close()),
+    ).pipe(Effect.map((s) => s.service))
+
+  /** {@link Sandbox.make} as a layer. */
+  static layer = (options: SandboxOptions) => Layer.effect(Sandbox, Sandbox.make(options))
 
   /** Commands run as they are (tests of other things, and mode off). */
   static off = Layer.succeed(Sandbox, makeSandbox({ root: "/", env: {}, sessionId: "off", settings: { mode: "off", require: false, writable: [], protected: [], denyRead: [], network: { kind: "off" }, autoAllow: false } }).service)

@@ -51,7 +51,8 @@ export const keysOf = (typed: string): ReadonlyArray<TerminalKey> =>
 
 export class UserTerminal extends Context.Service<UserTerminal, UserTerminalShape>()("anvil/UserTerminal") {
   /** No one to ask: scripted runs, pipes, CI. */
-  static none = Layer.succeed(UserTerminal, { interactive: false, write: () => Effect.void, keys: endedQueue })
+  static nobody: UserTerminalShape = { interactive: false, write: () => Effect.void, keys: endedQueue }
+  static none = Layer.succeed(UserTerminal, UserTerminal.nobody)
 
   /** Pre-recorded key presses, with everything written collected in `output` (tests, replays). */
   static scripted = (keys: ReadonlyArray<TerminalKey> | string, output: Array<string> = []) =>

@@ -62,175 +62,175 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
    * `R` is what the registered tools need beyond the runner's own services; it
    * is captured when the layer is built and provided to every call.
    */
-  static layer = <R>(registry: ToolRegistry) =>
-    Layer.effect(
-      ToolRunner,
-      Effect.gen(function* () {
-        const services = yield* Effect.context<R | ToolRunnerDeps>()
-        const workspace = Context.get(services as Context.Context<Workspace>, Workspace)
-        const permissions = Context.get(services as Context.Context<Permissions>, Permissions)
-        const settings = Context.get(services as Context.Context<OutputSettings>, OutputSettings)
-        const store = Context.get(services as Context.Context<SpillStore>, SpillStore)
-        const afterChange = Context.getOption(services as Context.Context<AfterChange>, AfterChange)
-        const checkChanges = (result: ToolResult) => {
-          const files = afterChange._tag === "Some" ? writtenFiles(result) : []
-          return files.length === 0 || afterChange._tag === "None" ? Effect.succeed(undefined) : afterChange.value.check(files)
-        }
-        let counter = 0
+  static make = <R>(registry: ToolRegistry) =>
+    Effect.gen(function* () {
+      const services = yield* Effect.context<R | ToolRunnerDeps>()
+      const workspace = Context.get(services as Context.Context<Workspace>, Workspace)
+      const permissions = Context.get(services as Context.Context<Permissions>, Permissions)
+      const settings = Context.get(services as Context.Context<OutputSettings>, OutputSettings)
+      const store = Context.get(services as Context.Context<SpillStore>, SpillStore)
+      const afterChange = Context.getOption(services as Context.Context<AfterChange>, AfterChange)
+      const checkChanges = (result: ToolResult) => {
+        const files = afterChange._tag === "Some" ? writtenFiles(result) : []
+        return files.length === 0 || afterChange._tag === "None" ? Effect.succeed(undefined) : afterChange.value.check(files)
+      }
+      let counter = 0
 
-        // Last line of defence: a defect anywhere in the pipeline (a tool's result that breaks rendering,
-        // a throwing hook) is an INTERNAL_ERROR envelope for this call; the host goes on.
-        const run = (call: ToolCall, options: RunOptions = {}): Effect.Effect<ToolOutcome> =>
-          runCall(call, options).pipe(Effect.catchDefect((defect) => Effect.succeed(internalOutcome(call, defect))))
+      // Last line of defence: a defect anywhere in the pipeline (a tool's result that breaks rendering,
+      // a throwing hook) is an INTERNAL_ERROR envelope for this call; the host goes on.
+      const run = (call: ToolCall, options: RunOptions = {}): Effect.Effect<ToolOutcome> =>
+        runCall(call, options).pipe(Effect.catchDefect((defect) => Effect.succeed(internalOutcome(call, defect))))
 
-        const runCall = (call: ToolCall, options: RunOptions = {}): Effect.Effect<ToolOutcome> =>
-          Effect.gen(function* () {
-            const started = yield* Clock.currentTimeMillis
-            const callId = call.callId ?? `tc_${++counter}`
-            const tool = registry.lookup(call.name)
-            // params_input is recorded verbatim unless the tool masks secrets in it; the
-            // spill file and execution history are built from this same context.
-            const context = { cwd: workspace.cwdDisplay, params_input: recordedParams(tool, call.params ?? {}) }
-            const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - started))
+      const runCall = (call: ToolCall, options: RunOptions = {}): Effect.Effect<ToolOutcome> =>
+        Effect.gen(function* () {
+          const started = yield* Clock.currentTimeMillis
+          const callId = call.callId ?? `tc_${++counter}`
+          const tool = registry.lookup(call.name)
+          // params_input is recorded verbatim unless the tool masks secrets in it; the
+          // spill file and execution history are built from this same context.
+          const context = { cwd: workspace.cwdDisplay, params_input: recordedParams(tool, call.params ?? {}) }
+          const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - started))
 
-            const fail = (title: string, error: ToolError, t: Tool | undefined) =>
-              Effect.gen(function* () {
-                const time_ms = yield* elapsed
-                // A message over ECHO_CHARS is cut. INVALID_PARAM quotes the input: the rest is dropped; any
-                // other message (a command's output) moves whole into the text, which the truncation layer bounds and spills.
-                const long = error.message.length > ECHO_CHARS
-                const details = long && error.code !== "INVALID_PARAM" ? [error.message, error.details].filter((d) => d !== undefined).join("\n\n") : error.details
-                const envelopeError: EnvelopeError = {
-                  code: error.code,
-                  message: capText(error.message),
-                  // Field errors quote the input too (calculator: "unknown name '<the expression>'"): cut like the message.
-                  ...(error.fieldErrors && error.fieldErrors.length > 0
-                    ? { field_errors: error.fieldErrors.map((f) => ({ field: capText(f.field, 200), message: capText(f.message) })) }
-                    : {}),
-                  retryable: error.retryable ?? defaultRetryable(error.code),
-                }
-                const hints = error.hints ?? []
-                const envelope: Envelope = {
-                  status: "error",
-                  data: {},
-                  text: renderErrorText(title, envelopeError, hints, details),
-                  error: envelopeError,
-                  stats: { time_ms },
-                  context: { ...context, ...error.context },
-                }
-                return yield* finish(title, callId, envelope, hints, undefined, undefined, options, t)
-              })
+          const fail = (title: string, error: ToolError, t: Tool | undefined) =>
+            Effect.gen(function* () {
+              const time_ms = yield* elapsed
+              // A message over ECHO_CHARS is cut. INVALID_PARAM quotes the input: the rest is dropped; any
+              // other message (a command's output) moves whole into the text, which the truncation layer bounds and spills.
+              const long = error.message.length > ECHO_CHARS
+              const details = long && error.code !== "INVALID_PARAM" ? [error.message, error.details].filter((d) => d !== undefined).join("\n\n") : error.details
+              const envelopeError: EnvelopeError = {
+                code: error.code,
+                message: capText(error.message),
+                // Field errors quote the input too (calculator: "unknown name '<the expression>'"): cut like the message.
+                ...(error.fieldErrors && error.fieldErrors.length > 0
+                  ? { field_errors: error.fieldErrors.map((f) => ({ field: capText(f.field, 200), message: capText(f.message) })) }
+                  : {}),
+                retryable: error.retryable ?? defaultRetryable(error.code),
+              }
+              const hints = error.hints ?? []
+              const envelope: Envelope = {
+                status: "error",
+                data: {},
+                text: renderErrorText(title, envelopeError, hints, details),
+                error: envelopeError,
+                stats: { time_ms },
+                context: { ...context, ...error.context },
+              }
+              return yield* finish(title, callId, envelope, hints, undefined, undefined, options, t)
+            })
 
-            if (!tool) {
-              const known = registry.tools.map((t) => t.name).join(", ")
-              return yield* fail(
-                call.name,
-                new ToolError({
-                  code: "INVALID_PARAM",
-                  message: `Unknown tool '${call.name}'. Available tools: ${known}.`,
-                  fieldErrors: [{ field: "name", message: "unknown tool" }],
-                }),
-                undefined,
-              )
-            }
-            const decoded = decodeParams(tool, call.params)
-            if (!decoded.ok) return yield* fail(tool.title, decoded.error, tool)
-
-            // Hooks before the permission check, so the permission judges the parameters that will run.
-            let params = decoded.value
-            if (tool.beforeCall) {
-              const before = yield* Effect.suspend(() => tool.beforeCall!(params, { callId, rawParams: call.params })).pipe(Effect.result)
-              if (before._tag === "Failure") return yield* fail(tool.title, before.failure, tool)
-              params = before.success
-            }
-
-            const decision = yield* permissions.check({ tool, params, callId })
-            if (!decision.allowed) {
-              return yield* fail(tool.title, new ToolError({ code: "PERMISSION_DENIED", message: decision.reason }), tool)
-            }
-            // Whoever approved the call may have changed its parameters (a host's updatedInput): they are decoded again.
-            if (decision.params !== undefined) {
-              const changed = decodeParams(tool, decision.params)
-              if (!changed.ok) return yield* fail(tool.title, changed.error, tool)
-              params = changed.value
-            }
-
-            // suspend: a tool that throws instead of failing becomes INTERNAL_ERROR below, not a crash of the host.
-            const running = Effect.suspend(
-              () => tool.run(params, { callId, rawParams: call.params }) as Effect.Effect<ToolResult, ToolError, R>,
+          if (!tool) {
+            const known = registry.tools.map((t) => t.name).join(", ")
+            return yield* fail(
+              call.name,
+              new ToolError({
+                code: "INVALID_PARAM",
+                message: `Unknown tool '${call.name}'. Available tools: ${known}.`,
+                fieldErrors: [{ field: "name", message: "unknown tool" }],
+              }),
+              undefined,
             )
-            const cancellable = options.cancelled
-              ? Effect.raceFirst(running, Effect.andThen(options.cancelled, Effect.interrupt))
-              : running
-            const exit = yield* cancellable.pipe(Effect.provideContext(services), Effect.exit)
-            if (exit._tag === "Failure") {
-              const failure = exit.cause.reasons.find(Cause.isFailReason)
-              if (failure && failure.error instanceof ToolError) return yield* fail(tool.title, failure.error, tool)
-              const interrupted = exit.cause.reasons.some(Cause.isInterruptReason) && !exit.cause.reasons.some(Cause.isDieReason)
-              return yield* fail(
-                tool.title,
-                interrupted
-                  ? new ToolError({ code: "CANCELLED", message: `The ${tool.title} call was cancelled.` })
-                  : new ToolError({ code: "INTERNAL_ERROR", message: `${tool.title} failed unexpectedly: ${capText(defectMessage(exit.cause), 500)}` }),
-                tool,
-              )
-            }
-            const result: ToolResult = yield* withFullOutput(withNote(exit.value, yield* checkChanges(exit.value)), tool.title, store, workspace.display)
-            const status = result.status ?? "success"
-            const hints = result.hints ?? []
-            const envelope: Envelope = {
-              status,
-              data: result.data,
-              text: renderResultText(result.header ?? tool.title, result.text, status, hints),
-              stats: { ...result.stats, time_ms: yield* elapsed },
-              context: { ...context, ...result.context, ...(tool.paginates ? { truncation_skip: true } : {}) },
-            }
-            return yield* finish(tool.title, callId, envelope, hints, result.truncation, result.meta, options, tool)
-          })
+          }
+          const decoded = decodeParams(tool, call.params)
+          if (!decoded.ok) return yield* fail(tool.title, decoded.error, tool)
 
-        const finish = (
-          title: string,
-          callId: string,
-          envelope: Envelope,
-          hints: ReadonlyArray<RetrievalHint>,
-          own: ToolResult["truncation"],
-          extra: ToolResult["meta"],
-          options: RunOptions,
-          tool: Tool | undefined,
-        ) =>
-          Effect.gen(function* () {
-            const cut = yield* truncateObservation({
-              envelope,
-              toolTitle: title,
-              settings,
-              store,
-              display: workspace.display,
-              taskToolAvailable: options.taskToolAvailable ?? false,
-            })
-            const reasons = [own?.reason, cut.hints ? "output_spilled" : undefined].filter((r) => r !== undefined)
-            const truncation: MetaTruncation | undefined =
-              reasons.length === 0
-                ? undefined
-                : {
-                    truncated: true,
-                    reason: reasons.join(","),
-                    ...(own?.shown_range ? { shown_range: own.shown_range } : {}),
-                    total_estimate: own?.total_estimate ?? cut.kept?.total ?? 0,
-                  }
-            const meta = buildExecutionMeta({
-              toolTitle: title,
-              callId,
-              envelope: cut.envelope,
-              hints: [...hints, ...(cut.hints ?? [])],
-              truncation,
-              extra,
-            })
-            return { envelope: cut.envelope, meta, ...(tool ? { tool } : {}) }
-          })
+          // Hooks before the permission check, so the permission judges the parameters that will run.
+          let params = decoded.value
+          if (tool.beforeCall) {
+            const before = yield* Effect.suspend(() => tool.beforeCall!(params, { callId, rawParams: call.params })).pipe(Effect.result)
+            if (before._tag === "Failure") return yield* fail(tool.title, before.failure, tool)
+            params = before.success
+          }
 
-        return { registry, run }
-      }),
-    )
+          const decision = yield* permissions.check({ tool, params, callId })
+          if (!decision.allowed) {
+            return yield* fail(tool.title, new ToolError({ code: "PERMISSION_DENIED", message: decision.reason }), tool)
+          }
+          // Whoever approved the call may have changed its parameters (a host's updatedInput): they are decoded again.
+          if (decision.params !== undefined) {
+            const changed = decodeParams(tool, decision.params)
+            if (!changed.ok) return yield* fail(tool.title, changed.error, tool)
+            params = changed.value
+          }
+
+          // suspend: a tool that throws instead of failing becomes INTERNAL_ERROR below, not a crash of the host.
+          const running = Effect.suspend(
+            () => tool.run(params, { callId, rawParams: call.params }) as Effect.Effect<ToolResult, ToolError, R>,
+          )
+          const cancellable = options.cancelled
+            ? Effect.raceFirst(running, Effect.andThen(options.cancelled, Effect.interrupt))
+            : running
+          const exit = yield* cancellable.pipe(Effect.provideContext(services), Effect.exit)
+          if (exit._tag === "Failure") {
+            const failure = exit.cause.reasons.find(Cause.isFailReason)
+            if (failure && failure.error instanceof ToolError) return yield* fail(tool.title, failure.error, tool)
+            const interrupted = exit.cause.reasons.some(Cause.isInterruptReason) && !exit.cause.reasons.some(Cause.isDieReason)
+            return yield* fail(
+              tool.title,
+              interrupted
+                ? new ToolError({ code: "CANCELLED", message: `The ${tool.title} call was cancelled.` })
+                : new ToolError({ code: "INTERNAL_ERROR", message: `${tool.title} failed unexpectedly: ${capText(defectMessage(exit.cause), 500)}` }),
+              tool,
+            )
+          }
+          const result: ToolResult = yield* withFullOutput(withNote(exit.value, yield* checkChanges(exit.value)), tool.title, store, workspace.display)
+          const status = result.status ?? "success"
+          const hints = result.hints ?? []
+          const envelope: Envelope = {
+            status,
+            data: result.data,
+            text: renderResultText(result.header ?? tool.title, result.text, status, hints),
+            stats: { ...result.stats, time_ms: yield* elapsed },
+            context: { ...context, ...result.context, ...(tool.paginates ? { truncation_skip: true } : {}) },
+          }
+          return yield* finish(tool.title, callId, envelope, hints, result.truncation, result.meta, options, tool)
+        })
+
+      const finish = (
+        title: string,
+        callId: string,
+        envelope: Envelope,
+        hints: ReadonlyArray<RetrievalHint>,
+        own: ToolResult["truncation"],
+        extra: ToolResult["meta"],
+        options: RunOptions,
+        tool: Tool | undefined,
+      ) =>
+        Effect.gen(function* () {
+          const cut = yield* truncateObservation({
+            envelope,
+            toolTitle: title,
+            settings,
+            store,
+            display: workspace.display,
+            taskToolAvailable: options.taskToolAvailable ?? false,
+          })
+          const reasons = [own?.reason, cut.hints ? "output_spilled" : undefined].filter((r) => r !== undefined)
+          const truncation: MetaTruncation | undefined =
+            reasons.length === 0
+              ? undefined
+              : {
+                  truncated: true,
+                  reason: reasons.join(","),
+                  ...(own?.shown_range ? { shown_range: own.shown_range } : {}),
+                  total_estimate: own?.total_estimate ?? cut.kept?.total ?? 0,
+                }
+          const meta = buildExecutionMeta({
+            toolTitle: title,
+            callId,
+            envelope: cut.envelope,
+            hints: [...hints, ...(cut.hints ?? [])],
+            truncation,
+            extra,
+          })
+          return { envelope: cut.envelope, meta, ...(tool ? { tool } : {}) }
+        })
+
+      return { registry, run }
+    })
+
+  /** {@link ToolRunner.make} as a layer. */
+  static layer = <R>(registry: ToolRegistry) => Layer.effect(ToolRunner, ToolRunner.make<R>(registry))
 }
 
 /**

@@ -32,11 +32,13 @@ export interface SubagentRunnerShape {
 }
 
 export class SubagentRunner extends Context.Service<SubagentRunner, SubagentRunnerShape>()("anvil/SubagentRunner") {
-  static unavailable = Layer.succeed(SubagentRunner, {
+  /** No subagents: outside an agent session. */
+  static absent: SubagentRunnerShape = {
     agents: [],
     run: () =>
       Effect.fail(
         toolError("EXECUTION_ERROR", "The task tool runs subagents only inside an agent session (anvil chat or anvil run)."),
       ),
-  })
+  }
+  static unavailable = Layer.succeed(SubagentRunner, SubagentRunner.absent)
 }

@@ -22,32 +22,32 @@ type Checked =
  * languages without a server pass silently (the install hint is given once).
  * `lsp.after_edit: false` turns it off.
  */
-export const lspAfterChange = Layer.effect(
-  AfterChange,
-  Effect.gen(function* () {
-    const lsp = yield* Lsp
-    const workspace = yield* Workspace
-    const fs = yield* FileSystem
-    const path = yield* Path
-    const checkOne = (file: string): Effect.Effect<Checked | undefined> =>
-      Effect.gen(function* () {
-        const absolute = path.resolve(workspace.root, file)
-        const text = yield* fs.readFileString(absolute).pipe(Effect.option)
-        if (text._tag === "None" || !lsp.covers(absolute, text.value.slice(0, 200).split("\n")[0])) return undefined
-        const result = yield* lsp.use((engine) => engine.diagnostics(absolute, text.value))
-        return { path: file, result }
-      }).pipe(Effect.catch((e) => Effect.succeed({ path: file, failure: e.message })))
-    return {
-      check: (files) =>
-        !lsp.afterEdit
-          ? Effect.succeed(undefined)
-          : Effect.gen(function* () {
-              const checked = (yield* Effect.forEach(files.slice(0, CHECKED_FILES), checkOne)).filter((c) => c !== undefined)
-              return note(checked)
-            }),
-    }
-  }),
-)
+export const makeLspAfterChange = Effect.gen(function* () {
+  const lsp = yield* Lsp
+  const workspace = yield* Workspace
+  const fs = yield* FileSystem
+  const path = yield* Path
+  const checkOne = (file: string): Effect.Effect<Checked | undefined> =>
+    Effect.gen(function* () {
+      const absolute = path.resolve(workspace.root, file)
+      const text = yield* fs.readFileString(absolute).pipe(Effect.option)
+      if (text._tag === "None" || !lsp.covers(absolute, text.value.slice(0, 200).split("\n")[0])) return undefined
+      const result = yield* lsp.use((engine) => engine.diagnostics(absolute, text.value))
+      return { path: file, result }
+    }).pipe(Effect.catch((e) => Effect.succeed({ path: file, failure: e.message })))
+  return AfterChange.of({
+    check: (files) =>
+      !lsp.afterEdit
+        ? Effect.succeed(undefined)
+        : Effect.gen(function* () {
+            const checked = (yield* Effect.forEach(files.slice(0, CHECKED_FILES), checkOne)).filter((c) => c !== undefined)
+            return note(checked)
+          }),
+  })
+})
+
+/** {@link makeLspAfterChange} as a layer. */
+export const lspAfterChange = Layer.effect(AfterChange, makeLspAfterChange)
 
 const note = (checked: ReadonlyArray<Checked>): AfterChangeNote | undefined => {
   const lines: Array<string> = []

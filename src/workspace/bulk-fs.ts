@@ -56,7 +56,7 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
    * small batch (grep stats its results in batches of a few hundred while rg
    * searches), promise `stat`s 256 in flight for a larger one.
    */
-  static layer = Layer.succeed(BulkFs, {
+  static live: BulkFsShape = {
     listDirectories: (dirs) =>
       Effect.sync(() =>
         dirs.map((dir) => {
@@ -103,7 +103,8 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
           }),
     // No last link followed, and each file must really be where it was listed.
     readSmallFiles: (paths, maxBytes) => Effect.sync(() => paths.map((file) => readStillAt(file, maxBytes))),
-  })
+  }
+  static layer = Layer.succeed(BulkFs, BulkFs.live)
 
   /** The same answers through an Effect FileSystem (a fake file system in tests, another platform). */
   static fromFileSystem = Layer.effect(

@@ -25,7 +25,7 @@ export interface FileLedgerShape {
 
 export class FileLedger extends Context.Service<FileLedger, FileLedgerShape>()("anvil/FileLedger") {
   /** A ledger that remembers reads and enforces read-before-write (one per agent session). */
-  static enforcing = Layer.sync(FileLedger, () => {
+  static makeEnforcing = Effect.sync((): FileLedgerShape => {
     const seen = new Map<string, FileStamp>()
     return {
       enforced: true,
@@ -34,10 +34,16 @@ export class FileLedger extends Context.Service<FileLedger, FileLedgerShape>()("
     }
   })
 
+  /** {@link FileLedger.makeEnforcing} as a layer. */
+  static enforcing = Layer.effect(FileLedger, FileLedger.makeEnforcing)
+
   /** A ledger that records nothing and enforces nothing (direct tool runs). */
-  static disabled = Layer.succeed(FileLedger, {
+  static none: FileLedgerShape = {
     enforced: false,
     record: () => Effect.void,
     lastSeen: () => Effect.succeed(undefined),
-  })
+  }
+
+  /** {@link FileLedger.none} as a layer. */
+  static disabled = Layer.succeed(FileLedger, FileLedger.none)
 }

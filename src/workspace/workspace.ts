@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
+import { realpathSync } from "node:fs"
 import { errnoOf, fromPlatformError } from "./fs-error.ts"
 import { recoverJournals } from "./journal.ts"
 import { ensureStateDir, plannedStateDir, type Env } from "./state-dir.ts"
@@ -63,11 +64,19 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
   static make = Effect.fn("Workspace.make")(function* (options: WorkspaceOptions) {
     const fs = yield* FileSystem
     const path = yield* Path
-    const realOr = (p: string) => fs.realPath(p).pipe(Effect.orElseSucceed(() => path.resolve(p)))
-    const root = yield* realOr(options.root)
-    const cwdReal = yield* realOr(options.cwd)
+    // Synchronous: a handful of realpath calls at start, each far cheaper than a round trip through the event loop.
+    const realOrSync = (p: string) => {
+      try {
+        return realpathSync(p)
+      } catch {
+        return path.resolve(p)
+      }
+    }
+    const realOr = (p: string) => Effect.sync(() => realOrSync(p))
+    const root = realOrSync(options.root)
+    const cwdReal = realOrSync(options.cwd)
     const cwd = isWithin(path.sep, root, cwdReal) ? cwdReal : root
-    const allowed = [root, ...(yield* Effect.forEach(options.extraAllowed ?? [], realOr))]
+    const allowed = [root, ...(options.extraAllowed ?? []).map(realOrSync)]
 
     const contains = (p: string) => allowed.some((a) => isWithin(path.sep, a, p))
     const display = (abs: string) => {
