@@ -127,112 +127,113 @@ export interface RuntimeOptions {
  * use → the tool runner. Each service beyond the core comes from a module
  * imported only when the service is made.
  *
- * The services are made one after another into one context, inside one layer,
- * rather than as a layer each: in a fresh process every layer built costs about
+ * The services are made one after another into one context rather than as a
+ * layer each: in a fresh process every layer built costs about
  * 0.25 ms of CPU (its memo map, scope and fiber), and the two dozen layers this
  * wiring used to be were a fifth of an `anvil tool` call (20 trivial services:
  * 10.5 ms of CPU as merged layers, 7.8 ms made into one context).
  */
-export const makeToolRuntime = (options: RuntimeOptions) =>
-  Layer.effectContext(
-    Effect.gen(function* () {
-      const scope = yield* Scope.Scope
-      const platform = yield* Layer.buildWithScope(FilesLive, scope)
-      // The context so far; each service is made with everything made before it.
-      let context: Context.Context<never> = platform as Context.Context<never>
-      // Sound as long as each service is made after those it needs (checked by the tests of every tool).
-      const withContext = <A, E, R>(make: Effect.Effect<A, E, R>) => Effect.provideContext(make as Effect.Effect<A, E, never>, context)
-      const add = <I, S, E, R>(key: Context.Key<I, S>, make: Effect.Effect<S, E, R>) =>
-        Effect.map(withContext(make), (service) => {
-          context = Context.add(context, key, service) as Context.Context<never>
-        })
-      const addLayer = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
-        Effect.map(Effect.provideContext(Layer.buildWithScope(layer as Layer.Layer<A, E>, scope), context), (built) => {
-          context = Context.merge(context, built) as Context.Context<never>
-        })
-      const path = Context.get(platform, Path)
-      const root = yield* projectRootOf(options.cwd, options.root ?? options.env.ANVIL_ROOT).pipe(Effect.provideContext(platform))
+export const makeToolContext = (options: RuntimeOptions) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.Scope
+    const platform = yield* Layer.buildWithScope(FilesLive, scope)
+    // The context so far; each service is made with everything made before it.
+    let context: Context.Context<never> = platform as Context.Context<never>
+    // Sound as long as each service is made after those it needs (checked by the tests of every tool).
+    const withContext = <A, E, R>(make: Effect.Effect<A, E, R>) => Effect.provideContext(make as Effect.Effect<A, E, never>, context)
+    const add = <I, S, E, R>(key: Context.Key<I, S>, make: Effect.Effect<S, E, R>) =>
+      Effect.map(withContext(make), (service) => {
+        context = Context.add(context, key, service) as Context.Context<never>
+      })
+    const addLayer = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+      Effect.map(Effect.provideContext(Layer.buildWithScope(layer as Layer.Layer<A, E>, scope), context), (built) => {
+        context = Context.merge(context, built) as Context.Context<never>
+      })
+    const path = Context.get(platform, Path)
+    const root = yield* projectRootOf(options.cwd, options.root ?? options.env.ANVIL_ROOT).pipe(Effect.provideContext(platform))
+    yield* add(
+      Config,
+      options.config
+        ? Effect.succeed(options.config)
+        : Config.load({ root, env: options.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) }),
+    )
+    const config = Context.get(context as Context.Context<Config>, Config)
+    yield* add(OutputSettings, OutputSettings.make(root))
+    const settings = Context.get(context as Context.Context<OutputSettings>, OutputSettings)
+    const extra = config.get("sandbox.allow", [] as ReadonlyArray<unknown>)
+    yield* add(
+      Workspace,
+      Workspace.make({
+        root,
+        cwd: options.cwd,
+        // The private state folder holds the spill files when `.anvil` cannot be used.
+        extraAllowed: [
+          settings.dir,
+          privateStateDir(root, options.env),
+          ...extra.filter((e): e is string => typeof e === "string").map((e) => path.resolve(root, e)),
+        ],
+        env: options.env,
+      }),
+    )
+    yield* add(SpillStore, SpillStore.make)
+    const onSpill = options.retention === "on-spill"
+    if (onSpill) yield* add(SpillStore, Effect.flatMap(Effect.promise(() => import("./output/retention.ts")), (m) => m.retentionOnSpill))
+    const sessionInfo = options.session ?? { id: "cli", interactive: false }
+    const used = usedServices(options)
+    const uses = (key: string) => used === "all" || used.has(key)
+    // The sandbox settings are checked either way (a bad one is a ConfigError); the sandbox itself is made for tools that run commands.
+    const sandboxSettings = yield* sandboxSettingsOf(config, options)
+    const sandbox = uses("anvil/Sandbox") ? yield* makeSandbox(root, options, sandboxSettings, sessionInfo.id) : undefined
+    if (sandbox) context = Context.add(context, (yield* Effect.promise(() => import("./sandbox/sandbox.ts"))).Sandbox, sandbox) as Context.Context<never>
+    yield* add(Permissions, Permissions.make(options.onAsk ?? (() => Effect.succeed(true)), permissionsOptions(options, sandbox)))
+    yield* add(SessionInfo, Effect.succeed(sessionInfo))
+    yield* add(FileLedger, options.enforceReads ? FileLedger.makeEnforcing : Effect.succeed(FileLedger.none))
+    if (!onSpill) yield* withContext(Effect.flatMap(Effect.promise(() => import("./output/retention.ts")), (m) => m.startRetention))
+    if (options.terminal) yield* addLayer(options.terminal)
+    else yield* add(UserTerminal, Effect.succeed(UserTerminal.nobody))
+    const workspace = Context.get(context as Context.Context<Workspace>, Workspace)
+    let lsp: Effect.Effect<void, never, Scope.Scope> | undefined = Effect.gen(function* () {
+      lsp = Effect.void
+      const section = config.data.lsp
+      const { Lsp } = yield* Effect.promise(() => import("./lsp/service.ts"))
       yield* add(
-        Config,
-        options.config
-          ? Effect.succeed(options.config)
-          : Config.load({ root, env: options.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) }),
-      )
-      const config = Context.get(context as Context.Context<Config>, Config)
-      yield* add(OutputSettings, OutputSettings.make(root))
-      const settings = Context.get(context as Context.Context<OutputSettings>, OutputSettings)
-      const extra = config.get("sandbox.allow", [] as ReadonlyArray<unknown>)
-      yield* add(
-        Workspace,
-        Workspace.make({
+        Lsp,
+        Lsp.make({
           root,
-          cwd: options.cwd,
-          // The private state folder holds the spill files when `.anvil` cannot be used.
-          extraAllowed: [
-            settings.dir,
-            privateStateDir(root, options.env),
-            ...extra.filter((e): e is string => typeof e === "string").map((e) => path.resolve(root, e)),
-          ],
           env: options.env,
+          section: section === false ? false : section !== null && typeof section === "object" && !Array.isArray(section) ? (section as Record<string, unknown>) : {},
+          display: workspace.display,
         }),
       )
-      yield* add(SpillStore, SpillStore.make)
-      const onSpill = options.retention === "on-spill"
-      if (onSpill) yield* add(SpillStore, Effect.flatMap(Effect.promise(() => import("./output/retention.ts")), (m) => m.retentionOnSpill))
-      const sessionInfo = options.session ?? { id: "cli", interactive: false }
-      const used = usedServices(options)
-      const uses = (key: string) => used === "all" || used.has(key)
-      // The sandbox settings are checked either way (a bad one is a ConfigError); the sandbox itself is made for tools that run commands.
-      const sandboxSettings = yield* sandboxSettingsOf(config, options)
-      const sandbox = uses("anvil/Sandbox") ? yield* makeSandbox(root, options, sandboxSettings, sessionInfo.id) : undefined
-      if (sandbox) context = Context.add(context, (yield* Effect.promise(() => import("./sandbox/sandbox.ts"))).Sandbox, sandbox) as Context.Context<never>
-      yield* add(Permissions, Permissions.make(options.onAsk ?? (() => Effect.succeed(true)), permissionsOptions(options, sandbox)))
-      yield* add(SessionInfo, Effect.succeed(sessionInfo))
-      yield* add(FileLedger, options.enforceReads ? FileLedger.makeEnforcing : Effect.succeed(FileLedger.none))
-      if (!onSpill) yield* withContext(Effect.flatMap(Effect.promise(() => import("./output/retention.ts")), (m) => m.startRetention))
-      if (options.terminal) yield* addLayer(options.terminal)
-      else yield* add(UserTerminal, Effect.succeed(UserTerminal.nobody))
-      const workspace = Context.get(context as Context.Context<Workspace>, Workspace)
-      let lsp: Effect.Effect<void, never, Scope.Scope> | undefined = Effect.gen(function* () {
-        lsp = Effect.void
-        const section = config.data.lsp
-        const { Lsp } = yield* Effect.promise(() => import("./lsp/service.ts"))
-        yield* add(
-          Lsp,
-          Lsp.make({
-            root,
-            env: options.env,
-            section: section === false ? false : section !== null && typeof section === "object" && !Array.isArray(section) ? (section as Record<string, unknown>) : {},
-            display: workspace.display,
-          }),
-        )
-      })
-      // Keyed by each service's `key`, which is what a tool's `requires` names.
-      const optional: Record<string, () => Effect.Effect<void, never, Scope.Scope>> = {
-        "anvil/HttpClient": () => Effect.flatMap(Effect.promise(() => import("./net/http-client.ts")), (m) => add(m.HttpClient, m.HttpClient.make)),
-        "anvil/GitFs": () => Effect.flatMap(Effect.promise(() => import("./git/git-fs.ts")), (m) => add(m.GitFs, Effect.succeed(m.GitFs.live))),
-        "anvil/ProcessRunner": () => Effect.flatMap(Effect.promise(() => import("./process/process-runner.ts")), (m) => add(m.ProcessRunner, m.ProcessRunner.make)),
-        "anvil/BulkFs": () => Effect.flatMap(Effect.promise(() => import("./workspace/bulk-fs.ts")), (m) => add(m.BulkFs, Effect.succeed(m.BulkFs.live))),
-        "anvil/Lsp": () => lsp!,
-        "effect/process/ChildProcessSpawner": () =>
-          Effect.flatMap(Effect.promise(() => import("./process/lazy-spawner.ts")), (m) => add(ChildProcessSpawner, m.makeLazySpawner)),
-      }
-      for (const [key, make] of Object.entries(optional)) if (uses(key)) yield* make()
-      if (options.subagents) yield* addLayer(options.subagents)
-      else yield* add(SubagentRunner, Effect.succeed(SubagentRunner.absent))
-      // A tool that changes files may get its new LSP errors appended; read-only tools never need it.
-      if (uses("anvil/AfterChange")) {
-        yield* lsp
-        yield* Effect.flatMap(Effect.promise(() => import("./tools/lsp-after-edit.ts")), (m) => add(AfterChange, m.makeLspAfterChange))
-      }
-      type Services = ToolServices | SubagentRunner
-      const prepare = options.prepareTools
-      // With `prepareTools` every service is made (see usedServices), the sandbox too.
-      const tools = prepare && sandbox ? yield* Effect.promise(() => prepare({ root, config, tools: options.tools, sandbox })) : options.tools
-      yield* add(ToolRunner, ToolRunner.make<Services>(registryWithLoader(tools, options.toolSources)))
-      return context as Context.Context<ToolRunner | Services | AfterChange | FileSystem | Path>
-    }),
-  )
+    })
+    // Keyed by each service's `key`, which is what a tool's `requires` names.
+    const optional: Record<string, () => Effect.Effect<void, never, Scope.Scope>> = {
+      "anvil/HttpClient": () => Effect.flatMap(Effect.promise(() => import("./net/http-client.ts")), (m) => add(m.HttpClient, m.HttpClient.make)),
+      "anvil/GitFs": () => Effect.flatMap(Effect.promise(() => import("./git/git-fs.ts")), (m) => add(m.GitFs, Effect.succeed(m.GitFs.live))),
+      "anvil/ProcessRunner": () => Effect.flatMap(Effect.promise(() => import("./process/process-runner.ts")), (m) => add(m.ProcessRunner, m.ProcessRunner.make)),
+      "anvil/BulkFs": () => Effect.flatMap(Effect.promise(() => import("./workspace/bulk-fs.ts")), (m) => add(m.BulkFs, Effect.succeed(m.BulkFs.live))),
+      "anvil/Lsp": () => lsp!,
+      "effect/process/ChildProcessSpawner": () =>
+        Effect.flatMap(Effect.promise(() => import("./process/lazy-spawner.ts")), (m) => add(ChildProcessSpawner, m.makeLazySpawner)),
+    }
+    for (const [key, make] of Object.entries(optional)) if (uses(key)) yield* make()
+    if (options.subagents) yield* addLayer(options.subagents)
+    else yield* add(SubagentRunner, Effect.succeed(SubagentRunner.absent))
+    // A tool that changes files may get its new LSP errors appended; read-only tools never need it.
+    if (uses("anvil/AfterChange")) {
+      yield* lsp
+      yield* Effect.flatMap(Effect.promise(() => import("./tools/lsp-after-edit.ts")), (m) => add(AfterChange, m.makeLspAfterChange))
+    }
+    type Services = ToolServices | SubagentRunner
+    const prepare = options.prepareTools
+    // With `prepareTools` every service is made (see usedServices), the sandbox too.
+    const tools = prepare && sandbox ? yield* Effect.promise(() => prepare({ root, config, tools: options.tools, sandbox })) : options.tools
+    yield* add(ToolRunner, ToolRunner.make<Services>(registryWithLoader(tools, options.toolSources)))
+    return context as Context.Context<ToolRunner | Services | AfterChange | FileSystem | Path>
+  })
+
+/** {@link makeToolContext} as a layer. */
+export const makeToolRuntime = (options: RuntimeOptions) => Layer.effectContext(makeToolContext(options))
 
 /**
  * Which optional services a runtime builds: "all", or the keys the tools'

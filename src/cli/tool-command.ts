@@ -1,6 +1,6 @@
 import { Deferred, Effect } from "effect"
 import type { Envelope } from "../protocol/envelope.ts"
-import { makeToolRuntime, type RuntimeOptions } from "../runtime.ts"
+import { makeToolContext, type RuntimeOptions } from "../runtime.ts"
 import { Config, ConfigError, ConfigStrictError } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import type { ToolSource } from "../tool-framework/registry.ts"
@@ -95,6 +95,19 @@ export const toolCommand = async (
   )
   // Printed once: before a setting that stops the call (a bad sandbox value) is reported, the warnings still show.
   let warned = false
+  // The services are made into one context and provided directly: a layer around them would only add its own build.
+  const services = makeToolContext({
+    cwd: io.cwd,
+    env: io.env,
+    root: project?.root ?? root,
+    ...(project ? { config: project.config, services: "used" as const } : {}),
+    tools,
+    retention: "on-spill",
+    ...(prepareTools ? { prepareTools } : {}),
+    ...(toolSources ? { toolSources } : {}),
+    ...(io.terminal ? { terminal: io.terminal } : {}),
+    ...(args.sandbox ? { sandbox: { modeFlag: args.sandbox } } : {}),
+  })
   const program = Effect.gen(function* () {
     const { warnings } = yield* Config
     printConfigWarnings(io, warnings)
@@ -102,22 +115,7 @@ export const toolCommand = async (
     if (strict && warnings.length > 0) return new ConfigStrictError({ count: warnings.length })
     const runner = yield* ToolRunner
     return yield* runner.run({ name: args.name, params: args.params }, { cancelled: Deferred.await(cancel) })
-  }).pipe(
-    Effect.provide(
-      makeToolRuntime({
-        cwd: io.cwd,
-        env: io.env,
-        root: project?.root ?? root,
-        ...(project ? { config: project.config, services: "used" as const } : {}),
-        tools,
-        retention: "on-spill",
-        ...(prepareTools ? { prepareTools } : {}),
-        ...(toolSources ? { toolSources } : {}),
-        ...(io.terminal ? { terminal: io.terminal } : {}),
-        ...(args.sandbox ? { sandbox: { modeFlag: args.sandbox } } : {}),
-      }),
-    ),
-  )
+  }).pipe((call) => Effect.flatMap(services, (context) => Effect.provideContext(call, context)), Effect.scoped)
   let result: ToolOutcome | ConfigStrictError
   try {
     result = await Effect.runPromise(program)
