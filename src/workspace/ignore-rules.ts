@@ -143,6 +143,22 @@ const compile = (text: string): IgnoreFile | undefined => {
  * file that is not there); without it every candidate is tried. A directory
  * without ignore files or `.git` adds nothing and returns `parent` itself.
  */
+/**
+ * The git folder shared by a linked worktree (or a submodule) whose `.git` is a
+ * file: `gitdir: <folder>`, and that folder's `commondir` when it has one. Its
+ * `info/exclude` applies to the worktree, as git and ripgrep read it.
+ */
+const linkedGitDir = (dir: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const path = yield* Path
+    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(yield* fs.readFileString(path.join(dir, ".git")))
+    if (!pointer) return yield* Effect.fail("no gitdir")
+    const gitDir = path.resolve(dir, pointer[1]!)
+    const common = yield* fs.readFileString(path.join(gitDir, "commondir")).pipe(Effect.option)
+    return common._tag === "Some" ? path.resolve(gitDir, common.value.trim()) : gitDir
+  })
+
 export const loadDirRules = Effect.fn("loadDirRules")(function* (
   dir: string,
   parent: DirRules | undefined,
@@ -168,12 +184,12 @@ export const loadDirRules = Effect.fn("loadDirRules")(function* (
     const info = yield* fs.stat(path.join(dir, ".git")).pipe(Effect.option)
     if (info._tag === "Some") {
       hasGit = true
-      if (info.value.type === "Directory") {
-        exclude = yield* fs.readFileString(path.join(dir, ".git", "info", "exclude")).pipe(
-          Effect.map(compile),
-          Effect.orElseSucceed(() => undefined),
-        )
-      }
+      const gitDir = info.value.type === "Directory" ? Effect.succeed(path.join(dir, ".git")) : linkedGitDir(dir)
+      exclude = yield* gitDir.pipe(
+        Effect.flatMap((d) => fs.readFileString(path.join(d, "info", "exclude"))),
+        Effect.map(compile),
+        Effect.orElseSucceed(() => undefined),
+      )
     }
   }
   if (!custom && !ignoreFile && !git && !hasGit) return parent

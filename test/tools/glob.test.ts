@@ -315,6 +315,27 @@ describe("glob honours ignore files as git and ripgrep do", () => {
     expect(ts).toEqual(expected.filter((p) => p.endsWith(".ts")))
   })
 
+  test("a linked worktree honours the repository's info/exclude, as git and rg do", async () => {
+    const root = gitRepo(home, { "kept.ts": "", "sub/also.ts": "" })
+    git(root, home, ["add", "-A"])
+    git(root, home, ["commit", "-q", "-m", "init"])
+    writeFileSync(join(root, ".git/info/exclude"), "scratch/\n*.local\n")
+    const tree = join(root, "..", `${root.split("/").pop()}-linked`)
+    git(root, home, ["worktree", "add", "-q", tree])
+    mkdirSync(join(tree, "scratch"))
+    writeFileSync(join(tree, "scratch", "a.ts"), "")
+    writeFileSync(join(tree, "notes.local"), "")
+    writeFileSync(join(tree, "new.ts"), "")
+    const expected = git(tree, home, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+      .split("\0")
+      .filter((p) => p !== "")
+      .sort()
+    expect(expected).toEqual(["kept.ts", "new.ts", "sub/also.ts"])
+    expect((await allPaths(tree, { pattern: "**/*" })).sort()).toEqual(expected)
+    const rg = execFileSync(rgPath, ["--files", "--no-config"], { cwd: tree, encoding: "utf8" }).split("\n").filter((p) => p !== "").sort()
+    expect(rg).toEqual(expected)
+  })
+
   test(".ignore and .rgignore with negations: the same files as rg --files", async () => {
     const root = project({
       ".gitignore": "*.tmp\n",
