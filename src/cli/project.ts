@@ -1,8 +1,6 @@
-import { Effect } from "effect"
-import { Config, type ConfigShape } from "../config/config.ts"
+import { ConfigError, readConfig, type ConfigShape } from "../config/config.ts"
 import { mayHavePlugins } from "../plugins/places.ts"
-import { FilesLive } from "../runtime.ts"
-import { projectRootOf } from "../workspace/project-root.ts"
+import { projectRootOfSync } from "../workspace/project-root.ts"
 import type { CliIO } from "./output.ts"
 
 /** A project as a command sees it: its root and configuration. */
@@ -11,15 +9,16 @@ export interface Project {
   readonly config: ConfigShape
 }
 
-/** The project root (`--root`, ANVIL_ROOT, or the nearest `.git`/`anvil.json`) and its configuration. */
-export const projectOf = (io: CliIO, rootFlag: string | undefined): Promise<Project> =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const root = yield* projectRootOf(io.cwd, rootFlag ?? io.env.ANVIL_ROOT)
-      const config = yield* Config.load({ root, env: io.env })
-      return { root, config }
-    }).pipe(Effect.provide(FilesLive)),
-  )
+/**
+ * The project root (`--root`, ANVIL_ROOT, or the nearest `.git`/`anvil.json`) and its configuration;
+ * rejects with the ConfigError of a file that cannot be used.
+ */
+export const projectOf = async (io: CliIO, rootFlag: string | undefined): Promise<Project> => {
+  const root = projectRootOfSync(io.cwd, rootFlag ?? io.env.ANVIL_ROOT)
+  const config = await readConfig({ root, env: io.env })
+  if (config instanceof ConfigError) throw config
+  return { root, config }
+}
 
 /**
  * Whether the project has plugins (or plugin settings with problems to tell):

@@ -1,6 +1,7 @@
 import { Context, Data, Effect, Layer } from "effect"
-import { FileSystem } from "effect/FileSystem"
-import { Path } from "effect/Path"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { defaultCheckCache, rememberCheck, rememberedCheck, type ConfigCheckCache } from "./check-cache.ts"
 import type { ConfigWarning } from "./warning.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
@@ -59,6 +60,11 @@ export interface ConfigOptions {
   readonly env: Readonly<Record<string, string | undefined>>
   /** Settings given directly (tests, `--config`), applied last. */
   readonly overrides?: ConfigData
+  /**
+   * Where checks of the files' settings are remembered. Default: the user's cache folder in a
+   * compiled executable (see `defaultCheckCache`), none from source; `false`: none.
+   */
+  readonly checkCache?: ConfigCheckCache | false
 }
 
 /** Deep merge: objects merge key by key, anything else is replaced. */
@@ -96,63 +102,102 @@ export const makeConfig = (
   },
 })
 
+/** The file's text, or undefined when it cannot be read (missing, a folder, no permission): then it is not a source. */
+const readText = (file: string): string | undefined => {
+  try {
+    // TextDecoder drops a leading byte order mark, as reading through the platform's FileSystem did.
+    return new TextDecoder().decode(readFileSync(file))
+  } catch {
+    return undefined
+  }
+}
+
+/** Text with comments or trailing commas: its value and syntax tree, or the ConfigError naming where it breaks. */
+const parseJsoncText = async (file: string, text: string) => {
+  const { JsoncSyntaxError, parseJsoncTree } = await import("./jsonc.ts")
+  const parsed = parseJsoncTree(text)
+  if (parsed instanceof JsoncSyntaxError) return new ConfigError(`${file}: not valid JSON (${parsed.message}). Fix or remove the file.`)
+  return parsed
+}
+
+/** The value of plain JSON (most files; the same value the JSONC parser gives), or undefined. */
+const plainJson = (text: string): { readonly value: unknown } | undefined => {
+  try {
+    return { value: JSON.parse(text) as unknown }
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * A configuration file's value (and syntax tree, when it was needed to read it). Plain JSON, most
- * files, is read by JSON.parse, which gives the same value; the JSONC parser is loaded only for
- * comments, trailing commas and errors.
+ * One file's settings and warnings. The JSONC parser is loaded only for text that is not plain JSON,
+ * the settings' Schema only for a file with settings, and neither when this build checked the same
+ * text before (see check-cache.ts).
  */
-const parseConfigText = (file: string, text: string) =>
-  Effect.gen(function* () {
-    try {
-      return { value: JSON.parse(text) as unknown, tree: undefined }
-    } catch {
-      // Not plain JSON: JSONC below.
+const readLayer = async (file: string, text: string, cache: ConfigCheckCache | undefined) => {
+  const plain = plainJson(text)
+  if (plain && !isRecord(plain.value)) return new ConfigError(`${file}: the top level must be an object.`)
+  if (plain && Object.keys(plain.value as ConfigData).length === 0) return { value: plain.value as ConfigData, warnings: [] }
+  const remembered = cache ? rememberedCheck(cache, file, text, plain === undefined) : undefined
+  if (remembered) return { value: plain ? (plain.value as ConfigData) : remembered.value, warnings: remembered.warnings }
+  const parsed = plain ? { value: plain.value, tree: undefined } : await parseJsoncText(file, text)
+  if (parsed instanceof ConfigError) return parsed
+  if (!isRecord(parsed.value)) return new ConfigError(`${file}: the top level must be an object.`)
+  let warnings: ReadonlyArray<ConfigWarning> = []
+  if (Object.keys(parsed.value).length > 0) {
+    const { checkConfig } = await import("./check.ts")
+    warnings = checkConfig(file, text, parsed.tree, parsed.value)
+  }
+  if (cache) rememberCheck(cache, file, text, { value: parsed.value, warnings, plain: plain !== undefined })
+  return { value: parsed.value as ConfigData, warnings }
+}
+
+/**
+ * Reads `~/.config/anvil/anvil.json` (or $XDG_CONFIG_HOME) and `<root>/anvil.json`: the merged
+ * configuration, or a ConfigError naming a file that does not parse or is not an object. Keys the
+ * Schema does not know and values of the wrong type are warnings (see `checkConfig`).
+ */
+export const readConfig = async (options: ConfigOptions): Promise<ConfigShape | ConfigError> => {
+  const home = options.env.HOME ?? options.env.USERPROFILE
+  const configHome = options.env.XDG_CONFIG_HOME ?? (home ? join(home, ".config") : undefined)
+  const candidates: ReadonlyArray<{ file: string; source: ConfigSource }> = [
+    ...(configHome ? [{ file: join(configHome, "anvil", "anvil.json"), source: "user file" as const }] : []),
+    { file: join(options.root, "anvil.json"), source: "project file" },
+  ]
+  let data: ConfigData = {}
+  const sources: Array<string> = []
+  const layers: Array<ConfigLayer> = []
+  const warnings: Array<ConfigWarning> = []
+  let cache: ConfigCheckCache | undefined
+  for (const { file, source } of candidates) {
+    const text = readText(file)
+    if (text === undefined) continue
+    if (cache === undefined && options.checkCache !== false) {
+      cache = options.checkCache ?? defaultCheckCache(options.env)
     }
-    const { JsoncSyntaxError, parseJsoncTree } = yield* Effect.promise(() => import("./jsonc.ts"))
-    const parsed = parseJsoncTree(text)
-    if (parsed instanceof JsoncSyntaxError) return yield* new ConfigError(`${file}: not valid JSON (${parsed.message}). Fix or remove the file.`)
-    return parsed
-  })
+    const layer = await readLayer(file, text, cache)
+    if (layer instanceof ConfigError) return layer
+    warnings.push(...layer.warnings)
+    data = mergeConfig(data, layer.value)
+    sources.push(file)
+    layers.push({ source, file, data: layer.value })
+  }
+  if (options.overrides) {
+    data = mergeConfig(data, options.overrides)
+    layers.push({ source: "overrides", data: options.overrides })
+  }
+  return makeConfig(data, options.env, sources, layers, warnings)
+}
+
+export type { ConfigCheckCache }
 
 export class Config extends Context.Service<Config, ConfigShape>()("anvil/Config") {
-  /**
-   * Reads `~/.config/anvil/anvil.json` (or $XDG_CONFIG_HOME) and `<root>/anvil.json`;
-   * a file that does not parse is a ConfigError naming it, keys the Schema does not
-   * know or values of the wrong type are warnings (see `checkConfig`).
-   */
-  static load = Effect.fn("Config.load")(function* (options: ConfigOptions) {
-    const fs = yield* FileSystem
-    const path = yield* Path
-    const home = options.env.HOME ?? options.env.USERPROFILE
-    const configHome = options.env.XDG_CONFIG_HOME ?? (home ? path.join(home, ".config") : undefined)
-    const candidates: ReadonlyArray<{ file: string; source: ConfigSource }> = [
-      ...(configHome ? [{ file: path.join(configHome, "anvil", "anvil.json"), source: "user file" as const }] : []),
-      { file: path.join(options.root, "anvil.json"), source: "project file" },
-    ]
-    let data: ConfigData = {}
-    const sources: Array<string> = []
-    const layers: Array<ConfigLayer> = []
-    const warnings: Array<ConfigWarning> = []
-    for (const { file, source } of candidates) {
-      const text = yield* fs.readFileString(file).pipe(Effect.option)
-      if (text._tag === "None") continue
-      const parsed = yield* parseConfigText(file, text.value)
-      if (!isRecord(parsed.value)) return yield* new ConfigError(`${file}: the top level must be an object.`)
-      if (Object.keys(parsed.value).length > 0) {
-        // The Schema of every setting is made only when there are settings to check.
-        const { checkConfig } = yield* Effect.promise(() => import("./check.ts"))
-        warnings.push(...checkConfig(file, text.value, parsed.tree, parsed.value))
-      }
-      data = mergeConfig(data, parsed.value)
-      sources.push(file)
-      layers.push({ source, file, data: parsed.value })
-    }
-    if (options.overrides) {
-      data = mergeConfig(data, options.overrides)
-      layers.push({ source: "overrides", data: options.overrides })
-    }
-    return makeConfig(data, options.env, sources, layers, warnings)
-  })
+  /** {@link readConfig} as an Effect that fails with the ConfigError. */
+  static load = (options: ConfigOptions) =>
+    Effect.flatMap(
+      Effect.promise(() => readConfig(options)),
+      (config) => (config instanceof ConfigError ? Effect.fail(config) : Effect.succeed(config)),
+    )
 
   static layer = (options: ConfigOptions) => Layer.effect(Config, Config.load(options))
 

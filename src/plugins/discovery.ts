@@ -2,7 +2,7 @@ import { Predicate } from "effect"
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { basename, extname, join, resolve, sep } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
-import { userPluginsDir } from "./places.ts"
+import { notAPluginName, userPluginsDir } from "./places.ts"
 
 export { userPluginsDir }
 
@@ -126,7 +126,7 @@ const scan = (dir: string, source: PluginSource, named: boolean): Array<Discover
   }
   const found: Array<DiscoveredPlugin> = []
   for (const name of names.sort()) {
-    if (name.startsWith(".") || name.startsWith("_") || name === "node_modules") continue
+    if (notAPluginName(name)) continue
     const one = classify(join(dir, name), source)
     if (one) found.push(one)
   }

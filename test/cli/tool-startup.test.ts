@@ -36,9 +36,12 @@ const HEAVY = [
 ]
 
 describe("what `anvil tool` evaluates", () => {
-  test("read of a small file: the read tool, the pipeline and its core services; no other domain, package or Schema of the settings", async () => {
+  test("read of a small file: the read tool, the pipeline and its core services; no other domain, package, Schema of the settings or plugin host for empty plugin folders", async () => {
     // An empty anvil.json has nothing to check: the settings' Schema is made only for settings.
     const root = project({ "small.txt": "one\ntwo\n", "anvil.json": "{}\n" })
+    // Empty plugin folders (or ones holding only hidden or private names) hold no plugin: the host is not loaded.
+    mkdirSync(join(root, ".config", "anvil", "plugins"), { recursive: true })
+    mkdirSync(join(root, ".anvil", "plugins", "_drafts"), { recursive: true })
     const r = await loadedBy(root, ["read", '{"path":"small.txt"}'])
     expect(r.code).toBe(0)
     expect(JSON.parse(r.stdout).data.content).toContain("two")

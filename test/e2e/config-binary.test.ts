@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import Ajv2020 from "ajv/dist/2020.js"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseJsonc } from "../../src/config/jsonc.ts"
 import { jsonLines } from "../support/anvil-cli.ts"
@@ -63,6 +64,32 @@ describe("anvil.json warnings through the compiled binary", () => {
     expect(strict.stdout).toBe("")
     expectWarnings(strict.stderr, file)
     expect(strict.stderr).toContain("3 configuration warnings are an error with --strict")
+  })
+
+  test("anvil tool: a file's check is remembered in the cache folder (a planted warning shows), a changed file is checked again", async () => {
+    const root = badRepo()
+    const file = join(root, "anvil.json")
+    const env = { XDG_CACHE_HOME: join(root, "cache") }
+    const first = await runBinary(["tool", "read", '{"path":"a.txt"}'], { cwd: root, env })
+    expectWarnings(first.stderr, file)
+    const checks = join(root, "cache", "anvil", "config-checks")
+    const [entry, ...more] = readdirSync(checks)
+    expect(more).toEqual([])
+    const remembered = JSON.parse(readFileSync(join(checks, entry!), "utf8"))
+    writeFileSync(join(checks, entry!), JSON.stringify({ ...remembered, warnings: [{ file, line: 1, column: 1, key: "planted", kind: "unknown_key", message: "planted" }] }))
+    const again = await runBinary(["--strict", "tool", "read", '{"path":"a.txt"}'], { cwd: root, env })
+    expect(again.stderr).toContain(`anvil: warning: ${file}:1:1: planted`)
+    expect(again.code).toBe(2)
+    // A changed file is checked again; then its settings come from the remembered entry (a commented file is read without its parser).
+    writeFileSync(file, BAD.replace('"max_line": 300', '"max_lines": 7'))
+    const changed = await runBinary(["tool", "read", '{"path":"a.txt"}'], { cwd: root, env })
+    expect(changed.stderr).not.toContain("planted")
+    expect(changed.stderr).not.toContain("max_line")
+    expect(changed.stderr).toContain("unknown key 'telemetry'")
+    const config = await runBinary(["config"], { cwd: root, env })
+    expect(config.stderr).toBe(changed.stderr)
+    expect(config.stdout.split("\n").find((l) => l.startsWith("output.max_lines "))).toMatch(/ 7 .*project file/)
+    expect(readdirSync(checks)).toHaveLength(2)
   })
 
   test("anvil tool: a sandbox value anvil cannot honour stops the call (exit 3) after the warnings are shown", async () => {
