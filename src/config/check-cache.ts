@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
-import { homedir } from "node:os"
 import { join } from "node:path"
 import { isRecord } from "../protocol/is-record.ts"
 import { VERSION } from "../version.ts"
+import { userCacheDir } from "../workspace/state-dir.ts"
 import type { ConfigWarning } from "./warning.ts"
 
 /**
@@ -41,8 +41,7 @@ export const defaultCheckCache = (env: Readonly<Record<string, string | undefine
   if (!Bun.main.startsWith("/$bunfs/")) return undefined
   try {
     const binary = statSync(process.execPath)
-    const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith("/") ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), ".cache")
-    return { dir: join(cache, "anvil", "config-checks"), stamp: `${VERSION}:${binary.size}:${binary.mtimeMs}:${binary.ino}` }
+    return { dir: join(userCacheDir(env), "config-checks"), stamp: `${VERSION}:${binary.size}:${binary.mtimeMs}:${binary.ino}` }
   } catch {
     return undefined
   }

@@ -22,11 +22,13 @@ const realOr = (p: string): string => {
   }
 }
 
+/** anvil's folder in the user's cache: `$XDG_CACHE_HOME/anvil` when that is absolute, else `~/.cache/anvil`. */
+export const userCacheDir = (env: Env = process.env): string =>
+  join(env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith("/") ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), ".cache"), "anvil")
+
 /** The private per-project folder in the user's cache (`$XDG_CACHE_HOME/anvil/projects/<hash>`). */
-export const privateStateDir = (root: string, env: Env = process.env): string => {
-  const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith("/") ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), ".cache")
-  return join(cache, "anvil", "projects", new Bun.CryptoHasher("sha256").update(realOr(root)).digest("hex").slice(0, 16))
-}
+export const privateStateDir = (root: string, env: Env = process.env): string =>
+  join(userCacheDir(env), "projects", new Bun.CryptoHasher("sha256").update(realOr(root)).digest("hex").slice(0, 16))
 
 type Kind = "missing" | "folder" | "other"
 
