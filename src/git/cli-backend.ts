@@ -1,11 +1,12 @@
 import { Effect } from "effect"
+import { existsSync } from "node:fs"
 import type { GitError } from "./git-error.ts"
 import type { ChangedFile, DiffResult } from "./changes.ts"
 import type { GitCli } from "./git-cli.ts"
 import type { LogCommit } from "./history.ts"
 import type { Repository } from "./repository.ts"
 import type { HeadState, StatusEntry } from "./status.ts"
-import { compareBytes } from "./tree-states.ts"
+import { compareBytes, sortByPath } from "./tree-states.ts"
 import type { UpstreamState } from "./upstream.ts"
 
 /**
@@ -34,6 +35,16 @@ export interface StatusAnswer {
   readonly upstream: UpstreamState | undefined
 }
 
+/** What follows the `n`th space of `line` (the path of a porcelain v2 record, which may hold spaces itself). */
+const afterSpaces = (line: string, n: number): string => {
+  let at = -1
+  for (let k = 0; k < n; k++) {
+    at = line.indexOf(" ", at + 1)
+    if (at === -1) return ""
+  }
+  return line.slice(at + 1)
+}
+
 /** Parses `git status --porcelain=v2 -z --branch`. */
 export const parseStatusV2 = (bytes: Uint8Array, merging: boolean): StatusAnswer => {
   const parts = fields(bytes)
@@ -45,7 +56,16 @@ export const parseStatusV2 = (bytes: Uint8Array, merging: boolean): StatusAnswer
   let ab: { ahead: number; behind: number } | undefined
   for (let i = 0; i < parts.length; i++) {
     const line = parts[i]!
-    if (line.startsWith("# ")) {
+    const kind = line.charCodeAt(0)
+    if (kind === 0x3f /* ? */) {
+      untracked.push({ path: line.slice(2), index: "?", worktree: "?" })
+    } else if (kind === 0x31 /* 1 */ || kind === 0x75 /* u */) {
+      // "1 XY sub mH mI mW hH hI path" has 8 fields before the path; "u" has 10.
+      tracked.push({ path: afterSpaces(line, kind === 0x31 ? 8 : 10), index: code(line[2]), worktree: code(line[3]) })
+    } else if (kind === 0x32 /* 2 */) {
+      const origPath = parts[++i] ?? ""
+      tracked.push({ path: afterSpaces(line, 9), index: code(line[2]), worktree: code(line[3]), orig_path: origPath })
+    } else if (line.startsWith("# ")) {
       const [, key, ...rest] = line.split(" ")
       const value = rest.join(" ")
       if (key === "branch.oid") commit = value === "(initial)" ? undefined : value
@@ -55,42 +75,20 @@ export const parseStatusV2 = (bytes: Uint8Array, merging: boolean): StatusAnswer
         const m = /^\+(\d+) -(\d+)$/.exec(value)
         if (m) ab = { ahead: Number(m[1]), behind: Number(m[2]) }
       }
-      continue
-    }
-    const kind = line[0]
-    if (kind === "?") {
-      untracked.push({ path: line.slice(2), index: "?", worktree: "?" })
-    } else if (kind === "1" || kind === "u") {
-      // "1 XY sub mH mI mW hH hI path" has 8 fields before the path; "u" has 10.
-      const skip = kind === "1" ? 8 : 10
-      const cols = line.split(" ")
-      tracked.push({ path: cols.slice(skip).join(" "), index: code(cols[1]?.[0]), worktree: code(cols[1]?.[1]) })
-    } else if (kind === "2") {
-      const cols = line.split(" ")
-      const origPath = parts[++i] ?? ""
-      tracked.push({ path: cols.slice(9).join(" "), index: code(cols[1]?.[0]), worktree: code(cols[1]?.[1]), orig_path: origPath })
     }
   }
-  tracked.sort((a, b) => compareBytes(a.path, b.path))
-  untracked.sort((a, b) => compareBytes(a.path, b.path))
+  sortByPath(tracked, (e) => e.path)
+  sortByPath(untracked, (e) => e.path)
   const upstream =
     upstreamName === undefined ? undefined : ab ? { name: upstreamName, ...ab, exists: true } : { name: upstreamName, ahead: 0, behind: 0, exists: false }
-  return { entries: [...tracked, ...untracked], head: { branch, commit, merging }, upstream }
+  return { entries: tracked.length === 0 ? untracked : untracked.length === 0 ? tracked : tracked.concat(untracked), head: { branch, commit, merging }, upstream }
 }
-
-const exists = (repo: Repository, file: string): Promise<boolean> =>
-  repo.fs.promises.stat(`${repo.gitdir}/${file}`).then(
-    () => true,
-    () => false,
-  )
 
 /** `git status` through the git command line. */
 export const cliStatus = (repo: Repository, cli: GitCli): Effect.Effect<StatusAnswer, GitError> =>
-  Effect.gen(function* () {
-    const out = yield* cli.run(repo.dir, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=normal", "--ignore-submodules=none"])
-    const merging = yield* Effect.promise(() => exists(repo, "MERGE_HEAD"))
-    return parseStatusV2(out.stdout, merging)
-  })
+  cli
+    .run(repo.dir, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=normal", "--ignore-submodules=none"])
+    .pipe(Effect.map((out) => parseStatusV2(out.stdout, existsSync(`${repo.gitdir}/MERGE_HEAD`))))
 
 /** One record of `git diff --raw -z`. */
 interface RawChange {
@@ -103,18 +101,23 @@ interface RawChange {
 
 const isLinkMode = (mode: string) => mode.startsWith("12")
 
-/** Splits `git diff --raw -z -p` into its raw records and the patch text that follows them. */
+/**
+ * Splits `git diff --raw -z -p` into its raw records and the patch text that
+ * follows them. The output is decoded once as a whole: a NUL never ends a
+ * UTF-8 sequence, so the fields read the same as when decoded one by one.
+ */
 export const splitRawPatch = (bytes: Uint8Array): { raw: Array<RawChange>; patch: string } => {
+  const text = decoder.decode(bytes)
   const raw: Array<RawChange> = []
   let pos = 0
   const nextField = () => {
-    const end = bytes.indexOf(0, pos)
-    const stop = end === -1 ? bytes.length : end
-    const text = decoder.decode(bytes.subarray(pos, stop))
+    const end = text.indexOf("\0", pos)
+    const stop = end === -1 ? text.length : end
+    const field = text.slice(pos, stop)
     pos = stop + 1
-    return text
+    return field
   }
-  while (pos < bytes.length && bytes[pos] === 0x3a /* ':' */) {
+  while (pos < text.length && text.charCodeAt(pos) === 0x3a /* ':' */) {
     const header = nextField()
     // "::" opens a combined record: a path with merge conflicts (no patch chunk of its own here).
     if (header.startsWith("::")) {
@@ -127,33 +130,92 @@ export const splitRawPatch = (bytes: Uint8Array): { raw: Array<RawChange>; patch
     else raw.push({ status: status[0]!, oldMode, newMode, path: first })
   }
   // A NUL separates the raw part from the patch.
-  if (pos < bytes.length && bytes[pos] === 0) pos++
-  return { raw, patch: decoder.decode(bytes.subarray(pos)) }
+  if (pos < text.length && text.charCodeAt(pos) === 0) pos++
+  return { raw, patch: pos === 0 ? text : text.slice(pos) }
 }
 
-/** The patch text cut into one chunk per file header (`diff --git`, `diff --cc`, `* Unmerged path`). */
-const chunksOf = (patch: string): Array<string> => {
-  const chunks: Array<string> = []
+/** One file's part of a patch: `patch.slice(start, end)`. */
+interface Chunk {
+  readonly start: number
+  readonly end: number
+}
+
+/** The patch cut at each file header (`diff --git`, `diff --cc`, `* Unmerged path`), combined-diff chunks left out. */
+const chunksOf = (patch: string): Array<Chunk> => {
+  const chunks: Array<Chunk> = []
   let start = -1
+  const keep = (end: number) => {
+    if (start >= 0 && patch.startsWith("diff --git ", start)) chunks.push({ start, end })
+  }
   const re = /^(?:diff --git |diff --cc |\* Unmerged path )/gm
   for (let m = re.exec(patch); m !== null; m = re.exec(patch)) {
-    if (start >= 0) chunks.push(patch.slice(start, m.index))
+    keep(m.index)
     start = m.index
   }
-  if (start >= 0) chunks.push(patch.slice(start))
+  keep(patch.length)
   return chunks
 }
 
-const countLines = (chunk: string): { additions: number; deletions: number } => {
+/** Added and removed lines of a chunk: lines starting with + or - from its first hunk on. */
+const countLines = (patch: string, chunk: Chunk): { additions: number; deletions: number } => {
   let additions = 0
   let deletions = 0
-  const at = chunk.indexOf("\n@@")
-  if (at === -1) return { additions, deletions }
-  for (const line of chunk.slice(at + 1).split("\n")) {
-    if (line.startsWith("+")) additions++
-    else if (line.startsWith("-")) deletions++
+  const at = patch.indexOf("\n@@", chunk.start)
+  if (at === -1 || at >= chunk.end) return { additions, deletions }
+  for (let line = at + 1; line < chunk.end; ) {
+    const c = patch.charCodeAt(line)
+    if (c === 0x2b /* + */) additions++
+    else if (c === 0x2d /* - */) deletions++
+    const next = patch.indexOf("\n", line)
+    if (next === -1) break
+    line = next + 1
   }
   return { additions, deletions }
+}
+
+/**
+ * The diff tool's answer from `git diff --raw -z -p`: one entry per raw
+ * record (two for a file ↔ symlink change, which git prints as a deletion and
+ * an addition) with its chunk's line counts, and the text of those chunks,
+ * each without its last newline, joined by newlines. Unmerged paths are listed
+ * apart, without their combined diff, as the built-in diff does.
+ */
+export const parseDiff = (bytes: Uint8Array): DiffResult => {
+  const { raw, patch } = splitRawPatch(bytes)
+  const chunks = chunksOf(patch)
+  const unmerged = [...new Set(raw.filter((r) => r.status === "U").map((r) => r.path))].sort(compareBytes)
+  const files: Array<ChangedFile> = []
+  // Consecutive chunks are copied as one slice: dropping a chunk's last newline and joining with one gives the same text.
+  const pieces: Array<string> = []
+  let open: { start: number; end: number } | undefined
+  const add = (chunk: Chunk | undefined) => {
+    const start = chunk?.start ?? 0
+    const end = chunk === undefined ? 0 : chunk.end > chunk.start && patch.charCodeAt(chunk.end - 1) === 0x0a ? chunk.end - 1 : chunk.end
+    if (open !== undefined && chunk !== undefined && open.end + 1 === start && patch.charCodeAt(open.end) === 0x0a) {
+      open.end = end
+      return
+    }
+    if (open !== undefined) pieces.push(patch.slice(open.start, open.end))
+    open = { start, end }
+  }
+  let next = 0
+  for (const r of raw) {
+    if (r.status === "U") continue
+    const split = r.status === "T" && isLinkMode(r.oldMode) !== isLinkMode(r.newMode)
+    const sides: ReadonlyArray<string> = split ? ["deleted", "added"] : [r.status === "A" ? "added" : r.status === "D" ? "deleted" : r.status === "R" ? "renamed" : "modified"]
+    for (const status of sides) {
+      const chunk = chunks[next++]
+      add(chunk)
+      files.push({
+        path: r.path,
+        ...(r.oldPath !== undefined && r.oldPath !== r.path ? { old_path: r.oldPath } : {}),
+        status,
+        ...(chunk === undefined ? { additions: 0, deletions: 0 } : countLines(patch, chunk)),
+      })
+    }
+  }
+  if (open !== undefined) pieces.push(patch.slice(open.start, open.end))
+  return { content: pieces.join("\n"), files, unmerged }
 }
 
 /** `git diff` or `git diff --staged` through the git command line, unmerged paths left out as the built-in diff does. */
@@ -162,8 +224,8 @@ export const cliDiff = (
   cli: GitCli,
   options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string> },
 ): Effect.Effect<DiffResult, GitError> =>
-  Effect.gen(function* () {
-    const args = [
+  cli
+    .run(repo.dir, [
       "diff",
       ...(options.staged ? ["--cached", "--find-renames"] : ["--no-renames"]),
       "--raw",
@@ -176,27 +238,8 @@ export const cliDiff = (
       "--dst-prefix=b/",
       "--",
       ...options.prefixes.map((p) => `:(top,literal)${p}`),
-    ]
-    const out = yield* cli.run(repo.dir, args)
-    const { raw, patch } = splitRawPatch(out.stdout)
-    const chunks = chunksOf(patch).filter((c) => !c.startsWith("diff --cc ") && !c.startsWith("* Unmerged path "))
-    const unmerged = [...new Set(raw.filter((r) => r.status === "U").map((r) => r.path))].sort(compareBytes)
-    const files: Array<ChangedFile> = []
-    const kept: Array<string> = []
-    let next = 0
-    for (const r of raw) {
-      if (r.status === "U") continue
-      // A file ↔ symlink change is printed as a deletion and an addition.
-      const split = r.status === "T" && isLinkMode(r.oldMode) !== isLinkMode(r.newMode)
-      const sides: ReadonlyArray<string> = split ? ["deleted", "added"] : [r.status === "A" ? "added" : r.status === "D" ? "deleted" : r.status === "R" ? "renamed" : "modified"]
-      for (const status of sides) {
-        const chunk = chunks[next++] ?? ""
-        kept.push(chunk.replace(/\n$/, ""))
-        files.push({ path: r.path, ...(r.oldPath !== undefined && r.oldPath !== r.path ? { old_path: r.oldPath } : {}), status, ...countLines(chunk) })
-      }
-    }
-    return { content: kept.join("\n"), files, unmerged }
-  })
+    ])
+    .pipe(Effect.map((out) => parseDiff(out.stdout)))
 
 const UNIT = "\u001f"
 

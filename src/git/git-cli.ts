@@ -60,28 +60,38 @@ const gitEnvironment = (env: Readonly<Record<string, string | undefined>>): Reco
   return out
 }
 
-/** The first executable `git` on PATH, or undefined. */
+const located = new Map<string, string | undefined>()
+
+/** The first executable `git` on PATH, or undefined (remembered per PATH: a session asks on every git call). */
 export const findGit = (path: string | undefined): string | undefined => {
-  for (const dir of (path ?? DEFAULT_PATH).split(":")) {
+  const dirs = path ?? DEFAULT_PATH
+  if (located.has(dirs)) return located.get(dirs)
+  let found: string | undefined
+  for (const dir of dirs.split(":")) {
     if (dir === "") continue
     const file = `${dir}/git`
     try {
       accessSync(file, constants.X_OK)
-      return file
+      found = file
+      break
     } catch {
       // not here
     }
   }
-  return undefined
+  located.set(dirs, found)
+  return found
 }
 
-const collector = () => {
-  const chunks: Array<Uint8Array> = []
-  return {
-    sink: { write: (c: Uint8Array) => void chunks.push(c) },
-    bytes: () => Buffer.concat(chunks),
-  }
-}
+/**
+ * git subcommands that start nothing which outlives them (no hooks, no
+ * automatic gc, fsmonitor off): their process tree is forgotten as soon as
+ * they exit, rather than kept for the scan of /proc when anvil exits.
+ */
+const SHORT_LIVED = new Set(["status", "diff", "log", "rev-parse"])
+
+/** The bytes of `chunks` as one array (no copy for a single chunk, the usual case for small outputs). */
+const joined = (chunks: ReadonlyArray<Uint8Array>): Uint8Array =>
+  chunks.length === 1 ? chunks[0]! : chunks.length === 0 ? new Uint8Array(0) : Buffer.concat(chunks)
 
 /**
  * The git command line when one is installed and wanted: `git.backend` (or
@@ -96,30 +106,34 @@ export const gitCli: Effect.Effect<GitCli | undefined, never, Config | ProcessRu
   const file = findGit(config.env.PATH)
   if (file === undefined) return undefined
   const env = gitEnvironment(config.env)
-  const run: GitCli["run"] = (cwd, args, options = {}) =>
-    Effect.gen(function* () {
-      const out = collector()
-      const err = collector()
-      const outcome = yield* runner
-        .run({
-          file,
-          args: [...SAFE_ARGS, ...args],
-          cwd,
-          env: { ...env, ...options.extraEnv },
-          timeoutMs: TIMEOUT_MS,
-          killGraceMs: 1000,
-          drainMs: 1000,
-          stdout: out.sink,
-          stderr: err.sink,
-        })
-        .pipe(Effect.mapError((e) => gitError("failed", `git could not be started: ${e.message}`)))
-      const result = { stdout: out.bytes(), stderr: err.bytes().toString("utf8"), exitCode: outcome.exitCode }
-      if (outcome.timedOut) return yield* Effect.fail(gitError("timeout", `git ${args[0]} did not finish within ${TIMEOUT_MS / 1000} s.`))
-      if (result.exitCode !== 0 && options.allowFailure !== true) {
-        const message = result.stderr.trim().split("\n").slice(-5).join("\n") || `exit code ${result.exitCode}`
-        return yield* Effect.fail(gitError("failed", `git ${args[0]} failed: ${message}`))
-      }
-      return result
-    })
+  const run: GitCli["run"] = (cwd, args, options = {}) => Effect.suspend(() => {
+    const out: Array<Uint8Array> = []
+    const err: Array<Uint8Array> = []
+    return runner
+      .run({
+        file,
+        args: [...SAFE_ARGS, ...args],
+        cwd,
+        env: options.extraEnv ? { ...env, ...options.extraEnv } : env,
+        timeoutMs: TIMEOUT_MS,
+        killGraceMs: 1000,
+        drainMs: 1000,
+        stdout: { write: (c) => void out.push(c) },
+        stderr: { write: (c) => void err.push(c) },
+        leavesNothing: SHORT_LIVED.has(args[0] ?? ""),
+      })
+      .pipe(
+        Effect.mapError((e) => gitError("failed", `git could not be started: ${e.message}`)),
+        Effect.flatMap((outcome) => {
+          const result = { stdout: joined(out), stderr: err.length === 0 ? "" : Buffer.concat(err).toString("utf8"), exitCode: outcome.exitCode }
+          if (outcome.timedOut) return Effect.fail(gitError("timeout", `git ${args[0]} did not finish within ${TIMEOUT_MS / 1000} s.`))
+          if (result.exitCode !== 0 && options.allowFailure !== true) {
+            const message = result.stderr.trim().split("\n").slice(-5).join("\n") || `exit code ${result.exitCode}`
+            return Effect.fail(gitError("failed", `git ${args[0]} failed: ${message}`))
+          }
+          return Effect.succeed(result)
+        }),
+      )
+  })
   return { file, run }
 })

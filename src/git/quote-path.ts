@@ -1,29 +1,51 @@
 const ESCAPES: Record<number, string> = { 7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\" }
 
+/** Whether `path` is printable ASCII without a quote or a backslash (nor a space, when spaces are quoted): printed as it is. */
+const isBare = (path: string, quoteSpace: boolean): boolean => {
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i)
+    if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c || (quoteSpace && c === 0x20)) return false
+  }
+  return true
+}
+
+const octal = (byte: number): string => `\\${byte.toString(8).padStart(3, "0")}`
+
+/** The UTF-8 bytes of code point `cp` (beyond ASCII), each as an octal escape. */
+const octalUtf8 = (cp: number): string =>
+  cp < 0x800
+    ? octal(0xc0 | (cp >> 6)) + octal(0x80 | (cp & 0x3f))
+    : cp < 0x10000
+      ? octal(0xe0 | (cp >> 12)) + octal(0x80 | ((cp >> 6) & 0x3f)) + octal(0x80 | (cp & 0x3f))
+      : octal(0xf0 | (cp >> 18)) + octal(0x80 | ((cp >> 12) & 0x3f)) + octal(0x80 | ((cp >> 6) & 0x3f)) + octal(0x80 | (cp & 0x3f))
+
 /**
  * A path as git prints it (quote_c_style with core.quotePath on): left bare
  * unless it holds a quote, a backslash, a control character or a non-ASCII
  * byte — or, for porcelain output, a space — and then double-quoted with C
- * escapes and octal bytes ("n\303\253w.txt").
+ * escapes and octal bytes ("n\303\253w.txt"). A space inside quotes stays
+ * as it is. Works on the string's code units (no encoding to bytes): status
+ * prints thousands of paths.
  */
 export const quotePath = (path: string, options: { readonly quoteSpace?: boolean } = {}): string => {
-  const bytes = new TextEncoder().encode(path)
-  const special = (b: number) => b < 0x20 || b === 0x22 || b === 0x5c || b >= 0x7f || (options.quoteSpace === true && b === 0x20)
-  if (!bytes.some(special)) return path
+  if (isBare(path, options.quoteSpace === true)) return path
   let out = '"'
-  let plain: Array<number> = []
-  const flush = () => {
-    if (plain.length > 0) out += new TextDecoder().decode(new Uint8Array(plain))
-    plain = []
-  }
-  for (const b of bytes) {
-    if (b === 0x20 || !special(b)) {
-      plain.push(b)
-      continue
+  let plain = 0
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i)
+    if (c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c) continue
+    out += path.slice(plain, i)
+    if (c < 0x80) out += ESCAPES[c] ?? octal(c)
+    else if (c < 0xd800 || c > 0xdfff) out += octalUtf8(c)
+    else {
+      const low = path.charCodeAt(i + 1)
+      // A surrogate pair is one code point; a lone surrogate is encoded as U+FFFD, as TextEncoder does.
+      if (c < 0xdc00 && low >= 0xdc00 && low <= 0xdfff) {
+        out += octalUtf8(0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00))
+        i++
+      } else out += octalUtf8(0xfffd)
     }
-    flush()
-    out += ESCAPES[b] ?? `\\${b.toString(8).padStart(3, "0")}`
+    plain = i + 1
   }
-  flush()
-  return `${out}"`
+  return `${out}${path.slice(plain)}"`
 }

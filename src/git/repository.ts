@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { FileSystem } from "effect/FileSystem"
-import { Path } from "effect/Path"
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { dirname, isAbsolute, join, relative as relativePath, resolve, sep } from "node:path"
 import { hint } from "../protocol/hint.ts"
 import { gitError, type GitError } from "./git-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -33,50 +33,57 @@ export const notARepository = (cwd: string): GitError =>
     { hints: [hint("Bash", "medium", { command: "git init" })] },
   )
 
+/** The `gitdir` a `.git` file names (`gitdir: …`, as submodules and worktrees use), resolved from `top`. */
+const linkedGitdir = (top: string, dotgit: string): string | undefined => {
+  let text: string
+  try {
+    text = readFileSync(dotgit, "utf8")
+  } catch {
+    return undefined
+  }
+  const target = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1]
+  return target ? resolve(top, target) : undefined
+}
+
 /**
  * Finds the repository that holds the working directory (the nearest `.git`
  * above it, as git does) and prepares isomorphic-git calls on it. A `.git`
- * file (`gitdir: …`, as submodules use) is followed.
+ * file (`gitdir: …`, as submodules use) is followed. A few stats, made
+ * synchronously: every git tool call starts here, and going through the
+ * effect file system cost a promise round trip per folder.
  */
-export const openRepository: Effect.Effect<Repository, GitError, Workspace | FileSystem | Path | GitFs> = Effect.gen(function* () {
+export const openRepository: Effect.Effect<Repository, GitError, Workspace | GitFs> = Effect.gen(function* () {
   const workspace = yield* Workspace
-  const fs = yield* FileSystem
-  const path = yield* Path
   const { fs: client } = yield* GitFs
   let current = workspace.cwd
   for (;;) {
-    const dotgit = path.join(current, ".git")
-    const info = yield* fs.stat(dotgit).pipe(Effect.option)
-    if (info._tag === "Some") {
-      let gitdir = dotgit
-      if (info.value.type === "File") {
-        const text = yield* fs.readFileString(dotgit).pipe(Effect.orElseSucceed(() => ""))
-        const target = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1]
-        if (target) gitdir = path.resolve(current, target)
-      }
-      const dir = current
-      const call = <A>(what: string, f: () => Promise<A>) =>
-        Effect.tryPromise({ try: f, catch: (e) => e }).pipe(
-          Effect.catch((e) =>
-            Effect.gen(function* () {
-              // Objects borrowed through alternates (clone --shared / --reference) are invisible to isomorphic-git.
-              const borrowed = yield* fs.exists(path.join(gitdir, "objects", "info", "alternates")).pipe(Effect.orElseSucceed(() => false))
-              const why = borrowed
-                ? " This clone borrows objects from another repository (.git/objects/info/alternates), which the built-in git reader cannot follow: install git (anvil then runs it) or use Bash with git."
-                : ""
-              return yield* Effect.fail(gitError("failed", `git ${what} failed: ${errorText(e)}.${why}`))
-            }),
-          ),
-        )
-      const relative = (absolute: string) => {
-        const rel = path.relative(dir, absolute)
-        if (rel.startsWith("..") || path.isAbsolute(rel)) return undefined
-        return rel.split(path.sep).join("/")
-      }
-      return { dir, gitdir, fs: client, cache: {}, call, relative }
+    const dotgit = join(current, ".git")
+    const info = statSync(dotgit, { throwIfNoEntry: false })
+    if (info !== undefined) {
+      const gitdir = (info.isFile() ? linkedGitdir(current, dotgit) : undefined) ?? dotgit
+      return openAt(current, gitdir, client)
     }
-    const parent = path.dirname(current)
+    const parent = dirname(current)
     if (parent === current) return yield* Effect.fail(notARepository(workspace.cwdDisplay))
     current = parent
   }
 })
+
+const openAt = (dir: string, gitdir: string, fs: GitFsClient): Repository => {
+  const call = <A>(what: string, f: () => Promise<A>) =>
+    Effect.tryPromise({ try: f, catch: (e) => e }).pipe(
+      Effect.catch((e) => {
+        // Objects borrowed through alternates (clone --shared / --reference) are invisible to isomorphic-git.
+        const why = existsSync(join(gitdir, "objects", "info", "alternates"))
+          ? " This clone borrows objects from another repository (.git/objects/info/alternates), which the built-in git reader cannot follow: install git (anvil then runs it) or use Bash with git."
+          : ""
+        return Effect.fail(gitError("failed", `git ${what} failed: ${errorText(e)}.${why}`))
+      }),
+    )
+  const relative = (absolute: string) => {
+    const rel = relativePath(dir, absolute)
+    if (rel.startsWith("..") || isAbsolute(rel)) return undefined
+    return rel.split(sep).join("/")
+  }
+  return { dir, gitdir, fs, cache: {}, call, relative }
+}

@@ -28,9 +28,12 @@ export interface HeadState {
   readonly merging: boolean
 }
 
-const UNMERGED = new Set(["UU", "AA", "UD", "DU", "AU", "UA", "DD"])
-/** Whether an entry is a merge conflict (its XY is one of git's unmerged codes). */
-export const isUnmerged = (e: StatusEntry): boolean => UNMERGED.has(`${e.index}${e.worktree}`)
+/**
+ * Whether an entry is a merge conflict (its XY is one of git's unmerged codes:
+ * UU, AA, UD, DU, AU, UA, DD — a U on either side, or both sides A or D).
+ */
+export const isUnmerged = (e: StatusEntry): boolean =>
+  e.index === "U" || e.worktree === "U" || (e.index === e.worktree && (e.index === "A" || e.index === "D"))
 
 const isLink = (mode: number) => mode === 0o120000
 
@@ -114,14 +117,34 @@ export const statusEntries = async (repo: Repository, snapshot: Snapshot, fileMo
   return [...entries, ...others]
 }
 
+/** How many entries are conflicts, staged, unstaged (a path may be both) and untracked. */
+export const countEntries = (entries: ReadonlyArray<StatusEntry>) => {
+  let unmerged = 0
+  let staged = 0
+  let unstaged = 0
+  let untracked = 0
+  for (const e of entries) {
+    if (e.index === "?") untracked++
+    else if (isUnmerged(e)) unmerged++
+    else {
+      if (e.index !== " ") staged++
+      if (e.worktree !== " " && e.worktree !== "?") unstaged++
+    }
+  }
+  return { unmerged, staged, unstaged, untracked }
+}
+
 /** `git status --porcelain`: one `XY path` line per entry. */
-export const formatShort = (entries: ReadonlyArray<StatusEntry>): string =>
-  entries
-    .map((e) => {
-      const q = (p: string) => quotePath(p, { quoteSpace: true })
-      return `${e.index}${e.worktree} ${e.orig_path !== undefined ? `${q(e.orig_path)} -> ` : ""}${q(e.path)}`
-    })
-    .join("\n")
+export const formatShort = (entries: ReadonlyArray<StatusEntry>): string => {
+  const porcelain = { quoteSpace: true }
+  const lines: Array<string> = new Array(entries.length)
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!
+    const from = e.orig_path !== undefined ? `${quotePath(e.orig_path, porcelain)} -> ` : ""
+    lines[i] = `${e.index}${e.worktree} ${from}${quotePath(e.path, porcelain)}`
+  }
+  return lines.join("\n")
+}
 
 const LABELS: Record<string, string> = { A: "new file:", M: "modified:", D: "deleted:", R: "renamed:", T: "typechange:" }
 const label = (code: string) => (LABELS[code] ?? "unknown:").padEnd(12)

@@ -34,11 +34,32 @@ export interface SnapshotOptions {
   readonly prefixes?: ReadonlyArray<string>
 }
 
-/** git's sort order for paths: by UTF-8 bytes. */
+/** A UTF-16 code unit moved so that units compare in code point order: surrogates (astral characters) above U+E000–U+FFFF. */
+const codePointRank = (unit: number): number => (unit < 0xd800 ? unit : unit >= 0xe000 ? unit - 0x800 : unit + 0x2000)
+
+/**
+ * git's sort order for paths: by UTF-8 bytes, which is code point order.
+ * Compared on the strings' code units (no encoding per comparison: a status
+ * of thousands of paths sorts hundreds of thousands of pairs); they already
+ * follow code point order except for astral characters, which are moved
+ * above the rest of the BMP.
+ */
 export const compareBytes = (a: string, b: string): number => {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return Buffer.compare(x, y)
+  const n = a.length < b.length ? a.length : b.length
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x !== y) return x < 0xd800 && y < 0xd800 ? x - y : codePointRank(x) - codePointRank(y)
+  }
+  return a.length - b.length
+}
+
+/** Sorts `items` by `key` in git's path order, unless they already are (git's own output usually is). */
+export const sortByPath = <T>(items: Array<T>, key: (item: T) => string): Array<T> => {
+  for (let i = 1; i < items.length; i++) {
+    if (compareBytes(key(items[i - 1]!), key(items[i]!)) > 0) return items.sort((x, y) => compareBytes(key(x), key(y)))
+  }
+  return items
 }
 
 const worthWalking = (filepath: string, prefixes: ReadonlyArray<string>): boolean =>

@@ -2,7 +2,7 @@ import { Data, Effect, type Scope } from "effect"
 import { accessSync, constants } from "node:fs"
 import type { Readable, Writable } from "node:stream"
 import { registerTree, unregisterTree, updateTree } from "./managed-registry.ts"
-import { MARK_VAR, markValue } from "./process-table.ts"
+import { groupAlive, MARK_VAR, markValue } from "./process-table.ts"
 import { endTree } from "./process-tree.ts"
 
 /**
@@ -97,6 +97,14 @@ export interface ManagedProcess {
    * Idempotent; concurrent calls share one ending.
    */
   readonly stop: (graceMs?: number) => Promise<void>
+  /**
+   * For a program known to start nothing that outlives it (git's own
+   * commands): once its first process exited and no process of its group is
+   * left, forgets the tree without the /proc scan for marked processes that
+   * `stop` (or anvil's exit) would make. Returns whether it was forgotten;
+   * otherwise the tree stays registered and is ended as usual.
+   */
+  readonly release: () => boolean
   /**
    * Node stream views of the pipes (for libraries such as vscode-jsonrpc that
    * take Node streams). Call at most once; the web streams above are then owned
@@ -233,6 +241,11 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
       (stopping ??= endTree({ pgid: exit === undefined ? pid : undefined, mark }, graceMs ?? graceDefault).finally(() =>
         unregisterTree(mark),
       )),
+    release: () => {
+      if (stopping !== undefined || exit === undefined || groupAlive(pid)) return false
+      unregisterTree(mark)
+      return true
+    },
     nodeStreams: () => ({
       ...(stdin ? { stdin: writableOf(stdin) } : {}),
       ...(stdout ? { stdout: nodeStream().Readable.fromWeb(stdout as import("node:stream/web").ReadableStream<Uint8Array>) } : {}),

@@ -41,6 +41,13 @@ export interface ProcessSpec {
   readonly stderr: OutputSink
   /** Rewrites the command before it starts (the command sandbox); see `SpawnWrap`. */
   readonly wrap?: SpawnWrap
+  /**
+   * The program starts nothing meant to outlive it (git's own commands): when
+   * it ended on its own and its group is gone, its tree is forgotten at once
+   * (see `ManagedProcess.release`) instead of being kept for the scan of
+   * /proc at anvil's exit. Timeout and cancellation end the group as always.
+   */
+  readonly leavesNothing?: boolean
 }
 
 /** How a run ended. */
@@ -133,6 +140,7 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
       if (settled || exit === undefined || open.size > 0 || terminating) return
       settled = true
       clearTimers()
+      if (spec.leavesNothing === true && !timedOut && !heldOpen) child.release()
       resume(
         Effect.succeed({
           pid: child.pid,

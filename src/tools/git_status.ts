@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { cliStatus } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
-import { currentUpstream, formatLong, formatShort, isUnmerged, readHead, statusEntries } from "../git/status.ts"
+import { countEntries, currentUpstream, formatLong, formatShort, readHead, statusEntries } from "../git/status.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -41,10 +41,7 @@ export const gitStatusTool = defineTool({
       const repo = yield* openRepository
       const cli = yield* gitCli
       const { entries, head, upstream } = cli ? yield* cliStatus(repo, cli) : yield* builtinStatus(repo)
-      const unmerged = entries.filter(isUnmerged).length
-      const staged = entries.filter((e) => e.index !== " " && e.index !== "?" && !isUnmerged(e)).length
-      const unstaged = entries.filter((e) => e.worktree !== " " && e.worktree !== "?" && !isUnmerged(e)).length
-      const untracked = entries.filter((e) => e.index === "?").length
+      const { unmerged, staged, unstaged, untracked } = countEntries(entries)
       const content = short === true ? formatShort(entries) : formatLong(entries, head, upstream)
       const where = head.branch !== undefined ? `On branch ${head.branch}` : `HEAD detached at ${head.commit?.slice(0, 7) ?? "HEAD"}`
       const summary =
