@@ -34,22 +34,22 @@ export interface SnapshotOptions {
   readonly prefixes?: ReadonlyArray<string>
 }
 
-/** A UTF-16 code unit moved so that units compare in code point order: surrogates (astral characters) above U+E000–U+FFFF. */
-const codePointRank = (unit: number): number => (unit < 0xd800 ? unit : unit >= 0xe000 ? unit - 0x800 : unit + 0x2000)
+const isSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdfff
 
 /**
  * git's sort order for paths: by UTF-8 bytes, which is code point order.
- * Compared on the strings' code units (no encoding per comparison: a status
- * of thousands of paths sorts hundreds of thousands of pairs); they already
- * follow code point order except for astral characters, which are moved
- * above the rest of the BMP.
+ * Compared on the strings' code units, which follow it (no encoding per
+ * comparison: a status of thousands of paths sorts hundreds of thousands of
+ * pairs); where the first difference is a surrogate (an astral character, or
+ * a lone one that UTF-8 writes as U+FFFD) the bytes themselves are compared.
  */
 export const compareBytes = (a: string, b: string): number => {
   const n = a.length < b.length ? a.length : b.length
   for (let i = 0; i < n; i++) {
     const x = a.charCodeAt(i)
     const y = b.charCodeAt(i)
-    if (x !== y) return x < 0xd800 && y < 0xd800 ? x - y : codePointRank(x) - codePointRank(y)
+    if (x === y) continue
+    return isSurrogate(x) || isSurrogate(y) ? Buffer.compare(Buffer.from(a), Buffer.from(b)) : x - y
   }
   return a.length - b.length
 }

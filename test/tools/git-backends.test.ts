@@ -1,0 +1,69 @@
+import { describe, expect, test, setDefaultTimeout } from "bun:test"
+import { appendFileSync, chmodSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { callTool } from "../support/harness.ts"
+import { busyRepo, git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
+
+// Repositories are built with the git CLI; on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(120_000)
+
+const home = gitHome()
+
+/** What git_status and git_diff answer, through the git command line and through isomorphic-git, side by side. */
+const answers = async (root: string, name: string, params: Record<string, unknown>) => {
+  const call = async (backend: string) => {
+    // Limits high enough that the whole answer is compared, not a truncated preview.
+    const env = { HOME: home, ANVIL_GIT_BACKEND: backend, TOOL_OUTPUT_MAX_LINES: "1000000", TOOL_OUTPUT_MAX_BYTES: "100000000" }
+    const { envelope } = await callTool(root, name, params, { env })
+    const { time_ms: _, ...stats } = envelope.stats
+    return { status: envelope.status, data: envelope.data, text: envelope.text, stats }
+  }
+  return { cli: await call("cli"), iso: await call("isomorphic") }
+}
+
+const CALLS: ReadonlyArray<[string, Record<string, unknown>, ReadonlyArray<string>]> = [
+  ["git_status", {}, ["status"]],
+  ["git_status", { short: true }, ["status", "--porcelain"]],
+  ["git_diff", {}, ["diff"]],
+  ["git_diff", { staged: true }, ["diff", "--staged"]],
+]
+
+/** Both backends give the same envelope (data: entries, files and their line counts; text; stats), and its content is git's. */
+const expectSameAnswers = async (root: string) => {
+  for (const [name, params, gitArgs] of CALLS) {
+    const { cli, iso } = await answers(root, name, params)
+    expect(cli.status).toBe("success")
+    expect({ name, params, ...cli }).toEqual({ name, params, ...iso })
+    expect(String((cli.data as { content: string }).content).replace(/\n+$/, "")).toBe(git(root, home, gitArgs).replace(/\n+$/, ""))
+  }
+}
+
+describe("git tools: the git command line and isomorphic-git give the same answers", () => {
+  test("every kind of change (renames, deletions, typechange, mode change, quoted names, untracked folders)", async () => {
+    const root = busyRepo(home)
+    await expectSameAnswers(root)
+    rmSync(root, { recursive: true, force: true })
+  })
+
+  test("a repository of thousands of files with thousands of changes: edits with and without a final newline, binary files, deletions, spaces and non-ASCII names, untracked folders", async () => {
+    const tree: Record<string, string> = {}
+    for (let i = 0; i < 2000; i++) tree[`d${i % 25}/sub${i % 3}/f${i}${i % 50 === 0 ? " spaced" : i % 70 === 0 ? "-ñé" : ""}.txt`] = lines(`file ${i}`, 6)
+    const root = gitRepo(home, tree, { commit: "many" })
+    const file = (i: number) => join(root, Object.keys(tree)[i]!)
+    for (let i = 0; i < 2000; i += 3) appendFileSync(file(i), i % 2 === 0 ? "appended\n" : "no final newline")
+    for (let i = 1; i < 2000; i += 29) unlinkSync(file(i))
+    for (let i = 2; i < 2000; i += 97) writeFileSync(file(i), new Uint8Array([0, 1, 2, 255, 0, 10]))
+    chmodSync(file(5), 0o755)
+    rmSync(file(8))
+    symlinkSync("elsewhere", file(8))
+    git(root, home, ["mv", Object.keys(tree)[11]!, "moved here.txt"])
+    git(root, home, ["add", Object.keys(tree)[14]!, Object.keys(tree)[17]!])
+    for (let i = 0; i < 300; i++) {
+      mkdirSync(join(root, `new${i % 7}`, `deep${i % 2}`), { recursive: true })
+      writeFileSync(join(root, `new${i % 7}`, `deep${i % 2}`, `n${i}.txt`), `${i}\n`)
+      if (i % 10 === 0) writeFileSync(join(root, `d${i % 25}`, `untracked ${i}-ü.txt`), "u\n")
+    }
+    await expectSameAnswers(root)
+    rmSync(root, { recursive: true, force: true })
+  })
+})
