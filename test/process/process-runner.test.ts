@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
+import { managedCount, stopAllManaged } from "../../src/process/managed-registry.ts"
 import { ProcessRunner, type OutputSink, type ProcessSpec } from "../../src/process/process-runner.ts"
 
 const PATH = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"
@@ -83,5 +84,20 @@ describe("ProcessRunner", () => {
     )
     expect(exit._tag).toBe("Failure")
     expect(JSON.stringify(exit)).toContain("ENOENT")
+  })
+
+  test("leavesNothing: a program that ended with its group is forgotten at once; one that left a process in its group is kept and ended with anvil", async () => {
+    await stopAllManaged(0)
+    const kept = await run({ args: ["-c", "true"] })
+    expect(kept.exitCode).toBe(0)
+    expect(managedCount()).toBe(1)
+    await stopAllManaged(0)
+    await run({ args: ["-c", "true"], leavesNothing: true })
+    expect(managedCount()).toBe(0)
+    // A child still in the group (its output closed, so the run itself ends): the tree stays registered.
+    await run({ args: ["-c", "sleep 30 >/dev/null 2>&1 & echo started"], leavesNothing: true })
+    expect(managedCount()).toBe(1)
+    await stopAllManaged(0)
+    expect(managedCount()).toBe(0)
   })
 })
