@@ -60,26 +60,19 @@ const gitEnvironment = (env: Readonly<Record<string, string | undefined>>): Reco
   return out
 }
 
-const located = new Map<string, string | undefined>()
-
-/** The first executable `git` on PATH, or undefined (remembered per PATH: a session asks on every git call). */
+/** The first executable `git` on PATH, or undefined. */
 export const findGit = (path: string | undefined): string | undefined => {
-  const dirs = path ?? DEFAULT_PATH
-  if (located.has(dirs)) return located.get(dirs)
-  let found: string | undefined
-  for (const dir of dirs.split(":")) {
+  for (const dir of (path ?? DEFAULT_PATH).split(":")) {
     if (dir === "") continue
     const file = `${dir}/git`
     try {
       accessSync(file, constants.X_OK)
-      found = file
-      break
+      return file
     } catch {
       // not here
     }
   }
-  located.set(dirs, found)
-  return found
+  return undefined
 }
 
 /**
