@@ -8,7 +8,9 @@ import { endTree, killTreesNow, type ProcessTree } from "./process-tree.ts"
  *
  * A tree stays here after its first process exited on its own: what it left
  * running in the background (`nohup server &`) carries its mark and is ended
- * with anvil. Only `ManagedProcess.stop` takes a tree out, after ending it.
+ * with anvil. Only `ManagedProcess.stop` takes a tree out, after ending it,
+ * and `ManagedProcess.release`, for a program known to leave nothing (git's
+ * read commands) whose process group is already gone.
  */
 const trees = new Map<string, ProcessTree>()
 let guarded = false
