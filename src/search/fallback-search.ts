@@ -192,6 +192,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
       root,
       start: target.dir,
       initial: include ? include.start() : [],
+      keep: include?.fileNameFilter(),
       includeIgnored: false,
       ignoredDirs: req.ignoredDirs,
       neverEnter: new Set([".git"]),

@@ -66,6 +66,7 @@ export const globFiles = (request: GlobRequest) =>
       root: ws.root,
       start: resolved.real,
       initial: matcher.start(),
+      keep: matcher.fileNameFilter(),
       includeIgnored: request.includeIgnored,
       ignoredDirs: request.ignoredDirs,
       maxEntries: request.maxEntries,

@@ -1,5 +1,6 @@
 import { ANY_ONE, ANY_RUN, literal as literalToken, oneOf, Wildcard, type TextMatcher, type WildcardToken } from "../workspace/wildcard.ts"
 import { Data } from "effect"
+import { NameFilter, type NameShape } from "../workspace/name-filter.ts"
 import { BraceExpansionError, expandBraces } from "./brace-expansion.ts"
 
 /**
@@ -32,7 +33,14 @@ export class GlobPatternError extends Data.TaggedError("GlobPatternError")<{ rea
 type Segment =
   | { readonly kind: "globstar" }
   | { readonly kind: "literal"; readonly text: string }
-  | { readonly kind: "wild"; readonly re: TextMatcher; readonly explicitDot: boolean }
+  | {
+      readonly kind: "wild"
+      readonly re: TextMatcher
+      readonly explicitDot: boolean
+      /** The literal text every matching name starts / ends with (empty when none, or case-insensitive). */
+      readonly prefix: string
+      readonly suffix: string
+    }
 
 interface CompiledPattern {
   readonly segments: ReadonlyArray<Segment>
@@ -58,6 +66,9 @@ export interface GlobOptions {
 }
 
 const STRIDE = 1 << 12
+
+const MATCH: StepResult = { state: [], explicit: false }
+const MATCH_EXPLICIT: StepResult = { state: [], explicit: true }
 
 /** A compiled glob (possibly several after brace expansion). */
 export class GlobMatcher {
@@ -169,7 +180,29 @@ export class GlobMatcher {
         if (segment.kind === "literal") explicit = true
       }
     }
-    return matched ? { state: [], explicit } : undefined
+    return matched ? (explicit ? MATCH_EXPLICIT : MATCH) : undefined
+  }
+
+  /**
+   * What the name of every file (non-folder entry) this matcher can accept
+   * looks like, as literal prefixes and suffixes: a walk checks a name's bytes
+   * against it before making a string of the name. Undefined when any name
+   * could match (a pattern ending in `**`, a last segment such as `*` or `?.c`).
+   */
+  fileNameFilter(): NameFilter | undefined {
+    const shapes: Array<NameShape> = []
+    for (const pattern of this.patterns) {
+      // A folders-only pattern accepts no file.
+      if (pattern.dirsOnly) continue
+      const last = pattern.segments[pattern.segments.length - 1]!
+      if (last.kind === "globstar") return undefined
+      const shape = last.kind === "literal" ? { prefix: last.text, suffix: "", exact: true } : { prefix: last.prefix, suffix: last.suffix, exact: false }
+      // U+FFFD stands for bytes that are not UTF-8 in a name read leniently: no byte test for it.
+      if (shape.prefix === "" && shape.suffix === "") return undefined
+      if (`${shape.prefix}${shape.suffix}`.includes("\uFFFD")) return undefined
+      shapes.push(shape)
+    }
+    return new NameFilter(shapes)
   }
 
   private reachesEnd(p: number, i: number): boolean {
@@ -222,6 +255,9 @@ const compileSegment = (text: string, nocase: boolean): Segment => {
   let literal = ""
   let isLiteral = true
   let explicitDot = false
+  // The literal text before the first wildcard and after the last one.
+  let prefix = ""
+  let suffix = ""
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!
     const atStart = i === 0
@@ -232,22 +268,29 @@ const compileSegment = (text: string, nocase: boolean): Segment => {
       if (atStart && ch === ".") explicitDot = true
       tokens.push(literalToken(ch, nocase))
       literal += ch
+      suffix += ch
       continue
     }
     if (c === "*") {
+      if (isLiteral) prefix = literal
       isLiteral = false
+      suffix = ""
       tokens.push(ANY_RUN)
       continue
     }
     if (c === "?") {
+      if (isLiteral) prefix = literal
       isLiteral = false
+      suffix = ""
       tokens.push(ANY_ONE)
       continue
     }
     if (c === "[") {
       const cls = parseBracket(text, i)
       if (cls !== undefined) {
+        if (isLiteral) prefix = literal
         isLiteral = false
+        suffix = ""
         const re = new RegExp(`^${cls.source}$`, nocase ? "iu" : "u")
         tokens.push(oneOf((ch) => re.test(ch), cls.source))
         i = cls.end
@@ -261,9 +304,11 @@ const compileSegment = (text: string, nocase: boolean): Segment => {
     if (ch.length === 2) i++
     tokens.push(literalToken(ch, nocase))
     literal += ch
+    suffix += ch
   }
   if (isLiteral && !nocase) return { kind: "literal", text: literal }
-  return { kind: "wild", re: new Wildcard(tokens, nocase), explicitDot }
+  const exact = !nocase && !isLiteral
+  return { kind: "wild", re: new Wildcard(tokens, nocase), explicitDot, prefix: exact ? prefix : "", suffix: exact ? suffix : "" }
 }
 
 const POSIX_CLASSES: Record<string, string> = {

@@ -3,7 +3,8 @@ import { FileSystem } from "effect/FileSystem"
 import type { PlatformError } from "effect/PlatformError"
 import { constants, openSync, readdirSync, statSync } from "node:fs"
 import { closeQuietly, fdPath, readStillAt, realOfFd } from "./checked-fs.ts"
-import { listFast } from "./fast-listing.ts"
+import { listFastKept } from "./fast-listing.ts"
+import type { NameFilter } from "./name-filter.ts"
 
 /**
  * The bulk file-system reads a search makes: the listings of many
@@ -24,9 +25,21 @@ export interface DirEntry {
   readonly type: EntryType
 }
 
+/** One directory's listing. */
+export interface DirListing {
+  /** Its entries in no particular order: all of them, or (given a `keep` filter) at least its folders and the other entries the filter accepts. */
+  readonly entries: ReadonlyArray<DirEntry>
+  /** How many entries it has, kept or not. */
+  readonly total: number
+}
+
 export interface BulkFsShape {
-  /** Each directory's entries in no particular order, or undefined when it cannot be listed. */
-  readonly listDirectories: (dirs: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ReadonlyArray<DirEntry> | undefined>>
+  /**
+   * Each directory's listing, or undefined when it cannot be listed. With
+   * `keep`, a reader may leave out the non-folder entries whose names the
+   * filter refuses (the kernel reader does; they are counted, never decoded).
+   */
+  readonly listDirectories: (dirs: ReadonlyArray<string>, keep?: NameFilter) => Effect.Effect<ReadonlyArray<DirListing | undefined>>
   /** Epoch milliseconds for each path, in the same order (0 when it cannot be stat'ed). */
   readonly mtimes: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<number>>
   /**
@@ -57,10 +70,10 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
    * searches), promise `stat`s 256 in flight for a larger one.
    */
   static live: BulkFsShape = {
-    listDirectories: (dirs) =>
+    listDirectories: (dirs, keep) =>
       Effect.sync(() =>
-        dirs.map((dir) => {
-          const fast = listFast(dir)
+        dirs.map((dir): DirListing | undefined => {
+          const fast = listFastKept(dir, keep)
           if (fast !== "fallback") return fast
           let fd: number | undefined
           try {
@@ -68,12 +81,13 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
             // link after its parent was listed is never read through.
             fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
             if (realOfFd(fd, dir) !== dir) return undefined
-            return readdirSync(fdPath(fd), { withFileTypes: true }).map(
+            const entries = readdirSync(fdPath(fd), { withFileTypes: true }).map(
               (d): DirEntry => ({
                 name: d.name,
                 type: d.isFile() ? "File" : d.isDirectory() ? "Directory" : d.isSymbolicLink() ? "SymbolicLink" : "Other",
               }),
             )
+            return { entries, total: entries.length }
           } catch {
             return undefined
           } finally {
@@ -115,14 +129,15 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
           dirs,
           (dir) =>
             fs.readDirectoryEntries(dir).pipe(
-              Effect.map((entries) =>
-                entries.map(
+              Effect.map((listed): DirListing => {
+                const entries = listed.map(
                   (e): DirEntry => ({
                     name: e.name,
                     type: e.type === "File" || e.type === "Directory" || e.type === "SymbolicLink" ? e.type : "Other",
                   }),
-                ),
-              ),
+                )
+                return { entries, total: entries.length }
+              }),
               Effect.orElseSucceed(() => undefined),
             ),
           { concurrency: 8 },

@@ -1,5 +1,6 @@
 import type * as Ffi from "bun:ffi"
 import { constants } from "node:fs"
+import type { NameFilter } from "./name-filter.ts"
 
 /**
  * Directory listings straight from the kernel, for the walks behind glob and
@@ -25,8 +26,8 @@ export interface FastEntry {
   readonly type: FastEntryType
 }
 
-type Syscall = (n: number | bigint, a: number | bigint, b: unknown, c: unknown, d: number | bigint) => number | bigint
-type Getdents = (fd: number, buf: unknown, size: number | bigint) => number | bigint
+type Syscall = (n: number, a: number, b: Ffi.Pointer | Uint8Array, c: Ffi.Pointer, d: number) => number
+type Getdents = (fd: number, buf: Ffi.Pointer, size: number) => number
 type Close = (fd: number) => number
 
 interface Native {
@@ -36,6 +37,9 @@ interface Native {
   readonly __errno_location: () => Ffi.Pointer
   readonly ptr: typeof Ffi.ptr
   readonly toArrayBuffer: typeof Ffi.toArrayBuffer
+  readonly buffer: Ffi.Pointer
+  readonly how: Ffi.Pointer
+  readonly path: Ffi.Pointer
 }
 
 const SYS_OPENAT2 = 437
@@ -59,12 +63,22 @@ const load = (): Native | undefined => {
     // Loaded on the first listing, not at start: bun:ffi costs every command about a millisecond.
     const { dlopen, FFIType, ptr, toArrayBuffer } = process.getBuiltinModule("bun:ffi") as typeof Ffi
     const lib = dlopen("libc.so.6", {
-      syscall: { args: [FFIType.i64, FFIType.i64, FFIType.ptr, FFIType.ptr, FFIType.i64], returns: FFIType.i64 },
-      getdents64: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
+      // Both return a long; the values (a descriptor, a byte count up to the buffer's size, -1) fit in 32 bits,
+      // and an i32 result is a plain number where an i64 one would be a BigInt per call.
+      syscall: { args: [FFIType.i64, FFIType.i64, FFIType.ptr, FFIType.ptr, FFIType.i64], returns: FFIType.i32 },
+      getdents64: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i32 },
       close: { args: [FFIType.i32], returns: FFIType.i32 },
       __errno_location: { args: [], returns: FFIType.ptr },
     })
-    return { ...(lib.symbols as unknown as Omit<Native, "ptr" | "toArrayBuffer">), ptr, toArrayBuffer }
+    return {
+      ...(lib.symbols as unknown as Omit<Native, "ptr" | "toArrayBuffer" | "buffer" | "how" | "path">),
+      ptr,
+      toArrayBuffer,
+      // The buffers live as long as the module and JavaScriptCore never moves them: their addresses are taken once.
+      buffer: ptr(BUFFER),
+      how: ptr(HOW),
+      path: ptr(PATH),
+    }
   } catch {
     return undefined
   }
@@ -80,12 +94,14 @@ export const setFastListing = (on: boolean): void => {
 let errnoView: Int32Array | undefined
 const BUFFER = new Uint8Array(64 * 1024)
 const VIEW = new DataView(BUFFER.buffer)
+/** The same bytes as a Buffer: its latin1Slice makes a string of an ASCII name without a copy of the bytes first. */
+const BYTES = Buffer.from(BUFFER.buffer) as Buffer & { latin1Slice(start: number, end: number): string }
+/** A folder's path, NUL-terminated (PATH_MAX); a longer one is encoded on its own. */
+const PATH = new Uint8Array(4096)
 /** struct open_how { u64 flags; u64 mode; u64 resolve; } */
 const HOW = new BigUint64Array([BigInt(O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), 0n, BigInt(RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)])
 const encoder = new TextEncoder()
 const strict = new TextDecoder("utf-8", { fatal: true })
-const latin1 = new TextDecoder("latin1")
-const NOT_ASCII = /[^\x00-\x7f]/
 
 const errno = (lib: Native): number => {
   if (errnoView === undefined) {
@@ -94,13 +110,27 @@ const errno = (lib: Native): number => {
   return errnoView[0] ?? 0
 }
 
+/** `dir` as a NUL-terminated C string: in the reused buffer, or (a longer one) an array of its own, passed as such. */
+const pathPointer = (lib: Native, dir: string): Ffi.Pointer | Uint8Array => {
+  const { read, written } = encoder.encodeInto(dir, PATH)
+  if (read === dir.length && written < PATH.length) {
+    PATH[written] = 0
+    return lib.path
+  }
+  return encoder.encode(`${dir}\0`)
+}
+
 /** Off for the rest of the process once openat2 proves unusable. */
 const disable = () => {
   native = undefined
 }
 
-const typeOf = (d: number): FastEntryType | undefined =>
-  d === DT_REG ? "File" : d === DT_DIR ? "Directory" : d === DT_LNK ? "SymbolicLink" : d === DT_UNKNOWN ? undefined : "Other"
+/** A folder's entries, possibly only some of them (see {@link listFastKept}). */
+export interface FastListing {
+  readonly entries: Array<FastEntry>
+  /** How many entries the folder has (besides "." and ".."), kept or not. */
+  readonly total: number
+}
 
 /**
  * The entries of the folder at absolute real path `dir` (no "." or ".."), in
@@ -109,12 +139,21 @@ const typeOf = (d: number): FastEntryType | undefined =>
  * `"fallback"` when this reader cannot tell and the portable one must.
  */
 export const listFast = (dir: string): ReadonlyArray<FastEntry> | undefined | "fallback" => {
+  const listing = listFastKept(dir, undefined)
+  return typeof listing === "object" ? listing.entries : listing
+}
+
+/**
+ * {@link listFast}, keeping only the folders and the other entries whose
+ * names `keep` accepts (all when it is undefined); the rest are counted in
+ * `total` without ever becoming strings.
+ */
+export const listFastKept = (dir: string, keep: NameFilter | undefined): FastListing | undefined | "fallback" => {
   if (!enabled) return "fallback"
   if (native === null) native = load()
   const lib = native
   if (lib === undefined) return "fallback"
-  const path = encoder.encode(`${dir}\0`)
-  const fd = Number(lib.syscall(SYS_OPENAT2, AT_FDCWD, lib.ptr(path), lib.ptr(HOW), 24))
+  const fd = lib.syscall(SYS_OPENAT2, AT_FDCWD, pathPointer(lib, dir), lib.how, 24)
   if (fd < 0) {
     const code = errno(lib)
     if (code === ENOSYS || code === EPERM) {
@@ -125,30 +164,39 @@ export const listFast = (dir: string): ReadonlyArray<FastEntry> | undefined | "f
     return code === 0 ? "fallback" : undefined
   }
   try {
-    const out: Array<FastEntry> = []
+    const entries: Array<FastEntry> = []
+    let total = 0
     for (;;) {
-      const n = Number(lib.getdents64(fd, lib.ptr(BUFFER), BUFFER.length))
+      const n = lib.getdents64(fd, lib.buffer, BUFFER.length)
       if (n < 0) return undefined
-      if (n === 0) return out
-      // One decoding of the whole batch, one character per byte: an ASCII name is then a slice of it.
-      const text = latin1.decode(BUFFER.subarray(0, n))
+      if (n === 0) return { entries, total }
       for (let off = 0; off < n; ) {
         const reclen = VIEW.getUint16(off + 16, true)
-        const type = typeOf(BUFFER[off + 18]!)
+        const d = BUFFER[off + 18]!
         const start = off + 19
         const end = BUFFER.indexOf(0, start)
         off += reclen
         if (end - start <= 2 && BUFFER[start] === 46 && (end - start === 1 || BUFFER[start + 1] === 46)) continue
-        if (type === undefined) return "fallback"
-        let name = text.slice(start, end)
-        if (NOT_ASCII.test(name)) {
+        if (d === DT_UNKNOWN) return "fallback"
+        total++
+        if (keep !== undefined && d !== DT_DIR && !keep.accepts(BUFFER, start, end)) continue
+        let ascii = true
+        for (let i = start; i < end; i++) {
+          if (BUFFER[i]! >= 0x80) {
+            ascii = false
+            break
+          }
+        }
+        let name: string
+        if (ascii) name = BYTES.latin1Slice(start, end)
+        else {
           try {
             name = strict.decode(BUFFER.subarray(start, end))
           } catch {
             return "fallback"
           }
         }
-        out.push({ name, type })
+        entries.push({ name, type: d === DT_REG ? "File" : d === DT_DIR ? "Directory" : d === DT_LNK ? "SymbolicLink" : "Other" })
       }
     }
   } finally {
