@@ -84,6 +84,7 @@ export const globFiles = (request: GlobRequest) =>
           }
         },
         file: (state, name, kind) => (kind === "other" ? undefined : matcher.matches(state, name, false)),
+        files: (state) => matcher.filesIn(state),
       },
       onEntry: (rel, kind) => found.push(kind === "dir" ? `${rel}/` : rel),
     })

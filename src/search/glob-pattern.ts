@@ -2,6 +2,7 @@ import { ANY_ONE, ANY_RUN, literal as literalToken, oneOf, Wildcard, type TextMa
 import { Data } from "effect"
 import { NameFilter, type NameShape } from "../workspace/name-filter.ts"
 import { BraceExpansionError, expandBraces } from "./brace-expansion.ts"
+import { keepBelowTopTier } from "../workspace/jit-tier.ts"
 
 /**
  * Glob patterns as bash expands them with `shopt -s globstar` (and `dotglob`
@@ -40,12 +41,17 @@ type Segment =
       /** The literal text every matching name starts / ends with (empty when none, or case-insensitive). */
       readonly prefix: string
       readonly suffix: string
+      /** Only `*`: any name (a hidden one only with dotglob). */
+      readonly star: boolean
     }
 
 interface CompiledPattern {
   readonly segments: ReadonlyArray<Segment>
   readonly dirsOnly: boolean
 }
+
+/** Which files of a directory can match (see {@link GlobMatcher.filesIn}). */
+export type FilesRule = "none" | "visible" | "any" | "each"
 
 /** A set of NFA positions: pattern index × segment index, as sorted numbers. */
 export type GlobState = ReadonlyArray<number>
@@ -205,6 +211,28 @@ export class GlobMatcher {
     return new NameFilter(shapes)
   }
 
+  /**
+   * Which files of a directory in `state` match, decided once for the
+   * directory: `"none"`, `"visible"` (every name not starting with "."),
+   * `"any"`, or `"each"` (ask {@link matches} name by name). A match found
+   * without asking is never explicit (only a literal segment is).
+   */
+  filesIn(state: GlobState): FilesRule {
+    let every = false
+    for (const code of state) {
+      const p = Math.floor(code / STRIDE)
+      const i = code % STRIDE
+      const pattern = this.patterns[p]!
+      if (pattern.dirsOnly) continue
+      const segments = pattern.segments
+      if (i >= segments.length) continue
+      const segment = segments[i]!
+      if (segment.kind === "globstar" ? this.reachesEnd(p, i) : segment.kind === "wild" && segment.star && this.reachesEnd(p, i + 1)) every = true
+      else if (this.reachesEnd(p, i + 1)) return "each"
+    }
+    return every ? (this.dot ? "any" : "visible") : "none"
+  }
+
   private reachesEnd(p: number, i: number): boolean {
     const segments = this.patterns[p]!.segments
     for (let k = i; k < segments.length; k++) if (segments[k]!.kind !== "globstar") return false
@@ -308,7 +336,8 @@ const compileSegment = (text: string, nocase: boolean): Segment => {
   }
   if (isLiteral && !nocase) return { kind: "literal", text: literal }
   const exact = !nocase && !isLiteral
-  return { kind: "wild", re: new Wildcard(tokens, nocase), explicitDot, prefix: exact ? prefix : "", suffix: exact ? suffix : "" }
+  const star = tokens.every((t) => t === ANY_RUN)
+  return { kind: "wild", re: new Wildcard(tokens, nocase), explicitDot, prefix: exact ? prefix : "", suffix: exact ? suffix : "", star }
 }
 
 const POSIX_CLASSES: Record<string, string> = {
@@ -449,3 +478,6 @@ export const matchesPath = (matcher: GlobMatcher, rel: string, isDir = false): b
   }
   return matcher.matches(state, parts[parts.length - 1]!, isDir) !== undefined
 }
+
+const proto = GlobMatcher.prototype
+keepBelowTopTier(proto.matches, proto.enter, proto.canDescend, proto.filesIn, proto["consume"], proto["close"], proto["reachesEnd"], normalize)

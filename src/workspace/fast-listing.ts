@@ -1,6 +1,7 @@
 import type * as Ffi from "bun:ffi"
 import { constants } from "node:fs"
 import type { NameFilter } from "./name-filter.ts"
+import { keepBelowTopTier } from "./jit-tier.ts"
 
 /**
  * Directory listings straight from the kernel, for the walks behind glob and
@@ -203,3 +204,5 @@ export const listFastKept = (dir: string, keep: NameFilter | undefined): FastLis
     lib.close(fd)
   }
 }
+
+keepBelowTopTier(listFastKept)

@@ -1,4 +1,5 @@
 import { ANY_ONE, ANY_RUN, DIRS, literal, ONE_IN_NAME, oneOf, RUN_IN_NAME, Wildcard, type WildcardToken } from "./wildcard.ts"
+import { keepBelowTopTier } from "./jit-tier.ts"
 
 /**
  * One ignore file's patterns (.gitignore syntax, also .ignore and .rgignore),
@@ -179,8 +180,13 @@ export class IgnorePatterns {
   /** Judges `path` (relative to the file's folder; a directory ends with `/`): the last matching pattern decides. */
   test(path: string): IgnoreVerdict {
     const isDir = path.endsWith("/")
-    const own = isDir ? path.slice(0, -1) : path
-    const name = own.slice(own.lastIndexOf("/") + 1)
+    return this.judge(isDir ? path.slice(0, -1) : path, isDir)
+  }
+
+  /** {@link test} for `own` (no trailing `/`), a directory when `isDir`: no string is built for a bare name. */
+  judge(own: string, isDir: boolean): IgnoreVerdict {
+    const cut = own.lastIndexOf("/")
+    const name = cut < 0 ? own : own.slice(cut + 1)
     for (let i = this.rules.length - 1; i >= 0; i--) {
       const rule = this.rules[i]!
       if (rule.dirOnly && !isDir) continue
@@ -189,3 +195,5 @@ export class IgnorePatterns {
     return undefined
   }
 }
+
+keepBelowTopTier(IgnorePatterns.prototype.judge)

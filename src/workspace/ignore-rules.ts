@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { IgnorePatterns, type IgnoreVerdict } from "./gitignore.ts"
+import { keepBelowTopTier } from "./jit-tier.ts"
 
 /**
  * Which files a search skips, the way git and ripgrep decide it:
@@ -69,9 +70,6 @@ export interface IgnoreFile {
 
 type Verdict = IgnoreVerdict
 
-/** Tests one path against one ignore file's patterns, by its own name only (the walk handles parents by pruning). */
-const testOwn = (ig: IgnorePatterns, rel: string): Verdict => ig.test(rel)
-
 /** The path of `name` in directory `dir`, relative to the rules' directory `base` (all absolute, `dir` inside `base`). */
 const relativeTo = (base: string, dir: string, name: string): string => {
   if (dir.length === base.length) return name
@@ -79,18 +77,19 @@ const relativeTo = (base: string, dir: string, name: string): string => {
   return `${rel}/${name}`
 }
 
+/** Tests one path against the ignore files of one kind, deepest first, each by the path's own name only (the walk handles parents by pruning). */
 const deepest = (
   rules: DirRules | undefined,
   pick: (r: DirRules) => IgnoreFile | undefined,
   dir: string,
   name: string,
-  suffix: string,
+  isDir: boolean,
   stopAtGit: boolean,
 ): Verdict => {
   for (let r = rules; r !== undefined; r = r.parent) {
     const file = pick(r)
     if (file !== undefined) {
-      const verdict = testOwn(file.ig, (file.basenameOnly ? name : relativeTo(r.dir, dir, name)) + suffix)
+      const verdict = file.ig.judge(file.basenameOnly ? name : relativeTo(r.dir, dir, name), isDir)
       if (verdict !== undefined) return verdict
     }
     if (stopAtGit && r.hasGit) break
@@ -113,12 +112,11 @@ export const isIgnoredBy = (rules: DirRules | undefined, abs: string, isDir: boo
 /** {@link isIgnoredBy} for the entry `name` of directory `dir` (absolute): the walk's form, no path to build. */
 export const isIgnoredIn = (rules: DirRules | undefined, dir: string, name: string, isDir: boolean): boolean => {
   if (rules === undefined) return false
-  const suffix = isDir ? "/" : ""
   const verdict =
-    (rules.anyCustom ? deepest(rules, pickCustom, dir, name, suffix, false) : undefined) ??
-    (rules.anyIgnore ? deepest(rules, pickIgnore, dir, name, suffix, false) : undefined) ??
-    deepest(rules, pickGit, dir, name, suffix, true) ??
-    deepest(rules, pickExclude, dir, name, suffix, true)
+    (rules.anyCustom ? deepest(rules, pickCustom, dir, name, isDir, false) : undefined) ??
+    (rules.anyIgnore ? deepest(rules, pickIgnore, dir, name, isDir, false) : undefined) ??
+    deepest(rules, pickGit, dir, name, isDir, true) ??
+    deepest(rules, pickExclude, dir, name, isDir, true)
   return verdict === "ignored"
 }
 
@@ -296,3 +294,5 @@ export const makeIgnoreOracle = Effect.fn("makeIgnoreOracle")(function* (
     })
   return { isIgnored }
 })
+
+keepBelowTopTier(isIgnoredIn, deepest)

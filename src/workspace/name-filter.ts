@@ -1,3 +1,5 @@
+import { keepBelowTopTier } from "./jit-tier.ts"
+
 /**
  * A cheap test a directory walk makes on an entry's name while it is still
  * bytes in the kernel's listing: most names of a large tree cannot match a
@@ -68,3 +70,5 @@ export class NameFilter {
     return false
   }
 }
+
+keepBelowTopTier(NameFilter.prototype.accepts)

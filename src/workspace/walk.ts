@@ -3,6 +3,7 @@ import { Path } from "effect/Path"
 import { BulkFs, type DirEntry } from "./bulk-fs.ts"
 import { ancestorRules, type DirRules, isIgnoredIn, loadDirRules } from "./ignore-rules.ts"
 import type { NameFilter } from "./name-filter.ts"
+import { keepBelowTopTier } from "./jit-tier.ts"
 
 /**
  * The one directory walk behind glob and the built-in grep: breadth first,
@@ -23,6 +24,14 @@ export interface WalkVisitor<S> {
   readonly dir: (parent: S, name: string) => { readonly descend?: S; readonly emit: boolean; readonly explicit: boolean } | undefined
   /** Anything else: whether to report it; undefined = no. */
   readonly file: (parent: S, name: string, kind: EntryKind) => { readonly explicit: boolean } | undefined
+  /**
+   * What `file` answers in a directory in state `parent`, when that can be
+   * told once for the directory: `"none"` (undefined for every entry),
+   * `"visible"` / `"any"` (not explicit for every file and link, with a name
+   * not starting with "." / any name; undefined for the rest), `"each"`
+   * (ask). Without it every entry is asked.
+   */
+  readonly files?: (parent: S) => "none" | "visible" | "any" | "each"
 }
 
 export interface WalkOptions<S> {
@@ -91,6 +100,25 @@ const READ_CONCURRENCY = 8
 const RULE_FILES = new Set([".gitignore", ".ignore", ".rgignore", ".git"])
 const CHUNK = 64
 
+const byName = (a: DirEntry, b: DirEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+/** A sorted copy, names in code-unit order: a folder's few entries by insertion (no comparator calls), a large one by Array sort. */
+const sortedByName = (entries: ReadonlyArray<DirEntry>): Array<DirEntry> => {
+  if (entries.length > 32) return [...entries].sort(byName)
+  const out: Array<DirEntry> = []
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!
+    let j = out.length
+    out.push(entry)
+    while (j > 0 && out[j - 1]!.name > entry.name) {
+      out[j] = out[j - 1]!
+      j--
+    }
+    out[j] = entry
+  }
+  return out
+}
+
 const hasRuleFile = (entries: ReadonlyArray<DirEntry>): boolean => {
   for (let i = 0; i < entries.length; i++) {
     const name = entries[i]!.name
@@ -114,7 +142,6 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
 
   // The ignore files (and a `.git` file) must be seen whatever the filter says.
   const keep = options.keep === undefined || options.includeIgnored ? options.keep : options.keep.withNames(RULE_FILES)
-  const byName = (a: DirEntry, b: DirEntry) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   /** A chunk of directories listed in one batch, then the ignore files of those that have any. */
   const listChunk = (chunk: ReadonlyArray<DirTask<S>>) =>
     Effect.gen(function* () {
@@ -130,7 +157,7 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
           out.push(undefined)
           continue
         }
-        const entries = [...raw.entries].sort(byName)
+        const entries = sortedByName(raw.entries)
         out.push({ entries, total: raw.total, rules: chunk[i]!.rules })
         if (!options.includeIgnored && hasRuleFile(entries)) withRules.push(i)
       }
@@ -161,6 +188,7 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
     const prefix = task.rel === "" ? "" : `${task.rel}/`
     const items = task.node.items
     const entries = listing.entries
+    const files = visitor.files === undefined ? "each" : visitor.files(task.state)
     for (let i = 0; i < entries.length; i++) {
       if (++visited > maxEntries) {
         visited = maxEntries
@@ -185,9 +213,13 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
       } else {
         // A `.git` file (a linked worktree's or submodule's pointer) is repository metadata like the folder.
         if (name === ".git" && !includeIgnored && ignoredDirs.has(name)) continue
-        const decision = visitor.file(task.state, name, kind)
-        if (decision === undefined) continue
-        if (!includeIgnored && !decision.explicit && isIgnoredIn(listing.rules, task.abs, name, false)) continue
+        let explicit = false
+        if (files === "each") {
+          const decision = visitor.file(task.state, name, kind)
+          if (decision === undefined) continue
+          explicit = decision.explicit
+        } else if (files === "none" || kind === "other" || (files === "visible" && name.charCodeAt(0) === 46)) continue
+        if (!includeIgnored && !explicit && isIgnoredIn(listing.rules, task.abs, name, false)) continue
         items.push({ name, kind, emit: true })
       }
     }
@@ -195,6 +227,8 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
     visited += listing.total - entries.length
     return true
   }
+
+  keepBelowTopTier(visitFolder)
 
   const top: DirNode = { items: [] }
   let frontier: Array<DirTask<S>> = [{ abs: options.start, rel: "", state: options.initial, rules: rootRules, node: top }]
@@ -217,7 +251,7 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
             unreadable.push(task.rel === "" ? "." : task.rel)
             continue
           }
-          listing.entries = [...whole.entries].sort(byName)
+          listing.entries = sortedByName(whole.entries)
           listing.total = whole.total
         }
         directories++
@@ -241,3 +275,5 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
   const summary: WalkSummary = { visited, directories, unreadable, ...(stoppedBy ? { stoppedBy } : {}) }
   return summary
 })
+
+keepBelowTopTier(sortedByName, hasRuleFile, kindOf)

@@ -1,3 +1,5 @@
+import { keepBelowTopTier } from "./jit-tier.ts"
+
 /**
  * Wildcard matching in linear time. Globs, ignore rules and permission
  * patterns all come from places anvil does not control (a cloned repository's
@@ -152,3 +154,5 @@ export const simpleWildcard = (pattern: string, options: { readonly paths: boole
   }
   return new Wildcard(tokens, options.nocase)
 }
+
+keepBelowTopTier(Wildcard.prototype.test)
