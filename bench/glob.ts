@@ -67,10 +67,14 @@ export const glob: BenchGroup = {
   description: `anvil tool glob on a ${FILES.toLocaleString("en")}-file tree, against rg --files in the same run`,
   run: async (ctx) => {
     const size = `${Math.round(FILES / 1000)}k files`
+    // rg's `-g` is a whitelist that also lets hidden files through: each count is taken from the plain listing.
     const cases = [
-      { pattern: "**/*", rgExtra: [] as Array<string>, suffix: "", links: 2 },
-      // rg's `-g` is a whitelist that also lets hidden files through: the count is taken from the plain listing.
-      { pattern: "**/*.py", rgExtra: ["-g", "*.py"], suffix: ".py", links: 1 },
+      { pattern: "**/*", rgExtra: [] as Array<string>, wanted: (_p: string) => true, links: 2 },
+      { pattern: "**/*.py", rgExtra: ["-g", "*.py"], wanted: (p: string) => p.endsWith(".py"), links: 1 },
+      // The rest of the class: a brace set, a literal name at any depth, one subtree.
+      { pattern: "**/*.{py,json}", rgExtra: ["-g", "*.{py,json}"], wanted: (p: string) => p.endsWith(".py") || p.endsWith(".json"), links: 1 },
+      { pattern: "**/file4001.js", rgExtra: ["-g", "file4001.js"], wanted: (p: string) => p.endsWith("/file4001.js"), links: 0 },
+      { pattern: "test/area1/**/*.js", rgExtra: ["-g", "test/area1/**/*.js"], wanted: (p: string) => p.startsWith("test/area1/") && p.endsWith(".js"), links: 0 },
     ]
     const names = cases.map((c) => `anvil tool glob ${c.pattern} (${size})`)
     if (!(await registeredTools(ctx)).has("glob")) {
@@ -86,7 +90,7 @@ export const glob: BenchGroup = {
       ctx.log(`glob: ${runs} alternating runs of ${reference.slice(1).join(" ")} and anvil tool glob ${c.pattern}`)
       const timed = await paired(reference, anvil, runs, dir, ctx.env)
       const listed = (await capture([rg, "--files", "--no-config"], { cwd: dir, env: ctx.env })).stdout.split("\n")
-      const expected = listed.filter((l) => l !== "" && l.endsWith(c.suffix)).length + c.links
+      const expected = listed.filter((l) => l !== "" && c.wanted(l)).length + c.links
       const envelope = await toolEnvelope(ctx, dir, "glob", { pattern: c.pattern, limit: 1 })
       const whole = envelope.data.count === expected && envelope.data.aborted_reason === undefined
       const ratio = timed.b / timed.a
