@@ -33,6 +33,15 @@ export const notARepository = (cwd: string): GitError =>
     { hints: [hint("Bash", "medium", { command: "git init" })] },
   )
 
+/** The stat of `path`, or undefined when there is none or it cannot be read (a folder we may not search). */
+const statOrUndefined = (path: string) => {
+  try {
+    return statSync(path, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}
+
 /** The `gitdir` a `.git` file names (`gitdir: …`, as submodules and worktrees use), resolved from `top`. */
 const linkedGitdir = (top: string, dotgit: string): string | undefined => {
   let text: string
@@ -58,7 +67,7 @@ export const openRepository: Effect.Effect<Repository, GitError, Workspace | Git
   let current = workspace.cwd
   for (;;) {
     const dotgit = join(current, ".git")
-    const info = statSync(dotgit, { throwIfNoEntry: false })
+    const info = statOrUndefined(dotgit)
     if (info !== undefined) {
       const gitdir = (info.isFile() ? linkedGitdir(current, dotgit) : undefined) ?? dotgit
       return openAt(current, gitdir, client)
