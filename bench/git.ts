@@ -2,12 +2,10 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { registeredTools, toolEnvelope } from "./lib/anvil.ts"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
-import { capture, measure } from "./lib/measure.ts"
+import { capture, measurePair } from "./lib/measure.ts"
 import { ms, skippedRow, type Row } from "./lib/report.ts"
 
 const FILES = 20_000
-/** Timed runs per program: anvil's status of 20,000 files takes about a second, so fewer than the default. */
-const MAX_RUNS = 5
 
 const git = (cwd: string, env: Record<string, string | undefined>, args: ReadonlyArray<string>) => {
   const r = Bun.spawnSync(["git", ...args], { cwd, env, stdout: "pipe", stderr: "pipe" })
@@ -84,7 +82,7 @@ export const gitStatus: BenchGroup = {
     const gitBin = Bun.which("git")
     if (!gitBin) return [skippedRow("git tools", "git is not installed (it is the reference program)")]
     const dir = prepare(ctx)
-    const options = { runs: Math.min(ctx.runs, MAX_RUNS), warmup: 1, env: ctx.env, cwd: dir }
+    const options = { runs: ctx.runs, warmup: 1, env: ctx.env, cwd: dir }
     const rows: Array<Row> = []
     for (const figure of FIGURES) {
       const label = `anvil tool ${figure.tool} ${JSON.stringify(figure.params)} (${FILES} files)`
@@ -92,8 +90,7 @@ export const gitStatus: BenchGroup = {
         rows.push(skippedRow(label, `${figure.tool} is not registered in this build; rebuild with \`bun bench/run.ts --build\``))
         continue
       }
-      const reference = await measure([gitBin, ...figure.gitArgs], options)
-      const anvil = await measure([ctx.binary, "tool", figure.tool, JSON.stringify(figure.params)], options)
+      const { reference, subject: anvil } = await measurePair([gitBin, ...figure.gitArgs], [ctx.binary, "tool", figure.tool, JSON.stringify(figure.params)], options)
       // The figure counts only if the answer is git's.
       const expected = (await capture([gitBin, ...figure.gitArgs], { cwd: dir, env: ctx.env })).stdout.replace(/\n+$/, "")
       const envelope = await toolEnvelope(ctx, dir, figure.tool, figure.params)

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
-import { measure } from "./lib/measure.ts"
+import { measure, measurePair } from "./lib/measure.ts"
 import { mib, ms, skippedRow, type Row } from "./lib/report.ts"
 
 /** The small repository's size: about an express checkout's tracked files. */
@@ -113,8 +113,7 @@ export const startup: BenchGroup = {
     if (!gitBin) return [...rows, skippedRow("small repository git tools", "git is not installed (it is the reference program)")]
     // Small repositories, where a git tool call is mostly anvil's start: the whole process, wall time.
     for (const figure of SMALL_GIT) {
-      const reference = await measure([gitBin, ...figure.gitArgs], inRepo)
-      const anvil = await measure([ctx.binary, "tool", figure.tool, JSON.stringify(figure.params)], inRepo)
+      const { reference, subject: anvil } = await measurePair([gitBin, ...figure.gitArgs], [ctx.binary, "tool", figure.tool, JSON.stringify(figure.params)], inRepo)
       const ratio = anvil.medianMs / reference.medianMs
       rows.push({
         name: `anvil tool ${figure.tool} ${JSON.stringify(figure.params)}, small repository (${SMALL_FILES} files)`,

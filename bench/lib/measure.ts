@@ -99,6 +99,39 @@ export const measure = async (argv: ReadonlyArray<string>, options: MeasureOptio
   return { argv, samples, medianMs: median(samples), minMs: Math.min(...samples), cpuSamples, medianCpuMs: median(cpuSamples), peakRssBytes }
 }
 
+/**
+ * `measure` of a reference program and the program compared with it, their
+ * runs interleaved (reference, subject, subject, reference, …): on a shared
+ * machine whose load drifts during a benchmark, both medians then see the
+ * same load and the ratio stays steady.
+ */
+export const measurePair = async (
+  reference: ReadonlyArray<string>,
+  subject: ReadonlyArray<string>,
+  options: MeasureOptions,
+): Promise<{ reference: Measurement; subject: Measurement }> => {
+  for (let i = 0; i < (options.warmup ?? 2); i++) {
+    await runOnce(reference, options)
+    await runOnce(subject, options)
+  }
+  const runs = { reference: { wall: [] as Array<number>, cpu: [] as Array<number> }, subject: { wall: [] as Array<number>, cpu: [] as Array<number> } }
+  for (let i = 0; i < options.runs; i++) {
+    for (const which of i % 2 === 0 ? (["reference", "subject"] as const) : (["subject", "reference"] as const)) {
+      const argv = which === "reference" ? reference : subject
+      const run = await runOnce(argv, options)
+      if (run.exitCode !== 0) throw new Error(`${argv.join(" ")} exited with ${run.exitCode}`)
+      runs[which].wall.push(run.ms)
+      runs[which].cpu.push(run.cpuMs)
+    }
+  }
+  const result = async (argv: ReadonlyArray<string>, r: { wall: Array<number>; cpu: Array<number> }): Promise<Measurement> => {
+    let peakRssBytes = 0
+    for (let i = 0; i < 3; i++) peakRssBytes = Math.max(peakRssBytes, await peakRss(argv, options))
+    return { argv, samples: r.wall, medianMs: median(r.wall), minMs: Math.min(...r.wall), cpuSamples: r.cpu, medianCpuMs: median(r.cpu), peakRssBytes }
+  }
+  return { reference: await result(reference, runs.reference), subject: await result(subject, runs.subject) }
+}
+
 /** One run with stdout captured (to check that a benchmark does what it claims). */
 export const capture = async (
   argv: ReadonlyArray<string>,
