@@ -1,5 +1,5 @@
 import { Context, Data, Effect, Layer } from "effect"
-import { readFileSync } from "node:fs"
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { defaultCheckCache, rememberCheck, rememberedCheck, type ConfigCheckCache } from "./check-cache.ts"
 import type { ConfigWarning } from "./warning.ts"
@@ -102,13 +102,22 @@ export const makeConfig = (
   },
 })
 
-/** The file's text, or undefined when it cannot be read (missing, a folder, no permission): then it is not a source. */
+/**
+ * The file's text, or undefined when it is not a regular file that can be read (missing, a folder, a
+ * FIFO or device, no permission): then it is not a source. Opened without blocking, so a FIFO
+ * planted as anvil.json cannot stall the start.
+ */
 const readText = (file: string): string | undefined => {
+  let fd: number | undefined
   try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+    if (!fstatSync(fd).isFile()) return undefined
     // TextDecoder drops a leading byte order mark, as reading through the platform's FileSystem did.
-    return new TextDecoder().decode(readFileSync(file))
+    return new TextDecoder().decode(readFileSync(fd))
   } catch {
     return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
 }
 

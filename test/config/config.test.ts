@@ -35,6 +35,20 @@ describe("config", () => {
     for (const key of ["zero", "neg", "text", "nan", "missing"]) expect(c.count(key, 7)).toBe(7)
   })
 
+  test("an anvil.json that is not a regular file (a FIFO, a device, a folder) is not a source and never stalls the start", async () => {
+    const root = project({}, { marker: false })
+    expect(Bun.spawnSync(["mkfifo", join(root, "anvil.json")]).exitCode).toBe(0)
+    const home = tempDir()
+    writeTree(home, { ".config/anvil/anvil.json": { link: "/dev/zero" } })
+    const r = await load(root, { HOME: home })
+    if (r._tag !== "Success") throw r.failure
+    expect(r.success.sources).toEqual([])
+    const folder = project({ "anvil.json/x": "" }, { marker: false })
+    const f = await load(folder)
+    if (f._tag !== "Success") throw f.failure
+    expect(f.success.sources).toEqual([])
+  })
+
   test("a broken anvil.json is a ConfigError naming the file", async () => {
     const root = project()
     writeTree(root, { "anvil.json": '{ "a": }' })
