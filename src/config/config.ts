@@ -2,6 +2,7 @@ import { Context, Data, Effect, Layer } from "effect"
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { defaultCheckCache, rememberCheck, rememberedCheck, type ConfigCheckCache } from "./check-cache.ts"
+export type { ConfigCheckCache } from "./check-cache.ts"
 import type { ConfigWarning } from "./warning.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
@@ -139,9 +140,9 @@ const plainJson = (text: string): { readonly value: unknown } | undefined => {
 }
 
 /**
- * One file's settings and warnings. The JSONC parser is loaded only for text that is not plain JSON,
- * the settings' Schema only for a file with settings, and neither when this build checked the same
- * text before (see check-cache.ts).
+ * One file's settings and warnings. The settings' Schema (and the JSONC parser that places its
+ * warnings) is loaded only for a file with settings that this build has not checked before (see
+ * check-cache.ts); the parser also reads text that is not plain JSON, unless its value was remembered.
  */
 const readLayer = async (file: string, text: string, cache: ConfigCheckCache | undefined) => {
   const plain = plainJson(text)
@@ -197,8 +198,6 @@ export const readConfig = async (options: ConfigOptions): Promise<ConfigShape | 
   }
   return makeConfig(data, options.env, sources, layers, warnings)
 }
-
-export type { ConfigCheckCache }
 
 export class Config extends Context.Service<Config, ConfigShape>()("anvil/Config") {
   /** {@link readConfig} as an Effect that fails with the ConfigError. */
