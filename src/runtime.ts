@@ -16,11 +16,10 @@ import type { Sandbox, SandboxOptions, SandboxShape } from "./sandbox/sandbox.ts
 import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from "./sandbox/settings.ts"
 import { AfterChange } from "./tool-framework/after-change.ts"
 import type { Tool } from "./tool-framework/definition.ts"
-import type { ToolSource } from "./tool-framework/registry.ts"
+import { makeRegistry, type ToolSource } from "./tool-framework/registry.ts"
 import { ToolRunner } from "./tool-framework/runner.ts"
 import { SessionInfo, type SessionInfoShape } from "./tool-framework/session.ts"
 import { SubagentRunner } from "./tool-framework/subagent.ts"
-import { registryWithLoader } from "./tools/load_tools.ts"
 import { UserTerminal } from "./terminal/user-terminal.ts"
 import { FileLedger } from "./workspace/file-ledger.ts"
 import type { BulkFs } from "./workspace/bulk-fs.ts"
@@ -228,9 +227,18 @@ export const makeToolContext = (options: RuntimeOptions) =>
     const prepare = options.prepareTools
     // With `prepareTools` every service is made (see usedServices), the sandbox too.
     const tools = prepare && sandbox ? yield* Effect.promise(() => prepare({ root, config, tools: options.tools, sandbox })) : options.tools
-    yield* add(ToolRunner, ToolRunner.make<Services>(registryWithLoader(tools, options.toolSources)))
+    // The loader (load_tools) joins every registry but that of a call of one named tool (see usedServices),
+    // which cannot be asking for it: that call never evaluates its module.
+    const registry =
+      used !== "all" && tools.length === 1 && tools[0]!.name !== LOAD_TOOLS_NAME
+        ? makeRegistry(tools)
+        : (yield* Effect.promise(() => import("./tools/load_tools.ts"))).registryWithLoader(tools, options.toolSources)
+    yield* add(ToolRunner, ToolRunner.make<Services>(registry))
     return context as Context.Context<ToolRunner | Services | AfterChange | FileSystem | Path>
   })
+
+/** load_tools' name (tools/load_tools.ts LOAD_TOOLS, not imported here so that a one-tool call does not load it). */
+const LOAD_TOOLS_NAME = "load_tools"
 
 /** {@link makeToolContext} as a layer. */
 export const makeToolRuntime = (options: RuntimeOptions) => Layer.effectContext(makeToolContext(options))

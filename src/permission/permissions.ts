@@ -3,7 +3,6 @@ import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
 import type { PermissionLevel, Tool } from "../tool-framework/definition.ts"
-import { atomicWrite } from "../workspace/atomic-write.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { allowCovers, levelFor, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
 import { isRecord } from "../protocol/is-record.ts"
@@ -96,6 +95,8 @@ export const saveAllowRules = (root: string, rules: ReadonlyArray<AllowRule>) =>
       }
     }
     data.permission = permission
+    // Loaded here: a call that saves no rule never evaluates the atomic write (and its journal naming).
+    const { atomicWrite } = yield* Effect.promise(() => import("../workspace/atomic-write.ts"))
     yield* atomicWrite(file, new TextEncoder().encode(`${JSON.stringify(data, null, 2)}\n`))
     return file
   })

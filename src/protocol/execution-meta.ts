@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { Status, type Envelope } from "./envelope.ts"
-import { RetrievalHint } from "./hint.ts"
+import { Status } from "./envelope.ts"
+import { RetrievalHint } from "./hint-schema.ts"
 
 /** The truncation record of execution_meta. */
 export const MetaTruncation = Schema.Struct({
@@ -30,25 +30,3 @@ export const ExecutionMeta = Schema.StructWithRest(
   [Schema.Record(Schema.String, Schema.Unknown)],
 )
 export type ExecutionMeta = typeof ExecutionMeta.Type
-
-export const buildExecutionMeta = (input: {
-  readonly toolTitle: string
-  readonly callId: string
-  readonly envelope: Envelope
-  readonly hints: ReadonlyArray<RetrievalHint>
-  readonly truncation?: MetaTruncation | undefined
-  readonly extra?: Readonly<Record<string, unknown>> | undefined
-}): ExecutionMeta => {
-  const { envelope } = input
-  const field = envelope.error?.field_errors?.[0]?.field
-  return {
-    ...input.extra,
-    tool_name: input.toolTitle,
-    tool_call_id: input.callId,
-    status: envelope.status,
-    ...(input.truncation ? { truncation: input.truncation } : {}),
-    ...(input.hints.length > 0 ? { retrieval_hints: input.hints } : {}),
-    ...(envelope.error ? { error_code: envelope.error.code } : {}),
-    ...(field ? { error_field: field } : {}),
-  }
-}

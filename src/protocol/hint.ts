@@ -1,17 +1,10 @@
-import { Schema } from "effect"
+import type { RetrievalHint as RetrievalHintSchema } from "./hint-schema.ts"
 
 /**
- * A retrieval hint: a suggested
- * next tool call. Hints are data first; the "Recommended next step" list in
- * the model-visible text is rendered from them.
+ * A retrieval hint: a suggested next tool call (its Schema, in hint-schema.ts, is built only where
+ * a history is decoded; making hints and rendering them needs none).
  */
-export const RetrievalHint = Schema.Struct({
-  /** The tool title the model knows, e.g. "Read", "Grep", "LS". */
-  action: Schema.String,
-  priority: Schema.Literals(["high", "medium", "low"]),
-  args: Schema.Record(Schema.String, Schema.Unknown),
-})
-export type RetrievalHint = typeof RetrievalHint.Type
+export type RetrievalHint = typeof RetrievalHintSchema.Type
 
 export const hint = (
   action: string,

@@ -1,9 +1,8 @@
 import { Context, Effect, Layer } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { realpathSync } from "node:fs"
+import { existsSync, realpathSync } from "node:fs"
 import { errnoOf, fromPlatformError } from "./fs-error.ts"
-import { recoverJournals } from "./journal.ts"
 import { ensureStateDir, plannedStateDir, type Env } from "./state-dir.ts"
 import { WorkspaceError } from "./workspace-error.ts"
 
@@ -61,7 +60,8 @@ const MAX_PATH_BYTES = 4096
 const MAX_COMPONENT_BYTES = 255
 
 export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anvil/Workspace") {
-  static make = Effect.fn("Workspace.make")(function* (options: WorkspaceOptions) {
+  // Untraced: a span on every start is work no one reads.
+  static make = Effect.fnUntraced(function* (options: WorkspaceOptions) {
     const fs = yield* FileSystem
     const path = yield* Path
     // Synchronous: a handful of realpath calls at start, each far cheaper than a round trip through the event loop.
@@ -153,7 +153,11 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
 
     const env = options.env ?? process.env
     // A change killed half way by an earlier run is rolled back before anything else touches the files.
-    const recovered = recoverJournals(plannedStateDir(root, "journal", env), root, contains)
+    // The recovery code is loaded only when there is a journal folder (a change was ever made here).
+    const journals = plannedStateDir(root, "journal", env)
+    const recovered = existsSync(journals)
+      ? (yield* Effect.promise(() => import("./journal.ts"))).recoverJournals(journals, root, contains)
+      : { restored: [] }
     if (recovered.restored.length > 0) {
       const names = recovered.restored.map(display)
       process.stderr.write(`anvil: an earlier change was interrupted; put back ${names.length} file(s) as they were before it: ${names.join(", ")}\n`)
