@@ -168,21 +168,31 @@ const redirect = (build: Bun.PluginBuilder, filter: RegExp, target: string, to: 
     return { path: to }
   })
 
+/** A built-in module a file imports whole (`import * as name from "module"`) and the functions it calls. */
+interface BuiltinUse {
+  readonly name: string
+  readonly module: string
+  readonly uses: ReadonlyArray<string>
+}
+
 /**
- * Rewrites `import * as NAME from "MODULE"` in the files `filter` matches into an object whose
- * functions `uses` look the module up when called (process.getBuiltinModule), so that loading
- * the file does not load the built-in module. Any other use of NAME fails the build.
+ * Rewrites each `import * as NAME from "MODULE"` in the files `filter` matches into an object whose
+ * functions look the module up when called (process.getBuiltinModule), so that loading the file
+ * does not load the built-in module. Any other use of NAME fails the build.
  */
-const lazyBuiltin = (build: Bun.PluginBuilder, filter: RegExp, name: string, module: string, uses: ReadonlyArray<string>) =>
+const lazyBuiltins = (build: Bun.PluginBuilder, filter: RegExp, imports: ReadonlyArray<BuiltinUse>) =>
   build.onLoad({ filter }, async (args) => {
-    const source = await Bun.file(args.path).text()
-    const eager = `import * as ${name} from "${module}";`
-    const found = source.match(new RegExp(`\\b${name}\\.\\w+`, "g")) ?? []
-    if (!source.includes(eager) || found.some((u) => !uses.includes(u.slice(name.length + 1)))) {
-      throw new Error(`build.ts: ${args.path} uses ${module} differently than expected (${[...new Set(found)].join(", ")})`)
+    let source = await Bun.file(args.path).text()
+    for (const { name, module, uses } of imports) {
+      const eager = `import * as ${name} from "${module}";`
+      const found = source.match(new RegExp(`\\b${name}\\.\\w+`, "g")) ?? []
+      if (!source.includes(eager) || found.some((u) => !uses.includes(u.slice(name.length + 1)))) {
+        throw new Error(`build.ts: ${args.path} uses ${module} differently than expected (${[...new Set(found)].join(", ")})`)
+      }
+      const calls = uses.map((f) => `${f}: (...a) => process.getBuiltinModule("${module}").${f}(...a)`).join(", ")
+      source = source.replace(eager, `const ${name} = { ${calls} };`)
     }
-    const calls = uses.map((f) => `${f}: (...a) => process.getBuiltinModule("${module}").${f}(...a)`).join(", ")
-    return { contents: source.replace(eager, `const ${name} = { ${calls} };`), loader: "js" }
+    return { contents: source, loader: "js" }
   })
 
 let redirected = 0
@@ -191,12 +201,18 @@ const embedPlugin: Bun.BunPlugin = {
   setup(build) {
     redirect(build, /[\\/]assets(\.ts)?$/, assetsModule, manifestFile, () => redirected++)
     redirect(build, /[\\/]effect-index(\.ts)?$/, effectIndexModule, effectIndexFile, () => {})
-    // @effect/platform-node's file system imports node:crypto for one call (the random name of a
-    // temporary file), and its path service node:url for two (file URL conversions):
-    // loading node:crypto costs about 2 ms of every start, node:url about 0.5 ms. Each import is
-    // replaced by a lookup on the call. A new use of them there fails the build (then see to it).
-    lazyBuiltin(build, /platform-node-shared[\\/]dist[\\/]NodeFileSystem\.js$/, "Crypto", "node:crypto", ["randomBytes"])
-    lazyBuiltin(build, /platform-node-shared[\\/]dist[\\/]NodePath\.js$/, "NodeUrl", "node:url", ["fileURLToPath", "pathToFileURL"])
+    // @effect/platform-node's file system imports node:crypto and node:os for one call each (the random
+    // name of a temporary file, the temporary folder), and its path service node:url for two (file URL
+    // conversions): loading node:crypto costs about 2 ms of every start, node:url and node:os about
+    // 0.5 ms each. Each import is replaced by a lookup on the call. A new use of them there fails the
+    // build (then see to it).
+    lazyBuiltins(build, /platform-node-shared[\\/]dist[\\/]NodeFileSystem\.js$/, [
+      { name: "Crypto", module: "node:crypto", uses: ["randomBytes"] },
+      { name: "OS", module: "node:os", uses: ["tmpdir"] },
+    ])
+    lazyBuiltins(build, /platform-node-shared[\\/]dist[\\/]NodePath\.js$/, [
+      { name: "NodeUrl", module: "node:url", uses: ["fileURLToPath", "pathToFileURL"] },
+    ])
   },
 }
 

@@ -60,6 +60,7 @@ export class Wildcard implements TextMatcher {
   private next: Uint8Array
 
   constructor(tokens: ReadonlyArray<WildcardToken>, nocase = false) {
+    keepTestBelowTopTier()
     // Adjacent runs of the same test mean the same as one (and keep the NFA small).
     const merged: Array<WildcardToken> = []
     for (const t of tokens) {
@@ -155,4 +156,11 @@ export const simpleWildcard = (pattern: string, options: { readonly paths: boole
   return new Wildcard(tokens, options.nocase)
 }
 
-keepBelowTopTier(Wildcard.prototype.test)
+// Marked when the first pattern is made, not when this module loads: a call that compiles no
+// pattern (most tool calls without permission rules) does not load bun:jsc for it.
+let tiered = false
+const keepTestBelowTopTier = () => {
+  if (tiered) return
+  tiered = true
+  keepBelowTopTier(Wildcard.prototype.test)
+}
