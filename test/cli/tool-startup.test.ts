@@ -24,14 +24,20 @@ const loadedBy = async (cwd: string, args: ReadonlyArray<string>, env: Record<st
   return { code: r.code, stdout: r.stdout, stderr: r.stderr, own, packages: packages.sort() }
 }
 
-/** What reading a file must never evaluate: other tools' domains, the agent, the plugin host, the config Schema. */
+/**
+ * What reading a file must never evaluate: other tools' domains, the agent, the plugin host, the config Schema,
+ * code for what went wrong or for changing files (journal recovery without a journal folder, atomic writes, file
+ * locks, the similar-path search), the loader tool, the envelope and execution_meta Schemas.
+ */
 const HEAVY = [
   /^src\/(agent|llm|git|mcp|lsp|skills|host|trust|search|net|edit|patch|shell|todo)\//,
   /^src\/plugins\/(?!places\.ts$)/,
   /^src\/sandbox\/(?!settings\.ts$)/,
   /^src\/config\/(schema|check|jsonc)\.ts$/,
   // Other tools (a tool's error translation beside it is its own; the domain it names is checked above).
-  /^src\/tools\/(?!read\.ts$|read\.md$|builtin\.ts$|load_tools\.(ts|md)$|[a-z-]+-errors\.ts$)/,
+  /^src\/tools\/(?!read\.ts$|read\.md$|builtin\.ts$|[a-z-]+-errors\.ts$)/,
+  /^src\/workspace\/(journal|atomic-write|flock|file-transaction|similar-paths|ignore-rules|gitignore|walk)\.ts$/,
+  /^src\/protocol\/(envelope|execution-meta|hint-schema)\.ts$/,
   /^src\/process\/(process-runner|managed-process|lazy-spawner)\.ts$/,
 ]
 
@@ -66,5 +72,18 @@ describe("what `anvil tool` evaluates", () => {
     const withPlugin = await loadedBy(root, ["read", '{"path":"anvil.json"}'])
     expect(withPlugin.code).toBe(0)
     expect(withPlugin.own).toContain("src/plugins/plugin-host.ts")
+  })
+
+  test("code left out of a plain read still comes when it is needed: the similar-path search for a missing file, journal recovery with a journal folder, load_tools by name", async () => {
+    const root = project({ "small.txt": "one\n" })
+    const missing = await loadedBy(root, ["read", '{"path":"smal.txt"}'])
+    expect(JSON.parse(missing.stdout).text).toContain("small.txt")
+    expect(missing.own).toContain("src/workspace/similar-paths.ts")
+    mkdirSync(join(root, ".anvil", "journal"), { recursive: true })
+    const journal = await loadedBy(root, ["read", '{"path":"small.txt"}'])
+    expect(journal.code).toBe(0)
+    expect(journal.own).toContain("src/workspace/journal.ts")
+    const loader = await loadedBy(root, ["load_tools", '{"names":["read"]}'])
+    expect(JSON.parse(loader.stdout).data.loaded).toEqual(["read"])
   })
 })
