@@ -36,7 +36,7 @@ export const truncateObservation = (input: {
     if (!cut.truncated) return { envelope }
 
     const files = yield* input.store
-      .spill(input.toolTitle, JSON.stringify(envelope, null, 2), envelope.text)
+      .spill(input.toolTitle, envelope, envelope.text)
       .pipe(Effect.orElseSucceed(() => undefined))
     const spilled = files ? input.display(files.json) : undefined
     // Paging and searching go to the plain-text copy: in the JSON the text is one long line.

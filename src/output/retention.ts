@@ -68,7 +68,7 @@ export const retentionOnSpill = Effect.gen(function* () {
   })
   return {
     dir: store.dir,
-    spill: (toolTitle: string, content: string, text?: string) => store.spill(toolTitle, content, text).pipe(Effect.tap(() => sweepOnce)),
+    spill: (toolTitle: string, value: unknown, text?: string) => store.spill(toolTitle, value, text).pipe(Effect.tap(() => sweepOnce)),
     openStream: (toolTitle: string, extension: string) => store.openStream(toolTitle, extension).pipe(Effect.tap(() => sweepOnce)),
   }
 })

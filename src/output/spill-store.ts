@@ -1,24 +1,27 @@
 import { Clock, Context, Effect, Layer } from "effect"
-import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { constants, mkdirSync, openSync, realpathSync, writeFileSync, writeSync } from "node:fs"
+import { constants, mkdirSync, openSync, realpathSync, unlinkSync, writeFileSync, writeSync } from "node:fs"
 import { closeQuietly, inDir, openCheckedDir } from "../workspace/checked-fs.ts"
 import { join } from "node:path"
 import { ensureStateDir } from "../workspace/state-dir.ts"
 import { OutputSettings } from "./output-settings.ts"
+import { Utf8Writer, writeJson } from "./utf8-writer.ts"
 
 /** Keeps full tool outputs on disk when what reaches the model is cut. */
 export interface SpillStoreShape {
   /** The absolute spill folder. */
   readonly dir: string
   /**
-   * Writes `content` as `tool_<YYYYMMDD_HHMMSS>_<Tool>.json` (UTC) and returns
-   * its absolute path. Never overwrites: a second spill in the same second gets
-   * a `_2`, `_3`… suffix. With `text`, the model-visible text is also written
-   * beside it as `<same name>.output.txt`, one line per line, so Read with
-   * offset/limit and Grep work on it (inside the JSON it is one long string).
+   * Writes `value` as JSON (`JSON.stringify(value, null, 2)`, streamed: its
+   * long strings are escaped and written piece by piece) to
+   * `tool_<YYYYMMDD_HHMMSS>_<Tool>.json` (UTC) and returns its absolute path.
+   * Never overwrites: a second spill in the same second gets a `_2`, `_3`…
+   * suffix. With `text`, the model-visible text is also written beside it as
+   * `<same name>.output.txt`, one line per line, so Read with offset/limit and
+   * Grep work on it (inside the JSON it is one long string). A file that could
+   * not be written whole is removed.
    */
-  readonly spill: (toolTitle: string, content: string, text?: string) => Effect.Effect<SpilledFiles, Error>
+  readonly spill: (toolTitle: string, value: unknown, text?: string) => Effect.Effect<SpilledFiles, Error>
   /**
    * Creates a new, empty spill file `tool_<YYYYMMDD_HHMMSS>_<Tool>.<extension>`
    * (extension "json" or "txt", optionally with a qualifier: "stdout.txt") for
@@ -70,6 +73,32 @@ const appendOnly = (fd: number, file: string): SpillStream => {
   }
 }
 
+/**
+ * Creates `file` (a new name only) and fills it through one UTF-8 writer. A
+ * failed write removes the file: a spill is there whole or not at all.
+ */
+const writeNew = (file: string, fill: (out: Utf8Writer) => void): void => {
+  const fd = openSync(file, CREATE_NEW, 0o666)
+  try {
+    const out = new Utf8Writer(fd)
+    fill(out)
+    out.flush()
+  } catch (e) {
+    removeQuietly(file)
+    throw e
+  } finally {
+    closeQuietly(fd)
+  }
+}
+
+const removeQuietly = (file: string) => {
+  try {
+    unlinkSync(file)
+  } catch {
+    // not there
+  }
+}
+
 /** Spill file names this store owns; retention deletes nothing else. */
 export const SPILL_NAME = /^tool_\d{8}_\d{6}_[A-Za-z0-9_.-]+\.(?:json|txt)$/
 
@@ -82,11 +111,9 @@ export const spillStamp = (ms: number): string => {
 export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("anvil/SpillStore") {
   /** The store over the settings' folder. */
   static make = Effect.gen(function* () {
-    const fs = yield* FileSystem
     const path = yield* Path
     const settings = yield* OutputSettings
     const { dir } = settings
-    const platform = yield* Effect.context<FileSystem | Path>()
     // The folder is made (and, for anvil's own one, checked to be a real folder inside the root) at each use:
     // files are then created exclusively in it, so a name planted as a link is never written through.
     // The folder is then opened and must really be that folder: the files are created through the open
@@ -111,26 +138,34 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
       }),
       ({ checked }) => Effect.sync(() => closeQuietly(checked.fd)),
     )
-    const spill = (toolTitle: string, content: string, text?: string) =>
+    const spill = (toolTitle: string, value: unknown, text?: string) =>
       Effect.gen(function* () {
         const { folder, checked } = yield* prepare
         const stamp = spillStamp(yield* Clock.currentTimeMillis)
         const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
-        const bytes = new TextEncoder().encode(content)
         for (let n = 1; ; n++) {
           const name = `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.json`
-          const file = path.join(folder, name)
-          const written = yield* fs.writeFile(inDir(checked, name), bytes, { flag: "wx" }).pipe(Effect.result)
+          const written = yield* Effect.try({
+            try: () => writeNew(inDir(checked, name), (out) => writeJson(out, value)),
+            catch: (e) => e as NodeJS.ErrnoException,
+          }).pipe(Effect.result)
           if (written._tag === "Success") {
+            const file = path.join(folder, name)
             if (text === undefined) return { json: file }
             // The JSON name was claimed exclusively, so its sibling is ours too.
             const sidecar = name.replace(/\.json$/, ".output.txt")
-            yield* fs.writeFile(inDir(checked, sidecar), new TextEncoder().encode(text), { flag: "wx" })
+            yield* Effect.try({
+              try: () => writeNew(inDir(checked, sidecar), (out) => out.write(text)),
+              catch: (e) => {
+                removeQuietly(inDir(checked, name))
+                return e instanceof Error ? e : new Error(String(e))
+              },
+            })
             return { json: file, text: path.join(folder, sidecar) }
           }
-          if (written.failure.reason._tag !== "AlreadyExists") return yield* Effect.fail(written.failure as Error)
+          if (written.failure.code !== "EEXIST") return yield* Effect.fail(written.failure as Error)
         }
-      }).pipe(Effect.scoped, Effect.provideContext(platform))
+      }).pipe(Effect.scoped)
     const openStream = (toolTitle: string, extension: string) =>
       Effect.gen(function* () {
         const { folder, checked } = yield* prepare

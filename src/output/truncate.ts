@@ -1,3 +1,5 @@
+import { Buffer } from "node:buffer"
+
 /** Which part of an over-long output is kept. */
 export type TruncateDirection = "head" | "tail" | "head_tail"
 
@@ -17,12 +19,16 @@ export interface Truncated {
 }
 
 const encoder = new TextEncoder()
-const byteLength = (s: string) => encoder.encode(s).length
+/** UTF-8 length, counted without encoding (the same count as TextEncoder's: a lone surrogate is 3 bytes). */
+export const utf8Length = (s: string): number => Buffer.byteLength(s, "utf8")
 
 /** Cuts a string to at most `maxBytes` UTF-8 bytes without splitting a character. */
 export const cutBytes = (s: string, maxBytes: number, fromEnd = false): string => {
-  const bytes = encoder.encode(s)
-  if (bytes.length <= maxBytes) return s
+  if (utf8Length(s) <= maxBytes) return s
+  // Only the kept end is encoded: maxBytes + 2 UTF-16 units make at least maxBytes + 1 bytes, so the cut
+  // falls inside them, before a surrogate pair that the slice may have split at its far edge.
+  const edge = maxBytes + 2
+  const bytes = encoder.encode(s.length <= edge ? s : fromEnd ? s.slice(s.length - edge) : s.slice(0, edge))
   if (!fromEnd) {
     let end = maxBytes
     while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
@@ -35,14 +41,58 @@ export const cutBytes = (s: string, maxBytes: number, fromEnd = false): string =
 
 const countLines = (s: string) => (s === "" ? 0 : s.split("\n").length - (s.endsWith("\n") ? 1 : 0))
 
-/** Takes whole lines from one end while both budgets hold; a single over-long line is cut at a character boundary. */
-const take = (lines: ReadonlyArray<string>, maxLines: number, maxBytes: number, fromEnd: boolean): Array<string> => {
+/**
+ * The lines of a text as `text.split("\n")` gives them, less the empty one
+ * after a final newline, read from either end on demand: a multi-megabyte
+ * output is never split whole when a few thousand lines are kept.
+ */
+class Lines {
+  /** End of the last line (a final newline excluded). */
+  private readonly end: number
+  /** How many lines there are. */
+  readonly count: number
+
+  constructor(private readonly text: string) {
+    this.end = text.endsWith("\n") ? text.length - 1 : text.length
+    let n = 1
+    for (let at = text.indexOf("\n"); at !== -1 && at < this.end; at = text.indexOf("\n", at + 1)) n++
+    this.count = n
+  }
+
+  /** The lines from the start, in order. */
+  *fromStart(): Generator<string> {
+    const { text, end } = this
+    for (let at = 0; ; ) {
+      const nl = text.indexOf("\n", at)
+      if (nl === -1 || nl >= end) return yield text.slice(at, end)
+      yield text.slice(at, nl)
+      at = nl + 1
+    }
+  }
+
+  /** The lines from the end, last first. */
+  *fromEnd(): Generator<string> {
+    const { text } = this
+    for (let end = this.end; ; ) {
+      const nl = end === 0 ? -1 : text.lastIndexOf("\n", end - 1)
+      yield text.slice(nl + 1, end)
+      if (nl === -1) return
+      end = nl
+    }
+  }
+}
+
+/**
+ * Takes whole lines (at most `available` of them, from one end) while both budgets hold; a single
+ * over-long line is cut at a character boundary. Returned in text order.
+ */
+const take = (lines: Lines, available: number, maxLines: number, maxBytes: number, fromEnd: boolean): Array<string> => {
   const out: Array<string> = []
   let bytes = 0
-  const n = lines.length
-  for (let k = 0; k < n && out.length < maxLines; k++) {
-    const line = lines[fromEnd ? n - 1 - k : k]!
-    const cost = byteLength(line) + (out.length > 0 ? 1 : 0)
+  let k = 0
+  for (const line of fromEnd ? lines.fromEnd() : lines.fromStart()) {
+    if (k++ >= available || out.length >= maxLines) break
+    const cost = utf8Length(line) + (out.length > 0 ? 1 : 0)
     if (bytes + cost > maxBytes) {
       if (out.length === 0) out.push(cutBytes(line, maxBytes, fromEnd))
       break
@@ -59,21 +109,21 @@ const take = (lines: ReadonlyArray<string>, maxLines: number, maxBytes: number, 
  * line between them) and the counts that go into data.truncation.
  */
 export const truncateText = (text: string, limits: TruncateLimits): Truncated => {
-  const originalBytes = byteLength(text)
-  const originalLines = countLines(text)
+  const originalBytes = utf8Length(text)
+  const lines = new Lines(text)
+  const originalLines = text === "" ? 0 : lines.count
   if (originalLines <= limits.maxLines && originalBytes <= limits.maxBytes) {
     return { truncated: false, text, originalLines, originalBytes, keptLines: originalLines, keptBytes: originalBytes }
   }
-  const lines = text.split("\n")
-  if (text.endsWith("\n")) lines.pop()
+  const n = lines.count
   let kept: string
   if (limits.direction === "head_tail") {
-    const head = take(lines, Math.ceil(limits.maxLines / 2), Math.floor(limits.maxBytes / 2), false)
-    const tail = take(lines.slice(head.length), Math.floor(limits.maxLines / 2), Math.floor(limits.maxBytes / 2), true)
-    const omitted = lines.length - head.length - tail.length
+    const head = take(lines, n, Math.ceil(limits.maxLines / 2), Math.floor(limits.maxBytes / 2), false)
+    const tail = take(lines, n - head.length, Math.floor(limits.maxLines / 2), Math.floor(limits.maxBytes / 2), true)
+    const omitted = n - head.length - tail.length
     kept = [...head, `… [${omitted} lines omitted] …`, ...tail].join("\n")
   } else {
-    kept = take(lines, limits.maxLines, limits.maxBytes, limits.direction === "tail").join("\n")
+    kept = take(lines, n, limits.maxLines, limits.maxBytes, limits.direction === "tail").join("\n")
   }
-  return { truncated: true, text: kept, originalLines, originalBytes, keptLines: countLines(kept), keptBytes: byteLength(kept) }
+  return { truncated: true, text: kept, originalLines, originalBytes, keptLines: countLines(kept), keptBytes: utf8Length(kept) }
 }

@@ -12,7 +12,7 @@ export const renderResultText = (
   body: string,
   status: Exclude<Status, "error">,
   hints: ReadonlyArray<RetrievalHint>,
-): string => join(`# ${header}`, body.replace(/\s+$/, ""), status === "partial" ? renderHints(hints) : "")
+): string => join(`# ${header}`, body.trimEnd(), status === "partial" ? renderHints(hints) : "")
 
 const pyBool = (b: boolean) => (b ? "True" : "False")
 
@@ -29,6 +29,6 @@ export const renderErrorText = (
     error.field_errors && error.field_errors.length > 0
       ? `Field errors:\n${error.field_errors.map((f) => `- ${f.field}: ${f.message}`).join("\n")}`
       : "",
-    details.replace(/\s+$/, ""),
+    details.trimEnd(),
     renderHints(hints),
   )

@@ -19,7 +19,7 @@ export const withFullOutput = (
     if (full === undefined) return result
     const { full: _, ...rest } = result
     const files = yield* store
-      .spill(title, JSON.stringify({ data: result.data, text: full.text }, null, 2), full.text)
+      .spill(title, { data: result.data, text: full.text }, full.text)
       .pipe(Effect.orElseSucceed(() => undefined))
     if (files?.text === undefined) return { ...rest, text: `${result.text.trimEnd()}\n\n(The complete list, ${full.what}, could not be saved.)` }
     const where = display(files.text)

@@ -74,7 +74,7 @@ describe("retention of spilled output", () => {
         yield* TestClock.setTime(NOW)
         const spills = yield* SpillStore
         expect(existsSync(old)).toBe(true)
-        const { json } = yield* spills.spill("Read", "{}")
+        const { json } = yield* spills.spill("Read", {})
         expect(existsSync(json)).toBe(true)
         expect(existsSync(old)).toBe(false)
       }).pipe(Effect.provide(store), Effect.provide(Layer.merge(PlatformLive, TestClock.layer()))),

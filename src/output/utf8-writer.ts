@@ -1,0 +1,122 @@
+import { writeSync } from "node:fs"
+
+const encoder = new TextEncoder()
+
+/** UTF-16 units of a long string escaped for JSON at a time. */
+const JSON_PIECE = 1 << 16
+
+const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff
+const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff
+
+/**
+ * An end for a piece of `s` at or before `end` that does not fall between the
+ * two halves of a surrogate pair: a half encodes (or JSON-escapes) as a lone
+ * surrogate, which the whole pair does not.
+ */
+const pieceEnd = (s: string, start: number, end: number): number =>
+  end < s.length && end - start > 1 && isHigh(s.charCodeAt(end - 1)) && isLow(s.charCodeAt(end)) ? end - 1 : end
+
+/**
+ * Writes strings to an open file as UTF-8 through one fixed buffer: a
+ * multi-megabyte string is encoded piece by piece straight into it, never as a
+ * second whole copy. The bytes are those of `TextEncoder.encode` (a lone
+ * surrogate becomes U+FFFD). Throws what the write throws (a full disk).
+ */
+export class Utf8Writer {
+  private readonly buffer: Uint8Array
+  private filled = 0
+
+  constructor(
+    private readonly fd: number,
+    size = 1 << 18,
+  ) {
+    this.buffer = new Uint8Array(Math.max(16, size))
+  }
+
+  write(s: string): void {
+    for (let at = 0; at < s.length; ) {
+      // Room for one code point at least (4 bytes), so every round moves on.
+      if (this.buffer.length - this.filled < 4) this.flush()
+      const room = this.buffer.length - this.filled
+      const end = pieceEnd(s, at, Math.min(s.length, at + room))
+      const piece = at === 0 && end === s.length ? s : s.slice(at, end)
+      // encodeInto stops before a code point that does not fit; the rest goes in the next round.
+      const { read, written } = encoder.encodeInto(piece, this.buffer.subarray(this.filled))
+      this.filled += written
+      at += read
+    }
+  }
+
+  /**
+   * Writes `s` as a JSON string literal, exactly `JSON.stringify(s)`, escaping
+   * it piece by piece (escaping is per character, and no piece splits a pair).
+   */
+  writeJsonString(s: string): void {
+    if (s.length <= JSON_PIECE) return this.write(JSON.stringify(s))
+    this.write('"')
+    for (let at = 0; at < s.length; ) {
+      const end = pieceEnd(s, at, Math.min(s.length, at + JSON_PIECE))
+      const escaped = JSON.stringify(s.slice(at, end))
+      this.write(escaped.slice(1, -1))
+      at = end
+    }
+    this.write('"')
+  }
+
+  /** Writes out what the buffer holds. */
+  flush(): void {
+    for (let at = 0; at < this.filled; ) at += writeSync(this.fd, this.buffer, at, this.filled - at)
+    this.filled = 0
+  }
+}
+
+/** Strings at least this long are written by {@link writeJson} on their own, never inside one whole document. */
+const HOIST_MIN = 1 << 15
+/** How deep into plain objects long strings are looked for (an envelope's data.content is at depth 2). */
+const HOIST_DEPTH = 3
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false
+  const proto = Object.getPrototypeOf(value)
+  return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== "function"
+}
+
+/**
+ * Writes `JSON.stringify(value, null, 2)`, byte for byte, without building it:
+ * long strings in plain objects near the top (an envelope's text and
+ * data.content, each possibly megabytes) are replaced by placeholders, the
+ * small rest is stringified as usual, and each long string is escaped and
+ * written piece by piece where its placeholder stands.
+ */
+export const writeJson = (out: Utf8Writer, value: unknown): void => {
+  const long: Array<string> = []
+  // A NUL and a random nonce: no string of the document's own can carry this placeholder.
+  const nonce = crypto.randomUUID()
+  const placeholder = (s: string) => `\u0000${nonce}:${long.push(s) - 1}`
+  const hoist = (v: unknown, depth: number): unknown => {
+    if (typeof v === "string") return v.length >= HOIST_MIN ? placeholder(v) : v
+    if (depth >= HOIST_DEPTH || !isPlainObject(v)) return v
+    let copy: Record<string, unknown> | undefined
+    for (const key of Object.keys(v)) {
+      const item = v[key]
+      const replaced = hoist(item, depth + 1)
+      if (replaced === item) continue
+      copy ??= { ...v }
+      // defineProperty: a key named __proto__ stays a plain key, in its place.
+      Object.defineProperty(copy, key, { value: replaced, enumerable: true, writable: true, configurable: true })
+    }
+    return copy ?? v
+  }
+  // undefined (a value JSON has no text for) writes nothing, as TextEncoder encodes it.
+  const skeleton = JSON.stringify(hoist(value, 0), null, 2) ?? ""
+  if (long.length === 0) return out.write(skeleton)
+  // Stringified, the placeholder reads "\u0000<nonce>:<n>" (JSON escapes NUL so).
+  const marks = new RegExp(`"\\\\u0000${nonce}:(\\d+)"`, "g")
+  let at = 0
+  for (const m of skeleton.matchAll(marks)) {
+    out.write(skeleton.slice(at, m.index))
+    out.writeJsonString(long[Number(m[1])]!)
+    at = m.index + m[0].length
+  }
+  out.write(skeleton.slice(at))
+}
