@@ -1,6 +1,12 @@
 import type { EnvelopeError, Status } from "./envelope.ts"
 import { renderHints, type RetrievalHint } from "./hint.ts"
 
+/**
+ * `s.trimEnd()` that looks at the last character first: a long text built by
+ * concatenation is then not copied whole only to find nothing to trim.
+ */
+const trimEnd = (s: string): string => (s.slice(-1).trimEnd() === "" ? s.trimEnd() : s)
+
 const join = (...parts: ReadonlyArray<string>) => parts.filter((p) => p !== "").join("\n\n")
 
 /**
@@ -12,7 +18,7 @@ export const renderResultText = (
   body: string,
   status: Exclude<Status, "error">,
   hints: ReadonlyArray<RetrievalHint>,
-): string => join(`# ${header}`, body.trimEnd(), status === "partial" ? renderHints(hints) : "")
+): string => join(`# ${header}`, trimEnd(body), status === "partial" ? renderHints(hints) : "")
 
 const pyBool = (b: boolean) => (b ? "True" : "False")
 
@@ -29,6 +35,6 @@ export const renderErrorText = (
     error.field_errors && error.field_errors.length > 0
       ? `Field errors:\n${error.field_errors.map((f) => `- ${f.field}: ${f.message}`).join("\n")}`
       : "",
-    details.trimEnd(),
+    trimEnd(details),
     renderHints(hints),
   )
