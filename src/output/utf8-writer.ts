@@ -1,20 +1,23 @@
+import { Buffer } from "node:buffer"
 import { writeSync } from "node:fs"
 
-const encoder = new TextEncoder()
-
-/** UTF-16 units of a long string escaped for JSON at a time. */
-const JSON_PIECE = 1 << 16
+/** UTF-16 units encoded (or JSON-escaped) at a time. */
+const PIECE = 1 << 16
+/** Bytes a piece can take: at most 3 per UTF-16 unit (a pair is 4 bytes for 2 units). */
+const PIECE_BYTES = 3 * PIECE
 
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff
 const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff
 
 /**
- * An end for a piece of `s` at or before `end` that does not fall between the
- * two halves of a surrogate pair: a half encodes (or JSON-escapes) as a lone
- * surrogate, which the whole pair does not.
+ * The end of the piece of `s` from `start`: at most PIECE units, and never
+ * between the two halves of a surrogate pair (a half alone encodes, and
+ * JSON-escapes, as a lone surrogate, which the whole pair does not).
  */
-const pieceEnd = (s: string, start: number, end: number): number =>
-  end < s.length && end - start > 1 && isHigh(s.charCodeAt(end - 1)) && isLow(s.charCodeAt(end)) ? end - 1 : end
+const pieceEnd = (s: string, start: number): number => {
+  const end = Math.min(s.length, start + PIECE)
+  return end < s.length && isHigh(s.charCodeAt(end - 1)) && isLow(s.charCodeAt(end)) ? end - 1 : end
+}
 
 /**
  * Writes strings to an open file as UTF-8 through one fixed buffer: a
@@ -23,27 +26,18 @@ const pieceEnd = (s: string, start: number, end: number): number =>
  * surrogate becomes U+FFFD). Throws what the write throws (a full disk).
  */
 export class Utf8Writer {
-  private readonly buffer: Uint8Array
+  // Buffer.write: measured several times faster than TextEncoder.encodeInto on a cold start, most of all for Latin-1 text.
+  private readonly buffer = Buffer.allocUnsafe(4 * PIECE_BYTES)
   private filled = 0
 
-  constructor(
-    private readonly fd: number,
-    size = 1 << 18,
-  ) {
-    this.buffer = new Uint8Array(Math.max(16, size))
-  }
+  constructor(private readonly fd: number) {}
 
   write(s: string): void {
     for (let at = 0; at < s.length; ) {
-      // Room for one code point at least (4 bytes), so every round moves on.
-      if (this.buffer.length - this.filled < 4) this.flush()
-      const room = this.buffer.length - this.filled
-      const end = pieceEnd(s, at, Math.min(s.length, at + room))
-      const piece = at === 0 && end === s.length ? s : s.slice(at, end)
-      // encodeInto stops before a code point that does not fit; the rest goes in the next round.
-      const { read, written } = encoder.encodeInto(piece, this.buffer.subarray(this.filled))
-      this.filled += written
-      at += read
+      const end = pieceEnd(s, at)
+      if (this.buffer.length - this.filled < 3 * (end - at)) this.flush()
+      this.filled += this.buffer.write(at === 0 && end === s.length ? s : s.slice(at, end), this.filled, "utf8")
+      at = end
     }
   }
 
@@ -52,12 +46,11 @@ export class Utf8Writer {
    * it piece by piece (escaping is per character, and no piece splits a pair).
    */
   writeJsonString(s: string): void {
-    if (s.length <= JSON_PIECE) return this.write(JSON.stringify(s))
+    if (s.length <= PIECE) return this.write(JSON.stringify(s))
     this.write('"')
     for (let at = 0; at < s.length; ) {
-      const end = pieceEnd(s, at, Math.min(s.length, at + JSON_PIECE))
-      const escaped = JSON.stringify(s.slice(at, end))
-      this.write(escaped.slice(1, -1))
+      const end = pieceEnd(s, at)
+      this.write(JSON.stringify(s.slice(at, end)).slice(1, -1))
       at = end
     }
     this.write('"')
