@@ -44,16 +44,51 @@ export class Utf8Writer {
   /**
    * Writes `s` as a JSON string literal, exactly `JSON.stringify(s)`, escaping
    * it piece by piece (escaping is per character, and no piece splits a pair).
+   * With `keep`, also returns the bytes written between the quotes.
    */
-  writeJsonString(s: string): void {
-    if (s.length <= PIECE) return this.write(JSON.stringify(s))
+  writeJsonString(s: string, keep = false): Array<Uint8Array> | undefined {
+    const kept: Array<Uint8Array> | undefined = keep ? [] : undefined
     this.write('"')
     for (let at = 0; at < s.length; ) {
       const end = pieceEnd(s, at)
-      this.write(JSON.stringify(s.slice(at, end)).slice(1, -1))
+      const escaped = JSON.stringify(at === 0 && end === s.length ? s : s.slice(at, end)).slice(1, -1)
+      if (kept === undefined) this.write(escaped)
+      else {
+        const bytes = Buffer.from(escaped, "utf8")
+        this.writeBytes(bytes)
+        kept.push(bytes)
+      }
       at = end
     }
     this.write('"')
+    return kept
+  }
+
+  /**
+   * Writes `JSON.stringify(s)` for a string that ends with one already
+   * written with `keep`: only its start is escaped, then those bytes follow.
+   */
+  writeJsonStringEndingWith(s: string, suffixLength: number, suffix: ReadonlyArray<Uint8Array>): void {
+    this.write('"')
+    const head = s.slice(0, s.length - suffixLength)
+    for (let at = 0; at < head.length; ) {
+      const end = pieceEnd(head, at)
+      this.write(JSON.stringify(head.slice(at, end)).slice(1, -1))
+      at = end
+    }
+    for (const bytes of suffix) this.writeBytes(bytes)
+    this.write('"')
+  }
+
+  /** Writes bytes as they are. */
+  writeBytes(bytes: Uint8Array): void {
+    if (this.buffer.length - this.filled < bytes.length) this.flush()
+    if (bytes.length > this.buffer.length) {
+      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at, bytes.length - at)
+      return
+    }
+    this.buffer.set(bytes, this.filled)
+    this.filled += bytes.length
   }
 
   /** Writes out what the buffer holds. */
@@ -105,11 +140,45 @@ export const writeJson = (out: Utf8Writer, value: unknown): void => {
   if (long.length === 0) return out.write(skeleton)
   // Stringified, the placeholder reads "\u0000<nonce>:<n>" (JSON escapes NUL so).
   const marks = new RegExp(`"\\\\u0000${nonce}:(\\d+)"`, "g")
+  const sources = endingSources(long)
+  const needed = new Set(sources.values())
+  const kept = new Map<number, ReadonlyArray<Uint8Array>>()
   let at = 0
   for (const m of skeleton.matchAll(marks)) {
     out.write(skeleton.slice(at, m.index))
-    out.writeJsonString(long[Number(m[1])]!)
+    const k = Number(m[1])
+    const s = long[k]!
+    const source = sources.get(k)
+    const suffix = source === undefined ? undefined : kept.get(source)
+    if (suffix !== undefined) out.writeJsonStringEndingWith(s, long[source!]!.length, suffix)
+    else {
+      const bytes = out.writeJsonString(s, needed.has(k))
+      if (bytes !== undefined) kept.set(k, bytes)
+    }
     at = m.index + m[0].length
   }
   out.write(skeleton.slice(at))
+}
+
+/**
+ * For each long string that ends with an earlier one (an envelope's text ends
+ * with its data.content when a tool shows its whole output), the index of
+ * that earlier one: its escaped bytes are then written again, not escaped
+ * twice. Compared by value (a substring's equality is a memory compare).
+ */
+const endingSources = (long: ReadonlyArray<string>): Map<number, number> => {
+  const sources = new Map<number, number>()
+  for (let j = 1; j < long.length; j++) {
+    const a = long[j]!
+    for (let i = 0; i < j; i++) {
+      const b = long[i]!
+      const cut = a.length - b.length
+      if (cut < 0 || a.charCodeAt(a.length - 1) !== b.charCodeAt(b.length - 1) || a.slice(cut) !== b) continue
+      // Escaped apart, a surrogate pair across the seam would be two lone halves.
+      if (cut > 0 && isHigh(a.charCodeAt(cut - 1)) && isLow(b.charCodeAt(0))) continue
+      sources.set(j, i)
+      break
+    }
+  }
+  return sources
 }
