@@ -44,20 +44,16 @@ export class Utf8Writer {
   /**
    * Writes `s` as a JSON string literal, exactly `JSON.stringify(s)`, escaping
    * it piece by piece (escaping is per character, and no piece splits a pair).
-   * With `keep`, also returns the bytes written between the quotes.
+   * With `keep`, also returns the escaped pieces (between the quotes).
    */
-  writeJsonString(s: string, keep = false): Array<Uint8Array> | undefined {
-    const kept: Array<Uint8Array> | undefined = keep ? [] : undefined
+  writeJsonString(s: string, keep = false): Array<string> | undefined {
+    const kept: Array<string> | undefined = keep ? [] : undefined
     this.write('"')
     for (let at = 0; at < s.length; ) {
       const end = pieceEnd(s, at)
       const escaped = JSON.stringify(at === 0 && end === s.length ? s : s.slice(at, end)).slice(1, -1)
-      if (kept === undefined) this.write(escaped)
-      else {
-        const bytes = Buffer.from(escaped, "utf8")
-        this.writeBytes(bytes)
-        kept.push(bytes)
-      }
+      this.write(escaped)
+      kept?.push(escaped)
       at = end
     }
     this.write('"')
@@ -66,9 +62,9 @@ export class Utf8Writer {
 
   /**
    * Writes `JSON.stringify(s)` for a string that ends with one already
-   * written with `keep`: only its start is escaped, then those bytes follow.
+   * written with `keep`: only its start is escaped, then those pieces follow.
    */
-  writeJsonStringEndingWith(s: string, suffixLength: number, suffix: ReadonlyArray<Uint8Array>): void {
+  writeJsonStringEndingWith(s: string, suffixLength: number, suffix: ReadonlyArray<string>): void {
     this.write('"')
     const head = s.slice(0, s.length - suffixLength)
     for (let at = 0; at < head.length; ) {
@@ -76,19 +72,8 @@ export class Utf8Writer {
       this.write(JSON.stringify(head.slice(at, end)).slice(1, -1))
       at = end
     }
-    for (const bytes of suffix) this.writeBytes(bytes)
+    for (const escaped of suffix) this.write(escaped)
     this.write('"')
-  }
-
-  /** Writes bytes as they are. */
-  writeBytes(bytes: Uint8Array): void {
-    if (this.buffer.length - this.filled < bytes.length) this.flush()
-    if (bytes.length > this.buffer.length) {
-      for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at, bytes.length - at)
-      return
-    }
-    this.buffer.set(bytes, this.filled)
-    this.filled += bytes.length
   }
 
   /** Writes out what the buffer holds. */
@@ -142,7 +127,7 @@ export const writeJson = (out: Utf8Writer, value: unknown): void => {
   const marks = new RegExp(`"\\\\u0000${nonce}:(\\d+)"`, "g")
   const sources = endingSources(long)
   const needed = new Set(sources.values())
-  const kept = new Map<number, ReadonlyArray<Uint8Array>>()
+  const kept = new Map<number, ReadonlyArray<string>>()
   let at = 0
   for (const m of skeleton.matchAll(marks)) {
     out.write(skeleton.slice(at, m.index))
@@ -163,7 +148,7 @@ export const writeJson = (out: Utf8Writer, value: unknown): void => {
 /**
  * For each long string that ends with an earlier one (an envelope's text ends
  * with its data.content when a tool shows its whole output), the index of
- * that earlier one: its escaped bytes are then written again, not escaped
+ * that earlier one: its escaped form is then written again, not escaped
  * twice. Compared by value (a substring's equality is a memory compare).
  */
 const endingSources = (long: ReadonlyArray<string>): Map<number, number> => {
