@@ -42,20 +42,13 @@ export class Utf8Writer {
   }
 
   /**
-   * Writes `s` as a JSON string literal, exactly `JSON.stringify(s)`, escaping
-   * it piece by piece (escaping is per character, and no piece splits a pair).
-   * With `keep`, also returns the escaped pieces (between the quotes).
+   * Writes `s` as a JSON string literal, exactly `JSON.stringify(s)`. With
+   * `keep`, also returns the escaped pieces (between the quotes).
    */
   writeJsonString(s: string, keep = false): Array<string> | undefined {
     const kept: Array<string> | undefined = keep ? [] : undefined
     this.write('"')
-    for (let at = 0; at < s.length; ) {
-      const end = pieceEnd(s, at)
-      const escaped = JSON.stringify(at === 0 && end === s.length ? s : s.slice(at, end)).slice(1, -1)
-      this.write(escaped)
-      kept?.push(escaped)
-      at = end
-    }
+    this.writeEscaped(s, kept)
     this.write('"')
     return kept
   }
@@ -66,14 +59,20 @@ export class Utf8Writer {
    */
   writeJsonStringEndingWith(s: string, suffixLength: number, suffix: ReadonlyArray<string>): void {
     this.write('"')
-    const head = s.slice(0, s.length - suffixLength)
-    for (let at = 0; at < head.length; ) {
-      const end = pieceEnd(head, at)
-      this.write(JSON.stringify(head.slice(at, end)).slice(1, -1))
-      at = end
-    }
+    this.writeEscaped(s.slice(0, s.length - suffixLength))
     for (const escaped of suffix) this.write(escaped)
     this.write('"')
+  }
+
+  /** Escapes `s` for JSON piece by piece (escaping is per character, and no piece splits a pair). */
+  private writeEscaped(s: string, kept?: Array<string>): void {
+    for (let at = 0; at < s.length; ) {
+      const end = pieceEnd(s, at)
+      const escaped = JSON.stringify(at === 0 && end === s.length ? s : s.slice(at, end)).slice(1, -1)
+      this.write(escaped)
+      kept?.push(escaped)
+      at = end
+    }
   }
 
   /** Writes out what the buffer holds. */

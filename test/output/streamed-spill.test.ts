@@ -88,31 +88,28 @@ describe("writeJson: JSON.stringify(value, null, 2), byte for byte", () => {
 const referenceTruncate = (text: string, limits: { maxLines: number; maxBytes: number; direction: TruncateDirection }) => {
   const enc = new TextEncoder()
   const bytesOf = (s: string) => enc.encode(s).length
+  // Whole characters from the kept end while they fit (a lone surrogate becomes U+FFFD, as the encoding makes it).
   const refCut = (s: string, maxBytes: number, fromEnd: boolean) => {
-    const bytes = enc.encode(s)
-    if (bytes.length <= maxBytes) return s
-    if (!fromEnd) {
-      let end = maxBytes
-      while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
-      return new TextDecoder().decode(bytes.subarray(0, end))
+    if (bytesOf(s) <= maxBytes) return s
+    const chars = Array.from(s, (c) => new TextDecoder().decode(enc.encode(c)))
+    const kept: Array<string> = []
+    let used = 0
+    for (const c of fromEnd ? chars.reverse() : chars) {
+      if ((used += bytesOf(c)) > maxBytes) break
+      kept.push(c)
     }
-    let start = bytes.length - maxBytes
-    while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++
-    return new TextDecoder().decode(bytes.subarray(start))
+    return (fromEnd ? kept.reverse() : kept).join("")
   }
   const countLines = (s: string) => (s === "" ? 0 : s.split("\n").length - (s.endsWith("\n") ? 1 : 0))
+  // Lines from one end while the joined lines fit; the first line alone cut when even it does not.
   const take = (lines: ReadonlyArray<string>, maxLines: number, maxBytes: number, fromEnd: boolean) => {
     const out: Array<string> = []
-    let bytes = 0
-    for (let k = 0; k < lines.length && out.length < maxLines; k++) {
-      const line = lines[fromEnd ? lines.length - 1 - k : k]!
-      const cost = bytesOf(line) + (out.length > 0 ? 1 : 0)
-      if (bytes + cost > maxBytes) {
+    for (const line of (fromEnd ? [...lines].reverse() : lines).slice(0, maxLines)) {
+      if (bytesOf([...out, line].join("\n")) <= maxBytes) out.push(line)
+      else {
         if (out.length === 0) out.push(refCut(line, maxBytes, fromEnd))
         break
       }
-      out.push(line)
-      bytes += cost
     }
     return fromEnd ? out.reverse() : out
   }
@@ -146,7 +143,7 @@ describe("truncateText reads only the kept lines, with the counts of a whole spl
   })
 
   test("a single huge line is cut from the kept end only, at a character boundary", () => {
-    const line = "😀é".repeat(400_000)
+    const line = "😀é".repeat(30_000)
     for (const max of [1, 2, 3, 4, 5, 6, 7, 51_200]) {
       for (const fromEnd of [false, true]) {
         const ref = referenceTruncate(line, { maxLines: 10, maxBytes: max, direction: fromEnd ? "tail" : "head" })
