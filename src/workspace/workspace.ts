@@ -73,6 +73,13 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
       }
     }
     const realOr = (p: string) => Effect.sync(() => realOrSync(p))
+    const realOrUndefined = (p: string) => {
+      try {
+        return realpathSync(p)
+      } catch {
+        return undefined
+      }
+    }
     const root = realOrSync(options.root)
     const cwdReal = realOrSync(options.cwd)
     const cwd = isWithin(path.sep, root, cwdReal) ? cwdReal : root
@@ -118,6 +125,12 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
         const rest: Array<string> = []
         let current = absolute
         for (;;) {
+          // A path that resolves is answered synchronously (most calls): no round trip through the event loop.
+          // A failure takes the platform's path below, which words every error as before.
+          const found = realOrUndefined(current)
+          if (found !== undefined) {
+            return { real: rest.length === 0 ? found : path.join(found, ...rest.reverse()), exists: rest.length === 0 }
+          }
           const attempt = yield* fs.realPath(current).pipe(Effect.result)
           if (attempt._tag === "Success") {
             return { real: rest.length === 0 ? attempt.success : path.join(attempt.success, ...rest.reverse()), exists: rest.length === 0 }
