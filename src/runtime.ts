@@ -9,6 +9,7 @@ import type { GitFs } from "./git/git-fs.ts"
 import type { Lsp } from "./lsp/service.ts"
 import type { HttpClient } from "./net/http-client.ts"
 import { OutputSettings } from "./output/output-settings.ts"
+import { retentionOnSpill } from "./output/retention-on-spill.ts"
 import { SpillStore } from "./output/spill-store.ts"
 import { Permissions, type AskAnswer, type PermissionRequest, type PermissionsOptions } from "./permission/permissions.ts"
 import type { ProcessRunner } from "./process/process-runner.ts"
@@ -176,7 +177,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
     )
     yield* add(SpillStore, SpillStore.make)
     const onSpill = options.retention === "on-spill"
-    if (onSpill) yield* add(SpillStore, Effect.flatMap(Effect.promise(() => import("./output/retention.ts")), (m) => m.retentionOnSpill))
+    if (onSpill) yield* add(SpillStore, retentionOnSpill)
     const sessionInfo = options.session ?? { id: "cli", interactive: false }
     const used = usedServices(options)
     const uses = (key: string) => used === "all" || used.has(key)

@@ -2,7 +2,7 @@ import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { OutputSettings } from "./output-settings.ts"
-import { SPILL_NAME, SpillStore } from "./spill-store.ts"
+import { SPILL_NAME } from "./spill-store.ts"
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -49,28 +49,3 @@ export const startRetention = Effect.gen(function* () {
 
 /** {@link startRetention} as a layer. */
 export const RetentionLive = Layer.effectDiscard(startRetention)
-
-/**
- * Retention for a one-call process (`anvil tool`): no sweep at start, where
- * every call would pay for it, but one after this process's first spill. The
- * store only grows by spills, so it stays as bounded as with a sweep at start.
- * Wraps the SpillStore it is given.
- */
-export const retentionOnSpill = Effect.gen(function* () {
-  const store = yield* SpillStore
-  const { dir, retentionDays } = yield* OutputSettings
-  const platform = yield* Effect.context<FileSystem | Path>()
-  let swept = false
-  const sweepOnce = Effect.suspend(() => {
-    if (swept) return Effect.void
-    swept = true
-    return sweepSpills(dir, retentionDays).pipe(Effect.asVoid, Effect.provideContext(platform))
-  })
-  return {
-    dir: store.dir,
-    spill: (toolTitle: string, value: unknown, text?: string) => store.spill(toolTitle, value, text).pipe(Effect.tap(() => sweepOnce)),
-    openStream: (toolTitle: string, extension: string) => store.openStream(toolTitle, extension).pipe(Effect.tap(() => sweepOnce)),
-  }
-})
-
-export const RetentionOnSpill = Layer.effect(SpillStore, retentionOnSpill)

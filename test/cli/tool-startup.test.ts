@@ -38,6 +38,7 @@ const HEAVY = [
   /^src\/tools\/(?!read\.ts$|read\.md$|builtin\.ts$|[a-z-]+-errors\.ts$)/,
   /^src\/workspace\/(journal|atomic-write|flock|file-transaction|similar-paths|ignore-rules|gitignore|walk)\.ts$/,
   /^src\/protocol\/(envelope|execution-meta|hint-schema)\.ts$/,
+  /^src\/output\/retention\.ts$/,
   /^src\/process\/(process-runner|managed-process|lazy-spawner)\.ts$/,
 ]
 
