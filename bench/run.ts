@@ -39,11 +39,12 @@ import { safety } from "./safety.ts"
 import { sandbox } from "./sandbox.ts"
 import { search } from "./search.ts"
 import { size } from "./size.ts"
+import { spill } from "./spill.ts"
 import { startup } from "./startup.ts"
 
 import { sdkHost } from "./sdk-host.ts"
 
-const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, glob, search, agent, context, lsp, plugins, mcp, safety, sandbox, sdkHost]
+const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, glob, search, agent, context, lsp, plugins, mcp, safety, sandbox, sdkHost, spill]
 
 const usage = `Usage: bun bench/run.ts [GROUP ...] [--runs N] [--build] [--strict] [--list] [--readme]\nGroups: ${groups.map((g) => g.name).join(", ")}\n`
 
