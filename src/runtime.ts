@@ -145,18 +145,21 @@ export const makeToolContext = (options: RuntimeOptions) =>
       Effect.map(withContext(make), (service) => {
         context = Context.add(context, key, service) as Context.Context<never>
       })
+    // A service that is a plain value is put in directly: providing the context to an effect only to succeed
+    // with it rebuilds the fiber's context cache on the way in and out.
+    const put = <I, S>(key: Context.Key<I, S>, service: S) =>
+      Effect.sync(() => {
+        context = Context.add(context, key, service) as Context.Context<never>
+      })
     const addLayer = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
       Effect.map(Effect.provideContext(Layer.buildWithScope(layer as Layer.Layer<A, E>, scope), context), (built) => {
         context = Context.merge(context, built) as Context.Context<never>
       })
     const path = Context.get(platform, Path)
     const root = yield* projectRootOf(options.cwd, options.root ?? options.env.ANVIL_ROOT).pipe(Effect.provideContext(platform))
-    yield* add(
-      Config,
-      options.config
-        ? Effect.succeed(options.config)
-        : Config.load({ root, env: options.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) }),
-    )
+    yield* options.config
+      ? put(Config, options.config)
+      : add(Config, Config.load({ root, env: options.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) }))
     const config = Context.get(context as Context.Context<Config>, Config)
     yield* add(OutputSettings, OutputSettings.make(root))
     const settings = Context.get(context as Context.Context<OutputSettings>, OutputSettings)
@@ -186,11 +189,11 @@ export const makeToolContext = (options: RuntimeOptions) =>
     const sandbox = uses("anvil/Sandbox") ? yield* makeSandbox(root, options, sandboxSettings, sessionInfo.id) : undefined
     if (sandbox) context = Context.add(context, (yield* Effect.promise(() => import("./sandbox/sandbox.ts"))).Sandbox, sandbox) as Context.Context<never>
     yield* add(Permissions, Permissions.make(options.onAsk ?? (() => Effect.succeed(true)), permissionsOptions(options, sandbox)))
-    yield* add(SessionInfo, Effect.succeed(sessionInfo))
-    yield* add(FileLedger, options.enforceReads ? FileLedger.makeEnforcing : Effect.succeed(FileLedger.none))
+    yield* put(SessionInfo, sessionInfo)
+    yield* options.enforceReads ? add(FileLedger, FileLedger.makeEnforcing) : put(FileLedger, FileLedger.none)
     if (!onSpill) yield* withContext(Effect.flatMap(Effect.promise(() => import("./output/retention.ts")), (m) => m.startRetention))
     if (options.terminal) yield* addLayer(options.terminal)
-    else yield* add(UserTerminal, Effect.succeed(UserTerminal.nobody))
+    else yield* put(UserTerminal, UserTerminal.nobody)
     const workspace = Context.get(context as Context.Context<Workspace>, Workspace)
     let lsp: Effect.Effect<void, never, Scope.Scope> | undefined = Effect.gen(function* () {
       lsp = Effect.void
@@ -209,16 +212,16 @@ export const makeToolContext = (options: RuntimeOptions) =>
     // Keyed by each service's `key`, which is what a tool's `requires` names.
     const optional: Record<string, () => Effect.Effect<void, never, Scope.Scope>> = {
       "anvil/HttpClient": () => Effect.flatMap(Effect.promise(() => import("./net/http-client.ts")), (m) => add(m.HttpClient, m.HttpClient.make)),
-      "anvil/GitFs": () => Effect.flatMap(Effect.promise(() => import("./git/git-fs.ts")), (m) => add(m.GitFs, Effect.succeed(m.GitFs.live))),
+      "anvil/GitFs": () => Effect.flatMap(Effect.promise(() => import("./git/git-fs.ts")), (m) => put(m.GitFs, m.GitFs.live)),
       "anvil/ProcessRunner": () => Effect.flatMap(Effect.promise(() => import("./process/process-runner.ts")), (m) => add(m.ProcessRunner, m.ProcessRunner.make)),
-      "anvil/BulkFs": () => Effect.flatMap(Effect.promise(() => import("./workspace/bulk-fs.ts")), (m) => add(m.BulkFs, Effect.succeed(m.BulkFs.live))),
+      "anvil/BulkFs": () => Effect.flatMap(Effect.promise(() => import("./workspace/bulk-fs.ts")), (m) => put(m.BulkFs, m.BulkFs.live)),
       "anvil/Lsp": () => lsp!,
       "effect/process/ChildProcessSpawner": () =>
         Effect.flatMap(Effect.promise(() => import("./process/lazy-spawner.ts")), (m) => add(ChildProcessSpawner, m.makeLazySpawner)),
     }
     for (const [key, make] of Object.entries(optional)) if (uses(key)) yield* make()
     if (options.subagents) yield* addLayer(options.subagents)
-    else yield* add(SubagentRunner, Effect.succeed(SubagentRunner.absent))
+    else yield* put(SubagentRunner, SubagentRunner.absent)
     // A tool that changes files may get its new LSP errors appended; read-only tools never need it.
     if (uses("anvil/AfterChange")) {
       yield* lsp
