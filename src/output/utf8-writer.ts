@@ -136,8 +136,8 @@ export const writeJson = (out: Utf8Writer, value: unknown): void => {
     const suffix = source === undefined ? undefined : kept.get(source)
     if (suffix !== undefined) out.writeJsonStringEndingWith(s, long[source!]!.length, suffix)
     else {
-      const bytes = out.writeJsonString(s, needed.has(k))
-      if (bytes !== undefined) kept.set(k, bytes)
+      const escaped = out.writeJsonString(s, needed.has(k))
+      if (escaped !== undefined) kept.set(k, escaped)
     }
     at = m.index + m[0].length
   }
