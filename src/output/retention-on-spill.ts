@@ -28,7 +28,18 @@ export const retentionOnSpill = Effect.gen(function* () {
   return {
     dir: store.dir,
     spill: (toolTitle: string, value: unknown, text?: string) => store.spill(toolTitle, value, text).pipe(Effect.tap(() => sweepOnce)),
-    openStream: (toolTitle: string, extension: string) => store.openStream(toolTitle, extension).pipe(Effect.tap(() => sweepOnce)),
+    // A stream removed again (a command's output short enough to show whole) did not grow the store.
+    openStream: (toolTitle: string, extension: string) =>
+      store.openStream(toolTitle, extension).pipe(
+        Effect.map((stream) => {
+          let removed = false
+          return {
+            ...stream,
+            remove: Effect.andThen(Effect.sync(() => (removed = true)), stream.remove),
+            close: Effect.andThen(stream.close, Effect.suspend(() => (removed ? Effect.void : sweepOnce))),
+          }
+        }),
+      ),
   }
 })
 

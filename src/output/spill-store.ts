@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import { Path } from "effect/Path"
-import { constants, mkdirSync, openSync, realpathSync, unlinkSync, writeFileSync, writeSync } from "node:fs"
+import { constants, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, unlinkSync, writeFileSync, writeSync } from "node:fs"
 import { closeQuietly, inDir, openCheckedDir } from "../workspace/checked-fs.ts"
 import { join } from "node:path"
 import { ensureStateDir } from "../workspace/state-dir.ts"
@@ -49,12 +49,24 @@ export interface SpillStream {
    * promise per chunk; a page-cache write is a fraction of a millisecond).
    */
   readonly writeSync: (bytes: Uint8Array) => void
+  /**
+   * The open descriptor (write-only): a command can be given it as its
+   * stdout/stderr and write the stream to disk itself, with no copy through
+   * anvil.
+   */
+  readonly fd: number
+  /**
+   * Deletes the file, when it turned out not to be needed (a command's output
+   * short enough to show whole), and only while the name is still this very
+   * file. Harmless when it is gone.
+   */
+  readonly remove: Effect.Effect<void>
   /** Closes the file; closing twice is harmless. */
   readonly close: Effect.Effect<void>
 }
 
-/** A new file only: never an existing name, never through a link. */
-const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+/** A new file only: never an existing name, never through a link. Readable too, for a command's output written to it directly. */
+const CREATE_NEW = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
 
 /** A spill stream over an open descriptor. */
 const appendOnly = (fd: number, file: string): SpillStream => {
@@ -66,6 +78,16 @@ const appendOnly = (fd: number, file: string): SpillStream => {
     path: file,
     write: (bytes) => Effect.try({ try: () => writeSyncAll(bytes), catch: (e) => (e instanceof Error ? e : new Error(String(e))) }),
     writeSync: writeSyncAll,
+    fd,
+    remove: Effect.sync(() => {
+      try {
+        const mine = fstatSync(fd)
+        const named = lstatSync(file)
+        if (mine.ino === named.ino && mine.dev === named.dev) unlinkSync(file)
+      } catch {
+        // closed, or already gone
+      }
+    }),
     close: Effect.sync(() => {
       if (open) closeQuietly(fd)
       open = false

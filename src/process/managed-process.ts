@@ -54,10 +54,10 @@ export interface ManagedSpawnOptions {
   readonly env: Readonly<Record<string, string>>
   /** "ignore" (default: /dev/null, a command never waits for input) or "pipe" (a server's request channel). */
   readonly stdin?: "ignore" | "pipe"
-  /** Default "pipe". */
-  readonly stdout?: "pipe" | "ignore" | "inherit"
-  /** Default "pipe". */
-  readonly stderr?: "pipe" | "ignore" | "inherit"
+  /** Default "pipe"; a number is an open descriptor (a file) the process writes to directly. */
+  readonly stdout?: "pipe" | "ignore" | "inherit" | number
+  /** Default "pipe"; a number as for stdout. */
+  readonly stderr?: "pipe" | "ignore" | "inherit" | number
   /** Between TERM and KILL when the tree is ended; default 2000 ms. */
   readonly killGraceMs?: number
   /** Names the process in messages ("mcp server github", "bash"). */

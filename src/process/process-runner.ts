@@ -1,4 +1,6 @@
 import { Context, Effect, Layer } from "effect"
+import { fstatSync } from "node:fs"
+import { treeHoldsFile } from "./process-table.ts"
 import { ProcessSpawnError, startManaged, type ManagedProcess, type SpawnWrap } from "./managed-process.ts"
 
 export { ProcessSpawnError }
@@ -12,6 +14,22 @@ export interface OutputSink {
    */
   readonly write: (chunk: Uint8Array) => void | Promise<void>
 }
+
+/**
+ * An output stream the process writes straight into a file anvil opened (its
+ * stdout or stderr is that file): no byte passes through anvil while it runs.
+ * A file still open in a background process after the main one exited counts
+ * as held open, as a pipe would (see `drainMs`).
+ */
+export interface OutputFile {
+  /** The open, writable descriptor. */
+  readonly fd: number
+}
+
+/** Where one output stream goes: chunk by chunk to a sink, or straight into a file. */
+export type OutputTarget = OutputSink | OutputFile
+
+const isFile = (t: OutputTarget): t is OutputFile => "fd" in t
 
 /** One process to run to completion. */
 export interface ProcessSpec {
@@ -37,8 +55,8 @@ export interface ProcessSpec {
    * background still holds open are waited for before that group is ended.
    */
   readonly drainMs: number
-  readonly stdout: OutputSink
-  readonly stderr: OutputSink
+  readonly stdout: OutputTarget
+  readonly stderr: OutputTarget
   /** Rewrites the command before it starts (the command sandbox); see `SpawnWrap`. */
   readonly wrap?: SpawnWrap
   /**
@@ -99,6 +117,9 @@ export class ProcessRunner extends Context.Service<ProcessRunner, ProcessRunnerS
   static layer = Layer.effect(ProcessRunner, ProcessRunner.make)
 }
 
+/** How often output files held by background processes are looked at again. */
+const HOLD_POLL_MS = 25
+
 /** What is needed of a stream reader to cut it off. */
 type Reader = { readonly cancel: () => Promise<void> }
 
@@ -114,6 +135,8 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
         env: spec.env,
         killGraceMs: spec.killGraceMs,
         label: spec.file,
+        stdout: isFile(spec.stdout) ? spec.stdout.fd : "pipe",
+        stderr: isFile(spec.stderr) ? spec.stderr.fd : "pipe",
         ...(spec.wrap ? { wrap: spec.wrap } : {}),
       })
     } catch (e) {
@@ -128,16 +151,21 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
     let timer: ReturnType<typeof setTimeout> | undefined
     let drainTimer: ReturnType<typeof setTimeout> | undefined
     const open = new Set<Reader>()
+    const files = [spec.stdout, spec.stderr].filter(isFile).map((f) => fstatSync(f.fd))
+    /** After the main process exited, a background process still had an output file open. */
+    let filesHeld = false
+    let holdTimer: ReturnType<typeof setTimeout> | undefined
 
     const clearTimers = () => {
       if (timer) clearTimeout(timer)
       if (drainTimer) clearTimeout(drainTimer)
-      timer = drainTimer = undefined
+      if (holdTimer) clearTimeout(holdTimer)
+      timer = drainTimer = holdTimer = undefined
     }
 
     const finish = () => {
       const exit = child.exit
-      if (settled || exit === undefined || open.size > 0 || terminating) return
+      if (settled || exit === undefined || open.size > 0 || filesHeld || terminating) return
       settled = true
       clearTimers()
       if (spec.leavesNothing === true && !timedOut && !heldOpen) child.release()
@@ -162,8 +190,10 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
       if (!terminating) {
         terminating = child.stop().then(() => {
           terminating = undefined
-          // Anything that still holds a pipe (it cleared its mark and left the group) is cut off.
+          // Anything that still holds a pipe (it cleared its mark and left the group) is cut off;
+          // whatever still writes to an output file is no longer waited for.
           if (child.exit !== undefined) cutOff()
+          filesHeld = false
           finish()
         })
       }
@@ -190,8 +220,8 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
         finish()
       }
     }
-    void pump(child.stdout, spec.stdout)
-    void pump(child.stderr, spec.stderr)
+    if (!isFile(spec.stdout)) void pump(child.stdout, spec.stdout)
+    if (!isFile(spec.stderr)) void pump(child.stderr, spec.stderr)
 
     timer = setTimeout(() => {
       timer = undefined
@@ -199,12 +229,27 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
       void terminate()
     }, spec.timeoutMs)
 
+    // Output files have no end-of-file to wait for: whether something in the background still has one open is
+    // looked up (/proc), then looked at again every few milliseconds until it let go or the drain time is over.
+    const held = () => files.length > 0 && treeHoldsFile(child.pid, child.mark, files)
+    const watchHolders = () => {
+      holdTimer = setTimeout(() => {
+        holdTimer = undefined
+        if (settled || terminating) return
+        filesHeld = held()
+        if (filesHeld) watchHolders()
+        else finish()
+      }, HOLD_POLL_MS)
+    }
+
     void child.exited.then(() => {
-      if (open.size > 0 && !terminating) {
+      if (!terminating) filesHeld = held()
+      if (filesHeld) watchHolders()
+      if ((open.size > 0 || filesHeld) && !terminating) {
         // The main process is done; give background writers a moment, then end them.
         drainTimer = setTimeout(() => {
           drainTimer = undefined
-          if (open.size === 0 || settled) return
+          if ((open.size === 0 && !filesHeld) || settled) return
           heldOpen = true
           void terminate()
         }, spec.drainMs)

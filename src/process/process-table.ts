@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs"
+import { readdirSync, readFileSync, statSync } from "node:fs"
 
 /**
  * What /proc says about the processes anvil may have to end. Linux only: where
@@ -130,4 +130,50 @@ export const signalProcess = (pid: number, signal: NodeJS.Signals): void => {
   } catch {
     // already gone
   }
+}
+
+/** A file as the kernel names it: device and inode. */
+export interface FileIdentity {
+  readonly dev: number
+  readonly ino: number
+}
+
+/** Whether `pid` has one of `files` open (any descriptor). */
+const holdsFile = (pid: number, files: ReadonlyArray<FileIdentity>): boolean => {
+  let fds: Array<string>
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return false // gone, or not ours to look at
+  }
+  for (const fd of fds) {
+    try {
+      const s = statSync(`/proc/${pid}/fd/${fd}`)
+      if (files.some((f) => f.ino === s.ino && f.dev === s.dev)) return true
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return false
+}
+
+/**
+ * Whether a living process of group `pgid`, or one carrying `mark`, still has
+ * one of `files` open — what a pipe's missing end-of-file says when a
+ * command's output goes to files instead: a background process the command
+ * left behind still writes there. Anvil's own descriptors do not count.
+ * Without /proc nothing is found.
+ */
+export const treeHoldsFile = (pgid: number, mark: string, files: ReadonlyArray<FileIdentity>): boolean => {
+  if (files.length === 0 || !procReadable()) return false
+  const marked = new Set(markedProcesses([mark]))
+  for (const pid of pids()) {
+    if (pid === process.pid) continue
+    if (!marked.has(pid)) {
+      const s = statOf(pid)
+      if (s === undefined || s.pgid !== pgid || !living(s.state)) continue
+    }
+    if (holdsFile(pid, files)) return true
+  }
+  return false
 }

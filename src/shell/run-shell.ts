@@ -1,9 +1,10 @@
 import { Effect } from "effect"
 import { FileSystem } from "effect/FileSystem"
-import { SpillStore } from "../output/spill-store.ts"
+import { SpillStore, type SpillStoreShape, type SpillStream } from "../output/spill-store.ts"
+import { FileCapture } from "../process/file-capture.ts"
 import { OutputCapture, type CapturedStream, type SpillTarget } from "../process/output-capture.ts"
 import { excerpt, lineCount, share, type Excerpt } from "../process/output-excerpt.ts"
-import { ProcessRunner, type ProcessOutcome } from "../process/process-runner.ts"
+import { ProcessRunner, type OutputTarget, type ProcessOutcome } from "../process/process-runner.ts"
 import type { SandboxRefusal } from "../sandbox/diagnose.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
 import { closeQuietly, fdPath } from "../workspace/checked-fs.ts"
@@ -33,6 +34,13 @@ export interface ShellRequest {
   readonly maxSpillBytes: number
   /** Run outside the command sandbox. */
   readonly unconfined: boolean
+  /**
+   * How output is captured. "file" (the default): the command writes each
+   * stream straight into a spill file, read back afterwards; "pipe": through a
+   * pipe and anvil's memory, spilled as it comes — what "file" falls back to
+   * when the spill folder cannot be written. Both give the same answer.
+   */
+  readonly capture?: "file" | "pipe" | undefined
 }
 
 /** One output stream of a command that ran: what is shown of it and where it was saved whole. */
@@ -99,7 +107,6 @@ export const runShell = (request: ShellRequest) =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
     const store = yield* SpillStore
-    const runner = yield* ProcessRunner
     const { command, args } = request
 
     const dir = yield* workspace.resolve(request.workdir, "workdir")
@@ -114,47 +121,120 @@ export const runShell = (request: ShellRequest) =>
     if (command !== undefined && env.PATH !== undefined) env[CALLER_PATH] = env.PATH
 
     const capacity = Math.ceil(request.budgetBytes / 2)
-    const spillTo = (stream: "stdout" | "stderr"): SpillTarget => ({
-      open: () =>
-        Effect.runPromise(
-          store.openStream("Bash", `${stream}.txt`).pipe(
-            Effect.map((s) => ({
-              path: s.path,
-              write: (bytes: Uint8Array) => Effect.runPromise(s.write(bytes)),
-              writeSync: s.writeSync,
-              close: () => Effect.runPromise(s.close),
-            })),
-            Effect.catch((e) => Effect.succeed({ error: e.message })),
-          ),
-        ),
-    })
-    const stdout = new OutputCapture({ capacity, maxSpillBytes: request.maxSpillBytes, spill: spillTo("stdout") })
-    const stderr = new OutputCapture({ capacity, maxSpillBytes: request.maxSpillBytes, spill: spillTo("stderr") })
+    const captures = (request.capture === "pipe" ? undefined : yield* fileCaptures(store, capacity, request.maxSpillBytes)) ??
+      pipeCaptures(store, capacity, request.maxSpillBytes)
+    return yield* runCaptured(request, captures, { file, argv, env, cwd, real: dir.real }).pipe(
+      Effect.ensuring(Effect.promise(() => Promise.all(captures.map((c) => c.close())))),
+    )
+  })
 
+/** One output stream being captured, whichever way. */
+interface StreamCapture {
+  /** Where the runner sends the stream. */
+  readonly target: OutputTarget
+  /** Called as the command starts. */
+  readonly follow: () => void
+  /** After the run: everything written and counted. */
+  readonly finish: () => Promise<void>
+  readonly snapshot: () => CapturedStream
+  /** Saves the stream whole even when it fit in memory (it is shown cut). */
+  readonly ensureSpilled: () => Promise<void>
+  /** Releases what is left (an unneeded file is removed). */
+  readonly close: () => Promise<void>
+}
+
+type Captures = readonly [stdout: StreamCapture, stderr: StreamCapture]
+
+/**
+ * Both streams written straight into new spill files by the command (see
+ * FileCapture); undefined when the spill folder cannot take them, and the
+ * pipe is used instead.
+ */
+const fileCaptures = (store: SpillStoreShape, capacity: number, maxSpillBytes: number) =>
+  Effect.gen(function* () {
+    const out = yield* store.openStream("Bash", "stdout.txt").pipe(Effect.option)
+    if (out._tag === "None") return undefined
+    const err = yield* store.openStream("Bash", "stderr.txt").pipe(Effect.option)
+    if (err._tag === "None") {
+      yield* Effect.andThen(out.value.remove, out.value.close)
+      return undefined
+    }
+    const capture = (s: SpillStream): StreamCapture => {
+      const c = new FileCapture({
+        capacity,
+        maxSpillBytes,
+        file: { path: s.path, fd: s.fd, remove: () => Effect.runSync(s.remove), close: () => Effect.runPromise(s.close) },
+      })
+      return { target: c.target, follow: () => c.follow(), finish: () => c.finish(), snapshot: () => c.snapshot(), ensureSpilled: () => c.ensureSpilled(), close: () => c.close() }
+    }
+    const captures: Captures = [capture(out.value), capture(err.value)]
+    return captures
+  })
+
+/** Both streams through a pipe into bounded memory, spilled as they grow (see OutputCapture). */
+const pipeCaptures = (store: SpillStoreShape, capacity: number, maxSpillBytes: number): Captures => {
+  const spillTo = (stream: "stdout" | "stderr"): SpillTarget => ({
+    open: () =>
+      Effect.runPromise(
+        store.openStream("Bash", `${stream}.txt`).pipe(
+          Effect.map((s) => ({
+            path: s.path,
+            write: (bytes: Uint8Array) => Effect.runPromise(s.write(bytes)),
+            writeSync: s.writeSync,
+            close: () => Effect.runPromise(s.close),
+          })),
+          Effect.catch((e) => Effect.succeed({ error: e.message })),
+        ),
+      ),
+  })
+  const capture = (stream: "stdout" | "stderr"): StreamCapture => {
+    const c = new OutputCapture({ capacity, maxSpillBytes, spill: spillTo(stream) })
+    return { target: c, follow: () => undefined, finish: () => c.finish(), snapshot: () => c.snapshot(), ensureSpilled: () => c.ensureSpilled(), close: async () => undefined }
+  }
+  return [capture("stdout"), capture("stderr")]
+}
+
+/** The program to start, after the request was checked. */
+interface Launch {
+  readonly file: string
+  readonly argv: ReadonlyArray<string>
+  readonly env: Record<string, string>
+  /** The working directory as results name it, and its real path. */
+  readonly cwd: string
+  readonly real: string
+}
+
+/** Runs the checked command with its output going to `captures`, and reports what is shown of it. */
+const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, argv, env, cwd, real }: Launch) =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const runner = yield* ProcessRunner
     // The working folder is opened and checked now and the process started in that very folder (through its
     // descriptor), so a link swapped in after the check cannot move the command out of the root.
-    const folder = yield* openChecked(workspace.contains, dir.real, request.workdir, dir.display, "workdir")
+    const folder = yield* openChecked(workspace.contains, real, request.workdir, cwd, "workdir")
     if (folder === undefined || !folder.stat.isDirectory()) {
       closeQuietly(folder?.fd)
       return yield* new WorkdirNotFound({ cwd, opened: true })
     }
     const sandbox = yield* Sandbox
-    const wrapped = yield* sandbox.wrap({ cwd: dir.real, unconfined: request.unconfined }).pipe(
+    const wrapped = yield* sandbox.wrap({ cwd: real, unconfined: request.unconfined }).pipe(
       Effect.mapError((e) => new SandboxRefused({ message: e.message, cwd })),
       Effect.tapError(() => Effect.sync(() => closeQuietly(folder.fd))),
     )
+    stdout.follow()
+    stderr.follow()
     const outcome = yield* runner
       .run({
         file,
         args: argv,
-        cwd: dir.real,
+        cwd: real,
         cwdHandle: fdPath(folder.fd),
         env,
         timeoutMs: request.timeoutMs,
         killGraceMs: request.killGraceMs,
         drainMs: request.drainMs,
-        stdout,
-        stderr,
+        stdout: stdout.target,
+        stderr: stderr.target,
         ...(wrapped.wrap ? { wrap: wrapped.wrap } : {}),
       })
       .pipe(
