@@ -1,6 +1,7 @@
 import { ftruncateSync, fstatSync, readSync } from "node:fs"
 import type { CapturedStream } from "./output-capture.ts"
 import type { OutputFile } from "./process-runner.ts"
+import { punchHole } from "./punch-hole.ts"
 
 /** The file a command writes one of its streams to. */
 export interface CaptureFile {
@@ -23,6 +24,8 @@ export interface FileCaptureOptions {
 
 /** Bytes read back at a time to count lines. */
 const READ_BLOCK = 1 << 20
+/** The least that is freed at once past the cap. */
+const FREE_AT_LEAST = 8 << 20
 /** How often a running command's output is counted. */
 const FOLLOW_MS = 50
 
@@ -53,6 +56,9 @@ export class FileCapture {
   private problem: string | undefined
   private closed = false
   private timer: ReturnType<typeof setInterval> | undefined
+  /** Bytes from the cap up to here no longer take disk space. */
+  private freed = 0
+  private cannotFree = false
 
   constructor(private readonly options: FileCaptureOptions) {
     this.target = { fd: options.file.fd }
@@ -105,6 +111,22 @@ export class FileCapture {
     } catch {
       // counted up to where reading failed
     }
+    this.freeBeyondCap()
+  }
+
+  /**
+   * Past `maxSpillBytes`, what was counted is of no more use but for the last
+   * `capacity` bytes (the tail, read at the end): its disk blocks are freed as
+   * the count goes (the file is cut to the cap at the end), so output beyond
+   * the cap never piles up on disk.
+   */
+  private freeBeyondCap(): void {
+    const { capacity, maxSpillBytes } = this.options
+    const from = Math.max(this.freed, maxSpillBytes, capacity)
+    const to = this.scanned - capacity
+    if (to - from < FREE_AT_LEAST || this.cannotFree) return
+    if (punchHole(this.options.file.fd, from, to - from)) this.freed = to
+    else this.cannotFree = true
   }
 
   /** Keeps the file as the stream's saved copy (see `OutputCapture.ensureSpilled`). Call after {@link finish}. */
