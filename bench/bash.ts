@@ -49,9 +49,11 @@ const rounds = async (programs: ReadonlyArray<ReadonlyArray<string>>, dir: strin
 /**
  * The bash tool streaming 1 GiB of output: the model gets head and tail, the
  * whole GiB goes to the spill file, and memory must not grow with the output.
- * References: the same pipeline into /dev/null (the target's baseline) and
- * into a file (the same disk write the spill costs; on a slow disk that write
- * alone can cost more than the target allows, hence the second row).
+ * The command writes its output straight into the spill file, so the honest
+ * reference is the same pipeline writing to a file (second row, goal 1.2x);
+ * the first row keeps the issue's reference, the pipeline into /dev/null,
+ * which no spilling tool can match on a disk where the write alone costs more
+ * than 1.5x it (the note says how much it costs in that run).
  */
 export const bash: BenchGroup = {
   name: "bash",
@@ -87,9 +89,13 @@ export const bash: BenchGroup = {
     const whole = { label: `spills the whole ${SIZE_NAME}`, pass: correct }
     const wrong = correct ? "" : `; the envelope was wrong: status ${envelope.status}, spilled ${mib(spilled)}`
     const cpu = (run: { cpuMs: number }) => ms(run.cpuMs)
+    // The process's resource usage holds the children it waited for: sh's holds yes and head; anvil's (Bun reaps
+    // its children apart) holds anvil alone, so it is anvil's own cost, not the command's.
+    const cpuNote = (reference: { cpuMs: number }) => `CPU: anvil's own ${cpu(anvilRun!)}, the command's not counted; sh with yes and head ${cpu(reference)}`
 
     const ratio = anvilRun!.ms / nullRun!.ms
     const fileRatio = anvilRun!.ms / fileRun!.ms
+    const diskCost = fileRun!.ms / nullRun!.ms
     return [
       {
         name: names[0]!,
@@ -99,8 +105,9 @@ export const bash: BenchGroup = {
         peakRssBytes: rss,
         targets: [{ label: "ratio <= 1.5x", pass: ratio <= 1.5 }, { label: "peak RSS <= 150 MiB", pass: rss <= 150 * 1024 * 1024 }, whole],
         note:
-          `peak RSS ${mib(rss)} against ${mib(idle)} for a call that prints nothing; CPU ${cpu(anvilRun!)} against ${cpu(nullRun!)}; ` +
-          `sh writing the same output to a file takes ${ms(fileRun!.ms)}: the disk write alone costs ${(fileRun!.ms / nullRun!.ms).toFixed(2)}x the /dev/null baseline` +
+          `peak RSS ${mib(rss)} against ${mib(idle)} for a call that prints nothing; ${cpuNote(nullRun!)}; ` +
+          `sh writing the same output to a file takes ${ms(fileRun!.ms)}: the disk write alone costs ${diskCost.toFixed(2)}x the /dev/null baseline` +
+          (diskCost > 1.5 ? ", more than this row's goal allows anything that saves the output" : "") +
           wrong,
       } satisfies Row,
       {
@@ -109,9 +116,11 @@ export const bash: BenchGroup = {
         reference: `sh >file ${ms(fileRun!.ms)}`,
         ratio: fileRatio,
         peakRssBytes: rss,
-        // No goal of its own: it shows how much of the first row's ratio the disk write accounts for.
-        targets: [whole],
-        note: `the same runs as the row above, against the same bytes written to a file by sh (CPU ${cpu(anvilRun!)} against ${cpu(fileRun!)})${wrong}`,
+        // The goal for what anvil adds: start-up, counting the lines of the file, reading head and tail back.
+        targets: [{ label: "ratio <= 1.2x", pass: fileRatio <= 1.2 }, whole],
+        note:
+          `the same runs as the row above, against the same bytes written to a file by sh (${cpuNote(fileRun!)}); ` +
+          `the command writes straight into the spill file and anvil counts its lines as it grows${wrong}`,
       } satisfies Row,
     ]
   },
