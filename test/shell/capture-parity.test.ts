@@ -4,24 +4,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { runShell, type ShellRequest, type ShellRun } from "../../src/shell/run-shell.ts"
 import { project, session } from "../support/harness.ts"
+import { shellRequest } from "./shell-request.ts"
 
 // The command writing its output straight into the spill files ("file", the default) must answer exactly as the
 // pipe through anvil's memory ("pipe", the fallback) did: same text shown, same totals, same notes, same saved bytes.
 
-const ask = (more: Partial<ShellRequest>): ShellRequest => ({
-  workdir: ".",
-  shell: "/bin/sh",
-  env: { PATH: process.env.PATH },
-  timeoutMs: 10_000,
-  maxTimeoutMs: 60_000,
-  killGraceMs: 200,
-  drainMs: 300,
-  budgetBytes: 1000,
-  budgetLines: 20,
-  maxSpillBytes: 10_000_000,
-  unconfined: false,
-  ...more,
-})
+const ask = (more: Partial<ShellRequest>): ShellRequest => shellRequest({ drainMs: 300, budgetBytes: 1000, budgetLines: 20, ...more })
 
 /** A run with what varies between two runs of one command (timing, pid, file names) replaced by what must not. */
 const comparable = (root: string, r: ShellRun) => {

@@ -4,21 +4,9 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { quoteArg, runShell, type ShellRequest } from "../../src/shell/run-shell.ts"
 import { project, session } from "../support/harness.ts"
+import { shellRequest } from "./shell-request.ts"
 
-const ask = (more: Partial<ShellRequest>): ShellRequest => ({
-  workdir: ".",
-  shell: "/bin/sh",
-  env: { PATH: process.env.PATH },
-  timeoutMs: 10_000,
-  maxTimeoutMs: 60_000,
-  killGraceMs: 200,
-  drainMs: 200,
-  budgetBytes: 4096,
-  budgetLines: 100,
-  maxSpillBytes: 10_000_000,
-  unconfined: false,
-  ...more,
-})
+const ask = shellRequest
 
 describe("runShell (shell domain)", () => {
   const root = project({ "sub/file.txt": "x\n" })
