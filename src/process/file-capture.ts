@@ -1,6 +1,7 @@
 import { ftruncateSync, fstatSync, readSync } from "node:fs"
 import type { CapturedStream } from "./output-capture.ts"
 import type { OutputFile } from "./process-runner.ts"
+import { newlineCounter } from "./newline-counter.ts"
 import { punchHole } from "./punch-hole.ts"
 
 /** The file a command writes one of its streams to. */
@@ -22,8 +23,6 @@ export interface FileCaptureOptions {
   readonly file: CaptureFile
 }
 
-/** Bytes read back at a time to count lines. */
-const READ_BLOCK = 1 << 20
 /** The least that is freed at once past the cap. */
 const FREE_AT_LEAST = 8 << 20
 /** How often a running command's output is counted. */
@@ -47,7 +46,6 @@ export class FileCapture {
   readonly target: OutputFile
   private scanned = 0
   private lines = 0
-  private buffer: Uint8Array | undefined
   private kept = false
   private total = 0
   /** Both ends, read before a cap could cut the file. */
@@ -79,7 +77,6 @@ export class FileCapture {
     this.timer = undefined
     this.count()
     this.total = this.scanned
-    this.buffer = undefined
     const span = Math.min(this.options.capacity, this.total)
     this.head = this.read(0, span)
     this.tail = this.read(this.total - span, span)
@@ -95,17 +92,11 @@ export class FileCapture {
       // The command truncated its own output (`: >/dev/stdout`): count again from the start.
       if (size < this.scanned) this.scanned = this.lines = 0
       if (size === this.scanned) return
-      // A short output gets a buffer its size; a long one the full block.
-      if (this.buffer === undefined || (this.buffer.length < READ_BLOCK && this.buffer.length < size - this.scanned)) {
-        this.buffer = new Uint8Array(Math.min(READ_BLOCK, size - this.scanned))
-      }
-      const buffer = this.buffer
+      const { buffer, count } = newlineCounter()
       while (this.scanned < size) {
         const n = readSync(fd, buffer, 0, Math.min(buffer.length, size - this.scanned), this.scanned)
         if (n <= 0) break
-        const block = n === buffer.length ? buffer : buffer.subarray(0, n)
-        let i = -1
-        while ((i = block.indexOf(10, i + 1)) !== -1) this.lines++
+        this.lines += count(n)
         this.scanned += n
       }
     } catch {

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { FileCapture } from "../../src/process/file-capture.ts"
+import { COUNT_BLOCK, newlineCounter } from "../../src/process/newline-counter.ts"
 import { tempDir } from "../support/harness.ts"
 
 /** A capture over a new file that the test writes to, as a command would. */
@@ -61,5 +62,22 @@ describe("FileCapture", () => {
     expect(s).toMatchObject({ spilledBytes: cap, spillProblem: `the saved output was capped at ${cap} bytes` })
     await c.close()
     expect(readFileSync(path).equals(Buffer.concat(Array(2).fill(block)).subarray(0, cap))).toBe(true)
+  })
+})
+
+describe("newlineCounter", () => {
+  test("counts every newline in any length, at any position of a 16-byte block", () => {
+    const { buffer, count } = newlineCounter()
+    for (const n of [0, 1, 15, 16, 17, 31, 32, 33, 1000, COUNT_BLOCK]) {
+      let seed = n + 7
+      let expected = 0
+      for (let i = 0; i < n; i++) {
+        seed = (seed * 1103515245 + 12345) >>> 0
+        buffer[i] = seed % 5 === 0 ? 10 : seed % 251
+        if (buffer[i] === 10) expected++
+      }
+      buffer[n] = 10 // past the end: not counted
+      expect(count(n)).toBe(expected)
+    }
   })
 })
