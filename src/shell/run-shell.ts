@@ -96,9 +96,11 @@ export const SHELL_SERVICES = [ProcessRunner, Sandbox] as const
  * - Each run is its own process group; stdin is /dev/null. On timeout,
  *   cancellation, or when background processes keep the output open after the
  *   command exits, the whole group is ended (TERM, then KILL).
- * - Output is streamed: both streams are kept apart, only their first and last
- *   parts stay in memory, and a stream too large to show is saved whole to the
- *   spill folder. What is shown is the head and the tail of each stream, the
+ * - Output goes straight to disk: the command's stdout and stderr are two new
+ *   spill files (kept apart), counted as they grow; only their first and last
+ *   parts are read back, and a file not needed (its stream shown whole) is
+ *   removed. Without a writable spill folder the streams come through pipes,
+ *   with the same answer. What is shown is the head and the tail of each stream, the
  *   budget shared so that each gets what it needs and the larger one the rest.
  * - The environment is passed through unchanged; login profiles that reset
  *   PATH get the caller's PATH put back in front.
