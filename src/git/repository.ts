@@ -86,7 +86,7 @@ const openAt = (dir: string, gitdir: string, fs: GitFsClient): Repository => {
         const why = existsSync(join(gitdir, "objects", "info", "alternates"))
           ? " This clone borrows objects from another repository (.git/objects/info/alternates), which the built-in git reader cannot follow: install git (anvil then runs it) or use Bash with git."
           : ""
-        return Effect.fail(gitError("failed", `git ${what} failed: ${errorText(e)}.${why}`))
+        return Effect.fail(gitError("failed", `git ${what} failed: ${errorText(e).replace(/\.+$/, "")}.${why}`))
       }),
     )
   const relative = (absolute: string) => {
