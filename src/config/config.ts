@@ -1,6 +1,6 @@
 import { Context, Data, Effect, Layer } from "effect"
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { readSettingsFile } from "./settings-file.ts"
 import { defaultCheckCache, rememberCheck, rememberedCheck, type ConfigCheckCache } from "./check-cache.ts"
 export type { ConfigCheckCache } from "./check-cache.ts"
 import type { ConfigWarning } from "./warning.ts"
@@ -105,21 +105,11 @@ export const makeConfig = (
 
 /**
  * The file's text, or undefined when it is not a regular file that can be read (missing, a folder, a
- * FIFO or device, no permission): then it is not a source. Opened without blocking, so a FIFO
- * planted as anvil.json cannot stall the start.
+ * FIFO or device, no permission): then it is not a source.
  */
 const readText = (file: string): string | undefined => {
-  let fd: number | undefined
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
-    if (!fstatSync(fd).isFile()) return undefined
-    // TextDecoder drops a leading byte order mark, as reading through the platform's FileSystem did.
-    return new TextDecoder().decode(readFileSync(fd))
-  } catch {
-    return undefined
-  } finally {
-    if (fd !== undefined) closeSync(fd)
-  }
+  const read = readSettingsFile(file)
+  return read.kind === "text" ? read.text : undefined
 }
 
 /** Text with comments or trailing commas: its value and syntax tree, or the ConfigError naming where it breaks. */

@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs"
 import { isAbsolute, join, resolve } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
+import { readSettingsFile } from "../config/settings-file.ts"
 import { serverSpec, type ServerScope, type ServerSpec } from "./server-config.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
@@ -27,12 +27,10 @@ export interface SourceProblem {
 
 /** Reads `mcpServers` of one JSON(C) file; a missing file gives nothing, a broken one a problem. */
 const readSource = (file: string, scope: ServerScope): ServerSource | SourceProblem | undefined => {
-  let text: string
-  try {
-    text = readFileSync(file, "utf8")
-  } catch {
-    return undefined
-  }
+  const read = readSettingsFile(file)
+  if (read.kind === "missing") return undefined
+  if (read.kind === "unreadable") return { source: file, message: `cannot be read: ${read.reason}` }
+  const text = read.text
   try {
     const parsed = parseJsonc(text)
     if (!isRecord(parsed) || parsed.mcpServers === undefined) return undefined

@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
+import { readSettingsFile } from "../config/settings-file.ts"
 import type { PermissionLevel, Tool } from "../tool-framework/definition.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { allowCovers, levelFor, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
@@ -76,10 +77,12 @@ export const rulesForAnswer = (tool: Tool, subjects: Subjects | undefined): Read
  */
 export const saveAllowRules = (root: string, rules: ReadonlyArray<AllowRule>) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem
     const path = yield* Path
     const file = path.join(root, "anvil.json")
-    const text = yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => "{}"))
+    const read = readSettingsFile(file)
+    // Something there that cannot be read is left alone: writing over it would lose the user's settings.
+    if (read.kind === "unreadable") return yield* Effect.fail(new Error(`${file} was not changed: ${read.reason}.`))
+    const text = read.kind === "text" ? read.text : "{}"
     const { parseJsonc } = yield* Effect.promise(() => import("../config/jsonc.ts"))
     const parsed = yield* Effect.try({ try: () => parseJsonc(text), catch: (e) => new Error(`${file}: ${(e as Error).message}`) })
     const data: Record<string, unknown> = isRecord(parsed) ? { ...parsed } : {}

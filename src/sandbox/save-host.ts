@@ -1,6 +1,7 @@
-import { readFileSync, renameSync, writeFileSync } from "node:fs"
+import { renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
+import { readSettingsFile } from "../config/settings-file.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
 
@@ -11,13 +12,10 @@ import { isRecord } from "../protocol/is-record.ts"
  */
 export const saveNetworkHost = async (root: string, host: string): Promise<void> => {
   const file = join(root, "anvil.json")
-  let text = "{}"
-  try {
-    text = readFileSync(file, "utf8")
-  } catch {
-    // no file yet
-  }
-  const parsed = parseJsonc(text)
+  const read = readSettingsFile(file)
+  // Something there that cannot be read is left alone: writing over it would lose the user's settings.
+  if (read.kind === "unreadable") throw new Error(`${file} was not changed: ${read.reason}.`)
+  const parsed = parseJsonc(read.kind === "text" ? read.text : "{}")
   const data: Record<string, unknown> = isRecord(parsed) ? { ...parsed } : {}
   const sandbox: Record<string, unknown> = isRecord(data.sandbox) ? { ...data.sandbox } : {}
   if (sandbox.network === "on" || sandbox.network === true) return

@@ -1,0 +1,33 @@
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs"
+
+/** What is at a settings file's path (anvil.json, .mcp.json). */
+export type SettingsFileText =
+  | { readonly kind: "missing" }
+  | { readonly kind: "text"; readonly text: string }
+  /** Something is there that cannot be read as a file: a folder, a FIFO or device, no permission. */
+  | { readonly kind: "unreadable"; readonly reason: string }
+
+/**
+ * Reads a settings file that anvil or the user may have written. It is opened
+ * without blocking and read only when it is a regular file, so a FIFO or a
+ * link to a device planted under its name can neither stall a command nor be
+ * read for ever. A caller about to rewrite the file tells "missing" (start
+ * from nothing) from "unreadable" (leave it alone: replacing it would lose
+ * the user's settings).
+ */
+export const readSettingsFile = (file: string): SettingsFileText => {
+  let fd: number | undefined
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+    const stat = fstatSync(fd)
+    if (!stat.isFile()) return { kind: "unreadable", reason: stat.isDirectory() ? "it is a folder" : "it is not a regular file" }
+    // TextDecoder drops a leading byte order mark.
+    return { kind: "text", text: new TextDecoder().decode(readFileSync(fd)) }
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === "ENOENT") return { kind: "missing" }
+    return { kind: "unreadable", reason: code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EISDIR" ? "it is a folder" : String((e as Error).message ?? e) }
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
