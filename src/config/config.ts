@@ -5,6 +5,7 @@ import { defaultCheckCache, rememberCheck, rememberedCheck, type ConfigCheckCach
 export type { ConfigCheckCache } from "./check-cache.ts"
 import type { ConfigWarning } from "./warning.ts"
 import { isRecord } from "../protocol/is-record.ts"
+import { userConfigHome } from "../workspace/state-dir.ts"
 
 /** anvil.json as a plain object: project settings over user settings. */
 export type ConfigData = Readonly<Record<string, unknown>>
@@ -158,8 +159,7 @@ const readLayer = async (file: string, text: string, cache: ConfigCheckCache | u
  * Schema does not know and values of the wrong type are warnings (see `checkConfig`).
  */
 export const readConfig = async (options: ConfigOptions): Promise<ConfigShape | ConfigError> => {
-  const home = options.env.HOME ?? options.env.USERPROFILE
-  const configHome = options.env.XDG_CONFIG_HOME ?? (home ? join(home, ".config") : undefined)
+  const configHome = userConfigHome(options.env)
   const candidates: ReadonlyArray<{ file: string; source: ConfigSource }> = [
     ...(configHome ? [{ file: join(configHome, "anvil", "anvil.json"), source: "user file" as const }] : []),
     { file: join(options.root, "anvil.json"), source: "project file" },

@@ -3,6 +3,7 @@ import { parseJsonc } from "../config/jsonc.ts"
 import { readSettingsFile } from "../config/settings-file.ts"
 import { serverSpec, type ServerScope, type ServerSpec } from "./server-config.ts"
 import { isRecord } from "../protocol/is-record.ts"
+import { userConfigHome } from "../workspace/state-dir.ts"
 
 /**
  * A set of server definitions from one place: a config file, or servers handed
@@ -43,8 +44,7 @@ const readSource = (file: string, scope: ServerScope): ServerSource | SourceProb
 
 /** The user's config folder: $XDG_CONFIG_HOME/anvil or ~/.config/anvil. */
 export const userConfigDir = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
-  const home = env.HOME ?? env.USERPROFILE
-  const base = env.XDG_CONFIG_HOME ?? (home ? join(home, ".config") : undefined)
+  const base = userConfigHome(env)
   return base ? join(base, "anvil") : undefined
 }
 

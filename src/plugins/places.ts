@@ -1,10 +1,10 @@
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
+import { userConfigHome } from "../workspace/state-dir.ts"
 
 /** The user's plugins folder, or undefined without XDG_CONFIG_HOME and HOME. */
 export const userPluginsDir = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
-  const home = env.HOME ?? env.USERPROFILE
-  const configHome = env.XDG_CONFIG_HOME || (home ? join(home, ".config") : undefined)
+  const configHome = userConfigHome(env)
   return configHome ? join(configHome, "anvil", "plugins") : undefined
 }
 

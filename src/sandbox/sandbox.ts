@@ -10,6 +10,7 @@ import { probeSandbox, type SandboxSupport } from "./probe.ts"
 import type { SandboxProxy } from "./proxy.ts"
 import { RELAY_COMMAND } from "./relay-command.ts"
 import { hostAllowed, type SandboxSettings } from "./settings.ts"
+import { xdgConfigHome } from "../workspace/state-dir.ts"
 
 /** What the command sandbox does in this session. */
 export interface SandboxStatus {
@@ -141,7 +142,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   const facts = (): SandboxFacts => ({
     root: realpathSync(options.root),
     home: home ? (() => { try { return realpathSync(home) } catch { return home } })() : undefined,
-    configHome: options.env.XDG_CONFIG_HOME,
+    configHome: xdgConfigHome(options.env),
     sessionTmp: tmp(),
   })
   const policy = () => (status.confining ? buildPolicy(settings, facts()) : undefined)

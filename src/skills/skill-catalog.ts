@@ -5,6 +5,7 @@ import { Config } from "../config/config.ts"
 import { embeddedAssets, type EmbeddedAssets } from "../embedded/assets.ts"
 import { loadBuiltinSkills } from "./builtin-skills.ts"
 import { parseSkillDocument, type SkillDocument } from "./skill-document.ts"
+import { userConfigHome } from "../workspace/state-dir.ts"
 
 /**
  * The skills anvil knows: the built-in ones and the user's,
@@ -113,7 +114,7 @@ export const skillFolders = Effect.fn("skillFolders")(function* (
       candidates.push({ dir: path.join(home, given.slice(1)), from: "skills.paths" })
     } else candidates.push({ dir: path.resolve(root, given), from: "skills.paths" })
   }
-  const configHome = config.env.XDG_CONFIG_HOME ?? (home ? path.join(home, ".config") : undefined)
+  const configHome = userConfigHome(config.env)
 
   const resolved: Array<SkillFolder & { real: string }> = []
   for (const c of candidates) {

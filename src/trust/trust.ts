@@ -3,6 +3,7 @@ import { join, resolve } from "node:path"
 import { Clock, Context, Data, Effect, Layer } from "effect"
 import { hashContent, stampContent, type TrustContent } from "./content-hash.ts"
 import { readTrustFile, writeTrustFile, type TrustFile, type TrustRecord } from "./trust-store.ts"
+import { userConfigHome } from "../workspace/state-dir.ts"
 
 export type { TrustContent } from "./content-hash.ts"
 
@@ -88,8 +89,7 @@ export interface TrustOptions {
 
 /** `$XDG_CONFIG_HOME/anvil/trust.json`, else `$HOME/.config/anvil/trust.json`. */
 export const trustFilePath = (env: TrustOptions["env"]): string | undefined => {
-  const home = env.HOME ?? env.USERPROFILE
-  const configHome = env.XDG_CONFIG_HOME || (home ? join(home, ".config") : undefined)
+  const configHome = userConfigHome(env)
   return configHome ? join(configHome, "anvil", "trust.json") : undefined
 }
 

@@ -28,6 +28,16 @@ const realOr = (p: string): string => {
 export const userCacheDir = (env: Env = process.env): string =>
   join(env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith("/") ? env.XDG_CACHE_HOME : join(env.HOME || process.getBuiltinModule("node:os").homedir(), ".cache"), "anvil")
 
+/** $XDG_CONFIG_HOME when it is set to an absolute path; empty or relative, it is ignored (as the XDG base directory rules say). */
+export const xdgConfigHome = (env: Env): string | undefined =>
+  env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith("/") ? env.XDG_CONFIG_HOME : undefined
+
+/** The user's config folder: {@link xdgConfigHome}, else `~/.config`; undefined without either. */
+export const userConfigHome = (env: Env): string | undefined => {
+  const home = env.HOME || env.USERPROFILE
+  return xdgConfigHome(env) ?? (home ? join(home, ".config") : undefined)
+}
+
 /** The private per-project folder in the user's cache (`$XDG_CACHE_HOME/anvil/projects/<hash>`). */
 export const privateStateDir = (root: string, env: Env = process.env): string =>
   join(userCacheDir(env), "projects", new Bun.CryptoHasher("sha256").update(realOr(root)).digest("hex").slice(0, 16))
