@@ -35,6 +35,19 @@ const smallRepository = (ctx: BenchContext): string => {
   return dir
 }
 
+type Measured = Awaited<ReturnType<typeof measure>>
+
+/** A tool call's CPU against `anvil --version`'s: the goal is a call that starts about as fast as the binary. */
+const againstVersion = (name: string, call: Measured, version: Measured, note: string): Row => ({
+  name,
+  value: ms(call.medianCpuMs),
+  reference: `anvil --version ${ms(version.medianCpuMs)}`,
+  ratio: call.medianCpuMs / version.medianCpuMs,
+  peakRssBytes: call.peakRssBytes,
+  targets: [{ label: "CPU ≤ 2x anvil --version", pass: call.medianCpuMs <= 2 * version.medianCpuMs }],
+  note,
+})
+
 /**
  * Process start. The reference is `true` (/usr/bin/true or /bin/true): a
  * process that does nothing, i.e. the cost of spawning anything at all.
@@ -91,24 +104,10 @@ export const startup: BenchGroup = {
           Math.max(0, calc.peakRssBytes - version.peakRssBytes),
         )} over --version`,
       },
-      {
-        name: "anvil tool read of a small file vs anvil --version (CPU)",
-        value: ms(read.medianCpuMs),
-        reference: `anvil --version ${ms(version.medianCpuMs)}`,
-        ratio: read.medianCpuMs / version.medianCpuMs,
-        peakRssBytes: read.peakRssBytes,
-        targets: [{ label: "CPU ≤ 2x anvil --version", pass: read.medianCpuMs <= 2 * version.medianCpuMs }],
-        note: `wall median ${ms(read.medianMs)} vs ${ms(version.medianMs)} (${(read.medianMs / version.medianMs).toFixed(2)}x)`,
-      },
-      {
-        name: "anvil tool read, anvil.json with settings, vs anvil --version (CPU)",
-        value: ms(readConfigured.medianCpuMs),
-        reference: `anvil --version ${ms(version.medianCpuMs)}`,
-        ratio: readConfigured.medianCpuMs / version.medianCpuMs,
-        peakRssBytes: readConfigured.peakRssBytes,
-        targets: [{ label: "CPU ≤ 2x anvil --version", pass: readConfigured.medianCpuMs <= 2 * version.medianCpuMs }],
-        note: `with an empty anvil.json ${ms(read.medianCpuMs)} (the settings check is made on the first call, then remembered)`,
-      },
+      againstVersion("anvil tool read of a small file vs anvil --version (CPU)", read, version,
+        `wall median ${ms(read.medianMs)} vs ${ms(version.medianMs)} (${(read.medianMs / version.medianMs).toFixed(2)}x)`),
+      againstVersion("anvil tool read, anvil.json with settings, vs anvil --version (CPU)", readConfigured, version,
+        `with an empty anvil.json ${ms(read.medianCpuMs)} (the settings check is made on the first call, then remembered)`),
     ]
     if (!gitBin) return [...rows, skippedRow("small repository git tools", "git is not installed (it is the reference program)")]
     // Small repositories, where a git tool call is mostly anvil's start: the whole process, wall time.

@@ -187,8 +187,8 @@ export const makeToolContext = (options: RuntimeOptions) =>
     // The sandbox settings are checked either way (a bad one is a ConfigError); the sandbox itself is made for tools that run commands.
     const sandboxSettings = yield* sandboxSettingsOf(config, options)
     const sandbox = uses("anvil/Sandbox") ? yield* makeSandbox(root, options, sandboxSettings, sessionInfo.id) : undefined
-    if (sandbox) context = Context.add(context, (yield* Effect.promise(() => import("./sandbox/sandbox.ts"))).Sandbox, sandbox) as Context.Context<never>
-    yield* add(Permissions, Permissions.make(options.onAsk ?? (() => Effect.succeed(true)), permissionsOptions(options, sandbox)))
+    if (sandbox) yield* put(sandbox.key, sandbox.service)
+    yield* add(Permissions, Permissions.make(options.onAsk ?? (() => Effect.succeed(true)), permissionsOptions(options, sandbox?.service)))
     yield* put(SessionInfo, sessionInfo)
     yield* options.enforceReads ? add(FileLedger, FileLedger.makeEnforcing) : put(FileLedger, FileLedger.none)
     if (!onSpill) yield* withContext(Effect.flatMap(Effect.promise(() => import("./output/retention.ts")), (m) => m.startRetention))
@@ -230,7 +230,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
     type Services = ToolServices | SubagentRunner
     const prepare = options.prepareTools
     // With `prepareTools` every service is made (see usedServices), the sandbox too.
-    const tools = prepare && sandbox ? yield* Effect.promise(() => prepare({ root, config, tools: options.tools, sandbox })) : options.tools
+    const tools = prepare && sandbox ? yield* Effect.promise(() => prepare({ root, config, tools: options.tools, sandbox: sandbox.service })) : options.tools
     // The loader (load_tools) joins every registry but that of a call of one named tool (see usedServices),
     // which cannot be asking for it: that call never evaluates its module.
     const registry =
@@ -270,7 +270,10 @@ const sandboxSettingsOf = (config: ConfigShape, options: Pick<RuntimeOptions, "s
     catch: (e) => new ConfigError(e instanceof SandboxSettingsError ? `anvil.json: ${e.message}` : String(e)),
   })
 
-/** The session's command sandbox (its module imported only here); its temporary folder and proxy go with the scope. */
+/**
+ * The session's command sandbox and its service key (its module imported only here); its temporary
+ * folder and proxy go with the scope.
+ */
 const makeSandbox = (root: string, options: Pick<RuntimeOptions, "env" | "sandbox">, settings: SandboxSettings, sessionId: string) =>
   Effect.flatMap(Effect.promise(() => import("./sandbox/sandbox.ts")), ({ Sandbox }) =>
     Sandbox.make({
@@ -281,7 +284,7 @@ const makeSandbox = (root: string, options: Pick<RuntimeOptions, "env" | "sandbo
       ...(options.sandbox?.askHost
         ? { askHost: options.sandbox.askHost, saveHost: (host: string) => import("./sandbox/save-host.ts").then((m) => m.saveNetworkHost(root, host)) }
         : {}),
-    }),
+    }).pipe(Effect.map((service) => ({ key: Sandbox, service }))),
   )
 
 /**

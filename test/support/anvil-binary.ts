@@ -1,22 +1,10 @@
-import { join } from "node:path"
-import { tempDir } from "./temp-dirs.ts"
-
-const repo = join(import.meta.dir, "..", "..")
-let built: Promise<string> | undefined
+import { anvilBinary as buildOnce } from "./binary.ts"
 
 /**
- * The compiled executable, built once per test process (about two seconds)
- * into a temp folder removed when the test run ends: tests of plugins must run what users
- * run, where module resolution differs from `bun src/main.ts`.
+ * The compiled executable (built once per test process, shared with ./binary.ts): tests of plugins
+ * must run what users run, where module resolution differs from `bun src/main.ts`.
  */
-export const anvilBinary = (): Promise<string> =>
-  (built ??= (async () => {
-    const binary = join(tempDir("anvil-bin-"), "anvil")
-    const proc = Bun.spawn([process.execPath, "build.ts", "--outfile", binary], { cwd: repo, stdout: "pipe", stderr: "pipe" })
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-    if (code !== 0) throw new Error(`build.ts failed:\n${out}${err}`)
-    return binary
-  })())
+export const anvilBinary = async (): Promise<string> => buildOnce()
 
 export interface BinaryResult {
   readonly code: number
