@@ -13,7 +13,10 @@ export type SettingsFileText =
  * link to a device planted under its name can neither stall a command nor be
  * read for ever. A caller about to rewrite the file tells "missing" (start
  * from nothing) from "unreadable" (leave it alone: replacing it would lose
- * the user's settings).
+ * the user's settings). An empty file holds no settings and counts as
+ * missing: the command sandbox places empty stand-ins under these names while
+ * a command runs, and one left behind by a killed anvil must not stop every
+ * later command as a file that is not JSON.
  */
 export const readSettingsFile = (file: string): SettingsFileText => {
   let fd: number | undefined
@@ -21,6 +24,7 @@ export const readSettingsFile = (file: string): SettingsFileText => {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
     const stat = fstatSync(fd)
     if (!stat.isFile()) return { kind: "unreadable", reason: stat.isDirectory() ? "it is a folder" : "it is not a regular file" }
+    if (stat.size === 0) return { kind: "missing" }
     // TextDecoder drops a leading byte order mark.
     return { kind: "text", text: new TextDecoder().decode(readFileSync(fd)) }
   } catch (e) {

@@ -10,7 +10,8 @@ import { probeSandbox, type SandboxSupport } from "./probe.ts"
 import type { SandboxProxy } from "./proxy.ts"
 import { RELAY_COMMAND } from "./relay-command.ts"
 import { hostAllowed, type SandboxSettings } from "./settings.ts"
-import { xdgConfigHome } from "../workspace/state-dir.ts"
+import { privateStateDir, xdgConfigHome } from "../workspace/state-dir.ts"
+import { standInLedger, type StandInLedger } from "./stand-in-ledger.ts"
 
 /** What the command sandbox does in this session. */
 export interface SandboxStatus {
@@ -111,6 +112,9 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   // Probed on first use, not when the session starts: the probe starts bubblewrap (about 10 ms of
   // CPU), which a call that runs no command (`anvil tool read`) should not pay.
   let probed: SandboxSupport | undefined
+  // Made with the first confined command (it sweeps what a killed anvil left in the project).
+  let ledgerMade: StandInLedger | undefined
+  const ledger = () => (ledgerMade ??= standInLedger(join(privateStateDir(options.root, options.env), "sandbox-stand-ins")))
   const probe = (): SandboxSupport =>
     (probed ??= settings.mode === "off" ? { available: false, reason: "sandbox.mode is off", fix: "" } : probeSandbox(options.env))
   const status: SandboxStatus = {
@@ -200,6 +204,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
           env: { ...command.env, TMPDIR: temp, TMP: temp, TEMP: temp, TEMPDIR: temp },
         }
       }
+      const forget = ledger().record(p.standIns)
       const placed = p.standIns.map(placeStandIn)
       const refusedBefore = refused.length
       let finished = false
@@ -211,6 +216,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
             if (!finished) {
               finished = true
               p.standIns.forEach((s, i) => removeStandIn(s, placed[i]!))
+              forget()
             }
             return diagnose({
               policy: p,

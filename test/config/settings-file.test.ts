@@ -57,3 +57,16 @@ describe("settings files are read only when they are regular files", () => {
     expect(JSON.parse(readFileSync(join(root, "anvil.json"), "utf8"))).toEqual({ sandbox: { network: ["example.org"] }, permission: { bash: "allow" } })
   })
 })
+
+describe("an empty settings file holds no settings", () => {
+  test("an empty anvil.json and .mcp.json (a stand-in a killed sandboxed command left) count as missing", async () => {
+    const root = tempDir()
+    writeFileSync(join(root, "anvil.json"), "")
+    writeFileSync(join(root, ".mcp.json"), "")
+    expect(readSettingsFile(join(root, "anvil.json"))).toEqual({ kind: "missing" })
+    const { sources, problems } = standardSources(root, { HOME: tempDir() })
+    expect([sources, problems]).toEqual([[], []])
+    await saveNetworkHost(root, "example.org")
+    expect(JSON.parse(readFileSync(join(root, "anvil.json"), "utf8"))).toEqual({ sandbox: { network: ["example.org"] } })
+  })
+})
