@@ -11,6 +11,7 @@ import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle, type Style } from "../terminal/style.ts"
 import { VERSION } from "../version.ts"
 import { parseAgentArgs, sessionOptionsOf } from "./agent-args.ts"
+import { COMMAND_NAMES, UsageError } from "./args.ts"
 import { pluginNotices } from "../plugins/plugin-host.ts"
 import { printConfigWarnings } from "./config-warnings.ts"
 import { guardNodeStreams, type CliIO } from "./output.ts"
@@ -77,6 +78,14 @@ export const chatCommand = async (
   strict = false,
 ): Promise<number> => {
   const args = parseAgentArgs(argv, "chat")
+  const [word] = args.words
+  if (word !== undefined) {
+    // `anvil --trust-plugins tool read …` reaches here: options of a command go after its word.
+    if (COMMAND_NAMES.includes(word)) {
+      throw new UsageError(`anvil: options go after the command: anvil ${word} … ${argv.filter((a) => a.startsWith("-")).join(" ")}`)
+    }
+    throw new UsageError(`anvil chat: unexpected argument '${word}' (chat reads its prompts interactively; for a one-off prompt use anvil run "…")`)
+  }
   guardNodeStreams()
   const terminal = await terminalOf(io)
   const tty = terminal.interactive && process.stdout.isTTY === true

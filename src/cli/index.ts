@@ -82,7 +82,10 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
           // Imported here: the plugin host stays out of the modules every command loads.
           const { pluginsFor, toolsWithPlugins } = await import("./plugin-setup.ts")
           const { confinementOf } = await import("../sandbox/sandbox.ts")
-          const plugins = await pluginsFor(io, root, config, { confineProjectHooks: confinementOf(sandbox) })
+          const plugins = await pluginsFor(io, root, config, {
+            confineProjectHooks: confinementOf(sandbox),
+            ...(args.trustPlugins ? { trustProject: true } : {}),
+          })
           const fromPlugin = plugins.tools.some((t) => t.name.toLowerCase() === args.name.trim().toLowerCase())
           const base = one || fromPlugin ? tools : await loadBuiltinTools()
           return toolsWithPlugins(base, plugins, (m) => io.err(`anvil: ${m}\n`))

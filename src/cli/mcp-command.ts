@@ -37,11 +37,17 @@ const projectRoot = (io: CliIO, root: string | undefined) =>
   )
 
 /** The hub of a CLI command: the configured servers and those of active Claude Code plugin folders. */
-export const openCliHub = async (io: CliIO, root: string | undefined, onEvent?: (event: McpEvent) => void): Promise<McpHub> => {
+export const openCliHub = async (
+  io: CliIO,
+  root: string | undefined,
+  onEvent?: (event: McpEvent) => void,
+  /** Start the project's untrusted servers too (`anvil tool mcp__… --trust-mcp`). */
+  trustAll = false,
+): Promise<McpHub> => {
   const dir = await projectRoot(io, root)
   const config = await Effect.runPromise(Config.load({ root: dir, env: io.env }).pipe(Effect.provide(PlatformLive as Layer.Layer<FileSystem | Path>)))
   const handed = pluginMcpServers({ root: dir, env: io.env, config })
-  return makeMcpHub({ root: dir, env: io.env, extraSources: pluginServerSources(handed), ...(onEvent ? { onEvent } : {}) })
+  return makeMcpHub({ root: dir, env: io.env, extraSources: pluginServerSources(handed), ...(onEvent ? { onEvent } : {}), ...(trustAll ? { trustAll } : {}) })
 }
 
 /** A progress notification as one stderr line. */

@@ -10,7 +10,7 @@ import { toolCommand, type ToolCommandArgs } from "./tool-command.ts"
 export const mcpToolCommand = async (args: ToolCommandArgs, io: CliIO, root: string | undefined): Promise<number> => {
   const hub = await openCliHub(io, root, (e) => {
     if (e.type === "progress") io.err(progressLine(e))
-  })
+  }, args.trustMcp === true)
   try {
     return await toolCommand(args, [], io, root, undefined, [hub.toolSource])
   } finally {

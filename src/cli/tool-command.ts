@@ -24,9 +24,16 @@ export interface ToolCommandArgs {
   readonly sandbox?: string
   /** The parameters given were not JSON (passed on as text: a one-string tool takes it, others answer INVALID_PARAM). */
   readonly notJson?: boolean
+  /** `--trust-plugins`: the project's untrusted plugins load for this call. */
+  readonly trustPlugins?: boolean
+  /** `--trust-mcp`: the project's untrusted MCP server starts for this call. */
+  readonly trustMcp?: boolean
 }
 
-/** Parses `<name> [JSON | - | --key value ...] [--text] [--meta]`. */
+/**
+ * Parses `<name> [JSON | - | --key value ...] [--text] [--meta] [--sandbox MODE] [--trust-plugins] [--trust-mcp]`.
+ * Any other `--key` is a tool parameter.
+ */
 export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Promise<ToolCommandArgs> => {
   const [name, ...args] = rest
   if (name === undefined || name.startsWith("--")) throw new UsageError("anvil tool: name a tool (see `anvil tools`)")
@@ -36,11 +43,14 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
   let params: Record<string, unknown> | undefined
   let positional: unknown
   let notJson = false
+  let trust: { trustPlugins?: true; trustMcp?: true } = {}
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     if (a === "--text") text = true
     else if (a === "--meta") meta = true
     else if (a === "--") continue
+    else if (a === "--trust-plugins") trust = { ...trust, trustPlugins: true }
+    else if (a === "--trust-mcp") trust = { ...trust, trustMcp: true }
     else if ((a === "--sandbox" && MODE_WORDS.includes(args[i + 1] ?? "")) || (a.startsWith("--sandbox=") && MODE_WORDS.includes(a.slice(10)))) {
       sandbox = a === "--sandbox" ? args[++i]! : a.slice(10)
     }
@@ -65,9 +75,9 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
     if (typeof positional !== "object" || positional === null || Array.isArray(positional)) {
       throw new UsageError(`anvil tool ${name}: JSON parameters must be an object to combine with --key flags`)
     }
-    return { name, params: { ...positional, ...params }, text, meta, ...(sandbox ? { sandbox } : {}) }
+    return { name, params: { ...positional, ...params }, text, meta, ...(sandbox ? { sandbox } : {}), ...trust }
   }
-  return { name, params: positional ?? params ?? {}, text, meta, ...(sandbox ? { sandbox } : {}), ...(notJson ? { notJson } : {}) }
+  return { name, params: positional ?? params ?? {}, text, meta, ...(sandbox ? { sandbox } : {}), ...(notJson ? { notJson } : {}), ...trust }
 }
 
 /** Runs one tool through the full pipeline and prints the envelope (or the model's text). */

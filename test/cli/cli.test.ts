@@ -5,8 +5,9 @@ import { main } from "../../src/cli/index.ts"
 import type { CliIO } from "../../src/cli/output.ts"
 import { VERSION } from "../../src/version.ts"
 import { assertEnvelope, project } from "../support/harness.ts"
+import { tempDir } from "../support/temp-dirs.ts"
 
-const run = async (argv: Array<string>, options: { cwd?: string; stdin?: string } = {}) => {
+const run = async (argv: Array<string>, options: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}) => {
   let out = ""
   let err = ""
   const io: CliIO = {
@@ -14,7 +15,7 @@ const run = async (argv: Array<string>, options: { cwd?: string; stdin?: string 
     err: (t) => void (err += t),
     readStdin: async () => options.stdin ?? "",
     cwd: options.cwd ?? project(),
-    env: {},
+    env: options.env ?? {},
   }
   const code = await main(argv, io)
   return { code, out, err }
@@ -137,5 +138,30 @@ describe("anvil CLI", () => {
   test("--help works for anvil, tools and a single tool", async () => {
     expect((await run(["--help"])).out).toContain("Usage:")
     expect((await run(["tool", "calculator", "--help"])).out).toContain("Parameters (JSON Schema)")
+  })
+
+  test("--trust-plugins on anvil tool loads an untrusted project plugin for that call, as its notice says", async () => {
+    const plugin = `import { defineTool } from "anvil/plugin"
+import { Schema } from "effect"
+export default defineTool({ name: "sum_tool", description: "Adds.", parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }), readOnly: true, run: ({ a, b }) => ({ sum: a + b }) })
+`
+    const root = project({ ".anvil/plugins/sum.ts": plugin })
+    const home = tempDir("anvil-cli-home-")
+    const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_CACHE_HOME: join(home, ".cache") }
+    const untrusted = await run(["tool", "sum_tool", '{"a":1,"b":2}'], { cwd: root, env })
+    expect(untrusted.err).toContain("or pass --trust-plugins for one run")
+    expect(JSON.parse(untrusted.out).error.message).toContain("Unknown tool 'sum_tool'")
+    const trusted = await run(["tool", "sum_tool", '{"a":1,"b":2}', "--trust-plugins"], { cwd: root, env })
+    expect(JSON.parse(trusted.out)).toMatchObject({ status: "success", data: { sum: 3 } })
+    expect(trusted.code).toBe(0)
+  }, 30_000)
+
+  test("options before the command word are a usage error naming where they go, not a chat that drops the words", async () => {
+    const misplaced = await run(["--trust-plugins", "tool", "read", '{"path":"a"}'])
+    expect(misplaced.code).toBe(2)
+    expect(misplaced.err).toContain("anvil: options go after the command: anvil tool … --trust-plugins")
+    const words = await run(["--yes", "fix the bug"])
+    expect(words.code).toBe(2)
+    expect(words.err).toContain("anvil chat: unexpected argument 'fix the bug'")
   })
 })
