@@ -1,5 +1,6 @@
 import { isoGit } from "./iso-git.ts"
 import type { Repository } from "./repository.ts"
+import { counted } from "../protocol/plural.ts"
 
 /** The branch's upstream and how far the two have moved apart. */
 export interface UpstreamState {
@@ -72,7 +73,7 @@ export const readUpstream = async (repo: Repository, branch: string, head: strin
   return { name, ahead, behind, exists: true }
 }
 
-const commits = (n: number) => `${n} commit${n === 1 ? "" : "s"}`
+const commits = (n: number) => counted(n, "commit")
 
 /** The lines `git status` prints about the upstream (with its advice lines). */
 export const upstreamLines = (u: UpstreamState): ReadonlyArray<string> => {

@@ -1,4 +1,5 @@
 import { Buffer } from "node:buffer"
+import { counted } from "../protocol/plural.ts"
 
 /** Which part of an over-long output is kept. */
 export type TruncateDirection = "head" | "tail" | "head_tail"
@@ -121,7 +122,7 @@ export const truncateText = (text: string, limits: TruncateLimits): Truncated =>
     const head = take(lines, n, Math.ceil(limits.maxLines / 2), Math.floor(limits.maxBytes / 2), false)
     const tail = take(lines, n - head.length, Math.floor(limits.maxLines / 2), Math.floor(limits.maxBytes / 2), true)
     const omitted = n - head.length - tail.length
-    kept = [...head, `… [${omitted} lines omitted] …`, ...tail].join("\n")
+    kept = [...head, `… [${counted(omitted, "line")} omitted] …`, ...tail].join("\n")
   } else {
     kept = take(lines, n, limits.maxLines, limits.maxBytes, limits.direction === "tail").join("\n")
   }

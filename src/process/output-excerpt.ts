@@ -1,5 +1,6 @@
 import { cutBytes } from "../output/truncate.ts"
 import type { CapturedStream } from "./output-capture.ts"
+import { counted } from "../protocol/plural.ts"
 
 /** What the model is shown of one output stream. */
 export interface Excerpt {
@@ -132,7 +133,7 @@ export const excerpt = (s: CapturedStream, maxBytes: number, maxLines: number): 
   const omittedBytes = s.totalBytes - head.length - tail.length
   const headNewlines = newlinesIn(head)
   const omittedLines = s.newlines - headNewlines - newlinesIn(tail)
-  const marker = `[… ${omittedBytes} bytes / ${omittedLines} lines omitted …]`
+  const marker = `[… ${omittedBytes} bytes / ${counted(omittedLines, "line")} omitted …]`
   const parts = [show(head, headBytes), marker, show(tail, maxBytes - headBytes)].filter((p) => p !== "")
   return {
     text: parts.join("\n"),

@@ -9,6 +9,7 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./bash.md" with { type: "text" }
 import { shellContext, withShellErrors } from "./shell-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { counted } from "../protocol/plural.ts"
 
 /** Lowest accepted timeout (also what `timeout_ms` may be set to in tests). */
 const MIN_TIMEOUT_MS = 100
@@ -148,7 +149,7 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
   const saved: Array<string> = []
   const describe = (name: string, s: StreamReport) => {
     if (!s.shown.truncated) return
-    const size = `${s.totalBytes} bytes, ${s.lines} lines`
+    const size = `${s.totalBytes} bytes, ${counted(s.lines, "line")}`
     if (s.path !== null) saved.push(`Full ${name} (${size}): ${s.path}${s.spillProblem ? ` — ${s.spillProblem}` : ""}`)
     else saved.push(`Full ${name} (${size}) was not saved: ${s.spillProblem ?? "unknown reason"}`)
   }

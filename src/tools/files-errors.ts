@@ -3,8 +3,8 @@ import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.
 import { FILES_ERRORS, type FilesError, type PathNotFound } from "../files/files-error.ts"
 import { formatBytes } from "../files/read-window.ts"
 import { translateDomainErrors } from "./domain-errors.ts"
+import { counted } from "../protocol/plural.ts"
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 /** The folder holding a path, for a suggestion to list it ("/" for a file at the root of an absolute path). */
 const parentOf = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) || "/" : ".")
 
@@ -47,7 +47,7 @@ export const filesToolError = (e: FilesError): ToolError => {
         `${e.shown} is UTF-16 and ${formatBytes(e.size)}; UTF-16 files over ${formatBytes(e.limit)} are not read. Convert it (iconv -f UTF-16 -t UTF-8) first.`,
       )
     case "LinesPastEnd":
-      return invalidParam("offset", `offset ${e.offset} is past the end of ${e.shown}, which has ${plural(e.total, "line")}.`, [
+      return invalidParam("offset", `offset ${e.offset} is past the end of ${e.shown}, which has ${counted(e.total, "line")}.`, [
         hint("Read", "high", { path: e.shown, offset: e.lastWindow }),
       ])
     case "EntriesPastEnd":

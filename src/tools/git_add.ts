@@ -16,6 +16,7 @@ import description from "./git_add.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
 import type { GitError } from "../git/git-error.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { counted } from "../protocol/plural.ts"
 
 const under = (path: string, prefix: string) => prefix === "" || path === prefix || path.startsWith(`${prefix}/`)
 
@@ -102,7 +103,7 @@ export const gitAddTool = defineTool({
       const { changes, ignored } = staged
       const files = changes.map((c) => c.path)
       const lines = changes.map((c) => `${c.change === "added" ? "A" : c.change === "deleted" ? "D" : "M"}  ${c.path}`)
-      const summary = changes.length === 0 ? "Nothing new to stage: the named paths match the index already." : `Staged ${changes.length} file${changes.length === 1 ? "" : "s"}:`
+      const summary = changes.length === 0 ? "Nothing new to stage: the named paths match the index already." : `Staged ${counted(changes.length, "file")}:`
       const skipped =
         ignored.length > 0 ? `\n\nSkipped (ignored by .gitignore, not staged): ${ignored.join(", ")}. Stage them only if the user asks, with Bash \`git add -f\`.` : ""
       return {

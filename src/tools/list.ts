@@ -8,6 +8,7 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./list.md" with { type: "text" }
 import { withFilesErrors } from "./files-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { counted } from "../protocol/plural.ts"
 
 /** One listed entry (the shape of `data.entries`). */
 export type { ListEntry }
@@ -88,12 +89,11 @@ export const listTool = defineTool({
       const order = sortBy === "name" ? "sorted by name" : sortBy === "mtime" ? "newest first" : "largest first"
       const range = shownCount === 0 ? "0" : `${offset + 1}-${offset + shownCount}`
       const headline = `Entries shown: ${range} of ${total} (directories first, ${order})${truncated ? " (TRUNCATED)" : ""}`
-      const notHidden = hidden > 0 ? ` ${hidden} hidden or default-ignored ${hidden === 1 ? "entry" : "entries"} not shown (include_hidden=true shows them).` : ""
+      const notHidden = hidden > 0 ? ` ${counted(hidden, "hidden or default-ignored entry", "hidden or default-ignored entries")} not shown (include_hidden=true shows them).` : ""
       const notIgnored =
         (matchedIgnore > 0 ? ` ${matchedIgnore} matched the ignore patterns.` : "") +
         (gitIgnored > 0 ? ` ${gitIgnored} ignored by .gitignore not shown (include_ignored=true shows them).` : "")
-      const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
-      const totals = `Totals: ${count(dirs, "dir", "dirs")}, ${count(files, "file", "files")}, ${count(links, "link", "links")}.${notHidden}${notIgnored}`
+      const totals = `Totals: ${counted(dirs, "dir")}, ${counted(files, "file")}, ${counted(links, "link")}.${notHidden}${notIgnored}`
       const warnings: Array<string> = []
       if (hasMore) warnings.push(`Results truncated to entries ${range} of ${total}. Use offset=${nextOffset} to see the next page.`)
       else if (truncated) warnings.push(`Showing entries ${range} of ${total}; earlier entries are on previous pages (offset=0).`)

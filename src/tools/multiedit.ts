@@ -6,6 +6,7 @@ import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./multiedit.md" with { type: "text" }
 import { withEditErrors } from "./edit-errors.ts"
+import { counted } from "../protocol/plural.ts"
 
 const EditItem = Schema.Struct({
   old_string: Schema.String.annotate({ description: "Exact text to replace." }),
@@ -52,7 +53,7 @@ export const multieditTool = defineTool({
         ...(fuzzy.length > 0
           ? [`Not exact: ${fuzzy.map((e) => `edits[${e.index}] found by ${e.strategy}`).join(", ")}; check the lines below.`]
           : []),
-        `${commit.created ? "Created" : "Changed"} ${display}: ${total} replacement${total === 1 ? "" : "s"} by ${n} edit${n === 1 ? "" : "s"} (${outcome.edits
+        `${commit.created ? "Created" : "Changed"} ${display}: ${counted(total, "replacement")} by ${counted(n, "edit")} (${outcome.edits
           .map((e) => `${e.index + 1}: line${e.lines.length === 1 ? "" : "s"} ${e.lines.join(", ")}`)
           .join("; ")}): ${changeCounts(commit.diff)}; sha256 ${shortHash(commit.sha256After)}${keptFormat(format, !commit.created)}.`,
       ]

@@ -12,6 +12,7 @@ import { toolError } from "../protocol/tool-error.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import description from "./write.md" with { type: "text" }
 import { withEditErrors } from "./edit-errors.ts"
+import { counted } from "../protocol/plural.ts"
 
 /** write: create or overwrite a whole file, atomically, with a diff of what changed. */
 const lineCount = (text: string) => (text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0))
@@ -72,7 +73,7 @@ export const writeTool = defineTool({
       const operation = commit.created ? "create" : "overwrite"
       const lines = [
         commit.created
-          ? `Created ${display}: ${commit.fileBytes} bytes, ${lineCount(text)} lines; sha256 ${shortHash(commit.sha256After)}.`
+          ? `Created ${display}: ${commit.fileBytes} bytes, ${counted(lineCount(text), "line")}; sha256 ${shortHash(commit.sha256After)}.`
           : `Overwrote ${display}: ${changeCounts(commit.diff)}, ${commit.fileBytes} bytes; sha256 ${shortHash(commit.sha256After)}${notes.length === 0 ? keptFormat(format, true) : ""}.`,
         ...notes,
       ]

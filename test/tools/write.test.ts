@@ -60,6 +60,8 @@ describe("write: success", () => {
     expect(envelope.data).toMatchObject({ created: true, operation: "create", sha256_before: null, additions: 2, deletions: 0 })
     expect(envelope.data.diff).toBe("--- /dev/null\n+++ b/a/b/c/new.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n")
     expect(text(root, "a/b/c/new.py")).toBe("x = 1\ny = 2\n")
+    const one = await callTool(root, "write", { path: "one.txt", content: "x\n" })
+    expect(one.envelope.text).toContain("Created one.txt: 2 bytes, 1 line; sha256")
     expect(meta.file_ops).toMatchObject({ operation: "create", sha256_before: null })
   })
 
