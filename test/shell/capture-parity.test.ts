@@ -73,15 +73,17 @@ describe("file capture answers as the pipe capture did", () => {
   test("cancelled mid-output: the process group ends, the call returns at once, no file is left but a large stream's", async () => {
     const before = spills(root)
     const started = performance.now()
+    // A duration no other process on the machine sleeps for, so the check below sees only this test's sleep.
+    const nap = `30.${process.pid}`
     await s.run(
       Effect.gen(function* () {
-        const fiber = yield* Effect.forkChild(runShell(ask({ command: "echo small >&2; seq 1 3000; sleep 30" })))
+        const fiber = yield* Effect.forkChild(runShell(ask({ command: `echo small >&2; seq 1 3000; sleep ${nap}` })))
         yield* Effect.sleep("400 millis")
         yield* Fiber.interrupt(fiber)
       }),
     )
     expect(performance.now() - started).toBeLessThan(5000)
-    expect(Bun.spawnSync(["pgrep", "-f", "sleep 30"]).stdout.toString().trim()).toBe("")
+    expect(Bun.spawnSync(["pgrep", "-f", `^sleep ${nap.replace(".", "\\.")}$`]).stdout.toString().trim()).toBe("")
     // The 3000 lines are larger than both ends together, as a pipe capture would have saved them; stderr is gone.
     expect(spills(root).filter((n) => !before.includes(n))).toEqual([expect.stringMatching(/_Bash(_\d+)?\.stdout\.txt$/)])
   })
