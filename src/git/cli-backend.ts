@@ -279,6 +279,21 @@ const indexState = (repo: Repository, cli: GitCli, pathspecs: ReadonlyArray<stri
     .run(repo.dir, ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--", ...pathspecs])
     .pipe(Effect.map((out) => parseStatusV2(out.stdout, false).entries))
 
+/**
+ * How the index differs from HEAD under the pathspecs, a letter (A, M, D, T) per path: what `git status` would
+ * put in its index column, read without scanning the working tree (the second full scan of a large repository
+ * cost git_add as much as the first).
+ */
+const stagedLetters = (repo: Repository, cli: GitCli, pathspecs: ReadonlyArray<string>) =>
+  cli.run(repo.dir, ["diff", "--cached", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--", ...pathspecs]).pipe(
+    Effect.map((out) => {
+      const parts = fields(out.stdout)
+      const letters = new Map<string, string>()
+      for (let i = 0; i + 1 < parts.length; i += 2) letters.set(parts[i + 1]!, parts[i]!.slice(0, 1))
+      return letters
+    }),
+  )
+
 /** What `git add` staged, and the named paths it skipped as ignored. */
 export interface AddAnswer {
   readonly changes: ReadonlyArray<{ readonly path: string; readonly change: string }>
@@ -302,13 +317,14 @@ export const cliAdd = (repo: Repository, cli: GitCli, prefixes: ReadonlyArray<st
       return yield* cli.run(repo.dir, ["add", "-A", "--", ...pathspecs]).pipe(Effect.as({ changes: [], ignored: [], unmatched: [] }))
     }
     const ignored = ignoredBlock ? ignoredBlock[1]!.split("\n").filter((l) => l.trim() !== "") : []
-    const after = new Map((yield* indexState(repo, cli, pathspecs)).map((e) => [e.path, e]))
+    const after = yield* stagedLetters(repo, cli, pathspecs)
     const changes: Array<{ path: string; change: string }> = []
     for (const e of before) {
       if (e.index !== "?" && e.worktree === " ") continue
-      const now = after.get(e.path)
-      if (now !== undefined && now.index === "?") continue
-      const x = now?.index ?? " "
+      // Still untracked after `git add -A`: git left it (an ignored path under a named folder).
+      if (e.index === "?" && !after.has(e.path)) continue
+      // Gone from the index and from HEAD's comparison alike (added, then deleted before this add): taken out of the index.
+      const x = after.get(e.path) ?? (e.worktree === "D" ? "D" : " ")
       changes.push({ path: e.path, change: x === "A" ? "added" : x === "D" ? "deleted" : "modified" })
     }
     changes.sort((a, b) => compareBytes(a.path, b.path))

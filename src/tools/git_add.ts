@@ -32,7 +32,7 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
       else if (s.workdir && !s.stage) toAdd.push({ path: s.path, change: s.head ? "modified" : "added" })
       else if (s.workdir && s.stage) {
         const differs = s.workdir.oid !== s.stage.oid || (fileMode && s.workdir.mode !== s.stage.mode)
-        if (differs) toAdd.push({ path: s.path, change: "modified" })
+        if (differs) toAdd.push({ path: s.path, change: s.head ? "modified" : "added" })
       }
     }
     const ignored: Array<string> = []

@@ -44,6 +44,16 @@ describe(`git_add (${backend})`, () => {
     git(root, home, ["fsck", "--no-progress"])
   })
 
+  test("before the first commit, and a file added then changed again: each named as git's index now has it", async () => {
+    const root = gitRepo(home, { "a.txt": "a\n", "b.txt": "b\n", "gone.txt": "g\n" })
+    git(root, home, ["add", "a.txt", "gone.txt"])
+    writeFileSync(join(root, "a.txt"), "a, changed\n")
+    unlinkSync(join(root, "gone.txt"))
+    const out = await add(root, { paths: "." })
+    expect(porcelain(root)).toBe("A  a.txt\nA  b.txt")
+    expect(out.envelope.text).toContain("Staged 3 files:\nA  a.txt\nA  b.txt\nD  gone.txt")
+  })
+
   test("a single path (the `path` name) and '.' for everything", async () => {
     const root = repo()
     await add(root, { path: "top.txt" })
