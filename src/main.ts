@@ -11,15 +11,21 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   await Bun.write(Bun.stdout, `anvil ${VERSION}\n`)
 } else if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) {
   await Bun.write(Bun.stdout, GLOBAL_HELP)
-} else if (argv[0] === "__sandbox-relay") {
-  // Inside the command sandbox: forwards 127.0.0.1 to anvil's network proxy, then runs the command.
-  const { runRelay } = await import("./sandbox/relay.ts")
-  await runRelay(argv.slice(1))
 } else {
-  const [{ main }, { installCrashGuards }] = await Promise.all([import("./cli/index.ts"), import("./cli/signals.ts")])
-  installCrashGuards()
-  process.exitCode = await main(argv)
-  // The command is over. A plugin may have left a timer or a socket open that would keep the process
-  // alive for ever; without one the process ends before this (unref'd) timer fires.
-  setTimeout(() => process.exit(), 250).unref()
+  // The binary starts with JavaScriptCore's JIT thresholds raised (build.ts): start-up code runs once, and
+  // compiling it cost more CPU than it saved. A command still running after 50 ms is doing real work (a
+  // session, a long tool call): from then on code is compiled as usual. Unref'd: a short command ends first.
+  setTimeout(() => Bun.unsafe.setJITPolicy(1), 50).unref()
+  if (argv[0] === "__sandbox-relay") {
+    // Inside the command sandbox: forwards 127.0.0.1 to anvil's network proxy, then runs the command.
+    const { runRelay } = await import("./sandbox/relay.ts")
+    await runRelay(argv.slice(1))
+  } else {
+    const [{ main }, { installCrashGuards }] = await Promise.all([import("./cli/index.ts"), import("./cli/signals.ts")])
+    installCrashGuards()
+    process.exitCode = await main(argv)
+    // The command is over. A plugin may have left a timer or a socket open that would keep the process
+    // alive for ever; without one the process ends before this (unref'd) timer fires.
+    setTimeout(() => process.exit(), 250).unref()
+  }
 }
