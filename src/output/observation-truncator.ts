@@ -62,7 +62,7 @@ export const truncateObservation = (input: {
       hints.push(
         hint("Read", input.taskToolAvailable ? "medium" : "high", {
           path: readable,
-          offset: direction === "head" ? cut.keptLines : 0,
+          offset: cut.resumeAt,
           limit: 200,
         }),
         hint("Grep", "medium", { pattern: "<keyword>", path: readable }),

@@ -15,8 +15,11 @@ export interface Truncated {
   readonly text: string
   readonly originalLines: number
   readonly originalBytes: number
+  /** Lines of the original text kept (an omission marker line is not one of them). */
   readonly keptLines: number
   readonly keptBytes: number
+  /** 0-based line where the part not shown starts: the Read offset into the saved text that shows it. */
+  readonly resumeAt: number
 }
 
 const encoder = new TextEncoder()
@@ -87,21 +90,31 @@ class Lines {
  * Takes whole lines (at most `available` of them, from one end) while both budgets hold; a single
  * over-long line is cut at a character boundary. Returned in text order.
  */
-const take = (lines: Lines, available: number, maxLines: number, maxBytes: number, fromEnd: boolean): Array<string> => {
+const take = (
+  lines: Lines,
+  available: number,
+  maxLines: number,
+  maxBytes: number,
+  fromEnd: boolean,
+): { readonly kept: Array<string>; readonly whole: number } => {
   const out: Array<string> = []
+  let whole = -1
   let bytes = 0
   let k = 0
   for (const line of fromEnd ? lines.fromEnd() : lines.fromStart()) {
     if (k++ >= available || out.length >= maxLines) break
     const cost = utf8Length(line) + (out.length > 0 ? 1 : 0)
     if (bytes + cost > maxBytes) {
-      if (out.length === 0) out.push(cutBytes(line, maxBytes, fromEnd))
+      if (out.length === 0) {
+        out.push(cutBytes(line, maxBytes, fromEnd))
+        whole = 0
+      }
       break
     }
     out.push(line)
     bytes += cost
   }
-  return fromEnd ? out.reverse() : out
+  return { kept: fromEnd ? out.reverse() : out, whole: whole === -1 ? out.length : whole }
 }
 
 /**
@@ -114,17 +127,19 @@ export const truncateText = (text: string, limits: TruncateLimits): Truncated =>
   const lines = new Lines(text)
   const originalLines = text === "" ? 0 : lines.count
   if (originalLines <= limits.maxLines && originalBytes <= limits.maxBytes) {
-    return { truncated: false, text, originalLines, originalBytes, keptLines: originalLines, keptBytes: originalBytes }
+    return { truncated: false, text, originalLines, originalBytes, keptLines: originalLines, keptBytes: originalBytes, resumeAt: originalLines }
   }
   const n = lines.count
-  let kept: string
   if (limits.direction === "head_tail") {
     const head = take(lines, n, Math.ceil(limits.maxLines / 2), Math.floor(limits.maxBytes / 2), false)
-    const tail = take(lines, n - head.length, Math.floor(limits.maxLines / 2), Math.floor(limits.maxBytes / 2), true)
-    const omitted = n - head.length - tail.length
-    kept = [...head, `… [${counted(omitted, "line")} omitted] …`, ...tail].join("\n")
-  } else {
-    kept = take(lines, n, limits.maxLines, limits.maxBytes, limits.direction === "tail").join("\n")
+    const tail = take(lines, n - head.kept.length, Math.floor(limits.maxLines / 2), Math.floor(limits.maxBytes / 2), true)
+    const omitted = n - head.kept.length - tail.kept.length
+    const kept = [...head.kept, `… [${counted(omitted, "line")} omitted] …`, ...tail.kept].join("\n")
+    const keptLines = head.kept.length + tail.kept.length
+    return { truncated: true, text: kept, originalLines, originalBytes, keptLines, keptBytes: utf8Length(kept), resumeAt: head.whole }
   }
-  return { truncated: true, text: kept, originalLines, originalBytes, keptLines: countLines(kept), keptBytes: utf8Length(kept) }
+  const fromEnd = limits.direction === "tail"
+  const { kept, whole } = take(lines, n, limits.maxLines, limits.maxBytes, fromEnd)
+  const shown = kept.join("\n")
+  return { truncated: true, text: shown, originalLines, originalBytes, keptLines: countLines(shown), keptBytes: utf8Length(shown), resumeAt: fromEnd ? 0 : whole }
 }

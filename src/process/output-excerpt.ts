@@ -12,6 +12,10 @@ export interface Excerpt {
   readonly omittedLines: number
   /** 0-based line number where the omitted part starts (an offset for Read on the full file). */
   readonly omittedFromLine: number
+  /** 1-based number of the last line holding omitted bytes (with omittedFromLine, the lines to read back). */
+  readonly omittedToLine: number
+  /** Byte offset in the stream where the omitted part starts. */
+  readonly omittedFromByte: number
   /** The stream holds NUL bytes: it is described, not shown. */
   readonly binary: boolean
 }
@@ -104,7 +108,7 @@ const show = (bytes: Uint8Array, maxBytes: number): string =>
  * left out: `[… N bytes / M lines omitted …]`.
  */
 export const excerpt = (s: CapturedStream, maxBytes: number, maxLines: number): Excerpt => {
-  const none = { truncated: false, omittedBytes: 0, omittedLines: 0, omittedFromLine: 0, binary: false }
+  const none = { truncated: false, omittedBytes: 0, omittedLines: 0, omittedFromLine: 0, omittedToLine: 0, omittedFromByte: 0, binary: false }
   if (s.totalBytes === 0) return { text: "", ...none }
   if (s.head.includes(0) || s.tail.includes(0)) {
     return {
@@ -113,6 +117,8 @@ export const excerpt = (s: CapturedStream, maxBytes: number, maxLines: number): 
       omittedBytes: s.totalBytes,
       omittedLines: lineCount(s),
       omittedFromLine: 0,
+      omittedToLine: lineCount(s),
+      omittedFromByte: 0,
       binary: true,
     }
   }
@@ -141,6 +147,10 @@ export const excerpt = (s: CapturedStream, maxBytes: number, maxLines: number): 
     omittedBytes,
     omittedLines,
     omittedFromLine: headNewlines,
+    // The line the omitted part ends in is one more when that part does not end with a newline (the tail starts
+    // inside a line, or nothing is shown after it); unknown (the byte lies outside the capture) counts as inside.
+    omittedToLine: headNewlines + omittedLines + (s.tail[s.tail.length - tail.length - 1] === LF ? 0 : 1),
+    omittedFromByte: head.length,
     binary: false,
   }
 }

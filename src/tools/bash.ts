@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
-import { BASH_DEFAULTS } from "../config/sections/tools.ts"
+import { BASH_DEFAULTS, READ_DEFAULTS } from "../config/sections/tools.ts"
 import { OutputSettings } from "../output/output-settings.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
@@ -9,6 +9,7 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./bash.md" with { type: "text" }
 import { shellContext, withShellErrors } from "./shell-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { unseenHints, unseenLines, type ReadLimits } from "./bash-retrieval.ts"
 import { counted } from "../protocol/plural.ts"
 
 /** Lowest accepted timeout (also what `timeout_ms` may be set to in tests). */
@@ -109,7 +110,11 @@ export const bashTool = defineTool({
         maxSpillBytes: setting("max_spill_bytes"),
         unconfined: params.sandbox === false,
       }), params)
-      return render(params, shown, timeoutMs, maxTimeout, run)
+      const read = {
+        maxLimit: config.count("tools.read.max_limit", READ_DEFAULTS.max_limit),
+        maxLineLength: config.count("tools.read.max_line_length", READ_DEFAULTS.max_line_length),
+      }
+      return render(params, shown, timeoutMs, maxTimeout, run, read)
     })),
 })
 
@@ -119,7 +124,7 @@ export const bashTool = defineTool({
  * `exit_code` saying so. "partial" when the output was cut, the timeout expired
  * after some output, or background processes had to be ended.
  */
-const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout: number, run: ShellRun): ToolResult => {
+const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout: number, run: ShellRun, read: ReadLimits): ToolResult => {
   const { outcome, stdout, stderr } = run
   const context = shellContext(params, run.cwd)
   const call = params.command !== undefined ? { command: params.command } : { args: params.args }
@@ -149,21 +154,15 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
   const saved: Array<string> = []
   const describe = (name: string, s: StreamReport) => {
     if (!s.shown.truncated) return
-    const size = `${s.totalBytes} bytes, ${counted(s.lines, "line")}`
+    const size = `${s.totalBytes} bytes, ${counted(s.lines, "line")}${s.shown.binary ? "" : `; ${unseenLines(s)} above`}`
     if (s.path !== null) saved.push(`Full ${name} (${size}): ${s.path}${s.spillProblem ? ` — ${s.spillProblem}` : ""}`)
     else saved.push(`Full ${name} (${size}) was not saved: ${s.spillProblem ?? "unknown reason"}`)
   }
   describe("stdout", stdout)
   describe("stderr", stderr)
 
-  const hints: Array<RetrievalHint> = []
-  if (stdout.shown.truncated && stdout.path !== null) {
-    hints.push(hint("Read", "high", { path: stdout.path, offset: stdout.shown.omittedFromLine, limit: 200 }))
-    hints.push(hint("Grep", "medium", { pattern: "<keyword>", path: stdout.path }))
-  }
-  if (stderr.shown.truncated && stderr.path !== null) {
-    hints.push(hint("Read", hints.length === 0 ? "high" : "medium", { path: stderr.path, offset: stderr.shown.omittedFromLine, limit: 200 }))
-  }
+  const hints: Array<RetrievalHint> = [...unseenHints(stdout, read, "high", true)]
+  hints.push(...unseenHints(stderr, read, hints.length === 0 ? "high" : "medium", false))
   if (run.sandbox.refusals.some((x) => x.kind !== "host")) hints.push(hint("Bash", "low", { ...call, sandbox: false }))
   if (outcome.timedOut) {
     const longer = Math.min(timeoutMs * 2, maxTimeout)

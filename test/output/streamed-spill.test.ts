@@ -113,20 +113,26 @@ const referenceTruncate = (text: string, limits: { maxLines: number; maxBytes: n
     }
     return fromEnd ? out.reverse() : out
   }
+  // Whole lines kept from the start: a first line that had to be cut is not whole.
+  const wholeFromStart = (head: ReadonlyArray<string>) => (head.length === 1 && head[0] !== lines[0] ? 0 : head.length)
   const originalBytes = bytesOf(text)
   const originalLines = countLines(text)
   if (originalLines <= limits.maxLines && originalBytes <= limits.maxBytes) {
-    return { truncated: false, text, originalLines, originalBytes, keptLines: originalLines, keptBytes: originalBytes }
+    return { truncated: false, text, originalLines, originalBytes, keptLines: originalLines, keptBytes: originalBytes, resumeAt: originalLines }
   }
   const lines = text.split("\n")
   if (text.endsWith("\n")) lines.pop()
-  let kept: string
   if (limits.direction === "head_tail") {
     const head = take(lines, Math.ceil(limits.maxLines / 2), Math.floor(limits.maxBytes / 2), false)
     const tail = take(lines.slice(head.length), Math.floor(limits.maxLines / 2), Math.floor(limits.maxBytes / 2), true)
-    kept = [...head, `… [${lines.length - head.length - tail.length} lines omitted] …`, ...tail].join("\n")
-  } else kept = take(lines, limits.maxLines, limits.maxBytes, limits.direction === "tail").join("\n")
-  return { truncated: true, text: kept, originalLines, originalBytes, keptLines: countLines(kept), keptBytes: bytesOf(kept) }
+    const omitted = lines.length - head.length - tail.length
+    const kept = [...head, `… [${omitted} line${omitted === 1 ? "" : "s"} omitted] …`, ...tail].join("\n")
+    return { truncated: true, text: kept, originalLines, originalBytes, keptLines: head.length + tail.length, keptBytes: bytesOf(kept), resumeAt: wholeFromStart(head) }
+  }
+  const fromEnd = limits.direction === "tail"
+  const head = take(lines, limits.maxLines, limits.maxBytes, fromEnd)
+  const kept = head.join("\n")
+  return { truncated: true, text: kept, originalLines, originalBytes, keptLines: countLines(kept), keptBytes: bytesOf(kept), resumeAt: fromEnd ? 0 : wholeFromStart(head) }
 }
 
 describe("truncateText reads only the kept lines, with the counts of a whole split", () => {

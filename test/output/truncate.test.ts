@@ -6,7 +6,7 @@ const lines = (n: number, width = 10) => Array.from({ length: n }, (_, i) => `li
 describe("truncateText", () => {
   test("passes text within both budgets unchanged", () => {
     const t = truncateText("a\nb\nc", { maxLines: 3, maxBytes: 100, direction: "head" })
-    expect(t).toEqual({ truncated: false, text: "a\nb\nc", originalLines: 3, originalBytes: 5, keptLines: 3, keptBytes: 5 })
+    expect(t).toEqual({ truncated: false, text: "a\nb\nc", originalLines: 3, originalBytes: 5, keptLines: 3, keptBytes: 5, resumeAt: 3 })
   })
 
   test("cuts on the line budget, keeping the head", () => {
@@ -37,6 +37,11 @@ describe("truncateText", () => {
     expect(kept[0]).toBe("line 00001")
     expect(kept.at(-1)).toBe("line 00100")
     expect(t.text).toContain("[90 lines omitted]")
+    // The marker is not a kept line; the part not shown starts after the five head lines.
+    expect([t.keptLines, t.resumeAt]).toEqual([10, 5])
+    const head = truncateText(lines(100), { maxLines: 10, maxBytes: 10_000, direction: "head" })
+    const tail = truncateText(lines(100), { maxLines: 10, maxBytes: 10_000, direction: "tail" })
+    expect([head.resumeAt, tail.resumeAt]).toEqual([10, 0])
   })
 
   test("a single line longer than the byte budget is cut at a character boundary", () => {

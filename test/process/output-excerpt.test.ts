@@ -19,7 +19,7 @@ const lines = (from: number, to: number) => Array.from({ length: to - from + 1 }
 describe("excerpt", () => {
   test("output within budget is shown whole, without its final newline", () => {
     const e = excerpt(captured("a\nb\n"), 1000, 100)
-    expect(e).toEqual({ text: "a\nb", truncated: false, omittedBytes: 0, omittedLines: 0, omittedFromLine: 0, binary: false })
+    expect(e).toEqual({ text: "a\nb", truncated: false, omittedBytes: 0, omittedLines: 0, omittedFromLine: 0, omittedToLine: 0, omittedFromByte: 0, binary: false })
     expect(excerpt(captured(""), 1000, 100).text).toBe("")
   })
 
@@ -37,6 +37,20 @@ describe("excerpt", () => {
     expect(shown.length + e.omittedLines).toBe(1000)
     expect(enc.encode(head + "\n").length + enc.encode(tail + "\n").length + e.omittedBytes).toBe(enc.encode(text).length)
     expect(e.omittedFromLine).toBe(head.split("\n").length)
+    // The left-out lines, in full lines and bytes: what a reader of the saved file is pointed at.
+    expect(e.omittedToLine).toBe(1000 - tail.split("\n").length)
+    expect(e.omittedFromByte).toBe(enc.encode(head + "\n").length)
+    expect(text.split("\n").slice(e.omittedFromLine, e.omittedToLine).length).toBe(e.omittedLines)
+  })
+
+  test("the left-out part's last line counts when the tail starts inside it or nothing follows it", () => {
+    const long = "x".repeat(300)
+    // Lines: 1..3 short, 4 long (its start left out, its end shown as the tail), no final newline.
+    const e = excerpt(captured(`a\nb\nc\n${long}`, 4096), 100, 100)
+    expect(e.omittedFromLine).toBeLessThanOrEqual(3)
+    expect(e.omittedToLine).toBe(4)
+    const unterminated = excerpt(captured("é".repeat(10_000), 4096), 101, 10)
+    expect([unterminated.omittedFromLine, unterminated.omittedToLine]).toEqual([0, 1])
   })
 
   test("over the line budget: at most that many lines are shown", () => {

@@ -293,7 +293,7 @@ describe("bash: large output", () => {
     expect(path).toMatch(/^\.anvil\/tool-output\/tool_\d{8}_\d{6}_Bash\.stdout\.txt$/)
     const full = readFileSync(join(root, path), "utf8")
     expect(full).toBe(Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join(""))
-    expect(envelope.text).toContain(`Full stdout (588895 bytes, 100000 lines): ${path}`)
+    expect(envelope.text).toMatch(new RegExp(`Full stdout \\(588895 bytes, 100000 lines; lines \\d+-\\d+ are not shown above\\): ${path.replace(/\./g, "\\.")}`))
     expect(envelope.stats).toMatchObject({ stdout_bytes: 588895, stdout_lines: 100000 })
     // The tool fits the framework budget itself: no second truncation, no second spill.
     expect(Buffer.byteLength(envelope.text)).toBeLessThanOrEqual(51200)
