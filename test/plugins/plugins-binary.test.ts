@@ -254,6 +254,8 @@ describe("broken plugins beside a good one, through the binary", () => {
       "api-two.ts": 'import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ api: 2 } as any)\n',
       "clash.ts": tool("grep", '() => ""'),
       "bad-schema.ts": 'import { defineTool } from "anvil/plugin"\nexport default defineTool({ name: "bad_schema", description: "d", parameters: {} as any, run: () => "" })\n',
+      // Standard output carries anvil's results: what a plugin prints there goes to stderr.
+      "noisy.ts": `console.log("noisy at import")\n${tool("noisy", '() => { console.log("noisy log"); console.info("noisy info"); process.stdout.write("noisy write\\n"); return "quiet result" }')}`,
     })
     const list = await s.anvil(["plugins", "--json"])
     const byName = Object.fromEntries(JSON.parse(list.stdout).plugins.map((p: any) => [p.name, p]))
@@ -265,6 +267,7 @@ describe("broken plugins beside a good one, through the binary", () => {
       forever: "error",
       good: "loaded",
       "import-throw": "error",
+      noisy: "loaded",
       "sync-throw": "loaded",
       syntax: "error",
     })
@@ -276,6 +279,9 @@ describe("broken plugins beside a good one, through the binary", () => {
     expect(performance.now() - started).toBeLessThan(30_000)
     expect(envelope(ok.stdout)).toMatchObject({ status: "success", data: { output: "fine" } })
     expect(ok.stderr).toContain("plugin 'clash' was not loaded: ")
+    const noisy = await s.anvil(["tool", "noisy", "{}"])
+    expect(envelope(noisy.stdout)).toMatchObject({ status: "success", data: { output: "quiet result" } })
+    for (const line of ["noisy at import", "noisy log", "noisy info", "noisy write"]) expect(noisy.stderr).toContain(line)
     for (const [name, message] of [["sync_throw", "sync bug"], ["async_throw", "async bug"]]) {
       const r = await s.anvil(["tool", name!, "{}"])
       expect(r.code).toBe(1)
