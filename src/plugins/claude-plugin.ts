@@ -5,7 +5,7 @@ import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
 import { runCommandHook } from "./command-hook.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
-import { claudeName, toClaudeInput } from "../host/claude-tools.ts"
+import { claudeName, toAnvilInput, toClaudeInput } from "../host/claude-tools.ts"
 
 /**
  * A Claude Code plugin folder (`.claude-plugin/plugin.json`) as an anvil
@@ -29,6 +29,12 @@ export interface ClaudePlugin {
   readonly skillsDir?: string
   readonly skills: ReadonlyArray<string>
   readonly hooks: Hooks
+  /**
+   * The time limit of each hook: its commands' own timeouts added up (the
+   * host's general hook limit would cut a command allowed a longer `timeout`,
+   * and the call would go on as if the hook had not blocked it).
+   */
+  readonly hookTimeoutsMs: Partial<Record<keyof Hooks, number>>
   /** The hook names anvil runs, e.g. "PreToolUse(Bash)". */
   readonly hookLabels: ReadonlyArray<string>
   readonly mcpServers: ReadonlyArray<PluginMcpServer>
@@ -63,8 +69,10 @@ const claudeInput = (tool: string, params: Readonly<Record<string, unknown>>): R
 
 const readJsonFile = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
 
-/** What a hook's stdout JSON decides, when it is JSON. */
-const jsonDecision = (stdout: string): { block: boolean; reason?: string } | undefined => {
+/** What a hook's stdout JSON decides, when it is JSON: a block, a new tool input (PreToolUse), context for the model. */
+const jsonDecision = (
+  stdout: string,
+): { block: boolean; reason?: string; updatedInput?: Record<string, unknown>; context?: string } | undefined => {
   const text = stdout.trim()
   if (!text.startsWith("{")) return undefined
   try {
@@ -73,7 +81,12 @@ const jsonDecision = (stdout: string): { block: boolean; reason?: string } | und
     const reason =
       typeof specific.permissionDecisionReason === "string" ? specific.permissionDecisionReason : typeof json.reason === "string" ? json.reason : undefined
     const block = specific.permissionDecision === "deny" || json.decision === "block" || json.continue === false
-    return { block, ...(reason !== undefined ? { reason } : {}) }
+    return {
+      block,
+      ...(reason !== undefined ? { reason } : {}),
+      ...(Predicate.isObject(specific.updatedInput) ? { updatedInput: specific.updatedInput as Record<string, unknown> } : {}),
+      ...(typeof specific.additionalContext === "string" && specific.additionalContext.trim() !== "" ? { context: specific.additionalContext } : {}),
+    }
   } catch {
     return undefined
   }
@@ -169,15 +182,18 @@ export const readClaudePlugin = (input: {
   const hooks: { -readonly [K in keyof Hooks]: Hooks[K] } = {}
   if (specs.PreToolUse.length > 0) {
     hooks["tool.before"] = async (event): Promise<ToolBeforeResult> => {
+      // `updatedInput` (Claude Code's fields) replaces the input; later hooks see the new one.
+      let params: Readonly<Record<string, unknown>> | undefined
       for (const spec of specs.PreToolUse) {
         if (!matcherSelects(spec.matcher, event.tool)) continue
-        const out = await run(spec, "PreToolUse", event)
+        const out = await run(spec, "PreToolUse", { tool: event.tool, params: params ?? event.params })
         if (out.exitCode === 2) return { deny: out.stderr.trim() || `PreToolUse hook '${spec.command}' blocked the call` }
         if (out.exitCode !== 0) throw failed("PreToolUse", spec, out)
         const decision = jsonDecision(out.stdout)
         if (decision?.block) return { deny: decision.reason ?? `PreToolUse hook '${spec.command}' blocked the call` }
+        if (decision?.updatedInput) params = toAnvilInput(claudeName(event.tool), decision.updatedInput)
       }
-      return undefined
+      return params ? { params } : undefined
     }
   }
   if (specs.PostToolUse.length > 0) {
@@ -188,11 +204,12 @@ export const readClaudePlugin = (input: {
         const out = await run(spec, "PostToolUse", event, {
           tool_response: { text: event.result.text, data: event.result.data, status: event.result.status },
         })
-        if (out.exitCode === 2) notes.push(out.stderr.trim())
+        if (out.exitCode === 2) notes.push(out.stderr.trim() || `PostToolUse hook '${spec.command}' objected to the result`)
         else if (out.exitCode !== 0) throw failed("PostToolUse", spec, out)
         else {
           const decision = jsonDecision(out.stdout)
           if (decision?.block && decision.reason) notes.push(decision.reason)
+          if (decision?.context) notes.push(decision.context)
         }
       }
       return notes.length > 0 ? { text: `${event.result.text}\n\nPostToolUse hook feedback:\n${notes.join("\n")}` } : undefined
@@ -221,11 +238,14 @@ export const readClaudePlugin = (input: {
     ...specs.PreToolUse.map((s) => `PreToolUse(${s.matcher || "*"})`),
     ...specs.PostToolUse.map((s) => `PostToolUse(${s.matcher || "*"})`),
   ]
+  // Each command keeps its own timeout; the hook around them may take all of them, and a moment to start them.
+  const total = (list: ReadonlyArray<CommandSpec>) => list.reduce((sum, spec) => sum + spec.timeoutMs, 1000)
   return {
     ...(typeof manifest.description === "string" ? { description: manifest.description } : {}),
     ...(skills.length > 0 ? { skillsDir } : {}),
     skills: skills.sort(),
     hooks,
+    hookTimeoutsMs: { "tool.before": total(specs.PreToolUse), "tool.after": total(specs.PostToolUse) },
     hookLabels,
     mcpServers,
     unsupported,

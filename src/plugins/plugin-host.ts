@@ -172,7 +172,10 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
           env: options.env,
           ...(plugin.source === "project" && options.confineProjectHooks ? { confine: options.confineProjectHooks } : {}),
         })
-        for (const [name, fn] of Object.entries(claude.hooks)) entries.push({ plugin: plugin.name, name: name as keyof Hooks, fn: fn as never })
+        for (const [name, fn] of Object.entries(claude.hooks)) {
+          const timeoutMs = claude.hookTimeoutsMs[name as keyof Hooks]
+          entries.push({ plugin: plugin.name, name: name as keyof Hooks, fn: fn as never, ...(timeoutMs !== undefined ? { timeoutMs } : {}) })
+        }
         if (claude.skillsDir) skillFolders.push({ dir: claude.skillsDir, source: plugin.source, plugin: plugin.name })
         for (const s of claude.mcpServers) mcpServers.push({ ...s, source: plugin.source })
         report({

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { chmodSync, readFileSync } from "node:fs"
+import { chmodSync, existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { builtinNames } from "../../src/cli/plugin-setup.ts"
@@ -87,6 +87,49 @@ describe("Claude Code plugin folders", () => {
       loadSkillCatalog(root, { compiled: true, skills: {} }, folders).pipe(Effect.provide(Config.layerFrom({}, env)), Effect.provide(PlatformLive)),
     )
     expect(catalog.skills.map((s) => [s.name, s.source])).toEqual([["review", "project"]])
+  }, 30_000)
+
+  test("a command's own timeout outlasts the host's hook limit; updatedInput changes the call; additionalContext reaches the model", async () => {
+    const root = project({ "a.txt": "first\n" })
+    const config = tempDir("anvil-claude-cfg-")
+    const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    const answer = (json: unknown) => `cat > /dev/null; echo '${JSON.stringify(json)}'`
+    writeTree(join(config, "anvil", "plugins", "team"), {
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "team" }),
+      "hooks/hooks.json": JSON.stringify({
+        hooks: {
+          // Slower than plugins.hook_timeout_ms below, within its own timeout: its block must count.
+          PreToolUse: [
+            { matcher: "Bash", hooks: [{ type: "command", command: "cat > /dev/null; sleep 1; echo 'slow review says no' >&2; exit 2", timeout: 10 }] },
+            {
+              matcher: "Write",
+              hooks: [{ type: "command", command: answer({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { file_path: "moved.txt", content: "changed" } } }) }],
+            },
+          ],
+          PostToolUse: [
+            { matcher: "Read", hooks: [{ type: "command", command: answer({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "this file is generated" } }) }] },
+          ],
+        },
+      }),
+    })
+    const problems: Array<string> = []
+    const cfg = makeConfig({ plugins: { hook_timeout_ms: 200 } }, env)
+    const set = await loadPlugins({ root, env, config: cfg, builtinNames: builtinNames(), onProblem: (m) => problems.push(m) })
+    expect(set.reports[0]).toMatchObject({ name: "team", status: "loaded" })
+    const tools = toolsWithPlugins(builtinTools, set, (m) => problems.push(m))
+
+    const slow = await callTool(root, "bash", { command: "echo hi" }, { tools, env })
+    expect(slow.envelope.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'team': slow review says no" })
+    expect(problems).toEqual([])
+
+    const written = await callTool(root, "write", { path: "b.txt", content: "y\n" }, { tools, env })
+    expect(written.envelope.status).toBe("success")
+    expect(readFileSync(join(root, "moved.txt"), "utf8")).toBe("changed")
+    expect(existsSync(join(root, "b.txt"))).toBe(false)
+
+    const read = await callTool(root, "read", { path: "a.txt" }, { tools, env })
+    expect(read.envelope.text).toContain("first")
+    expect(read.envelope.text).toContain("PostToolUse hook feedback:\nthis file is generated")
   }, 30_000)
 
   test("matchers: names mapped both ways, alternatives, regexes, empty and *", () => {
