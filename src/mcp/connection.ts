@@ -76,6 +76,67 @@ const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | undefined,
   return maskSecrets(text, spec.secrets)
 }
 
+/** The ids of the requests a POST body carries (one message or a batch). */
+const requestIds = (body: unknown): Array<string | number> => {
+  if (typeof body !== "string") return []
+  try {
+    const parsed: unknown = JSON.parse(body)
+    return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) =>
+      m && typeof m === "object" && "method" in m && (typeof m.id === "string" || typeof m.id === "number") ? [m.id as string | number] : [],
+    )
+  } catch {
+    return []
+  }
+}
+
+/**
+ * A fetch for streamable HTTP that notices a request's event stream ending
+ * without its answer: the server went away during the call (or dropped it).
+ * The SDK then waits for the call's deadline (ten minutes by default), so each
+ * request on that stream is answered with a connection error instead. A stream
+ * that gave event ids is left alone: the SDK resumes it and the answer may
+ * still come. An answer already delivered makes the stand-in a stray response
+ * for an unknown id, which the client ignores.
+ */
+const watchingFetch =
+  (unanswered: (id: string | number) => void): typeof fetch =>
+  (async (input: string | URL | Request, init?: RequestInit) => {
+    const response = await fetch(input, init)
+    const ids = init?.method === "POST" ? requestIds(init.body) : []
+    if (ids.length === 0 || !response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) return response
+    const reader = response.body.getReader()
+    const decoder = new TextDecoder()
+    let pending = ""
+    let resumable = false
+    const ended = () => {
+      // After the SDK's stream pipeline has delivered what came before the end.
+      if (!resumable) setTimeout(() => ids.forEach(unanswered), 20)
+    }
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read()
+          if (done) {
+            controller.close()
+            ended()
+            return
+          }
+          if (!resumable) {
+            const lines = (pending + decoder.decode(value, { stream: true })).split(/\r?\n|\r/)
+            pending = lines.pop() ?? ""
+            resumable = lines.some((l) => /^id:\s*\S/.test(l))
+          }
+          controller.enqueue(value)
+        } catch (error) {
+          controller.error(error)
+          ended()
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    })
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+  }) as typeof fetch
+
 /** Wraps a transport to learn the negotiated protocol version. */
 const watchVersion = (transport: Transport, seen: { version: string }): Transport => {
   const original = transport.setProtocolVersion?.bind(transport)
@@ -153,7 +214,14 @@ export const connect = async (
         client = await attempt(new sdk.SSEClientTransport(url, { requestInit }))
       } else {
         try {
-          client = await attempt(new sdk.StreamableHTTPClientTransport(url, { requestInit }))
+          const lost = (id: string | number) =>
+            http.onmessage?.({
+              jsonrpc: "2.0",
+              id,
+              error: { code: -32000, message: "the server closed the call's response stream without answering" },
+            })
+          const http: Transport = new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: watchingFetch(lost) })
+          client = await attempt(http)
         } catch (error) {
           // Servers from before streamable HTTP answer its POST with 404/405: try the old SSE transport.
           // (401/403 are about credentials: SSE would be refused the same way.)

@@ -108,6 +108,12 @@ const callOn = (hub: ToolHub, spec: ServerSpec, tool: string, args: Record<strin
 
 const toResult = (spec: ServerSpec, tool: string) => (raw: Parameters<typeof mapToolResult>[0]): Effect.Effect<ToolResult, ToolError> => {
   const mapped = mapToolResult(raw)
+  // Servers built on the TypeScript SDK answer arguments that fail the tool's input schema with an
+  // isError result carrying JSON-RPC's invalid-params code, not with a protocol error.
+  if (mapped.isError && /^MCP error -32602\b/.test(mapped.text.trim())) {
+    const message = `${spec.name}/${tool} rejected the parameters: ${mapped.text.trim()} (its input schema: anvil mcp tools ${spec.name})`
+    return Effect.fail(new ToolError({ code: "INVALID_PARAM", message, fieldErrors: [{ field: "(root)", message: mapped.text.trim() }] }))
+  }
   if (mapped.isError) {
     return Effect.fail(new ToolError({ code: "EXECUTION_ERROR", message: `${spec.name}/${tool} reported an error: ${mapped.text}` }))
   }

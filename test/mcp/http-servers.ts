@@ -20,7 +20,15 @@ export const streamableServer = (): TestHttpServer => {
   let lastAuth: string | undefined
   // Notifications go to the stream of the request being handled (the tests make one call at a time).
   let current: ReadableStreamDefaultController<Uint8Array> | undefined
-  const handle = makeHandler({ notify: (m) => current?.enqueue(sseEvent(m)), authorization: () => lastAuth })
+  const handle = makeHandler({
+    notify: (m) => current?.enqueue(sseEvent(m)),
+    authorization: () => lastAuth,
+    // The server goes away during the call: the call's stream, already answered with its headers, ends without an answer.
+    crash: () => {
+      const stream = current
+      setTimeout(() => stream?.close(), 50)
+    },
+  })
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,

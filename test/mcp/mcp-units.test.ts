@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeMcpHub, type McpEvent } from "../../src/mcp/mcp-hub.ts"
+import { streamableServer } from "./http-servers.ts"
 import { toolNameOf } from "../../src/mcp/mcp-tool.ts"
 import { mapToolResult } from "../../src/mcp/result-content.ts"
 import { maskSecrets, serverSpec } from "../../src/mcp/server-config.ts"
@@ -135,6 +136,24 @@ describe("the hub", () => {
     const failed = await callTool(root, "mcp__tiny__fails", {}, { tools: [], toolSources: [hub.toolSource] })
     expect(failed.envelope.error).toMatchObject({ code: "EXECUTION_ERROR" })
     expect(failed.envelope.error!.message).toContain("the thing failed")
+  })
+
+  test("streamable HTTP: a server gone during a call answers at once, not at the deadline; arguments its schema refuses are INVALID_PARAM", async () => {
+    const web = streamableServer()
+    try {
+      const { hub, root } = hubWith({ web: { type: "http", url: web.url, permission: "allow", timeout: 60_000 } })
+      const options = { tools: [], toolSources: [hub.toolSource] }
+      const started = performance.now()
+      const gone = await callTool(root, "mcp__web__crash", {}, options)
+      expect(performance.now() - started).toBeLessThan(10_000)
+      expect(gone.envelope.error).toMatchObject({ code: "EXECUTION_ERROR", retryable: true })
+      expect(gone.envelope.error!.message).toContain("went away during the call")
+      expect((await callTool(root, "mcp__web__echo", { message: "still here" }, options)).envelope.text).toContain("echo: still here")
+      const refused = await callTool(root, "mcp__web__refuses", {}, options)
+      expect(refused.envelope.error).toMatchObject({ code: "INVALID_PARAM", message: expect.stringContaining("anvil mcp tools web") })
+    } finally {
+      web.stop()
+    }
   })
 
   test("a permission rule denies one MCP tool; the server's default permission applies otherwise", async () => {

@@ -39,6 +39,7 @@ const baseTools = [
   { name: "add_tool", description: "Adds a tool named `name` and announces the change.", inputSchema: { type: "object", properties: { name: { type: "string" } } } },
   { name: "whoami", description: "Says which Authorization header and TINY_SECRET it got.", inputSchema: { type: "object", properties: {} } },
   { name: "fails", description: "Answers with isError.", inputSchema: { type: "object", properties: {} } },
+  { name: "refuses", description: "Refuses its arguments as the TypeScript SDK does (isError, code -32602).", inputSchema: { type: "object", properties: {} } },
 ]
 
 /** The server's JSON-RPC logic: the answer to a message (undefined for notifications and calls that never answer). */
@@ -94,6 +95,8 @@ export const makeHandler = (options: HandlerOptions = {}) => {
             return reply(text(`authorization=${options.authorization?.() ?? "none"} secret=${process.env.TINY_SECRET ?? "none"}`))
           case "fails":
             return reply({ content: [{ type: "text", text: "the thing failed" }], isError: true })
+          case "refuses":
+            return reply({ content: [{ type: "text", text: "MCP error -32602: Input validation error: Invalid arguments for tool refuses: Required at m" }], isError: true })
           default:
             if (tools.some((t) => t.name === params?.name)) return reply(text(`${params.name} ran`))
             return { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool: ${params?.name}` } }
