@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs"
 import { Effect } from "effect"
 import { sameBytes, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
 import { closeQuietly, readAllFd, stampOf } from "../workspace/checked-fs.ts"
@@ -163,6 +164,18 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
               }),
             )
           : Effect.void
+      // Slots are keyed by the real file, so removing one named through a link would delete or move the link's
+      // target and leave the link dangling; a link itself is not patch's to remove (as it does not create them).
+      const mustNotBeLink = (s: Slot) =>
+        lstatSync(s.resolved.absolute, { throwIfNoEntry: false })?.isSymbolicLink()
+          ? Effect.fail(
+              new PatchTargetError({
+                kind: "not_a_file",
+                message: `${s.resolved.display} is a symbolic link; patch does not ${fp.operation === "delete" ? "delete" : "move"} symbolic links (doing it through the link would ${fp.operation === "delete" ? "delete" : "move"} the file it points to). Nothing was changed. Remove or move the link itself with Bash.`,
+                context: { path_resolved: s.resolved.display },
+              }),
+            )
+          : Effect.void
       const mustNotExist = (s: Slot) =>
         s.current !== undefined
           ? Effect.fail(
@@ -204,6 +217,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
         case "delete": {
           const target = yield* slot(shownOld!)
           yield* mustExist(target, shownOld!)
+          yield* mustNotBeLink(target)
           if (fp.hunks.length > 0) {
             const applied = yield* apply(target, fp, target.resolved.display)
             if (applied.text !== "") {
@@ -227,6 +241,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
         case "copy": {
           const source = yield* slot(shownOld!)
           yield* mustExist(source, shownOld!)
+          if (fp.operation === "rename") yield* mustNotBeLink(source)
           const target = yield* slot(shownNew!)
           if (target !== source) yield* mustNotExist(target)
           const applied = fp.hunks.length > 0 ? yield* apply(source, fp, source.resolved.display) : undefined

@@ -492,6 +492,35 @@ describe("patch: dry run, refusals, sandbox", () => {
     expect(existsSync(join(root, "l"))).toBe(false)
   })
 
+  test("deleting or moving a path that is a symbolic link is refused: the link's target is never deleted or moved in its place", async () => {
+    const patches = [
+      "--- a/link.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-real\n",
+      "diff --git a/link.txt b/moved.txt\nsimilarity index 100%\nrename from link.txt\nrename to moved.txt\n",
+      "*** Begin Patch\n*** Delete File: link.txt\n*** End Patch",
+      "*** Begin Patch\n*** Update File: link.txt\n*** Move to: moved.txt\n@@\n-real\n+REAL\n*** End Patch",
+    ]
+    for (const patch of patches) {
+      const root = tempDir()
+      writeFileSync(join(root, "real.txt"), "real\n")
+      symlinkSync("real.txt", join(root, "link.txt"))
+      const out = await callTool(root, "patch", { patch })
+      expect(out.envelope.status).toBe("error")
+      expect(out.envelope.error?.code).toBe("INVALID_PARAM")
+      expect(out.envelope.error?.message).toContain("symbolic link")
+      expect(readFileSync(join(root, "real.txt"), "utf8")).toBe("real\n")
+      expect(lstatSync(join(root, "link.txt")).isSymbolicLink()).toBe(true)
+      expect(existsSync(join(root, "moved.txt"))).toBe(false)
+    }
+    // Changing the text through a link still writes its target and keeps the link.
+    const root = tempDir()
+    writeFileSync(join(root, "real.txt"), "real\n")
+    symlinkSync("real.txt", join(root, "link.txt"))
+    const out = await callTool(root, "patch", { patch: "--- a/link.txt\n+++ b/link.txt\n@@ -1 +1 @@\n-real\n+REAL\n" })
+    expect(out.envelope.status).toBe("success")
+    expect(readFileSync(join(root, "real.txt"), "utf8")).toBe("REAL\n")
+    expect(lstatSync(join(root, "link.txt")).isSymbolicLink()).toBe(true)
+  })
+
   test("sandbox: ../outside, an absolute outside path and a symlink leading out are ACCESS_DENIED before anything is written", async () => {
     const outside = tempDir("anvil-outside-")
     writeFileSync(join(outside, "victim.txt"), "safe\n")
