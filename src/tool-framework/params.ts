@@ -1,4 +1,4 @@
-import { Schema, SchemaIssue } from "effect"
+import { Schema, SchemaAST, SchemaIssue } from "effect"
 import type { FieldError } from "../protocol/envelope.ts"
 import type { Tool } from "./definition.ts"
 import { ToolError } from "../protocol/tool-error.ts"
@@ -36,6 +36,21 @@ export const fieldNames = (tool: Tool): ReadonlyArray<string> => {
   return fields ? Object.keys(fields) : []
 }
 
+/** The names a nested object accepts (the object at `path` below the parameters, e.g. ["edits", 0]). */
+const keysAt = (tool: Tool, path: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const objectIn = (ast: SchemaAST.AST): SchemaAST.AST | undefined =>
+    ast._tag === "Union" ? ast.types.map(objectIn).find((t) => t !== undefined) : ast._tag === "Objects" || ast._tag === "Arrays" ? ast : undefined
+  let ast: SchemaAST.AST | undefined = tool.parameters.ast
+  for (const seg of path) {
+    const at = ast && objectIn(ast)
+    if (at?._tag === "Objects") ast = at.propertySignatures.find((p) => p.name === seg)?.type
+    else if (at?._tag === "Arrays") ast = at.elements[Number(seg)] ?? at.rest[0]
+    else return []
+  }
+  const last = ast && objectIn(ast)
+  return last?._tag === "Objects" ? last.propertySignatures.map((p) => String(p.name)) : []
+}
+
 /**
  * Decodes a call's parameters: accepted aliases are renamed to their canonical
  * names, then the
@@ -64,12 +79,15 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
   const issues = schemaError?.issue ? formatter(schemaError.issue).issues : []
   const known = fieldNames(tool)
   const fieldErrors: Array<FieldError> = issues.map((i) => {
-    const field = i.path && i.path.length > 0 ? i.path.map((p) => String(typeof p === "object" ? (p as { key: unknown }).key : p)).join(".") : "(root)"
+    const segments = (i.path ?? []).map((p) => String(typeof p === "object" ? (p as { key: unknown }).key : p))
+    const field = segments.length > 0 ? segments.join(".") : "(root)"
     const unknownKey = i.message === "Expected no excess property"
+    // An unknown key inside an item (edits[0].bogus) names what that item accepts, not the top-level parameters.
+    const accepted = segments.length > 1 ? keysAt(tool, segments.slice(0, -1)) : known
     // Schema's messages may quote the value given: never more than a prefix of it.
     return {
       field: capText(field, 200),
-      message: unknownKey ? `unknown parameter (accepted: ${known.join(", ")})` : capText(i.message, 500),
+      message: unknownKey ? `unknown ${segments.length > 1 ? "field" : "parameter"} (accepted: ${accepted.join(", ")})` : capText(i.message, 500),
     }
   })
   const summary = capText(fieldErrors.map((f) => `${f.field}: ${f.message}`).join("; "))

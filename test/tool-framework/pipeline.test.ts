@@ -42,6 +42,15 @@ describe("pipeline: names and parameters", () => {
     expect(envelope.text).toContain("Field errors:")
   })
 
+  test("an unknown key inside a list item names what the item accepts, not the top-level parameters", async () => {
+    const root = project()
+    const { envelope } = await callTool(root, "multiedit", { path: "a.txt", edits: [{ old_string: "a", new_string: "b", bogus: 1 }] })
+    expect(envelope.error?.code).toBe("INVALID_PARAM")
+    expect(envelope.error?.field_errors).toEqual([{ field: "edits.0.bogus", message: "unknown field (accepted: old_string, new_string, replace_all)" }])
+    const top = await callTool(root, "multiedit", { path: "a.txt", edits: [{ old_string: "a", new_string: "b" }], bogus: 1 })
+    expect(top.envelope.error?.field_errors).toEqual([{ field: "bogus", message: "unknown parameter (accepted: path, edits, expected_sha256, dry_run)" }])
+  })
+
   test("a JSON string of parameters is decoded; broken JSON is INVALID_PARAM", async () => {
     const root = project()
     expect((await callTool(root, "calculator", '{"expression":"2*3"}', { tools })).envelope.data.result).toBe("6")
