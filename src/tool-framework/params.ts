@@ -42,7 +42,7 @@ const keysAt = (tool: Tool, path: ReadonlyArray<string>): ReadonlyArray<string> 
     ast._tag === "Union" ? ast.types.map(objectIn).find((t) => t !== undefined) : ast._tag === "Objects" || ast._tag === "Arrays" ? ast : undefined
   let ast: SchemaAST.AST | undefined = tool.parameters.ast
   for (const seg of path) {
-    const at = ast && objectIn(ast)
+    const at: SchemaAST.AST | undefined = ast && objectIn(ast)
     if (at?._tag === "Objects") ast = at.propertySignatures.find((p) => p.name === seg)?.type
     else if (at?._tag === "Arrays") ast = at.elements[Number(seg)] ?? at.rest[0]
     else return []
