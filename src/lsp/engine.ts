@@ -69,6 +69,9 @@ export interface Location {
 
 const SEVERITIES = ["error", "error", "warning", "information", "hint"] as const
 
+/** How long a position request (definition, hover) waits at most for the server's first analysis of the file. */
+const POSITION_WAIT_MS = 5000
+
 /**
  * What the LSP tools call: finds the language and server of a file, syncs its
  * text and asks the question, converting positions both ways. Loaded lazily
@@ -154,6 +157,12 @@ export class LspEngine {
     const position = toLspPosition(lspLines(text), line, character)
     const client = await this.pool.client(found.spec, found.provider, this.pool.rootFor(found.spec, file))
     client.sync(file, found.spec.languageId, text)
+    // A server asked about a file it has not analysed yet may answer from a half-loaded project
+    // (typescript-language-server gives the import line as the definition of an imported name):
+    // wait, briefly, for its diagnostics of this version, its sign that the analysis is done.
+    if (!client.pulls) {
+      await client.diagnostics(file, Math.min(this.settings.diagnosticsWaitMs, POSITION_WAIT_MS), this.settings.requestTimeoutMs).catch(() => undefined)
+    }
     const result = await client.request<T | null>(
       method,
       { textDocument: { uri: Bun.pathToFileURL(file).href }, position },

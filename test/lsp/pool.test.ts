@@ -143,6 +143,15 @@ describe("freshness with a scripted server", () => {
     expect(processesIn(root)).toEqual([])
   })
 
+  test("a definition or hover waits for the server's first analysis of the file: a half-loaded project answers wrongly", async () => {
+    const root = project({ "a.x": "one\n" })
+    const engine = engineFor(root, scripted("loading"))
+    const hover = await engine.atPosition<{ contents: { value: string } }>(join(root, "a.x"), "one\n", 1, 1, "textDocument/hover")
+    expect(hover).toMatchObject({ result: { contents: { value: "**loaded**" } } })
+    await engine.close()
+    expect(processesIn(root)).toEqual([])
+  })
+
   test("the install hint is given in full once per session and language", async () => {
     const root = project({ "a.py": "x\n", "b.py": "y\n" })
     const engine = new LspEngine(root, { PATH: "/nonexistent" }, {}, settings, true, (p) => p)
