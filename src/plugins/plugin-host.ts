@@ -58,6 +58,7 @@ export interface PluginSettings {
   readonly disabled: ReadonlyArray<string>
   readonly loadTimeoutMs: number
   readonly hookTimeoutMs: number
+  readonly callTimeoutMs: number
   readonly options: Readonly<Record<string, unknown>>
 }
 
@@ -67,6 +68,7 @@ export const pluginSettings = (config: ConfigShape): PluginSettings => ({
   disabled: config.get("plugins.disabled", [] as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string"),
   loadTimeoutMs: config.count("plugins.load_timeout_ms", 10_000),
   hookTimeoutMs: config.count("plugins.hook_timeout_ms", 5_000),
+  callTimeoutMs: config.count("plugins.call_timeout_ms", 600_000),
   options: config.get("plugins.options", {} as Record<string, unknown>),
 })
 
@@ -236,7 +238,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
     }
     for (const d of defs) {
       taken.set(d.name.toLowerCase(), `plugin '${plugin.name}'`)
-      tools.push(adaptPluginTool(d, { name: plugin.name, options: pluginOptions }))
+      tools.push(adaptPluginTool(d, { name: plugin.name, options: pluginOptions, timeoutMs: settings.callTimeoutMs }))
     }
     for (const [name, fn] of Object.entries(hooks)) entries.push({ plugin: plugin.name, name: name as keyof Hooks, fn: fn as never })
     report({

@@ -20,6 +20,9 @@ import type { WorkspaceError } from "../workspace/workspace-error.ts"
  * or rejection a defect the pipeline reports as INTERNAL_ERROR.
  */
 
+/** `plugins.call_timeout_ms` when it is not given: ten minutes, as an MCP call's deadline. */
+const DEFAULT_CALL_TIMEOUT_MS = 600_000
+
 /** Progress messages kept per call (the latest ones). */
 const MAX_PROGRESS = 20
 
@@ -90,7 +93,15 @@ const makeFiles = (services: Context.Context<Workspace | FileLedger>): PluginFil
 }
 
 /** Adapts one plugin tool; `options` is `plugins.options.<plugin>`. */
-export const adaptPluginTool = (def: ToolDefinition, plugin: { readonly name: string; readonly options: Readonly<Record<string, unknown>> }): Tool => ({
+export const adaptPluginTool = (
+  def: ToolDefinition,
+  plugin: {
+    readonly name: string
+    readonly options: Readonly<Record<string, unknown>>
+    /** How long one call may run (`plugins.call_timeout_ms`); past it the call is cancelled: `signal` aborts, TIMEOUT. */
+    readonly timeoutMs?: number
+  },
+): Tool => ({
   name: def.name,
   title: def.title ?? def.name,
   description: def.description,
@@ -139,6 +150,19 @@ export const adaptPluginTool = (def: ToolDefinition, plugin: { readonly name: st
             ? Effect.fail(new ToolError({ code: failureCode(e.code), message: `${def.name}: ${e.message}` }))
             : Effect.die(e),
         ),
+        // A run that never settles would hold the session forever: past the limit it is interrupted,
+        // which aborts ctx.signal for the plugin to stop its work.
+        Effect.timeoutOrElse({
+          duration: plugin.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+          orElse: () =>
+            Effect.fail(
+              new ToolError({
+                code: "TIMEOUT",
+                message: `${def.name} (plugin '${plugin.name}') did not finish within ${plugin.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS} ms and was cancelled ("plugins.call_timeout_ms" in anvil.json).`,
+                retryable: true,
+              }),
+            ),
+        }),
       )
       const result = toToolResult(outcome)
       return { ...result, ...(progress.length > 0 ? { meta: { progress } } : {}) } satisfies ToolResult

@@ -138,6 +138,30 @@ export default definePlugin({ api: 1, tools: [
   }, 30_000)
 })
 
+describe("a plugin tool that never finishes", () => {
+  test("is cancelled at plugins.call_timeout_ms: TIMEOUT naming the setting, its signal aborted; the next call runs", async () => {
+    const { root, env } = setup({
+      user: {
+        "stuck.ts": `import { defineTool } from "anvil/plugin"
+import { Schema } from "effect"
+export default [
+  defineTool({ name: "stuck", description: "s", parameters: Schema.Struct({}), readOnly: true,
+    run: (_, ctx) => new Promise(() => { ctx.signal.addEventListener("abort", () => { (globalThis as any).stuckAborted = true }) }) }),
+  defineTool({ name: "quick", description: "q", parameters: Schema.Struct({}), readOnly: true, run: () => "quick" }),
+]
+`,
+      },
+    })
+    const { set } = await load(root, env, { plugins: { call_timeout_ms: 300 } })
+    const started = performance.now()
+    const stuck = await callTool(root, "stuck", {}, { tools: set.tools, env })
+    expect(performance.now() - started).toBeLessThan(5000)
+    expect(stuck.envelope.error).toMatchObject({ code: "TIMEOUT", retryable: true, message: expect.stringContaining("plugins.call_timeout_ms") })
+    expect((globalThis as { stuckAborted?: boolean }).stuckAborted).toBe(true)
+    expect((await callTool(root, "quick", {}, { tools: set.tools, env })).envelope.text).toContain("quick")
+  })
+})
+
 describe("process.exit in a plugin", () => {
   test("at import: that plugin is broken, the others load; inside run: INTERNAL_ERROR, and the host goes on", async () => {
     const { root, env } = setup({

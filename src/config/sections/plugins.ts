@@ -10,6 +10,7 @@ export const pluginsSection: ConfigSection = {
         disabled: setting(Names(), "Plugin names not loaded.", []),
         load_timeout_ms: setting(Count(), "How long one plugin may take to load.", 10_000),
         hook_timeout_ms: setting(Count(), "How long one hook may run.", 5_000),
+        call_timeout_ms: setting(Count(), "How long one call of a plugin's tool may run before it is cancelled (TIMEOUT).", 600_000),
         options: setting(Schema.Record(Schema.String, Schema.Unknown), "Options handed to each plugin, by plugin name."),
       }),
       "Plugins: tools and hooks written against anvil/plugin.",
