@@ -7,7 +7,7 @@ import type { Hooks, PluginDefinition, ToolDefinition } from "./api.ts"
 import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
 import { discoverPlugins, type DiscoveredPlugin, type PluginSource } from "./discovery.ts"
 import { hookRunner, withHooks, type HookEntry, type HookRunner } from "./hook-runner.ts"
-import { loadPluginModule, problemOf, type LoadProblem } from "./load-module.ts"
+import { loadPluginModule, problemOf, type Loaded, type LoadProblem } from "./load-module.ts"
 import { adaptPluginTool } from "./plugin-tool.ts"
 import { hookNames, hooksProblem, pluginShape, toolProblem } from "./plugin-shape.ts"
 
@@ -133,6 +133,26 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
   const skillFolders: Array<PluginSet["skillFolders"][number]> = []
   const mcpServers: Array<PluginSet["mcpServers"][number]> = []
 
+  // Trust is checked once per plugin (it hashes the plugin's files).
+  const trustStates = new Map<DiscoveredPlugin, ReturnType<typeof trustOf>>()
+  const trustStateOf = (plugin: DiscoveredPlugin) => {
+    if (!trustStates.has(plugin)) trustStates.set(plugin, trustOf(trust, plugin))
+    return trustStates.get(plugin)!
+  }
+  // The modules that will be loaded start loading together: a plugin whose import never ends then
+  // costs its time limit once, not once for each such plugin. They are taken in order below.
+  const loading = new Map<DiscoveredPlugin, Promise<Loaded>>()
+  const startLoad = (plugin: DiscoveredPlugin) =>
+    loadPluginModule({ entry: plugin.entry!, folder: plugin.folder ? plugin.path : undefined, timeoutMs: settings.loadTimeoutMs, env: options.env })
+  const early = new Set<string>()
+  for (const plugin of found.plugins) {
+    if (early.has(plugin.name)) continue
+    early.add(plugin.name)
+    if (plugin.kind === "claude" || plugin.problem || settings.disabled.includes(plugin.name)) continue
+    const state = plugin.source === "project" ? trustStateOf(plugin) : "trusted"
+    if (state === "trusted" || state === "assumed") loading.set(plugin, startLoad(plugin))
+  }
+
   for (const plugin of found.plugins) {
     const base = { name: plugin.name, source: plugin.source, kind: plugin.kind, path: plugin.path, tools: [], hooks: [], skills: [], mcpServers: [] }
     const report = (r: Partial<PluginReport> & { status: PluginStatus }) => reports.push({ ...base, ...r })
@@ -151,7 +171,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
     }
     let trustState: PluginReport["trust"]
     if (plugin.source === "project") {
-      const state = trustOf(trust, plugin)
+      const state = trustStateOf(plugin)
       if (typeof state === "object") {
         report({ status: "error", error: { message: state.problem } })
         continue
@@ -195,12 +215,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
       continue
     }
 
-    const loaded = await loadPluginModule({
-      entry: plugin.entry!,
-      folder: plugin.folder ? plugin.path : undefined,
-      timeoutMs: settings.loadTimeoutMs,
-      env: options.env,
-    })
+    const loaded = await (loading.get(plugin) ?? startLoad(plugin))
     if (!loaded.ok) {
       report({ status: "error", ...withTrust, error: loaded.problem })
       continue

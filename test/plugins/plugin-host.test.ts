@@ -138,6 +138,22 @@ export default definePlugin({ api: 1, tools: [
   }, 30_000)
 })
 
+describe("plugins whose import never ends", () => {
+  test("load together: three of them cost one time limit, not three; the good one loads, in order", async () => {
+    const forever = "await new Promise(() => {})\nexport default []\n"
+    const { root, env } = setup({ user: { "a-stuck.ts": forever, "b-stuck.ts": forever, "c-stuck.ts": forever, "d-good.ts": good } })
+    const started = performance.now()
+    const { set } = await load(root, env, { plugins: { load_timeout_ms: 1000 } })
+    expect(performance.now() - started).toBeLessThan(2500)
+    expect(set.reports.map((r) => [r.name, r.status])).toEqual([
+      ["a-stuck", "error"],
+      ["b-stuck", "error"],
+      ["c-stuck", "error"],
+      ["d-good", "loaded"],
+    ])
+  })
+})
+
 describe("a plugin tool that never finishes", () => {
   test("is cancelled at plugins.call_timeout_ms: TIMEOUT naming the setting, its signal aborted; the next call runs", async () => {
     const { root, env } = setup({
