@@ -1,8 +1,6 @@
 import { Context, Effect, Layer, Scope } from "effect"
-import type { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
-import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { Config, ConfigError, type ConfigData, type ConfigShape } from "./config/config.ts"
 import type { GitFs } from "./git/git-fs.ts"
@@ -24,6 +22,7 @@ import { SubagentRunner } from "./tool-framework/subagent.ts"
 import { UserTerminal } from "./terminal/user-terminal.ts"
 import { FileLedger } from "./workspace/file-ledger.ts"
 import type { BulkFs } from "./workspace/bulk-fs.ts"
+import { FileSystem, lazyFileSystem, loadNodeFileSystem } from "./workspace/file-system.ts"
 import { projectRootOf } from "./workspace/project-root.ts"
 import { privateStateDir } from "./workspace/state-dir.ts"
 import { Workspace } from "./workspace/workspace.ts"
@@ -55,8 +54,8 @@ export type ToolServices =
  */
 const lazyLayer = <A, E, R>(load: () => Promise<Layer.Layer<A, E, R>>): Layer.Layer<A, E, R> => Layer.unwrap(Effect.promise(load))
 
-/** Files and paths from @effect/platform-node. */
-export const FilesLive = Layer.merge(NodeFileSystem.layer, NodePath.layer)
+/** Files and paths from @effect/platform-node (the file system's module imported when the layer is built). */
+export const FilesLive = Layer.merge(Layer.effect(FileSystem, Effect.promise(loadNodeFileSystem)), NodePath.layer)
 
 /** Child processes: @effect/platform-node's spawner, its module imported on the first spawn. */
 const SpawnerLive = lazyLayer(() => import("./process/lazy-spawner.ts").then((m) => m.lazyChildProcessSpawner)).pipe(Layer.provide(FilesLive))
@@ -136,7 +135,12 @@ export interface RuntimeOptions {
 export const makeToolContext = (options: RuntimeOptions) =>
   Effect.gen(function* () {
     const scope = yield* Scope.Scope
-    const platform = yield* Layer.buildWithScope(FilesLive, scope)
+    const used = usedServices(options)
+    const uses = (key: string) => used === "all" || used.has(key)
+    // The platform's file system where every service is made or a tool streams files (it names FileSystem in
+    // its requires); otherwise one that imports it on its first call: a read never does.
+    const files = uses(FileSystem.key) ? yield* Effect.promise(loadNodeFileSystem) : lazyFileSystem()
+    const platform = Context.add(yield* Layer.buildWithScope(NodePath.layer, scope), FileSystem, files)
     // The context so far; each service is made with everything made before it.
     let context: Context.Context<never> = platform as Context.Context<never>
     // Sound as long as each service is made after those it needs (checked by the tests of every tool).
@@ -182,8 +186,6 @@ export const makeToolContext = (options: RuntimeOptions) =>
     const onSpill = options.retention === "on-spill"
     if (onSpill) yield* add(SpillStore, retentionOnSpill)
     const sessionInfo = options.session ?? { id: "cli", interactive: false }
-    const used = usedServices(options)
-    const uses = (key: string) => used === "all" || used.has(key)
     // The sandbox settings are checked either way (a bad one is a ConfigError); the sandbox itself is made for tools that run commands.
     const sandboxSettings = yield* sandboxSettingsOf(config, options)
     const sandbox = uses("anvil/Sandbox") ? yield* makeSandbox(root, options, sandboxSettings, sessionInfo.id) : undefined
@@ -217,7 +219,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
       "anvil/BulkFs": () => Effect.flatMap(Effect.promise(() => import("./workspace/bulk-fs.ts")), (m) => put(m.BulkFs, m.BulkFs.live)),
       "anvil/Lsp": () => lsp!,
       "effect/process/ChildProcessSpawner": () =>
-        Effect.flatMap(Effect.promise(() => import("./process/lazy-spawner.ts")), (m) => add(ChildProcessSpawner, m.makeLazySpawner)),
+        Effect.flatMap(Effect.promise(() => import("./process/lazy-spawner.ts")), (m) => add(m.ChildProcessSpawner, m.makeLazySpawner)),
     }
     for (const [key, make] of Object.entries(optional)) if (uses(key)) yield* make()
     if (options.subagents) yield* addLayer(options.subagents)

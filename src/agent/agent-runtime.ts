@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import type { ConfigWarning } from "../config/check.ts"
 import { Config, ConfigStrictError, type ConfigShape } from "../config/config.ts"

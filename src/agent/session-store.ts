@@ -1,5 +1,5 @@
 import { Clock, Data, Effect, Result, Schema, SchemaIssue, type Scope } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { ensureStateDir, plannedStateDir } from "../workspace/state-dir.ts"
 import { HistoryItem, SummaryItem } from "./history.ts"

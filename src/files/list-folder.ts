@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import { readdirSync } from "node:fs"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { GlobMatcher, GlobPatternError, matchesPath } from "../search/glob-pattern.ts"
 import { direntType, fdPath } from "../workspace/checked-fs.ts"

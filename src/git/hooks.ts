@@ -1,5 +1,5 @@
 import { Effect, Stream } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import * as ChildProcess from "effect/process/ChildProcess"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"

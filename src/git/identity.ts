@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { hint } from "../protocol/hint.ts"
 import { gitError, type GitError } from "./git-error.ts"

@@ -1,5 +1,5 @@
 import { Effect, Stream } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { ModelError, type LanguageModelShape, type ModelEvent, type ModelToolCall } from "./model.ts"
 
 /**

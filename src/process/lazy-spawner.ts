@@ -18,5 +18,8 @@ export const makeLazySpawner = Effect.gen(function* () {
   return make((command) => Effect.flatMap(Effect.promise(load), (spawner) => spawner.spawn(command)))
 })
 
+/** The spawner's service key (the runtime imports this module only when a tool spawns). */
+export { ChildProcessSpawner }
+
 /** {@link makeLazySpawner} as a layer. */
 export const lazyChildProcessSpawner: Layer.Layer<ChildProcessSpawner, never, FileSystem | Path> = Layer.effect(ChildProcessSpawner, makeLazySpawner)

@@ -1,5 +1,5 @@
 import { Clock, Data, Effect, Stream } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { BulkFs } from "../workspace/bulk-fs.ts"
 import { walk } from "../workspace/walk.ts"

@@ -1,5 +1,5 @@
 import { Clock, Effect } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { BulkFs } from "../workspace/bulk-fs.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { type StopReason, walk } from "../workspace/walk.ts"

@@ -1,5 +1,5 @@
 import { Clock, Effect, Stream } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { BulkFs } from "../workspace/bulk-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -77,8 +77,11 @@ const rgGlobsFor = (matcher: GlobMatcher): ReadonlyArray<string> | undefined =>
     ? undefined
     : matcher.expanded
 
-/** The services {@link grep} uses beyond the core ones (a tool's `requires`). */
-export const GREP_SERVICES = [BulkFs, ProcessRunner] as const
+/**
+ * The services {@link grep} uses beyond the core ones (a tool's `requires`); FileSystem because it streams
+ * files (a one-tool call otherwise gets one without streams, see workspace/file-system.ts).
+ */
+export const GREP_SERVICES = [BulkFs, ProcessRunner, FileSystem] as const
 
 /**
  * A regex search of file contents inside the project: ripgrep first, the

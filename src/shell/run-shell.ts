@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { SpillStore, type SpillStoreShape, type SpillStream } from "../output/spill-store.ts"
 import { FileCapture } from "../process/file-capture.ts"
 import { OutputCapture, type CapturedStream, type SpillTarget } from "../process/output-capture.ts"

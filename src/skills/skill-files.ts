@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { closeQuietly, readAllFd } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"

@@ -1,5 +1,5 @@
 import { Clock, Effect, Schema } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { isoGit } from "../git/iso-git.ts"
 import { Config } from "../config/config.ts"

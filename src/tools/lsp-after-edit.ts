@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import type { DiagnosticsResult, NoProvider } from "../lsp/engine.ts"
 import { diagnosticLine } from "../lsp/diagnostic-text.ts"

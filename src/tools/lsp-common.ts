@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "../workspace/file-system.ts"
 import type { LspEngine, NoProvider } from "../lsp/engine.ts"
 import type { LspError } from "../lsp/errors.ts"
 import { Lsp } from "../lsp/service.ts"

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "./file-system.ts"
 import { Path } from "effect/Path"
 import type { PlatformError } from "effect/PlatformError"
 import { tempNameFor } from "./journal.ts"

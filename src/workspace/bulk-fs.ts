@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "./file-system.ts"
 import type { PlatformError } from "effect/PlatformError"
 import { constants, openSync, readdirSync, statSync } from "node:fs"
 import { closeQuietly, fdPath, readStillAt, realOfFd } from "./checked-fs.ts"

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "./file-system.ts"
 import { Path } from "effect/Path"
 import { IgnorePatterns, type IgnoreVerdict } from "./gitignore.ts"
 import { keepBelowTopTier } from "./jit-tier.ts"

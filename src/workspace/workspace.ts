@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { FileSystem } from "effect/FileSystem"
+import { FileSystem } from "./file-system.ts"
 import { Path } from "effect/Path"
 import { existsSync, realpathSync } from "node:fs"
 import { errnoOf, fromPlatformError } from "./fs-error.ts"

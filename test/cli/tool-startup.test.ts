@@ -20,8 +20,10 @@ const loadedBy = async (cwd: string, args: ReadonlyArray<string>, env: Record<st
   })
   const paths = readFileSync(list, "utf8").split("\n").filter((p) => p !== "")
   const own = paths.filter((p) => p.startsWith(join(repo, "src") + "/")).map((p) => relative(repo, p))
+  // effect's own modules cannot be told apart from source (its index loads them all); @effect/platform-node's can.
+  const platform = paths.filter((p) => p.includes("/@effect/platform-node")).map((p) => p.split("/dist/").pop()!)
   const packages = [...new Set(paths.filter((p) => p.includes("/node_modules/")).map((p) => p.split("/node_modules/").pop()!.split("/").slice(0, p.split("/node_modules/").pop()!.startsWith("@") ? 2 : 1).join("/")))]
-  return { code: r.code, stdout: r.stdout, stderr: r.stderr, own, packages: packages.sort() }
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr, own, packages: packages.sort(), platform }
 }
 
 /**
@@ -36,7 +38,7 @@ const HEAVY = [
   /^src\/config\/(schema|check|jsonc)\.ts$/,
   // Other tools (a tool's error translation beside it is its own; the domain it names is checked above).
   /^src\/tools\/(?!read\.ts$|read\.md$|builtin\.ts$|[a-z-]+-errors\.ts$)/,
-  /^src\/workspace\/(journal|atomic-write|flock|file-transaction|similar-paths|ignore-rules|gitignore|walk)\.ts$/,
+  /^src\/workspace\/(journal|atomic-write|flock|file-transaction|similar-paths|ignore-rules|gitignore|walk|node-file-system)\.ts$/,
   /^src\/protocol\/(envelope|execution-meta|hint-schema)\.ts$/,
   /^src\/output\/retention\.ts$/,
   /^src\/process\/(process-runner|managed-process|lazy-spawner)\.ts$/,
@@ -55,6 +57,8 @@ describe("what `anvil tool` evaluates", () => {
     expect(r.own).toContain("src/tools/read.ts")
     expect(r.own.filter((m) => HEAVY.some((h) => h.test(m)))).toEqual([])
     expect(r.packages.filter((p) => p !== "effect" && p !== "@effect/platform-node" && p !== "@effect/platform-node-shared")).toEqual([])
+    // The platform's file system (and with it effect's streams) is imported by a FileSystem call; a read makes none.
+    expect(r.platform.filter((m) => !/^NodePath\.js$/.test(m))).toEqual([])
   })
 
   test("what a call does need is still loaded: git's domain for git_status (isomorphic-git only without a git executable), the plugin host when there are plugins, the JSONC parser and the settings' Schema for a commented anvil.json with a typo", async () => {
@@ -75,7 +79,7 @@ describe("what `anvil tool` evaluates", () => {
     expect(withPlugin.own).toContain("src/plugins/plugin-host.ts")
   })
 
-  test("code left out of a plain read still comes when it is needed: the similar-path search for a missing file, journal recovery with a journal folder, load_tools by name", async () => {
+  test("code left out of a plain read still comes when it is needed: the similar-path search for a missing file, journal recovery with a journal folder, load_tools by name, the platform's file system", async () => {
     const root = project({ "small.txt": "one\n" })
     const missing = await loadedBy(root, ["read", '{"path":"smal.txt"}'])
     expect(JSON.parse(missing.stdout).text).toContain("small.txt")
@@ -86,5 +90,13 @@ describe("what `anvil tool` evaluates", () => {
     expect(journal.own).toContain("src/workspace/journal.ts")
     const loader = await loadedBy(root, ["load_tools", '{"names":["read"]}'])
     expect(JSON.parse(loader.stdout).data.loaded).toEqual(["read"])
+    // A FileSystem call imports the platform's file system (list reads the folder through it); grep, which
+    // streams files, names FileSystem in its requires and gets it from the start.
+    const list = await loadedBy(root, ["list", "{}"])
+    expect(JSON.parse(list.stdout).status).toBe("success")
+    expect(list.own).toContain("src/workspace/node-file-system.ts")
+    const grep = await loadedBy(root, ["grep", '{"pattern":"one","path":"small.txt"}'])
+    expect(JSON.parse(grep.stdout).data.total_matches).toBe(1)
+    expect(grep.own).toContain("src/workspace/node-file-system.ts")
   })
 })
