@@ -202,16 +202,12 @@ const embedPlugin: Bun.BunPlugin = {
     redirect(build, /[\\/]assets(\.ts)?$/, assetsModule, manifestFile, () => redirected++)
     redirect(build, /[\\/]effect-index(\.ts)?$/, effectIndexModule, effectIndexFile, () => {})
     // @effect/platform-node's file system imports node:crypto and node:os for one call each (the random
-    // name of a temporary file, the temporary folder), and its path service node:url for two (file URL
-    // conversions): loading node:crypto costs about 2 ms of every start, node:url and node:os about
-    // 0.5 ms each. Each import is replaced by a lookup on the call. A new use of them there fails the
-    // build (then see to it).
+    // name of a temporary file, the temporary folder): loading node:crypto costs about 2 ms, node:os about
+    // 0.5 ms. Each import is replaced by a lookup on the call. A new use of them there fails the build
+    // (then see to it). (Its path service is not built in: src/workspace/node-path.ts is.)
     lazyBuiltins(build, /platform-node-shared[\\/]dist[\\/]NodeFileSystem\.js$/, [
       { name: "Crypto", module: "node:crypto", uses: ["randomBytes"] },
       { name: "OS", module: "node:os", uses: ["tmpdir"] },
-    ])
-    lazyBuiltins(build, /platform-node-shared[\\/]dist[\\/]NodePath\.js$/, [
-      { name: "NodeUrl", module: "node:url", uses: ["fileURLToPath", "pathToFileURL"] },
     ])
   },
 }

@@ -1,7 +1,6 @@
 import { Context, Effect, Layer, Scope } from "effect"
 import { Path } from "effect/Path"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import * as NodePath from "@effect/platform-node/NodePath"
 import { Config, ConfigError, type ConfigData, type ConfigShape } from "./config/config.ts"
 import type { GitFs } from "./git/git-fs.ts"
 import type { Lsp } from "./lsp/service.ts"
@@ -23,6 +22,7 @@ import { UserTerminal } from "./terminal/user-terminal.ts"
 import { FileLedger } from "./workspace/file-ledger.ts"
 import type { BulkFs } from "./workspace/bulk-fs.ts"
 import { FileSystem, lazyFileSystem, loadNodeFileSystem } from "./workspace/file-system.ts"
+import { nodePath } from "./workspace/node-path.ts"
 import { projectRootOf } from "./workspace/project-root.ts"
 import { privateStateDir } from "./workspace/state-dir.ts"
 import { Workspace } from "./workspace/workspace.ts"
@@ -55,7 +55,7 @@ export type ToolServices =
 const lazyLayer = <A, E, R>(load: () => Promise<Layer.Layer<A, E, R>>): Layer.Layer<A, E, R> => Layer.unwrap(Effect.promise(load))
 
 /** Files and paths from @effect/platform-node (the file system's module imported when the layer is built). */
-export const FilesLive = Layer.merge(Layer.effect(FileSystem, Effect.promise(loadNodeFileSystem)), NodePath.layer)
+export const FilesLive = Layer.merge(Layer.effect(FileSystem, Effect.promise(loadNodeFileSystem)), Layer.succeed(Path, nodePath))
 
 /** Child processes: @effect/platform-node's spawner, its module imported on the first spawn. */
 const SpawnerLive = lazyLayer(() => import("./process/lazy-spawner.ts").then((m) => m.lazyChildProcessSpawner)).pipe(Layer.provide(FilesLive))
@@ -140,7 +140,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
     // The platform's file system where every service is made or a tool streams files (it names FileSystem in
     // its requires); otherwise one that imports it on its first call: a read never does.
     const files = uses(FileSystem.key) ? yield* Effect.promise(loadNodeFileSystem) : lazyFileSystem()
-    const platform = Context.add(yield* Layer.buildWithScope(NodePath.layer, scope), FileSystem, files)
+    const platform = Context.make(Path, nodePath).pipe(Context.add(FileSystem, files))
     // The context so far; each service is made with everything made before it.
     let context: Context.Context<never> = platform as Context.Context<never>
     // Sound as long as each service is made after those it needs (checked by the tests of every tool).
