@@ -246,8 +246,17 @@ export const connect = async (
   const caps = c.getServerCapabilities() ?? {}
   const call = <A>(f: () => Promise<A>) =>
     f().catch((error: unknown) => {
+      const code = (error as { code?: unknown })?.code
+      // Streamable HTTP answers 404 to a session the server no longer knows (it restarted): this
+      // connection is over and a new one, with a new session, is opened on the next call.
+      if (t.kind !== "stdio" && code === 404) {
+        closedByUs = true
+        hooks.onClosed("the server no longer knows anvil's session (HTTP 404; it restarted?)")
+        void c.close().catch(() => undefined)
+        throw Object.assign(new Error("the server no longer knows anvil's session (HTTP 404; it restarted?)"), { code: -32000, sessionLost: true })
+      }
       // The JSON-RPC code (timeout, invalid params, connection closed) stays with the message.
-      throw Object.assign(new Error(explain(error, spec, exit)), { code: (error as { code?: unknown })?.code })
+      throw Object.assign(new Error(explain(error, spec, exit)), { code })
     })
   return {
     serverName: info?.name ?? spec.name,

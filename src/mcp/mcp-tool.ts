@@ -86,8 +86,7 @@ const classify = (error: unknown, spec: ServerSpec, tool: string): McpCallError 
 const callOn = (hub: ToolHub, spec: ServerSpec, tool: string, args: Record<string, unknown>) =>
   Effect.tryPromise({
     try: async (signal) => {
-      const connection = await hub.connection(spec.name)
-      return connection.callTool(tool, args, {
+      const send = async () => (await hub.connection(spec.name)).callTool(tool, args, {
         timeoutMs: spec.timeoutMs,
         signal,
         onProgress: (p) =>
@@ -100,6 +99,14 @@ const callOn = (hub: ToolHub, spec: ServerSpec, tool: string, args: Record<strin
             ...(p.message !== undefined ? { message: p.message } : {}),
           }),
       })
+      try {
+        return await send()
+      } catch (error) {
+        // The server had lost anvil's session (it restarted): the call never reached the tool, so it
+        // is sent once more, over the new session the hub opens.
+        if ((error as { sessionLost?: unknown })?.sessionLost === true && !signal.aborted) return await send()
+        throw error
+      }
     },
     // An interruption (Ctrl-C) aborts `signal`, so the SDK sends the server a cancel notification;
     // the pipeline reports it as CANCELLED.

@@ -2,6 +2,8 @@ import { makeHandler } from "./tiny-server.ts"
 
 export interface TestHttpServer {
   readonly url: string
+  /** Forgets every session, as a restarted server does: requests with an old session id get 404. */
+  readonly forgetSessions?: () => void
   /** Authorization headers seen, in order. */
   readonly authorizations: Array<string | undefined>
   readonly stop: () => void
@@ -18,6 +20,8 @@ const sseEvent = (data: unknown, event = "message") => encoder.encode(`event: ${
 export const streamableServer = (): TestHttpServer => {
   const authorizations: Array<string | undefined> = []
   let lastAuth: string | undefined
+  let sessions = 0
+  let session = ""
   // Notifications go to the stream of the request being handled (the tests make one call at a time).
   let current: ReadableStreamDefaultController<Uint8Array> | undefined
   const handle = makeHandler({
@@ -39,6 +43,8 @@ export const streamableServer = (): TestHttpServer => {
       lastAuth = req.headers.get("authorization") ?? undefined
       authorizations.push(lastAuth)
       const message = (await req.json()) as any
+      if (message.method === "initialize") session = `tiny-session-${++sessions}`
+      else if (req.headers.get("mcp-session-id") !== session) return Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, { status: 404 })
       if (message.id === undefined) {
         await handle(message)
         return new Response(null, { status: 202 })
@@ -53,10 +59,17 @@ export const streamableServer = (): TestHttpServer => {
           })
         },
       })
-      return new Response(stream, { headers: { "content-type": "text/event-stream", "mcp-session-id": "tiny-session" } })
+      return new Response(stream, { headers: { "content-type": "text/event-stream", "mcp-session-id": session } })
     },
   })
-  return { url: `http://127.0.0.1:${server.port}/mcp`, authorizations, stop: () => void server.stop(true) }
+  return {
+    url: `http://127.0.0.1:${server.port}/mcp`,
+    authorizations,
+    forgetSessions: () => {
+      session = ""
+    },
+    stop: () => void server.stop(true),
+  }
 }
 
 /**

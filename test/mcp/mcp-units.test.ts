@@ -138,7 +138,7 @@ describe("the hub", () => {
     expect(failed.envelope.error!.message).toContain("the thing failed")
   })
 
-  test("streamable HTTP: a server gone during a call answers at once, not at the deadline; arguments its schema refuses are INVALID_PARAM", async () => {
+  test("streamable HTTP: a server gone during a call answers at once, not at the deadline; arguments its schema refuses are INVALID_PARAM; a lost session is opened again", async () => {
     const web = streamableServer()
     try {
       const { hub, root } = hubWith({ web: { type: "http", url: web.url, permission: "allow", timeout: 60_000 } })
@@ -151,6 +151,10 @@ describe("the hub", () => {
       expect((await callTool(root, "mcp__web__echo", { message: "still here" }, options)).envelope.text).toContain("echo: still here")
       const refused = await callTool(root, "mcp__web__refuses", {}, options)
       expect(refused.envelope.error).toMatchObject({ code: "INVALID_PARAM", message: expect.stringContaining("anvil mcp tools web") })
+      // The server restarted and lost anvil's session (404): a new session is opened and the call goes through.
+      web.forgetSessions!()
+      expect((await callTool(root, "mcp__web__echo", { message: "new session" }, options)).envelope.text).toContain("echo: new session")
+      expect((await callTool(root, "mcp__web__echo", { message: "and again" }, options)).envelope.text).toContain("echo: and again")
     } finally {
       web.stop()
     }
