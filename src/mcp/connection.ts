@@ -58,9 +58,19 @@ export const describeExit = (report: ExitReport): string => {
   return tail ? `the server ${how}; its stderr ends:\n${tail}` : `the server ${how} (no stderr)`
 }
 
+/** An answer the SDK's schema refused (its issues, e.g. `content: expected array`), in one line. */
+const invalidAnswer = (error: unknown): string | undefined => {
+  const issues = (error as { issues?: unknown })?.issues
+  if (!Array.isArray(issues) || issues.length === 0) return undefined
+  const parts = issues.slice(0, 3).map((i: { path?: ReadonlyArray<unknown>; message?: unknown }) =>
+    `${Array.isArray(i.path) && i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${String(i.message ?? "invalid")}`,
+  )
+  return `the server's answer is not valid MCP (${parts.join("; ")}${issues.length > 3 ? "; …" : ""})`
+}
+
 /** A connection failure, with secrets masked and the likely cause named. */
 const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | undefined, startup?: number): string => {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = invalidAnswer(error) ?? (error instanceof Error ? error.message : String(error))
   let text: string
   if (exit) text = describeExit(exit)
   else if (/protocol version is not supported/i.test(message)) text = `protocol mismatch: ${message}`

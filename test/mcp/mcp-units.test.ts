@@ -133,6 +133,8 @@ describe("the hub", () => {
     expect(events.some((e) => e.type === "status" && e.status === "connected")).toBe(true)
     expect((await hub.listResources("tiny")).map((r) => r.uri)).toEqual(["tiny://readme"])
     expect((await hub.listPrompts("tiny")).map((p) => p.name)).toEqual(["greet"])
+    const malformed = await callTool(root, "mcp__tiny__malformed", {}, { tools: [], toolSources: [hub.toolSource] })
+    expect(malformed.envelope.error!.message).toBe("tiny/malformed failed: the server's answer is not valid MCP (content: Invalid input: expected array, received string)")
     const failed = await callTool(root, "mcp__tiny__fails", {}, { tools: [], toolSources: [hub.toolSource] })
     expect(failed.envelope.error).toMatchObject({ code: "EXECUTION_ERROR" })
     expect(failed.envelope.error!.message).toContain("the thing failed")

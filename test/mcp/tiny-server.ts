@@ -39,6 +39,7 @@ const baseTools = [
   { name: "add_tool", description: "Adds a tool named `name` and announces the change.", inputSchema: { type: "object", properties: { name: { type: "string" } } } },
   { name: "whoami", description: "Says which Authorization header and TINY_SECRET it got.", inputSchema: { type: "object", properties: {} } },
   { name: "fails", description: "Answers with isError.", inputSchema: { type: "object", properties: {} } },
+  { name: "malformed", description: "Answers with a result that is not valid MCP (content is not an array).", inputSchema: { type: "object", properties: {} } },
   { name: "refuses", description: "Refuses its arguments as the TypeScript SDK does (isError, code -32602).", inputSchema: { type: "object", properties: {} } },
 ]
 
@@ -95,6 +96,8 @@ export const makeHandler = (options: HandlerOptions = {}) => {
             return reply(text(`authorization=${options.authorization?.() ?? "none"} secret=${process.env.TINY_SECRET ?? "none"}`))
           case "fails":
             return reply({ content: [{ type: "text", text: "the thing failed" }], isError: true })
+          case "malformed":
+            return reply({ content: "not a list" })
           case "refuses":
             return reply({ content: [{ type: "text", text: "MCP error -32602: Input validation error: Invalid arguments for tool refuses: Required at m" }], isError: true })
           default:
