@@ -34,18 +34,27 @@ const pids = (): Array<number> => {
   return out
 }
 
-/** State and process group of `pid` from /proc/<pid>/stat; undefined when it is gone. */
-const statOf = (pid: number): { readonly state: string; readonly pgid: number } | undefined => {
+/** State, process group and flags of `pid` from /proc/<pid>/stat; undefined when it is gone. */
+const statOf = (pid: number): { readonly state: string; readonly pgid: number; readonly flags: number } | undefined => {
   let stat: string
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "latin1")
   } catch {
     return undefined
   }
-  // pid (comm) state ppid pgrp …; comm may contain spaces and parentheses.
+  // pid (comm) state ppid pgrp session tty_nr tpgid flags …; comm may contain spaces and parentheses.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return { state: fields[0] ?? "", pgid: Number(fields[2]) }
+  return { state: fields[0] ?? "", pgid: Number(fields[2]), flags: Number(fields[6]) }
 }
+
+/** Whether `pid` lives (a zombie does not: it is only waiting to be reaped). */
+export const processLiving = (pid: number): boolean => {
+  const s = statOf(pid)
+  return s !== undefined && living(s.state)
+}
+
+/** A kernel thread (PF_KTHREAD): no environment, never one of anvil's. */
+const PF_KTHREAD = 0x00200000
 
 /** Zombies and dead entries hold no resources and cannot be signalled further. */
 const living = (state: string) => state !== "Z" && state !== "X" && state !== ""
@@ -81,26 +90,82 @@ export const groupAlive = (pgid: number): boolean => {
   return false
 }
 
+/** What one look through /proc for marked processes saw. */
+export interface MarkScan {
+  /** The living processes whose environment carries one of the marks. */
+  readonly found: Array<number>
+  /**
+   * Living processes caught inside an exec: until the new program's memory is
+   * set up the kernel shows no environment (nor command line), so whether they
+   * carry a mark cannot be told yet. A moment later it can.
+   */
+  readonly unsure: Array<number>
+}
+
+/** The environment of `pid` as /proc shows it; undefined when it cannot be read (another user's, or gone). */
+const environOf = (pid: number): Buffer | undefined => {
+  try {
+    return readFileSync(`/proc/${pid}/environ`)
+  } catch {
+    return undefined
+  }
+}
+
+const emptyCommandLine = (pid: number): boolean => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`).length === 0
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The environment of a process whose environment first read back empty. That
+ * happens to a read that crossed an exec (the old program's memory is gone) and
+ * inside an exec, until the new program's arguments and environment are laid
+ * out (both at once). Once the command line shows, the environment read next is
+ * the program's own: empty then means it cleared it. "unsure" while the command
+ * line is blank (still inside the exec).
+ */
+const settledEnviron = (pid: number): Buffer | undefined | "unsure" => {
+  let environ: Buffer | undefined
+  // Another read may cross the next exec (`setsid` turning into its program): a few tries.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (emptyCommandLine(pid)) return "unsure"
+    environ = environOf(pid)
+    if (environ === undefined || environ.length > 0) return environ
+  }
+  return environ
+}
+
 /**
  * The living processes whose environment carries one of `marks` —
  * wherever they went: `setsid`, `nohup`, double forks and daemons keep the
  * environment they were started with. A process that cleared its environment
  * (`env -i`) is not found; its process group still is, unless it left that too.
+ * A process in the middle of an exec (a marked `setsid` turning into its
+ * program) shows an empty environment: it is re-read, and listed as unsure when
+ * it is still blank.
  */
-export const markedProcesses = (marks: ReadonlyArray<string>): Array<number> => {
-  if (marks.length === 0) return []
+export const scanMarked = (marks: ReadonlyArray<string>): MarkScan => {
+  if (marks.length === 0) return { found: [], unsure: [] }
   const wanted = new Set(marks)
   // One mark: look for it; several (the exit sweep): look for the variable.
   const needle = Buffer.from(marks.length === 1 ? marks[0]! : MARK_VAR)
   const prefix = `${MARK_VAR}=`
   const found: Array<number> = []
+  const unsure: Array<number> = []
   for (const pid of pids()) {
     if (pid === process.pid) continue
-    let environ: Buffer
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`)
-    } catch {
-      continue // another user's process, or gone
+    let environ: Buffer | undefined = environOf(pid)
+    if (environ === undefined) continue
+    if (environ.length === 0) {
+      const s = statOf(pid)
+      if (s === undefined || !living(s.state) || (s.flags & PF_KTHREAD) !== 0) continue
+      const settled = settledEnviron(pid)
+      if (settled === "unsure") unsure.push(pid)
+      if (settled === "unsure" || settled === undefined || settled.length === 0) continue
+      environ = settled
     }
     if (environ.indexOf(needle) < 0) continue
     const entry = environ
@@ -111,8 +176,11 @@ export const markedProcesses = (marks: ReadonlyArray<string>): Array<number> => 
     const s = statOf(pid)
     if (s !== undefined && living(s.state)) found.push(pid)
   }
-  return found
+  return { found, unsure }
 }
+
+/** The living processes carrying one of `marks` (see {@link scanMarked}; those caught inside an exec are not listed). */
+export const markedProcesses = (marks: ReadonlyArray<string>): Array<number> => scanMarked(marks).found
 
 /** Sends `signal` to a process group, ignoring groups that are gone. */
 export const signalGroup = (pgid: number, signal: NodeJS.Signals): void => {

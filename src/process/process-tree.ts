@@ -1,4 +1,4 @@
-import { groupAlive, markedProcesses, signalGroup, signalProcess } from "./process-table.ts"
+import { groupAlive, markedProcesses, processLiving, scanMarked, signalGroup, signalProcess } from "./process-table.ts"
 
 /**
  * A process tree anvil started: the group its first process leads, and the
@@ -20,18 +20,44 @@ const AFTER_KILL_MS = 1000
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-const treeAlive = (tree: ProcessTree) =>
-  (tree.pgid !== undefined && groupAlive(tree.pgid)) || markedProcesses([tree.mark]).length > 0
+/** How often, and how long at most, a process caught inside an exec is looked at again. */
+const EXEC_POLL_MS = 2
+const EXEC_WAIT_MS = 500
+/** The same at anvil's very exit, where the wait blocks. */
+const EXIT_EXEC_WAIT_MS = 100
+/** A synchronous pause (Atomics.wait on a private buffer). */
+const pause = new Int32Array(new SharedArrayBuffer(4))
 
-const hit = (tree: ProcessTree, signal: NodeJS.Signals) => {
-  if (tree.pgid !== undefined) signalGroup(tree.pgid, signal)
-  for (const pid of markedProcesses([tree.mark])) signalProcess(pid, signal)
+/**
+ * Whether anything of the tree lives. A process caught inside an exec cannot
+ * show its mark yet (a `setsid sleep` left behind, turning from setsid into
+ * sleep): it is looked at again until it can, rather than taken for gone.
+ */
+const treeAlive = async (tree: ProcessTree, signalled: ReadonlySet<number>): Promise<boolean> => {
+  const deadline = performance.now() + EXEC_WAIT_MS
+  for (;;) {
+    if (tree.pgid !== undefined && groupAlive(tree.pgid)) return true
+    // A process on its way out no longer shows its environment, but it is not gone until it is a zombie.
+    for (const pid of signalled) if (processLiving(pid)) return true
+    const scan = scanMarked([tree.mark])
+    if (scan.found.length > 0) return true
+    if (scan.unsure.length === 0 || performance.now() >= deadline) return false
+    await sleep(EXEC_POLL_MS)
+  }
 }
 
-const waitGone = async (tree: ProcessTree, ms: number, meanwhile?: () => void): Promise<boolean> => {
+const hit = (tree: ProcessTree, signal: NodeJS.Signals, signalled: Set<number>) => {
+  if (tree.pgid !== undefined) signalGroup(tree.pgid, signal)
+  for (const pid of markedProcesses([tree.mark])) {
+    signalProcess(pid, signal)
+    signalled.add(pid)
+  }
+}
+
+const waitGone = async (tree: ProcessTree, signalled: Set<number>, ms: number, meanwhile?: () => void): Promise<boolean> => {
   const deadline = performance.now() + ms
   for (;;) {
-    if (!treeAlive(tree)) return true
+    if (!(await treeAlive(tree, signalled))) return true
     if (performance.now() >= deadline) return false
     meanwhile?.()
     await sleep(POLL_MS)
@@ -45,12 +71,13 @@ const waitGone = async (tree: ProcessTree, ms: number, meanwhile?: () => void): 
  * waiting for a parent to reap them do not count), or after KILL had its time.
  */
 export const endTree = async (tree: ProcessTree, graceMs: number): Promise<void> => {
-  if (!treeAlive(tree)) return
-  hit(tree, "SIGTERM")
-  hit(tree, "SIGCONT")
-  if (graceMs > 0 && (await waitGone(tree, graceMs))) return
-  hit(tree, "SIGKILL")
-  await waitGone(tree, AFTER_KILL_MS, () => hit(tree, "SIGKILL"))
+  const signalled = new Set<number>()
+  if (!(await treeAlive(tree, signalled))) return
+  hit(tree, "SIGTERM", signalled)
+  hit(tree, "SIGCONT", signalled)
+  if (graceMs > 0 && (await waitGone(tree, signalled, graceMs))) return
+  hit(tree, "SIGKILL", signalled)
+  await waitGone(tree, signalled, AFTER_KILL_MS, () => hit(tree, "SIGKILL", signalled))
 }
 
 /**
@@ -64,5 +91,12 @@ export const killTreesNow = (trees: Iterable<ProcessTree>): void => {
     marks.push(tree.mark)
   }
   if (marks.length === 0) return
-  for (const pid of markedProcesses(marks)) signalProcess(pid, "SIGKILL")
+  // A process caught inside an exec shows its mark a moment later: look again, briefly (nothing can be awaited here).
+  const deadline = performance.now() + EXIT_EXEC_WAIT_MS
+  for (;;) {
+    const scan = scanMarked(marks)
+    for (const pid of scan.found) signalProcess(pid, "SIGKILL")
+    if (scan.unsure.length === 0 || performance.now() >= deadline) return
+    Atomics.wait(pause, 0, 0, EXEC_POLL_MS)
+  }
 }

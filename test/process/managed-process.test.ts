@@ -72,6 +72,34 @@ describe("startManaged", () => {
     expect(managedCount()).toBe(0)
   })
 
+  test("a left-behind process caught inside an exec is still found and ended, not taken for gone", async () => {
+    // Each of these turns into another program over and over (env → env → … → sh), so a look through /proc often
+    // meets it inside an exec, when the kernel shows no environment and so no mark. One tree each: a tree whose
+    // only process is missed there would be called ended at once.
+    const dir = mkdtempSync(join(tmpdir(), "anvil-reexec-"))
+    const script = join(dir, "reexec.sh")
+    writeFileSync(script, 'exec env env env env env env env env sh "$0"\n')
+    try {
+      for (let round = 0; round < 3; round++) {
+        const pids = await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            const p = sh(`setsid sh ${script} >/dev/null 2>&1 < /dev/null & echo $!`)
+            const [pid] = (await readLines(p, 1)).map(Number)
+            await p.exited
+            return pid!
+          }),
+        )
+        await Bun.sleep(50)
+        await stopAllManaged(200)
+        const left = pids.filter(alive)
+        for (const pid of left) process.kill(pid, "SIGKILL")
+        expect(left).toEqual([])
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test("pipes both ways, as Node streams for servers", async () => {
     const p = startManaged({ argv: ["cat"], cwd: tmpdir(), env: { PATH }, stdin: "pipe" })
     const { stdin, stdout } = p.nodeStreams()
