@@ -3,6 +3,7 @@ import { collectTurn, type LanguageModelShape, type Usage } from "../llm/model.t
 import { filesTouched, latestTodos } from "./file-changes.ts"
 import type { HistoryItem, SummaryItem } from "./history.ts"
 import { AGENT_DEFAULTS } from "../config/sections/agent.ts"
+import { counted } from "../protocol/plural.ts"
 
 export interface CompactionSettings {
   /** Compact when the request would use more than this fraction of the context window. */
@@ -42,7 +43,7 @@ export const splitPoint = (items: ReadonlyArray<HistoryItem>, keepChars: number)
   return Math.max(0, start)
 }
 
-const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}\n[… ${s.length - n} characters cut]` : s)
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}\n[… ${counted(s.length - n, "character")} cut]` : s)
 
 /** A plain transcript of the items to summarise, each tool result cut to a few thousand characters. */
 export const transcript = (items: ReadonlyArray<HistoryItem>, budgetChars: number): string => {

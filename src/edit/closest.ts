@@ -1,3 +1,5 @@
+import { counted } from "../protocol/plural.ts"
+
 /**
  * When old_string matches nowhere, the places of the file that look most like
  * it, so the model can copy the real text in one step instead of guessing.
@@ -227,7 +229,7 @@ export const renderRegion = (
     const head = Math.ceil(maxLines / 2)
     const tail = maxLines - head
     for (let no = from; no < from + head; no++) out.push(numbered(no))
-    out.push(`   ...\t(${count - maxLines} lines not shown)`)
+    out.push(`   ...\t(${counted(count - maxLines, "line")} not shown)`)
     for (let no = to - tail + 1; no <= to; no++) out.push(numbered(no))
   }
   return out.join("\n")

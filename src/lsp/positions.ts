@@ -1,4 +1,5 @@
 import { LspPositionError } from "./errors.ts"
+import { counted } from "../protocol/plural.ts"
 
 /**
  * Positions between the model and a server. The model counts 1-based lines
@@ -16,13 +17,13 @@ export const toLspPosition = (
   character: number,
 ): { readonly line: number; readonly character: number } => {
   if (!Number.isInteger(line) || line < 1 || line > lines.length) {
-    throw new LspPositionError({ field: "line", message: `line ${line} is outside the file (it has ${lines.length} lines; lines start at 1).` })
+    throw new LspPositionError({ field: "line", message: `line ${line} is outside the file (it has ${counted(lines.length, "line")}; lines start at 1).` })
   }
   const points = [...lines[line - 1]!]
   if (!Number.isInteger(character) || character < 1 || character > points.length + 1) {
     throw new LspPositionError({
       field: "character",
-      message: `character ${character} is outside line ${line} (it has ${points.length} characters; characters start at 1).`,
+      message: `character ${character} is outside line ${line} (it has ${counted(points.length, "character")}; characters start at 1).`,
     })
   }
   let units = 0

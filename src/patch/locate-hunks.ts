@@ -1,5 +1,6 @@
 import type { Hunk } from "./model.ts"
 import { PatchProblem } from "./patch-problem.ts"
+import { counted } from "../protocol/plural.ts"
 
 /**
  * How loosely a hunk's old lines had to be compared to find them: exactly,
@@ -221,7 +222,7 @@ const mismatch = (lines: ReadonlyArray<string>, old: ReadonlyArray<string>, hunk
     }
   }
   if (best < 0) {
-    const where = n === 0 ? "the file is empty" : `none of its ${m} context/removed line(s) match the file near line ${Math.min(hint, n) + 1}`
+    const where = n === 0 ? "the file is empty" : `none of its ${counted(m, "context/removed line")} match the file near line ${Math.min(hint, n) + 1}`
     return new PatchProblem("does_not_apply", `${label} does not apply: ${where}. The patch expects ${show(old[0])} first. Nothing was changed.`, {
       path,
       fileLine: Math.min(hint, Math.max(n - 1, 0)) + 1,
@@ -236,13 +237,13 @@ const mismatch = (lines: ReadonlyArray<string>, old: ReadonlyArray<string>, hunk
     while (k < m && best + k < n && lines[best + k] === old[k]) k++
   }
   let reason: string
-  if (k === m && mustEnd) reason = `its lines are found at line ${best + 1} but the patch says they end the file (it has ${n} lines)`
+  if (k === m && mustEnd) reason = `its lines are found at line ${best + 1} but the patch says they end the file (it has ${counted(n, "line")})`
   else if (k === m) reason = `its lines at line ${best + 1} are already claimed by another hunk`
   else if (best + k >= n) reason = `the file ends at line ${n}, where the patch still expects ${show(old[k])}`
   else if (loose(lines[best + k]!) === wantLoose[k]) {
     reason = `line ${best + k + 1} differs in whitespace or punctuation: the patch expects ${show(old[k])}, the file has ${show(lines[best + k])}`
   } else reason = `at line ${best + k + 1} the patch expects ${show(old[k])} but the file has ${show(lines[best + k])}`
-  return new PatchProblem("does_not_apply", `${label} does not apply: ${reason} (closest match: ${bestScore} of ${m} lines). Nothing was changed.`, {
+  return new PatchProblem("does_not_apply", `${label} does not apply: ${reason} (closest match: ${bestScore} of ${counted(m, "line")}). Nothing was changed.`, {
     path,
     fileLine: best + k + 1,
     details: excerpt(lines, old, best, m),

@@ -11,6 +11,7 @@ import { additionsOf, deletionsOf, type FileOperation, type FilePatch, type Pars
 import { PatchProblem } from "./patch-problem.ts"
 import { decodeText } from "./text-lines.ts"
 import { PatchTargetError } from "./patch-target-error.ts"
+import { counted } from "../protocol/plural.ts"
 
 /** What the patch does to one file, as reported in `data.files`. */
 export interface FileReport {
@@ -223,7 +224,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
             if (applied.text !== "") {
               return yield* new PatchTargetError({
                 kind: "mismatch",
-                message: `${target.resolved.display}: the patch deletes the file but its removed lines do not cover the whole file (${applied.text.split("\n").length} line(s) would remain). Nothing was changed.`,
+                message: `${target.resolved.display}: the patch deletes the file but its removed lines do not cover the whole file (${counted(applied.text.split("\n").length, "line")} would remain). Nothing was changed.`,
                 hints: [{ action: "Read", priority: "high", args: { path: target.resolved.display } }],
               })
             }

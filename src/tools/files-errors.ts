@@ -51,7 +51,7 @@ export const filesToolError = (e: FilesError): ToolError => {
         hint("Read", "high", { path: e.shown, offset: e.lastWindow }),
       ])
     case "EntriesPastEnd":
-      return invalidParam("offset", `offset ${e.offset} is past the end of the listing of ${e.shown}, which has ${e.total} entries.`, [
+      return invalidParam("offset", `offset ${e.offset} is past the end of the listing of ${e.shown}, which has ${counted(e.total, "entry", "entries")}.`, [
         hint("LS", "high", { path: e.shown, offset: 0, limit: e.limit }),
       ])
     case "IgnoreGlobInvalid":

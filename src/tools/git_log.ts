@@ -9,6 +9,7 @@ import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./git_log.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
+import { counted } from "../protocol/plural.ts"
 
 const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 10000
@@ -41,8 +42,8 @@ export const gitLogTool = defineTool({
         commits.length === 0
           ? "No commits yet."
           : more
-            ? `Showing the newest ${commits.length} commits (TRUNCATED: more history exists).`
-            : `${commits.length} commit${commits.length === 1 ? "" : "s"}.`
+            ? `Showing the newest ${counted(commits.length, "commit")} (TRUNCATED: more history exists).`
+            : `${counted(commits.length, "commit")}.`
       return {
         ...(more ? { status: "partial" as const } : {}),
         header: `GitLog${oneline === true ? " (oneline)" : ""}`,

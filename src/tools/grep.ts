@@ -10,6 +10,7 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./grep.md" with { type: "text" }
 import { withGrepErrors } from "./search-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { counted } from "../protocol/plural.ts"
 
 const grepSettings = Effect.gen(function* () {
   const config = yield* Config
@@ -38,7 +39,6 @@ const grepSettings = Effect.gen(function* () {
   }
 })
 
-const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`
 
 const Parameters = Schema.Struct({
   pattern: Schema.String.annotate({ description: "Rust regex (no look-around or backreferences); escape literal `.(){}[]`." }),
@@ -175,15 +175,15 @@ const grepResult = (
   const atLeast = lowerBound ? "at least " : ""
   const totals =
     mode === "content"
-      ? `${atLeast}${plural(totalLines, "match", "matches")} in ${plural(totalFiles, "file")}`
-      : `${atLeast}${plural(totalFiles, "file")} (${plural(totalLines, "matching line")})`
+      ? `${atLeast}${counted(totalLines, "match", "matches")} in ${counted(totalFiles, "file")}`
+      : `${atLeast}${counted(totalFiles, "file")} (${counted(totalLines, "matching line")})`
   const head: Array<string> = []
   if (shown !== "." || hasInclude) head.push(`Path: ${shown}${hasInclude ? ` (include: ${params.include})` : ""}`)
   if (totalFiles === 0) {
     head.push(`No matches for '${params.pattern}' (${caseSensitive ? "case-sensitive" : "case-insensitive"})${stopped ? " before the search stopped" : ""}.`)
   } else {
     const files = mode === "content" ? new Set(body.filter((l) => !l.startsWith("  "))).size : textCount
-    head.push(`${totals[0]!.toUpperCase()}${totals.slice(1)}, newest files first${cutInText ? `; shown: ${mode === "content" ? `${textCount} in ${plural(files, "file")}` : textCount}` : ""}.`)
+    head.push(`${totals[0]!.toUpperCase()}${totals.slice(1)}, newest files first${cutInText ? `; shown: ${mode === "content" ? `${textCount} in ${counted(files, "file")}` : textCount}` : ""}.`)
   }
   if (fallbackReason !== undefined) head.push(`(${fallbackReason}; used the slower built-in search instead.)`)
   if (stopped === "timeout") head.push(`(Search stopped at the ${settings.timeoutMs} ms timeout; results and totals are incomplete.)`)

@@ -7,8 +7,8 @@ import { defineTool } from "../tool-framework/definition.ts"
 import { noProvider, PathParam, readSource, withEngine } from "./lsp-common.ts"
 import description from "./lsp_diagnostics.md" with { type: "text" }
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { counted } from "../protocol/plural.ts"
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 
 /** Counts per severity, most severe first: "1 error, 2 warnings". */
 export const severityCounts = (list: ReadonlyArray<Diagnostic>) => {
@@ -52,8 +52,8 @@ export const lspDiagnosticsTool = defineTool({
         lines.push(`${h.name} is not installed, so ${result.server} cannot report ${h.lost}; an empty list does not mean the file is clean. Install: ${h.install}`)
       }
       if (list.length > 0) {
-        const summary = (["error", "warning", "information", "hint"] as const).filter((s) => counts[s] > 0).map((s) => plural(counts[s], s))
-        lines.push("", `${plural(list.length, "diagnostic")} (${summary.join(", ")}):`, ...list.map((d) => diagnosticLine(source.display, d)))
+        const summary = (["error", "warning", "information", "hint"] as const).filter((s) => counts[s] > 0).map((s) => counted(counts[s], s))
+        lines.push("", `${counted(list.length, "diagnostic")} (${summary.join(", ")}):`, ...list.map((d) => diagnosticLine(source.display, d)))
       } else if (clean) {
         lines.push("", "No diagnostics: the file is clean.")
       } else {

@@ -8,6 +8,7 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./read.md" with { type: "text" }
 import { withFilesErrors } from "./files-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { counted } from "../protocol/plural.ts"
 
 const readSettings = Effect.gen(function* () {
   const config = yield* Config
@@ -53,7 +54,6 @@ export const readTool = defineTool({
     }),
 })
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 
 /** The window as the model reads it: a status line and notes on the format and the cuts, then the numbered lines. */
 const windowResult = (w: TextWindow, asked: number | undefined, settings: Effect.Success<typeof readSettings>): ToolResult => {
@@ -83,8 +83,8 @@ const windowResult = (w: TextWindow, asked: number | undefined, settings: Effect
   }
   if (count > 0 && !w.hasMore && !w.finalNewline) notes.push("No newline at end of file.")
   if (asked !== undefined && asked > settings.maxLimit) notes.push(`limit ${asked} is above the maximum of ${settings.maxLimit}; returned at most ${settings.maxLimit} lines.`)
-  if (w.stoppedByBytes) notes.push(`Stopped after ${plural(count, "line")} at the ${formatBytes(settings.maxBytes)} output budget.`)
-  if (w.cutLines > 0) notes.push(`${plural(w.cutLines, "line")} longer than ${settings.maxLineLength} characters ${w.cutLines === 1 ? "was" : "were"} cut (marked "… [line truncated …]").`)
+  if (w.stoppedByBytes) notes.push(`Stopped after ${counted(count, "line")} at the ${formatBytes(settings.maxBytes)} output budget.`)
+  if (w.cutLines > 0) notes.push(`${counted(w.cutLines, "line")} longer than ${settings.maxLineLength} characters ${w.cutLines === 1 ? "was" : "were"} cut (marked "… [line truncated …]").`)
   if (total === undefined) {
     notes.push(`Total line count not computed: the file is ${formatBytes(w.fileBytes)}, above the ${formatBytes(settings.countMaxBytes)} counting limit.`)
   }

@@ -5,6 +5,7 @@ import { existsSync, realpathSync } from "node:fs"
 import { errnoOf, fromPlatformError } from "./fs-error.ts"
 import { ensureStateDir, plannedStateDir, type Env } from "./state-dir.ts"
 import { WorkspaceError } from "./workspace-error.ts"
+import { counted } from "../protocol/plural.ts"
 
 /** A path the sandbox accepted. */
 export interface ResolvedPath {
@@ -173,7 +174,7 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
       : { restored: [] }
     if (recovered.restored.length > 0) {
       const names = recovered.restored.map(display)
-      process.stderr.write(`anvil: an earlier change was interrupted; put back ${names.length} file(s) as they were before it: ${names.join(", ")}\n`)
+      process.stderr.write(`anvil: an earlier change was interrupted; put back ${counted(names.length, "file")} as they were before it: ${names.join(", ")}\n`)
     }
     const stateDir = (sub: string) => ensureStateDir(root, sub, env)
     const planned = (sub: string) => plannedStateDir(root, sub, env)

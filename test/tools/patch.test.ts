@@ -382,7 +382,7 @@ describe("patch: tolerance and errors", () => {
     writeFileSync(join(root, "a.txt"), "one\ntwo\n")
     const out = await callTool(root, "patch", { patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n zzz\n-qqq\n+rrr\n" })
     expect(out.envelope.error?.code).toBe("CONFLICT")
-    expect(out.envelope.error?.message).toContain("none of its 2 context/removed line(s) match")
+    expect(out.envelope.error?.message).toContain("none of its 2 context/removed lines match")
     expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("one\ntwo\n")
   })
 
