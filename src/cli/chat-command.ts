@@ -77,13 +77,20 @@ export const chatCommand = async (
   tools: ReadonlyArray<Tool>,
   strict = false,
 ): Promise<number> => {
-  const args = parseAgentArgs(argv, "chat")
+  // `anvil --trust-plugins tool read …` reaches here: options of a command go after its word.
+  const misplaced = (word: string) =>
+    new UsageError(`anvil: options go after the command: anvil ${word} … ${argv.filter((a) => a.startsWith("-")).join(" ")}`)
+  let args: ReturnType<typeof parseAgentArgs>
+  try {
+    args = parseAgentArgs(argv, "chat")
+  } catch (e) {
+    // An option chat does not know (`anvil --text tool …`) is the command's, not chat's.
+    const word = argv.find((a) => COMMAND_NAMES.includes(a))
+    throw e instanceof UsageError && word !== undefined ? misplaced(word) : e
+  }
   const [word] = args.words
   if (word !== undefined) {
-    // `anvil --trust-plugins tool read …` reaches here: options of a command go after its word.
-    if (COMMAND_NAMES.includes(word)) {
-      throw new UsageError(`anvil: options go after the command: anvil ${word} … ${argv.filter((a) => a.startsWith("-")).join(" ")}`)
-    }
+    if (COMMAND_NAMES.includes(word)) throw misplaced(word)
     throw new UsageError(`anvil chat: unexpected argument '${word}' (chat reads its prompts interactively; for a one-off prompt use anvil run "…")`)
   }
   guardNodeStreams()

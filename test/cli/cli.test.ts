@@ -160,6 +160,10 @@ export default defineTool({ name: "sum_tool", description: "Adds.", parameters: 
     const misplaced = await run(["--trust-plugins", "tool", "read", '{"path":"a"}'])
     expect(misplaced.code).toBe(2)
     expect(misplaced.err).toContain("anvil: options go after the command: anvil tool … --trust-plugins")
+    // An option chat does not take either: still the command's, not chat's.
+    const text = await run(["--text", "tool", "read", '{"path":"a"}'])
+    expect(text.code).toBe(2)
+    expect(text.err).toContain("anvil: options go after the command: anvil tool … --text")
     const words = await run(["--yes", "fix the bug"])
     expect(words.code).toBe(2)
     expect(words.err).toContain("anvil chat: unexpected argument 'fix the bug'")
