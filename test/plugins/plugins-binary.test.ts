@@ -106,7 +106,17 @@ describe("example plugins through the binary, from every place", () => {
       { name: "text-stats", source: "project", status: "untrusted" },
     ])
     expect(init.tools).not.toContain("change_case")
-    expect((await s.anvil(["tool", "change_case", '{"words":["a b"],"to":"snake"}'])).code).toBe(2)
+    const skipped = await s.anvil(["tool", "change_case", '{"words":["a b"],"to":"snake"}'])
+    expect(skipped.code).toBe(2)
+    expect(skipped.stderr).toContain("--trust-plugins")
+    // What that notice offers, for one call: the flag after the tool's parameters loads them without trusting for good.
+    const once = await s.anvil(["tool", "change_case", '{"words":["a b"],"to":"snake"}', "--trust-plugins"])
+    expect(envelope(once.stdout).data.converted).toEqual(["a_b"])
+    expect(existsSync(join(s.env.XDG_CONFIG_HOME, "anvil", "trust.json"))).toBe(false)
+    // Before the command word it is not chat's: a usage error saying where it goes.
+    const early = await s.anvil(["--trust-plugins", "tool", "change_case", '{"words":["a b"],"to":"snake"}'])
+    expect(early.code).toBe(2)
+    expect(early.stderr).toContain("anvil: options go after the command: anvil tool … --trust-plugins")
 
     const trusted = await s.anvil(["plugins", "trust"])
     expect(trusted.code).toBe(0)
