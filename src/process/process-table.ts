@@ -234,7 +234,9 @@ const holdsFile = (pid: number, files: ReadonlyArray<FileIdentity>): boolean => 
  */
 export const treeHoldsFile = (pgid: number, mark: string, files: ReadonlyArray<FileIdentity>): boolean => {
   if (files.length === 0 || !procReadable()) return false
-  const marked = new Set(markedProcesses([mark]))
+  // One caught inside an exec counts too: only a process of the tree holds these files.
+  const scan = scanMarked([mark])
+  const marked = new Set([...scan.found, ...scan.unsure])
   for (const pid of pids()) {
     if (pid === process.pid) continue
     if (!marked.has(pid)) {
