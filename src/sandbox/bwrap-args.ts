@@ -13,7 +13,8 @@ export interface BwrapCommand {
 
 /**
  * The bubblewrap argument list for one command. The order matters: the whole
- * filesystem read-only, then the writable folders, then the protected paths
+ * filesystem read-only, then the writable folders, then the folders holding
+ * protected paths onto themselves (so they cannot be moved aside), then the protected paths
  * read-only again on top, then the hidden secrets (an empty read-only tmpfs
  * over a folder, /dev/null over a file). New user, PID, IPC, UTS, cgroup and
  * (unless shared) network namespaces; the sandbox dies with anvil.
@@ -28,6 +29,7 @@ export const bwrapArgs = (c: BwrapCommand): Array<string> => {
   if (c.root) a.push("--cap-drop", "ALL")
   a.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
   for (const w of c.policy.writable) a.push("--bind", w, w)
+  for (const d of c.policy.pinned) a.push("--bind", d, d)
   for (const r of c.policy.readOnly) a.push("--ro-bind", r, r)
   for (const s of c.policy.standIns) a.push("--ro-bind", s.path, s.path)
   for (const d of c.policy.hiddenDirs) a.push("--tmpfs", d, "--remount-ro", d)

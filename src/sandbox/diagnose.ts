@@ -84,7 +84,7 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
       add({
         kind: "secret",
         subject: hit,
-        message: `The sandbox hides ${hit} (home secrets and sandbox.deny_read are unreadable to commands). Read it only if the user agrees: ${ESCAPE}.`,
+        message: `The sandbox hides ${hit} (home secrets and sandbox.deny_read are unreadable to commands). To read it anyway, run this one command with sandbox: false (the user is asked and must agree).`,
       })
     }
   }

@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
+import { parseGitConfig } from "../workspace/git-config-file.ts"
 import type { SandboxMode, SandboxSettings } from "./settings.ts"
 
 /**
@@ -9,6 +10,14 @@ import type { SandboxMode, SandboxSettings } from "./settings.ts"
  * A trailing slash marks a folder (what a stand-in for a missing one is).
  */
 export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/hooks/", ".git/config", ".anvil/", "anvil.json", ".mcp.json", ".claude/", ".agents/"]
+
+/**
+ * Files in a git folder that point git at other config and hooks: `commondir`
+ * moves config, hooks, refs and objects elsewhere, `config.worktree` adds
+ * config. git fails on an empty stand-in, so a missing one is not held by a
+ * mount: the command may make it, and anvil removes it when the command ends.
+ */
+const GIT_REDIRECTS: ReadonlyArray<string> = ["commondir", "config.worktree"]
 
 /** Secrets in the home folder no command may read (`~/` is the home folder). */
 export const BUILTIN_DENY_READ: ReadonlyArray<string> = ["~/.ssh/", "~/.aws/", "~/.gnupg/", "~/.netrc", "~/.config/anvil/", "~/.local/share/anvil/"]
@@ -34,6 +43,15 @@ export interface SandboxPolicy {
   readonly mode: Exclude<SandboxMode, "off">
   readonly writable: ReadonlyArray<string>
   readonly readOnly: ReadonlyArray<string>
+  /**
+   * Folders inside writable ones that hold protected paths (`.git` for
+   * `.git/hooks`), bound onto themselves: a mount point cannot be renamed or
+   * removed, so the command cannot move the folder aside and make a new one
+   * without the protection.
+   */
+  readonly pinned: ReadonlyArray<string>
+  /** Paths that did not exist when the command started and must not exist after it (see GIT_REDIRECTS). */
+  readonly mustStayAbsent: ReadonlyArray<string>
   readonly standIns: ReadonlyArray<StandIn>
   readonly hiddenDirs: ReadonlyArray<string>
   readonly hiddenFiles: ReadonlyArray<string>
@@ -62,6 +80,29 @@ export const expandPath = (p: string, base: string, home: string | undefined): s
   p === "~" && home ? home : p.startsWith("~/") && home ? join(home, p.slice(2)) : isAbsolute(p) ? p : resolve(base, p)
 
 const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
+
+const exists = (p: string): boolean => {
+  try {
+    lstatSync(p)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * `core.hooksPath` of the repository whose shared git folder is `commonDir`
+ * (husky and the like point it into the working tree, where hooks would
+ * otherwise be writable): absolute, or undefined when unset or unreadable.
+ */
+const hooksPathOf = (commonDir: string, root: string, home: string | undefined): string | undefined => {
+  try {
+    const configured = parseGitConfig(readFileSync(join(commonDir, "config"), "utf8")).get("core.hookspath")
+    return configured ? expandPath(configured, root, home) : undefined
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * The git folder of a checkout whose `.git` is a file (a worktree or a
@@ -100,6 +141,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
   const missingWritable: Array<string> = []
   const readOnly: Array<string> = []
   const standIns: Array<StandIn> = []
+  const mustStayAbsent: Array<string> = []
   if (settings.mode === "workspace-write") {
     writable.push(root)
     for (const entry of settings.writable) {
@@ -109,11 +151,25 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     }
     const protectedEntries: Array<string> = [...BUILTIN_PROTECTED]
     const linked = linkedGitDirs(root)
+    const gitIsDir = isDir(join(root, ".git"))
+    const gitDir = linked?.gitDir ?? (gitIsDir ? join(root, ".git") : undefined)
+    const commonDir = linked?.commonDir ?? gitDir
     if (linked) {
       writable.push(linked.gitDir, linked.commonDir)
-      protectedEntries.push(join(linked.commonDir, "hooks/"), join(linked.commonDir, "config"), join(linked.gitDir, "config.worktree"))
+      // The `.git` file itself says where the git folder is: rewritten, it would name one the command made.
+      protectedEntries.push(".git", join(linked.commonDir, "hooks/"), join(linked.commonDir, "config"))
     }
-    const gitIsDir = isDir(join(root, ".git"))
+    if (gitDir && commonDir) {
+      for (const name of GIT_REDIRECTS) {
+        const p = join(gitDir, name)
+        if (exists(p)) protectedEntries.push(p)
+        else mustStayAbsent.push(p)
+      }
+      // Submodules' own git folders (their hooks and config), where the repository has any.
+      if (isDir(join(commonDir, "modules"))) protectedEntries.push(join(commonDir, "modules/"))
+      const hooksPath = hooksPathOf(commonDir, root, home)
+      if (hooksPath) protectedEntries.push(`${hooksPath}/`)
+    }
     for (const entry of [...protectedEntries, ...settings.protected]) {
       // .git/… is protected where .git is a folder; without one there are no hooks to protect yet.
       if (entry.startsWith(".git/") && !gitIsDir) continue
@@ -144,13 +200,38 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     if (isDir(p)) hiddenDirs.push(p)
     else hiddenFiles.push(p)
   }
-  return { mode: settings.mode, writable: [...new Set(writable)], readOnly: [...new Set(readOnly)], standIns, hiddenDirs, hiddenFiles, missingWritable }
+  const writableSet = [...new Set(writable)]
+  return {
+    mode: settings.mode,
+    writable: writableSet,
+    readOnly: [...new Set(readOnly)],
+    pinned: pinnedFolders([...readOnly, ...standIns.map((s) => s.path)], writableSet),
+    mustStayAbsent,
+    standIns,
+    hiddenDirs,
+    hiddenFiles,
+    missingWritable,
+  }
+}
+
+/**
+ * The folders between each protected path and the writable folder holding it,
+ * outermost first (a mount over a folder must come before the mounts inside it).
+ */
+const pinnedFolders = (protectedPaths: ReadonlyArray<string>, writable: ReadonlyArray<string>): Array<string> => {
+  const out = new Set<string>()
+  for (const p of protectedPaths) {
+    const holder = writable.filter((w) => w !== p && inside(p, w)).sort((a, b) => b.length - a.length)[0]
+    if (!holder) continue
+    for (let dir = dirname(p); dir !== holder && inside(dir, holder); dir = dirname(dir)) out.add(dir)
+  }
+  return [...out].sort((a, b) => a.split(sep).length - b.split(sep).length)
 }
 
 /** Where a path stands in the policy, for hints. */
 export const classifyPath = (policy: SandboxPolicy, path: string): "protected" | "secret" | "outside" | "read-only-mode" | "writable" => {
   if (policy.hiddenDirs.some((h) => inside(path, h)) || policy.hiddenFiles.includes(path)) return "secret"
-  if (policy.readOnly.some((r) => inside(path, r)) || policy.standIns.some((s) => inside(path, s.path))) return "protected"
+  if (policy.readOnly.some((r) => inside(path, r)) || policy.standIns.some((s) => inside(path, s.path)) || policy.mustStayAbsent.includes(path)) return "protected"
   if (policy.writable.some((w) => inside(path, w))) return "writable"
   return policy.mode === "read-only" ? "read-only-mode" : "outside"
 }

@@ -1,11 +1,11 @@
 import { Context, Data, Effect, Layer } from "effect"
-import { mkdirSync, mkdtempSync, realpathSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs"
+import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { SpawnCommand, SpawnWrap } from "../process/managed-process.ts"
 import { bwrapArgs } from "./bwrap-args.ts"
 import { diagnose, type SandboxRefusal } from "./diagnose.ts"
-import { buildPolicy, type SandboxFacts, type SandboxPolicy, type StandIn } from "./policy.ts"
+import { buildPolicy, showPath, type SandboxFacts, type SandboxPolicy, type StandIn } from "./policy.ts"
 import { probeSandbox, type SandboxSupport } from "./probe.ts"
 import type { SandboxProxy } from "./proxy.ts"
 import { RELAY_COMMAND } from "./relay-command.ts"
@@ -104,6 +104,26 @@ const removeStandIn = (s: StandIn, created: boolean) => {
     else if (statSync(s.path).size === 0) unlinkSync(s.path)
   } catch {
     // filled in meanwhile by someone outside the sandbox: theirs now
+  }
+}
+
+/** Removes `path` if the command made it; true when there was something to remove. */
+const removeMade = (path: string): boolean => {
+  try {
+    lstatSync(path)
+  } catch {
+    return false
+  }
+  rmSync(path, { recursive: true, force: true })
+  return true
+}
+
+const madeRefusal = (root: string, path: string): SandboxRefusal => {
+  const shown = showPath(root, path)
+  return {
+    kind: "protected",
+    subject: shown,
+    message: `The sandbox removed ${shown}, which the command made: it would point git at other config and hooks, which run code later. Run this one command with sandbox: false (the user is asked) if it is really wanted.`,
   }
 }
 
@@ -208,6 +228,8 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       const placed = p.standIns.map(placeStandIn)
       const refusedBefore = refused.length
       let finished = false
+      // Kept for every call of finish (the runner calls it once to clean up, bash again with the output).
+      const undone: Array<SandboxRefusal> = []
       return {
         confined: true,
         wrap: wrapHook,
@@ -217,8 +239,10 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
               finished = true
               p.standIns.forEach((s, i) => removeStandIn(s, placed[i]!))
               forget()
+              // Nothing of the command runs any more (its PID namespace ended with it): what it made here goes.
+              for (const path of p.mustStayAbsent) if (removeMade(path)) undone.push(madeRefusal(facts().root, path))
             }
-            return diagnose({
+            return [...undone, ...diagnose({
               policy: p,
               network: settings.network,
               root: facts().root,
@@ -226,7 +250,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
               home,
               output,
               refusedHosts: [...new Set(refused.slice(refusedBefore))],
-            })
+            })]
           }),
       } satisfies WrappedCommand
     })

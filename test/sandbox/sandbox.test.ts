@@ -92,6 +92,29 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     expect(r.text).toContain("sandbox: false")
   })
 
+  test("git cannot be made to run planted code later: .git stays in place, a commondir the command made is removed, core.hooksPath's hooks are read-only; commits still work", async () => {
+    const { base, root, home } = setup()
+    const canary = join(base, "ran.txt")
+    Bun.spawnSync(["git", "-C", root, "config", "core.hooksPath", ".husky/_"])
+    const evilConfig = `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch ${canary}; false\"\n`
+    const r = await bash(root, home, {
+      command: [
+        "mv .git .git-aside && echo moved",
+        `mkdir -p evil/hooks && cp -r .git/objects .git/refs evil/ && printf '${evilConfig}' > evil/config && echo ../evil > .git/commondir`,
+        "mkdir -p .husky/_ && echo 'touch hooked' > .husky/_/pre-commit",
+        "echo x > tracked.txt && git add tracked.txt && git -c user.email=a@b -c user.name=a commit -qm inside && echo committed",
+      ].join("; "),
+    })
+    expect(r.envelope.data.stdout).not.toContain("moved")
+    expect(r.envelope.data.stdout).toContain("committed")
+    expect(existsSync(join(root, ".git", "commondir"))).toBe(false)
+    expect(existsSync(join(root, ".husky", "_", "pre-commit"))).toBe(false)
+    expect(r.envelope.data.sandbox.refused).toContainEqual(expect.objectContaining({ kind: "protected", subject: ".git/commondir" }))
+    const status = Bun.spawnSync(["git", "-C", root, "status", "--short"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home } })
+    expect(status.exitCode).toBe(0)
+    expect(existsSync(canary)).toBe(false)
+  })
+
   test("network: a 127.0.0.1 server outside is unreachable by default and reachable with sandbox.network \"on\"", async () => {
     const url = web()
     const off = setup()

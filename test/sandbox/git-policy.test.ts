@@ -1,0 +1,70 @@
+import { describe, expect, test } from "bun:test"
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { bwrapArgs } from "../../src/sandbox/bwrap-args.ts"
+import { buildPolicy, classifyPath } from "../../src/sandbox/policy.ts"
+import type { SandboxSettings } from "../../src/sandbox/settings.ts"
+import { tempDir } from "../support/harness.ts"
+
+// How the command sandbox keeps git from running code the command planted: which paths it protects,
+// pins or removes afterwards. The binary test (sandbox.test.ts) shows the same through bubblewrap.
+const settings: SandboxSettings = { mode: "workspace-write", require: false, writable: [], protected: [], denyRead: [], network: { kind: "off" }, autoAllow: true }
+
+const repo = () => {
+  const root = realpathSync(tempDir("anvil-gitpol-"))
+  Bun.spawnSync(["git", "init", "-q", root])
+  const tmp = realpathSync(tempDir("anvil-gitpol-tmp-"))
+  return { root, facts: { root, home: undefined, configHome: undefined, sessionTmp: tmp } }
+}
+
+describe("the sandbox policy for git folders", () => {
+  test(".git is pinned (bound onto itself before its hooks and config) so it cannot be moved aside and remade", () => {
+    const { root, facts } = repo()
+    const p = buildPolicy(settings, facts)!
+    expect(p.pinned).toContain(join(root, ".git"))
+    expect(p.pinned).not.toContain(root)
+    const args = bwrapArgs({ policy: p, shareNet: false, root: false, cwd: root, file: "/bin/true", args: [] })
+    const pinAt = args.findIndex((a, i) => a === join(root, ".git") && args[i - 1] === "--bind")
+    const hooksAt = args.indexOf(join(root, ".git", "hooks"))
+    expect(pinAt).toBeGreaterThan(args.indexOf(root))
+    expect(pinAt).toBeLessThan(hooksAt)
+  })
+
+  test("a missing .git/commondir or config.worktree must stay absent (removed after the command); present ones are read-only", () => {
+    const { root, facts } = repo()
+    let p = buildPolicy(settings, facts)!
+    expect(p.mustStayAbsent).toEqual([join(root, ".git", "commondir"), join(root, ".git", "config.worktree")])
+    expect(classifyPath(p, join(root, ".git", "commondir"))).toBe("protected")
+    writeFileSync(join(root, ".git", "config.worktree"), "[core]\n")
+    p = buildPolicy(settings, facts)!
+    expect(p.mustStayAbsent).toEqual([join(root, ".git", "commondir")])
+    expect(p.readOnly).toContain(join(root, ".git", "config.worktree"))
+  })
+
+  test("core.hooksPath inside the project (husky) is protected, and its folders pinned; a missing one gets a stand-in", () => {
+    const { root, facts } = repo()
+    mkdirSync(join(root, ".husky", "_"), { recursive: true })
+    Bun.spawnSync(["git", "-C", root, "config", "core.hooksPath", ".husky/_"])
+    let p = buildPolicy(settings, facts)!
+    expect(p.readOnly).toContain(join(root, ".husky", "_"))
+    expect(p.pinned).toContain(join(root, ".husky"))
+    Bun.spawnSync(["git", "-C", root, "config", "core.hooksPath", "githooks"])
+    p = buildPolicy(settings, facts)!
+    expect(p.standIns).toContainEqual({ path: join(root, "githooks"), kind: "dir" })
+  })
+
+  test("a checkout whose .git is a file: that file and the git folder's commondir are read-only; submodules' git folders too", () => {
+    const { root, facts } = repo()
+    const gitDir = join(root, ".git", "worktrees", "w")
+    mkdirSync(gitDir, { recursive: true })
+    writeFileSync(join(gitDir, "commondir"), "../..\n")
+    const checkout = realpathSync(tempDir("anvil-gitpol-wt-"))
+    writeFileSync(join(checkout, ".git"), `gitdir: ${gitDir}\n`)
+    const p = buildPolicy(settings, { ...facts, root: checkout })!
+    expect(p.readOnly).toContain(join(checkout, ".git"))
+    expect(p.readOnly).toContain(join(gitDir, "commondir"))
+    expect(p.readOnly).toContain(join(root, ".git", "hooks"))
+    mkdirSync(join(root, ".git", "modules", "sub"), { recursive: true })
+    expect(buildPolicy(settings, facts)!.readOnly).toContain(join(root, ".git", "modules"))
+  })
+})
