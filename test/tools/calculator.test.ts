@@ -51,6 +51,54 @@ describe("calculator evaluation (Python semantics)", () => {
   })
 })
 
+describe("calculator: Python's answers at the edges of int and float", () => {
+  // Each expected value is what python3 prints for the same expression.
+  test.each([
+    ["10**400/10**399", "10.0"], // true division of big ints is correctly rounded, not inf/inf
+    ["(10**30+1)/10**10", "1e+20"],
+    ["(2**53+1)/1", "9007199254740992.0"],
+    ["-(10**400)/(10**399)", "-10.0"],
+    ["2**1100/2**1099", "2.0"],
+    ["1/10**400", "0.0"],
+    ["round(2.675, 2)", "2.67"], // 2.675 is 2.67499999… as a double
+    ["round(0.285, 2)", "0.28"],
+    ["round(-0.285, 2)", "-0.28"],
+    ["round(0.125, 2)", "0.12"], // an exact tie goes to the even digit
+    ["round(0.375, 2)", "0.38"],
+    ["round(2.5e-8, 8)", "2e-08"],
+    ["round(123.456, 1)", "123.5"],
+    ["round(1234.5678, -2)", "1200.0"],
+    ["round(1234, -2)", "1200"], // an int stays an int
+    ["round(1250, -2)", "1200"],
+    ["round(1350, -2)", "1400"],
+    ["round(-1250, -2)", "-1200"],
+    ["round(7, 3)", "7"],
+    ["round(24.0, 7)", "24.0"],
+    ["round(-26419.0, -2)", "-26400.0"],
+    ["1.05**10", "1.628894626777442"],
+    ["0.44684**10", "0.00031733679515618605"], // JavaScript's ** says …8610
+    ["(-1.5)**3", "-3.375"],
+    ["2**-1074", "5e-324"],
+    ["2**1023*2.0", "inf"], // float multiplication overflows to inf in Python too
+  ])("%s = %s", (expr, expected) => {
+    expect(calc(expr)).toBe(expected)
+  })
+
+  test.each([
+    ["2.0**1024", "too large"],
+    ["10.0**400", "too large"],
+    ["10**400 + 1.0", "int too large to convert to float"],
+    ["10**400 * 0.5", "int too large to convert to float"],
+    ["2**2000/3**0", "too large for a float"],
+    ["round(1e300*1e10)", "cannot convert float infinity to integer"],
+    ["sqrt(4, 9)", "sqrt() takes exactly one argument"],
+    ["exp(1, 2)", "exp() takes exactly one argument"],
+    ["log(8, 2, 1)", "log() takes one or two arguments"],
+  ])("%s is refused: %s", (expr, reason) => {
+    expect(() => evaluate(expr)).toThrow(reason)
+  })
+})
+
 describe("calculator tool", () => {
   test("accepts `input` and `expression`", async () => {
     const root = project()

@@ -17,6 +17,100 @@ const int = (v: bigint): Value => ({ kind: "int", v })
 const float = (v: number): Value => ({ kind: "float", v })
 const num = (x: Value) => (x.kind === "int" ? Number(x.v) : x.v)
 
+/** An operand of float arithmetic: an int too large for a double is an error, as in Python (not inf). */
+const asFloat = (x: Value): number => {
+  const v = num(x)
+  if (x.kind === "int" && !Number.isFinite(v)) throw new CalcError("int too large to convert to float")
+  return v
+}
+
+const bitLength = (n: bigint): number => n.toString(2).length
+
+/** x · 2^e without overflowing or underflowing on the way. */
+const scale2 = (x: number, e: number): number => {
+  let r = x
+  for (; e > 1000; e -= 1000) r *= 2 ** 1000
+  for (; e < -1000; e += 1000) r *= 2 ** -1000
+  return r * 2 ** e
+}
+
+/** n / d · 2^e2 (n, d > 0) rounded once to the nearest double: inf or 0 beyond the double range. */
+const ratioToDouble = (n: bigint, d: bigint, e2: number): number => {
+  // A quotient of 65+ bits with a sticky bit for any remainder rounds to the same double as the exact one.
+  const shift = bitLength(d) - bitLength(n) + 66
+  const [num, den] = shift >= 0 ? [n << BigInt(shift), d] : [n, d << BigInt(-shift)]
+  let q = num / den
+  if (num % den !== 0n) q |= 1n
+  return scale2(Number(q), e2 - shift)
+}
+
+/** int / int as Python computes it: the correctly rounded quotient, however large the operands. */
+const trueDivide = (a: bigint, b: bigint): number => {
+  const negative = a < 0n !== b < 0n
+  const n = a < 0n ? -a : a
+  const d = b < 0n ? -b : b
+  const LIMIT = 2n ** 53n
+  if (n <= LIMIT && d <= LIMIT) return Number(a) / Number(b)
+  if (n === 0n) return negative ? -0 : 0
+  const r = ratioToDouble(n, d, 0)
+  if (!Number.isFinite(r)) throw new CalcError("integer division result too large for a float")
+  return negative ? -r : r
+}
+
+/** A finite, positive double's exact value: mantissa · 2^exponent. */
+const decompose = (x: number): [bigint, number] => {
+  const view = new DataView(new ArrayBuffer(8))
+  view.setFloat64(0, x)
+  const bits = view.getBigUint64(0)
+  const biased = Number((bits >> 52n) & 0x7ffn)
+  const fraction = bits & ((1n << 52n) - 1n)
+  return biased === 0 ? [fraction, -1074] : [fraction | (1n << 52n), biased - 1075]
+}
+
+/**
+ * x ** k for a whole k, correctly rounded from the exact power (the C pow Python calls is; repeated
+ * multiplication, which JavaScript's ** does for whole exponents, drifts by several units in the last place).
+ */
+const wholePower = (x: number, k: number): number => {
+  if (x === 0 || !Number.isFinite(x) || Math.abs(k) > 4096) return x ** k
+  const [m, e] = decompose(Math.abs(x))
+  const n = Math.abs(k)
+  const exact = m ** BigInt(n)
+  const r = k >= 0 ? ratioToDouble(exact, 1n, e * n) : ratioToDouble(1n, exact, -e * n)
+  return x < 0 && n % 2 === 1 ? -r : r
+}
+
+/** Python's round(x, ndigits) of a float: half-even on the double's exact decimal value. */
+const roundFloat = (x: number, digits: number): number => {
+  if (!Number.isFinite(x) || x === 0 || digits > 100 || (digits >= 0 && Number.isInteger(x))) return x
+  const abs = Math.abs(x)
+  // Exact: an integral double through BigInt; otherwise (|x| < 2^53) toFixed gives the exact expansion to 100 places.
+  const [whole, frac = ""] = Number.isInteger(abs) ? [BigInt(abs).toString()] : abs.toFixed(100).split(".")
+  const all = whole! + frac
+  const cut = whole!.length + digits
+  if (cut < 0) return x < 0 ? -0 : 0
+  const kept = all.slice(0, cut)
+  const rest = all.slice(cut)
+  const lastOdd = kept.length > 0 && Number(kept[kept.length - 1]) % 2 === 1
+  const up = rest[0] !== undefined && (rest[0] > "5" || (rest[0] === "5" && (/[1-9]/.test(rest.slice(1)) || lastOdd)))
+  const n = BigInt(kept === "" ? "0" : kept) + (up ? 1n : 0n)
+  const r = Number(`${n}e${-digits}`)
+  if (!Number.isFinite(r)) throw new CalcError("rounded value too large to represent")
+  return x < 0 ? -r : r
+}
+
+/** round(int, ndigits) for a negative ndigits: half-even to a multiple of 10^-ndigits, still an int. */
+const roundInt = (v: bigint, digits: bigint): bigint => {
+  if (digits >= 0n) return v
+  const abs = v < 0n ? -v : v
+  if (-digits > BigInt(abs.toString().length)) return 0n
+  const p = 10n ** -digits
+  let q = abs / p
+  const twice = 2n * (abs % p)
+  if (twice > p || (twice === p && q % 2n === 1n)) q++
+  return v < 0n ? -q * p : q * p
+}
+
 type Token = { t: "num"; text: string } | { t: "id"; text: string } | { t: "op"; text: string }
 
 const tokenize = (src: string): Array<Token> => {
@@ -55,7 +149,7 @@ const binary = (op: string, a: Value, b: Value): Value => {
   }
   if (op === "/") {
     if (num(b) === 0) throw new CalcError("division by zero")
-    return float(num(a) / num(b))
+    return float(a.kind === "int" && b.kind === "int" ? trueDivide(a.v, b.v) : asFloat(a) / asFloat(b))
   }
   if (a.kind === "int" && b.kind === "int") {
     if (op === "+") return int(a.v + b.v)
@@ -67,17 +161,20 @@ const binary = (op: string, a: Value, b: Value): Value => {
         return int(a.v ** b.v)
       }
       if (a.v === 0n) throw new CalcError("0 cannot be raised to a negative power")
-      return float(Number(a.v) ** Number(b.v))
+      return float(wholePower(asFloat(a), asFloat(b)))
     }
   }
-  const x = num(a)
-  const y = num(b)
+  const x = asFloat(a)
+  const y = asFloat(b)
   if (op === "+") return float(x + y)
   if (op === "-") return float(x - y)
   if (op === "*") return float(x * y)
   if (x === 0 && y < 0) throw new CalcError("0 cannot be raised to a negative power")
   if (x < 0 && !Number.isInteger(y)) throw new CalcError("a negative number cannot be raised to a fractional power")
-  return float(x ** y)
+  const power = Number.isInteger(y) ? wholePower(x, y) : x ** y
+  // Python raises OverflowError where a finite power overflows (float multiplication alone gives inf there too).
+  if (!Number.isFinite(power) && Number.isFinite(x) && Number.isFinite(y)) throw new CalcError("'**' result too large for a float (Numerical result out of range)")
+  return float(power)
 }
 
 const toFloat = (name: string, x: Value) => {
@@ -86,13 +183,6 @@ const toFloat = (name: string, x: Value) => {
   return v
 }
 
-const roundHalfEven = (x: number, digits: number): number => {
-  const f = 10 ** digits
-  const y = x * f
-  const r = Math.round(y)
-  const tie = Math.abs(y % 1) === 0.5
-  return (tie && r % 2 !== 0 ? r - 1 : r) / f
-}
 
 const FUNCTIONS: Record<string, (args: Array<Value>) => Value> = {
   abs: ([x, ...rest]) => {
@@ -101,39 +191,45 @@ const FUNCTIONS: Record<string, (args: Array<Value>) => Value> = {
   },
   round: ([x, d, ...rest]) => {
     if (!x || rest.length) throw new CalcError("round() takes one or two arguments")
-    if (d === undefined) return x.kind === "int" ? x : int(BigInt(roundHalfEven(x.v, 0)))
+    if (d === undefined) {
+      if (x.kind === "int") return x
+      if (!Number.isFinite(x.v)) throw new CalcError(`cannot convert float ${Number.isNaN(x.v) ? "NaN" : "infinity"} to integer`)
+      return int(BigInt(roundFloat(x.v, 0)))
+    }
     if (d.kind !== "int") throw new CalcError("round(): ndigits must be an integer")
-    return x.kind === "int" && d.v >= 0n ? x : float(roundHalfEven(num(x), Number(d.v)))
+    if (x.kind === "int") return int(roundInt(x.v, d.v))
+    return float(roundFloat(x.v, d.v > 1000n ? 1000 : d.v < -1000n ? -1000 : Number(d.v)))
   },
   max: (args) => extreme(args, "max", (a, b) => a > b),
   min: (args) => extreme(args, "min", (a, b) => a < b),
   sum: (args) => args.reduce((acc, x) => binary("+", acc, x), int(0n)),
-  sqrt: ([x]) => {
-    const v = toFloat("sqrt", one("sqrt", x))
+  sqrt: (args) => {
+    const v = toFloat("sqrt", one("sqrt", args))
     if (v < 0) throw new CalcError("sqrt() of a negative number (math domain error)")
     return float(Math.sqrt(v))
   },
-  sin: ([x]) => float(Math.sin(toFloat("sin", one("sin", x)))),
-  cos: ([x]) => float(Math.cos(toFloat("cos", one("cos", x)))),
-  tan: ([x]) => float(Math.tan(toFloat("tan", one("tan", x)))),
-  log: ([x, base]) => {
-    const v = toFloat("log", one("log", x))
+  sin: (args) => float(Math.sin(toFloat("sin", one("sin", args)))),
+  cos: (args) => float(Math.cos(toFloat("cos", one("cos", args)))),
+  tan: (args) => float(Math.tan(toFloat("tan", one("tan", args)))),
+  log: ([x, base, ...rest]) => {
+    if (!x || rest.length) throw new CalcError("log() takes one or two arguments")
+    const v = toFloat("log", x)
     if (v <= 0) throw new CalcError("log() of a non-positive number (math domain error)")
     if (base === undefined) return float(Math.log(v))
     const b = toFloat("log", base)
     if (b <= 0 || b === 1) throw new CalcError("log(): invalid base (math domain error)")
     return float(Math.log(v) / Math.log(b))
   },
-  exp: ([x]) => {
-    const r = Math.exp(toFloat("exp", one("exp", x)))
+  exp: (args) => {
+    const r = Math.exp(toFloat("exp", one("exp", args)))
     if (!Number.isFinite(r)) throw new CalcError("exp(): math range error")
     return float(r)
   },
 }
 
-const one = (name: string, x: Value | undefined): Value => {
-  if (!x) throw new CalcError(`${name}() takes exactly one argument`)
-  return x
+const one = (name: string, args: Array<Value>): Value => {
+  if (args.length !== 1) throw new CalcError(`${name}() takes exactly one argument`)
+  return args[0]!
 }
 
 const extreme = (args: Array<Value>, name: string, better: (a: number, b: number) => boolean): Value => {
