@@ -234,8 +234,10 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
               message: `${target.resolved.display}: the patch deletes an empty file, but the file has ${target.current!.bytes.length} bytes. Nothing was changed.`,
             })
           }
+          // A `*** Delete File` carries no lines: the lines it removes are the file's.
+          const removed = fp.hunks.length === 0 ? lineCount(target.current!.bytes) : counts.deletions
           target.current = undefined
-          report = { path: target.resolved.display, operation: "delete", ...counts }
+          report = { path: target.resolved.display, operation: "delete", ...counts, deletions: removed }
           break
         }
         case "rename":
@@ -311,6 +313,13 @@ const placementsReport = (applied: { readonly placements: ReadonlyArray<import("
     .filter((p) => p.expectedLine !== undefined)
     .map((p) => ({ hunk: p.hunk.number, expected_line: p.expectedLine!, line: p.start + 1, ...(p.otherMatches ? { other_matches: p.otherMatches } : {}) }))
   return { ...(fuzz.length > 0 ? { fuzz } : {}), ...(offsets.length > 0 ? { offsets } : {}) }
+}
+
+/** Lines in a file's bytes, a last one without a newline included. */
+const lineCount = (bytes: Uint8Array): number => {
+  let n = 0
+  for (const b of bytes) if (b === 10) n++
+  return bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? n + 1 : n
 }
 
 const encoder = new TextEncoder()

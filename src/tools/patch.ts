@@ -104,9 +104,11 @@ const describeFile = (r: FileReport): Array<string> => {
   const name = r.old_path ? `${r.old_path} -> ${r.path}` : r.path
   const counts =
     r.hunks === 0
-      ? r.operation === "delete" || r.operation === "create"
-        ? " (empty)"
-        : ""
+      ? r.operation === "delete" && r.deletions > 0
+        ? ` (+0 -${r.deletions})`
+        : r.operation === "delete" || r.operation === "create"
+          ? " (empty)"
+          : ""
       : ` (+${r.additions} -${r.deletions}, ${r.hunks} hunk${r.hunks === 1 ? "" : "s"})`
   const lines = [`${LETTER[r.operation]} ${name}${counts}`]
   if (r.new_mode) lines.push(r.old_mode ? `  mode ${r.old_mode} -> ${r.new_mode}` : `  mode ${r.new_mode}`)

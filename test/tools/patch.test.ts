@@ -639,6 +639,9 @@ describe("patch: *** Begin Patch envelope", () => {
       ["delete", "old.txt", ""],
       ["rename", "pkg/renamed.py", "pkg/mod.py"],
     ])
+    // The deleted file's line is counted, not reported as an empty file.
+    expect(out.envelope.stats.deletions).toBe(3)
+    expect(out.envelope.text).toContain("D old.txt (+0 -1)")
   })
 
   test("several hunks apply in order; *** End of File pins a hunk to the end", async () => {
