@@ -9,6 +9,16 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./fetch.md" with { type: "text" }
 import { FETCH_DEFAULTS } from "../config/sections/tools.ts"
 import { fetchToolError } from "./net-errors.ts"
+import { invalidParam } from "../protocol/tool-error.ts"
+
+/** Why a request header cannot be sent (HTTP's token rule for names; no line breaks or NUL in values), if it cannot. */
+const badHeader = (headers: Readonly<Record<string, string>>): string | undefined => {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return `header name '${name.slice(0, 80)}' is not a valid HTTP header name`
+    if (/[\r\n\0]/.test(value)) return `header '${name}' has a line break or NUL byte in its value`
+  }
+  return undefined
+}
 
 const Method = Schema.Literals(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])
 
@@ -49,6 +59,8 @@ export const fetchTool = defineTool({
   run: (params) =>
     Effect.gen(function* () {
       const config = yield* Config
+      const refused = params.headers ? badHeader(params.headers) : undefined
+      if (refused !== undefined) return yield* Effect.fail(invalidParam("headers", refused))
       const textLimit = (params.max_size_kb ?? config.get("tools.fetch.max_size_kb", FETCH_DEFAULTS.max_size_kb)) * 1024
       const page = yield* webFetch({
         url: params.url,

@@ -266,6 +266,15 @@ describe("fetch", () => {
     expect(file.envelope.error?.field_errors?.[0]?.field).toBe("url")
   })
 
+  test("a header that cannot be sent is INVALID_PARAM on headers, not a network error", async () => {
+    for (const headers of [{ "X-A": "a\nb" }, { "Bad Name": "v" }, { "X-B": "c\r\nInjected: 1" }]) {
+      const out = await fetchUrl({ url: `${base}/json`, headers })
+      expect(out.envelope.error?.code).toBe("INVALID_PARAM")
+      expect(out.envelope.error?.field_errors?.[0]?.field).toBe("headers")
+    }
+    expect((await fetchUrl({ url: `${base}/json`, headers: { "X-Ok": "fine value; q=1" } })).envelope.status).toBe("success")
+  })
+
   test("asks for permission by default; the webfetch alias reaches it", async () => {
     const asked: Array<string> = []
     const out = await callTool(root, "WebFetch", { url: `${base}/text` }, { onAsk: (r) => Effect.sync(() => void asked.push(r.tool.name)).pipe(Effect.as(false)) })
