@@ -2,6 +2,7 @@ import type { ModelHttpShape } from "./http.ts"
 import { ModelError, type FinishReason, type LanguageModelShape, type ModelEvent, type ModelMessage, type ModelRequest } from "./model.ts"
 import { sseModel, type SseDecoder, type SseProviderOptions } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
+import { unfinishedStream } from "./stream-end.ts"
 
 /** `baseUrl`: https://api.anthropic.com (a trailing /v1 is accepted), `/v1/messages` is appended. `maxTokens` is required by the Messages API: default 8192. */
 export type AnthropicOptions = SseProviderOptions
@@ -83,7 +84,9 @@ export const anthropicDecoder = (): SseDecoder => {
   let input = 0
   let output = 0
   let finished = false
+  let seen = false
   const event = (sse: SseEvent): Array<ModelEvent> => {
+    seen = true
     const out: Array<ModelEvent> = [{ type: "raw", data: sse.data }]
     let e: Record<string, any>
     try {
@@ -158,14 +161,14 @@ export const anthropicDecoder = (): SseDecoder => {
     }
     return out
   }
+  // Without a stop_reason or message_stop the stream was cut off and its text or tool input may be partial.
   const end = (): Array<ModelEvent> => {
+    if (!finished) throw unfinishedStream(seen, "stop_reason or message_stop")
     const out: Array<ModelEvent> = []
     for (const [index, block] of blocks) {
       if (block.kind === "tool_use") out.push({ type: "tool_call_end", index, call: { id: block.id, name: block.name, arguments: block.json || "{}" } })
     }
     blocks.clear()
-    if (!finished) out.push({ type: "finish", reason: "other" })
-    finished = true
     return out
   }
   return { event, end }

@@ -10,6 +10,7 @@ import {
 } from "./model.ts"
 import { sseModel, type SseDecoder, type SseProviderOptions } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
+import { unfinishedStream } from "./stream-end.ts"
 
 /** `baseUrl`: e.g. https://api.openai.com/v1 or http://localhost:11434/v1; `/chat/completions` is appended. */
 export interface OpenAiCompatibleOptions extends SseProviderOptions {
@@ -78,6 +79,7 @@ export const openAiDecoder = (): SseDecoder => {
   const calls = new Map<number, OpenCall>()
   let generated = 0
   let finished = false
+  let seen = false
   const close = (): Array<ModelEvent> => {
     const out: Array<ModelEvent> = []
     for (const [index, c] of [...calls.entries()].sort(([a], [b]) => a - b)) {
@@ -88,6 +90,7 @@ export const openAiDecoder = (): SseDecoder => {
     return out
   }
   const event = (sse: SseEvent): Array<ModelEvent> => {
+    seen = true
     const out: Array<ModelEvent> = [{ type: "raw", data: sse.data }]
     if (sse.data.trim() === "[DONE]") {
       out.push(...close())
@@ -144,11 +147,11 @@ export const openAiDecoder = (): SseDecoder => {
     }
     return out
   }
+  // A stream that closes without a finish_reason or [DONE] was cut off (a proxy, a crashed server): its text and
+  // tool arguments may be partial, so it is an error rather than an answer.
   const end = (): Array<ModelEvent> => {
-    const out = close()
-    if (!finished) out.push({ type: "finish", reason: out.length > 0 ? "tool_calls" : "stop" })
-    finished = true
-    return out
+    if (!finished) throw unfinishedStream(seen, "a finish_reason or [DONE]")
+    return close()
   }
   return { event, end }
 }

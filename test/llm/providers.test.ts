@@ -144,6 +144,34 @@ describe("Anthropic provider", () => {
   })
 })
 
+describe("a stream that closes before it finished", () => {
+  const failure = async (model: ReturnType<typeof makeOpenAiCompatible>) => {
+    const exit = await Effect.runPromiseExit(collectTurn(model.stream(request)))
+    expect(Exit.isFailure(exit)).toBe(true)
+    return Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error: ModelError }).error : undefined
+  }
+  test("OpenAI: text or tool arguments cut off without finish_reason or [DONE] are an error, not an answer", async () => {
+    for (const turn of [{ text: "hello there, this is long", close_after_frames: 2 }, { tool_calls: [{ name: "list", arguments: { path: "src/deep" } }], close_after_frames: 3 }]) {
+      const server = serve(fakeOpenAI([turn]))
+      const error = await failure(makeOpenAiCompatible(http, { provider: "openai", model: "m", baseUrl: server.url, contextWindow: 1000, retry: fastRetry }))
+      expect(error?.kind).toBe("protocol")
+      expect(error?.message).toContain("ended before the answer was complete")
+    }
+  })
+  test("Anthropic: no stop_reason or message_stop is an error; a body with no events says so", async () => {
+    const server = serve(fakeAnthropic([{ text: "hello there, this is long", close_after_frames: 4 }]))
+    const error = await failure(makeAnthropic(http, { provider: "anthropic", model: "c", baseUrl: server.url, contextWindow: 1000, retry: fastRetry }))
+    expect(error?.message).toContain("no stop_reason or message_stop")
+    const plain = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response('{"choices":[]}', { headers: { "content-type": "application/json" } }) })
+    try {
+      const none = await failure(makeOpenAiCompatible(http, { provider: "openai", model: "m", baseUrl: `http://127.0.0.1:${plain.port}/v1`, contextWindow: 1000, retry: fastRetry }))
+      expect(none?.message).toContain("held no stream events")
+    } finally {
+      plain.stop(true)
+    }
+  })
+})
+
 describe("SSE framing", () => {
   const streamOf = (...parts: Array<string>) =>
     new ReadableStream<Uint8Array>({

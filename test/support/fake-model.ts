@@ -10,6 +10,8 @@ export interface FakeTurn {
   readonly delay_ms?: number
   /** Send this many frames of the answer, then go silent without closing the stream (stalled-server tests). */
   readonly hang_after_frames?: number
+  /** Send this many frames, then close the stream cleanly as if it were complete (a cut-off answer). */
+  readonly close_after_frames?: number
   readonly usage?: { readonly input_tokens: number; readonly output_tokens: number }
 }
 
@@ -97,6 +99,7 @@ export const fakeServer = (
               // Silent until the client gives up (its abort cancels this stream).
               await new Promise(() => undefined)
             }
+            if (turn.close_after_frames !== undefined && i >= turn.close_after_frames) break
             controller.enqueue(encoder.encode(e))
             await Bun.sleep(0)
           }
