@@ -25,7 +25,8 @@ export interface InitInfo {
   readonly cwd: string
   readonly model: string
   readonly tools: ReadonlyArray<string>
-  readonly permissionMode: "default" | "bypassPermissions"
+  /** Claude Code's permission mode in force (`anvil run`: default, or bypassPermissions with --yes). */
+  readonly permissionMode: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk"
   readonly version: string
   /** anvil's extras. */
   readonly profile: string
@@ -71,6 +72,17 @@ export interface ClaudeStream {
   readonly result: (result: TurnResult, signal?: ExitSignal) => Record<string, unknown>
 }
 
+/**
+ * A tool_use block: Claude's `input` is always an object, so arguments that are not a JSON object (the model
+ * wrote broken JSON; the tool answered INVALID_PARAM) give `{}` and travel as text in anvil's extra `raw_input`.
+ */
+const toolUseBlock = (call: { readonly id: string; readonly name: string; readonly arguments: string }): Record<string, unknown> => {
+  const input = parseArguments(call.arguments)
+  return typeof input === "object" && input !== null && !Array.isArray(input)
+    ? { type: "tool_use", id: call.id, name: call.name, input }
+    : { type: "tool_use", id: call.id, name: call.name, input: {}, raw_input: call.arguments }
+}
+
 export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => {
   const now = options.now ?? (() => new Date())
   const stamp = (message: Record<string, unknown>) => ({
@@ -92,7 +104,10 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
         permissionMode: info.permissionMode,
         slash_commands: [],
         apiKeySource: "none",
+        // Claude Code's version field is required by the SDK's types; anvil names its own version there.
+        claude_code_version: info.version,
         output_style: "default",
+        agents: [],
         skills: [...(info.skills ?? [])],
         plugins: [...(info.plugins ?? [])],
         anvil_version: info.version,
@@ -108,7 +123,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
         case "assistant": {
           const content: Array<Record<string, unknown>> = []
           if (event.text !== "") content.push({ type: "text", text: event.text })
-          for (const call of event.tool_calls) content.push({ type: "tool_use", id: call.id, name: call.name, input: parseArguments(call.arguments) })
+          for (const call of event.tool_calls) content.push(toolUseBlock(call))
           send({
             type: "assistant",
             message: {

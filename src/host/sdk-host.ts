@@ -211,7 +211,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       cwd: io.cwd,
       model: opened.model.id,
       tools: opened.tools.map((t) => t.name),
-      permissionMode: mode === "bypassPermissions" ? "bypassPermissions" : "default",
+      permissionMode: mode,
       version: VERSION,
       profile: opened.profile.name,
       engine: opened.engine,

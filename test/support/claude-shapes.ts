@@ -33,8 +33,8 @@ export const initProblems = (m: Record<string, any>): Problems => {
   const p: Problems = []
   if (m.type !== "system" || m.subtype !== "init") p.push(`init: type/subtype ${m.type}/${m.subtype}`)
   common(p, "init", m)
-  for (const k of ["cwd", "model", "permissionMode", "apiKeySource", "output_style"]) need(p, "init", m, k, "string")
-  for (const k of ["tools", "mcp_servers", "slash_commands"]) need(p, "init", m, k, "array")
+  for (const k of ["cwd", "model", "permissionMode", "apiKeySource", "output_style", "claude_code_version"]) need(p, "init", m, k, "string")
+  for (const k of ["tools", "mcp_servers", "slash_commands", "skills", "plugins"]) need(p, "init", m, k, "array")
   if (Array.isArray(m.tools) && !m.tools.every((t: unknown) => typeof t === "string")) p.push("init.tools: not all strings")
   return p
 }
