@@ -197,7 +197,8 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
         duration_api_ms: result.stats.api_ms,
         num_turns: result.stats.steps,
         result: result.answer,
-        stop_reason: result.status === "success" ? "end_turn" : null,
+        // The model's last stop: it ended its reply (an answer, even if a denial or verify then failed the turn).
+        stop_reason: result.answer !== "" && ["completed", "permission_denied", "verify_failed"].includes(result.reason) ? "end_turn" : null,
         total_cost_usd: 0,
         usage: {
           ...anthropicUsage(result.usage),

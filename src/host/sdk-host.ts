@@ -14,7 +14,7 @@ import { claudeName, isClaudeName, toAnvilInput, toClaudeInput } from "./claude-
 import { makeControlChannel } from "./control-channel.ts"
 import { PERMISSION_MODES, parsePrintFlags, type PermissionMode, type PrintFlags } from "./print-flags.ts"
 import { makeSdkHooks, type SdkHooks } from "./sdk-hooks.ts"
-import { sdkMcpTools } from "./sdk-mcp.ts"
+import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
 /**
@@ -166,6 +166,17 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     permission_mode: mode,
   })
 
+  /** Claude's server list: the host's in-process servers (reached through the control channel), then configured ones. */
+  const mcpServers = (opened: AgentSessionShape | undefined) => [
+    ...sdkServerNames(initialize).map((name) => ({ name, status: "connected" })),
+    ...(opened?.mcp.views() ?? []).map((v) => ({
+      name: v.name,
+      status: v.status === "connected" ? "connected" : v.status === "failed" ? "failed" : v.status === "disabled" ? "disabled" : "pending",
+      ...(v.serverInfo ? { serverInfo: v.serverInfo } : {}),
+      ...(v.error ? { error: v.error } : {}),
+    })),
+  ]
+
   const open = async (): Promise<AgentSessionShape> => {
     hooks = makeSdkHooks(hookConfig, channel, hookBase, onProblem)
     const hostTools = await sdkMcpTools(initialize, channel, onProblem)
@@ -211,6 +222,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       cwd: io.cwd,
       model: opened.model.id,
       tools: opened.tools.map((t) => t.name),
+      mcp_servers: mcpServers(opened),
       permissionMode: mode,
       version: VERSION,
       profile: opened.profile.name,
@@ -331,14 +343,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         channel.succeed(id, { model: model ?? null, applies: session ? "next session" : "this session" })
         return
       case "mcp_status":
-        channel.succeed(id, {
-          mcpServers: (session?.mcp.views() ?? []).map((v) => ({
-            name: v.name,
-            status: v.status === "connected" ? "connected" : v.status === "failed" ? "failed" : v.status === "disabled" ? "disabled" : "pending",
-            ...(v.serverInfo ? { serverInfo: v.serverInfo } : {}),
-            ...(v.error ? { error: v.error } : {}),
-          })),
-        })
+        channel.succeed(id, { mcpServers: mcpServers(session) })
         return
       default:
         channel.fail(id, `anvil does not support the control request '${String(request.subtype)}'`)

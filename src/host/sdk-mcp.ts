@@ -68,9 +68,13 @@ const connectionOf = (channel: ControlChannel, server: string, info: Json, tools
   }
 }
 
+/** The names of the host's in-process servers, as `initialize` gave them. */
+export const sdkServerNames = (initialize: Json): ReadonlyArray<string> =>
+  Array.isArray(initialize.sdkMcpServers) ? initialize.sdkMcpServers.filter((n): n is string => typeof n === "string") : []
+
 /** The tools of the host's servers: from `initialize`'s manifests, or asked for with `tools/list` when it sent none. */
 export const sdkMcpTools = async (initialize: Json, channel: ControlChannel, onProblem: (message: string) => void): Promise<ReadonlyArray<Tool>> => {
-  const names = Array.isArray(initialize.sdkMcpServers) ? initialize.sdkMcpServers.filter((n): n is string => typeof n === "string") : []
+  const names = sdkServerNames(initialize)
   const manifests = isRecord(initialize.sdkMcpServerManifests) ? initialize.sdkMcpServerManifests : {}
   const out: Array<Tool> = []
   for (const server of names) {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
+import { turnWithoutSteps } from "../../src/agent/events.ts"
 import { makeClaudeStream } from "../../src/cli/claude-stream.ts"
-import { assistantProblems, initProblems } from "../support/claude-shapes.ts"
+import { assistantProblems, initProblems, resultProblems } from "../support/claude-shapes.ts"
 
 // The Claude-shaped messages themselves, in process: what the SDK's types require of each field.
 const capture = () => {
@@ -35,5 +36,15 @@ describe("Claude-shaped messages", () => {
       { type: "tool_use", id: "c2", name: "read", input: {}, raw_input: "[1,2]" },
       { type: "tool_use", id: "c3", name: "read", input: { path: "a" } },
     ])
+  })
+  test("the result's stop_reason is end_turn when the model ended with an answer, even if a denial failed the turn", () => {
+    const { stream } = capture()
+    const answered = (reason: Parameters<typeof turnWithoutSteps>[1], answer: string) => ({ ...turnWithoutSteps("error", reason), answer })
+    expect(stream.result({ ...answered("completed", "done"), status: "success" }).stop_reason).toBe("end_turn")
+    const denied = stream.result(answered("permission_denied", "could not"))
+    expect(resultProblems(denied)).toEqual([])
+    expect(denied.stop_reason).toBe("end_turn")
+    expect(stream.result(answered("max_steps", "")).stop_reason).toBeNull()
+    expect(stream.result(answered("model_error", "partial")).stop_reason).toBeNull()
   })
 })

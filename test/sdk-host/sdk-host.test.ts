@@ -194,6 +194,9 @@ describe("the host's in-process MCP server", () => {
     const toolResult = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.tool_use_id === "m1") as any
     expect(String(toolResult.content)).toContain("42")
     expect(resultOf(messages).subtype).toBe("success")
+    // system/init lists the server as Claude Code does.
+    const init = messages.find((m) => m.type === "system" && m.subtype === "init") as Extract<SDKMessage, { type: "system"; subtype: "init" }>
+    expect(init.mcp_servers).toContainEqual({ name: "calc", status: "connected" })
   })
 })
 
