@@ -130,6 +130,8 @@ export class LspClient {
       void connection.sendNotification("initialized", {})
       return client
     } catch (e) {
+      // A server that exits at start is named so (its code), not by the broken pipe the request met on the way.
+      const early = await Promise.race([proc.exited, new Promise<undefined>((r) => setTimeout(r, 200).unref())])
       await proc.stop(500)
       // The server is gone; what it wrote to stderr may still be on its way through the pipe (an EPIPE on the
       // request can come first): wait for the stream's end, briefly, so the message can say why.
@@ -139,7 +141,9 @@ export class LspClient {
         setTimeout(resolve, 300).unref()
       })
       const detail = client.stderr ? ` Its stderr: ${client.stderr.split("\n").slice(-5).join(" | ")}` : ""
-      throw new LspStartError({ server: options.name, message: `${options.name} did not start: ${(e as Error).message}.${detail}` })
+      const how = early && (early.signal ? `was killed by ${early.signal}` : `exited with code ${early.code ?? "?"}`)
+      const reason = (how ? `${options.name} ${how} before answering initialize` : (e as Error).message).replace(/\.+$/, "")
+      throw new LspStartError({ server: options.name, message: `${options.name} did not start: ${reason}.${detail}` })
     }
   }
 

@@ -186,6 +186,7 @@ describe("LSP tools on real servers (compiled binary)", () => {
     expect(broken.envelope.error.code).toBe("EXECUTION_ERROR")
     expect(broken.envelope.error.message).toContain("sh did not start")
     expect(broken.envelope.error.message).toContain("cannot start")
+    expect(broken.envelope.error.message).toContain("exited with code 3 before answering initialize")
     expect(processesIn(root)).toEqual([])
   })
 
