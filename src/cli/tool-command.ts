@@ -28,6 +28,8 @@ export interface ToolCommandArgs {
   readonly trustPlugins?: boolean
   /** `--trust-mcp`: the project's untrusted MCP server starts for this call. */
   readonly trustMcp?: boolean
+  /** The text of each `--key value` flag, kept for the tool's string parameters (see withStringFlags). */
+  readonly flagTexts?: Readonly<Record<string, string>>
 }
 
 /**
@@ -44,6 +46,7 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
   let positional: unknown
   let notJson = false
   let trust: { trustPlugins?: true; trustMcp?: true } = {}
+  const flagTexts: Record<string, string> = {}
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     if (a === "--text") text = true
@@ -58,8 +61,9 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
       const eq = a.indexOf("=")
       const key = eq > 0 ? a.slice(2, eq) : a.slice(2)
       const next = args[i + 1]
-      const value = eq > 0 ? flagValue(a.slice(eq + 1)) : next !== undefined && !next.startsWith("--") ? flagValue(args[++i]!) : true
-      params = { ...params, [key]: value }
+      const raw = eq > 0 ? a.slice(eq + 1) : next !== undefined && !next.startsWith("--") ? args[++i]! : undefined
+      if (raw !== undefined) flagTexts[key] = raw
+      params = { ...params, [key]: raw === undefined ? true : flagValue(raw) }
     } else if (positional === undefined) {
       const source = a === "-" ? await io.readStdin() : a
       try {
@@ -75,9 +79,30 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
     if (typeof positional !== "object" || positional === null || Array.isArray(positional)) {
       throw new UsageError(`anvil tool ${name}: JSON parameters must be an object to combine with --key flags`)
     }
-    return { name, params: { ...positional, ...params }, text, meta, ...(sandbox ? { sandbox } : {}), ...trust }
+    return { name, params: { ...positional, ...params }, text, meta, ...(sandbox ? { sandbox } : {}), ...trust, flagTexts }
   }
-  return { name, params: positional ?? params ?? {}, text, meta, ...(sandbox ? { sandbox } : {}), ...(notJson ? { notJson } : {}), ...trust }
+  return { name, params: positional ?? params ?? {}, text, meta, ...(sandbox ? { sandbox } : {}), ...(notJson ? { notJson } : {}), ...trust, flagTexts }
+}
+
+/**
+ * The call's parameters with each `--key value` flag read as the tool's schema wants it: a flag's text is
+ * parsed as JSON (numbers, booleans, lists), except for a string parameter, which keeps the text as typed
+ * (`--new_string true`, `--content 007`, `--pattern 42` are strings).
+ */
+export const withStringFlags = (args: ToolCommandArgs, tools: ReadonlyArray<Tool>): unknown => {
+  const texts = Object.entries(args.flagTexts ?? {})
+  const params = args.params
+  if (texts.length === 0 || typeof params !== "object" || params === null || Array.isArray(params)) return params
+  const wanted = args.name.trim().toLowerCase()
+  const tool = tools.find((t) => [t.name, t.title, ...(t.aliases ?? [])].some((n) => n.toLowerCase() === wanted))
+  const ast = tool?.parameters.ast
+  if (ast?._tag !== "Objects") return params
+  const out: Record<string, unknown> = { ...(params as Record<string, unknown>) }
+  for (const [key, text] of texts) {
+    const field = ast.propertySignatures.find((p) => p.name === (tool!.parameterAliases?.[key] ?? key))
+    if (field?.type._tag === "String") out[key] = text
+  }
+  return out
 }
 
 /** Runs one tool through the full pipeline and prints the envelope (or the model's text). */
@@ -124,7 +149,7 @@ export const toolCommand = async (
     warned = true
     if (strict && warnings.length > 0) return new ConfigStrictError({ count: warnings.length })
     const runner = yield* ToolRunner
-    return yield* runner.run({ name: args.name, params: args.params }, { cancelled: Deferred.await(cancel) })
+    return yield* runner.run({ name: args.name, params: withStringFlags(args, tools) }, { cancelled: Deferred.await(cancel) })
   }).pipe((call) => Effect.flatMap(services, (context) => Effect.provideContext(call, context)), Effect.scoped)
   let result: ToolOutcome | ConfigStrictError
   try {
