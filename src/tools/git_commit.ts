@@ -78,6 +78,7 @@ export const gitCommitTool = defineTool({
       }
       const text = cleanMessage(message)
       if (text === "") return yield* Effect.fail(invalidParam("message", "the commit message is empty"))
+      if (text.includes("\0")) return yield* Effect.fail(invalidParam("message", "the message contains a NUL byte (\\0), which git cannot store; remove it"))
 
       const repo = yield* openRepository
       const fs = yield* FileSystem

@@ -178,6 +178,16 @@ describe("bash: parameters", () => {
     }
   })
 
+  test("a NUL byte in the command or an argument is INVALID_PARAM naming the field (no command line can carry one)", async () => {
+    const root = project()
+    const inCommand = await bash(root, { command: "echo a\u0000b" })
+    expect(inCommand.envelope.error?.code).toBe("INVALID_PARAM")
+    expect(inCommand.envelope.error?.field_errors?.[0]?.field).toBe("command")
+    expect(inCommand.envelope.error?.message).not.toContain("ANVIL_CALLER_PATH")
+    const inArgs = await bash(root, { args: ["echo", "ok", "a\u0000b"] })
+    expect(inArgs.envelope.error?.field_errors?.[0]?.field).toBe("args[2]")
+  })
+
   test("timeout_ms above 600000 or below 100 is INVALID_PARAM", async () => {
     const root = project()
     const high = await bash(root, { command: "true", timeout_ms: 600_001 })
