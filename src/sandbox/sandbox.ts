@@ -1,11 +1,11 @@
 import { Context, Data, Effect, Layer } from "effect"
-import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs"
+import { lstatSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { SpawnCommand, SpawnWrap } from "../process/managed-process.ts"
 import { bwrapArgs } from "./bwrap-args.ts"
 import { diagnose, type SandboxRefusal } from "./diagnose.ts"
-import { buildPolicy, showPath, type SandboxFacts, type SandboxPolicy, type StandIn } from "./policy.ts"
+import { buildPolicy, showPath, type SandboxFacts, type SandboxPolicy } from "./policy.ts"
 import { probeSandbox, type SandboxSupport } from "./probe.ts"
 import type { SandboxProxy } from "./proxy.ts"
 import { RELAY_COMMAND } from "./relay-command.ts"
@@ -74,38 +74,6 @@ export const selfCommand = (): ReadonlyArray<string> =>
 /** The one-line warning for a sandbox that cannot run. */
 export const unavailableWarning = (support: SandboxSupport): string | undefined =>
   support.available ? undefined : `the command sandbox is not available: ${support.reason}; commands run unconfined and ask for approval as usual. To fix: ${support.fix}`
-
-/** Stand-ins in use by running commands of this process: path → users. */
-const standInUsers = new Map<string, number>()
-
-const placeStandIn = (s: StandIn): boolean => {
-  const users = standInUsers.get(s.path) ?? 0
-  standInUsers.set(s.path, users + 1)
-  if (users > 0) return false
-  try {
-    if (s.kind === "dir") mkdirSync(s.path)
-    else writeFileSync(s.path, "", { flag: "wx" })
-    return true
-  } catch {
-    return false
-  }
-}
-
-const removeStandIn = (s: StandIn, created: boolean) => {
-  const users = (standInUsers.get(s.path) ?? 1) - 1
-  if (users > 0) {
-    standInUsers.set(s.path, users)
-    return
-  }
-  standInUsers.delete(s.path)
-  if (!created) return
-  try {
-    if (s.kind === "dir") rmdirSync(s.path)
-    else if (statSync(s.path).size === 0) unlinkSync(s.path)
-  } catch {
-    // filled in meanwhile by someone outside the sandbox: theirs now
-  }
-}
 
 /** Removes `path` if the command made it; true when there was something to remove. */
 const removeMade = (path: string): boolean => {
@@ -201,8 +169,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
         if (settings.require) return yield* new SandboxUnavailableError({ message: `${status.warning} (sandbox.require is on, so the command was not run)` })
         return plain
       }
-      const p = buildPolicy(settings, facts())!
-      const temp = p.writable[0]!
+      const temp = tmp()
       let socketPath: string | undefined
       if (settings.network.kind === "hosts") {
         // Imported when first needed: node:net costs every session's start-up otherwise.
@@ -211,6 +178,10 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
         if (running instanceof Error) return yield* new SandboxUnavailableError({ message: `anvil's network proxy could not start: ${running.message}` })
         socketPath = running.socketPath
       }
+      // Built under the ledger's lock, with the stand-ins placed and recorded: another command of this
+      // or another anvil cannot take away a mount point this one's bubblewrap still needs.
+      const held = ledger().hold(() => buildPolicy(settings, facts())!)
+      const p = held.value
       const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
       const self = options.self ?? selfCommand()
       const bwrap = support.bwrap
@@ -224,8 +195,6 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
           env: { ...command.env, TMPDIR: temp, TMP: temp, TEMP: temp, TEMPDIR: temp },
         }
       }
-      const forget = ledger().record(p.standIns)
-      const placed = p.standIns.map(placeStandIn)
       const refusedBefore = refused.length
       let finished = false
       // Kept for every call of finish (the runner calls it once to clean up, bash again with the output).
@@ -237,8 +206,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
           Effect.sync(() => {
             if (!finished) {
               finished = true
-              p.standIns.forEach((s, i) => removeStandIn(s, placed[i]!))
-              forget()
+              held.release()
               // Nothing of the command runs any more (its PID namespace ended with it): what it made here goes.
               for (const path of p.mustStayAbsent) if (removeMade(path)) undone.push(madeRefusal(facts().root, path))
             }

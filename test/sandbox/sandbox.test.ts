@@ -115,6 +115,19 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     expect(existsSync(canary)).toBe(false)
   })
 
+  test("several anvil processes running commands in one project at once: every command starts (no stand-in taken away under another's bubblewrap), none is left", async () => {
+    const base = tempDir("anvil-sbx-")
+    const root = join(base, "proj")
+    const home = join(base, "home")
+    mkdirSync(home, { recursive: true })
+    Bun.spawnSync(["git", "init", "-q", root])
+    for (let round = 0; round < 6; round++) {
+      const runs = await Promise.all([0, 1, 2].map((i) => bash(root, home, { command: `sleep 0.0${(round * 3 + i) % 7}; echo ok-${i}` })))
+      runs.forEach((r, i) => expect({ round, out: r.envelope.data.stdout, err: r.envelope.data.stderr }).toEqual({ round, out: `ok-${i}`, err: "" }))
+    }
+    expect(readdirSync(root).sort()).toEqual([".anvil", ".git"])
+  })
+
   test("network: a 127.0.0.1 server outside is unreachable by default and reachable with sandbox.network \"on\"", async () => {
     const url = web()
     const off = setup()

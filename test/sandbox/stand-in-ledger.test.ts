@@ -9,6 +9,8 @@ const deadPid = (): number => {
   return proc.pid
 }
 
+const records = (dir: string) => readdirSync(dir).filter((n) => n.endsWith(".json"))
+
 describe("stand-ins a killed anvil left behind", () => {
   test("a dead process's record: its empty stand-ins are removed, a filled one is kept, the record goes", () => {
     const project = tempDir()
@@ -27,7 +29,7 @@ describe("stand-ins a killed anvil left behind", () => {
     expect(existsSync(join(project, "anvil.json"))).toBe(false)
     expect(existsSync(join(project, ".claude"))).toBe(false)
     expect(existsSync(join(project, ".mcp.json"))).toBe(true)
-    expect(readdirSync(dir)).toEqual([])
+    expect(records(dir)).toEqual([])
   })
 
   test("a running process's record is left alone; this process's own record is forgotten once its stand-ins are removed", () => {
@@ -40,12 +42,33 @@ describe("stand-ins a killed anvil left behind", () => {
       writeFileSync(join(dir, `${sleeper.pid}-1.json`), JSON.stringify([{ path: join(project, "anvil.json"), kind: "file" }]))
       const ledger = standInLedger(dir)
       expect(existsSync(join(project, "anvil.json"))).toBe(true)
-      const forget = ledger.record([{ path: join(project, ".agents"), kind: "dir" }])
-      expect(readdirSync(dir).sort()).toEqual([`${process.pid}-1.json`, `${sleeper.pid}-1.json`].sort())
-      forget()
-      expect(readdirSync(dir)).toEqual([`${sleeper.pid}-1.json`])
+      const held = ledger.hold(() => ({ standIns: [{ path: join(project, ".agents"), kind: "dir" as const }], readOnly: [] }))
+      expect(existsSync(join(project, ".agents"))).toBe(true)
+      expect(records(dir).filter((n) => n.startsWith(`${process.pid}-`))).toHaveLength(1)
+      held.release()
+      expect(existsSync(join(project, ".agents"))).toBe(false)
+      expect(records(dir)).toEqual([`${sleeper.pid}-1.json`])
     } finally {
       sleeper.kill()
     }
+  })
+
+  test("commands running at once share a stand-in: only the last one to end takes it away (another's bubblewrap still needs it)", () => {
+    const project = tempDir()
+    const dir = join(tempDir(), "ledger")
+    const claude = { path: join(project, ".claude"), kind: "dir" as const }
+    const first = standInLedger(dir).hold(() => ({ standIns: [claude], readOnly: [] }))
+    expect(existsSync(claude.path)).toBe(true)
+    // A second command (another anvil sees the stand-in as an existing protected folder) shares it.
+    const second = standInLedger(dir).hold(() => ({ standIns: [], readOnly: [claude.path] }))
+    first.release()
+    expect(existsSync(claude.path)).toBe(true)
+    // A third one that still found it missing when it looked also shares it instead of owning a copy.
+    const third = standInLedger(dir).hold(() => ({ standIns: [claude], readOnly: [] }))
+    second.release()
+    expect(existsSync(claude.path)).toBe(true)
+    third.release()
+    expect(existsSync(claude.path)).toBe(false)
+    expect(records(dir)).toEqual([])
   })
 })
