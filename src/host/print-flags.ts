@@ -33,6 +33,8 @@ export interface PrintFlags {
   readonly prompt: string
   /** Flags accepted but not acted on, as given. */
   readonly ignored: ReadonlyArray<string>
+  /** Values of honoured flags that cannot be used (`--output-format yaml`): usage errors, never guessed at. */
+  readonly errors: ReadonlyArray<string>
 }
 
 /** Flags that take a value. */
@@ -130,7 +132,16 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     : PERMISSION_MODES.includes(modeText as PermissionMode)
       ? (modeText as PermissionMode)
       : "default"
-  const maxTurns = Number(one("--max-turns"))
+  const errors: Array<string> = []
+  const choose = <T extends string>(flag: string, text: string | undefined, choices: ReadonlyArray<T>): void => {
+    if (text !== undefined && !choices.includes(text as T)) errors.push(`${flag} is ${choices.join(", ")}; not '${text}'`)
+  }
+  choose("--output-format", format, ["text", "json", "stream-json"])
+  choose("--input-format", input, ["text", "stream-json"])
+  choose("--permission-mode", modeText, PERMISSION_MODES)
+  const turnsText = one("--max-turns")
+  const maxTurns = Number(turnsText)
+  if (turnsText !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) errors.push(`--max-turns needs a positive whole number, not '${turnsText}'`)
   const resume = one("--resume", "-r")
   const model = one("--model")
   const systemPrompt = one("--system-prompt")
@@ -154,5 +165,6 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     includePartialMessages: switches.has("--include-partial-messages"),
     prompt: words.join(" ").trim(),
     ignored: [...new Set(ignored)],
+    errors,
   }
 }

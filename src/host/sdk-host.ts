@@ -95,6 +95,10 @@ const denyRules = (flags: PrintFlags): Json => {
 
 export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
   const flags = parsePrintFlags(argv)
+  if (flags.errors.length > 0) {
+    io.err(`${flags.errors.map((e) => `anvil: ${e}\n`).join("")}Run 'anvil --help' for usage.\n`)
+    return EXIT.usage
+  }
   if (flags.inputFormat !== "stream-json" || flags.outputFormat !== "stream-json") {
     if (flags.ignored.length > 0) io.err(`anvil: accepted but not acted on: ${flags.ignored.join(", ")}\n`)
     const { runCommand } = await import("../cli/run-command.ts")

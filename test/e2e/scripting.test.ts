@@ -203,6 +203,11 @@ describe("anvil run for scripts", () => {
     expect(typo.stderr).toStartWith("anvil run: --allow bsh:ls names no tool 'bsh' (did you mean 'bash'?)")
     const flag = await runBinary(["run", "--max-steps", "0", "hi"], { cwd: root, env })
     expect(flag.code).toBe(2)
+    // Claude's print mode: a value its flag cannot take is a usage error, not a run in some other format.
+    const format = await runBinary(["-p", "hi", "--output-format", "yaml"], { cwd: root, env })
+    expect(format.code).toBe(2)
+    expect(format.stderr).toStartWith("anvil: --output-format is text, json, stream-json; not 'yaml'")
+    expect(format.stdout).toBe("")
     for (const out of [missing.stderr, typo.stderr, flag.stderr]) expect(out).not.toContain("anvil: anvil")
   })
 
