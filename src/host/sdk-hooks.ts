@@ -22,6 +22,8 @@ interface Matcher {
   readonly matcher?: string
   readonly hookCallbackIds: ReadonlyArray<string>
   readonly timeout?: number
+  /** `block`: a callback that fails blocks what the event guards (the tool call, the prompt); `continue` (default) skips it. */
+  readonly onFailure?: "continue" | "block"
 }
 
 
@@ -49,6 +51,9 @@ export interface SdkHooks {
   readonly stopRequested: () => string | undefined
 }
 
+/** Events whose action a failing `onFailure: "block"` hook blocks (Claude Code ignores the option on Stop and the like). */
+const BLOCKABLE = new Set(["PreToolUse", "UserPromptSubmit", "PermissionRequest"])
+
 const matches = (matcher: string | undefined, toolName: string | undefined): boolean => {
   if (matcher === undefined || matcher === "" || matcher === "*" || toolName === undefined) return true
   try {
@@ -74,6 +79,7 @@ export const makeSdkHooks = (
           ...(typeof m.matcher === "string" ? { matcher: m.matcher } : {}),
           hookCallbackIds: Array.isArray(m.hookCallbackIds) ? m.hookCallbackIds.filter((x): x is string => typeof x === "string") : [],
           ...(typeof m.timeout === "number" ? { timeout: m.timeout } : {}),
+          ...(m.onFailure === "block" ? { onFailure: "block" as const } : {}),
         })),
       )
     }
@@ -98,7 +104,12 @@ export const makeSdkHooks = (
             ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
           })
         } catch (e) {
-          onProblem(`host hook ${event} (${id}) failed and was skipped: ${(e as { message?: string }).message ?? String(e)}`)
+          const why = (e as { message?: string }).message ?? String(e)
+          if (m.onFailure === "block" && BLOCKABLE.has(event)) {
+            onProblem(`host hook ${event} (${id}) failed; its matcher blocks on failure: ${why}`)
+            verdict.decision = "deny"
+            verdict.reason = `The host's ${event} hook failed (${why}), and it blocks what it guards when it fails.`
+          } else onProblem(`host hook ${event} (${id}) failed and was skipped: ${why}`)
           continue
         }
         const specific = isRecord(out.hookSpecificOutput) ? out.hookSpecificOutput : {}

@@ -329,6 +329,9 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
           account: {},
           pid: process.pid,
           pending_permission_requests: channel.pending(),
+          // The hooks are registered, and a matcher's onFailure is honoured (the SDK refuses "block" without this).
+          ...(isRecord(request.hooks) && Object.keys(request.hooks).length > 0 ? { hooks_applied: true } : {}),
+          hook_on_failure_supported: true,
         })
         return
       case "interrupt":

@@ -117,6 +117,31 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(JSON.stringify(seen[0].tool_response)).toContain("alpha")
   })
 
+  test("a failing PreToolUse hook whose matcher says onFailure: block blocks the call; one that says continue lets it run", async () => {
+    const root = project({})
+    const { env, server } = model([
+      { tool_calls: [{ name: "write", arguments: { path: "blocked.txt", content: "x" }, id: "w1" }, { name: "bash", arguments: { command: "echo ran > ran.txt" }, id: "b1" }] },
+      { text: "Done." },
+    ])
+    const failing = async (): Promise<never> => {
+      throw new Error("hook crashed")
+    }
+    const messages = await collect(
+      query({
+        prompt: "go",
+        options: {
+          ...base(root, env),
+          permissionMode: "bypassPermissions",
+          hooks: { PreToolUse: [{ matcher: "Write", onFailure: "block", hooks: [failing] }, { matcher: "Bash", hooks: [failing] }] },
+        },
+      }),
+    )
+    expect(existsSync(join(root, "blocked.txt"))).toBe(false)
+    expect(existsSync(join(root, "ran.txt"))).toBe(true)
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("blocks what it guards when it fails")
+    expect(resultOf(messages).permission_denials.map((d) => d.tool_name)).toEqual(["Write"])
+  })
+
   test("two user messages in streaming input are two turns of one session; disallowedTools denies", async () => {
     const root = project({})
     const { env } = model([{ tool_calls: [{ name: "bash", arguments: { command: "echo hi" }, id: "c1" }] }, { text: "first" }, { text: "second" }])
