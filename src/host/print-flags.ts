@@ -29,6 +29,8 @@ export interface PrintFlags {
   readonly forkSession: boolean
   readonly sessionId?: string
   readonly includePartialMessages: boolean
+  /** `--mcp-config` values as given: JSON text (`{"mcpServers": …}`, what the SDK passes) or a file's path. */
+  readonly mcpConfigs: ReadonlyArray<string>
   /** The prompt given as an argument (`-p "…"`), when any. */
   readonly prompt: string
   /** Flags accepted but not acted on, as given. */
@@ -58,7 +60,7 @@ const HONOURED = new Set([
   "--output-format", "--input-format", "--model", "--max-turns", "--permission-mode", "--permission-prompt-tool",
   "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
   "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
-  "--dangerously-skip-permissions",
+  "--dangerously-skip-permissions", "--mcp-config",
 ])
 
 /** Splits a tool list as Claude Code takes it: commas or spaces, but not inside `Bash(…)`. */
@@ -163,6 +165,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     forkSession: switches.has("--fork-session"),
     ...(sessionId !== undefined && sessionId !== "" ? { sessionId } : {}),
     includePartialMessages: switches.has("--include-partial-messages"),
+    mcpConfigs: values.get("--mcp-config") ?? [],
     prompt: words.join(" ").trim(),
     ignored: [...new Set(ignored)],
     errors,

@@ -12,8 +12,10 @@ import type { Tool } from "../tool-framework/definition.ts"
 import { VERSION } from "../version.ts"
 import { claudeName, isClaudeName, toAnvilInput, toClaudeInput } from "./claude-tools.ts"
 import { makeControlChannel } from "./control-channel.ts"
-import { PERMISSION_MODES, parsePrintFlags, type PermissionMode, type PrintFlags } from "./print-flags.ts"
+import type { AllowRule } from "../permission/rules.ts"
+import { claudeRule, PERMISSION_MODES, parsePrintFlags, splitToolList, type PermissionMode, type PrintFlags } from "./print-flags.ts"
 import { makeSdkHooks, type SdkHooks } from "./sdk-hooks.ts"
+import { mcpConfigSources } from "./mcp-config-flag.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
@@ -81,9 +83,9 @@ const printArgs = (flags: PrintFlags): Array<string> => {
 }
 
 /** anvil.json `permission` rules for `--disallowedTools`: deny always wins. */
-const denyRules = (flags: PrintFlags): Json => {
+const denyRules = (disallowed: ReadonlyArray<AllowRule>): Json => {
   const permission: Record<string, Json | string> = {}
-  for (const rule of flags.disallowed) {
+  for (const rule of disallowed) {
     if (rule.pattern === undefined) permission[rule.tool] = "deny"
     else {
       const entry = permission[rule.tool]
@@ -170,6 +172,13 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     permission_mode: mode,
   })
 
+  // What a program delivers in `initialize` instead of on the command line (the SDK's *Delivery: "initialize").
+  const initMcpConfigs = (): Array<string> => (isRecord(initialize.mcpServers) ? [JSON.stringify({ mcpServers: initialize.mcpServers })] : [])
+  const disallowed = (): Array<AllowRule> => [
+    ...flags.disallowed,
+    ...(Array.isArray(initialize.disallowedTools) ? initialize.disallowedTools.flatMap((t) => (typeof t === "string" ? splitToolList(t) : [])).flatMap((t) => claudeRule(t) ?? []) : []),
+  ]
+
   /** Claude's server list: the host's in-process servers (reached through the control channel), then configured ones. */
   const mcpServers = (opened: AgentSessionShape | undefined) => [
     ...sdkServerNames(initialize).map((name) => ({ name, status: "connected" })),
@@ -201,11 +210,12 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         allow: flags.allowed,
         onAsk: ask,
         configOverrides: {
-          ...(flags.disallowed.length > 0 ? { permission: denyRules(flags) } : {}),
+          ...(disallowed().length > 0 ? { permission: denyRules(disallowed()) } : {}),
           // A host that answers permission requests decides about every asking call, sandboxed commands included.
           ...(flags.promptToolStdio ? { sandbox: { auto_allow: false } } : {}),
         },
         plugins: { onProblem },
+        mcp: { extraSources: mcpConfigSources([...flags.mcpConfigs, ...initMcpConfigs()], io.cwd, onProblem) },
         hooks: hooks.entries,
         systemPrompt,
         onSubagentEvent: (parent, event) => stream?.event(event, parent),
@@ -332,6 +342,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
           // The hooks are registered, and a matcher's onFailure is honoured (the SDK refuses "block" without this).
           ...(isRecord(request.hooks) && Object.keys(request.hooks).length > 0 ? { hooks_applied: true } : {}),
           hook_on_failure_supported: true,
+          ...(request.mcpServers !== undefined ? { mcp_servers_applied: isRecord(request.mcpServers) } : {}),
+          ...(request.disallowedTools !== undefined ? { disallowed_tools_applied: Array.isArray(request.disallowedTools) } : {}),
         })
         return
       case "interrupt":

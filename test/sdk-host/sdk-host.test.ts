@@ -225,6 +225,41 @@ describe("the host's in-process MCP server", () => {
   })
 })
 
+describe("the program's external MCP servers (--mcp-config)", () => {
+  test("a stdio server the program names is started and its tool called; init lists it", async () => {
+    const root = project({})
+    const { env } = model([{ tool_calls: [{ name: "mcp__tiny__echo", arguments: { message: "hello over stdio" }, id: "e1" }] }, { text: "Echoed." }])
+    const tiny = { type: "stdio" as const, command: process.execPath, args: [join(import.meta.dir, "..", "mcp", "tiny-server.ts")] }
+    const messages = await collect(query({ prompt: "echo", options: { ...base(root, env), mcpServers: { tiny }, allowedTools: ["mcp__tiny__echo"] } }))
+    const init = messages.find((m) => m.type === "system" && m.subtype === "init") as Extract<SDKMessage, { type: "system"; subtype: "init" }>
+    expect(init.mcp_servers.map((s) => s.name)).toContain("tiny")
+    const toolResult = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.tool_use_id === "e1") as any
+    expect(String(toolResult.content)).toContain("hello over stdio")
+    expect(toolResult.is_error).toBe(false)
+    expect(messages.some((m: any) => m.type === "system" && m.subtype === "ignored_flags" && m.flags.includes("--mcp-config"))).toBe(false)
+  })
+
+  test("servers and disallowedTools delivered in initialize instead of on the command line are applied and confirmed", async () => {
+    const root = project({})
+    const { env } = model([
+      { tool_calls: [{ name: "mcp__tiny__echo", arguments: { message: "via initialize" }, id: "e1" }, { name: "bash", arguments: { command: "echo no > no.txt" }, id: "b1" }] },
+      { text: "Done." },
+    ])
+    const tiny = { type: "stdio" as const, command: process.execPath, args: [join(import.meta.dir, "..", "mcp", "tiny-server.ts")] }
+    const messages = await collect(
+      query({
+        prompt: "echo",
+        options: { ...base(root, env), mcpServers: { tiny }, mcpServersDelivery: "initialize", disallowedTools: ["Bash"], disallowedToolsDelivery: "initialize", permissionMode: "bypassPermissions" } as any,
+      }),
+    )
+    const results = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])) as Array<any>
+    expect(String(results.find((b) => b.tool_use_id === "e1").content)).toContain("via initialize")
+    expect(results.find((b) => b.tool_use_id === "b1").is_error).toBe(true)
+    expect(existsSync(join(root, "no.txt"))).toBe(false)
+    expect(resultOf(messages).permission_denials.map((d) => d.tool_name)).toEqual(["Bash"])
+  })
+})
+
 describe("forking a session", () => {
   test("--fork-session resumes into a new id; the original keeps its history", async () => {
     const root = project({})
