@@ -29,6 +29,8 @@ export interface PrintFlags {
   readonly forkSession: boolean
   readonly sessionId?: string
   readonly includePartialMessages: boolean
+  /** `--tools`: the built-in tools the session has, as anvil names (`--tools=default` or none: all of them). */
+  readonly tools?: ReadonlyArray<string>
   /** `--mcp-config` values as given: JSON text (`{"mcpServers": …}`, what the SDK passes) or a file's path. */
   readonly mcpConfigs: ReadonlyArray<string>
   /** The prompt given as an argument (`-p "…"`), when any. */
@@ -60,7 +62,9 @@ const HONOURED = new Set([
   "--output-format", "--input-format", "--model", "--max-turns", "--permission-mode", "--permission-prompt-tool",
   "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
   "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
-  "--dangerously-skip-permissions", "--mcp-config",
+  "--dangerously-skip-permissions", "--mcp-config", "--tools",
+  // Only the SDK's acknowledgement that bypassPermissions was meant: nothing more to do.
+  "--allow-dangerously-skip-permissions",
 ])
 
 /** Splits a tool list as Claude Code takes it: commas or spaces, but not inside `Bash(…)`. */
@@ -134,6 +138,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     : PERMISSION_MODES.includes(modeText as PermissionMode)
       ? (modeText as PermissionMode)
       : "default"
+  const toolsText = one("--tools")
   const errors: Array<string> = []
   const choose = <T extends string>(flag: string, text: string | undefined, choices: ReadonlyArray<T>): void => {
     if (text !== undefined && !choices.includes(text as T)) errors.push(`${flag} is ${choices.join(", ")}; not '${text}'`)
@@ -166,6 +171,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     ...(sessionId !== undefined && sessionId !== "" ? { sessionId } : {}),
     includePartialMessages: switches.has("--include-partial-messages"),
     mcpConfigs: values.get("--mcp-config") ?? [],
+    ...(toolsText !== undefined && toolsText !== "default" ? { tools: splitToolList(toolsText).map(anvilName) } : {}),
     prompt: words.join(" ").trim(),
     ignored: [...new Set(ignored)],
     errors,

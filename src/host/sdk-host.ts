@@ -204,7 +204,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         sessionId: flags.resume,
         fork: flags.forkSession,
         maxSteps: flags.maxTurns,
-        allTools: [...tools, ...hostTools],
+        // The program's `tools` option chooses among the built-ins; its own MCP tools always come.
+        allTools: [...(flags.tools ? tools.filter((t) => flags.tools!.includes(t.name)) : tools), ...hostTools],
         // What the host names explicitly is offered in every request, never only on demand.
         alwaysOffer: [...flags.allowed.map((r) => r.tool), ...hostTools.map((t) => t.name)],
         allow: flags.allowed,

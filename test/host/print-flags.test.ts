@@ -16,4 +16,10 @@ describe("Claude print-mode flags", () => {
       "--max-turns needs a positive whole number, not 'many'",
     ])
   })
+  test("--tools names the built-in tools in Claude's names; default or an empty list as the SDK writes them", () => {
+    expect(parsePrintFlags(["--tools", "Read,Grep,Bash"]).tools).toEqual(["read", "grep", "bash"])
+    expect(parsePrintFlags(["--tools=default"]).tools).toBeUndefined()
+    expect(parsePrintFlags(["--tools", ""]).tools).toEqual([])
+    expect(parsePrintFlags(["--tools", ""]).ignored).toEqual([])
+  })
 })
