@@ -12,6 +12,7 @@ import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle } from "../terminal/style.ts"
 import { UserTerminal, type UserTerminalShape } from "../terminal/user-terminal.ts"
 import { VERSION } from "../version.ts"
+import type { ServerSource } from "../mcp/server-sources.ts"
 import { checkAllowRules, parseAgentArgs, sessionOptionsOf, type AgentArgs } from "./agent-args.ts"
 import { makeClaudeStream, startFailureResult, type ClaudeStream } from "./claude-stream.ts"
 import { EXIT, exitCodeOf } from "./exit-codes.ts"
@@ -128,6 +129,13 @@ export const promptWithInput = (prompt: string, piped: string | undefined): stri
   return `${prompt}\n\n<stdin>\n${input}\n</stdin>`
 }
 
+/** What Claude's print mode (`anvil -p`) sets that `anvil run` has no flag for. */
+export interface RunExtras {
+  readonly configOverrides?: Record<string, unknown>
+  readonly systemPrompt?: { readonly replace?: string; readonly append?: string }
+  readonly mcpSources?: ReadonlyArray<ServerSource>
+}
+
 /** `anvil run`: one turn (or one per input message), scripted; returns the exit code (see RUN_HELP). */
 export const runCommand = async (
   argv: ReadonlyArray<string>,
@@ -135,6 +143,7 @@ export const runCommand = async (
   root: string | undefined,
   tools: ReadonlyArray<Tool>,
   strict = false,
+  extra: RunExtras = {},
 ): Promise<number> => {
   const args: AgentArgs = parseAgentArgs(argv, "run")
   checkAllowRules(args.allow, tools.map((t) => t.name), "run")
@@ -189,9 +198,12 @@ export const runCommand = async (
       if (text) io.err(text)
     }
   }
+  const base = sessionOptionsOf(args, io, root, tools)
   const sessionRuntime = ManagedRuntime.make(
     AgentSession.layer({
-      ...sessionOptionsOf(args, io, root, tools),
+      ...base,
+      ...(extra.configOverrides ? { configOverrides: { ...base.configOverrides, ...extra.configOverrides } } : {}),
+      ...(extra.systemPrompt ? { systemPrompt: extra.systemPrompt } : {}),
       // A hook that failed is told on stderr and, in stream-json, as a system event the caller can read.
       plugins: {
         trustProject: args.trustPlugins,
@@ -201,7 +213,7 @@ export const runCommand = async (
         },
       },
       onAsk,
-      mcp: { onEvent: onMcp, trustProject: args.trustMcp },
+      mcp: { onEvent: onMcp, trustProject: args.trustMcp, ...(extra.mcpSources ? { extraSources: extra.mcpSources } : {}) },
       strict,
       onConfigWarnings: (warnings) => {
         printConfigWarnings(io, warnings)

@@ -76,6 +76,7 @@ const printArgs = (flags: PrintFlags): Array<string> => {
     ...(model ? ["--model", model] : []),
     ...(flags.maxTurns ? ["--max-steps", String(flags.maxTurns)] : []),
     ...(flags.permissionMode === "bypassPermissions" ? ["--yes"] : []),
+    ...(flags.permissionMode === "acceptEdits" ? [...EDIT_TOOLS].flatMap((t) => ["--allow", t]) : []),
     ...(flags.permissionMode === "plan" ? ["--profile", "plan"] : []),
     ...flags.allowed.flatMap((r) => ["--allow", r.pattern === undefined ? r.tool : `${r.tool}:${r.pattern}`]),
     ...(flags.resume ? ["--session", flags.resume] : flags.continueLast ? ["--continue"] : []),
@@ -104,7 +105,15 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
   if (flags.inputFormat !== "stream-json" || flags.outputFormat !== "stream-json") {
     if (flags.ignored.length > 0) io.err(`anvil: accepted but not acted on: ${flags.ignored.join(", ")}\n`)
     const { runCommand } = await import("../cli/run-command.ts")
-    return runCommand(printArgs(flags), io, root, tools)
+    // What `anvil run` has no flag for goes in directly: a dropped --disallowedTools would run what the caller forbade.
+    const mcpSources = mcpConfigSources(flags.mcpConfigs, io.cwd, (message) => io.err(`anvil: ${message}\n`))
+    return runCommand(printArgs(flags), io, root, flags.tools ? tools.filter((t) => flags.tools!.includes(t.name)) : tools, false, {
+      ...(flags.disallowed.length > 0 ? { configOverrides: { permission: denyRules(flags.disallowed) } } : {}),
+      ...(flags.systemPrompt !== undefined || flags.appendSystemPrompt !== undefined
+        ? { systemPrompt: { ...(flags.systemPrompt !== undefined ? { replace: flags.systemPrompt } : {}), ...(flags.appendSystemPrompt !== undefined ? { append: flags.appendSystemPrompt } : {}) } }
+        : {}),
+      ...(mcpSources.length > 0 ? { mcpSources } : {}),
+    })
   }
   guardNodeStreams()
   const line = (message: Json) => io.out(`${JSON.stringify(message)}\n`)

@@ -211,6 +211,20 @@ describe("anvil run for scripts", () => {
     for (const out of [missing.stderr, typo.stderr, flag.stderr]) expect(out).not.toContain("anvil: anvil")
   })
 
+  test("claude -p's options that anvil run has no flag for still apply: --disallowedTools, acceptEdits, --append-system-prompt", async () => {
+    const root = project({})
+    const { server, env } = openai([
+      { tool_calls: [{ name: "bash", arguments: { command: "echo x > made.txt" }, id: "b1" }, { name: "write", arguments: { path: "w.txt", content: "w\n" }, id: "w1" }] },
+      { text: "Done what I could." },
+    ])
+    const r = await runBinary(["-p", "go", "--disallowedTools", "Bash", "--permission-mode", "acceptEdits", "--append-system-prompt", "EXTRA-RULE", "--output-format", "json"], { cwd: root, env })
+    expect(r.code).toBe(4)
+    expect(JSON.parse(r.stdout).permission_denials).toEqual([{ tool_name: "bash", tool_use_id: "b1", tool_input: { command: "echo x > made.txt" } }])
+    expect(existsSync(join(root, "made.txt"))).toBe(false)
+    expect(existsSync(join(root, "w.txt"))).toBe(true)
+    expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("EXTRA-RULE")
+  })
+
   test("help lists every command, and 'anvil help COMMAND' answers for each", async () => {
     const root = project({})
     const help = await runBinary(["help"], { cwd: root })
