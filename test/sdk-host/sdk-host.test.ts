@@ -230,7 +230,7 @@ describe("the program's external MCP servers (--mcp-config)", () => {
     const root = project({})
     const { env } = model([{ tool_calls: [{ name: "mcp__tiny__echo", arguments: { message: "hello over stdio" }, id: "e1" }] }, { text: "Echoed." }])
     const tiny = { type: "stdio" as const, command: process.execPath, args: [join(import.meta.dir, "..", "mcp", "tiny-server.ts")] }
-    const messages = await collect(query({ prompt: "echo", options: { ...base(root, env), mcpServers: { tiny }, allowedTools: ["mcp__tiny__echo"] } }))
+    const messages = await collect(query({ prompt: "echo", options: { ...base(root, env), mcpServers: { tiny }, mcpServersDelivery: "argv", allowedTools: ["mcp__tiny__echo"] } as any }))
     const init = messages.find((m) => m.type === "system" && m.subtype === "init") as Extract<SDKMessage, { type: "system"; subtype: "init" }>
     expect(init.mcp_servers.map((s) => s.name)).toContain("tiny")
     const toolResult = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.tool_use_id === "e1") as any
