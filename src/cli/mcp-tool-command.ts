@@ -1,6 +1,7 @@
 import type { CliIO } from "./output.ts"
 import { openCliHub, progressLine } from "./mcp-command.ts"
-import { toolCommand, type ToolCommandArgs } from "./tool-command.ts"
+import { toolNameOf } from "../mcp/mcp-tool.ts"
+import { printUnknownName, toolCommand, type ToolCommandArgs } from "./tool-command.ts"
 
 /**
  * `anvil tool mcp__<server>__<tool> …`: starts only that server, runs the call
@@ -12,6 +13,16 @@ export const mcpToolCommand = async (args: ToolCommandArgs, io: CliIO, root: str
     if (e.type === "progress") io.err(progressLine(e))
   }, args.trustMcp === true)
   try {
+    const servers = hub.views().map((v) => v.name)
+    const lower = args.name.toLowerCase()
+    if (!servers.some((s) => lower.startsWith(toolNameOf(s, "").toLowerCase()))) {
+      const configured = servers.length > 0 ? `the configured ones are ${servers.join(", ")}` : "none is configured"
+      return printUnknownName(
+        args,
+        io,
+        `No MCP server is configured for '${args.name}' (${configured}; see 'anvil mcp list'). Tools of a server are named mcp__SERVER__TOOL; define servers in .mcp.json or anvil.json.`,
+      )
+    }
     return await toolCommand(args, [], io, root, undefined, [hub.toolSource])
   } finally {
     await hub.dispose()

@@ -200,6 +200,24 @@ export const toolCommand = async (
   return signals.exitCode ?? (outcome.envelope.status === "error" ? 1 : 0)
 }
 
+/**
+ * Answers a call the command line can already tell is wrong (an MCP server nobody configured): an
+ * INVALID_PARAM envelope on `name`, printed as the pipeline's would be, and exit 2 as for an unknown tool.
+ */
+export const printUnknownName = (args: ToolCommandArgs, io: CliIO, message: string): number => {
+  const envelope: Envelope = {
+    status: "error",
+    data: {},
+    text: `# ${args.name} Error\n\nCode: INVALID_PARAM\nMessage: ${message}\nRetryable: False\n\nField errors:\n- name: unknown tool`,
+    error: { code: "INVALID_PARAM", message, field_errors: [{ field: "name", message: "unknown tool" }], retryable: false },
+    stats: { time_ms: 0 },
+    context: { cwd: ".", params_input: null },
+  }
+  io.err(`anvil tool: ${message}\n`)
+  io.out(args.text ? `${envelope.text}\n` : `${JSON.stringify(envelope, null, 2)}\n`)
+  return 2
+}
+
 /** The INTERNAL_ERROR envelope of a defect found after the pipeline. */
 const internalEnvelope = (name: string, e: unknown): Envelope => {
   const message = `${name} failed unexpectedly: ${(e instanceof Error ? e.message : String(e)).slice(0, 2000)}`

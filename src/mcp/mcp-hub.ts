@@ -117,8 +117,8 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
       entry.status = "untrusted"
       entry.error =
         state === "changed"
-          ? `its definition in ${spec.source} changed since it was trusted; review it, then run 'anvil mcp trust ${spec.name}'`
-          : `defined by the project (${spec.source}); review it, then run 'anvil mcp trust ${spec.name}'`
+          ? `its definition in ${spec.source} changed since it was trusted; review it, then run 'anvil mcp trust ${spec.name}' (or pass --trust-mcp for one run)`
+          : `defined by the project (${spec.source}); review it, then run 'anvil mcp trust ${spec.name}' (or pass --trust-mcp for one run)`
     }
     entries.set(spec.name, entry)
     byPrefix.set(toolNameOf(spec.name, ""), entry)

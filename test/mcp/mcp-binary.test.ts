@@ -262,6 +262,15 @@ describe("agent runs with MCP servers", () => {
     const once = await run(s, ["run", "--format", "stream-json", "--yes", "--trust-mcp", "try it"], openai([{ tool_calls: [{ name: "mcp__proj__echo", arguments: { message: "once" }, id: "c1" }] }, { text: "ok" }]).env)
     expect(toolResults(lines(once.stdout))[0].envelope.text).toContain("echo: once")
     expect(json((await run(s, ["mcp", "--json"])).stdout).servers[0].status).toBe("untrusted")
+    // anvil tool: the refusal names --trust-mcp, which starts the server for that call only.
+    const refused = await run(s, ["tool", "mcp__proj__echo", '{"message":"x"}'])
+    expect(json(refused.stdout).error.message).toContain("(or pass --trust-mcp for one run)")
+    expect((await run(s, ["tool", "mcp__proj__echo", '{"message":"call"}', "--trust-mcp", "--text"])).stdout).toContain("echo: call")
+    // A server nobody configured is named as such, not as a missing tool among "load_tools".
+    const nobody = await run(s, ["tool", "mcp__nosuch__echo", "{}"])
+    expect(nobody.code).toBe(2)
+    expect(json(nobody.stdout).error.message).toContain("No MCP server is configured for 'mcp__nosuch__echo' (the configured ones are proj;")
+    expect(nobody.stderr).toContain("see 'anvil mcp list'")
 
     expect((await run(s, ["mcp", "trust", "proj"])).stdout).toContain("Trusted: proj")
     const after = json((await run(s, ["mcp", "--json"])).stdout)
