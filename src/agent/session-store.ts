@@ -263,9 +263,16 @@ export const forkSession = (loaded: LoadedSession, file: string, now: number) =>
     return { loaded: { ...loaded, header }, file: copy }
   })
 
-/** Opens an existing session for appending (after {@link loadSession}); an unfinished turn is marked discarded. */
+/**
+ * Opens an existing session for appending (after {@link loadSession}); an unfinished turn is marked discarded.
+ * A last line a crash cut short is cut off first: appended after it, the next record would share its line, and
+ * the file would be broken in the middle from then on.
+ */
 export const resumeSession = (file: string, loaded: LoadedSession): Effect.Effect<SessionWriter, SessionError, FileSystem | Scope.Scope> =>
   Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const text = yield* fs.readFileString(file)
+    if (text !== "" && !text.endsWith("\n")) yield* fs.truncate(file, new TextEncoder().encode(text.slice(0, text.lastIndexOf("\n") + 1)).length)
     const writer = yield* openWriter(file, loaded.header.id)
     if (loaded.uncommitted) yield* writer.append({ type: "discard" })
     return writer

@@ -35,4 +35,22 @@ describe("session files are decoded with their Schemas", () => {
     expect(again.stderr).toContain("is not a session record")
     expect(again.stderr).not.toContain("internal error")
   })
+
+  test("a last line a crash cut short is cut off when the session resumes, so the file stays whole", async () => {
+    const root = project({ "turns.json": JSON.stringify([{ text: "an answer" }]) })
+    const first = await runAnvil(["run", "--model", "replay/turns.json", "--format", "stream-json", "one"], { cwd: root })
+    const id = jsonLines(first.stdout).find((e) => e.type === "system" && e.subtype === "init").session_id as string
+    const file = join(root, ".anvil", "sessions", `${id}.jsonl`)
+    writeFileSync(file, `${readFileSync(file, "utf8")}{"type":"item","item":{"type":"user","te`)
+    for (const prompt of ["two", "three"]) {
+      const again = await runAnvil(["run", "--model", "replay/turns.json", "--session", id, prompt], { cwd: root })
+      expect(again.code).toBe(0)
+    }
+    const text = readFileSync(file, "utf8")
+    expect(text).not.toContain('"te{')
+    const loaded = replaySession(text, file)
+    if (loaded instanceof SessionError) throw loaded
+    expect(loaded.turns).toBe(3)
+    expect(loaded.items.filter((i) => i.type === "user").map((i) => i.text)).toEqual(["one", "two", "three"])
+  })
 })
