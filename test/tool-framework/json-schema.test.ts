@@ -20,6 +20,7 @@ describe("parameterJsonSchema", () => {
     for (const t of builtinTools) {
       const s = parameterJsonSchema(t)
       expect(s.type).toBe("object")
+      expect(s.properties).toBeObject()
       expect(JSON.stringify(s)).not.toContain('"not"')
     }
   })
