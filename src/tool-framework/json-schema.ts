@@ -11,11 +11,11 @@ import type { Tool } from "./definition.ts"
  * both, so each becomes an object with no properties.
  */
 export const parameterJsonSchema = (tool: Tool): Record<string, unknown> => {
-  if (tool.jsonSchema) return { ...tool.jsonSchema }
+  // OpenAI's function schemas (and servers that copy its checks) refuse an object schema without properties.
+  if (tool.jsonSchema) return tool.jsonSchema.type === "object" && tool.jsonSchema.properties === undefined ? { ...tool.jsonSchema, properties: {} } : { ...tool.jsonSchema }
   const document = Schema.toJsonSchemaDocument(tool.parameters)
   const raw = withoutNoise(document.schema) as Record<string, unknown>
   const schema: Record<string, unknown> = raw.type === "object" ? { ...raw } : { type: "object", properties: {} }
-  // OpenAI's function schemas (and servers that copy its checks) refuse an object schema without properties.
   schema.properties ??= {}
   schema.additionalProperties = false
   const defs = document.definitions as Record<string, unknown> | undefined

@@ -11,6 +11,12 @@ describe("parameterJsonSchema", () => {
   test("a tool without parameters is an empty object schema, not Schema's {not: null}", () => {
     expect(parameterJsonSchema(tool(Schema.Struct({})))).toEqual({ type: "object", properties: {}, additionalProperties: false })
   })
+  test("a tool's own JSON Schema (an MCP tool's) gets the properties an object schema must carry", () => {
+    const own = { ...tool(Schema.Struct({})), jsonSchema: { type: "object" } }
+    expect(parameterJsonSchema(own)).toEqual({ type: "object", properties: {} })
+    const full = { ...tool(Schema.Struct({})), jsonSchema: { type: "object", properties: { a: { type: "string" } } } }
+    expect(parameterJsonSchema(full)).toEqual({ type: "object", properties: { a: { type: "string" } } })
+  })
   test("optional keys are optional and unknown keys are refused", () => {
     const s = parameterJsonSchema(tool(Schema.Struct({ a: Schema.String, b: Schema.optionalKey(Schema.Int) })))
     expect(s.required).toEqual(["a"])

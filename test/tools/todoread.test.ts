@@ -52,7 +52,8 @@ describe("todoread", () => {
 
   test("todoread takes no parameters: its schema says so and an unknown one is INVALID_PARAM", async () => {
     const { parameterJsonSchema } = await import("../../src/tool-framework/json-schema.ts")
-    expect(parameterJsonSchema(todoreadTool)).toEqual({ type: "object", additionalProperties: false })
+    // `properties` is there even when empty: OpenAI refuses an object schema without it.
+    expect(parameterJsonSchema(todoreadTool)).toEqual({ type: "object", properties: {}, additionalProperties: false })
     const { envelope } = await callTool(project(), "todoread", { path: "x" })
     expect(envelope.error?.code).toBe("INVALID_PARAM")
     expect(envelope.error?.field_errors?.[0]?.field).toBe("path")
