@@ -57,6 +57,10 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
     else if ((a === "--sandbox" && MODE_WORDS.includes(args[i + 1] ?? "")) || (a.startsWith("--sandbox=") && MODE_WORDS.includes(a.slice(10)))) {
       sandbox = a === "--sandbox" ? args[++i]! : a.slice(10)
     }
+    else if ((a === "--sandbox" || a.startsWith("--sandbox=")) && !["true", "false"].includes(a === "--sandbox" ? (args[i + 1] ?? "") : a.slice(10))) {
+      const given = a === "--sandbox" ? args[i + 1] : a.slice(10)
+      throw new UsageError(`anvil tool: --sandbox is ${MODE_WORDS.join(", ")} (or true/false, bash's own sandbox parameter), not '${given ?? ""}'`)
+    }
     else if (a.startsWith("--")) {
       const eq = a.indexOf("=")
       const key = eq > 0 ? a.slice(2, eq) : a.slice(2)

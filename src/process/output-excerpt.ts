@@ -112,7 +112,7 @@ export const excerpt = (s: CapturedStream, maxBytes: number, maxLines: number): 
   if (s.totalBytes === 0) return { text: "", ...none }
   if (s.head.includes(0) || s.tail.includes(0)) {
     return {
-      text: `(binary output: ${s.totalBytes} bytes)`,
+      text: `(binary output: ${counted(s.totalBytes, "byte")})`,
       truncated: true,
       omittedBytes: s.totalBytes,
       omittedLines: lineCount(s),

@@ -10,6 +10,7 @@ import description from "./fetch.md" with { type: "text" }
 import { FETCH_DEFAULTS } from "../config/sections/tools.ts"
 import { fetchToolError } from "./net-errors.ts"
 import { invalidParam } from "../protocol/tool-error.ts"
+import { counted } from "../protocol/plural.ts"
 
 /** Why a request header cannot be sent (HTTP's token rule for names; no line breaks or NUL in values), if it cannot. */
 const badHeader = (headers: Readonly<Record<string, string>>): string | undefined => {
@@ -117,7 +118,7 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
     return {
       header,
       data: { ...base, is_image: true, content: Buffer.from(bytes).toString("base64"), encoding: "base64", size_bytes: bytes.length, truncated: false },
-      text: `${summary.join("\n")}\n\nImage (${page.mediaType}, ${bytes.length} bytes) returned base64-encoded in data.content.`,
+      text: `${summary.join("\n")}\n\nImage (${page.mediaType}, ${counted(bytes.length, "byte")}) returned base64-encoded in data.content.`,
       stats: { size_bytes: bytes.length },
     }
   }
@@ -129,7 +130,7 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
   const what = format === "html" ? "HTML as Markdown" : format.toUpperCase()
   if (body.truncated) {
     lines.push(`Content: ${what} (TRUNCATED: cut at ${kb} KB${body.complete ? "" : ` of ${page.declaredLength !== undefined ? `${page.declaredLength} bytes` : "a longer body"}`})`)
-  } else lines.push(`Content: ${what}, ${size} bytes`)
+  } else lines.push(`Content: ${what}, ${counted(size, "byte")}`)
   const more = Math.min(kb * 4, MAX_FETCH_SIZE_KB)
   return {
     ...(body.truncated ? { status: "partial" as const } : {}),

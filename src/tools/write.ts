@@ -73,8 +73,8 @@ export const writeTool = defineTool({
       const operation = commit.created ? "create" : "overwrite"
       const lines = [
         commit.created
-          ? `Created ${display}: ${commit.fileBytes} bytes, ${counted(lineCount(text), "line")}; sha256 ${shortHash(commit.sha256After)}.`
-          : `Overwrote ${display}: ${changeCounts(commit.diff)}, ${commit.fileBytes} bytes; sha256 ${shortHash(commit.sha256After)}${notes.length === 0 ? keptFormat(format, true) : ""}.`,
+          ? `Created ${display}: ${counted(commit.fileBytes, "byte")}, ${counted(lineCount(text), "line")}; sha256 ${shortHash(commit.sha256After)}.`
+          : `Overwrote ${display}: ${changeCounts(commit.diff)}, ${counted(commit.fileBytes, "byte")}; sha256 ${shortHash(commit.sha256After)}${notes.length === 0 ? keptFormat(format, true) : ""}.`,
         ...notes,
       ]
       return {

@@ -156,6 +156,13 @@ export default defineTool({ name: "sum_tool", description: "Adds.", parameters: 
     expect(trusted.code).toBe(0)
   }, 30_000)
 
+  test("anvil tool --sandbox takes a mode or bash's true/false; anything else is a usage error naming both", async () => {
+    const bad = await run(["tool", "bash", '{"command":"true"}', "--sandbox", "bogus"])
+    expect(bad.code).toBe(2)
+    expect(bad.err).toContain("anvil tool: --sandbox is workspace-write, read-only, off, require (or true/false, bash's own sandbox parameter), not 'bogus'")
+    expect((await run(["tool", "bash", '{"command":"true"}', "--sandbox="])).code).toBe(2)
+  })
+
   test("options before the command word are a usage error naming where they go, not a chat that drops the words", async () => {
     const misplaced = await run(["--trust-plugins", "tool", "read", '{"path":"a"}'])
     expect(misplaced.code).toBe(2)

@@ -62,6 +62,8 @@ describe("write: success", () => {
     expect(text(root, "a/b/c/new.py")).toBe("x = 1\ny = 2\n")
     const one = await callTool(root, "write", { path: "one.txt", content: "x\n" })
     expect(one.envelope.text).toContain("Created one.txt: 2 bytes, 1 line; sha256")
+    const byte = await callTool(root, "write", { path: "byte.txt", content: "x" })
+    expect(byte.envelope.text).toContain("Created byte.txt: 1 byte, 1 line; sha256")
     expect(meta.file_ops).toMatchObject({ operation: "create", sha256_before: null })
   })
 
