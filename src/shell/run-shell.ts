@@ -62,8 +62,11 @@ export interface ShellRun {
   readonly stderr: StreamReport
   /** The working directory, as results name paths. */
   readonly cwd: string
-  /** The sandbox mode the command ran under ("off" when unconfined) and what it refused. */
-  readonly sandbox: { readonly mode: string; readonly refusals: ReadonlyArray<SandboxRefusal> }
+  /**
+   * The sandbox mode the command ran under ("off" when unconfined), what it refused, and, when the command
+   * should have been confined but the sandbox cannot run here, why it ran unconfined.
+   */
+  readonly sandbox: { readonly mode: string; readonly refusals: ReadonlyArray<SandboxRefusal>; readonly unavailable?: string }
 }
 
 /** How an argv reads on a command line. */
@@ -255,6 +258,7 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, 
     const err = stderr.snapshot()
     const refusals = yield* wrapped.finish(`${tailText(out)}\n${tailText(err)}`)
     const mode = wrapped.confined ? sandbox.status.settings.mode : "off"
+    const unavailable = !wrapped.confined && !request.unconfined && sandbox.status.settings.mode !== "off" ? sandbox.status.warning : undefined
     if (outcome.timedOut && out.totalBytes + err.totalBytes === 0) {
       return yield* new CommandTimedOut({ timeoutMs: request.timeoutMs, maxTimeoutMs: request.maxTimeoutMs, cwd })
     }
@@ -275,6 +279,6 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, 
       path: c.spillPath !== undefined ? workspace.display(c.spillPath) : null,
       ...(c.spillProblem !== undefined ? { spillProblem: c.spillProblem } : {}),
     })
-    const run: ShellRun = { outcome, stdout: report(stdout.snapshot(), outShown), stderr: report(stderr.snapshot(), errShown), cwd, sandbox: { mode, refusals } }
+    const run: ShellRun = { outcome, stdout: report(stdout.snapshot(), outShown), stderr: report(stderr.snapshot(), errShown), cwd, sandbox: { mode, refusals, ...(unavailable ? { unavailable } : {}) } }
     return run
   })

@@ -192,6 +192,10 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     expect(existsSync(join(root, "made.txt"))).toBe(false)
     const text = await runBinary(binary, ["tool", "bash", '{"command":"true"}'], root, { HOME: home, PATH: path })
     expect(text.err).toBe("")
+    // The envelope itself says the command ran unconfined, and why (the model reads it on every such call).
+    const unconfined = JSON.parse(text.out)
+    expect(unconfined.text).toContain("Sandbox: this command ran unconfined — the command sandbox is not available")
+    expect(unconfined.data.sandbox).toMatchObject({ mode: "off", unavailable: expect.stringContaining("install bubblewrap") })
     const required = await runBinary(binary, ["run", "--sandbox", "require", "make a file"], root, env)
     // A sandbox that is required and cannot run is a configuration error.
     expect(required.code).toBe(3)
