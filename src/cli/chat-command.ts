@@ -11,7 +11,7 @@ import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle, type Style } from "../terminal/style.ts"
 import { VERSION } from "../version.ts"
 import { parseAgentArgs, sessionOptionsOf } from "./agent-args.ts"
-import { COMMAND_NAMES, UsageError } from "./args.ts"
+import { UsageError } from "./args.ts"
 import { pluginNotices } from "../plugins/plugin-host.ts"
 import { printConfigWarnings } from "./config-warnings.ts"
 import { guardNodeStreams, type CliIO } from "./output.ts"
@@ -77,20 +77,9 @@ export const chatCommand = async (
   tools: ReadonlyArray<Tool>,
   strict = false,
 ): Promise<number> => {
-  // `anvil --trust-plugins tool read …` reaches here: options of a command go after its word.
-  const misplaced = (word: string) =>
-    new UsageError(`anvil: options go after the command: anvil ${word} … ${argv.filter((a) => a.startsWith("-")).join(" ")}`)
-  let args: ReturnType<typeof parseAgentArgs>
-  try {
-    args = parseAgentArgs(argv, "chat")
-  } catch (e) {
-    // An option chat does not know (`anvil --text tool …`) is the command's, not chat's.
-    const word = argv.find((a) => COMMAND_NAMES.includes(a))
-    throw e instanceof UsageError && word !== undefined ? misplaced(word) : e
-  }
+  const args = parseAgentArgs(argv, "chat")
   const [word] = args.words
   if (word !== undefined) {
-    if (COMMAND_NAMES.includes(word)) throw misplaced(word)
     throw new UsageError(`anvil chat: unexpected argument '${word}' (chat reads its prompts interactively; for a one-off prompt use anvil run "…")`)
   }
   guardNodeStreams()

@@ -5,7 +5,7 @@ import { resolve } from "node:path"
 import { ConfigError } from "../config/config.ts"
 import { loadBuiltinTool, loadBuiltinTools } from "../tools/builtin.ts"
 import { VERSION } from "../version.ts"
-import { parseGlobal, UsageError } from "./args.ts"
+import { COMMAND_NAMES, parseGlobal, UsageError } from "./args.ts"
 import { EXIT } from "./exit-codes.ts"
 import { GLOBAL_HELP } from "./help-text.ts"
 import { processIO, type CliIO } from "./output.ts"
@@ -140,6 +140,11 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
       default:
         // `anvil --continue`, `anvil --model x`: chat options without the word.
         if (command.startsWith("-") && !global.help) {
+          // `anvil --trust-plugins tool read …`: a command's options go after its word, whether chat knows them or not.
+          const word = global.rest.find((a) => COMMAND_NAMES.includes(a))
+          if (word !== undefined) {
+            throw new UsageError(`anvil: options go after the command: anvil ${word} … ${global.rest.filter((a) => a.startsWith("-")).join(" ")}`)
+          }
           const { chatCommand } = await import("./chat-command.ts")
           return await chatCommand(global.rest, io, global.root, await loadBuiltinTools(), global.strict)
         }

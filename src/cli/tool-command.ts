@@ -1,5 +1,6 @@
 import { Deferred, Effect } from "effect"
 import type { Envelope } from "../protocol/envelope.ts"
+import { renderErrorText } from "../protocol/render.ts"
 import { makeToolContext, type RuntimeOptions } from "../runtime.ts"
 import { Config, ConfigError, ConfigStrictError } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
@@ -32,6 +33,9 @@ export interface ToolCommandArgs {
   readonly flagTexts?: Readonly<Record<string, string>>
 }
 
+/** The value of the `--sandbox` flag at `i` (`--sandbox MODE` or `--sandbox=MODE`); "" when none follows. */
+const sandboxValue = (args: ReadonlyArray<string>, i: number): string => (args[i] === "--sandbox" ? (args[i + 1] ?? "") : args[i]!.slice("--sandbox=".length))
+
 /**
  * Parses `<name> [JSON | - | --key value ...] [--text] [--meta] [--sandbox MODE] [--trust-plugins] [--trust-mcp]`.
  * Any other `--key` is a tool parameter.
@@ -54,12 +58,13 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
     else if (a === "--") continue
     else if (a === "--trust-plugins") trust = { ...trust, trustPlugins: true }
     else if (a === "--trust-mcp") trust = { ...trust, trustMcp: true }
-    else if ((a === "--sandbox" && MODE_WORDS.includes(args[i + 1] ?? "")) || (a.startsWith("--sandbox=") && MODE_WORDS.includes(a.slice(10)))) {
-      sandbox = a === "--sandbox" ? args[++i]! : a.slice(10)
-    }
-    else if ((a === "--sandbox" || a.startsWith("--sandbox=")) && !["true", "false"].includes(a === "--sandbox" ? (args[i + 1] ?? "") : a.slice(10))) {
-      const given = a === "--sandbox" ? args[i + 1] : a.slice(10)
-      throw new UsageError(`anvil tool: --sandbox is ${MODE_WORDS.join(", ")} (or true/false, bash's own sandbox parameter), not '${given ?? ""}'`)
+    else if ((a === "--sandbox" || a.startsWith("--sandbox=")) && !["true", "false"].includes(sandboxValue(args, i))) {
+      const given = sandboxValue(args, i)
+      if (!MODE_WORDS.includes(given)) {
+        throw new UsageError(`anvil tool: --sandbox is ${MODE_WORDS.join(", ")} (or true/false, bash's own sandbox parameter), not '${given}'`)
+      }
+      sandbox = given
+      if (a === "--sandbox") i++
     }
     else if (a.startsWith("--")) {
       const eq = a.indexOf("=")
@@ -209,11 +214,12 @@ export const toolCommand = async (
  * INVALID_PARAM envelope on `name`, printed as the pipeline's would be, and exit 2 as for an unknown tool.
  */
 export const printUnknownName = (args: ToolCommandArgs, io: CliIO, message: string): number => {
+  const error = { code: "INVALID_PARAM", message, field_errors: [{ field: "name", message: "unknown tool" }], retryable: false } as const
   const envelope: Envelope = {
     status: "error",
     data: {},
-    text: `# ${args.name} Error\n\nCode: INVALID_PARAM\nMessage: ${message}\nRetryable: False\n\nField errors:\n- name: unknown tool`,
-    error: { code: "INVALID_PARAM", message, field_errors: [{ field: "name", message: "unknown tool" }], retryable: false },
+    text: renderErrorText(args.name, error, []),
+    error,
     stats: { time_ms: 0 },
     context: { cwd: ".", params_input: null },
   }

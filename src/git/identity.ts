@@ -3,7 +3,7 @@ import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { hint } from "../protocol/hint.ts"
 import { gitError, type GitError } from "./git-error.ts"
-import { parseGitConfig } from "./config-file.ts"
+import { parseGitConfig } from "../workspace/git-config-file.ts"
 
 /** Who a commit is by. */
 export interface Identity {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { quotePath } from "../../src/git/quote-path.ts"
-import { parseGitConfig } from "../../src/git/config-file.ts"
+import { parseGitConfig } from "../../src/workspace/git-config-file.ts"
 
 describe("quotePath (git's quote_c_style)", () => {
   test("plain names stay bare; quotes, backslashes, control and non-ASCII bytes are escaped", () => {
