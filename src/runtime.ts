@@ -12,6 +12,7 @@ import { Permissions, type AskAnswer, type PermissionRequest, type PermissionsOp
 import type { ProcessRunner } from "./process/process-runner.ts"
 import type { Sandbox, SandboxOptions, SandboxShape } from "./sandbox/sandbox.ts"
 import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from "./sandbox/settings.ts"
+import { hasStandInRecords, standInDir } from "./workspace/stand-in-records.ts"
 import { AfterChange } from "./tool-framework/after-change.ts"
 import type { Tool } from "./tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "./tool-framework/registry.ts"
@@ -182,6 +183,10 @@ export const makeToolContext = (options: RuntimeOptions) =>
         env: options.env,
       }),
     )
+    // An anvil killed during a confined command (kill -9) left its stand-ins (an empty anvil.json, .claude/) in the
+    // project: they go before any tool sees the tree (`git_add .` staged them), not only with the next confined command.
+    const standIns = standInDir(root, options.env)
+    if (hasStandInRecords(standIns)) yield* Effect.promise(() => import("./sandbox/stand-in-ledger.ts").then((m) => m.sweepStandIns(standIns)))
     yield* add(SpillStore, SpillStore.make)
     const onSpill = options.retention === "on-spill"
     if (onSpill) yield* add(SpillStore, retentionOnSpill)

@@ -10,7 +10,8 @@ import { probeSandbox, type SandboxSupport } from "./probe.ts"
 import type { SandboxProxy } from "./proxy.ts"
 import { RELAY_COMMAND } from "./relay-command.ts"
 import { hostAllowed, type SandboxSettings } from "./settings.ts"
-import { privateStateDir, xdgConfigHome } from "../workspace/state-dir.ts"
+import { xdgConfigHome } from "../workspace/state-dir.ts"
+import { standInDir } from "../workspace/stand-in-records.ts"
 import { standInLedger, type StandInLedger } from "./stand-in-ledger.ts"
 
 /** What the command sandbox does in this session. */
@@ -102,7 +103,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   let probed: SandboxSupport | undefined
   // Made with the first confined command (it sweeps what a killed anvil left in the project).
   let ledgerMade: StandInLedger | undefined
-  const ledger = () => (ledgerMade ??= standInLedger(join(privateStateDir(options.root, options.env), "sandbox-stand-ins")))
+  const ledger = () => (ledgerMade ??= standInLedger(standInDir(options.root, options.env)))
   const probe = (): SandboxSupport =>
     (probed ??= settings.mode === "off" ? { available: false, reason: "sandbox.mode is off", fix: "" } : probeSandbox(options.env))
   const status: SandboxStatus = {

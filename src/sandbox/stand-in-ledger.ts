@@ -115,12 +115,15 @@ const locked = <A>(dir: string, f: () => A): A => {
   }
 }
 
+/** Takes away what killed anvils' records in `dir` name (see {@link standInLedger}), under the ledger's lock. */
+export const sweepStandIns = (dir: string): void => locked(dir, () => sweep(dir))
+
 /** Numbers this process's records (one process may hold several ledgers of one project: one per session). */
 let counter = 0
 
 /** The ledger in `dir` (a private state folder of the project); swept once when made. */
 export const standInLedger = (dir: string): StandInLedger => {
-  locked(dir, () => sweep(dir))
+  sweepStandIns(dir)
   return {
     hold: (build) =>
       locked(dir, () => {

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test"
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { standInLedger } from "../../src/sandbox/stand-in-ledger.ts"
-import { tempDir } from "../support/harness.ts"
+import { callTool, project as projectTree, tempDir } from "../support/harness.ts"
+import { standInDir } from "../../src/workspace/stand-in-records.ts"
 
 const deadPid = (): number => {
   const proc = Bun.spawnSync(["true"])
@@ -69,6 +70,19 @@ describe("stand-ins a killed anvil left behind", () => {
     expect(existsSync(claude.path)).toBe(true)
     third.release()
     expect(existsSync(claude.path)).toBe(false)
+    expect(records(dir)).toEqual([])
+  })
+
+  test("any tool call sweeps them first, not only the next confined command: a read, then the tree holds no empty anvil.json for git_add to stage", async () => {
+    const root = projectTree({ "x.txt": "x\n" })
+    const env = { HOME: tempDir(), XDG_STATE_HOME: tempDir() }
+    const dir = standInDir(root, env)
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(root, "anvil.json"), "")
+    writeFileSync(join(dir, `${deadPid()}-1.json`), JSON.stringify([{ path: join(root, "anvil.json"), kind: "file" }]))
+    const { envelope } = await callTool(root, "read", { path: "x.txt" }, { env })
+    expect(envelope.status).toBe("success")
+    expect(existsSync(join(root, "anvil.json"))).toBe(false)
     expect(records(dir)).toEqual([])
   })
 })
