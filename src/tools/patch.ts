@@ -6,6 +6,7 @@ import { parsePatch } from "../patch/parse.ts"
 import { PatchProblem } from "../patch/patch-problem.ts"
 import { planPatch, type FileReport } from "../patch/plan.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { counted } from "../protocol/plural.ts"
 import { PatchTargetError } from "../patch/patch-target-error.ts"
 import { problemToError, targetToError } from "./patch-errors.ts"
 import { defineTool } from "../tool-framework/definition.ts"
@@ -77,17 +78,21 @@ export const patchTool = defineTool({
       const deletions = reports.reduce((n, r) => n + r.deletions, 0)
       const hunks = reports.reduce((n, r) => n + r.hunks, 0)
       const files = reports.length === 1 ? "1 file" : `${reports.length} files`
+      // A hunk placed only by ignoring differences, or at the nearest of several equal places, may not be where its
+      // author meant: the result is usable but discounted, as for an edit found by a loose match.
+      const loose = reports.reduce((n, r) => n + (r.fuzz?.length ?? 0) + (r.offsets ?? []).filter((o) => o.other_matches).length, 0)
       const summary = dryRun
-        ? `Dry run: the patch applies cleanly to ${files} (+${additions} -${deletions}). Dry-run only, no actual write performed.`
+        ? `Dry run: the patch applies ${loose > 0 ? "" : "cleanly "}to ${files} (+${additions} -${deletions}). Dry-run only, no actual write performed.`
         : plan.changes.length === 0
           ? `The patch applied to ${files} but left every file as it was (nothing to write).`
           : `Applied the patch to ${files} (+${additions} -${deletions}).`
+      const caution = loose > 0 ? [`Not an exact match: ${counted(loose, "hunk")} placed loosely (see below); check ${loose === 1 ? "it" : "them"}.`] : []
       const hints: Array<RetrievalHint> = dryRun ? [hint("Patch", "high", { patch: "<the same patch>", dry_run: false })] : []
       return {
-        status: dryRun ? ("partial" as const) : ("success" as const),
+        status: dryRun || loose > 0 ? ("partial" as const) : ("success" as const),
         header: reports.length === 1 ? `Patch: ${reports[0]!.path}` : `Patch: ${files}`,
         data: { applied: !dryRun, dry_run: dryRun, format: parsed.format, files: reports },
-        text: [summary, "", ...reports.flatMap(describeFile)].join("\n"),
+        text: [summary, ...caution, "", ...reports.flatMap(describeFile)].join("\n"),
         stats: { files: reports.length, hunks, additions, deletions },
         hints,
         meta: {
