@@ -13,6 +13,7 @@ import type { ProcessRunner } from "./process/process-runner.ts"
 import type { Sandbox, SandboxOptions, SandboxShape } from "./sandbox/sandbox.ts"
 import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from "./sandbox/settings.ts"
 import { hasStandInRecords, standInDir } from "./workspace/stand-in-records.ts"
+import { ignoredNotice, resolveProjectSandbox, retrustProjectSandbox, type ProjectSandbox } from "./trust/project-sandbox.ts"
 import { AfterChange } from "./tool-framework/after-change.ts"
 import type { Tool } from "./tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "./tool-framework/registry.ts"
@@ -168,7 +169,9 @@ export const makeToolContext = (options: RuntimeOptions) =>
     const config = Context.get(context as Context.Context<Config>, Config)
     yield* add(OutputSettings, OutputSettings.make(root))
     const settings = Context.get(context as Context.Context<OutputSettings>, OutputSettings)
-    const extra = config.get("sandbox.allow", [] as ReadonlyArray<unknown>)
+    // The project's own anvil.json widens the sandbox (or the folders tools may reach) only once trusted.
+    const sandboxSection = yield* resolveProjectSandbox(config, root, options.sandbox?.modeFlag)
+    const extra = Array.isArray(sandboxSection.section.allow) ? (sandboxSection.section.allow as ReadonlyArray<unknown>) : []
     yield* add(
       Workspace,
       Workspace.make({
@@ -192,7 +195,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
     if (onSpill) yield* add(SpillStore, retentionOnSpill)
     const sessionInfo = options.session ?? { id: "cli", interactive: false }
     // The sandbox settings are checked either way (a bad one is a ConfigError); the sandbox itself is made for tools that run commands.
-    const sandboxSettings = yield* sandboxSettingsOf(config, options)
+    const sandboxSettings = yield* sandboxSettingsOf(sandboxSection, options)
     const sandbox = uses("anvil/Sandbox") ? yield* makeSandbox(root, options, sandboxSettings, sessionInfo.id) : undefined
     if (sandbox) yield* put(sandbox.key, sandbox.service)
     yield* add(Permissions, Permissions.make(options.onAsk ?? (() => Effect.succeed(true)), permissionsOptions(options, sandbox?.service)))
@@ -271,9 +274,12 @@ const usedServices = (options: RuntimeOptions): "all" | ReadonlySet<string> => {
 }
 
 /** anvil.json `sandbox` (and `--sandbox`), checked: a bad setting is a ConfigError. */
-const sandboxSettingsOf = (config: ConfigShape, options: Pick<RuntimeOptions, "sandbox">) =>
+const sandboxSettingsOf = (project: ProjectSandbox, options: Pick<RuntimeOptions, "sandbox">) =>
   Effect.try({
-    try: () => readSandboxSettings(config.data.sandbox, options.sandbox?.modeFlag),
+    try: (): SandboxSettings => {
+      const notice = ignoredNotice(project)
+      return { ...readSandboxSettings(project.section, options.sandbox?.modeFlag), ...(notice ? { projectIgnored: notice } : {}) }
+    },
     catch: (e) => new ConfigError(e instanceof SandboxSettingsError ? `anvil.json: ${e.message}` : String(e)),
   })
 
@@ -289,7 +295,14 @@ const makeSandbox = (root: string, options: Pick<RuntimeOptions, "env" | "sandbo
       settings,
       sessionId,
       ...(options.sandbox?.askHost
-        ? { askHost: options.sandbox.askHost, saveHost: (host: string) => import("./sandbox/save-host.ts").then((m) => m.saveNetworkHost(root, host)) }
+        ? {
+            askHost: options.sandbox.askHost,
+            // The user's own "always": the saved list stays in force when nothing of the project's was ignored before.
+            saveHost: async (host: string) => {
+              await import("./sandbox/save-host.ts").then((m) => m.saveNetworkHost(root, host))
+              if (!settings.projectIgnored) await retrustProjectSandbox(root, options.env)
+            },
+          }
         : {}),
     }).pipe(Effect.map((service) => ({ key: Sandbox, service }))),
   )

@@ -152,6 +152,7 @@ export const chatCommand = async (
     `${errStyle.bold(`anvil ${VERSION}`)} ${errStyle.dim(`— ${session.model.id}, ${session.profile.name} profile${react ? ", ReAct" : ""}, session ${session.id}${session.resumed ? ` (resumed, ${session.conversation.items.length} items)` : ""}`)}\n` +
       `${errStyle.dim(`sandbox: ${sandboxLine(session.sandbox)}`)}\n` +
       (session.sandbox.warning ? `${errStyle.yellow(`warning: ${session.sandbox.warning}`)}\n` : "") +
+      (session.sandbox.settings.projectIgnored ? `${errStyle.yellow(`warning: ${session.sandbox.settings.projectIgnored}`)}\n` : "") +
       `${errStyle.dim("Ctrl-C cancels a turn; Ctrl-D or /exit quits; /help for commands.")}\n`,
   )
   const loadedPlugins = session.plugins.reports.filter((r) => r.status === "loaded").map((r) => r.name)

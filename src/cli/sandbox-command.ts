@@ -1,11 +1,13 @@
 import { Effect } from "effect"
 import { realpathSync } from "node:fs"
+import { join } from "node:path"
 import { Path } from "effect/Path"
 import { Config, ConfigError } from "../config/config.ts"
 import { PlatformLive } from "../runtime.ts"
 import { showPath } from "../sandbox/policy.ts"
 import { makeSandbox } from "../sandbox/sandbox.ts"
 import { readSandboxSettings, SandboxSettingsError, showNetwork } from "../sandbox/settings.ts"
+import { ignoredNotice, projectSandboxSection, resolveProjectSandbox, sandboxTrustSubject } from "../trust/project-sandbox.ts"
 import { sandboxSummary } from "../sandbox/summary.ts"
 import { findProjectRoot } from "../workspace/project-root.ts"
 import { parseSandboxFlag } from "./agent-args.ts"
@@ -13,12 +15,18 @@ import { UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
 
 export const SANDBOX_HELP = `Usage: anvil sandbox [--json] [--sandbox MODE]
+       anvil sandbox trust      apply this project's own sandbox settings that widen the sandbox
+       anvil sandbox untrust    ignore them again
 
 Reports what the command sandbox can do on this machine (bubblewrap found, a test
 sandbox started, writes, PID namespace and network checked) and the rules in force
 for this project: the mode, writable folders, protected paths, hidden secrets, network.
 Settings: anvil.json "sandbox": { "mode", "require", "writable", "protected",
 "deny_read", "network", "auto_allow" } (see README "The command sandbox").
+A project's own anvil.json may narrow the sandbox freely; what would widen it
+(a looser mode, more writable folders or hosts, require or auto_allow relaxed,
+more sandbox.allow folders) applies only after 'anvil sandbox trust', which
+records the settings' hash in ~/.config/anvil/trust.json (a change asks again).
 `
 
 /** A check run inside a real sandbox: each line "name=ok" or "name=FAIL". */
@@ -29,8 +37,40 @@ const CHECK_SCRIPT = [
   "n=$(tail -n +3 /proc/net/dev | grep -vc '^ *lo:'); [ \"$n\" = 0 ] && echo network=isolated || echo network=shared",
 ].join("\n")
 
-/** `anvil sandbox [--json] [--sandbox MODE]`. */
+const loadProject = (io: CliIO, root: string | undefined) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const path = yield* Path
+      const given = root ?? io.env.ANVIL_ROOT
+      const dir = given ? path.resolve(io.cwd, given) : yield* findProjectRoot(io.cwd)
+      return { dir, config: yield* Config.load({ root: dir, env: io.env }) }
+    }).pipe(Effect.provide(PlatformLive)),
+  )
+
+/** `anvil sandbox trust|untrust`: the user's decision on the project's widening sandbox settings, in the trust store. */
+const trustCommand = async (verb: "trust" | "untrust", rest: ReadonlyArray<string>, io: CliIO, root: string | undefined): Promise<number> => {
+  if (rest.length > 0) throw new UsageError(`anvil sandbox ${verb}: unexpected argument '${rest[0]}'`)
+  const { dir, config } = await loadProject(io, root)
+  const { makeTrust } = await import("../trust/trust.ts")
+  const trust = makeTrust({ root: dir, env: io.env })
+  if (verb === "untrust") {
+    const had = await Effect.runPromise(trust.untrust("sandbox", "anvil.json"))
+    io.out(had ? "The project's sandbox settings are no longer trusted; settings that widen the sandbox are ignored again.\n" : "The project's sandbox settings were not trusted.\n")
+    return 0
+  }
+  const before = await Effect.runPromise(resolveProjectSandbox(config, dir))
+  if (before.ignored.length === 0) {
+    io.out("Nothing to trust: the project's anvil.json does not widen the sandbox (or is already trusted).\n")
+    return 0
+  }
+  await Effect.runPromise(trust.trust(sandboxTrustSubject(projectSandboxSection(config))))
+  io.out(`Trusted the sandbox settings of ${join(dir, "anvil.json")} for this project: ${before.ignored.join(", ")}. A change to them asks again.\n`)
+  return 0
+}
+
+/** `anvil sandbox [--json] [--sandbox MODE]`, `anvil sandbox trust`, `anvil sandbox untrust`. */
 export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined): Promise<number> => {
+  if (argv[0] === "trust" || argv[0] === "untrust") return trustCommand(argv[0], argv.slice(1), io, root)
   let json = false
   let modeFlag: string | undefined
   for (let i = 0; i < argv.length; i++) {
@@ -40,17 +80,12 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     else if (a.startsWith("--sandbox=")) modeFlag = parseSandboxFlag(a.slice(10), "sandbox")
     else throw new UsageError(`anvil sandbox: unexpected argument '${a}'`)
   }
-  const { dir, config } = await Effect.runPromise(
-    Effect.gen(function* () {
-      const path = yield* Path
-      const given = root ?? io.env.ANVIL_ROOT
-      const dir = given ? path.resolve(io.cwd, given) : yield* findProjectRoot(io.cwd)
-      return { dir, config: yield* Config.load({ root: dir, env: io.env }) }
-    }).pipe(Effect.provide(PlatformLive)),
-  )
+  const { dir, config } = await loadProject(io, root)
+  const project = await Effect.runPromise(resolveProjectSandbox(config, dir, modeFlag))
   let settings
   try {
-    settings = readSandboxSettings(config.data.sandbox, modeFlag)
+    const notice = ignoredNotice(project)
+    settings = { ...readSandboxSettings(project.section, modeFlag), ...(notice ? { projectIgnored: notice } : {}) }
   } catch (e) {
     throw new ConfigError(e instanceof SandboxSettingsError ? `anvil.json: ${e.message}` : String(e))
   }
@@ -110,6 +145,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       )
       if (policy.missingWritable.length > 0) lines.push(`sandbox.writable entries that do not exist (ignored): ${policy.missingWritable.join(", ")}`)
     }
+    if (settings.projectIgnored) lines.push(`Warning: ${settings.projectIgnored}`)
     io.out(`${lines.join("\n")}\n`)
     return 0
   } finally {

@@ -23,6 +23,8 @@ export interface SandboxSettings {
   readonly network: NetworkPolicy
   /** Sandboxed bash calls need no approval (deny and explicit ask rules still apply). */
   readonly autoAllow: boolean
+  /** Set when the project's anvil.json would widen the sandbox and is not trusted for that: what was ignored, and the next step. */
+  readonly projectIgnored?: string
 }
 
 /** A `sandbox` setting that cannot be used, with the key and what is accepted. */

@@ -10,6 +10,7 @@ export const sandboxSummary = (status: SandboxStatus) => ({
   auto_allow: status.settings.autoAllow,
   require: status.settings.require,
   ...(status.warning ? { warning: status.warning } : {}),
+  ...(status.settings.projectIgnored ? { project_ignored: status.settings.projectIgnored } : {}),
 })
 
 /** One line for the chat banner and `anvil config`: "workspace-write (bubblewrap), network off". */

@@ -66,7 +66,13 @@ export interface ShellRun {
    * The sandbox mode the command ran under ("off" when unconfined), what it refused, and, when the command
    * should have been confined but the sandbox cannot run here, why it ran unconfined.
    */
-  readonly sandbox: { readonly mode: string; readonly refusals: ReadonlyArray<SandboxRefusal>; readonly unavailable?: string }
+  readonly sandbox: {
+    readonly mode: string
+    readonly refusals: ReadonlyArray<SandboxRefusal>
+    readonly unavailable?: string
+    /** The project's sandbox settings that were ignored (not trusted), with the next step. */
+    readonly projectIgnored?: string
+  }
 }
 
 /** How an argv reads on a command line. */
@@ -279,6 +285,13 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, 
       path: c.spillPath !== undefined ? workspace.display(c.spillPath) : null,
       ...(c.spillProblem !== undefined ? { spillProblem: c.spillProblem } : {}),
     })
-    const run: ShellRun = { outcome, stdout: report(stdout.snapshot(), outShown), stderr: report(stderr.snapshot(), errShown), cwd, sandbox: { mode, refusals, ...(unavailable ? { unavailable } : {}) } }
+    const ignored = sandbox.status.settings.projectIgnored
+    const run: ShellRun = {
+      outcome,
+      stdout: report(stdout.snapshot(), outShown),
+      stderr: report(stderr.snapshot(), errShown),
+      cwd,
+      sandbox: { mode, refusals, ...(unavailable ? { unavailable } : {}), ...(ignored ? { projectIgnored: ignored } : {}) },
+    }
     return run
   })

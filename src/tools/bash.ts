@@ -156,6 +156,7 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
   for (const refusal of run.sandbox.refusals) notes.push(`Sandbox: ${refusal.message}`)
   // Said on every such call: the model (and a script reading one envelope) learns the command was not confined.
   if (run.sandbox.unavailable) notes.push(`Sandbox: this command ran unconfined — ${run.sandbox.unavailable}`)
+  if (run.sandbox.projectIgnored) notes.push(`Sandbox: ${run.sandbox.projectIgnored}`)
   const section = (name: string, s: StreamReport) => `${name}:\n${s.shown.text === "" ? "(empty)" : s.shown.text}`
   const saved: Array<string> = []
   const describe = (name: string, s: StreamReport) => {
@@ -193,7 +194,12 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
       truncated,
       output_path: stdout.path,
       stderr_path: stderr.path,
-      sandbox: { mode: run.sandbox.mode, refused: run.sandbox.refusals, ...(run.sandbox.unavailable ? { unavailable: run.sandbox.unavailable } : {}) },
+      sandbox: {
+        mode: run.sandbox.mode,
+        refused: run.sandbox.refusals,
+        ...(run.sandbox.unavailable ? { unavailable: run.sandbox.unavailable } : {}),
+        ...(run.sandbox.projectIgnored ? { project_ignored: run.sandbox.projectIgnored } : {}),
+      },
     },
     text,
     stats: { stdout_bytes: stdout.totalBytes, stderr_bytes: stderr.totalBytes, stdout_lines: stdout.lines, stderr_lines: stderr.lines },

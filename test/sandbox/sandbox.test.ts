@@ -22,8 +22,11 @@ afterAll(() => {
   webServers.forEach((s) => s.stop(true))
 })
 
-/** A project in a fresh folder with its own HOME beside it (holding a fake ~/.ssh key). */
-const setup = (config: unknown = {}) => {
+/**
+ * A project in a fresh folder with its own HOME beside it (holding a fake ~/.ssh key). Settings that widen
+ * the sandbox go in `user` (the user's own anvil.json): the project's apply only once trusted.
+ */
+const setup = (config: unknown = {}, user?: unknown) => {
   const base = tempDir("anvil-sbx-")
   const root = join(base, "proj")
   const home = join(base, "home")
@@ -33,6 +36,10 @@ const setup = (config: unknown = {}) => {
   writeFileSync(join(root, "anvil.json"), JSON.stringify(config))
   mkdirSync(join(home, ".ssh"), { recursive: true })
   writeFileSync(join(home, ".ssh", "id_ed25519"), "SECRET-KEY\n")
+  if (user !== undefined) {
+    mkdirSync(join(home, ".config", "anvil"), { recursive: true })
+    writeFileSync(join(home, ".config", "anvil", "anvil.json"), JSON.stringify(user))
+  }
   const canary = join(base, "canary.txt")
   writeFileSync(canary, "untouched\n")
   return { base, root, home, canary }
@@ -135,14 +142,14 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     expect(blocked.envelope.data.stdout).not.toContain("hello from outside")
     expect(blocked.envelope.data.exit_code).not.toBe(0)
     expect(blocked.text).toContain("sandbox.network")
-    const on = setup({ sandbox: { network: "on" } })
+    const on = setup({}, { sandbox: { network: "on" } })
     const open = await bash(on.root, on.home, { command: `curl -sS --max-time 5 ${url}` })
     expect(open.envelope.data.stdout).toContain("hello from outside")
   })
 
   test("network host list: an allowed host is reached through anvil's proxy, another is refused with the setting named", async () => {
     const url = web()
-    const { root, home } = setup({ sandbox: { network: ["127.0.0.1"] } })
+    const { root, home } = setup({}, { sandbox: { network: ["127.0.0.1"] } })
     const r = await bash(root, home, { command: `curl -sS --max-time 5 ${url}; echo; curl -sS --max-time 5 http://blocked.example/ -o /dev/null -w '%{http_code}\\n'` })
     expect(r.envelope.data.stdout).toContain("hello from outside")
     expect(r.envelope.data.stdout).toContain("403")
@@ -160,7 +167,7 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
   })
 
   test("anvil sandbox reports the backend, live checks and the effective rules", async () => {
-    const { root, home } = setup({ sandbox: { writable: ["../extra"], deny_read: ["~/notes"] } })
+    const { root, home } = setup({ sandbox: { deny_read: ["~/notes"] } }, { sandbox: { writable: ["../extra"] } })
     mkdirSync(join(dirname(root), "extra"))
     mkdirSync(join(home, "notes"))
     const r = await runBinary(binary, ["sandbox", "--json"], root, { HOME: home })
