@@ -13,7 +13,8 @@ import type { ProcessRunner } from "./process/process-runner.ts"
 import type { Sandbox, SandboxOptions, SandboxShape } from "./sandbox/sandbox.ts"
 import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from "./sandbox/settings.ts"
 import { hasStandInRecords, standInDir } from "./workspace/stand-in-records.ts"
-import { ignoredNotice, resolveProjectSandbox, retrustProjectSandbox, type ProjectSandbox } from "./trust/project-sandbox.ts"
+import type { ProjectSandbox } from "./trust/project-sandbox.ts"
+import { isRecord } from "./protocol/is-record.ts"
 import { AfterChange } from "./tool-framework/after-change.ts"
 import type { Tool } from "./tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "./tool-framework/registry.ts"
@@ -170,8 +171,9 @@ export const makeToolContext = (options: RuntimeOptions) =>
     yield* add(OutputSettings, OutputSettings.make(root))
     const settings = Context.get(context as Context.Context<OutputSettings>, OutputSettings)
     // The project's own anvil.json widens the sandbox (or the folders tools may reach) only once trusted.
-    const sandboxSection = yield* resolveProjectSandbox(config, root, options.sandbox?.modeFlag)
-    const extra = Array.isArray(sandboxSection.section.allow) ? (sandboxSection.section.allow as ReadonlyArray<unknown>) : []
+    const sandboxSection = yield* projectSandboxOf(config, root, options.sandbox?.modeFlag)
+    const { section } = sandboxSection
+    const extra = isRecord(section) && Array.isArray(section.allow) ? (section.allow as ReadonlyArray<unknown>) : []
     yield* add(
       Workspace,
       Workspace.make({
@@ -273,13 +275,22 @@ const usedServices = (options: RuntimeOptions): "all" | ReadonlySet<string> => {
   return keys
 }
 
+/**
+ * The `sandbox` section in force: the project's own widens it only once trusted (trust/project-sandbox.ts,
+ * loaded only for a project file with a `sandbox` section).
+ */
+const projectSandboxOf = (config: ConfigShape, root: string, modeFlag: string | undefined): Effect.Effect<ProjectSandbox> =>
+  config.layers.some((l) => l.source === "project file" && l.data.sandbox !== undefined)
+    ? Effect.flatMap(Effect.promise(() => import("./trust/project-sandbox.ts")), (m) => m.resolveProjectSandbox(config, root, modeFlag))
+    : Effect.succeed({ section: config.data.sandbox, ignored: [] })
+
 /** anvil.json `sandbox` (and `--sandbox`), checked: a bad setting is a ConfigError. */
 const sandboxSettingsOf = (project: ProjectSandbox, options: Pick<RuntimeOptions, "sandbox">) =>
   Effect.try({
-    try: (): SandboxSettings => {
-      const notice = ignoredNotice(project)
-      return { ...readSandboxSettings(project.section, options.sandbox?.modeFlag), ...(notice ? { projectIgnored: notice } : {}) }
-    },
+    try: (): SandboxSettings => ({
+      ...readSandboxSettings(project.section, options.sandbox?.modeFlag),
+      ...(project.notice ? { projectIgnored: project.notice } : {}),
+    }),
     catch: (e) => new ConfigError(e instanceof SandboxSettingsError ? `anvil.json: ${e.message}` : String(e)),
   })
 
@@ -300,7 +311,7 @@ const makeSandbox = (root: string, options: Pick<RuntimeOptions, "env" | "sandbo
             // The user's own "always": the saved list stays in force when nothing of the project's was ignored before.
             saveHost: async (host: string) => {
               await import("./sandbox/save-host.ts").then((m) => m.saveNetworkHost(root, host))
-              if (!settings.projectIgnored) await retrustProjectSandbox(root, options.env)
+              if (!settings.projectIgnored) await import("./trust/project-sandbox.ts").then((m) => m.retrustProjectSandbox(root, options.env))
             },
           }
         : {}),

@@ -24,11 +24,14 @@ const NARROWING_LISTS = ["protected", "deny_read"] as const
 
 /** The `sandbox` section to use, and what of the project's was left out. */
 export interface ProjectSandbox {
-  readonly section: ConfigData
+  /** What `readSandboxSettings` reads (a value that is not an object is passed on, to be reported). */
+  readonly section: unknown
   /** The project's widening settings that were ignored, as `sandbox.mode: "off"`. */
   readonly ignored: ReadonlyArray<string>
   /** Why they were ignored (never trusted, or changed since). */
   readonly trust?: Exclude<TrustStatus, "trusted">
+  /** The notice to show when something was ignored (see {@link ignoredNotice}). */
+  readonly notice?: string
 }
 
 const MODE_RANK: Record<string, number> = { "read-only": 0, "workspace-write": 1, off: 2 }
@@ -104,6 +107,7 @@ export const resolveProjectSandbox = (
       const all = config.layers.flatMap((l) => strings(sectionOf(l.data)[key]))
       if (all.length > 0) lists[key] = [...new Set(all)]
     }
+    if (config.data.sandbox !== undefined && !isRecord(config.data.sandbox)) return { section: config.data.sandbox, ignored: [] }
     const merged = { ...sectionOf(config.data), ...lists }
     if (at < 0) return { section: merged, ignored: [] }
     const project = sectionOf(config.layers[at]!.data)
@@ -119,7 +123,8 @@ export const resolveProjectSandbox = (
     const kept: Record<string, unknown> = { ...project }
     for (const k of wide) delete kept[k]
     const section = config.layers.reduce<ConfigData>((d, l, i) => mergeConfig(d, i === at ? { sandbox: kept } : { sandbox: sectionOf(l.data) }), {})
-    return { section: { ...sectionOf(section), ...lists }, ignored: wide.map((k) => show(k, project[k])), trust: check.status }
+    const ignored = wide.map((k) => show(k, project[k]))
+    return { section: { ...sectionOf(section), ...lists }, ignored, trust: check.status, notice: ignoredNotice({ ignored, trust: check.status })! }
   })
 
 /** The one-line notice for ignored project settings (stderr, stream-json, chat banner, bash's answer). */
