@@ -1,5 +1,5 @@
 import { Deferred, Effect } from "effect"
-import type { Envelope } from "../protocol/envelope.ts"
+import type { Envelope, EnvelopeError } from "../protocol/envelope.ts"
 import { renderErrorText } from "../protocol/render.ts"
 import { makeToolContext, type RuntimeOptions } from "../runtime.ts"
 import { Config, ConfigError, ConfigStrictError } from "../config/config.ts"
@@ -215,14 +215,7 @@ export const toolCommand = async (
  */
 export const printUnknownName = (args: ToolCommandArgs, io: CliIO, message: string): number => {
   const error = { code: "INVALID_PARAM", message, field_errors: [{ field: "name", message: "unknown tool" }], retryable: false } as const
-  const envelope: Envelope = {
-    status: "error",
-    data: {},
-    text: renderErrorText(args.name, error, []),
-    error,
-    stats: { time_ms: 0 },
-    context: { cwd: ".", params_input: null },
-  }
+  const envelope = cliErrorEnvelope(args.name, error)
   io.err(`anvil tool: ${message}\n`)
   io.out(args.text ? `${envelope.text}\n` : `${JSON.stringify(envelope, null, 2)}\n`)
   return 2
@@ -231,15 +224,18 @@ export const printUnknownName = (args: ToolCommandArgs, io: CliIO, message: stri
 /** The INTERNAL_ERROR envelope of a defect found after the pipeline. */
 const internalEnvelope = (name: string, e: unknown): Envelope => {
   const message = `${name} failed unexpectedly: ${(e instanceof Error ? e.message : String(e)).slice(0, 2000)}`
-  return {
-    status: "error",
-    data: {},
-    text: `# ${name} Error\n\nCode: INTERNAL_ERROR\nMessage: ${message}`,
-    error: { code: "INTERNAL_ERROR", message, retryable: false },
-    stats: { time_ms: 0 },
-    context: { cwd: ".", params_input: null },
-  }
+  return cliErrorEnvelope(name, { code: "INTERNAL_ERROR", message, retryable: false })
 }
+
+/** An error envelope the command line makes itself (no call ran), laid out as the pipeline's are. */
+const cliErrorEnvelope = (name: string, error: EnvelopeError): Envelope => ({
+  status: "error",
+  data: {},
+  text: renderErrorText(name, error, []),
+  error,
+  stats: { time_ms: 0 },
+  context: { cwd: ".", params_input: null },
+})
 
 const signalNote = (signal: ExitSignal) => `anvil received ${signal}; every process the call started was ended.`
 
@@ -254,11 +250,5 @@ const withSignal = (envelope: Envelope, signal: ExitSignal): Envelope => {
 }
 
 /** Written when the call did not finish in time after a second signal. */
-const cancelledEnvelope = (name: string, signal: ExitSignal): Envelope => ({
-  status: "error",
-  data: {},
-  text: `# ${name} Error\n\nCode: CANCELLED\nMessage: The ${name} call was cancelled. ${signalNote(signal)}`,
-  error: { code: "CANCELLED", message: `The ${name} call was cancelled. ${signalNote(signal)}`, retryable: false },
-  stats: { time_ms: 0 },
-  context: { cwd: ".", params_input: null },
-})
+const cancelledEnvelope = (name: string, signal: ExitSignal): Envelope =>
+  cliErrorEnvelope(name, { code: "CANCELLED", message: `The ${name} call was cancelled. ${signalNote(signal)}`, retryable: false })

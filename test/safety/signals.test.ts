@@ -57,6 +57,7 @@ describe("anvil tool bash under SIGINT, SIGTERM, SIGHUP", () => {
       const envelope = JSON.parse(out)
       expect(envelope).toMatchObject({ status: "error", error: { code: "CANCELLED" } })
       expect(envelope.error.message).toContain(signal)
+      expect(envelope.text).toMatch(/Code: CANCELLED\nMessage: .*\nRetryable: False/)
       expect(left(tag)).toEqual([])
     })
   }
