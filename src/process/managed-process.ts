@@ -4,6 +4,7 @@ import type { Readable, Writable } from "node:stream"
 import { registerTree, unregisterTree, updateTree } from "./managed-registry.ts"
 import { groupAlive, MARK_VAR, markValue } from "./process-table.ts"
 import { endTree } from "./process-tree.ts"
+import { ensureWatchdog, newMark } from "./watchdog.ts"
 
 /**
  * The one way anvil starts a process: bash commands, the agent's verify
@@ -181,9 +182,7 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
   const resolved = locateProgram(program, options.env)
   if (resolved === undefined) throw new ProcessSpawnError({ code: "ENOENT", message: `command not found: ${program}` })
 
-  // Web Crypto, not node:crypto: loading that module would add about 2 ms to every command tool's start;
-  // randomUUID rather than random bytes made hex through Buffer, a quarter of a millisecond less on a cold start.
-  const mark = crypto.randomUUID().replaceAll("-", "")
+  const mark = newMark()
   const env = { ...options.env, [MARK_VAR]: markValue(options.env[MARK_VAR], mark) }
   let command: SpawnCommand = { argv: [resolved, ...args], cwd: options.cwd, env }
   if (options.wrap) {
@@ -210,6 +209,8 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
 
   const pid = child.pid
   registerTree({ pgid: pid, mark })
+  // After the child started, so that its start does not wait for it: the watchdog ends the tree if anvil is KILLed.
+  ensureWatchdog()
   const graceDefault = options.killGraceMs ?? DEFAULT_GRACE_MS
   let exit: ManagedExit | undefined
   let stopping: Promise<void> | undefined

@@ -1,0 +1,73 @@
+import { MARK_VAR } from "./process-table.ts"
+
+/**
+ * The watchdog that ends anvil's process trees when anvil itself is killed.
+ *
+ * A SIGKILL (or a crash of the runtime) runs no handler, so the registry's
+ * exit sweep never happens, and bubblewrap's --die-with-parent covers only
+ * confined commands; with the sandbox off a `nohup server &` would outlive
+ * anvil. So every mark this process hands out starts with one prefix of its
+ * own, and with the first managed process a small shell is started that
+ * blocks reading a pipe only anvil holds the other end of. When anvil dies
+ * the kernel closes that end: the shell reads end-of-file and KILLs every
+ * process whose environment carries the prefix (setsid'd and nohup'd ones
+ * included), with their process groups, looking again until two looks in a
+ * row find nothing (a process caught inside an exec shows no environment for
+ * a moment). On an orderly exit anvil ends its trees itself and KILLs the
+ * watchdog, which then makes no look at all.
+ *
+ * It costs one `sh` start per anvil process, made after the first command was
+ * started (not in its way), and nothing per command.
+ */
+
+/**
+ * This process's prefix of every mark (hex, so it is a plain word in the shell's pattern). Web Crypto, not
+ * node:crypto: loading that module would add about 2 ms to every command tool's start.
+ */
+const PREFIX = crypto.randomUUID().replaceAll("-", "").slice(0, 16)
+
+/** The shell's program: `$1` is the prefix. */
+const SCRIPT = `trap '' HUP INT TERM QUIT PIPE
+while read -r _; do :; done
+idle=0; n=0
+while [ $idle -lt 2 ] && [ $n -lt 40 ]; do
+  n=$((n + 1)); idle=$((idle + 1))
+  for f in $(grep -lzs -e "^${MARK_VAR}=.*$1" /proc/[0-9]*/environ); do
+    p=\${f#/proc/}; p=\${p%/environ}
+    [ "$p" = "$$" ] && continue
+    kill -9 -"$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; idle=0
+  done
+  sleep 0.05
+done`
+
+// Held for the life of the process: if the pipe's end were collected and closed, the shell would end every tree.
+let watchdog: Bun.Subprocess<"pipe", "ignore", "ignore"> | undefined
+let tried = false
+
+/** A fresh mark for one process tree, carrying this process's prefix. */
+export const newMark = (): string => PREFIX + crypto.randomUUID().replaceAll("-", "").slice(0, 16)
+
+/**
+ * Starts the watchdog once (later calls do nothing). Where it cannot start (no
+ * /bin/sh) anvil goes on without it: the exit sweeps still hold for every way
+ * out but SIGKILL.
+ */
+export const ensureWatchdog = (): void => {
+  if (tried) return
+  tried = true
+  try {
+    watchdog = Bun.spawn(["/bin/sh", "-c", SCRIPT, "anvil-watchdog", PREFIX], {
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: "ignore",
+      // Its own session: a Ctrl-C or a closed terminal reaches anvil, which ends its trees itself.
+      detached: true,
+      env: { PATH: "/usr/bin:/bin" },
+    })
+    watchdog.unref()
+    // An orderly exit ends the trees itself (managed-registry): the watchdog goes without looking through /proc.
+    process.on("exit", () => watchdog?.kill("SIGKILL"))
+  } catch {
+    watchdog = undefined
+  }
+}

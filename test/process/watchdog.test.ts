@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { tempDir } from "../support/harness.ts"
+import { anvilBinary, processesMatching, waitUntil } from "../safety/binary.ts"
+
+// A SIGKILL of anvil runs no handler: the watchdog ends what anvil started all the same (the sandbox off,
+// where bubblewrap's --die-with-parent does not help).
+setDefaultTimeout(60_000)
+
+const repo = join(import.meta.dir, "..", "..")
+const tag = `${process.pid}${Date.now() % 100000}`
+/** A sleep no other test starts: `sleep 7<tag><n>` seconds. */
+const sleeper = (n: number) => `sleep 7${tag}${n}`
+const leftovers = () => [0, 1, 2, 3, 4, 5].flatMap((n) => processesMatching(`^${sleeper(n)}$`))
+
+afterAll(() => {
+  for (const pid of leftovers()) process.kill(pid, "SIGKILL")
+})
+
+const killedLeavesNothing = async (start: () => Bun.Subprocess, expected: number) => {
+  const host = start()
+  try {
+    expect(await waitUntil(() => leftovers().length === expected, 15_000)).toBe(true)
+  } finally {
+    host.kill("SIGKILL")
+  }
+  await host.exited
+  const gone = await waitUntil(() => leftovers().length === 0, 2_000)
+  expect({ gone, left: leftovers() }).toEqual({ gone: true, left: [] })
+}
+
+describe("the watchdog", () => {
+  let binary = ""
+  beforeAll(async () => {
+    binary = await anvilBinary()
+  }, 120_000)
+
+  test("kill -9 of `anvil tool bash` with the sandbox off: the command, its setsid'd and nohup'd children are gone within 2 s", async () => {
+    const root = tempDir("anvil-watchdog-")
+    Bun.spawnSync(["git", "init", "-q", root])
+    const home = join(root, "..", "home")
+    mkdirSync(home, { recursive: true })
+    const command = `setsid ${sleeper(1)} & nohup ${sleeper(2)} >/dev/null 2>&1 & (${sleeper(3)} &); ${sleeper(0)}`
+    await killedLeavesNothing(
+      () =>
+        Bun.spawn([binary, "tool", "bash", JSON.stringify({ command }), "--sandbox", "off"], {
+          cwd: root,
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
+          stdout: "ignore",
+          stderr: "ignore",
+        }),
+      4,
+    )
+  })
+
+  test("a command started after the watchdog (a later call of a session) is covered too; an orderly exit leaves no watchdog", async () => {
+    const dir = tempDir("anvil-watchdog-host-")
+    const script = join(dir, "host.ts")
+    writeFileSync(
+      script,
+      [
+        `import { startManaged } from ${JSON.stringify(join(repo, "src", "process", "managed-process.ts"))}`,
+        `const env = { PATH: "/usr/bin:/bin" }`,
+        `await startManaged({ argv: ["true"], cwd: "/", env }).exited`,
+        `await Bun.sleep(20)`,
+        `Bun.gc(true)`,
+        `startManaged({ argv: ["sh", "-c", "setsid ${sleeper(4)} & ${sleeper(5)}"], cwd: "/", env, stdout: "ignore", stderr: "ignore" })`,
+        `if (process.argv[2] === "exit") { await Bun.sleep(300); process.exit(0) }`,
+        `await Bun.sleep(60_000)`,
+      ].join("\n"),
+    )
+    const run = (arg: string) => Bun.spawn([process.execPath, script, arg], { stdout: "ignore", stderr: "ignore" })
+    await killedLeavesNothing(() => run("stay"), 2)
+    const orderly = run("exit")
+    expect(await orderly.exited).toBe(0)
+    expect(await waitUntil(() => leftovers().length === 0, 2_000)).toBe(true)
+    expect(processesMatching(`anvil-watchdog`).filter((pid) => Bun.spawnSync(["ps", "-o", "ppid=", "-p", String(pid)]).stdout.toString().trim() === String(orderly.pid))).toEqual([])
+  })
+})
