@@ -63,6 +63,8 @@ export const ensureWatchdog = (): void => {
       // Its own session: a Ctrl-C or a closed terminal reaches anvil, which ends its trees itself.
       detached: true,
       env: { PATH: "/usr/bin:/bin" },
+      // Not the project: it holds no folder busy, and is no process "in" the project.
+      cwd: "/",
     })
     watchdog.unref()
     // An orderly exit ends the trees itself (managed-registry): the watchdog goes without looking through /proc.
