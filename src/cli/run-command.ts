@@ -86,9 +86,10 @@ export const scriptedAsk = (yes: boolean) => (request: PermissionRequest): Effec
     })
   }
   if (yes) return Effect.succeed("once")
+  const asker = request.hook?.decision === "ask" ? ` (a hook asks for it: ${request.hook.reason ?? "no reason given"})` : ""
   return Effect.succeed({
     deny:
-      `The '${request.tool.name}' call${what} needs approval and anvil is running without a terminal to ask. ` +
+      `The '${request.tool.name}' call${what} needs approval${asker} and anvil is running without a terminal to ask. ` +
       `It was not run. The user can approve such calls with --yes or --allow ${JSON.stringify(rule)}; do not retry it unchanged.`,
   })
 }

@@ -45,8 +45,6 @@ export interface SdkHooks {
   readonly call: (event: string, input: Json, toolName?: string, toolUseId?: string) => Promise<HookVerdict>
   /** anvil hook entries for PreToolUse / PostToolUse. */
   readonly entries: ReadonlyArray<HookEntry>
-  /** Calls whose PreToolUse answered "allow": their permission question is skipped. */
-  readonly preApproved: Set<string>
   /** Calls a hook stopped with `continue: false`: the host ends the turn. */
   readonly stopRequested: () => string | undefined
 }
@@ -85,7 +83,6 @@ export const makeSdkHooks = (
     }
   }
   let stop: string | undefined
-  const preApproved = new Set<string>()
 
   const call: SdkHooks["call"] = async (event, input, toolName, toolUseId) => {
     const verdict: { decision?: "allow" | "deny" | "ask"; reason?: string; updatedInput?: Json; additionalContext: Array<string>; stop?: string; systemMessages: Array<string> } = {
@@ -143,9 +140,12 @@ export const makeSdkHooks = (
     const verdict = await call("PreToolUse", { tool_name: name, tool_input: toClaudeInput(event.tool, { ...event.params }), tool_use_id: event.callId }, name, event.callId)
     if (verdict.stop !== undefined) return { deny: verdict.stop }
     if (verdict.decision === "deny") return { deny: verdict.reason ?? `The host's PreToolUse hook denied this ${name} call.` }
-    if (verdict.decision === "allow") preApproved.add(event.callId)
-    if (verdict.updatedInput) return { params: name === event.tool ? verdict.updatedInput : toAnvilInput(name, verdict.updatedInput) }
-    return undefined
+    const permission = verdict.decision === "allow" || verdict.decision === "ask" ? verdict.decision : undefined
+    if (!verdict.updatedInput && !permission) return undefined
+    return {
+      ...(verdict.updatedInput ? { params: name === event.tool ? verdict.updatedInput : toAnvilInput(name, verdict.updatedInput) } : {}),
+      ...(permission ? { permission, ...(verdict.reason !== undefined ? { reason: verdict.reason } : {}) } : {}),
+    }
   }
 
   const after = async (event: ToolResultEvent): Promise<ToolAfterResult> => {
@@ -172,7 +172,6 @@ export const makeSdkHooks = (
     has: (event) => (table.get(event)?.length ?? 0) > 0,
     call,
     entries,
-    preApproved,
     stopRequested: () => {
       const s = stop
       stop = undefined

@@ -145,7 +145,6 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     Effect.promise(async (): Promise<AskAnswer> => {
       const name = claudeName(request.tool.name)
       const params = isRecord(request.params) ? request.params : {}
-      if (hooks?.preApproved.has(`${request.callId}`)) return "once"
       if (mode === "bypassPermissions") return "once"
       if (mode === "acceptEdits" && EDIT_TOOLS.has(request.tool.name)) return "once"
       if (mode === "dontAsk") return { deny: `Permission mode dontAsk: the ${name} call was not pre-approved, so it was denied.` }

@@ -3,7 +3,7 @@ import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
 import { readSettingsFile } from "../config/settings-file.ts"
-import type { PermissionLevel, Tool } from "../tool-framework/definition.ts"
+import type { HookPermission, PermissionLevel, Tool } from "../tool-framework/definition.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { allowCovers, levelFor, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
 import { isRecord } from "../protocol/is-record.ts"
@@ -22,6 +22,8 @@ export interface PermissionRequest {
   readonly unconfined?: boolean
   /** The call's id, when it comes from the pipeline (a host asked about it refers to it). */
   readonly callId?: string | undefined
+  /** A `tool.before` hook's word on this call (see {@link HookPermission}); shown with the question it raises. */
+  readonly hook?: HookPermission | undefined
 }
 
 export type PermissionDecision =
@@ -149,8 +151,14 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             if (typeof answer === "object") return { allowed: false, reason: answer.deny } as const
             return { allowed: false, reason: `The user did not approve running this command outside the sandbox${what}.` } as const
           }
-          if (level === "allow") return { allowed: true } as const
-          if (approved.some((rule) => allowCovers(rule, request.tool.name, subjects))) return { allowed: true } as const
+          const hook = request.hook?.decision
+          // A hook's "ask" puts the question whatever allowed the call; its "allow" spares only the tool's own
+          // question: an ask rule someone configured is still asked (the rules judged with an allowing default).
+          if (hook !== "ask") {
+            if (level === "allow") return { allowed: true } as const
+            if (approved.some((rule) => allowCovers(rule, request.tool.name, subjects))) return { allowed: true } as const
+            if (hook === "allow" && levelFor(toolRules(permission(), request.tool.name), "allow", subjects) === "allow") return { allowed: true } as const
+          }
           const answer = yield* onAsk({ ...request, subjects })
           if (answer === true || answer === "once") return { allowed: true } as const
           if (answer === "session" || answer === "always") {

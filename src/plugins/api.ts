@@ -149,8 +149,21 @@ export interface ToolCallEvent {
   readonly callId: string
 }
 
-/** `tool.before`'s answer: nothing (go on), new parameters, or a refusal the model sees. */
-export type ToolBeforeResult = void | undefined | { readonly params: Record<string, unknown> } | { readonly deny: string }
+/**
+ * `tool.before`'s answer: nothing (go on), a refusal the model sees, or new parameters and/or a word on the
+ * permission. `permission: "allow"` spares the call the question its tool would ask (deny rules, ask rules and
+ * the question before leaving the command sandbox still apply); `"ask"` puts the question even where the rules
+ * allow the call (`reason` is shown with it). Of several hooks, "ask" wins over "allow".
+ */
+export type ToolBeforeResult =
+  | void
+  | undefined
+  | {
+      readonly params?: Record<string, unknown>
+      readonly permission?: "allow" | "ask"
+      readonly reason?: string
+    }
+  | { readonly deny: string }
 
 /** A finished call as `tool.after` sees it: the whole result, before truncation. */
 export interface ToolResultEvent extends ToolCallEvent {

@@ -69,10 +69,13 @@ const claudeInput = (tool: string, params: Readonly<Record<string, unknown>>): R
 
 const readJsonFile = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
 
-/** What a hook's stdout JSON decides, when it is JSON: a block, a new tool input (PreToolUse), context for the model. */
+/**
+ * What a hook's stdout JSON decides, when it is JSON: a block, a word on the permission ("allow", "ask";
+ * the older `decision: "approve"` is "allow"), a new tool input (PreToolUse), context for the model.
+ */
 const jsonDecision = (
   stdout: string,
-): { block: boolean; reason?: string; updatedInput?: Record<string, unknown>; context?: string } | undefined => {
+): { block: boolean; permission?: "allow" | "ask"; reason?: string; updatedInput?: Record<string, unknown>; context?: string } | undefined => {
   const text = stdout.trim()
   if (!text.startsWith("{")) return undefined
   try {
@@ -81,8 +84,15 @@ const jsonDecision = (
     const reason =
       typeof specific.permissionDecisionReason === "string" ? specific.permissionDecisionReason : typeof json.reason === "string" ? json.reason : undefined
     const block = specific.permissionDecision === "deny" || json.decision === "block" || json.continue === false
+    const permission =
+      specific.permissionDecision === "allow" || specific.permissionDecision === "ask"
+        ? specific.permissionDecision
+        : json.decision === "approve"
+          ? "allow"
+          : undefined
     return {
       block,
+      ...(permission ? { permission } : {}),
       ...(reason !== undefined ? { reason } : {}),
       ...(Predicate.isObject(specific.updatedInput) ? { updatedInput: specific.updatedInput as Record<string, unknown> } : {}),
       ...(typeof specific.additionalContext === "string" && specific.additionalContext.trim() !== "" ? { context: specific.additionalContext } : {}),
@@ -184,6 +194,8 @@ export const readClaudePlugin = (input: {
     hooks["tool.before"] = async (event): Promise<ToolBeforeResult> => {
       // `updatedInput` (Claude Code's fields) replaces the input; later hooks see the new one.
       let params: Readonly<Record<string, unknown>> | undefined
+      // The strictest word on the permission: "ask" over "allow" (a "deny" returns at once).
+      let permission: { decision: "allow" | "ask"; reason?: string } | undefined
       for (const spec of specs.PreToolUse) {
         if (!matcherSelects(spec.matcher, event.tool)) continue
         const out = await run(spec, "PreToolUse", { tool: event.tool, params: params ?? event.params })
@@ -192,8 +204,15 @@ export const readClaudePlugin = (input: {
         const decision = jsonDecision(out.stdout)
         if (decision?.block) return { deny: decision.reason ?? `PreToolUse hook '${spec.command}' blocked the call` }
         if (decision?.updatedInput) params = toAnvilInput(claudeName(event.tool), decision.updatedInput)
+        if (decision?.permission && permission?.decision !== "ask") {
+          permission = { decision: decision.permission, ...(decision.reason !== undefined ? { reason: decision.reason } : {}) }
+        }
       }
-      return params ? { params } : undefined
+      if (!params && !permission) return undefined
+      return {
+        ...(params ? { params: { ...params } } : {}),
+        ...(permission ? { permission: permission.decision, ...(permission.reason !== undefined ? { reason: permission.reason } : {}) } : {}),
+      }
     }
   }
   if (specs.PostToolUse.length > 0) {

@@ -96,7 +96,10 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
   // Before the permission check (see Tool.beforeCall): the permission judges the parameters the hooks settled on.
   const beforeCall: Tool["beforeCall"] = (params, call) =>
     Effect.gen(function* () {
-      let current = own ? yield* own(params, call) : params
+      const first = own ? yield* own(params, call) : { params }
+      let current = first.params
+      // The strictest word of the hooks: "ask" over "allow".
+      let permission = first.permission
       for (const entry of hooks.entries) {
         if (entry.name !== "tool.before") continue
         const value = yield* Effect.promise(() => hooks.callEntry(entry, { tool: tool.name, params: current, callId: call.callId }))
@@ -109,8 +112,12 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
           if (decoded._tag === "Success") current = decoded.value
           else onProblem(`plugin '${entry.plugin}': tool.before returned parameters ${tool.name} does not accept; ignored`)
         }
+        if ((value.permission === "allow" || value.permission === "ask") && permission?.decision !== "ask") {
+          const reason = typeof value.reason === "string" && value.reason.trim() !== "" ? value.reason : undefined
+          permission = { decision: value.permission, reason: `plugin '${entry.plugin}'${reason ? `: ${reason}` : ""}` }
+        }
       }
-      return current
+      return { params: current, ...(permission ? { permission } : {}) }
     })
   return {
     ...tool,

@@ -107,6 +107,7 @@ export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: st
       const rule = rulesForAnswer(request.tool, request.subjects).map(showAllowRule).join(", ")
       yield* terminal.write(
         `\n${style.yellow("?")} ${style.bold(`Allow ${request.tool.name}${request.unconfined ? " outside the sandbox" : ""}?`)}\n` +
+          (request.hook?.decision === "ask" ? `  ${style.dim(`Asked by a hook: ${request.hook.reason ?? "no reason given"}`)}\n` : "") +
           `${(isDiff ? colorDiff(preview, style) : preview)
             .split("\n")
             .map((l) => `  ${l}`)

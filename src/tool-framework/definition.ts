@@ -59,6 +59,23 @@ export interface ToolTruncation {
 }
 
 /** Per-call facts a tool may need beyond its parameters. */
+/**
+ * What {@link Tool.beforeCall} settled on: the parameters, and a hook's word on
+ * the permission — "allow" spares the call the question its tool would ask
+ * (deny and ask rules still apply), "ask" puts the question even where the
+ * rules allow the call.
+ */
+export interface BeforeCall<P> {
+  readonly params: P
+  readonly permission?: HookPermission | undefined
+}
+
+/** A hook's word on a call's permission, with the reason it gave. */
+export interface HookPermission {
+  readonly decision: "allow" | "ask"
+  readonly reason?: string | undefined
+}
+
 export interface ToolCallInfo {
   /** The model's id for this call (or a generated one). */
   readonly callId: string
@@ -121,11 +138,12 @@ export interface Tool<P = any, R = any> {
   readonly redact?: (raw: unknown) => unknown
   /**
    * Runs after the parameters are decoded and before the permission check:
-   * returns the parameters to use (the same, or replaced) or fails with a
-   * {@link ToolError} to refuse the call. Plugins' `tool.before` hooks are put
-   * here, so a permission rule judges what will actually run.
+   * returns the parameters to use (the same, or replaced), optionally with a
+   * hook's word on the permission, or fails with a {@link ToolError} to refuse
+   * the call. Plugins' `tool.before` hooks are put here, so a permission rule
+   * judges what will actually run.
    */
-  readonly beforeCall?: (params: P, call: ToolCallInfo) => Effect.Effect<P, ToolError>
+  readonly beforeCall?: (params: P, call: ToolCallInfo) => Effect.Effect<BeforeCall<P>, ToolError>
   /**
    * The services `run` needs beyond {@link CoreServices} (their
    * `Context.Service` classes): a one-tool call (`anvil tool NAME`) builds

@@ -11,7 +11,7 @@ import { SpillStore } from "../output/spill-store.ts"
 import { Permissions } from "../permission/permissions.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { AfterChange, withNote, writtenFiles } from "./after-change.ts"
-import type { Tool, ToolResult } from "./definition.ts"
+import type { HookPermission, Tool, ToolResult } from "./definition.ts"
 import { capText, checkInputLimits, ECHO_CHARS, echoValue } from "./input-limits.ts"
 import { withFullOutput } from "./full-output.ts"
 import { decodeParams } from "./params.ts"
@@ -137,13 +137,15 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
 
           // Hooks before the permission check, so the permission judges the parameters that will run.
           let params = decoded.value
+          let hook: HookPermission | undefined
           if (tool.beforeCall) {
             const before = yield* Effect.suspend(() => tool.beforeCall!(params, { callId, rawParams: call.params })).pipe(Effect.result)
             if (before._tag === "Failure") return yield* fail(tool.title, before.failure, tool)
-            params = before.success
+            params = before.success.params
+            hook = before.success.permission
           }
 
-          const decision = yield* permissions.check({ tool, params, callId })
+          const decision = yield* permissions.check({ tool, params, callId, ...(hook ? { hook } : {}) })
           if (!decision.allowed) {
             return yield* fail(tool.title, new ToolError({ code: "PERMISSION_DENIED", message: decision.reason }), tool)
           }

@@ -132,6 +132,56 @@ describe("Claude Code plugin folders", () => {
     expect(read.envelope.text).toContain("PostToolUse hook feedback:\nthis file is generated")
   }, 30_000)
 
+  test("permissionDecision: allow spares the tool's question but not a configured ask or deny rule; ask puts the question to a call the rules allow", async () => {
+    const root = project({ "a.txt": "first\n" })
+    const config = tempDir("anvil-claude-cfg-")
+    const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    const answer = (json: unknown) => `cat > /dev/null; echo '${JSON.stringify(json)}'`
+    const decide = (decision: string, reason: string) => answer({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } })
+    writeTree(join(config, "anvil", "plugins", "team"), {
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "team" }),
+      "hooks/hooks.json": JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            { matcher: "Write|Bash", hooks: [{ type: "command", command: decide("allow", "approved by policy") }] },
+            { matcher: "Read", hooks: [{ type: "command", command: decide("ask", "reading is audited") }] },
+            // The legacy form: decision "approve" is an allow.
+            { matcher: "Edit", hooks: [{ type: "command", command: answer({ decision: "approve" }) }] },
+          ],
+        },
+      }),
+    })
+    const asked: Array<string> = []
+    const onAsk = (request: { tool: { name: string }; hook?: { decision: string; reason?: string } }) =>
+      Effect.sync(() => {
+        asked.push(`${request.tool.name}${request.hook ? ` (${request.hook.decision}: ${request.hook.reason})` : ""}`)
+        return { deny: "the person said no" } as const
+      })
+    const run = async (permission: Record<string, unknown>, tool: string, params: Record<string, unknown>) => {
+      const cfg = makeConfig({ permission }, env)
+      const set = await loadPlugins({ root, env, config: cfg, builtinNames: builtinNames(), onProblem: () => {} })
+      const tools = toolsWithPlugins(builtinTools, set, () => {})
+      return (await callTool(root, tool, params, { tools, env, configOverrides: { permission }, onAsk: onAsk as never })).envelope
+    }
+
+    // write asks by default: the hook's allow spares the question.
+    expect((await run({}, "write", { path: "b.txt", content: "y\n" })).status).toBe("success")
+    expect((await run({}, "edit", { path: "b.txt", old_string: "y", new_string: "z" })).status).toBe("success")
+    expect(asked).toEqual([])
+    // A configured ask rule is still asked; a deny rule still denies, and no one is asked.
+    const rule = await run({ bash: { "echo*": "ask" } }, "bash", { command: "echo hi" })
+    expect(rule.error).toMatchObject({ code: "PERMISSION_DENIED", message: "the person said no" })
+    expect(asked).toEqual(["bash (allow: plugin 'team': approved by policy)"])
+    const denied = await run({ write: "deny" }, "write", { path: "c.txt", content: "n\n" })
+    expect(denied.error?.code).toBe("PERMISSION_DENIED")
+    expect(existsSync(join(root, "c.txt"))).toBe(false)
+    expect(asked).toHaveLength(1)
+    // read is allowed by default: the hook's ask puts the question, with its reason.
+    const read = await run({}, "read", { path: "a.txt" })
+    expect(read.error).toMatchObject({ code: "PERMISSION_DENIED", message: "the person said no" })
+    expect(asked[1]).toBe("read (ask: plugin 'team': reading is audited)")
+  }, 30_000)
+
   test("matchers: names mapped both ways, alternatives, regexes, empty and *", () => {
     expect(matcherSelects("Bash", "bash")).toBe(true)
     expect(matcherSelects("Edit|Write", "write")).toBe(true)

@@ -117,6 +117,33 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(JSON.stringify(seen[0].tool_response)).toContain("alpha")
   })
 
+  test("hooks: PreToolUse allow spares canUseTool; ask puts a call the rules allow to canUseTool", async () => {
+    const root = project({ "a.txt": "alpha\n" })
+    const { env } = model([
+      { tool_calls: [{ name: "write", arguments: { path: "b.txt", content: "beta\n" }, id: "w1" }] },
+      { tool_calls: [{ name: "read", arguments: { path: "a.txt" }, id: "r1" }] },
+      { text: "Done." },
+    ])
+    const asked: Array<string> = []
+    const decide = (decision: "allow" | "ask") => async () => ({ hookSpecificOutput: { hookEventName: "PreToolUse" as const, permissionDecision: decision, permissionDecisionReason: `policy says ${decision}` } })
+    const messages = await collect(
+      query({
+        prompt: "go",
+        options: {
+          ...base(root, env),
+          canUseTool: async (tool) => {
+            asked.push(tool)
+            return { behavior: "deny", message: "not now" }
+          },
+          hooks: { PreToolUse: [{ matcher: "Write", hooks: [decide("allow")] }, { matcher: "Read", hooks: [decide("ask")] }] },
+        },
+      }),
+    )
+    expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("beta\n")
+    expect(asked).toEqual(["Read"])
+    expect(resultOf(messages).permission_denials.map((d) => d.tool_name)).toEqual(["Read"])
+  })
+
   test("a failing PreToolUse hook whose matcher says onFailure: block blocks the call; one that says continue lets it run", async () => {
     const root = project({})
     const { env, server } = model([
