@@ -80,6 +80,8 @@ export interface RuntimeOptions {
   readonly tools: ReadonlyArray<Tool>
   /** Tools that join while the runtime lives (MCP servers' tools). */
   readonly toolSources?: ReadonlyArray<ToolSource>
+  /** Why a tool left out of `tools` is refused when called (see ToolRegistry.withheld). */
+  readonly withheld?: (name: string) => string | undefined
   /** How an "ask" permission is answered. Default: approved (a direct invocation). */
   readonly onAsk?: (request: PermissionRequest) => Effect.Effect<boolean | AskAnswer>
   /** Approvals given up front (`--allow`). */
@@ -248,7 +250,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
     const registry =
       used !== "all" && tools.length === 1 && tools[0]!.name !== LOAD_TOOLS_NAME
         ? makeRegistry(tools)
-        : (yield* Effect.promise(() => import("./tools/load_tools.ts"))).registryWithLoader(tools, options.toolSources)
+        : (yield* Effect.promise(() => import("./tools/load_tools.ts"))).registryWithLoader(tools, options.toolSources, options.withheld)
     yield* add(ToolRunner, ToolRunner.make<Services>(registry))
     return context as Context.Context<ToolRunner | Services | AfterChange | FileSystem | Path>
   })

@@ -13,7 +13,7 @@ import { ProcessRunner } from "../process/process-runner.ts"
 import { makeToolRuntime, PlatformLive, type RuntimeOptions, type ToolServices } from "../runtime.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
 import type { Tool } from "../tool-framework/definition.ts"
-import type { ToolSource } from "../tool-framework/registry.ts"
+import { makeRegistry, type ToolSource } from "../tool-framework/registry.ts"
 import { registryWithLoader } from "../tools/load_tools.ts"
 import { ToolRunner } from "../tool-framework/runner.ts"
 import { SessionInfo } from "../tool-framework/session.ts"
@@ -116,6 +116,19 @@ export const profileSources = (profile: Profile, sources: ReadonlyArray<ToolSour
   }))
 
 /**
+ * The refusal of a tool the profile leaves out, found among every tool available
+ * (MCP tools included) by the names the registry answers to.
+ */
+export const profileWithheld = (profile: Profile, all: ReadonlyArray<Tool>, sources: ReadonlyArray<ToolSource> = []) => {
+  const chosen = new Set(profile.select(all))
+  const others = makeRegistry(all.filter((t) => !chosen.has(t)))
+  return (name: string): string | undefined => {
+    const tool = others.lookup(name) ?? sources.reduce<Tool | undefined>((found, s) => found ?? s.lookup(name), undefined)
+    return tool && profile.select([tool]).length === 0 ? profile.refusal(tool) : undefined
+  }
+}
+
+/**
  * Runs subagents for the task tool: each one gets a fresh history, the
  * profile's tools (read-only for explore), its own read ledger and session id,
  * the same model and permissions, and returns its final answer as the summary.
@@ -142,7 +155,7 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
               SessionInfo.layer({ id: childId, interactive: true }),
               SubagentRunner.unavailable,
             )
-            const runnerLayer = ToolRunner.layer<ToolServices>(registryWithLoader(tools, profileSources(profile, options.toolSources))).pipe(
+            const runnerLayer = ToolRunner.layer<ToolServices>(registryWithLoader(tools, profileSources(profile, options.toolSources), profileWithheld(profile, options.allTools, options.toolSources))).pipe(
               Layer.provide(childServices),
             )
             const result = yield* Effect.gen(function* () {
@@ -185,6 +198,7 @@ export const agentToolRuntime = (options: AgentRuntimeOptions) =>
     config: options.boot.config,
     tools: profileTools(options.profile, options.allTools),
     toolSources: profileSources(options.profile, options.toolSources),
+    withheld: profileWithheld(options.profile, options.allTools, options.toolSources),
     onAsk: options.onAsk,
     permissions: { allow: options.allow ?? [] },
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),

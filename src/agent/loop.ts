@@ -368,7 +368,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           if (cancelSignal && outcome.envelope.error?.code === "CANCELLED") cancelled = true
           if (outcome.envelope.error?.code === "PERMISSION_DENIED") {
             denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: params })
-            stillDenied.add(call.name)
+            // A tool the profile withholds (Write in plan mode) is refused by design: the turn's answer is still the result.
+            if (outcome.tool !== undefined) stillDenied.add(call.name)
           } else if (outcome.envelope.status !== "error") stillDenied.delete(call.name)
           let text = outcome.envelope.text
           if (outcome.envelope.status === "error" && outcome.envelope.error?.code !== "CANCELLED") {

@@ -16,7 +16,16 @@ export interface Profile {
   readonly engine?: EngineName
   /** What the system prompt adds for this profile. */
   readonly instructions: string
+  /** Why a tool this profile leaves out is refused when the model calls it anyway, and what to do instead. */
+  readonly refusal: (tool: Tool) => string
 }
+
+/** The plan-mode refusal of a tool that changes things (also said by the SDK host's `plan` permission mode). */
+export const planRefusal = (title: string): string =>
+  `Plan mode forbids ${title}: it can change files or run commands, and plan mode only investigates. ` +
+  "Keep using the read-only tools, then answer with the plan. To carry it out the user leaves plan mode: " +
+  "continue the session without --plan (anvil run --continue --profile code), or, in a Claude Agent SDK host, " +
+  "approve ExitPlanMode / set the permission mode to default."
 
 const named = (names: ReadonlyArray<string>) => {
   const set = new Set(names)
@@ -35,6 +44,7 @@ export const PROFILES: Readonly<Record<Profile["name"], Profile>> = {
     instructions:
       "You are in code mode: you may read, search, edit files and run commands to complete the task. " +
       "Make the change, then check it (run the tests or the build when there are any).",
+    refusal: (tool) => `${tool.title} is a plan-mode tool and is not available in code mode; ask in your answer instead.`,
   },
   plan: {
     name: "plan",
@@ -44,6 +54,7 @@ export const PROFILES: Readonly<Record<Profile["name"], Profile>> = {
       "You are in plan mode: you cannot change files or run commands. Investigate with the read-only tools, " +
       "ask the user with question when a choice is theirs, and answer with a concrete, step-by-step plan " +
       "(files to change, how, and how to verify). Keep the plan in the todo list when it has several steps.",
+    refusal: (tool) => planRefusal(tool.title),
   },
   explore: {
     name: "explore",
@@ -53,6 +64,8 @@ export const PROFILES: Readonly<Record<Profile["name"], Profile>> = {
       "You are a read-only exploration subagent working for another agent. Use the tools to find what the " +
       "objective asks for, then finish with a concise report: the facts found, with file paths and line numbers, " +
       "and nothing the other agent did not ask for. You cannot change anything and cannot ask the user.",
+    refusal: (tool) =>
+      `The explore subagent is read-only and cannot use ${tool.title}. Finish with your report; the calling agent makes the change or asks the user.`,
   },
   test: {
     name: "test",
@@ -60,6 +73,7 @@ export const PROFILES: Readonly<Record<Profile["name"], Profile>> = {
     select: (all) => all.filter(named(["calculator", "list"])),
     engine: "react",
     instructions: "You are a minimal test agent. Use the tools when they help, then give the final answer.",
+    refusal: (tool) => `The test profile has only calculator and list; ${tool.title} is not available. Answer with what you have.`,
   },
 }
 

@@ -2,6 +2,7 @@ import { Deferred, Effect, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import { AgentSession, AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
 import { turnWithoutSteps, type TurnResult } from "../agent/events.ts"
+import { planRefusal } from "../agent/profiles.ts"
 import { makeClaudeStream, startFailureResult, type ClaudeStream } from "../cli/claude-stream.ts"
 import { EXIT, exitCodeOf } from "../cli/exit-codes.ts"
 import { inputMessages } from "../cli/input-stream.ts"
@@ -148,7 +149,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       if (mode === "bypassPermissions") return "once"
       if (mode === "acceptEdits" && EDIT_TOOLS.has(request.tool.name)) return "once"
       if (mode === "dontAsk") return { deny: `Permission mode dontAsk: the ${name} call was not pre-approved, so it was denied.` }
-      if (mode === "plan" && request.tool.readOnly !== true) return { deny: `Permission mode plan: ${name} changes things and is not run while planning.` }
+      if (mode === "plan" && request.tool.readOnly !== true) return { deny: planRefusal(name) }
       if (!flags.promptToolStdio) {
         return { deny: `The ${name} call needs approval and the host program takes no permission requests (--permission-prompt-tool stdio).` }
       }

@@ -7,6 +7,11 @@ export interface ToolRegistry {
   readonly tools: ReadonlyArray<Tool>
   readonly lookup: (name: string) => Tool | undefined
   readonly has: (name: string) => boolean
+  /**
+   * Why a tool that exists but is not in this registry is refused (a write tool
+   * in plan mode): the call gets that reason instead of "unknown tool".
+   */
+  readonly withheld?: (name: string) => string | undefined
 }
 
 const key = (name: string) => name.trim().toLowerCase()
@@ -26,8 +31,12 @@ export interface ToolSource {
  * (a plugin may override a built-in). Fixed tools come first; `sources` add
  * the tools they have at the moment they are asked.
  */
-export const makeRegistry = (fixed: ReadonlyArray<Tool>, sources: ReadonlyArray<ToolSource> = []): ToolRegistry => {
-  const base = makeFixedRegistry(fixed)
+export const makeRegistry = (
+  fixed: ReadonlyArray<Tool>,
+  sources: ReadonlyArray<ToolSource> = [],
+  withheld?: (name: string) => string | undefined,
+): ToolRegistry => {
+  const base = withheld ? { ...makeFixedRegistry(fixed), withheld } : makeFixedRegistry(fixed)
   if (sources.length === 0) return base
   const lookup = (name: string) => base.lookup(name) ?? sources.reduce<Tool | undefined>((found, s) => found ?? s.lookup(name), undefined)
   return {
@@ -37,6 +46,7 @@ export const makeRegistry = (fixed: ReadonlyArray<Tool>, sources: ReadonlyArray<
     },
     lookup,
     has: (name) => lookup(name) !== undefined,
+    ...(withheld ? { withheld } : {}),
   }
 }
 

@@ -121,6 +121,11 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
             })
 
           if (!tool) {
+            // A tool this agent's profile leaves out (Write in plan mode) is refused with the reason, not called unknown.
+            const refusal = registry.withheld?.(call.name)
+            if (refusal !== undefined) {
+              return yield* fail(call.name, new ToolError({ code: "PERMISSION_DENIED", message: refusal, retryable: false }), undefined)
+            }
             const known = registry.tools.map((t) => t.name).join(", ")
             return yield* fail(
               call.name,

@@ -65,9 +65,13 @@ export const loadToolsTool = (catalog: () => ReadonlyArray<Tool>): Tool<{ readon
   })
 
 /** A registry with the loader in it, its catalogue being the registry itself (tools that join later included). */
-export const registryWithLoader = (fixed: ReadonlyArray<Tool>, sources: ReadonlyArray<ToolSource> = []): ToolRegistry => {
+export const registryWithLoader = (
+  fixed: ReadonlyArray<Tool>,
+  sources: ReadonlyArray<ToolSource> = [],
+  withheld?: (name: string) => string | undefined,
+): ToolRegistry => {
   let registry: ToolRegistry | undefined
   const loader = loadToolsTool(() => registry?.tools ?? fixed)
-  registry = makeRegistry([...fixed.filter((t) => t.name !== LOAD_TOOLS), loader], sources)
+  registry = makeRegistry([...fixed.filter((t) => t.name !== LOAD_TOOLS), loader], sources, withheld)
   return registry
 }

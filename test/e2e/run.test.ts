@@ -273,6 +273,35 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(back[0].content).toContain("INVALID_PARAM")
   })
 
+  test("plan mode refuses write tools by their Claude or anvil names with the reason and the way out, not 'Unknown tool'", async () => {
+    const root = project({ "a.txt": "a\n" })
+    const { server, env } = openai([
+      {
+        tool_calls: [
+          { name: "Write", arguments: { file_path: "b.txt", content: "x" }, id: "w1" },
+          { name: "edit", arguments: { path: "a.txt", old_string: "a", new_string: "b" }, id: "w2" },
+          { name: "Bash", arguments: { command: "touch c.txt" }, id: "w3" },
+          { name: "frobnicate", arguments: {}, id: "w4" },
+        ],
+      },
+      { text: "Here is the plan." },
+    ])
+    const r = await runAnvil(["run", "--plan", "-f", "stream-json", "go"], { cwd: root, env })
+    expect(r.stderr).toBe("")
+    expect(r.code).toBe(0)
+    const results = toolResults(jsonLines(r.stdout))
+    expect(results.map((e) => e.envelope.error?.code)).toEqual(["PERMISSION_DENIED", "PERMISSION_DENIED", "PERMISSION_DENIED", "INVALID_PARAM"])
+    for (const [i, title] of ["Write", "Edit", "Bash"].entries()) {
+      expect(results[i].envelope.error.message).toContain(`Plan mode forbids ${title}`)
+      expect(results[i].envelope.error.message).toContain("ExitPlanMode")
+      expect(results[i].envelope.error.message).not.toContain("Unknown tool")
+    }
+    expect(results[3].envelope.error.message).toContain("Unknown tool 'frobnicate'")
+    expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("a\n")
+    expect(existsSync(join(root, "b.txt")) || existsSync(join(root, "c.txt"))).toBe(false)
+    expect(toolMessages(server.requests[1]!.body)[0].content).toContain("Plan mode forbids Write")
+  })
+
   test("the same failing call three times ends the turn (exit 7); the step limit (exit 6) too", async () => {
     const root = project({})
     const failing = { tool_calls: [{ name: "read", arguments: { path: "missing.txt" } }] }
