@@ -25,7 +25,7 @@ export const planRefusal = (title: string): string =>
   `Plan mode forbids ${title}: it can change files or run commands, and plan mode only investigates. ` +
   "Keep using the read-only tools, then answer with the plan. To carry it out the user leaves plan mode: " +
   "continue the session without --plan (anvil run --continue --profile code), or, in a Claude Agent SDK host, " +
-  "approve ExitPlanMode / set the permission mode to default."
+  "leave the plan permission mode (a session started in it is resumed with another mode)."
 
 const named = (names: ReadonlyArray<string>) => {
   const set = new Set(names)

@@ -78,7 +78,7 @@ const printArgs = (flags: PrintFlags): Array<string> => {
     ...(flags.maxTurns ? ["--max-steps", String(flags.maxTurns)] : []),
     ...(flags.permissionMode === "bypassPermissions" ? ["--yes"] : []),
     ...(flags.permissionMode === "acceptEdits" ? [...EDIT_TOOLS].flatMap((t) => ["--allow", t]) : []),
-    ...(flags.permissionMode === "plan" ? ["--profile", "plan"] : []),
+    ...(flags.permissionMode === "plan" ? ["--profile", "plan"] : flags.resume || flags.continueLast ? ["--profile", "code"] : []),
     ...flags.allowed.flatMap((r) => ["--allow", r.pattern === undefined ? r.tool : `${r.tool}:${r.pattern}`]),
     ...(flags.resume ? ["--session", flags.resume] : flags.continueLast ? ["--continue"] : []),
   ]
@@ -208,7 +208,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         env: io.env,
         root,
         modelFlag: model,
-        profile: mode === "plan" ? "plan" : undefined,
+        // The mode decides: a session planned in mode plan and resumed in another mode gets every tool back.
+        profile: mode === "plan" ? "plan" : "code",
         continueLast: flags.continueLast && flags.resume === undefined,
         sessionId: flags.resume,
         fork: flags.forkSession,

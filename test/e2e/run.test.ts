@@ -293,7 +293,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(results.map((e) => e.envelope.error?.code)).toEqual(["PERMISSION_DENIED", "PERMISSION_DENIED", "PERMISSION_DENIED", "INVALID_PARAM"])
     for (const [i, title] of ["Write", "Edit", "Bash"].entries()) {
       expect(results[i].envelope.error.message).toContain(`Plan mode forbids ${title}`)
-      expect(results[i].envelope.error.message).toContain("ExitPlanMode")
+      expect(results[i].envelope.error.message).toContain("--profile code")
       expect(results[i].envelope.error.message).not.toContain("Unknown tool")
     }
     expect(results[3].envelope.error.message).toContain("Unknown tool 'frobnicate'")

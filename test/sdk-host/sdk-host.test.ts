@@ -218,6 +218,23 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(running()).toBe(false)
   })
 
+  test("plan mode refuses Write with the reason, not 'Unknown tool'; resumed in another mode the session writes", async () => {
+    const root = project({})
+    const write = { tool_calls: [{ name: "Write", arguments: { file_path: "plan.txt", content: "x" }, id: "w1" }] }
+    const { env } = model([write, { text: "The plan: write plan.txt." }, write, { text: "Written." }])
+    const planned = await collect(query({ prompt: "plan", options: { ...base(root, env), permissionMode: "plan" } }))
+    const refused = planned.flatMap((m: any) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.type === "tool_result")
+    expect(refused.is_error).toBe(true)
+    expect(JSON.stringify(refused.content)).toContain("Plan mode forbids Write")
+    expect(JSON.stringify(refused.content)).not.toContain("Unknown tool")
+    expect(existsSync(join(root, "plan.txt"))).toBe(false)
+    const first = resultOf(planned)
+    expect(first.subtype).toBe("success")
+    const done = resultOf(await collect(query({ prompt: "do it", options: { ...base(root, env), resume: first.session_id, permissionMode: "bypassPermissions" } })))
+    expect((done as { result: string }).result).toBe("Written.")
+    expect(readFileSync(join(root, "plan.txt"), "utf8")).toBe("x")
+  })
+
   test("resume by session id continues the same conversation", async () => {
     const root = project({})
     const { env, server } = model([{ text: "remembered: 42" }, { text: "it was 42" }])
