@@ -10,8 +10,10 @@ import { GitFs, type GitFsClient } from "./git-fs.ts"
 export interface Repository {
   /** The work tree's top folder (absolute). */
   readonly dir: string
-  /** The .git folder (absolute). */
+  /** The .git folder (absolute); a linked worktree's own one (`.git/worktrees/NAME`) for a linked worktree. */
   readonly gitdir: string
+  /** Where the shared parts live (objects, refs, config, hooks): `gitdir` itself except in a linked worktree. */
+  readonly commondir: string
   readonly fs: GitFsClient
   /** isomorphic-git's object and index cache, shared by the calls of one tool run. */
   readonly cache: object
@@ -78,12 +80,63 @@ export const openRepository: Effect.Effect<Repository, GitError, Workspace | Git
   }
 })
 
-const openAt = (dir: string, gitdir: string, fs: GitFsClient): Repository => {
+/** The folder a linked worktree's gitdir names in its `commondir` file, or undefined for an ordinary repository. */
+const commonDirOf = (gitdir: string): string | undefined => {
+  try {
+    const text = readFileSync(join(gitdir, "commondir"), "utf8").trim()
+    return text === "" ? undefined : resolve(gitdir, text)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether `rel` (a path inside a gitdir) is shared by all worktrees, by git's
+ * rule: objects, refs (but refs/bisect, refs/worktree, refs/rewritten),
+ * logs (but logs/HEAD), config, packed-refs, hooks, info (but
+ * info/sparse-checkout)… live in the common dir; HEAD, index and the
+ * operation states (MERGE_HEAD…) are the worktree's own.
+ */
+const isShared = (rel: string): boolean => {
+  const top = rel.split("/", 1)[0]!
+  if (rel === "info/sparse-checkout" || rel === "logs/HEAD") return false
+  if (top === "refs") return !/^refs\/(bisect|worktree|rewritten)(\/|$)/.test(rel)
+  return ["objects", "refs", "logs", "info", "hooks", "branches", "common", "remotes", "rr-cache", "svn", "lost-found", "worktrees", "config", "packed-refs", "shallow", "gc.pid"].includes(top)
+}
+
+/**
+ * isomorphic-git knows nothing of linked worktrees: given the worktree's
+ * gitdir it finds no objects nor branches and answered "No commits yet". Its
+ * file system is wrapped so that the shared parts are read from (and written
+ * to) the common dir, as git itself resolves them.
+ */
+const worktreeFs = (fs: GitFsClient, gitdir: string, commondir: string): GitFsClient => {
+  const prefix = `${gitdir}/`
+  const map = (p: unknown): unknown => {
+    if (typeof p !== "string" || !p.startsWith(prefix)) return p
+    const rel = p.slice(prefix.length).replace(/^\/+/, "")
+    return isShared(rel) ? join(commondir, rel) : p
+  }
+  const promises = new Proxy(fs.promises, {
+    get: (target, key) => {
+      const value = Reflect.get(target, key) as unknown
+      if (typeof value !== "function") return value
+      return (first: unknown, ...rest: Array<unknown>) => (value as (...a: Array<unknown>) => unknown).call(target, map(first), ...rest)
+    },
+  })
+  // isomorphic-git takes `promises` only when it is an own enumerable property.
+  return { ...fs, promises } as GitFsClient
+}
+
+const openAt = (dir: string, gitdir: string, plainFs: GitFsClient): Repository => {
+  const shared = commonDirOf(gitdir)
+  const commondir = shared ?? gitdir
+  const fs = shared === undefined ? plainFs : worktreeFs(plainFs, gitdir, shared)
   const call = <A>(what: string, f: () => Promise<A>) =>
     Effect.tryPromise({ try: f, catch: (e) => e }).pipe(
       Effect.catch((e) => {
         // Objects borrowed through alternates (clone --shared / --reference) are invisible to isomorphic-git.
-        const why = existsSync(join(gitdir, "objects", "info", "alternates"))
+        const why = existsSync(join(commondir, "objects", "info", "alternates"))
           ? " This clone borrows objects from another repository (.git/objects/info/alternates), which the built-in git reader cannot follow: install git (anvil then runs it) or use Bash with git."
           : ""
         return Effect.fail(gitError("failed", `git ${what} failed: ${errorText(e).replace(/\.+$/, "")}.${why}`))
@@ -94,5 +147,5 @@ const openAt = (dir: string, gitdir: string, fs: GitFsClient): Repository => {
     if (rel.startsWith("..") || isAbsolute(rel)) return undefined
     return rel.split(sep).join("/")
   }
-  return { dir, gitdir, fs, cache: {}, call, relative }
+  return { dir, gitdir, commondir, fs, cache: {}, call, relative }
 }

@@ -109,10 +109,10 @@ export const gitCommitTool = defineTool({
         )
       }
 
-      const gitConfig = yield* readGitConfig(repo.gitdir, config.env)
+      const gitConfig = yield* readGitConfig(repo.commondir, config.env)
       const { author, committer } = yield* resolveIdentity(gitConfig, config.env)
       const hooksPath = gitConfig.get("core.hookspath")
-      const hooksDir = hooksPath ? path.resolve(repo.dir, hooksPath.replace(/^~(?=\/)/, config.env.HOME ?? "~")) : path.join(repo.gitdir, "hooks")
+      const hooksDir = hooksPath ? path.resolve(repo.dir, hooksPath.replace(/^~(?=\/)/, config.env.HOME ?? "~")) : path.join(repo.commondir, "hooks")
       const hookEnv = { ...config.env, GIT_INDEX_FILE: path.join(repo.gitdir, "index") }
       yield* runHook({ hooksDir, name: "pre-commit", args: [], cwd: repo.dir, env: hookEnv })
       let finalMessage = text

@@ -1,5 +1,5 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test"
-import { appendFileSync, chmodSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs"
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool } from "../support/harness.ts"
 import { busyRepo, git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
@@ -29,8 +29,8 @@ const CALLS: ReadonlyArray<[string, Record<string, unknown>, ReadonlyArray<strin
 ]
 
 /** Both backends give the same envelope (data: entries, files and their line counts; text; stats), and its content is git's. */
-const expectSameAnswers = async (root: string) => {
-  for (const [name, params, gitArgs] of CALLS) {
+const expectSameAnswers = async (root: string, calls = CALLS) => {
+  for (const [name, params, gitArgs] of calls) {
     const { cli, iso } = await answers(root, name, params)
     expect(cli.status).toBe("success")
     expect({ name, params, ...cli }).toEqual({ name, params, ...iso })
@@ -65,5 +65,30 @@ describe("git tools: the git command line and isomorphic-git give the same answe
     }
     await expectSameAnswers(root)
     rmSync(root, { recursive: true, force: true })
+  })
+
+  test("a linked worktree (git worktree add): history, status and diffs read through the common dir; a commit takes the repository's config and hooks", async () => {
+    const main = gitRepo(home, { "f.txt": lines("f"), "g.txt": lines("g") }, { commit: "first" })
+    git(main, home, ["config", "user.name", "Repo Config"])
+    git(main, home, ["config", "user.email", "repo@example.test"])
+    writeFileSync(join(main, ".git", "hooks", "pre-commit"), `#!/bin/sh\necho ran >> "${join(main, "hook.log")}"\n`, { mode: 0o755 })
+    const linked = `${main}-linked`
+    git(main, home, ["worktree", "add", "-q", linked, "-b", "side"])
+    appendFileSync(join(linked, "f.txt"), "more\n")
+    writeFileSync(join(linked, "new.txt"), "new\n")
+    git(linked, home, ["add", "g.txt", "new.txt"])
+    unlinkSync(join(linked, "g.txt"))
+    await expectSameAnswers(linked, [...CALLS, ["git_log", {}, ["log"]], ["git_log", { oneline: true }, ["log", "--oneline"]]])
+    for (const backend of ["isomorphic", "cli"]) {
+      appendFileSync(join(linked, "f.txt"), `${backend}\n`)
+      const env = { HOME: home, ANVIL_GIT_BACKEND: backend }
+      expect((await callTool(linked, "git_add", { paths: ["f.txt"] }, { env })).envelope.status).toBe("success")
+      expect((await callTool(linked, "git_commit", { message: `by ${backend}` }, { env })).envelope.status).toBe("success")
+    }
+    expect(git(linked, home, ["log", "-2", "--format=%an <%ae> %s"])).toBe("Repo Config <repo@example.test> by cli\nRepo Config <repo@example.test> by isomorphic\n")
+    expect(git(main, home, ["log", "-1", "--format=%s", "side"])).toBe("by cli\n")
+    expect(readFileSync(join(main, "hook.log"), "utf8")).toBe("ran\nran\n")
+    rmSync(linked, { recursive: true, force: true })
+    rmSync(main, { recursive: true, force: true })
   })
 })
