@@ -1,9 +1,12 @@
 import { Schema } from "effect"
 
-/** The optimistic-lock parameter of write, edit and multiedit. */
-export const Sha256Param = Schema.String.check(Schema.isPattern(/^[0-9a-fA-F]{64}$/)).annotate({
-  description:
-    "CONFLICT unless the file's sha256 (hex) is this.",
+/**
+ * The optimistic-lock parameter of write, edit and multiedit. A success answers
+ * with the first 12 hex digits of the new sha256, so that short hash (or any
+ * longer prefix, up to the full 64 digits) is what the model passes back.
+ */
+export const Sha256Param = Schema.String.check(Schema.isPattern(/^[0-9a-fA-F]{12,64}$/)).annotate({
+  description: "CONFLICT unless the file's sha256 (hex; the 12-digit short form answers show is enough) starts with this.",
 })
 
 export const DryRunParam = Schema.Boolean.annotate({

@@ -19,7 +19,8 @@ export const unchangedSince = (seen: FileStamp, now: CurrentFile): boolean =>
 /**
  * Stale-write protection for a write or edit to an existing file.
  *
- * - `expected_sha256` given: the file's current hash must equal it (scripted
+ * - `expected_sha256` given: the file's current hash must start with it (the
+ *   short hash an edit's answer shows, or the full one; scripted
  *   use outside a session); a match is also enough inside a session, since it
  *   proves the caller knows the exact current content.
  * - Inside an agent session (the ledger is enforced): the file must have been
@@ -42,7 +43,7 @@ export const guardFresh = (input: {
     const stale = (message: string) => new EditError({ reason: "stale", message, hints: reread, path: display })
     if (input.expectedSha256 !== undefined) {
       const expected = input.expectedSha256.toLowerCase()
-      if (expected === current.sha256) return
+      if (current.sha256.startsWith(expected)) return
       return yield* stale(
         `${display} has changed: its sha256 is ${current.sha256}, not the expected ${expected}. Read it again and redo the change on the current content.`,
       )

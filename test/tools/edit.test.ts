@@ -356,6 +356,28 @@ describe("edit: stale-write protection", () => {
     expect(text(root, "a.txt")).toBe("two\n")
   })
 
+  test("the short hash an answer shows is a valid expected_sha256: it passes while the file is unchanged and is CONFLICT after a change", async () => {
+    const root = project({ "a.txt": "one\ntwo\n" })
+    const first = (await callTool(root, "edit", { path: "a.txt", old_string: "one", new_string: "ONE" })).envelope
+    const short = /sha256 ([0-9a-f]{12})\b/.exec(first.text ?? "")?.[1]
+    expect(short).toBe(sha("ONE\ntwo\n").slice(0, 12))
+    const second = (await callTool(root, "edit", { path: "a.txt", old_string: "two", new_string: "TWO", expected_sha256: short })).envelope
+    expect(second.status).toBe("success")
+    const next = /sha256 ([0-9a-f]{12})\b/.exec(second.text ?? "")![1]!
+    writeFileSync(join(root, "a.txt"), "ONE\nTWO\nsomeone else\n")
+    for (const [tool, params] of [
+      ["edit", { path: "a.txt", old_string: "ONE", new_string: "1" }],
+      ["multiedit", { path: "a.txt", edits: [{ old_string: "ONE", new_string: "1" }] }],
+      ["write", { path: "a.txt", content: "1\n" }],
+    ] as const) {
+      const stale = (await callTool(root, tool, { ...params, expected_sha256: next })).envelope
+      expect(stale.error?.code).toBe("CONFLICT")
+    }
+    expect(text(root, "a.txt")).toBe("ONE\nTWO\nsomeone else\n")
+    // Too short to name one version: refused as a parameter error, not taken as a match.
+    expect((await callTool(root, "write", { path: "a.txt", content: "1\n", expected_sha256: next.slice(0, 6) })).envelope.error?.code).toBe("INVALID_PARAM")
+  })
+
   test("creating a file with an empty old_string needs no read", async () => {
     const root = project()
     const s = session(root, { enforceReads: true })
