@@ -45,7 +45,10 @@ export type SessionLine = typeof SessionLine.Type
 const decodeLine = Schema.decodeUnknownResult(SessionLine)
 const firstIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
-export class SessionError extends Data.TaggedError("SessionError")<{ readonly message: string }> {}
+/** A session that cannot be used; `damage` is set when its file is broken (what is wrong, without the path). */
+export class SessionError extends Data.TaggedError("SessionError")<{ readonly message: string; readonly damage?: string }> {}
+
+const damaged = (file: string, damage: string) => new SessionError({ message: `${file}: ${damage}`, damage })
 
 /** A session as loaded from disk. */
 export interface LoadedSession {
@@ -83,13 +86,13 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
       parsed = JSON.parse(raw)
     } catch {
       if (i >= lines.length - 2) break // the last line, cut by a crash
-      return new SessionError({ message: `${file}: line ${i + 1} is not valid JSON` })
+      return damaged(file, `line ${i + 1} is not valid JSON`)
     }
     const decoded = decodeLine(parsed)
     if (Result.isFailure(decoded)) {
       const issue = firstIssue(decoded.failure.issue).issues[0]
       const where = issue?.path && issue.path.length > 0 ? ` at ${issue.path.map(String).join(".")}` : ""
-      return new SessionError({ message: `${file}: line ${i + 1} is not a session record (${issue?.message ?? "unexpected shape"}${where})` })
+      return damaged(file, `line ${i + 1} is not a session record (${issue?.message ?? "unexpected shape"}${where})`)
     }
     const line = decoded.success
     switch (line.type) {
@@ -123,7 +126,7 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
         break
     }
   }
-  if (!header) return new SessionError({ message: `${file}: not a session file (no header line)` })
+  if (!header) return damaged(file, "not a session file (no header line)")
   return { header, items: committed, ...(committedTodos ? { todos: committedTodos } : {}), turns, answered, uncommitted, title }
 }
 
@@ -239,7 +242,17 @@ export const loadSession = (root: string, id: string | undefined) =>
       Effect.mapError(() => new SessionError({ message: `No session '${chosen}' in this project (see 'anvil sessions').` })),
     )
     const loaded = replaySession(text, file)
-    if (loaded instanceof SessionError) return yield* Effect.fail(loaded)
+    if (loaded instanceof SessionError) {
+      // Only a last line a crash cut short is passed over; a break before it could hide any part of the conversation.
+      return yield* Effect.fail(
+        new SessionError({
+          message:
+            `Session '${chosen}' is damaged and cannot be continued: ${loaded.damage ?? loaded.message} (${file}). ` +
+            "Start a new session (without --session/--continue), or move the file away; 'anvil sessions' marks it damaged.",
+          ...(loaded.damage !== undefined ? { damage: loaded.damage } : {}),
+        }),
+      )
+    }
     return { loaded, file }
   })
 
@@ -305,6 +318,8 @@ export interface SessionSummary {
   readonly profile: string
   readonly turns: number
   readonly title: string
+  /** What is broken in the session's file; it is listed but cannot be continued. Fields the file no longer tells are "". */
+  readonly damaged?: string
 }
 
 export const listSessions = (root: string) =>
@@ -312,9 +327,22 @@ export const listSessions = (root: string) =>
     const fs = yield* FileSystem
     const out: Array<SessionSummary> = []
     for (const entry of yield* listSessionFiles(root)) {
-      const text = yield* fs.readFileString(entry.file).pipe(Effect.orElseSucceed(() => ""))
-      const loaded = replaySession(text, entry.file)
-      if (loaded instanceof SessionError) continue
+      const read = yield* fs.readFileString(entry.file).pipe(Effect.result)
+      const loaded = read._tag === "Failure" ? damaged(entry.file, `cannot be read (${read.failure.message})`) : replaySession(read.success, entry.file)
+      if (loaded instanceof SessionError) {
+        const header = read._tag === "Success" ? headerOf(read.success) : undefined
+        out.push({
+          id: entry.id,
+          created_at: header?.created_at ?? "",
+          updated_at: new Date(entry.mtime).toISOString(),
+          model: header?.model ?? "",
+          profile: header?.profile ?? "",
+          turns: 0,
+          title: "",
+          damaged: loaded.damage ?? loaded.message,
+        })
+        continue
+      }
       out.push({
         id: entry.id,
         created_at: loaded.header.created_at,
@@ -327,6 +355,17 @@ export const listSessions = (root: string) =>
     }
     return out
   })
+
+/** The header of a damaged session, when its first line still is one. */
+const headerOf = (text: string): SessionHeader | undefined => {
+  try {
+    const first = JSON.parse(text.slice(0, text.indexOf("\n") === -1 ? text.length : text.indexOf("\n")))
+    const decoded = decodeLine(first)
+    return Result.isSuccess(decoded) && decoded.success.type === "session" ? decoded.success : undefined
+  } catch {
+    return undefined
+  }
+}
 
 /** Sessions unused for this many days are removed when a new one starts (anvil.json sessions.retention_days; 0 keeps them). */
 export const DEFAULT_RETENTION_DAYS = 30

@@ -11,7 +11,9 @@ export const SESSIONS_HELP = `Usage: anvil sessions [--json]
 
 Lists this project's sessions (.anvil/sessions), most recently used first.
 Continue one with 'anvil run --session ID' or 'anvil chat --session ID'; --continue takes the
-last one that has an answer.
+last one that has an answer. A session whose file is broken (a line in the middle that is not a
+session record, no header) is listed as DAMAGED with what is wrong ("damaged" in --json) and
+cannot be continued; a last line cut short by a crash is not damage (it is dropped on resume).
 
 prune removes sessions last used longer ago than AGE (7d, 12h, 30m; default: anvil.json
 sessions.retention_days, 30 days) and sessions that never finished a turn. The same sweep by
@@ -22,7 +24,13 @@ const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…`
 
 export const formatSessions = (sessions: ReadonlyArray<SessionSummary>): string => {
   if (sessions.length === 0) return "No sessions yet in this project.\n"
-  const rows = sessions.map((s) => [s.id, s.updated_at.slice(0, 16).replace("T", " "), String(s.turns), s.model, clip(s.title, 60)])
+  const rows = sessions.map((s) => [
+    s.id,
+    s.updated_at.slice(0, 16).replace("T", " "),
+    s.damaged !== undefined ? "-" : String(s.turns),
+    s.model || "?",
+    s.damaged !== undefined ? `DAMAGED: ${clip(s.damaged, 80)}` : clip(s.title, 60),
+  ])
   const header = ["ID", "UPDATED (UTC)", "TURNS", "MODEL", "FIRST PROMPT"]
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")

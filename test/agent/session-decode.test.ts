@@ -31,9 +31,39 @@ describe("session files are decoded with their Schemas", () => {
     writeFileSync(file, damaged)
     const again = await runAnvil(["run", "--model", "replay/turns.json", "--session", id, "again"], { cwd: root })
     expect(again.code).toBe(3)
-    expect(again.stderr).toContain(`${id}.jsonl: line`)
+    expect(again.stderr).toContain(`${id}.jsonl)`)
+    expect(again.stderr).toContain(`Session '${id}' is damaged and cannot be continued: line`)
     expect(again.stderr).toContain("is not a session record")
+    expect(again.stderr).toContain("Start a new session")
     expect(again.stderr).not.toContain("internal error")
+  })
+
+  test("anvil sessions lists a damaged session marked with what is wrong, beside the good ones", async () => {
+    const root = project({ "turns.json": JSON.stringify([{ text: "a1" }, { text: "a2" }, { text: "a3" }]) })
+    const ids: Array<string> = []
+    for (const prompt of ["good", "torn middle", "bad header"]) {
+      const r = await runAnvil(["run", "--model", "replay/turns.json", "--format", "stream-json", prompt], { cwd: root })
+      expect(r.code).toBe(0)
+      ids.push(jsonLines(r.stdout).find((e) => e.type === "system" && e.subtype === "init").session_id as string)
+    }
+    const fileOf = (id: string) => join(root, ".anvil", "sessions", `${id}.jsonl`)
+    const lines = readFileSync(fileOf(ids[1]!), "utf8").split("\n")
+    lines.splice(2, 0, '{"type":"item","item":{"ty')
+    writeFileSync(fileOf(ids[1]!), lines.join("\n"))
+    writeFileSync(fileOf(ids[2]!), readFileSync(fileOf(ids[2]!), "utf8").replace(/^[^\n]*/, '{"type":"session"}'))
+    const listed = await runAnvil(["sessions", "--json"], { cwd: root })
+    expect(listed.code).toBe(0)
+    const byId = new Map((JSON.parse(listed.stdout) as Array<any>).map((s) => [s.id, s]))
+    expect(byId.size).toBe(3)
+    expect(byId.get(ids[0]!).damaged).toBeUndefined()
+    expect(byId.get(ids[0]!).title).toBe("good")
+    expect(byId.get(ids[1]!)).toMatchObject({ damaged: "line 3 is not valid JSON", model: "replay/turns.json" })
+    expect(byId.get(ids[2]!).damaged).toContain("line 1 is not a session record")
+    const text = await runAnvil(["sessions"], { cwd: root })
+    expect(text.stdout).toContain("DAMAGED: line 3 is not valid JSON")
+    const resumed = await runAnvil(["run", "--model", "replay/turns.json", "-f", "json", "--session", ids[2]!, "again"], { cwd: root })
+    expect(resumed.code).toBe(3)
+    expect(JSON.parse(resumed.stdout).errors[0]).toContain(`Session '${ids[2]}' is damaged and cannot be continued: line 1 is not a session record`)
   })
 
   test("a last line a crash cut short is cut off when the session resumes, so the file stays whole", async () => {
