@@ -131,7 +131,9 @@ export const runShell = (request: ShellRequest) =>
     const [file, argv] = command !== undefined ? [request.shell, ["-lc", withCallerPath(command, env)]] : [args![0]!, args!.slice(1)]
     if (command !== undefined && env.PATH !== undefined) env[CALLER_PATH] = env.PATH
 
-    const capacity = Math.ceil(request.budgetBytes / 2)
+    // A few bytes over the half budget shown: the excerpt must see the byte after the head's cut and the one before the
+    // tail's, or it cut inside a UTF-8 character (a byte neither shown nor counted) and miscounted the unseen lines.
+    const capacity = Math.ceil(request.budgetBytes / 2) + 4
     const captures = (request.capture === "pipe" ? undefined : yield* fileCaptures(store, capacity, request.maxSpillBytes)) ??
       pipeCaptures(store, capacity, request.maxSpillBytes)
     return yield* runCaptured(request, captures, { file, argv, env, cwd, real: dir.real }).pipe(

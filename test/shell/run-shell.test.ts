@@ -36,6 +36,20 @@ describe("runShell (shell domain)", () => {
     expect(readFileSync(saved, "utf8").split("\n")).toHaveLength(20001)
   })
 
+  test("a cut at the edge of the capture: no UTF-8 character split or lost, the unseen bytes and lines exactly what is left out", async () => {
+    // 3-byte characters: half of the budget (500) falls inside one at both ends.
+    const wide = await run({ command: "i=0; while [ $i -lt 2000 ]; do printf '漢'; i=$((i+1)); done", budgetBytes: 1000, budgetLines: 40 })
+    const saved = readFileSync(join(root, wide.stdout.path!))
+    const { text, omittedFromByte, omittedBytes } = wide.stdout.shown
+    const [head, tail] = text.split(/\n\[… .* omitted …\]\n/) as [string, string]
+    expect(text).not.toContain("\uFFFD")
+    expect(Buffer.from(head)).toEqual(saved.subarray(0, omittedFromByte))
+    expect(Buffer.from(tail)).toEqual(saved.subarray(omittedFromByte + omittedBytes))
+    // Lines of 5 bytes: the tail starts exactly at a line start, right at the capture's edge.
+    const even = await run({ command: "yes abcd | head -n 5000", budgetBytes: 1000, budgetLines: 1000 })
+    expect(even.stdout.shown).toMatchObject({ omittedFromLine: 100, omittedToLine: 4900, omittedLines: 4800, omittedBytes: 24000 })
+  })
+
   test("tagged errors: a missing or non-folder workdir, a program that is not there, a timeout before any output", async () => {
     expect(await failure({ command: "true", workdir: "nope" })).toMatchObject({ _tag: "WorkdirNotFound", cwd: "nope", opened: false })
     expect(await failure({ command: "true", workdir: "sub/file.txt" })).toMatchObject({ _tag: "WorkdirNotDirectory", cwd: "sub/file.txt" })
