@@ -21,12 +21,31 @@ export const loaderDescription = (onDemand: ReadonlyArray<Tool>): string =>
   `${description.trim()}\n${onDemand.map((t) => `- ${t.name}: ${toolSummary(t)}`).join("\n")}`
 
 /**
+ * The tools one requested name stands for: the tool it names (or an alias of),
+ * the same with spaces or hyphens for underscores ("git status"), or else the
+ * group it starts ("git" → git_*, "lsp" → lsp_*, "mcp__docs" → that server's tools).
+ */
+const resolveName = (registry: ToolRegistry, tools: ReadonlyArray<Tool>, name: string): ReadonlyArray<Tool> => {
+  const direct = registry.lookup(name)
+  if (direct) return [direct]
+  const key = name.trim().toLowerCase().replace(/[\s-]+/g, "_")
+  if (key === "") return []
+  const normalized = registry.lookup(key)
+  if (normalized) return [normalized]
+  const group = key.replace(/_+$/, "")
+  return tools.filter((t) => {
+    const lower = t.name.toLowerCase()
+    return lower.startsWith(`${group}_`)
+  })
+}
+
+/**
  * load_tools: the model asks for tools that are not in every request (git,
  * fetch, LSP, MCP and plugin tools beyond their budget); the agent loop adds
  * the loaded ones to the following requests (it reads `data.loaded` from the
  * history). `catalog` is every tool of the registry this one sits in.
  */
-export const loadToolsTool = (catalog: () => ReadonlyArray<Tool>): Tool<{ readonly names: ReadonlyArray<string> }> =>
+export const loadToolsTool = (catalog: () => ReadonlyArray<Tool>): Tool<{ readonly names: ReadonlyArray<string> | string }> =>
   defineTool({
     name: LOAD_TOOLS,
     title: "LoadTools",
@@ -34,18 +53,25 @@ export const loadToolsTool = (catalog: () => ReadonlyArray<Tool>): Tool<{ readon
     aliases: ["tool_search", "load_tool"],
     parameterAliases: { tools: "names", name: "names" },
     readOnly: true,
-    parameters: Schema.Struct({
-      names: Schema.Array(Schema.String).annotate({ description: "Tool names from the list." }),
-    }),
+    // One name given as a plain string is taken too (models often send that); the schema offered stays the array.
+    parameters: Schema.Struct({ names: Schema.Union([Schema.Array(Schema.String), Schema.String]) }),
+    jsonSchema: {
+      type: "object",
+      properties: {
+        names: { type: "array", items: { type: "string" }, description: "Tool names from the list, or a group: git, lsp, mcp__SERVER." },
+      },
+      required: ["names"],
+      additionalProperties: false,
+    },
     run: ({ names }) =>
       Effect.gen(function* () {
         const tools = catalog().filter((t) => t.name !== LOAD_TOOLS)
         const registry = makeRegistry(tools)
         const found = new Map<string, Tool>()
         const unknown: Array<string> = []
-        for (const name of names) {
-          const tool = registry.lookup(name)
-          if (tool) found.set(tool.name, tool)
+        for (const name of typeof names === "string" ? [names] : names) {
+          const matched = resolveName(registry, tools, name)
+          if (matched.length > 0) for (const tool of matched) found.set(tool.name, tool)
           else unknown.push(name)
         }
         const available = tools.map((t) => t.name).join(", ")
