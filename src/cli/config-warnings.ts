@@ -17,4 +17,5 @@ export const configWarningEvent = (w: ConfigWarning) => ({
   kind: w.kind,
   message: w.message,
   ...(w.nearest !== undefined ? { nearest: w.nearest } : {}),
+  ...(w.variable !== undefined ? { variable: w.variable } : {}),
 })

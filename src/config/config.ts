@@ -6,6 +6,10 @@ export type { ConfigCheckCache } from "./check-cache.ts"
 import type { ConfigWarning } from "./warning.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { userConfigHome } from "../workspace/state-dir.ts"
+import * as Sections from "./sections/index.ts"
+
+/** The variables that set a key (TOOL_OUTPUT_MAX_LINES, ...), without building the settings' Schema. */
+const environmentVariables = (): ReadonlyArray<string> => Object.values(Sections).flatMap((s) => Object.keys(s.env ?? {}))
 
 /** anvil.json as a plain object: project settings over user settings. */
 export type ConfigData = Readonly<Record<string, unknown>>
@@ -23,7 +27,7 @@ export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly mess
 /** `--strict` and anvil.json has warnings: they count as errors (exit code 2). */
 export class ConfigStrictError extends Data.TaggedError("ConfigStrictError")<{ readonly count: number }> {
   override get message() {
-    return `${this.count === 1 ? "a configuration warning is" : `${this.count} configuration warnings are`} an error with --strict; fix anvil.json (see above)`
+    return `${this.count === 1 ? "a configuration warning is" : `${this.count} configuration warnings are`} an error with --strict; fix anvil.json or the environment (see above)`
   }
 }
 
@@ -185,6 +189,11 @@ export const readConfig = async (options: ConfigOptions): Promise<ConfigShape | 
   if (options.overrides) {
     data = mergeConfig(data, options.overrides)
     layers.push({ source: "overrides", data: options.overrides })
+  }
+  // The Schema that checks a variable's value is loaded only when one is set or a file has a refused value.
+  if (warnings.some((w) => w.kind === "invalid_value") || environmentVariables().some((v) => (options.env[v] ?? "").trim() !== "")) {
+    const { environmentWarnings } = await import("./environment-check.ts")
+    return makeConfig(data, options.env, sources, layers, environmentWarnings(data, options.env, warnings))
   }
   return makeConfig(data, options.env, sources, layers, warnings)
 }

@@ -1,9 +1,7 @@
-import { Result, Schema } from "effect"
 import type { ConfigData, ConfigShape } from "./config.ts"
 import { isRecord } from "../protocol/is-record.ts"
-import { AnvilConfig, ENV_KEYS, settingsOf } from "./schema.ts"
-
-const decode = Schema.decodeUnknownResult(AnvilConfig)
+import { ENV_KEYS, settingsOf } from "./schema.ts"
+import { accepts, fromEnvironment } from "./environment-check.ts"
 
 /** Where an effective value came from, lowest precedence first. */
 export type SettingSource = "default" | "user file" | "project file" | "overrides" | "environment" | "flag"
@@ -19,19 +17,6 @@ export interface EffectiveSetting {
 
 const lookup = (data: ConfigData, key: string): unknown =>
   key.split(".").reduce<unknown>((node, part) => (isRecord(node) ? node[part] : undefined), data)
-
-/** Whether the Schema accepts `value` at `key` (a value of the wrong type is not used: readers fall back). */
-const accepts = (key: string, value: unknown): boolean =>
-  Result.isSuccess(decode(key.split(".").reduceRight<unknown>((inner, part) => ({ [part]: inner }), value)))
-
-/** An environment value as the setting's type (numbers parsed), when the Schema accepts it. */
-const fromEnvironment = (key: string, raw: string): { readonly value: unknown } | undefined => {
-  if (raw.trim() === "") return undefined
-  for (const candidate of [raw, Number(raw)]) {
-    if (accepts(key, candidate)) return { value: typeof candidate === "number" ? Math.floor(candidate) : candidate }
-  }
-  return undefined
-}
 
 /**
  * Every setting that has a value — from the Schema's default, the user file, the
@@ -49,6 +34,9 @@ export const effectiveSettings = (config: ConfigShape, flags: Readonly<Record<st
         // Objects (providers, permission) merge key by key across files; the last file that sets one is named.
         const merged = isRecord(value) ? lookup(config.data, key) : value
         found = { key, value: merged, source: layer.source, ...(layer.file ? { from: layer.file } : {}) }
+      } else if (value !== undefined && !isRecord(value)) {
+        // A refused value still replaces a lower file's in the merge, and readers then fall back to the default.
+        found = fallback !== undefined ? { key, value: fallback, source: "default" } : undefined
       }
     }
     for (const [variable, target] of variables) {

@@ -24,10 +24,12 @@ export interface OutputSettingsShape {
 }
 
 
+// The same rule as the settings' Schema (a finite number of at least 1): a refused value is reported
+// once by Config (environmentWarnings) and the file's value or the default applies.
 const positive = (raw: string | undefined): number | undefined => {
   if (raw === undefined || raw.trim() === "") return undefined
   const n = Number(raw)
-  return Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined
+  return Number.isFinite(n) && n >= 1 ? Math.floor(n) : undefined
 }
 const direction = (raw: string | undefined): TruncateDirection | undefined =>
   raw === "head" || raw === "tail" || raw === "head_tail" ? raw : undefined

@@ -121,6 +121,7 @@ describe("AnvilConfig", () => {
     expect(of("output.direction")).toMatchObject({ value: "head", source: "default" })
     expect(of("max_steps")).toMatchObject({ value: 50, source: "default" })
     expect(of("model")).toMatchObject({ value: "x/y", source: "flag", from: "--model" })
-    expect(config.warnings.map((w) => w.key)).toEqual(["max_steps"])
+    // The refused variable is a warning too (never silently ignored).
+    expect(config.warnings.map((w) => [w.key, w.kind])).toEqual([["max_steps", "invalid_value"], ["output.direction", "invalid_environment"]])
   })
 })
