@@ -33,6 +33,9 @@ export interface ListEntry {
   readonly kind?: string
 }
 
+/** An entry of the complete listing beside a page: size and time only when the order needed them (no stat per entry otherwise). */
+export type ListedEntry = Omit<ListEntry, "size" | "mtime"> & { readonly size?: number; readonly mtime?: number }
+
 /** One page of a folder to list. */
 export interface ListRequest {
   /** The folder, as given (relative to the working directory). */
@@ -59,6 +62,8 @@ export interface FolderPage {
   readonly mtimesMs: ReadonlyArray<number>
   /** Entries listed (over all pages). */
   readonly total: number
+  /** Every entry in the same order, when the page holds fewer than `total`. */
+  readonly all?: ReadonlyArray<ListedEntry>
   readonly dirs: number
   readonly files: number
   readonly links: number
@@ -203,34 +208,38 @@ export const listFolder = (request: ListRequest) =>
 
     // Sorting by name needs no stat; by mtime or size every entry is stat'ed.
     let page: ReadonlyArray<{ raw: Raw; size: number; mtimeMs: number }>
+    let ordered: ReadonlyArray<{ raw: Raw; size?: number; mtimeMs?: number }>
     if (sortBy === "name") {
-      const sorted = [...raws].sort(byName).slice(offset, offset + limit)
-      page = yield* Effect.forEach(sorted, (raw) => Effect.map(info(raw), (i) => ({ raw, ...i })), { concurrency: 16 })
+      ordered = [...raws].sort(byName).map((raw) => ({ raw }))
+      page = yield* Effect.forEach(ordered.slice(offset, offset + limit), ({ raw }) => Effect.map(info(raw), (i) => ({ raw, ...i })), { concurrency: 16 })
     } else {
       const all = yield* Effect.forEach(raws, (raw) => Effect.map(info(raw), (i) => ({ raw, ...i })), { concurrency: 16 })
       const key = (x: (typeof all)[number]) => (sortBy === "mtime" ? x.mtimeMs : x.size)
-      page = all.sort((a, b) => group(a.raw) - group(b.raw) || key(b) - key(a) || byName(a.raw, b.raw)).slice(offset, offset + limit)
+      ordered = all.sort((a, b) => group(a.raw) - group(b.raw) || key(b) - key(a) || byName(a.raw, b.raw))
+      page = ordered.slice(offset, offset + limit) as typeof all
     }
 
     const total = raws.length
     if (offset > 0 && offset >= total) return yield* new EntriesPastEnd({ shown, offset, total, limit })
     const dirs = raws.filter((r) => r.type === "dir").length
     const links = raws.filter((r) => r.type === "link").length
-    const entries: Array<ListEntry> = page.map(({ raw, size, mtimeMs }) => ({
+    const listed = (raw: Raw, size?: number, mtimeMs?: number): ListedEntry => ({
       path: `${base}${raw.name}${raw.type === "dir" ? "/" : ""}`,
       name: raw.name,
       type: raw.type,
-      size,
-      mtime: Math.floor(mtimeMs / 1000),
+      ...(size !== undefined ? { size } : {}),
+      ...(mtimeMs !== undefined ? { mtime: Math.floor(mtimeMs / 1000) } : {}),
       ...(raw.target !== undefined ? { target: raw.target } : {}),
       ...(raw.targetType !== undefined ? { target_type: raw.targetType } : {}),
       ...(raw.kind !== undefined ? { kind: raw.kind } : {}),
-    }))
+    })
+    const entries = page.map(({ raw, size, mtimeMs }) => listed(raw, size, mtimeMs) as ListEntry)
     const result: FolderPage = {
       shown,
       entries,
       mtimesMs: page.map((p) => p.mtimeMs),
       total,
+      ...(page.length < total ? { all: ordered.map(({ raw, size, mtimeMs }) => listed(raw, size, mtimeMs)) } : {}),
       dirs,
       files: total - dirs - links,
       links,

@@ -1,5 +1,6 @@
 import type { ShownFile } from "./grep.ts"
 import { cutLongLine } from "./long-line.ts"
+import { counted } from "../protocol/plural.ts"
 import type { LineText } from "./search-types.ts"
 
 /** One matching line as results list it (context lines only when asked for). */
@@ -15,11 +16,22 @@ export interface MatchEntry {
  * The matching lines of the files shown, at most `maxMatches`, long lines cut
  * around the match: as entries and as text lines grouped by file as ripgrep
  * prints them (a file header, `N: text` for a match, `N- text` for context,
- * `--` between blocks that do not touch), the path said once per file.
+ * `--` between blocks that do not touch), the path said once per file
+ * (with its count of matching lines when asked).
  */
 export const matchLines = (
   files: ReadonlyArray<ShownFile>,
-  options: { readonly maxMatches: number; readonly before: number; readonly after: number; readonly maxLineLength: number },
+  options: {
+    readonly maxMatches: number
+    readonly before: number
+    readonly after: number
+    readonly maxLineLength: number
+    /**
+     * The saved complete list: each file's header says how many lines of it match ("src/a.ts (12 matches)"),
+     * a file whose lines were not all kept ends with how many more there are and how to see them.
+     */
+    readonly countsInHeaders?: boolean
+  },
 ): { readonly matches: ReadonlyArray<MatchEntry>; readonly lines: ReadonlyArray<string> } => {
   const cut = (text: string, column: number) => cutLongLine(text, column, options.maxLineLength)
   const cutContext = (lines: ReadonlyArray<LineText>) => lines.map((l) => ({ line: l.line, text: cut(l.text, 0) }))
@@ -39,7 +51,7 @@ export const matchLines = (
         ...(withContext ? { before_context: cutContext(m.before), after_context: cutContext(m.after) } : {}),
       })
       if (!fileHeader) {
-        bodyLines.push(s.display)
+        bodyLines.push(options.countsInHeaders ? `${s.display} (${counted(s.f.matchedLines, "match", "matches")})` : s.display)
         fileHeader = true
       }
       if (!withContext) {
@@ -53,6 +65,11 @@ export const matchLines = (
         bodyLines.push(l.match ? `  ${l.line}: ${text}` : `  ${l.line}- ${cut(l.text, 0)}`)
         lastLine = l.line
       }
+    }
+    if (options.countsInHeaders && s.f.lines.length < s.f.matchedLines) {
+      if (!fileHeader) bodyLines.push(`${s.display} (${counted(s.f.matchedLines, "match", "matches")})`)
+      const more = s.f.matchedLines - s.f.lines.length
+      bodyLines.push(`  … ${counted(more, "more matching line", "more matching lines")} not kept here: Grep with path "${s.display}"`)
     }
   }
   return { matches, lines: bodyLines }

@@ -47,8 +47,12 @@ export interface ToolResult {
   readonly full?: {
     readonly text: string
     readonly what: string
-    /** Lines at its start the text already shows (the Read hint starts after them). */
+    /** Lines at its start the text already shows, up to this one (the Read hint starts after them). */
     readonly shownLines?: number
+    /** Lines before the ones the text shows (a later page): when nothing follows them, the Read hint returns these. */
+    readonly shownFrom?: number
+    /** The complete lists (every path, every file with its count), saved in the spill JSON over `data`'s cut ones. */
+    readonly data?: Readonly<Record<string, unknown>>
   }
 }
 

@@ -3,10 +3,36 @@ import { hint } from "../protocol/hint.ts"
 import type { SpillStoreShape } from "../output/spill-store.ts"
 import type { ToolResult } from "./definition.ts"
 
+/** Lines of a text as Read counts them (a final newline ends the last line, it starts no new one). */
+const lineCount = (text: string): number => {
+  if (text === "") return 0
+  let n = 1
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++
+  return text.endsWith("\n") ? n - 1 : n
+}
+
+/** Most lines one Read returns by default: a hint never asks for more. */
+const READ_PAGE = 200
+
+/**
+ * The Reads that return what the text left out: the lines after the shown ones
+ * and (a later page) the lines before them; each at most one Read page.
+ */
+const restHints = (path: string, full: NonNullable<ToolResult["full"]>) => {
+  const total = lineCount(full.text)
+  const after = full.shownLines ?? 0
+  const before = full.shownFrom ?? 0
+  return [
+    ...(after < total || before === 0 ? [hint("Read", "high", { path, offset: after, limit: Math.max(1, Math.min(READ_PAGE, total - after)) })] : []),
+    ...(before > 0 ? [hint("Read", after < total ? "low" : "high", { path, offset: 0, limit: Math.min(READ_PAGE, before) })] : []),
+  ]
+}
+
 /**
  * Saves a result's `full` text (what its text shows only part of) to a spill
  * file and says where it is: a line at the end of the text, `data.full_output_path`
- * and a Read hint. When it cannot be saved, the text says so instead.
+ * and a Read hint for what was left out. The spill JSON holds `full.data` over
+ * the result's data. When it cannot be saved, the text says so instead.
  */
 export const withFullOutput = (
   result: ToolResult,
@@ -19,7 +45,7 @@ export const withFullOutput = (
     if (full === undefined) return result
     const { full: _, ...rest } = result
     const files = yield* store
-      .spill(title, { data: result.data, text: full.text }, full.text)
+      .spill(title, { data: full.data ? { ...result.data, ...full.data } : result.data, text: full.text }, full.text)
       .pipe(Effect.orElseSucceed(() => undefined))
     if (files?.text === undefined) return { ...rest, text: `${result.text.trimEnd()}\n\n(The complete list, ${full.what}, could not be saved.)` }
     const where = display(files.text)
@@ -28,6 +54,6 @@ export const withFullOutput = (
       status: "partial",
       data: { ...result.data, full_output_path: where },
       text: `${result.text.trimEnd()}\n\nAll ${full.what}: ${where}`,
-      hints: [hint("Read", "high", { path: where, offset: full.shownLines ?? 0, limit: 200 }), ...(result.hints ?? [])],
+      hints: [...restHints(where, full), ...(result.hints ?? [])],
     }
   })

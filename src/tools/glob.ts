@@ -150,6 +150,18 @@ export const globTool = defineTool({
         ...(more || stopped
           ? { truncation: { reason: [more ? "result_limit" : "", stopped ? `circuit_breaker:${stopped}` : ""].filter(Boolean).join(","), total_estimate: total } }
           : {}),
+        // A page that leaves paths after it: every path is saved, one a line in the same order, so none is lost.
+        ...(more && page.length > 0
+          ? {
+              full: {
+                text: ordered.map((rel) => joinDisplay(shown, rel)).join("\n"),
+                what: `${total} paths${stopped ? " found before the search stopped" : ""}, one a line`,
+                shownFrom: offset,
+                shownLines: offset + page.length,
+                data: { paths: ordered.map((rel) => joinDisplay(shown, rel)) },
+              },
+            }
+          : {}),
       }
       return result
     }),

@@ -147,12 +147,16 @@ const grepResult = (
 
   let data: Record<string, unknown>
   let render: (max: number) => ReadonlyArray<string>
+  // The saved complete list: every file with the number of its matching lines.
+  let renderAll: () => ReadonlyArray<string> = () => render(Number.MAX_SAFE_INTEGER)
   let shownCount: number
   let totalUnits: number
   if (mode === "content") {
-    const report = (max: number) => matchLines(shownFiles, { maxMatches: max, before, after, maxLineLength: settings.maxLineLength })
+    const report = (max: number, countsInHeaders = false) =>
+      matchLines(shownFiles, { maxMatches: max, before, after, maxLineLength: settings.maxLineLength, countsInHeaders })
     const { matches } = report(maxMatches)
     render = (max) => report(max).lines
+    renderAll = () => report(Number.MAX_SAFE_INTEGER, true).lines
     shownCount = matches.length
     totalUnits = totalLines
     data = { matches, total_matches: totalLines, total_files: totalFiles }
@@ -227,7 +231,16 @@ const grepResult = (
       ? { truncation: { reason: [truncated ? "match_limit" : "", stopped ?? ""].filter(Boolean).join(","), total_estimate: totalUnits } }
       : {}),
     // What the text leaves out is saved whole (lines each file kept, every file), and the text says where.
-    ...(cutInText ? { full: { text: render(Number.MAX_SAFE_INTEGER).join("\n"), what: totals, shownLines: body.length } } : {}),
+    ...(cutInText
+      ? {
+          full: {
+            text: renderAll().join("\n"),
+            what: totals,
+            shownLines: body.length,
+            data: { counts: shownFiles.map((s) => ({ file: s.display, count: s.f.matchedLines })) },
+          },
+        }
+      : {}),
   }
   return result
 }

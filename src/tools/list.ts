@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import { SEARCH_DEFAULTS } from "../config/sections/search.ts"
 import { LIST_DEFAULTS } from "../config/sections/tools.ts"
-import { listFolder, type ListEntry } from "../files/list-folder.ts"
+import { listFolder, type ListEntry, type ListedEntry } from "../files/list-folder.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./list.md" with { type: "text" }
@@ -75,11 +75,13 @@ export const listTool = defineTool({
         }),
       ))
       const { shown, entries, total, dirs, files, links, hidden, matchedIgnore, gitIgnored } = folder
-      const line = (e: ListEntry, mtimeMs: number): string => {
-        const when = sortBy === "mtime" ? `, modified ${new Date(mtimeMs).toISOString().replace(/\.\d+Z$/, "Z")}` : ""
+      // An entry of the saved complete list may lack size and time (sorted by name, only the page is stat'ed).
+      const line = (e: ListedEntry, mtimeMs: number | undefined): string => {
+        const when = sortBy === "mtime" && mtimeMs !== undefined ? `, modified ${new Date(mtimeMs).toISOString().replace(/\.\d+Z$/, "Z")}` : ""
         if (e.type === "dir") return `- [DIR] ${e.name}/${when ? ` (${when.slice(2)})` : ""}`
         if (e.type === "link") return `- [LINK] ${e.name}@${e.target_type === "dir" ? "/" : ""} -> ${e.target}`
-        return `- [FILE] ${e.name} (${e.kind ?? `size=${e.size}`}${when})`
+        const about = e.kind ?? (e.size !== undefined ? `size=${e.size}` : "")
+        return `- [FILE] ${e.name}${about || when ? ` (${about}${about ? when : when.slice(2)})` : ""}`
       }
 
       const shownCount = entries.length
@@ -112,6 +114,18 @@ export const listTool = defineTool({
         context: { path_resolved: shown },
         hints,
         ...(truncated ? { truncation: { reason: "entry_limit", total_estimate: total } } : {}),
+        // A page of a longer listing: every entry is saved, one a line in the same order, so none is lost.
+        ...(folder.all && shownCount > 0
+          ? {
+              full: {
+                text: folder.all.map((e) => line(e, e.mtime !== undefined ? e.mtime * 1000 : undefined)).join("\n"),
+                what: `${total} entries, one a line`,
+                shownFrom: offset,
+                shownLines: offset + shownCount,
+                data: { entries: folder.all },
+              },
+            }
+          : {}),
       }
       return result
     }),

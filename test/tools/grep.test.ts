@@ -284,6 +284,9 @@ describe("grep: output and behaviour", () => {
       // What the text leaves out is in the saved list, every file in the same order.
       const saved = readFileSync(join(root, files.data.full_output_path as string), "utf8").trim().split("\n")
       expect(saved.map((l) => l.replace(/ \(\d+\)$/, ""))).toEqual(order)
+      // The saved JSON lists every file with its count of matching lines.
+      const spilled = JSON.parse(readFileSync(join(root, (files.data.full_output_path as string).replace(/\.output\.txt$/, ".json")), "utf8"))
+      expect(spilled.data.counts).toEqual(order.map((file) => ({ file, count: lines(file) })))
       expect(files.text).toContain(`All 700 files (${totalLines} matching lines): ${files.data.full_output_path}`)
       const counts = await grep(root, { pattern: "hit", output_mode: "count", max_matches: 10 }, options)
       expect(counts.data.counts).toEqual(order.slice(0, 10).map((file) => ({ file, count: lines(file) })))
@@ -362,8 +365,20 @@ describe("grep: output and behaviour", () => {
       expect(e.text).toContain('Grep(pattern="hit", path=".", output_mode="files_with_matches")')
       const saved = e.data.full_output_path as string
       expect(e.text).toContain(`All 251 matches in 2 files: ${saved}`)
-      expect(e.text).toContain(`Read(path="${saved}", offset=51, limit=200)`)
-      expect(readFileSync(join(root, saved), "utf8")).toBe(["big.txt", ...Array.from({ length: 200 }, (_, i) => `  ${i + 1}: hit`), "small.txt", "  1: hit"].join("\n"))
+      // The Read asks for exactly the lines after the ones shown.
+      expect(e.text).toContain(`Read(path="${saved}", offset=51, limit=153)`)
+      // Each file says how many of its lines match; lines past the 200 kept of a file are counted, with how to see them.
+      expect(readFileSync(join(root, saved), "utf8")).toBe(
+        [
+          "big.txt (250 matches)",
+          ...Array.from({ length: 200 }, (_, i) => `  ${i + 1}: hit`),
+          '  … 50 more matching lines not kept here: Grep with path "big.txt"',
+          "small.txt (1 match)",
+          "  1: hit",
+        ].join("\n"),
+      )
+      const spilled = JSON.parse(readFileSync(join(root, saved.replace(/\.output\.txt$/, ".json")), "utf8"))
+      expect(spilled.data.counts).toEqual([{ file: "big.txt", count: 250 }, { file: "small.txt", count: 1 }])
       // A number asked for is shown whole.
       const asked = await grep(root, { pattern: "hit", max_matches: 120 }, options)
       expect(asked.text).toContain("  120: hit")
