@@ -97,12 +97,16 @@ test("framework cut, head and tail kept: the Read hint starts after the shown he
   // glob's page of 200 paths is more than the 100 lines allowed: the framework cuts it (read pages itself, never cut).
   const env = { TOOL_OUTPUT_TRUNCATE_DIRECTION: "head_tail", TOOL_OUTPUT_MAX_LINES: "100" }
   const { envelope, hints } = await call(root, "glob", { pattern: "*.txt", limit: 200 }, env)
-  const { preview, truncation } = envelope.data as { preview: string; truncation: { kept_lines: number; original_lines: number } }
+  const { preview, truncation } = envelope.data as {
+    preview: string
+    truncation: { kept_lines: number; original_lines: number; full_output_text_path: string }
+  }
   const previewLines = preview.split("\n")
   const marker = previewLines.findIndex((l) => l.includes("omitted] …"))
   expect(truncation.kept_lines).toBe(previewLines.length - 1)
   expect(envelope.text).toContain(`showing the first and last ${previewLines.length - 1} of ${truncation.original_lines} lines`)
-  const read = hints.find((h) => h.action === "Read" && String(h.args.path).includes("tool-output"))!
+  // The framework's saved text (glob also saved its complete list of 300 paths, with a hint of its own).
+  const read = hints.find((h) => h.action === "Read" && h.args.path === truncation.full_output_text_path)!
   expect(read.args.offset).toBe(marker)
   const got = readLines((await follow(root, read)).envelope.text)
   // The saved text holds the answer line by line: the first line read is the first one the preview left out.
