@@ -6,10 +6,21 @@ export type { ConfigCheckCache } from "./check-cache.ts"
 import type { ConfigWarning } from "./warning.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { userConfigHome } from "../workspace/state-dir.ts"
-import * as Sections from "./sections/index.ts"
 
-/** The variables that set a key (TOOL_OUTPUT_MAX_LINES, ...), without building the settings' Schema. */
-const environmentVariables = (): ReadonlyArray<string> => Object.values(Sections).flatMap((s) => Object.keys(s.env ?? {}))
+/**
+ * The variables that set a key (the sections' `env` maps; a test keeps the two equal), named here so
+ * a start without them loads neither the sections nor the settings' Schema.
+ */
+export const SETTING_VARIABLES: ReadonlyArray<string> = [
+  "ANVIL_MODEL",
+  "ANVIL_GIT_BACKEND",
+  "TOOL_OUTPUT_MAX_LINES",
+  "TOOL_OUTPUT_MAX_BYTES",
+  "TOOL_OUTPUT_TRUNCATE_DIRECTION",
+  "TOOL_OUTPUT_DIR",
+  "TOOL_OUTPUT_RETENTION_DAYS",
+  "ANVIL_RG_PATH",
+]
 
 /** anvil.json as a plain object: project settings over user settings. */
 export type ConfigData = Readonly<Record<string, unknown>>
@@ -191,7 +202,7 @@ export const readConfig = async (options: ConfigOptions): Promise<ConfigShape | 
     layers.push({ source: "overrides", data: options.overrides })
   }
   // The Schema that checks a variable's value is loaded only when one is set or a file has a refused value.
-  if (warnings.some((w) => w.kind === "invalid_value") || environmentVariables().some((v) => (options.env[v] ?? "").trim() !== "")) {
+  if (warnings.some((w) => w.kind === "invalid_value") || SETTING_VARIABLES.some((v) => (options.env[v] ?? "").trim() !== "")) {
     const { environmentWarnings } = await import("./environment-check.ts")
     return makeConfig(data, options.env, sources, layers, environmentWarnings(data, options.env, warnings))
   }

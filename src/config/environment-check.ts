@@ -1,8 +1,10 @@
 import { Result, Schema, SchemaIssue } from "effect"
-import type { ConfigData } from "./config.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { AnvilConfig, ENV_KEYS, settingsOf } from "./schema.ts"
 import type { ConfigWarning } from "./warning.ts"
+
+/** anvil.json's merged settings (config.ts's ConfigData, not imported: config.ts loads this module). */
+type ConfigData = Readonly<Record<string, unknown>>
 
 const decode = Schema.decodeUnknownResult(AnvilConfig)
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()

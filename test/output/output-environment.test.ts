@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { Config } from "../../src/config/config.ts"
+import { Config, SETTING_VARIABLES } from "../../src/config/config.ts"
+import { ENV_KEYS } from "../../src/config/schema.ts"
 import { formatWarning } from "../../src/config/warning.ts"
 import { OutputSettings } from "../../src/output/output-settings.ts"
 import { PlatformLive } from "../../src/runtime.ts"
@@ -17,6 +18,10 @@ const load = (root: string, env: Record<string, string>) =>
   )
 
 describe("TOOL_OUTPUT_* values that are refused are reported, never silently ignored", () => {
+  test("the variables config.ts checks for are exactly those the sections map to settings", () => {
+    expect([...SETTING_VARIABLES].sort()).toEqual(Object.keys(ENV_KEYS).sort())
+  })
+
   test("each bad variable is one warning naming it, its value, what is accepted and the value used instead", async () => {
     const root = project({ "anvil.json": '{ "output": { "max_bytes": 4096 } }' })
     const { warnings, settings } = await load(root, {
