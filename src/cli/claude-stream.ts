@@ -150,7 +150,8 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
               content: [{ type: "tool_result", tool_use_id: event.id, content: event.envelope.text, is_error: isError }],
             },
             parent_tool_use_id,
-            tool_use_result: event.envelope.data,
+            // Claude Code puts a failed call's error there as "Error: <message>", its structured output otherwise.
+            tool_use_result: isError ? `Error: ${event.envelope.error?.message ?? event.envelope.text}` : event.envelope.data,
             envelope: event.envelope,
             execution_meta: event.execution_meta,
             elapsed_ms: event.elapsed_ms,

@@ -55,6 +55,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(useG.name).toBe("glob")
     expect(resA.id).toBe("c_a")
     expect(resA.envelope.status).toBe("success")
+    expect(resA.tool_use_result).toEqual(resA.envelope.data)
     expect(resA.envelope.data.content).toContain("alpha")
     expect(resA.execution_meta).toMatchObject({ tool_name: "Read", tool_call_id: "c_a", status: "success" })
     expect(resB.envelope.data.content).toContain("beta")
@@ -267,6 +268,8 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     const results = toolResults(jsonLines(r.stdout))
     expect(results.map((e) => e.envelope.error?.code)).toEqual(["INVALID_PARAM", "INVALID_PARAM", "INVALID_PARAM"])
     expect(results[0].envelope.error.message).toContain("Unknown tool 'frobnicate'")
+    // As Claude Code does, a failed call's tool_use_result is its error as "Error: <message>".
+    expect(results[0].tool_use_result).toBe(`Error: ${results[0].envelope.error.message}`)
     expect(results[2].envelope.error.field_errors[0].field).toBe("bogus")
     const back = toolMessages(server.requests[1]!.body)
     expect(back.map((m: any) => m.tool_call_id)).toEqual(["u1", "u2", "u3"])
@@ -295,6 +298,7 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
       expect(results[i].envelope.error.message).toContain(`Plan mode forbids ${title}`)
       expect(results[i].envelope.error.message).toContain("--profile code")
       expect(results[i].envelope.error.message).not.toContain("Unknown tool")
+      expect(results[i].tool_use_result).toStartWith(`Error: Plan mode forbids ${title}`)
     }
     expect(results[3].envelope.error.message).toContain("Unknown tool 'frobnicate'")
     expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("a\n")

@@ -227,6 +227,8 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(refused.is_error).toBe(true)
     expect(JSON.stringify(refused.content)).toContain("Plan mode forbids Write")
     expect(JSON.stringify(refused.content)).not.toContain("Unknown tool")
+    const carrier = planned.find((m: any) => m.type === "user" && Array.isArray(m.message.content) && m.message.content.includes(refused)) as any
+    expect(carrier.tool_use_result).toStartWith("Error: Plan mode forbids Write")
     expect(existsSync(join(root, "plan.txt"))).toBe(false)
     const first = resultOf(planned)
     expect(first.subtype).toBe("success")

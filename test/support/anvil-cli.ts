@@ -43,14 +43,14 @@ export const jsonLines = (stdout: string): Array<any> =>
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l))
 
-/** The tool_result blocks of a stream-json run, each with its user message's anvil extras (envelope, execution_meta). */
+/** The tool_result blocks of a stream-json run, each with its user message's tool_use_result and anvil extras (envelope, execution_meta). */
 export const toolResults = (events: ReadonlyArray<any>): Array<any> =>
   events
     .filter((e) => e.type === "user")
     .flatMap((e) =>
       e.message.content
         .filter((b: any) => b.type === "tool_result")
-        .map((b: any) => ({ id: b.tool_use_id, content: b.content, is_error: b.is_error, envelope: e.envelope, execution_meta: e.execution_meta, parent_tool_use_id: e.parent_tool_use_id })),
+        .map((b: any) => ({ id: b.tool_use_id, content: b.content, is_error: b.is_error, tool_use_result: e.tool_use_result, envelope: e.envelope, execution_meta: e.execution_meta, parent_tool_use_id: e.parent_tool_use_id })),
     )
 
 /** The tool_use blocks of a stream-json run's assistant messages, each with its message's parent_tool_use_id. */
