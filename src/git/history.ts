@@ -63,25 +63,55 @@ export const gitDate = (timestamp: number, timezoneOffset: number): string => {
   )} ${d.getUTCFullYear()} ${gitZone(timezoneOffset)}`
 }
 
-/** The subject: the message's first paragraph, its lines joined by spaces (git's %s). */
-export const subjectOf = (message: string): string => {
-  const lines = message.replace(/^\s*\n/, "").split("\n")
-  const first: Array<string> = []
-  for (const line of lines) {
-    if (line.trim() === "") break
-    first.push(line.trim())
-  }
-  return first.join(" ")
+/** A message line as git prints it: trailing whitespace (git's isspace: space, tab, CR, LF) dropped. */
+const rtrim = (line: string): string => line.replace(/[ \t\n\r]+$/, "")
+
+/** The message's lines from its first non-blank one on, each right-trimmed (git's pretty-printer reads it so). */
+const messageLines = (message: string): Array<string> => {
+  const lines = message.split("\n").map(rtrim)
+  const first = lines.findIndex((l) => l !== "")
+  return first === -1 ? [] : lines.slice(first)
 }
 
-/** `git log` (medium format). */
+/** The subject: the message's first paragraph, its lines joined by spaces, leading whitespace kept (git's %s). */
+export const subjectOf = (message: string): string => {
+  const lines = messageLines(message)
+  const end = lines.indexOf("")
+  return (end === -1 ? lines : lines.slice(0, end)).join(" ")
+}
+
+/** Tabs expanded to the next multiple of 8 columns, as git log's medium format does (--expand-tabs). */
+const expandTabs = (line: string): string => {
+  if (!line.includes("\t")) return line
+  let out = ""
+  let column = 0
+  for (const ch of line) {
+    if (ch === "\t") {
+      const pad = 8 - (column % 8)
+      out += " ".repeat(pad)
+      column += pad
+    } else {
+      out += ch
+      column++
+    }
+  }
+  return out
+}
+
+/**
+ * `git log` (medium format). A message is printed from its first non-blank
+ * line, each line right-trimmed and indented, blank lines at its end dropped;
+ * an empty one leaves no blank line after the date (as git prints it).
+ */
 export const formatMedium = (commits: ReadonlyArray<LogCommit>): string =>
   commits
     .map((c) => {
       const lines = [`commit ${c.oid}`]
       if (c.parents.length > 1) lines.push(`Merge: ${c.parents.map((p) => p.slice(0, 7)).join(" ")}`)
-      lines.push(`Author: ${c.author.name} <${c.author.email}>`, `Date:   ${gitDate(c.author.timestamp, c.author.timezoneOffset)}`, "")
-      for (const line of c.message.replace(/\s+$/, "").split("\n")) lines.push(`    ${line}`)
+      lines.push(`Author: ${c.author.name} <${c.author.email}>`, `Date:   ${gitDate(c.author.timestamp, c.author.timezoneOffset)}`)
+      const body = messageLines(c.message)
+      while (body.length > 0 && body[body.length - 1] === "") body.pop()
+      if (body.length > 0) lines.push("", ...body.map((line) => (line === "" ? "    " : `    ${expandTabs(line)}`)))
       return lines.join("\n")
     })
     .join("\n\n")

@@ -57,6 +57,21 @@ describe(`git_log (${backend})`, () => {
     expect(commits[0]).toEqual(expect.objectContaining({ subject: "Merge branch 'side'", author: "Test Author" }))
   })
 
+  test("messages git prints its own way: an empty one, leading blank lines, trailing spaces, CRLF, tabs, an indented subject", async () => {
+    const root = gitRepo(home)
+    const messages = ["", "\n\n  indented subject  \nsecond line\t\n\n\tTabbed\tbody  \n\n\n", "crlf subject\r\n\r\nbody\r\n", "   \n", "x\ty\n"]
+    for (const [i, message] of messages.entries()) {
+      writeFileSync(join(root, "f.txt"), `${i}\n`)
+      git(root, home, ["add", "f.txt"])
+      git(root, home, ["commit", "-q", "--cleanup=verbatim", "--allow-empty-message", "-m", message])
+    }
+    expect(content(await log(root))).toBe(gitLog(root))
+    const oneline = await log(root, { oneline: true })
+    expect(content(oneline)).toBe(gitLog(root, ["--oneline", "--no-decorate"]))
+    const subjects = (oneline.envelope.data as { commits: Array<{ subject: string }> }).commits.map((c) => c.subject)
+    expect(subjects.join("\n")).toBe(gitLog(root, ["--format=%s"]))
+  })
+
   test("limit cuts the history: partial, truncated, with a hint for more", async () => {
     const root = history()
     const out = await log(root, { limit: 2, oneline: true })
