@@ -80,6 +80,11 @@ export const repositoryDiff = (
         }
       } else {
         for (const s of snapshot.states as ReadonlyArray<PathState>) {
+          if (s.intentToAdd && s.workdir) {
+            const bytes = await readWorkFile(repo, s.path, s.workdir.mode)
+            changes.push({ new: { path: s.path, oid: s.workdir.oid ?? "", mode: s.workdir.mode, bytes } })
+            continue
+          }
           if (!s.stage || conflicts.has(s.path)) continue
           if (s.workdir && sameContent(s.stage, s.workdir)) continue
           const old = await blob(s.path, s.stage)

@@ -1,16 +1,31 @@
+/** What the index file records of its entries beyond what isomorphic-git's walkers show. */
+export interface IndexMarks {
+  /** path → the conflict stages (1 base, 2 ours, 3 theirs) present for it; only unmerged paths appear. */
+  readonly unmerged: ReadonlyMap<string, ReadonlySet<number>>
+  /** Entries outside a sparse checkout (skip-worktree): git takes their work-tree file as unchanged, absent or not. */
+  readonly skipWorktree: ReadonlySet<string>
+  /** Entries added with `git add -N` (intent-to-add): tracked, yet nothing of them is staged. */
+  readonly intentToAdd: ReadonlySet<string>
+  /** How many entries the index holds (conflict stages each count). */
+  readonly entries: number
+}
+
 /**
- * The conflict stages recorded in a git index file (.git/index, versions 2-4):
- * path → the stages (1 base, 2 ours, 3 theirs) present for it. Only unmerged
- * paths appear. isomorphic-git's walkers show one entry per path, so the
- * conflict itself is read here.
+ * Reads a git index file (.git/index, versions 2-4) for what isomorphic-git
+ * leaves out: conflict stages (its walkers show one entry per path) and the
+ * extended flags skip-worktree and intent-to-add.
  */
-export const unmergedStages = (bytes: Uint8Array): ReadonlyMap<string, ReadonlySet<number>> => {
+export const indexMarks = (bytes: Uint8Array): IndexMarks => {
   const out = new Map<string, Set<number>>()
-  if (bytes.length < 12 || new TextDecoder().decode(bytes.subarray(0, 4)) !== "DIRC") return out
+  const skipWorktree = new Set<string>()
+  const intentToAdd = new Set<string>()
+  const none = { unmerged: out, skipWorktree, intentToAdd, entries: 0 }
+  if (bytes.length < 12 || new TextDecoder().decode(bytes.subarray(0, 4)) !== "DIRC") return none
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const version = view.getUint32(4)
   const count = view.getUint32(8)
-  if (version < 2 || version > 4) return out
+  if (version < 2 || version > 4) return none
+  const marks = { ...none, entries: count }
   const decoder = new TextDecoder()
   let at = 12
   let previous: Uint8Array<ArrayBufferLike> = new Uint8Array(0)
@@ -18,7 +33,11 @@ export const unmergedStages = (bytes: Uint8Array): ReadonlyMap<string, ReadonlyS
     const start = at
     const flags = view.getUint16(at + 60)
     at += 62
-    if (version >= 3 && flags & 0x4000) at += 2
+    let extended = 0
+    if (version >= 3 && flags & 0x4000) {
+      extended = view.getUint16(at)
+      at += 2
+    }
     const stage = (flags >> 12) & 3
     let path: Uint8Array<ArrayBufferLike>
     if (version === 4) {
@@ -50,9 +69,14 @@ export const unmergedStages = (bytes: Uint8Array): ReadonlyMap<string, ReadonlyS
       stages.add(stage)
       out.set(name, stages)
     }
+    if (extended & 0x4000) skipWorktree.add(decoder.decode(path))
+    if (extended & 0x2000) intentToAdd.add(decoder.decode(path))
   }
-  return out
+  return marks
 }
+
+/** The conflict stages of an index file's unmerged paths (see {@link indexMarks}). */
+export const unmergedStages = (bytes: Uint8Array): ReadonlyMap<string, ReadonlySet<number>> => indexMarks(bytes).unmerged
 
 /** The porcelain XY code git prints for an unmerged path, by the stages present. */
 export const unmergedCode = (stages: ReadonlySet<number>): string => {

@@ -1,5 +1,6 @@
 import { isoGit } from "./iso-git.ts"
-import { unmergedCode, unmergedStages } from "./index-file.ts"
+import { parseGitConfig } from "../workspace/git-config-file.ts"
+import { indexMarks, unmergedCode, unmergedStages } from "./index-file.ts"
 import { quotePath } from "./quote-path.ts"
 import type { Repository } from "./repository.ts"
 import { findRenames, type RenameCandidate } from "./similarity.ts"
@@ -26,6 +27,26 @@ export interface HeadState {
   readonly commit: string | undefined
   /** A merge is being concluded (.git/MERGE_HEAD exists). */
   readonly merging: boolean
+  /** In a sparse checkout: the share of tracked files present (git's rounding); absent otherwise. */
+  readonly sparsePercent?: number
+}
+
+const FALSE = /^(false|no|off|0)$/i
+
+/**
+ * The share of tracked files a sparse checkout leaves in the working tree,
+ * as `git status` announces it (100 minus the skip-worktree entries' share,
+ * in whole percent), or undefined when core.sparseCheckout is off. The index
+ * is read only when it is on.
+ */
+export const sparseCheckoutPercent = async (repo: Repository): Promise<number | undefined> => {
+  const read = (p: string) => repo.fs.promises.readFile(p, "utf8").then(String, () => "")
+  const worktree = parseGitConfig(await read(`${repo.gitdir}/config.worktree`)).get("core.sparsecheckout")
+  const setting = worktree ?? parseGitConfig(await read(`${repo.commondir}/config`)).get("core.sparsecheckout")
+  if (setting === undefined || FALSE.test(setting)) return undefined
+  const marks = indexMarks(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
+  if (marks.entries === 0) return undefined
+  return 100 - Math.floor((100 * marks.skipWorktree.size) / marks.entries)
 }
 
 /**
@@ -96,6 +117,10 @@ export const statusEntries = async (repo: Repository, snapshot: Snapshot, fileMo
   }
   for (const s of snapshot.states) {
     if (conflicts.has(s.path)) continue
+    if (s.intentToAdd) {
+      tracked.push({ path: s.path, index: " ", worktree: s.workdir ? "A" : "D" })
+      continue
+    }
     if (!s.head && !s.stage) {
       if (s.workdir) untracked.add(collapse(s.path, snapshot.trackedDirs))
       continue
@@ -156,6 +181,7 @@ export const headLines = (head: HeadState, upstream: UpstreamState | undefined, 
   if (conflicts > 0) {
     lines.push("You have unmerged paths.", '  (fix conflicts and run "git commit")', '  (use "git merge --abort" to abort the merge)', "")
   } else if (head.merging) lines.push("All conflicts fixed but you are still merging.", '  (use "git commit" to conclude merge)', "")
+  if (head.sparsePercent !== undefined) lines.push(`You are in a sparse checkout with ${head.sparsePercent}% of tracked files present.`, "")
   if (head.commit === undefined) lines.push("", "No commits yet", "")
   return lines
 }

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { indexMarks } from "./index-file.ts"
 import { isoGit } from "./iso-git.ts"
 import type { GitError } from "./git-error.ts"
 import type { Repository } from "./repository.ts"
@@ -18,6 +19,8 @@ export interface PathState {
   readonly stage?: Side
   /** In the working tree. `oid` is computed only for tracked paths (index entry present). */
   readonly workdir?: { readonly mode: number; readonly oid?: string }
+  /** Added with `git add -N`: tracked, but its (empty) index entry stages nothing, so `stage` is left out. */
+  readonly intentToAdd?: true
 }
 
 export interface Snapshot {
@@ -123,6 +126,7 @@ export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect
       (st) => Math.floor(st.mtimeMs / 1000),
       () => 0,
     )
+    const marks = indexMarks(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
     const headExists = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).then(
       () => true,
       () => false,
@@ -154,7 +158,13 @@ export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect
         const headSide = await side(head ?? null, headType)
         const stageSide = await side(stage ?? null, stageType)
         let work: PathState["workdir"]
-        if (workdir && workType === "blob") {
+        const intentToAdd = stageSide !== undefined && marks.intentToAdd.has(filepath)
+        if (stageSide && marks.skipWorktree.has(filepath)) {
+          // Outside the sparse checkout: git neither looks at nor reports its work-tree file.
+          if (options.workdir) work = { mode: stageSide.mode, oid: stageSide.oid }
+        } else if (workdir && workType === "blob" && intentToAdd) {
+          work = { mode: normalMode(await workdir.mode()), oid: await workdir.oid() }
+        } else if (workdir && workType === "blob") {
           const mode = normalMode(await workdir.mode())
           if (!stageSide) work = { mode }
           else {
@@ -166,8 +176,9 @@ export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect
         states.push({
           path: filepath,
           ...(headSide ? { head: headSide } : {}),
-          ...(stageSide ? { stage: stageSide } : {}),
+          ...(stageSide && !intentToAdd ? { stage: stageSide } : {}),
           ...(work ? { workdir: work } : {}),
+          ...(intentToAdd ? { intentToAdd: true as const } : {}),
         })
         return undefined
       },

@@ -93,7 +93,8 @@ export const formatFileDiff = (change: FileChange): { readonly text: string; rea
     lines.push(`Binary files ${oldName ? quotePath(oldName) : "/dev/null"} and ${newName ? quotePath(newName) : "/dev/null"} differ`)
     return { text: lines.join("\n"), stats }
   }
-  lines.push(`--- ${header(oldName)}`, `+++ ${header(newName)}`)
-  lines.push(...hunks(a ? decoder.decode(a.bytes) : "", b ? decoder.decode(b.bytes) : "", stats))
+  const body = hunks(a ? decoder.decode(a.bytes) : "", b ? decoder.decode(b.bytes) : "", stats)
+  // A file added or deleted empty has no hunk: git then prints no ---/+++ lines either.
+  if (body.length > 0) lines.push(`--- ${header(oldName)}`, `+++ ${header(newName)}`, ...body)
   return { text: lines.join("\n"), stats }
 }

@@ -46,6 +46,7 @@ const builtinStagedChanges = (repo: Repository) =>
       .filter((s) => !renamedFrom.has(s.path))
       .flatMap((s): ReadonlyArray<{ path: string; change: string; from?: string }> => {
         if (renamedTo.has(s.path)) return [{ path: s.path, change: "renamed", from: renamedTo.get(s.path)! }]
+        if (!s.head && !s.stage) return []
         if (s.head && s.stage) return s.head.oid === s.stage.oid && s.head.mode === s.stage.mode ? [] : [{ path: s.path, change: "modified" }]
         return [{ path: s.path, change: s.stage ? "added" : "deleted" }]
       })

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { cliStatus } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
-import { countEntries, currentUpstream, formatLong, formatShort, readHead, statusEntries } from "../git/status.ts"
+import { countEntries, currentUpstream, formatLong, formatShort, readHead, sparseCheckoutPercent, statusEntries } from "../git/status.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -40,7 +40,10 @@ export const gitStatusTool = defineTool({
     withGitErrors(Effect.gen(function* () {
       const repo = yield* openRepository
       const cli = yield* gitCli
-      const { entries, head, upstream } = cli ? yield* cliStatus(repo, cli) : yield* builtinStatus(repo)
+      const answer = cli ? yield* cliStatus(repo, cli) : yield* builtinStatus(repo)
+      const { entries, upstream } = answer
+      const sparsePercent = short === true ? undefined : yield* repo.call("status", () => sparseCheckoutPercent(repo))
+      const head = sparsePercent === undefined ? answer.head : { ...answer.head, sparsePercent }
       const { unmerged, staged, unstaged, untracked } = countEntries(entries)
       const content = short === true ? formatShort(entries) : formatLong(entries, head, upstream)
       const where = head.branch !== undefined ? `On branch ${head.branch}` : `HEAD detached at ${head.commit?.slice(0, 7) ?? "HEAD"}`

@@ -67,6 +67,19 @@ describe("git tools: the git command line and isomorphic-git give the same answe
     rmSync(root, { recursive: true, force: true })
   })
 
+  test("index entries isomorphic-git does not read: intent-to-add (git add -N), skip-worktree (sparse checkout), empty files added and deleted", async () => {
+    const root = gitRepo(home, { "in/a.txt": lines("a"), "out/b.txt": lines("b"), "out/c.txt": lines("c"), "gone.txt": "" }, { commit: "first" })
+    writeFileSync(join(root, "intent.txt"), "planned\n")
+    git(root, home, ["add", "-N", "intent.txt"])
+    writeFileSync(join(root, "empty.txt"), "")
+    git(root, home, ["add", "empty.txt"])
+    git(root, home, ["rm", "-q", "gone.txt"])
+    git(root, home, ["sparse-checkout", "set", "in"])
+    appendFileSync(join(root, "in/a.txt"), "more\n")
+    await expectSameAnswers(root)
+    rmSync(root, { recursive: true, force: true })
+  })
+
   test("a linked worktree (git worktree add): history, status and diffs read through the common dir; a commit takes the repository's config and hooks", async () => {
     const main = gitRepo(home, { "f.txt": lines("f"), "g.txt": lines("g") }, { commit: "first" })
     git(main, home, ["config", "user.name", "Repo Config"])
