@@ -17,6 +17,28 @@ describe("parameterJsonSchema", () => {
     const full = { ...tool(Schema.Struct({})), jsonSchema: { type: "object", properties: { a: { type: "string" } } } }
     expect(parameterJsonSchema(full)).toEqual({ type: "object", properties: { a: { type: "string" } } })
   })
+  test("an object schema at any depth carries properties: a record parameter, an MCP tool's nested objects; data keywords are left alone", () => {
+    const objectsWithout = (value: unknown, path = "", out: Array<string> = []): Array<string> => {
+      if (Array.isArray(value)) value.forEach((v, i) => objectsWithout(v, `${path}[${i}]`, out))
+      else if (typeof value === "object" && value !== null) {
+        const node = value as Record<string, unknown>
+        if (node.type === "object" && node.properties === undefined) out.push(path || "(root)")
+        for (const [k, v] of Object.entries(node)) if (k !== "enum" && k !== "default") objectsWithout(v, `${path}.${k}`, out)
+      }
+      return out
+    }
+    const record = parameterJsonSchema(tool(Schema.Struct({ headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)) })))
+    expect(record.properties).toEqual({ headers: { type: "object", properties: {}, additionalProperties: { type: "string" } } })
+    const nested = {
+      type: "object",
+      properties: { opts: { type: "object" }, list: { type: "array", items: { type: "object", additionalProperties: true } }, d: { default: { type: "object" } } },
+    }
+    const mcp = { ...tool(Schema.Struct({})), jsonSchema: nested }
+    expect(objectsWithout(parameterJsonSchema(mcp))).toEqual([])
+    expect((parameterJsonSchema(mcp) as any).properties.d.default).toEqual({ type: "object" })
+    expect(nested.properties.opts).toEqual({ type: "object" }) // the tool's own schema is not changed
+    for (const t of builtinTools) expect(objectsWithout(parameterJsonSchema(t)).map((p) => `${t.name}${p}`)).toEqual([])
+  })
   test("optional keys are optional and unknown keys are refused", () => {
     const s = parameterJsonSchema(tool(Schema.Struct({ a: Schema.String, b: Schema.optionalKey(Schema.Int) })))
     expect(s.required).toEqual(["a"])
