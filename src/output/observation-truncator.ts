@@ -12,6 +12,25 @@ export interface TruncationOutcome {
   readonly kept?: { readonly lines: number; readonly total: number }
 }
 
+/** A data text shorter than this is left where it is even when the text repeats it. */
+const SHARED_MIN = 1024
+
+/**
+ * The envelope as its spill JSON holds it: a long text of `data` (git_diff's and fetch's `content`) that the text
+ * repeats whole is kept once, in `data`; the text names it in its place (`[data.content: 97,000 characters]`).
+ * The text itself is saved whole beside the JSON, line by line.
+ */
+export const spilledEnvelope = (envelope: Envelope): Envelope => {
+  let text = envelope.text
+  for (const [key, value] of Object.entries(envelope.data)) {
+    if (typeof value !== "string" || value.length < SHARED_MIN) continue
+    const at = text.indexOf(value)
+    if (at === -1) continue
+    text = `${text.slice(0, at)}[data.${key}: ${value.length.toLocaleString("en-US")} characters]${text.slice(at + value.length)}`
+  }
+  return text === envelope.text ? envelope : { ...envelope, text }
+}
+
 /**
  * The framework-level truncation, applied to what the model would
  * read (the envelope's text). Within budget, or with context.truncation_skip,
@@ -36,7 +55,7 @@ export const truncateObservation = (input: {
     if (!cut.truncated) return { envelope }
 
     const files = yield* input.store
-      .spill(input.toolTitle, envelope, envelope.text)
+      .spill(input.toolTitle, spilledEnvelope(envelope), envelope.text)
       .pipe(Effect.orElseSucceed(() => undefined))
     const spilled = files ? input.display(files.json) : undefined
     // Paging and searching go to the plain-text copy: in the JSON the text is one long line.
