@@ -5,6 +5,7 @@ import { Config } from "../config/config.ts"
 import { embeddedAssets } from "../embedded/assets.ts"
 import { pluginSkillFolders } from "../plugins/plugin-extras.ts"
 import { PlatformLive } from "../runtime.ts"
+import { shownSkillPath } from "../skills/builtin-skills.ts"
 import { loadSkillCatalog, type SkillCatalog } from "../skills/skill-catalog.ts"
 import { projectRootOf } from "../workspace/project-root.ts"
 import { UsageError } from "./args.ts"
@@ -69,18 +70,20 @@ export const skillsCommand = async (argv: ReadonlyArray<string>, io: CliIO, root
     }).pipe(Effect.provide(PlatformLive as Layer.Layer<FileSystem | Path>)),
   )
   if (json) {
+    // A built-in skill's SKILL.md inside the executable is named "(built in)": its path there opens nothing.
     const skills = catalog.skills.map((s) => ({
       name: s.name,
       description: s.description,
       source: s.source,
-      path: s.path,
-      overrides: s.overrides,
+      path: shownSkillPath(s.path),
+      overrides: s.overrides.map((o) => ({ ...o, path: shownSkillPath(o.path) })),
       warnings: s.warnings,
     }))
-    io.out(`${JSON.stringify({ skills, invalid: catalog.invalid, folders: catalog.folders, problems: catalog.problems }, null, 2)}\n`)
+    const invalid = catalog.invalid.map((s) => ({ ...s, path: shownSkillPath(s.path) }))
+    io.out(`${JSON.stringify({ skills, invalid, folders: catalog.folders, problems: catalog.problems }, null, 2)}\n`)
     return 0
   }
-  const display = (p: string) => (p === dir ? "." : p.startsWith(`${dir}/`) ? p.slice(dir.length + 1) : p)
+  const display = (p: string) => shownSkillPath(p, (q) => (q === dir ? "." : q.startsWith(`${dir}/`) ? q.slice(dir.length + 1) : q))
   io.out(formatSkills(catalog, display))
   return 0
 }

@@ -13,6 +13,16 @@ export interface BuiltinSkill {
   readonly text: string
 }
 
+/** What a user or the model is shown for a file inside the executable (a built-in skill's SKILL.md): no path they could open. */
+export const BUILT_IN_PATH = "(built in)"
+
+/** Whether a path is inside the compiled executable's own file system (Bun's `$bunfs`; `B:/~BUN/` on Windows). */
+const insideExecutable = (path: string): boolean => path.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(path)
+
+/** A skill file's path as shown: {@link BUILT_IN_PATH} for one inside the executable, else `display(path)`. */
+export const shownSkillPath = (path: string, display: (path: string) => string = (p) => p): string =>
+  insideExecutable(path) ? BUILT_IN_PATH : display(path)
+
 /**
  * The repository's skills/ folder, used in a source checkout (`bun src/main.ts`,
  * `bun test`), where nothing is embedded. Located from this module's own

@@ -41,7 +41,7 @@ export interface SkillFolder {
 
 export interface Skill extends SkillDocument {
   readonly source: SkillSource
-  /** The SKILL.md: an absolute path, or a `$bunfs` path inside the executable. */
+  /** The SKILL.md: an absolute path, or a `$bunfs` path inside the executable (shown as "(built in)", see shownSkillPath). */
   readonly path: string
   /** The skill's folder on disk; undefined for a built-in skill embedded in the executable (only its SKILL.md is). */
   readonly dir: string | undefined

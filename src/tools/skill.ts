@@ -4,6 +4,7 @@ import { embeddedAssets } from "../embedded/assets.ts"
 import { Permissions } from "../permission/permissions.ts"
 import { pluginSkillFolders } from "../plugins/plugin-extras.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { BUILT_IN_PATH, shownSkillPath } from "../skills/builtin-skills.ts"
 import { loadSkillCatalog, type Skill, type SkillCatalog } from "../skills/skill-catalog.ts"
 import { skillNameProblem } from "../skills/skill-document.ts"
 import { listSkillFiles, readSkillFile } from "../skills/skill-files.ts"
@@ -58,7 +59,7 @@ export const skillTool = defineTool({
         const catalog = yield* loadSkillCatalog(workspace.root, embeddedAssets, pluginSkillFolders({ root: workspace.root, env: config.env, config }))
         // A skill whose load the permission settings deny is not offered.
         const denied = catalog.skills.filter((s) => loadLevel(permissions, s.name) === "deny")
-        return listResult(catalog, new Set(denied.map((s) => s.name)), workspace.display)
+        return listResult(catalog, new Set(denied.map((s) => s.name)), (p) => shownSkillPath(p, workspace.display))
       }
       if (params.name === undefined || params.name.trim() === "") {
         return yield* invalidParam("name", "required when action is 'load'", [hint("Skill", "high", { action: "list" })])
@@ -73,7 +74,7 @@ export const skillTool = defineTool({
         if (broken) {
           return yield* toolError(
             "EXECUTION_ERROR",
-            `The skill '${name}' (${broken.source}, ${workspace.display(broken.path)}) cannot be loaded: ${broken.reason}. Its SKILL.md needs fixing.`,
+            `The skill '${name}' (${broken.source}, ${shownSkillPath(broken.path, workspace.display)}) cannot be loaded: ${broken.reason}. Its SKILL.md needs fixing.`,
           )
         }
         return yield* notFound(name, catalog)
@@ -120,12 +121,13 @@ const listResult = (catalog: SkillCatalog, denied: ReadonlySet<string>, display:
 const loadResult = (skill: Skill, workspace: Workspace["Service"]) =>
   Effect.gen(function* () {
     const { files, truncated } = skill.dir ? yield* listSkillFiles(skill.dir) : { files: [] as Array<string>, truncated: false }
-    const path = workspace.display(skill.path)
+    const shown = (p: string) => shownSkillPath(p, workspace.display)
+    const path = shown(skill.path)
     const dir = skill.dir ? workspace.display(skill.dir) : undefined
     // Inside the project the model can Read the files itself; outside it only this tool reaches them.
     const readable = skill.dir !== undefined && workspace.contains(skill.dir)
-    const lines = [`Source: ${skill.source} (${path})`, `Description: ${skill.description.replace(/\s+/g, " ")}`]
-    if (skill.overrides.length > 0) lines.push(`Overrides: ${skill.overrides.map((o) => (o.source === "builtin" ? "built-in" : `${o.source} (${workspace.display(o.path)})`)).join(", ")}`)
+    const lines = [`Source: ${skill.source} (${path === BUILT_IN_PATH ? "part of anvil" : path})`, `Description: ${skill.description.replace(/\s+/g, " ")}`]
+    if (skill.overrides.length > 0) lines.push(`Overrides: ${skill.overrides.map((o) => (o.source === "builtin" ? "built-in" : `${o.source} (${shown(o.path)})`)).join(", ")}`)
     for (const w of skill.warnings) lines.push(`Warning: ${w}`)
     lines.push("", skill.content === "" ? "(no instructions)" : skill.content)
     const hints: Array<RetrievalHint> = []
@@ -151,7 +153,7 @@ const loadResult = (skill: Skill, workspace: Workspace["Service"]) =>
         content: skill.content,
         files,
         ...(truncated ? { truncated: true } : {}),
-        ...(skill.overrides.length > 0 ? { overrides: skill.overrides.map((o) => ({ source: o.source, path: workspace.display(o.path) })) } : {}),
+        ...(skill.overrides.length > 0 ? { overrides: skill.overrides.map((o) => ({ source: o.source, path: shown(o.path) })) } : {}),
         ...(skill.warnings.length > 0 ? { warnings: skill.warnings } : {}),
       },
       text: lines.join("\n"),

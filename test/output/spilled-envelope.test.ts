@@ -28,7 +28,7 @@ describe("a spilled envelope holds a long data text once", () => {
 
   test("only a long data text the text repeats whole is replaced; anything else is kept as it was", () => {
     const long = "x".repeat(5000)
-    const base = { status: "success" as const, stats: {}, context: { cwd: "." } }
+    const base = { status: "success" as const, stats: { time_ms: 0 }, context: { cwd: ".", params_input: {} } }
     const repeated = spilledEnvelope({ ...base, data: { content: long, note: "short" }, text: `# T\n\n${long}\nshort` })
     expect(repeated.text).toBe("# T\n\n[data.content: 5,000 characters]\nshort")
     expect(repeated.data).toEqual({ content: long, note: "short" })
