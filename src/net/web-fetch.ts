@@ -59,8 +59,10 @@ export interface FetchedPage {
   readonly redirects: ReadonlyArray<{ readonly url: string; readonly status: number }>
   /** A 401 was retried with the credentials configured for the host. */
   readonly retried: boolean
-  /** The Content-Length header, when there was a valid one. */
+  /** The Content-Length header, when there was a valid one (with a content encoding: the size on the wire). */
   readonly declaredLength: number | undefined
+  /** The Content-Encoding the body came in ("gzip", "br", …; undefined for none or identity): it is decoded on the way in. */
+  readonly contentEncoding: string | undefined
   readonly body:
     | { readonly kind: "none" }
     | { readonly kind: "image"; readonly bytes: Uint8Array; readonly complete: boolean }
@@ -75,6 +77,12 @@ export interface FetchedPage {
         readonly complete: boolean
         readonly downloaded: number
       }
+}
+
+/** A Content-Encoding header as one lowercase name list ("gzip", "deflate, br"), undefined for none or identity. */
+const encodingOf = (header: string | null): string | undefined => {
+  const names = (header ?? "").split(",").map((n) => n.trim().toLowerCase()).filter((n) => n !== "" && n !== "identity")
+  return names.length > 0 ? names.join(", ") : undefined
 }
 
 const networkError = (e: HttpClientError, url: string, secrets: ReadonlyArray<string>) => {
@@ -204,6 +212,7 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
         redirects,
         retried,
         declaredLength: Number.isFinite(lengthHeader) ? lengthHeader : undefined,
+        contentEncoding: encodingOf(response.headers.get("content-encoding")),
       }
       if (finalMethod === "HEAD" || status === 204 || status === 304) {
         yield* response.discard

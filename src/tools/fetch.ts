@@ -79,6 +79,22 @@ export const fetchTool = defineTool({
     }),
 })
 
+/**
+ * The body's size as decoded (what `content` was made from): known when it was read whole; else the
+ * Content-Length, unless the body came compressed (then that is only the size on the wire: null).
+ * With a content encoding, `transfer_bytes` and `content_encoding` say what came over the wire.
+ */
+const bodySize = (page: FetchedPage, read: { readonly bytes: number; readonly complete: boolean } | undefined) => ({
+  size_bytes: read?.complete ? read.bytes : page.contentEncoding === undefined ? (page.declaredLength ?? read?.bytes ?? 0) : null,
+  ...(page.contentEncoding !== undefined ? { content_encoding: page.contentEncoding, transfer_bytes: page.declaredLength ?? null } : {}),
+})
+
+/** "gzip, 12,000 bytes transferred" for a compressed body, else "". */
+const transferNote = (page: FetchedPage): string =>
+  page.contentEncoding === undefined
+    ? ""
+    : ` (${page.contentEncoding}${page.declaredLength !== undefined ? `, ${counted(page.declaredLength, "byte")} transferred` : ""})`
+
 /** The page as the model reads it: a summary of the exchange, then the text (or where the image is). */
 const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
   const { finalUrl, body } = page
@@ -96,7 +112,7 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
   if (body.kind === "none") {
     return {
       header,
-      data: { ...base, is_image: false, content: "", size_bytes: page.declaredLength ?? 0, truncated: false },
+      data: { ...base, is_image: false, content: "", ...bodySize(page, undefined), truncated: false },
       text: `${summary.join("\n")}\n\n(no body)`,
       stats: { size_bytes: 0 },
     }
@@ -108,7 +124,7 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
       return {
         status: "partial",
         header,
-        data: { ...base, is_image: true, content: "", encoding: null, size_bytes: page.declaredLength ?? bytes.length, truncated: true },
+        data: { ...base, is_image: true, content: "", encoding: null, ...bodySize(page, { bytes: bytes.length, complete: false }), truncated: true },
         text: `${summary.join("\n")}\n\nImage too large: ${size} (the limit for images is 1 MB); its content was not returned.`,
         stats: { size_bytes: bytes.length },
         hints: [curl],
@@ -117,25 +133,26 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
     }
     return {
       header,
-      data: { ...base, is_image: true, content: Buffer.from(bytes).toString("base64"), encoding: "base64", size_bytes: bytes.length, truncated: false },
+      data: { ...base, is_image: true, content: Buffer.from(bytes).toString("base64"), encoding: "base64", ...bodySize(page, { bytes: bytes.length, complete: true }), truncated: false },
       text: `${summary.join("\n")}\n\nImage (${page.mediaType}, ${counted(bytes.length, "byte")}) returned base64-encoded in data.content.`,
       stats: { size_bytes: bytes.length },
     }
   }
 
   const { content, format } = body
-  const size = page.declaredLength ?? body.downloaded
+  const sizes = bodySize(page, { bytes: body.downloaded, complete: body.complete })
   const kb = Math.round(textLimit / 1024)
   const lines = [...summary, ...(body.title ? [`Title: ${body.title}`] : [])]
   const what = format === "html" ? "HTML as Markdown" : format.toUpperCase()
   if (body.truncated) {
-    lines.push(`Content: ${what} (TRUNCATED: cut at ${kb} KB${body.complete ? "" : ` of ${page.declaredLength !== undefined ? `${page.declaredLength} bytes` : "a longer body"}`})`)
-  } else lines.push(`Content: ${what}, ${counted(size, "byte")}`)
+    const whole = sizes.size_bytes !== null && !body.complete ? `${sizes.size_bytes} bytes` : "a longer body"
+    lines.push(`Content: ${what} (TRUNCATED: cut at ${kb} KB${body.complete ? "" : ` of ${whole}`})${transferNote(page)}`)
+  } else lines.push(`Content: ${what}, ${counted(body.downloaded, "byte")}${transferNote(page)}`)
   const more = Math.min(kb * 4, MAX_FETCH_SIZE_KB)
   return {
     ...(body.truncated ? { status: "partial" as const } : {}),
     header,
-    data: { ...base, is_image: false, content, size_bytes: size, truncated: body.truncated, ...(body.title ? { title: body.title } : {}) },
+    data: { ...base, is_image: false, content, ...sizes, truncated: body.truncated, ...(body.title ? { title: body.title } : {}) },
     text: `${lines.join("\n")}\n\n${content}`,
     stats: { size_bytes: body.downloaded, content_bytes: Buffer.byteLength(content) },
     ...(body.truncated

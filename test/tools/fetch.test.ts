@@ -74,6 +74,10 @@ beforeAll(async () => {
           return new Response("too late")
         case "/big":
           return new Response(BIG_TEXT, { headers: { "content-type": "text/plain" } })
+        case "/gzip":
+          return new Response(Bun.gzipSync(Buffer.from(GZIP_TEXT)), { headers: { "content-type": "text/plain", "content-encoding": "gzip" } })
+        case "/gzip-big":
+          return new Response(Bun.gzipSync(Buffer.from(BIG_TEXT)), { headers: { "content-type": "text/plain", "content-encoding": "gzip" } })
         case "/big-echo":
           return new Response(`${auth}\n${BIG_TEXT}`, { headers: { "content-type": "text/plain" } })
         case "/image.png":
@@ -100,8 +104,29 @@ afterAll(() => {
 })
 
 const root = project()
+const GZIP_TEXT = "compressible line\n".repeat(1000)
+
 const fetchUrl = (params: Record<string, unknown>, options: Parameters<typeof callTool>[3] = {}) => callTool(root, "fetch", params, options)
 const data = (o: Awaited<ReturnType<typeof fetchUrl>>) => o.envelope.data as Record<string, unknown>
+
+describe("fetch: a compressed body", () => {
+  test("size_bytes is the decoded size; the bytes on the wire and the encoding are said beside it", async () => {
+    const out = await fetchUrl({ url: `${base}/gzip` })
+    const wire = Bun.gzipSync(Buffer.from(GZIP_TEXT)).length
+    expect(data(out)).toMatchObject({ size_bytes: GZIP_TEXT.length, content_encoding: "gzip", transfer_bytes: wire, truncated: false })
+    expect(out.envelope.text).toContain(`Content: TEXT, ${GZIP_TEXT.length} bytes (gzip, ${wire} bytes transferred)`)
+    // Cut before its end: the decoded size is not known, and the compressed one is not given as if it were.
+    const cut = await fetchUrl({ url: `${base}/gzip-big`, max_size_kb: 10 })
+    expect(data(cut).truncated).toBe(true)
+    expect(data(cut).size_bytes).toBeNull()
+    expect(data(cut)).toMatchObject({ content_encoding: "gzip", transfer_bytes: Bun.gzipSync(Buffer.from(BIG_TEXT)).length })
+    expect(cut.envelope.text).toContain("of a longer body) (gzip,")
+    // A plain body has no encoding fields.
+    const plain = await fetchUrl({ url: `${base}/text` })
+    expect(data(plain).size_bytes).toBe(10)
+    expect(data(plain).content_encoding).toBeUndefined()
+  })
+})
 
 describe("fetch", () => {
   test("an HTML page comes back as Markdown without scripts, styles or navigation; links made absolute", async () => {
