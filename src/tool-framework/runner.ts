@@ -266,19 +266,21 @@ const internalOutcome = (call: ToolCall, defect: unknown): ToolOutcome => {
   }
   const name = typeof call.name === "string" ? capText(call.name, 100) : "tool"
   const message = `The ${name} call failed unexpectedly: ${detail}`
+  const error: EnvelopeError = { code: "INTERNAL_ERROR", message, retryable: false }
   return {
     envelope: {
       status: "error",
       data: {},
-      text: `# ${name} Error\n\nCode: INTERNAL_ERROR\nMessage: ${message}`,
-      error: { code: "INTERNAL_ERROR", message, retryable: false },
+      // The shared layout (plain string joins, nothing that could fail again), Retryable line included.
+      text: renderErrorText(name, error, []),
+      error,
       stats: { time_ms: 0 },
       context: { cwd: ".", params_input: "[not shown]" },
     },
     meta: buildExecutionMeta({
       toolTitle: name,
       callId: call.callId ?? "tc_internal",
-      envelope: { status: "error", data: {}, text: message, error: { code: "INTERNAL_ERROR", message, retryable: false }, stats: { time_ms: 0 }, context: { cwd: ".", params_input: null } },
+      envelope: { status: "error", data: {}, text: message, error, stats: { time_ms: 0 }, context: { cwd: ".", params_input: null } },
       hints: [],
       truncation: undefined,
       extra: undefined,
