@@ -48,11 +48,6 @@ export const parseGlobal = (argv: ReadonlyArray<string>): GlobalArgs => {
   return { root, help, version, strict, rest }
 }
 
-/** The words `anvil COMMAND` takes. */
-export const COMMAND_NAMES: ReadonlyArray<string> = [
-  "tool", "tools", "run", "chat", "plugins", "mcp", "skills", "sessions", "sandbox", "config", "self-check", "help",
-]
-
 /** A `--key value` flag value: JSON when it parses as JSON (numbers, booleans, arrays, objects), else the string. */
 export const flagValue = (raw: string): unknown => {
   try {

@@ -5,7 +5,7 @@ import { resolve } from "node:path"
 import { ConfigError } from "../config/config.ts"
 import { loadBuiltinTool, loadBuiltinTools } from "../tools/builtin.ts"
 import { VERSION } from "../version.ts"
-import { COMMAND_NAMES, parseGlobal, UsageError } from "./args.ts"
+import { parseGlobal, UsageError, type GlobalArgs } from "./args.ts"
 import { EXIT } from "./exit-codes.ts"
 import { GLOBAL_HELP } from "./help-text.ts"
 import { processIO, type CliIO } from "./output.ts"
@@ -38,118 +38,28 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
       const { sdkHostCommand } = await import("../host/sdk-host.ts")
       return await sdkHostCommand(global.rest, io, global.root, await loadBuiltinTools())
     }
-    // `anvil help COMMAND` is `anvil COMMAND --help`; `anvil help` the overview.
-    if (command === "help") return rest[0] === undefined || rest[0] === "help" ? help(io, GLOBAL_HELP) : await dispatch([rest[0], "--help"], io)
-    switch (command) {
-      case undefined:
-        // `anvil` alone in a terminal is the chat.
-        if (!global.help && process.stdin.isTTY && process.stdout.isTTY) {
-          const { chatCommand } = await import("./chat-command.ts")
-          return await chatCommand([], io, global.root, await loadBuiltinTools(), global.strict)
-        }
-        io.out(GLOBAL_HELP)
-        return global.help ? 0 : 2
-      case "tools": {
-        if (global.help) return help(io, "Usage: anvil tools [--json]\n")
-        const { cliPlugins, toolsWithPlugins } = await import("./plugin-setup.ts")
-        const { toolsCommand } = await import("./tools-command.ts")
-        const { plugins } = await cliPlugins(io, global.root)
-        io.out(toolsCommand(toolsWithPlugins(await loadBuiltinTools(), plugins), rest.includes("--json")))
-        return 0
+    if (command === undefined) {
+      // `anvil` alone in a terminal is the chat.
+      if (!global.help && process.stdin.isTTY && process.stdout.isTTY) {
+        const { chatCommand } = await import("./chat-command.ts")
+        return await chatCommand([], io, global.root, await loadBuiltinTools(), global.strict)
       }
-      case "tool": {
-        if (global.help) {
-          const { toolHelp } = await import("./tools-command.ts")
-          const tool = rest[0] ? await loadBuiltinTool(rest[0]) : undefined
-          if (tool) return help(io, toolHelp(tool))
-          const { cliPlugins } = await import("./plugin-setup.ts")
-          const { plugins } = rest[0] ? await cliPlugins(io, global.root, { quiet: true }) : { plugins: undefined }
-          const fromPlugin = plugins?.tools.find((t) => t.name.toLowerCase() === rest[0]!.toLowerCase())
-          return help(io, fromPlugin ? toolHelp(fromPlugin) : GLOBAL_HELP)
-        }
-        const args = await parseToolArgs(rest, io)
-        if (args.name.toLowerCase().startsWith("mcp__")) {
-          const { mcpToolCommand } = await import("./mcp-tool-command.ts")
-          return await mcpToolCommand(args, io, global.root)
-        }
-        // Only the named tool is loaded; an unknown name loads all, for the list of what exists.
-        const one = await loadBuiltinTool(args.name)
-        const project = await projectOf(io, global.root)
-        if (!(await hasPlugins(project, io.env))) {
-          return await toolCommand(args, one ? [one] : await loadBuiltinTools(), io, global.root, undefined, undefined, global.strict, project)
-        }
-        return await toolCommand(args, one ? [one] : [], io, global.root, async ({ root, config, tools, sandbox }) => {
-          // Imported here: the plugin host stays out of the modules every command loads.
-          const { pluginsFor, toolsWithPlugins } = await import("./plugin-setup.ts")
-          const { confinementOf } = await import("../sandbox/sandbox.ts")
-          const plugins = await pluginsFor(io, root, config, {
-            confineProjectHooks: confinementOf(sandbox),
-            ...(args.trustPlugins ? { trustProject: true } : {}),
-          })
-          const fromPlugin = plugins.tools.some((t) => t.name.toLowerCase() === args.name.trim().toLowerCase())
-          const base = one || fromPlugin ? tools : await loadBuiltinTools()
-          return toolsWithPlugins(base, plugins, (m) => io.err(`anvil: ${m}\n`))
-        }, undefined, global.strict, project)
-      }
-      case "plugins": {
-        const { pluginsCommand, PLUGINS_HELP } = await import("./plugins-command.ts")
-        if (global.help) return help(io, PLUGINS_HELP)
-        return await pluginsCommand(rest, io, global.root)
-      }
-      case "run": {
-        if (global.help) return help(io, (await import("./run-command.ts")).RUN_HELP)
-        const { runCommand } = await import("./run-command.ts")
-        return await runCommand(rest, io, global.root, await loadBuiltinTools(), global.strict)
-      }
-      case "chat": {
-        const { chatCommand, CHAT_HELP } = await import("./chat-command.ts")
-        if (global.help) return help(io, CHAT_HELP)
-        return await chatCommand(rest, io, global.root, await loadBuiltinTools(), global.strict)
-      }
-      case "sandbox": {
-        const { sandboxCommand, SANDBOX_HELP } = await import("./sandbox-command.ts")
-        if (global.help) return help(io, SANDBOX_HELP)
-        return await sandboxCommand(rest, io, global.root)
-      }
-      case "sessions": {
-        const { sessionsCommand, SESSIONS_HELP } = await import("./sessions-command.ts")
-        if (global.help) return help(io, SESSIONS_HELP)
-        return await sessionsCommand(rest, io, global.root)
-      }
-      case "mcp": {
-        const { mcpCommand, MCP_HELP } = await import("./mcp-command.ts")
-        if (global.help) return help(io, MCP_HELP)
-        return await mcpCommand(rest, io, global.root)
-      }
-      case "skills": {
-        const { skillsCommand, SKILLS_HELP } = await import("./skills-command.ts")
-        if (global.help) return help(io, SKILLS_HELP)
-        return await skillsCommand(rest, io, global.root)
-      }
-      case "config": {
-        const { configCommand, CONFIG_HELP } = await import("./config-command.ts")
-        if (global.help) return help(io, CONFIG_HELP)
-        return await configCommand(rest, io, global.root, global.strict)
-      }
-      case "self-check": {
-        // Checks the embedded skills and rg of a built executable (CI's smoke test, and a user's first check).
-        if (global.help) return help(io, "Usage: anvil self-check\n\nChecks that the executable's embedded skills and ripgrep work; exit 0 when they do.\n")
-        const { selfCheckCommand } = await import("./self-check-command.ts")
-        return await selfCheckCommand(io)
-      }
-      default:
-        // `anvil --continue`, `anvil --model x`: chat options without the word.
-        if (command.startsWith("-") && !global.help) {
-          // `anvil --trust-plugins tool read …`: a command's options go after its word, whether chat knows them or not.
-          const word = global.rest.find((a) => COMMAND_NAMES.includes(a))
-          if (word !== undefined) {
-            throw new UsageError(`anvil: options go after the command: anvil ${word} … ${global.rest.filter((a) => a.startsWith("-")).join(" ")}`)
-          }
-          const { chatCommand } = await import("./chat-command.ts")
-          return await chatCommand(global.rest, io, global.root, await loadBuiltinTools(), global.strict)
-        }
-        throw new UsageError(`unknown command '${command}'`)
+      io.out(GLOBAL_HELP)
+      return global.help ? 0 : 2
     }
+    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command as CommandName] : undefined
+    if (run) return await run({ global, rest, io })
+    // `anvil --continue`, `anvil --model x`: chat options without the word.
+    if (command.startsWith("-") && !global.help) {
+      // `anvil --trust-plugins tool read …`: a command's options go after its word, whether chat knows them or not.
+      const word = global.rest.find((a) => COMMAND_NAMES.includes(a))
+      if (word !== undefined) {
+        throw new UsageError(`anvil: options go after the command: anvil ${word} … ${global.rest.filter((a) => a.startsWith("-")).join(" ")}`)
+      }
+      const { chatCommand } = await import("./chat-command.ts")
+      return await chatCommand(global.rest, io, global.root, await loadBuiltinTools(), global.strict)
+    }
+    throw new UsageError(`unknown command '${command}'`)
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`${prefixed(e.message)}\nRun 'anvil --help' for usage.\n`)
@@ -164,6 +74,116 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
     return 1
   }
 }
+
+/** What a command word's handler gets: the global options, the words after the command, the process I/O. */
+interface Invocation {
+  readonly global: GlobalArgs
+  readonly rest: ReadonlyArray<string>
+  readonly io: CliIO
+}
+
+/**
+ * Every `anvil COMMAND`: the one table the dispatch runs and the words {@link COMMAND_NAMES} lists
+ * (options before one of them are refused). Each handler imports its command's module when it runs.
+ */
+const COMMANDS = {
+  // `anvil help COMMAND` is `anvil COMMAND --help`; `anvil help` the overview.
+  help: async ({ rest, io }: Invocation) =>
+    rest[0] === undefined || rest[0] === "help" ? help(io, GLOBAL_HELP) : await dispatch([rest[0], "--help"], io),
+  tools: async ({ global, rest, io }: Invocation) => {
+    if (global.help) return help(io, "Usage: anvil tools [--json]\n")
+    const { cliPlugins, toolsWithPlugins } = await import("./plugin-setup.ts")
+    const { toolsCommand } = await import("./tools-command.ts")
+    const { plugins } = await cliPlugins(io, global.root)
+    io.out(toolsCommand(toolsWithPlugins(await loadBuiltinTools(), plugins), rest.includes("--json")))
+    return 0
+  },
+  tool: async ({ global, rest, io }: Invocation) => {
+    if (global.help) {
+      const { toolHelp } = await import("./tools-command.ts")
+      const tool = rest[0] ? await loadBuiltinTool(rest[0]) : undefined
+      if (tool) return help(io, toolHelp(tool))
+      const { cliPlugins } = await import("./plugin-setup.ts")
+      const { plugins } = rest[0] ? await cliPlugins(io, global.root, { quiet: true }) : { plugins: undefined }
+      const fromPlugin = plugins?.tools.find((t) => t.name.toLowerCase() === rest[0]!.toLowerCase())
+      return help(io, fromPlugin ? toolHelp(fromPlugin) : GLOBAL_HELP)
+    }
+    const args = await parseToolArgs(rest, io)
+    if (args.name.toLowerCase().startsWith("mcp__")) {
+      const { mcpToolCommand } = await import("./mcp-tool-command.ts")
+      return await mcpToolCommand(args, io, global.root)
+    }
+    // Only the named tool is loaded; an unknown name loads all, for the list of what exists.
+    const one = await loadBuiltinTool(args.name)
+    const project = await projectOf(io, global.root)
+    if (!(await hasPlugins(project, io.env))) {
+      return await toolCommand(args, one ? [one] : await loadBuiltinTools(), io, global.root, undefined, undefined, global.strict, project)
+    }
+    return await toolCommand(args, one ? [one] : [], io, global.root, async ({ root, config, tools, sandbox }) => {
+      // Imported here: the plugin host stays out of the modules every command loads.
+      const { pluginsFor, toolsWithPlugins } = await import("./plugin-setup.ts")
+      const { confinementOf } = await import("../sandbox/sandbox.ts")
+      const plugins = await pluginsFor(io, root, config, {
+        confineProjectHooks: confinementOf(sandbox),
+        ...(args.trustPlugins ? { trustProject: true } : {}),
+      })
+      const fromPlugin = plugins.tools.some((t) => t.name.toLowerCase() === args.name.trim().toLowerCase())
+      const base = one || fromPlugin ? tools : await loadBuiltinTools()
+      return toolsWithPlugins(base, plugins, (m) => io.err(`anvil: ${m}\n`))
+    }, undefined, global.strict, project)
+  },
+  plugins: async ({ global, rest, io }: Invocation) => {
+    const { pluginsCommand, PLUGINS_HELP } = await import("./plugins-command.ts")
+    if (global.help) return help(io, PLUGINS_HELP)
+    return await pluginsCommand(rest, io, global.root)
+  },
+  run: async ({ global, rest, io }: Invocation) => {
+    if (global.help) return help(io, (await import("./run-command.ts")).RUN_HELP)
+    const { runCommand } = await import("./run-command.ts")
+    return await runCommand(rest, io, global.root, await loadBuiltinTools(), global.strict)
+  },
+  chat: async ({ global, rest, io }: Invocation) => {
+    const { chatCommand, CHAT_HELP } = await import("./chat-command.ts")
+    if (global.help) return help(io, CHAT_HELP)
+    return await chatCommand(rest, io, global.root, await loadBuiltinTools(), global.strict)
+  },
+  sandbox: async ({ global, rest, io }: Invocation) => {
+    const { sandboxCommand, SANDBOX_HELP } = await import("./sandbox-command.ts")
+    if (global.help) return help(io, SANDBOX_HELP)
+    return await sandboxCommand(rest, io, global.root)
+  },
+  sessions: async ({ global, rest, io }: Invocation) => {
+    const { sessionsCommand, SESSIONS_HELP } = await import("./sessions-command.ts")
+    if (global.help) return help(io, SESSIONS_HELP)
+    return await sessionsCommand(rest, io, global.root)
+  },
+  mcp: async ({ global, rest, io }: Invocation) => {
+    const { mcpCommand, MCP_HELP } = await import("./mcp-command.ts")
+    if (global.help) return help(io, MCP_HELP)
+    return await mcpCommand(rest, io, global.root)
+  },
+  skills: async ({ global, rest, io }: Invocation) => {
+    const { skillsCommand, SKILLS_HELP } = await import("./skills-command.ts")
+    if (global.help) return help(io, SKILLS_HELP)
+    return await skillsCommand(rest, io, global.root)
+  },
+  config: async ({ global, rest, io }: Invocation) => {
+    const { configCommand, CONFIG_HELP } = await import("./config-command.ts")
+    if (global.help) return help(io, CONFIG_HELP)
+    return await configCommand(rest, io, global.root, global.strict)
+  },
+  // Checks the embedded skills and rg of a built executable (CI's smoke test, and a user's first check).
+  "self-check": async ({ global, io }: Invocation) => {
+    if (global.help) return help(io, "Usage: anvil self-check\n\nChecks that the executable's embedded skills and ripgrep work; exit 0 when they do.\n")
+    const { selfCheckCommand } = await import("./self-check-command.ts")
+    return await selfCheckCommand(io)
+  },
+} satisfies Record<string, (invocation: Invocation) => Promise<number>>
+
+type CommandName = keyof typeof COMMANDS
+
+/** The words `anvil COMMAND` takes: the keys of the dispatch table. */
+export const COMMAND_NAMES: ReadonlyArray<string> = Object.keys(COMMANDS)
 
 /** One "anvil…:" prefix: messages that already name their command ("anvil run: …") keep theirs. */
 const prefixed = (message: string) => (/^anvil( [a-z-]+)?: /.test(message) ? message : `anvil: ${message}`)

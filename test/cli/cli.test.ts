@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
-import { main } from "../../src/cli/index.ts"
+import { COMMAND_NAMES, main } from "../../src/cli/index.ts"
 import type { CliIO } from "../../src/cli/output.ts"
 import { VERSION } from "../../src/version.ts"
 import { assertEnvelope, project } from "../support/harness.ts"
@@ -161,6 +161,20 @@ export default defineTool({ name: "sum_tool", description: "Adds.", parameters: 
     expect(bad.code).toBe(2)
     expect(bad.err).toContain("anvil tool: --sandbox is workspace-write, read-only, off, require (or true/false, bash's own sandbox parameter), not 'bogus'")
     expect((await run(["tool", "bash", '{"command":"true"}', "--sandbox="])).code).toBe(2)
+  })
+
+  test("one table: every command word it lists runs (its --help answers) and options before it are refused", async () => {
+    expect([...COMMAND_NAMES].sort()).toEqual(["chat", "config", "help", "mcp", "plugins", "run", "sandbox", "self-check", "sessions", "skills", "tool", "tools"])
+    for (const word of COMMAND_NAMES) {
+      const helped = await run([word, "--help"])
+      expect([word, helped.code, helped.err]).toEqual([word, 0, ""])
+      expect(helped.out).toContain("Usage")
+      expect(helped.out).not.toContain("unknown command")
+      const early = await run(["--text", word])
+      expect([word, early.code]).toEqual([word, 2])
+      expect(early.err).toContain(`anvil: options go after the command: anvil ${word} … --text`)
+    }
+    expect((await run(["nosuch"])).err).toContain("unknown command 'nosuch'")
   })
 
   test("options before the command word are a usage error naming where they go, not a chat that drops the words", async () => {
