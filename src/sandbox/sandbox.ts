@@ -13,6 +13,7 @@ import { hostAllowed, type SandboxSettings } from "./settings.ts"
 import { xdgConfigHome } from "../workspace/state-dir.ts"
 import { standInDir } from "../workspace/stand-in-records.ts"
 import { standInLedger, type StandInLedger } from "./stand-in-ledger.ts"
+import { snapshotNestedGit, undoNestedGit, type NestedGitSnapshot } from "./nested-git.ts"
 
 /** What the command sandbox does in this session. */
 export interface SandboxStatus {
@@ -139,6 +140,9 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
     sessionTmp: tmp(),
   })
   const policy = () => (status.confining ? buildPolicy(settings, facts()) : undefined)
+  // The nested git repositories as the last confined command left them (taken before the first one).
+  let nestedGit: NestedGitSnapshot | undefined
+  let nestedChecks = 0
 
   const gate = async (host: string): Promise<boolean> => {
     const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
@@ -183,6 +187,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       // or another anvil cannot take away a mount point this one's bubblewrap still needs.
       const held = ledger().hold(() => buildPolicy(settings, facts())!)
       const p = held.value
+      if (p.mode === "workspace-write") nestedGit ??= snapshotNestedGit(facts().root, true)
       const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
       const self = options.self ?? selfCommand()
       const bwrap = support.bwrap
@@ -210,6 +215,11 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
               held.release()
               // Nothing of the command runs any more (its PID namespace ended with it): what it made here goes.
               for (const path of p.mustStayAbsent) if (removeMade(path)) undone.push(madeRefusal(facts().root, path))
+              if (nestedGit) {
+                const checked = undoNestedGit(facts().root, nestedGit, nestedChecks++ === 0)
+                nestedGit = checked.after
+                undone.push(...checked.refusals)
+              }
             }
             return [...undone, ...diagnose({
               policy: p,

@@ -1,0 +1,249 @@
+import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync, type Stats } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { showPath } from "./policy.ts"
+import type { SandboxRefusal } from "./diagnose.ts"
+
+/**
+ * Git repositories a confined command makes or changes *inside* the project
+ * (`git init sub`, then `core.fsmonitor = ./x.sh` in `sub/.git/config`, or a
+ * hook in `sub/.git/hooks/`) run code later, outside the sandbox: when the
+ * user's git (or git's submodule recursion) works there. The project's own
+ * `.git` is held by mounts; a nested one cannot be (it may not exist yet), so
+ * after each confined command the tree is walked for `.git` entries and what
+ * makes git run code — the git folder's `config`, `config.worktree`,
+ * `commondir`, its hooks, a `.git` file or link naming a git folder — is
+ * compared with what was there before. A new or changed config that sets
+ * anything beyond plain repository, remote, branch and identity settings is
+ * put back (removed when it is new); a new or changed hook is removed; a
+ * `.git` file or link naming a git folder with either is removed. Each is
+ * reported as a `protected` refusal. A `git init`, `git remote add` or commit
+ * in a nested repository is left alone.
+ */
+
+/** Settings of a git config that never make git run a program (lowercased; `*` is any subsection). */
+const SAFE_KEYS = [
+  /^core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks|autocrlf|eol|safecrlf|quotepath)$/,
+  /^remote\..+\.(url|pushurl|fetch|push|tagopt|prune|mirror)$/,
+  /^branch\..+\.(remote|merge|rebase|pushremote|description)$/,
+  /^user\.(name|email)$/,
+  /^init\.defaultbranch$/,
+  /^extensions\.objectformat$/,
+  /^submodule\..+\.(url|active|branch)$/,
+  /^(pull|push|fetch)\.(rebase|ff|default|prune|autosetupremote)$/,
+  /^(advice|color|i18n)\..+$/,
+  /^lfs\.repositoryformatversion$/,
+]
+
+/** At most this many folders are looked at (a bigger tree is checked that far, and the report says so). */
+const MAX_DIRS = 200_000
+/** Files larger than this are not kept for putting back (a hook or config never is). */
+const MAX_KEPT = 1 << 20
+
+/** One file (or link, or folder) that makes git run code, as it was. */
+interface Entry {
+  readonly kind: "file" | "dir" | "link" | "other"
+  readonly stamp: string
+  /** The content of a small file, and its permissions, to put back. */
+  readonly content?: Buffer
+  readonly mode?: number
+}
+
+/** What a walk found: the entries by path, and whether it stopped at MAX_DIRS. */
+export interface NestedGitSnapshot {
+  readonly entries: ReadonlyMap<string, Entry>
+  readonly partial: boolean
+}
+
+const entryOf = (path: string, keep: boolean): Entry | undefined => {
+  let s: Stats
+  try {
+    s = lstatSync(path)
+  } catch {
+    return undefined
+  }
+  const kind = s.isSymbolicLink() ? "link" : s.isFile() ? "file" : s.isDirectory() ? "dir" : "other"
+  // ctime cannot be set by the command: any write, rename or chmod moves it.
+  const stamp = `${kind}:${s.ino}:${s.size}:${s.ctimeMs}:${s.mtimeMs}`
+  if (keep && kind === "file" && s.size <= MAX_KEPT) {
+    try {
+      return { kind, stamp, content: readFileSync(path), mode: s.mode & 0o7777 }
+    } catch {
+      // unreadable: nothing to put back
+    }
+  }
+  return { kind, stamp }
+}
+
+/** The paths that make git run code for one git folder (`gitDir`, a `.git` folder or another named by a `.git` file). */
+const gitCodePaths = (gitDir: string): Array<string> => {
+  const out = [join(gitDir, "config"), join(gitDir, "config.worktree"), join(gitDir, "commondir"), join(gitDir, "hooks")]
+  try {
+    for (const name of readdirSync(join(gitDir, "hooks"))) if (!name.endsWith(".sample")) out.push(join(gitDir, "hooks", name))
+  } catch {
+    // no hooks folder (or a link, looked at as an entry)
+  }
+  return out
+}
+
+/** The git folder a `.git` file (`gitdir: …`) or link names; undefined when it names none. */
+const pointedGitDir = (dotGit: string, kind: Entry["kind"]): string | undefined => {
+  try {
+    if (kind === "link") return resolve(dirname(dotGit), readlinkSync(dotGit))
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))
+    return m ? resolve(dirname(dotGit), m[1]!.trim()) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Walks `root` (not following links, not into git folders, nor the project's
+ * own `.git`) for nested `.git` entries and records what makes git run code.
+ * `keep`: also keep small files' content, to put back after the next command.
+ */
+export const snapshotNestedGit = (root: string, keep: boolean): NestedGitSnapshot => {
+  const entries = new Map<string, Entry>()
+  const add = (p: string) => {
+    const e = entryOf(p, keep)
+    if (e) entries.set(p, e)
+  }
+  const stack = [root]
+  let dirs = 0
+  while (stack.length > 0) {
+    if (++dirs > MAX_DIRS) return { entries, partial: true }
+    const dir = stack.pop()!
+    let list
+    try {
+      list = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      continue
+    }
+    for (const d of list) {
+      const p = join(dir, d.name)
+      if (d.name === ".git") {
+        if (dir === root) continue
+        add(p)
+        const kind = entries.get(p)?.kind
+        if (kind === "dir") gitCodePaths(p).forEach(add)
+        else if (kind === "file" || kind === "link") {
+          const target = pointedGitDir(p, kind)
+          if (target) gitCodePaths(target).forEach(add)
+        }
+      } else if (d.isDirectory()) stack.push(p)
+    }
+  }
+  return { entries, partial: false }
+}
+
+/** Why a config's text makes git run code: the first key that is not plain, or a line that is not plain. */
+export const unsafeGitConfig = (text: string): string | undefined => {
+  let section = ""
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim()
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue
+    // Only the plain forms are read; anything else (a key after a header, a continued line) counts as not plain.
+    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\s*\]\s*(?:[#;].*)?$/.exec(line)
+    if (header) {
+      section = `${header[1]!}${header[2] !== undefined ? `.${header[2]}` : ""}`.toLowerCase()
+      continue
+    }
+    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(=.*)?$/.exec(line)
+    if (!entry || section === "" || line.endsWith("\\")) return `the line '${line.slice(0, 60)}'`
+    const key = `${section}.${entry[1]!.toLowerCase()}`
+    if (!SAFE_KEYS.some((k) => k.test(key))) return key
+  }
+  return undefined
+}
+
+/** Whether a git folder named by a `.git` file or link has a hook or config that runs code (judged by content). */
+const unsafeGitDir = (gitDir: string): string | undefined => {
+  for (const p of gitCodePaths(gitDir)) {
+    const e = entryOf(p, false)
+    if (!e) continue
+    if (p.endsWith("/commondir")) return "commondir"
+    if (p.endsWith("/config") || p.endsWith("/config.worktree")) {
+      if (e.kind !== "file") return p
+      try {
+        const why = unsafeGitConfig(readFileSync(p, "utf8"))
+        if (why) return why
+      } catch {
+        return p
+      }
+    } else if (!p.endsWith("/hooks") || e.kind === "link") return `hook ${p}`
+  }
+  return undefined
+}
+
+/** What is wrong with a new or changed entry, or undefined when it may stay. */
+const judge = (path: string, now: Entry): string | undefined => {
+  const name = path.slice(path.lastIndexOf("/") + 1)
+  if (name === ".git") {
+    if (now.kind === "dir") return undefined
+    const target = pointedGitDir(path, now.kind)
+    const why = target ? unsafeGitDir(target) : undefined
+    return why ? `it names a git folder whose ${why} runs code` : undefined
+  }
+  if (name === "config" || name === "config.worktree") {
+    if (now.kind !== "file") return "it is not a plain file"
+    try {
+      const why = unsafeGitConfig(readFileSync(path, "utf8"))
+      return why ? `it ${why.startsWith("the line") ? "has" : "sets"} ${why}` : undefined
+    } catch {
+      return "it cannot be read"
+    }
+  }
+  if (name === "commondir") return "it points git at another folder's config and hooks"
+  if (name === "hooks") return now.kind === "link" ? "it links the hooks elsewhere" : undefined
+  return "git runs it as a hook"
+}
+
+/** Puts `path` back as it was (`before`), or removes it when it is new or cannot be put back. */
+const putBack = (path: string, before: Entry | undefined): void => {
+  rmSync(path, { recursive: true, force: true })
+  if (before?.content === undefined) return
+  writeFileSync(path, before.content)
+  chmodSync(path, before.mode ?? 0o644)
+}
+
+/**
+ * After a confined command: what changed since `before` among the nested git
+ * entries, undone where it would run code. Returns the refusals and the
+ * snapshot to compare the next command with.
+ */
+export const undoNestedGit = (
+  root: string,
+  before: NestedGitSnapshot,
+  /** Say when the tree was too big to walk whole (once per session is enough). */
+  sayPartial: boolean,
+): { readonly refusals: ReadonlyArray<SandboxRefusal>; readonly after: NestedGitSnapshot } => {
+  const now = snapshotNestedGit(root, false)
+  const refusals: Array<SandboxRefusal> = []
+  const changed = [...now.entries].filter(([p, e]) => before.entries.get(p)?.stamp !== e.stamp)
+  // Outermost first: a removed `.git` takes what is under it along.
+  changed.sort(([a], [b]) => a.length - b.length)
+  const undone: Array<string> = []
+  for (const [path, entry] of changed) {
+    if (undone.some((u) => path.startsWith(`${u}/`))) continue
+    const why = judge(path, entry)
+    if (!why) continue
+    const old = before.entries.get(path)
+    try {
+      putBack(path, old)
+    } catch {
+      // could not be undone: still reported
+    }
+    undone.push(path)
+    const shown = showPath(root, path)
+    refusals.push({
+      kind: "protected",
+      subject: shown,
+      message: `The sandbox ${old?.content !== undefined ? "put back" : "removed"} ${shown}, which the command ${old ? "changed" : "made"}: ${why}, and git would run that code outside the sandbox when it works in that repository. Make such a change with sandbox: false (the user is asked) if it is really wanted.`,
+    })
+  }
+  // The next command is compared with what is there now (with contents, to put back).
+  const after = undone.length === 0 && changed.length === 0 ? before : snapshotNestedGit(root, true)
+  if (now.partial && sayPartial) {
+    refusals.push({ kind: "protected", message: `The project has more than ${MAX_DIRS} folders; git repositories the command made were looked for in the first ${MAX_DIRS} only.` })
+  }
+  return { refusals, after }
+}

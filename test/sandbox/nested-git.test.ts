@@ -1,0 +1,85 @@
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { unsafeGitConfig } from "../../src/sandbox/nested-git.ts"
+import { tempDir } from "../support/harness.ts"
+import { anvilBinary, requireBwrap, runBinary } from "./binary.ts"
+
+// A confined command cannot leave a nested git repository that runs code later (core.fsmonitor, hooks).
+setDefaultTimeout(60_000)
+
+describe("git config settings that run code", () => {
+  test("plain repository, remote, branch and identity settings pass; anything that runs a program or is not plain does not", () => {
+    const init = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"
+    expect(unsafeGitConfig(init)).toBeUndefined()
+    expect(unsafeGitConfig(`${init}[remote "origin"]\n\turl = https://x/y.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n[user]\n\tname = A\n`)).toBeUndefined()
+    expect(unsafeGitConfig(`${init}\tfsmonitor = /tmp/x.sh\n`)).toBe("core.fsmonitor")
+    expect(unsafeGitConfig(`${init}[core]\n\thooksPath = ../h\n`)).toBe("core.hookspath")
+    expect(unsafeGitConfig('[filter "x"]\n\tclean = sh evil\n')).toBe("filter.x.clean")
+    expect(unsafeGitConfig("[include]\n\tpath = ../other\n")).toBe("include.path")
+    expect(unsafeGitConfig('[remote "o"]\n\tuploadpack = sh evil\n')).toBe("remote.o.uploadpack")
+    // Forms anvil does not read are not plain: a key after the header, a continued line.
+    expect(unsafeGitConfig("[core] fsmonitor = /tmp/x\n")).toContain("the line")
+    expect(unsafeGitConfig("[core]\n\tfilemode = \\\ntrue\n")).toContain("the line")
+  })
+})
+
+describe("nested git repositories made by a confined command (compiled binary)", () => {
+  let binary = ""
+  beforeAll(async () => {
+    requireBwrap()
+    binary = await anvilBinary()
+  }, 120_000)
+
+  test("a planted fsmonitor, hook or gitdir link is undone and reported; git init, a remote and the user's own repositories stay", async () => {
+    const base = tempDir("anvil-nested-git-")
+    const root = join(base, "proj")
+    const home = join(base, "home")
+    mkdirSync(home, { recursive: true })
+    mkdirSync(join(root, "vendor", "own"), { recursive: true })
+    Bun.spawnSync(["git", "init", "-q", root])
+    Bun.spawnSync(["git", "init", "-q", join(root, "vendor", "own")])
+    const ownHook = join(root, "vendor", "own", ".git", "hooks", "pre-commit")
+    writeFileSync(ownHook, "#!/bin/sh\necho own\n")
+    chmodSync(ownHook, 0o755)
+    const ownConfig = readFileSync(join(root, "vendor", "own", ".git", "config"), "utf8")
+    const marker = join(base, "ran")
+    const evil = join(base, "evil.sh")
+    writeFileSync(evil, `#!/bin/sh\ntouch ${marker}\n`)
+    chmodSync(evil, 0o755)
+    const command = [
+      `git init -q sub && git -C sub config core.fsmonitor ${evil}`,
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > sub/.git/hooks/post-checkout && chmod +x sub/.git/hooks/post-checkout`,
+      "git init -q ok && git -C ok remote add origin https://example.org/y.git",
+      `printf '[core] fsmonitor = ${evil}\\n' >> vendor/own/.git/config`,
+      "echo 'touch x' >> vendor/own/.git/hooks/pre-commit",
+      "mkdir -p deep/er && git init -q deep/er/gd && git -C deep/er/gd config core.fsmonitor x && printf 'gitdir: gd/.git\\n' > deep/er/.git",
+      "echo done",
+    ].join("; ")
+    const r = await runBinary(binary, ["tool", "bash", JSON.stringify({ command })], root, { HOME: home })
+    const envelope = JSON.parse(r.out)
+    expect(envelope.data.stdout).toBe("done")
+    const subjects = envelope.data.sandbox.refused.filter((x: { kind: string }) => x.kind === "protected").map((x: { subject: string }) => x.subject)
+    expect(subjects.sort()).toEqual(
+      ["deep/er/.git", "deep/er/gd/.git/config", "sub/.git/config", "sub/.git/hooks/post-checkout", "vendor/own/.git/config", "vendor/own/.git/hooks/pre-commit"].sort(),
+    )
+    expect(envelope.text).toContain("Sandbox: The sandbox removed sub/.git/config, which the command made: it sets core.fsmonitor")
+    // Undone: nothing of it runs when git works there.
+    expect(existsSync(join(root, "sub", ".git", "config"))).toBe(false)
+    expect(existsSync(join(root, "sub", ".git", "hooks", "post-checkout"))).toBe(false)
+    expect(existsSync(join(root, "deep", "er", ".git"))).toBe(false)
+    expect(readFileSync(join(root, "vendor", "own", ".git", "config"), "utf8")).toBe(ownConfig)
+    expect(readFileSync(ownHook, "utf8")).toBe("#!/bin/sh\necho own\n")
+    expect(statSync(ownHook).mode & 0o777).toBe(0o755)
+    for (const dir of ["sub", "vendor/own"]) Bun.spawnSync(["git", "-C", join(root, dir), "status"], { env: { PATH: process.env.PATH!, HOME: home } })
+    Bun.spawnSync(["git", "-C", join(root, "sub"), "checkout", "-q", "-b", "x"], { env: { PATH: process.env.PATH!, HOME: home } })
+    expect(existsSync(marker)).toBe(false)
+    // What is plain stays: the new repository works, its remote is kept.
+    expect(readFileSync(join(root, "ok", ".git", "config"), "utf8")).toContain('[remote "origin"]')
+    expect(Bun.spawnSync(["git", "-C", join(root, "sub"), "status", "--short"]).exitCode).toBe(0)
+
+    // A later command that leaves them alone is not reported.
+    const quiet = JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command: "git -C ok status --short; echo ok" })], root, { HOME: home })).out)
+    expect(quiet.data.sandbox.refused).toEqual([])
+  })
+})
