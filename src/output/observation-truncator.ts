@@ -7,7 +7,7 @@ import { truncateText } from "./truncate.ts"
 
 export interface TruncationOutcome {
   readonly envelope: Envelope
-  /** Present when the output was cut: the hints the text now ends with. */
+  /** Present when the output was cut: the hints the cut added (the text ends with these, then the tool's own). */
   readonly hints?: ReadonlyArray<RetrievalHint>
   readonly kept?: { readonly lines: number; readonly total: number }
 }
@@ -47,6 +47,12 @@ export const truncateObservation = (input: {
   readonly display: (absolute: string) => string
   /** Whether the agent can hand the spilled file to a subagent. */
   readonly taskToolAvailable: boolean
+  /**
+   * The tool's own hints. They end the original text, which the cut may leave
+   * out; they can lead to what even the saved output lacks (fetch: the rest of
+   * a page past its size limit), so the cut text repeats them after its own.
+   */
+  readonly toolHints?: ReadonlyArray<RetrievalHint>
 }): Effect.Effect<TruncationOutcome> =>
   Effect.gen(function* () {
     const { envelope, settings } = input
@@ -91,7 +97,9 @@ export const truncateObservation = (input: {
       ? "Use Task to have a subagent process the full output file, or Read it with offset/limit or Grep it."
       : "Use Read with offset/limit to page through the full output file, or Grep to search it."
     const tailFirst = direction === "tail"
-    const text = [tailFirst ? notice : cut.text, tailFirst ? cut.text : notice, advice, renderHints(hints)]
+    const rendered = new Set(hints.map((h) => JSON.stringify(h)))
+    const shownHints = [...hints, ...(input.toolHints ?? []).filter((h) => !rendered.has(JSON.stringify(h)))]
+    const text = [tailFirst ? notice : cut.text, tailFirst ? cut.text : notice, advice, renderHints(shownHints)]
       .filter((s) => s !== "")
       .join("\n\n")
 

@@ -212,6 +212,7 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
             store,
             display: workspace.display,
             taskToolAvailable: options.taskToolAvailable ?? false,
+            toolHints: hints,
           })
           const reasons = [own?.reason, cut.hints ? "output_spilled" : undefined].filter((r) => r !== undefined)
           const truncation: MetaTruncation | undefined =

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { functionTool } from "../../src/tool-framework/registry.ts"
+import { defineTool } from "../../src/tool-framework/definition.ts"
+import { hint } from "../../src/protocol/hint.ts"
 import { calculatorTool } from "../../src/tools/calculator.ts"
 import { assertEnvelope, callTool, project } from "../support/harness.ts"
 import { askTool, defectTool, echoLinesTool, hangTool } from "../support/fixture-tools.ts"
@@ -175,6 +177,27 @@ describe("truncation layer", () => {
     expect(envelope.status).toBe("error")
     expect(envelope.error?.code).toBe("EXECUTION_ERROR")
     expect(envelope.data.truncated).toBe(true)
+  })
+
+  test("a cut keeps the tool's own hints after its own: they lead past what was saved (a page cut at its size limit)", async () => {
+    const partialPage = defineTool({
+      name: "partial_page",
+      title: "PartialPage",
+      description: "Test tool: the first part of something longer.",
+      parameters: Schema.Struct({}),
+      run: () =>
+        Effect.succeed({
+          status: "partial" as const,
+          data: {},
+          text: Array.from({ length: 3000 }, (_, i) => `row ${i + 1}`).join("\n"),
+          hints: [hint("WebFetch", "high", { url: "http://example.test/big", max_size_kb: 400 })],
+        }),
+    })
+    const { envelope, meta } = await callTool(project(), "partial_page", {}, { tools: [partialPage] })
+    expect(envelope.data.truncated).toBe(true)
+    const hints = envelope.text.slice(envelope.text.indexOf("Recommended next step"))
+    expect(hints).toMatch(/\* Read\(path="[^"]+", offset=\d+, limit=200\)\n\* Grep\(.*\n\* WebFetch\(url="http:\/\/example.test\/big", max_size_kb=400\)$/)
+    expect(meta.retrieval_hints?.filter((h) => h.action === "WebFetch")).toHaveLength(1)
   })
 
   test("the hint names Task when the agent has one", async () => {
