@@ -48,9 +48,17 @@ interface Entry {
   readonly mode?: number
 }
 
-/** What a walk found: the entries by path, and whether it stopped at MAX_DIRS. */
+/** A folder as a walk saw it: its stamp, its subfolders and whether it holds a `.git`. */
+interface Folder {
+  readonly stamp: string
+  readonly subdirs: ReadonlyArray<string>
+  readonly git: boolean
+}
+
+/** What a walk found: the entries by path, the folders, and whether it stopped at MAX_DIRS. */
 export interface NestedGitSnapshot {
   readonly entries: ReadonlyMap<string, Entry>
+  readonly folders: ReadonlyMap<string, Folder>
   readonly partial: boolean
 }
 
@@ -100,39 +108,47 @@ const pointedGitDir = (dotGit: string, kind: Entry["kind"]): string | undefined 
  * Walks `root` (not following links, not into git folders, nor the project's
  * own `.git`) for nested `.git` entries and records what makes git run code.
  * `keep`: also keep small files' content, to put back after the next command.
+ * A folder whose stamp is what `previous` saw is not read again (any entry
+ * made, removed or renamed in it moves its ctime): a look at every folder
+ * costs a stat instead of a read of its entries.
  */
-export const snapshotNestedGit = (root: string, keep: boolean): NestedGitSnapshot => {
+export const snapshotNestedGit = (root: string, keep: boolean, previous?: NestedGitSnapshot): NestedGitSnapshot => {
   const entries = new Map<string, Entry>()
+  const folders = new Map<string, Folder>()
   const add = (p: string) => {
     const e = entryOf(p, keep)
     if (e) entries.set(p, e)
   }
   const stack = [root]
-  let dirs = 0
   while (stack.length > 0) {
-    if (++dirs > MAX_DIRS) return { entries, partial: true }
+    if (folders.size >= MAX_DIRS) return { entries, folders, partial: true }
     const dir = stack.pop()!
-    let list
+    let folder: Folder
     try {
-      list = readdirSync(dir, { withFileTypes: true })
+      const s = lstatSync(dir)
+      const stamp = `${s.ino}:${s.ctimeMs}:${s.mtimeMs}`
+      const seen = previous?.folders.get(dir)
+      if (seen?.stamp === stamp) folder = seen
+      else {
+        const list = readdirSync(dir, { withFileTypes: true })
+        folder = { stamp, subdirs: list.filter((d) => d.isDirectory() && d.name !== ".git").map((d) => d.name), git: list.some((d) => d.name === ".git") }
+      }
     } catch {
       continue
     }
-    for (const d of list) {
-      const p = join(dir, d.name)
-      if (d.name === ".git") {
-        if (dir === root) continue
-        add(p)
-        const kind = entries.get(p)?.kind
-        if (kind === "dir") gitCodePaths(p).forEach(add)
-        else if (kind === "file" || kind === "link") {
-          const target = pointedGitDir(p, kind)
-          if (target) gitCodePaths(target).forEach(add)
-        }
-      } else if (d.isDirectory()) stack.push(p)
+    folders.set(dir, folder)
+    for (const name of folder.subdirs) stack.push(join(dir, name))
+    if (!folder.git || dir === root) continue
+    const p = join(dir, ".git")
+    add(p)
+    const kind = entries.get(p)?.kind
+    if (kind === "dir") gitCodePaths(p).forEach(add)
+    else if (kind === "file" || kind === "link") {
+      const target = pointedGitDir(p, kind)
+      if (target) gitCodePaths(target).forEach(add)
     }
   }
-  return { entries, partial: false }
+  return { entries, folders, partial: false }
 }
 
 /** Why a config's text makes git run code: the first key that is not plain, or a line that is not plain. */
@@ -216,7 +232,7 @@ export const undoNestedGit = (
   /** Say when the tree was too big to walk whole (once per session is enough). */
   sayPartial: boolean,
 ): { readonly refusals: ReadonlyArray<SandboxRefusal>; readonly after: NestedGitSnapshot } => {
-  const now = snapshotNestedGit(root, false)
+  const now = snapshotNestedGit(root, false, before)
   const refusals: Array<SandboxRefusal> = []
   const changed = [...now.entries].filter(([p, e]) => before.entries.get(p)?.stamp !== e.stamp)
   // Outermost first: a removed `.git` takes what is under it along.
@@ -241,7 +257,7 @@ export const undoNestedGit = (
     })
   }
   // The next command is compared with what is there now (with contents, to put back).
-  const after = undone.length === 0 && changed.length === 0 ? before : snapshotNestedGit(root, true)
+  const after = changed.length === 0 ? { ...before, folders: now.folders, partial: now.partial } : snapshotNestedGit(root, true, now)
   if (now.partial && sayPartial) {
     refusals.push({ kind: "protected", message: `The project has more than ${MAX_DIRS} folders; git repositories the command made were looked for in the first ${MAX_DIRS} only.` })
   }
