@@ -229,7 +229,16 @@ const result = await Bun.build({
   // JavaScriptCore's tier-up thresholds x16 at start: the code of a start-up runs once, and compiling what
   // looks hot in it cost more than it gave back (`anvil tool read`: 19 → 14.5 ms of CPU). src/main.ts puts
   // the normal thresholds back once a command has run for a while.
-  compile: { outfile, autoloadDotenv: false, autoloadBunfig: false, jitPolicy: START_JIT_POLICY },
+  // --cwd=/proc/self/cwd (Linux): started in a folder that was removed, Bun's own start-up would stop with its
+  // own message before any of anvil runs; given the folder by this path it goes on, and src/main.ts says what is wrong.
+  // Elsewhere the working directory is the same folder, read as usual.
+  compile: {
+    outfile,
+    autoloadDotenv: false,
+    autoloadBunfig: false,
+    jitPolicy: START_JIT_POLICY,
+    ...(process.platform === "linux" ? { execArgv: ["--cwd=/proc/self/cwd"] } : {}),
+  },
   plugins: [embedPlugin],
 })
 if (!result.success) {

@@ -6,6 +6,27 @@
 import { VERSION } from "./version.ts"
 import { GLOBAL_HELP } from "./cli/help-text.ts"
 
+/**
+ * Whether the working directory can be read. One that was removed after the shell entered it makes every
+ * path anvil resolves meaningless: said in one line, before anything else runs. (The compiled binary starts
+ * Bun with --cwd=/proc/self/cwd, build.ts, so that Bun's own start-up gets this far instead of failing first.)
+ */
+function workingDirectoryExists(): boolean {
+  try {
+    process.cwd()
+    return true
+  } catch (e) {
+    const code = (e as { code?: string }).code
+    process.stderr.write(
+      code === "ENOENT" || code === undefined
+        ? "anvil: the working directory no longer exists (it was deleted or moved). cd into an existing directory " +
+            '(or `cd "$PWD"` if it was recreated at the same path) and run anvil again.\n'
+        : `anvil: the working directory cannot be read (${code}). cd into a directory you can read and run anvil again.\n`,
+    )
+    return false
+  }
+}
+
 const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   await Bun.write(Bun.stdout, `anvil ${VERSION}\n`)
@@ -20,6 +41,9 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     // Inside the command sandbox: forwards 127.0.0.1 to anvil's network proxy, then runs the command.
     const { runRelay } = await import("./sandbox/relay.ts")
     await runRelay(argv.slice(1))
+  } else if (!workingDirectoryExists()) {
+    // Exit code 2, as for a usage error (cli/exit-codes.ts): the command cannot run from here.
+    process.exitCode = 2
   } else {
     const [{ main }, { installCrashGuards }] = await Promise.all([import("./cli/index.ts"), import("./cli/signals.ts")])
     installCrashGuards()

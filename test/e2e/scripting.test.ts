@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, readdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { jsonLines, toolResults } from "../support/anvil-cli.ts"
+import { jsonLines, runProcess, toolResults } from "../support/anvil-cli.ts"
 import { anvilBinary, runBinary } from "../support/binary.ts"
 import { resultProblems, streamProblems } from "../support/claude-shapes.ts"
 import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
@@ -20,6 +20,9 @@ const openai = (turns: ReadonlyArray<FakeTurn>) => {
   servers.push(server)
   return { server, env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" } }
 }
+
+/** Runs a shell script in `root` with the binary as $ANVIL (a removed working directory cannot be given to spawn). */
+const runProcessIn = (root: string, script: string) => runProcess(["/bin/sh", "-c", script], { cwd: root, env: { ANVIL: anvilBinary() } })
 
 const sessionFiles = (root: string) =>
   existsSync(join(root, ".anvil", "sessions")) ? readdirSync(join(root, ".anvil", "sessions")).filter((f) => f.endsWith(".jsonl")) : []
@@ -223,6 +226,25 @@ describe("anvil run for scripts", () => {
     expect(existsSync(join(root, "made.txt"))).toBe(false)
     expect(existsSync(join(root, "w.txt"))).toBe(true)
     expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("EXTRA-RULE")
+  })
+
+  test("started in a folder that was removed: one clear line and exit 2 for any command; --version and --help still answer", async () => {
+    const root = project({})
+    const inRemoved = (args: string) => runProcessIn(root, `mkdir gone && cd gone && rmdir ../gone && exec "$ANVIL" ${args}`)
+    for (const args of [`tool read '{"path":"a.txt"}'`, "run hello", "sessions", "-p hello --output-format json"]) {
+      const r = await inRemoved(args)
+      expect(r.code).toBe(2)
+      expect(r.stdout).toBe("")
+      expect(r.stderr).toBe(
+        'anvil: the working directory no longer exists (it was deleted or moved). cd into an existing directory (or `cd "$PWD"` if it was recreated at the same path) and run anvil again.\n',
+      )
+    }
+    const version = await inRemoved("--version")
+    expect(version.code).toBe(0)
+    expect(version.stdout).toStartWith("anvil ")
+    const help = await inRemoved("--help")
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain("Usage:")
   })
 
   test("help lists every command, and 'anvil help COMMAND' answers for each", async () => {
