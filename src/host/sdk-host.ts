@@ -2,7 +2,8 @@ import { Deferred, Effect, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import { AgentSession, AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
 import { turnWithoutSteps, type TurnResult } from "../agent/events.ts"
-import { planRefusal } from "../agent/profiles.ts"
+import { planRefusal, PROFILES } from "../agent/profiles.ts"
+import type { HookEntry } from "../plugins/hook-runner.ts"
 import { makeClaudeStream, startFailureResult, type ClaudeStream } from "../cli/claude-stream.ts"
 import { EXIT, exitCodeOf } from "../cli/exit-codes.ts"
 import { inputMessages } from "../cli/input-stream.ts"
@@ -199,6 +200,20 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     })),
   ]
 
+  /**
+   * set_permission_mode "plan" in a session opened in another mode: every call outside the plan profile's tools is
+   * refused before anything else, also one a rule or the sandbox would have let through without asking.
+   */
+  const planGuard = {
+    plugin: "plan permission mode",
+    name: "tool.before",
+    fn: (event: { readonly tool: string }) => {
+      if (mode !== "plan") return undefined
+      const tool = session?.tools.find((t) => t.name === event.tool)
+      return tool && PROFILES.plan.select([tool]).length === 0 ? { deny: planRefusal(claudeName(tool.name)) } : undefined
+    },
+  } as HookEntry
+
   const open = async (): Promise<AgentSessionShape> => {
     hooks = makeSdkHooks(hookConfig, channel, hookBase, onProblem)
     const hostTools = await sdkMcpTools(initialize, channel, onProblem)
@@ -227,7 +242,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         },
         plugins: { onProblem },
         mcp: { extraSources: mcpConfigSources([...flags.mcpConfigs, ...initMcpConfigs()], io.cwd, onProblem) },
-        hooks: hooks.entries,
+        hooks: [planGuard, ...hooks.entries],
         systemPrompt,
         onSubagentEvent: (parent, event) => stream?.event(event, parent),
       }),

@@ -192,6 +192,33 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(results[0].permission_denials.map((d: any) => d.tool_name)).toEqual(["Bash"])
   })
 
+  test("setPermissionMode('plan') mid-session refuses a call even bypassPermissions let through before", async () => {
+    const root = project({})
+    const { env } = model([{ text: "first" }, { tool_calls: [{ name: "bash", arguments: { command: "touch made.txt" }, id: "c1" }] }, { text: "planned" }])
+    let release: () => void = () => {}
+    const second = new Promise<void>((r) => (release = r))
+    async function* prompts(): AsyncGenerator<SDKUserMessage> {
+      yield { type: "user", message: { role: "user", content: "one" }, parent_tool_use_id: null, session_id: "" }
+      await second
+      yield { type: "user", message: { role: "user", content: "two" }, parent_tool_use_id: null, session_id: "" }
+    }
+    const q = query({ prompt: prompts(), options: { ...base(root, env), permissionMode: "bypassPermissions" } })
+    const messages: Array<any> = []
+    for await (const m of q) {
+      messages.push(m)
+      if (m.type === "result") {
+        if (messages.filter((x) => x.type === "result").length === 1) {
+          await q.setPermissionMode("plan")
+          release()
+        } else break
+      }
+    }
+    const refused = messages.find((m) => m.type === "user" && Array.isArray(m.message.content) && m.message.content[0]?.type === "tool_result")
+    expect(refused.message.content[0].is_error).toBe(true)
+    expect(refused.tool_use_result).toContain("Plan mode forbids Bash")
+    expect(existsSync(join(root, "made.txt"))).toBe(false)
+  })
+
   test("interrupt during a long bash command ends the turn and leaves no process behind", async () => {
     const root = project({})
     const marker = `sleep ${37 + Math.random()}`.slice(0, 12)
