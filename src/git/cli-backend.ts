@@ -5,7 +5,7 @@ import type { ChangedFile, DiffResult } from "./changes.ts"
 import type { GitCli } from "./git-cli.ts"
 import type { LogCommit } from "./history.ts"
 import type { Repository } from "./repository.ts"
-import type { HeadState, StatusEntry } from "./status.ts"
+import type { HeadState, StatusEntry, UntrackedMode } from "./status.ts"
 import { compareBytes, sortByPath } from "./tree-states.ts"
 import type { UpstreamState } from "./upstream.ts"
 
@@ -85,9 +85,9 @@ export const parseStatusV2 = (bytes: Uint8Array, merging: boolean): StatusAnswer
 }
 
 /** `git status` through the git command line. */
-export const cliStatus = (repo: Repository, cli: GitCli): Effect.Effect<StatusAnswer, GitError> =>
+export const cliStatus = (repo: Repository, cli: GitCli, mode: UntrackedMode = "normal"): Effect.Effect<StatusAnswer, GitError> =>
   cli
-    .run(repo.dir, ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=normal", "--ignore-submodules=none"])
+    .run(repo.dir, ["status", "--porcelain=v2", "-z", "--branch", `--untracked-files=${mode}`, "--ignore-submodules=none"])
     .pipe(Effect.map((out) => parseStatusV2(out.stdout, existsSync(`${repo.gitdir}/MERGE_HEAD`))))
 
 /** One record of `git diff --raw -z`. */

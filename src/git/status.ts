@@ -33,6 +33,13 @@ export interface HeadState {
 
 const FALSE = /^(false|no|off|0)$/i
 
+/** Which untracked files git status lists (status.showUntrackedFiles): none, folders collapsed, or every file. */
+export type UntrackedMode = "no" | "normal" | "all"
+
+/** status.showUntrackedFiles read as git reads it (a boolean false is "no", true and anything unknown "normal"). */
+export const untrackedMode = (setting: string | undefined): UntrackedMode =>
+  setting === undefined ? "normal" : FALSE.test(setting) ? "no" : setting.toLowerCase() === "all" ? "all" : "normal"
+
 /**
  * The share of tracked files a sparse checkout leaves in the working tree,
  * as `git status` announces it (100 minus the skip-worktree entries' share,
@@ -106,9 +113,17 @@ export const stagedRenames = async (repo: Repository, states: ReadonlyArray<Path
  * by path, then untracked paths (folders without tracked files collapsed to
  * `dir/`). Renames are detected among staged changes as git does.
  */
-export const statusEntries = async (repo: Repository, snapshot: Snapshot, fileMode: boolean): Promise<ReadonlyArray<StatusEntry>> => {
+export const statusEntries = async (
+  repo: Repository,
+  snapshot: Snapshot,
+  fileMode: boolean,
+  mode: UntrackedMode = "normal",
+): Promise<ReadonlyArray<StatusEntry>> => {
   const tracked: Array<StatusEntry> = []
   const untracked = new Set<string>()
+  const addUntracked = (path: string) => {
+    if (mode !== "no") untracked.add(mode === "all" ? path : collapse(path, snapshot.trackedDirs))
+  }
   // Conflicts: isomorphic-git shows one index entry per path, the stages come from the index file itself.
   const conflicts = unmergedStages(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
   for (const [path, stages] of conflicts) {
@@ -122,14 +137,14 @@ export const statusEntries = async (repo: Repository, snapshot: Snapshot, fileMo
       continue
     }
     if (!s.head && !s.stage) {
-      if (s.workdir) untracked.add(collapse(s.path, snapshot.trackedDirs))
+      if (s.workdir) addUntracked(s.path)
       continue
     }
     const x = !s.stage ? "D" : !s.head ? "A" : compare(s.head, s.stage, fileMode)
     const y = !s.stage ? " " : !s.workdir ? "D" : compare(s.stage, s.workdir, fileMode)
     if (x !== " " || y !== " ") tracked.push({ path: s.path, index: x, worktree: y })
     // Removed from the index but still on disk: git lists it as untracked too.
-    if (s.head && !s.stage && s.workdir) untracked.add(collapse(s.path, snapshot.trackedDirs))
+    if (s.head && !s.stage && s.workdir) addUntracked(s.path)
   }
   const renames = await stagedRenames(repo, snapshot.states)
   const from = new Map(renames.map((r) => [r.to, r.from]))
@@ -197,7 +212,12 @@ const CONFLICT_LABELS: Record<string, string> = {
 }
 
 /** `git status` (long format, with git's advice lines). Paths are relative to the repository top. */
-export const formatLong = (entries: ReadonlyArray<StatusEntry>, head: HeadState, upstream: UpstreamState | undefined): string => {
+export const formatLong = (
+  entries: ReadonlyArray<StatusEntry>,
+  head: HeadState,
+  upstream: UpstreamState | undefined,
+  mode: UntrackedMode = "normal",
+): string => {
   const conflicts = entries.filter(isUnmerged)
   const out: Array<string> = [...headLines(head, upstream, conflicts.length)]
   const staged = entries.filter((e) => e.index !== " " && e.index !== "?" && !isUnmerged(e))
@@ -245,11 +265,12 @@ export const formatLong = (entries: ReadonlyArray<StatusEntry>, head: HeadState,
     out.push("Untracked files:", '  (use "git add <file>..." to include in what will be committed)')
     for (const e of untracked) out.push(`\t${q(e.path)}`)
     out.push("")
-  }
+  } else if (mode === "no" && staged.length > 0) out.push("Untracked files not listed (use -u option to show untracked files)")
   if (staged.length === 0) {
     if (unstaged.length > 0 || conflicts.length > 0) out.push('no changes added to commit (use "git add" and/or "git commit -a")')
     else if (untracked.length > 0) out.push('nothing added to commit but untracked files present (use "git add" to track)')
     else if (head.commit === undefined) out.push('nothing to commit (create/copy files and use "git add" to track)')
+    else if (mode === "no") out.push("nothing to commit (use -u to show untracked files)")
     else out.push("nothing to commit, working tree clean")
   }
   return out.join("\n")

@@ -2,7 +2,9 @@ import { Effect, Schema } from "effect"
 import { cliStatus } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
-import { countEntries, currentUpstream, formatLong, formatShort, readHead, sparseCheckoutPercent, statusEntries } from "../git/status.ts"
+import { Config } from "../config/config.ts"
+import { readGitConfig } from "../git/identity.ts"
+import { countEntries, currentUpstream, formatLong, formatShort, readHead, sparseCheckoutPercent, statusEntries, untrackedMode, type UntrackedMode } from "../git/status.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -13,11 +15,11 @@ import { withGitErrors } from "./git-errors.ts"
 const count = (n: number, what: string) => `${n} ${what}`
 
 /** The status read with isomorphic-git, when no git executable is used. */
-const builtinStatus = (repo: Repository) =>
+const builtinStatus = (repo: Repository, mode: UntrackedMode) =>
   Effect.gen(function* () {
     const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
     const snapshot = yield* readSnapshot(repo, { workdir: true })
-    const entries = yield* repo.call("status", () => statusEntries(repo, snapshot, fileMode))
+    const entries = yield* repo.call("status", () => statusEntries(repo, snapshot, fileMode, mode))
     const head = yield* repo.call("rev-parse", () => readHead(repo))
     const upstream = yield* repo.call("status", () => currentUpstream(repo, head))
     return { entries, head, upstream }
@@ -40,12 +42,14 @@ export const gitStatusTool = defineTool({
     withGitErrors(Effect.gen(function* () {
       const repo = yield* openRepository
       const cli = yield* gitCli
-      const answer = cli ? yield* cliStatus(repo, cli) : yield* builtinStatus(repo)
+      // status.showUntrackedFiles from the repository's or the user's git config, as git status honours it.
+      const mode = untrackedMode((yield* readGitConfig(repo.commondir, (yield* Config).env)).get("status.showuntrackedfiles"))
+      const answer = cli ? yield* cliStatus(repo, cli, mode) : yield* builtinStatus(repo, mode)
       const { entries, upstream } = answer
       const sparsePercent = short === true ? undefined : yield* repo.call("status", () => sparseCheckoutPercent(repo))
       const head = sparsePercent === undefined ? answer.head : { ...answer.head, sparsePercent }
       const { unmerged, staged, unstaged, untracked } = countEntries(entries)
-      const content = short === true ? formatShort(entries) : formatLong(entries, head, upstream)
+      const content = short === true ? formatShort(entries) : formatLong(entries, head, upstream, mode)
       const where = head.branch !== undefined ? `On branch ${head.branch}` : `HEAD detached at ${head.commit?.slice(0, 7) ?? "HEAD"}`
       const summary =
         entries.length === 0

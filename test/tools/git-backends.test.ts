@@ -80,6 +80,21 @@ describe("git tools: the git command line and isomorphic-git give the same answe
     rmSync(root, { recursive: true, force: true })
   })
 
+  test("status.showUntrackedFiles: all lists every untracked file, no lists none (and says so as git does)", async () => {
+    const root = gitRepo(home, { "t.txt": "t\n" }, { commit: "first" })
+    mkdirSync(join(root, "new/deep"), { recursive: true })
+    writeFileSync(join(root, "new/deep/a.txt"), "a\n")
+    writeFileSync(join(root, "new/b.txt"), "b\n")
+    git(root, home, ["config", "status.showUntrackedFiles", "all"])
+    await expectSameAnswers(root)
+    git(root, home, ["config", "status.showUntrackedFiles", "no"])
+    await expectSameAnswers(root)
+    appendFileSync(join(root, "t.txt"), "more\n")
+    git(root, home, ["add", "t.txt"])
+    await expectSameAnswers(root)
+    rmSync(root, { recursive: true, force: true })
+  })
+
   test("a linked worktree (git worktree add): history, status and diffs read through the common dir; a commit takes the repository's config and hooks", async () => {
     const main = gitRepo(home, { "f.txt": lines("f"), "g.txt": lines("g") }, { commit: "first" })
     git(main, home, ["config", "user.name", "Repo Config"])
