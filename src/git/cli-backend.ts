@@ -61,7 +61,14 @@ export const parseStatusV2 = (bytes: Uint8Array, merging: boolean): StatusAnswer
       untracked.push({ path: line.slice(2), index: "?", worktree: "?" })
     } else if (kind === 0x31 /* 1 */ || kind === 0x75 /* u */) {
       // "1 XY sub mH mI mW hH hI path" has 8 fields before the path; "u" has 10.
-      tracked.push({ path: afterSpaces(line, kind === 0x31 ? 8 : 10), index: code(line[2]), worktree: code(line[3]) })
+      const entry = { path: afterSpaces(line, kind === 0x31 ? 8 : 10), index: code(line[2]), worktree: code(line[3]) }
+      // sub is "S<c><m><u>" for a submodule: C new commits, M modified content, U untracked content ("." when not).
+      const sub = line.slice(5, 9)
+      tracked.push(
+        kind === 0x31 && sub[0] === "S" && sub !== "S..." && entry.worktree !== " "
+          ? { ...entry, submodule: { new_commits: sub[1] === "C", modified_content: sub[2] === "M", untracked_content: sub[3] === "U" } }
+          : entry,
+      )
     } else if (kind === 0x32 /* 2 */) {
       const origPath = parts[++i] ?? ""
       tracked.push({ path: afterSpaces(line, 9), index: code(line[2]), worktree: code(line[3]), orig_path: origPath })

@@ -80,6 +80,15 @@ export const openRepository: Effect.Effect<Repository, GitError, Workspace | Git
   }
 })
 
+/** Whether the repository's config sets extensions.objectFormat = sha256 (read only to explain a failure). */
+const usesSha256 = (commondir: string): boolean => {
+  try {
+    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(readFileSync(join(commondir, "config"), "utf8"))
+  } catch {
+    return false
+  }
+}
+
 /** The folder a linked worktree's gitdir names in its `commondir` file, or undefined for an ordinary repository. */
 const commonDirOf = (gitdir: string): string | undefined => {
   try {
@@ -136,6 +145,12 @@ const openAt = (dir: string, gitdir: string, plainFs: GitFsClient): Repository =
     Effect.tryPromise({ try: f, catch: (e) => e }).pipe(
       Effect.catch((e) => {
         // Objects borrowed through alternates (clone --shared / --reference) are invisible to isomorphic-git.
+        // isomorphic-git reads SHA-1 repositories only: its own message (an "internal error", a checksum) would mislead.
+        if (usesSha256(commondir)) {
+          return Effect.fail(
+            gitError("failed", `git ${what} failed: this repository names objects with SHA-256 (extensions.objectFormat = sha256), which the built-in git reader cannot read: install git (anvil then runs it) or use Bash with git.`),
+          )
+        }
         const why = existsSync(join(commondir, "objects", "info", "alternates"))
           ? " This clone borrows objects from another repository (.git/objects/info/alternates), which the built-in git reader cannot follow: install git (anvil then runs it) or use Bash with git."
           : ""

@@ -17,6 +17,22 @@ export interface StatusEntry {
   readonly worktree: string
   /** The old path of a staged rename. */
   readonly orig_path?: string
+  /** A submodule changed in the working tree: what git status says of it (new commits, modified or untracked content). */
+  readonly submodule?: SubmoduleChange
+}
+
+/** How a submodule's working tree differs from the commit its superproject records. */
+export interface SubmoduleChange {
+  readonly new_commits: boolean
+  readonly modified_content: boolean
+  readonly untracked_content: boolean
+}
+
+/** git status's note after a changed submodule: " (new commits, modified content)". */
+const submoduleNote = (s: SubmoduleChange | undefined): string => {
+  if (s === undefined) return ""
+  const parts = [...(s.new_commits ? ["new commits"] : []), ...(s.modified_content ? ["modified content"] : []), ...(s.untracked_content ? ["untracked content"] : [])]
+  return parts.length === 0 ? "" : ` (${parts.join(", ")})`
 }
 
 /** Where HEAD points. */
@@ -258,7 +274,10 @@ export const formatLong = (
         : '  (use "git add <file>..." to update what will be committed)',
     )
     out.push('  (use "git restore <file>..." to discard changes in working directory)')
-    for (const e of unstaged) out.push(`\t${label(e.worktree)}${q(e.path)}`)
+    if (unstaged.some((e) => e.submodule?.modified_content || e.submodule?.untracked_content)) {
+      out.push("  (commit or discard the untracked or modified content in submodules)")
+    }
+    for (const e of unstaged) out.push(`\t${label(e.worktree)}${q(e.path)}${submoduleNote(e.submodule)}`)
     out.push("")
   }
   if (untracked.length > 0) {

@@ -1,7 +1,7 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test"
 import { appendFileSync, chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { callTool } from "../support/harness.ts"
+import { callTool, project } from "../support/harness.ts"
 import { busyRepo, git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
 
 // Repositories are built with the git CLI; on a busy machine that takes longer than bun's 5 s default.
@@ -92,6 +92,38 @@ describe("git tools: the git command line and isomorphic-git give the same answe
     appendFileSync(join(root, "t.txt"), "more\n")
     git(root, home, ["add", "t.txt"])
     await expectSameAnswers(root)
+    rmSync(root, { recursive: true, force: true })
+  })
+
+  test("submodules through git: new commits, modified and untracked content noted as git status notes them", async () => {
+    const sub = gitRepo(home, { "x.txt": "x\n" }, { commit: "sub" })
+    const root = gitRepo(home, { "t.txt": "t\n" }, { commit: "first" })
+    git(root, home, ["-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "dirty"])
+    git(root, home, ["-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "moved"])
+    git(root, home, ["commit", "-q", "-m", "subs"])
+    appendFileSync(join(root, "dirty/x.txt"), "more\n")
+    writeFileSync(join(root, "dirty/new.txt"), "n\n")
+    writeFileSync(join(root, "moved/x.txt"), "y\n")
+    git(join(root, "moved"), home, ["commit", "-q", "-am", "next"])
+    const { cli } = await answers(root, "git_status", {})
+    const text = String((cli.data as { content: string }).content)
+    expect(text).toContain("modified:   dirty (modified content, untracked content)")
+    expect(text).toBe(git(root, home, ["status"]).replace(/\n+$/, ""))
+    rmSync(root, { recursive: true, force: true })
+    rmSync(sub, { recursive: true, force: true })
+  })
+
+  test("a SHA-256 repository: read through git; without git the built-in reader says it cannot read it", async () => {
+    const root = project({ "f.txt": "a\n" }, { marker: false })
+    git(root, home, ["init", "-q", "-b", "main", "--object-format=sha256"])
+    git(root, home, ["add", "f.txt"])
+    git(root, home, ["commit", "-q", "-m", "one"])
+    appendFileSync(join(root, "f.txt"), "b\n")
+    const { cli, iso } = await answers(root, "git_status", {})
+    expect(String((cli.data as { content: string }).content)).toBe(git(root, home, ["status"]).replace(/\n+$/, ""))
+    expect(iso.status).toBe("error")
+    expect(iso.text).toContain("SHA-256")
+    expect(iso.text).not.toContain("internal error")
     rmSync(root, { recursive: true, force: true })
   })
 
