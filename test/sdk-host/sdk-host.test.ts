@@ -30,6 +30,18 @@ const collect = async (messages: AsyncIterable<SDKMessage>): Promise<Array<SDKMe
 
 const resultOf = (messages: ReadonlyArray<SDKMessage>) => messages.find((m) => m.type === "result") as Extract<SDKMessage, { type: "result" }>
 
+/** Streaming input of two user messages, "one" and "two"; the second is sent once `release` is called. */
+const twoPrompts = () => {
+  let release: () => void = () => {}
+  const second = new Promise<void>((r) => (release = r))
+  async function* prompts(): AsyncGenerator<SDKUserMessage> {
+    yield { type: "user", message: { role: "user", content: "one" }, parent_tool_use_id: null, session_id: "" }
+    await second
+    yield { type: "user", message: { role: "user", content: "two" }, parent_tool_use_id: null, session_id: "" }
+  }
+  return { prompts: prompts(), release: () => release() }
+}
+
 const base = (root: string, env: Record<string, string>) => ({
   pathToClaudeCodeExecutable: anvilBinary(),
   cwd: root,
@@ -172,15 +184,9 @@ describe("the Claude Agent SDK drives anvil", () => {
   test("two user messages in streaming input are two turns of one session; disallowedTools denies", async () => {
     const root = project({})
     const { env } = model([{ tool_calls: [{ name: "bash", arguments: { command: "echo hi" }, id: "c1" }] }, { text: "first" }, { text: "second" }])
-    let release: () => void = () => {}
-    const second = new Promise<void>((r) => (release = r))
-    async function* prompts(): AsyncGenerator<SDKUserMessage> {
-      yield { type: "user", message: { role: "user", content: "one" }, parent_tool_use_id: null, session_id: "" }
-      await second
-      yield { type: "user", message: { role: "user", content: "two" }, parent_tool_use_id: null, session_id: "" }
-    }
+    const { prompts, release } = twoPrompts()
     const results: Array<any> = []
-    for await (const m of query({ prompt: prompts(), options: { ...base(root, env), permissionMode: "bypassPermissions", disallowedTools: ["Bash"] } })) {
+    for await (const m of query({ prompt: prompts, options: { ...base(root, env), permissionMode: "bypassPermissions", disallowedTools: ["Bash"] } })) {
       if (m.type === "result") {
         results.push(m)
         if (results.length === 1) release()
@@ -195,14 +201,8 @@ describe("the Claude Agent SDK drives anvil", () => {
   test("setPermissionMode('plan') mid-session refuses a call even bypassPermissions let through before", async () => {
     const root = project({})
     const { env } = model([{ text: "first" }, { tool_calls: [{ name: "bash", arguments: { command: "touch made.txt" }, id: "c1" }] }, { text: "planned" }])
-    let release: () => void = () => {}
-    const second = new Promise<void>((r) => (release = r))
-    async function* prompts(): AsyncGenerator<SDKUserMessage> {
-      yield { type: "user", message: { role: "user", content: "one" }, parent_tool_use_id: null, session_id: "" }
-      await second
-      yield { type: "user", message: { role: "user", content: "two" }, parent_tool_use_id: null, session_id: "" }
-    }
-    const q = query({ prompt: prompts(), options: { ...base(root, env), permissionMode: "bypassPermissions" } })
+    const { prompts, release } = twoPrompts()
+    const q = query({ prompt: prompts, options: { ...base(root, env), permissionMode: "bypassPermissions" } })
     const messages: Array<any> = []
     for await (const m of q) {
       messages.push(m)
