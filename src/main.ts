@@ -37,7 +37,11 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   // compiling it cost more CPU than it saved. A command still running after 50 ms is doing real work (a
   // session, a long tool call): from then on code is compiled as usual. Unref'd: a short command ends first.
   setTimeout(() => Bun.unsafe.setJITPolicy(1), 50).unref()
-  if (argv[0] === "__sandbox-relay") {
+  if (argv[0] === "__sweep-stand-ins" && argv.length === 2) {
+    // Started by the watchdog of an anvil that was killed: takes away the stand-ins its confined commands left.
+    const { sweepStandIns } = await import("./sandbox/stand-in-ledger.ts")
+    sweepStandIns(argv[1]!)
+  } else if (argv[0] === "__sandbox-relay") {
     // Inside the command sandbox: forwards 127.0.0.1 to anvil's network proxy, then runs the command.
     const { runRelay } = await import("./sandbox/relay.ts")
     await runRelay(argv.slice(1))

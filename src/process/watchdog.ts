@@ -1,4 +1,5 @@
 import { MARK_VAR } from "./process-table.ts"
+import { selfCommand } from "./self-command.ts"
 
 /**
  * The watchdog that ends anvil's process trees when anvil itself is killed.
@@ -26,9 +27,16 @@ import { MARK_VAR } from "./process-table.ts"
  */
 const PREFIX = crypto.randomUUID().replaceAll("-", "").slice(0, 16)
 
-/** The shell's program: `$1` is the prefix. */
+/**
+ * The shell's program: `$1` is the prefix, the rest how to start anvil again. Each line anvil writes
+ * is a stand-in ledger folder, swept by a new anvil once the trees are gone (see {@link sweepAfterDeath}).
+ */
 const SCRIPT = `trap '' HUP INT TERM QUIT PIPE
-while read -r _; do :; done
+prefix=$1; shift
+ledgers=
+while IFS= read -r line; do ledgers="$ledgers
+$line"; done
+set -- "$prefix" "$@"
 idle=0; n=0
 while [ $idle -lt 2 ] && [ $n -lt 40 ]; do
   n=$((n + 1)); idle=$((idle + 1))
@@ -38,7 +46,9 @@ while [ $idle -lt 2 ] && [ $n -lt 40 ]; do
     kill -9 -"$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; idle=0
   done
   sleep 0.05
-done`
+done
+shift
+printf '%s\\n' "$ledgers" | while IFS= read -r dir; do [ -n "$dir" ] && "$@" __sweep-stand-ins "$dir"; done`
 
 // Held for the life of the process: if the pipe's end were collected and closed, the shell would end every tree.
 let watchdog: Bun.Subprocess<"pipe", "ignore", "ignore"> | undefined
@@ -56,7 +66,7 @@ export const ensureWatchdog = (): void => {
   if (tried) return
   tried = true
   try {
-    watchdog = Bun.spawn(["/bin/sh", "-c", SCRIPT, "anvil-watchdog", PREFIX], {
+    watchdog = Bun.spawn(["/bin/sh", "-c", SCRIPT, "anvil-watchdog", PREFIX, ...selfCommand()], {
       stdin: "pipe",
       stdout: "ignore",
       stderr: "ignore",
@@ -71,5 +81,27 @@ export const ensureWatchdog = (): void => {
     process.on("exit", () => watchdog?.kill("SIGKILL"))
   } catch {
     watchdog = undefined
+  }
+}
+
+/** Ledger folders already handed to the watchdog. */
+const ledgers = new Set<string>()
+
+/**
+ * After a SIGKILL of anvil, the stand-ins its confined commands had placed (an
+ * empty `anvil.json`, `.claude/`) would stay in the project until the next
+ * anvil command, and the user's own git would see them: so once the watchdog
+ * has ended the trees it starts anvil again to sweep the ledger in `dir`.
+ */
+export const sweepAfterDeath = (dir: string): void => {
+  if (ledgers.has(dir) || dir.includes("\n")) return
+  ensureWatchdog()
+  if (!watchdog) return
+  ledgers.add(dir)
+  try {
+    watchdog.stdin.write(`${dir}\n`)
+    watchdog.stdin.flush()
+  } catch {
+    // the watchdog is gone: the next anvil command sweeps instead
   }
 }

@@ -13,6 +13,7 @@ import { hostAllowed, type SandboxSettings } from "./settings.ts"
 import { xdgConfigHome } from "../workspace/state-dir.ts"
 import { standInDir } from "../workspace/stand-in-records.ts"
 import { standInLedger, type StandInLedger } from "./stand-in-ledger.ts"
+import { selfCommand } from "../process/self-command.ts"
 import { snapshotNestedGit, undoNestedGit, type NestedGitSnapshot } from "./nested-git.ts"
 
 /** What the command sandbox does in this session. */
@@ -68,10 +69,6 @@ export interface SandboxOptions {
   /** The program line that starts anvil itself (for the relay inside the sandbox). */
   readonly self?: ReadonlyArray<string>
 }
-
-/** How this process starts itself again: the compiled binary alone, or the runtime and the entry script. */
-export const selfCommand = (): ReadonlyArray<string> =>
-  Bun.main.startsWith("/$bunfs/") || Bun.main === process.execPath ? [process.execPath] : [process.execPath, Bun.main]
 
 /** The one-line warning for a sandbox that cannot run. */
 export const unavailableWarning = (support: SandboxSupport): string | undefined =>

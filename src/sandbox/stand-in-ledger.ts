@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { lockExclusive } from "../workspace/flock.ts"
+import { sweepAfterDeath } from "../process/watchdog.ts"
 import type { StandIn } from "./policy.ts"
 
 /**
@@ -29,9 +30,14 @@ export interface StandInLedger {
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
-    return true
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+  // A killed anvil its parent has not reaped yet still answers the signal: its state says it is gone.
+  try {
+    return !/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, "latin1"))
+  } catch {
+    return true
   }
 }
 
@@ -133,6 +139,8 @@ export const standInLedger = (dir: string): StandInLedger => {
         const toPlace = value.standIns.filter((s) => !others.has(s.path))
         if (toPlace.length === 0 && shared.length === 0) return { value, release: () => {} }
         const file = join(dir, `${process.pid}-${++counter}.json`)
+        // Should anvil be killed, its watchdog sweeps this ledger once the command is gone.
+        sweepAfterDeath(dir)
         try {
           // Written before placing: a kill in between leaves a record of what may be there.
           writeFileSync(file, JSON.stringify([...toPlace, ...shared]))

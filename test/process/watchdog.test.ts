@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../support/harness.ts"
 import { anvilBinary, processesMatching, waitUntil } from "../safety/binary.ts"
@@ -52,6 +52,30 @@ describe("the watchdog", () => {
         }),
       4,
     )
+  })
+
+  test("kill -9 of `anvil tool bash` with the sandbox on: the stand-ins it placed (anvil.json, .claude/) are gone without another anvil command", async () => {
+    const root = tempDir("anvil-watchdog-standins-")
+    Bun.spawnSync(["git", "init", "-q", root])
+    const home = join(root, "..", "home-standins")
+    mkdirSync(home, { recursive: true })
+    const host = Bun.spawn([binary, "tool", "bash", JSON.stringify({ command: sleeper(0) })], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
+      stdout: "ignore",
+      stderr: "ignore",
+    })
+    try {
+      // The confined command runs: its stand-ins are in the project.
+      expect(await waitUntil(() => leftovers().length === 1 && existsSync(join(root, "anvil.json")), 15_000)).toBe(true)
+    } finally {
+      host.kill("SIGKILL")
+    }
+    await host.exited
+    const clean = () => ["anvil.json", ".claude", ".mcp.json", ".agents"].every((name) => !existsSync(join(root, name)))
+    expect(await waitUntil(clean, 3_000)).toBe(true)
+    expect(Bun.spawnSync(["git", "status", "--porcelain"], { cwd: root }).stdout.toString()).toBe("")
+    expect(leftovers()).toEqual([])
   })
 
   test("a command started after the watchdog (a later call of a session) is covered too; an orderly exit leaves no watchdog", async () => {
