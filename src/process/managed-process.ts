@@ -65,6 +65,11 @@ export interface ManagedSpawnOptions {
   readonly label?: string
   /** See `SpawnWrap`. */
   readonly wrap?: SpawnWrap
+  /**
+   * The program starts nothing meant to outlive it (git's own commands): no watchdog is started for it, as it
+   * would cost each one-tool call a shell start for nothing.
+   */
+  readonly leavesNothing?: boolean
 }
 
 /** How the first process of a tree ended. */
@@ -210,7 +215,7 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
   const pid = child.pid
   registerTree({ pgid: pid, mark })
   // After the child started, so that its start does not wait for it: the watchdog ends the tree if anvil is KILLed.
-  ensureWatchdog()
+  if (!options.leavesNothing) ensureWatchdog()
   const graceDefault = options.killGraceMs ?? DEFAULT_GRACE_MS
   let exit: ManagedExit | undefined
   let stopping: Promise<void> | undefined

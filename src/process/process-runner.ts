@@ -138,6 +138,7 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
         stdout: isFile(spec.stdout) ? spec.stdout.fd : "pipe",
         stderr: isFile(spec.stderr) ? spec.stderr.fd : "pipe",
         ...(spec.wrap ? { wrap: spec.wrap } : {}),
+        ...(spec.leavesNothing ? { leavesNothing: true } : {}),
       })
     } catch (e) {
       resume(Effect.fail(e instanceof ProcessSpawnError ? e : new ProcessSpawnError({ code: undefined, message: String(e) })))
