@@ -53,6 +53,12 @@ export const processLiving = (pid: number): boolean => {
   return s !== undefined && living(s.state)
 }
 
+/** Whether /proc shows `pid` ended but not yet reaped (a zombie); false when it lives, is gone, or /proc cannot tell. */
+export const processUnreaped = (pid: number): boolean => {
+  const s = statOf(pid)
+  return s !== undefined && !living(s.state)
+}
+
 /** A kernel thread (PF_KTHREAD): no environment, never one of anvil's. */
 const PF_KTHREAD = 0x00200000
 

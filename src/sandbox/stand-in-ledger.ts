@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { lockExclusive } from "../workspace/flock.ts"
+import { processUnreaped } from "../process/process-table.ts"
 import { sweepAfterDeath } from "../process/watchdog.ts"
 import type { StandIn } from "./policy.ts"
 
@@ -34,11 +35,7 @@ const alive = (pid: number): boolean => {
     return (e as NodeJS.ErrnoException).code === "EPERM"
   }
   // A killed anvil its parent has not reaped yet still answers the signal: its state says it is gone.
-  try {
-    return !/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, "latin1"))
-  } catch {
-    return true
-  }
+  return !processUnreaped(pid)
 }
 
 const removeIfEmpty = (s: StandIn): void => {
