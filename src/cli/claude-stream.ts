@@ -68,8 +68,8 @@ export interface ClaudeStream {
   readonly system: (subtype: string, fields: Record<string, unknown>) => void
   /** An agent event as zero or one messages; `parent` is the task call a subagent's event belongs to. */
   readonly event: (event: AgentEvent, parent?: string) => void
-  /** The result message (also the whole output of `--format json`); returned as well as written. */
-  readonly result: (result: TurnResult, signal?: ExitSignal) => Record<string, unknown>
+  /** The result message (also the whole output of `--format json`); returned as well as written. `extra` keys are added last. */
+  readonly result: (result: TurnResult, signal?: ExitSignal, extra?: Record<string, unknown>) => Record<string, unknown>
 }
 
 /**
@@ -188,7 +188,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
           return
       }
     },
-    result: (result, signal) => {
+    result: (result, signal, extra) => {
       const parts = result.usage_parts
       const message = stamp({
         type: "result",
@@ -235,6 +235,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
         exit_code: exitCodeOf(result, signal),
         model: options.model,
         stats: result.stats,
+        ...extra,
       })
       options.write(message)
       return message

@@ -45,8 +45,6 @@ export interface SdkHooks {
   readonly call: (event: string, input: Json, toolName?: string, toolUseId?: string) => Promise<HookVerdict>
   /** anvil hook entries for PreToolUse / PostToolUse. */
   readonly entries: ReadonlyArray<HookEntry>
-  /** Calls a hook stopped with `continue: false`: the host ends the turn. */
-  readonly stopRequested: () => string | undefined
 }
 
 /** Events whose action a failing `onFailure: "block"` hook blocks (Claude Code ignores the option on Stop and the like). */
@@ -66,6 +64,8 @@ export const makeSdkHooks = (
   channel: ControlChannel,
   base: () => { readonly session_id: string; readonly cwd: string; readonly transcript_path: string; readonly permission_mode: string },
   onProblem: (message: string) => void,
+  /** A hook said `continue: false`: called at once, so the host ends the turn before the model is asked again. */
+  onStop: (why: string) => void,
 ): SdkHooks => {
   const table = new Map<string, ReadonlyArray<Matcher>>()
   if (isRecord(config)) {
@@ -82,7 +82,6 @@ export const makeSdkHooks = (
       )
     }
   }
-  let stop: string | undefined
 
   const call: SdkHooks["call"] = async (event, input, toolName, toolUseId) => {
     const verdict: { decision?: "allow" | "deny" | "ask"; reason?: string; updatedInput?: Json; additionalContext: Array<string>; stop?: string; systemMessages: Array<string> } = {
@@ -131,7 +130,7 @@ export const makeSdkHooks = (
         if (out.continue === false) verdict.stop = typeof out.stopReason === "string" ? out.stopReason : `stopped by the host's ${event} hook`
       }
     }
-    if (verdict.stop !== undefined) stop = verdict.stop
+    if (verdict.stop !== undefined) onStop(verdict.stop)
     return verdict
   }
 
@@ -172,10 +171,5 @@ export const makeSdkHooks = (
     has: (event) => (table.get(event)?.length ?? 0) > 0,
     call,
     entries,
-    stopRequested: () => {
-      const s = stop
-      stop = undefined
-      return s
-    },
   }
 }

@@ -36,6 +36,9 @@ type Json = Record<string, unknown>
 /** Tools that only change files: approved without asking in `acceptEdits` mode. */
 const EDIT_TOOLS = new Set(["write", "edit", "multiedit", "patch"])
 
+/** How many times a Stop hook's `decision: "block"` may send a turn back to the model. */
+const STOP_HOOK_CONTINUATIONS = 8
+
 /** A model named as SDK programs name it ("claude-sonnet-4-5") goes to the Anthropic provider. */
 export const hostModel = (model: string | undefined): string | undefined =>
   model === undefined ? undefined : model.includes("/") ? model : /^claude-/.test(model) ? `anthropic/${model}` : model
@@ -215,7 +218,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
   } as HookEntry
 
   const open = async (): Promise<AgentSessionShape> => {
-    hooks = makeSdkHooks(hookConfig, channel, hookBase, onProblem)
+    hooks = makeSdkHooks(hookConfig, channel, hookBase, onProblem, stopTurn)
     const hostTools = await sdkMcpTools(initialize, channel, onProblem)
     const runtime = ManagedRuntime.make(
       AgentSession.layer({
@@ -295,34 +298,18 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     streamEvent({ type: "message_stop" })
   }
 
-  const turn = async (text: string): Promise<void> => {
-    try {
-      session ??= await open()
-    } catch (e) {
-      const message = e instanceof AgentSetupError ? e.message : (e as Error).message ?? String(e)
-      line(startFailureResult(message, EXIT.config))
-      io.err(`anvil: ${message}\n`)
-      code = EXIT.config
-      return
-    }
-    let prompt = text
-    if (hooks?.has("UserPromptSubmit")) {
-      const verdict = await hooks.call("UserPromptSubmit", { prompt: text })
-      if (verdict.decision === "deny" || verdict.stop !== undefined) {
-        const blocked = turnWithoutSteps("error", "permission_denied", verdict.reason ?? verdict.stop ?? "The host's UserPromptSubmit hook blocked the prompt.")
-        stream!.result(blocked)
-        return
-      }
-      if (verdict.additionalContext.length > 0) prompt = `${text}\n\n${verdict.additionalContext.join("\n\n")}`
-    }
+  /** `continue: false` from a host hook during the running turn, with its reason. */
+  let hookStop: string | undefined
+  const stopTurn = (why: string) => {
+    hookStop ??= why
+    if (cancel) Effect.runSync(Deferred.succeed(cancel, undefined))
+  }
+
+  /** One run of the model loop on `prompt`, cancellable by an interrupt, a signal or a host hook's `continue: false`. */
+  const runOne = async (prompt: string): Promise<TurnResult> => {
     cancel = Effect.runSync(Deferred.make<void>())
-    const stopWatch = setInterval(() => {
-      const why = hooks?.stopRequested()
-      if (why !== undefined && cancel) Effect.runSync(Deferred.succeed(cancel, undefined))
-    }, 50)
-    let result: TurnResult
     try {
-      result = await session.runTurn(prompt, {
+      return await session!.runTurn(prompt, {
         cancelled: Deferred.await(cancel),
         emit: (event) => {
           if (event.type === "error") io.err(`anvil: ${event.message}\n`)
@@ -334,11 +321,51 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         },
       })
     } finally {
-      clearInterval(stopWatch)
       cancel = undefined
     }
-    if (hooks?.has("Stop")) await hooks.call("Stop", { stop_hook_active: false, last_assistant_message: result.answer })
-    stream!.result(result, signals.signal)
+  }
+
+  const turn = async (text: string): Promise<void> => {
+    try {
+      session ??= await open()
+    } catch (e) {
+      const message = e instanceof AgentSetupError ? e.message : (e as Error).message ?? String(e)
+      line(startFailureResult(message, EXIT.config))
+      io.err(`anvil: ${message}\n`)
+      code = EXIT.config
+      return
+    }
+    let prompt = text
+    hookStop = undefined
+    if (hooks?.has("UserPromptSubmit")) {
+      const verdict = await hooks.call("UserPromptSubmit", { prompt: text })
+      if (verdict.decision === "deny" || verdict.stop !== undefined) {
+        const blocked = turnWithoutSteps("error", "permission_denied", verdict.reason ?? verdict.stop ?? "The host's UserPromptSubmit hook blocked the prompt.")
+        stream!.result(blocked)
+        return
+      }
+      if (verdict.additionalContext.length > 0) prompt = `${text}\n\n${verdict.additionalContext.join("\n\n")}`
+    }
+    let result = await runOne(prompt)
+    // A Stop hook that says `decision: "block"` keeps the turn going with its reason as the next instruction
+    // (Claude Code's behaviour); `stop_hook_active` tells the hook it already did, and a bound keeps a hook that
+    // always blocks from looping for ever.
+    for (let again = 0; hooks?.has("Stop"); again++) {
+      const verdict = await hooks.call("Stop", { stop_hook_active: again > 0, last_assistant_message: result.answer })
+      if (verdict.decision !== "deny" || hookStop !== undefined || result.reason === "cancelled" || signals.signal !== undefined) break
+      if (again >= STOP_HOOK_CONTINUATIONS) {
+        onProblem(`the host's Stop hook blocked the end of the turn ${again} times; the turn ends here`)
+        break
+      }
+      result = await runOne(verdict.reason ?? "The host's Stop hook asked you to go on.")
+    }
+    const stopped = hookStop
+    hookStop = undefined
+    if (stopped !== undefined && result.reason === "cancelled") {
+      // `continue: false` from a host hook is the program's own decision to end the turn, not a failure.
+      stream!.system("hook_stopped", { message: stopped })
+      stream!.result({ ...result, status: "success", reason: "completed" }, undefined, { terminal_reason: "hook_stopped", stop_reason: null })
+    } else stream!.result(result, signals.signal)
     // Each result says how its turn went; the process itself fails only when a session could not start or a signal ended it
     // (the SDK treats a non-zero exit as the whole query failing).
     if (signals.signal !== undefined) code = exitCodeOf(result, signals.signal)

@@ -181,6 +181,47 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(resultOf(messages).permission_denials.map((d) => d.tool_name)).toEqual(["Write"])
   })
 
+  test("a PostToolUse hook's continue: false ends the turn before anything else runs, as the program's own stop", async () => {
+    const root = project({})
+    const { env, server } = model([
+      { tool_calls: [{ name: "bash", arguments: { command: "echo hi" }, id: "c1" }] },
+      { tool_calls: [{ name: "bash", arguments: { command: "echo again > again.txt" }, id: "c2" }] },
+      { text: "never" },
+    ])
+    const messages = await collect(
+      query({
+        prompt: "go",
+        options: { ...base(root, env), permissionMode: "bypassPermissions", hooks: { PostToolUse: [{ hooks: [async () => ({ continue: false, stopReason: "enough for now" })] }] } },
+      }),
+    )
+    expect(server.requests.length).toBe(1)
+    expect(existsSync(join(root, "again.txt"))).toBe(false)
+    const result = resultOf(messages) as any
+    expect(result.subtype).toBe("success")
+    expect(result.is_error).toBe(false)
+    expect(result.terminal_reason).toBe("hook_stopped")
+    expect(messages.some((m: any) => m.type === "system" && m.subtype === "hook_stopped" && m.message === "enough for now")).toBe(true)
+  })
+
+  test("a Stop hook's decision: block sends the turn back to the model with its reason; stop_hook_active says so", async () => {
+    const root = project({})
+    const { env, server } = model([{ text: "half done" }, { text: "all done" }])
+    const seen: Array<any> = []
+    const messages = await collect(
+      query({
+        prompt: "go",
+        options: {
+          ...base(root, env),
+          hooks: { Stop: [{ hooks: [async (input: any) => (seen.push(input), input.stop_hook_active ? {} : { decision: "block" as const, reason: "run the tests first" })] }] },
+        },
+      }),
+    )
+    expect(seen.map((s) => s.stop_hook_active)).toEqual([false, true])
+    expect(seen[0].last_assistant_message).toBe("half done")
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("run the tests first")
+    expect(messages.filter((m) => m.type === "result").map((m: any) => m.result)).toEqual(["all done"])
+  })
+
   test("two user messages in streaming input are two turns of one session; disallowedTools denies", async () => {
     const root = project({})
     const { env } = model([{ tool_calls: [{ name: "bash", arguments: { command: "echo hi" }, id: "c1" }] }, { text: "first" }, { text: "second" }])
