@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
-import { parseGitConfig } from "../workspace/git-config-file.ts"
+import { gitConfigIncludes, parseGitConfig } from "../workspace/git-config-file.ts"
 import type { SandboxMode, SandboxSettings } from "./settings.ts"
 
 /**
@@ -91,17 +91,45 @@ const exists = (p: string): boolean => {
 }
 
 /**
- * `core.hooksPath` of the repository whose shared git folder is `commonDir`
- * (husky and the like point it into the working tree, where hooks would
- * otherwise be writable): absolute, or undefined when unset or unreadable.
+ * `core.hooksPath` set in the git config file `file` (husky and the like
+ * point it into the working tree, where hooks would otherwise be writable):
+ * absolute, or undefined when unset or unreadable.
  */
-const hooksPathOf = (commonDir: string, root: string, home: string | undefined): string | undefined => {
+const hooksPathIn = (file: string, root: string, home: string | undefined): string | undefined => {
   try {
-    const configured = parseGitConfig(readFileSync(join(commonDir, "config"), "utf8")).get("core.hookspath")
+    const configured = parseGitConfig(readFileSync(file, "utf8")).get("core.hookspath")
     return configured ? expandPath(configured, root, home) : undefined
   } catch {
     return undefined
   }
+}
+
+/**
+ * The files git reads as config through `include.path` / `includeIf.*.path`
+ * of `configFiles`, followed (a relative path is taken from the including
+ * file's folder): absolute paths. A project that includes a file from its
+ * working tree would otherwise let a command set `core.fsmonitor` there.
+ */
+const includedConfigs = (configFiles: ReadonlyArray<string>, home: string | undefined): Array<string> => {
+  const found: Array<string> = []
+  const queue = [...configFiles]
+  // git stops at a depth of 10; a cycle or a long chain ends here too.
+  for (let i = 0; i < queue.length && found.length < 64; i++) {
+    const file = queue[i]!
+    let text: string
+    try {
+      text = readFileSync(file, "utf8")
+    } catch {
+      continue
+    }
+    for (const inc of gitConfigIncludes(text)) {
+      const abs = expandPath(inc, dirname(file), home)
+      if ((inc.startsWith("~") && !home) || found.includes(abs) || configFiles.includes(abs)) continue
+      found.push(abs)
+      queue.push(abs)
+    }
+  }
+  return found
 }
 
 /**
@@ -167,8 +195,13 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
       }
       // Submodules' own git folders (their hooks and config), where the repository has any.
       if (isDir(join(commonDir, "modules"))) protectedEntries.push(join(commonDir, "modules/"))
-      const hooksPath = hooksPathOf(commonDir, root, home)
-      if (hooksPath) protectedEntries.push(`${hooksPath}/`)
+      const configs = [join(commonDir, "config"), join(gitDir, "config.worktree")]
+      const included = includedConfigs(configs, home)
+      protectedEntries.push(...included)
+      for (const file of [...configs, ...included]) {
+        const hooksPath = hooksPathIn(file, root, home)
+        if (hooksPath) protectedEntries.push(`${hooksPath}/`)
+      }
     }
     for (const entry of [...protectedEntries, ...settings.protected]) {
       // .git/… is protected where .git is a folder; without one there are no hooks to protect yet.

@@ -5,8 +5,20 @@
  * sections with quoted subsections, comments, quoted values with escapes,
  * line continuations, and bare keys meaning true. `include` is not followed.
  */
-export const parseGitConfig = (text: string): ReadonlyMap<string, string> => {
-  const values = new Map<string, string>()
+export const parseGitConfig = (text: string): ReadonlyMap<string, string> => new Map(gitConfigEntries(text))
+
+/**
+ * Every `include.path` and `includeIf.<condition>.path` of a git config file,
+ * in order, whatever the condition (the files git may read as config too).
+ */
+export const gitConfigIncludes = (text: string): ReadonlyArray<string> =>
+  gitConfigEntries(text)
+    .filter(([key]) => key === "include.path" || (key.startsWith("includeif.") && key.endsWith(".path")))
+    .map(([, v]) => v)
+
+/** The entries of a git config file in order, repeated keys kept (see parseGitConfig for the keys). */
+const gitConfigEntries = (text: string): Array<[string, string]> => {
+  const values: Array<[string, string]> = []
   let section = ""
   const lines = text.replace(/\\\r?\n/g, "").split(/\r?\n/)
   for (const raw of lines) {
@@ -21,7 +33,7 @@ export const parseGitConfig = (text: string): ReadonlyMap<string, string> => {
     const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line)
     if (!entry || section === "") continue
     const key = `${section}.${entry[1]!.toLowerCase()}`
-    values.set(key, entry[2] === undefined ? "true" : value(entry[2]))
+    values.push([key, entry[2] === undefined ? "true" : value(entry[2])])
   }
   return values
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { bwrapArgs } from "../../src/sandbox/bwrap-args.ts"
 import { buildPolicy, classifyPath } from "../../src/sandbox/policy.ts"
@@ -51,6 +51,20 @@ describe("the sandbox policy for git folders", () => {
     Bun.spawnSync(["git", "-C", root, "config", "core.hooksPath", "githooks"])
     p = buildPolicy(settings, facts)!
     expect(p.standIns).toContainEqual({ path: join(root, "githooks"), kind: "dir" })
+  })
+
+  test("config files .git/config includes (include.path, includeIf.*.path, followed from file to file) are read-only where they lie in the project; the hooksPath one sets is protected too", () => {
+    const { root, facts } = repo()
+    mkdirSync(join(root, "conf"), { recursive: true })
+    writeFileSync(join(root, ".git", "config"), `${readFileSync(join(root, ".git", "config"), "utf8")}[include]\n\tpath = ../.gitconfig-project\n[includeIf "gitdir:/"]\n\tpath = ../conf/a\n`)
+    writeFileSync(join(root, ".gitconfig-project"), "[core]\n\thooksPath = githooks\n")
+    writeFileSync(join(root, "conf", "a"), "[include]\n\tpath = b\n")
+    writeFileSync(join(root, "conf", "b"), "[include]\n\tpath = a\n")
+    const p = buildPolicy(settings, facts)!
+    expect(p.readOnly).toEqual(expect.arrayContaining([join(root, ".gitconfig-project"), join(root, "conf", "a"), join(root, "conf", "b")]))
+    expect(classifyPath(p, join(root, ".gitconfig-project"))).toBe("protected")
+    expect(p.standIns).toContainEqual({ path: join(root, "githooks"), kind: "dir" })
+    expect(p.pinned).toContain(join(root, "conf"))
   })
 
   test("a checkout whose .git is a file: that file and the git folder's commondir are read-only; submodules' git folders too", () => {

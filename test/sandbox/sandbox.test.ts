@@ -122,6 +122,19 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     expect(existsSync(canary)).toBe(false)
   })
 
+  test("a config file .git/config includes from the working tree is read-only: no core.fsmonitor planted there runs at the next git status", async () => {
+    const { base, root, home } = setup()
+    const canary = join(base, "fsmonitor-ran.txt")
+    Bun.spawnSync(["git", "-C", root, "config", "include.path", "../.gitconfig-project"])
+    writeFileSync(join(root, ".gitconfig-project"), "[user]\n\tname = team\n")
+    const r = await bash(root, home, { command: `printf '[core]\\n\\tfsmonitor = \"touch ${canary}; false\"\\n' >> .gitconfig-project; git -c user.email=a@b commit -q --allow-empty -m x && echo committed` })
+    expect(r.envelope.data.stdout).toContain("committed")
+    expect(r.envelope.data.sandbox.refused).toContainEqual(expect.objectContaining({ kind: "protected", subject: ".gitconfig-project" }))
+    expect(readFileSync(join(root, ".gitconfig-project"), "utf8")).toBe("[user]\n\tname = team\n")
+    Bun.spawnSync(["git", "-C", root, "status", "--short"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home } })
+    expect(existsSync(canary)).toBe(false)
+  })
+
   test("several anvil processes running commands in one project at once: every command starts (no stand-in taken away under another's bubblewrap), none is left", async () => {
     const base = tempDir("anvil-sbx-")
     const root = join(base, "proj")
