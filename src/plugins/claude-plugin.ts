@@ -140,6 +140,12 @@ export const readClaudePlugin = (input: {
   const events = Predicate.isObject(hooksJson) && Predicate.isObject(hooksJson.hooks) ? hooksJson.hooks : Predicate.isObject(hooksJson) ? hooksJson : {}
   const specs: Record<"PreToolUse" | "PostToolUse", Array<CommandSpec>> = { PreToolUse: [], PostToolUse: [] }
   const unsupported: Array<string> = []
+  // Slash commands and subagent definitions have no counterpart in anvil yet: named, never dropped silently.
+  for (const [folder, what] of [["commands", "slash command"], ["agents", "agent"]] as const) {
+    const dir = join(input.dir, folder)
+    const count = existsSync(dir) ? readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith(".md")).length : 0
+    if (count > 0) unsupported.push(`${folder}/ (${count} ${what}${count === 1 ? "" : "s"})`)
+  }
   for (const [event, groups] of Object.entries(events)) {
     if (event === "description") continue
     if (event !== "PreToolUse" && event !== "PostToolUse") {

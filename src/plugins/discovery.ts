@@ -2,6 +2,7 @@ import { Predicate } from "effect"
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { basename, extname, join, resolve, sep } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
+import { claudeInstalledPlugins } from "./claude-installed.ts"
 import { notAPluginName, userPluginsDir } from "./places.ts"
 
 export { userPluginsDir }
@@ -14,7 +15,10 @@ export { userPluginsDir }
  *    plugin, relative to the root, absolute, or starting with `~`. An entry
  *    inside the project counts as a project plugin (it came with the repository),
  *    and so does every entry when the project's own anvil.json names the paths:
- *    a cloned repository must not run code from outside it without asking either.
+ *    a cloned repository must not run code from outside it without asking either;
+ * 4. the plugins Claude Code installed that its settings' `enabledPlugins`
+ *    turn on (see claude-installed.ts): the user's when the user's settings
+ *    enable them, the project's when the project's `.claude/` settings do.
  *
  * In a plugins folder, a plugin is a `.ts`/`.js`/`.mts`/`.mjs` file, a folder
  * with `package.json` (its `exports["."]` or `main`, else `index.ts`) or an index file, or a
@@ -187,6 +191,9 @@ export const discoverPlugins = (input: {
     }
     folders.push({ dir, source: fromProject || within(rootReal, realOr(dir)) ? "project" : "user", named: true })
   }
+  const installed = claudeInstalledPlugins(input.root, input.env)
+  problems.push(...installed.problems)
+  for (const plugin of installed.plugins) folders.push({ dir: plugin.path, source: plugin.source, named: true })
   // A folder or plugin reached twice (a plugins.paths entry naming a default folder, a link) counts once.
   const seenFolders = new Set<string>()
   const seenPlugins = new Set<string>()

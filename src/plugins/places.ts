@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { userConfigHome } from "../workspace/state-dir.ts"
 
@@ -6,6 +6,32 @@ import { userConfigHome } from "../workspace/state-dir.ts"
 export const userPluginsDir = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
   const configHome = userConfigHome(env)
   return configHome ? join(configHome, "anvil", "plugins") : undefined
+}
+
+/** Claude Code's config folder (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), or undefined without HOME. */
+export const claudeConfigDir = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
+  if (env.CLAUDE_CONFIG_DIR) return env.CLAUDE_CONFIG_DIR
+  const home = env.HOME || env.USERPROFILE
+  return home ? join(home, ".claude") : undefined
+}
+
+/** Whether a settings file mentions `enabledPlugins` (a text search: parsing it is left to discovery). */
+const mentionsEnabledPlugins = (file: string): boolean => {
+  try {
+    return readFileSync(file, "utf8").includes('"enabledPlugins"')
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Whether Claude Code has installed plugins that its settings may enable: a stat and a few
+ * small reads, so a machine with Claude Code but no plugins keeps anvil's cheap start-up.
+ */
+const mayHaveClaudeInstalls = (root: string, env: Readonly<Record<string, string | undefined>>): boolean => {
+  const dir = claudeConfigDir(env)
+  if (dir === undefined || !existsSync(join(dir, "plugins"))) return false
+  return [join(dir, "settings.json"), join(root, ".claude", "settings.json"), join(root, ".claude", "settings.local.json")].some(mentionsEnabledPlugins)
 }
 
 /** Names in a plugins folder that are never plugins: hidden (`.`), private (`_`) and `node_modules`. */
@@ -21,11 +47,12 @@ const mayHold = (dir: string): boolean => {
 }
 
 /**
- * Whether plugins may be anywhere (`plugins.paths` is set, or the user's or
- * the project's plugins folder has an entry that may be one): when not, the
+ * Whether plugins may be anywhere (`plugins.paths` is set, the user's or
+ * the project's plugins folder has an entry that may be one, or Claude Code
+ * has installed plugins that its settings may enable): when not, the
  * plugin discovery and host need not be loaded at all.
  */
 export const mayHavePlugins = (root: string, env: Readonly<Record<string, string | undefined>>, paths: unknown): boolean => {
   const user = userPluginsDir(env)
-  return paths !== undefined || mayHold(join(root, ".anvil", "plugins")) || (user !== undefined && mayHold(user))
+  return paths !== undefined || mayHold(join(root, ".anvil", "plugins")) || (user !== undefined && mayHold(user)) || mayHaveClaudeInstalls(root, env)
 }

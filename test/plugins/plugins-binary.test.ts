@@ -345,3 +345,54 @@ describe("a folder plugin's bundle", () => {
     expect(await word()).toContain("two, after the update")
   })
 })
+
+describe("plugins Claude Code installed from a marketplace", () => {
+  test("enabledPlugins in ~/.claude/settings.json loads them from installed_plugins.json, the cache or the marketplace; the project's settings need trust", async () => {
+    const s = sandbox({ ".claude/settings.json": JSON.stringify({ enabledPlugins: { "proj@acme": true, "cached@acme": false } }) })
+    const claude = join(s.env.HOME, ".claude")
+    const guard = (name: string, word: string) => ({
+      ".claude-plugin/plugin.json": JSON.stringify({ name, version: "1.0.0" }),
+      "hooks/hooks.json": JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `grep -q "${word}" && { echo "${name} forbids ${word}" >&2; exit 2; }; exit 0` }] }] },
+      }),
+    })
+    // Recorded in installed_plugins.json (version 2: a list of installs per key).
+    writeTree(join(claude, "plugins", "cache", "acme", "team", "2.0.0"), {
+      ...guard("team", "sudo"),
+      "commands/deploy.md": "---\ndescription: Deploy\n---\nDeploy $ARGUMENTS\n",
+      "commands/ops/rollback.md": "Roll back\n",
+      "agents/reviewer.md": "---\nname: reviewer\n---\nReview.\n",
+    })
+    // Only in the cache: the newest version wins (1.10.0 over 1.9.0).
+    writeTree(join(claude, "plugins", "cache", "acme", "cached", "1.9.0"), guard("cached", "old-version"))
+    writeTree(join(claude, "plugins", "cache", "acme", "cached", "1.10.0"), guard("cached", "shutdown"))
+    // Only in the marketplace's checkout, found by its marketplace.json.
+    writeTree(join(claude, "plugins", "marketplaces", "acme"), {
+      ".claude-plugin/marketplace.json": JSON.stringify({ name: "acme", plugins: [{ name: "market", source: "./plugins/market" }] }),
+      ...Object.fromEntries(Object.entries(guard("market", "reboot")).map(([k, v]) => [`plugins/market/${k}`, v])),
+    })
+    writeTree(join(claude, "plugins", "cache", "acme", "proj", "1.0.0"), guard("proj", "chmod"))
+    writeTree(claude, {
+      "plugins/installed_plugins.json": JSON.stringify({
+        version: 2,
+        plugins: { "team@acme": [{ scope: "user", installPath: join(claude, "plugins", "cache", "acme", "team", "2.0.0"), version: "2.0.0" }] },
+      }),
+      "settings.json": JSON.stringify({ enabledPlugins: { "team@acme": true, "cached@acme": true, "market@acme": true, "off@acme": false, "gone@acme": true } }),
+    })
+    const listed = await s.anvil(["plugins", "--json"])
+    const reports = JSON.parse(listed.stdout)
+    const status = Object.fromEntries((reports.plugins ?? reports).map((p: any) => [p.name, [p.source, p.status]]))
+    expect(status).toEqual({ team: ["user", "loaded"], market: ["user", "loaded"], proj: ["project", "untrusted"] })
+    expect(listed.stdout + listed.stderr).toContain("gone@acme is enabled but not installed")
+    // What anvil cannot run yet is named, not dropped.
+    expect((reports.plugins ?? reports).find((p: any) => p.name === "team").unsupported).toEqual(["commands/ (2 slash commands)", "agents/ (1 agent)"])
+    const bash = async (command: string) => envelope((await s.anvil(["tool", "bash", JSON.stringify({ command })])).stdout)
+    expect((await bash("sudo ls")).error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'team': team forbids sudo" })
+    expect((await bash("echo reboot")).error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'market': market forbids reboot" })
+    // The project's settings turned cached@acme off; proj@acme, which only the project enables, waits for trust.
+    expect((await bash("echo shutdown")).status).toBe("success")
+    expect((await bash("echo chmod")).status).toBe("success")
+    expect((await s.anvil(["plugins", "trust", "proj"])).code).toBe(0)
+    expect((await bash("echo chmod")).error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'proj': proj forbids chmod" })
+  })
+})

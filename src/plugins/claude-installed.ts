@@ -1,0 +1,122 @@
+import { Predicate } from "effect"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { parseJsonc } from "../config/jsonc.ts"
+import { claudeConfigDir } from "./places.ts"
+
+/**
+ * The plugins Claude Code installed from marketplaces (`/plugin install`) and
+ * its settings enable, so a user who set them up for Claude Code finds them in
+ * anvil too. Claude Code keeps them under its config folder
+ * (`$CLAUDE_CONFIG_DIR`, else `~/.claude`): `plugins/installed_plugins.json`
+ * says where each `name@marketplace` was put (version 2: a list of installs
+ * per key; version 1: one), else `plugins/cache/<marketplace>/<name>/<version>/`
+ * or the marketplace's own checkout (`plugins/marketplaces/<marketplace>/`,
+ * whose `.claude-plugin/marketplace.json` names each plugin's folder) hold it.
+ * `enabledPlugins` (`{"name@marketplace": true}`) is read from the user's
+ * `settings.json`, then the project's `.claude/settings.json` and
+ * `.claude/settings.local.json`; a later file's value wins. A plugin the
+ * project's files enable counts as a project plugin (trust asked), since a
+ * cloned repository chose it; one the user's settings enable is the user's.
+ */
+
+type Env = Readonly<Record<string, string | undefined>>
+
+export interface InstalledClaudePlugin {
+  /** `name@marketplace` as the settings name it. */
+  readonly key: string
+  /** The plugin's folder. */
+  readonly path: string
+  readonly source: "user" | "project"
+}
+
+const readJson = (file: string): unknown => {
+  try {
+    return parseJsonc(readFileSync(file, "utf8"))
+  } catch {
+    return undefined
+  }
+}
+
+const isFolder = (p: string): boolean => {
+  try {
+    return statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** `enabledPlugins` merged over the settings files, with the file that decided each key. */
+const enabledPlugins = (root: string, configDir: string): Map<string, { enabled: boolean; source: "user" | "project" }> => {
+  const merged = new Map<string, { enabled: boolean; source: "user" | "project" }>()
+  const files: Array<[string, "user" | "project"]> = [
+    [join(configDir, "settings.json"), "user"],
+    [join(root, ".claude", "settings.json"), "project"],
+    [join(root, ".claude", "settings.local.json"), "project"],
+  ]
+  for (const [file, source] of files) {
+    const data = readJson(file)
+    if (!Predicate.isObject(data) || !Predicate.isObject(data.enabledPlugins)) continue
+    for (const [key, value] of Object.entries(data.enabledPlugins)) {
+      if (typeof value === "boolean") merged.set(key, { enabled: value, source })
+    }
+  }
+  return merged
+}
+
+/** Where installed_plugins.json puts a plugin: an install for this project first, then any other that exists. */
+const recordedPath = (installed: unknown, key: string, root: string): string | undefined => {
+  if (!Predicate.isObject(installed) || !Predicate.isObject(installed.plugins)) return undefined
+  const entry = installed.plugins[key]
+  const records = (Array.isArray(entry) ? entry : [entry]).filter(Predicate.isObject)
+  const paths = (rs: ReadonlyArray<Record<string, unknown>>) => rs.flatMap((r) => (typeof r.installPath === "string" && isFolder(r.installPath) ? [r.installPath] : []))
+  const here = records.filter((r) => typeof r.projectPath === "string" && resolve(r.projectPath) === resolve(root))
+  return paths(here)[0] ?? paths(records.filter((r) => r.scope === undefined || r.scope === "user"))[0] ?? paths(records)[0]
+}
+
+/** The newest version folder in the cache (names compared as numbers where they are). */
+const cachedPath = (configDir: string, name: string, marketplace: string): string | undefined => {
+  const dir = join(configDir, "plugins", "cache", marketplace, name)
+  if (existsSync(join(dir, ".claude-plugin"))) return dir
+  let versions: Array<string>
+  try {
+    versions = readdirSync(dir).filter((v) => isFolder(join(dir, v)))
+  } catch {
+    return undefined
+  }
+  const newest = versions.sort((a, b) => b.localeCompare(a, undefined, { numeric: true }))[0]
+  return newest === undefined ? undefined : join(dir, newest)
+}
+
+/** A plugin inside the marketplace's checkout, by the `source` path its marketplace.json gives. */
+const marketplacePath = (configDir: string, name: string, marketplace: string): string | undefined => {
+  const dir = join(configDir, "plugins", "marketplaces", marketplace)
+  const listing = readJson(join(dir, ".claude-plugin", "marketplace.json"))
+  if (!Predicate.isObject(listing) || !Array.isArray(listing.plugins)) return undefined
+  const entry = listing.plugins.find((p): p is Record<string, unknown> => Predicate.isObject(p) && p.name === name)
+  if (!entry || typeof entry.source !== "string") return undefined
+  const path = resolve(dir, entry.source)
+  return isFolder(path) ? path : undefined
+}
+
+/** The enabled, installed Claude Code plugins, and a problem for each enabled one that cannot be found. */
+export const claudeInstalledPlugins = (root: string, env: Env): { plugins: Array<InstalledClaudePlugin>; problems: Array<string> } => {
+  const configDir = claudeConfigDir(env)
+  if (configDir === undefined) return { plugins: [], problems: [] }
+  const enabled = enabledPlugins(root, configDir)
+  if (enabled.size === 0) return { plugins: [], problems: [] }
+  const installed = readJson(join(configDir, "plugins", "installed_plugins.json"))
+  const plugins: Array<InstalledClaudePlugin> = []
+  const problems: Array<string> = []
+  for (const [key, { enabled: on, source }] of enabled) {
+    if (!on) continue
+    const at = key.lastIndexOf("@")
+    const name = at > 0 ? key.slice(0, at) : key
+    const marketplace = at > 0 ? key.slice(at + 1) : ""
+    const path =
+      recordedPath(installed, key, root) ?? (marketplace !== "" ? (cachedPath(configDir, name, marketplace) ?? marketplacePath(configDir, name, marketplace)) : undefined)
+    if (path === undefined) problems.push(`enabledPlugins: ${key} is enabled but not installed under ${join(configDir, "plugins")} (install it with Claude Code's /plugin install, or set it to false)`)
+    else plugins.push({ key, path, source })
+  }
+  return { plugins, problems }
+}
