@@ -33,6 +33,8 @@ export interface PrintFlags {
   readonly tools?: ReadonlyArray<string>
   /** `--mcp-config` values as given: JSON text (`{"mcpServers": …}`, what the SDK passes) or a file's path. */
   readonly mcpConfigs: ReadonlyArray<string>
+  /** `--json-schema`: the JSON Schema the final answer must match (structured output). */
+  readonly jsonSchema?: Readonly<Record<string, unknown>>
   /** The prompt given as an argument (`-p "…"`), when any. */
   readonly prompt: string
   /** Flags accepted but not acted on, as given. */
@@ -62,7 +64,7 @@ const HONOURED = new Set([
   "--output-format", "--input-format", "--model", "--max-turns", "--permission-mode", "--permission-prompt-tool",
   "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
   "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
-  "--dangerously-skip-permissions", "--mcp-config", "--tools",
+  "--dangerously-skip-permissions", "--mcp-config", "--tools", "--json-schema",
   // Only the SDK's acknowledgement that bypassPermissions was meant: nothing more to do.
   "--allow-dangerously-skip-permissions",
 ])
@@ -154,6 +156,17 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
   const systemPrompt = one("--system-prompt")
   const appendSystemPrompt = one("--append-system-prompt")
   const sessionId = one("--session-id")
+  const schemaText = one("--json-schema")
+  let jsonSchema: Record<string, unknown> | undefined
+  if (schemaText !== undefined) {
+    try {
+      const parsed: unknown = JSON.parse(schemaText)
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) jsonSchema = parsed as Record<string, unknown>
+      else errors.push(`--json-schema needs a JSON Schema object, not '${schemaText.slice(0, 80)}'`)
+    } catch (e) {
+      errors.push(`--json-schema is not valid JSON: ${(e as Error).message}`)
+    }
+  }
   return {
     outputFormat: format === "json" || format === "stream-json" ? format : "text",
     inputFormat: input === "stream-json" ? "stream-json" : "text",
@@ -171,6 +184,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     ...(sessionId !== undefined && sessionId !== "" ? { sessionId } : {}),
     includePartialMessages: switches.has("--include-partial-messages"),
     mcpConfigs: values.get("--mcp-config") ?? [],
+    ...(jsonSchema !== undefined ? { jsonSchema } : {}),
     ...(toolsText !== undefined && toolsText !== "default" ? { tools: splitToolList(toolsText).map(anvilName) } : {}),
     prompt: words.join(" ").trim(),
     ignored: [...new Set(ignored)],

@@ -20,6 +20,7 @@ import { makeSdkHooks, type SdkHooks } from "./sdk-hooks.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
 import { isRecord } from "../protocol/is-record.ts"
+import type { StructuredOutput } from "./structured-output.ts"
 
 /**
  * The Claude Agent SDK host: started with Claude Code's print-mode flags and
@@ -38,6 +39,7 @@ const EDIT_TOOLS = new Set(["write", "edit", "multiedit", "patch"])
 
 /** How many times a Stop hook's `decision: "block"` may send a turn back to the model. */
 const STOP_HOOK_CONTINUATIONS = 8
+
 
 /** A model named as SDK programs name it ("claude-sonnet-4-5") goes to the Anthropic provider. */
 export const hostModel = (model: string | undefined): string | undefined =>
@@ -108,7 +110,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     return EXIT.usage
   }
   if (flags.inputFormat !== "stream-json" || flags.outputFormat !== "stream-json") {
-    if (flags.ignored.length > 0) io.err(`anvil: accepted but not acted on: ${flags.ignored.join(", ")}\n`)
+    const ignored = [...flags.ignored, ...(flags.jsonSchema !== undefined ? ["--json-schema (structured output needs --input-format stream-json)"] : [])]
+    if (ignored.length > 0) io.err(`anvil: accepted but not acted on: ${ignored.join(", ")}\n`)
     const { runCommand } = await import("../cli/run-command.ts")
     // What `anvil run` has no flag for goes in directly: a dropped --disallowedTools would run what the caller forbade.
     const mcpSources = mcpConfigSources(flags.mcpConfigs, io.cwd, (message) => io.err(`anvil: ${message}\n`))
@@ -132,6 +135,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     ...(flags.appendSystemPrompt !== undefined ? { append: flags.appendSystemPrompt } : {}),
   }
   let session: AgentSessionShape | undefined
+  /** `--json-schema` / `initialize.jsonSchema`: the StructuredOutput tool and the answer it took. */
+  let structured: StructuredOutput | undefined
   /** The session's service, built on the first prompt; disposing it ends the session. */
   let sessionRuntime: ManagedRuntime.ManagedRuntime<AgentSession, AgentSetupError> | undefined
   let stream: ClaudeStream | undefined
@@ -219,7 +224,17 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
 
   const open = async (): Promise<AgentSessionShape> => {
     hooks = makeSdkHooks(hookConfig, channel, hookBase, onProblem, stopTurn)
-    const hostTools = await sdkMcpTools(initialize, channel, onProblem)
+    const hostTools: Array<Tool> = [...(await sdkMcpTools(initialize, channel, onProblem))]
+    const schema = flags.jsonSchema ?? (isRecord(initialize.jsonSchema) ? initialize.jsonSchema : undefined)
+    let sessionPrompt = systemPrompt
+    if (schema !== undefined) {
+      const { makeStructuredOutput, STRUCTURED_OUTPUT_INSTRUCTION } = await import("./structured-output.ts")
+      const made = makeStructuredOutput(schema)
+      if (typeof made === "string") throw new AgentSetupError(made)
+      structured = made
+      hostTools.push(made.tool)
+      sessionPrompt = { ...systemPrompt, append: [systemPrompt.append, STRUCTURED_OUTPUT_INSTRUCTION].filter((t) => t !== undefined).join("\n\n") }
+    }
     const runtime = ManagedRuntime.make(
       AgentSession.layer({
         cwd: io.cwd,
@@ -246,7 +261,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         plugins: { onProblem },
         mcp: { extraSources: mcpConfigSources([...flags.mcpConfigs, ...initMcpConfigs()], io.cwd, onProblem) },
         hooks: [planGuard, ...hooks.entries],
-        systemPrompt,
+        systemPrompt: sessionPrompt,
         onSubagentEvent: (parent, event) => stream?.event(event, parent),
       }),
     )
@@ -300,6 +315,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
 
   /** `continue: false` from a host hook during the running turn, with its reason. */
   let hookStop: string | undefined
+  /** The running turn was ended because the model gave its structured answer. */
+  let structuredStop = false
   const stopTurn = (why: string) => {
     hookStop ??= why
     if (cancel) Effect.runSync(Deferred.succeed(cancel, undefined))
@@ -317,12 +334,29 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
           else {
             if (event.type === "assistant") partialEnd()
             stream!.event(event)
+            // A valid structured answer ends the turn, as in Claude Code: the model is not asked again.
+            if (event.type === "tool_result" && event.name === structured?.tool.name && structured.value() !== undefined && cancel) {
+              structuredStop = true
+              Effect.runSync(Deferred.succeed(cancel, undefined))
+            }
           }
         },
       })
     } finally {
       cancel = undefined
     }
+  }
+
+  /** One run, sent back with a reminder while structured output is asked for and the model has not given it. */
+  const runAnswered = async (prompt: string): Promise<TurnResult> => {
+    structured?.reset()
+    let result = await runOne(prompt)
+    if (!structured) return result
+    for (let retry = 0; structured.value() === undefined && retry < structured.retries; retry++) {
+      if (result.reason === "cancelled" || result.reason === "model_error" || result.reason === "max_steps" || signals.signal !== undefined) break
+      result = await runOne(structured.reminder)
+    }
+    return result
   }
 
   const turn = async (text: string): Promise<void> => {
@@ -346,7 +380,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       }
       if (verdict.additionalContext.length > 0) prompt = `${text}\n\n${verdict.additionalContext.join("\n\n")}`
     }
-    let result = await runOne(prompt)
+    structuredStop = false
+    let result = await runAnswered(prompt)
     // A Stop hook that says `decision: "block"` keeps the turn going with its reason as the next instruction
     // (Claude Code's behaviour); `stop_hook_active` tells the hook it already did, and a bound keeps a hook that
     // always blocks from looping for ever.
@@ -357,11 +392,16 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         onProblem(`the host's Stop hook blocked the end of the turn ${again} times; the turn ends here`)
         break
       }
-      result = await runOne(verdict.reason ?? "The host's Stop hook asked you to go on.")
+      result = await runAnswered(verdict.reason ?? "The host's Stop hook asked you to go on.")
     }
     const stopped = hookStop
     hookStop = undefined
-    if (stopped !== undefined && result.reason === "cancelled") {
+    const answer = structured?.value()
+    if (structured && answer !== undefined && (result.reason === "completed" || (structuredStop && result.reason === "cancelled"))) {
+      stream!.result({ ...result, status: "success", reason: "completed" }, undefined, { structured_output: answer.data, ...(structuredStop ? { stop_reason: "tool_use" } : {}) })
+    } else if (structured && answer === undefined && ["completed", "empty_answer", "repeated_failure"].includes(result.reason) && signals.signal === undefined) {
+      stream!.result({ ...result, status: "error", reason: "empty_answer", error: structured.failure }, undefined, { subtype: "error_max_structured_output_retries", is_error: true })
+    } else if (stopped !== undefined && result.reason === "cancelled") {
       // `continue: false` from a host hook is the program's own decision to end the turn, not a failure.
       stream!.system("hook_stopped", { message: stopped })
       stream!.result({ ...result, status: "success", reason: "completed" }, undefined, { terminal_reason: "hook_stopped", stop_reason: null })

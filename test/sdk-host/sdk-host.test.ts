@@ -222,6 +222,37 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(messages.filter((m) => m.type === "result").map((m: any) => m.result)).toEqual(["all done"])
   })
 
+  test("outputFormat json_schema: a StructuredOutput tool, reminders, an invalid answer sent back, the valid one ends the turn", async () => {
+    const root = project({})
+    const { env, server } = model([
+      { text: "The answer is 42." },
+      { tool_calls: [{ name: "StructuredOutput", arguments: { answer: "forty-two" }, id: "s1" }] },
+      { tool_calls: [{ name: "StructuredOutput", arguments: { answer: 42, unit: "none" }, id: "s2" }] },
+      { text: "never asked" },
+    ])
+    const schema = { type: "object", properties: { answer: { type: "number" }, unit: { type: "string" } }, required: ["answer"] }
+    const messages = await collect(query({ prompt: "what is it?", options: { ...base(root, env), outputFormat: { type: "json_schema", schema } } }))
+    expect(server.requests.length).toBe(3)
+    expect(JSON.stringify(server.requests[0]!.body.tools)).toContain("StructuredOutput")
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("You ended without calling the StructuredOutput tool")
+    expect(JSON.stringify(server.requests[2]!.body)).toContain("does not match the schema: /answer must be number")
+    const result = resultOf(messages) as any
+    expect(result.subtype).toBe("success")
+    expect(result.structured_output).toEqual({ answer: 42, unit: "none" })
+    expect(messages.filter((m) => m.type === "result").length).toBe(1)
+  })
+
+  test("outputFormat json_schema: a model that never calls the tool ends in error_max_structured_output_retries", async () => {
+    const root = project({})
+    const { env, server } = model([{ text: "a" }, { text: "b" }, { text: "c" }, { text: "d" }, { text: "e" }])
+    const messages = await collect(query({ prompt: "go", options: { ...base(root, env), outputFormat: { type: "json_schema", schema: { type: "array", items: { type: "string" } } } } }))
+    expect(server.requests.length).toBe(4)
+    const result = resultOf(messages) as any
+    expect(result.subtype).toBe("error_max_structured_output_retries")
+    expect(result.is_error).toBe(true)
+    expect(result.structured_output).toBeUndefined()
+  })
+
   test("two user messages in streaming input are two turns of one session; disallowedTools denies", async () => {
     const root = project({})
     const { env } = model([{ tool_calls: [{ name: "bash", arguments: { command: "echo hi" }, id: "c1" }] }, { text: "first" }, { text: "second" }])
