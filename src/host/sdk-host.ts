@@ -14,7 +14,7 @@ import type { Tool } from "../tool-framework/definition.ts"
 import { VERSION } from "../version.ts"
 import { claudeName, isClaudeName, toAnvilInput, toClaudeInput } from "./claude-tools.ts"
 import { makeControlChannel } from "./control-channel.ts"
-import type { AllowRule } from "../permission/rules.ts"
+import { allowCovers, type AllowRule } from "../permission/rules.ts"
 import { claudeRule, PERMISSION_MODES, parsePrintFlags, splitToolList, type PermissionMode, type PrintFlags } from "./print-flags.ts"
 import { makeSdkHooks, type SdkHooks } from "./sdk-hooks.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
@@ -150,12 +150,39 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     if (stream) stream.system("notice", { message })
   }
 
+  /** Rules the host approved for the rest of the session (`updatedPermissions` with `addRules`). */
+  const sessionRules: Array<AllowRule> = []
+  /** What the host may send back to approve such calls for the session: one rule per subject (command, path), or the tool. */
+  const suggestions = (request: PermissionRequest, name: string) => [
+    {
+      type: "addRules",
+      rules: request.subjects && request.subjects.values.length > 0 ? request.subjects.values.map((v) => ({ toolName: name, ruleContent: v })) : [{ toolName: name }],
+      behavior: "allow",
+      destination: "session",
+    },
+  ]
+  /** A host's `updatedPermissions`: allow rules join the session's, `setMode` changes the mode; the rest is not kept. */
+  const applyUpdates = (updates: unknown) => {
+    if (!Array.isArray(updates)) return
+    for (const u of updates.filter(isRecord)) {
+      if (u.type === "setMode" && PERMISSION_MODES.includes(u.mode as PermissionMode)) mode = u.mode as PermissionMode
+      if (u.type !== "addRules" || u.behavior !== "allow" || !Array.isArray(u.rules)) continue
+      for (const r of u.rules.filter(isRecord)) {
+        if (typeof r.toolName !== "string") continue
+        const rule = claudeRule(typeof r.ruleContent === "string" && r.ruleContent !== "" ? `${r.toolName}(${r.ruleContent})` : r.toolName)
+        if (rule) sessionRules.push(rule)
+      }
+    }
+  }
+
   /** Who answers an "ask" here: the mode first, then the host (can_use_tool) or, without one, a denial. */
   const ask = (request: PermissionRequest): Effect.Effect<AskAnswer> =>
     Effect.promise(async (): Promise<AskAnswer> => {
       const name = claudeName(request.tool.name)
       const params = isRecord(request.params) ? request.params : {}
       if (mode === "bypassPermissions") return "once"
+      // A command leaving the sandbox is asked about every time, as anvil's own "always" answers count once there.
+      if (!request.unconfined && sessionRules.some((rule) => allowCovers(rule, request.tool.name, request.subjects))) return "once"
       if (mode === "acceptEdits" && EDIT_TOOLS.has(request.tool.name)) return "once"
       if (mode === "dontAsk") return { deny: `Permission mode dontAsk: the ${name} call was not pre-approved, so it was denied.` }
       if (mode === "plan" && request.tool.readOnly !== true) return { deny: planRefusal(name) }
@@ -167,10 +194,11 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
           subtype: "can_use_tool",
           tool_name: name,
           input: toClaudeInput(request.tool.name, params),
-          permission_suggestions: [],
+          permission_suggestions: suggestions(request, name),
           tool_use_id: request.callId ?? "",
         })
         if (answer.behavior === "allow") {
+          applyUpdates(answer.updatedPermissions)
           const updated = isRecord(answer.updatedInput) && Object.keys(answer.updatedInput).length > 0 ? answer.updatedInput : undefined
           if (!updated) return "once"
           return { params: isClaudeName(name) && name !== request.tool.name ? toAnvilInput(name, updated) : updated }

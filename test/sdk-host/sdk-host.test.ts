@@ -100,6 +100,35 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(String(denial.content)).toContain("not that one")
   })
 
+  test("canUseTool's updatedPermissions: the suggested rule approves the same command for the session; setMode switches the mode", async () => {
+    const root = project({})
+    const { env } = model([
+      { tool_calls: [{ name: "bash", arguments: { command: "echo one >> log.txt" }, id: "c1" }] },
+      { tool_calls: [{ name: "bash", arguments: { command: "echo one >> log.txt" }, id: "c2" }] },
+      { tool_calls: [{ name: "bash", arguments: { command: "echo two >> log.txt" }, id: "c3" }] },
+      { tool_calls: [{ name: "Write", arguments: { file_path: "w.txt", content: "w" }, id: "w1" }] },
+      { text: "Done." },
+    ])
+    const asked: Array<{ tool: string; suggestions: unknown }> = []
+    await collect(
+      query({
+        prompt: "go",
+        options: {
+          ...base(root, env),
+          canUseTool: async (tool, input, { suggestions }) => {
+            asked.push({ tool, suggestions })
+            const updatedPermissions = String(input.command).includes("two") ? [{ type: "setMode" as const, mode: "acceptEdits" as const, destination: "session" as const }] : suggestions
+            return { behavior: "allow", updatedInput: input, ...(updatedPermissions ? { updatedPermissions } : {}) }
+          },
+        },
+      }),
+    )
+    expect(asked.map((a) => a.tool)).toEqual(["Bash", "Bash"])
+    expect(asked[0]!.suggestions).toEqual([{ type: "addRules", rules: [{ toolName: "Bash", ruleContent: "echo one >> log.txt" }], behavior: "allow", destination: "session" }])
+    expect(readFileSync(join(root, "log.txt"), "utf8")).toBe("one\none\ntwo\n")
+    expect(readFileSync(join(root, "w.txt"), "utf8")).toBe("w")
+  })
+
   test("hooks: PreToolUse denies with a reason the model sees; PostToolUse sees the result", async () => {
     const root = project({ "a.txt": "alpha\n" })
     const { env, server } = model([
