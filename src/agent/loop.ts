@@ -6,6 +6,8 @@ import type { AgentEvent, PermissionDenial, TurnReason, TurnResult, TurnStatus }
 import { changedFiles, isDocPath } from "./file-changes.ts"
 import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, type HistoryItem, type SummaryItem, type ToolItem } from "./history.ts"
 import type { EngineName } from "./profiles.ts"
+import { anvilName, isClaudeName, toAnvilInput } from "../host/claude-tools.ts"
+import { isRecord } from "../protocol/is-record.ts"
 import { parseReact, REACT_STOP, reactInstructions } from "./react.ts"
 import { collectLoaded, DEFAULT_OFFER, offeredSpecs, type ToolOffer } from "./tool-offer.ts"
 
@@ -73,6 +75,14 @@ const stableJson = (v: unknown): string =>
       : JSON.stringify(v) ?? "null"
 
 /** The model's argument text as parameters: JSON when it parses, the text otherwise (the pipeline reports INVALID_PARAM). */
+/**
+ * A call under one of Claude Code's tool names ("Read", "Grep"), as models trained on Claude Code write them, in
+ * anvil's parameters: the names reach anvil's tools as aliases, but Claude's fields also differ in meaning
+ * (Read's 1-based `offset`, Grep's `-i` and case-sensitive default), which only this translation keeps.
+ */
+const claudeCallParams = (name: string, params: unknown): unknown =>
+  isClaudeName(name) && anvilName(name) !== name && isRecord(params) ? toAnvilInput(name, params) : params
+
 export const parseArguments = (args: string): unknown => {
   if (args.trim() === "") return {}
   try {
@@ -311,7 +321,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           yield* emit({ type: "assistant", text, tool_calls: [], usage: turnUsage, react: { thought: step.thought, final_answer: step.answer } })
         }
       } else {
-        calls = turn.toolCalls.map((call) => ({ call, params: parseArguments(call.arguments) }))
+        calls = turn.toolCalls.map((call) => ({ call, params: claudeCallParams(call.name, parseArguments(call.arguments)) }))
         assistant = { type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage }
         if (calls.length === 0) answer = turn.text
         yield* emit({ type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage })

@@ -129,6 +129,24 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(readFileSync(join(root, "w.txt"), "utf8")).toBe("w")
   })
 
+  test("a model calling Claude's tools with Claude's fields gets Claude's meanings: Read's 1-based offset, Grep's -i", async () => {
+    const root = project({ "a.txt": "l1\nl2\nHello\n" })
+    const { env } = model([
+      { tool_calls: [{ name: "Read", arguments: { file_path: "a.txt", offset: 2, limit: 1 }, id: "r" }, { name: "Grep", arguments: { pattern: "hello", "-i": true, path: "." }, id: "g" }] },
+      { tool_calls: [{ name: "Grep", arguments: { pattern: "hello", path: "." }, id: "g2" }] },
+      { text: "Done." },
+    ])
+    const messages = await collect(query({ prompt: "go", options: base(root, env) }))
+    const results = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])) as Array<any>
+    const text = (id: string) => String(results.find((b) => b.tool_use_id === id).content)
+    expect(text("r")).toContain("2\tl2")
+    expect(text("r")).not.toContain("Hello")
+    expect(results.find((b) => b.tool_use_id === "g").is_error).toBe(false)
+    expect(text("g")).toContain("3: Hello")
+    // Without -i, Claude's Grep is case-sensitive.
+    expect(text("g2")).not.toContain("3: Hello")
+  })
+
   test("hooks: PreToolUse denies with a reason the model sees; PostToolUse sees the result", async () => {
     const root = project({ "a.txt": "alpha\n" })
     const { env, server } = model([
