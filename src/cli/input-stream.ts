@@ -12,11 +12,20 @@ export type InputMessage =
   | { readonly kind: "invalid"; readonly line: number; readonly error: string }
 
 
-/** The text of a user message's content: a string, or its text blocks joined. */
+/**
+ * The text of a user message's content: a string, or its text blocks joined. Other blocks (an image, a document)
+ * are named in the text, so the model can say it did not get them: anvil sends the model text only.
+ */
 const contentText = (content: unknown): string | undefined => {
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return undefined
-  const texts = content.filter((b) => isRecord(b) && b.type === "text" && typeof b.text === "string").map((b) => (b as { text: string }).text)
+  const texts = content.filter(isRecord).flatMap((b) =>
+    b.type === "text" && typeof b.text === "string"
+      ? [b.text]
+      : typeof b.type === "string"
+        ? [`[The user's message had ${/^[aeiou]/.test(b.type) ? "an" : "a"} ${b.type} block here, which anvil does not pass on to the model.]`]
+        : [],
+  )
   return texts.length > 0 ? texts.join("\n\n") : undefined
 }
 

@@ -138,17 +138,21 @@ describe("anvil run for scripts", () => {
 
   test("--input-format stream-json: each user message is a turn of one session, each with its result", async () => {
     const root = project({})
-    const { server, env } = openai([{ text: "Noted: blue." }, { text: "You said blue." }])
+    const { server, env } = openai([{ text: "Noted: blue." }, { text: "You said blue." }, { text: "I cannot see images." }])
+    const image = { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }
     const input = [
       JSON.stringify({ type: "user", message: { role: "user", content: "my colour is blue" } }),
       "not json",
       JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text: "what is my colour?" }] } }),
+      // A block anvil cannot pass on is named to the model, never dropped without a word (an image alone is still a turn).
+      JSON.stringify({ type: "user", message: { role: "user", content: [image] } }),
     ].join("\n")
     const r = await runBinary(["run", "--input-format", "stream-json", "--format", "stream-json"], { cwd: root, env, stdin: `${input}\n` })
     expect(r.code).toBe(0)
     const messages = jsonLines(r.stdout)
     const results = messages.filter((m) => m.type === "result")
-    expect(results.map((m) => m.result)).toEqual(["Noted: blue.", "You said blue."])
+    expect(results.map((m) => m.result)).toEqual(["Noted: blue.", "You said blue.", "I cannot see images."])
+    expect(server.requests[2]!.body.messages.at(-1).content).toBe("[The user's message had an image block here, which anvil does not pass on to the model.]")
     expect(streamProblems(messages.slice(0, messages.indexOf(results[0])! + 1))).toEqual([])
     expect(new Set(messages.map((m) => m.session_id)).size).toBe(1)
     expect(r.stderr).toContain("input line 2: not valid JSON")
