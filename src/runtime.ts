@@ -250,7 +250,12 @@ export const makeToolContext = (options: RuntimeOptions) =>
     const registry =
       used !== "all" && tools.length === 1 && tools[0]!.name !== LOAD_TOOLS_NAME
         ? makeRegistry(tools)
-        : (yield* Effect.promise(() => import("./tools/load_tools.ts"))).registryWithLoader(tools, options.toolSources, options.withheld)
+        : (yield* Effect.promise(() => import("./tools/load_tools.ts"))).registryWithLoader(
+            tools,
+            options.toolSources,
+            options.withheld,
+            Context.get(context as Context.Context<Permissions>, Permissions).deniedOutright,
+          )
     yield* add(ToolRunner, ToolRunner.make<Services>(registry))
     return context as Context.Context<ToolRunner | Services | AfterChange | FileSystem | Path>
   })

@@ -7,7 +7,7 @@ import { AGENT_DEFAULTS } from "../config/sections/agent.ts"
 import { ModelHttp } from "../llm/http.ts"
 import type { LanguageModelShape, Usage } from "../llm/model.ts"
 import { resolveModel } from "../llm/resolve-model.ts"
-import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
+import { Permissions, type AskAnswer, type PermissionRequest } from "../permission/permissions.ts"
 import type { AllowRule } from "../permission/rules.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { makeToolRuntime, PlatformLive, type RuntimeOptions, type ToolServices } from "../runtime.ts"
@@ -155,7 +155,13 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
               SessionInfo.layer({ id: childId, interactive: true }),
               SubagentRunner.unavailable,
             )
-            const runnerLayer = ToolRunner.layer<ToolServices>(registryWithLoader(tools, profileSources(profile, options.toolSources), profileWithheld(profile, options.allTools, options.toolSources))).pipe(
+            const registry = registryWithLoader(
+              tools,
+              profileSources(profile, options.toolSources),
+              profileWithheld(profile, options.allTools, options.toolSources),
+              Context.get(services, Permissions).deniedOutright,
+            )
+            const runnerLayer = ToolRunner.layer<ToolServices>(registry).pipe(
               Layer.provide(childServices),
             )
             const result = yield* Effect.gen(function* () {

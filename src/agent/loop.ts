@@ -114,6 +114,12 @@ export const groupCalls = <C>(calls: ReadonlyArray<C>, readOnly: (c: C) => boole
 
 const READ_CONCURRENCY = 8
 
+/** The deny rule a refusal names (the pipeline's `context.denied_by`), if it is one. */
+const deniedBy = (value: unknown): { readonly rule: string; readonly where: string } | undefined =>
+  typeof value === "object" && value !== null && typeof (value as { rule?: unknown }).rule === "string" && typeof (value as { where?: unknown }).where === "string"
+    ? (value as { rule: string; where: string })
+    : undefined
+
 /**
  * One user turn of the agent: the prompt goes in, the model is asked, its
  * tool calls run through the pipeline (read-only ones concurrently, the rest
@@ -159,7 +165,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     let apiMs = 0
     const denials: Array<PermissionDenial> = []
     // Tools refused for lack of permission that have not run successfully since: the work they stand for was not done.
-    const stillDenied = new Set<string>()
+    // Tool name → the deny rule that refused it (rule and where it is set), or undefined when nobody approved it.
+    const stillDenied = new Map<string, { readonly rule: string; readonly where: string } | undefined>()
     let verifyFailed = false
     let steps = 0
     let toolCallCount = 0
@@ -355,8 +362,15 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           return yield* finish("error", "verify_failed", `The verify command \`${options.verify?.command}\` still failed when the turn ended.`)
         }
         if (stillDenied.size > 0) {
-          const tools = [...stillDenied].join(", ")
-          return yield* finish("error", "permission_denied", `Permission was denied for ${tools}; that part of the work was not done. Approve such calls with --allow or --yes.`)
+          const asked = [...stillDenied].filter(([, rule]) => rule === undefined).map(([name]) => name)
+          const ruled = [...stillDenied].flatMap(([name, rule]) => (rule ? [`${name} (rule ${rule.rule} in ${rule.where})`] : []))
+          const steps = [
+            ...(asked.length > 0 ? [`Approve ${asked.join(", ")} calls with --allow or --yes.`] : []),
+            ...(ruled.length > 0
+              ? [`Denied by deny rules, which --yes and --allow do not override: ${ruled.join("; ")}. To let such calls run, change or remove the rule in that file's "permission" section.`]
+              : []),
+          ]
+          return yield* finish("error", "permission_denied", `Permission was denied for ${[...stillDenied.keys()].join(", ")}; that part of the work was not done. ${steps.join(" ")}`)
         }
         if (answer.trim() === "") return yield* finish("error", "empty_answer", "The model ended the turn without an answer.")
         return yield* finish("success", "completed")
@@ -379,7 +393,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           if (outcome.envelope.error?.code === "PERMISSION_DENIED") {
             denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: params })
             // A tool the profile withholds (Write in plan mode) is refused by design: the turn's answer is still the result.
-            if (outcome.tool !== undefined) stillDenied.add(call.name)
+            if (outcome.tool !== undefined) stillDenied.set(call.name, deniedBy(outcome.envelope.context.denied_by))
           } else if (outcome.envelope.status !== "error") stillDenied.delete(call.name)
           let text = outcome.envelope.text
           if (outcome.envelope.status === "error" && outcome.envelope.error?.code !== "CANCELLED") {

@@ -7,6 +7,7 @@ import type { HookPermission, PermissionLevel, Tool } from "../tool-framework/de
 import { Workspace } from "../workspace/workspace.ts"
 import { allowCovers, levelFor, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
 import { isRecord } from "../protocol/is-record.ts"
+import { deniesEveryCall, denyingRule, denyReason, type DenyingRule } from "./deny-source.ts"
 
 /** One call awaiting a decision. */
 export interface PermissionRequest {
@@ -28,7 +29,12 @@ export interface PermissionRequest {
 
 export type PermissionDecision =
   | { readonly allowed: true; readonly params?: unknown }
-  | { readonly allowed: false; readonly reason: string }
+  | {
+      readonly allowed: false
+      readonly reason: string
+      /** Set when a configured deny rule refused the call: which rule, and where it is set. */
+      readonly rule?: DenyingRule
+    }
 
 /**
  * The answer to an "ask": run it once, approve such calls for the rest of the
@@ -44,6 +50,11 @@ export interface PermissionsShape {
   readonly levelOf: (tool: Tool, params: unknown) => PermissionLevel
   /** Approves calls matching `rule` for the rest of the session (never overrides a deny). */
   readonly allow: (rule: AllowRule) => Effect.Effect<void>
+  /**
+   * Why every call of this tool is refused (its configured level is deny and no pattern lets any call
+   * through), or undefined when some call may run: such a tool is neither offered to the model nor loadable.
+   */
+  readonly deniedOutright: (tool: Tool) => string | undefined
 }
 
 /** The level configured for a tool in anvil.json `permission` as a whole ({"bash": "ask"}), else the tool's default. */
@@ -137,10 +148,14 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       const check = (request: PermissionRequest): Effect.Effect<PermissionDecision> =>
         Effect.gen(function* () {
           const subjects = request.subjects ?? subjectsFor(request.tool, request.params)
-          const level = levelFor(toolRules(permission(), request.tool.name), defaultLevel(request.tool, request.params), subjects)
+          const rules = toolRules(permission(), request.tool.name)
+          const level = levelFor(rules, defaultLevel(request.tool, request.params), subjects)
           const what = subjects ? ` (${subjects.values.join(", ")})` : ""
           if (level === "deny") {
-            return { allowed: false, reason: `The '${request.tool.name}' call${what} is denied by the permission settings.` } as const
+            const rule = rules ? denyingRule(config, request.tool.name, rules, subjects) : undefined
+            return rule
+              ? ({ allowed: false, reason: denyReason(request.tool.name, what, rule), rule } as const)
+              : ({ allowed: false, reason: `The '${request.tool.name}' call${what} is denied by the permission settings.` } as const)
           }
           if (request.tool.sandboxedCall?.(request.params) === false && sandbox?.confining) {
             // Leaving the sandbox: a person decides, whatever the rules say.
@@ -177,7 +192,13 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           if (typeof answer === "object") return { allowed: false, reason: answer.deny } as const
           return { allowed: false, reason: `The user did not approve this '${request.tool.name}' call${what}.` } as const
         })
-      return Permissions.of({ check, levelOf, allow: (rule) => Effect.sync(() => void approved.push(rule)) })
+      const deniedOutright = (tool: Tool): string | undefined => {
+        const rules = toolRules(permission(), tool.name)
+        if (!rules || !deniesEveryCall(rules, tool.permission ?? "allow")) return undefined
+        const rule = denyingRule(config, tool.name, rules, undefined)
+        return rule ? denyReason(tool.name, "", rule) : undefined
+      }
+      return Permissions.of({ check, levelOf, allow: (rule) => Effect.sync(() => void approved.push(rule)), deniedOutright })
     })
 
   /** {@link Permissions.make} as a layer. */

@@ -52,17 +52,22 @@ export const strictest = (levels: ReadonlyArray<PermissionLevel>): PermissionLev
 const isLevel = (v: unknown): v is PermissionLevel => v === "allow" || v === "ask" || v === "deny"
 
 /**
- * The entry of `permission` for a tool: its own key, else the longest key with
+ * The key of `permission` that holds a tool's rules: its own name, else the longest key with
  * `*` that matches the whole name (`"mcp__github__*"` covers every tool of one
  * MCP server).
  */
-const entryFor = (permission: Record<string, unknown>, toolName: string): unknown => {
-  if (Object.hasOwn(permission, toolName)) return permission[toolName]
+export const entryKeyFor = (permission: Record<string, unknown>, toolName: string): string | undefined => {
+  if (Object.hasOwn(permission, toolName)) return toolName
   let best: string | undefined
   for (const key of Object.keys(permission)) {
     if (key.length > 1 && key.includes("*") && (best === undefined || key.length > best.length) && commandGlob(key).test(toolName)) best = key
   }
-  return best === undefined ? undefined : permission[best]
+  return best
+}
+
+const entryFor = (permission: Record<string, unknown>, toolName: string): unknown => {
+  const key = entryKeyFor(permission, toolName)
+  return key === undefined ? undefined : permission[key]
 }
 
 /** The rules configured for one tool (`permission.<name>` or a matching `permission.<prefix>*`), or undefined when there are none. */

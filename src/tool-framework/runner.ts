@@ -152,7 +152,9 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
 
           const decision = yield* permissions.check({ tool, params, callId, ...(hook ? { hook } : {}) })
           if (!decision.allowed) {
-            return yield* fail(tool.title, new ToolError({ code: "PERMISSION_DENIED", message: decision.reason }), tool)
+            // A deny rule's refusal names the rule (context.denied_by): the agent's final word then says to change it, not --yes.
+            const deniedBy = decision.rule ? { context: { denied_by: { rule: decision.rule.rule, where: decision.rule.where } } } : {}
+            return yield* fail(tool.title, new ToolError({ code: "PERMISSION_DENIED", message: decision.reason, ...deniedBy }), tool)
           }
           // Whoever approved the call may have changed its parameters (a host's updatedInput): they are decoded again.
           if (decision.params !== undefined) {

@@ -45,7 +45,11 @@ const resolveName = (registry: ToolRegistry, tools: ReadonlyArray<Tool>, name: s
  * the loaded ones to the following requests (it reads `data.loaded` from the
  * history). `catalog` is every tool of the registry this one sits in.
  */
-export const loadToolsTool = (catalog: () => ReadonlyArray<Tool>): Tool<{ readonly names: ReadonlyArray<string> | string }> =>
+export const loadToolsTool = (
+  catalog: () => ReadonlyArray<Tool>,
+  /** Why a name the catalogue leaves out is refused (a tool the permission rules deny outright), if it is. */
+  refused: (name: string) => string | undefined = () => undefined,
+): Tool<{ readonly names: ReadonlyArray<string> | string }> =>
   defineTool({
     name: LOAD_TOOLS,
     title: "LoadTools",
@@ -69,35 +73,68 @@ export const loadToolsTool = (catalog: () => ReadonlyArray<Tool>): Tool<{ readon
         const registry = makeRegistry(tools)
         const found = new Map<string, Tool>()
         const unknown: Array<string> = []
+        const denied: Array<{ readonly name: string; readonly reason: string }> = []
         for (const name of typeof names === "string" ? [names] : names) {
           const matched = resolveName(registry, tools, name)
+          const reason = matched.length === 0 ? refused(name) : undefined
           if (matched.length > 0) for (const tool of matched) found.set(tool.name, tool)
+          else if (reason !== undefined) denied.push({ name, reason })
           else unknown.push(name)
         }
         const available = tools.map((t) => t.name).join(", ")
+        // Not PERMISSION_DENIED: the loader call itself was not refused (the run's final word would say to approve it).
+        if (found.size === 0 && denied.length > 0 && unknown.length === 0) {
+          return yield* invalidParam("names", `not loaded, every call would be refused: ${denied.map((d) => d.reason).join(" ")}`)
+        }
         if (found.size === 0) {
-          return yield* invalidParam("names", `no such tool: ${unknown.join(", ") || "(none named)"}. Available: ${available}`)
+          return yield* invalidParam("names", `no such tool: ${[...unknown, ...denied.map((d) => d.name)].join(", ") || "(none named)"}. Available: ${available}`)
         }
         const loaded = [...found.values()]
         const lines = [`Loaded ${loaded.map((t) => t.name).join(", ")}: offered from the next step on; call them as usual.`]
         if (unknown.length > 0) lines.push(`Not found: ${unknown.join(", ")} (available: ${available}).`)
+        for (const d of denied) lines.push(`Not loaded: ${d.reason}`)
         return {
-          ...(unknown.length > 0 ? { status: "partial" as const } : {}),
+          ...(unknown.length > 0 || denied.length > 0 ? { status: "partial" as const } : {}),
           header: `LoadTools: ${loaded.map((t) => t.name).join(", ")}`,
-          data: { loaded: loaded.map((t) => t.name), unknown, tools: loaded.map((t) => ({ name: t.name, description: t.description })) },
+          data: {
+            loaded: loaded.map((t) => t.name),
+            unknown,
+            ...(denied.length > 0 ? { denied } : {}),
+            tools: loaded.map((t) => ({ name: t.name, description: t.description })),
+          },
           text: lines.join("\n"),
         }
       }),
   })
 
-/** A registry with the loader in it, its catalogue being the registry itself (tools that join later included). */
+/**
+ * A registry with the loader in it, its catalogue being the registry itself (tools that join later included).
+ * `deniedOutright` (the permission rules) hides the tools every call of which would be refused: `tools` (what
+ * the model is offered and can load) leaves them out, while `lookup` still finds them, so a call by name gets
+ * the rule's refusal rather than "unknown tool".
+ */
 export const registryWithLoader = (
   fixed: ReadonlyArray<Tool>,
   sources: ReadonlyArray<ToolSource> = [],
   withheld?: (name: string) => string | undefined,
+  deniedOutright?: (tool: Tool) => string | undefined,
 ): ToolRegistry => {
   let registry: ToolRegistry | undefined
-  const loader = loadToolsTool(() => registry?.tools ?? fixed)
-  registry = makeRegistry([...fixed.filter((t) => t.name !== LOAD_TOOLS), loader], sources, withheld)
+  const refused = (name: string) => {
+    const tool = registry?.lookup(name) ?? registry?.lookup(name.trim().replace(/[\s-]+/g, "_"))
+    return tool && deniedOutright ? deniedOutright(tool) : undefined
+  }
+  const loader = loadToolsTool(() => registry?.tools ?? fixed, refused)
+  const all = makeRegistry([...fixed.filter((t) => t.name !== LOAD_TOOLS), loader], sources, withheld)
+  registry = deniedOutright
+    ? {
+        get tools() {
+          return all.tools.filter((t) => deniedOutright(t) === undefined)
+        },
+        lookup: all.lookup,
+        has: all.has,
+        ...(all.withheld ? { withheld: all.withheld } : {}),
+      }
+    : all
   return registry
 }

@@ -163,7 +163,23 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     const r = await runAnvil(["run", "--yes", "delete keep.txt"], { cwd: root, env })
     expect(r.code).toBe(4)
     expect(existsSync(join(root, "keep.txt"))).toBe(true)
-    expect(toolMessages(server.requests[1]!.body)[0].content).toContain("denied by the permission settings")
+    // The refusal and the run's last word name the rule and the file, not --yes (which cannot help).
+    expect(toolMessages(server.requests[1]!.body)[0].content).toContain(`denied by the rule "bash": {"rm *": "deny"} in "permission" of ${join(root, "anvil.json")}`)
+    expect(r.stderr).toContain("which --yes and --allow do not override")
+    expect(r.stderr).not.toContain("Approve bash")
+  })
+
+  test("a tool a deny rule refuses outright is not offered, and load_tools says why it is not loaded", async () => {
+    const script = [{ tool_calls: [{ name: "load_tools", arguments: { names: ["git_commit", "git_status"] } }] }, "done"]
+    const root = project({ "anvil.json": JSON.stringify({ permission: { git_commit: "deny" } }), "s.json": JSON.stringify(script) })
+    const r = await runAnvil(["run", "--model", "replay/s.json", "--output-format", "stream-json", "go"], { cwd: root, env: { HOME: root } })
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l))
+    expect(lines[0].tools).toContain("git_status")
+    expect(lines[0].tools).not.toContain("git_commit")
+    const result = lines.find((l) => l.type === "user").message.content[0].content
+    expect(result).toContain("Loaded git_status")
+    expect(result).toContain(`Not loaded: The 'git_commit' call is denied by the rule "git_commit": "deny"`)
+    expect(r.code).toBe(0)
   })
 
   test("--continue resumes the last session with its history; --session ID picks one; anvil sessions lists them", async () => {

@@ -43,3 +43,35 @@ describe("load_tools finds tools by the names a model would use", () => {
     expect(schema.required).toEqual(["names"])
   })
 })
+
+describe("tools the permission rules deny outright are neither offered nor loadable", () => {
+  const denied = new Set(["git_commit", "fetch"])
+  const guarded = registryWithLoader(PROFILES.code.select(builtinTools), [], undefined, (t) =>
+    denied.has(t.name) ? `The '${t.name}' call is denied by the rule "${t.name}": "deny".` : undefined,
+  )
+  const guardedLoader = guarded.lookup(LOAD_TOOLS)!
+  const run = (params: unknown) =>
+    Effect.runPromiseExit(guardedLoader.run(params as never, { callId: "c", rawParams: params } as never) as unknown as Effect.Effect<any, { code: string; message: string }>)
+
+  test("the registry's list (what is offered) leaves them out; lookup still finds them, so a call gets the rule's refusal", () => {
+    const names = guarded.tools.map((t) => t.name)
+    expect(names).not.toContain("git_commit")
+    expect(names).not.toContain("fetch")
+    expect(names).toContain("git_status")
+    expect(guarded.lookup("fetch")?.name).toBe("fetch")
+  })
+
+  test("asking for one says why it is not loaded; a group loads only what may run", async () => {
+    const one = await run({ names: ["fetch"] })
+    expect(one._tag).toBe("Failure")
+    const error = one._tag === "Failure" ? (one.cause.reasons.find((r) => r._tag === "Fail") as { error: { code: string; message: string } }).error : undefined
+    expect(error?.code).toBe("INVALID_PARAM")
+    expect(error?.message).toContain(`denied by the rule "fetch": "deny"`)
+    const mixed = await run({ names: ["git", "fetch"] })
+    expect(mixed._tag).toBe("Success")
+    const value = mixed._tag === "Success" ? mixed.value : undefined
+    expect(value.data.loaded).toEqual(["git_status", "git_diff", "git_log", "git_add"])
+    expect(value.data.denied).toEqual([{ name: "fetch", reason: `The 'fetch' call is denied by the rule "fetch": "deny".` }])
+    expect(value.status).toBe("partial")
+  })
+})

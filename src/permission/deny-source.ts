@@ -1,0 +1,45 @@
+import type { ConfigShape } from "../config/config.ts"
+import { isRecord } from "../protocol/is-record.ts"
+import type { PermissionLevel } from "./permission-level.ts"
+import { entryKeyFor, subjectMatches, commandParts, type Subjects, type ToolRules } from "./rules.ts"
+
+/**
+ * Which configured rule refuses a call, and in which file, so that a refusal
+ * names the step that helps: --yes and --allow never override a deny rule,
+ * only changing the rule does.
+ */
+export interface DenyingRule {
+  /** The rule as written: `"write": "deny"` or `"bash": {"rm *": "deny"}`. */
+  readonly rule: string
+  /** Where it is set: the file (and whose it is), or the options anvil was started with. */
+  readonly where: string
+}
+
+const layerName = (layer: ConfigShape["layers"][number]): string =>
+  layer.file === undefined
+    ? "the settings anvil was started with (--disallowedTools or the host's options)"
+    : `${layer.file} (${layer.source === "project file" ? "this project's settings" : "your own settings"})`
+
+/** The deny rule that decides a call denied by `rules`, found among the files' `permission` sections. */
+export const denyingRule = (config: ConfigShape, toolName: string, rules: ToolRules, subjects: Subjects | undefined): DenyingRule | undefined => {
+  const permission = config.get("permission", {} as Record<string, unknown>)
+  const key = entryKeyFor(permission, toolName)
+  if (key === undefined) return undefined
+  const values = subjects ? (subjects.kind === "command" ? subjects.values.flatMap(commandParts) : subjects.values) : []
+  const pattern = rules.patterns.find((r) => r.level === "deny" && values.some((v) => subjectMatches(subjects!.kind, r.pattern, v)))?.pattern
+  const has = (entry: unknown): boolean =>
+    pattern === undefined ? entry === "deny" || (isRecord(entry) && entry["*"] === "deny") : isRecord(entry) && entry[pattern] === "deny"
+  // The last layer that has the rule is the one in force (later layers win).
+  const layer = [...config.layers].reverse().find((l) => isRecord(l.data.permission) && has(l.data.permission[key]))
+  const rule = pattern === undefined ? `${JSON.stringify(key)}: "deny"` : `${JSON.stringify(key)}: {${JSON.stringify(pattern)}: "deny"}`
+  return { rule, where: layer ? layerName(layer) : "the settings in force" }
+}
+
+/** The refusal text for a call a deny rule refuses. */
+export const denyReason = (toolName: string, what: string, source: DenyingRule): string =>
+  `The '${toolName}' call${what} is denied by the rule ${source.rule} in "permission" of ${source.where}. ` +
+  `--yes and --allow do not override a deny rule; to let such calls run, change or remove that rule.`
+
+/** Whether the rules deny every call of a tool (its level is deny and no pattern lets a call through). */
+export const deniesEveryCall = (rules: ToolRules | undefined, toolDefault: PermissionLevel): boolean =>
+  (rules?.level ?? toolDefault) === "deny" && (rules?.patterns ?? []).every((p) => p.level === "deny")
