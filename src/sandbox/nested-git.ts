@@ -39,18 +39,32 @@ const MAX_DIRS = 200_000
 /** Files larger than this are not kept for putting back (a hook or config never is). */
 const MAX_KEPT = 1 << 20
 
+/**
+ * A change made within this long before a walk looked may leave a stamp
+ * that a later change within the same clock tick (or the same second, on a
+ * coarse file system) repeats exactly: what is that recent is looked at again
+ * next time instead of trusted (as git does with racily clean files).
+ */
+const RACY_MS = 2_500
+
 /** One file (or link, or folder) that makes git run code, as it was. */
 interface Entry {
   readonly kind: "file" | "dir" | "link" | "other"
-  readonly stamp: string
+  /** Undefined when too recent to trust (see RACY_MS): always compared by content. */
+  readonly stamp: string | undefined
   /** The content of a small file, and its permissions, to put back. */
   readonly content?: Buffer
   readonly mode?: number
+  /** Where a link points (kept with the content). */
+  readonly target?: string
+  /** The `.git` file or link through which this entry of another git folder was reached. */
+  readonly via?: string
 }
 
 /** A folder as a walk saw it: its stamp, its subfolders and whether it holds a `.git`. */
-interface Folder {
-  readonly stamp: string
+export interface Folder {
+  /** Undefined when too recent to trust (see RACY_MS): read again by the next walk. */
+  readonly stamp: string | undefined
   readonly subdirs: ReadonlyArray<string>
   readonly git: boolean
 }
@@ -60,9 +74,14 @@ export interface NestedGitSnapshot {
   readonly entries: ReadonlyMap<string, Entry>
   readonly folders: ReadonlyMap<string, Folder>
   readonly partial: boolean
+  /** How many folders were read rather than taken from the previous snapshot (0: the tree's shape is what it was). */
+  readonly read: number
 }
 
-const entryOf = (path: string, keep: boolean): Entry | undefined => {
+/** A stamp from lstat, or undefined when the change it shows is too recent to trust: after `since` (already less the margin). */
+const stampOf = (s: Stats, since: number, text: string): string | undefined => (s.ctimeMs >= since ? undefined : text)
+
+const entryOf = (path: string, keep: boolean, since: number): Entry | undefined => {
   let s: Stats
   try {
     s = lstatSync(path)
@@ -71,7 +90,14 @@ const entryOf = (path: string, keep: boolean): Entry | undefined => {
   }
   const kind = s.isSymbolicLink() ? "link" : s.isFile() ? "file" : s.isDirectory() ? "dir" : "other"
   // ctime cannot be set by the command: any write, rename or chmod moves it.
-  const stamp = `${kind}:${s.ino}:${s.size}:${s.ctimeMs}:${s.mtimeMs}`
+  const stamp = stampOf(s, since, `${kind}:${s.ino}:${s.size}:${s.ctimeMs}:${s.mtimeMs}`)
+  if (keep && kind === "link") {
+    try {
+      return { kind, stamp, target: readlinkSync(path) }
+    } catch {
+      // gone meanwhile
+    }
+  }
   if (keep && kind === "file" && s.size <= MAX_KEPT) {
     try {
       return { kind, stamp, content: readFileSync(path), mode: s.mode & 0o7777 }
@@ -108,30 +134,44 @@ const pointedGitDir = (dotGit: string, kind: Entry["kind"]): string | undefined 
  * Walks `root` (not following links, not into git folders, nor the project's
  * own `.git`) for nested `.git` entries and records what makes git run code.
  * `keep`: also keep small files' content, to put back after the next command.
- * A folder whose stamp is what `previous` saw is not read again (any entry
- * made, removed or renamed in it moves its ctime): a look at every folder
- * costs a stat instead of a read of its entries.
+ * A folder whose stamp is what `previous` saw is not read again: any entry
+ * made, removed or renamed in it moves its ctime, which no command can set
+ * (`touch -d`, `cp -a`, `tar` and `mv` keep mtimes, never ctimes; the inode
+ * number catches a folder put in another's place). So a look at every folder
+ * costs a stat instead of a read of its entries; `previous` may come from
+ * another anvil process (see nested-git-store.ts).
  */
-export const snapshotNestedGit = (root: string, keep: boolean, previous?: NestedGitSnapshot): NestedGitSnapshot => {
+export const snapshotNestedGit = (
+  root: string,
+  keep: boolean,
+  previous?: { readonly folders: ReadonlyMap<string, Folder> },
+  /** How recent a change may be and still be trusted by its stamp (tests shorten it). */
+  racyMs: number = RACY_MS,
+): NestedGitSnapshot => {
+  // Before the first stat: anything that changed after this instant, less the margin, is too recent to trust.
+  const since = Date.now() - racyMs
   const entries = new Map<string, Entry>()
   const folders = new Map<string, Folder>()
-  const add = (p: string) => {
-    const e = entryOf(p, keep)
-    if (e) entries.set(p, e)
+  let read = 0
+  const add = (p: string, via?: string) => {
+    const e = entryOf(p, keep, since)
+    // Reached both ways (a `.git` file naming a nested repository's git folder): as part of that repository.
+    if (e && (!entries.has(p) || (via === undefined && entries.get(p)!.via !== undefined))) entries.set(p, via === undefined ? e : { ...e, via })
   }
   const stack = [root]
   while (stack.length > 0) {
-    if (folders.size >= MAX_DIRS) return { entries, folders, partial: true }
+    if (folders.size >= MAX_DIRS) return { entries, folders, partial: true, read: read + 1 }
     const dir = stack.pop()!
     let folder: Folder
     try {
       const s = lstatSync(dir)
-      const stamp = `${s.ino}:${s.ctimeMs}:${s.mtimeMs}`
+      const stamp = stampOf(s, since, `${s.ino}:${s.ctimeMs}:${s.mtimeMs}`)
       const seen = previous?.folders.get(dir)
-      if (seen?.stamp === stamp) folder = seen
+      if (stamp !== undefined && seen?.stamp === stamp) folder = seen
       else {
         const list = readdirSync(dir, { withFileTypes: true })
         folder = { stamp, subdirs: list.filter((d) => d.isDirectory() && d.name !== ".git").map((d) => d.name), git: list.some((d) => d.name === ".git") }
+        read++
       }
     } catch {
       continue
@@ -142,13 +182,14 @@ export const snapshotNestedGit = (root: string, keep: boolean, previous?: Nested
     const p = join(dir, ".git")
     add(p)
     const kind = entries.get(p)?.kind
-    if (kind === "dir") gitCodePaths(p).forEach(add)
+    if (kind === "dir") for (const q of gitCodePaths(p)) add(q)
     else if (kind === "file" || kind === "link") {
       const target = pointedGitDir(p, kind)
-      if (target) gitCodePaths(target).forEach(add)
+      if (target) for (const q of gitCodePaths(target)) add(q, p)
     }
   }
-  return { entries, folders, partial: false }
+  // A folder of `previous` no longer there also changes the shape.
+  return { entries, folders, partial: false, read: read + (previous && previous.folders.size !== folders.size ? 1 : 0) }
 }
 
 /** Why a config's text makes git run code: the first key that is not plain, or a line that is not plain. */
@@ -174,7 +215,7 @@ export const unsafeGitConfig = (text: string): string | undefined => {
 /** Whether a git folder named by a `.git` file or link has a hook or config that runs code (judged by content). */
 const unsafeGitDir = (gitDir: string): string | undefined => {
   for (const p of gitCodePaths(gitDir)) {
-    const e = entryOf(p, false)
+    const e = entryOf(p, false, 0)
     if (!e) continue
     if (p.endsWith("/commondir")) return "commondir"
     if (p.endsWith("/config") || p.endsWith("/config.worktree")) {
@@ -213,6 +254,21 @@ const judge = (path: string, now: Entry): string | undefined => {
   return "git runs it as a hook"
 }
 
+/**
+ * Whether an entry is as it was: the same stamp, or, where a stamp is too
+ * recent to trust, the same kind, content and permissions as kept before.
+ */
+const unchanged = (path: string, before: Entry | undefined, now: Entry): boolean => {
+  if (!before) return false
+  if (before.stamp !== undefined && now.stamp !== undefined) return before.stamp === now.stamp
+  if (before.kind !== now.kind) return false
+  if (now.kind === "dir") return true // what is in it is looked at one by one
+  const again = entryOf(path, true, 0)
+  if (now.kind === "link") return before.target !== undefined && again?.target === before.target
+  if (now.kind !== "file" || before.content === undefined) return false
+  return again?.content !== undefined && again.mode === before.mode && again.content.equals(before.content)
+}
+
 /** Puts `path` back as it was (`before`), or removes it when it is new or cannot be put back. */
 const putBack = (path: string, before: Entry | undefined): void => {
   rmSync(path, { recursive: true, force: true })
@@ -231,15 +287,17 @@ export const undoNestedGit = (
   before: NestedGitSnapshot,
   /** Say when the tree was too big to walk whole (once per session is enough). */
   sayPartial: boolean,
+  racyMs: number = RACY_MS,
 ): { readonly refusals: ReadonlyArray<SandboxRefusal>; readonly after: NestedGitSnapshot } => {
-  const now = snapshotNestedGit(root, false, before)
+  const now = snapshotNestedGit(root, false, before, racyMs)
   const refusals: Array<SandboxRefusal> = []
-  const changed = [...now.entries].filter(([p, e]) => before.entries.get(p)?.stamp !== e.stamp)
+  const changed = [...now.entries].filter(([p, e]) => !unchanged(p, before.entries.get(p), e))
   // Outermost first: a removed `.git` takes what is under it along.
   changed.sort(([a], [b]) => a.length - b.length)
   const undone: Array<string> = []
   for (const [path, entry] of changed) {
-    if (undone.some((u) => path.startsWith(`${u}/`))) continue
+    // What a removed `.git` file named is not the command's to lose (it may be the user's repository elsewhere).
+    if (undone.some((u) => path.startsWith(`${u}/`) || entry.via === u)) continue
     const why = judge(path, entry)
     if (!why) continue
     const old = before.entries.get(path)
@@ -256,8 +314,13 @@ export const undoNestedGit = (
       message: `The sandbox ${old?.content !== undefined ? "put back" : "removed"} ${shown}, which the command ${old ? "changed" : "made"}: ${why}, and git would run that code outside the sandbox when it works in that repository. Make such a change with sandbox: false (the user is asked) if it is really wanted.`,
     })
   }
-  // The next command is compared with what is there now (with contents, to put back).
-  const after = changed.length === 0 ? { ...before, folders: now.folders, partial: now.partial } : snapshotNestedGit(root, true, now)
+  // The next command is compared with what is there now, with contents to put back: those of entries
+  // unchanged are the ones kept already; the rest are read again (the whole tree once something was undone).
+  const again = new Set(changed.map(([p]) => p))
+  const after: NestedGitSnapshot =
+    undone.length > 0
+      ? snapshotNestedGit(root, true, now, racyMs)
+      : { ...now, entries: new Map([...now.entries].map(([p, e]) => [p, again.has(p) ? (entryOf(p, true, Date.now() - racyMs) ?? e) : (before.entries.get(p) ?? e)])) }
   if (now.partial && sayPartial) {
     refusals.push({ kind: "protected", message: `The project has more than ${MAX_DIRS} folders; git repositories the command made were looked for in the first ${MAX_DIRS} only.` })
   }

@@ -1,20 +1,21 @@
 import { Context, Data, Effect, Layer } from "effect"
-import { lstatSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { SpawnCommand, SpawnWrap } from "../process/managed-process.ts"
 import { bwrapArgs } from "./bwrap-args.ts"
 import { diagnose, type SandboxRefusal } from "./diagnose.ts"
-import { buildPolicy, showPath, type SandboxFacts, type SandboxPolicy } from "./policy.ts"
+import { buildPolicy, classifyPath, showPath, type SandboxFacts, type SandboxPolicy } from "./policy.ts"
 import { probeSandbox, type SandboxSupport } from "./probe.ts"
 import type { SandboxProxy } from "./proxy.ts"
 import { RELAY_COMMAND } from "./relay-command.ts"
 import { hostAllowed, type SandboxSettings } from "./settings.ts"
-import { xdgConfigHome } from "../workspace/state-dir.ts"
+import { privateStateDir, xdgConfigHome } from "../workspace/state-dir.ts"
 import { standInDir } from "../workspace/stand-in-records.ts"
 import { standInLedger, type StandInLedger } from "./stand-in-ledger.ts"
 import { selfCommand } from "../process/self-command.ts"
 import { snapshotNestedGit, undoNestedGit, type NestedGitSnapshot } from "./nested-git.ts"
+import { nestedGitFile, nestedGitStore, type NestedGitStore } from "./nested-git-store.ts"
 
 /** What the command sandbox does in this session. */
 export interface SandboxStatus {
@@ -140,6 +141,25 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   // The nested git repositories as the last confined command left them (taken before the first one).
   let nestedGit: NestedGitSnapshot | undefined
   let nestedChecks = 0
+  // Where the walk's folders are kept for the next anvil process; undefined where commands could write it.
+  let nestedStore: NestedGitStore | undefined
+  // The snapshot's folders differ from what the store holds.
+  let nestedUnsaved = false
+  const takeNestedGit = (p: SandboxPolicy): NestedGitSnapshot => {
+    if (nestedGit) return nestedGit
+    const dir = privateStateDir(options.root, options.env)
+    let real: string | undefined
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      real = realpathSync(dir)
+    } catch {
+      // no state folder: every walk reads the whole tree
+    }
+    nestedStore = real !== undefined && classifyPath(p, real) !== "writable" ? nestedGitStore(nestedGitFile(real), facts().root) : undefined
+    const snapshot = snapshotNestedGit(facts().root, true, nestedStore?.load())
+    nestedUnsaved = snapshot.read > 0
+    return snapshot
+  }
 
   const gate = async (host: string): Promise<boolean> => {
     const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
@@ -184,7 +204,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       // or another anvil cannot take away a mount point this one's bubblewrap still needs.
       const held = ledger().hold(() => buildPolicy(settings, facts())!)
       const p = held.value
-      if (p.mode === "workspace-write") nestedGit ??= snapshotNestedGit(facts().root, true)
+      if (p.mode === "workspace-write") nestedGit = takeNestedGit(p)
       const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
       const self = options.self ?? selfCommand()
       const bwrap = support.bwrap
@@ -216,6 +236,8 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
                 const checked = undoNestedGit(facts().root, nestedGit, nestedChecks++ === 0)
                 nestedGit = checked.after
                 undone.push(...checked.refusals)
+                if (nestedUnsaved || nestedGit.read > 0) nestedStore?.save(nestedGit)
+                nestedUnsaved = false
               }
             }
             return [...undone, ...diagnose({

@@ -81,5 +81,17 @@ describe("nested git repositories made by a confined command (compiled binary)",
     // A later command that leaves them alone is not reported.
     const quiet = JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command: "git -C ok status --short; echo ok" })], root, { HOME: home })).out)
     expect(quiet.data.sandbox.refused).toEqual([])
+
+    // Each anvil process starts from the tree's shape the last one stored (in the user's cache, out of
+    // the commands' reach); a tar extraction with preserved mtimes into a known repository is still caught.
+    const stored = Bun.spawnSync(["sh", "-c", `ls ${home}/.cache/anvil/projects/*/nested-git.json`]).stdout.toString().trim()
+    expect(stored).toEndWith("nested-git.json")
+    const prepared = join(base, "prepared")
+    mkdirSync(join(prepared, "ok", ".git", "hooks"), { recursive: true })
+    writeFileSync(join(prepared, "ok", ".git", "hooks", "pre-commit"), `#!/bin/sh\ntouch ${marker}\n`)
+    Bun.spawnSync(["sh", "-c", `touch -d 2001-01-01 ok/.git/hooks/pre-commit ok/.git/hooks && tar -cf ../evil.tar ok`], { cwd: prepared })
+    const tarred = JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command: `tar -xpf ${join(base, "evil.tar")} && echo x` })], root, { HOME: home })).out)
+    expect(tarred.data.sandbox.refused.map((x: { subject: string }) => x.subject)).toEqual(["ok/.git/hooks/pre-commit"])
+    expect(existsSync(join(root, "ok", ".git", "hooks", "pre-commit"))).toBe(false)
   })
 })
