@@ -53,6 +53,8 @@ export const bootAgent = (input: {
   readonly onConfigWarnings?: ((warnings: ReadonlyArray<ConfigWarning>) => void) | undefined
   /** `--strict`: configuration warnings stop the start (a ConfigStrictError). */
   readonly strict?: boolean | undefined
+  /** Whether Claude Code's CLAUDE.md files join AGENTS.md as project instructions (default true). */
+  readonly claudeInstructions?: boolean | undefined
 }) =>
   Effect.gen(function* () {
     const path = yield* Path
@@ -65,7 +67,15 @@ export const bootAgent = (input: {
     }
     const http = input.http ?? (yield* ModelHttp)
     const model = input.model ?? (yield* resolveModel({ config, root, http, flag: input.modelFlag }))
-    const agentsMd = yield* fs.readFileString(path.join(root, "AGENTS.md")).pipe(Effect.orElseSucceed(() => ""))
+    // AGENTS.md, and Claude Code's CLAUDE.md files unless the caller turned them off; a file that is the same as
+    // one already read (a CLAUDE.md linked to AGENTS.md) counts once.
+    const names = ["AGENTS.md", ...(input.claudeInstructions === false ? [] : ["CLAUDE.md", ".claude/CLAUDE.md"])]
+    const found: Array<{ name: string; text: string }> = []
+    for (const name of names) {
+      const text = yield* fs.readFileString(path.join(root, name)).pipe(Effect.orElseSucceed(() => ""))
+      if (text.trim() !== "" && !found.some((f) => f.text === text)) found.push({ name, text })
+    }
+    const agentsMd = found.length === 1 ? found[0]!.text : found.map((f) => `## ${f.name}\n${f.text.trim()}`).join("\n\n")
     const rel = path.relative(root, path.resolve(input.cwd))
     const catalog = yield* loadSkillCatalog(root, embeddedAssets, pluginSkillFolders({ root, env: input.env, config })).pipe(
       Effect.provideService(Config, config),
@@ -76,6 +86,7 @@ export const bootAgent = (input: {
       platform: `${process.platform} ${process.arch}`,
       date: new Date().toISOString().slice(0, 10),
       projectInstructions: agentsMd.length > 16_000 ? `${agentsMd.slice(0, 16_000)}\n[… cut]` : agentsMd,
+      ...(found.length > 0 ? { projectInstructionFiles: found.map((f) => f.name) } : {}),
       skills: catalog.skills.map((k) => ({ name: k.name, description: k.description })),
     }
     return { root, config, model, facts } satisfies AgentBoot

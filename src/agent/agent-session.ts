@@ -63,6 +63,8 @@ export class AgentSetupError extends Data.TaggedError("AgentSetupError")<{
 }
 
 export interface AgentSessionOptions {
+  /** Whether CLAUDE.md files join AGENTS.md as project instructions (default true; the SDK's settingSources without "project" turns them off). */
+  readonly claudeInstructions?: boolean | undefined
   readonly cwd: string
   readonly env: Readonly<Record<string, string | undefined>>
   readonly root?: string | undefined
@@ -203,6 +205,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
         ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
         onConfigWarnings: options.onConfigWarnings,
         strict: options.strict,
+        claudeInstructions: options.claudeInstructions,
       }),
     )
     if (Exit.isSuccess(exit)) return exit.value

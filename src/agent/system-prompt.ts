@@ -7,13 +7,15 @@ export interface PromptFacts {
   readonly platform: string
   /** ISO date (YYYY-MM-DD). */
   readonly date: string
-  /** The project's own instructions (AGENTS.md), if any. */
+  /** The project's own instructions (AGENTS.md, CLAUDE.md), if any. */
   readonly projectInstructions?: string | undefined
+  /** The files they came from, root-relative (the heading names them). */
+  readonly projectInstructionFiles?: ReadonlyArray<string> | undefined
   /** The skills the skill tool can load, so the model knows they exist without listing them first. */
   readonly skills?: ReadonlyArray<{ readonly name: string; readonly description: string }>
 }
 
-/** The system prompt: the template filled with the environment and the profile, plus the project's AGENTS.md. */
+/** The system prompt: the template filled with the environment and the profile, plus the project's AGENTS.md / CLAUDE.md. */
 export const systemPrompt = (profile: Profile, facts: PromptFacts, extra = ""): string => {
   const filled = template
     .replaceAll("{{root}}", facts.root)
@@ -27,7 +29,7 @@ export const systemPrompt = (profile: Profile, facts: PromptFacts, extra = ""): 
     facts.skills && facts.skills.length > 0
       ? `# Skills\nInstructions for particular tasks; when a task matches one, load it with the skill tool (action "load") and follow it.\n${facts.skills.map((k) => `- ${k.name}: ${k.description}`).join("\n")}`
       : ""
-  return [filled, skills, project ? `# Project instructions (AGENTS.md)\n${project}` : "", extra.trim()]
+  return [filled, skills, project ? `# Project instructions (${(facts.projectInstructionFiles ?? ["AGENTS.md"]).join(", ")})\n${project}` : "", extra.trim()]
     .filter((s) => s !== "")
     .join("\n\n")
 }

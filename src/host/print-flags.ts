@@ -33,6 +33,8 @@ export interface PrintFlags {
   readonly tools?: ReadonlyArray<string>
   /** `--mcp-config` values as given: JSON text (`{"mcpServers": …}`, what the SDK passes) or a file's path. */
   readonly mcpConfigs: ReadonlyArray<string>
+  /** `--setting-sources` (user, project, local): without "project", CLAUDE.md is not read. Undefined: all of them. */
+  readonly settingSources?: ReadonlyArray<string>
   /** `--json-schema`: the JSON Schema the final answer must match (structured output). */
   readonly jsonSchema?: Readonly<Record<string, unknown>>
   /** The prompt given as an argument (`-p "…"`), when any. */
@@ -64,7 +66,7 @@ const HONOURED = new Set([
   "--output-format", "--input-format", "--model", "--max-turns", "--permission-mode", "--permission-prompt-tool",
   "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
   "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
-  "--dangerously-skip-permissions", "--mcp-config", "--tools", "--json-schema",
+  "--dangerously-skip-permissions", "--mcp-config", "--tools", "--json-schema", "--setting-sources",
   // Only the SDK's acknowledgement that bypassPermissions was meant: nothing more to do.
   "--allow-dangerously-skip-permissions",
 ])
@@ -185,6 +187,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     includePartialMessages: switches.has("--include-partial-messages"),
     mcpConfigs: values.get("--mcp-config") ?? [],
     ...(jsonSchema !== undefined ? { jsonSchema } : {}),
+    ...(values.has("--setting-sources") ? { settingSources: list("--setting-sources") } : {}),
     ...(toolsText !== undefined && toolsText !== "default" ? { tools: splitToolList(toolsText).map(anvilName) } : {}),
     prompt: words.join(" ").trim(),
     ignored: [...new Set(ignored)],

@@ -110,7 +110,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     return EXIT.usage
   }
   if (flags.inputFormat !== "stream-json" || flags.outputFormat !== "stream-json") {
-    const ignored = [...flags.ignored, ...(flags.jsonSchema !== undefined ? ["--json-schema (structured output needs --input-format stream-json)"] : [])]
+    const needsStreamInput = [...(flags.jsonSchema !== undefined ? ["--json-schema"] : []), ...(flags.settingSources !== undefined ? ["--setting-sources"] : [])]
+    const ignored = [...flags.ignored, ...needsStreamInput.map((f) => `${f} (honoured with --input-format stream-json)`)]
     if (ignored.length > 0) io.err(`anvil: accepted but not acted on: ${ignored.join(", ")}\n`)
     const { runCommand } = await import("../cli/run-command.ts")
     // What `anvil run` has no flag for goes in directly: a dropped --disallowedTools would run what the caller forbade.
@@ -269,6 +270,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         env: io.env,
         root,
         modelFlag: model,
+        // Claude Code reads CLAUDE.md with the project's settings: a program that leaves "project" out does not want it.
+        claudeInstructions: flags.settingSources === undefined || flags.settingSources.includes("project"),
         // The mode decides: a session planned in mode plan and resumed in another mode gets every tool back.
         profile: mode === "plan" ? "plan" : "code",
         continueLast: flags.continueLast && flags.resume === undefined,

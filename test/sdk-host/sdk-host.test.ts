@@ -147,6 +147,18 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(text("g2")).not.toContain("3: Hello")
   })
 
+  test("CLAUDE.md joins AGENTS.md as project instructions, unless settingSources leaves out project", async () => {
+    const root = project({ "AGENTS.md": "AGENTS-MARK: run make test.\n", "CLAUDE.md": "CLAUDE-MARK: answer briefly.\n", ".claude/CLAUDE.md": "DOT-CLAUDE-MARK\n" })
+    const { env, server } = model([{ text: "a" }, { text: "b" }])
+    await collect(query({ prompt: "go", options: base(root, env) }))
+    await collect(query({ prompt: "go", options: { ...base(root, env), settingSources: ["user"] } }))
+    const system = (i: number) => JSON.stringify(server.requests[i]!.body.messages[0])
+    expect(system(0)).toContain("Project instructions (AGENTS.md, CLAUDE.md, .claude/CLAUDE.md)")
+    for (const mark of ["AGENTS-MARK", "CLAUDE-MARK", "DOT-CLAUDE-MARK"]) expect(system(0)).toContain(mark)
+    expect(system(1)).toContain("AGENTS-MARK")
+    expect(system(1)).not.toContain("CLAUDE-MARK")
+  })
+
   test("hooks: PreToolUse denies with a reason the model sees; PostToolUse sees the result", async () => {
     const root = project({ "a.txt": "alpha\n" })
     const { env, server } = model([
