@@ -92,6 +92,25 @@ export const bootAgent = (input: {
     return { root, config, model, facts } satisfies AgentBoot
   }).pipe(Effect.provide(Layer.merge(PlatformLive, ModelHttp.layer)))
 
+/**
+ * A subagent the caller defines (the Agent SDK's `agents` option) beside the built-in `explore`: the task tool
+ * runs it with its own instructions after anvil's system prompt, and its tools (anvil names; all of the code
+ * profile's when unset, less `disallowedTools`; never task or question).
+ */
+export interface CustomAgent {
+  readonly name: string
+  readonly description: string
+  readonly prompt: string
+  readonly tools?: ReadonlyArray<string> | undefined
+  readonly disallowedTools?: ReadonlyArray<string> | undefined
+}
+
+/** The system prompt's list of the custom subagents, so the model knows their names; empty without any. */
+export const customAgentsSection = (agents: ReadonlyArray<CustomAgent>): string =>
+  agents.length === 0
+    ? ""
+    : `# Subagents\nBesides "explore", the task tool runs these agents (its \`agent\` parameter); give one a task that matches its description.\n${agents.map((a) => `- ${a.name}: ${a.description}`).join("\n")}`
+
 export interface AgentRuntimeOptions {
   readonly cwd: string
   readonly env: Readonly<Record<string, string | undefined>>
@@ -111,6 +130,7 @@ export interface AgentRuntimeOptions {
   readonly onSubagentEvent?: (parentCallId: string, event: AgentEvent) => Effect.Effect<void>
   /** Told what each subagent's turn cost, so the parent turn's usage includes it. */
   readonly onSubagentUsage?: (usage: Usage) => void
+  readonly customAgents?: ReadonlyArray<CustomAgent>
 }
 
 /** The tools an agent with this profile gets: the profile's selection (task included where the profile has it). */
@@ -152,13 +172,17 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
       const config = Context.get(services, Config)
       const maxSteps = config.get("subagent_max_steps", AGENT_DEFAULTS.subagent_max_steps)
       let counter = 0
-      const agents = ["explore"]
+      const custom = options.customAgents ?? []
+      const agents = ["explore", ...custom.map((a) => a.name)]
       return {
         agents,
         run: (request) =>
           Effect.gen(function* () {
-            const profile = PROFILES[request.agent as "explore"] ?? PROFILES.explore
-            const tools = profile.select(options.allTools)
+            const own = custom.find((a) => a.name === request.agent)
+            const profile = own ? PROFILES.code : (PROFILES[request.agent as "explore"] ?? PROFILES.explore)
+            const tools = profile
+              .select(options.allTools)
+              .filter((t) => !own || (t.name !== "task" && t.name !== "question" && (own.tools === undefined || own.tools.includes(t.name)) && !own.disallowedTools?.includes(t.name)))
             const childId = `${options.sessionId}-sub${++counter}`
             const childServices = Layer.mergeAll(
               Layer.succeedContext(services),
@@ -181,7 +205,7 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
                 model: options.boot.model,
                 runner,
                 engine: options.engine,
-                system: systemPrompt(profile, options.boot.facts),
+                system: systemPrompt(profile, options.boot.facts, own ? `# Your role: ${own.name}\n${own.prompt}` : ""),
                 maxSteps,
                 offer: offerFromConfig(config),
                 ...(options.onSubagentEvent ? { emit: (e: AgentEvent) => options.onSubagentEvent!(request.parentCallId, e) } : {}),

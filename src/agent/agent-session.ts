@@ -13,7 +13,7 @@ import { PlatformLive } from "../runtime.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { ToolRunner, type ToolRunnerShape } from "../tool-framework/runner.ts"
 import type { UserTerminal } from "../terminal/user-terminal.ts"
-import { agentToolRuntime, bootAgent, verifyRunner, type AgentBoot } from "./agent-runtime.ts"
+import { agentToolRuntime, bootAgent, customAgentsSection, verifyRunner, type AgentBoot, type CustomAgent } from "./agent-runtime.ts"
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
 import { runTurn, type Conversation, type LoopOptions } from "./loop.ts"
@@ -63,6 +63,8 @@ export class AgentSetupError extends Data.TaggedError("AgentSetupError")<{
 }
 
 export interface AgentSessionOptions {
+  /** Subagents the caller defines beside explore (the Agent SDK's `agents`). */
+  readonly customAgents?: ReadonlyArray<CustomAgent> | undefined
   /** Whether CLAUDE.md files join AGENTS.md as project instructions (default true; the SDK's settingSources without "project" turns them off). */
   readonly claudeInstructions?: boolean | undefined
   readonly cwd: string
@@ -306,6 +308,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     ...(options.allow ? { allow: options.allow } : {}),
     sandbox: { modeFlag: options.sandboxMode, ...(options.askHost ? { askHost: options.askHost } : {}) },
     ...(options.terminal ? { terminal: options.terminal } : {}),
+    ...(options.customAgents && options.customAgents.length > 0 ? { customAgents: options.customAgents } : {}),
     ...(options.onSubagentEvent
       ? { onSubagentEvent: (id: string, e: AgentEvent) => Effect.sync(() => options.onSubagentEvent!(id, e)) }
       : {}),
@@ -342,7 +345,8 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   const additions = await plugins.hooks.call("prompt.system", sessionEvent)
   const added = additions.flatMap((a) => (typeof a.value === "string" && a.value.trim() !== "" ? [a.value.trim()] : [])).join("\n\n")
   const base = options.systemPrompt?.replace ?? systemPrompt(profile, boot.facts, added)
-  const system = options.systemPrompt?.append ? `${base}\n\n${options.systemPrompt.append}` : base
+  // The custom subagents are listed even under a replaced prompt: without their names the model cannot call them.
+  const system = [base, customAgentsSection(options.customAgents ?? []), options.systemPrompt?.append ?? ""].filter((t) => t !== "").join("\n\n")
   await plugins.hooks.call("session.start", sessionEvent)
   let outcome = "success"
   let turnsRun = 0

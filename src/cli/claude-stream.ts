@@ -39,6 +39,8 @@ export interface InitInfo {
   readonly mcp_servers?: ReadonlyArray<{ readonly name: string; readonly status: string }>
   /** The plugins found, with anvil's source and status of each (Claude Code lists name and path). */
   readonly plugins?: ReadonlyArray<{ readonly name: string } & Record<string, unknown>>
+  /** The subagents the task tool runs, when the caller defined its own. */
+  readonly agents?: ReadonlyArray<string>
 }
 
 export interface ClaudeStreamOptions {
@@ -107,7 +109,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
         // Claude Code's version field is required by the SDK's types; anvil names its own version there.
         claude_code_version: info.version,
         output_style: "default",
-        agents: [],
+        agents: [...(info.agents ?? [])],
         skills: [...(info.skills ?? [])],
         plugins: [...(info.plugins ?? [])],
         anvil_version: info.version,

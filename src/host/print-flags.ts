@@ -35,6 +35,8 @@ export interface PrintFlags {
   readonly mcpConfigs: ReadonlyArray<string>
   /** `--setting-sources` (user, project, local): without "project", CLAUDE.md is not read. Undefined: all of them. */
   readonly settingSources?: ReadonlyArray<string>
+  /** `--agents` values as given (JSON text): the program's subagents. */
+  readonly agents: ReadonlyArray<string>
   /** `--json-schema`: the JSON Schema the final answer must match (structured output). */
   readonly jsonSchema?: Readonly<Record<string, unknown>>
   /** The prompt given as an argument (`-p "…"`), when any. */
@@ -66,7 +68,7 @@ const HONOURED = new Set([
   "--output-format", "--input-format", "--model", "--max-turns", "--permission-mode", "--permission-prompt-tool",
   "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
   "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
-  "--dangerously-skip-permissions", "--mcp-config", "--tools", "--json-schema", "--setting-sources",
+  "--dangerously-skip-permissions", "--mcp-config", "--tools", "--json-schema", "--setting-sources", "--agents",
   // Only the SDK's acknowledgement that bypassPermissions was meant: nothing more to do.
   "--allow-dangerously-skip-permissions",
 ])
@@ -186,6 +188,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     ...(sessionId !== undefined && sessionId !== "" ? { sessionId } : {}),
     includePartialMessages: switches.has("--include-partial-messages"),
     mcpConfigs: values.get("--mcp-config") ?? [],
+    agents: values.get("--agents") ?? [],
     ...(jsonSchema !== undefined ? { jsonSchema } : {}),
     ...(values.has("--setting-sources") ? { settingSources: list("--setting-sources") } : {}),
     ...(toolsText !== undefined && toolsText !== "default" ? { tools: splitToolList(toolsText).map(anvilName) } : {}),

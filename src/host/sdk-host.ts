@@ -19,6 +19,7 @@ import { claudeRule, PERMISSION_MODES, parsePrintFlags, splitToolList, type Perm
 import { makeSdkHooks, type SdkHooks } from "./sdk-hooks.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
+import { sdkAgents } from "./sdk-agents.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { StructuredOutput } from "./structured-output.ts"
 
@@ -110,7 +111,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     return EXIT.usage
   }
   if (flags.inputFormat !== "stream-json" || flags.outputFormat !== "stream-json") {
-    const needsStreamInput = [...(flags.jsonSchema !== undefined ? ["--json-schema"] : []), ...(flags.settingSources !== undefined ? ["--setting-sources"] : [])]
+    const needsStreamInput = [...(flags.jsonSchema !== undefined ? ["--json-schema"] : []), ...(flags.settingSources !== undefined ? ["--setting-sources"] : []), ...(flags.agents.length > 0 ? ["--agents"] : [])]
     const ignored = [...flags.ignored, ...needsStreamInput.map((f) => `${f} (honoured with --input-format stream-json)`)]
     if (ignored.length > 0) io.err(`anvil: accepted but not acted on: ${ignored.join(", ")}\n`)
     const { runCommand } = await import("../cli/run-command.ts")
@@ -254,6 +255,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
   const open = async (): Promise<AgentSessionShape> => {
     hooks = makeSdkHooks(hookConfig, channel, hookBase, onProblem, stopTurn)
     const hostTools: Array<Tool> = [...(await sdkMcpTools(initialize, channel, onProblem))]
+    const customAgents = sdkAgents([...flags.agents, initialize.agents], onProblem)
     const schema = flags.jsonSchema ?? (isRecord(initialize.jsonSchema) ? initialize.jsonSchema : undefined)
     let sessionPrompt = systemPrompt
     if (schema !== undefined) {
@@ -272,6 +274,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         modelFlag: model,
         // Claude Code reads CLAUDE.md with the project's settings: a program that leaves "project" out does not want it.
         claudeInstructions: flags.settingSources === undefined || flags.settingSources.includes("project"),
+        customAgents,
         // The mode decides: a session planned in mode plan and resumed in another mode gets every tool back.
         profile: mode === "plan" ? "plan" : "code",
         continueLast: flags.continueLast && flags.resume === undefined,
@@ -317,6 +320,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       profile: opened.profile.name,
       engine: opened.engine,
       resumed: opened.resumed,
+      ...(customAgents.length > 0 ? { agents: ["explore", ...customAgents.map((a) => a.name)] } : {}),
     })
     if (flags.ignored.length > 0) stream.system("ignored_flags", { flags: flags.ignored, message: `accepted but not acted on: ${flags.ignored.join(", ")}` })
     if (hooks.has("SessionStart")) await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })

@@ -159,6 +159,25 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(system(1)).not.toContain("CLAUDE-MARK")
   })
 
+  test("the program's agents are subagents the Task tool runs, with their prompt and only their tools", async () => {
+    const root = project({ "a.txt": "one two three\n" })
+    const { env, server } = model([
+      { tool_calls: [{ name: "Task", arguments: { subagent_type: "word-counter", description: "count", prompt: "Count the words in a.txt" }, id: "t1" }] },
+      { text: "3 words" },
+      { text: "a.txt has 3 words." },
+    ])
+    const agents = { "word-counter": { description: "Counts the words of a file", prompt: "You count words. COUNTER-MARK", tools: ["Read", "Grep"] } }
+    const messages = await collect(query({ prompt: "how many words?", options: { ...base(root, env), agents } }))
+    expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- word-counter: Counts the words of a file")
+    const sub = server.requests[1]!.body
+    expect(JSON.stringify(sub.messages[0])).toContain("COUNTER-MARK")
+    expect(sub.tools.map((t: any) => t.function.name).filter((n: string) => n !== "load_tools").sort()).toEqual(["grep", "read"])
+    const result = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.tool_use_id === "t1") as any
+    expect(String(result.content)).toContain("3 words")
+    expect((resultOf(messages) as any).result).toBe("a.txt has 3 words.")
+    expect((messages.find((m) => m.type === "system" && m.subtype === "init") as any).agents).toEqual(["explore", "word-counter"])
+  })
+
   test("hooks: PreToolUse denies with a reason the model sees; PostToolUse sees the result", async () => {
     const root = project({ "a.txt": "alpha\n" })
     const { env, server } = model([
