@@ -28,6 +28,9 @@ import { PROFILES, type EngineName, type Profile } from "./profiles.ts"
 import { loadSkillCatalog } from "../skills/skill-catalog.ts"
 import { embeddedAssets } from "../embedded/assets.ts"
 import { pluginSkillFolders } from "../plugins/plugin-extras.ts"
+import type { CustomAgent } from "../tool-framework/subagent.ts"
+
+export type { CustomAgent }
 import { systemPrompt, type PromptFacts } from "./system-prompt.ts"
 
 /** What the CLI learns before it builds an agent: where the project is, its configuration, the model. */
@@ -91,19 +94,6 @@ export const bootAgent = (input: {
     }
     return { root, config, model, facts } satisfies AgentBoot
   }).pipe(Effect.provide(Layer.merge(PlatformLive, ModelHttp.layer)))
-
-/**
- * A subagent the caller defines (the Agent SDK's `agents` option) beside the built-in `explore`: the task tool
- * runs it with its own instructions after anvil's system prompt, and its tools (anvil names; all of the code
- * profile's when unset, less `disallowedTools`; never task or question).
- */
-export interface CustomAgent {
-  readonly name: string
-  readonly description: string
-  readonly prompt: string
-  readonly tools?: ReadonlyArray<string> | undefined
-  readonly disallowedTools?: ReadonlyArray<string> | undefined
-}
 
 /** The system prompt's list of the custom subagents, so the model knows their names; empty without any. */
 export const customAgentsSection = (agents: ReadonlyArray<CustomAgent>): string =>

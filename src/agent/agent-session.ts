@@ -308,7 +308,8 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     ...(options.allow ? { allow: options.allow } : {}),
     sandbox: { modeFlag: options.sandboxMode, ...(options.askHost ? { askHost: options.askHost } : {}) },
     ...(options.terminal ? { terminal: options.terminal } : {}),
-    ...(options.customAgents && options.customAgents.length > 0 ? { customAgents: options.customAgents } : {}),
+    // The caller's own agents first; a plugin's agent of the same name is left out.
+    customAgents: [...(options.customAgents ?? []), ...plugins.agents.filter((a) => !options.customAgents?.some((b) => b.name === a.name))],
     ...(options.onSubagentEvent
       ? { onSubagentEvent: (id: string, e: AgentEvent) => Effect.sync(() => options.onSubagentEvent!(id, e)) }
       : {}),
@@ -346,7 +347,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   const added = additions.flatMap((a) => (typeof a.value === "string" && a.value.trim() !== "" ? [a.value.trim()] : [])).join("\n\n")
   const base = options.systemPrompt?.replace ?? systemPrompt(profile, boot.facts, added)
   // The custom subagents are listed even under a replaced prompt: without their names the model cannot call them.
-  const system = [base, customAgentsSection(options.customAgents ?? []), options.systemPrompt?.append ?? ""].filter((t) => t !== "").join("\n\n")
+  const system = [base, customAgentsSection(runtimeOptions.customAgents), options.systemPrompt?.append ?? ""].filter((t) => t !== "").join("\n\n")
   await plugins.hooks.call("session.start", sessionEvent)
   let outcome = "success"
   let turnsRun = 0

@@ -4,6 +4,8 @@ import { join, resolve } from "node:path"
 import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
 import { runCommandHook } from "./command-hook.ts"
+import { readPluginAgents } from "./claude-agents.ts"
+import type { CustomAgent } from "../tool-framework/subagent.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { claudeName, toAnvilInput, toClaudeInput } from "../host/claude-tools.ts"
 
@@ -38,6 +40,10 @@ export interface ClaudePlugin {
   /** The hook names anvil runs, e.g. "PreToolUse(Bash)". */
   readonly hookLabels: ReadonlyArray<string>
   readonly mcpServers: ReadonlyArray<PluginMcpServer>
+  /** `agents/*.md`: subagents the task tool runs. */
+  readonly agents: ReadonlyArray<CustomAgent>
+  /** Agent files that could not be read, with why. */
+  readonly agentProblems: ReadonlyArray<string>
   /** Parts anvil does not run (other hook events, prompt hooks). */
   readonly unsupported: ReadonlyArray<string>
 }
@@ -140,12 +146,11 @@ export const readClaudePlugin = (input: {
   const events = Predicate.isObject(hooksJson) && Predicate.isObject(hooksJson.hooks) ? hooksJson.hooks : Predicate.isObject(hooksJson) ? hooksJson : {}
   const specs: Record<"PreToolUse" | "PostToolUse", Array<CommandSpec>> = { PreToolUse: [], PostToolUse: [] }
   const unsupported: Array<string> = []
-  // Slash commands and subagent definitions have no counterpart in anvil yet: named, never dropped silently.
-  for (const [folder, what] of [["commands", "slash command"], ["agents", "agent"]] as const) {
-    const dir = join(input.dir, folder)
-    const count = existsSync(dir) ? readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith(".md")).length : 0
-    if (count > 0) unsupported.push(`${folder}/ (${count} ${what}${count === 1 ? "" : "s"})`)
-  }
+  // Slash commands have no counterpart in anvil yet: named, never dropped silently. Agents are subagents of the task tool.
+  const commands = join(input.dir, "commands")
+  const count = existsSync(commands) ? readdirSync(commands, { recursive: true }).filter((f) => String(f).endsWith(".md")).length : 0
+  if (count > 0) unsupported.push(`commands/ (${count} slash command${count === 1 ? "" : "s"})`)
+  const agents = readPluginAgents(input.dir)
   for (const [event, groups] of Object.entries(events)) {
     if (event === "description") continue
     if (event !== "PreToolUse" && event !== "PostToolUse") {
@@ -273,6 +278,8 @@ export const readClaudePlugin = (input: {
     hookTimeoutsMs: { "tool.before": total(specs.PreToolUse), "tool.after": total(specs.PostToolUse) },
     hookLabels,
     mcpServers,
+    agents: agents.agents,
+    agentProblems: agents.problems,
     unsupported,
   }
 }

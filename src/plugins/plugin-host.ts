@@ -1,3 +1,4 @@
+import type { CustomAgent } from "../tool-framework/subagent.ts"
 import { Effect, Predicate } from "effect"
 import type { ConfigShape } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
@@ -36,6 +37,8 @@ export interface PluginReport {
   readonly hooks: ReadonlyArray<string>
   readonly skills: ReadonlyArray<string>
   readonly mcpServers: ReadonlyArray<string>
+  /** A Claude Code plugin's subagents (`agents/`). */
+  readonly agents?: ReadonlyArray<string>
   /** Parts of a Claude Code plugin anvil does not run. */
   readonly unsupported?: ReadonlyArray<string>
 }
@@ -49,6 +52,8 @@ export interface PluginSet {
   readonly skillFolders: ReadonlyArray<{ readonly dir: string; readonly source: PluginSource; readonly plugin: string }>
   /** MCP servers of loaded Claude Code plugins, for the MCP client. */
   readonly mcpServers: ReadonlyArray<PluginMcpServer & { readonly source: PluginSource }>
+  /** Subagents of loaded Claude Code plugins (`agents/`), for the task tool; the first of a name wins. */
+  readonly agents: ReadonlyArray<CustomAgent>
   /** Configuration problems and hook failures so far (hook failures are also sent to `onProblem`). */
   readonly problems: ReadonlyArray<string>
 }
@@ -132,6 +137,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
   const entries: Array<HookEntry> = []
   const skillFolders: Array<PluginSet["skillFolders"][number]> = []
   const mcpServers: Array<PluginSet["mcpServers"][number]> = []
+  const agents: Array<CustomAgent> = []
 
   // Trust is checked once per plugin (it hashes the plugin's files).
   const trustStates = new Map<DiscoveredPlugin, ReturnType<typeof trustOf>>()
@@ -200,6 +206,11 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
         }
         if (claude.skillsDir) skillFolders.push({ dir: claude.skillsDir, source: plugin.source, plugin: plugin.name })
         for (const s of claude.mcpServers) mcpServers.push({ ...s, source: plugin.source })
+        for (const p of claude.agentProblems) onProblem(`plugin '${plugin.name}': ${p}`)
+        for (const a of claude.agents) {
+          if (agents.some((b) => b.name === a.name)) onProblem(`plugin '${plugin.name}': the agent '${a.name}' is defined by an earlier plugin too; the first one is used`)
+          else agents.push(a)
+        }
         report({
           status: "loaded",
           ...withTrust,
@@ -207,6 +218,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
           hooks: claude.hookLabels,
           skills: claude.skills,
           mcpServers: claude.mcpServers.map((s) => s.name),
+          ...(claude.agents.length > 0 ? { agents: claude.agents.map((a) => a.name) } : {}),
           ...(claude.unsupported.length > 0 ? { unsupported: claude.unsupported } : {}),
         })
       } catch (e) {
@@ -270,6 +282,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
     hooks: hookRunner(entries, { timeoutMs: settings.hookTimeoutMs, onProblem }),
     skillFolders,
     mcpServers,
+    agents,
     problems,
   }
 }
@@ -287,6 +300,7 @@ export const emptyPluginSet = (): PluginSet => ({
   hooks: hookRunner([], { timeoutMs: 5000, onProblem: () => {} }),
   skillFolders: [],
   mcpServers: [],
+  agents: [],
   problems: [],
 })
 

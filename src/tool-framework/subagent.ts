@@ -1,6 +1,19 @@
 import { Context, Effect, Layer } from "effect"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
 
+/**
+ * A subagent the caller defines (the Agent SDK's `agents` option, a Claude Code plugin's `agents/` files) beside the built-in `explore`: the task tool
+ * runs it with its own instructions after anvil's system prompt, and its tools (anvil names; all of the code
+ * profile's when unset, less `disallowedTools`; never task or question).
+ */
+export interface CustomAgent {
+  readonly name: string
+  readonly description: string
+  readonly prompt: string
+  readonly tools?: ReadonlyArray<string> | undefined
+  readonly disallowedTools?: ReadonlyArray<string> | undefined
+}
+
 /** What the task tool asks of a subagent. */
 export interface SubagentRequest {
   /** The profile the subagent runs with ("explore"). */

@@ -361,7 +361,8 @@ describe("plugins Claude Code installed from a marketplace", () => {
       ...guard("team", "sudo"),
       "commands/deploy.md": "---\ndescription: Deploy\n---\nDeploy $ARGUMENTS\n",
       "commands/ops/rollback.md": "Roll back\n",
-      "agents/reviewer.md": "---\nname: reviewer\n---\nReview.\n",
+      "agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews a change\ntools: Read, Grep\nmodel: sonnet\n---\nREVIEWER-PROMPT-MARK: check the tests first.\n",
+      "agents/broken.md": "no front matter here\n",
     })
     // Only in the cache: the newest version wins (1.10.0 over 1.9.0).
     writeTree(join(claude, "plugins", "cache", "acme", "cached", "1.9.0"), guard("cached", "old-version"))
@@ -384,8 +385,17 @@ describe("plugins Claude Code installed from a marketplace", () => {
     const status = Object.fromEntries((reports.plugins ?? reports).map((p: any) => [p.name, [p.source, p.status]]))
     expect(status).toEqual({ team: ["user", "loaded"], market: ["user", "loaded"], proj: ["project", "untrusted"] })
     expect(listed.stdout + listed.stderr).toContain("gone@acme is enabled but not installed")
-    // What anvil cannot run yet is named, not dropped.
-    expect((reports.plugins ?? reports).find((p: any) => p.name === "team").unsupported).toEqual(["commands/ (2 slash commands)", "agents/ (1 agent)"])
+    // What anvil cannot run yet is named, not dropped; its agents are the task tool's subagents, a broken one reported.
+    expect((reports.plugins ?? reports).find((p: any) => p.name === "team")).toMatchObject({ unsupported: ["commands/ (2 slash commands)"], agents: ["reviewer"] })
+    expect(listed.stdout + listed.stderr).toContain("broken.md:1: the file does not start with YAML front matter")
+    const server = fakeOpenAI([{ tool_calls: [{ name: "task", arguments: { agent: "reviewer", objective: "review the change" }, id: "t1" }] }, { text: "looks fine" }, { text: "Reviewed." }])
+    servers.push(server)
+    const run = await s.anvil(["run", "--model", "openai/gpt-test", "-f", "json", "review it"], { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" })
+    expect(JSON.parse(run.stdout).result).toBe("Reviewed.")
+    expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- reviewer: Reviews a change")
+    const sub = server.requests[1]!.body
+    expect(JSON.stringify(sub.messages[0])).toContain("REVIEWER-PROMPT-MARK")
+    expect(sub.tools.map((t: any) => t.function.name).filter((n: string) => n !== "load_tools").sort()).toEqual(["grep", "read"])
     const bash = async (command: string) => envelope((await s.anvil(["tool", "bash", JSON.stringify({ command })])).stdout)
     expect((await bash("sudo ls")).error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'team': team forbids sudo" })
     expect((await bash("echo reboot")).error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'market': market forbids reboot" })
