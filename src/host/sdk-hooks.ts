@@ -45,7 +45,12 @@ export interface SdkHooks {
   readonly call: (event: string, input: Json, toolName?: string, toolUseId?: string) => Promise<HookVerdict>
   /** anvil hook entries for PreToolUse / PostToolUse. */
   readonly entries: ReadonlyArray<HookEntry>
+  /** Events the host registered callbacks for that anvil never calls (reported once, not dropped silently). */
+  readonly uncalled: ReadonlyArray<string>
 }
+
+/** The events anvil calls the host's hooks for. */
+const CALLED = new Set(["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd"])
 
 /** Events whose action a failing `onFailure: "block"` hook blocks (Claude Code ignores the option on Stop and the like). */
 const BLOCKABLE = new Set(["PreToolUse", "UserPromptSubmit", "PermissionRequest"])
@@ -171,5 +176,6 @@ export const makeSdkHooks = (
     has: (event) => (table.get(event)?.length ?? 0) > 0,
     call,
     entries,
+    uncalled: [...table.keys()].filter((event) => !CALLED.has(event) && (table.get(event)?.length ?? 0) > 0),
   }
 }

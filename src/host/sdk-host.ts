@@ -323,6 +323,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       ...(customAgents.length > 0 ? { agents: ["explore", ...customAgents.map((a) => a.name)] } : {}),
     })
     if (flags.ignored.length > 0) stream.system("ignored_flags", { flags: flags.ignored, message: `accepted but not acted on: ${flags.ignored.join(", ")}` })
+    if (hooks.uncalled.length > 0) onProblem(`the host's hooks for ${hooks.uncalled.join(", ")} are never called: anvil has no such events (it calls PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and SessionEnd)`)
     if (hooks.has("SessionStart")) await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })
     return opened
   }

@@ -290,11 +290,16 @@ describe("the Claude Agent SDK drives anvil", () => {
         prompt: "go",
         options: {
           ...base(root, env),
-          hooks: { Stop: [{ hooks: [async (input: any) => (seen.push(input), input.stop_hook_active ? {} : { decision: "block" as const, reason: "run the tests first" })] }] },
+          hooks: {
+            Stop: [{ hooks: [async (input: any) => (seen.push(input), input.stop_hook_active ? {} : { decision: "block" as const, reason: "run the tests first" })] }],
+            // An event anvil never calls is said so once, not left to wait silently.
+            PreCompact: [{ hooks: [async () => ({})] }],
+          },
         },
       }),
     )
     expect(seen.map((s) => s.stop_hook_active)).toEqual([false, true])
+    expect(messages.some((m: any) => m.type === "system" && m.subtype === "notice" && m.message.includes("hooks for PreCompact are never called"))).toBe(true)
     expect(seen[0].last_assistant_message).toBe("half done")
     expect(JSON.stringify(server.requests[1]!.body)).toContain("run the tests first")
     expect(messages.filter((m) => m.type === "result").map((m: any) => m.result)).toEqual(["all done"])
