@@ -1,3 +1,4 @@
+import { join } from "node:path"
 import { Context, Data, Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
 import type { ConfigWarning } from "../config/check.ts"
 import { ConfigStrictError } from "../config/config.ts"
@@ -13,6 +14,8 @@ import { PlatformLive } from "../runtime.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { ToolRunner, type ToolRunnerShape } from "../tool-framework/runner.ts"
 import type { UserTerminal } from "../terminal/user-terminal.ts"
+import { expandSlashCommand, readCommandFolder, type SlashCommand } from "../plugins/claude-commands.ts"
+import { claudeConfigDir } from "../plugins/places.ts"
 import { agentToolRuntime, bootAgent, customAgentsSection, verifyRunner, type AgentBoot, type CustomAgent } from "./agent-runtime.ts"
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
@@ -142,6 +145,8 @@ export interface AgentSessionShape {
   readonly plugins: PluginSet
   /** The session's MCP servers (none configured: `configured` is false). */
   readonly mcp: McpHub
+  /** Claude Code's custom slash commands a prompt `/name args` runs (the project's, the user's, the plugins'). */
+  readonly commands: ReadonlyArray<SlashCommand>
   /** Runs one turn; never rejects (problems end the turn with a status). */
   readonly runTurn: (
     prompt: string,
@@ -341,6 +346,13 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     keepFraction: config.get("compaction.keep_fraction", DEFAULT_COMPACTION.keepFraction),
   }
   const conversation: Conversation = { items }
+  // The project's commands first, then the user's, then the plugins': the first of a name wins.
+  const claudeDir = claudeConfigDir(options.env)
+  const commands = [
+    ...readCommandFolder(join(boot.root, ".claude", "commands")),
+    ...(claudeDir ? readCommandFolder(join(claudeDir, "commands")) : []),
+    ...plugins.commands,
+  ]
   const offer = offerFromConfig(config, options.alwaysOffer)
   const sessionEvent = { sessionId: writer.id, root: boot.root }
   const additions = await plugins.hooks.call("prompt.system", sessionEvent)
@@ -370,7 +382,9 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     mcp,
     ...(todos ? { todos } : {}),
     skills: (boot.facts.skills ?? []).map((k) => k.name),
-    runTurn: (prompt, turn) => {
+    commands,
+    runTurn: (given, turn) => {
+      const prompt = expandSlashCommand(given, commands)?.prompt ?? given
       subagentUsage = { inputTokens: 0, outputTokens: 0 }
       turnsRun++
       const loopOptions: LoopOptions = {

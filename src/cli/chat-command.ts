@@ -325,9 +325,12 @@ export const chatCommand = async (
         io.err(`session ${session.id} (${session.file}), ${session.conversation.items.length} items; continue it with --session ${session.id}\n`)
         continue
       }
-      const word = /^\/([A-Za-z][\w-]*)(?:\s|$)/.exec(prompt)
-      if (word) {
-        io.err(`${errStyle.yellow(`Unknown command /${word[1]}.`)} Commands: ${CHAT_COMMANDS.map(([name]) => name).join(", ")} (//… sends a line starting with /).\n`)
+      // A custom slash command (.claude/commands, a plugin's commands/) goes to the session, which expands it.
+      const word = /^\/([A-Za-z][\w.:-]*)(?:\s|$)/.exec(prompt)
+      const custom = word && session.commands.some((c) => c.name === word[1] || `${c.plugin}:${c.name}` === word[1])
+      if (word && !custom) {
+        const own = session.commands.map((c) => `/${c.name}`)
+        io.err(`${errStyle.yellow(`Unknown command /${word[1]}.`)} Commands: ${[...CHAT_COMMANDS.map(([name]) => name), ...own].join(", ")} (//… sends a line starting with /).\n`)
         continue
       }
       if (prompt.startsWith("//")) prompt = prompt.slice(1)

@@ -41,6 +41,8 @@ export interface InitInfo {
   readonly plugins?: ReadonlyArray<{ readonly name: string } & Record<string, unknown>>
   /** The subagents the task tool runs, when the caller defined its own. */
   readonly agents?: ReadonlyArray<string>
+  /** The custom slash commands a prompt may name (without the `/`). */
+  readonly slash_commands?: ReadonlyArray<string>
 }
 
 export interface ClaudeStreamOptions {
@@ -104,7 +106,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
         mcp_servers: [...(info.mcp_servers ?? [])],
         model: info.model,
         permissionMode: info.permissionMode,
-        slash_commands: [],
+        slash_commands: [...(info.slash_commands ?? [])],
         apiKeySource: "none",
         // Claude Code's version field is required by the SDK's types; anvil names its own version there.
         claude_code_version: info.version,

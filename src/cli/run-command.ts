@@ -263,6 +263,7 @@ export const runCommand = async (
       engine: session.engine,
       resumed: session.resumed,
       skills: session.skills,
+      slash_commands: session.commands.map((c) => c.name),
       plugins: session.plugins.reports.map((r) => ({ name: r.name, source: r.source, status: r.status })),
       mcp_servers: session.mcp.views().map((v) => ({ name: v.name, status: v.status === "starting" ? "pending" : v.status })),
       sandbox: sandboxSummary(session.sandbox),

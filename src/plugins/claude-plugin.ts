@@ -5,6 +5,7 @@ import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
 import { runCommandHook } from "./command-hook.ts"
 import { readPluginAgents } from "./claude-agents.ts"
+import { readCommandFolder, type SlashCommand } from "./claude-commands.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { claudeName, toAnvilInput, toClaudeInput } from "../host/claude-tools.ts"
@@ -40,6 +41,8 @@ export interface ClaudePlugin {
   /** The hook names anvil runs, e.g. "PreToolUse(Bash)". */
   readonly hookLabels: ReadonlyArray<string>
   readonly mcpServers: ReadonlyArray<PluginMcpServer>
+  /** The `.md` files under `commands/`: slash commands (prompt templates). */
+  readonly commands: ReadonlyArray<SlashCommand>
   /** `agents/*.md`: subagents the task tool runs. */
   readonly agents: ReadonlyArray<CustomAgent>
   /** Agent files that could not be read, with why. */
@@ -146,10 +149,8 @@ export const readClaudePlugin = (input: {
   const events = Predicate.isObject(hooksJson) && Predicate.isObject(hooksJson.hooks) ? hooksJson.hooks : Predicate.isObject(hooksJson) ? hooksJson : {}
   const specs: Record<"PreToolUse" | "PostToolUse", Array<CommandSpec>> = { PreToolUse: [], PostToolUse: [] }
   const unsupported: Array<string> = []
-  // Slash commands have no counterpart in anvil yet: named, never dropped silently. Agents are subagents of the task tool.
-  const commands = join(input.dir, "commands")
-  const count = existsSync(commands) ? readdirSync(commands, { recursive: true }).filter((f) => String(f).endsWith(".md")).length : 0
-  if (count > 0) unsupported.push(`commands/ (${count} slash command${count === 1 ? "" : "s"})`)
+  // Slash commands are prompt templates; agents are subagents of the task tool.
+  const commands = readCommandFolder(join(input.dir, "commands"), input.name)
   const agents = readPluginAgents(input.dir)
   for (const [event, groups] of Object.entries(events)) {
     if (event === "description") continue
@@ -278,6 +279,7 @@ export const readClaudePlugin = (input: {
     hookTimeoutsMs: { "tool.before": total(specs.PreToolUse), "tool.after": total(specs.PostToolUse) },
     hookLabels,
     mcpServers,
+    commands,
     agents: agents.agents,
     agentProblems: agents.problems,
     unsupported,

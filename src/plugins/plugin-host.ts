@@ -1,4 +1,5 @@
 import type { CustomAgent } from "../tool-framework/subagent.ts"
+import type { SlashCommand } from "./claude-commands.ts"
 import { Effect, Predicate } from "effect"
 import type { ConfigShape } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
@@ -39,6 +40,8 @@ export interface PluginReport {
   readonly mcpServers: ReadonlyArray<string>
   /** A Claude Code plugin's subagents (`agents/`). */
   readonly agents?: ReadonlyArray<string>
+  /** A Claude Code plugin's slash commands (`commands/`). */
+  readonly commands?: ReadonlyArray<string>
   /** Parts of a Claude Code plugin anvil does not run. */
   readonly unsupported?: ReadonlyArray<string>
 }
@@ -54,6 +57,8 @@ export interface PluginSet {
   readonly mcpServers: ReadonlyArray<PluginMcpServer & { readonly source: PluginSource }>
   /** Subagents of loaded Claude Code plugins (`agents/`), for the task tool; the first of a name wins. */
   readonly agents: ReadonlyArray<CustomAgent>
+  /** Slash commands of loaded Claude Code plugins (`commands/`), in plugin order. */
+  readonly commands: ReadonlyArray<SlashCommand>
   /** Configuration problems and hook failures so far (hook failures are also sent to `onProblem`). */
   readonly problems: ReadonlyArray<string>
 }
@@ -138,6 +143,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
   const skillFolders: Array<PluginSet["skillFolders"][number]> = []
   const mcpServers: Array<PluginSet["mcpServers"][number]> = []
   const agents: Array<CustomAgent> = []
+  const commands: Array<SlashCommand> = []
 
   // Trust is checked once per plugin (it hashes the plugin's files).
   const trustStates = new Map<DiscoveredPlugin, ReturnType<typeof trustOf>>()
@@ -206,6 +212,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
         }
         if (claude.skillsDir) skillFolders.push({ dir: claude.skillsDir, source: plugin.source, plugin: plugin.name })
         for (const s of claude.mcpServers) mcpServers.push({ ...s, source: plugin.source })
+        commands.push(...claude.commands)
         for (const p of claude.agentProblems) onProblem(`plugin '${plugin.name}': ${p}`)
         for (const a of claude.agents) {
           if (agents.some((b) => b.name === a.name)) onProblem(`plugin '${plugin.name}': the agent '${a.name}' is defined by an earlier plugin too; the first one is used`)
@@ -219,6 +226,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
           skills: claude.skills,
           mcpServers: claude.mcpServers.map((s) => s.name),
           ...(claude.agents.length > 0 ? { agents: claude.agents.map((a) => a.name) } : {}),
+          ...(claude.commands.length > 0 ? { commands: claude.commands.map((c) => c.name) } : {}),
           ...(claude.unsupported.length > 0 ? { unsupported: claude.unsupported } : {}),
         })
       } catch (e) {
@@ -283,6 +291,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
     skillFolders,
     mcpServers,
     agents,
+    commands,
     problems,
   }
 }
@@ -301,6 +310,7 @@ export const emptyPluginSet = (): PluginSet => ({
   skillFolders: [],
   mcpServers: [],
   agents: [],
+  commands: [],
   problems: [],
 })
 

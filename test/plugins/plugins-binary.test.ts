@@ -385,17 +385,31 @@ describe("plugins Claude Code installed from a marketplace", () => {
     const status = Object.fromEntries((reports.plugins ?? reports).map((p: any) => [p.name, [p.source, p.status]]))
     expect(status).toEqual({ team: ["user", "loaded"], market: ["user", "loaded"], proj: ["project", "untrusted"] })
     expect(listed.stdout + listed.stderr).toContain("gone@acme is enabled but not installed")
-    // What anvil cannot run yet is named, not dropped; its agents are the task tool's subagents, a broken one reported.
-    expect((reports.plugins ?? reports).find((p: any) => p.name === "team")).toMatchObject({ unsupported: ["commands/ (2 slash commands)"], agents: ["reviewer"] })
+    // Its commands are slash commands; its agents are the task tool's subagents, a broken one reported.
+    expect((reports.plugins ?? reports).find((p: any) => p.name === "team")).toMatchObject({ commands: ["deploy", "rollback"], agents: ["reviewer"] })
     expect(listed.stdout + listed.stderr).toContain("broken.md:1: the file does not start with YAML front matter")
-    const server = fakeOpenAI([{ tool_calls: [{ name: "task", arguments: { agent: "reviewer", objective: "review the change" }, id: "t1" }] }, { text: "looks fine" }, { text: "Reviewed." }])
+    const server = fakeOpenAI([
+      { tool_calls: [{ name: "task", arguments: { agent: "reviewer", objective: "review the change" }, id: "t1" }] },
+      { text: "looks fine" },
+      { text: "Reviewed." },
+      { text: "Deployed." },
+      { text: "Project command." },
+    ])
     servers.push(server)
-    const run = await s.anvil(["run", "--model", "openai/gpt-test", "-f", "json", "review it"], { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" })
+    const model = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
+    const run = await s.anvil(["run", "--model", "openai/gpt-test", "-f", "json", "review it"], model)
     expect(JSON.parse(run.stdout).result).toBe("Reviewed.")
     expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- reviewer: Reviews a change")
     const sub = server.requests[1]!.body
     expect(JSON.stringify(sub.messages[0])).toContain("REVIEWER-PROMPT-MARK")
     expect(sub.tools.map((t: any) => t.function.name).filter((n: string) => n !== "load_tools").sort()).toEqual(["grep", "read"])
+    // A plugin's command (front matter, $ARGUMENTS) and the project's own .claude/commands (positional $1, no front matter).
+    writeTree(s.root, { ".claude/commands/ship.md": "Ship version $1 to $2.\n" })
+    const deploy = await s.anvil(["run", "--model", "openai/gpt-test", "-f", "stream-json", "/team:deploy staging now"], model)
+    expect(jsonLines(deploy.stdout).find((m: any) => m.subtype === "init").slash_commands).toEqual(["ship", "deploy", "rollback"])
+    expect(server.requests[3]!.body.messages.at(-1).content).toBe("Deploy staging now")
+    await s.anvil(["run", "--model", "openai/gpt-test", "/ship 1.2 prod"], model)
+    expect(server.requests[4]!.body.messages.at(-1).content).toBe("Ship version 1.2 to prod.")
     const bash = async (command: string) => envelope((await s.anvil(["tool", "bash", JSON.stringify({ command })])).stdout)
     expect((await bash("sudo ls")).error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'team': team forbids sudo" })
     expect((await bash("echo reboot")).error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'market': market forbids reboot" })

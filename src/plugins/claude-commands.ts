@@ -1,0 +1,67 @@
+import { readdirSync, readFileSync } from "node:fs"
+import { basename, join } from "node:path"
+import { parseFrontMatter } from "../skills/front-matter.ts"
+
+/**
+ * Claude Code's custom slash commands: Markdown prompt templates in
+ * `commands/` folders (`.claude/commands/` of the project and the user, and a
+ * Claude Code plugin's `commands/`). A prompt `/name args` becomes the
+ * command's body with `$ARGUMENTS` (all the arguments) and `$1`…`$9` (each
+ * word) filled in; a body with neither gets the arguments after it.
+ * Front matter `description` and `argument-hint` describe it; `allowed-tools`
+ * and `model` are not used, and neither are `!` command lines nor `@` file
+ * references, which stay in the text as written.
+ */
+export interface SlashCommand {
+  /** The file's name without `.md` (`review` for `commands/git/review.md`). */
+  readonly name: string
+  /** The plugin it came with (then `/plugin:name` reaches it too). */
+  readonly plugin?: string
+  readonly description: string
+  readonly argumentHint?: string
+  readonly body: string
+}
+
+/** The commands of one `commands/` folder (sub-folders included); unreadable files are left out. */
+export const readCommandFolder = (dir: string, plugin?: string): Array<SlashCommand> => {
+  let files: Array<string>
+  try {
+    files = readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith(".md")).sort()
+  } catch {
+    return []
+  }
+  const out: Array<SlashCommand> = []
+  for (const file of files) {
+    let text: string
+    try {
+      text = readFileSync(join(dir, file), "utf8")
+    } catch {
+      continue
+    }
+    const parsed = text.startsWith("---") ? parseFrontMatter(text) : undefined
+    const fields = parsed?.ok ? parsed.fields : {}
+    const body = (parsed?.ok ? parsed.body : text).trim()
+    const firstLine = body.split("\n").find((l) => l.trim() !== "")?.trim() ?? ""
+    out.push({
+      name: basename(file, ".md"),
+      ...(plugin !== undefined ? { plugin } : {}),
+      description: typeof fields.description === "string" ? fields.description : firstLine.slice(0, 100),
+      ...(typeof fields["argument-hint"] === "string" ? { argumentHint: fields["argument-hint"] } : {}),
+      body,
+    })
+  }
+  return out
+}
+
+/** The prompt a `/name args` prompt stands for, or undefined when it names no command. The first command of a name wins. */
+export const expandSlashCommand = (prompt: string, commands: ReadonlyArray<SlashCommand>): { readonly prompt: string; readonly command: SlashCommand } | undefined => {
+  const m = /^\/([\w.:-]+)(?:[ \t]+([\s\S]*))?$/.exec(prompt.trim())
+  if (!m) return undefined
+  const command = commands.find((c) => c.name === m[1] || (c.plugin !== undefined && `${c.plugin}:${c.name}` === m[1]))
+  if (!command) return undefined
+  const args = (m[2] ?? "").trim()
+  const words = args === "" ? [] : args.split(/\s+/)
+  const filled = command.body.replace(/\$ARGUMENTS/g, args).replace(/\$([1-9])/g, (_, n: string) => words[Number(n) - 1] ?? "")
+  const placed = /\$ARGUMENTS|\$[1-9]/.test(command.body)
+  return { prompt: placed || args === "" ? filled : `${filled}\n\nARGUMENTS: ${args}`, command }
+}
