@@ -29,9 +29,9 @@ import { loadSkillCatalog } from "../skills/skill-catalog.ts"
 import { embeddedAssets } from "../embedded/assets.ts"
 import { pluginSkillFolders } from "../plugins/plugin-extras.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
+import { systemPrompt, type PromptFacts } from "./system-prompt.ts"
 
 export type { CustomAgent }
-import { systemPrompt, type PromptFacts } from "./system-prompt.ts"
 
 /** What the CLI learns before it builds an agent: where the project is, its configuration, the model. */
 export interface AgentBoot {
