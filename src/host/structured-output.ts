@@ -28,7 +28,7 @@ const STRUCTURED_OUTPUT_REMINDER = `You ended without calling the ${STRUCTURED_O
 
 export interface StructuredOutput {
   /** The tool the session gets. */
-  readonly tool: Tool<Record<string, unknown>>
+  readonly tool: Tool<Record<string, unknown>, never>
   /** The valid input of the last call, if one came since `reset`. */
   readonly value: () => { readonly data: unknown } | undefined
   readonly reset: () => void
@@ -53,7 +53,7 @@ export const makeStructuredOutput = (schema: Readonly<Record<string, unknown>>):
   const wrapped = schema.type !== "object"
   const jsonSchema = wrapped ? { type: "object", properties: { value: schema }, required: ["value"] } : schema
   let value: { readonly data: unknown } | undefined
-  const tool: Tool<Record<string, unknown>> = {
+  const tool: Tool<Record<string, unknown>, never> = {
     name: STRUCTURED_OUTPUT_TOOL,
     title: STRUCTURED_OUTPUT_TOOL,
     description:
