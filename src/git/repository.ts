@@ -1,10 +1,11 @@
 import { Effect } from "effect"
-import { existsSync, readFileSync, statSync } from "node:fs"
+import { readFileSync, statSync } from "node:fs"
 import { dirname, isAbsolute, join, relative as relativePath, resolve, sep } from "node:path"
 import { hint } from "../protocol/hint.ts"
 import { gitError, type GitError } from "./git-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { GitFs, type GitFsClient } from "./git-fs.ts"
+import { alternateObjectDirs, withAlternates } from "./alternates.ts"
 
 /** An open repository: where it is and how to call isomorphic-git on it. */
 export interface Repository {
@@ -140,21 +141,20 @@ const worktreeFs = (fs: GitFsClient, gitdir: string, commondir: string): GitFsCl
 const openAt = (dir: string, gitdir: string, plainFs: GitFsClient): Repository => {
   const shared = commonDirOf(gitdir)
   const commondir = shared ?? gitdir
-  const fs = shared === undefined ? plainFs : worktreeFs(plainFs, gitdir, shared)
+  const local = shared === undefined ? plainFs : worktreeFs(plainFs, gitdir, shared)
+  const objectsDir = join(commondir, "objects")
+  const alternates = alternateObjectDirs(objectsDir)
+  const fs = alternates.length === 0 ? local : withAlternates(local, objectsDir, alternates)
   const call = <A>(what: string, f: () => Promise<A>) =>
     Effect.tryPromise({ try: f, catch: (e) => e }).pipe(
       Effect.catch((e) => {
-        // Objects borrowed through alternates (clone --shared / --reference) are invisible to isomorphic-git.
         // isomorphic-git reads SHA-1 repositories only: its own message (an "internal error", a checksum) would mislead.
         if (usesSha256(commondir)) {
           return Effect.fail(
             gitError("failed", `git ${what} failed: this repository names objects with SHA-256 (extensions.objectFormat = sha256), which the built-in git reader cannot read: install git (anvil then runs it) or use Bash with git.`),
           )
         }
-        const why = existsSync(join(commondir, "objects", "info", "alternates"))
-          ? " This clone borrows objects from another repository (.git/objects/info/alternates), which the built-in git reader cannot follow: install git (anvil then runs it) or use Bash with git."
-          : ""
-        return Effect.fail(gitError("failed", `git ${what} failed: ${errorText(e).replace(/\.+$/, "")}.${why}`))
+        return Effect.fail(gitError("failed", `git ${what} failed: ${errorText(e).replace(/\.+$/, "")}.`))
       }),
     )
   const relative = (absolute: string) => {

@@ -2,6 +2,7 @@ import { describe, expect, test, setDefaultTimeout } from "bun:test"
 import { appendFileSync, chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, project } from "../support/harness.ts"
+import { answers as parityAnswers, expectSameAnswers as sameAnswers, STATUS_AND_DIFF } from "../support/git-parity.ts"
 import { busyRepo, git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
 
 // Repositories are built with the git CLI; on a busy machine that takes longer than bun's 5 s default.
@@ -9,34 +10,8 @@ setDefaultTimeout(120_000)
 
 const home = gitHome()
 
-/** What git_status and git_diff answer, through the git command line and through isomorphic-git, side by side. */
-const answers = async (root: string, name: string, params: Record<string, unknown>) => {
-  const call = async (backend: string) => {
-    // Limits high enough that the whole answer is compared, not a truncated preview.
-    const env = { HOME: home, ANVIL_GIT_BACKEND: backend, TOOL_OUTPUT_MAX_LINES: "1000000", TOOL_OUTPUT_MAX_BYTES: "100000000" }
-    const { envelope } = await callTool(root, name, params, { env })
-    const { time_ms: _, ...stats } = envelope.stats
-    return { status: envelope.status, data: envelope.data, text: envelope.text, stats }
-  }
-  return { cli: await call("cli"), iso: await call("isomorphic") }
-}
-
-const CALLS: ReadonlyArray<[string, Record<string, unknown>, ReadonlyArray<string>]> = [
-  ["git_status", {}, ["status"]],
-  ["git_status", { short: true }, ["status", "--porcelain"]],
-  ["git_diff", {}, ["diff"]],
-  ["git_diff", { staged: true }, ["diff", "--staged"]],
-]
-
-/** Both backends give the same envelope (data: entries, files and their line counts; text; stats), and its content is git's. */
-const expectSameAnswers = async (root: string, calls = CALLS) => {
-  for (const [name, params, gitArgs] of calls) {
-    const { cli, iso } = await answers(root, name, params)
-    expect(cli.status).toBe("success")
-    expect({ name, params, ...cli }).toEqual({ name, params, ...iso })
-    expect(String((cli.data as { content: string }).content).replace(/\n+$/, "")).toBe(git(root, home, gitArgs).replace(/\n+$/, ""))
-  }
-}
+const answers = (root: string, name: string, params: Record<string, unknown>) => parityAnswers(home, root, name, params)
+const expectSameAnswers = (root: string, calls = STATUS_AND_DIFF) => sameAnswers(home, root, calls)
 
 describe("git tools: the git command line and isomorphic-git give the same answers", () => {
   test("every kind of change (renames, deletions, typechange, mode change, quoted names, untracked folders)", async () => {
@@ -138,7 +113,7 @@ describe("git tools: the git command line and isomorphic-git give the same answe
     writeFileSync(join(linked, "new.txt"), "new\n")
     git(linked, home, ["add", "g.txt", "new.txt"])
     unlinkSync(join(linked, "g.txt"))
-    await expectSameAnswers(linked, [...CALLS, ["git_log", {}, ["log"]], ["git_log", { oneline: true }, ["log", "--oneline"]]])
+    await expectSameAnswers(linked, [...STATUS_AND_DIFF, ["git_log", {}, ["log"]], ["git_log", { oneline: true }, ["log", "--oneline"]]])
     for (const backend of ["isomorphic", "cli"]) {
       appendFileSync(join(linked, "f.txt"), `${backend}\n`)
       const env = { HOME: home, ANVIL_GIT_BACKEND: backend }
