@@ -26,11 +26,17 @@ export interface DiffResult {
 
 const isLink = (mode: number) => (mode & 0o170000) === 0o120000
 
-/** Reads a working-tree file (a symlink's target text for links) as git would hash it. */
-const readWorkFile = (repo: Repository, path: string, mode: number): Promise<Uint8Array> =>
+/**
+ * Reads a working-tree file as git would store it (line endings converted as
+ * core.autocrlf and the attributes ask; a symlink's target text for links).
+ * `indexed` is the index's copy, which git consults under "auto".
+ */
+const readWorkFile = (repo: Repository, path: string, mode: number, indexed: string | undefined): Promise<Uint8Array> =>
   isLink(mode)
     ? repo.fs.promises.readlink(`${repo.dir}/${path}`).then((t) => new TextEncoder().encode(String(t)))
-    : repo.fs.promises.readFile(`${repo.dir}/${path}`).then((b) => new Uint8Array(b))
+    : repo.fs.promises
+        .readFile(`${repo.dir}/${path}`)
+        .then((b) => repo.workTree().stored(path, new Uint8Array(b), () => (indexed ? readBlobBytes(repo, indexed) : Promise.resolve(undefined))))
 
 /** A change whose two sides differ in type (file ↔ symlink) is shown by git as a deletion and an addition. */
 const split = (change: FileChange): ReadonlyArray<FileChange> =>
@@ -54,8 +60,13 @@ export const repositoryDiff = (
       const conflicts = unmergedStages(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
       const under = (path: string) => options.prefixes.length === 0 || options.prefixes.some((p) => path === p || path.startsWith(`${p}/`))
       const unmerged = [...conflicts.keys()].filter(under).sort(compareBytes)
+      const rules = repo.workTree()
+      const binary = (path: string) => {
+        const b = rules.diffBinary(path)
+        return b === undefined ? {} : { binary: b }
+      }
       const blob = (path: string, side: { oid: string; mode: number }) =>
-        readBlobBytes(repo, side.oid).then((bytes): DiffSide => ({ path, oid: side.oid, mode: side.mode, bytes }))
+        readBlobBytes(repo, side.oid).then((bytes): DiffSide => ({ path, oid: side.oid, mode: side.mode, bytes, ...binary(path) }))
       const sameContent = (a: { oid?: string; mode: number }, b: { oid?: string; mode: number }) =>
         a.oid === b.oid && (!fileMode || a.mode === b.mode)
       const changes: Array<FileChange> = []
@@ -81,8 +92,8 @@ export const repositoryDiff = (
       } else {
         for (const s of snapshot.states as ReadonlyArray<PathState>) {
           if (s.intentToAdd && s.workdir) {
-            const bytes = await readWorkFile(repo, s.path, s.workdir.mode)
-            changes.push({ new: { path: s.path, oid: s.workdir.oid ?? "", mode: s.workdir.mode, bytes } })
+            const bytes = await readWorkFile(repo, s.path, s.workdir.mode, undefined)
+            changes.push({ new: { path: s.path, oid: s.workdir.oid ?? "", mode: s.workdir.mode, bytes, ...binary(s.path) } })
             continue
           }
           if (!s.stage || conflicts.has(s.path)) continue
@@ -92,10 +103,10 @@ export const repositoryDiff = (
             changes.push({ old })
             continue
           }
-          const bytes = await readWorkFile(repo, s.path, s.workdir.mode)
+          const bytes = await readWorkFile(repo, s.path, s.workdir.mode, s.stage.oid)
           // With core.filemode off the executable bit on disk means nothing: the index's mode stands.
           const mode = fileMode || isLink(s.workdir.mode) !== isLink(s.stage.mode) ? s.workdir.mode : s.stage.mode
-          changes.push({ old, new: { path: s.path, oid: s.workdir.oid ?? "", mode, bytes } })
+          changes.push({ old, new: { path: s.path, oid: s.workdir.oid ?? "", mode, bytes, ...binary(s.path) } })
         }
       }
       const ordered = changes.flatMap(split).sort((a, b) => compareBytes((a.new ?? a.old)!.path, (b.new ?? b.old)!.path))

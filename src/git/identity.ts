@@ -1,9 +1,8 @@
 import { Effect } from "effect"
 import { FileSystem } from "../workspace/file-system.ts"
-import { Path } from "effect/Path"
 import { hint } from "../protocol/hint.ts"
 import { gitError, type GitError } from "./git-error.ts"
-import { parseGitConfig } from "../workspace/git-config-file.ts"
+import { gitConfigFiles, parseGitConfig } from "../workspace/git-config-file.ts"
 
 /** Who a commit is by. */
 export interface Identity {
@@ -15,19 +14,11 @@ export interface Identity {
 export const readGitConfig = (
   gitdir: string,
   env: Readonly<Record<string, string | undefined>>,
-): Effect.Effect<ReadonlyMap<string, string>, never, FileSystem | Path> =>
+): Effect.Effect<ReadonlyMap<string, string>, never, FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem
-    const path = yield* Path
-    const home = env.HOME ?? env.USERPROFILE
-    const xdg = env.XDG_CONFIG_HOME ?? (home ? path.join(home, ".config") : undefined)
-    const files = [
-      ...(xdg ? [path.join(xdg, "git", "config")] : []),
-      ...(env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : home ? [path.join(home, ".gitconfig")] : []),
-      path.join(gitdir, "config"),
-    ]
     const merged = new Map<string, string>()
-    for (const file of files) {
+    for (const file of gitConfigFiles(gitdir, env)) {
       const text = yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => ""))
       for (const [k, v] of parseGitConfig(text)) merged.set(k, v)
     }

@@ -10,23 +10,28 @@ export interface IndexMarks {
   readonly entries: number
 }
 
+/** One entry of an index file as {@link eachIndexEntry} visits it. */
+interface RawIndexEntry {
+  /** The path's bytes (UTF-8 for names git wrote from UTF-8). */
+  readonly path: Uint8Array
+  readonly stage: number
+  /** The extended flags (version 3 and up): skip-worktree 0x4000, intent-to-add 0x2000. */
+  readonly extended: number
+  /** Where the entry starts in the file (its object id is 40 bytes in). */
+  readonly start: number
+}
+
 /**
- * Reads a git index file (.git/index, versions 2-4) for what isomorphic-git
- * leaves out: conflict stages (its walkers show one entry per path) and the
- * extended flags skip-worktree and intent-to-add.
+ * Visits the entries of a git index file (.git/index, versions 2-4) until
+ * `visit` returns true; returns how many the file holds (0 when it is not an
+ * index file).
  */
-export const indexMarks = (bytes: Uint8Array): IndexMarks => {
-  const out = new Map<string, Set<number>>()
-  const skipWorktree = new Set<string>()
-  const intentToAdd = new Set<string>()
-  const none = { unmerged: out, skipWorktree, intentToAdd, entries: 0 }
-  if (bytes.length < 12 || new TextDecoder().decode(bytes.subarray(0, 4)) !== "DIRC") return none
+const eachIndexEntry = (bytes: Uint8Array, visit: (entry: RawIndexEntry) => boolean | void): number => {
+  if (bytes.length < 12 || new TextDecoder().decode(bytes.subarray(0, 4)) !== "DIRC") return 0
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const version = view.getUint32(4)
   const count = view.getUint32(8)
-  if (version < 2 || version > 4) return none
-  const marks = { ...none, entries: count }
-  const decoder = new TextDecoder()
+  if (version < 2 || version > 4) return 0
   let at = 12
   let previous: Uint8Array<ArrayBufferLike> = new Uint8Array(0)
   for (let i = 0; i < count && at + 62 <= bytes.length; i++) {
@@ -38,7 +43,6 @@ export const indexMarks = (bytes: Uint8Array): IndexMarks => {
       extended = view.getUint16(at)
       at += 2
     }
-    const stage = (flags >> 12) & 3
     let path: Uint8Array<ArrayBufferLike>
     if (version === 4) {
       // Prefix compression: drop N bytes of the previous path, then a NUL-terminated suffix.
@@ -63,6 +67,22 @@ export const indexMarks = (bytes: Uint8Array): IndexMarks => {
       at = start + Math.ceil((end - start + 1) / 8) * 8
     }
     previous = path
+    if (visit({ path, stage: (flags >> 12) & 3, extended, start }) === true) break
+  }
+  return count
+}
+
+/**
+ * Reads a git index file for what isomorphic-git leaves out: conflict stages
+ * (its walkers show one entry per path) and the extended flags skip-worktree
+ * and intent-to-add.
+ */
+export const indexMarks = (bytes: Uint8Array): IndexMarks => {
+  const out = new Map<string, Set<number>>()
+  const skipWorktree = new Set<string>()
+  const intentToAdd = new Set<string>()
+  const decoder = new TextDecoder()
+  const entries = eachIndexEntry(bytes, ({ path, stage, extended }) => {
     if (stage !== 0) {
       const name = decoder.decode(path)
       const stages = out.get(name) ?? new Set<number>()
@@ -71,8 +91,20 @@ export const indexMarks = (bytes: Uint8Array): IndexMarks => {
     }
     if (extended & 0x4000) skipWorktree.add(decoder.decode(path))
     if (extended & 0x2000) intentToAdd.add(decoder.decode(path))
-  }
-  return marks
+  })
+  return { unmerged: out, skipWorktree, intentToAdd, entries }
+}
+
+/** The blob id an index file records for `path` (stage 0), or undefined when it has no such entry. */
+export const indexedBlobId = (bytes: Uint8Array, path: string): string | undefined => {
+  const wanted = new TextEncoder().encode(path)
+  let oid: string | undefined
+  eachIndexEntry(bytes, (e) => {
+    if (e.stage !== 0 || e.path.length !== wanted.length || !e.path.every((b, i) => b === wanted[i])) return false
+    oid = Buffer.from(bytes.subarray(e.start + 40, e.start + 60)).toString("hex")
+    return true
+  })
+  return oid
 }
 
 /** The conflict stages of an index file's unmerged paths (see {@link indexMarks}). */

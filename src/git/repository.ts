@@ -6,6 +6,11 @@ import { gitError, type GitError } from "./git-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { GitFs, type GitFsClient } from "./git-fs.ts"
 import { alternateObjectDirs, withAlternates } from "./alternates.ts"
+import { Config } from "../config/config.ts"
+import { gitConfigFiles, parseGitConfig } from "../workspace/git-config-file.ts"
+import { indexedBlobId } from "./index-file.ts"
+import { isoGit } from "./iso-git.ts"
+import { workTreeRules, type WorkTreeRules } from "./work-files.ts"
 
 /** An open repository: where it is and how to call isomorphic-git on it. */
 export interface Repository {
@@ -22,6 +27,10 @@ export interface Repository {
   readonly call: <A>(what: string, f: () => Promise<A>) => Effect.Effect<A, GitError>
   /** A path as the repository names it (POSIX, relative to `dir`; "" for the top), or undefined outside it. */
   readonly relative: (absolute: string) => string | undefined
+  /** The git config settings in force: the user's files, then the repository's (read on first use). */
+  readonly settings: () => ReadonlyMap<string, string>
+  /** How git sees working-tree files: excluded paths, stored content (read on first use). */
+  readonly workTree: () => WorkTreeRules
 }
 
 /** The message of a thrown isomorphic-git (or fs) error. */
@@ -64,16 +73,17 @@ const linkedGitdir = (top: string, dotgit: string): string | undefined => {
  * synchronously: every git tool call starts here, and going through the
  * effect file system cost a promise round trip per folder.
  */
-export const openRepository: Effect.Effect<Repository, GitError, Workspace | GitFs> = Effect.gen(function* () {
+export const openRepository: Effect.Effect<Repository, GitError, Workspace | GitFs | Config> = Effect.gen(function* () {
   const workspace = yield* Workspace
   const { fs: client } = yield* GitFs
+  const { env } = yield* Config
   let current = workspace.cwd
   for (;;) {
     const dotgit = join(current, ".git")
     const info = statOrUndefined(dotgit)
     if (info !== undefined) {
       const gitdir = (info.isFile() ? linkedGitdir(current, dotgit) : undefined) ?? dotgit
-      return openAt(current, gitdir, client)
+      return openAt(current, gitdir, client, env)
     }
     const parent = dirname(current)
     if (parent === current) return yield* Effect.fail(notARepository(workspace.cwdDisplay))
@@ -138,13 +148,61 @@ const worktreeFs = (fs: GitFsClient, gitdir: string, commondir: string): GitFsCl
   return { ...fs, promises } as GitFsClient
 }
 
-const openAt = (dir: string, gitdir: string, plainFs: GitFsClient): Repository => {
+/** A memo of `make`: computed on the first call. */
+const once = <A>(make: () => A): (() => A) => {
+  let value: { readonly a: A } | undefined
+  return () => (value ??= { a: make() }).a
+}
+
+/**
+ * isomorphic-git reads a working-tree file whose content it hashes or stores
+ * with `{ autocrlf }` options (and converts CRLF itself, crudely, when that
+ * is "true"). Such reads get the content git would store instead, and the
+ * option is cleared so that isomorphic-git leaves it alone.
+ */
+const storedContentFs = (fs: GitFsClient, dir: string, stored: (absolute: string, bytes: Uint8Array) => Promise<Uint8Array>): GitFsClient => {
+  const readFile = (async (path: unknown, options?: unknown) => {
+    const marked = typeof options === "object" && options !== null && "autocrlf" in options
+    if (marked) (options as { autocrlf?: unknown }).autocrlf = undefined
+    const raw = (await fs.promises.readFile(path as string, options as undefined)) as Uint8Array
+    if (!marked || typeof path !== "string" || !path.startsWith(`${dir}/`)) return raw
+    return Buffer.from(await stored(path, raw))
+  }) as GitFsClient["promises"]["readFile"]
+  return { ...fs, promises: { ...fs.promises, readFile } } as GitFsClient
+}
+
+const readText = (fs: GitFsClient, path: string): string | undefined => {
+  try {
+    return fs.readFileSync(path, "utf8")
+  } catch {
+    return undefined
+  }
+}
+
+const openAt = (dir: string, gitdir: string, plainFs: GitFsClient, env: Readonly<Record<string, string | undefined>>): Repository => {
   const shared = commonDirOf(gitdir)
   const commondir = shared ?? gitdir
   const local = shared === undefined ? plainFs : worktreeFs(plainFs, gitdir, shared)
   const objectsDir = join(commondir, "objects")
   const alternates = alternateObjectDirs(objectsDir)
-  const fs = alternates.length === 0 ? local : withAlternates(local, objectsDir, alternates)
+  const objects = alternates.length === 0 ? local : withAlternates(local, objectsDir, alternates)
+  const settings = once(() => {
+    const merged = new Map<string, string>()
+    for (const file of gitConfigFiles(commondir, env)) for (const [k, v] of parseGitConfig(readText(plainFs, file) ?? "")) merged.set(k, v)
+    return merged
+  })
+  const workTree = once(() => workTreeRules({ dir, commondir, settings: settings(), env, read: (p) => readText(plainFs, p) }))
+  const indexedBlob = async (path: string): Promise<Uint8Array | undefined> => {
+    const index = await plainFs.promises.readFile(join(gitdir, "index")).then((b) => new Uint8Array(b), () => new Uint8Array(0))
+    const oid = indexedBlobId(index, path)
+    if (oid === undefined) return undefined
+    const git = await isoGit()
+    return git.readBlob({ fs: objects, gitdir, oid }).then((r) => r.blob, () => undefined)
+  }
+  const fs = storedContentFs(objects, dir, (absolute, bytes) => {
+    const rel = absolute.slice(dir.length + 1)
+    return workTree().stored(rel, bytes, () => indexedBlob(rel))
+  })
   const call = <A>(what: string, f: () => Promise<A>) =>
     Effect.tryPromise({ try: f, catch: (e) => e }).pipe(
       Effect.catch((e) => {
@@ -162,5 +220,5 @@ const openAt = (dir: string, gitdir: string, plainFs: GitFsClient): Repository =
     if (rel.startsWith("..") || isAbsolute(rel)) return undefined
     return rel.split(sep).join("/")
   }
-  return { dir, gitdir, commondir, fs, cache: {}, call, relative }
+  return { dir, gitdir, commondir, fs, cache: {}, call, relative, settings, workTree }
 }

@@ -89,6 +89,9 @@ const compare = (a: { oid?: string; mode: number }, b: { oid?: string; mode: num
   return " "
 }
 
+/** A working-tree file whose size changed is "M" to git status even when its stored content would not differ. */
+const sizeOnly = (code: string, work: NonNullable<PathState["workdir"]>): string => (code === " " && work.sizeChanged ? "M" : code)
+
 /** Where HEAD points (branch or detached) and its commit. */
 export const readHead = async (repo: Repository): Promise<HeadState> => {
   const git = await isoGit()
@@ -157,7 +160,7 @@ export const statusEntries = async (
       continue
     }
     const x = !s.stage ? "D" : !s.head ? "A" : compare(s.head, s.stage, fileMode)
-    const y = !s.stage ? " " : !s.workdir ? "D" : compare(s.stage, s.workdir, fileMode)
+    const y = !s.stage ? " " : !s.workdir ? "D" : sizeOnly(compare(s.stage, s.workdir, fileMode), s.workdir)
     if (x !== " " || y !== " ") tracked.push({ path: s.path, index: x, worktree: y })
     // Removed from the index but still on disk: git lists it as untracked too.
     if (s.head && !s.stage && s.workdir) addUntracked(s.path)

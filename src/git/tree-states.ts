@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { indexMarks } from "./index-file.ts"
+import { blobId } from "./work-files.ts"
 import { isoGit } from "./iso-git.ts"
 import type { GitError } from "./git-error.ts"
 import type { Repository } from "./repository.ts"
@@ -17,8 +18,13 @@ export interface PathState {
   readonly path: string
   readonly head?: Side
   readonly stage?: Side
-  /** In the working tree. `oid` is computed only for tracked paths (index entry present). */
-  readonly workdir?: { readonly mode: number; readonly oid?: string }
+  /**
+   * In the working tree. `oid` (of the content git would store) is computed
+   * only for tracked paths (index entry present). `sizeChanged`: its size is
+   * not the one the index recorded, which git status reports as a
+   * modification without comparing contents (a CRLF checkout of an LF blob).
+   */
+  readonly workdir?: { readonly mode: number; readonly oid?: string; readonly sizeChanged?: true }
   /** Added with `git add -N`: tracked, but its (empty) index entry stages nothing, so `stage` is left out. */
   readonly intentToAdd?: true
 }
@@ -126,11 +132,18 @@ export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect
       (st) => Math.floor(st.mtimeMs / 1000),
       () => 0,
     )
+    const rules = repo.workTree()
     const marks = indexMarks(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
     const headExists = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).then(
       () => true,
       () => false,
     )
+    /** The blob id of a working-tree file's content as git would store it (a symlink's is its target's). */
+    const workOid = async (filepath: string, mode: number, entry: NonNullable<Entry>, indexed: Side | undefined): Promise<string> => {
+      if (mode === 0o120000) return entry.oid()
+      const raw = await repo.fs.promises.readFile(`${repo.dir}/${filepath}`).then((b) => new Uint8Array(b))
+      return blobId(await rules.stored(filepath, raw, () => (indexed ? readBlobBytes(repo, indexed.oid) : Promise.resolve(undefined))))
+    }
     await git.walk({
       fs: repo.fs,
       dir: repo.dir,
@@ -141,10 +154,10 @@ export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect
         const [head, stage, workdir] = headExists ? entries : [null, ...entries]
         if (filepath === ".") return undefined
         if (!worthWalking(filepath, prefixes)) return null
-        if (!head && !stage && workdir) {
-          if (await git.isIgnored({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath })) return null
-        }
+        // git never lists a .git folder (or file), at the top or in a nested repository.
+        if (filepath === ".git" || filepath.endsWith("/.git")) return null
         const [headType, stageType, workType] = await Promise.all([head?.type(), stage?.type(), workdir?.type()])
+        if (!head && !stage && workdir && rules.excluded(filepath, workType === "tree")) return null
         if (headType === "commit" || stageType === "commit") return null
         if (stageType === "tree") trackedDirs.add(filepath)
         const blob = headType === "blob" || stageType === "blob" || workType === "blob"
@@ -163,14 +176,23 @@ export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect
           // Outside the sparse checkout: git neither looks at nor reports its work-tree file.
           if (options.workdir) work = { mode: stageSide.mode, oid: stageSide.oid }
         } else if (workdir && workType === "blob" && intentToAdd) {
-          work = { mode: normalMode(await workdir.mode()), oid: await workdir.oid() }
+          const mode = normalMode(await workdir.mode())
+          // Its index entry is an empty placeholder, not a copy to compare line endings with.
+          work = { mode, oid: await workOid(filepath, mode, workdir, undefined) }
         } else if (workdir && workType === "blob") {
           const mode = normalMode(await workdir.mode())
           if (!stageSide) work = { mode }
           else {
+            const indexStat = await stage!.stat()
+            const workStat = await workdir.stat()
             // Unchanged stat data: the index's blob id stands, no need to read and hash the file.
-            const clean = statClean(await stage!.stat(), await workdir.stat(), fileMode, indexWritten)
-            work = { mode, oid: clean ? stageSide.oid : await workdir.oid() }
+            if (statClean(indexStat, workStat, fileMode, indexWritten)) work = { mode, oid: stageSide.oid }
+            else {
+              const oid = await workOid(filepath, mode, workdir, stageSide)
+              // git takes a new size as a change without reading (unless the index recorded none: 0).
+              const sizeChanged = indexStat.size !== 0 && indexStat.size !== workStat.size
+              work = { mode, oid, ...(sizeChanged ? { sizeChanged: true as const } : {}) }
+            }
           }
         }
         states.push({

@@ -8,6 +8,8 @@ export interface DiffSide {
   readonly oid: string
   readonly mode: number
   readonly bytes: Uint8Array
+  /** What the `diff` attribute says of the path: binary (true), text (false), or guess from the bytes (absent). */
+  readonly binary?: boolean
 }
 
 /** A changed file: both sides for a modification or rename, one for an addition or deletion. */
@@ -89,7 +91,8 @@ export const formatFileDiff = (change: FileChange): { readonly text: string; rea
   const header = (name: string | undefined) => (name === undefined ? "/dev/null" : `${quotePath(name)}${name.includes(" ") ? "\t" : ""}`)
   const oldName = a ? aName : undefined
   const newName = b ? bName : undefined
-  if ((a && isBinary(a.bytes)) || (b && isBinary(b.bytes))) {
+  const binary = (side: DiffSide | undefined) => side !== undefined && (side.binary ?? isBinary(side.bytes))
+  if (binary(a) || binary(b)) {
     lines.push(`Binary files ${oldName ? quotePath(oldName) : "/dev/null"} and ${newName ? quotePath(newName) : "/dev/null"} differ`)
     return { text: lines.join("\n"), stats }
   }

@@ -39,7 +39,10 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
     const unmatched: Array<number> = []
     for (const [i, prefix] of prefixes.entries()) {
       if (snapshot.states.some((s) => under(s.path, prefix))) continue
-      const isIgnored = yield* repo.call("check-ignore", async () => (await isoGit()).isIgnored({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: prefix }))
+      const isIgnored = yield* repo.call("check-ignore", async () => {
+        const isDir = await repo.fs.promises.stat(`${repo.dir}/${prefix}`).then((st) => st.isDirectory(), () => false)
+        return repo.workTree().excluded(prefix, isDir)
+      })
       if (isIgnored) ignored.push(prefix)
       else unmatched.push(i)
     }

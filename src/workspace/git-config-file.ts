@@ -53,3 +53,10 @@ const value = (raw: string): string => {
   }
   return quoted ? out : out.replace(/\s+$/, "")
 }
+
+/** The git config files that apply, in the order git reads them (XDG, global, the repository's); later files win. */
+export const gitConfigFiles = (gitdir: string, env: Readonly<Record<string, string | undefined>>): ReadonlyArray<string> => {
+  const home = env.HOME ?? env.USERPROFILE
+  const xdg = env.XDG_CONFIG_HOME || (home ? `${home}/.config` : undefined)
+  return [...(xdg ? [`${xdg}/git/config`] : []), ...(env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : home ? [`${home}/.gitconfig`] : []), `${gitdir}/config`]
+}

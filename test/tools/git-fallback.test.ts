@@ -1,5 +1,5 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test"
-import { appendFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, tempDir } from "../support/harness.ts"
 import { expectSameAnswers, STATUS_AND_DIFF } from "../support/git-parity.ts"
@@ -51,5 +51,91 @@ describe("the git tools without git (isomorphic-git) answer as git does", () => 
     }
     rmSync(dir, { recursive: true, force: true })
     rmSync(origin, { recursive: true, force: true })
+  })
+
+  test("line endings: core.autocrlf true/input, text=auto, text, -text, binary, eol=crlf, a CRLF copy already in the index, binary-looking content; touched files of the same size; git_add stores what git stores", async () => {
+    const crlf = (...l: ReadonlyArray<string>) => l.map((x) => `${x}\r\n`).join("")
+    const lf = (...l: ReadonlyArray<string>) => l.map((x) => `${x}\n`).join("")
+    const later = (root: string, path: string) => utimesSync(join(root, path), new Date(Date.now() + 5000), new Date(Date.now() + 5000))
+    for (const autocrlf of ["true", "input", "false"]) {
+      const root = gitRepo(home, { "plain.txt": lf("a", "b"), "edited.txt": lf("a", "b"), "kept-crlf.txt": crlf("x", "y"), "sub/bin.dat": lf("p", "q"), "nul.txt": lf("n") }, { commit: "first" })
+      git(root, home, ["config", "core.autocrlf", autocrlf])
+      writeFileSync(join(root, ".gitattributes"), "*.dat binary\nsub/** eol=crlf\n")
+      mkdirSync(join(root, "auto"))
+      writeFileSync(join(root, "auto/.gitattributes"), "* text=auto\nforced.txt text\nraw.txt -text\n")
+      for (const name of ["a.txt", "forced.txt", "raw.txt", "mixed.txt"]) writeFileSync(join(root, "auto", name), lf("1", "2"))
+      writeFileSync(join(root, "sub/eol.txt"), lf("e", "f"))
+      git(root, home, ["add", "-A"])
+      git(root, home, ["commit", "-q", "-m", "attributes"])
+      // CRLF where the index has LF: a size change (git reports it without reading), and same-size rewrites that are touched later.
+      writeFileSync(join(root, "plain.txt"), crlf("a", "b"))
+      writeFileSync(join(root, "edited.txt"), crlf("a", "changed"))
+      writeFileSync(join(root, "kept-crlf.txt"), crlf("x", "y"))
+      later(root, "kept-crlf.txt")
+      for (const name of ["a.txt", "forced.txt", "raw.txt"]) writeFileSync(join(root, "auto", name), crlf("1", "2"))
+      writeFileSync(join(root, "auto/mixed.txt"), "1\r\n2\nlone\rcr\n")
+      writeFileSync(join(root, "sub/bin.dat"), crlf("p", "q"))
+      writeFileSync(join(root, "sub/eol.txt"), crlf("e", "g"))
+      writeFileSync(join(root, "nul.txt"), "n\r\n\0\r\n")
+      writeFileSync(join(root, "new-crlf.txt"), crlf("new"))
+      await expectSameAnswers(home, root)
+      // The index refreshed (stat data of the CRLF files recorded): a later touch leaves the size alone and content decides.
+      git(root, home, ["update-index", "-q", "--refresh"])
+      for (const name of ["plain.txt", "auto/a.txt", "auto/forced.txt", "sub/eol.txt"]) later(root, name)
+      await expectSameAnswers(home, root)
+      // Staging without git stores what git would store (compared blob by blob with git's own add in a copy).
+      const copy = `${root}-copy`
+      git(root, home, ["worktree", "add", "-q", "--detach", copy])
+      for (const dir of [root, copy]) {
+        writeFileSync(join(dir, "auto/a.txt"), crlf("1", "2", "3"))
+        writeFileSync(join(dir, "kept-crlf.txt"), crlf("x", "y", "z"))
+        writeFileSync(join(dir, "sub/bin.dat"), crlf("p", "q", "r"))
+        writeFileSync(join(dir, "new-crlf.txt"), crlf("new", "file"))
+      }
+      const env = { HOME: home, ANVIL_GIT_BACKEND: "isomorphic" }
+      const paths = ["auto/a.txt", "kept-crlf.txt", "sub/bin.dat", "new-crlf.txt"]
+      expect((await callTool(root, "git_add", { paths }, { env })).envelope.status).toBe("success")
+      git(copy, home, ["add", ...paths])
+      expect(git(root, home, ["ls-files", "-s", ...paths])).toBe(git(copy, home, ["ls-files", "-s", ...paths]))
+      await expectSameAnswers(home, root)
+      rmSync(copy, { recursive: true, force: true })
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+
+  test("untracked files the user's excludes file hides (core.excludesFile, $XDG_CONFIG_HOME/git/ignore, ~/.config/git/ignore), with .gitignore and info/exclude over it", async () => {
+    const user = gitHome()
+    const tree = { "keep.txt": "k\n", "build/tracked.txt": "t\n", ".gitignore": "!important.log\nbuild/\n" }
+    const untracked = ["a.log", "important.log", "notes.tmp", "scratch/x.txt", "deep/er/y.log", "deep/er/z.txt", "build/new.txt", "secret.key", "cache/c.bin"]
+    const fill = (root: string) => {
+      for (const p of untracked) {
+        mkdirSync(join(root, p, ".."), { recursive: true })
+        writeFileSync(join(root, p), "u\n")
+      }
+      writeFileSync(join(root, ".git/info/exclude"), "!secret.key\ncache/\n")
+    }
+    const rules = "*.log\n*.tmp\nscratch/\nsecret.key\n"
+    // core.excludesFile in ~/.gitconfig, with ~ expanded.
+    writeFileSync(join(user, "my-ignore"), rules)
+    appendFileSync(join(user, ".gitconfig"), "[core]\n\texcludesFile = ~/my-ignore\n")
+    const first = gitRepo(user, tree, { commit: "first" })
+    fill(first)
+    await expectSameAnswers(user, first, STATUS_AND_DIFF.slice(0, 2))
+    // The default places: $XDG_CONFIG_HOME/git/ignore, else ~/.config/git/ignore.
+    const plain = gitHome()
+    const second = gitRepo(plain, tree, { commit: "first" })
+    fill(second)
+    mkdirSync(join(plain, ".config", "git"), { recursive: true })
+    writeFileSync(join(plain, ".config", "git", "ignore"), rules)
+    await expectSameAnswers(plain, second, STATUS_AND_DIFF.slice(0, 2))
+    const xdg = tempDir("anvil-xdg-")
+    mkdirSync(join(xdg, "git"))
+    writeFileSync(join(xdg, "git", "ignore"), "*.txt\n")
+    await expectSameAnswers(plain, second, STATUS_AND_DIFF.slice(0, 2), { XDG_CONFIG_HOME: xdg })
+    // git_add of a folder leaves what the excludes file hides.
+    const env = { HOME: plain, ANVIL_GIT_BACKEND: "isomorphic" }
+    expect((await callTool(second, "git_add", { paths: ["deep"] }, { env })).envelope.status).toBe("success")
+    expect(git(second, plain, ["status", "--porcelain", "deep"])).toBe("A  deep/er/z.txt\n")
+    for (const dir of [first, second, user, plain, xdg]) rmSync(dir, { recursive: true, force: true })
   })
 })
