@@ -1,47 +1,75 @@
-import { isoGit } from "./iso-git.ts"
+import { alternateObjectDirs } from "./alternates.ts"
+import { parseCommit, type LogCommit } from "./commit-object.ts"
+import { objectStore } from "./object-store.ts"
 import type { Repository } from "./repository.ts"
 
-/** A commit as the log shows it. */
-export interface LogCommit {
-  readonly oid: string
-  readonly parents: ReadonlyArray<string>
-  readonly author: { readonly name: string; readonly email: string; readonly timestamp: number; readonly timezoneOffset: number }
-  readonly message: string
+export type { LogCommit } from "./commit-object.ts"
+
+/** The commit a ref names, from its loose file or packed-refs (symbolic refs followed), or undefined. */
+const resolveRef = (repo: Repository, name: string, depth = 0): string | undefined => {
+  if (depth > 5) return undefined
+  // HEAD and the per-worktree refs live in the worktree's own gitdir; branches in the common one.
+  const own = name === "HEAD" || name.startsWith("refs/worktree/") || name.startsWith("refs/bisect/")
+  const text = readText(repo, `${own ? repo.gitdir : repo.commondir}/${name}`)?.trim()
+  if (text !== undefined) return text.startsWith("ref:") ? resolveRef(repo, text.slice(4).trim(), depth + 1) : text
+  const packed = readText(repo, `${repo.commondir}/packed-refs`) ?? ""
+  for (const line of packed.split("\n")) {
+    const [oid, ref] = line.split(" ")
+    if (ref === name && oid !== undefined && /^[0-9a-f]+$/.test(oid)) return oid
+  }
+  return undefined
+}
+
+const readText = (repo: Repository, path: string): string | undefined => {
+  try {
+    return String(repo.fs.readFileSync(path, "utf8"))
+  } catch {
+    return undefined
+  }
 }
 
 /**
  * Up to `limit` commits reachable from HEAD, newest commit date first (git
  * log's default order: a queue by committer date, ties in the order found),
- * and whether more remain.
+ * and whether more remain. Commits are read with our own object reader, so
+ * SHA-256 repositories and alternates work without git; messages are
+ * re-encoded from their `encoding` header as git log does.
  */
 export const readHistory = async (repo: Repository, limit: number): Promise<{ commits: ReadonlyArray<LogCommit>; more: boolean }> => {
-  const git = await isoGit()
-  const head = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).catch(() => undefined)
+  if (/^reftable$/i.test(repo.settings().get("extensions.refstorage") ?? "")) {
+    throw new Error("this repository keeps its branches in a reftable (extensions.refStorage), which the built-in git reader cannot read: install git (anvil then runs it) or use Bash with git")
+  }
+  const head = resolveRef(repo, "HEAD")
   if (head === undefined) return { commits: [], more: false }
-  const queue: Array<{ oid: string; date: number; order: number; commit: LogCommit }> = []
-  const seen = new Set<string>()
-  let order = 0
-  const enqueue = async (oid: string) => {
-    if (seen.has(oid)) return
-    seen.add(oid)
-    const { commit } = await git.readCommit({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, oid, cache: repo.cache })
-    queue.push({
-      oid,
-      date: commit.committer.timestamp,
-      order: order++,
-      commit: { oid, parents: commit.parent, author: commit.author, message: commit.message },
-    })
+  const objectsDir = `${repo.commondir}/objects`
+  const sha256 = /^sha256$/i.test(repo.settings().get("extensions.objectformat") ?? "")
+  const store = objectStore(repo.fs, [objectsDir, ...alternateObjectDirs(objectsDir)], sha256 ? 32 : 20)
+  try {
+    const queue: Array<{ date: number; order: number; commit: LogCommit }> = []
+    const seen = new Set<string>()
+    let order = 0
+    const enqueue = (oid: string) => {
+      if (seen.has(oid)) return
+      seen.add(oid)
+      const object = store.read(oid)
+      if (object.type !== "commit") throw new Error(`${oid} is a ${object.type}, not a commit`)
+      const commit = parseCommit(oid, object.content)
+      queue.push({ date: commit.committedAt, order: order++, commit })
+    }
+    enqueue(head)
+    const commits: Array<LogCommit> = []
+    while (queue.length > 0) {
+      queue.sort((a, b) => b.date - a.date || a.order - b.order)
+      const next = queue.shift()!
+      if (commits.length === limit) return { commits, more: true }
+      const { committedAt: _, ...commit } = next.commit as LogCommit & { committedAt: number }
+      commits.push(commit)
+      for (const parent of next.commit.parents) enqueue(parent)
+    }
+    return { commits, more: false }
+  } finally {
+    store.close()
   }
-  await enqueue(head)
-  const commits: Array<LogCommit> = []
-  while (queue.length > 0) {
-    queue.sort((a, b) => b.date - a.date || a.order - b.order)
-    const next = queue.shift()!
-    if (commits.length === limit) return { commits, more: true }
-    commits.push(next.commit)
-    for (const parent of next.commit.parents) await enqueue(parent)
-  }
-  return { commits, more: false }
 }
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
