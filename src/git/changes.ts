@@ -3,7 +3,7 @@ import type { GitError } from "./git-error.ts"
 import { unmergedStages } from "./index-file.ts"
 import type { Repository } from "./repository.ts"
 import { stagedRenames } from "./status.ts"
-import { compareBytes, fileModeMatters, readBlobBytes, readSnapshot, type PathState } from "./tree-states.ts"
+import { compareBytes, fileModeMatters, GITLINK, readBlobBytes, readSnapshot, type PathState } from "./tree-states.ts"
 import { formatFileDiff, type DiffSide, type FileChange } from "./unified-diff.ts"
 
 /** One file in a diff, as data. */
@@ -25,6 +25,15 @@ export interface DiffResult {
 }
 
 const isLink = (mode: number) => (mode & 0o170000) === 0o120000
+
+/** A submodule's side of a diff, as git prints it: "Subproject commit <id>", "-dirty" when its tree has changes. */
+const subproject = (path: string, oid: string, dirty: boolean): DiffSide => ({
+  path,
+  oid,
+  mode: GITLINK,
+  bytes: new TextEncoder().encode(`Subproject commit ${oid}${dirty ? "-dirty" : ""}\n`),
+  binary: false,
+})
 
 /**
  * Reads a working-tree file as git would store it (line endings converted as
@@ -65,8 +74,10 @@ export const repositoryDiff = (
         const b = rules.diffBinary(path)
         return b === undefined ? {} : { binary: b }
       }
-      const blob = (path: string, side: { oid: string; mode: number }) =>
-        readBlobBytes(repo, side.oid).then((bytes): DiffSide => ({ path, oid: side.oid, mode: side.mode, bytes, ...binary(path) }))
+      const blob = (path: string, side: { oid: string; mode: number }): Promise<DiffSide> =>
+        side.mode === GITLINK
+          ? Promise.resolve(subproject(path, side.oid, false))
+          : readBlobBytes(repo, side.oid).then((bytes): DiffSide => ({ path, oid: side.oid, mode: side.mode, bytes, ...binary(path) }))
       const sameContent = (a: { oid?: string; mode: number }, b: { oid?: string; mode: number }) =>
         a.oid === b.oid && (!fileMode || a.mode === b.mode)
       const changes: Array<FileChange> = []
@@ -97,6 +108,14 @@ export const repositoryDiff = (
             continue
           }
           if (!s.stage || conflicts.has(s.path)) continue
+          if (s.stage.mode === GITLINK) {
+            // git diff shows a submodule's new commit, "-dirty" for modified content, nothing for untracked files alone.
+            if (!s.workdir) changes.push({ old: await blob(s.path, s.stage) })
+            else if (s.workdir.oid !== s.stage.oid || s.workdir.dirty?.modified) {
+              changes.push({ old: await blob(s.path, s.stage), new: subproject(s.path, s.workdir.oid ?? s.stage.oid, s.workdir.dirty?.modified === true) })
+            }
+            continue
+          }
           if (s.workdir && sameContent(s.stage, s.workdir)) continue
           const old = await blob(s.path, s.stage)
           if (!s.workdir) {

@@ -31,6 +31,12 @@ export interface Repository {
   readonly settings: () => ReadonlyMap<string, string>
   /** How git sees working-tree files: excluded paths, stored content (read on first use). */
   readonly workTree: () => WorkTreeRules
+  /**
+   * The submodule checked out at `path` (repository-relative): its own
+   * repository, "absent" when nothing is there, "empty" when the folder
+   * holds no repository (not checked out, which git takes as unchanged).
+   */
+  readonly submodule: (path: string) => Repository | "absent" | "empty"
 }
 
 /** The message of a thrown isomorphic-git (or fs) error. */
@@ -220,5 +226,13 @@ const openAt = (dir: string, gitdir: string, plainFs: GitFsClient, env: Readonly
     if (rel.startsWith("..") || isAbsolute(rel)) return undefined
     return rel.split(sep).join("/")
   }
-  return { dir, gitdir, commondir, fs, cache: {}, call, relative, settings, workTree }
+  const submodule = (path: string): Repository | "absent" | "empty" => {
+    const top = join(dir, path)
+    if (statOrUndefined(top)?.isDirectory() !== true) return "absent"
+    const dotgit = join(top, ".git")
+    const info = statOrUndefined(dotgit)
+    const subGitdir = info === undefined ? undefined : info.isFile() ? linkedGitdir(top, dotgit) : dotgit
+    return subGitdir === undefined ? "empty" : openAt(top, subGitdir, plainFs, env)
+  }
+  return { dir, gitdir, commondir, fs, cache: {}, call, relative, settings, workTree, submodule }
 }

@@ -4,7 +4,7 @@ import { indexMarks, unmergedCode, unmergedStages } from "./index-file.ts"
 import { quotePath } from "./quote-path.ts"
 import type { Repository } from "./repository.ts"
 import { findRenames, type RenameCandidate } from "./similarity.ts"
-import { compareBytes, readBlobBytes, type PathState, type Side, type Snapshot } from "./tree-states.ts"
+import { compareBytes, GITLINK, readBlobBytes, submoduleChanged, type PathState, type Side, type Snapshot } from "./tree-states.ts"
 import { readUpstream, upstreamLines, type UpstreamState } from "./upstream.ts"
 
 /** One line of `git status --porcelain`. */
@@ -116,7 +116,8 @@ const collapse = (path: string, trackedDirs: ReadonlySet<string>): string => {
 
 /** Staged renames among the paths deleted from and added to the index (git's default rename detection). */
 export const stagedRenames = async (repo: Repository, states: ReadonlyArray<PathState>) => {
-  const regular = (s: Side) => !isLink(s.mode)
+  // Symlinks and submodules pair by identical content only.
+  const regular = (s: Side) => !isLink(s.mode) && s.mode !== GITLINK
   const sources: Array<RenameCandidate> = states
     .filter((s) => s.head && !s.stage)
     .map((s) => ({ path: s.path, oid: s.head!.oid, regular: regular(s.head!) }))
@@ -160,8 +161,16 @@ export const statusEntries = async (
       continue
     }
     const x = !s.stage ? "D" : !s.head ? "A" : compare(s.head, s.stage, fileMode)
-    const y = !s.stage ? " " : !s.workdir ? "D" : sizeOnly(compare(s.stage, s.workdir, fileMode), s.workdir)
-    if (x !== " " || y !== " ") tracked.push({ path: s.path, index: x, worktree: y })
+    const gitlink = s.stage?.mode === GITLINK && s.workdir !== undefined
+    const y = !s.stage ? " " : !s.workdir ? "D" : gitlink ? (submoduleChanged(s.stage, s.workdir) ? "M" : " ") : sizeOnly(compare(s.stage, s.workdir, fileMode), s.workdir)
+    if (x !== " " || y !== " ") {
+      const work = s.workdir
+      tracked.push(
+        gitlink && y === "M" && work
+          ? { path: s.path, index: x, worktree: y, submodule: { new_commits: work.oid !== s.stage!.oid, modified_content: work.dirty?.modified === true, untracked_content: work.dirty?.untracked === true } }
+          : { path: s.path, index: x, worktree: y },
+      )
+    }
     // Removed from the index but still on disk: git lists it as untracked too.
     if (s.head && !s.stage && s.workdir) addUntracked(s.path)
   }

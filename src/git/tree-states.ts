@@ -1,16 +1,20 @@
 import { Effect } from "effect"
 import { indexMarks } from "./index-file.ts"
 import { blobId } from "./work-files.ts"
+import { resolveRef } from "./refs.ts"
 import { isoGit } from "./iso-git.ts"
 import type { GitError } from "./git-error.ts"
 import type { Repository } from "./repository.ts"
 
-/** A blob on one side (HEAD, index or working tree). */
+/** A blob (or a submodule's commit) on one side (HEAD, index or working tree). */
 export interface Side {
   readonly oid: string
-  /** 0o100644, 0o100755 or 0o120000 (symlink). */
+  /** 0o100644, 0o100755, 0o120000 (symlink) or 0o160000 (a submodule: `oid` is its commit). */
   readonly mode: number
 }
+
+/** The mode of a submodule entry (a "gitlink"). */
+export const GITLINK = 0o160000
 
 /** One path across HEAD, the index (stage) and the working tree. */
 export interface PathState {
@@ -24,7 +28,13 @@ export interface PathState {
    * not the one the index recorded, which git status reports as a
    * modification without comparing contents (a CRLF checkout of an LF blob).
    */
-  readonly workdir?: { readonly mode: number; readonly oid?: string; readonly sizeChanged?: true }
+  readonly workdir?: {
+    readonly mode: number
+    readonly oid?: string
+    readonly sizeChanged?: true
+    /** A submodule's working tree has changes of its own (tracked ones: modified; untracked files: untracked). */
+    readonly dirty?: { readonly modified: boolean; readonly untracked: boolean }
+  }
   /** Added with `git add -N`: tracked, but its (empty) index entry stages nothing, so `stage` is left out. */
   readonly intentToAdd?: true
 }
@@ -121,93 +131,145 @@ const statClean = (index: Stat, work: Stat, fileMode: boolean, indexWritten: num
  * The index is never written (no stat refresh), so reading stays read-only.
  */
 export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect.Effect<Snapshot, GitError> =>
-  repo.call("status", async () => {
-    const git = await isoGit()
-    const prefixes = (options.prefixes ?? []).map((p) => p.replace(/\/+$/, ""))
-    const states: Array<PathState> = []
-    const trackedDirs = new Set<string>()
-    const trees = options.workdir ? [git.TREE({ ref: "HEAD" }), git.STAGE(), git.WORKDIR({ refresh: false })] : [git.TREE({ ref: "HEAD" }), git.STAGE()]
-    const fileMode = await fileModeMatters(repo)
-    const indexWritten = await repo.fs.promises.stat(`${repo.gitdir}/index`).then(
-      (st) => Math.floor(st.mtimeMs / 1000),
-      () => 0,
-    )
-    const rules = repo.workTree()
-    const marks = indexMarks(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
-    const headExists = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).then(
-      () => true,
-      () => false,
-    )
-    /** The blob id of a working-tree file's content as git would store it (a symlink's is its target's). */
-    const workOid = async (filepath: string, mode: number, entry: NonNullable<Entry>, indexed: Side | undefined): Promise<string> => {
-      if (mode === 0o120000) return entry.oid()
-      const raw = await repo.fs.promises.readFile(`${repo.dir}/${filepath}`).then((b) => new Uint8Array(b))
-      return blobId(await rules.stored(filepath, raw, () => (indexed ? readBlobBytes(repo, indexed.oid) : Promise.resolve(undefined))))
-    }
-    await git.walk({
-      fs: repo.fs,
-      dir: repo.dir,
-      gitdir: repo.gitdir,
-      cache: repo.cache,
-      trees: headExists ? trees : trees.slice(1),
-      map: async (filepath: string, entries: Array<Entry>) => {
-        const [head, stage, workdir] = headExists ? entries : [null, ...entries]
-        if (filepath === ".") return undefined
-        if (!worthWalking(filepath, prefixes)) return null
-        // git never lists a .git folder (or file), at the top or in a nested repository.
-        if (filepath === ".git" || filepath.endsWith("/.git")) return null
-        const [headType, stageType, workType] = await Promise.all([head?.type(), stage?.type(), workdir?.type()])
-        if (!head && !stage && workdir && rules.excluded(filepath, workType === "tree")) return null
-        if (headType === "commit" || stageType === "commit") return null
-        if (stageType === "tree") trackedDirs.add(filepath)
-        const blob = headType === "blob" || stageType === "blob" || workType === "blob"
-        if (!blob) return undefined
-        // Below a named file prefix only; a folder's own entry is not a file.
-        if (prefixes.length > 0 && !prefixes.some((p) => p === "" || p === "." || filepath === p || filepath.startsWith(`${p}/`))) {
-          return undefined
-        }
-        const side = async (e: Entry, type: string | undefined): Promise<Side | undefined> =>
-          e && type === "blob" ? { oid: await e.oid(), mode: normalMode(await e.mode()) } : undefined
-        const headSide = await side(head ?? null, headType)
-        const stageSide = await side(stage ?? null, stageType)
-        let work: PathState["workdir"]
-        const intentToAdd = stageSide !== undefined && marks.intentToAdd.has(filepath)
-        if (stageSide && marks.skipWorktree.has(filepath)) {
-          // Outside the sparse checkout: git neither looks at nor reports its work-tree file.
-          if (options.workdir) work = { mode: stageSide.mode, oid: stageSide.oid }
-        } else if (workdir && workType === "blob" && intentToAdd) {
-          const mode = normalMode(await workdir.mode())
-          // Its index entry is an empty placeholder, not a copy to compare line endings with.
-          work = { mode, oid: await workOid(filepath, mode, workdir, undefined) }
-        } else if (workdir && workType === "blob") {
-          const mode = normalMode(await workdir.mode())
-          if (!stageSide) work = { mode }
+  repo.call("status", () => snapshotOf(repo, options))
+
+/** Whether two sides (either may be absent) differ in content or, when it counts, mode. */
+const differ = (a: Side | undefined, b: Side | undefined, fileMode: boolean): boolean =>
+  a === undefined || b === undefined ? a !== b : a.oid !== b.oid || (fileMode || (a.mode & 0o170000) !== (b.mode & 0o170000) ? a.mode !== b.mode : false)
+
+/** Whether a submodule shows new commits, modified content or untracked files in its working tree (what git status reports of it). */
+export const submoduleChanged = (stage: Side, work: NonNullable<PathState["workdir"]>): boolean =>
+  work.oid !== stage.oid || work.dirty?.modified === true || work.dirty?.untracked === true
+
+/** What a repository's snapshot holds beyond a clean checkout: tracked changes (staged or not) and untracked files. */
+const dirtiness = (snapshot: Snapshot, fileMode: boolean): { modified: boolean; untracked: boolean } => {
+  let modified = false
+  let untracked = false
+  for (const s of snapshot.states) {
+    if (s.intentToAdd) modified = true
+    else if (!s.head && !s.stage) untracked ||= s.workdir !== undefined
+    else if (differ(s.head, s.stage, fileMode) || !s.workdir) modified = true
+    else if (s.stage!.mode === GITLINK) {
+      // A nested submodule with nothing but untracked files counts as untracked content, as git counts it.
+      if (s.workdir.oid !== s.stage!.oid || s.workdir.dirty?.modified) modified = true
+      else untracked ||= s.workdir.dirty?.untracked === true
+    } else if (s.workdir.sizeChanged || differ(s.stage, { oid: s.workdir.oid ?? "", mode: s.workdir.mode }, fileMode)) modified = true
+    if (modified && untracked) break
+  }
+  return { modified, untracked }
+}
+
+/**
+ * The working-tree side of a submodule: its checked-out commit and whether
+ * its own tree has changes (read recursively, as `git status
+ * --ignore-submodules=none` does); absent when its folder is gone, the
+ * recorded commit when it is not checked out.
+ */
+const submoduleWork = async (repo: Repository, path: string, recorded: Side): Promise<PathState["workdir"]> => {
+  const sub = repo.submodule(path)
+  if (sub === "absent") return undefined
+  if (sub === "empty") return { mode: GITLINK, oid: recorded.oid }
+  const snapshot = await snapshotOf(sub, { workdir: true })
+  const dirty = dirtiness(snapshot, await fileModeMatters(sub))
+  return { mode: GITLINK, oid: resolveRef(sub, "HEAD") ?? recorded.oid, ...(dirty.modified || dirty.untracked ? { dirty } : {}) }
+}
+
+const snapshotOf = async (repo: Repository, options: SnapshotOptions): Promise<Snapshot> => {
+  const git = await isoGit()
+  const prefixes = (options.prefixes ?? []).map((p) => p.replace(/\/+$/, ""))
+  const states: Array<PathState> = []
+  const trackedDirs = new Set<string>()
+  const trees = options.workdir ? [git.TREE({ ref: "HEAD" }), git.STAGE(), git.WORKDIR({ refresh: false })] : [git.TREE({ ref: "HEAD" }), git.STAGE()]
+  const fileMode = await fileModeMatters(repo)
+  const indexWritten = await repo.fs.promises.stat(`${repo.gitdir}/index`).then(
+    (st) => Math.floor(st.mtimeMs / 1000),
+    () => 0,
+  )
+  const rules = repo.workTree()
+  const marks = indexMarks(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
+  const headExists = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).then(
+    () => true,
+    () => false,
+  )
+  /** The blob id of a working-tree file's content as git would store it (a symlink's is its target's). */
+  const workOid = async (filepath: string, mode: number, entry: NonNullable<Entry>, indexed: Side | undefined): Promise<string> => {
+    if (mode === 0o120000) return entry.oid()
+    const raw = await repo.fs.promises.readFile(`${repo.dir}/${filepath}`).then((b) => new Uint8Array(b))
+    return blobId(await rules.stored(filepath, raw, () => (indexed ? readBlobBytes(repo, indexed.oid) : Promise.resolve(undefined))))
+  }
+  await git.walk({
+    fs: repo.fs,
+    dir: repo.dir,
+    gitdir: repo.gitdir,
+    cache: repo.cache,
+    trees: headExists ? trees : trees.slice(1),
+    map: async (filepath: string, entries: Array<Entry>) => {
+      const [head, stage, workdir] = headExists ? entries : [null, ...entries]
+      if (filepath === ".") return undefined
+      if (!worthWalking(filepath, prefixes)) return null
+      // git never lists a .git folder (or file), at the top or in a nested repository.
+      if (filepath === ".git" || filepath.endsWith("/.git")) return null
+      const [headType, stageType, workType] = await Promise.all([head?.type(), stage?.type(), workdir?.type()])
+      if (!head && !stage && workdir && rules.excluded(filepath, workType === "tree")) return null
+      if (headType === "commit" || stageType === "commit") {
+        const link = async (e: Entry, type: string | undefined): Promise<Side | undefined> =>
+          e && type === "commit" ? { oid: await e.oid(), mode: GITLINK } : e && type === "blob" ? { oid: await e.oid(), mode: normalMode(await e.mode()) } : undefined
+        const headSide = await link(head ?? null, headType)
+        const stageSide = await link(stage ?? null, stageType)
+        const work = options.workdir && stageSide?.mode === GITLINK ? await submoduleWork(repo, filepath, stageSide) : undefined
+        states.push({ path: filepath, ...(headSide ? { head: headSide } : {}), ...(stageSide ? { stage: stageSide } : {}), ...(work ? { workdir: work } : {}) })
+        // Its files belong to the submodule's own repository.
+        return null
+      }
+      if (stageType === "tree") trackedDirs.add(filepath)
+      const blob = headType === "blob" || stageType === "blob" || workType === "blob"
+      if (!blob) return undefined
+      // Below a named file prefix only; a folder's own entry is not a file.
+      if (prefixes.length > 0 && !prefixes.some((p) => p === "" || p === "." || filepath === p || filepath.startsWith(`${p}/`))) {
+        return undefined
+      }
+      const side = async (e: Entry, type: string | undefined): Promise<Side | undefined> =>
+        e && type === "blob" ? { oid: await e.oid(), mode: normalMode(await e.mode()) } : undefined
+      const headSide = await side(head ?? null, headType)
+      const stageSide = await side(stage ?? null, stageType)
+      let work: PathState["workdir"]
+      const intentToAdd = stageSide !== undefined && marks.intentToAdd.has(filepath)
+      if (stageSide && marks.skipWorktree.has(filepath)) {
+        // Outside the sparse checkout: git neither looks at nor reports its work-tree file.
+        if (options.workdir) work = { mode: stageSide.mode, oid: stageSide.oid }
+      } else if (workdir && workType === "blob" && intentToAdd) {
+        const mode = normalMode(await workdir.mode())
+        // Its index entry is an empty placeholder, not a copy to compare line endings with.
+        work = { mode, oid: await workOid(filepath, mode, workdir, undefined) }
+      } else if (workdir && workType === "blob") {
+        const mode = normalMode(await workdir.mode())
+        if (!stageSide) work = { mode }
+        else {
+          const indexStat = await stage!.stat()
+          const workStat = await workdir.stat()
+          // Unchanged stat data: the index's blob id stands, no need to read and hash the file.
+          if (statClean(indexStat, workStat, fileMode, indexWritten)) work = { mode, oid: stageSide.oid }
           else {
-            const indexStat = await stage!.stat()
-            const workStat = await workdir.stat()
-            // Unchanged stat data: the index's blob id stands, no need to read and hash the file.
-            if (statClean(indexStat, workStat, fileMode, indexWritten)) work = { mode, oid: stageSide.oid }
-            else {
-              const oid = await workOid(filepath, mode, workdir, stageSide)
-              // git takes a new size as a change without reading (unless the index recorded none: 0).
-              const sizeChanged = indexStat.size !== 0 && indexStat.size !== workStat.size
-              work = { mode, oid, ...(sizeChanged ? { sizeChanged: true as const } : {}) }
-            }
+            const oid = await workOid(filepath, mode, workdir, stageSide)
+            // git takes a new size as a change without reading (unless the index recorded none: 0).
+            const sizeChanged = indexStat.size !== 0 && indexStat.size !== workStat.size
+            work = { mode, oid, ...(sizeChanged ? { sizeChanged: true as const } : {}) }
           }
         }
-        states.push({
-          path: filepath,
-          ...(headSide ? { head: headSide } : {}),
-          ...(stageSide && !intentToAdd ? { stage: stageSide } : {}),
-          ...(work ? { workdir: work } : {}),
-          ...(intentToAdd ? { intentToAdd: true as const } : {}),
-        })
-        return undefined
-      },
-    })
-    states.sort((a, b) => compareBytes(a.path, b.path))
-    return { states, trackedDirs }
+      }
+      states.push({
+        path: filepath,
+        ...(headSide ? { head: headSide } : {}),
+        ...(stageSide && !intentToAdd ? { stage: stageSide } : {}),
+        ...(work ? { workdir: work } : {}),
+        ...(intentToAdd ? { intentToAdd: true as const } : {}),
+      })
+      return undefined
+    },
   })
+  states.sort((a, b) => compareBytes(a.path, b.path))
+  return { states, trackedDirs }
+}
 
 /** Reads a blob's bytes by id. */
 export const readBlobBytes = (repo: Repository, oid: string): Promise<Uint8Array> =>

@@ -85,9 +85,11 @@ export const formatFileDiff = (change: FileChange): { readonly text: string; rea
     lines.push(`rename from ${quotePath(a.path)}`, `rename to ${quotePath(b.path)}`)
   }
   const stats = { additions: 0, deletions: 0 }
-  if (a?.oid === b?.oid) return { text: lines.join("\n"), stats }
+  const sameOid = a?.oid === b?.oid
+  // The same id on both sides is a mode change or a rename alone; a submodule's side differs still when it is "-dirty".
+  if (sameOid && !(a && b && !Buffer.from(a.bytes).equals(b.bytes))) return { text: lines.join("\n"), stats }
   const sameMode = a && b && a.mode === b.mode
-  lines.push(`index ${a ? abbrev(a.oid) : ZERO}..${b ? abbrev(b.oid) : ZERO}${sameMode ? ` ${mode(a.mode)}` : ""}`)
+  if (!sameOid) lines.push(`index ${a ? abbrev(a.oid) : ZERO}..${b ? abbrev(b.oid) : ZERO}${sameMode ? ` ${mode(a.mode)}` : ""}`)
   const header = (name: string | undefined) => (name === undefined ? "/dev/null" : `${quotePath(name)}${name.includes(" ") ? "\t" : ""}`)
   const oldName = a ? aName : undefined
   const newName = b ? bName : undefined

@@ -3,7 +3,7 @@ import { isoGit } from "../git/iso-git.ts"
 import { cliAdd, type AddAnswer } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
-import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
+import { fileModeMatters, GITLINK, readSnapshot } from "../git/tree-states.ts"
 import { hint } from "../protocol/hint.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -27,8 +27,13 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
     const snapshot = yield* readSnapshot(repo, { workdir: true, prefixes })
     const toAdd: Array<{ path: string; change: string }> = []
     const toRemove: Array<string> = []
+    // A submodule's new commit is recorded as such; its files stay its own (changes inside it are not staged here).
+    const links: Array<{ path: string; oid: string }> = []
     for (const s of snapshot.states) {
       if (s.stage && !s.workdir) toRemove.push(s.path)
+      else if (s.stage?.mode === GITLINK && s.workdir) {
+        if (s.workdir.oid !== undefined && s.workdir.oid !== s.stage.oid) links.push({ path: s.path, oid: s.workdir.oid })
+      }
       else if (s.workdir && !s.stage) toAdd.push({ path: s.path, change: s.head ? "modified" : "added" })
       else if (s.workdir && s.stage) {
         const differs = s.workdir.oid !== s.stage.oid || (fileMode && s.workdir.mode !== s.stage.mode)
@@ -50,10 +55,13 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
     if (toAdd.length > 0) {
       yield* repo.call("add", async () => (await isoGit()).add({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: toAdd.map((a) => a.path), cache: repo.cache }))
     }
+    for (const link of links) {
+      yield* repo.call("add", async () => (await isoGit()).updateIndex({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: link.path, oid: link.oid, mode: GITLINK, add: true, cache: repo.cache }))
+    }
     for (const path of toRemove) {
       yield* repo.call("rm", async () => (await isoGit()).remove({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: path, cache: repo.cache }))
     }
-    const changes = [...toAdd, ...toRemove.map((path) => ({ path, change: "deleted" }))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    const changes = [...toAdd, ...links.map((l) => ({ path: l.path, change: "modified" })), ...toRemove.map((path) => ({ path, change: "deleted" }))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     return { changes, ignored, unmatched }
   })
 
