@@ -6,6 +6,7 @@ import type { GitCli } from "./git-cli.ts"
 import type { LogCommit } from "./history.ts"
 import type { Repository } from "./repository.ts"
 import type { HeadState, StatusEntry, UntrackedMode } from "./status.ts"
+import { decodePath } from "./path-bytes.ts"
 import { compareBytes, sortByPath } from "./tree-states.ts"
 import type { UpstreamState } from "./upstream.ts"
 
@@ -19,9 +20,9 @@ import type { UpstreamState } from "./upstream.ts"
 
 const decoder = new TextDecoder()
 
-/** NUL-separated fields of `bytes`, decoded (the last empty one dropped). */
-const fields = (bytes: Uint8Array): Array<string> => {
-  const parts = decoder.decode(bytes).split("\0")
+/** NUL-separated fields of `bytes` (paths: bytes that are not UTF-8 kept escaped), decoded (the last empty one dropped). */
+const fields = (bytes: Uint8Array, decode: (bytes: Uint8Array) => string = decodePath): Array<string> => {
+  const parts = decode(bytes).split("\0")
   if (parts[parts.length - 1] === "") parts.pop()
   return parts
 }
@@ -110,21 +111,21 @@ const isLinkMode = (mode: string) => mode.startsWith("12")
 
 /**
  * Splits `git diff --raw -z -p` into its raw records and the patch text that
- * follows them. The output is decoded once as a whole: a NUL never ends a
- * UTF-8 sequence, so the fields read the same as when decoded one by one.
+ * follows them. Paths in the records keep bytes that are not UTF-8 escaped
+ * (see path-bytes.ts); the patch (whose headers git quotes) is decoded as
+ * text, as the built-in diff decodes file contents.
  */
 export const splitRawPatch = (bytes: Uint8Array): { raw: Array<RawChange>; patch: string } => {
-  const text = decoder.decode(bytes)
   const raw: Array<RawChange> = []
   let pos = 0
   const nextField = () => {
-    const end = text.indexOf("\0", pos)
-    const stop = end === -1 ? text.length : end
-    const field = text.slice(pos, stop)
+    const end = bytes.indexOf(0, pos)
+    const stop = end === -1 ? bytes.length : end
+    const field = decodePath(bytes.subarray(pos, stop))
     pos = stop + 1
     return field
   }
-  while (pos < text.length && text.charCodeAt(pos) === 0x3a /* ':' */) {
+  while (pos < bytes.length && bytes[pos] === 0x3a /* ':' */) {
     const header = nextField()
     // "::" opens a combined record: a path with merge conflicts (no patch chunk of its own here).
     if (header.startsWith("::")) {
@@ -137,8 +138,8 @@ export const splitRawPatch = (bytes: Uint8Array): { raw: Array<RawChange>; patch
     else raw.push({ status: status[0]!, oldMode, newMode, path: first })
   }
   // A NUL separates the raw part from the patch.
-  if (pos < text.length && text.charCodeAt(pos) === 0) pos++
-  return { raw, patch: pos === 0 ? text : text.slice(pos) }
+  if (pos < bytes.length && bytes[pos] === 0) pos++
+  return { raw, patch: decoder.decode(pos === 0 ? bytes : bytes.subarray(Math.min(pos, bytes.length))) }
 }
 
 /** One file's part of a patch: `patch.slice(start, end)`. */
@@ -263,7 +264,8 @@ export const cliHistory = (repo: Repository, cli: GitCli, limit: number): Effect
       if (/does not have any commits|bad default revision|unknown revision/.test(out.stderr)) return { commits: [], more: false }
       return yield* cli.run(repo.dir, ["log", "-1"]).pipe(Effect.as({ commits: [], more: false }))
     }
-    const commits = fields(out.stdout).map((record): LogCommit => {
+    // Messages are text (what is not UTF-8 shows as U+FFFD, as the built-in reader shows it), not paths.
+    const commits = fields(out.stdout, (b) => decoder.decode(b)).map((record): LogCommit => {
       const [oid = "", parents = "", name = "", email = "", at = "0", zone = "+0000", ...message] = record.split(UNIT)
       const sign = zone.startsWith("-") ? 1 : -1
       const minutes = Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5))

@@ -1,3 +1,5 @@
+import { isUtf8 } from "./path-bytes.ts"
+
 /** What the index file records of its entries beyond what isomorphic-git's walkers show. */
 export interface IndexMarks {
   /** path → the conflict stages (1 base, 2 ours, 3 theirs) present for it; only unmerged paths appear. */
@@ -122,4 +124,16 @@ export const unmergedCode = (stages: ReadonlySet<number>): string => {
   if (ours) return "AU"
   if (theirs) return "UA"
   return "DD"
+}
+
+/** The first path of an index file that is not valid UTF-8 (its bytes), or undefined. */
+export const firstNonUtf8Path = (bytes: Uint8Array): Uint8Array | undefined => {
+  let found: Uint8Array | undefined
+  eachIndexEntry(bytes, ({ path }) => {
+    // Plain ASCII, the usual case, needs no decoding.
+    if (!path.some((b) => b >= 0x80) || isUtf8(path)) return false
+    found = path.slice()
+    return true
+  })
+  return found
 }

@@ -1,3 +1,5 @@
+import { escapedByte } from "./path-bytes.ts"
+
 const ESCAPES: Record<number, string> = { 7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\" }
 
 /** Whether `path` is printable ASCII without a quote or a backslash (nor a space, when spaces are quoted): printed as it is. */
@@ -24,7 +26,8 @@ const octalUtf8 = (cp: number): string =>
  * unless it holds a quote, a backslash, a control character or a non-ASCII
  * byte — or, for porcelain output, a space — and then double-quoted with C
  * escapes and octal bytes ("n\303\253w.txt"). A space inside quotes stays
- * as it is. Works on the string's code units (no encoding to bytes): status
+ * as it is. A byte kept escaped from a name that is not UTF-8 (see
+ * path-bytes.ts) is printed as that byte. Works on the string's code units (no encoding to bytes): status
  * prints thousands of paths.
  */
 export const quotePath = (path: string, options: { readonly quoteSpace?: boolean } = {}): string => {
@@ -37,9 +40,10 @@ export const quotePath = (path: string, options: { readonly quoteSpace?: boolean
     out += path.slice(plain, i)
     if (c < 0x80) out += ESCAPES[c] ?? octal(c)
     else if (c < 0xd800 || c > 0xdfff) out += octalUtf8(c)
+    else if (escapedByte(c) >= 0) out += octal(escapedByte(c))
     else {
       const low = path.charCodeAt(i + 1)
-      // A surrogate pair is one code point; a lone surrogate is encoded as U+FFFD, as TextEncoder does.
+      // A surrogate pair is one code point; another lone surrogate is encoded as U+FFFD, as TextEncoder does.
       if (c < 0xdc00 && low >= 0xdc00 && low <= 0xdfff) {
         out += octalUtf8(0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00))
         i++

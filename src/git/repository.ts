@@ -9,6 +9,8 @@ import { alternateObjectDirs, withAlternates } from "./alternates.ts"
 import { Config } from "../config/config.ts"
 import { gitConfigFiles, parseGitConfig } from "../workspace/git-config-file.ts"
 import { indexedBlobId } from "./index-file.ts"
+import { decodePath, isUtf8 } from "./path-bytes.ts"
+import { quotePath } from "./quote-path.ts"
 import { isoGit } from "./iso-git.ts"
 import { workTreeRules, type WorkTreeRules } from "./work-files.ts"
 
@@ -177,6 +179,37 @@ const storedContentFs = (fs: GitFsClient, dir: string, stored: (absolute: string
   return { ...fs, promises: { ...fs.promises, readFile } } as GitFsClient
 }
 
+/** What is thrown through isomorphic-git for a file name that is not UTF-8 (it would read it as U+FFFD and fail on it). */
+interface NotUtf8 {
+  /** The repository-relative path's bytes. */
+  readonly notUtf8: Uint8Array
+}
+
+/** Throws {@link NotUtf8} for a name under `dir` that is not UTF-8. */
+export const refuseNonUtf8 = (path: Uint8Array): never => {
+  throw { notUtf8: path } satisfies NotUtf8
+}
+
+const isNotUtf8 = (e: unknown): e is NotUtf8 => typeof e === "object" && e !== null && "notUtf8" in e
+
+/**
+ * A folder listing decoded by node turns a name that is not UTF-8 into one
+ * with U+FFFD, which then names no file. Such a listing is read again as
+ * bytes and the name refused (see {@link NotUtf8}) instead of misreported.
+ */
+const utf8NamesFs = (fs: GitFsClient, dir: string): GitFsClient => {
+  const readdir = (async (path: unknown, ...rest: Array<unknown>) => {
+    const names = (await (fs.promises.readdir as (...a: Array<unknown>) => Promise<Array<unknown>>)(path, ...rest))
+    if (typeof path !== "string" || !names.some((n) => typeof n === "string" && n.includes("\ufffd"))) return names
+    const raw = await fs.promises.readdir(path, { encoding: "buffer" })
+    const bad = raw.find((name) => !isUtf8(name))
+    if (bad === undefined) return names
+    const prefix = path === dir ? "" : `${path.slice(dir.length + 1)}/`
+    return refuseNonUtf8(Buffer.concat([Buffer.from(prefix), bad]))
+  }) as GitFsClient["promises"]["readdir"]
+  return { ...fs, promises: { ...fs.promises, readdir } } as GitFsClient
+}
+
 const readText = (fs: GitFsClient, path: string): string | undefined => {
   try {
     return fs.readFileSync(path, "utf8")
@@ -205,13 +238,18 @@ const openAt = (dir: string, gitdir: string, plainFs: GitFsClient, env: Readonly
     const git = await isoGit()
     return git.readBlob({ fs: objects, gitdir, oid }).then((r) => r.blob, () => undefined)
   }
-  const fs = storedContentFs(objects, dir, (absolute, bytes) => {
+  const fs = storedContentFs(utf8NamesFs(objects, dir), dir, (absolute, bytes) => {
     const rel = absolute.slice(dir.length + 1)
     return workTree().stored(rel, bytes, () => indexedBlob(rel))
   })
   const call = <A>(what: string, f: () => Promise<A>) =>
     Effect.tryPromise({ try: f, catch: (e) => e }).pipe(
       Effect.catch((e) => {
+        if (isNotUtf8(e)) {
+          return Effect.fail(
+            gitError("failed", `git ${what} failed: the file name ${quotePath(decodePath(e.notUtf8))} is not UTF-8, which the built-in git reader cannot read: install git (anvil then runs it) or use Bash with git.`),
+          )
+        }
         // isomorphic-git reads SHA-1 repositories only: its own message (an "internal error", a checksum) would mislead.
         if (usesSha256(commondir)) {
           return Effect.fail(

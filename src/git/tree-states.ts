@@ -1,10 +1,11 @@
 import { Effect } from "effect"
-import { indexMarks } from "./index-file.ts"
+import { firstNonUtf8Path, indexMarks } from "./index-file.ts"
 import { blobId } from "./work-files.ts"
 import { resolveRef } from "./refs.ts"
+import { encodePath } from "./path-bytes.ts"
 import { isoGit } from "./iso-git.ts"
 import type { GitError } from "./git-error.ts"
-import type { Repository } from "./repository.ts"
+import { refuseNonUtf8, type Repository } from "./repository.ts"
 
 /** A blob (or a submodule's commit) on one side (HEAD, index or working tree). */
 export interface Side {
@@ -68,7 +69,7 @@ export const compareBytes = (a: string, b: string): number => {
     const x = a.charCodeAt(i)
     const y = b.charCodeAt(i)
     if (x === y) continue
-    return isSurrogate(x) || isSurrogate(y) ? Buffer.compare(Buffer.from(a), Buffer.from(b)) : x - y
+    return isSurrogate(x) || isSurrogate(y) ? Buffer.compare(encodePath(a), encodePath(b)) : x - y
   }
   return a.length - b.length
 }
@@ -186,7 +187,10 @@ const snapshotOf = async (repo: Repository, options: SnapshotOptions): Promise<S
     () => 0,
   )
   const rules = repo.workTree()
-  const marks = indexMarks(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
+  const indexBytes = await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0))
+  const notUtf8 = firstNonUtf8Path(indexBytes)
+  if (notUtf8 !== undefined) refuseNonUtf8(notUtf8)
+  const marks = indexMarks(indexBytes)
   const headExists = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).then(
     () => true,
     () => false,

@@ -2,7 +2,7 @@ import { describe, expect, test, setDefaultTimeout } from "bun:test"
 import { appendFileSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, tempDir } from "../support/harness.ts"
-import { expectSameAnswers, STATUS_AND_DIFF } from "../support/git-parity.ts"
+import { answers, expectSameAnswers, STATUS_AND_DIFF } from "../support/git-parity.ts"
 import { git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
 
 // Repositories are built with the git CLI; on a busy machine that takes longer than bun's 5 s default.
@@ -210,5 +210,35 @@ describe("the git tools without git (isomorphic-git) answer as git does", () => 
     expect(git(root, home, ["fsck", "--no-progress", "--no-dangling"])).toBe("")
     expect(git(root, home, ["ls-tree", "HEAD", "moved", "staged"])).toBe(git(root, home, ["ls-files", "-s", "moved", "staged"]).replace(/ 0\t/g, "\t").replace(/^160000 /gm, "160000 commit "))
     for (const dir of [root, sub, inner]) rmSync(dir, { recursive: true, force: true })
+  })
+
+  test("file names that are not UTF-8: through git, printed byte for byte as git prints them; without git, a clear refusal naming the file", async () => {
+    const root = gitRepo(home, { "plain.txt": "p\n" }, { commit: "first" })
+    const name = (s: string) => Buffer.from(s, "latin1")
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/`), name("caf\xe9.txt")]), "a\n")
+    git(root, home, ["add", "-A"])
+    git(root, home, ["commit", "-q", "-m", "latin-1 name"])
+    appendFileSync(Buffer.concat([Buffer.from(`${root}/`), name("caf\xe9.txt")]), "more\n")
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/`), name("new\xff \xe0.txt")]), "n\n")
+    writeFileSync(join(root, "ünï.txt"), "valid UTF-8\n")
+    for (const [tool, params, args] of STATUS_AND_DIFF) {
+      const { cli, iso } = await answers(home, root, tool, params)
+      expect(String((cli.data as { content: string }).content)).toBe(git(root, home, args).replace(/\n+$/, ""))
+      expect(iso.status).toBe("error")
+      expect(iso.text).toContain('the file name "caf\\351.txt" is not UTF-8')
+      expect(iso.text).toContain("install git")
+    }
+    const { cli } = await answers(home, root, "git_status", { short: true })
+    // In data the bytes that are not UTF-8 are kept as U+DC80–U+DCFF (reversible), never U+FFFD.
+    expect((cli.data as { entries: Array<{ path: string }> }).entries.map((e) => e.path)).toEqual(["caf\udce9.txt", "new\udcff \udce0.txt", "ünï.txt"])
+    // A name only on disk (untracked, in a folder) is refused too, not listed under a wrong name.
+    const second = gitRepo(home, { "plain.txt": "p\n" }, { commit: "first" })
+    mkdirSync(join(second, "sub"))
+    writeFileSync(Buffer.concat([Buffer.from(`${second}/sub/`), name("new\xff \xe0.txt")]), "n\n")
+    const untracked = await answers(home, second, "git_status", {})
+    expect(String((untracked.cli.data as { content: string }).content)).toBe(git(second, home, ["status"]).replace(/\n+$/, ""))
+    expect(untracked.iso.text).toContain('the file name "sub/new\\377 \\340.txt" is not UTF-8')
+    rmSync(second, { recursive: true, force: true })
+    rmSync(root, { recursive: true, force: true })
   })
 })
