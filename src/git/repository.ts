@@ -245,15 +245,16 @@ const openAt = (dir: string, gitdir: string, plainFs: GitFsClient, env: Readonly
   const call = <A>(what: string, f: () => Promise<A>) =>
     Effect.tryPromise({ try: f, catch: (e) => e }).pipe(
       Effect.catch((e) => {
+        // isomorphic-git reads SHA-1 repositories only: its own message (an "internal error", a checksum) would mislead.
+        // (The log has its own reader, which knows SHA-256.)
+        if (what !== "log" && usesSha256(commondir)) {
+          return Effect.fail(
+            gitError("failed", `git ${what} failed: this repository names objects with SHA-256 (extensions.objectFormat = sha256), which the built-in git reader cannot read: install git (anvil then runs it) or use Bash with git.`),
+          )
+        }
         if (isNotUtf8(e)) {
           return Effect.fail(
             gitError("failed", `git ${what} failed: the file name ${quotePath(decodePath(e.notUtf8))} is not UTF-8, which the built-in git reader cannot read: install git (anvil then runs it) or use Bash with git.`),
-          )
-        }
-        // isomorphic-git reads SHA-1 repositories only: its own message (an "internal error", a checksum) would mislead.
-        if (usesSha256(commondir)) {
-          return Effect.fail(
-            gitError("failed", `git ${what} failed: this repository names objects with SHA-256 (extensions.objectFormat = sha256), which the built-in git reader cannot read: install git (anvil then runs it) or use Bash with git.`),
           )
         }
         return Effect.fail(gitError("failed", `git ${what} failed: ${errorText(e).replace(/\.+$/, "")}.`))
