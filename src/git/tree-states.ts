@@ -5,7 +5,8 @@ import { resolveRef } from "./refs.ts"
 import { encodePath } from "./path-bytes.ts"
 import { isoGit } from "./iso-git.ts"
 import type { GitError } from "./git-error.ts"
-import { refuseNonUtf8, type Repository } from "./repository.ts"
+import type { Repository } from "./repository.ts"
+import { refuseNonUtf8 } from "./work-tree-fs.ts"
 
 /** A blob (or a submodule's commit) on one side (HEAD, index or working tree). */
 export interface Side {
