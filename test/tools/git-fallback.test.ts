@@ -241,4 +241,24 @@ describe("the git tools without git (isomorphic-git) answer as git does", () => 
     rmSync(second, { recursive: true, force: true })
     rmSync(root, { recursive: true, force: true })
   })
+
+  test("intent-to-add entries (git add -N) on commit: left out of the commit, still intended after it; alone they are nothing to commit", async () => {
+    const results: Record<string, { tree: string; status: string; alone: string | undefined }> = {}
+    for (const backend of ["cli", "isomorphic"]) {
+      const root = gitRepo(home, { "a.txt": "a\n" }, { commit: "first" })
+      writeFileSync(join(root, "planned.txt"), "planned\n")
+      git(root, home, ["add", "-N", "planned.txt"])
+      const env = { HOME: home, ANVIL_GIT_BACKEND: backend }
+      const alone = await callTool(root, "git_commit", { message: "nothing" }, { env })
+      appendFileSync(join(root, "a.txt"), "b\n")
+      git(root, home, ["add", "a.txt"])
+      expect((await callTool(root, "git_commit", { message: "second" }, { env })).envelope.status).toBe("success")
+      results[backend] = { tree: git(root, home, ["ls-tree", "-r", "HEAD"]), status: git(root, home, ["status", "--porcelain"]), alone: alone.envelope.error?.message }
+      rmSync(root, { recursive: true, force: true })
+    }
+    expect(results.isomorphic).toEqual(results.cli!)
+    expect(results.cli!.status).toBe(" A planned.txt\n")
+    expect(results.cli!.tree).not.toContain("planned.txt")
+    expect(results.cli!.alone).toContain("Nothing to commit")
+  })
 })
