@@ -9,11 +9,9 @@ import { alternateObjectDirs, withAlternates } from "./alternates.ts"
 import { Config } from "../config/config.ts"
 import { gitConfigFiles, parseGitConfig } from "../workspace/git-config-file.ts"
 import { indexedBlobId } from "./index-file.ts"
-import { decodePath } from "./path-bytes.ts"
-import { quotePath } from "./quote-path.ts"
 import { isoGit } from "./iso-git.ts"
 import { workTreeRules, type WorkTreeRules } from "./work-files.ts"
-import { isNotUtf8, storedContentFs, utf8NamesFs } from "./work-tree-fs.ts"
+import { isRefusal, storedContentFs, utf8NamesFs } from "./work-tree-fs.ts"
 
 /** An open repository: where it is and how to call isomorphic-git on it. */
 export interface Repository {
@@ -205,11 +203,7 @@ const openAt = (dir: string, gitdir: string, plainFs: GitFsClient, env: Readonly
             gitError("failed", `git ${what} failed: this repository names objects with SHA-256 (extensions.objectFormat = sha256), which the built-in git reader cannot read: install git (anvil then runs it) or use Bash with git.`),
           )
         }
-        if (isNotUtf8(e)) {
-          return Effect.fail(
-            gitError("failed", `git ${what} failed: the file name ${quotePath(decodePath(e.notUtf8))} is not UTF-8, which the built-in git reader cannot read: install git (anvil then runs it) or use Bash with git.`),
-          )
-        }
+        if (isRefusal(e)) return Effect.fail(gitError("failed", `git ${what} failed: ${e.refusal}: install git (anvil then runs it) or use Bash with git.`))
         return Effect.fail(gitError("failed", `git ${what} failed: ${errorText(e).replace(/\.+$/, "")}.`))
       }),
     )

@@ -2,6 +2,8 @@ import { createHash } from "node:crypto"
 import { attributeReader } from "./attributes.ts"
 import { hasCrlfText, inboundEol, toStored } from "./eol.ts"
 import { excludeJudge } from "./excludes.ts"
+import { quotePath } from "./quote-path.ts"
+import { refuse } from "./work-tree-fs.ts"
 
 /** Where a repository is and what of the user's git settings the built-in reader honours. */
 export interface WorkTreeSetup {
@@ -44,14 +46,19 @@ export const workTreeRules = (setup: WorkTreeSetup) => {
     excludesFile: userPath(setup.settings.get("core.excludesfile"), home) ?? xdgGitFile(setup.env, "ignore"),
   })
   const autocrlf = setup.settings.get("core.autocrlf")
-  const EOL_ATTRIBUTES = ["text", "crlf", "eol"]
+  const EOL_ATTRIBUTES = ["text", "crlf", "eol", "filter"]
   /**
    * The content git stores for the working-tree file `path` holding `bytes`;
    * `indexed` reads the index's copy (only asked for when git would look).
    */
   const stored = (path: string, bytes: Uint8Array, indexed: () => Promise<Uint8Array | undefined>): Promise<Uint8Array> => {
-    if (!bytes.includes(13)) return Promise.resolve(bytes)
     const a = attrs.attributes(path, EOL_ATTRIBUTES)
+    const filter = a.get("filter")
+    // A clean filter (git-lfs and the like) is a program git runs; without git its output cannot be known.
+    if (typeof filter === "string" && (setup.settings.has(`filter.${filter}.clean`) || setup.settings.has(`filter.${filter}.process`))) {
+      refuse(`the file ${quotePath(path)} goes through the "${filter}" filter (filter.${filter}.clean), which the built-in git reader cannot run`)
+    }
+    if (!bytes.includes(13)) return Promise.resolve(bytes)
     const action = inboundEol({ text: a.get("text"), crlf: a.get("crlf"), eol: a.get("eol") }, autocrlf)
     return toStored(bytes, action, () => indexed().then((b) => b !== undefined && hasCrlfText(b)))
   }

@@ -1,5 +1,6 @@
 import type { GitFsClient } from "./git-fs.ts"
-import { isUtf8 } from "./path-bytes.ts"
+import { decodePath, isUtf8 } from "./path-bytes.ts"
+import { quotePath } from "./quote-path.ts"
 
 /*
  * The file system the built-in reader (isomorphic-git) works through,
@@ -23,23 +24,30 @@ export const storedContentFs = (fs: GitFsClient, dir: string, stored: (absolute:
   return { ...fs, promises: { ...fs.promises, readFile } } as GitFsClient
 }
 
-/** What is thrown through isomorphic-git for a file name that is not UTF-8 (it would read it as U+FFFD and fail on it). */
-interface NotUtf8 {
-  /** The repository-relative path's bytes. */
-  readonly notUtf8: Uint8Array
+/**
+ * What is thrown through isomorphic-git when the built-in reader meets what
+ * it cannot read as git would (rather than answer wrongly): `why` completes
+ * "… which the built-in git reader cannot …".
+ */
+interface Refusal {
+  readonly refusal: string
 }
 
-/** Throws {@link NotUtf8} for a name under `dir` that is not UTF-8. */
-export const refuseNonUtf8 = (path: Uint8Array): never => {
-  throw { notUtf8: path } satisfies NotUtf8
+/** Refuses with `why` (see {@link Refusal}). */
+export const refuse = (why: string): never => {
+  throw { refusal: why } satisfies Refusal
 }
 
-export const isNotUtf8 = (e: unknown): e is NotUtf8 => typeof e === "object" && e !== null && "notUtf8" in e
+export const isRefusal = (e: unknown): e is Refusal => typeof e === "object" && e !== null && "refusal" in e
+
+/** Refuses a file name that is not UTF-8: isomorphic-git would read it as U+FFFD and name no file. */
+export const refuseNonUtf8 = (path: Uint8Array): never =>
+  refuse(`the file name ${quotePath(decodePath(path))} is not UTF-8, which the built-in git reader cannot read`)
 
 /**
  * A folder listing decoded by node turns a name that is not UTF-8 into one
  * with U+FFFD, which then names no file. Such a listing is read again as
- * bytes and the name refused (see {@link NotUtf8}) instead of misreported.
+ * bytes and the name refused instead of misreported.
  */
 export const utf8NamesFs = (fs: GitFsClient, dir: string): GitFsClient => {
   const readdir = (async (path: unknown, ...rest: Array<unknown>) => {
