@@ -15,6 +15,7 @@ import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from 
 import { hasStandInRecords, standInDir } from "./workspace/stand-in-records.ts"
 import type { ProjectSandbox } from "./trust/project-sandbox.ts"
 import { isRecord } from "./protocol/is-record.ts"
+import { ignoredSettingsNotice, projectMayNeedTrust } from "./config/ignored.ts"
 import { AfterChange } from "./tool-framework/after-change.ts"
 import type { Tool } from "./tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "./tool-framework/registry.ts"
@@ -166,9 +167,15 @@ export const makeToolContext = (options: RuntimeOptions) =>
       })
     const path = Context.get(platform, Path)
     const root = yield* projectRootOf(options.cwd, options.root ?? options.env.ANVIL_ROOT).pipe(Effect.provideContext(platform))
+    // A configuration handed in is guarded too (a no-op for one already guarded: what was left out is gone from it).
     yield* options.config
-      ? put(Config, options.config)
-      : add(Config, Config.load({ root, env: options.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) }))
+      ? Effect.flatMap(trustedConfig(options.config, root), (config) => put(Config, config))
+      : add(
+          Config,
+          Config.load({ root, env: options.env, ...(options.configOverrides ? { overrides: options.configOverrides } : {}) }).pipe(
+            Effect.flatMap((loaded) => trustedConfig(loaded, root)),
+          ),
+        )
     const config = Context.get(context as Context.Context<Config>, Config)
     yield* add(OutputSettings, OutputSettings.make(root))
     const settings = Context.get(context as Context.Context<OutputSettings>, OutputSettings)
@@ -202,7 +209,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
     const sandboxSettings = yield* sandboxSettingsOf(sandboxSection, options)
     const sandbox = uses("anvil/Sandbox") ? yield* makeSandbox(root, options, sandboxSettings, sessionInfo.id) : undefined
     if (sandbox) yield* put(sandbox.key, sandbox.service)
-    yield* add(Permissions, Permissions.make(options.onAsk ?? (() => Effect.succeed(true)), permissionsOptions(options, sandbox?.service)))
+    yield* add(Permissions, Permissions.make(options.onAsk ?? (() => Effect.succeed(true)), permissionsOptions(options, sandbox?.service, root)))
     yield* put(SessionInfo, sessionInfo)
     yield* options.enforceReads ? add(FileLedger, FileLedger.makeEnforcing) : put(FileLedger, FileLedger.none)
     if (!onSpill) yield* withContext(Effect.flatMap(Effect.promise(() => import("./output/retention.ts")), (m) => m.startRetention))
@@ -220,6 +227,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
           env: options.env,
           section: section === false ? false : section !== null && typeof section === "object" && !Array.isArray(section) ? (section as Record<string, unknown>) : {},
           display: workspace.display,
+          untrusted: untrustedLanguages(config),
         }),
       )
     })
@@ -260,6 +268,16 @@ export const makeToolContext = (options: RuntimeOptions) =>
     return context as Context.Context<ToolRunner | Services | AfterChange | FileSystem | Path>
   })
 
+/**
+ * The configuration in force: the project file's settings that need the user's trust (model servers, language-server
+ * commands, loosening permission rules, …; see trust/project-settings.ts) are left out until trusted. The trust
+ * module is loaded only for a project file that has such settings.
+ */
+export const trustedConfig = (config: ConfigShape, root: string): Effect.Effect<ConfigShape> =>
+  projectMayNeedTrust(config.layers)
+    ? Effect.flatMap(Effect.promise(() => import("./trust/project-settings.ts")), (m) => m.guardProjectConfig(config, root))
+    : Effect.succeed(config)
+
 /** load_tools' name (tools/load_tools.ts LOAD_TOOLS, not imported here so that a one-tool call does not load it). */
 const LOAD_TOOLS_NAME = "load_tools"
 
@@ -290,6 +308,17 @@ const projectSandboxOf = (config: ConfigShape, root: string, modeFlag: string | 
   config.layers.some((l) => l.source === "project file" && l.data.sandbox !== undefined)
     ? Effect.flatMap(Effect.promise(() => import("./trust/project-sandbox.ts")), (m) => m.resolveProjectSandbox(config, root, modeFlag))
     : Effect.succeed({ section: config.data.sandbox, ignored: [] })
+
+/** Languages whose server the project file sets but the user has not trusted: language → the notice that says so. */
+const untrustedLanguages = (config: ConfigShape): Readonly<Record<string, string>> => {
+  const out: Record<string, string> = {}
+  for (const s of config.ignored ?? []) {
+    if (s.path[0] !== "lsp" || s.path[1] === undefined || out[s.path[1]] !== undefined) continue
+    const language = s.path[1]
+    out[language] = ignoredSettingsNotice(config.ignored!.filter((i) => i.path[0] === "lsp" && i.path[1] === language))!
+  }
+  return out
+}
 
 /** anvil.json `sandbox` (and `--sandbox`), checked: a bad setting is a ConfigError. */
 const sandboxSettingsOf = (project: ProjectSandbox, options: Pick<RuntimeOptions, "sandbox">) =>
@@ -330,11 +359,15 @@ const makeSandbox = (root: string, options: Pick<RuntimeOptions, "env" | "sandbo
  * commands: a confined call of an asking tool may then be allowed by
  * sandbox.auto_allow.
  */
-const permissionsOptions = (options: RuntimeOptions, sandbox: SandboxShape | undefined): PermissionsOptions => {
-  if (!sandbox) return { ...options.permissions }
+const permissionsOptions = (options: RuntimeOptions, sandbox: SandboxShape | undefined, root: string): PermissionsOptions => {
+  // A rule the user saved with "always" is their own decision: trusted, so the project file's copy applies later.
+  const afterSave: PermissionsOptions["afterSave"] = (rules) =>
+    Effect.flatMap(Effect.promise(() => import("./trust/project-settings.ts")), (m) => m.trustSavedRules(root, options.env, rules))
+  if (!sandbox) return { ...options.permissions, afterSave }
   const { status } = sandbox
   return {
     ...options.permissions,
+    afterSave,
     // A getter: reading `confining` probes for bubblewrap, which only a command needs.
     sandbox: { get confining() { return status.confining }, autoAllow: status.settings.autoAllow },
   }

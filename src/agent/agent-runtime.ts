@@ -10,7 +10,7 @@ import { resolveModel } from "../llm/resolve-model.ts"
 import { Permissions, type AskAnswer, type PermissionRequest } from "../permission/permissions.ts"
 import type { AllowRule } from "../permission/rules.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
-import { makeToolRuntime, PlatformLive, type RuntimeOptions, type ToolServices } from "../runtime.ts"
+import { makeToolRuntime, PlatformLive, trustedConfig, type RuntimeOptions, type ToolServices } from "../runtime.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "../tool-framework/registry.ts"
@@ -63,7 +63,10 @@ export const bootAgent = (input: {
     const path = yield* Path
     const fs = yield* FileSystem
     const root = yield* projectRootOf(input.cwd, input.root ?? input.env.ANVIL_ROOT)
-    const config = yield* Config.load({ root, env: input.env, ...(input.configOverrides ? { overrides: input.configOverrides } : {}) })
+    // The project file's settings that need the user's trust (model servers, LSP commands, loosening rules) are left out until trusted.
+    const config = yield* Config.load({ root, env: input.env, ...(input.configOverrides ? { overrides: input.configOverrides } : {}) }).pipe(
+      Effect.flatMap((loaded) => trustedConfig(loaded, root)),
+    )
     if (config.warnings.length > 0) {
       input.onConfigWarnings?.(config.warnings)
       if (input.strict) return yield* new ConfigStrictError({ count: config.warnings.length })

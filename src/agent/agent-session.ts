@@ -2,6 +2,7 @@ import { join } from "node:path"
 import { Context, Data, Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
 import type { ConfigWarning } from "../config/check.ts"
 import { ConfigStrictError } from "../config/config.ts"
+import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { AGENT_DEFAULTS } from "../config/sections/agent.ts"
 import { DEFAULT_COMPACTION } from "./compaction.ts"
 import { ModelError, type LanguageModelShape } from "../llm/model.ts"
@@ -137,6 +138,11 @@ export interface AgentSessionShape {
   readonly tools: ReadonlyArray<Tool>
   /** The command sandbox in force. */
   readonly sandbox: SandboxStatus
+  /**
+   * Set when settings of the project's anvil.json were left out because the user has not trusted them
+   * (model servers, language-server commands, loosening permission rules, …): what, and the next step.
+   */
+  readonly settingsIgnored?: string
   readonly conversation: Conversation
   readonly todos?: ReadonlyArray<unknown>
   /** The names of the skills the skill tool can load. */
@@ -377,6 +383,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
       return runner.registry.tools
     },
     sandbox: sandbox.status,
+    ...(ignoredSettingsNotice(boot.config.ignored) ? { settingsIgnored: ignoredSettingsNotice(boot.config.ignored)! } : {}),
     conversation,
     plugins,
     mcp,

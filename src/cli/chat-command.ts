@@ -153,6 +153,7 @@ export const chatCommand = async (
       `${errStyle.dim(`sandbox: ${sandboxLine(session.sandbox)}`)}\n` +
       (session.sandbox.warning ? `${errStyle.yellow(`warning: ${session.sandbox.warning}`)}\n` : "") +
       (session.sandbox.settings.projectIgnored ? `${errStyle.yellow(`warning: ${session.sandbox.settings.projectIgnored}`)}\n` : "") +
+      (session.settingsIgnored ? `${errStyle.yellow(`warning: ${session.settingsIgnored}`)}\n` : "") +
       `${errStyle.dim("Ctrl-C cancels a turn; Ctrl-D or /exit quits; /help for commands.")}\n`,
   )
   const loadedPlugins = session.plugins.reports.filter((r) => r.status === "loaded").map((r) => r.name)

@@ -271,10 +271,12 @@ export const runCommand = async (
     for (const notice of notices) claude.system("plugins", { message: notice })
     if (session.sandbox.warning) claude.system("warning", { source: "sandbox", message: session.sandbox.warning })
     if (session.sandbox.settings.projectIgnored) claude.system("warning", { source: "sandbox", message: session.sandbox.settings.projectIgnored })
+    if (session.settingsIgnored) claude.system("warning", { source: "config", message: session.settingsIgnored })
   }
   for (const event of [...earlyMcp.splice(0), ...initialMcpEvents(session.mcp)]) onMcp(event)
   if (session.sandbox.warning && args.format !== "stream-json") io.err(`anvil: warning: ${session.sandbox.warning}\n`)
   if (session.sandbox.settings.projectIgnored && args.format !== "stream-json") io.err(`anvil: warning: ${session.sandbox.settings.projectIgnored}\n`)
+  if (session.settingsIgnored && args.format !== "stream-json") io.err(`anvil: warning: ${session.settingsIgnored}\n`)
 
   // SIGINT, SIGTERM, SIGHUP cancel the turn in flight (its processes are ended) and end the run; the result says "interrupted".
   const cancel = Effect.runSync(Deferred.make<void>())

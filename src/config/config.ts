@@ -4,6 +4,7 @@ import { readSettingsFile } from "./settings-file.ts"
 import { defaultCheckCache, rememberCheck, rememberedCheck, type ConfigCheckCache } from "./check-cache.ts"
 export type { ConfigCheckCache } from "./check-cache.ts"
 import type { ConfigWarning } from "./warning.ts"
+import type { IgnoredSetting } from "./ignored.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { userConfigHome } from "../workspace/state-dir.ts"
 
@@ -63,6 +64,11 @@ export interface ConfigShape {
   readonly layers: ReadonlyArray<ConfigLayer>
   /** Keys the files have that anvil does not understand, and values of the wrong type. */
   readonly warnings: ReadonlyArray<ConfigWarning>
+  /**
+   * Settings of the project file left out because the user has not trusted them (trust/project-settings.ts);
+   * `data` and the project layer are without them. Undefined or empty when nothing was left out.
+   */
+  readonly ignored?: ReadonlyArray<IgnoredSetting>
   /** A setting by dotted path ("tools.read.max_limit"), or `fallback` when unset or of another type. */
   readonly get: <T extends string | number | boolean | ReadonlyArray<unknown> | Record<string, unknown>>(
     key: string,
@@ -103,12 +109,14 @@ export const makeConfig = (
   sources: ReadonlyArray<string> = [],
   layers: ReadonlyArray<ConfigLayer> = [],
   warnings: ReadonlyArray<ConfigWarning> = [],
+  ignored: ReadonlyArray<IgnoredSetting> = [],
 ): ConfigShape => ({
   data,
   env,
   sources,
   layers,
   warnings,
+  ...(ignored.length > 0 ? { ignored } : {}),
   get: (key, fallback) => {
     const value = lookup(data, key)
     return (value !== undefined && sameKind(value, fallback) ? value : fallback) as Widen<typeof fallback>

@@ -6,6 +6,7 @@ import type { ModelHttpShape } from "./http.ts"
 import { ModelError } from "./model.ts"
 import { makeOpenAiCompatible } from "./openai-compatible.ts"
 import { loadReplay } from "./replay.ts"
+import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, type ModelTimeouts, type RetryPolicy } from "./request.ts"
 
 type Api = "openai" | "anthropic"
@@ -95,24 +96,29 @@ export const resolveModel = Effect.fn("resolveModel")(function* (input: {
   }
 
   const custom = config.get(`providers.${provider}`, {} as Record<string, unknown>)
+  // Why a provider the project file describes may be missing its server: its settings are not trusted yet.
+  const untrusted = ignoredSettingsNotice(
+    config.ignored?.filter((s) => s.path[0] === "providers" && s.path[1] === provider),
+  )
+  const providerError = (message: string) => configError(untrusted ? `${message} Note: ${untrusted}` : message)
   const known = KNOWN_PROVIDERS[provider]
   const api = (str(custom.api) ?? known?.api) as Api | undefined
   if (!known && !custom.base_url) {
     return yield* Effect.fail(
-      configError(
+      providerError(
         `Unknown provider '${provider}'. Known: ${Object.keys(KNOWN_PROVIDERS).join(", ")}, replay. ` +
           `Or describe it in anvil.json: "providers": {"${provider}": {"api": "openai", "base_url": "http://host:port/v1", "api_key_env": "MY_KEY"}}.`,
       ),
     )
   }
   if (api !== "openai" && api !== "anthropic") {
-    return yield* Effect.fail(configError(`providers.${provider}.api must be "openai" or "anthropic".`))
+    return yield* Effect.fail(providerError(`providers.${provider}.api must be "openai" or "anthropic".`))
   }
   const baseFromEnv = known?.baseEnv ? str(env[known.baseEnv]) : undefined
   const baseUrl = str(custom.base_url) ?? baseFromEnv ?? known?.baseUrl
   if (!baseUrl) {
     return yield* Effect.fail(
-      configError(
+      providerError(
         provider === "llm"
           ? `LLM_MODEL_ID is set but LLM_BASE_URL is not. Set LLM_BASE_URL (e.g. http://localhost:11434/v1) and, if the server needs one, LLM_API_KEY.`
           : `No base URL for provider '${provider}'. Set providers.${provider}.base_url in anvil.json.`,
@@ -124,7 +130,7 @@ export const resolveModel = Effect.fn("resolveModel")(function* (input: {
   const hosted = known !== undefined && baseUrl === known.baseUrl && !str(custom.base_url)
   if (!apiKey && known?.keyRequired && hosted) {
     return yield* Effect.fail(
-      configError(
+      providerError(
         `The model '${chosen}' needs an API key: set ${keyEnv}` +
           (known.baseEnv ? ` (and ${known.baseEnv} for a compatible server other than the default ${known.baseUrl}).` : "."),
       ),

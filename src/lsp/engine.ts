@@ -39,6 +39,8 @@ export interface NoProvider {
   readonly disabled: "language" | "all" | false
   /** Entries of anvil.json's `lsp` section that could not be used. */
   readonly problems: ReadonlyArray<string>
+  /** Set when the project's anvil.json sets this language's server and the user has not trusted it: why, and what to do. */
+  readonly untrusted?: string
 }
 
 /** A server that serves the file. */
@@ -92,8 +94,10 @@ export class LspEngine {
     private readonly enabled: boolean,
     /** Path → how it is shown (relative to the root). */
     private readonly display: (absolute: string) => string,
+    /** Languages whose project-set server is not trusted: language → why, and the next step. */
+    untrusted: Readonly<Record<string, string>> = {},
   ) {
-    const { languages, problems } = languagesFromConfig(section)
+    const { languages, problems } = languagesFromConfig(section, untrusted)
     this.languages = languages
     this.problems = problems
     this.pool = new LspPool({ root, env, idleMs: settings.idleMs, maxRestarts: settings.maxRestarts, startTimeoutMs: settings.startTimeoutMs })
@@ -105,6 +109,10 @@ export class LspEngine {
     const problems = this.problems
     if (!language) return { kind: "no_provider", language: undefined, tried: [], install: undefined, firstHint: false, disabled: false, problems }
     if (!this.enabled) return { kind: "no_provider", language: language.id, tried: [], install: undefined, firstHint: false, disabled: "all", problems }
+    if (language.untrusted !== undefined) {
+      const firstHint = this.pool.firstHint(language)
+      return { kind: "no_provider", language: language.id, tried: [], install: undefined, firstHint, disabled: false, problems, untrusted: language.untrusted }
+    }
     const provider = this.pool.provider(language)
     if (provider.kind === "none") {
       return {

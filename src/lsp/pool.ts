@@ -49,7 +49,7 @@ export class LspPool {
     if (cached) return cached
     const tried: Array<string> = []
     let found: Provider = { kind: "none", tried }
-    if (!language.disabled) {
+    if (!language.disabled && language.untrusted === undefined) {
       for (const spec of language.servers) {
         tried.push(spec.command)
         const program = findProgram(spec.command, { ...this.options.env, ...spec.env }, this.options.root)

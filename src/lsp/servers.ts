@@ -43,6 +43,8 @@ export interface LanguageSpec {
   /** How to install a server, for the degraded answer. */
   readonly install: string
   readonly disabled: boolean
+  /** Set when the project's anvil.json sets this language's server and the user has not trusted it: nothing is started. */
+  readonly untrusted?: string
 }
 
 /** Finds a program on `env.PATH`, then in the project's node_modules/.bin. */
@@ -140,11 +142,28 @@ const strings = (v: unknown): ReadonlyArray<string> | undefined =>
  */
 export const languagesFromConfig = (
   section: Readonly<Record<string, unknown>>,
+  untrusted: Readonly<Record<string, string>> = {},
 ): { readonly languages: ReadonlyArray<LanguageSpec>; readonly problems: ReadonlyArray<string> } => {
   const problems: Array<string> = []
   const languages = new Map(DEFAULT_LANGUAGES.map((l) => [l.id, l]))
+  for (const [id, notice] of Object.entries(untrusted)) {
+    // The project's command (args, env, options) was left out; its other fields still say which files are this language's.
+    const value = isRecord(section[id]) ? section[id] : {}
+    const base = languages.get(id)
+    languages.set(id, {
+      id,
+      languageId: typeof value.languageId === "string" ? value.languageId : (base?.languageId ?? id),
+      extensions: strings(value.extensions)?.map((e) => (e.startsWith(".") ? e : `.${e}`)) ?? base?.extensions ?? [],
+      shebangs: strings(value.shebangs) ?? base?.shebangs ?? [],
+      rootMarkers: [],
+      servers: [],
+      install: "",
+      disabled: value.disabled === true || value.enabled === false,
+      untrusted: notice,
+    })
+  }
   for (const [id, value] of Object.entries(section)) {
-    if ((LSP_SETTING_KEYS as ReadonlyArray<string>).includes(id)) continue
+    if ((LSP_SETTING_KEYS as ReadonlyArray<string>).includes(id) || untrusted[id] !== undefined) continue
     if (!isRecord(value)) {
       problems.push(`lsp.${id} must be an object ({ "command": …, "extensions": […] }) or one of the settings ${LSP_SETTING_KEYS.join(", ")}.`)
       continue

@@ -11,6 +11,11 @@ export interface LspServiceOptions {
   readonly section: Readonly<Record<string, unknown>> | false
   /** Path → how tools show it. */
   readonly display: (absolute: string) => string
+  /**
+   * Languages whose server the project's anvil.json sets but the user has not trusted (language → the notice
+   * saying so and what to do): no server is started for them, as an untrusted MCP server is not.
+   */
+  readonly untrusted?: Readonly<Record<string, string>>
 }
 
 export interface LspShape {
@@ -52,14 +57,14 @@ export class Lsp extends Context.Service<Lsp, LspShape>()("anvil/Lsp") {
       }
       let engine: Promise<LspEngine> | undefined
       const load = () =>
-        (engine ??= import("./engine.ts").then((m) => new m.LspEngine(options.root, options.env, section, settings, enabled, options.display)))
+        (engine ??= import("./engine.ts").then((m) => new m.LspEngine(options.root, options.env, section, settings, enabled, options.display, options.untrusted)))
       yield* Effect.addFinalizer(() => (engine ? Effect.promise(() => engine!.then((e) => e.close())) : Effect.void))
       let languages: ReadonlyArray<LanguageSpec> | undefined
       return Lsp.of({
         enabled,
         afterEdit: enabled && section.after_edit !== false,
         settings,
-        covers: (file, firstLine) => languageFor((languages ??= languagesFromConfig(section).languages), file, firstLine) !== undefined,
+        covers: (file, firstLine) => languageFor((languages ??= languagesFromConfig(section, options.untrusted).languages), file, firstLine) !== undefined,
         use: <A>(f: (engine: LspEngine) => Promise<A>) =>
           Effect.tryPromise({ try: () => load().then(f), catch: (e) => e }).pipe(
             Effect.catch((e) => (isLspError(e) ? Effect.fail(e) : Effect.die(e))),

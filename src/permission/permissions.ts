@@ -71,6 +71,8 @@ export interface PermissionsOptions {
    * (`sandbox.auto_allow`). `confining` may be a getter that probes the machine, so it is read last.
    */
   readonly sandbox?: { readonly confining: boolean; readonly autoAllow: boolean }
+  /** Told about allow rules an "always" answer saved to the project's anvil.json (they are then trusted as the user's own). */
+  readonly afterSave?: (rules: ReadonlyArray<AllowRule>) => Effect.Effect<void>
 }
 
 /** An --allow rule that names a command explicitly (a pattern other than a bare `*`) and matches this call. */
@@ -183,6 +185,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
               yield* saveAllowRules(workspace.root, rules).pipe(
                 Effect.provideService(FileSystem, fs),
                 Effect.provideService(Path, pathService),
+                Effect.andThen(options.afterSave ? options.afterSave(rules) : Effect.void),
                 Effect.catch((e) => Effect.logWarning(`Could not save the permission rule (${rules.map(showAllowRule).join(", ")}): ${String(e)}`)),
               )
             }

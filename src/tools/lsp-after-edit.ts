@@ -60,7 +60,8 @@ const note = (checked: ReadonlyArray<Checked>): AfterChangeNote | undefined => {
     }
     const r = c.result
     if (r.kind === "no_provider") {
-      if (r.firstHint && r.install) lines.push(`No ${r.language} language server is installed, so edits to ${c.path} are not checked. Install one: ${r.install}`)
+      if (r.firstHint && r.untrusted !== undefined) lines.push(`Edits to ${c.path} are not checked: the ${r.language} language server was not started: ${r.untrusted}`)
+      else if (r.firstHint && r.install) lines.push(`No ${r.language} language server is installed, so edits to ${c.path} are not checked. Install one: ${r.install}`)
       continue
     }
     const errors = r.diagnostics.filter((d) => d.severity === "error")

@@ -80,6 +80,8 @@ const translate = (e: LspError, display: string): ToolError => {
 export const noProvider = (np: NoProvider, source: Source, tool: string, header: string): ToolResult => {
   const what = np.language === undefined
     ? `No language server is configured for ${source.display} (no known extension or #! line).`
+    : np.untrusted !== undefined
+      ? `The ${np.language} language server was not started: ${np.untrusted}`
     : np.disabled === "all"
       ? "Language servers are turned off in anvil.json (lsp)."
       : np.disabled === "language"
@@ -102,6 +104,7 @@ export const noProvider = (np: NoProvider, source: Source, tool: string, header:
       server: null,
       ...(np.install ? { install_hint: np.install } : {}),
       ...(np.problems.length > 0 ? { config_problems: np.problems } : {}),
+      ...(np.untrusted !== undefined ? { untrusted: np.untrusted } : {}),
     },
     text: [what, ...(install ? [install] : []), ...np.problems.map((p) => `anvil.json: ${p}`), `${tool} needs a language server; use grep to find symbols and read to look at the code meanwhile.`].join("\n"),
     hints: [hint("Grep", "high", { pattern: "<symbol>", path: source.display }), hint("Read", "medium", { path: source.display })],

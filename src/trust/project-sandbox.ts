@@ -28,6 +28,8 @@ export interface ProjectSandbox {
   readonly section: unknown
   /** The project's widening settings that were ignored, as `sandbox.mode: "off"`. */
   readonly ignored: ReadonlyArray<string>
+  /** Their keys in the `sandbox` section (`mode`), with the values the project file gives them. */
+  readonly ignoredValues?: Readonly<Record<string, unknown>>
   /** Why they were ignored (never trusted, or changed since). */
   readonly trust?: Exclude<TrustStatus, "trusted">
   /** The notice to show when something was ignored (see {@link ignoredNotice}). */
@@ -124,7 +126,13 @@ export const resolveProjectSandbox = (
     for (const k of wide) delete kept[k]
     const section = config.layers.reduce<ConfigData>((d, l, i) => mergeConfig(d, i === at ? { sandbox: kept } : { sandbox: sectionOf(l.data) }), {})
     const ignored = wide.map((k) => show(k, project[k]))
-    return { section: { ...sectionOf(section), ...lists }, ignored, trust: check.status, notice: ignoredNotice({ ignored, trust: check.status })! }
+    return {
+      section: { ...sectionOf(section), ...lists },
+      ignored,
+      ignoredValues: Object.fromEntries(wide.map((k) => [k, project[k]])),
+      trust: check.status,
+      notice: ignoredNotice({ ignored, trust: check.status })!,
+    }
   })
 
 /** The one-line notice for ignored project settings (stderr, stream-json, chat banner, bash's answer). */

@@ -173,6 +173,14 @@ describe("LSP tools on real servers (compiled binary)", () => {
         },
       }),
     )
+    // A command the project's own anvil.json names starts only once trusted: until then nothing runs and the answer says why.
+    const untrusted = await tool(root, "lsp_diagnostics", { path: "x.broken" })
+    expect(untrusted.envelope.data).toMatchObject({ language: "broken", freshness: "no_provider", server: null })
+    expect(untrusted.envelope.text).toContain(`sets lsp.broken.command: "sh", lsp.broken.args: ["-c","echo cannot start >&2; exit 3"]`)
+    expect(untrusted.envelope.text).toContain("run 'anvil config trust'")
+    const trust = Bun.spawnSync([binary, "config", "trust"], { cwd: root, env: { PATH: fullPath(), HOME: root } })
+    expect(trust.stdout.toString()).toContain("Trusted for this project: lsp.cython.command, lsp.broken.command, lsp.broken.args")
+
     const added = await tool(root, "lsp_diagnostics", { path: "tool.pyx" })
     expect(added.envelope.data).toMatchObject({ language: "cython", server: "pylsp", freshness: "current" })
     expect(added.envelope.data.diagnostics[0]).toMatchObject({ severity: "error", line: 1, character: 7 })

@@ -112,7 +112,9 @@ describe("the Permissions service", () => {
     const root = project({})
     writeFileSync(join(root, "anvil.json"), JSON.stringify({ model: "openai/x", permission: { touchy: "ask" } }))
     let asks = 0
-    const s = session(root, { tools: [pathTool], onAsk: () => Effect.sync(() => (asks++, "always" as const)) })
+    // The saved rule is trusted in the user's store (the project file's allow rules need trust otherwise).
+    const env = { XDG_CONFIG_HOME: join(root, ".user-config") }
+    const s = session(root, { env, tools: [pathTool], onAsk: () => Effect.sync(() => (asks++, "always" as const)) })
     await s.call("touchy", { path: "src/a.ts" })
     await s.call("touchy", { path: "src/a.ts" })
     expect(asks).toBe(1)
@@ -120,7 +122,7 @@ describe("the Permissions service", () => {
     expect(saved).toEqual({ model: "openai/x", permission: { touchy: { "*": "ask", "src/a.ts": "allow" } } })
     // A new session reads it: no question for that path.
     let later = 0
-    const again = await callTool(root, "touchy", { path: "src/a.ts" }, { tools: [pathTool], onAsk: () => Effect.sync(() => (later++, false)) })
+    const again = await callTool(root, "touchy", { path: "src/a.ts" }, { env, tools: [pathTool], onAsk: () => Effect.sync(() => (later++, false)) })
     expect(again.envelope.status).toBe("success")
     expect(later).toBe(0)
   })

@@ -1,0 +1,211 @@
+import { Effect } from "effect"
+import { makeConfig, mergeConfig, type ConfigData, type ConfigLayer, type ConfigShape } from "../config/config.ts"
+import type { IgnoredSetting } from "../config/ignored.ts"
+import { LSP_SETTING_KEYS } from "../config/sections/lsp.ts"
+import { isRecord } from "../protocol/is-record.ts"
+import { makeTrust, type TrustShape, type TrustSubject } from "./trust.ts"
+
+/**
+ * Settings of the project's own anvil.json that a cloned repository could turn
+ * against the user apply only once the user trusted them (`anvil config trust`),
+ * like the project's plugins, MCP servers and sandbox settings, in the same
+ * store (`~/.config/anvil/trust.json`, content hashes, a change asks again):
+ * - `providers.<name>`: `base_url`, `headers`, `api_key_env`, `api_key` — where
+ *   the model requests (and the user's API key) go, and which key they carry;
+ * - `lsp.<language>`: `command`, `args`, `env`, `initializationOptions` — a
+ *   program anvil starts outside the command sandbox (the language gets no
+ *   server until trusted, as an untrusted MCP server is not started);
+ * - `permission` rules that loosen: `allow`, or `ask` where your own file says
+ *   `deny` (narrowing rules always apply);
+ * - `tools.grep.rg_path` (a program anvil runs) and `tools.fetch.credentials.<host>`
+ *   (which secrets go to which host).
+ * Until then they are left out of the configuration in force and reported.
+ * The user's own file, the environment and command-line options need no trust.
+ */
+
+/** What one trust decision covers, and the keys of the project file it lets apply. */
+interface Guarded {
+  readonly subject: TrustSubject
+  /** Keys of the project file (as path parts) left out while the subject is not trusted. */
+  readonly paths: ReadonlyArray<ReadonlyArray<string>>
+  readonly values: ReadonlyArray<unknown>
+}
+
+const PROVIDER_KEYS = ["base_url", "headers", "api_key_env", "api_key"] as const
+const LSP_KEYS = ["command", "args", "env", "initializationOptions"] as const
+
+const text = (value: unknown): string => JSON.stringify(value) ?? "undefined"
+const sameValue = (a: unknown, b: unknown) => text(a) === text(b)
+const recordAt = (data: unknown, ...path: ReadonlyArray<string>): Readonly<Record<string, unknown>> => {
+  let node = data
+  for (const part of path) node = isRecord(node) ? node[part] : undefined
+  return isRecord(node) ? node : {}
+}
+
+/**
+ * Keys of one entry that differ from what the user's own settings give: the same value in both files
+ * needs no trust.
+ */
+const pickedKeys = (project: Readonly<Record<string, unknown>>, base: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>) =>
+  keys.filter((k) => project[k] !== undefined && !sameValue(project[k], base[k]))
+
+/** Per-entry subjects: `providers.<name>`, `lsp.<language>`. */
+const entrySubjects = (
+  kind: string,
+  section: string,
+  project: ConfigData,
+  base: ConfigData,
+  keys: ReadonlyArray<string>,
+  skip: ReadonlyArray<string> = [],
+): Array<Guarded> =>
+  Object.entries(recordAt(project, section)).flatMap(([name, entry]) => {
+    if (skip.includes(name) || !isRecord(entry)) return []
+    const picked = pickedKeys(entry, recordAt(base, section, name), keys)
+    if (picked.length === 0) return []
+    const covered = Object.fromEntries(keys.filter((k) => entry[k] !== undefined).map((k) => [k, entry[k]]))
+    return [{ subject: { kind, name, content: { text: text(covered) } }, paths: picked.map((k) => [section, name, k]), values: picked.map((k) => entry[k]) }]
+  })
+
+type Level = "allow" | "ask" | "deny"
+const isLevel = (v: unknown): v is Level => v === "allow" || v === "ask" || v === "deny"
+
+/** The level the user's own entry gives a pattern of a tool (its own, else the tool's level). */
+const userLevel = (user: unknown, pattern: string): unknown =>
+  typeof user === "string" ? user : isRecord(user) ? (user[pattern] ?? user["*"]) : undefined
+
+/** One permission rule as a trust subject: `bash` (the tool's level) or `bash npm *` (a pattern). */
+export const permissionSubject = (tool: string, pattern: string, level: string): TrustSubject => ({
+  kind: "permission",
+  name: pattern === "*" ? tool : `${tool} ${pattern}`,
+  content: { text: text({ tool, pattern, level }) },
+})
+
+/** The permission rules of the project that loosen what the user's own settings give, one subject each. */
+const permissionSubjects = (project: ConfigData, base: ConfigData): Array<Guarded> => {
+  const user = recordAt(base, "permission")
+  return Object.entries(recordAt(project, "permission")).flatMap(([tool, entry]) => {
+    const rules: ReadonlyArray<[string, unknown]> = typeof entry === "string" ? [["*", entry]] : isRecord(entry) ? Object.entries(entry) : []
+    return rules.flatMap(([pattern, level]): Array<Guarded> => {
+      if (!isLevel(level) || !(level === "allow" || (level === "ask" && userLevel(user[tool], pattern) === "deny"))) return []
+      const path = typeof entry === "string" ? ["permission", tool] : ["permission", tool, pattern]
+      return [{ subject: permissionSubject(tool, pattern, level), paths: [path], values: [level] }]
+    })
+  })
+}
+
+/** Everything of the project file (`project`) that needs trust, measured against the user's own settings (`base`). */
+export const guardedSettings = (project: ConfigData, base: ConfigData): ReadonlyArray<Guarded> => [
+  ...entrySubjects("provider", "providers", project, base, PROVIDER_KEYS),
+  ...permissionSubjects(project, base),
+  ...entrySubjects("lsp", "lsp", project, base, LSP_KEYS, LSP_SETTING_KEYS),
+  ...(recordAt(project, "tools", "grep").rg_path !== undefined && !sameValue(recordAt(project, "tools", "grep").rg_path, recordAt(base, "tools", "grep").rg_path)
+    ? [
+        {
+          subject: { kind: "setting", name: "tools.grep.rg_path", content: { text: text(recordAt(project, "tools", "grep").rg_path) } },
+          paths: [["tools", "grep", "rg_path"]],
+          values: [recordAt(project, "tools", "grep").rg_path],
+        },
+      ]
+    : []),
+  ...Object.entries(recordAt(project, "tools", "fetch", "credentials"))
+    .filter(([host, value]) => !sameValue(value, recordAt(base, "tools", "fetch", "credentials")[host]))
+    .map(([host, value]) => ({
+      subject: { kind: "credentials", name: host, content: { text: text(value) } },
+      paths: [["tools", "fetch", "credentials", host]],
+      values: [value],
+    })),
+]
+
+/** Removes a dotted key (path parts as written; a permission pattern may hold dots) from a copy of `data`. */
+const without = (data: ConfigData, path: ReadonlyArray<string>): ConfigData => {
+  const [head, ...rest] = path
+  if (head === undefined || !(head in data)) return data
+  const copy: Record<string, unknown> = { ...data }
+  if (rest.length === 0) delete copy[head]
+  else if (isRecord(copy[head])) copy[head] = without(copy[head] as ConfigData, rest)
+  return copy
+}
+
+/** A key as notices show it: dotted, with a name that holds dots or spaces (a pattern, a host) in brackets. */
+const showKey = (path: ReadonlyArray<string>): string =>
+  path.map((p, i) => (i === 0 ? p : /^[\w-]+$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join("")
+
+/**
+ * The project's permission section as it merges into the user's: what is left once its untrusted loosening
+ * rules are gone must not undo the user's own rules through the merge, where a plain string replaces an
+ * object. A tool level the project gives next to the user's patterns becomes the project's `"*"`, and the
+ * user's tool level stays in force beside project patterns that come without one.
+ */
+const mergeablePermission = (project: ConfigData, user: ConfigData): ConfigData => {
+  const out: Record<string, unknown> = {}
+  for (const [tool, entry] of Object.entries(project)) {
+    const own = user[tool]
+    if (typeof entry === "string") out[tool] = isRecord(own) ? { "*": entry } : entry
+    else if (isRecord(entry)) out[tool] = typeof own === "string" && entry["*"] === undefined ? { "*": own, ...entry } : entry
+    else out[tool] = entry
+  }
+  return out
+}
+
+/**
+ * The configuration in force at `root`: `config` with the project file's untrusted settings left out
+ * (`ignored` lists them), its project layer holding what applies. Reads the trust store only when the
+ * project file has something that needs trust.
+ */
+export const guardProjectConfig = (config: ConfigShape, root: string, store?: TrustShape): Effect.Effect<ConfigShape> =>
+  Effect.gen(function* () {
+    const at = config.layers.findIndex((l) => l.source === "project file")
+    if (at < 0) return config
+    const project = config.layers[at]!.data
+    const base = config.layers.slice(0, at).reduce<ConfigData>((d, l) => mergeConfig(d, l.data), {})
+    const guarded = guardedSettings(project, base)
+    const ignored: Array<IgnoredSetting> = []
+    let data = project
+    if (guarded.length > 0) {
+      const trust = store ?? makeTrust({ root, env: config.env })
+      for (const g of guarded) {
+        // A store that cannot be read trusts nothing.
+        const { status } = yield* trust.check(g.subject).pipe(Effect.orElseSucceed(() => ({ status: "untrusted" as const })))
+        if (status === "trusted") continue
+        g.paths.forEach((path, i) => {
+          ignored.push({ key: showKey(path), path, value: g.values[i], trust: status, file: config.layers[at]!.file ?? "anvil.json" })
+          data = without(data, path)
+        })
+      }
+    }
+    if (isRecord(data.permission) && Object.keys(recordAt(base, "permission")).length > 0) {
+      data = { ...data, permission: mergeablePermission(data.permission as ConfigData, recordAt(base, "permission")) }
+    }
+    if (data === project) return config
+    const layers: ReadonlyArray<ConfigLayer> = config.layers.map((l, i) => (i === at ? { ...l, data } : l))
+    const merged = layers.reduce<ConfigData>((d, l) => mergeConfig(d, l.data), {})
+    // A configuration guarded before keeps what it listed (those keys are gone from its project layer).
+    return makeConfig(merged, config.env, config.sources, layers, config.warnings, [...(config.ignored ?? []), ...ignored])
+  })
+
+/** Trusts everything of the project file that is ignored now (or what `only` picks); returns the keys trusted. */
+export const trustProjectSettings = (config: ConfigShape, root: string, only?: (path: ReadonlyArray<string>) => boolean) =>
+  Effect.gen(function* () {
+    const at = config.layers.findIndex((l) => l.source === "project file")
+    if (at < 0) return []
+    const base = config.layers.slice(0, at).reduce<ConfigData>((d, l) => mergeConfig(d, l.data), {})
+    const trust = makeTrust({ root, env: config.env })
+    const trusted: Array<string> = []
+    for (const g of guardedSettings(config.layers[at]!.data, base)) {
+      if (only && !g.paths.some(only)) continue
+      const check = yield* trust.check(g.subject)
+      if (check.status === "trusted") continue
+      yield* trust.trust(g.subject)
+      trusted.push(...g.paths.map(showKey))
+    }
+    return trusted
+  })
+
+/**
+ * Trusts permission rules anvil itself saved to the project's anvil.json (the user answered "always"):
+ * they are the user's own decision, so they apply in later sessions without `anvil config trust`.
+ */
+export const trustSavedRules = (root: string, env: ConfigShape["env"], rules: ReadonlyArray<{ readonly tool: string; readonly pattern?: string }>) => {
+  const trust = makeTrust({ root, env })
+  return Effect.forEach(rules, (r) => trust.trust(permissionSubject(r.tool, r.pattern ?? "*", "allow")), { discard: true }).pipe(Effect.ignore)
+}
