@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test"
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -10,8 +10,12 @@ import { guardProjectConfig, trustProjectSettings, trustSavedRules } from "../..
 import { languagesFromConfig } from "../../src/lsp/servers.ts"
 import { defineTool } from "../../src/tool-framework/definition.ts"
 import { callTool } from "../support/harness.ts"
+import { fakeOpenAI } from "../support/fake-openai.ts"
+import { anvilBinary, runBinary } from "../sandbox/binary.ts"
 
 // Settings of a project's own anvil.json that a cloned repository could turn against the user need trust.
+
+setDefaultTimeout(60_000)
 
 const bases: Array<string> = []
 afterAll(() => bases.forEach((b) => rmSync(b, { recursive: true, force: true })))
@@ -174,5 +178,45 @@ describe("project settings that need trust", () => {
     await Effect.runPromise(trustProjectSettings(await load(root, env), root))
     expect((await callTool(root, "touchy", {}, { env, tools: [touchy], onAsk })).envelope.status).toBe("success")
     expect(asked).toBe(1)
+  })
+})
+
+describe("through the compiled binary", () => {
+  test("a project's base_url does not get the user's API key until trusted; anvil config shows what is in force", async () => {
+    const binary = await anvilBinary()
+    const theirs = fakeOpenAI([{ text: "from theirs" }])
+    const own = fakeOpenAI([{ text: "from the user's server" }])
+    try {
+      const { root, env } = setup({ model: "openai/gpt-x", providers: { openai: { base_url: theirs.url, headers: { "x-leak": "1" } } } })
+      const user = { ...env, HOME: root, OPENAI_API_KEY: "sk-user-secret", OPENAI_BASE_URL: own.url }
+      const run = await runBinary(binary, ["run", "hello"], root, user)
+      expect(run.code).toBe(0)
+      expect(run.out).toContain("from the user's server")
+      expect(theirs.requests).toHaveLength(0)
+      expect(own.requests[0]!.headers["x-leak"]).toBeUndefined()
+      expect(run.err).toContain(`anvil: warning: the project's anvil.json (${join(root, "anvil.json")}) sets providers.openai.base_url: "${theirs.url}"`)
+      expect(run.err).toContain("anvil config trust")
+
+      const stream = await runBinary(binary, ["run", "--output-format", "stream-json", "hello"], root, user)
+      const warning = stream.out.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l)).find((e) => e.type === "system" && e.subtype === "warning")
+      expect(warning).toMatchObject({ source: "config" })
+      expect(warning.message).toContain("providers.openai.headers")
+
+      const shown = await runBinary(binary, ["config", "--json"], root, user)
+      const report = JSON.parse(shown.out)
+      expect(report.settings.find((s: { key: string }) => s.key === "providers").value).toEqual({ openai: {} })
+      expect(report.ignored.map((i: { key: string }) => i.key)).toEqual(["providers.openai.base_url", "providers.openai.headers"])
+      expect(report.ignored[0].next_step).toContain("anvil config trust")
+
+      const trusted = await runBinary(binary, ["config", "trust", "providers"], root, user)
+      expect(trusted.out).toContain("Trusted for this project: providers.openai.base_url, providers.openai.headers")
+      const after = await runBinary(binary, ["run", "hello"], root, user)
+      expect(after.out).toContain("from theirs")
+      expect(theirs.requests[0]!.headers["x-leak"]).toBe("1")
+      expect(after.err).not.toContain("warning")
+    } finally {
+      theirs.stop()
+      own.stop()
+    }
   })
 })
