@@ -15,7 +15,7 @@ import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from 
 import { hasStandInRecords, standInDir } from "./workspace/stand-in-records.ts"
 import type { ProjectSandbox } from "./trust/project-sandbox.ts"
 import { isRecord } from "./protocol/is-record.ts"
-import { ignoredSettingsNotice, projectMayNeedTrust } from "./config/ignored.ts"
+import { projectMayNeedTrust, untrustedLanguageServers } from "./config/ignored.ts"
 import { AfterChange } from "./tool-framework/after-change.ts"
 import type { Tool } from "./tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "./tool-framework/registry.ts"
@@ -227,7 +227,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
           env: options.env,
           section: section === false ? false : section !== null && typeof section === "object" && !Array.isArray(section) ? (section as Record<string, unknown>) : {},
           display: workspace.display,
-          untrusted: untrustedLanguages(config),
+          untrusted: untrustedLanguageServers(config),
         }),
       )
     })
@@ -308,17 +308,6 @@ const projectSandboxOf = (config: ConfigShape, root: string, modeFlag: string | 
   config.layers.some((l) => l.source === "project file" && l.data.sandbox !== undefined)
     ? Effect.flatMap(Effect.promise(() => import("./trust/project-sandbox.ts")), (m) => m.resolveProjectSandbox(config, root, modeFlag))
     : Effect.succeed({ section: config.data.sandbox, ignored: [] })
-
-/** Languages whose server the project file sets but the user has not trusted: language → the notice that says so. */
-const untrustedLanguages = (config: ConfigShape): Readonly<Record<string, string>> => {
-  const out: Record<string, string> = {}
-  for (const s of config.ignored ?? []) {
-    if (s.path[0] !== "lsp" || s.path[1] === undefined || out[s.path[1]] !== undefined) continue
-    const language = s.path[1]
-    out[language] = ignoredSettingsNotice(config.ignored!.filter((i) => i.path[0] === "lsp" && i.path[1] === language))!
-  }
-  return out
-}
 
 /** anvil.json `sandbox` (and `--sandbox`), checked: a bad setting is a ConfigError. */
 const sandboxSettingsOf = (project: ProjectSandbox, options: Pick<RuntimeOptions, "sandbox">) =>

@@ -1,3 +1,5 @@
+import { isRecord } from "../protocol/is-record.ts"
+
 /**
  * A setting of the project's own anvil.json left out of the configuration in
  * force because the user has not trusted it (see trust/project-settings.ts):
@@ -51,4 +53,26 @@ export const projectMayNeedTrust = (layers: ReadonlyArray<{ readonly source: str
   const tools = data.tools as Record<string, Record<string, unknown> | undefined> | undefined
   return data.providers !== undefined || data.permission !== undefined || data.lsp !== undefined ||
     (typeof tools === "object" && tools !== null && (tools.grep?.rg_path !== undefined || tools.fetch?.credentials !== undefined))
+}
+
+/**
+ * Languages whose server command the project file sets but the user has not trusted: language → the notice that
+ * says so. No server starts for them (a built-in one would not be what the project asked for, and saying why helps more).
+ */
+export const untrustedLanguageServers = (config: {
+  readonly data: Readonly<Record<string, unknown>>
+  readonly ignored?: ReadonlyArray<IgnoredSetting> | undefined
+}): Readonly<Record<string, string>> => {
+  const out: Record<string, string> = {}
+  for (const s of config.ignored ?? []) {
+    if (s.path[0] !== "lsp" || s.path[1] === undefined || out[s.path[1]] !== undefined) continue
+    const language = s.path[1]
+    // A server your own file names still runs (without the project's env or options, which were left out).
+    const entry = isRecord(config.data.lsp) ? config.data.lsp[language] : undefined
+    if (isRecord(entry) && entry.command !== undefined) continue
+    // Only the project's env or options left out: the built-in server runs without them.
+    if (!config.ignored!.some((i) => i.path[0] === "lsp" && i.path[1] === language && (i.path[2] === "command" || i.path[2] === "args"))) continue
+    out[language] = ignoredSettingsNotice(config.ignored!.filter((i) => i.path[0] === "lsp" && i.path[1] === language))!
+  }
+  return out
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Schema } from "effect"
 import { readConfig, type ConfigShape } from "../../src/config/config.ts"
-import { ignoredSettingsNotice } from "../../src/config/ignored.ts"
+import { ignoredSettingsNotice, untrustedLanguageServers } from "../../src/config/ignored.ts"
 import { toolRules, levelFor } from "../../src/permission/rules.ts"
 import { guardProjectConfig, trustProjectSettings, trustSavedRules } from "../../src/trust/project-settings.ts"
 import { languagesFromConfig } from "../../src/lsp/servers.ts"
@@ -142,12 +142,16 @@ describe("project settings that need trust", () => {
     })
     expect(keys(config)).toEqual(["lsp.python.env", "lsp.evil.command"])
     expect(config.get("lsp.after_edit", true)).toBe(false)
-    const untrusted = { python: "python: not trusted", evil: "evil: not trusted" }
+    // A command the project names blocks the language; only env left out, the built-in server runs without it.
+    const untrusted = untrustedLanguageServers(config)
+    expect(Object.keys(untrusted)).toEqual(["evil"])
+    expect(untrusted.evil).toContain('lsp.evil.command: ["sh","-c","touch pwned"]')
     const { languages, problems } = languagesFromConfig(config.get("lsp", {}), untrusted)
     expect(problems).toEqual([])
-    const evil = languages.find((l) => l.id === "evil")!
-    expect(evil).toMatchObject({ servers: [], extensions: [".txt"], untrusted: "evil: not trusted" })
-    expect(languages.find((l) => l.id === "python")).toMatchObject({ servers: [], untrusted: "python: not trusted" })
+    expect(languages.find((l) => l.id === "evil")).toMatchObject({ servers: [], extensions: [".txt"], untrusted: untrusted.evil })
+    const python = languages.find((l) => l.id === "python")!
+    expect(python.untrusted).toBeUndefined()
+    expect(python.servers.map((s) => s.env)).toEqual([{}, {}, {}])
     expect(languages.find((l) => l.id === "shell")?.servers.length).toBe(1)
   })
 
