@@ -13,8 +13,9 @@ import { makeTrust, type TrustShape, type TrustSubject } from "./trust.ts"
  * - `providers.<name>`: `base_url`, `headers`, `api_key_env`, `api_key` — where
  *   the model requests (and the user's API key) go, and which key they carry;
  * - `lsp.<language>`: `command`, `args`, `env`, `initializationOptions` — a
- *   program anvil starts outside the command sandbox (the language gets no
- *   server until trusted, as an untrusted MCP server is not started);
+ *   program anvil starts outside the command sandbox (a language whose command
+ *   the project names gets no server until trusted, as an untrusted MCP server
+ *   is not started; see config/ignored.ts untrustedLanguageServers);
  * - `permission` rules that loosen: `allow`, or `ask` where your own file says
  *   `deny` (narrowing rules always apply);
  * - `tools.grep.rg_path` (a program anvil runs) and `tools.fetch.credentials.<host>`
