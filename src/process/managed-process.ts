@@ -32,6 +32,13 @@ export interface SpawnCommand {
   readonly cwd: string
   /** The whole environment of the process (the mark already in it). */
   readonly env: Readonly<Record<string, string>>
+  /**
+   * Set by a wrap that holds every process the command starts inside its own
+   * PID namespace, killed with anvil (bubblewrap's --die-with-parent): nothing
+   * of it outlives its first process or anvil, so no watchdog is started for
+   * it and, once it exited, /proc is not searched for what is left of it.
+   */
+  readonly contained?: boolean
 }
 
 /**
@@ -87,6 +94,8 @@ export interface ManagedProcess {
   /** The mark its processes carry in `ANVIL_PROC_MARK`. */
   readonly mark: string
   readonly label: string
+  /** Started by a wrap that holds its whole tree (see `SpawnCommand.contained`). */
+  readonly contained: boolean
   /** The child's stdin when started with `stdin: "pipe"`. */
   readonly stdin: Bun.FileSink | undefined
   /** The child's stdout when piped. */
@@ -215,7 +224,7 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
   const pid = child.pid
   registerTree({ pgid: pid, mark })
   // After the child started, so that its start does not wait for it: the watchdog ends the tree if anvil is KILLed.
-  if (!options.leavesNothing) ensureWatchdog()
+  if (!options.leavesNothing && command.contained !== true) ensureWatchdog()
   const graceDefault = options.killGraceMs ?? DEFAULT_GRACE_MS
   let exit: ManagedExit | undefined
   let stopping: Promise<void> | undefined
@@ -237,6 +246,7 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
     pid,
     mark,
     label: options.label ?? program,
+    contained: command.contained === true,
     stdin,
     stdout,
     stderr,
@@ -249,7 +259,8 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
         unregisterTree(mark),
       )),
     release: () => {
-      if (stopping !== undefined || exit === undefined || groupAlive(pid)) return false
+      // A contained tree's group may still show its init as a zombie for a moment: nothing of it lives.
+      if (stopping !== undefined || exit === undefined || (command.contained !== true && groupAlive(pid))) return false
       unregisterTree(mark)
       return true
     },

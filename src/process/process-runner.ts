@@ -169,7 +169,7 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
       if (settled || exit === undefined || open.size > 0 || filesHeld || terminating) return
       settled = true
       clearTimers()
-      if (spec.leavesNothing === true && !timedOut && !heldOpen) child.release()
+      if ((spec.leavesNothing === true || child.contained) && !timedOut && !heldOpen) child.release()
       resume(
         Effect.succeed({
           pid: child.pid,
@@ -232,7 +232,8 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
 
     // Output files have no end-of-file to wait for: whether something in the background still has one open is
     // looked up (/proc), then looked at again every few milliseconds until it let go or the drain time is over.
-    const held = () => files.length > 0 && treeHoldsFile(child.pid, child.mark, files)
+    // A contained tree is gone once its first process exited (its PID namespace ended with it): nothing holds them.
+    const held = () => files.length > 0 && !child.contained && treeHoldsFile(child.pid, child.mark, files)
     const watchHolders = () => {
       holdTimer = setTimeout(() => {
         holdTimer = undefined

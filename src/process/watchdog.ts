@@ -18,7 +18,9 @@ import { selfCommand } from "./self-command.ts"
  * watchdog, which then makes no look at all.
  *
  * It costs one `sh` start per anvil process, made after the first command was
- * started (not in its way), and nothing per command.
+ * started (not in its way), and nothing per command; none at all while every
+ * process anvil started is held by the command sandbox (which dies with
+ * anvil) and no stand-in of the sandbox waits to be swept.
  */
 
 /**
@@ -95,13 +97,16 @@ const ledgers = new Set<string>()
  */
 export const sweepAfterDeath = (dir: string): void => {
   if (ledgers.has(dir) || dir.includes("\n")) return
-  ensureWatchdog()
-  if (!watchdog) return
   ledgers.add(dir)
-  try {
-    watchdog.stdin.write(`${dir}\n`)
-    watchdog.stdin.flush()
-  } catch {
-    // the watchdog is gone: the next anvil command sweeps instead
-  }
+  // After the command that needs it was started, not in its way (a kill within that moment leaves the
+  // stand-ins to the next anvil command, as without a watchdog).
+  setTimeout(() => {
+    ensureWatchdog()
+    try {
+      watchdog?.stdin.write(`${dir}\n`)
+      watchdog?.stdin.flush()
+    } catch {
+      // the watchdog is gone: the next anvil command sweeps instead
+    }
+  }, 0)
 }

@@ -216,6 +216,8 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
           argv: [bwrap, ...bwrapArgs({ policy: p, shareNet: settings.network.kind === "on", root: process.getuid?.() === 0, cwd: command.cwd, ...inner })],
           cwd: command.cwd,
           env: { ...command.env, TMPDIR: temp, TMP: temp, TEMP: temp, TEMPDIR: temp },
+          // --die-with-parent in its own PID namespace (bwrap-args.ts): nothing of it outlives it or anvil.
+          contained: true,
         }
       }
       const refusedBefore = refused.length

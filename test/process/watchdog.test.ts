@@ -101,4 +101,51 @@ describe("the watchdog", () => {
     expect(await waitUntil(() => leftovers().length === 0, 2_000)).toBe(true)
     expect(processesMatching(`anvil-watchdog`).filter((pid) => Bun.spawnSync(["ps", "-o", "ppid=", "-p", String(pid)]).stdout.toString().trim() === String(orderly.pid))).toEqual([])
   })
+
+  test("no watchdog while every process started is contained (the command sandbox's); the first that is not starts it", async () => {
+    const dir = tempDir("anvil-watchdog-contained-")
+    const script = join(dir, "host.ts")
+    const flag = join(dir, "next")
+    writeFileSync(
+      script,
+      [
+        `import { existsSync } from "node:fs"`,
+        `import { startManaged } from ${JSON.stringify(join(repo, "src", "process", "managed-process.ts"))}`,
+        `const env = { PATH: "/usr/bin:/bin" }`,
+        `const contained = (c: { argv: ReadonlyArray<string>; cwd: string; env: Readonly<Record<string, string>> }) => ({ ...c, contained: true })`,
+        `const p = startManaged({ argv: ["true"], cwd: "/", env, wrap: contained })`,
+        `await p.exited`,
+        `console.log(p.release() ? "released" : "kept")`,
+        `while (!existsSync(${JSON.stringify(flag)})) await Bun.sleep(20)`,
+        `await startManaged({ argv: ["true"], cwd: "/", env }).exited`,
+        `console.log("plain")`,
+        `await Bun.sleep(60_000)`,
+      ].join("\n"),
+    )
+    const host = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "ignore" })
+    const watchdogs = () => processesMatching("anvil-watchdog").filter((pid) => Bun.spawnSync(["ps", "-o", "ppid=", "-p", String(pid)]).stdout.toString().trim() === String(host.pid))
+    try {
+      const reader = host.stdout.getReader()
+      const decoder = new TextDecoder()
+      let out = ""
+      const until = async (word: string) => {
+        while (!out.includes(word)) {
+          const { value, done } = await reader.read()
+          if (done) break
+          out += decoder.decode(value)
+        }
+      }
+      await until("released")
+      // Released at once (nothing of a contained tree outlives its first process), and no watchdog.
+      expect(out).toContain("released")
+      await Bun.sleep(100)
+      expect(watchdogs()).toEqual([])
+      writeFileSync(flag, "")
+      await until("plain")
+      expect(await waitUntil(() => watchdogs().length === 1, 5_000)).toBe(true)
+    } finally {
+      host.kill("SIGKILL")
+      await host.exited
+    }
+  })
 })
