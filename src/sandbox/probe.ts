@@ -23,6 +23,15 @@ const onPath = (name: string, path: string | undefined): string | undefined => {
 
 const cache = new Map<string, SandboxSupport>()
 
+const readVersion = (bwrap: string): string => {
+  try {
+    const v = Bun.spawnSync([bwrap, "--version"], { stdout: "pipe", stderr: "ignore" })
+    return v.stdout.toString().trim().replace(/^bubblewrap\s*/, "") || "unknown"
+  } catch {
+    return "unknown"
+  }
+}
+
 /**
  * Finds bubblewrap on `PATH` and starts one empty sandbox with the namespaces
  * commands get (about 10 ms, once per process), so a kernel without user
@@ -46,8 +55,15 @@ export const probeSandbox = (env: Readonly<Record<string, string | undefined>>, 
       env: { PATH: env.PATH ?? "/usr/bin:/bin" },
     })
     if (run.exitCode === 0) {
-      const v = Bun.spawnSync([bwrap, "--version"], { stdout: "pipe", stderr: "ignore" })
-      result = { available: true, bwrap, version: v.stdout.toString().trim().replace(/^bubblewrap\s*/, "") || "unknown" }
+      let version: string | undefined
+      result = {
+        available: true,
+        bwrap,
+        // Asked when shown (`anvil sandbox`, the stream-json init), not by every command: one more process start.
+        get version() {
+          return (version ??= readVersion(bwrap))
+        },
+      }
     } else {
       const why = run.stderr.toString().trim().split("\n")[0] ?? `exit ${run.exitCode}`
       result = {
