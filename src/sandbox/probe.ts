@@ -1,4 +1,6 @@
-import { accessSync, constants } from "node:fs"
+import { accessSync, constants, mkdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { userCacheDir } from "../workspace/state-dir.ts"
 
 /** What the machine offers for the command sandbox. */
 export type SandboxSupport =
@@ -22,6 +24,79 @@ const onPath = (name: string, path: string | undefined): string | undefined => {
 }
 
 const cache = new Map<string, SandboxSupport>()
+
+const text = (path: string): string => {
+  try {
+    return readFileSync(path, "utf8").trim()
+  } catch {
+    return "-"
+  }
+}
+
+const link = (path: string): string => {
+  try {
+    return readlinkSync(path)
+  } catch {
+    return "-"
+  }
+}
+
+/**
+ * What a probe's success depends on: this very bwrap (its inode, size and
+ * time), the boot, the user, the namespaces anvil runs in (a container) and
+ * the settings that allow unprivileged user namespaces. A few small reads,
+ * against a sandbox start (about 10 ms of CPU) for each anvil process.
+ */
+const machineKey = (bwrap: string): string | undefined => {
+  try {
+    const s = statSync(bwrap)
+    return [
+      bwrap, s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs, process.getuid?.() ?? "-",
+      text("/proc/sys/kernel/random/boot_id"),
+      text("/proc/sys/kernel/unprivileged_userns_clone"),
+      text("/proc/sys/user/max_user_namespaces"),
+      text("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"),
+      link("/proc/self/ns/user"), link("/proc/self/ns/mnt"), link("/proc/self/ns/pid"),
+    ].join("|")
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A probe that succeeded is remembered in the user's cache for the same
+ * machine key, so that each one-shot `anvil tool bash` does not start a
+ * sandbox only to learn what the last one learned. Only success is kept:
+ * should the machine change in a way the key misses, a command fails in
+ * bubblewrap (it never runs unconfined for it), and a failure is probed
+ * afresh every time.
+ */
+const rememberedFile = (env: Readonly<Record<string, string | undefined>>) => join(userCacheDir(env), "sandbox-probe")
+
+const remembered = (file: string, key: string): boolean => text(file) === key
+
+const remember = (file: string, key: string): void => {
+  const tmp = `${file}.${process.pid}.tmp`
+  try {
+    mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 })
+    writeFileSync(tmp, key)
+    renameSync(tmp, file)
+  } catch {
+    // not remembered: the next process probes again
+  }
+}
+
+/** Bubblewrap works: its version is asked when shown (`anvil sandbox`, the stream-json init), not by every command. */
+const available = (bwrap: string): SandboxSupport => {
+  let version: string | undefined
+  return {
+    available: true,
+    bwrap,
+    get version() {
+      return (version ??= readVersion(bwrap))
+    },
+  }
+}
 
 const readVersion = (bwrap: string): string => {
   try {
@@ -47,6 +122,13 @@ export const probeSandbox = (env: Readonly<Record<string, string | undefined>>, 
   const known = cache.get(bwrap)
   if (known) return known
   let result: SandboxSupport
+  const key = machineKey(bwrap)
+  const file = rememberedFile(env)
+  if (key !== undefined && remembered(file, key)) {
+    result = available(bwrap)
+    cache.set(bwrap, result)
+    return result
+  }
   try {
     const run = Bun.spawnSync([bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/sh", "-c", ":"], {
       stdin: "ignore",
@@ -55,15 +137,8 @@ export const probeSandbox = (env: Readonly<Record<string, string | undefined>>, 
       env: { PATH: env.PATH ?? "/usr/bin:/bin" },
     })
     if (run.exitCode === 0) {
-      let version: string | undefined
-      result = {
-        available: true,
-        bwrap,
-        // Asked when shown (`anvil sandbox`, the stream-json init), not by every command: one more process start.
-        get version() {
-          return (version ??= readVersion(bwrap))
-        },
-      }
+      result = available(bwrap)
+      if (key !== undefined) remember(file, key)
     } else {
       const why = run.stderr.toString().trim().split("\n")[0] ?? `exit ${run.exitCode}`
       result = {
