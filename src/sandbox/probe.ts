@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { accessSync, constants, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { userCacheDir } from "../workspace/state-dir.ts"
 
@@ -74,6 +74,20 @@ const machineKey = (bwrap: string): string | undefined => {
 const rememberedFile = (env: Readonly<Record<string, string | undefined>>) => join(userCacheDir(env), "sandbox-probe")
 
 const remembered = (file: string, key: string): boolean => text(file) === key
+
+/**
+ * Forgets a remembered success when a command's output shows bubblewrap itself
+ * failing ("bwrap: …"): the next anvil process probes again, and reports what
+ * stopped the sandbox. Output a command printed itself only costs one probe.
+ */
+export const forgetProbeIfFailed = (env: Readonly<Record<string, string | undefined>>, output: string): void => {
+  if (!/(^|\n)bwrap: /.test(output)) return
+  try {
+    rmSync(rememberedFile(env), { force: true })
+  } catch {
+    // nothing to forget
+  }
+}
 
 const remember = (file: string, key: string): void => {
   const tmp = `${file}.${process.pid}.tmp`

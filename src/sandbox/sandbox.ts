@@ -6,7 +6,7 @@ import type { SpawnCommand, SpawnWrap } from "../process/managed-process.ts"
 import { bwrapArgs } from "./bwrap-args.ts"
 import { diagnose, type SandboxRefusal } from "./diagnose.ts"
 import { buildPolicy, classifyPath, showPath, type SandboxFacts, type SandboxPolicy } from "./policy.ts"
-import { probeSandbox, type SandboxSupport } from "./probe.ts"
+import { forgetProbeIfFailed, probeSandbox, type SandboxSupport } from "./probe.ts"
 import type { SandboxProxy } from "./proxy.ts"
 import { RELAY_COMMAND } from "./relay-command.ts"
 import { hostAllowed, type SandboxSettings } from "./settings.ts"
@@ -242,6 +242,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
                 nestedUnsaved = false
               }
             }
+            forgetProbeIfFailed(options.env, output)
             return [...undone, ...diagnose({
               policy: p,
               network: settings.network,

@@ -30,10 +30,15 @@ describe("the sandbox probe across anvil processes", () => {
     // Another process: not started again.
     expect(probeIn(env)).toBe(true)
     expect(count()).toBe(1)
+    // A command's output showing bubblewrap itself failing: forgotten, probed again by the next process.
+    const forget = Bun.spawnSync([process.execPath, "-e", `import { forgetProbeIfFailed } from ${JSON.stringify(probe)}; forgetProbeIfFailed(process.env, "x\\nbwrap: setting up uid map: Permission denied")`], { env })
+    expect(forget.exitCode).toBe(0)
+    expect(probeIn(env)).toBe(true)
+    expect(count()).toBe(2)
     // Another bubblewrap in its place (here one that fails): probed, and the failure is probed every time.
     fake(1)
     expect(probeIn(env)).toBe(false)
     expect(probeIn(env)).toBe(false)
-    expect(count()).toBe(3)
+    expect(count()).toBe(4)
   })
 })
