@@ -105,7 +105,7 @@ export const sandbox: BenchGroup = {
         value: ms(viaAnvil),
         reference: `--sandbox off ${ms(offAnvil)}`,
         ratio: viaAnvil / offAnvil,
-        note: `adds ${ms(viaAnvil - offAnvil)} (probe and wrap included)`,
+        note: `adds ${ms(viaAnvil - offAnvil)} (wrap, stand-ins and the nested-git check; the probe is remembered from an earlier call)`,
       })
       // After each confined command anvil looks through the whole tree for git repositories the command
       // planted (src/sandbox/nested-git.ts): what that costs a one-shot call in a big project.
