@@ -292,8 +292,8 @@ export const undoNestedGit = (
   const now = snapshotNestedGit(root, false, before, racyMs)
   const refusals: Array<SandboxRefusal> = []
   const changed = [...now.entries].filter(([p, e]) => !unchanged(p, before.entries.get(p), e))
-  // Outermost first: a removed `.git` takes what is under it along.
-  changed.sort(([a], [b]) => a.length - b.length)
+  // Outermost first: a removed `.git` takes what is under it along; what a `.git` file names comes after that file.
+  changed.sort(([a, x], [b, y]) => (x.via === undefined ? 0 : 1) - (y.via === undefined ? 0 : 1) || a.length - b.length)
   const undone: Array<string> = []
   for (const [path, entry] of changed) {
     // What a removed `.git` file named is not the command's to lose (it may be the user's repository elsewhere).

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { snapshotNestedGit, undoNestedGit } from "../../src/sandbox/nested-git.ts"
 import { nestedGitStore } from "../../src/sandbox/nested-git-store.ts"
@@ -78,11 +78,18 @@ describe("nested git repositories planted without moving an mtime (stored shape,
 
   test("cp -a of a prepared repository, and a .git file (cp -a) naming a git folder outside the project", async () => {
     const t = await setup()
-    run(t.outside, `git init -q src && git -C src config core.fsmonitor /tmp/evil.sh && touch -d 2001-01-01 src/.git/config && printf 'gitdir: ${t.outside}/src/.git\\n' > dotgit && touch -d 2001-01-01 dotgit`)
-    expect(command(t, `cp -a ${t.outside}/src many/m3/x/copied && cp -a ${t.outside}/dotgit a/b/.git`)).toEqual(["a/b/.git", "many/m3/x/copied/.git/config"])
-    expect(existsSync(join(t.root, "a/b/.git"))).toBe(false)
-    // The git folder it named, outside the project, is not the command's: it stays.
-    expect(readFileSync(join(t.outside, "src/.git/config"), "utf8")).toContain("fsmonitor")
+    // The git folder it names has a shorter path than the .git file: it is still looked at after that file.
+    const short = mkdtempSync("/tmp/g")
+    try {
+      run(short, "git init -q . && git config core.fsmonitor /tmp/evil.sh")
+      run(t.outside, `git init -q src && git -C src config core.fsmonitor /tmp/evil.sh && touch -d 2001-01-01 src/.git/config && printf 'gitdir: ${short}/.git\\n' > dotgit && touch -d 2001-01-01 dotgit`)
+      expect(command(t, `cp -a ${t.outside}/src many/m3/x/copied && cp -a ${t.outside}/dotgit a/b/.git`)).toEqual(["a/b/.git", "many/m3/x/copied/.git/config"])
+      expect(existsSync(join(t.root, "a/b/.git"))).toBe(false)
+      // The git folder it named, outside the project, is not the command's: it stays.
+      expect(readFileSync(join(short, ".git/config"), "utf8")).toContain("fsmonitor")
+    } finally {
+      rmSync(short, { recursive: true, force: true })
+    }
   })
 
   test("tar extraction with preserved mtimes over the user's repository and into a known folder; touch -d of a changed hook", async () => {
