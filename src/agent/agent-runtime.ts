@@ -98,6 +98,12 @@ export const bootAgent = (input: {
     return { root, config, model, facts } satisfies AgentBoot
   }).pipe(Effect.provide(Layer.merge(PlatformLive, ModelHttp.layer)))
 
+/** Another model for a running session (the Agent SDK's setModel), resolved as `--model` would be; a ModelError names what is wrong. */
+export const switchModel = (boot: AgentBoot, flag: string) =>
+  Effect.gen(function* () {
+    return yield* resolveModel({ config: boot.config, root: boot.root, http: yield* ModelHttp, flag })
+  }).pipe(Effect.provide(Layer.merge(PlatformLive, ModelHttp.layer)))
+
 /** The system prompt's list of the custom subagents, so the model knows their names; empty without any. */
 export const customAgentsSection = (agents: ReadonlyArray<CustomAgent>): string =>
   agents.length === 0

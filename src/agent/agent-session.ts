@@ -17,7 +17,7 @@ import { ToolRunner, type ToolRunnerShape } from "../tool-framework/runner.ts"
 import type { UserTerminal } from "../terminal/user-terminal.ts"
 import { expandSlashCommand, readCommandFolder, type SlashCommand } from "../plugins/claude-commands.ts"
 import { claudeConfigDir } from "../plugins/places.ts"
-import { agentToolRuntime, bootAgent, customAgentsSection, verifyRunner, type AgentBoot, type CustomAgent } from "./agent-runtime.ts"
+import { agentToolRuntime, bootAgent, customAgentsSection, switchModel, verifyRunner, type AgentBoot, type CustomAgent } from "./agent-runtime.ts"
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
 import { runTurn, type Conversation, type LoopOptions } from "./loop.ts"
@@ -153,6 +153,11 @@ export interface AgentSessionShape {
   readonly mcp: McpHub
   /** Claude Code's custom slash commands a prompt `/name args` runs (the project's, the user's, the plugins'). */
   readonly commands: ReadonlyArray<SlashCommand>
+  /**
+   * Switches the model for the next requests of this session and its subagents (the Agent SDK's setModel), resolved
+   * as `--model` is; rejects with an AgentSetupError naming what is wrong. A resumed session starts with the model it began with.
+   */
+  readonly setModel: (flag: string) => Promise<LanguageModelShape>
   /** Runs one turn; never rejects (problems end the turn with a status). */
   readonly runTurn: (
     prompt: string,
@@ -238,7 +243,14 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
       return bootWith(undefined)
     })
   } else booted = await bootWith(options.modelFlag)
-  const boot: AgentBoot = booted
+  // The model may change while the session runs (setModel): the loop and the subagents read it through `boot.model`.
+  let currentModel = booted.model
+  const boot: AgentBoot = {
+    ...booted,
+    get model() {
+      return currentModel
+    },
+  }
 
   const engineName = options.engine ?? header?.engine ?? boot.config.get("engine", "") ?? ""
   const engine: EngineName = engineName === "react" || engineName === "native" ? engineName : (profile.engine ?? "native")
@@ -375,7 +387,15 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     file: writer.file,
     resumed,
     root: boot.root,
-    model: boot.model,
+    get model() {
+      return boot.model
+    },
+    setModel: async (flag) => {
+      const exit = await Effect.runPromiseExit(switchModel(boot, flag))
+      if (Exit.isSuccess(exit)) return (currentModel = exit.value)
+      const failure = exit.cause.reasons.find((r) => r._tag === "Fail") as { error?: { message?: string } } | undefined
+      throw new AgentSetupError(failure?.error?.message ?? `the model '${flag}' cannot be used`)
+    },
     profile,
     engine,
     // Read when asked: MCP servers' tools join while the session runs.

@@ -486,11 +486,23 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
           channel.succeed(id, { mode })
         } else channel.fail(id, `unknown permission mode '${String(request.mode)}' (${PERMISSION_MODES.join(", ")})`)
         return
-      case "set_model":
-        // The model of a running session stays; the next session (resume) takes this one.
-        model = typeof request.model === "string" ? hostModel(request.model) : undefined
-        channel.succeed(id, { model: model ?? null, applies: session ? "next session" : "this session" })
+      case "set_model": {
+        // No model: back to the configured one. A running session switches for its next requests.
+        const wanted = typeof request.model === "string" && request.model !== "" ? hostModel(request.model) : undefined
+        if (!session) {
+          model = wanted
+          channel.succeed(id, { model: model ?? null })
+          return
+        }
+        try {
+          const switched = await session.setModel(wanted ?? "")
+          model = wanted
+          channel.succeed(id, { model: switched.id })
+        } catch (e) {
+          channel.fail(id, (e as Error).message)
+        }
         return
+      }
       case "mcp_status":
         channel.succeed(id, { mcpServers: mcpServers(session) })
         return

@@ -374,6 +374,26 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(existsSync(join(root, "made.txt"))).toBe(false)
   })
 
+  test("setModel during a session switches the next requests; a model that cannot be set up is refused, the session keeps its own", async () => {
+    const root = project({})
+    const { env, server } = model([{ text: "first" }, { text: "second" }])
+    const { prompts, release } = twoPrompts()
+    const q = query({ prompt: prompts, options: base(root, env) })
+    const results: Array<any> = []
+    let refused = ""
+    for await (const m of q) {
+      if (m.type !== "result") continue
+      results.push(m)
+      if (results.length === 2) break
+      await q.setModel("nosuchprovider/x").catch((e: Error) => (refused = e.message))
+      await q.setModel("openai/gpt-other")
+      release()
+    }
+    expect(refused).toContain("nosuchprovider")
+    expect(server.requests.map((r) => r.body.model)).toEqual(["gpt-test", "gpt-other"])
+    expect(results.map((r) => r.result)).toEqual(["first", "second"])
+  })
+
   test("interrupt during a long bash command ends the turn and leaves no process behind", async () => {
     const root = project({})
     const marker = `sleep ${37 + Math.random()}`.slice(0, 12)
