@@ -57,8 +57,9 @@ const enabledPlugins = (root: string, configDir: string): Map<string, { enabled:
   for (const [file, source] of files) {
     const data = readJson(file)
     if (!Predicate.isObject(data) || !Predicate.isObject(data.enabledPlugins)) continue
+    // As Claude Code reads it: `false` turns a plugin off; any other value but a list turns it on.
     for (const [key, value] of Object.entries(data.enabledPlugins)) {
-      if (typeof value === "boolean") merged.set(key, { enabled: value, source })
+      if (!Array.isArray(value) && value !== null && value !== undefined) merged.set(key, { enabled: value !== false, source })
     }
   }
   return merged
