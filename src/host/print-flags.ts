@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import { parseAllowRule, type AllowRule } from "../permission/rules.ts"
 import { anvilName } from "./claude-tools.ts"
 
@@ -54,6 +55,7 @@ const VALUED = new Set([
   "--resume", "-r", "--session-id", "--mcp-config", "--setting-sources", "--add-dir", "--max-thinking-tokens",
   "--fallback-model", "--settings", "--agents", "--plugin-dir", "--max-budget-usd", "--resume-session-at", "--json-schema",
   "--betas", "--agent", "--debug-file", "--tools", "--effort", "--workload", "--thinking", "--name",
+  "--system-prompt-file", "--append-system-prompt-file", "--thinking-display", "--task-budget",
 ])
 
 /** Flags with no value. */
@@ -69,6 +71,7 @@ const HONOURED = new Set([
   "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
   "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
   "--dangerously-skip-permissions", "--mcp-config", "--tools", "--json-schema", "--setting-sources", "--agents",
+  "--system-prompt-file", "--append-system-prompt-file",
   // Only the SDK's acknowledgement that bypassPermissions was meant: nothing more to do.
   "--allow-dangerously-skip-permissions",
 ])
@@ -157,8 +160,21 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
   if (turnsText !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) errors.push(`--max-turns needs a positive whole number, not '${turnsText}'`)
   const resume = one("--resume", "-r")
   const model = one("--model")
-  const systemPrompt = one("--system-prompt")
-  const appendSystemPrompt = one("--append-system-prompt")
+  const fileText = (flag: string): string | undefined => {
+    const file = one(flag)
+    if (file === undefined) return undefined
+    try {
+      return readFileSync(file, "utf8")
+    } catch (e) {
+      errors.push(`${flag}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+      return undefined
+    }
+  }
+  // An empty prompt is no prompt: the Python SDK passes --system-prompt "" when the program set none (as the
+  // TypeScript SDK sends [""]), and the session keeps anvil's own.
+  const given = (text: string | undefined) => (text === undefined || text.trim() === "" ? undefined : text)
+  const systemPrompt = given(one("--system-prompt") ?? fileText("--system-prompt-file"))
+  const appendSystemPrompt = given(one("--append-system-prompt") ?? fileText("--append-system-prompt-file"))
   const sessionId = one("--session-id")
   const schemaText = one("--json-schema")
   let jsonSchema: Record<string, unknown> | undefined

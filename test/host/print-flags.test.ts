@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test"
+import { join } from "node:path"
 import { parsePrintFlags } from "../../src/host/print-flags.ts"
+import { tempDir, writeTree } from "../support/harness.ts"
 
 describe("Claude print-mode flags", () => {
   test("what the SDK passes parses without errors; unknown flags are only reported", () => {
@@ -21,5 +23,16 @@ describe("Claude print-mode flags", () => {
     expect(parsePrintFlags(["--tools=default"]).tools).toBeUndefined()
     expect(parsePrintFlags(["--tools", ""]).tools).toEqual([])
     expect(parsePrintFlags(["--tools", ""]).ignored).toEqual([])
+  })
+  test("the Python SDK's command line: --system-prompt \"\" keeps anvil's prompt; prompts from files; newer flags with values", () => {
+    const py = parsePrintFlags(["--output-format", "stream-json", "--verbose", "--system-prompt", "", "--thinking-display", "summarized", "--task-budget", "5", "--input-format", "stream-json"])
+    expect(py.systemPrompt).toBeUndefined()
+    expect(py.errors).toEqual([])
+    expect(py.ignored).toEqual(["--thinking-display", "--task-budget"])
+    const dir = tempDir("anvil-prompt-files-")
+    writeTree(dir, { "system.md": "You review code.\n", "extra.md": "Be brief.\n" })
+    const files = parsePrintFlags(["--system-prompt-file", join(dir, "system.md"), "--append-system-prompt-file", join(dir, "extra.md")])
+    expect(files).toMatchObject({ systemPrompt: "You review code.\n", appendSystemPrompt: "Be brief.\n", ignored: [], errors: [] })
+    expect(parsePrintFlags(["--system-prompt-file", join(dir, "missing.md")]).errors).toEqual([`--system-prompt-file: cannot read ${join(dir, "missing.md")} (ENOENT)`])
   })
 })
