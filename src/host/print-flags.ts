@@ -36,6 +36,8 @@ export interface PrintFlags {
   readonly mcpConfigs: ReadonlyArray<string>
   /** `--setting-sources` (user, project, local): without "project", CLAUDE.md is not read. Undefined: all of them. */
   readonly settingSources?: ReadonlyArray<string>
+  /** `--plugin-dir` (and `--plugin-dir-no-mcp`) folders: the program's plugins for this session. */
+  readonly pluginDirs: ReadonlyArray<string>
   /** `--agents` values as given (JSON text): the program's subagents. */
   readonly agents: ReadonlyArray<string>
   /** `--json-schema`: the JSON Schema the final answer must match (structured output). */
@@ -55,7 +57,7 @@ const VALUED = new Set([
   "--resume", "-r", "--session-id", "--mcp-config", "--setting-sources", "--add-dir", "--max-thinking-tokens",
   "--fallback-model", "--settings", "--agents", "--plugin-dir", "--max-budget-usd", "--resume-session-at", "--json-schema",
   "--betas", "--agent", "--debug-file", "--tools", "--effort", "--workload", "--thinking", "--name",
-  "--system-prompt-file", "--append-system-prompt-file", "--thinking-display", "--task-budget",
+  "--system-prompt-file", "--append-system-prompt-file", "--thinking-display", "--task-budget", "--plugin-dir-no-mcp",
 ])
 
 /** Flags with no value. */
@@ -71,7 +73,7 @@ const HONOURED = new Set([
   "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
   "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
   "--dangerously-skip-permissions", "--mcp-config", "--tools", "--json-schema", "--setting-sources", "--agents",
-  "--system-prompt-file", "--append-system-prompt-file",
+  "--system-prompt-file", "--append-system-prompt-file", "--plugin-dir", "--plugin-dir-no-mcp",
   // Only the SDK's acknowledgement that bypassPermissions was meant: nothing more to do.
   "--allow-dangerously-skip-permissions",
 ])
@@ -205,6 +207,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     includePartialMessages: switches.has("--include-partial-messages"),
     mcpConfigs: values.get("--mcp-config") ?? [],
     agents: values.get("--agents") ?? [],
+    pluginDirs: [...(values.get("--plugin-dir") ?? []), ...(values.get("--plugin-dir-no-mcp") ?? [])],
     ...(jsonSchema !== undefined ? { jsonSchema } : {}),
     ...(values.has("--setting-sources") ? { settingSources: list("--setting-sources") } : {}),
     ...(toolsText !== undefined && toolsText !== "default" ? { tools: splitToolList(toolsText).map(anvilName) } : {}),

@@ -1,5 +1,6 @@
 import { Deferred, Effect, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
+import { resolve } from "node:path"
 import { AgentSession, AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
 import { turnWithoutSteps, type TurnResult } from "../agent/events.ts"
 import { planRefusal, PROFILES } from "../agent/profiles.ts"
@@ -104,12 +105,23 @@ const denyRules = (disallowed: ReadonlyArray<AllowRule>): Json => {
   return permission
 }
 
-export const sdkHostCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
+export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
   const flags = parsePrintFlags(argv)
   if (flags.errors.length > 0) {
-    io.err(`${flags.errors.map((e) => `anvil: ${e}\n`).join("")}Run 'anvil --help' for usage.\n`)
+    given.err(`${flags.errors.map((e) => `anvil: ${e}\n`).join("")}Run 'anvil --help' for usage.\n`)
     return EXIT.usage
   }
+  // The program's plugins (`--plugin-dir`) are found where plugin discovery looks for a run's extra folders.
+  const io: CliIO =
+    flags.pluginDirs.length === 0
+      ? given
+      : {
+          ...given,
+          env: {
+            ...given.env,
+            ANVIL_PLUGIN_DIRS: [...(given.env.ANVIL_PLUGIN_DIRS ?? "").split(":").filter((d) => d !== ""), ...flags.pluginDirs.map((d) => resolve(given.cwd, d))].join(":"),
+          },
+        }
   if (flags.inputFormat !== "stream-json" || flags.outputFormat !== "stream-json") {
     const needsStreamInput = [...(flags.jsonSchema !== undefined ? ["--json-schema"] : []), ...(flags.settingSources !== undefined ? ["--setting-sources"] : []), ...(flags.agents.length > 0 ? ["--agents"] : [])]
     const ignored = [...flags.ignored, ...needsStreamInput.map((f) => `${f} (honoured with --input-format stream-json)`)]

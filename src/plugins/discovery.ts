@@ -16,7 +16,9 @@ export { userPluginsDir }
  *    inside the project counts as a project plugin (it came with the repository),
  *    and so does every entry when the project's own anvil.json names the paths:
  *    a cloned repository must not run code from outside it without asking either;
- * 4. the plugins Claude Code installed that its settings' `enabledPlugins`
+ * 4. `ANVIL_PLUGIN_DIRS` (`:`-separated), each entry like a `plugins.paths` one: the
+ *    Agent SDK host puts the program's `plugins` there;
+ * 5. the plugins Claude Code installed that its settings' `enabledPlugins`
  *    turn on (see claude-installed.ts): the user's when the user's settings
  *    enable them, the project's when the project's `.claude/` settings do.
  *
@@ -190,6 +192,12 @@ export const discoverPlugins = (input: {
       continue
     }
     folders.push({ dir, source: fromProject || within(rootReal, realOr(dir)) ? "project" : "user", named: true })
+  }
+  // ANVIL_PLUGIN_DIRS: plugins (or folders of them) for this run, as the Agent SDK's `plugins` option names them.
+  for (const given of (input.env.ANVIL_PLUGIN_DIRS ?? "").split(":").filter((d) => d.trim() !== "")) {
+    const dir = resolve(input.root, given)
+    if (!existsSync(dir)) problems.push(`ANVIL_PLUGIN_DIRS: ${dir} does not exist`)
+    else folders.push({ dir, source: within(rootReal, realOr(dir)) ? "project" : "user", named: true })
   }
   const installed = claudeInstalledPlugins(input.root, input.env)
   problems.push(...installed.problems)

@@ -54,5 +54,5 @@ const mayHold = (dir: string): boolean => {
  */
 export const mayHavePlugins = (root: string, env: Readonly<Record<string, string | undefined>>, paths: unknown): boolean => {
   const user = userPluginsDir(env)
-  return paths !== undefined || mayHold(join(root, ".anvil", "plugins")) || (user !== undefined && mayHold(user)) || mayHaveClaudeInstalls(root, env)
+  return paths !== undefined || Boolean(env.ANVIL_PLUGIN_DIRS) || mayHold(join(root, ".anvil", "plugins")) || (user !== undefined && mayHold(user)) || mayHaveClaudeInstalls(root, env)
 }

@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { anvilBinary } from "../support/binary.ts"
 import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
-import { project } from "../support/harness.ts"
+import { project, tempDir, writeTree } from "../support/harness.ts"
 
 // Programs written for the Claude Agent SDK drive the compiled anvil unchanged: pathToClaudeCodeExecutable is
 // the only option that differs, and the model is a fake OpenAI-compatible server on 127.0.0.1.
@@ -176,6 +176,23 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(String(result.content)).toContain("3 words")
     expect((resultOf(messages) as any).result).toBe("a.txt has 3 words.")
     expect((messages.find((m) => m.type === "system" && m.subtype === "init") as any).agents).toEqual(["explore", "word-counter"])
+  })
+
+  test("the program's plugins (plugins: [{type: 'local'}]) load for the session: a Claude Code plugin's hook blocks a call", async () => {
+    const root = project({})
+    const plugin = tempDir("anvil-sdk-plugin-")
+    writeTree(plugin, {
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "guard" }),
+      "hooks/hooks.json": JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: 'grep -q "sudo" && { echo "no sudo here" >&2; exit 2; }; exit 0' }] }] },
+      }),
+    })
+    const { env } = model([{ tool_calls: [{ name: "bash", arguments: { command: "sudo ls" }, id: "b1" }] }, { text: "Blocked." }])
+    const messages = await collect(query({ prompt: "go", options: { ...base(root, env), permissionMode: "bypassPermissions", plugins: [{ type: "local", path: plugin }] } }))
+    const blocked = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.tool_use_id === "b1") as any
+    expect(blocked.is_error).toBe(true)
+    expect(String(blocked.content)).toContain("no sudo here")
+    expect(messages.some((m: any) => m.type === "system" && m.subtype === "ignored_flags")).toBe(false)
   })
 
   test("hooks: PreToolUse denies with a reason the model sees; PostToolUse sees the result", async () => {
