@@ -8,6 +8,8 @@ import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, 
 import type { EngineName } from "./profiles.ts"
 import { anvilName, isClaudeName, toAnvilInput } from "../host/claude-tools.ts"
 import { isRecord } from "../protocol/is-record.ts"
+import type { Tool } from "../tool-framework/definition.ts"
+import { parameterJsonSchema } from "../tool-framework/json-schema.ts"
 import { parseReact, REACT_STOP, reactInstructions } from "./react.ts"
 import { collectLoaded, DEFAULT_OFFER, offeredSpecs, type ToolOffer } from "./tool-offer.ts"
 
@@ -80,8 +82,14 @@ const stableJson = (v: unknown): string =>
  * anvil's parameters: the names reach anvil's tools as aliases, but Claude's fields also differ in meaning
  * (Read's 1-based `offset`, Grep's `-i` and case-sensitive default), which only this translation keeps.
  */
-const claudeCallParams = (name: string, params: unknown): unknown =>
-  isClaudeName(name) && anvilName(name) !== name && isRecord(params) ? toAnvilInput(name, params) : params
+const claudeCallParams = (name: string, params: unknown, tool: Tool | undefined): unknown => {
+  if (!isClaudeName(name) || anvilName(name) === name || !isRecord(params)) return params
+  const translated: Record<string, unknown> = { ...toAnvilInput(name, params) }
+  // A field given in anvil's own name (`Bash` with `timeout_ms`, `Task` with `objective`) stays, where Claude's table has nothing for it.
+  const own = tool ? Object.keys((parameterJsonSchema(tool).properties as Record<string, unknown> | undefined) ?? {}) : []
+  for (const key of own) if (translated[key] === undefined && params[key] !== undefined) translated[key] = params[key]
+  return translated
+}
 
 export const parseArguments = (args: string): unknown => {
   if (args.trim() === "") return {}
@@ -328,7 +336,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           yield* emit({ type: "assistant", text, tool_calls: [], usage: turnUsage, react: { thought: step.thought, final_answer: step.answer } })
         }
       } else {
-        calls = turn.toolCalls.map((call) => ({ call, params: claudeCallParams(call.name, parseArguments(call.arguments)) }))
+        calls = turn.toolCalls.map((call) => ({ call, params: claudeCallParams(call.name, parseArguments(call.arguments), runner.registry.lookup(call.name)) }))
         assistant = { type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage }
         if (calls.length === 0) answer = turn.text
         yield* emit({ type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage })

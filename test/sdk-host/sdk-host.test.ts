@@ -133,10 +133,10 @@ describe("the Claude Agent SDK drives anvil", () => {
     const root = project({ "a.txt": "l1\nl2\nHello\n" })
     const { env } = model([
       { tool_calls: [{ name: "Read", arguments: { file_path: "a.txt", offset: 2, limit: 1 }, id: "r" }, { name: "Grep", arguments: { pattern: "hello", "-i": true, path: "." }, id: "g" }] },
-      { tool_calls: [{ name: "Grep", arguments: { pattern: "hello", path: "." }, id: "g2" }] },
+      { tool_calls: [{ name: "Grep", arguments: { pattern: "hello", path: "." }, id: "g2" }, { name: "Bash", arguments: { command: "sleep 5", timeout_ms: 300 }, id: "b2" }] },
       { text: "Done." },
     ])
-    const messages = await collect(query({ prompt: "go", options: base(root, env) }))
+    const messages = await collect(query({ prompt: "go", options: { ...base(root, env), permissionMode: "bypassPermissions" } }))
     const results = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])) as Array<any>
     const text = (id: string) => String(results.find((b) => b.tool_use_id === id).content)
     expect(text("r")).toContain("2\tl2")
@@ -145,6 +145,8 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(text("g")).toContain("3: Hello")
     // Without -i, Claude's Grep is case-sensitive.
     expect(text("g2")).not.toContain("3: Hello")
+    // A field in anvil's own name under a Claude name is kept (the 300 ms limit stops the sleep).
+    expect(text("b2")).toContain("TIMEOUT")
   })
 
   test("CLAUDE.md joins AGENTS.md as project instructions, unless settingSources leaves out project", async () => {
