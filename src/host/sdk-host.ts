@@ -13,7 +13,7 @@ import { watchSignals } from "../cli/signals.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { VERSION } from "../version.ts"
-import { claudeName, isClaudeName, toAnvilInput, toClaudeInput } from "./claude-tools.ts"
+import { anvilName, claudeName, isClaudeName, toAnvilInput, toClaudeInput } from "./claude-tools.ts"
 import { makeControlChannel } from "./control-channel.ts"
 import { allowCovers, type AllowRule } from "../permission/rules.ts"
 import { claudeRule, PERMISSION_MODES, parsePrintFlags, splitToolList, type PermissionMode, type PrintFlags } from "./print-flags.ts"
@@ -65,9 +65,10 @@ const forHost = (message: Json): Json => {
     return forHost({ ...message, subtype: "success", is_error: false, reason: "completed_with_denials" })
   }
   if (message.type === "result" && Array.isArray(message.permission_denials)) {
+    // A call the model made under a Claude name ("Read") carries anvil's parameters by now: shown as Claude's again.
     const denials = message.permission_denials.map((d) =>
       isRecord(d) && typeof d.tool_name === "string"
-        ? { ...d, tool_name: claudeName(d.tool_name), tool_input: isRecord(d.tool_input) ? toClaudeInput(d.tool_name, d.tool_input) : d.tool_input }
+        ? { ...d, tool_name: claudeName(anvilName(d.tool_name)), tool_input: isRecord(d.tool_input) ? toClaudeInput(anvilName(d.tool_name), d.tool_input) : d.tool_input }
         : d,
     )
     return { ...message, permission_denials: denials }

@@ -450,6 +450,8 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(JSON.stringify(refused.content)).not.toContain("Unknown tool")
     const carrier = planned.find((m: any) => m.type === "user" && Array.isArray(m.message.content) && m.message.content.includes(refused)) as any
     expect(carrier.tool_use_result).toStartWith("Error: Plan mode forbids Write")
+    // The model's call under Claude's name is listed with Claude's fields.
+    expect(resultOf(planned).permission_denials).toEqual([{ tool_name: "Write", tool_use_id: "w1", tool_input: { file_path: "plan.txt", content: "x" } }])
     expect(existsSync(join(root, "plan.txt"))).toBe(false)
     const first = resultOf(planned)
     expect(first.subtype).toBe("success")
