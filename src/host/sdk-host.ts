@@ -335,6 +335,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
       resumed: opened.resumed,
       ...(customAgents.length > 0 ? { agents: ["explore", ...customAgents.map((a) => a.name)] } : {}),
       slash_commands: opened.commands.map((c) => c.name),
+      // Claude Code lists each plugin's name and path; anvil adds where it came from and whether it loaded.
+      plugins: opened.plugins.reports.map((r) => ({ name: r.name, path: r.path, source: r.source, status: r.status })),
     })
     if (flags.ignored.length > 0) stream.system("ignored_flags", { flags: flags.ignored, message: `accepted but not acted on: ${flags.ignored.join(", ")}` })
     if (hooks.uncalled.length > 0) onProblem(`the host's hooks for ${hooks.uncalled.join(", ")} are never called: anvil has no such events (it calls PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and SessionEnd)`)

@@ -195,6 +195,7 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(blocked.is_error).toBe(true)
     expect(String(blocked.content)).toContain("no sudo here")
     expect(messages.some((m: any) => m.type === "system" && m.subtype === "ignored_flags")).toBe(false)
+    expect((messages.find((m) => m.type === "system" && m.subtype === "init") as any).plugins).toEqual([{ name: "guard", path: plugin, source: "user", status: "loaded" }])
   })
 
   test("hooks: PreToolUse denies with a reason the model sees; PostToolUse sees the result", async () => {
