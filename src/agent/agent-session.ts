@@ -1,4 +1,3 @@
-import { join } from "node:path"
 import { Context, Data, Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
 import type { ConfigWarning } from "../config/check.ts"
 import { ConfigStrictError } from "../config/config.ts"
@@ -15,8 +14,7 @@ import { PlatformLive } from "../runtime.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { ToolRunner, type ToolRunnerShape } from "../tool-framework/runner.ts"
 import type { UserTerminal } from "../terminal/user-terminal.ts"
-import { expandSlashCommand, readCommandFolder, type SlashCommand } from "../plugins/claude-commands.ts"
-import { claudeConfigDir } from "../plugins/places.ts"
+import { expandSlashCommand, localCommands, type SlashCommand } from "../plugins/claude-commands.ts"
 import { agentToolRuntime, bootAgent, customAgentsSection, switchModel, verifyRunner, type AgentBoot, type CustomAgent } from "./agent-runtime.ts"
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
@@ -365,12 +363,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   }
   const conversation: Conversation = { items }
   // The project's commands first, then the user's, then the plugins': the first of a name wins.
-  const claudeDir = claudeConfigDir(options.env)
-  const commands = [
-    ...readCommandFolder(join(boot.root, ".claude", "commands")),
-    ...(claudeDir ? readCommandFolder(join(claudeDir, "commands")) : []),
-    ...plugins.commands,
-  ]
+  const commands = [...localCommands(boot.root, options.env), ...plugins.commands]
   const offer = offerFromConfig(config, options.alwaysOffer)
   const sessionEvent = { sessionId: writer.id, root: boot.root }
   const additions = await plugins.hooks.call("prompt.system", sessionEvent)

@@ -21,6 +21,7 @@ import { makeSdkHooks, type SdkHooks } from "./sdk-hooks.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
 import { sdkAgents } from "./sdk-agents.ts"
+import { localCommands } from "../plugins/claude-commands.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { StructuredOutput } from "./structured-output.ts"
 
@@ -476,7 +477,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
         } else if (typeof request.systemPrompt === "string" && request.systemPrompt !== "") systemPrompt = { ...systemPrompt, replace: request.systemPrompt }
         if (typeof request.appendSystemPrompt === "string" && request.appendSystemPrompt !== "") systemPrompt = { ...systemPrompt, append: request.appendSystemPrompt }
         channel.succeed(id, {
-          commands: [],
+          // The project's and the user's commands (a plugin's are known once the session opens: system/init lists all).
+          commands: localCommands(root ?? io.cwd, io.env).map((c) => ({ name: c.name, description: c.description, argumentHint: c.argumentHint ?? "" })),
           agents: [],
           output_style: "default",
           available_output_styles: ["default"],

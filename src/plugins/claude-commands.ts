@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { parseFrontMatter } from "../skills/front-matter.ts"
+import { claudeConfigDir } from "./places.ts"
 
 /**
  * Claude Code's custom slash commands: Markdown prompt templates in
@@ -51,6 +52,12 @@ export const readCommandFolder = (dir: string, plugin?: string): Array<SlashComm
     })
   }
   return out
+}
+
+/** The project's `.claude/commands/`, then the user's (`~/.claude/commands/`, or under `$CLAUDE_CONFIG_DIR`). */
+export const localCommands = (root: string, env: Readonly<Record<string, string | undefined>>): Array<SlashCommand> => {
+  const user = claudeConfigDir(env)
+  return [...readCommandFolder(join(root, ".claude", "commands")), ...(user ? readCommandFolder(join(user, "commands")) : [])]
 }
 
 /** The prompt a `/name args` prompt stands for, or undefined when it names no command. The first command of a name wins. */

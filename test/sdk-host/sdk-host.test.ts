@@ -198,6 +198,16 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect((messages.find((m) => m.type === "system" && m.subtype === "init") as any).plugins).toEqual([{ name: "guard", path: plugin, source: "user", status: "loaded" }])
   })
 
+  test("custom slash commands: supportedCommands() lists the project's; a '/name args' prompt is expanded", async () => {
+    const root = project({ ".claude/commands/ship.md": "---\ndescription: Ship a version\nargument-hint: VERSION ENV\n---\nShip version $1 to $2.\n" })
+    const { env, server } = model([{ text: "Shipped." }])
+    const q = query({ prompt: "/ship 1.2 prod", options: base(root, env) })
+    expect(await q.supportedCommands()).toEqual([{ name: "ship", description: "Ship a version", argumentHint: "VERSION ENV" }])
+    const messages = await collect(q)
+    expect(server.requests[0]!.body.messages.at(-1).content).toBe("Ship version 1.2 to prod.")
+    expect((messages.find((m) => m.type === "system" && m.subtype === "init") as any).slash_commands).toEqual(["ship"])
+  })
+
   test("hooks: PreToolUse denies with a reason the model sees; PostToolUse sees the result", async () => {
     const root = project({ "a.txt": "alpha\n" })
     const { env, server } = model([
