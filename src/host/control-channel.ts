@@ -16,8 +16,11 @@ type Json = Record<string, unknown>
 export class ControlRequestFailed extends Data.TaggedError("ControlRequestFailed")<{ readonly message: string }> {}
 
 export interface ControlChannel {
-  /** Sends `request` and resolves with the host's `response` payload; rejects on an error response or when the channel closes. */
-  readonly request: (request: Json) => Promise<Json>
+  /**
+   * Sends `request` and resolves with the host's `response` payload; rejects on an error response, when the channel
+   * closes, or after `timeoutMs` without an answer (the host is then sent a `control_cancel_request` for it).
+   */
+  readonly request: (request: Json, options?: { readonly timeoutMs?: number }) => Promise<Json>
   /** Answers a host request with success. */
   readonly succeed: (requestId: string, response?: Json) => void
   /** Answers a host request with an error. */
@@ -37,12 +40,24 @@ export const makeControlChannel = (write: (message: Json) => void): ControlChann
   const waiting = new Map<string, { readonly sent: Json; readonly resolve: (r: Json) => void; readonly reject: (e: Error) => void }>()
   let closed: string | undefined
   return {
-    request: (request) =>
+    request: (request, options) =>
       new Promise<Json>((resolve, reject) => {
         if (closed !== undefined) return reject(new ControlRequestFailed({ message: closed }))
         const request_id = randomUUID()
         const sent = { type: "control_request", request_id, request }
-        waiting.set(request_id, { sent, resolve, reject })
+        const timer =
+          options?.timeoutMs !== undefined
+            ? setTimeout(() => {
+                if (!waiting.delete(request_id)) return
+                write({ type: "control_cancel_request", request_id })
+                reject(new ControlRequestFailed({ message: `no answer within ${options.timeoutMs! / 1000} s` }))
+              }, options.timeoutMs)
+            : undefined
+        const settle = <A>(f: (a: A) => void) => (a: A) => {
+          clearTimeout(timer)
+          f(a)
+        }
+        waiting.set(request_id, { sent, resolve: settle(resolve), reject: settle(reject) })
         write(sent)
       }),
     succeed: (request_id, response = {}) => write({ type: "control_response", response: { subtype: "success", request_id, response } }),

@@ -98,12 +98,16 @@ export const makeSdkHooks = (
       for (const id of m.hookCallbackIds) {
         let out: Json
         try {
-          out = await channel.request({
-            subtype: "hook_callback",
-            callback_id: id,
-            input: { ...base(), hook_event_name: event, ...input },
-            ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
-          })
+          out = await channel.request(
+            {
+              subtype: "hook_callback",
+              callback_id: id,
+              input: { ...base(), hook_event_name: event, ...input },
+              ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
+            },
+            // The matcher's `timeout` (seconds), else the host's general limit: a callback that never answers is skipped.
+            { timeoutMs: m.timeout !== undefined && m.timeout > 0 ? m.timeout * 1000 : HOST_HOOK_TIMEOUT_MS },
+          )
         } catch (e) {
           const why = (e as { message?: string }).message ?? String(e)
           if (m.onFailure === "block" && BLOCKABLE.has(event)) {

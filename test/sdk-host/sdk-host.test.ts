@@ -366,6 +366,28 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(result.structured_output).toBeUndefined()
   })
 
+  test("a hook callback that never answers is given up after its matcher's timeout: skipped, or blocking with onFailure: block", async () => {
+    const root = project({})
+    const { env } = model([{ tool_calls: [{ name: "bash", arguments: { command: "echo x > x.txt" }, id: "b1" }] }, { text: "Went on." }])
+    const never = () => new Promise<never>(() => undefined)
+    const started = performance.now()
+    const messages = await collect(
+      query({
+        prompt: "go",
+        options: {
+          ...base(root, env),
+          permissionMode: "bypassPermissions",
+          hooks: { UserPromptSubmit: [{ timeout: 1, hooks: [never] }], PreToolUse: [{ matcher: "Bash", timeout: 1, onFailure: "block", hooks: [never] }] },
+        },
+      }),
+    )
+    expect(performance.now() - started).toBeLessThan(15_000)
+    expect((resultOf(messages) as any).result).toBe("Went on.")
+    expect(existsSync(join(root, "x.txt"))).toBe(false)
+    const notices = messages.filter((m: any) => m.type === "system" && m.subtype === "notice").map((m: any) => m.message)
+    expect(notices.some((n: string) => n.includes("UserPromptSubmit") && n.includes("no answer within 1 s"))).toBe(true)
+  })
+
   test("two user messages in streaming input are two turns of one session; disallowedTools denies", async () => {
     const root = project({})
     const { env } = model([{ tool_calls: [{ name: "bash", arguments: { command: "echo hi" }, id: "c1" }] }, { text: "first" }, { text: "second" }])
