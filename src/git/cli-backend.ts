@@ -330,11 +330,13 @@ export const cliAdd = (repo: Repository, cli: GitCli, prefixes: ReadonlyArray<st
     const changes: Array<{ path: string; change: string }> = []
     for (const e of before) {
       if (e.index !== "?" && e.worktree === " ") continue
+      // A repository inside the tree is listed untracked as "dir/" and staged as the entry "dir".
+      const path = e.index === "?" ? e.path.replace(/\/$/, "") : e.path
       // Still untracked after `git add -A`: git left it (an ignored path under a named folder).
-      if (e.index === "?" && !after.has(e.path)) continue
+      if (e.index === "?" && !after.has(path)) continue
       // Gone from the index and from HEAD's comparison alike (added, then deleted before this add): taken out of the index.
-      const x = after.get(e.path) ?? (e.worktree === "D" ? "D" : " ")
-      changes.push({ path: e.path, change: x === "A" ? "added" : x === "D" ? "deleted" : "modified" })
+      const x = after.get(path) ?? (e.worktree === "D" ? "D" : " ")
+      changes.push({ path, change: x === "A" ? "added" : x === "D" ? "deleted" : "modified" })
     }
     changes.sort((a, b) => compareBytes(a.path, b.path))
     return { changes, ignored, unmatched: [] }

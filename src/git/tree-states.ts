@@ -18,6 +18,9 @@ export interface Side {
 /** The mode of a submodule entry (a "gitlink"). */
 export const GITLINK = 0o160000
 
+/** The working-tree mode given to a repository nested in the working tree that is no submodule (its path ends in "/"). */
+export const EMBEDDED = 0o040000
+
 /** One path across HEAD, the index (stage) and the working tree. */
 export interface PathState {
   /** POSIX, relative to the repository top. */
@@ -216,6 +219,11 @@ const snapshotOf = async (repo: Repository, options: SnapshotOptions): Promise<S
       if (filepath === ".git" || filepath.endsWith("/.git")) return null
       const [headType, stageType, workType] = await Promise.all([head?.type(), stage?.type(), workdir?.type()])
       if (!head && !stage && workdir && rules.excluded(filepath, workType === "tree")) return null
+      if (!head && !stage && workType === "tree" && options.workdir && repo.submodule(filepath) !== "empty") {
+        // Another repository inside this one (not a submodule yet): git lists it as one untracked folder, never its files.
+        states.push({ path: `${filepath}/`, workdir: { mode: EMBEDDED } })
+        return null
+      }
       if (headType === "commit" || stageType === "commit") {
         const link = async (e: Entry, type: string | undefined): Promise<Side | undefined> =>
           e && type === "commit" ? { oid: await e.oid(), mode: GITLINK } : e && type === "blob" ? { oid: await e.oid(), mode: normalMode(await e.mode()) } : undefined

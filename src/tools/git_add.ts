@@ -3,7 +3,8 @@ import { isoGit } from "../git/iso-git.ts"
 import { cliAdd, type AddAnswer } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
-import { fileModeMatters, GITLINK, readSnapshot } from "../git/tree-states.ts"
+import { EMBEDDED, fileModeMatters, GITLINK, readSnapshot } from "../git/tree-states.ts"
+import { resolveRef } from "../git/refs.ts"
 import { hint } from "../protocol/hint.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -14,7 +15,7 @@ import { openChecked } from "../workspace/checked-open.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_add.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
-import type { GitError } from "../git/git-error.ts"
+import { gitError, type GitError } from "../git/git-error.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { counted } from "../protocol/plural.ts"
 
@@ -28,11 +29,18 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
     const toAdd: Array<{ path: string; change: string }> = []
     const toRemove: Array<string> = []
     // A submodule's new commit is recorded as such; its files stay its own (changes inside it are not staged here).
-    const links: Array<{ path: string; oid: string }> = []
+    const links: Array<{ path: string; oid: string; change: string }> = []
     for (const s of snapshot.states) {
       if (s.stage && !s.workdir) toRemove.push(s.path)
       else if (s.stage?.mode === GITLINK && s.workdir) {
-        if (s.workdir.oid !== undefined && s.workdir.oid !== s.stage.oid) links.push({ path: s.path, oid: s.workdir.oid })
+        if (s.workdir.oid !== undefined && s.workdir.oid !== s.stage.oid) links.push({ path: s.path, oid: s.workdir.oid, change: "modified" })
+      } else if (s.workdir?.mode === EMBEDDED) {
+        // A repository inside the working tree is added as a submodule entry of its current commit, as git adds it.
+        const path = s.path.replace(/\/$/, "")
+        const inner = repo.submodule(path)
+        const oid = typeof inner === "string" ? undefined : resolveRef(inner, "HEAD")
+        if (oid === undefined) return yield* Effect.fail(gitError("failed", `git add failed: '${s.path}' does not have a commit checked out`))
+        links.push({ path, oid, change: "added" })
       }
       else if (s.workdir && !s.stage) toAdd.push({ path: s.path, change: s.head ? "modified" : "added" })
       else if (s.workdir && s.stage) {
@@ -61,7 +69,7 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
     for (const path of toRemove) {
       yield* repo.call("rm", async () => (await isoGit()).remove({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, filepath: path, cache: repo.cache }))
     }
-    const changes = [...toAdd, ...links.map((l) => ({ path: l.path, change: "modified" })), ...toRemove.map((path) => ({ path, change: "deleted" }))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    const changes = [...toAdd, ...links.map(({ path, change }) => ({ path, change })), ...toRemove.map((path) => ({ path, change: "deleted" }))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     return { changes, ignored, unmatched }
   })
 

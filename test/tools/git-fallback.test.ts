@@ -281,4 +281,27 @@ describe("the git tools without git (isomorphic-git) answer as git does", () => 
     expect(iso.text).toContain("install git")
     rmSync(root, { recursive: true, force: true })
   })
+
+  test("a repository inside the working tree that is no submodule: one untracked folder in every untracked mode; git_add records its commit", async () => {
+    const results: Record<string, { status: string; files: string; add: unknown }> = {}
+    for (const backend of ["cli", "isomorphic"]) {
+      const root = gitRepo(home, { "a.txt": "a\n" }, { commit: "first" })
+      const inner = gitRepo(home, { "i.txt": "i\n", "d/j.txt": "j\n" }, { commit: "inner" })
+      rmSync(join(root, "nested"), { recursive: true, force: true })
+      git(root, home, ["clone", "-q", inner, "deep/nested"])
+      writeFileSync(join(root, "deep/nested/untracked.txt"), "u\n")
+      for (const mode of ["normal", "all"]) {
+        git(root, home, ["config", "status.showUntrackedFiles", mode])
+        await expectSameAnswers(home, root, STATUS_AND_DIFF.slice(0, 2))
+      }
+      const env = { HOME: home, ANVIL_GIT_BACKEND: backend }
+      const added = await callTool(root, "git_add", { paths: ["deep"] }, { env })
+      results[backend] = { status: git(root, home, ["status", "--porcelain"]), files: git(root, home, ["ls-files", "-s"]), add: (added.envelope.data as { changes: unknown }).changes }
+      for (const dir of [root, inner]) rmSync(dir, { recursive: true, force: true })
+    }
+    expect(results.isomorphic!.status).toBe(results.cli!.status)
+    expect(results.cli!.status).toContain("AM deep/nested")
+    expect(results.isomorphic!.files.replace(/[0-9a-f]{40}/g, "<id>")).toBe(results.cli!.files.replace(/[0-9a-f]{40}/g, "<id>"))
+    expect(results.isomorphic!.add).toEqual(results.cli!.add)
+  })
 })
