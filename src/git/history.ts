@@ -1,7 +1,7 @@
 import { alternateObjectDirs } from "./alternates.ts"
 import { parseCommit, type LogCommit } from "./commit-object.ts"
 import { objectStore } from "./object-store.ts"
-import { resolveRef } from "./refs.ts"
+import { readGitFile, resolveRef } from "./refs.ts"
 import type { Repository } from "./repository.ts"
 
 export type { LogCommit } from "./commit-object.ts"
@@ -22,6 +22,8 @@ export const readHistory = async (repo: Repository, limit: number): Promise<{ co
   const objectsDir = `${repo.commondir}/objects`
   const sha256 = /^sha256$/i.test(repo.settings().get("extensions.objectformat") ?? "")
   const store = objectStore(repo.fs, [objectsDir, ...alternateObjectDirs(objectsDir)], sha256 ? 32 : 20)
+  // A shallow clone's boundary commits: their parents were never fetched, and git log ends there.
+  const shallow = new Set((readGitFile(repo, `${repo.commondir}/shallow`) ?? "").split("\n").filter((l) => l !== ""))
   try {
     const queue: Array<{ date: number; order: number; commit: LogCommit }> = []
     const seen = new Set<string>()
@@ -42,7 +44,7 @@ export const readHistory = async (repo: Repository, limit: number): Promise<{ co
       if (commits.length === limit) return { commits, more: true }
       const { committedAt: _, ...commit } = next.commit as LogCommit & { committedAt: number }
       commits.push(commit)
-      for (const parent of next.commit.parents) enqueue(parent)
+      if (!shallow.has(commit.oid)) for (const parent of next.commit.parents) enqueue(parent)
     }
     return { commits, more: false }
   } finally {

@@ -140,7 +140,7 @@ describe("the git tools without git (isomorphic-git) answer as git does", () => 
     for (const dir of [first, second, user, plain, xdg]) rmSync(dir, { recursive: true, force: true })
   })
 
-  test("git_log: messages and names in Latin-1 and other encodings (i18n.commitEncoding), a SHA-256 repository packed with deltas and loose, a clone borrowing its history", async () => {
+  test("git_log: messages and names in Latin-1 and other encodings (i18n.commitEncoding), a SHA-256 repository packed with deltas and loose, a shallow clone, a clone borrowing its history", async () => {
     const root = gitRepo(home, { "f.txt": lines("f", 200) }, { commit: "first" })
     const latin1 = join(root, "..", `${root.split("/").pop()}-msg`)
     writeFileSync(latin1, Buffer.from("Caf\xe9 cr\xe8me\n\nCorps du message: \xe0 la fran\xe7aise\n", "latin1"))
@@ -171,6 +171,10 @@ describe("the git tools without git (isomorphic-git) answer as git does", () => 
     git(sha256, home, ["merge", "-q", "--no-edit", "side"])
     expect(git(sha256, home, ["count-objects", "-v"])).toContain("in-pack: ")
     await expectSameAnswers(home, sha256, [...LOGS, ["git_log", { limit: 5 }, ["log", "-5"]]])
+    const shallow = `${sha256}-shallow`
+    git(sha256, home, ["clone", "-q", "--depth", "3", `file://${sha256}`, shallow])
+    await expectSameAnswers(home, shallow, LOGS)
+    rmSync(shallow, { recursive: true, force: true })
     const borrowing = `${sha256}-shared`
     git(sha256, home, ["clone", "-q", "--shared", sha256, borrowing])
     await expectSameAnswers(home, borrowing, LOGS)
