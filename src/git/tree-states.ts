@@ -131,9 +131,12 @@ const statClean = (index: Stat, work: Stat, fileMode: boolean, indexWritten: num
 
 /**
  * Reads HEAD, the index and (optionally) the working tree in one walk, as git
- * status does. Untracked paths that .gitignore excludes are left out (and
- * ignored folders are not entered); submodules and special files are skipped.
- * The index is never written (no stat refresh), so reading stays read-only.
+ * status does. Untracked paths that the exclude rules hide are left out (and
+ * ignored folders are not entered); a submodule is one entry (its commit, its
+ * own changes read recursively), a repository nested without being one an
+ * untracked "dir/"; special files are skipped. Working-tree content is what
+ * git would store (line endings converted). The index is never written (no
+ * stat refresh), so reading stays read-only.
  */
 export const readSnapshot = (repo: Repository, options: SnapshotOptions): Effect.Effect<Snapshot, GitError> =>
   repo.call("status", () => snapshotOf(repo, options))
