@@ -340,6 +340,9 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
       plugins: opened.plugins.reports.map((r) => ({ name: r.name, path: r.path, source: r.source, status: r.status })),
     })
     if (flags.ignored.length > 0) stream.system("ignored_flags", { flags: flags.ignored, message: `accepted but not acted on: ${flags.ignored.join(", ")}` })
+    // The project file's settings left out for want of trust, as `anvil run --output-format stream-json` reports them.
+    if (opened.sandbox.settings.projectIgnored) stream.system("warning", { source: "sandbox", message: opened.sandbox.settings.projectIgnored })
+    if (opened.settingsIgnored) stream.system("warning", { source: "config", message: opened.settingsIgnored })
     if (hooks.uncalled.length > 0) onProblem(`the host's hooks for ${hooks.uncalled.join(", ")} are never called: anvil has no such events (it calls PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and SessionEnd)`)
     if (hooks.has("SessionStart")) await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })
     return opened

@@ -527,6 +527,18 @@ describe("the host's in-process MCP server", () => {
   })
 })
 
+describe("the project's own anvil.json", () => {
+  test("settings that need trust are ignored and reported as a system warning, as anvil run reports them", async () => {
+    const root = project({ "anvil.json": JSON.stringify({ permission: { write: "allow" }, sandbox: { mode: "off" } }) })
+    const { env } = model([{ text: "ok" }])
+    const messages = await collect(query({ prompt: "hi", options: base(root, env) }))
+    const warnings = messages.filter((m: any) => m.type === "system" && m.subtype === "warning") as Array<any>
+    expect(warnings.find((w) => w.source === "config")?.message).toContain(`sets permission.write: "allow", but that setting is not trusted`)
+    expect(warnings.find((w) => w.source === "sandbox")?.message).toContain("anvil sandbox trust")
+    expect(resultOf(messages).subtype).toBe("success")
+  })
+})
+
 describe("the program's external MCP servers (--mcp-config)", () => {
   test("a stdio server the program names is started and its tool called; init lists it", async () => {
     const root = project({})
