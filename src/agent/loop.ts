@@ -76,7 +76,6 @@ const stableJson = (v: unknown): string =>
           .join(",")}}`
       : JSON.stringify(v) ?? "null"
 
-/** The model's argument text as parameters: JSON when it parses, the text otherwise (the pipeline reports INVALID_PARAM). */
 /**
  * A call under one of Claude Code's tool names ("Read", "Grep"), as models trained on Claude Code write them, in
  * anvil's parameters: the names reach anvil's tools as aliases, but Claude's fields also differ in meaning
@@ -91,6 +90,7 @@ const claudeCallParams = (name: string, params: unknown, tool: Tool | undefined)
   return translated
 }
 
+/** The model's argument text as parameters: JSON when it parses, the text otherwise (the pipeline reports INVALID_PARAM). */
 export const parseArguments = (args: string): unknown => {
   if (args.trim() === "") return {}
   try {
