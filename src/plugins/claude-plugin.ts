@@ -15,8 +15,9 @@ import { claudeName, toAnvilInput, toClaudeInput } from "../host/claude-tools.ts
  * plugin: its `skills/` folder holds skills, its `hooks/hooks.json` (or the
  * manifest's `hooks`) PreToolUse / PostToolUse command hooks become
  * `tool.before` / `tool.after` hooks, and its `.mcp.json` (or the manifest's
- * `mcpServers`) servers are handed to the MCP client. Other hook events
- * (SessionStart, Stop, …) are listed as unsupported rather than dropped silently.
+ * `mcpServers`) servers are handed to the MCP client; SessionStart command
+ * hooks add what they print to the system prompt. Other hook events (Stop,
+ * UserPromptSubmit, …) are listed as unsupported rather than dropped silently.
  */
 
 /** An MCP server a Claude Code plugin declares, as written (command/args/env or url). */
@@ -147,14 +148,14 @@ export const readClaudePlugin = (input: {
     }
   }
   const events = Predicate.isObject(hooksJson) && Predicate.isObject(hooksJson.hooks) ? hooksJson.hooks : Predicate.isObject(hooksJson) ? hooksJson : {}
-  const specs: Record<"PreToolUse" | "PostToolUse", Array<CommandSpec>> = { PreToolUse: [], PostToolUse: [] }
+  const specs: Record<"PreToolUse" | "PostToolUse" | "SessionStart", Array<CommandSpec>> = { PreToolUse: [], PostToolUse: [], SessionStart: [] }
   const unsupported: Array<string> = []
   // Slash commands are prompt templates; agents are subagents of the task tool.
   const commands = readCommandFolder(join(input.dir, "commands"), input.name)
   const agents = readPluginAgents(input.dir)
   for (const [event, groups] of Object.entries(events)) {
     if (event === "description") continue
-    if (event !== "PreToolUse" && event !== "PostToolUse") {
+    if (event !== "PreToolUse" && event !== "PostToolUse" && event !== "SessionStart") {
       unsupported.push(`${event} hooks`)
       continue
     }
@@ -247,6 +248,29 @@ export const readClaudePlugin = (input: {
     }
   }
 
+  if (specs.SessionStart.length > 0) {
+    // SessionStart: what the commands print (plain text, or JSON's hookSpecificOutput.additionalContext) joins the
+    // system prompt of the session, as Claude Code adds it to the context. The matcher is the start's source.
+    hooks["prompt.system"] = async (event): Promise<string | undefined> => {
+      const context: Array<string> = []
+      for (const spec of specs.SessionStart) {
+        if (spec.matcher !== "" && spec.matcher !== "*" && !new RegExp(`^(?:${spec.matcher})$`).test("startup")) continue
+        const out = await runCommandHook({
+          command: spec.command,
+          cwd: input.root,
+          env: { ...input.env, ...hookEnv },
+          stdin: JSON.stringify({ session_id: event.sessionId, cwd: input.root, hook_event_name: "SessionStart", source: "startup" }),
+          timeoutMs: spec.timeoutMs,
+          ...(input.confine ? { confine: input.confine } : {}),
+        })
+        if (out.exitCode !== 0) throw failed("SessionStart", spec, out)
+        const text = jsonDecision(out.stdout)?.context ?? (out.stdout.trim().startsWith("{") ? "" : out.stdout.trim())
+        if (text !== "") context.push(text)
+      }
+      return context.length > 0 ? context.join("\n\n") : undefined
+    }
+  }
+
   // MCP servers: the manifest's `mcpServers` (an object or a path) or .mcp.json.
   let mcpJson: unknown
   if (Predicate.isObject(manifest.mcpServers)) mcpJson = { mcpServers: manifest.mcpServers }
@@ -268,6 +292,7 @@ export const readClaudePlugin = (input: {
   const hookLabels = [
     ...specs.PreToolUse.map((s) => `PreToolUse(${s.matcher || "*"})`),
     ...specs.PostToolUse.map((s) => `PostToolUse(${s.matcher || "*"})`),
+    ...specs.SessionStart.map((s) => `SessionStart(${s.matcher || "*"})`),
   ]
   // Each command keeps its own timeout; the hook around them may take all of them, and a moment to start them.
   const total = (list: ReadonlyArray<CommandSpec>) => list.reduce((sum, spec) => sum + spec.timeoutMs, 1000)
@@ -276,7 +301,7 @@ export const readClaudePlugin = (input: {
     ...(skills.length > 0 ? { skillsDir } : {}),
     skills: skills.sort(),
     hooks,
-    hookTimeoutsMs: { "tool.before": total(specs.PreToolUse), "tool.after": total(specs.PostToolUse) },
+    hookTimeoutsMs: { "tool.before": total(specs.PreToolUse), "tool.after": total(specs.PostToolUse), "prompt.system": total(specs.SessionStart) },
     hookLabels,
     mcpServers,
     commands,

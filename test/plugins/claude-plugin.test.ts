@@ -23,6 +23,7 @@ const claudePlugin = (dir: string) => {
         PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh" }] }],
         PostToolUse: [{ matcher: "Edit|Write", hooks: [{ type: "command", command: "${CLAUDE_PLUGIN_ROOT}/scripts/after.sh", timeout: 5 }] }],
         SessionStart: [{ hooks: [{ type: "command", command: "true" }] }],
+        Stop: [{ hooks: [{ type: "command", command: "true" }] }],
       },
     }),
     // Exit 2 blocks with stderr; it reads the call from stdin as Claude Code sends it.
@@ -56,9 +57,9 @@ describe("Claude Code plugin folders", () => {
       status: "loaded",
       description: "Team safety rules",
       skills: ["review"],
-      hooks: ["PreToolUse(Bash)", "PostToolUse(Edit|Write)"],
+      hooks: ["PreToolUse(Bash)", "PostToolUse(Edit|Write)", "SessionStart(*)"],
       mcpServers: ["tickets"],
-      unsupported: ["SessionStart hooks"],
+      unsupported: ["Stop hooks"],
     })
     expect(pluginMcpServers({ root, env, config: makeConfig({}, env) })).toEqual(set.mcpServers)
     expect(set.mcpServers).toEqual([

@@ -359,6 +359,16 @@ describe("plugins Claude Code installed from a marketplace", () => {
     // Recorded in installed_plugins.json (version 2: a list of installs per key).
     writeTree(join(claude, "plugins", "cache", "acme", "team", "2.0.0"), {
       ...guard("team", "sudo"),
+      // Its SessionStart hook's output joins the system prompt (a startup matcher; a resume-only one does not run).
+      "hooks/hooks.json": JSON.stringify({
+        hooks: {
+          PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: 'grep -q "sudo" && { echo "team forbids sudo" >&2; exit 2; }; exit 0' }] }],
+          SessionStart: [
+            { matcher: "startup", hooks: [{ type: "command", command: "echo SESSION-CONTEXT-MARK from $(basename $CLAUDE_PLUGIN_ROOT)" }] },
+            { matcher: "resume", hooks: [{ type: "command", command: "echo NOT-AT-STARTUP" }] },
+          ],
+        },
+      }),
       "commands/deploy.md": "---\ndescription: Deploy\n---\nDeploy $ARGUMENTS\n",
       "commands/ops/rollback.md": "Roll back\n",
       "agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews a change\ntools: Read, Grep\nmodel: sonnet\n---\nREVIEWER-PROMPT-MARK: check the tests first.\n",
@@ -400,6 +410,8 @@ describe("plugins Claude Code installed from a marketplace", () => {
     const run = await s.anvil(["run", "--model", "openai/gpt-test", "-f", "json", "review it"], model)
     expect(JSON.parse(run.stdout).result).toBe("Reviewed.")
     expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- reviewer: Reviews a change")
+    expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("SESSION-CONTEXT-MARK from 2.0.0")
+    expect(JSON.stringify(server.requests[0]!.body.messages[0])).not.toContain("NOT-AT-STARTUP")
     const sub = server.requests[1]!.body
     expect(JSON.stringify(sub.messages[0])).toContain("REVIEWER-PROMPT-MARK")
     expect(sub.tools.map((t: any) => t.function.name).filter((n: string) => n !== "load_tools").sort()).toEqual(["grep", "read"])
