@@ -287,11 +287,16 @@ export const undoNestedGit = (
   before: NestedGitSnapshot,
   /** Say when the tree was too big to walk whole (once per session is enough). */
   sayPartial: boolean,
+  /**
+   * Whether the command could write `path` (the sandbox's writable places): a change elsewhere — in your other
+   * repository that a `.git` file of the project names — is not the command's, and is left alone.
+   */
+  commandMayWrite: (path: string) => boolean = () => true,
   racyMs: number = RACY_MS,
 ): { readonly refusals: ReadonlyArray<SandboxRefusal>; readonly after: NestedGitSnapshot } => {
   const now = snapshotNestedGit(root, false, before, racyMs)
   const refusals: Array<SandboxRefusal> = []
-  const changed = [...now.entries].filter(([p, e]) => !unchanged(p, before.entries.get(p), e))
+  const changed = [...now.entries].filter(([p, e]) => !unchanged(p, before.entries.get(p), e) && commandMayWrite(p))
   // Outermost first: a removed `.git` takes what is under it along; what a `.git` file names comes after that file.
   changed.sort(([a, x], [b, y]) => (x.via === undefined ? 0 : 1) - (y.via === undefined ? 0 : 1) || a.length - b.length)
   const undone: Array<string> = []

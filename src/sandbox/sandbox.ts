@@ -235,7 +235,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
               // Nothing of the command runs any more (its PID namespace ended with it): what it made here goes.
               for (const path of p.mustStayAbsent) if (removeMade(path)) undone.push(madeRefusal(facts().root, path))
               if (nestedGit) {
-                const checked = undoNestedGit(facts().root, nestedGit, nestedChecks++ === 0)
+                const checked = undoNestedGit(facts().root, nestedGit, nestedChecks++ === 0, (path) => classifyPath(p, path) === "writable")
                 nestedGit = checked.after
                 undone.push(...checked.refusals)
                 if (nestedUnsaved || nestedGit.read > 0) nestedStore?.save(nestedGit)

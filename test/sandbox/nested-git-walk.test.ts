@@ -21,6 +21,16 @@ const run = (cwd: string, command: string) => {
   if (r.exitCode !== 0) throw new Error(`${command}: ${r.stderr.toString()}`)
 }
 
+/**
+ * Stores the tree's shape as a walk sees it a moment after the last change (so that no stamp is too recent
+ * for even a zero margin), and waits a moment more, so that later changes land in a later clock tick.
+ */
+const storeShape = async (root: string, store: ReturnType<typeof nestedGitStore>) => {
+  await Bun.sleep(30)
+  store.save(snapshotNestedGit(root, true, undefined, 0))
+  await Bun.sleep(30)
+}
+
 /** A project with a known deep folder and the user's own nested repository (with a hook), its shape stored. */
 const setup = async () => {
   const base = tempDir("anvil-nested-walk-")
@@ -35,21 +45,21 @@ const setup = async () => {
   writeFileSync(hook, "#!/bin/sh\necho own\n")
   chmodSync(hook, 0o755)
   const store = nestedGitStore(join(base, "state", "nested-git.json"), root)
-  store.save(snapshotNestedGit(root, true, undefined, 0))
-  // Later changes land in a later clock tick than the stamps just stored.
-  await Bun.sleep(30)
+  await storeShape(root, store)
   return { base, root, outside, store, hook, ownConfig: readFileSync(join(root, "vendor", "own", ".git", "config"), "utf8") }
 }
 
 /** One confined command as a new anvil process sees it: the stored shape, a walk before, the command, the walk after. */
-const command = (t: Awaited<ReturnType<typeof setup>>, script: string) => {
+const command = async (t: Awaited<ReturnType<typeof setup>>, script: string) => {
   const loaded = t.store.load()
   expect(loaded).toBeDefined()
   const before = snapshotNestedGit(t.root, true, loaded, 0)
   // Nothing changed since the store was written: no folder had to be read.
   expect(before.read).toBe(0)
   run(t.root, script)
-  const { refusals, after } = undoNestedGit(t.root, before, false, 0)
+  // The walk after it comes a moment later (no stamp of the command's changes is too recent for a zero margin).
+  await Bun.sleep(30)
+  const { refusals, after } = undoNestedGit(t.root, before, false, (p) => p.startsWith(`${t.root}/`), 0)
   t.store.save(after)
   return refusals.map((r) => r.subject).sort()
 }
@@ -59,19 +69,19 @@ const EVIL = "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = /tmp/evil.sh\
 describe("nested git repositories planted without moving an mtime (stored shape, every stamp trusted)", () => {
   test("a repository made deep in a new folder tree", async () => {
     const t = await setup()
-    expect(command(t, "mkdir -p n1/n2/n3/n4 && git init -q n1/n2/n3/n4/r && git -C n1/n2/n3/n4/r config core.fsmonitor /tmp/evil.sh")).toEqual(["n1/n2/n3/n4/r/.git/config"])
+    expect(await command(t, "mkdir -p n1/n2/n3/n4 && git init -q n1/n2/n3/n4/r && git -C n1/n2/n3/n4/r config core.fsmonitor /tmp/evil.sh")).toEqual(["n1/n2/n3/n4/r/.git/config"])
     expect(existsSync(join(t.root, "n1/n2/n3/n4/r/.git/config"))).toBe(false)
   })
 
   test("a repository made in a known deep folder whose parents do not change", async () => {
     const t = await setup()
-    expect(command(t, "git init -q a/b/c/d && git -C a/b/c/d config core.fsmonitor /tmp/evil.sh && touch -d 2001-01-01 a/b/c/d a/b/c/d/.git a/b/c/d/.git/config")).toEqual(["a/b/c/d/.git/config"])
+    expect(await command(t, "git init -q a/b/c/d && git -C a/b/c/d config core.fsmonitor /tmp/evil.sh && touch -d 2001-01-01 a/b/c/d a/b/c/d/.git a/b/c/d/.git/config")).toEqual(["a/b/c/d/.git/config"])
   })
 
   test("a prepared tree with old mtimes moved into a known folder (mv), and one put in place of a known folder", async () => {
     const t = await setup()
     run(t.outside, `mkdir -p p/.git/hooks q/.git && printf '#!/bin/sh\\ntouch /tmp/x\\n' > p/.git/hooks/post-checkout && chmod +x p/.git/hooks/post-checkout && printf '${EVIL}' > q/.git/config && touch -d 2001-01-01 p/.git/hooks/post-checkout p/.git/hooks p/.git p q/.git/config q/.git q`)
-    expect(command(t, `mv ${t.outside}/p a/b/c/d/p && rm -rf many/m7 && mv ${t.outside}/q many/m7`)).toEqual(["a/b/c/d/p/.git/hooks/post-checkout", "many/m7/.git/config"])
+    expect(await command(t, `mv ${t.outside}/p a/b/c/d/p && rm -rf many/m7 && mv ${t.outside}/q many/m7`)).toEqual(["a/b/c/d/p/.git/hooks/post-checkout", "many/m7/.git/config"])
     expect(existsSync(join(t.root, "a/b/c/d/p/.git/hooks/post-checkout"))).toBe(false)
     expect(existsSync(join(t.root, "many/m7/.git/config"))).toBe(false)
   })
@@ -83,7 +93,7 @@ describe("nested git repositories planted without moving an mtime (stored shape,
     try {
       run(short, "git init -q . && git config core.fsmonitor /tmp/evil.sh")
       run(t.outside, `git init -q src && git -C src config core.fsmonitor /tmp/evil.sh && touch -d 2001-01-01 src/.git/config && printf 'gitdir: ${short}/.git\\n' > dotgit && touch -d 2001-01-01 dotgit`)
-      expect(command(t, `cp -a ${t.outside}/src many/m3/x/copied && cp -a ${t.outside}/dotgit a/b/.git`)).toEqual(["a/b/.git", "many/m3/x/copied/.git/config"])
+      expect(await command(t, `cp -a ${t.outside}/src many/m3/x/copied && cp -a ${t.outside}/dotgit a/b/.git`)).toEqual(["a/b/.git", "many/m3/x/copied/.git/config"])
       expect(existsSync(join(t.root, "a/b/.git"))).toBe(false)
       // The git folder it named, outside the project, is not the command's: it stays.
       expect(readFileSync(join(short, ".git/config"), "utf8")).toContain("fsmonitor")
@@ -95,7 +105,7 @@ describe("nested git repositories planted without moving an mtime (stored shape,
   test("tar extraction with preserved mtimes over the user's repository and into a known folder; touch -d of a changed hook", async () => {
     const t = await setup()
     run(t.outside, `mkdir -p t/vendor/own/.git t/many/m5/x/.git/hooks && printf '${EVIL}' > t/vendor/own/.git/config && printf '#!/bin/sh\\nid\\n' > t/many/m5/x/.git/hooks/pre-push && touch -d 2001-01-01 t/vendor/own/.git/config t/many/m5/x/.git/hooks/pre-push t/many/m5/x/.git/hooks t/many/m5/x/.git && tar -C t -cf evil.tar vendor many`)
-    expect(command(t, `tar -xpf ${t.outside}/evil.tar && printf '#!/bin/sh\\necho own;id\\n' > vendor/own/.git/hooks/pre-commit && touch -d 2001-01-01 vendor/own/.git/hooks/pre-commit`)).toEqual([
+    expect(await command(t, `tar -xpf ${t.outside}/evil.tar && printf '#!/bin/sh\\necho own;id\\n' > vendor/own/.git/hooks/pre-commit && touch -d 2001-01-01 vendor/own/.git/hooks/pre-commit`)).toEqual([
       "many/m5/x/.git/hooks/pre-push",
       "vendor/own/.git/config",
       "vendor/own/.git/hooks/pre-commit",
@@ -106,9 +116,19 @@ describe("nested git repositories planted without moving an mtime (stored shape,
     expect(statSync(t.hook).mode & 0o777).toBe(0o755)
   })
 
+  test("a change the command could not make (in your repository elsewhere that a .git file of the project names) is left alone", async () => {
+    const t = await setup()
+    run(t.outside, "git init -q mine")
+    writeFileSync(join(t.root, "a", "b", "c", ".git"), `gitdir: ${t.outside}/mine/.git\n`)
+    await storeShape(t.root, t.store)
+    // Your own edit elsewhere while the command runs (the command cannot write there).
+    expect(await command(t, `printf '#!/bin/sh\\necho mine\\n' > ${t.outside}/mine/.git/hooks/pre-commit`)).toEqual([])
+    expect(existsSync(join(t.outside, "mine", ".git", "hooks", "pre-commit"))).toBe(true)
+  })
+
   test("a command that leaves repositories alone is not reported, and the next process reads no folder", async () => {
     const t = await setup()
-    expect(command(t, "git -C vendor/own status --short >/dev/null; echo x > many/m1/file; git init -q plain")).toEqual([])
+    expect(await command(t, "git -C vendor/own status --short >/dev/null; echo x > many/m1/file; git init -q plain")).toEqual([])
     // The stored shape now has the command's changes: a later process reads nothing again.
     expect(snapshotNestedGit(t.root, true, t.store.load(), 0).read).toBe(0)
   })
@@ -128,7 +148,7 @@ describe("changes too recent to trust by their stamp", () => {
     // Same size, mtime set back: only the content tells.
     writeFileSync(hook, "#!/bin/sh\necho 2\n")
     run(root, "touch -r sub/.git/hooks sub/.git/hooks/pre-commit")
-    const loud = undoNestedGit(root, quiet.after, false)
+    const loud = undoNestedGit(root, quiet.after, false, () => true)
     expect(loud.refusals.map((r) => r.subject)).toEqual(["sub/.git/hooks/pre-commit"])
     expect(readFileSync(hook, "utf8")).toBe("#!/bin/sh\necho 1\n")
   })
