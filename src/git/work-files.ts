@@ -46,7 +46,7 @@ export const workTreeRules = (setup: WorkTreeSetup) => {
     excludesFile: userPath(setup.settings.get("core.excludesfile"), home) ?? xdgGitFile(setup.env, "ignore"),
   })
   const autocrlf = setup.settings.get("core.autocrlf")
-  const EOL_ATTRIBUTES = ["text", "crlf", "eol", "filter"]
+  const EOL_ATTRIBUTES = ["text", "crlf", "eol", "filter", "working-tree-encoding", "ident"]
   /**
    * The content git stores for the working-tree file `path` holding `bytes`;
    * `indexed` reads the index's copy (only asked for when git would look).
@@ -58,6 +58,10 @@ export const workTreeRules = (setup: WorkTreeSetup) => {
     if (typeof filter === "string" && (setup.settings.has(`filter.${filter}.clean`) || setup.settings.has(`filter.${filter}.process`))) {
       refuse(`the file ${quotePath(path)} goes through the "${filter}" filter (filter.${filter}.clean), which the built-in git reader cannot run`)
     }
+    // Re-encoding (UTF-16 files kept as UTF-8) and $Id$ collapsing are not done here: refused rather than compared wrongly.
+    const encoding = a.get("working-tree-encoding")
+    if (typeof encoding === "string") refuse(`the file ${quotePath(path)} is kept in ${encoding} (working-tree-encoding), which the built-in git reader does not convert`)
+    if (a.get("ident") === true && Buffer.from(bytes).includes("$Id:")) refuse(`the file ${quotePath(path)} has an expanded $Id$ (the ident attribute), which the built-in git reader does not collapse`)
     if (!bytes.includes(13)) return Promise.resolve(bytes)
     const action = inboundEol({ text: a.get("text"), crlf: a.get("crlf"), eol: a.get("eol") }, autocrlf)
     return toStored(bytes, action, () => indexed().then((b) => b !== undefined && hasCrlfText(b)))

@@ -266,7 +266,7 @@ describe("the git tools without git (isomorphic-git) answer as git does", () => 
     expect(results.cli!.alone).toContain("Nothing to commit")
   })
 
-  test("clean filters (filter=lfs and the like): without git, a changed filtered file is refused, not misread; a filter no config defines is ignored, as git ignores it", async () => {
+  test("clean filters (filter=lfs and the like), working-tree-encoding, ident: without git, a changed file they apply to is refused, not misread; a filter no config defines is ignored, as git ignores it", async () => {
     const root = gitRepo(home, { ".gitattributes": "*.big filter=upper\n*.odd filter=undefined-driver\n", "a.big": "a\n", "b.odd": "b\n", "c.txt": "c\n" }, { commit: "first" })
     git(root, home, ["config", "filter.upper.clean", "cat"])
     git(root, home, ["config", "filter.upper.smudge", "cat"])
@@ -283,6 +283,23 @@ describe("the git tools without git (isomorphic-git) answer as git does", () => 
     expect(iso.status).toBe("error")
     expect(iso.text).toContain('the file a.big goes through the "upper" filter')
     expect(iso.text).toContain("install git")
+    // The same for a file kept in another encoding (working-tree-encoding) and for an expanded $Id$ (ident).
+    rmSync(join(root, "a.big"))
+    git(root, home, ["checkout", "-q", "--", "a.big"])
+    writeFileSync(join(root, ".gitattributes"), "*.u16 working-tree-encoding=UTF-16LE\n*.id ident\n")
+    writeFileSync(join(root, "w.u16"), Buffer.from("wide\n", "utf16le"))
+    writeFileSync(join(root, "v.id"), "$Id$\n")
+    git(root, home, ["add", "-A"])
+    git(root, home, ["commit", "-q", "-m", "encodings"])
+    writeFileSync(join(root, "w.u16"), Buffer.from("wider\n", "utf16le"))
+    const encoded = await answers(home, root, "git_diff", {})
+    expect(encoded.cli.status).toBe("success")
+    expect(encoded.iso.text).toContain("is kept in UTF-16LE (working-tree-encoding)")
+    git(root, home, ["checkout", "-q", "--", "w.u16"])
+    writeFileSync(join(root, "v.id"), "$Id: 0123456789abcdef $\nmore\n")
+    const ident = await answers(home, root, "git_status", {})
+    expect(ident.cli.status).toBe("success")
+    expect(ident.iso.text).toContain("has an expanded $Id$ (the ident attribute)")
     rmSync(root, { recursive: true, force: true })
   })
 
