@@ -87,7 +87,9 @@ const permissionSubjects = (project: ConfigData, base: ConfigData): Array<Guarde
   return Object.entries(recordAt(project, "permission")).flatMap(([tool, entry]) => {
     const rules: ReadonlyArray<[string, unknown]> = typeof entry === "string" ? [["*", entry]] : isRecord(entry) ? Object.entries(entry) : []
     return rules.flatMap(([pattern, level]): Array<Guarded> => {
-      if (!isLevel(level) || !(level === "allow" || (level === "ask" && userLevel(user[tool], pattern) === "deny"))) return []
+      const own = userLevel(user[tool], pattern)
+      // An allow your own rules already give (your deny patterns still win over it) and narrowing rules need no trust.
+      if (!isLevel(level) || !((level === "allow" && own !== "allow") || (level === "ask" && own === "deny"))) return []
       const path = typeof entry === "string" ? ["permission", tool] : ["permission", tool, pattern]
       return [{ subject: permissionSubject(tool, pattern, level), paths: [path], values: [level] }]
     })

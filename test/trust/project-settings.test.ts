@@ -88,6 +88,8 @@ describe("project settings that need trust", () => {
   test("a value the user's own file gives the same needs no trust", async () => {
     const { config } = await guarded({ providers: { local: { base_url: "http://127.0.0.1:8000/v1" } } }, { providers: { local: { base_url: "http://127.0.0.1:8000/v1" } } })
     expect(config.ignored).toBeUndefined()
+    const rules = await guarded({ permission: { read: "allow", bash: { "npm test": "allow", "ls": "allow" } } }, { permission: { read: "allow", bash: { "npm test": "allow" } } })
+    expect(keys(rules.config)).toEqual(["permission.bash.ls"])
   })
 
   test("permission: loosening rules need trust, narrowing ones always apply and cannot undo the user's rules", async () => {
