@@ -266,6 +266,15 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
     },
   } as HookEntry
 
+  /** The session's messages out, named with its model now (made again when set_model switches it). */
+  const streamFor = (opened: AgentSessionShape): ClaudeStream =>
+    makeClaudeStream({
+      sessionId: opened.id,
+      model: opened.model.id,
+      contextWindow: opened.model.contextWindow,
+      write: (message) => line(forHost(message)),
+    })
+
   const open = async (): Promise<AgentSessionShape> => {
     hooks = makeSdkHooks(hookConfig, channel, hookBase, onProblem, stopTurn)
     const hostTools: Array<Tool> = [...(await sdkMcpTools(initialize, channel, onProblem))]
@@ -318,12 +327,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
       throw e
     })
     sessionRuntime = runtime
-    stream = makeClaudeStream({
-      sessionId: opened.id,
-      model: opened.model.id,
-      contextWindow: opened.model.contextWindow,
-      write: (message) => line(forHost(message)),
-    })
+    stream = streamFor(opened)
     stream.init({
       cwd: io.cwd,
       model: opened.model.id,
@@ -517,6 +521,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
         try {
           const switched = await session.setModel(wanted ?? "")
           model = wanted
+          stream = streamFor(session)
           channel.succeed(id, { model: switched.id })
         } catch (e) {
           channel.fail(id, (e as Error).message)

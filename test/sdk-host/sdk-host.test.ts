@@ -444,6 +444,7 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(refused).toContain("nosuchprovider")
     expect(server.requests.map((r) => r.body.model)).toEqual(["gpt-test", "gpt-other"])
     expect(results.map((r) => r.result)).toEqual(["first", "second"])
+    expect(Object.keys(results[1].modelUsage)).toEqual(["openai/gpt-other"])
   })
 
   test("interrupt during a long bash command ends the turn and leaves no process behind", async () => {
