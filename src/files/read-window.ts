@@ -5,6 +5,7 @@ import { FileLedger } from "../workspace/file-ledger.ts"
 import { fileTypeName } from "../workspace/checked-fs.ts"
 import { openCheckedScoped } from "../workspace/checked-open.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
+import { lineSlice } from "./line-slice.ts"
 import { type ByteSource, countLines, findTailStart, type ForwardResult, memorySource, type RawLine, readForward } from "../workspace/line-window.ts"
 import { decodeBytes, decodeUtf16, SNIFF_BYTES, sniffText, type TextEncodingName } from "../workspace/text-sniff.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -25,6 +26,8 @@ export interface ReadRequest {
   readonly limit: number | undefined
   readonly defaultLimit: number
   readonly maxLimit: number
+  /** Characters to skip at the start of each line (to read a cut line's rest). */
+  readonly column?: number | undefined
   /** Longer lines are cut (in characters). */
   readonly maxLineLength: number
   /** Files up to this size have their lines counted (and are hashed when read whole). */
@@ -61,35 +64,89 @@ export interface TextWindow {
   readonly fileBytes: number
   readonly encoding: string
   readonly bom: boolean
-  readonly lineEnding: "lf" | "crlf" | "mixed" | "none"
+  /** Judged from the first `countMaxBytes` (`unknown`: no line break there, the rest not scanned). */
+  readonly lineEnding: "lf" | "crlf" | "mixed" | "none" | "unknown"
+  /** Lines cut at the length limit, with what their rest is. */
+  readonly cut: ReadonlyArray<CutLine>
+  /** The column asked for (characters skipped in each line). */
+  readonly column: number
   readonly finalNewline: boolean
   /** The total, or an estimate from the average line length when not counted. */
   readonly estimate: number
 }
 
-/** A line as the model sees it: decoded, and cut with a marker when longer than the cap. */
-const renderLine = (line: RawLine, encoding: TextEncodingName, maxChars: number): { readonly text: string; readonly cut: boolean } => {
-  const text = decodeBytes(line.head, encoding)
-  if (line.head.length >= line.length && text.length <= maxChars) return { text, cut: false }
-  let keep = Math.min(maxChars, text.length)
-  const code = text.charCodeAt(keep - 1)
-  if (code >= 0xd800 && code <= 0xdbff) keep-- // never split a surrogate pair
-  return { text: `${text.slice(0, keep)}… [line truncated at ${maxChars} chars; the full line is ${line.length} bytes]`, cut: true }
+/** The index in `text` after its first `n` characters (code points: a surrogate pair is never split). */
+const afterCodePoints = (text: string, n: number): number => {
+  let i = 0
+  for (let k = 0; k < n && i < text.length; k++) {
+    const code = text.charCodeAt(i)
+    i += code >= 0xd800 && code <= 0xdbff && i + 1 < text.length ? 2 : 1
+  }
+  return i
 }
 
-/** The line-ending style seen in a sample and the returned lines (names as the edit tools use them). */
-const lineEndingOf = (sample: Uint8Array, lines: ReadonlyArray<RawLine>): "lf" | "crlf" | "mixed" | "none" => {
+/** A line's first `maxChars` characters (from its kept head), and whether more follow. */
+const renderHead = (line: RawLine, encoding: TextEncodingName, maxChars: number): { readonly text: string; readonly cut: boolean } => {
+  const text = decodeBytes(line.head, encoding)
+  const keep = afterCodePoints(text, maxChars)
+  return { text: text.slice(0, keep), cut: keep < text.length || line.head.length < line.length }
+}
+
+/** A cut line's marker: which characters are shown, of how many, and the column its rest starts at. */
+const cutMarker = (from: number, shown: number, total: number | undefined, bytes: number): string =>
+  `… [line cut: characters ${from + 1}-${from + shown} of ${total ?? `more (${bytes} bytes)`}; the rest from column=${from + shown}]`
+
+/** A line cut at the length limit: its number and what of it was shown. */
+export interface CutLine {
+  /** Line number as shown. */
+  readonly line: number
+  /** Characters skipped before the shown ones (the column asked for). */
+  readonly from: number
+  /** Characters shown. */
+  readonly shown: number
+  /** Characters in the line, when counted. */
+  readonly totalChars: number | undefined
+  /** Bytes in the line. */
+  readonly bytes: number
+}
+
+/** The line-ending style seen in a sample (names as the edit tools use them). */
+const endingsIn = (view: Uint8Array, before: number): { crlf: number; lf: number } => {
   let crlf = 0
   let lf = 0
-  for (let i = 0; i < sample.length; i++) {
-    if (sample[i] === 10) {
-      if (i > 0 && sample[i - 1] === 13) crlf++
-      else lf++
-    }
+  for (let i = view.indexOf(10); i !== -1; i = view.indexOf(10, i + 1)) {
+    if ((i > 0 ? view[i - 1] : before) === 13) crlf++
+    else lf++
   }
-  for (const l of lines) if (l.crlf) crlf++
-  return crlf > 0 && lf > 0 ? "mixed" : crlf > 0 ? "crlf" : lf > 0 ? "lf" : "none"
+  return { crlf, lf }
 }
+
+/**
+ * The file's line-ending style, scanned in blocks from `start` up to `maxBytes`
+ * (stopping once both styles were seen): `none` only when the scan reached the
+ * end without a line break, `unknown` when it stopped first without one.
+ */
+const lineEndingOf = <E>(source: ByteSource<E>, start: number, maxBytes: number) =>
+  Effect.gen(function* () {
+    const end = Math.min(source.size, start + Math.max(maxBytes, SNIFF_BYTES))
+    const block = Buffer.allocUnsafe(Math.max(1, Math.min(1 << 20, end - start)))
+    let crlf = 0
+    let lf = 0
+    let before = -1
+    let position = start
+    while (position < end && !(crlf > 0 && lf > 0)) {
+      const n = yield* source.readAt(position, end - position < block.length ? block.subarray(0, end - position) : block)
+      if (n <= 0) break
+      const seen = endingsIn(block.subarray(0, n), before)
+      crlf += seen.crlf
+      lf += seen.lf
+      before = block[n - 1]!
+      position += n
+    }
+    const ending: TextWindow["lineEnding"] =
+      crlf > 0 && lf > 0 ? "mixed" : crlf > 0 ? "crlf" : lf > 0 ? "lf" : position >= source.size ? "none" : "unknown"
+    return ending
+  })
 
 /**
  * A window of a text file's lines inside the project, read in blocks (never
@@ -153,17 +210,23 @@ export const readWindow = (request: ReadRequest) =>
         const offset = request.offset
         const tail = offset < 0
         const limit = Math.min(asked ?? (tail ? -offset : request.defaultLimit), request.maxLimit)
+        // With a column asked for and one line, that line's rest comes in one budget-sized piece.
+        const column = Math.max(0, request.column ?? 0)
+        const wide = request.column !== undefined && limit === 1
+        const take = wide ? Number.POSITIVE_INFINITY : request.maxLineLength
+        const sliceBytes = wide ? request.maxBytes : request.maxLineLength * 4 + 4
         // A line costs what it adds to the content: its number, tab, shown text and line break.
-        const renderedLines = new Map<RawLine, ReturnType<typeof renderLine>>()
+        const heads = new Map<RawLine, ReturnType<typeof renderHead>>()
         const render = (line: RawLine) => {
-          const known = renderedLines.get(line)
+          const known = heads.get(line)
           if (known) return known
-          const r = renderLine(line, decodeAs, request.maxLineLength)
-          renderedLines.set(line, r)
+          const r = renderHead(line, decodeAs, request.maxLineLength)
+          heads.set(line, r)
           return r
         }
-        const cost = (line: RawLine) => 8 + Buffer.byteLength(render(line).text)
-        const forward = { maxLineBytes: request.maxLineLength * 4 + 4, maxWindowBytes: request.maxBytes, cost }
+        const cost = (line: RawLine) =>
+          8 + (column === 0 ? Buffer.byteLength(render(line).text) : Math.min(Math.max(0, line.length - column), sliceBytes))
+        const forward = { maxLineBytes: column === 0 ? request.maxLineLength * 4 + 4 : 0, maxWindowBytes: request.maxBytes, cost }
 
         let first: number // number of the first line shown (1-based; negative counts from the end)
         let total: number | undefined
@@ -187,15 +250,39 @@ export const readWindow = (request: ReadRequest) =>
         const count = lines.length
         const hasMore = window.end < bytes
         const hasBefore = first > 1 || first < 0
-        const rendered = lines.map(render)
-        const cutLines = rendered.filter((r) => r.cut).length
-        const content = rendered.map((r, i) => `${String(first + i).padStart(6)}\t${r.text}`).join("\n")
+        // Cut lines (and every line when a column is asked for) are sliced from the file, their characters counted.
+        let countBudget = request.countMaxBytes
+        const cut: Array<CutLine> = []
+        const texts: Array<string> = []
+        for (let i = 0; i < lines.length; i++) {
+          const line = lines[i]!
+          if (column === 0 && !render(line).cut) {
+            texts.push(render(line).text)
+            continue
+          }
+          const slice = yield* lineSlice(source, {
+            start: line.start,
+            length: line.length,
+            encoding: decodeAs,
+            skip: column,
+            take,
+            maxBytes: sliceBytes,
+            countBytes: countBudget,
+          })
+          countBudget -= line.length
+          if (!slice.more) {
+            texts.push(slice.text)
+            continue
+          }
+          cut.push({ line: first + i, from: column, shown: slice.chars, totalChars: slice.totalChars, bytes: line.length })
+          texts.push(slice.text + cutMarker(column, slice.chars, slice.totalChars, line.length))
+        }
+        const cutLines = cut.length
+        const content = texts.map((t, i) => `${String(first + i).padStart(6)}\t${t}`).join("\n")
 
         const lastByte = Buffer.allocUnsafe(1)
         const finalNewline = bytes > start && (yield* source.readAt(bytes - 1, lastByte)) === 1 && lastByte[0] === 10
-        const eolSample = Buffer.allocUnsafe(Math.min(bytes - start, SNIFF_BYTES))
-        const eolRead = eolSample.length > 0 ? yield* source.readAt(start, eolSample) : 0
-        const lineEnding = lineEndingOf(eolSample.subarray(0, eolRead), lines)
+        const lineEnding = yield* lineEndingOf(source, start, request.countMaxBytes)
         const windowPartial = hasMore || hasBefore
 
         // What the edit tools check staleness against.
@@ -234,6 +321,8 @@ export const readWindow = (request: ReadRequest) =>
           bom: sniffed.bomLength > 0,
           lineEnding,
           finalNewline,
+          cut,
+          column,
           estimate: total ?? (averageLine > 0 ? Math.round((bytes - start) / averageLine) : 0),
         }
         return result

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import { READ_DEFAULTS } from "../config/sections/tools.ts"
-import { formatBytes, readWindow, type TextWindow } from "../files/read-window.ts"
+import { type CutLine, formatBytes, readWindow, type TextWindow } from "../files/read-window.ts"
 import { OutputSettings } from "../output/output-settings.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
@@ -45,11 +45,16 @@ export const readTool = defineTool({
     limit: Schema.optionalKey(
       Schema.Int.check(Schema.isGreaterThan(0)).annotate({ description: "Lines to return (default 50, max 200)." }),
     ),
+    column: Schema.optionalKey(
+      Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
+        description: "Characters to skip in each line, to read a cut line's rest (with limit 1: up to the output budget of it).",
+      }),
+    ),
   }),
   run: (params) =>
     Effect.gen(function* () {
       const settings = yield* readSettings
-      const w = yield* withWorkspaceErrors(withFilesErrors(readWindow({ ...settings, path: params.path, offset: params.offset ?? 0, limit: params.limit })))
+      const w = yield* withWorkspaceErrors(withFilesErrors(readWindow({ ...settings, path: params.path, offset: params.offset ?? 0, limit: params.limit, column: params.column })))
       return windowResult(w, params.limit, settings)
     }),
 })
@@ -84,7 +89,8 @@ const windowResult = (w: TextWindow, asked: number | undefined, settings: Effect
   if (count > 0 && !w.hasMore && !w.finalNewline) notes.push("No newline at end of file.")
   if (asked !== undefined && asked > settings.maxLimit) notes.push(`limit ${asked} is above the maximum of ${settings.maxLimit}; returned at most ${settings.maxLimit} lines.`)
   if (w.stoppedByBytes) notes.push(`Stopped after ${counted(count, "line")} at the ${formatBytes(settings.maxBytes)} output budget.`)
-  if (w.cutLines > 0) notes.push(`${counted(w.cutLines, "line")} longer than ${settings.maxLineLength} characters ${w.cutLines === 1 ? "was" : "were"} cut (marked "… [line truncated …]").`)
+  if (w.column > 0) notes.push(`Each line shown from column ${w.column} (its first ${counted(w.column, "character")} skipped).`)
+  if (w.cutLines > 0) notes.push(cutNote(w))
   if (total === undefined) {
     notes.push(`Total line count not computed: the file is ${formatBytes(w.fileBytes)}, above the ${formatBytes(settings.countMaxBytes)} counting limit.`)
   }
@@ -92,6 +98,8 @@ const windowResult = (w: TextWindow, asked: number | undefined, settings: Effect
   const hints: Array<RetrievalHint> = []
   if (w.nextOffset !== null) hints.push(hint("Read", "high", { path: shown, offset: w.nextOffset, limit }))
   else if (w.prevOffset !== null) hints.push(hint("Read", "high", { path: shown, offset: w.prevOffset, limit }))
+  const firstCut = w.cut[0]
+  if (firstCut !== undefined) hints.push(hint("Read", "high", restOfLine(shown, firstCut)))
   if (truncated) hints.push(hint("Grep", "medium", { pattern: "<keyword>", path: shown }))
 
   return {
@@ -115,7 +123,9 @@ const windowResult = (w: TextWindow, asked: number | undefined, settings: Effect
       line_ending: w.lineEnding,
       final_newline: w.finalNewline,
       long_lines_cut: w.cutLines,
-      whole_file: !windowPartial && w.cutLines === 0,
+      ...(w.cutLines > 0 ? { cut_lines: w.cut.map((c) => ({ line: c.line, shown_from: c.from, shown_chars: c.shown, total_chars: c.totalChars ?? null, bytes: c.bytes })) } : {}),
+      ...(w.column > 0 ? { column: w.column } : {}),
+      whole_file: !windowPartial && w.cutLines === 0 && w.column === 0,
     },
     stats: { lines_returned: count, file_bytes: w.fileBytes, ...(total !== undefined ? { total_lines: total } : {}) },
     context: { path_resolved: shown },
@@ -130,4 +140,21 @@ const windowResult = (w: TextWindow, asked: number | undefined, settings: Effect
         }
       : {}),
   }
+}
+
+/** The Read that continues a cut line where its shown part ended. */
+const restOfLine = (path: string, c: CutLine) => ({ path, offset: c.line > 0 ? c.line - 1 : c.line, limit: 1, column: c.from + c.shown })
+
+/** Cut lines listed at most this many by name; the rest are counted. */
+const CUT_NAMED = 5
+
+/** Which lines were cut, their full length, and the call that reads each one's rest. */
+const cutNote = (w: TextWindow): string => {
+  const named = w.cut.slice(0, CUT_NAMED).map((c) => {
+    const total = c.totalChars !== undefined ? `${c.totalChars} characters` : `${c.bytes} bytes (characters not counted)`
+    const r = restOfLine(w.shown, c)
+    return `line ${c.line} (${total}; rest: offset=${r.offset}, limit=1, column=${r.column})`
+  })
+  const more = w.cut.length > CUT_NAMED ? `, and ${w.cut.length - CUT_NAMED} more (data.cut_lines)` : ""
+  return `${counted(w.cutLines, "line")} cut after ${w.cut.length === 1 ? "its" : "their"} shown characters: ${named.join(", ")}${more}.`
 }

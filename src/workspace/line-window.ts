@@ -35,6 +35,8 @@ export interface RawLine {
   readonly length: number
   /** Whether the line ended with CRLF. */
   readonly crlf: boolean
+  /** Byte position of the line's first byte in the source (its rest is read from there). */
+  readonly start: number
 }
 
 export interface ForwardOptions {
@@ -117,11 +119,12 @@ export const readForward = <E>(source: ByteSource<E>, options: ForwardOptions): 
     let length = 0
     let lastByte = -1
 
-    const complete = (after: number) => {
+    // `after`: the position after the line's break (or its last byte when it has none).
+    const complete = (after: number, broken: boolean) => {
       if (!windowDone && index >= skip) {
         const crlf = lastByte === CR && length > 0
         const content = length - (crlf ? 1 : 0)
-        const line: RawLine = { head: concat(chunks, Math.min(kept, content)), length: content, crlf }
+        const line: RawLine = { head: concat(chunks, Math.min(kept, content)), length: content, crlf, start: after - length - (broken ? 1 : 0) }
         const lineCost = cost(line)
         if (lines.length > 0 && windowBytes + lineCost > budget) {
           windowDone = true
@@ -176,13 +179,13 @@ export const readForward = <E>(source: ByteSource<E>, options: ForwardOptions): 
         length += segmentEnd - i
         if (segmentEnd > i) lastByte = view[segmentEnd - 1]!
         if (nl === -1) break
-        complete(position + nl + 1)
+        complete(position + nl + 1, true)
         i = nl + 1
       }
       position += n
     }
     // An unterminated last line.
-    if (length > 0) complete(position)
+    if (length > 0) complete(position, false)
     return { lines, end, total: index, stoppedBy: windowDone ? stoppedBy : "eof" }
   })
 

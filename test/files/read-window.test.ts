@@ -48,7 +48,7 @@ describe("readWindow (files domain)", () => {
     expect(await read("u16.txt")).toMatchObject({ encoding: "utf-16le", bom: true, content: "     1\thi" })
     const cut = await read("long.txt", { maxLineLength: 10 })
     expect(cut.cutLines).toBe(1)
-    expect(cut.content).toBe(`     1\t${"é".repeat(10)}… [line truncated at 10 chars; the full line is 60 bytes]`)
+    expect(cut.content).toBe(`     1\t${"é".repeat(10)}… [line cut: characters 1-10 of 30; the rest from column=10]`)
   })
 
   test("the byte budget ends a window early", async () => {

@@ -93,7 +93,7 @@ describe("read: limits", () => {
     const r = project({ "min.js": `short\n${"é".repeat(30)}\n` })
     const { envelope, meta } = await callTool(r, "read", { path: "min.js" }, { configOverrides: { tools: { read: { max_line_length: 10 } } } })
     expect(envelope.status).toBe("partial")
-    expect(envelope.data.content).toBe(`     1\tshort\n     2\t${"é".repeat(10)}… [line truncated at 10 chars; the full line is 60 bytes]`)
+    expect(envelope.data.content).toBe(`     1\tshort\n     2\t${"é".repeat(10)}… [line cut: characters 1-10 of 30; the rest from column=10]`)
     expect(envelope.data.long_lines_cut).toBe(1)
     expect(meta.truncation?.reason).toBe("line_length")
   })
