@@ -61,6 +61,8 @@ export interface RenderedText {
   readonly content: string
   /** The text was cut at the size limit (or the download stopped early). */
   readonly truncated: boolean
+  /** The whole text rendered from what was downloaded, when `content` is only its start. */
+  readonly whole?: string
   /** The page title, for HTML. */
   readonly title?: string
 }
@@ -99,5 +101,5 @@ export const renderText = (
     }
   }
   const cut = cutUtf8(content, maxBytes)
-  return { kind, content: cut.text, truncated: cut.cut || !complete, ...(title ? { title } : {}) }
+  return { kind, content: cut.text, truncated: cut.cut || !complete, ...(cut.cut ? { whole: content } : {}), ...(title ? { title } : {}) }
 }

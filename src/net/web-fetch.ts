@@ -19,8 +19,11 @@ export const MAX_FETCH_TIMEOUT_SEC = 300
 export const MAX_FETCH_SIZE_KB = 1024
 /** Images come back whole up to 1 MB. */
 const IMAGE_LIMIT = 1024 * 1024
-/** An HTML page shrinks when converted; this much is downloaded per byte of text kept. */
-const HTML_DOWNLOAD_FACTOR = 5
+/**
+ * Bytes of a body downloaded at most: what the text or image limit leaves out is kept on disk
+ * for the model to read on, up to this; past it the download stops (and the answer says so).
+ */
+export const FETCH_SAVE_LIMIT = 10 * 1024 * 1024
 const MAX_REDIRECTS = 10
 const EXCERPT_CHARS = 300
 
@@ -65,7 +68,14 @@ export interface FetchedPage {
   readonly contentEncoding: string | undefined
   readonly body:
     | { readonly kind: "none" }
-    | { readonly kind: "image"; readonly bytes: Uint8Array; readonly complete: boolean }
+    | {
+        readonly kind: "image"
+        /** The image, or (over the inline limit) the part downloaded, to be saved rather than returned. */
+        readonly bytes: Uint8Array
+        readonly complete: boolean
+        /** Small enough to return inline. */
+        readonly inline: boolean
+      }
     | {
         readonly kind: "text"
         readonly format: "html" | "json" | "text"
@@ -73,7 +83,9 @@ export interface FetchedPage {
         readonly title?: string
         /** Cut at the text limit (or the download stopped early). */
         readonly truncated: boolean
-        /** The whole body was downloaded. */
+        /** The whole text rendered from what was downloaded, when `content` is only its start. */
+        readonly whole?: string
+        /** The whole body was downloaded (else it stopped at {@link FETCH_SAVE_LIMIT}). */
         readonly complete: boolean
         readonly downloaded: number
       }
@@ -219,11 +231,10 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
         return { ...page, body: { kind: "none" } } satisfies FetchedPage
       }
       if (type.startsWith("image/") && type !== "image/svg+xml") {
-        const { bytes, complete } = yield* response.read(IMAGE_LIMIT).pipe(Effect.mapError((e) => networkError(e, finalUrl, secrets)))
-        return { ...page, body: { kind: "image", bytes, complete } } satisfies FetchedPage
+        const { bytes, complete } = yield* response.read(FETCH_SAVE_LIMIT).pipe(Effect.mapError((e) => networkError(e, finalUrl, secrets)))
+        return { ...page, body: { kind: "image", bytes, complete, inline: complete && bytes.length <= IMAGE_LIMIT } } satisfies FetchedPage
       }
-      const download = type === "text/html" || type === "application/xhtml+xml" || type === "" ? request.textLimit * HTML_DOWNLOAD_FACTOR : request.textLimit
-      const { bytes, complete } = yield* response.read(download).pipe(Effect.mapError((e) => networkError(e, finalUrl, secrets)))
+      const { bytes, complete } = yield* response.read(Math.max(request.textLimit, FETCH_SAVE_LIMIT)).pipe(Effect.mapError((e) => networkError(e, finalUrl, secrets)))
       const kind = bodyKind(contentType, bytes)
       if (kind === "binary" || kind === "image") return yield* new FetchBinaryBody({ finalUrl, contentType, status })
       const rendered = renderText(bytes, kind, contentType, final.toString(), request.textLimit, complete)
@@ -233,6 +244,7 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
           kind: "text",
           format: kind,
           content: scrubSecrets(rendered.content, secrets),
+          ...(rendered.whole !== undefined ? { whole: scrubSecrets(rendered.whole, secrets) } : {}),
           ...(rendered.title ? { title: rendered.title } : {}),
           truncated: rendered.truncated,
           complete,

@@ -122,7 +122,7 @@ const removeQuietly = (file: string) => {
 }
 
 /** Spill file names this store owns; retention deletes nothing else. */
-export const SPILL_NAME = /^tool_\d{8}_\d{6}_[A-Za-z0-9_.-]+\.(?:json|txt)$/
+export const SPILL_NAME = /^tool_\d{8}_\d{6}_[A-Za-z0-9_.-]+\.(?:json|txt|png|jpg|gif|webp|avif|bmp|ico|tiff|bin)$/
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0")
 export const spillStamp = (ms: number): string => {

@@ -53,6 +53,8 @@ export interface ToolResult {
     readonly shownFrom?: number
     /** The complete lists (every path, every file with its count), saved in the spill JSON over `data`'s cut ones. */
     readonly data?: Readonly<Record<string, unknown>>
+    /** The line naming the file opens the text instead of ending it (a long text's end may itself be cut). */
+    readonly lead?: boolean
   }
 }
 

@@ -47,13 +47,15 @@ export const withFullOutput = (
     const files = yield* store
       .spill(title, { data: full.data ? { ...result.data, ...full.data } : result.data, text: full.text }, full.text)
       .pipe(Effect.orElseSucceed(() => undefined))
-    if (files?.text === undefined) return { ...rest, text: `${result.text.trimEnd()}\n\n(The complete list, ${full.what}, could not be saved.)` }
+    const line = files?.text === undefined ? `(All ${full.what} could not be saved.)` : `All ${full.what}: ${display(files.text)}`
+    const text = full.lead ? `${line}\n\n${result.text}` : `${result.text.trimEnd()}\n\n${line}`
+    if (files?.text === undefined) return { ...rest, text }
     const where = display(files.text)
     return {
       ...rest,
       status: "partial",
       data: { ...result.data, full_output_path: where },
-      text: `${result.text.trimEnd()}\n\nAll ${full.what}: ${where}`,
+      text,
       hints: [...restHints(where, full), ...(result.hints ?? [])],
     }
   })

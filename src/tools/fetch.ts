@@ -2,7 +2,9 @@ import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import type { Credentials } from "../net/credentials.ts"
 import { redactFetchParams } from "../net/secrets.ts"
-import { MAX_FETCH_SIZE_KB, MAX_FETCH_TIMEOUT_SEC, webFetch, type FetchedPage } from "../net/web-fetch.ts"
+import { FETCH_SAVE_LIMIT, MAX_FETCH_SIZE_KB, MAX_FETCH_TIMEOUT_SEC, webFetch, type FetchedPage } from "../net/web-fetch.ts"
+import { SpillStore } from "../output/spill-store.ts"
+import { Workspace } from "../workspace/workspace.ts"
 import { hint } from "../protocol/hint.ts"
 import { HttpClient } from "../net/http-client.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
@@ -51,7 +53,7 @@ export const fetchTool = defineTool({
     ),
     max_size_kb: Schema.optionalKey(
       Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_FETCH_SIZE_KB })).annotate({
-        description: `Text returned (default ${FETCH_DEFAULTS.max_size_kb}, max ${MAX_FETCH_SIZE_KB}); more is cut (partial).`,
+        description: `Text returned (default ${FETCH_DEFAULTS.max_size_kb}, max ${MAX_FETCH_SIZE_KB}); the rest is saved to a file (partial).`,
       }),
     ),
     auth: Schema.optionalKey(Auth),
@@ -75,6 +77,7 @@ export const fetchTool = defineTool({
         credentialTable: config.get("tools.fetch.credentials", {} as Record<string, unknown>),
         env: config.env,
       }).pipe(Effect.mapError(fetchToolError))
+      if (page.body.kind === "image" && !page.body.inline) return yield* savedImage(page, page.body.bytes, page.body.complete)
       return pageResult(page, textLimit)
     }),
 })
@@ -119,18 +122,6 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
   }
   if (body.kind === "image") {
     const { bytes } = body
-    if (!body.complete) {
-      const size = page.declaredLength !== undefined ? `${page.declaredLength} bytes` : "more than 1 MB"
-      return {
-        status: "partial",
-        header,
-        data: { ...base, is_image: true, content: "", encoding: null, ...bodySize(page, { bytes: bytes.length, complete: false }), truncated: true },
-        text: `${summary.join("\n")}\n\nImage too large: ${size} (the limit for images is 1 MB); its content was not returned.`,
-        stats: { size_bytes: bytes.length },
-        hints: [curl],
-        truncation: { reason: "image_size_limit" },
-      }
-    }
     return {
       header,
       data: { ...base, is_image: true, content: Buffer.from(bytes).toString("base64"), encoding: "base64", ...bodySize(page, { bytes: bytes.length, complete: true }), truncated: false },
@@ -144,22 +135,80 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
   const kb = Math.round(textLimit / 1024)
   const lines = [...summary, ...(body.title ? [`Title: ${body.title}`] : [])]
   const what = format === "html" ? "HTML as Markdown" : format.toUpperCase()
+  const stopped = body.complete ? "" : `; ${stoppedNote(page, body.downloaded)}`
   if (body.truncated) {
-    const whole = sizes.size_bytes !== null && !body.complete ? `${sizes.size_bytes} bytes` : "a longer body"
-    lines.push(`Content: ${what} (TRUNCATED: cut at ${kb} KB${body.complete ? "" : ` of ${whole}`})${transferNote(page)}`)
+    const cutAt = body.whole !== undefined ? `first ${kb} KB of ${counted(Buffer.byteLength(body.whole), "byte")} shown` : "all of it shown"
+    lines.push(`Content: ${what} (TRUNCATED: ${cutAt}${stopped})${transferNote(page)}`)
   } else lines.push(`Content: ${what}, ${counted(body.downloaded, "byte")}${transferNote(page)}`)
-  const more = Math.min(kb * 4, MAX_FETCH_SIZE_KB)
   return {
     ...(body.truncated ? { status: "partial" as const } : {}),
     header,
-    data: { ...base, is_image: false, content, ...sizes, truncated: body.truncated, ...(body.title ? { title: body.title } : {}) },
+    data: {
+      ...base,
+      is_image: false,
+      content,
+      ...sizes,
+      truncated: body.truncated,
+      download_complete: body.complete,
+      ...(body.title ? { title: body.title } : {}),
+    },
     text: `${lines.join("\n")}\n\n${content}`,
     stats: { size_bytes: body.downloaded, content_bytes: Buffer.byteLength(content) },
-    ...(body.truncated
+    ...(body.whole !== undefined
       ? {
-          hints: [...(kb < MAX_FETCH_SIZE_KB ? [hint("WebFetch", "high", { url: finalUrl, max_size_kb: more })] : []), curl],
-          truncation: { reason: "size_limit" },
+          full: {
+            text: body.whole,
+            what: `the ${what === "HTML as Markdown" ? "page as Markdown" : "text"} (${counted(Buffer.byteLength(body.whole), "byte")}${body.complete ? "" : `, from the first ${counted(body.downloaded, "byte")} downloaded`})`,
+            shownLines: content.split("\n").length - 1,
+            data: { content: body.whole },
+            lead: true,
+          },
         }
       : {}),
+    ...(body.truncated ? { hints: body.complete ? [] : [curl], truncation: { reason: body.complete ? "size_limit" : "size_limit,download_limit" } } : {}),
   }
 }
+
+/** Says where and why the download stopped, with the whole body's size when the server gave it. */
+const stoppedNote = (page: FetchedPage, downloaded: number): string =>
+  `the download stopped at ${counted(downloaded, "byte")} (anvil keeps at most ${FETCH_SAVE_LIMIT / 1024 / 1024} MB of a body)` +
+  `${page.declaredLength !== undefined && page.contentEncoding === undefined ? ` of ${counted(page.declaredLength, "byte")}` : ""}; the rest was not fetched: curl -o <file> gets all of it`
+
+const IMAGE_EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "image/avif": "avif", "image/bmp": "bmp", "image/x-icon": "ico", "image/tiff": "tiff" }
+
+/** An image too large to return inline: saved to a spill file, whose path the answer gives. */
+const savedImage = (page: FetchedPage, bytes: Uint8Array, complete: boolean) =>
+  Effect.gen(function* () {
+    const store = yield* SpillStore
+    const ws = yield* Workspace
+    const ext = IMAGE_EXTENSIONS[page.mediaType] ?? "bin"
+    const saved = yield* Effect.acquireUseRelease(
+      store.openStream("WebFetch", `image.${ext}`),
+      (file) => Effect.as(file.write(bytes), ws.display(file.path)),
+      (file) => file.close,
+    ).pipe(Effect.orElseSucceed(() => undefined))
+    const where = saved !== undefined ? `saved to ${saved}` : "it could not be saved"
+    const stopped = complete ? "" : ` (${stoppedNote(page, bytes.length)})`
+    return {
+      status: "partial",
+      header: `WebFetch: ${page.finalUrl}`,
+      data: {
+        url: page.url,
+        final_url: page.finalUrl,
+        status_code: page.status,
+        content_type: page.mediaType || null,
+        redirects: page.redirects,
+        is_image: true,
+        content: "",
+        encoding: null,
+        ...bodySize(page, { bytes: bytes.length, complete }),
+        truncated: true,
+        download_complete: complete,
+        ...(saved !== undefined ? { full_output_path: saved } : {}),
+      },
+      text: `Status: ${page.statusLine}\nFinal URL: ${page.finalUrl}\nContent-Type: ${page.contentType ?? "(none)"}\n\nImage too large to return (${counted(bytes.length, "byte")}${stopped}; images come back inline up to 1 MB): ${where}.`,
+      stats: { size_bytes: bytes.length },
+      hints: complete ? [] : [hint("Bash", "medium", { command: `curl -sSL -o <file> '${page.finalUrl}'` })],
+      truncation: { reason: "image_size_limit" },
+    } satisfies ToolResult
+  })

@@ -9,6 +9,8 @@ setDefaultTimeout(30_000)
 
 const TOKEN = "s3cret-token-value"
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3, 4])
+/** Past the 10 MiB a fetch keeps of a body. */
+const HUGE_TEXT = "0123456789abcdef\n".repeat(700_000)
 const BIG_TEXT = Array.from({ length: 6000 }, (_, i) => `line ${String(i).padStart(5, "0")} of a long plain text body`).join("\n")
 const PAGE = `<!doctype html><html><head><title>Docs Home</title><script>var x = "<p>not content</p>"</script><style>p{}</style></head>
 <body><nav><a href="/">Home</a><a href="/about">About</a></nav><main><h1>Getting started</h1>
@@ -76,6 +78,12 @@ beforeAll(async () => {
           return new Response(BIG_TEXT, { headers: { "content-type": "text/plain" } })
         case "/gzip":
           return new Response(Bun.gzipSync(Buffer.from(GZIP_TEXT)), { headers: { "content-type": "text/plain", "content-encoding": "gzip" } })
+        case "/big.html":
+          return new Response(`<html><body>${Array.from({ length: 2000 }, (_, i) => `<p>paragraph ${String(i).padStart(4, "0")} of many</p>`).join("")}</body></html>`, { headers: { "content-type": "text/html" } })
+        case "/gzip-huge":
+          return new Response(Bun.gzipSync(Buffer.from(HUGE_TEXT)), { headers: { "content-type": "text/plain", "content-encoding": "gzip" } })
+        case "/huge-text":
+          return new Response(HUGE_TEXT, { headers: { "content-type": "text/plain" } })
         case "/gzip-big":
           return new Response(Bun.gzipSync(Buffer.from(BIG_TEXT)), { headers: { "content-type": "text/plain", "content-encoding": "gzip" } })
         case "/big-echo":
@@ -115,12 +123,14 @@ describe("fetch: a compressed body", () => {
     const wire = Bun.gzipSync(Buffer.from(GZIP_TEXT)).length
     expect(data(out)).toMatchObject({ size_bytes: GZIP_TEXT.length, content_encoding: "gzip", transfer_bytes: wire, truncated: false })
     expect(out.envelope.text).toContain(`Content: TEXT, ${GZIP_TEXT.length} bytes (gzip, ${wire} bytes transferred)`)
-    // Cut before its end: the decoded size is not known, and the compressed one is not given as if it were.
+    // Text cut, body downloaded whole: its decoded size is known.
     const cut = await fetchUrl({ url: `${base}/gzip-big`, max_size_kb: 10 })
     expect(data(cut).truncated).toBe(true)
-    expect(data(cut).size_bytes).toBeNull()
-    expect(data(cut)).toMatchObject({ content_encoding: "gzip", transfer_bytes: Bun.gzipSync(Buffer.from(BIG_TEXT)).length })
-    expect(cut.envelope.text).toContain("of a longer body) (gzip,")
+    expect(data(cut)).toMatchObject({ size_bytes: BIG_TEXT.length, content_encoding: "gzip", transfer_bytes: Bun.gzipSync(Buffer.from(BIG_TEXT)).length })
+    // Download stopped before its end: the decoded size is not known, and the compressed one is not given as if it were.
+    const stopped = await fetchUrl({ url: `${base}/gzip-huge`, max_size_kb: 10 })
+    expect(data(stopped)).toMatchObject({ truncated: true, size_bytes: null, download_complete: false, content_encoding: "gzip" })
+    expect(stopped.envelope.text).toContain(`the download stopped at ${10 * 1024 * 1024} bytes (anvil keeps at most 10 MB of a body); the rest was not fetched`)
     // A plain body has no encoding fields.
     const plain = await fetchUrl({ url: `${base}/text` })
     expect(data(plain).size_bytes).toBe(10)
@@ -232,8 +242,7 @@ describe("fetch", () => {
     expect(data(out).truncated).toBe(true)
     expect(Buffer.byteLength(String(data(out).content))).toBeLessThanOrEqual(10 * 1024)
     expect(String(data(out).content)).toStartWith("line 00000 of a long plain text body")
-    expect(out.envelope.text).toContain("TRUNCATED: cut at 10 KB")
-    expect(out.envelope.text).toContain("WebFetch(url=")
+    expect(out.envelope.text).toContain(`TRUNCATED: first 10 KB of ${BIG_TEXT.length} bytes shown`)
     // The default limit is 100 KB (the framework then spills what the model sees, keeping the full result on disk).
     const whole = await fetchUrl({ url: `${base}/big` })
     const spill = (whole.envelope.data as { truncation?: { full_output_path: string } }).truncation?.full_output_path
@@ -254,6 +263,43 @@ describe("fetch", () => {
     expect(data(huge).content).toBe("")
     expect(data(huge).truncated).toBe(true)
     expect(huge.envelope.text).toContain("Image too large")
+    // Not lost: saved whole, its path in the text and data.
+    const saved = data(huge).full_output_path as string
+    expect(saved).toEndWith(".png")
+    expect(huge.envelope.text).toContain(`saved to ${saved}`)
+    expect(readFileSync(join(root, saved))).toEqual(Buffer.from(new Uint8Array(1536 * 1024).fill(7)))
+  })
+
+  test("nothing past max_size_kb is lost: the whole text is saved, named first, and Read hints return exactly the rest", async () => {
+    const out = await fetchUrl({ url: `${base}/big`, max_size_kb: 10 })
+    const saved = data(out).full_output_path as string
+    expect(out.envelope.text).toStartWith(`# WebFetch: ${base}/big\n\nAll the text (${BIG_TEXT.length} bytes): ${saved}\n`)
+    expect(readFileSync(join(root, saved), "utf8")).toBe(BIG_TEXT)
+    const shown = String(data(out).content)
+    const hint = out.envelope.text.match(/\* Read\(path="([^"]+)", offset=(\d+), limit=(\d+)\)/)
+    expect(hint?.[1]).toBe(saved)
+    // The shown text ends inside a line: the hint starts at that line, so the pages put together give the text.
+    const complete = shown.split("\n").length - 1
+    expect(Number(hint?.[2])).toBe(complete)
+    const rest = (await callTool(root, "read", { path: saved, offset: complete, limit: 200 })).envelope
+    expect(String(rest.data.content).split("\n")[0]).toBe(`${String(complete + 1).padStart(6)}\t${BIG_TEXT.split("\n")[complete]}`)
+    // An HTML page: the saved file is the whole page as Markdown.
+    const page = await fetchUrl({ url: `${base}/big.html`, max_size_kb: 1 })
+    const md = readFileSync(join(root, data(page).full_output_path as string), "utf8")
+    expect(page.envelope.text).toContain(`All the page as Markdown (${Buffer.byteLength(md)} bytes): `)
+    expect(md).toContain("paragraph 0000 of many")
+    expect(md).toContain("paragraph 1999 of many")
+    expect(md).not.toContain("<p>")
+  })
+
+  test("a body past what a fetch keeps: the download stops, the text says where, how much and how to get all of it", async () => {
+    const out = await fetchUrl({ url: `${base}/huge-text`, max_size_kb: 10 })
+    expect(data(out)).toMatchObject({ truncated: true, download_complete: false, size_bytes: HUGE_TEXT.length })
+    const saved = data(out).full_output_path as string
+    expect(out.envelope.text).toContain(`of ${HUGE_TEXT.length} bytes; the rest was not fetched: curl -o <file> gets all of it`)
+    expect(out.envelope.text).toContain(`from the first ${10 * 1024 * 1024} bytes downloaded): ${saved}`)
+    expect(out.envelope.text).toContain("* Bash(command=\"curl -sSL -o <file>")
+    expect(readFileSync(join(root, saved), "utf8")).toBe(HUGE_TEXT.slice(0, 10 * 1024 * 1024))
   })
 
   test("binary bodies are BINARY_FILE errors", async () => {

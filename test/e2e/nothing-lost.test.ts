@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { runBinary } from "../support/binary.ts"
+import { tempDir } from "../support/harness.ts"
+
+/** Every cut through the compiled binary states the total and where the rest is. */
+
+const LINES = Array.from({ length: 20_000 }, (_, i) => `line ${String(i).padStart(5, "0")} of text`).join("\n")
+let server: ReturnType<typeof Bun.serve>
+beforeAll(() => {
+  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(LINES, { headers: { "content-type": "text/plain" } }) })
+})
+afterAll(() => server.stop(true))
+
+const tool = async (cwd: string, name: string, params: unknown) => {
+  const r = await runBinary(["tool", name, JSON.stringify(params)], { cwd, env: { HOME: tempDir() } })
+  return JSON.parse(r.stdout) as { status: string; text: string; data: Record<string, unknown> }
+}
+
+describe("nothing lost, through dist/anvil", () => {
+  test("fetch: the text past max_size_kb is saved whole and named with its size", async () => {
+    const root = tempDir()
+    const e = await tool(root, "fetch", { url: `http://127.0.0.1:${server.port}/`, max_size_kb: 2 })
+    expect(e.status).toBe("partial")
+    const saved = e.data.full_output_path as string
+    expect(e.text).toContain(`All the text (${LINES.length} bytes): ${saved}`)
+    expect(e.text).toContain(`TRUNCATED: first 2 KB of ${LINES.length} bytes shown`)
+    expect(readFileSync(join(root, saved), "utf8")).toBe(LINES)
+    expect(e.text).toMatch(/\* Read\(path="[^"]+", offset=\d+, limit=200\)/)
+  })
+})
