@@ -27,7 +27,7 @@ export const retentionOnSpill = Effect.gen(function* () {
   })
   return {
     dir: store.dir,
-    spill: (toolTitle: string, value: unknown, text?: string) => store.spill(toolTitle, value, text).pipe(Effect.tap(() => sweepOnce)),
+    spill: (toolTitle: string, value: unknown, text?: string, key?: string) => store.spill(toolTitle, value, text, key).pipe(Effect.tap(() => sweepOnce)),
     // A stream removed again (a command's output short enough to show whole) did not grow the store.
     openStream: (toolTitle: string, extension: string) =>
       store.openStream(toolTitle, extension).pipe(

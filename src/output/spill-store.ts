@@ -1,7 +1,7 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import { Path } from "effect/Path"
-import { constants, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, unlinkSync, writeFileSync, writeSync } from "node:fs"
-import { closeQuietly, inDir, openCheckedDir } from "../workspace/checked-fs.ts"
+import { constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, unlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs"
+import { type CheckedDir, closeQuietly, inDir, openCheckedDir } from "../workspace/checked-fs.ts"
 import { join } from "node:path"
 import { ensureStateDir } from "../workspace/state-dir.ts"
 import { OutputSettings } from "./output-settings.ts"
@@ -20,8 +20,13 @@ export interface SpillStoreShape {
    * `<same name>.output.txt`, one line per line, so Read with offset/limit and
    * Grep work on it (inside the JSON it is one long string). A file that could
    * not be written whole is removed.
+   *
+   * With `key` (a digest of what is saved) the name ends in `_<key>`, and a
+   * spill of this tool with the same key that is still there whole is reused
+   * (its time refreshed for retention) instead of written again: the pages of
+   * one listing share one file.
    */
-  readonly spill: (toolTitle: string, value: unknown, text?: string) => Effect.Effect<SpilledFiles, Error>
+  readonly spill: (toolTitle: string, value: unknown, text?: string, key?: string) => Effect.Effect<SpilledFiles, Error>
   /**
    * Creates a new, empty spill file `tool_<YYYYMMDD_HHMMSS>_<Tool>.<extension>`
    * (extension "json" or "txt", optionally with a qualifier: "stdout.txt") for
@@ -130,6 +135,39 @@ export const spillStamp = (ms: number): string => {
   return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}_${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`
 }
 
+/**
+ * An earlier spill named `tool_<stamp>_<safe>.json` (its `.output.txt` beside it when `text` is given, as long as
+ * `text`): both regular files, looked up through the checked folder. Their time is refreshed, so retention
+ * counts from this use.
+ */
+const earlierSpill = (folder: string, checked: CheckedDir, safe: string, text: string | undefined, now: number) => {
+  let names: Array<string>
+  try {
+    names = readdirSync(folder)
+  } catch {
+    return undefined
+  }
+  const suffix = `_${safe}.json`
+  for (const json of names) {
+    if (!json.startsWith("tool_") || !json.endsWith(suffix) || !SPILL_NAME.test(json)) continue
+    const sidecar = json.replace(/\.json$/, ".output.txt")
+    try {
+      if (!lstatSync(inDir(checked, json)).isFile()) continue
+      if (text !== undefined) {
+        const info = lstatSync(inDir(checked, sidecar))
+        if (!info.isFile() || info.size !== Buffer.byteLength(text)) continue
+      }
+      const when = new Date(now)
+      utimesSync(inDir(checked, json), when, when)
+      if (text !== undefined) utimesSync(inDir(checked, sidecar), when, when)
+      return { json, ...(text !== undefined ? { text: sidecar } : {}) }
+    } catch {
+      // removed meanwhile: look on
+    }
+  }
+  return undefined
+}
+
 export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("anvil/SpillStore") {
   /** The store over the settings' folder. */
   static make = Effect.gen(function* () {
@@ -160,11 +198,16 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
       }),
       ({ checked }) => Effect.sync(() => closeQuietly(checked.fd)),
     )
-    const spill = (toolTitle: string, value: unknown, text?: string) =>
+    const spill = (toolTitle: string, value: unknown, text?: string, key?: string) =>
       Effect.gen(function* () {
         const { folder, checked } = yield* prepare
-        const stamp = spillStamp(yield* Clock.currentTimeMillis)
-        const safe = toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool"
+        const now = yield* Clock.currentTimeMillis
+        const stamp = spillStamp(now)
+        const safe = (toolTitle.replace(/[^A-Za-z0-9_.-]/g, "_") || "Tool") + (key !== undefined ? `_${key.replace(/[^A-Za-z0-9]/g, "")}` : "")
+        if (key !== undefined) {
+          const known = earlierSpill(folder, checked, safe, text, now)
+          if (known !== undefined) return { json: path.join(folder, known.json), ...(known.text !== undefined ? { text: path.join(folder, known.text) } : {}) }
+        }
         for (let n = 1; ; n++) {
           const name = `tool_${stamp}_${safe}${n === 1 ? "" : `_${n}`}.json`
           const written = yield* Effect.try({

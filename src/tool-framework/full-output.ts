@@ -32,7 +32,8 @@ const restHints = (path: string, full: NonNullable<ToolResult["full"]>) => {
  * Saves a result's `full` text (what its text shows only part of) to a spill
  * file and says where it is: a line at the end of the text, `data.full_output_path`
  * and a Read hint for what was left out. The spill JSON holds `full.data` over
- * the result's data. When it cannot be saved, the text says so instead.
+ * the result's data (a page's own fields should be given there page-neutral:
+ * a later page reuses the file). When it cannot be saved, the text says so instead.
  */
 export const withFullOutput = (
   result: ToolResult,
@@ -44,8 +45,10 @@ export const withFullOutput = (
     const full = result.full
     if (full === undefined) return result
     const { full: _, ...rest } = result
+    // Keyed by what is saved: the pages of one listing (or a call repeated) share one file.
+    const key = new Bun.CryptoHasher("sha256").update(full.text).update(JSON.stringify(full.data ?? null)).digest("hex").slice(0, 16)
     const files = yield* store
-      .spill(title, { data: full.data ? { ...result.data, ...full.data } : result.data, text: full.text }, full.text)
+      .spill(title, { data: full.data ? { ...result.data, ...full.data } : result.data, text: full.text }, full.text, key)
       .pipe(Effect.orElseSucceed(() => undefined))
     const line = files?.text === undefined ? `(All ${full.what} could not be saved.)` : `All ${full.what}: ${display(files.text)}`
     const text = full.lead ? `${line}\n\n${result.text}` : `${result.text.trimEnd()}\n\n${line}`

@@ -158,7 +158,7 @@ export const globTool = defineTool({
                 what: `${total} paths${stopped ? " found before the search stopped" : ""}, one a line`,
                 shownFrom: offset,
                 shownLines: offset + page.length,
-                data: { paths: ordered.map((rel) => joinDisplay(shown, rel)) },
+                data: { paths: ordered.map((rel) => joinDisplay(shown, rel)), truncated: false, offset: 0 },
               },
             }
           : {}),

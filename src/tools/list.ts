@@ -122,7 +122,8 @@ export const listTool = defineTool({
                 what: `${total} entries, one a line`,
                 shownFrom: offset,
                 shownLines: offset + shownCount,
-                data: { entries: folder.all },
+                // The saved listing is whole: page fields as for one page holding every entry.
+                data: { entries: folder.all, truncated: false, has_more: false, next_offset: null, offset: 0, limit: total, warnings: [] },
               },
             }
           : {}),

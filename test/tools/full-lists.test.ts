@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runBinary } from "../support/binary.ts"
 import { callTool, project } from "../support/harness.ts"
@@ -64,6 +64,26 @@ describe("glob and list: a cut list is saved whole, and the hint returns exactly
     expect(await readBack(root, { ...back!, limit: 115 })).toEqual(names.slice(0, 115))
   })
 
+  test("list: the pages of one listing share one saved file; its hints stay right on every page; a changed folder gets a new one", async () => {
+    const root = project(files(250), { marker: false })
+    const names = Array.from({ length: 250 }, (_, i) => `- [FILE] f${String(i).padStart(3, "0")}.txt`)
+    const pages = await Promise.all([0, 100, 200].map(async (offset) => (await callTool(root, "list", { offset, limit: 100 })).envelope))
+    const saved = pages.map((p) => p.data.full_output_path as string)
+    expect(new Set(saved).size).toBe(1)
+    expect(readdirSync(join(root, ".anvil", "tool-output")).filter((n) => n.includes("_LS_"))).toHaveLength(2) // the JSON and its text
+    expect(readFileSync(join(root, saved[0]!), "utf8").split("\n")).toEqual(names)
+    // The saved JSON describes the whole listing, not the page that wrote it.
+    expect(JSON.parse(readFileSync(join(root, saved[0]!.replace(/\.output\.txt$/, ".json")), "utf8")).data).toMatchObject({ offset: 0, limit: 250, has_more: false, truncated: false })
+    expect(reads(pages[0]!.text)).toEqual([{ path: saved[0]!, offset: 100, limit: 150 }])
+    expect(reads(pages[1]!.text)[0]).toEqual({ path: saved[0]!, offset: 200, limit: 50 })
+    const [back] = reads(pages[2]!.text)
+    expect(back).toEqual({ path: saved[0]!, offset: 0, limit: 200 })
+    expect(await readBack(root, back!)).toEqual(names.slice(0, 200))
+    writeFileSync(join(root, "new.txt"), "n\n")
+    const changed = (await callTool(root, "list", { limit: 100 })).envelope
+    expect(changed.data.full_output_path).not.toBe(saved[0])
+  })
+
   test("through the binary: glob and list name the saved list, which holds everything", async () => {
     const root = project(files(70), { marker: false })
     const glob = await runBinary(["tool", "glob", '{"pattern":"*.txt"}'], { cwd: root })
@@ -74,5 +94,10 @@ describe("glob and list: a cut list is saved whole, and the hint returns exactly
     const l = JSON.parse(list.stdout)
     expect(l.text).toContain(`All 70 entries, one a line: ${l.data.full_output_path}`)
     expect(l.text).toContain(`Read(path="${l.data.full_output_path}", offset=7, limit=63)`)
+    // The next page, another process: the same saved file, the hint moved on.
+    const next = JSON.parse((await runBinary(["tool", "list", '{"offset":7,"limit":7}'], { cwd: root })).stdout)
+    expect(next.data.full_output_path).toBe(l.data.full_output_path)
+    expect(next.text).toContain(`Read(path="${l.data.full_output_path}", offset=14, limit=56)`)
+    expect(readdirSync(join(root, ".anvil", "tool-output")).filter((n) => n.includes("_LS_"))).toHaveLength(2)
   })
 })

@@ -85,7 +85,7 @@ const CASES: ReadonlyArray<Record<string, unknown>> = [
 /** The envelope without the one figure that differs between two runs (elapsed time). */
 const comparable = (envelope: { stats: Record<string, unknown> }) =>
   // The saved complete list of each run has its own file name.
-  JSON.stringify({ ...envelope, stats: { ...envelope.stats, time_ms: 0 } }).replace(/tool_\d{8}_\d{6}_Glob(_\d+)?/g, "tool_Glob")
+  JSON.stringify({ ...envelope, stats: { ...envelope.stats, time_ms: 0 } }).replace(/tool_\d{8}_\d{6}_Glob(_[0-9a-f]{16})?(_\d+)?/g, "tool_Glob")
 
 // Saved complete lists go outside the tree the cases list, so no case sees an earlier one's files.
 const SPILL = tempDir()
@@ -192,7 +192,7 @@ describe("glob: the kernel listing and the portable one give the same answers", 
 
   test("through the binary (the fast reader compiled in): the same answers as in process", async () => {
     const env = { HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ANVIL_ROOT: root, TOOL_OUTPUT_DIR: SPILL }
-    const named = (text: string) => text.replace(/tool_\d{8}_\d{6}_Glob(_\d+)?/g, "tool_Glob")
+    const named = (text: string) => text.replace(/tool_\d{8}_\d{6}_Glob(_[0-9a-f]{16})?(_\d+)?/g, "tool_Glob")
     for (const params of [{ pattern: "**/*", limit: 200 }, { pattern: "**/*.py", sort_by: "mtime", offset: 17 }]) {
       const r = await runBinary(["tool", "glob", JSON.stringify(params)], { cwd: root, env })
       const binary = JSON.parse(r.stdout) as { data: unknown; text: string }
