@@ -69,7 +69,7 @@ export const matchLines = (
     if (options.countsInHeaders && s.f.lines.length < s.f.matchedLines) {
       if (!fileHeader) bodyLines.push(`${s.display} (${counted(s.f.matchedLines, "match", "matches")})`)
       const more = s.f.matchedLines - s.f.lines.length
-      bodyLines.push(`  … ${counted(more, "more matching line", "more matching lines")} not kept here: Grep with path "${s.display}"`)
+      bodyLines.push(`  … ${counted(more, "more matching line", "more matching lines")} not kept here: Grep with path "${s.display}" saves them all`)
     }
   }
   return { matches, lines: bodyLines }

@@ -136,7 +136,9 @@ export const grep = (request: GrepRequest) =>
       before: request.before,
       after: request.after,
       ...(include ? { include } : {}),
-      keepPerFile: mode === "content" ? maxMatches : 0,
+      // One file searched for its complete list keeps all its matching lines (up to the stored-lines stop): what a
+      // folder search's saved list leaves out of a file is reached by searching that file.
+      keepPerFile: mode !== "content" ? 0 : isFile && request.listAll === true ? Math.max(maxMatches, request.maxStoredLines) : maxMatches,
       maxStoredLines: request.maxStoredLines,
       deadline: started + request.timeoutMs,
       ignoredDirs: request.ignoredDirs,

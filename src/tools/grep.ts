@@ -195,7 +195,7 @@ const grepResult = (
   if (stopped === "max_entries") head.push(`(Search stopped after visiting ${settings.maxEntries} entries; results are incomplete.)`)
   if (requestedMax > maxMatches) head.push(`(max_matches ${requestedMax} capped at ${settings.maxMatchesLimit})`)
   if (totalFiles === 0) head.push("Searched: hidden files included; .git, binary files, ignored files (.gitignore/.ignore) and node_modules/build/dist/… skipped.")
-  if (r.warnings.length > 0) head.push(`Warnings: ${r.warnings.slice(0, 5).join("; ")}`)
+  if (r.warnings.length > 0) head.push(`Warnings: ${r.warnings.slice(0, 5).join("; ")}${r.warnings.length > 5 ? `; and ${r.warnings.length - 5} more (data.warnings)` : ""}`)
   const text = body.length > 0 ? `${head.join("\n")}\n\n${body.join("\n")}` : head.join("\n")
 
   const hints: Array<RetrievalHint> = []
@@ -215,6 +215,7 @@ const grepResult = (
       engine,
       ...(fallbackReason !== undefined ? { fallback: "builtin", fallback_reason: fallbackReason } : {}),
       ...(stopped ? { aborted_reason: stopped } : {}),
+      ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),
       search_path: shown,
     },
     text,

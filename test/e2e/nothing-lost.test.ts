@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { readFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runBinary } from "../support/binary.ts"
 import { tempDir } from "../support/harness.ts"
@@ -28,5 +28,17 @@ describe("nothing lost, through dist/anvil", () => {
     expect(e.text).toContain(`TRUNCATED: first 2 KB of ${LINES.length} bytes shown`)
     expect(readFileSync(join(root, saved), "utf8")).toBe(LINES)
     expect(e.text).toMatch(/\* Read\(path="[^"]+", offset=\d+, limit=200\)/)
+  })
+
+  test("grep: the lines a folder search leaves out of a file are all saved by searching that file", async () => {
+    const root = tempDir()
+    writeFileSync(join(root, "many.txt"), Array.from({ length: 300 }, (_, i) => `hit ${i}`).join("\n") + "\n")
+    writeFileSync(join(root, "one.txt"), "hit once\n")
+    const all = await tool(root, "grep", { pattern: "hit" })
+    const saved = readFileSync(join(root, all.data.full_output_path as string), "utf8")
+    expect(saved).toContain('  … 100 more matching lines not kept here: Grep with path "many.txt" saves them all')
+    const file = await tool(root, "grep", { pattern: "hit", path: "many.txt" })
+    const lines = readFileSync(join(root, file.data.full_output_path as string), "utf8").split("\n")
+    expect(lines).toEqual(["many.txt (300 matches)", ...Array.from({ length: 300 }, (_, i) => `  ${i + 1}: hit ${i}`)])
   })
 })

@@ -372,10 +372,16 @@ describe("grep: output and behaviour", () => {
         [
           "big.txt (250 matches)",
           ...Array.from({ length: 200 }, (_, i) => `  ${i + 1}: hit`),
-          '  … 50 more matching lines not kept here: Grep with path "big.txt"',
+          '  … 50 more matching lines not kept here: Grep with path "big.txt" saves them all',
           "small.txt (1 match)",
           "  1: hit",
         ].join("\n"),
+      )
+      // And it does: the one file searched keeps every matching line in its saved list.
+      const one = await grep(root, { pattern: "hit", path: "big.txt" }, options)
+      expect(one.text).toContain("250 matches in 1 file")
+      expect(readFileSync(join(root, one.data.full_output_path as string), "utf8")).toBe(
+        ["big.txt (250 matches)", ...Array.from({ length: 250 }, (_, i) => `  ${i + 1}: hit`)].join("\n"),
       )
       const spilled = JSON.parse(readFileSync(join(root, saved.replace(/\.output\.txt$/, ".json")), "utf8"))
       expect(spilled.data.counts).toEqual([{ file: "big.txt", count: 250 }, { file: "small.txt", count: 1 }])
