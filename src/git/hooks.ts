@@ -5,9 +5,6 @@ import * as ChildProcess from "effect/process/ChildProcess"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import { gitError, type GitError } from "./git-error.ts"
 
-/** What a hook printed when it refused. */
-const EXCERPT = 2000
-
 /**
  * Runs a repository hook (pre-commit, commit-msg) the way git does: only when
  * the file exists and is executable, in the work tree, with `args`. A non-zero
@@ -40,7 +37,8 @@ export const runHook = (options: {
       const text = result.output.trim()
       return yield* Effect.fail(
         gitError("failed", `The ${options.name} hook refused the commit (exit code ${result.code}); nothing was committed.`, {
-          details: text === "" ? "" : `Hook output:\n${text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text}`,
+          // Whole: a long output is cut (and saved whole) by the framework's truncation, like any tool's text.
+          details: text === "" ? "" : `Hook output:\n${text}`,
         }),
       )
     }

@@ -41,7 +41,7 @@ export const makeLspAfterChange = Effect.gen(function* () {
         ? Effect.succeed(undefined)
         : Effect.gen(function* () {
             const checked = (yield* Effect.forEach(files.slice(0, CHECKED_FILES), checkOne)).filter((c) => c !== undefined)
-            return note(checked)
+            return note(checked, files.slice(CHECKED_FILES))
           }),
   })
 })
@@ -49,9 +49,10 @@ export const makeLspAfterChange = Effect.gen(function* () {
 /** {@link makeLspAfterChange} as a layer. */
 export const lspAfterChange = Layer.effect(AfterChange, makeLspAfterChange)
 
-const note = (checked: ReadonlyArray<Checked>): AfterChangeNote | undefined => {
+const note = (checked: ReadonlyArray<Checked>, unchecked: ReadonlyArray<string>): AfterChangeNote | undefined => {
   const lines: Array<string> = []
   const data: Array<Record<string, unknown>> = []
+
   for (const c of checked) {
     if ("failure" in c) {
       lines.push(`LSP check of ${c.path} failed: ${c.failure}`)
@@ -78,6 +79,11 @@ const note = (checked: ReadonlyArray<Checked>): AfterChangeNote | undefined => {
     } else if (r.missingHelpers.length > 0) {
       lines.push(`${c.path} was not fully checked: ${r.missingHelpers.map((h) => `${h.name} is not installed (${h.install})`).join("; ")}.`)
     }
+  }
+  if (unchecked.length > 0 && checked.length > 0) {
+    // Said when a server covers the change at all; the files left are named so each can be checked.
+    lines.push(`Only the first ${CHECKED_FILES} changed files were checked; ${unchecked.length} not checked (call lsp_diagnostics on each): ${unchecked.join(", ")}.`)
+    for (const path of unchecked) data.push({ path, freshness: "not_checked" })
   }
   if (data.length === 0 && lines.length === 0) return undefined
   return { key: "lsp", data, text: lines.join("\n") }

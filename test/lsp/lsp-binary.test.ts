@@ -112,6 +112,12 @@ describe("LSP tools on real servers (compiled binary)", () => {
     })
     expect(patched.envelope.status).toBe("success")
     expect(patched.envelope.text).toContain("c.py:2:10: error: undefined name 'missing'")
+    // A change of more files than are checked names the ones left, so each can be checked.
+    const many = await tool(root, "patch", {
+      patch: [1, 2, 3, 4, 5, 6].map((i) => `--- /dev/null\n+++ b/m${i}.py\n@@ -0,0 +1 @@\n+x${i} = ${i}\n`).join(""),
+    })
+    expect(many.envelope.text).toContain("Only the first 5 changed files were checked; 1 not checked (call lsp_diagnostics on each): m6.py.")
+    expect(many.envelope.data.lsp).toContainEqual({ path: "m6.py", freshness: "not_checked" })
     // A write that leaves the file clean adds nothing to the text; off when configured off.
     const fixed = await tool(root, "write", { path: "b.py", content: PY_B })
     expect(fixed.envelope.text).not.toContain("error")

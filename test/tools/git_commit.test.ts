@@ -1,6 +1,6 @@
 import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
 import { Effect } from "effect"
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool } from "../support/harness.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
@@ -113,6 +113,12 @@ describe(`git_commit (${backend})`, () => {
     expect(refused.envelope.error?.message).toContain("pre-commit hook refused")
     expect(refused.envelope.text).toContain("lint failed: b.txt")
     expect(head(root)).toBe(before)
+    // A long hook output is not cut by the hook runner: the framework shows its start and saves it whole.
+    writeFileSync(join(hooks, "pre-commit"), "#!/bin/sh\nseq 1 5000 | sed 's/^/lint problem /' >&2\nexit 1\n")
+    const long = await commit(root, { message: "blocked" })
+    const saved = (long.envelope.data as { truncation?: { full_output_text_path: string } }).truncation?.full_output_text_path
+    expect(long.envelope.text).toContain("Output too large")
+    expect(readFileSync(join(root, saved!), "utf8")).toContain("lint problem 5000")
     writeFileSync(join(hooks, "pre-commit"), "#!/bin/sh\nexit 0\n")
     writeFileSync(join(hooks, "commit-msg"), '#!/bin/sh\nprintf "\\nSigned-off-by: Hook <hook@example.test>\\n" >> "$1"\n')
     chmodSync(join(hooks, "commit-msg"), 0o755)
