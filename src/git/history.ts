@@ -52,6 +52,24 @@ export const readHistory = async (repo: Repository, limit: number): Promise<{ co
   }
 }
 
+/** The commits reachable from HEAD (`git rev-list --count HEAD`): a walk of parents only, for a cut log's total. */
+export const countHistory = async (repo: Repository): Promise<number> => {
+  const git = await isoGit()
+  const head = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).catch(() => undefined)
+  if (head === undefined) return 0
+  const seen = new Set<string>([head])
+  const stack = [head]
+  while (stack.length > 0) {
+    const { commit } = await git.readCommit({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, oid: stack.pop()!, cache: repo.cache })
+    for (const parent of commit.parent) {
+      if (seen.has(parent)) continue
+      seen.add(parent)
+      stack.push(parent)
+    }
+  }
+  return seen.size
+}
+
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 const two = (n: number) => String(n).padStart(2, "0")

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { formatMedium, formatOneline, readHistory, subjectOf } from "../git/history.ts"
+import { countHistory, formatMedium, formatOneline, readHistory, subjectOf } from "../git/history.ts"
 import { cliHistory } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository } from "../git/repository.ts"
@@ -38,12 +38,31 @@ export const gitLogTool = defineTool({
       const cli = yield* gitCli
       const { commits, more } = cli ? yield* cliHistory(repo, cli, wanted) : yield* repo.call("log", () => readHistory(repo, wanted))
       const content = oneline === true ? formatOneline(commits) : formatMedium(commits)
+      // A cut history states its total (counted only then: one more git call, or a walk of the parents).
+      const total = !more
+        ? undefined
+        : cli
+          ? yield* cli.run(repo.dir, ["rev-list", "--count", "HEAD"], { allowFailure: true }).pipe(
+              Effect.map((out) => {
+                const printed = new TextDecoder().decode(out.stdout).trim()
+                return out.exitCode === 0 && /^\d+$/.test(printed) ? Number(printed) : undefined
+              }),
+              Effect.orElseSucceed(() => undefined),
+            )
+          : yield* repo.call("log", () => countHistory(repo)).pipe(Effect.orElseSucceed(() => undefined))
       const summary =
         commits.length === 0
           ? "No commits yet."
           : more
-            ? `Showing the newest ${counted(commits.length, "commit")} (TRUNCATED: more history exists).`
+            ? total !== undefined
+              ? `Showing the newest ${counted(commits.length, "commit")} of ${total} (TRUNCATED: ${total - commits.length} older not shown).`
+              : `Showing the newest ${counted(commits.length, "commit")} (TRUNCATED: more history exists).`
             : `${counted(commits.length, "commit")}.`
+      // The rest: a larger limit while the maximum allows, else git itself from the first commit not shown.
+      const restHint =
+        wanted < MAX_LIMIT
+          ? hint("GitLog", "high", { limit: Math.min(Math.max(wanted * 5, total ?? 0), MAX_LIMIT), oneline: true })
+          : hint("Bash", "high", { command: `git log --oneline --skip=${commits.length}` })
       return {
         ...(more ? { status: "partial" as const } : {}),
         header: `GitLog${oneline === true ? " (oneline)" : ""}`,
@@ -57,13 +76,14 @@ export const gitLogTool = defineTool({
             subject: subjectOf(c.message),
           })),
           truncated: more,
+          ...(more ? { total_commits: total ?? null } : {}),
         },
         text: content === "" ? summary : `${summary}\n\n${content}`,
         stats: { commits: commits.length },
         ...(more
           ? {
-              hints: [hint("GitLog", "high", { limit: Math.min(wanted * 5, MAX_LIMIT), oneline: true })],
-              truncation: { reason: "limit", total_estimate: commits.length + 1 },
+              hints: [restHint],
+              truncation: { reason: "limit", total_estimate: total ?? commits.length + 1 },
             }
           : {}),
       }

@@ -41,4 +41,15 @@ describe("nothing lost, through dist/anvil", () => {
     const lines = readFileSync(join(root, file.data.full_output_path as string), "utf8").split("\n")
     expect(lines).toEqual(["many.txt (300 matches)", ...Array.from({ length: 300 }, (_, i) => `  ${i + 1}: hit ${i}`)])
   })
+
+  test("git_log: a cut history states its total and asks for enough to see all of it", async () => {
+    const root = tempDir()
+    const env = { ...process.env, HOME: tempDir(), GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" }
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root, env })
+    for (let i = 0; i < 30; i++) Bun.spawnSync(["git", "commit", "-q", "--allow-empty", "-m", `c${i}`], { cwd: root, env })
+    const e = await tool(root, "git_log", { limit: 5, oneline: true })
+    expect(e.text).toContain("Showing the newest 5 commits of 30 (TRUNCATED: 25 older not shown).")
+    expect(e.data.total_commits).toBe(30)
+    expect(e.text).toContain("* GitLog(limit=30, oneline=true)")
+  })
 })

@@ -78,8 +78,11 @@ describe(`git_log (${backend})`, () => {
     expect(out.envelope.status).toBe("partial")
     expect(content(out)).toBe(gitLog(root, ["--oneline", "--no-decorate", "-n", "2"]))
     expect((out.envelope.data as { truncated: boolean }).truncated).toBe(true)
-    expect(out.envelope.text).toContain("TRUNCATED")
-    expect(out.envelope.text).toContain("GitLog(limit=10, oneline=true)")
+    // The total is stated (git counts it), and the hint asks for enough to see all of it.
+    const total = gitLog(root, ["--oneline"]).split("\n").length
+    expect(out.envelope.text).toContain(`Showing the newest 2 commits of ${total} (TRUNCATED: ${total - 2} older not shown).`)
+    expect((out.envelope.data as { total_commits: number }).total_commits).toBe(total)
+    expect(out.envelope.text).toContain(`GitLog(limit=${Math.max(10, total)}, oneline=true)`)
     expect(out.meta.truncation?.reason).toBe("limit")
   })
 
