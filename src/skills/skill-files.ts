@@ -17,6 +17,8 @@ import { SkillFileError } from "./skill-file-error.ts"
 export const MAX_LISTED_FILES = 200
 /** Deepest folder level listed. */
 const MAX_DEPTH = 6
+/** Files counted at most when more than the listed ones are there. */
+const MAX_COUNTED_FILES = 100_000
 /** Largest skill file returned whole. */
 export const MAX_SKILL_FILE_READ_BYTES = 256 * 1024
 
@@ -31,11 +33,13 @@ export const listSkillFiles = Effect.fn("listSkillFiles")(function* (dir: string
   const path = yield* Path
   const files: Array<string> = []
   let truncated = false
+  // Past the listed files the rest are counted, up to a bound (a skill folder holding a whole tree).
+  let total = 0
   const walk = (rel: ReadonlyArray<string>): Effect.Effect<void> =>
     Effect.gen(function* () {
       const entries = yield* fs.readDirectoryEntries(path.join(dir, ...rel)).pipe(Effect.orElseSucceed(() => []))
       for (const entry of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-        if (truncated) return
+        if (total >= MAX_COUNTED_FILES) return
         if (entry.name.startsWith(".")) continue
         const parts = [...rel, entry.name]
         if (entry.type === "Directory") {
@@ -43,15 +47,16 @@ export const listSkillFiles = Effect.fn("listSkillFiles")(function* (dir: string
           continue
         }
         if (rel.length === 0 && entry.name === "SKILL.md") continue
+        total++
         if (files.length >= MAX_LISTED_FILES) {
           truncated = true
-          return
+          continue
         }
         files.push(parts.join("/"))
       }
     })
   yield* walk([])
-  return { files: files.sort(), truncated }
+  return { files: files.sort(), truncated, total, totalIsLowerBound: total >= MAX_COUNTED_FILES }
 })
 
 const isWithin = (sep: string, parent: string, child: string): boolean =>

@@ -120,7 +120,9 @@ const listResult = (catalog: SkillCatalog, denied: ReadonlySet<string>, display:
 
 const loadResult = (skill: Skill, workspace: Workspace["Service"]) =>
   Effect.gen(function* () {
-    const { files, truncated } = skill.dir ? yield* listSkillFiles(skill.dir) : { files: [] as Array<string>, truncated: false }
+    const { files, truncated, total, totalIsLowerBound } = skill.dir
+      ? yield* listSkillFiles(skill.dir)
+      : { files: [] as Array<string>, truncated: false, total: 0, totalIsLowerBound: false }
     const shown = (p: string) => shownSkillPath(p, workspace.display)
     const path = shown(skill.path)
     const dir = skill.dir ? workspace.display(skill.dir) : undefined
@@ -133,7 +135,7 @@ const loadResult = (skill: Skill, workspace: Workspace["Service"]) =>
     const hints: Array<RetrievalHint> = []
     if (files.length > 0) {
       lines.push("", `Files in the skill's folder (${dir}):`, ...files.map((f) => `- ${f}`))
-      if (truncated) lines.push(`- … (only the first ${files.length} are listed)`)
+      if (truncated) lines.push(`- … (the first ${files.length} of ${totalIsLowerBound ? "at least " : ""}${total} files are listed; Glob(pattern="${dir}/**") lists them all)`)
       lines.push(
         readable
           ? `Open one with Read(path="${dir}/<file>"); run scripts from the skill's folder with Bash.`
@@ -143,7 +145,7 @@ const loadResult = (skill: Skill, workspace: Workspace["Service"]) =>
     }
     return {
       header: `Skill: ${skill.name}`,
-      ...(truncated ? { status: "partial" as const, truncation: { reason: "file_limit", total_estimate: files.length } } : {}),
+      ...(truncated ? { status: "partial" as const, truncation: { reason: "file_limit", total_estimate: total } } : {}),
       data: {
         name: skill.name,
         description: skill.description,
@@ -152,7 +154,7 @@ const loadResult = (skill: Skill, workspace: Workspace["Service"]) =>
         ...(dir !== undefined ? { dir } : {}),
         content: skill.content,
         files,
-        ...(truncated ? { truncated: true } : {}),
+        ...(truncated ? { truncated: true, total_files: total } : {}),
         ...(skill.overrides.length > 0 ? { overrides: skill.overrides.map((o) => ({ source: o.source, path: shown(o.path) })) } : {}),
         ...(skill.warnings.length > 0 ? { warnings: skill.warnings } : {}),
       },
@@ -194,7 +196,10 @@ const notFound = (name: string, catalog: SkillCatalog) => {
     .sort((a, b) => a.d - b.d)
     .filter((c) => c.d <= 0.5)
     .slice(0, 3)
-  const shown = names.length > MAX_NAMES_IN_MESSAGE ? `${names.slice(0, MAX_NAMES_IN_MESSAGE).join(", ")}, …` : names.join(", ")
+  const shown =
+    names.length > MAX_NAMES_IN_MESSAGE
+      ? `${names.slice(0, MAX_NAMES_IN_MESSAGE).join(", ")}, … (${names.length} in all; Skill(action="list") lists them)`
+      : names.join(", ")
   return toolError("NOT_FOUND", `Unknown skill '${name}'. ${names.length > 0 ? `Available skills: ${shown}.` : "No skills are available."}`, {
     hints: [...closest.map((c) => hint("Skill", "high", { action: "load", name: c.n })), hint("Skill", "medium", { action: "list" })],
   })

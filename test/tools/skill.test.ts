@@ -259,7 +259,7 @@ describe("skill load", () => {
     expect(envelope.data).toMatchObject({ name: "far", source: "user", path: join(outside, "far", "SKILL.md"), content: "# far\n\nDo the far thing." })
   })
 
-  test("more than 200 files: the first 200 are listed and the result is partial", async () => {
+  test("more than 200 files: the first 200 are listed, the total stated, and the result is partial", async () => {
     const files: Record<string, string> = { ".anvil/skills/big/SKILL.md": skillMd("big", "Many files.") }
     for (let i = 0; i < 205; i++) files[`.anvil/skills/big/data/f${String(i).padStart(3, "0")}.txt`] = "x"
     const { envelope, meta } = await callTool(project(files), "skill", { action: "load", name: "big" }, { env: { HOME: home() } })
@@ -267,7 +267,10 @@ describe("skill load", () => {
     expect(envelope.data.truncated).toBe(true)
     expect((envelope.data.files as Array<string>).length).toBe(200)
     expect(meta.truncation?.reason).toBe("file_limit")
-    expect(envelope.text).toContain("(only the first 200 are listed)")
+    // The total is stated, with the call that lists them all.
+    expect(envelope.text).toContain('(the first 200 of 205 files are listed; Glob(pattern=".anvil/skills/big/**") lists them all)')
+    expect(envelope.data.total_files).toBe(205)
+    expect(meta.truncation?.total_estimate).toBe(205)
   })
 })
 
