@@ -23,6 +23,10 @@ export class FetchHttpStatus extends Data.TaggedError("FetchHttpStatus")<{
   readonly retryAfter?: string
   /** The credentials configured for the host were sent on a retry and refused too. */
   readonly retriedWithCredentials: boolean
+  /** The server's whole answer as text, when the message's excerpt shows only part of it. */
+  readonly body?: string
+  /** The answer was longer than what was downloaded of it (`body` is its start). */
+  readonly bodyCut?: boolean
 }> {}
 
 /** The body is neither text nor an image. */

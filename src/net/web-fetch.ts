@@ -26,6 +26,8 @@ const IMAGE_LIMIT = 1024 * 1024
 export const FETCH_SAVE_LIMIT = 10 * 1024 * 1024
 const MAX_REDIRECTS = 10
 const EXCERPT_CHARS = 300
+/** Bytes of an HTTP error's answer downloaded (it is saved when longer than the excerpt). */
+const ERROR_BODY_LIMIT = 1024 * 1024
 
 const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout", 409: "Conflict", 410: "Gone", 413: "Payload Too Large", 422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" }
 
@@ -200,10 +202,12 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
       const finalUrl = shown(final)
 
       if (status >= 400) {
-        const { bytes } = yield* response.read(4096).pipe(Effect.orElseSucceed(() => ({ bytes: new Uint8Array(0), complete: true })))
+        const { bytes, complete } = yield* response.read(ERROR_BODY_LIMIT).pipe(Effect.orElseSucceed(() => ({ bytes: new Uint8Array(0), complete: true })))
         const kind = bodyKind(contentType, bytes)
-        const excerptSource = kind === "binary" || kind === "image" ? "" : renderText(bytes, kind === "html" ? "html" : "text", contentType, final.toString(), 4096, true).content
-        const excerpt = scrubSecrets(excerptSource.replace(/\s+/g, " ").trim().slice(0, EXCERPT_CHARS), secrets)
+        const whole =
+          kind === "binary" || kind === "image" ? "" : scrubSecrets(renderText(bytes, kind === "html" ? "html" : "text", contentType, final.toString(), ERROR_BODY_LIMIT, complete).content, secrets)
+        const flat = whole.replace(/\s+/g, " ").trim()
+        const excerpt = flat.slice(0, EXCERPT_CHARS)
         const retryAfter = response.headers.get("retry-after")
         return yield* new FetchHttpStatus({
           message: `HTTP ${statusLine} from ${finalUrl}${excerpt ? `: ${excerpt}` : ""}`,
@@ -211,6 +215,8 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
           finalUrl,
           ...(retryAfter ? { retryAfter } : {}),
           retriedWithCredentials: retried,
+          // More than the excerpt: the whole answer goes with the error, for the tool to keep.
+          ...(flat.length > EXCERPT_CHARS || (!complete && whole !== "") ? { body: whole, bodyCut: !complete } : {}),
         })
       }
 

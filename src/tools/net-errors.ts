@@ -9,7 +9,7 @@ const codeFor = (status: number): ErrorCode =>
   status === 429 ? "RATE_LIMIT" : status === 404 || status === 410 ? "NOT_FOUND" : status === 401 || status === 403 ? "PERMISSION_DENIED" : status === 408 || status === 504 ? "TIMEOUT" : "EXECUTION_ERROR"
 
 /** The web fetch's errors as envelope errors (the one place for the fetch tool). */
-export const fetchToolError = (e: WebFetchError): ToolError => {
+export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError => {
   switch (e._tag) {
     case "FetchUrlInvalid":
       return invalidParam("url", e.message)
@@ -25,14 +25,30 @@ export const fetchToolError = (e: WebFetchError): ToolError => {
       })
     case "FetchRedirectFailed":
       return toolError("EXECUTION_ERROR", e.message)
-    case "FetchHttpStatus":
+    case "FetchHttpStatus": {
+      // The message quotes the answer's start; the rest, when there is more, was saved and is named here.
+      const whole =
+        e.body === undefined
+          ? undefined
+          : savedBody !== undefined
+            ? `The whole answer (${Buffer.byteLength(e.body)} bytes${e.bodyCut ? ", the first 1 MB of a longer one" : ""}): ${savedBody}`
+            : `The rest of the answer (${Buffer.byteLength(e.body)} bytes) could not be saved.`
+      const details = [
+        ...(e.retryAfter ? [`Retry-After: ${e.retryAfter}`] : []),
+        ...(e.status === 401 && e.retriedWithCredentials ? ["The credentials configured for this host were sent on a retry and were refused too."] : []),
+        ...(whole !== undefined ? [whole] : []),
+      ]
+      const hints = [
+        ...(savedBody !== undefined ? [hint("Read", "high", { path: savedBody })] : []),
+        ...(e.status === 429 ? [hint("WebFetch", "medium", { url: e.finalUrl })] : []),
+      ]
       return toolError(codeFor(e.status), e.message, {
         retryable: e.status === 429 || e.status === 502 || e.status === 503 || e.status === 504 || e.status === 408,
-        context: { status_code: e.status, final_url: e.finalUrl },
-        ...(e.retryAfter ? { details: `Retry-After: ${e.retryAfter}` } : {}),
-        ...(e.status === 401 && e.retriedWithCredentials ? { details: "The credentials configured for this host were sent on a retry and were refused too." } : {}),
-        ...(e.status === 429 ? { hints: [hint("WebFetch", "medium", { url: e.finalUrl })] } : {}),
+        context: { status_code: e.status, final_url: e.finalUrl, ...(savedBody !== undefined ? { full_output_path: savedBody } : {}) },
+        ...(details.length > 0 ? { details: details.join("\n") } : {}),
+        ...(hints.length > 0 ? { hints } : {}),
       })
+    }
     case "FetchBinaryBody":
       return toolError("BINARY_FILE", `${e.finalUrl} returned binary content (${e.contentType ?? "no content type"}); only text and images can be shown.`, {
         context: { status_code: e.status, final_url: e.finalUrl },

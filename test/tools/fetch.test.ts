@@ -9,6 +9,8 @@ setDefaultTimeout(30_000)
 
 const TOKEN = "s3cret-token-value"
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3, 4])
+/** An error answer longer than the excerpt an error quotes. */
+const LONG_ERROR = Array.from({ length: 200 }, (_, i) => `trace frame ${i}`).join("\n")
 /** Past the 10 MiB a fetch keeps of a body. */
 const HUGE_TEXT = "0123456789abcdef\n".repeat(700_000)
 const BIG_TEXT = Array.from({ length: 6000 }, (_, i) => `line ${String(i).padStart(5, "0")} of a long plain text body`).join("\n")
@@ -69,6 +71,8 @@ beforeAll(async () => {
           return new Response("slow down please", { status: 429, headers: { "retry-after": "7" } })
         case "/broken":
           return new Response("<html><body><h1>Oops</h1><p>database exploded at row 42</p></body></html>", { status: 500, headers: { "content-type": "text/html" } })
+        case "/broken-long":
+          return new Response(LONG_ERROR, { status: 500, headers: { "content-type": "text/plain" } })
         case "/missing":
           return new Response("no such page", { status: 404 })
         case "/slow":
@@ -290,6 +294,19 @@ describe("fetch", () => {
     expect(md).toContain("paragraph 0000 of many")
     expect(md).toContain("paragraph 1999 of many")
     expect(md).not.toContain("<p>")
+  })
+
+  test("an HTTP error's answer longer than its excerpt is saved whole, and the error names it", async () => {
+    const out = await fetchUrl({ url: `${base}/broken-long` })
+    expect(out.envelope.error?.code).toBe("EXECUTION_ERROR")
+    expect(out.envelope.error?.message).toContain("trace frame 0")
+    const saved = out.envelope.context.full_output_path as string
+    expect(out.envelope.text).toContain(`The whole answer (${LONG_ERROR.length} bytes): ${saved}`)
+    expect(out.envelope.text).toContain(`* Read(path="${saved}")`)
+    expect(readFileSync(join(root, saved), "utf8")).toBe(LONG_ERROR)
+    // A short one is quoted whole and saves nothing.
+    const short = await fetchUrl({ url: `${base}/missing` })
+    expect(short.envelope.context.full_output_path).toBeUndefined()
   })
 
   test("a body past what a fetch keeps: the download stops, the text says where, how much and how to get all of it", async () => {
