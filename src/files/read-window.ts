@@ -123,18 +123,24 @@ const endingsIn = (view: Uint8Array, before: number): { crlf: number; lf: number
 
 /**
  * The file's line-ending style, scanned in blocks from `start` up to `maxBytes`
- * (stopping once both styles were seen): `none` only when the scan reached the
- * end without a line break, `unknown` when it stopped first without one.
+ * (stopping once both styles were seen; with `firstOnly`, a file too large to
+ * scan, once any break was seen), the window's own lines added: `none` only
+ * when the scan reached the end without a line break, `unknown` when it
+ * stopped first without one.
  */
-const lineEndingOf = <E>(source: ByteSource<E>, start: number, maxBytes: number) =>
+const lineEndingOf = <E>(source: ByteSource<E>, start: number, maxBytes: number, firstOnly: boolean, lines: ReadonlyArray<RawLine>) =>
   Effect.gen(function* () {
     const end = Math.min(source.size, start + Math.max(maxBytes, SNIFF_BYTES))
     const block = Buffer.allocUnsafe(Math.max(1, Math.min(1 << 20, end - start)))
     let crlf = 0
     let lf = 0
+    for (const l of lines) {
+      if (l.crlf) crlf++
+      else if (l.start + l.length < source.size) lf++
+    }
     let before = -1
     let position = start
-    while (position < end && !(crlf > 0 && lf > 0)) {
+    while (position < end && !(crlf > 0 && lf > 0) && !(firstOnly && position - start >= SNIFF_BYTES && crlf + lf > 0)) {
       const n = yield* source.readAt(position, end - position < block.length ? block.subarray(0, end - position) : block)
       if (n <= 0) break
       const seen = endingsIn(block.subarray(0, n), before)
@@ -282,7 +288,7 @@ export const readWindow = (request: ReadRequest) =>
 
         const lastByte = Buffer.allocUnsafe(1)
         const finalNewline = bytes > start && (yield* source.readAt(bytes - 1, lastByte)) === 1 && lastByte[0] === 10
-        const lineEnding = yield* lineEndingOf(source, start, request.countMaxBytes)
+        const lineEnding = yield* lineEndingOf(source, start, request.countMaxBytes, !countable, lines)
         const windowPartial = hasMore || hasBefore
 
         // What the edit tools check staleness against.

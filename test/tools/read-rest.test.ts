@@ -63,15 +63,20 @@ describe("read: line_ending reports what is known", () => {
       "lateCrlf.txt": `${"q".repeat(100_000)}\r\nsecond\r\n`,
       "laterMixed.txt": `${"a\n".repeat(40_000)}b\r\n`,
       "flat.txt": "q".repeat(100_000),
+      "tail.txt": `${"q".repeat(100_000)}\nlast`,
     })
-    const ending = async (path: string, overrides?: object) =>
-      (await callTool(root, "read", { path, limit: 1 }, overrides ? { configOverrides: { tools: { read: overrides } } } : {})).envelope.data.line_ending
+    const ending = async (path: string, overrides?: object, offset = 0) =>
+      (await callTool(root, "read", { path, limit: 1, offset }, overrides ? { configOverrides: { tools: { read: overrides } } } : {})).envelope.data.line_ending
     expect(await ending("late.txt")).toBe("lf")
     expect(await ending("lateCrlf.txt")).toBe("crlf")
     expect(await ending("laterMixed.txt")).toBe("mixed")
     expect(await ending("flat.txt")).toBe("none")
-    // Scanning stops at the counting limit (at least the 64 KiB sample): past it, nothing is claimed.
-    expect(await ending("late.txt", { count_max_bytes: 1000 })).toBe("unknown")
+    // The lines read count too: a line read whole ends with its break.
+    expect(await ending("late.txt", { count_max_bytes: 1000 })).toBe("lf")
+    // A file over the counting limit is scanned only to its first break (at least the 64 KiB sample):
+    // none found there and none in the lines read, nothing is claimed.
+    expect(await ending("tail.txt", { count_max_bytes: 1000 }, -1)).toBe("unknown")
+    expect(await ending("tail.txt", {}, -1)).toBe("lf")
   })
 })
 
