@@ -64,7 +64,7 @@ export interface TextWindow {
   readonly fileBytes: number
   readonly encoding: string
   readonly bom: boolean
-  /** Judged from the first `countMaxBytes` (`unknown`: no line break there, the rest not scanned). */
+  /** From the lines read and a scan of the file (`unknown`: no line break in the part scanned, the rest not scanned). */
   readonly lineEnding: "lf" | "crlf" | "mixed" | "none" | "unknown"
   /** Lines cut at the length limit, with what their rest is. */
   readonly cut: ReadonlyArray<CutLine>
