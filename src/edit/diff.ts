@@ -11,6 +11,11 @@ export interface FileDiff {
   readonly truncated: boolean
   /** Lines of the whole diff. */
   readonly totalLines: number
+  /**
+   * The whole diff when `diff` is cut, to be saved for the model (not built for a created file:
+   * the file itself holds what was cut).
+   */
+  readonly whole?: string
   /** First changed line of the new text (1-based), when something changed. */
   readonly firstChangedLine?: number
 }
@@ -205,9 +210,15 @@ const wholeFileDiff = (text: string, added: boolean, options: DiffOptions): File
     pos = end + 1
   }
   if (complete && noEol) complete = fits("\\ No newline at end of file")
+  // An emptied file's cut lines exist nowhere else: its whole diff is built for saving.
+  const whole =
+    complete || added
+      ? undefined
+      : `${[...lines.slice(0, 3), ...text.replace(/\n$/, "").split("\n").map((l) => `-${l}`), ...(noEol ? ["\\ No newline at end of file"] : [])].join("\n")}\n`
   return {
     diff: `${lines.join("\n")}\n`,
     truncated: !complete,
+    ...(whole !== undefined ? { whole } : {}),
     totalLines,
     additions: added ? n : 0,
     deletions: added ? 0 : n,
@@ -226,7 +237,7 @@ const firstChange = (h: StructuredPatchHunk): number => {
 }
 
 /** Cuts a diff to whole lines within the limits (a single over-long line is cut inside). */
-const cap = (text: string, maxLines: number, maxBytes: number): Pick<FileDiff, "diff" | "truncated" | "totalLines"> => {
+const cap = (text: string, maxLines: number, maxBytes: number): Pick<FileDiff, "diff" | "truncated" | "totalLines" | "whole"> => {
   const body = text.endsWith("\n") ? text.slice(0, -1) : text
   const lines = body.split("\n")
   const totalLines = lines.length
@@ -243,5 +254,5 @@ const cap = (text: string, maxLines: number, maxBytes: number): Pick<FileDiff, "
     bytes += size
   }
   const truncated = kept.length < totalLines || kept[kept.length - 1] !== lines[kept.length - 1]
-  return { diff: kept.join("\n") + "\n", truncated, totalLines }
+  return { diff: kept.join("\n") + "\n", truncated, totalLines, ...(truncated ? { whole: text } : {}) }
 }

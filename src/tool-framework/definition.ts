@@ -55,6 +55,8 @@ export interface ToolResult {
     readonly data?: Readonly<Record<string, unknown>>
     /** The line naming the file opens the text instead of ending it (a long text's end may itself be cut). */
     readonly lead?: boolean
+    /** The result's status stands (a change that succeeded is not `partial` because its report was cut). */
+    readonly keepStatus?: boolean
   }
 }
 

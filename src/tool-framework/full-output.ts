@@ -56,7 +56,7 @@ export const withFullOutput = (
     const where = display(files.text)
     return {
       ...rest,
-      status: "partial",
+      ...(full.keepStatus ? {} : { status: "partial" as const }),
       data: { ...result.data, full_output_path: where },
       text,
       hints: [...restHints(where, full), ...(result.hints ?? [])],

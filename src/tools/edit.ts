@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { editFile } from "../edit/edit-file.ts"
 import { STRATEGY_DESCRIPTIONS } from "../edit/match.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
-import { changeCounts, changedBody, fileOps, keptFormat, shortHash, writtenFileData } from "../edit/report.ts"
+import { changeCounts, changedBody, fileOps, keptFormat, savedDiff, shortHash, writtenFileData } from "../edit/report.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./edit.md" with { type: "text" }
@@ -86,6 +86,7 @@ export const editTool = defineTool({
         context: { path_resolved: display },
         hints: [readBack],
         meta: fileOps(display, operation, commit),
+        ...savedDiff(commit.diff, display),
       }
     })),
 })

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { editFile } from "../edit/edit-file.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
-import { changeCounts, changedBody, fileOps, keptFormat, shortHash, writtenFileData } from "../edit/report.ts"
+import { changeCounts, changedBody, fileOps, keptFormat, savedDiff, shortHash, writtenFileData } from "../edit/report.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./multiedit.md" with { type: "text" }
@@ -82,6 +82,7 @@ export const multieditTool = defineTool({
         context: { path_resolved: display },
         hints: [hint("Read", "high", { path: display, offset: Math.max(0, firstLine - 4), limit: 200 })],
         meta: fileOps(display, operation, commit),
+        ...savedDiff(commit.diff, display),
       }
     })),
 })

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import { DEFAULT_MAX_DIFF_LINES, DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
 import { DryRunParam, parentOf, Sha256Param } from "../edit/params.ts"
-import { changeCounts, changedBody, fileOps, keptFormat, shortHash, writtenFileData } from "../edit/report.ts"
+import { changeCounts, changedBody, fileOps, keptFormat, savedDiff, shortHash, writtenFileData } from "../edit/report.ts"
 import { guardFresh } from "../edit/stale-guard.ts"
 import { commitText, openTarget } from "../edit/target-file.ts"
 import { detectEol, encodable, withEol, type TextFormat } from "../edit/text-encoding.ts"
@@ -94,6 +94,7 @@ export const writeTool = defineTool({
           ? [hint("Write", "high", { path: display, content: "<same content>", dry_run: false })]
           : [hint("Read", "high", { path: display, offset: 0, limit: 200 })],
         meta: fileOps(display, operation, commit),
+        ...savedDiff(commit.diff, display),
       }
     })),
 })

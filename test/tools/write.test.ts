@@ -150,7 +150,21 @@ describe("write: atomic and faithful", () => {
     await callTool(root, "read", { path: "big.txt" })
     const over = await callTool(root, "write", { path: "big.txt", content: content.replaceAll("line", "LINE") }, { configOverrides: { tools: { write: { max_diff_lines: 20 } } } })
     expect(over.envelope.data).toMatchObject({ additions: 100, deletions: 100, diff_truncated: true })
-    expect(over.envelope.text).toContain("+100 -100 (the lines below are cut short; read the file for the rest)")
+    // The old lines exist nowhere else: the whole diff is saved and named, and the write is still a success.
+    expect(over.envelope.status).toBe("success")
+    expect(over.envelope.text).toContain("+100 -100 (the lines below are cut short; the whole diff is saved, named below)")
+    const saved = over.envelope.data.full_output_path as string
+    expect(over.envelope.text).toContain(`All the diff of big.txt (203 lines): ${saved}`)
+    const diff = readFileSync(join(root, saved), "utf8")
+    expect(diff).toContain("-line 99\n")
+    expect(diff).toContain("+LINE 99")
+    // Created files are not saved again: the file holds what its cut diff leaves out.
+    expect(envelope.data.full_output_path).toBeUndefined()
+    // An emptied file's removed lines are saved whole.
+    await callTool(root, "read", { path: "big.txt" })
+    const emptied = await callTool(root, "write", { path: "big.txt", content: "" }, { configOverrides: { tools: { write: { max_diff_lines: 20 } } } })
+    const removed = readFileSync(join(root, emptied.envelope.data.full_output_path as string), "utf8").split("\n")
+    expect(removed.filter((l) => l.startsWith("-LINE")).length).toBe(100)
   })
 })
 
