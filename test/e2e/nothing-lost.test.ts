@@ -52,4 +52,19 @@ describe("nothing lost, through dist/anvil", () => {
     expect(e.data.total_commits).toBe(30)
     expect(e.text).toContain("* GitLog(limit=30, oneline=true)")
   })
+
+  test("write: the cut diff of an overwrite is saved whole; the write stays a success", async () => {
+    const root = tempDir()
+    writeFileSync(join(root, "anvil.json"), '{ "tools": { "write": { "max_diff_lines": 20 } } }\n')
+    const lines = (word: string) => Array.from({ length: 100 }, (_, i) => `${word} ${i}`).join("\n") + "\n"
+    writeFileSync(join(root, "big.txt"), lines("old"))
+    const r = await runBinary(["tool", "write", JSON.stringify({ path: "big.txt", content: lines("new") })], { cwd: root, env: { HOME: tempDir() } })
+    const e = JSON.parse(r.stdout)
+    expect(e.status).toBe("success")
+    const saved = e.data.full_output_path as string
+    expect(e.text).toContain(`All the diff of big.txt (203 lines): ${saved}`)
+    const diff = readFileSync(join(root, saved), "utf8")
+    expect(diff).toContain("-old 99\n")
+    expect(diff).toContain("+new 99")
+  })
 })
