@@ -115,7 +115,8 @@ export const globTool = defineTool({
       ]
       if (skipped.length > 0 && (total === 0 || stopped)) lines.push(`Skipped: ${skipped.join("; ")}.`)
       if (globbed.unreadable.length > 0) {
-        lines.push(`Could not read ${globbed.unreadable.length} folder(s): ${globbed.unreadable.slice(0, 5).map((r) => joinDisplay(shown, r)).join(", ")}`)
+        const more = globbed.unreadable.length > 5 ? `, and ${globbed.unreadable.length - 5} more (data.unreadable)` : ""
+        lines.push(`Could not read ${globbed.unreadable.length} folder(s): ${globbed.unreadable.slice(0, 5).map((r) => joinDisplay(shown, r)).join(", ")}${more}`)
       }
       const body = page.length > 0 ? `${lines.join("\n")}\n\n${page.map((p) => `- ${p}`).join("\n")}` : lines.join("\n")
 
