@@ -33,8 +33,8 @@ export const matchLines = (
     readonly countsInHeaders?: boolean
   },
 ): { readonly matches: ReadonlyArray<MatchEntry>; readonly lines: ReadonlyArray<string> } => {
-  const cut = (text: string, column: number) => cutLongLine(text, column, options.maxLineLength)
-  const cutContext = (lines: ReadonlyArray<LineText>) => lines.map((l) => ({ line: l.line, text: cut(l.text, 0) }))
+  const cut = (text: string, column: number, line?: number) => cutLongLine(text, column, options.maxLineLength, line)
+  const cutContext = (lines: ReadonlyArray<LineText>) => lines.map((l) => ({ line: l.line, text: cut(l.text, 0, l.line) }))
   const withContext = options.before > 0 || options.after > 0
   const matches: Array<MatchEntry> = []
   const bodyLines: Array<string> = []
@@ -43,7 +43,7 @@ export const matchLines = (
     let fileHeader = false
     for (const m of s.f.lines) {
       if (matches.length >= options.maxMatches) break outer
-      const text = cut(m.text, m.column)
+      const text = cut(m.text, m.column, m.line)
       matches.push({
         file: s.display,
         line: m.line,
@@ -62,7 +62,7 @@ export const matchLines = (
       for (const l of block) {
         if (l.line <= lastLine) continue
         if (lastLine !== -1 && l.line > lastLine + 1) bodyLines.push("  --")
-        bodyLines.push(l.match ? `  ${l.line}: ${text}` : `  ${l.line}- ${cut(l.text, 0)}`)
+        bodyLines.push(l.match ? `  ${l.line}: ${text}` : `  ${l.line}- ${cut(l.text, 0, l.line)}`)
         lastLine = l.line
       }
     }

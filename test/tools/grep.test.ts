@@ -432,7 +432,12 @@ describe("grep: output and behaviour", () => {
       const [long, short] = matchesOf(e)
       expect(long!.text).toContain("NEEDLE")
       expect(long!.text.startsWith("…")).toBe(true)
-      expect(long!.text).toContain("[line cut: 10006 characters]")
+      // The characters shown, the whole length, and the Read that continues the line after them.
+      const marker = long!.text.match(/\[line cut: characters (\d+)-(\d+) of 10006; Read\(offset=0, limit=1, column=(\d+)\) continues it\]$/)
+      expect(marker).not.toBeNull()
+      expect(marker![3]).toBe(marker![2])
+      const shown = long!.text.slice(1, long!.text.indexOf("… [line cut"))
+      expect(line.slice(Number(marker![1]) - 1, Number(marker![2]))).toBe(shown)
       expect(long!.text.length).toBeLessThan(600)
       expect(short!.text).toBe("short NEEDLE")
     }
