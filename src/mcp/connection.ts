@@ -65,7 +65,7 @@ const invalidAnswer = (error: unknown): string | undefined => {
   const parts = issues.slice(0, 3).map((i: { path?: ReadonlyArray<unknown>; message?: unknown }) =>
     `${Array.isArray(i.path) && i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${String(i.message ?? "invalid")}`,
   )
-  return `the server's answer is not valid MCP (${parts.join("; ")}${issues.length > 3 ? "; …" : ""})`
+  return `the server's answer is not valid MCP (${parts.join("; ")}${issues.length > 3 ? `; and ${issues.length - 3} more problems` : ""})`
 }
 
 /** A connection failure, with secrets masked and the likely cause named. */
