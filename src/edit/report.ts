@@ -1,4 +1,3 @@
-import type { ToolResult } from "../tool-framework/definition.ts"
 import type { FileDiff } from "./diff.ts"
 import type { CommitOutcome } from "./target-file.ts"
 import { describeFormat, type TextFormat } from "./text-encoding.ts"
@@ -140,10 +139,6 @@ export const changeCounts = (diff: FileDiff): string =>
     : `+${diff.additions} -${diff.deletions}${
         diff.truncated ? ` (the lines below are cut short; ${diff.whole !== undefined ? "the whole diff is saved, named below" : "read the file for the rest"})` : ""
       }`
-
-/** A cut diff saved whole beside the result (the tool's status stays what the change was). */
-export const savedDiff = (diff: FileDiff, display: string): Pick<ToolResult, "full"> =>
-  diff.whole !== undefined ? { full: { text: diff.whole, what: `the diff of ${display} (${diff.totalLines} lines)`, keepStatus: true } } : {}
 
 /** What an existing file kept, said only when it is not plain UTF-8 with LF endings. */
 export const keptFormat = (format: TextFormat, existed: boolean): string =>

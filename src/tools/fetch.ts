@@ -2,10 +2,8 @@ import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import type { Credentials } from "../net/credentials.ts"
 import { redactFetchParams } from "../net/secrets.ts"
-import type { WebFetchError } from "../net/web-fetch-error.ts"
+import { saveErrorBody, saveImage } from "../net/saved-body.ts"
 import { FETCH_SAVE_LIMIT, MAX_FETCH_SIZE_KB, MAX_FETCH_TIMEOUT_SEC, webFetch, type FetchedPage } from "../net/web-fetch.ts"
-import { SpillStore } from "../output/spill-store.ts"
-import { Workspace } from "../workspace/workspace.ts"
 import { hint } from "../protocol/hint.ts"
 import { HttpClient } from "../net/http-client.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
@@ -77,7 +75,7 @@ export const fetchTool = defineTool({
         textLimit,
         credentialTable: config.get("tools.fetch.credentials", {} as Record<string, unknown>),
         env: config.env,
-      }).pipe(Effect.catch((e) => Effect.flatMap(savedErrorBody(e), (saved) => Effect.fail(fetchToolError(e, saved)))))
+      }).pipe(Effect.catch((e) => Effect.flatMap(saveErrorBody(e), (saved) => Effect.fail(fetchToolError(e, saved)))))
       if (page.body.kind === "image" && !page.body.inline) return yield* savedImage(page, page.body.bytes, page.body.complete)
       return pageResult(page, textLimit)
     }),
@@ -175,29 +173,10 @@ const stoppedNote = (page: FetchedPage, downloaded: number): string =>
   `the download stopped at ${counted(downloaded, "byte")} (anvil keeps at most ${FETCH_SAVE_LIMIT / 1024 / 1024} MB of a body)` +
   `${page.declaredLength !== undefined && page.contentEncoding === undefined ? ` of ${counted(page.declaredLength, "byte")}` : ""}; the rest was not fetched: curl -o <file> gets all of it`
 
-/** An HTTP error's whole answer, when the error's excerpt shows only its start: saved, its path given. */
-const savedErrorBody = (e: WebFetchError) =>
-  Effect.gen(function* () {
-    if (e._tag !== "FetchHttpStatus" || e.body === undefined) return undefined
-    const store = yield* SpillStore
-    const ws = yield* Workspace
-    const files = yield* store.spill("WebFetch", { status_code: e.status, final_url: e.finalUrl, body: e.body }, e.body).pipe(Effect.orElseSucceed(() => undefined))
-    return files?.text !== undefined ? ws.display(files.text) : undefined
-  })
-
-const IMAGE_EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "image/avif": "avif", "image/bmp": "bmp", "image/x-icon": "ico", "image/tiff": "tiff" }
-
 /** An image too large to return inline: saved to a spill file, whose path the answer gives. */
 const savedImage = (page: FetchedPage, bytes: Uint8Array, complete: boolean) =>
   Effect.gen(function* () {
-    const store = yield* SpillStore
-    const ws = yield* Workspace
-    const ext = IMAGE_EXTENSIONS[page.mediaType] ?? "bin"
-    const saved = yield* Effect.acquireUseRelease(
-      store.openStream("WebFetch", `image.${ext}`),
-      (file) => Effect.as(file.write(bytes), ws.display(file.path)),
-      (file) => file.close,
-    ).pipe(Effect.orElseSucceed(() => undefined))
+    const saved = yield* saveImage(page.mediaType, bytes)
     const where = saved !== undefined ? `saved to ${saved}` : "it could not be saved"
     const stopped = complete ? "" : ` (${stoppedNote(page, bytes.length)})`
     return {

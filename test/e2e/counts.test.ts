@@ -19,5 +19,5 @@ test("one line, one entry, one commit: no plural s", async () => {
   const home = gitHome()
   const repo = gitRepo(home, { "a.txt": "1\n" }, { commit: "one" })
   git(repo, home, ["commit", "-q", "--allow-empty", "-m", "two"])
-  expect(await text(repo, "git_log", { limit: 1 }, { HOME: home })).toContain("Showing the newest 1 commit (TRUNCATED")
+  expect(await text(repo, "git_log", { limit: 1 }, { HOME: home })).toContain("Showing the newest 1 commit of 2 (TRUNCATED: 1 older not shown)")
 })
