@@ -35,6 +35,10 @@ describe("glob and list: a cut list is saved whole, and the hint returns exactly
     expect(await readBack(root, after!)).toEqual(all.slice(50))
     expect(before).toEqual({ path: saved, offset: 0, limit: 20 })
     expect(await readBack(root, before!)).toEqual(all.slice(0, 20))
+    // The next page names the same saved list, its hints moved on.
+    const next = (await callTool(root, "glob", { pattern: "*.txt", offset: 50, limit: 30 })).envelope
+    expect(next.data.full_output_path).toBe(saved)
+    expect(reads(next.text)[0]).toEqual({ path: saved, offset: 80, limit: 50 })
     // A list shown whole, or the last page, saves nothing.
     const whole = (await callTool(root, "glob", { pattern: "f00*.txt" })).envelope
     expect(whole.status).toBe("success")
