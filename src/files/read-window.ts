@@ -70,6 +70,8 @@ export interface TextWindow {
   readonly cut: ReadonlyArray<CutLine>
   /** The column asked for (characters skipped in each line). */
   readonly column: number
+  /** Lines that end before the column (shown empty), with their length in characters when counted. */
+  readonly shortOfColumn: ReadonlyArray<{ readonly line: number; readonly chars: number | undefined }>
   readonly finalNewline: boolean
   /** The total, or an estimate from the average line length when not counted. */
   readonly estimate: number
@@ -259,6 +261,7 @@ export const readWindow = (request: ReadRequest) =>
         // Cut lines (and every line when a column is asked for) are sliced from the file, their characters counted.
         let countBudget = request.countMaxBytes
         const cut: Array<CutLine> = []
+        const shortOfColumn: Array<{ line: number; chars: number | undefined }> = []
         const texts: Array<string> = []
         for (let i = 0; i < lines.length; i++) {
           const line = lines[i]!
@@ -276,6 +279,7 @@ export const readWindow = (request: ReadRequest) =>
             countBytes: countBudget,
           })
           countBudget -= line.length
+          if (column > 0 && slice.chars === 0 && (slice.totalChars ?? 0) <= column) shortOfColumn.push({ line: first + i, chars: slice.totalChars })
           if (!slice.more) {
             texts.push(slice.text)
             continue
@@ -329,6 +333,7 @@ export const readWindow = (request: ReadRequest) =>
           finalNewline,
           cut,
           column,
+          shortOfColumn,
           estimate: total ?? (averageLine > 0 ? Math.round((bytes - start) / averageLine) : 0),
         }
         return result

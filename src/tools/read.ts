@@ -90,6 +90,9 @@ const windowResult = (w: TextWindow, asked: number | undefined, settings: Effect
   if (asked !== undefined && asked > settings.maxLimit) notes.push(`limit ${asked} is above the maximum of ${settings.maxLimit}; returned at most ${settings.maxLimit} lines.`)
   if (w.stoppedByBytes) notes.push(`Stopped after ${counted(count, "line")} at the ${formatBytes(settings.maxBytes)} output budget.`)
   if (w.column > 0) notes.push(`Each line shown from column ${w.column} (its first ${counted(w.column, "character")} skipped).`)
+  const short = w.shortOfColumn
+  if (short.length === 1 && count === 1) notes.push(`Line ${short[0]!.line} ends before column ${w.column}${short[0]!.chars !== undefined ? ` (it has ${counted(short[0]!.chars, "character")})` : ""}: nothing of it is left to show.`)
+  else if (short.length > 0) notes.push(`${counted(short.length, "line")} ${short.length === 1 ? "ends" : "end"} before column ${w.column} (shown empty).`)
   if (w.cutLines > 0) notes.push(cutNote(w))
   if (total === undefined) {
     notes.push(`Total line count not computed: the file is ${formatBytes(w.fileBytes)}, above the ${formatBytes(settings.countMaxBytes)} counting limit.`)

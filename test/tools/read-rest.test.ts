@@ -45,7 +45,10 @@ describe("read: a cut line states its full length and where its rest is", () => 
     expect(lines[1]).toBe("     2\t")
     expect(marker(lines[2]!)?.slice(1)).toEqual(["2001", "4000", "4100", "4000"])
     expect(e.text).toContain("Each line shown from column 2000")
+    expect(e.text).toContain("1 line ends before column 2000 (shown empty).")
     expect(e.data.column).toBe(2000)
+    const past = (await callTool(root, "read", { path: "w.txt", offset: 1, limit: 1, column: 2000 })).envelope
+    expect(past.text).toContain("Line 2 ends before column 2000 (it has 2 characters): nothing of it is left to show.")
   })
 
   test("a line past the counting budget states its bytes; a tail read's cut line hints a negative offset", async () => {
