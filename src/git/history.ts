@@ -19,11 +19,8 @@ export const readHistory = async (repo: Repository, limit: number): Promise<{ co
   }
   const head = resolveRef(repo, "HEAD")
   if (head === undefined) return { commits: [], more: false }
-  const objectsDir = `${repo.commondir}/objects`
-  const sha256 = /^sha256$/i.test(repo.settings().get("extensions.objectformat") ?? "")
-  const store = objectStore(repo.fs, [objectsDir, ...alternateObjectDirs(objectsDir)], sha256 ? 32 : 20)
-  // A shallow clone's boundary commits: their parents were never fetched, and git log ends there.
-  const shallow = new Set((readGitFile(repo, `${repo.commondir}/shallow`) ?? "").split("\n").filter((l) => l !== ""))
+  const store = historyStore(repo)
+  const shallow = shallowCommits(repo)
   try {
     const queue: Array<{ date: number; order: number; commit: LogCommit }> = []
     const seen = new Set<string>()
@@ -52,22 +49,39 @@ export const readHistory = async (repo: Repository, limit: number): Promise<{ co
   }
 }
 
+/** A shallow clone's boundary commits: their parents were never fetched, and git log (and rev-list) end there. */
+const shallowCommits = (repo: Repository): ReadonlySet<string> =>
+  new Set((readGitFile(repo, `${repo.commondir}/shallow`) ?? "").split("\n").filter((l) => l !== ""))
+
+/** The repository's objects, alternates included, in its hash format. */
+const historyStore = (repo: Repository) => {
+  const objectsDir = `${repo.commondir}/objects`
+  const sha256 = /^sha256$/i.test(repo.settings().get("extensions.objectformat") ?? "")
+  return objectStore(repo.fs, [objectsDir, ...alternateObjectDirs(objectsDir)], sha256 ? 32 : 20)
+}
+
 /** The commits reachable from HEAD (`git rev-list --count HEAD`): a walk of parents only, for a cut log's total. */
 export const countHistory = async (repo: Repository): Promise<number> => {
-  const git = await isoGit()
-  const head = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).catch(() => undefined)
+  const head = resolveRef(repo, "HEAD")
   if (head === undefined) return 0
-  const seen = new Set<string>([head])
-  const stack = [head]
-  while (stack.length > 0) {
-    const { commit } = await git.readCommit({ fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, oid: stack.pop()!, cache: repo.cache })
-    for (const parent of commit.parent) {
-      if (seen.has(parent)) continue
-      seen.add(parent)
-      stack.push(parent)
+  const store = historyStore(repo)
+  const shallow = shallowCommits(repo)
+  try {
+    const seen = new Set<string>([head])
+    const stack = [head]
+    while (stack.length > 0) {
+      const oid = stack.pop()!
+      if (shallow.has(oid)) continue
+      for (const parent of parseCommit(oid, store.read(oid).content).parents) {
+        if (seen.has(parent)) continue
+        seen.add(parent)
+        stack.push(parent)
+      }
     }
+    return seen.size
+  } finally {
+    store.close()
   }
-  return seen.size
 }
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
