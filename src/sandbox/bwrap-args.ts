@@ -16,7 +16,8 @@ export interface BwrapCommand {
  * filesystem read-only, then the writable folders, then the folders holding
  * protected paths onto themselves (so they cannot be moved aside), then the protected paths
  * read-only again on top, then the hidden secrets (an empty read-only tmpfs
- * over a folder, /dev/null over a file). New user, PID, IPC, UTS, cgroup and
+ * over a folder, /dev/null over a file), then /dev/null over the Unix sockets of
+ * programs outside. New user, PID, IPC, UTS, cgroup and
  * (unless shared) network namespaces; the sandbox dies with anvil.
  * No --new-session: the runner already starts each command in its own session
  * (no controlling terminal), and a new session would take the sandbox out of
@@ -34,6 +35,7 @@ export const bwrapArgs = (c: BwrapCommand): Array<string> => {
   for (const s of c.policy.standIns) a.push("--ro-bind", s.path, s.path)
   for (const d of c.policy.hiddenDirs) a.push("--tmpfs", d, "--remount-ro", d)
   for (const f of c.policy.hiddenFiles) a.push("--ro-bind", "/dev/null", f)
+  for (const s of c.policy.hiddenSockets) a.push("--ro-bind", "/dev/null", s)
   a.push("--chdir", c.cwd, "--", c.file, ...c.args)
   return a
 }

@@ -4,7 +4,7 @@ import type { NetworkPolicy } from "./settings.ts"
 
 /** Something the sandbox refused during a command, with the setting that would allow it. */
 export interface SandboxRefusal {
-  readonly kind: "write" | "protected" | "secret" | "network" | "host"
+  readonly kind: "write" | "protected" | "secret" | "network" | "host" | "socket"
   /** The path or host concerned, when known. */
   readonly subject?: string
   /** What happened and how to widen the rule, naming the exact setting. */
@@ -19,6 +19,8 @@ export interface DiagnoseInput {
   readonly home: string | undefined
   /** The end of stdout and stderr. */
   readonly output: string
+  /** The command line, when known. */
+  readonly command?: string
   /** Hosts anvil's proxy refused while the command ran. */
   readonly refusedHosts: ReadonlyArray<string>
 }
@@ -88,7 +90,16 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
       })
     }
   }
-  if (d.network.kind === "off" && /could not resolve host|temporary failure in name resolution|name or service not known|getaddrinfo|EAI_AGAIN|ENOTFOUND|network is unreachable|ENETUNREACH|connection refused|ECONNREFUSED|no address associated|failed to connect|couldn't connect/i.test(d.output)) {
+  const refusedConnect = /connection refused|ECONNREFUSED|no server running|couldn't connect|could not connect|failed to connect|cannot connect/i.test(d.output)
+  for (const socket of d.policy.hiddenSockets) {
+    if (!d.output.includes(socket) && !(refusedConnect && d.command?.includes(socket))) continue
+    add({
+      kind: "socket",
+      subject: socket,
+      message: `The sandbox covers ${socket}, a Unix socket of a program outside it (a server there could run commands outside every rule). To use it, run this one command with sandbox: false (the user is asked and must agree).`,
+    })
+  }
+  if (d.network.kind === "off" && !out.some((r) => r.kind === "socket") && /could not resolve host|temporary failure in name resolution|name or service not known|getaddrinfo|EAI_AGAIN|ENOTFOUND|network is unreachable|ENETUNREACH|connection refused|ECONNREFUSED|no address associated|failed to connect|couldn't connect/i.test(d.output)) {
     add({
       kind: "network",
       message: `Commands have no network in the sandbox (sandbox.network is "off"). Set sandbox.network to a list of hosts (e.g. ["registry.npmjs.org"]) or "on" in anvil.json to allow it, ${ESCAPE}.`,

@@ -30,6 +30,8 @@ export interface SandboxFacts {
   readonly configHome: string | undefined
   /** The session's private temporary folder (TMPDIR inside). */
   readonly sessionTmp: string
+  /** Unix sockets bound outside the sandbox (see listeningSockets); none when not given. */
+  readonly sockets?: ReadonlyArray<string>
 }
 
 /** A protected path that does not exist yet: anvil puts an empty stand-in there while a command runs, so it cannot be created. */
@@ -55,6 +57,11 @@ export interface SandboxPolicy {
   readonly standIns: ReadonlyArray<StandIn>
   readonly hiddenDirs: ReadonlyArray<string>
   readonly hiddenFiles: ReadonlyArray<string>
+  /**
+   * Unix sockets of programs outside the sandbox (a tmux server, Docker, D-Bus…),
+   * covered by an empty file so no command can ask them to run something outside.
+   */
+  readonly hiddenSockets: ReadonlyArray<string>
   /** `sandbox.writable` entries that do not exist (reported, not mounted). */
   readonly missingWritable: ReadonlyArray<string>
 }
@@ -234,6 +241,8 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     else hiddenFiles.push(p)
   }
   const writableSet = [...new Set(writable)]
+  // anvil's own proxy socket lives in the session folder; sockets under a hidden folder are gone already.
+  const hiddenSockets = (facts.sockets ?? []).filter((s) => !inside(s, facts.sessionTmp) && !hiddenDirs.some((d) => inside(s, d)))
   return {
     mode: settings.mode,
     writable: writableSet,
@@ -243,6 +252,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     standIns,
     hiddenDirs,
     hiddenFiles,
+    hiddenSockets,
     missingWritable,
   }
 }

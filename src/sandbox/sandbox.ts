@@ -14,6 +14,7 @@ import { privateStateDir, xdgConfigHome } from "../workspace/state-dir.ts"
 import { standInDir } from "../workspace/stand-in-records.ts"
 import { standInLedger, type StandInLedger } from "./stand-in-ledger.ts"
 import { selfCommand } from "../process/self-command.ts"
+import { listeningSockets } from "./unix-sockets.ts"
 import { snapshotNestedGit, undoNestedGit, type NestedGitSnapshot } from "./nested-git.ts"
 import { nestedGitFile, nestedGitStore, type NestedGitStore } from "./nested-git-store.ts"
 
@@ -35,6 +36,8 @@ export interface WrapRequest {
   /** The working directory the command runs in. */
   readonly cwd: string
   readonly unconfined?: boolean
+  /** The command line, for naming a covered socket it used when its error does not. */
+  readonly command?: string | undefined
 }
 
 /** How the command will run, and what to do once it ended. */
@@ -137,7 +140,9 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
     configHome: xdgConfigHome(options.env),
     sessionTmp: tmp(),
   })
-  const policy = () => (status.confining ? buildPolicy(settings, facts()) : undefined)
+  // The sockets outside are looked up for each command's mounts only (a server may have started since).
+  const commandFacts = (): SandboxFacts => ({ ...facts(), sockets: listeningSockets() })
+  const policy = () => (status.confining ? buildPolicy(settings, commandFacts()) : undefined)
   // The nested git repositories as the last confined command left them (taken before the first one).
   let nestedGit: NestedGitSnapshot | undefined
   let nestedChecks = 0
@@ -202,7 +207,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       }
       // Built under the ledger's lock, with the stand-ins placed and recorded: another command of this
       // or another anvil cannot take away a mount point this one's bubblewrap still needs.
-      const held = ledger().hold(() => buildPolicy(settings, facts())!)
+      const held = ledger().hold(() => buildPolicy(settings, commandFacts())!)
       const p = held.value
       if (p.mode === "workspace-write") nestedGit = takeNestedGit(p)
       const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
@@ -250,6 +255,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
               cwd: request.cwd,
               home,
               output,
+              ...(request.command !== undefined ? { command: request.command } : {}),
               refusedHosts: [...new Set(refused.slice(refusedBefore))],
             })]
           }),

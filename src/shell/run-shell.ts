@@ -230,7 +230,7 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, 
       return yield* new WorkdirNotFound({ cwd, opened: true })
     }
     const sandbox = yield* Sandbox
-    const wrapped = yield* sandbox.wrap({ cwd: real, unconfined: request.unconfined }).pipe(
+    const wrapped = yield* sandbox.wrap({ cwd: real, unconfined: request.unconfined, command: request.command ?? request.args?.join(" ") }).pipe(
       Effect.mapError((e) => new SandboxRefused({ message: e.message, cwd })),
       Effect.tapError(() => Effect.sync(() => closeQuietly(folder.fd))),
     )

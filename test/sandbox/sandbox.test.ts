@@ -135,6 +135,25 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     expect(existsSync(canary)).toBe(false)
   })
 
+  test("a Unix socket server outside (tmux-, Docker-, D-Bus-like) is unreachable, in the project too, and named; a socket the command makes itself works", async () => {
+    const { base, root, home } = setup()
+    const outside = join(base, "server.sock")
+    const inRoot = join(root, "dev.sock")
+    const connections: Array<string> = []
+    const servers = [outside, inRoot].map((unix) => Bun.listen({ unix, socket: { open: () => void connections.push(unix), data() {} } }))
+    try {
+      const connect = (path: string) => `python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print("reached", sys.argv[1])' '${path}'`
+      const own = `python3 -c 'import socket; l=socket.socket(socket.AF_UNIX); l.bind("own.sock"); l.listen(); c=socket.socket(socket.AF_UNIX); c.connect("own.sock"); print("own ok")'`
+      const r = await bash(root, home, { command: `${connect(outside)}; ${connect(inRoot)}; ${own}` })
+      expect(r.envelope.data.stdout).toBe("own ok")
+      expect(r.envelope.data.sandbox.refused).toContainEqual(expect.objectContaining({ kind: "socket", subject: outside }))
+      await Bun.sleep(50)
+      expect(connections).toEqual([])
+    } finally {
+      servers.forEach((s) => s.stop(true))
+    }
+  })
+
   test("several anvil processes running commands in one project at once: every command starts (no stand-in taken away under another's bubblewrap), none is left", async () => {
     const base = tempDir("anvil-sbx-")
     const root = join(base, "proj")
