@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { unsafeGitConfig } from "../../src/sandbox/nested-git.ts"
+import { snapshotNestedGit, undoNestedGit, unsafeGitConfig } from "../../src/sandbox/nested-git.ts"
 import { tempDir } from "../support/harness.ts"
 import { anvilBinary, requireBwrap, runBinary } from "./binary.ts"
 
@@ -21,6 +21,32 @@ describe("git config settings that run code", () => {
     // Forms anvil does not read are not plain: a key after the header, a continued line.
     expect(unsafeGitConfig("[core] fsmonitor = /tmp/x\n")).toContain("the line")
     expect(unsafeGitConfig("[core]\n\tfilemode = \\\ntrue\n")).toContain("the line")
+  })
+})
+
+describe("undoing a nested git repository never reaches outside what the command could write", () => {
+  test("a .git link or gitdir file naming a folder outside (~/.ssh, ~/.kube, whose config looks like git's) loses the pointer; the files there stay, as do files reached through a linked folder", () => {
+    const base = realpathSync(tempDir("anvil-nested-out-"))
+    const root = join(base, "proj")
+    const home = join(base, "home")
+    const files = { ssh: join(home, ".ssh", "config"), kube: join(home, ".kube", "config"), hook: join(home, "h", "hooks", "pre-commit") }
+    for (const f of Object.values(files)) {
+      mkdirSync(join(f, ".."), { recursive: true })
+      writeFileSync(f, "Host prod\n  User deploy\n")
+    }
+    mkdirSync(join(root, "linked"), { recursive: true })
+    Bun.spawnSync(["git", "init", "-q", root])
+    const before = snapshotNestedGit(root, true)
+    mkdirSync(join(root, "a"))
+    symlinkSync(join(home, ".ssh"), join(root, "a", ".git"))
+    mkdirSync(join(root, "b"))
+    writeFileSync(join(root, "b", ".git"), `gitdir: ${join(home, ".kube")}\n`)
+    mkdirSync(join(root, "c"))
+    symlinkSync(join(home, "h"), join(root, "c", ".git"))
+    const { refusals } = undoNestedGit(root, before, false, (path) => path.startsWith(`${root}/`))
+    expect(Object.values(files).map((f) => readFileSync(f, "utf8"))).toEqual(Object.values(files).map(() => "Host prod\n  User deploy\n"))
+    for (const d of ["a", "b", "c"]) expect(existsSync(join(root, d, ".git"))).toBe(false)
+    expect(refusals.map((r) => r.subject).sort()).toEqual(["a/.git", "b/.git", "c/.git"])
   })
 })
 
