@@ -43,7 +43,7 @@ export class LspPool {
 
   constructor(readonly options: PoolOptions) {}
 
-  /** The server for a language (found on PATH, then node_modules/.bin), cached for the session. */
+  /** The server for a language (found on PATH outside the project), cached for the session. */
   provider(language: LanguageSpec): Provider {
     const cached = this.providers.get(language.id)
     if (cached) return cached

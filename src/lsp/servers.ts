@@ -1,5 +1,5 @@
-import { accessSync, constants, readFileSync } from "node:fs"
-import { delimiter, extname, join } from "node:path"
+import { accessSync, constants, readFileSync, realpathSync } from "node:fs"
+import { delimiter, extname, isAbsolute, join, sep } from "node:path"
 import { LSP_SETTING_KEYS } from "../config/sections/lsp.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
@@ -47,16 +47,33 @@ export interface LanguageSpec {
   readonly untrusted?: string
 }
 
-/** Finds a program on `env.PATH`, then in the project's node_modules/.bin. */
+/**
+ * Finds a program on `env.PATH`, leaving out folders inside the project `root`
+ * and relative ones (`node_modules/.bin`, `.`): a server runs outside the
+ * command sandbox, as soon as a file is edited, so a program a repository
+ * ships or a confined command planted there must never be picked up by its
+ * name. A server inside the project is named by its path in the `lsp` settings.
+ */
 export const findProgram = (command: string, env: Readonly<Record<string, string | undefined>>, root: string): string | undefined => {
   if (command.includes("/")) return executable(command) ? command : undefined
-  const dirs = [...(env.PATH ?? "").split(delimiter).filter((d) => d !== ""), join(root, "node_modules", ".bin")]
+  const realRoot = realOrSelf(root)
+  const dirs = (env.PATH ?? "").split(delimiter).filter((d) => isAbsolute(d) && !within(realOrSelf(d), realRoot))
   for (const dir of dirs) {
     const candidate = join(dir, command)
     if (executable(candidate)) return candidate
   }
   return undefined
 }
+
+const realOrSelf = (p: string): string => {
+  try {
+    return realpathSync(p)
+  } catch {
+    return p
+  }
+}
+
+const within = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith(sep) ? dir : dir + sep)
 
 const executable = (file: string): boolean => {
   try {

@@ -1,10 +1,10 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test"
-import { writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { LspEngine } from "../../src/lsp/engine.ts"
 import { fromLspPosition, lspLines, toLspPosition } from "../../src/lsp/positions.ts"
-import { DEFAULT_LANGUAGES, languageFor, languagesFromConfig } from "../../src/lsp/servers.ts"
-import { project } from "../support/harness.ts"
+import { DEFAULT_LANGUAGES, findProgram, languageFor, languagesFromConfig } from "../../src/lsp/servers.ts"
+import { project, tempDir } from "../support/harness.ts"
 import { fullPath, processesIn, requireServers } from "./support.ts"
 
 setDefaultTimeout(60_000)
@@ -27,6 +27,25 @@ describe("positions: 1-based characters as the model sees them ↔ LSP UTF-16", 
     expect(() => toLspPosition(lines, 4, 1)).toThrow("it has 3 lines")
     expect(() => toLspPosition(lines, 1, 13)).toThrow("it has 11 characters")
     expect(() => toLspPosition(lines, 0, 1)).toThrow("lines start at 1")
+  })
+})
+
+describe("finding a server program", () => {
+  test("never inside the project (its node_modules/.bin, a PATH folder in it or linked into it, a relative PATH folder): a repository or a confined command could have put it there; outside on PATH it is found; a path given names it", () => {
+    const root = project({})
+    const outside = tempDir("anvil-lsp-bin-")
+    const plant = (dir: string) => {
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(join(dir, "bash-language-server"), "#!/bin/sh\nexit 1\n")
+      chmodSync(join(dir, "bash-language-server"), 0o755)
+    }
+    for (const d of [join(root, "node_modules", ".bin"), join(root, "bin")]) plant(d)
+    symlinkSync(join(root, "bin"), join(outside, "linked-in"))
+    const path = [join(root, "bin"), join(outside, "linked-in"), "bin", "node_modules/.bin", "."].join(":")
+    expect(findProgram("bash-language-server", { PATH: path }, root)).toBeUndefined()
+    plant(join(outside, "real"))
+    expect(findProgram("bash-language-server", { PATH: `${path}:${join(outside, "real")}` }, root)).toBe(join(outside, "real", "bash-language-server"))
+    expect(findProgram(join(root, "bin", "bash-language-server"), { PATH: "" }, root)).toBe(join(root, "bin", "bash-language-server"))
   })
 })
 

@@ -154,6 +154,18 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     }
   })
 
+  test("a language server a confined command plants in the project (node_modules/.bin) is never started by a later edit: it would run outside the sandbox", async () => {
+    const { base, root, home } = setup()
+    const canary = join(base, "server-ran.txt")
+    const plant = `mkdir -p node_modules/.bin && printf '#!/bin/sh\\ntouch ${canary}\\nexit 1\\n' > node_modules/.bin/bash-language-server && chmod +x node_modules/.bin/bash-language-server && echo planted`
+    // A PATH without a bash-language-server of its own, where the planted one would be the only one.
+    const env = { PATH: "/usr/bin:/bin" }
+    expect((await bash(root, home, { command: plant }, [], env)).envelope.data.stdout).toBe("planted")
+    const r = await runBinary(binary, ["tool", "write", JSON.stringify({ path: "x.sh", content: "echo $a\n" })], root, { HOME: home, ...env })
+    expect(JSON.parse(r.out).status).toBe("success")
+    expect(existsSync(canary)).toBe(false)
+  })
+
   test("several anvil processes running commands in one project at once: every command starts (no stand-in taken away under another's bubblewrap), none is left", async () => {
     const base = tempDir("anvil-sbx-")
     const root = join(base, "proj")
