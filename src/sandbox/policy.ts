@@ -12,6 +12,29 @@ import type { SandboxMode, SandboxSettings } from "./settings.ts"
 export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/hooks/", ".git/config", ".anvil/", "anvil.json", ".mcp.json", ".claude/", ".agents/"]
 
 /**
+ * Files in the project that other programs run code from later, read-only
+ * where they exist (a missing one gets no stand-in: those programs do nothing
+ * without it). Hook managers' scripts and settings are git hooks in all but
+ * name: husky runs `.husky/<hook>`, pre-commit and lefthook run the commands
+ * their files list, at the user's next commit. direnv runs `.envrc` on `cd`
+ * and VS Code runs tasks and tools `.vscode/` names.
+ */
+export const PROTECTED_WHEN_PRESENT: ReadonlyArray<string> = [
+  ".husky/",
+  ".pre-commit-config.yaml",
+  "lefthook.yml",
+  "lefthook.yaml",
+  ".lefthook.yml",
+  ".lefthook.yaml",
+  "lefthook-local.yml",
+  ".lefthook-local.yml",
+  ".lefthook/",
+  ".overcommit.yml",
+  ".envrc",
+  ".vscode/",
+]
+
+/**
  * Files in a git folder that point git at other config and hooks: `commondir`
  * moves config, hooks, refs and objects elsewhere, `config.worktree` adds
  * config. git fails on an empty stand-in, so a missing one is not held by a
@@ -184,7 +207,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
       if (p) writable.push(p)
       else missingWritable.push(entry)
     }
-    const protectedEntries: Array<string> = [...BUILTIN_PROTECTED]
+    const protectedEntries: Array<string> = [...BUILTIN_PROTECTED, ...PROTECTED_WHEN_PRESENT.filter((e) => exists(join(root, e)))]
     const linked = linkedGitDirs(root)
     const gitIsDir = isDir(join(root, ".git"))
     const gitDir = linked?.gitDir ?? (gitIsDir ? join(root, ".git") : undefined)

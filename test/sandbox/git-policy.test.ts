@@ -67,6 +67,19 @@ describe("the sandbox policy for git folders", () => {
     expect(p.pinned).toContain(join(root, "conf"))
   })
 
+  test("hook managers' scripts and settings (husky's .husky/, pre-commit, lefthook), .envrc and .vscode/ are read-only where present; missing ones get no stand-in", () => {
+    const { root, facts } = repo()
+    mkdirSync(join(root, ".husky", "_"), { recursive: true })
+    writeFileSync(join(root, ".husky", "pre-commit"), "npm test\n")
+    writeFileSync(join(root, ".pre-commit-config.yaml"), "repos: []\n")
+    writeFileSync(join(root, ".envrc"), "use flake\n")
+    const p = buildPolicy(settings, facts)!
+    expect(p.readOnly).toEqual(expect.arrayContaining([join(root, ".husky"), join(root, ".pre-commit-config.yaml"), join(root, ".envrc")]))
+    expect(classifyPath(p, join(root, ".husky", "pre-push"))).toBe("protected")
+    expect(p.standIns.map((s) => s.path)).not.toContain(join(root, "lefthook.yml"))
+    expect(p.standIns.map((s) => s.path)).not.toContain(join(root, ".vscode"))
+  })
+
   test("a checkout whose .git is a file: that file and the git folder's commondir are read-only; submodules' git folders too", () => {
     const { root, facts } = repo()
     const gitDir = join(root, ".git", "worktrees", "w")

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { jsonLines, toolResults } from "../support/anvil-cli.ts"
 import type { FakeServer } from "../support/fake-model.ts"
@@ -119,6 +119,25 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     expect(r.envelope.data.sandbox.refused).toContainEqual(expect.objectContaining({ kind: "protected", subject: ".git/commondir" }))
     const status = Bun.spawnSync(["git", "-C", root, "status", "--short"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home } })
     expect(status.exitCode).toBe(0)
+    expect(existsSync(canary)).toBe(false)
+  })
+
+  test("husky's own hook scripts (.husky/pre-commit, run by .husky/_/h at the next commit) cannot be changed or added", async () => {
+    const { base, root, home } = setup()
+    const canary = join(base, "husky-ran.txt")
+    mkdirSync(join(root, ".husky", "_"), { recursive: true })
+    writeFileSync(join(root, ".husky", "_", "h"), '#!/bin/sh\ns="$(dirname "$(dirname "$0")")/$(basename "$0")"\n[ -f "$s" ] && sh -e "$s"\n')
+    writeFileSync(join(root, ".husky", "_", "pre-commit"), '#!/bin/sh\n. "$(dirname "$0")/h"\n')
+    chmodSync(join(root, ".husky", "_", "pre-commit"), 0o755)
+    writeFileSync(join(root, ".husky", "pre-commit"), "true\n")
+    Bun.spawnSync(["git", "-C", root, "config", "core.hooksPath", ".husky/_"])
+    const r = await bash(root, home, { command: `echo 'touch ${canary}' >> .husky/pre-commit; echo 'touch ${canary}' > .husky/pre-push; echo tried` })
+    expect(r.envelope.data.stdout).toBe("tried")
+    expect(r.envelope.data.sandbox.refused).toContainEqual(expect.objectContaining({ kind: "protected", subject: ".husky/pre-commit" }))
+    expect(readFileSync(join(root, ".husky", "pre-commit"), "utf8")).toBe("true\n")
+    expect(existsSync(join(root, ".husky", "pre-push"))).toBe(false)
+    const commit = Bun.spawnSync(["git", "-C", root, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home } })
+    expect(commit.exitCode).toBe(0)
     expect(existsSync(canary)).toBe(false)
   })
 
