@@ -6,6 +6,8 @@ export interface BwrapCommand {
   readonly shareNet: boolean
   /** Running as uid 0: capabilities are dropped so root inside cannot undo the mounts. */
   readonly root: boolean
+  /** Where the policy's gitExclude text was written (bound over the repository's info/exclude). */
+  readonly gitExcludeFile?: string
   readonly cwd: string
   readonly file: string
   readonly args: ReadonlyArray<string>
@@ -33,6 +35,7 @@ export const bwrapArgs = (c: BwrapCommand): Array<string> => {
   for (const d of c.policy.pinned) a.push("--bind", d, d)
   for (const r of c.policy.readOnly) a.push("--ro-bind", r, r)
   for (const s of c.policy.standIns) a.push("--ro-bind", s.path, s.path)
+  if (c.policy.gitExclude && c.gitExcludeFile) a.push("--ro-bind", c.gitExcludeFile, c.policy.gitExclude.path)
   for (const d of c.policy.hiddenDirs) a.push("--tmpfs", d, "--remount-ro", d)
   for (const f of c.policy.hiddenFiles) a.push("--ro-bind", "/dev/null", f)
   for (const s of c.policy.hiddenSockets) a.push("--ro-bind", "/dev/null", s)

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
 import { gitConfigIncludes, parseGitConfig } from "../workspace/git-config-file.ts"
+import { standInExclude, type GitExclude } from "./git-exclude.ts"
 import type { SandboxMode, SandboxSettings } from "./settings.ts"
 
 /**
@@ -85,6 +86,8 @@ export interface SandboxPolicy {
    * covered by an empty file so no command can ask them to run something outside.
    */
   readonly hiddenSockets: ReadonlyArray<string>
+  /** The repository's info/exclude with the stand-in files' names added, laid over it inside (see standInExclude). */
+  readonly gitExclude?: GitExclude
   /** `sandbox.writable` entries that do not exist (reported, not mounted). */
   readonly missingWritable: ReadonlyArray<string>
 }
@@ -200,6 +203,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
   const readOnly: Array<string> = []
   const standIns: Array<StandIn> = []
   const mustStayAbsent: Array<string> = []
+  let gitExclude: GitExclude | undefined
   if (settings.mode === "workspace-write") {
     writable.push(root)
     for (const entry of settings.writable) {
@@ -253,6 +257,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
       const parent = real(dirname(target))
       if (parent && writable.some((w) => inside(parent, w))) standIns.push({ path: join(parent, target.slice(dirname(target).length + 1)), kind })
     }
+    if (commonDir) gitExclude = standInExclude(commonDir, root, standIns)
   }
   const hiddenDirs: Array<string> = []
   const hiddenFiles: Array<string> = []
@@ -273,6 +278,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     pinned: pinnedFolders([...readOnly, ...standIns.map((s) => s.path)], writableSet),
     mustStayAbsent,
     standIns,
+    ...(gitExclude ? { gitExclude } : {}),
     hiddenDirs,
     hiddenFiles,
     hiddenSockets,

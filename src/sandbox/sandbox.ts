@@ -1,5 +1,5 @@
 import { Context, Data, Effect, Layer } from "effect"
-import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { SpawnCommand, SpawnWrap } from "../process/managed-process.ts"
@@ -122,6 +122,8 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   }
   const home = options.env.HOME
   let sessionTmp: string | undefined
+  let overlays: string | undefined
+  let overlayCount = 0
   let proxy: Promise<SandboxProxy> | undefined
   const approvedHosts: Array<string> = []
   const refused: Array<string> = []
@@ -209,6 +211,9 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       // or another anvil cannot take away a mount point this one's bubblewrap still needs.
       const held = ledger().hold(() => buildPolicy(settings, commandFacts())!)
       const p = held.value
+      // Outside the session folder, which the command may write: only what anvil wrote is laid over info/exclude.
+      const excludeFile = p.gitExclude ? join((overlays ??= mkdtempSync(join(tmpdir(), "anvil-overlay-"))), `exclude-${++overlayCount}`) : undefined
+      if (excludeFile) writeFileSync(excludeFile, p.gitExclude!.text)
       if (p.mode === "workspace-write") nestedGit = takeNestedGit(p)
       const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
       const self = options.self ?? selfCommand()
@@ -218,7 +223,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
         // With a host list the relay goes first: it forwards 127.0.0.1 to the proxy's socket, then runs the command.
         const inner = socketPath === undefined ? { file: file!, args } : { file: self[0]!, args: [...self.slice(1), RELAY_COMMAND, socketPath, hosts.join(","), file!, ...args] }
         return {
-          argv: [bwrap, ...bwrapArgs({ policy: p, shareNet: settings.network.kind === "on", root: process.getuid?.() === 0, cwd: command.cwd, ...inner })],
+          argv: [bwrap, ...bwrapArgs({ policy: p, ...(excludeFile ? { gitExcludeFile: excludeFile } : {}), shareNet: settings.network.kind === "on", root: process.getuid?.() === 0, cwd: command.cwd, ...inner })],
           cwd: command.cwd,
           env: { ...command.env, TMPDIR: temp, TMP: temp, TEMP: temp, TEMPDIR: temp },
           // --die-with-parent in its own PID namespace (bwrap-args.ts): nothing of it outlives it or anvil.
@@ -237,6 +242,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
             if (!finished) {
               finished = true
               held.release()
+              if (excludeFile) rmSync(excludeFile, { force: true })
               // Nothing of the command runs any more (its PID namespace ended with it): what it made here goes.
               for (const path of p.mustStayAbsent) if (removeMade(path)) undone.push(madeRefusal(facts().root, path))
               if (nestedGit) {
@@ -265,6 +271,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   const close = async () => {
     if (proxy) await proxy.then((x) => x.close()).catch(() => undefined)
     if (sessionTmp) rmSync(sessionTmp, { recursive: true, force: true })
+    if (overlays) rmSync(overlays, { recursive: true, force: true })
   }
   return { service: { status, policy, wrap }, close }
 }

@@ -80,6 +80,23 @@ describe("the sandbox policy for git folders", () => {
     expect(p.standIns.map((s) => s.path)).not.toContain(join(root, ".vscode"))
   })
 
+  test("the stand-in files are added to the repository's info/exclude as it is laid over inside (each name matching only itself), after a bind of the pinned .git; the real file stays", () => {
+    const { root, facts } = repo()
+    const exclude = join(root, ".git", "info", "exclude")
+    const before = readFileSync(exclude, "utf8")
+    const p = buildPolicy({ ...settings, protected: ["deploy [x]*.sh", "tools/"] }, facts)!
+    expect(p.gitExclude?.path).toBe(exclude)
+    expect(p.gitExclude?.text).toBe(`${before}# anvil: the sandbox's stand-ins for missing protected files (gone when the command ends)\n/anvil.json\n/.mcp.json\n/deploy \\[x\\]\\*.sh\n`)
+    expect(readFileSync(exclude, "utf8")).toBe(before)
+    const args = bwrapArgs({ policy: p, gitExcludeFile: "/tmp/x-exclude", shareNet: false, root: false, cwd: root, file: "/bin/true", args: [] })
+    const at = args.indexOf(exclude)
+    expect(args.slice(at - 2, at + 1)).toEqual(["--ro-bind", "/tmp/x-exclude", exclude])
+    expect(at).toBeGreaterThan(args.indexOf(join(root, ".git")))
+    writeFileSync(join(root, "anvil.json"), "{}")
+    writeFileSync(join(root, ".mcp.json"), "{}")
+    expect(buildPolicy(settings, facts)!.gitExclude).toBeUndefined()
+  })
+
   test("a checkout whose .git is a file: that file and the git folder's commondir are read-only; submodules' git folders too", () => {
     const { root, facts } = repo()
     const gitDir = join(root, ".git", "worktrees", "w")

@@ -141,6 +141,19 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     expect(existsSync(canary)).toBe(false)
   })
 
+  test("git inside the sandbox does not see the stand-ins: git add -A && git commit commits only the project's own files, and .git/info/exclude is untouched", async () => {
+    const { root, home } = setup()
+    Bun.spawnSync(["rm", "-f", join(root, "anvil.json")])
+    writeFileSync(join(root, "a.txt"), "a\n")
+    const exclude = readFileSync(join(root, ".git", "info", "exclude"), "utf8")
+    const r = await bash(root, home, { command: "git status --porcelain; git add -A && git -c user.email=a@b -c user.name=a commit -qm model && echo committed" })
+    expect(r.envelope.data.stdout).toBe("?? a.txt\ncommitted")
+    const files = Bun.spawnSync(["git", "-C", root, "ls-files"]).stdout.toString()
+    expect(files).toBe("a.txt\n")
+    expect(readFileSync(join(root, ".git", "info", "exclude"), "utf8")).toBe(exclude)
+    expect(Bun.spawnSync(["git", "-C", root, "status", "--porcelain"]).stdout.toString()).toBe("")
+  })
+
   test("a config file .git/config includes from the working tree is read-only: no core.fsmonitor planted there runs at the next git status", async () => {
     const { base, root, home } = setup()
     const canary = join(base, "fsmonitor-ran.txt")
