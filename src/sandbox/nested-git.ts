@@ -147,6 +147,8 @@ export const snapshotNestedGit = (
   previous?: { readonly folders: ReadonlyMap<string, Folder> },
   /** How recent a change may be and still be trusted by its stamp (tests shorten it). */
   racyMs: number = RACY_MS,
+  /** Look at the root's own `.git` too: it had none when the command started, so no mount protects one it makes. */
+  withRoot = false,
 ): NestedGitSnapshot => {
   // Before the first stat: anything that changed after this instant, less the margin, is too recent to trust.
   const since = Date.now() - racyMs
@@ -178,7 +180,7 @@ export const snapshotNestedGit = (
     }
     folders.set(dir, folder)
     for (const name of folder.subdirs) stack.push(join(dir, name))
-    if (!folder.git || dir === root) continue
+    if (!folder.git || (dir === root && !withRoot)) continue
     const p = join(dir, ".git")
     add(p)
     const kind = entries.get(p)?.kind
@@ -293,8 +295,10 @@ export const undoNestedGit = (
    */
   commandMayWrite: (path: string) => boolean = () => true,
   racyMs: number = RACY_MS,
+  /** The root had no `.git` when the command started: one the command made is judged like a nested one. */
+  withRoot = false,
 ): { readonly refusals: ReadonlyArray<SandboxRefusal>; readonly after: NestedGitSnapshot } => {
-  const now = snapshotNestedGit(root, false, before, racyMs)
+  const now = snapshotNestedGit(root, false, before, racyMs, withRoot)
   const refusals: Array<SandboxRefusal> = []
   const changed = [...now.entries].filter(([p, e]) => !unchanged(p, before.entries.get(p), e) && commandMayWrite(p))
   // Outermost first: a removed `.git` takes what is under it along; what a `.git` file names comes after that file.
@@ -324,7 +328,7 @@ export const undoNestedGit = (
   const again = new Set(changed.map(([p]) => p))
   const after: NestedGitSnapshot =
     undone.length > 0
-      ? snapshotNestedGit(root, true, now, racyMs)
+      ? snapshotNestedGit(root, true, now, racyMs, withRoot)
       : { ...now, entries: new Map([...now.entries].map(([p, e]) => [p, again.has(p) ? (entryOf(p, true, Date.now() - racyMs) ?? e) : (before.entries.get(p) ?? e)])) }
   if (now.partial && sayPartial) {
     refusals.push({ kind: "protected", message: `The project has more than ${MAX_DIRS} folders; git repositories the command made were looked for in the first ${MAX_DIRS} only.` })

@@ -1,5 +1,5 @@
 import { Context, Data, Effect, Layer } from "effect"
-import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { SpawnCommand, SpawnWrap } from "../process/managed-process.ts"
@@ -215,6 +215,8 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       const excludeFile = p.gitExclude ? join((overlays ??= mkdtempSync(join(tmpdir(), "anvil-overlay-"))), `exclude-${++overlayCount}`) : undefined
       if (excludeFile) writeFileSync(excludeFile, p.gitExclude!.text)
       if (p.mode === "workspace-write") nestedGit = takeNestedGit(p)
+      // A project that is no git repository yet has no .git for the mounts to protect: one the command makes is checked after it.
+      const rootGitMissing = !existsSync(join(facts().root, ".git"))
       const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
       const self = options.self ?? selfCommand()
       const bwrap = support.bwrap
@@ -246,7 +248,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
               // Nothing of the command runs any more (its PID namespace ended with it): what it made here goes.
               for (const path of p.mustStayAbsent) if (removeMade(path)) undone.push(madeRefusal(facts().root, path))
               if (nestedGit) {
-                const checked = undoNestedGit(facts().root, nestedGit, nestedChecks++ === 0, (path) => classifyPath(p, path) === "writable")
+                const checked = undoNestedGit(facts().root, nestedGit, nestedChecks++ === 0, (path) => classifyPath(p, path) === "writable", undefined, rootGitMissing)
                 nestedGit = checked.after
                 undone.push(...checked.refusals)
                 if (nestedUnsaved || nestedGit.read > 0) nestedStore?.save(nestedGit)

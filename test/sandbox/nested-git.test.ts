@@ -120,4 +120,28 @@ describe("nested git repositories made by a confined command (compiled binary)",
     expect(tarred.data.sandbox.refused.map((x: { subject: string }) => x.subject)).toEqual(["ok/.git/hooks/pre-commit"])
     expect(existsSync(join(root, "ok", ".git", "hooks", "pre-commit"))).toBe(false)
   })
+
+  test("a project that is no git repository yet: a .git the command makes at the root is judged like a nested one (fsmonitor and hooks undone, a plain git init and commit stay)", async () => {
+    const base = tempDir("anvil-root-git-")
+    const root = join(base, "proj")
+    const home = join(base, "home")
+    mkdirSync(root, { recursive: true })
+    mkdirSync(home, { recursive: true })
+    const marker = join(base, "ran")
+    const command = [
+      `git init -q && git config core.fsmonitor 'touch ${marker}; false'`,
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
+      "echo x > f && git add f && git -c user.email=a@b -c user.name=a commit -q --no-verify -m first && echo done",
+    ].join("; ")
+    const envelope = JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command })], root, { HOME: home })).out)
+    expect(envelope.data.stdout).toBe("done")
+    // (git add ran the fsmonitor inside the sandbox, where its write outside was refused too.)
+    const subjects = envelope.data.sandbox.refused.filter((x: { kind: string }) => x.kind === "protected").map((x: { subject: string }) => x.subject).sort()
+    expect(subjects).toEqual([".git/config", ".git/hooks/pre-commit"])
+    const env = { PATH: process.env.PATH!, HOME: home }
+    Bun.spawnSync(["git", "-C", root, "status"], { env })
+    Bun.spawnSync(["git", "-C", root, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "second"], { env })
+    expect(existsSync(marker)).toBe(false)
+    expect(Bun.spawnSync(["git", "-C", root, "log", "--format=%s"], { env }).stdout.toString()).toBe("second\nfirst\n")
+  })
 })
