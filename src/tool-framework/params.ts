@@ -66,11 +66,13 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
   }
   const aliases = tool.parameterAliases ?? {}
   const renamed: Record<string, unknown> = {}
+  // Own keys only, "__proto__" too (an assignment would set the prototype instead, and hide the key).
+  const put = (k: string, v: unknown) => Object.defineProperty(renamed, k, { value: v, enumerable: true, writable: true, configurable: true })
   for (const [k, v] of Object.entries(obj)) {
-    const canonical = aliases[k]
+    const canonical = Object.hasOwn(aliases, k) ? aliases[k] : undefined
     if (canonical !== undefined) {
-      if (!(canonical in obj)) renamed[canonical] = v
-    } else renamed[k] = v
+      if (!Object.hasOwn(obj, canonical)) put(canonical, v)
+    } else put(k, v)
   }
   const exit = Schema.decodeUnknownExit(tool.parameters, { errors: "all", onExcessProperty: "error" })(renamed)
   if (exit._tag === "Success") return { ok: true, value: exit.value }

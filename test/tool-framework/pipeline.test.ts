@@ -53,6 +53,21 @@ describe("pipeline: names and parameters", () => {
     expect(top.envelope.error?.field_errors).toEqual([{ field: "bogus", message: "unknown parameter (accepted: path, edits, expected_sha256, dry_run)" }])
   })
 
+  test("keys named like Object's own members (__proto__, constructor, toString) are unknown parameters by their names, never aliases or a prototype", async () => {
+    const root = project()
+    const call = (json: string) => callTool(root, "write", json)
+    const proto = await call('{"__proto__":{"path":"p.txt"},"content":"x"}')
+    expect(proto.envelope.error?.field_errors).toEqual([
+      { field: "__proto__", message: "unknown parameter (accepted: path, content, expected_sha256, dry_run)" },
+      { field: "path", message: "Missing key" },
+    ])
+    for (const key of ["constructor", "toString", "hasOwnProperty"]) {
+      const r = await call(`{"path":"p.txt","content":"x","${key}":{"prototype":{"polluted":1}}}`)
+      expect(r.envelope.error?.field_errors).toEqual([{ field: key, message: "unknown parameter (accepted: path, content, expected_sha256, dry_run)" }])
+    }
+    expect(existsSync(join(root, "p.txt"))).toBe(false)
+  })
+
   test("a JSON string of parameters is decoded; broken JSON is INVALID_PARAM", async () => {
     const root = project()
     expect((await callTool(root, "calculator", '{"expression":"2*3"}', { tools })).envelope.data.result).toBe("6")
