@@ -1,12 +1,12 @@
 import { Effect, Schema } from "effect"
-import { FileSystem } from "../workspace/file-system.ts"
+import { fileTypeName, readAllFd } from "../workspace/checked-fs.ts"
+import { openCheckedScoped } from "../workspace/checked-open.ts"
 import type { LspEngine, NoProvider } from "../lsp/engine.ts"
 import type { LspError } from "../lsp/errors.ts"
 import { Lsp } from "../lsp/service.ts"
 import { hint } from "../protocol/hint.ts"
 import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
 import type { ToolResult } from "../tool-framework/definition.ts"
-import { fromPlatformError } from "../workspace/fs-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 
 /** Larger files are not sent to a server. */
@@ -36,19 +36,27 @@ export interface Source {
 export const readSource = (path: string) =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
-    const fs = yield* FileSystem
     const resolved = yield* workspace.resolve(path, "path")
-    if (!resolved.exists) {
-      return yield* toolError("NOT_FOUND", `File not found: ${resolved.display}`, { hints: [hint("Glob", "medium", { pattern: `**/${resolved.display.split("/").pop()}` })] })
-    }
-    const info = yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, resolved.display)))
-    if (info.type === "Directory") return yield* toolError("IS_DIRECTORY", `${resolved.display} is a directory, not a file. Use LS to list it.`)
-    if (Number(info.size) > MAX_SOURCE_BYTES) {
-      return yield* invalidParam("path", `${resolved.display} is ${info.size} bytes; LSP tools take files up to ${MAX_SOURCE_BYTES} bytes. Use grep or read.`)
-    }
-    const bytes = yield* fs.readFile(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, resolved.display)))
-    if (bytes.includes(0)) return yield* toolError("BINARY_FILE", `${resolved.display} is a binary file; language servers read source text.`)
-    return { absolute: resolved.real, display: resolved.display, text: new TextDecoder().decode(bytes) } satisfies Source
+    const missing = () =>
+      toolError("NOT_FOUND", `File not found: ${resolved.display}`, { hints: [hint("Glob", "medium", { pattern: `**/${resolved.display.split("/").pop()}` })] })
+    if (!resolved.exists) return yield* missing()
+    // Opened first (without blocking) and its real place checked: a link swapped in after resolve() or a FIFO
+    // named like a source file can neither lead outside nor hang the call.
+    return yield* Effect.scoped(
+      Effect.gen(function* () {
+        const opened = yield* openCheckedScoped(workspace.contains, resolved.absolute, path, resolved.display)
+        if (opened === undefined) return yield* missing()
+        if (opened.stat.isDirectory()) return yield* toolError("IS_DIRECTORY", `${resolved.display} is a directory, not a file. Use LS to list it.`)
+        if (!opened.stat.isFile()) return yield* invalidParam("path", `${resolved.display} is not a regular file (${fileTypeName(opened.stat)}); language servers read source files.`)
+        const size = Number(opened.stat.size)
+        if (size > MAX_SOURCE_BYTES) {
+          return yield* invalidParam("path", `${resolved.display} is ${size} bytes; LSP tools take files up to ${MAX_SOURCE_BYTES} bytes. Use grep or read.`)
+        }
+        const bytes = readAllFd(opened.fd, size)
+        if (bytes.includes(0)) return yield* toolError("BINARY_FILE", `${resolved.display} is a binary file; language servers read source text.`)
+        return { absolute: opened.real, display: resolved.display, text: new TextDecoder().decode(bytes) } satisfies Source
+      }),
+    )
   })
 
 /** Runs `f` on the engine with the tool's file, translating LSP failures into envelope errors. */
