@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync, type Stats } from "node:fs"
+import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, type Stats } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { showPath } from "./policy.ts"
 import type { SandboxRefusal } from "./diagnose.ts"
@@ -59,6 +59,8 @@ interface Entry {
   readonly target?: string
   /** The `.git` file or link through which this entry of another git folder was reached. */
   readonly via?: string
+  /** A link inside a git folder (git writes through those: COMMIT_EDITMSG, logs/HEAD…), and where it points. */
+  readonly gitLink?: string
 }
 
 /** A folder as a walk saw it: its stamp, its subfolders and whether it holds a `.git`. */
@@ -119,6 +121,37 @@ const gitCodePaths = (gitDir: string): Array<string> => {
   return out
 }
 
+/** At most this many entries of one git folder are looked at for links (objects/ is never walked). */
+const MAX_GIT_ENTRIES = 50_000
+
+/**
+ * The symbolic links inside a git folder, not following any. git follows a
+ * link when it writes many of its files in place (COMMIT_EDITMSG, MERGE_MSG,
+ * the reflogs it appends to), so a link a command plants there makes the
+ * user's next commit write outside the project (~/.bashrc).
+ */
+const linksIn = (gitDir: string): Array<string> => {
+  const out: Array<string> = []
+  const stack = [gitDir]
+  let seen = 0
+  while (stack.length > 0 && seen < MAX_GIT_ENTRIES) {
+    const dir = stack.pop()!
+    let list
+    try {
+      list = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      continue
+    }
+    for (const d of list) {
+      seen++
+      const p = join(dir, d.name)
+      if (d.isSymbolicLink()) out.push(p)
+      else if (d.isDirectory() && !(dir === gitDir && d.name === "objects")) stack.push(p)
+    }
+  }
+  return out
+}
+
 /** The git folder a `.git` file (`gitdir: …`) or link names; undefined when it names none. */
 const pointedGitDir = (dotGit: string, kind: Entry["kind"]): string | undefined => {
   try {
@@ -160,6 +193,19 @@ export const snapshotNestedGit = (
     // Reached both ways (a `.git` file naming a nested repository's git folder): as part of that repository.
     if (e && (!entries.has(p) || (via === undefined && entries.get(p)!.via !== undefined))) entries.set(p, via === undefined ? e : { ...e, via })
   }
+  const addLinks = (gitDir: string) => {
+    for (const p of linksIn(gitDir)) {
+      const e = entryOf(p, keep, since)
+      if (!e) continue
+      let target = ""
+      try {
+        target = readlinkSync(p)
+      } catch {
+        // gone meanwhile
+      }
+      entries.set(p, { ...e, gitLink: target })
+    }
+  }
   const stack = [root]
   while (stack.length > 0) {
     if (folders.size >= MAX_DIRS) return { entries, folders, partial: true, read: read + 1 }
@@ -180,14 +226,22 @@ export const snapshotNestedGit = (
     }
     folders.set(dir, folder)
     for (const name of folder.subdirs) stack.push(join(dir, name))
-    if (!folder.git || (dir === root && !withRoot)) continue
+    if (!folder.git) continue
     const p = join(dir, ".git")
+    if (dir === root && !withRoot) {
+      // The project's own git folder: its hooks and config are held by mounts, the rest is writable.
+      if (lstatSync(p, { throwIfNoEntry: false })?.isDirectory()) addLinks(p)
+      continue
+    }
     add(p)
     const kind = entries.get(p)?.kind
-    if (kind === "dir") for (const q of gitCodePaths(p)) add(q)
-    else if (kind === "file" || kind === "link") {
+    if (kind === "dir") {
+      for (const q of gitCodePaths(p)) add(q)
+      addLinks(p)
+    } else if (kind === "file" || kind === "link") {
       const target = pointedGitDir(p, kind)
       if (target) for (const q of gitCodePaths(target)) add(q, p)
+      if (target && (target === root || target.startsWith(`${root}/`))) addLinks(target)
     }
   }
   // A folder of `previous` no longer there also changes the shape.
@@ -236,6 +290,9 @@ const unsafeGitDir = (gitDir: string): string | undefined => {
 /** What is wrong with a new or changed entry, or undefined when it may stay. */
 const judge = (path: string, now: Entry): string | undefined => {
   const name = path.slice(path.lastIndexOf("/") + 1)
+  if (now.gitLink !== undefined && name !== ".git" && name !== "hooks") {
+    return `it is a link in a git folder (to ${now.gitLink}), which git writes through (COMMIT_EDITMSG, its logs)`
+  }
   if (name === ".git") {
     if (now.kind === "dir") return undefined
     const target = pointedGitDir(path, now.kind)
@@ -274,6 +331,7 @@ const unchanged = (path: string, before: Entry | undefined, now: Entry): boolean
 /** Puts `path` back as it was (`before`), or removes it when it is new or cannot be put back. */
 const putBack = (path: string, before: Entry | undefined): void => {
   rmSync(path, { recursive: true, force: true })
+  if (before?.gitLink) return symlinkSync(before.gitLink, path)
   if (before?.content === undefined) return
   writeFileSync(path, before.content)
   chmodSync(path, before.mode ?? 0o644)
@@ -320,7 +378,7 @@ export const undoNestedGit = (
     refusals.push({
       kind: "protected",
       subject: shown,
-      message: `The sandbox ${old?.content !== undefined ? "put back" : "removed"} ${shown}, which the command ${old ? "changed" : "made"}: ${why}, and git would run that code outside the sandbox when it works in that repository. Make such a change with sandbox: false (the user is asked) if it is really wanted.`,
+      message: `The sandbox ${old?.content !== undefined || old?.gitLink ? "put back" : "removed"} ${shown}, which the command ${old ? "changed" : "made"}: ${why}, and git would ${entry.gitLink !== undefined ? "write there" : "run that code"} outside the sandbox when it works in that repository. Make such a change with sandbox: false (the user is asked) if it is really wanted.`,
     })
   }
   // The next command is compared with what is there now, with contents to put back: those of entries

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { snapshotNestedGit, undoNestedGit, unsafeGitConfig } from "../../src/sandbox/nested-git.ts"
 import { tempDir } from "../support/harness.ts"
@@ -119,6 +119,35 @@ describe("nested git repositories made by a confined command (compiled binary)",
     const tarred = JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command: `tar -xpf ${join(base, "evil.tar")} && echo x` })], root, { HOME: home })).out)
     expect(tarred.data.sandbox.refused.map((x: { subject: string }) => x.subject)).toEqual(["ok/.git/hooks/pre-commit"])
     expect(existsSync(join(root, "ok", ".git", "hooks", "pre-commit"))).toBe(false)
+  })
+
+  test("links planted inside the project's own git folder or a nested one (COMMIT_EDITMSG, logs/HEAD → ~/.bashrc) are removed: git writes through them at the next commit; a link that was there stays", async () => {
+    const base = tempDir("anvil-git-links-")
+    const root = join(base, "proj")
+    const home = join(base, "home")
+    mkdirSync(home, { recursive: true })
+    const bashrc = join(home, ".bashrc")
+    writeFileSync(bashrc, "precious\n")
+    Bun.spawnSync(["git", "init", "-q", root])
+    Bun.spawnSync(["git", "init", "-q", join(root, "sub")])
+    symlinkSync("../description", join(root, ".git", "own-link"))
+    const command = [
+      `ln -s ${bashrc} .git/COMMIT_EDITMSG`,
+      `mkdir -p .git/logs && ln -sf ${bashrc} .git/logs/HEAD`,
+      `ln -s ${home} .git/refs/linked`,
+      `ln -s ${bashrc} sub/.git/MERGE_MSG`,
+      "echo done",
+    ].join("; ")
+    const envelope = JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command })], root, { HOME: home })).out)
+    expect(envelope.data.stdout).toBe("done")
+    const subjects = envelope.data.sandbox.refused.map((x: { subject: string }) => x.subject).sort()
+    expect(subjects).toEqual([".git/COMMIT_EDITMSG", ".git/logs/HEAD", ".git/refs/linked", "sub/.git/MERGE_MSG"])
+    const env = { PATH: process.env.PATH!, HOME: home }
+    for (const dir of [root, join(root, "sub")]) {
+      Bun.spawnSync(["git", "-C", dir, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x; touch pwned"], { env })
+    }
+    expect(readFileSync(bashrc, "utf8")).toBe("precious\n")
+    expect(lstatSync(join(root, ".git", "own-link")).isSymbolicLink()).toBe(true)
   })
 
   test("a project that is no git repository yet: a .git the command makes at the root is judged like a nested one (fsmonitor and hooks undone, a plain git init and commit stay)", async () => {
