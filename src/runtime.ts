@@ -188,10 +188,11 @@ export const makeToolContext = (options: RuntimeOptions) =>
       Workspace.make({
         root,
         cwd: options.cwd,
-        // The private state folder holds the spill files when `.anvil` cannot be used.
+        // The private state folder holds the spill files when `.anvil` cannot be used: only those are reachable,
+        // not the rest of it (the sandbox's stand-in ledger there names files anvil removes).
         extraAllowed: [
           settings.dir,
-          privateStateDir(root, options.env),
+          path.join(privateStateDir(root, options.env), "tool-output"),
           ...extra.filter((e): e is string => typeof e === "string").map((e) => path.resolve(root, e)),
         ],
         env: options.env,
