@@ -13,26 +13,24 @@ import type { SandboxMode, SandboxSettings } from "./settings.ts"
 export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/hooks/", ".git/config", ".anvil/", "anvil.json", ".mcp.json", ".claude/", ".agents/"]
 
 /**
- * Files in the project that other programs run code from later, read-only
- * where they exist (a missing one gets no stand-in: those programs do nothing
- * without it). Hook managers' scripts and settings are git hooks in all but
- * name: husky runs `.husky/<hook>`, pre-commit and lefthook run the commands
- * their files list, at the user's next commit. direnv runs `.envrc` on `cd`
- * and VS Code runs tasks and tools `.vscode/` names.
+ * Files in the project that other programs run code from later, by tool:
+ * where one of a group exists, the whole group is read-only (a missing one
+ * gets a stand-in, so lefthook-local.yml cannot be added beside lefthook.yml);
+ * `always` groups are held whether or not they exist. Hook managers' scripts
+ * and settings are git hooks in all but name: husky runs `.husky/<hook>`,
+ * pre-commit, lefthook and overcommit run the commands their files list, at
+ * the user's next commit. direnv runs `.envrc` on `cd`; VS Code runs tasks and
+ * programs its workspace settings name.
  */
-export const PROTECTED_WHEN_PRESENT: ReadonlyArray<string> = [
-  ".husky/",
-  ".pre-commit-config.yaml",
-  "lefthook.yml",
-  "lefthook.yaml",
-  ".lefthook.yml",
-  ".lefthook.yaml",
-  "lefthook-local.yml",
-  ".lefthook-local.yml",
-  ".lefthook/",
-  ".overcommit.yml",
-  ".envrc",
-  ".vscode/",
+export const PROTECTED_GROUPS: ReadonlyArray<{ readonly always?: boolean; readonly paths: ReadonlyArray<string> }> = [
+  { paths: [".husky/"] },
+  { paths: [".pre-commit-config.yaml"] },
+  {
+    paths: ["lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml", ".lefthook/", ".lefthook-local/"],
+  },
+  { paths: [".overcommit.yml"] },
+  { paths: [".envrc"] },
+  { always: true, paths: [".vscode/"] },
 ]
 
 /**
@@ -211,7 +209,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
       if (p) writable.push(p)
       else missingWritable.push(entry)
     }
-    const protectedEntries: Array<string> = [...BUILTIN_PROTECTED, ...PROTECTED_WHEN_PRESENT.filter((e) => exists(join(root, e)))]
+    const protectedEntries: Array<string> = [...BUILTIN_PROTECTED, ...PROTECTED_GROUPS.filter((g) => g.always || g.paths.some((e) => exists(join(root, e)))).flatMap((g) => g.paths)]
     const linked = linkedGitDirs(root)
     const gitIsDir = isDir(join(root, ".git"))
     const gitDir = linked?.gitDir ?? (gitIsDir ? join(root, ".git") : undefined)

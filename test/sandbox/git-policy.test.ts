@@ -67,7 +67,7 @@ describe("the sandbox policy for git folders", () => {
     expect(p.pinned).toContain(join(root, "conf"))
   })
 
-  test("hook managers' scripts and settings (husky's .husky/, pre-commit, lefthook), .envrc and .vscode/ are read-only where present; missing ones get no stand-in", () => {
+  test("hook managers' scripts and settings (husky's .husky/, pre-commit, lefthook), .envrc and .vscode/ are read-only; a tool's group is held once one of it is present, .vscode/ always", () => {
     const { root, facts } = repo()
     mkdirSync(join(root, ".husky", "_"), { recursive: true })
     writeFileSync(join(root, ".husky", "pre-commit"), "npm test\n")
@@ -77,7 +77,14 @@ describe("the sandbox policy for git folders", () => {
     expect(p.readOnly).toEqual(expect.arrayContaining([join(root, ".husky"), join(root, ".pre-commit-config.yaml"), join(root, ".envrc")]))
     expect(classifyPath(p, join(root, ".husky", "pre-push"))).toBe("protected")
     expect(p.standIns.map((s) => s.path)).not.toContain(join(root, "lefthook.yml"))
-    expect(p.standIns.map((s) => s.path)).not.toContain(join(root, ".vscode"))
+    // .vscode/ is held even when missing (an empty folder, which git does not see).
+    expect(p.standIns).toContainEqual({ path: join(root, ".vscode"), kind: "dir" })
+    // One lefthook file present: the others cannot be added beside it.
+    writeFileSync(join(root, "lefthook.yml"), "pre-commit: {}\n")
+    const q = buildPolicy(settings, facts)!
+    expect(q.readOnly).toContain(join(root, "lefthook.yml"))
+    expect(q.standIns).toContainEqual({ path: join(root, "lefthook-local.yml"), kind: "file" })
+    expect(q.gitExclude?.text).toContain("/lefthook-local.yml\n")
   })
 
   test("the stand-in files are added to the repository's info/exclude as it is laid over inside (each name matching only itself), after a bind of the pinned .git; the real file stays", () => {
