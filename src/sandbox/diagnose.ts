@@ -54,6 +54,8 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
   const lines = d.output.split("\n")
   for (const line of lines) {
     if (!/read-only file system|EROFS/i.test(line)) continue
+    // bubblewrap's own failure over a covered socket that went away (said below), not the command's write.
+    if (line.startsWith("bwrap: Can't create file at ") && d.policy.hiddenSockets.some((s) => line.includes(s))) continue
     const raw = pathOnLine(line)
     const abs = raw === undefined ? undefined : raw.startsWith("~/") && d.home ? resolve(d.home, raw.slice(2)) : isAbsolute(raw) ? raw : resolve(d.cwd, raw)
     const where = abs === undefined ? undefined : classifyPath(d.policy, abs)
@@ -92,6 +94,14 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
   }
   const refusedConnect = /connection refused|ECONNREFUSED|no server running|couldn't connect|could not connect|failed to connect|cannot connect/i.test(d.output)
   for (const socket of d.policy.hiddenSockets) {
+    if (d.output.includes(`bwrap: Can't create file at ${socket}:`)) {
+      add({
+        kind: "socket",
+        subject: socket,
+        message: `The command did not start: ${socket}, a Unix socket of a program outside the sandbox that the sandbox covers, went away just as it started. Nothing ran; run the command again.`,
+      })
+      continue
+    }
     if (!d.output.includes(socket) && !(refusedConnect && d.command?.includes(socket))) continue
     add({
       kind: "socket",

@@ -78,6 +78,8 @@ export interface SandboxOptions {
 export const unavailableWarning = (support: SandboxSupport): string | undefined =>
   support.available ? undefined : `the command sandbox is not available: ${support.reason}; commands run unconfined and ask for approval as usual. To fix: ${support.fix}`
 
+const stillSocket = (path: string): boolean => lstatSync(path, { throwIfNoEntry: false })?.isSocket() === true
+
 /** Removes `path` if the command made it; true when there was something to remove. */
 const removeMade = (path: string): boolean => {
   try {
@@ -224,8 +226,11 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
         const [file, ...args] = command.argv
         // With a host list the relay goes first: it forwards 127.0.0.1 to the proxy's socket, then runs the command.
         const inner = socketPath === undefined ? { file: file!, args } : { file: self[0]!, args: [...self.slice(1), RELAY_COMMAND, socketPath, hosts.join(","), file!, ...args] }
+        // bubblewrap cannot lay a file over a socket that is gone (it would have to make one where nothing may be
+        // written, and fails): looked at again at the last moment, when a server that stopped meanwhile has removed it.
+        const policy = { ...p, hiddenSockets: p.hiddenSockets.filter(stillSocket) }
         return {
-          argv: [bwrap, ...bwrapArgs({ policy: p, ...(excludeFile ? { gitExcludeFile: excludeFile } : {}), shareNet: settings.network.kind === "on", root: process.getuid?.() === 0, cwd: command.cwd, ...inner })],
+          argv: [bwrap, ...bwrapArgs({ policy, ...(excludeFile ? { gitExcludeFile: excludeFile } : {}), shareNet: settings.network.kind === "on", root: process.getuid?.() === 0, cwd: command.cwd, ...inner })],
           cwd: command.cwd,
           env: { ...command.env, TMPDIR: temp, TMP: temp, TEMP: temp, TEMPDIR: temp },
           // --die-with-parent in its own PID namespace (bwrap-args.ts): nothing of it outlives it or anvil.

@@ -5,6 +5,7 @@ import { bwrapArgs } from "../../src/sandbox/bwrap-args.ts"
 import { buildPolicy } from "../../src/sandbox/policy.ts"
 import type { SandboxSettings } from "../../src/sandbox/settings.ts"
 import { listeningSockets } from "../../src/sandbox/unix-sockets.ts"
+import { diagnose } from "../../src/sandbox/diagnose.ts"
 import { tempDir } from "../support/harness.ts"
 
 // Which Unix sockets of programs outside the sandbox a command gets an empty file over instead.
@@ -58,5 +59,18 @@ describe("Unix sockets outside the sandbox", () => {
     expect(at).toBeGreaterThan(args.indexOf(root))
     expect(at).toBeLessThan(args.indexOf("--chdir"))
     expect(buildPolicy({ ...settings, mode: "read-only" }, { root, home, configHome: undefined, sessionTmp, sockets })!.hiddenSockets).toEqual([outside, inRoot])
+  })
+
+  test("what the answer says: a covered socket named by the command when its connection is refused, or one that went away as the sandbox started (nothing ran)", () => {
+    const root = realpathSync(tempDir("anvil-socks-diag-"))
+    const sessionTmp = realpathSync(tempDir("anvil-socks-diag-tmp-"))
+    const socket = "/tmp/tmux-0/default"
+    const policy = buildPolicy(settings, { root, home: undefined, configHome: undefined, sessionTmp, sockets: [socket] })!
+    const base = { policy, network: { kind: "off" } as const, root, cwd: root, home: undefined, refusedHosts: [] }
+    const refused = diagnose({ ...base, output: "ConnectionRefusedError: [Errno 111] Connection refused", command: `python3 client.py ${socket}` })
+    expect(refused.map((r) => [r.kind, r.subject])).toEqual([["socket", socket]])
+    const gone = diagnose({ ...base, output: `bwrap: Can't create file at ${socket}: Read-only file system` })
+    expect(gone[0]?.message).toContain("Nothing ran; run the command again")
+    expect(diagnose({ ...base, output: "Connection refused", command: "curl http://x" }).map((r) => r.kind)).toEqual(["network"])
   })
 })
