@@ -121,7 +121,7 @@ const gitCodePaths = (gitDir: string): Array<string> => {
   return out
 }
 
-/** At most this many entries of one git folder are looked at for links (objects/ is never walked). */
+/** At most this many entries of one git folder are looked at for links (object stores are never walked). */
 const MAX_GIT_ENTRIES = 50_000
 
 /**
@@ -146,7 +146,8 @@ const linksIn = (gitDir: string): Array<string> => {
       seen++
       const p = join(dir, d.name)
       if (d.isSymbolicLink()) out.push(p)
-      else if (d.isDirectory() && !(dir === gitDir && d.name === "objects")) stack.push(p)
+      // Object stores (a submodule's under modules/, git-lfs's) can hold many thousands of files; git writes them by rename.
+      else if (d.isDirectory() && d.name !== "objects" && d.name !== "lfs") stack.push(p)
     }
   }
   return out
