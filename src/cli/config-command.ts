@@ -25,7 +25,7 @@ Settings of the project's own anvil.json that a cloned repository could turn aga
 apply only once you trust them: where model requests go (providers.*.base_url, headers,
 api_key_env, api_key), language-server commands (lsp.*.command, args, env,
 initializationOptions), permission rules that loosen (allow, or ask over your deny),
-tools.grep.rg_path and tools.fetch.credentials. Until then they are ignored, and anvil config
+tools.grep.rg_path, tools.bash.shell and tools.fetch.credentials. Until then they are ignored, and anvil config
 shows the value in force with the ignored one marked. 'anvil config trust' applies them in
 this project (all that are ignored, or the KEYs named, e.g. lsp.python, providers, permission;
 the project's sandbox settings too): their hash goes to ~/.config/anvil/trust.json, and a

@@ -18,7 +18,7 @@ import { makeTrust, type TrustShape, type TrustSubject } from "./trust.ts"
  *   is not started; see config/ignored.ts untrustedLanguageServers);
  * - `permission` rules that loosen: `allow`, or `ask` where your own file says
  *   `deny` (narrowing rules always apply);
- * - `tools.grep.rg_path` (a program anvil runs) and `tools.fetch.credentials.<host>`
+ * - `tools.grep.rg_path` and `tools.bash.shell` (programs anvil runs) and `tools.fetch.credentials.<host>`
  *   (which secrets go to which host).
  * Until then they are left out of the configuration in force and reported.
  * The user's own file, the environment and command-line options need no trust.
@@ -33,6 +33,12 @@ interface Guarded {
 }
 
 const PROVIDER_KEYS = ["base_url", "headers", "api_key_env", "api_key"] as const
+/**
+ * Settings that name a program anvil runs: the rg grep uses, and the shell every
+ * bash command runs in (outside the sandbox where it is off or cannot run, with
+ * the user approving the command line, not the shell).
+ */
+const PROGRAM_SETTINGS: ReadonlyArray<readonly [string, string]> = [["grep", "rg_path"], ["bash", "shell"]]
 const LSP_KEYS = ["command", "args", "env", "initializationOptions"] as const
 
 const text = (value: unknown): string => JSON.stringify(value) ?? "undefined"
@@ -101,15 +107,12 @@ export const guardedSettings = (project: ConfigData, base: ConfigData): Readonly
   ...entrySubjects("provider", "providers", project, base, PROVIDER_KEYS),
   ...permissionSubjects(project, base),
   ...entrySubjects("lsp", "lsp", project, base, LSP_KEYS, LSP_SETTING_KEYS),
-  ...(recordAt(project, "tools", "grep").rg_path !== undefined && !sameValue(recordAt(project, "tools", "grep").rg_path, recordAt(base, "tools", "grep").rg_path)
-    ? [
-        {
-          subject: { kind: "setting", name: "tools.grep.rg_path", content: { text: text(recordAt(project, "tools", "grep").rg_path) } },
-          paths: [["tools", "grep", "rg_path"]],
-          values: [recordAt(project, "tools", "grep").rg_path],
-        },
-      ]
-    : []),
+  ...PROGRAM_SETTINGS.flatMap(([tool, key]) => {
+    const value = recordAt(project, "tools", tool)[key]
+    return value !== undefined && !sameValue(value, recordAt(base, "tools", tool)[key])
+      ? [{ subject: { kind: "setting", name: `tools.${tool}.${key}`, content: { text: text(value) } }, paths: [["tools", tool, key]], values: [value] }]
+      : []
+  }),
   ...Object.entries(recordAt(project, "tools", "fetch", "credentials"))
     .filter(([host, value]) => !sameValue(value, recordAt(base, "tools", "fetch", "credentials")[host]))
     .map(([host, value]) => ({
