@@ -1,6 +1,5 @@
 import { lstatSync, readFileSync } from "node:fs"
 import { join, relative, sep } from "node:path"
-import type { StandIn } from "./policy.ts"
 
 /** What to lay over a repository's `info/exclude` inside the sandbox. */
 export interface GitExclude {
@@ -21,7 +20,7 @@ const literal = (name: string): string => `/${name.replace(/[\\*?[\]!#]/g, (c) =
  * top is `root`) gets their names added, so git passes over them; the real
  * file is not changed. Undefined when there is nothing to add or no such file.
  */
-export const standInExclude = (commonDir: string, root: string, standIns: ReadonlyArray<StandIn>): GitExclude | undefined => {
+export const standInExclude = (commonDir: string, root: string, standIns: ReadonlyArray<{ readonly path: string; readonly kind: "file" | "dir" }>): GitExclude | undefined => {
   // A stand-in folder is empty, and git does not see empty folders.
   const names = standIns.filter((s) => s.kind === "file" && s.path.startsWith(root + sep)).map((s) => literal(relative(root, s.path)))
   if (names.length === 0) return undefined
