@@ -37,12 +37,11 @@ import { plugins } from "./plugins.ts"
 import { read } from "./read.ts"
 import { safety } from "./safety.ts"
 import { sandbox } from "./sandbox.ts"
+import { sdkHost } from "./sdk-host.ts"
 import { search } from "./search.ts"
 import { size } from "./size.ts"
 import { spill } from "./spill.ts"
 import { startup } from "./startup.ts"
-
-import { sdkHost } from "./sdk-host.ts"
 
 const groups: ReadonlyArray<BenchGroup> = [startup, read, size, patch, gitStatus, edit, bash, glob, search, agent, context, lsp, plugins, mcp, safety, sandbox, sdkHost, spill]
 
