@@ -6,7 +6,7 @@ import { fileTypeName } from "../workspace/checked-fs.ts"
 import { openCheckedScoped } from "../workspace/checked-open.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { lineSlice } from "./line-slice.ts"
-import { type ByteSource, countLines, findTailStart, type ForwardResult, memorySource, type RawLine, readForward } from "../workspace/line-window.ts"
+import { type ByteSource, findTailStart, type ForwardResult, type LineBreaks, memorySource, type RawLine, readForward } from "../workspace/line-window.ts"
 import { decodeBytes, decodeUtf16, SNIFF_BYTES, sniffText, type TextEncodingName } from "../workspace/text-sniff.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { missingPath } from "./missing-path.ts"
@@ -124,14 +124,23 @@ const endingsIn = (view: Uint8Array, before: number): { crlf: number; lf: number
 }
 
 /**
- * The file's line-ending style, scanned in blocks from `start` up to `maxBytes`
- * (stopping once both styles were seen; with `firstOnly`, a file too large to
- * scan, once any break was seen), the window's own lines added: `none` only
- * when the scan reached the end without a line break, `unknown` when it
- * stopped first without one.
+ * The file's line-ending style: from the breaks the line count already saw
+ * when it covered the whole file, else scanned in blocks from `start` up to
+ * `maxBytes` (stopping once both styles were seen; with `firstOnly`, a file
+ * too large to scan, once any break was seen), the window's own lines added:
+ * `none` only when the scan reached the end without a line break, `unknown`
+ * when it stopped first without one.
  */
-const lineEndingOf = <E>(source: ByteSource<E>, start: number, maxBytes: number, firstOnly: boolean, lines: ReadonlyArray<RawLine>) =>
+const lineEndingOf = <E>(
+  source: ByteSource<E>,
+  start: number,
+  maxBytes: number,
+  firstOnly: boolean,
+  lines: ReadonlyArray<RawLine>,
+  counted: LineBreaks | undefined,
+) =>
   Effect.gen(function* () {
+    if (counted) return counted.crlf > 0 && counted.lf > 0 ? "mixed" : counted.crlf > 0 ? "crlf" : counted.lf > 0 ? "lf" : ("none" as TextWindow["lineEnding"])
     const end = Math.min(source.size, start + Math.max(maxBytes, SNIFF_BYTES))
     const block = Buffer.allocUnsafe(Math.max(1, Math.min(1 << 20, end - start)))
     let crlf = 0
@@ -238,10 +247,13 @@ export const readWindow = (request: ReadRequest) =>
 
         let first: number // number of the first line shown (1-based; negative counts from the end)
         let total: number | undefined
+        // The whole file's line breaks, when a scan from the first line reached the end.
+        let breaks: LineBreaks | undefined
         let window: ForwardResult
         if (!tail) {
           window = yield* readForward(source, { start, skip: offset, limit, countAll: countable, ...forward })
           total = window.total
+          breaks = window.breaks
           first = offset + 1
           if (window.lines.length === 0 && total !== undefined && offset > 0 && offset >= total) {
             return yield* new LinesPastEnd({ shown, offset, total, lastWindow: -Math.min(request.defaultLimit, Math.max(total, 1)) })
@@ -250,7 +262,11 @@ export const readWindow = (request: ReadRequest) =>
           // The window is found from the end; the total is a newline count when that is cheap.
           const found = yield* findTailStart(source, start, -offset)
           window = yield* readForward(source, { start: found.position, skip: 0, limit: Math.min(limit, found.found), countAll: false, ...forward })
-          total = found.reachedStart ? found.found : countable ? yield* countLines(source, start) : undefined
+          const counted = !found.reachedStart && countable
+            ? yield* readForward(source, { start, skip: 0, limit: 0, maxLineBytes: 0, countAll: true })
+            : undefined
+          total = found.reachedStart ? found.found : counted?.total
+          breaks = found.reachedStart && found.position === start ? window.breaks : counted?.breaks
           first = total !== undefined ? total - found.found + 1 : -found.found
         }
 
@@ -292,7 +308,7 @@ export const readWindow = (request: ReadRequest) =>
 
         const lastByte = Buffer.allocUnsafe(1)
         const finalNewline = bytes > start && (yield* source.readAt(bytes - 1, lastByte)) === 1 && lastByte[0] === 10
-        const lineEnding = yield* lineEndingOf(source, start, request.countMaxBytes, !countable, lines)
+        const lineEnding = yield* lineEndingOf(source, start, request.countMaxBytes, !countable, lines, breaks)
         const windowPartial = hasMore || hasBefore
 
         // What the edit tools check staleness against.

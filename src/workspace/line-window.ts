@@ -63,8 +63,16 @@ export interface ForwardResult {
   readonly end: number
   /** Lines from `start` to the end of the source, when the scan reached the end. */
   readonly total: number | undefined
+  /** The line breaks from `start` to the end, by kind, when the scan reached the end (with `total`). */
+  readonly breaks?: LineBreaks
   /** Why the window ended: its line limit, its byte budget, or the end of the source. */
   readonly stoppedBy: "limit" | "bytes" | "eof"
+}
+
+/** Line breaks counted by kind: `\r\n` and a lone `\n`. */
+export interface LineBreaks {
+  readonly crlf: number
+  readonly lf: number
 }
 
 /** Blocks for scans (counting, skipping); small windows near a known position read less. */
@@ -72,13 +80,6 @@ const SCAN_BLOCK = 1 << 20
 const WINDOW_BLOCK = 64 << 10
 const NL = 10
 const CR = 13
-
-/** Counts the line feeds in `view[from, to)`. */
-export const countNewlines = (view: Buffer, from = 0, to = view.length): number => {
-  let n = 0
-  for (let i = view.indexOf(NL, from); i !== -1 && i < to; i = view.indexOf(NL, i + 1)) n++
-  return n
-}
 
 const concat = (chunks: ReadonlyArray<Uint8Array>, length: number): Uint8Array => {
   if (chunks.length === 1 && chunks[0]!.length === length) return chunks[0]!
@@ -118,9 +119,16 @@ export const readForward = <E>(source: ByteSource<E>, options: ForwardOptions): 
     let kept = 0
     let length = 0
     let lastByte = -1
+    // Breaks by kind, counted in the same pass as the lines (a read's line-ending style needs no second scan).
+    let crlfBreaks = 0
+    let lfBreaks = 0
 
     // `after`: the position after the line's break (or its last byte when it has none).
     const complete = (after: number, broken: boolean) => {
+      if (broken) {
+        if (lastByte === CR && length > 0) crlfBreaks++
+        else lfBreaks++
+      }
       if (!windowDone && index >= skip) {
         const crlf = lastByte === CR && length > 0
         const content = length - (crlf ? 1 : 0)
@@ -149,7 +157,9 @@ export const readForward = <E>(source: ByteSource<E>, options: ForwardOptions): 
     let position = start
     for (;;) {
       if (windowDone && !countAll) {
-        return { lines, end, total: end >= size ? index : undefined, stoppedBy }
+        return end >= size
+          ? { lines, end, total: index, breaks: { crlf: crlfBreaks, lf: lfBreaks }, stoppedBy }
+          : { lines, end, total: undefined, stoppedBy }
       }
       const n = position < size ? yield* source.readAt(position, buffer) : 0
       if (n <= 0) break
@@ -160,7 +170,12 @@ export const readForward = <E>(source: ByteSource<E>, options: ForwardOptions): 
           // Counting only: whole lines in the rest of the block, then the open line's tail.
           const last = view.lastIndexOf(NL)
           if (last >= i) {
-            index += countNewlines(view, i, n)
+            for (let j = view.indexOf(NL, i); j !== -1; j = view.indexOf(NL, j + 1)) {
+              index++
+              // The byte before a break at the block's start is the open line's last one.
+              if ((j > 0 ? view[j - 1] : lastByte) === CR) crlfBreaks++
+              else lfBreaks++
+            }
             length = n - last - 1
           } else length += n - i
           lastByte = view[n - 1]!
@@ -186,7 +201,7 @@ export const readForward = <E>(source: ByteSource<E>, options: ForwardOptions): 
     }
     // An unterminated last line.
     if (length > 0) complete(position, false)
-    return { lines, end, total: index, stoppedBy: windowDone ? stoppedBy : "eof" }
+    return { lines, end, total: index, breaks: { crlf: crlfBreaks, lf: lfBreaks }, stoppedBy: windowDone ? stoppedBy : "eof" }
   })
 
 /** Counts the lines from `start` to the end (a last line without a line feed counts). */

@@ -45,6 +45,22 @@ describe("readForward", () => {
     expect(run(countLines(memorySource(bytes(s)), 0))).toBe(n)
   })
 
+  test("the breaks counted by kind agree with a plain count, windowed or counting, at every block size", () => {
+    for (const finalNewline of [true, false]) {
+      const s = sampleText(11, 40, finalNewline)
+      const crlf = s.split("\r\n").length - 1
+      const lf = s.split("\n").length - 1 - crlf
+      for (const blockSize of [1, 2, 3, 7, 64, 1 << 20]) {
+        for (const limit of [0, 5, 1000]) {
+          const r = run(readForward(memorySource(bytes(s)), { start: 0, skip: 3, limit, maxLineBytes: 8, countAll: true, blockSize }))
+          expect(r.breaks).toEqual({ crlf, lf })
+        }
+      }
+    }
+    const open = run(readForward(memorySource(bytes("a\nb\nc\n")), { start: 0, skip: 0, limit: 1, maxLineBytes: 8, countAll: false }))
+    expect(open.breaks).toBeUndefined()
+  })
+
   test("windows agree with a plain split at every block size (block boundaries inside lines and CRLFs)", () => {
     for (const finalNewline of [true, false]) {
       const s = sampleText(7, 40, finalNewline)
