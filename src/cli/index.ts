@@ -82,6 +82,20 @@ interface Invocation {
   readonly io: CliIO
 }
 
+/** A command module's help text and handler (of the words after the command, the I/O and `--root`). */
+interface Subcommand {
+  readonly help: string
+  readonly run: (rest: ReadonlyArray<string>, io: CliIO, root: string | undefined) => Promise<number>
+}
+
+/** A command whose module is imported when its word is used: its help with --help, else its handler. */
+const subcommand =
+  (load: () => Promise<Subcommand>) =>
+  async ({ global, rest, io }: Invocation): Promise<number> => {
+    const command = await load()
+    return global.help ? help(io, command.help) : await command.run(rest, io, global.root)
+  }
+
 /**
  * Every `anvil COMMAND`: the one table the dispatch runs and the words {@link COMMAND_NAMES} lists
  * (options before one of them are refused). Each handler imports its command's module when it runs.
@@ -132,11 +146,10 @@ const COMMANDS = {
       return toolsWithPlugins(base, plugins, (m) => io.err(`anvil: ${m}\n`))
     }, undefined, global.strict, project)
   },
-  plugins: async ({ global, rest, io }: Invocation) => {
+  plugins: subcommand(async () => {
     const { pluginsCommand, PLUGINS_HELP } = await import("./plugins-command.ts")
-    if (global.help) return help(io, PLUGINS_HELP)
-    return await pluginsCommand(rest, io, global.root)
-  },
+    return { help: PLUGINS_HELP, run: pluginsCommand }
+  }),
   run: async ({ global, rest, io }: Invocation) => {
     if (global.help) return help(io, (await import("./run-command.ts")).RUN_HELP)
     const { runCommand } = await import("./run-command.ts")
@@ -147,26 +160,22 @@ const COMMANDS = {
     if (global.help) return help(io, CHAT_HELP)
     return await chatCommand(rest, io, global.root, await loadBuiltinTools(), global.strict)
   },
-  sandbox: async ({ global, rest, io }: Invocation) => {
+  sandbox: subcommand(async () => {
     const { sandboxCommand, SANDBOX_HELP } = await import("./sandbox-command.ts")
-    if (global.help) return help(io, SANDBOX_HELP)
-    return await sandboxCommand(rest, io, global.root)
-  },
-  sessions: async ({ global, rest, io }: Invocation) => {
+    return { help: SANDBOX_HELP, run: sandboxCommand }
+  }),
+  sessions: subcommand(async () => {
     const { sessionsCommand, SESSIONS_HELP } = await import("./sessions-command.ts")
-    if (global.help) return help(io, SESSIONS_HELP)
-    return await sessionsCommand(rest, io, global.root)
-  },
-  mcp: async ({ global, rest, io }: Invocation) => {
+    return { help: SESSIONS_HELP, run: sessionsCommand }
+  }),
+  mcp: subcommand(async () => {
     const { mcpCommand, MCP_HELP } = await import("./mcp-command.ts")
-    if (global.help) return help(io, MCP_HELP)
-    return await mcpCommand(rest, io, global.root)
-  },
-  skills: async ({ global, rest, io }: Invocation) => {
+    return { help: MCP_HELP, run: mcpCommand }
+  }),
+  skills: subcommand(async () => {
     const { skillsCommand, SKILLS_HELP } = await import("./skills-command.ts")
-    if (global.help) return help(io, SKILLS_HELP)
-    return await skillsCommand(rest, io, global.root)
-  },
+    return { help: SKILLS_HELP, run: skillsCommand }
+  }),
   config: async ({ global, rest, io }: Invocation) => {
     const { configCommand, CONFIG_HELP } = await import("./config-command.ts")
     if (global.help) return help(io, CONFIG_HELP)
