@@ -6,10 +6,6 @@ import type { AgentEvent, PermissionDenial, TurnReason, TurnResult, TurnStatus }
 import { changedFiles, isDocPath } from "./file-changes.ts"
 import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, type HistoryItem, type SummaryItem, type ToolItem } from "./history.ts"
 import type { EngineName } from "./profiles.ts"
-import { anvilName, isClaudeName, toAnvilInput } from "../host/claude-tools.ts"
-import { isRecord } from "../protocol/is-record.ts"
-import type { Tool } from "../tool-framework/definition.ts"
-import { parameterJsonSchema } from "../tool-framework/json-schema.ts"
 import { parseReact, REACT_STOP, reactInstructions } from "./react.ts"
 import { collectLoaded, DEFAULT_OFFER, offeredSpecs, type ToolOffer } from "./tool-offer.ts"
 
@@ -75,20 +71,6 @@ const stableJson = (v: unknown): string =>
           .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
           .join(",")}}`
       : JSON.stringify(v) ?? "null"
-
-/**
- * A call under one of Claude Code's tool names ("Read", "Grep"), as models trained on Claude Code write them, in
- * anvil's parameters: the names reach anvil's tools as aliases, but Claude's fields also differ in meaning
- * (Read's 1-based `offset`, Grep's `-i` and case-sensitive default), which only this translation keeps.
- */
-const claudeCallParams = (name: string, params: unknown, tool: Tool | undefined): unknown => {
-  if (!isClaudeName(name) || anvilName(name) === name || !isRecord(params)) return params
-  const translated: Record<string, unknown> = { ...toAnvilInput(name, params) }
-  // A field given in anvil's own name (`Bash` with `timeout_ms`, `Task` with `objective`) stays, where Claude's table has nothing for it.
-  const own = tool ? Object.keys((parameterJsonSchema(tool).properties as Record<string, unknown> | undefined) ?? {}) : []
-  for (const key of own) if (translated[key] === undefined && params[key] !== undefined) translated[key] = params[key]
-  return translated
-}
 
 /** The model's argument text as parameters: JSON when it parses, the text otherwise (the pipeline reports INVALID_PARAM). */
 export const parseArguments = (args: string): unknown => {
@@ -336,7 +318,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           yield* emit({ type: "assistant", text, tool_calls: [], usage: turnUsage, react: { thought: step.thought, final_answer: step.answer } })
         }
       } else {
-        calls = turn.toolCalls.map((call) => ({ call, params: claudeCallParams(call.name, parseArguments(call.arguments), runner.registry.lookup(call.name)) }))
+        calls = turn.toolCalls.map((call) => ({ call, params: parseArguments(call.arguments) }))
         assistant = { type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage }
         if (calls.length === 0) answer = turn.text
         yield* emit({ type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage })

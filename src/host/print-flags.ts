@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import { parseAllowRule, type AllowRule } from "../permission/rules.ts"
-import { anvilName } from "./claude-tools.ts"
+import { anvilName } from "../tool-framework/claude-tools.ts"
 
 /**
  * Claude Code's print-mode command line, as the Claude Agent SDK (and scripts

@@ -1,6 +1,6 @@
 import type { CustomAgent } from "../agent/agent-runtime.ts"
 import { isRecord } from "../protocol/is-record.ts"
-import { anvilName } from "./claude-tools.ts"
+import { anvilName } from "../tool-framework/claude-tools.ts"
 
 /**
  * The program's own subagents (the SDK's `agents` option: `initialize.agents`,

@@ -1,6 +1,6 @@
 import type { ToolAfterResult, ToolBeforeResult, ToolCallEvent, ToolResultEvent } from "../plugins/api.ts"
 import type { HookEntry } from "../plugins/hook-runner.ts"
-import { claudeName, toAnvilInput, toClaudeInput } from "./claude-tools.ts"
+import { claudeName, toAnvilInput, toClaudeInput } from "../tool-framework/claude-tools.ts"
 import type { ControlChannel } from "./control-channel.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
@@ -151,7 +151,7 @@ export const makeSdkHooks = (
     const permission = verdict.decision === "allow" || verdict.decision === "ask" ? verdict.decision : undefined
     if (!verdict.updatedInput && !permission) return undefined
     return {
-      ...(verdict.updatedInput ? { params: name === event.tool ? verdict.updatedInput : toAnvilInput(name, verdict.updatedInput) } : {}),
+      ...(verdict.updatedInput ? { params: toAnvilInput(name, verdict.updatedInput) } : {}),
       ...(permission ? { permission, ...(verdict.reason !== undefined ? { reason: verdict.reason } : {}) } : {}),
     }
   }

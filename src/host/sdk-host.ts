@@ -13,7 +13,7 @@ import { watchSignals } from "../cli/signals.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { VERSION } from "../version.ts"
-import { anvilName, claudeName, isClaudeName, toAnvilInput, toClaudeInput } from "./claude-tools.ts"
+import { callParams, claudeName, toClaudeCall, toClaudeInput } from "../tool-framework/claude-tools.ts"
 import { makeControlChannel } from "./control-channel.ts"
 import { allowCovers, type AllowRule } from "../permission/rules.ts"
 import { claudeRule, PERMISSION_MODES, parsePrintFlags, splitToolList, type PermissionMode, type PrintFlags } from "./print-flags.ts"
@@ -55,9 +55,7 @@ const forHost = (message: Json): Json => {
   }
   if (message.type === "assistant" && isRecord(message.message) && Array.isArray(message.message.content)) {
     const content = message.message.content.map((block) =>
-      isRecord(block) && block.type === "tool_use" && typeof block.name === "string"
-        ? { ...block, name: claudeName(block.name), input: isRecord(block.input) ? toClaudeInput(block.name, block.input) : block.input }
-        : block,
+      isRecord(block) && block.type === "tool_use" && typeof block.name === "string" && isRecord(block.input) ? { ...block, ...toClaudeCall(block.name, block.input) } : block,
     )
     return { ...message, message: { ...message.message, content } }
   }
@@ -66,12 +64,11 @@ const forHost = (message: Json): Json => {
     return forHost({ ...message, subtype: "success", is_error: false, reason: "completed_with_denials" })
   }
   if (message.type === "result" && Array.isArray(message.permission_denials)) {
-    // A call the model made under a Claude name ("Read") carries anvil's parameters by now: shown as Claude's again.
-    const denials = message.permission_denials.map((d) =>
-      isRecord(d) && typeof d.tool_name === "string"
-        ? { ...d, tool_name: claudeName(anvilName(d.tool_name)), tool_input: isRecord(d.tool_input) ? toClaudeInput(anvilName(d.tool_name), d.tool_input) : d.tool_input }
-        : d,
-    )
+    const denials = message.permission_denials.map((d) => {
+      if (!isRecord(d) || typeof d.tool_name !== "string") return d
+      const call = toClaudeCall(d.tool_name, isRecord(d.tool_input) ? d.tool_input : {})
+      return { ...d, tool_name: call.name, tool_input: isRecord(d.tool_input) ? call.input : d.tool_input }
+    })
     return { ...message, permission_denials: denials }
   }
   return message
@@ -217,7 +214,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
           applyUpdates(answer.updatedPermissions)
           const updated = isRecord(answer.updatedInput) && Object.keys(answer.updatedInput).length > 0 ? answer.updatedInput : undefined
           if (!updated) return "once"
-          return { params: isClaudeName(name) && name !== request.tool.name ? toAnvilInput(name, updated) : updated }
+          return { params: callParams(name, request.tool.name, updated) }
         }
         const message = typeof answer.message === "string" && answer.message !== "" ? answer.message : `The host denied the ${name} call.`
         if (answer.interrupt === true && cancel) Effect.runSync(Deferred.succeed(cancel, undefined))

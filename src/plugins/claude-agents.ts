@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
-import { anvilName } from "../host/claude-tools.ts"
+import { anvilName } from "../tool-framework/claude-tools.ts"
 import { parseFrontMatter } from "../skills/front-matter.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 

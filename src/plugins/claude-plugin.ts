@@ -8,7 +8,7 @@ import { readPluginAgents } from "./claude-agents.ts"
 import { readCommandFolder, type SlashCommand } from "./claude-commands.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
-import { claudeName, toAnvilInput, toClaudeInput } from "../host/claude-tools.ts"
+import { claudeName, toAnvilInput, toClaudeInput } from "../tool-framework/claude-tools.ts"
 
 /**
  * A Claude Code plugin folder (`.claude-plugin/plugin.json`) as an anvil

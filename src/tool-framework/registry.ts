@@ -1,8 +1,9 @@
 import { Effect, Schema } from "effect"
 import type { Tool, ToolResult } from "./definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
+import { CLAUDE_TOOLS } from "./claude-tools.ts"
 
-/** The tools one agent (or one CLI call) can reach, by name, title or alias, case-insensitively. */
+/** The tools one agent (or one CLI call) can reach, by name, title, alias or Claude Code's name, case-insensitively. */
 export interface ToolRegistry {
   readonly tools: ReadonlyArray<Tool>
   readonly lookup: (name: string) => Tool | undefined
@@ -57,6 +58,11 @@ const makeFixedRegistry = (tools: ReadonlyArray<Tool>): ToolRegistry => {
   const index = new Map<string, Tool>()
   for (const tool of unique) {
     for (const alias of [tool.title, ...(tool.aliases ?? [])]) if (!index.has(key(alias))) index.set(key(alias), tool)
+  }
+  // Claude Code's names ("WebFetch", "Task") reach their counterparts whatever a tool's title says; the runner translates the fields.
+  for (const claude of CLAUDE_TOOLS) {
+    const tool = byName.get(key(claude.anvil))
+    if (tool && !index.has(key(claude.claude))) index.set(key(claude.claude), tool)
   }
   for (const tool of unique) index.set(key(tool.name), tool)
   const lookup = (name: string) => index.get(key(name))

@@ -16,6 +16,7 @@ import { capText, checkInputLimits, ECHO_CHARS, echoValue } from "./input-limits
 import { withFullOutput } from "./full-output.ts"
 import { decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
+import { callParams } from "./claude-tools.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 
 /** One tool call as the model (or the CLI) makes it. */
@@ -55,7 +56,7 @@ export type ToolRunnerDeps = Workspace | Permissions | OutputSettings | SpillSto
 
 export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("anvil/ToolRunner") {
   /**
-   * The pipeline: resolve the name, decode the
+   * The pipeline: resolve the name (Claude Code's names with their fields translated), decode the
    * parameters, ask permission, run with timing (a defect becomes
    * INTERNAL_ERROR, an interruption CANCELLED), build the envelope, render the
    * text, truncate and spill, derive execution_meta.
@@ -137,7 +138,8 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
               undefined,
             )
           }
-          const decoded = decodeParams(tool, call.params)
+          // A call under Claude Code's name with Claude's fields ("Read" with a 1-based offset) in anvil's parameters.
+          const decoded = decodeParams(tool, callParams(call.name, tool.name, call.params))
           if (!decoded.ok) return yield* fail(tool.title, decoded.error, tool)
 
           // Hooks before the permission check, so the permission judges the parameters that will run.

@@ -10,7 +10,7 @@ import { dirname, join, normalize, relative } from "node:path"
 export const FLOORS: ReadonlyArray<{ readonly name: string; readonly entries: ReadonlyArray<string> }> = [
   { name: "cli", entries: ["main.ts", "cli", "host", "terminal/event-printer.ts"] },
   { name: "agent", entries: ["agent"] },
-  { name: "tools", entries: ["tools", "plugins", "mcp", "lsp", "trust", "runtime.ts", "host/claude-tools.ts"] },
+  { name: "tools", entries: ["tools", "plugins", "mcp", "lsp", "trust", "runtime.ts"] },
   { name: "tool-framework", entries: ["tool-framework", "permission", "terminal"] },
   { name: "domains", entries: ["edit", "patch", "git", "search", "skills", "todo", "net", "llm", "shell", "files"] },
   { name: "base", entries: ["workspace", "process", "output", "config", "sandbox", "embedded"] },

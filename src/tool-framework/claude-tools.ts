@@ -1,12 +1,18 @@
 /**
- * Claude Code's tool names and input fields at the edge of the Agent SDK host.
+ * Claude Code's tool names and input fields.
  *
- * Programs written for the Claude Agent SDK see tools as Claude Code names
- * them (`Bash` with `command`, `Read` with `file_path` …): in `can_use_tool`
- * requests, hook inputs, `allowedTools` rules, `permission_denials` and the
- * `system`/`init` tool list. anvil runs its own tools underneath; this table
- * translates both ways. Tools without a counterpart keep anvil's name.
+ * Models trained on Claude Code call `Read` with `file_path` and a 1-based
+ * `offset`, `Grep` case-sensitively, and so on; programs written for the
+ * Claude Agent SDK see tools under those names (`can_use_tool`, hook inputs,
+ * `allowedTools` rules, `permission_denials`, `system`/`init`'s tool list).
+ * anvil runs its own tools underneath; this table translates both ways. The
+ * registry resolves the names and the runner translates a call's fields, so
+ * every caller (the agent loop, `anvil tool`, the SDK host, a hook's
+ * `updatedInput`) gets the same answer for the same call. Tools without a
+ * counterpart keep anvil's name.
  */
+
+import { isRecord } from "../protocol/is-record.ts"
 
 type Input = Record<string, unknown>
 
@@ -16,6 +22,10 @@ export interface ClaudeTool {
   readonly claude: string
   /** anvil's tool ("bash"). */
   readonly anvil: string
+  /** Every input field Claude's tool has. */
+  readonly fields: ReadonlyArray<string>
+  /** Those of `fields` anvil's tool has no parameter of that name for: one of them marks a call as written for Claude's tool. */
+  readonly only: ReadonlyArray<string>
   /** A call as the host or a Claude-trained model writes it → anvil's parameters. */
   readonly toAnvil: (input: Input) => Input
   /** anvil's parameters → the input a host expects to see. */
@@ -33,9 +43,9 @@ const pick = (from: Input, rename: Readonly<Record<string, string>>): Input => {
 const invert = (m: Readonly<Record<string, string>>): Record<string, string> => Object.fromEntries(Object.entries(m).map(([a, b]) => [b, a]))
 
 /** A tool whose fields only differ by name. */
-const renamed = (claude: string, anvil: string, fields: Readonly<Record<string, string>>): ClaudeTool => {
-  const back = invert(fields)
-  return { claude, anvil, toAnvil: (i) => pick(i, fields), toClaude: (p) => pick(p, back) }
+const renamed = (claude: string, anvil: string, rename: Readonly<Record<string, string>>, fields: ReadonlyArray<string>, only: ReadonlyArray<string> = Object.keys(rename)): ClaudeTool => {
+  const back = invert(rename)
+  return { claude, anvil, fields, only, toAnvil: (i) => pick(i, rename), toClaude: (p) => pick(p, back) }
 }
 
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined)
@@ -44,6 +54,8 @@ const num = (v: unknown): number | undefined => (typeof v === "number" && Number
 const read: ClaudeTool = {
   claude: "Read",
   anvil: "read",
+  fields: ["file_path", "offset", "limit", "pages", "allow_large"],
+  only: ["file_path", "pages", "allow_large"],
   toAnvil: ({ file_path, offset, limit, ...rest }) => {
     const start = num(offset)
     return pick({ ...rest, path: file_path ?? rest.path, offset: start === undefined ? undefined : Math.max(0, start - 1), limit }, {})
@@ -57,6 +69,8 @@ const read: ClaudeTool = {
 const bash: ClaudeTool = {
   claude: "Bash",
   anvil: "bash",
+  fields: ["command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"],
+  only: ["timeout", "run_in_background", "dangerouslyDisableSandbox"],
   toAnvil: ({ command, timeout, description, run_in_background: _bg, dangerouslyDisableSandbox, ...rest }) =>
     pick({ ...rest, command, timeout_ms: timeout, description, ...(dangerouslyDisableSandbox === true ? { sandbox: false } : {}) }, {}),
   toClaude: ({ command, timeout_ms, description, sandbox, ...rest }) =>
@@ -67,6 +81,8 @@ const bash: ClaudeTool = {
 const grep: ClaudeTool = {
   claude: "Grep",
   anvil: "grep",
+  fields: ["pattern", "path", "glob", "output_mode", "-B", "-A", "-C", "context", "-n", "-i", "-o", "type", "head_limit", "offset", "multiline"],
+  only: ["glob", "-B", "-A", "-C", "-n", "-i", "-o", "type", "head_limit", "offset", "multiline"],
   toAnvil: ({ glob, "-i": ignoreCase, "-A": after, "-B": before, "-C": ctx, context, head_limit, "-n": _n, type, multiline: _m, offset: _o, "-o": _only, ...rest }) =>
     pick(
       {
@@ -87,13 +103,16 @@ const grep: ClaudeTool = {
     ),
 }
 
+const TASK_FIELDS = ["description", "prompt", "subagent_type", "model", "effort", "run_in_background", "name", "team_name", "mode", "isolation"]
 const task: ClaudeTool = {
   claude: "Task",
   anvil: "task",
+  fields: TASK_FIELDS,
+  only: TASK_FIELDS,
   toAnvil: ({ prompt, description, subagent_type, ...rest }) => {
     const objective = typeof prompt === "string" ? prompt : typeof description === "string" ? description : undefined
     const known = { ...rest }
-    for (const k of ["model", "effort", "run_in_background", "name", "team_name", "mode", "isolation"]) delete known[k]
+    for (const k of TASK_FIELDS) delete known[k]
     return pick({ ...known, objective, agent: subagent_type === "general-purpose" ? undefined : subagent_type }, {})
   },
   toClaude: ({ objective, agent, ...rest }) => pick({ ...rest, description: typeof objective === "string" ? objective.slice(0, 60) : undefined, prompt: objective, subagent_type: agent }, {}),
@@ -102,6 +121,8 @@ const task: ClaudeTool = {
 const todoWrite: ClaudeTool = {
   claude: "TodoWrite",
   anvil: "todowrite",
+  fields: ["todos"],
+  only: [],
   // Claude's items carry activeForm, which anvil's list keeps as an extra key.
   toAnvil: (i) => i,
   toClaude: (p) => p,
@@ -110,6 +131,8 @@ const todoWrite: ClaudeTool = {
 const webFetch: ClaudeTool = {
   claude: "WebFetch",
   anvil: "fetch",
+  fields: ["url", "prompt", "offset"],
+  only: ["prompt", "offset"],
   toAnvil: ({ url, prompt: _prompt, offset: _offset, ...rest }) => pick({ ...rest, url }, {}),
   toClaude: ({ url }) => ({ url, prompt: "" }),
 }
@@ -118,17 +141,17 @@ const webFetch: ClaudeTool = {
 export const CLAUDE_TOOLS: ReadonlyArray<ClaudeTool> = [
   bash,
   read,
-  renamed("Write", "write", { file_path: "path" }),
-  renamed("Edit", "edit", { file_path: "path" }),
-  renamed("MultiEdit", "multiedit", { file_path: "path" }),
-  renamed("Glob", "glob", {}),
+  renamed("Write", "write", { file_path: "path" }, ["file_path", "content"]),
+  renamed("Edit", "edit", { file_path: "path" }, ["file_path", "old_string", "new_string", "replace_all"]),
+  renamed("MultiEdit", "multiedit", { file_path: "path" }, ["file_path", "edits"]),
+  renamed("Glob", "glob", {}, ["pattern", "path"]),
   grep,
-  renamed("LS", "list", {}),
+  renamed("LS", "list", {}, ["path", "ignore"]),
   webFetch,
   todoWrite,
   task,
-  renamed("AskUserQuestion", "question", {}),
-  renamed("Skill", "skill", { skill: "name" }),
+  renamed("AskUserQuestion", "question", {}, ["questions"]),
+  renamed("Skill", "skill", { skill: "name" }, ["skill", "args"], ["skill", "args"]),
 ]
 
 // Case matters: "Read" is Claude's tool (1-based offset, file_path), "read" is anvil's.
@@ -147,5 +170,44 @@ export const isClaudeName = (name: string): boolean => byClaude.has(name)
 /** Parameters of an anvil call as the host sees them. */
 export const toClaudeInput = (anvil: string, params: Input): Input => byAnvil.get(anvil)?.toClaude(params) ?? params
 
-/** An input written with Claude's fields for a Claude tool name → anvil's parameters (other names: unchanged). */
-export const toAnvilInput = (name: string, input: Input): Input => byClaude.get(name)?.toAnvil(input) ?? input
+/**
+ * Whether an input under Claude's name for `tool` is written for Claude's tool: it names a field only Claude's tool
+ * has (`file_path`, `-i`), or nothing but Claude's fields. A call in anvil's own fields under the same name (`Read`
+ * with `path`, as anvil's hints write it) keeps anvil's meaning.
+ */
+const writtenForClaude = (tool: ClaudeTool, input: Input): boolean => {
+  const keys = Object.keys(input)
+  return keys.some((k) => tool.only.includes(k)) || keys.every((k) => tool.fields.includes(k))
+}
+
+/**
+ * An input written with Claude's fields for a Claude tool name → anvil's parameters; anything else comes back as
+ * it is. A field in anvil's own name beside Claude's (`Grep` with `-i` and `include`) is kept where the
+ * translation has nothing for it.
+ */
+export const toAnvilInput = (name: string, input: Input): Input => {
+  const tool = byClaude.get(name)
+  if (!tool || !writtenForClaude(tool, input)) return input
+  const translated = tool.toAnvil(input)
+  for (const [k, v] of Object.entries(input)) if (v !== undefined && !tool.fields.includes(k) && translated[k] === undefined) translated[k] = v
+  return translated
+}
+
+/**
+ * The parameters a call under `name` runs with, once the registry resolved the name to `resolved` (the tool's own
+ * name): a Claude name whose counterpart that is gets Claude's fields translated (Read's 1-based `offset`, Grep's
+ * case-sensitive default); a tool that is itself named `Read` (a plugin's) keeps its call.
+ */
+export const callParams = (name: string, resolved: string, params: unknown): unknown =>
+  byClaude.get(name)?.anvil === resolved && isRecord(params) ? toAnvilInput(name, params) : params
+
+/**
+ * A call as a host sees it: under a Claude name written for Claude's tool, as it is; otherwise under the Claude
+ * name of the anvil tool with the parameters written Claude's way.
+ */
+export const toClaudeCall = (name: string, input: Input): { readonly name: string; readonly input: Input } => {
+  const claude = byClaude.get(name)
+  if (claude && writtenForClaude(claude, input)) return { name, input }
+  const anvil = anvilName(name)
+  return { name: claudeName(anvil), input: toClaudeInput(anvil, input) }
+}
