@@ -150,7 +150,20 @@ export const commitText = (input: {
       root: workspace.root,
       contains: workspace.contains,
       journalDir: workspace.stateDir("journal"),
-    }).pipe(Effect.mapError((e) => (e.reason === "changed" ? new WorkspaceError({ ...e, hints: [hint("Read", "high", { path: display })] }) : e)))
+    }).pipe(
+      // Rebuilt field by field: a tagged error's message is not an own enumerable property, so a spread would drop it.
+      Effect.mapError((e) =>
+        e.reason === "changed"
+          ? new WorkspaceError({
+              reason: e.reason,
+              message: e.message,
+              ...(e.field ? { field: e.field } : {}),
+              ...(e.path !== undefined ? { path: e.path } : {}),
+              hints: [hint("Read", "high", { path: display })],
+            })
+          : e,
+      ),
+    )
     if (done?.size !== undefined) {
       yield* ledger.record(done.real, { mtimeMs: done.mtimeMs ?? 0, size: done.size, sha256: sha256After })
     }

@@ -49,7 +49,11 @@ const EnvelopeShape = Schema.Struct({
 /** The envelope schema, including the rule that `error` goes with status "error" only. */
 export const Envelope = EnvelopeShape.check(
   Schema.makeFilter((e) =>
-    (e.status === "error") === (e.error !== undefined) ? undefined : "error must be present exactly when status is \"error\"",
+    (e.status === "error") === (e.error !== undefined)
+      ? e.error !== undefined && e.error.message.trim() === ""
+        ? "error.message must say what went wrong (it is empty)"
+        : undefined
+      : "error must be present exactly when status is \"error\"",
   ),
 )
 export type Envelope = typeof EnvelopeShape.Type

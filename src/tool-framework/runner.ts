@@ -102,7 +102,8 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
               const details = long && error.code !== "INVALID_PARAM" ? [error.message, error.details].filter((d) => d !== undefined).join("\n\n") : error.details
               const envelopeError: EnvelopeError = {
                 code: error.code,
-                message: capText(error.message),
+                // A tool (a plugin's, a server's) that fails without a word still gets a message naming what failed.
+                message: error.message.trim() === "" ? `${title} failed (${error.code}) without saying why.` : capText(error.message),
                 // Field errors quote the input too (calculator: "unknown name '<the expression>'"): cut like the message.
                 ...(error.fieldErrors && error.fieldErrors.length > 0
                   ? { field_errors: error.fieldErrors.map((f) => ({ field: capText(f.field, 200), message: capText(f.message) })) }

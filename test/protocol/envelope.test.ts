@@ -20,6 +20,8 @@ describe("envelope contract", () => {
     ["status error without error", { ...ok, status: "error" }],
     ["an unknown error code", { ...ok, status: "error", error: { code: "OOPS", message: "m" } }],
     ["an unknown status", { ...ok, status: "ok" }],
+    ["an error with an empty message", { ...ok, status: "error", error: { code: "CONFLICT", message: "" } }],
+    ["an error whose message is only blanks", { ...ok, status: "error", error: { code: "CONFLICT", message: " \n" } }],
   ])("rejects %s", (_, value) => {
     expect(envelopeProblems(value).length).toBeGreaterThan(0)
   })

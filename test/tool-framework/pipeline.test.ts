@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { functionTool } from "../../src/tool-framework/registry.ts"
 import { defineTool } from "../../src/tool-framework/definition.ts"
 import { hint } from "../../src/protocol/hint.ts"
+import { toolError } from "../../src/protocol/tool-error.ts"
 import { calculatorTool } from "../../src/tools/calculator.ts"
 import { assertEnvelope, callTool, project } from "../support/harness.ts"
 import { askTool, defectTool, echoLinesTool, hangTool } from "../support/fixture-tools.ts"
@@ -213,6 +214,18 @@ describe("truncation layer", () => {
     const hints = envelope.text.slice(envelope.text.indexOf("Recommended next step"))
     expect(hints).toMatch(/\* Read\(path="[^"]+", offset=\d+, limit=200\)\n\* Grep\(.*\n\* WebFetch\(url="http:\/\/example.test\/big", max_size_kb=400\)$/)
     expect(meta.retrieval_hints?.filter((h) => h.action === "WebFetch")).toHaveLength(1)
+  })
+
+  test("a tool that fails without a message (a plugin's) still gets one naming the tool and the code", async () => {
+    const mute = defineTool({
+      name: "mute_fail",
+      title: "MuteFail",
+      description: "Test tool: fails with an empty message.",
+      parameters: Schema.Struct({}),
+      run: () => Effect.fail(toolError("EXECUTION_ERROR", "")),
+    })
+    const { envelope } = await callTool(project(), "mute_fail", {}, { tools: [mute] })
+    expect(envelope.error).toEqual({ code: "EXECUTION_ERROR", message: "MuteFail failed (EXECUTION_ERROR) without saying why.", retryable: false })
   })
 
   test("the hint names Task when the agent has one", async () => {

@@ -3,7 +3,10 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { commitText, openTarget } from "../../src/edit/target-file.ts"
+import { workspaceToolError } from "../../src/tools/workspace-errors.ts"
 import { FileLedger } from "../../src/workspace/file-ledger.ts"
+import type { WorkspaceError } from "../../src/workspace/workspace-error.ts"
 import { callTool, project, session, tempDir } from "../support/harness.ts"
 
 const sha = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex")
@@ -383,6 +386,23 @@ describe("edit: stale-write protection", () => {
     const s = session(root, { enforceReads: true })
     expect((await s.call("edit", { path: "n.txt", old_string: "", new_string: "x\n" })).envelope.status).toBe("success")
     expect(existsSync(join(root, "n.txt"))).toBe(true)
+  })
+
+  test("a file changed by someone else between the edit's read and its write: CONFLICT whose message says so (never empty), nothing written", async () => {
+    const root = project({ "a.txt": "one\n" })
+    const s = session(root)
+    const failure = await s.run(
+      Effect.gen(function* () {
+        const target = yield* openTarget("a.txt", { maxBytes: 1_000_000, limitKey: "tools.edit.max_file_bytes" })
+        writeFileSync(join(root, "a.txt"), "someone else's\n")
+        return yield* commitText({ target, text: "mine\n", format: { encoding: "utf-8", bom: false }, dryRun: false, maxDiffLines: 100 }).pipe(Effect.flip)
+      }),
+    )
+    const envelopeError = workspaceToolError(failure as WorkspaceError)
+    expect(envelopeError.code).toBe("CONFLICT")
+    expect(envelopeError.message).toBe("a.txt changed on disk while this change was being prepared. Nothing was written. Read it again and redo the change.")
+    expect(envelopeError.hints?.[0]).toMatchObject({ action: "Read", args: { path: "a.txt" } })
+    expect(text(root, "a.txt")).toBe("someone else's\n")
   })
 })
 
