@@ -4,6 +4,7 @@ import { closeQuietly, fileTypeName, readAllFd, stampOf } from "../workspace/che
 import { openChecked } from "../workspace/checked-open.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { commitChanges, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
+import { refuseFolderSyntax } from "../workspace/file-path.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
 import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"
 import { WorkspaceError } from "../workspace/workspace-error.ts"
@@ -49,9 +50,15 @@ export const openTarget = (
     const resolved = yield* workspace.resolve(input)
     const display = resolved.display
     const base = { resolved, display, writePath: resolved.real }
-    if (!resolved.exists) return base
+    if (!resolved.exists) {
+      yield* refuseFolderSyntax(input, display)
+      return base
+    }
     const file = yield* openChecked(workspace.contains, resolved.absolute, input, display)
-    if (file === undefined) return base
+    if (file === undefined) {
+      yield* refuseFolderSyntax(input, display)
+      return base
+    }
     try {
       const info = file.stat
       if (info.isDirectory()) {
@@ -62,6 +69,7 @@ export const openTarget = (
           path: display,
         })
       }
+      yield* refuseFolderSyntax(input, display)
       if (!info.isFile()) {
         return yield* new EditError({
           reason: "not_a_file",

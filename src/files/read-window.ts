@@ -4,6 +4,7 @@ import { readSync } from "node:fs"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { fileTypeName } from "../workspace/checked-fs.ts"
 import { openCheckedScoped } from "../workspace/checked-open.ts"
+import { refuseFolderSyntax } from "../workspace/file-path.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { lineSlice } from "./line-slice.ts"
 import { type ByteSource, findTailStart, type ForwardResult, type LineBreaks, memorySource, type RawLine, readForward } from "../workspace/line-window.ts"
@@ -189,6 +190,7 @@ export const readWindow = (request: ReadRequest) =>
         if (opened === undefined) return yield* notFound(" (a symbolic link whose target does not exist)")
         const stat = opened.stat
         if (stat.isDirectory()) return yield* new IsAFolder({ shown })
+        yield* refuseFolderSyntax(request.path, shown)
         if (!stat.isFile()) return yield* new NotARegularFile({ shown, type: fileTypeName(stat) })
         const size = Number(stat.size)
         const readAt = (position: number, into: Buffer): Effect.Effect<number, PlatformError> =>

@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../protocol/error-code.ts"
+import { hint } from "../protocol/hint.ts"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { WorkspaceError } from "../workspace/workspace-error.ts"
 import { translateDomainErrors } from "./domain-errors.ts"
@@ -14,13 +15,16 @@ const CODES: Readonly<Record<WorkspaceError["reason"], ErrorCode>> = {
   failed: "EXECUTION_ERROR",
 }
 
+// The next step after a path outside the project: look at what is inside it.
+const INSIDE = hint("LS", "medium", { path: "." })
+
 /** The workspace's errors as envelope errors (one table for every tool that touches files). */
 export const workspaceToolError = (e: WorkspaceError): ToolError =>
   toolError(CODES[e.reason], e.message, {
     ...(e.field ? { fieldErrors: [{ field: e.field.name, message: e.field.problem }] } : {}),
     // A file changed under a change: doing it again on the new content may well succeed.
     ...(e.reason === "changed" ? { retryable: true } : {}),
-    ...(e.hints ? { hints: e.hints } : {}),
+    ...(e.hints ? { hints: e.hints } : e.reason === "outside_root" ? { hints: [INSIDE] } : {}),
     ...(e.path !== undefined ? { context: { path_resolved: e.path } } : {}),
   })
 

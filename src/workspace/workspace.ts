@@ -31,7 +31,9 @@ export interface WorkspaceShape {
    * Resolves a user-supplied path against the working directory and checks the
    * sandbox: `..`, absolute paths and symlinks whose real target leaves the root
    * (and the allowed extra folders) are outside_root; NUL bytes, over-long
-   * paths and symlink loops are bad_path.
+   * paths and symlink loops are bad_path. `~` and `~/…` are the home folder
+   * (outside_root unless it lies inside). A name that does not exist in the
+   * Unicode form given (NFC or NFD) but does in the other resolves to that one.
    */
   readonly resolve: (input: string, field?: string) => Effect.Effect<ResolvedPath, WorkspaceError>
   /** Whether an absolute real path lies inside the root or an allowed folder. */
@@ -81,6 +83,7 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
         return undefined
       }
     }
+    const env = options.env ?? process.env
     const root = realOrSync(options.root)
     const cwdReal = realOrSync(options.cwd)
     const cwd = isWithin(path.sep, root, cwdReal) ? cwdReal : root
@@ -111,7 +114,32 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
             field: { name: field, problem: `path too long (max ${MAX_PATH_BYTES} bytes, ${MAX_COMPONENT_BYTES} per component)` },
           })
         }
-        const absolute = path.resolve(cwd, input === "" ? "." : input)
+        // `~` is the home folder, as every shell and most models mean it, never a folder named `~` in the project
+        // (that one is `./~`): a write to `~/.bashrc` must not quietly make `<root>/~/.bashrc`.
+        const home = input === "~" || input.startsWith("~/") ? env.HOME : undefined
+        if ((input === "~" || input.startsWith("~/")) && (home === undefined || !contains(path.resolve(home, input.slice(2))))) {
+          return yield* new WorkspaceError({
+            reason: "outside_root",
+            message: `Access denied: '${input}' is in your home folder (~), outside the project root. A folder named '~' inside the project is './~'.`,
+            field: { name: field, problem: "outside the project root" },
+          })
+        }
+        const found = yield* locate(home === undefined ? input : path.resolve(home, input.slice(2)), input, field)
+        if (found.exists || !/[^\x00-\x7f]/.test(input)) return found
+        // A name typed in one Unicode form (é as one code point, NFC) names the file stored in the other (e + a
+        // combining accent, NFD: files from macOS) when only that one exists; a new file keeps the form given.
+        for (const form of ["NFC", "NFD"] as const) {
+          const other = input.normalize(form)
+          if (other === input) continue
+          const alt = yield* locate(home === undefined ? other : path.resolve(home, other.slice(2)), other, field)
+          if (alt.exists) return alt
+        }
+        return found
+      })
+
+    const locate = (given: string, input: string, field: string): Effect.Effect<ResolvedPath, WorkspaceError> =>
+      Effect.gen(function* () {
+        const absolute = path.resolve(cwd, given === "" ? "." : given)
         const shown = display(absolute)
         if (!contains(absolute)) return yield* outside(input, field)
         const { real, exists } = yield* realPathOf(absolute, shown)
@@ -165,7 +193,6 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
         field: { name: field, problem: "outside the project root" },
       })
 
-    const env = options.env ?? process.env
     // A change killed half way by an earlier run is rolled back before anything else touches the files.
     // The recovery code is loaded only when there is a journal folder (a change was ever made here).
     const journals = plannedStateDir(root, "journal", env)
