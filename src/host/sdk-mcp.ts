@@ -52,6 +52,7 @@ const connectionOf = (channel: ControlChannel, server: string, info: Json, tools
     transport: "http",
     instructions: typeof info.instructions === "string" ? info.instructions : undefined,
     listTools: async () => tools,
+    skippedTools: () => [],
     callTool: async (name, args, options) => {
       const work = rpc(channel, server, "tools/call", { name, arguments: args }) as Promise<CallToolResult>
       const limit = new Promise<never>((_, reject) => {

@@ -17,7 +17,10 @@ export interface McpConnection {
   /** "stdio", "http" or "sse" (the last when streamable HTTP was refused and SSE answered). */
   readonly transport: "stdio" | "http" | "sse"
   readonly instructions: string | undefined
+  /** Every tool the server lists whose definition is valid MCP. */
   readonly listTools: (timeoutMs: number) => Promise<ReadonlyArray<McpToolInfo>>
+  /** The tools the last listing left out, each as `name: why`. */
+  readonly skippedTools: () => ReadonlyArray<string>
   readonly callTool: (
     name: string,
     args: Record<string, unknown>,
@@ -58,14 +61,20 @@ export const describeExit = (report: ExitReport): string => {
   return tail ? `the server ${how}; its stderr ends:\n${tail}` : `the server ${how} (no stderr)`
 }
 
-/** An answer the SDK's schema refused (its issues, e.g. `content: expected array`), in one line. */
-const invalidAnswer = (error: unknown): string | undefined => {
+/** The issues of a schema failure (e.g. `content: expected array`) in one line; undefined when `error` is none. */
+const issuesText = (error: unknown): string | undefined => {
   const issues = (error as { issues?: unknown })?.issues
   if (!Array.isArray(issues) || issues.length === 0) return undefined
   const parts = issues.slice(0, 3).map((i: { path?: ReadonlyArray<unknown>; message?: unknown }) =>
     `${Array.isArray(i.path) && i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${String(i.message ?? "invalid")}`,
   )
-  return `the server's answer is not valid MCP (${parts.join("; ")}${issues.length > 3 ? `; and ${issues.length - 3} more problems` : ""})`
+  return `${parts.join("; ")}${issues.length > 3 ? `; and ${issues.length - 3} more problems` : ""}`
+}
+
+/** An answer the SDK's schema refused, in one line. */
+const invalidAnswer = (error: unknown): string | undefined => {
+  const issues = issuesText(error)
+  return issues === undefined ? undefined : `the server's answer is not valid MCP (${issues})`
 }
 
 /** A connection failure, with secrets masked and the likely cause named. */
@@ -85,6 +94,9 @@ const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | undefined,
   else text = message
   return maskSecrets(text, spec.secrets)
 }
+
+/** The stand-in error of a call whose HTTP answer stream ended without the answer. */
+const STREAM_ENDED = "the server closed the call's response stream without answering"
 
 /** The ids of the requests a POST body carries (one message or a batch). */
 const requestIds = (body: unknown): Array<string | number> => {
@@ -147,6 +159,72 @@ const watchingFetch =
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
   }) as typeof fetch
 
+/** Why an answer (a message with an id and no method) is neither a JSON-RPC result nor error; undefined when it is one. */
+export const malformedAnswer = (message: unknown): string | undefined => {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined
+  const m = message as Record<string, unknown>
+  if ("method" in m || (typeof m.id !== "string" && typeof m.id !== "number")) return undefined
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+  if ("error" in m) {
+    const e = m.error
+    return isObject(e) && typeof e.code === "number" && typeof e.message === "string" ? undefined : `its error is ${JSON.stringify(e)?.slice(0, 200)}, not {code, message}`
+  }
+  if (!("result" in m)) return "it has neither result nor error"
+  return isObject(m.result) ? undefined : `its result is ${JSON.stringify(m.result)?.slice(0, 200) ?? "undefined"}, not an object`
+}
+
+/**
+ * Wraps a transport so that an answer the SDK cannot read (a null result, an
+ * error without a message) fails its request at once: the SDK drops such a
+ * message as unknown and the call would wait for its deadline.
+ */
+const guardAnswers = (transport: Transport): Transport => {
+  let handler: Transport["onmessage"]
+  const guarded: Transport["onmessage"] = (message, extra) => {
+    const problem = malformedAnswer(message)
+    const id = (message as { id?: string | number }).id
+    if (problem === undefined || id === undefined) return handler?.(message, extra)
+    handler?.({ jsonrpc: "2.0", id, error: { code: -32603, message: `the server's answer is not valid JSON-RPC: ${problem}` } }, extra)
+  }
+  Object.defineProperty(transport, "onmessage", {
+    configurable: true,
+    get: () => (handler ? guarded : undefined),
+    set: (h: Transport["onmessage"]) => {
+      handler = h
+    },
+  })
+  return transport
+}
+
+/**
+ * One page of the tool list. The SDK refuses a whole list for one tool whose
+ * definition is not valid MCP (a missing inputSchema, say); the list is then
+ * read again as plain JSON and only the valid tools are kept, the others named
+ * in `skipped` with the reason.
+ */
+const listPage = async (c: Client, sdk: Awaited<ReturnType<typeof loadSdk>>, cursor: string | undefined, timeoutMs: number) => {
+  const params = cursor ? { cursor } : {}
+  try {
+    const page = await c.listTools(params, { timeout: timeoutMs })
+    return { tools: page.tools, nextCursor: page.nextCursor, skipped: [] as Array<string> }
+  } catch (error) {
+    if (issuesText(error) === undefined) throw error
+    const raw = await c.request({ method: "tools/list", params }, sdk.types.ResultSchema, { timeout: timeoutMs })
+    if (!Array.isArray(raw.tools)) throw error
+    const tools: Array<McpToolInfo> = []
+    const skipped: Array<string> = []
+    for (const entry of raw.tools as ReadonlyArray<unknown>) {
+      const parsed = sdk.types.ToolSchema.safeParse(entry)
+      if (parsed.success) tools.push(parsed.data)
+      else {
+        const name = (entry as { name?: unknown } | null)?.name
+        skipped.push(`${typeof name === "string" ? name : "(a tool without a name)"}: ${issuesText(parsed.error) ?? "not a tool definition"}`)
+      }
+    }
+    return { tools, nextCursor: typeof raw.nextCursor === "string" ? raw.nextCursor : undefined, skipped }
+  }
+}
+
 /** Wraps a transport to learn the negotiated protocol version. */
 const watchVersion = (transport: Transport, seen: { version: string }): Transport => {
   const original = transport.setProtocolVersion?.bind(transport)
@@ -205,7 +283,7 @@ export const connect = async (
     c.onerror = () => {
       // Stray protocol errors (a log line on stdout) are not fatal; a dead transport shows in onclose.
     }
-    await c.connect(watchVersion(transport, seen), { timeout: startupTimeoutMs })
+    await c.connect(guardAnswers(watchVersion(transport, seen)), { timeout: startupTimeoutMs })
     return c
   }
 
@@ -228,7 +306,7 @@ export const connect = async (
             http.onmessage?.({
               jsonrpc: "2.0",
               id,
-              error: { code: -32000, message: "the server closed the call's response stream without answering" },
+              error: { code: -32000, message: STREAM_ENDED },
             })
           const http: Transport = new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: watchingFetch(lost) })
           client = await attempt(http)
@@ -252,9 +330,10 @@ export const connect = async (
   }
 
   const c = client
+  let skipped: ReadonlyArray<string> = []
   const info = c.getServerVersion()
   const caps = c.getServerCapabilities() ?? {}
-  const call = <A>(f: () => Promise<A>) =>
+  const call = <A>(f: () => Promise<A>, timeoutText?: string) =>
     f().catch((error: unknown) => {
       const code = (error as { code?: unknown })?.code
       // Streamable HTTP answers 404 to a session the server no longer knows (it restarted): this
@@ -263,10 +342,15 @@ export const connect = async (
         closedByUs = true
         hooks.onClosed("the server no longer knows anvil's session (HTTP 404; it restarted?)")
         void c.close().catch(() => undefined)
-        throw Object.assign(new Error("the server no longer knows anvil's session (HTTP 404; it restarted?)"), { code: -32000, sessionLost: true })
+        throw Object.assign(new Error("the server no longer knows anvil's session (HTTP 404; it restarted?)"), { code: -32000, sessionLost: true, gone: true })
       }
+      // -32000 is both the SDK's "connection closed" and a server's own error code: only a
+      // connection that is really over (the SDK dropped its transport, or the answer stream
+      // ended without the answer) means the server went away.
+      const gone = code === -32000 && (c.transport === undefined || String((error as { message?: unknown })?.message).includes(STREAM_ENDED))
+      if (timeoutText !== undefined && code === -32001) throw Object.assign(new Error(maskSecrets(timeoutText, spec.secrets)), { code })
       // The JSON-RPC code (timeout, invalid params, connection closed) stays with the message.
-      throw Object.assign(new Error(explain(error, spec, exit)), { code })
+      throw Object.assign(new Error(explain(error, spec, exit)), { code, gone })
     })
   return {
     serverName: info?.name ?? spec.name,
@@ -277,14 +361,21 @@ export const connect = async (
     hasCapability: (name) => caps[name] !== undefined,
     listTools: async (timeoutMs) => {
       const tools: Array<McpToolInfo> = []
+      const bad: Array<string> = []
       let cursor: string | undefined
       do {
-        const page = await call(() => c.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs }))
+        const page = await call(
+          () => listPage(c, sdk, cursor, timeoutMs),
+          `timeout: the server did not list its tools within ${timeoutMs} ms ("startupTimeout" in its settings)`,
+        )
         tools.push(...page.tools)
+        bad.push(...page.skipped)
         cursor = page.nextCursor
       } while (cursor)
+      skipped = bad
       return tools
     },
+    skippedTools: () => skipped,
     listResources: async (timeoutMs) => (await call(() => c.listResources({}, { timeout: timeoutMs }))).resources,
     listPrompts: async (timeoutMs) => (await call(() => c.listPrompts({}, { timeout: timeoutMs }))).prompts,
     callTool: (name, args, options) =>

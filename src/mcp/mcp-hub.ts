@@ -19,7 +19,7 @@ export interface ServerView {
   /** The command line or URL, secrets masked. */
   readonly target: string
   readonly status: ServerStatus
-  /** Why it is failed, untrusted or disabled. */
+  /** Why it is failed, untrusted or disabled; for a connected one, the tools left out (invalid definitions). */
   readonly error?: string
   readonly tools: ReadonlyArray<McpToolInfo>
   readonly protocolVersion?: string
@@ -31,6 +31,10 @@ export interface ServerView {
 export type McpEvent =
   | { readonly type: "status"; readonly server: string; readonly status: ServerStatus; readonly error?: string; readonly tools: number }
   | McpProgress
+
+/** The status note of a server some of whose tools could not be offered. */
+const skippedNote = (skipped: ReadonlyArray<string>): string =>
+  `${skipped.length === 1 ? "1 tool was" : `${skipped.length} tools were`} left out: ${skipped.length === 1 ? "its definition is" : "their definitions are"} not valid MCP\n${skipped.map((s) => `  ${s}`).join("\n")}`
 
 /** A crashed server is started again on the next call at most this many times per session. */
 export const MAX_RESTARTS = 3
@@ -184,7 +188,8 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
       const tools = connection.hasCapability("tools") ? await connection.listTools(e.spec.startupTimeoutMs) : []
       adopt(e, tools)
       e.crashed = false
-      setStatus(e, "connected")
+      const skipped = connection.skippedTools()
+      setStatus(e, "connected", skipped.length > 0 ? skippedNote(skipped) : undefined)
       return connection
     })()
     e.connecting = attempt

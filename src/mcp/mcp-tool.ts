@@ -76,7 +76,7 @@ const classify = (error: unknown, spec: ServerSpec, tool: string): McpCallError 
     })
   }
   if (code === -32602) return new McpCallError({ kind: "invalid", message: `${spec.name}/${tool} rejected the parameters: ${message}` })
-  if (code === -32000 || /connection closed|exited|killed by/i.test(message)) {
+  if ((error as { gone?: unknown })?.gone === true) {
     return new McpCallError({ kind: "failed", message: `The MCP server '${spec.name}' went away during the call: ${message}. It is started again on the next call.` })
   }
   return new McpCallError({ kind: "failed", message: `${spec.name}/${tool} failed: ${message}` })

@@ -140,6 +140,33 @@ describe("the hub", () => {
     expect(failed.envelope.error!.message).toContain("the thing failed")
   })
 
+  test("a server's own -32000 error is its answer, not a lost connection; an answer that is not JSON-RPC fails at once, not at the deadline", async () => {
+    const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY], permission: "allow", timeout: 30_000 } })
+    const options = { tools: [], toolSources: [hub.toolSource] }
+    const refused = await callTool(root, "mcp__tiny__server_error", {}, options)
+    expect(refused.envelope.error).toMatchObject({ code: "EXECUTION_ERROR" })
+    expect(refused.envelope.error!.message).toBe("tiny/server_error failed: MCP error -32000: the database is locked")
+    expect(hub.views()[0]).toMatchObject({ status: "connected", restarts: 0 })
+    const started = performance.now()
+    const broken = await callTool(root, "mcp__tiny__null_result", {}, options)
+    expect(performance.now() - started).toBeLessThan(10_000)
+    expect(broken.envelope.error!.message).toContain("the server's answer is not valid JSON-RPC: its result is null, not an object")
+    expect((await callTool(root, "mcp__tiny__echo", { message: "still here" }, options)).envelope.text).toContain("echo: still here")
+  })
+
+  test("tools whose definitions are not valid MCP are left out and named; the server's other tools work", async () => {
+    const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY, "--bad-tools"], permission: "allow" } })
+    hub.startAll()
+    await hub.settled()
+    const view = hub.views()[0]!
+    expect(view.status).toBe("connected")
+    expect(view.tools.map((t) => t.name)).toContain("echo")
+    expect(view.tools.map((t) => t.name)).not.toContain("no_schema")
+    expect(view.error).toStartWith("2 tools were left out: their definitions are not valid MCP\n  no_schema: inputSchema:")
+    expect(view.error).toContain("\n  string_schema: ")
+    expect((await callTool(root, "mcp__tiny__echo", { message: "hi" }, { tools: [], toolSources: [hub.toolSource] })).envelope.text).toContain("echo: hi")
+  })
+
   test("streamable HTTP: a server gone during a call answers at once, not at the deadline; arguments its schema refuses are INVALID_PARAM; a lost session is opened again", async () => {
     const web = streamableServer()
     try {

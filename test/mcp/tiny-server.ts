@@ -3,7 +3,7 @@
  * in milliseconds and can misbehave on purpose. Run as a program it serves
  * stdio; `makeHandler` serves the same tools over HTTP in the test process.
  *
- *   bun tiny-server.ts [--exit-at-start] [--protocol=VERSION] [--mark=DIR]
+ *   bun tiny-server.ts [--exit-at-start] [--bad-tools] [--protocol=VERSION] [--mark=DIR]
  *
  * --mark=DIR: writes DIR/pid-<pid> at start and DIR/cancelled-<requestId> when a
  * cancel notification arrives, so a test can see what happened.
@@ -21,6 +21,8 @@ export interface HandlerOptions {
   readonly notify?: (message: unknown) => void
   /** Where the crash tool ends the process (stdio only). */
   readonly crash?: () => void
+  /** Also list two tools with invalid definitions. */
+  readonly badTools?: boolean
   /** The Authorization header the HTTP transport saw. */
   readonly authorization?: () => string | undefined
 }
@@ -40,12 +42,16 @@ const baseTools = [
   { name: "whoami", description: "Says which Authorization header and TINY_SECRET it got.", inputSchema: { type: "object", properties: {} } },
   { name: "fails", description: "Answers with isError.", inputSchema: { type: "object", properties: {} } },
   { name: "malformed", description: "Answers with a result that is not valid MCP (content is not an array).", inputSchema: { type: "object", properties: {} } },
+  { name: "server_error", description: "Answers with a JSON-RPC error of the server-error range (-32000), staying alive.", inputSchema: { type: "object", properties: {} } },
+  { name: "null_result", description: "Answers with a result that is null (not valid JSON-RPC for a call).", inputSchema: { type: "object", properties: {} } },
   { name: "refuses", description: "Refuses its arguments as the TypeScript SDK does (isError, code -32602).", inputSchema: { type: "object", properties: {} } },
 ]
 
 /** The server's JSON-RPC logic: the answer to a message (undefined for notifications and calls that never answer). */
 export const makeHandler = (options: HandlerOptions = {}) => {
-  const tools = [...baseTools]
+  const tools: Array<Record<string, unknown>> = [...baseTools]
+  // Tools whose definitions are not valid MCP: the others must still be offered.
+  if (options.badTools) tools.push({ name: "no_schema", description: "Has no inputSchema." }, { name: "string_schema", inputSchema: { type: "string" } })
   return async (message: Message): Promise<unknown | undefined> => {
     const { id, method, params } = message
     if (method === "notifications/cancelled" && options.mark) writeFileSync(join(options.mark, `cancelled-${params?.requestId}`), "")
@@ -98,6 +104,10 @@ export const makeHandler = (options: HandlerOptions = {}) => {
             return reply({ content: [{ type: "text", text: "the thing failed" }], isError: true })
           case "malformed":
             return reply({ content: "not a list" })
+          case "server_error":
+            return { jsonrpc: "2.0", id, error: { code: -32000, message: "the database is locked" } }
+          case "null_result":
+            return { jsonrpc: "2.0", id, result: null }
           case "refuses":
             return reply({ content: [{ type: "text", text: "MCP error -32602: Input validation error: Invalid arguments for tool refuses: Required at m" }], isError: true })
           default:
@@ -126,6 +136,7 @@ if (import.meta.main) {
     ...(mark ? { mark } : {}),
     notify: send,
     crash: () => process.exit(3),
+    badTools: process.argv.includes("--bad-tools"),
   })
   let pending = ""
   process.stdin.on("data", (chunk) => {
