@@ -3,7 +3,7 @@ import { existsSync } from "node:fs"
 import type { GitError } from "./git-error.ts"
 import type { ChangedFile, DiffResult } from "./changes.ts"
 import type { GitCli } from "./git-cli.ts"
-import type { LogCommit } from "./history.ts"
+import type { HistoryPage, LogCommit } from "./history.ts"
 import type { Repository } from "./repository.ts"
 import type { HeadState, StatusEntry, UntrackedMode } from "./status.ts"
 import { decodePath } from "./path-bytes.ts"
@@ -251,8 +251,28 @@ export const cliDiff = (
 
 const UNIT = "\u001f"
 
-/** Up to `limit` commits from HEAD (git log's default order) and whether more remain, through the git command line. */
-export const cliHistory = (repo: Repository, cli: GitCli, limit: number): Effect.Effect<{ commits: ReadonlyArray<LogCommit>; more: boolean }, GitError> =>
+/** The commits reachable from HEAD (`git rev-list --count`), or undefined when git cannot say. */
+const commitCount = (repo: Repository, cli: GitCli): Effect.Effect<number | undefined> =>
+  cli.run(repo.dir, ["rev-list", "--count", "HEAD"], { allowFailure: true }).pipe(
+    Effect.map((out) => {
+      const printed = decoder.decode(out.stdout).trim()
+      return out.exitCode === 0 && /^\d+$/.test(printed) ? Number(printed) : undefined
+    }),
+    Effect.orElseSucceed(() => undefined),
+  )
+
+/**
+ * Up to `limit` commits from HEAD (git log's default order), whether more remain and then the total, through
+ * the git command line. The count runs beside the log rather than after it: a history longer than the limit is
+ * the usual case, and both then take the time of the longer one; a short history is counted quickly.
+ */
+export const cliHistory = (repo: Repository, cli: GitCli, limit: number): Effect.Effect<HistoryPage, GitError> =>
+  Effect.all([newestCommits(repo, cli, limit), commitCount(repo, cli)], { concurrency: 2 }).pipe(
+    Effect.map(([page, total]) => (page.more ? { ...page, total } : page)),
+  )
+
+/** Up to `limit` commits from HEAD and whether more remain. */
+const newestCommits = (repo: Repository, cli: GitCli, limit: number): Effect.Effect<HistoryPage, GitError> =>
   Effect.gen(function* () {
     const out = yield* cli.run(
       repo.dir,

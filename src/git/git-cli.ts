@@ -80,7 +80,7 @@ export const findGit = (path: string | undefined): string | undefined => {
  * automatic gc, fsmonitor off): their process tree is forgotten as soon as
  * they exit, rather than kept for the scan of /proc when anvil exits.
  */
-const SHORT_LIVED = new Set(["status", "diff", "log", "rev-parse"])
+const SHORT_LIVED = new Set(["status", "diff", "log", "rev-parse", "rev-list"])
 
 /** The bytes of `chunks` as one array (no copy for a single chunk, the usual case for small outputs). */
 const joined = (chunks: ReadonlyArray<Uint8Array>): Uint8Array =>

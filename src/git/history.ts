@@ -6,6 +6,13 @@ import type { Repository } from "./repository.ts"
 
 export type { LogCommit } from "./commit-object.ts"
 
+/** A page of history: the commits shown, whether more remain and, when known, how many commits HEAD reaches in all. */
+export interface HistoryPage {
+  readonly commits: ReadonlyArray<LogCommit>
+  readonly more: boolean
+  readonly total?: number | undefined
+}
+
 /**
  * Up to `limit` commits reachable from HEAD, newest commit date first (git
  * log's default order: a queue by committer date, ties in the order found),
@@ -13,7 +20,7 @@ export type { LogCommit } from "./commit-object.ts"
  * SHA-256 repositories and alternates work without git; messages are
  * re-encoded from their `encoding` header as git log does.
  */
-export const readHistory = async (repo: Repository, limit: number): Promise<{ commits: ReadonlyArray<LogCommit>; more: boolean }> => {
+export const readHistory = async (repo: Repository, limit: number): Promise<HistoryPage> => {
   if (/^reftable$/i.test(repo.settings().get("extensions.refstorage") ?? "")) {
     throw new Error("this repository keeps its branches in a reftable (extensions.refStorage), which the built-in git reader cannot read: install git (anvil then runs it) or use Bash with git")
   }

@@ -21,7 +21,10 @@ export interface Repository {
   readonly gitdir: string
   /** Where the shared parts live (objects, refs, config, hooks): `gitdir` itself except in a linked worktree. */
   readonly commondir: string
+  /** The file system isomorphic-git reads and writes through (made on first use). */
   readonly fs: GitFsClient
+  /** A file of the repository's git folders read as it is (no worktree or alternates mapping); undefined when it cannot be read. */
+  readonly readGitFile: (path: string) => Buffer | undefined
   /** isomorphic-git's object and index cache, shared by the calls of one tool run. */
   readonly cache: object
   /** Runs one isomorphic-git call; a thrown error becomes EXECUTION_ERROR naming `what`. */
@@ -172,10 +175,14 @@ const readText = (fs: GitFsClient, path: string): string | undefined => {
 const openAt = (dir: string, gitdir: string, plainFs: GitFsClient, env: Readonly<Record<string, string | undefined>>): Repository => {
   const shared = commonDirOf(gitdir)
   const commondir = shared ?? gitdir
-  const local = shared === undefined ? plainFs : worktreeFs(plainFs, gitdir, shared)
-  const objectsDir = join(commondir, "objects")
-  const alternates = alternateObjectDirs(objectsDir)
-  const objects = alternates.length === 0 ? local : withAlternates(local, objectsDir, alternates)
+  // The file system isomorphic-git works through, made on first use: copying node's fs module reads its lazy
+  // getters, which load node's stream modules; a call answered by the git executable never needs it.
+  const objects = once(() => {
+    const local = shared === undefined ? plainFs : worktreeFs(plainFs, gitdir, shared)
+    const objectsDir = join(commondir, "objects")
+    const alternates = alternateObjectDirs(objectsDir)
+    return alternates.length === 0 ? local : withAlternates(local, objectsDir, alternates)
+  })
   const settings = once(() => {
     const merged = new Map<string, string>()
     for (const file of gitConfigFiles(commondir, env)) for (const [k, v] of parseGitConfig(readText(plainFs, file) ?? "")) merged.set(k, v)
@@ -187,12 +194,14 @@ const openAt = (dir: string, gitdir: string, plainFs: GitFsClient, env: Readonly
     const oid = indexedBlobId(index, path)
     if (oid === undefined) return undefined
     const git = await isoGit()
-    return git.readBlob({ fs: objects, gitdir, oid }).then((r) => r.blob, () => undefined)
+    return git.readBlob({ fs: objects(), gitdir, oid }).then((r) => r.blob, () => undefined)
   }
-  const fs = storedContentFs(utf8NamesFs(objects, dir), dir, (absolute, bytes) => {
-    const rel = absolute.slice(dir.length + 1)
-    return workTree().stored(rel, bytes, () => indexedBlob(rel))
-  })
+  const fs = once(() =>
+    storedContentFs(utf8NamesFs(objects(), dir), dir, (absolute, bytes) => {
+      const rel = absolute.slice(dir.length + 1)
+      return workTree().stored(rel, bytes, () => indexedBlob(rel))
+    }),
+  )
   const call = <A>(what: string, f: () => Promise<A>) =>
     Effect.tryPromise({ try: f, catch: (e) => e }).pipe(
       Effect.catch((e) => {
@@ -220,5 +229,25 @@ const openAt = (dir: string, gitdir: string, plainFs: GitFsClient, env: Readonly
     const subGitdir = info === undefined ? undefined : info.isFile() ? linkedGitdir(top, dotgit) : dotgit
     return subGitdir === undefined ? "empty" : openAt(top, subGitdir, plainFs, env)
   }
-  return { dir, gitdir, commondir, fs, cache: {}, call, relative, settings, workTree, submodule }
+  return {
+    dir,
+    gitdir,
+    commondir,
+    get fs() {
+      return fs()
+    },
+    readGitFile: (path) => {
+      try {
+        return plainFs.readFileSync(path)
+      } catch {
+        return undefined
+      }
+    },
+    cache: {},
+    call,
+    relative,
+    settings,
+    workTree,
+    submodule,
+  }
 }

@@ -62,12 +62,12 @@ export const untrackedMode = (setting: string | undefined): UntrackedMode =>
  * in whole percent), or undefined when core.sparseCheckout is off. The index
  * is read only when it is on.
  */
-export const sparseCheckoutPercent = async (repo: Repository): Promise<number | undefined> => {
-  const read = (p: string) => repo.fs.promises.readFile(p, "utf8").then(String, () => "")
-  const worktree = parseGitConfig(await read(`${repo.gitdir}/config.worktree`)).get("core.sparsecheckout")
-  const setting = worktree ?? parseGitConfig(await read(`${repo.commondir}/config`)).get("core.sparsecheckout")
+export const sparseCheckoutPercent = (repo: Repository): number | undefined => {
+  const read = (p: string) => repo.readGitFile(p)?.toString("utf8") ?? ""
+  const worktree = parseGitConfig(read(`${repo.gitdir}/config.worktree`)).get("core.sparsecheckout")
+  const setting = worktree ?? parseGitConfig(read(`${repo.commondir}/config`)).get("core.sparsecheckout")
   if (setting === undefined || FALSE.test(setting)) return undefined
-  const marks = indexMarks(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
+  const marks = indexMarks(repo.readGitFile(`${repo.gitdir}/index`) ?? new Uint8Array(0))
   if (marks.entries === 0) return undefined
   return 100 - Math.floor((100 * marks.skipWorktree.size) / marks.entries)
 }

@@ -36,19 +36,14 @@ export const gitLogTool = defineTool({
       const repo = yield* openRepository
       const wanted = limit ?? DEFAULT_LIMIT
       const cli = yield* gitCli
-      const { commits, more } = cli ? yield* cliHistory(repo, cli, wanted) : yield* repo.call("log", () => readHistory(repo, wanted))
+      const page = cli ? yield* cliHistory(repo, cli, wanted) : yield* repo.call("log", () => readHistory(repo, wanted))
+      const { commits, more } = page
       const content = oneline === true ? formatOneline(commits) : formatMedium(commits)
-      // A cut history states its total (counted only then: one more git call, or a walk of the parents).
+      // A cut history states its total (git counts it beside the log; the built-in reader walks the parents only then).
       const total = !more
         ? undefined
         : cli
-          ? yield* cli.run(repo.dir, ["rev-list", "--count", "HEAD"], { allowFailure: true }).pipe(
-              Effect.map((out) => {
-                const printed = new TextDecoder().decode(out.stdout).trim()
-                return out.exitCode === 0 && /^\d+$/.test(printed) ? Number(printed) : undefined
-              }),
-              Effect.orElseSucceed(() => undefined),
-            )
+          ? page.total
           : yield* repo.call("log", () => countHistory(repo)).pipe(Effect.orElseSucceed(() => undefined))
       const summary =
         commits.length === 0

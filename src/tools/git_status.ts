@@ -2,8 +2,6 @@ import { Effect, Schema } from "effect"
 import { cliStatus } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
-import { Config } from "../config/config.ts"
-import { readGitConfig } from "../git/identity.ts"
 import { countEntries, currentUpstream, formatLong, formatShort, readHead, sparseCheckoutPercent, statusEntries, untrackedMode, type UntrackedMode } from "../git/status.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { GitFs } from "../git/git-fs.ts"
@@ -43,10 +41,10 @@ export const gitStatusTool = defineTool({
       const repo = yield* openRepository
       const cli = yield* gitCli
       // status.showUntrackedFiles from the repository's or the user's git config, as git status honours it.
-      const mode = untrackedMode((yield* readGitConfig(repo.commondir, (yield* Config).env)).get("status.showuntrackedfiles"))
+      const mode = untrackedMode(repo.settings().get("status.showuntrackedfiles"))
       const answer = cli ? yield* cliStatus(repo, cli, mode) : yield* builtinStatus(repo, mode)
       const { entries, upstream } = answer
-      const sparsePercent = short === true ? undefined : yield* repo.call("status", () => sparseCheckoutPercent(repo))
+      const sparsePercent = short === true ? undefined : yield* repo.call("status", async () => sparseCheckoutPercent(repo))
       const head = sparsePercent === undefined ? answer.head : { ...answer.head, sparsePercent }
       const { unmerged, staged, unstaged, untracked } = countEntries(entries)
       const content = short === true ? formatShort(entries) : formatLong(entries, head, upstream, mode)
