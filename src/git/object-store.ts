@@ -1,4 +1,3 @@
-import { inflateSync } from "node:zlib"
 import type { GitFsClient } from "./git-fs.ts"
 
 /** An object read from the store: its type and content. */
@@ -8,6 +7,9 @@ export interface GitObject {
 }
 
 const TYPES = ["", "commit", "tree", "blob", "tag"] as const
+
+/** node:zlib, loaded when an object is first read: the git tools that run git itself never need it. */
+const zlib = () => require("node:zlib") as typeof import("node:zlib")
 
 /** One pack's index (version 2): object ids in order and their offsets in the pack. */
 interface PackIndex {
@@ -111,7 +113,7 @@ export const objectStore = (fs: GitFsClient, objectDirs: ReadonlyArray<string>, 
     }
     // Deflated data is at most a little larger than what it holds; zlib ignores what follows the stream.
     head = readAt(p, offset + at, size + 64 + (size >>> 3))
-    const data = new Uint8Array(inflateSync(head))
+    const data = new Uint8Array(zlib().inflateSync(head))
     if (base === undefined) {
       const name = TYPES[type]
       if (name === undefined || name === "") throw new Error(`unknown object type ${type} in ${p.pack}`)
@@ -124,7 +126,7 @@ export const objectStore = (fs: GitFsClient, objectDirs: ReadonlyArray<string>, 
     for (const dir of objectDirs) {
       let bytes: Uint8Array
       try {
-        bytes = new Uint8Array(inflateSync(fs.readFileSync(`${dir}/${oid.slice(0, 2)}/${oid.slice(2)}`)))
+        bytes = new Uint8Array(zlib().inflateSync(fs.readFileSync(`${dir}/${oid.slice(0, 2)}/${oid.slice(2)}`)))
       } catch {
         continue
       }

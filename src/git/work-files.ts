@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto"
 import { attributeReader } from "./attributes.ts"
 import { hasCrlfText, inboundEol, toStored } from "./eol.ts"
 import { excludeJudge } from "./excludes.ts"
@@ -82,6 +81,6 @@ export const workTreeRules = (setup: WorkTreeSetup) => {
 
 export type WorkTreeRules = ReturnType<typeof workTreeRules>
 
-/** The blob id git gives `content` (SHA-1 of "blob <size>\0" and the bytes). */
+/** The blob id git gives `content` (SHA-1 of "blob <size>\0" and the bytes). Bun's hasher: node:crypto costs every git call its load. */
 export const blobId = (content: Uint8Array): string =>
-  createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex")
+  new Bun.CryptoHasher("sha1").update(`blob ${content.length}\0`).update(content).digest("hex")

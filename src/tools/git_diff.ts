@@ -1,5 +1,4 @@
 import { Effect, Schema } from "effect"
-import { repositoryDiff } from "../git/changes.ts"
 import { cliDiff } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository } from "../git/repository.ts"
@@ -44,7 +43,10 @@ export const gitDiffTool = defineTool({
       const prefixes = prefix !== undefined && prefix !== "" ? [prefix] : []
       const cli = yield* gitCli
       const options = { staged: staged === true, prefixes }
-      const diff = cli ? yield* cliDiff(repo, cli, options) : yield* repositoryDiff(repo, options)
+      // The built-in diff (and the diff library under it) is loaded only when there is no git to run.
+      const diff = cli
+        ? yield* cliDiff(repo, cli, options)
+        : yield* Effect.flatMap(Effect.promise(() => import("../git/changes.ts")), (m) => m.repositoryDiff(repo, options))
       const which = staged === true ? "staged" : "unstaged"
       const scope = prefix ? ` in ${prefix}` : ""
       const additions = diff.files.reduce((n, f) => n + f.additions, 0)
