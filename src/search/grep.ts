@@ -5,7 +5,7 @@ import { BulkFs } from "../workspace/bulk-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { readStillAt, stillAt } from "../workspace/checked-fs.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
-import { makeIgnoreOracle } from "../workspace/ignore-rules.ts"
+import { insideRepository, makeIgnoreOracle } from "../workspace/ignore-rules.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { decodeForSearch, FallbackPatternError, searchInProcess } from "./fallback-search.ts"
 import { firstInOrder } from "./first-in-order.ts"
@@ -143,6 +143,7 @@ export const grep = (request: GrepRequest) =>
       deadline: started + request.timeoutMs,
       ignoredDirs: request.ignoredDirs,
       maxEntries: request.maxEntries,
+      insideRepository: insideRepository(ws.root),
     }
 
     // ripgrep first; the in-process search when no rg can run.
@@ -176,12 +177,15 @@ export const grep = (request: GrepRequest) =>
         return yield* Effect.die(e)
       }
       outcome = fallback.success
-    } else if (include !== undefined && !isFile) {
-      // ripgrep's --glob whitelists beat ignore files; anvil's include does not: re-check with anvil's own rules.
-      const oracle = include.rgGlobs ? yield* makeIgnoreOracle(ws.root, target.dir, request.ignoredDirs) : undefined
+    } else if (!isFile && (include !== undefined || (!search.insideRepository && target.dir !== ws.root))) {
+      // ripgrep's --glob whitelists beat ignore files, anvil's include does not; and outside a repository rg was
+      // told to read no ignore file above the searched folder, so those between the root and it are applied here:
+      // both re-checked with anvil's own rules.
+      const recheck = include?.rgGlobs !== undefined || (!search.insideRepository && target.dir !== ws.root)
+      const oracle = recheck ? yield* makeIgnoreOracle(ws.root, target.dir, request.ignoredDirs) : undefined
       const kept: Array<FileResult> = []
       for (const f of outcome.files) {
-        if (!matchesPath(include.matcher, f.path)) continue
+        if (include !== undefined && !matchesPath(include.matcher, f.path)) continue
         if (oracle && (yield* oracle.isIgnored(f.path))) continue
         kept.push(f)
       }

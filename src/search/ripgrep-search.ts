@@ -31,7 +31,12 @@ const GLOB_META = /[[\]*?{}\\!]/g
 
 /** The command line (after the rg path) for a request. */
 export const ripgrepArgs = (req: SearchRequest, target: SearchTarget): Array<string> => {
-  const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-global", req.caseSensitive ? "--case-sensitive" : "--ignore-case"]
+  // In a repository rg reads ignore files as git does: a nested repository's files are not under its parent's
+  // .gitignore, nor a repository under a .gitignore above it. Outside one, --no-require-git makes the project's own
+  // .gitignore files count, and --no-ignore-parent keeps out those above the searched folder (the caller re-checks
+  // what lies between the root and a searched subfolder).
+  const ignores = req.insideRepository === true ? [] : ["--no-require-git", "--no-ignore-parent"]
+  const args = ["--no-config", "--hidden", ...ignores, "--no-ignore-global", req.caseSensitive ? "--case-sensitive" : "--ignore-case"]
   if (req.mode === "content") {
     args.push("--json")
     if (req.before > 0) args.push("--before-context", String(req.before))

@@ -39,6 +39,12 @@ export interface SearchRequest {
   readonly ignoredDirs: ReadonlySet<string>
   /** Directory entries the in-process walk may look at. */
   readonly maxEntries: number
+  /**
+   * The project root lies in a git repository: ignore files are read as git
+   * reads them (none across a repository's boundary). Otherwise the root's own
+   * `.gitignore` files apply and none from above the root.
+   */
+  readonly insideRepository?: boolean
 }
 
 export interface LineText {

@@ -1,4 +1,6 @@
 import { Effect } from "effect"
+import { existsSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { FileSystem } from "./file-system.ts"
 import { Path } from "effect/Path"
 import { IgnorePatterns, type IgnoreVerdict } from "./gitignore.ts"
@@ -204,6 +206,23 @@ export const loadDirRules = Effect.fn("loadDirRules")(function* (
   }
   return rules
 })
+
+/**
+ * Whether `root` lies in a git repository: it, or a folder above it, holds
+ * `.git`. Inside one, `.gitignore` rules stop where git stops them (at the
+ * repository's top and at nested repositories); outside, anvil applies the
+ * project's own `.gitignore` files all the same and none from above the root.
+ */
+export const insideRepository = (root: string): boolean => {
+  let current = root
+  for (let depth = 0; depth < 64; depth++) {
+    if (existsSync(join(current, ".git"))) return true
+    const up = dirname(current)
+    if (up === current) return false
+    current = up
+  }
+  return false
+}
 
 /**
  * The rules in force at `dir` from the directories above it: from the

@@ -4,8 +4,8 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { chmodSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { DEFAULT_IGNORED_DIRS } from "../../src/workspace/ignore-rules.ts"
-import { gitHome, gitRepo } from "../support/git-repo.ts"
-import { callTool, project, tempDir, type CallOptions } from "../support/harness.ts"
+import { git, gitHome, gitRepo } from "../support/git-repo.ts"
+import { callTool, project, tempDir, writeTree, type CallOptions } from "../support/harness.ts"
 
 const BUILTIN: CallOptions = { configOverrides: { tools: { grep: { engine: "builtin" } } } }
 
@@ -179,6 +179,54 @@ describe("grep answers what ripgrep answers (both engines)", () => {
       const texts = matchesOf(e).map((m) => `${m.file}:${m.line}:${m.text}`).sort()
       expect(texts).toEqual(["src/bom.txt:1:user with bom", "src/crlf.txt:1:user", "src/no-newline.txt:1:last user", "src/utf16.txt:2:the user here"])
     }
+  })
+})
+
+describe("grep: ignore files end where git ends them (both engines, and glob agrees)", () => {
+  const home = gitHome()
+  const filesOf = async (root: string, params: Record<string, unknown>, options: CallOptions = {}) =>
+    ((await grep(root, { pattern: "needle", output_mode: "files_with_matches", max_matches: 500, ...params }, options)).data.files as Array<string>).sort()
+  const globbed = async (root: string, path = ".") =>
+    ((await callTool(root, "glob", { pattern: "**/*.{log,tmp,txt}", path, limit: 200 })).envelope.data.paths as Array<string>).sort()
+  const rgPlain = (cwd: string) =>
+    execFileSync(rgPath, ["--no-config", "--hidden", "--no-ignore-global", "-l", "needle"], { cwd, encoding: "utf8" })
+      .split("\n")
+      .filter((l) => l !== "")
+      .sort()
+
+  test("a nested repository is not under its parent's .gitignore (rg run with --no-require-git put it there)", async () => {
+    const root = gitRepo(home, { ".gitignore": "*.tmp\n", "plain/c.tmp": "needle\n", "nested/a.tmp": "needle\n", "nested/sub/b.tmp": "needle\n", "nested/sub/.gitignore": "ok.txt\n", "nested/sub/ok.txt": "needle\n", "nested/ok.txt": "needle\n" })
+    git(join(root, "nested"), home, ["init", "-q"])
+    const expected = ["nested/a.tmp", "nested/ok.txt", "nested/sub/b.tmp"]
+    expect(rgPlain(root)).toEqual(expected)
+    for (const options of [{}, BUILTIN]) expect(await filesOf(root, {}, options)).toEqual(expected)
+    expect(await globbed(root)).toEqual(expected)
+  })
+
+  test("a repository inside a folder whose .gitignore would hide its files: that .gitignore does not apply", async () => {
+    const outer = gitRepo(home, { ".gitignore": "*.log\n" })
+    const root = join(outer, "proj")
+    writeTree(root, { "app.log": "needle\n", "src/a.txt": "needle\n" })
+    git(root, home, ["init", "-q"])
+    const expected = ["app.log", "src/a.txt"]
+    expect(rgPlain(root)).toEqual(expected)
+    for (const options of [{}, BUILTIN]) expect(await filesOf(root, {}, options)).toEqual(expected)
+    expect(await globbed(root)).toEqual(expected)
+  })
+
+  test("a project that is no repository: its own .gitignore files apply, also to a search of a subfolder; none above the root", async () => {
+    const outer = tempDir()
+    writeFileSync(join(outer, ".gitignore"), "*.log\n")
+    const root = join(outer, "proj")
+    writeTree(root, { "anvil.json": "{}\n", ".gitignore": "b.log\n", "a.log": "needle\n", "sub/b.log": "needle\n", "sub/deeper/c.log": "needle\n", "sub/keep.txt": "needle\n" })
+    for (const options of [{}, BUILTIN]) {
+      expect(await filesOf(root, {}, options)).toEqual(["a.log", "sub/deeper/c.log", "sub/keep.txt"])
+      expect(await filesOf(root, { path: "sub" }, options)).toEqual(["sub/deeper/c.log", "sub/keep.txt"])
+      const content = await grep(root, { pattern: "needle", path: "sub" }, options)
+      expect([content.data.total_matches, content.data.total_files]).toEqual([2, 2])
+    }
+    expect(await globbed(root)).toEqual(["a.log", "sub/deeper/c.log", "sub/keep.txt"])
+    expect(await globbed(root, "sub")).toEqual(["sub/deeper/c.log", "sub/keep.txt"])
   })
 })
 
