@@ -1,5 +1,6 @@
 import { Data, Effect, type Scope } from "effect"
-import { accessSync, constants } from "node:fs"
+import { accessSync, constants, statSync } from "node:fs"
+import { isAbsolute, resolve as resolvePath } from "node:path"
 import type { Readable, Writable } from "node:stream"
 import { registerTree, unregisterTree, updateTree } from "./managed-registry.ts"
 import { groupAlive, MARK_VAR, markValue } from "./process-table.ts"
@@ -154,6 +155,20 @@ export const locateProgram = (file: string, env: Readonly<Record<string, string>
   return undefined
 }
 
+/** Throws the ProcessSpawnError a spawn of `file` would meet: ENOENT when nothing is there, EACCES when it cannot run. */
+const checkRunnable = (file: string, shown: string): void => {
+  let isDir = false
+  try {
+    accessSync(file, constants.X_OK)
+    isDir = statSync(file).isDirectory()
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === "ENOENT" || code === "ENOTDIR") throw new ProcessSpawnError({ code: "ENOENT", message: `command not found: ${shown}` })
+    throw new ProcessSpawnError({ code: "EACCES", message: `${shown} is not executable` })
+  }
+  if (isDir) throw new ProcessSpawnError({ code: "EACCES", message: `${shown} is a directory` })
+}
+
 const signalName = (s: number | string | null): string | null => (s === null ? null : typeof s === "string" ? s : `signal ${s}`)
 
 /** node:stream, loaded by the few callers that want Node streams (MCP, LSP), not at every start-up. */
@@ -195,6 +210,9 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
   if (program === undefined || program === "") throw new ProcessSpawnError({ code: "EINVAL", message: "no program to run" })
   const resolved = locateProgram(program, options.env)
   if (resolved === undefined) throw new ProcessSpawnError({ code: "ENOENT", message: `command not found: ${program}` })
+  // A path is checked here, before any wrapper: inside the command sandbox bubblewrap would start and only then
+  // fail to run it, which reads as the command's own exit code 1 instead of "no such program".
+  if (program.includes("/")) checkRunnable(isAbsolute(program) ? program : resolvePath(options.cwd, program), program)
 
   const mark = newMark()
   const env = { ...options.env, [MARK_VAR]: markValue(options.env[MARK_VAR], mark) }

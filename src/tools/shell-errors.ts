@@ -35,7 +35,12 @@ export const shellToolError = (e: ShellError, call: ShellCall): ToolError => {
           context,
         })
       }
-      if (e.kind === "not_executable") return toolError("PERMISSION_DENIED", `Cannot execute ${e.file}: permission denied.`, { context })
+      if (e.kind === "not_executable") {
+        return toolError("PERMISSION_DENIED", `Cannot execute ${e.file}: permission denied (not an executable file).`, {
+          hints: [hint("Bash", "medium", { command: `ls -ld ${quoteArg(e.file)}` })],
+          context,
+        })
+      }
       return toolError("EXECUTION_ERROR", `Could not start ${e.file}: ${e.message}`, { context })
     case "CommandTimedOut": {
       const longer = Math.min(e.timeoutMs * 2, e.maxTimeoutMs)

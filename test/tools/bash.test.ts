@@ -203,6 +203,26 @@ describe("bash: parameters", () => {
     expect(envelope.error?.message).toBe("Command not found: anvil-no-such-program")
   })
 
+  test("a program named by a path that is missing or cannot run is NOT_FOUND / PERMISSION_DENIED, in the command sandbox too (bubblewrap's own exit 1 before)", async () => {
+    const root = project({ "script.sh": "#!/bin/sh\necho ran\n", "folder/x": "" })
+    chmodSync(join(root, "script.sh"), 0o644)
+    for (const mode of ["off", "workspace-write"]) {
+      const options = { configOverrides: { sandbox: { mode } } }
+      for (const program of ["/nonexistent/anvil-prog", "./missing.sh", "folder/missing"]) {
+        const { envelope } = await bash(root, { args: [program] }, options)
+        expect(envelope.error?.code).toBe("NOT_FOUND")
+        expect(envelope.error?.message).toBe(`Command not found: ${program}`)
+      }
+      for (const program of ["./script.sh", "./folder"]) {
+        const { envelope } = await bash(root, { args: [program] }, options)
+        expect(envelope.error?.code).toBe("PERMISSION_DENIED")
+      }
+      chmodSync(join(root, "script.sh"), 0o755)
+      expect((await bash(root, { args: ["./script.sh"] }, options)).envelope.data.stdout).toBe("ran")
+      chmodSync(join(root, "script.sh"), 0o644)
+    }
+  })
+
   test("bash asks before running by default; a refusal runs nothing", async () => {
     expect(bashTool.permission).toBe("ask")
     const root = project()
