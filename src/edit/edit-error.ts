@@ -12,9 +12,10 @@ import type { RetrievalHint } from "../protocol/hint.ts"
  * - is_directory: the path names a folder
  * - binary: the content is not text
  * - stale: the file is not the version the caller knows (never read, changed since, other sha256)
+ * - read_only: the file is read-only (no write permission for this user; for root, no write bit at all)
  */
 export class EditError extends Data.TaggedError("EditError")<{
-  readonly reason: "invalid_edit" | "not_a_file" | "too_large" | "missing" | "is_directory" | "binary" | "stale"
+  readonly reason: "invalid_edit" | "not_a_file" | "too_large" | "missing" | "is_directory" | "binary" | "stale" | "read_only"
   readonly message: string
   /** The parameter at fault, and what is wrong with it. */
   readonly field?: { readonly name: string; readonly problem: string }

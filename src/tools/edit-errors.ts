@@ -13,6 +13,7 @@ const CODES: Readonly<Record<EditError["reason"], ErrorCode>> = {
   is_directory: "IS_DIRECTORY",
   binary: "BINARY_FILE",
   stale: "CONFLICT",
+  read_only: "PERMISSION_DENIED",
 }
 
 /** The edit domain's errors as envelope errors (one table for write, edit, multiedit and plugins' writes). */

@@ -208,6 +208,27 @@ describe("write: refusals", () => {
   })
 })
 
+describe("write, edit, multiedit: a read-only file", () => {
+  test("is PERMISSION_DENIED with the mode and a chmod next step, even for root (temp + rename could replace it); nothing changes", async () => {
+    const root = project({ "gen.ts": "export const a = 1\n" })
+    chmodSync(join(root, "gen.ts"), 0o444)
+    for (const [tool, params] of [
+      ["write", { path: "gen.ts", content: "export const a = 2\n" }],
+      ["edit", { path: "gen.ts", old_string: "1", new_string: "2" }],
+      ["multiedit", { path: "gen.ts", edits: [{ old_string: "1", new_string: "2" }] }],
+    ] as const) {
+      const { envelope } = await callTool(root, tool, params)
+      expect(envelope.error?.code).toBe("PERMISSION_DENIED")
+      expect(envelope.error?.message).toBe("gen.ts is read-only (mode 0444); nothing was written. If it should change, make it writable first (chmod u+w), then retry.")
+      expect(envelope.text).toContain(`* Bash(command="chmod u+w 'gen.ts'")`)
+    }
+    expect(text(root, "gen.ts")).toBe("export const a = 1\n")
+    expect(statSync(join(root, "gen.ts")).mode & 0o777).toBe(0o444)
+    chmodSync(join(root, "gen.ts"), 0o644)
+    expect((await callTool(root, "edit", { path: "gen.ts", old_string: "1", new_string: "2" })).envelope.status).toBe("success")
+  })
+})
+
 describe("write: stale-write protection", () => {
   test("in a session, overwriting a file never read is CONFLICT with the reason; creating a new file needs no read", async () => {
     const root = project({ "a.txt": "original\n" })
