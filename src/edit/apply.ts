@@ -43,6 +43,16 @@ const eolFor = (text: string, region: string, end: number, style: EolStyle): "\n
   return eolString(style, text)
 }
 
+/**
+ * New text for a region whose lines end both ways (a mixed file): its n-th line break takes the n-th break of the
+ * region, the ones past them the region's last, so a line the edit keeps keeps its own ending.
+ */
+const withRegionEols = (lf: string, region: string): string => {
+  const breaks = region.match(/\r?\n/g) ?? []
+  let i = 0
+  return lf.replace(/\n/g, () => breaks[Math.min(i++, breaks.length - 1)]!)
+}
+
 const MAX_SHOWN = 5
 
 /**
@@ -63,7 +73,8 @@ export const applyEdit = (text: string, eol: EolStyle, edit: EditSpec, where = "
       const start = view.toOriginal(range.start)
       const end = view.toOriginal(range.end)
       const region = text.slice(start, end)
-      parts.push(text.slice(last, start), withEol(result.adapt(newLf), eolFor(text, region, end, eol)))
+      const adapted = result.adapt(newLf)
+      parts.push(text.slice(last, start), region.includes("\r\n") && /(^|[^\r])\n/.test(region) ? withRegionEols(adapted, region) : withEol(adapted, eolFor(text, region, end, eol)))
       last = end
     }
     parts.push(text.slice(last))

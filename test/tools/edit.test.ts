@@ -124,6 +124,14 @@ describe("edit: encoding faithfulness", () => {
     expect(read(root, "m.txt").toString("binary")).toBe("a\r\nB1\nB2\nC1\r\nC2\r\nD\n")
   })
 
+  test("a region that is itself mixed: each line break of the new text takes the one at its place in the region, so a line the edit keeps keeps its ending", async () => {
+    const root = project({ "m.txt": "a\nb\r\nc\nd\r\n" })
+    await callTool(root, "edit", { path: "m.txt", old_string: "a\nb\nc", new_string: "a\nB\nc" })
+    expect(read(root, "m.txt").toString("binary")).toBe("a\nB\r\nc\nd\r\n")
+    await callTool(root, "edit", { path: "m.txt", old_string: "a\nB\nc", new_string: "1\n2\n3\n4" })
+    expect(read(root, "m.txt").toString("binary")).toBe("1\n2\r\n3\r\n4\nd\r\n")
+  })
+
   test("a Latin-1 file: bytes outside the region survive; new text that Latin-1 cannot hold is refused", async () => {
     const before = Buffer.from([0x6e, 0x61, 0xef, 0x76, 0x65, 0x0a, 0x78, 0x3d, 0x31, 0x0a]) // "naïve\nx=1\n" in Latin-1
     const root = project({ "l.txt": before })
