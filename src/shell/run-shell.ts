@@ -1,4 +1,6 @@
 import { Effect } from "effect"
+import { statfsSync } from "node:fs"
+import { dirname } from "node:path"
 import { FileSystem } from "../workspace/file-system.ts"
 import { SpillStore, type SpillStoreShape, type SpillStream } from "../output/spill-store.ts"
 import { FileCapture } from "../process/file-capture.ts"
@@ -63,6 +65,12 @@ export interface ShellRun {
   /** The working directory, as results name paths. */
   readonly cwd: string
   /**
+   * The file system the command wrote its output to was full when it ended
+   * (its output may be cut where a write failed): the folder, as results name
+   * paths, and the bytes left.
+   */
+  readonly diskFull?: { readonly folder: string; readonly freeBytes: number }
+  /**
    * The sandbox mode the command ran under ("off" when unconfined), what it refused, and, when the command
    * should have been confined but the sandbox cannot run here, why it ran unconfined.
    */
@@ -72,6 +80,21 @@ export interface ShellRun {
     readonly unavailable?: string
     /** The project's sandbox settings that were ignored (not trusted), with the next step. */
     readonly projectIgnored?: string
+  }
+}
+
+/** Fewer free bytes than this where a command's output went: its writes may have failed (ENOSPC, a quota). */
+const FULL_BELOW = 64 * 1024
+
+/** The free bytes of the file system holding `file` when it is (nearly) full, else undefined. */
+const freeIfFull = (file: string): number | undefined => {
+  try {
+    const s = statfsSync(dirname(file))
+    // root may fill the blocks reserved for it, a user only the available ones.
+    const free = Number(process.getuid?.() === 0 ? s.bfree : s.bavail) * Number(s.bsize)
+    return free < FULL_BELOW ? free : undefined
+  } catch {
+    return undefined
   }
 }
 
@@ -154,6 +177,8 @@ interface StreamCapture {
   readonly ensureSpilled: () => Promise<void>
   /** Releases what is left (an unneeded file is removed). */
   readonly close: () => Promise<void>
+  /** The file the command writes the stream to itself, when it does. */
+  readonly file?: string
 }
 
 type Captures = readonly [stdout: StreamCapture, stderr: StreamCapture]
@@ -178,7 +203,7 @@ const fileCaptures = (store: SpillStoreShape, capacity: number, maxSpillBytes: n
         maxSpillBytes,
         file: { path: s.path, fd: s.fd, remove: () => Effect.runSync(s.remove), close: () => Effect.runPromise(s.close) },
       })
-      return { target: c.target, follow: () => c.follow(), finish: () => c.finish(), snapshot: () => c.snapshot(), ensureSpilled: () => c.ensureSpilled(), close: () => c.close() }
+      return { target: c.target, follow: () => c.follow(), finish: () => c.finish(), snapshot: () => c.snapshot(), ensureSpilled: () => c.ensureSpilled(), close: () => c.close(), file: s.path }
     }
     const captures: Captures = [capture(out.value), capture(err.value)]
     return captures
@@ -288,11 +313,13 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, 
       ...(c.spillProblem !== undefined ? { spillProblem: c.spillProblem } : {}),
     })
     const ignored = sandbox.status.settings.projectIgnored
+    const full = stdout.file !== undefined ? freeIfFull(stdout.file) : undefined
     const run: ShellRun = {
       outcome,
       stdout: report(stdout.snapshot(), outShown),
       stderr: report(stderr.snapshot(), errShown),
       cwd,
+      ...(full !== undefined ? { diskFull: { folder: workspace.display(dirname(stdout.file!)), freeBytes: full } } : {}),
       sandbox: { mode, refusals, ...(unavailable ? { unavailable } : {}), ...(ignored ? { projectIgnored: ignored } : {}) },
     }
     return run

@@ -134,7 +134,7 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
   const call = params.command !== undefined ? { command: params.command } : { args: params.args }
   const duration = Math.round(outcome.durationMs * 10) / 10
   const truncated = stdout.shown.truncated || stderr.shown.truncated
-  const status = truncated || outcome.timedOut || outcome.heldOpen ? "partial" : "success"
+  const status = truncated || outcome.timedOut || outcome.heldOpen || run.diskFull !== undefined ? "partial" : "success"
 
   const lines = [
     `Exit code: ${outcome.exitCode ?? `none (ended by ${outcome.signal ?? "a signal"})`}`,
@@ -151,6 +151,12 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
     notes.push(
       "The command exited, but processes it left in the background kept its output open; they were ended and cut off. " +
         "To keep a background process running, redirect its output: `cmd > cmd.log 2>&1 &`.",
+    )
+  }
+  if (run.diskFull) {
+    notes.push(
+      `The disk holding the output files (${run.diskFull.folder}) is full (${run.diskFull.freeBytes} bytes left): ` +
+        "the command may have failed to write part of its output, so what is shown and saved can end early. Free some space and run it again.",
     )
   }
   for (const refusal of run.sandbox.refusals) notes.push(`Sandbox: ${refusal.message}`)

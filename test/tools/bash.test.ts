@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber, Layer } from "effect"
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeToolRuntime } from "../../src/runtime.ts"
 import { ToolRunner } from "../../src/tool-framework/runner.ts"
@@ -304,6 +305,28 @@ describe("bash: timeouts and process groups", () => {
     expect(pids.every(running)).toBe(true)
     await Effect.runPromise(Fiber.interrupt(fiber))
     for (const pid of pids) expect(running(pid)).toBe(false)
+  })
+})
+
+describe("bash: a full disk", () => {
+  // A small tmpfs is the one honest way to fill a disk; mounting it needs root (the machine the suite runs on).
+  test.skipIf(process.getuid?.() !== 0)("output cut because the disk filled is said so (status partial), not passed off as the whole output", async () => {
+    const root = project()
+    const small = join(root, "small")
+    mkdirSync(small)
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", small])
+    try {
+      const { envelope } = await bash(root, { command: "seq 1 200000; echo done" }, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TOOL_OUTPUT_DIR: small } })
+      expect(envelope.status).toBe("partial")
+      expect(envelope.text).toContain("The disk holding the output files (small) is full (")
+      expect(envelope.text).toContain("the command may have failed to write part of its output")
+      expect(envelope.data.stdout).not.toContain("done")
+      const fine = await bash(root, { command: "echo fine" })
+      expect(fine.envelope.status).toBe("success")
+      expect(fine.envelope.text).not.toContain("is full")
+    } finally {
+      execFileSync("umount", ["-l", small])
+    }
   })
 })
 
