@@ -60,6 +60,7 @@ const viewJson = (v: ServerView) => ({
   name: v.name,
   status: v.status,
   ...(v.error !== undefined ? { error: v.error } : {}),
+  ...(v.status === "untrusted" ? { next_step: `anvil mcp trust ${v.name}` } : {}),
   transport: v.transport,
   target: v.target,
   source: v.source,

@@ -111,18 +111,20 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
   for (const spec of specs) {
     const entry: Entry = { spec, status: "starting", tools: [], adapted: new Map(), restarts: 0, crashed: false }
     const state = spec.scope === "user" || spec.pretrusted || options.trustAll ? "trusted" : trust.state(spec)
+    // Trust is settled before the definition is looked at: an untrusted server's problems (a variable it names
+    // that is not set) are the project's business until the user decided to run it.
     if (!spec.enabled) {
       entry.status = "disabled"
       entry.error = `"enabled": false in ${spec.source}`
-    } else if (spec.problem) {
-      entry.status = "failed"
-      entry.error = spec.problem
     } else if (state !== "trusted") {
       entry.status = "untrusted"
       entry.error =
         state === "changed"
           ? `its definition in ${spec.source} changed since it was trusted; review it, then run 'anvil mcp trust ${spec.name}' (or pass --trust-mcp for one run)`
           : `defined by the project (${spec.source}); review it, then run 'anvil mcp trust ${spec.name}' (or pass --trust-mcp for one run)`
+    } else if (spec.problem) {
+      entry.status = "failed"
+      entry.error = spec.problem
     }
     entries.set(spec.name, entry)
     byPrefix.set(toolNameOf(spec.name, ""), entry)

@@ -282,6 +282,22 @@ describe("agent runs with MCP servers", () => {
     expect(changed.servers[0].error).toContain("changed since it was trusted")
   })
 
+  test("an untrusted project server naming an unset variable is 'untrusted' (trust first), and 'failed' for that reason once trusted", async () => {
+    const s = setup({}, undefined)
+    writeFileSync(join(s.root, "anvil.json"), JSON.stringify({ mcpServers: { needy: { ...tiny(s.marks), env: { TOKEN: "${ANVIL_TEST_UNSET_TOKEN}" } } } }))
+    const listed = json((await run(s, ["mcp", "list", "--json"])).stdout).servers[0]
+    expect(listed).toMatchObject({ name: "needy", status: "untrusted", next_step: "anvil mcp trust needy" })
+    expect(listed.error).toContain("run 'anvil mcp trust needy'")
+    const text = (await run(s, ["mcp", "list"])).stdout
+    expect(text).toMatch(/needy\s+untrusted/)
+    expect(text).not.toContain("ANVIL_TEST_UNSET_TOKEN")
+    expect((await run(s, ["mcp", "trust"])).stdout).toContain("Trusted: needy")
+    const trusted = json((await run(s, ["mcp", "list", "--json"])).stdout).servers[0]
+    expect(trusted).toMatchObject({ status: "failed" })
+    expect(trusted.error).toContain("environment variable ANVIL_TEST_UNSET_TOKEN not set")
+    expect(serverPids(s.marks)).toEqual([])
+  })
+
   test("a slow server does not delay the first model request; SIGTERM and SIGKILL of anvil leave no server", async () => {
     for (const signal of ["SIGTERM", "SIGKILL"] as const) {
       const s = setup({})
