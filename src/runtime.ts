@@ -110,7 +110,12 @@ export interface RuntimeOptions {
     readonly sandbox: SandboxShape
   }) => Promise<ReadonlyArray<Tool>>
   /** The command sandbox: `--sandbox MODE`, and who approves a host outside sandbox.network (chat). */
-  readonly sandbox?: { readonly modeFlag?: string | undefined; readonly askHost?: SandboxOptions["askHost"] }
+  readonly sandbox?: {
+    readonly modeFlag?: string | undefined
+    readonly askHost?: SandboxOptions["askHost"]
+    /** Told the notice when the project's sandbox settings that widen were ignored for want of trust (`anvil tool`'s stderr). */
+    readonly onProjectIgnored?: (notice: string) => void
+  }
   /**
    * When expired spill files are swept: "session" (default) at start and every hour while the runtime lives;
    * "on-spill" after the first spill only (a one-call process, where a sweep at start would slow every call).
@@ -182,6 +187,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
     // The project's own anvil.json widens the sandbox (or the folders tools may reach) only once trusted.
     const sandboxSection = yield* projectSandboxOf(config, root, options.sandbox?.modeFlag)
     const { section } = sandboxSection
+    if (sandboxSection.notice) options.sandbox?.onProjectIgnored?.(sandboxSection.notice)
     const extra = isRecord(section) && Array.isArray(section.allow) ? (section.allow as ReadonlyArray<unknown>) : []
     yield* add(
       Workspace,

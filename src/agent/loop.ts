@@ -110,6 +110,11 @@ const deniedBy = (value: unknown): { readonly rule: string; readonly where: stri
     ? (value as { rule: string; where: string })
     : undefined
 
+const untrustedRule = (value: unknown): { readonly rule: string; readonly next_step: string } | undefined =>
+  typeof value === "object" && value !== null && typeof (value as { rule?: unknown }).rule === "string" && typeof (value as { next_step?: unknown }).next_step === "string"
+    ? (value as { rule: string; next_step: string })
+    : undefined
+
 /**
  * One user turn of the agent: the prompt goes in, the model is asked, its
  * tool calls run through the pipeline (read-only ones concurrently, the rest
@@ -157,6 +162,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     // Tools refused for lack of permission that have not run successfully since: the work they stand for was not done.
     // Tool name → the deny rule that refused it (rule and where it is set), or undefined when nobody approved it.
     const stillDenied = new Map<string, { readonly rule: string; readonly where: string } | undefined>()
+    // The project's rules that would have allowed a denied tool, had the user trusted them.
+    const untrustedRules = new Map<string, { readonly rule: string; readonly next_step: string }>()
     let verifyFailed = false
     let steps = 0
     let toolCallCount = 0
@@ -356,6 +363,10 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           const ruled = [...stillDenied].flatMap(([name, rule]) => (rule ? [`${name} (rule ${rule.rule} in ${rule.where})`] : []))
           const steps = [
             ...(asked.length > 0 ? [`Approve ${asked.join(", ")} calls with --allow or --yes.`] : []),
+            ...asked.flatMap((name) => {
+              const u = untrustedRules.get(name)
+              return u ? [`The project's rule ${u.rule} would allow ${name} but is not trusted: run '${u.next_step}' to apply it.`] : []
+            }),
             ...(ruled.length > 0
               ? [`Denied by deny rules, which --yes and --allow do not override: ${ruled.join("; ")}. To let such calls run, change or remove the rule in that file's "permission" section.`]
               : []),
@@ -384,6 +395,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
             denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: params })
             // A tool the profile withholds (Write in plan mode) is refused by design: the turn's answer is still the result.
             if (outcome.tool !== undefined) stillDenied.set(call.name, deniedBy(outcome.envelope.context.denied_by))
+            const untrusted = untrustedRule(outcome.envelope.context.untrusted_rule)
+            if (untrusted) untrustedRules.set(call.name, untrusted)
           } else if (outcome.envelope.status !== "error") stillDenied.delete(call.name)
           let text = outcome.envelope.text
           if (outcome.envelope.status === "error" && outcome.envelope.error?.code !== "CANCELLED") {

@@ -9,6 +9,7 @@ import { ToolRunner, type ToolOutcome } from "../tool-framework/runner.ts"
 import { watchSignals, type ExitSignal } from "./signals.ts"
 import { flagValue, UsageError } from "./args.ts"
 import { printConfigWarnings } from "./config-warnings.ts"
+import { ignoredSettingsNotice } from "../config/ignored.ts"
 import type { CliIO } from "./output.ts"
 import type { Project } from "./project.ts"
 import { SANDBOX_MODES } from "../sandbox/settings.ts"
@@ -139,6 +140,7 @@ export const toolCommand = async (
   )
   // Printed once: before a setting that stops the call (a bad sandbox value) is reported, the warnings still show.
   let warned = false
+  const notices: Array<string> = []
   // The services are made into one context and provided directly: a layer around them would only add its own build.
   const services = makeToolContext({
     cwd: io.cwd,
@@ -150,11 +152,13 @@ export const toolCommand = async (
     ...(prepareTools ? { prepareTools } : {}),
     ...(toolSources ? { toolSources } : {}),
     ...(io.terminal ? { terminal: io.terminal } : {}),
-    ...(args.sandbox ? { sandbox: { modeFlag: args.sandbox } } : {}),
+    sandbox: { ...(args.sandbox ? { modeFlag: args.sandbox } : {}), onProjectIgnored: (notice) => notices.push(notice) },
   })
   const program = Effect.gen(function* () {
-    const { warnings } = yield* Config
+    const { warnings, ignored } = yield* Config
     printConfigWarnings(io, warnings)
+    // The project's settings left out for want of trust, said as `anvil run` says it (stdout carries the envelope).
+    for (const notice of [...notices, ignoredSettingsNotice(ignored)]) if (notice) io.err(`anvil: warning: ${notice}\n`)
     warned = true
     if (strict && warnings.length > 0) return new ConfigStrictError({ count: warnings.length })
     const runner = yield* ToolRunner

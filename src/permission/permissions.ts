@@ -7,6 +7,7 @@ import type { HookPermission, PermissionLevel, Tool } from "../tool-framework/de
 import { Workspace } from "../workspace/workspace.ts"
 import { allowCovers, levelFor, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
 import { isRecord } from "../protocol/is-record.ts"
+import { untrustedAllow, type UntrustedAllow } from "./untrusted-allow.ts"
 import { deniesEveryCall, denyingRule, denyReason, type DenyingRule } from "./deny-source.ts"
 
 /** One call awaiting a decision. */
@@ -34,6 +35,8 @@ export type PermissionDecision =
       readonly reason: string
       /** Set when a configured deny rule refused the call: which rule, and where it is set. */
       readonly rule?: DenyingRule
+      /** Set when the project's own rule would have allowed the call had the user trusted it. */
+      readonly untrusted?: UntrustedAllow
     }
 
 /**
@@ -192,8 +195,10 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             return { allowed: true } as const
           }
           if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params } as const
-          if (typeof answer === "object") return { allowed: false, reason: answer.deny } as const
-          return { allowed: false, reason: `The user did not approve this '${request.tool.name}' call${what}.` } as const
+          const reason = typeof answer === "object" ? answer.deny : `The user did not approve this '${request.tool.name}' call${what}.`
+          // The project's own rule would have allowed it, had the user trusted it: the refusal says so and how.
+          const untrusted = untrustedAllow(config, request.tool.name, defaultLevel(request.tool, request.params), subjects)
+          return untrusted ? ({ allowed: false, reason: `${reason} ${untrusted.note}`, untrusted } as const) : ({ allowed: false, reason } as const)
         })
       const deniedOutright = (tool: Tool): string | undefined => {
         const rules = toolRules(permission(), tool.name)

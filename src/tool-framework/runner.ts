@@ -156,7 +156,12 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
           const decision = yield* permissions.check({ tool, params, callId, ...(hook ? { hook } : {}) })
           if (!decision.allowed) {
             // A deny rule's refusal names the rule (context.denied_by): the agent's final word then says to change it, not --yes.
-            const deniedBy = decision.rule ? { context: { denied_by: { rule: decision.rule.rule, where: decision.rule.where } } } : {}
+            // An untrusted project rule that would have allowed it is named too (context.untrusted_rule), with the command that applies it.
+            const deniedBy = decision.rule
+              ? { context: { denied_by: { rule: decision.rule.rule, where: decision.rule.where } } }
+              : decision.untrusted
+                ? { context: { untrusted_rule: { rule: decision.untrusted.rule, next_step: decision.untrusted.next_step } } }
+                : {}
             return yield* fail(tool.title, new ToolError({ code: "PERMISSION_DENIED", message: decision.reason, ...deniedBy }), tool)
           }
           // Whoever approved the call may have changed its parameters (a host's updatedInput): they are decoded again.

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Schema } from "effect"
@@ -11,6 +11,7 @@ import { languagesFromConfig } from "../../src/lsp/servers.ts"
 import { defineTool } from "../../src/tool-framework/definition.ts"
 import { callTool } from "../support/harness.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
+import { toolResults } from "../support/anvil-cli.ts"
 import { anvilBinary, runBinary } from "../sandbox/binary.ts"
 
 // Settings of a project's own anvil.json that a cloned repository could turn against the user need trust.
@@ -230,6 +231,63 @@ describe("through the compiled binary", () => {
     } finally {
       theirs.stop()
       own.stop()
+    }
+  })
+  test("anvil tool says on stderr which project settings were ignored for want of trust; stdout stays the envelope", async () => {
+    const binary = await anvilBinary()
+    const { root, env } = setup({ permission: { write: "allow" }, sandbox: { mode: "off" } })
+    writeFileSync(join(root, "a.txt"), "alpha\n")
+    const user = { ...env, HOME: root }
+    const read = await runBinary(binary, ["tool", "read", '{"path": "a.txt"}'], root, user)
+    expect(read.code).toBe(0)
+    expect(JSON.parse(read.out).data.content).toContain("alpha")
+    const warnings = read.err.split("\n").filter((l) => l.startsWith("anvil: warning: "))
+    expect(warnings).toHaveLength(2)
+    expect(warnings[0]).toContain('sandbox.mode: "off"')
+    expect(warnings[0]).toContain("anvil sandbox trust")
+    expect(warnings[1]).toContain(`the project's anvil.json (${join(root, "anvil.json")}) sets permission.write: "allow", but that setting is not trusted`)
+    expect(warnings[1]).toContain("anvil config trust")
+    expect((await runBinary(binary, ["config", "trust"], root, user)).code).toBe(0)
+    const after = await runBinary(binary, ["tool", "read", '{"path": "a.txt"}'], root, user)
+    expect(after.err).toBe("")
+    expect(JSON.parse(after.out).status).toBe("success")
+  })
+
+  test("a scripted run that counted on the project's allow rule: the refusal names the untrusted rule and the trust command; a project deny still applies", async () => {
+    const binary = await anvilBinary()
+    const calls = [
+      { tool_calls: [{ name: "write", arguments: { path: "made.txt", content: "x\n" }, id: "w1" }] },
+      { tool_calls: [{ name: "read", arguments: { path: "secret.txt" }, id: "r1" }] },
+      { text: "done" },
+    ]
+    const model = fakeOpenAI([...calls, ...calls])
+    try {
+      const { root, env } = setup({ permission: { write: "allow", read: { "secret.txt": "deny" } } })
+      writeFileSync(join(root, "secret.txt"), "s\n")
+      const user = { ...env, HOME: root, OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: model.url, ANVIL_MODEL: "openai/gpt-test" }
+      const run = await runBinary(binary, ["run", "--format", "stream-json", "make it"], root, user)
+      expect(run.code).toBe(4)
+      const events = run.out.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l))
+      const results = toolResults(events)
+      const write = results.find((r) => r.id === "w1")
+      expect(write.envelope.error.code).toBe("PERMISSION_DENIED")
+      expect(write.envelope.error.message).toContain('allows this call with permission.write: "allow", but that rule is not trusted')
+      expect(write.envelope.error.message).toContain("anvil config trust permission.write")
+      expect(existsSync(join(root, "made.txt"))).toBe(false)
+      // The project's deny needs no trust.
+      const read = results.find((r) => r.id === "r1")
+      expect(read.envelope.error.message).toContain('"secret.txt": "deny"')
+      expect(events.find((e) => e.type === "system" && e.subtype === "warning" && e.source === "config").message).toContain("permission.write")
+      expect(write.envelope.context.untrusted_rule).toEqual({ rule: 'permission.write: "allow"', next_step: "anvil config trust permission.write" })
+      expect(events.at(-1).errors[0]).toContain(`The project's rule permission.write: "allow" would allow write but is not trusted: run 'anvil config trust permission.write' to apply it.`)
+
+      expect((await runBinary(binary, ["config", "trust", "permission.write"], root, user)).out).toContain("Trusted for this project: permission.write")
+      const trusted = await runBinary(binary, ["run", "--format", "stream-json", "make it"], root, user)
+      expect(existsSync(join(root, "made.txt"))).toBe(true)
+      expect(toolResults(trusted.out.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l))).find((r) => r.id === "r1").envelope.error.code).toBe("PERMISSION_DENIED")
+      expect(trusted.code).toBe(4)
+    } finally {
+      model.stop()
     }
   })
 })
