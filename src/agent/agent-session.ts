@@ -18,7 +18,8 @@ import { expandSlashCommand, localCommands, type SlashCommand } from "../plugins
 import { agentToolRuntime, bootAgent, customAgentsSection, switchModel, verifyRunner, type AgentBoot, type CustomAgent } from "./agent-runtime.ts"
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
-import { runTurn, type Conversation, type LoopOptions } from "./loop.ts"
+import { runTurn, type Conversation, type LoopOptions, type VerifyOutcome } from "./loop.ts"
+import { projectVerifyGate } from "../trust/project-verify.ts"
 import { offerFromConfig } from "./tool-offer.ts"
 import { profileOf, profileNames, type EngineName, type Profile } from "./profiles.ts"
 import { projectRootOf } from "../workspace/project-root.ts"
@@ -91,6 +92,12 @@ export interface AgentSessionOptions {
   readonly sandboxMode?: string | undefined
   /** Asks the person whether a host outside sandbox.network may be reached (chat). */
   readonly askHost?: (host: string) => Promise<"once" | "always" | "deny">
+  /**
+   * Asks the person whether the project's untrusted `verify` command may run outside the command sandbox
+   * (chat, a run at a terminal): "once" for this session, "always" also trusts it. Without it such a
+   * command is skipped with a notice (see trust/project-verify.ts).
+   */
+  readonly askVerify?: (command: string, why: string) => Promise<"once" | "always" | "deny">
   /** Settings that win over anvil.json (--timeout). */
   readonly configOverrides?: Record<string, unknown>
   /** Injected model (tests, bench); otherwise resolved from configuration. */
@@ -141,6 +148,8 @@ export interface AgentSessionShape {
    * (model servers, language-server commands, loosening permission rules, …): what, and the next step.
    */
   readonly settingsIgnored?: string
+  /** Set when the project's `verify` command is skipped: it would run unconfined and is not trusted. What, and the next step. */
+  readonly verifySkipped?: string
   readonly conversation: Conversation
   readonly todos?: ReadonlyArray<unknown>
   /** The names of the skills the skill tool can load. */
@@ -355,7 +364,21 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
 
   const config = boot.config
   const maxSteps = options.maxSteps ?? config.get("max_steps", AGENT_DEFAULTS.max_steps)
-  const verifyCommand = options.verify === false ? "" : (options.verify ?? config.get("verify", ""))
+  let verifyCommand = options.verify === false ? "" : (options.verify ?? config.get("verify", ""))
+  // The project's own verify needs trust (or a person's yes) where it would run unconfined.
+  const verifyGate = verifyCommand !== "" && options.verify === undefined ? await Effect.runPromise(projectVerifyGate(config, boot.root, sandbox.status)) : undefined
+  if (verifyGate && !options.askVerify) verifyCommand = ""
+  // The person's answer for this session: undefined until asked.
+  let verifyApproved: boolean | undefined
+  const approveVerify = Effect.gen(function* () {
+    if (!verifyGate || !options.askVerify) return true
+    if (verifyApproved === undefined) {
+      const answer = yield* Effect.promise(() => options.askVerify!(verifyGate.command, verifyGate.why))
+      if (answer === "always") yield* verifyGate.trustIt
+      verifyApproved = answer !== "deny"
+    }
+    return verifyApproved
+  })
   const verifyTimeout = config.get("verify_timeout_ms", AGENT_DEFAULTS.verify_timeout_ms)
   const compaction = {
     threshold: config.get("compaction.threshold", DEFAULT_COMPACTION.threshold),
@@ -397,6 +420,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     },
     sandbox: sandbox.status,
     ...(ignoredSettingsNotice(boot.config.ignored) ? { settingsIgnored: ignoredSettingsNotice(boot.config.ignored)! } : {}),
+    ...(verifyGate && !options.askVerify ? { verifySkipped: verifyGate.notice } : {}),
     conversation,
     plugins,
     mcp,
@@ -418,9 +442,10 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
           ? {
               verify: {
                 command: verifyCommand,
-                run: verifyRunner(verifyCommand, boot.root, options.env, verifyTimeout).pipe(
-                  Effect.provide(ProcessRunner.layer),
-                  Effect.provideService(Sandbox, sandbox),
+                run: Effect.flatMap(approveVerify, (approved) =>
+                  approved
+                    ? verifyRunner(verifyCommand, boot.root, options.env, verifyTimeout).pipe(Effect.provide(ProcessRunner.layer), Effect.provideService(Sandbox, sandbox))
+                    : Effect.succeed({ exitCode: 0, output: "", timedOut: false, skipped: true } satisfies VerifyOutcome),
                 ),
                 maxAttempts: config.get("verify_attempts", AGENT_DEFAULTS.verify_attempts),
               },

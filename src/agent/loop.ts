@@ -22,6 +22,8 @@ export interface VerifyOutcome {
   /** The end of the combined output. */
   readonly output: string
   readonly timedOut: boolean
+  /** The person declined to run it (the project's verify outside the sandbox): no check this session. */
+  readonly skipped?: boolean
 }
 
 export interface LoopOptions {
@@ -165,6 +167,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     // The project's rules that would have allowed a denied tool, had the user trusted them.
     const untrustedRules = new Map<string, { readonly rule: string; readonly next_step: string }>()
     let verifyFailed = false
+    let verifyDeclined = false
     let steps = 0
     let toolCallCount = 0
     let compactions = 0
@@ -334,7 +337,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
 
       if (calls.length === 0) {
         const nonDoc = [...changed].filter((p) => !isDocPath(p))
-        if (options.verify && nonDoc.length > 0 && verifications < options.verify.maxAttempts && !cancelled) {
+        if (options.verify && nonDoc.length > 0 && verifications < options.verify.maxAttempts && !cancelled && !verifyDeclined) {
           verifications++
           changed.clear()
           // The check is stopped with the turn when the user cancels.
@@ -345,15 +348,21 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
             return yield* finish("cancelled", "cancelled")
           }
           const result = verifyExit.value
-          const passed = result.exitCode === 0 && !result.timedOut
-          yield* emit({ type: "verify", command: options.verify.command, passed, exit_code: result.exitCode, output: result.output })
-          const report = passed
-            ? `Auto-verification passed: \`${options.verify.command}\` exited 0 after the changes to ${nonDoc.join(", ")}.`
-            : `Auto-verification failed: \`${options.verify.command}\` ${result.timedOut ? "timed out" : `exited ${result.exitCode}`} after the changes to ${nonDoc.join(", ")}.\n` +
-              `Output (end):\n\`\`\`\n${result.output}\n\`\`\`\nFix the problem, or explain why it is not caused by your change.`
-          yield* append({ type: "user", text: report, source: "verify" })
-          verifyFailed = !passed
-          if (!passed) continue
+          if (result.skipped) {
+            // Not run (the person declined it): not counted, and not offered again this turn.
+            verifications--
+            verifyDeclined = true
+          } else {
+            const passed = result.exitCode === 0 && !result.timedOut
+            yield* emit({ type: "verify", command: options.verify.command, passed, exit_code: result.exitCode, output: result.output })
+            const report = passed
+              ? `Auto-verification passed: \`${options.verify.command}\` exited 0 after the changes to ${nonDoc.join(", ")}.`
+              : `Auto-verification failed: \`${options.verify.command}\` ${result.timedOut ? "timed out" : `exited ${result.exitCode}`} after the changes to ${nonDoc.join(", ")}.\n` +
+                `Output (end):\n\`\`\`\n${result.output}\n\`\`\`\nFix the problem, or explain why it is not caused by your change.`
+            yield* append({ type: "user", text: report, source: "verify" })
+            verifyFailed = !passed
+            if (!passed) continue
+          }
         }
         if (verifyFailed) {
           return yield* finish("error", "verify_failed", `The verify command \`${options.verify?.command}\` still failed when the turn ended.`)

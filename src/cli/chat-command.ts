@@ -5,7 +5,7 @@ import { initialMcpEvents, mcpHumanLine } from "./mcp-events.ts"
 import type { TurnResult } from "../agent/events.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makePrinter } from "../terminal/event-printer.ts"
-import { askHostInTerminal, askInTerminal } from "../terminal/permission-prompt.ts"
+import { askHostInTerminal, askInTerminal, askVerifyInTerminal } from "../terminal/permission-prompt.ts"
 import { sandboxLine } from "../sandbox/summary.ts"
 import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle, type Style } from "../terminal/style.ts"
@@ -132,6 +132,7 @@ export const chatCommand = async (
         },
       },
       ...(tty && !args.yes ? { askHost: (host: string) => askHostInTerminal(terminal, errStyle, spinner)(host) } : {}),
+      ...(tty ? { askVerify: askVerifyInTerminal(terminal, errStyle, spinner) } : {}),
     }),
   )
   let session: AgentSessionShape
@@ -154,6 +155,7 @@ export const chatCommand = async (
       (session.sandbox.warning ? `${errStyle.yellow(`warning: ${session.sandbox.warning}`)}\n` : "") +
       (session.sandbox.settings.projectIgnored ? `${errStyle.yellow(`warning: ${session.sandbox.settings.projectIgnored}`)}\n` : "") +
       (session.settingsIgnored ? `${errStyle.yellow(`warning: ${session.settingsIgnored}`)}\n` : "") +
+      (session.verifySkipped ? `${errStyle.yellow(`warning: ${session.verifySkipped}`)}\n` : "") +
       `${errStyle.dim("Ctrl-C cancels a turn; Ctrl-D or /exit quits; /help for commands.")}\n`,
   )
   const loadedPlugins = session.plugins.reports.filter((r) => r.status === "loaded").map((r) => r.name)

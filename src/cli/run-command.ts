@@ -6,7 +6,7 @@ import { sandboxSummary } from "../sandbox/summary.ts"
 import { rulesForAnswer, type AskAnswer, type PermissionRequest } from "../permission/permissions.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makePrinter } from "../terminal/event-printer.ts"
-import { askInTerminal } from "../terminal/permission-prompt.ts"
+import { askInTerminal, askVerifyInTerminal } from "../terminal/permission-prompt.ts"
 import { renderMarkdown } from "../terminal/markdown.ts"
 import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle } from "../terminal/style.ts"
@@ -221,6 +221,7 @@ export const runCommand = async (
         if (args.format === "stream-json") for (const w of warnings) line(configWarningEvent(w))
       },
       ...(interactive && io.terminal ? { terminal: io.terminal } : {}),
+      ...(interactive ? { askVerify: askVerifyInTerminal(terminal, errStyle, spinner) } : {}),
       onSubagentEvent: (parent, event) => {
         if (stream) stream.event(event, parent)
         else if (!json) printer(event, parent)
@@ -272,11 +273,13 @@ export const runCommand = async (
     if (session.sandbox.warning) claude.system("warning", { source: "sandbox", message: session.sandbox.warning })
     if (session.sandbox.settings.projectIgnored) claude.system("warning", { source: "sandbox", message: session.sandbox.settings.projectIgnored })
     if (session.settingsIgnored) claude.system("warning", { source: "config", message: session.settingsIgnored })
+    if (session.verifySkipped) claude.system("warning", { source: "config", message: session.verifySkipped })
   }
   for (const event of [...earlyMcp.splice(0), ...initialMcpEvents(session.mcp)]) onMcp(event)
   if (session.sandbox.warning && args.format !== "stream-json") io.err(`anvil: warning: ${session.sandbox.warning}\n`)
   if (session.sandbox.settings.projectIgnored && args.format !== "stream-json") io.err(`anvil: warning: ${session.sandbox.settings.projectIgnored}\n`)
   if (session.settingsIgnored && args.format !== "stream-json") io.err(`anvil: warning: ${session.settingsIgnored}\n`)
+  if (session.verifySkipped && args.format !== "stream-json") io.err(`anvil: warning: ${session.verifySkipped}\n`)
 
   // SIGINT, SIGTERM, SIGHUP cancel the turn in flight (its processes are ended) and end the run; the result says "interrupted".
   const cancel = Effect.runSync(Deferred.make<void>())

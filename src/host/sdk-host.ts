@@ -344,6 +344,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
     // The project file's settings left out for want of trust, as `anvil run --output-format stream-json` reports them.
     if (opened.sandbox.settings.projectIgnored) stream.system("warning", { source: "sandbox", message: opened.sandbox.settings.projectIgnored })
     if (opened.settingsIgnored) stream.system("warning", { source: "config", message: opened.settingsIgnored })
+    if (opened.verifySkipped) stream.system("warning", { source: "config", message: opened.verifySkipped })
     if (hooks.uncalled.length > 0) onProblem(`the host's hooks for ${hooks.uncalled.join(", ")} are never called: anvil has no such events (it calls PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and SessionEnd)`)
     if (hooks.has("SessionStart")) await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })
     return opened

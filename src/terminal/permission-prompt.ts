@@ -177,3 +177,34 @@ export const askHostInTerminal = (terminal: UserTerminalShape, style: Style, spi
       }),
     ),
   )
+
+/**
+ * Asks the person whether the project's `verify` command, which is not trusted, may run outside the
+ * command sandbox (`why`): 1/y yes for this session, 3/a always (trusted for this project, as
+ * `anvil config trust verify` does), 4/n/Esc no (auto-verification is skipped this session).
+ */
+export const askVerifyInTerminal = (terminal: UserTerminalShape, style: Style, spinner: { readonly stop: () => void }) => (command: string, why: string): Promise<"once" | "always" | "deny"> =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        spinner.stop()
+        yield* terminal.write(
+          `\n${style.yellow("?")} ${style.bold("Run the project's verify command outside the sandbox?")} ${style.dim(`(${why}; set in its anvil.json, not trusted)`)}\n` +
+            `  $ ${command}\n` +
+            `  ${style.red("It runs OUTSIDE the sandbox: it may write anywhere, read your secrets and use the network.")}\n` +
+            `  ${style.bold("1")} yes, this session   ${style.bold("3")} always (trust it for this project)   ${style.bold("4")} no, skip auto-verification\n`,
+        )
+        const keys = yield* terminal.keys
+        for (;;) {
+          const key = yield* Queue.take(keys).pipe(Effect.orElseSucceed(() => undefined))
+          if (key === undefined) return "deny" as const
+          const k = (key.text || key.name).toLowerCase()
+          const answer = k === "1" || k === "y" ? "once" : k === "3" || k === "a" ? "always" : k === "4" || k === "n" || key.name === "escape" || (key.ctrl && key.name === "c") ? "deny" : undefined
+          if (answer) {
+            yield* terminal.write(`  ${answer === "deny" ? style.red("verify skipped") : style.green(answer === "always" ? "verify trusted for this project" : "verify allowed for this session")}\n`)
+            return answer
+          }
+        }
+      }),
+    ),
+  )

@@ -30,6 +30,12 @@ interface Guarded {
   /** Keys of the project file (as path parts) left out while the subject is not trusted. */
   readonly paths: ReadonlyArray<ReadonlyArray<string>>
   readonly values: ReadonlyArray<unknown>
+  /**
+   * Needs trust only where it would run outside the command sandbox (the project's `verify`): the
+   * configuration keeps it, and the session decides once it knows whether commands are confined
+   * (trust/project-verify.ts). `anvil config trust` trusts it like the others.
+   */
+  readonly unconfinedOnly?: true
 }
 
 const PROVIDER_KEYS = ["base_url", "headers", "api_key_env", "api_key"] as const
@@ -102,8 +108,14 @@ const permissionSubjects = (project: ConfigData, base: ConfigData): Array<Guarde
   })
 }
 
+/** The trust subject of the project's `verify` command (kind "setting", as the other programs a project names). */
+export const verifySubject = (command: unknown): TrustSubject => ({ kind: "setting", name: "verify", content: { text: text(command) } })
+
 /** Everything of the project file (`project`) that needs trust, measured against the user's own settings (`base`). */
 export const guardedSettings = (project: ConfigData, base: ConfigData): ReadonlyArray<Guarded> => [
+  ...(project.verify !== undefined && !sameValue(project.verify, base.verify)
+    ? [{ subject: verifySubject(project.verify), paths: [["verify"]], values: [project.verify], unconfinedOnly: true as const }]
+    : []),
   ...entrySubjects("provider", "providers", project, base, PROVIDER_KEYS),
   ...permissionSubjects(project, base),
   ...entrySubjects("lsp", "lsp", project, base, LSP_KEYS, LSP_SETTING_KEYS),
@@ -170,6 +182,7 @@ export const guardProjectConfig = (config: ConfigShape, root: string, store?: Tr
     if (guarded.length > 0) {
       const trust = store ?? makeTrust({ root, env: config.env })
       for (const g of guarded) {
+        if (g.unconfinedOnly) continue
         // A store that cannot be read trusts nothing.
         const { status } = yield* trust.check(g.subject).pipe(Effect.orElseSucceed(() => ({ status: "untrusted" as const })))
         if (status === "trusted") continue
