@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { FakeServer } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
@@ -71,5 +71,38 @@ describe.skipIf(!available)("anvil chat in a terminal (tmux)", () => {
     tmux("send-keys", "-t", "chat", "C-d")
     text = await waitFor("[exited 0]")
     expect(text).toContain("continue it with 'anvil chat --continue'")
+  })
+  test("the project's untrusted verify, outside the sandbox, is put to the person once; yes runs it for the session", async () => {
+    const root = project({ "anvil.json": JSON.stringify({ verify: "echo ran >> verify.log" }) })
+    const server = fakeOpenAI([
+      { tool_calls: [{ name: "write", arguments: { path: "src/a.ts", content: "export {}\n" } }] },
+      { text: "First done." },
+      { tool_calls: [{ name: "write", arguments: { path: "src/b.ts", content: "export {}\n" } }] },
+      { text: "Second done." },
+    ])
+    servers.push(server)
+    const env = [`PATH=${process.env.PATH}`, `HOME=${root}`, "TERM=xterm-256color", "NO_COLOR=1", `OPENAI_BASE_URL=${server.url}`, "OPENAI_API_KEY=k", "ANVIL_MODEL=openai/fake"]
+    const command = ["env", "-i", ...env, process.execPath, MAIN, "chat", "--yes", "--sandbox", "off"].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ")
+    tmux("new-session", "-d", "-s", "verify", "-x", "160", "-y", "50", "-c", root, `${command}; echo "[exited $?]"; sleep 60`)
+    const { waitFor: waitOn } = tmuxSession(`anvil-test-${process.pid}`, "verify")
+    await waitOn("› ")
+    tmux("send-keys", "-t", "verify", "write a", "Enter")
+    let text = await waitOn("Run the project's verify command outside the sandbox?")
+    expect(text).toContain("$ echo ran >> verify.log")
+    expect(text).toContain("the command sandbox is off")
+    expect(existsSync(join(root, "verify.log"))).toBe(false)
+    tmux("send-keys", "-t", "verify", "1")
+    text = await waitOn("✓ verify echo ran >> verify.log")
+    expect(text).toContain("verify allowed for this session")
+    expect(readFileSync(join(root, "verify.log"), "utf8")).toBe("ran\n")
+    // The prompt after the turn's summary line (the first "› " is still on the screen above).
+    await waitOn(/✓ verify[^\n]*\n\(2 steps[^\n]*\n› /)
+    await Bun.sleep(200)
+    tmux("send-keys", "-t", "verify", "write b", "Enter")
+    text = await waitOn(/✓ verify[\s\S]*✓ verify/)
+    expect(count(text, "Run the project's verify command")).toBe(1)
+    expect(readFileSync(join(root, "verify.log"), "utf8")).toBe("ran\nran\n")
+    tmux("send-keys", "-t", "verify", "C-d")
+    await waitOn("[exited 0]")
   })
 })

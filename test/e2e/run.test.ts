@@ -367,6 +367,8 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
 
   test("auto-verification runs after a turn that changed code, its failure goes back to the model; a docs-only turn skips it", async () => {
     const root = project({ "anvil.json": JSON.stringify({ verify: "echo run >> verify.log; test -f src/ok.ts" }) })
+    // Trusted, the project's verify runs whether or not the command sandbox can start here (test/trust/project-verify.test.ts covers the untrusted case).
+    expect((await runAnvil(["config", "trust", "verify"], { cwd: root })).stdout).toContain("Trusted for this project: verify")
     const { server, env } = openai([
       { tool_calls: [{ name: "write", arguments: { path: "docs/guide.md", content: "# Guide\n" } }] },
       { text: "Docs written." },

@@ -98,6 +98,8 @@ describe("anvil run for scripts", () => {
 
   test("a verify command that still fails at the end exits 5", async () => {
     const root = project({ "anvil.json": JSON.stringify({ verify: "echo broken >&2; exit 3" }) })
+    // Trusted, the project's verify runs whether or not the command sandbox can start here.
+    expect((await runBinary(["config", "trust", "verify"], { cwd: root })).stdout).toContain("Trusted for this project: verify")
     const { server, env } = openai([
       { tool_calls: [{ name: "write", arguments: { path: "src/a.ts", content: "export const a = 1\n" } }] },
       { text: "Done." },
