@@ -87,8 +87,10 @@ class Lines {
 }
 
 /**
- * Takes whole lines (at most `available` of them, from one end) while both budgets hold; a single
- * over-long line is cut at a character boundary. Returned in text order.
+ * Takes whole lines (at most `available` of them, from one end) while both budgets hold. A line
+ * longer than the whole byte budget, which could never be shown whole, is cut at a character
+ * boundary to the room left (a one-line JSON answer after a header line is not dropped entirely).
+ * Returned in text order.
  */
 const take = (
   lines: Lines,
@@ -103,11 +105,13 @@ const take = (
   let k = 0
   for (const line of fromEnd ? lines.fromEnd() : lines.fromStart()) {
     if (k++ >= available || out.length >= maxLines) break
-    const cost = utf8Length(line) + (out.length > 0 ? 1 : 0)
+    const size = utf8Length(line)
+    const cost = size + (out.length > 0 ? 1 : 0)
     if (bytes + cost > maxBytes) {
-      if (out.length === 0) {
-        out.push(cutBytes(line, maxBytes, fromEnd))
-        whole = 0
+      const room = maxBytes - bytes - (out.length > 0 ? 1 : 0)
+      if (out.length === 0 || (room > 0 && size > maxBytes)) {
+        whole = out.length
+        out.push(cutBytes(line, room, fromEnd))
       }
       break
     }

@@ -101,20 +101,22 @@ const referenceTruncate = (text: string, limits: { maxLines: number; maxBytes: n
     return (fromEnd ? kept.reverse() : kept).join("")
   }
   const countLines = (s: string) => (s === "" ? 0 : s.split("\n").length - (s.endsWith("\n") ? 1 : 0))
-  // Lines from one end while the joined lines fit; the first line alone cut when even it does not.
+  // Lines from one end while the joined lines fit; the first line cut when even it does not, and a
+  // later line longer than the whole budget cut to the room left.
   const take = (lines: ReadonlyArray<string>, maxLines: number, maxBytes: number, fromEnd: boolean) => {
     const out: Array<string> = []
     for (const line of (fromEnd ? [...lines].reverse() : lines).slice(0, maxLines)) {
       if (bytesOf([...out, line].join("\n")) <= maxBytes) out.push(line)
       else {
-        if (out.length === 0) out.push(refCut(line, maxBytes, fromEnd))
+        const room = maxBytes - bytesOf(out.join("\n")) - (out.length > 0 ? 1 : 0)
+        if (out.length === 0 || (room > 0 && bytesOf(line) > maxBytes)) out.push(refCut(line, room, fromEnd))
         break
       }
     }
     return fromEnd ? out.reverse() : out
   }
-  // Whole lines kept from the start: a first line that had to be cut is not whole.
-  const wholeFromStart = (head: ReadonlyArray<string>) => (head.length === 1 && head[0] !== lines[0] ? 0 : head.length)
+  // Whole lines kept from the start: a last line that had to be cut is not whole.
+  const wholeFromStart = (head: ReadonlyArray<string>) => (head.length > 0 && head.at(-1) !== lines[head.length - 1] ? head.length - 1 : head.length)
   const originalBytes = bytesOf(text)
   const originalLines = countLines(text)
   if (originalLines <= limits.maxLines && originalBytes <= limits.maxBytes) {

@@ -44,6 +44,18 @@ describe("truncateText", () => {
     expect([head.resumeAt, tail.resumeAt]).toEqual([10, 0])
   })
 
+  test("a line longer than the whole byte budget after short ones is cut to the room left, not dropped", () => {
+    const text = `# header\n\n${"z".repeat(5000)}\nlast`
+    const head = truncateText(text, { maxLines: 2000, maxBytes: 100, direction: "head" })
+    expect(head.text).toBe(`# header\n\n${"z".repeat(90)}`)
+    // The cut line is where the part not shown starts.
+    expect([head.keptLines, head.resumeAt, head.keptBytes]).toEqual([3, 2, 100])
+    const tail = truncateText(`${"z".repeat(5000)}\nlast`, { maxLines: 2000, maxBytes: 100, direction: "tail" })
+    expect(tail.text).toBe(`${"z".repeat(95)}\nlast`)
+    // A line that would fit a budget of its own is still kept whole or not at all.
+    expect(truncateText(lines(5, 100), { maxLines: 2000, maxBytes: 250, direction: "head" }).text).toBe(lines(2, 100))
+  })
+
   test("a single line longer than the byte budget is cut at a character boundary", () => {
     const text = "é".repeat(100) // 200 bytes
     const t = truncateText(text, { maxLines: 10, maxBytes: 51, direction: "head" })
