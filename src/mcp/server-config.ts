@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, SchemaIssue } from "effect"
 import { McpServerEntry } from "../config/sections/mcp-servers.ts"
 
 export { McpServerEntry }
@@ -70,6 +70,21 @@ export const expandVars = (
   })
 
 const decodeEntry = Schema.decodeUnknownExit(McpServerEntry, { errors: "all", onExcessProperty: "ignore" })
+const issuesOf = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** Why an entry does not decode, key by key: `'mcpServers.x.command' is 5: expected string`. */
+const entryProblems = (name: string, raw: unknown, issue: SchemaIssue.Issue): string => {
+  const all = issuesOf(issue).issues
+  const parts = all.slice(0, 3).map((i) => {
+    const path = (i.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))
+    let value: unknown = raw
+    for (const key of path) value = typeof value === "object" && value !== null ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined
+    const got = JSON.stringify(value) ?? String(value)
+    const expected = i.message.replace(/^Expected /, "").replace(/ \| undefined$/, "")
+    return `'${["mcpServers", name, ...path.map(String)].join(".")}' is ${got.length > 60 ? `${got.slice(0, 57)}...` : got}: expected ${expected}`
+  })
+  return `${parts.join("; ")}${all.length > 3 ? `; and ${all.length - 3} more` : ""}`
+}
 
 const finite = (n: number | undefined, fallback: number) => (n !== undefined && Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback)
 
@@ -92,7 +107,8 @@ export const serverSpec = (
   }
   const exit = decodeEntry(raw)
   if (exit._tag === "Failure") {
-    const message = String(exit.cause).split("\n").slice(0, 3).join(" ")
+    const failure = exit.cause.reasons.find((r) => r._tag === "Fail")?.error
+    const message = failure instanceof Schema.SchemaError ? entryProblems(name, raw, failure.issue) : String(exit.cause).split("\n").slice(0, 3).join(" ")
     return {
       ...base,
       enabled: true,
@@ -102,7 +118,7 @@ export const serverSpec = (
       allowReadOnly: false,
       transport: { kind: "stdio", command: "", args: [], env: {}, cwd: where.root },
       secrets: [],
-      problem: `invalid entry: ${message}`,
+      problem: `invalid entry: ${message} (fix it in ${where.source}, or set "enabled": false)`,
     }
   }
   const entry = exit.value

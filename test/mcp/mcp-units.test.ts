@@ -40,7 +40,13 @@ describe("server definitions", () => {
     expect(serverSpec("b", { args: ["x"] }, where, {}, resolvePath).problem).toContain('no "command"')
     expect(serverSpec("c", { type: "http" }, where, {}, resolvePath).problem).toContain('no "url"')
     expect(serverSpec("d", { url: "not a url" }, where, {}, resolvePath).problem).toContain("not a valid URL")
-    expect(serverSpec("e", { command: 42 }, where, {}, resolvePath).problem).toContain("invalid entry")
+    expect(serverSpec("e", { command: 42 }, where, {}, resolvePath).problem).toBe(
+      `invalid entry: 'mcpServers.e.command' is 42: expected string (fix it in ${where.source}, or set "enabled": false)`,
+    )
+    expect(serverSpec("g", "npx server", where, {}, resolvePath).problem).toStartWith(`invalid entry: 'mcpServers.g' is "npx server": expected object`)
+    expect(serverSpec("h", { type: "htp", url: "http://x", timeout: "fast" }, where, {}, resolvePath).problem).toStartWith(
+      `invalid entry: 'mcpServers.h.type' is "htp": expected "stdio" | "http" | "sse" | "streamable-http"; 'mcpServers.h.timeout' is "fast": expected number`,
+    )
     expect(serverSpec("f", { command: "x", enabled: false }, where, {}, resolvePath).enabled).toBe(false)
   })
 
