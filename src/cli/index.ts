@@ -195,7 +195,7 @@ type CommandName = keyof typeof COMMANDS
 export const COMMAND_NAMES: ReadonlyArray<string> = Object.keys(COMMANDS)
 
 /** One "anvil…:" prefix: messages that already name their command ("anvil run: …") keep theirs. */
-const prefixed = (message: string) => (/^anvil( [a-z-]+)?: /.test(message) ? message : `anvil: ${message}`)
+const prefixed = (message: string) => (/^anvil(?: [\w-]+){0,3}: /.test(message) ? message : `anvil: ${message}`)
 
 /** A --root (or ANVIL_ROOT) that is not a folder is an error, never a folder to create. */
 const checkRoot = (root: string | undefined, cwd: string, what: string) => {

@@ -24,6 +24,14 @@ const run = async (argv: Array<string>, options: { cwd?: string; stdin?: string;
 const SRC = resolve(import.meta.dir, "../../src")
 
 describe("anvil CLI", () => {
+  test("one 'anvil' prefix on a usage error, also from a command of two words", async () => {
+    for (const argv of [["plugins", "init", "bad name"], ["config", "schema", "extra"], ["mcp", "list", "extra"]]) {
+      const r = await run(argv)
+      expect(r.code).toBe(2)
+      expect(r.err).toStartWith(`anvil ${argv[0]} ${argv[1]}: `)
+    }
+  })
+
   test("--version prints the package version", async () => {
     expect((await run(["--version"])).out).toBe(`anvil ${VERSION}\n`)
     const pkg = JSON.parse(readFileSync(resolve(SRC, "../package.json"), "utf8"))
