@@ -8,8 +8,9 @@ import { asJson } from "./plain-json.ts"
 /**
  * Runs the plugins' hooks: in the order they were added (user plugins, then
  * project plugins, each alphabetically), each with a time limit. A hook that
- * throws, rejects, fails or times out is reported through `onProblem` and
- * skipped; the call it was hooked into goes on.
+ * throws, rejects, fails, times out or answers something its hook does not
+ * take is reported through `onProblem` and skipped; the call it was hooked
+ * into goes on.
  */
 
 export type HookName = keyof Hooks
@@ -42,6 +43,36 @@ export interface HookRunner {
 
 const describe = (e: unknown) => (e instanceof Error ? e.message : typeof e === "string" ? e : JSON.stringify(e) ?? String(e))
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** What each hook may answer, as words for the report, and the check (nothing is always a valid answer). */
+const ANSWERS: Partial<Record<HookName, { readonly says: string; readonly ok: (v: unknown) => boolean }>> = {
+  "tool.before": {
+    says: "{params}, {deny: \"reason\"}, {permission: \"allow\" | \"ask\", reason?} or nothing",
+    ok: (v) =>
+      isPlainObject(v) &&
+      Object.keys(v).every((k) => ["params", "deny", "permission", "reason"].includes(k)) &&
+      (v.deny === undefined || typeof v.deny === "string") &&
+      (v.params === undefined || isPlainObject(v.params)) &&
+      (v.permission === undefined || v.permission === "allow" || v.permission === "ask"),
+  },
+  "tool.after": {
+    says: "{text?, data?} or nothing",
+    ok: (v) => isPlainObject(v) && Object.keys(v).every((k) => k === "text" || k === "data") && (v.text === undefined || typeof v.text === "string"),
+  },
+  "permission.ask": { says: '"allow", "deny", "ask" or nothing', ok: (v) => v === "allow" || v === "deny" || v === "ask" },
+  "shell.env": { says: "an object of variables or nothing", ok: isPlainObject },
+  "prompt.system": { says: "a text or nothing", ok: (v) => typeof v === "string" },
+}
+
+/** Why an answer is not one its hook may give (a typo such as `{denied: …}` would otherwise do nothing, silently). */
+const answerProblem = (name: HookName, value: unknown): string | undefined => {
+  const rule = ANSWERS[name]
+  if (value === undefined || value === null || !rule || rule.ok(value)) return undefined
+  const shown = JSON.stringify(value) ?? String(value)
+  return `answered ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}, which is not ${rule.says}`
+}
+
 /** Calls one hook function with a time limit; a returned Effect is run. */
 const callOne = (fn: (event: never) => unknown, event: unknown, timeoutMs: number): Promise<unknown> => {
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -60,12 +91,17 @@ export const hookRunner = (
   options: { readonly timeoutMs: number; readonly onProblem: (message: string) => void },
 ): HookRunner => {
   const callEntry = async (entry: HookEntry, event: unknown): Promise<unknown> => {
+    let value: unknown
     try {
-      return await callOne(entry.fn as (event: never) => unknown, event, entry.timeoutMs ?? options.timeoutMs)
+      value = await callOne(entry.fn as (event: never) => unknown, event, entry.timeoutMs ?? options.timeoutMs)
     } catch (e) {
       options.onProblem(`plugin '${entry.plugin}': hook ${entry.name} failed and was skipped: ${describe(e)}`)
       return undefined
     }
+    const problem = answerProblem(entry.name, value)
+    if (problem === undefined) return value
+    options.onProblem(`plugin '${entry.plugin}': hook ${entry.name} ${problem}; ignored`)
+    return undefined
   }
   return {
     entries,

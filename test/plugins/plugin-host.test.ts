@@ -278,6 +278,36 @@ export default definePlugin({ api: 1, hooks: { "tool.after": ({ params }) => { c
     expect(problems.filter((p) => p.includes("'cyc': tool.after returned data that is not a JSON object"))).toHaveLength(2)
   }, 30_000)
 
+  test("an answer its hook does not take (a typo such as {denied}, a number, a wrong permission word) is reported and ignored", async () => {
+    const { root, env } = setup({
+      user: {
+        "typo.ts": `import { definePlugin } from "anvil/plugin"
+export default definePlugin({ api: 1, hooks: {
+  "tool.before": ({ params }) => params.expression === "1+1" ? { denied: "no" } : params.expression === "2+2" ? 42 : { permission: "yes" },
+  "tool.after": () => ({ txt: "x" }),
+  "permission.ask": () => true,
+  "prompt.system": () => ["a"],
+} })
+`,
+      },
+    })
+    const { set, problems } = await load(root, env)
+    const tools = toolsWithPlugins(builtinTools, set, (m) => problems.push(m))
+    for (const expression of ["1+1", "2+2", "3+3"]) {
+      const { envelope } = await callTool(root, "calculator", { expression }, { tools, env })
+      expect(envelope.status).toBe("success")
+    }
+    expect(problems.filter((p) => p.startsWith("plugin 'typo': hook tool.before answered "))).toEqual([
+      `plugin 'typo': hook tool.before answered {"denied":"no"}, which is not {params}, {deny: "reason"}, {permission: "allow" | "ask", reason?} or nothing; ignored`,
+      expect.stringContaining("answered 42, which is not"),
+      expect.stringContaining(`answered {"permission":"yes"}, which is not`),
+    ])
+    expect(problems.filter((p) => p.includes(`hook tool.after answered {"txt":"x"}, which is not {text?, data?} or nothing; ignored`))).toHaveLength(3)
+    const answers = await set.hooks.call("permission.ask", { tool: "write", params: {} })
+    expect(answers).toEqual([{ plugin: "typo", value: undefined }])
+    expect(problems.at(-1)).toBe(`plugin 'typo': hook permission.ask answered true, which is not "allow", "deny", "ask" or nothing; ignored`)
+  }, 30_000)
+
   test("shell.env: names with '=' or NUL and values that are not text are reported and left out; the good ones reach bash", async () => {
     const { root, env } = setup({
       user: { "envy.ts": `import { definePlugin } from "anvil/plugin"
