@@ -114,7 +114,10 @@ export interface Tool<P = any, R = any> {
   readonly jsonSchema?: Readonly<Record<string, unknown>>
   /** Other names that reach this tool (case-insensitive). */
   readonly aliases?: ReadonlyArray<string>
-  /** Accepted alternative parameter names, mapped onto canonical ones: { file_path: "path" }. */
+  /**
+   * Accepted alternative parameter names, mapped onto canonical ones: { file_path: "path" }. A key
+   * `list[].name` renames a field inside each object of the list parameter `list`: { "edits[].old_str": "old_string" }.
+   */
   readonly parameterAliases?: Readonly<Record<string, string>>
   /** Default permission when no rule matches. Default "allow". */
   readonly permission?: PermissionLevel

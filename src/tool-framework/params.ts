@@ -51,6 +51,20 @@ const keysAt = (tool: Tool, path: ReadonlyArray<string>): ReadonlyArray<string> 
   return last?._tag === "Objects" ? last.propertySignatures.map((p) => String(p.name)) : []
 }
 
+/** `obj` with keys named in `aliases` renamed to their canonical names (unless that name is given too). */
+const renameKeys = (obj: Record<string, unknown>, aliases: Readonly<Record<string, string>>): Record<string, unknown> => {
+  const renamed: Record<string, unknown> = {}
+  // Own keys only, "__proto__" too (an assignment would set the prototype instead, and hide the key).
+  const put = (k: string, v: unknown) => Object.defineProperty(renamed, k, { value: v, enumerable: true, writable: true, configurable: true })
+  for (const [k, v] of Object.entries(obj)) {
+    const canonical = Object.hasOwn(aliases, k) ? aliases[k] : undefined
+    if (canonical !== undefined) {
+      if (!Object.hasOwn(obj, canonical)) put(canonical, v)
+    } else put(k, v)
+  }
+  return renamed
+}
+
 /**
  * Decodes a call's parameters: accepted aliases are renamed to their canonical
  * names, then the
@@ -65,14 +79,16 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
     return { ok: false, error: invalid(`Invalid parameters for ${tool.name}: ${limit.field}: ${limit.message}`, [limit]) }
   }
   const aliases = tool.parameterAliases ?? {}
-  const renamed: Record<string, unknown> = {}
-  // Own keys only, "__proto__" too (an assignment would set the prototype instead, and hide the key).
-  const put = (k: string, v: unknown) => Object.defineProperty(renamed, k, { value: v, enumerable: true, writable: true, configurable: true })
-  for (const [k, v] of Object.entries(obj)) {
-    const canonical = Object.hasOwn(aliases, k) ? aliases[k] : undefined
-    if (canonical !== undefined) {
-      if (!Object.hasOwn(obj, canonical)) put(canonical, v)
-    } else put(k, v)
+  const renamed = renameKeys(obj, aliases)
+  // Aliases of fields inside a list's items ("edits[].old_str"), grouped by list.
+  const itemAliases = new Map<string, Record<string, string>>()
+  for (const [k, canonical] of Object.entries(aliases)) {
+    const m = /^([^[\]]+)\[\]\.(.+)$/.exec(k)
+    if (m) itemAliases.set(m[1]!, { ...itemAliases.get(m[1]!), [m[2]!]: canonical })
+  }
+  for (const [list, names] of itemAliases) {
+    const items = renamed[list]
+    if (Array.isArray(items)) renamed[list] = items.map((item) => (isRecord(item) ? renameKeys(item, names) : item))
   }
   const exit = Schema.decodeUnknownExit(tool.parameters, { errors: "all", onExcessProperty: "error" })(renamed)
   if (exit._tag === "Success") return { ok: true, value: exit.value }

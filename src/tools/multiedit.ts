@@ -21,7 +21,16 @@ export const multieditTool = defineTool({
   title: "MultiEdit",
   description,
   aliases: ["multi_edit"],
-  parameterAliases: { file_path: "path", filePath: "path" },
+  parameterAliases: {
+    file_path: "path",
+    filePath: "path",
+    // The names edit accepts, inside each edit too.
+    "edits[].old_str": "old_string",
+    "edits[].oldString": "old_string",
+    "edits[].new_str": "new_string",
+    "edits[].newString": "new_string",
+    "edits[].replaceAll": "replace_all",
+  },
   permission: "ask",
   readOnly: false,
   parameters: Schema.Struct({

@@ -63,6 +63,25 @@ describe("multiedit: success", () => {
   })
 })
 
+describe("multiedit: the names edit accepts work inside each edit too", () => {
+  test("old_str / new_str / oldString / newString / replaceAll in edits[] are accepted as edit accepts them at the top", async () => {
+    const root = project({ "f.txt": "a b c c\n" })
+    const { envelope } = await callTool(root, "multiedit", {
+      file_path: "f.txt",
+      edits: [
+        { old_str: "a", new_str: "A" },
+        { oldString: "b", newString: "B" },
+        { old_string: "c", new_string: "C", replaceAll: true },
+      ],
+    })
+    expect(envelope.status).toBe("success")
+    expect(readFileSync(join(root, "f.txt"), "utf8")).toBe("A B C C\n")
+    const both = await callTool(root, "multiedit", { path: "f.txt", edits: [{ old_string: "A", old_str: "B", new_string: "x" }] })
+    expect(both.envelope.status).toBe("success")
+    expect(readFileSync(join(root, "f.txt"), "utf8")).toBe("x B C C\n")
+  })
+})
+
 describe("multiedit: all or nothing", () => {
   test("a failing edit writes nothing; the error names its index, field and the closest region", async () => {
     const root = project({ "src/core.py": core })
