@@ -4,6 +4,7 @@ import { Path } from "effect/Path"
 import { BulkFs } from "../workspace/bulk-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { readStillAt, stillAt } from "../workspace/checked-fs.ts"
+import { pathBytesOf } from "../workspace/lossy-name.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { insideRepository, makeIgnoreOracle } from "../workspace/ignore-rules.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -234,8 +235,11 @@ const RECHECK_MAX_BYTES = 16 * 1024 * 1024
 /** Whether a hit file is still inside the root where it was found and still holds every line about to be shown. */
 const stillHolds = (contains: (p: string) => boolean, file: string, f: FileResult): boolean => {
   if (!contains(file)) return false
-  if (f.lines.length === 0) return stillAt(file)
-  const bytes = readStillAt(file, RECHECK_MAX_BYTES)
+  // A name that is not UTF-8 came back from rg with replacement characters: its bytes are looked up to open it.
+  const openAs = pathBytesOf(file)
+  if (openAs === undefined) return false
+  if (f.lines.length === 0) return stillAt(file, openAs)
+  const bytes = readStillAt(file, RECHECK_MAX_BYTES, openAs)
   if (bytes === undefined) return false
   if (bytes === "large") return true
   const text = decodeForSearch(bytes) ?? new TextDecoder().decode(bytes)

@@ -195,11 +195,13 @@ export const fileTypeName = (st: BigIntStats): string =>
  * Whether `expected` (a real absolute path) still names the same regular file
  * it did: opened without following a last link, and the descriptor's real
  * place is `expected` itself (no folder on the way was swapped for a link).
+ * `openAs`: the path's bytes when its name is not UTF-8 (`expected` then
+ * holds replacement characters, as the descriptor's place reads back).
  */
-export const stillAt = (expected: string): boolean => {
+export const stillAt = (expected: string, openAs: string | Buffer = expected): boolean => {
   let fd: number | undefined
   try {
-    fd = openSync(expected, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
+    fd = openSync(openAs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
     return realOfFd(fd, expected) === expected
   } catch {
     return false
@@ -214,10 +216,10 @@ export const stillAt = (expected: string): boolean => {
  * when it is bigger. What a search found in it can then be compared with what
  * it holds now.
  */
-export const readStillAt = (expected: string, maxBytes: number): Uint8Array | "large" | undefined => {
+export const readStillAt = (expected: string, maxBytes: number, openAs: string | Buffer = expected): Uint8Array | "large" | undefined => {
   let fd: number | undefined
   try {
-    fd = openSync(expected, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
+    fd = openSync(openAs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
     if (realOfFd(fd, expected) !== expected) return undefined
     const st = fstatSync(fd)
     if (!st.isFile()) return undefined
