@@ -1,17 +1,30 @@
 import { Effect, Option } from "effect"
-import { readdirSync } from "node:fs"
+import { lstatSync, readdirSync } from "node:fs"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { GlobMatcher, GlobPatternError, matchesPath } from "../search/glob-pattern.ts"
 import { direntType, fdPath } from "../workspace/checked-fs.ts"
 import { openCheckedScoped } from "../workspace/checked-open.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
+import { pathBytesOf } from "../workspace/lossy-name.ts"
 import { ancestorRules, isIgnoredBy, loadDirRules } from "../workspace/ignore-rules.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { missingPath } from "./missing-path.ts"
 import { EntriesPastEnd, IgnoreGlobInvalid, NotAFolder } from "./files-error.ts"
 
 /** Where a symbolic link leads, as a listing shows it. */
+/** lstat of an entry whose name is not UTF-8 (read back with replacement characters): through the name's bytes. */
+const lossyLstat = (absolute: string): Effect.Effect<{ readonly size: number | bigint; readonly mtime: Option.Option<Date> }, unknown> =>
+  Effect.try({
+    try: () => {
+      const at = pathBytesOf(absolute)
+      if (at === undefined) throw new Error(`${absolute}: no single entry has this name`)
+      const st = lstatSync(at)
+      return { size: st.size, mtime: Option.some(st.mtime) }
+    },
+    catch: (e) => e,
+  })
+
 export const OUTSIDE_SANDBOX = "<Outside Sandbox>"
 export const BROKEN_LINK = "<Broken Link>"
 
@@ -196,7 +209,7 @@ export const listFolder = (request: ListRequest) =>
     )
 
     const info = (r: Raw) =>
-      fs.lstat(r.absolute).pipe(
+      (r.absolute.includes("\uFFFD") ? lossyLstat(r.absolute) : fs.lstat(r.absolute)).pipe(
         Effect.map((s) => ({
           size: r.type === "dir" ? 0 : Number(s.size),
           mtimeMs: Option.match(s.mtime, { onNone: () => 0, onSome: (d) => d.getTime() }),

@@ -244,6 +244,9 @@ describe("grep: file names that are not UTF-8", () => {
     expect(matchesOf(e).map((m) => `${m.file}:${m.text}`).sort()).toEqual(["caf\uFFFD.txt:hello there", "d\uFFFD/x.txt:hello deep", "ok.txt:hello"])
     const files = await grep(root, { pattern: "hello", output_mode: "files_with_matches" })
     expect((files.data.files as Array<string>).sort()).toEqual(["caf\uFFFD.txt", "d\uFFFD/x.txt", "ok.txt"])
+    // list gives such a file its real size (it has one), not 0
+    const listed = (await callTool(root, "list", {})).envelope.data.entries as Array<{ name: string; size: number }>
+    expect(listed.find((x) => x.name === "caf\uFFFD.txt")?.size).toBe(12)
   })
 })
 
