@@ -1,6 +1,7 @@
 import { Schema, SchemaAST, SchemaIssue } from "effect"
 import type { FieldError } from "../protocol/envelope.ts"
 import type { Tool } from "./definition.ts"
+import { hint } from "../protocol/hint.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import { capText, checkInputLimits } from "./input-limits.ts"
 import { isRecord } from "../protocol/is-record.ts"
@@ -9,6 +10,9 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 const invalid = (message: string, fieldErrors: ReadonlyArray<FieldError>) =>
   new ToolError({ code: "INVALID_PARAM", message, fieldErrors })
+
+// Field by field: a tagged error's message is not an own enumerable property, so a spread would drop it.
+const errorFields = (e: ToolError) => ({ code: e.code, message: e.message, ...(e.fieldErrors ? { fieldErrors: e.fieldErrors } : {}) })
 
 /** Parameters as given: an object, a JSON text of one, or (for one-string tools) the bare string. */
 const asObject = (tool: Tool, raw: unknown): Record<string, unknown> | ToolError => {
@@ -109,5 +113,8 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
     }
   })
   const summary = capText(fieldErrors.map((f) => `${f.field}: ${f.message}`).join("; "))
-  return { ok: false, error: invalid(`Invalid parameters for ${tool.name}: ${summary || "could not decode"}`, fieldErrors.slice(0, 50)) }
+  const error = invalid(`Invalid parameters for ${tool.name}: ${summary || "could not decode"}`, fieldErrors.slice(0, 50))
+  // The next step: the same tool with each parameter at fault to be given again (unknown ones are just left out).
+  const redo = [...new Set(fieldErrors.filter((f) => !f.message.startsWith("unknown ")).map((f) => f.field.split(".")[0]!))].filter((f) => known.includes(f))
+  return { ok: false, error: redo.length > 0 ? new ToolError({ ...errorFields(error), hints: [hint(tool.title, "high", Object.fromEntries(redo.map((f) => [f, "<correct_value>"])))] }) : error }
 }

@@ -45,6 +45,19 @@ describe("pipeline: names and parameters", () => {
     expect(envelope.text).toContain("Field errors:")
   })
 
+  test("a parameter error names the next step: the same tool with the parameters at fault to give again (unknown ones left out)", async () => {
+    const root = project()
+    const missing = await callTool(root, "read", {})
+    expect(missing.envelope.text).toContain('Recommended next step (token-efficient):\n* Read(path="<correct_value>")')
+    const bad = await callTool(root, "read", { path: "a.txt", limit: 0, bogus: 1 })
+    expect(bad.envelope.text).toContain('* Read(limit="<correct_value>")')
+    expect(bad.envelope.text).not.toContain("bogus=")
+    const item = await callTool(root, "multiedit", { path: "a.txt", edits: [{ old_string: "a" }] })
+    expect(item.envelope.text).toContain('* MultiEdit(edits="<correct_value>")')
+    const onlyUnknown = await callTool(root, "read", { path: "a.txt", bogus: 1 })
+    expect(onlyUnknown.envelope.text).not.toContain("Recommended next step")
+  })
+
   test("an unknown key inside a list item names what the item accepts, not the top-level parameters", async () => {
     const root = project()
     const { envelope } = await callTool(root, "multiedit", { path: "a.txt", edits: [{ old_string: "a", new_string: "b", bogus: 1 }] })
