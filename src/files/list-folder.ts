@@ -12,7 +12,6 @@ import { Workspace } from "../workspace/workspace.ts"
 import { missingPath } from "./missing-path.ts"
 import { EntriesPastEnd, IgnoreGlobInvalid, NotAFolder } from "./files-error.ts"
 
-/** Where a symbolic link leads, as a listing shows it. */
 /** lstat of an entry whose name is not UTF-8 (read back with replacement characters): through the name's bytes. */
 const lossyLstat = (absolute: string): Effect.Effect<{ readonly size: number | bigint; readonly mtime: Option.Option<Date> }, unknown> =>
   Effect.try({
@@ -25,6 +24,7 @@ const lossyLstat = (absolute: string): Effect.Effect<{ readonly size: number | b
     catch: (e) => e,
   })
 
+/** Where a symbolic link leads, as a listing shows it. */
 export const OUTSIDE_SANDBOX = "<Outside Sandbox>"
 export const BROKEN_LINK = "<Broken Link>"
 
