@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { WorkspaceError } from "./workspace-error.ts"
 
 /** Whether a path as typed ends with a separator (`a.txt/`, `a.txt/.`): it names a folder. */
-export const namesFolder = (input: string): boolean => /[\\/]\.?$/.test(input) && input.replace(/[\\/.]+$/, "") !== ""
+export const namesFolder = (input: string): boolean => /\/\.?$/.test(input) && input.replace(/[/.]+$/, "") !== ""
 
 /**
  * Refuses a path ending with `/` where a file is meant (read, write, edit), as

@@ -22,6 +22,9 @@ describe("a path ending with '/' names a folder", () => {
     }
     expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("one\n")
     expect(existsSync(join(root, "new.txt"))).toBe(false)
+    // A backslash is a character of a name here, not a separator.
+    expect((await callTool(root, "write", { path: "odd\\", content: "x" })).envelope.status).toBe("success")
+    expect(readFileSync(join(root, "odd\\"), "utf8")).toBe("x")
   })
 
   test("a real folder with a trailing '/' is still IS_DIRECTORY for the file tools and a folder for list", async () => {
