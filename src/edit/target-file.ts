@@ -50,6 +50,16 @@ export const openTarget = (
     const workspace = yield* Workspace
     const resolved = yield* workspace.resolve(input)
     const display = resolved.display
+    // git's own folder is git's: its hooks and config run code at the user's next git command, outside every
+    // sandbox, so the edit tools never write there (patch and grep keep out of it too).
+    if (display.split("/").includes(".git") || workspace.display(resolved.real).split("/").includes(".git")) {
+      return yield* new WorkspaceError({
+        reason: "outside_root",
+        message: `Access denied: ${display} is inside .git, git's own folder; the file tools do not change it (hooks and config there run code). Use git's commands for git's settings.`,
+        field: { name: "path", problem: "inside .git" },
+        hints: [hint("Bash", "medium", { command: "git status" })],
+      })
+    }
     const base = { resolved, display, writePath: resolved.real }
     if (!resolved.exists) {
       yield* refuseFolderSyntax(input, display)
