@@ -236,10 +236,44 @@ const firstChange = (h: StructuredPatchHunk): number => {
   return Math.max(1, h.newStart)
 }
 
-/** Cuts a diff to whole lines within the limits (a single over-long line is cut inside). */
+/** A diff line longer than this (minified code, a data line) is shown as a window of it. */
+const LONG_LINE = 1000
+const WINDOW = 300
+
+/**
+ * Over-long lines cut to a window: a removed or added line around where it
+ * first differs from its counterpart in the same run of changes (the edit in
+ * a minified file), any other from its start. Lines that fit stay as they are.
+ */
+const windowLongLines = (lines: ReadonlyArray<string>): Array<string> =>
+  lines.map((l, i) => {
+    if (l.length <= LONG_LINE || l.startsWith("--- ") || l.startsWith("+++ ")) return l
+    const sign = l[0]!
+    // The run of changes goes on over "\ No newline at end of file" notes.
+    const inRun = (j: number) => j >= 0 && j < lines.length && "-+\\".includes(lines[j]![0] ?? " ")
+    let other: string | undefined
+    const wanted = sign === "-" ? "+" : sign === "+" ? "-" : undefined
+    const step = sign === "-" ? 1 : -1
+    if (wanted !== undefined) {
+      for (let j = i + step; inRun(j); j += step) {
+        if (lines[j]![0] === wanted) {
+          other = lines[j]
+          break
+        }
+      }
+    }
+    let at = 1
+    if (other !== undefined) while (at < l.length && at < other.length && l[at] === other[at]) at++
+    const from = Math.max(1, Math.min(at - 100, l.length - WINDOW))
+    const to = Math.min(l.length, from + WINDOW)
+    return `${sign}${from > 1 ? "…" : ""}${l.slice(from, to)}${to < l.length ? "…" : ""} [line cut: characters ${from}-${to - 1} of ${l.length - 1}]`
+  })
+
+/** Cuts a diff to whole lines within the limits (an over-long line to a window of it). */
 const cap = (text: string, maxLines: number, maxBytes: number): Pick<FileDiff, "diff" | "truncated" | "totalLines" | "whole"> => {
   const body = text.endsWith("\n") ? text.slice(0, -1) : text
-  const lines = body.split("\n")
+  const original = body.split("\n")
+  const lines = windowLongLines(original)
   const totalLines = lines.length
   const kept: Array<string> = []
   let bytes = 0
@@ -253,6 +287,6 @@ const cap = (text: string, maxLines: number, maxBytes: number): Pick<FileDiff, "
     kept.push(line)
     bytes += size
   }
-  const truncated = kept.length < totalLines || kept[kept.length - 1] !== lines[kept.length - 1]
+  const truncated = kept.length < totalLines || kept.some((line, i) => line !== original[i])
   return { diff: kept.join("\n") + "\n", truncated, totalLines, ...(truncated ? { whole: text } : {}) }
 }

@@ -76,3 +76,28 @@ describe("unifiedDiff", () => {
     expect(Buffer.byteLength(wide.diff)).toBeLessThan(1100)
   })
 })
+
+describe("unifiedDiff: over-long lines (minified code)", () => {
+  test("a changed line of megabytes is shown as a window around where it changed, on both sides; the whole diff is kept for saving", () => {
+    const before = `${"var a=1;".repeat(100_000)}MARK;${"var b=2;".repeat(10)}\nnext\n`
+    const after = before.replace("MARK;", "DONE;")
+    const d = unifiedDiff(before, after, { oldName: "a/min.js", newName: "b/min.js" })
+    const [minus, plus] = d.diff.split("\n").filter((l) => /^[-+][^-+]/.test(l))
+    expect(minus).toContain("var a=1;MARK;var b=2;")
+    expect(plus).toContain("var a=1;DONE;var b=2;")
+    expect(minus).toMatch(/^-….{290,310} \[line cut: characters \d+-\d+ of 800085\]$/)
+    expect(d.truncated).toBe(true)
+    expect(d.whole).toContain(`-${"var a=1;".repeat(100_000)}MARK;`)
+    expect([d.additions, d.deletions]).toEqual([1, 1])
+  })
+
+  test("a long context line is cut from its start; short lines stay whole and the diff is not marked cut for them", () => {
+    const long = "x".repeat(5000)
+    const d = unifiedDiff(`${long}\na\n`, `${long}\nb\n`, { oldName: "a/f", newName: "b/f" })
+    expect(d.diff).toContain(` ${"x".repeat(300)}… [line cut: characters 1-300 of 5000]`)
+    expect(d.diff).toContain("\n-a\n+b\n")
+    const short = unifiedDiff("a\n", "b\n", { oldName: "a/f", newName: "b/f" })
+    expect(short.truncated).toBe(false)
+  })
+})
+
