@@ -4,7 +4,9 @@ import { isAbsolute, resolve as resolvePath } from "node:path"
 import type { Readable, Writable } from "node:stream"
 import { registerTree, unregisterTree, updateTree } from "./managed-registry.ts"
 import { groupAlive, MARK_VAR, markValue } from "./process-table.ts"
-import { endTree } from "./process-tree.ts"
+import { endTree, type ProcessTree } from "./process-tree.ts"
+import { adoptOrphans, forgetChild, noteChild, startTicks } from "./subreaper.ts"
+import { makeTreeCage } from "./tree-cgroup.ts"
 import { ensureWatchdog, newMark } from "./watchdog.ts"
 
 /**
@@ -40,6 +42,11 @@ export interface SpawnCommand {
    * it and, once it exited, /proc is not searched for what is left of it.
    */
   readonly contained?: boolean
+  /**
+   * The most processes and threads the tree may have at once, held by a cgroup
+   * where anvil can make one (tree-cgroup.ts); unset for no limit of anvil's.
+   */
+  readonly maxProcesses?: number
 }
 
 /**
@@ -223,6 +230,10 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
     if (wrapper === undefined) throw new ProcessSpawnError({ code: "ENOENT", message: `command not found: ${command.argv[0]}` })
     command = { ...command, argv: [wrapper, ...command.argv.slice(1)] }
   }
+  const cage = command.maxProcesses !== undefined && command.maxProcesses > 0 ? makeTreeCage(command.maxProcesses) : undefined
+  if (cage) command = { ...command, argv: cage.enter(command.argv) }
+  // Outside a PID namespace, what the tree daemonises (env -i setsid …) is handed to anvil when its parent dies.
+  const adopting = options.leavesNothing !== true && command.contained !== true && adoptOrphans()
 
   let child: Bun.Subprocess
   try {
@@ -235,12 +246,16 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
       stderr: options.stderr ?? "pipe",
     })
   } catch (e) {
+    cage?.remove()
     const err = e as NodeJS.ErrnoException
     throw new ProcessSpawnError({ code: err.code, message: err.message })
   }
 
   const pid = child.pid
-  registerTree({ pgid: pid, mark })
+  noteChild(pid)
+  const since = adopting ? startTicks(pid) : undefined
+  const tree: ProcessTree = { pgid: pid, mark, ...(cage ? { cage } : {}), ...(since !== undefined ? { since } : {}) }
+  registerTree(tree)
   // After the child started, so that its start does not wait for it: the watchdog ends the tree if anvil is KILLed.
   if (!options.leavesNothing && command.contained !== true) ensureWatchdog()
   const graceDefault = options.killGraceMs ?? DEFAULT_GRACE_MS
@@ -254,7 +269,14 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
     () => (exit = { exitCode: null, signal: null }),
   )
   // Once the leader is gone its group id may in time be reused; its marked children are still found.
-  void exited.then(() => updateTree({ pgid: undefined, mark }))
+  void exited.then(() => {
+    forgetChild(pid)
+    updateTree({ ...tree, pgid: undefined })
+  })
+  const forget = () => {
+    unregisterTree(mark)
+    cage?.remove()
+  }
 
   const stdin = (options.stdin === "pipe" ? child.stdin : undefined) as Bun.FileSink | undefined
   const stdout = (options.stdout ?? "pipe") === "pipe" ? (child.stdout as ReadableStream<Uint8Array>) : undefined
@@ -273,13 +295,11 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
       return exit
     },
     stop: (graceMs) =>
-      (stopping ??= endTree({ pgid: exit === undefined ? pid : undefined, mark }, graceMs ?? graceDefault).finally(() =>
-        unregisterTree(mark),
-      )),
+      (stopping ??= endTree({ ...tree, pgid: exit === undefined ? pid : undefined }, graceMs ?? graceDefault).finally(forget)),
     release: () => {
       // A contained tree's group may still show its init as a zombie for a moment: nothing of it lives.
       if (stopping !== undefined || exit === undefined || (command.contained !== true && groupAlive(pid))) return false
-      unregisterTree(mark)
+      forget()
       return true
     },
     nodeStreams: () => ({

@@ -185,6 +185,14 @@ export const scanMarked = (marks: ReadonlyArray<string>): MarkScan => {
   return { found, unsure }
 }
 
+/** The marks in `pid`'s environment (none when it has none); undefined when it cannot be read. */
+export const marksOf = (pid: number): Array<string> | undefined => {
+  const environ = environOf(pid)
+  if (environ === undefined) return undefined
+  const entry = environ.toString("latin1").split("\0").find((e) => e.startsWith(`${MARK_VAR}=`))
+  return entry === undefined ? [] : entry.slice(MARK_VAR.length + 1).split(MARK_SEPARATOR)
+}
+
 /** The living processes carrying one of `marks` (see {@link scanMarked}; those caught inside an exec are not listed). */
 export const markedProcesses = (marks: ReadonlyArray<string>): Array<number> => scanMarked(marks).found
 

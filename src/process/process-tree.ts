@@ -1,4 +1,7 @@
-import { groupAlive, markedProcesses, processLiving, scanMarked, signalGroup, signalProcess } from "./process-table.ts"
+import { groupAlive, markedProcesses, marksOf, processLiving, scanMarked, signalGroup, signalProcess } from "./process-table.ts"
+import { adoptedChildren } from "./subreaper.ts"
+import type { TreeCage } from "./tree-cgroup.ts"
+import { ownMark } from "./watchdog.ts"
 
 /**
  * A process tree anvil started: the group its first process leads, and the
@@ -11,7 +14,33 @@ export interface ProcessTree {
   /** The process group; undefined when it is not to be signalled (its leader is long gone and the id may be reused). */
   readonly pgid: number | undefined
   readonly mark: string
+  /** The cgroup holding the tree (its process limit), where there is one: every member is part of it. */
+  readonly cage?: TreeCage
+  /**
+   * When the tree started (clock ticks since boot), set while anvil adopts orphans (subreaper.ts): an
+   * adopted process that carries none of this anvil's marks and started since then may be one of it.
+   */
+  readonly since?: number
 }
+
+/**
+ * The processes anvil adopted that belong to `tree`: those carrying its mark,
+ * and those that carry no mark of this anvil (cleared with `env -i`) and
+ * started after it did. With trees running side by side such a process cannot
+ * be told apart by more than that: it goes with the first of them to end.
+ */
+const adoptedOf = (tree: ProcessTree): Array<number> => {
+  if (tree.since === undefined) return []
+  const out: Array<number> = []
+  for (const child of adoptedChildren()) {
+    const marks = marksOf(child.pid) ?? []
+    if (marks.includes(tree.mark) || (!marks.some(ownMark) && child.start >= tree.since)) out.push(child.pid)
+  }
+  return out
+}
+
+/** Every process of the tree found by something other than its group and mark: its cgroup, what anvil adopted of it. */
+const strays = (tree: ProcessTree): Array<number> => [...(tree.cage?.members() ?? []), ...adoptedOf(tree)]
 
 /** How often a dying tree is looked at. */
 const POLL_MS = 20
@@ -39,6 +68,7 @@ const treeAlive = async (tree: ProcessTree, signalled: ReadonlySet<number>): Pro
     if (tree.pgid !== undefined && groupAlive(tree.pgid)) return true
     // A process on its way out no longer shows its environment, but it is not gone until it is a zombie.
     for (const pid of signalled) if (processLiving(pid)) return true
+    if (strays(tree).some(processLiving)) return true
     const scan = scanMarked([tree.mark])
     if (scan.found.length > 0) return true
     if (scan.unsure.length === 0 || performance.now() >= deadline) return false
@@ -48,7 +78,7 @@ const treeAlive = async (tree: ProcessTree, signalled: ReadonlySet<number>): Pro
 
 const hit = (tree: ProcessTree, signal: NodeJS.Signals, signalled: Set<number>) => {
   if (tree.pgid !== undefined) signalGroup(tree.pgid, signal)
-  for (const pid of markedProcesses([tree.mark])) {
+  for (const pid of [...markedProcesses([tree.mark]), ...strays(tree)]) {
     signalProcess(pid, signal)
     signalled.add(pid)
   }
@@ -88,8 +118,11 @@ export const killTreesNow = (trees: Iterable<ProcessTree>): void => {
   const marks: Array<string> = []
   for (const tree of trees) {
     if (tree.pgid !== undefined) signalGroup(tree.pgid, "SIGKILL")
+    for (const pid of tree.cage?.members() ?? []) signalProcess(pid, "SIGKILL")
     marks.push(tree.mark)
   }
+  // Whatever anvil adopted is one of its trees' (the runtime's own children are not listed): anvil is going.
+  for (const child of adoptedChildren()) signalProcess(child.pid, "SIGKILL")
   if (marks.length === 0) return
   // A process caught inside an exec shows its mark a moment later: look again, briefly (nothing can be awaited here).
   const deadline = performance.now() + EXIT_EXEC_WAIT_MS

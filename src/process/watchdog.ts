@@ -1,5 +1,6 @@
 import { MARK_VAR } from "./process-table.ts"
 import { selfCommand } from "./self-command.ts"
+import { noteChild } from "./subreaper.ts"
 
 /**
  * The watchdog that ends anvil's process trees when anvil itself is killed.
@@ -59,6 +60,9 @@ let tried = false
 /** A fresh mark for one process tree, carrying this process's prefix. */
 export const newMark = (): string => PREFIX + crypto.randomUUID().replaceAll("-", "").slice(0, 16)
 
+/** Whether `mark` is one this anvil process handed out. */
+export const ownMark = (mark: string): boolean => mark.startsWith(PREFIX)
+
 /**
  * Starts the watchdog once (later calls do nothing). Where it cannot start (no
  * /bin/sh) anvil goes on without it: the exit sweeps still hold for every way
@@ -79,6 +83,7 @@ export const ensureWatchdog = (): void => {
       cwd: "/",
     })
     watchdog.unref()
+    noteChild(watchdog.pid)
     // An orderly exit ends the trees itself (managed-registry): the watchdog goes without looking through /proc.
     process.on("exit", () => watchdog?.kill("SIGKILL"))
   } catch {

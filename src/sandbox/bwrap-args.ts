@@ -8,6 +8,10 @@ export interface BwrapCommand {
   readonly root: boolean
   /** Where the policy's gitExclude text was written (bound over the repository's info/exclude). */
   readonly gitExcludeFile?: string
+  /** Where each of the policy's redacted settings files was written, in order (bound over the real one). */
+  readonly redactedFiles?: ReadonlyArray<string>
+  /** Run the command under this RLIMIT_NPROC (prlimit, inside the sandbox's own user namespace). */
+  readonly nproc?: { readonly prlimit: string; readonly max: number }
   readonly cwd: string
   readonly file: string
   readonly args: ReadonlyArray<string>
@@ -18,7 +22,8 @@ export interface BwrapCommand {
  * filesystem read-only, then the writable folders, then the folders holding
  * protected paths onto themselves (so they cannot be moved aside), then the protected paths
  * read-only again on top, then the hidden secrets (an empty read-only tmpfs
- * over a folder, /dev/null over a file), then /dev/null over the Unix sockets of
+ * over a folder, /dev/null over a file), the redacted copies of settings
+ * files, then /dev/null over the Unix sockets of
  * programs outside. New user, PID, IPC, UTS, cgroup and
  * (unless shared) network namespaces; the sandbox dies with anvil.
  * No --new-session: the runner already starts each command in its own session
@@ -38,7 +43,10 @@ export const bwrapArgs = (c: BwrapCommand): Array<string> => {
   if (c.policy.gitExclude && c.gitExcludeFile) a.push("--ro-bind", c.gitExcludeFile, c.policy.gitExclude.path)
   for (const d of c.policy.hiddenDirs) a.push("--tmpfs", d, "--remount-ro", d)
   for (const f of c.policy.hiddenFiles) a.push("--ro-bind", "/dev/null", f)
+  c.redactedFiles?.forEach((source, i) => a.push("--ro-bind", source, c.policy.redacted[i]!.path))
   for (const s of c.policy.hiddenSockets) a.push("--ro-bind", "/dev/null", s)
-  a.push("--chdir", c.cwd, "--", c.file, ...c.args)
+  a.push("--chdir", c.cwd, "--")
+  if (c.nproc) a.push(c.nproc.prlimit, `--nproc=${c.nproc.max}:${c.nproc.max}`, "--")
+  a.push(c.file, ...c.args)
   return a
 }

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "nod
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
 import { gitConfigIncludes, parseGitConfig } from "../workspace/git-config-file.ts"
 import { standInExclude, type GitExclude } from "./git-exclude.ts"
+import { BUILTIN_REDACTED, BUILTIN_SECRETS, redactSecrets, secretsFromEnv } from "./secrets.ts"
 import type { SandboxMode, SandboxSettings } from "./settings.ts"
 
 /**
@@ -41,8 +42,6 @@ export const PROTECTED_GROUPS: ReadonlyArray<{ readonly always?: boolean; readon
  */
 const GIT_REDIRECTS: ReadonlyArray<string> = ["commondir", "config.worktree"]
 
-/** Secrets in the home folder no command may read (`~/` is the home folder). */
-export const BUILTIN_DENY_READ: ReadonlyArray<string> = ["~/.ssh/", "~/.aws/", "~/.gnupg/", "~/.netrc", "~/.config/anvil/", "~/.local/share/anvil/"]
 
 /** Where a policy is applied: real paths. */
 export interface SandboxFacts {
@@ -54,6 +53,14 @@ export interface SandboxFacts {
   readonly sessionTmp: string
   /** Unix sockets bound outside the sandbox (see listeningSockets); none when not given. */
   readonly sockets?: ReadonlyArray<string>
+  /** The environment, for the secrets it moves elsewhere (KUBECONFIG, DOCKER_CONFIG…); none when not given. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+}
+
+/** A settings file a command reads without its secrets: `text` is laid over `path`. */
+export interface RedactedFile {
+  readonly path: string
+  readonly text: string
 }
 
 /** A protected path that does not exist yet: anvil puts an empty stand-in there while a command runs, so it cannot be created. */
@@ -79,6 +86,8 @@ export interface SandboxPolicy {
   readonly standIns: ReadonlyArray<StandIn>
   readonly hiddenDirs: ReadonlyArray<string>
   readonly hiddenFiles: ReadonlyArray<string>
+  /** Settings files with a token or password in them, read as copies without (see secrets.ts). */
+  readonly redacted: ReadonlyArray<RedactedFile>
   /**
    * Unix sockets of programs outside the sandbox (a tmux server, Docker, D-Bus…),
    * covered by an empty file so no command can ask them to run something outside.
@@ -257,15 +266,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     }
     if (commonDir) gitExclude = standInExclude(commonDir, root, standIns)
   }
-  const hiddenDirs: Array<string> = []
-  const hiddenFiles: Array<string> = []
-  const secrets = [...BUILTIN_DENY_READ, ...(facts.configHome ? [join(facts.configHome, "anvil/")] : []), ...settings.denyRead]
-  for (const entry of secrets) {
-    const p = real(expandPath(entry.endsWith("/") ? entry.slice(0, -1) : entry, root, home))
-    if (!p || hiddenDirs.includes(p) || hiddenFiles.includes(p)) continue
-    if (isDir(p)) hiddenDirs.push(p)
-    else hiddenFiles.push(p)
-  }
+  const { hiddenDirs, hiddenFiles, redacted } = hiddenSecrets(settings, facts)
   const writableSet = [...new Set(writable)]
   // anvil's own proxy socket lives in the session folder; sockets under a hidden folder are gone already.
   const hiddenSockets = (facts.sockets ?? []).filter((s) => !inside(s, facts.sessionTmp) && !hiddenDirs.some((d) => inside(s, d)))
@@ -279,9 +280,55 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     ...(gitExclude ? { gitExclude } : {}),
     hiddenDirs,
     hiddenFiles,
+    redacted,
     hiddenSockets,
     missingWritable,
   }
+}
+
+/**
+ * The secrets a command may not read, as they are on this machine: the
+ * built-in list (secrets.ts) and the places the environment names, less
+ * `sandbox.allow_read`, plus `sandbox.deny_read` (which always applies); the
+ * settings files among them with a secret in them as redacted copies. A path
+ * holding the project or the session's folder is never hidden (that would
+ * hide the project itself).
+ */
+const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts) => {
+  const { root, home } = facts
+  const fromEnv = secretsFromEnv(facts.env ?? {})
+  const abs = (entry: string) => expandPath(entry.endsWith("/") ? entry.slice(0, -1) : entry, root, home)
+  const allowed = new Set(settings.allowRead.map(abs))
+  const hiddenDirs: Array<string> = []
+  const hiddenFiles: Array<string> = []
+  const redacted: Array<RedactedFile> = []
+  const builtin = [...BUILTIN_SECRETS, ...(facts.configHome ? [join(facts.configHome, "anvil/")] : []), ...fromEnv.hidden]
+  const seen = (p: string) => hiddenDirs.includes(p) || hiddenFiles.includes(p) || redacted.some((r) => r.path === p)
+  for (const [entry, mayAllow] of [...builtin.map((e) => [e, true] as const), ...settings.denyRead.map((e) => [e, false] as const)]) {
+    const wanted = abs(entry)
+    if (mayAllow && allowed.has(wanted)) continue
+    const p = real(wanted)
+    if (!p || seen(p) || inside(root, p) || inside(facts.sessionTmp, p) || (mayAllow && allowed.has(p))) continue
+    if (isDir(p)) hiddenDirs.push(p)
+    else hiddenFiles.push(p)
+  }
+  for (const entry of [...BUILTIN_REDACTED, ...fromEnv.redacted]) {
+    const wanted = abs(entry)
+    const p = allowed.has(wanted) ? undefined : real(wanted)
+    if (!p || seen(p) || allowed.has(p) || hiddenDirs.some((d) => inside(p, d))) continue
+    let text: string
+    try {
+      if (!statSync(p).isFile()) continue
+      text = readFileSync(p, "utf8")
+    } catch {
+      continue
+    }
+    const clean = redactSecrets(text)
+    if (clean !== undefined) redacted.push({ path: p, text: clean })
+  }
+  // Nothing can be mounted inside an empty folder laid over its parent (and it is hidden with it).
+  const outer = (p: string) => !hiddenDirs.some((d) => d !== p && inside(p, d))
+  return { hiddenDirs: hiddenDirs.filter(outer), hiddenFiles: hiddenFiles.filter(outer), redacted }
 }
 
 /**

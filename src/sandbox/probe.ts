@@ -4,7 +4,13 @@ import { userCacheDir } from "../workspace/state-dir.ts"
 
 /** What the machine offers for the command sandbox. */
 export type SandboxSupport =
-  | { readonly available: true; readonly bwrap: string; readonly version: string }
+  | {
+      readonly available: true
+      readonly bwrap: string
+      readonly version: string
+      /** util-linux's prlimit, which sets a command's process limit inside the sandbox; undefined when missing. */
+      readonly prlimit: string | undefined
+    }
   | { readonly available: false; readonly reason: string; readonly fix: string }
 
 /** How to get bubblewrap, for messages. */
@@ -101,11 +107,12 @@ const remember = (file: string, key: string): void => {
 }
 
 /** Bubblewrap works: its version is asked when shown (`anvil sandbox`, the stream-json init), not by every command. */
-const available = (bwrap: string): SandboxSupport => {
+const available = (bwrap: string, path: string | undefined): SandboxSupport => {
   let version: string | undefined
   return {
     available: true,
     bwrap,
+    prlimit: onPath("prlimit", `${path ?? ""}:/usr/bin:/bin`),
     get version() {
       return (version ??= readVersion(bwrap))
     },
@@ -139,7 +146,7 @@ export const probeSandbox = (env: Readonly<Record<string, string | undefined>>, 
   const key = machineKey(bwrap)
   const file = rememberedFile(env)
   if (key !== undefined && remembered(file, key)) {
-    result = available(bwrap)
+    result = available(bwrap, env.PATH)
     cache.set(bwrap, result)
     return result
   }
@@ -151,7 +158,7 @@ export const probeSandbox = (env: Readonly<Record<string, string | undefined>>, 
       env: { PATH: env.PATH ?? "/usr/bin:/bin" },
     })
     if (run.exitCode === 0) {
-      result = available(bwrap)
+      result = available(bwrap, env.PATH)
       if (key !== undefined) remember(file, key)
     } else {
       const why = run.stderr.toString().trim().split("\n")[0] ?? `exit ${run.exitCode}`

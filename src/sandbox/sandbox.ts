@@ -145,7 +145,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
     sessionTmp: tmp(),
   })
   // The sockets outside are looked up for each command's mounts only (a server may have started since).
-  const commandFacts = (): SandboxFacts => ({ ...facts(), sockets: listeningSockets() })
+  const commandFacts = (): SandboxFacts => ({ ...facts(), sockets: listeningSockets(), env: options.env })
   const policy = () => (status.confining ? buildPolicy(settings, commandFacts()) : undefined)
   // The nested git repositories as the last confined command left them (taken before the first one).
   let nestedGit: NestedGitSnapshot | undefined
@@ -193,7 +193,9 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
 
   const wrap = (request: WrapRequest): Effect.Effect<WrappedCommand, SandboxUnavailableError> =>
     Effect.gen(function* () {
-      const plain: WrappedCommand = { confined: false, finish: () => Effect.succeed([]) }
+      // Unconfined, the process limit still holds where anvil can make a cgroup (process/tree-cgroup.ts).
+      const max = settings.maxProcesses
+      const plain: WrappedCommand = { confined: false, ...(max > 0 ? { wrap: (c: SpawnCommand) => ({ ...c, maxProcesses: max }) } : {}), finish: () => Effect.succeed([]) }
       if (settings.mode === "off" || request.unconfined) return plain
       const support = probe()
       if (!support.available) {
@@ -214,14 +216,23 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       const held = ledger().hold(() => buildPolicy(settings, commandFacts())!)
       const p = held.value
       // Outside the session folder, which the command may write: only what anvil wrote is laid over info/exclude.
-      const excludeFile = p.gitExclude ? join((overlays ??= mkdtempSync(join(tmpdir(), "anvil-overlay-"))), `exclude-${++overlayCount}`) : undefined
-      if (excludeFile) writeFileSync(excludeFile, p.gitExclude!.text)
+      const overlay = (name: string, text: string) => {
+        const file = join((overlays ??= mkdtempSync(join(tmpdir(), "anvil-overlay-"))), `${name}-${++overlayCount}`)
+        writeFileSync(file, text, { mode: 0o600 })
+        return file
+      }
+      const excludeFile = p.gitExclude ? overlay("exclude", p.gitExclude.text) : undefined
+      const redactedFiles = p.redacted.map((r) => overlay("redacted", r.text))
       if (p.mode === "workspace-write") nestedGit = takeNestedGit(p)
       // A project that is no git repository yet has no .git for the mounts to protect: one the command makes is checked after it.
       const rootGitMissing = !existsSync(join(facts().root, ".git"))
       const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
       const self = options.self ?? selfCommand()
       const bwrap = support.bwrap
+      const root = process.getuid?.() === 0
+      // RLIMIT_NPROC counts the processes of one user in one user namespace, so inside the sandbox's own it
+      // limits this command's tree alone; the kernel does not apply it to root (a cgroup does that, if any).
+      const nproc = max > 0 && !root && support.prlimit !== undefined ? { prlimit: support.prlimit, max } : undefined
       const wrapHook: SpawnWrap = (command: SpawnCommand) => {
         const [file, ...args] = command.argv
         // With a host list the relay goes first: it forwards 127.0.0.1 to the proxy's socket, then runs the command.
@@ -230,11 +241,12 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
         // written, and fails): looked at again at the last moment, when a server that stopped meanwhile has removed it.
         const policy = { ...p, hiddenSockets: p.hiddenSockets.filter(stillSocket) }
         return {
-          argv: [bwrap, ...bwrapArgs({ policy, ...(excludeFile ? { gitExcludeFile: excludeFile } : {}), shareNet: settings.network.kind === "on", root: process.getuid?.() === 0, cwd: command.cwd, ...inner })],
+          argv: [bwrap, ...bwrapArgs({ policy, ...(excludeFile ? { gitExcludeFile: excludeFile } : {}), redactedFiles, ...(nproc ? { nproc } : {}), shareNet: settings.network.kind === "on", root, cwd: command.cwd, ...inner })],
           cwd: command.cwd,
           env: { ...command.env, TMPDIR: temp, TMP: temp, TEMP: temp, TEMPDIR: temp },
           // --die-with-parent in its own PID namespace (bwrap-args.ts): nothing of it outlives it or anvil.
           contained: true,
+          ...(max > 0 ? { maxProcesses: max } : {}),
         }
       }
       const refusedBefore = refused.length
@@ -249,7 +261,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
             if (!finished) {
               finished = true
               held.release()
-              if (excludeFile) rmSync(excludeFile, { force: true })
+              for (const file of [...(excludeFile ? [excludeFile] : []), ...redactedFiles]) rmSync(file, { force: true })
               // Nothing of the command runs any more (its PID namespace ended with it): what it made here goes.
               for (const path of p.mustStayAbsent) if (removeMade(path)) undone.push(madeRefusal(facts().root, path))
               if (nestedGit) {
@@ -309,5 +321,5 @@ export class Sandbox extends Context.Service<Sandbox, SandboxShape>()("anvil/San
   static layer = (options: SandboxOptions) => Layer.effect(Sandbox, Sandbox.make(options))
 
   /** Commands run as they are (tests of other things, and mode off). */
-  static off = Layer.succeed(Sandbox, makeSandbox({ root: "/", env: {}, sessionId: "off", settings: { mode: "off", require: false, writable: [], protected: [], denyRead: [], network: { kind: "off" }, autoAllow: false } }).service)
+  static off = Layer.succeed(Sandbox, makeSandbox({ root: "/", env: {}, sessionId: "off", settings: { mode: "off", require: false, writable: [], protected: [], denyRead: [], allowRead: [], maxProcesses: 0, network: { kind: "off" }, autoAllow: false } }).service)
 }

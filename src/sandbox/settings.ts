@@ -20,12 +20,23 @@ export interface SandboxSettings {
   readonly protected: ReadonlyArray<string>
   /** Extra paths commands may not read (`~/` is the home folder). */
   readonly denyRead: ReadonlyArray<string>
+  /** Built-in secrets commands may read after all (the user's choice: a project's own list applies only once trusted). */
+  readonly allowRead: ReadonlyArray<string>
+  /** The most processes (and threads) one command's tree may have at once; 0 for no limit. */
+  readonly maxProcesses: number
   readonly network: NetworkPolicy
   /** Sandboxed bash calls need no approval (deny and explicit ask rules still apply). */
   readonly autoAllow: boolean
   /** Set when the project's anvil.json would widen the sandbox and is not trusted for that: what was ignored, and the next step. */
   readonly projectIgnored?: string
 }
+
+/**
+ * Processes and threads one command may have at once: far above what a build
+ * or a test run starts (a parallel compile of 2 × cores jobs, a JVM's threads),
+ * far below what stops the machine (the kernel's default pid_max is 32,768).
+ */
+export const DEFAULT_MAX_PROCESSES = 4096
 
 /** A `sandbox` setting that cannot be used, with the key and what is accepted. */
 export class SandboxSettingsError extends Data.TaggedError("SandboxSettingsError")<{ readonly message: string }> {}
@@ -61,12 +72,18 @@ export const readSandboxSettings = (section: unknown, modeFlag?: string): Sandbo
     } else mode = modeOf(modeFlag, "--sandbox")
   }
   if (s.auto_allow !== undefined && typeof s.auto_allow !== "boolean") throw new SandboxSettingsError({ message: "sandbox.auto_allow is true or false" })
+  const max = s.max_processes
+  if (max !== undefined && !(typeof max === "number" && Number.isInteger(max) && max >= 0 && max <= 4_194_304)) {
+    throw new SandboxSettingsError({ message: `sandbox.max_processes is a whole number of processes (0 for no limit), e.g. ${DEFAULT_MAX_PROCESSES}, not ${JSON.stringify(max)}` })
+  }
   return {
     mode,
     require,
     writable: strings(s.writable, "writable"),
     protected: strings(s.protected, "protected"),
     denyRead: strings(s.deny_read, "deny_read"),
+    allowRead: strings(s.allow_read, "allow_read"),
+    maxProcesses: typeof max === "number" ? max : DEFAULT_MAX_PROCESSES,
     network: networkOf(s.network),
     autoAllow: s.auto_allow !== false,
   }

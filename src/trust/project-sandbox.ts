@@ -4,13 +4,14 @@ import { join } from "node:path"
 import { readSettingsFile } from "../config/settings-file.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { TrustStatus, TrustSubject } from "./trust.ts"
-import { hostAllowed } from "../sandbox/settings.ts"
+import { DEFAULT_MAX_PROCESSES, hostAllowed } from "../sandbox/settings.ts"
 
 /**
  * Which `sandbox` settings of the project's own anvil.json apply. A cloned
  * repository must not be able to widen what commands (or anvil's tools) may
  * reach: a project setting that widens — a looser mode, `require: false`,
- * more writable folders or hosts, `auto_allow` back on, more `allow` folders —
+ * more writable folders or hosts, `auto_allow` back on, more `allow` folders,
+ * secrets made readable (`allow_read`), a higher or no process limit —
  * applies only once the user trusted the project's sandbox settings (the same
  * trust store as project plugins and MCP servers, kind "sandbox"); until then
  * it is ignored and reported. Settings that narrow always apply, and the
@@ -18,7 +19,7 @@ import { hostAllowed } from "../sandbox/settings.ts"
  */
 
 /** Keys whose value can widen confinement. */
-const WIDENING_KEYS = ["mode", "require", "writable", "network", "auto_allow", "allow"] as const
+const WIDENING_KEYS = ["mode", "require", "writable", "network", "auto_allow", "allow", "allow_read", "max_processes"] as const
 /** Lists that only narrow: the entries of every file apply. */
 const NARROWING_LISTS = ["protected", "deny_read"] as const
 
@@ -62,8 +63,14 @@ const widens = (key: (typeof WIDENING_KEYS)[number], value: unknown, base: unkno
       return value === false && base === true
     case "auto_allow":
       return value === true && base === false
+    case "max_processes": {
+      const limit = (v: unknown) => (v === undefined ? DEFAULT_MAX_PROCESSES : v === 0 ? Infinity : typeof v === "number" ? v : undefined)
+      const [mine, theirs] = [limit(value), limit(base) ?? DEFAULT_MAX_PROCESSES]
+      return mine !== undefined && mine > theirs
+    }
     case "writable":
     case "allow":
+    case "allow_read":
       return Array.isArray(value) && strings(value).some((p) => !strings(base).includes(p))
     case "network": {
       const rank = networkRank(value)

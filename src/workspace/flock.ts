@@ -1,5 +1,5 @@
-import type * as Ffi from "bun:ffi"
 import { Data } from "effect"
+import { openLibc } from "./libc.ts"
 
 /**
  * Advisory whole-file locks (flock(2)) through libc, so two anvil processes
@@ -13,19 +13,9 @@ const LOCK_NB = 4
 
 type FlockFn = (fd: number, op: number) => number
 
-const loadFlock = (): FlockFn | undefined => {
-  // Loaded on the first lock, not at start: bun:ffi costs every command about a millisecond.
-  const { dlopen, FFIType } = process.getBuiltinModule("bun:ffi") as typeof Ffi
-  for (const name of ["libc.so.6", "libc.so", "libc.dylib", "/usr/lib/libSystem.B.dylib"]) {
-    try {
-      const lib = dlopen(name, { flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 } })
-      return lib.symbols.flock as FlockFn
-    } catch {
-      // try the next name
-    }
-  }
-  return undefined
-}
+// Loaded on the first lock, not at start.
+const loadFlock = (): FlockFn | undefined =>
+  openLibc((t) => ({ flock: { args: [t.i32, t.i32], returns: t.i32 } }))?.flock as FlockFn | undefined
 
 let flockFn: FlockFn | undefined | null = null
 const flock = (): FlockFn | undefined => {

@@ -12,6 +12,8 @@ export const sandboxSection: ConfigSection = {
         writable: setting(Names(), "Folders commands may also write.", []),
         protected: setting(Names(), "Paths in the root kept read-only for commands.", []),
         deny_read: setting(Names(), "Paths commands may not read.", []),
+        allow_read: setting(Names(), "Built-in home secrets commands may read after all (e.g. \"~/.kube/\").", []),
+        max_processes: setting(Schema.Int, "The most processes and threads one command may run at once (0: no limit).", 4096),
         network: setting(
           Schema.Union([Schema.Literals(["off", "on"]), Schema.Boolean, Names()]),
           '"off", "on", or host names commands may reach through anvil\'s proxy.',

@@ -1,0 +1,102 @@
+import { readdirSync, readFileSync } from "node:fs"
+import { openLibc } from "../workspace/libc.ts"
+
+/**
+ * anvil as the "child subreaper" of everything it starts outside the command
+ * sandbox (prctl PR_SET_CHILD_SUBREAPER). A process whose parent dies is
+ * handed to its nearest living subreaper ancestor instead of init: so a
+ * daemon that cleared its environment (`env -i`, losing its mark) and left
+ * its process group (`setsid`) still turns up, as a child of anvil that anvil
+ * did not start, and is ended with the tree it came from. The runtime waits
+ * only for the children it started; the adopted ones are reaped here.
+ *
+ * Costs bun:ffi's load (about 1 ms of CPU) once per anvil process, with the
+ * first tree that runs unconfined; confined trees need none of it (their PID
+ * namespace ends with them).
+ */
+
+const PR_SET_CHILD_SUBREAPER = 36
+const WNOHANG = 1
+
+type Libc = { readonly prctl: (...a: Array<number>) => number; readonly waitpid: (pid: number, status: Int32Array, options: number) => number }
+
+let libc: Libc | undefined | null = null
+let adopting = false
+
+/** Makes anvil the subreaper of its descendants, once; false where it cannot (not Linux, no libc). */
+export const adoptOrphans = (): boolean => {
+  if (libc !== null) return adopting
+  libc = process.platform === "linux"
+    ? (openLibc((t) => ({
+        prctl: { args: [t.i32, t.u64, t.u64, t.u64, t.u64], returns: t.i32 },
+        waitpid: { args: [t.i32, t.ptr, t.i32], returns: t.i32 },
+      })) as Libc | undefined)
+    : undefined
+  adopting = libc !== undefined && libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) === 0
+  return adopting
+}
+
+/** Whether anvil adopts orphans (set by {@link adoptOrphans}). */
+export const adoptsOrphans = (): boolean => adopting
+
+/** What /proc says about one child: its state and when it started (clock ticks since boot). */
+const statOf = (pid: number): { readonly state: string; readonly start: number } | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
+    // pid (comm) state ppid … : starttime is the 22nd field, the 20th after comm.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return { state: fields[0] ?? "", start: Number(fields[19]) }
+  } catch {
+    return undefined
+  }
+}
+
+/** When `pid` started, in clock ticks since boot; undefined when it is gone. */
+export const startTicks = (pid: number): number | undefined => statOf(pid)?.start
+
+/** The children the runtime started and has not yet seen end (it waits for those itself). */
+const started = new Set<number>()
+
+/** Notes a child the runtime started (until `exited` settles, see {@link forgetChild}). */
+export const noteChild = (pid: number): void => {
+  started.add(pid)
+}
+
+/** The runtime has waited for this child: it is no longer one to leave alone. */
+export const forgetChild = (pid: number): void => {
+  started.delete(pid)
+}
+
+const reaped = new Int32Array(1)
+
+/**
+ * The living processes anvil adopted (its children it did not start), with
+ * when each started. Adopted ones that ended meanwhile are reaped.
+ */
+export const adoptedChildren = (): Array<{ readonly pid: number; readonly start: number }> => {
+  if (!adopting) return []
+  const out: Array<{ pid: number; start: number }> = []
+  let tasks: Array<string>
+  try {
+    tasks = readdirSync("/proc/self/task")
+  } catch {
+    return []
+  }
+  for (const task of tasks) {
+    let children: string
+    try {
+      children = readFileSync(`/proc/self/task/${task}/children`, "latin1")
+    } catch {
+      continue
+    }
+    for (const word of children.split(" ")) {
+      const pid = Number(word)
+      if (word === "" || started.has(pid)) continue
+      const s = statOf(pid)
+      if (s === undefined) continue
+      if (s.state === "Z" || s.state === "X") libc?.waitpid(pid, reaped, WNOHANG)
+      else out.push({ pid, start: s.start })
+    }
+  }
+  return out
+}
