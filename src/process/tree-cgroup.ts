@@ -21,7 +21,7 @@ export interface TreeCage {
   readonly enter: (argv: ReadonlyArray<string>) => Array<string>
   /** The processes in it now. */
   readonly members: () => Array<number>
-  /** Removes the cgroup once empty; false while something is still in it. */
+  /** Removes the cgroup, now or once it is empty (true when it was removed at once). */
   readonly remove: () => boolean
 }
 
@@ -115,6 +115,42 @@ const sweepStale = (dir: string): void => {
 
 let made = 0
 
+/** Cages still held a moment after their tree ended (bubblewrap's init outlives its reported exit by a little). */
+const pending = new Set<string>()
+const pause = new Int32Array(new SharedArrayBuffer(4))
+
+const tryRemove = (dir: string): boolean => {
+  try {
+    rmdirSync(dir)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ENOENT"
+  }
+}
+
+/** At anvil's exit: the cages still pending get a few milliseconds to empty (what is left, the next anvil removes). */
+const removePendingNow = (): void => {
+  for (let waited = 0; pending.size > 0 && waited < 50; waited += 2) {
+    for (const dir of pending) if (tryRemove(dir)) pending.delete(dir)
+    if (pending.size > 0) Atomics.wait(pause, 0, 0, 2)
+  }
+}
+
+/** Removes the cage at once, or as soon as it is empty (looked at again for up to a second). */
+const removeCage = (dir: string): boolean => {
+  if (tryRemove(dir)) return true
+  if (pending.size === 0) process.once("exit", removePendingNow)
+  pending.add(dir)
+  let tries = 0
+  const again = () => {
+    if (!pending.has(dir)) return
+    if (tryRemove(dir) || ++tries >= 200) pending.delete(dir)
+    else setTimeout(again, 5).unref()
+  }
+  setTimeout(again, 5).unref()
+  return false
+}
+
 /**
  * A new cage holding at most `max` processes and threads; undefined where
  * anvil cannot make cgroups (the limit then rests on the sandbox's
@@ -144,14 +180,6 @@ export const makeTreeCage = (max: number): TreeCage | undefined => {
     // `$0` is the cage's process list; nothing runs if the command cannot enter it.
     enter: (argv) => ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs, ...argv],
     members: () => read(procs).split("\n").filter((l) => l !== "").map(Number),
-    remove: () => {
-      try {
-        rmdirSync(dir)
-        return true
-      } catch (e) {
-        if (process.env.W8DEBUG) console.error("rmdir failed", e, read(procs))
-        return (e as NodeJS.ErrnoException).code === "ENOENT"
-      }
-    },
+    remove: () => removeCage(dir),
   }
 }
