@@ -104,6 +104,8 @@ export interface ManagedProcess {
   readonly label: string
   /** Started by a wrap that holds its whole tree (see `SpawnCommand.contained`). */
   readonly contained: boolean
+  /** Held by a cgroup (see `SpawnCommand.maxProcesses`): once it is empty, nothing of the tree is left anywhere. */
+  readonly caged: boolean
   /** The child's stdin when started with `stdin: "pipe"`. */
   readonly stdin: Bun.FileSink | undefined
   /** The child's stdout when piped. */
@@ -122,8 +124,8 @@ export interface ManagedProcess {
   readonly stop: (graceMs?: number) => Promise<void>
   /**
    * For a program known to start nothing that outlives it (git's own
-   * commands): once its first process exited and no process of its group is
-   * left, forgets the tree without the /proc scan for marked processes that
+   * commands), or a tree held by a cgroup: once its first process exited and
+   * no process of its group (of its cgroup) is left, forgets the tree without the /proc scan for marked processes that
    * `stop` (or anvil's exit) would make. Returns whether it was forgotten;
    * otherwise the tree stays registered and is ended as usual.
    */
@@ -287,6 +289,7 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
     mark,
     label: options.label ?? program,
     contained: command.contained === true,
+    caged: cage !== undefined,
     stdin,
     stdout,
     stderr,
@@ -298,7 +301,8 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
       (stopping ??= endTree({ ...tree, pgid: exit === undefined ? pid : undefined }, graceMs ?? graceDefault).finally(forget)),
     release: () => {
       // A contained tree's group may still show its init as a zombie for a moment: nothing of it lives.
-      if (stopping !== undefined || exit === undefined || (command.contained !== true && groupAlive(pid))) return false
+      const left = command.contained === true ? false : cage ? cage.members().length > 0 : groupAlive(pid)
+      if (stopping !== undefined || exit === undefined || left) return false
       forget()
       return true
     },

@@ -43,7 +43,14 @@ export const managedCount = (): number => trees.size
  */
 export const stopAllManaged = async (graceMs = 1000): Promise<void> => {
   const all = [...trees.values()]
-  await Promise.all(all.map((tree) => endTree(tree, graceMs).finally(() => unregisterTree(tree.mark))))
+  await Promise.all(
+    all.map((tree) =>
+      endTree(tree, graceMs).finally(() => {
+        unregisterTree(tree.mark)
+        tree.cage?.remove()
+      }),
+    ),
+  )
 }
 
 /** KILLs every registered tree synchronously; for the process's `exit` event. */

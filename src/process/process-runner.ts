@@ -169,7 +169,7 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
       if (settled || exit === undefined || open.size > 0 || filesHeld || terminating) return
       settled = true
       clearTimers()
-      if ((spec.leavesNothing === true || child.contained) && !timedOut && !heldOpen) child.release()
+      if ((spec.leavesNothing === true || child.contained || child.caged) && !timedOut && !heldOpen) child.release()
       resume(
         Effect.succeed({
           pid: child.pid,

@@ -1,6 +1,6 @@
 import { groupAlive, markedProcesses, marksOf, processLiving, scanMarked, signalGroup, signalProcess } from "./process-table.ts"
 import { adoptedChildren } from "./subreaper.ts"
-import type { TreeCage } from "./tree-cgroup.ts"
+import { removeCagesNow, type TreeCage } from "./tree-cgroup.ts"
 import { ownMark } from "./watchdog.ts"
 
 /**
@@ -114,7 +114,8 @@ export const endTree = async (tree: ProcessTree, graceMs: number): Promise<void>
  * KILLs every process of the given trees at once, synchronously: for the last
  * moment of an exiting anvil, when nothing can be awaited any more.
  */
-export const killTreesNow = (trees: Iterable<ProcessTree>): void => {
+export const killTreesNow = (given: Iterable<ProcessTree>): void => {
+  const trees = [...given]
   const marks: Array<string> = []
   for (const tree of trees) {
     if (tree.pgid !== undefined) signalGroup(tree.pgid, "SIGKILL")
@@ -123,6 +124,8 @@ export const killTreesNow = (trees: Iterable<ProcessTree>): void => {
   }
   // Whatever anvil adopted is one of its trees' (the runtime's own children are not listed): anvil is going.
   for (const child of adoptedChildren()) signalProcess(child.pid, "SIGKILL")
+  for (const tree of trees) tree.cage?.remove()
+  removeCagesNow()
   if (marks.length === 0) return
   // A process caught inside an exec shows its mark a moment later: look again, briefly (nothing can be awaited here).
   const deadline = performance.now() + EXIT_EXEC_WAIT_MS

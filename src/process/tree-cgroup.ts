@@ -128,8 +128,11 @@ const tryRemove = (dir: string): boolean => {
   }
 }
 
-/** At anvil's exit: the cages still pending get a few milliseconds to empty (what is left, the next anvil removes). */
-const removePendingNow = (): void => {
+/**
+ * At anvil's exit, once the trees were KILLed: the cages still pending get a
+ * few milliseconds to empty (what is left, the next anvil removes).
+ */
+export const removeCagesNow = (): void => {
   for (let waited = 0; pending.size > 0 && waited < 50; waited += 2) {
     for (const dir of pending) if (tryRemove(dir)) pending.delete(dir)
     if (pending.size > 0) Atomics.wait(pause, 0, 0, 2)
@@ -139,7 +142,7 @@ const removePendingNow = (): void => {
 /** Removes the cage at once, or as soon as it is empty (looked at again for up to a second). */
 const removeCage = (dir: string): boolean => {
   if (tryRemove(dir)) return true
-  if (pending.size === 0) process.once("exit", removePendingNow)
+  if (pending.size === 0) process.once("exit", removeCagesNow)
   pending.add(dir)
   let tries = 0
   const again = () => {
