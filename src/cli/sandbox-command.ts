@@ -6,6 +6,7 @@ import { Config, ConfigError } from "../config/config.ts"
 import { PlatformLive } from "../runtime.ts"
 import { showPath } from "../sandbox/policy.ts"
 import { makeSandbox } from "../sandbox/sandbox.ts"
+import { processLimitLine } from "../sandbox/process-limit.ts"
 import { readSandboxSettings, SandboxSettingsError, showNetwork } from "../sandbox/settings.ts"
 import { ignoredNotice, projectSandboxSection, resolveProjectSandbox, sandboxTrustSubject } from "../trust/project-sandbox.ts"
 import { sandboxSummary } from "../sandbox/summary.ts"
@@ -22,10 +23,11 @@ Reports what the command sandbox can do on this machine (bubblewrap found, a tes
 sandbox started, writes, PID namespace and network checked) and the rules in force
 for this project: the mode, writable folders, protected paths, hidden secrets, network.
 Settings: anvil.json "sandbox": { "mode", "require", "writable", "protected",
-"deny_read", "network", "auto_allow" } (see README "The command sandbox").
+"deny_read", "allow_read", "network", "auto_allow", "max_processes" } (see README
+"The command sandbox").
 A project's own anvil.json may narrow the sandbox freely; what would widen it
 (a looser mode, more writable folders or hosts, require or auto_allow relaxed,
-more sandbox.allow folders) applies only after 'anvil sandbox trust', which
+more sandbox.allow folders, secrets made readable, a higher process limit) applies only after 'anvil sandbox trust', which
 records the settings' hash in ~/.config/anvil/trust.json (a change asks again).
 `
 
@@ -121,6 +123,8 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       temporary_folder: policy ? "a private folder per session ($TMPDIR, TMP, TEMP)" : null,
       protected: policy ? [...policy.readOnly.map((p) => showPath(dir, p)), ...policy.standIns.map((s) => `${showPath(dir, s.path)} (missing: kept uncreatable)`)] : [],
       hidden: policy ? [...policy.hiddenDirs, ...policy.hiddenFiles].map(tilde) : [],
+      redacted: policy ? policy.redacted.map((r) => tilde(r.path)) : [],
+      process_limit: processLimitLine(settings.maxProcesses, status.support, status.confining),
       missing_writable: policy?.missingWritable ?? [],
     }
     if (json) {
@@ -141,10 +145,12 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         `Writable: ${policy.mode === "read-only" ? "nothing but" : "the project root,"} a private temporary folder per session${report.writable.length > 0 ? `, ${report.writable.join(", ")}` : ""}`,
         `Read-only inside the root: ${report.protected.join(", ") || "(none)"}`,
         `Hidden (unreadable): ${report.hidden.join(", ") || "(none present)"}`,
+        `Read without their tokens and passwords: ${report.redacted.join(", ") || "(none with any)"}`,
         `Network: ${showNetwork(settings.network)}`,
       )
       if (policy.missingWritable.length > 0) lines.push(`sandbox.writable entries that do not exist (ignored): ${policy.missingWritable.join(", ")}`)
     }
+    lines.push(`Process limit: ${report.process_limit}`)
     if (settings.projectIgnored) lines.push(`Warning: ${settings.projectIgnored}`)
     io.out(`${lines.join("\n")}\n`)
     return 0

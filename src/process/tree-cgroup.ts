@@ -115,6 +115,15 @@ const sweepStale = (dir: string): void => {
 
 let made = 0
 
+/** Whether anvil can make cages here (looked up once). */
+export const cagesAvailable = (): boolean => {
+  if (base === null) {
+    base = findBase()
+    if (base !== undefined) sweepStale(base)
+  }
+  return base !== undefined
+}
+
 /** Cages still held a moment after their tree ended (bubblewrap's init outlives its reported exit by a little). */
 const pending = new Set<string>()
 const pause = new Int32Array(new SharedArrayBuffer(4))
@@ -160,11 +169,7 @@ const removeCage = (dir: string): boolean => {
  * RLIMIT_NPROC), or the cage could not be made.
  */
 export const makeTreeCage = (max: number): TreeCage | undefined => {
-  if (base === null) {
-    base = findBase()
-    if (base !== undefined) sweepStale(base)
-  }
-  if (base === undefined) return undefined
+  if (!cagesAvailable() || base == null) return undefined
   const dir = join(base, `anvil-${process.pid}-${++made}`)
   try {
     mkdirSync(dir)
