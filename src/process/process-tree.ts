@@ -84,6 +84,17 @@ const hit = (tree: ProcessTree, signal: NodeJS.Signals, signalled: Set<number>) 
   }
 }
 
+/** TERM (and CONT) to the processes of the tree that have not had it yet: orphans handed to anvil as their parent ends. */
+const termLate = (tree: ProcessTree, signalled: Set<number>, termed: Set<number>) => {
+  for (const pid of strays(tree)) {
+    if (termed.has(pid)) continue
+    signalProcess(pid, "SIGTERM")
+    signalProcess(pid, "SIGCONT")
+    termed.add(pid)
+    signalled.add(pid)
+  }
+}
+
 const waitGone = async (tree: ProcessTree, signalled: Set<number>, ms: number, meanwhile?: () => void): Promise<boolean> => {
   const deadline = performance.now() + ms
   for (;;) {
@@ -104,8 +115,10 @@ export const endTree = async (tree: ProcessTree, graceMs: number): Promise<void>
   const signalled = new Set<number>()
   if (!(await treeAlive(tree, signalled))) return
   hit(tree, "SIGTERM", signalled)
+  const termed = new Set(signalled)
   hit(tree, "SIGCONT", signalled)
-  if (graceMs > 0 && (await waitGone(tree, signalled, graceMs))) return
+  // A process orphaned as its parent ends (handed to anvil, see subreaper.ts) gets its TERM when it turns up.
+  if (graceMs > 0 && (await waitGone(tree, signalled, graceMs, tree.since === undefined ? undefined : () => termLate(tree, signalled, termed)))) return
   hit(tree, "SIGKILL", signalled)
   await waitGone(tree, signalled, AFTER_KILL_MS, () => hit(tree, "SIGKILL", signalled))
 }
