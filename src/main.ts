@@ -45,6 +45,10 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     // Inside the command sandbox: forwards 127.0.0.1 to anvil's network proxy, then runs the command.
     const { runRelay } = await import("./sandbox/relay.ts")
     await runRelay(argv.slice(1))
+  } else if (argv[0] === "__sandbox-scope") {
+    // Inside the command sandbox with the machine's network: abstract Unix sockets outside out of reach, then the command.
+    const { runScoped } = await import("./sandbox/abstract-scope.ts")
+    runScoped(argv.slice(1))
   } else if (!workingDirectoryExists()) {
     // Exit code 2, as for a usage error (cli/exit-codes.ts): the command cannot run from here.
     process.exitCode = 2

@@ -6,6 +6,7 @@ import { Config, ConfigError } from "../config/config.ts"
 import { PlatformLive } from "../runtime.ts"
 import { showPath } from "../sandbox/policy.ts"
 import { makeSandbox } from "../sandbox/sandbox.ts"
+import { abstractScopeAvailable } from "../sandbox/abstract-scope.ts"
 import { processLimitLine } from "../sandbox/process-limit.ts"
 import { readSandboxSettings, SandboxSettingsError, showNetwork } from "../sandbox/settings.ts"
 import { ignoredNotice, projectSandboxSection, resolveProjectSandbox, sandboxTrustSubject } from "../trust/project-sandbox.ts"
@@ -125,6 +126,13 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       hidden: policy ? [...policy.hiddenDirs, ...policy.hiddenFiles].map(tilde) : [],
       redacted: policy ? policy.redacted.map((r) => tilde(r.path)) : [],
       process_limit: processLimitLine(settings.maxProcesses, status.support, status.confining),
+      abstract_sockets: !policy
+        ? null
+        : settings.network.kind !== "on"
+          ? "unreachable (the command's own network namespace)"
+          : abstractScopeAvailable()
+            ? "unreachable when bound outside (Landlock scope)"
+            : "REACHABLE: sandbox.network is \"on\" and this kernel has no Landlock scoping (Linux 6.12)",
       missing_writable: policy?.missingWritable ?? [],
     }
     if (json) {
@@ -151,6 +159,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       if (policy.missingWritable.length > 0) lines.push(`sandbox.writable entries that do not exist (ignored): ${policy.missingWritable.join(", ")}`)
     }
     lines.push(`Process limit: ${report.process_limit}`)
+    if (report.abstract_sockets) lines.push(`Abstract Unix sockets outside: ${report.abstract_sockets}`)
     if (settings.projectIgnored) lines.push(`Warning: ${settings.projectIgnored}`)
     io.out(`${lines.join("\n")}\n`)
     return 0

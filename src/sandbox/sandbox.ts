@@ -8,6 +8,7 @@ import { diagnose, type SandboxRefusal } from "./diagnose.ts"
 import { buildPolicy, classifyPath, showPath, type SandboxFacts, type SandboxPolicy } from "./policy.ts"
 import { forgetProbeIfFailed, probeSandbox, type SandboxSupport } from "./probe.ts"
 import type { SandboxProxy } from "./proxy.ts"
+import { abstractScopeAvailable, scopedCommand } from "./abstract-scope.ts"
 import { RELAY_COMMAND } from "./relay-command.ts"
 import { hostAllowed, type SandboxSettings } from "./settings.ts"
 import { privateStateDir, xdgConfigHome } from "../workspace/state-dir.ts"
@@ -229,6 +230,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       const hosts = settings.network.kind === "hosts" ? settings.network.hosts : []
       const self = options.self ?? selfCommand()
       const bwrap = support.bwrap
+      const scoped = settings.network.kind === "on" && abstractScopeAvailable()
       const root = process.getuid?.() === 0
       // RLIMIT_NPROC counts the processes of one user in one user namespace, so inside the sandbox's own it
       // limits this command's tree alone; the kernel does not apply it to root (a cgroup does that, if any).
@@ -236,7 +238,10 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       const wrapHook: SpawnWrap = (command: SpawnCommand) => {
         const [file, ...args] = command.argv
         // With a host list the relay goes first: it forwards 127.0.0.1 to the proxy's socket, then runs the command.
-        const inner = socketPath === undefined ? { file: file!, args } : { file: self[0]!, args: [...self.slice(1), RELAY_COMMAND, socketPath, hosts.join(","), file!, ...args] }
+        // With the machine's network, anvil first takes the command out of reach of abstract sockets bound outside.
+        const inner = socketPath !== undefined
+          ? { file: self[0]!, args: [...self.slice(1), RELAY_COMMAND, socketPath, hosts.join(","), file!, ...args] }
+          : scoped ? scopedCommand(self, file!, args) : { file: file!, args }
         // bubblewrap cannot lay a file over a socket that is gone (it would have to make one where nothing may be
         // written, and fails): looked at again at the last moment, when a server that stopped meanwhile has removed it.
         const policy = { ...p, hiddenSockets: p.hiddenSockets.filter(stillSocket) }

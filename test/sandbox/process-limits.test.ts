@@ -96,3 +96,38 @@ describe("process limits and leftovers (compiled binary)", () => {
     expect(processesMatching(`sleep ${marker}`)).toEqual([])
   })
 })
+
+describe("abstract Unix sockets with the machine's network (compiled binary)", () => {
+  test('sandbox.network "on": an abstract socket bound outside is refused (Landlock scope), the command\'s own work; where the kernel cannot, anvil sandbox says they are reachable', async () => {
+    const base = tempDir("anvil-abstract-")
+    const root = join(base, "proj")
+    const home = join(base, "home")
+    mkdirSync(root)
+    mkdirSync(join(home, ".config", "anvil"), { recursive: true })
+    writeFileSync(join(home, ".config", "anvil", "anvil.json"), JSON.stringify({ sandbox: { network: "on" } }))
+    const name = `anvil-test-abstract-${process.pid}-${Math.floor(Math.random() * 1e9)}`
+    const server = Bun.listen({ unix: `\0${name}`, socket: { open: (s) => void s.end("hello from outside\n"), data: () => undefined } })
+    try {
+      const client = [
+        "import socket",
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)",
+        "try:",
+        `    s.connect("\\0${name}"); print("outside:", s.recv(100).decode().strip())`,
+        "except OSError as e: print('outside: refused', e.errno)",
+        "t = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); t.bind('\\0' + 'own-${name}'); t.listen(1)",
+        "u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); u.connect('\\0' + 'own-${name}'); print('own: ok')",
+      ].join("\n")
+      writeFileSync(join(root, "client.py"), client)
+      const report = JSON.parse((await runBinary(binary, ["sandbox", "--json"], root, { HOME: home })).out)
+      const r = JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command: "python3 client.py" })], root, { HOME: home })).out)
+      if (report.abstract_sockets.startsWith("unreachable")) {
+        expect(r.data.stdout).toBe("outside: refused 1\nown: ok")
+      } else {
+        expect(report.abstract_sockets).toContain("REACHABLE")
+        expect(r.data.stdout).toBe("outside: hello from outside\nown: ok")
+      }
+    } finally {
+      server.stop(true)
+    }
+  })
+})
