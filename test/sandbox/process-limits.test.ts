@@ -40,13 +40,13 @@ const setup = (uid?: number, limit = LIMIT) => {
 }
 
 /**
- * The bomb runs in the background under a name of its own; the command then counts, with shell builtins only
+ * The bomb starts in the background under a name of its own (the shell must not wait on a fork it retries); the command then counts, with shell builtins only
  * (no fork is left to it), the processes its sandbox's /proc shows, and spins until the call's timeout.
  */
 const bombCommand = (marker: string) => [
   "/bin/bash",
   "-c",
-  `bash -c 'b(){ b|b& }; b' ${marker}; s=$SECONDS; while (( SECONDS - s < 2 )); do :; done; shopt -s nullglob; n=(/proc/[0-9]*); echo procs=\${#n[@]}; while :; do :; done`,
+  `bash -c 'b(){ b|b& }; b' ${marker} & s=$SECONDS; while (( SECONDS - s < 2 )); do :; done; shopt -s nullglob; n=(/proc/[0-9]*); echo procs=\${#n[@]}; while :; do :; done`,
 ]
 
 const runBomb = async (program: string, root: string, home: string, mode: string, asUser?: number) => {
