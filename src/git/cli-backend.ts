@@ -110,36 +110,57 @@ interface RawChange {
 const isLinkMode = (mode: string) => mode.startsWith("12")
 
 /**
+ * Where the raw records at the start of `git diff --raw -z -p` end: each is a header (":…", its last word the
+ * status) and one path, or two for a rename or copy, every field ended by a NUL. Walked on the bytes, with
+ * no decoding.
+ */
+const rawEnd = (bytes: Uint8Array): number => {
+  let pos = 0
+  const skipField = () => {
+    const end = bytes.indexOf(0, pos)
+    pos = end === -1 ? bytes.length : end + 1
+  }
+  while (pos < bytes.length && bytes[pos] === 0x3a /* ':' */) {
+    const combined = bytes[pos + 1] === 0x3a
+    const headerEnd = bytes.indexOf(0, pos)
+    const stop = headerEnd === -1 ? bytes.length : headerEnd
+    const status = bytes[bytes.lastIndexOf(0x20, stop) + 1]
+    pos = stop + 1
+    skipField()
+    if (!combined && (status === 0x52 /* R */ || status === 0x43 /* C */)) skipField()
+  }
+  return Math.min(pos, bytes.length)
+}
+
+/**
  * Splits `git diff --raw -z -p` into its raw records and the patch text that
  * follows them. Paths in the records keep bytes that are not UTF-8 escaped
  * (see path-bytes.ts); the patch (whose headers git quotes) is decoded as
- * text, as the built-in diff decodes file contents.
+ * text, as the built-in diff decodes file contents. The records are decoded
+ * at once and cut at their NULs: one decode, not one per field.
  */
 export const splitRawPatch = (bytes: Uint8Array): { raw: Array<RawChange>; patch: string } => {
   const raw: Array<RawChange> = []
-  let pos = 0
-  const nextField = () => {
-    const end = bytes.indexOf(0, pos)
-    const stop = end === -1 ? bytes.length : end
-    const field = decodePath(bytes.subarray(pos, stop))
-    pos = stop + 1
-    return field
-  }
-  while (pos < bytes.length && bytes[pos] === 0x3a /* ':' */) {
-    const header = nextField()
+  const end = rawEnd(bytes)
+  const parts = end === 0 ? [] : decodePath(bytes.subarray(0, end)).split("\0")
+  for (let i = 0; i < parts.length && parts[i]!.startsWith(":"); ) {
+    const header = parts[i++]!
     // "::" opens a combined record: a path with merge conflicts (no patch chunk of its own here).
     if (header.startsWith("::")) {
-      raw.push({ status: "U", oldMode: "", newMode: "", path: nextField() })
+      raw.push({ status: "U", oldMode: "", newMode: "", path: parts[i++] ?? "" })
       continue
     }
-    const [oldMode = "", newMode = "", , , status = ""] = header.slice(1).split(" ")
-    const first = nextField()
-    if (status.startsWith("R") || status.startsWith("C")) raw.push({ status: status[0]!, oldMode, newMode, oldPath: first, path: nextField() })
+    // ":<old mode> <new mode> <old id> <new id> <status>[score]", the modes six digits each.
+    const status = header.slice(header.lastIndexOf(" ") + 1)
+    const oldMode = header.slice(1, 7)
+    const newMode = header.slice(8, 14)
+    const first = parts[i++] ?? ""
+    if (status.startsWith("R") || status.startsWith("C")) raw.push({ status: status[0]!, oldMode, newMode, oldPath: first, path: parts[i++] ?? "" })
     else raw.push({ status: status[0]!, oldMode, newMode, path: first })
   }
   // A NUL separates the raw part from the patch.
-  if (pos < bytes.length && bytes[pos] === 0) pos++
-  return { raw, patch: decoder.decode(pos === 0 ? bytes : bytes.subarray(Math.min(pos, bytes.length))) }
+  const from = end < bytes.length && bytes[end] === 0 ? end + 1 : end
+  return { raw, patch: decoder.decode(from === 0 ? bytes : bytes.subarray(from)) }
 }
 
 /** One file's part of a patch: `patch.slice(start, end)`. */
@@ -164,21 +185,19 @@ const chunksOf = (patch: string): Array<Chunk> => {
   return chunks
 }
 
-/** Added and removed lines of a chunk: lines starting with + or - from its first hunk on. */
+/** Occurrences of `needle` in `text` from `from` up to (not including) `to`. */
+const occurrences = (text: string, needle: string, from: number, to: number): number => {
+  let n = 0
+  for (let at = text.indexOf(needle, from); at !== -1 && at < to; at = text.indexOf(needle, at + 1)) n++
+  return n
+}
+
+/** Added and removed lines of a chunk: lines starting with + or - from its first hunk on (each follows a newline). */
 const countLines = (patch: string, chunk: Chunk): { additions: number; deletions: number } => {
-  let additions = 0
-  let deletions = 0
   const at = patch.indexOf("\n@@", chunk.start)
-  if (at === -1 || at >= chunk.end) return { additions, deletions }
-  for (let line = at + 1; line < chunk.end; ) {
-    const c = patch.charCodeAt(line)
-    if (c === 0x2b /* + */) additions++
-    else if (c === 0x2d /* - */) deletions++
-    const next = patch.indexOf("\n", line)
-    if (next === -1) break
-    line = next + 1
-  }
-  return { additions, deletions }
+  if (at === -1 || at >= chunk.end) return { additions: 0, deletions: 0 }
+  // A line that starts at chunk.end belongs to the next chunk: its newline sits at chunk.end - 1.
+  return { additions: occurrences(patch, "\n+", at, chunk.end - 1), deletions: occurrences(patch, "\n-", at, chunk.end - 1) }
 }
 
 /**
