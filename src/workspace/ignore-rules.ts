@@ -234,6 +234,8 @@ export const ancestorRules = Effect.fn("ancestorRules")(function* (root: string,
   const fs = yield* FileSystem
   const path = yield* Path
   const chain: Array<string> = []
+  // The repository holding the root: the root itself, or the folder above it holding .git.
+  let top: string | undefined
   // The project root's ancestors, up to the repository that contains it.
   if (!(yield* fs.exists(path.join(root, ".git")).pipe(Effect.orElseSucceed(() => false)))) {
     const above: Array<string> = []
@@ -242,13 +244,14 @@ export const ancestorRules = Effect.fn("ancestorRules")(function* (root: string,
       above.push(current)
       if (yield* fs.exists(path.join(current, ".git")).pipe(Effect.orElseSucceed(() => false))) {
         chain.push(...above.reverse())
+        top = current
         break
       }
       const up = path.dirname(current)
       if (up === current) break
       current = up
     }
-  }
+  } else top = root
   if (dir !== root) {
     const rel = path.relative(root, dir)
     if (!rel.startsWith("..") && !path.isAbsolute(rel)) {
@@ -262,9 +265,25 @@ export const ancestorRules = Effect.fn("ancestorRules")(function* (root: string,
     }
   }
   let rules: DirRules | undefined
+  // Above the repository, as ripgrep reads them: its own .ignore and .rgignore files (a user's ~/.ignore), never a .gitignore.
+  if (top !== undefined) for (const d of ignoreFilesAbove(top)) rules = yield* loadDirRules(d.dir, rules, d.present)
   for (const d of chain) rules = yield* loadDirRules(d, rules)
   return rules
 })
+
+/** The folders above `from`, the topmost first, that hold a `.ignore` or `.rgignore`, with which of the two. */
+const ignoreFilesAbove = (from: string): Array<{ readonly dir: string; readonly present: ReadonlySet<string> }> => {
+  const found: Array<{ readonly dir: string; readonly present: ReadonlySet<string> }> = []
+  let current = from
+  for (let depth = 0; depth < 64; depth++) {
+    const up = dirname(current)
+    if (up === current) break
+    current = up
+    const present = new Set([RGIGNORE, IGNORE].filter((name) => existsSync(join(current, name))))
+    if (present.size > 0) found.push({ dir: current, present })
+  }
+  return found.reverse()
+}
 
 /**
  * Answers "is this path ignored?" for paths below `start`, reading each

@@ -214,6 +214,20 @@ describe("grep: ignore files end where git ends them (both engines, and glob agr
     expect(await globbed(root)).toEqual(expected)
   })
 
+  test("a .ignore above the repository (a user's ~/.ignore) applies to grep, glob and list, as ripgrep reads it; a .gitignore there does not", async () => {
+    const outer = tempDir()
+    writeFileSync(join(outer, ".ignore"), "*.gen\n")
+    writeFileSync(join(outer, ".gitignore"), "*.txt\n")
+    const root = join(outer, "proj")
+    writeTree(root, { "a.gen": "needle\n", "b.txt": "needle\n" })
+    git(root, home, ["init", "-q"])
+    expect(rgPlain(root)).toEqual(["b.txt"])
+    for (const options of [{}, BUILTIN]) expect(await filesOf(root, {}, options)).toEqual(["b.txt"])
+    expect(((await callTool(root, "glob", { pattern: "*" })).envelope.data.paths as Array<string>).sort()).toEqual(["b.txt"])
+    const listed = (await callTool(root, "list", {})).envelope.data.entries as Array<{ name: string }>
+    expect(listed.map((e) => e.name)).toEqual(["b.txt"])
+  })
+
   test("a project that is no repository: its own .gitignore files apply, also to a search of a subfolder; none above the root", async () => {
     const outer = tempDir()
     writeFileSync(join(outer, ".gitignore"), "*.log\n")
