@@ -213,15 +213,18 @@ export const loadDirRules = Effect.fn("loadDirRules")(function* (
  * repository's top and at nested repositories); outside, anvil applies the
  * project's own `.gitignore` files all the same and none from above the root.
  */
-export const insideRepository = (root: string): boolean => {
+export const insideRepository = (root: string): boolean => repositoryTop(root) !== undefined
+
+/** The folder holding `.git` at or above `root` (the repository the root lies in); undefined outside any. */
+const repositoryTop = (root: string): string | undefined => {
   let current = root
   for (let depth = 0; depth < 64; depth++) {
-    if (existsSync(join(current, ".git"))) return true
+    if (existsSync(join(current, ".git"))) return current
     const up = dirname(current)
-    if (up === current) return false
+    if (up === current) return undefined
     current = up
   }
-  return false
+  return undefined
 }
 
 /**
@@ -231,27 +234,18 @@ export const insideRepository = (root: string): boolean => {
  * included: the walk reads them when it lists `dir`.
  */
 export const ancestorRules = Effect.fn("ancestorRules")(function* (root: string, dir: string) {
-  const fs = yield* FileSystem
   const path = yield* Path
   const chain: Array<string> = []
-  // The repository holding the root: the root itself, or the folder above it holding .git.
-  let top: string | undefined
-  // The project root's ancestors, up to the repository that contains it.
-  if (!(yield* fs.exists(path.join(root, ".git")).pipe(Effect.orElseSucceed(() => false)))) {
+  // The project root's ancestors, from the top of the repository that contains it.
+  const top = repositoryTop(root)
+  if (top !== undefined && top !== root) {
     const above: Array<string> = []
-    let current = path.dirname(root)
-    for (let depth = 0; depth < 64; depth++) {
+    for (let current = path.dirname(root); ; current = path.dirname(current)) {
       above.push(current)
-      if (yield* fs.exists(path.join(current, ".git")).pipe(Effect.orElseSucceed(() => false))) {
-        chain.push(...above.reverse())
-        top = current
-        break
-      }
-      const up = path.dirname(current)
-      if (up === current) break
-      current = up
+      if (current === top) break
     }
-  } else top = root
+    chain.push(...above.reverse())
+  }
   if (dir !== root) {
     const rel = path.relative(root, dir)
     if (!rel.startsWith("..") && !path.isAbsolute(rel)) {
