@@ -23,7 +23,8 @@ export const EXIT = {
   maxSteps: 6,
   /** The same failing call was repeated until the turn was stopped. */
   repeated: 7,
-  // Interrupted by SIGINT (Ctrl-C), SIGTERM, SIGHUP: 130 / 143 / 129 (EXIT_SIGNALS, 128 + the signal's number).
+  // Interrupted by SIGINT (Ctrl-C), SIGTERM, SIGHUP: 130 / 143 / 129 (EXIT_SIGNALS, 128 + the signal's number);
+  // 141 (SIGPIPE) when standard output's reader went away.
 } as const
 
 /** The exit code a turn's result stands for; a signal that interrupted it decides alone (a cancel without one counts as Ctrl-C). */

@@ -48,21 +48,36 @@ export const decodeInputLine = (raw: string, line: number): InputMessage | undef
   return { kind: "user", text }
 }
 
-/** Splits a byte stream into lines and decodes each. */
-export async function* inputMessages(stream: ReadableStream<Uint8Array>): AsyncGenerator<InputMessage> {
+/**
+ * Splits a byte stream into lines and decodes each. `stop` ends the input early (a signal, standard output's
+ * reader gone): a read waiting for the next line is cancelled, and what is left unread is dropped.
+ */
+export async function* inputMessages(stream: ReadableStream<Uint8Array>, stop?: AbortSignal): AsyncGenerator<InputMessage> {
   const decoder = new TextDecoder()
   let buffered = ""
   let line = 0
-  for await (const chunk of stream) {
-    buffered += decoder.decode(chunk, { stream: true })
-    let nl = buffered.indexOf("\n")
-    while (nl >= 0) {
-      const message = decodeInputLine(buffered.slice(0, nl), ++line)
-      buffered = buffered.slice(nl + 1)
-      if (message) yield message
-      nl = buffered.indexOf("\n")
+  if (stop?.aborted) return
+  const reader = stream.getReader()
+  const cancel = () => void reader.cancel().catch(() => undefined)
+  stop?.addEventListener("abort", cancel, { once: true })
+  try {
+    for (;;) {
+      const { done, value: chunk } = await reader.read()
+      if (done || stop?.aborted) break
+      buffered += decoder.decode(chunk, { stream: true })
+      let nl = buffered.indexOf("\n")
+      while (nl >= 0 && !stop?.aborted) {
+        const message = decodeInputLine(buffered.slice(0, nl), ++line)
+        buffered = buffered.slice(nl + 1)
+        if (message) yield message
+        nl = buffered.indexOf("\n")
+      }
     }
+  } finally {
+    stop?.removeEventListener("abort", cancel)
+    reader.releaseLock()
   }
+  if (stop?.aborted) return
   buffered += decoder.decode()
   const last = decodeInputLine(buffered, ++line)
   if (last) yield last

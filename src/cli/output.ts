@@ -2,6 +2,7 @@ import type { FileSink } from "bun"
 import type { Layer } from "effect"
 import { fstatSync, statSync } from "node:fs"
 import { UserTerminal } from "../terminal/user-terminal.ts"
+import { watchReaderGone } from "./reader-gone.ts"
 
 /** Where the CLI writes: stdout for results, stderr for diagnostics. Injected so tests can capture both. */
 export interface CliIO {
@@ -23,6 +24,12 @@ export interface CliIO {
   readonly terminal?: Layer.Layer<UserTerminal>
   /** Waits until everything written has reached its destination (called before the process exits). */
   readonly flush?: () => Promise<void>
+  /**
+   * Calls `listener` once when the reader of standard output is gone (`| head -1` exited: a write failed with
+   * EPIPE, or a pipe's poll says so while nothing is written); returns the function that stops listening. A
+   * command that would otherwise go on working for nobody (a scripted run) stops on it.
+   */
+  readonly onOutputGone?: (listener: () => void) => () => void
 }
 
 /**
@@ -51,9 +58,20 @@ export const processIO = (): CliIO => {
   // A reader that went away (`anvil tool … | head -1`: EPIPE; a closed terminal: EIO) ends that stream
   // quietly: what is left is dropped and the command finishes with its usual exit code.
   const gone = { out: false, err: false }
+  const goneListeners = new Set<() => void>()
+  let stopPolling: (() => void) | undefined
+  // Each listener is called once: the set is emptied before they run.
+  const outputGone = () => {
+    gone.out = true
+    stopPolling?.()
+    stopPolling = undefined
+    const listeners = [...goneListeners]
+    goneListeners.clear()
+    for (const listener of listeners) listener()
+  }
   const write = (which: "out" | "err", sink: () => FileSink, text: string) => {
     if (gone[which]) return
-    const lost = () => void (gone[which] = true)
+    const lost = () => (which === "out" ? outputGone() : void (gone.err = true))
     try {
       const s = sink()
       // Both answer a number, or a promise when the pipe was full (which rejects if the reader left).
@@ -87,6 +105,21 @@ export const processIO = (): CliIO => {
     flush: async () => {
       await settle(out, "out")
       await settle(err, "err")
+    },
+    onOutputGone: (listener) => {
+      if (gone.out) {
+        queueMicrotask(listener)
+        return () => undefined
+      }
+      goneListeners.add(listener)
+      stopPolling ??= watchReaderGone(1, outputGone)
+      return () => {
+        goneListeners.delete(listener)
+        if (goneListeners.size === 0) {
+          stopPolling?.()
+          stopPolling = undefined
+        }
+      }
     },
   }
 }

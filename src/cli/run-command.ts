@@ -23,7 +23,7 @@ import { UsageError } from "./args.ts"
 import { pluginNotices } from "../plugins/plugin-host.ts"
 import { configWarningEvent, printConfigWarnings } from "./config-warnings.ts"
 import { guardNodeStreams, type CliIO } from "./output.ts"
-import { watchSignals } from "./signals.ts"
+import { cancellingLine, outputReaderGone, watchSignals } from "./signals.ts"
 
 export const RUN_HELP = `Usage: anvil run [options] "<prompt>"      (or the prompt on standard input)
 
@@ -284,10 +284,13 @@ export const runCommand = async (
   // SIGINT, SIGTERM, SIGHUP cancel the turn in flight (its processes are ended) and end the run; the result says "interrupted".
   const cancel = Effect.runSync(Deferred.make<void>())
   const interruptedLine = (signal: string) => `anvil run: interrupted by ${signal}; the turn was cancelled and every process it started was ended.\n`
+  // A signal, or standard output's reader going away (`| head -1`: SIGPIPE), also stops reading further input.
+  const stopInput = new AbortController()
   const signals = watchSignals(
     (signal) => {
-      io.err(`\nanvil: ${signal}: cancelling (${signal === "SIGINT" ? "Ctrl-C" : "a signal"} again to stop at once)\n`)
+      io.err(cancellingLine(signal))
       Effect.runSync(Deferred.succeed(cancel, undefined))
+      stopInput.abort()
     },
     // The turn did not finish in time after a second signal: the last words before anvil exits.
     (signal) => {
@@ -319,12 +322,13 @@ export const runCommand = async (
     return exitCodeOf(result, signal)
   }
 
+  const stopWatchingOutput = io.onOutputGone?.(outputReaderGone)
   let code: number = EXIT.ok
   try {
     if (!streamInput) code = await turn(prompt)
     else {
       const source = io.stdinStream?.() ?? new Response(await io.readStdin()).body!
-      for await (const message of inputMessages(source)) {
+      for await (const message of inputMessages(source, stopInput.signal)) {
         if (message.kind === "user") {
           code = await turn(message.text)
           if (signals.signal !== undefined) break
@@ -334,8 +338,11 @@ export const runCommand = async (
           io.err(`anvil run: input messages of type '${message.type}' are not understood; skipped\n`)
         }
       }
+      // A signal while waiting for the next message cut the input short: the run ends with the signal's status.
+      if (signals.exitCode !== undefined) code = signals.exitCode
     }
   } finally {
+    stopWatchingOutput?.()
     signals.dispose()
     await sessionRuntime.dispose()
   }

@@ -1,9 +1,14 @@
 import { writeSync } from "node:fs"
 import { killAllManagedNow, stopAllManaged } from "../process/managed-registry.ts"
 
-/** The signals that end anvil, each with its conventional exit status (128 + number). */
-export const EXIT_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
+/**
+ * The signals that end anvil, each with its conventional exit status (128 + number). SIGPIPE stands for the
+ * reader of standard output going away: the output reports it (a write's EPIPE, a poll), not the signal itself,
+ * which any pipe raises (a hook that exits without reading its input) and which stays ignored.
+ */
+export const EXIT_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129, SIGPIPE: 141 } as const
 export type ExitSignal = keyof typeof EXIT_SIGNALS
+const ROUTED: ReadonlyArray<ExitSignal> = ["SIGINT", "SIGTERM", "SIGHUP"]
 
 /** What a command does with a signal (see `watchSignals`). */
 type SignalHandler = (signal: ExitSignal) => void
@@ -25,7 +30,7 @@ const exitNow = (signal: ExitSignal) => {
 export const installSignalRouting = (): void => {
   if (installed) return
   installed = true
-  for (const signal of Object.keys(EXIT_SIGNALS) as Array<ExitSignal>) {
+  for (const signal of ROUTED) {
     process.on(signal, () => {
       const handler = handlers.at(-1)
       if (handler) handler(signal)
@@ -33,6 +38,18 @@ export const installSignalRouting = (): void => {
     })
   }
 }
+
+/**
+ * Standard output's reader is gone: the command watching signals is told as of a SIGPIPE (it cancels its work and
+ * exits 141). Without one nothing happens: a one-tool call ends quietly with its own exit code.
+ */
+export const outputReaderGone = (): void => handlers.at(-1)?.("SIGPIPE")
+
+/** The line a command writes on stderr when a signal cancels its work. */
+export const cancellingLine = (signal: ExitSignal): string =>
+  signal === "SIGPIPE"
+    ? "\nanvil: the reader of standard output went away (SIGPIPE): cancelling; every process the work started is ended\n"
+    : `\nanvil: ${signal}: cancelling (${signal === "SIGINT" ? "Ctrl-C" : "a signal"} again to stop at once)\n`
 
 /**
  * A stray rejection or throw in background work (a server's reader, a hook's

@@ -9,7 +9,7 @@ import { makeClaudeStream, startFailureResult, type ClaudeStream } from "../cli/
 import { EXIT, exitCodeOf } from "../cli/exit-codes.ts"
 import { inputMessages } from "../cli/input-stream.ts"
 import { guardNodeStreams, type CliIO } from "../cli/output.ts"
-import { watchSignals } from "../cli/signals.ts"
+import { cancellingLine, outputReaderGone, watchSignals } from "../cli/signals.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { VERSION } from "../version.ts"
@@ -418,6 +418,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
   }
 
   const turn = async (text: string): Promise<void> => {
+    if (signals.signal !== undefined) return
     try {
       session ??= await open()
     } catch (e) {
@@ -534,16 +535,21 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
     }
   }
 
+  // A signal, or standard output's reader going away (the program ended: SIGPIPE), ends the session: the running
+  // turn is cancelled with its processes, queued ones do not start, and no further input is read.
+  const stopInput = new AbortController()
   const signals = watchSignals((signal) => {
-    io.err(`\nanvil: ${signal}: cancelling\n`)
+    io.err(cancellingLine(signal))
     if (cancel) Effect.runSync(Deferred.succeed(cancel, undefined))
+    stopInput.abort()
   })
+  const stopWatchingOutput = io.onOutputGone?.(outputReaderGone)
 
   // Turns run one after another while control messages keep being read (an interrupt arrives during a turn).
   let queue: Promise<void> = Promise.resolve()
   try {
     const source = io.stdinStream?.() ?? new Response(await io.readStdin()).body!
-    for await (const input of inputMessages(source)) {
+    for await (const input of inputMessages(source, stopInput.signal)) {
       if (signals.signal !== undefined) break
       if (input.kind === "user") queue = queue.then(() => turn(input.text))
       else if (input.kind === "invalid") io.err(`anvil: input line ${input.line}: ${input.error}; skipped\n`)
@@ -559,6 +565,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
       if (hooks?.has("SessionEnd")) await hooks.call("SessionEnd", { reason: "other" }).catch(() => undefined)
     }
     await sessionRuntime?.dispose()
+    stopWatchingOutput?.()
     signals.dispose()
   }
   return signals.exitCode ?? code
