@@ -21,7 +21,8 @@ import { makeSdkHooks, type SdkHooks } from "./sdk-hooks.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
 import { sdkAgents } from "./sdk-agents.ts"
-import { localCommands } from "../plugins/claude-commands.ts"
+import { sdkCommands } from "./sdk-commands.ts"
+import { projectRootOfSync } from "../workspace/project-root.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { StructuredOutput } from "./structured-output.ts"
 
@@ -483,8 +484,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
         } else if (typeof request.systemPrompt === "string" && request.systemPrompt !== "") systemPrompt = { ...systemPrompt, replace: request.systemPrompt }
         if (typeof request.appendSystemPrompt === "string" && request.appendSystemPrompt !== "") systemPrompt = { ...systemPrompt, append: request.appendSystemPrompt }
         channel.succeed(id, {
-          // The project's and the user's commands (a plugin's are known once the session opens: system/init lists all).
-          commands: localCommands(root ?? io.cwd, io.env).map((c) => ({ name: c.name, description: c.description, argumentHint: c.argumentHint ?? "" })),
+          commands: await sdkCommands(projectRootOfSync(io.cwd, root), io.env),
           agents: [],
           output_style: "default",
           available_output_styles: ["default"],

@@ -54,6 +54,9 @@ export const readCommandFolder = (dir: string, plugin?: string): Array<SlashComm
   return out
 }
 
+/** A Claude Code plugin's commands: its `commands/` folder, each command reachable as `/plugin:name` too. */
+export const pluginCommandFolder = (pluginDir: string, plugin: string): Array<SlashCommand> => readCommandFolder(join(pluginDir, "commands"), plugin)
+
 /** The project's `.claude/commands/`, then the user's (`~/.claude/commands/`, or under `$CLAUDE_CONFIG_DIR`). */
 export const localCommands = (root: string, env: Readonly<Record<string, string | undefined>>): Array<SlashCommand> => {
   const user = claudeConfigDir(env)

@@ -5,7 +5,7 @@ import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
 import { runCommandHook } from "./command-hook.ts"
 import { readPluginAgents } from "./claude-agents.ts"
-import { readCommandFolder, type SlashCommand } from "./claude-commands.ts"
+import { pluginCommandFolder, type SlashCommand } from "./claude-commands.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { claudeName, toAnvilInput, toClaudeInput } from "../tool-framework/claude-tools.ts"
@@ -151,7 +151,7 @@ export const readClaudePlugin = (input: {
   const specs: Record<"PreToolUse" | "PostToolUse" | "SessionStart", Array<CommandSpec>> = { PreToolUse: [], PostToolUse: [], SessionStart: [] }
   const unsupported: Array<string> = []
   // Slash commands are prompt templates; agents are subagents of the task tool.
-  const commands = readCommandFolder(join(input.dir, "commands"), input.name)
+  const commands = pluginCommandFolder(input.dir, input.name)
   const agents = readPluginAgents(input.dir)
   for (const [event, groups] of Object.entries(events)) {
     if (event === "description") continue

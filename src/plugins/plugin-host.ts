@@ -1,5 +1,5 @@
 import type { CustomAgent } from "../tool-framework/subagent.ts"
-import type { SlashCommand } from "./claude-commands.ts"
+import { pluginCommandFolder, type SlashCommand } from "./claude-commands.ts"
 import { Effect, Predicate } from "effect"
 import type { ConfigShape } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
@@ -123,6 +123,42 @@ const runSetup = async (plugin: PluginDefinition, ctx: { root: string; options: 
   return Promise.race([work, limit]).finally(() => clearTimeout(timer))
 }
 
+/**
+ * Whether a discovered plugin loads: the status it ends in when it does not (a second plugin of a name, disabled,
+ * a problem, a project plugin not trusted), or the trust it loads with. Takes its name in `seen`.
+ */
+const admission = (
+  plugin: DiscoveredPlugin,
+  seen: Set<string>,
+  disabled: ReadonlyArray<string>,
+  trustStateOf: (plugin: DiscoveredPlugin) => ReturnType<typeof trustOf>,
+): { readonly refused: Pick<PluginReport, "status" | "error" | "trust"> } | { readonly trust?: PluginReport["trust"] } => {
+  if (seen.has(plugin.name)) return { refused: { status: "error", error: { message: `another plugin is already named '${plugin.name}'; rename one of them` } } }
+  seen.add(plugin.name)
+  if (disabled.includes(plugin.name)) return { refused: { status: "disabled" } }
+  if (plugin.problem) return { refused: { status: "error", error: { message: plugin.problem } } }
+  if (plugin.source !== "project") return {}
+  const state = trustStateOf(plugin)
+  if (typeof state === "object") return { refused: { status: "error", error: { message: state.problem } } }
+  return state === "untrusted" || state === "changed" ? { refused: { status: "untrusted", trust: state } } : { trust: state }
+}
+
+/**
+ * The slash commands the Claude Code plugins that would load here bring (`commands/`), found without loading
+ * any plugin: for a host that lists commands before a session opens (the Agent SDK's `initialize`).
+ */
+export const pluginCommands = (options: Pick<LoadPluginsOptions, "root" | "env" | "config" | "trustProject">): ReadonlyArray<SlashCommand> => {
+  const settings = pluginSettings(options.config)
+  const found = discoverPlugins({ root: options.root, env: options.env, paths: settings.paths })
+  const trust = makeTrust({ root: options.root, env: options.env, ...(options.trustProject ? { assume: ["plugin"] } : {}) })
+  const seen = new Set<string>()
+  return found.plugins.flatMap((plugin) =>
+    plugin.kind === "claude" && !("refused" in admission(plugin, seen, settings.disabled, (p) => trustOf(trust, p)))
+      ? pluginCommandFolder(plugin.path, plugin.name)
+      : [],
+  )
+}
+
 export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSet> => {
   const settings = pluginSettings(options.config)
   const problems: Array<string> = []
@@ -168,33 +204,12 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
   for (const plugin of found.plugins) {
     const base = { name: plugin.name, source: plugin.source, kind: plugin.kind, path: plugin.path, tools: [], hooks: [], skills: [], mcpServers: [] }
     const report = (r: Partial<PluginReport> & { status: PluginStatus }) => reports.push({ ...base, ...r })
-    if (seenNames.has(plugin.name)) {
-      report({ status: "error", error: { message: `another plugin is already named '${plugin.name}'; rename one of them` } })
+    const admitted = admission(plugin, seenNames, settings.disabled, trustStateOf)
+    if ("refused" in admitted) {
+      report(admitted.refused)
       continue
     }
-    seenNames.add(plugin.name)
-    if (settings.disabled.includes(plugin.name)) {
-      report({ status: "disabled" })
-      continue
-    }
-    if (plugin.problem) {
-      report({ status: "error", error: { message: plugin.problem } })
-      continue
-    }
-    let trustState: PluginReport["trust"]
-    if (plugin.source === "project") {
-      const state = trustStateOf(plugin)
-      if (typeof state === "object") {
-        report({ status: "error", error: { message: state.problem } })
-        continue
-      }
-      trustState = state
-      if (state === "untrusted" || state === "changed") {
-        report({ status: "untrusted", trust: state })
-        continue
-      }
-    }
-    const withTrust = trustState ? { trust: trustState } : {}
+    const withTrust = admitted.trust ? { trust: admitted.trust } : {}
     const pluginOptions = Predicate.isObject(settings.options[plugin.name]) ? (settings.options[plugin.name] as Record<string, unknown>) : {}
 
     if (plugin.kind === "claude") {

@@ -208,6 +208,35 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect((messages.find((m) => m.type === "system" && m.subtype === "init") as any).slash_commands).toEqual(["ship"])
   })
 
+  test("supportedCommands() lists the commands of the plugins that load, as plugin:name; disabled and untrusted plugins' are left out", async () => {
+    const root = project({
+      "anvil.json": JSON.stringify({ plugins: { disabled: ["off"] } }),
+      ".claude/commands/ship.md": "Ship it.\n",
+      // A plugin that came with the repository, not trusted: its commands do not load.
+      ".anvil/plugins/repo/.claude-plugin/plugin.json": JSON.stringify({ name: "repo" }),
+      ".anvil/plugins/repo/commands/sneaky.md": "Do something.\n",
+    })
+    const plugin = (name: string, commands: Record<string, string>) => {
+      const dir = tempDir(`anvil-sdk-${name}-`)
+      writeTree(dir, { ".claude-plugin/plugin.json": JSON.stringify({ name }), ...Object.fromEntries(Object.entries(commands).map(([k, v]) => [`commands/${k}.md`, v])) })
+      return { type: "local" as const, path: dir }
+    }
+    const plugins = [
+      plugin("team", { deploy: "---\ndescription: Deploy the service\nargument-hint: ENV\n---\nDeploy to $1.\n", ship: "Team ship.\n" }),
+      plugin("off", { disabled: "Never listed.\n" }),
+    ]
+    const { env, server } = model([{ text: "Deployed." }])
+    const q = query({ prompt: "/team:deploy staging", options: { ...base(root, env), plugins } })
+    expect(await q.supportedCommands()).toEqual([
+      { name: "ship", description: "Ship it.", argumentHint: "" },
+      { name: "team:deploy", description: "Deploy the service", argumentHint: "ENV", aliases: ["deploy"] },
+      // The project's own ship holds the plain name.
+      { name: "team:ship", description: "Team ship.", argumentHint: "" },
+    ])
+    await collect(q)
+    expect(server.requests[0]!.body.messages.at(-1).content).toBe("Deploy to staging.")
+  })
+
   test("hooks: PreToolUse denies with a reason the model sees; PostToolUse sees the result", async () => {
     const root = project({ "a.txt": "alpha\n" })
     const { env, server } = model([

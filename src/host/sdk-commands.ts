@@ -1,0 +1,35 @@
+import { ConfigError, readConfig } from "../config/config.ts"
+import { localCommands, type SlashCommand } from "../plugins/claude-commands.ts"
+import { pluginCommands } from "../plugins/plugin-host.ts"
+
+/** A slash command as the Agent SDK's `supportedCommands()` lists it. */
+export interface SdkCommand {
+  readonly name: string
+  readonly description: string
+  readonly argumentHint: string
+  /** Other names that reach it (a plugin command's own name, when no earlier command has it). */
+  readonly aliases?: ReadonlyArray<string>
+}
+
+/**
+ * The commands a session here has, before it opens (the `initialize` answer): the project's and the user's
+ * `.claude/commands`, then those of the Claude Code plugins that would load (enabled, and trusted when they came
+ * with the project), named `plugin:command` as Claude Code names them. A configuration that cannot be read leaves
+ * the plugins' out; opening the session reports it.
+ */
+export const sdkCommands = async (root: string, env: Readonly<Record<string, string | undefined>>): Promise<Array<SdkCommand>> => {
+  const local = localCommands(root, env)
+  const config = await readConfig({ root, env })
+  const fromPlugins: ReadonlyArray<SlashCommand> = config instanceof ConfigError ? [] : pluginCommands({ root, env, config })
+  const taken = new Set(local.map((c) => c.name))
+  const described = (c: SlashCommand) => ({ description: c.description, argumentHint: c.argumentHint ?? "" })
+  return [
+    ...local.map((c) => ({ name: c.name, ...described(c) })),
+    ...fromPlugins.map((c) => {
+      // The first command of a name wins (expandSlashCommand): a plain name an earlier one holds is not this one's.
+      const alias = taken.has(c.name) ? [] : [c.name]
+      taken.add(c.name)
+      return { name: `${c.plugin}:${c.name}`, ...described(c), ...(alias.length > 0 ? { aliases: alias } : {}) }
+    }),
+  ]
+}
