@@ -37,9 +37,10 @@ describe.skipIf(!available)("anvil chat in a terminal (tmux)", () => {
 
     await waitFor("› ")
     tmux("send-keys", "-t", "chat", "say hello", "Enter")
-    let text = await waitFor("Hello from the fake model.")
+    // The status line comes after the answer: waiting for the answer alone raced with it.
+    let text = await waitFor("(1 step, 0 tool calls")
+    expect(text).toContain("Hello from the fake model.")
     expect(text).toContain("openai/fake, code profile")
-    expect(text).toContain("(1 step, 0 tool calls")
 
     tmux("send-keys", "-t", "chat", "run the long thing", "Enter")
     await waitFor("→ bash sleep 31.5")
