@@ -162,9 +162,15 @@ export interface AgentSessionShape {
   readonly commands: ReadonlyArray<SlashCommand>
   /**
    * Switches the model for the next requests of this session and its subagents (the Agent SDK's setModel), resolved
-   * as `--model` is; rejects with an AgentSetupError naming what is wrong. A resumed session starts with the model it began with.
+   * as `--model` is; rejects with an AgentSetupError naming what is wrong. The switch is recorded in the session file:
+   * resumed without a model named, the session continues with the one it used last.
    */
   readonly setModel: (flag: string) => Promise<LanguageModelShape>
+  /**
+   * Context for the model from the session's start (a host's SessionStart hook): sent with the next turn, before
+   * its prompt, as a message of its own, so a system prompt the program replaced does not lose it.
+   */
+  readonly addContext: (text: string) => void
   /** Runs one turn; never rejects (problems end the turn with a status). */
   readonly runTurn: (
     prompt: string,
@@ -210,6 +216,9 @@ const loadForResume = async (options: AgentSessionOptions) => {
   throw new Error(String(failure?.error ?? exit.cause))
 }
 
+/** A SessionStart hook's context as the model reads it, marked as the system's, not the user's words. */
+const startContext = (text: string): string => `<system-reminder>\nSessionStart hook additional context: ${text}\n</system-reminder>`
+
 /** Opens (or resumes) an agent session: boot (root, config, model), session file, tool runtime; `close` ends it. */
 const openSession = async (options: AgentSessionOptions): Promise<{ readonly session: AgentSessionShape; readonly close: () => Promise<void> }> => {
   // A continued session is read first: its model, profile and engine are the defaults the options override.
@@ -242,11 +251,13 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     throw new Error(String(error ?? exit.cause))
   }
   let booted: AgentBoot
-  if (options.modelFlag === undefined && header !== undefined) {
-    // The session's own model, unless it can no longer be set up here (then the configured one, said once).
-    booted = await bootWith(header.model).catch(async (e) => {
+  if (options.modelFlag === undefined && continued !== undefined) {
+    // The model the session last used (the one it began with, or the last setModel's), unless it can no longer be
+    // set up here (then the configured one, said once). A model named for this run wins, as in Claude Code.
+    const last = continued.loaded.model
+    booted = await bootWith(last).catch(async (e) => {
       if (!(e instanceof AgentSetupError)) throw e
-      process.stderr.write(`anvil: the session's model ${header.model} is not available (${e.message}); using the configured model.\n`)
+      process.stderr.write(`anvil: the session's model ${last} is not available (${e.message}); using the configured model.\n`)
       return bootWith(undefined)
     })
   } else booted = await bootWith(options.modelFlag)
@@ -392,6 +403,9 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   const additions = await plugins.hooks.call("prompt.system", sessionEvent)
   const added = additions.flatMap((a) => (typeof a.value === "string" && a.value.trim() !== "" ? [a.value.trim()] : [])).join("\n\n")
   const base = options.systemPrompt?.replace ?? systemPrompt(profile, boot.facts, added)
+  // What the plugins add (a Claude Code plugin's SessionStart output) is context, not part of a prompt the program
+  // replaced: it goes to the model with the first turn, as Claude Code adds a SessionStart hook's context.
+  const pendingContext: Array<string> = options.systemPrompt?.replace !== undefined && added !== "" ? [startContext(added)] : []
   // The custom subagents are listed even under a replaced prompt: without their names the model cannot call them.
   const system = [base, customAgentsSection(runtimeOptions.customAgents), options.systemPrompt?.append ?? ""].filter((t) => t !== "").join("\n\n")
   await plugins.hooks.call("session.start", sessionEvent)
@@ -408,7 +422,12 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     },
     setModel: async (flag) => {
       const exit = await Effect.runPromiseExit(switchModel(boot, flag))
-      if (Exit.isSuccess(exit)) return (currentModel = exit.value)
+      if (Exit.isSuccess(exit)) {
+        currentModel = exit.value
+        // Recorded, so that resuming the session continues with the model chosen last.
+        await Effect.runPromise(writer.append({ type: "model", model: currentModel.id }))
+        return currentModel
+      }
       const failure = exit.cause.reasons.find((r) => r._tag === "Fail") as { error?: { message?: string } } | undefined
       throw new AgentSetupError(failure?.error?.message ?? `the model '${flag}' cannot be used`)
     },
@@ -427,6 +446,9 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     ...(todos ? { todos } : {}),
     skills: (boot.facts.skills ?? []).map((k) => k.name),
     commands,
+    addContext: (text) => {
+      if (text.trim() !== "") pendingContext.push(startContext(text.trim()))
+    },
     runTurn: (given, turn) => {
       const prompt = expandSlashCommand(given, commands)?.prompt ?? given
       subagentUsage = { inputTokens: 0, outputTokens: 0 }
@@ -461,6 +483,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
         subagentUsage: () => subagentUsage,
         offer,
         ...(turn.cancelled ? { cancelled: turn.cancelled } : {}),
+        ...(pendingContext.length > 0 ? { context: pendingContext.splice(0) } : {}),
       }
       return runtime.runPromise(runTurn(conversation, prompt, loopOptions)).then((result) => {
         outcome = result.status === "success" ? "success" : (result.reason ?? result.status)

@@ -9,8 +9,11 @@ const TokenUsage = Schema.Struct({ inputTokens: Schema.Number, outputTokens: Sch
 export const UserItem = Schema.Struct({
   type: Schema.Literal("user"),
   text: Schema.String,
-  /** What produced it: the user's prompt, an auto-verification report, or a ReAct engine reminder. */
-  source: Schema.optionalKey(Schema.Literals(["prompt", "verify", "engine"])),
+  /**
+   * What produced it: the user's prompt, an auto-verification report, a ReAct engine reminder, or context the
+   * session's start hooks gave (SessionStart), sent before the first prompt after they ran.
+   */
+  source: Schema.optionalKey(Schema.Literals(["prompt", "verify", "engine", "context"])),
 })
 export type UserItem = typeof UserItem.Type
 

@@ -55,6 +55,8 @@ export interface LoopOptions {
   readonly subagentUsage?: () => Usage
   /** Which tools each request offers (default: rarely used ones on demand through load_tools). */
   readonly offer?: ToolOffer
+  /** Context for the model that goes before the prompt, each as a message of its own (a SessionStart hook's). */
+  readonly context?: ReadonlyArray<string>
 }
 
 /** A conversation: the history the loop reads and extends. */
@@ -248,6 +250,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
         return { call, params, outcome, elapsed: Math.max(0, now - calledAt) }
       })
 
+    for (const text of options.context ?? []) yield* append({ type: "user", text, source: "context" })
     yield* append({ type: "user", text: prompt, source: "prompt" })
 
     for (;;) {

@@ -14,6 +14,7 @@ import type { LoopRecord } from "./loop.ts"
  *   {"type":"compaction", replaced, summary}                          the first `replaced` items became `summary`
  *   {"type":"turn_end", result}                                        a turn finished; the file is fsynced here
  *   {"type":"discard"}                                                 the lines since the last turn_end belong to a turn that never ended
+ *   {"type":"model", model}                                            the session switched models (setModel): a resume continues with it
  *
  * A crash loses at most the turn in flight: loading keeps what the last
  * `turn_end` committed, and a broken last line is ignored.
@@ -39,6 +40,7 @@ export const SessionLine = Schema.Union([
   // The whole result is written for readers of the file; loading reads only its answer.
   Schema.Struct({ type: Schema.Literal("turn_end"), result: Schema.Struct({ answer: Schema.optionalKey(Schema.String) }) }),
   Schema.Struct({ type: Schema.Literal("discard") }),
+  Schema.Struct({ type: Schema.Literal("model"), model: Schema.String }),
 ])
 export type SessionLine = typeof SessionLine.Type
 
@@ -64,6 +66,8 @@ export interface LoadedSession {
   readonly uncommitted: boolean
   /** The first prompt, for listings. */
   readonly title: string
+  /** The model the session last used: the header's, or the last one it switched to. */
+  readonly model: string
 }
 
 /** Rebuilds a session from its lines. */
@@ -78,6 +82,7 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
   let answered = false
   let uncommitted = false
   let title = ""
+  let model: string | undefined
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!.trim()
     if (raw === "") continue
@@ -124,10 +129,14 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
         todos = committedTodos
         uncommitted = false
         break
+      case "model":
+        // The choice stands whether or not a turn ran with it since.
+        model = line.model
+        break
     }
   }
   if (!header) return damaged(file, "not a session file (no header line)")
-  return { header, items: committed, ...(committedTodos ? { todos: committedTodos } : {}), turns, answered, uncommitted, title }
+  return { header, items: committed, ...(committedTodos ? { todos: committedTodos } : {}), turns, answered, uncommitted, title, model: model ?? header.model }
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0")
@@ -347,7 +356,7 @@ export const listSessions = (root: string) =>
         id: entry.id,
         created_at: loaded.header.created_at,
         updated_at: new Date(entry.mtime).toISOString(),
-        model: loaded.header.model,
+        model: loaded.model,
         profile: loaded.header.profile,
         turns: loaded.turns,
         title: loaded.title.replace(/\s+/g, " ").trim(),

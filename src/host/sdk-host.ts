@@ -347,7 +347,10 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
     if (opened.settingsIgnored) stream.system("warning", { source: "config", message: opened.settingsIgnored })
     if (opened.verifySkipped) stream.system("warning", { source: "config", message: opened.verifySkipped })
     if (hooks.uncalled.length > 0) onProblem(`the host's hooks for ${hooks.uncalled.join(", ")} are never called: anvil has no such events (it calls PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and SessionEnd)`)
-    if (hooks.has("SessionStart")) await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })
+    if (hooks.has("SessionStart")) {
+      const verdict = await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })
+      for (const text of verdict.additionalContext) opened.addContext(text)
+    }
     return opened
   }
 

@@ -237,6 +237,26 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(server.requests[0]!.body.messages.at(-1).content).toBe("Deploy to staging.")
   })
 
+  test("a SessionStart hook's additionalContext reaches the model as context, also when systemPrompt replaces the prompt", async () => {
+    const root = project({})
+    const { env, server } = model([{ text: "Hi." }, { text: "Hi again." }])
+    const startHook = (mark: string) => ({
+      SessionStart: [{ hooks: [async (input: any) => ({ hookSpecificOutput: { hookEventName: "SessionStart" as const, additionalContext: `${mark} (${input.source})` } })] }],
+    })
+    const first = resultOf(await collect(query({ prompt: "hello", options: { ...base(root, env), systemPrompt: "You are terse.", hooks: startHook("START-MARK") } })))
+    const sent = server.requests[0]!.body.messages
+    // The replaced prompt is the program's, as given; the context is a message of its own before the prompt.
+    expect(sent[0]).toEqual({ role: "system", content: "You are terse." })
+    expect(sent.map((m: any) => m.role)).toEqual(["system", "user", "user"])
+    expect(sent[1].content).toContain("START-MARK (startup)")
+    expect(sent[2].content).toBe("hello")
+    // Resumed, with anvil's own prompt: the hook runs again with source resume, and its context reaches the model too.
+    await collect(query({ prompt: "again", options: { ...base(root, env), resume: first.session_id, hooks: startHook("RESUME-MARK") } }))
+    const resumed = JSON.stringify(server.requests[1]!.body.messages.slice(1))
+    expect(resumed).toContain("RESUME-MARK (resume)")
+    expect(JSON.stringify(server.requests[1]!.body.messages[0])).not.toContain("RESUME-MARK")
+  })
+
   test("hooks: PreToolUse denies with a reason the model sees; PostToolUse sees the result", async () => {
     const root = project({ "a.txt": "alpha\n" })
     const { env, server } = model([
@@ -474,6 +494,29 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(server.requests.map((r) => r.body.model)).toEqual(["gpt-test", "gpt-other"])
     expect(results.map((r) => r.result)).toEqual(["first", "second"])
     expect(Object.keys(results[1].modelUsage)).toEqual(["openai/gpt-other"])
+  })
+
+  test("a session resumed after setModel continues with the model chosen last; a model named for the resumed run wins", async () => {
+    const root = project({})
+    const { env, server } = model([{ text: "first" }, { text: "second" }, { text: "resumed" }, { text: "named" }])
+    const { prompts, release } = twoPrompts()
+    const q = query({ prompt: prompts, options: base(root, env) })
+    let sessionId = ""
+    let results = 0
+    for await (const m of q) {
+      if (m.type !== "result") continue
+      sessionId = m.session_id
+      if (++results === 2) break
+      await q.setModel("openai/gpt-other")
+      release()
+    }
+    // No model option: the SDK passes no --model, and the session's own choice is used.
+    const { model: _named, ...unnamed } = base(root, env)
+    const resumed = resultOf(await collect(query({ prompt: "go on", options: { ...unnamed, resume: sessionId } })))
+    expect((resumed as { result: string }).result).toBe("resumed")
+    await collect(query({ prompt: "and now", options: { ...base(root, env), resume: sessionId } }))
+    expect(server.requests.map((r) => r.body.model)).toEqual(["gpt-test", "gpt-other", "gpt-other", "gpt-test"])
+    expect(Object.keys((resumed as any).modelUsage)).toEqual(["openai/gpt-other"])
   })
 
   test("interrupt during a long bash command ends the turn and leaves no process behind", async () => {
