@@ -1,0 +1,88 @@
+import { isRecord } from "../protocol/is-record.ts"
+import { projectRootOfSync } from "../workspace/project-root.ts"
+import { hostModel } from "./host-messages.ts"
+import { cancelTurn, type HostState } from "./host-state.ts"
+import { PERMISSION_MODES, type PermissionMode } from "./print-flags.ts"
+import { sdkCommands } from "./sdk-commands.ts"
+import { mcpServers, streamFor } from "./session-lifecycle.ts"
+
+/**
+ * The program's control requests, each answered with one `control_response`: `initialize` (its hooks, servers,
+ * prompts; the commands, pending permission requests and what was applied), `interrupt`, `set_permission_mode`,
+ * `set_model`, `mcp_status`; any other subtype gets an error response.
+ */
+
+type Json = Record<string, unknown>
+
+/** The system prompt `initialize` gives: a string or a list of parts replaces anvil's, `appendSystemPrompt` is added. */
+const initializePrompt = (request: Json, current: HostState["systemPrompt"]): HostState["systemPrompt"] => {
+  let prompt = current
+  if (Array.isArray(request.systemPrompt)) {
+    const text = request.systemPrompt.filter((s) => typeof s === "string" && s !== "").join("\n\n")
+    if (text !== "") prompt = { ...prompt, replace: text }
+  } else if (typeof request.systemPrompt === "string" && request.systemPrompt !== "") prompt = { ...prompt, replace: request.systemPrompt }
+  if (typeof request.appendSystemPrompt === "string" && request.appendSystemPrompt !== "") prompt = { ...prompt, append: request.appendSystemPrompt }
+  return prompt
+}
+
+/** Answers one `control_request` line. */
+export const handleControl = async (state: HostState, message: Json): Promise<void> => {
+  const { channel, io } = state
+  const id = typeof message.request_id === "string" ? message.request_id : ""
+  const request = isRecord(message.request) ? message.request : {}
+  switch (request.subtype) {
+    case "initialize":
+      state.initialize = request
+      state.systemPrompt = initializePrompt(request, state.systemPrompt)
+      channel.succeed(id, {
+        commands: await sdkCommands(projectRootOfSync(io.cwd, state.root), io.env),
+        agents: [],
+        output_style: "default",
+        available_output_styles: ["default"],
+        models: [],
+        account: {},
+        pid: process.pid,
+        pending_permission_requests: channel.pending(),
+        // The hooks are registered, and a matcher's onFailure is honoured (the SDK refuses "block" without this).
+        ...(isRecord(request.hooks) && Object.keys(request.hooks).length > 0 ? { hooks_applied: true } : {}),
+        hook_on_failure_supported: true,
+        ...(request.mcpServers !== undefined ? { mcp_servers_applied: isRecord(request.mcpServers) } : {}),
+        ...(request.disallowedTools !== undefined ? { disallowed_tools_applied: Array.isArray(request.disallowedTools) } : {}),
+      })
+      return
+    case "interrupt":
+      cancelTurn(state)
+      channel.succeed(id)
+      return
+    case "set_permission_mode":
+      if (PERMISSION_MODES.includes(request.mode as PermissionMode)) {
+        state.mode = request.mode as PermissionMode
+        channel.succeed(id, { mode: state.mode })
+      } else channel.fail(id, `unknown permission mode '${String(request.mode)}' (${PERMISSION_MODES.join(", ")})`)
+      return
+    case "set_model": {
+      // No model: back to the configured one. A running session switches for its next requests.
+      const wanted = typeof request.model === "string" && request.model !== "" ? hostModel(request.model) : undefined
+      const session = state.session
+      if (!session) {
+        state.model = wanted
+        channel.succeed(id, { model: wanted ?? null })
+        return
+      }
+      try {
+        const switched = await session.setModel(wanted ?? "")
+        state.model = wanted
+        state.stream = streamFor(state, session)
+        channel.succeed(id, { model: switched.id })
+      } catch (e) {
+        channel.fail(id, (e as Error).message)
+      }
+      return
+    }
+    case "mcp_status":
+      channel.succeed(id, { mcpServers: mcpServers(state, state.session) })
+      return
+    default:
+      channel.fail(id, `anvil does not support the control request '${String(request.subtype)}'`)
+  }
+}

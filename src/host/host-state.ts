@@ -1,0 +1,83 @@
+import { Deferred, Effect, type ManagedRuntime } from "effect"
+import type { AgentSession, AgentSessionShape, AgentSetupError } from "../agent/agent-session.ts"
+import type { ClaudeStream } from "../cli/claude-stream.ts"
+import { EXIT } from "../cli/exit-codes.ts"
+import type { CliIO } from "../cli/output.ts"
+import type { Tool } from "../tool-framework/definition.ts"
+import type { ControlChannel } from "./control-channel.ts"
+import { hostModel } from "./host-messages.ts"
+import type { PermissionMode, PrintFlags } from "./print-flags.ts"
+import type { SdkHooks } from "./sdk-hooks.ts"
+import type { StructuredOutput } from "./structured-output.ts"
+
+type Json = Record<string, unknown>
+
+/**
+ * What one SDK host process keeps while it runs, shared by its parts (control requests, the permission bridge,
+ * the session's lifecycle, the turns): the fixed facts it started with, and what the program's requests and the
+ * opening session set.
+ */
+export interface HostState {
+  readonly flags: PrintFlags
+  readonly io: CliIO
+  readonly root: string | undefined
+  /** The built-in tools (the program's `tools` option chooses among them). */
+  readonly tools: ReadonlyArray<Tool>
+  readonly channel: ControlChannel
+  /** Writes one message line to the program. */
+  readonly line: (message: Json) => void
+  /** A problem the program is told of: on stderr, and as a `system` notice once the session's stream is open. */
+  readonly onProblem: (message: string) => void
+  /** The permission mode: the flag's, then set_permission_mode's or a `setMode` update's. */
+  mode: PermissionMode
+  /** The program's `initialize` request (hooks, in-process MCP servers, agents, …). */
+  initialize: Json
+  /** The program's system prompt: replacing anvil's, or added after it. */
+  systemPrompt: { replace?: string; append?: string }
+  /** The model the session opens with: the flag's, or set_model's before the session opened. */
+  model: string | undefined
+  /** The program's hooks, made when the session opens. */
+  hooks: SdkHooks | undefined
+  /** The session, opened by the first user message. */
+  session: AgentSessionShape | undefined
+  /** The session's service; disposing it ends the session. */
+  sessionRuntime: ManagedRuntime.ManagedRuntime<AgentSession, AgentSetupError> | undefined
+  /** The session's messages out, named with its model now. */
+  stream: ClaudeStream | undefined
+  /** `--json-schema` / `initialize.jsonSchema`: the StructuredOutput tool and the answer it took. */
+  structured: StructuredOutput | undefined
+  /** Completes to end the running turn (an interrupt, a signal, a host's answer or hook). */
+  cancel: Deferred.Deferred<void> | undefined
+  /** The process's exit status so far. */
+  exitCode: number
+}
+
+export const makeHostState = (fixed: Pick<HostState, "flags" | "io" | "root" | "tools" | "channel" | "line">): HostState => {
+  const state: HostState = {
+    ...fixed,
+    onProblem: (message) => {
+      fixed.io.err(`anvil: ${message}\n`)
+      state.stream?.system("notice", { message })
+    },
+    mode: fixed.flags.permissionMode,
+    initialize: {},
+    systemPrompt: {
+      ...(fixed.flags.systemPrompt !== undefined ? { replace: fixed.flags.systemPrompt } : {}),
+      ...(fixed.flags.appendSystemPrompt !== undefined ? { append: fixed.flags.appendSystemPrompt } : {}),
+    },
+    model: hostModel(fixed.flags.model),
+    hooks: undefined,
+    session: undefined,
+    sessionRuntime: undefined,
+    stream: undefined,
+    structured: undefined,
+    cancel: undefined,
+    exitCode: EXIT.ok,
+  }
+  return state
+}
+
+/** Ends the running turn, if one runs. */
+export const cancelTurn = (state: HostState): void => {
+  if (state.cancel) Effect.runSync(Deferred.succeed(state.cancel, undefined))
+}

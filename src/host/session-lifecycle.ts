@@ -1,0 +1,141 @@
+import { ManagedRuntime } from "effect"
+import { AgentSession, AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
+import { makeClaudeStream, type ClaudeStream } from "../cli/claude-stream.ts"
+import { isRecord } from "../protocol/is-record.ts"
+import type { Tool } from "../tool-framework/definition.ts"
+import { VERSION } from "../version.ts"
+import { forHost } from "./host-messages.ts"
+import type { HostState } from "./host-state.ts"
+import { mcpConfigSources } from "./mcp-config-flag.ts"
+import { denyRules, type PermissionBridge } from "./permission-bridge.ts"
+import { sdkAgents } from "./sdk-agents.ts"
+import { makeSdkHooks } from "./sdk-hooks.ts"
+import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
+
+/**
+ * The SDK host's session from start to end: opened by the first user message with what the command line and
+ * `initialize` asked for (the program's hooks, in-process MCP servers, agents, structured output, permission
+ * mode), announced with `system`/`init`, ended when the program closes its input (SessionEnd, servers stopped).
+ */
+
+/** The session's messages out, named with its model now (made again when set_model switches it). */
+export const streamFor = (state: HostState, opened: AgentSessionShape): ClaudeStream =>
+  makeClaudeStream({
+    sessionId: opened.id,
+    model: opened.model.id,
+    contextWindow: opened.model.contextWindow,
+    write: (message) => state.line(forHost(message)),
+  })
+
+/** Claude's server list: the host's in-process servers (reached through the control channel), then configured ones. */
+export const mcpServers = (state: HostState, opened: AgentSessionShape | undefined) => [
+  ...sdkServerNames(state.initialize).map((name) => ({ name, status: "connected" })),
+  ...(opened?.mcp.views() ?? []).map((v) => ({
+    name: v.name,
+    status: v.status === "connected" ? "connected" : v.status === "failed" ? "failed" : v.status === "disabled" ? "disabled" : "pending",
+    ...(v.serverInfo ? { serverInfo: v.serverInfo } : {}),
+    ...(v.error ? { error: v.error } : {}),
+  })),
+]
+
+/**
+ * Opens the session (the first user message does): its hooks call `stopTurn` for a `continue: false`. Sets the
+ * state's session service, hooks, stream and structured output; rejects with an AgentSetupError when it cannot start.
+ */
+export const openSession = async (state: HostState, bridge: PermissionBridge, stopTurn: (why: string) => void): Promise<AgentSessionShape> => {
+  const { flags, io, initialize, onProblem } = state
+  const hookBase = () => ({
+    session_id: state.session?.id ?? "",
+    transcript_path: state.session?.file ?? "",
+    cwd: io.cwd,
+    permission_mode: state.mode,
+  })
+  const hooks = (state.hooks = makeSdkHooks(initialize.hooks, state.channel, hookBase, onProblem, stopTurn))
+  const hostTools: Array<Tool> = [...(await sdkMcpTools(initialize, state.channel, onProblem))]
+  const customAgents = sdkAgents([...flags.agents, initialize.agents], onProblem)
+  const schema = flags.jsonSchema ?? (isRecord(initialize.jsonSchema) ? initialize.jsonSchema : undefined)
+  const systemPrompt = state.systemPrompt
+  let sessionPrompt = systemPrompt
+  if (schema !== undefined) {
+    const { makeStructuredOutput, STRUCTURED_OUTPUT_INSTRUCTION } = await import("./structured-output.ts")
+    const made = makeStructuredOutput(schema)
+    if (typeof made === "string") throw new AgentSetupError(made)
+    state.structured = made
+    hostTools.push(made.tool)
+    sessionPrompt = { ...systemPrompt, append: [systemPrompt.append, STRUCTURED_OUTPUT_INSTRUCTION].filter((t) => t !== undefined).join("\n\n") }
+  }
+  // What a program delivers in `initialize` instead of on the command line (the SDK's *Delivery: "initialize").
+  const initMcpConfigs = isRecord(initialize.mcpServers) ? [JSON.stringify({ mcpServers: initialize.mcpServers })] : []
+  const disallowed = bridge.disallowed()
+  const runtime = ManagedRuntime.make(
+    AgentSession.layer({
+      cwd: io.cwd,
+      env: io.env,
+      root: state.root,
+      modelFlag: state.model,
+      // Claude Code reads CLAUDE.md with the project's settings: a program that leaves "project" out does not want it.
+      claudeInstructions: flags.settingSources === undefined || flags.settingSources.includes("project"),
+      customAgents,
+      // The mode decides: a session planned in mode plan and resumed in another mode gets every tool back.
+      profile: state.mode === "plan" ? "plan" : "code",
+      continueLast: flags.continueLast && flags.resume === undefined,
+      sessionId: flags.resume,
+      fork: flags.forkSession,
+      maxSteps: flags.maxTurns,
+      // The program's `tools` option chooses among the built-ins; its own MCP tools always come.
+      allTools: [...(flags.tools ? state.tools.filter((t) => flags.tools!.includes(t.name)) : state.tools), ...hostTools],
+      // What the host names explicitly is offered in every request, never only on demand.
+      alwaysOffer: [...flags.allowed.map((r) => r.tool), ...hostTools.map((t) => t.name)],
+      allow: flags.allowed,
+      onAsk: bridge.ask,
+      configOverrides: {
+        ...(disallowed.length > 0 ? { permission: denyRules(disallowed) } : {}),
+        // A host that answers permission requests decides about every asking call, sandboxed commands included.
+        ...(flags.promptToolStdio ? { sandbox: { auto_allow: false } } : {}),
+      },
+      plugins: { onProblem },
+      mcp: { extraSources: mcpConfigSources([...flags.mcpConfigs, ...initMcpConfigs], io.cwd, onProblem) },
+      hooks: [bridge.planGuard, ...hooks.entries],
+      systemPrompt: sessionPrompt,
+      onSubagentEvent: (parent, event) => state.stream?.event(event, parent),
+    }),
+  )
+  const opened = await runtime.runPromise(AgentSession).catch(async (e: unknown) => {
+    await runtime.dispose()
+    throw e
+  })
+  state.sessionRuntime = runtime
+  const stream = (state.stream = streamFor(state, opened))
+  stream.init({
+    cwd: io.cwd,
+    model: opened.model.id,
+    tools: opened.tools.map((t) => t.name),
+    mcp_servers: mcpServers(state, opened),
+    permissionMode: state.mode,
+    version: VERSION,
+    profile: opened.profile.name,
+    engine: opened.engine,
+    resumed: opened.resumed,
+    ...(customAgents.length > 0 ? { agents: ["explore", ...customAgents.map((a) => a.name)] } : {}),
+    slash_commands: opened.commands.map((c) => c.name),
+    // Claude Code lists each plugin's name and path; anvil adds where it came from and whether it loaded.
+    plugins: opened.plugins.reports.map((r) => ({ name: r.name, path: r.path, source: r.source, status: r.status })),
+  })
+  if (flags.ignored.length > 0) stream.system("ignored_flags", { flags: flags.ignored, message: `accepted but not acted on: ${flags.ignored.join(", ")}` })
+  // The project file's settings left out for want of trust, as `anvil run --output-format stream-json` reports them.
+  if (opened.sandbox.settings.projectIgnored) stream.system("warning", { source: "sandbox", message: opened.sandbox.settings.projectIgnored })
+  if (opened.settingsIgnored) stream.system("warning", { source: "config", message: opened.settingsIgnored })
+  if (opened.verifySkipped) stream.system("warning", { source: "config", message: opened.verifySkipped })
+  if (hooks.uncalled.length > 0) onProblem(`the host's hooks for ${hooks.uncalled.join(", ")} are never called: anvil has no such events (it calls PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and SessionEnd)`)
+  if (hooks.has("SessionStart")) {
+    const verdict = await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })
+    for (const text of verdict.additionalContext) opened.addContext(text)
+  }
+  return opened
+}
+
+/** Ends the session, if one opened: the program's SessionEnd hook, then the session's service. */
+export const closeSession = async (state: HostState): Promise<void> => {
+  if (state.session && state.hooks?.has("SessionEnd")) await state.hooks.call("SessionEnd", { reason: "other" }).catch(() => undefined)
+  await state.sessionRuntime?.dispose()
+}
