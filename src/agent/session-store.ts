@@ -107,7 +107,8 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
       case "item":
         working.push(line.item)
         uncommitted = true
-        if (!title && line.item.type === "user") title = line.item.text
+        // The first prompt names the session; context a start hook gave before it does not.
+        if (!title && line.item.type === "user" && line.item.source !== "context") title = line.item.text
         break
       case "todos":
         todos = line.todos

@@ -37,6 +37,18 @@ describe("session files", () => {
     expect(s.turns).toBe(2)
   })
 
+  test("the model a session switched to last is its model, after a discarded turn too; context before the first prompt is no title", () => {
+    const context = { type: "item", item: { type: "user", text: "<system-reminder>start</system-reminder>", source: "context" } }
+    const text = [line(header), line(context), line(user("one")), line(end), line({ type: "model", model: "m/y" }), line(user("two")), line({ type: "discard" })].join("\n")
+    const s = replaySession(text, "f")
+    if (s instanceof SessionError) throw s
+    expect(s.model).toBe("m/y")
+    expect(s.title).toBe("one")
+    const plain = replaySession([line(header), line(user("one")), line(end)].join("\n"), "f")
+    if (plain instanceof SessionError) throw plain
+    expect(plain.model).toBe("m/x")
+  })
+
   test("a file without a header, or broken in the middle, is an error", () => {
     expect(replaySession(line(user("x")), "f")).toBeInstanceOf(SessionError)
     expect(replaySession([line(header), "{bad", line(end), line(end)].join("\n"), "f")).toBeInstanceOf(SessionError)
