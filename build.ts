@@ -195,6 +195,15 @@ const lazyBuiltins = (build: Bun.PluginBuilder, filter: RegExp, imports: Readonl
     return { contents: source, loader: "js" }
   })
 
+/** Replaces `from` (which must occur exactly once) by `to` in the file `filter` matches; anything else fails the build. */
+const replaceOnce = (build: Bun.PluginBuilder, filter: RegExp, from: string, to: string) =>
+  build.onLoad({ filter }, async (args) => {
+    const source = await Bun.file(args.path).text()
+    const at = source.indexOf(from)
+    if (at < 0 || source.indexOf(from, at + 1) >= 0) throw new Error(`build.ts: ${args.path} no longer has '${from}' exactly once (see replaceOnce's caller)`)
+    return { contents: source.slice(0, at) + to + source.slice(at + from.length), loader: "js" }
+  })
+
 let redirected = 0
 const embedPlugin: Bun.BunPlugin = {
   name: "anvil-embedded-assets",
@@ -209,6 +218,11 @@ const embedPlugin: Bun.BunPlugin = {
       { name: "Crypto", module: "node:crypto", uses: ["randomBytes"] },
       { name: "OS", module: "node:os", uses: ["tmpdir"] },
     ])
+    // effect's fibers carry Node's async context (AsyncLocalStorage) across their suspensions: an AsyncResource
+    // from node:async_hooks, looked up when effect loads, made at every suspension and entered at every resume.
+    // Nothing in anvil uses AsyncLocalStorage. Without the lookup no context is captured and node:async_hooks is
+    // never loaded (`anvil tool read`: 33.0 → 32.7 M instructions, 2160 → 2134 page faults).
+    replaceOnce(build, /[\\/]effect[\\/]dist[\\/]internal[\\/]effect\.js$/, 'globalThis.process?.getBuiltinModule?.("node:async_hooks")?.AsyncResource', "undefined")
   },
 }
 

@@ -313,10 +313,10 @@ export const readWindow = (request: ReadRequest) =>
         const lineEnding = yield* lineEndingOf(source, start, request.countMaxBytes, !countable, lines, breaks)
         const windowPartial = hasMore || hasBefore
 
-        // What the edit tools check staleness against.
+        // What the edit tools check staleness against (in a session; a ledger that records nothing needs no hash).
         const mtimeMs = Number(stat.mtimeMs)
         let sha256: string | undefined
-        if (!windowPartial && size <= request.countMaxBytes) {
+        if (ledger.enforced && !windowPartial && size <= request.countMaxBytes) {
           // Bun's own hasher: node:crypto would add its module load to every read.
           const hash = new Bun.CryptoHasher("sha256")
           const block = Buffer.allocUnsafe(Math.max(1, Math.min(size, 1 << 20)))
