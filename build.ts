@@ -14,6 +14,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { basename, dirname, join, relative, resolve } from "node:path"
+import { compileOptions, EXECUTABLE_BUILD, effectWithoutAsyncContext } from "./build-options.ts"
 
 const root = import.meta.dir
 const entry = join(root, "src/main.ts")
@@ -195,15 +196,6 @@ const lazyBuiltins = (build: Bun.PluginBuilder, filter: RegExp, imports: Readonl
     return { contents: source, loader: "js" }
   })
 
-/** Replaces `from` (which must occur exactly once) by `to` in the file `filter` matches; anything else fails the build. */
-const replaceOnce = (build: Bun.PluginBuilder, filter: RegExp, from: string, to: string) =>
-  build.onLoad({ filter }, async (args) => {
-    const source = await Bun.file(args.path).text()
-    const at = source.indexOf(from)
-    if (at < 0 || source.indexOf(from, at + 1) >= 0) throw new Error(`build.ts: ${args.path} no longer has '${from}' exactly once (see replaceOnce's caller)`)
-    return { contents: source.slice(0, at) + to + source.slice(at + from.length), loader: "js" }
-  })
-
 let redirected = 0
 const embedPlugin: Bun.BunPlugin = {
   name: "anvil-embedded-assets",
@@ -218,41 +210,18 @@ const embedPlugin: Bun.BunPlugin = {
       { name: "Crypto", module: "node:crypto", uses: ["randomBytes"] },
       { name: "OS", module: "node:os", uses: ["tmpdir"] },
     ])
-    // effect's fibers carry Node's async context (AsyncLocalStorage) across their suspensions: an AsyncResource
-    // from node:async_hooks, looked up when effect loads, made at every suspension and entered at every resume.
-    // Nothing in anvil uses AsyncLocalStorage. Without the lookup no context is captured and node:async_hooks is
-    // never loaded (`anvil tool read`: 33.0 → 32.7 M instructions, 2160 → 2134 page faults).
-    replaceOnce(build, /[\\/]effect[\\/]dist[\\/]internal[\\/]effect\.js$/, 'globalThis.process?.getBuiltinModule?.("node:async_hooks")?.AsyncResource', "undefined")
+    // No node:async_hooks for effect's fibers (see build-options.ts).
+    effectWithoutAsyncContext(build)
   },
 }
 
-/** JavaScriptCore's tier-up thresholds scale the binary starts with (see the compile option below). */
-const START_JIT_POLICY = 16
-
 const started = performance.now()
+// Bytecode, ESM, minified, code-split, JIT thresholds raised at start: see build-options.ts.
+// (Code splitting: peak RSS of `anvil --version` 38 MB → 26 MB in a measurement with effect loaded.)
 const result = await Bun.build({
   entrypoints: [entry],
-  target: "bun",
-  format: "esm",
-  minify: true,
-  bytecode: true,
-  // Code splitting keeps the lazily imported CLI and runtime out of the entry
-  // chunk, so `anvil --version` and `--help` load a few kilobytes, not the
-  // whole program (peak RSS 38 MB → 26 MB in a measurement with effect loaded).
-  splitting: true,
-  // JavaScriptCore's tier-up thresholds x16 at start: the code of a start-up runs once, and compiling what
-  // looks hot in it cost more than it gave back (`anvil tool read`: 19 → 14.5 ms of CPU). src/main.ts puts
-  // the normal thresholds back once a command has run for a while.
-  // --cwd=/proc/self/cwd (Linux): started in a folder that was removed, Bun's own start-up would stop with its
-  // own message before any of anvil runs; given the folder by this path it goes on, and src/main.ts says what is wrong.
-  // Elsewhere the working directory is the same folder, read as usual.
-  compile: {
-    outfile,
-    autoloadDotenv: false,
-    autoloadBunfig: false,
-    jitPolicy: START_JIT_POLICY,
-    ...(process.platform === "linux" ? { execArgv: ["--cwd=/proc/self/cwd"] } : {}),
-  },
+  ...EXECUTABLE_BUILD,
+  compile: compileOptions(outfile),
   plugins: [embedPlugin],
 })
 if (!result.success) {

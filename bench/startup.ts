@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { compileOptions, effectWithoutAsyncContext, EXECUTABLE_BUILD } from "../build-options.ts"
 import type { BenchContext, BenchGroup } from "./lib/context.ts"
 import { measure, measurePair } from "./lib/measure.ts"
 import { mib, ms, skippedRow, type Row } from "./lib/report.ts"
@@ -37,6 +38,22 @@ const smallRepository = (ctx: BenchContext): string => {
 
 type Measured = Awaited<ReturnType<typeof measure>>
 
+/**
+ * bench/floor/NAME.ts compiled as dist/anvil is (build-options.ts) into bench/.work/floor-NAME: the
+ * reference programs that say how fast a start can be on this runtime.
+ */
+const compileFloor = async (ctx: BenchContext, name: string): Promise<string> => {
+  const outfile = join(ctx.work, `floor-${name}`)
+  const built = await Bun.build({
+    entrypoints: [join(import.meta.dir, "floor", `${name}.ts`)],
+    ...EXECUTABLE_BUILD,
+    compile: compileOptions(outfile),
+    plugins: [{ name: "as-anvil", setup: (build) => void effectWithoutAsyncContext(build) }],
+  })
+  if (!built.success) throw new Error(`bench/floor/${name}.ts did not compile: ${built.logs.join("\n")}`)
+  return outfile
+}
+
 /** A tool call's CPU against `anvil --version`'s: the goal is a call that starts about as fast as the binary. */
 const againstVersion = (name: string, call: Measured, version: Measured, note: string): Row => ({
   name,
@@ -45,6 +62,16 @@ const againstVersion = (name: string, call: Measured, version: Measured, note: s
   ratio: call.medianCpuMs / version.medianCpuMs,
   peakRssBytes: call.peakRssBytes,
   targets: [{ label: "CPU ≤ 2x anvil --version", pass: call.medianCpuMs <= 2 * version.medianCpuMs }],
+  note,
+})
+
+/** A floor program's CPU against `anvil --version`'s (no target: it is what the targets are judged against). */
+const floorRow = (name: string, floor: Measured, version: Measured, note: string): Row => ({
+  name,
+  value: ms(floor.medianCpuMs),
+  reference: `anvil --version ${ms(version.medianCpuMs)}`,
+  ratio: floor.medianCpuMs / version.medianCpuMs,
+  peakRssBytes: floor.peakRssBytes,
   note,
 })
 
@@ -58,7 +85,7 @@ const againstVersion = (name: string, call: Measured, version: Measured, note: s
  */
 export const startup: BenchGroup = {
   name: "startup",
-  description: "anvil --version and a trivial tool call against `true` (wall median, peak RSS); anvil tool read against anvil --version (CPU median); git_status and git_log on a small repository against git (wall median)",
+  description: "anvil --version and a trivial tool call against `true` (wall median, peak RSS); anvil tool read and two floor programs compiled as anvil is (bench/floor) against anvil --version (CPU median, interleaved); git_status and git_log on a small repository against git (wall median)",
   run: async (ctx) => {
     const trueBin = Bun.which("true") ?? "/bin/true"
     const options = { runs: ctx.runs, env: ctx.env, cwd: ctx.work }
@@ -71,13 +98,19 @@ export const startup: BenchGroup = {
     const reference = await measure([trueBin], options)
     const version = await measure([ctx.binary, "--version"], options)
     const calc = await measure([ctx.binary, "tool", "calculator", '{"expression":"1+1"}'], options)
-    const read = await measure([ctx.binary, "tool", "read", '{"path":"small.txt"}'], { ...options, cwd: project })
+    // The CPU figures against --version are measured interleaved with it: on a shared machine both see the same load.
+    const readArgs = ["tool", "read", '{"path":"small.txt"}']
+    const { reference: versionForRead, subject: read } = await measurePair([ctx.binary, "--version"], [ctx.binary, ...readArgs], { ...options, cwd: project })
+    ctx.log("startup: compiling the floor programs (bench/floor) as dist/anvil is compiled")
+    const [printFloor, effectFloor] = [await compileFloor(ctx, "print"), await compileFloor(ctx, "effect-call")]
+    const { reference: versionForPrint, subject: printed } = await measurePair([ctx.binary, "--version"], [printFloor], { ...options, cwd: project })
+    const { reference: versionForCall, subject: effectCall } = await measurePair([ctx.binary, "--version"], [effectFloor, readArgs[2]!], { ...options, cwd: project })
     // The same project with settings in its anvil.json: checked against the Schema on the first call, then remembered.
     const configured = join(ctx.work, "startup-project-settings")
     mkdirSync(configured, { recursive: true })
     writeFileSync(join(configured, "anvil.json"), `${JSON.stringify({ output: { max_lines: 500 }, tools: { read: { max_limit: 3000 } }, permission: { bash: "ask" } }, null, 2)}\n`)
     writeFileSync(join(configured, "small.txt"), Array.from({ length: 20 }, (_, i) => `line ${i + 1} of a small file`).join("\n") + "\n")
-    const readConfigured = await measure([ctx.binary, "tool", "read", '{"path":"small.txt"}'], { ...options, cwd: configured })
+    const { reference: versionForConfigured, subject: readConfigured } = await measurePair([ctx.binary, "--version"], [ctx.binary, ...readArgs], { ...options, cwd: configured })
     const repo = smallRepository(ctx)
     const gitBin = Bun.which("git")
     const inRepo = { ...options, cwd: repo }
@@ -104,10 +137,16 @@ export const startup: BenchGroup = {
           Math.max(0, calc.peakRssBytes - version.peakRssBytes),
         )} over --version`,
       },
-      againstVersion("anvil tool read of a small file vs anvil --version (CPU)", read, version,
-        `wall median ${ms(read.medianMs)} vs ${ms(version.medianMs)} (${(read.medianMs / version.medianMs).toFixed(2)}x)`),
-      againstVersion("anvil tool read, anvil.json with settings, vs anvil --version (CPU)", readConfigured, version,
+      againstVersion("anvil tool read of a small file vs anvil --version (CPU)", read, versionForRead,
+        `wall median ${ms(read.medianMs)} vs ${ms(versionForRead.medianMs)} (${(read.medianMs / versionForRead.medianMs).toFixed(2)}x); ` +
+          `${(read.medianCpuMs / effectCall.medianCpuMs).toFixed(2)}x the Effect floor below`),
+      againstVersion("anvil tool read, anvil.json with settings, vs anvil --version (CPU)", readConfigured, versionForConfigured,
         `with an empty anvil.json ${ms(read.medianCpuMs)} (the settings check is made on the first call, then remembered)`),
+      floorRow("floor: a compiled Bun program printing one line vs anvil --version (CPU)", printed, versionForPrint,
+        "bench/floor/print.ts compiled as anvil is: --version costs what any start of this runtime costs"),
+      floorRow("floor: a compiled Effect tool call vs anvil --version (CPU)", effectCall, versionForCall,
+        "bench/floor/effect-call.ts: two services from a Context, one Schema decode, a node:fs read, JSON out, compiled as anvil is; " +
+          "the least a call of Effect services and Schema costs here, against the 2x goal"),
     ]
     if (!gitBin) return [...rows, skippedRow("small repository git tools", "git is not installed (it is the reference program)")]
     // Small repositories, where a git tool call is mostly anvil's start: the whole process, wall time.

@@ -9,7 +9,7 @@ import { GLOBAL_HELP } from "./cli/help-text.ts"
 /**
  * Whether the working directory can be read. One that was removed after the shell entered it makes every
  * path anvil resolves meaningless: said in one line, before anything else runs. (The compiled binary starts
- * Bun with --cwd=/proc/self/cwd, build.ts, so that Bun's own start-up gets this far instead of failing first.)
+ * Bun with --cwd=/proc/self/cwd, build-options.ts, so that Bun's own start-up gets this far instead of failing first.)
  */
 function workingDirectoryExists(): boolean {
   try {
@@ -33,7 +33,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 } else if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) {
   await Bun.write(Bun.stdout, GLOBAL_HELP)
 } else {
-  // The binary starts with JavaScriptCore's JIT thresholds raised (build.ts): start-up code runs once, and
+  // The binary starts with JavaScriptCore's JIT thresholds raised (build-options.ts): start-up code runs once, and
   // compiling it cost more CPU than it saved. A command still running after 50 ms is doing real work (a
   // session, a long tool call): from then on code is compiled as usual. Unref'd: a short command ends first.
   setTimeout(() => Bun.unsafe.setJITPolicy(1), 50).unref()
