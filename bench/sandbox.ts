@@ -46,6 +46,7 @@ const paired = async (a: ReadonlyArray<string>, b: ReadonlyArray<string>, runs: 
   const sa: Array<number> = []
   const sb: Array<number> = []
   const ca: Array<number> = []
+  const cb: Array<number> = []
   for (let i = 0; i < runs + 2; i++) {
     const ra = await runOnce(a, { cwd, env: ctx.env })
     const rb = await runOnce(b, { cwd, env: ctx.env })
@@ -54,9 +55,10 @@ const paired = async (a: ReadonlyArray<string>, b: ReadonlyArray<string>, runs: 
       sa.push(ra.ms)
       sb.push(rb.ms)
       ca.push(ra.cpuMs)
+      cb.push(rb.cpuMs)
     }
   }
-  return [median(sa), median(sb), median(ca)] as const
+  return [median(sa), median(sb), median(ca), median(cb)] as const
 }
 
 /**
@@ -99,13 +101,31 @@ export const sandbox: BenchGroup = {
         targets: [{ label: `adds ≤ ${GOAL_MS} ms`, pass: boxSuite - bareSuite <= GOAL_MS }],
       })
       const tool = (mode: string) => [ctx.binary, "tool", "bash", JSON.stringify({ command: "true" }), "--sandbox", mode]
-      const [viaAnvil, offAnvil] = await paired(tool("workspace-write"), tool("off"), runs, ctx, dir)
+      const [viaAnvil, offAnvil, viaCpu, offCpu] = await paired(tool("workspace-write"), tool("off"), runs, ctx, dir)
       rows.push({
         name: "anvil tool bash 'true', sandboxed",
         value: ms(viaAnvil),
         reference: `--sandbox off ${ms(offAnvil)}`,
         ratio: viaAnvil / offAnvil,
-        note: `adds ${ms(viaAnvil - offAnvil)} (wrap, stand-ins and the nested-git check; the probe is remembered from an earlier call)`,
+        note: `adds ${ms(viaAnvil - offAnvil)} (wrap, stand-ins, hidden and redacted home secrets, the process limit and the nested-git check; the probe is remembered from an earlier call); CPU of anvil and what it reaps ${ms(viaCpu)} against ${ms(offCpu)} with --sandbox off, where anvil adopts orphans (bun:ffi's load) and reaps the command itself (inside the sandbox the command is reaped by bubblewrap's init, not counted)`,
+      })
+      // sandbox.network "on" (the user's own setting): anvil starts itself inside to take the Landlock scope.
+      const netHome = join(ctx.work, "sandbox-home-net-on")
+      mkdirSync(join(netHome, ".config", "anvil"), { recursive: true })
+      writeFileSync(join(netHome, ".config", "anvil", "anvil.json"), JSON.stringify({ sandbox: { network: "on" } }))
+      const [netOn, netOff, netOnCpu, netOffCpu] = await paired(
+        ["/usr/bin/env", `HOME=${netHome}`, ...tool("workspace-write")],
+        ["/usr/bin/env", `HOME=${ctx.env.HOME ?? netHome}`, ...tool("workspace-write")],
+        runs,
+        ctx,
+        dir,
+      )
+      rows.push({
+        name: "anvil tool bash 'true', sandboxed, network on",
+        value: ms(netOn),
+        reference: `network off ${ms(netOff)}`,
+        ratio: netOn / netOff,
+        note: `adds ${ms(netOn - netOff)}: anvil's own start inside the sandbox (not in anvil's CPU, ${ms(netOnCpu)} against ${ms(netOffCpu)}: bubblewrap's init reaps it), which restricts the command with Landlock (abstract Unix sockets bound outside refused) where the kernel can`,
       })
       // After each confined command anvil looks through the whole tree for git repositories the command
       // planted (src/sandbox/nested-git.ts): what that costs a one-shot call in a big project.

@@ -12,7 +12,9 @@ import { openLibc } from "../workspace/libc.ts"
  *
  * Costs bun:ffi's load (about 1 ms of CPU) once per anvil process, with the
  * first tree that runs unconfined; confined trees need none of it (their PID
- * namespace ends with them).
+ * namespace ends with them). A child the runtime started but anvil's process
+ * runner did not (a plugin's own `child_process`, detached into a session of
+ * its own) cannot be told from an adopted one: it counts as one.
  */
 
 const PR_SET_CHILD_SUBREAPER = 36
@@ -39,13 +41,13 @@ export const adoptOrphans = (): boolean => {
 /** Whether anvil adopts orphans (set by {@link adoptOrphans}). */
 export const adoptsOrphans = (): boolean => adopting
 
-/** What /proc says about one child: its state and when it started (clock ticks since boot). */
-const statOf = (pid: number): { readonly state: string; readonly start: number } | undefined => {
+/** What /proc says about one process: its state, session and when it started (clock ticks since boot). */
+const statOf = (pid: number | "self"): { readonly state: string; readonly session: number; readonly start: number } | undefined => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
-    // pid (comm) state ppid … : starttime is the 22nd field, the 20th after comm.
+    // pid (comm) state ppid pgrp session … : starttime is the 22nd field, the 20th after comm.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return { state: fields[0] ?? "", start: Number(fields[19]) }
+    return { state: fields[0] ?? "", session: Number(fields[3]), start: Number(fields[19]) }
   } catch {
     return undefined
   }
@@ -68,6 +70,7 @@ export const forgetChild = (pid: number): void => {
 }
 
 const reaped = new Int32Array(1)
+let ownSession: number | undefined
 
 /**
  * The living processes anvil adopted (its children it did not start), with
@@ -75,6 +78,9 @@ const reaped = new Int32Array(1)
  */
 export const adoptedChildren = (): Array<{ readonly pid: number; readonly start: number }> => {
   if (!adopting) return []
+  // A child in anvil's own session was started by anvil (a plugin's child_process, say): every tree anvil
+  // manages has a session of its own, and nothing can join another session, so no orphan is in this one.
+  const session = (ownSession ??= statOf("self")?.session ?? -1)
   const out: Array<{ pid: number; start: number }> = []
   let tasks: Array<string>
   try {
@@ -93,7 +99,7 @@ export const adoptedChildren = (): Array<{ readonly pid: number; readonly start:
       const pid = Number(word)
       if (word === "" || started.has(pid)) continue
       const s = statOf(pid)
-      if (s === undefined) continue
+      if (s === undefined || s.session === session) continue
       if (s.state === "Z" || s.state === "X") libc?.waitpid(pid, reaped, WNOHANG)
       else out.push({ pid, start: s.start })
     }
