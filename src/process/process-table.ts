@@ -34,17 +34,28 @@ const pids = (): Array<number> => {
   return out
 }
 
-/** State, process group and flags of `pid` from /proc/<pid>/stat; undefined when it is gone. */
-const statOf = (pid: number): { readonly state: string; readonly pgid: number; readonly flags: number } | undefined => {
+/** What /proc/<pid>/stat says of a process that anvil looks at. */
+export interface ProcessStat {
+  readonly state: string
+  readonly pgid: number
+  readonly session: number
+  readonly flags: number
+  /** When it started, in clock ticks since boot. */
+  readonly start: number
+}
+
+/** State, group, session, flags and start of `pid` (or of this process); undefined when it is gone. */
+export const statOf = (pid: number | "self"): ProcessStat | undefined => {
   let stat: string
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "latin1")
   } catch {
     return undefined
   }
-  // pid (comm) state ppid pgrp session tty_nr tpgid flags …; comm may contain spaces and parentheses.
+  // pid (comm) state ppid pgrp session tty_nr tpgid flags … starttime (the 22nd field, the 20th after comm);
+  // comm may contain spaces and parentheses.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return { state: fields[0] ?? "", pgid: Number(fields[2]), flags: Number(fields[6]) }
+  return { state: fields[0] ?? "", pgid: Number(fields[2]), session: Number(fields[3]), flags: Number(fields[6]), start: Number(fields[19]) }
 }
 
 /** Whether `pid` lives (a zombie does not: it is only waiting to be reaped). */

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { openLibc } from "../workspace/libc.ts"
+import { statOf } from "./process-table.ts"
 
 /**
  * anvil as the "child subreaper" of everything it starts outside the command
@@ -36,21 +37,6 @@ export const adoptOrphans = (): boolean => {
     : undefined
   adopting = libc !== undefined && libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) === 0
   return adopting
-}
-
-/** Whether anvil adopts orphans (set by {@link adoptOrphans}). */
-export const adoptsOrphans = (): boolean => adopting
-
-/** What /proc says about one process: its state, session and when it started (clock ticks since boot). */
-const statOf = (pid: number | "self"): { readonly state: string; readonly session: number; readonly start: number } | undefined => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
-    // pid (comm) state ppid pgrp session … : starttime is the 22nd field, the 20th after comm.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return { state: fields[0] ?? "", session: Number(fields[3]), start: Number(fields[19]) }
-  } catch {
-    return undefined
-  }
 }
 
 /** When `pid` started, in clock ticks since boot; undefined when it is gone. */
