@@ -11,6 +11,9 @@ export interface SdkCommand {
   readonly aliases?: ReadonlyArray<string>
 }
 
+/** A command's name as Claude Code gives it to programs: a plugin's as `plugin:command`. */
+export const sdkCommandName = (command: SlashCommand): string => (command.plugin !== undefined ? `${command.plugin}:${command.name}` : command.name)
+
 /**
  * The commands a session here has, before it opens (the `initialize` answer): the project's and the user's
  * `.claude/commands`, then those of the Claude Code plugins that would load (enabled, and trusted when they came
@@ -29,7 +32,7 @@ export const sdkCommands = async (root: string, env: Readonly<Record<string, str
       // The first command of a name wins (expandSlashCommand): a plain name an earlier one holds is not this one's.
       const alias = taken.has(c.name) ? [] : [c.name]
       taken.add(c.name)
-      return { name: `${c.plugin}:${c.name}`, ...described(c), ...(alias.length > 0 ? { aliases: alias } : {}) }
+      return { name: sdkCommandName(c), ...described(c), ...(alias.length > 0 ? { aliases: alias } : {}) }
     }),
   ]
 }

@@ -9,6 +9,7 @@ import type { HostState } from "./host-state.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
 import { denyRules, type PermissionBridge } from "./permission-bridge.ts"
 import { sdkAgents } from "./sdk-agents.ts"
+import { sdkCommandName } from "./sdk-commands.ts"
 import { makeSdkHooks } from "./sdk-hooks.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
 
@@ -117,7 +118,8 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
     engine: opened.engine,
     resumed: opened.resumed,
     ...(customAgents.length > 0 ? { agents: ["explore", ...customAgents.map((a) => a.name)] } : {}),
-    slash_commands: opened.commands.map((c) => c.name),
+    // Named as supportedCommands() names them.
+    slash_commands: opened.commands.map(sdkCommandName),
     // Claude Code lists each plugin's name and path; anvil adds where it came from and whether it loaded.
     plugins: opened.plugins.reports.map((r) => ({ name: r.name, path: r.path, source: r.source, status: r.status })),
   })

@@ -233,8 +233,9 @@ describe("the Claude Agent SDK drives anvil", () => {
       // The project's own ship holds the plain name.
       { name: "team:ship", description: "Team ship.", argumentHint: "" },
     ])
-    await collect(q)
+    const messages = await collect(q)
     expect(server.requests[0]!.body.messages.at(-1).content).toBe("Deploy to staging.")
+    expect((messages.find((m) => m.type === "system" && m.subtype === "init") as any).slash_commands).toEqual(["ship", "team:deploy", "team:ship"])
   })
 
   test("a SessionStart hook's additionalContext reaches the model as context, also when systemPrompt replaces the prompt", async () => {
