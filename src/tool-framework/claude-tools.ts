@@ -32,10 +32,10 @@ export interface ClaudeTool {
   readonly toClaude: (params: Input) => Input
 }
 
-const pick = (from: Input, rename: Readonly<Record<string, string>>): Input => {
+const pick = (from: Input, rename: Readonly<Record<string, string>>, drop: ReadonlyArray<string> = []): Input => {
   const out: Input = {}
   for (const [k, v] of Object.entries(from)) {
-    if (v === undefined) continue
+    if (v === undefined || drop.includes(k)) continue
     out[rename[k] ?? k] = v
   }
   return out
@@ -123,9 +123,13 @@ const todoWrite: ClaudeTool = {
   anvil: "todowrite",
   fields: ["todos"],
   only: [],
-  // Claude's items carry activeForm, which anvil's list keeps as an extra key.
-  toAnvil: (i) => i,
-  toClaude: (p) => p,
+  // Claude's items carry `activeForm` (the label its interface shows while a task runs), which anvil's list has no
+  // field for: dropped on the way in (anvil's decoder refuses unknown fields), the content on the way out.
+  toAnvil: ({ todos, ...rest }) => ({ ...rest, todos: Array.isArray(todos) ? todos.map((t) => (isRecord(t) ? pick(t, {}, ["activeForm"]) : t)) : todos }),
+  toClaude: ({ todos, ...rest }) => ({
+    ...rest,
+    todos: Array.isArray(todos) ? todos.map((t) => (isRecord(t) && t.activeForm === undefined && typeof t.content === "string" ? { ...t, activeForm: t.content } : t)) : todos,
+  }),
 }
 
 const webFetch: ClaudeTool = {

@@ -28,6 +28,9 @@ describe("Claude-style calls through the binary", () => {
     expect((await data("Grep", { pattern: "L2" })).total_matches).toBe(0)
     expect((await data("Grep", { pattern: "L2", "-i": true })).total_matches).toBe(1)
     expect((await data("grep", { pattern: "L2" })).total_matches).toBe(1)
+    // Claude's todo items carry activeForm, which anvil's list has no field for.
+    const todos = await data("TodoWrite", { todos: [{ content: "ship it", status: "in_progress", activeForm: "Shipping it" }] })
+    expect(todos.todos).toMatchObject([{ content: "ship it", status: "in_progress" }])
   })
 
   test("anvil run: a model's native Read call and a ReAct Read action show the same line as anvil tool Read", async () => {

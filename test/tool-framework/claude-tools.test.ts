@@ -61,6 +61,8 @@ describe("Claude tool names at the host's edge", () => {
     expect(toClaudeCall("read", { path: "a", offset: 1 })).toEqual({ name: "Read", input: { file_path: "a", offset: 2 } })
     expect(toClaudeCall("Read", { path: "a", offset: 1 })).toEqual({ name: "Read", input: { file_path: "a", offset: 2 } })
     expect(toClaudeCall("git_status", {})).toEqual({ name: "git_status", input: {} })
+    expect(toClaudeCall("todowrite", { todos: [{ id: "1", content: "a", status: "pending" }] }).input).toEqual({ todos: [{ id: "1", content: "a", status: "pending", activeForm: "a" }] })
+    expect(toAnvilInput("TodoWrite", { todos: [{ content: "a", status: "pending", activeForm: "Doing a" }] })).toEqual({ todos: [{ content: "a", status: "pending" }] })
   })
 
   test("the pipeline translates for every caller: Read's 1-based offset, Grep's case-sensitive default, Claude names that are no title", async () => {
