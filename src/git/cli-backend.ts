@@ -403,7 +403,7 @@ export const cliStagedChanges = (
     return changes.sort((a, b) => compareBytes(a.path, b.path))
   })
 
-/** Records the index as a commit with `message` (hooks already run by the caller) and returns its id. */
+/** Records the index as a commit with `message` (hooks run by the caller, never by git) and returns its id. */
 export const cliCommit = (
   repo: Repository,
   cli: GitCli,
@@ -411,8 +411,11 @@ export const cliCommit = (
   identity: Readonly<Record<string, string>>,
 ): Effect.Effect<string, GitError> =>
   Effect.gen(function* () {
-    // The caller ran pre-commit and commit-msg itself (to report which hook refused), so git must not run them again.
-    yield* cli.run(repo.dir, ["commit", "-q", "--no-verify", "--cleanup=verbatim", "--allow-empty-message", "-m", message], { extraEnv: identity })
+    // The caller runs every hook itself, as the built-in backend does (to report which hook refused), so git runs
+    // none: --no-verify skips pre-commit and commit-msg, an empty hooks folder prepare-commit-msg and post-commit.
+    yield* cli.run(repo.dir, ["commit", "-q", "--no-verify", "--cleanup=verbatim", "--allow-empty-message", "-m", message], {
+      extraEnv: { ...identity, GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "core.hooksPath", GIT_CONFIG_VALUE_0: "/dev/null" },
+    })
     const head = yield* cli.run(repo.dir, ["rev-parse", "HEAD"])
     return decoder.decode(head.stdout).trim()
   })

@@ -119,9 +119,11 @@ export const gitCommitTool = defineTool({
       let finalMessage = text
       const msgFile = path.join(repo.gitdir, "COMMIT_EDITMSG")
       yield* fs.writeFileString(msgFile, `${text}\n`).pipe(Effect.orElseSucceed(() => undefined))
-      if (yield* runHook({ hooksDir, name: "commit-msg", args: [msgFile], cwd: repo.dir, env: hookEnv })) {
-        finalMessage = cleanMessage(yield* fs.readFileString(msgFile).pipe(Effect.orElseSucceed(() => text)))
-        if (finalMessage === "") return yield* Effect.fail(invalidParam("message", "the commit-msg hook left an empty message"))
+      // git's order and arguments for a message given with -m; either hook may rewrite the message file.
+      for (const [name, args] of [["prepare-commit-msg", [msgFile, "message"]], ["commit-msg", [msgFile]]] as const) {
+        if (!(yield* runHook({ hooksDir, name, args, cwd: repo.dir, env: hookEnv }))) continue
+        finalMessage = cleanMessage(yield* fs.readFileString(msgFile).pipe(Effect.orElseSucceed(() => finalMessage)))
+        if (finalMessage === "") return yield* Effect.fail(invalidParam("message", `the ${name} hook left an empty message`))
       }
 
       const millis = yield* Clock.currentTimeMillis
@@ -146,6 +148,8 @@ export const gitCommitTool = defineTool({
               cache: repo.cache,
             }),
           )
+      // As git: post-commit runs once the commit exists, and its failure changes nothing.
+      yield* runHook({ hooksDir, name: "post-commit", args: [], cwd: repo.dir, env: hookEnv }).pipe(Effect.ignore)
       const subject = finalMessage.split("\n")[0]!
       const root = head.commit === undefined ? " (root-commit)" : ""
       const lines = changes.map((c) =>

@@ -127,6 +127,31 @@ describe(`git_commit (${backend})`, () => {
     expect(head(root)).toEndWith("hooked\n\nSigned-off-by: Hook <hook@example.test>")
   })
 
+  test("runs pre-commit, prepare-commit-msg, commit-msg and post-commit in git's order, once each, with git's arguments", async () => {
+    const root = staged()
+    const hooks = join(root, ".git", "hooks")
+    mkdirSync(hooks, { recursive: true })
+    const log = join(root, ".git", "hook-log")
+    for (const name of ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"]) {
+      // Each records its name and the argument after the message file (prepare-commit-msg's source: "message" for -m).
+      writeFileSync(join(hooks, name), `#!/bin/sh\necho "${name} $2" >> "${log}"\n`)
+      chmodSync(join(hooks, name), 0o755)
+    }
+    writeFileSync(join(hooks, "prepare-commit-msg"), `#!/bin/sh\necho "prepare-commit-msg $2" >> "${log}"\nprintf "[PROJ-1] %s" "$(cat "$1")" > "$1"\n`)
+    chmodSync(join(hooks, "prepare-commit-msg"), 0o755)
+    const out = await commit(root, { message: "ordered" })
+    expect(out.envelope.status).toBe("success")
+    expect(readFileSync(log, "utf8")).toBe("pre-commit \nprepare-commit-msg message\ncommit-msg \npost-commit \n")
+    expect(head(root)).toEndWith("[PROJ-1] ordered")
+    expect((out.envelope.data as { subject: string }).subject).toBe("[PROJ-1] ordered")
+    // A failing post-commit hook changes nothing: the commit is made (git only prints its output).
+    writeFileSync(join(hooks, "post-commit"), "#!/bin/sh\nexit 3\n")
+    writeFileSync(join(root, "b.txt"), "again\n")
+    git(root, home, ["add", "b.txt"])
+    expect((await commit(root, { message: "after" })).envelope.status).toBe("success")
+    expect(head(root)).toEndWith("[PROJ-1] after")
+  })
+
   test("asks for permission by default; a refusal commits nothing", async () => {
     const root = staged()
     const before = head(root)
