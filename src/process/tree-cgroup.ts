@@ -115,6 +115,9 @@ const sweepStale = (dir: string): void => {
 
 let made = 0
 
+/** The start of every cage folder this process makes (`…/anvil-<pid>-`); undefined where it makes none. */
+export const cagePrefix = (): string | undefined => (cagesAvailable() && base ? join(base, `anvil-${process.pid}-`) : undefined)
+
 /** Whether anvil can make cages here (looked up once). */
 export const cagesAvailable = (): boolean => {
   if (base === null) {
@@ -169,8 +172,9 @@ const removeCage = (dir: string): boolean => {
  * RLIMIT_NPROC), or the cage could not be made.
  */
 export const makeTreeCage = (max: number): TreeCage | undefined => {
-  if (!cagesAvailable() || base == null) return undefined
-  const dir = join(base, `anvil-${process.pid}-${++made}`)
+  const prefix = cagePrefix()
+  if (prefix === undefined) return undefined
+  const dir = `${prefix}${++made}`
   try {
     mkdirSync(dir)
     writeFileSync(join(dir, "pids.max"), String(max))

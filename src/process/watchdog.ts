@@ -1,6 +1,7 @@
 import { MARK_VAR } from "./process-table.ts"
 import { selfCommand } from "./self-command.ts"
 import { noteChild } from "./subreaper.ts"
+import { cagePrefix } from "./tree-cgroup.ts"
 
 /**
  * The watchdog that ends anvil's process trees when anvil itself is killed.
@@ -31,11 +32,14 @@ import { noteChild } from "./subreaper.ts"
 const PREFIX = crypto.randomUUID().replaceAll("-", "").slice(0, 16)
 
 /**
- * The shell's program: `$1` is the prefix, the rest how to start anvil again. Each line anvil writes
- * is a stand-in ledger folder, swept by a new anvil once the trees are gone (see {@link sweepAfterDeath}).
+ * The shell's program: `$1` is the prefix, `$2` the start of this anvil's cgroup folders (empty where it
+ * makes none: tree-cgroup.ts), the rest how to start anvil again. The processes in those cgroups are
+ * KILLed too (a daemon that cleared its environment is in its command's cgroup still), and the emptied
+ * folders removed. Each line anvil writes is a stand-in ledger folder, swept by a new anvil once the
+ * trees are gone (see {@link sweepAfterDeath}).
  */
 const SCRIPT = `trap '' HUP INT TERM QUIT PIPE
-prefix=$1; shift
+prefix=$1; cages=$2; shift 2
 ledgers=
 while IFS= read -r line; do ledgers="$ledgers
 $line"; done
@@ -48,8 +52,14 @@ while [ $idle -lt 2 ] && [ $n -lt 40 ]; do
     [ "$p" = "$$" ] && continue
     kill -9 -"$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; idle=0
   done
+  if [ -n "$cages" ]; then
+    for c in "$cages"*/cgroup.procs; do
+      for p in $(cat "$c" 2>/dev/null); do kill -9 "$p" 2>/dev/null; idle=0; done
+    done
+  fi
   sleep 0.05
 done
+if [ -n "$cages" ]; then for d in "$cages"*/; do rmdir "$d" 2>/dev/null; done; fi
 shift
 printf '%s\\n' "$ledgers" | while IFS= read -r dir; do [ -n "$dir" ] && "$@" __sweep-stand-ins "$dir"; done`
 
@@ -72,7 +82,7 @@ export const ensureWatchdog = (): void => {
   if (tried) return
   tried = true
   try {
-    watchdog = Bun.spawn(["/bin/sh", "-c", SCRIPT, "anvil-watchdog", PREFIX, ...selfCommand()], {
+    watchdog = Bun.spawn(["/bin/sh", "-c", SCRIPT, "anvil-watchdog", PREFIX, cagePrefix() ?? "", ...selfCommand()], {
       stdin: "pipe",
       stdout: "ignore",
       stderr: "ignore",

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../support/harness.ts"
 import { anvilBinary, processesMatching, waitUntil } from "../safety/binary.ts"
@@ -52,6 +52,28 @@ describe("the watchdog", () => {
         }),
       4,
     )
+  })
+
+  test("kill -9 of `anvil tool bash` with the sandbox off: a daemon that cleared its environment and left its session goes with its command's cgroup where anvil makes one; elsewhere it is the documented gap", async () => {
+    const root = tempDir("anvil-watchdog-")
+    Bun.spawnSync(["git", "init", "-q", root])
+    const home = join(root, "..", "home")
+    mkdirSync(home, { recursive: true })
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home }
+    const report = JSON.parse(Bun.spawnSync([binary, "sandbox", "--json", "--sandbox", "off"], { cwd: root, env }).stdout.toString())
+    const caged = String(report.process_limit).includes("pids cgroup")
+    const command = `env -i setsid ${sleeper(5)} >/dev/null 2>&1 & ${sleeper(0)}`
+    const host = Bun.spawn([binary, "tool", "bash", JSON.stringify({ command }), "--sandbox", "off"], { cwd: root, env, stdout: "ignore", stderr: "ignore" })
+    expect(await waitUntil(() => leftovers().length === 2, 15_000)).toBe(true)
+    host.kill("SIGKILL")
+    await host.exited
+    if (caged) {
+      expect(await waitUntil(() => leftovers().length === 0, 2_000)).toBe(true)
+    } else {
+      // No cgroup: the watchdog finds marked processes only, and the daemon was handed to init.
+      await Bun.sleep(1_000)
+      expect(leftovers().map((pid) => readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0")[0])).toEqual(["sleep"])
+    }
   })
 
   test("kill -9 of `anvil tool bash` with the sandbox on: the stand-ins it placed (anvil.json, .claude/) are gone without another anvil command", async () => {
