@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { firstNonUtf8Path, indexMarks } from "./index-file.ts"
 import { blobId } from "./work-files.ts"
 import { resolveRef } from "./refs.ts"
-import { encodePath } from "./path-bytes.ts"
+import { encodePath, isUtf8 } from "./path-bytes.ts"
 import { isoGit } from "./iso-git.ts"
 import type { GitError } from "./git-error.ts"
 import type { Repository } from "./repository.ts"
@@ -182,6 +182,34 @@ const submoduleWork = async (repo: Repository, path: string, recorded: Side): Pr
   return { mode: GITLINK, oid: resolveRef(sub, "HEAD") ?? recorded.oid, ...(dirty.modified || dirty.untracked ? { dirty } : {}) }
 }
 
+const lossy = new TextDecoder("utf-8")
+
+/**
+ * Refuses the entry of HEAD's tree that isomorphic-git named `filepath` when
+ * its bytes are not UTF-8 (decoded to U+FFFD, it would name no file git
+ * knows). The index and the disk are checked elsewhere; a name left only in
+ * HEAD (a staged deletion) is checked here, from the raw tree of its folder.
+ */
+const refuseLossyHeadName = async (repo: Repository, head: string, filepath: string): Promise<void> => {
+  const slash = filepath.lastIndexOf("/")
+  const folder = filepath.slice(0, Math.max(slash, 0))
+  const base = filepath.slice(slash + 1)
+  const git = await isoGit()
+  const at = { fs: repo.fs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache }
+  const tree = await git.readTree({ ...at, oid: head, ...(folder === "" ? {} : { filepath: folder }) })
+  const { object } = await git.readObject({ ...at, oid: tree.oid, format: "content" })
+  if (!(object instanceof Uint8Array)) return
+  const bytes = object
+  // Entries: "<mode> <name>\0<hash>", the hash as long as the commit id's bytes.
+  for (let i = 0; i < bytes.length; ) {
+    const nul = bytes.indexOf(0, i)
+    if (nul < 0) return
+    const name = bytes.subarray(bytes.indexOf(0x20, i) + 1, nul)
+    if (!isUtf8(name) && lossy.decode(name) === base) refuseNonUtf8(Buffer.concat([encodePath(folder === "" ? "" : `${folder}/`), name]))
+    i = nul + 1 + head.length / 2
+  }
+}
+
 const snapshotOf = async (repo: Repository, options: SnapshotOptions): Promise<Snapshot> => {
   const git = await isoGit()
   const prefixes = (options.prefixes ?? []).map((p) => p.replace(/\/+$/, ""))
@@ -198,10 +226,8 @@ const snapshotOf = async (repo: Repository, options: SnapshotOptions): Promise<S
   const notUtf8 = firstNonUtf8Path(indexBytes)
   if (notUtf8 !== undefined) refuseNonUtf8(notUtf8)
   const marks = indexMarks(indexBytes)
-  const headExists = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).then(
-    () => true,
-    () => false,
-  )
+  const headOid = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: "HEAD" }).catch(() => undefined)
+  const headExists = headOid !== undefined
   /** The blob id of a working-tree file's content as git would store it (a symlink's is its target's). */
   const workOid = async (filepath: string, mode: number, entry: NonNullable<Entry>, indexed: Side | undefined): Promise<string> => {
     if (mode === 0o120000) return entry.oid()
@@ -221,6 +247,7 @@ const snapshotOf = async (repo: Repository, options: SnapshotOptions): Promise<S
       // git never lists a .git folder (or file), at the top or in a nested repository.
       if (filepath === ".git" || filepath.endsWith("/.git")) return null
       const [headType, stageType, workType] = await Promise.all([head?.type(), stage?.type(), workdir?.type()])
+      if (head && headOid !== undefined && filepath.includes("\uFFFD")) await refuseLossyHeadName(repo, headOid, filepath)
       if (!head && !stage && workdir && rules.excluded(filepath, workType === "tree")) return null
       if (!head && !stage && workType === "tree" && options.workdir && repo.submodule(filepath) !== "empty") {
         // Another repository inside this one (not a submodule yet): git lists it as one untracked folder, never its files.

@@ -242,6 +242,19 @@ describe("the git tools without git (isomorphic-git) answer as git does", () => 
     const untracked = await answers(home, second, "git_status", {})
     expect(String((untracked.cli.data as { content: string }).content)).toBe(git(second, home, ["status"]).replace(/\n+$/, ""))
     expect(untracked.iso.text).toContain('the file name "sub/new\\377 \\340.txt" is not UTF-8')
+    // A name left only in HEAD (removed from the index and the disk) is refused too, never shown as U+FFFD.
+    git(root, home, ["rm", "-q", "-f", "--cached", "--", "caf?.txt"])
+    rmSync(Buffer.concat([Buffer.from(`${root}/`), name("caf\xe9.txt")]))
+    rmSync(Buffer.concat([Buffer.from(`${root}/`), name("new\xff \xe0.txt")]))
+    for (const [tool, params, args] of STATUS_AND_DIFF) {
+      const { cli, iso } = await answers(home, root, tool, params)
+      // content is git's output without its last newline (here the long status ends in a blank line).
+      expect(String((cli.data as { content: string }).content)).toBe(git(root, home, args).replace(/\n$/, ""))
+      // The unstaged diff does not involve HEAD: it may answer, but then as git does.
+      if (iso.status === "success") expect(String((iso.data as { content: string }).content)).toBe(git(root, home, args).replace(/\n$/, ""))
+      else expect(iso.text).toContain('the file name "caf\\351.txt" is not UTF-8')
+      if (tool !== "git_diff" || params.staged === true) expect(iso.status).toBe("error")
+    }
     rmSync(second, { recursive: true, force: true })
     rmSync(root, { recursive: true, force: true })
   })
