@@ -39,7 +39,7 @@ export const gitLogTool = defineTool({
       const page = cli ? yield* cliHistory(repo, cli, wanted) : yield* repo.call("log", () => readHistory(repo, wanted))
       const { commits, more } = page
       const content = oneline === true ? formatOneline(commits) : formatMedium(commits)
-      // A cut history states its total (git counts it beside the log; the built-in reader walks the parents only then).
+      // A cut history states its total (counted only then: one more git call, or a walk of the parents).
       const total = !more
         ? undefined
         : cli

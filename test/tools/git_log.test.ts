@@ -110,13 +110,13 @@ describe(`git_log (${backend})`, () => {
 }
 
 describe("git tools through git: the processes of a call", () => {
-  test("status, diff and a cut log (git log with git rev-list beside it) each leave no process tree for the exit sweep", async () => {
+  test("status, diff and a cut log (git log, then git rev-list for the total) each leave no process tree for the exit sweep", async () => {
     env = { HOME: home, ANVIL_GIT_BACKEND: "cli" }
     const root = history()
     const before = managedCount()
     const out = await log(root, { limit: 2 })
     expect((out.envelope.data as { total_commits: number }).total_commits).toBe(5)
-    // An unborn branch: the count fails beside an empty log, which is no error.
+    // An unborn branch: no history, which is no error.
     expect((await log(gitRepo(home))).envelope.text).toContain("No commits yet.")
     for (const name of ["git_status", "git_diff"]) expect((await callTool(root, name, {}, { env })).envelope.status).toBe("success")
     expect(managedCount()).toBe(before)
