@@ -126,8 +126,15 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
       entry.status = "failed"
       entry.error = spec.problem
     }
+    // Names that differ only in characters the tool names cannot hold ("my.server", "my_server") or in case
+    // would give two servers the same tool names, which model APIs refuse: the later one is not started.
+    const prefix = toolNameOf(spec.name, "")
+    const other = [...byPrefix].find(([p, e]) => p.toLowerCase() === prefix.toLowerCase() && e.status !== "disabled")?.[1]
+    if (other && entry.status !== "disabled") {
+      entry.status = "failed"
+      entry.error = `its tools would have the same names as those of the server '${other.spec.name}' (${prefix}…); rename one of them in ${spec.source}`
+    } else byPrefix.set(prefix, entry)
     entries.set(spec.name, entry)
-    byPrefix.set(toolNameOf(spec.name, ""), entry)
   }
 
   const view = (e: Entry): ServerView => ({

@@ -160,6 +160,24 @@ describe("the hub", () => {
     expect((await callTool(root, "mcp__tiny__echo", { message: "still here" }, options)).envelope.text).toContain("echo: still here")
   })
 
+  test("two servers whose names give the same tool names: the later one is failed and says why; the first works", async () => {
+    const { hub, root } = hubWith({
+      "my.server": { command: process.execPath, args: [TINY], permission: "allow" },
+      my_server: { command: process.execPath, args: [TINY], permission: "allow" },
+      MY_SERVER: { command: "x", enabled: false },
+    })
+    hub.startAll()
+    await hub.settled()
+    const [first, second, third] = hub.views()
+    expect(first).toMatchObject({ name: "my.server", status: "connected" })
+    expect(second).toMatchObject({ name: "my_server", status: "failed" })
+    expect(second!.error).toStartWith("its tools would have the same names as those of the server 'my.server' (mcp__my_server__…); rename one of them in ")
+    expect(third).toMatchObject({ status: "disabled" })
+    const names = hub.toolSource.tools().map((t) => t.name)
+    expect(new Set(names).size).toBe(names.length)
+    expect((await callTool(root, "mcp__my_server__echo", { message: "one" }, { tools: [], toolSources: [hub.toolSource] })).envelope.text).toContain("echo: one")
+  })
+
   test("tools whose definitions are not valid MCP are left out and named; the server's other tools work", async () => {
     const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY, "--bad-tools"], permission: "allow" } })
     hub.startAll()
