@@ -26,7 +26,9 @@ export const checkConfig = (file: string, text: string, tree: Node | undefined, 
   if (Result.isSuccess(result)) return []
   const where = (path: ReadonlyArray<string>, ofKey: boolean): TextPosition => {
     tree ??= (parseJsoncTree(text) as { readonly tree: Node }).tree
-    const node = findNodeAtLocation(tree, [...path])
+    // An array's element is found by its number ("plugins.disabled.0"), an object's member by its name.
+    let node: Node | undefined = tree
+    for (const part of path) node = node && findNodeAtLocation(node, [node.type === "array" && /^\d+$/.test(part) ? Number(part) : part])
     const target = ofKey && node?.parent?.type === "property" ? node.parent.children?.[0] : node
     return positionAt(text, target?.offset ?? 0)
   }

@@ -55,6 +55,15 @@ describe("AnvilConfig", () => {
     ])
   })
 
+  test("a wrong value inside a list is placed at that element, not at the start of the file", () => {
+    const warnings = check(`{
+  "plugins": {
+    "disabled": ["ok", 1]
+  }
+}`)
+    expect(warnings.map((w) => [w.key, w.line, w.column])).toEqual([["plugins.disabled.1", 3, 24]])
+  })
+
   test("an empty or valid file has no warnings; $schema is allowed", () => {
     expect(check("{}")).toEqual([])
     expect(check('{ "$schema": "./anvil.schema.json", "model": "a/b", "skills": { "paths": "skills" }, "engine": "react" }')).toEqual([])
