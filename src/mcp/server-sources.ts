@@ -26,14 +26,22 @@ export interface SourceProblem {
 }
 
 
-/** Reads `mcpServers` of one JSON(C) file; a missing file gives nothing, a broken one a problem. */
-const readSource = (file: string, scope: ServerScope): ServerSource | SourceProblem | undefined => {
+/**
+ * Reads `mcpServers` of one JSON(C) file; a missing file gives nothing, a broken one a problem.
+ * `only` marks a file that holds nothing else (`.mcp.json`): one without `mcpServers` is a problem too.
+ */
+const readSource = (file: string, scope: ServerScope, only = false): ServerSource | SourceProblem | undefined => {
   const read = readSettingsFile(file)
   if (read.kind === "missing") return undefined
   if (read.kind === "unreadable") return { source: file, message: `cannot be read: ${read.reason}` }
   const text = read.text
   try {
     const parsed = parseJsonc(text)
+    if (only && (!isRecord(parsed) || parsed.mcpServers === undefined)) {
+      // VS Code's mcp.json names them "servers"; the same entries work here under "mcpServers".
+      const named = isRecord(parsed) && isRecord(parsed.servers) ? ' (it has "servers", as VS Code writes them: rename the key to "mcpServers")' : ""
+      return { source: file, message: `has no "mcpServers" object, so it defines no server${named}` }
+    }
     if (!isRecord(parsed) || parsed.mcpServers === undefined) return undefined
     if (!isRecord(parsed.mcpServers)) return { source: file, message: `"mcpServers" must be an object of name → server` }
     return { source: file, scope, servers: parsed.mcpServers }
@@ -58,15 +66,15 @@ export const standardSources = (
   env: Readonly<Record<string, string | undefined>>,
 ): { readonly sources: ReadonlyArray<ServerSource>; readonly problems: ReadonlyArray<SourceProblem> } => {
   const userDir = userConfigDir(env)
-  const files: Array<[string, ServerScope]> = [
-    ...(userDir ? [[join(userDir, "anvil.json"), "user"] as [string, ServerScope]] : []),
-    [join(root, ".mcp.json"), "project"],
-    [join(root, "anvil.json"), "project"],
+  const files: Array<[string, ServerScope, boolean]> = [
+    ...(userDir ? [[join(userDir, "anvil.json"), "user", false] as [string, ServerScope, boolean]] : []),
+    [join(root, ".mcp.json"), "project", true],
+    [join(root, "anvil.json"), "project", false],
   ]
   const sources: Array<ServerSource> = []
   const problems: Array<SourceProblem> = []
-  for (const [file, scope] of files) {
-    const read = readSource(file, scope)
+  for (const [file, scope, only] of files) {
+    const read = readSource(file, scope, only)
     if (read === undefined) continue
     if ("message" in read) problems.push(read)
     else sources.push(read)

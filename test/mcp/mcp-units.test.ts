@@ -7,7 +7,7 @@ import { streamableServer } from "./http-servers.ts"
 import { toolNameOf } from "../../src/mcp/mcp-tool.ts"
 import { mapToolResult } from "../../src/mcp/result-content.ts"
 import { maskSecrets, serverSpec } from "../../src/mcp/server-config.ts"
-import { pluginServerSources, serverSpecs } from "../../src/mcp/server-sources.ts"
+import { pluginServerSources, serverSpecs, standardSources } from "../../src/mcp/server-sources.ts"
 import { makeRegistry } from "../../src/tool-framework/registry.ts"
 import { callTool, builtinTools, project, tempDir } from "../support/harness.ts"
 
@@ -48,6 +48,15 @@ describe("server definitions", () => {
       `invalid entry: 'mcpServers.h.type' is "htp": expected "stdio" | "http" | "sse" | "streamable-http"; 'mcpServers.h.timeout' is "fast": expected number`,
     )
     expect(serverSpec("f", { command: "x", enabled: false }, where, {}, resolvePath).enabled).toBe(false)
+  })
+
+  test(".mcp.json without mcpServers is a problem that says so (VS Code's \"servers\" named); anvil.json without it is not", () => {
+    const root = project({ ".mcp.json": JSON.stringify({ servers: { a: { command: "x" } } }), "anvil.json": "{}" })
+    const { sources, problems } = standardSources(root, { HOME: tempDir("anvil-mcp-home-") })
+    expect(sources).toEqual([])
+    expect(problems).toEqual([
+      { source: join(root, ".mcp.json"), message: 'has no "mcpServers" object, so it defines no server (it has "servers", as VS Code writes them: rename the key to "mcpServers")' },
+    ])
   })
 
   test("later sources win by name; plugin servers are named plugin_<plugin>_<server> and come trusted", () => {
