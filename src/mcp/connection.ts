@@ -89,7 +89,9 @@ const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | undefined,
   else if (startup !== undefined && spec.transport.kind !== "stdio") {
     const code = (error as { code?: unknown })?.code
     const auth = code === 401 || code === 403 || /unauthori[sz]ed/i.test(message)
-    text = `cannot connect to ${spec.transport.url}: ${message}${auth ? ' (the server wants credentials: set them in "headers", e.g. "Authorization": "Bearer ${TOKEN}")' : ""}`
+    // The SDK's message carries the answer's body, not its status: the status says more (500, 502, 404).
+    const status = typeof code === "number" && code >= 400 && code < 600 && !message.includes(String(code)) ? ` (HTTP ${code})` : ""
+    text = `cannot connect to ${spec.transport.url}${status}: ${message}${auth ? ' (the server wants credentials: set them in "headers", e.g. "Authorization": "Bearer ${TOKEN}")' : ""}`
   }
   else text = message
   return maskSecrets(text, spec.secrets)

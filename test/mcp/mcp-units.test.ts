@@ -187,6 +187,20 @@ describe("the hub", () => {
     expect((await callTool(root, "mcp__my_server__echo", { message: "one" }, { tools: [], toolSources: [hub.toolSource] })).envelope.text).toContain("echo: one")
   })
 
+  test("an HTTP server that answers the handshake with an error status is failed with that status named", async () => {
+    const broken = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("upstream down", { status: 502 }) })
+    try {
+      const { hub } = hubWith({ web: { type: "http", url: `http://127.0.0.1:${broken.port}/mcp` } })
+      hub.startAll()
+      await hub.settled()
+      expect(hub.views()[0]).toMatchObject({ status: "failed" })
+      expect(hub.views()[0]!.error).toStartWith(`cannot connect to http://127.0.0.1:${broken.port}/mcp (HTTP 502): `)
+      expect(hub.views()[0]!.error).toContain("upstream down")
+    } finally {
+      broken.stop(true)
+    }
+  })
+
   test("tools whose definitions are not valid MCP are left out and named; the server's other tools work", async () => {
     const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY, "--bad-tools"], permission: "allow" } })
     hub.startAll()
