@@ -8,6 +8,7 @@ import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, 
 import type { EngineName } from "./profiles.ts"
 import { parseReact, REACT_STOP, reactInstructions } from "./react.ts"
 import { collectLoaded, DEFAULT_OFFER, offeredSpecs, type ToolOffer } from "./tool-offer.ts"
+import { counted } from "../protocol/plural.ts"
 
 
 /** What the loop persists (the session store appends these as JSON lines). */
@@ -256,7 +257,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     for (;;) {
       if (cancelled) return yield* finish("cancelled", "cancelled")
       if (steps >= options.maxSteps) {
-        return yield* finish("error", "max_steps", `Stopped after ${options.maxSteps} model steps (the step limit; raise it with --max-steps).`)
+        return yield* finish("error", "max_steps", `Stopped after ${counted(options.maxSteps, "model step")} (the step limit; raise it with --max-steps).`)
       }
       refreshTools()
       yield* maybeCompact

@@ -17,7 +17,9 @@ export const toLspPosition = (
   character: number,
 ): { readonly line: number; readonly character: number } => {
   if (!Number.isInteger(line) || line < 1 || line > lines.length) {
-    throw new LspPositionError({ field: "line", message: `line ${line} is outside the file (it has ${counted(lines.length, "line")}; lines start at 1).` })
+    // Counted as read counts them: the empty piece after a final line break is no line of its own.
+    const shown = lines.length > 1 && lines.at(-1) === "" ? lines.length - 1 : lines.length
+    throw new LspPositionError({ field: "line", message: `line ${line} is outside the file (it has ${counted(shown, "line")}; lines start at 1).` })
   }
   const points = [...lines[line - 1]!]
   if (!Number.isInteger(character) || character < 1 || character > points.length + 1) {

@@ -27,6 +27,8 @@ describe("positions: 1-based characters as the model sees them ↔ LSP UTF-16", 
     expect(() => toLspPosition(lines, 4, 1)).toThrow("it has 3 lines")
     expect(() => toLspPosition(lines, 1, 13)).toThrow("it has 11 characters")
     expect(() => toLspPosition(lines, 0, 1)).toThrow("lines start at 1")
+    // A final line break ends the last line; it does not start one more (read says "of 2 lines" too).
+    expect(() => toLspPosition(lspLines("one\ntwo\n"), 9, 1)).toThrow("it has 2 lines")
   })
 })
 
