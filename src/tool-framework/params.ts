@@ -69,6 +69,34 @@ const renameKeys = (obj: Record<string, unknown>, aliases: Readonly<Record<strin
   return renamed
 }
 
+const jsonCodecs = new WeakMap<Tool["parameters"], Tool["parameters"] | null>()
+
+/**
+ * The parameters decoded as the JSON form their JSON Schema describes. The
+ * model is shown the schema of that form: `Schema.optional(Schema.Number)`
+ * there allows null (for "absent") and "NaN"/"Infinity" (for those numbers),
+ * which a plugin's own schema refuses when given as they are. Undefined when
+ * that form refuses them too (or the schema has none).
+ */
+const decodeAsJson = (tool: Tool, params: Record<string, unknown>): { readonly value: unknown } | undefined => {
+  let codec = jsonCodecs.get(tool.parameters)
+  if (codec === undefined) {
+    try {
+      codec = Schema.toCodecJson(tool.parameters) as Tool["parameters"]
+    } catch {
+      codec = null
+    }
+    jsonCodecs.set(tool.parameters, codec)
+  }
+  if (codec === null) return undefined
+  try {
+    const exit = Schema.decodeUnknownExit(codec, { errors: "all", onExcessProperty: "error" })(params)
+    return exit._tag === "Success" ? { value: exit.value } : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Decodes a call's parameters: accepted aliases are renamed to their canonical
  * names, then the
@@ -96,6 +124,8 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
   }
   const exit = Schema.decodeUnknownExit(tool.parameters, { errors: "all", onExcessProperty: "error" })(renamed)
   if (exit._tag === "Success") return { ok: true, value: exit.value }
+  const asJson = tool.jsonSchema === undefined ? decodeAsJson(tool, renamed) : undefined
+  if (asJson !== undefined) return { ok: true, value: asJson.value }
   const squashed = exit.cause.reasons.find((r) => r._tag === "Fail") as { error?: unknown } | undefined
   const schemaError = squashed?.error as { issue?: SchemaIssue.Issue } | undefined
   const issues = schemaError?.issue ? formatter(schemaError.issue).issues : []

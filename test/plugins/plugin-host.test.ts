@@ -6,6 +6,7 @@ import { makeConfig, type ConfigData } from "../../src/config/config.ts"
 import { loadPlugins, pluginNotices, toolsWithPlugins, type PluginSet } from "../../src/plugins/plugin-host.ts"
 import { builtinNames } from "../../src/cli/plugin-setup.ts"
 import { makeTrust } from "../../src/trust/trust.ts"
+import { parameterJsonSchema } from "../../src/tool-framework/json-schema.ts"
 import { builtinTools, callTool, project, tempDir, writeTree, type TreeSpec } from "../support/harness.ts"
 
 // Plugins loaded in this process (Bun's runtime plugin gives them anvil/plugin and effect),
@@ -306,6 +307,31 @@ export default definePlugin({ api: 1, hooks: {
     const answers = await set.hooks.call("permission.ask", { tool: "write", params: {} })
     expect(answers).toEqual([{ plugin: "typo", value: undefined }])
     expect(problems.at(-1)).toBe(`plugin 'typo': hook permission.ask answered true, which is not "allow", "deny", "ask" or nothing; ignored`)
+  }, 30_000)
+
+  test("a plugin tool takes what its JSON Schema shows the model: null for an optional parameter (absent), \"Infinity\" for a number", async () => {
+    const { root, env } = setup({
+      user: {
+        "opt.ts": `import { defineTool } from "anvil/plugin"
+import { Schema } from "effect"
+export default defineTool({ name: "opt_tool", description: "x", readOnly: true,
+  parameters: Schema.Struct({ n: Schema.optional(Schema.Number), limit: Schema.Number, label: Schema.optional(Schema.String) }),
+  run: ({ n, limit, label }) => ({ n: n === undefined ? "absent" : n, limit: String(limit), label: label ?? "absent" }) })
+`,
+      },
+    })
+    const { set, problems } = await load(root, env)
+    expect(problems).toEqual([])
+    const tools = toolsWithPlugins(builtinTools, set, () => undefined)
+    const schema = JSON.stringify(parameterJsonSchema(tools.find((t) => t.name === "opt_tool")!))
+    expect(schema).toContain('{"type":"null"}')
+    const { envelope } = await callTool(root, "opt_tool", { n: null, limit: "Infinity", label: null }, { tools, env })
+    expect(envelope.status).toBe("success")
+    expect(envelope.data).toMatchObject({ n: "absent", limit: "Infinity", label: "absent" })
+    // What neither form takes is still refused, naming the field.
+    const bad = await callTool(root, "opt_tool", { limit: "many" }, { tools, env })
+    expect(bad.envelope.error).toMatchObject({ code: "INVALID_PARAM" })
+    expect(bad.envelope.error!.message).toContain("limit")
   }, 30_000)
 
   test("shell.env: names with '=' or NUL and values that are not text are reported and left out; the good ones reach bash", async () => {
