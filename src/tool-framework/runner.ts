@@ -92,6 +92,9 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
           // spill file and execution history are built from this same context.
           const context = { cwd: workspace.cwdDisplay, params_input: recordedParams(tool, call.params ?? {}) }
           const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - started))
+          // A step of the call that the user's cancel (Ctrl-C, an aborted run) interrupts.
+          const cancellable = <A, E, X>(step: Effect.Effect<A, E, X>): Effect.Effect<A, E, X> =>
+            options.cancelled ? Effect.raceFirst(step, Effect.andThen(options.cancelled, Effect.interrupt)) : step
 
           const fail = (title: string, error: ToolError, t: Tool | undefined) =>
             Effect.gen(function* () {
@@ -147,10 +150,19 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
           let params = decoded.value
           let hook: HookPermission | undefined
           if (tool.beforeCall) {
-            const before = yield* Effect.suspend(() => tool.beforeCall!(params, { callId, rawParams: call.params })).pipe(Effect.result)
-            if (before._tag === "Failure") return yield* fail(tool.title, before.failure, tool)
-            params = before.success.params
-            hook = before.success.permission
+            // Cancellable like the run: a hook that takes its whole time limit (a command hook, up to a
+            // minute) must not hold up Ctrl-C or SIGTERM.
+            const before = yield* cancellable(Effect.suspend(() => tool.beforeCall!(params, { callId, rawParams: call.params }))).pipe(Effect.exit)
+            if (before._tag === "Failure") {
+              const failure = before.cause.reasons.find(Cause.isFailReason)
+              if (failure && failure.error instanceof ToolError) return yield* fail(tool.title, failure.error, tool)
+              if (before.cause.reasons.some(Cause.isInterruptReason)) {
+                return yield* fail(tool.title, new ToolError({ code: "CANCELLED", message: `The ${tool.title} call was cancelled.` }), tool)
+              }
+              return yield* Effect.die(Cause.squash(before.cause))
+            }
+            params = before.value.params
+            hook = before.value.permission
           }
 
           const decision = yield* permissions.check({ tool, params, callId, ...(hook ? { hook } : {}) })
@@ -175,10 +187,7 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
           const running = Effect.suspend(
             () => tool.run(params, { callId, rawParams: call.params }) as Effect.Effect<ToolResult, ToolError, R>,
           )
-          const cancellable = options.cancelled
-            ? Effect.raceFirst(running, Effect.andThen(options.cancelled, Effect.interrupt))
-            : running
-          const exit = yield* cancellable.pipe(Effect.provideContext(services), Effect.exit)
+          const exit = yield* cancellable(running).pipe(Effect.provideContext(services), Effect.exit)
           if (exit._tag === "Failure") {
             const failure = exit.cause.reasons.find(Cause.isFailReason)
             if (failure && failure.error instanceof ToolError) return yield* fail(tool.title, failure.error, tool)

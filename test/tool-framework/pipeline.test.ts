@@ -114,6 +114,16 @@ describe("pipeline: failures never crash", () => {
     expect(envelope.error?.code).toBe("CANCELLED")
   })
 
+  test("a cancel also stops a hook before the run (a command hook can take a minute): CANCELLED at once, the tool not run", async () => {
+    let ran = false
+    const hooked = { ...calculatorTool, beforeCall: () => Effect.as(Effect.sleep("8 seconds"), { params: { expression: "1" } }), run: () => Effect.sync(() => ((ran = true), { data: {}, text: "ran" })) }
+    const started = performance.now()
+    const { envelope } = await callTool(project(), "calculator", { expression: "1" }, { tools: [hooked], cancelled: Effect.sleep("50 millis") })
+    expect(envelope.error?.code).toBe("CANCELLED")
+    expect(performance.now() - started).toBeLessThan(5_000)
+    expect(ran).toBe(false)
+  })
+
   test("time_ms, cwd and params_input are always present", async () => {
     const root = project({ "src/x.txt": "x" })
     const { envelope } = await callTool(root, "calculator", { expression: "1" }, { tools, cwd: join(root, "src") })
