@@ -71,8 +71,10 @@ export const truncateObservation = (input: {
       ? `The full output was saved to ${spilled}${readable !== spilled ? ` (its text, line by line: ${readable})` : ""}.`
       : "The full output could not be saved to disk."
     const which = direction === "head" ? "first" : direction === "tail" ? "last" : "first and last"
+    // Kept from the head, a line that could not be shown whole ends the part shown (resumeAt names it).
+    const lastCut = direction === "head" && cut.resumeAt < cut.keptLines ? ", the last of them cut" : ""
     const notice =
-      `⚠️ Output too large: showing the ${which} ${cut.keptLines} of ${cut.originalLines} lines ` +
+      `⚠️ Output too large: showing the ${which} ${cut.keptLines} of ${cut.originalLines} lines${lastCut} ` +
       `(${cut.keptBytes} of ${cut.originalBytes} bytes). ${where}`
     const hints: Array<RetrievalHint> = []
     if (spilled) {

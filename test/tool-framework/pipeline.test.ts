@@ -185,6 +185,14 @@ describe("truncation layer", () => {
     expect(envelope.text).not.toContain("Task")
   })
 
+  test("one line longer than the budget under the header is shown cut, said so, and paged from that line", async () => {
+    const { envelope, meta } = await callTool(project(), "echo_lines", { lines: 1, width: 80_000 }, { tools })
+    expect(envelope.status).toBe("partial")
+    expect(envelope.text).toStartWith("# EchoLines\n\nL0000")
+    expect(envelope.text).toContain("showing the first 3 of 3 lines, the last of them cut (51200 of 80013 bytes)")
+    expect(meta.retrieval_hints?.find((h) => h.action === "Read")?.args).toMatchObject({ offset: 2 })
+  })
+
   test("over-long output is cut by bytes when the line count is within budget", async () => {
     const root = project()
     const { envelope } = await callTool(root, "echo_lines", { lines: 100, width: 1000 }, { tools })
