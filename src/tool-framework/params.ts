@@ -69,7 +69,7 @@ const renameKeys = (obj: Record<string, unknown>, aliases: Readonly<Record<strin
   return renamed
 }
 
-const jsonCodecs = new WeakMap<Tool["parameters"], Tool["parameters"] | null>()
+const jsonCodecs = new WeakMap<Tool["parameters"], Schema.Codec<unknown, unknown, never, never> | null>()
 
 /**
  * The parameters decoded as the JSON form their JSON Schema describes. The
@@ -82,7 +82,7 @@ const decodeAsJson = (tool: Tool, params: Record<string, unknown>): { readonly v
   let codec = jsonCodecs.get(tool.parameters)
   if (codec === undefined) {
     try {
-      codec = Schema.toCodecJson(tool.parameters) as Tool["parameters"]
+      codec = Schema.toCodecJson(tool.parameters)
     } catch {
       codec = null
     }
