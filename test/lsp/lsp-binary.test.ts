@@ -95,7 +95,7 @@ describe("LSP tools on real servers (compiled binary)", () => {
     // Positions outside the file are a precise INVALID_PARAM.
     const outside = await tool(root, "lsp_hover", { path: "b.py", line: 40, character: 1 })
     expect(outside.envelope.error).toMatchObject({ code: "INVALID_PARAM", field_errors: [{ field: "line" }] })
-    expect(outside.envelope.error.message).toContain("it has 5 lines")
+    expect(outside.envelope.error.message).toContain("it has 4 lines") // as read counts them: the final line break adds none
 
     // An edit that breaks the file reports the new error in the edit's own answer.
     const edit = await tool(root, "edit", { path: "b.py", old_string: "print(value)", new_string: "print(valeu)" })
