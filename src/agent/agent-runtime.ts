@@ -1,5 +1,4 @@
 import { Context, Effect, Layer } from "effect"
-import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import type { ConfigWarning } from "../config/check.ts"
 import { Config, ConfigStrictError, type ConfigShape } from "../config/config.ts"
@@ -23,6 +22,7 @@ import { FileLedger } from "../workspace/file-ledger.ts"
 import { projectRootOf } from "../workspace/project-root.ts"
 import type { AgentEvent } from "./events.ts"
 import { runTurn, type VerifyOutcome } from "./loop.ts"
+import { readInstructionFile } from "./instruction-files.ts"
 import { offerFromConfig } from "./tool-offer.ts"
 import { PROFILES, type EngineName, type Profile } from "./profiles.ts"
 import { loadSkillCatalog } from "../skills/skill-catalog.ts"
@@ -61,7 +61,6 @@ export const bootAgent = (input: {
 }) =>
   Effect.gen(function* () {
     const path = yield* Path
-    const fs = yield* FileSystem
     const root = yield* projectRootOf(input.cwd, input.root ?? input.env.ANVIL_ROOT)
     // The project file's settings that need the user's trust (model servers, LSP commands, loosening rules) are left out until trusted.
     const config = yield* Config.load({ root, env: input.env, ...(input.configOverrides ? { overrides: input.configOverrides } : {}) }).pipe(
@@ -78,7 +77,7 @@ export const bootAgent = (input: {
     const names = ["AGENTS.md", ...(input.claudeInstructions === false ? [] : ["CLAUDE.md", ".claude/CLAUDE.md"])]
     const found: Array<{ name: string; text: string }> = []
     for (const name of names) {
-      const text = yield* fs.readFileString(path.join(root, name)).pipe(Effect.orElseSucceed(() => ""))
+      const text = readInstructionFile(root, name)
       if (text.trim() !== "" && !found.some((f) => f.text === text)) found.push({ name, text })
     }
     const agentsMd = found.length === 1 ? found[0]!.text : found.map((f) => `## ${f.name}\n${f.text.trim()}`).join("\n\n")
