@@ -52,7 +52,7 @@ export const projectMayNeedTrust = (layers: ReadonlyArray<{ readonly source: str
   if (!data) return false
   const tools = data.tools as Record<string, Record<string, unknown> | undefined> | undefined
   return data.providers !== undefined || data.permission !== undefined || data.lsp !== undefined ||
-    (typeof tools === "object" && tools !== null && (tools.grep?.rg_path !== undefined || tools.bash?.shell !== undefined || tools.fetch?.credentials !== undefined))
+    (typeof tools === "object" && tools !== null && (tools.grep?.rg_path !== undefined || tools.bash?.shell !== undefined || tools.fetch?.credentials !== undefined || tools.fetch?.verify_tls === false))
 }
 
 /**

@@ -18,8 +18,9 @@ import { makeTrust, type TrustShape, type TrustSubject } from "./trust.ts"
  *   is not started; see config/ignored.ts untrustedLanguageServers);
  * - `permission` rules that loosen: `allow`, or `ask` where your own file says
  *   `deny` (narrowing rules always apply);
- * - `tools.grep.rg_path` and `tools.bash.shell` (programs anvil runs) and `tools.fetch.credentials.<host>`
- *   (which secrets go to which host).
+ * - `tools.grep.rg_path` and `tools.bash.shell` (programs anvil runs), `tools.fetch.credentials.<host>`
+ *   (which secrets go to which host) and `tools.fetch.verify_tls: false` (certificates unchecked);
+ * - `verify`, only where it would run outside the command sandbox (see project-verify.ts).
  * Until then they are left out of the configuration in force and reported.
  * The user's own file, the environment and command-line options need no trust.
  */
@@ -125,6 +126,10 @@ export const guardedSettings = (project: ConfigData, base: ConfigData): Readonly
       ? [{ subject: { kind: "setting", name: `tools.${tool}.${key}`, content: { text: text(value) } }, paths: [["tools", tool, key]], values: [value] }]
       : []
   }),
+  // Certificate checks off: a man in the middle then reads what fetch sends, your credentials for that host included.
+  ...(recordAt(project, "tools", "fetch").verify_tls === false && recordAt(base, "tools", "fetch").verify_tls !== false
+    ? [{ subject: { kind: "setting", name: "tools.fetch.verify_tls", content: { text: "false" } }, paths: [["tools", "fetch", "verify_tls"]], values: [false] }]
+    : []),
   ...Object.entries(recordAt(project, "tools", "fetch", "credentials"))
     .filter(([host, value]) => !sameValue(value, recordAt(base, "tools", "fetch", "credentials")[host]))
     .map(([host, value]) => ({

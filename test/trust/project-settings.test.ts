@@ -168,6 +168,18 @@ describe("project settings that need trust", () => {
     expect(config.get("tools.fetch.credentials", {})).toEqual({})
   })
 
+  test("a project that turns fetch's certificate checks off needs trust; turning them on does not; the user's own false needs none", async () => {
+    const off = await guarded({ tools: { fetch: { verify_tls: false, timeout_sec: 5 } } })
+    expect(keys(off.config)).toEqual(["tools.fetch.verify_tls"])
+    expect(off.config.get("tools.fetch.verify_tls", true)).toBe(true)
+    expect(off.config.get("tools.fetch.timeout_sec", 0)).toBe(5)
+    expect(ignoredSettingsNotice(off.config.ignored)).toContain("tools.fetch.verify_tls: false")
+    expect(await Effect.runPromise(trustProjectSettings(off.raw, off.root))).toEqual(["tools.fetch.verify_tls"])
+    expect((await Effect.runPromise(guardProjectConfig(off.raw, off.root))).get("tools.fetch.verify_tls", true)).toBe(false)
+    expect(keys((await guarded({ tools: { fetch: { verify_tls: true } } })).config)).toEqual([])
+    expect(keys((await guarded({ tools: { fetch: { verify_tls: false } } }, { tools: { fetch: { verify_tls: false } } })).config)).toEqual([])
+  })
+
   test("the bash shell a project sets needs trust: it runs every command, outside the sandbox where that is off, while the user approves the command line", async () => {
     const { config } = await guarded({ tools: { bash: { shell: "./evil-shell.sh", timeout_ms: 5000 } } })
     expect(keys(config)).toEqual(["tools.bash.shell"])
