@@ -133,13 +133,16 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
   const fieldErrors: Array<FieldError> = issues.map((i) => {
     const segments = (i.path ?? []).map((p) => String(typeof p === "object" ? (p as { key: unknown }).key : p))
     const field = segments.length > 0 ? segments.join(".") : "(root)"
-    const unknownKey = i.message === "Expected no excess property"
     // An unknown key inside an item (edits[0].bogus) names what that item accepts, not the top-level parameters.
     const accepted = segments.length > 1 ? keysAt(tool, segments.slice(0, -1)) : known
+    // A struct without fields (todoread) reports an extra key as "Expected never" rather than as an excess property.
+    const unknownKey =
+      i.message === "Expected no excess property" || (i.message === "Expected never" && accepted.length === 0 && segments.length > 0)
+    const what = accepted.length === 0 ? "this tool takes no parameters" : `accepted: ${accepted.join(", ")}`
     // Schema's messages may quote the value given: never more than a prefix of it.
     return {
       field: capText(field, 200),
-      message: unknownKey ? `unknown ${segments.length > 1 ? "field" : "parameter"} (accepted: ${accepted.join(", ")})` : capText(i.message, 500),
+      message: unknownKey ? `unknown ${segments.length > 1 ? "field" : "parameter"} (${what})` : capText(i.message, 500),
     }
   })
   const summary = capText(fieldErrors.map((f) => `${f.field}: ${f.message}`).join("; "))

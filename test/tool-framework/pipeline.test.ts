@@ -67,6 +67,14 @@ describe("pipeline: names and parameters", () => {
     expect(top.envelope.error?.field_errors).toEqual([{ field: "bogus", message: "unknown parameter (accepted: path, edits, expected_sha256, dry_run)" }])
   })
 
+  test("a tool that takes no parameters names an unknown key as unknown, not with Schema's 'Expected never'", async () => {
+    const root = project()
+    const { envelope } = await callTool(root, "todoread", { session_id: "x" })
+    expect(envelope.error?.code).toBe("INVALID_PARAM")
+    expect(envelope.error?.field_errors).toEqual([{ field: "session_id", message: "unknown parameter (this tool takes no parameters)" }])
+    expect(envelope.error?.message).not.toContain("never")
+  })
+
   test("keys named like Object's own members (__proto__, constructor, toString) are unknown parameters by their names, never aliases or a prototype", async () => {
     const root = project()
     const call = (json: string) => callTool(root, "write", json)
