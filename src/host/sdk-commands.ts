@@ -1,6 +1,6 @@
 import { ConfigError, readConfig } from "../config/config.ts"
 import { localCommands, type SlashCommand } from "../plugins/claude-commands.ts"
-import { pluginCommands } from "../plugins/plugin-host.ts"
+import { pluginCommands } from "../plugins/plugin-extras.ts"
 
 /** A slash command as the Agent SDK's `supportedCommands()` lists it. */
 export interface SdkCommand {

@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { Effect } from "effect"
 import type { ConfigShape } from "../config/config.ts"
 import { makeTrust } from "../trust/trust.ts"
 import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
 import { discoverPlugins, type DiscoveredPlugin } from "./discovery.ts"
-import { pluginSettings } from "./plugin-host.ts"
+import { pluginCommandFolder, type SlashCommand } from "./claude-commands.ts"
+import { admission, pluginSettings, trustOf } from "./plugin-host.ts"
 
 /**
  * What Claude Code plugin folders bring besides hooks — skills and MCP
@@ -23,22 +23,26 @@ export interface ExtrasInput {
   readonly trustProject?: boolean
 }
 
-/** The Claude Code plugin folders that would load. */
+/**
+ * The Claude Code plugin folders that would load, by the rule loading itself applies (plugin-host's
+ * admission): enabled, not broken, the first of their name, and trusted (or assumed trusted) when they
+ * came with the project. Every plugin takes its name in order, as when they load.
+ */
 export const activeClaudePlugins = (input: ExtrasInput): ReadonlyArray<DiscoveredPlugin> => {
   const settings = pluginSettings(input.config)
   const found = discoverPlugins({ root: input.root, env: input.env, paths: settings.paths })
-  const claude = found.plugins.filter((p) => p.kind === "claude" && !p.problem && !settings.disabled.includes(p.name))
-  if (claude.length === 0) return []
+  if (!found.plugins.some((p) => p.kind === "claude")) return []
   const trust = makeTrust({ root: input.root, env: input.env, ...(input.trustProject ? { assume: ["plugin"] } : {}) })
-  const trusted = (p: DiscoveredPlugin) =>
-    Effect.runSync(
-      trust.check({ kind: "plugin", name: p.name, content: { path: p.path } }).pipe(
-        Effect.map((c) => c.status === "trusted"),
-        Effect.orElseSucceed(() => false),
-      ),
-    )
-  return claude.filter((p) => p.source === "user" || trusted(p))
+  const seen = new Set<string>()
+  return found.plugins.filter((p) => !("refused" in admission(p, seen, settings.disabled, (q) => trustOf(trust, q))) && p.kind === "claude")
 }
+
+/**
+ * The slash commands the active Claude Code plugin folders bring (`commands/`), found without loading any
+ * plugin: for a host that lists commands before a session opens (the Agent SDK's `initialize`).
+ */
+export const pluginCommands = (input: ExtrasInput): ReadonlyArray<SlashCommand> =>
+  activeClaudePlugins(input).flatMap((p) => pluginCommandFolder(p.path, p.name))
 
 /** The `skills/` folders of the active Claude Code plugin folders, in plugin order. */
 export const pluginSkillFolders = (input: ExtrasInput): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> =>

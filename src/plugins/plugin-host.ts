@@ -1,5 +1,5 @@
 import type { CustomAgent } from "../tool-framework/subagent.ts"
-import { pluginCommandFolder, type SlashCommand } from "./claude-commands.ts"
+import type { SlashCommand } from "./claude-commands.ts"
 import { Effect, Predicate } from "effect"
 import type { ConfigShape } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
@@ -101,7 +101,7 @@ export interface LoadPluginsOptions {
 const describe = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** The trust of a discovered project plugin: untrusted/changed/trusted/assumed, or a problem reading it. */
-const trustOf = (trust: TrustShape, plugin: DiscoveredPlugin) =>
+export const trustOf = (trust: TrustShape, plugin: DiscoveredPlugin) =>
   Effect.runSync(
     trust.check({ kind: "plugin", name: plugin.name, content: { path: plugin.path } }).pipe(
       Effect.map((c) => (c.assumed ? ("assumed" as const) : c.status)),
@@ -127,7 +127,7 @@ const runSetup = async (plugin: PluginDefinition, ctx: { root: string; options: 
  * Whether a discovered plugin loads: the status it ends in when it does not (a second plugin of a name, disabled,
  * a problem, a project plugin not trusted), or the trust it loads with. Takes its name in `seen`.
  */
-const admission = (
+export const admission = (
   plugin: DiscoveredPlugin,
   seen: Set<string>,
   disabled: ReadonlyArray<string>,
@@ -141,22 +141,6 @@ const admission = (
   const state = trustStateOf(plugin)
   if (typeof state === "object") return { refused: { status: "error", error: { message: state.problem } } }
   return state === "untrusted" || state === "changed" ? { refused: { status: "untrusted", trust: state } } : { trust: state }
-}
-
-/**
- * The slash commands the Claude Code plugins that would load here bring (`commands/`), found without loading
- * any plugin: for a host that lists commands before a session opens (the Agent SDK's `initialize`).
- */
-export const pluginCommands = (options: Pick<LoadPluginsOptions, "root" | "env" | "config" | "trustProject">): ReadonlyArray<SlashCommand> => {
-  const settings = pluginSettings(options.config)
-  const found = discoverPlugins({ root: options.root, env: options.env, paths: settings.paths })
-  const trust = makeTrust({ root: options.root, env: options.env, ...(options.trustProject ? { assume: ["plugin"] } : {}) })
-  const seen = new Set<string>()
-  return found.plugins.flatMap((plugin) =>
-    plugin.kind === "claude" && !("refused" in admission(plugin, seen, settings.disabled, (p) => trustOf(trust, p)))
-      ? pluginCommandFolder(plugin.path, plugin.name)
-      : [],
-  )
 }
 
 export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSet> => {
