@@ -1,5 +1,6 @@
 import type * as Ffi from "bun:ffi"
 import { fstatSync } from "node:fs"
+import { openLibc } from "../workspace/libc.ts"
 
 /**
  * Notices that the reader of a pipe or socket anvil writes to has gone (`anvil run … | head -1` after head
@@ -13,19 +14,11 @@ const POLLHUP = 0x010
 
 type PollFn = (fds: Ffi.Pointer, count: number, timeoutMs: number) => number
 
+// Loaded by the commands that watch their output, not at start (see openLibc).
 const loadPoll = (): { poll: PollFn; ptr: typeof Ffi.ptr } | undefined => {
   if (process.platform !== "linux" && process.platform !== "darwin") return undefined
-  // Loaded by the commands that watch their output, not at start: bun:ffi costs every command about a millisecond.
-  const { dlopen, FFIType, ptr } = process.getBuiltinModule("bun:ffi") as typeof Ffi
-  for (const name of ["libc.so.6", "libc.so", "/usr/lib/libSystem.B.dylib"]) {
-    try {
-      const lib = dlopen(name, { poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 } })
-      return { poll: lib.symbols.poll as unknown as PollFn, ptr }
-    } catch {
-      // try the next name
-    }
-  }
-  return undefined
+  const poll = openLibc((t) => ({ poll: { args: [t.ptr, t.u64, t.i32], returns: t.i32 } }))?.poll as PollFn | undefined
+  return poll && { poll, ptr: (process.getBuiltinModule("bun:ffi") as typeof Ffi).ptr }
 }
 
 /** Whether `fd` is a pipe or a socket (a file or a terminal has no reader to lose). */

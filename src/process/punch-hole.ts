@@ -1,4 +1,4 @@
-import type * as Ffi from "bun:ffi"
+import { openLibc } from "../workspace/libc.ts"
 
 /**
  * Frees the disk blocks of a byte range of an open file without changing its
@@ -13,20 +13,11 @@ const FALLOC_FL_PUNCH_HOLE = 2
 
 type FallocateFn = (fd: number, mode: number, offset: number, length: number) => number
 
-const load = (): FallocateFn | undefined => {
-  if (process.platform !== "linux") return undefined
-  // Loaded on the first hole, not at start: bun:ffi costs every command about a millisecond.
-  const { dlopen, FFIType } = process.getBuiltinModule("bun:ffi") as typeof Ffi
-  for (const name of ["libc.so.6", "libc.so"]) {
-    try {
-      const lib = dlopen(name, { fallocate: { args: [FFIType.i32, FFIType.i32, FFIType.i64, FFIType.i64], returns: FFIType.i32 } })
-      return lib.symbols.fallocate as unknown as FallocateFn
-    } catch {
-      // try the next name
-    }
-  }
-  return undefined
-}
+// Loaded on the first hole, not at start (see openLibc).
+const load = (): FallocateFn | undefined =>
+  process.platform === "linux"
+    ? (openLibc((t) => ({ fallocate: { args: [t.i32, t.i32, t.i64, t.i64], returns: t.i32 } }))?.fallocate as FallocateFn | undefined)
+    : undefined
 
 let fallocate: FallocateFn | undefined | null = null
 
