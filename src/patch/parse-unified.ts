@@ -328,7 +328,7 @@ export const parseUnified = (text: string, options: UnifiedOptions = {}): Parsed
     if (refA !== undefined && refB !== undefined) {
       if (prefixed(refA, refB)) level = 1
       else if (refA !== refB && stripComponents(refA, 1) !== undefined && stripComponents(refA, 1) === stripComponents(refB, 1)) level = 1
-    } else if (prefixed(o, n) && (o ?? n)!.includes("/")) level = 1
+    } else if ((o ?? n)?.includes("/") === true && prefixed(o, n)) level = 1
     return { old: strip(o, level), new: strip(n, level), auto: true }
   }
 }

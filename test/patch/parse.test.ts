@@ -98,6 +98,29 @@ describe("parseUnified", () => {
     ])
   })
 
+  test("a pure rename or copy of names with spaces (the 'diff --git' line cannot be split) takes its names from the rename/copy lines", () => {
+    const p = parsePatch(
+      [
+        "diff --git a/sp ace.txt b/sp ace2.txt",
+        "similarity index 100%",
+        "rename from sp ace.txt",
+        "rename to sp ace2.txt",
+        "diff --git a/my src.txt b/my copy.txt",
+        "similarity index 100%",
+        "copy from my src.txt",
+        "copy to my copy.txt",
+        "diff --git a/an empty b/an empty",
+        "new file mode 100644",
+        "index 0000000..e69de29",
+      ].join("\n"),
+    )
+    expect(p.files.map((f) => [f.operation, f.oldPath, f.newPath])).toEqual([
+      ["rename", "sp ace.txt", "sp ace2.txt"],
+      ["copy", "my src.txt", "my copy.txt"],
+      ["create", undefined, "an empty"],
+    ])
+  })
+
   test("hunk bodies: no-newline markers, CR kept per line, empty context lines, a format-patch signature", () => {
     const p = parsePatch("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\r\n\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n-- \n2.39.5\n")
     const h = p.files[0]!.hunks[0]!
