@@ -70,7 +70,6 @@ export interface GrepResult {
 
 const SNIFF = 64 * 1024
 const joinDisplay = (base: string, rel: string) => (base === "." ? rel : `${base}/${rel}`)
-const parentDisplay = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : ".")
 
 /** An include glob as ripgrep `--glob`s, when ripgrep reads it the same way (or more broadly: the results are re-checked). */
 const rgGlobsFor = (matcher: GlobMatcher): ReadonlyArray<string> | undefined =>
@@ -118,7 +117,6 @@ export const grep = (request: GrepRequest) =>
     if (info.type !== "Directory" && info.type !== "File") return yield* new GrepNotSearchable({ shown })
     const isFile = info.type === "File"
     const target: SearchTarget = isFile ? { dir: path.dirname(resolved.real), file: path.basename(resolved.real) } : { dir: resolved.real }
-    const baseDisplay = isFile ? parentDisplay(shown) : shown
 
     if (isFile) {
       const head = yield* fs.stream(resolved.real, { bytesToRead: SNIFF }).pipe(
@@ -210,7 +208,8 @@ export const grep = (request: GrepRequest) =>
     // that was swapped back since.
     const shownFiles = firstInOrder(found, showable, (a, b) => b.mtime! - a.mtime! || comparePaths(a.path, b.path))
       .filter((f) => stillHolds(ws.contains, path.join(target.dir, f.path), f))
-      .map((f) => ({ f, display: joinDisplay(baseDisplay, f.path) }))
+      // One file searched is named as it was given: through a link, the engine saw the target's name.
+      .map((f) => ({ f, display: isFile ? shown : joinDisplay(shown, f.path) }))
 
     let totalLines = 0
     for (const f of found) totalLines += f.matchedLines

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { utimesSync } from "node:fs"
+import { mkdirSync, symlinkSync, utimesSync } from "node:fs"
 import { join } from "node:path"
 import { grep, type GrepRequest } from "../../src/search/grep.ts"
 import { matchLines } from "../../src/search/grep-report.ts"
@@ -57,6 +57,16 @@ describe("grep (search domain)", () => {
     const { matches, lines } = matchLines(withContext.shownFiles, { maxMatches: 10, before: 1, after: 0, maxLineLength: 500 })
     expect(matches).toEqual([{ file: "new.ts", line: 4, text: "alpha again", before_context: [{ line: 3, text: "let y" }], after_context: [] }])
     expect(lines).toEqual(["new.ts", "  3- let y", "  4: alpha again"])
+  })
+
+  test("one file given through a symbolic link is named as given, not by the link's target", async () => {
+    symlinkSync("notes.md", join(root, "link.md"))
+    mkdirSync(join(root, "sub"))
+    symlinkSync("../new.ts", join(root, "sub/again.ts"))
+    for (const engine of ["auto", "builtin"] as const) {
+      expect((await run("markdown", { path: "link.md", engine })).shownFiles.map((f) => f.display)).toEqual(["link.md"])
+      expect((await run("again", { path: "sub/again.ts", engine })).shownFiles.map((f) => f.display)).toEqual(["sub/again.ts"])
+    }
   })
 
   test("tagged errors: a bad include, a missing path, .git, a binary file, a bad pattern in either engine", async () => {
