@@ -5,6 +5,7 @@ import { Config } from "../config/config.ts"
 import { readSettingsFile } from "../config/settings-file.ts"
 import type { HookPermission, PermissionLevel, Tool } from "../tool-framework/definition.ts"
 import { Workspace } from "../workspace/workspace.ts"
+import { realLocation } from "../workspace/real-location.ts"
 import { allowCovers, levelFor, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { untrustedAllow, type UntrustedAllow } from "./untrusted-allow.ts"
@@ -137,9 +138,14 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       const fs = Option.getOrUndefined(yield* Effect.serviceOption(FileSystem))
       const pathService = Option.getOrUndefined(yield* Effect.serviceOption(Path))
       const approved: Array<AllowRule> = [...(options.allow ?? [])]
-      const normalize = (p: string): string => {
-        if (!workspace || !pathService) return p.replace(/^\.\//, "")
-        return workspace.display(pathService.resolve(workspace.cwd, p))
+      // A path is judged as named and, when a link leads elsewhere inside the project, as where it leads too: a
+      // deny rule on secret.txt also holds for a link to it.
+      const normalize = (p: string): ReadonlyArray<string> => {
+        if (!workspace || !pathService) return [p.replace(/^\.\//, "")]
+        const absolute = pathService.resolve(workspace.cwd, p)
+        const real = realLocation(absolute)
+        const named = workspace.display(absolute)
+        return real === absolute || !workspace.contains(real) ? [named] : [named, workspace.display(real)]
       }
       const permission = () => config.get("permission", {} as Record<string, unknown>)
       const subjectsFor = (tool: Tool, params: unknown) =>

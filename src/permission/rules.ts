@@ -231,10 +231,10 @@ const patchPaths = (patch: string): Array<string> => {
 /**
  * What a call's patterns are matched against, read from its parameters:
  * `command`/`args` (bash), `url` (fetch: the host), `path`/`file_path`/
- * `paths`/`edits[].path`/`patch` (file tools). Relative paths are made
- * root-relative by `normalizePath`.
+ * `paths`/`edits[].path`/`patch` (file tools). `normalizePath` makes each
+ * path root-relative, and may add where a link on it really leads.
  */
-export const subjectsOf = (params: unknown, normalizePath: (p: string) => string = (p) => p): Subjects | undefined => {
+export const subjectsOf = (params: unknown, normalizePath: (p: string) => ReadonlyArray<string> = (p) => [p]): Subjects | undefined => {
   if (!isRecord(params)) return undefined
   if (typeof params.command === "string") return { kind: "command", values: [params.command] }
   if (Array.isArray(params.args) && params.args.every((a) => typeof a === "string")) return { kind: "command", values: [params.args.join(" ")] }
@@ -251,5 +251,5 @@ export const subjectsOf = (params: unknown, normalizePath: (p: string) => string
   if (Array.isArray(params.edits)) for (const e of params.edits) if (isRecord(e) && typeof e.path === "string") paths.add(e.path)
   if (typeof params.patch === "string") for (const p of patchPaths(params.patch)) paths.add(p)
   if (paths.size === 0) return undefined
-  return { kind: "path", values: [...paths].map(normalizePath) }
+  return { kind: "path", values: [...new Set([...paths].flatMap(normalizePath))] }
 }

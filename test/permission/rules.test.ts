@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import {
   allowCovers,
@@ -65,7 +65,7 @@ describe("permission rules", () => {
   test("subjects come from the parameters", () => {
     expect(subjectsOf({ command: "ls" })).toEqual({ kind: "command", values: ["ls"] })
     expect(subjectsOf({ args: ["git", "log"] })).toEqual({ kind: "command", values: ["git log"] })
-    expect(subjectsOf({ path: "./a.ts" }, (p) => p.replace(/^\.\//, ""))).toEqual({ kind: "path", values: ["a.ts"] })
+    expect(subjectsOf({ path: "./a.ts" }, (p) => [p.replace(/^\.\//, "")])).toEqual({ kind: "path", values: ["a.ts"] })
     expect([...(subjectsOf({ patch: "--- a/x.ts\n+++ b/x.ts\n@@\n*** Update File: y.ts\n" })?.values ?? [])].sort()).toEqual(["x.ts", "y.ts"])
     expect(subjectsOf({ expression: "1" })).toBeUndefined()
   })
@@ -125,6 +125,28 @@ describe("the Permissions service", () => {
     const again = await callTool(root, "touchy", { path: "src/a.ts" }, { env, tools: [pathTool], onAsk: () => Effect.sync(() => (later++, false)) })
     expect(again.envelope.status).toBe("success")
     expect(later).toBe(0)
+  })
+
+  test("a path rule holds for a link to its file or folder too: a deny on secret.txt is not passed by alias.txt -> secret.txt", async () => {
+    const root = project({ "secret.txt": "s\n", "src/code.ts": "c\n" })
+    writeFileSync(join(root, "anvil.json"), JSON.stringify({ permission: { read: { "secret.txt": "deny" }, write: { "secret.txt": "deny", "src/**": "deny" } } }))
+    symlinkSync("secret.txt", join(root, "alias.txt"))
+    symlinkSync("src", join(root, "lib"))
+    mkdirSync(join(root, "sub"))
+    symlinkSync("../src/new.ts", join(root, "sub/dangling.ts"))
+    const calls: Array<[string, unknown]> = [
+      ["read", { path: "alias.txt" }],
+      ["write", { path: "alias.txt", content: "x" }],
+      ["write", { path: "lib/code.ts", content: "x" }],
+      ["write", { path: "lib/new.ts", content: "x" }],
+      ["write", { path: "sub/dangling.ts", content: "x" }],
+    ]
+    for (const [tool, params] of calls) {
+      const { envelope } = await callTool(root, tool, params)
+      expect([tool, envelope.error?.code]).toEqual([tool, "PERMISSION_DENIED"])
+    }
+    expect(readFileSync(join(root, "secret.txt"), "utf8")).toBe("s\n")
+    expect((await callTool(root, "write", { path: "other.txt", content: "x" })).envelope.status).toBe("success")
   })
 
   test("--allow rules approve matching asks but never a deny rule", async () => {
