@@ -200,8 +200,8 @@ const FUNCTIONS: Record<string, (args: Array<Value>) => Value> = {
     if (x.kind === "int") return int(roundInt(x.v, d.v))
     return float(roundFloat(x.v, d.v > 1000n ? 1000 : d.v < -1000n ? -1000 : Number(d.v)))
   },
-  max: (args) => extreme(args, "max", (a, b) => a > b),
-  min: (args) => extreme(args, "min", (a, b) => a < b),
+  max: (args) => extreme(args, "max", (x, best) => compare(x, best) > 0),
+  min: (args) => extreme(args, "min", (x, best) => compare(x, best) < 0),
   sum: (args) => args.reduce((acc, x) => binary("+", acc, x), int(0n)),
   sqrt: (args) => {
     const v = toFloat("sqrt", one("sqrt", args))
@@ -213,12 +213,11 @@ const FUNCTIONS: Record<string, (args: Array<Value>) => Value> = {
   tan: (args) => float(Math.tan(toFloat("tan", one("tan", args)))),
   log: ([x, base, ...rest]) => {
     if (!x || rest.length) throw new CalcError("log() takes one or two arguments")
-    const v = toFloat("log", x)
-    if (v <= 0) throw new CalcError("log() of a non-positive number (math domain error)")
-    if (base === undefined) return float(Math.log(v))
-    const b = toFloat("log", base)
-    if (b <= 0 || b === 1) throw new CalcError("log(): invalid base (math domain error)")
-    return float(Math.log(v) / Math.log(b))
+    const v = naturalLog(x)
+    if (base === undefined) return float(v)
+    const b = naturalLog(base)
+    if (b === 0) throw new CalcError("log(): invalid base (math domain error)")
+    return float(v / b)
   },
   exp: (args) => {
     const r = Math.exp(toFloat("exp", one("exp", args)))
@@ -227,14 +226,34 @@ const FUNCTIONS: Record<string, (args: Array<Value>) => Value> = {
   },
 }
 
+/** log(x) as Python's math.log takes it: an int beyond the double range by its mantissa and exponent, not as inf. */
+const naturalLog = (x: Value): number => {
+  if (num(x) <= 0) throw new CalcError("log() of a non-positive number (math domain error)")
+  if (x.kind === "float" || Number.isFinite(num(x))) return Math.log(toFloat("log", x))
+  const e = bitLength(x.v)
+  return Math.log(ratioToDouble(x.v, 1n, -e)) + Math.LN2 * e
+}
+
+/** Python's ordering of two numbers: exact, also between an int and a float (no rounding of the int). */
+const compare = (a: Value, b: Value): number => {
+  if (a.kind === "int" && b.kind === "int") return a.v < b.v ? -1 : a.v > b.v ? 1 : 0
+  if (a.kind === "float" && b.kind === "float") return a.v < b.v ? -1 : a.v > b.v ? 1 : 0
+  const [i, f, sign] = a.kind === "int" ? [a.v, b.v as number, 1] : [b.v as bigint, a.v, -1]
+  if (Number.isNaN(f)) return 0
+  if (!Number.isFinite(f)) return f > 0 ? -sign : sign
+  const floor = BigInt(Math.floor(f))
+  const order = i < floor ? -1 : i > floor ? 1 : Number.isInteger(f) ? 0 : -1
+  return order * sign
+}
+
 const one = (name: string, args: Array<Value>): Value => {
   if (args.length !== 1) throw new CalcError(`${name}() takes exactly one argument`)
   return args[0]!
 }
 
-const extreme = (args: Array<Value>, name: string, better: (a: number, b: number) => boolean): Value => {
+const extreme = (args: Array<Value>, name: string, better: (x: Value, best: Value) => boolean): Value => {
   if (args.length === 0) throw new CalcError(`${name}() needs at least one argument`)
-  return args.reduce((best, x) => (better(num(x), num(best)) ? x : best))
+  return args.reduce((best, x) => (better(x, best) ? x : best))
 }
 
 const CONSTANTS: Record<string, Value> = { pi: float(Math.PI), e: float(Math.E) }
