@@ -31,7 +31,7 @@ const asObject = (tool: Tool, raw: unknown): Record<string, unknown> | ToolError
     const only = fieldNames(tool)
     if (only.length === 1) return { [only[0]!]: raw }
   }
-  return invalid("Parameters must be a JSON object.", [{ field: "(root)", message: `expected an object, got ${typeof raw}` }])
+  return invalid("Parameters must be a JSON object.", [{ field: "(root)", message: `expected an object, got ${Array.isArray(raw) ? "an array" : raw === null ? "null" : typeof raw}` }])
 }
 
 /** The top-level parameter names of a tool, from its schema. */

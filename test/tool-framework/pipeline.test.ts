@@ -35,6 +35,14 @@ describe("pipeline: names and parameters", () => {
     expect(envelope.context.params_input).toEqual({ count: 2 })
   })
 
+  test("parameters that are not an object say what they are instead (an array is not 'object')", async () => {
+    const root = project()
+    for (const [params, got] of [[[1], "an array"], [7, "number"], [true, "boolean"]] as const) {
+      const { envelope } = await callTool(root, "echo_lines", params, { tools })
+      expect(envelope.error?.field_errors).toEqual([{ field: "(root)", message: `expected an object, got ${got}` }])
+    }
+  })
+
   test("bad parameters come back as INVALID_PARAM with every field error", async () => {
     const { envelope, meta } = await callTool(project(), "echo_lines", { lines: "x", extra: 1 }, { tools })
     expect(envelope.status).toBe("error")
