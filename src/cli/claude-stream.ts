@@ -247,8 +247,13 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
   }
 }
 
-/** The result when no session could start (no model, broken configuration): Claude's error shape, no session id. */
-export const startFailureResult = (message: string, exitCode: number, now: Date = new Date()): Record<string, unknown> => ({
+/** The result when no session could start (no model, broken configuration, no prompt): Claude's error shape, no session id. */
+export const startFailureResult = (
+  message: string,
+  exitCode: number,
+  reason: "config" | "usage" = "config",
+  now: Date = new Date(),
+): Record<string, unknown> => ({
   type: "result",
   subtype: "error_during_execution",
   is_error: true,
@@ -265,6 +270,6 @@ export const startFailureResult = (message: string, exitCode: number, now: Date 
   errors: [message],
   uuid: randomUUID(),
   timestamp: now.toISOString(),
-  reason: "config",
+  reason,
   exit_code: exitCode,
 })

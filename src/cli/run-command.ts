@@ -119,8 +119,38 @@ export const approvals = (
 /** A turn cut short before it could report (the result written when anvil must exit at once). */
 const unfinishedTurn = turnWithoutSteps("cancelled", "cancelled")
 
-/** How long `anvil run "prompt"` waits for piped input to start before going on without it. */
+/**
+ * How long `anvil run` waits for the first byte of piped input: with a prompt argument it then goes on
+ * without it, without one it fails (a parent that left stdin open must not hang a script).
+ * ANVIL_STDIN_WAIT (seconds) lengthens it for a producer slow to start.
+ */
 const STDIN_WAIT_MS = 3000
+
+/** The first-byte wait: ANVIL_STDIN_WAIT seconds when it is a number ≥ 0, else 3 s. */
+export const stdinWaitMs = (env: Readonly<Record<string, string | undefined>>): number => {
+  const raw = env.ANVIL_STDIN_WAIT?.trim()
+  const seconds = raw ? Number(raw) : NaN
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : STDIN_WAIT_MS
+}
+
+/**
+ * The prompt read from standard input when no argument gives one: the text, or why there is none (empty or
+ * closed input, or a pipe silent for `waitMs`), as the message of a usage error.
+ */
+export const promptFromStdin = async (io: CliIO, waitMs: number): Promise<string | { readonly message: string }> => {
+  const how = `Give the prompt as an argument (anvil run "…") or pipe it in (echo "…" | anvil run).`
+  const piped = io.readPipedStdin ? await io.readPipedStdin(waitMs) : await io.readStdin()
+  if (piped === "silent") {
+    return {
+      message:
+        `no prompt: nothing arrived on standard input within ${waitMs / 1000} s (its writer left it open and silent). ` +
+        `${how} For a producer slow to start, set ANVIL_STDIN_WAIT=SECONDS.`,
+    }
+  }
+  const text = piped?.trim() ?? ""
+  const what = piped === undefined ? "standard input is empty or closed" : "standard input was empty"
+  return text === "" ? { message: `no prompt: ${what}. ${how}` } : text
+}
 
 /** The prompt argument with piped standard input attached after it (or the piped input alone). */
 export const promptWithInput = (prompt: string, piped: string | undefined): string => {
@@ -151,21 +181,28 @@ export const runCommand = async (
   guardNodeStreams()
   const terminal = await terminalOf(io)
   const streamInput = args.inputFormat === "stream-json"
+  const line = (obj: unknown) => io.out(`${JSON.stringify(obj)}\n`)
   let prompt = args.words.join(" ").trim()
   if (streamInput) {
     if (prompt !== "") throw new UsageError("anvil run: with --input-format stream-json the prompts come on standard input, not as an argument")
   } else if (prompt === "" || prompt === "-") {
     if (terminal.interactive && prompt === "") throw new UsageError("anvil run: give a prompt (an argument, or on standard input)")
-    prompt = (await io.readStdin()).trim()
-    if (prompt === "") throw new UsageError("anvil run: the prompt is empty")
+    // `anvil run -` at a terminal reads what the person types up to Ctrl-D.
+    const read = terminal.interactive ? (await io.readStdin()).trim() || { message: "no prompt: nothing was typed" } : await promptFromStdin(io, stdinWaitMs(io.env))
+    if (typeof read !== "string") {
+      if (args.format !== "text") line(startFailureResult(read.message, EXIT.usage, "usage"))
+      io.err(`anvil run: ${read.message}\n`)
+      return EXIT.usage
+    }
+    prompt = read
   } else if (io.readPipedStdin) {
-    const piped = await io.readPipedStdin(STDIN_WAIT_MS)
-    if (piped === "silent") io.err(`anvil run: nothing arrived on standard input within ${STDIN_WAIT_MS / 1000} s; going on with the prompt alone (</dev/null skips the wait)\n`)
+    const waitMs = stdinWaitMs(io.env)
+    const piped = await io.readPipedStdin(waitMs)
+    if (piped === "silent") io.err(`anvil run: nothing arrived on standard input within ${waitMs / 1000} s; going on with the prompt alone (</dev/null skips the wait)\n`)
     else prompt = promptWithInput(prompt, piped)
   }
 
   const json = args.format !== "text"
-  const line = (obj: unknown) => io.out(`${JSON.stringify(obj)}\n`)
   const stderr = process.stderr
   const errStyle = makeStyle(colorEnabled(stderr, io.env))
   const interactive = terminal.interactive && !json && !streamInput
