@@ -1,5 +1,5 @@
 import { Cause, Context, Effect, Exit, Predicate } from "effect"
-import { ERROR_CODES, type ErrorCode } from "../protocol/error-code.ts"
+import type { ErrorCode } from "../protocol/error-code.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import type { Tool, ToolResult } from "../tool-framework/definition.ts"
 import { DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
@@ -7,7 +7,7 @@ import { commitText, openTarget } from "../edit/target-file.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { CurrentCall, Files, ToolFailure, type PluginFiles, type ToolContext, type ToolDefinition } from "./api.ts"
-import { asJson } from "./plain-json.ts"
+import { pluginErrorCode, readPluginResult } from "./plugin-result.ts"
 import type { EditError } from "../edit/edit-error.ts"
 import { withEditErrors } from "../tools/edit-errors.ts"
 import type { WorkspaceError } from "../workspace/workspace-error.ts"
@@ -26,25 +26,13 @@ const DEFAULT_CALL_TIMEOUT_MS = 600_000
 /** Progress messages kept per call (the latest ones). */
 const MAX_PROGRESS = 20
 
-/** A plugin's return value as the pipeline's result; a value JSON cannot hold throws (the call's INTERNAL_ERROR). */
-export const toToolResult = (value: unknown): Pick<ToolResult, "data" | "text" | "status"> => {
-  if (typeof value === "string") return { data: { output: value }, text: value }
-  if (value === undefined) return { data: {}, text: "(no output)" }
-  const json = asJson(value)
-  if (!json.ok) throw new Error(`the tool's result cannot be written as JSON: ${json.message}`)
-  const plain = json.value
-  if (Predicate.isObject(plain) && typeof plain.text === "string" && Object.keys(plain).every((k) => k === "text" || k === "data" || k === "status")) {
-    const data = Predicate.isObject(plain.data) ? plain.data : plain.data === undefined ? {} : { value: plain.data }
-    return { data, text: plain.text, ...(plain.status === "partial" ? { status: "partial" as const } : {}) }
-  }
-  const text = JSON.stringify(plain, null, 2) ?? String(plain)
-  return { data: Predicate.isObject(plain) ? plain : { value: plain }, text }
-}
+const failureCode = (code: unknown): ErrorCode => pluginErrorCode(code) ?? "EXECUTION_ERROR"
 
-const failureCode = (code: unknown): ErrorCode =>
-  typeof code === "string" && (ERROR_CODES as ReadonlyArray<string>).includes(code) && code !== "INTERNAL_ERROR" && code !== "CANCELLED"
-    ? (code as ErrorCode)
-    : "EXECUTION_ERROR"
+/** A plugin's throw with the plugin named, so the INTERNAL_ERROR the pipeline makes of it says whose bug it is. */
+const inPlugin = (e: unknown, plugin: string): unknown => {
+  const message = e instanceof Error ? e.message : Predicate.isObject(e) && typeof e.message === "string" ? e.message : String(e)
+  return new Error(`${message} (a bug in plugin '${plugin}')`)
+}
 
 /** A thrown value as the pipeline sees it: ToolFailure → ToolError, anything else stays a defect. */
 const isToolFailure = (e: unknown): e is ToolFailure =>
@@ -148,7 +136,7 @@ export const adaptPluginTool = (
         Effect.catch((e) =>
           isToolFailure(e)
             ? Effect.fail(new ToolError({ code: failureCode(e.code), message: `${def.name}: ${e.message}` }))
-            : Effect.die(e),
+            : Effect.die(inPlugin(e, plugin.name)),
         ),
         // A run that never settles would hold the session forever: past the limit it is interrupted,
         // which aborts ctx.signal for the plugin to stop its work.
@@ -164,7 +152,18 @@ export const adaptPluginTool = (
             ),
         }),
       )
-      const result = toToolResult(outcome)
-      return { ...result, ...(progress.length > 0 ? { meta: { progress } } : {}) } satisfies ToolResult
+      const read = readPluginResult(outcome)
+      if (read._tag === "invalid") {
+        return yield* new ToolError({
+          code: "INVALID_RESULT",
+          message:
+            `${def.name} (plugin '${plugin.name}') answered outside the tool result contract: ${read.reason.replace(/\.$/, "")}. ` +
+            `This is a bug in the plugin, not in the call: retrying will not help. Its author should return a string, {text, data?, status?: "success" | "partial"}, or throw ToolFailure for an error.`,
+        })
+      }
+      if (read._tag === "error") {
+        return yield* new ToolError({ code: read.code, message: `${def.name}: ${read.message}`, ...(read.retryable !== undefined ? { retryable: read.retryable } : {}) })
+      }
+      return { ...read.result, ...(progress.length > 0 ? { meta: { progress } } : {}) } satisfies ToolResult
     }),
 })

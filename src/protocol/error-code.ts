@@ -17,6 +17,8 @@ export const ERROR_CODES = [
   "NETWORK_ERROR",
   "RATE_LIMIT",
   "CANCELLED",
+  // An extension (a plugin tool) answered with something outside the envelope contract: a bug in it, named.
+  "INVALID_RESULT",
 ] as const
 
 export type ErrorCode = (typeof ERROR_CODES)[number]

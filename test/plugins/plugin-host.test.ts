@@ -129,13 +129,51 @@ export default definePlugin({ api: 1, tools: [
     // A result JSON cannot hold ends that call, not the output of the command.
     for (const name of ["k_cyclic", "k_bigint"]) {
       const { envelope } = await call(name)
-      expect(envelope.error).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("cannot be written as JSON") })
+      expect(envelope.error).toMatchObject({ code: "INVALID_RESULT", message: expect.stringContaining("cannot be written as JSON") })
       expect(() => JSON.stringify(envelope)).not.toThrow()
     }
+    expect((await call("k_sync_throw")).envelope.error?.message).toContain("(a bug in plugin 'kinds')")
     const denied = await call("k_writes", { n: 1 }, { onAsk: () => Effect.succeed(false) })
     expect(denied.envelope.error?.code).toBe("PERMISSION_DENIED")
     expect((await call("k_writes", { n: 1 })).envelope.status).toBe("success")
     expect(await Bun.file(join(root, "out.txt")).text()).toBe("written")
+  }, 30_000)
+})
+
+describe("plugin results outside the envelope contract", () => {
+  test("a bad status, an error without its code, a text that is no string, a function: INVALID_RESULT naming the plugin; an error envelope keeps its code", async () => {
+    const tool = (name: string, result: string) =>
+      `  defineTool({ name: "${name}", description: "r", parameters: Schema.Struct({}), readOnly: true, run: () => (${result}) as any }),\n`
+    const { root, env } = setup({
+      user: {
+        "results.ts": `import { definePlugin, defineTool } from "anvil/plugin"
+import { Schema } from "effect"
+export default definePlugin({ name: "results", api: 1, tools: [
+${tool("r_bogus", `{ text: "hi", status: "bogus" }`)}${tool("r_error_bare", `{ text: "it broke", status: "error" }`)}${tool("r_error_code", `{ status: "error", text: "x", error: { code: "WHATEVER", message: "m" } }`)}${tool("r_text", `{ text: 5, status: "partial" }`)}${tool("r_error_on_success", `{ text: "t", error: { code: "NOT_FOUND", message: "m" } }`)}${tool("r_function", `() => 1`)}${tool("r_envelope", `{ status: "error", data: {}, text: "t", error: { code: "NOT_FOUND", message: "no such row", retryable: false } }`)}${tool("r_partial", `{ status: "partial", text: "half", data: { n: 1 } }`)}${tool("r_plain", `{ status: "ok" }`)}${tool("r_list_data", `{ text: "t", data: [1, 2] }`)}]})
+`,
+      },
+    })
+    const { set } = await load(root, env)
+    const call = async (name: string) => (await callTool(root, name, {}, { tools: set.tools, env })).envelope
+    const reasons: Record<string, string> = {
+      r_bogus: `its status "bogus" is none of "success", "partial", "error"`,
+      r_error_bare: `status "error" needs error: {code, message}`,
+      r_error_code: `status "error" needs error: {code, message}`,
+      r_text: "its text must be a string, not 5",
+      r_error_on_success: `it has an error but its status is "success"`,
+      r_function: "it returned a function",
+    }
+    for (const [name, reason] of Object.entries(reasons)) {
+      const envelope = await call(name)
+      expect({ name, status: envelope.status, code: envelope.error?.code }).toEqual({ name, status: "error", code: "INVALID_RESULT" })
+      expect(envelope.error!.message).toContain(`${name} (plugin 'results') answered outside the tool result contract: ${reason}`)
+      expect(envelope.error!.retryable).toBe(false)
+    }
+    expect(await call("r_envelope")).toMatchObject({ status: "error", error: { code: "NOT_FOUND", message: "r_envelope: no such row", retryable: false } })
+    expect(await call("r_partial")).toMatchObject({ status: "partial", data: { n: 1 }, text: expect.stringContaining("half") })
+    // An object that is not envelope-shaped is data, whatever its keys say.
+    expect(await call("r_plain")).toMatchObject({ status: "success", data: { status: "ok" } })
+    expect(await call("r_list_data")).toMatchObject({ status: "success", data: { value: [1, 2] } })
   }, 30_000)
 })
 
