@@ -11,6 +11,8 @@ export const mcpSystemEvent = (event: McpEvent): Record<string, unknown> =>
 export const mcpHumanLine = (event: McpEvent): string | undefined => {
   if (event.type === "progress") return progressLine(event)
   if (event.status === "failed" || event.status === "untrusted") return `anvil: MCP server '${event.server}' ${event.status}: ${event.error ?? ""}\n`
+  // Connected with a problem: tools left out for invalid definitions, a tool list that could not be read again.
+  if (event.status === "connected" && event.error) return `anvil: warning: MCP server '${event.server}': ${event.error}\n`
   return undefined
 }
 

@@ -37,8 +37,8 @@ export interface McpConnection {
 }
 
 export interface ConnectHooks {
-  /** The server said its tool list changed (listChanged): the new list. */
-  readonly onToolsChanged: (tools: ReadonlyArray<McpToolInfo>) => void
+  /** The server said its tool list changed (listChanged): read it again with `listTools`. */
+  readonly onToolsChanged: () => void
   /** The connection ended on its own (process exit, stream closed); the message says why. */
   readonly onClosed: (reason: string) => void
 }
@@ -265,11 +265,9 @@ export const connect = async (
       {
         capabilities: {},
         listChanged: {
-          tools: {
-            onChanged: (error, tools) => {
-              if (!error && tools) hooks.onToolsChanged(tools)
-            },
-          },
+          // Not the SDK's refresh: it drops a whole list for one invalid tool, silently. `listTools` keeps the
+          // valid ones and names the others, and the hub reports a refresh that fails.
+          tools: { autoRefresh: false, onChanged: () => hooks.onToolsChanged() },
         },
       },
     )

@@ -52,6 +52,8 @@ interface Entry {
   abort?: AbortController
   /** The connection was lost after it had worked: the next call restarts it. */
   crashed: boolean
+  /** The tool list being read again after a change (listChanged). */
+  refreshing?: Promise<void>
 }
 
 export interface McpHubOptions {
@@ -162,6 +164,28 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
     e.adapted = new Map(tools.map((t) => [toolNameOf(e.spec.name, t.name).toLowerCase(), mcpTool(e.spec, t, hub)]))
   }
 
+  /**
+   * The tool list read again after the server said it changed, one refresh at a time. The valid tools of the new
+   * list are kept and the invalid ones named (as at the start); a list that cannot be read at all leaves the
+   * earlier one in place, and both are reported as the server's status.
+   */
+  const refresh = (e: Entry, c: McpConnection) => {
+    e.refreshing = (e.refreshing ?? Promise.resolve()).then(async () => {
+      if (e.connection !== c) return
+      try {
+        const tools = await c.listTools(e.spec.startupTimeoutMs)
+        if (e.connection !== c) return
+        adopt(e, tools)
+        const skipped = c.skippedTools()
+        setStatus(e, "connected", skipped.length > 0 ? `after its tool list changed, ${skippedNote(skipped)}` : undefined)
+      } catch (error) {
+        if (e.connection !== c) return
+        const why = error instanceof Error ? error.message : String(error)
+        setStatus(e, "connected", `its tool list changed but could not be read again (${why}); the ${e.tools.length} tools listed before are kept`)
+      }
+    })
+  }
+
   const open = (e: Entry): Promise<McpConnection> => {
     if (e.connecting) return e.connecting
     setStatus(e, "starting")
@@ -174,10 +198,8 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
         e.spec,
         options.env,
         {
-          onToolsChanged: (tools) => {
-            if (!connection || e.connection !== connection) return
-            adopt(e, tools)
-            emit({ type: "status", server: e.spec.name, status: e.status, tools: tools.length })
+          onToolsChanged: () => {
+            if (connection && e.connection === connection) refresh(e, connection)
           },
           onClosed: (reason) => {
             if (disposed || !connection || e.connection !== connection) return

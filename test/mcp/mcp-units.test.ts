@@ -155,6 +155,38 @@ describe("the hub", () => {
     expect(failed.envelope.error!.message).toContain("the thing failed")
   })
 
+  test("listChanged to a list with an invalid tool keeps the valid new tools and reports the bad one; a list that cannot be read keeps the old one, reported", async () => {
+    const events: Array<McpEvent> = []
+    const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY], permission: "allow" } }, events)
+    hub.startAll()
+    await hub.settled()
+    const options = { tools: [], toolSources: [hub.toolSource] }
+    const names = () => hub.toolSource.tools().map((t) => t.name)
+    const until = async (ok: () => boolean) => {
+      const deadline = performance.now() + 5000
+      while (!ok() && performance.now() < deadline) await Bun.sleep(20)
+    }
+    expect((await callTool(root, "mcp__tiny__add_bad_tool", { name: "fresh" }, options)).envelope.status).toBe("success")
+    await until(() => names().includes("mcp__tiny__fresh"))
+    expect(names()).toContain("mcp__tiny__fresh")
+    expect(names()).not.toContain("mcp__tiny__fresh_bad")
+    expect(names()).toContain("mcp__tiny__echo")
+    const statusError = (e: McpEvent) => (e.type === "status" ? (e.error ?? "") : "")
+    const warned = events.find((e) => statusError(e).includes("fresh_bad"))
+    expect(warned?.type === "status" && warned.status).toBe("connected")
+    expect(statusError(warned!)).toContain("after its tool list changed, 1 tool was left out")
+    expect(hub.views()[0]!.error).toContain("fresh_bad: ")
+
+    const before = names().length
+    expect((await callTool(root, "mcp__tiny__break_list", {}, options)).envelope.status).toBe("success")
+    await until(() => events.some((e) => statusError(e).includes("could not be read again")))
+    const broken = events.find((e) => statusError(e).includes("could not be read again"))
+    expect(broken?.type === "status" && broken.status).toBe("connected")
+    expect(statusError(broken!)).toContain(`the ${before} tools listed before are kept`)
+    expect(names().length).toBe(before)
+    expect((await callTool(root, "mcp__tiny__echo", { message: "still" }, options)).envelope.text).toContain("echo: still")
+  })
+
   test("a server's own -32000 error is its answer, not a lost connection; an answer that is not JSON-RPC fails at once, not at the deadline", async () => {
     const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY], permission: "allow", timeout: 30_000 } })
     const options = { tools: [], toolSources: [hub.toolSource] }

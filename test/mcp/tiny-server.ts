@@ -44,6 +44,8 @@ const baseTools = [
   { name: "malformed", description: "Answers with a result that is not valid MCP (content is not an array).", inputSchema: { type: "object", properties: {} } },
   { name: "server_error", description: "Answers with a JSON-RPC error of the server-error range (-32000), staying alive.", inputSchema: { type: "object", properties: {} } },
   { name: "null_result", description: "Answers with a result that is null (not valid JSON-RPC for a call).", inputSchema: { type: "object", properties: {} } },
+  { name: "add_bad_tool", description: "Adds a valid tool `name` and one without inputSchema, and announces the change.", inputSchema: { type: "object", properties: { name: { type: "string" } } } },
+  { name: "break_list", description: "From now on answers tools/list with a list that is no list, and announces a change.", inputSchema: { type: "object", properties: {} } },
   { name: "refuses", description: "Refuses its arguments as the TypeScript SDK does (isError, code -32602).", inputSchema: { type: "object", properties: {} } },
 ]
 
@@ -52,6 +54,7 @@ export const makeHandler = (options: HandlerOptions = {}) => {
   const tools: Array<Record<string, unknown>> = [...baseTools]
   // Tools whose definitions are not valid MCP: the others must still be offered.
   if (options.badTools) tools.push({ name: "no_schema", description: "Has no inputSchema." }, { name: "string_schema", inputSchema: { type: "string" } })
+  let listBroken = false
   return async (message: Message): Promise<unknown | undefined> => {
     const { id, method, params } = message
     if (method === "notifications/cancelled" && options.mark) writeFileSync(join(options.mark, `cancelled-${params?.requestId}`), "")
@@ -66,7 +69,7 @@ export const makeHandler = (options: HandlerOptions = {}) => {
       case "ping":
         return reply({})
       case "tools/list":
-        return reply({ tools })
+        return reply({ tools: listBroken ? "broken" : tools })
       case "resources/list":
         return reply({ resources: [{ uri: "tiny://readme", name: "readme", mimeType: "text/plain" }] })
       case "prompts/list":
@@ -98,6 +101,14 @@ export const makeHandler = (options: HandlerOptions = {}) => {
             tools.push({ name: String(args.name), description: "Added at run time.", inputSchema: { type: "object", properties: {} } })
             options.notify?.({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
             return reply(text(`added ${args.name}`))
+          case "add_bad_tool":
+            tools.push({ name: String(args.name), description: "Added at run time.", inputSchema: { type: "object", properties: {} } }, { name: `${args.name}_bad`, description: "No inputSchema." })
+            options.notify?.({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+            return reply(text(`added ${args.name} and ${args.name}_bad`))
+          case "break_list":
+            listBroken = true
+            options.notify?.({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+            return reply(text("the list is broken now"))
           case "whoami":
             return reply(text(`authorization=${options.authorization?.() ?? "none"} secret=${process.env.TINY_SECRET ?? "none"}`))
           case "fails":
