@@ -120,6 +120,8 @@ export const readClaudePlugin = (input: {
   readonly env: Readonly<Record<string, string | undefined>>
   /** Confines the command hooks (those of a plugin that came with the repository run in the command sandbox). */
   readonly confine?: CommandConfinement
+  /** Told of a command hook that failed (could not start, timed out, exited 1): the others of the event still run. */
+  readonly onProblem?: (message: string) => void
 }): ClaudePlugin => {
   const manifestFile = join(input.dir, ".claude-plugin", "plugin.json")
   const manifest = readJsonFile(manifestFile)
@@ -199,8 +201,13 @@ export const readClaudePlugin = (input: {
       ...(input.confine ? { confine: input.confine } : {}),
     })
   }
+  // A command that fails is a non-blocking error (as in Claude Code): reported, and the event's other commands
+  // still run — a later one may be the hook that blocks the call.
   const failed = (event: string, spec: CommandSpec, out: { exitCode: number; stderr: string }) =>
-    new Error(`${event} hook '${spec.command}' exited with ${out.exitCode}: ${out.stderr.trim().slice(0, 500)}`)
+    input.onProblem?.(
+      `plugin '${input.name}': ${event} hook '${spec.command}' ${out.exitCode === 124 ? "timed out" : out.exitCode === 127 ? "could not run" : `exited with ${out.exitCode}`}` +
+        ` (${out.stderr.trim().slice(0, 500) || "no stderr"}); it was skipped and the other hooks ran`,
+    )
 
   const hooks: { -readonly [K in keyof Hooks]: Hooks[K] } = {}
   if (specs.PreToolUse.length > 0) {
@@ -213,7 +220,10 @@ export const readClaudePlugin = (input: {
         if (!matcherSelects(spec.matcher, event.tool)) continue
         const out = await run(spec, "PreToolUse", { tool: event.tool, params: params ?? event.params })
         if (out.exitCode === 2) return { deny: out.stderr.trim() || `PreToolUse hook '${spec.command}' blocked the call` }
-        if (out.exitCode !== 0) throw failed("PreToolUse", spec, out)
+        if (out.exitCode !== 0) {
+          failed("PreToolUse", spec, out)
+          continue
+        }
         const decision = jsonDecision(out.stdout)
         if (decision?.block) return { deny: decision.reason ?? `PreToolUse hook '${spec.command}' blocked the call` }
         if (decision?.updatedInput) params = toAnvilInput(claudeName(event.tool), decision.updatedInput)
@@ -237,7 +247,7 @@ export const readClaudePlugin = (input: {
           tool_response: { text: event.result.text, data: event.result.data, status: event.result.status },
         })
         if (out.exitCode === 2) notes.push(out.stderr.trim() || `PostToolUse hook '${spec.command}' objected to the result`)
-        else if (out.exitCode !== 0) throw failed("PostToolUse", spec, out)
+        else if (out.exitCode !== 0) failed("PostToolUse", spec, out)
         else {
           const decision = jsonDecision(out.stdout)
           if (decision?.block && decision.reason) notes.push(decision.reason)
@@ -263,7 +273,10 @@ export const readClaudePlugin = (input: {
           timeoutMs: spec.timeoutMs,
           ...(input.confine ? { confine: input.confine } : {}),
         })
-        if (out.exitCode !== 0) throw failed("SessionStart", spec, out)
+        if (out.exitCode !== 0) {
+          failed("SessionStart", spec, out)
+          continue
+        }
         const text = jsonDecision(out.stdout)?.context ?? (out.stdout.trim().startsWith("{") ? "" : out.stdout.trim())
         if (text !== "") context.push(text)
       }

@@ -203,6 +203,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
           dir: plugin.path,
           root: options.root,
           env: options.env,
+          onProblem,
           ...(plugin.source === "project" && options.confineProjectHooks ? { confine: options.confineProjectHooks } : {}),
         })
         for (const [name, fn] of Object.entries(claude.hooks)) {

@@ -77,7 +77,7 @@ describe("Claude Code plugin folders", () => {
     // Another exit code is reported, and the call goes on.
     const odd = await callTool(root, "bash", { command: "echo explode" }, { tools, env })
     expect(odd.envelope.status).toBe("success")
-    expect(problems.some((p) => p.includes("exited with 1: boom"))).toBe(true)
+    expect(problems.some((p) => p.includes("exited with 1 (boom); it was skipped and the other hooks ran"))).toBe(true)
 
     const written = await callTool(root, "write", { path: "b.txt", content: "y\n" }, { tools, env })
     expect(written.envelope.text).toContain("PostToolUse hook feedback:\nremember to run the formatter")
@@ -131,6 +131,46 @@ describe("Claude Code plugin folders", () => {
     const read = await callTool(root, "read", { path: "a.txt" }, { tools, env })
     expect(read.envelope.text).toContain("first")
     expect(read.envelope.text).toContain("PostToolUse hook feedback:\nthis file is generated")
+  }, 30_000)
+
+  test("a command hook that cannot run, times out or fails is reported and skipped; the event's other hooks still run, a later block still blocks", async () => {
+    const root = project({ "a.txt": "first\n" })
+    const config = tempDir("anvil-claude-cfg-")
+    const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    writeTree(join(config, "anvil", "plugins", "flaky"), {
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "flaky" }),
+      "hooks/hooks.json": JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Bash",
+              hooks: [
+                { type: "command", command: "/nonexistent/guard.sh" },
+                { type: "command", command: "sleep 20", timeout: 1 },
+                { type: "command", command: "echo '{not json'" },
+                { type: "command", command: "cat > /dev/null; echo 'the last guard says no' >&2; exit 2" },
+              ],
+            },
+          ],
+          PostToolUse: [
+            { matcher: "Read", hooks: [{ type: "command", command: "echo broken >&2; exit 1" }, { type: "command", command: "echo 'still checked' >&2; exit 2" }] },
+          ],
+        },
+      }),
+    })
+    const problems: Array<string> = []
+    const set = await loadPlugins({ root, env, config: makeConfig({}, env), builtinNames: builtinNames(), onProblem: (m) => problems.push(m) })
+    const tools = toolsWithPlugins(builtinTools, set, (m) => problems.push(m))
+    const started = performance.now()
+    const blocked = await callTool(root, "bash", { command: "echo hi" }, { tools, env })
+    expect(performance.now() - started).toBeLessThan(15_000)
+    expect(blocked.envelope.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'flaky': the last guard says no" })
+    expect(problems.some((p) => p.startsWith("plugin 'flaky': PreToolUse hook '/nonexistent/guard.sh' could not run ("))).toBe(true)
+    expect(problems.some((p) => p.startsWith("plugin 'flaky': PreToolUse hook 'sleep 20' timed out (timed out after 1000 ms)"))).toBe(true)
+    const read = await callTool(root, "read", { path: "a.txt" }, { tools, env })
+    expect(read.envelope.status).toBe("success")
+    expect(read.envelope.text).toContain("PostToolUse hook feedback:\nstill checked")
+    expect(problems.some((p) => p.includes("PostToolUse hook 'echo broken >&2; exit 1' exited with 1 (broken)"))).toBe(true)
   }, 30_000)
 
   test("permissionDecision: allow spares the tool's question but not a configured ask or deny rule; ask puts the question to a call the rules allow", async () => {
