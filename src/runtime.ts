@@ -188,7 +188,8 @@ export const makeToolContext = (options: RuntimeOptions) =>
     const sandboxSection = yield* projectSandboxOf(config, root, options.sandbox?.modeFlag)
     const { section } = sandboxSection
     if (sandboxSection.notice) options.sandbox?.onProjectIgnored?.(sandboxSection.notice)
-    const extra = isRecord(section) && Array.isArray(section.allow) ? (section.allow as ReadonlyArray<unknown>) : []
+    const listed = (key: string): ReadonlyArray<string> =>
+      isRecord(section) && Array.isArray(section[key]) ? (section[key] as ReadonlyArray<unknown>).filter((e): e is string => typeof e === "string") : []
     yield* add(
       Workspace,
       Workspace.make({
@@ -199,9 +200,11 @@ export const makeToolContext = (options: RuntimeOptions) =>
         extraAllowed: [
           settings.dir,
           path.join(privateStateDir(root, options.env), "tool-output"),
-          ...extra.filter((e): e is string => typeof e === "string").map((e) => path.resolve(root, e)),
+          ...listed("allow").map((e) => path.resolve(root, e)),
         ],
         env: options.env,
+        // The file tools hold the paths confined commands may not change (sandbox/protected-paths.ts), these too.
+        protectedPaths: listed("protected"),
       }),
     )
     // An anvil killed during a confined command (kill -9) left its stand-ins (an empty anvil.json, .claude/) in the

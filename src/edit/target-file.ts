@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { accessSync, constants } from "node:fs"
 import { hint } from "../protocol/hint.ts"
+import { refuseProtected } from "../sandbox/protected-write.ts"
 import { closeQuietly, fileTypeName, readAllFd, stampOf } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
@@ -60,6 +61,8 @@ export const openTarget = (
         hints: [hint("Bash", "medium", { command: "git status" })],
       })
     }
+    // What a confined command may not change (git hooks, anvil.json, .vscode/…), no file tool changes either.
+    yield* refuseProtected(resolved, "path")
     const base = { resolved, display, writePath: resolved.real }
     if (!resolved.exists) {
       yield* refuseFolderSyntax(input, display)

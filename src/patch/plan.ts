@@ -11,6 +11,7 @@ import { additionsOf, deletionsOf, type FileOperation, type FilePatch, type Pars
 import { PatchProblem } from "./patch-problem.ts"
 import { decodeText } from "./text-lines.ts"
 import { PatchTargetError } from "./patch-target-error.ts"
+import { refuseProtected } from "../sandbox/protected-write.ts"
 import { counted } from "../protocol/plural.ts"
 
 /** What the patch does to one file, as reported in `data.files`. */
@@ -79,6 +80,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
             refusedPath: p,
           })
         }
+        yield* refuseProtected(resolved, "patch", " Nothing was changed.")
         return resolved
       })
 

@@ -1,47 +1,9 @@
-import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs"
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
-import { gitConfigIncludes, parseGitConfig } from "../workspace/git-config-file.ts"
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { dirname, join, relative, sep } from "node:path"
+import { expandPath, inside, isDir, projectProtection, real } from "./protected-paths.ts"
 import { standInExclude, type GitExclude } from "./git-exclude.ts"
 import { BUILTIN_REDACTED, BUILTIN_SECRETS, redactSecrets, secretsFromEnv } from "./secrets.ts"
 import type { SandboxMode, SandboxSettings } from "./settings.ts"
-
-/**
- * Files inside the project that make something run code later (git hooks and
- * config, anvil's own folder and settings, MCP and Claude Code settings):
- * read-only inside the sandbox even though the rest of the root is writable.
- * A trailing slash marks a folder (what a stand-in for a missing one is).
- */
-export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/hooks/", ".git/config", ".anvil/", "anvil.json", ".mcp.json", ".claude/", ".agents/"]
-
-/**
- * Files in the project that other programs run code from later, by tool:
- * where one of a group exists, the whole group is read-only (a missing one
- * gets a stand-in, so lefthook-local.yml cannot be added beside lefthook.yml);
- * `always` groups are held whether or not they exist. Hook managers' scripts
- * and settings are git hooks in all but name: husky runs `.husky/<hook>`,
- * pre-commit, lefthook and overcommit run the commands their files list, at
- * the user's next commit. direnv runs `.envrc` on `cd`; VS Code runs tasks and
- * programs its workspace settings name.
- */
-export const PROTECTED_GROUPS: ReadonlyArray<{ readonly always?: boolean; readonly paths: ReadonlyArray<string> }> = [
-  { paths: [".husky/"] },
-  { paths: [".pre-commit-config.yaml"] },
-  {
-    paths: ["lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml", ".lefthook/", ".lefthook-local/"],
-  },
-  { paths: [".overcommit.yml"] },
-  { paths: [".envrc"] },
-  { always: true, paths: [".vscode/"] },
-]
-
-/**
- * Files in a git folder that point git at other config and hooks: `commondir`
- * moves config, hooks, refs and objects elsewhere, `config.worktree` adds
- * config. git fails on an empty stand-in, so a missing one is not held by a
- * mount: the command may make it, and anvil removes it when the command ends.
- */
-const GIT_REDIRECTS: ReadonlyArray<string> = ["commondir", "config.worktree"]
-
 
 /** Where a policy is applied: real paths. */
 export interface SandboxFacts {
@@ -99,104 +61,6 @@ export interface SandboxPolicy {
   readonly missingWritable: ReadonlyArray<string>
 }
 
-const real = (p: string): string | undefined => {
-  try {
-    return realpathSync(p)
-  } catch {
-    return undefined
-  }
-}
-
-const isDir = (p: string): boolean => {
-  try {
-    return statSync(p).isDirectory()
-  } catch {
-    return false
-  }
-}
-
-/** `~/x` → home/x; relative → against `base`. */
-export const expandPath = (p: string, base: string, home: string | undefined): string =>
-  p === "~" && home ? home : p.startsWith("~/") && home ? join(home, p.slice(2)) : isAbsolute(p) ? p : resolve(base, p)
-
-const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
-
-const exists = (p: string): boolean => {
-  try {
-    lstatSync(p)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/**
- * `core.hooksPath` set in the git config file `file` (husky and the like
- * point it into the working tree, where hooks would otherwise be writable):
- * absolute, or undefined when unset or unreadable.
- */
-const hooksPathIn = (file: string, root: string, home: string | undefined): string | undefined => {
-  try {
-    const configured = parseGitConfig(readFileSync(file, "utf8")).get("core.hookspath")
-    return configured ? expandPath(configured, root, home) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * The files git reads as config through `include.path` / `includeIf.*.path`
- * of `configFiles`, followed (a relative path is taken from the including
- * file's folder): absolute paths. A project that includes a file from its
- * working tree would otherwise let a command set `core.fsmonitor` there.
- */
-const includedConfigs = (configFiles: ReadonlyArray<string>, home: string | undefined): Array<string> => {
-  const found: Array<string> = []
-  const queue = [...configFiles]
-  // git stops at a depth of 10; a cycle or a long chain ends here too.
-  for (let i = 0; i < queue.length && found.length < 64; i++) {
-    const file = queue[i]!
-    let text: string
-    try {
-      text = readFileSync(file, "utf8")
-    } catch {
-      continue
-    }
-    for (const inc of gitConfigIncludes(text)) {
-      const abs = expandPath(inc, dirname(file), home)
-      if ((inc.startsWith("~") && !home) || found.includes(abs) || configFiles.includes(abs)) continue
-      found.push(abs)
-      queue.push(abs)
-    }
-  }
-  return found
-}
-
-/**
- * The git folder of a checkout whose `.git` is a file (a worktree or a
- * submodule): its own folder and the shared one, so `git commit` can write
- * there while their hooks and config stay read-only.
- */
-const linkedGitDirs = (root: string): { gitDir: string; commonDir: string } | undefined => {
-  const dotGit = join(root, ".git")
-  try {
-    if (!lstatSync(dotGit).isFile()) return undefined
-    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))
-    if (!m) return undefined
-    const gitDir = real(resolve(root, m[1]!.trim()))
-    if (!gitDir) return undefined
-    let commonDir = gitDir
-    try {
-      commonDir = real(resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim())) ?? gitDir
-    } catch {
-      // not a worktree: the git folder is its own
-    }
-    return { gitDir, commonDir }
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * Builds the mounts for `settings` on this machine. Pure apart from looking at
  * which paths exist (existing paths are bound; missing protected ones get
@@ -218,35 +82,12 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
       if (p) writable.push(p)
       else missingWritable.push(entry)
     }
-    const protectedEntries: Array<string> = [...BUILTIN_PROTECTED, ...PROTECTED_GROUPS.filter((g) => g.always || g.paths.some((e) => exists(join(root, e)))).flatMap((g) => g.paths)]
-    const linked = linkedGitDirs(root)
-    const gitIsDir = isDir(join(root, ".git"))
-    const gitDir = linked?.gitDir ?? (gitIsDir ? join(root, ".git") : undefined)
-    const commonDir = linked?.commonDir ?? gitDir
-    if (linked) {
-      writable.push(linked.gitDir, linked.commonDir)
-      // The `.git` file itself says where the git folder is: rewritten, it would name one the command made.
-      protectedEntries.push(".git", join(linked.commonDir, "hooks/"), join(linked.commonDir, "config"))
-    }
-    if (gitDir && commonDir) {
-      for (const name of GIT_REDIRECTS) {
-        const p = join(gitDir, name)
-        if (exists(p)) protectedEntries.push(p)
-        else mustStayAbsent.push(p)
-      }
-      // Submodules' own git folders (their hooks and config), where the repository has any.
-      if (isDir(join(commonDir, "modules"))) protectedEntries.push(join(commonDir, "modules/"))
-      const configs = [join(commonDir, "config"), join(gitDir, "config.worktree")]
-      const included = includedConfigs(configs, home)
-      protectedEntries.push(...included)
-      for (const file of [...configs, ...included]) {
-        const hooksPath = hooksPathIn(file, root, home)
-        if (hooksPath) protectedEntries.push(`${hooksPath}/`)
-      }
-    }
-    for (const entry of [...protectedEntries, ...settings.protected]) {
-      // .git/… is protected where .git is a folder; without one there are no hooks to protect yet.
-      if (entry.startsWith(".git/") && !gitIsDir) continue
+    const protection = projectProtection(root, home, settings.protected)
+    const { linked, commonDir } = protection
+    // A linked checkout's git folders: git commit writes there, while their hooks and config stay protected.
+    if (linked) writable.push(linked.gitDir, linked.commonDir)
+    mustStayAbsent.push(...protection.mustStayAbsent)
+    for (const entry of protection.entries) {
       const wantDir = entry.endsWith("/")
       const abs = expandPath(wantDir ? entry.slice(0, -1) : entry, root, home)
       const existing = real(abs)

@@ -10,6 +10,7 @@ const CODES: Readonly<Record<WorkspaceError["reason"], ErrorCode>> = {
   is_directory: "IS_DIRECTORY",
   bad_path: "INVALID_PARAM",
   outside_root: "ACCESS_DENIED",
+  protected: "ACCESS_DENIED",
   changed: "CONFLICT",
   not_usable: "INVALID_PARAM",
   failed: "EXECUTION_ERROR",

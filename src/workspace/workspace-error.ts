@@ -10,12 +10,13 @@ import type { RetrievalHint } from "../protocol/hint.ts"
  * - is_directory: a folder where a file is needed
  * - bad_path: the path itself is unusable (NUL byte, too long, a link loop)
  * - outside_root: it leads outside the project root and the allowed folders
+ * - protected: a path that makes code run later (git hooks, anvil.json, .vscode/…), which no file tool changes
  * - changed: the file changed on disk while a change to it was prepared (worth retrying)
  * - not_usable: something there cannot be written through (not a file or folder)
  * - failed: anything else (disk full, quota, an unknown error)
  */
 export class WorkspaceError extends Data.TaggedError("WorkspaceError")<{
-  readonly reason: "missing" | "os_denied" | "is_directory" | "bad_path" | "outside_root" | "changed" | "not_usable" | "failed"
+  readonly reason: "missing" | "os_denied" | "is_directory" | "bad_path" | "outside_root" | "protected" | "changed" | "not_usable" | "failed"
   readonly message: string
   /** The parameter that named the path, and what is wrong with it. */
   readonly field?: { readonly name: string; readonly problem: string }

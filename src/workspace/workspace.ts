@@ -48,6 +48,11 @@ export interface WorkspaceShape {
   readonly stateDir: (sub: string) => string
   /** Where `stateDir(sub)` is, without creating anything. */
   readonly plannedStateDir: (sub: string) => string
+  /**
+   * What the file tools must not change besides the built-in protected paths (sandbox/protected-paths.ts):
+   * `sandbox.protected`, and the home folder its `~/` entries are taken from.
+   */
+  readonly protection: { readonly extra: ReadonlyArray<string>; readonly home: string | undefined }
 }
 
 export interface WorkspaceOptions {
@@ -57,6 +62,8 @@ export interface WorkspaceOptions {
   readonly extraAllowed?: ReadonlyArray<string>
   /** The environment (XDG_CACHE_HOME, HOME) for the private state folder. Default: the process's. */
   readonly env?: Env
+  /** `sandbox.protected`: more paths the file tools must not change (see WorkspaceShape.protection). */
+  readonly protectedPaths?: ReadonlyArray<string>
 }
 
 const MAX_PATH_BYTES = 4096
@@ -205,7 +212,7 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
     }
     const stateDir = (sub: string) => ensureStateDir(root, sub, env)
     const planned = (sub: string) => plannedStateDir(root, sub, env)
-    return Workspace.of({ root, cwd, cwdDisplay: display(cwd), resolve, contains, display, stateDir, plannedStateDir: planned })
+    return Workspace.of({ root, cwd, cwdDisplay: display(cwd), resolve, contains, display, stateDir, plannedStateDir: planned, protection: { extra: options.protectedPaths ?? [], home: env.HOME } })
   })
 
   /** A Workspace layer for the given root and working directory. */
