@@ -2,7 +2,7 @@ import { stopAllManaged } from "../process/managed-registry.ts"
 import { installSignalRouting } from "./signals.ts"
 import { statSync } from "node:fs"
 import { resolve } from "node:path"
-import { ConfigError } from "../config/config.ts"
+import { ConfigError, ConfigStrictError } from "../config/config.ts"
 import { loadBuiltinTool, loadBuiltinTools } from "../tools/builtin.ts"
 import { VERSION } from "../version.ts"
 import { parseGlobal, UsageError, type GlobalArgs } from "./args.ts"
@@ -25,9 +25,11 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
 }
 
 const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
+  let command: string | undefined
   try {
     const global = parseGlobal(argv)
-    const [command, ...rest] = global.rest
+    command = global.rest[0]
+    const rest = global.rest.slice(1)
     checkRoot(global.root ?? io.env.ANVIL_ROOT, io.cwd, global.root !== undefined ? "--root" : "ANVIL_ROOT")
     if (global.version && command === undefined) {
       io.out(`anvil ${VERSION}\n`)
@@ -61,6 +63,11 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
     }
     throw new UsageError(`unknown command '${command}'`)
   } catch (e) {
+    if (e instanceof ConfigStrictError) {
+      // --strict and anvil.json (or the environment) has warnings, printed above: a usage error, before the command did anything.
+      io.err(`anvil${command && COMMAND_NAMES.includes(command) ? ` ${command}` : ""}: ${e.message}\n`)
+      return EXIT.usage
+    }
     if (e instanceof UsageError) {
       io.err(`${prefixed(e.message)}\nRun 'anvil --help' for usage.\n`)
       return EXIT.usage
@@ -85,7 +92,7 @@ interface Invocation {
 /** A command module's help text and handler (of the words after the command, the I/O and `--root`). */
 interface Subcommand {
   readonly help: string
-  readonly run: (rest: ReadonlyArray<string>, io: CliIO, root: string | undefined) => Promise<number>
+  readonly run: (rest: ReadonlyArray<string>, io: CliIO, root: string | undefined, strict: boolean) => Promise<number>
 }
 
 /** A command whose module is imported when its word is used: its help with --help, else its handler. */
@@ -93,7 +100,7 @@ const subcommand =
   (load: () => Promise<Subcommand>) =>
   async ({ global, rest, io }: Invocation): Promise<number> => {
     const command = await load()
-    return global.help ? help(io, command.help) : await command.run(rest, io, global.root)
+    return global.help ? help(io, command.help) : await command.run(rest, io, global.root, global.strict)
   }
 
 /**
@@ -108,7 +115,7 @@ const COMMANDS = {
     if (global.help) return help(io, "Usage: anvil tools [--json]\n")
     const { cliPlugins, toolsWithPlugins } = await import("./plugin-setup.ts")
     const { toolsCommand } = await import("./tools-command.ts")
-    const { plugins } = await cliPlugins(io, global.root)
+    const { plugins } = await cliPlugins(io, global.root, { strict: global.strict })
     io.out(toolsCommand(toolsWithPlugins(await loadBuiltinTools(), plugins), rest.includes("--json")))
     return 0
   },
@@ -125,11 +132,12 @@ const COMMANDS = {
     const args = await parseToolArgs(rest, io)
     if (args.name.toLowerCase().startsWith("mcp__")) {
       const { mcpToolCommand } = await import("./mcp-tool-command.ts")
-      return await mcpToolCommand(args, io, global.root)
+      return await mcpToolCommand(args, io, global.root, global.strict)
     }
     // Only the named tool is loaded; an unknown name loads all, for the list of what exists.
     const one = await loadBuiltinTool(args.name)
-    const project = await projectOf(io, global.root)
+    // With --strict, the configuration's warnings stop the call here, before any plugin is loaded.
+    const project = await projectOf(io, global.root, { strict: global.strict })
     if (!(await hasPlugins(project, io.env))) {
       return await toolCommand(args, one ? [one] : await loadBuiltinTools(), io, global.root, undefined, undefined, global.strict, project)
     }

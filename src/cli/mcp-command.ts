@@ -5,12 +5,12 @@ import { makeMcpHub, type McpEvent, type McpHub, type ServerView } from "../mcp/
 import { toolNameOf } from "../mcp/mcp-tool.ts"
 import { pluginServerSources } from "../mcp/server-sources.ts"
 import { serverTrust } from "../mcp/server-trust.ts"
-import { Config } from "../config/config.ts"
 import { pluginMcpServers } from "../plugins/plugin-extras.ts"
 import { PlatformLive } from "../runtime.ts"
 import { findProjectRoot } from "../workspace/project-root.ts"
 import { UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
+import { commandConfig } from "./project.ts"
 
 export const MCP_HELP = `Usage: anvil mcp [list] [--json]          each server: status, transport, source, tools
        anvil mcp tools SERVER [--json]    the server's tools with their input schemas
@@ -43,9 +43,11 @@ export const openCliHub = async (
   onEvent?: (event: McpEvent) => void,
   /** Start the project's untrusted servers too (`anvil tool mcp__… --trust-mcp`). */
   trustAll = false,
+  /** `--strict`: the configuration's warnings stop the command before any server starts. */
+  strict = false,
 ): Promise<McpHub> => {
   const dir = await projectRoot(io, root)
-  const config = await Effect.runPromise(Config.load({ root: dir, env: io.env }).pipe(Effect.provide(PlatformLive as Layer.Layer<FileSystem | Path>)))
+  const config = await commandConfig(io, dir, { strict, trusted: true })
   const handed = pluginMcpServers({ root: dir, env: io.env, config })
   return makeMcpHub({ root: dir, env: io.env, extraSources: pluginServerSources(handed), ...(onEvent ? { onEvent } : {}), ...(trustAll ? { trustAll } : {}) })
 }
@@ -96,7 +98,7 @@ const needServer = (hub: McpHub, name: string | undefined, verb: string) => {
 }
 
 /** `anvil mcp …`; returns the exit code. */
-export const mcpCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined): Promise<number> => {
+export const mcpCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, strict = false): Promise<number> => {
   const json = argv.includes("--json")
   const words = argv.filter((a) => a !== "--json")
   const unknownFlag = words.find((a) => a.startsWith("-"))
@@ -104,7 +106,7 @@ export const mcpCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
   const [verb = "list", ...names] = words
   const hub = await openCliHub(io, root, (e) => {
     if (e.type === "progress") io.err(progressLine(e))
-  })
+  }, false, strict)
   try {
     switch (verb) {
       case "list": {

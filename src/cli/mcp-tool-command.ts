@@ -8,10 +8,10 @@ import { printUnknownName, toolCommand, type ToolCommandArgs } from "./tool-comm
  * through the usual pipeline (Ctrl-C cancels it, and the SDK sends the server
  * the protocol's cancel), then ends the server. Progress goes to stderr.
  */
-export const mcpToolCommand = async (args: ToolCommandArgs, io: CliIO, root: string | undefined): Promise<number> => {
+export const mcpToolCommand = async (args: ToolCommandArgs, io: CliIO, root: string | undefined, strict = false): Promise<number> => {
   const hub = await openCliHub(io, root, (e) => {
     if (e.type === "progress") io.err(progressLine(e))
-  }, args.trustMcp === true)
+  }, args.trustMcp === true, strict)
   try {
     const servers = hub.views().map((v) => v.name)
     const lower = args.name.toLowerCase()
@@ -23,7 +23,7 @@ export const mcpToolCommand = async (args: ToolCommandArgs, io: CliIO, root: str
         `No MCP server is configured for '${args.name}' (${configured}; see 'anvil mcp list'). Tools of a server are named mcp__SERVER__TOOL; define servers in .mcp.json or anvil.json.`,
       )
     }
-    return await toolCommand(args, [], io, root, undefined, [hub.toolSource])
+    return await toolCommand(args, [], io, root, undefined, [hub.toolSource], strict)
   } finally {
     await hub.dispose()
   }

@@ -1,4 +1,5 @@
 import type { ConfigShape } from "../config/config.ts"
+import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { loadPlugins, pluginNotices, type PluginSet } from "../plugins/plugin-host.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
 
@@ -37,12 +38,17 @@ export const pluginsFor = async (
   return plugins
 }
 
-/** The project, its configuration and its plugins, for a CLI command that has no tool runtime. */
+/**
+ * The project, its configuration in force (the project file's untrusted settings left out, said on stderr unless
+ * `quiet`) and its plugins, for a CLI command that has no tool runtime. `strict`: see CommandConfigOptions.
+ */
 export const cliPlugins = async (
   io: CliIO,
   rootFlag: string | undefined,
-  options: { readonly trustProject?: boolean; readonly quiet?: boolean } = {},
+  options: { readonly trustProject?: boolean; readonly quiet?: boolean; readonly strict?: boolean } = {},
 ): Promise<{ root: string; config: ConfigShape; plugins: PluginSet }> => {
-  const { root, config } = await projectOf(io, rootFlag)
+  const { root, config } = await projectOf(io, rootFlag, { trusted: true, ...(options.strict ? { strict: true } : {}) })
+  const ignored = ignoredSettingsNotice(config.ignored, "plugins")
+  if (ignored && !options.quiet) io.err(`anvil: warning: ${ignored}\n`)
   return { root, config, plugins: await pluginsFor(io, root, config, options) }
 }

@@ -5,10 +5,11 @@ import dts from "../../embedded/plugin-api.dts.txt" with { type: "text" }
 import { classify, discoverPlugins, userPluginsDir, type DiscoveredPlugin } from "../plugins/discovery.ts"
 import { loadPlugins, pluginNotices, pluginSettings, type PluginReport, type PluginSet } from "../plugins/plugin-host.ts"
 import { makeTrust } from "../trust/trust.ts"
+import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
 import { builtinNames, cliPlugins } from "./plugin-setup.ts"
-import { projectOf } from "./project.ts"
+import { projectOf, type CommandConfigOptions, type Project } from "./project.ts"
 
 export const PLUGINS_HELP = `Usage: anvil plugins [--json]          list every plugin found: source, status, tools, hooks
        anvil plugins check PATH          load one plugin file or folder; exit 1 with the reason when broken
@@ -56,9 +57,14 @@ export const formatPlugins = (set: PluginSet, display: (p: string) => string): s
 
 const reportJson = (r: PluginReport) => ({ ...r })
 
+/** The project and its configuration, read the one way every verb of `anvil plugins` reads them. */
+type OpenProject = (options?: Omit<CommandConfigOptions, "strict">) => Promise<Project>
+
 /** `anvil plugins …`; returns the exit code. */
-export const pluginsCommand = async (argv: ReadonlyArray<string>, io: CliIO, rootFlag: string | undefined): Promise<number> => {
+export const pluginsCommand = async (argv: ReadonlyArray<string>, io: CliIO, rootFlag: string | undefined, strict = false): Promise<number> => {
   const [verb, ...rest] = argv
+  // Every verb reads the configuration here: with --strict, its warnings stop the command before anything is loaded or written.
+  const open: OpenProject = (options = {}) => projectOf(io, rootFlag, { ...options, strict })
   switch (verb) {
     case undefined:
     case "list":
@@ -66,20 +72,22 @@ export const pluginsCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       const json = argv.includes("--json")
       const unknown = argv.filter((a) => a !== "--json" && a !== "list")
       if (unknown.length > 0) throw new UsageError(`anvil plugins: unexpected argument '${unknown[0]}'`)
-      const { root, plugins } = await cliPlugins(io, rootFlag, { quiet: true })
+      const { root, config, plugins } = await cliPlugins(io, rootFlag, { quiet: true, strict })
+      const ignored = ignoredSettingsNotice(config.ignored, "plugins")
+      if (ignored) io.err(`anvil: warning: ${ignored}\n`)
       if (json) {
         io.out(`${JSON.stringify({ plugins: plugins.reports.map(reportJson), problems: plugins.problems }, null, 2)}\n`)
       } else io.out(formatPlugins(plugins, displayIn(root)))
       return 0
     }
     case "check":
-      return check(rest, io, rootFlag)
+      return check(rest, io, open)
     case "trust":
-      return trust(rest, io, rootFlag)
+      return trust(rest, io, open)
     case "untrust":
-      return untrust(rest, io, rootFlag)
+      return untrust(rest, io, open)
     case "init":
-      return init(rest, io, rootFlag)
+      return init(rest, io, open)
     default:
       throw new UsageError(`anvil plugins: unknown subcommand '${verb}' (list, check, trust, untrust, init)`)
   }
@@ -90,7 +98,7 @@ const displayIn = (root: string) => (p: string) => {
   return rel === "" ? "." : rel.startsWith("..") ? p : rel
 }
 
-const check = async (args: ReadonlyArray<string>, io: CliIO, rootFlag: string | undefined): Promise<number> => {
+const check = async (args: ReadonlyArray<string>, io: CliIO, open: OpenProject): Promise<number> => {
   if (args.length !== 1) throw new UsageError("anvil plugins check: name one plugin file or folder")
   const path = resolve(io.cwd, args[0]!)
   if (!existsSync(path)) {
@@ -103,7 +111,7 @@ const check = async (args: ReadonlyArray<string>, io: CliIO, rootFlag: string | 
     io.err(`anvil plugins check: ${path} is not a plugin (a .ts/.js file, a folder with package.json or index.ts, or a Claude Code plugin folder)\n`)
     return 1
   }
-  const { root, config } = await projectOf(io, rootFlag)
+  const { root, config } = await open({ trusted: true })
   const set = await loadPlugins({ root, env: io.env, config, builtinNames: builtinNames(), only: [found], onProblem: (m) => io.err(`anvil: ${m}\n`) })
   io.out(formatPlugins(set, displayIn(root)))
   const report = set.reports[0]
@@ -115,14 +123,14 @@ const check = async (args: ReadonlyArray<string>, io: CliIO, rootFlag: string | 
 }
 
 /** The project plugins, found without running any. */
-const projectPlugins = async (io: CliIO, rootFlag: string | undefined) => {
-  const { root, config } = await projectOf(io, rootFlag)
+const projectPlugins = async (io: CliIO, open: OpenProject) => {
+  const { root, config } = await open()
   const found = discoverPlugins({ root, env: io.env, paths: pluginSettings(config).paths })
   return { root, project: found.plugins.filter((p) => p.source === "project"), trust: makeTrust({ root, env: io.env }) }
 }
 
-const trust = async (names: ReadonlyArray<string>, io: CliIO, rootFlag: string | undefined): Promise<number> => {
-  const { root, project, trust } = await projectPlugins(io, rootFlag)
+const trust = async (names: ReadonlyArray<string>, io: CliIO, open: OpenProject): Promise<number> => {
+  const { root, project, trust } = await projectPlugins(io, open)
   const display = displayIn(root)
   const missing = names.filter((n) => !project.some((p) => p.name === n))
   if (missing.length > 0) {
@@ -159,9 +167,9 @@ const trust = async (names: ReadonlyArray<string>, io: CliIO, rootFlag: string |
   return failed > 0 ? 1 : 0
 }
 
-const untrust = async (names: ReadonlyArray<string>, io: CliIO, rootFlag: string | undefined): Promise<number> => {
+const untrust = async (names: ReadonlyArray<string>, io: CliIO, open: OpenProject): Promise<number> => {
   if (names.length === 0) throw new UsageError("anvil plugins untrust: name the plugin")
-  const { trust } = await projectPlugins(io, rootFlag)
+  const { trust } = await projectPlugins(io, open)
   let status = 0
   for (const name of names) {
     const had = await Effect.runPromise(trust.untrust("plugin", name).pipe(Effect.result))
@@ -236,7 +244,7 @@ export default defineTool({
   ".gitignore": "node_modules/\n",
 })
 
-const init = async (args: ReadonlyArray<string>, io: CliIO, rootFlag: string | undefined): Promise<number> => {
+const init = async (args: ReadonlyArray<string>, io: CliIO, open: OpenProject): Promise<number> => {
   let name: string | undefined
   let dir: string | undefined
   let user = false
@@ -253,7 +261,7 @@ const init = async (args: ReadonlyArray<string>, io: CliIO, rootFlag: string | u
   if (!PLUGIN_NAME.test(name)) {
     throw new UsageError(`anvil plugins init: '${name}' is not a usable name (a letter, then letters, digits, '_' or '-')`)
   }
-  const { root } = await projectOf(io, rootFlag)
+  const { root } = await open()
   const userDir = userPluginsDir(io.env)
   if (user && !userDir) throw new UsageError("anvil plugins init --user: neither XDG_CONFIG_HOME nor HOME is set")
   const target = dir !== undefined ? resolve(io.cwd, dir) : user ? join(userDir!, name) : join(root, ".anvil", "plugins", name)

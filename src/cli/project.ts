@@ -1,6 +1,8 @@
-import { ConfigError, readConfig, type ConfigShape } from "../config/config.ts"
+import { Effect } from "effect"
+import { ConfigError, ConfigStrictError, readConfig, type ConfigShape } from "../config/config.ts"
 import { mayHavePlugins } from "../plugins/places.ts"
 import { projectRootOfSync } from "../workspace/project-root.ts"
+import { printConfigWarnings } from "./config-warnings.ts"
 import type { CliIO } from "./output.ts"
 
 /** A project as a command sees it: its root and configuration. */
@@ -9,15 +11,37 @@ export interface Project {
   readonly config: ConfigShape
 }
 
+/** How a command reads its configuration. */
+export interface CommandConfigOptions {
+  /** `--strict`: anvil.json's (and the environment's) warnings are printed and stop the command (ConfigStrictError: exit 2) before it does anything. */
+  readonly strict?: boolean
+  /** The configuration in force: the project file's settings that need the user's trust left out until trusted (trust/project-settings.ts). */
+  readonly trusted?: boolean
+}
+
 /**
- * The project root (`--root`, ANVIL_ROOT, or the nearest `.git`/`anvil.json`) and its configuration;
- * rejects with the ConfigError of a file that cannot be used.
+ * The configuration of the project at `root` as a command uses it (see CommandConfigOptions); rejects with the
+ * ConfigError of a file that cannot be used, or the ConfigStrictError of warnings under `--strict`.
  */
-export const projectOf = async (io: CliIO, rootFlag: string | undefined): Promise<Project> => {
-  const root = projectRootOfSync(io.cwd, rootFlag ?? io.env.ANVIL_ROOT)
+export const commandConfig = async (io: CliIO, root: string, options: CommandConfigOptions = {}): Promise<ConfigShape> => {
   const config = await readConfig({ root, env: io.env })
   if (config instanceof ConfigError) throw config
-  return { root, config }
+  if (options.strict && config.warnings.length > 0) {
+    printConfigWarnings(io, config.warnings)
+    throw new ConfigStrictError({ count: config.warnings.length })
+  }
+  if (!options.trusted) return config
+  const { trustedConfig } = await import("../runtime.ts")
+  return Effect.runPromise(trustedConfig(config, root))
+}
+
+/**
+ * The project root (`--root`, ANVIL_ROOT, or the nearest `.git`/`anvil.json`) and its configuration
+ * (see commandConfig).
+ */
+export const projectOf = async (io: CliIO, rootFlag: string | undefined, options: CommandConfigOptions = {}): Promise<Project> => {
+  const root = projectRootOfSync(io.cwd, rootFlag ?? io.env.ANVIL_ROOT)
+  return { root, config: await commandConfig(io, root, options) }
 }
 
 /**

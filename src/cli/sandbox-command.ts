@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { realpathSync } from "node:fs"
 import { join } from "node:path"
 import { Path } from "effect/Path"
-import { Config, ConfigError } from "../config/config.ts"
+import { ConfigError } from "../config/config.ts"
 import { PlatformLive } from "../runtime.ts"
 import { showPath } from "../sandbox/policy.ts"
 import { makeSandbox } from "../sandbox/sandbox.ts"
@@ -15,6 +15,7 @@ import { findProjectRoot } from "../workspace/project-root.ts"
 import { parseSandboxFlag } from "./agent-args.ts"
 import { UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
+import { commandConfig } from "./project.ts"
 
 export const SANDBOX_HELP = `Usage: anvil sandbox [--json] [--sandbox MODE]
        anvil sandbox trust      apply this project's own sandbox settings that widen the sandbox
@@ -40,20 +41,22 @@ const CHECK_SCRIPT = [
   "n=$(tail -n +3 /proc/net/dev | grep -vc '^ *lo:'); [ \"$n\" = 0 ] && echo network=isolated || echo network=shared",
 ].join("\n")
 
-const loadProject = (io: CliIO, root: string | undefined) =>
-  Effect.runPromise(
+/** The project and its configuration as read (the sandbox's trust is resolved from it); --strict stops on warnings. */
+const loadProject = async (io: CliIO, root: string | undefined, strict: boolean) => {
+  const dir = await Effect.runPromise(
     Effect.gen(function* () {
       const path = yield* Path
       const given = root ?? io.env.ANVIL_ROOT
-      const dir = given ? path.resolve(io.cwd, given) : yield* findProjectRoot(io.cwd)
-      return { dir, config: yield* Config.load({ root: dir, env: io.env }) }
+      return given ? path.resolve(io.cwd, given) : yield* findProjectRoot(io.cwd)
     }).pipe(Effect.provide(PlatformLive)),
   )
+  return { dir, config: await commandConfig(io, dir, { strict }) }
+}
 
 /** `anvil sandbox trust|untrust`: the user's decision on the project's widening sandbox settings, in the trust store. */
-const trustCommand = async (verb: "trust" | "untrust", rest: ReadonlyArray<string>, io: CliIO, root: string | undefined): Promise<number> => {
+const trustCommand = async (verb: "trust" | "untrust", rest: ReadonlyArray<string>, io: CliIO, root: string | undefined, strict: boolean): Promise<number> => {
   if (rest.length > 0) throw new UsageError(`anvil sandbox ${verb}: unexpected argument '${rest[0]}'`)
-  const { dir, config } = await loadProject(io, root)
+  const { dir, config } = await loadProject(io, root, strict)
   const { makeTrust } = await import("../trust/trust.ts")
   const trust = makeTrust({ root: dir, env: io.env })
   if (verb === "untrust") {
@@ -72,8 +75,8 @@ const trustCommand = async (verb: "trust" | "untrust", rest: ReadonlyArray<strin
 }
 
 /** `anvil sandbox [--json] [--sandbox MODE]`, `anvil sandbox trust`, `anvil sandbox untrust`. */
-export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined): Promise<number> => {
-  if (argv[0] === "trust" || argv[0] === "untrust") return trustCommand(argv[0], argv.slice(1), io, root)
+export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, strict = false): Promise<number> => {
+  if (argv[0] === "trust" || argv[0] === "untrust") return trustCommand(argv[0], argv.slice(1), io, root, strict)
   let json = false
   let modeFlag: string | undefined
   for (let i = 0; i < argv.length; i++) {
@@ -83,7 +86,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     else if (a.startsWith("--sandbox=")) modeFlag = parseSandboxFlag(a.slice(10), "sandbox")
     else throw new UsageError(`anvil sandbox: unexpected argument '${a}'`)
   }
-  const { dir, config } = await loadProject(io, root)
+  const { dir, config } = await loadProject(io, root, strict)
   const project = await Effect.runPromise(resolveProjectSandbox(config, dir, modeFlag))
   let settings
   try {

@@ -9,6 +9,7 @@ import { shownSkillPath } from "../skills/builtin-skills.ts"
 import { loadSkillCatalog, type SkillCatalog } from "../skills/skill-catalog.ts"
 import { projectRootOf } from "../workspace/project-root.ts"
 import { UsageError } from "./args.ts"
+import { commandConfig } from "./project.ts"
 import type { CliIO } from "./output.ts"
 
 export const SKILLS_HELP = `Usage: anvil skills [--json]
@@ -53,21 +54,22 @@ export const formatSkills = (catalog: SkillCatalog, display: (p: string) => stri
 }
 
 /** `anvil skills [--json]`. */
-export const skillsCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined): Promise<number> => {
+export const skillsCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, strict = false): Promise<number> => {
   const json = argv.includes("--json")
   const unknown = argv.find((a) => a !== "--json")
   if (unknown !== undefined) throw new UsageError(`anvil skills: unexpected argument '${unknown}'`)
-  const { catalog, dir } = await Effect.runPromise(
+  const platform = PlatformLive as Layer.Layer<FileSystem | Path>
+  const dir = await Effect.runPromise(
     Effect.gen(function* () {
       const fs = yield* FileSystem
       const found = yield* projectRootOf(io.cwd, root ?? io.env.ANVIL_ROOT)
-      const dir = yield* fs.realPath(found).pipe(Effect.orElseSucceed(() => found))
-      const config = yield* Config.load({ root: dir, env: io.env })
-      const catalog = yield* loadSkillCatalog(dir, embeddedAssets, pluginSkillFolders({ root: dir, env: io.env, config })).pipe(
-        Effect.provideService(Config, config),
-      )
-      return { catalog, dir }
-    }).pipe(Effect.provide(PlatformLive as Layer.Layer<FileSystem | Path>)),
+      return yield* fs.realPath(found).pipe(Effect.orElseSucceed(() => found))
+    }).pipe(Effect.provide(platform)),
+  )
+  // The configuration in force (the project's plugins.disabled adds to yours); --strict stops here on warnings.
+  const config = await commandConfig(io, dir, { strict, trusted: true })
+  const catalog = await Effect.runPromise(
+    loadSkillCatalog(dir, embeddedAssets, pluginSkillFolders({ root: dir, env: io.env, config })).pipe(Effect.provideService(Config, config), Effect.provide(platform)),
   )
   if (json) {
     // A built-in skill's SKILL.md inside the executable is named "(built in)": its path there opens nothing.

@@ -51,7 +51,9 @@ export const projectMayNeedTrust = (layers: ReadonlyArray<{ readonly source: str
   const data = layers.find((l) => l.source === "project file")?.data
   if (!data) return false
   const tools = data.tools as Record<string, Record<string, unknown> | undefined> | undefined
+  const plugins = data.plugins
   return data.providers !== undefined || data.permission !== undefined || data.lsp !== undefined ||
+    (plugins !== undefined && (!isRecord(plugins) || plugins.options !== undefined || plugins.hook_timeout_ms !== undefined || plugins.disabled !== undefined)) ||
     (typeof tools === "object" && tools !== null && (tools.grep?.rg_path !== undefined || tools.bash?.shell !== undefined || tools.fetch?.credentials !== undefined || tools.fetch?.verify_tls === false))
 }
 

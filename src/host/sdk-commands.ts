@@ -1,4 +1,6 @@
+import { Effect } from "effect"
 import { ConfigError, readConfig } from "../config/config.ts"
+import { trustedConfig } from "../runtime.ts"
 import { localCommands, type SlashCommand } from "../plugins/claude-commands.ts"
 import { pluginCommands } from "../plugins/plugin-extras.ts"
 
@@ -22,7 +24,9 @@ export const sdkCommandName = (command: SlashCommand): string => (command.plugin
  */
 export const sdkCommands = async (root: string, env: Readonly<Record<string, string | undefined>>): Promise<Array<SdkCommand>> => {
   const local = localCommands(root, env)
-  const config = await readConfig({ root, env })
+  const read = await readConfig({ root, env })
+  // The configuration in force, as the session will have it (the project's plugins.disabled adds to the user's).
+  const config = read instanceof ConfigError ? read : await Effect.runPromise(trustedConfig(read, root))
   const fromPlugins: ReadonlyArray<SlashCommand> = config instanceof ConfigError ? [] : pluginCommands({ root, env, config })
   const taken = new Set(local.map((c) => c.name))
   const described = (c: SlashCommand) => ({ description: c.description, argumentHint: c.argumentHint ?? "" })

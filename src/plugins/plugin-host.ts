@@ -2,6 +2,7 @@ import type { CustomAgent } from "../tool-framework/subagent.ts"
 import type { SlashCommand } from "./claude-commands.ts"
 import { Effect, Predicate } from "effect"
 import type { ConfigShape } from "../config/config.ts"
+import { DEFAULT_HOOK_TIMEOUT_MS } from "../config/sections/plugins.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeTrust, type TrustShape, type TrustStatus } from "../trust/trust.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
@@ -77,7 +78,7 @@ export const pluginSettings = (config: ConfigShape): PluginSettings => ({
   paths: config.get("plugins", {} as Record<string, unknown>).paths,
   disabled: config.get("plugins.disabled", [] as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string"),
   loadTimeoutMs: config.count("plugins.load_timeout_ms", 10_000),
-  hookTimeoutMs: config.count("plugins.hook_timeout_ms", 5_000),
+  hookTimeoutMs: config.count("plugins.hook_timeout_ms", DEFAULT_HOOK_TIMEOUT_MS),
   callTimeoutMs: config.count("plugins.call_timeout_ms", 600_000),
   options: config.get("plugins.options", {} as Record<string, unknown>),
 })
@@ -306,7 +307,7 @@ export const withExtraHooks = (set: PluginSet, extra: ReadonlyArray<HookEntry>, 
 export const emptyPluginSet = (): PluginSet => ({
   reports: [],
   tools: [],
-  hooks: hookRunner([], { timeoutMs: 5000, onProblem: () => {} }),
+  hooks: hookRunner([], { timeoutMs: DEFAULT_HOOK_TIMEOUT_MS, onProblem: () => {} }),
   skillFolders: [],
   mcpServers: [],
   agents: [],

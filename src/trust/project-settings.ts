@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { makeConfig, mergeConfig, type ConfigData, type ConfigLayer, type ConfigShape } from "../config/config.ts"
 import type { IgnoredSetting } from "../config/ignored.ts"
 import { LSP_SETTING_KEYS } from "../config/sections/lsp.ts"
+import { DEFAULT_HOOK_TIMEOUT_MS } from "../config/sections/plugins.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { makeTrust, type TrustShape, type TrustSubject } from "./trust.ts"
 
@@ -20,8 +21,12 @@ import { makeTrust, type TrustShape, type TrustSubject } from "./trust.ts"
  *   `deny` (narrowing rules always apply);
  * - `tools.grep.rg_path` and `tools.bash.shell` (programs anvil runs), `tools.fetch.credentials.<host>`
  *   (which secrets go to which host) and `tools.fetch.verify_tls: false` (certificates unchecked);
- * - `verify`, only where it would run outside the command sandbox (see project-verify.ts).
- * Until then they are left out of the configuration in force and reported.
+ * - `verify`, only where it would run outside the command sandbox (see project-verify.ts);
+ * - what reaches the user's own plugins (their code, not the project's): `plugins.options.<name>` of a user
+ *   plugin (options are handed to its code) and a `plugins.hook_timeout_ms` longer than the user's (a shorter one,
+ *   like `plugins.disabled`, only narrows what the user's plugins do and applies untrusted).
+ * Until then they are left out of the configuration in force and reported. `plugins.disabled` of both files add
+ * up, trusted or not: the project's list may disable more, never bring back a plugin the user disabled.
  * The user's own file, the environment and command-line options need no trust.
  */
 
@@ -109,11 +114,73 @@ const permissionSubjects = (project: ConfigData, base: ConfigData): Array<Guarde
   })
 }
 
+/**
+ * The project's plugin settings that reach the user's own plugins (`userPlugins`, their names): options handed
+ * to one, and a hook time limit longer than the user's (or the default) while there is any user plugin.
+ */
+const pluginSubjects = (project: ConfigData, base: ConfigData, userPlugins: ReadonlyArray<string>): Array<Guarded> => {
+  if (userPlugins.length === 0) return []
+  const setting = (key: string, value: unknown, path: ReadonlyArray<string>): Guarded => ({
+    subject: { kind: "setting", name: key, content: { text: text(value) } },
+    paths: [path],
+    values: [value],
+  })
+  // A value that is no time limit (a warning) counts as the default it falls back to.
+  const limitOf = (v: unknown) => (typeof v === "number" && v >= 1 ? Math.floor(v) : DEFAULT_HOOK_TIMEOUT_MS)
+  const timeout = recordAt(project, "plugins").hook_timeout_ms
+  const baseOptions = recordAt(base, "plugins", "options")
+  return [
+    ...(timeout !== undefined && limitOf(timeout) > limitOf(recordAt(base, "plugins").hook_timeout_ms)
+      ? [setting("plugins.hook_timeout_ms", timeout, ["plugins", "hook_timeout_ms"])]
+      : []),
+    ...Object.entries(recordAt(project, "plugins", "options"))
+      .filter(([name, value]) => userPlugins.includes(name) && !sameValue(value, baseOptions[name]))
+      .map(([name, value]) => setting(`plugins.options.${name}`, value, ["plugins", "options", name])),
+  ]
+}
+
+/**
+ * The names of the user's own plugins (anything not from the repository: the user's plugins folder, the paths
+ * the user's file names, `ANVIL_PLUGIN_DIRS` outside the project, Claude Code's user plugins), found without
+ * loading any; looked for only when the project's file has plugin settings that could reach them.
+ */
+const userPluginNames = (config: ConfigShape, root: string, project: ConfigData): Effect.Effect<ReadonlyArray<string>> => {
+  const plugins = recordAt(project, "plugins")
+  if (plugins.options === undefined && plugins.hook_timeout_ms === undefined) return Effect.succeed([])
+  return Effect.promise(async () => {
+    const { discoverPlugins } = await import("../plugins/discovery.ts")
+    const found = discoverPlugins({ root, env: config.env, paths: recordAt(config.data, "plugins").paths })
+    return found.plugins.filter((p) => p.source === "user").map((p) => p.name)
+  })
+}
+
+/**
+ * The project's `plugins` section as it may merge into the user's: its `disabled` added to the user's (as the
+ * sandbox's narrowing lists add up), and a value of the wrong type (a warning, which would replace the user's
+ * in the merge and leave the default: no disabled plugins, no options) left out where the user's file has one.
+ */
+const mergeablePlugins = (data: ConfigData, base: ConfigData): ConfigData => {
+  if (data.plugins === undefined || !isRecord(base.plugins)) return data
+  if (!isRecord(data.plugins)) return without(data, ["plugins"])
+  const own = data.plugins
+  const theirs = base.plugins
+  let plugins: Record<string, unknown> = own
+  if (own.options !== undefined && !isRecord(own.options) && isRecord(theirs.options)) plugins = { ...plugins, options: theirs.options }
+  const userDisabled: ReadonlyArray<unknown> | undefined = Array.isArray(theirs.disabled) ? theirs.disabled : undefined
+  if (own.disabled !== undefined && userDisabled) {
+    const listed: ReadonlyArray<unknown> = Array.isArray(own.disabled) ? own.disabled : []
+    if (!Array.isArray(own.disabled) || userDisabled.some((n) => !listed.includes(n))) {
+      plugins = { ...plugins, disabled: [...userDisabled, ...listed.filter((n) => !userDisabled.includes(n))] }
+    }
+  }
+  return plugins === own ? data : { ...data, plugins }
+}
+
 /** The trust subject of the project's `verify` command (kind "setting", as the other programs a project names). */
 export const verifySubject = (command: unknown): TrustSubject => ({ kind: "setting", name: "verify", content: { text: text(command) } })
 
 /** Everything of the project file (`project`) that needs trust, measured against the user's own settings (`base`). */
-export const guardedSettings = (project: ConfigData, base: ConfigData): ReadonlyArray<Guarded> => [
+export const guardedSettings = (project: ConfigData, base: ConfigData, userPlugins: ReadonlyArray<string> = []): ReadonlyArray<Guarded> => [
   ...(project.verify !== undefined && !sameValue(project.verify, base.verify)
     ? [{ subject: verifySubject(project.verify), paths: [["verify"]], values: [project.verify], unconfinedOnly: true as const }]
     : []),
@@ -137,6 +204,7 @@ export const guardedSettings = (project: ConfigData, base: ConfigData): Readonly
       paths: [["tools", "fetch", "credentials", host]],
       values: [value],
     })),
+  ...pluginSubjects(project, base, userPlugins),
 ]
 
 /** Removes a dotted key (path parts as written; a permission pattern may hold dots) from a copy of `data`. */
@@ -181,9 +249,9 @@ export const guardProjectConfig = (config: ConfigShape, root: string, store?: Tr
     if (at < 0) return config
     const project = config.layers[at]!.data
     const base = config.layers.slice(0, at).reduce<ConfigData>((d, l) => mergeConfig(d, l.data), {})
-    const guarded = guardedSettings(project, base)
+    const guarded = guardedSettings(project, base, yield* userPluginNames(config, root, project))
     const ignored: Array<IgnoredSetting> = []
-    let data = project
+    let data = mergeablePlugins(project, base)
     if (guarded.length > 0) {
       const trust = store ?? makeTrust({ root, env: config.env })
       for (const g of guarded) {
@@ -215,7 +283,8 @@ export const trustProjectSettings = (config: ConfigShape, root: string, only?: (
     const base = config.layers.slice(0, at).reduce<ConfigData>((d, l) => mergeConfig(d, l.data), {})
     const trust = makeTrust({ root, env: config.env })
     const trusted: Array<string> = []
-    for (const g of guardedSettings(config.layers[at]!.data, base)) {
+    const project = config.layers[at]!.data
+    for (const g of guardedSettings(project, base, yield* userPluginNames(config, root, project))) {
       if (only && !g.paths.some(only)) continue
       const check = yield* trust.check(g.subject)
       if (check.status === "trusted") continue

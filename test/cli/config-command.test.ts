@@ -1,7 +1,8 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { jsonLines, runAnvil } from "../support/anvil-cli.ts"
-import { project } from "../support/harness.ts"
+import { project, writeTree } from "../support/harness.ts"
 
 setDefaultTimeout(60_000)
 
@@ -69,6 +70,40 @@ describe("configuration warnings and anvil config", () => {
     expect(r.stderr.indexOf("anvil: warning:")).toBeLessThan(r.stderr.indexOf("session"))
     const strict = await runAnvil(["chat", "--strict", "--model", "replay/turns.json"], { cwd: root, stdin: "hello\n" })
     expect(strict.code).toBe(2)
+  })
+
+  test("--strict means the same for anvil mcp, plugins, tools, skills and sandbox: the warnings, then exit 2 before anything starts, loads or is written", async () => {
+    const root = badProject()
+    writeTree(root, {
+      ".config/anvil/anvil.json": JSON.stringify({ mcpServers: { marker: { command: "sh", args: ["-c", "touch mcp-started; sleep 5"] } } }),
+      ".config/anvil/plugins/loud.ts": `import { writeFileSync } from "node:fs"\nwriteFileSync(${JSON.stringify(join(root, "plugin-loaded"))}, "x")\nexport default []\n`,
+    })
+    const commands: ReadonlyArray<ReadonlyArray<string>> = [
+      ["--strict", "mcp"],
+      ["mcp", "list", "--json", "--strict"],
+      ["mcp", "--strict", "tools", "marker"],
+      ["--strict", "plugins"],
+      ["plugins", "--json", "--strict"],
+      ["plugins", "trust", "--strict"],
+      ["--strict", "plugins", "init", "word_count"],
+      ["tools", "--strict"],
+      ["--strict", "skills"],
+      ["sandbox", "--strict"],
+      ["--strict", "tool", "mcp__marker__echo", "{}"],
+    ]
+    for (const args of commands) {
+      const r = await runAnvil(args, { cwd: root })
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: "" })
+      expectThreeWarnings(r.stderr, root)
+      expect(r.stderr).toContain(`anvil ${args.find((a) => !a.startsWith("-"))}: 3 configuration warnings are an error with --strict`)
+    }
+    expect(existsSync(join(root, "mcp-started"))).toBe(false)
+    expect(existsSync(join(root, "plugin-loaded"))).toBe(false)
+    expect(existsSync(join(root, ".anvil", "plugins", "word_count"))).toBe(false)
+    // Without --strict they go on as before.
+    const listed = await runAnvil(["plugins", "--json"], { cwd: root })
+    expect(listed.code).toBe(0)
+    expect(JSON.parse(listed.stdout).plugins.map((p: { name: string; status: string }) => [p.name, p.status])).toEqual([["loud", "loaded"]])
   })
 
   test("anvil config: effective values with their source; --json; config schema; a clean file warns nothing", async () => {

@@ -64,6 +64,14 @@ describe("anvil.json warnings through the compiled binary", () => {
     expect(strict.stdout).toBe("")
     expectWarnings(strict.stderr, file)
     expect(strict.stderr).toContain("3 configuration warnings are an error with --strict")
+    // The same for the commands that read the configuration without a tool call.
+    for (const args of [["mcp", "list", "--strict"], ["--strict", "plugins"]]) {
+      const other = await runBinary(args, { cwd: root })
+      expect(other.code).toBe(2)
+      expect(other.stdout).toBe("")
+      expectWarnings(other.stderr, file)
+      expect(other.stderr).toContain(`anvil ${args.find((a) => !a.startsWith("-"))}: 3 configuration warnings are an error with --strict`)
+    }
   })
 
   test("anvil tool: a file's check is remembered in the cache folder (a planted warning shows), a changed file is checked again", async () => {

@@ -7,7 +7,8 @@ import { project, tempDir } from "./harness.ts"
  * A temporary repository with a private config and cache whose user
  * anvil.json names one example plugin of plugins/ in `plugins.paths` (a user
  * plugin; named by the repository's anvil.json it would need trust), and
- * whose project anvil.json gives its options; `anvil` runs the compiled
+ * whose project anvil.json gives its options (which reach the user's plugin
+ * only once trusted: `anvil config trust`); `anvil` runs the compiled
  * binary there.
  */
 export const withExamplePlugin = (name: string, tree: Record<string, string> = {}, options: Record<string, unknown> = {}) => {

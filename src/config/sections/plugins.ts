@@ -1,6 +1,9 @@
 import { Schema } from "effect"
 import { Count, Names, setting, type ConfigSection } from "../section.ts"
 
+/** `plugins.hook_timeout_ms` when no file sets it. */
+export const DEFAULT_HOOK_TIMEOUT_MS = 5_000
+
 /** Where plugins come from and how long they may take. */
 export const pluginsSection: ConfigSection = {
   fields: () => ({
@@ -9,7 +12,7 @@ export const pluginsSection: ConfigSection = {
         paths: setting(Schema.Union([Schema.String, Names()]), "Extra plugin files or folders (relative to the root, absolute or ~/…).", []),
         disabled: setting(Names(), "Plugin names not loaded.", []),
         load_timeout_ms: setting(Count(), "How long one plugin may take to load.", 10_000),
-        hook_timeout_ms: setting(Count(), "How long one hook may run.", 5_000),
+        hook_timeout_ms: setting(Count(), "How long one hook may run.", DEFAULT_HOOK_TIMEOUT_MS),
         call_timeout_ms: setting(Count(), "How long one call of a plugin's tool may run before it is cancelled (TIMEOUT).", 600_000),
         options: setting(Schema.Record(Schema.String, Schema.Unknown), "Options handed to each plugin, by plugin name."),
       }),
