@@ -3,6 +3,8 @@ import { Config } from "../config/config.ts"
 import { SEARCH_DEFAULTS } from "../config/sections/search.ts"
 import { GLOB_DEFAULTS } from "../config/sections/tools.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { counted } from "../protocol/plural.ts"
+import { invalidParam } from "../protocol/tool-error.ts"
 import { globFiles, GLOB_SERVICES, type GlobResult } from "../search/glob-files.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./glob.md" with { type: "text" }
@@ -93,6 +95,13 @@ export const globTool = defineTool({
       const { shown, paths: ordered } = globbed
 
       const total = ordered.length
+      // Past the last match is a wrong offset, as it is for read and list: said with the page that exists.
+      if (total > 0 && offset >= total) {
+        const last = Math.floor((total - 1) / limit) * limit
+        return yield* invalidParam("offset", `offset ${offset} is past the end of the ${counted(total, "match", "matches")} for '${params.pattern}' in '${shown}'.`, [
+          hint("Glob", "high", { pattern: params.pattern, path: shown, offset: last, limit }),
+        ])
+      }
       const page = ordered.slice(offset, offset + limit).map((rel) => joinDisplay(shown, rel))
       const more = offset + page.length < total
       const stopped = globbed.stopped
@@ -101,8 +110,6 @@ export const globTool = defineTool({
       const lines: Array<string> = [`Path: ${shown}`]
       if (total === 0) {
         lines.push(`No ${stopped ? "matches found before the search stopped" : "files match"} '${params.pattern}' in '${shown}'.`)
-      } else if (page.length === 0) {
-        lines.push(`Matches: ${total}; offset ${offset} is past the last one.`)
       } else {
         const range = page.length === total ? `${total}` : `${offset + 1}-${offset + page.length} of ${total}`
         lines.push(`Matches shown: ${range}${more ? " (TRUNCATED)" : ""}${stopped ? " (INCOMPLETE)" : ""} (sorted by ${sortBy === "mtime" ? "modification time, newest first" : "path"})`)

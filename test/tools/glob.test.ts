@@ -150,6 +150,12 @@ describe("glob: behaviour", () => {
     expect(last.status).toBe("success")
     expect(last.data.truncated).toBe(false)
 
+    // Past the last match: a wrong offset (as for read and list), with the last page as the next step.
+    const past = await glob(root, { pattern: "*.txt", offset: 260, limit: 200 })
+    expect(past.error?.code).toBe("INVALID_PARAM")
+    expect(past.error?.field_errors).toEqual([{ field: "offset", message: "offset 260 is past the end of the 260 matches for '*.txt' in '.'." }])
+    expect(past.text).toContain('Glob(pattern="*.txt", path=".", offset=200, limit=200)')
+
     const head = await glob(root, { pattern: "*.txt", head_limit: 3 })
     expect(paths(head)).toEqual(["f000.txt", "f001.txt", "f002.txt"])
   })
