@@ -5,7 +5,7 @@ import { BulkFs } from "../workspace/bulk-fs.ts"
 import { walk } from "../workspace/walk.ts"
 import type { GlobState } from "./glob-pattern.ts"
 import { RegexSyntaxError, translateRustRegex } from "./rust-regex.ts"
-import type { FileResult, LineText, MatchLine, SearchOutcome, SearchRequest, SearchStop, SearchTarget } from "./search-types.ts"
+import { includeAccepts, type FileResult, type LineText, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 
 /**
  * The in-process search used when no ripgrep can run: the same walk as glob
@@ -187,7 +187,9 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
   if (target.file !== undefined) {
     candidates.push(target.file)
   } else {
-    const include = req.include?.matcher
+    // The include glob steers the walk; a negated one (`!glob`) only drops files once they are found.
+    const include = req.include?.negated ? undefined : req.include?.matcher
+    const excluded = req.include?.negated ? req.include : undefined
     const summary = yield* walk<GlobState>({
       root,
       start: target.dir,
@@ -210,7 +212,9 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
           return { explicit: false }
         },
       },
-      onEntry: (rel) => candidates.push(rel),
+      onEntry: (rel) => {
+        if (excluded === undefined || includeAccepts(excluded, rel)) candidates.push(rel)
+      },
     })
     // The files found before a breaker stopped the walk are still searched (a timeout stops that too).
     if (summary.stoppedBy) walkStop = summary.stoppedBy === "timeout" ? "timeout" : "max_entries"

@@ -10,11 +10,11 @@ import { insideRepository, makeIgnoreOracle } from "../workspace/ignore-rules.ts
 import { Workspace } from "../workspace/workspace.ts"
 import { decodeForSearch, FallbackPatternError, searchInProcess } from "./fallback-search.ts"
 import { firstInOrder } from "./first-in-order.ts"
-import { comparePaths, GlobMatcher, GlobPatternError, matchesPath, strictPatternProblem } from "./glob-pattern.ts"
+import { comparePaths, GlobMatcher, GlobPatternError, strictPatternProblem } from "./glob-pattern.ts"
 import { GrepBinaryFile, GrepIncludeInvalid, GrepInsideGit, GrepNotSearchable, GrepPathNotFound, GrepPatternInvalid, GrepTimedOut } from "./grep-error.ts"
 import { locateRipgrep } from "./ripgrep-binary.ts"
 import { RipgrepFailed, RipgrepPatternError, RipgrepUnavailable, searchWithRipgrep } from "./ripgrep-search.ts"
-import type { FileResult, IncludeFilter, OutputMode, SearchOutcome, SearchRequest, SearchStop, SearchTarget } from "./search-types.ts"
+import { includeAccepts, type FileResult, type IncludeFilter, type OutputMode, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 
 /** One grep: what to look for, where, and the limits it runs within. */
 export interface GrepRequest {
@@ -97,15 +97,19 @@ export const grep = (request: GrepRequest) =>
 
     let include: IncludeFilter | undefined
     if (request.include !== undefined && request.include.trim() !== "") {
-      const problem = strictPatternProblem(request.include)
+      // A leading `!` leaves the matching files out, as ripgrep's --glob reads it (`\!` is a literal `!`).
+      const negated = request.include.startsWith("!")
+      const glob = negated ? request.include.slice(1) : request.include
+      if (glob.trim() === "") return yield* new GrepIncludeInvalid({ message: "'!' must be followed by the glob of the files to leave out" })
+      const problem = strictPatternProblem(glob)
       if (problem !== undefined) return yield* new GrepIncludeInvalid({ message: problem })
-      const glob = request.include
       const matcher = yield* Effect.try({
         try: () => GlobMatcher.compile(glob, { dot: true, matchBase: true }),
         catch: (e) => new GrepIncludeInvalid({ message: e instanceof GlobPatternError ? e.message : String(e) }),
       })
-      const rgGlobs = rgGlobsFor(matcher)
-      include = { matcher, ...(rgGlobs ? { rgGlobs } : {}) }
+      // Left out files are filtered after the search: ripgrep is not told, so its reading can never be broader.
+      const rgGlobs = negated ? undefined : rgGlobsFor(matcher)
+      include = { matcher, ...(negated ? { negated } : {}), ...(rgGlobs ? { rgGlobs } : {}) }
     }
 
     // Where to search.
@@ -184,13 +188,13 @@ export const grep = (request: GrepRequest) =>
       const oracle = recheck ? yield* makeIgnoreOracle(ws.root, target.dir, request.ignoredDirs) : undefined
       const kept: Array<FileResult> = []
       for (const f of outcome.files) {
-        if (include !== undefined && !matchesPath(include.matcher, f.path)) continue
+        if (include !== undefined && !includeAccepts(include, f.path)) continue
         if (oracle && (yield* oracle.isIgnored(f.path))) continue
         kept.push(f)
       }
       outcome = { ...outcome, files: kept }
     }
-    if (isFile && include !== undefined && !matchesPath(include.matcher, target.file!)) outcome = { ...outcome, files: [] }
+    if (isFile && include !== undefined && !includeAccepts(include, target.file!)) outcome = { ...outcome, files: [] }
 
     // Newest files first, then by path. rg stats the files while it searches; the rest are stat'ed here.
     const found = outcome.files

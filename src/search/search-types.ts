@@ -1,4 +1,4 @@
-import type { GlobMatcher } from "./glob-pattern.ts"
+import { matchesPath, type GlobMatcher } from "./glob-pattern.ts"
 
 /**
  * What both search engines (ripgrep and the in-process fallback) are asked
@@ -18,9 +18,14 @@ export interface SearchTarget {
 /** The include filter: matched against paths relative to the searched directory. */
 export interface IncludeFilter {
   readonly matcher: GlobMatcher
+  /** `!glob`: the files the matcher accepts are the ones left out (as ripgrep's `--glob '!…'`). */
+  readonly negated?: boolean
   /** The same filter as ripgrep `--glob`s (a superset of what `matcher` accepts), when it can be expressed so. */
   readonly rgGlobs?: ReadonlyArray<string>
 }
+
+/** Whether a file (relative to the searched directory) passes the include filter. */
+export const includeAccepts = (include: IncludeFilter, rel: string): boolean => matchesPath(include.matcher, rel) !== (include.negated === true)
 
 export interface SearchRequest {
   readonly pattern: string

@@ -44,7 +44,7 @@ const Parameters = Schema.Struct({
   pattern: Schema.String.annotate({ description: "Rust regex (no look-around or backreferences); escape literal `.(){}[]`." }),
   path: Schema.optionalKey(Schema.String.annotate({ description: 'File or folder (default ".").' })),
   include: Schema.optionalKey(
-    Schema.String.annotate({ description: 'Glob of files: "*.ts" (any depth), "src/**/*.py".' }),
+    Schema.String.annotate({ description: 'Glob of files: "*.ts" (any depth), "src/**/*.py"; "!*.test.ts" leaves files out.' }),
   ),
   case_sensitive: Schema.optionalKey(Schema.Boolean.annotate({ description: "Default false." })),
   output_mode: Schema.optionalKey(

@@ -59,6 +59,19 @@ describe("grep (search domain)", () => {
     expect(lines).toEqual(["new.ts", "  3- let y", "  4: alpha again"])
   })
 
+  test("an include glob with a leading '!' leaves those files out (as ripgrep's --glob), in both engines", async () => {
+    for (const engine of ["auto", "builtin"] as const) {
+      const notTs = await run("alpha", { include: "!*.ts", engine })
+      expect(notTs.shownFiles.map((f) => f.display)).toEqual(["notes.md"])
+      expect(notTs.totalLines).toBe(1)
+      expect((await run("alpha", { include: "!{*.md,old.*}", engine })).shownFiles.map((f) => f.display)).toEqual(["new.ts"])
+      expect((await run("alpha", { path: "new.ts", include: "!*.ts", engine })).shownFiles).toEqual([])
+      expect((await run("alpha", { path: "notes.md", include: "!*.ts", engine })).shownFiles.map((f) => f.display)).toEqual(["notes.md"])
+    }
+    expect(await failure("x", { include: "!" })).toMatchObject({ _tag: "GrepIncludeInvalid" })
+    expect(await failure("x", { include: "![z-a]" })).toMatchObject({ _tag: "GrepIncludeInvalid" })
+  })
+
   test("one file given through a symbolic link is named as given, not by the link's target", async () => {
     symlinkSync("notes.md", join(root, "link.md"))
     mkdirSync(join(root, "sub"))
