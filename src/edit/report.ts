@@ -32,6 +32,15 @@ export const writtenFileData = (commit: CommitOutcome, format: TextFormat) => ({
   line_endings: format.eol,
 })
 
+/**
+ * Where replacements start, each line named once ("line 1" for two in one line, "lines 3, 4, 7"), with "…" when
+ * more were made than are listed.
+ */
+export const replacedLines = (lines: ReadonlyArray<number>, replacements: number): string => {
+  const unique = [...new Set(lines)]
+  return `line${unique.length === 1 ? "" : "s"} ${unique.join(", ")}${replacements > lines.length ? ", …" : ""}`
+}
+
 /** "Changes: +3 -1", noting a cut diff. */
 export const changesLine = (diff: FileDiff): string => {
   if (diff.additions === 0 && diff.deletions === 0) return "Changes: none (the text is unchanged)"

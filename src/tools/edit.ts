@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { editFile } from "../edit/edit-file.ts"
 import { STRATEGY_DESCRIPTIONS } from "../edit/match.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
-import { changeCounts, changedBody, fileOps, keptFormat, shortHash, writtenFileData } from "../edit/report.ts"
+import { changeCounts, changedBody, fileOps, keptFormat, replacedLines, shortHash, writtenFileData } from "../edit/report.ts"
 import { savedDiff } from "./saved-diff.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
@@ -56,7 +56,7 @@ export const editTool = defineTool({
       const edit = outcome.edits[0]!
       const fuzzy = edit.strategy !== "exact"
       const operation = commit.created ? "create" : "replace"
-      const where = edit.replacements > 1 ? `lines ${edit.lines.join(", ")}${edit.replacements > edit.lines.length ? ", …" : ""}` : span(edit.startLine, edit.endLine)
+      const where = edit.replacements > 1 ? replacedLines(edit.lines, edit.replacements) : span(edit.startLine, edit.endLine)
       const lines = [
         ...(fuzzy
           ? [`Not an exact match: found by '${edit.strategy}' (${STRATEGY_DESCRIPTIONS[edit.strategy]}) at ${span(edit.startLine, edit.endLine)}; check the lines below.`]

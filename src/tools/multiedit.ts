@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { editFile } from "../edit/edit-file.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
-import { changeCounts, changedBody, fileOps, keptFormat, shortHash, writtenFileData } from "../edit/report.ts"
+import { changeCounts, changedBody, fileOps, keptFormat, replacedLines, shortHash, writtenFileData } from "../edit/report.ts"
 import { savedDiff } from "./saved-diff.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
@@ -64,7 +64,7 @@ export const multieditTool = defineTool({
           ? [`Not exact: ${fuzzy.map((e) => `edits[${e.index}] found by ${e.strategy}`).join(", ")}; check the lines below.`]
           : []),
         `${commit.created ? "Created" : "Changed"} ${display}: ${counted(total, "replacement")} by ${counted(n, "edit")} (${outcome.edits
-          .map((e) => `${e.index + 1}: line${e.lines.length === 1 ? "" : "s"} ${e.lines.join(", ")}`)
+          .map((e) => `${e.index + 1}: ${replacedLines(e.lines, e.replacements)}`)
           .join("; ")}): ${changeCounts(commit.diff)}; sha256 ${shortHash(commit.sha256After)}${keptFormat(format, !commit.created)}.`,
       ]
       const firstLine = commit.diff.firstChangedLine ?? 1

@@ -85,6 +85,13 @@ describe("edit: success", () => {
     expect(envelope.data).toMatchObject({ replacements: 3, replace_all: true, lines: [3, 4, 7] })
     expect(text(root, "src/service.py")).toBe(service.replaceAll("self.running", "self.active"))
     expect(envelope.text).toContain("Replaced 3 places at lines 3, 4, 7: +3 -3;")
+    // Several places in one line name that line once.
+    const one = project({ "a.txt": "aXa\nb\n" })
+    const same = await callTool(one, "edit", { path: "a.txt", old_string: "a", new_string: "c", replace_all: true })
+    expect(same.envelope.data).toMatchObject({ replacements: 2, lines: [1, 1] })
+    expect(same.envelope.text).toContain("Replaced 2 places at line 1: +1 -1;")
+    const multi = await callTool(one, "multiedit", { path: "a.txt", edits: [{ old_string: "c", new_string: "d", replace_all: true }, { old_string: "b", new_string: "e" }] })
+    expect(multi.envelope.text).toContain("2 edits (1: line 1; 2: line 2)")
   })
 
   test("aliases: str_replace with old_str/new_str and file_path", async () => {
