@@ -1,7 +1,7 @@
 import { Deferred, Effect, ManagedRuntime } from "effect"
 import { AgentSession, AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
 import { turnWithoutSteps } from "../agent/events.ts"
-import { showAllowRule } from "../permission/rules.ts"
+import { describeSubjects, showAllowRule } from "../permission/rules.ts"
 import { sandboxSummary } from "../sandbox/summary.ts"
 import { rulesForAnswer, type AskAnswer, type PermissionRequest } from "../permission/permissions.ts"
 import type { Tool } from "../tool-framework/definition.ts"
@@ -77,7 +77,7 @@ export const terminalOf = async (io: CliIO): Promise<UserTerminalShape> =>
 /** How "ask" is answered without a person: --yes approves; otherwise deny, telling the model how the user could approve. */
 export const scriptedAsk = (yes: boolean) => (request: PermissionRequest): Effect.Effect<AskAnswer> => {
   const rule = showAllowRule(rulesForAnswer(request.tool, request.subjects)[0]!)
-  const what = request.subjects ? ` (${request.subjects.values.join(", ")})` : ""
+  const what = describeSubjects(request.subjects)
   if (request.unconfined) {
     return Effect.succeed({
       deny:

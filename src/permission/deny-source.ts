@@ -1,7 +1,7 @@
 import type { ConfigShape } from "../config/config.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { PermissionLevel } from "./permission-level.ts"
-import { entryKeyFor, subjectMatches, commandParts, type Subjects, type ToolRules } from "./rules.ts"
+import { entryKeyFor, matchedForms, subjectMatches, commandParts, type Subjects, type ToolRules } from "./rules.ts"
 
 /**
  * Which configured rule refuses a call, and in which file, so that a refusal
@@ -26,7 +26,7 @@ export const denyingRule = (config: ConfigShape, toolName: string, rules: ToolRu
   const key = entryKeyFor(permission, toolName)
   if (key === undefined) return undefined
   const values = subjects ? (subjects.kind === "command" ? subjects.values.flatMap(commandParts) : subjects.values) : []
-  const pattern = rules.patterns.find((r) => r.level === "deny" && values.some((v) => subjectMatches(subjects!.kind, r.pattern, v)))?.pattern
+  const pattern = rules.patterns.find((r) => r.level === "deny" && values.some((v) => matchedForms(subjects!, v).some((f) => subjectMatches(subjects!.kind, r.pattern, f))))?.pattern
   const has = (entry: unknown): boolean =>
     pattern === undefined ? entry === "deny" || (isRecord(entry) && entry["*"] === "deny") : isRecord(entry) && entry[pattern] === "deny"
   // The last layer that has the rule is the one in force (later layers win).

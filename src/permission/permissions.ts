@@ -6,7 +6,7 @@ import { readSettingsFile } from "../config/settings-file.ts"
 import type { HookPermission, PermissionLevel, Tool } from "../tool-framework/definition.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { realLocation } from "../workspace/real-location.ts"
-import { allowCovers, levelFor, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
+import { allowCovers, describeSubjects, levelFor, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { untrustedAllow, type UntrustedAllow } from "./untrusted-allow.ts"
 import { deniesEveryCall, denyingRule, denyReason, type DenyingRule } from "./deny-source.ts"
@@ -138,18 +138,20 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       const fs = Option.getOrUndefined(yield* Effect.serviceOption(FileSystem))
       const pathService = Option.getOrUndefined(yield* Effect.serviceOption(Path))
       const approved: Array<AllowRule> = [...(options.allow ?? [])]
-      // A path is judged as named and, when a link leads elsewhere inside the project, as where it leads too: a
-      // deny rule on secret.txt also holds for a link to it.
-      const normalize = (p: string): ReadonlyArray<string> => {
-        if (!workspace || !pathService) return [p.replace(/^\.\//, "")]
-        const absolute = pathService.resolve(workspace.cwd, p)
-        const real = realLocation(absolute)
-        const named = workspace.display(absolute)
-        return real === absolute || !workspace.contains(real) ? [named] : [named, workspace.display(real)]
+      const normalize = (p: string): string => {
+        if (!workspace || !pathService) return p.replace(/^\.\//, "")
+        return workspace.display(pathService.resolve(workspace.cwd, p))
+      }
+      // A path is judged as named and as where its links lead inside the project: a rule about secret.txt also
+      // holds for alias.txt -> secret.txt.
+      const leadsTo = (shown: string): string | undefined => {
+        if (!workspace || !pathService) return undefined
+        const real = realLocation(pathService.resolve(workspace.root, shown))
+        return workspace.contains(real) ? workspace.display(real) : undefined
       }
       const permission = () => config.get("permission", {} as Record<string, unknown>)
       const subjectsFor = (tool: Tool, params: unknown) =>
-        tool.permissionSubjects ? tool.permissionSubjects(params) : subjectsOf(params, normalize)
+        tool.permissionSubjects ? tool.permissionSubjects(params) : subjectsOf(params, normalize, leadsTo)
       const sandbox = options.sandbox
       /** The tool's own default level; a confined call of an asking tool is allowed with sandbox.auto_allow. */
       const defaultLevel = (tool: Tool, params: unknown): PermissionLevel =>
@@ -161,7 +163,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           const subjects = request.subjects ?? subjectsFor(request.tool, request.params)
           const rules = toolRules(permission(), request.tool.name)
           const level = levelFor(rules, defaultLevel(request.tool, request.params), subjects)
-          const what = subjects ? ` (${subjects.values.join(", ")})` : ""
+          const what = describeSubjects(subjects)
           if (level === "deny") {
             const rule = rules ? denyingRule(config, request.tool.name, rules, subjects) : undefined
             return rule

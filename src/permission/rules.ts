@@ -43,7 +43,26 @@ export type SubjectKind = "command" | "path" | "host" | "name"
 export interface Subjects {
   readonly kind: SubjectKind
   readonly values: ReadonlyArray<string>
+  /**
+   * Paths: where a value really leads when a link on it points elsewhere in the project. A rule matches a value
+   * when it matches the value or that place, so a rule about a file holds whatever link names it.
+   */
+  readonly leadsTo?: Readonly<Record<string, string>>
 }
+
+/** What a rule may match for one value: the value and, for a path through a link, where it leads. */
+export const matchedForms = (subjects: Subjects, value: string): ReadonlyArray<string> => {
+  const real = subjects.leadsTo?.[value]
+  return real === undefined ? [value] : [value, real]
+}
+
+/** A call's subjects as its messages name them: ` (alias.txt -> secret.txt, b.txt)`; "" without subjects. */
+export const describeSubjects = (subjects: Subjects | undefined): string =>
+  subjects ? ` (${subjects.values.map((v) => (subjects.leadsTo?.[v] === undefined ? v : `${v} -> ${subjects.leadsTo[v]}`)).join(", ")})` : ""
+
+/** Whether a rule's pattern matches one value of a call (or where that value leads). */
+const matchesValue = (subjects: Subjects, pattern: string, value: string): boolean =>
+  matchedForms(subjects, value).some((form) => subjectMatches(subjects.kind, pattern, form))
 
 const RANK: Record<PermissionLevel, number> = { allow: 0, ask: 1, deny: 2 }
 export const strictest = (levels: ReadonlyArray<PermissionLevel>): PermissionLevel =>
@@ -180,7 +199,7 @@ export const levelFor = (rules: ToolRules | undefined, fallback: PermissionLevel
   if (!rules || rules.patterns.length === 0) return base
   const values = subjects ? (subjects.kind === "command" ? subjects.values.flatMap(commandParts) : subjects.values) : []
   const judge = (value: string | undefined): PermissionLevel => {
-    const matching = rules.patterns.filter((r) => (value === undefined ? r.pattern === "*" : subjectMatches(subjects!.kind, r.pattern, value)))
+    const matching = rules.patterns.filter((r) => (value === undefined ? r.pattern === "*" : matchesValue(subjects!, r.pattern, value)))
     return matching.length > 0 ? strictest(matching.map((r) => r.level)) : base
   }
   return values.length === 0 ? judge(undefined) : strictest(values.map(judge))
@@ -210,7 +229,7 @@ export const allowCovers = (rule: AllowRule, toolName: string, subjects: Subject
   if (rule.pattern === undefined || rule.pattern === "*") return true
   if (!subjects || subjects.values.length === 0) return false
   const values = subjects.kind === "command" ? subjects.values.flatMap(commandParts) : subjects.values
-  return values.length > 0 && values.every((v) => subjectMatches(subjects.kind, rule.pattern!, v))
+  return values.length > 0 && values.every((v) => matchesValue(subjects, rule.pattern!, v))
 }
 
 /** A rule's display form, as `--allow` takes it. */
@@ -232,9 +251,13 @@ const patchPaths = (patch: string): Array<string> => {
  * What a call's patterns are matched against, read from its parameters:
  * `command`/`args` (bash), `url` (fetch: the host), `path`/`file_path`/
  * `paths`/`edits[].path`/`patch` (file tools). `normalizePath` makes each
- * path root-relative, and may add where a link on it really leads.
+ * path root-relative; `leadsTo` tells where a path whose links lead elsewhere really is.
  */
-export const subjectsOf = (params: unknown, normalizePath: (p: string) => ReadonlyArray<string> = (p) => [p]): Subjects | undefined => {
+export const subjectsOf = (
+  params: unknown,
+  normalizePath: (p: string) => string = (p) => p,
+  leadsTo: (path: string) => string | undefined = () => undefined,
+): Subjects | undefined => {
   if (!isRecord(params)) return undefined
   if (typeof params.command === "string") return { kind: "command", values: [params.command] }
   if (Array.isArray(params.args) && params.args.every((a) => typeof a === "string")) return { kind: "command", values: [params.args.join(" ")] }
@@ -251,5 +274,10 @@ export const subjectsOf = (params: unknown, normalizePath: (p: string) => Readon
   if (Array.isArray(params.edits)) for (const e of params.edits) if (isRecord(e) && typeof e.path === "string") paths.add(e.path)
   if (typeof params.patch === "string") for (const p of patchPaths(params.patch)) paths.add(p)
   if (paths.size === 0) return undefined
-  return { kind: "path", values: [...new Set([...paths].flatMap(normalizePath))] }
+  const values = [...new Set([...paths].map(normalizePath))]
+  const links = values.flatMap((v) => {
+    const real = leadsTo(v)
+    return real === undefined || real === v ? [] : [[v, real] as const]
+  })
+  return { kind: "path", values, ...(links.length > 0 ? { leadsTo: Object.fromEntries(links) } : {}) }
 }

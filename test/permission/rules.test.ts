@@ -65,7 +65,7 @@ describe("permission rules", () => {
   test("subjects come from the parameters", () => {
     expect(subjectsOf({ command: "ls" })).toEqual({ kind: "command", values: ["ls"] })
     expect(subjectsOf({ args: ["git", "log"] })).toEqual({ kind: "command", values: ["git log"] })
-    expect(subjectsOf({ path: "./a.ts" }, (p) => [p.replace(/^\.\//, "")])).toEqual({ kind: "path", values: ["a.ts"] })
+    expect(subjectsOf({ path: "./a.ts" }, (p) => p.replace(/^\.\//, ""))).toEqual({ kind: "path", values: ["a.ts"] })
     expect([...(subjectsOf({ patch: "--- a/x.ts\n+++ b/x.ts\n@@\n*** Update File: y.ts\n" })?.values ?? [])].sort()).toEqual(["x.ts", "y.ts"])
     expect(subjectsOf({ expression: "1" })).toBeUndefined()
   })
@@ -147,6 +147,30 @@ describe("the Permissions service", () => {
     }
     expect(readFileSync(join(root, "secret.txt"), "utf8")).toBe("s\n")
     expect((await callTool(root, "write", { path: "other.txt", content: "x" })).envelope.status).toBe("success")
+    const refusal = (await callTool(root, "write", { path: "alias.txt", content: "x" })).envelope.error?.message
+    expect(refusal).toContain("The 'write' call (alias.txt -> secret.txt) is denied by the rule \"write\": {\"secret.txt\": \"deny\"}")
+  })
+
+  test("an approval or allow rule naming a link, or where it leads, covers the call; ask and deny rules on either side hold", async () => {
+    const root = project({ "a.txt": "a\n", "docs/guide.md": "g\n" })
+    symlinkSync("a.txt", join(root, "l.txt"))
+    symlinkSync("../a.txt", join(root, "docs/a-link.txt"))
+    const allowing = (pattern: string) =>
+      Permissions.layer(() => Effect.succeed(false), { allow: [{ tool: "touchy", pattern }] }).pipe(
+        Layer.provide(Config.layerFrom({ permission: { touchy: { "docs/**": "allow", "a.txt": "ask" } } })),
+      )
+    const check = (pattern: string, path: string) =>
+      session(root, { tools: [pathTool] }).run(
+        Effect.gen(function* () {
+          return yield* (yield* Permissions).check({ tool: pathTool, params: { path } })
+        }).pipe(Effect.provide(allowing(pattern))),
+      )
+    expect((await check("l.txt", "l.txt")).allowed).toBe(true)
+    expect((await check("a.txt", "l.txt")).allowed).toBe(true)
+    expect((await check("b.txt", "l.txt")).allowed).toBe(false)
+    // docs/** allows, but the link leads to a.txt, whose rule asks: asked (and refused here).
+    expect((await check("none", "docs/a-link.txt")).allowed).toBe(false)
+    expect((await check("none", "docs/guide.md")).allowed).toBe(true)
   })
 
   test("--allow rules approve matching asks but never a deny rule", async () => {
