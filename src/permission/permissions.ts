@@ -6,7 +6,7 @@ import { readSettingsFile } from "../config/settings-file.ts"
 import type { HookPermission, PermissionLevel, Tool } from "../tool-framework/definition.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { realLocation } from "../workspace/real-location.ts"
-import { allowCovers, describeSubjects, levelFor, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
+import { allowCovers, describeSubjects, levelFor, pathSubjects, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { untrustedAllow, type UntrustedAllow } from "./untrusted-allow.ts"
 import { deniesEveryCall, denyingRule, denyReason, type DenyingRule } from "./deny-source.ts"
@@ -150,8 +150,12 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
         return workspace.contains(real) ? workspace.display(real) : undefined
       }
       const permission = () => config.get("permission", {} as Record<string, unknown>)
-      const subjectsFor = (tool: Tool, params: unknown) =>
-        tool.permissionSubjects ? tool.permissionSubjects(params) : subjectsOf(params, normalize, leadsTo)
+      const subjectsFor = (tool: Tool, params: unknown): Subjects | undefined => {
+        if (!tool.permissionSubjects) return subjectsOf(params, normalize, leadsTo)
+        const own = tool.permissionSubjects(params)
+        // A tool's own paths are named as a call names them: made root-relative and followed like the generic ones.
+        return own?.kind === "path" ? pathSubjects(own.values, normalize, leadsTo) : own
+      }
       const sandbox = options.sandbox
       /** The tool's own default level; a confined call of an asking tool is allowed with sandbox.auto_allow. */
       const defaultLevel = (tool: Tool, params: unknown): PermissionLevel =>

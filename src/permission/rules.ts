@@ -235,23 +235,11 @@ export const allowCovers = (rule: AllowRule, toolName: string, subjects: Subject
 /** A rule's display form, as `--allow` takes it. */
 export const showAllowRule = (rule: AllowRule): string => (rule.pattern === undefined ? rule.tool : `${rule.tool}:${rule.pattern}`)
 
-/** Paths in a patch text (`--- a/x`, `+++ b/x`, `*** Update File: x`). */
-const patchPaths = (patch: string): Array<string> => {
-  const out = new Set<string>()
-  for (const m of patch.matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?([^\t\n]+)/gm)) {
-    const p = m[1]!.trim()
-    if (p !== "/dev/null") out.add(p)
-  }
-  for (const m of patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) out.add(m[1]!.trim())
-  for (const m of patch.matchAll(/^\*\*\* Move to: (.+)$/gm)) out.add(m[1]!.trim())
-  return [...out]
-}
-
 /**
  * What a call's patterns are matched against, read from its parameters:
  * `command`/`args` (bash), `url` (fetch: the host), `path`/`file_path`/
- * `paths`/`edits[].path`/`patch` (file tools). `normalizePath` makes each
- * path root-relative; `leadsTo` tells where a path whose links lead elsewhere really is.
+ * `paths`/`edits[].path` (file tools; patch names its files itself). `normalizePath`
+ * makes each path root-relative; `leadsTo` tells where a path whose links lead elsewhere really is.
  */
 export const subjectsOf = (
   params: unknown,
@@ -272,9 +260,17 @@ export const subjectsOf = (
   for (const key of ["path", "file_path", "target", "destination"]) if (typeof params[key] === "string") paths.add(params[key] as string)
   if (Array.isArray(params.paths)) for (const p of params.paths) if (typeof p === "string") paths.add(p)
   if (Array.isArray(params.edits)) for (const e of params.edits) if (isRecord(e) && typeof e.path === "string") paths.add(e.path)
-  if (typeof params.patch === "string") for (const p of patchPaths(params.patch)) paths.add(p)
-  if (paths.size === 0) return undefined
+  return pathSubjects(paths, normalizePath, leadsTo)
+}
+
+/** File paths as subjects: each made root-relative by `normalizePath`, with where its links lead when that differs. */
+export const pathSubjects = (
+  paths: Iterable<string>,
+  normalizePath: (p: string) => string = (p) => p,
+  leadsTo: (path: string) => string | undefined = () => undefined,
+): Subjects | undefined => {
   const values = [...new Set([...paths].map(normalizePath))]
+  if (values.length === 0) return undefined
   const links = values.flatMap((v) => {
     const real = leadsTo(v)
     return real === undefined || real === v ? [] : [[v, real] as const]

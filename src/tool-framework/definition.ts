@@ -126,7 +126,8 @@ export interface Tool<P = any, R = any> {
    * for a call, when the generic reading of the parameters (a command, a URL's
    * host, file paths) does not fit the tool. Example: skill names the skill a
    * load asks for, so `"skill": { "*": "allow", "deploy": "ask" }` asks before
-   * loading deploy. Undefined for a call means only the tool-wide level applies.
+   * loading deploy. Undefined for a call means only the tool-wide level applies. Paths (kind "path") are
+   * named as the call names them: the framework makes them root-relative and follows their links.
    */
   readonly permissionSubjects?: (params: P) => Subjects | undefined
   /**

@@ -27,6 +27,16 @@ export const patchTool = defineTool({
   aliases: ["apply_patch", "apply_diff", "applypatch"],
   parameterAliases: { diff: "patch", input: "patch", patch_text: "patch", patchText: "patch", dryRun: "dry_run", p: "strip" },
   permission: "ask",
+  // The files the patch touches as the patch itself names them (renames, copies, quoted names included); a patch
+  // that does not parse fails before it touches anything.
+  permissionSubjects: (params) => {
+    try {
+      const files = parsePatch(params.patch, params.strip === undefined ? {} : { strip: params.strip }).files
+      return { kind: "path", values: files.flatMap((f) => [f.oldPath, f.newPath].filter((p): p is string => p !== undefined)) }
+    } catch {
+      return undefined
+    }
+  },
   readOnly: false,
   parameters: Schema.Struct({
     patch: Schema.String.annotate({

@@ -66,7 +66,6 @@ describe("permission rules", () => {
     expect(subjectsOf({ command: "ls" })).toEqual({ kind: "command", values: ["ls"] })
     expect(subjectsOf({ args: ["git", "log"] })).toEqual({ kind: "command", values: ["git log"] })
     expect(subjectsOf({ path: "./a.ts" }, (p) => p.replace(/^\.\//, ""))).toEqual({ kind: "path", values: ["a.ts"] })
-    expect([...(subjectsOf({ patch: "--- a/x.ts\n+++ b/x.ts\n@@\n*** Update File: y.ts\n" })?.values ?? [])].sort()).toEqual(["x.ts", "y.ts"])
     expect(subjectsOf({ expression: "1" })).toBeUndefined()
   })
 
@@ -149,6 +148,25 @@ describe("the Permissions service", () => {
     expect((await callTool(root, "write", { path: "other.txt", content: "x" })).envelope.status).toBe("success")
     const refusal = (await callTool(root, "write", { path: "alias.txt", content: "x" })).envelope.error?.message
     expect(refusal).toContain("The 'write' call (alias.txt -> secret.txt) is denied by the rule \"write\": {\"secret.txt\": \"deny\"}")
+  })
+
+  test("patch is judged on every file its patch names: renames, copies, mode changes, quoted names, Begin Patch moves", async () => {
+    const root = project({ "secret.txt": "s\n", "ü.txt": "u\n", "src/a.ts": "a\n" })
+    writeFileSync(join(root, "anvil.json"), JSON.stringify({ permission: { patch: { "secret.txt": "deny", "ü.txt": "deny" } } }))
+    const patches = [
+      "diff --git a/secret.txt b/moved.txt\nsimilarity index 100%\nrename from secret.txt\nrename to moved.txt\n",
+      "diff --git a/secret.txt b/copy.txt\nsimilarity index 100%\ncopy from secret.txt\ncopy to copy.txt\n",
+      "diff --git a/secret.txt b/secret.txt\nold mode 100644\nnew mode 100755\n",
+      'diff --git "a/\\303\\274.txt" "b/\\303\\274.txt"\n--- "a/\\303\\274.txt"\n+++ "b/\\303\\274.txt"\n@@ -1 +1 @@\n-u\n+v\n',
+      "*** Begin Patch\n*** Update File: src/a.ts\n*** Move to: secret.txt\n@@\n-a\n+b\n*** End Patch\n",
+      "--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n--- a/secret.txt\n+++ b/secret.txt\n@@ -1 +1 @@\n-s\n+t\n",
+    ]
+    for (const patch of patches) {
+      const { envelope } = await callTool(root, "patch", { patch, dry_run: true })
+      expect([patch, envelope.error?.code]).toEqual([patch, "PERMISSION_DENIED"])
+    }
+    const other = await callTool(root, "patch", { patch: "--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n", dry_run: true })
+    expect(other.envelope.status).toBe("partial")
   })
 
   test("an approval or allow rule naming a link, or where it leads, covers the call; ask and deny rules on either side hold", async () => {
