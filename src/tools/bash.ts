@@ -90,7 +90,7 @@ export const bashTool = defineTool({
       // The operating system passes a command line as NUL-terminated strings: a NUL inside cannot be run.
       if (command?.includes("\0")) return yield* invalidParam("command", "the command contains a NUL byte (\\0), which no command line can carry; remove it")
       const nulArg = args?.findIndex((a) => a.includes("\0")) ?? -1
-      if (nulArg >= 0) return yield* invalidParam(`args[${nulArg}]`, "the argument contains a NUL byte (\\0), which no command line can carry; remove it")
+      if (nulArg >= 0) return yield* invalidParam(`args.${nulArg}`, "the argument contains a NUL byte (\\0), which no command line can carry; remove it")
 
       const maxTimeout = setting("max_timeout_ms")
       const timeoutMs = params.timeout_ms ?? Math.min(setting("timeout_ms"), maxTimeout)

@@ -186,7 +186,7 @@ describe("bash: parameters", () => {
     expect(inCommand.envelope.error?.field_errors?.[0]?.field).toBe("command")
     expect(inCommand.envelope.error?.message).not.toContain("ANVIL_CALLER_PATH")
     const inArgs = await bash(root, { args: ["echo", "ok", "a\u0000b"] })
-    expect(inArgs.envelope.error?.field_errors?.[0]?.field).toBe("args[2]")
+    expect(inArgs.envelope.error?.field_errors?.[0]?.field).toBe("args.2")
   })
 
   test("timeout_ms above 600000 or below 100 is INVALID_PARAM", async () => {
