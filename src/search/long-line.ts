@@ -14,7 +14,13 @@ export const cutLongLine = (text: string, column: number, max: number, line?: nu
   const from = codePoints(text, 0, start)
   const shownTo = from + codePoints(text, start, end)
   const total = shownTo + codePoints(text, end, text.length)
-  const rest = line !== undefined ? `; Read(offset=${line - 1}, limit=1, column=${shownTo}) continues it` : ""
+  // The Read that shows what is missing: the rest after the window, or (a window at the line's end) its start.
+  const rest =
+    line === undefined
+      ? ""
+      : end < text.length
+        ? `; Read(offset=${line - 1}, limit=1, column=${shownTo}) continues it`
+        : `; Read(offset=${line - 1}, limit=1) shows it from the start`
   return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""} [line cut: characters ${from + 1}-${shownTo} of ${total}${rest}]`
 }
 

@@ -523,6 +523,12 @@ describe("grep: output and behaviour", () => {
       expect(long!.text.length).toBeLessThan(600)
       expect(short!.text).toBe("short NEEDLE")
     }
+    // A match at the end of a long line: the window ends the line, so the Read names its start, not a column past it.
+    for (const options of [{}, BUILTIN]) {
+      const root = project({ "end.txt": `${"é".repeat(600)}NEEDLE\n` })
+      const [atEnd] = matchesOf(await grep(root, { pattern: "needle" }, options))
+      expect(atEnd!.text).toMatch(/NEEDLE \[line cut: characters 107-606 of 606; Read\(offset=0, limit=1\) shows it from the start\]$/)
+    }
   })
 
   test("binary files are skipped, also when the NUL comes late; naming one is BINARY_FILE", async () => {
