@@ -31,7 +31,7 @@ export const todowriteTool = defineTool({
     withWorkspaceErrors(Effect.gen(function* () {
       const normalized = normalizeTodos(input)
       if ("problems" in normalized) {
-        return yield* toolError("INVALID_PARAM", `Invalid todo list: ${normalized.problems.map((p) => p.message).join("; ")}`, {
+        return yield* toolError("INVALID_PARAM", `Invalid todo list: ${normalized.problems.map((p) => (p.field === "todos" ? p.message : `${p.field}: ${p.message}`)).join("; ")}`, {
           fieldErrors: normalized.problems,
         })
       }

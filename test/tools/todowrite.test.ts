@@ -95,6 +95,8 @@ describe("todowrite", () => {
       ],
     })
     expect(dup.envelope.error?.field_errors?.map((f) => f.field)).toEqual(["todos.1.id", "todos.1.content"])
+    // The message names which task, as the field errors do.
+    expect(dup.envelope.error?.message).toBe("Invalid todo list: todos.1.id: duplicate id 'x' (also task 0); todos.1.content: the task has no content")
     const bad = await callTool(root, "todowrite", { todos: [{ content: "a", status: "done" }] })
     expect(bad.envelope.error?.code).toBe("INVALID_PARAM")
     expect(bad.envelope.error?.field_errors?.[0]?.field).toBe("todos.0.status")
