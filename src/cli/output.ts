@@ -135,6 +135,17 @@ export const guardNodeStreams = (): void => {
   process.stderr.on("error", () => undefined)
 }
 
+/**
+ * How long a command waits for the first byte of piped input: `anvil run "prompt"` then goes on without it,
+ * `anvil run` without a prompt and `anvil tool NAME -` fail (a parent that left stdin open must not hang a
+ * script). ANVIL_STDIN_WAIT (seconds, ≥ 0) changes it for a producer slow to start; default 3 s.
+ */
+export const stdinWaitMs = (env: Readonly<Record<string, string | undefined>>): number => {
+  const raw = env.ANVIL_STDIN_WAIT?.trim()
+  const seconds = raw ? Number(raw) : NaN
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : 3000
+}
+
 const readPiped = async (waitMs: number): Promise<string | "silent" | undefined> => {
   if (isTerminal(0)) return undefined
   try {

@@ -22,7 +22,7 @@ import type { McpEvent } from "../mcp/mcp-hub.ts"
 import { UsageError } from "./args.ts"
 import { pluginNotices } from "../plugins/plugin-host.ts"
 import { configWarningEvent, printConfigWarnings } from "./config-warnings.ts"
-import { guardNodeStreams, type CliIO } from "./output.ts"
+import { guardNodeStreams, stdinWaitMs, type CliIO } from "./output.ts"
 import { cancellingLine, outputReaderGone, watchSignals } from "./signals.ts"
 
 export const RUN_HELP = `Usage: anvil run [options] "<prompt>"      (or the prompt on standard input)
@@ -118,20 +118,6 @@ export const approvals = (
 
 /** A turn cut short before it could report (the result written when anvil must exit at once). */
 const unfinishedTurn = turnWithoutSteps("cancelled", "cancelled")
-
-/**
- * How long `anvil run` waits for the first byte of piped input: with a prompt argument it then goes on
- * without it, without one it fails (a parent that left stdin open must not hang a script).
- * ANVIL_STDIN_WAIT (seconds) lengthens it for a producer slow to start.
- */
-const STDIN_WAIT_MS = 3000
-
-/** The first-byte wait: ANVIL_STDIN_WAIT seconds when it is a number ≥ 0, else 3 s. */
-export const stdinWaitMs = (env: Readonly<Record<string, string | undefined>>): number => {
-  const raw = env.ANVIL_STDIN_WAIT?.trim()
-  const seconds = raw ? Number(raw) : NaN
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : STDIN_WAIT_MS
-}
 
 /**
  * The prompt read from standard input when no argument gives one: the text, or why there is none (empty or

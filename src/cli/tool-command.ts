@@ -10,7 +10,7 @@ import { watchSignals, type ExitSignal } from "./signals.ts"
 import { flagValue, UsageError } from "./args.ts"
 import { printConfigWarnings } from "./config-warnings.ts"
 import { ignoredSettingsNotice } from "../config/ignored.ts"
-import type { CliIO } from "./output.ts"
+import { stdinWaitMs, type CliIO } from "./output.ts"
 import type { Project } from "./project.ts"
 import { SANDBOX_MODES } from "../sandbox/settings.ts"
 
@@ -41,6 +41,22 @@ const sandboxValue = (args: ReadonlyArray<string>, i: number): string => (args[i
  * Parses `<name> [JSON | - | --key value ...] [--text] [--meta] [--sandbox MODE] [--trust-plugins] [--trust-mcp]`.
  * Any other `--key` is a tool parameter.
  */
+/**
+ * `anvil tool NAME -`: the parameters from standard input. A pipe whose writer left it open and silent is a usage
+ * error after the first-byte wait instead of a hang; a terminal is read to Ctrl-D.
+ */
+const paramsFromStdin = async (io: CliIO, name: string): Promise<string> => {
+  const waitMs = stdinWaitMs(io.env)
+  const piped = io.readPipedStdin ? await io.readPipedStdin(waitMs) : undefined
+  if (piped === "silent") {
+    throw new UsageError(
+      `anvil tool ${name}: nothing arrived on standard input within ${waitMs / 1000} s (its writer left it open and silent); ` +
+        `give the parameters as an argument, or set ANVIL_STDIN_WAIT=SECONDS for a producer slow to start`,
+    )
+  }
+  return piped ?? (await io.readStdin())
+}
+
 export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Promise<ToolCommandArgs> => {
   const [name, ...args] = rest
   if (name === undefined || name.startsWith("--")) throw new UsageError("anvil tool: name a tool (see `anvil tools`)")
@@ -75,7 +91,7 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
       if (raw !== undefined) flagTexts[key] = raw
       params = { ...params, [key]: raw === undefined ? true : flagValue(raw) }
     } else if (positional === undefined) {
-      const source = a === "-" ? await io.readStdin() : a
+      const source = a === "-" ? await paramsFromStdin(io, name) : a
       try {
         positional = JSON.parse(source)
       } catch {

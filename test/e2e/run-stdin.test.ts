@@ -16,6 +16,20 @@ beforeAll(() => void anvilBinary(), 120_000)
 const sh = (root: string, script: string, env: Record<string, string> = {}) =>
   runProcess(["/bin/sh", "-c", script], { cwd: root, env: { ANVIL: anvilBinary(), HOME: root, NO_COLOR: "1", ...env } })
 
+/** Runs the binary with a standard input held open and never written to, and ANVIL_STDIN_WAIT at half a second. */
+const withSilentStdin = async (root: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const proc = Bun.spawn([anvilBinary(), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, NO_COLOR: "1", ANVIL_STDIN_WAIT: "0.5", ...env },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  proc.stdin.end()
+  return { stdout, stderr, code }
+}
+
 describe("anvil run's prompt from standard input", () => {
   test("a pipe left open and silent fails after the wait with exit 2; empty or closed input fails at once", async () => {
     const root = project({})
@@ -25,16 +39,7 @@ describe("anvil run's prompt from standard input", () => {
 
     // A pipe held open and never written to; the run must not outlive ANVIL_STDIN_WAIT by much.
     const started = performance.now()
-    const proc = Bun.spawn([anvilBinary(), "run", "-f", "json"], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, NO_COLOR: "1", ANVIL_STDIN_WAIT: "0.5", ...env },
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    })
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-    proc.stdin.end()
-    const silent = { stdout, stderr, code }
+    const silent = await withSilentStdin(root, ["run", "-f", "json"], env)
     expect(performance.now() - started).toBeLessThan(20_000)
     expect(silent.code).toBe(2)
     expect(silent.stderr).toContain("no prompt: nothing arrived on standard input within 0.5 s")
@@ -52,5 +57,15 @@ describe("anvil run's prompt from standard input", () => {
     const late = await sh(root, '(sleep 0.3; printf "say "; sleep 0.3; echo hi) | "$ANVIL" run', env)
     expect({ code: late.code, out: late.stdout }).toEqual({ code: 0, out: "never asked\n" })
     expect(server.requests[0]!.body.messages[1].content).toBe("say hi")
+  })
+
+  test("anvil tool NAME - with a silent pipe is a usage error after the wait; piped parameters still work", async () => {
+    const root = project({ "a.txt": "alpha\n" })
+    const silent = await withSilentStdin(root, ["tool", "read", "-"])
+    expect(silent.code).toBe(2)
+    expect(silent.stderr).toContain("anvil tool read: nothing arrived on standard input within 0.5 s")
+    const piped = await sh(root, `printf '{"path": "a.txt"}' | "$ANVIL" tool read -`)
+    expect(piped.code).toBe(0)
+    expect(JSON.parse(piped.stdout).data.content).toContain("alpha")
   })
 })
