@@ -150,7 +150,10 @@ export const serverSpec = (
     if (entry.url === undefined || entry.url.trim() === "") problem = `no "url" (an ${kind} server needs one)`
     const url = expand(entry.url ?? "")
     transport = { kind, url, headers: expandAll(entry.headers) }
-    if (problem === undefined && missing.size === 0 && !URL.canParse(url)) problem = `"url" is not a valid URL`
+    if (problem === undefined && missing.size === 0) {
+      if (!URL.canParse(url)) problem = `"url" is not a valid URL`
+      else if (!["http:", "https:"].includes(new URL(url).protocol)) problem = `"url" must be an http:// or https:// URL, not ${new URL(url).protocol}//…`
+    }
   }
   if (missing.size > 0) {
     problem = `environment variable${missing.size > 1 ? "s" : ""} ${[...missing].join(", ")} not set (used in the server's configuration; set ${missing.size > 1 ? "them" : "it"} or write \${NAME:-default})`

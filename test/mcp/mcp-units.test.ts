@@ -40,6 +40,7 @@ describe("server definitions", () => {
     expect(serverSpec("b", { args: ["x"] }, where, {}, resolvePath).problem).toContain('no "command"')
     expect(serverSpec("c", { type: "http" }, where, {}, resolvePath).problem).toContain('no "url"')
     expect(serverSpec("d", { url: "not a url" }, where, {}, resolvePath).problem).toContain("not a valid URL")
+    expect(serverSpec("d", { url: "ftp://files.example/mcp" }, where, {}, resolvePath).problem).toBe(`"url" must be an http:// or https:// URL, not ftp://…`)
     expect(serverSpec("e", { command: 42 }, where, {}, resolvePath).problem).toBe(
       `invalid entry: 'mcpServers.e.command' is 42: expected string (fix it in ${where.source}, or set "enabled": false)`,
     )
