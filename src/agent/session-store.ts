@@ -232,17 +232,24 @@ export const loadSession = (root: string, id: string | undefined) =>
     let chosen = id
     if (chosen === undefined) {
       const all = yield* listSessionFiles(root)
+      const broken: Array<string> = []
       for (const entry of all) {
         const text = yield* fs.readFileString(entry.file).pipe(Effect.orElseSucceed(() => ""))
         const loaded = replaySession(text, entry.file)
         if (!(loaded instanceof SessionError) && loaded.answered) return { loaded, file: entry.file }
+        if (loaded instanceof SessionError) broken.push(`${entry.id} (${loaded.damage ?? loaded.message})`)
       }
+      // Damaged sessions are passed over; when they are why nothing can be continued, they are named.
+      const damage =
+        broken.length === 0
+          ? ""
+          : ` (${broken.length === all.length ? (all.length === 1 ? "it is" : "all are") : `${broken.length} of them ${broken.length === 1 ? "is" : "are"}`} damaged: ${broken.slice(0, 3).join("; ")}${broken.length > 3 ? "; …" : ""})`
       return yield* Effect.fail(
         new SessionError({
           message:
             all.length === 0
               ? "There is no session to continue in this project (.anvil/sessions is empty)."
-              : `None of this project's ${all.length} sessions has an answer to continue from; start a new one, or pick one with --session ID (see 'anvil sessions').`,
+              : `${all.length === 1 ? "This project's one session has no answer" : `None of this project's ${all.length} sessions has an answer`} to continue from${damage}; start a new one, or pick one with --session ID (see 'anvil sessions').`,
         }),
       )
     }

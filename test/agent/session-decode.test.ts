@@ -36,6 +36,10 @@ describe("session files are decoded with their Schemas", () => {
     expect(again.stderr).toContain("is not a session record")
     expect(again.stderr).toContain("Start a new session")
     expect(again.stderr).not.toContain("internal error")
+    // --continue passes a damaged session over, and says so when that leaves nothing to continue.
+    const continued = await runAnvil(["run", "--model", "replay/turns.json", "--continue", "again"], { cwd: root })
+    expect(continued.code).toBe(3)
+    expect(continued.stderr).toContain(`This project's one session has no answer to continue from (it is damaged: ${id} (line `)
   })
 
   test("anvil sessions lists a damaged session marked with what is wrong, beside the good ones", async () => {
