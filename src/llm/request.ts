@@ -2,6 +2,7 @@ import { Duration, Effect, Stream } from "effect"
 import type { ModelHttpShape } from "./http.ts"
 import { ModelError, type LanguageModelShape, type ModelEvent, type ModelRequest } from "./model.ts"
 import { parseSse, type SseEvent } from "./sse.ts"
+import { fetchErrorText } from "../net/http-client.ts"
 
 /** How often and how long a model request is retried (429, 5xx, network failures). */
 export interface RetryPolicy {
@@ -125,8 +126,8 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest): Stream.Str
               kind: "network",
               retryable: !isDnsFailure(e),
               message: isDnsFailure(e)
-                ? `Could not reach the model server at ${request.url}: the host name does not resolve (${e instanceof Error ? e.message : String(e)}). Check the base URL.`
-                : `Could not reach the model server at ${request.url}: ${e instanceof Error ? e.message : String(e)}`,
+                ? `Could not reach the model server at ${request.url}: the host name does not resolve (${fetchErrorText(e)}). Check the base URL.`
+                : `Could not reach the model server at ${request.url}: ${fetchErrorText(e)}`,
             }),
         }).pipe(
           Effect.timeoutOrElse({
@@ -165,7 +166,7 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest): Stream.Str
             new ModelError({
               kind: "network",
               retryable: false,
-              message: `The model stream from ${request.url} broke off: ${e instanceof Error ? e.message : String(e)}`,
+              message: `The model stream from ${request.url} broke off: ${fetchErrorText(e)}`,
             }),
           ).pipe(Stream.timeoutOrElse({ duration: Duration.millis(timeouts.idleMs), orElse: stalled })),
         )
@@ -206,7 +207,7 @@ export const decodeSse = (
       catch: (e) =>
         e instanceof ModelError
           ? e
-          : new ModelError({ kind: "protocol", retryable: false, message: `Could not decode the model stream: ${e instanceof Error ? e.message : String(e)}` }),
+          : new ModelError({ kind: "protocol", retryable: false, message: `Could not decode the model stream: ${fetchErrorText(e)}` }),
     })
   return source.pipe(
     Stream.mapEffect((e) => ("type" in e ? Effect.succeed([e] as ReadonlyArray<ModelEvent>) : guard(() => decoder.event(e)))),

@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { CallToolResult, Prompt, Resource, Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js"
+import { fetchErrorText } from "../net/http-client.ts"
 import { VERSION } from "../version.ts"
 import { maskSecrets, type ServerSpec } from "./server-config.ts"
 import { ManagedStdioTransport, type ExitReport } from "./stdio-transport.ts"
@@ -79,7 +80,7 @@ const invalidAnswer = (error: unknown): string | undefined => {
 
 /** A connection failure, with secrets masked and the likely cause named. */
 const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | undefined, startup?: number): string => {
-  const message = invalidAnswer(error) ?? (error instanceof Error ? error.message : String(error))
+  const message = invalidAnswer(error) ?? fetchErrorText(error)
   let text: string
   if (exit) text = describeExit(exit)
   else if (/protocol version is not supported/i.test(message)) text = `protocol mismatch: ${message}`

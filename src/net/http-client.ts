@@ -38,10 +38,18 @@ export interface HttpClientShape {
 
 type FetchFn = (url: string, init: RequestInit & { tls?: { rejectUnauthorized?: boolean } }) => Promise<Response>
 
+/**
+ * A failed fetch's message for a person: Bun appends advice meant for the program's author ("For more
+ * information, pass `verbose: true` in the second argument to fetch()"), which is cut.
+ */
+export const fetchErrorText = (e: unknown): string => {
+  const message = e instanceof Error || typeof (e as { message?: unknown })?.message === "string" ? String((e as { message: unknown }).message) : String(e)
+  return message.replace(/\s*For more information, pass `verbose: true` in the second argument to fetch\(\)\.?/, "")
+}
+
 const describe = (e: unknown): HttpClientError => {
-  const err = e as { message?: unknown; code?: unknown }
-  const message = typeof err?.message === "string" ? err.message : String(e)
-  return new HttpClientError({ message, ...(typeof err?.code === "string" ? { code: err.code } : {}) })
+  const err = e as { code?: unknown }
+  return new HttpClientError({ message: fetchErrorText(e), ...(typeof err?.code === "string" ? { code: err.code } : {}) })
 }
 
 const readLimited = (response: Response, limit: number) =>

@@ -104,6 +104,32 @@ describe("OpenAI-compatible provider", () => {
     expect(error?.kind).toBe("network")
     expect(error?.message).toContain("127.0.0.1:9")
   })
+
+  test("a stream the server breaks off names the URL, without Bun's advice to the program's author", async () => {
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        new Response(
+          new ReadableStream({
+            start(c) {
+              c.enqueue(new TextEncoder().encode('data: {"choices":[{"index":0,"delta":{"content":"hal"}}]}\n\n'))
+              setTimeout(() => c.error(new Error("cut")), 50)
+            },
+          }),
+          { headers: { "content-type": "text/event-stream" } },
+        ),
+    })
+    try {
+      const model = makeOpenAiCompatible(http, { provider: "ollama", model: "m", baseUrl: `${server.url.href}v1`, contextWindow: 1000, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } })
+      const exit = await Effect.runPromiseExit(collectTurn(model.stream(request)))
+      const error = Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error: ModelError }).error : undefined
+      expect(error?.message).toContain(`The model stream from ${server.url.href}v1/chat/completions broke off: `)
+      expect(error?.message).not.toContain("verbose: true")
+    } finally {
+      server.stop(true)
+    }
+  })
 })
 
 describe("Anthropic provider", () => {
