@@ -2,7 +2,7 @@ import type { ModelHttpShape } from "./http.ts"
 import { ModelError, type FinishReason, type LanguageModelShape, type ModelEvent, type ModelMessage, type ModelRequest } from "./model.ts"
 import { sseModel, type SseDecoder, type SseProviderOptions } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
-import { unfinishedStream } from "./stream-end.ts"
+import { unfinishedStream, WHOLE_ANSWER } from "./stream-end.ts"
 
 /** `baseUrl`: https://api.anthropic.com (a trailing /v1 is accepted), `/v1/messages` is appended. `maxTokens` is required by the Messages API: default 8192. */
 export type AnthropicOptions = SseProviderOptions
@@ -85,8 +85,10 @@ export const anthropicDecoder = (): SseDecoder => {
   let output = 0
   let finished = false
   let seen = false
+  let whole: string | undefined
   const event = (sse: SseEvent): Array<ModelEvent> => {
     seen = true
+    if (sse.event === WHOLE_ANSWER) whole = sse.data
     const out: Array<ModelEvent> = [{ type: "raw", data: sse.data }]
     let e: Record<string, any>
     try {
@@ -95,6 +97,26 @@ export const anthropicDecoder = (): SseDecoder => {
       throw new ModelError({ kind: "protocol", retryable: false, message: `The Anthropic stream sent an event that is not JSON: ${sse.data.slice(0, 200)}` })
     }
     switch (e.type ?? sse.event) {
+      // The whole message, from a server that ignored `stream: true`: its blocks as if streamed.
+      case "message": {
+        const usage = e.usage ?? {}
+        input = Number(usage.input_tokens ?? 0) + Number(usage.cache_read_input_tokens ?? 0) + Number(usage.cache_creation_input_tokens ?? 0)
+        output = Number(usage.output_tokens ?? 0)
+        out.push({ type: "usage", usage: { inputTokens: input, outputTokens: output } })
+        const content: Array<any> = Array.isArray(e.content) ? e.content : []
+        content.forEach((b, index) => {
+          if (b?.type === "text" && typeof b.text === "string" && b.text !== "") out.push({ type: "text_delta", text: b.text })
+          if (b?.type === "tool_use") {
+            const id = String(b.id ?? `toolu_${index}`)
+            const name = String(b.name ?? "")
+            const args = b.input && typeof b.input === "object" ? JSON.stringify(b.input) : "{}"
+            out.push({ type: "tool_call_start", index, id, name }, { type: "tool_call_delta", index, argumentsDelta: args }, { type: "tool_call_end", index, call: { id, name, arguments: args } })
+          }
+        })
+        out.push({ type: "finish", reason: stopReason(e.stop_reason ?? "end_turn") })
+        finished = true
+        break
+      }
       case "message_start": {
         const usage = e.message?.usage ?? {}
         input = Number(usage.input_tokens ?? 0) + Number(usage.cache_read_input_tokens ?? 0) + Number(usage.cache_creation_input_tokens ?? 0)
@@ -163,7 +185,7 @@ export const anthropicDecoder = (): SseDecoder => {
   }
   // Without a stop_reason or message_stop the stream was cut off and its text or tool input may be partial.
   const end = (): Array<ModelEvent> => {
-    if (!finished) throw unfinishedStream(seen, "stop_reason or message_stop")
+    if (!finished) throw unfinishedStream(seen, "stop_reason or message_stop", whole)
     const out: Array<ModelEvent> = []
     for (const [index, block] of blocks) {
       if (block.kind === "tool_use") out.push({ type: "tool_call_end", index, call: { id: block.id, name: block.name, arguments: block.json || "{}" } })

@@ -10,7 +10,7 @@ import {
 } from "./model.ts"
 import { sseModel, type SseDecoder, type SseProviderOptions } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
-import { unfinishedStream } from "./stream-end.ts"
+import { unfinishedStream, WHOLE_ANSWER } from "./stream-end.ts"
 
 /** `baseUrl`: e.g. https://api.openai.com/v1 or http://localhost:11434/v1; `/chat/completions` is appended. */
 export interface OpenAiCompatibleOptions extends SseProviderOptions {
@@ -80,6 +80,8 @@ export const openAiDecoder = (): SseDecoder => {
   let generated = 0
   let finished = false
   let seen = false
+  // A server that ignored `stream: true` sends one chat.completion: its `message` is read as one whole delta.
+  let whole: string | undefined
   const close = (): Array<ModelEvent> => {
     const out: Array<ModelEvent> = []
     for (const [index, c] of [...calls.entries()].sort(([a], [b]) => a - b)) {
@@ -91,6 +93,7 @@ export const openAiDecoder = (): SseDecoder => {
   }
   const event = (sse: SseEvent): Array<ModelEvent> => {
     seen = true
+    if (sse.event === WHOLE_ANSWER) whole = sse.data
     const out: Array<ModelEvent> = [{ type: "raw", data: sse.data }]
     if (sse.data.trim() === "[DONE]") {
       out.push(...close())
@@ -150,7 +153,7 @@ export const openAiDecoder = (): SseDecoder => {
   // A stream that closes without a finish_reason or [DONE] was cut off (a proxy, a crashed server): its text and
   // tool arguments may be partial, so it is an error rather than an answer.
   const end = (): Array<ModelEvent> => {
-    if (!finished) throw unfinishedStream(seen, "a finish_reason or [DONE]")
+    if (!finished) throw unfinishedStream(seen, "a finish_reason or [DONE]", whole)
     return close()
   }
   return { event, end }

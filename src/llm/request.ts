@@ -2,6 +2,7 @@ import { Duration, Effect, Stream } from "effect"
 import type { ModelHttpShape } from "./http.ts"
 import { ModelError, type LanguageModelShape, type ModelEvent, type ModelRequest } from "./model.ts"
 import { parseSse, type SseEvent } from "./sse.ts"
+import { WHOLE_ANSWER } from "./stream-end.ts"
 import { fetchErrorText } from "../net/http-client.ts"
 
 /** How often and how long a model request is retried (429, 5xx, network failures). */
@@ -89,6 +90,35 @@ export interface SseRequest {
 
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`)
 
+/** A JSON body as a one-event stream, named so the decoder knows it is a whole answer rather than a chunk. */
+const wholeAnswer = (body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
+  const encoder = new TextEncoder()
+  let text = ""
+  const decoder = new TextDecoder()
+  const reader = body.getReader()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read()
+      if (!done) {
+        text += decoder.decode(value, { stream: true })
+        return
+      }
+      text += decoder.decode()
+      // Server-sent events under a wrong content type stay what they are.
+      if (/^\s*(data|event|id|retry)?:/.test(text)) {
+        controller.enqueue(encoder.encode(text))
+        controller.close()
+        return
+      }
+      // SSE framing: every line of the JSON a `data:` line of one event.
+      const data = text.split(/\r?\n|\r/).map((line) => `data: ${line}`).join("\n")
+      controller.enqueue(encoder.encode(`event: ${WHOLE_ANSWER}\n${data}\n\n`))
+      controller.close()
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
+}
+
 /**
  * POSTs a streaming request and yields its server-sent events. The request is
  * retried with exponential backoff (honouring Retry-After) while it fails
@@ -149,6 +179,8 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest): Stream.Str
         if (!response.body) {
           return yield* Effect.fail(new ModelError({ kind: "protocol", retryable: true, message: `The model server at ${request.url} sent no body.` }))
         }
+        // A server that ignored `stream: true` answers with the whole message as JSON: the decoder gets it as one event.
+        if (/\bjson\b/i.test(response.headers.get("content-type") ?? "")) return wholeAnswer(response.body)
         return response.body
       })
       const stalled = () =>

@@ -132,6 +132,54 @@ describe("OpenAI-compatible provider", () => {
   })
 })
 
+describe("a server that ignores stream: true and answers with JSON", () => {
+  /** A server answering every request with `answer` as application/json. */
+  const jsonServer = async <A>(answer: unknown, use: (url: string) => Promise<A>): Promise<A> => {
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json(answer) })
+    try {
+      return await use(server.url.href.replace(/\/$/, ""))
+    } finally {
+      server.stop(true)
+    }
+  }
+  const noRetry = { retries: 0, baseDelayMs: 1, maxDelayMs: 1 }
+
+  test("OpenAI: a chat.completion with text and tool calls is read as the whole answer", async () => {
+    const completion = {
+      id: "x",
+      object: "chat.completion",
+      choices: [{ index: 0, message: { role: "assistant", content: "Reading.", tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a.txt"}' } }] }, finish_reason: "tool_calls" }],
+      usage: { prompt_tokens: 12, completion_tokens: 3 },
+    }
+    const turn = await jsonServer(completion, (url) =>
+      Effect.runPromise(collectTurn(makeOpenAiCompatible(http, { provider: "ollama", model: "m", baseUrl: `${url}/v1`, contextWindow: 1000, retry: noRetry }).stream(request))),
+    )
+    expect(turn).toMatchObject({ text: "Reading.", toolCalls: [{ id: "c1", name: "read", arguments: '{"path":"a.txt"}' }], usage: { inputTokens: 12, outputTokens: 3 } })
+  })
+
+  test("Anthropic: a whole message with text and tool_use blocks is read as the answer", async () => {
+    const message = {
+      type: "message",
+      role: "assistant",
+      content: [{ type: "text", text: "Reading." }, { type: "tool_use", id: "t1", name: "read", input: { path: "a.txt" } }],
+      stop_reason: "tool_use",
+      usage: { input_tokens: 7, output_tokens: 2 },
+    }
+    const turn = await jsonServer(message, (url) =>
+      Effect.runPromise(collectTurn(makeAnthropic(http, { provider: "anthropic", model: "c", baseUrl: url, contextWindow: 1000, retry: noRetry }).stream(request))),
+    )
+    expect(turn).toMatchObject({ text: "Reading.", toolCalls: [{ id: "t1", name: "read", arguments: '{"path":"a.txt"}' }], finish: "tool_calls", usage: { inputTokens: 7, outputTokens: 2 } })
+  })
+
+  test("JSON that is no answer says so, showing what came", async () => {
+    const exit = await jsonServer({ hello: "world" }, (url) =>
+      Effect.runPromiseExit(collectTurn(makeOpenAiCompatible(http, { provider: "ollama", model: "m", baseUrl: `${url}/v1`, contextWindow: 1000, retry: noRetry }).stream(request))),
+    )
+    const error = Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error: ModelError }).error : undefined
+    expect(error?.message).toBe(`The model server answered with JSON that is not a complete answer: {"hello":"world"}. Check that the base URL is a model endpoint of this provider's API.`)
+  })
+})
+
 describe("Anthropic provider", () => {
   test("streams text and tool_use blocks; sends the Messages shape", async () => {
     const server = serve(
@@ -188,7 +236,7 @@ describe("a stream that closes before it finished", () => {
     const server = serve(fakeAnthropic([{ text: "hello there, this is long", close_after_frames: 4 }]))
     const error = await failure(makeAnthropic(http, { provider: "anthropic", model: "c", baseUrl: server.url, contextWindow: 1000, retry: fastRetry }))
     expect(error?.message).toContain("no stop_reason or message_stop")
-    const plain = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response('{"choices":[]}', { headers: { "content-type": "application/json" } }) })
+    const plain = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<html>a login page</html>", { headers: { "content-type": "text/html" } }) })
     try {
       const none = await failure(makeOpenAiCompatible(http, { provider: "openai", model: "m", baseUrl: `http://127.0.0.1:${plain.port}/v1`, contextWindow: 1000, retry: fastRetry }))
       expect(none?.message).toContain("held no stream events")
