@@ -1,10 +1,10 @@
 import { Effect } from "effect"
 import { DEFAULT_RETENTION_DAYS, listSessions, pruneSessions, type SessionSummary } from "../agent/session-store.ts"
-import { Config } from "../config/config.ts"
 import { PlatformLive } from "../runtime.ts"
 import { projectRootOf } from "../workspace/project-root.ts"
 import { UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
+import { commandConfig } from "./project.ts"
 
 export const SESSIONS_HELP = `Usage: anvil sessions [--json]
        anvil sessions prune [--older-than AGE] [--json]
@@ -45,7 +45,7 @@ export const parseAge = (text: string): number | undefined => {
   return m ? Number(m[1]) * AGE_UNITS[m[2]!]! : undefined
 }
 
-const pruneCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined): Promise<number> => {
+const pruneCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, strict: boolean): Promise<number> => {
   let olderThanMs: number | undefined
   let json = false
   for (let i = 0; i < argv.length; i++) {
@@ -57,10 +57,11 @@ const pruneCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string
       if (olderThanMs === undefined) throw new UsageError(`anvil sessions prune: --older-than takes an age like 7d, 12h or 30m, not '${v ?? ""}'`)
     } else throw new UsageError(`anvil sessions prune: unexpected argument '${a}'`)
   }
+  const dir = await Effect.runPromise(projectRootOf(io.cwd, root ?? io.env.ANVIL_ROOT).pipe(Effect.provide(PlatformLive)))
+  // sessions.retention_days; with --strict, the configuration's warnings stop the command before anything is removed.
+  const config = await commandConfig(io, dir, { strict })
   const report = await Effect.runPromise(
     Effect.gen(function* () {
-      const dir = yield* projectRootOf(io.cwd, root ?? io.env.ANVIL_ROOT)
-      const config = yield* Config.load({ root: dir, env: io.env })
       const days = config.get("sessions.retention_days", DEFAULT_RETENTION_DAYS)
       const age = olderThanMs ?? (days > 0 ? days * 86_400_000 : undefined)
       return yield* pruneSessions(dir, { ...(age !== undefined ? { olderThanMs: age } : {}), empty: true, now: Date.now() })
@@ -75,8 +76,8 @@ const pruneCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string
 }
 
 /** `anvil sessions [--json]`, `anvil sessions prune [--older-than AGE]`. */
-export const sessionsCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined): Promise<number> => {
-  if (argv[0] === "prune") return pruneCommand(argv.slice(1), io, root)
+export const sessionsCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, strict = false): Promise<number> => {
+  if (argv[0] === "prune") return pruneCommand(argv.slice(1), io, root, strict)
   const json = argv.includes("--json")
   const unknown = argv.find((a) => a !== "--json")
   if (unknown !== undefined) throw new UsageError(`anvil sessions: unexpected argument '${unknown}'`)

@@ -72,7 +72,7 @@ describe("configuration warnings and anvil config", () => {
     expect(strict.code).toBe(2)
   })
 
-  test("--strict means the same for anvil mcp, plugins, tools, skills and sandbox: the warnings, then exit 2 before anything starts, loads or is written", async () => {
+  test("--strict means the same for anvil mcp, plugins, tools, skills, sandbox and sessions prune: the warnings, then exit 2 before anything starts, loads or is written", async () => {
     const root = badProject()
     writeTree(root, {
       ".config/anvil/anvil.json": JSON.stringify({ mcpServers: { marker: { command: "sh", args: ["-c", "touch mcp-started; sleep 5"] } } }),
@@ -89,6 +89,7 @@ describe("configuration warnings and anvil config", () => {
       ["tools", "--strict"],
       ["--strict", "skills"],
       ["sandbox", "--strict"],
+      ["sessions", "prune", "--strict"],
       ["--strict", "tool", "mcp__marker__echo", "{}"],
     ]
     for (const args of commands) {
