@@ -33,5 +33,6 @@ export const refuseProtected = (resolved: ResolvedPath, field: string, after = "
       field: { name: field, problem: `protected path (${shown})` },
       path: resolved.display,
       hints: [],
+      protectedPath: { entry: shown, next_step: nextStep },
     })
   })

@@ -26,7 +26,9 @@ export const workspaceToolError = (e: WorkspaceError): ToolError =>
     // A file changed under a change: doing it again on the new content may well succeed.
     ...(e.reason === "changed" ? { retryable: true } : {}),
     ...(e.hints ? { hints: e.hints } : e.reason === "outside_root" ? { hints: [INSIDE] } : {}),
-    ...(e.path !== undefined ? { context: { path_resolved: e.path } } : {}),
+    ...(e.path !== undefined || e.protectedPath
+      ? { context: { ...(e.path !== undefined ? { path_resolved: e.path } : {}), ...(e.protectedPath ? { protected: e.protectedPath } : {}) } }
+      : {}),
   })
 
 /** A tool's run with the workspace's errors translated at the boundary. */

@@ -24,4 +24,6 @@ export class WorkspaceError extends Data.TaggedError("WorkspaceError")<{
   readonly path?: string
   /** Suggested next calls. */
   readonly hints?: ReadonlyArray<RetrievalHint>
+  /** A protected path's refusal: the entry of the protected list that covers it, and what the user can do. */
+  readonly protectedPath?: { readonly entry: string; readonly next_step: string }
 }> {}

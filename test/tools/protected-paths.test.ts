@@ -11,11 +11,12 @@ import { callTool, project, tempDir } from "../support/harness.ts"
 const git = (root: string, ...args: Array<string>) =>
   execFileSync("git", args, { cwd: root, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@x", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@x" } })
 
-const refusal = (envelope: { status: string; error?: { code: string; message: string; field_errors?: ReadonlyArray<{ field: string; message: string }> } }, entry: string) => {
+const refusal = (envelope: { status: string; context?: Record<string, any>; error?: { code: string; message: string; field_errors?: ReadonlyArray<{ field: string; message: string }> } }, entry: string) => {
   expect(envelope.status).toBe("error")
   expect(envelope.error!.code).toBe("ACCESS_DENIED")
   expect(envelope.error!.message).toContain(`is a protected path (${entry})`)
   expect(envelope.error!.field_errors![0]!.message).toBe(`protected path (${entry})`)
+  expect(envelope.context!.protected).toEqual({ entry, next_step: expect.stringContaining("the user") })
 }
 
 describe("file tools and protected paths", () => {
