@@ -45,7 +45,12 @@ export interface TargetFile {
  */
 export const openTarget = (
   input: string,
-  options: { readonly maxBytes: number; readonly limitKey: string },
+  options: {
+    readonly maxBytes: number
+    readonly limitKey: string
+    /** Only to read it (a plugin's `files.read`): a protected path may be read, just not changed. */
+    readonly readOnly?: boolean
+  },
 ): Effect.Effect<TargetFile, EditError | WorkspaceError, Workspace> =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
@@ -62,7 +67,7 @@ export const openTarget = (
       })
     }
     // What a confined command may not change (git hooks, anvil.json, .vscode/…), no file tool changes either.
-    yield* refuseProtected(resolved, "path")
+    if (!options.readOnly) yield* refuseProtected(resolved, "path")
     const base = { resolved, display, writePath: resolved.real }
     if (!resolved.exists) {
       yield* refuseFolderSyntax(input, display)

@@ -52,7 +52,8 @@ const makeFiles = (services: Context.Context<Workspace | FileLedger>): PluginFil
       if (fail instanceof ToolError) throw new ToolFailure({ code: failureCode(fail.code) as ToolFailure["code"], message: fail.message })
       throw Cause.squash(exit.cause)
     })
-  const target = (path: string) => openTarget(path, { maxBytes: DEFAULT_MAX_FILE_BYTES, limitKey: "tools.write.max_file_bytes" })
+  const target = (path: string, readOnly = false) =>
+    openTarget(path, { maxBytes: DEFAULT_MAX_FILE_BYTES, limitKey: "tools.write.max_file_bytes", ...(readOnly ? { readOnly } : {}) })
   const resolve = (path: string) =>
     Effect.gen(function* () {
       const workspace = yield* Workspace
@@ -64,7 +65,7 @@ const makeFiles = (services: Context.Context<Workspace | FileLedger>): PluginFil
     read: (path) =>
       run(
         Effect.gen(function* () {
-          const file = yield* target(path)
+          const file = yield* target(path, true)
           if (!file.existing) return yield* new ToolError({ code: "NOT_FOUND", message: `${file.display} does not exist` })
           return file.existing.decoded.text
         }),

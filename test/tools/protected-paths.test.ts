@@ -3,7 +3,10 @@ import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { runBinary } from "../support/anvil-binary.ts"
-import { callTool, project, tempDir } from "../support/harness.ts"
+import { makeConfig } from "../../src/config/config.ts"
+import { builtinNames } from "../../src/cli/plugin-setup.ts"
+import { loadPlugins, toolsWithPlugins } from "../../src/plugins/plugin-host.ts"
+import { builtinTools, callTool, project, tempDir, writeTree } from "../support/harness.ts"
 
 // The file tools hold the paths the command sandbox keeps read-only (sandbox/protected-paths.ts): what makes code
 // run later is not changed by write, edit, multiedit or patch either, however the path is spelled.
@@ -112,6 +115,32 @@ describe("file tools and protected paths", () => {
     const commit = await callTool(root, "git_commit", { message: "Add editor settings" }, { env: { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@x", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@x" } })
     expect(commit.envelope.status).toBe("success")
     expect(git(root, "ls-files")).toContain(".vscode/settings.json")
+  })
+})
+
+describe("a plugin's files", () => {
+  test("ctx.files.write holds the same line; ctx.files.read still reads a protected file", async () => {
+    const root = project({ "ok.txt": "" })
+    const config = tempDir("anvil-protected-plugin-")
+    writeTree(join(config, "anvil", "plugins"), {
+      "touch.ts": `import { defineTool } from "anvil/plugin"
+import { Schema } from "effect"
+export default defineTool({ name: "touch_file", description: "Writes a file.", parameters: Schema.Struct({ path: Schema.String }), run: async ({ path }, ctx) => {
+  const settings = await ctx.files.read("anvil.json")
+  await ctx.files.write(path, "x")
+  return "read " + settings.trim()
+} })
+`,
+    })
+    const env = { XDG_CONFIG_HOME: config, XDG_CACHE_HOME: join(config, "cache"), HOME: join(config, "home") }
+    const set = await loadPlugins({ root, env, config: makeConfig({}, env), builtinNames: builtinNames() })
+    const tools = toolsWithPlugins(builtinTools, set)
+    const refused = (await callTool(root, "touch_file", { path: ".vscode/tasks.json" }, { tools, env })).envelope
+    expect(refused.error).toMatchObject({ code: "ACCESS_DENIED", message: expect.stringContaining("is a protected path (.vscode/)") })
+    expect(existsSync(join(root, ".vscode"))).toBe(false)
+    const ok = (await callTool(root, "touch_file", { path: "ok.txt" }, { tools, env })).envelope
+    expect(ok.text).toContain("read {}")
+    expect(readFileSync(join(root, "ok.txt"), "utf8")).toBe("x")
   })
 })
 
