@@ -10,6 +10,7 @@ import { retentionOnSpill } from "./output/retention-on-spill.ts"
 import { SpillStore } from "./output/spill-store.ts"
 import { Permissions, type AskAnswer, type PermissionRequest, type PermissionsOptions } from "./permission/permissions.ts"
 import type { ProcessRunner } from "./process/process-runner.ts"
+import type { BackgroundShells } from "./shell/background-shells.ts"
 import type { Sandbox, SandboxOptions, SandboxShape } from "./sandbox/sandbox.ts"
 import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from "./sandbox/settings.ts"
 import { hasStandInRecords, standInDir } from "./workspace/stand-in-records.ts"
@@ -51,6 +52,7 @@ export type ToolServices =
   | BulkFs
   | Lsp
   | Sandbox
+  | BackgroundShells
 
 /**
  * A layer whose module is imported when the layer is built, not when this
@@ -246,6 +248,8 @@ export const makeToolContext = (options: RuntimeOptions) =>
       "anvil/HttpClient": () => Effect.flatMap(Effect.promise(() => import("./net/http-client.ts")), (m) => add(m.HttpClient, m.HttpClient.make)),
       "anvil/GitFs": () => Effect.flatMap(Effect.promise(() => import("./git/git-fs.ts")), (m) => put(m.GitFs, m.GitFs.live)),
       "anvil/ProcessRunner": () => Effect.flatMap(Effect.promise(() => import("./process/process-runner.ts")), (m) => add(m.ProcessRunner, m.ProcessRunner.make)),
+      "anvil/BackgroundShells": () =>
+        Effect.flatMap(Effect.promise(() => import("./shell/background-shells.ts")), (m) => add(m.BackgroundShells, m.BackgroundShells.make(sessionInfo.interactive))),
       "anvil/BulkFs": () => Effect.flatMap(Effect.promise(() => import("./workspace/bulk-fs.ts")), (m) => put(m.BulkFs, m.BulkFs.live)),
       "anvil/Lsp": () => lsp!,
       "effect/process/ChildProcessSpawner": () =>

@@ -36,6 +36,8 @@ export const ON_DEMAND_BUILTINS: ReadonlySet<string> = new Set([
   "calculator",
   "todoread",
   "multiedit",
+  "bash_output",
+  "bash_stop",
 ])
 
 const BUILTIN_NAMES: ReadonlySet<string> = new Set(builtinToolEntries.map((e) => e.names[0]!.toLowerCase()))

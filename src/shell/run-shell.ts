@@ -139,29 +139,36 @@ export const SHELL_SERVICES = [ProcessRunner, Sandbox] as const
  */
 export const runShell = (request: ShellRequest) =>
   Effect.gen(function* () {
-    const workspace = yield* Workspace
     const store = yield* SpillStore
-    const { command, args } = request
-
-    const dir = yield* workspace.resolve(request.workdir, "workdir")
-    if (!dir.exists) return yield* new WorkdirNotFound({ cwd: dir.display, opened: false })
-    const info = yield* (yield* FileSystem).stat(dir.real).pipe(Effect.option)
-    if (info._tag === "Some" && info.value.type !== "Directory") return yield* new WorkdirNotDirectory({ cwd: dir.display })
-    const cwd = dir.display
-
-    const env: Record<string, string> = {}
-    for (const [k, v] of Object.entries(request.env)) if (typeof v === "string") env[k] = v
-    const [file, argv] = command !== undefined ? [request.shell, ["-lc", withCallerPath(command, env)]] : [args![0]!, args!.slice(1)]
-    if (command !== undefined && env.PATH !== undefined) env[CALLER_PATH] = env.PATH
-
+    const launch = yield* launchOf(request)
     // A few bytes over the half budget shown: the excerpt must see the byte after the head's cut and the one before the
     // tail's, or it cut inside a UTF-8 character (a byte neither shown nor counted) and miscounted the unseen lines.
     const capacity = Math.ceil(request.budgetBytes / 2) + 4
     const captures = (request.capture === "pipe" ? undefined : yield* fileCaptures(store, capacity, request.maxSpillBytes)) ??
       pipeCaptures(store, capacity, request.maxSpillBytes)
-    return yield* runCaptured(request, captures, { file, argv, env, cwd, real: dir.real }).pipe(
+    return yield* runCaptured(request, captures, launch).pipe(
       Effect.ensuring(Effect.promise(() => Promise.all(captures.map((c) => c.close())))),
     )
+  })
+
+/** The part of a request that says what to run and where (what {@link launchOf} and {@link runConfined} read). */
+export type CommandRequest = Pick<ShellRequest, "command" | "args" | "workdir" | "shell" | "env" | "timeoutMs" | "killGraceMs" | "drainMs" | "unconfined">
+
+/** The program to start, after the request was checked: the working folder resolved, the environment made. */
+export const launchOf = (request: CommandRequest) =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const { command, args } = request
+    const dir = yield* workspace.resolve(request.workdir, "workdir")
+    if (!dir.exists) return yield* new WorkdirNotFound({ cwd: dir.display, opened: false })
+    const info = yield* (yield* FileSystem).stat(dir.real).pipe(Effect.option)
+    if (info._tag === "Some" && info.value.type !== "Directory") return yield* new WorkdirNotDirectory({ cwd: dir.display })
+    const env: Record<string, string> = {}
+    for (const [k, v] of Object.entries(request.env)) if (typeof v === "string") env[k] = v
+    const [file, argv] = command !== undefined ? [request.shell, ["-lc", withCallerPath(command, env)]] : [args![0]!, args!.slice(1)]
+    if (command !== undefined && env.PATH !== undefined) env[CALLER_PATH] = env.PATH
+    const launch: Launch = { file, argv, env, cwd: dir.display, real: dir.real }
+    return launch
   })
 
 /** One output stream being captured, whichever way. */
@@ -233,7 +240,7 @@ const pipeCaptures = (store: SpillStoreShape, capacity: number, maxSpillBytes: n
 }
 
 /** The program to start, after the request was checked. */
-interface Launch {
+export interface Launch {
   readonly file: string
   readonly argv: ReadonlyArray<string>
   readonly env: Record<string, string>
@@ -242,8 +249,20 @@ interface Launch {
   readonly real: string
 }
 
-/** Runs the checked command with its output going to `captures`, and reports what is shown of it. */
-const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, argv, env, cwd, real }: Launch) =>
+/** The sandbox a command ran under, as its report gives it. */
+export interface ConfinedRun {
+  readonly outcome: ProcessOutcome
+  /** Reads the sandbox's refusals from the end of the command's output (and removes the stand-ins, if still there). */
+  readonly refusals: (output: string) => Effect.Effect<ReadonlyArray<SandboxRefusal>>
+  /** What ShellRun.sandbox says but the refusals. */
+  readonly sandbox: Omit<ShellRun["sandbox"], "refusals">
+}
+
+/**
+ * Runs the checked command inside the command sandbox with its output going to the targets; `whenDone` runs
+ * however the run ends, before the sandbox's stand-ins go.
+ */
+export const runConfined = (request: CommandRequest, { file, argv, env, cwd, real }: Launch, stdout: OutputTarget, stderr: OutputTarget, whenDone: Effect.Effect<void> = Effect.void) =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
     const runner = yield* ProcessRunner
@@ -259,8 +278,6 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, 
       Effect.mapError((e) => new SandboxRefused({ message: e.message, cwd })),
       Effect.tapError(() => Effect.sync(() => closeQuietly(folder.fd))),
     )
-    stdout.follow()
-    stderr.follow()
     const outcome = yield* runner
       .run({
         file,
@@ -271,13 +288,13 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, 
         timeoutMs: request.timeoutMs,
         killGraceMs: request.killGraceMs,
         drainMs: request.drainMs,
-        stdout: stdout.target,
-        stderr: stderr.target,
+        stdout,
+        stderr,
         ...(wrapped.wrap ? { wrap: wrapped.wrap } : {}),
       })
       .pipe(
         Effect.ensuring(Effect.sync(() => closeQuietly(folder.fd))),
-        Effect.ensuring(Effect.promise(() => Promise.all([stdout.finish(), stderr.finish()]))),
+        Effect.ensuring(whenDone),
         // Stand-ins go however the run ends (the output is read for refusals below).
         Effect.ensuring(wrapped.finish("")),
         Effect.mapError((e) =>
@@ -286,12 +303,35 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, 
             : new CommandNotStarted({ kind: e.code === "ENOENT" ? "not_found" : e.code === "EACCES" ? "not_executable" : "other", file, message: e.message, cwd }),
         ),
       )
+    const mode = wrapped.confined ? sandbox.status.settings.mode : "off"
+    const unavailable = !wrapped.confined && !request.unconfined && sandbox.status.settings.mode !== "off" ? sandbox.status.warning : undefined
+    const ignored = sandbox.status.settings.projectIgnored
+    const run: ConfinedRun = {
+      outcome,
+      refusals: wrapped.finish,
+      sandbox: { mode, ...(unavailable ? { unavailable } : {}), ...(ignored ? { projectIgnored: ignored } : {}) },
+    }
+    return run
+  })
+
+/** Runs the checked command with its output going to `captures`, and reports what is shown of it. */
+const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, launch: Launch) =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const { cwd } = launch
+    stdout.follow()
+    stderr.follow()
+    const { outcome, refusals: readRefusals, sandbox } = yield* runConfined(
+      request,
+      launch,
+      stdout.target,
+      stderr.target,
+      Effect.promise(() => Promise.all([stdout.finish(), stderr.finish()])),
+    )
 
     const out = stdout.snapshot()
     const err = stderr.snapshot()
-    const refusals = yield* wrapped.finish(`${tailText(out)}\n${tailText(err)}`)
-    const mode = wrapped.confined ? sandbox.status.settings.mode : "off"
-    const unavailable = !wrapped.confined && !request.unconfined && sandbox.status.settings.mode !== "off" ? sandbox.status.warning : undefined
+    const refusals = yield* readRefusals(`${tailText(out)}\n${tailText(err)}`)
     if (outcome.timedOut && out.totalBytes + err.totalBytes === 0) {
       return yield* new CommandTimedOut({ timeoutMs: request.timeoutMs, maxTimeoutMs: request.maxTimeoutMs, cwd })
     }
@@ -312,7 +352,6 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, 
       path: c.spillPath !== undefined ? workspace.display(c.spillPath) : null,
       ...(c.spillProblem !== undefined ? { spillProblem: c.spillProblem } : {}),
     })
-    const ignored = sandbox.status.settings.projectIgnored
     const full = stdout.file !== undefined ? freeIfFull(stdout.file) : undefined
     const run: ShellRun = {
       outcome,
@@ -320,7 +359,7 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, { file, 
       stderr: report(stderr.snapshot(), errShown),
       cwd,
       ...(full !== undefined ? { diskFull: { folder: workspace.display(dirname(stdout.file!)), freeBytes: full } } : {}),
-      sandbox: { mode, refusals, ...(unavailable ? { unavailable } : {}), ...(ignored ? { projectIgnored: ignored } : {}) },
+      sandbox: { ...sandbox, refusals },
     }
     return run
   })

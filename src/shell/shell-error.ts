@@ -24,5 +24,11 @@ export class CommandTimedOut extends Data.TaggedError("CommandTimedOut")<{
   readonly cwd: string
 }> {}
 
+/** A command cannot run in the background here: the runtime ends with the call, or its output file cannot be made. */
+export class BackgroundUnavailable extends Data.TaggedError("BackgroundUnavailable")<{ readonly cwd: string; readonly reason?: string }> {}
+
+/** No background command of this id in the session. */
+export class NoSuchBackgroundShell extends Data.TaggedError("NoSuchBackgroundShell")<{ readonly id: string; readonly known: ReadonlyArray<string> }> {}
+
 /** Every way running a shell command fails to give a result. */
-export type ShellError = WorkdirNotFound | WorkdirNotDirectory | SandboxRefused | CommandNotStarted | CommandTimedOut
+export type ShellError = WorkdirNotFound | WorkdirNotDirectory | SandboxRefused | CommandNotStarted | CommandTimedOut | BackgroundUnavailable

@@ -71,7 +71,7 @@ const bash: ClaudeTool = {
   anvil: "bash",
   fields: ["command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"],
   only: ["timeout", "run_in_background", "dangerouslyDisableSandbox"],
-  toAnvil: ({ command, timeout, description, run_in_background: _bg, dangerouslyDisableSandbox, ...rest }) =>
+  toAnvil: ({ command, timeout, description, dangerouslyDisableSandbox, ...rest }) =>
     pick({ ...rest, command, timeout_ms: timeout, description, ...(dangerouslyDisableSandbox === true ? { sandbox: false } : {}) }, {}),
   toClaude: ({ command, timeout_ms, description, sandbox, ...rest }) =>
     pick({ ...rest, command, timeout: timeout_ms, description, ...(sandbox === false ? { dangerouslyDisableSandbox: true } : {}) }, {}),
@@ -141,6 +141,16 @@ const webFetch: ClaudeTool = {
   toClaude: ({ url }) => ({ url, prompt: "" }),
 }
 
+/** Claude Code's later name for BashOutput: it waits for the command to end unless `block` is false. */
+const taskOutput: ClaudeTool = {
+  claude: "TaskOutput",
+  anvil: "bash_output",
+  fields: ["task_id", "block", "timeout"],
+  only: ["task_id", "timeout"],
+  toAnvil: ({ task_id, block, timeout, ...rest }) => pick({ ...rest, id: task_id ?? rest.id, block: block ?? true, timeout_ms: timeout }, {}),
+  toClaude: ({ id, block, timeout_ms, ...rest }) => pick({ ...rest, task_id: id, block, timeout: timeout_ms }, {}),
+}
+
 /** Every Claude tool anvil has a counterpart for. */
 export const CLAUDE_TOOLS: ReadonlyArray<ClaudeTool> = [
   bash,
@@ -156,6 +166,11 @@ export const CLAUDE_TOOLS: ReadonlyArray<ClaudeTool> = [
   task,
   renamed("AskUserQuestion", "question", {}, ["questions"]),
   renamed("Skill", "skill", { skill: "name" }, ["skill", "args"], ["skill", "args"]),
+  // Background commands: the later names first, so that a host sees the names the tools' titles carry.
+  taskOutput,
+  renamed("BashOutput", "bash_output", { bash_id: "id" }, ["bash_id", "filter"], ["bash_id"]),
+  renamed("TaskStop", "bash_stop", { task_id: "id", shell_id: "id" }, ["task_id", "shell_id"]),
+  renamed("KillShell", "bash_stop", { shell_id: "id" }, ["shell_id"]),
 ]
 
 // Case matters: "Read" is Claude's tool (1-based offset, file_path), "read" is anvil's.

@@ -11,6 +11,8 @@ import { shellContext, withShellErrors } from "./shell-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { unseenHints, unseenLines, type ReadLimits } from "./bash-retrieval.ts"
 import { counted } from "../protocol/plural.ts"
+import { BackgroundShells, startBackground } from "../shell/background-shells.ts"
+import { startedResult } from "./bash-background.ts"
 
 /** Lowest accepted timeout (also what `timeout_ms` may be set to in tests). */
 const MIN_TIMEOUT_MS = 100
@@ -49,6 +51,11 @@ const Parameters = Schema.Struct({
         "false: run outside the command sandbox (always asks the user); only when the sandbox refused something needed.",
     }),
   ),
+  run_in_background: Schema.optionalKey(
+    Schema.Boolean.annotate({
+      description: "true: start it and answer at once with its id (servers, watchers, long builds); read its output with bash_output, end it with bash_stop. Default timeout 30 min.",
+    }),
+  ),
 })
 type Parameters = typeof Parameters.Type
 
@@ -64,7 +71,7 @@ const headline = (s: string) => {
 /** bash: a shell command line (or an argv) run in the project; the running is the shell domain's (`shell/run-shell.ts`). */
 export const bashTool = defineTool({
   name: "bash",
-  requires: SHELL_SERVICES,
+  requires: [...SHELL_SERVICES, BackgroundShells],
   title: "Bash",
   description,
   aliases: ["shell", "run_command", "execute_command"],
@@ -92,27 +99,35 @@ export const bashTool = defineTool({
       const nulArg = args?.findIndex((a) => a.includes("\0")) ?? -1
       if (nulArg >= 0) return yield* invalidParam(`args.${nulArg}`, "the argument contains a NUL byte (\\0), which no command line can carry; remove it")
 
-      const maxTimeout = setting("max_timeout_ms")
-      const timeoutMs = params.timeout_ms ?? Math.min(setting("timeout_ms"), maxTimeout)
+      const background = params.run_in_background === true
+      const maxTimeout = setting(background ? "max_background_timeout_ms" : "max_timeout_ms")
+      const timeoutMs = params.timeout_ms ?? Math.min(setting(background ? "background_timeout_ms" : "timeout_ms"), maxTimeout)
       if (timeoutMs > maxTimeout) {
-        return yield* invalidParam("timeout_ms", `at most ${maxTimeout} ms (${maxTimeout / 60_000} minutes)`)
+        return yield* invalidParam("timeout_ms", `at most ${maxTimeout} ms (${maxTimeout / 60_000} minutes)${background ? " for a background command" : ""}`)
       }
       const shown = command !== undefined ? headline(command) : headline(args!.map(quoteArg).join(" "))
-      const run = yield* withShellErrors(runShell({
+      const request = {
         command,
         args,
         workdir: params.workdir ?? ".",
         shell: config.get("tools.bash.shell", BASH_DEFAULTS.shell),
         env: config.env,
         timeoutMs,
-        maxTimeoutMs: maxTimeout,
         killGraceMs: setting("kill_grace_ms"),
         drainMs: setting("drain_ms"),
+        unconfined: params.sandbox === false,
+      }
+      if (background) {
+        const started = yield* withShellErrors(startBackground({ ...request, shown, maxOutputBytes: setting("max_spill_bytes") }), params)
+        return startedResult(started, shown, timeoutMs)
+      }
+      const run = yield* withShellErrors(runShell({
+        ...request,
+        maxTimeoutMs: maxTimeout,
         // What the model may be shown, sized to the framework's budget.
         budgetBytes: Math.max(512, Math.min(params.max_output_chars ?? setting("max_output_chars"), settings.maxBytes - FRAME_BYTES - shown.length)),
         budgetLines: Math.max(20, settings.maxLines - FRAME_LINES),
         maxSpillBytes: setting("max_spill_bytes"),
-        unconfined: params.sandbox === false,
       }), params)
       const read = {
         maxLimit: config.count("tools.read.max_limit", READ_DEFAULTS.max_limit),

@@ -1,7 +1,16 @@
 import { hint } from "../protocol/hint.ts"
 import { translateDomainErrors } from "./domain-errors.ts"
 import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
-import { CommandNotStarted, CommandTimedOut, SandboxRefused, WorkdirNotDirectory, WorkdirNotFound, type ShellError } from "../shell/shell-error.ts"
+import {
+  BackgroundUnavailable,
+  CommandNotStarted,
+  CommandTimedOut,
+  NoSuchBackgroundShell,
+  SandboxRefused,
+  WorkdirNotDirectory,
+  WorkdirNotFound,
+  type ShellError,
+} from "../shell/shell-error.ts"
 import { quoteArg } from "../shell/run-shell.ts"
 
 /** What of the call the errors' context and suggestions repeat. */
@@ -51,8 +60,26 @@ export const shellToolError = (e: ShellError, call: ShellCall): ToolError => {
         hints: longer > e.timeoutMs ? [hint("Bash", "medium", { ...(call.command !== undefined ? { command: call.command } : { args: call.args }), timeout_ms: longer })] : [],
       })
     }
+    case "BackgroundUnavailable":
+      return e.reason !== undefined
+        ? toolError("EXECUTION_ERROR", `The command could not be started in the background: ${e.reason}`, { context })
+        : invalidParam(
+            "run_in_background",
+            "a background command needs a session that outlives the call (anvil run, anvil chat, an Agent SDK program); `anvil tool` ends with its one call. Run the command without run_in_background.",
+          )
   }
 }
 
+/** A background command id the session does not know: NOT_FOUND naming those it has. */
+export const noSuchShellError = (e: NoSuchBackgroundShell): ToolError =>
+  toolError(
+    "NOT_FOUND",
+    `No background command '${e.id}' in this session. ${e.known.length > 0 ? `Its background commands: ${e.known.join(", ")}.` : "It started none (Bash with run_in_background: true starts one)."}`,
+    { fieldErrors: [{ field: "id", message: "no such background command" }] },
+  )
+
+/** A read or stop of a background command with an unknown id translated at the boundary. */
+export const withBackgroundErrors = translateDomainErrors([NoSuchBackgroundShell], noSuchShellError)
+
 /** A run with the shell domain's errors translated at the boundary (the workspace's pass through). */
-export const withShellErrors = translateDomainErrors([WorkdirNotFound, WorkdirNotDirectory, SandboxRefused, CommandNotStarted, CommandTimedOut], shellToolError)
+export const withShellErrors = translateDomainErrors([WorkdirNotFound, WorkdirNotDirectory, SandboxRefused, CommandNotStarted, CommandTimedOut, BackgroundUnavailable], shellToolError)

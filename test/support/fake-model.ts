@@ -13,6 +13,8 @@ export interface FakeTurn {
   /** Send this many frames, then close the stream cleanly as if it were complete (a cut-off answer). */
   readonly close_after_frames?: number
   readonly usage?: { readonly input_tokens: number; readonly output_tokens: number }
+  /** The turn made from the request it answers (to call a tool with an id an earlier result gave). */
+  readonly from?: (body: any) => FakeTurn
 }
 
 /** One request the fake server received. */
@@ -79,7 +81,8 @@ export const fakeServer = (
       const record: RecordedRequest = { path: url.pathname, headers: Object.fromEntries(req.headers.entries()), body, bytes: new TextEncoder().encode(raw).length, receivedAt }
       requests.push(record)
       const index = next++
-      const turn = turns[index]
+      const scripted = turns[index]
+      const turn = scripted?.from ? scripted.from(body) : scripted
       if (!turn) {
         return new Response(JSON.stringify({ error: { message: `fake server: no turn ${index + 1} scripted` } }), { status: 400 })
       }

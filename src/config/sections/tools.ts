@@ -46,6 +46,9 @@ export const GREP_DEFAULTS = {
 export const BASH_DEFAULTS = {
   timeout_ms: 120_000,
   max_timeout_ms: 600_000,
+  /** A command run in the background (`run_in_background`) is ended after this long unless the call gives a timeout. */
+  background_timeout_ms: 1_800_000,
+  max_background_timeout_ms: 7_200_000,
   /** Between TERM and KILL when a process group is ended. */
   kill_grace_ms: 3_000,
   /** How long output held open by background processes is awaited after the command exits. */
@@ -140,6 +143,8 @@ export const toolsSection: ConfigSection = {
           counts(BASH_DEFAULTS, {
             timeout_ms: "Milliseconds a command may run when no timeout is given.",
             max_timeout_ms: "The longest timeout a call may ask for.",
+            background_timeout_ms: "Milliseconds a background command (run_in_background) may run when no timeout is given.",
+            max_background_timeout_ms: "The longest timeout a background command may ask for.",
             kill_grace_ms: "Between TERM and KILL when a process group is ended.",
             drain_ms: "How long output held open by background processes is awaited.",
             max_output_chars: "Characters of output shown to the model.",

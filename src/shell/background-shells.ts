@@ -1,0 +1,357 @@
+import { Context, Deferred, Effect, Exit, Fiber, type Scope } from "effect"
+import { fstatSync, readSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { SpillStore, type SpillStream } from "../output/spill-store.ts"
+import { excerpt, lineCount, type Excerpt } from "../process/output-excerpt.ts"
+import type { CapturedStream } from "../process/output-capture.ts"
+import { newlineCounter } from "../process/newline-counter.ts"
+import type { ProcessRunner } from "../process/process-runner.ts"
+import type { SandboxRefusal } from "../sandbox/diagnose.ts"
+import type { Sandbox } from "../sandbox/sandbox.ts"
+import type { WorkspaceError } from "../workspace/workspace-error.ts"
+import type { FileSystem } from "../workspace/file-system.ts"
+import { Workspace } from "../workspace/workspace.ts"
+import { launchOf, runConfined, type CommandRequest, type ConfinedRun } from "./run-shell.ts"
+import { BackgroundUnavailable, NoSuchBackgroundShell, type ShellError } from "./shell-error.ts"
+
+/**
+ * Commands run in the background (Claude Code's Bash `run_in_background`): started like any bash command — the
+ * same checks, command sandbox and process tree — but the call returns at once with the command's id, while the
+ * command writes stdout and stderr together into one spill file (as `cmd > log 2>&1` would). Its output is read
+ * back piece by piece (what is new since the last read) and it is stopped on request. Every command still
+ * running when the session ends is ended with it (the runtime's scope closes: each command's fiber is
+ * interrupted, which ends its process tree), and anvil's exit guard kills whatever is left on any other way out.
+ */
+
+/** Why a command could not be started (or run). */
+export type StartError = ShellError | WorkspaceError
+
+/** How a background command ended, once it did. */
+export interface BackgroundEnd {
+  readonly exitCode: number | null
+  readonly signal: string | null
+  /** Ended by its timeout. */
+  readonly timedOut: boolean
+  /** Ended on request (stop, or the session's end). */
+  readonly stopped: boolean
+  /** Ended by anvil because its output reached the cap. */
+  readonly capped: boolean
+  /** It could not be started, or failed to run: why. */
+  readonly error?: StartError
+  readonly refusals: ReadonlyArray<SandboxRefusal>
+  readonly durationMs: number
+}
+
+/** A background command as results describe it. */
+export interface BackgroundShellView {
+  readonly id: string
+  /** Its command line (or argv), as given. */
+  readonly command: string
+  readonly cwd: string
+  /** Where its output is written, as results name paths. */
+  readonly outputPath: string
+  readonly status: "running" | "completed" | "failed" | "killed" | "timed_out"
+  readonly end?: BackgroundEnd
+  /** Bytes written so far. */
+  readonly totalBytes: number
+  /** The sandbox mode it runs under, and why it runs unconfined when it should not. */
+  readonly sandbox: ConfinedRun["sandbox"] | undefined
+}
+
+/** What is new of a background command's output since the last read. */
+export interface BackgroundOutput {
+  readonly shell: BackgroundShellView
+  /** What is shown of the new output (all of it, or its head and tail around a marker). */
+  readonly shown: Excerpt
+  /** New bytes since the last read, and where they start in the file. */
+  readonly newBytes: number
+  readonly fromByte: number
+  /** Lines of the file before the new output (for reading the part left out with Read's offset). */
+  readonly fromLine: number
+  /** Lines of the new output. */
+  readonly newLines: number
+  /** With a filter: the new lines it kept and looked at. */
+  readonly filtered?: { readonly kept: number; readonly of: number }
+}
+
+/** One request to start a command in the background. */
+export interface BackgroundRequest extends CommandRequest {
+  /** The command as results show it. */
+  readonly shown: string
+  /** The output file is not let grow past this; the command is ended when it does. */
+  readonly maxOutputBytes: number
+}
+
+export interface ReadOptions {
+  /** Keep only the new lines this matches (a line is looked at up to its first 2,000 characters). */
+  readonly filter?: RegExp | undefined
+  /** Wait this long for the command to end before reading (0: read at once). */
+  readonly waitMs: number
+  /** What may be shown of the new output. */
+  readonly budgetBytes: number
+  readonly budgetLines: number
+}
+
+export interface BackgroundShellsShape {
+  readonly start: (request: BackgroundRequest) => Effect.Effect<BackgroundShellView, StartError>
+  readonly read: (id: string, options: ReadOptions) => Effect.Effect<BackgroundOutput, NoSuchBackgroundShell>
+  /** Ends the command (its whole process tree) and waits until it is gone; a command that already ended is left as it is. */
+  readonly stop: (id: string) => Effect.Effect<BackgroundShellView, NoSuchBackgroundShell>
+  readonly list: () => ReadonlyArray<BackgroundShellView>
+}
+
+interface Job {
+  readonly id: string
+  readonly request: BackgroundRequest
+  readonly cwd: string
+  readonly file: SpillStream
+  readonly shownPath: string
+  readonly ended: Deferred.Deferred<void>
+  fiber: Fiber.Fiber<void> | undefined
+  sandbox: ConfinedRun["sandbox"] | undefined
+  end: BackgroundEnd | undefined
+  /** Bytes of the file already returned, and the lines in them. */
+  cursor: number
+  linesRead: number
+  capped: boolean
+}
+
+/** How often a running command's output size is looked at (for the cap). */
+const CAP_CHECK_MS = 1000
+/** A filtered read looks at most at this much of the new output (its end). */
+const FILTER_WINDOW = 16 << 20
+/** Characters of a line a filter is tried on. */
+const FILTER_LINE_CHARS = 2000
+/** How long a start waits to see whether the command could be started at all. */
+const START_SETTLE_MS = 50
+
+const sizeOf = (fd: number): number => {
+  try {
+    return fstatSync(fd).size
+  } catch {
+    return 0
+  }
+}
+
+const readAt = (fd: number, at: number, length: number): Uint8Array => {
+  const out = new Uint8Array(Math.max(0, length))
+  let got = 0
+  try {
+    while (got < out.length) {
+      const n = readSync(fd, out, got, out.length - got, at + got)
+      if (n <= 0) break
+      got += n
+    }
+  } catch {
+    // what was read
+  }
+  return got === out.length ? out : out.subarray(0, got)
+}
+
+const newlinesBetween = (fd: number, from: number, to: number): number => {
+  const { buffer, count } = newlineCounter()
+  let lines = 0
+  for (let at = from; at < to; ) {
+    let n = 0
+    try {
+      n = readSync(fd, buffer, 0, Math.min(buffer.length, to - at), at)
+    } catch {
+      break
+    }
+    if (n <= 0) break
+    lines += count(n)
+    at += n
+  }
+  return lines
+}
+
+/** A stream of `total` bytes known by its ends. */
+const streamOf = (total: number, newlines: number, head: Uint8Array, tail: Uint8Array): CapturedStream => ({
+  totalBytes: total,
+  newlines,
+  head,
+  tail,
+  complete: total <= head.length + tail.length,
+  spilledBytes: 0,
+})
+
+const statusOf = (end: BackgroundEnd | undefined): BackgroundShellView["status"] =>
+  end === undefined ? "running" : end.timedOut ? "timed_out" : end.stopped || end.capped ? "killed" : end.error !== undefined || end.exitCode !== 0 ? "failed" : "completed"
+
+export class BackgroundShells extends Context.Service<BackgroundShells, BackgroundShellsShape>()("anvil/BackgroundShells") {
+  /**
+   * The session's background commands; closing the scope ends those still running. `sessionLived`: false for a
+   * runtime that ends with its one call (`anvil tool`), where a command would be ended as soon as it started.
+   */
+  static make = (sessionLived: boolean): Effect.Effect<BackgroundShellsShape, never, Scope.Scope | Workspace | SpillStore | ProcessRunner | Sandbox | FileSystem> => Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const context = yield* Effect.context<Workspace | SpillStore | ProcessRunner | Sandbox | FileSystem>()
+    const jobs = new Map<string, Job>()
+    yield* Effect.addFinalizer(() => Effect.sync(() => jobs.forEach((j) => void Effect.runFork(j.file.close))))
+
+    const view = (job: Job): BackgroundShellView => ({
+      id: job.id,
+      command: job.request.shown,
+      cwd: job.cwd,
+      outputPath: job.shownPath,
+      status: statusOf(job.end),
+      ...(job.end ? { end: job.end } : {}),
+      totalBytes: sizeOf(job.file.fd),
+      sandbox: job.sandbox,
+    })
+
+    const find = (id: string) =>
+      Effect.suspend(() => {
+        const job = jobs.get(id.trim())
+        return job ? Effect.succeed(job) : Effect.fail(new NoSuchBackgroundShell({ id, known: [...jobs.keys()] }))
+      })
+
+    /** The command's run, recorded on the job however it ends. */
+    const body = (job: Job, launch: Parameters<typeof runConfined>[1]) => {
+      const started = performance.now()
+      const { fd } = job.file
+      const timer = setInterval(() => {
+        if (sizeOf(fd) <= job.request.maxOutputBytes || job.capped) return
+        job.capped = true
+        if (job.fiber) void Effect.runFork(Fiber.interrupt(job.fiber))
+      }, CAP_CHECK_MS)
+      const record = (end: Omit<BackgroundEnd, "durationMs" | "capped">) =>
+        Effect.andThen(
+          Effect.sync(() => {
+            clearInterval(timer)
+            job.end = { ...end, capped: job.capped, durationMs: Math.round(performance.now() - started) }
+          }),
+          Deferred.succeed(job.ended, undefined),
+        )
+      return runConfined(job.request, launch, { fd }, { fd }).pipe(
+        Effect.tap((run) => Effect.sync(() => (job.sandbox = run.sandbox))),
+        Effect.flatMap((run) => {
+          const size = sizeOf(fd)
+          const tail = new TextDecoder().decode(readAt(fd, Math.max(0, size - 8000), 8000))
+          return Effect.map(run.refusals(tail), (refusals) => ({ outcome: run.outcome, refusals }))
+        }),
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit)
+            ? record({ exitCode: exit.value.outcome.exitCode, signal: exit.value.outcome.signal, timedOut: exit.value.outcome.timedOut, stopped: false, refusals: exit.value.refusals })
+            : Exit.hasInterrupts(exit)
+              ? record({ exitCode: null, signal: "SIGTERM", timedOut: false, stopped: !job.capped, refusals: [] })
+              : Effect.void,
+        ),
+        Effect.catch((error: StartError) => record({ exitCode: null, signal: null, timedOut: false, stopped: false, error, refusals: [] })),
+        Effect.asVoid,
+      )
+    }
+
+    const start = (request: BackgroundRequest) =>
+      Effect.gen(function* () {
+        // A call of one tool (`anvil tool bash`) ends with the call: its command would be ended as it returned.
+        if (!sessionLived) return yield* new BackgroundUnavailable({ cwd: request.workdir })
+        const launch = yield* launchOf(request)
+        const workspace = yield* Workspace
+        const file = yield* (yield* SpillStore).openStream("Bash", "background.txt").pipe(
+          Effect.mapError((e) => new BackgroundUnavailable({ cwd: launch.cwd, reason: `its output file could not be made: ${e.message}` })),
+        )
+        let id: string
+        do id = `bash_${randomBytes(4).toString("hex")}`
+        while (jobs.has(id))
+        const job: Job = {
+          id,
+          request,
+          cwd: launch.cwd,
+          file,
+          shownPath: workspace.display(file.path),
+          ended: yield* Deferred.make<void>(),
+          fiber: undefined,
+          sandbox: undefined,
+          end: undefined,
+          cursor: 0,
+          linesRead: 0,
+          capped: false,
+        }
+        jobs.set(id, job)
+        job.fiber = yield* Effect.forkIn(Effect.provideContext(body(job, launch), context), scope)
+        // A program that cannot be started (an argv naming nothing, a sandbox that must run and cannot) fails now.
+        yield* Effect.timeoutOption(Deferred.await(job.ended), START_SETTLE_MS)
+        const failed = job.end?.error
+        if (failed !== undefined) {
+          jobs.delete(id)
+          yield* Effect.andThen(file.remove, file.close)
+          return yield* Effect.fail(failed)
+        }
+        return view(job)
+      }).pipe(Effect.provideContext(context))
+
+    const read = (id: string, options: ReadOptions) =>
+      Effect.gen(function* () {
+        const job = yield* find(id)
+        if (options.waitMs > 0 && job.end === undefined) yield* Effect.timeoutOption(Deferred.await(job.ended), options.waitMs)
+        const { fd } = job.file
+        const size = sizeOf(fd)
+        // The command truncated its own output file: read from its start again.
+        if (size < job.cursor) job.cursor = job.linesRead = 0
+        const from = job.cursor
+        const fromLine = job.linesRead
+        const newBytes = size - from
+        if (options.filter !== undefined) return readFiltered(job, options, size)
+        const newlines = newlinesBetween(fd, from, size)
+        const span = Math.min(options.budgetBytes + 4, newBytes)
+        const stream = streamOf(newBytes, newlines, readAt(fd, from, span), readAt(fd, size - span, span))
+        const shown = excerpt(stream, options.budgetBytes, options.budgetLines)
+        job.cursor = size
+        job.linesRead += newlines
+        const out: BackgroundOutput = { shell: view(job), shown, newBytes, fromByte: from, fromLine, newLines: lineCount(stream) }
+        return out
+      })
+
+    /** The new complete lines (all of them once the command ended) that match the filter; the rest are passed over. */
+    const readFiltered = (job: Job, options: ReadOptions, size: number): BackgroundOutput => {
+      const { fd } = job.file
+      const from = job.cursor
+      const fromLine = job.linesRead
+      const windowStart = Math.max(from, size - FILTER_WINDOW)
+      const bytes = readAt(fd, windowStart, size - windowStart)
+      // While the command runs, a last line without its newline may still grow: it is left for the next read.
+      const lastNewline = bytes.lastIndexOf(10)
+      const upTo = job.end !== undefined ? bytes.length : lastNewline + 1
+      const text = new TextDecoder().decode(bytes.subarray(0, upTo))
+      const lines = text.split("\n")
+      if (lines.at(-1) === "") lines.pop()
+      const kept = lines.filter((l) => options.filter!.test(l.slice(0, FILTER_LINE_CHARS)))
+      const keptBytes = new TextEncoder().encode(kept.length > 0 ? `${kept.join("\n")}\n` : "")
+      const span = Math.min(options.budgetBytes + 4, keptBytes.length)
+      const stream = streamOf(keptBytes.length, kept.length, keptBytes.subarray(0, span), keptBytes.subarray(keptBytes.length - span))
+      const consumed = windowStart - from + upTo
+      const newlines = newlinesBetween(fd, from, from + consumed)
+      job.cursor = from + consumed
+      job.linesRead += newlines
+      return {
+        shell: view(job),
+        shown: excerpt(stream, options.budgetBytes, options.budgetLines),
+        newBytes: consumed,
+        fromByte: from,
+        fromLine,
+        newLines: newlines,
+        filtered: { kept: kept.length, of: lines.length },
+      }
+    }
+
+    const stop = (id: string) =>
+      Effect.gen(function* () {
+        const job = yield* find(id)
+        if (job.end === undefined && job.fiber) {
+          yield* Fiber.interrupt(job.fiber)
+          yield* Deferred.await(job.ended)
+        }
+        return view(job)
+      })
+
+    return { start, read, stop, list: () => [...jobs.values()].map(view) }
+  })
+}
+
+/** Starts a command in the background (see {@link BackgroundShells}). */
+export const startBackground = (request: BackgroundRequest) =>
+  Effect.gen(function* () {
+    const shells = yield* BackgroundShells
+    return yield* shells.start(request)
+  })

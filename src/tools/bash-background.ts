@@ -1,0 +1,91 @@
+import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { counted } from "../protocol/plural.ts"
+import type { BackgroundOutput, BackgroundShellView } from "../shell/background-shells.ts"
+import type { ToolResult } from "../tool-framework/definition.ts"
+
+/**
+ * What the bash tool answers for a command started in the background, and what bash_output and bash_stop answer
+ * about one: its id, state and output file, then the output that is new since the last read.
+ */
+
+/** "running", "exited with code 2", "ended by its timeout (signal SIGTERM)", … */
+const stateLine = (shell: BackgroundShellView): string => {
+  const end = shell.end
+  if (end === undefined) return "running"
+  const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal !== null ? `signal ${end.signal}` : "no exit code"
+  if (end.error !== undefined) return `failed to run (${end.error._tag})`
+  if (end.capped) return `stopped: its output passed the tools.bash.max_spill_bytes cap (${how})`
+  if (end.timedOut) return `ended by its timeout (${how})`
+  if (end.stopped) return `stopped on request (${how})`
+  return `exited (${how})`
+}
+
+/** The facts every answer about a background command gives, as data. */
+const shellData = (shell: BackgroundShellView) => ({
+  id: shell.id,
+  command: shell.command,
+  status: shell.status,
+  exit_code: shell.end?.exitCode ?? null,
+  signal: shell.end?.signal ?? null,
+  output_path: shell.outputPath,
+  output_bytes: shell.totalBytes,
+  ...(shell.end !== undefined ? { duration_ms: shell.end.durationMs } : {}),
+  ...(shell.sandbox !== undefined ? { sandbox: { mode: shell.sandbox.mode, refused: shell.end?.refusals ?? [] } } : {}),
+})
+
+/** Sandbox notes and refusals of a command, as lines for the model. */
+const sandboxNotes = (shell: BackgroundShellView): Array<string> => [
+  ...(shell.end?.refusals ?? []).map((r) => `Sandbox: ${r.message}`),
+  ...(shell.sandbox?.unavailable ? [`Sandbox: this command runs unconfined — ${shell.sandbox.unavailable}`] : []),
+]
+
+/** The bash tool's answer for a command it started in the background. */
+export const startedResult = (shell: BackgroundShellView, shown: string, timeoutMs: number): ToolResult => {
+  const lines = [
+    `Started in the background: ${shell.id} (${stateLine(shell)})`,
+    `Output (stdout and stderr together): ${shell.outputPath}`,
+    ...(shell.status === "running" ? [`It is ended after ${timeoutMs} ms, with bash_stop, or when the session ends.`] : []),
+    `Read what it printed since the last read with bash_output(id="${shell.id}")${shell.status === "running" ? ` (block: true waits for it to end); end it with bash_stop(id="${shell.id}")` : ""}.`,
+    ...sandboxNotes(shell),
+  ]
+  return {
+    header: `Bash (background): ${shown}`,
+    data: { ...shellData(shell), background_task_id: shell.id, timeout_ms: timeoutMs },
+    text: lines.join("\n"),
+    hints: [hint("BashOutput", "high", { id: shell.id })],
+    meta: { background: true, timeout_ms: timeoutMs },
+  }
+}
+
+/** What bash_output answers: the state, then the output that is new since the last read. */
+export const outputResult = (out: BackgroundOutput, maxLineLength: number, maxLimit: number): ToolResult => {
+  const { shell, shown } = out
+  const lines = [`${shell.id}: ${stateLine(shell)}`, `Command: ${shell.command}`]
+  if (out.filtered) lines.push(`Filter: ${counted(out.filtered.kept, "line")} of ${counted(out.filtered.of, "new line")} matched (the others are passed over)`)
+  lines.push(...sandboxNotes(shell))
+  const body = out.newBytes === 0 ? "(no new output)" : shown.text === "" ? "(nothing matched)" : shown.text
+  const hints: Array<RetrievalHint> = []
+  if (shown.truncated && !shown.binary && out.filtered === undefined) {
+    // The part left out, in the whole output file's numbering (Read's offset is lines skipped).
+    const offset = out.fromLine + shown.omittedFromLine
+    const omitted = shown.omittedToLine - shown.omittedFromLine
+    if (shown.omittedBytes <= (shown.omittedLines + 1) * maxLineLength) hints.push(hint("Read", "high", { path: shell.outputPath, offset, limit: Math.max(1, Math.min(omitted, maxLimit)) }))
+    lines.push(`Part of the new output is not shown; the whole output is in ${shell.outputPath}.`)
+  }
+  if (shell.status === "running") hints.push(hint("BashOutput", "medium", { id: shell.id, block: true }))
+  return {
+    ...(shown.truncated ? { status: "partial" as const } : {}),
+    header: `BashOutput: ${shell.id}`,
+    data: { ...shellData(shell), output: shown.text, new_bytes: out.newBytes, new_lines: out.newLines, truncated: shown.truncated, ...(out.filtered ? { filtered: out.filtered } : {}) },
+    text: `${lines.join("\n")}\n\nNew output:\n${body}`,
+    stats: { new_bytes: out.newBytes, new_lines: out.newLines },
+    hints,
+  }
+}
+
+/** What bash_stop answers. */
+export const stoppedResult = (shell: BackgroundShellView, wasRunning: boolean): ToolResult => ({
+  header: `KillShell: ${shell.id}`,
+  data: { ...shellData(shell), stopped: wasRunning, message: wasRunning ? `Stopped ${shell.id}` : `${shell.id} had already ended` },
+  text: [`${shell.id}: ${wasRunning ? "" : "had already ended; "}${stateLine(shell)}`, `Command: ${shell.command}`, `Its output stays in ${shell.outputPath}.`].join("\n"),
+})
