@@ -30,6 +30,8 @@ export interface ClaudeTool {
   readonly toAnvil: (input: Input) => Input
   /** anvil's parameters → the input a host expects to see. */
   readonly toClaude: (params: Input) => Input
+  /** Another Claude name for the same anvil tool (an older or later one): understood, but never shown to a host. */
+  readonly alias?: true
 }
 
 const pick = (from: Input, rename: Readonly<Record<string, string>>, drop: ReadonlyArray<string> = []): Input => {
@@ -70,7 +72,7 @@ const bash: ClaudeTool = {
   claude: "Bash",
   anvil: "bash",
   fields: ["command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"],
-  only: ["timeout", "run_in_background", "dangerouslyDisableSandbox"],
+  only: ["timeout", "dangerouslyDisableSandbox"],
   toAnvil: ({ command, timeout, description, dangerouslyDisableSandbox, ...rest }) =>
     pick({ ...rest, command, timeout_ms: timeout, description, ...(dangerouslyDisableSandbox === true ? { sandbox: false } : {}) }, {}),
   toClaude: ({ command, timeout_ms, description, sandbox, ...rest }) =>
@@ -149,6 +151,7 @@ const taskOutput: ClaudeTool = {
   only: ["task_id", "timeout"],
   toAnvil: ({ task_id, block, timeout, ...rest }) => pick({ ...rest, id: task_id ?? rest.id, block: block ?? true, timeout_ms: timeout }, {}),
   toClaude: ({ id, block, timeout_ms, ...rest }) => pick({ ...rest, task_id: id, block, timeout: timeout_ms }, {}),
+  alias: true,
 }
 
 /** Every Claude tool anvil has a counterpart for. */
@@ -166,16 +169,16 @@ export const CLAUDE_TOOLS: ReadonlyArray<ClaudeTool> = [
   task,
   renamed("AskUserQuestion", "question", {}, ["questions"]),
   renamed("Skill", "skill", { skill: "name" }, ["skill", "args"], ["skill", "args"]),
-  // Background commands: the later names first, so that a host sees the names the tools' titles carry.
-  taskOutput,
+  // Background commands: a host sees the names the tools' titles carry; Claude Code's later names are understood.
   renamed("BashOutput", "bash_output", { bash_id: "id" }, ["bash_id", "filter"], ["bash_id"]),
-  renamed("TaskStop", "bash_stop", { task_id: "id", shell_id: "id" }, ["task_id", "shell_id"]),
+  taskOutput,
   renamed("KillShell", "bash_stop", { shell_id: "id" }, ["shell_id"]),
+  { ...renamed("TaskStop", "bash_stop", { task_id: "id", shell_id: "id" }, ["task_id", "shell_id"]), alias: true },
 ]
 
 // Case matters: "Read" is Claude's tool (1-based offset, file_path), "read" is anvil's.
 const byClaude = new Map(CLAUDE_TOOLS.map((t) => [t.claude, t]))
-const byAnvil = new Map(CLAUDE_TOOLS.map((t) => [t.anvil, t]))
+const byAnvil = new Map(CLAUDE_TOOLS.filter((t) => t.alias !== true).map((t) => [t.anvil, t]))
 
 /** The Claude name a host sees for an anvil tool (anvil-only tools keep their names). */
 export const claudeName = (anvil: string): string => byAnvil.get(anvil)?.claude ?? anvil
