@@ -577,6 +577,63 @@ describe("the Claude Agent SDK drives anvil", () => {
   })
 })
 
+describe("background commands (Bash run_in_background)", () => {
+  test("the call answers at once with an id; TaskOutput and BashOutput read it, KillShell ends it, the session's end ends the rest; all under the sandbox", async () => {
+    const root = project({})
+    const outside = tempDir("anvil-sdk-bg-outside-")
+    const sleeper = `sleep ${(40 + Math.random() * 10).toFixed(4)}`
+    const survivor = `sleep ${(50 + Math.random() * 10).toFixed(4)}`
+    const idIn = (body: any): string => /bash_[0-9a-f]{8}/.exec(JSON.stringify(body.messages.at(-1)))![0]
+    const { env, server } = model([
+      {
+        tool_calls: [
+          { name: "Bash", arguments: { command: `echo started; echo oops >&2; echo x > ${outside}/escaped.txt; ${sleeper}`, run_in_background: true, description: "serve" }, id: "b1" },
+        ],
+      },
+      { from: (body) => ({ tool_calls: [{ name: "TaskOutput", arguments: { task_id: idIn(body), block: true, timeout: 1500 }, id: "o1" }] }) },
+      { from: (body) => ({ tool_calls: [{ name: "KillShell", arguments: { shell_id: /bash_[0-9a-f]{8}/.exec(JSON.stringify(body.messages))![0] }, id: "k1" }] }) },
+      { tool_calls: [{ name: "Bash", arguments: { command: survivor, run_in_background: true }, id: "b2" }] },
+      { from: (body) => ({ tool_calls: [{ name: "BashOutput", arguments: { bash_id: idIn(body) }, id: "o2" }] }) },
+      { text: "Done." },
+    ])
+    const running = (marker: string) => {
+      try {
+        return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim() !== ""
+      } catch {
+        return false
+      }
+    }
+    const seen: Array<any> = []
+    const started = performance.now()
+    const messages = await collect(
+      query({
+        prompt: "start a server",
+        options: { ...base(root, env), permissionMode: "bypassPermissions", hooks: { PreToolUse: [{ hooks: [async (input: any) => (seen.push(input), {})] }] } },
+      }),
+    )
+    const results = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])) as Array<any>
+    const text = (id: string) => String(results.find((b) => b.tool_use_id === id).content)
+    expect(text("b1")).toMatch(/Started in the background: bash_[0-9a-f]{8} \(running\)/)
+    // The host's hook saw Claude's tool and fields, run_in_background included.
+    expect(seen[0].tool_name).toBe("Bash")
+    expect(seen[0].tool_input.run_in_background).toBe(true)
+    expect(seen.map((s) => s.tool_name)).toEqual(["Bash", "BashOutput", "KillShell", "Bash", "BashOutput"])
+    expect(text("o1")).toContain(": running")
+    expect(text("o1")).toContain("started\noops")
+    // The command sandbox holds a background command too: the write outside the project was refused.
+    expect(existsSync(join(outside, "escaped.txt"))).toBe(false)
+    expect(text("k1")).toContain("stopped on request")
+    expect(running(sleeper)).toBe(false)
+    expect(text("o2")).toContain("(no new output)")
+    expect((resultOf(messages) as any).result).toBe("Done.")
+    expect(performance.now() - started).toBeLessThan(30_000)
+    // The program closed the session: the command still running went with it.
+    for (let i = 0; i < 60 && running(survivor); i++) await Bun.sleep(50)
+    expect(running(survivor)).toBe(false)
+    expect(server.requests.length).toBe(6)
+  })
+})
+
 describe("the host's in-process MCP server", () => {
   test("its tool is mcp__<server>__<tool>, called through mcp_message", async () => {
     const { createSdkMcpServer, tool } = await import("@anthropic-ai/claude-agent-sdk")
