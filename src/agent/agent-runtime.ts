@@ -25,7 +25,7 @@ import { runTurn, type VerifyOutcome } from "./loop.ts"
 import { readInstructionFile } from "./instruction-files.ts"
 import { offerFromConfig } from "./tool-offer.ts"
 import { PROFILES, type EngineName, type Profile } from "./profiles.ts"
-import { loadSkillCatalog } from "../skills/skill-catalog.ts"
+import { loadSkillCatalog, type Skill } from "../skills/skill-catalog.ts"
 import { embeddedAssets } from "../embedded/assets.ts"
 import { pluginSkillFolders } from "../plugins/plugin-extras.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
@@ -39,6 +39,8 @@ export interface AgentBoot {
   readonly config: ConfigShape
   readonly model: LanguageModelShape
   readonly facts: PromptFacts
+  /** The skills the skill tool can load (a prompt `/name args` runs one). */
+  readonly skills: ReadonlyArray<Skill>
 }
 
 /** Finds the root, loads anvil.json and resolves the model (a ModelError of kind "config" names what to set). */
@@ -94,7 +96,7 @@ export const bootAgent = (input: {
       ...(found.length > 0 ? { projectInstructionFiles: found.map((f) => f.name) } : {}),
       skills: catalog.skills.map((k) => ({ name: k.name, description: k.description })),
     }
-    return { root, config, model, facts } satisfies AgentBoot
+    return { root, config, model, facts, skills: catalog.skills } satisfies AgentBoot
   }).pipe(Effect.provide(Layer.merge(PlatformLive, ModelHttp.layer)))
 
 /** Another model for a running session (the Agent SDK's setModel), resolved as `--model` would be; a ModelError names what is wrong. */

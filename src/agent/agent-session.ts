@@ -13,8 +13,11 @@ import { confinementOf, Sandbox, type SandboxShape, type SandboxStatus } from ".
 import { PlatformLive } from "../runtime.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { ToolRunner, type ToolRunnerShape } from "../tool-framework/runner.ts"
+import { BackgroundShells, type BackgroundShellsShape } from "../shell/background-shells.ts"
 import type { UserTerminal } from "../terminal/user-terminal.ts"
 import { expandSlashCommand, localCommands, type SlashCommand } from "../plugins/claude-commands.ts"
+import { BUILT_IN_PATH } from "../skills/builtin-skills.ts"
+import { skillPrompt } from "../skills/skill-arguments.ts"
 import { agentToolRuntime, bootAgent, customAgentsSection, switchModel, verifyRunner, type AgentBoot, type CustomAgent } from "./agent-runtime.ts"
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
@@ -160,6 +163,8 @@ export interface AgentSessionShape {
   readonly mcp: McpHub
   /** Claude Code's custom slash commands a prompt `/name args` runs (the project's, the user's, the plugins'). */
   readonly commands: ReadonlyArray<SlashCommand>
+  /** The commands bash runs in the background (`run_in_background`), for a host that looks at or stops one. */
+  readonly background: BackgroundShellsShape
   /**
    * Switches the model for the next requests of this session and its subagents (the Agent SDK's setModel), resolved
    * as `--model` is; rejects with an AgentSetupError naming what is wrong. The switch is recorded in the session file:
@@ -358,8 +363,9 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   const runtime = ManagedRuntime.make(agentToolRuntime(runtimeOptions))
   let runner: ToolRunnerShape
   let sandbox: SandboxShape
+  let background: BackgroundShellsShape
   try {
-    ;[runner, sandbox] = await runtime.runPromise(Effect.all([ToolRunner, Sandbox]))
+    ;[runner, sandbox, background] = await runtime.runPromise(Effect.all([ToolRunner, Sandbox, BackgroundShells]))
     sandboxReady(sandbox)
     if (sandbox.status.settings.require && !sandbox.status.confining) {
       throw new AgentSetupError(`${sandbox.status.warning ?? "the command sandbox is not available"} (sandbox.require is on)`)
@@ -446,11 +452,12 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     ...(todos ? { todos } : {}),
     skills: (boot.facts.skills ?? []).map((k) => k.name),
     commands,
+    background,
     addContext: (text) => {
       if (text.trim() !== "") pendingContext.push(startContext(text.trim()))
     },
     runTurn: (given, turn) => {
-      const prompt = expandSlashCommand(given, commands)?.prompt ?? given
+      const prompt = expandSlashCommand(given, commands)?.prompt ?? skillPrompt(given, boot.skills, writer.id, BUILT_IN_PATH) ?? given
       subagentUsage = { inputTokens: 0, outputTokens: 0 }
       turnsRun++
       const loopOptions: LoopOptions = {

@@ -330,9 +330,10 @@ export const chatCommand = async (
       }
       // A custom slash command (.claude/commands, a plugin's commands/) goes to the session, which expands it.
       const word = /^\/([A-Za-z][\w.:-]*)(?:\s|$)/.exec(prompt)
-      const custom = word && session.commands.some((c) => c.name === word[1] || `${c.plugin}:${c.name}` === word[1])
+      // A skill runs as `/name args` too, as in Claude Code.
+      const custom = word && (session.commands.some((c) => c.name === word[1] || `${c.plugin}:${c.name}` === word[1]) || session.skills.includes(word[1]!))
       if (word && !custom) {
-        const own = session.commands.map((c) => `/${c.name}`)
+        const own = [...session.commands.map((c) => `/${c.name}`), ...session.skills.map((k) => `/${k}`)]
         io.err(`${errStyle.yellow(`Unknown command /${word[1]}.`)} Commands: ${[...CHAT_COMMANDS.map(([name]) => name), ...own].join(", ")} (//… sends a line starting with /).\n`)
         continue
       }

@@ -1,18 +1,26 @@
+import { Effect } from "effect"
 import { isRecord } from "../protocol/is-record.ts"
 import { projectRootOfSync } from "../workspace/project-root.ts"
 import { hostModel } from "./host-messages.ts"
 import { cancelTurn, type HostState } from "./host-state.ts"
 import { PERMISSION_MODES, type PermissionMode } from "./print-flags.ts"
+import { ConfigError, readConfig } from "../config/config.ts"
+import { trustedConfig } from "../runtime.ts"
+import { sdkAgentList, sdkModels } from "./sdk-catalog.ts"
 import { sdkCommands } from "./sdk-commands.ts"
 import { mcpServers, streamFor } from "./session-lifecycle.ts"
 
 /**
  * The program's control requests, each answered with one `control_response`: `initialize` (its hooks, servers,
- * prompts; the commands, pending permission requests and what was applied), `interrupt`, `set_permission_mode`,
- * `set_model`, `mcp_status`; any other subtype gets an error response.
+ * prompts; the commands, subagents, model, pending permission requests and what was applied), `interrupt`,
+ * `set_permission_mode`, `set_model`, `mcp_status`, `stop_task` and `get_task_output` (background commands); any
+ * other subtype gets an error response.
  */
 
 type Json = Record<string, unknown>
+
+/** What get_task_output returns of a background command's output: its end, as Claude Code's does. */
+const TASK_OUTPUT_BYTES = 8 * 1024
 
 /** The system prompt `initialize` gives: a string or a list of parts replaces anvil's, `appendSystemPrompt` is added. */
 const initializePrompt = (request: Json, current: HostState["systemPrompt"]): HostState["systemPrompt"] => {
@@ -31,15 +39,19 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
   const id = typeof message.request_id === "string" ? message.request_id : ""
   const request = isRecord(message.request) ? message.request : {}
   switch (request.subtype) {
-    case "initialize":
+    case "initialize": {
       state.initialize = request
       state.systemPrompt = initializePrompt(request, state.systemPrompt)
+      const root = projectRootOfSync(io.cwd, state.root)
+      const read = await readConfig({ root, env: io.env })
+      // The configuration in force, as the session will have it (the project's settings that need trust left out).
+      const config = read instanceof ConfigError ? undefined : await Effect.runPromise(trustedConfig(read, root))
       channel.succeed(id, {
-        commands: await sdkCommands(projectRootOfSync(io.cwd, state.root), io.env),
-        agents: [],
+        commands: await sdkCommands(root, io.env, config),
+        agents: sdkAgentList(root, io.env, [...state.flags.agents, request.agents], config),
         output_style: "default",
         available_output_styles: ["default"],
-        models: [],
+        models: sdkModels(config, state.model),
         account: {},
         pid: process.pid,
         pending_permission_requests: channel.pending(),
@@ -50,6 +62,7 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
         ...(request.disallowedTools !== undefined ? { disallowed_tools_applied: Array.isArray(request.disallowedTools) } : {}),
       })
       return
+    }
     case "interrupt":
       cancelTurn(state)
       channel.succeed(id)
@@ -77,6 +90,19 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
       } catch (e) {
         channel.fail(id, (e as Error).message)
       }
+      return
+    }
+    // The program's look at a background command (Bash run_in_background) and its way to stop one.
+    case "get_task_output":
+    case "stop_task": {
+      const background = state.session?.background
+      const taskId = typeof request.task_id === "string" ? request.task_id : ""
+      if (!background) return channel.fail(id, `no background task '${taskId}': the session has not started`)
+      const done = await Effect.runPromise(
+        Effect.result(request.subtype === "stop_task" ? Effect.as(background.stop(taskId), {}) : Effect.map(background.tail(taskId, TASK_OUTPUT_BYTES), (t) => ({ output: t.text, total_bytes: t.totalBytes, truncated: t.truncated }))),
+      )
+      if (done._tag === "Success") channel.succeed(id, done.success)
+      else channel.fail(id, `no background task '${taskId}'${done.failure.known.length > 0 ? ` (the session's: ${done.failure.known.join(", ")})` : ""}`)
       return
     }
     case "mcp_status":

@@ -1,8 +1,13 @@
-import { Effect } from "effect"
-import { ConfigError, readConfig } from "../config/config.ts"
-import { trustedConfig } from "../runtime.ts"
+import { Effect, type Layer } from "effect"
+import type { Path } from "effect/Path"
+import { Config, type ConfigShape } from "../config/config.ts"
+import { embeddedAssets } from "../embedded/assets.ts"
 import { localCommands, type SlashCommand } from "../plugins/claude-commands.ts"
-import { pluginCommands } from "../plugins/plugin-extras.ts"
+import { pluginCommands, pluginSkillFolders } from "../plugins/plugin-extras.ts"
+import { PlatformLive } from "../runtime.ts"
+import { userInvocable } from "../skills/skill-arguments.ts"
+import { loadSkillCatalog, type Skill } from "../skills/skill-catalog.ts"
+import type { FileSystem } from "../workspace/file-system.ts"
 
 /** A slash command as the Agent SDK's `supportedCommands()` lists it. */
 export interface SdkCommand {
@@ -16,21 +21,32 @@ export interface SdkCommand {
 /** A command's name as Claude Code gives it to programs: a plugin's as `plugin:command`. */
 export const sdkCommandName = (command: SlashCommand): string => (command.plugin !== undefined ? `${command.plugin}:${command.name}` : command.name)
 
+/** The skills the session's skill tool would load (a configuration that cannot be read gives none: opening the session reports it). */
+const catalogSkills = (root: string, env: Readonly<Record<string, string | undefined>>, config: ConfigShape): Promise<ReadonlyArray<Skill>> =>
+  Effect.runPromise(
+    loadSkillCatalog(root, embeddedAssets, pluginSkillFolders({ root, env, config })).pipe(
+      Effect.map((c) => c.skills),
+      Effect.provideService(Config, config),
+      Effect.provide(PlatformLive as Layer.Layer<FileSystem | Path>),
+      Effect.orElseSucceed(() => []),
+    ),
+  )
+
 /**
  * The commands a session here has, before it opens (the `initialize` answer): the project's and the user's
  * `.claude/commands`, then those of the Claude Code plugins that would load (enabled, and trusted when they came
- * with the project), named `plugin:command` as Claude Code names them. A configuration that cannot be read leaves
- * the plugins' out; opening the session reports it.
+ * with the project), named `plugin:command` as Claude Code names them, then the skills a person may run as
+ * `/name args` (every skill the skill tool loads but those whose front matter says `user-invocable: false`, and
+ * those whose name a command holds). Without a configuration (one that cannot be read) the plugins' and the skills
+ * are left out; opening the session reports it.
  */
-export const sdkCommands = async (root: string, env: Readonly<Record<string, string | undefined>>): Promise<Array<SdkCommand>> => {
+export const sdkCommands = async (root: string, env: Readonly<Record<string, string | undefined>>, config: ConfigShape | undefined): Promise<Array<SdkCommand>> => {
   const local = localCommands(root, env)
-  const read = await readConfig({ root, env })
-  // The configuration in force, as the session will have it (the project's plugins.disabled adds to the user's).
-  const config = read instanceof ConfigError ? read : await Effect.runPromise(trustedConfig(read, root))
-  const fromPlugins: ReadonlyArray<SlashCommand> = config instanceof ConfigError ? [] : pluginCommands({ root, env, config })
+  const fromPlugins: ReadonlyArray<SlashCommand> = config === undefined ? [] : pluginCommands({ root, env, config })
+  const skills = config === undefined ? [] : await catalogSkills(root, env, config)
   const taken = new Set(local.map((c) => c.name))
   const described = (c: SlashCommand) => ({ description: c.description, argumentHint: c.argumentHint ?? "" })
-  return [
+  const commands: Array<SdkCommand> = [
     ...local.map((c) => ({ name: c.name, ...described(c) })),
     ...fromPlugins.map((c) => {
       // The first command of a name wins (expandSlashCommand): a plain name an earlier one holds is not this one's.
@@ -39,4 +55,10 @@ export const sdkCommands = async (root: string, env: Readonly<Record<string, str
       return { name: sdkCommandName(c), ...described(c), ...(alias.length > 0 ? { aliases: alias } : {}) }
     }),
   ]
+  for (const skill of skills) {
+    if (taken.has(skill.name) || !userInvocable(skill)) continue
+    const hint = skill.fields["argument-hint"]
+    commands.push({ name: skill.name, description: skill.description, argumentHint: typeof hint === "string" ? hint : Array.isArray(hint) ? hint.join(" ") : "" })
+  }
+  return commands
 }

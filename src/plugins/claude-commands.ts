@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { parseFrontMatter } from "../skills/front-matter.ts"
+import { substituteArguments } from "../skills/skill-arguments.ts"
 import { claudeConfigDir } from "./places.ts"
 
 /**
@@ -69,9 +70,6 @@ export const expandSlashCommand = (prompt: string, commands: ReadonlyArray<Slash
   if (!m) return undefined
   const command = commands.find((c) => c.name === m[1] || (c.plugin !== undefined && `${c.plugin}:${c.name}` === m[1]))
   if (!command) return undefined
-  const args = (m[2] ?? "").trim()
-  const words = args === "" ? [] : args.split(/\s+/)
-  const filled = command.body.replace(/\$ARGUMENTS/g, args).replace(/\$([1-9])/g, (_, n: string) => words[Number(n) - 1] ?? "")
-  const placed = /\$ARGUMENTS|\$[1-9]/.test(command.body)
-  return { prompt: placed || args === "" ? filled : `${filled}\n\nARGUMENTS: ${args}`, command }
+  // A command's `$1` is its first word, as Claude Code's slash commands had it (a skill's `$0` is).
+  return { prompt: substituteArguments(command.body, (m[2] ?? "").trim(), { base: 1 }), command }
 }

@@ -98,6 +98,8 @@ export interface BackgroundShellsShape {
   /** Ends the command (its whole process tree) and waits until it is gone; a command that already ended is left as it is. */
   readonly stop: (id: string) => Effect.Effect<BackgroundShellView, NoSuchBackgroundShell>
   readonly list: () => ReadonlyArray<BackgroundShellView>
+  /** The last `bytes` of a command's output as text, without moving where the next read starts (a host's look at it). */
+  readonly tail: (id: string, bytes: number) => Effect.Effect<{ readonly text: string; readonly totalBytes: number; readonly truncated: boolean }, NoSuchBackgroundShell>
 }
 
 interface Job {
@@ -345,7 +347,14 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         return view(job)
       })
 
-    return { start, read, stop, list: () => [...jobs.values()].map(view) }
+    const tail = (id: string, bytes: number) =>
+      Effect.map(find(id), (job) => {
+        const size = sizeOf(job.file.fd)
+        const from = Math.max(0, size - bytes)
+        return { text: new TextDecoder().decode(readAt(job.file.fd, from, size - from)), totalBytes: size, truncated: from > 0 }
+      })
+
+    return { start, read, stop, tail, list: () => [...jobs.values()].map(view) }
   })
 }
 

@@ -134,13 +134,14 @@ const todoWrite: ClaudeTool = {
   }),
 }
 
+/** Claude's WebFetch answers its `prompt` with a second model; anvil puts the prompt above the page (tools/fetch.ts). */
 const webFetch: ClaudeTool = {
   claude: "WebFetch",
   anvil: "fetch",
   fields: ["url", "prompt", "offset"],
-  only: ["prompt", "offset"],
-  toAnvil: ({ url, prompt: _prompt, offset: _offset, ...rest }) => pick({ ...rest, url }, {}),
-  toClaude: ({ url }) => ({ url, prompt: "" }),
+  only: ["offset"],
+  toAnvil: ({ url, prompt, offset: _offset, ...rest }) => pick({ ...rest, url, prompt }, {}),
+  toClaude: ({ url, prompt }) => ({ url, prompt: typeof prompt === "string" ? prompt : "" }),
 }
 
 /** Claude Code's later name for BashOutput: it waits for the command to end unless `block` is false. */
@@ -168,7 +169,7 @@ export const CLAUDE_TOOLS: ReadonlyArray<ClaudeTool> = [
   todoWrite,
   task,
   renamed("AskUserQuestion", "question", {}, ["questions"]),
-  renamed("Skill", "skill", { skill: "name" }, ["skill", "args"], ["skill", "args"]),
+  renamed("Skill", "skill", { skill: "name" }, ["skill", "args"]),
   // Background commands: a host sees the names the tools' titles carry; Claude Code's later names are understood.
   renamed("BashOutput", "bash_output", { bash_id: "id" }, ["bash_id", "filter"], ["bash_id"]),
   taskOutput,

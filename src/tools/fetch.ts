@@ -57,6 +57,7 @@ export const fetchTool = defineTool({
     ),
     auth: Schema.optionalKey(Auth),
     verify_tls: Schema.optionalKey(Schema.Boolean.annotate({ description: "false: skip certificate checks (self-signed intranet hosts only)." })),
+    prompt: Schema.optionalKey(Schema.String.annotate({ description: "What you want from the page: repeated above its text; answer it from the text." })),
   }),
   run: (params) =>
     Effect.gen(function* () {
@@ -77,7 +78,7 @@ export const fetchTool = defineTool({
         env: config.env,
       }).pipe(Effect.catch((e) => Effect.flatMap(saveErrorBody(e), (saved) => Effect.fail(fetchToolError(e, saved)))))
       if (page.body.kind === "image" && !page.body.inline) return yield* savedImage(page, page.body.bytes, page.body.complete)
-      return pageResult(page, textLimit)
+      return withPrompt(pageResult(page, textLimit), params.prompt)
     }),
 })
 
@@ -166,6 +167,19 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
       : {}),
     ...(body.truncated ? { hints: body.complete ? [] : [curl], truncation: { reason: body.complete ? "size_limit" : "size_limit,download_limit" } } : {}),
   }
+}
+
+/**
+ * A page fetched with a prompt (Claude Code's WebFetch): the prompt is put above the page's text, for the model
+ * that asked to answer from it. anvil runs no second model over the page: the page is what the answer must come
+ * from, and the session's model reads it once, with nothing summarised away.
+ */
+const withPrompt = (result: ToolResult, prompt: string | undefined): ToolResult => {
+  if (prompt === undefined || prompt.trim() === "") return result
+  const cut = result.text.indexOf("\n\n")
+  const note = `Prompt: ${prompt.trim()}\n(answer it from the page's text below)`
+  const text = cut === -1 ? `${result.text}\n\n${note}` : `${result.text.slice(0, cut)}\n\n${note}${result.text.slice(cut)}`
+  return { ...result, text, data: { ...result.data, prompt: prompt.trim() } }
 }
 
 /** Says where and why the download stopped, with the whole body's size when the server gave it. */

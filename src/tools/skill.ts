@@ -6,11 +6,13 @@ import { pluginSkillFolders } from "../plugins/plugin-extras.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { BUILT_IN_PATH, shownSkillPath } from "../skills/builtin-skills.ts"
 import { loadSkillCatalog, type Skill, type SkillCatalog } from "../skills/skill-catalog.ts"
+import { skillInstructions } from "../skills/skill-arguments.ts"
 import { skillNameProblem } from "../skills/skill-document.ts"
 import { listSkillFiles, readSkillFile } from "../skills/skill-files.ts"
 import { defineTool, type PermissionLevel, type Tool, type ToolResult } from "../tool-framework/definition.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import { editDistance } from "../workspace/similar-paths.ts"
+import { SessionInfo } from "../tool-framework/session.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./skill.md" with { type: "text" }
 import { skillToolError } from "./skill-errors.ts"
@@ -25,6 +27,9 @@ const SkillParams = Schema.Struct({
   name: Schema.optionalKey(Schema.String.annotate({ description: "Skill name." })),
   file: Schema.optionalKey(
     Schema.String.annotate({ description: "One of its other files to return instead." }),
+  ),
+  args: Schema.optionalKey(
+    Schema.String.annotate({ description: "Arguments, as typed after /name: filled into the skill's $ARGUMENTS, $0, $1…" }),
   ),
 })
 type SkillParams = typeof SkillParams.Type
@@ -56,6 +61,7 @@ export const skillTool = defineTool({
       const action = actionOf(params)
       if (action === "list") {
         if (params.file !== undefined) return yield* invalidParam("file", "'file' is only used with action 'load' and a name")
+        if (params.args !== undefined) return yield* invalidParam("args", "'args' is only used with action 'load' and a name")
         const catalog = yield* loadSkillCatalog(workspace.root, embeddedAssets, pluginSkillFolders({ root: workspace.root, env: config.env, config }))
         // A skill whose load the permission settings deny is not offered.
         const denied = catalog.skills.filter((s) => loadLevel(permissions, s.name) === "deny")
@@ -80,7 +86,7 @@ export const skillTool = defineTool({
         return yield* notFound(name, catalog)
       }
       if (params.file !== undefined) return yield* fileResult(skill, params.file, workspace.display)
-      return yield* loadResult(skill, workspace)
+      return yield* loadResult(skill, workspace, params.args, (yield* SessionInfo).id)
     })),
 })
 
@@ -118,8 +124,9 @@ const listResult = (catalog: SkillCatalog, denied: ReadonlySet<string>, display:
   }
 }
 
-const loadResult = (skill: Skill, workspace: Workspace["Service"]) =>
+const loadResult = (skill: Skill, workspace: Workspace["Service"], args: string | undefined, sessionId: string) =>
   Effect.gen(function* () {
+    const content = skillInstructions(skill, args, sessionId, BUILT_IN_PATH)
     const { files, truncated, total, totalIsLowerBound } = skill.dir
       ? yield* listSkillFiles(skill.dir)
       : { files: [] as Array<string>, truncated: false, total: 0, totalIsLowerBound: false }
@@ -131,7 +138,8 @@ const loadResult = (skill: Skill, workspace: Workspace["Service"]) =>
     const lines = [`Source: ${skill.source} (${path === BUILT_IN_PATH ? "part of anvil" : path})`, `Description: ${skill.description.replace(/\s+/g, " ")}`]
     if (skill.overrides.length > 0) lines.push(`Overrides: ${skill.overrides.map((o) => (o.source === "builtin" ? "built-in" : `${o.source} (${shown(o.path)})`)).join(", ")}`)
     for (const w of skill.warnings) lines.push(`Warning: ${w}`)
-    lines.push("", skill.content === "" ? "(no instructions)" : skill.content)
+    if (args !== undefined) lines.push(`Arguments: ${args}`)
+    lines.push("", content === "" ? "(no instructions)" : content)
     const hints: Array<RetrievalHint> = []
     if (files.length > 0) {
       lines.push("", `Files in the skill's folder (${dir}):`, ...files.map((f) => `- ${f}`))
@@ -152,7 +160,8 @@ const loadResult = (skill: Skill, workspace: Workspace["Service"]) =>
         source: skill.source,
         path,
         ...(dir !== undefined ? { dir } : {}),
-        content: skill.content,
+        content,
+        ...(args !== undefined ? { args } : {}),
         files,
         ...(truncated ? { truncated: true, total_files: total } : {}),
         ...(skill.overrides.length > 0 ? { overrides: skill.overrides.map((o) => ({ source: o.source, path: shown(o.path) })) } : {}),

@@ -634,6 +634,88 @@ describe("background commands (Bash run_in_background)", () => {
   })
 })
 
+describe("a background command stopped by the program", () => {
+  test("stopTask(id) ends the command the model started in the background", async () => {
+    const root = project({})
+    const sleeper = `sleep ${(60 + Math.random() * 10).toFixed(4)}`
+    const { env } = model([{ tool_calls: [{ name: "Bash", arguments: { command: sleeper, run_in_background: true }, id: "b1" }] }, { text: "started" }, { text: "second" }])
+    const { prompts, release } = twoPrompts()
+    const q = query({ prompt: prompts, options: { ...base(root, env), permissionMode: "bypassPermissions" } })
+    const running = () => {
+      try {
+        return execFileSync("pgrep", ["-f", sleeper], { encoding: "utf8" }).trim() !== ""
+      } catch {
+        return false
+      }
+    }
+    let id = ""
+    let results = 0
+    let refused = ""
+    for await (const m of q) {
+      if (m.type === "user" && Array.isArray(m.message.content)) id = /bash_[0-9a-f]{8}/.exec(JSON.stringify(m.message.content))?.[0] ?? id
+      if (m.type !== "result") continue
+      if (++results === 2) break
+      expect(running()).toBe(true)
+      await q.stopTask(id)
+      expect(running()).toBe(false)
+      await q.stopTask("bash_00000000").catch((e: Error) => (refused = e.message))
+      release()
+    }
+    expect(refused).toContain(`no background task 'bash_00000000' (the session's: ${id})`)
+  })
+})
+
+describe("skills, models and agents the program can ask about", () => {
+  const greet = {
+    ".claude/skills/greet/SKILL.md":
+      "---\nname: greet\ndescription: Greets someone somewhere\nargument-hint: <who> <place>\narguments: [who, place]\n---\nGreet $who at $place (all: $ARGUMENTS; first: $0). Notes in ${CLAUDE_SKILL_DIR}/notes.md.\n",
+    ".claude/skills/internal/SKILL.md": "---\nname: internal\ndescription: Only for the model\nuser-invocable: false\n---\nDo internal things.\n",
+  }
+
+  test("supportedCommands() lists the skills a person may run; supportedModels() the session's model; supportedAgents() explore and the program's", async () => {
+    const root = project(greet)
+    const { env, server } = model([{ text: "Hello, Bob." }])
+    const agents = { reviewer: { description: "Reviews a diff", prompt: "You review." } }
+    const q = query({ prompt: "/greet Bob Paris", options: { ...base(root, env), agents } })
+    const commands = await q.supportedCommands()
+    expect(commands).toContainEqual({ name: "greet", description: "Greets someone somewhere", argumentHint: "<who> <place>" })
+    expect(commands.map((c) => c.name)).not.toContain("internal")
+    expect(await q.supportedModels()).toEqual([{ value: "openai/gpt-test", displayName: "gpt-test", description: expect.stringContaining("served by openai") }])
+    const listed = await q.supportedAgents()
+    expect(listed.map((a) => a.name)).toEqual(["explore", "reviewer"])
+    expect(listed[1]).toEqual({ name: "reviewer", description: "Reviews a diff", model: "inherit" })
+    await collect(q)
+    // The prompt /greet ran the skill: its instructions with the arguments, as Claude Code runs a skill as a command.
+    const sent = server.requests[0]!.body.messages.at(-1).content as string
+    expect(sent).toContain(`Base directory for this skill: ${join(root, ".claude", "skills", "greet")}`)
+    expect(sent).toContain(`Greet Bob at Paris (all: Bob Paris; first: Bob). Notes in ${join(root, ".claude", "skills", "greet")}/notes.md.`)
+  })
+
+  test("the Skill tool's args reach the skill: named, positional and whole; WebFetch's prompt is put above the page", async () => {
+    const root = project(greet)
+    const page = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<html><title>Prices</title><body><h1>Prices</h1><p>The plan costs 12 EUR.</p></body></html>", { headers: { "content-type": "text/html" } }) })
+    try {
+      const url = `http://127.0.0.1:${page.port}/prices`
+      const { env } = model([
+        { tool_calls: [{ name: "Skill", arguments: { skill: "greet", args: `"Ada Lovelace" London` }, id: "s1" }, { name: "WebFetch", arguments: { url, prompt: "What does the plan cost?" }, id: "w1" }] },
+        { text: "Done." },
+      ])
+      const asked: Array<{ tool: string; input: any }> = []
+      const messages = await collect(query({ prompt: "go", options: { ...base(root, env), canUseTool: async (tool, input) => (asked.push({ tool, input }), { behavior: "allow", updatedInput: input }) } }))
+      const results = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])) as Array<any>
+      const text = (id: string) => String(results.find((b) => b.tool_use_id === id).content)
+      expect(text("s1")).toContain(`Greet Ada Lovelace at London (all: "Ada Lovelace" London; first: Ada Lovelace).`)
+      expect(text("w1")).toContain("Prompt: What does the plan cost?")
+      expect(text("w1")).toContain("The plan costs 12 EUR.")
+      expect(text("w1").indexOf("Prompt:")).toBeLessThan(text("w1").indexOf("The plan costs"))
+      // The program is asked about WebFetch with Claude's fields, its prompt included.
+      expect(asked).toContainEqual({ tool: "WebFetch", input: { url, prompt: "What does the plan cost?" } })
+    } finally {
+      page.stop(true)
+    }
+  })
+})
+
 describe("the host's in-process MCP server", () => {
   test("its tool is mcp__<server>__<tool>, called through mcp_message", async () => {
     const { createSdkMcpServer, tool } = await import("@anthropic-ai/claude-agent-sdk")

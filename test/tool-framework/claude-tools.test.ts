@@ -36,7 +36,9 @@ describe("Claude tool names at the host's edge", () => {
     expect(toAnvilInput("Grep", { pattern: "x", glob: "*.ts", "-i": true, "-C": 2, head_limit: 10 })).toEqual({ pattern: "x", include: "*.ts", case_sensitive: false, context: 2, max_matches: 10 })
     expect(toAnvilInput("Grep", { pattern: "x" })).toEqual({ pattern: "x", case_sensitive: true })
     expect(toClaudeInput("grep", { pattern: "x", include: "*.ts" })).toEqual({ pattern: "x", glob: "*.ts", "-i": true })
-    expect(toAnvilInput("WebFetch", { url: "http://x", prompt: "summarise" })).toEqual({ url: "http://x" })
+    expect(toAnvilInput("WebFetch", { url: "http://x", prompt: "summarise", offset: 10 })).toEqual({ url: "http://x", prompt: "summarise" })
+    expect(toClaudeInput("fetch", { url: "http://x", prompt: "summarise" })).toEqual({ url: "http://x", prompt: "summarise" })
+    expect(toAnvilInput("Skill", { skill: "greet", args: "Ada" })).toEqual({ name: "greet", args: "Ada" })
     expect(toAnvilInput("Task", { description: "d", prompt: "find x", subagent_type: "general-purpose" })).toEqual({ objective: "find x" })
   })
 

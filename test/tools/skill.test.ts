@@ -327,3 +327,18 @@ test("the skill tool is offered in code, plan and explore (read-only)", () => {
     expect(profile.select(builtinTools).map((t) => t.name)).toContain("skill")
   }
 })
+
+describe("skill load with args", () => {
+  test("args fill the skill's placeholders (none: the text as written, with its folder filled in); list refuses args", async () => {
+    const root = project({ ".anvil/skills/deploy/SKILL.md": skillMd("deploy", "Deploys", "Deploy $0 to $1 from ${CLAUDE_SKILL_DIR}.\n") })
+    const dir = join(root, ".anvil", "skills", "deploy")
+    const given = await callTool(root, "skill", { name: "deploy", args: "web 'eu west'" }, { env: { HOME: home() } })
+    expect(given.envelope.data.content).toBe(`Deploy web to eu west from ${dir}.`)
+    expect(given.envelope.data.args).toBe("web 'eu west'")
+    expect(given.envelope.text).toContain("Arguments: web 'eu west'")
+    const none = await callTool(root, "skill", { name: "deploy" }, { env: { HOME: home() } })
+    expect(none.envelope.data.content).toBe(`Deploy $0 to $1 from ${dir}.`)
+    const listed = await callTool(root, "skill", { action: "list", args: "x" }, { env: { HOME: home() } })
+    expect((listed.envelope as any).error.code).toBe("INVALID_PARAM")
+  })
+})

@@ -1,0 +1,65 @@
+import type { ConfigShape } from "../config/config.ts"
+import { chooseModelId } from "../llm/resolve-model.ts"
+import { activeClaudePlugins } from "../plugins/plugin-extras.ts"
+import { readPluginAgents } from "../plugins/claude-agents.ts"
+import { PROFILES } from "../agent/profiles.ts"
+import { sdkAgents } from "./sdk-agents.ts"
+
+/**
+ * What `initialize` answers about the session's models and subagents (the SDK's `supportedModels()` and
+ * `supportedAgents()`), as far as anvil can say it truthfully before the session opens.
+ */
+
+/** One model as `supportedModels()` lists it. */
+export interface SdkModel {
+  /** What `setModel` and `--model` take. */
+  readonly value: string
+  readonly displayName: string
+  readonly description: string
+}
+
+/** One subagent as `supportedAgents()` lists it. */
+export interface SdkAgent {
+  readonly name: string
+  readonly description: string
+  /** The model it runs on: always the session's. */
+  readonly model: "inherit"
+}
+
+/**
+ * The model the session will use: the program's `--model` (or `setModel` before the first message), else anvil's
+ * configured one (ANVIL_MODEL, anvil.json `model`, the provider the environment sets up). anvil cannot list the
+ * models a provider serves without asking it, so this is the one it knows; `setModel` takes any `provider/model`.
+ * None when no model is configured (the first message then fails, saying what to set).
+ */
+export const sdkModels = (config: ConfigShape | undefined, wanted: string | undefined): Array<SdkModel> => {
+  if (config === undefined) return []
+  const id = chooseModelId(config, wanted)
+  if (typeof id !== "string") return []
+  const slash = id.indexOf("/")
+  const [provider, name] = slash > 0 ? [id.slice(0, slash), id.slice(slash + 1)] : ["", id]
+  return [
+    {
+      value: id,
+      displayName: name,
+      description: `${wanted !== undefined ? "The model the program chose" : "anvil's configured model"}${provider !== "" ? `, served by ${provider}` : ""}. setModel takes any provider/model anvil can reach.`,
+    },
+  ]
+}
+
+/**
+ * The subagents the Task tool runs: anvil's `explore`, the program's own (`agents` in `initialize` or `--agents`),
+ * then those of the Claude Code plugins that would load; the first of a name wins, as in the session.
+ */
+export const sdkAgentList = (root: string, env: Readonly<Record<string, string | undefined>>, sources: ReadonlyArray<unknown>, config: ConfigShape | undefined): Array<SdkAgent> => {
+  const own = sdkAgents(sources, () => undefined)
+  const fromPlugins = config === undefined ? [] : activeClaudePlugins({ root, env, config }).flatMap((p) => readPluginAgents(p.path).agents)
+  const seen = new Set<string>(["explore"])
+  const out: Array<SdkAgent> = [{ name: "explore", description: `Explores the code to answer a question: ${PROFILES.explore.description}`, model: "inherit" }]
+  for (const agent of [...own, ...fromPlugins]) {
+    if (seen.has(agent.name)) continue
+    seen.add(agent.name)
+    out.push({ name: agent.name, description: agent.description, model: "inherit" })
+  }
+  return out
+}
