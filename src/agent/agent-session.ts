@@ -18,6 +18,7 @@ import type { UserTerminal } from "../terminal/user-terminal.ts"
 import { expandSlashCommand, localCommands, type SlashCommand } from "../plugins/claude-commands.ts"
 import { BUILT_IN_PATH } from "../skills/builtin-skills.ts"
 import { skillPrompt } from "../skills/skill-arguments.ts"
+import { backgroundNotes } from "./background-notes.ts"
 import { agentToolRuntime, bootAgent, customAgentsSection, switchModel, verifyRunner, type AgentBoot, type CustomAgent } from "./agent-runtime.ts"
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
@@ -411,6 +412,8 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   const base = options.systemPrompt?.replace ?? systemPrompt(profile, boot.facts, added)
   // What the plugins add (a Claude Code plugin's SessionStart output) is context, not part of a prompt the program
   // replaced: it goes to the model with the first turn, as Claude Code adds a SessionStart hook's context.
+  // Background commands whose end the model was told of at the start of a turn.
+  const toldEnded = new Set<string>()
   const pendingContext: Array<string> = options.systemPrompt?.replace !== undefined && added !== "" ? [startContext(added)] : []
   // The custom subagents are listed even under a replaced prompt: without their names the model cannot call them.
   const system = [base, customAgentsSection(runtimeOptions.customAgents), options.systemPrompt?.append ?? ""].filter((t) => t !== "").join("\n\n")
@@ -490,7 +493,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
         subagentUsage: () => subagentUsage,
         offer,
         ...(turn.cancelled ? { cancelled: turn.cancelled } : {}),
-        ...(pendingContext.length > 0 ? { context: pendingContext.splice(0) } : {}),
+        ...(pendingContext.length > 0 || background.list().length > 0 ? { context: [...pendingContext.splice(0), ...backgroundNotes(background.list(), toldEnded)] } : {}),
       }
       return runtime.runPromise(runTurn(conversation, prompt, loopOptions)).then((result) => {
         outcome = result.status === "success" ? "success" : (result.reason ?? result.status)

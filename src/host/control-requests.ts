@@ -99,7 +99,7 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
       const taskId = typeof request.task_id === "string" ? request.task_id : ""
       if (!background) return channel.fail(id, `no background task '${taskId}': the session has not started`)
       const done = await Effect.runPromise(
-        Effect.result(request.subtype === "stop_task" ? Effect.as(background.stop(taskId), {}) : Effect.map(background.tail(taskId, TASK_OUTPUT_BYTES), (t) => ({ output: t.text, total_bytes: t.totalBytes, truncated: t.truncated }))),
+        Effect.result(request.subtype === "stop_task" ? Effect.as(background.stop(taskId, "host"), {}) : Effect.map(background.tail(taskId, TASK_OUTPUT_BYTES), (t) => ({ output: t.text, total_bytes: t.totalBytes, truncated: t.truncated }))),
       )
       if (done._tag === "Success") channel.succeed(id, done.success)
       else channel.fail(id, `no background task '${taskId}'${done.failure.known.length > 0 ? ` (the session's: ${done.failure.known.join(", ")})` : ""}`)

@@ -46,6 +46,8 @@ export interface HostState {
   stream: ClaudeStream | undefined
   /** `--json-schema` / `initialize.jsonSchema`: the StructuredOutput tool and the answer it took. */
   structured: StructuredOutput | undefined
+  /** Stops the `task_started` / `task_notification` messages of background commands (before the session closes). */
+  stopTaskMessages: (() => void) | undefined
   /** Completes to end the running turn (an interrupt, a signal, a host's answer or hook). */
   cancel: Deferred.Deferred<void> | undefined
   /** The process's exit status so far. */
@@ -71,6 +73,7 @@ export const makeHostState = (fixed: Pick<HostState, "flags" | "io" | "root" | "
     sessionRuntime: undefined,
     stream: undefined,
     structured: undefined,
+    stopTaskMessages: undefined,
     cancel: undefined,
     exitCode: EXIT.ok,
   }

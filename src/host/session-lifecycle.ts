@@ -12,6 +12,7 @@ import { sdkAgents } from "./sdk-agents.ts"
 import { sdkCommandName } from "./sdk-commands.ts"
 import { makeSdkHooks } from "./sdk-hooks.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
+import type { BackgroundEvent } from "../shell/background-shells.ts"
 
 /**
  * The SDK host's session from start to end: opened by the first user message with what the command line and
@@ -123,6 +124,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
     // Claude Code lists each plugin's name and path; anvil adds where it came from and whether it loaded.
     plugins: opened.plugins.reports.map((r) => ({ name: r.name, path: r.path, source: r.source, status: r.status })),
   })
+  state.stopTaskMessages = opened.background.subscribe((e) => state.stream?.system(...taskMessage(e)))
   if (flags.ignored.length > 0) stream.system("ignored_flags", { flags: flags.ignored, message: `accepted but not acted on: ${flags.ignored.join(", ")}` })
   // The project file's settings left out for want of trust, as `anvil run --output-format stream-json` reports them.
   if (opened.sandbox.settings.projectIgnored) stream.system("warning", { source: "sandbox", message: opened.sandbox.settings.projectIgnored })
@@ -136,8 +138,22 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
   return opened
 }
 
+/**
+ * A background command's start or end as Claude Code tells a program of its tasks: `task_started`, then
+ * `task_notification` with `completed`, `failed` (a non-zero exit, its timeout) or `stopped`.
+ */
+const taskMessage = ({ type, shell, callId, outputFile }: BackgroundEvent): [string, Record<string, unknown>] => {
+  const ids = { task_id: shell.id, ...(callId !== undefined ? { tool_use_id: callId } : {}) }
+  if (type === "started") return ["task_started", { ...ids, description: shell.command, task_type: "local_bash", is_backgrounded: true }]
+  const status = shell.status === "completed" ? "completed" : shell.status === "killed" ? "stopped" : "failed"
+  const end = shell.end
+  const how = end?.timedOut ? "was ended by its timeout" : end?.stopped || end?.capped ? "was stopped" : `exited with code ${end?.exitCode ?? "none"}`
+  return ["task_notification", { ...ids, status, output_file: outputFile, summary: `Background command "${shell.command}" ${how}` }]
+}
+
 /** Ends the session, if one opened: the program's SessionEnd hook, then the session's service. */
 export const closeSession = async (state: HostState): Promise<void> => {
+  state.stopTaskMessages?.()
   if (state.session && state.hooks?.has("SessionEnd")) await state.hooks.call("SessionEnd", { reason: "other" }).catch(() => undefined)
   await state.sessionRuntime?.dispose()
 }

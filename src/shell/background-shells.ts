@@ -56,6 +56,8 @@ export interface BackgroundShellView {
   readonly totalBytes: number
   /** The sandbox mode it runs under, and why it runs unconfined when it should not. */
   readonly sandbox: ConfinedRun["sandbox"] | undefined
+  /** Its end was in the answer of a read or a stop (so the model knows of it). */
+  readonly endSeen: boolean
 }
 
 /** What is new of a background command's output since the last read. */
@@ -78,8 +80,20 @@ export interface BackgroundOutput {
 export interface BackgroundRequest extends CommandRequest {
   /** The command as results show it. */
   readonly shown: string
+  /** The call that starts it (a host nests what it says of the command under that call). */
+  readonly callId?: string | undefined
   /** The output file is not let grow past this; the command is ended when it does. */
   readonly maxOutputBytes: number
+}
+
+/** A command started or ended. */
+export interface BackgroundEvent {
+  readonly type: "started" | "ended"
+  readonly shell: BackgroundShellView
+  /** The call that started it. */
+  readonly callId?: string | undefined
+  /** Where its output is, as an absolute path. */
+  readonly outputFile: string
 }
 
 export interface ReadOptions {
@@ -95,9 +109,17 @@ export interface ReadOptions {
 export interface BackgroundShellsShape {
   readonly start: (request: BackgroundRequest) => Effect.Effect<BackgroundShellView, StartError>
   readonly read: (id: string, options: ReadOptions) => Effect.Effect<BackgroundOutput, NoSuchBackgroundShell>
-  /** Ends the command (its whole process tree) and waits until it is gone; a command that already ended is left as it is. */
-  readonly stop: (id: string) => Effect.Effect<BackgroundShellView, NoSuchBackgroundShell>
+  /**
+   * Ends the command (its whole process tree) and waits until it is gone; a command that already ended is left as
+   * it is. `by: "host"` (a program's stop, not the model's) leaves the end for the model to be told of.
+   */
+  readonly stop: (id: string, by?: "model" | "host") => Effect.Effect<BackgroundShellView, NoSuchBackgroundShell>
   readonly list: () => ReadonlyArray<BackgroundShellView>
+  /**
+   * Calls `listener` when a command starts and when it ends (however: exit, timeout, stop, the cap, the session's
+   * end); returns what stops the calls.
+   */
+  readonly subscribe: (listener: (event: BackgroundEvent) => void) => () => void
   /** The last `bytes` of a command's output as text, without moving where the next read starts (a host's look at it). */
   readonly tail: (id: string, bytes: number) => Effect.Effect<{ readonly text: string; readonly totalBytes: number; readonly truncated: boolean }, NoSuchBackgroundShell>
 }
@@ -116,6 +138,9 @@ interface Job {
   cursor: number
   linesRead: number
   capped: boolean
+  /** Its start was told (its end is told only after it). */
+  announced: boolean
+  endSeen: boolean
 }
 
 /** How often a running command's output size is looked at (for the cap). */
@@ -189,6 +214,17 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
     const scope = yield* Effect.scope
     const context = yield* Effect.context<Workspace | SpillStore | ProcessRunner | Sandbox | FileSystem>()
     const jobs = new Map<string, Job>()
+    const listeners = new Set<(event: BackgroundEvent) => void>()
+    const tell = (type: BackgroundEvent["type"], job: Job) => {
+      const event: BackgroundEvent = { type, shell: view(job), callId: job.request.callId, outputFile: job.file.path }
+      for (const listener of listeners) {
+        try {
+          listener(event)
+        } catch {
+          // a listener's failure is its own
+        }
+      }
+    }
     yield* Effect.addFinalizer(() => Effect.sync(() => jobs.forEach((j) => void Effect.runFork(j.file.close))))
 
     const view = (job: Job): BackgroundShellView => ({
@@ -200,7 +236,13 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
       ...(job.end ? { end: job.end } : {}),
       totalBytes: sizeOf(job.file.fd),
       sandbox: job.sandbox,
+      endSeen: job.endSeen,
     })
+    /** The job as an answer shows it: once its end is shown, the model knows of it. */
+    const answered = (job: Job): BackgroundShellView => {
+      if (job.end !== undefined) job.endSeen = true
+      return view(job)
+    }
 
     const find = (id: string) =>
       Effect.suspend(() => {
@@ -222,6 +264,8 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
           Effect.sync(() => {
             clearInterval(timer)
             job.end = { ...end, capped: job.capped, durationMs: Math.round(performance.now() - started) }
+            // Told after its start; a command that could not be started is the call's error, not an event.
+            if (job.announced) tell("ended", job)
           }),
           Deferred.succeed(job.ended, undefined),
         )
@@ -269,6 +313,8 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
           cursor: 0,
           linesRead: 0,
           capped: false,
+          announced: false,
+          endSeen: false,
         }
         jobs.set(id, job)
         job.fiber = yield* Effect.forkIn(Effect.provideContext(body(job, launch), context), scope)
@@ -280,7 +326,10 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
           yield* Effect.andThen(file.remove, file.close)
           return yield* Effect.fail(failed)
         }
-        return view(job)
+        job.announced = true
+        tell("started", job)
+        if (job.end !== undefined) tell("ended", job)
+        return answered(job)
       }).pipe(Effect.provideContext(context))
 
     const read = (id: string, options: ReadOptions) =>
@@ -301,7 +350,7 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         const shown = excerpt(stream, options.budgetBytes, options.budgetLines)
         job.cursor = size
         job.linesRead += newlines
-        const out: BackgroundOutput = { shell: view(job), shown, newBytes, fromByte: from, fromLine, newLines: lineCount(stream) }
+        const out: BackgroundOutput = { shell: answered(job), shown, newBytes, fromByte: from, fromLine, newLines: lineCount(stream) }
         return out
       })
 
@@ -327,7 +376,7 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
       job.cursor = from + consumed
       job.linesRead += newlines
       return {
-        shell: view(job),
+        shell: answered(job),
         shown: excerpt(stream, options.budgetBytes, options.budgetLines),
         newBytes: consumed,
         fromByte: from,
@@ -337,14 +386,14 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
       }
     }
 
-    const stop = (id: string) =>
+    const stop = (id: string, by: "model" | "host" = "model") =>
       Effect.gen(function* () {
         const job = yield* find(id)
         if (job.end === undefined && job.fiber) {
           yield* Fiber.interrupt(job.fiber)
           yield* Deferred.await(job.ended)
         }
-        return view(job)
+        return by === "model" ? answered(job) : view(job)
       })
 
     const tail = (id: string, bytes: number) =>
@@ -354,7 +403,12 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         return { text: new TextDecoder().decode(readAt(job.file.fd, from, size - from)), totalBytes: size, truncated: from > 0 }
       })
 
-    return { start, read, stop, tail, list: () => [...jobs.values()].map(view) }
+    const subscribe = (listener: (event: BackgroundEvent) => void) => {
+      listeners.add(listener)
+      return () => void listeners.delete(listener)
+    }
+
+    return { start, read, stop, tail, subscribe, list: () => [...jobs.values()].map(view) }
   })
 }
 

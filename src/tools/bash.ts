@@ -79,7 +79,7 @@ export const bashTool = defineTool({
   permission: "ask",
   sandboxedCall: (params: Parameters) => params.sandbox !== false,
   parameters: Parameters,
-  run: (params: Parameters) =>
+  run: (params: Parameters, call) =>
     withWorkspaceErrors(Effect.gen(function* () {
       const config = yield* Config
       const settings = yield* OutputSettings
@@ -118,7 +118,7 @@ export const bashTool = defineTool({
         unconfined: params.sandbox === false,
       }
       if (background) {
-        const started = yield* withShellErrors(startBackground({ ...request, shown, maxOutputBytes: setting("max_spill_bytes") }), params)
+        const started = yield* withShellErrors(startBackground({ ...request, shown, callId: call.callId, maxOutputBytes: setting("max_spill_bytes") }), params)
         return startedResult(started, shown, timeoutMs)
       }
       const run = yield* withShellErrors(runShell({

@@ -627,6 +627,12 @@ describe("background commands (Bash run_in_background)", () => {
     expect(text("o2")).toContain("(no new output)")
     expect((resultOf(messages) as any).result).toBe("Done.")
     expect(performance.now() - started).toBeLessThan(30_000)
+    // Claude Code's task messages: each start (nested under its Bash call), and the end of the one stopped.
+    const tasks = messages.filter((m: any) => m.type === "system" && (m.subtype === "task_started" || m.subtype === "task_notification")) as Array<any>
+    const firstId = /bash_[0-9a-f]{8}/.exec(text("b1"))![0]
+    expect(tasks[0]).toMatchObject({ subtype: "task_started", task_id: firstId, tool_use_id: "b1", task_type: "local_bash" })
+    expect(tasks.find((t) => t.subtype === "task_notification")).toMatchObject({ task_id: firstId, tool_use_id: "b1", status: "stopped", summary: expect.stringContaining("was stopped") })
+    expect(tasks.map((t) => t.subtype)).toEqual(["task_started", "task_notification", "task_started"])
     // The program closed the session: the command still running went with it.
     for (let i = 0; i < 60 && running(survivor); i++) await Bun.sleep(50)
     expect(running(survivor)).toBe(false)
@@ -635,10 +641,10 @@ describe("background commands (Bash run_in_background)", () => {
 })
 
 describe("a background command stopped by the program", () => {
-  test("stopTask(id) ends the command the model started in the background", async () => {
+  test("stopTask(id) ends the command the model started in the background; the model is told at its next turn", async () => {
     const root = project({})
     const sleeper = `sleep ${(60 + Math.random() * 10).toFixed(4)}`
-    const { env } = model([{ tool_calls: [{ name: "Bash", arguments: { command: sleeper, run_in_background: true }, id: "b1" }] }, { text: "started" }, { text: "second" }])
+    const { env, server } = model([{ tool_calls: [{ name: "Bash", arguments: { command: sleeper, run_in_background: true }, id: "b1" }] }, { text: "started" }, { text: "second" }])
     const { prompts, release } = twoPrompts()
     const q = query({ prompt: prompts, options: { ...base(root, env), permissionMode: "bypassPermissions" } })
     const running = () => {
@@ -662,6 +668,10 @@ describe("a background command stopped by the program", () => {
       release()
     }
     expect(refused).toContain(`no background task 'bash_00000000' (the session's: ${id})`)
+    // The stop came from the program, not from a read of the model's: its next turn begins with a note of it.
+    const next = JSON.stringify(server.requests[2]!.body.messages)
+    expect(next).toContain(`The background command ${id} (${sleeper}) was stopped.`)
+    expect(JSON.stringify(server.requests[1]!.body.messages)).not.toContain("The background command")
   })
 })
 

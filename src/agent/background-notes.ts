@@ -1,0 +1,16 @@
+import type { BackgroundShellView } from "../shell/background-shells.ts"
+
+/**
+ * What the model is told, before the next prompt, of background commands (bash `run_in_background`) that ended
+ * while it did not look: each one once, and none whose end a read or a stop already showed it.
+ */
+export const backgroundNotes = (shells: ReadonlyArray<BackgroundShellView>, told: Set<string>): Array<string> => {
+  const notes: Array<string> = []
+  for (const shell of shells) {
+    if (shell.end === undefined || shell.endSeen || told.has(shell.id)) continue
+    told.add(shell.id)
+    const how = shell.end.timedOut ? "was ended by its timeout" : shell.end.stopped ? "was stopped" : `exited with code ${shell.end.exitCode ?? `none (signal ${shell.end.signal})`}`
+    notes.push(`<system-reminder>\nThe background command ${shell.id} (${shell.command}) ${how}. Its output: ${shell.outputPath}; bash_output(id="${shell.id}") shows what you have not read.\n</system-reminder>`)
+  }
+  return notes
+}
