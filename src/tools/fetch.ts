@@ -57,7 +57,7 @@ export const fetchTool = defineTool({
     ),
     auth: Schema.optionalKey(Auth),
     verify_tls: Schema.optionalKey(Schema.Boolean.annotate({ description: "false: skip certificate checks (self-signed intranet hosts only)." })),
-    prompt: Schema.optionalKey(Schema.String.annotate({ description: "What you want from the page: repeated above its text; answer it from the text." })),
+    prompt: Schema.optionalKey(Schema.String.annotate({ description: "What you want from it (shown above the text)." })),
   }),
   run: (params) =>
     Effect.gen(function* () {
