@@ -202,7 +202,8 @@ describe("the Claude Agent SDK drives anvil", () => {
     const root = project({ ".claude/commands/ship.md": "---\ndescription: Ship a version\nargument-hint: VERSION ENV\n---\nShip version $1 to $2.\n" })
     const { env, server } = model([{ text: "Shipped." }])
     const q = query({ prompt: "/ship 1.2 prod", options: base(root, env) })
-    expect(await q.supportedCommands()).toEqual([{ name: "ship", description: "Ship a version", argumentHint: "VERSION ENV" }])
+    // Then the skills a person may run: here anvil's built-in one.
+    expect(await q.supportedCommands()).toEqual([{ name: "ship", description: "Ship a version", argumentHint: "VERSION ENV" }, { name: "create-skill", description: expect.stringMatching(/^Write a new agent skill/), argumentHint: "" }])
     const messages = await collect(q)
     expect(server.requests[0]!.body.messages.at(-1).content).toBe("Ship version 1.2 to prod.")
     expect((messages.find((m) => m.type === "system" && m.subtype === "init") as any).slash_commands).toEqual(["ship"])
@@ -232,6 +233,7 @@ describe("the Claude Agent SDK drives anvil", () => {
       { name: "team:deploy", description: "Deploy the service", argumentHint: "ENV", aliases: ["deploy"] },
       // The project's own ship holds the plain name.
       { name: "team:ship", description: "Team ship.", argumentHint: "" },
+      { name: "create-skill", description: expect.stringMatching(/^Write a new agent skill/), argumentHint: "" },
     ])
     const messages = await collect(q)
     expect(server.requests[0]!.body.messages.at(-1).content).toBe("Deploy to staging.")
