@@ -1,4 +1,4 @@
-import type { BackgroundShellView } from "../shell/background-shells.ts"
+import { describeEnd, type BackgroundShellView } from "../shell/background-shells.ts"
 
 /**
  * What the model is told, before the next prompt, of background commands (bash `run_in_background`) that ended
@@ -9,8 +9,7 @@ export const backgroundNotes = (shells: ReadonlyArray<BackgroundShellView>, told
   for (const shell of shells) {
     if (shell.end === undefined || shell.endSeen || told.has(shell.id)) continue
     told.add(shell.id)
-    const how = shell.end.timedOut ? "was ended by its timeout" : shell.end.stopped ? "was stopped" : `exited with code ${shell.end.exitCode ?? `none (signal ${shell.end.signal})`}`
-    notes.push(`<system-reminder>\nThe background command ${shell.id} (${shell.command}) ${how}. Its output: ${shell.outputPath}; bash_output(id="${shell.id}") shows what you have not read.\n</system-reminder>`)
+    notes.push(`<system-reminder>\nThe background command ${shell.id} (${shell.command}) ${describeEnd(shell.end)}. Its output: ${shell.outputPath}; bash_output(id="${shell.id}") shows what you have not read.\n</system-reminder>`)
   }
   return notes
 }

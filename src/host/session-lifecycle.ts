@@ -12,7 +12,7 @@ import { sdkAgents } from "./sdk-agents.ts"
 import { sdkCommandName } from "./sdk-commands.ts"
 import { makeSdkHooks } from "./sdk-hooks.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
-import type { BackgroundEvent } from "../shell/background-shells.ts"
+import { describeEnd, type BackgroundEvent } from "../shell/background-shells.ts"
 
 /**
  * The SDK host's session from start to end: opened by the first user message with what the command line and
@@ -146,9 +146,7 @@ const taskMessage = ({ type, shell, callId, outputFile }: BackgroundEvent): [str
   const ids = { task_id: shell.id, ...(callId !== undefined ? { tool_use_id: callId } : {}) }
   if (type === "started") return ["task_started", { ...ids, description: shell.command, task_type: "local_bash", is_backgrounded: true }]
   const status = shell.status === "completed" ? "completed" : shell.status === "killed" ? "stopped" : "failed"
-  const end = shell.end
-  const how = end?.timedOut ? "was ended by its timeout" : end?.stopped || end?.capped ? "was stopped" : `exited with code ${end?.exitCode ?? "none"}`
-  return ["task_notification", { ...ids, status, output_file: outputFile, summary: `Background command "${shell.command}" ${how}` }]
+  return ["task_notification", { ...ids, status, output_file: outputFile, summary: `Background command "${shell.command}" ${shell.end ? describeEnd(shell.end) : "ended"}` }]
 }
 
 /** Ends the session, if one opened: the program's SessionEnd hook, then the session's service. */

@@ -202,6 +202,22 @@ const streamOf = (total: number, newlines: number, head: Uint8Array, tail: Uint8
   spilledBytes: 0,
 })
 
+/** How a command ended, in words: "exited with code 2", "was ended by its timeout", "was stopped", … */
+export const describeEnd = (end: BackgroundEnd): string =>
+  end.error !== undefined
+    ? `could not run (${end.error._tag})`
+    : end.capped
+      ? "was stopped: its output passed the tools.bash.max_spill_bytes cap"
+      : end.timedOut
+        ? "was ended by its timeout"
+        : end.stopped
+          ? "was stopped"
+          : end.exitCode !== null
+            ? `exited with code ${end.exitCode}`
+            : end.signal !== null
+              ? `was ended by signal ${end.signal}`
+              : "ended"
+
 const statusOf = (end: BackgroundEnd | undefined): BackgroundShellView["status"] =>
   end === undefined ? "running" : end.timedOut ? "timed_out" : end.stopped || end.capped ? "killed" : end.error !== undefined || end.exitCode !== 0 ? "failed" : "completed"
 
@@ -280,7 +296,7 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
           Exit.isSuccess(exit)
             ? record({ exitCode: exit.value.outcome.exitCode, signal: exit.value.outcome.signal, timedOut: exit.value.outcome.timedOut, stopped: false, refusals: exit.value.refusals })
             : Exit.hasInterrupts(exit)
-              ? record({ exitCode: null, signal: "SIGTERM", timedOut: false, stopped: !job.capped, refusals: [] })
+              ? record({ exitCode: null, signal: null, timedOut: false, stopped: !job.capped, refusals: [] })
               : Effect.void,
         ),
         Effect.catch((error: StartError) => record({ exitCode: null, signal: null, timedOut: false, stopped: false, error, refusals: [] })),

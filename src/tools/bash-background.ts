@@ -1,6 +1,6 @@
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { counted } from "../protocol/plural.ts"
-import type { BackgroundOutput, BackgroundShellView } from "../shell/background-shells.ts"
+import { describeEnd, type BackgroundOutput, type BackgroundShellView } from "../shell/background-shells.ts"
 import type { ToolResult } from "../tool-framework/definition.ts"
 
 /**
@@ -8,17 +8,8 @@ import type { ToolResult } from "../tool-framework/definition.ts"
  * about one: its id, state and output file, then the output that is new since the last read.
  */
 
-/** "running", "exited with code 2", "ended by its timeout (signal SIGTERM)", … */
-const stateLine = (shell: BackgroundShellView): string => {
-  const end = shell.end
-  if (end === undefined) return "running"
-  const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal !== null ? `signal ${end.signal}` : "no exit code"
-  if (end.error !== undefined) return `failed to run (${end.error._tag})`
-  if (end.capped) return `stopped: its output passed the tools.bash.max_spill_bytes cap (${how})`
-  if (end.timedOut) return `ended by its timeout (${how})`
-  if (end.stopped) return `stopped on request (${how})`
-  return `exited (${how})`
-}
+/** "running", "exited with code 2", "was ended by its timeout", … */
+const stateLine = (shell: BackgroundShellView): string => (shell.end === undefined ? "running" : describeEnd(shell.end))
 
 /** The facts every answer about a background command gives, as data. */
 const shellData = (shell: BackgroundShellView) => ({

@@ -624,7 +624,7 @@ describe("background commands (Bash run_in_background)", () => {
     expect(text("o1")).toContain("started\noops")
     // The command sandbox holds a background command too: the write outside the project was refused.
     expect(existsSync(join(outside, "escaped.txt"))).toBe(false)
-    expect(text("k1")).toContain("stopped on request")
+    expect(text("k1")).toContain(": was stopped")
     expect(running(sleeper)).toBe(false)
     expect(text("o2")).toContain("(no new output)")
     expect((resultOf(messages) as any).result).toBe("Done.")

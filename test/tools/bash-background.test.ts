@@ -58,7 +58,7 @@ describe("bash run_in_background", () => {
     expect(bg.data.status).toBe("running")
     const out = await s.call("bash_output", { id, block: true, timeout_ms: 5000 })
     expect(out.data).toMatchObject({ status: "failed", exit_code: 3, output: "one\ntwo\nthree" })
-    expect(out.text).toContain("exited (exit code 3)")
+    expect(out.text).toContain(": exited with code 3")
     expect(readFileSync(join(root, bg.data.output_path), "utf8")).toBe("one\ntwo\nthree\n")
     const again = await s.call("bash_output", { id })
     expect(again.text).toContain("(no new output)")
