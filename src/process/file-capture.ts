@@ -163,17 +163,22 @@ export class FileCapture {
   }
 
   private read(at: number, length: number): Uint8Array {
-    const out = new Uint8Array(length)
-    let got = 0
-    try {
-      while (got < length) {
-        const n = readSync(this.options.file.fd, out, got, length - got, at + got)
-        if (n <= 0) break
-        got += n
-      }
-    } catch {
-      // what was read
-    }
-    return got === length ? out : out.subarray(0, got)
+    return readRange(this.options.file.fd, at, length)
   }
+}
+
+/** Up to `length` bytes of an open file from `at` (fewer at its end, or where reading failed). */
+export const readRange = (fd: number, at: number, length: number): Uint8Array => {
+  const out = new Uint8Array(Math.max(0, length))
+  let got = 0
+  try {
+    while (got < out.length) {
+      const n = readSync(fd, out, got, out.length - got, at + got)
+      if (n <= 0) break
+      got += n
+    }
+  } catch {
+    // what was read
+  }
+  return got === out.length ? out : out.subarray(0, got)
 }

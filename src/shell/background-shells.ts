@@ -2,6 +2,7 @@ import { Context, Deferred, Effect, Exit, Fiber, type Scope } from "effect"
 import { fstatSync, readSync } from "node:fs"
 import { randomBytes } from "node:crypto"
 import { SpillStore, type SpillStream } from "../output/spill-store.ts"
+import { readRange } from "../process/file-capture.ts"
 import { excerpt, lineCount, type Excerpt } from "../process/output-excerpt.ts"
 import type { CapturedStream } from "../process/output-capture.ts"
 import { newlineCounter } from "../process/newline-counter.ts"
@@ -160,21 +161,6 @@ const sizeOf = (fd: number): number => {
   }
 }
 
-const readAt = (fd: number, at: number, length: number): Uint8Array => {
-  const out = new Uint8Array(Math.max(0, length))
-  let got = 0
-  try {
-    while (got < out.length) {
-      const n = readSync(fd, out, got, out.length - got, at + got)
-      if (n <= 0) break
-      got += n
-    }
-  } catch {
-    // what was read
-  }
-  return got === out.length ? out : out.subarray(0, got)
-}
-
 const newlinesBetween = (fd: number, from: number, to: number): number => {
   const { buffer, count } = newlineCounter()
   let lines = 0
@@ -289,7 +275,7 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         Effect.tap((run) => Effect.sync(() => (job.sandbox = run.sandbox))),
         Effect.flatMap((run) => {
           const size = sizeOf(fd)
-          const tail = new TextDecoder().decode(readAt(fd, Math.max(0, size - 8000), 8000))
+          const tail = new TextDecoder().decode(readRange(fd, Math.max(0, size - 8000), 8000))
           return Effect.map(run.refusals(tail), (refusals) => ({ outcome: run.outcome, refusals }))
         }),
         Effect.onExit((exit) =>
@@ -362,7 +348,7 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         if (options.filter !== undefined) return readFiltered(job, options, size)
         const newlines = newlinesBetween(fd, from, size)
         const span = Math.min(options.budgetBytes + 4, newBytes)
-        const stream = streamOf(newBytes, newlines, readAt(fd, from, span), readAt(fd, size - span, span))
+        const stream = streamOf(newBytes, newlines, readRange(fd, from, span), readRange(fd, size - span, span))
         const shown = excerpt(stream, options.budgetBytes, options.budgetLines)
         job.cursor = size
         job.linesRead += newlines
@@ -376,7 +362,7 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
       const from = job.cursor
       const fromLine = job.linesRead
       const windowStart = Math.max(from, size - FILTER_WINDOW)
-      const bytes = readAt(fd, windowStart, size - windowStart)
+      const bytes = readRange(fd, windowStart, size - windowStart)
       // While the command runs, a last line without its newline may still grow: it is left for the next read.
       const lastNewline = bytes.lastIndexOf(10)
       const upTo = job.end !== undefined ? bytes.length : lastNewline + 1
@@ -416,7 +402,7 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
       Effect.map(find(id), (job) => {
         const size = sizeOf(job.file.fd)
         const from = Math.max(0, size - bytes)
-        return { text: new TextDecoder().decode(readAt(job.file.fd, from, size - from)), totalBytes: size, truncated: from > 0 }
+        return { text: new TextDecoder().decode(readRange(job.file.fd, from, size - from)), totalBytes: size, truncated: from > 0 }
       })
 
     const subscribe = (listener: (event: BackgroundEvent) => void) => {
