@@ -53,6 +53,9 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     // Exit code 2, as for a usage error (cli/exit-codes.ts): the command cannot run from here.
     process.exitCode = 2
   } else {
+    // `anvil tool git_status|git_diff|git_log`: git starts now and works on another core while the runtime loads;
+    // the git service takes it over if it makes the same command itself (src/git/early-git.ts).
+    if (argv[0] === "tool" && argv[1]?.startsWith("git_")) (await import("./git/early-git.ts")).startEarlyGit(argv, process.cwd(), process.env)
     const [{ main }, { installCrashGuards }] = await Promise.all([import("./cli/index.ts"), import("./cli/signals.ts")])
     installCrashGuards()
     process.exitCode = await main(argv)

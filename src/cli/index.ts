@@ -141,6 +141,9 @@ const COMMANDS = {
     if (!(await hasPlugins(project, io.env))) {
       return await toolCommand(args, one ? [one] : await loadBuiltinTools(), io, global.root, undefined, undefined, global.strict, project)
     }
+    // A plugin's hooks may run (and change the work tree) before the tool: a git started before them is not its answer.
+    const { discardEarlyGit } = await import("../git/early-git.ts")
+    discardEarlyGit()
     return await toolCommand(args, one ? [one] : [], io, global.root, async ({ root, config, tools, sandbox }) => {
       // Imported here: the plugin host stays out of the modules every command loads.
       const { pluginsFor, toolsWithPlugins } = await import("./plugin-setup.ts")

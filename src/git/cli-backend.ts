@@ -5,7 +5,8 @@ import type { ChangedFile, DiffResult } from "./changes.ts"
 import type { GitCli } from "./git-cli.ts"
 import type { HistoryPage, LogCommit } from "./history.ts"
 import type { Repository } from "./repository.ts"
-import type { HeadState, StatusEntry, UntrackedMode } from "./status.ts"
+import type { HeadState, StatusEntry } from "./status.ts"
+import { COUNT_ARGS, diffArgs, LOG_UNIT, logArgs, statusArgs, type UntrackedMode } from "./git-command.ts"
 import { decodePath } from "./path-bytes.ts"
 import { compareBytes, sortByPath } from "./tree-states.ts"
 import type { UpstreamState } from "./upstream.ts"
@@ -95,7 +96,7 @@ export const parseStatusV2 = (bytes: Uint8Array, merging: boolean): StatusAnswer
 /** `git status` through the git command line. */
 export const cliStatus = (repo: Repository, cli: GitCli, mode: UntrackedMode = "normal"): Effect.Effect<StatusAnswer, GitError> =>
   cli
-    .run(repo.dir, ["status", "--porcelain=v2", "-z", "--branch", `--untracked-files=${mode}`, "--ignore-submodules=none"])
+    .run(repo.dir, statusArgs(mode))
     .pipe(Effect.map((out) => parseStatusV2(out.stdout, existsSync(`${repo.gitdir}/MERGE_HEAD`))))
 
 /** One record of `git diff --raw -z`. */
@@ -251,28 +252,11 @@ export const cliDiff = (
   cli: GitCli,
   options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string> },
 ): Effect.Effect<DiffResult, GitError> =>
-  cli
-    .run(repo.dir, [
-      "diff",
-      ...(options.staged ? ["--cached", "--find-renames"] : ["--no-renames"]),
-      "--raw",
-      "-z",
-      "-p",
-      "--no-color",
-      "--no-ext-diff",
-      "--no-textconv",
-      "--src-prefix=a/",
-      "--dst-prefix=b/",
-      "--",
-      ...options.prefixes.map((p) => `:(top,literal)${p}`),
-    ])
-    .pipe(Effect.map((out) => parseDiff(out.stdout)))
-
-const UNIT = "\u001f"
+  cli.run(repo.dir, diffArgs(options)).pipe(Effect.map((out) => parseDiff(out.stdout)))
 
 /** The commits reachable from HEAD (`git rev-list --count`), or undefined when git cannot say. */
 const commitCount = (repo: Repository, cli: GitCli): Effect.Effect<number | undefined> =>
-  cli.run(repo.dir, ["rev-list", "--count", "HEAD"], { allowFailure: true }).pipe(
+  cli.run(repo.dir, COUNT_ARGS, { allowFailure: true }).pipe(
     Effect.map((out) => {
       const printed = decoder.decode(out.stdout).trim()
       return out.exitCode === 0 && /^\d+$/.test(printed) ? Number(printed) : undefined
@@ -293,11 +277,7 @@ export const cliHistory = (repo: Repository, cli: GitCli, limit: number): Effect
 /** Up to `limit` commits from HEAD and whether more remain. */
 const newestCommits = (repo: Repository, cli: GitCli, limit: number): Effect.Effect<HistoryPage, GitError> =>
   Effect.gen(function* () {
-    const out = yield* cli.run(
-      repo.dir,
-      ["log", "-z", `--max-count=${limit + 1}`, "--no-decorate", "--date=format:%z", `--format=%H${UNIT}%P${UNIT}%an${UNIT}%ae${UNIT}%at${UNIT}%ad${UNIT}%B`],
-      { allowFailure: true },
-    )
+    const out = yield* cli.run(repo.dir, logArgs(limit), { allowFailure: true })
     if (out.exitCode !== 0) {
       // An unborn branch has no history: not an error.
       if (/does not have any commits|bad default revision|unknown revision/.test(out.stderr)) return { commits: [], more: false }
@@ -305,14 +285,14 @@ const newestCommits = (repo: Repository, cli: GitCli, limit: number): Effect.Eff
     }
     // Messages are text (what is not UTF-8 shows as U+FFFD, as the built-in reader shows it), not paths.
     const commits = fields(out.stdout, (b) => decoder.decode(b)).map((record): LogCommit => {
-      const [oid = "", parents = "", name = "", email = "", at = "0", zone = "+0000", ...message] = record.split(UNIT)
+      const [oid = "", parents = "", name = "", email = "", at = "0", zone = "+0000", ...message] = record.split(LOG_UNIT)
       const sign = zone.startsWith("-") ? 1 : -1
       const minutes = Number(zone.slice(1, 3)) * 60 + Number(zone.slice(3, 5))
       return {
         oid,
         parents: parents === "" ? [] : parents.split(" "),
         author: { name, email, timestamp: Number(at), timezoneOffset: sign * minutes },
-        message: message.join(UNIT),
+        message: message.join(LOG_UNIT),
       }
     })
     return { commits: commits.slice(0, limit), more: commits.length > limit }

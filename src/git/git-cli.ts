@@ -1,7 +1,8 @@
 import { Effect } from "effect"
-import { accessSync, constants } from "node:fs"
 import { Config } from "../config/config.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
+import { adoptEarlyGit, type AdoptedGit } from "./early-git.ts"
+import { gitCommand, gitSetup } from "./git-command.ts"
 import { gitError, type GitError } from "./git-error.ts"
 
 /** What one git command printed and how it exited. */
@@ -22,58 +23,7 @@ export interface GitCli {
   ) => Effect.Effect<GitOutput, GitError>
 }
 
-const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 const TIMEOUT_MS = 120_000
-
-/**
- * Settings given on every call so that reading a repository never runs code a
- * configuration names (an fsmonitor hook, an external diff or textconv
- * driver) and never waits for a pager or a password prompt.
- */
-const SAFE_ARGS = [
-  "--no-pager",
-  "-c", "core.fsmonitor=false",
-  "-c", "core.quotepath=on",
-  "-c", "color.ui=false",
-  "-c", "diff.external=",
-  "-c", "log.showSignature=false",
-]
-
-/**
- * The child's environment: the user's own, minus every GIT_* variable that
- * would point git elsewhere (GIT_DIR, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY…),
- * keeping only the identity ones; messages in English (the tools parse and
- * show them), no optional locks (a read never blocks a user's own git).
- */
-const gitEnvironment = (env: Readonly<Record<string, string | undefined>>): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined) continue
-    if (k.startsWith("GIT_") && !/^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$/.test(k) && k !== "GIT_CONFIG_NOSYSTEM") continue
-    out[k] = v
-  }
-  out.PATH = env.PATH ?? DEFAULT_PATH
-  out.LC_ALL = "C"
-  out.GIT_OPTIONAL_LOCKS = "0"
-  out.GIT_TERMINAL_PROMPT = "0"
-  out.GIT_PAGER = "cat"
-  return out
-}
-
-/** The first executable `git` on PATH, or undefined. */
-export const findGit = (path: string | undefined): string | undefined => {
-  for (const dir of (path ?? DEFAULT_PATH).split(":")) {
-    if (dir === "") continue
-    const file = `${dir}/git`
-    try {
-      accessSync(file, constants.X_OK)
-      return file
-    } catch {
-      // not here
-    }
-  }
-  return undefined
-}
 
 /**
  * git subcommands that start nothing which outlives them (no hooks, no
@@ -86,6 +36,38 @@ const SHORT_LIVED = new Set(["status", "diff", "log", "rev-parse", "rev-list"])
 const joined = (chunks: ReadonlyArray<Uint8Array>): Uint8Array =>
   chunks.length === 1 ? chunks[0]! : chunks.length === 0 ? new Uint8Array(0) : Buffer.concat(chunks)
 
+/** What a run printed and how it ended, as the callers get it: a timeout, or a failing exit unless allowed, is an error. */
+const outcome = (
+  args: ReadonlyArray<string>,
+  allowFailure: boolean | undefined,
+  ended: { readonly stdout: Uint8Array; readonly stderr: Uint8Array; readonly exitCode: number | null; readonly timedOut: boolean },
+): Effect.Effect<GitOutput, GitError> => {
+  const result = { stdout: ended.stdout, stderr: ended.stderr.length === 0 ? "" : Buffer.from(ended.stderr).toString("utf8"), exitCode: ended.exitCode }
+  if (ended.timedOut) return Effect.fail(gitError("timeout", `git ${args[0]} did not finish within ${TIMEOUT_MS / 1000} s.`))
+  if (result.exitCode !== 0 && allowFailure !== true) {
+    const message = result.stderr.trim().split("\n").slice(-5).join("\n") || `exit code ${result.exitCode}`
+    return Effect.fail(gitError("failed", `git ${args[0]} failed: ${message}`))
+  }
+  return Effect.succeed(result)
+}
+
+/** The output of a git started early (early-git.ts), ended as the runner ends one: at the time limit, or when the call is interrupted. */
+const awaitAdopted = (early: AdoptedGit) =>
+  Effect.callback<{ stdout: Uint8Array; stderr: Uint8Array; exitCode: number | null; timedOut: boolean }>((resume) => {
+    const timer = setTimeout(() => {
+      early.kill()
+      resume(Effect.succeed({ stdout: new Uint8Array(0), stderr: new Uint8Array(0), exitCode: null, timedOut: true }))
+    }, TIMEOUT_MS)
+    void early.output.then((ended) => {
+      clearTimeout(timer)
+      resume(Effect.succeed({ ...ended, timedOut: false }))
+    })
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      early.kill()
+    })
+  })
+
 /**
  * The git command line when one is installed and wanted: `git.backend` (or
  * ANVIL_GIT_BACKEND) "cli" or "auto" (the default) uses it, "isomorphic"
@@ -94,20 +76,18 @@ const joined = (chunks: ReadonlyArray<Uint8Array>): Uint8Array =>
 export const gitCli: Effect.Effect<GitCli | undefined, never, Config | ProcessRunner> = Effect.gen(function* () {
   const config = yield* Config
   const runner = yield* ProcessRunner
-  const wanted = config.env.ANVIL_GIT_BACKEND ?? config.get("git.backend", "auto")
-  if (wanted === "isomorphic") return undefined
-  const file = findGit(config.env.PATH)
-  if (file === undefined) return undefined
-  const env = gitEnvironment(config.env)
+  const setup = gitSetup(config.env, config.get("git.backend", "auto"))
+  if (setup === undefined) return undefined
   const run: GitCli["run"] = (cwd, args, options = {}) => Effect.suspend(() => {
+    const command = gitCommand(setup, cwd, args, options.extraEnv)
+    // The same command started before the runtime loaded (`anvil tool git_*`): its output is this run's.
+    const early = adoptEarlyGit(command)
+    if (early !== undefined) return Effect.flatMap(awaitAdopted(early), (ended) => outcome(args, options.allowFailure, ended))
     const out: Array<Uint8Array> = []
     const err: Array<Uint8Array> = []
     return runner
       .run({
-        file,
-        args: [...SAFE_ARGS, ...args],
-        cwd,
-        env: options.extraEnv ? { ...env, ...options.extraEnv } : env,
+        ...command,
         timeoutMs: TIMEOUT_MS,
         killGraceMs: 1000,
         drainMs: 1000,
@@ -117,16 +97,8 @@ export const gitCli: Effect.Effect<GitCli | undefined, never, Config | ProcessRu
       })
       .pipe(
         Effect.mapError((e) => gitError("failed", `git could not be started: ${e.message}`)),
-        Effect.flatMap((outcome) => {
-          const result = { stdout: joined(out), stderr: err.length === 0 ? "" : Buffer.concat(err).toString("utf8"), exitCode: outcome.exitCode }
-          if (outcome.timedOut) return Effect.fail(gitError("timeout", `git ${args[0]} did not finish within ${TIMEOUT_MS / 1000} s.`))
-          if (result.exitCode !== 0 && options.allowFailure !== true) {
-            const message = result.stderr.trim().split("\n").slice(-5).join("\n") || `exit code ${result.exitCode}`
-            return Effect.fail(gitError("failed", `git ${args[0]} failed: ${message}`))
-          }
-          return Effect.succeed(result)
-        }),
+        Effect.flatMap((ended) => outcome(args, options.allowFailure, { stdout: joined(out), stderr: joined(err), exitCode: ended.exitCode, timedOut: ended.timedOut })),
       )
   })
-  return { file, run }
+  return { file: setup.file, run }
 })

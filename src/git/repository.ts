@@ -1,26 +1,20 @@
 import { Effect } from "effect"
-import { readFileSync, statSync } from "node:fs"
-import { dirname, isAbsolute, join, relative as relativePath, resolve, sep } from "node:path"
+import { readFileSync } from "node:fs"
+import { isAbsolute, join, relative as relativePath, sep } from "node:path"
 import { hint } from "../protocol/hint.ts"
 import { gitError, type GitError } from "./git-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { GitFs, type GitFsClient } from "./git-fs.ts"
 import { alternateObjectDirs, withAlternates } from "./alternates.ts"
 import { Config } from "../config/config.ts"
-import { gitConfigFiles, parseGitConfig } from "../workspace/git-config-file.ts"
 import { indexedBlobId } from "./index-file.ts"
 import { isoGit } from "./iso-git.ts"
 import { workTreeRules, type WorkTreeRules } from "./work-files.ts"
 import { isRefusal, storedContentFs, utf8NamesFs } from "./work-tree-fs.ts"
+import { findRepository, linkedGitdir, placeAt, repositorySettings, statOrUndefined, type RepositoryPlace } from "./repository-place.ts"
 
 /** An open repository: where it is and how to call isomorphic-git on it. */
-export interface Repository {
-  /** The work tree's top folder (absolute). */
-  readonly dir: string
-  /** The .git folder (absolute); a linked worktree's own one (`.git/worktrees/NAME`) for a linked worktree. */
-  readonly gitdir: string
-  /** Where the shared parts live (objects, refs, config, hooks): `gitdir` itself except in a linked worktree. */
-  readonly commondir: string
+export interface Repository extends RepositoryPlace {
   /** The file system isomorphic-git reads and writes through (made on first use). */
   readonly fs: GitFsClient
   /** A file of the repository's git folders read as it is (no worktree or alternates mapping); undefined when it cannot be read. */
@@ -55,50 +49,19 @@ export const notARepository = (cwd: string): GitError =>
     { hints: [hint("Bash", "medium", { command: "git init" })] },
   )
 
-/** The stat of `path`, or undefined when there is none or it cannot be read (a folder we may not search). */
-const statOrUndefined = (path: string) => {
-  try {
-    return statSync(path, { throwIfNoEntry: false })
-  } catch {
-    return undefined
-  }
-}
-
-/** The `gitdir` a `.git` file names (`gitdir: …`, as submodules and worktrees use), resolved from `top`. */
-const linkedGitdir = (top: string, dotgit: string): string | undefined => {
-  let text: string
-  try {
-    text = readFileSync(dotgit, "utf8")
-  } catch {
-    return undefined
-  }
-  const target = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1]
-  return target ? resolve(top, target) : undefined
-}
-
 /**
  * Finds the repository that holds the working directory (the nearest `.git`
- * above it, as git does) and prepares isomorphic-git calls on it. A `.git`
- * file (`gitdir: …`, as submodules use) is followed. A few stats, made
- * synchronously: every git tool call starts here, and going through the
+ * above it, as git does) and prepares isomorphic-git calls on it. A few stats,
+ * made synchronously: every git tool call starts here, and going through the
  * effect file system cost a promise round trip per folder.
  */
 export const openRepository: Effect.Effect<Repository, GitError, Workspace | GitFs | Config> = Effect.gen(function* () {
   const workspace = yield* Workspace
   const { fs: client } = yield* GitFs
   const { env } = yield* Config
-  let current = workspace.cwd
-  for (;;) {
-    const dotgit = join(current, ".git")
-    const info = statOrUndefined(dotgit)
-    if (info !== undefined) {
-      const gitdir = (info.isFile() ? linkedGitdir(current, dotgit) : undefined) ?? dotgit
-      return openAt(current, gitdir, client, env)
-    }
-    const parent = dirname(current)
-    if (parent === current) return yield* Effect.fail(notARepository(workspace.cwdDisplay))
-    current = parent
-  }
+  const place = findRepository(workspace.cwd)
+  if (place === undefined) return yield* Effect.fail(notARepository(workspace.cwdDisplay))
+  return openAt(place, client, env)
 })
 
 /** Whether the repository's config sets extensions.objectFormat = sha256 (read only to explain a failure). */
@@ -107,16 +70,6 @@ const usesSha256 = (commondir: string): boolean => {
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(readFileSync(join(commondir, "config"), "utf8"))
   } catch {
     return false
-  }
-}
-
-/** The folder a linked worktree's gitdir names in its `commondir` file, or undefined for an ordinary repository. */
-const commonDirOf = (gitdir: string): string | undefined => {
-  try {
-    const text = readFileSync(join(gitdir, "commondir"), "utf8").trim()
-    return text === "" ? undefined : resolve(gitdir, text)
-  } catch {
-    return undefined
   }
 }
 
@@ -172,9 +125,9 @@ const readText = (fs: GitFsClient, path: string): string | undefined => {
   }
 }
 
-const openAt = (dir: string, gitdir: string, plainFs: GitFsClient, env: Readonly<Record<string, string | undefined>>): Repository => {
-  const shared = commonDirOf(gitdir)
-  const commondir = shared ?? gitdir
+const openAt = (place: RepositoryPlace, plainFs: GitFsClient, env: Readonly<Record<string, string | undefined>>): Repository => {
+  const { dir, gitdir, commondir } = place
+  const shared = commondir === gitdir ? undefined : commondir
   // The file system isomorphic-git works through, made on first use: copying node's fs module reads its lazy
   // getters, which load node's stream modules; a call answered by the git executable never needs it.
   const objects = once(() => {
@@ -183,11 +136,7 @@ const openAt = (dir: string, gitdir: string, plainFs: GitFsClient, env: Readonly
     const alternates = alternateObjectDirs(objectsDir)
     return alternates.length === 0 ? local : withAlternates(local, objectsDir, alternates)
   })
-  const settings = once(() => {
-    const merged = new Map<string, string>()
-    for (const file of gitConfigFiles(commondir, env)) for (const [k, v] of parseGitConfig(readText(plainFs, file) ?? "")) merged.set(k, v)
-    return merged
-  })
+  const settings = once(() => repositorySettings(commondir, env, (file) => readText(plainFs, file)))
   const workTree = once(() => workTreeRules({ dir, commondir, settings: settings(), env, read: (p) => readText(plainFs, p) }))
   const indexedBlob = async (path: string): Promise<Uint8Array | undefined> => {
     const index = await plainFs.promises.readFile(join(gitdir, "index")).then((b) => new Uint8Array(b), () => new Uint8Array(0))
@@ -227,7 +176,7 @@ const openAt = (dir: string, gitdir: string, plainFs: GitFsClient, env: Readonly
     const dotgit = join(top, ".git")
     const info = statOrUndefined(dotgit)
     const subGitdir = info === undefined ? undefined : info.isFile() ? linkedGitdir(top, dotgit) : dotgit
-    return subGitdir === undefined ? "empty" : openAt(top, subGitdir, plainFs, env)
+    return subGitdir === undefined ? "empty" : openAt(placeAt(top, subGitdir), plainFs, env)
   }
   return {
     dir,

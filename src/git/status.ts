@@ -3,6 +3,8 @@ import { parseGitConfig } from "../workspace/git-config-file.ts"
 import { indexMarks, unmergedCode, unmergedStages } from "./index-file.ts"
 import { quotePath } from "./quote-path.ts"
 import type { Repository } from "./repository.ts"
+import type { UntrackedMode } from "./git-command.ts"
+import { FALSE } from "./repository-place.ts"
 import { findRenames, type RenameCandidate } from "./similarity.ts"
 import { compareBytes, GITLINK, readBlobBytes, submoduleChanged, type PathState, type Side, type Snapshot } from "./tree-states.ts"
 import { readUpstream, upstreamLines, type UpstreamState } from "./upstream.ts"
@@ -46,15 +48,6 @@ export interface HeadState {
   /** In a sparse checkout: the share of tracked files present (git's rounding); absent otherwise. */
   readonly sparsePercent?: number
 }
-
-const FALSE = /^(false|no|off|0)$/i
-
-/** Which untracked files git status lists (status.showUntrackedFiles): none, folders collapsed, or every file. */
-export type UntrackedMode = "no" | "normal" | "all"
-
-/** status.showUntrackedFiles read as git reads it (a boolean false is "no", true and anything unknown "normal"). */
-export const untrackedMode = (setting: string | undefined): UntrackedMode =>
-  setting === undefined ? "normal" : FALSE.test(setting) ? "no" : setting.toLowerCase() === "all" ? "all" : "normal"
 
 /**
  * The share of tracked files a sparse checkout leaves in the working tree,

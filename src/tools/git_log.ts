@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import { countHistory, formatMedium, formatOneline, readHistory, subjectOf } from "../git/history.ts"
 import { cliHistory } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
+import { DEFAULT_LOG_LIMIT as DEFAULT_LIMIT, MAX_LOG_LIMIT as MAX_LIMIT } from "../git/git-command.ts"
 import { openRepository } from "../git/repository.ts"
 import { hint } from "../protocol/hint.ts"
 import { GitFs } from "../git/git-fs.ts"
@@ -11,8 +12,6 @@ import description from "./git_log.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
 import { counted } from "../protocol/plural.ts"
 
-const DEFAULT_LIMIT = 20
-const MAX_LIMIT = 10000
 
 /** git_log: commit history from HEAD, as `git log` or `git log --oneline` prints it. */
 export const gitLogTool = defineTool({

@@ -2,7 +2,9 @@ import { Effect, Schema } from "effect"
 import { cliStatus } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
-import { countEntries, currentUpstream, formatLong, formatShort, readHead, sparseCheckoutPercent, statusEntries, untrackedMode, type UntrackedMode } from "../git/status.ts"
+import { countEntries, currentUpstream, formatLong, formatShort, readHead, sparseCheckoutPercent, statusEntries } from "../git/status.ts"
+import type { UntrackedMode } from "../git/git-command.ts"
+import { untrackedMode } from "../git/repository-place.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -41,7 +43,7 @@ export const gitStatusTool = defineTool({
       const repo = yield* openRepository
       const cli = yield* gitCli
       // status.showUntrackedFiles from the repository's or the user's git config, as git status honours it.
-      const mode = untrackedMode(repo.settings().get("status.showuntrackedfiles"))
+      const mode = untrackedMode(repo.settings())
       const answer = cli ? yield* cliStatus(repo, cli, mode) : yield* builtinStatus(repo, mode)
       const { entries, upstream } = answer
       const sparsePercent = short === true ? undefined : yield* repo.call("status", async () => sparseCheckoutPercent(repo))

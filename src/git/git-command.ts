@@ -1,0 +1,132 @@
+import { accessSync, constants } from "node:fs"
+
+/**
+ * The git command lines the git tools run, as plain data: the one place their program, arguments, folder and
+ * environment are made. No Effect here: `anvil tool git_*` starts its git from these before the runtime is
+ * loaded (early-git.ts), and the git service adopts that process only when it makes the same command itself.
+ */
+
+/** One git process to start: exactly what is handed to the operating system, apart from anvil's process mark. */
+export interface GitCommand {
+  readonly file: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string>>
+}
+
+/** The git executable and the environment every git command runs with. */
+export interface GitSetup {
+  readonly file: string
+  readonly env: Readonly<Record<string, string>>
+}
+
+const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+/**
+ * Settings given on every call so that reading a repository never runs code a
+ * configuration names (an fsmonitor hook, an external diff or textconv
+ * driver) and never waits for a pager or a password prompt.
+ */
+const SAFE_ARGS = [
+  "--no-pager",
+  "-c", "core.fsmonitor=false",
+  "-c", "core.quotepath=on",
+  "-c", "color.ui=false",
+  "-c", "diff.external=",
+  "-c", "log.showSignature=false",
+]
+
+/**
+ * The child's environment: the user's own, minus every GIT_* variable that
+ * would point git elsewhere (GIT_DIR, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY…),
+ * keeping only the identity ones; messages in English (the tools parse and
+ * show them), no optional locks (a read never blocks a user's own git).
+ */
+const gitEnvironment = (env: Readonly<Record<string, string | undefined>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) continue
+    if (k.startsWith("GIT_") && !/^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$/.test(k) && k !== "GIT_CONFIG_NOSYSTEM") continue
+    out[k] = v
+  }
+  out.PATH = env.PATH ?? DEFAULT_PATH
+  out.LC_ALL = "C"
+  out.GIT_OPTIONAL_LOCKS = "0"
+  out.GIT_TERMINAL_PROMPT = "0"
+  out.GIT_PAGER = "cat"
+  return out
+}
+
+/** The first executable `git` on PATH, or undefined. */
+const findGit = (path: string | undefined): string | undefined => {
+  for (const dir of (path ?? DEFAULT_PATH).split(":")) {
+    if (dir === "") continue
+    const file = `${dir}/git`
+    try {
+      accessSync(file, constants.X_OK)
+      return file
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+/**
+ * The git command line when one is installed and wanted: `git.backend` (`configured`; ANVIL_GIT_BACKEND
+ * before it) "cli" or "auto" (the default) uses it, "isomorphic" keeps the built-in implementation.
+ * Undefined means: use isomorphic-git.
+ */
+export const gitSetup = (env: Readonly<Record<string, string | undefined>>, configured: string): GitSetup | undefined => {
+  if ((env.ANVIL_GIT_BACKEND ?? configured) === "isomorphic") return undefined
+  const file = findGit(env.PATH)
+  return file === undefined ? undefined : { file, env: gitEnvironment(env) }
+}
+
+/** `git <args>` in `cwd` as it is started. */
+export const gitCommand = (setup: GitSetup, cwd: string, args: ReadonlyArray<string>, extraEnv?: Readonly<Record<string, string>>): GitCommand => ({
+  file: setup.file,
+  args: [...SAFE_ARGS, ...args],
+  cwd,
+  env: extraEnv ? { ...setup.env, ...extraEnv } : setup.env,
+})
+
+/** Whether two commands are the same to the last argument and variable. */
+export const sameCommand = (a: GitCommand, b: GitCommand): boolean => {
+  if (a.file !== b.file || a.cwd !== b.cwd || a.args.length !== b.args.length || a.args.some((x, i) => x !== b.args[i])) return false
+  const keys = Object.keys(a.env)
+  return keys.length === Object.keys(b.env).length && keys.every((k) => Object.hasOwn(b.env, k) && a.env[k] === b.env[k])
+}
+
+/** Which untracked files git status lists (status.showUntrackedFiles): none, folders collapsed, or every file. */
+export type UntrackedMode = "no" | "normal" | "all"
+
+/** The arguments of the status the git_status tool reads. */
+export const statusArgs = (mode: UntrackedMode): ReadonlyArray<string> => [
+  "status", "--porcelain=v2", "-z", "--branch", `--untracked-files=${mode}`, "--ignore-submodules=none",
+]
+
+/** The arguments of the diff the git_diff tool reads (`prefixes`: repository-relative paths, none for all). */
+export const diffArgs = (options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string> }): ReadonlyArray<string> => [
+  "diff",
+  ...(options.staged ? ["--cached", "--find-renames"] : ["--no-renames"]),
+  "--raw", "-z", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
+  "--",
+  ...options.prefixes.map((p) => `:(top,literal)${p}`),
+]
+
+/** The field separator of the log format below. */
+export const LOG_UNIT = "\u001f"
+
+/** The arguments of the log the git_log tool reads: one commit more than `limit`, to tell whether more remain. */
+export const logArgs = (limit: number): ReadonlyArray<string> => [
+  "log", "-z", `--max-count=${limit + 1}`, "--no-decorate", "--date=format:%z",
+  `--format=%H${LOG_UNIT}%P${LOG_UNIT}%an${LOG_UNIT}%ae${LOG_UNIT}%at${LOG_UNIT}%ad${LOG_UNIT}%B`,
+]
+
+/** The commits git_log shows when no limit is given, and the most it shows. */
+export const DEFAULT_LOG_LIMIT = 20
+export const MAX_LOG_LIMIT = 10_000
+
+/** The arguments that count the commits reachable from HEAD (a cut log's total). */
+export const COUNT_ARGS: ReadonlyArray<string> = ["rev-list", "--count", "HEAD"]
