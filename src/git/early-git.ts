@@ -38,7 +38,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 /** Whether `params` has no other keys than `keys`. */
 const onlyKeys = (params: Record<string, unknown>, keys: ReadonlyArray<string>) => Object.keys(params).every((k) => keys.includes(k))
 
-const optional = (v: unknown, type: "boolean" | "number") => v === undefined || typeof v === type
+const maybeBoolean = (v: unknown) => v === undefined || typeof v === "boolean"
 
 /**
  * The arguments of the git commands `anvil tool NAME [JSON]` will run, for the plain forms of the read-only
@@ -51,12 +51,12 @@ const plannedArgs = (argv: ReadonlyArray<string>, settings: () => ReadonlyMap<st
   if (!isObject(params)) return []
   switch (argv[1]) {
     case "git_status":
-      return onlyKeys(params, ["short"]) && optional(params.short, "boolean") ? [statusArgs(untrackedMode(settings()))] : []
+      return onlyKeys(params, ["short"]) && maybeBoolean(params.short) ? [statusArgs(untrackedMode(settings()))] : []
     case "git_diff":
-      return onlyKeys(params, ["staged"]) && optional(params.staged, "boolean") ? [diffArgs({ staged: params.staged === true, prefixes: [] })] : []
+      return onlyKeys(params, ["staged"]) && maybeBoolean(params.staged) ? [diffArgs({ staged: params.staged === true, prefixes: [] })] : []
     case "git_log": {
       const limit = params.limit ?? DEFAULT_LOG_LIMIT
-      if (!onlyKeys(params, ["limit", "oneline"]) || !optional(params.oneline, "boolean") || !Number.isInteger(limit)) return []
+      if (!onlyKeys(params, ["limit", "oneline"]) || !maybeBoolean(params.oneline) || !Number.isInteger(limit)) return []
       if ((limit as number) < 1 || (limit as number) > MAX_LOG_LIMIT) return []
       // The count is wanted when the history is longer than the limit, as most are.
       return [logArgs(limit as number), COUNT_ARGS]
