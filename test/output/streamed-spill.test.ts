@@ -190,8 +190,19 @@ describe("SpillStore.spill", () => {
     const envelope = { status: "partial", data: { content: text.slice(9) }, text }
     const files = await withStore(dir, (store) => store.spill("Git Diff", envelope, text))
     expect(readFileSync(files.json, "utf8")).toBe(JSON.stringify(envelope, null, 2))
-    expect(readFileSync(files.text!).equals(utf8(text))).toBe(true)
+    // The text file holds lines, so it ends with a line break (added when the text has none).
+    expect(readFileSync(files.text!).equals(utf8(text.endsWith("\n") ? text : `${text}\n`))).toBe(true)
     expect(files.json.endsWith("_Git_Diff.json") && files.text!.endsWith("_Git_Diff.output.txt")).toBe(true)
+  })
+
+  test("the text file ends with exactly one line break, and a reused spill still matches it", async () => {
+    const dir = tempDir()
+    const a = await withStore(dir, (store) => store.spill("Glob", { n: 1 }, "a\nb", "k1"))
+    expect(readFileSync(a.text!, "utf8")).toBe("a\nb\n")
+    const again = await withStore(dir, (store) => store.spill("Glob", { n: 1 }, "a\nb", "k1"))
+    expect(again.text).toBe(a.text!)
+    const b = await withStore(dir, (store) => store.spill("Glob", { n: 2 }, "c\n", "k2"))
+    expect(readFileSync(b.text!, "utf8")).toBe("c\n")
   })
 
   test("a value that cannot be written leaves no file behind", async () => {

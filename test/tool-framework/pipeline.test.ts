@@ -194,7 +194,7 @@ describe("truncation layer", () => {
     // Paging goes to the line-by-line text copy, continuing where the preview stopped.
     const textPath = String(t.full_output_text_path)
     expect(textPath).toBe(path.replace(/\.json$/, ".output.txt"))
-    expect(readFileSync(join(root, textPath), "utf8")).toBe(full.text)
+    expect(readFileSync(join(root, textPath), "utf8")).toBe(`${full.text}\n`)
     const read = meta.retrieval_hints?.find((h) => h.action === "Read")
     expect(read?.args).toEqual({ path: textPath, offset: t.kept_lines, limit: 200 })
     expect(envelope.text).toContain("Use Read with offset/limit")

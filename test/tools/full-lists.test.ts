@@ -4,6 +4,13 @@ import { join } from "node:path"
 import { runBinary } from "../support/binary.ts"
 import { callTool, project } from "../support/harness.ts"
 
+/** The lines of a saved list, which ends with one line break like any text file. */
+const savedLines = (file: string): Array<string> => {
+  const text = readFileSync(file, "utf8")
+  expect(text.endsWith("\n") && !text.endsWith("\n\n")).toBe(true)
+  return text.slice(0, -1).split("\n")
+}
+
 /** The Read hints of a text, as the model sees them. */
 const reads = (text: string) =>
   [...text.matchAll(/\* Read\(path="([^"]+)", offset=(\d+), limit=(\d+)\)/g)].map((m) => ({ path: m[1]!, offset: Number(m[2]), limit: Number(m[3]) }))
@@ -27,7 +34,7 @@ describe("glob and list: a cut list is saved whole, and the hint returns exactly
     expect(e.data.paths).toEqual(all.slice(20, 50))
     const saved = e.data.full_output_path as string
     expect(e.text).toContain(`All 130 paths, one a line: ${saved}`)
-    expect(readFileSync(join(root, saved), "utf8").split("\n")).toEqual(all)
+    expect(savedLines(join(root, saved))).toEqual(all)
     // The JSON beside it holds every path too (not the page).
     expect(JSON.parse(readFileSync(join(root, saved.replace(/\.output\.txt$/, ".json")), "utf8")).data.paths).toEqual(all)
     const [after, before] = reads(e.text)
@@ -53,11 +60,11 @@ describe("glob and list: a cut list is saved whole, and the hint returns exactly
     const first = (await callTool(root, "list", { limit: 10 })).envelope
     const saved = first.data.full_output_path as string
     expect(first.text).toContain(`All 121 entries, one a line: ${saved}`)
-    expect(readFileSync(join(root, saved), "utf8").split("\n")).toEqual(names)
+    expect(savedLines(join(root, saved))).toEqual(names)
     expect(reads(first.text)[0]).toEqual({ path: saved, offset: 10, limit: 111 })
     // Sorted by size every entry is stat'ed anyway: the saved lines keep their sizes.
     const bySize = (await callTool(root, "list", { limit: 5, sort_by: "size" })).envelope
-    const sized = readFileSync(join(root, bySize.data.full_output_path as string), "utf8").split("\n")
+    const sized = savedLines(join(root, bySize.data.full_output_path as string))
     expect(sized).toHaveLength(121)
     expect(sized[1]).toMatch(/^- \[FILE\] f\d{3}\.txt \(size=2\)$/)
     // The last page: what was left out is before it.
@@ -75,7 +82,7 @@ describe("glob and list: a cut list is saved whole, and the hint returns exactly
     const saved = pages.map((p) => p.data.full_output_path as string)
     expect(new Set(saved).size).toBe(1)
     expect(readdirSync(join(root, ".anvil", "tool-output")).filter((n) => n.includes("_LS_"))).toHaveLength(2) // the JSON and its text
-    expect(readFileSync(join(root, saved[0]!), "utf8").split("\n")).toEqual(names)
+    expect(savedLines(join(root, saved[0]!))).toEqual(names)
     // The saved JSON describes the whole listing, not the page that wrote it.
     expect(JSON.parse(readFileSync(join(root, saved[0]!.replace(/\.output\.txt$/, ".json")), "utf8")).data).toMatchObject({ offset: 0, limit: 250, has_more: false, truncated: false })
     expect(reads(pages[0]!.text)).toEqual([{ path: saved[0]!, offset: 100, limit: 150 }])
@@ -93,7 +100,7 @@ describe("glob and list: a cut list is saved whole, and the hint returns exactly
     const glob = await runBinary(["tool", "glob", '{"pattern":"*.txt"}'], { cwd: root })
     const g = JSON.parse(glob.stdout)
     expect(g.text).toContain(`All 70 paths, one a line: ${g.data.full_output_path}`)
-    expect(readFileSync(join(root, g.data.full_output_path), "utf8").split("\n")).toHaveLength(70)
+    expect(savedLines(join(root, g.data.full_output_path))).toHaveLength(70)
     const list = await runBinary(["tool", "list", '{"limit":7}'], { cwd: root })
     const l = JSON.parse(list.stdout)
     expect(l.text).toContain(`All 70 entries, one a line: ${l.data.full_output_path}`)
@@ -103,5 +110,9 @@ describe("glob and list: a cut list is saved whole, and the hint returns exactly
     expect(next.data.full_output_path).toBe(l.data.full_output_path)
     expect(next.text).toContain(`Read(path="${l.data.full_output_path}", offset=14, limit=56)`)
     expect(readdirSync(join(root, ".anvil", "tool-output")).filter((n) => n.includes("_LS_"))).toHaveLength(2)
+    // Read of the saved list: the 70 lines, no note about a missing line break at the end.
+    const read = JSON.parse((await runBinary(["tool", "read", JSON.stringify({ path: g.data.full_output_path, offset: 60 })], { cwd: root })).stdout)
+    expect(read.data).toMatchObject({ total_lines: 70, end_line: 70, final_newline: true })
+    expect(read.text).not.toContain("newline")
   })
 })
