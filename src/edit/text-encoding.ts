@@ -73,7 +73,7 @@ const swapBytes = (bytes: Uint8Array): Uint8Array => {
  * content is refused with a reason.
  */
 export const decodeText = (bytes: Uint8Array): DecodeResult => {
-  if (looksBinary(bytes)) return { ok: false, reason: "contains NUL or control bytes" }
+  if (looksBinary(bytes)) return { ok: false, reason: "a NUL byte in its first 64 KiB" }
   let encoding: TextEncodingName = "utf-8"
   let bom = false
   let text: string

@@ -8,7 +8,7 @@ import { refuseFolderSyntax } from "../workspace/file-path.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { lineSlice } from "./line-slice.ts"
 import { type ByteSource, findTailStart, type ForwardResult, type LineBreaks, memorySource, type RawLine, readForward } from "../workspace/line-window.ts"
-import { decodeBytes, decodeUtf16, SNIFF_BYTES, sniffText, type TextEncodingName } from "../workspace/text-sniff.ts"
+import { BINARY_SNIFF_BYTES, decodeBytes, decodeUtf16, SNIFF_BYTES, sniffText, type TextEncodingName } from "../workspace/text-sniff.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { missingPath } from "./missing-path.ts"
 import { BinaryFile, IsAFolder, LinesPastEnd, NotARegularFile, Utf16TooLarge } from "./files-error.ts"
@@ -205,9 +205,9 @@ export const readWindow = (request: ReadRequest) =>
           })
         const onFile: ByteSource<PlatformError> = { size, readAt }
 
-        const sample = Buffer.allocUnsafe(Math.min(size, SNIFF_BYTES))
+        const sample = Buffer.allocUnsafe(Math.min(size, BINARY_SNIFF_BYTES))
         const sampled = sample.length > 0 ? yield* readAt(0, sample) : 0
-        const sniffed = sniffText(sample.subarray(0, sampled), size <= SNIFF_BYTES)
+        const sniffed = sniffText(sample.subarray(0, sampled), size <= BINARY_SNIFF_BYTES)
         if (sniffed.binary) return yield* new BinaryFile({ shown, size })
 
         // UTF-16 is decoded whole and read as UTF-8; everything else is read in place.

@@ -10,6 +10,7 @@ import type { Tolerance } from "./locate-hunks.ts"
 import { additionsOf, deletionsOf, type FileOperation, type FilePatch, type ParsedPatch } from "./model.ts"
 import { PatchProblem } from "./patch-problem.ts"
 import { decodeText } from "./text-lines.ts"
+import { decodeText as decodeAnyText, encodable, encodeText, looksBinary, type TextFormat } from "../edit/text-encoding.ts"
 import { PatchTargetError } from "./patch-target-error.ts"
 import { refuseProtected } from "../sandbox/protected-write.ts"
 import { counted } from "../protocol/plural.ts"
@@ -122,27 +123,39 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
         Effect.orElseSucceed(() => false),
       )
 
-    const textOf = (s: Slot, fp: FilePatch) => {
-      const text = decodeText(s.current!.bytes)
-      if (text === undefined) {
-        return Effect.fail(
-          new PatchTargetError({
-            kind: "binary",
-            message: `${s.resolved.display} is not UTF-8 text (binary or another encoding); patch changes text files only. Nothing was changed.`,
-            context: { path_resolved: s.resolved.display, patch_line: fp.line },
-          }),
-        )
-      }
-      return Effect.succeed(text)
+    const textOf = (s: Slot, fp: FilePatch): Effect.Effect<{ readonly text: string; readonly format?: TextFormat }, PatchTargetError> => {
+      const bytes = s.current!.bytes
+      const text = decodeText(bytes)
+      if (text !== undefined) return Effect.succeed({ text })
+      // UTF-16 with a byte-order mark and Latin-1 are read as edit reads them, and written back in the same form.
+      const other = looksBinary(bytes) ? undefined : decodeAnyText(bytes)
+      if (other?.ok === true && other.value.format.encoding !== "utf-8") return Effect.succeed({ text: other.value.text, format: other.value.format })
+      return Effect.fail(
+        new PatchTargetError({
+          kind: "binary",
+          message: looksBinary(bytes)
+            ? `${s.resolved.display} is a binary file (a NUL byte in its first 64 KiB); patch changes text files only. Nothing was changed.`
+            : `${s.resolved.display} is not valid text (${other?.ok === false ? other.reason : "not UTF-8"}); patch changes text files only. Nothing was changed.`,
+          context: { path_resolved: s.resolved.display, patch_line: fp.line },
+        }),
+      )
     }
 
     const apply = (s: Slot | undefined, fp: FilePatch, shown: string) =>
       Effect.gen(function* () {
-        const oldText = s ? yield* textOf(s, fp) : ""
-        return yield* Effect.try({
-          try: () => applyToText(oldText, fp, shown),
+        const old = s ? yield* textOf(s, fp) : { text: "" }
+        const applied = yield* Effect.try({
+          try: () => applyToText(old.text, fp, shown),
           catch: (e) => (e instanceof PatchProblem ? e : new PatchProblem("internal", String(e))),
         })
+        if (old.format !== undefined && !encodable(applied.text, old.format.encoding)) {
+          return yield* new PatchTargetError({
+            kind: "mismatch",
+            message: `${shown} is ${old.format.encoding} text and the patch adds characters ${old.format.encoding} cannot hold. Nothing was changed.`,
+            context: { path_resolved: shown, patch_line: fp.line },
+          })
+        }
+        return { ...applied, bytes: old.format === undefined ? encode(applied.text) : encodeText(applied.text, old.format) }
       })
 
     for (const raw of patch.files) {
@@ -203,7 +216,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
           yield* mustExist(target, shownNew!)
           const applied = fp.hunks.length > 0 ? yield* apply(target, fp, target.resolved.display) : undefined
           target.current = {
-            bytes: applied ? encode(applied.text) : target.current!.bytes,
+            bytes: applied ? applied.bytes : target.current!.bytes,
             mode: applyGitMode(target.current!.mode, modes.new_mode),
           }
           report = { path: target.resolved.display, operation: fp.operation, ...counts, ...modes, ...placementsReport(applied) }
@@ -213,7 +226,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
           const target = yield* slot(shownNew!)
           yield* mustNotExist(target)
           const applied = yield* apply(undefined, fp, target.resolved.display)
-          target.current = { bytes: encode(applied.text), mode: applyGitMode(DEFAULT_MODE, fp.newMode) }
+          target.current = { bytes: applied.bytes, mode: applyGitMode(DEFAULT_MODE, fp.newMode) }
           report = { path: target.resolved.display, operation: "create", ...counts, ...modes, ...placementsReport(applied) }
           break
         }
@@ -251,7 +264,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
           if (target !== source) yield* mustNotExist(target)
           const applied = fp.hunks.length > 0 ? yield* apply(source, fp, source.resolved.display) : undefined
           const next = {
-            bytes: applied ? encode(applied.text) : source.current!.bytes,
+            bytes: applied ? applied.bytes : source.current!.bytes,
             mode: applyGitMode(source.current!.mode, modes.new_mode),
           }
           if (fp.operation === "rename" && target !== source) source.current = undefined

@@ -1,3 +1,5 @@
+import { looksBinary } from "../workspace/text-sniff.ts"
+
 /**
  * A text file seen as lines without copying it: an index of line starts over
  * the original string, so a hunk touches only its own lines and untouched
@@ -68,11 +70,12 @@ const BOM = "\uFEFF"
 export const BYTE_ORDER_MARK = BOM
 
 /**
- * Decodes file bytes as UTF-8 text; undefined when they are not text (a NUL
- * byte, or invalid UTF-8), so a caller can refuse to patch them.
+ * Decodes file bytes as UTF-8 text; undefined when they are not (binary by
+ * the rule every tool shares, or invalid UTF-8), so a caller can try another
+ * encoding or refuse to patch them.
  */
 export const decodeText = (bytes: Uint8Array): string | undefined => {
-  if (bytes.includes(0)) return undefined
+  if (looksBinary(bytes)) return undefined
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes)
   } catch {

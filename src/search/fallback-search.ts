@@ -5,6 +5,8 @@ import { BulkFs } from "../workspace/bulk-fs.ts"
 import { walk } from "../workspace/walk.ts"
 import type { GlobState } from "./glob-pattern.ts"
 import { RegexSyntaxError, translateRustRegex } from "./rust-regex.ts"
+import { BINARY_SNIFF_BYTES } from "../workspace/text-sniff.ts"
+import { binaryTailWarning } from "./binary-tail.ts"
 import { includeAccepts, type FileResult, type LineText, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 
 /**
@@ -12,7 +14,7 @@ import { includeAccepts, type FileResult, type LineText, type MatchLine, type Se
  * (hidden files searched, `.git` never, ignore files and the default list
  * honoured, symbolic links not followed), ripgrep's pattern syntax
  * translated to a JavaScript RegExp, ripgrep's file handling (UTF-8 and
- * UTF-16 byte-order marks, binary files — a NUL byte — skipped), matched
+ * UTF-16 byte-order marks, binary files — a NUL byte early — skipped, a later NUL byte ends the search of a file), matched
  * line by line. It answers what ripgrep answers, only slower.
  */
 
@@ -25,43 +27,68 @@ export class FallbackPatternError extends Data.TaggedError("FallbackPatternError
 /** Files read per batch (the deadline is checked between batches). */
 const BATCH = 128
 
-/** Text of a whole file as ripgrep would search it, or undefined for a binary file. */
+/** Text of a whole file as ripgrep would search it, or undefined for a binary file (a NUL byte anywhere). */
 export const decodeForSearch = (bytes: Uint8Array): string | undefined => {
   const scanner = new Decoder()
   const text = scanner.decode(bytes, false)
-  const rest = text === undefined ? undefined : scanner.decode(new Uint8Array(0), true)
+  const rest = text === undefined || scanner.stoppedAt !== undefined ? undefined : scanner.decode(new Uint8Array(0), true)
   return text === undefined || rest === undefined ? undefined : text + rest
 }
 
 const CHUNK_BYTES = 256 * 1024
 const BINARY = Symbol("binary")
+const STOPPED = Symbol("stopped")
 
 /**
  * Bytes to text as ripgrep reads them: a UTF-16 byte-order mark selects
  * UTF-16, a UTF-8 one is dropped, anything else is UTF-8 (invalid bytes become
- * U+FFFD); a NUL byte anywhere makes the file binary (undefined).
+ * U+FFFD). A NUL byte (U+0000 in UTF-16) in the first
+ * {@link BINARY_SNIFF_BYTES} makes the file binary (undefined); a later one
+ * ends the text just before it (`stoppedAt` tells where), as ripgrep stops
+ * searching there.
  */
 class Decoder {
   private decoder: TextDecoder | undefined
   private utf16 = false
+  /** Bytes of the file taken so far (its byte-order mark included). */
+  private at = 0
+  /** Where a NUL byte past the first block ended the text. */
+  stoppedAt: number | undefined
 
   decode(bytes: Uint8Array, final: boolean): string | undefined {
+    if (this.stoppedAt !== undefined) return ""
+    const start = this.at
+    this.at += bytes.length
+    let skipped = 0
     if (this.decoder === undefined) {
       if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
         this.decoder = new TextDecoder("utf-16le")
         this.utf16 = true
-        bytes = bytes.subarray(2)
+        skipped = 2
       } else if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
         this.decoder = new TextDecoder("utf-16be")
         this.utf16 = true
-        bytes = bytes.subarray(2)
+        skipped = 2
       } else {
         this.decoder = new TextDecoder("utf-8", { ignoreBOM: false })
       }
+      bytes = bytes.subarray(skipped)
     }
-    if (!this.utf16 && bytes.indexOf(0) !== -1) return undefined
+    if (!this.utf16) {
+      const nul = bytes.indexOf(0)
+      if (nul === -1) return this.decoder.decode(bytes, { stream: !final })
+      return this.nulAt(start + skipped + nul, this.decoder.decode(bytes.subarray(0, nul)))
+    }
     const text = this.decoder.decode(bytes, { stream: !final })
-    return this.utf16 && text.includes("\0") ? undefined : text
+    const nul = text.indexOf("\0")
+    // Each UTF-16 code unit is two bytes: the offset is exact but for a byte carried over from the last piece.
+    return nul === -1 ? text : this.nulAt(start + skipped + 2 * nul, text.slice(0, nul))
+  }
+
+  private nulAt(offset: number, before: string): string | undefined {
+    if (offset < BINARY_SNIFF_BYTES) return undefined
+    this.stoppedAt = offset
+    return before
   }
 }
 
@@ -88,17 +115,23 @@ class LineScanner {
     private readonly store: () => boolean,
   ) {}
 
-  /** False when the file turned out to be binary. */
-  feedBytes(bytes: Uint8Array): boolean {
+  /** Where a NUL byte past the first block stopped the search (the lines before it were searched). */
+  get stoppedAt(): number | undefined {
+    return this.decoder.stoppedAt
+  }
+
+  /** BINARY when the file turned out to be binary, STOPPED when a later NUL byte ended its text, else true. */
+  feedBytes(bytes: Uint8Array): true | typeof BINARY | typeof STOPPED {
     const text = this.decoder.decode(bytes, false)
-    if (text === undefined) return false
+    if (text === undefined) return BINARY
     this.feedText(text)
-    return true
+    return this.decoder.stoppedAt === undefined ? true : STOPPED
   }
 
   end(): void {
-    const rest = this.decoder.decode(new Uint8Array(0), true) ?? ""
-    const last = this.carry + rest
+    // The line holding a NUL byte is not searched, nor anything after it.
+    const rest = this.decoder.stoppedAt === undefined ? (this.decoder.decode(new Uint8Array(0), true) ?? "") : ""
+    const last = this.decoder.stoppedAt === undefined ? this.carry + rest : ""
     this.carry = ""
     if (last !== "") this.lineAt(last)
   }
@@ -232,7 +265,11 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
   const finish = (rel: string, scanner: LineScanner) => {
     searched++
     scanner.end()
-    if (scanner.matched > 0) files.push({ path: rel, matchedLines: scanner.matched, lines: scanner.kept })
+    if (scanner.matched === 0) return
+    // A search that a later NUL ended: ripgrep shows the lines before it, but counts such a file nowhere (--count).
+    if (scanner.stoppedAt !== undefined && req.mode !== "content") return
+    files.push({ path: rel, matchedLines: scanner.matched, lines: scanner.kept })
+    if (scanner.stoppedAt !== undefined) warnings.push(binaryTailWarning(rel, scanner.stoppedAt))
   }
   /** A large file, read in pieces. */
   const searchLarge = (rel: string) =>
@@ -241,13 +278,16 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
       const read = yield* fs.stream(path.join(target.dir, rel), { chunkSize: CHUNK_BYTES }).pipe(
         Stream.runForEachArray((chunks) =>
           Effect.suspend(() => {
-            for (const chunk of chunks) if (!scanner.feedBytes(chunk)) return Effect.fail(BINARY)
+            for (const chunk of chunks) {
+              const fed = scanner.feedBytes(chunk)
+              if (fed !== true) return Effect.fail(fed)
+            }
             return Effect.void
           }),
         ),
         Effect.result,
       )
-      if (read._tag === "Success") finish(rel, scanner)
+      if (read._tag === "Success" || read.failure === STOPPED) finish(rel, scanner)
       else if (read.failure === BINARY) searched++
       else warnings.push(`${rel}: could not be read`)
     })
@@ -270,7 +310,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
       else if (bytes === "large") large.push(rel)
       else {
         const scanner = new LineScanner(regex, req, store)
-        if (scanner.feedBytes(bytes)) finish(rel, scanner)
+        if (scanner.feedBytes(bytes) !== BINARY) finish(rel, scanner)
         else searched++
       }
     }

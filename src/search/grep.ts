@@ -4,6 +4,7 @@ import { Path } from "effect/Path"
 import { BulkFs } from "../workspace/bulk-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { readStillAt, stillAt } from "../workspace/checked-fs.ts"
+import { BINARY_SNIFF_BYTES, looksBinary } from "../workspace/text-sniff.ts"
 import { pathBytesOf } from "../workspace/lossy-name.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { insideRepository, makeIgnoreOracle } from "../workspace/ignore-rules.ts"
@@ -68,7 +69,7 @@ export interface GrepResult {
   readonly totalLines: number
 }
 
-const SNIFF = 64 * 1024
+const SNIFF = BINARY_SNIFF_BYTES
 const joinDisplay = (base: string, rel: string) => (base === "." ? rel : `${base}/${rel}`)
 
 /** An include glob as ripgrep `--glob`s, when ripgrep reads it the same way (or more broadly: the results are re-checked). */
@@ -128,7 +129,7 @@ export const grep = (request: GrepRequest) =>
         Effect.map((chunks) => Buffer.concat(chunks)),
         Effect.mapError((e) => fromPlatformError(e, shown)),
       )
-      if (decodeForSearch(head) === undefined) return yield* new GrepBinaryFile({ shown })
+      if (looksBinary(head)) return yield* new GrepBinaryFile({ shown })
     }
 
     const started = yield* Clock.currentTimeMillis

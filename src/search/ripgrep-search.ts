@@ -4,6 +4,8 @@ import { ProcessRunner, type OutputSink } from "../process/process-runner.ts"
 import { BulkFs } from "../workspace/bulk-fs.ts"
 import { attachContext, type FileResult, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 import { WholeLineDecoder } from "./whole-line-decoder.ts"
+import { BINARY_SNIFF_BYTES } from "../workspace/text-sniff.ts"
+import { binaryTailWarning } from "./binary-tail.ts"
 
 /**
  * Runs ripgrep for the grep tool: `rg --json` for content (with context
@@ -102,7 +104,11 @@ class JsonCollector implements Collector {
   private path = ""
   private lines: Array<MatchLine> = []
   private known = new Map<number, string>()
+  /** Where each kept or known line starts in the file (bytes). */
+  private offsets = new Map<number, number>()
   private skipping = false
+  /** Files whose search ended at a NUL byte past the first block. */
+  readonly notes: Array<string> = []
 
   constructor(private readonly req: SearchRequest) {}
 
@@ -122,7 +128,7 @@ class JsonCollector implements Collector {
     const isMatch = raw.startsWith('{"type":"match"')
     if (isMatch || raw.startsWith('{"type":"context"')) {
       if (this.skipping) return
-      const msg = JSON.parse(raw) as { data: { lines: RgText; line_number: number; submatches?: Array<{ start: number }> } }
+      const msg = JSON.parse(raw) as { data: { lines: RgText; line_number: number; absolute_offset: number; submatches?: Array<{ start: number }> } }
       const n = msg.data.line_number
       const keeping = this.lines.length < this.req.keepPerFile
       if (!keeping) {
@@ -135,6 +141,7 @@ class JsonCollector implements Collector {
       }
       const text = stripEol(decodeRg(msg.data.lines))
       this.known.set(n, text)
+      this.offsets.set(n, msg.data.absolute_offset)
       if (isMatch && keeping) {
         this.lines.push({ line: n, text, column: charIndex(text, msg.data.submatches?.[0]?.start ?? 0), before: [], after: [] })
         if (++this.stored >= this.req.maxStoredLines) this.full = true
@@ -146,19 +153,36 @@ class JsonCollector implements Collector {
       this.path = stripDot(decodeRg(msg.data.path as RgText))
       this.lines = []
       this.known = new Map()
+      this.offsets = new Map()
       this.skipping = false
     } else if (msg.type === "end") {
-      const binary = msg.data.binary_offset !== null && msg.data.binary_offset !== undefined
+      const nul = typeof msg.data.binary_offset === "number" ? msg.data.binary_offset : undefined
+      // A NUL byte in the first block: a binary file (rg prints nothing of it when it walks; a file named alone it
+      // searches whole, and the caller has refused that one already).
+      const binary = nul !== undefined && nul < BINARY_SNIFF_BYTES
       const stats = msg.data.stats as { matched_lines?: number } | undefined
+      let matched = stats?.matched_lines
+      if (nul !== undefined && !binary) {
+        // A later NUL: what lies before the line holding it was searched, as rg stops there when it walks (a file
+        // named alone rg searches on; those lines are left out here).
+        const before = (n: number, text: string) => (this.offsets.get(n) ?? 0) < nul && !text.includes("\0")
+        const kept = this.lines.filter((l) => before(l.line, l.text))
+        this.stored -= this.lines.length - kept.length
+        if (matched !== undefined) matched -= this.lines.length - kept.length
+        this.lines = kept
+        for (const [n, text] of this.known) if (!before(n, text)) this.known.delete(n)
+        if (kept.length > 0) this.notes.push(binaryTailWarning(this.path, nul))
+      }
       if (!binary && this.lines.length > 0) {
         const kept = this.lines.slice(0, this.req.keepPerFile)
         attachContext(kept, this.known, this.req.before, this.req.after)
-        this.files.push({ path: this.path, matchedLines: stats?.matched_lines ?? kept.length, lines: kept })
+        this.files.push({ path: this.path, matchedLines: matched ?? kept.length, lines: kept })
       } else if (binary) {
         this.stored -= this.lines.length
       }
       this.lines = []
       this.known = new Map()
+      this.offsets = new Map()
     } else if (msg.type === "summary") {
       const stats = msg.data.stats as { searches?: number } | undefined
       this.filesSearched = stats?.searches
@@ -327,11 +351,13 @@ export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (
   if (code !== undefined && code !== 0 && code !== 1 && code !== 2) {
     return yield* new RipgrepFailed({ message: `ripgrep exited with code ${code}: ${stderr.trim().slice(0, 2000)}` })
   }
-  const warnings = stderr
-    .split("\n")
-    .map((l) => l.replace(/^rg: /, "").trim())
-    .filter((l) => l !== "")
-    .slice(0, 20)
+  const warnings = [
+    ...(collector instanceof JsonCollector ? collector.notes : []),
+    ...stderr
+      .split("\n")
+      .map((l) => l.replace(/^rg: /, "").trim())
+      .filter((l) => l !== ""),
+  ].slice(0, 20)
   const outcome: SearchOutcome = {
     files: collector.files,
     warnings,

@@ -7,7 +7,7 @@
 /** The encodings a text file is read in. `latin1` is the byte-faithful reading of a file that is not valid UTF-8. */
 export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be" | "latin1"
 
-/** Bytes inspected at the start of a file. */
+/** Bytes inspected at the start of a file for its encoding and line endings. */
 export const SNIFF_BYTES = 8192
 
 export interface Sniffed {
@@ -21,22 +21,37 @@ const startsWith = (bytes: Uint8Array, prefix: ReadonlyArray<number>) =>
   bytes.length >= prefix.length && prefix.every((b, i) => bytes[i] === b)
 
 /**
- * Whether bytes look binary: a NUL byte, or more than 10% control characters
- * (other than tab, LF, VT, FF, CR and ESC) in the first 8 KB. UTF-16 with a
- * byte-order mark is text. The one rule every tool (read, edit, patch, grep's
- * path check) judges files by.
+ * Bytes a binary file is recognised in: ripgrep's read buffer. ripgrep skips
+ * a file whose first buffer holds a NUL byte and stops searching one at the
+ * buffer where a later NUL turns up; read, edit and patch refuse the first
+ * kind and read the second as text.
  */
-export const looksBinary = (bytes: Uint8Array): boolean => {
-  if (startsWith(bytes, [0xff, 0xfe]) || startsWith(bytes, [0xfe, 0xff])) return false
-  const n = Math.min(bytes.length, SNIFF_BYTES)
-  let control = 0
-  for (let i = 0; i < n; i++) {
-    const b = bytes[i]!
-    if (b === 0) return true
-    if (b < 32 && b !== 9 && b !== 10 && b !== 11 && b !== 12 && b !== 13 && b !== 27) control++
+export const BINARY_SNIFF_BYTES = 64 * 1024
+
+/**
+ * The offset of the first NUL at or after `from` (in UTF-16 with a byte-order
+ * mark, of the first U+0000 code unit: ripgrep transcodes such a file before
+ * it looks), or -1. Offsets count from the file's start, BOM included.
+ */
+export const nulOffset = (bytes: Uint8Array, from = 0, end = bytes.length): number => {
+  const utf16 = startsWith(bytes, [0xff, 0xfe]) || startsWith(bytes, [0xfe, 0xff])
+  if (!utf16) {
+    const at = bytes.subarray(0, end).indexOf(0, from)
+    return at
   }
-  return n > 0 && control / n > 0.1
+  for (let i = Math.max(2, from + (from % 2)); i + 1 < end; i += 2) if (bytes[i] === 0 && bytes[i + 1] === 0) return i
+  return -1
 }
+
+/**
+ * Whether a file is binary, judged on its first bytes (at least the first
+ * {@link BINARY_SNIFF_BYTES} when it is that long): a NUL byte there, as
+ * ripgrep decides. Control characters other than NUL are text (ripgrep
+ * searches them), and so is UTF-16 with a byte-order mark unless it holds
+ * U+0000. The one rule read, edit, patch and grep (rg, the in-process search,
+ * a single file's check) judge files by.
+ */
+export const looksBinary = (bytes: Uint8Array): boolean => nulOffset(bytes, 0, Math.min(bytes.length, BINARY_SNIFF_BYTES)) !== -1
 
 /**
  * Whether `bytes` are valid UTF-8. With `partialEnd`, a sequence cut off by
@@ -82,12 +97,11 @@ export const isValidUtf8 = (bytes: Uint8Array, partialEnd = false): boolean => {
  * boundary).
  */
 export const sniffText = (sample: Uint8Array, whole: boolean): Sniffed => {
-  if (startsWith(sample, [0xef, 0xbb, 0xbf])) {
-    return { binary: looksBinary(sample.subarray(3)), encoding: "utf-8", bomLength: 3 }
-  }
-  if (startsWith(sample, [0xff, 0xfe])) return { binary: false, encoding: "utf-16le", bomLength: 2 }
-  if (startsWith(sample, [0xfe, 0xff])) return { binary: false, encoding: "utf-16be", bomLength: 2 }
-  if (looksBinary(sample)) return { binary: true, encoding: "utf-8", bomLength: 0 }
+  const binary = looksBinary(sample)
+  if (startsWith(sample, [0xef, 0xbb, 0xbf])) return { binary, encoding: "utf-8", bomLength: 3 }
+  if (startsWith(sample, [0xff, 0xfe])) return { binary, encoding: "utf-16le", bomLength: 2 }
+  if (startsWith(sample, [0xfe, 0xff])) return { binary, encoding: "utf-16be", bomLength: 2 }
+  if (binary) return { binary, encoding: "utf-8", bomLength: 0 }
   return { binary: false, encoding: isValidUtf8(sample, !whole) ? "utf-8" : "latin1", bomLength: 0 }
 }
 

@@ -41,9 +41,12 @@ describe("text-encoding", () => {
     expect(latin.ok && latin.value).toEqual({ text: "é", format: { encoding: "latin1", bom: false, eol: "none" } })
   })
 
-  test("binary: NUL bytes or many control characters; UTF-16 with a BOM is text", () => {
+  test("binary: a NUL byte in the first 64 KiB, as ripgrep decides; control characters and UTF-16 with a BOM are text", () => {
     expect(looksBinary(Buffer.from([0x41, 0x00, 0x42]))).toBe(true)
-    expect(looksBinary(Buffer.from([1, 2, 3, 4, 5, 0x41]))).toBe(true)
+    expect(looksBinary(Buffer.from([1, 2, 3, 4, 5, 0x41]))).toBe(false)
+    expect(looksBinary(Buffer.concat([Buffer.alloc(64 * 1024 - 1, 0x61), Buffer.from([0])]))).toBe(true)
+    expect(looksBinary(Buffer.concat([Buffer.alloc(64 * 1024, 0x61), Buffer.from([0])]))).toBe(false)
+    expect(looksBinary(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a\0b", "utf16le")]))).toBe(true)
     expect(looksBinary(Buffer.from("text\twith\ttabs\n"))).toBe(false)
     expect(looksBinary(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a", "utf16le")]))).toBe(false)
     expect(decodeText(Buffer.from([0, 1, 2])).ok).toBe(false)

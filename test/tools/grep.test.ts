@@ -457,13 +457,14 @@ describe("grep: output and behaviour", () => {
           '  … 50 more matching lines not kept here: Grep with path "big.txt" saves them all',
           "small.txt (1 match)",
           "  1: hit",
+          "",
         ].join("\n"),
       )
       // And it does: the one file searched keeps every matching line in its saved list.
       const one = await grep(root, { pattern: "hit", path: "big.txt" }, options)
       expect(one.text).toContain("250 matches in 1 file")
       expect(readFileSync(join(root, one.data.full_output_path as string), "utf8")).toBe(
-        ["big.txt (250 matches)", ...Array.from({ length: 250 }, (_, i) => `  ${i + 1}: hit`)].join("\n"),
+        ["big.txt (250 matches)", ...Array.from({ length: 250 }, (_, i) => `  ${i + 1}: hit`), ""].join("\n"),
       )
       const spilled = JSON.parse(readFileSync(join(root, saved.replace(/\.output\.txt$/, ".json")), "utf8"))
       expect(spilled.data.counts).toEqual([{ file: "big.txt", count: 250 }, { file: "small.txt", count: 1 }])
@@ -531,12 +532,18 @@ describe("grep: output and behaviour", () => {
     }
   })
 
-  test("binary files are skipped, also when the NUL comes late; naming one is BINARY_FILE", async () => {
+  test("binary files (a NUL in the first 64 KiB) are skipped; a later NUL ends the search there, as in ripgrep; naming a binary one is BINARY_FILE", async () => {
     const late = Buffer.concat([Buffer.from("needle early\n"), Buffer.from("x".repeat(100_000) + "\n"), Buffer.from([0]), Buffer.from("\n")])
     const later = Buffer.concat([Buffer.from("needle early\n"), Buffer.from(("y".repeat(99) + "\n").repeat(7_000)), Buffer.from([0]), Buffer.from("\n")])
     for (const options of [{}, BUILTIN]) {
       const root = project({ "early.bin": Buffer.from("needle\0\n"), "late.bin": late, "later.bin": later, "text.txt": "needle\n" })
-      expect(keys(await grep(root, { pattern: "needle" }, options))).toEqual(["text.txt:1"])
+      const found = await grep(root, { pattern: "needle" }, options)
+      expect(keys(found)).toEqual(["late.bin:1", "later.bin:1", "text.txt:1"])
+      expect((found.data.warnings as Array<string>).sort()).toEqual([
+        "late.bin: searched up to a NUL byte at offset 100014 (binary data); matches after it are not shown",
+        "later.bin: searched up to a NUL byte at offset 700013 (binary data); matches after it are not shown",
+      ])
+      // rg --count leaves such a file out; both engines answer as it does.
       expect((await grep(root, { pattern: "needle", output_mode: "count" }, options)).data.counts).toEqual([{ file: "text.txt", count: 1 }])
       const named = await grep(root, { pattern: "needle", path: "early.bin" }, options)
       expect(named.error?.code).toBe("BINARY_FILE")
