@@ -96,6 +96,9 @@ export class GlobMatcher {
   static compile(pattern: string, options: GlobOptions): GlobMatcher {
     if (pattern.trim() === "") throw new GlobPatternError("the pattern is empty")
     if (pattern.includes("\0")) throw new GlobPatternError("the pattern contains a NUL byte")
+    // Patterns and names are compared in NFC, so "é" typed as one code point matches a name stored decomposed (as
+    // macOS writes it) and the reverse; ASCII is the same in every form.
+    pattern = pattern.normalize("NFC")
     let expanded: ReadonlyArray<string>
     try {
       expanded = expandBraces(pattern)
@@ -202,10 +205,8 @@ export class GlobMatcher {
       if (pattern.dirsOnly) continue
       const last = pattern.segments[pattern.segments.length - 1]!
       if (last.kind === "globstar") return undefined
-      const shape = last.kind === "literal" ? { prefix: last.text, suffix: "", exact: true } : { prefix: last.prefix, suffix: last.suffix, exact: false }
-      // U+FFFD stands for bytes that are not UTF-8 in a name read leniently: no byte test for it.
+      const shape = asciiShape(last.kind === "literal" ? { prefix: last.text, suffix: "", exact: true } : { prefix: last.prefix, suffix: last.suffix, exact: false })
       if (shape.prefix === "" && shape.suffix === "") return undefined
-      if (`${shape.prefix}${shape.suffix}`.includes("\uFFFD")) return undefined
       shapes.push(shape)
     }
     return new NameFilter(shapes)
@@ -244,10 +245,10 @@ export class GlobMatcher {
       case "globstar":
         return !this.dot && name.startsWith(".") ? "no" : "stay"
       case "literal":
-        return segment.text === name ? "advance" : "no"
+        return segment.text === name || (!isAscii(name) && segment.text === name.normalize("NFC")) ? "advance" : "no"
       case "wild":
         if (name.startsWith(".") && !segment.explicitDot && !this.dot) return "no"
-        return segment.re.test(name) ? "advance" : "no"
+        return segment.re.test(isAscii(name) ? name : name.normalize("NFC")) ? "advance" : "no"
     }
   }
 
@@ -261,6 +262,37 @@ export class GlobMatcher {
       out.push(p * STRIDE + k)
     }
   }
+}
+
+/**
+ * A name shape cut to its ASCII ends: the bytes of a name may hold non-ASCII
+ * text in another Unicode form (NFD) than the pattern (NFC), or stand for
+ * bytes that are not UTF-8 (U+FFFD), which only the match itself sees. ASCII
+ * characters are the same in every form, so the ASCII start of the prefix and
+ * end of the suffix are still a test every matching name passes.
+ */
+const asciiShape = (shape: NameShape): NameShape => {
+  if (isAscii(shape.prefix) && isAscii(shape.suffix)) return shape
+  let head = 0
+  while (head < shape.prefix.length && shape.prefix.charCodeAt(head) < 0x80) head++
+  let tail = shape.suffix.length
+  while (tail > 0 && shape.suffix.charCodeAt(tail - 1) < 0x80) tail--
+  const prefix = shape.prefix.slice(0, head)
+  // An exact name cut at a non-ASCII character keeps its ASCII end as a suffix.
+  const whole = shape.exact && head < shape.prefix.length ? shape.prefix : undefined
+  let suffix = shape.suffix.slice(tail)
+  if (whole !== undefined) {
+    let end = whole.length
+    while (end > 0 && whole.charCodeAt(end - 1) < 0x80) end--
+    suffix = whole.slice(end)
+  }
+  return { prefix, suffix, exact: false }
+}
+
+/** Whether a name is ASCII only (the same in every Unicode normal form; most names are). */
+const isAscii = (name: string): boolean => {
+  for (let i = 0; i < name.length; i++) if (name.charCodeAt(i) >= 0x80) return false
+  return true
 }
 
 const normalize = (positions: Array<number>): GlobState => {
@@ -480,4 +512,4 @@ export const matchesPath = (matcher: GlobMatcher, rel: string, isDir = false): b
 }
 
 const proto = GlobMatcher.prototype
-keepBelowTopTier(proto.matches, proto.enter, proto.canDescend, proto.filesIn, proto["consume"], proto["close"], proto["reachesEnd"], normalize)
+keepBelowTopTier(isAscii, proto.matches, proto.enter, proto.canDescend, proto.filesIn, proto["consume"], proto["close"], proto["reachesEnd"], normalize)

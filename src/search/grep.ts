@@ -76,7 +76,8 @@ const joinDisplay = (base: string, rel: string) => (base === "." ? rel : `${base
 const rgGlobsFor = (matcher: GlobMatcher): ReadonlyArray<string> | undefined =>
   matcher.expanded.some((p) => p.startsWith("!") || p.includes("\\") || p.includes("[:") || p.includes("[=") || p.includes("[."))
     ? undefined
-    : matcher.expanded
+    : // rg compares bytes: a pattern beyond ASCII goes in both Unicode forms (NFC, and NFD as macOS stores names).
+      [...new Set(matcher.expanded.flatMap((p) => [p, p.normalize("NFD")]))]
 
 /**
  * The services {@link grep} uses beyond the core ones (a tool's `requires`); FileSystem because it streams
