@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { Envelope } from "../protocol/envelope.ts"
 import { hint, renderHints, type RetrievalHint } from "../protocol/hint.ts"
 import type { OutputSettingsShape } from "./output-settings.ts"
-import type { SpillStoreShape } from "./spill-store.ts"
+import { asLines, type SpillStoreShape } from "./spill-store.ts"
 import { truncateText } from "./truncate.ts"
 
 export interface TruncationOutcome {
@@ -61,7 +61,7 @@ export const truncateObservation = (input: {
     if (!cut.truncated) return { envelope }
 
     const files = yield* input.store
-      .spill(input.toolTitle, spilledEnvelope(envelope), envelope.text)
+      .spill(input.toolTitle, spilledEnvelope(envelope), asLines(envelope.text))
       .pipe(Effect.orElseSucceed(() => undefined))
     const spilled = files ? input.display(files.json) : undefined
     // Paging and searching go to the plain-text copy: in the JSON the text is one long line.

@@ -127,11 +127,12 @@ const removeQuietly = (file: string) => {
 }
 
 /**
- * The text file holds lines: it ends with a line break like any text file,
- * so Read shows no "no newline at end of file" note and tools that count
- * lines (wc -l) count the last one.
+ * A spill text that holds lines (a list, a tool's rendered text), ending with
+ * a line break like any text file: Read then shows no "no newline at end of
+ * file" note, and `wc -l` counts the last line. A document saved as it came
+ * (a fetched page) is written without it, byte for byte.
  */
-const asLines = (text: string | undefined): string | undefined => (text === undefined || text === "" || text.endsWith("\n") ? text : `${text}\n`)
+export const asLines = (text: string): string => (text === "" || text.endsWith("\n") ? text : `${text}\n`)
 
 /** Spill file names this store owns; retention deletes nothing else. */
 export const SPILL_NAME = /^tool_\d{8}_\d{6}_[A-Za-z0-9_.-]+\.(?:json|txt|png|jpg|gif|webp|avif|bmp|ico|tiff|bin)$/
@@ -205,9 +206,8 @@ export class SpillStore extends Context.Service<SpillStore, SpillStoreShape>()("
       }),
       ({ checked }) => Effect.sync(() => closeQuietly(checked.fd)),
     )
-    const spill = (toolTitle: string, value: unknown, given?: string, key?: string) =>
+    const spill = (toolTitle: string, value: unknown, text?: string, key?: string) =>
       Effect.gen(function* () {
-        const text = asLines(given)
         const { folder, checked } = yield* prepare
         const now = yield* Clock.currentTimeMillis
         const stamp = spillStamp(now)

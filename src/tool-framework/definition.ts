@@ -57,6 +57,8 @@ export interface ToolResult {
     readonly lead?: boolean
     /** The result's status stands (a change that succeeded is not `partial` because its report was cut). */
     readonly keepStatus?: boolean
+    /** A document (a fetched page) saved byte for byte; other texts are lines and end with a line break. */
+    readonly document?: boolean
   }
 }
 

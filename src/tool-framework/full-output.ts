@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { hint } from "../protocol/hint.ts"
-import type { SpillStoreShape } from "../output/spill-store.ts"
+import { asLines, type SpillStoreShape } from "../output/spill-store.ts"
 import type { ToolResult } from "./definition.ts"
 
 /** Lines of a text as Read counts them (a final newline ends the last line, it starts no new one). */
@@ -48,7 +48,7 @@ export const withFullOutput = (
     // Keyed by what is saved: the pages of one listing (or a call repeated) share one file.
     const key = new Bun.CryptoHasher("sha256").update(full.text).update(JSON.stringify(full.data ?? null)).digest("hex").slice(0, 16)
     const files = yield* store
-      .spill(title, { data: full.data ? { ...result.data, ...full.data } : result.data, text: full.text }, full.text, key)
+      .spill(title, { data: full.data ? { ...result.data, ...full.data } : result.data, text: full.text }, full.document ? full.text : asLines(full.text), key)
       .pipe(Effect.orElseSucceed(() => undefined))
     const line = files?.text === undefined ? `(All ${full.what} could not be saved.)` : `All ${full.what}: ${display(files.text)}`
     const text = full.lead ? `${line}\n\n${result.text}` : `${result.text.trimEnd()}\n\n${line}`

@@ -162,6 +162,7 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
             shownLines: content.split("\n").length - 1,
             data: { content: body.whole },
             lead: true,
+            document: true,
           },
         }
       : {}),

@@ -39,7 +39,7 @@ describe("nothing lost, through dist/anvil", () => {
     expect(saved).toContain('  … 100 more matching lines not kept here: Grep with path "many.txt" saves them all')
     const file = await tool(root, "grep", { pattern: "hit", path: "many.txt" })
     const lines = readFileSync(join(root, file.data.full_output_path as string), "utf8").split("\n")
-    expect(lines).toEqual(["many.txt (300 matches)", ...Array.from({ length: 300 }, (_, i) => `  ${i + 1}: hit ${i}`)])
+    expect(lines).toEqual(["many.txt (300 matches)", ...Array.from({ length: 300 }, (_, i) => `  ${i + 1}: hit ${i}`), ""])
   })
 
   test("git_log: a cut history states its total and asks for enough to see all of it", async () => {

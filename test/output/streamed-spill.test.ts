@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { closeSync, openSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { OutputSettings } from "../../src/output/output-settings.ts"
-import { SpillStore } from "../../src/output/spill-store.ts"
+import { asLines, SpillStore } from "../../src/output/spill-store.ts"
 import { cutBytes, truncateText, utf8Length, type TruncateDirection } from "../../src/output/truncate.ts"
 import { Utf8Writer, writeJson } from "../../src/output/utf8-writer.ts"
 import { renderErrorText, renderResultText } from "../../src/protocol/render.ts"
@@ -190,19 +190,12 @@ describe("SpillStore.spill", () => {
     const envelope = { status: "partial", data: { content: text.slice(9) }, text }
     const files = await withStore(dir, (store) => store.spill("Git Diff", envelope, text))
     expect(readFileSync(files.json, "utf8")).toBe(JSON.stringify(envelope, null, 2))
-    // The text file holds lines, so it ends with a line break (added when the text has none).
-    expect(readFileSync(files.text!).equals(utf8(text.endsWith("\n") ? text : `${text}\n`))).toBe(true)
+    expect(readFileSync(files.text!).equals(utf8(text))).toBe(true)
     expect(files.json.endsWith("_Git_Diff.json") && files.text!.endsWith("_Git_Diff.output.txt")).toBe(true)
   })
 
-  test("the text file ends with exactly one line break, and a reused spill still matches it", async () => {
-    const dir = tempDir()
-    const a = await withStore(dir, (store) => store.spill("Glob", { n: 1 }, "a\nb", "k1"))
-    expect(readFileSync(a.text!, "utf8")).toBe("a\nb\n")
-    const again = await withStore(dir, (store) => store.spill("Glob", { n: 1 }, "a\nb", "k1"))
-    expect(again.text).toBe(a.text!)
-    const b = await withStore(dir, (store) => store.spill("Glob", { n: 2 }, "c\n", "k2"))
-    expect(readFileSync(b.text!, "utf8")).toBe("c\n")
+  test("asLines: a text of lines ends with exactly one line break", () => {
+    expect([asLines("a\nb"), asLines("c\n"), asLines("")]).toEqual(["a\nb\n", "c\n", ""])
   })
 
   test("a value that cannot be written leaves no file behind", async () => {
