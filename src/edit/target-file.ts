@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { accessSync, constants } from "node:fs"
 import { hint } from "../protocol/hint.ts"
-import { refuseProtected } from "../sandbox/protected-write.ts"
+import { refuseInsideGit, refuseProtected } from "../sandbox/protected-write.ts"
 import { closeQuietly, fileTypeName, readAllFd, stampOf } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
@@ -56,16 +56,7 @@ export const openTarget = (
     const workspace = yield* Workspace
     const resolved = yield* workspace.resolve(input)
     const display = resolved.display
-    // git's own folder is git's: its hooks and config run code at the user's next git command, outside every
-    // sandbox, so the edit tools never write there (patch and grep keep out of it too).
-    if (display.split("/").includes(".git") || workspace.display(resolved.real).split("/").includes(".git")) {
-      return yield* new WorkspaceError({
-        reason: "outside_root",
-        message: `Access denied: ${display} is inside .git, git's own folder; the file tools do not change it (hooks and config there run code). Use git's commands for git's settings.`,
-        field: { name: "path", problem: "inside .git" },
-        hints: [hint("Bash", "medium", { command: "git status" })],
-      })
-    }
+    yield* refuseInsideGit(resolved, "path")
     // What a confined command may not change (git hooks, anvil.json, .vscode/…), no file tool changes either.
     if (!options.readOnly) yield* refuseProtected(resolved, "path")
     const base = { resolved, display, writePath: resolved.real }

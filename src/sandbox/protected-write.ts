@@ -1,9 +1,27 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { isAbsolute } from "node:path"
+import { hint } from "../protocol/hint.ts"
 import type { ResolvedPath } from "../workspace/workspace.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { WorkspaceError } from "../workspace/workspace-error.ts"
 import { projectProtection, protectedPathOf } from "./protected-paths.ts"
+
+/**
+ * git's own folder is git's: its hooks and config run code at the user's next git command, outside every
+ * sandbox, so the file tools never write there, nor read through the edit tools' path (patch and grep keep
+ * out of it too). Fails with an `outside_root` WorkspaceError for a path inside `.git`, as named or resolved.
+ */
+export const refuseInsideGit = (resolved: ResolvedPath, field: string) =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    if (!resolved.display.split("/").includes(".git") && !workspace.display(resolved.real).split("/").includes(".git")) return
+    return yield* new WorkspaceError({
+      reason: "outside_root",
+      message: `Access denied: ${resolved.display} is inside .git, git's own folder; the file tools do not change it (hooks and config there run code). Use git's commands for git's settings.`,
+      field: { name: field, problem: "inside .git" },
+      hints: [hint("Bash", "medium", { command: "git status" })],
+    })
+  })
 
 /**
  * Fails with a `protected` WorkspaceError when a file tool is about to change (write, replace, remove, rename
@@ -35,4 +53,17 @@ export const refuseProtected = (resolved: ResolvedPath, field: string, after = "
       hints: [],
       protectedPath: { entry: shown, next_step: nextStep },
     })
+  })
+
+/**
+ * {@link refuseProtected} for a path as a call names it, before the call is run (a tool's precheck): a path that
+ * does not resolve is left for the call itself to report.
+ */
+export const refuseProtectedPath = (input: string, field: string, after = "") =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const resolved = yield* Effect.option(workspace.resolve(input, field))
+    if (Option.isNone(resolved)) return
+    yield* refuseInsideGit(resolved.value, field)
+    yield* refuseProtected(resolved.value, field, after)
   })

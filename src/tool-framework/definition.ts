@@ -159,6 +159,12 @@ export interface Tool<P = any, R = any> {
    */
   readonly beforeCall?: (params: P, call: ToolCallInfo) => Effect.Effect<BeforeCall<P>, ToolError>
   /**
+   * Runs after `beforeCall` and before the permission check, with the services `run` gets: fails with the
+   * ToolError `run` would fail with for a call no approval can make work (a file tool's protected path), so
+   * nobody is asked about a call that is refused anyway.
+   */
+  readonly precheck?: (params: P) => Effect.Effect<void, ToolError, R>
+  /**
    * The services `run` needs beyond {@link CoreServices} (their
    * `Context.Service` classes): a one-tool call (`anvil tool NAME`) builds
    * only the core and these, so reading a file never loads the code of the

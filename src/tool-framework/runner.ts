@@ -165,6 +165,13 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
             hook = before.value.permission
           }
 
+          if (tool.precheck) {
+            const refused = yield* Effect.suspend(() => tool.precheck!(params) as Effect.Effect<void, ToolError, R>).pipe(Effect.provideContext(services), Effect.exit)
+            if (refused._tag === "Failure") {
+              const failure = refused.cause.reasons.find(Cause.isFailReason)
+              if (failure && failure.error instanceof ToolError) return yield* fail(tool.title, failure.error, tool)
+            }
+          }
           const decision = yield* permissions.check({ tool, params, callId, ...(hook ? { hook } : {}) })
           if (!decision.allowed) {
             // A deny rule's refusal names the rule (context.denied_by): the agent's final word then says to change it, not --yes.

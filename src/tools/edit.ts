@@ -6,6 +6,7 @@ import { changeCounts, changedBody, fileOps, keptFormat, replacedLines, shortHas
 import { savedDiff } from "./saved-diff.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
+import { refuseProtectedPath } from "../sandbox/protected-write.ts"
 import description from "./edit.md" with { type: "text" }
 import { withEditErrors } from "./edit-errors.ts"
 
@@ -39,6 +40,8 @@ export const editTool = defineTool({
     expected_sha256: Schema.optionalKey(Sha256Param),
     dry_run: Schema.optionalKey(DryRunParam),
   }),
+  // A protected path (git hooks, anvil.json, .vscode/…) is refused before anyone is asked to approve the change.
+  precheck: (params) => withEditErrors(refuseProtectedPath(params.path, "path")),
   run: (params) =>
     withEditErrors(Effect.gen(function* () {
       const dryRun = params.dry_run === true

@@ -17,7 +17,18 @@ import { Workspace } from "../workspace/workspace.ts"
 import description from "./patch.md" with { type: "text" }
 import { DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { refuseProtectedPath } from "../sandbox/protected-write.ts"
 
+
+/** The paths a patch names (old and new names), or none when it does not parse. */
+const parsedPaths = (params: { readonly patch: string; readonly strip?: number }): ReadonlyArray<string> => {
+  try {
+    const parsed = parsePatch(params.patch, params.strip === undefined ? {} : { strip: params.strip })
+    return [...new Set(parsed.files.flatMap((f) => [f.oldPath, f.newPath].filter((p): p is string => p !== undefined)))]
+  } catch {
+    return []
+  }
+}
 
 /** patch: apply a unified diff or a `*** Begin Patch` envelope to many files, all or nothing. */
 export const patchTool = defineTool({
@@ -51,6 +62,16 @@ export const patchTool = defineTool({
       }),
     ),
   }),
+  // Every path the patch names that is protected (git hooks, anvil.json, .vscode/…) is refused before anyone is
+  // asked to approve it; a patch that does not parse is left for the run to report.
+  precheck: (params) =>
+    withWorkspaceErrors(
+      Effect.forEach(
+        parsedPaths(params),
+        (p) => refuseProtectedPath(p, "patch", " Nothing was changed."),
+        { discard: true },
+      ),
+    ),
   run: (params) =>
     withWorkspaceErrors(Effect.gen(function* () {
       const config = yield* Config

@@ -9,6 +9,7 @@ import { commitText, openTarget } from "../edit/target-file.ts"
 import { detectEol, encodable, withEol, type TextFormat } from "../edit/text-encoding.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
+import { refuseProtectedPath } from "../sandbox/protected-write.ts"
 import { toolError } from "../protocol/tool-error.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import description from "./write.md" with { type: "text" }
@@ -32,6 +33,8 @@ export const writeTool = defineTool({
     expected_sha256: Schema.optionalKey(Sha256Param),
     dry_run: Schema.optionalKey(DryRunParam),
   }),
+  // A protected path (git hooks, anvil.json, .vscode/…) is refused before anyone is asked to approve the change.
+  precheck: (params) => withEditErrors(refuseProtectedPath(params.path, "path")),
   run: (params) =>
     withEditErrors(Effect.gen(function* () {
       const config = yield* Config

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -69,6 +70,20 @@ describe("file tools and protected paths", () => {
     expect(readFileSync(join(root, ".vscode/settings.json"), "utf8")).toBe('{"a": 1}\n')
     expect(existsSync(join(root, ".claude/hooks.json"))).toBe(false)
     expect(existsSync(join(root, ".mcp.json"))).toBe(false)
+  })
+
+  test("nobody is asked to approve a change no approval can make: the refusal comes before the permission question", async () => {
+    const root = project({ "a.txt": "hello\n" })
+    const asked: Array<string> = []
+    const options = { configOverrides: { permission: { write: "ask", edit: "ask", patch: "ask" } }, onAsk: (r: { tool: { name: string } }) => Effect.sync(() => (asked.push(r.tool.name), true)) }
+    refusal((await callTool(root, "write", { path: ".claude/settings.json", content: "{}" }, options as never)).envelope as never, ".claude/")
+    refusal((await callTool(root, "edit", { path: "anvil.json", old_string: "{}", new_string: "[]" }, options as never)).envelope as never, "anvil.json")
+    const patch = ["--- a/a.txt", "+++ b/.mcp.json", "@@ -1 +1 @@", "-hello", "+{}"].join("\n") + "\n"
+    refusal((await callTool(root, "patch", { patch }, options as never)).envelope as never, ".mcp.json")
+    expect(asked).toEqual([])
+    // An ordinary change is still asked about.
+    expect((await callTool(root, "write", { path: "b.txt", content: "x" }, options as never)).envelope.status).toBe("success")
+    expect(asked).toEqual(["write"])
   })
 
   test("links: a link to a protected path, a dangling one, and the folder a protected link leads to are all refused", async () => {
