@@ -56,8 +56,8 @@ export const refuseProtected = (resolved: ResolvedPath, field: string, after = "
   })
 
 /**
- * {@link refuseProtected} for a path as a call names it, before the call is run (a tool's precheck): a path that
- * does not resolve is left for the call itself to report.
+ * {@link refuseInsideGit} and {@link refuseProtected} for a path as a call names it, before the call is run (a
+ * tool's precheck): a path that does not resolve is left for the call itself to report.
  */
 export const refuseProtectedPath = (input: string, field: string, after = "") =>
   Effect.gen(function* () {
