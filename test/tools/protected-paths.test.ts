@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runBinary } from "../support/anvil-binary.ts"
 import { makeConfig } from "../../src/config/config.ts"
@@ -173,6 +173,11 @@ describe("through the binary", () => {
     const patch = ["--- /dev/null", "+++ b/.git/hooks/pre-commit", "@@ -0,0 +1 @@", "+echo pwned"].join("\n") + "\n"
     const patched = await runBinary(["tool", "patch", JSON.stringify({ patch })], { cwd: root, env })
     expect(JSON.parse(patched.stdout).error.code).toBe("ACCESS_DENIED")
+    // A scripted run without --yes: the model's write is refused as protected, not as awaiting an approval.
+    writeFileSync(join(root, "turns.json"), JSON.stringify([{ tool_calls: [{ name: "write", arguments: { path: ".vscode/tasks.json", content: "{}" }, id: "w1" }] }, { text: "done" }]))
+    const run = await runBinary(["run", "--model", "replay/turns.json", "--format", "stream-json", "go"], { cwd: root, env })
+    expect(run.stdout).toContain('"code":"ACCESS_DENIED"')
+    expect(run.stdout).not.toContain("PERMISSION_DENIED")
     expect(existsSync(join(root, ".vscode"))).toBe(false)
     expect(existsSync(join(root, ".git/hooks/pre-commit"))).toBe(false)
   })
