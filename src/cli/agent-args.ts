@@ -67,6 +67,9 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
       if (eq > 0) return raw.slice(eq + 1)
       const v = argv[++i]
       if (v === undefined) throw new UsageError(`anvil ${command}: ${flag} needs a value`)
+      // `--session -f json`: the next word is an option, so the value was left out (a value that starts with a
+      // dash can still be given as --flag=-value).
+      if (/^-(-?[A-Za-z])/.test(v)) throw new UsageError(`anvil ${command}: ${flag} needs a value, not the option '${v}' (write ${flag}=VALUE for a value that starts with '-')`)
       return v
     }
     switch (flag) {
