@@ -8,8 +8,11 @@ import type { ServerSpec } from "./server-config.ts"
 
 /** Why an MCP call did not produce a result. */
 export class McpCallError extends Data.TaggedError("McpCallError")<{
-  /** timeout: the call's deadline passed; unavailable: the server cannot be reached; failed: it broke during the call; invalid: parameters refused. */
-  readonly kind: "timeout" | "unavailable" | "failed" | "invalid"
+  /**
+   * timeout: the call's deadline passed; unavailable: the server cannot be reached; failed: it broke during the
+   * call; invalid: parameters refused; bad_answer: its answer breaks the tool's own output schema.
+   */
+  readonly kind: "timeout" | "unavailable" | "failed" | "invalid" | "bad_answer"
   readonly message: string
 }> {}
 
@@ -59,6 +62,8 @@ const fromCallError = (error: McpCallError): ToolError => {
       return new ToolError({ code: "INVALID_PARAM", message: error.message, fieldErrors: [{ field: "(root)", message: error.message }] })
     case "failed":
       return new ToolError({ code: "EXECUTION_ERROR", message: error.message, retryable: true })
+    case "bad_answer":
+      return new ToolError({ code: "EXECUTION_ERROR", message: error.message, retryable: false })
     default:
       return new ToolError({ code: "EXECUTION_ERROR", message: error.message, retryable: false })
   }
@@ -73,6 +78,14 @@ const classify = (error: unknown, spec: ServerSpec, tool: string): McpCallError 
     return new McpCallError({
       kind: "timeout",
       message: `${spec.name}/${tool} did not answer within ${spec.timeoutMs} ms (the call's deadline; "timeout" in the server's settings). The call was cancelled.`,
+    })
+  }
+  // The SDK checks the answer against the tool's outputSchema and reports a mismatch with the invalid-params code
+  // (or invalid-request for missing structured content): that is the server's fault, not the parameters'.
+  if (/structured content/i.test(message) && (code === -32602 || code === -32600)) {
+    return new McpCallError({
+      kind: "bad_answer",
+      message: `${spec.name}/${tool} answered with a result its own output schema refuses (${message.replace(/^MCP error -?\d+: /, "")}); the server is at fault, not the parameters, so the same call will fail again.`,
     })
   }
   if (code === -32602) return new McpCallError({ kind: "invalid", message: `${spec.name}/${tool} rejected the parameters: ${message}` })

@@ -200,6 +200,10 @@ describe("the hub", () => {
     expect(performance.now() - started).toBeLessThan(10_000)
     expect(broken.envelope.error!.message).toContain("the server's answer is not valid JSON-RPC: its result is null, not an object")
     expect((await callTool(root, "mcp__tiny__echo", { message: "still here" }, options)).envelope.text).toContain("echo: still here")
+    // An answer its own output schema refuses is the server's fault, not INVALID_PARAM.
+    const typed = await callTool(root, "mcp__tiny__typed", {}, options)
+    expect(typed.envelope.error).toMatchObject({ code: "EXECUTION_ERROR", retryable: false })
+    expect(typed.envelope.error!.message).toStartWith("tiny/typed answered with a result its own output schema refuses (Structured content does not match the tool's output schema")
   })
 
   test("two servers whose names give the same tool names: the later one is failed and says why; the first works", async () => {

@@ -46,6 +46,7 @@ const baseTools = [
   { name: "null_result", description: "Answers with a result that is null (not valid JSON-RPC for a call).", inputSchema: { type: "object", properties: {} } },
   { name: "add_bad_tool", description: "Adds a valid tool `name` and one without inputSchema, and announces the change.", inputSchema: { type: "object", properties: { name: { type: "string" } } } },
   { name: "break_list", description: "From now on answers tools/list with a list that is no list, and announces a change.", inputSchema: { type: "object", properties: {} } },
+  { name: "typed", description: "Declares an output schema and answers with structured content that breaks it.", inputSchema: { type: "object", properties: {} }, outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
   { name: "refuses", description: "Refuses its arguments as the TypeScript SDK does (isError, code -32602).", inputSchema: { type: "object", properties: {} } },
 ]
 
@@ -109,6 +110,8 @@ export const makeHandler = (options: HandlerOptions = {}) => {
             listBroken = true
             options.notify?.({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
             return reply(text("the list is broken now"))
+          case "typed":
+            return reply({ content: [{ type: "text", text: "n is a word" }], structuredContent: { n: "not a number" } })
           case "whoami":
             return reply(text(`authorization=${options.authorization?.() ?? "none"} secret=${process.env.TINY_SECRET ?? "none"}`))
           case "fails":
