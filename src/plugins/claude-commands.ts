@@ -42,12 +42,15 @@ export const readCommandFolder = (dir: string, plugin?: string): Array<SlashComm
     }
     const parsed = text.startsWith("---") ? parseFrontMatter(text) : undefined
     const fields = parsed?.ok ? parsed.fields : {}
-    const body = (parsed?.ok ? parsed.body : text).trim()
+    // Front matter that is not valid YAML is still front matter: it never reaches the model as the prompt.
+    const unreadable = parsed && !parsed.ok ? /^---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/.exec(text) : null
+    const body = (parsed?.ok ? parsed.body : unreadable ? text.slice(unreadable[0].length) : text).trim()
     const firstLine = body.split("\n").find((l) => l.trim() !== "")?.trim() ?? ""
+    const problem = parsed && !parsed.ok ? ` (its front matter is unreadable${parsed.line ? ` at line ${parsed.line}` : ""}: ${parsed.reason})` : ""
     out.push({
       name: basename(file, ".md"),
       ...(plugin !== undefined ? { plugin } : {}),
-      description: typeof fields.description === "string" ? fields.description : firstLine.slice(0, 100),
+      description: typeof fields.description === "string" ? fields.description : `${firstLine.slice(0, 100)}${problem}`,
       ...(typeof fields["argument-hint"] === "string" ? { argumentHint: fields["argument-hint"] } : {}),
       body,
     })
