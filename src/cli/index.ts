@@ -31,7 +31,8 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
     command = global.rest[0]
     const rest = global.rest.slice(1)
     checkRoot(global.root ?? io.env.ANVIL_ROOT, io.cwd, global.root !== undefined ? "--root" : "ANVIL_ROOT")
-    if (global.version && command === undefined) {
+    // --version is answered wherever it stands (`anvil run --version`), as --help is; --help wins when both are given.
+    if (global.version && (command === undefined || !global.help)) {
       io.out(`anvil ${VERSION}\n`)
       return 0
     }

@@ -34,6 +34,10 @@ describe("anvil CLI", () => {
 
   test("--version prints the package version", async () => {
     expect((await run(["--version"])).out).toBe(`anvil ${VERSION}\n`)
+    // After a command word too: it is not swallowed while the command runs without it.
+    for (const argv of [["run", "--version"], ["mcp", "--version"], ["tool", "read", "-V"]]) {
+      expect(await run(argv)).toMatchObject({ code: 0, out: `anvil ${VERSION}\n` })
+    }
     const pkg = JSON.parse(readFileSync(resolve(SRC, "../package.json"), "utf8"))
     expect(VERSION).toBe(pkg.version)
   })
