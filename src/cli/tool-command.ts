@@ -38,10 +38,6 @@ export interface ToolCommandArgs {
 const sandboxValue = (args: ReadonlyArray<string>, i: number): string => (args[i] === "--sandbox" ? (args[i + 1] ?? "") : args[i]!.slice("--sandbox=".length))
 
 /**
- * Parses `<name> [JSON | - | --key value ...] [--text] [--meta] [--sandbox MODE] [--trust-plugins] [--trust-mcp]`.
- * Any other `--key` is a tool parameter.
- */
-/**
  * `anvil tool NAME -`: the parameters from standard input. A pipe whose writer left it open and silent is a usage
  * error after the first-byte wait instead of a hang; a terminal is read to Ctrl-D.
  */
@@ -57,6 +53,10 @@ const paramsFromStdin = async (io: CliIO, name: string): Promise<string> => {
   return piped ?? (await io.readStdin())
 }
 
+/**
+ * Parses `<name> [JSON | - | --key value ...] [--text] [--meta] [--sandbox MODE] [--trust-plugins] [--trust-mcp]`.
+ * Any other `--key` is a tool parameter.
+ */
 export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Promise<ToolCommandArgs> => {
   const [name, ...args] = rest
   if (name === undefined || name.startsWith("--")) throw new UsageError("anvil tool: name a tool (see `anvil tools`)")
