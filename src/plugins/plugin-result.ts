@@ -28,8 +28,8 @@ const shown = (value: unknown): string => (JSON.stringify(value) ?? String(value
 
 /**
  * A plugin's return value as the pipeline's result. A string is the text; any JSON value the data (shown as
- * JSON); an envelope-shaped object (`{text, data?, status?}`, or a whole envelope) is read by the envelope's rules:
- * `status` success, partial, or error with `error: {code, message}`, `text` a string, `data` an object.
+ * JSON); an envelope-shaped object (`{text, data?, status?}`, `{status, data}`, or a whole envelope) is read by the
+ * envelope's rules: `status` success, partial, or error with `error: {code, message}`, `text` a string when given.
  */
 export const readPluginResult = (value: unknown): PluginResult => {
   if (typeof value === "string") return { _tag: "result", result: { data: { output: value }, text: value } }
@@ -57,8 +57,10 @@ export const readPluginResult = (value: unknown): PluginResult => {
     return { _tag: "error", code, message: error.message, ...(typeof error.retryable === "boolean" ? { retryable: error.retryable } : {}) }
   }
   if (error !== undefined) return { _tag: "invalid", reason: `it has an error but its status is ${shown(status ?? "success")}, not "error"` }
-  if (typeof text !== "string") return { _tag: "invalid", reason: `its text must be a string, not ${shown(text)}` }
+  if (text !== undefined && typeof text !== "string") return { _tag: "invalid", reason: `its text must be a string, not ${shown(text)}` }
   // Data that is no object is kept under `value`, as a bare JSON value is.
   const object = data === undefined ? {} : Predicate.isObject(data) && !Array.isArray(data) ? data : { value: data }
-  return { _tag: "result", result: { data: object, text, ...(status === "partial" ? { status: "partial" as const } : {}) } }
+  // `{status, data}` without a text: the model reads the data as JSON, as it would a bare value.
+  const shownText = text ?? JSON.stringify(object, null, 2)
+  return { _tag: "result", result: { data: object, text: shownText, ...(status === "partial" ? { status: "partial" as const } : {}) } }
 }

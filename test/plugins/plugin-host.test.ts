@@ -149,7 +149,7 @@ describe("plugin results outside the envelope contract", () => {
         "results.ts": `import { definePlugin, defineTool } from "anvil/plugin"
 import { Schema } from "effect"
 export default definePlugin({ name: "results", api: 1, tools: [
-${tool("r_bogus", `{ text: "hi", status: "bogus" }`)}${tool("r_error_bare", `{ text: "it broke", status: "error" }`)}${tool("r_error_code", `{ status: "error", text: "x", error: { code: "WHATEVER", message: "m" } }`)}${tool("r_text", `{ text: 5, status: "partial" }`)}${tool("r_error_on_success", `{ text: "t", error: { code: "NOT_FOUND", message: "m" } }`)}${tool("r_function", `() => 1`)}${tool("r_envelope", `{ status: "error", data: {}, text: "t", error: { code: "NOT_FOUND", message: "no such row", retryable: false } }`)}${tool("r_partial", `{ status: "partial", text: "half", data: { n: 1 } }`)}${tool("r_plain", `{ status: "ok" }`)}${tool("r_list_data", `{ text: "t", data: [1, 2] }`)}]})
+${tool("r_bogus", `{ text: "hi", status: "bogus" }`)}${tool("r_error_bare", `{ text: "it broke", status: "error" }`)}${tool("r_error_code", `{ status: "error", text: "x", error: { code: "WHATEVER", message: "m" } }`)}${tool("r_text", `{ text: 5, status: "partial" }`)}${tool("r_error_on_success", `{ text: "t", error: { code: "NOT_FOUND", message: "m" } }`)}${tool("r_function", `() => 1`)}${tool("r_envelope", `{ status: "error", data: {}, text: "t", error: { code: "NOT_FOUND", message: "no such row", retryable: false } }`)}${tool("r_partial", `{ status: "partial", text: "half", data: { n: 1 } }`)}${tool("r_plain", `{ status: "ok" }`)}${tool("r_no_text", `{ status: "success", data: { n: 3 } }`)}${tool("r_bad_no_text", `{ status: "done", data: { n: 3 } }`)}${tool("r_list_data", `{ text: "t", data: [1, 2] }`)}]})
 `,
       },
     })
@@ -162,6 +162,7 @@ ${tool("r_bogus", `{ text: "hi", status: "bogus" }`)}${tool("r_error_bare", `{ t
       r_text: "its text must be a string, not 5",
       r_error_on_success: `it has an error but its status is "success"`,
       r_function: "it returned a function",
+      r_bad_no_text: `its status "done" is none of "success", "partial", "error"`,
     }
     for (const [name, reason] of Object.entries(reasons)) {
       const envelope = await call(name)
@@ -174,6 +175,8 @@ ${tool("r_bogus", `{ text: "hi", status: "bogus" }`)}${tool("r_error_bare", `{ t
     // An object that is not envelope-shaped is data, whatever its keys say.
     expect(await call("r_plain")).toMatchObject({ status: "success", data: { status: "ok" } })
     expect(await call("r_list_data")).toMatchObject({ status: "success", data: { value: [1, 2] } })
+    // {status, data} without a text: the data is the text, as JSON.
+    expect(await call("r_no_text")).toMatchObject({ status: "success", data: { n: 3 }, text: expect.stringContaining('"n": 3') })
   }, 30_000)
 })
 
