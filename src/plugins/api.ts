@@ -98,7 +98,8 @@ export class ToolFailure extends Data.TaggedError("ToolFailure")<{
  * - a string: the text the model sees (data `{ output }`);
  * - a {@link ToolOutput}: text and data given separately;
  * - any other JSON value: the data, shown to the model as JSON.
- * An object of envelope keys only (status, data, text, error, stats, context) with `text` is read as an envelope;
+ * An object of envelope keys only (status, data, text, error, stats, context) with `text`, or with `status` beside
+ * `data` or `error`, is read as an envelope;
  * a status other than "success", "partial" or "error" (with `error: {code, message}`), or a `text` that is no string,
  * ends the call with INVALID_RESULT naming the plugin.
  */
