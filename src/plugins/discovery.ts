@@ -170,7 +170,8 @@ export const discoverPlugins = (input: {
   const problems: Array<string> = []
   const rootReal = realOr(input.root)
   const home = input.env.HOME ?? input.env.USERPROFILE
-  const folders: Array<{ dir: string; source: PluginSource; named: boolean }> = []
+  // `setting`: where a named entry came from, to report one that is a file but no plugin.
+  const folders: Array<{ dir: string; source: PluginSource; named: boolean; setting?: string }> = []
   const userDir = userPluginsDir(input.env)
   if (userDir) folders.push({ dir: userDir, source: "user", named: false })
   folders.push({ dir: join(input.root, ".anvil", "plugins"), source: "project", named: false })
@@ -191,13 +192,13 @@ export const discoverPlugins = (input: {
       problems.push(`plugins.paths: ${dir} does not exist`)
       continue
     }
-    folders.push({ dir, source: fromProject || within(rootReal, realOr(dir)) ? "project" : "user", named: true })
+    folders.push({ dir, source: fromProject || within(rootReal, realOr(dir)) ? "project" : "user", named: true, setting: "plugins.paths" })
   }
   // ANVIL_PLUGIN_DIRS: plugins (or folders of them) for this run, as the Agent SDK's `plugins` option names them.
   for (const given of (input.env.ANVIL_PLUGIN_DIRS ?? "").split(":").filter((d) => d.trim() !== "")) {
     const dir = resolve(input.root, given)
     if (!existsSync(dir)) problems.push(`ANVIL_PLUGIN_DIRS: ${dir} does not exist`)
-    else folders.push({ dir, source: within(rootReal, realOr(dir)) ? "project" : "user", named: true })
+    else folders.push({ dir, source: within(rootReal, realOr(dir)) ? "project" : "user", named: true, setting: "ANVIL_PLUGIN_DIRS" })
   }
   const installed = claudeInstalledPlugins(input.root, input.env)
   problems.push(...installed.problems)
@@ -212,7 +213,11 @@ export const discoverPlugins = (input: {
     const real = realOr(folder.dir)
     if (seenFolders.has(real)) continue
     seenFolders.add(real)
-    for (const plugin of scan(folder.dir, folder.source, folder.named)) {
+    const found = scan(folder.dir, folder.source, folder.named)
+    if (found.length === 0 && folder.setting !== undefined && !statSync(folder.dir).isDirectory()) {
+      problems.push(`${folder.setting}: ${folder.dir} is not a plugin (a .ts/.js file, a folder with package.json or index.ts, or a Claude Code plugin folder)`)
+    }
+    for (const plugin of found) {
       if (seenPlugins.has(realOr(plugin.path))) continue
       seenPlugins.add(realOr(plugin.path))
       all.push(plugin)

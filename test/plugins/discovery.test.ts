@@ -34,7 +34,7 @@ describe("plugin discovery (nothing runs)", () => {
     const found = discoverPlugins({
       root,
       env: { XDG_CONFIG_HOME: config },
-      paths: ["tools/shared", "tools/single", join(outside, "far.ts"), "missing", 7],
+      paths: ["tools/shared", "tools/single", join(outside, "far.ts"), "missing", 7, ".anvil/plugins/notes.md"],
     })
     expect(found.plugins.map((p) => [p.name, p.source, p.kind, p.entry?.slice(root.length + 1) ?? p.entry, p.problem ?? ""])).toEqual([
       ["far", "user", "module", expect.stringContaining("far.ts"), ""],
@@ -51,7 +51,12 @@ describe("plugin discovery (nothing runs)", () => {
       ["team-rules", "project", "claude", undefined, ""],
       ["zeta", "project", "module", ".anvil/plugins/zeta.ts", ""],
     ])
-    expect(found.problems).toEqual([`plugins.paths: ${join(root, "missing")} does not exist`, "plugins.paths: 7 is not a path"])
+    expect(found.problems).toEqual([
+      `plugins.paths: ${join(root, "missing")} does not exist`,
+      "plugins.paths: 7 is not a path",
+      // A file that is no plugin is said so, not passed over.
+      `plugins.paths: ${join(root, ".anvil/plugins/notes.md")} is not a plugin (a .ts/.js file, a folder with package.json or index.ts, or a Claude Code plugin folder)`,
+    ])
     // Named by the repository's own anvil.json, a plugin outside it came with the repository too: it needs trust.
     writeFileSync(join(root, "anvil.json"), JSON.stringify({ plugins: { paths: [join(outside, "far.ts")] } }))
     const named = discoverPlugins({ root, env: { XDG_CONFIG_HOME: config }, paths: [join(outside, "far.ts")] })
