@@ -3,7 +3,7 @@ import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { isoGit } from "../git/iso-git.ts"
 import { Config } from "../config/config.ts"
-import { runHook } from "../git/hooks.ts"
+import { DEFAULT_HOOK_TIMEOUT_MS, runHook } from "../git/hooks.ts"
 import { readGitConfig, resolveIdentity } from "../git/identity.ts"
 import { cliCommit, cliStagedChanges } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
@@ -14,7 +14,6 @@ import { compareBytes, readSnapshot } from "../git/tree-states.ts"
 import { hint } from "../protocol/hint.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
-import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import { defineTool } from "../tool-framework/definition.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import description from "./git_commit.md" with { type: "text" }
@@ -57,7 +56,7 @@ const builtinStagedChanges = (repo: Repository) =>
 /** git_commit: records the staged changes as a new commit on the current branch. */
 export const gitCommitTool = defineTool({
   name: "git_commit",
-  requires: [GitFs, ProcessRunner, ChildProcessSpawner],
+  requires: [GitFs, ProcessRunner],
   title: "GitCommit",
   description,
   permission: "ask",
@@ -115,13 +114,14 @@ export const gitCommitTool = defineTool({
       const hooksPath = gitConfig.get("core.hookspath")
       const hooksDir = hooksPath ? path.resolve(repo.dir, hooksPath.replace(/^~(?=\/)/, config.env.HOME ?? "~")) : path.join(repo.commondir, "hooks")
       const hookEnv = { ...config.env, GIT_INDEX_FILE: path.join(repo.gitdir, "index") }
-      yield* runHook({ hooksDir, name: "pre-commit", args: [], cwd: repo.dir, env: hookEnv })
+      const timeoutMs = config.get("git.hook_timeout_ms", DEFAULT_HOOK_TIMEOUT_MS)
+      yield* runHook({ hooksDir, name: "pre-commit", args: [], cwd: repo.dir, env: hookEnv, timeoutMs })
       let finalMessage = text
       const msgFile = path.join(repo.gitdir, "COMMIT_EDITMSG")
       yield* fs.writeFileString(msgFile, `${text}\n`).pipe(Effect.orElseSucceed(() => undefined))
       // git's order and arguments for a message given with -m; either hook may rewrite the message file.
       for (const [name, args] of [["prepare-commit-msg", [msgFile, "message"]], ["commit-msg", [msgFile]]] as const) {
-        if (!(yield* runHook({ hooksDir, name, args, cwd: repo.dir, env: hookEnv }))) continue
+        if (!(yield* runHook({ hooksDir, name, args, cwd: repo.dir, env: hookEnv, timeoutMs }))) continue
         finalMessage = cleanMessage(yield* fs.readFileString(msgFile).pipe(Effect.orElseSucceed(() => finalMessage)))
         if (finalMessage === "") return yield* Effect.fail(invalidParam("message", `the ${name} hook left an empty message`))
       }
@@ -149,7 +149,7 @@ export const gitCommitTool = defineTool({
             }),
           )
       // As git: post-commit runs once the commit exists, and its failure changes nothing.
-      yield* runHook({ hooksDir, name: "post-commit", args: [], cwd: repo.dir, env: hookEnv }).pipe(Effect.ignore)
+      yield* runHook({ hooksDir, name: "post-commit", args: [], cwd: repo.dir, env: hookEnv, timeoutMs }).pipe(Effect.ignore)
       const subject = finalMessage.split("\n")[0]!
       const root = head.commit === undefined ? " (root-commit)" : ""
       const lines = changes.map((c) =>

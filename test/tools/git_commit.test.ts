@@ -127,6 +127,22 @@ describe(`git_commit (${backend})`, () => {
     expect(head(root)).toEndWith("hooked\n\nSigned-off-by: Hook <hook@example.test>")
   })
 
+  test("a hook that never ends is stopped at git.hook_timeout_ms with what it started: TIMEOUT, nothing committed", async () => {
+    const root = staged()
+    const hooks = join(root, ".git", "hooks")
+    mkdirSync(hooks, { recursive: true })
+    writeFileSync(join(hooks, "pre-commit"), "#!/bin/sh\necho 'waiting for a lock'\nsleep 600\n")
+    chmodSync(join(hooks, "pre-commit"), 0o755)
+    const before = head(root)
+    const started = performance.now()
+    const stuck = await commit(root, { message: "never" }, { configOverrides: { git: { hook_timeout_ms: 500 } } })
+    expect(performance.now() - started).toBeLessThan(20_000)
+    expect(stuck.envelope.error).toMatchObject({ code: "TIMEOUT" })
+    expect(stuck.envelope.error?.message).toContain("The pre-commit hook did not finish within 0.5 s and was stopped; nothing was committed.")
+    expect(stuck.envelope.text).toContain("waiting for a lock")
+    expect(head(root)).toBe(before)
+  })
+
   test("runs pre-commit, prepare-commit-msg, commit-msg and post-commit in git's order, once each, with git's arguments", async () => {
     const root = staged()
     const hooks = join(root, ".git", "hooks")

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { setting, type ConfigSection } from "../section.ts"
+import { Count, setting, type ConfigSection } from "../section.ts"
 
 /** How the git tools reach the repository. */
 export const gitSection: ConfigSection = {
@@ -10,6 +10,11 @@ export const gitSection: ConfigSection = {
           Schema.Literals(["auto", "cli", "isomorphic"]),
           "auto or cli: the git command line when installed; isomorphic: the built-in implementation.",
           "auto",
+        ),
+        hook_timeout_ms: setting(
+          Count(),
+          "How long git_commit lets a repository hook (pre-commit, commit-msg, …) run before it is stopped and nothing is committed.",
+          120_000,
         ),
       }),
       "The git tools.",
