@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeMcpHub, type McpEvent } from "../../src/mcp/mcp-hub.ts"
+import { mcpHumanLine } from "../../src/cli/mcp-events.ts"
 import { streamableServer } from "./http-servers.ts"
 import { toolNameOf } from "../../src/mcp/mcp-tool.ts"
 import { mapToolResult } from "../../src/mcp/result-content.ts"
@@ -186,6 +187,8 @@ describe("the hub", () => {
     expect(statusError(broken!)).toContain(`the ${before} tools listed before are kept`)
     expect(names().length).toBe(before)
     expect((await callTool(root, "mcp__tiny__echo", { message: "still" }, options)).envelope.text).toContain("echo: still")
+    // Where a person sees MCP problems (anvil run's and the chat's stderr): a warning line naming the server.
+    expect(mcpHumanLine(broken!)).toStartWith("anvil: warning: MCP server 'tiny': its tool list changed but could not be read again (")
   })
 
   test("a server's own -32000 error is its answer, not a lost connection; an answer that is not JSON-RPC fails at once, not at the deadline", async () => {
