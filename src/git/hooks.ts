@@ -4,9 +4,6 @@ import { Path } from "effect/Path"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { gitError, type GitError } from "./git-error.ts"
 
-/** `git.hook_timeout_ms` when it is not set: two minutes, as a bash command's default. */
-export const DEFAULT_HOOK_TIMEOUT_MS = 120_000
-
 /** Hook output kept for the error text: its last 4 MiB (the framework cuts and spills a long one like any text). */
 const MAX_OUTPUT = 4 * 1024 * 1024
 

@@ -62,8 +62,6 @@ const fromCallError = (error: McpCallError): ToolError => {
       return new ToolError({ code: "INVALID_PARAM", message: error.message, fieldErrors: [{ field: "(root)", message: error.message }] })
     case "failed":
       return new ToolError({ code: "EXECUTION_ERROR", message: error.message, retryable: true })
-    case "bad_answer":
-      return new ToolError({ code: "EXECUTION_ERROR", message: error.message, retryable: false })
     default:
       return new ToolError({ code: "EXECUTION_ERROR", message: error.message, retryable: false })
   }

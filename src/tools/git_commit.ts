@@ -3,7 +3,8 @@ import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { isoGit } from "../git/iso-git.ts"
 import { Config } from "../config/config.ts"
-import { DEFAULT_HOOK_TIMEOUT_MS, runHook } from "../git/hooks.ts"
+import { runHook } from "../git/hooks.ts"
+import { GIT_DEFAULTS } from "../config/sections/git.ts"
 import { readGitConfig, resolveIdentity } from "../git/identity.ts"
 import { cliCommit, cliStagedChanges } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
@@ -114,7 +115,7 @@ export const gitCommitTool = defineTool({
       const hooksPath = gitConfig.get("core.hookspath")
       const hooksDir = hooksPath ? path.resolve(repo.dir, hooksPath.replace(/^~(?=\/)/, config.env.HOME ?? "~")) : path.join(repo.commondir, "hooks")
       const hookEnv = { ...config.env, GIT_INDEX_FILE: path.join(repo.gitdir, "index") }
-      const timeoutMs = config.get("git.hook_timeout_ms", DEFAULT_HOOK_TIMEOUT_MS)
+      const timeoutMs = config.get("git.hook_timeout_ms", GIT_DEFAULTS.hook_timeout_ms)
       yield* runHook({ hooksDir, name: "pre-commit", args: [], cwd: repo.dir, env: hookEnv, timeoutMs })
       let finalMessage = text
       const msgFile = path.join(repo.gitdir, "COMMIT_EDITMSG")

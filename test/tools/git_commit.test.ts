@@ -20,6 +20,15 @@ const staged = (options: { commit?: boolean } = { commit: true }) => {
   return root
 }
 
+/** Writes an executable hook into the repository's hooks folder; returns the folder. */
+const writeHook = (root: string, name: string, script: string): string => {
+  const hooks = join(root, ".git", "hooks")
+  mkdirSync(hooks, { recursive: true })
+  writeFileSync(join(hooks, name), script)
+  chmodSync(join(hooks, name), 0o755)
+  return hooks
+}
+
 // Both backends answer every case: the git command line, and isomorphic-git (used when no git is installed).
 for (const backend of ["cli", "isomorphic"] as const) {
 describe(`git_commit (${backend})`, () => {
@@ -103,10 +112,7 @@ describe(`git_commit (${backend})`, () => {
 
   test("runs the pre-commit hook (a failing hook stops the commit) and the commit-msg hook (which may edit the message)", async () => {
     const root = staged()
-    const hooks = join(root, ".git", "hooks")
-    mkdirSync(hooks, { recursive: true })
-    writeFileSync(join(hooks, "pre-commit"), "#!/bin/sh\necho 'lint failed: b.txt' >&2\nexit 1\n")
-    chmodSync(join(hooks, "pre-commit"), 0o755)
+    const hooks = writeHook(root, "pre-commit", "#!/bin/sh\necho 'lint failed: b.txt' >&2\nexit 1\n")
     const before = head(root)
     const refused = await commit(root, { message: "blocked" })
     expect(refused.envelope.error?.code).toBe("EXECUTION_ERROR")
@@ -129,10 +135,7 @@ describe(`git_commit (${backend})`, () => {
 
   test("a hook that never ends is stopped at git.hook_timeout_ms with what it started: TIMEOUT, nothing committed", async () => {
     const root = staged()
-    const hooks = join(root, ".git", "hooks")
-    mkdirSync(hooks, { recursive: true })
-    writeFileSync(join(hooks, "pre-commit"), "#!/bin/sh\necho 'waiting for a lock'\nsleep 600\n")
-    chmodSync(join(hooks, "pre-commit"), 0o755)
+    writeHook(root, "pre-commit", "#!/bin/sh\necho 'waiting for a lock'\nsleep 600\n")
     const before = head(root)
     const started = performance.now()
     const stuck = await commit(root, { message: "never" }, { configOverrides: { git: { hook_timeout_ms: 500 } } })

@@ -1,6 +1,12 @@
 import { Schema } from "effect"
 import { Count, setting, type ConfigSection } from "../section.ts"
 
+/** The git settings' defaults, for the code that reads them. */
+export const GIT_DEFAULTS = {
+  /** Two minutes, as a bash command's default time limit. */
+  hook_timeout_ms: 120_000,
+} as const
+
 /** How the git tools reach the repository. */
 export const gitSection: ConfigSection = {
   fields: () => ({
@@ -14,7 +20,7 @@ export const gitSection: ConfigSection = {
         hook_timeout_ms: setting(
           Count(),
           "How long git_commit lets a repository hook (pre-commit, commit-msg, …) run before it is stopped and nothing is committed.",
-          120_000,
+          GIT_DEFAULTS.hook_timeout_ms,
         ),
       }),
       "The git tools.",
