@@ -109,6 +109,10 @@ export const claudeRule = (text: string): AllowRule | undefined => {
   return { tool: tool.toLowerCase(), pattern }
 }
 
+/** Bash brings the tools that read and stop its background commands (a program naming Bash means them too). */
+const withCompanions = (tools: ReadonlyArray<string>): Array<string> =>
+  tools.includes("bash") ? [...new Set([...tools, "bash_output", "bash_stop"])] : [...tools]
+
 /** Whether argv looks like a Claude print-mode invocation (no anvil subcommand). */
 export const isPrintInvocation = (argv: ReadonlyArray<string>): boolean =>
   argv.some((a) => a === "-p" || a === "--print" || a.startsWith("--output-format") || a.startsWith("--input-format"))
@@ -210,7 +214,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     pluginDirs: [...(values.get("--plugin-dir") ?? []), ...(values.get("--plugin-dir-no-mcp") ?? [])],
     ...(jsonSchema !== undefined ? { jsonSchema } : {}),
     ...(values.has("--setting-sources") ? { settingSources: list("--setting-sources") } : {}),
-    ...(toolsText !== undefined && toolsText !== "default" ? { tools: splitToolList(toolsText).map(anvilName) } : {}),
+    ...(toolsText !== undefined && toolsText !== "default" ? { tools: withCompanions(splitToolList(toolsText).map(anvilName)) } : {}),
     prompt: words.join(" ").trim(),
     ignored: [...new Set(ignored)],
     errors,

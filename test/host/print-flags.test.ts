@@ -19,7 +19,9 @@ describe("Claude print-mode flags", () => {
     ])
   })
   test("--tools names the built-in tools in Claude's names; default or an empty list as the SDK writes them", () => {
-    expect(parsePrintFlags(["--tools", "Read,Grep,Bash"]).tools).toEqual(["read", "grep", "bash"])
+    // Bash brings the tools that read and stop its background commands.
+    expect(parsePrintFlags(["--tools", "Read,Grep,Bash"]).tools).toEqual(["read", "grep", "bash", "bash_output", "bash_stop"])
+    expect(parsePrintFlags(["--tools", "Read"]).tools).toEqual(["read"])
     expect(parsePrintFlags(["--tools=default"]).tools).toBeUndefined()
     expect(parsePrintFlags(["--tools", ""]).tools).toEqual([])
     expect(parsePrintFlags(["--tools", ""]).ignored).toEqual([])
