@@ -6,7 +6,7 @@ import { cancelTurn, type HostState } from "./host-state.ts"
 import { PERMISSION_MODES, type PermissionMode } from "./print-flags.ts"
 import { ConfigError, readConfig } from "../config/config.ts"
 import { trustedConfig } from "../runtime.ts"
-import { sdkAgentList, sdkModels } from "./sdk-catalog.ts"
+import { sdkAgentList, sdkModels, skillsOnly } from "./sdk-catalog.ts"
 import { sdkCommands } from "./sdk-commands.ts"
 import { mcpServers, streamFor } from "./session-lifecycle.ts"
 
@@ -43,7 +43,7 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
       state.initialize = request
       state.systemPrompt = initializePrompt(request, state.systemPrompt)
       const root = projectRootOfSync(io.cwd, state.root)
-      const read = await readConfig({ root, env: io.env })
+      const read = await readConfig({ root, env: io.env, overrides: skillsOnly(request) })
       // The configuration in force, as the session will have it (the project's settings that need trust left out).
       const config = read instanceof ConfigError ? undefined : await Effect.runPromise(trustedConfig(read, root))
       channel.succeed(id, {

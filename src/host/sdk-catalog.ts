@@ -10,6 +10,13 @@ import { sdkAgents } from "./sdk-agents.ts"
  * `supportedAgents()`), as far as anvil can say it truthfully before the session opens.
  */
 
+/**
+ * The program's `skills` option (in `initialize`; `"all"` sends none): only the skills it names are offered,
+ * loaded and run as `/name`, through anvil's `skills.only` setting.
+ */
+export const skillsOnly = (initialize: Readonly<Record<string, unknown>>): { readonly skills: { readonly only: ReadonlyArray<string> } } | Record<string, never> =>
+  Array.isArray(initialize.skills) ? { skills: { only: initialize.skills.filter((s): s is string => typeof s === "string") } } : {}
+
 /** One model as `supportedModels()` lists it. */
 export interface SdkModel {
   /** What `setModel` and `--model` take. */

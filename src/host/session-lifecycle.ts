@@ -9,6 +9,7 @@ import type { HostState } from "./host-state.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
 import { denyRules, type PermissionBridge } from "./permission-bridge.ts"
 import { sdkAgents } from "./sdk-agents.ts"
+import { skillsOnly } from "./sdk-catalog.ts"
 import { sdkCommandName } from "./sdk-commands.ts"
 import { makeSdkHooks } from "./sdk-hooks.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
@@ -92,6 +93,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       onAsk: bridge.ask,
       configOverrides: {
         ...(disallowed.length > 0 ? { permission: denyRules(disallowed) } : {}),
+        ...skillsOnly(initialize),
         // A host that answers permission requests decides about every asking call, sandboxed commands included.
         ...(flags.promptToolStdio ? { sandbox: { auto_allow: false } } : {}),
       },

@@ -255,6 +255,11 @@ export const loadSkillCatalog = Effect.fn("loadSkillCatalog")(function* (
     if (winner) winner.overrides.push({ source: f.skill.source, path: f.skill.path })
     else winners.set(f.skill.name, { skill: f.skill, overrides: [] })
   }
-  const skills: Array<Skill> = [...winners.values()].map((w) => ({ ...w.skill, overrides: w.overrides })).sort(byName)
+  const all: Array<Skill> = [...winners.values()].map((w) => ({ ...w.skill, overrides: w.overrides })).sort(byName)
+  // `skills.only` keeps the skills it names (a `plugin:name` entry names the skill `name`).
+  const section = (yield* Config).get("skills", {} as Record<string, unknown>)
+  const only = Array.isArray(section.only) ? (section.only as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string") : undefined
+  const kept = only ? new Set(only.map((n) => n.slice(n.lastIndexOf(":") + 1))) : undefined
+  const skills = kept ? all.filter((s) => kept.has(s.name)) : all
   return { skills, invalid: invalid.sort(byName), folders, problems } satisfies SkillCatalog
 })

@@ -703,6 +703,20 @@ describe("skills, models and agents the program can ask about", () => {
     expect(sent).toContain(`Greet Bob at Paris (all: Bob Paris; first: Bob). Notes in ${join(root, ".claude", "skills", "greet")}/notes.md.`)
   })
 
+  test("the skills option keeps only the skills it names: in supportedCommands(), the prompt's list and the Skill tool", async () => {
+    const root = project(greet)
+    const { env, server } = model([{ tool_calls: [{ name: "Skill", arguments: { skill: "create-skill" }, id: "s1" }] }, { text: "Done." }])
+    const q = query({ prompt: "go", options: { ...base(root, env), skills: ["greet"] } })
+    expect((await q.supportedCommands()).map((c) => c.name)).toEqual(["greet"])
+    const messages = await collect(q)
+    const system = JSON.stringify(server.requests[0]!.body.messages[0])
+    expect(system).toContain("- greet: Greets someone somewhere")
+    expect(system).not.toContain("create-skill")
+    const refused = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.tool_use_id === "s1") as any
+    expect(refused.is_error).toBe(true)
+    expect(String(refused.content)).toContain("Unknown skill 'create-skill'")
+  })
+
   test("the Skill tool's args reach the skill: named, positional and whole; WebFetch's prompt is put above the page", async () => {
     const root = project(greet)
     const page = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<html><title>Prices</title><body><h1>Prices</h1><p>The plan costs 12 EUR.</p></body></html>", { headers: { "content-type": "text/html" } }) })

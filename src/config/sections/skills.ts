@@ -7,6 +7,7 @@ export const skillsSection: ConfigSection = {
     skills: setting(
       Schema.Struct({
         paths: setting(Schema.Union([Schema.String, Names()]), "Folders of <name>/SKILL.md, relative to the root, absolute or ~/….", []),
+        only: setting(Names(), "Only these skills are offered, loaded and run as /name (an Agent SDK program's skills option); unset: every skill found."),
       }),
       "Skill folders.",
     ),
