@@ -11,6 +11,8 @@ import { processLimitLine } from "../sandbox/process-limit.ts"
 import { readSandboxSettings, SandboxSettingsError, showNetwork } from "../sandbox/settings.ts"
 import { ignoredNotice, projectSandboxSection, resolveProjectSandbox, sandboxTrustSubject } from "../trust/project-sandbox.ts"
 import { sandboxSummary } from "../sandbox/summary.ts"
+import { definedEnv, envFilter } from "../sandbox/command-env.ts"
+import { modelSecrets } from "../llm/model-secrets.ts"
 import { findProjectRoot } from "../workspace/project-root.ts"
 import { parseSandboxFlag } from "./agent-args.ts"
 import { UsageError } from "./args.ts"
@@ -25,11 +27,12 @@ Reports what the command sandbox can do on this machine (bubblewrap found, a tes
 sandbox started, writes, PID namespace and network checked) and the rules in force
 for this project: the mode, writable folders, protected paths, hidden secrets, network.
 Settings: anvil.json "sandbox": { "mode", "require", "writable", "protected",
-"deny_read", "allow_read", "network", "auto_allow", "max_processes" } (see README
+"deny_read", "allow_read", "allow_env", "deny_env", "network", "auto_allow", "max_processes" } (see README
 "The command sandbox").
 A project's own anvil.json may narrow the sandbox freely; what would widen it
 (a looser mode, more writable folders or hosts, require or auto_allow relaxed,
-more sandbox.allow folders, secrets made readable, a higher process limit) applies only after 'anvil sandbox trust', which
+more sandbox.allow folders, secrets made readable, secret-looking variables
+let through, a higher process limit) applies only after 'anvil sandbox trust', which
 records the settings' hash in ~/.config/anvil/trust.json (a change asks again).
 `
 
@@ -95,7 +98,8 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
   } catch (e) {
     throw new ConfigError(e instanceof SandboxSettingsError ? `anvil.json: ${e.message}` : String(e))
   }
-  const sandbox = makeSandbox({ root: dir, env: io.env, settings, sessionId: "doctor" })
+  const secrets = modelSecrets(config)
+  const sandbox = makeSandbox({ root: dir, env: io.env, settings, sessionId: "doctor", modelSecrets: secrets })
   try {
     const { status } = sandbox.service
     const policy = sandbox.service.policy()
@@ -128,6 +132,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       protected: policy ? [...policy.readOnly.map((p) => showPath(dir, p)), ...policy.standIns.map((s) => `${showPath(dir, s.path)} (missing: kept uncreatable)`)] : [],
       hidden: policy ? [...policy.hiddenDirs, ...policy.hiddenFiles].map(tilde) : [],
       redacted: policy ? policy.redacted.map((r) => tilde(r.path)) : [],
+      env_withheld: envFilter({ allow: settings.allowEnv, deny: settings.denyEnv, model: secrets })(definedEnv(io.env)).withheld,
       process_limit: processLimitLine(settings.maxProcesses, status.support, status.confining),
       abstract_sockets: !policy
         ? null
@@ -161,6 +166,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       )
       if (policy.missingWritable.length > 0) lines.push(`sandbox.writable entries that do not exist (ignored): ${policy.missingWritable.join(", ")}`)
     }
+    lines.push(`Environment variables withheld from commands (sandbox.allow_env lets one through): ${report.env_withheld.join(", ") || "(none set)"}`)
     lines.push(`Process limit: ${report.process_limit}`)
     if (report.abstract_sockets) lines.push(`Abstract Unix sockets outside: ${report.abstract_sockets}`)
     if (settings.projectIgnored) lines.push(`Warning: ${settings.projectIgnored}`)

@@ -10,6 +10,8 @@ import { forgetProbeIfFailed, probeSandbox, type SandboxSupport } from "./probe.
 import type { SandboxProxy } from "./proxy.ts"
 import { abstractScopeAvailable, scopedCommand } from "./abstract-scope.ts"
 import { RELAY_COMMAND } from "./relay-command.ts"
+import { envFilter, type ModelSecrets } from "./command-env.ts"
+import { MARK_VAR } from "../process/process-table.ts"
 import { hostAllowed, type SandboxSettings } from "./settings.ts"
 import { privateStateDir, xdgConfigHome } from "../workspace/state-dir.ts"
 import { standInDir } from "../workspace/stand-in-records.ts"
@@ -46,6 +48,8 @@ export interface WrappedCommand {
   /** The process runner's spawn hook that puts the command inside bubblewrap; undefined when it runs as it is. */
   readonly wrap?: SpawnWrap
   readonly confined: boolean
+  /** The environment variables withheld from the command (secrets, see command-env.ts), once it started. */
+  readonly envWithheld: () => ReadonlyArray<string>
   /** Removes stand-ins and reads the output for what the sandbox refused. Call once, after the run. */
   readonly finish: (output: string) => Effect.Effect<ReadonlyArray<SandboxRefusal>>
 }
@@ -73,7 +77,12 @@ export interface SandboxOptions {
   readonly saveHost?: (host: string) => Promise<void>
   /** The program line that starts anvil itself (for the relay inside the sandbox). */
   readonly self?: ReadonlyArray<string>
+  /** The credentials anvil reaches its model with: never passed to a command, whatever sandbox.allow_env says. */
+  readonly modelSecrets?: ModelSecrets
 }
+
+/** What anvil itself puts in a command's environment (its process mark, the caller's PATH): never withheld. */
+const ANVIL_VARS = [MARK_VAR, "ANVIL_CALLER_PATH"]
 
 /** The one-line warning for a sandbox that cannot run. */
 export const unavailableWarning = (support: SandboxSupport): string | undefined =>
@@ -128,6 +137,8 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   let overlays: string | undefined
   let overlayCount = 0
   let proxy: Promise<SandboxProxy> | undefined
+  // Whether confined or not: the rule is about what the model's commands may learn, not about the OS sandbox.
+  const filterEnv = envFilter({ allow: settings.allowEnv ?? [], deny: settings.denyEnv ?? [], model: options.modelSecrets })
   const approvedHosts: Array<string> = []
   const refused: Array<string> = []
   const asking = new Map<string, Promise<boolean>>()
@@ -196,7 +207,19 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
     Effect.gen(function* () {
       // Unconfined, the process limit still holds where anvil can make a cgroup (process/tree-cgroup.ts).
       const max = settings.maxProcesses
-      const plain: WrappedCommand = { confined: false, ...(max > 0 ? { wrap: (c: SpawnCommand) => ({ ...c, maxProcesses: max }) } : {}), finish: () => Effect.succeed([]) }
+      let withheld: ReadonlyArray<string> = []
+      const filtered = (env: Readonly<Record<string, string>>) => {
+        const f = filterEnv(env, ANVIL_VARS)
+        withheld = f.withheld
+        return f.env
+      }
+      const envWithheld = () => withheld
+      const plain: WrappedCommand = {
+        confined: false,
+        wrap: (c: SpawnCommand) => ({ ...c, env: filtered(c.env), ...(max > 0 ? { maxProcesses: max } : {}) }),
+        envWithheld,
+        finish: () => Effect.succeed([]),
+      }
       if (settings.mode === "off" || request.unconfined) return plain
       const support = probe()
       if (!support.available) {
@@ -248,7 +271,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
         return {
           argv: [bwrap, ...bwrapArgs({ policy, ...(excludeFile ? { gitExcludeFile: excludeFile } : {}), redactedFiles, ...(nproc ? { nproc } : {}), shareNet: settings.network.kind === "on", root, cwd: command.cwd, ...inner })],
           cwd: command.cwd,
-          env: { ...command.env, TMPDIR: temp, TMP: temp, TEMP: temp, TEMPDIR: temp },
+          env: { ...filtered(command.env), TMPDIR: temp, TMP: temp, TEMP: temp, TEMPDIR: temp },
           // --die-with-parent in its own PID namespace (bwrap-args.ts): nothing of it outlives it or anvil.
           contained: true,
           ...(max > 0 ? { maxProcesses: max } : {}),
@@ -261,6 +284,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       return {
         confined: true,
         wrap: wrapHook,
+        envWithheld,
         finish: (output: string) =>
           Effect.sync(() => {
             if (!finished) {
@@ -326,5 +350,5 @@ export class Sandbox extends Context.Service<Sandbox, SandboxShape>()("anvil/San
   static layer = (options: SandboxOptions) => Layer.effect(Sandbox, Sandbox.make(options))
 
   /** Commands run as they are (tests of other things, and mode off). */
-  static off = Layer.succeed(Sandbox, makeSandbox({ root: "/", env: {}, sessionId: "off", settings: { mode: "off", require: false, writable: [], protected: [], denyRead: [], allowRead: [], maxProcesses: 0, network: { kind: "off" }, autoAllow: false } }).service)
+  static off = Layer.succeed(Sandbox, makeSandbox({ root: "/", env: {}, sessionId: "off", settings: { mode: "off", require: false, writable: [], protected: [], denyRead: [], allowRead: [], allowEnv: [], denyEnv: [], maxProcesses: 0, network: { kind: "off" }, autoAllow: false } }).service)
 }

@@ -22,6 +22,10 @@ export interface SandboxSettings {
   readonly denyRead: ReadonlyArray<string>
   /** Built-in secrets commands may read after all (the user's choice: a project's own list applies only once trusted). */
   readonly allowRead: ReadonlyArray<string>
+  /** Environment variables (glob patterns) commands get although they look secret (a project's own only once trusted). */
+  readonly allowEnv: ReadonlyArray<string>
+  /** Environment variables (glob patterns) commands never get. */
+  readonly denyEnv: ReadonlyArray<string>
   /** The most processes (and threads) one command's tree may have at once; 0 for no limit. */
   readonly maxProcesses: number
   readonly network: NetworkPolicy
@@ -42,12 +46,20 @@ export const DEFAULT_MAX_PROCESSES = 4096
 export class SandboxSettingsError extends Data.TaggedError("SandboxSettingsError")<{ readonly message: string }> {}
 
 
-const strings = (value: unknown, key: string): ReadonlyArray<string> => {
+const strings = (value: unknown, key: string, example = `a list of paths (strings), e.g. ["../shared-cache"]`): ReadonlyArray<string> => {
   if (value === undefined) return []
   if (!Array.isArray(value) || value.some((v) => typeof v !== "string" || v.trim() === "")) {
-    throw new SandboxSettingsError({ message: `sandbox.${key} must be a list of paths (strings), e.g. ["../shared-cache"]` })
+    throw new SandboxSettingsError({ message: `sandbox.${key} must be ${example}` })
   }
   return value as ReadonlyArray<string>
+}
+
+/** A list of environment variable names, `*` and `?` matching any characters and one. */
+const envNames = (value: unknown, key: string): ReadonlyArray<string> => {
+  const list = strings(value, key, `a list of environment variable names or patterns, e.g. ["GITHUB_TOKEN", "CI_*"]`)
+  const bad = list.find((n) => n.includes("="))
+  if (bad !== undefined) throw new SandboxSettingsError({ message: `sandbox.${key} names variables, without a value: ${JSON.stringify(bad)}` })
+  return list
 }
 
 /**
@@ -83,6 +95,8 @@ export const readSandboxSettings = (section: unknown, modeFlag?: string): Sandbo
     protected: strings(s.protected, "protected"),
     denyRead: strings(s.deny_read, "deny_read"),
     allowRead: strings(s.allow_read, "allow_read"),
+    allowEnv: envNames(s.allow_env, "allow_env"),
+    denyEnv: envNames(s.deny_env, "deny_env"),
     maxProcesses: typeof max === "number" ? max : DEFAULT_MAX_PROCESSES,
     network: networkOf(s.network),
     autoAllow: s.auto_allow !== false,

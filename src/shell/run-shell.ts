@@ -80,6 +80,8 @@ export interface ShellRun {
     readonly unavailable?: string
     /** The project's sandbox settings that were ignored (not trusted), with the next step. */
     readonly projectIgnored?: string
+    /** The environment variables withheld from the command as secrets (names only). */
+    readonly envWithheld: ReadonlyArray<string>
   }
 }
 
@@ -134,7 +136,8 @@ export const SHELL_SERVICES = [ProcessRunner, Sandbox] as const
  *   removed. Without a writable spill folder the streams come through pipes,
  *   with the same answer. What is shown is the head and the tail of each stream, the
  *   budget shared so that each gets what it needs and the larger one the rest.
- * - The environment is passed through unchanged; login profiles that reset
+ * - The environment is passed through without what looks like a secret
+ *   (the sandbox's rule, sandbox/command-env.ts); login profiles that reset
  *   PATH get the caller's PATH put back in front.
  */
 export const runShell = (request: ShellRequest) =>
@@ -309,7 +312,7 @@ export const runConfined = (request: CommandRequest, { file, argv, env, cwd, rea
     const run: ConfinedRun = {
       outcome,
       refusals: wrapped.finish,
-      sandbox: { mode, ...(unavailable ? { unavailable } : {}), ...(ignored ? { projectIgnored: ignored } : {}) },
+      sandbox: { mode, envWithheld: wrapped.envWithheld(), ...(unavailable ? { unavailable } : {}), ...(ignored ? { projectIgnored: ignored } : {}) },
     }
     return run
   })

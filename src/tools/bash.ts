@@ -178,6 +178,14 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
   // Said on every such call: the model (and a script reading one envelope) learns the command was not confined.
   if (run.sandbox.unavailable) notes.push(`Sandbox: this command ran unconfined — ${run.sandbox.unavailable}`)
   if (run.sandbox.projectIgnored) notes.push(`Sandbox: ${run.sandbox.projectIgnored}`)
+  // Said when it may be why the command failed (a tool asking for its token), not on every call.
+  const withheld = run.sandbox.envWithheld
+  if (withheld.length > 0 && outcome.exitCode !== 0) {
+    notes.push(
+      `Sandbox: environment variables that look like secrets were withheld from the command: ${withheld.join(", ")}. ` +
+        "If it needs one, the user can let it through with sandbox.allow_env in their own ~/.config/anvil/anvil.json.",
+    )
+  }
   const section = (name: string, s: StreamReport) => `${name}:\n${s.shown.text === "" ? "(empty)" : s.shown.text}`
   const saved: Array<string> = []
   const describe = (name: string, s: StreamReport) => {
@@ -218,6 +226,7 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
       sandbox: {
         mode: run.sandbox.mode,
         refused: run.sandbox.refusals,
+        env_withheld: withheld,
         ...(run.sandbox.unavailable ? { unavailable: run.sandbox.unavailable } : {}),
         ...(run.sandbox.projectIgnored ? { project_ignored: run.sandbox.projectIgnored } : {}),
       },

@@ -11,7 +11,7 @@ import { DEFAULT_MAX_PROCESSES, hostAllowed } from "../sandbox/settings.ts"
  * repository must not be able to widen what commands (or anvil's tools) may
  * reach: a project setting that widens — a looser mode, `require: false`,
  * more writable folders or hosts, `auto_allow` back on, more `allow` folders,
- * secrets made readable (`allow_read`), a higher or no process limit —
+ * secrets made readable (`allow_read`), secret-looking environment variables let through (`allow_env`), a higher or no process limit —
  * applies only once the user trusted the project's sandbox settings (the same
  * trust store as project plugins and MCP servers, kind "sandbox"); until then
  * it is ignored and reported. Settings that narrow always apply, and the
@@ -19,9 +19,9 @@ import { DEFAULT_MAX_PROCESSES, hostAllowed } from "../sandbox/settings.ts"
  */
 
 /** Keys whose value can widen confinement. */
-const WIDENING_KEYS = ["mode", "require", "writable", "network", "auto_allow", "allow", "allow_read", "max_processes"] as const
+const WIDENING_KEYS = ["mode", "require", "writable", "network", "auto_allow", "allow", "allow_read", "allow_env", "max_processes"] as const
 /** Lists that only narrow: the entries of every file apply. */
-const NARROWING_LISTS = ["protected", "deny_read"] as const
+const NARROWING_LISTS = ["protected", "deny_read", "deny_env"] as const
 
 /** The `sandbox` section to use, and what of the project's was left out. */
 export interface ProjectSandbox {
@@ -71,6 +71,7 @@ const widens = (key: (typeof WIDENING_KEYS)[number], value: unknown, base: unkno
     case "writable":
     case "allow":
     case "allow_read":
+    case "allow_env":
       return Array.isArray(value) && strings(value).some((p) => !strings(base).includes(p))
     case "network": {
       const rank = networkRank(value)

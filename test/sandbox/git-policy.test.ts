@@ -8,7 +8,7 @@ import { tempDir } from "../support/harness.ts"
 
 // How the command sandbox keeps git from running code the command planted: which paths it protects,
 // pins or removes afterwards. The binary test (sandbox.test.ts) shows the same through bubblewrap.
-const settings: SandboxSettings = { mode: "workspace-write", require: false, writable: [], protected: [], denyRead: [], allowRead: [], maxProcesses: 4096, network: { kind: "off" }, autoAllow: true }
+const settings: SandboxSettings = { mode: "workspace-write", require: false, writable: [], protected: [], denyRead: [], allowRead: [], allowEnv: [], denyEnv: [], maxProcesses: 4096, network: { kind: "off" }, autoAllow: true }
 
 const repo = () => {
   const root = realpathSync(tempDir("anvil-gitpol-"))

@@ -10,7 +10,7 @@ import { tempDir } from "../support/harness.ts"
 
 // Which Unix sockets of programs outside the sandbox a command gets an empty file over instead.
 // The binary test (sandbox.test.ts) shows a real server outside left unreachable.
-const settings: SandboxSettings = { mode: "workspace-write", require: false, writable: [], protected: [], denyRead: [], allowRead: [], maxProcesses: 4096, network: { kind: "off" }, autoAllow: true }
+const settings: SandboxSettings = { mode: "workspace-write", require: false, writable: [], protected: [], denyRead: [], allowRead: [], allowEnv: [], denyEnv: [], maxProcesses: 4096, network: { kind: "off" }, autoAllow: true }
 
 describe("Unix sockets outside the sandbox", () => {
   test("every bound pathname socket of the table that is still a socket, listening or datagram, however its path is spelt; not abstract ones, /dev, /proc, gone or ordinary files", async () => {

@@ -20,7 +20,7 @@ describe("runShell (shell domain)", () => {
     expect(r.cwd).toBe("sub")
     expect(r.stdout).toMatchObject({ shown: { text: join(root, "sub"), truncated: false }, lines: 1, path: null })
     expect(r.stderr).toMatchObject({ shown: { text: "oops", truncated: false }, totalBytes: 5 })
-    expect(r.sandbox).toEqual({ mode: "off", refusals: [] })
+    expect(r.sandbox).toEqual({ mode: "off", refusals: [], envWithheld: [] })
   })
 
   test("an argv runs without a shell; output over the budget is shown head and tail and saved whole", async () => {

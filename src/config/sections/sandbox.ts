@@ -13,6 +13,8 @@ export const sandboxSection: ConfigSection = {
         protected: setting(Names(), "Paths in the root kept read-only for commands.", []),
         deny_read: setting(Names(), "Paths commands may not read.", []),
         allow_read: setting(Names(), "Built-in home secrets commands may read after all (e.g. \"~/.kube/\").", []),
+        allow_env: setting(Names(), "Environment variables (glob patterns) commands get although they look secret (e.g. \"GITHUB_TOKEN\").", []),
+        deny_env: setting(Names(), "Environment variables (glob patterns) commands never get.", []),
         max_processes: setting(Schema.Int, "The most processes and threads one command may run at once (0: no limit).", 4096),
         network: setting(
           Schema.Union([Schema.Literals(["off", "on"]), Schema.Boolean, Names()]),
