@@ -10,6 +10,7 @@ import { Permissions, type AskAnswer, type PermissionRequest } from "../permissi
 import type { AllowRule } from "../permission/rules.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { makeToolRuntime, PlatformLive, trustedConfig, type RuntimeOptions, type ToolServices } from "../runtime.ts"
+import { shellExit } from "../process/exit-status.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "../tool-framework/registry.ts"
@@ -274,5 +275,5 @@ export const verifyRunner = (command: string, root: string, env: Readonly<Record
       .pipe(Effect.ensuring(finish("")), Effect.result)
     if (outcome._tag === "Failure") return { exitCode: 127, output: outcome.failure.message, timedOut: false } satisfies VerifyOutcome
     const tail = output.length > VERIFY_TAIL ? `[…]\n${output.slice(-VERIFY_TAIL)}` : output
-    return { exitCode: outcome.success.exitCode ?? 1, output: tail.trimEnd(), timedOut: outcome.success.timedOut } satisfies VerifyOutcome
+    return { exitCode: shellExit(outcome.success, wrapped.success.confined).code, output: tail.trimEnd(), timedOut: outcome.success.timedOut } satisfies VerifyOutcome
   })

@@ -7,6 +7,7 @@ import { FileCapture } from "../process/file-capture.ts"
 import { OutputCapture, type CapturedStream, type SpillTarget } from "../process/output-capture.ts"
 import { excerpt, lineCount, share, type Excerpt } from "../process/output-excerpt.ts"
 import { ProcessRunner, type OutputTarget, type ProcessOutcome } from "../process/process-runner.ts"
+import { shellExit, type ShellExit } from "../process/exit-status.ts"
 import type { SandboxRefusal } from "../sandbox/diagnose.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
 import { closeQuietly, fdPath } from "../workspace/checked-fs.ts"
@@ -60,6 +61,8 @@ export interface StreamReport {
 /** A command that ran (whatever its exit code). */
 export interface ShellRun {
   readonly outcome: ProcessOutcome
+  /** How it ended as a shell shows it: `$?` (128 + N for signal N) and the signal, confined or not. */
+  readonly exit: ShellExit
   readonly stdout: StreamReport
   readonly stderr: StreamReport
   /** The working directory, as results name paths. */
@@ -358,6 +361,7 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, launch: 
     const full = stdout.file !== undefined ? freeIfFull(stdout.file) : undefined
     const run: ShellRun = {
       outcome,
+      exit: shellExit(outcome, wrapped.confined),
       stdout: report(stdout.snapshot(), outShown),
       stderr: report(stderr.snapshot(), errShown),
       cwd,

@@ -144,7 +144,7 @@ export const bashTool = defineTool({
  * after some output, or background processes had to be ended.
  */
 const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout: number, run: ShellRun, read: ReadLimits): ToolResult => {
-  const { outcome, stdout, stderr } = run
+  const { outcome, stdout, stderr, exit } = run
   const context = shellContext(params, run.cwd)
   const call = params.command !== undefined ? { command: params.command } : { args: params.args }
   const duration = Math.round(outcome.durationMs * 10) / 10
@@ -152,11 +152,11 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
   const status = truncated || outcome.timedOut || outcome.heldOpen || run.diskFull !== undefined ? "partial" : "success"
 
   const lines = [
-    `Exit code: ${outcome.exitCode ?? `none (ended by ${outcome.signal ?? "a signal"})`}`,
+    `Exit code: ${exit.code}${exit.signal !== null ? ` (killed by ${exit.signal})` : ""}`,
     `Timed out: ${pyBool(outcome.timedOut)}`,
     `Duration: ${duration.toFixed(1)}ms`,
   ]
-  if (outcome.killed) lines.push(`Killed: True`)
+  if (outcome.killed || exit.signal !== null) lines.push(`Killed: True`)
   if (context.cwd !== ".") lines.push(`Working directory: ${context.cwd}`)
   const notes: Array<string> = []
   if (outcome.timedOut) {
@@ -180,7 +180,7 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
   if (run.sandbox.projectIgnored) notes.push(`Sandbox: ${run.sandbox.projectIgnored}`)
   // Said when it may be why the command failed (a tool asking for its token), not on every call.
   const withheld = run.sandbox.envWithheld
-  if (withheld.length > 0 && outcome.exitCode !== 0) {
+  if (withheld.length > 0 && exit.code !== 0) {
     notes.push(
       `Sandbox: environment variables that look like secrets were withheld from the command: ${withheld.join(", ")}. ` +
         "If it needs one, the user can let it through with sandbox.allow_env in their own ~/.config/anvil/anvil.json.",
@@ -215,10 +215,10 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
     data: {
       stdout: stdout.shown.text,
       stderr: stderr.shown.text,
-      exit_code: outcome.exitCode,
-      signal: outcome.signal,
+      exit_code: exit.code,
+      signal: exit.signal,
       timed_out: outcome.timedOut,
-      killed: outcome.killed,
+      killed: outcome.killed || exit.signal !== null,
       duration_ms: duration,
       truncated,
       output_path: stdout.path,
@@ -240,6 +240,6 @@ const render = (params: Parameters, shown: string, timeoutMs: number, maxTimeout
       : outcome.timedOut
         ? { truncation: { reason: "timeout", total_estimate: totalLines } }
         : {}),
-    meta: { duration_ms: duration, exit_code: outcome.exitCode, timeout_ms: timeoutMs },
+    meta: { duration_ms: duration, exit_code: exit.code, timeout_ms: timeoutMs },
   }
 }

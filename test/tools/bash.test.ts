@@ -107,10 +107,15 @@ describe("bash: running commands", () => {
     expect(envelope.text).toContain("Exit code: 3")
   })
 
-  test("a command killed by a signal reports the signal and no exit code", async () => {
+  test("a command killed by a signal reports 128 + N as a shell's $? does, and names the signal", async () => {
     const { envelope } = await bash(project(), { command: "kill -9 $$" })
-    expect(envelope.data).toMatchObject({ exit_code: null, signal: "SIGKILL", killed: true, timed_out: false })
-    expect(envelope.text).toContain("Exit code: none (ended by SIGKILL)")
+    expect(envelope.data).toMatchObject({ exit_code: 137, signal: "SIGKILL", killed: true, timed_out: false })
+    expect(envelope.text).toContain("Exit code: 137 (killed by SIGKILL)")
+    const term = await bash(project(), { args: ["sh", "-c", "kill -TERM $$"] })
+    expect(term.envelope.data).toMatchObject({ exit_code: 143, signal: "SIGTERM", killed: true })
+    // An exit status of 137 that no signal caused names none (anvil saw the wait status).
+    const plain = await bash(project(), { command: "exit 137" })
+    expect(plain.envelope.data).toMatchObject({ exit_code: 137, signal: null, killed: false })
   })
 
   test("stdin is closed: cat and read get end-of-input at once", async () => {
@@ -120,16 +125,39 @@ describe("bash: running commands", () => {
     expect(cat.envelope.data).toMatchObject({ stdout: "got:[]", timed_out: false })
   })
 
-  test("the environment is passed through unchanged; anvil itself never echoes it", async () => {
+  test("the environment is passed through; anvil itself never echoes it", async () => {
     const root = project()
-    const env = { PATH, ANVIL_TEST_SECRET: "s3cr3t-value" }
-    const shown = await bash(root, { command: 'echo "$ANVIL_TEST_SECRET"' }, { env })
+    const env = { PATH, ANVIL_TEST_VALUE: "s3cr3t-value" }
+    const shown = await bash(root, { command: 'echo "$ANVIL_TEST_VALUE"' }, { env })
     expect(shown.envelope.data.stdout).toBe("s3cr3t-value")
     const quiet = await bash(root, { command: "seq 1 20000" }, { env })
     expect(quiet.envelope.data.truncated).toBe(true)
     expect(JSON.stringify(quiet)).not.toContain("s3cr3t-value")
     const spilled = readFileSync(join(root, quiet.envelope.data.output_path as string), "utf8")
     expect(spilled).not.toContain("s3cr3t-value")
+  })
+
+  test("secret-looking variables are withheld (named in data.sandbox.env_withheld); sandbox.allow_env lets some through, never the model's key", async () => {
+    const root = project()
+    const env = {
+      PATH,
+      CI: "true",
+      npm_config_registry: "http://registry.example",
+      GITHUB_TOKEN: "t-1",
+      AWS_SECRET_ACCESS_KEY: "t-2",
+      DB_PASS: "t-3",
+      PASTED: "ghp_" + "a".repeat(36),
+      PROXY_URL: "http://bob:hunter2@proxy.example:3128",
+      OPENAI_API_KEY: "sk-model-key-0123456789",
+      KEY_COPY: "sk-model-key-0123456789",
+    }
+    const command = "env | grep -E '^(CI|npm_config_registry|GITHUB_TOKEN|AWS_SECRET_ACCESS_KEY|DB_PASS|PASTED|PROXY_URL|OPENAI_API_KEY|KEY_COPY)=' | sort; exit 1"
+    const first = await bash(root, { command }, { env })
+    expect(first.envelope.data.stdout).toBe("CI=true\nPROXY_URL=http://proxy.example:3128\nnpm_config_registry=http://registry.example")
+    expect((first.envelope.data.sandbox as { env_withheld: Array<string> }).env_withheld).toEqual(["AWS_SECRET_ACCESS_KEY", "DB_PASS", "GITHUB_TOKEN", "KEY_COPY", "OPENAI_API_KEY", "PASTED"])
+    expect(first.envelope.text).toContain("withheld from the command: AWS_SECRET_ACCESS_KEY")
+    const allowed = await bash(root, { command }, { env, configOverrides: { ...fast, sandbox: { mode: "off", allow_env: ["GITHUB_*", "OPENAI_API_KEY", "KEY_COPY"], deny_env: ["CI"] } } })
+    expect(allowed.envelope.data.stdout).toBe("GITHUB_TOKEN=t-1\nPROXY_URL=http://proxy.example:3128\nnpm_config_registry=http://registry.example")
   })
 
   test("ANSI colours are stripped from what the model reads", async () => {

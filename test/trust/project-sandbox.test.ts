@@ -59,6 +59,17 @@ describe("project sandbox settings and trust", () => {
     expect(narrow.settings).toMatchObject({ mode: "read-only", require: true, autoAllow: false })
   })
 
+  test("a project's allow_env (secret-looking variables let through) needs trust; its deny_env adds to the user's", async () => {
+    const { p, settings } = await resolve({ sandbox: { allow_env: ["GITHUB_TOKEN"], deny_env: ["CI_*"] } }, { sandbox: { allow_env: ["NPM_TOKEN"], deny_env: ["FOO"] } })
+    expect(p.ignored).toEqual(['sandbox.allow_env: ["GITHUB_TOKEN"]'])
+    expect(settings).toMatchObject({ allowEnv: ["NPM_TOKEN"], denyEnv: ["FOO", "CI_*"] })
+    // Already allowed by the user: nothing widens.
+    const same = await resolve({ sandbox: { allow_env: ["NPM_TOKEN"] } }, { sandbox: { allow_env: ["NPM_TOKEN"] } })
+    expect(same.p.ignored).toEqual([])
+    expect(() => readSandboxSettings({ allow_env: ["A=b"] })).toThrow("without a value")
+    expect(() => readSandboxSettings({ deny_env: "X" })).toThrow("environment variable names")
+  })
+
   test("measured against the user's own settings: the project may narrow them, not widen them", async () => {
     const user = { sandbox: { mode: "read-only", require: true, auto_allow: false, writable: ["/opt/a", "/opt/b"], network: ["*.npmjs.org", "pypi.org"], deny_read: ["~/.docker"] } }
     // The same or less than the user allows: applies.
@@ -126,7 +137,7 @@ describe("project sandbox settings through the binary", () => {
     expect(trusted.code).toBe(0)
     expect(trusted.out).toContain('sandbox.mode: "off"')
     const free = JSON.parse((await runBinary(binary, ["tool", "bash", command], root, { HOME: home })).out)
-    expect(free.data.sandbox).toEqual({ mode: "off", refused: [] })
+    expect(free.data.sandbox).toEqual({ mode: "off", refused: [], env_withheld: [] })
     expect(existsSync(outside)).toBe(true)
     rmSync(outside)
 
