@@ -16,8 +16,6 @@ import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from 
 import { hasStandInRecords, standInDir } from "./workspace/stand-in-records.ts"
 import type { ProjectSandbox } from "./trust/project-sandbox.ts"
 import { isRecord } from "./protocol/is-record.ts"
-import { modelSecrets } from "./llm/model-secrets.ts"
-import type { ModelSecrets } from "./sandbox/command-env.ts"
 import { projectMayNeedTrust, untrustedLanguageServers } from "./config/ignored.ts"
 import { AfterChange } from "./tool-framework/after-change.ts"
 import type { Tool } from "./tool-framework/definition.ts"
@@ -221,7 +219,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
     const sessionInfo = options.session ?? { id: "cli", interactive: false }
     // The sandbox settings are checked either way (a bad one is a ConfigError); the sandbox itself is made for tools that run commands.
     const sandboxSettings = yield* sandboxSettingsOf(sandboxSection, options)
-    const sandbox = uses("anvil/Sandbox") ? yield* makeSandbox(root, options, sandboxSettings, sessionInfo.id, modelSecrets(config)) : undefined
+    const sandbox = uses("anvil/Sandbox") ? yield* makeSandbox(root, options, sandboxSettings, sessionInfo.id, config) : undefined
     if (sandbox) yield* put(sandbox.key, sandbox.service)
     yield* add(Permissions, Permissions.make(options.onAsk ?? (() => Effect.succeed(true)), permissionsOptions(options, sandbox?.service, root)))
     yield* put(SessionInfo, sessionInfo)
@@ -339,14 +337,15 @@ const sandboxSettingsOf = (project: ProjectSandbox, options: Pick<RuntimeOptions
  * The session's command sandbox and its service key (its module imported only here); its temporary
  * folder and proxy go with the scope.
  */
-const makeSandbox = (root: string, options: Pick<RuntimeOptions, "env" | "sandbox">, settings: SandboxSettings, sessionId: string, secrets: ModelSecrets) =>
-  Effect.flatMap(Effect.promise(() => import("./sandbox/sandbox.ts")), ({ Sandbox }) =>
+const makeSandbox = (root: string, options: Pick<RuntimeOptions, "env" | "sandbox">, settings: SandboxSettings, sessionId: string, config: ConfigShape) =>
+  Effect.flatMap(Effect.promise(() => Promise.all([import("./sandbox/sandbox.ts"), import("./llm/model-secrets.ts")])), ([{ Sandbox }, { modelSecrets }]) =>
     Sandbox.make({
       root,
       env: options.env,
       settings,
       sessionId,
-      modelSecrets: secrets,
+      // The model's key is never passed to a command (sandbox/command-env.ts).
+      modelSecrets: modelSecrets(config),
       ...(options.sandbox?.askHost
         ? {
             askHost: options.sandbox.askHost,
