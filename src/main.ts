@@ -6,6 +6,11 @@
 import { VERSION } from "./version.ts"
 import { GLOBAL_HELP } from "./cli/help-text.ts"
 
+/** bash and its aliases (tools/bash.ts), as `anvil tool` takes them. */
+const BASH_NAMES = new Set(["bash", "shell", "run_command", "execute_command"])
+/** sandbox/settings.ts DEFAULT_MAX_PROCESSES, not imported: the entry point stays small. */
+const DEFAULT_MAX_PROCESSES = 4096
+
 /**
  * Whether the working directory can be read. One that was removed after the shell entered it makes every
  * path anvil resolves meaningless: said in one line, before anything else runs. (The compiled binary starts
@@ -56,6 +61,9 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     // `anvil tool git_status|git_diff|git_log`: git starts now and works on another core while the runtime loads;
     // the git service takes it over if it makes the same command itself (src/git/early-git.ts).
     if (argv[0] === "tool" && argv[1]?.startsWith("git_")) (await import("./git/early-git.ts")).startEarlyGit(argv, process.cwd(), process.env)
+    // `anvil tool bash`: the command's cage is made while anvil starts (process/parked-cage.ts; the limit is set again
+    // from the settings when the command takes it).
+    else if (argv[0] === "tool" && BASH_NAMES.has(argv[1]?.toLowerCase() ?? "")) void import("./process/parked-cage.ts").then((m) => m.prepareCage(DEFAULT_MAX_PROCESSES))
     const [{ main }, { installCrashGuards }] = await Promise.all([import("./cli/index.ts"), import("./cli/signals.ts")])
     installCrashGuards()
     process.exitCode = await main(argv)

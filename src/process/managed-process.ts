@@ -5,7 +5,8 @@ import type { Readable, Writable } from "node:stream"
 import { registerTree, unregisterTree, updateTree } from "./managed-registry.ts"
 import { groupAlive, MARK_VAR, markValue } from "./process-table.ts"
 import { endTree, type ProcessTree } from "./process-tree.ts"
-import { adoptOrphans, forgetChild, noteChild, startTicks } from "./subreaper.ts"
+import { adoptOrphans, forgetChild, noteChild, startTicks, ticksNow } from "./subreaper.ts"
+import { startParked } from "./parked-cage.ts"
 import { makeTreeCage } from "./tree-cgroup.ts"
 import { ensureWatchdog, newMark } from "./watchdog.ts"
 
@@ -164,6 +165,8 @@ export const locateProgram = (file: string, env: Readonly<Record<string, string>
   return undefined
 }
 
+const isFolder = (dir: string): boolean => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true
+
 /** Throws the ProcessSpawnError a spawn of `file` would meet: ENOENT when nothing is there, EACCES when it cannot run. */
 const checkRunnable = (file: string, shown: string): void => {
   let isDir = false
@@ -232,21 +235,31 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
     if (wrapper === undefined) throw new ProcessSpawnError({ code: "ENOENT", message: `command not found: ${command.argv[0]}` })
     command = { ...command, argv: [wrapper, ...command.argv.slice(1)] }
   }
-  const cage = command.maxProcesses !== undefined && command.maxProcesses > 0 ? makeTreeCage(command.maxProcesses) : undefined
-  if (cage) command = { ...command, argv: cage.enter(command.argv) }
+  const max = command.maxProcesses ?? 0
+  const cwd = options.cwdHandle !== undefined && command.cwd === options.cwd ? options.cwdHandle : command.cwd
   // Outside a PID namespace, what the tree daemonises (env -i setsid …) is handed to anvil when its parent dies.
   const adopting = options.leavesNothing !== true && command.contained !== true && adoptOrphans()
+  // A command writing to files is started by a process already in its cage where one is ready (parked-cage.ts);
+  // the process then started here is that one (it execs the command), and a bad folder is reported as before.
+  const parked =
+    max > 0 && (options.stdin ?? "ignore") === "ignore" && typeof options.stdout === "number" && typeof options.stderr === "number" && isFolder(cwd)
+      ? startParked({ argv: command.argv, cwd, env: command.env, stdout: options.stdout, stderr: options.stderr, max })
+      : undefined
+  const cage = parked?.cage ?? (max > 0 ? makeTreeCage(max) : undefined)
+  if (cage && !parked) command = { ...command, argv: cage.enter(command.argv) }
 
   let child: Bun.Subprocess
   try {
-    child = Bun.spawn([...command.argv], {
-      cwd: options.cwdHandle !== undefined && command.cwd === options.cwd ? options.cwdHandle : command.cwd,
-      env: { ...command.env },
-      detached: true,
-      stdin: options.stdin ?? "ignore",
-      stdout: options.stdout ?? "pipe",
-      stderr: options.stderr ?? "pipe",
-    })
+    child =
+      parked?.proc ??
+      Bun.spawn([...command.argv], {
+        cwd,
+        env: { ...command.env },
+        detached: true,
+        stdin: options.stdin ?? "ignore",
+        stdout: options.stdout ?? "pipe",
+        stderr: options.stderr ?? "pipe",
+      })
   } catch (e) {
     cage?.remove()
     const err = e as NodeJS.ErrnoException
@@ -255,7 +268,8 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
 
   const pid = child.pid
   noteChild(pid)
-  const since = adopting ? startTicks(pid) : undefined
+  // The parked process started before the command: what the tree leaves starts from now on.
+  const since = adopting ? (parked ? ticksNow() : startTicks(pid)) : undefined
   const tree: ProcessTree = { pgid: pid, mark, ...(cage ? { cage } : {}), ...(since !== undefined ? { since } : {}) }
   registerTree(tree)
   // After the child started, so that its start does not wait for it: the watchdog ends the tree if anvil is KILLed.

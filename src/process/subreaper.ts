@@ -42,6 +42,15 @@ export const adoptOrphans = (): boolean => {
 /** When `pid` started, in clock ticks since boot; undefined when it is gone. */
 export const startTicks = (pid: number): number | undefined => statOf(pid)?.start
 
+/** Now, in the clock ticks of {@link startTicks} (/proc counts them at 100 a second). */
+export const ticksNow = (): number => {
+  try {
+    return Math.floor(Number(readFileSync("/proc/uptime", "latin1").split(" ")[0]) * 100)
+  } catch {
+    return 0
+  }
+}
+
 /** The children the runtime started and has not yet seen end (it waits for those itself). */
 const started = new Set<number>()
 

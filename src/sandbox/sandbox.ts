@@ -12,6 +12,7 @@ import { abstractScopeAvailable, scopedCommand } from "./abstract-scope.ts"
 import { RELAY_COMMAND } from "./relay-command.ts"
 import { envFilter, type ModelSecrets } from "./command-env.ts"
 import { MARK_VAR } from "../process/process-table.ts"
+import { prepareCage } from "../process/parked-cage.ts"
 import { hostAllowed, type SandboxSettings } from "./settings.ts"
 import { privateStateDir, xdgConfigHome } from "../workspace/state-dir.ts"
 import { standInDir } from "../workspace/stand-in-records.ts"
@@ -138,6 +139,8 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   let overlayCount = 0
   let proxy: Promise<SandboxProxy> | undefined
   // Whether confined or not: the rule is about what the model's commands may learn, not about the OS sandbox.
+  // The first command's cage is made now, while the session starts (process/parked-cage.ts).
+  if (settings.maxProcesses > 0) prepareCage(settings.maxProcesses)
   const filterEnv = envFilter({ allow: settings.allowEnv ?? [], deny: settings.denyEnv ?? [], model: options.modelSecrets })
   const approvedHosts: Array<string> = []
   const refused: Array<string> = []
