@@ -7,6 +7,7 @@ import { groupAlive, MARK_VAR, markValue } from "./process-table.ts"
 import { endTree, type ProcessTree } from "./process-tree.ts"
 import { adoptOrphans, forgetChild, noteChild, startTicks, ticksNow } from "./subreaper.ts"
 import { startParked } from "./parked-cage.ts"
+import { userNprocPrefix } from "./user-nproc.ts"
 import { makeTreeCage } from "./tree-cgroup.ts"
 import { ensureWatchdog, newMark } from "./watchdog.ts"
 
@@ -45,7 +46,9 @@ export interface SpawnCommand {
   readonly contained?: boolean
   /**
    * The most processes and threads the tree may have at once, held by a cgroup
-   * where anvil can make one (tree-cgroup.ts); unset for no limit of anvil's.
+   * where anvil can make one (tree-cgroup.ts, parked-cage.ts), else, outside
+   * the sandbox, by RLIMIT_NPROC over the user's count (user-nproc.ts); unset
+   * for no limit of anvil's.
    */
   readonly maxProcesses?: number
 }
@@ -247,6 +250,10 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
       : undefined
   const cage = parked?.cage ?? (max > 0 ? makeTreeCage(max) : undefined)
   if (cage && !parked) command = { ...command, argv: cage.enter(command.argv) }
+  // No cgroup here: outside the sandbox the limit is RLIMIT_NPROC over the user's count (user-nproc.ts); a confined
+  // command has its own in the sandbox's user namespace.
+  const nproc = max > 0 && !cage && command.contained !== true ? userNprocPrefix(max) : undefined
+  if (nproc) command = { ...command, argv: [...nproc, ...command.argv] }
 
   let child: Bun.Subprocess
   try {

@@ -1,8 +1,8 @@
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { accessSync, constants, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { noteChild } from "./subreaper.ts"
-import { makeTreeCage, type TreeCage } from "./tree-cgroup.ts"
+import { makeTreeCage, removeCagesNow, type TreeCage } from "./tree-cgroup.ts"
 
 /**
  * A command's cage made ahead of time. Moving a process into a cgroup waits
@@ -34,8 +34,6 @@ interface Parked {
 
 let parked: Parked | undefined
 let exitHooked = false
-/** Where the scripts are written (private to this process), made with the first. */
-let scripts: string | undefined
 let scriptCount = 0
 
 /**
@@ -95,12 +93,16 @@ export const prepareCage = (max: number): void => {
   parked = { cage, max, proc }
   if (!exitHooked) {
     exitHooked = true
-    process.once("exit", () => {
-      if (parked) discard(parked)
-      parked = undefined
-      if (scripts) rmSync(scripts, { recursive: true, force: true })
-    })
+    process.once("exit", dropParked)
   }
+}
+
+/** Ends the parked process and removes its cage (at anvil's exit). */
+export const dropParked = (): void => {
+  if (parked) discard(parked)
+  parked = undefined
+  // Its cage empties once the KILL landed: a few milliseconds at most.
+  removeCagesNow()
 }
 
 /** What a command started in the parked process needs. */
@@ -125,6 +127,7 @@ export const startParked = (start: ParkedStart): { readonly proc: Bun.Subprocess
   const env = envProgram()
   if (p === undefined || env === undefined) return undefined
   parked = undefined
+  setTimeout(() => prepareCage(start.max), 200).unref()
   const [program] = start.argv
   // env(1) would take a program name holding "=" for a variable.
   if (p.proc.exitCode !== null || p.proc.signalCode !== null || program === undefined || program.includes("=")) {
@@ -147,8 +150,9 @@ export const startParked = (start: ParkedStart): { readonly proc: Bun.Subprocess
     `exec ${env} -i -- ${Object.entries(start.env).map(([k, v]) => quote(`${k}=${v}`)).join(" ")} ${start.argv.map(quote).join(" ")}\n`
   let file: string
   try {
-    file = join((scripts ??= mkdtempSync(join(tmpdir(), "anvil-park-"))), `${++scriptCount}.sh`)
-    writeFileSync(file, script, { mode: 0o600 })
+    // A new file only anvil can read ("wx": never through a link someone left in its place), gone with the command.
+    file = join(tmpdir(), `anvil-park-${process.pid}-${++scriptCount}-${Math.random().toString(36).slice(2)}.sh`)
+    writeFileSync(file, script, { mode: 0o600, flag: "wx" })
     p.proc.stdin.write(`${file}\n`)
     void p.proc.stdin.end()
   } catch {
@@ -157,6 +161,5 @@ export const startParked = (start: ParkedStart): { readonly proc: Bun.Subprocess
   }
   // Read whole once the command ended (it was read before the exec, but a large one in parts).
   void p.proc.exited.then(() => rmSync(file, { force: true }))
-  setTimeout(() => prepareCage(start.max), 200).unref()
   return { proc: p.proc, cage: p.cage }
 }

@@ -81,6 +81,27 @@ describe("process limits and leftovers (compiled binary)", () => {
     expect(report.process_limit).toContain(String(LIMIT))
   })
 
+  test("sandbox off for a user other than root without a writable cgroup: RLIMIT_NPROC of the user's count plus the limit holds the command, and a fork bomb ends with the timeout", async () => {
+    const uid = process.getuid?.() === 0 ? NOBODY : undefined
+    const { root, home, program } = setup(uid)
+    const as = (argv: Array<string>) => (uid === undefined ? argv : ["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", ...argv])
+    const [file, ...args] = as([program, "tool", "bash", JSON.stringify({ command: "grep 'Max processes' /proc/self/limits" }), "--sandbox", "off"])
+    const r = JSON.parse((await runBinary(file!, args, root, { HOME: home })).out)
+    const [soft, hard] = (/Max processes\s+(\d+)\s+(\d+)/.exec(r.data.stdout) ?? []).slice(1).map(Number)
+    // anvil's own threads and whatever else runs as that user count too.
+    expect(soft).toBeGreaterThan(LIMIT)
+    expect(soft).toBeLessThan(LIMIT + 1000)
+    expect(hard).toBe(soft!)
+    const [doctor, ...dargs] = as([program, "sandbox", "--json", "--sandbox", "off"])
+    expect(JSON.parse((await runBinary(doctor!, dargs, root, { HOME: home })).out).process_limit).toContain(`${LIMIT} processes and threads beyond all of yours`)
+    const marker = `anvilbomb${Math.floor(Math.random() * 1e9)}`
+    const [bf, ...bargs] = as([program, "tool", "bash", JSON.stringify({ command: `bash -c 'b(){ b|b& }; b' ${marker} & sleep 1; echo alive`, timeout: 4000 }), "--sandbox", "off"])
+    const bomb = JSON.parse((await runBinary(bf!, bargs, root, { HOME: home })).out)
+    expect(bomb.data.stdout).toContain("alive")
+    await Bun.sleep(200)
+    expect(processesMatching(marker)).toEqual([])
+  })
+
   // Without a process limit there is no cgroup: anvil finds the daemons as the orphans it adopted.
   test.each([["adopted as orphans", 0], ["held by the cgroup where anvil can make one", LIMIT]])("sandbox off: a daemon that cleared its environment and left its session (env -i setsid) does not outlive the call, nor the timeout (%s)", async (_, limit) => {
     const { root, home } = setup(undefined, limit)

@@ -1,0 +1,69 @@
+import { accessSync, constants, readdirSync, readFileSync } from "node:fs"
+
+/**
+ * A process limit for a command that runs outside the command sandbox where
+ * anvil can make no cgroup (tree-cgroup.ts): RLIMIT_NPROC, set through
+ * util-linux `prlimit` on the command alone. The kernel counts it over every
+ * process and thread of the user, not of the command, so the limit is the
+ * user's count when the command starts plus `sandbox.max_processes`: the
+ * command's tree may add about that many (fewer if the user's other programs
+ * start more meanwhile, more if some end); a fork bomb stops there. The user's
+ * other processes keep their own limits. It cannot hold root (the kernel does
+ * not apply RLIMIT_NPROC to it), and it is only a count: ending the tree still
+ * rests on its process group and marks.
+ */
+
+/** The tasks (processes and threads) whose real user is `uid` now, as RLIMIT_NPROC counts them. */
+export const userTasks = (uid: number): number => {
+  let n = 0
+  let pids: Array<string>
+  try {
+    pids = readdirSync("/proc")
+  } catch {
+    return 0
+  }
+  for (const pid of pids) {
+    if (pid.charCodeAt(0) < 48 || pid.charCodeAt(0) > 57) continue
+    let status: string
+    try {
+      status = readFileSync(`/proc/${pid}/status`, "latin1")
+    } catch {
+      continue
+    }
+    const real = /\nUid:\s+(\d+)/.exec(status)?.[1]
+    if (Number(real) !== uid) continue
+    n += Number(/\nThreads:\s+(\d+)/.exec(status)?.[1] ?? 1)
+  }
+  return n
+}
+
+let prlimit: string | undefined | null = null
+
+/** util-linux prlimit, looked up once; undefined where it is not installed. */
+export const prlimitProgram = (): string | undefined => {
+  if (prlimit === null) {
+    prlimit = undefined
+    for (const p of ["/usr/bin/prlimit", "/bin/prlimit", "/usr/local/bin/prlimit"]) {
+      try {
+        accessSync(p, constants.X_OK)
+        prlimit = p
+        break
+      } catch {
+        // not here
+      }
+    }
+  }
+  return prlimit
+}
+
+/**
+ * The argv prefix that runs a command under RLIMIT_NPROC (soft and hard, so it
+ * cannot raise it) of the user's tasks now plus `max`; undefined for root,
+ * off Linux, or without prlimit.
+ */
+export const userNprocPrefix = (max: number, uid = process.getuid?.(), count = userTasks): Array<string> | undefined => {
+  const program = prlimitProgram()
+  if (max <= 0 || uid === undefined || uid === 0 || process.platform !== "linux" || program === undefined) return undefined
+  const limit = count(uid) + max
+  return [program, `--nproc=${limit}:${limit}`, "--"]
+}

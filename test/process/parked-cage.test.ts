@@ -1,0 +1,68 @@
+import { afterAll, describe, expect, test } from "bun:test"
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { startManaged } from "../../src/process/managed-process.ts"
+import { dropParked, prepareCage } from "../../src/process/parked-cage.ts"
+import { cagesAvailable } from "../../src/process/tree-cgroup.ts"
+import { userNprocPrefix, userTasks } from "../../src/process/user-nproc.ts"
+import { startTicks, ticksNow } from "../../src/process/subreaper.ts"
+
+const dir = mkdtempSync(join(tmpdir(), "anvil-parked-"))
+afterAll(() => {
+  dropParked()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** Runs `script` with a process limit, its output in files as bash's is; its stdout, its end and where it ran. */
+const run = async (script: string | Array<string>, max: number, env: Record<string, string> = { PATH: "/usr/bin:/bin" }) => {
+  const name = `${Math.random()}`
+  const [out, err] = [openSync(join(dir, `${name}.out`), "w+"), openSync(join(dir, `${name}.err`), "w+")]
+  const cwd = join(dir, "work dir's")
+  mkdirSync(cwd, { recursive: true })
+  try {
+    const before = ticksNow()
+    const p = startManaged({ argv: typeof script === "string" ? ["/bin/sh", "-c", script] : script, cwd, env, stdout: out, stderr: err, killGraceMs: 200, wrap: (c) => ({ ...c, maxProcesses: max }) })
+    // Started before the call: the parked process (clock ticks are 10 ms).
+    const early = (startTicks(p.pid) ?? before) < before
+    const exit = await p.exited
+    const caged = p.caged
+    await p.stop()
+    return { exit, caged, early, stdout: readFileSync(join(dir, `${name}.out`), "utf8"), stderr: readFileSync(join(dir, `${name}.err`), "utf8"), cwd }
+  } finally {
+    closeSync(out)
+    closeSync(err)
+  }
+}
+
+describe("a command's cage made ahead of time", () => {
+  test("the command is born in a cage of its own with its limit, its exact environment, folder and streams; a signal death is the command's", async () => {
+    prepareCage(30)
+    await Bun.sleep(100)
+    const r = await run("cat /proc/self/cgroup; cat /sys/fs/cgroup/pids/$(sed -n 's/^[0-9]*:pids:\\///p' /proc/self/cgroup)/pids.max 2>/dev/null; pwd; echo err >&2", 40)
+    expect(r.exit).toEqual({ exitCode: 0, signal: null })
+    expect(r.stdout).toEndWith(`${r.cwd}\n`)
+    expect(r.stderr).toBe("err\n")
+    await Bun.sleep(400)
+    // env(1) itself prints exactly what it was given (a shell would drop the odd name).
+    const env = { PATH: "/usr/bin:/bin", "ODD NAME": "x'y\nz", EMPTY: "" }
+    const exact = await run(["/usr/bin/env", "-0"], 40, env)
+    expect(exact.stdout.split("\0").filter((l) => l !== "" && !l.startsWith("ANVIL_PROC_MARK=")).sort()).toEqual(["EMPTY=", "ODD NAME=x'y\nz", "PATH=/usr/bin:/bin"])
+    await Bun.sleep(400)
+    const killed = await run("kill -9 $$", 40)
+    expect(killed.exit).toEqual({ exitCode: null, signal: "SIGKILL" })
+    if (!cagesAvailable()) return expect([r.caged, r.early]).toEqual([false, false])
+    // Each was started by a process parked in its cage beforehand (a new one is made a moment after each command).
+    expect([r, exact, killed].map((x) => [x.caged, x.early])).toEqual([[true, true], [true, true], [true, true]])
+    expect(r.stdout).toMatch(new RegExp(`\\bpids:/anvil-${process.pid}-\\d+\\n`))
+    expect(r.stdout).toContain("\n40\n")
+  })
+
+  test("without a cgroup, an unconfined command's limit is RLIMIT_NPROC of the user's count plus the limit (never for root)", () => {
+    expect(userNprocPrefix(40, 0)).toBeUndefined()
+    expect(userNprocPrefix(0, 1000)).toBeUndefined()
+    const prefix = userNprocPrefix(40, 1000, () => 7)
+    if (existsSync("/usr/bin/prlimit") || existsSync("/bin/prlimit")) expect(prefix?.slice(1)).toEqual(["--nproc=47:47", "--"])
+    expect(userTasks(process.getuid!())).toBeGreaterThan(1)
+  })
+})
