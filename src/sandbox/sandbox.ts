@@ -138,9 +138,9 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   let overlays: string | undefined
   let overlayCount = 0
   let proxy: Promise<SandboxProxy> | undefined
-  // Whether confined or not: the rule is about what the model's commands may learn, not about the OS sandbox.
   // The first command's cage is made now, while the session starts (process/parked-cage.ts).
   if (settings.maxProcesses > 0) prepareCage(settings.maxProcesses)
+  // Whether confined or not: the rule is about what the model's commands may learn, not about the OS sandbox.
   const filterEnv = envFilter({ allow: settings.allowEnv ?? [], deny: settings.denyEnv ?? [], model: options.modelSecrets })
   const approvedHosts: Array<string> = []
   const refused: Array<string> = []
@@ -208,7 +208,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
 
   const wrap = (request: WrapRequest): Effect.Effect<WrappedCommand, SandboxUnavailableError> =>
     Effect.gen(function* () {
-      // Unconfined, the process limit still holds where anvil can make a cgroup (process/tree-cgroup.ts).
+      // Unconfined, the process limit still holds: a cgroup where anvil can make one, else the user's RLIMIT_NPROC (process/).
       const max = settings.maxProcesses
       let withheld: ReadonlyArray<string> = []
       const filtered = (env: Readonly<Record<string, string>>) => {
