@@ -145,7 +145,8 @@ export const startParked = (start: ParkedStart): { readonly proc: Bun.Subprocess
   const self = (path: string) => path.replace(/^\/proc\/self\//, `/proc/${process.pid}/`)
   const fd = (n: number) => quote(`/proc/${process.pid}/fd/${n}`)
   const script =
-    `exec </dev/null >${fd(start.stdout)} 2>${fd(start.stderr)}\n` +
+    // Opened anew through /proc: appending (nothing anvil wrote is cut), one description for both when they are one.
+    `exec </dev/null >>${fd(start.stdout)} 2>${start.stderr === start.stdout ? "&1" : `>${fd(start.stderr)}`}\n` +
     `cd -- ${quote(self(start.cwd))} || exit 126\n` +
     `exec ${env} -i -- ${Object.entries(start.env).map(([k, v]) => quote(`${k}=${v}`)).join(" ")} ${start.argv.map(quote).join(" ")}\n`
   let file: string

@@ -29,7 +29,9 @@ export type StartError = ShellError | WorkspaceError
 
 /** How a background command ended, once it did. */
 export interface BackgroundEnd {
+  /** As `$?` shows it (128 + N for signal N, see process/exit-status.ts); null when it did not run to its end. */
   readonly exitCode: number | null
+  /** The signal that ended it, confined or not. */
   readonly signal: string | null
   /** Ended by its timeout. */
   readonly timedOut: boolean
@@ -199,7 +201,7 @@ export const describeEnd = (end: BackgroundEnd): string =>
         : end.stopped
           ? "was stopped"
           : end.exitCode !== null
-            ? `exited with code ${end.exitCode}`
+            ? `exited with code ${end.exitCode}${end.signal !== null ? ` (killed by ${end.signal})` : ""}`
             : end.signal !== null
               ? `was ended by signal ${end.signal}`
               : "ended"
@@ -276,11 +278,11 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         Effect.flatMap((run) => {
           const size = sizeOf(fd)
           const tail = new TextDecoder().decode(readRange(fd, Math.max(0, size - 8000), 8000))
-          return Effect.map(run.refusals(tail), (refusals) => ({ outcome: run.outcome, refusals }))
+          return Effect.map(run.refusals(tail), (refusals) => ({ outcome: run.outcome, exit: run.exit, refusals }))
         }),
         Effect.onExit((exit) =>
           Exit.isSuccess(exit)
-            ? record({ exitCode: exit.value.outcome.exitCode, signal: exit.value.outcome.signal, timedOut: exit.value.outcome.timedOut, stopped: false, refusals: exit.value.refusals })
+            ? record({ exitCode: exit.value.exit.code, signal: exit.value.exit.signal, timedOut: exit.value.outcome.timedOut, stopped: false, refusals: exit.value.refusals })
             : Exit.hasInterrupts(exit)
               ? record({ exitCode: null, signal: null, timedOut: false, stopped: !job.capped, refusals: [] })
               : Effect.void,

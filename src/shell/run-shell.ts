@@ -262,6 +262,8 @@ export interface ConfinedRun {
   readonly refusals: (output: string) => Effect.Effect<ReadonlyArray<SandboxRefusal>>
   /** What ShellRun.sandbox says but the refusals. */
   readonly sandbox: Omit<ShellRun["sandbox"], "refusals">
+  /** How it ended as a shell shows it (see ShellRun.exit). */
+  readonly exit: ShellExit
 }
 
 /**
@@ -314,6 +316,7 @@ export const runConfined = (request: CommandRequest, { file, argv, env, cwd, rea
     const ignored = sandbox.status.settings.projectIgnored
     const run: ConfinedRun = {
       outcome,
+      exit: shellExit(outcome, wrapped.confined),
       refusals: wrapped.finish,
       sandbox: { mode, envWithheld: wrapped.envWithheld(), ...(unavailable ? { unavailable } : {}), ...(ignored ? { projectIgnored: ignored } : {}) },
     }
@@ -327,7 +330,7 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, launch: 
     const { cwd } = launch
     stdout.follow()
     stderr.follow()
-    const { outcome, refusals: readRefusals, sandbox } = yield* runConfined(
+    const { outcome, exit, refusals: readRefusals, sandbox } = yield* runConfined(
       request,
       launch,
       stdout.target,
@@ -361,7 +364,7 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, launch: 
     const full = stdout.file !== undefined ? freeIfFull(stdout.file) : undefined
     const run: ShellRun = {
       outcome,
-      exit: shellExit(outcome, wrapped.confined),
+      exit,
       stdout: report(stdout.snapshot(), outShown),
       stderr: report(stderr.snapshot(), errShown),
       cwd,

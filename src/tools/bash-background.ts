@@ -21,7 +21,7 @@ const shellData = (shell: BackgroundShellView) => ({
   output_path: shell.outputPath,
   output_bytes: shell.totalBytes,
   ...(shell.end !== undefined ? { duration_ms: shell.end.durationMs } : {}),
-  ...(shell.sandbox !== undefined ? { sandbox: { mode: shell.sandbox.mode, refused: shell.end?.refusals ?? [] } } : {}),
+  ...(shell.sandbox !== undefined ? { sandbox: { mode: shell.sandbox.mode, refused: shell.end?.refusals ?? [], env_withheld: shell.sandbox.envWithheld } } : {}),
 })
 
 /** Sandbox notes and refusals of a command, as lines for the model. */
