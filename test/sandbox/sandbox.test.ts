@@ -370,3 +370,21 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     expect(processesWith(`sleep ${marker}`)).toEqual([])
   })
 })
+
+describe("the model's commands through the binary, sandbox on and off", () => {
+  test.each(["workspace-write", "off"])("%s: secret-looking variables and the model's key are withheld, allow_env lets one through; a signal death is 128+N with the signal named", async (mode) => {
+    const { root, home } = setup({}, { sandbox: { allow_env: ["NPM_TOKEN", "ANTHROPIC_API_KEY"] } })
+    const flag = ["--sandbox", mode]
+    const env = { GITHUB_TOKEN: "gh-1", NPM_TOKEN: "npm-1", ANTHROPIC_API_KEY: "sk-ant-test-0123456789", ALIAS: "sk-ant-test-0123456789", LANG: "C.UTF-8", CI: "1" }
+    const r = (await bash(root, home, { command: "env | grep -E '^(GITHUB_TOKEN|NPM_TOKEN|ANTHROPIC_API_KEY|ALIAS|LANG|CI)=' | sort" }, flag, env)).envelope
+    expect(r.data.stdout).toBe("CI=1\nLANG=C.UTF-8\nNPM_TOKEN=npm-1")
+    expect(r.data.sandbox.env_withheld).toEqual(["ALIAS", "ANTHROPIC_API_KEY", "GITHUB_TOKEN"])
+    const killed = (await bash(root, home, { command: "kill -9 $$" }, flag)).envelope
+    expect(killed.data).toMatchObject({ exit_code: 137, signal: "SIGKILL", killed: true, timed_out: false })
+    const termed = await bash(root, home, { args: ["sh", "-c", "kill -TERM $$"] }, flag)
+    expect(termed.envelope.data).toMatchObject({ exit_code: 143, signal: "SIGTERM", killed: true })
+    expect(termed.text).toContain("Exit code: 143 (killed by SIGTERM)")
+    const plain = (await bash(root, home, { command: "exit 3" }, flag)).envelope
+    expect(plain.data).toMatchObject({ exit_code: 3, signal: null, killed: false })
+  })
+})
