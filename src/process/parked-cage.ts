@@ -13,17 +13,17 @@ import { makeTreeCage, removeCagesNow, type TreeCage } from "./tree-cgroup.ts"
  * after each command took the last one — and moves itself into a fresh cage
  * then, off the path of any command; it then waits on its stdin. The next
  * command that writes its output to files (bash) is started by that process:
- * anvil writes a private script file and sends its name; the script redirects the command's streams,
- * enter the working folder and exec the command under exactly its
- * environment (`env -i`), so the command is born inside its cage and every
+ * anvil writes a private script file and sends its name; the script
+ * redirects the command's streams, enters its working folder and execs it
+ * under exactly its environment (`env -i`), so the command is born inside its cage and every
  * process it starts is counted and ended with it, as before. The process is
  * anvil's own child in a session of its own (its pid is the command's, its
  * exit is the command's). Without one ready (or for a command that reads a
  * pipe) a command enters its cage itself, as before.
  *
  * The parked process ends when anvil ends: its stdin closes (its `read`
- * fails and it exits), anvil's exit KILLs it, and its cage is named like every other of
- * this anvil (the watchdog and the next anvil clear it).
+ * fails and it exits), anvil's exit KILLs it, and its cage is named like
+ * every other of this anvil (the watchdog and the next anvil clear it).
  */
 
 interface Parked {
