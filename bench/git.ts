@@ -72,7 +72,8 @@ const MEMORY_GOAL = 100 * 1024 * 1024
 
 /**
  * The git tools against git itself on a 20,000-file repository: each tool runs the git command line
- * and parses its -z output, so each figure is git's time plus anvil's start-up and parsing.
+ * and parses its -z output. The plain calls measured here start git before anvil's runtime loads
+ * (src/git/early-git.ts), so each figure is git's time with anvil's start-up beside it, plus the parsing.
  */
 export const gitStatus: BenchGroup = {
   name: "git",
