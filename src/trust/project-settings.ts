@@ -22,11 +22,13 @@ import { makeTrust, type TrustShape, type TrustSubject } from "./trust.ts"
  * - `tools.grep.rg_path` and `tools.bash.shell` (programs anvil runs), `tools.fetch.credentials.<host>`
  *   (which secrets go to which host) and `tools.fetch.verify_tls: false` (certificates unchecked);
  * - `verify`, only where it would run outside the command sandbox (see project-verify.ts);
- * - what reaches the user's own plugins (their code, not the project's): `plugins.options.<name>` of a user
- *   plugin (options are handed to its code) and a `plugins.hook_timeout_ms` longer than the user's (a shorter one,
- *   like `plugins.disabled`, only narrows what the user's plugins do and applies untrusted).
+ * - what changes the user's own plugins (their code, not the project's): `plugins.options.<name>` of a user
+ *   plugin (options are handed to its code), a `plugins.hook_timeout_ms` other than the user's (a longer one
+ *   stalls every call, a shorter one makes a guard's hook time out and be skipped), and `plugins.disabled`
+ *   naming a user plugin (a repository must not switch off the user's guard); the project's own plugins'
+ *   names in `plugins.disabled` apply untrusted.
  * Until then they are left out of the configuration in force and reported. `plugins.disabled` of both files add
- * up, trusted or not: the project's list may disable more, never bring back a plugin the user disabled.
+ * up: the project's list may disable more, never bring back a plugin the user disabled.
  * The user's own file, the environment and command-line options need no trust.
  */
 
@@ -42,6 +44,8 @@ interface Guarded {
    * (trust/project-verify.ts). `anvil config trust` trusts it like the others.
    */
   readonly unconfinedOnly?: true
+  /** What stays of each path's value while untrusted (the part that needs no trust); absent: the key is left out. */
+  readonly untrustedPart?: ReadonlyArray<unknown>
 }
 
 const PROVIDER_KEYS = ["base_url", "headers", "api_key_env", "api_key"] as const
@@ -115,8 +119,8 @@ const permissionSubjects = (project: ConfigData, base: ConfigData): Array<Guarde
 }
 
 /**
- * The project's plugin settings that reach the user's own plugins (`userPlugins`, their names): options handed
- * to one, and a hook time limit longer than the user's (or the default) while there is any user plugin.
+ * The project's plugin settings that change the user's own plugins (`userPlugins`, their names): options handed
+ * to one, a hook time limit other than the user's (or the default), and disabling one; only while there is any.
  */
 const pluginSubjects = (project: ConfigData, base: ConfigData, userPlugins: ReadonlyArray<string>): Array<Guarded> => {
   if (userPlugins.length === 0) return []
@@ -127,15 +131,20 @@ const pluginSubjects = (project: ConfigData, base: ConfigData, userPlugins: Read
   })
   // A value that is no time limit (a warning) counts as the default it falls back to.
   const limitOf = (v: unknown) => (typeof v === "number" && v >= 1 ? Math.floor(v) : DEFAULT_HOOK_TIMEOUT_MS)
-  const timeout = recordAt(project, "plugins").hook_timeout_ms
+  const plugins = recordAt(project, "plugins")
   const baseOptions = recordAt(base, "plugins", "options")
+  const disabled: ReadonlyArray<unknown> = Array.isArray(plugins.disabled) ? plugins.disabled : []
+  const theirs = disabled.filter((n) => typeof n === "string" && userPlugins.includes(n))
   return [
-    ...(timeout !== undefined && limitOf(timeout) > limitOf(recordAt(base, "plugins").hook_timeout_ms)
-      ? [setting("plugins.hook_timeout_ms", timeout, ["plugins", "hook_timeout_ms"])]
+    ...(plugins.hook_timeout_ms !== undefined && limitOf(plugins.hook_timeout_ms) !== limitOf(recordAt(base, "plugins").hook_timeout_ms)
+      ? [setting("plugins.hook_timeout_ms", plugins.hook_timeout_ms, ["plugins", "hook_timeout_ms"])]
       : []),
     ...Object.entries(recordAt(project, "plugins", "options"))
       .filter(([name, value]) => userPlugins.includes(name) && !sameValue(value, baseOptions[name]))
       .map(([name, value]) => setting(`plugins.options.${name}`, value, ["plugins", "options", name])),
+    ...(theirs.length > 0
+      ? [{ ...setting("plugins.disabled", theirs, ["plugins", "disabled"]), untrustedPart: [disabled.filter((n) => !theirs.includes(n))] }]
+      : []),
   ]
 }
 
@@ -146,7 +155,7 @@ const pluginSubjects = (project: ConfigData, base: ConfigData, userPlugins: Read
  */
 const userPluginNames = (config: ConfigShape, root: string, project: ConfigData): Effect.Effect<ReadonlyArray<string>> => {
   const plugins = recordAt(project, "plugins")
-  if (plugins.options === undefined && plugins.hook_timeout_ms === undefined) return Effect.succeed([])
+  if (plugins.options === undefined && plugins.hook_timeout_ms === undefined && plugins.disabled === undefined) return Effect.succeed([])
   return Effect.promise(async () => {
     const { discoverPlugins } = await import("../plugins/discovery.ts")
     const found = discoverPlugins({ root, env: config.env, paths: recordAt(config.data, "plugins").paths })
@@ -217,6 +226,14 @@ const without = (data: ConfigData, path: ReadonlyArray<string>): ConfigData => {
   return copy
 }
 
+/** Sets a key (path parts as written) to `value` in a copy of `data`, where every part but the last exists. */
+const withValue = (data: ConfigData, path: ReadonlyArray<string>, value: unknown): ConfigData => {
+  const [head, ...rest] = path
+  if (head === undefined || !(head in data)) return data
+  if (rest.length === 0) return { ...data, [head]: value }
+  return isRecord(data[head]) ? { ...data, [head]: withValue(data[head] as ConfigData, rest, value) } : data
+}
+
 /** A key as notices show it: dotted, with a name that holds dots or spaces (a pattern, a host) in brackets. */
 const showKey = (path: ReadonlyArray<string>): string =>
   path.map((p, i) => (i === 0 ? p : /^[\w-]+$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join("")
@@ -251,7 +268,7 @@ export const guardProjectConfig = (config: ConfigShape, root: string, store?: Tr
     const base = config.layers.slice(0, at).reduce<ConfigData>((d, l) => mergeConfig(d, l.data), {})
     const guarded = guardedSettings(project, base, yield* userPluginNames(config, root, project))
     const ignored: Array<IgnoredSetting> = []
-    let data = mergeablePlugins(project, base)
+    let data = project
     if (guarded.length > 0) {
       const trust = store ?? makeTrust({ root, env: config.env })
       for (const g of guarded) {
@@ -261,10 +278,12 @@ export const guardProjectConfig = (config: ConfigShape, root: string, store?: Tr
         if (status === "trusted") continue
         g.paths.forEach((path, i) => {
           ignored.push({ key: showKey(path), path, value: g.values[i], trust: status, file: config.layers[at]!.file ?? "anvil.json" })
-          data = without(data, path)
+          const part = g.untrustedPart?.[i]
+          data = part === undefined ? without(data, path) : withValue(data, path, part)
         })
       }
     }
+    data = mergeablePlugins(data, base)
     if (isRecord(data.permission) && Object.keys(recordAt(base, "permission")).length > 0) {
       data = { ...data, permission: mergeablePermission(data.permission as ConfigData, recordAt(base, "permission")) }
     }

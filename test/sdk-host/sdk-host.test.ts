@@ -211,7 +211,6 @@ describe("the Claude Agent SDK drives anvil", () => {
 
   test("supportedCommands() lists the commands of the plugins that load, as plugin:name; disabled and untrusted plugins' are left out", async () => {
     const root = project({
-      "anvil.json": JSON.stringify({ plugins: { disabled: ["off"] } }),
       ".claude/commands/ship.md": "Ship it.\n",
       // A plugin that came with the repository, not trusted: its commands do not load.
       ".anvil/plugins/repo/.claude-plugin/plugin.json": JSON.stringify({ name: "repo" }),
@@ -227,6 +226,8 @@ describe("the Claude Agent SDK drives anvil", () => {
       plugin("off", { disabled: "Never listed.\n" }),
     ]
     const { env, server } = model([{ text: "Deployed." }])
+    // The user disables one in their own settings (a repository's anvil.json needs trust to switch off the user's plugins).
+    writeTree(env.HOME, { ".config/anvil/anvil.json": JSON.stringify({ plugins: { disabled: ["off"] } }) })
     const q = query({ prompt: "/team:deploy staging", options: { ...base(root, env), plugins } })
     expect(await q.supportedCommands()).toEqual([
       { name: "ship", description: "Ship it.", argumentHint: "" },

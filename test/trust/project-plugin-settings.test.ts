@@ -71,17 +71,22 @@ describe("a project's plugin settings and the user's own plugins", () => {
     expect((await guarded(root, env)).config.ignored?.map((i) => [i.key, i.trust])).toEqual([["plugins.options.guard", "changed"]])
   })
 
-  test("what only narrows applies untrusted: a shorter hook limit, disabling a user plugin; without user plugins the project's own settings apply", async () => {
+  test("a shorter hook limit and disabling a user plugin need trust too (a guard's hook must not be switched off or made to time out); the project's own names in disabled apply", async () => {
     const narrow = setup({
-      project: { plugins: { hook_timeout_ms: 200, disabled: ["guard"] } },
+      project: { plugins: { hook_timeout_ms: 200, disabled: ["guard", "mine"] } },
       user: { plugins: { hook_timeout_ms: 1_000 } },
       userPlugins: { "guard.ts": echoOptions("guard_options") },
+      projectTree: { ".anvil/plugins/mine.ts": echoOptions("mine_options") },
     })
-    const { config } = await guarded(narrow.root, narrow.env)
-    expect(config.ignored).toBeUndefined()
-    expect(pluginSettings(config).hookTimeoutMs).toBe(200)
-    const set = await loadPlugins({ root: narrow.root, env: narrow.env, config, builtinNames: builtinNames() })
-    expect(set.reports.map((r) => [r.name, r.status])).toEqual([["guard", "disabled"]])
+    const { raw, config } = await guarded(narrow.root, narrow.env)
+    expect(config.ignored?.map((i) => [i.key, i.value])).toEqual([["plugins.hook_timeout_ms", 200], ["plugins.disabled", ["guard"]]])
+    expect(pluginSettings(config).hookTimeoutMs).toBe(1_000)
+    expect(pluginSettings(config).disabled).toEqual(["mine"])
+    expect(await Effect.runPromise(trustProjectSettings(raw, narrow.root))).toEqual(["plugins.hook_timeout_ms", "plugins.disabled"])
+    const trusted = (await guarded(narrow.root, narrow.env)).config
+    expect(trusted.ignored).toBeUndefined()
+    expect(pluginSettings(trusted).hookTimeoutMs).toBe(200)
+    expect(pluginSettings(trusted).disabled).toEqual(["guard", "mine"])
     // A longer limit than the user's own is measured against it, not against the default.
     const longer = setup({ project: { plugins: { hook_timeout_ms: 2_000 } }, user: { plugins: { hook_timeout_ms: 1_000 } }, userPlugins: { "guard.ts": echoOptions("guard_options") } })
     expect((await guarded(longer.root, longer.env)).config.ignored?.map((i) => i.key)).toEqual(["plugins.hook_timeout_ms"])
