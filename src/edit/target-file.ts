@@ -1,8 +1,7 @@
 import { Effect } from "effect"
-import { accessSync, constants } from "node:fs"
 import { hint } from "../protocol/hint.ts"
 import { refuseInsideGit, refuseProtected } from "../sandbox/protected-write.ts"
-import { closeQuietly, fileTypeName, readAllFd, stampOf } from "../workspace/checked-fs.ts"
+import { closeQuietly, fileTypeName, notWritable, notWritableWhy, readAllFd, stampOf } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { commitChanges, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
@@ -88,18 +87,12 @@ export const openTarget = (
           path: display,
         })
       }
-      // A file made read-only is left alone, although temp + rename could replace it (root could even write it):
-      // that is how a person marks a file not to be changed (generated code, a pinned config).
-      if (readOnly(file.fd, Number(info.mode))) {
-        const mode = (Number(info.mode) & 0o7777).toString(8).padStart(4, "0")
-        const quoted = `'${display.replace(/'/g, "'\\''")}'`
-        const noBits = (Number(info.mode) & 0o222) === 0
+      if (notWritable(file.fd, Number(info.mode))) {
+        const why = notWritableWhy(display, Number(info.mode), Number(info.uid))
         return yield* new EditError({
           reason: "read_only",
-          message: noBits
-            ? `${display} is read-only (mode ${mode}); nothing was written. If it should change, make it writable first (chmod u+w), then retry.`
-            : `${display} is not writable by this user (mode ${mode}, owner uid ${info.uid}); nothing was written.`,
-          hints: [hint("Bash", "medium", { command: noBits ? `chmod u+w ${quoted}` : `ls -l ${quoted}` })],
+          message: `${why.reason}; nothing was written.${why.advice}`,
+          hints: [hint("Bash", "medium", { command: why.command })],
           path: display,
         })
       }
@@ -124,18 +117,6 @@ export const openTarget = (
       closeQuietly(file.fd)
     }
   })
-
-/** Whether this user may not write the open file: no write bit at all, or (not root) no write access. */
-const readOnly = (fd: number, mode: number): boolean => {
-  if ((mode & 0o222) === 0) return true
-  if (process.getuid?.() === 0) return false
-  try {
-    accessSync(`/proc/self/fd/${fd}`, constants.W_OK)
-    return false
-  } catch (e) {
-    return (e as { code?: string }).code === "EACCES"
-  }
-}
 
 /** What committing a new text did. */
 export interface CommitOutcome {

@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs"
 import { Effect } from "effect"
 import { sameBytes, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
-import { closeQuietly, readAllFd, stampOf } from "../workspace/checked-fs.ts"
+import { closeQuietly, notWritable, notWritableWhy, readAllFd, stampOf } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"
 import { applyToText } from "./apply.ts"
@@ -45,6 +45,8 @@ export interface PlanOptions {
 interface Slot {
   readonly resolved: ResolvedPath
   readonly before: FileBefore | undefined
+  /** An existing file this user may not write (see notWritable): its mode and owner, for the refusal. */
+  readonly locked?: { readonly mode: number; readonly uid: number }
   /** Current content in the patch's virtual tree (undefined: absent). */
   current: { bytes: Uint8Array; mode: number } | undefined
 }
@@ -93,6 +95,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
         // Read through a descriptor whose real place is checked: a link swapped in meanwhile cannot show outside bytes.
         const opened = yield* openChecked(workspace.contains, resolved.absolute, p, resolved.display, "patch")
         let before: FileBefore | undefined
+        let locked: Slot["locked"]
         if (opened !== undefined) {
           const { fd, stat: st } = opened
           try {
@@ -107,11 +110,12 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
             }
             const bytes = readAllFd(fd, size)
             before = { bytes, mode: Number(st.mode & 0o7777n), size: bytes.length, mtimeMs: Number(st.mtimeMs), stamp: stampOf(st) }
+            if (notWritable(fd, Number(st.mode))) locked = { mode: Number(st.mode), uid: Number(st.uid) }
           } finally {
             closeQuietly(fd)
           }
         }
-        const s: Slot = { resolved, before, current: before ? { bytes: before.bytes, mode: before.mode } : undefined }
+        const s: Slot = { resolved, before, ...(locked ? { locked } : {}), current: before ? { bytes: before.bytes, mode: before.mode } : undefined }
         slots.set(resolved.real, s)
         return s
       })
@@ -288,6 +292,16 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
       const { before, current } = s
       if (before === undefined && current === undefined) continue
       if (before && current && before.mode === current.mode && sameBytes(before.bytes, current.bytes)) continue
+      // A file made read-only is left alone, as write and edit leave it: changed, moved away or deleted alike.
+      if (s.locked) {
+        const why = notWritableWhy(s.resolved.display, s.locked.mode, s.locked.uid)
+        return yield* new PatchTargetError({
+          kind: "read_only",
+          message: `${why.reason}, and the patch ${current === undefined ? "removes" : "changes"} it. Nothing was changed.${why.advice}`,
+          hints: [{ action: "Bash", priority: "medium", args: { command: why.command } }],
+          context: { path_resolved: s.resolved.display },
+        })
+      }
       changes.push({
         path: s.resolved.real,
         display: s.resolved.display,

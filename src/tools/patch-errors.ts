@@ -40,6 +40,7 @@ const TARGET_CODES: Readonly<Record<PatchTargetError["kind"], ErrorCode>> = {
   missing: "NOT_FOUND",
   exists: "CONFLICT",
   mismatch: "CONFLICT",
+  read_only: "PERMISSION_DENIED",
 }
 
 /** A file the patch cannot change as it says, as the tool's error. */

@@ -1,5 +1,5 @@
 import { Data } from "effect"
-import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, unlinkSync, type BigIntStats, type Dirent } from "node:fs"
+import { accessSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, unlinkSync, type BigIntStats, type Dirent } from "node:fs"
 import { basename, dirname, isAbsolute, join, resolve } from "node:path"
 
 /**
@@ -165,6 +165,31 @@ export const locateForWrite = (
 
 /** A file's identity and version: device, inode, size, modification and change times (nanoseconds). */
 export const stampOf = (st: BigIntStats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`
+
+/**
+ * Whether this user may not write the open file: no write bit at all, or (not root) no write access. Such a file
+ * is left alone by the file tools although temp + rename could replace it (root could even write it): that is
+ * how a person marks a file not to be changed (generated code, a pinned config).
+ */
+export const notWritable = (fd: number, mode: number): boolean => {
+  if ((mode & 0o222) === 0) return true
+  if (process.getuid?.() === 0) return false
+  try {
+    accessSync(fdPath(fd), constants.W_OK)
+    return false
+  } catch (e) {
+    return (e as { code?: string }).code === "EACCES"
+  }
+}
+
+/** How a refusal names a file {@link notWritable} found, what would let it change, and the command for that. */
+export const notWritableWhy = (display: string, mode: number, uid: number): { readonly reason: string; readonly advice: string; readonly command: string } => {
+  const bits = (mode & 0o7777).toString(8).padStart(4, "0")
+  const quoted = `'${display.replace(/'/g, "'\\''")}'`
+  return (mode & 0o222) === 0
+    ? { reason: `${display} is read-only (mode ${bits})`, advice: " If it should change, make it writable first (chmod u+w), then retry.", command: `chmod u+w ${quoted}` }
+    : { reason: `${display} is not writable by this user (mode ${bits}, owner uid ${uid})`, advice: "", command: `ls -l ${quoted}` }
+}
 
 /** A path the kernel resolves to the open descriptor itself (`/proc/self/fd/N`). */
 export const fdPath = (fd: number): string => `/proc/self/fd/${fd}`

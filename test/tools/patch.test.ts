@@ -439,6 +439,31 @@ describe("patch: dry run, refusals, sandbox", () => {
     expect(snapshot(project)).toEqual(before)
   })
 
+  test("a read-only file is left alone, as write and edit leave it: changed, renamed away or deleted, nothing is written", async () => {
+    const root = tempDir()
+    writeFileSync(join(root, "ro.txt"), "ro\n")
+    writeFileSync(join(root, "ok.txt"), "ok\n")
+    writeFileSync(join(root, "src.txt"), "s\n")
+    chmodSync(join(root, "ro.txt"), 0o444)
+    chmodSync(join(root, "src.txt"), 0o444)
+    const patches = [
+      "--- a/ok.txt\n+++ b/ok.txt\n@@ -1 +1 @@\n-ok\n+OK\n--- a/ro.txt\n+++ b/ro.txt\n@@ -1 +1 @@\n-ro\n+rw\n",
+      "diff --git a/ro.txt b/moved.txt\nsimilarity index 100%\nrename from ro.txt\nrename to moved.txt\n",
+      "*** Begin Patch\n*** Delete File: ro.txt\n*** End Patch\n",
+    ]
+    for (const patch of patches) {
+      const out = await callTool(root, "patch", { patch })
+      expect([patch, out.envelope.error?.code]).toEqual([patch, "PERMISSION_DENIED"])
+      expect(out.envelope.error?.message).toStartWith("ro.txt is read-only (mode 0444), and the patch")
+      expect(out.envelope.text).toContain(`Bash(command="chmod u+w 'ro.txt'")`)
+    }
+    expect([readFileSync(join(root, "ro.txt"), "utf8"), readFileSync(join(root, "ok.txt"), "utf8"), existsSync(join(root, "moved.txt"))]).toEqual(["ro\n", "ok\n", false])
+    // Read, not changed: a read-only file may be copied.
+    const copy = await callTool(root, "patch", { patch: "diff --git a/src.txt b/copy.txt\nsimilarity index 100%\ncopy from src.txt\ncopy to copy.txt\n" })
+    expect(copy.envelope.status).toBe("success")
+    expect(readFileSync(join(root, "copy.txt"), "utf8")).toBe("s\n")
+  })
+
   test("parameter aliases: diff / input / patch_text", async () => {
     for (const key of ["diff", "input", "patch_text"]) {
       const root = tempDir()
