@@ -35,6 +35,17 @@ describe("calculator evaluation (Python semantics)", () => {
     ["log(10**400)", "921.0340371976182"],
     ["log(2**1100, 2)", "1100.0"],
     ["log(10**400, 10**200)", "1.9999999999999998"],
+    // sum, max and min take a list or tuple, as in Python (start first: sum(items, start)); a trailing comma is fine.
+    ["sum([1, 2, 3])", "6"],
+    ["sum((1, 2, 3))", "6"],
+    ["sum([0.1, 0.2, 0.3], 10)", "10.6"],
+    ["sum([])", "0"],
+    ["max([1, 5, 3])", "5"],
+    ["min((4, 2))", "2"],
+    ["max((2,))", "2"],
+    ["max((1+2)*3, 4)", "9"],
+    ["max(1, 2,)", "2"],
+    ["sum([2**64, 1])", "18446744073709551617"],
     ["log(e)", "1.0"],
     ["log(8, 2)", "3.0"],
     ["exp(0)", "1.0"],
@@ -107,6 +118,10 @@ describe("calculator: Python's answers at the edges of int and float", () => {
     ["sqrt(4, 9)", "sqrt() takes exactly one argument"],
     ["exp(1, 2)", "exp() takes exactly one argument"],
     ["log(8, 2, 1)", "log() takes one or two arguments"],
+    ["max([])", "max() arg is an empty sequence"],
+    ["max([1, 2], 3)", "max() takes a list or separate numbers, not both"],
+    ["sqrt([4])", "a list or tuple is taken only by sum, max and min"],
+    ["[1, 2]", "unexpected '['"],
   ])("%s is refused: %s", (expr, reason) => {
     expect(() => evaluate(expr)).toThrow(reason)
   })

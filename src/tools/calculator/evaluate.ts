@@ -132,7 +132,7 @@ const tokenize = (src: string): Array<Token> => {
     } else if (src.startsWith("**", i)) {
       out.push({ t: "op", text: "**" })
       i += 2
-    } else if ("+-*/^(),".includes(c)) {
+    } else if ("+-*/^(),[]".includes(c)) {
       out.push({ t: "op", text: c })
       i++
     } else {
@@ -258,6 +258,31 @@ const extreme = (args: Array<Value>, name: string, better: (x: Value, best: Valu
 
 const CONSTANTS: Record<string, Value> = { pi: float(Math.PI), e: float(Math.E) }
 
+/** A list or tuple literal: only an argument of sum, max and min, as Python's iterables. */
+interface Sequence {
+  readonly kind: "sequence"
+  readonly items: ReadonlyArray<Value>
+}
+
+/** The numbers a function gets: sum([1, 2], 10) as sum(10, 1, 2) (start first, as Python adds), max([1, 2]) as max(1, 2). */
+const iterableArguments = (name: string, args: ReadonlyArray<Value | Sequence>): Array<Value> => {
+  const [first, ...rest] = args
+  if (first?.kind === "sequence" && (name === "sum" || name === "max" || name === "min")) {
+    if (name !== "sum" && rest.length > 0) throw new CalcError(`${name}() takes a list or separate numbers, not both`)
+    if (name === "sum" && rest.length > 1) throw new CalcError("sum() takes a list and at most a start value")
+    const start = rest[0]
+    if (start?.kind === "sequence") throw new CalcError("sum(): the start value must be a number")
+    if (name === "max" || name === "min") {
+      if (first.items.length === 0) throw new CalcError(`${name}() arg is an empty sequence`)
+    }
+    return name === "sum" ? [start ?? int(0n), ...first.items] : [...first.items]
+  }
+  return args.map((a) => {
+    if (a.kind === "sequence") throw new CalcError(`${name}() takes numbers; a list or tuple is taken only by sum, max and min`)
+    return a
+  })
+}
+
 /** Names an expression may use. */
 export const KNOWN_NAMES = [...Object.keys(FUNCTIONS), ...Object.keys(CONSTANTS)]
 
@@ -302,6 +327,33 @@ export const evaluate = (source: string): Value => {
     }
     return base
   }
+  // A list or tuple, which Python's sum, max and min take: [1, 2, 3] or (1, 2, 3).
+  const parseSequence = (close: string): Sequence => {
+    pos++
+    const items: Array<Value> = []
+    while (peek()?.text !== close) {
+      items.push(parseLevel(0))
+      if (peek()?.text !== ",") break
+      pos++
+    }
+    expect(close)
+    return { kind: "sequence", items }
+  }
+  // One argument of a call: a number, or a list or tuple literal; `(1+2)*3` stays a number.
+  const parseArgument = (): Value | Sequence => {
+    const t = peek()
+    if (t?.text === "[") return parseSequence("]")
+    if (t?.text === "(") {
+      const start = pos
+      pos++
+      if (peek()?.text === ")") return (pos--, parseSequence(")"))
+      parseLevel(0)
+      const tuple = peek()?.text === ","
+      pos = start
+      if (tuple) return parseSequence(")")
+    }
+    return parseLevel(0)
+  }
   const parseAtom = (): Value => {
     const t = tokens[pos++]
     if (!t) throw new CalcError("unexpected end of expression")
@@ -314,16 +366,18 @@ export const evaluate = (source: string): Value => {
         const fn = FUNCTIONS[t.text]
         if (!fn) throw new CalcError(`unknown function '${t.text}' (known: ${Object.keys(FUNCTIONS).join(", ")})`)
         pos++
-        const args: Array<Value> = []
+        const args: Array<Value | Sequence> = []
         if (peek()?.text !== ")") {
           for (;;) {
-            args.push(parseLevel(0))
+            args.push(parseArgument())
             if (peek()?.text !== ",") break
             pos++
+            // A trailing comma, as Python allows: max(1, 2,)
+            if (peek()?.text === ")") break
           }
         }
         expect(")")
-        return fn(args)
+        return fn(iterableArguments(t.text, args))
       }
       const c = CONSTANTS[t.text]
       if (!c) throw new CalcError(`unknown name '${t.text}' (known: ${KNOWN_NAMES.join(", ")})`)
