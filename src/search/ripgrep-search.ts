@@ -342,7 +342,9 @@ export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (
     const errorLine = message.split("\n").find((l) => l.startsWith("error:"))
     if (/regex|literal .* is not allowed|pattern/i.test(message)) {
       const reason = errorLine ? errorLine.slice("error:".length).trim() : message.replace(/^rg: /, "").split("\n")[0]!
-      return yield* new RipgrepPatternError({ message: message.replace(/^rg: /gm, ""), reason })
+      // rg's advice names its own flags (--pcre2, --multiline), which the grep tool does not take: left out.
+      const explained = message.replace(/^rg: /gm, "").replace(/\n+Consider enabling [\s\S]*?(?=\n\n|$)/g, "").trim()
+      return yield* new RipgrepPatternError({ message: explained, reason })
     }
     if (message !== "" && !/No such file|Permission denied|os error/i.test(message)) {
       return yield* new RipgrepFailed({ message: `ripgrep failed: ${message.slice(0, 2000)}` })

@@ -619,6 +619,8 @@ describe("grep: invalid patterns are INVALID_PARAM with the reason, on both engi
       expect(e.error?.field_errors?.[0]?.field).toBe("pattern")
       expect(e.error?.field_errors?.[0]?.message).toContain(reason)
       expect(e.text).toContain("Grep(pattern=")
+      // ripgrep's advice to use its own flags (--pcre2, --multiline) is not passed on: the tool takes neither.
+      expect(e.error?.message).not.toContain("Consider enabling")
     }
   })
 })
