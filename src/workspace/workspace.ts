@@ -146,13 +146,27 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
 
     const locate = (given: string, input: string, field: string): Effect.Effect<ResolvedPath, WorkspaceError> =>
       Effect.gen(function* () {
-        const absolute = path.resolve(cwd, given === "" ? "." : given)
+        const named = path.resolve(cwd, given === "" ? "." : given)
+        // A path through a link to the project (the shell's $PWD in a linked folder, a linked --root) names the
+        // project's own files: it is read from the first folder on it that really lies inside.
+        const absolute = contains(named) ? named : (throughLink(named) ?? named)
         const shown = display(absolute)
         if (!contains(absolute)) return yield* outside(input, field)
         const { real, exists } = yield* realPathOf(absolute, shown)
         if (!contains(real)) return yield* outside(input, field, true)
         return { absolute, real, display: shown, exists }
       })
+
+    /** `named` rebased on the shortest of its folders whose real place is inside the root (or an allowed folder). */
+    const throughLink = (named: string): string | undefined => {
+      const parts = named.split(path.sep)
+      for (let i = 2; i <= parts.length; i++) {
+        const real = realOrUndefined(parts.slice(0, i).join(path.sep))
+        if (real === undefined) return undefined
+        if (contains(real)) return path.join(real, ...parts.slice(i))
+      }
+      return undefined
+    }
 
     // Follows links on the longest existing prefix, so a new file under a
     // symlinked folder is still checked against where it would really land.

@@ -68,6 +68,24 @@ describe("Workspace.resolve (sandbox)", () => {
     expect((await ok(root, "inside-link.txt")).real).toBe(join(root, "in.txt"))
   })
 
+  test("a path through a link to the project (the shell's $PWD in a linked folder) names the project's files", async () => {
+    const root = project({ "src/a.ts": "x" })
+    symlinkSync("a.ts", join(root, "src/alias.ts"))
+    const outside = tempDir()
+    symlinkSync(root, join(outside, "linked"))
+    symlinkSync(join(root, "src/a.ts"), join(outside, "to-a.ts"))
+    const viaLink = await ok(root, join(outside, "linked/src/a.ts"))
+    expect([viaLink.display, viaLink.absolute, viaLink.exists]).toEqual(["src/a.ts", join(root, "src/a.ts"), true])
+    // Links below the project's own folder keep their names; a new file is placed inside; the root itself resolves.
+    expect((await ok(root, join(outside, "linked/src/alias.ts"))).display).toBe("src/alias.ts")
+    expect((await ok(root, join(outside, "linked/new/b.ts"))).display).toBe("new/b.ts")
+    expect((await ok(root, join(outside, "linked"))).display).toBe(".")
+    expect((await ok(root, join(outside, "to-a.ts"))).display).toBe("src/a.ts")
+    // What does not really lead inside stays outside.
+    expect(await code(root, join(outside, "linked/../x"))).toBe("ACCESS_DENIED")
+    expect(await code(root, join(outside, "missing/x"))).toBe("ACCESS_DENIED")
+  })
+
   test("a dangling link is judged by its target", async () => {
     const root = project()
     symlinkSync("/nonexistent-anvil-target", join(root, "dangling-out"))
