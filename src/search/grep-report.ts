@@ -38,12 +38,15 @@ export const matchLines = (
   const withContext = options.before > 0 || options.after > 0
   const matches: Array<MatchEntry> = []
   const bodyLines: Array<string> = []
-  outer: for (const s of files) {
+  for (const s of files) {
+    if (matches.length >= options.maxMatches) break
     let lastLine = -1
     let fileHeader = false
-    for (const m of s.f.lines) {
-      if (matches.length >= options.maxMatches) break outer
-      const text = cut(m.text, m.column, m.line)
+    const taken = s.f.lines.slice(0, options.maxMatches - matches.length)
+    // A match inside another's context is still a match (`N:`), as ripgrep prints it, not a context line.
+    const matchTexts = new Map(taken.map((m) => [m.line, cut(m.text, m.column, m.line)] as const))
+    for (const m of taken) {
+      const text = matchTexts.get(m.line)!
       matches.push({
         file: s.display,
         line: m.line,
@@ -62,7 +65,8 @@ export const matchLines = (
       for (const l of block) {
         if (l.line <= lastLine) continue
         if (lastLine !== -1 && l.line > lastLine + 1) bodyLines.push("  --")
-        bodyLines.push(l.match ? `  ${l.line}: ${text}` : `  ${l.line}- ${cut(l.text, 0, l.line)}`)
+        const matched = l.match ? text : matchTexts.get(l.line)
+        bodyLines.push(matched !== undefined ? `  ${l.line}: ${matched}` : `  ${l.line}- ${cut(l.text, 0, l.line)}`)
         lastLine = l.line
       }
     }

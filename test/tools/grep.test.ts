@@ -394,6 +394,15 @@ describe("grep: output and behaviour", () => {
       expect(e.text).toContain("f.txt\n  3- line 3\n  4- line 4\n  5: line 5 hit\n  6- line 6\n  7: line 7 hit\n  8- line 8")
       const both = await grep(root, { pattern: "hit", context: 1 }, options)
       expect((matchesOf(both)[0] as unknown as { before_context: Array<unknown> }).before_context).toHaveLength(1)
+      // A match inside the previous match's context is shown as a match, and counted as shown (nothing is cut).
+      const wide = await grep(root, { pattern: "hit", context: 2 }, options)
+      expect(wide.text).toContain("f.txt\n  3- line 3\n  4- line 4\n  5: line 5 hit\n  6- line 6\n  7: line 7 hit\n  8- line 8\n  9- line 9")
+      expect(wide.text).toContain("2 matches in 1 file, newest files first.")
+      expect(wide.data.full_output_path).toBeUndefined()
+      // Past max_matches a later match is only context, as data.matches holds only the first.
+      const one = await grep(root, { pattern: "hit", context: 2, max_matches: 1 }, options)
+      expect(matchesOf(one).map((m) => m.line)).toEqual([5])
+      expect(one.text).toContain("  7- line 7 hit")
     }
   })
 
