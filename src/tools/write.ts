@@ -69,6 +69,8 @@ export const writeTool = defineTool({
           bom: keepEncoding ? old.bom : false,
           eol: detectEol(text),
         }
+        // Content that starts with its own byte-order mark onto a file that keeps one: one mark, not two.
+        if (format.bom && text.startsWith("\uFEFF")) text = text.slice(1)
         if (old.eol !== format.eol && old.eol !== "none" && format.eol !== "none") {
           notes.push(`Line endings changed from ${old.eol.toUpperCase()} to ${format.eol.toUpperCase()}.`)
         }

@@ -102,6 +102,12 @@ describe("write: atomic and faithful", () => {
     expect(envelope.text).toContain("; kept utf-8, BOM, CRLF line endings.")
     // The diff is shown with plain LF lines.
     expect(envelope.data.diff).not.toContain("\r")
+    // Content that brings its own BOM (as read from a file) onto a file that keeps one: one BOM, not two.
+    await callTool(root, "write", { path: "w.txt", content: "\uFEFFnew\n" })
+    expect(read(root, "w.txt")).toEqual(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("new\r\n")]))
+    const utf16 = project({ "u.txt": Buffer.from([0xff, 0xfe, 0x61, 0x00, 0x0a, 0x00]) })
+    await callTool(utf16, "write", { path: "u.txt", content: "\uFEFFb\n" })
+    expect(read(utf16, "u.txt")).toEqual(Buffer.from([0xff, 0xfe, 0x62, 0x00, 0x0a, 0x00]))
   })
 
   test("content given with CRLF is written as given; a new file is written byte for byte", async () => {
