@@ -47,7 +47,7 @@ export const openTarget = (
   options: {
     readonly maxBytes: number
     readonly limitKey: string
-    /** Only to read it (a plugin's `files.read`): a protected path may be read, just not changed. */
+    /** Only to read it (a plugin's `files.read`): a protected or read-only file may be read, just not changed. */
     readonly readOnly?: boolean
   },
 ): Effect.Effect<TargetFile, EditError | WorkspaceError, Workspace> =>
@@ -87,7 +87,7 @@ export const openTarget = (
           path: display,
         })
       }
-      if (notWritable(file.fd, Number(info.mode))) {
+      if (!options.readOnly && notWritable(file.fd, Number(info.mode))) {
         const why = notWritableWhy(display, Number(info.mode), Number(info.uid))
         return yield* new EditError({
           reason: "read_only",

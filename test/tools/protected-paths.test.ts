@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runBinary } from "../support/anvil-binary.ts"
 import { makeConfig } from "../../src/config/config.ts"
@@ -156,6 +156,9 @@ export default defineTool({ name: "touch_file", description: "Writes a file.", p
     const ok = (await callTool(root, "touch_file", { path: "ok.txt" }, { tools, env })).envelope
     expect(ok.text).toContain("read {}")
     expect(readFileSync(join(root, "ok.txt"), "utf8")).toBe("x")
+    // A read-only file is read as well (only a change of it is refused).
+    chmodSync(join(root, "anvil.json"), 0o444)
+    expect((await callTool(root, "touch_file", { path: "ok.txt" }, { tools, env })).envelope.text).toContain("read {}")
   })
 })
 
