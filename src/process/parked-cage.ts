@@ -35,6 +35,8 @@ interface Parked {
 let parked: Parked | undefined
 let exitHooked = false
 let scriptCount = 0
+/** Script files of commands still running (removed when each ends, the rest at anvil's exit). */
+const scriptFiles = new Set<string>()
 
 /**
  * The shell line of the parked process: `$0` is its cage's process list. Its stdin is a socket (not a pipe
@@ -103,6 +105,8 @@ export const dropParked = (): void => {
   parked = undefined
   // Its cage empties once the KILL landed: a few milliseconds at most.
   removeCagesNow()
+  for (const file of scriptFiles) rmSync(file, { force: true })
+  scriptFiles.clear()
 }
 
 /** What a command started in the parked process needs. */
@@ -154,6 +158,7 @@ export const startParked = (start: ParkedStart): { readonly proc: Bun.Subprocess
     // A new file only anvil can read ("wx": never through a link someone left in its place), gone with the command.
     file = join(tmpdir(), `anvil-park-${process.pid}-${++scriptCount}-${Math.random().toString(36).slice(2)}.sh`)
     writeFileSync(file, script, { mode: 0o600, flag: "wx" })
+    scriptFiles.add(file)
     p.proc.stdin.write(`${file}\n`)
     void p.proc.stdin.end()
   } catch {
@@ -161,6 +166,9 @@ export const startParked = (start: ParkedStart): { readonly proc: Bun.Subprocess
     return undefined
   }
   // Read whole once the command ended (it was read before the exec, but a large one in parts).
-  void p.proc.exited.then(() => rmSync(file, { force: true }))
+  void p.proc.exited.then(() => {
+    rmSync(file, { force: true })
+    scriptFiles.delete(file)
+  })
   return { proc: p.proc, cage: p.cage }
 }
