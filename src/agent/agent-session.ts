@@ -29,6 +29,7 @@ import { profileOf, profileNames, type EngineName, type Profile } from "./profil
 import { projectRootOf } from "../workspace/project-root.ts"
 import { createSession, DEFAULT_RETENTION_DAYS, loadSession, pruneSessions, removeSessionFile, resumeSession, SessionError, type SessionWriter, forkSession } from "./session-store.ts"
 import { systemPrompt } from "./system-prompt.ts"
+import { MCP_DEFAULTS } from "../config/sections/mcp.ts"
 import { makeMcpHub, type McpEvent, type McpHub } from "../mcp/mcp-hub.ts"
 import { pluginServerSources, type ServerSource } from "../mcp/server-sources.ts"
 import type { HookEntry } from "../plugins/hook-runner.ts"
@@ -328,8 +329,8 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
       })
     : emptyPluginSet()
   const plugins = options.hooks && options.hooks.length > 0 ? withExtraHooks(loaded, options.hooks, onProblem) : loaded
-  // MCP servers start in the background once the first model request is on its way,
-  // so neither a slow server nor its start-up work delays that request.
+  // MCP servers start now, while the rest of the session is set up; the first model request waits for them
+  // (mcp.startup_timeout_ms at most), so a model asked to use a server's tool sees it on its first step.
   const mcp = makeMcpHub({
     root: boot.root,
     env: options.env,
@@ -337,6 +338,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     ...(options.mcp?.onEvent ? { onEvent: options.mcp.onEvent } : {}),
     ...(options.mcp?.trustProject ? { trustAll: true } : {}),
   })
+  const mcpReady = mcp.configured ? mcp.startWithin(boot.config.get("mcp.startup_timeout_ms", MCP_DEFAULTS.startup_timeout_ms)) : undefined
   // What the current turn's subagents spent; reset at each turn.
   let subagentUsage = { inputTokens: 0, outputTokens: 0 }
   const runtimeOptions = {
@@ -483,12 +485,8 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
               },
             }
           : {}),
-        emit: (e: AgentEvent) =>
-          Effect.sync(() => {
-            if (e.type === "model_request" && mcp.configured) mcp.startAll()
-            turn.emit?.(e)
-          }),
-        ...(mcp.configured ? { systemNote: mcp.note } : {}),
+        ...(turn.emit ? { emit: (e: AgentEvent) => Effect.sync(() => turn.emit!(e)) } : {}),
+        ...(mcpReady ? { systemNote: mcp.note, ready: Effect.promise(() => mcpReady) } : {}),
         record: writer.record,
         subagentUsage: () => subagentUsage,
         offer,

@@ -58,6 +58,11 @@ export interface LoopOptions {
   readonly offer?: ToolOffer
   /** Context for the model that goes before the prompt, each as a message of its own (a SessionStart hook's). */
   readonly context?: ReadonlyArray<string>
+  /**
+   * Completes when the first request may go: the session's MCP servers connected or failed, or their start-up
+   * wait over. Awaited before the first request (Ctrl-C ends the wait), so their tools are in it.
+   */
+  readonly ready?: Effect.Effect<void>
 }
 
 /** A conversation: the history the loop reads and extends. */
@@ -253,6 +258,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
 
     for (const text of options.context ?? []) yield* append({ type: "user", text, source: "context" })
     yield* append({ type: "user", text: prompt, source: "prompt" })
+    if (options.ready) yield* cancelSignal ? Effect.raceFirst(options.ready, cancelSignal) : options.ready
 
     for (;;) {
       if (cancelled) return yield* finish("cancelled", "cancelled")

@@ -78,6 +78,11 @@ export interface McpHub {
   readonly startAll: () => void
   /** Resolves when every started server is connected or failed. */
   readonly settled: () => Promise<void>
+  /**
+   * Starts every runnable server (as `startAll`) and resolves once each is connected or failed, or after
+   * `waitMs`, whichever comes first; never rejects. A server still starting then goes on in the background.
+   */
+  readonly startWithin: (waitMs: number) => Promise<void>
   /** The connection of one server: waits for a start under way, starts it when needed, restarts a crashed one (limited). */
   readonly connection: (name: string) => Promise<McpConnection>
   /** The tools of connected servers, and lookups for servers still starting or unavailable. */
@@ -291,6 +296,13 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
     settled: async () => {
       await Promise.all([...entries.values()].map((e) => e.connecting?.catch(() => undefined)))
     },
+    startWithin: (waitMs) => {
+      hub.startAll()
+      let timer: ReturnType<typeof setTimeout> | undefined
+      // Unref'd: a wait nobody needs any more must not keep anvil running.
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)).unref?.())
+      return Promise.race([hub.settled(), bound]).finally(() => clearTimeout(timer))
+    },
     connection,
     toolSource: {
       tools: () => [...entries.values()].flatMap((e) => (e.status === "connected" ? [...e.adapted.values()] : [])),
@@ -298,8 +310,13 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
     },
     note: () =>
       [...entries.values()]
-        .filter((e) => e.status === "failed" || e.status === "untrusted")
-        .map((e) => `MCP server '${e.spec.name}' is unavailable (${e.status}: ${(e.error ?? "").split("\n")[0]}); its tools cannot be called.`)
+        .flatMap((e) =>
+          e.status === "failed" || e.status === "untrusted"
+            ? [`MCP server '${e.spec.name}' is unavailable (${e.status}: ${(e.error ?? "").split("\n")[0]}); its tools cannot be called.`]
+            : e.status === "starting" && e.connecting
+              ? [`MCP server '${e.spec.name}' is still starting; its tools (${toolNameOf(e.spec.name, "")}…) join the next requests once it connects.`]
+              : [],
+        )
         .join("\n"),
     listResources: async (name) => {
       const c = await connection(name)

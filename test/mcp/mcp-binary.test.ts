@@ -298,12 +298,46 @@ describe("agent runs with MCP servers", () => {
     expect(serverPids(s.marks)).toEqual([])
   })
 
-  test("a slow server does not delay the first model request; SIGTERM and SIGKILL of anvil leave no server", async () => {
+  test("the first model request carries the tools of servers ready within mcp.startup_timeout_ms; a slower one is named as starting, a failed one as unavailable", async () => {
+    const s = setup({})
+    const http = keep(streamableServer())
+    writeFileSync(
+      join(s.home, ".config", "anvil", "anvil.json"),
+      JSON.stringify({
+        mcp: { startup_timeout_ms: 1500 },
+        mcpServers: {
+          quick: tiny(s.marks),
+          slow: tiny(s.marks, "--start-delay=300"),
+          web: { url: http.url },
+          late: tiny(s.marks, "--start-delay=8000"),
+          broken: tiny(s.marks, "--exit-at-start"),
+        },
+      }),
+    )
+    const { server, env } = openai([
+      { tool_calls: [{ name: "mcp__slow__echo", arguments: { message: "hi from slow" }, id: "c1" }] },
+      { text: "done" },
+    ])
+    const result = await run(s, ["run", "--yes", "--format", "json", "use the slow server's echo tool"], env)
+    expect(result.code).toBe(0)
+    const first = server.requests[0]!.body as any
+    // Offered directly or named in load_tools' catalogue (the schema budget decides which): either way in the first request.
+    const offered = JSON.stringify(first.tools)
+    for (const name of ["mcp__quick__echo", "mcp__slow__echo", "mcp__web__echo"]) expect(offered).toContain(name)
+    expect(offered).not.toContain("mcp__late__")
+    const system = JSON.stringify(first.messages[0])
+    expect(system).toContain("MCP server 'late' is still starting")
+    expect(system).toContain("MCP server 'broken' is unavailable")
+    expect(json(result.stdout).result).toBe("done")
+    expect(JSON.stringify((server.requests[1]!.body as any).messages)).toContain("hi from slow")
+  })
+
+  test("without a wait (mcp.startup_timeout_ms 0) a server still starting does not delay the first model request; SIGTERM and SIGKILL of anvil leave no server", async () => {
     for (const signal of ["SIGTERM", "SIGKILL"] as const) {
       const s = setup({})
       writeFileSync(
         join(s.home, ".config", "anvil", "anvil.json"),
-        JSON.stringify({ mcpServers: { a: tiny(s.marks), b: tiny(s.marks), c: { command: "sleep", args: ["600"] } } }),
+        JSON.stringify({ mcp: { startup_timeout_ms: 0 }, mcpServers: { a: tiny(s.marks), b: tiny(s.marks), c: { command: "sleep", args: ["600"] } } }),
       )
       const { server, env } = openai([{ tool_calls: [{ name: "mcp__a__hang", arguments: {}, id: "c1" }] }])
       const proc = Bun.spawn([binary, "run", "--yes", "--format", "stream-json", "hang"], { cwd: s.root, env: { ...s.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" })

@@ -135,6 +135,25 @@ describe("the hub", () => {
     return { hub, root, home }
   }
 
+  test("startWithin waits for servers until connected or failed, at most its bound; the note names one still starting and one failed", async () => {
+    const { hub } = hubWith({
+      slow: { command: process.execPath, args: [TINY, "--start-delay=300"] },
+      late: { command: process.execPath, args: [TINY, "--start-delay=8000"] },
+      broken: { command: process.execPath, args: [TINY, "--exit-at-start"] },
+    })
+    await hub.startWithin(1500)
+    const status = Object.fromEntries(hub.views().map((v) => [v.name, v.status]))
+    expect(status).toEqual({ slow: "connected", late: "starting", broken: "failed" })
+    expect(hub.toolSource.tools().map((t) => t.name)).toContain("mcp__slow__echo")
+    const note = hub.note()
+    expect(note).toContain("MCP server 'late' is still starting; its tools (mcp__late__…) join the next requests once it connects.")
+    expect(note).toContain("MCP server 'broken' is unavailable (failed:")
+    expect(note).not.toContain("'slow'")
+    // Nothing to start (a disabled server only): the wait ends at once, not at its bound.
+    const idle = hubWith({ off: { command: "whatever", enabled: false } }).hub
+    expect(await Promise.race([idle.startWithin(60_000).then(() => "settled"), Bun.sleep(5000).then(() => "waited")])).toBe("settled")
+  })
+
   test("listChanged: a tool added by the server joins the hub's tools; resources and prompts are listed", async () => {
     const events: Array<McpEvent> = []
     const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY], permission: "allow" } }, events)

@@ -3,10 +3,11 @@
  * in milliseconds and can misbehave on purpose. Run as a program it serves
  * stdio; `makeHandler` serves the same tools over HTTP in the test process.
  *
- *   bun tiny-server.ts [--exit-at-start] [--bad-tools] [--protocol=VERSION] [--mark=DIR]
+ *   bun tiny-server.ts [--exit-at-start] [--bad-tools] [--protocol=VERSION] [--mark=DIR] [--start-delay=MS]
  *
  * --mark=DIR: writes DIR/pid-<pid> at start and DIR/cancelled-<requestId> when a
- * cancel notification arrives, so a test can see what happened.
+ * cancel notification arrives, so a test can see what happened. --start-delay=MS:
+ * answers nothing before MS milliseconds have passed (a server slow to start).
  */
 import { appendFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -152,6 +153,8 @@ if (import.meta.main) {
     crash: () => process.exit(3),
     badTools: process.argv.includes("--bad-tools"),
   })
+  const delay = Number(flag("start-delay") ?? 0)
+  const started = Bun.sleep(delay)
   let pending = ""
   process.stdin.on("data", (chunk) => {
     pending += chunk.toString()
@@ -161,7 +164,8 @@ if (import.meta.main) {
       pending = pending.slice(nl + 1)
       if (line.trim() === "") continue
       if (mark) appendFileSync(join(mark, "log"), `${line}\n`)
-      void handle(JSON.parse(line)).then((answer) => answer !== undefined && send(answer))
+      const message = JSON.parse(line)
+      void started.then(() => handle(message)).then((answer) => answer !== undefined && send(answer))
     }
   })
   process.stdin.on("end", () => process.exit(0))
