@@ -163,6 +163,11 @@ export interface AgentSessionShape {
   readonly plugins: PluginSet
   /** The session's MCP servers (none configured: `configured` is false). */
   readonly mcp: McpHub
+  /**
+   * Resolves once the MCP servers started with the session are connected or failed, or `mcp.startup_timeout_ms`
+   * has passed (at once without servers): what the first model request waits for, and a front end's init message.
+   */
+  readonly mcpReady: Promise<void>
   /** Claude Code's custom slash commands a prompt `/name args` runs (the project's, the user's, the plugins'). */
   readonly commands: ReadonlyArray<SlashCommand>
   /** The commands bash runs in the background (`run_in_background`), for a host that looks at or stops one. */
@@ -454,6 +459,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     conversation,
     plugins,
     mcp,
+    mcpReady: mcpReady ?? Promise.resolve(),
     ...(todos ? { todos } : {}),
     skills: (boot.facts.skills ?? []).map((k) => k.name),
     commands,

@@ -116,6 +116,8 @@ export const chatCommand = async (
   }
   const printer = makePrinter({ ...printerOptions, react: args.engine === "react" })
 
+  // MCP servers whose status was told while the session opened (they start then): not told again below.
+  const mcpReported = new Set<string>()
   const sessionRuntime = ManagedRuntime.make(
     AgentSession.layer({
       ...sessionOptionsOf(args, io, root, tools),
@@ -127,6 +129,7 @@ export const chatCommand = async (
       mcp: {
         trustProject: args.trustMcp,
         onEvent: (event) => {
+          if (event.type === "status") mcpReported.add(event.server)
           const text = mcpHumanLine(event)
           if (text) io.err(errStyle.yellow(text))
         },
@@ -161,7 +164,7 @@ export const chatCommand = async (
   const loadedPlugins = session.plugins.reports.filter((r) => r.status === "loaded").map((r) => r.name)
   if (loadedPlugins.length > 0) io.err(`${errStyle.dim(`plugins: ${loadedPlugins.join(", ")}`)}\n`)
   for (const notice of pluginNotices(session.plugins)) io.err(`${errStyle.yellow(`plugin: ${notice}`)}\n`)
-  for (const event of initialMcpEvents(session.mcp)) {
+  for (const event of initialMcpEvents(session.mcp, mcpReported)) {
     const text = mcpHumanLine(event)
     if (text) io.err(errStyle.yellow(text))
   }

@@ -16,9 +16,12 @@ export const mcpHumanLine = (event: McpEvent): string | undefined => {
   return undefined
 }
 
-/** The servers that cannot start, as status events to report once at the start of a session. */
-export const initialMcpEvents = (hub: McpHub): ReadonlyArray<McpEvent> =>
+/**
+ * The servers that cannot start, as status events to report once at the start of a session. Servers start while
+ * the session opens: one whose status was already reported (`reported`: server names) is left out.
+ */
+export const initialMcpEvents = (hub: McpHub, reported: ReadonlySet<string> = new Set()): ReadonlyArray<McpEvent> =>
   hub
     .views()
-    .filter((v) => v.status !== "starting")
+    .filter((v) => v.status !== "starting" && v.status !== "connected" && !reported.has(v.name))
     .map((v) => ({ type: "status", server: v.name, status: v.status, tools: 0, ...(v.error ? { error: v.error } : {}) }))

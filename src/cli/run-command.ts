@@ -276,6 +276,8 @@ export const runCommand = async (
   const notices = pluginNotices(session.plugins)
   for (const notice of notices) io.err(`anvil: ${notice}\n`)
   if (args.format === "stream-json") {
+    // As Claude Code's, the init message lists the MCP servers' tools: the first request waits for them anyway.
+    await session.mcpReady
     stream = claude
     claude.init({
       cwd: io.cwd,
@@ -298,7 +300,9 @@ export const runCommand = async (
     if (session.settingsIgnored) claude.system("warning", { source: "config", message: session.settingsIgnored })
     if (session.verifySkipped) claude.system("warning", { source: "config", message: session.verifySkipped })
   }
-  for (const event of [...earlyMcp.splice(0), ...initialMcpEvents(session.mcp)]) onMcp(event)
+  const early = earlyMcp.splice(0)
+  const reported = new Set(early.flatMap((e) => (e.type === "status" ? [e.server] : [])))
+  for (const event of [...early, ...initialMcpEvents(session.mcp, reported)]) onMcp(event)
   if (session.sandbox.warning && args.format !== "stream-json") io.err(`anvil: warning: ${session.sandbox.warning}\n`)
   if (session.sandbox.settings.projectIgnored && args.format !== "stream-json") io.err(`anvil: warning: ${session.sandbox.settings.projectIgnored}\n`)
   if (session.settingsIgnored && args.format !== "stream-json") io.err(`anvil: warning: ${session.settingsIgnored}\n`)

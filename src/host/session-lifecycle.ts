@@ -109,6 +109,8 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
     throw e
   })
   state.sessionRuntime = runtime
+  // As Claude Code's, the init message lists the MCP servers' tools: the first request waits for them anyway.
+  await opened.mcpReady
   const stream = (state.stream = streamFor(state, opened))
   stream.init({
     cwd: io.cwd,

@@ -318,8 +318,15 @@ describe("agent runs with MCP servers", () => {
       { tool_calls: [{ name: "mcp__slow__echo", arguments: { message: "hi from slow" }, id: "c1" }] },
       { text: "done" },
     ])
-    const result = await run(s, ["run", "--yes", "--format", "json", "use the slow server's echo tool"], env)
+    const result = await run(s, ["run", "--yes", "--format", "stream-json", "use the slow server's echo tool"], env)
     expect(result.code).toBe(0)
+    const events = lines(result.stdout)
+    const init = events.find((e) => e.type === "system" && e.subtype === "init")
+    expect(init.tools).toContain("mcp__slow__echo")
+    expect(init.tools).toContain("mcp__web__echo")
+    expect(Object.fromEntries(init.mcp_servers.map((v: any) => [v.name, v.status]))).toEqual({ quick: "connected", slow: "connected", web: "connected", late: "pending", broken: "failed" })
+    // Told once, though it failed while the session opened.
+    expect(events.filter((e) => e.subtype === "mcp_server" && e.server === "broken" && e.status === "failed").length).toBe(1)
     const first = server.requests[0]!.body as any
     // Offered directly or named in load_tools' catalogue (the schema budget decides which): either way in the first request.
     const offered = JSON.stringify(first.tools)
@@ -328,7 +335,7 @@ describe("agent runs with MCP servers", () => {
     const system = JSON.stringify(first.messages[0])
     expect(system).toContain("MCP server 'late' is still starting")
     expect(system).toContain("MCP server 'broken' is unavailable")
-    expect(json(result.stdout).result).toBe("done")
+    expect(events.at(-1)).toMatchObject({ type: "result", result: "done" })
     expect(JSON.stringify((server.requests[1]!.body as any).messages)).toContain("hi from slow")
   })
 
