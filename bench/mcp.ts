@@ -12,9 +12,10 @@ import { ms, type Row } from "./lib/report.ts"
  * the test suite's tiny MCP server (test/mcp/tiny-server.ts, stdio):
  *
  * - time to the first model request (spawn of `anvil run` → the request
- *   arriving) with no server configured and with three (two tiny servers and
- *   server-everything): servers start in the background, so the figure should
- *   barely move;
+ *   arriving) with three servers configured (two tiny servers and
+ *   server-everything): the request waits for them, so the reference is the
+ *   same run with no server plus the time a bare SDK client takes to connect
+ *   the three in parallel and list their tools (what the wait cannot go below);
  * - the overhead of one MCP call: anvil's time for `mcp__tiny__echo` inside an
  *   agent run (envelope stats.time_ms: pipeline, SDK, pipe both ways), against
  *   a bare @modelcontextprotocol/sdk client calling the same server's tool.
@@ -38,6 +39,32 @@ times.sort((a, b) => a - b)
 console.log(times[times.length >> 1])
 await client.close()
 `
+
+/** Connects the servers given as JSON (an array of {command, args}) in parallel and lists their tools; prints the milliseconds. */
+const BARE_CONNECT = `
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+const servers = JSON.parse(process.argv[2])
+const t = performance.now()
+const clients = await Promise.all(servers.map(async (s) => {
+  const client = new Client({ name: "bare", version: "1" })
+  await client.connect(new StdioClientTransport({ command: s.command, args: s.args ?? [] }))
+  await client.listTools()
+  return client
+}))
+console.log(performance.now() - t)
+await Promise.all(clients.map((c) => c.close()))
+`
+
+/** Runs one of the scripts above with Bun; resolves to the number it prints. */
+const bareScript = async (ctx: BenchContext, name: string, text: string, args: ReadonlyArray<string>): Promise<number> => {
+  const scriptFile = join(ctx.repo, "bench", ".work", "mcp", name)
+  writeFileSync(scriptFile, text)
+  const bare = Bun.spawn([process.execPath, scriptFile, ...args], { cwd: ctx.repo, stdout: "pipe", stderr: "pipe", env: ctx.env })
+  const [out, code] = await Promise.all([new Response(bare.stdout).text(), bare.exited])
+  if (code !== 0) throw new Error(`the bare SDK client failed: ${await new Response(bare.stderr).text()}`)
+  return Number(out.trim())
+}
 
 /** `anvil run` in `dir` (its own HOME, so its anvil.json is the user's) against `server`; resolves to stdout. */
 const anvilRun = async (ctx: BenchContext, dir: string, server: FakeServer, prompt: string): Promise<string> => {
@@ -84,9 +111,11 @@ export const mcp: BenchGroup = {
     ctx.log(`mcp: time to the first model request, ${runs} runs each with 0 and 3 servers`)
     const without: Array<number> = []
     const withThree: Array<number> = []
+    const connects: Array<number> = []
     for (let i = 0; i < runs; i++) {
       without.push(await firstRequestMs(ctx, none))
       withThree.push(await firstRequestMs(ctx, three))
+      connects.push(await bareScript(ctx, "bare-connect.ts", BARE_CONNECT, [JSON.stringify([tiny, tiny, everything])]))
     }
 
     const calls = Math.max(10, Math.min(ctx.runs * 2, 40))
@@ -108,23 +137,19 @@ export const mcp: BenchGroup = {
     } finally {
       server.stop()
     }
-    const scriptFile = join(ctx.repo, "bench", ".work", "mcp", "bare-client.ts")
-    writeFileSync(scriptFile, BARE_CLIENT)
-    const bare = Bun.spawn([process.execPath, scriptFile, process.execPath, TINY, String(calls)], { cwd: ctx.repo, stdout: "pipe", stderr: "pipe", env: ctx.env })
-    const [bareOut, bareCode] = await Promise.all([new Response(bare.stdout).text(), bare.exited])
-    if (bareCode !== 0) throw new Error(`the bare SDK client failed: ${await new Response(bare.stderr).text()}`)
-    const bareCall = Number(bareOut.trim())
+    const bareCall = await bareScript(ctx, "bare-client.ts", BARE_CLIENT, [process.execPath, TINY, String(calls)])
 
     const a = median(without)
     const b = median(withThree)
+    const c = median(connects)
     return [
       {
         name: "first model request, 3 MCP servers",
         value: ms(b),
-        reference: `no server ${ms(a)}`,
-        ratio: b / a,
-        targets: [{ label: "ratio < 1.3", pass: b / a < 1.3 }],
-        note: `median of ${runs}: spawn of anvil run → first request received; two tiny stdio servers and server-everything configured`,
+        reference: `no server ${ms(a)} + bare parallel connect ${ms(c)}`,
+        ratio: b / (a + c),
+        targets: [{ label: "ratio < 1.3", pass: b / (a + c) < 1.3 }],
+        note: `median of ${runs}: spawn of anvil run → first request received, which waits for two tiny stdio servers and server-everything; servers start while the session is set up, so it can come in under the sum`,
       },
       {
         name: "MCP call (echo), anvil",
