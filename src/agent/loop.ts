@@ -258,7 +258,9 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
 
     for (const text of options.context ?? []) yield* append({ type: "user", text, source: "context" })
     yield* append({ type: "user", text: prompt, source: "prompt" })
-    if (options.ready) yield* cancelSignal ? Effect.raceFirst(options.ready, cancelSignal) : options.ready
+    if (options.ready && cancelSignal) {
+      if (yield* Effect.raceFirst(Effect.as(options.ready, false), Effect.as(cancelSignal, true))) cancelled = true
+    } else if (options.ready) yield* options.ready
 
     for (;;) {
       if (cancelled) return yield* finish("cancelled", "cancelled")

@@ -128,6 +128,24 @@ describe("the agent loop", () => {
     expect(result.stats.steps).toBe(1)
   })
 
+  test("the first request waits for `ready` (MCP servers starting); Ctrl-C during the wait ends the turn before any request", async () => {
+    const ready = Effect.runSync(Deferred.make<void>())
+    let readyBeforeRequest = false
+    setTimeout(() => Effect.runSync(Deferred.succeed(ready, undefined)), 50)
+    const waited = await turn([calculatorTool], [{ text: "hi" }], {
+      ready: Deferred.await(ready),
+      emit: (e) => Effect.sync(() => void (e.type === "step_start" && (readyBeforeRequest = Effect.runSync(Deferred.isDone(ready))))),
+    })
+    expect(waited.result.status).toBe("success")
+    expect(readyBeforeRequest).toBe(true)
+
+    const cancel = Effect.runSync(Deferred.make<void>())
+    setTimeout(() => Effect.runSync(Deferred.succeed(cancel, undefined)), 50)
+    const never = await turn([calculatorTool], [{ text: "never asked" }], { ready: Effect.never, cancelled: Deferred.await(cancel) })
+    expect(never.result).toMatchObject({ status: "cancelled", reason: "cancelled" })
+    expect(never.result.stats.steps).toBe(0)
+  })
+
   test("a model error ends the turn with model_error, the history stays usable", async () => {
     const { result, events } = await turn([calculatorTool], [])
     expect(result).toMatchObject({ status: "error", reason: "model_error" })
