@@ -780,13 +780,15 @@ describe("the project's own anvil.json", () => {
 })
 
 describe("the program's external MCP servers (--mcp-config)", () => {
-  test("a stdio server the program names is started and its tool called; init lists it", async () => {
+  test("a stdio server the program names is started and its tool called; init and the first model request list its tools, a slow start waited for", async () => {
     const root = project({})
-    const { env } = model([{ tool_calls: [{ name: "mcp__tiny__echo", arguments: { message: "hello over stdio" }, id: "e1" }] }, { text: "Echoed." }])
-    const tiny = { type: "stdio" as const, command: process.execPath, args: [join(import.meta.dir, "..", "mcp", "tiny-server.ts")] }
+    const { server, env } = model([{ tool_calls: [{ name: "mcp__tiny__echo", arguments: { message: "hello over stdio" }, id: "e1" }] }, { text: "Echoed." }])
+    const tiny = { type: "stdio" as const, command: process.execPath, args: [join(import.meta.dir, "..", "mcp", "tiny-server.ts"), "--start-delay=300"] }
     const messages = await collect(query({ prompt: "echo", options: { ...base(root, env), mcpServers: { tiny }, mcpServersDelivery: "argv", allowedTools: ["mcp__tiny__echo"] } as any }))
     const init = messages.find((m) => m.type === "system" && m.subtype === "init") as Extract<SDKMessage, { type: "system"; subtype: "init" }>
-    expect(init.mcp_servers.map((s) => s.name)).toContain("tiny")
+    expect(init.mcp_servers).toContainEqual(expect.objectContaining({ name: "tiny", status: "connected" }))
+    expect(init.tools).toContain("mcp__tiny__echo")
+    expect(JSON.stringify((server.requests[0]!.body as any).tools)).toContain("mcp__tiny__echo")
     const toolResult = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.tool_use_id === "e1") as any
     expect(String(toolResult.content)).toContain("hello over stdio")
     expect(toolResult.is_error).toBe(false)
