@@ -299,8 +299,8 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
     startWithin: (waitMs) => {
       hub.startAll()
       let timer: ReturnType<typeof setTimeout> | undefined
-      // Unref'd: a wait nobody needs any more must not keep anvil running.
-      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)).unref?.())
+      // Cleared once all settled (dispose ends the starts under way): the timer never outlives the session.
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))
       return Promise.race([hub.settled(), bound]).finally(() => clearTimeout(timer))
     },
     connection,
