@@ -16,6 +16,8 @@ interface Element {
   readonly tag: string
   readonly attrs: Readonly<Record<string, string>>
   readonly children: Array<Node>
+  /** A block already converted (see {@link parse}): its Markdown, its children gone. */
+  readonly markdown?: string
 }
 type Node = Element | string
 
@@ -26,6 +28,15 @@ const BLOCK = new Set([
   "p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6",
   "pre", "table", "thead", "tbody", "tfoot", "tr", "td", "th", "hr", "dl", "dt", "dd", "figure", "figcaption", "form", "fieldset", "details",
   "summary", "address", "center", "body", "html",
+])
+/**
+ * Blocks whose Markdown is their children's blocks, in the context they got
+ * themselves: a block closed with only these above it is converted the
+ * moment it closes, to the same text it would give at the end.
+ */
+const PLAIN = new Set([
+  "#root", "html", "body", "main", "div", "section", "article", "header", "footer", "aside", "p", "figure", "figcaption", "form",
+  "fieldset", "details", "summary", "address", "center",
 ])
 /** Opening one of these closes an open <p> (as in HTML's parsing rules). */
 const CLOSES_P = new Set(["p", "div", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "blockquote", "section", "article", "hr", "dl", "figure", "header", "footer", "aside", "form"])
@@ -55,15 +66,33 @@ const parseAttrs = (source: string): Record<string, string> => {
   return attrs
 }
 
-/** Builds a tree from HTML text; returns the root and the page title. */
-const parse = (html: string): { root: Element; title: string | undefined } => {
+/**
+ * Builds a tree from HTML text; returns the root and the page title. A block
+ * that closes with only {@link PLAIN} blocks above it is converted to
+ * Markdown (`convert`) at once and stands in the tree as that text: a large
+ * page is never held whole as a tree, only its open part.
+ */
+const parse = (html: string, convert: ((el: Element) => string) | undefined): { root: Element; title: string | undefined } => {
   const root: Element = { tag: "#root", attrs: {}, children: [] }
   const stack: Array<Element> = [root]
+  /** plain[i]: stack[0..i] are all PLAIN. */
+  const plain: Array<boolean> = [true]
   const top = () => stack[stack.length - 1]!
+  const push = (el: Element) => {
+    plain.push(plain[plain.length - 1]! && PLAIN.has(el.tag))
+    stack.push(el)
+  }
   const close = (tag: string) => {
     for (let i = stack.length - 1; i > 0; i--) {
       if (stack[i]!.tag === tag) {
+        const closed = stack[i]!
         stack.length = i
+        plain.length = i
+        if (convert !== undefined && plain[i - 1] && isBlock(closed)) {
+          const siblings = stack[i - 1]!.children
+          // An open element is its parent's last child: nothing is added to the parent while it is open.
+          siblings[siblings.length - 1] = { tag: closed.tag, attrs: NO_ATTRS, children: [], markdown: convert(closed) }
+        }
         return
       }
     }
@@ -122,7 +151,7 @@ const parse = (html: string): { root: Element; title: string | undefined } => {
     if (tag === "tr" && openIn(["tr"], ["table"])) close("tr")
     const el: Element = { tag, attrs: parseAttrs(attrSource), children: [] }
     top().children.push(el)
-    if (!VOID.has(tag) && !selfClosing) stack.push(el)
+    if (!VOID.has(tag) && !selfClosing) push(el)
   }
   text(html.slice(last))
   return { root, title }
@@ -198,6 +227,7 @@ const inlineNode = (node: Node, ctx: Ctx): string => {
 }
 
 const isBlock = (n: Node) => typeof n !== "string" && (BLOCK.has(n.tag) || n.tag === "hr")
+const NO_ATTRS: Readonly<Record<string, string>> = {}
 
 /** Children as Markdown blocks, separated by blank lines; runs of inline content form paragraphs. */
 const blocks = (nodes: ReadonlyArray<Node>, ctx: Ctx): string => {
@@ -232,6 +262,7 @@ const indent = (text: string, pad: string) =>
 const cellText = (el: Element, ctx: Ctx) => blocks(el.children, ctx).replace(/\s*\n+\s*/g, " ").replace(/\|/g, "\\|").trim()
 
 const block = (el: Element, ctx: Ctx): string => {
+  if (el.markdown !== undefined) return el.markdown
   switch (el.tag) {
     case "h1":
     case "h2":
@@ -303,13 +334,20 @@ const block = (el: Element, ctx: Ctx): string => {
 /**
  * Converts an HTML document to Markdown. `baseUrl` (the page's final URL, or
  * its <base href>) makes relative links absolute. The page title, when there
- * is one and the body does not start with it, heads the result.
+ * is one and the body does not start with it, heads the result. Blocks are
+ * converted as they close (`convertEarly: false`, for tests, keeps the whole
+ * tree to the end; the text is the same).
  */
-export const htmlToMarkdown = (html: string, baseUrl?: string): { readonly markdown: string; readonly title: string | undefined } => {
+export const htmlToMarkdown = (
+  html: string,
+  baseUrl?: string,
+  options: { readonly convertEarly?: boolean } = {},
+): { readonly markdown: string; readonly title: string | undefined } => {
   const baseTag = /<base\s[^>]*href\s*=\s*["']?([^"'\s>]+)/i.exec(html)?.[1]
   const base = baseTag ? absolute(baseTag, baseUrl) : baseUrl
-  const { root, title } = parse(html)
-  const body = blocks(root.children, { base, pre: false, depth: 0 })
+  const ctx: Ctx = { base, pre: false, depth: 0 }
+  const { root, title } = parse(html, options.convertEarly === false ? undefined : (el) => block(el, ctx))
+  const body = blocks(root.children, ctx)
     .replace(/[ \t]+\n/g, (m) => (m.startsWith("  ") ? "  \n" : "\n"))
     .replace(/\n{3,}/g, "\n\n")
     .trim()

@@ -38,3 +38,53 @@ describe("htmlToMarkdown", () => {
     expect(md('<base href="https://cdn.example.test/x/"><a href="y">y</a>')).toBe("[y](https://cdn.example.test/x/y)")
   })
 })
+
+/** A small seeded generator (mulberry32): the same documents every run. */
+const random = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+const TAGS = ["div", "section", "article", "main", "p", "ul", "ol", "li", "h2", "pre", "code", "a", "em", "strong", "table", "tr", "td", "th", "blockquote", "dl", "dt", "dd", "span", "br", "hr", "img", "figure", "header", "nav", "details", "summary"]
+const TEXTS = ["plain words", "  spaced   out  ", "a &amp; b", "x < y", "line\nbreak", "|pipe|", "`tick`", "", "é ü"]
+
+/** Random, often misnested and unclosed HTML, as pages in the wild are. */
+const randomHtml = (next: () => number, size: number): string => {
+  const out: Array<string> = []
+  const open: Array<string> = []
+  for (let i = 0; i < size; i++) {
+    const r = next()
+    const tag = TAGS[Math.floor(next() * TAGS.length)]!
+    if (r < 0.4) {
+      const attrs = tag === "a" ? ` href="/p${i}"` : tag === "img" ? ` src="i${i}.png" alt="pic ${i}"` : tag === "ol" ? ` start="${i % 4}"` : tag === "code" ? ' class="language-ts"' : ""
+      out.push(`<${tag}${attrs}>`)
+      open.push(tag)
+    } else if (r < 0.65 && open.length > 0) out.push(`</${open.pop()}>`)
+    else if (r < 0.72) out.push(`</${tag}>`)
+    else out.push(TEXTS[Math.floor(next() * TEXTS.length)]!)
+  }
+  if (next() < 0.5) while (open.length > 0) out.push(`</${open.pop()}>`)
+  return out.join("")
+}
+
+describe("htmlToMarkdown: blocks converted as they close give the text of the whole tree", () => {
+  test("2,000 random documents: the same Markdown either way", () => {
+    const next = random(7)
+    for (let n = 0; n < 2000; n++) {
+      const html = `<html><head><title>T${n}</title></head><body>${randomHtml(next, 10 + Math.floor(next() * 120))}</body></html>`
+      const early = htmlToMarkdown(html, "https://example.test/a/b.html")
+      const late = htmlToMarkdown(html, "https://example.test/a/b.html", { convertEarly: false })
+      if (early.markdown !== late.markdown) expect({ html, markdown: early.markdown }).toEqual({ html, markdown: late.markdown })
+    }
+  })
+
+  test("a 2 MiB page: the same Markdown either way", () => {
+    const section = (i: number) =>
+      `<article><h2>Part ${i}</h2><p>Text <a href="x${i}">link</a>.</p><ul><li>one<li>two</ul><pre><code>code ${i}</code></pre><table><tr><td>a</td><td>${i}</td></tr></table></article>`
+    const html = `<html><body><main>${Array.from({ length: 12_000 }, (_, i) => section(i)).join("\n")}</main></body></html>`
+    expect(html.length).toBeGreaterThan(2 * 1024 * 1024)
+    expect(htmlToMarkdown(html, "https://example.test/").markdown).toBe(htmlToMarkdown(html, "https://example.test/", { convertEarly: false }).markdown)
+  })
+})
