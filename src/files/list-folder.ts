@@ -1,24 +1,22 @@
 import { Effect, Option } from "effect"
-import { lstatSync, readdirSync } from "node:fs"
+import { lstatSync } from "node:fs"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { GlobMatcher, GlobPatternError, matchesPath } from "../search/glob-pattern.ts"
-import { direntType, fdPath } from "../workspace/checked-fs.ts"
+import { direntType, fdPath, readDirKeeping } from "../workspace/checked-fs.ts"
 import { openCheckedScoped } from "../workspace/checked-open.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
-import { pathBytesOf } from "../workspace/lossy-name.ts"
+import { fsPath, hasEscapedBytes, parseShownPath, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
 import { ancestorRules, isIgnoredBy, loadDirRules } from "../workspace/ignore-rules.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { missingPath } from "./missing-path.ts"
 import { EntriesPastEnd, IgnoreGlobInvalid, NotAFolder } from "./files-error.ts"
 
-/** lstat of an entry whose name is not UTF-8 (read back with replacement characters): through the name's bytes. */
-const lossyLstat = (absolute: string): Effect.Effect<{ readonly size: number | bigint; readonly mtime: Option.Option<Date> }, unknown> =>
+/** lstat of an entry whose name is not UTF-8 (its bytes escaped, path-bytes.ts): through the name's bytes. */
+const bytesLstat = (absolute: string): Effect.Effect<{ readonly size: number | bigint; readonly mtime: Option.Option<Date> }, unknown> =>
   Effect.try({
     try: () => {
-      const at = pathBytesOf(absolute)
-      if (at === undefined) throw new Error(`${absolute}: no single entry has this name`)
-      const st = lstatSync(at)
+      const st = lstatSync(fsPath(absolute))
       return { size: st.size, mtime: Option.some(st.mtime) }
     },
     catch: (e) => e,
@@ -138,12 +136,14 @@ export const listFolder = (request: ListRequest) =>
         if (opened === undefined) return yield* notFound(" (a symbolic link whose target does not exist)")
         if (!opened.stat.isDirectory()) return yield* new NotAFolder({ shown })
         return yield* Effect.try({
-          try: () => readdirSync(fdPath(opened.fd), { withFileTypes: true }).map((d) => ({ name: d.name, type: direntType(d) })),
+          try: () => readDirKeeping(fdPath(opened.fd)).map(({ name, dirent }) => ({ name, type: direntType(dirent) })),
           catch: (e) => fromErrno((e as { code?: string }).code, shown, String(e)),
         })
       }),
     )
-    const base = shown === "." ? "" : `${shown}/`
+    // Entries are named from the folder's own path (a quoted name is quoted whole, with the entry's part in it).
+    const base = shown === "." ? "" : `${parseShownPath(shown)}/`
+    const join = (dir: string, name: string) => resolveKeeping(dir, name, path.join)
     // As in ignore files: a pattern leaves out a folder of that name too ("node_modules"); one ending in "/" only folders.
     const matchesEntry = (m: GlobMatcher, rel: string, isDir: boolean) => matchesPath(m, rel, isDir) || (isDir && matchesPath(m, rel, false))
     const ignoredByGlob = (name: string, isDir: boolean) =>
@@ -179,14 +179,14 @@ export const listFolder = (request: ListRequest) =>
         matchedIgnore++
         return false
       }
-      if (rules !== undefined && isIgnoredBy(rules, path.join(resolved.real, e.name), isDir)) {
+      if (rules !== undefined && isIgnoredBy(rules, join(resolved.real, e.name), isDir)) {
         gitIgnored++
         return false
       }
       return true
     })
     const classify = (name: string, type: string): Raw | undefined => {
-      const absolute = path.join(resolved.real, name)
+      const absolute = join(resolved.real, name)
       if (type === "Directory") return { name, absolute, type: "dir" }
       if (type === "SymbolicLink" || type === "Unknown") return undefined
       const kind = SPECIAL[type]
@@ -199,7 +199,7 @@ export const listFolder = (request: ListRequest) =>
         const plain = classify(e.name, e.type)
         if (plain) return Effect.succeed(plain)
         return Effect.gen(function* () {
-          const absolute = path.join(resolved.real, e.name)
+          const absolute = join(resolved.real, e.name)
           const type = e.type === "Unknown" ? yield* fs.lstat(absolute).pipe(Effect.map((s) => s.type), Effect.orElseSucceed(() => "File" as const)) : e.type
           if (type !== "SymbolicLink") return classify(e.name, type === "Unknown" ? "File" : type)!
           return { name: e.name, absolute, type: "link", ...(yield* linkTarget(absolute)) } satisfies Raw
@@ -209,7 +209,7 @@ export const listFolder = (request: ListRequest) =>
     )
 
     const info = (r: Raw) =>
-      (r.absolute.includes("\uFFFD") ? lossyLstat(r.absolute) : fs.lstat(r.absolute)).pipe(
+      (hasEscapedBytes(r.absolute) ? bytesLstat(r.absolute) : fs.lstat(r.absolute)).pipe(
         Effect.map((s) => ({
           size: r.type === "dir" ? 0 : Number(s.size),
           mtimeMs: Option.match(s.mtime, { onNone: () => 0, onSome: (d) => d.getTime() }),
@@ -237,8 +237,8 @@ export const listFolder = (request: ListRequest) =>
     const dirs = raws.filter((r) => r.type === "dir").length
     const links = raws.filter((r) => r.type === "link").length
     const listed = (raw: Raw, size?: number, mtimeMs?: number): ListedEntry => ({
-      path: `${base}${raw.name}${raw.type === "dir" ? "/" : ""}`,
-      name: raw.name,
+      path: showPath(`${base}${raw.name}${raw.type === "dir" ? "/" : ""}`),
+      name: showPath(raw.name),
       type: raw.type,
       ...(size !== undefined ? { size } : {}),
       ...(mtimeMs !== undefined ? { mtime: Math.floor(mtimeMs / 1000) } : {}),

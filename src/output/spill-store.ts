@@ -104,7 +104,7 @@ const appendOnly = (fd: number, file: string): SpillStream => {
  * Creates `file` (a new name only) and fills it through one UTF-8 writer. A
  * failed write removes the file: a spill is there whole or not at all.
  */
-const writeNew = (file: string, fill: (out: Utf8Writer) => void): void => {
+const writeNew = (file: string | Buffer, fill: (out: Utf8Writer) => void): void => {
   const fd = openSync(file, CREATE_NEW, 0o666)
   try {
     const out = new Utf8Writer(fd)
@@ -118,7 +118,7 @@ const writeNew = (file: string, fill: (out: Utf8Writer) => void): void => {
   }
 }
 
-const removeQuietly = (file: string) => {
+const removeQuietly = (file: string | Buffer) => {
   try {
     unlinkSync(file)
   } catch {

@@ -7,6 +7,7 @@ import type { GlobState } from "./glob-pattern.ts"
 import { RegexSyntaxError, translateRustRegex } from "./rust-regex.ts"
 import { BINARY_SNIFF_BYTES } from "../workspace/text-sniff.ts"
 import { binaryTailWarning } from "./binary-tail.ts"
+import { resolveKeeping } from "../workspace/path-bytes.ts"
 import { includeAccepts, type FileResult, type LineText, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 
 /**
@@ -299,7 +300,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
     }
     const batch = candidates.slice(i, i + BATCH)
     const contents = yield* bulk.readSmallFiles(
-      batch.map((rel) => path.join(target.dir, rel)),
+      batch.map((rel) => resolveKeeping(target.dir, rel, path.join)),
       CHUNK_BYTES,
     )
     const large: Array<string> = []

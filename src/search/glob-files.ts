@@ -6,6 +6,8 @@ import { type StopReason, walk } from "../workspace/walk.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { GlobFolderNotFound, GlobInvalid, GlobNotAFolder } from "./glob-error.ts"
 import { comparePaths, GlobMatcher, GlobPatternError, type GlobState } from "./glob-pattern.ts"
+import { hasEscapedBytes } from "../workspace/path-bytes.ts"
+import { kindOfPath } from "../workspace/checked-fs.ts"
 
 /** One glob: the pattern, the folder it is relative to, and the limits of the walk. */
 export interface GlobRequest {
@@ -57,7 +59,10 @@ export const globFiles = (request: GlobRequest) =>
     const resolved = yield* ws.resolve(request.path)
     const shown = resolved.display
     if (!resolved.exists) return yield* new GlobFolderNotFound({ shown })
-    const info = yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
+    // A folder whose name is not UTF-8 (escaped bytes) is looked at by its bytes.
+    const info = hasEscapedBytes(resolved.real)
+      ? yield* Effect.try({ try: () => ({ type: kindOfPath(resolved.real) }), catch: () => new GlobFolderNotFound({ shown }) })
+      : yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
     if (info.type !== "Directory") return yield* new GlobNotAFolder({ shown })
 
     const started = yield* Clock.currentTimeMillis

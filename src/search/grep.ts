@@ -3,10 +3,11 @@ import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { BulkFs } from "../workspace/bulk-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
-import { readStillAt, stillAt } from "../workspace/checked-fs.ts"
+import { headOfPath, kindOfPath, readStillAt, stillAt } from "../workspace/checked-fs.ts"
 import { BINARY_SNIFF_BYTES, looksBinary } from "../workspace/text-sniff.ts"
-import { pathBytesOf } from "../workspace/lossy-name.ts"
-import { fromPlatformError } from "../workspace/fs-error.ts"
+import { allPathBytesOf } from "../workspace/lossy-name.ts"
+import { basenameKeeping, decodePath, dirnameKeeping, hasEscapedBytes, parseShownPath, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
+import { fromErrno, fromPlatformError } from "../workspace/fs-error.ts"
 import { insideRepository, makeIgnoreOracle } from "../workspace/ignore-rules.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { decodeForSearch, FallbackPatternError, searchInProcess } from "./fallback-search.ts"
@@ -119,17 +120,26 @@ export const grep = (request: GrepRequest) =>
     const shown = resolved.display
     if (!resolved.exists) return yield* new GrepPathNotFound({ shown })
     if (shown.split("/").includes(".git") || ws.display(resolved.real).split("/").includes(".git")) return yield* new GrepInsideGit()
-    const info = yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
+    // A path whose name is not UTF-8 (escaped bytes) is opened by its bytes, and searched in-process: rg takes its
+    // arguments as UTF-8.
+    const bytesNamed = hasEscapedBytes(resolved.real)
+    const info = bytesNamed
+      ? yield* Effect.try({ try: () => ({ type: kindOfPath(resolved.real) }), catch: (e) => fromErrno((e as { code?: string }).code, shown, String(e)) })
+      : yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
     if (info.type !== "Directory" && info.type !== "File") return yield* new GrepNotSearchable({ shown })
     const isFile = info.type === "File"
-    const target: SearchTarget = isFile ? { dir: path.dirname(resolved.real), file: path.basename(resolved.real) } : { dir: resolved.real }
+    const target: SearchTarget = isFile
+      ? { dir: dirnameKeeping(resolved.real, path.dirname), file: basenameKeeping(resolved.real, path.basename) }
+      : { dir: resolved.real }
 
     if (isFile) {
-      const head = yield* fs.stream(resolved.real, { bytesToRead: SNIFF }).pipe(
-        Stream.runCollect,
-        Effect.map((chunks) => Buffer.concat(chunks)),
-        Effect.mapError((e) => fromPlatformError(e, shown)),
-      )
+      const head = bytesNamed
+        ? yield* Effect.try({ try: () => headOfPath(resolved.real, SNIFF), catch: (e) => fromErrno((e as { code?: string }).code, shown, String(e)) })
+        : yield* fs.stream(resolved.real, { bytesToRead: SNIFF }).pipe(
+            Stream.runCollect,
+            Effect.map((chunks) => Buffer.concat(chunks)),
+            Effect.mapError((e) => fromPlatformError(e, shown)),
+          )
       if (looksBinary(head)) return yield* new GrepBinaryFile({ shown })
     }
 
@@ -155,6 +165,7 @@ export const grep = (request: GrepRequest) =>
     let fallbackReason: string | undefined
     let outcome: SearchOutcome | undefined
     if (request.engine === "builtin") fallbackReason = "ripgrep is disabled by configuration (tools.grep.engine: builtin)"
+    else if (bytesNamed) fallbackReason = "the path's name is not UTF-8, which ripgrep cannot be given"
     else {
       const rg = request.rgPath ?? (yield* locateRipgrep)
       if (rg === undefined) fallbackReason = "ripgrep was not found"
@@ -198,11 +209,23 @@ export const grep = (request: GrepRequest) =>
     }
     if (isFile && include !== undefined && !includeAccepts(include, target.file!)) outcome = { ...outcome, files: [] }
 
+    // A name that is not UTF-8 in rg's count output (plain text) came with replacement characters: its bytes are
+    // looked up in its folder and kept escaped, as the other engines and modes give them.
+    // Names that read the same that way are given the folder's entries of that reading in the order rg named them.
+    const taken = new Map<string, number>()
+    const escaped = (f: FileResult): FileResult => {
+      if (!f.path.includes("\uFFFD")) return f
+      const candidates = allPathBytesOf(path.join(target.dir, f.path))
+      const n = taken.get(f.path) ?? 0
+      taken.set(f.path, n + 1)
+      const bytes = candidates[n]
+      return bytes instanceof Buffer ? { ...f, path: decodePath(bytes).slice(target.dir.length + (target.dir.endsWith("/") ? 0 : 1)) } : f
+    }
     // Newest files first, then by path. rg stats the files while it searches; the rest are stat'ed here.
-    const found = outcome.files
+    const found = outcome.files.map(escaped)
     const unstamped = found.filter((f) => f.mtime === undefined)
     if (unstamped.length > 0) {
-      const times = yield* (yield* BulkFs).mtimes(unstamped.map((f) => path.join(target.dir, f.path)))
+      const times = yield* (yield* BulkFs).mtimes(unstamped.map((f) => resolveKeeping(target.dir, f.path, path.join)))
       for (let i = 0; i < unstamped.length; i++) unstamped[i]!.mtime = times[i] ?? 0
     }
     // Only the files that can be shown are put in order: max_matches of them, or in content mode enough
@@ -213,9 +236,9 @@ export const grep = (request: GrepRequest) =>
     // Lines shown must also be in the file as it is now: the engine may have read it through a link
     // that was swapped back since.
     const shownFiles = firstInOrder(found, showable, (a, b) => b.mtime! - a.mtime! || comparePaths(a.path, b.path))
-      .filter((f) => stillHolds(ws.contains, path.join(target.dir, f.path), f))
+      .filter((f) => stillHolds(ws.contains, resolveKeeping(target.dir, f.path, path.join), f))
       // One file searched is named as it was given: through a link, the engine saw the target's name.
-      .map((f) => ({ f, display: isFile ? shown : joinDisplay(shown, f.path) }))
+      .map((f) => ({ f, display: isFile ? shown : showPath(joinDisplay(parseShownPath(shown), f.path)) }))
 
     let totalLines = 0
     for (const f of found) totalLines += f.matchedLines
@@ -240,11 +263,8 @@ const RECHECK_MAX_BYTES = 16 * 1024 * 1024
 /** Whether a hit file is still inside the root where it was found and still holds every line about to be shown. */
 const stillHolds = (contains: (p: string) => boolean, file: string, f: FileResult): boolean => {
   if (!contains(file)) return false
-  // A name that is not UTF-8 came back from rg with replacement characters: its bytes are looked up to open it.
-  const openAs = pathBytesOf(file)
-  if (openAs === undefined) return false
-  if (f.lines.length === 0) return stillAt(file, openAs)
-  const bytes = readStillAt(file, RECHECK_MAX_BYTES, openAs)
+  if (f.lines.length === 0) return stillAt(file)
+  const bytes = readStillAt(file, RECHECK_MAX_BYTES)
   if (bytes === undefined) return false
   if (bytes === "large") return true
   const text = decodeForSearch(bytes) ?? new TextDecoder().decode(bytes)

@@ -4,6 +4,7 @@ import { ProcessRunner, type OutputSink } from "../process/process-runner.ts"
 import { BulkFs } from "../workspace/bulk-fs.ts"
 import { attachContext, type FileResult, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 import { WholeLineDecoder } from "./whole-line-decoder.ts"
+import { decodePath } from "../workspace/path-bytes.ts"
 import { BINARY_SNIFF_BYTES } from "../workspace/text-sniff.ts"
 import { binaryTailWarning } from "./binary-tail.ts"
 
@@ -150,7 +151,9 @@ class JsonCollector implements Collector {
     }
     const msg = JSON.parse(raw) as { type: string; data: Record<string, unknown> }
     if (msg.type === "begin") {
-      this.path = stripDot(decodeRg(msg.data.path as RgText))
+      // A name that is not UTF-8 comes as bytes: kept escaped (path-bytes.ts), so it can be opened and shown quoted.
+      const named = msg.data.path as RgText
+      this.path = stripDot(typeof named.bytes === "string" ? decodePath(Buffer.from(named.bytes, "base64")) : decodeRg(named))
       this.lines = []
       this.known = new Map()
       this.offsets = new Map()

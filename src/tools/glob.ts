@@ -10,6 +10,7 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./glob.md" with { type: "text" }
 import { withGlobErrors } from "./search-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { parseShownPath, showPath } from "../workspace/path-bytes.ts"
 
 
 
@@ -34,7 +35,8 @@ const STOP_TEXT: Record<NonNullable<GlobResult["stopped"]>, (s: { maxEntries: nu
   timeout: (s) => `the search stopped after ${s.maxDurationMs.toLocaleString("en-US")} ms (circuit breaker)`,
 }
 
-const joinDisplay = (base: string, rel: string) => (base === "." ? rel : `${base}/${rel}`)
+/** A found path as results name it: a name that is not UTF-8 is quoted whole (showPath), as read and edit take it back. */
+const joinDisplay = (base: string, rel: string) => showPath(base === "." ? rel : `${parseShownPath(base)}/${rel}`)
 
 /** glob: files by bash globstar pattern, relative to `path`, paths relative to the root. */
 export const globTool = defineTool({

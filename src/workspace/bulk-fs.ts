@@ -1,8 +1,9 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { FileSystem } from "./file-system.ts"
 import type { PlatformError } from "effect/PlatformError"
-import { constants, openSync, readdirSync, statSync } from "node:fs"
-import { closeQuietly, fdPath, readStillAt, realOfFd } from "./checked-fs.ts"
+import { constants, openSync, statSync } from "node:fs"
+import { closeQuietly, fdPath, readDirKeeping, readStillAt, realOfFd } from "./checked-fs.ts"
+import { fsPath } from "./path-bytes.ts"
 import { listFastKept } from "./fast-listing.ts"
 import type { NameFilter } from "./name-filter.ts"
 
@@ -55,7 +56,7 @@ const SYNC_STATS = 1024
 
 const mtimeOf = (file: string): number => {
   try {
-    return statSync(file).mtimeMs
+    return statSync(fsPath(file)).mtimeMs
   } catch {
     return 0
   }
@@ -79,11 +80,11 @@ export class BulkFs extends Context.Service<BulkFs, BulkFsShape>()("anvil/BulkFs
           try {
             // Read through the opened folder, and only when it really is `dir`: a folder swapped for a
             // link after its parent was listed is never read through.
-            fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
+            fd = openSync(fsPath(dir), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
             if (realOfFd(fd, dir) !== dir) return undefined
-            const entries = readdirSync(fdPath(fd), { withFileTypes: true }).map(
-              (d): DirEntry => ({
-                name: d.name,
+            const entries = readDirKeeping(fdPath(fd)).map(
+              ({ name, dirent: d }): DirEntry => ({
+                name,
                 type: d.isFile() ? "File" : d.isDirectory() ? "Directory" : d.isSymbolicLink() ? "SymbolicLink" : "Other",
               }),
             )

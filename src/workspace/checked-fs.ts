@@ -1,6 +1,13 @@
 import { Data } from "effect"
-import { accessSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, unlinkSync, type BigIntStats, type Dirent } from "node:fs"
-import { basename, dirname, isAbsolute, join, resolve } from "node:path"
+import { accessSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync, unlinkSync, type BigIntStats, type Dirent } from "node:fs"
+import { basename as nativeBasename, dirname as nativeDirname, isAbsolute, resolve as nativeResolve } from "node:path"
+import { basenameKeeping, decodePath, dirnameKeeping, fsPath, resolveKeeping } from "./path-bytes.ts"
+
+// Path steps that keep the escaped bytes of a name that is not UTF-8 (path-bytes.ts).
+const dirname = (p: string) => dirnameKeeping(p, nativeDirname)
+const basename = (p: string) => basenameKeeping(p, nativeBasename)
+const resolve = (from: string, to?: string) => (to === undefined ? resolveKeeping("/", from, nativeResolve) : resolveKeeping(from, to, nativeResolve))
+const join = (dir: string, name: string) => resolveKeeping(dir, name, nativeResolve)
 
 /**
  * File access that checks where a path really leads at the moment it is used.
@@ -27,9 +34,15 @@ export class NotUsable extends Data.TaggedError("NotUsable")<{ readonly path: st
 const PROC_FD = existsSync("/proc/self/fd")
 const MAX_HOPS = 40
 
-/** The real path of an open descriptor (`fallback`'s real path where there is no /proc: a wider race, still checked). */
+/**
+ * The real path of an open descriptor (`fallback`'s real path where there is
+ * no /proc: a wider race, still checked). A name that is not UTF-8 keeps its
+ * bytes escaped (path-bytes.ts), as the paths it is compared with do.
+ */
 export const realOfFd = (fd: number, fallback: string): string =>
-  PROC_FD ? readlinkSync(`/proc/self/fd/${fd}`).replace(/ \(deleted\)$/, "") : realpathSync(fallback)
+  PROC_FD
+    ? decodePath(readlinkSync(`/proc/self/fd/${fd}`, { encoding: "buffer" })).replace(/ \(deleted\)$/, "")
+    : decodePath(realpathSync(fsPath(fallback), { encoding: "buffer" }))
 
 /** An open folder whose real place was checked. */
 export interface CheckedDir {
@@ -37,8 +50,8 @@ export interface CheckedDir {
   readonly real: string
 }
 
-/** A name inside a checked folder, as a path the kernel resolves through the open folder. */
-export const inDir = (dir: CheckedDir, name: string): string => (PROC_FD ? `/proc/self/fd/${dir.fd}/${name}` : join(dir.real, name))
+/** A name inside a checked folder, as a path the kernel resolves through the open folder (its bytes for a name that is not UTF-8). */
+export const inDir = (dir: CheckedDir, name: string): string | Buffer => fsPath(PROC_FD ? `/proc/self/fd/${dir.fd}/${name}` : join(dir.real, name))
 
 export const closeQuietly = (fd: number | undefined): void => {
   if (fd === undefined) return
@@ -59,7 +72,7 @@ export const openCheckedDir = (
 ): CheckedDir => {
   let fd: number
   try {
-    fd = openSync(absolute, constants.O_RDONLY | constants.O_DIRECTORY)
+    fd = openSync(fsPath(absolute), constants.O_RDONLY | constants.O_DIRECTORY)
   } catch (e) {
     if (errno(e) !== "ENOENT" || !options.create || dirname(absolute) === absolute) throw e
     const parent = openCheckedDir(contains, dirname(absolute), options)
@@ -98,7 +111,7 @@ export interface CheckedFile {
  * hands back regular files unless `anyType`.
  */
 export const openCheckedFile = (contains: Contains, absolute: string): CheckedFile => {
-  const fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
+  const fd = openSync(fsPath(absolute), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
   try {
     const real = realOfFd(fd, absolute)
     if (!contains(real)) throw new OutsideRoot({ path: absolute, real })
@@ -149,7 +162,7 @@ export const locateForWrite = (
     let link: string | undefined
     try {
       const st = lstatSync(inDir(dir, name))
-      if (st.isSymbolicLink()) link = readlinkSync(inDir(dir, name))
+      if (st.isSymbolicLink()) link = decodePath(readlinkSync(inDir(dir, name), { encoding: "buffer" }))
     } catch (e) {
       if (errno(e) !== "ENOENT") {
         closeQuietly(dir.fd)
@@ -195,7 +208,7 @@ export const notWritableWhy = (display: string, mode: number, uid: number): { re
 export const fdPath = (fd: number): string => `/proc/self/fd/${fd}`
 
 /** The kind of a directory entry, named as the Effect file system names it. */
-export const direntType = (d: Dirent): "File" | "Directory" | "SymbolicLink" | "FIFO" | "Socket" | "BlockDevice" | "CharacterDevice" | "Unknown" =>
+export const direntType = (d: EntryKind): "File" | "Directory" | "SymbolicLink" | "FIFO" | "Socket" | "BlockDevice" | "CharacterDevice" | "Unknown" =>
   d.isFile()
     ? "File"
     : d.isDirectory()
@@ -212,6 +225,43 @@ export const direntType = (d: Dirent): "File" | "Directory" | "SymbolicLink" | "
                 ? "CharacterDevice"
                 : "Unknown"
 
+/** What a listing says of an entry's kind (a Dirent, or the Stats of an lstat). */
+export type EntryKind = Pick<Dirent, "isFile" | "isDirectory" | "isSymbolicLink" | "isFIFO" | "isSocket" | "isBlockDevice" | "isCharacterDevice">
+
+/**
+ * A folder's entries (`readdirSync` with file types); a name that is not
+ * UTF-8 comes back with its bytes escaped (path-bytes.ts) instead of U+FFFD,
+ * so it can be opened again. Only a listing with such a name is read by bytes
+ * (the runtime gives no file types then: each entry is lstat'ed).
+ */
+export const readDirKeeping = (dir: string): Array<{ readonly name: string; readonly dirent: EntryKind }> => {
+  const entries = readdirSync(fsPath(dir), { withFileTypes: true })
+  if (!entries.some((d) => d.name.includes("\uFFFD"))) return entries.map((d) => ({ name: d.name, dirent: d }))
+  const at = Buffer.from(dir.endsWith("/") ? fsPath(dir) : Buffer.concat([Buffer.from(fsPath(dir)), Buffer.from("/")]))
+  const names = readdirSync(fsPath(dir), { encoding: "buffer" }) as unknown as Array<Buffer>
+  return names.flatMap((name) => {
+    const st = lstatSync(Buffer.concat([at, name]), { throwIfNoEntry: false })
+    // Removed since it was listed: left out, as a later listing would.
+    return st === undefined ? [] : [{ name: decodePath(name), dirent: st }]
+  })
+}
+
+/** The kind of what a path leads to (links followed), by its bytes: for a path the platform's calls cannot name. */
+export const kindOfPath = (path: string): "File" | "Directory" | "Other" => {
+  const st = statSync(fsPath(path))
+  return st.isFile() ? "File" : st.isDirectory() ? "Directory" : "Other"
+}
+
+/** The first `max` bytes of a file, by its path's bytes. */
+export const headOfPath = (path: string, max: number): Uint8Array => {
+  const fd = openSync(fsPath(path), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
+  try {
+    return readAllFd(fd, Math.min(max, fstatSync(fd).size))
+  } finally {
+    closeQuietly(fd)
+  }
+}
+
 /** What kind of file a stat describes, for messages. */
 export const fileTypeName = (st: BigIntStats): string =>
   st.isFIFO() ? "FIFO" : st.isSocket() ? "Socket" : st.isCharacterDevice() ? "CharacterDevice" : st.isBlockDevice() ? "BlockDevice" : st.isSymbolicLink() ? "SymbolicLink" : st.isDirectory() ? "Directory" : "Unknown"
@@ -223,7 +273,7 @@ export const fileTypeName = (st: BigIntStats): string =>
  * `openAs`: the path's bytes when its name is not UTF-8 (`expected` then
  * holds replacement characters, as the descriptor's place reads back).
  */
-export const stillAt = (expected: string, openAs: string | Buffer = expected): boolean => {
+export const stillAt = (expected: string, openAs: string | Buffer = fsPath(expected)): boolean => {
   let fd: number | undefined
   try {
     fd = openSync(openAs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
@@ -241,7 +291,7 @@ export const stillAt = (expected: string, openAs: string | Buffer = expected): b
  * when it is bigger. What a search found in it can then be compared with what
  * it holds now.
  */
-export const readStillAt = (expected: string, maxBytes: number, openAs: string | Buffer = expected): Uint8Array | "large" | undefined => {
+export const readStillAt = (expected: string, maxBytes: number, openAs: string | Buffer = fsPath(expected)): Uint8Array | "large" | undefined => {
   let fd: number | undefined
   try {
     fd = openSync(openAs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
@@ -257,7 +307,7 @@ export const readStillAt = (expected: string, maxBytes: number, openAs: string |
 }
 
 /** Removes a file if it is there; whether it was. */
-export const unlinkQuietly = (path: string): boolean => {
+export const unlinkQuietly = (path: string | Buffer): boolean => {
   try {
     unlinkSync(path)
     return true

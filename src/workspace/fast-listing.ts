@@ -2,6 +2,7 @@ import type * as Ffi from "bun:ffi"
 import { constants } from "node:fs"
 import type { NameFilter } from "./name-filter.ts"
 import { keepBelowTopTier } from "./jit-tier.ts"
+import { hasEscapedBytes } from "./path-bytes.ts"
 
 /**
  * Directory listings straight from the kernel, for the walks behind glob and
@@ -150,7 +151,8 @@ export const listFast = (dir: string): ReadonlyArray<FastEntry> | undefined | "f
  * `total` without ever becoming strings.
  */
 export const listFastKept = (dir: string, keep: NameFilter | undefined): FastListing | undefined | "fallback" => {
-  if (!enabled) return "fallback"
+  // A folder whose path holds a name that is not UTF-8 (escaped bytes): the portable reader opens it by its bytes.
+  if (!enabled || hasEscapedBytes(dir)) return "fallback"
   if (native === null) native = load()
   const lib = native
   if (lib === undefined) return "fallback"

@@ -68,10 +68,10 @@ export const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a === b || (
 
 /** The system calls a commit makes that can fail on a real disk; tests replace them to inject faults. */
 export interface CommitOps {
-  readonly writeNew: (path: string, bytes: Uint8Array, mode: number | undefined) => void
-  readonly rename: (from: string, to: string) => void
-  readonly link: (from: string, to: string) => void
-  readonly unlink: (path: string) => void
+  readonly writeNew: (path: PathLike, bytes: Uint8Array, mode: number | undefined) => void
+  readonly rename: (from: PathLike, to: PathLike) => void
+  readonly link: (from: PathLike, to: PathLike) => void
+  readonly unlink: (path: PathLike) => void
   readonly chmod: (fd: number, mode: number) => void
 }
 
@@ -106,7 +106,10 @@ interface Slot {
   placed: boolean
 }
 
-const inodeAt = (path: string): bigint | undefined => {
+/** A path as the file system takes it: a string, or the bytes of a name that is not UTF-8. */
+type PathLike = string | Buffer
+
+const inodeAt = (path: PathLike): bigint | undefined => {
   try {
     return lstatSync(path, { bigint: true }).ino
   } catch (e) {

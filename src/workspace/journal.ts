@@ -150,7 +150,7 @@ const processAlive = (pid: number): boolean => {
 
 const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex")
 
-const inodeOf = (path: string): string | undefined => {
+const inodeOf = (path: string | Buffer): string | undefined => {
   try {
     const st = lstatSync(path, { bigint: true })
     return st.isFile() ? String(st.ino) : undefined
@@ -159,7 +159,7 @@ const inodeOf = (path: string): string | undefined => {
   }
 }
 
-const contentSha = (path: string): string | undefined => {
+const contentSha = (path: string | Buffer): string | undefined => {
   let fd: number | undefined
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)

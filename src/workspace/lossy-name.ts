@@ -1,14 +1,16 @@
 import { readdirSync } from "node:fs"
 
 /**
- * The bytes of a path that was decoded with replacement characters (a file
- * name that is not valid UTF-8, as ripgrep reports it), found again by
- * listing each folder whose entry has such a name; undefined when no entry, or
- * more than one, decodes to the name given. A path without U+FFFD is returned
- * as it is.
+ * Every path whose bytes decode (with replacement characters) to `lossy`
+ * (a file name that is not valid UTF-8, as ripgrep's plain output gives it),
+ * found again by listing each folder whose entry has such a name; a path
+ * without U+FFFD is returned as it is. Several come back
+ * when names differ only in bytes that are not UTF-8 (or one holds
+ * U+FFFD itself), in their folder's order. Only the last name may be one of
+ * several; a folder on the way must be one entry.
  */
-export const pathBytesOf = (lossy: string): string | Buffer | undefined => {
-  if (!lossy.includes("\uFFFD")) return lossy
+export const allPathBytesOf = (lossy: string): Array<string | Buffer> => {
+  if (!lossy.includes("\uFFFD")) return [lossy]
   const parts = lossy.split("/")
   let at: Buffer = Buffer.from(parts[0] === "" ? "/" : parts[0]!)
   for (let i = 1; i < parts.length; i++) {
@@ -19,13 +21,17 @@ export const pathBytesOf = (lossy: string): string | Buffer | undefined => {
       try {
         entries = readdirSync(at, { encoding: "buffer" })
       } catch {
-        return undefined
+        return []
       }
       const matches = entries.filter((e) => e.toString("utf8") === part)
-      if (matches.length !== 1) return undefined
+      if (i === parts.length - 1 && matches.length > 1) {
+        const dir = at
+        return matches.map((m) => Buffer.concat([dir, dir[dir.length - 1] === 0x2f ? Buffer.alloc(0) : Buffer.from("/"), m]))
+      }
+      if (matches.length !== 1) return []
       name = matches[0]
     }
     at = Buffer.concat([at, at[at.length - 1] === 0x2f ? Buffer.alloc(0) : Buffer.from("/"), name!])
   }
-  return at
+  return [at]
 }

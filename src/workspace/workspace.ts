@@ -6,6 +6,7 @@ import { errnoOf, fromPlatformError } from "./fs-error.ts"
 import { ensureStateDir, plannedStateDir, type Env } from "./state-dir.ts"
 import { WorkspaceError } from "./workspace-error.ts"
 import { counted } from "../protocol/plural.ts"
+import { basenameKeeping, decodePath, dirnameKeeping, fsPath, hasEscapedBytes, parseShownPath, resolveKeeping, showPath } from "./path-bytes.ts"
 
 /** A path the sandbox accepted. */
 export interface ResolvedPath {
@@ -85,7 +86,8 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
     const realOr = (p: string) => Effect.sync(() => realOrSync(p))
     const realOrUndefined = (p: string) => {
       try {
-        return realpathSync(p)
+        // A name that is not UTF-8 is found by its bytes and comes back with them escaped (path-bytes.ts).
+        return hasEscapedBytes(p) ? decodePath(realpathSync(fsPath(p), { encoding: "buffer" })) : realpathSync(p)
       } catch {
         return undefined
       }
@@ -98,13 +100,15 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
 
     const contains = (p: string) => allowed.some((a) => isWithin(path.sep, a, p))
     const display = (abs: string) => {
-      if (!isWithin(path.sep, root, abs)) return abs
-      const rel = path.relative(root, abs)
-      return rel === "" ? "." : rel.split(path.sep).join("/")
+      if (!isWithin(path.sep, root, abs)) return showPath(abs)
+      const rel = hasEscapedBytes(abs) ? abs.slice(root.length + 1) : path.relative(root, abs)
+      return rel === "" ? "." : showPath(rel.split(path.sep).join("/"))
     }
 
-    const resolve = (input: string, field = "path"): Effect.Effect<ResolvedPath, WorkspaceError> =>
+    const resolve = (shownInput: string, field = "path"): Effect.Effect<ResolvedPath, WorkspaceError> =>
       Effect.gen(function* () {
+        // A name shown quoted (its bytes not UTF-8, see showPath) names that file when given back.
+        const input = parseShownPath(shownInput)
         if (input.includes("\0")) {
           return yield* new WorkspaceError({
             reason: "bad_path",
@@ -146,7 +150,7 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
 
     const locate = (given: string, input: string, field: string): Effect.Effect<ResolvedPath, WorkspaceError> =>
       Effect.gen(function* () {
-        const named = path.resolve(cwd, given === "" ? "." : given)
+        const named = resolveKeeping(cwd, given === "" ? "." : given, path.resolve)
         // A path through a link to the project (the shell's $PWD in a linked folder, a linked --root) names the
         // project's own files: it is read from the first folder on it that really lies inside.
         const absolute = contains(named) ? named : (throughLink(named) ?? named)
@@ -179,7 +183,15 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
           // A failure takes the platform's path below, which words every error as before.
           const found = realOrUndefined(current)
           if (found !== undefined) {
-            return { real: rest.length === 0 ? found : path.join(found, ...rest.reverse()), exists: rest.length === 0 }
+            return { real: rest.length === 0 ? found : resolveKeeping(found, rest.reverse().join("/"), path.resolve), exists: rest.length === 0 }
+          }
+          if (hasEscapedBytes(current)) {
+            // Not there under its bytes: its folder is looked at next (the platform's calls take no bytes).
+            const parent = dirnameKeeping(current, path.dirname)
+            if (parent === current) return { real: absolute, exists: false }
+            rest.push(basenameKeeping(current, path.basename))
+            current = parent
+            continue
           }
           const attempt = yield* fs.realPath(current).pipe(Effect.result)
           if (attempt._tag === "Success") {

@@ -156,7 +156,7 @@ describe("glob: the kernel listing and the portable one give the same answers", 
     }
     // rg lists regular files only, and prints a name that is not UTF-8 as raw bytes. Both folders are real
     // repositories: with --no-require-git rg would carry the outer .gitignore into the nested one.
-    const ours = all.filter((p) => !p.startsWith("pkg5/bad-") && lstatSync(join(root, p)).isFile())
+    const ours = all.filter((p) => !p.startsWith("pkg5/bad-") && !p.startsWith("\"pkg5/bad-") && lstatSync(join(root, p)).isFile())
     const args = ["--files", "--no-config", "--hidden", "--no-ignore-global", "--glob", "!.git"]
     for (const dir of DEFAULT_IGNORED_DIRS) args.push("--glob", `!${dir}/`)
     const rg = Bun.spawnSync([rgPath, ...args], { cwd: root, stdout: "pipe" })
@@ -186,7 +186,7 @@ describe("glob: the kernel listing and the portable one give the same answers", 
         if (!e.data.truncated) break
       }
       expect(theirs.length).toBeGreaterThan(0)
-      expect(ours.filter((p) => !p.startsWith("pkg5/bad-") && lstatSync(join(root, p)).isFile())).toEqual(theirs)
+      expect(ours.filter((p) => !p.startsWith("pkg5/bad-") && !p.startsWith("\"pkg5/bad-") && lstatSync(join(root, p)).isFile())).toEqual(theirs)
     }
   })
 

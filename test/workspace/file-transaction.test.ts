@@ -9,8 +9,9 @@ import { tempDir } from "../support/harness.ts"
 const enc = (s: string) => new TextEncoder().encode(s)
 
 /** The real system calls, except that `method` fails for paths (or, for chmod, any call) matching `failOn`. */
-const faulty = (method: keyof CommitOps, failOn: (path: string) => boolean): CommitOps => {
-  const fail = (path: string) => {
+const faulty = (method: keyof CommitOps, matches: (path: string) => boolean): CommitOps => {
+  const failOn = (path: string | Buffer) => matches(String(path))
+  const fail = (path: string | Buffer) => {
     throw Object.assign(new Error(`EACCES: injected failure, ${method} '${path}'`), { code: "EACCES", path })
   }
   return {

@@ -1,0 +1,92 @@
+import { describe, expect, test } from "bun:test"
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { decodePath, encodePath, parseShownPath, showPath } from "../../src/workspace/path-bytes.ts"
+import { runBinary } from "../support/binary.ts"
+import { callTool, project, type CallOptions } from "../support/harness.ts"
+
+/**
+ * File names that are not UTF-8 are shown quoted as git quotes them
+ * ("bad\377name.txt"), by list, glob and grep alike, and the same string
+ * given back to read, edit, multiedit or write names that very file.
+ */
+
+const BUILTIN: CallOptions = { configOverrides: { tools: { grep: { engine: "builtin" } } } }
+const bytesOf = (root: string, ...parts: Array<string | number>) =>
+  Buffer.concat([Buffer.from(`${root}/`), ...parts.map((p) => (typeof p === "number" ? Buffer.of(p) : Buffer.from(p)))])
+
+const fixture = () => {
+  const root = project({ "ok.txt": "hello ok\n" }, { marker: false })
+  writeFileSync(bytesOf(root, "bad", 0xff, "name.txt"), "hello one\nworld\n")
+  mkdirSync(bytesOf(root, "d", 0xfe))
+  writeFileSync(bytesOf(root, "d", 0xfe, "/in.txt"), "hello two\n")
+  // A valid name holding U+FFFD itself is another file, shown as it is.
+  writeFileSync(join(root, "bad\uFFFDname.txt"), "hello three\n")
+  return root
+}
+const BAD = '"bad\\377name.txt"'
+const IN_DIR = '"d\\376/in.txt"'
+
+describe("names that are not UTF-8", () => {
+  test("showPath and parseShownPath round-trip every byte string", () => {
+    let seed = 11
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff)
+    for (let n = 0; n < 3000; n++) {
+      const bytes = Buffer.from(Array.from({ length: 1 + (next() % 12) }, () => next() % 256).filter((b) => b !== 0 && b !== 0x2f))
+      if (bytes.length === 0) continue
+      const name = decodePath(bytes)
+      const shown = showPath(name)
+      expect(encodePath(parseShownPath(shown)).equals(bytes)).toBe(true)
+    }
+    expect(showPath("plain/é.txt")).toBe("plain/é.txt")
+    expect(showPath('"quoted"')).toBe('"\\"quoted\\""')
+    expect(parseShownPath(showPath('"quoted"'))).toBe('"quoted"')
+  })
+
+  test("list, glob and grep (both engines) show the same quoted names", async () => {
+    const root = fixture()
+    const list = (await callTool(root, "list", {})).envelope
+    expect((list.data.entries as Array<{ path: string }>).map((e) => e.path).sort()).toEqual(['"d\\376/"', BAD, "bad\uFFFDname.txt", "ok.txt"].sort())
+    const glob = (await callTool(root, "glob", { pattern: "**/*.txt" })).envelope
+    expect((glob.data.paths as Array<string>).sort()).toEqual([BAD, IN_DIR, "bad\uFFFDname.txt", "ok.txt"].sort())
+    const inside = (await callTool(root, "glob", { pattern: "*.txt", path: '"d\\376"' })).envelope
+    expect(inside.data.paths).toEqual([IN_DIR])
+    for (const options of [{}, BUILTIN]) {
+      const grep = (await callTool(root, "grep", { pattern: "hello", output_mode: "files_with_matches" }, options)).envelope
+      expect((grep.data.files as Array<string>).sort()).toEqual([BAD, IN_DIR, "bad\uFFFDname.txt", "ok.txt"].sort())
+      const one = (await callTool(root, "grep", { pattern: "hello", path: BAD }, options)).envelope
+      expect((one.data.matches as Array<{ file: string; text: string }>).map((m) => `${m.file}:${m.text}`)).toEqual([`${BAD}:hello one`])
+    }
+  })
+
+  test("read, edit, multiedit and write take the quoted name back and change that file, no other", async () => {
+    const root = fixture()
+    const read = (await callTool(root, "read", { path: BAD })).envelope
+    expect(read.error).toBeUndefined()
+    expect(read.data.path).toBe(BAD)
+    expect(read.text).toContain("hello one")
+    expect((await callTool(root, "edit", { path: BAD, old_string: "hello one", new_string: "bye one" })).envelope.error).toBeUndefined()
+    expect((await callTool(root, "multiedit", { path: BAD, edits: [{ old_string: "world", new_string: "earth" }] })).envelope.error).toBeUndefined()
+    expect(readFileSync(bytesOf(root, "bad", 0xff, "name.txt"), "utf8")).toBe("bye one\nearth\n")
+    expect(readFileSync(join(root, "bad\uFFFDname.txt"), "utf8")).toBe("hello three\n")
+    const write = (await callTool(root, "write", { path: '"d\\376/new.txt"', content: "new\n" })).envelope
+    expect(write.error).toBeUndefined()
+    expect(readFileSync(bytesOf(root, "d", 0xfe, "/new.txt"), "utf8")).toBe("new\n")
+    // No file was made under a replacement-character name.
+    expect(readdirSync(root).filter((n) => n !== ".anvil").sort()).toEqual(["bad\uFFFDname.txt", "bad\uFFFDname.txt", "d\uFFFD", "ok.txt"].sort())
+    const listed = (await callTool(root, "list", { path: '"d\\376"' })).envelope
+    expect((listed.data.entries as Array<{ path: string }>).map((e) => e.path)).toEqual([IN_DIR, '"d\\376/new.txt"'])
+  })
+
+  test("through the binary: the name glob prints is the name read and edit take", async () => {
+    const root = fixture()
+    const glob = JSON.parse((await runBinary(["tool", "glob", '{"pattern":"bad*"}'], { cwd: root })).stdout)
+    const name = (glob.data.paths as Array<string>).find((p) => p.startsWith('"'))!
+    expect(name).toBe(BAD)
+    const read = JSON.parse((await runBinary(["tool", "read", JSON.stringify({ path: name })], { cwd: root })).stdout)
+    expect(read.text).toContain("hello one")
+    const edit = JSON.parse((await runBinary(["tool", "edit", JSON.stringify({ path: name, old_string: "world", new_string: "earth" })], { cwd: root })).stdout)
+    expect(edit.status).toBe("success")
+    expect(readFileSync(bytesOf(root, "bad", 0xff, "name.txt"), "utf8")).toBe("hello one\nearth\n")
+  })
+})
