@@ -3,6 +3,8 @@ import { FileSystem } from "./file-system.ts"
 import { Path } from "effect/Path"
 import { DEFAULT_IGNORED_DIRS } from "./ignore-rules.ts"
 import { Workspace } from "./workspace.ts"
+import { allPathBytesOf } from "./lossy-name.ts"
+import { decodePath } from "./path-bytes.ts"
 
 /**
  * "Did you mean" for a path that does not exist: existing paths near it with
@@ -86,6 +88,13 @@ export const similarPaths = (absolute: string, options: SimilarOptions = {}) =>
     for (const e of here) {
       const full = path.join(base, e.name)
       if (fits(e.type)) add({ absolute: full, score: nameSimilarity(e.name, wanted) })
+      // A name that is not UTF-8 is listed with U+FFFD: each file it stands for is offered by its real name (shown
+      // quoted), also when that is the very path asked for (given with U+FFFD, as it reads).
+      if (fits(e.type) && e.name.includes("\uFFFD")) {
+        for (const bytes of allPathBytesOf(full)) {
+          if (typeof bytes !== "string") add({ absolute: decodePath(bytes), score: nameSimilarity(e.name, wanted) })
+        }
+      }
       // A misspelt folder on the way: src/utlis/helper.py → src/utils/helper.py.
       if (rest.length > 1 && e.type === "Directory" && nameSimilarity(e.name, rest[0]!) >= THRESHOLD) {
         const guess = path.join(full, ...rest.slice(1))

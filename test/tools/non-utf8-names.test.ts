@@ -78,6 +78,14 @@ describe("names that are not UTF-8", () => {
     expect((listed.data.entries as Array<{ path: string }>).map((e) => e.path)).toEqual([IN_DIR, '"d\\376/new.txt"'])
   })
 
+  test("the name as it reads with U+FFFD is not found, and the error names the file by its quoted name", async () => {
+    const root = project({}, { marker: false })
+    writeFileSync(bytesOf(root, "bad", 0xff, "name.txt"), "x\n")
+    const { envelope } = await callTool(root, "read", { path: "bad\uFFFDname.txt" })
+    expect(envelope.error?.code).toBe("NOT_FOUND")
+    expect(envelope.text).toContain(`- ${BAD}`)
+  })
+
   test("through the binary: the name glob prints is the name read and edit take", async () => {
     const root = fixture()
     const glob = JSON.parse((await runBinary(["tool", "glob", '{"pattern":"bad*"}'], { cwd: root })).stdout)
