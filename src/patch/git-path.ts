@@ -3,8 +3,7 @@
  * "\303\274" octal bytes of UTF-8), the trailing TAB git adds after names
  * with spaces, `diff -u` timestamps after a TAB, and `-p` prefix stripping.
  */
-
-const ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 }
+import { unquoteBytesAt } from "../workspace/path-bytes.ts"
 
 /**
  * Decodes a C-quoted name starting at `start` (which must be `"`). Returns the
@@ -12,34 +11,8 @@ const ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12,
  * a well-formed quoted name.
  */
 export const unquoteAt = (s: string, start: number): { readonly name: string; readonly end: number } | undefined => {
-  if (s[start] !== '"') return undefined
-  const bytes: Array<number> = []
-  const encoder = new TextEncoder()
-  let i = start + 1
-  while (i < s.length) {
-    const c = s[i]!
-    if (c === '"') return { name: new TextDecoder().decode(new Uint8Array(bytes)), end: i + 1 }
-    if (c === "\\") {
-      const next = s[i + 1]
-      if (next === undefined) return undefined
-      if (/[0-7]/.test(next)) {
-        const oct = /^[0-7]{1,3}/.exec(s.slice(i + 1))![0]
-        bytes.push(parseInt(oct, 8) & 0xff)
-        i += 1 + oct.length
-        continue
-      }
-      const code = ESCAPES[next]
-      if (code === undefined) return undefined
-      bytes.push(code)
-      i += 2
-      continue
-    }
-    const cp = s.codePointAt(i)!
-    const ch = String.fromCodePoint(cp)
-    bytes.push(...encoder.encode(ch))
-    i += ch.length
-  }
-  return undefined
+  const quoted = unquoteBytesAt(s, start)
+  return quoted === undefined ? undefined : { name: new TextDecoder().decode(quoted.bytes), end: quoted.end }
 }
 
 /**
