@@ -6,7 +6,7 @@ import { type StopReason, walk } from "../workspace/walk.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { GlobFolderNotFound, GlobInvalid, GlobNotAFolder } from "./glob-error.ts"
 import { comparePaths, GlobMatcher, GlobPatternError, type GlobState } from "./glob-pattern.ts"
-import { hasEscapedBytes } from "../workspace/path-bytes.ts"
+import { hasEscapedBytes, parseShownPath, showPath } from "../workspace/path-bytes.ts"
 import { kindOfPath } from "../workspace/checked-fs.ts"
 
 /** One glob: the pattern, the folder it is relative to, and the limits of the walk. */
@@ -114,3 +114,10 @@ export const globFiles = (request: GlobRequest) =>
     }
     return result
   })
+
+/**
+ * A found path as results name it, from the folder searched as shown and the
+ * path below it: a name that is not UTF-8 is quoted whole (showPath), as
+ * read and edit take it back.
+ */
+export const globDisplay = (base: string, rel: string): string => showPath(base === "." ? rel : `${parseShownPath(base)}/${rel}`)

@@ -5,12 +5,11 @@ import { GLOB_DEFAULTS } from "../config/sections/tools.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { counted } from "../protocol/plural.ts"
 import { invalidParam } from "../protocol/tool-error.ts"
-import { globFiles, GLOB_SERVICES, type GlobResult } from "../search/glob-files.ts"
+import { globDisplay, globFiles, GLOB_SERVICES, type GlobResult } from "../search/glob-files.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./glob.md" with { type: "text" }
 import { withGlobErrors } from "./search-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
-import { parseShownPath, showPath } from "../workspace/path-bytes.ts"
 
 
 
@@ -35,8 +34,7 @@ const STOP_TEXT: Record<NonNullable<GlobResult["stopped"]>, (s: { maxEntries: nu
   timeout: (s) => `the search stopped after ${s.maxDurationMs.toLocaleString("en-US")} ms (circuit breaker)`,
 }
 
-/** A found path as results name it: a name that is not UTF-8 is quoted whole (showPath), as read and edit take it back. */
-const joinDisplay = (base: string, rel: string) => showPath(base === "." ? rel : `${parseShownPath(base)}/${rel}`)
+const joinDisplay = globDisplay
 
 /** glob: files by bash globstar pattern, relative to `path`, paths relative to the root. */
 export const globTool = defineTool({
