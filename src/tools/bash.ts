@@ -53,7 +53,7 @@ const Parameters = Schema.Struct({
   ),
   run_in_background: Schema.optionalKey(
     Schema.Boolean.annotate({
-      description: "true: start it and answer at once with its id (servers, watchers, long builds); read its output with bash_output, end it with bash_stop. Default timeout 30 min.",
+      description: "Answer at once with an id; bash_output reads it, bash_stop ends it. Timeout 30 min.",
     }),
   ),
 })

@@ -29,7 +29,7 @@ const SkillParams = Schema.Struct({
     Schema.String.annotate({ description: "One of its other files to return instead." }),
   ),
   args: Schema.optionalKey(
-    Schema.String.annotate({ description: "Arguments, as typed after /name: filled into the skill's $ARGUMENTS, $0, $1…" }),
+    Schema.String.annotate({ description: "As typed after /name ($ARGUMENTS)." }),
   ),
 })
 type SkillParams = typeof SkillParams.Type
