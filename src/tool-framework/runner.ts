@@ -169,6 +169,8 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
             const refused = yield* Effect.suspend(() => tool.precheck!(params) as Effect.Effect<void, ToolError, R>).pipe(Effect.provideContext(services), Effect.exit)
             if (refused._tag === "Failure") {
               const failure = refused.cause.reasons.find(Cause.isFailReason)
+              // Only a refusal stops the call here; anything else is left to `run`, which makes the same check again
+              // and reports what went wrong through the pipeline's usual defect handling.
               if (failure && failure.error instanceof ToolError) return yield* fail(tool.title, failure.error, tool)
             }
           }
