@@ -7,7 +7,7 @@ import type { HistoryPage, LogCommit } from "./history.ts"
 import type { Repository } from "./repository.ts"
 import type { HeadState, StatusEntry } from "./status.ts"
 import { COUNT_ARGS, diffArgs, LOG_UNIT, logArgs, statusArgs, type UntrackedMode } from "./git-command.ts"
-import { decodePath } from "./path-bytes.ts"
+import { decodePath } from "../workspace/path-bytes.ts"
 import { compareBytes, sortByPath } from "./tree-states.ts"
 import type { UpstreamState } from "./upstream.ts"
 

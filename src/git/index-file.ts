@@ -1,4 +1,4 @@
-import { isUtf8 } from "./path-bytes.ts"
+import { isUtf8 } from "../workspace/path-bytes.ts"
 
 /** What the index file records of its entries beyond what isomorphic-git's walkers show. */
 export interface IndexMarks {

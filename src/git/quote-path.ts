@@ -1,4 +1,4 @@
-import { escapedByte } from "./path-bytes.ts"
+import { escapedByte } from "../workspace/path-bytes.ts"
 
 const ESCAPES: Record<number, string> = { 7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\" }
 

@@ -1,5 +1,5 @@
 import type { GitFsClient } from "./git-fs.ts"
-import { decodePath, isUtf8 } from "./path-bytes.ts"
+import { decodePath, isUtf8 } from "../workspace/path-bytes.ts"
 import { quotePath } from "./quote-path.ts"
 
 /*

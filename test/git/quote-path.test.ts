@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { decodePath, encodePath } from "../../src/git/path-bytes.ts"
+import { decodePath, encodePath } from "../../src/workspace/path-bytes.ts"
 import { quotePath } from "../../src/git/quote-path.ts"
 import { parseGitConfig } from "../../src/workspace/git-config-file.ts"
 
