@@ -1,6 +1,7 @@
 import { readFileSync, realpathSync } from "node:fs"
 import { COUNT_ARGS, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, diffArgs, gitCommand, gitSetup, logArgs, sameCommand, statusArgs, type GitCommand } from "./git-command.ts"
 import { findRepository, repositorySettings, untrackedMode } from "./repository-place.ts"
+import { isRecord } from "../protocol/is-record.ts"
 
 /**
  * `anvil tool git_status|git_diff|git_log` starts the git it will run at the very beginning (src/main.ts),
@@ -33,8 +34,6 @@ interface EarlyGit extends AdoptedGit {
 const pending: Array<EarlyGit> = []
 let killedAtExit = false
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
 /** Whether `params` has no other keys than `keys`. */
 const onlyKeys = (params: Record<string, unknown>, keys: ReadonlyArray<string>) => Object.keys(params).every((k) => keys.includes(k))
 
@@ -48,7 +47,7 @@ const maybeBoolean = (v: unknown) => v === undefined || typeof v === "boolean"
 const plannedArgs = (argv: ReadonlyArray<string>, settings: () => ReadonlyMap<string, string>): ReadonlyArray<ReadonlyArray<string>> => {
   if (argv[0] !== "tool" || argv.length > 3) return []
   const params: unknown = argv[2] === undefined ? {} : JSON.parse(argv[2])
-  if (!isObject(params)) return []
+  if (!isRecord(params)) return []
   switch (argv[1]) {
     case "git_status":
       return onlyKeys(params, ["short"]) && maybeBoolean(params.short) ? [statusArgs(untrackedMode(settings()))] : []
