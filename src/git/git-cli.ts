@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { Config } from "../config/config.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
-import { adoptEarlyGit, type AdoptedGit } from "./early-git.ts"
+import { adoptEarlyGit, type AdoptedGit, type EarlyOutput } from "./early-git.ts"
 import { gitCommand, gitSetup } from "./git-command.ts"
 import { gitError, type GitError } from "./git-error.ts"
 
@@ -36,11 +36,14 @@ const SHORT_LIVED = new Set(["status", "diff", "log", "rev-parse", "rev-list"])
 const joined = (chunks: ReadonlyArray<Uint8Array>): Uint8Array =>
   chunks.length === 1 ? chunks[0]! : chunks.length === 0 ? new Uint8Array(0) : Buffer.concat(chunks)
 
+/** How a git process ended: its output and exit code, or that it ran out of time. */
+type Ended = EarlyOutput & { readonly timedOut: boolean }
+
 /** What a run printed and how it ended, as the callers get it: a timeout, or a failing exit unless allowed, is an error. */
 const outcome = (
   args: ReadonlyArray<string>,
   allowFailure: boolean | undefined,
-  ended: { readonly stdout: Uint8Array; readonly stderr: Uint8Array; readonly exitCode: number | null; readonly timedOut: boolean },
+  ended: Ended,
 ): Effect.Effect<GitOutput, GitError> => {
   const result = { stdout: ended.stdout, stderr: ended.stderr.length === 0 ? "" : Buffer.from(ended.stderr).toString("utf8"), exitCode: ended.exitCode }
   if (ended.timedOut) return Effect.fail(gitError("timeout", `git ${args[0]} did not finish within ${TIMEOUT_MS / 1000} s.`))
@@ -53,7 +56,7 @@ const outcome = (
 
 /** The output of a git started early (early-git.ts), ended as the runner ends one: at the time limit, or when the call is interrupted. */
 const awaitAdopted = (early: AdoptedGit) =>
-  Effect.callback<{ stdout: Uint8Array; stderr: Uint8Array; exitCode: number | null; timedOut: boolean }>((resume) => {
+  Effect.callback<Ended>((resume) => {
     const timer = setTimeout(() => {
       early.kill()
       resume(Effect.succeed({ stdout: new Uint8Array(0), stderr: new Uint8Array(0), exitCode: null, timedOut: true }))
