@@ -8,6 +8,7 @@ import { ConfigError, readConfig } from "../config/config.ts"
 import { trustedConfig } from "../runtime.ts"
 import { sdkAgentList, sdkModels, skillsOnly } from "./sdk-catalog.ts"
 import { sdkCommands } from "./sdk-commands.ts"
+import { activeClaudePlugins } from "../plugins/plugin-extras.ts"
 import { mcpServers, streamFor } from "./session-lifecycle.ts"
 
 /**
@@ -46,9 +47,11 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
       const read = await readConfig({ root, env: io.env, overrides: skillsOnly(request) })
       // The configuration in force, as the session will have it (the project's settings that need trust left out).
       const config = read instanceof ConfigError ? undefined : await Effect.runPromise(trustedConfig(read, root))
+      // The active plugins are found once for the commands, skills and agents they bring.
+      const plugins = config === undefined ? [] : activeClaudePlugins({ root, env: io.env, config })
       channel.succeed(id, {
-        commands: await sdkCommands(root, io.env, config),
-        agents: sdkAgentList(root, io.env, [...state.flags.agents, request.agents], config),
+        commands: await sdkCommands(root, io.env, config, plugins),
+        agents: sdkAgentList([...state.flags.agents, request.agents], plugins),
         output_style: "default",
         available_output_styles: ["default"],
         models: sdkModels(config, state.model),

@@ -1,6 +1,6 @@
 import type { ConfigShape } from "../config/config.ts"
 import { chooseModelId } from "../llm/resolve-model.ts"
-import { activeClaudePlugins } from "../plugins/plugin-extras.ts"
+import type { DiscoveredPlugin } from "../plugins/discovery.ts"
 import { readPluginAgents } from "../plugins/claude-agents.ts"
 import { PROFILES } from "../agent/profiles.ts"
 import { sdkAgents } from "./sdk-agents.ts"
@@ -56,11 +56,12 @@ export const sdkModels = (config: ConfigShape | undefined, wanted: string | unde
 
 /**
  * The subagents the Task tool runs: anvil's `explore`, the program's own (`agents` in `initialize` or `--agents`),
- * then those of the Claude Code plugins that would load; the first of a name wins, as in the session.
+ * then those of the Claude Code plugins that would load (`plugins`, from `activeClaudePlugins`); the first of a
+ * name wins, as in the session.
  */
-export const sdkAgentList = (root: string, env: Readonly<Record<string, string | undefined>>, sources: ReadonlyArray<unknown>, config: ConfigShape | undefined): Array<SdkAgent> => {
+export const sdkAgentList = (sources: ReadonlyArray<unknown>, plugins: ReadonlyArray<DiscoveredPlugin>): Array<SdkAgent> => {
   const own = sdkAgents(sources, () => undefined)
-  const fromPlugins = config === undefined ? [] : activeClaudePlugins({ root, env, config }).flatMap((p) => readPluginAgents(p.path).agents)
+  const fromPlugins = plugins.flatMap((p) => readPluginAgents(p.path).agents)
   const seen = new Set<string>(["explore"])
   const out: Array<SdkAgent> = [{ name: "explore", description: `Explores the code to answer a question: ${PROFILES.explore.description}`, model: "inherit" }]
   for (const agent of [...own, ...fromPlugins]) {

@@ -3,7 +3,8 @@ import type { Path } from "effect/Path"
 import { Config, type ConfigShape } from "../config/config.ts"
 import { embeddedAssets } from "../embedded/assets.ts"
 import { localCommands, type SlashCommand } from "../plugins/claude-commands.ts"
-import { pluginCommands, pluginSkillFolders } from "../plugins/plugin-extras.ts"
+import type { DiscoveredPlugin } from "../plugins/discovery.ts"
+import { commandsOf, skillFoldersOf } from "../plugins/plugin-extras.ts"
 import { PlatformLive } from "../runtime.ts"
 import { userInvocable } from "../skills/skill-arguments.ts"
 import { loadSkillCatalog, type Skill } from "../skills/skill-catalog.ts"
@@ -22,9 +23,9 @@ export interface SdkCommand {
 export const sdkCommandName = (command: SlashCommand): string => (command.plugin !== undefined ? `${command.plugin}:${command.name}` : command.name)
 
 /** The skills the session's skill tool would load (a configuration that cannot be read gives none: opening the session reports it). */
-const catalogSkills = (root: string, env: Readonly<Record<string, string | undefined>>, config: ConfigShape): Promise<ReadonlyArray<Skill>> =>
+const catalogSkills = (root: string, plugins: ReadonlyArray<DiscoveredPlugin>, config: ConfigShape): Promise<ReadonlyArray<Skill>> =>
   Effect.runPromise(
-    loadSkillCatalog(root, embeddedAssets, pluginSkillFolders({ root, env, config })).pipe(
+    loadSkillCatalog(root, embeddedAssets, skillFoldersOf(plugins)).pipe(
       Effect.map((c) => c.skills),
       Effect.provideService(Config, config),
       Effect.provide(PlatformLive as Layer.Layer<FileSystem | Path>),
@@ -38,12 +39,18 @@ const catalogSkills = (root: string, env: Readonly<Record<string, string | undef
  * with the project), named `plugin:command` as Claude Code names them, then the skills a person may run as
  * `/name args` (every skill the skill tool loads but those whose front matter says `user-invocable: false`, and
  * those whose name a command holds). Without a configuration (one that cannot be read) the plugins' and the skills
- * are left out; opening the session reports it.
+ * are left out; opening the session reports it. `plugins`: the active Claude Code plugins (`activeClaudePlugins`),
+ * found once for the whole `initialize` answer.
  */
-export const sdkCommands = async (root: string, env: Readonly<Record<string, string | undefined>>, config: ConfigShape | undefined): Promise<Array<SdkCommand>> => {
+export const sdkCommands = async (
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+  config: ConfigShape | undefined,
+  plugins: ReadonlyArray<DiscoveredPlugin>,
+): Promise<Array<SdkCommand>> => {
   const local = localCommands(root, env)
-  const fromPlugins: ReadonlyArray<SlashCommand> = config === undefined ? [] : pluginCommands({ root, env, config })
-  const skills = config === undefined ? [] : await catalogSkills(root, env, config)
+  const fromPlugins: ReadonlyArray<SlashCommand> = config === undefined ? [] : commandsOf(plugins)
+  const skills = config === undefined ? [] : await catalogSkills(root, plugins, config)
   const taken = new Set(local.map((c) => c.name))
   const described = (c: SlashCommand) => ({ description: c.description, argumentHint: c.argumentHint ?? "" })
   const commands: Array<SdkCommand> = [

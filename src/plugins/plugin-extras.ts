@@ -41,14 +41,19 @@ export const activeClaudePlugins = (input: ExtrasInput): ReadonlyArray<Discovere
  * The slash commands the active Claude Code plugin folders bring (`commands/`), found without loading any
  * plugin: for a host that lists commands before a session opens (the Agent SDK's `initialize`).
  */
-export const pluginCommands = (input: ExtrasInput): ReadonlyArray<SlashCommand> =>
-  activeClaudePlugins(input).flatMap((p) => pluginCommandFolder(p.path, p.name))
+export const pluginCommands = (input: ExtrasInput): ReadonlyArray<SlashCommand> => commandsOf(activeClaudePlugins(input))
+
+/** The slash commands of plugin folders already found active (`activeClaudePlugins`). */
+export const commandsOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyArray<SlashCommand> =>
+  plugins.flatMap((p) => pluginCommandFolder(p.path, p.name))
 
 /** The `skills/` folders of the active Claude Code plugin folders, in plugin order. */
 export const pluginSkillFolders = (input: ExtrasInput): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> =>
-  activeClaudePlugins(input)
-    .filter((p) => existsSync(join(p.path, "skills")))
-    .map((p) => ({ dir: join(p.path, "skills"), source: p.source }))
+  skillFoldersOf(activeClaudePlugins(input))
+
+/** The `skills/` folders of plugin folders already found active (`activeClaudePlugins`). */
+export const skillFoldersOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> =>
+  plugins.filter((p) => existsSync(join(p.path, "skills"))).map((p) => ({ dir: join(p.path, "skills"), source: p.source }))
 
 /**
  * The MCP servers the active Claude Code plugin folders declare (`.mcp.json`
