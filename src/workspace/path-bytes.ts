@@ -78,15 +78,8 @@ export const encodePath = (path: string): Buffer => {
   return Buffer.concat(parts)
 }
 
-/** Whether bytes are valid UTF-8. */
-export const isUtf8 = (bytes: Uint8Array): boolean => {
-  try {
-    strict.decode(bytes)
-    return true
-  } catch {
-    return false
-  }
-}
+/** Whether bytes are valid UTF-8: the runtime's own check (edit/text-encoding.ts uses it too), no decode thrown away. */
+export { isUtf8 } from "node:buffer"
 
 /** Whether a path string holds escaped bytes (a name that is not UTF-8). */
 export const hasEscapedBytes = (path: string): boolean => {
