@@ -41,12 +41,8 @@ export const patchTool = defineTool({
   // The files the patch touches as the patch itself names them (renames, copies, quoted names included); a patch
   // that does not parse fails before it touches anything.
   permissionSubjects: (params) => {
-    try {
-      const files = parsePatch(params.patch, params.strip === undefined ? {} : { strip: params.strip }).files
-      return { kind: "path", values: files.flatMap((f) => [f.oldPath, f.newPath].filter((p): p is string => p !== undefined)) }
-    } catch {
-      return undefined
-    }
+    const paths = parsedPaths(params)
+    return paths.length === 0 ? undefined : { kind: "path", values: paths }
   },
   readOnly: false,
   parameters: Schema.Struct({
