@@ -24,14 +24,14 @@ export const allPathBytesOf = (lossy: string): Array<string | Buffer> => {
         return []
       }
       const matches = entries.filter((e) => e.toString("utf8") === part)
-      if (i === parts.length - 1 && matches.length > 1) {
-        const dir = at
-        return matches.map((m) => Buffer.concat([dir, dir[dir.length - 1] === 0x2f ? Buffer.alloc(0) : Buffer.from("/"), m]))
-      }
+      if (i === parts.length - 1 && matches.length > 1) return matches.map((m) => child(at, m))
       if (matches.length !== 1) return []
       name = matches[0]
     }
-    at = Buffer.concat([at, at[at.length - 1] === 0x2f ? Buffer.alloc(0) : Buffer.from("/"), name!])
+    at = child(at, name!)
   }
   return [at]
 }
+
+/** A folder's path bytes joined with one entry's name. */
+const child = (dir: Buffer, name: Buffer): Buffer => Buffer.concat(dir[dir.length - 1] === 0x2f ? [dir, name] : [dir, Buffer.from("/"), name])
