@@ -10,6 +10,7 @@ import { ProcessRunner, type OutputTarget, type ProcessOutcome } from "../proces
 import { shellExit, type ShellExit } from "../process/exit-status.ts"
 import type { SandboxRefusal } from "../sandbox/diagnose.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
+import { definedEnv } from "../sandbox/command-env.ts"
 import { closeQuietly, fdPath } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -169,8 +170,7 @@ export const launchOf = (request: CommandRequest) =>
     if (!dir.exists) return yield* new WorkdirNotFound({ cwd: dir.display, opened: false })
     const info = yield* (yield* FileSystem).stat(dir.real).pipe(Effect.option)
     if (info._tag === "Some" && info.value.type !== "Directory") return yield* new WorkdirNotDirectory({ cwd: dir.display })
-    const env: Record<string, string> = {}
-    for (const [k, v] of Object.entries(request.env)) if (typeof v === "string") env[k] = v
+    const env = definedEnv(request.env)
     const [file, argv] = command !== undefined ? [request.shell, ["-lc", withCallerPath(command, env)]] : [args![0]!, args!.slice(1)]
     if (command !== undefined && env.PATH !== undefined) env[CALLER_PATH] = env.PATH
     const launch: Launch = { file, argv, env, cwd: dir.display, real: dir.real }
