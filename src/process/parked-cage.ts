@@ -1,6 +1,7 @@
-import { accessSync, constants, rmSync, writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { installedProgram } from "./installed-program.ts"
 import { noteChild } from "./subreaper.ts"
 import { makeTreeCage, removeCagesNow, type TreeCage } from "./tree-cgroup.ts"
 
@@ -46,24 +47,7 @@ const PARK = 'echo $$ > "$0" 2>/dev/null; read -r f && . "$f"'
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
 
-const envProgram = (() => {
-  let found: string | undefined | null = null
-  return () => {
-    if (found === null) {
-      found = undefined
-      for (const p of ["/usr/bin/env", "/bin/env"]) {
-        try {
-          accessSync(p, constants.X_OK)
-          found = p
-          break
-        } catch {
-          // not here
-        }
-      }
-    }
-    return found
-  }
-})()
+const envProgram = (): string | undefined => installedProgram(["/usr/bin/env", "/bin/env"])
 
 const discard = (p: Parked) => {
   try {

@@ -1,4 +1,5 @@
-import { accessSync, constants, readdirSync, readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
+import { installedProgram } from "./installed-program.ts"
 
 /**
  * A process limit for a command that runs outside the command sandbox where
@@ -37,24 +38,8 @@ export const userTasks = (uid: number): number => {
   return n
 }
 
-let prlimit: string | undefined | null = null
-
 /** util-linux prlimit, looked up once; undefined where it is not installed. */
-export const prlimitProgram = (): string | undefined => {
-  if (prlimit === null) {
-    prlimit = undefined
-    for (const p of ["/usr/bin/prlimit", "/bin/prlimit", "/usr/local/bin/prlimit"]) {
-      try {
-        accessSync(p, constants.X_OK)
-        prlimit = p
-        break
-      } catch {
-        // not here
-      }
-    }
-  }
-  return prlimit
-}
+export const prlimitProgram = (): string | undefined => installedProgram(["/usr/bin/prlimit", "/bin/prlimit", "/usr/local/bin/prlimit"])
 
 /**
  * The argv prefix that runs a command under RLIMIT_NPROC (soft and hard, so it
