@@ -92,13 +92,9 @@ export class FileCapture {
       // The command truncated its own output (`: >/dev/stdout`): count again from the start.
       if (size < this.scanned) this.scanned = this.lines = 0
       if (size === this.scanned) return
-      const { buffer, count } = newlineCounter()
-      while (this.scanned < size) {
-        const n = readSync(fd, buffer, 0, Math.min(buffer.length, size - this.scanned), this.scanned)
-        if (n <= 0) break
-        this.lines += count(n)
-        this.scanned += n
-      }
+      const counted = countNewlines(fd, this.scanned, size)
+      this.lines += counted.lines
+      this.scanned = counted.end
     } catch {
       // counted up to where reading failed
     }
@@ -181,4 +177,22 @@ export const readRange = (fd: number, at: number, length: number): Uint8Array =>
     // what was read
   }
   return got === out.length ? out : out.subarray(0, got)
+}
+
+/** The newlines in bytes `from`–`to` of an open file, and where the count ended (`to`, or earlier at its end or where reading failed). */
+export const countNewlines = (fd: number, from: number, to: number): { readonly lines: number; readonly end: number } => {
+  const { buffer, count } = newlineCounter()
+  let lines = 0
+  let at = from
+  try {
+    while (at < to) {
+      const n = readSync(fd, buffer, 0, Math.min(buffer.length, to - at), at)
+      if (n <= 0) break
+      lines += count(n)
+      at += n
+    }
+  } catch {
+    // counted up to where reading failed
+  }
+  return { lines, end: at }
 }

@@ -1,11 +1,10 @@
 import { Context, Deferred, Effect, Exit, Fiber, type Scope } from "effect"
-import { fstatSync, readSync } from "node:fs"
+import { fstatSync } from "node:fs"
 import { randomBytes } from "node:crypto"
 import { SpillStore, type SpillStream } from "../output/spill-store.ts"
-import { readRange } from "../process/file-capture.ts"
+import { countNewlines, readRange } from "../process/file-capture.ts"
 import { excerpt, lineCount, type Excerpt } from "../process/output-excerpt.ts"
 import type { CapturedStream } from "../process/output-capture.ts"
-import { newlineCounter } from "../process/newline-counter.ts"
 import type { ProcessRunner } from "../process/process-runner.ts"
 import type { SandboxRefusal } from "../sandbox/diagnose.ts"
 import type { Sandbox } from "../sandbox/sandbox.ts"
@@ -163,22 +162,7 @@ const sizeOf = (fd: number): number => {
   }
 }
 
-const newlinesBetween = (fd: number, from: number, to: number): number => {
-  const { buffer, count } = newlineCounter()
-  let lines = 0
-  for (let at = from; at < to; ) {
-    let n = 0
-    try {
-      n = readSync(fd, buffer, 0, Math.min(buffer.length, to - at), at)
-    } catch {
-      break
-    }
-    if (n <= 0) break
-    lines += count(n)
-    at += n
-  }
-  return lines
-}
+const newlinesBetween = (fd: number, from: number, to: number): number => countNewlines(fd, from, to).lines
 
 /** A stream of `total` bytes known by its ends. */
 const streamOf = (total: number, newlines: number, head: Uint8Array, tail: Uint8Array): CapturedStream => ({
