@@ -56,7 +56,7 @@ const isWarning = (w: unknown): w is ConfigWarning =>
   typeof w.line === "number" &&
   typeof w.column === "number" &&
   typeof w.key === "string" &&
-  (w.kind === "unknown_key" || w.kind === "invalid_value") &&
+  (w.kind === "unknown_key" || w.kind === "invalid_value" || w.kind === "duplicate_key") &&
   typeof w.message === "string" &&
   (w.nearest === undefined || typeof w.nearest === "string")
 

@@ -4,6 +4,7 @@ import { parseJsoncTree, positionAt, type TextPosition } from "./jsonc.ts"
 import { nearestWord } from "./nearest.ts"
 import type { ConfigWarning } from "./warning.ts"
 import { AnvilConfig, keysAt } from "./schema.ts"
+import { duplicateKeyWarnings } from "./duplicate-keys.ts"
 
 export { formatWarning, type ConfigWarning } from "./warning.ts"
 
@@ -18,16 +19,19 @@ const shown = (value: unknown): string => {
 }
 
 /**
- * Checks a parsed anvil.json against `AnvilConfig`: unknown keys (with the nearest valid one) and values of the wrong type.
- * `tree` is the text's syntax tree, for the lines warnings name; without it, it is made when there is a warning.
+ * Checks a parsed anvil.json against `AnvilConfig`: unknown keys (with the nearest valid one), values of the wrong
+ * type, and keys written twice in one object. `tree` is the text's syntax tree, for the lines warnings name; without
+ * it, it is made (the caller remembers the check, so an unchanged file is not parsed again).
  */
 export const checkConfig = (file: string, text: string, tree: Node | undefined, value: unknown): ReadonlyArray<ConfigWarning> => {
+  // The value parsed already, so the text has a tree.
+  const syntax = tree ?? (parseJsoncTree(text) as { readonly tree: Node }).tree
+  const duplicates = duplicateKeyWarnings(file, text, syntax)
   const result = decode(value, { errors: "all", onExcessProperty: "error" })
-  if (Result.isSuccess(result)) return []
+  if (Result.isSuccess(result)) return duplicates
   const where = (path: ReadonlyArray<string>, ofKey: boolean): TextPosition => {
-    tree ??= (parseJsoncTree(text) as { readonly tree: Node }).tree
     // An array's element is found by its number ("plugins.disabled.0"), an object's member by its name.
-    let node: Node | undefined = tree
+    let node: Node | undefined = syntax
     for (const part of path) node = node && findNodeAtLocation(node, [node.type === "array" && /^\d+$/.test(part) ? Number(part) : part])
     const target = ofKey && node?.parent?.type === "property" ? node.parent.children?.[0] : node
     return positionAt(text, target?.offset ?? 0)
@@ -48,5 +52,5 @@ export const checkConfig = (file: string, text: string, tree: Node | undefined, 
       warnings.push({ file, ...where(path, false), key, kind: "invalid_value", message: `'${key}' is ${shown(got)}: ${expected}` })
     }
   }
-  return warnings.sort((a, b) => a.line - b.line || a.column - b.column)
+  return [...duplicates, ...warnings].sort((a, b) => a.line - b.line || a.column - b.column)
 }

@@ -5,8 +5,11 @@ export interface ConfigWarning {
   readonly column: number
   /** The dotted key path ("tools.read.max_limit"). */
   readonly key: string
-  /** `invalid_environment`: an environment variable (`variable`) whose value is refused; `file` is "environment", line and column 0. */
-  readonly kind: "unknown_key" | "invalid_value" | "invalid_environment"
+  /**
+   * `invalid_environment`: an environment variable (`variable`) whose value is refused; `file` is "environment", line and column 0.
+   * `duplicate_key`: a key written again later in the same object (the later value is used).
+   */
+  readonly kind: "unknown_key" | "invalid_value" | "invalid_environment" | "duplicate_key"
   /** The environment variable of an `invalid_environment` warning. */
   readonly variable?: string
   readonly message: string

@@ -134,3 +134,26 @@ describe("AnvilConfig", () => {
     expect(config.warnings.map((w) => [w.key, w.kind])).toEqual([["max_steps", "invalid_value"], ["output.direction", "invalid_environment"]])
   })
 })
+
+describe("duplicate keys", () => {
+  test("a key written twice in one object is a warning at the ignored one, naming the line whose value is used", () => {
+    const warnings = check(`{
+  "permission": {
+    "bash": { "rm *": "deny", "git *": "allow", "rm *": "allow" }
+  },
+  "max_steps": 5,
+  "tools": { "read": { "max_limit": 10 } },
+  "max_steps": 9,
+  "tools": { "grep": { "timeout_ms": 100 } }
+}`)
+    expect(warnings.map((w) => [w.kind, w.key, w.line])).toEqual([
+      ["duplicate_key", "permission.bash.rm *", 3],
+      ["duplicate_key", "max_steps", 5],
+      ["duplicate_key", "tools", 6],
+    ])
+    expect(warnings[0]!.message).toBe(`'permission.bash.rm *' is set more than once: this value ("deny") is ignored, the one at line 3 ("allow") is used; remove one of them`)
+    expect(warnings[2]!.message).toContain("the one at line 8 ({…}) is used")
+    // No duplicates, no warning; the same key in two objects is no duplicate.
+    expect(check(`{ "tools": { "read": { "max_limit": 10 }, "grep": { "timeout_ms": 10 } } }`)).toEqual([])
+  })
+})
