@@ -48,6 +48,7 @@ export const formatPlugins = (set: PluginSet, display: (p: string) => string): s
     if (r.agents && r.agents.length > 0) out.push(`${pad}agents: ${r.agents.join(", ")}`)
     if (r.commands && r.commands.length > 0) out.push(`${pad}commands: ${r.commands.map((c) => `/${c}`).join(", ")}`)
     if (r.unsupported && r.unsupported.length > 0) out.push(`${pad}not run by anvil: ${r.unsupported.join(", ")}`)
+    for (const w of r.warnings ?? []) out.push(`${pad}warning: ${w}`)
     if (r.error) out.push(`${pad}error: ${r.error.file ? `${display(r.error.file)}${r.error.line ? `:${r.error.line}` : ""}: ` : ""}${r.error.message}`)
     if (r.status === "untrusted") out.push(`${pad}run 'anvil plugins trust ${r.name}' after reviewing it`)
   }

@@ -50,25 +50,37 @@ export interface ClaudePlugin {
   readonly agentProblems: ReadonlyArray<string>
   /** Parts anvil does not run (other hook events, prompt hooks). */
   readonly unsupported: ReadonlyArray<string>
+  /** Hooks that can never run as written (a matcher that is not a valid regular expression), each with why. */
+  readonly warnings: ReadonlyArray<string>
 }
 
 
 interface CommandSpec {
   readonly matcher: string
+  /** The matcher compiled ("" and "*" select every name; an invalid one none, and the plugin's report says so). */
+  readonly selects: (name: string) => boolean
   readonly command: string
   readonly timeoutMs: number
 }
 
-/** Does a Claude Code matcher ("Bash", "Edit|Write", "*", "", a regex) select this tool? */
-export const matcherSelects = (matcher: string, tool: string): boolean => {
-  if (matcher === "" || matcher === "*") return true
-  const names = [claudeName(tool), tool]
+/**
+ * A Claude Code matcher ("Bash", "Edit|Write", "*", "", a regex) as a test on names, or why it is not a valid
+ * regular expression (such a matcher selects nothing, and the plugin's report says so).
+ */
+export const compileMatcher = (matcher: string): { readonly selects: (name: string) => boolean } | { readonly problem: string } => {
+  if (matcher === "" || matcher === "*") return { selects: () => true }
   try {
     const re = new RegExp(`^(?:${matcher})$`)
-    return names.some((n) => re.test(n))
-  } catch {
-    return names.includes(matcher)
+    return { selects: (name) => re.test(name) }
+  } catch (e) {
+    return { problem: (e as Error).message.replace(/^Invalid regular expression: /, "") }
   }
+}
+
+/** Does a Claude Code matcher select this tool (by its Claude Code name or anvil's)? An invalid matcher selects none. */
+export const matcherSelects = (matcher: string, tool: string): boolean => {
+  const compiled = compileMatcher(matcher)
+  return "selects" in compiled && (compiled.selects(claudeName(tool)) || compiled.selects(tool))
 }
 
 /** The input as Claude Code would send it (`file_path` for `path` …), anvil's own names kept beside, so existing hook scripts find what they read. */
@@ -152,6 +164,7 @@ export const readClaudePlugin = (input: {
   const events = Predicate.isObject(hooksJson) && Predicate.isObject(hooksJson.hooks) ? hooksJson.hooks : Predicate.isObject(hooksJson) ? hooksJson : {}
   const specs: Record<"PreToolUse" | "PostToolUse" | "SessionStart", Array<CommandSpec>> = { PreToolUse: [], PostToolUse: [], SessionStart: [] }
   const unsupported: Array<string> = []
+  const warnings: Array<string> = []
   // Slash commands are prompt templates; agents are subagents of the task tool.
   const commands = pluginCommandFolder(input.dir, input.name)
   const agents = readPluginAgents(input.dir)
@@ -165,13 +178,20 @@ export const readClaudePlugin = (input: {
     for (const group of groups) {
       const matcher = Predicate.isObject(group) && typeof group.matcher === "string" ? group.matcher : ""
       const list = Predicate.isObject(group) && Array.isArray(group.hooks) ? group.hooks : []
+      const compiled = compileMatcher(matcher)
+      if ("problem" in compiled && list.length > 0) {
+        warnings.push(
+          `${Predicate.isObject(manifest.hooks) ? manifestFile : hooksFile}: the ${event} matcher ${JSON.stringify(matcher)} is not a valid regular expression (${compiled.problem}), so its ${list.length === 1 ? "hook never runs" : `${list.length} hooks never run`}; fix the matcher`,
+        )
+      }
+      const selects = "selects" in compiled ? compiled.selects : () => false
       for (const hook of list) {
         if (!Predicate.isObject(hook) || hook.type !== "command" || typeof hook.command !== "string") {
           unsupported.push(`${event} hook of type ${JSON.stringify(Predicate.isObject(hook) ? hook.type : hook)}`)
           continue
         }
         const seconds = typeof hook.timeout === "number" && hook.timeout > 0 ? hook.timeout : 60
-        specs[event].push({ matcher, command: expand(hook.command), timeoutMs: seconds * 1000 })
+        specs[event].push({ matcher, selects, command: expand(hook.command), timeoutMs: seconds * 1000 })
       }
     }
   }
@@ -217,7 +237,7 @@ export const readClaudePlugin = (input: {
       // The strictest word on the permission: "ask" over "allow" (a "deny" returns at once).
       let permission: { decision: "allow" | "ask"; reason?: string } | undefined
       for (const spec of specs.PreToolUse) {
-        if (!matcherSelects(spec.matcher, event.tool)) continue
+        if (!spec.selects(claudeName(event.tool)) && !spec.selects(event.tool)) continue
         const out = await run(spec, "PreToolUse", { tool: event.tool, params: params ?? event.params })
         if (out.exitCode === 2) return { deny: out.stderr.trim() || `PreToolUse hook '${spec.command}' blocked the call` }
         if (out.exitCode !== 0) {
@@ -242,7 +262,7 @@ export const readClaudePlugin = (input: {
     hooks["tool.after"] = async (event): Promise<ToolAfterResult> => {
       const notes: Array<string> = []
       for (const spec of specs.PostToolUse) {
-        if (!matcherSelects(spec.matcher, event.tool)) continue
+        if (!spec.selects(claudeName(event.tool)) && !spec.selects(event.tool)) continue
         const out = await run(spec, "PostToolUse", event, {
           tool_response: { text: event.result.text, data: event.result.data, status: event.result.status },
         })
@@ -264,7 +284,7 @@ export const readClaudePlugin = (input: {
     hooks["prompt.system"] = async (event): Promise<string | undefined> => {
       const context: Array<string> = []
       for (const spec of specs.SessionStart) {
-        if (spec.matcher !== "" && spec.matcher !== "*" && !new RegExp(`^(?:${spec.matcher})$`).test("startup")) continue
+        if (!spec.selects("startup")) continue
         const out = await runCommandHook({
           command: spec.command,
           cwd: input.root,
@@ -321,6 +341,7 @@ export const readClaudePlugin = (input: {
     agents: agents.agents,
     agentProblems: agents.problems,
     unsupported,
+    warnings,
   }
 }
 

@@ -45,6 +45,8 @@ export interface PluginReport {
   readonly commands?: ReadonlyArray<string>
   /** Parts of a Claude Code plugin anvil does not run. */
   readonly unsupported?: ReadonlyArray<string>
+  /** What in a loaded plugin can never work as written (a hook matcher that is no valid regular expression). */
+  readonly warnings?: ReadonlyArray<string>
 }
 
 export interface PluginSet {
@@ -229,6 +231,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
           ...(claude.agents.length > 0 ? { agents: claude.agents.map((a) => a.name) } : {}),
           ...(claude.commands.length > 0 ? { commands: claude.commands.map((c) => c.name) } : {}),
           ...(claude.unsupported.length > 0 ? { unsupported: claude.unsupported } : {}),
+          ...(claude.warnings.length > 0 ? { warnings: claude.warnings } : {}),
         })
       } catch (e) {
         report({ status: "error", ...withTrust, error: { message: describe(e) } })
@@ -327,7 +330,8 @@ const where = (e: LoadProblem) => (e.file ? `${e.file}${e.line ? `:${e.line}` : 
 
 /**
  * One line per plugin that needs the user's attention: untrusted or changed
- * project plugins (with the command that trusts them) and plugins that failed.
+ * project plugins (with the command that trusts them), plugins that failed, and
+ * what a loaded plugin has that can never run (a hook matcher that is no valid regular expression).
  */
 export const pluginNotices = (set: PluginSet): ReadonlyArray<string> =>
   set.reports.flatMap((r) => {
@@ -336,5 +340,5 @@ export const pluginNotices = (set: PluginSet): ReadonlyArray<string> =>
       return [`project plugin '${r.name}' (${r.path}) is ${why} and was not loaded; review it, then run 'anvil plugins trust ${r.name}' (or pass --trust-plugins for one run)`]
     }
     if (r.status === "error") return [`plugin '${r.name}' was not loaded: ${where(r.error!)}${r.error!.message}`]
-    return []
+    return (r.warnings ?? []).map((w) => `plugin '${r.name}': ${w}`)
   })

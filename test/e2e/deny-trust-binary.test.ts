@@ -41,3 +41,28 @@ describe("duplicate keys in anvil.json", () => {
     expect(strict.code).toBe(2)
   })
 })
+
+describe("Claude Code hook matchers", () => {
+  test("a matcher that is no valid regular expression is reported by anvil plugins (text and --json) and when a tool runs", async () => {
+    const hook = (matcher: string) => ({ matcher, hooks: [{ type: "command", command: "exit 2" }] })
+    const r = repo({
+      "a.txt": "alpha\n",
+      ".anvil/plugins/guard/.claude-plugin/plugin.json": JSON.stringify({ name: "guard" }),
+      ".anvil/plugins/guard/hooks/hooks.json": JSON.stringify({ hooks: { PreToolUse: [hook("Bash("), hook("Read|Grep")], PostToolUse: [hook("[")] } }),
+    })
+    const trust = await runBinary(["plugins", "trust", "guard"], { cwd: r.root, env: r.env })
+    expect(trust.code).toBe(0)
+    const file = join(r.root, ".anvil/plugins/guard/hooks/hooks.json")
+    const list = await runBinary(["plugins"], { cwd: r.root, env: r.env })
+    expect(list.stdout).toContain(`warning: ${file}: the PreToolUse matcher "Bash(" is not a valid regular expression (`)
+    expect(list.stdout).toContain(`warning: ${file}: the PostToolUse matcher "[" is not a valid regular expression (`)
+    expect(list.stdout).toContain("so its hook never runs; fix the matcher")
+    const json = JSON.parse((await runBinary(["plugins", "--json"], { cwd: r.root, env: r.env })).stdout)
+    expect(json.plugins[0].status).toBe("loaded")
+    expect(json.plugins[0].warnings).toHaveLength(2)
+    // The valid matcher still works (its hook blocks read); the notice is on stderr.
+    const read = await tool(r, "read", { path: "a.txt" })
+    expect(read.envelope.error.code).toBe("PERMISSION_DENIED")
+    expect(read.stderr).toContain(`anvil: plugin 'guard': ${file}: the PreToolUse matcher "Bash(" is not a valid regular expression`)
+  })
+})
