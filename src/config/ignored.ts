@@ -52,8 +52,9 @@ export const projectMayNeedTrust = (layers: ReadonlyArray<{ readonly source: str
   if (!data) return false
   const tools = data.tools as Record<string, Record<string, unknown> | undefined> | undefined
   const plugins = data.plugins
-  return data.providers !== undefined || data.permission !== undefined || data.lsp !== undefined ||
-    (plugins !== undefined && (!isRecord(plugins) || plugins.options !== undefined || plugins.hook_timeout_ms !== undefined || plugins.disabled !== undefined)) ||
+  const pluginKeys = ["options", "hook_timeout_ms", "load_timeout_ms", "call_timeout_ms", "disabled", "paths"]
+  return data.providers !== undefined || data.permission !== undefined || data.lsp !== undefined || data.mcp !== undefined ||
+    (plugins !== undefined && (!isRecord(plugins) || pluginKeys.some((k) => plugins[k] !== undefined))) ||
     (typeof tools === "object" && tools !== null && (tools.grep?.rg_path !== undefined || tools.bash?.shell !== undefined || tools.fetch?.credentials !== undefined || tools.fetch?.verify_tls === false))
 }
 

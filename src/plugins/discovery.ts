@@ -2,6 +2,8 @@ import { Predicate } from "effect"
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { basename, extname, join, resolve, sep } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
+import { readSettingsFile } from "../config/settings-file.ts"
+import { userConfigHome } from "../workspace/state-dir.ts"
 import { claudeInstalledPlugins } from "./claude-installed.ts"
 import { notAPluginName, userPluginsDir } from "./places.ts"
 
@@ -14,7 +16,7 @@ export { userPluginsDir }
  * 3. `plugins.paths` in anvil.json: each entry a folder of plugins or one
  *    plugin, relative to the root, absolute, or starting with `~`. An entry
  *    inside the project counts as a project plugin (it came with the repository),
- *    and so does every entry when the project's own anvil.json names the paths:
+ *    and so does every entry the project's own anvil.json adds to the user's list:
  *    a cloned repository must not run code from outside it without asking either;
  * 4. `ANVIL_PLUGIN_DIRS` (`:`-separated), each entry like a `plugins.paths` one: the
  *    Agent SDK host puts the program's `plugins` there;
@@ -149,14 +151,31 @@ const realOr = (p: string) => {
 
 const within = (parent: string, child: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
 
-/** Whether the project's anvil.json sets `plugins.paths` (the project's setting replaces the user's list). */
-const projectNamesPaths = (root: string): boolean => {
+/** The `plugins.paths` entries one anvil.json names (trimmed), none when it cannot be read. */
+const pathsIn = (file: string): ReadonlyArray<string> => {
+  const read = readSettingsFile(file)
+  if (read.kind !== "text") return []
   try {
-    const data = parseJsonc(readFileSync(join(root, "anvil.json"), "utf8"))
-    return Predicate.isObject(data) && Predicate.isObject(data.plugins) && data.plugins.paths !== undefined
+    const data = parseJsonc(read.text)
+    const paths = Predicate.isObject(data) && Predicate.isObject(data.plugins) ? data.plugins.paths : undefined
+    const list: ReadonlyArray<unknown> = Array.isArray(paths) ? paths : paths === undefined ? [] : [paths]
+    return list.filter((p): p is string => typeof p === "string").map((p) => p.trim())
   } catch {
-    return false
+    return []
   }
+}
+
+/**
+ * The `plugins.paths` entries only the project's anvil.json names: the project's list adds to the user's (see
+ * trust/project-settings.ts), and what it adds came with the repository wherever it points; an entry the user's
+ * own file names too stays the user's.
+ */
+const projectOnlyPaths = (root: string, env: Readonly<Record<string, string | undefined>>): ReadonlySet<string> => {
+  const project = pathsIn(join(root, "anvil.json"))
+  if (project.length === 0) return new Set()
+  const home = userConfigHome(env)
+  const user = new Set(home ? pathsIn(join(home, "anvil", "anvil.json")) : [])
+  return new Set(project.filter((p) => !user.has(p)))
 }
 
 
@@ -176,7 +195,7 @@ export const discoverPlugins = (input: {
   if (userDir) folders.push({ dir: userDir, source: "user", named: false })
   folders.push({ dir: join(input.root, ".anvil", "plugins"), source: "project", named: false })
   const configured = input.paths === undefined ? [] : Array.isArray(input.paths) ? input.paths : [input.paths]
-  const fromProject = configured.length > 0 && projectNamesPaths(input.root)
+  const fromProject = configured.length > 0 ? projectOnlyPaths(input.root, input.env) : new Set<string>()
   for (const entry of configured) {
     if (typeof entry !== "string" || entry.trim() === "") {
       problems.push(`plugins.paths: ${JSON.stringify(entry)} is not a path`)
@@ -192,7 +211,7 @@ export const discoverPlugins = (input: {
       problems.push(`plugins.paths: ${dir} does not exist`)
       continue
     }
-    folders.push({ dir, source: fromProject || within(rootReal, realOr(dir)) ? "project" : "user", named: true, setting: "plugins.paths" })
+    folders.push({ dir, source: fromProject.has(given) || within(rootReal, realOr(dir)) ? "project" : "user", named: true, setting: "plugins.paths" })
   }
   // ANVIL_PLUGIN_DIRS: plugins (or folders of them) for this run, as the Agent SDK's `plugins` option names them.
   for (const given of (input.env.ANVIL_PLUGIN_DIRS ?? "").split(":").filter((d) => d.trim() !== "")) {

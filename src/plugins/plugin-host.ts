@@ -2,7 +2,7 @@ import type { CustomAgent } from "../tool-framework/subagent.ts"
 import type { SlashCommand } from "./claude-commands.ts"
 import { Effect, Predicate } from "effect"
 import type { ConfigShape } from "../config/config.ts"
-import { DEFAULT_HOOK_TIMEOUT_MS } from "../config/sections/plugins.ts"
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HOOK_TIMEOUT_MS, DEFAULT_LOAD_TIMEOUT_MS } from "../config/sections/plugins.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeTrust, type TrustShape, type TrustStatus } from "../trust/trust.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
@@ -79,9 +79,9 @@ export interface PluginSettings {
 export const pluginSettings = (config: ConfigShape): PluginSettings => ({
   paths: config.get("plugins", {} as Record<string, unknown>).paths,
   disabled: config.get("plugins.disabled", [] as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string"),
-  loadTimeoutMs: config.count("plugins.load_timeout_ms", 10_000),
+  loadTimeoutMs: config.count("plugins.load_timeout_ms", DEFAULT_LOAD_TIMEOUT_MS),
   hookTimeoutMs: config.count("plugins.hook_timeout_ms", DEFAULT_HOOK_TIMEOUT_MS),
-  callTimeoutMs: config.count("plugins.call_timeout_ms", 600_000),
+  callTimeoutMs: config.count("plugins.call_timeout_ms", DEFAULT_CALL_TIMEOUT_MS),
   options: config.get("plugins.options", {} as Record<string, unknown>),
 })
 

@@ -1,4 +1,5 @@
 import { Cause, Context, Effect, Exit, Predicate } from "effect"
+import { DEFAULT_CALL_TIMEOUT_MS } from "../config/sections/plugins.ts"
 import type { ErrorCode } from "../protocol/error-code.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import type { Tool, ToolResult } from "../tool-framework/definition.ts"
@@ -20,8 +21,6 @@ import type { WorkspaceError } from "../workspace/workspace-error.ts"
  * or rejection a defect the pipeline reports as INTERNAL_ERROR.
  */
 
-/** `plugins.call_timeout_ms` when it is not given: ten minutes, as an MCP call's deadline. */
-const DEFAULT_CALL_TIMEOUT_MS = 600_000
 
 /** Progress messages kept per call (the latest ones). */
 const MAX_PROGRESS = 20

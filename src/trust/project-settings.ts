@@ -2,7 +2,8 @@ import { Effect } from "effect"
 import { makeConfig, mergeConfig, type ConfigData, type ConfigLayer, type ConfigShape } from "../config/config.ts"
 import type { IgnoredSetting } from "../config/ignored.ts"
 import { LSP_SETTING_KEYS } from "../config/sections/lsp.ts"
-import { DEFAULT_HOOK_TIMEOUT_MS } from "../config/sections/plugins.ts"
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HOOK_TIMEOUT_MS, DEFAULT_LOAD_TIMEOUT_MS } from "../config/sections/plugins.ts"
+import { MCP_DEFAULTS } from "../config/sections/mcp.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { makeTrust, type TrustShape, type TrustSubject } from "./trust.ts"
 
@@ -23,12 +24,14 @@ import { makeTrust, type TrustShape, type TrustSubject } from "./trust.ts"
  *   (which secrets go to which host) and `tools.fetch.verify_tls: false` (certificates unchecked);
  * - `verify`, only where it would run outside the command sandbox (see project-verify.ts);
  * - what changes the user's own plugins (their code, not the project's): `plugins.options.<name>` of a user
- *   plugin (options are handed to its code), a `plugins.hook_timeout_ms` other than the user's (a longer one
- *   stalls every call, a shorter one makes a guard's hook time out and be skipped), and `plugins.disabled`
- *   naming a user plugin (a repository must not switch off the user's guard); the project's own plugins'
- *   names in `plugins.disabled` apply untrusted.
- * Until then they are left out of the configuration in force and reported. `plugins.disabled` of both files add
- * up: the project's list may disable more, never bring back a plugin the user disabled.
+ *   plugin (options are handed to its code), a `plugins.hook_timeout_ms`, `load_timeout_ms` or `call_timeout_ms`
+ *   other than the user's (a longer one stalls every call, a shorter one makes a guard fail to load or its hook
+ *   time out and be skipped), and `plugins.disabled` naming a user plugin (a repository must not switch off the
+ *   user's guard); the project's own plugins' names in `plugins.disabled` apply untrusted;
+ * - `mcp.startup_timeout_ms` other than the user's (how long the first request waits for MCP servers).
+ * Until then they are left out of the configuration in force and reported. `plugins.disabled` and `plugins.paths`
+ * of both files add up: the project's list may disable more, never bring back a plugin the user disabled, and its
+ * paths add plugin folders (whose plugins need trust as the project's) without dropping the user's.
  * The user's own file, the environment and command-line options need no trust.
  */
 
@@ -118,27 +121,58 @@ const permissionSubjects = (project: ConfigData, base: ConfigData): Array<Guarde
   })
 }
 
+/** One setting of the project file as a trust subject of its own (kind "setting", named by its dotted key). */
+const setting = (key: string, value: unknown, path: ReadonlyArray<string>): Guarded => ({
+  subject: { kind: "setting", name: key, content: { text: text(value) } },
+  paths: [path],
+  values: [value],
+})
+
+/**
+ * `mcp.startup_timeout_ms` other than the user's (or the default): how long the first request waits for MCP
+ * servers still starting. A longer one stalls every session on a server that hangs; 0 sends the first request
+ * without the user's servers' tools.
+ */
+const mcpSubjects = (project: ConfigData, base: ConfigData): Array<Guarded> => {
+  const value = recordAt(project, "mcp").startup_timeout_ms
+  // As the session reads it (config.get): any number, else the default.
+  const inForce = (v: unknown) => (typeof v === "number" ? v : MCP_DEFAULTS.startup_timeout_ms)
+  return value !== undefined && inForce(value) !== inForce(recordAt(base, "mcp").startup_timeout_ms)
+    ? [setting("mcp.startup_timeout_ms", value, ["mcp", "startup_timeout_ms"])]
+    : []
+}
+
+/** A time limit as it applies (config.count): a value that is none (a warning) counts as the default it falls back to. */
+const limitOf = (v: unknown, fallback: number) => (typeof v === "number" && Number.isFinite(v) && v >= 1 ? Math.floor(v) : fallback)
+
+/**
+ * The plugins' time limits, each with its default. Any other value than the user's needs trust while the user has
+ * plugins: a longer one lets a plugin stall anvil for that long; a shorter one makes the user's guard fail to load
+ * (its hooks then never run) or its hook or tool time out and be skipped.
+ */
+const PLUGIN_LIMITS: ReadonlyArray<readonly [string, number]> = [
+  ["hook_timeout_ms", DEFAULT_HOOK_TIMEOUT_MS],
+  ["load_timeout_ms", DEFAULT_LOAD_TIMEOUT_MS],
+  ["call_timeout_ms", DEFAULT_CALL_TIMEOUT_MS],
+]
+
 /**
  * The project's plugin settings that change the user's own plugins (`userPlugins`, their names): options handed
- * to one, a hook time limit other than the user's (or the default), and disabling one; only while there is any.
+ * to one, a time limit other than the user's (or the default), and disabling one; only while there is any.
  */
 const pluginSubjects = (project: ConfigData, base: ConfigData, userPlugins: ReadonlyArray<string>): Array<Guarded> => {
   if (userPlugins.length === 0) return []
-  const setting = (key: string, value: unknown, path: ReadonlyArray<string>): Guarded => ({
-    subject: { kind: "setting", name: key, content: { text: text(value) } },
-    paths: [path],
-    values: [value],
-  })
-  // A value that is no time limit (a warning) counts as the default it falls back to.
-  const limitOf = (v: unknown) => (typeof v === "number" && v >= 1 ? Math.floor(v) : DEFAULT_HOOK_TIMEOUT_MS)
   const plugins = recordAt(project, "plugins")
   const baseOptions = recordAt(base, "plugins", "options")
   const disabled: ReadonlyArray<unknown> = Array.isArray(plugins.disabled) ? plugins.disabled : []
   const theirs = disabled.filter((n) => typeof n === "string" && userPlugins.includes(n))
   return [
-    ...(plugins.hook_timeout_ms !== undefined && limitOf(plugins.hook_timeout_ms) !== limitOf(recordAt(base, "plugins").hook_timeout_ms)
-      ? [setting("plugins.hook_timeout_ms", plugins.hook_timeout_ms, ["plugins", "hook_timeout_ms"])]
-      : []),
+    ...PLUGIN_LIMITS.flatMap(([key, fallback]) => {
+      const value = plugins[key]
+      return value !== undefined && limitOf(value, fallback) !== limitOf(recordAt(base, "plugins")[key], fallback)
+        ? [setting(`plugins.${key}`, value, ["plugins", key])]
+        : []
+    }),
     ...Object.entries(recordAt(project, "plugins", "options"))
       .filter(([name, value]) => userPlugins.includes(name) && !sameValue(value, baseOptions[name]))
       .map(([name, value]) => setting(`plugins.options.${name}`, value, ["plugins", "options", name])),
@@ -155,17 +189,34 @@ const pluginSubjects = (project: ConfigData, base: ConfigData, userPlugins: Read
  */
 const userPluginNames = (config: ConfigShape, root: string, project: ConfigData): Effect.Effect<ReadonlyArray<string>> => {
   const plugins = recordAt(project, "plugins")
-  if (plugins.options === undefined && plugins.hook_timeout_ms === undefined && plugins.disabled === undefined) return Effect.succeed([])
+  if (plugins.options === undefined && plugins.disabled === undefined && PLUGIN_LIMITS.every(([key]) => plugins[key] === undefined)) return Effect.succeed([])
   return Effect.promise(async () => {
     const { discoverPlugins } = await import("../plugins/discovery.ts")
-    const found = discoverPlugins({ root, env: config.env, paths: recordAt(config.data, "plugins").paths })
+    // Every path either file names (the project's add to the user's, see mergeablePlugins).
+    const found = discoverPlugins({ root, env: config.env, paths: mergedPaths(recordAt(config.data, "plugins").paths, userPaths(config)) })
     return found.plugins.filter((p) => p.source === "user").map((p) => p.name)
   })
 }
 
+/** A `plugins.paths` value (a path or a list) as a list, with what it is not (a warning) left out. */
+const pathList = (value: unknown): ReadonlyArray<string> =>
+  (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((p): p is string => typeof p === "string")
+
+/** The user's plugin paths, then the project's that the user's list lacks. */
+const mergedPaths = (project: unknown, user: unknown): ReadonlyArray<string> => {
+  const theirs = pathList(user)
+  return [...theirs, ...pathList(project).filter((p) => !theirs.includes(p))]
+}
+
+/** `plugins.paths` of the layers below the project file (the user's file, its own settings). */
+const userPaths = (config: ConfigShape): unknown => {
+  const at = config.layers.findIndex((l) => l.source === "project file")
+  return config.layers.slice(0, at < 0 ? config.layers.length : at).reduce<unknown>((paths, l) => recordAt(l.data, "plugins").paths ?? paths, undefined)
+}
+
 /**
- * The project's `plugins` section as it may merge into the user's: its `disabled` added to the user's (as the
- * sandbox's narrowing lists add up), and a value of the wrong type (a warning, which would replace the user's
+ * The project's `plugins` section as it may merge into the user's: its `paths` and `disabled` added to the user's
+ * (as the sandbox's narrowing lists add up: a repository must not drop the user's plugin folders), and a value of the wrong type (a warning, which would replace the user's
  * in the merge and leave the default: no disabled plugins, no options) left out where the user's file has one.
  */
 const mergeablePlugins = (data: ConfigData, base: ConfigData): ConfigData => {
@@ -175,6 +226,7 @@ const mergeablePlugins = (data: ConfigData, base: ConfigData): ConfigData => {
   const theirs = base.plugins
   let plugins: Record<string, unknown> = own
   if (own.options !== undefined && !isRecord(own.options) && isRecord(theirs.options)) plugins = { ...plugins, options: theirs.options }
+  if (own.paths !== undefined && theirs.paths !== undefined) plugins = { ...plugins, paths: mergedPaths(own.paths, theirs.paths) }
   const userDisabled: ReadonlyArray<unknown> | undefined = Array.isArray(theirs.disabled) ? theirs.disabled : undefined
   if (own.disabled !== undefined && userDisabled) {
     const listed: ReadonlyArray<unknown> = Array.isArray(own.disabled) ? own.disabled : []
@@ -214,6 +266,7 @@ export const guardedSettings = (project: ConfigData, base: ConfigData, userPlugi
       values: [value],
     })),
   ...pluginSubjects(project, base, userPlugins),
+  ...mcpSubjects(project, base),
 ]
 
 /** Removes a dotted key (path parts as written; a permission pattern may hold dots) from a copy of `data`. */

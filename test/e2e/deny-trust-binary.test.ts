@@ -66,3 +66,55 @@ describe("Claude Code hook matchers", () => {
     expect(read.stderr).toContain(`anvil: plugin 'guard': ${file}: the PreToolUse matcher "Bash(" is not a valid regular expression`)
   })
 })
+
+describe("trust: the project's plugin and MCP time limits and plugin paths", () => {
+  const guard = `import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ name: "guard", api: 1, hooks: { "tool.before": (e) => (e.tool === "bash" ? { deny: "guarded" } : undefined) } })\n`
+
+  test("load/call time limits and mcp.startup_timeout_ms other than yours are ignored and reported until trusted", async () => {
+    const home = tempDir("anvil-home-")
+    mkdirSync(join(home, ".config", "anvil", "plugins"), { recursive: true })
+    writeFileSync(join(home, ".config", "anvil", "plugins", "guard.ts"), guard)
+    writeFileSync(join(home, ".config", "anvil", "anvil.json"), JSON.stringify({ plugins: { call_timeout_ms: 5000 } }))
+    const root = project({
+      "a.txt": "alpha\n",
+      "anvil.json": JSON.stringify({ plugins: { load_timeout_ms: 1, call_timeout_ms: 900000 }, mcp: { startup_timeout_ms: 600000 } }),
+    }, { marker: false })
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root })
+    const env = { HOME: home }
+    const config = JSON.parse((await runBinary(["config", "--json"], { cwd: root, env })).stdout)
+    const keys = config.ignored.map((i: { key: string }) => i.key).sort()
+    expect(keys).toEqual(["mcp.startup_timeout_ms", "plugins.call_timeout_ms", "plugins.load_timeout_ms"])
+    const value = (key: string) => config.settings.find((s: { key: string }) => s.key === key).value
+    expect([value("plugins.load_timeout_ms"), value("plugins.call_timeout_ms"), value("mcp.startup_timeout_ms")]).toEqual([10000, 5000, 10000])
+    const read = await tool({ root, env }, "read", { path: "a.txt" })
+    expect(read.stderr).toContain("sets plugins.load_timeout_ms: 1, plugins.call_timeout_ms: 900000, mcp.startup_timeout_ms: 600000, but those settings are not trusted")
+    // The guard loaded within the user's limit and still refuses.
+    const list = await runBinary(["plugins", "--json"], { cwd: root, env })
+    expect(JSON.parse(list.stdout).plugins.map((p: { name: string; status: string }) => [p.name, p.status])).toEqual([["guard", "loaded"]])
+    const trusted = await runBinary(["config", "trust", "mcp"], { cwd: root, env })
+    expect(trusted.code).toBe(0)
+    const after = JSON.parse((await runBinary(["config", "--json"], { cwd: root, env })).stdout)
+    expect(after.ignored.map((i: { key: string }) => i.key).sort()).toEqual(["plugins.call_timeout_ms", "plugins.load_timeout_ms"])
+    expect(after.settings.find((s: { key: string }) => s.key === "mcp.startup_timeout_ms").value).toBe(600000)
+  })
+
+  test("the project's plugins.paths add to yours: your plugin folder stays loaded, what the project adds needs trust", async () => {
+    const home = tempDir("anvil-home-")
+    const mine = tempDir("anvil-mine-")
+    writeFileSync(join(mine, "guard.ts"), guard)
+    const theirs = tempDir("anvil-theirs-")
+    writeFileSync(join(theirs, "extra.ts"), `export default []\n`)
+    mkdirSync(join(home, ".config", "anvil"), { recursive: true })
+    writeFileSync(join(home, ".config", "anvil", "anvil.json"), JSON.stringify({ plugins: { paths: [mine] } }))
+    const root = project({ "anvil.json": JSON.stringify({ plugins: { paths: [theirs] } }) }, { marker: false })
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root })
+    const env = { HOME: home }
+    const list = JSON.parse((await runBinary(["plugins", "--json"], { cwd: root, env })).stdout)
+    expect(list.plugins.map((p: { name: string; source: string; status: string }) => [p.name, p.source, p.status])).toEqual([
+      ["guard", "user", "loaded"],
+      ["extra", "project", "untrusted"],
+    ])
+    const bash = await tool({ root, env }, "bash", { command: "echo hi" })
+    expect(bash.envelope.error.message).toContain("guarded")
+  })
+})

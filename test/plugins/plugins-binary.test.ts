@@ -74,8 +74,16 @@ describe("example plugins through the binary, from every place", () => {
     mkdirSync(join(s.env.XDG_CONFIG_HOME, "anvil"), { recursive: true })
     writeFileSync(join(s.env.XDG_CONFIG_HOME, "anvil", "anvil.json"), JSON.stringify(paths))
     await callAll(s.anvil)
-    // The same list in the repository's anvil.json: code the repository points at is not run without asking.
+    // The same list in the repository's anvil.json: what both files name stays yours (the project's paths add to yours)…
     writeFileSync(join(s.root, "anvil.json"), JSON.stringify(paths))
+    const both = JSON.parse((await s.anvil(["plugins", "--json"])).stdout)
+    expect(both.plugins.map((p: any) => [p.name, p.source, p.status])).toEqual([
+      ["bash-guard", "user", "loaded"],
+      ["change-case", "user", "loaded"],
+      ["text-stats", "user", "loaded"],
+    ])
+    // …and named by the repository alone, code the repository points at is not run without asking.
+    writeFileSync(join(s.env.XDG_CONFIG_HOME, "anvil", "anvil.json"), "{}")
     const listed = JSON.parse((await s.anvil(["plugins", "--json"])).stdout)
     expect(listed.plugins.map((p: any) => [p.name, p.source, p.status])).toEqual([
       ["bash-guard", "project", "untrusted"],
@@ -251,7 +259,9 @@ describe("effect's index inside a plugin, through the binary", () => {
 describe("broken plugins beside a good one, through the binary", () => {
   test("each failure is reported with its plugin; the good plugin's tool works; throws inside run are INTERNAL_ERROR; a leftover timer does not hang", async () => {
     const s = sandbox()
-    writeFileSync(join(s.root, "anvil.json"), JSON.stringify({ plugins: { load_timeout_ms: 500 } }))
+    // Your own limit (a project's other than yours needs trust while you have plugins).
+    mkdirSync(join(s.env.XDG_CONFIG_HOME, "anvil"), { recursive: true })
+    writeFileSync(join(s.env.XDG_CONFIG_HOME, "anvil", "anvil.json"), JSON.stringify({ plugins: { load_timeout_ms: 500 } }))
     const tool = (name: string, run: string) =>
       `import { defineTool } from "anvil/plugin"\nimport { Schema } from "effect"\nexport default defineTool({ name: "${name}", description: "d", parameters: Schema.Struct({}), readOnly: true, run: ${run} })\n`
     writeTree(join(s.env.XDG_CONFIG_HOME, "anvil", "plugins"), {

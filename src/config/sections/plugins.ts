@@ -3,6 +3,10 @@ import { Count, Names, setting, type ConfigSection } from "../section.ts"
 
 /** `plugins.hook_timeout_ms` when no file sets it. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 5_000
+/** `plugins.load_timeout_ms` when no file sets it. */
+export const DEFAULT_LOAD_TIMEOUT_MS = 10_000
+/** `plugins.call_timeout_ms` when no file sets it: ten minutes, as an MCP call's deadline. */
+export const DEFAULT_CALL_TIMEOUT_MS = 600_000
 
 /** Where plugins come from and how long they may take. */
 export const pluginsSection: ConfigSection = {
@@ -11,9 +15,9 @@ export const pluginsSection: ConfigSection = {
       Schema.Struct({
         paths: setting(Schema.Union([Schema.String, Names()]), "Extra plugin files or folders (relative to the root, absolute or ~/…).", []),
         disabled: setting(Names(), "Plugin names not loaded.", []),
-        load_timeout_ms: setting(Count(), "How long one plugin may take to load.", 10_000),
+        load_timeout_ms: setting(Count(), "How long one plugin may take to load.", DEFAULT_LOAD_TIMEOUT_MS),
         hook_timeout_ms: setting(Count(), "How long one hook may run.", DEFAULT_HOOK_TIMEOUT_MS),
-        call_timeout_ms: setting(Count(), "How long one call of a plugin's tool may run before it is cancelled (TIMEOUT).", 600_000),
+        call_timeout_ms: setting(Count(), "How long one call of a plugin's tool may run before it is cancelled (TIMEOUT).", DEFAULT_CALL_TIMEOUT_MS),
         options: setting(Schema.Record(Schema.String, Schema.Unknown), "Options handed to each plugin, by plugin name."),
       }),
       "Plugins: tools and hooks written against anvil/plugin.",
