@@ -25,6 +25,8 @@ import { makeTreeCage, removeCagesNow, type TreeCage } from "./tree-cgroup.ts"
  * The parked process ends when anvil ends: its stdin closes (its `read`
  * fails and it exits), anvil's exit KILLs it, and its cage is named like
  * every other of this anvil (the watchdog and the next anvil clear it).
+ * Waiting, it does not keep anvil running (it is unref'd until it becomes a
+ * command).
  */
 
 interface Parked {
@@ -35,6 +37,8 @@ interface Parked {
 
 let parked: Parked | undefined
 let exitHooked = false
+/** Whether a new process is parked after each command (not in a process that runs one command: `anvil tool bash`). */
+let again = true
 let scriptCount = 0
 /** Script files of commands still running (removed when each ends, the rest at anvil's exit). */
 const scriptFiles = new Set<string>()
@@ -59,6 +63,15 @@ const discard = (p: Parked) => {
 }
 
 /**
+ * This anvil runs one command and ends (`anvil tool bash`): the process parked
+ * for it is not followed by another, which would cost a shell start and a
+ * cgroup for a command that never comes.
+ */
+export const parkOnlyOnce = (): void => {
+  again = false
+}
+
+/**
  * Starts the parked process for a later command of at most `max` processes,
  * unless one is ready; nothing where anvil makes no cages.
  */
@@ -76,6 +89,9 @@ export const prepareCage = (max: number): void => {
   }
   // The runtime waits for it: the subreaper must not take it for an orphan (subreaper.ts).
   noteChild(proc.pid)
+  // Waiting for a command that may never come must not keep anvil alive: referenced, the one parked for the next
+  // command held every `anvil tool bash` that ran over 200 ms until main.ts's 250 ms exit timer.
+  proc.unref()
   parked = { cage, max, proc }
   if (!exitHooked) {
     exitHooked = true
@@ -115,7 +131,7 @@ export const startParked = (start: ParkedStart): { readonly proc: Bun.Subprocess
   const env = envProgram()
   if (p === undefined || env === undefined) return undefined
   parked = undefined
-  setTimeout(() => prepareCage(start.max), 200).unref()
+  if (again) setTimeout(() => prepareCage(start.max), 200).unref()
   const [program] = start.argv
   // env(1) would take a program name holding "=" for a variable.
   if (p.proc.exitCode !== null || p.proc.signalCode !== null || program === undefined || program.includes("=")) {
@@ -149,6 +165,8 @@ export const startParked = (start: ParkedStart): { readonly proc: Bun.Subprocess
     discard(p)
     return undefined
   }
+  // It is the command now: anvil waits for it like for any other.
+  p.proc.ref()
   // Read whole once the command ended (it was read before the exec, but a large one in parts).
   void p.proc.exited.then(() => {
     rmSync(file, { force: true })

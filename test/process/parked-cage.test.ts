@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test"
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { startManaged } from "../../src/process/managed-process.ts"
@@ -57,6 +57,43 @@ describe("a command's cage made ahead of time", () => {
     expect(r.stdout).toMatch(new RegExp(`\\bpids:/anvil-${process.pid}-\\d+\\n`))
     expect(r.stdout).toContain("\n40\n")
   })
+
+  // Waiting for a next command must not keep the process alive: a one-shot `anvil tool bash` that ran over 200 ms
+  // used to wait for main.ts's 250 ms exit timer (here, without that timer, the script would never end).
+  test.each([["again", 1], ["once", 0]])("a process that ran a command ends by itself; a new cage is parked after the command unless parkOnlyOnce (%s)", async (mode, left) => {
+    const src = (file: string) => JSON.stringify(join(import.meta.dir, "../../src/process", file))
+    const script = join(dir, `one-${mode}.ts`)
+    writeFileSync(
+      script,
+      [
+        `import { openSync, readdirSync } from "node:fs"`,
+        `import { basename, dirname } from "node:path"`,
+        `import { startManaged } from ${src("managed-process.ts")}`,
+        `import { parkOnlyOnce, prepareCage } from ${src("parked-cage.ts")}`,
+        `import { cagePrefix } from ${src("tree-cgroup.ts")}`,
+        `if (process.argv[2] === "once") parkOnlyOnce()`,
+        `prepareCage(30)`,
+        `await Bun.sleep(100)`,
+        `const out = openSync(${JSON.stringify(join(dir, `one-${mode}.out`))}, "w+")`,
+        `const p = startManaged({ argv: ["/bin/sh", "-c", "sleep 0.4"], cwd: "/", env: { PATH: "/usr/bin:/bin" }, stdout: out, stderr: out, wrap: (c) => ({ ...c, maxProcesses: 30 }) })`,
+        `await p.exited`,
+        `await p.stop()`,
+        `await Bun.sleep(300)`,
+        `const prefix = cagePrefix()`,
+        `const cages = prefix === undefined ? -1 : readdirSync(dirname(prefix)).filter((n) => n.startsWith(basename(prefix))).length`,
+        `console.log(JSON.stringify({ caged: p.caged, cages }))`,
+      ].join("\n"),
+    )
+    const proc = Bun.spawn([process.execPath, script, mode], { stdout: "pipe", stderr: "pipe" })
+    const kill = setTimeout(() => proc.kill("SIGKILL"), 15_000)
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    clearTimeout(kill)
+    expect(proc.signalCode).toBeNull()
+    expect(code).toBe(0)
+    const r = JSON.parse(out)
+    if (!cagesAvailable()) return expect(r).toEqual({ caged: false, cages: -1 })
+    expect(r).toEqual({ caged: true, cages: left })
+  }, 30_000)
 
   test("without a cgroup, an unconfined command's limit is RLIMIT_NPROC of the user's count plus the limit (never for root)", () => {
     expect(userNprocPrefix(40, 0)).toBeUndefined()
