@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from "node:fs"
+import { closeSync, openSync, unlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { installedProgram } from "./installed-program.ts"
@@ -14,7 +14,7 @@ import { makeTreeCage, removeCagesNow, type TreeCage } from "./tree-cgroup.ts"
  * after each command took the last one — and moves itself into a fresh cage
  * then, off the path of any command; it then waits on its stdin. The next
  * command that writes its output to files (bash) is started by that process:
- * anvil writes a private script file and sends its name; the script
+ * anvil writes a private script file (unlinked at once) and sends its name under /proc; the script
  * redirects the command's streams, enters its working folder and execs it
  * under exactly its environment (`env -i`), so the command is born inside its cage and every
  * process it starts is counted and ended with it, as before. The process is
@@ -26,7 +26,8 @@ import { makeTreeCage, removeCagesNow, type TreeCage } from "./tree-cgroup.ts"
  * fails and it exits), anvil's exit KILLs it, and its cage is named like
  * every other of this anvil (the watchdog and the next anvil clear it).
  * Waiting, it does not keep anvil running (it is unref'd until it becomes a
- * command).
+ * command). The script's file is unlinked as soon as it is made (the shell
+ * reads it through anvil's descriptor), so a KILLed anvil leaves none behind.
  */
 
 interface Parked {
@@ -40,12 +41,10 @@ let exitHooked = false
 /** Whether a new process is parked after each command (not in a process that runs one command: `anvil tool bash`). */
 let again = true
 let scriptCount = 0
-/** Script files of commands still running (removed when each ends, the rest at anvil's exit). */
-const scriptFiles = new Set<string>()
 
 /**
  * The shell line of the parked process: `$0` is its cage's process list. Its stdin is a socket (not a pipe
- * that `.` could read), so what comes down it is one short line: the file holding the script.
+ * that `.` could read), so what comes down it is one short line: the script file's name under /proc/<anvil>/fd.
  */
 const PARK = 'echo $$ > "$0" 2>/dev/null; read -r f && . "$f"'
 
@@ -105,8 +104,6 @@ export const dropParked = (): void => {
   parked = undefined
   // Its cage empties once the KILL landed: a few milliseconds at most.
   removeCagesNow()
-  for (const file of scriptFiles) rmSync(file, { force: true })
-  scriptFiles.clear()
 }
 
 /** What a command started in the parked process needs. */
@@ -148,20 +145,33 @@ export const startParked = (start: ParkedStart): { readonly proc: Bun.Subprocess
   }
   const self = (path: string) => path.replace(/^\/proc\/self\//, `/proc/${process.pid}/`)
   const fd = (n: number) => quote(`/proc/${process.pid}/fd/${n}`)
-  const script =
+  let script: number
+  try {
+    // A new file only anvil can read ("wx": never through a link someone left in its place), unlinked at once: the shell
+    // reads it through anvil's descriptor, and a KILLed anvil leaves nothing behind in /tmp.
+    const file = join(tmpdir(), `anvil-park-${process.pid}-${++scriptCount}-${Math.random().toString(36).slice(2)}.sh`)
+    script = openSync(file, "wx", 0o600)
+    try {
+      unlinkSync(file)
+    } catch (e) {
+      closeSync(script)
+      throw e
+    }
+  } catch {
+    discard(p)
+    return undefined
+  }
+  const text =
     // Opened anew through /proc: appending (nothing anvil wrote is cut), one description for both when they are one.
     `exec </dev/null >>${fd(start.stdout)} 2>${start.stderr === start.stdout ? "&1" : `>${fd(start.stderr)}`}\n` +
     `cd -- ${quote(self(start.cwd))} || exit 126\n` +
     `exec ${env} -i -- ${Object.entries(start.env).map(([k, v]) => quote(`${k}=${v}`)).join(" ")} ${start.argv.map(quote).join(" ")}\n`
-  let file: string
   try {
-    // A new file only anvil can read ("wx": never through a link someone left in its place), gone with the command.
-    file = join(tmpdir(), `anvil-park-${process.pid}-${++scriptCount}-${Math.random().toString(36).slice(2)}.sh`)
-    writeFileSync(file, script, { mode: 0o600, flag: "wx" })
-    scriptFiles.add(file)
-    p.proc.stdin.write(`${file}\n`)
+    writeFileSync(script, text)
+    p.proc.stdin.write(`/proc/${process.pid}/fd/${script}\n`)
     void p.proc.stdin.end()
   } catch {
+    closeSync(script)
     discard(p)
     return undefined
   }
@@ -169,8 +179,11 @@ export const startParked = (start: ParkedStart): { readonly proc: Bun.Subprocess
   p.proc.ref()
   // Read whole once the command ended (it was read before the exec, but a large one in parts).
   void p.proc.exited.then(() => {
-    rmSync(file, { force: true })
-    scriptFiles.delete(file)
+    try {
+      closeSync(script)
+    } catch {
+      // closed
+    }
   })
   return { proc: p.proc, cage: p.cage }
 }

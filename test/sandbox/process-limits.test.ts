@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../support/harness.ts"
 import { anvilBinary, processesMatching, requireBwrap, runBinary } from "./binary.ts"
@@ -100,6 +100,25 @@ describe("process limits and leftovers (compiled binary)", () => {
     expect(bomb.data.stdout).toContain("alive")
     await Bun.sleep(200)
     expect(processesMatching(marker)).toEqual([])
+  })
+
+  test("anvil KILLed while its command runs leaves no script of the command's cage behind in TMPDIR, and the command ends", async () => {
+    const { root, home } = setup()
+    const tmp = tempDir("anvil-killed-tmp-")
+    const marker = `${Math.floor(Math.random() * 1e6) + 2_000_000}`
+    const proc = Bun.spawn([binary, "tool", "bash", JSON.stringify({ command: `touch started; sleep ${marker}` })], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TMPDIR: tmp },
+      stdout: "ignore",
+      stderr: "ignore",
+    })
+    for (let i = 0; i < 200 && !existsSync(join(root, "started")); i++) await Bun.sleep(50)
+    expect(existsSync(join(root, "started"))).toBe(true)
+    proc.kill("SIGKILL")
+    await proc.exited
+    for (let i = 0; i < 40 && processesMatching(`sleep ${marker}`).length > 0; i++) await Bun.sleep(50)
+    expect(processesMatching(`sleep ${marker}`)).toEqual([])
+    expect(readdirSync(tmp).filter((n) => n.startsWith("anvil-park-"))).toEqual([])
   })
 
   // Without a process limit there is no cgroup: anvil finds the daemons as the orphans it adopted.
