@@ -30,24 +30,36 @@ export interface ModelSecrets {
 }
 
 /**
- * Parts of a name that mark a secret, matched anywhere in it (case-insensitive):
- * `*KEY*`, `*SECRET*`, `*TOKEN*` as Codex's default excludes, plus passwords,
- * passphrases and credentials.
+ * Parts that mark a secret wherever they stand in a word of the name: `PGPASSWORD`, `CLIENTSECRET`,
+ * `GOOGLE_APPLICATION_CREDENTIALS`.
  */
-const SECRET_PART = /KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL/i
+const SECRET_PART = /PASSWORD|PASSWD|PASSPHRASE|SECRET|CREDENTIAL/
 /**
- * Whole words of a name (between `_`, `-`, `.`) that mark one: `DB_PASS`,
- * `MYSQL_PWD`, `NPM_CONFIG__AUTH`, `GH_PAT`, `SLACK_WEBHOOK_URL`,
- * `SESSION_COOKIE`, `SENTRY_DSN`, `JWT`. `PWD` and `OLDPWD` alone are the
- * working directory.
+ * Words of a name that mark a secret: a key or a token (`OPENAI_API_KEY`, `AWS_ACCESS_KEY_ID`, `NPM_TOKEN`,
+ * `GITHUBTOKEN`, a key or token with a kind in front in one word: `APIKEY`, `SECRETKEY`, `AUTHTOKEN`), and
+ * `DB_PASS`, `MYSQL_PWD`, `NPM_CONFIG__AUTH`, `HTTP_AUTHORIZATION`, `GH_PAT`, `SLACK_WEBHOOK_URL`,
+ * `SESSION_COOKIE`, `SENTRY_DSN`, `JWT`, `OTP`, `GCP_CREDS`. A word that merely holds KEY or TOKEN
+ * (`KEYCLOAK_URL`, `MONKEY`, `TOKENIZERS_PARALLELISM`) or AUTH (`GIT_AUTHOR_NAME`) is none.
  */
-const SECRET_WORD = new Set(["PASS", "PWD", "AUTH", "PAT", "WEBHOOK", "COOKIE", "DSN", "JWT", "APIKEY", "OTP"])
+const SECRET_WORD =
+  /^(?:(?:API|ACCESS|SECRET|PRIVATE|AUTH|MASTER|ENCRYPTION|ENC|SIGNING|SIGN|LICENSE|LICENCE|CLIENT|APP|SERVICE|SSH|GPG|PGP|DEPLOY|SESSION|CRYPT|HMAC|RSA|PASS|SHARED|ACCOUNT|ADMIN|ROOT|USER|WRITE)?KEYS?|\w*TOKENS?|PASS|PWD|AUTH|AUTHORIZATION|PAT|WEBHOOK|COOKIE|DSN|JWT|OTP|CREDS)$/
 /** Names that match a secret word but are paths or settings every build may need. */
 const NOT_SECRET = new Set(["PWD", "OLDPWD", "SSH_AUTH_SOCK"])
 
-/** Whether `name` names a secret by the built-in rule. */
+/**
+ * The words of a name: split at every character that is not a letter or a digit and where a lower-case
+ * letter is followed by a capital (`npm_config_//host/:_authToken` has the words auth and Token), upper-cased.
+ */
+const wordsOf = (name: string): Array<string> =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w !== "")
+    .map((w) => w.toUpperCase())
+
+/** Whether `name` names a secret by the built-in rule (any case). */
 export const secretName = (name: string): boolean =>
-  !NOT_SECRET.has(name) && (SECRET_PART.test(name) || name.toUpperCase().split(/[_.-]+/).some((w) => SECRET_WORD.has(w)))
+  !NOT_SECRET.has(name) && wordsOf(name).some((w) => SECRET_PART.test(w) || SECRET_WORD.test(w))
 
 /**
  * Values shaped like a well-known credential, whatever the variable is named:

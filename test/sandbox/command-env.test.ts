@@ -6,9 +6,13 @@ describe("the environment of the model's commands", () => {
   test("names holding a secret part or word are secrets; what builds need is not", () => {
     for (const name of ["GITHUB_TOKEN", "GH_TOKEN", "NPM_TOKEN", "NODE_AUTH_TOKEN", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "OPENAI_API_KEY",
       "ANTHROPIC_API_KEY", "PGPASSWORD", "TWINE_PASSWORD", "GOOGLE_APPLICATION_CREDENTIALS", "MYSQL_PWD", "DB_PASS", "NPM_CONFIG__AUTH", "npm_config_//registry.npmjs.org/:_authToken",
-      "GH_PAT", "SLACK_WEBHOOK_URL", "SENTRY_DSN", "private_key", "GPG_PASSPHRASE", "my.api-key"]) expect([name, secretName(name)]).toEqual([name, true])
+      "GH_PAT", "SLACK_WEBHOOK_URL", "SENTRY_DSN", "private_key", "GPG_PASSPHRASE", "my.api-key",
+      "NUGET_APIKEY", "AWS_SECRETKEY", "GITHUBTOKEN", "npm_config_authToken", "apiKey", "clientSecret", "DB_PASSWORD_FILE", "HTTP_AUTHORIZATION", "HF_TOKEN", "SECRET_KEY_BASE",
+      "SSH_PRIVATE_KEYS", "dbPass", "GCP_CREDS", "signing.key", "MY_SECRETS"]) expect([name, secretName(name)]).toEqual([name, true])
     for (const name of ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "CI", "USER", "SHELL", "PWD", "OLDPWD", "SSH_AUTH_SOCK", "TMPDIR", "npm_config_registry", "npm_config_cache",
-      "NODE_OPTIONS", "JAVA_HOME", "GOPATH", "CARGO_HOME", "XAUTHORITY", "GIT_ASKPASS", "PASSTHROUGH", "COMPASS_HOME", "DISPLAY", "EDITOR", "GITHUB_ACTIONS", "RUNNER_TEMP"]) {
+      "NODE_OPTIONS", "JAVA_HOME", "GOPATH", "CARGO_HOME", "XAUTHORITY", "GIT_ASKPASS", "PASSTHROUGH", "COMPASS_HOME", "DISPLAY", "EDITOR", "GITHUB_ACTIONS", "RUNNER_TEMP",
+      // KEY, TOKEN or AUTH inside a word of another meaning.
+      "KEYCLOAK_URL", "MONKEY_PATCH", "KEYBOARD_LAYOUT", "TURKEY_MODE", "TOKENIZERS_PARALLELISM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "HOTKEYS_ENABLED", "DONKEY"]) {
       expect([name, secretName(name)]).toEqual([name, false])
     }
   })
