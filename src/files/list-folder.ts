@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { lstatSync } from "node:fs"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
-import { GlobMatcher, GlobPatternError, matchesPath } from "../search/glob-pattern.ts"
+import { GlobMatcher, GlobPatternError, matchesPath, strictPatternProblem } from "../search/glob-pattern.ts"
 import { direntType, fdPath, readDirKeeping } from "../workspace/checked-fs.ts"
 import { openCheckedScoped } from "../workspace/checked-open.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
@@ -116,6 +116,9 @@ export const listFolder = (request: ListRequest) =>
     const patterns: Array<GlobMatcher> = []
     for (const [index, pattern] of request.ignore.entries()) {
       if (pattern.trim() === "") continue
+      // Read strictly, as grep's include is: a malformed glob would otherwise silently leave nothing out.
+      const problem = strictPatternProblem(pattern)
+      if (problem !== undefined) return yield* new IgnoreGlobInvalid({ index, pattern, message: problem })
       try {
         patterns.push(GlobMatcher.compile(pattern, { dot: true }))
       } catch (e) {

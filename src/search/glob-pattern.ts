@@ -457,13 +457,14 @@ const parseBracket = (text: string, start: number): { source: string; end: numbe
  * Why a pattern is malformed for a strict reader such as ripgrep's globs (an
  * unclosed `[` or `{`, a stray `}`, a reversed range), or undefined. The
  * matcher itself reads these leniently, as bash does; a filter the user gave
- * (grep's `include`) is refused instead of silently matching nothing.
+ * (grep's `include`, list's `ignore`) is refused instead of silently matching nothing.
  */
 export const strictPatternProblem = (pattern: string): string | undefined => {
   let depth = 0
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]
     if (c === "\\") {
+      if (i === pattern.length - 1) return "a '\\' at the end escapes nothing (write \\\\ for a literal backslash)"
       i++
       continue
     }

@@ -756,6 +756,7 @@ describe("grep: a malformed include is INVALID_PARAM, on both engines (never a s
     ["*.{ts,js", "unclosed alternate group"],
     ["a}", "'}' has no matching '{'"],
     ["[z-a].txt", "invalid range"],
+    ["*.ts\\", "escapes nothing"],
   ])("%s", async (include, reason) => {
     const root = project({ "a.txt": "a\n" })
     for (const options of [{}, BUILTIN]) {

@@ -121,6 +121,25 @@ describe("list: hidden entries and ignore globs", () => {
     expect(envelope.error?.field_errors?.[0]?.field).toBe("ignore.1")
   })
 
+  test("a malformed ignore glob (unclosed [ or {, stray }, reversed range, dangling \\) is INVALID_PARAM with the reason", async () => {
+    const cases: Array<[string, string]> = [
+      ["[abc", "unclosed character class"],
+      ["src/{a,b", "unclosed alternate group"],
+      ["a}", "'}' has no matching '{'"],
+      ["[z-a]", "its end comes before its start"],
+      ["a\\", "escapes nothing"],
+    ]
+    for (const [glob, reason] of cases) {
+      const { envelope } = await callTool(root, "list", { ignore: ["*.pyc", glob] })
+      expect(envelope.status).toBe("error")
+      expect(envelope.error?.code).toBe("INVALID_PARAM")
+      expect(envelope.error?.field_errors?.[0]).toEqual({ field: "ignore.1", message: expect.stringContaining(reason) })
+      expect(envelope.text).toContain(glob)
+    }
+    // Escaped, the same characters are literal and fine.
+    expect((await callTool(root, "list", { ignore: ["\\[abc", "a\\}", "x\\\\"] })).envelope.status).toBe("success")
+  })
+
   test("config tools.list.default_ignore replaces the default list", async () => {
     const { envelope } = await callTool(root, "list", {}, { configOverrides: { tools: { list: { default_ignore: ["src"] } } } })
     expect(names(envelope.data)).toEqual(["__pycache__", "build", "dist", "node_modules", "venv", "anvil.json", "app.py", "main.pyc"])
