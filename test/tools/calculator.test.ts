@@ -56,6 +56,16 @@ describe("calculator evaluation (Python semantics)", () => {
     ["1/3", "0.3333333333333333"],
     ["0.00001", "1e-05"],
     ["(1+2)*-3", "-9"],
+    // Number literals as Python reads them: one `_` between digits anywhere, `00`, `1.`, `.5`, `1.e5`.
+    ["1_000", "1000"],
+    ["1_0.5", "10.5"],
+    ["3.14_15", "3.1415"],
+    ["1e1_0", "10000000000.0"],
+    ["0_0", "0"],
+    ["00", "0"],
+    ["007.5", "7.5"],
+    ["1.e5", "100000.0"],
+    [".5e-3", "0.0005"],
   ])("%s = %s", (expr, expected) => {
     expect(calc(expr)).toBe(expected)
   })
@@ -70,6 +80,18 @@ describe("calculator evaluation (Python semantics)", () => {
     ["sqrt(-1)", "math domain"],
     ["__import__('os')", "unsupported character"],
     ["", "empty expression"],
+    // Literals Python refuses are refused, not read with the odd characters dropped.
+    ["1__0", "invalid number '1__0' at position 1: '_' may only stand alone between two digits"],
+    ["2 + 1_", "invalid number '1_' at position 5"],
+    ["1_.5", "'_' may only stand alone"],
+    ["1._5", "'_' may only stand alone"],
+    ["1e_5", "'_' may only stand alone"],
+    ["01", "leading zeros are not allowed"],
+    ["0_1", "leading zeros are not allowed"],
+    ["1e", "the exponent has no digits"],
+    ["2e+ 1", "the exponent has no digits"],
+    // sum() of nothing is an error in Python (sum([]) is 0).
+    ["sum()", "sum() needs at least one argument"],
   ])("%s is refused: %s", (expr, reason) => {
     expect(() => evaluate(expr)).toThrow(reason)
   })

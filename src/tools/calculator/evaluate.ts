@@ -113,6 +113,24 @@ const roundInt = (v: bigint, digits: bigint): bigint => {
 
 type Token = { t: "num"; text: string } | { t: "id"; text: string } | { t: "op"; text: string }
 
+const DIGITS = "\\d(?:_?\\d)*"
+const PYTHON_NUMBER = new RegExp(
+  `^(?:(?:(?:${DIGITS})?\\.${DIGITS}|${DIGITS}\\.)(?:[eE][+-]?${DIGITS})?|${DIGITS}[eE][+-]?${DIGITS}|0(?:_?0)*|[1-9](?:_?\\d)*)$`,
+)
+
+/** Throws when `text` is no Python number literal, saying why. */
+const numberProblem = (text: string, at: number): void => {
+  if (PYTHON_NUMBER.test(text)) return
+  const why = /_(?!\d)|(?<!\d)_/.test(text)
+    ? "'_' may only stand alone between two digits"
+    : /^0+_?\d/.test(text) && /^[\d_]+$/.test(text)
+      ? "leading zeros are not allowed in a decimal integer"
+      : /[eE][+-]?$/.test(text)
+        ? "the exponent has no digits"
+        : "it is not a number Python would read"
+  throw new CalcError(`invalid number '${text}' at position ${at}: ${why}`)
+}
+
 const tokenize = (src: string): Array<Token> => {
   const out: Array<Token> = []
   let i = 0
@@ -121,8 +139,11 @@ const tokenize = (src: string): Array<Token> => {
     if (/\s/.test(c)) {
       i++
     } else if (/[0-9.]/.test(c)) {
-      const m = /^(?:\d[\d_]*)?(?:\.\d*)?(?:[eE][+-]?\d+)?/.exec(src.slice(i))!
+      // The whole literal as far as it could reach, then checked against Python's grammar: `1__0`, `1_`, `01`, `1e`
+      // are errors there, not numbers with the odd characters dropped.
+      const m = /^[\d_]*(?:\.[\d_]*)?(?:[eE][+-]?[\d_]*)?/.exec(src.slice(i))!
       if (m[0] === "" || m[0] === ".") throw new CalcError(`unexpected '${c}' at position ${i + 1}`)
+      numberProblem(m[0], i + 1)
       out.push({ t: "num", text: m[0] })
       i += m[0].length
     } else if (/[A-Za-z_]/.test(c)) {
@@ -202,7 +223,10 @@ const FUNCTIONS: Record<string, (args: Array<Value>) => Value> = {
   },
   max: (args) => extreme(args, "max", (x, best) => compare(x, best) > 0),
   min: (args) => extreme(args, "min", (x, best) => compare(x, best) < 0),
-  sum: (args) => args.reduce((acc, x) => binary("+", acc, x), int(0n)),
+  sum: (args) => {
+    if (args.length === 0) throw new CalcError("sum() needs at least one argument: a list, or the numbers to add")
+    return args.reduce((acc, x) => binary("+", acc, x), int(0n))
+  },
   sqrt: (args) => {
     const v = toFloat("sqrt", one("sqrt", args))
     if (v < 0) throw new CalcError("sqrt() of a negative number (math domain error)")
