@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { evaluate, formatValue } from "../../src/tools/calculator/evaluate.ts"
+import { CalcError, evaluate, formatValue } from "../../src/tools/calculator/evaluate.ts"
 import { callTool, project } from "../support/harness.ts"
 
 const calc = (s: string) => formatValue(evaluate(s))
@@ -94,6 +94,11 @@ describe("calculator evaluation (Python semantics)", () => {
     ["sum()", "sum() needs at least one argument"],
   ])("%s is refused: %s", (expr, reason) => {
     expect(() => evaluate(expr)).toThrow(reason)
+  })
+
+  test("deep nesting is a clear error, not the engine's stack overflow", () => {
+    expect(() => evaluate("-".repeat(200_000) + "1")).toThrow(new CalcError("the expression is nested too deeply"))
+    expect(() => evaluate("(".repeat(200_000) + "1" + ")".repeat(200_000))).toThrow(new CalcError("the expression is nested too deeply"))
   })
 })
 

@@ -415,7 +415,14 @@ export const evaluate = (source: string): Value => {
     throw new CalcError(`unexpected '${t.text}'`)
   }
   if (tokens.length === 0) throw new CalcError("empty expression")
-  const value = parseLevel(0)
+  let value: Value
+  try {
+    value = parseLevel(0)
+  } catch (e) {
+    // The engine's own limits, said as the calculator's (Python refuses such input too, with its own words).
+    if (e instanceof RangeError) throw new CalcError(/stack/i.test(e.message) ? "the expression is nested too deeply" : `the result is too large (${e.message})`)
+    throw e
+  }
   if (pos < tokens.length) throw new CalcError(`unexpected '${tokens[pos]!.text}' after the expression`)
   return value
 }
