@@ -91,13 +91,17 @@ export const grepTool = defineTool({
       const mode: OutputMode = params.output_mode ?? "content"
       const requestedMax = params.max_matches ?? settings.defaultMaxMatches
       const maxMatches = Math.min(requestedMax, settings.maxMatchesLimit)
+      const requestedBefore = mode === "content" ? (params.before_context ?? params.context ?? 0) : 0
+      const requestedAfter = mode === "content" ? (params.after_context ?? params.context ?? 0) : 0
       const shape: Shape = {
         mode,
         caseSensitive: params.case_sensitive ?? false,
         requestedMax,
         maxMatches,
-        before: mode === "content" ? Math.min(params.before_context ?? params.context ?? 0, settings.maxContext) : 0,
-        after: mode === "content" ? Math.min(params.after_context ?? params.context ?? 0, settings.maxContext) : 0,
+        requestedBefore,
+        requestedAfter,
+        before: Math.min(requestedBefore, settings.maxContext),
+        after: Math.min(requestedAfter, settings.maxContext),
       }
       const found = yield* withWorkspaceErrors(withGrepErrors(
         grep({
@@ -126,6 +130,9 @@ interface Shape {
   readonly caseSensitive: boolean
   readonly requestedMax: number
   readonly maxMatches: number
+  /** Context lines asked for (content mode), before the max_context cap. */
+  readonly requestedBefore: number
+  readonly requestedAfter: number
   readonly before: number
   readonly after: number
 }
@@ -134,7 +141,7 @@ interface Shape {
 const grepResult = (
   params: Params,
   settings: Settings,
-  { mode, caseSensitive, requestedMax, maxMatches, before, after }: Shape,
+  { mode, caseSensitive, requestedMax, maxMatches, requestedBefore, requestedAfter, before, after }: Shape,
   r: GrepResult,
 ): ToolResult => {
   const hasInclude = params.include !== undefined && params.include.trim() !== ""
@@ -194,6 +201,11 @@ const grepResult = (
   if (stopped === "collect_limit") head.push(`(Search stopped after ${settings.maxStoredLines} matching lines; totals are lower bounds.)`)
   if (stopped === "max_entries") head.push(`(Search stopped after visiting ${settings.maxEntries} entries; results are incomplete.)`)
   if (requestedMax > maxMatches) head.push(`(max_matches ${requestedMax} capped at ${settings.maxMatchesLimit})`)
+  const contextCapped = requestedBefore > before || requestedAfter > after
+  if (contextCapped) {
+    const asked = requestedBefore === requestedAfter ? `context ${requestedBefore}` : `before_context ${requestedBefore}, after_context ${requestedAfter}`
+    head.push(`(${asked} capped at ${settings.maxContext} lines (tools.grep.max_context); Read a match's surroundings for more.)`)
+  }
   if (totalFiles === 0) head.push("Searched: hidden files included; .git, binary files, ignored files (.gitignore/.ignore) and node_modules/build/dist/… skipped.")
   if (r.warnings.length > 0) head.push(`Warnings: ${r.warnings.slice(0, 5).join("; ")}${r.warnings.length > 5 ? `; and ${r.warnings.length - 5} more (data.warnings)` : ""}`)
   const text = body.length > 0 ? `${head.join("\n")}\n\n${body.join("\n")}` : head.join("\n")
@@ -216,6 +228,7 @@ const grepResult = (
       ...(fallbackReason !== undefined ? { fallback: "builtin", fallback_reason: fallbackReason } : {}),
       ...(stopped ? { aborted_reason: stopped } : {}),
       ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),
+      ...(contextCapped ? { context_capped: { before_context: before, after_context: after, max_context: settings.maxContext } } : {}),
       search_path: shown,
     },
     text,

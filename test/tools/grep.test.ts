@@ -408,6 +408,27 @@ describe("grep: output and behaviour", () => {
     }
   })
 
+  test("context past tools.grep.max_context (20) is capped, and the envelope says so", async () => {
+    const body = Array.from({ length: 80 }, (_, i) => `line ${i + 1}${i === 40 ? " hit" : ""}`).join("\n") + "\n"
+    const root = project({ "f.txt": body })
+    for (const options of [{}, BUILTIN]) {
+      const e = await grep(root, { pattern: "hit", context: 50 }, options)
+      const [m] = matchesOf(e) as unknown as Array<{ before_context: Array<unknown>; after_context: Array<unknown> }>
+      expect(m!.before_context).toHaveLength(20)
+      expect(m!.after_context).toHaveLength(20)
+      expect(e.data.context_capped).toEqual({ before_context: 20, after_context: 20, max_context: 20 })
+      expect(e.text).toContain("(context 50 capped at 20 lines (tools.grep.max_context); Read a match's surroundings for more.)")
+      const sides = await grep(root, { pattern: "hit", before_context: 30, after_context: 2 }, options)
+      expect(sides.data.context_capped).toEqual({ before_context: 20, after_context: 2, max_context: 20 })
+      expect(sides.text).toContain("(before_context 30, after_context 2 capped at 20 lines")
+      // Within the cap nothing is said; a raised cap is honoured.
+      expect((await grep(root, { pattern: "hit", context: 20 }, options)).data.context_capped).toBeUndefined()
+      const raised = await grep(root, { pattern: "hit", context: 50 }, { configOverrides: { tools: { grep: { max_context: 100, ...("configOverrides" in options ? { engine: "builtin" } : {}) } } } })
+      expect(raised.data.context_capped).toBeUndefined()
+      expect((matchesOf(raised)[0] as unknown as { before_context: Array<unknown> }).before_context).toHaveLength(40)
+    }
+  })
+
   test("overlapping context windows, large files read in pieces: both engines return the same objects", async () => {
     const small = Array.from({ length: 30 }, (_, i) => (i + 1 === 5 || i + 1 === 6 || i + 1 === 8 || i + 1 === 20 ? `hit ${i + 1}` : `line ${i + 1}`)).join("\n") + "\n"
     // ~1.5 MB, lines crossing the 256 KB read boundaries, CRLF in places, no final newline.
