@@ -96,8 +96,9 @@ class Decoder {
 /**
  * Matches a file's lines as they are read, keeping the first matching lines
  * (with their context) and counting the rest. Lines end at `\n`; a `\r`
- * before it stays part of the line for matching (as in ripgrep without
- * --crlf) and is dropped from what is shown.
+ * before it stays part of the line for matching (the regex, translated for
+ * ripgrep's --crlf when the search asks for it, treats it as a line end) and
+ * is dropped from what is shown.
  */
 class LineScanner {
   matched = 0
@@ -111,7 +112,7 @@ class LineScanner {
   private open: Array<{ readonly match: MatchLine; left: number }> = []
 
   constructor(
-    private readonly regex: { readonly line: RegExp; readonly whole: RegExp },
+    private readonly regex: LineRegexes,
     private readonly req: SearchRequest,
     private readonly store: () => boolean,
   ) {}
@@ -134,7 +135,7 @@ class LineScanner {
     const rest = this.decoder.stoppedAt === undefined ? (this.decoder.decode(new Uint8Array(0), true) ?? "") : ""
     const last = this.decoder.stoppedAt === undefined ? this.carry + rest : ""
     this.carry = ""
-    if (last !== "") this.lineAt(last)
+    if (last !== "") this.lineAt(last, true)
   }
 
   private feedText(text: string): void {
@@ -163,9 +164,9 @@ class LineScanner {
     }
   }
 
-  private lineAt(line: string): void {
+  private lineAt(line: string, unterminated = false): void {
     const n = ++this.lineNo
-    const m = this.regex.line.exec(line)
+    const m = (unterminated ? this.regex.unterminated : this.regex.line).exec(line)
     const shown = line.endsWith("\r") ? line.slice(0, -1) : line
     // Context after kept matches (a later match line is context too, as ripgrep shows it).
     if (this.open.length > 0) {
@@ -193,12 +194,21 @@ class LineScanner {
   }
 }
 
-/** Compiles a Rust-syntax pattern for the in-process search. */
-export const compileSearchPattern = (pattern: string, caseSensitive: boolean) =>
+/** The regexes of one search: for a line, for a block of whole lines (a quick test), and for a last line without `\n`. */
+interface LineRegexes {
+  readonly line: RegExp
+  readonly whole: RegExp
+  /** Differs from `line` only in `(?R)` mode (CRLF lines), where a `\r` ending the file is no half of a CRLF. */
+  readonly unterminated: RegExp
+}
+
+/** Compiles a Rust-syntax pattern for the in-process search (`crlf`: as ripgrep's `--crlf` reads it). */
+export const compileSearchPattern = (pattern: string, caseSensitive: boolean, crlf = false) =>
   Effect.try({
-    try: () => {
-      const t = translateRustRegex(pattern, { caseInsensitive: !caseSensitive })
-      return { line: new RegExp(t.source, t.flags), whole: new RegExp(t.source, `${t.flags}m`) }
+    try: (): LineRegexes => {
+      const t = translateRustRegex(pattern, { caseInsensitive: !caseSensitive, crlf })
+      const last = translateRustRegex(pattern, { caseInsensitive: !caseSensitive, crlf, unterminated: true })
+      return { line: new RegExp(t.source, t.flags), whole: new RegExp(t.source, `${t.flags}m`), unterminated: new RegExp(last.source, last.flags) }
     },
     catch: (e) =>
       new FallbackPatternError({
@@ -211,7 +221,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
   const fs = yield* FileSystem
   const path = yield* Path
   const bulk = yield* BulkFs
-  const regex = yield* compileSearchPattern(req.pattern, req.caseSensitive)
+  const regex = yield* compileSearchPattern(req.pattern, req.caseSensitive, req.crlf === true)
   const warnings: Array<string> = []
   let stoppedBy: SearchStop | undefined
   let walkStop: SearchStop | undefined

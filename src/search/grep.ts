@@ -15,6 +15,7 @@ import { firstInOrder } from "./first-in-order.ts"
 import { comparePaths, GlobMatcher, GlobPatternError, strictPatternProblem } from "./glob-pattern.ts"
 import { GrepBinaryFile, GrepIncludeInvalid, GrepInsideGit, GrepNotSearchable, GrepPathNotFound, GrepPatternInvalid, GrepTimedOut } from "./grep-error.ts"
 import { locateRipgrep } from "./ripgrep-binary.ts"
+import { crlfModeFor } from "./rust-regex.ts"
 import { RipgrepFailed, RipgrepPatternError, RipgrepUnavailable, searchWithRipgrep } from "./ripgrep-search.ts"
 import { includeAccepts, type FileResult, type IncludeFilter, type OutputMode, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 
@@ -159,6 +160,7 @@ export const grep = (request: GrepRequest) =>
       ignoredDirs: request.ignoredDirs,
       maxEntries: request.maxEntries,
       insideRepository: insideRepository(ws.root),
+      crlf: crlfModeFor(request.pattern),
     }
 
     // ripgrep first; the in-process search when no rg can run.

@@ -40,6 +40,7 @@ export const ripgrepArgs = (req: SearchRequest, target: SearchTarget): Array<str
   // what lies between the root and a searched subfolder).
   const ignores = req.insideRepository === true ? [] : ["--no-require-git", "--no-ignore-parent"]
   const args = ["--no-config", "--hidden", ...ignores, "--no-ignore-global", req.caseSensitive ? "--case-sensitive" : "--ignore-case"]
+  if (req.crlf === true) args.push("--crlf")
   if (req.mode === "content") {
     args.push("--json")
     if (req.before > 0) args.push("--before-context", String(req.before))

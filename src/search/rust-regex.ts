@@ -33,6 +33,26 @@ export class RegexSyntaxError extends Data.TaggedError("RegexSyntaxError")<{
 export interface TranslatedRegex {
   readonly source: string
   readonly flags: string
+  /**
+   * The pattern names a carriage return (`\r`, `\x0D` and the like, or a CR itself, alone or in a class), or uses
+   * `\z`, whose place ripgrep's CRLF mode moves: either is searched without CRLF mode.
+   */
+  readonly mentionsCr: boolean
+}
+
+/** How the lines are cut, as ripgrep's `--crlf` sets it. */
+export interface LineOptions {
+  /**
+   * CRLF line terminators (ripgrep's `--crlf`): `(?R)` is on from the start, so `$` matches before a `\r` and `^`
+   * after one, and every class leaves `\r` out (`\s`, `[^x]`), as ripgrep strips a line terminator from classes;
+   * a literal `\r` is an error, as in ripgrep.
+   */
+  readonly crlf?: boolean
+  /**
+   * The line (a line's text without its `\n`) is the file's last and has no `\n` after it: a `\r` ending it
+   * is then not half of a CRLF, and `$`/`^` in `(?R)` mode match after it (the end of the file).
+   */
+  readonly unterminated?: boolean
 }
 
 interface Flags {
@@ -78,15 +98,24 @@ type ClassOperand = string
  * Translates `pattern` (Rust syntax) to a JavaScript RegExp (`v` flag).
  * Throws RegexSyntaxError with Rust's wording for invalid patterns.
  */
-export const translateRustRegex = (pattern: string, options: { readonly caseInsensitive: boolean }): TranslatedRegex => {
+export const translateRustRegex = (pattern: string, options: { readonly caseInsensitive: boolean } & LineOptions): TranslatedRegex => {
   // ripgrep hands the regex engine `(?:PATTERN)`; parsing the same text keeps
   // errors identical (a `(?x)` comment that swallows the closing parenthesis).
   const text = `(?:${pattern})`
   const cps = Array.from(text)
   const globalI = options.caseInsensitive
   let pos = 0
-  let flags: Flags = { i: globalI, m: true, s: false, U: false, u: true, x: false, R: false }
+  const crlf = options.crlf === true
+  let flags: Flags = { i: globalI, m: true, s: false, U: false, u: true, x: false, R: crlf }
   const names = new Set<string>()
+  let mentionsCr = false
+  let endOfText = false
+  const sawCodePoint = (cp: number): number => {
+    if (cp === 13) mentionsCr = true
+    return cp
+  }
+  // With CRLF lines ripgrep strips `\r` from every class, as it strips `\n`.
+  const noCr = (operand: ClassOperand): ClassOperand => (crlf ? `[${operand}--[\\r]]` : operand)
 
   const peek = (k = 0) => cps[pos + k]
   const eof = () => pos >= cps.length
@@ -118,6 +147,8 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
 
   const literal = (cp: number): string => {
     if (cp === 10) fail('the literal "\\n" is not allowed in a regex')
+    sawCodePoint(cp)
+    if (cp === 13 && crlf) fail('the literal "\\r" is not allowed in a regex')
     if (flags.i && !flags.u) {
       const c = String.fromCodePoint(cp)
       if (/[A-Za-z]/.test(c)) return cased(`[${c.toLowerCase()}${c.toUpperCase()}]`, false)
@@ -254,13 +285,16 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
       case "w":
       case "W":
         // ASCII classes (Unicode off) are already closed under ASCII case folding; JavaScript's would add ſ and K.
-        return cased(perlClass(c), flags.u ? flags.i : false)
+        return cased(noCr(perlClass(c)), flags.u ? flags.i : false)
       case "p":
       case "P":
-        return cased(unicodeClass(c === "P"), flags.i)
+        return cased(noCr(unicodeClass(c === "P")), flags.i)
       case "A":
         return "^"
       case "z":
+        // ripgrep's CRLF mode takes only "\r\n" off a line, so its `\z` lies after the `\n` of a LF line: such
+        // patterns are not searched in CRLF mode (crlfModeFor).
+        endOfText = true
         return "$"
       case "<":
         return wordAssert("start")
@@ -385,7 +419,7 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
   /** One class member: a code point, or a class operand for escapes like `\d`. */
   const classAtom = (): number | ClassOperand => {
     const c = cps[pos++]!
-    if (c !== "\\") return c.codePointAt(0)!
+    if (c !== "\\") return sawCodePoint(c.codePointAt(0)!)
     const e = cps[pos++]
     if (e === undefined) return fail("incomplete escape sequence, reached end of pattern prematurely")
     switch (e) {
@@ -398,13 +432,13 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
       case "n":
         return 10
       case "r":
-        return 13
+        return sawCodePoint(13)
       case "v":
         return 11
       case "x":
       case "u":
       case "U":
-        return hexEscape(e)
+        return sawCodePoint(hexEscape(e))
       case "d":
       case "D":
       case "s":
@@ -441,7 +475,7 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
   }
 
   /** Wraps a class in the case handling its flags ask for. */
-  const classNode = (operand: ClassOperand): string => (flags.i && !flags.u ? cased(operand, false) : cased(operand, flags.i))
+  const classNode = (operand: ClassOperand): string => (flags.i && !flags.u ? cased(noCr(operand), false) : cased(noCr(operand), flags.i))
 
   // ---- groups, alternation, repetition -----------------------------------
 
@@ -612,10 +646,13 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
         return flags.R ? "[^\\r\\n]" : flags.s ? "[\\s\\S]" : "[^\\n]"
       case "^":
         pos++
-        return flags.R && flags.m ? "(?:^|(?<=\\r))" : "^"
+        if (!(flags.R && flags.m)) return "^"
+        // After a `\r` too, but not between `\r` and `\n` (the line's end, or a `\n` in a block of lines).
+        return options.unterminated ? "(?:^|(?<=\\r))" : `(?:^|(?<=\\r)(?!\\n|${END}))`
       case "$":
         pos++
-        return flags.R ? "(?=\\r?$)" : "$"
+        if (!flags.R) return "$"
+        return options.unterminated ? `(?=\\r|${END})` : `(?=\\r|(?:\\n|${END})(?<!\\r))`
       case "\\":
         pos++
         return escapeAtom()
@@ -637,7 +674,23 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
   } catch (e) {
     unsupported(`the built-in search cannot run this pattern (${(e as Error).message})`)
   }
-  return { source, flags: jsFlags }
+  return { source, flags: jsFlags, mentionsCr: mentionsCr || endOfText }
+}
+
+/** The end of the text, whatever the `m` flag says (a line tested alone, or a block of lines). */
+const END = "(?![\\s\\S])"
+
+/**
+ * Whether ripgrep should read lines as CRLF (`--crlf`) for this pattern: yes, so `foo$` finds `foo` at the end of
+ * a CRLF line, unless the pattern names a carriage return itself (`\r$` looks for CRLF endings), which CRLF mode
+ * would refuse, or uses `\z` (see translateRustRegex). An invalid pattern says yes: the engine reports it.
+ */
+export const crlfModeFor = (pattern: string): boolean => {
+  try {
+    return !translateRustRegex(pattern, { caseInsensitive: false }).mentionsCr
+  } catch {
+    return true
+  }
 }
 
 // ---- Unicode property names ------------------------------------------------

@@ -50,6 +50,8 @@ export interface SearchRequest {
    * `.gitignore` files apply and none from above the root.
    */
   readonly insideRepository?: boolean
+  /** Lines end in `\n` or `\r\n` (ripgrep's `--crlf`): `$` matches before a `\r` (see rust-regex.ts crlfModeFor). */
+  readonly crlf?: boolean
 }
 
 export interface LineText {

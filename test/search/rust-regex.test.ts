@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { decodeForSearch } from "../../src/search/fallback-search.ts"
-import { RegexSyntaxError, translateRustRegex } from "../../src/search/rust-regex.ts"
+import { crlfModeFor, RegexSyntaxError, translateRustRegex } from "../../src/search/rust-regex.ts"
 import { tempDir } from "../support/harness.ts"
 
 /** Lines that tell regex dialects apart: Unicode letters, digits and spaces, case folding corner cases, CR, symbols. */
@@ -43,8 +43,10 @@ const file = join(dir, "corpus.txt")
 writeFileSync(file, CORPUS.join("\n") + "\n")
 const lines = decodeForSearch(new Uint8Array(require("node:fs").readFileSync(file)))!.split("\n").slice(0, -1)
 
-const rgLines = (pattern: string, caseInsensitive: boolean): Array<number> | string => {
-  const r = spawnSync(rgPath, ["--no-config", caseInsensitive ? "-i" : "-s", "-n", "--no-heading", "--regexp", pattern, "--", file], { encoding: "utf8" })
+const rgLines = (pattern: string, caseInsensitive: boolean, crlf = false): Array<number> | string => {
+  const r = spawnSync(rgPath, ["--no-config", caseInsensitive ? "-i" : "-s", ...(crlf ? ["--crlf"] : []), "-n", "--no-heading", "--regexp", pattern, "--", file], {
+    encoding: "utf8",
+  })
   if (r.status === 2) return r.stderr
   return r.stdout
     .split("\n")
@@ -52,8 +54,8 @@ const rgLines = (pattern: string, caseInsensitive: boolean): Array<number> | str
     .map((l) => Number(l.slice(0, l.indexOf(":"))))
 }
 
-const ourLines = (pattern: string, caseInsensitive: boolean): Array<number> => {
-  const t = translateRustRegex(pattern, { caseInsensitive })
+const ourLines = (pattern: string, caseInsensitive: boolean, crlf = false): Array<number> => {
+  const t = translateRustRegex(pattern, { caseInsensitive, crlf })
   const re = new RegExp(t.source, t.flags)
   return lines.flatMap((l, i) => (re.test(l) ? [i + 1] : []))
 }
@@ -154,6 +156,26 @@ describe("Rust regex → JavaScript: the same lines as ripgrep", () => {
       expect(ourLines(pattern, caseInsensitive)).toEqual(expected)
     })
   }
+})
+
+describe("CRLF mode (ripgrep --crlf): the same lines as ripgrep, for every pattern that names no \\r", () => {
+  const crlfPatterns = [...PATTERNS, "y$", "^y", "r$", "\\s+$", "[^x]$", "\\W$", "^$", "\\B$", "[[:cntrl:]]", "[[:space:]]y", "(?-R)cr$"].filter(crlfModeFor)
+  test("the patterns that name a \\r (CRLF mode would refuse them) or use \\z (CRLF mode moves it) are read without it", () => {
+    expect(PATTERNS.filter((p) => !crlfModeFor(p))).toEqual(["x\\ry", "end\\.\\z", "cr\\r$"])
+    for (const p of ["\\x0D", "\\x{d}", "\\u000D", "[\\r]", "[^\\r\\n]", "a|\\r", "\r", "[\\x0d-\\x20]"]) expect(crlfModeFor(p)).toBe(false)
+    for (const p of ["\\\\r", "[\\x00-\\x1f]", "\\s", "(?x) a # \\r"]) expect(crlfModeFor(p)).toBe(true)
+  })
+  for (const caseInsensitive of [false, true]) {
+    test.each(crlfPatterns)(`%p (case-insensitive ${caseInsensitive})`, (pattern) => {
+      const expected = rgLines(pattern, caseInsensitive, true)
+      if (typeof expected === "string") throw new Error(`rg rejected ${pattern}: ${expected}`)
+      expect(ourLines(pattern, caseInsensitive, true)).toEqual(expected)
+    })
+  }
+  test("a literal \\r is refused in CRLF mode, as ripgrep refuses it", () => {
+    expect(typeof rgLines("a\\rb", false, true)).toBe("string")
+    expect(() => translateRustRegex("a\\rb", { caseInsensitive: false, crlf: true })).toThrow('the literal "\\r" is not allowed in a regex')
+  })
 })
 
 describe("Rust regex errors: refused where ripgrep refuses", () => {

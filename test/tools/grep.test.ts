@@ -4,6 +4,7 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { chmodSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { DEFAULT_IGNORED_DIRS } from "../../src/workspace/ignore-rules.ts"
+import { crlfModeFor } from "../../src/search/rust-regex.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
 import { callTool, project, tempDir, writeTree, type CallOptions } from "../support/harness.ts"
 
@@ -26,6 +27,8 @@ const rgDirect = (root: string, pattern: string, caseSensitive: boolean, extra: 
       "--no-require-git",
       "--no-ignore-global",
       caseSensitive ? "--case-sensitive" : "--ignore-case",
+      // CRLF lines, as anvil reads them unless the pattern names a \r itself.
+      ...(crlfModeFor(pattern) ? ["--crlf"] : []),
       "--line-number",
       "--no-heading",
       "--with-filename",
@@ -129,6 +132,30 @@ describe("grep answers what ripgrep answers (both engines)", () => {
     expect(viaBuiltin.data.total_matches).toBe(expected.length)
     // The same text too.
     expect(matchesOf(viaBuiltin).map((m) => m.text).sort()).toEqual(matchesOf(viaRg).map((m) => m.text).sort())
+  })
+
+  test("CRLF files: `$` matches before the \\r and `^` after a lone one, as ripgrep --crlf; a pattern naming \\r is read without it", async () => {
+    const crlfRoot = project({
+      "crlf.txt": "foo\r\nbar foo\r\nfoo.\r\nfoox\r\n\r\nend foo  \r\n",
+      "lone-cr.txt": "fo\rx foo\nab\r\r\n\rstart\n",
+      "lf.txt": "foo\nbar foo\n\n",
+      "last-cr.txt": "tail foo\r",
+    })
+    const expectations: Array<[string, Array<string>]> = [
+      ["foo$", ["crlf.txt:1", "crlf.txt:2", "lf.txt:1", "lf.txt:2", "last-cr.txt:1", "lone-cr.txt:1"]],
+      ["^x", ["lone-cr.txt:1"]],
+      ["\\r$", ["crlf.txt:1", "crlf.txt:2", "crlf.txt:3", "crlf.txt:4", "crlf.txt:5", "crlf.txt:6", "lone-cr.txt:2", "last-cr.txt:1"]],
+      ["o\\.$", ["crlf.txt:3"]],
+    ]
+    for (const [pattern, lines] of expectations) expect(rgDirect(crlfRoot, pattern, false)).toEqual(lines.sort())
+    const patterns = ["foo$", "^$", "o$", "^x", "^start", "\\s$", "foo\\s*$", "[^a]$", "\\W$", ".$", "foo.$", "\\B$", "^", "$", "(?-R)foo$", "\\r$", "[\\r]", "\\x0D", "a|\\r", "[^\\r]+$", "(?m)^\\w+$", "[[:cntrl:]]", "[\\x00-\\x1f]x", "b\\b", "foo\\z", "\\z", "start\\z", "\\Astart"]
+    for (const pattern of patterns) {
+      const expected = rgDirect(crlfRoot, pattern, false)
+      for (const options of [{}, BUILTIN]) {
+        const e = await grep(crlfRoot, { pattern, max_matches: 2000 }, options)
+        expect({ pattern, engine: e.data.engine, keys: keys(e) }).toEqual({ pattern, engine: options === BUILTIN ? "builtin" : "rg", keys: expected })
+      }
+    }
   })
 
   test("what is searched and what is not: hidden yes; .git, binary, ignored, default list, symlinks no", async () => {
