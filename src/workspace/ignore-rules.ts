@@ -1,10 +1,30 @@
 import { Effect } from "effect"
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { FileSystem } from "./file-system.ts"
 import { Path } from "effect/Path"
 import { IgnorePatterns, type IgnoreVerdict } from "./gitignore.ts"
 import { keepBelowTopTier } from "./jit-tier.ts"
+import { fsPath, hasEscapedBytes, resolveKeeping } from "./path-bytes.ts"
+import type { PlatformError } from "effect/PlatformError"
+
+/** The platform's error, or the thrown one of a read by bytes: either way the file is not there to read. */
+type Unreadable = { readonly _tag: "Unreadable" } | PlatformError
+
+/** A path below `dir`; escaped bytes kept (Bun's path.join turns them into U+FFFD). */
+const below = (dir: string, ...names: Array<string>): string => names.reduce((at, name) => resolveKeeping(at, name, join), dir)
+
+/** A file's text. A path whose name is not UTF-8 (escaped bytes, path-bytes.ts) is read by its bytes: effect's FileSystem would look for the name with U+FFFD in it and find nothing. */
+const readText = (path: string): Effect.Effect<string, Unreadable, FileSystem> =>
+  hasEscapedBytes(path)
+    ? Effect.try({ try: () => readFileSync(fsPath(path), "utf8"), catch: () => ({ _tag: "Unreadable" }) as const })
+    : Effect.flatMap(FileSystem, (fs) => fs.readFileString(path))
+
+/** Whether a path is a folder (by its bytes when its name is not UTF-8); fails when nothing is there. */
+const isFolderAt = (path: string): Effect.Effect<boolean, Unreadable, FileSystem> =>
+  hasEscapedBytes(path)
+    ? Effect.try({ try: () => statSync(fsPath(path)).isDirectory(), catch: () => ({ _tag: "Unreadable" }) as const })
+    : Effect.flatMap(FileSystem, (fs) => Effect.map(fs.stat(path), (info) => info.type === "Directory"))
 
 /**
  * Which files a search skips, the way git and ripgrep decide it:
@@ -150,12 +170,11 @@ const compile = (text: string): IgnoreFile | undefined => {
  */
 const linkedGitDir = (dir: string) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem
     const path = yield* Path
-    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(yield* fs.readFileString(path.join(dir, ".git")))
+    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(yield* readText(below(dir, ".git")))
     if (!pointer) return yield* Effect.fail("no gitdir")
     const gitDir = path.resolve(dir, pointer[1]!)
-    const common = yield* fs.readFileString(path.join(gitDir, "commondir")).pipe(Effect.option)
+    const common = yield* readText(below(gitDir, "commondir")).pipe(Effect.option)
     return common._tag === "Some" ? path.resolve(gitDir, common.value.trim()) : gitDir
   })
 
@@ -164,13 +183,11 @@ export const loadDirRules = Effect.fn("loadDirRules")(function* (
   parent: DirRules | undefined,
   present?: ReadonlySet<string>,
 ) {
-  const fs = yield* FileSystem
-  const path = yield* Path
   const has = (name: string) => present === undefined || present.has(name)
   if (!has(RGIGNORE) && !has(IGNORE) && !has(GITIGNORE) && !has(".git")) return parent
   const read = (name: string) =>
     has(name)
-      ? fs.readFileString(path.join(dir, name)).pipe(
+      ? readText(below(dir, name)).pipe(
           Effect.map(compile),
           Effect.orElseSucceed(() => undefined),
         )
@@ -181,12 +198,12 @@ export const loadDirRules = Effect.fn("loadDirRules")(function* (
   let hasGit = false
   let exclude: IgnoreFile | undefined
   if (has(".git")) {
-    const info = yield* fs.stat(path.join(dir, ".git")).pipe(Effect.option)
+    const info = yield* isFolderAt(below(dir, ".git")).pipe(Effect.option)
     if (info._tag === "Some") {
       hasGit = true
-      const gitDir = info.value.type === "Directory" ? Effect.succeed(path.join(dir, ".git")) : linkedGitDir(dir)
+      const gitDir = info.value ? Effect.succeed(below(dir, ".git")) : linkedGitDir(dir)
       exclude = yield* gitDir.pipe(
-        Effect.flatMap((d) => fs.readFileString(path.join(d, "info", "exclude"))),
+        Effect.flatMap((d) => readText(below(d, "info", "exclude"))),
         Effect.map(compile),
         Effect.orElseSucceed(() => undefined),
       )
@@ -247,13 +264,15 @@ export const ancestorRules = Effect.fn("ancestorRules")(function* (root: string,
     chain.push(...above.reverse())
   }
   if (dir !== root) {
-    const rel = path.relative(root, dir)
+    // Both are real paths: `dir` below `root` starts with it (compared as they are: path.relative would turn bytes
+    // that are not UTF-8 into U+FFFD).
+    const rel = dir.startsWith(`${root}/`) || root === "/" ? dir.slice(root === "/" ? 1 : root.length + 1) : path.relative(root, dir)
     if (!rel.startsWith("..") && !path.isAbsolute(rel)) {
       let current = root
       chain.push(current)
       const parts = rel.split(path.sep)
       for (const part of parts.slice(0, -1)) {
-        current = path.join(current, part)
+        current = below(current, part)
         chain.push(current)
       }
     }
@@ -291,7 +310,6 @@ export const makeIgnoreOracle = Effect.fn("makeIgnoreOracle")(function* (
   start: string,
   ignoredDirs: ReadonlySet<string>,
 ) {
-  const path = yield* Path
   const base = yield* ancestorRules(root, start)
   const cache = new Map<string, DirRules | undefined>()
   const verdicts = new Map<string, boolean>()
@@ -309,7 +327,7 @@ export const makeIgnoreOracle = Effect.fn("makeIgnoreOracle")(function* (
       for (let i = 0; i < parts.length; i++) {
         const name = parts[i]!
         const isDir = i < parts.length - 1
-        const abs = path.join(dir, name)
+        const abs = below(dir, name)
         const key = `${abs}${isDir ? "/" : ""}`
         let ignored = verdicts.get(key)
         if (ignored === undefined) {

@@ -59,6 +59,24 @@ describe("names that are not UTF-8", () => {
     }
   })
 
+  test("ignore files inside a folder named so apply, for glob, list and grep (both engines)", async () => {
+    const root = fixture()
+    mkdirSync(bytesOf(root, "d", 0xfe, "/sub"))
+    writeFileSync(bytesOf(root, "d", 0xfe, "/.gitignore"), "x.txt\n")
+    writeFileSync(bytesOf(root, "d", 0xfe, "/sub/x.txt"), "hello x\n")
+    writeFileSync(bytesOf(root, "d", 0xfe, "/sub/y.txt"), "hello y\n")
+    const Y = '"d\\376/sub/y.txt"'
+    expect(((await callTool(root, "glob", { pattern: "**/sub/*.txt" })).envelope.data.paths as Array<string>)).toEqual([Y])
+    expect(((await callTool(root, "glob", { pattern: "*.txt", path: '"d\\376/sub"' })).envelope.data.paths as Array<string>)).toEqual([Y])
+    expect(((await callTool(root, "list", { path: '"d\\376/sub"' })).envelope.data.entries as Array<{ name: string }>).map((e) => e.name)).toEqual(["y.txt"])
+    for (const options of [{}, BUILTIN]) {
+      for (const path of [".", '"d\\376"', '"d\\376/sub"']) {
+        const files = (await callTool(root, "grep", { pattern: "hello [xy]", path, output_mode: "files_with_matches" }, options)).envelope.data.files
+        expect({ path, files }).toEqual({ path, files: [Y] })
+      }
+    }
+  })
+
   test("read, edit, multiedit and write take the quoted name back and change that file, no other", async () => {
     const root = fixture()
     const read = (await callTool(root, "read", { path: BAD })).envelope
