@@ -3,10 +3,11 @@ import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { BulkFs } from "../workspace/bulk-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
-import { headOfPath, kindOfPath, readStillAt, stillAt } from "../workspace/checked-fs.ts"
+import { closeQuietly, fdPath, hasFdPaths, headOfPath, kindOfPath, readStillAt, stillAt } from "../workspace/checked-fs.ts"
+import { constants, openSync } from "node:fs"
 import { BINARY_SNIFF_BYTES, looksBinary } from "../workspace/text-sniff.ts"
 import { allPathBytesOf } from "../workspace/lossy-name.ts"
-import { basenameKeeping, decodePath, dirnameKeeping, hasEscapedBytes, parseShownPath, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
+import { basenameKeeping, decodePath, dirnameKeeping, fsPath, hasEscapedBytes, parseShownPath, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
 import { fromErrno, fromPlatformError } from "../workspace/fs-error.ts"
 import { insideRepository, makeIgnoreOracle } from "../workspace/ignore-rules.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -166,13 +167,21 @@ export const grep = (request: GrepRequest) =>
     // ripgrep first; the in-process search when no rg can run.
     let fallbackReason: string | undefined
     let outcome: SearchOutcome | undefined
+    // A path whose name is not UTF-8 cannot be an argument (rg's arguments are UTF-8): rg is started in the folder
+    // as opened here instead, and searches "." or the file's name; a file whose own name is not UTF-8 is searched
+    // in-process.
+    const unnameable = bytesNamed && (!hasFdPaths || (isFile && hasEscapedBytes(target.file!)))
     if (request.engine === "builtin") fallbackReason = "ripgrep is disabled by configuration (tools.grep.engine: builtin)"
-    else if (bytesNamed) fallbackReason = "the path's name is not UTF-8, which ripgrep cannot be given"
+    else if (unnameable) fallbackReason = "the file's name is not UTF-8, which ripgrep cannot be given"
     else {
       const rg = request.rgPath ?? (yield* locateRipgrep)
       if (rg === undefined) fallbackReason = "ripgrep was not found"
       else {
-        const attempt = yield* searchWithRipgrep(rg, search, target, request.rgEnv).pipe(Effect.result)
+        const attempt = yield* Effect.acquireUseRelease(
+          Effect.sync(() => (bytesNamed ? openFolderQuietly(target.dir) : undefined)),
+          (fd) => searchWithRipgrep(rg, search, fd === undefined ? target : { ...target, dirHandle: fdPath(fd) }, request.rgEnv),
+          (fd) => Effect.sync(() => closeQuietly(fd)),
+        ).pipe(Effect.result)
         if (attempt._tag === "Success") outcome = attempt.success
         else {
           const failure = attempt.failure
@@ -258,6 +267,15 @@ export const grep = (request: GrepRequest) =>
     }
     return result
   })
+
+/** A folder opened by its bytes, or undefined when it cannot be (rg then reports it as it reports a missing folder). */
+const openFolderQuietly = (dir: string): number | undefined => {
+  try {
+    return openSync(fsPath(dir), constants.O_RDONLY | constants.O_DIRECTORY)
+  } catch {
+    return undefined
+  }
+}
 
 /** Files bigger than this are checked for place only when their hits are shown. */
 const RECHECK_MAX_BYTES = 16 * 1024 * 1024

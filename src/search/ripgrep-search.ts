@@ -319,6 +319,7 @@ export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (
       file: rgPath,
       args: ripgrepArgs(req, target),
       cwd: target.dir,
+      ...(target.dirHandle !== undefined ? { cwdHandle: target.dirHandle } : {}),
       env,
       timeoutMs: remaining,
       killGraceMs: KILL_GRACE_MS,

@@ -13,6 +13,11 @@ export interface SearchTarget {
   readonly dir: string
   /** The file's name inside `dir`, when the search is of one file. */
   readonly file?: string
+  /**
+   * `dir` as opened by anvil (`/proc/self/fd/N`), where a program is started when `dir`'s name is not UTF-8 and
+   * cannot be handed to it.
+   */
+  readonly dirHandle?: string
 }
 
 /** The include filter: matched against paths relative to the searched directory. */

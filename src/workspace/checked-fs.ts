@@ -32,6 +32,8 @@ export class OutsideRoot extends Data.TaggedError("OutsideRoot")<{ readonly path
 export class NotUsable extends Data.TaggedError("NotUsable")<{ readonly path: string; readonly reason: string }> {}
 
 const PROC_FD = existsSync("/proc/self/fd")
+/** Whether an open descriptor can be named as a path (`/proc/self/fd/N`, see {@link fdPath}). */
+export const hasFdPaths = PROC_FD
 const MAX_HOPS = 40
 
 /**

@@ -59,6 +59,34 @@ describe("names that are not UTF-8", () => {
     }
   })
 
+  test("a folder named so is searched by ripgrep (started inside it), with the same answers as the built-in search", async () => {
+    const root = fixture()
+    mkdirSync(bytesOf(root, "d", 0xfe, "/sub"))
+    writeFileSync(bytesOf(root, "d", 0xfe, "/sub/a.txt"), "hello a\r\n")
+    writeFileSync(bytesOf(root, "d", 0xfe, "/sub/b", 0xfd, ".txt"), "hello b\n")
+    const cases: Array<[string, Array<string>]> = [
+      ['"d\\376"', [IN_DIR, '"d\\376/sub/a.txt"', '"d\\376/sub/b\\375.txt"']],
+      ['"d\\376/sub"', ['"d\\376/sub/a.txt"', '"d\\376/sub/b\\375.txt"']],
+      ['"d\\376/sub/a.txt"', ['"d\\376/sub/a.txt"']],
+    ]
+    for (const [path, files] of cases) {
+      for (const output_mode of ["content", "files_with_matches", "count"]) {
+        const rg = (await callTool(root, "grep", { pattern: "hello \\w$", path, output_mode })).envelope
+        const builtin = (await callTool(root, "grep", { pattern: "hello \\w$", path, output_mode }, BUILTIN)).envelope
+        expect({ path, output_mode, status: rg.status, engine: rg.data.engine }).toEqual({ path, output_mode, status: "success", engine: "rg" })
+        const named = (e: typeof rg) =>
+          ((e.data.matches ?? e.data.files ?? e.data.counts) as Array<string | { file: string }>).map((x) => (typeof x === "string" ? x : x.file)).sort()
+        // "hello two" (IN_DIR) has more than one letter after "hello "; a.txt's line ends in CRLF.
+        expect(named(rg)).toEqual(files.filter((f) => f !== IN_DIR).sort())
+        expect(named(builtin)).toEqual(named(rg))
+      }
+    }
+    // A file whose own name is not UTF-8 cannot be named to rg: the built-in search, and the text says why.
+    const one = (await callTool(root, "grep", { pattern: "hello", path: '"d\\376/sub/b\\375.txt"' })).envelope
+    expect(one.data.engine).toBe("builtin")
+    expect(one.data.fallback_reason).toBe("the file's name is not UTF-8, which ripgrep cannot be given")
+  })
+
   test("ignore files inside a folder named so apply, for glob, list and grep (both engines)", async () => {
     const root = fixture()
     mkdirSync(bytesOf(root, "d", 0xfe, "/sub"))
