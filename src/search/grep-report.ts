@@ -3,6 +3,13 @@ import { cutLongLine } from "./long-line.ts"
 import { counted } from "../protocol/plural.ts"
 import type { LineText } from "./search-types.ts"
 
+/** The context lines used (at most `max`, tools.grep.max_context), and what the text says when fewer than asked. */
+export const cappedContext = ([before, after]: readonly [number, number], max: number): { before: number; after: number; capNote: string | undefined } => {
+  const asked = before === after ? `context ${before}` : `before_context ${before}, after_context ${after}`
+  const capNote = before > max || after > max ? `(${asked} capped at ${max} lines (tools.grep.max_context); Read a match's surroundings for more.)` : undefined
+  return { before: Math.min(before, max), after: Math.min(after, max), capNote }
+}
+
 /** One matching line as results list it (context lines only when asked for). */
 export interface MatchEntry {
   readonly file: string

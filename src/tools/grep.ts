@@ -4,7 +4,7 @@ import { SEARCH_DEFAULTS } from "../config/sections/search.ts"
 import { GREP_DEFAULTS } from "../config/sections/tools.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { grep, GREP_SERVICES, type GrepResult, type ShownFile } from "../search/grep.ts"
-import { matchLines } from "../search/grep-report.ts"
+import { cappedContext, matchLines } from "../search/grep-report.ts"
 import type { OutputMode } from "../search/search-types.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./grep.md" with { type: "text" }
@@ -38,7 +38,6 @@ const grepSettings = Effect.gen(function* () {
     ),
   }
 })
-
 
 const Parameters = Schema.Struct({
   pattern: Schema.String.annotate({ description: "Rust regex (no look-around or backreferences); escape literal `.(){}[]`." }),
@@ -91,17 +90,12 @@ export const grepTool = defineTool({
       const mode: OutputMode = params.output_mode ?? "content"
       const requestedMax = params.max_matches ?? settings.defaultMaxMatches
       const maxMatches = Math.min(requestedMax, settings.maxMatchesLimit)
-      const requestedBefore = mode === "content" ? (params.before_context ?? params.context ?? 0) : 0
-      const requestedAfter = mode === "content" ? (params.after_context ?? params.context ?? 0) : 0
       const shape: Shape = {
         mode,
         caseSensitive: params.case_sensitive ?? false,
         requestedMax,
         maxMatches,
-        requestedBefore,
-        requestedAfter,
-        before: Math.min(requestedBefore, settings.maxContext),
-        after: Math.min(requestedAfter, settings.maxContext),
+        ...cappedContext(mode === "content" ? [params.before_context ?? params.context ?? 0, params.after_context ?? params.context ?? 0] : [0, 0], settings.maxContext),
       }
       const found = yield* withWorkspaceErrors(withGrepErrors(
         grep({
@@ -130,9 +124,7 @@ interface Shape {
   readonly caseSensitive: boolean
   readonly requestedMax: number
   readonly maxMatches: number
-  /** Context lines asked for (content mode), before the max_context cap. */
-  readonly requestedBefore: number
-  readonly requestedAfter: number
+  readonly capNote: string | undefined
   readonly before: number
   readonly after: number
 }
@@ -141,7 +133,7 @@ interface Shape {
 const grepResult = (
   params: Params,
   settings: Settings,
-  { mode, caseSensitive, requestedMax, maxMatches, requestedBefore, requestedAfter, before, after }: Shape,
+  { mode, caseSensitive, requestedMax, maxMatches, capNote, before, after }: Shape,
   r: GrepResult,
 ): ToolResult => {
   const hasInclude = params.include !== undefined && params.include.trim() !== ""
@@ -200,12 +192,7 @@ const grepResult = (
   if (stopped === "timeout") head.push(`(Search stopped at the ${settings.timeoutMs} ms timeout; results and totals are incomplete.)`)
   if (stopped === "collect_limit") head.push(`(Search stopped after ${settings.maxStoredLines} matching lines; totals are lower bounds.)`)
   if (stopped === "max_entries") head.push(`(Search stopped after visiting ${settings.maxEntries} entries; results are incomplete.)`)
-  if (requestedMax > maxMatches) head.push(`(max_matches ${requestedMax} capped at ${settings.maxMatchesLimit})`)
-  const contextCapped = requestedBefore > before || requestedAfter > after
-  if (contextCapped) {
-    const asked = requestedBefore === requestedAfter ? `context ${requestedBefore}` : `before_context ${requestedBefore}, after_context ${requestedAfter}`
-    head.push(`(${asked} capped at ${settings.maxContext} lines (tools.grep.max_context); Read a match's surroundings for more.)`)
-  }
+  for (const note of [requestedMax > maxMatches ? `(max_matches ${requestedMax} capped at ${settings.maxMatchesLimit})` : undefined, capNote]) if (note) head.push(note)
   if (totalFiles === 0) head.push("Searched: hidden files included; .git, binary files, ignored files (.gitignore/.ignore) and node_modules/build/dist/… skipped.")
   if (r.warnings.length > 0) head.push(`Warnings: ${r.warnings.slice(0, 5).join("; ")}${r.warnings.length > 5 ? `; and ${r.warnings.length - 5} more (data.warnings)` : ""}`)
   const text = body.length > 0 ? `${head.join("\n")}\n\n${body.join("\n")}` : head.join("\n")
@@ -228,7 +215,7 @@ const grepResult = (
       ...(fallbackReason !== undefined ? { fallback: "builtin", fallback_reason: fallbackReason } : {}),
       ...(stopped ? { aborted_reason: stopped } : {}),
       ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),
-      ...(contextCapped ? { context_capped: { before_context: before, after_context: after, max_context: settings.maxContext } } : {}),
+      ...(capNote ? { context_capped: { before_context: before, after_context: after, max_context: settings.maxContext } } : {}),
       search_path: shown,
     },
     text,
