@@ -77,16 +77,28 @@ export const expandPath = (p: string, base: string, home: string | undefined): s
 export const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
 
 /**
- * `core.hooksPath` set in the git config file `file` (husky and the like
+ * `core.hooksPath` set in the git config text `text` (husky and the like
  * point it into the working tree, where hooks would otherwise be writable):
  * absolute, or undefined when unset or unreadable.
  */
-const hooksPathIn = (file: string, root: string, home: string | undefined): string | undefined => {
-  try {
-    const configured = parseGitConfig(readFileSync(file, "utf8")).get("core.hookspath")
-    return configured ? expandPath(configured, root, home) : undefined
-  } catch {
-    return undefined
+const hooksPathIn = (text: string | undefined, root: string, home: string | undefined): string | undefined => {
+  const configured = text === undefined ? undefined : parseGitConfig(text).get("core.hookspath")
+  return configured ? expandPath(configured, root, home) : undefined
+}
+
+/** A file's text, or undefined when it cannot be read: each config file is read once however often it is asked for. */
+const textReader = (): ((file: string) => string | undefined) => {
+  const texts = new Map<string, string | undefined>()
+  return (file) => {
+    if (texts.has(file)) return texts.get(file)
+    let text: string | undefined
+    try {
+      text = readFileSync(file, "utf8")
+    } catch {
+      text = undefined
+    }
+    texts.set(file, text)
+    return text
   }
 }
 
@@ -96,18 +108,14 @@ const hooksPathIn = (file: string, root: string, home: string | undefined): stri
  * file's folder): absolute paths. A project that includes a file from its
  * working tree would otherwise let a command set `core.fsmonitor` there.
  */
-const includedConfigs = (configFiles: ReadonlyArray<string>, home: string | undefined): Array<string> => {
+const includedConfigs = (configFiles: ReadonlyArray<string>, home: string | undefined, textOf: (file: string) => string | undefined): Array<string> => {
   const found: Array<string> = []
   const queue = [...configFiles]
   // git stops at a depth of 10; a cycle or a long chain ends here too.
   for (let i = 0; i < queue.length && found.length < 64; i++) {
     const file = queue[i]!
-    let text: string
-    try {
-      text = readFileSync(file, "utf8")
-    } catch {
-      continue
-    }
+    const text = textOf(file)
+    if (text === undefined) continue
     for (const inc of gitConfigIncludes(text)) {
       const abs = expandPath(inc, dirname(file), home)
       if ((inc.startsWith("~") && !home) || found.includes(abs) || configFiles.includes(abs)) continue
@@ -179,10 +187,11 @@ export const projectProtection = (root: string, home: string | undefined, extra:
     // Submodules' own git folders (their hooks and config), where the repository has any.
     if (isDir(join(commonDir, "modules"))) entries.push(join(commonDir, "modules/"))
     const configs = [join(commonDir, "config"), join(gitDir, "config.worktree")]
-    const included = includedConfigs(configs, home)
+    const textOf = textReader()
+    const included = includedConfigs(configs, home, textOf)
     entries.push(...included)
     for (const file of [...configs, ...included]) {
-      const hooksPath = hooksPathIn(file, root, home)
+      const hooksPath = hooksPathIn(textOf(file), root, home)
       if (hooksPath) entries.push(`${hooksPath}/`)
     }
   }
@@ -191,17 +200,25 @@ export const projectProtection = (root: string, home: string | undefined, extra:
 }
 
 /**
- * The protected entry (as listed: `.git/hooks/`, `.vscode/`, a `sandbox.protected` one) that covers any of
- * `paths` (absolute: as named and with links followed), or undefined. An entry counts by its own name and by
- * where it leads when it is a link; names are compared without case, as a case-insensitive file system (and a
- * program reading it there) would.
+ * Judges paths against a project's protection: `coveringEntry(paths)` is the protected entry (as listed:
+ * `.git/hooks/`, `.vscode/`, a `sandbox.protected` one) that covers any of `paths` (absolute: as named and with
+ * links followed), or undefined. An entry counts by its own name and by where it leads when it is a link (found
+ * once, when the guard is made, so a call judging many paths follows each entry's links once); names are compared
+ * without case, as a case-insensitive file system (and a program reading it there) would.
  */
-export const protectedPathOf = (protection: ProjectProtection, root: string, home: string | undefined, paths: ReadonlyArray<string>): string | undefined => {
-  const wanted = paths.map((p) => p.toLowerCase())
-  for (const entry of [...protection.entries, ...protection.mustStayAbsent]) {
+export interface ProtectionGuard {
+  readonly protection: ProjectProtection
+  readonly coveringEntry: (paths: ReadonlyArray<string>) => string | undefined
+}
+
+export const protectionGuard = (protection: ProjectProtection, root: string, home: string | undefined): ProtectionGuard => {
+  const places = [...protection.entries, ...protection.mustStayAbsent].map((entry) => {
     const abs = expandPath(entry.endsWith("/") ? entry.slice(0, -1) : entry, root, home)
-    const places = [abs, real(abs)].filter((p): p is string => p !== undefined).map((p) => p.toLowerCase())
-    if (places.some((place) => wanted.some((p) => inside(p, place)))) return entry
+    return { entry, places: [abs, real(abs)].filter((p): p is string => p !== undefined).map((p) => p.toLowerCase()) }
+  })
+  const coveringEntry = (paths: ReadonlyArray<string>): string | undefined => {
+    const wanted = paths.map((p) => p.toLowerCase())
+    return places.find((e) => e.places.some((place) => wanted.some((p) => inside(p, place))))?.entry
   }
-  return undefined
+  return { protection, coveringEntry }
 }

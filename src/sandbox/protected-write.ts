@@ -1,10 +1,23 @@
-import { Effect, Option } from "effect"
+import { Context, Effect, Option } from "effect"
 import { isAbsolute } from "node:path"
 import { hint } from "../protocol/hint.ts"
 import type { ResolvedPath } from "../workspace/workspace.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { WorkspaceError } from "../workspace/workspace-error.ts"
-import { projectProtection, protectedPathOf } from "./protected-paths.ts"
+import { projectProtection, protectionGuard, type ProtectionGuard } from "./protected-paths.ts"
+
+/** Where one call keeps the protection its checks share (see {@link CallProtection}). */
+export interface ProtectionCell {
+  guard?: ProtectionGuard
+}
+
+/**
+ * The protected paths one call judges its paths by, found by the first check and reused by the rest: a file tool
+ * provides one cell to its precheck and its run (src/tools/call-protection.ts), so a patch naming twenty files
+ * reads git's config and follows the entries' links once, not once per path and step. Without a cell (a plugin's
+ * `files.write`) each check finds them anew.
+ */
+export const CallProtection = Context.Reference<ProtectionCell | undefined>("anvil/CallProtection", { defaultValue: () => undefined })
 
 /**
  * git's own folder is git's: its hooks and config run code at the user's next git command, outside every
@@ -35,7 +48,10 @@ export const refuseProtected = (resolved: ResolvedPath, field: string, after = "
     const workspace = yield* Workspace
     const { extra, home } = workspace.protection
     const root = workspace.root
-    const entry = protectedPathOf(projectProtection(root, home, extra), root, home, [resolved.absolute, resolved.real])
+    const cell = yield* CallProtection
+    const guard = cell?.guard ?? protectionGuard(projectProtection(root, home, extra), root, home)
+    if (cell) cell.guard = guard
+    const entry = guard.coveringEntry([resolved.absolute, resolved.real])
     if (entry === undefined) return
     const own = extra.includes(entry)
     // An entry found through git's config is absolute: shown from the root, as the others are.

@@ -7,6 +7,7 @@ import { savedDiff } from "./saved-diff.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { refuseProtectedPath } from "../sandbox/protected-write.ts"
+import { protectionInPrecheck, protectionInRun } from "./call-protection.ts"
 import description from "./edit.md" with { type: "text" }
 import { withEditErrors } from "./edit-errors.ts"
 
@@ -41,7 +42,7 @@ export const editTool = defineTool({
     dry_run: Schema.optionalKey(DryRunParam),
   }),
   // A protected path (git hooks, anvil.json, .vscode/…) is refused before anyone is asked to approve the change.
-  precheck: (params) => withEditErrors(refuseProtectedPath(params.path, "path")),
+  precheck: (params) => withEditErrors(refuseProtectedPath(params.path, "path")).pipe(protectionInPrecheck(params)),
   run: (params) =>
     withEditErrors(Effect.gen(function* () {
       const dryRun = params.dry_run === true
@@ -92,5 +93,5 @@ export const editTool = defineTool({
         meta: fileOps(display, operation, commit),
         ...savedDiff(commit.diff, display),
       }
-    })),
+    })).pipe(protectionInRun(params)),
 })

@@ -6,6 +6,7 @@ import { savedDiff } from "./saved-diff.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { refuseProtectedPath } from "../sandbox/protected-write.ts"
+import { protectionInPrecheck, protectionInRun } from "./call-protection.ts"
 import description from "./multiedit.md" with { type: "text" }
 import { withEditErrors } from "./edit-errors.ts"
 import { counted } from "../protocol/plural.ts"
@@ -43,7 +44,7 @@ export const multieditTool = defineTool({
     dry_run: Schema.optionalKey(DryRunParam),
   }),
   // A protected path (git hooks, anvil.json, .vscode/…) is refused before anyone is asked to approve the change.
-  precheck: (params) => withEditErrors(refuseProtectedPath(params.path, "path")),
+  precheck: (params) => withEditErrors(refuseProtectedPath(params.path, "path")).pipe(protectionInPrecheck(params)),
   run: (params) =>
     withEditErrors(Effect.gen(function* () {
       const dryRun = params.dry_run === true
@@ -97,5 +98,5 @@ export const multieditTool = defineTool({
         meta: fileOps(display, operation, commit),
         ...savedDiff(commit.diff, display),
       }
-    })),
+    })).pipe(protectionInRun(params)),
 })

@@ -18,16 +18,35 @@ import description from "./patch.md" with { type: "text" }
 import { DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { refuseProtectedPath } from "../sandbox/protected-write.ts"
+import { protectionInPrecheck, protectionInRun } from "./call-protection.ts"
 
+
+type PatchParams = { readonly patch: string; readonly strip?: number }
+
+/**
+ * A call's patch, parsed once for its precheck, its permission question and its run (keyed by the parameters
+ * object the runner hands all three; parameters an approver replaced are a new object, parsed anew): the parsed
+ * patch, or what parsing threw.
+ */
+const parsedPatches = new WeakMap<PatchParams, { readonly patch: ParsedPatch } | { readonly thrown: unknown }>()
+const parsedOnce = (params: PatchParams): { readonly patch: ParsedPatch } | { readonly thrown: unknown } => {
+  let parsed = parsedPatches.get(params)
+  if (parsed === undefined) {
+    try {
+      parsed = { patch: parsePatch(params.patch, params.strip === undefined ? {} : { strip: params.strip }) }
+    } catch (thrown) {
+      parsed = { thrown }
+    }
+    parsedPatches.set(params, parsed)
+  }
+  return parsed
+}
 
 /** The paths a patch names (old and new names), or none when it does not parse. */
-const parsedPaths = (params: { readonly patch: string; readonly strip?: number }): ReadonlyArray<string> => {
-  try {
-    const parsed = parsePatch(params.patch, params.strip === undefined ? {} : { strip: params.strip })
-    return [...new Set(parsed.files.flatMap((f) => [f.oldPath, f.newPath].filter((p): p is string => p !== undefined)))]
-  } catch {
-    return []
-  }
+const parsedPaths = (params: PatchParams): ReadonlyArray<string> => {
+  const parsed = parsedOnce(params)
+  if (!("patch" in parsed)) return []
+  return [...new Set(parsed.patch.files.flatMap((f) => [f.oldPath, f.newPath].filter((p): p is string => p !== undefined)))]
 }
 
 /** patch: apply a unified diff or a `*** Begin Patch` envelope to many files, all or nothing. */
@@ -67,7 +86,7 @@ export const patchTool = defineTool({
         (p) => refuseProtectedPath(p, "patch", " Nothing was changed."),
         { discard: true },
       ),
-    ),
+    ).pipe(protectionInPrecheck(params)),
   run: (params) =>
     withWorkspaceErrors(Effect.gen(function* () {
       const config = yield* Config
@@ -76,10 +95,12 @@ export const patchTool = defineTool({
       const dryRun = params.dry_run === true
       const maxFileBytes = config.get("tools.patch.max_file_bytes", DEFAULT_MAX_FILE_BYTES)
 
-      const parsed: ParsedPatch = yield* Effect.try({
-        try: () => parsePatch(params.patch, params.strip === undefined ? {} : { strip: params.strip }),
-        catch: (e) => (e instanceof PatchProblem ? problemToError(e) : toolError("INTERNAL_ERROR", `Could not parse the patch: ${String(e)}`)),
-      })
+      const once = parsedOnce(params)
+      if ("thrown" in once) {
+        const e = once.thrown
+        return yield* e instanceof PatchProblem ? problemToError(e) : toolError("INTERNAL_ERROR", `Could not parse the patch: ${String(e)}`)
+      }
+      const parsed = once.patch
       const plan = yield* planPatch(parsed, { maxFileBytes }).pipe(
         Effect.mapError((e) => (e instanceof PatchProblem ? problemToError(e) : e instanceof PatchTargetError ? targetToError(e) : e)),
       )
@@ -126,7 +147,7 @@ export const patchTool = defineTool({
           file_ops: reports.map((r) => ({ file_path: r.path, operation: r.operation, ...(r.old_path ? { old_path: r.old_path } : {}) })),
         },
       }
-    })),
+    })).pipe(protectionInRun(params)),
 })
 
 const LETTER: Record<FileReport["operation"], string> = { modify: "M", create: "A", delete: "D", rename: "R", copy: "C", mode: "M" }

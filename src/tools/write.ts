@@ -10,6 +10,7 @@ import { detectEol, encodable, withEol, type TextFormat } from "../edit/text-enc
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { refuseProtectedPath } from "../sandbox/protected-write.ts"
+import { protectionInPrecheck, protectionInRun } from "./call-protection.ts"
 import { toolError } from "../protocol/tool-error.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import description from "./write.md" with { type: "text" }
@@ -34,7 +35,7 @@ export const writeTool = defineTool({
     dry_run: Schema.optionalKey(DryRunParam),
   }),
   // A protected path (git hooks, anvil.json, .vscode/…) is refused before anyone is asked to approve the change.
-  precheck: (params) => withEditErrors(refuseProtectedPath(params.path, "path")),
+  precheck: (params) => withEditErrors(refuseProtectedPath(params.path, "path")).pipe(protectionInPrecheck(params)),
   run: (params) =>
     withEditErrors(Effect.gen(function* () {
       const config = yield* Config
@@ -102,5 +103,5 @@ export const writeTool = defineTool({
         meta: fileOps(display, operation, commit),
         ...savedDiff(commit.diff, display),
       }
-    })),
+    })).pipe(protectionInRun(params)),
 })

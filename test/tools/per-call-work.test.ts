@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, spyOn, test } from "bun:test"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import * as parse from "../../src/patch/parse.ts"
+import * as protectedPaths from "../../src/sandbox/protected-paths.ts"
+import { callTool, project, session } from "../support/harness.ts"
+
+// Work a call repeats for each of its steps (precheck, permission question, run) or for each path it names is done
+// once per call, and never carried into the next call: the answers stay those of a fresh look.
+
+const spies: Array<{ mockRestore: () => void }> = []
+const spy = <T extends object, K extends keyof T>(module: T, name: K) => {
+  const s = spyOn(module, name as never) as unknown as { mock: { calls: Array<unknown> }; mockRestore: () => void }
+  spies.push(s)
+  return s
+}
+afterEach(() => {
+  for (const s of spies.splice(0)) s.mockRestore()
+})
+
+const patchOf = (files: number) =>
+  Array.from({ length: files }, (_, k) => `--- a/f${k}.txt\n+++ b/f${k}.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n`).join("")
+
+describe("per-call work", () => {
+  test("a patch is parsed once and the protected paths are found once, however many files it names", async () => {
+    const root = project(Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`f${k}.txt`, "a\nb\nc\n"])))
+    const parses = spy(parse, "parsePatch")
+    const finds = spy(protectedPaths, "projectProtection")
+    const { envelope } = await callTool(root, "patch", { patch: patchOf(8) })
+    expect(envelope.status).toBe("success")
+    expect(parses.mock.calls.length).toBe(1)
+    expect(finds.mock.calls.length).toBe(1)
+  })
+
+  test("edit, write and multiedit find the protected paths once for precheck and run", async () => {
+    const root = project({ "a.txt": "one\n" })
+    const finds = spy(protectedPaths, "projectProtection")
+    expect((await callTool(root, "edit", { path: "a.txt", old_string: "one", new_string: "two" })).envelope.status).toBe("success")
+    expect((await callTool(root, "multiedit", { path: "a.txt", edits: [{ old_string: "two", new_string: "three" }] })).envelope.status).toBe("success")
+    expect((await callTool(root, "write", { path: "b.txt", content: "x\n" })).envelope.status).toBe("success")
+    expect(finds.mock.calls.length).toBe(3)
+  })
+
+  test("each call of a session looks afresh: a hook manager's file added between calls is protected in the next", async () => {
+    const root = project({ "a.txt": "one\n" })
+    const s = session(root)
+    expect((await s.call("write", { path: "lefthook-local.yml", content: "a: 1\n" })).envelope.status).toBe("success")
+    writeFileSync(join(root, "lefthook.yml"), "pre-commit: {}\n")
+    const refused = await s.call("edit", { path: "lefthook-local.yml", old_string: "1", new_string: "2" })
+    expect(refused.envelope.error?.code).toBe("ACCESS_DENIED")
+    expect(refused.envelope.error?.message).toContain("is a protected path (lefthook-local.yml)")
+    const patched = await s.call("patch", { patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n--- a/lefthook-local.yml\n+++ b/lefthook-local.yml\n@@ -1 +1 @@\n-a: 1\n+a: 2\n" })
+    expect(patched.envelope.error?.code).toBe("ACCESS_DENIED")
+  })
+})
