@@ -1,29 +1,12 @@
 import { Effect } from "effect"
-import { FileSystem } from "../workspace/file-system.ts"
 import { hint } from "../protocol/hint.ts"
 import { gitError, type GitError } from "./git-error.ts"
-import { gitConfigFiles, parseGitConfig } from "../workspace/git-config-file.ts"
 
 /** Who a commit is by. */
 export interface Identity {
   readonly name: string
   readonly email: string
 }
-
-/** The settings of the git config files that apply, repository over global over XDG; later files win. */
-export const readGitConfig = (
-  gitdir: string,
-  env: Readonly<Record<string, string | undefined>>,
-): Effect.Effect<ReadonlyMap<string, string>, never, FileSystem> =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem
-    const merged = new Map<string, string>()
-    for (const file of gitConfigFiles(gitdir, env)) {
-      const text = yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => ""))
-      for (const [k, v] of parseGitConfig(text)) merged.set(k, v)
-    }
-    return merged
-  })
 
 const missing = (what: "author" | "committer"): GitError =>
   gitError(

@@ -27,6 +27,8 @@ export interface Repository extends RepositoryPlace {
   readonly relative: (absolute: string) => string | undefined
   /** The git config settings in force: the user's files, then the repository's (read on first use). */
   readonly settings: () => ReadonlyMap<string, string>
+  /** A git config file's text (undefined when it cannot be read), read once however often it is asked for. */
+  readonly configText: (path: string) => string | undefined
   /** How git sees working-tree files: excluded paths, stored content (read on first use). */
   readonly workTree: () => WorkTreeRules
   /**
@@ -136,7 +138,13 @@ const openAt = (place: RepositoryPlace, plainFs: GitFsClient, env: Readonly<Reco
     const alternates = alternateObjectDirs(objectsDir)
     return alternates.length === 0 ? local : withAlternates(local, objectsDir, alternates)
   })
-  const settings = once(() => repositorySettings(commondir, env, (file) => readText(plainFs, file)))
+  // The config files are read once for all who ask (the merged settings, git_status's sparse-checkout check).
+  const configTexts = new Map<string, string | undefined>()
+  const configText = (file: string): string | undefined => {
+    if (!configTexts.has(file)) configTexts.set(file, readText(plainFs, file))
+    return configTexts.get(file)
+  }
+  const settings = once(() => repositorySettings(commondir, env, configText))
   const workTree = once(() => workTreeRules({ dir, commondir, settings: settings(), env, read: (p) => readText(plainFs, p) }))
   const indexedBlob = async (path: string): Promise<Uint8Array | undefined> => {
     const index = await plainFs.promises.readFile(join(gitdir, "index")).then((b) => new Uint8Array(b), () => new Uint8Array(0))
@@ -196,6 +204,7 @@ const openAt = (place: RepositoryPlace, plainFs: GitFsClient, env: Readonly<Reco
     call,
     relative,
     settings,
+    configText,
     workTree,
     submodule,
   }

@@ -56,7 +56,7 @@ export interface HeadState {
  * is read only when it is on.
  */
 export const sparseCheckoutPercent = (repo: Repository): number | undefined => {
-  const read = (p: string) => repo.readGitFile(p)?.toString("utf8") ?? ""
+  const read = (p: string) => repo.configText(p) ?? ""
   const worktree = parseGitConfig(read(`${repo.gitdir}/config.worktree`)).get("core.sparsecheckout")
   const setting = worktree ?? parseGitConfig(read(`${repo.commondir}/config`)).get("core.sparsecheckout")
   if (setting === undefined || FALSE.test(setting)) return undefined

@@ -5,7 +5,7 @@ import { isoGit } from "../git/iso-git.ts"
 import { Config } from "../config/config.ts"
 import { runHook } from "../git/hooks.ts"
 import { GIT_DEFAULTS } from "../config/sections/git.ts"
-import { readGitConfig, resolveIdentity } from "../git/identity.ts"
+import { resolveIdentity } from "../git/identity.ts"
 import { cliCommit, cliStagedChanges } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { gitZone } from "../git/history.ts"
@@ -110,7 +110,7 @@ export const gitCommitTool = defineTool({
         )
       }
 
-      const gitConfig = yield* readGitConfig(repo.commondir, config.env)
+      const gitConfig = repo.settings()
       const { author, committer } = yield* resolveIdentity(gitConfig, config.env)
       const hooksPath = gitConfig.get("core.hookspath")
       const hooksDir = hooksPath ? path.resolve(repo.dir, hooksPath.replace(/^~(?=\/)/, config.env.HOME ?? "~")) : path.join(repo.commondir, "hooks")

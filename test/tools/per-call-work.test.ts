@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, spyOn, test } from "bun:test"
+import * as nodeFs from "node:fs"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as parse from "../../src/patch/parse.ts"
 import * as protectedPaths from "../../src/sandbox/protected-paths.ts"
 import { callTool, project, session } from "../support/harness.ts"
+import { gitHome, gitRepo } from "../support/git-repo.ts"
 
 // Work a call repeats for each of its steps (precheck, permission question, run) or for each path it names is done
 // once per call, and never carried into the next call: the answers stay those of a fresh look.
@@ -51,5 +53,17 @@ describe("per-call work", () => {
     expect(refused.envelope.error?.message).toContain("is a protected path (lefthook-local.yml)")
     const patched = await s.call("patch", { patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n--- a/lefthook-local.yml\n+++ b/lefthook-local.yml\n@@ -1 +1 @@\n-a: 1\n+a: 2\n" })
     expect(patched.envelope.error?.code).toBe("ACCESS_DENIED")
+  })
+
+  test("git_status reads the repository's git config once (its settings and the sparse-checkout check share it)", async () => {
+    const home = gitHome()
+    const root = gitRepo(home, { "a.txt": "a\n" }, { commit: "first" })
+    writeFileSync(join(root, "b.txt"), "b\n")
+    const reads = spy(nodeFs, "readFileSync")
+    const { envelope } = await callTool(root, "git_status", {}, { env: { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" } })
+    expect(envelope.status).toBe("success")
+    expect((envelope.data as { content: string }).content).toContain("b.txt")
+    const configReads = reads.mock.calls.filter((args) => String((args as Array<unknown>)[0]).endsWith(`${join(root, ".git")}/config`))
+    expect(configReads.length).toBe(1)
   })
 })
