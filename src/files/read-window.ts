@@ -203,12 +203,14 @@ export const readWindow = (request: ReadRequest) =>
             }
             return got
           })
-        const onFile: ByteSource<PlatformError> = { size, readAt }
 
         const sample = Buffer.allocUnsafe(Math.min(size, BINARY_SNIFF_BYTES))
         const sampled = sample.length > 0 ? yield* readAt(0, sample) : 0
         const sniffed = sniffText(sample.subarray(0, sampled), size <= BINARY_SNIFF_BYTES)
         if (sniffed.binary) return yield* new BinaryFile({ shown, size })
+        // A file the sample holds whole (most source files) is read from memory from here on: the window, its last
+        // byte, the line endings and the hash take the bytes read once, not a read of the file each.
+        const onFile: ByteSource<PlatformError> = sampled === size ? memorySource(sample) : { size, readAt }
 
         // UTF-16 is decoded whole and read as UTF-8; everything else is read in place.
         let source: ByteSource<PlatformError> = onFile
@@ -216,7 +218,7 @@ export const readWindow = (request: ReadRequest) =>
         if (sniffed.encoding === "utf-16le" || sniffed.encoding === "utf-16be") {
           if (size > request.utf16MaxBytes) return yield* new Utf16TooLarge({ shown, size, limit: request.utf16MaxBytes })
           const whole = Buffer.allocUnsafe(size)
-          yield* readAt(0, whole)
+          yield* onFile.readAt(0, whole)
           source = memorySource(Buffer.from(decodeUtf16(whole.subarray(2), sniffed.encoding), "utf8"))
           start = 0
         }
@@ -321,7 +323,7 @@ export const readWindow = (request: ReadRequest) =>
           const hash = new Bun.CryptoHasher("sha256")
           const block = Buffer.allocUnsafe(Math.max(1, Math.min(size, 1 << 20)))
           for (let at = 0; at < size; ) {
-            const n = yield* readAt(at, block)
+            const n = yield* onFile.readAt(at, block)
             if (n <= 0) break
             hash.update(n === block.length ? block : block.subarray(0, n))
             at += n

@@ -66,4 +66,18 @@ describe("per-call work", () => {
     const configReads = reads.mock.calls.filter((args) => String((args as Array<unknown>)[0]).endsWith(`${join(root, ".git")}/config`))
     expect(configReads.length).toBe(1)
   })
+
+  test("read takes a small file from the bytes it sniffed: one read of the file for the window, its ending and the hash", async () => {
+    const root = project({ "a.txt": "one\r\ntwo\nthree\n", "u16.txt": Buffer.from("\ufeffhi\nthere\n", "utf16le") })
+    const s = session(root, { enforceReads: true })
+    const reads = spy(nodeFs, "readSync")
+    const whole = await s.call("read", { path: "a.txt" })
+    expect(whole.envelope.data).toMatchObject({ line_ending: "mixed", total_lines: 3 })
+    expect(reads.mock.calls.length).toBe(1)
+    // The hash the ledger keeps is the file's: an edit that names it goes through without a new read.
+    expect((await s.call("edit", { path: "a.txt", old_string: "two", new_string: "2" })).envelope.status).toBe("success")
+    const utf16 = await s.call("read", { path: "u16.txt" })
+    expect(utf16.envelope.data).toMatchObject({ encoding: "utf-16le" })
+    expect((utf16.envelope.data as { content: string }).content).toContain("there")
+  })
 })
