@@ -53,3 +53,17 @@ export const replaceOnce = (build: Bun.PluginBuilder, filter: RegExp, from: stri
  */
 export const effectWithoutAsyncContext = (build: Bun.PluginBuilder) =>
   replaceOnce(build, /[\\/]effect[\\/]dist[\\/]internal[\\/]effect\.js$/, 'globalThis.process?.getBuiltinModule?.("node:async_hooks")?.AsyncResource', "undefined")
+
+/**
+ * effect's Hex module (loaded with its tracer by every command that runs effect) builds its table of the 16 hex
+ * digits with `Uint8Array.from(string, mapFn)` when it loads. JavaScriptCore compiles that builtin on its first use,
+ * and nothing else on the way of a tool call uses it: the same table written out saves the compile
+ * (`anvil tool read`: 33.9 → 33.4 M instructions).
+ */
+export const effectHexTableLiteral = (build: Bun.PluginBuilder) =>
+  replaceOnce(
+    build,
+    /[\\/]effect[\\/]dist[\\/]encoding[\\/]Hex\.js$/,
+    'Uint8Array.from("0123456789abcdef", c => c.charCodeAt(0))',
+    "new Uint8Array([48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102])",
+  )

@@ -14,7 +14,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { basename, dirname, join, relative, resolve } from "node:path"
-import { compileOptions, EXECUTABLE_BUILD, effectWithoutAsyncContext } from "./build-options.ts"
+import { compileOptions, EXECUTABLE_BUILD, effectHexTableLiteral, effectWithoutAsyncContext } from "./build-options.ts"
 
 const root = import.meta.dir
 const entry = join(root, "src/main.ts")
@@ -210,8 +210,9 @@ const embedPlugin: Bun.BunPlugin = {
       { name: "Crypto", module: "node:crypto", uses: ["randomBytes"] },
       { name: "OS", module: "node:os", uses: ["tmpdir"] },
     ])
-    // No node:async_hooks for effect's fibers (see build-options.ts).
+    // No node:async_hooks for effect's fibers, no builtin compiled for one constant table (see build-options.ts).
     effectWithoutAsyncContext(build)
+    effectHexTableLiteral(build)
   },
 }
 
