@@ -4,7 +4,7 @@ import { isAbsolute, resolve as resolvePath } from "node:path"
 import type { Readable, Writable } from "node:stream"
 import { registerTree, unregisterTree, updateTree } from "./managed-registry.ts"
 import { groupAlive, MARK_VAR, markValue } from "./process-table.ts"
-import { endTree, type ProcessTree } from "./process-tree.ts"
+import { endTree, killTreesNow, type ProcessTree } from "./process-tree.ts"
 import { adoptOrphans, forgetChild, noteChild, startTicks, ticksNow } from "./subreaper.ts"
 import { startParked } from "./parked-cage.ts"
 import { userNprocPrefix } from "./user-nproc.ts"
@@ -278,7 +278,7 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
   // The parked process started before the command: what the tree leaves starts from now on.
   const since = adopting ? (parked ? ticksNow() : startTicks(pid)) : undefined
   const tree: ProcessTree = { pgid: pid, mark, ...(cage ? { cage } : {}), ...(since !== undefined ? { since } : {}) }
-  registerTree(tree)
+  registerTree(tree, { endTree, killTreesNow })
   // After the child started, so that its start does not wait for it: the watchdog ends the tree if anvil is KILLed.
   if (!options.leavesNothing && command.contained !== true) ensureWatchdog()
   const graceDefault = options.killGraceMs ?? DEFAULT_GRACE_MS

@@ -1,4 +1,4 @@
-import { endTree, killTreesNow, type ProcessTree } from "./process-tree.ts"
+import type { ProcessTree } from "./process-tree.ts"
 
 /**
  * Every process tree anvil started and has not ended yet, so that anvil ends
@@ -15,8 +15,20 @@ import { endTree, killTreesNow, type ProcessTree } from "./process-tree.ts"
 const trees = new Map<string, ProcessTree>()
 let guarded = false
 
-/** Adds a tree (by its mark). Installs the exit guard on first use. */
-export const registerTree = (tree: ProcessTree): void => {
+/**
+ * How trees are ended: process-tree.ts's functions, handed over with each tree (managed-process.ts imports them).
+ * The registry does not import them itself, so that a command that starts no process never loads them, nor the
+ * process table, cgroup and subreaper code behind them.
+ */
+export interface TreeEnding {
+  readonly endTree: (tree: ProcessTree, graceMs: number) => Promise<void>
+  readonly killTreesNow: (trees: Iterable<ProcessTree>) => void
+}
+let ending: TreeEnding | undefined
+
+/** Adds a tree (by its mark), with how trees are ended. Installs the exit guard on first use. */
+export const registerTree = (tree: ProcessTree, how: TreeEnding): void => {
+  ending = how
   trees.set(tree.mark, tree)
   if (!guarded) {
     guarded = true
@@ -43,6 +55,8 @@ export const managedCount = (): number => trees.size
  */
 export const stopAllManaged = async (graceMs = 1000): Promise<void> => {
   const all = [...trees.values()]
+  if (all.length === 0 || ending === undefined) return
+  const { endTree } = ending
   await Promise.all(
     all.map((tree) =>
       endTree(tree, graceMs).finally(() => {
@@ -55,7 +69,7 @@ export const stopAllManaged = async (graceMs = 1000): Promise<void> => {
 
 /** KILLs every registered tree synchronously; for the process's `exit` event. */
 export const killAllManagedNow = (): void => {
-  if (trees.size === 0) return
-  killTreesNow(trees.values())
+  if (trees.size === 0 || ending === undefined) return
+  ending.killTreesNow(trees.values())
   trees.clear()
 }
