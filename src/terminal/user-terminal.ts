@@ -1,4 +1,4 @@
-import { type Cause, Context, Effect, Layer, Queue, type Scope } from "effect"
+import { type Cause, Context, Effect, Layer, type Queue, type Scope } from "effect"
 import type * as Readline from "node:readline"
 
 /** One key press. */
@@ -33,7 +33,14 @@ interface OutputStream {
   write: (text: string) => unknown
 }
 
+/**
+ * effect's Queue module, imported when key presses are first asked for: this file loads with every command, and
+ * most never ask a person anything.
+ */
+const queues = Effect.promise(() => import("effect/Queue"))
+
 const endedQueue = Effect.gen(function* () {
+  const Queue = yield* queues
   const queue = yield* Queue.make<TerminalKey, Cause.Done>()
   Queue.endUnsafe(queue)
   return queue as Queue.Dequeue<TerminalKey, Cause.Done>
@@ -60,6 +67,7 @@ export class UserTerminal extends Context.Service<UserTerminal, UserTerminalShap
       interactive: true,
       write: (text) => Effect.sync(() => void output.push(text)),
       keys: Effect.gen(function* () {
+        const Queue = yield* queues
         const queue = yield* Queue.make<TerminalKey, Cause.Done>()
         for (const key of typeof keys === "string" ? keysOf(keys) : keys) Queue.offerUnsafe(queue, key)
         Queue.endUnsafe(queue)
@@ -78,6 +86,7 @@ export class UserTerminal extends Context.Service<UserTerminal, UserTerminalShap
           interactive: true,
           write: (text) => Effect.sync(() => void output.write(text)),
           keys: Effect.gen(function* () {
+            const Queue = yield* queues
             const queue = yield* Queue.make<TerminalKey, Cause.Done>()
             // Loaded here: node:readline is only needed once a person is asked something.
             const readline = require("node:readline") as typeof Readline
