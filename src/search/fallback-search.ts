@@ -7,7 +7,8 @@ import type { GlobState } from "./glob-pattern.ts"
 import { RegexSyntaxError, translateRustRegex } from "./rust-regex.ts"
 import { BINARY_SNIFF_BYTES } from "../workspace/text-sniff.ts"
 import { binaryTailWarning } from "./binary-tail.ts"
-import { resolveKeeping } from "../workspace/path-bytes.ts"
+import { fsPath, hasEscapedBytes, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
+import { closeSync, openSync, readSync } from "node:fs"
 import { includeAccepts, type FileResult, type LineText, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 
 /**
@@ -202,6 +203,21 @@ interface LineRegexes {
   readonly unterminated: RegExp
 }
 
+/** A file's bytes a block at a time, opened by a path given as bytes (Bun's streams take only strings). */
+async function* chunksOf(path: string | Buffer): AsyncGenerator<Uint8Array> {
+  const fd = openSync(path, "r")
+  try {
+    for (;;) {
+      const block = new Uint8Array(CHUNK_BYTES)
+      const n = readSync(fd, block, 0, CHUNK_BYTES, null)
+      if (n === 0) return
+      yield block.subarray(0, n)
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
 /** Compiles a Rust-syntax pattern for the in-process search (`crlf`: as ripgrep's `--crlf` reads it). */
 export const compileSearchPattern = (pattern: string, caseSensitive: boolean, crlf = false) =>
   Effect.try({
@@ -223,6 +239,11 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
   const bulk = yield* BulkFs
   const regex = yield* compileSearchPattern(req.pattern, req.caseSensitive, req.crlf === true)
   const warnings: Array<string> = []
+  const failed: Array<string> = []
+  const unreadable = (rel: string) => {
+    failed.push(rel)
+    warnings.push(`${showPath(rel)}: could not be read`)
+  }
   let stoppedBy: SearchStop | undefined
   let walkStop: SearchStop | undefined
 
@@ -262,7 +283,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
     })
     // The files found before a breaker stopped the walk are still searched (a timeout stops that too).
     if (summary.stoppedBy) walkStop = summary.stoppedBy === "timeout" ? "timeout" : "max_entries"
-    for (const dir of summary.unreadable) warnings.push(`${dir}: could not be read`)
+    for (const dir of summary.unreadable) unreadable(dir)
   }
 
   const files: Array<FileResult> = []
@@ -286,7 +307,12 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
   const searchLarge = (rel: string) =>
     Effect.gen(function* () {
       const scanner = new LineScanner(regex, req, store)
-      const read = yield* fs.stream(path.join(target.dir, rel), { chunkSize: CHUNK_BYTES }).pipe(
+      const absolute = resolveKeeping(target.dir, rel, path.join)
+      // A name that is not UTF-8 is opened by its bytes (effect's FileSystem would look for U+FFFD in it).
+      const chunks = hasEscapedBytes(absolute)
+        ? Stream.fromAsyncIterable(chunksOf(fsPath(absolute)), (e) => e)
+        : fs.stream(absolute, { chunkSize: CHUNK_BYTES })
+      const read = yield* chunks.pipe(
         Stream.runForEachArray((chunks) =>
           Effect.suspend(() => {
             for (const chunk of chunks) {
@@ -300,7 +326,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
       )
       if (read._tag === "Success" || read.failure === STOPPED) finish(rel, scanner)
       else if (read.failure === BINARY) searched++
-      else warnings.push(`${rel}: could not be read`)
+      else unreadable(rel)
     })
   // Small files are read a batch at a time; the deadline is checked between batches.
   for (let i = 0; i < candidates.length && stoppedBy === undefined; i += BATCH) {
@@ -317,7 +343,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
     for (let k = 0; k < batch.length && stoppedBy === undefined; k++) {
       const rel = batch[k]!
       const bytes = contents[k]
-      if (bytes === undefined) warnings.push(`${rel}: could not be read`)
+      if (bytes === undefined) unreadable(rel)
       else if (bytes === "large") large.push(rel)
       else {
         const scanner = new LineScanner(regex, req, store)
@@ -329,6 +355,6 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
   }
 
   const stop = stoppedBy ?? walkStop
-  const outcome: SearchOutcome = { files, filesSearched: searched, warnings: warnings.slice(0, 20), ...(stop ? { stoppedBy: stop } : {}) }
+  const outcome: SearchOutcome = { files, filesSearched: searched, warnings: warnings.slice(0, 20), failed, ...(stop ? { stoppedBy: stop } : {}) }
   return outcome
 })

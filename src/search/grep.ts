@@ -69,6 +69,8 @@ export interface GrepResult {
   readonly fallbackReason?: string | undefined
   readonly filesSearched?: number | undefined
   readonly warnings: ReadonlyArray<string>
+  /** Files and folders that could not be read, as results name them. */
+  readonly failed: ReadonlyArray<string>
   readonly totalLines: number
 }
 
@@ -263,6 +265,7 @@ export const grep = (request: GrepRequest) =>
       fallbackReason,
       filesSearched: outcome.filesSearched,
       warnings: outcome.warnings,
+      failed: (outcome.failed ?? []).map((rel) => (isFile ? shown : showPath(joinDisplay(parseShownPath(shown), rel)))),
       totalLines,
     }
     return result

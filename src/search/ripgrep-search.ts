@@ -358,16 +358,20 @@ export const searchWithRipgrep = Effect.fn("searchWithRipgrep")(function* (
   if (code !== undefined && code !== 0 && code !== 1 && code !== 2) {
     return yield* new RipgrepFailed({ message: `ripgrep exited with code ${code}: ${stderr.trim().slice(0, 2000)}` })
   }
-  const warnings = [
-    ...(collector instanceof JsonCollector ? collector.notes : []),
-    ...stderr
-      .split("\n")
-      .map((l) => l.replace(/^rg: /, "").trim())
-      .filter((l) => l !== ""),
-  ].slice(0, 20)
+  const problems = stderr
+    .split("\n")
+    .map((l) => l.replace(/^rg: /, "").trim())
+    .filter((l) => l !== "")
+  const warnings = [...(collector instanceof JsonCollector ? collector.notes : []), ...problems].slice(0, 20)
+  // "./locked: Permission denied (os error 13)": a file or folder rg could not read.
+  const failed = problems.flatMap((l) => {
+    const m = /^(.+?): [^:]*\(os error \d+\)$/.exec(l)
+    return m ? [m[1]!.replace(/^\.\//, "")] : []
+  })
   const outcome: SearchOutcome = {
     files: collector.files,
     warnings,
+    failed,
     ...(stoppedBy ? { stoppedBy } : {}),
     ...(collector.filesSearched !== undefined ? { filesSearched: collector.filesSearched } : {}),
   }

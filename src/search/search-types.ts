@@ -96,6 +96,8 @@ export interface SearchOutcome {
   readonly filesSearched?: number
   /** Non-fatal problems (unreadable files), as messages. */
   readonly warnings: ReadonlyArray<string>
+  /** Files and folders that could not be read (relative to the searched folder): the answer leaves them out. */
+  readonly failed?: ReadonlyArray<string>
 }
 
 /** Attaches before/after context from a file's collected lines to its kept matches. */

@@ -105,7 +105,8 @@ export const globTool = defineTool({
       const page = ordered.slice(offset, offset + limit).map((rel) => joinDisplay(shown, rel))
       const more = offset + page.length < total
       const stopped = globbed.stopped
-      const status = more || stopped !== undefined ? "partial" : "success"
+      // Folders that could not be read leave the answer incomplete: a partial failure.
+      const status = more || stopped !== undefined || globbed.unreadable.length > 0 ? "partial" : "success"
 
       const lines: Array<string> = [`Path: ${shown}`]
       if (total === 0) {

@@ -173,7 +173,7 @@ const grepResult = (
   const textCount = mode === "content" ? body.filter((l) => l.startsWith("  ") && !l.startsWith("  --") && /^ {2}\d+:/.test(l)).length : body.length
   const truncated = shownCount < totalUnits
   const cutInText = textCount < totalUnits
-  const status = truncated || stopped !== undefined || fallbackReason !== undefined ? "partial" : "success"
+  const status = truncated || stopped !== undefined || fallbackReason !== undefined || r.failed.length > 0 ? "partial" : "success"
 
   const atLeast = lowerBound ? "at least " : ""
   const totals =
@@ -193,6 +193,7 @@ const grepResult = (
   if (stopped === "collect_limit") head.push(`(Search stopped after ${settings.maxStoredLines} matching lines; totals are lower bounds.)`)
   if (stopped === "max_entries") head.push(`(Search stopped after visiting ${settings.maxEntries} entries; results are incomplete.)`)
   for (const note of [requestedMax > maxMatches ? `(max_matches ${requestedMax} capped at ${settings.maxMatchesLimit})` : undefined, capNote]) if (note) head.push(note)
+  if (r.failed.length > 0) head.push(`(${counted(r.failed.length, "file or folder", "files or folders")} could not be read and ${r.failed.length === 1 ? "is" : "are"} left out: ${r.failed.slice(0, 5).join(", ")}${r.failed.length > 5 ? ", … (data.failed_items)" : ""}.)`)
   if (totalFiles === 0) head.push("Searched: hidden files included; .git, binary files, ignored files (.gitignore/.ignore) and node_modules/build/dist/… skipped.")
   if (r.warnings.length > 0) head.push(`Warnings: ${r.warnings.slice(0, 5).join("; ")}${r.warnings.length > 5 ? `; and ${r.warnings.length - 5} more (data.warnings)` : ""}`)
   const text = body.length > 0 ? `${head.join("\n")}\n\n${body.join("\n")}` : head.join("\n")
@@ -215,6 +216,7 @@ const grepResult = (
       ...(fallbackReason !== undefined ? { fallback: "builtin", fallback_reason: fallbackReason } : {}),
       ...(stopped ? { aborted_reason: stopped } : {}),
       ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),
+      ...(r.failed.length > 0 ? { failed_items: r.failed } : {}),
       ...(capNote ? { context_capped: { before_context: before, after_context: after, max_context: settings.maxContext } } : {}),
       search_path: shown,
     },

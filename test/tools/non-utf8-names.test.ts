@@ -87,6 +87,16 @@ describe("names that are not UTF-8", () => {
     expect(one.data.fallback_reason).toBe("the file's name is not UTF-8, which ripgrep cannot be given")
   })
 
+  test("a large file named so (read in blocks) is searched by the built-in search too", async () => {
+    const root = fixture()
+    writeFileSync(bytesOf(root, "big", 0xfd, ".txt"), `${"x".repeat(99)}\n`.repeat(5000) + "needle\n")
+    for (const options of [{}, BUILTIN]) {
+      const e = (await callTool(root, "grep", { pattern: "needle" }, options)).envelope
+      expect(e.data.matches).toEqual([{ file: '"big\\375.txt"', line: 5001, text: "needle" }])
+      expect(e.data.warnings).toBeUndefined()
+    }
+  })
+
   test("ignore files inside a folder named so apply, for glob, list and grep (both engines)", async () => {
     const root = fixture()
     mkdirSync(bytesOf(root, "d", 0xfe, "/sub"))
