@@ -96,6 +96,8 @@ export const listTool = defineTool({
         (matchedIgnore > 0 ? ` ${matchedIgnore} matched the ignore patterns.` : "") +
         (gitIgnored > 0 ? ` ${gitIgnored} ignored by .gitignore not shown (include_ignored=true shows them).` : "")
       const totals = `Totals: ${counted(dirs, "dir")}, ${counted(files, "file")}, ${counted(links, "link")}.${notHidden}${notIgnored}`
+      // A larger limit is capped, and said, as glob and read say it.
+      const capped = (params.limit ?? 0) > limit ? `\n(limit ${params.limit} capped at the maximum of ${maxLimit})` : ""
       const warnings: Array<string> = []
       if (hasMore) warnings.push(`Results truncated to entries ${range} of ${total}. Use offset=${nextOffset} to see the next page.`)
       else if (truncated) warnings.push(`Showing entries ${range} of ${total}; earlier entries are on previous pages (offset=0).`)
@@ -108,7 +110,7 @@ export const listTool = defineTool({
       const result: ToolResult = {
         status: truncated ? "partial" : "success",
         header: `LS: ${shown}`,
-        text: [[headline, totals].join("\n"), body, ...warnings].join("\n\n"),
+        text: [[headline, totals].join("\n") + capped, body, ...warnings].join("\n\n"),
         data: { path: shown, entries, truncated, has_more: hasMore, next_offset: nextOffset, offset, limit, sort_by: sortBy, warnings },
         stats: { total_entries: total, dirs, files, links, hidden, ignored: matchedIgnore, gitignored: gitIgnored, shown: shownCount },
         context: { path_resolved: shown },

@@ -218,9 +218,12 @@ describe("list: pagination", () => {
   test("offset pages on; limit is capped at 200; the pages cover every entry once", async () => {
     const first = (await callTool(root, "list", { path: "many", limit: 500 })).envelope
     expect(entries(first.data)).toHaveLength(200)
+    // The cap is said, as glob and read say theirs; a limit within it is not remarked on.
+    expect(first.text).toContain("(limit 500 capped at the maximum of 200)")
     const second = (await callTool(root, "list", { path: "many", offset: 200, limit: 200 })).envelope
     expect(names(second.data)).toEqual(Array.from({ length: 55 }, (_, i) => `f${String(i + 195).padStart(3, "0")}.txt`))
     expect(second.data).toMatchObject({ has_more: false, next_offset: null })
+    expect(second.text).not.toContain("capped")
     expect(new Set([...names(first.data), ...names(second.data)]).size).toBe(255)
   })
 
