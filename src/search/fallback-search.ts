@@ -7,7 +7,7 @@ import type { GlobState } from "./glob-pattern.ts"
 import { RegexSyntaxError, translateRustRegex } from "./rust-regex.ts"
 import { BINARY_SNIFF_BYTES } from "../workspace/text-sniff.ts"
 import { binaryTailWarning } from "./binary-tail.ts"
-import { fsPath, hasEscapedBytes, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
+import { decodeTextKeeping, fsPath, hasEscapedBytes, incompleteUtf8Tail, replacingEscapes, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
 import { closeSync, openSync, readSync } from "node:fs"
 import { includeAccepts, type FileResult, type LineText, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 
@@ -43,15 +43,20 @@ const STOPPED = Symbol("stopped")
 
 /**
  * Bytes to text as ripgrep reads them: a UTF-16 byte-order mark selects
- * UTF-16, a UTF-8 one is dropped, anything else is UTF-8 (invalid bytes become
- * U+FFFD). A NUL byte (U+0000 in UTF-16) in the first
+ * UTF-16, a UTF-8 one is dropped, anything else is UTF-8 (a byte that is not
+ * UTF-8 is kept escaped, U+DC80–U+DCFF as in names, which the translated
+ * patterns match only where ripgrep matches the byte; results show U+FFFD
+ * there, as ripgrep's do). A NUL byte (U+0000 in UTF-16) in the first
  * {@link BINARY_SNIFF_BYTES} makes the file binary (undefined); a later one
  * ends the text just before it (`stoppedAt` tells where), as ripgrep stops
  * searching there.
  */
 class Decoder {
   private decoder: TextDecoder | undefined
+  private started = false
   private utf16 = false
+  /** UTF-8: the start of a sequence the next piece completes. */
+  private carry: Uint8Array | undefined
   /** Bytes of the file taken so far (its byte-order mark included). */
   private at = 0
   /** Where a NUL byte past the first block ended the text. */
@@ -62,7 +67,8 @@ class Decoder {
     const start = this.at
     this.at += bytes.length
     let skipped = 0
-    if (this.decoder === undefined) {
+    if (!this.started) {
+      this.started = true
       if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
         this.decoder = new TextDecoder("utf-16le")
         this.utf16 = true
@@ -71,20 +77,27 @@ class Decoder {
         this.decoder = new TextDecoder("utf-16be")
         this.utf16 = true
         skipped = 2
-      } else {
-        this.decoder = new TextDecoder("utf-8", { ignoreBOM: false })
+      } else if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+        skipped = 3
       }
       bytes = bytes.subarray(skipped)
     }
     if (!this.utf16) {
       const nul = bytes.indexOf(0)
-      if (nul === -1) return this.decoder.decode(bytes, { stream: !final })
-      return this.nulAt(start + skipped + nul, this.decoder.decode(bytes.subarray(0, nul)))
+      if (nul === -1) return this.utf8(bytes, final)
+      return this.nulAt(start + skipped + nul, this.utf8(bytes.subarray(0, nul), true))
     }
-    const text = this.decoder.decode(bytes, { stream: !final })
+    const text = this.decoder!.decode(bytes, { stream: !final })
     const nul = text.indexOf("\0")
     // Each UTF-16 code unit is two bytes: the offset is exact but for a byte carried over from the last piece.
     return nul === -1 ? text : this.nulAt(start + skipped + 2 * nul, text.slice(0, nul))
+  }
+
+  private utf8(bytes: Uint8Array, final: boolean): string {
+    const all = this.carry === undefined ? bytes : Buffer.concat([this.carry, bytes])
+    const keep = final ? 0 : incompleteUtf8Tail(all)
+    this.carry = keep > 0 ? all.slice(all.length - keep) : undefined
+    return decodeTextKeeping(keep > 0 ? all.subarray(0, all.length - keep) : all)
   }
 
   private nulAt(offset: number, before: string): string | undefined {
@@ -168,7 +181,8 @@ class LineScanner {
   private lineAt(line: string, unterminated = false): void {
     const n = ++this.lineNo
     const m = (unterminated ? this.regex.unterminated : this.regex.line).exec(line)
-    const shown = line.endsWith("\r") ? line.slice(0, -1) : line
+    // Escaped bytes are shown as U+FFFD, as ripgrep's results show them.
+    const shown = replacingEscapes(line.endsWith("\r") ? line.slice(0, -1) : line)
     // Context after kept matches (a later match line is context too, as ripgrep shows it).
     if (this.open.length > 0) {
       for (const o of this.open) {

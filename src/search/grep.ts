@@ -7,7 +7,7 @@ import { closeQuietly, fdPath, hasFdPaths, headOfPath, kindOfPath, readStillAt, 
 import { constants, openSync } from "node:fs"
 import { BINARY_SNIFF_BYTES, looksBinary } from "../workspace/text-sniff.ts"
 import { allPathBytesOf } from "../workspace/lossy-name.ts"
-import { basenameKeeping, decodePath, dirnameKeeping, fsPath, hasEscapedBytes, parseShownPath, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
+import { basenameKeeping, decodePath, dirnameKeeping, fsPath, hasEscapedBytes, parseShownPath, replacingEscapes, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
 import { fromErrno, fromPlatformError } from "../workspace/fs-error.ts"
 import { insideRepository, makeIgnoreOracle } from "../workspace/ignore-rules.ts"
 import { Workspace } from "../workspace/workspace.ts"
@@ -290,6 +290,6 @@ const stillHolds = (contains: (p: string) => boolean, file: string, f: FileResul
   const bytes = readStillAt(file, RECHECK_MAX_BYTES)
   if (bytes === undefined) return false
   if (bytes === "large") return true
-  const text = decodeForSearch(bytes) ?? new TextDecoder().decode(bytes)
+  const text = replacingEscapes(decodeForSearch(bytes) ?? new TextDecoder().decode(bytes))
   return f.lines.every((m) => text.includes(m.text) && m.before.every((l) => text.includes(l.text)) && m.after.every((l) => text.includes(l.text)))
 }

@@ -114,8 +114,12 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
     if (cp === 13) mentionsCr = true
     return cp
   }
-  // With CRLF lines ripgrep strips `\r` from every class, as it strips `\n`.
-  const noCr = (operand: ClassOperand): ClassOperand => (crlf ? `[${operand}--[\\r]]` : operand)
+  // With CRLF lines ripgrep strips `\r` from every class, as it strips `\n`. And with Unicode on, no class matches a
+  // byte that is not UTF-8, which the search keeps as U+DC80–U+DCFF (path-bytes.ts decodeTextKeeping).
+  const searchable = (operand: ClassOperand): ClassOperand => {
+    const left = crlf ? `[${operand}--[\\r]]` : operand
+    return flags.u ? `[${left}--${NOT_UTF8}]` : left
+  }
 
   const peek = (k = 0) => cps[pos + k]
   const eof = () => pos >= cps.length
@@ -285,10 +289,10 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
       case "w":
       case "W":
         // ASCII classes (Unicode off) are already closed under ASCII case folding; JavaScript's would add ſ and K.
-        return cased(noCr(perlClass(c)), flags.u ? flags.i : false)
+        return cased(searchable(perlClass(c)), flags.u ? flags.i : false)
       case "p":
       case "P":
-        return cased(noCr(unicodeClass(c === "P")), flags.i)
+        return cased(searchable(unicodeClass(c === "P")), flags.i)
       case "A":
         return "^"
       case "z":
@@ -475,7 +479,7 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
   }
 
   /** Wraps a class in the case handling its flags ask for. */
-  const classNode = (operand: ClassOperand): string => (flags.i && !flags.u ? cased(noCr(operand), false) : cased(noCr(operand), flags.i))
+  const classNode = (operand: ClassOperand): string => (flags.i && !flags.u ? cased(searchable(operand), false) : cased(searchable(operand), flags.i))
 
   // ---- groups, alternation, repetition -----------------------------------
 
@@ -643,7 +647,7 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
       }
       case ".":
         pos++
-        return flags.R ? "[^\\r\\n]" : flags.s ? "[\\s\\S]" : "[^\\n]"
+        return searchable(flags.R ? "[^\\r\\n]" : flags.s ? "[\\s\\S]" : "[^\\n]")
       case "^":
         pos++
         if (!(flags.R && flags.m)) return "^"
@@ -676,6 +680,9 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
   }
   return { source, flags: jsFlags, mentionsCr: mentionsCr || endOfText }
 }
+
+/** The bytes that are not UTF-8, as the in-process search keeps them (escaped). */
+const NOT_UTF8 = "[\\u{DC80}-\\u{DCFF}]"
 
 /** The end of the text, whatever the `m` flag says (a line tested alone, or a block of lines). */
 const END = "(?![\\s\\S])"

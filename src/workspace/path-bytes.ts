@@ -40,7 +40,7 @@ const sequence = (bytes: Uint8Array, i: number): number => {
   return 0
 }
 
-const decodeEscaping = (bytes: Uint8Array): string => {
+const decodeEscaping = (bytes: Uint8Array, decoder: TextDecoder = strict): string => {
   let out = ""
   let start = 0
   for (let i = 0; i < bytes.length; ) {
@@ -54,11 +54,40 @@ const decodeEscaping = (bytes: Uint8Array): string => {
       i += n
       continue
     }
-    out += strict.decode(bytes.subarray(start, i)) + String.fromCharCode(0xdc00 + b)
+    out += decoder.decode(bytes.subarray(start, i)) + String.fromCharCode(0xdc00 + b)
     i++
     start = i
   }
-  return out + strict.decode(bytes.subarray(start))
+  return out + decoder.decode(bytes.subarray(start))
+}
+
+/** For text, not names: a U+FEFF starting a piece is a character of the text, not a byte-order mark to drop. */
+const strictText = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/**
+ * A piece of file text that need not be UTF-8: valid UTF-8 decoded, each other byte kept escaped as in names
+ * (U+DC80–U+DCFF), so a search can tell it from a real U+FFFD and match it only where ripgrep matches the byte.
+ */
+export const decodeTextKeeping = (bytes: Uint8Array): string => {
+  try {
+    return strictText.decode(bytes)
+  } catch {
+    return decodeEscaping(bytes, strictText)
+  }
+}
+
+/** Text from {@link decodeTextKeeping} as shown: each escaped byte as U+FFFD (a pair's half is never one: `u` flag). */
+export const replacingEscapes = (text: string): string => (hasEscapedBytes(text) ? text.replace(/[\u{DC80}-\u{DCFF}]/gu, "\uFFFD") : text)
+
+/** How many bytes ending `bytes` start a UTF-8 sequence that the next piece may complete (0 to 3). */
+export const incompleteUtf8Tail = (bytes: Uint8Array): number => {
+  for (let k = 1; k <= Math.min(3, bytes.length); k++) {
+    const b = bytes[bytes.length - k]!
+    if ((b & 0xc0) === 0x80) continue
+    const need = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0
+    return need > k ? k : 0
+  }
+  return 0
 }
 
 /** The bytes a path string stands for: UTF-8, with escaped bytes restored. */

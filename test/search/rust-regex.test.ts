@@ -40,7 +40,8 @@ const CORPUS = [
 
 const dir = tempDir("anvil-regex-")
 const file = join(dir, "corpus.txt")
-writeFileSync(file, CORPUS.join("\n") + "\n")
+// And lines that are not UTF-8 (Latin-1 bytes, a cut sequence): no Unicode class matches such a byte in ripgrep.
+writeFileSync(file, Buffer.concat([Buffer.from(CORPUS.join("\n") + "\n"), Buffer.from("caf\xe9 na\xefve x\n\xff\xfe\xe2\x82 end\n", "latin1")]))
 const lines = decodeForSearch(new Uint8Array(require("node:fs").readFileSync(file)))!.split("\n").slice(0, -1)
 
 const rgLines = (pattern: string, caseInsensitive: boolean, crlf = false): Array<number> | string => {
@@ -146,6 +147,17 @@ const PATTERNS = [
   "(?-u:\\w)",
   "(?-u:\\w)\\s",
   "(?-u:\\W)",
+  "caf. ",
+  "caf\\W",
+  "caf[^x]",
+  "caf\\S",
+  "caf\\P{L}",
+  "(?-u:caf.)",
+  "\\x{FFFD}",
+  "na.ve",
+  "^.. end",
+  "(?-u:^..) end",
+  "x$",
 ]
 
 describe("Rust regex → JavaScript: the same lines as ripgrep", () => {

@@ -158,6 +158,24 @@ describe("grep answers what ripgrep answers (both engines)", () => {
     }
   })
 
+  test("bytes that are not UTF-8 (Latin-1) match no Unicode class, as in ripgrep, on both engines; shown as U+FFFD", async () => {
+    // 256 KiB pieces: a valid "é" cut across the first boundary, Latin-1 bytes across the second.
+    const piece = 256 * 1024
+    const big = Buffer.alloc(2 * piece + 64, 0x61)
+    for (let i = 99; i < big.length; i += 100) big[i] = 0x0a
+    Buffer.from("\nna\u00efve caf\u00e9 z\n").copy(big, piece - 12)
+    Buffer.from("\ncaf\xe9 na\xefve y\n", "latin1").copy(big, 2 * piece - 8)
+    const latinRoot = project({ "latin.txt": Buffer.from("caf\xe9 foo\nna\xefve\n", "latin1"), "utf8.txt": "café foo\n", "big.txt": big })
+    for (const pattern of ["caf. ", "caf\\W", "caf[^x]", "na.ve", "\\x{FFFD}", "(?-u:caf.)", "foo$", "caf\\S [yz]$"]) {
+      const expected = rgDirect(latinRoot, pattern, false)
+      const viaRg = await grep(latinRoot, { pattern, max_matches: 2000 })
+      const viaBuiltin = await grep(latinRoot, { pattern, max_matches: 2000 }, BUILTIN)
+      expect({ pattern, rg: keys(viaRg), builtin: keys(viaBuiltin) }).toEqual({ pattern, rg: expected, builtin: expected })
+      expect(matchesOf(viaBuiltin).map((m) => m.text).sort()).toEqual(matchesOf(viaRg).map((m) => m.text).sort())
+    }
+    expect(matchesOf(await grep(latinRoot, { pattern: "foo", path: "latin.txt" }, BUILTIN))[0]!.text).toBe("caf\uFFFD foo")
+  })
+
   test("what is searched and what is not: hidden yes; .git, binary, ignored, default list, symlinks no", async () => {
     for (const options of [{}, BUILTIN]) {
       const e = await grep(root, { pattern: "user", max_matches: 500 }, options)
