@@ -13,6 +13,7 @@
  */
 
 import { isRecord } from "../protocol/is-record.ts"
+import { unwrapToolName } from "./model-tool-name.ts"
 
 type Input = Record<string, unknown>
 
@@ -221,14 +222,18 @@ export const toAnvilInput = (name: string, input: Input): Input => {
  * name): a Claude name whose counterpart that is gets Claude's fields translated (Read's 1-based `offset`, Grep's
  * case-sensitive default); a tool that is itself named `Read` (a plugin's) keeps its call.
  */
-export const callParams = (name: string, resolved: string, params: unknown): unknown =>
-  byClaude.get(name)?.anvil === resolved && isRecord(params) ? toAnvilInput(name, params) : params
+export const callParams = (name: string, resolved: string, params: unknown): unknown => {
+  const claude = byClaude.has(name) ? name : unwrapToolName(name)
+  return claude !== undefined && byClaude.get(claude)?.anvil === resolved && isRecord(params) ? toAnvilInput(claude, params) : params
+}
 
 /**
  * A call as a host sees it: under a Claude name written for Claude's tool, as it is; otherwise under the Claude
  * name of the anvil tool with the parameters written Claude's way.
  */
-export const toClaudeCall = (name: string, input: Input): { readonly name: string; readonly input: Input } => {
+export const toClaudeCall = (called: string, input: Input): { readonly name: string; readonly input: Input } => {
+  // A model's wrapped name (`functions.Read`) is shown as the tool it means.
+  const name = byClaude.has(called) ? called : (unwrapToolName(called) ?? called)
   const claude = byClaude.get(name)
   if (claude && writtenForClaude(claude, input)) return { name, input }
   const anvil = anvilName(name)

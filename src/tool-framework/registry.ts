@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import type { Tool, ToolResult } from "./definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
 import { CLAUDE_TOOLS } from "./claude-tools.ts"
+import { unwrapToolName } from "./model-tool-name.ts"
 
 /** The tools one agent (or one CLI call) can reach, by name, title, alias or Claude Code's name, case-insensitively. */
 export interface ToolRegistry {
@@ -16,6 +17,12 @@ export interface ToolRegistry {
 }
 
 const key = (name: string) => name.trim().toLowerCase()
+
+/** A model's wrapped name (`functions.read`) looked up as the name inside it. */
+const unwrapped = (name: string, find: (name: string) => Tool | undefined): Tool | undefined => {
+  const inner = unwrapToolName(name)
+  return inner === undefined ? undefined : find(inner)
+}
 
 /**
  * Tools that come and go while a session runs (an MCP server's tools join
@@ -39,7 +46,8 @@ export const makeRegistry = (
 ): ToolRegistry => {
   const base = withheld ? { ...makeFixedRegistry(fixed), withheld } : makeFixedRegistry(fixed)
   if (sources.length === 0) return base
-  const lookup = (name: string) => base.lookup(name) ?? sources.reduce<Tool | undefined>((found, s) => found ?? s.lookup(name), undefined)
+  const find = (name: string) => base.lookup(name) ?? sources.reduce<Tool | undefined>((found, s) => found ?? s.lookup(name), undefined)
+  const lookup = (name: string) => find(name) ?? unwrapped(name, find)
   return {
     get tools() {
       const names = new Set(base.tools.map((t) => key(t.name)))
@@ -65,7 +73,8 @@ const makeFixedRegistry = (tools: ReadonlyArray<Tool>): ToolRegistry => {
     if (tool && !index.has(key(claude.claude))) index.set(key(claude.claude), tool)
   }
   for (const tool of unique) index.set(key(tool.name), tool)
-  const lookup = (name: string) => index.get(key(name))
+  const find = (name: string) => index.get(key(name))
+  const lookup = (name: string) => find(name) ?? unwrapped(name, find)
   return { tools: unique, lookup, has: (name) => lookup(name) !== undefined }
 }
 

@@ -29,6 +29,13 @@ describe("Claude tool names at the host's edge", () => {
     expect(toAnvilInput("read", { path: "a.ts", offset: 10 })).toEqual({ path: "a.ts", offset: 10 })
   })
 
+  test("a model's wrapped Claude name (functions.Read) gets Claude's fields translated and is shown to a host as Read", () => {
+    expect(callParams("functions.Read", "read", { file_path: "a.ts", offset: 10 })).toEqual({ path: "a.ts", offset: 9 })
+    expect(callParams("functions.read", "read", { path: "a.ts", offset: 10 })).toEqual({ path: "a.ts", offset: 10 })
+    expect(toClaudeCall("functions.read", { path: "a.ts" })).toEqual({ name: "Read", input: { file_path: "a.ts" } })
+    expect(toClaudeCall("functions.Bash:3", { command: "ls" })).toEqual({ name: "Bash", input: { command: "ls" } })
+  })
+
   test("Bash, Edit, Grep and WebFetch fields", () => {
     expect(toAnvilInput("Bash", { command: "ls", timeout: 5000, description: "list", run_in_background: false })).toEqual({ command: "ls", timeout_ms: 5000, description: "list", run_in_background: false })
     expect(toClaudeInput("bash", { command: "ls", timeout_ms: 5000 })).toEqual({ command: "ls", timeout: 5000 })

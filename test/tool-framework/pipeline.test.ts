@@ -21,6 +21,19 @@ describe("pipeline: names and parameters", () => {
     }
   })
 
+  test("a name wrapped in a model's calling convention (functions.read, functions.read:0, default_api.read) means the tool inside", async () => {
+    const root = project()
+    for (const name of ["functions.calculator", "functions.python_calculator:0", "default_api.Calculator", "FUNCTIONS.calc"]) {
+      const { envelope, tool } = await callTool(root, name, { expression: "2*3" }, { tools })
+      expect(tool?.name).toBe("calculator")
+      expect(envelope.data.result).toBe("6")
+    }
+    // A wrapper around nothing known is still an unknown tool, named as the model wrote it.
+    const { envelope } = await callTool(root, "functions.nope", {}, { tools })
+    expect(envelope.error?.code).toBe("INVALID_PARAM")
+    expect(envelope.error?.message).toContain("'functions.nope'")
+  })
+
   test("an unknown tool is an INVALID_PARAM envelope naming the available tools", async () => {
     const { envelope, tool } = await callTool(project(), "nope", {}, { tools })
     expect(tool).toBeUndefined()
