@@ -1,15 +1,16 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { parseFrontMatter } from "../skills/front-matter.ts"
-import { substituteArguments } from "../skills/skill-arguments.ts"
+import { argumentNames, substituteArguments } from "../skills/skill-arguments.ts"
 import { claudeConfigDir } from "./places.ts"
 
 /**
  * Claude Code's custom slash commands: Markdown prompt templates in
  * `commands/` folders (`.claude/commands/` of the project and the user, and a
  * Claude Code plugin's `commands/`). A prompt `/name args` becomes the
- * command's body with `$ARGUMENTS` (all the arguments) and `$1`…`$9` (each
- * word) filled in; a body with neither gets the arguments after it.
+ * command's body with its arguments filled in as a skill's are
+ * (`$ARGUMENTS`, `$0`… counted from 0, `$ARGUMENTS[N]`, front matter
+ * `arguments` names); a body with none gets the arguments after it.
  * Front matter `description` and `argument-hint` describe it; `allowed-tools`
  * and `model` are not used, and neither are `!` command lines nor `@` file
  * references, which stay in the text as written.
@@ -21,6 +22,8 @@ export interface SlashCommand {
   readonly plugin?: string
   readonly description: string
   readonly argumentHint?: string
+  /** Names for its arguments in order (front matter `arguments`: `$issue`). */
+  readonly argumentNames: ReadonlyArray<string>
   readonly body: string
 }
 
@@ -52,6 +55,7 @@ export const readCommandFolder = (dir: string, plugin?: string): Array<SlashComm
       ...(plugin !== undefined ? { plugin } : {}),
       description: typeof fields.description === "string" ? fields.description : `${firstLine.slice(0, 100)}${problem}`,
       ...(typeof fields["argument-hint"] === "string" ? { argumentHint: fields["argument-hint"] } : {}),
+      argumentNames: argumentNames(fields.arguments),
       body,
     })
   }
@@ -73,6 +77,5 @@ export const expandSlashCommand = (prompt: string, commands: ReadonlyArray<Slash
   if (!m) return undefined
   const command = commands.find((c) => c.name === m[1] || (c.plugin !== undefined && `${c.plugin}:${c.name}` === m[1]))
   if (!command) return undefined
-  // A command's `$1` is its first word, as Claude Code's slash commands had it (a skill's `$0` is).
-  return { prompt: substituteArguments(command.body, (m[2] ?? "").trim(), { base: 1 }), command }
+  return { prompt: substituteArguments(command.body, (m[2] ?? "").trim(), { names: command.argumentNames }), command }
 }

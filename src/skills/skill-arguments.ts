@@ -1,7 +1,8 @@
 /**
  * Arguments filled into a skill's (or a slash command's) text, as Claude Code fills them: `$ARGUMENTS` is the whole
  * argument string as given; `$ARGUMENTS[N]` and `$N` are its words, split as a shell splits them (quotes group words
- * and are removed, a backslash escapes; nothing is expanded), counted from 0 for a skill; a name the front matter's
+ * and are removed, a backslash escapes; nothing is expanded), counted from 0 (`$0` is the first word) for skills
+ * and custom slash commands alike, since Claude Code runs both the same way; a name the front matter's
  * `arguments` lists (`$issue`) is the word in its place. A missing word is empty. A text that names no argument and
  * is given some gets them after it, as `ARGUMENTS: <args>`, so that they are never lost.
  */
@@ -51,20 +52,17 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 export interface ArgumentOptions {
   /** Names for the words in order (front matter `arguments`). */
   readonly names?: ReadonlyArray<string>
-  /** What `$1` means: the second word (0, Claude Code's skills) or the first (1, its older slash commands). */
-  readonly base?: 0 | 1
 }
 
 /** `text` with the arguments filled in (see the module's comment). */
 export const substituteArguments = (text: string, args: string, options: ArgumentOptions = {}): string => {
   const words = splitArguments(args)
-  const base = options.base ?? 0
   let out = text
   // Longer names first, so that `$issue-id` is not read as `$issue` followed by "-id".
   const names = [...(options.names ?? [])].map((name, i) => ({ name, i })).sort((a, b) => b.name.length - a.name.length)
   for (const { name, i } of names) out = out.replace(new RegExp(`\\$${escapeRegExp(name)}(?![\\w-])`, "g"), () => words[i] ?? "")
   out = out.replace(/\$ARGUMENTS\[(\d+)\]/g, (_, n: string) => words[Number(n)] ?? "")
-  out = out.replace(/\$(\d+)(?!\d)/g, (_, n: string) => words[Number(n) - base] ?? "")
+  out = out.replace(/\$(\d+)(?!\d)/g, (_, n: string) => words[Number(n)] ?? "")
   out = out.replace(/\$ARGUMENTS(?![\w[])/g, () => args)
   return out === text && args.trim() !== "" ? `${text}\n\nARGUMENTS: ${args}` : out
 }

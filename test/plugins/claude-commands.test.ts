@@ -6,7 +6,7 @@ describe("slash command files", () => {
   test("front matter that is not valid YAML is left out of the prompt and named in the description", () => {
     const dir = tempDir("anvil-commands-")
     writeTree(dir, {
-      "review.md": "---\ndescription: Review a change\nargument-hint: FILE\n---\nReview $1 carefully.\n",
+      "review.md": "---\ndescription: Review a change\nargument-hint: FILE\n---\nReview $0 carefully.\n",
       "broken.md": "---\ndescription: [never closed\n---\nFix $ARGUMENTS.\n",
     })
     const commands = readCommandFolder(dir)
@@ -16,5 +16,18 @@ describe("slash command files", () => {
     expect(expandSlashCommand("/broken the tests", commands)?.prompt).toBe("Fix the tests.")
     expect(expandSlashCommand("/review a.ts", commands)?.prompt).toBe("Review a.ts carefully.")
     expect(commands.find((c) => c.name === "review")).toMatchObject({ description: "Review a change", argumentHint: "FILE" })
+  })
+
+  test("a command's arguments are counted as a skill's: $0 is the first word, $ARGUMENTS[N], front matter names", () => {
+    const dir = tempDir("anvil-commands-")
+    writeTree(dir, {
+      "ship.md": "Ship $0 to $1 ($ARGUMENTS[1]); all: $ARGUMENTS\n",
+      "fix.md": "---\narguments: [issue, branch]\n---\nFix $issue on $branch.\n",
+      "plain.md": "Tidy up.\n",
+    })
+    const commands = readCommandFolder(dir)
+    expect(expandSlashCommand(`/ship "1.2 rc" prod`, commands)?.prompt).toBe(`Ship 1.2 rc to prod (prod); all: "1.2 rc" prod`)
+    expect(expandSlashCommand("/fix 42 main", commands)?.prompt).toBe("Fix 42 on main.")
+    expect(expandSlashCommand("/plain src", commands)?.prompt).toBe("Tidy up.\n\nARGUMENTS: src")
   })
 })

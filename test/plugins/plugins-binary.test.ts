@@ -425,8 +425,8 @@ describe("plugins Claude Code installed from a marketplace", () => {
     const sub = server.requests[1]!.body
     expect(JSON.stringify(sub.messages[0])).toContain("REVIEWER-PROMPT-MARK")
     expect(sub.tools.map((t: any) => t.function.name).filter((n: string) => n !== "load_tools").sort()).toEqual(["grep", "read"])
-    // A plugin's command (front matter, $ARGUMENTS) and the project's own .claude/commands (positional $1, no front matter).
-    writeTree(s.root, { ".claude/commands/ship.md": "Ship version $1 to $2.\n" })
+    // A plugin's command (front matter, $ARGUMENTS) and the project's own .claude/commands (positional $0, counted as a skill's; no front matter).
+    writeTree(s.root, { ".claude/commands/ship.md": "Ship version $0 to $1.\n" })
     const deploy = await s.anvil(["run", "--model", "openai/gpt-test", "-f", "stream-json", "/team:deploy staging now"], model)
     expect(jsonLines(deploy.stdout).find((m: any) => m.subtype === "init").slash_commands).toEqual(["ship", "deploy", "rollback"])
     expect(server.requests[3]!.body.messages.at(-1).content).toBe("Deploy staging now")

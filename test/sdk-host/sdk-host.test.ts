@@ -199,7 +199,7 @@ describe("the Claude Agent SDK drives anvil", () => {
   })
 
   test("custom slash commands: supportedCommands() lists the project's; a '/name args' prompt is expanded", async () => {
-    const root = project({ ".claude/commands/ship.md": "---\ndescription: Ship a version\nargument-hint: VERSION ENV\n---\nShip version $1 to $2.\n" })
+    const root = project({ ".claude/commands/ship.md": "---\ndescription: Ship a version\nargument-hint: VERSION ENV\n---\nShip version $0 to $1.\n" })
     const { env, server } = model([{ text: "Shipped." }])
     const q = query({ prompt: "/ship 1.2 prod", options: base(root, env) })
     // Then the skills a person may run: here anvil's built-in one.
@@ -222,7 +222,7 @@ describe("the Claude Agent SDK drives anvil", () => {
       return { type: "local" as const, path: dir }
     }
     const plugins = [
-      plugin("team", { deploy: "---\ndescription: Deploy the service\nargument-hint: ENV\n---\nDeploy to $1.\n", ship: "Team ship.\n" }),
+      plugin("team", { deploy: "---\ndescription: Deploy the service\nargument-hint: ENV\n---\nDeploy to $0.\n", ship: "Team ship.\n" }),
       plugin("off", { disabled: "Never listed.\n" }),
     ]
     const { env, server } = model([{ text: "Deployed." }])

@@ -8,11 +8,10 @@ describe("skill arguments, filled in as Claude Code fills them", () => {
     expect(splitArguments(`a"b c"d`)).toEqual(["ab cd"])
   })
 
-  test("$ARGUMENTS is the string as given; $N and $ARGUMENTS[N] count from 0 for a skill; a missing word is empty", () => {
+  test("$ARGUMENTS is the string as given; $N and $ARGUMENTS[N] count from 0; a missing word is empty", () => {
     const text = "All: $ARGUMENTS. First: $0, second: $ARGUMENTS[1], third: $2."
     expect(substituteArguments(text, `"My Button" React`)).toBe(`All: "My Button" React. First: My Button, second: React, third: .`)
-    // A command's $1 is its first word.
-    expect(substituteArguments("Ship $1 to $2", "1.2 prod", { base: 1 })).toBe("Ship 1.2 to prod")
+    expect(substituteArguments("Ship $0 to $1, not $10", "1.2 prod")).toBe("Ship 1.2 to prod, not ")
   })
 
   test("named arguments from the front matter, longer names first; names that only start alike are left alone", () => {
