@@ -14,6 +14,7 @@ export type TurnReason =
   | "completed"
   | "max_steps"
   | "model_error"
+  | "prompt_too_long"
   | "empty_answer"
   | "permission_denied"
   | "verify_failed"

@@ -9,7 +9,7 @@ import { EXIT_SIGNALS, type ExitSignal } from "./signals.ts"
  */
 export const EXIT = {
   ok: 0,
-  /** The model or its server failed (HTTP error, timeout, broken stream), or it gave no answer. */
+  /** The model or its server failed (HTTP error, timeout, broken stream), it gave no answer, or the prompt cannot fit its context window. */
   model: 1,
   /** The command line is wrong. */
   usage: 2,
@@ -34,6 +34,7 @@ export const exitCodeOf = (result: Pick<TurnResult, "reason">, signal?: ExitSign
     case "completed":
       return EXIT.ok
     case "model_error":
+    case "prompt_too_long":
     case "empty_answer":
       return EXIT.model
     case "permission_denied":

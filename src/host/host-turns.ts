@@ -99,7 +99,7 @@ export const makeHostTurns = (
     let result = await runOne(prompt)
     if (!structured) return result
     for (let retry = 0; structured.value() === undefined && retry < structured.retries; retry++) {
-      if (result.reason === "cancelled" || result.reason === "model_error" || result.reason === "max_steps" || signal() !== undefined) break
+      if (["cancelled", "model_error", "prompt_too_long", "max_steps"].includes(result.reason) || signal() !== undefined) break
       result = await runOne(structured.reminder)
     }
     return result

@@ -153,6 +153,19 @@ describe("the agent loop", () => {
     expect(events.some((e) => e.type === "error")).toBe(true)
   })
 
+  test("a prompt that cannot fit the context window is refused before any request, kept out of the history; the next prompt runs", async () => {
+    const model = makeReplay([{ text: "fits" }], "test", 2_000)
+    const huge = await turn([calculatorTool], [], { model, context: ["y".repeat(40_000)] })
+    expect(huge.result).toMatchObject({ status: "error", reason: "prompt_too_long" })
+    expect(huge.result.error).toStartWith("PROMPT_TOO_LONG: the prompt (40,005 characters")
+    expect(huge.result.error).toContain("Next step:")
+    expect(huge.events.some((e) => e.type === "model_request")).toBe(false)
+    expect(huge.conversation.items).toEqual([])
+    expect(huge.records.map((r) => r.type)).toEqual(["turn_end"])
+    const next = await turn([calculatorTool], [], { model }, huge.conversation.items)
+    expect(next.result).toMatchObject({ status: "success", answer: "fits" })
+  })
+
   test("near the context window older turns are compacted into a summary keeping the todo list and the files touched", async () => {
     const { writer } = makeLatchTools()
     const big = "x".repeat(12_000)

@@ -161,6 +161,25 @@ describe("anvil run for scripts", () => {
     expect(server.requests[1]!.body.messages.slice(1).map((m: any) => m.content)).toEqual(["my colour is blue", "Noted: blue.", "what is my colour?"])
   })
 
+  test("a 27 MB prompt is refused before it is sent (exit 1, PROMPT_TOO_LONG with a next step); in stream-json input the session goes on", async () => {
+    const root = project({})
+    const { server, env } = openai([{ text: "Small one answered." }])
+    const huge = "word ".repeat(5_500_000)
+    const plain = await runBinary(["run", "--format", "json"], { cwd: root, env, stdin: huge })
+    expect(plain.code).toBe(1)
+    const result = JSON.parse(plain.stdout)
+    expect(result).toMatchObject({ type: "result", is_error: true, reason: "prompt_too_long", exit_code: 1 })
+    expect(result.errors[0]).toMatch(/^PROMPT_TOO_LONG: the prompt \(27,499,99\d characters.*cannot fit the context window of openai\/gpt-test \(128,000 tokens.*Next step: /)
+    expect(plain.stderr).toContain("PROMPT_TOO_LONG")
+    expect(server.requests.length).toBe(0)
+    const input = [huge, "and a small one"].map((content) => JSON.stringify({ type: "user", message: { role: "user", content } })).join("\n")
+    const streamed = await runBinary(["run", "--input-format", "stream-json", "--format", "stream-json"], { cwd: root, env, stdin: `${input}\n` })
+    const results = jsonLines(streamed.stdout).filter((m) => m.type === "result")
+    expect(results.map((m) => [m.reason, m.result])).toEqual([["prompt_too_long", ""], ["completed", "Small one answered."]])
+    expect(server.requests.length).toBe(1)
+    expect(server.requests[0]!.body.messages.slice(1).map((m: any) => m.content)).toEqual(["and a small one"])
+  })
+
   test("--continue takes the last session with an answer and its model and profile; empty sessions are not kept; prune", async () => {
     const root = project({})
     const { server, env } = openai([
