@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Path } from "effect/Path"
 import type { ConfigWarning } from "../config/check.ts"
 import { Config, ConfigStrictError, type ConfigShape } from "../config/config.ts"
@@ -11,6 +11,7 @@ import type { AllowRule } from "../permission/rules.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { makeToolRuntime, PlatformLive, trustedConfig, type RuntimeOptions, type ToolServices } from "../runtime.ts"
 import { shellExit } from "../process/exit-status.ts"
+import { BackgroundShells } from "../shell/background-shells.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "../tool-framework/registry.ts"
@@ -211,7 +212,11 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
                 offer: offerFromConfig(config),
                 ...(options.onSubagentEvent ? { emit: (e: AgentEvent) => options.onSubagentEvent!(request.parentCallId, e) } : {}),
               })
-            }).pipe(Effect.provide(runnerLayer))
+            }).pipe(
+              Effect.provide(runnerLayer),
+              // Its background commands end with it (however it ends): nobody is left to read or stop them.
+              Effect.ensuring(Option.match(Context.getOption(services, BackgroundShells), { onNone: () => Effect.void, onSome: (shells) => Effect.asVoid(shells.stopOwnedBy(childId)) })),
+            )
             options.onSubagentUsage?.(result.usage)
             const report: SubagentReport = {
               summary: result.answer,

@@ -21,6 +21,8 @@ import { BackgroundUnavailable, NoSuchBackgroundShell, type ShellError } from ".
  * back piece by piece (what is new since the last read) and it is stopped on request. Every command still
  * running when the session ends is ended with it (the runtime's scope closes: each command's fiber is
  * interrupted, which ends its process tree), and anvil's exit guard kills whatever is left on any other way out.
+ * A command a subagent started is ended when that subagent ends (`stopOwnedBy`), as Claude Code ends a subagent's
+ * shells with it: nobody is left to read or stop it.
  */
 
 /** Why a command could not be started (or run). */
@@ -84,6 +86,8 @@ export interface BackgroundRequest extends CommandRequest {
   readonly shown: string
   /** The call that starts it (a host nests what it says of the command under that call). */
   readonly callId?: string | undefined
+  /** The session (or subagent) that starts it: {@link BackgroundShellsShape.stopOwnedBy} ends it with that agent. */
+  readonly owner?: string | undefined
   /** The output file is not let grow past this; the command is ended when it does. */
   readonly maxOutputBytes: number
 }
@@ -116,6 +120,11 @@ export interface BackgroundShellsShape {
    * it is. `by: "host"` (a program's stop, not the model's) leaves the end for the model to be told of.
    */
   readonly stop: (id: string, by?: "model" | "host") => Effect.Effect<BackgroundShellView, NoSuchBackgroundShell>
+  /**
+   * Ends every running command `owner` started (a subagent that ended) and waits until they are gone; their ends
+   * count as seen, since no model was told of them (a subagent's ids never reach its parent). Returns them.
+   */
+  readonly stopOwnedBy: (owner: string) => Effect.Effect<ReadonlyArray<BackgroundShellView>>
   readonly list: () => ReadonlyArray<BackgroundShellView>
   /**
    * Calls `listener` when a command starts and when it ends (however: exit, timeout, stop, the cap, the session's
@@ -384,6 +393,17 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         return by === "model" ? answered(job) : view(job)
       })
 
+    const stopOwnedBy = (owner: string) =>
+      Effect.gen(function* () {
+        const running = [...jobs.values()].filter((j) => j.request.owner === owner && j.end === undefined)
+        yield* Effect.forEach(running, (job) => (job.fiber ? Fiber.interrupt(job.fiber) : Effect.void), { concurrency: "unbounded", discard: true })
+        yield* Effect.forEach(running, (job) => Deferred.await(job.ended), { discard: true })
+        return running.map((job) => {
+          job.endSeen = true
+          return view(job)
+        })
+      })
+
     const tail = (id: string, bytes: number) =>
       Effect.map(find(id), (job) => {
         const size = sizeOf(job.file.fd)
@@ -396,7 +416,7 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
       return () => void listeners.delete(listener)
     }
 
-    return { start, read, stop, tail, subscribe, list: () => [...jobs.values()].map(view) }
+    return { start, read, stop, stopOwnedBy, tail, subscribe, list: () => [...jobs.values()].map(view) }
   })
 }
 

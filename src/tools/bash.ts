@@ -13,6 +13,7 @@ import { unseenHints, unseenLines, type ReadLimits } from "./bash-retrieval.ts"
 import { counted } from "../protocol/plural.ts"
 import { BackgroundShells, startBackground } from "../shell/background-shells.ts"
 import { startedResult } from "./bash-background.ts"
+import { SessionInfo } from "../tool-framework/session.ts"
 
 /** Lowest accepted timeout (also what `timeout_ms` may be set to in tests). */
 const MIN_TIMEOUT_MS = 100
@@ -118,7 +119,8 @@ export const bashTool = defineTool({
         unconfined: params.sandbox === false,
       }
       if (background) {
-        const started = yield* withShellErrors(startBackground({ ...request, shown, callId: call.callId, maxOutputBytes: setting("max_spill_bytes") }), params)
+        const owner = (yield* SessionInfo).id
+        const started = yield* withShellErrors(startBackground({ ...request, shown, callId: call.callId, owner, maxOutputBytes: setting("max_spill_bytes") }), params)
         return startedResult(started, shown, timeoutMs)
       }
       const run = yield* withShellErrors(runShell({

@@ -643,6 +643,44 @@ describe("background commands (Bash run_in_background)", () => {
   })
 })
 
+describe("a subagent's background commands", () => {
+  test("end when the subagent ends (as Claude Code ends them); the main agent's own go on until the session ends", async () => {
+    const root = project({})
+    const subSleeper = `sleep ${(70 + Math.random() * 10).toFixed(4)}`
+    const mainSleeper = `sleep ${(80 + Math.random() * 10).toFixed(4)}`
+    const { env } = model([
+      { tool_calls: [{ name: "Task", arguments: { subagent_type: "starter", description: "start", prompt: "start a server" }, id: "t1" }] },
+      { tool_calls: [{ name: "Bash", arguments: { command: subSleeper, run_in_background: true }, id: "sb1" }] },
+      { text: "server started" },
+      { tool_calls: [{ name: "Bash", arguments: { command: mainSleeper, run_in_background: true }, id: "mb1" }] },
+      { tool_calls: [{ name: "Bash", arguments: { command: "true" }, id: "mb2" }] },
+      { text: "Done." },
+    ])
+    const running = (marker: string) => {
+      try {
+        return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim() !== ""
+      } catch {
+        return false
+      }
+    }
+    const seen: Record<string, { sub: boolean; main: boolean }> = {}
+    const agents = { starter: { description: "Starts servers", prompt: "You start servers.", tools: ["Bash"] } }
+    const hook = async (input: any) => {
+      seen[String(input.tool_input.command)] = { sub: running(subSleeper), main: running(mainSleeper) }
+      return {}
+    }
+    const messages = await collect(query({ prompt: "go", options: { ...base(root, env), agents, permissionMode: "bypassPermissions", hooks: { PreToolUse: [{ hooks: [hook] }] } } }))
+    // When the main agent's next call came, the subagent had ended and its command with it; the main agent's stayed.
+    expect(seen[mainSleeper]).toEqual({ sub: false, main: false })
+    expect(seen["true"]).toEqual({ sub: false, main: true })
+    const ends = messages.filter((m: any) => m.type === "system" && m.subtype === "task_notification") as Array<any>
+    expect(ends[0]).toMatchObject({ tool_use_id: "sb1", status: "stopped" })
+    expect((resultOf(messages) as any).result).toBe("Done.")
+    for (let i = 0; i < 60 && running(mainSleeper); i++) await Bun.sleep(50)
+    expect(running(mainSleeper)).toBe(false)
+  })
+})
+
 describe("a background command stopped by the program", () => {
   test("stopTask(id) ends the command the model started in the background; the model is told at its next turn", async () => {
     const root = project({})
