@@ -14,8 +14,8 @@ import { mcpServers, streamFor } from "./session-lifecycle.ts"
 /**
  * The program's control requests, each answered with one `control_response`: `initialize` (its hooks, servers,
  * prompts; the commands, subagents, model, pending permission requests and what was applied), `interrupt`,
- * `set_permission_mode`, `set_model`, `mcp_status`, `stop_task` and `get_task_output` (background commands); any
- * other subtype gets an error response.
+ * `set_permission_mode`, `set_model`, `mcp_status`, `stop_task`, `get_task_output` and `background_tasks` (background
+ * commands); any other subtype gets an error response.
  */
 
 type Json = Record<string, unknown>
@@ -106,6 +106,15 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
       )
       if (done._tag === "Success") channel.succeed(id, done.success)
       else channel.fail(id, `no background task '${taskId}'${done.failure.known.length > 0 ? ` (the session's: ${done.failure.known.join(", ")})` : ""}`)
+      return
+    }
+    // Claude Code's Ctrl+B: running foreground commands (all, or the one of a tool_use id) go on in the background,
+    // their calls answered at once. False only when the id named no running command, as the SDK documents it.
+    case "background_tasks": {
+      const toolUseId = typeof request.tool_use_id === "string" && request.tool_use_id !== "" ? request.tool_use_id : undefined
+      const background = state.session?.background
+      const moved = background ? await Effect.runPromise(background.moveToBackground(toolUseId)) : 0
+      channel.succeed(id, { backgrounded: moved > 0 || toolUseId === undefined })
       return
     }
     case "mcp_status":

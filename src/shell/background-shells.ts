@@ -1,4 +1,4 @@
-import { Context, Deferred, Effect, Exit, Fiber, type Scope } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Fiber, Option, type Scope } from "effect"
 import { fstatSync } from "node:fs"
 import { randomBytes } from "node:crypto"
 import { SpillStore, type SpillStream } from "../output/spill-store.ts"
@@ -64,6 +64,20 @@ export interface BackgroundShellView {
   readonly endSeen: boolean
 }
 
+/** How a foreground command that was moved to the background ended: what its output file then holds, and its exit. */
+export interface MovedEnd {
+  /** The call's whole answer, as it would have been given had the call waited. */
+  readonly text: string
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly timedOut: boolean
+  readonly refusals: ReadonlyArray<SandboxRefusal>
+  readonly sandbox?: ConfinedRun["sandbox"] | undefined
+}
+
+/** What a foreground command's call gets: the command's own result, or the background command it became. */
+export type ForegroundOutcome<A> = { readonly done: A } | { readonly moved: BackgroundShellView }
+
 /** What is new of a background command's output since the last read. */
 export interface BackgroundOutput {
   readonly shell: BackgroundShellView
@@ -125,6 +139,16 @@ export interface BackgroundShellsShape {
    * count as seen, since no model was told of them (a subagent's ids never reach its parent). Returns them.
    */
   readonly stopOwnedBy: (owner: string) => Effect.Effect<ReadonlyArray<BackgroundShellView>>
+  /**
+   * Runs a foreground command (`run`, the call's whole run) so that a program can move it to the background while it
+   * runs (the Agent SDK's `background_tasks`, Claude Code's Ctrl+B): the call waits for it unless
+   * {@link moveToBackground} names it first; then the call answers at once with the background command it became,
+   * which goes on as any other (read, stopped, ended with its owner or the session) and whose output file receives
+   * `ended(result)` when it ends. Without a call id, or in a runtime of one call, it simply runs.
+   */
+  readonly foreground: <A, E extends StartError, R>(request: BackgroundRequest, run: Effect.Effect<A, E, R>, ended: (result: A) => MovedEnd) => Effect.Effect<ForegroundOutcome<A>, E, R>
+  /** Moves the running foreground command of call `callId` (every one without it) to the background; how many moved. */
+  readonly moveToBackground: (callId?: string) => Effect.Effect<number>
   readonly list: () => ReadonlyArray<BackgroundShellView>
   /**
    * Calls `listener` when a command starts and when it ends (however: exit, timeout, stop, the cap, the session's
@@ -247,6 +271,41 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         return job ? Effect.succeed(job) : Effect.fail(new NoSuchBackgroundShell({ id, known: [...jobs.keys()] }))
       })
 
+    /** Records how a job ended and tells it (after its start; a command that could not be started is the call's error). */
+    const settle = (job: Job, end: Omit<BackgroundEnd, "capped">) =>
+      Effect.andThen(
+        Effect.sync(() => {
+          job.end = { ...end, capped: job.capped }
+          if (job.announced) tell("ended", job)
+        }),
+        Deferred.succeed(job.ended, undefined),
+      )
+
+    /** A new job's record, its output file open. */
+    const newJob = (request: BackgroundRequest, cwd: string, file: SpillStream, shownPath: string): Job => {
+      let id: string
+      do id = `bash_${randomBytes(4).toString("hex")}`
+      while (jobs.has(id))
+      const job: Job = {
+        id,
+        request,
+        cwd,
+        file,
+        shownPath,
+        ended: Deferred.makeUnsafe<void>(),
+        fiber: undefined,
+        sandbox: undefined,
+        end: undefined,
+        cursor: 0,
+        linesRead: 0,
+        capped: false,
+        announced: false,
+        endSeen: false,
+      }
+      jobs.set(id, job)
+      return job
+    }
+
     /** The command's run, recorded on the job however it ends. */
     const body = (job: Job, launch: Parameters<typeof runConfined>[1]) => {
       const started = performance.now()
@@ -258,13 +317,8 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
       }, CAP_CHECK_MS)
       const record = (end: Omit<BackgroundEnd, "durationMs" | "capped">) =>
         Effect.andThen(
-          Effect.sync(() => {
-            clearInterval(timer)
-            job.end = { ...end, capped: job.capped, durationMs: Math.round(performance.now() - started) }
-            // Told after its start; a command that could not be started is the call's error, not an event.
-            if (job.announced) tell("ended", job)
-          }),
-          Deferred.succeed(job.ended, undefined),
+          Effect.sync(() => clearInterval(timer)),
+          settle(job, { ...end, durationMs: Math.round(performance.now() - started) }),
         )
       return runConfined(job.request, launch, { fd }, { fd }).pipe(
         Effect.tap((run) => Effect.sync(() => (job.sandbox = run.sandbox))),
@@ -294,26 +348,8 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         const file = yield* (yield* SpillStore).openStream("Bash", "background.txt").pipe(
           Effect.mapError((e) => new BackgroundUnavailable({ cwd: launch.cwd, reason: `its output file could not be made: ${e.message}` })),
         )
-        let id: string
-        do id = `bash_${randomBytes(4).toString("hex")}`
-        while (jobs.has(id))
-        const job: Job = {
-          id,
-          request,
-          cwd: launch.cwd,
-          file,
-          shownPath: workspace.display(file.path),
-          ended: yield* Deferred.make<void>(),
-          fiber: undefined,
-          sandbox: undefined,
-          end: undefined,
-          cursor: 0,
-          linesRead: 0,
-          capped: false,
-          announced: false,
-          endSeen: false,
-        }
-        jobs.set(id, job)
+        const job = newJob(request, launch.cwd, file, workspace.display(file.path))
+        const id = job.id
         job.fiber = yield* Effect.forkIn(Effect.provideContext(body(job, launch), context), scope)
         // A program that cannot be started (an argv naming nothing, a sandbox that must run and cannot) fails now.
         yield* Effect.timeoutOption(Deferred.await(job.ended), START_SETTLE_MS)
@@ -404,6 +440,66 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         })
       })
 
+    /** Foreground commands running now that a program may move to the background, by call id. */
+    const movable = new Map<string, Deferred.Deferred<void>>()
+
+    const foreground = <A, E extends StartError, R>(request: BackgroundRequest, run: Effect.Effect<A, E, R>, ended: (result: A) => MovedEnd) =>
+      Effect.gen(function* () {
+        const callId = request.callId
+        if (!sessionLived || callId === undefined || movable.has(callId)) return { done: yield* run } as ForegroundOutcome<A>
+        const move = yield* Deferred.make<void>()
+        movable.set(callId, move)
+        // Forked into the session's scope so that it can outlive the call; while the call waits, it ends with it.
+        const fiber = yield* Effect.forkIn(run, scope)
+        const first = yield* Effect.raceFirst(Effect.asSome(Fiber.await(fiber)), Effect.as(Deferred.await(move), Option.none())).pipe(
+          Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+          Effect.ensuring(Effect.sync(() => movable.delete(callId))),
+        )
+        if (Option.isSome(first)) return { done: yield* first.value } as ForegroundOutcome<A>
+        return { moved: yield* adopt(request, fiber, ended) } as ForegroundOutcome<A>
+      })
+
+    /** A foreground command's run taken on as a background command (its output file gets its answer when it ends). */
+    const adopt = <A, E extends StartError>(request: BackgroundRequest, fiber: Fiber.Fiber<A, E>, ended: (result: A) => MovedEnd) =>
+      Effect.gen(function* () {
+        const workspace = yield* Workspace
+        const file = yield* (yield* SpillStore).openStream("Bash", "background.txt").pipe(Effect.option)
+        // Without an output file it cannot go on unseen: the call waits for it after all.
+        if (Option.isNone(file)) return yield* Effect.andThen(Fiber.join(fiber), Effect.die("no output file for a moved command"))
+        const job = newJob(request, workspace.cwdDisplay, file.value, workspace.display(file.value.path))
+        const started = performance.now()
+        const durationMs = () => Math.round(performance.now() - started)
+        const follow = Fiber.await(fiber).pipe(
+          Effect.flatMap((exit) => {
+            if (Exit.isSuccess(exit)) {
+              const end = ended(exit.value)
+              job.sandbox = end.sandbox
+              return Effect.andThen(
+                Effect.sync(() => job.file.writeSync(new TextEncoder().encode(end.text))),
+                settle(job, { exitCode: end.exitCode, signal: end.signal, timedOut: end.timedOut, stopped: false, refusals: end.refusals, durationMs: durationMs() }),
+              )
+            }
+            const error = exit.cause.reasons.find(Cause.isFailReason)?.error
+            return settle(job, { exitCode: null, signal: null, timedOut: false, stopped: error === undefined, ...(error !== undefined ? { error } : {}), refusals: [], durationMs: durationMs() })
+          }),
+          // A stop ends the command's run, then records it as stopped.
+          Effect.onInterrupt(() =>
+            Effect.andThen(Fiber.interrupt(fiber), settle(job, { exitCode: null, signal: null, timedOut: false, stopped: true, refusals: [], durationMs: durationMs() })),
+          ),
+        )
+        job.fiber = yield* Effect.forkIn(Effect.asVoid(follow), scope)
+        job.announced = true
+        tell("started", job)
+        return view(job)
+      }).pipe(Effect.provideContext(context))
+
+    const moveToBackground = (callId?: string) =>
+      Effect.gen(function* () {
+        const moves = callId === undefined ? [...movable.values()] : [movable.get(callId)].filter((m) => m !== undefined)
+        for (const move of moves) yield* Deferred.succeed(move, undefined)
+        return moves.length
+      })
+
     const tail = (id: string, bytes: number) =>
       Effect.map(find(id), (job) => {
         const size = sizeOf(job.file.fd)
@@ -416,7 +512,7 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
       return () => void listeners.delete(listener)
     }
 
-    return { start, read, stop, stopOwnedBy, tail, subscribe, list: () => [...jobs.values()].map(view) }
+    return { start, read, stop, stopOwnedBy, foreground, moveToBackground, tail, subscribe, list: () => [...jobs.values()].map(view) }
   })
 }
 

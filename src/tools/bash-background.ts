@@ -48,6 +48,20 @@ export const startedResult = (shell: BackgroundShellView, shown: string, timeout
   }
 }
 
+/** The bash tool's answer for a command the program moved to the background while the call waited for it. */
+export const movedResult = (shell: BackgroundShellView, shown: string, timeoutMs: number): ToolResult => ({
+  header: `Bash (moved to the background): ${shown}`,
+  data: { ...shellData(shell), background_task_id: shell.id, moved: true, timeout_ms: timeoutMs },
+  text: [
+    `The user moved this command to the background while it ran; it goes on as ${shell.id} (${stateLine(shell)}).`,
+    `When it ends, its whole answer (exit code, stdout, stderr) is in ${shell.outputPath}.`,
+    `It is ended after ${timeoutMs} ms from its start, with bash_stop, or when the session ends.`,
+    `Read it with bash_output(id="${shell.id}") (block: true waits for it to end); end it with bash_stop(id="${shell.id}").`,
+  ].join("\n"),
+  hints: [hint("BashOutput", "high", { id: shell.id, block: true })],
+  meta: { background: true, moved: true, timeout_ms: timeoutMs },
+})
+
 /** What bash_output answers: the state, then the output that is new since the last read. */
 export const outputResult = (out: BackgroundOutput, maxLineLength: number, maxLimit: number): ToolResult => {
   const { shell, shown } = out

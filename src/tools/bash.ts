@@ -11,8 +11,8 @@ import { shellContext, withShellErrors } from "./shell-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { unseenHints, unseenLines, type ReadLimits } from "./bash-retrieval.ts"
 import { counted } from "../protocol/plural.ts"
-import { BackgroundShells, startBackground } from "../shell/background-shells.ts"
-import { startedResult } from "./bash-background.ts"
+import { BackgroundShells, startBackground, type MovedEnd } from "../shell/background-shells.ts"
+import { movedResult, startedResult } from "./bash-background.ts"
 import { SessionInfo } from "../tool-framework/session.ts"
 
 /** Lowest accepted timeout (also what `timeout_ms` may be set to in tests). */
@@ -118,25 +118,34 @@ export const bashTool = defineTool({
         drainMs: setting("drain_ms"),
         unconfined: params.sandbox === false,
       }
-      if (background) {
-        const owner = (yield* SessionInfo).id
-        const started = yield* withShellErrors(startBackground({ ...request, shown, callId: call.callId, owner, maxOutputBytes: setting("max_spill_bytes") }), params)
-        return startedResult(started, shown, timeoutMs)
+      const owned = { ...request, shown, callId: call.callId, owner: (yield* SessionInfo).id, maxOutputBytes: setting("max_spill_bytes") }
+      if (background) return startedResult(yield* withShellErrors(startBackground(owned), params), shown, timeoutMs)
+      const read = {
+        maxLimit: config.count("tools.read.max_limit", READ_DEFAULTS.max_limit),
+        maxLineLength: config.count("tools.read.max_line_length", READ_DEFAULTS.max_line_length),
       }
-      const run = yield* withShellErrors(runShell({
+      const running = runShell({
         ...request,
         maxTimeoutMs: maxTimeout,
         // What the model may be shown, sized to the framework's budget.
         budgetBytes: Math.max(512, Math.min(params.max_output_chars ?? setting("max_output_chars"), settings.maxBytes - FRAME_BYTES - shown.length)),
         budgetLines: Math.max(20, settings.maxLines - FRAME_LINES),
         maxSpillBytes: setting("max_spill_bytes"),
-      }), params)
-      const read = {
-        maxLimit: config.count("tools.read.max_limit", READ_DEFAULTS.max_limit),
-        maxLineLength: config.count("tools.read.max_line_length", READ_DEFAULTS.max_line_length),
-      }
-      return render(params, shown, timeoutMs, maxTimeout, run, read)
+      })
+      // A program may move the running command to the background (the Agent SDK's background_tasks).
+      const outcome = yield* withShellErrors((yield* BackgroundShells).foreground(owned, running, (run) => movedEnd(render(params, shown, timeoutMs, maxTimeout, run, read), run)), params)
+      return "done" in outcome ? render(params, shown, timeoutMs, maxTimeout, outcome.done, read) : movedResult(outcome.moved, shown, timeoutMs)
     })),
+})
+
+/** A moved command's end: its answer as the call would have given it, for its output file. */
+const movedEnd = (result: ToolResult, run: ShellRun): MovedEnd => ({
+  text: `${result.header ?? "Bash"}\n\n${result.text}\n`,
+  exitCode: run.exit.code,
+  signal: run.exit.signal,
+  timedOut: run.outcome.timedOut,
+  refusals: run.sandbox.refusals,
+  sandbox: run.sandbox,
 })
 
 /**

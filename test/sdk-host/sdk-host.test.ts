@@ -643,6 +643,52 @@ describe("background commands (Bash run_in_background)", () => {
   })
 })
 
+describe("backgroundTasks(): the program moves a running command to the background", () => {
+  test("the call answers at once and the turn goes on; the command ends in the background, its whole answer in its output", async () => {
+    const root = project({})
+    const marker = `moved-${Math.random().toString(16).slice(2, 10)}`
+    const idIn = (body: any): string => /bash_[0-9a-f]{8}/.exec(JSON.stringify(body.messages.at(-1)))![0]
+    const { env } = model([
+      { tool_calls: [{ name: "Bash", arguments: { command: `sleep 2; echo ${marker}; echo err >&2` }, id: "f1" }] },
+      { from: (body) => ({ tool_calls: [{ name: "TaskOutput", arguments: { task_id: idIn(body), block: true, timeout: 10_000 }, id: "o1" }] }) },
+      { text: "Done." },
+    ])
+    const q = query({ prompt: "run it", options: { ...base(root, env), permissionMode: "bypassPermissions" } })
+    const messages: Array<SDKMessage> = []
+    const answers: Array<boolean> = []
+    let movedAt = 0
+    for await (const m of q) {
+      messages.push(m)
+      if (m.type !== "assistant" || !JSON.stringify(m.message.content).includes('"f1"')) continue
+      answers.push(await q.backgroundTasks("no-such-call"))
+      // The call starts its command just after the program sees it: asked again until it runs.
+      for (let i = 0; i < 100; i++) {
+        if (await q.backgroundTasks("f1")) break
+        await Bun.sleep(20)
+      }
+      movedAt = performance.now()
+    }
+    const results = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])) as Array<any>
+    const text = (id: string) => String(results.find((b) => b.tool_use_id === id).content)
+    expect(answers).toEqual([false])
+    expect(text("f1")).toMatch(/moved this command to the background while it ran; it goes on as bash_[0-9a-f]{8} \(running\)/)
+    expect(text("o1")).toContain(marker)
+    expect(text("o1")).toContain("Exit code: 0")
+    expect(text("o1")).toContain("stderr:\nerr")
+    expect((resultOf(messages) as any).result).toBe("Done.")
+    const tasks = messages.filter((m: any) => m.type === "system" && (m.subtype === "task_started" || m.subtype === "task_notification")) as Array<any>
+    expect(tasks.map((t) => [t.subtype, t.tool_use_id, t.status])).toEqual([["task_started", "f1", undefined], ["task_notification", "f1", "completed"]])
+    // The f1 answer came long before the command's two seconds were over.
+    const f1At = messages.findIndex((m: any) => m.type === "user" && JSON.stringify(m.message.content).includes('"f1"'))
+    expect(f1At).toBeLessThan(messages.findIndex((m: any) => m.subtype === "task_notification"))
+    expect(movedAt).toBeGreaterThan(0)
+    // Without a tool_use id every running command moves; with nothing running the answer is still true, as the SDK says.
+    const idle = query({ prompt: "x", options: { ...base(root, model([{ text: "ok" }]).env) } })
+    expect(await idle.backgroundTasks()).toBe(true)
+    expect((resultOf(await collect(idle)) as any).result).toBe("ok")
+  })
+})
+
 describe("a subagent's background commands", () => {
   test("end when the subagent ends (as Claude Code ends them); the main agent's own go on until the session ends", async () => {
     const root = project({})
