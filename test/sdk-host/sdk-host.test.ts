@@ -28,6 +28,15 @@ const collect = async (messages: AsyncIterable<SDKMessage>): Promise<Array<SDKMe
   return out
 }
 
+/** Whether a process whose command line holds `marker` is running. */
+const runningProcess = (marker: string): boolean => {
+  try {
+    return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim() !== ""
+  } catch {
+    return false
+  }
+}
+
 const resultOf = (messages: ReadonlyArray<SDKMessage>) => messages.find((m) => m.type === "result") as Extract<SDKMessage, { type: "result" }>
 
 /** Streaming input of two user messages, "one" and "two"; the second is sent once `release` is called. */
@@ -529,13 +538,7 @@ describe("the Claude Agent SDK drives anvil", () => {
     const { env } = model([{ tool_calls: [{ name: "bash", arguments: { command: marker, timeout_ms: 60000 }, id: "c1" }] }, { text: "stopped" }])
     const q = query({ prompt: "wait", options: { ...base(root, env), permissionMode: "bypassPermissions" } })
     const messages: Array<SDKMessage> = []
-    const running = () => {
-      try {
-        return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim() !== ""
-      } catch {
-        return false
-      }
-    }
+    const running = () => runningProcess(marker)
     for await (const m of q) {
       messages.push(m)
       if (m.type === "assistant") {
@@ -599,13 +602,6 @@ describe("background commands (Bash run_in_background)", () => {
       { from: (body) => ({ tool_calls: [{ name: "BashOutput", arguments: { bash_id: idIn(body) }, id: "o2" }] }) },
       { text: "Done." },
     ])
-    const running = (marker: string) => {
-      try {
-        return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim() !== ""
-      } catch {
-        return false
-      }
-    }
     const seen: Array<any> = []
     const started = performance.now()
     const messages = await collect(
@@ -626,7 +622,7 @@ describe("background commands (Bash run_in_background)", () => {
     // The command sandbox holds a background command too: the write outside the project was refused.
     expect(existsSync(join(outside, "escaped.txt"))).toBe(false)
     expect(text("k1")).toContain(": was stopped")
-    expect(running(sleeper)).toBe(false)
+    expect(runningProcess(sleeper)).toBe(false)
     expect(text("o2")).toContain("(no new output)")
     expect((resultOf(messages) as any).result).toBe("Done.")
     expect(performance.now() - started).toBeLessThan(30_000)
@@ -637,8 +633,8 @@ describe("background commands (Bash run_in_background)", () => {
     expect(tasks.find((t) => t.subtype === "task_notification")).toMatchObject({ task_id: firstId, tool_use_id: "b1", status: "stopped", summary: expect.stringContaining("was stopped") })
     expect(tasks.map((t) => t.subtype)).toEqual(["task_started", "task_notification", "task_started"])
     // The program closed the session: the command still running went with it.
-    for (let i = 0; i < 60 && running(survivor); i++) await Bun.sleep(50)
-    expect(running(survivor)).toBe(false)
+    for (let i = 0; i < 60 && runningProcess(survivor); i++) await Bun.sleep(50)
+    expect(runningProcess(survivor)).toBe(false)
     expect(server.requests.length).toBe(6)
   })
 })
@@ -702,17 +698,10 @@ describe("a subagent's background commands", () => {
       { tool_calls: [{ name: "Bash", arguments: { command: "true" }, id: "mb2" }] },
       { text: "Done." },
     ])
-    const running = (marker: string) => {
-      try {
-        return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim() !== ""
-      } catch {
-        return false
-      }
-    }
     const seen: Record<string, { sub: boolean; main: boolean }> = {}
     const agents = { starter: { description: "Starts servers", prompt: "You start servers.", tools: ["Bash"] } }
     const hook = async (input: any) => {
-      seen[String(input.tool_input.command)] = { sub: running(subSleeper), main: running(mainSleeper) }
+      seen[String(input.tool_input.command)] = { sub: runningProcess(subSleeper), main: runningProcess(mainSleeper) }
       return {}
     }
     const messages = await collect(query({ prompt: "go", options: { ...base(root, env), agents, permissionMode: "bypassPermissions", hooks: { PreToolUse: [{ hooks: [hook] }] } } }))
@@ -722,8 +711,8 @@ describe("a subagent's background commands", () => {
     const ends = messages.filter((m: any) => m.type === "system" && m.subtype === "task_notification") as Array<any>
     expect(ends[0]).toMatchObject({ tool_use_id: "sb1", status: "stopped" })
     expect((resultOf(messages) as any).result).toBe("Done.")
-    for (let i = 0; i < 60 && running(mainSleeper); i++) await Bun.sleep(50)
-    expect(running(mainSleeper)).toBe(false)
+    for (let i = 0; i < 60 && runningProcess(mainSleeper); i++) await Bun.sleep(50)
+    expect(runningProcess(mainSleeper)).toBe(false)
   })
 })
 
@@ -734,13 +723,7 @@ describe("a background command stopped by the program", () => {
     const { env, server } = model([{ tool_calls: [{ name: "Bash", arguments: { command: sleeper, run_in_background: true }, id: "b1" }] }, { text: "started" }, { text: "second" }])
     const { prompts, release } = twoPrompts()
     const q = query({ prompt: prompts, options: { ...base(root, env), permissionMode: "bypassPermissions" } })
-    const running = () => {
-      try {
-        return execFileSync("pgrep", ["-f", sleeper], { encoding: "utf8" }).trim() !== ""
-      } catch {
-        return false
-      }
-    }
+    const running = () => runningProcess(sleeper)
     let id = ""
     let results = 0
     let refused = ""
