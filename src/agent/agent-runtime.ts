@@ -11,7 +11,7 @@ import type { AllowRule } from "../permission/rules.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { makeToolRuntime, PlatformLive, trustedConfig, type RuntimeOptions, type ToolServices } from "../runtime.ts"
 import { shellExit } from "../process/exit-status.ts"
-import { BackgroundShells } from "../shell/background-shells.ts"
+import { BackgroundShells, ownedBy } from "../shell/background-shells.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "../tool-framework/registry.ts"
@@ -191,6 +191,8 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
               FileLedger.enforcing,
               SessionInfo.layer({ id: childId, interactive: true }),
               SubagentRunner.unavailable,
+              // The background commands it starts are its own, ended with it (below).
+              ...Option.match(Context.getOption(services, BackgroundShells), { onNone: () => [], onSome: (shells) => [Layer.succeed(BackgroundShells, ownedBy(shells, childId))] }),
             )
             const registry = registryWithLoader(
               tools,

@@ -516,6 +516,20 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
   })
 }
 
+/** Runs a foreground command that a program may move to the background (see {@link BackgroundShellsShape.foreground}). */
+export const runForeground = <A, E extends StartError, R>(request: BackgroundRequest, run: Effect.Effect<A, E, R>, ended: (result: A) => MovedEnd) =>
+  Effect.gen(function* () {
+    const shells = yield* BackgroundShells
+    return yield* shells.foreground(request, run, ended)
+  })
+
+/** The session's background commands as an agent (a subagent) sees them: the commands it starts are its own. */
+export const ownedBy = (shells: BackgroundShellsShape, owner: string): BackgroundShellsShape => ({
+  ...shells,
+  start: (request) => shells.start({ ...request, owner }),
+  foreground: (request, run, ended) => shells.foreground({ ...request, owner }, run, ended),
+})
+
 /** Starts a command in the background (see {@link BackgroundShells}). */
 export const startBackground = (request: BackgroundRequest) =>
   Effect.gen(function* () {

@@ -1,6 +1,7 @@
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { counted } from "../protocol/plural.ts"
-import { describeEnd, type BackgroundOutput, type BackgroundShellView } from "../shell/background-shells.ts"
+import { describeEnd, type BackgroundOutput, type BackgroundShellView, type MovedEnd } from "../shell/background-shells.ts"
+import type { ShellRun } from "../shell/run-shell.ts"
 import type { ToolResult } from "../tool-framework/definition.ts"
 
 /**
@@ -47,6 +48,16 @@ export const startedResult = (shell: BackgroundShellView, shown: string, timeout
     meta: { background: true, timeout_ms: timeoutMs },
   }
 }
+
+/** A moved command's end: its answer as the call would have given it, for its output file. */
+export const movedEnd = (result: ToolResult, run: ShellRun): MovedEnd => ({
+  text: `${result.header ?? "Bash"}\n\n${result.text}\n`,
+  exitCode: run.exit.code,
+  signal: run.exit.signal,
+  timedOut: run.outcome.timedOut,
+  refusals: run.sandbox.refusals,
+  sandbox: run.sandbox,
+})
 
 /** The bash tool's answer for a command the program moved to the background while the call waited for it. */
 export const movedResult = (shell: BackgroundShellView, shown: string, timeoutMs: number): ToolResult => ({

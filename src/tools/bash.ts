@@ -11,9 +11,8 @@ import { shellContext, withShellErrors } from "./shell-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { unseenHints, unseenLines, type ReadLimits } from "./bash-retrieval.ts"
 import { counted } from "../protocol/plural.ts"
-import { BackgroundShells, startBackground, type MovedEnd } from "../shell/background-shells.ts"
-import { movedResult, startedResult } from "./bash-background.ts"
-import { SessionInfo } from "../tool-framework/session.ts"
+import { BackgroundShells, runForeground, startBackground } from "../shell/background-shells.ts"
+import { movedEnd, movedResult, startedResult } from "./bash-background.ts"
 
 /** Lowest accepted timeout (also what `timeout_ms` may be set to in tests). */
 const MIN_TIMEOUT_MS = 100
@@ -118,7 +117,7 @@ export const bashTool = defineTool({
         drainMs: setting("drain_ms"),
         unconfined: params.sandbox === false,
       }
-      const owned = { ...request, shown, callId: call.callId, owner: (yield* SessionInfo).id, maxOutputBytes: setting("max_spill_bytes") }
+      const owned = { ...request, shown, callId: call.callId, maxOutputBytes: setting("max_spill_bytes") }
       if (background) return startedResult(yield* withShellErrors(startBackground(owned), params), shown, timeoutMs)
       const read = {
         maxLimit: config.count("tools.read.max_limit", READ_DEFAULTS.max_limit),
@@ -133,19 +132,9 @@ export const bashTool = defineTool({
         maxSpillBytes: setting("max_spill_bytes"),
       })
       // A program may move the running command to the background (the Agent SDK's background_tasks).
-      const outcome = yield* withShellErrors((yield* BackgroundShells).foreground(owned, running, (run) => movedEnd(render(params, shown, timeoutMs, maxTimeout, run, read), run)), params)
+      const outcome = yield* withShellErrors(runForeground(owned, running, (run) => movedEnd(render(params, shown, timeoutMs, maxTimeout, run, read), run)), params)
       return "done" in outcome ? render(params, shown, timeoutMs, maxTimeout, outcome.done, read) : movedResult(outcome.moved, shown, timeoutMs)
     })),
-})
-
-/** A moved command's end: its answer as the call would have given it, for its output file. */
-const movedEnd = (result: ToolResult, run: ShellRun): MovedEnd => ({
-  text: `${result.header ?? "Bash"}\n\n${result.text}\n`,
-  exitCode: run.exit.code,
-  signal: run.exit.signal,
-  timedOut: run.outcome.timedOut,
-  refusals: run.sandbox.refusals,
-  sandbox: run.sandbox,
 })
 
 /**
