@@ -153,7 +153,7 @@ export const openAiDecoder = (): SseDecoder => {
   // A stream that closes without a finish_reason or [DONE] was cut off (a proxy, a crashed server): its text and
   // tool arguments may be partial, so it is an error rather than an answer.
   const end = (): Array<ModelEvent> => {
-    if (!finished) throw unfinishedStream(seen, "a finish_reason or [DONE]", whole)
+    if (!finished) throw unfinishedStream(seen, "finish_reason or [DONE]", whole)
     return close()
   }
   return { event, end }
