@@ -72,8 +72,13 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
     const slots = new Map<string, Slot>()
     const reports: Array<FileReport> = []
 
+    // Each name the patch uses is resolved once per plan: a file is looked up for a missing-prefix check and again
+    // for its change, and a rename names its source twice.
+    const resolvedNames = new Map<string, ResolvedPath>()
     const resolve = (p: string) =>
       Effect.gen(function* () {
+        const known = resolvedNames.get(p)
+        if (known) return known
         const resolved = yield* workspace.resolve(p, "patch")
         const parts = resolved.display.split("/")
         if (resolved.display === "." || parts.includes(".git")) {
@@ -84,6 +89,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
           })
         }
         yield* refuseProtected(resolved, "patch", " Nothing was changed.")
+        resolvedNames.set(p, resolved)
         return resolved
       })
 

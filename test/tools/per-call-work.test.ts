@@ -80,4 +80,13 @@ describe("per-call work", () => {
     expect(utf16.envelope.data).toMatchObject({ encoding: "utf-16le" })
     expect((utf16.envelope.data as { content: string }).content).toContain("there")
   })
+
+  test("a patch resolves each name once for its plan: the prefix check and the change share it", async () => {
+    const root = project({ "f0.txt": "a\nb\nc\n", "f1.txt": "a\nb\nc\n" })
+    const realpaths = spy(nodeFs, "realpathSync")
+    const { envelope } = await callTool(root, "patch", { patch: patchOf(2) })
+    expect(envelope.status).toBe("success")
+    // Once for the precheck, once where the permission follows links, once for the plan.
+    expect(realpaths.mock.calls.filter((args) => String((args as Array<unknown>)[0]) === join(root, "f0.txt")).length).toBe(3)
+  })
 })
