@@ -113,7 +113,7 @@ const check = async (args: ReadonlyArray<string>, io: CliIO, open: OpenProject):
     return 1
   }
   const { root, config } = await open({ trusted: true })
-  const set = await loadPlugins({ root, env: io.env, config, builtinNames: builtinNames(), only: [found], onProblem: (m) => io.err(`anvil: ${m}\n`) })
+  const set = await loadPlugins({ root, env: io.env, config, builtinNames: builtinNames(), only: [found], retryTimedOut: true, onProblem: (m) => io.err(`anvil: ${m}\n`) })
   io.out(formatPlugins(set, displayIn(root)))
   const report = set.reports[0]
   if (report?.status !== "loaded") {

@@ -11,6 +11,8 @@ export interface LoadProblem {
   readonly message: string
   readonly file?: string
   readonly line?: number
+  /** The plugin did not finish loading within its time limit (an import or a `setup` that never ends). */
+  readonly timedOut?: boolean
 }
 
 export type Loaded = { readonly ok: true; readonly module: Record<string, unknown> } | { readonly ok: false; readonly problem: LoadProblem }
@@ -31,8 +33,9 @@ export const problemOf = (e: unknown, entry: string): LoadProblem => {
     const more = parts.length > 1 ? ` (and ${parts.length - 1} more error${parts.length > 2 ? "s" : ""})` : ""
     return { ...first, message: `${first.message}${more}` }
   }
-  const err = e as { message?: unknown; position?: { file?: string; line?: number }; stack?: unknown }
+  const err = e as { message?: unknown; position?: { file?: string; line?: number }; stack?: unknown; timedOut?: unknown }
   const message = typeof err?.message === "string" ? err.message : String(e)
+  if (err?.timedOut === true) return { message, timedOut: true }
   if (err?.position && typeof err.position.line === "number") {
     return { message, file: err.position.file ?? entry, line: err.position.line }
   }
@@ -42,10 +45,11 @@ export const problemOf = (e: unknown, entry: string): LoadProblem => {
   return m ? { message, file: m[1]!, line: Number(m[2]) } : { message }
 }
 
-const withTimeout = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> => {
+/** `promise`, or past `ms` a rejection with `message` marked `timedOut` (see {@link problemOf}). */
+export const withLoadTimeout = <A>(promise: Promise<A>, ms: number, message: string): Promise<A> => {
   let timer: ReturnType<typeof setTimeout> | undefined
   const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms (a top-level await that never ends?)`)), ms)
+    timer = setTimeout(() => reject(Object.assign(new Error(message), { timedOut: true })), ms)
   })
   return Promise.race([promise, limit]).finally(() => clearTimeout(timer))
 }
@@ -135,7 +139,7 @@ export const loadPluginModule = async (input: {
     // A bundle's stack frames name its sources (inline source map) or the bundle itself.
     guardPluginExit(file)
     if (input.folder) guardPluginExit(input.folder.endsWith("/") ? input.folder : `${input.folder}/`)
-    const module = (await withTimeout(import(file), input.timeoutMs, `loading ${input.entry}`)) as Record<string, unknown>
+    const module = (await withLoadTimeout(import(file), input.timeoutMs, `loading ${input.entry} did not finish within ${input.timeoutMs} ms (a top-level await that never ends?)`)) as Record<string, unknown>
     return { ok: true, module }
   } catch (e) {
     return { ok: false, problem: problemOf(e, input.entry) }

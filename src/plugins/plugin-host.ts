@@ -10,7 +10,8 @@ import type { Hooks, PluginDefinition, ToolDefinition } from "./api.ts"
 import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
 import { discoverPlugins, type DiscoveredPlugin, type PluginSource } from "./discovery.ts"
 import { hookRunner, withHooks, type HookEntry, type HookRunner } from "./hook-runner.ts"
-import { loadPluginModule, problemOf, type Loaded, type LoadProblem } from "./load-module.ts"
+import { loadPluginModule, pluginCacheDir, problemOf, withLoadTimeout, type Loaded, type LoadProblem } from "./load-module.ts"
+import { loadMemoryIn, type StuckLoad } from "./load-memory.ts"
 import { adaptPluginTool } from "./plugin-tool.ts"
 import { hookNames, hooksProblem, pluginShape, toolProblem } from "./plugin-shape.ts"
 
@@ -99,6 +100,8 @@ export interface LoadPluginsOptions {
   readonly confineProjectHooks?: CommandConfinement
   /** Only these plugins (`anvil plugins check PATH` passes the discovered one). */
   readonly only?: ReadonlyArray<DiscoveredPlugin>
+  /** Load plugins that timed out in an earlier run too (`anvil plugins check`); see load-memory.ts. */
+  readonly retryTimedOut?: boolean
 }
 
 const describe = (e: unknown) => (e instanceof Error ? e.message : String(e))
@@ -115,15 +118,11 @@ export const trustOf = (trust: TrustShape, plugin: DiscoveredPlugin) =>
 /** Runs `setup` with the load time limit; returns what it adds. */
 const runSetup = async (plugin: PluginDefinition, ctx: { root: string; options: Record<string, unknown> }, timeoutMs: number) => {
   if (!plugin.setup) return undefined
-  let timer: ReturnType<typeof setTimeout> | undefined
   const work = (async () => {
     const value = plugin.setup!(ctx)
     return Effect.isEffect(value) ? await Effect.runPromise(value as Effect.Effect<unknown>) : await value
   })()
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`setup did not finish within ${timeoutMs} ms`)), timeoutMs)
-  })
-  return Promise.race([work, limit]).finally(() => clearTimeout(timer))
+  return withLoadTimeout(work, timeoutMs, `setup did not finish within ${timeoutMs} ms`)
 }
 
 /**
@@ -179,13 +178,20 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
   const loading = new Map<DiscoveredPlugin, Promise<Loaded>>()
   const startLoad = (plugin: DiscoveredPlugin) =>
     loadPluginModule({ entry: plugin.entry!, folder: plugin.folder ? plugin.path : undefined, timeoutMs: settings.loadTimeoutMs, env: options.env })
+  // A plugin that timed out while loading in an earlier run is skipped until it changes: it would cost its
+  // time limit to every command (load-memory.ts).
+  const memory = loadMemoryIn(pluginCacheDir(options.env))
+  const stuck = new Map<DiscoveredPlugin, StuckLoad>()
   const early = new Set<string>()
   for (const plugin of found.plugins) {
     if (early.has(plugin.name)) continue
     early.add(plugin.name)
     if (plugin.kind === "claude" || plugin.problem || settings.disabled.includes(plugin.name)) continue
     const state = plugin.source === "project" ? trustStateOf(plugin) : "trusted"
-    if (state === "trusted" || state === "assumed") loading.set(plugin, startLoad(plugin))
+    if (state !== "trusted" && state !== "assumed") continue
+    const before = options.retryTimedOut ? undefined : memory.stuck(plugin.path, settings.loadTimeoutMs)
+    if (before) stuck.set(plugin, before)
+    else loading.set(plugin, startLoad(plugin))
   }
 
   for (const plugin of found.plugins) {
@@ -239,8 +245,15 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
       continue
     }
 
+    const before = stuck.get(plugin)
+    if (before) {
+      const message = `${before.message} (at ${before.at}); skipped since, until its files change or plugins.load_timeout_ms is raised ('anvil plugins check ${plugin.path}' tries it now)`
+      report({ status: "error", ...withTrust, error: { message, timedOut: true } })
+      continue
+    }
     const loaded = await (loading.get(plugin) ?? startLoad(plugin))
     if (!loaded.ok) {
+      if (loaded.problem.timedOut) memory.remember(plugin.path, settings.loadTimeoutMs, loaded.problem.message)
       report({ status: "error", ...withTrust, error: loaded.problem })
       continue
     }
@@ -261,7 +274,9 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
         hooks = { ...hooks, ...(Predicate.isObject(added.hooks) ? (added.hooks as Hooks) : {}) }
       }
     } catch (e) {
-      report({ status: "error", ...withTrust, error: { ...problemOf(e, plugin.entry!), message: `setup failed: ${describe(e)}` } })
+      const problem = { ...problemOf(e, plugin.entry!), message: `setup failed: ${describe(e)}` }
+      if (problem.timedOut) memory.remember(plugin.path, settings.loadTimeoutMs, problem.message)
+      report({ status: "error", ...withTrust, error: problem })
       continue
     }
     const clash = defs
@@ -280,6 +295,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
       tools.push(adaptPluginTool(d, { name: plugin.name, options: pluginOptions, timeoutMs: settings.callTimeoutMs }))
     }
     for (const [name, fn] of Object.entries(hooks)) entries.push({ plugin: plugin.name, name: name as keyof Hooks, fn: fn as never })
+    memory.forget(plugin.path)
     report({
       status: "loaded",
       ...withTrust,

@@ -20,7 +20,7 @@ const setup = (tree: { user?: TreeSpec; project?: TreeSpec }) => {
   return { root, env }
 }
 
-const load = (root: string, env: Record<string, string>, data: ConfigData = {}, extra: { trustProject?: boolean } = {}) => {
+const load = (root: string, env: Record<string, string>, data: ConfigData = {}, extra: { trustProject?: boolean; retryTimedOut?: boolean } = {}) => {
   const problems: Array<string> = []
   return loadPlugins({
     root,
@@ -194,6 +194,40 @@ describe("plugins whose import never ends", () => {
       ["d-good", "loaded"],
     ])
   })
+})
+
+describe("a plugin that timed out while loading", () => {
+  test("is remembered: later runs skip it at once with the reason, until its file changes, the limit is raised or a check retries it", async () => {
+    const hang = `import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ name: "hang", api: 1, setup: () => { (globalThis as any).hangSetups = ((globalThis as any).hangSetups ?? 0) + 1; return new Promise(() => {}) } })\n`
+    const { root, env } = setup({ user: { "hang.ts": hang, "forever.ts": "await new Promise(() => {})\nexport default []\n", "good.ts": good } })
+    ;(globalThis as any).hangSetups = 0
+    const limit = { plugins: { load_timeout_ms: 300 } }
+    const first = await load(root, env, limit)
+    expect(errorOf(first.set, "hang")).toMatchObject({ message: "setup failed: setup did not finish within 300 ms", timedOut: true })
+    expect(errorOf(first.set, "forever")).toMatchObject({ message: expect.stringContaining("did not finish within 300 ms"), timedOut: true })
+    expect((globalThis as any).hangSetups).toBe(1)
+
+    const second = await load(root, env, limit)
+    expect(status(second.set)).toEqual({ forever: "error", good: "loaded", hang: "error" })
+    expect((globalThis as any).hangSetups).toBe(1)
+    for (const name of ["hang", "forever"]) {
+      expect(errorOf(second.set, name)?.message).toContain("skipped since, until its files change or plugins.load_timeout_ms is raised")
+      expect(errorOf(second.set, name)?.message).toContain("anvil plugins check")
+    }
+    expect(pluginNotices(second.set).find((n) => n.includes("'hang'"))).toContain("setup did not finish within 300 ms")
+
+    // A longer limit than the one it missed gives it a new try.
+    await load(root, env, { plugins: { load_timeout_ms: 400 } })
+    expect((globalThis as any).hangSetups).toBe(2)
+    // So does `anvil plugins check` (retryTimedOut), and a change to its file.
+    await load(root, env, limit, { retryTimedOut: true })
+    expect((globalThis as any).hangSetups).toBe(3)
+    await load(root, env, limit)
+    expect((globalThis as any).hangSetups).toBe(3)
+    writeFileSync(join(env.XDG_CONFIG_HOME, "anvil", "plugins", "hang.ts"), `${hang}// changed\n`)
+    await load(root, env, limit)
+    expect((globalThis as any).hangSetups).toBe(4)
+  }, 20_000)
 })
 
 describe("a plugin tool that never finishes", () => {

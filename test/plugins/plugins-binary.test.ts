@@ -310,6 +310,35 @@ describe("broken plugins beside a good one, through the binary", () => {
   })
 })
 
+describe("a plugin whose setup never ends, through the binary", () => {
+  test("costs its load time limit once: later commands skip it with the reason until its file changes", async () => {
+    const s = sandbox()
+    writeFileSync(join(s.root, "anvil.json"), JSON.stringify({ plugins: { load_timeout_ms: 4000 } }))
+    const file = join(s.env.XDG_CONFIG_HOME, "anvil", "plugins", "hang.ts")
+    writeTree(join(s.env.XDG_CONFIG_HOME, "anvil", "plugins"), {
+      "hang.ts": 'import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ name: "hang", api: 1, setup: () => new Promise(() => {}) })\n',
+    })
+    const calc = ["tool", "calculator", '{"expression":"6*7"}']
+    const first = await s.anvil(calc)
+    expect(envelope(first.stdout).data.result).toBe("42")
+    expect(first.stderr).toContain("plugin 'hang' was not loaded: setup failed: setup did not finish within 4000 ms")
+    const started = performance.now()
+    const second = await s.anvil(calc)
+    expect(performance.now() - started).toBeLessThan(4000)
+    expect(envelope(second.stdout).data.result).toBe("42")
+    expect(second.stderr).toContain("setup did not finish within 4000 ms (at ")
+    expect(second.stderr).toContain(`skipped since, until its files change or plugins.load_timeout_ms is raised ('anvil plugins check ${file}' tries it now)`)
+    const listed = JSON.parse((await s.anvil(["plugins", "--json"])).stdout).plugins[0]
+    expect(listed).toMatchObject({ name: "hang", status: "error", error: { timedOut: true } })
+    // Fixed, it loads at once and is forgotten.
+    writeFileSync(file, 'import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ name: "hang", api: 1, setup: () => undefined })\n')
+    expect((await s.anvil(["plugins", "check", file])).code).toBe(0)
+    expect(readFileSync(join(s.env.XDG_CACHE_HOME, "anvil", "plugins", "load-timeouts.json"), "utf8")).not.toContain("hang.ts")
+    const third = await s.anvil(calc)
+    expect(third.stderr).not.toContain("hang")
+  })
+})
+
 describe("a Claude Code plugin folder and the other agents' skill folders through the binary", () => {
   test("its skill is listed and its PreToolUse hook blocks a bash call; .agents/skills and .claude/skills load", async () => {
     const s = sandbox({
