@@ -204,7 +204,8 @@ export interface ShellEvent {
  * Hooks, each optional. They run in a fixed order — user plugins, then project
  * plugins, each alphabetically by plugin name — with a time limit each
  * (`plugins.hook_timeout_ms`, default 5000). A hook that throws or times out
- * is reported and skipped; it never breaks the call.
+ * is reported and skipped; it never breaks the call. One that timed out twice
+ * in a row is skipped without waiting for the next 60 s of the session.
  */
 export interface Hooks {
   /** Before a tool runs, and before its permission check (which then judges the parameters as changed): see the parameters, replace them, or deny the call with a reason. */

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path"
 import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
 import { runCommandHook } from "./command-hook.ts"
+import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
 import { readPluginAgents } from "./claude-agents.ts"
 import { pluginCommandFolder, type SlashCommand } from "./claude-commands.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
@@ -219,15 +220,23 @@ export const readClaudePlugin = (input: {
       stdin: JSON.stringify(payload),
       timeoutMs: spec.timeoutMs,
       ...(input.confine ? { confine: input.confine } : {}),
+    }).then((out) => {
+      if (!out.timedOut) breaker.record(spec, false)
+      return out
     })
   }
+  // A command that keeps timing out is skipped without waiting for a while, as its time-out skips it (hook-breaker.ts).
+  const breaker = hookBreaker<CommandSpec>()
+  const selects = (spec: CommandSpec, tool: string) => (spec.selects(claudeName(tool)) || spec.selects(tool)) && breaker.allows(spec)
   // A command that fails is a non-blocking error (as in Claude Code): reported, and the event's other commands
   // still run — a later one may be the hook that blocks the call.
-  const failed = (event: string, spec: CommandSpec, out: { exitCode: number; stderr: string }) =>
+  const failed = (event: string, spec: CommandSpec, out: { exitCode: number; stderr: string; timedOut: boolean }) => {
     input.onProblem?.(
       `plugin '${input.name}': ${event} hook '${spec.command}' ${out.exitCode === 124 ? "timed out" : out.exitCode === 127 ? "could not run" : `exited with ${out.exitCode}`}` +
         ` (${out.stderr.trim().slice(0, 500) || "no stderr"}); it was skipped and the other hooks ran`,
     )
+    if (out.timedOut && breaker.record(spec, true)) input.onProblem?.(`plugin '${input.name}': ${event} hook '${spec.command}' ${breakerOpened()}`)
+  }
 
   const hooks: { -readonly [K in keyof Hooks]: Hooks[K] } = {}
   if (specs.PreToolUse.length > 0) {
@@ -237,7 +246,7 @@ export const readClaudePlugin = (input: {
       // The strictest word on the permission: "ask" over "allow" (a "deny" returns at once).
       let permission: { decision: "allow" | "ask"; reason?: string } | undefined
       for (const spec of specs.PreToolUse) {
-        if (!spec.selects(claudeName(event.tool)) && !spec.selects(event.tool)) continue
+        if (!selects(spec, event.tool)) continue
         const out = await run(spec, "PreToolUse", { tool: event.tool, params: params ?? event.params })
         if (out.exitCode === 2) return { deny: out.stderr.trim() || `PreToolUse hook '${spec.command}' blocked the call` }
         if (out.exitCode !== 0) {
@@ -262,7 +271,7 @@ export const readClaudePlugin = (input: {
     hooks["tool.after"] = async (event): Promise<ToolAfterResult> => {
       const notes: Array<string> = []
       for (const spec of specs.PostToolUse) {
-        if (!spec.selects(claudeName(event.tool)) && !spec.selects(event.tool)) continue
+        if (!selects(spec, event.tool)) continue
         const out = await run(spec, "PostToolUse", event, {
           tool_response: { text: event.result.text, data: event.result.data, status: event.result.status },
         })

@@ -3,7 +3,10 @@ import { Config } from "../config/config.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import type { Tool, ToolResult } from "../tool-framework/definition.ts"
 import type { Hooks } from "./api.ts"
+import { isRecord } from "../protocol/is-record.ts"
+import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
 import { asJson } from "./plain-json.ts"
+import { isTimedOut, withTimeLimit } from "./time-limit.ts"
 
 /**
  * Runs the plugins' hooks: in the order they were added (user plugins, then
@@ -43,25 +46,23 @@ export interface HookRunner {
 
 const describe = (e: unknown) => (e instanceof Error ? e.message : typeof e === "string" ? e : JSON.stringify(e) ?? String(e))
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
 /** What each hook may answer, as words for the report, and the check (nothing is always a valid answer). */
 const ANSWERS: Partial<Record<HookName, { readonly says: string; readonly ok: (v: unknown) => boolean }>> = {
   "tool.before": {
     says: "{params}, {deny: \"reason\"}, {permission: \"allow\" | \"ask\", reason?} or nothing",
     ok: (v) =>
-      isPlainObject(v) &&
+      isRecord(v) &&
       Object.keys(v).every((k) => ["params", "deny", "permission", "reason"].includes(k)) &&
       (v.deny === undefined || typeof v.deny === "string") &&
-      (v.params === undefined || isPlainObject(v.params)) &&
+      (v.params === undefined || isRecord(v.params)) &&
       (v.permission === undefined || v.permission === "allow" || v.permission === "ask"),
   },
   "tool.after": {
     says: "{text?, data?} or nothing",
-    ok: (v) => isPlainObject(v) && Object.keys(v).every((k) => k === "text" || k === "data") && (v.text === undefined || typeof v.text === "string"),
+    ok: (v) => isRecord(v) && Object.keys(v).every((k) => k === "text" || k === "data") && (v.text === undefined || typeof v.text === "string"),
   },
   "permission.ask": { says: '"allow", "deny", "ask" or nothing', ok: (v) => v === "allow" || v === "deny" || v === "ask" },
-  "shell.env": { says: "an object of variables or nothing", ok: isPlainObject },
+  "shell.env": { says: "an object of variables or nothing", ok: isRecord },
   "prompt.system": { says: "a text or nothing", ok: (v) => typeof v === "string" },
 }
 
@@ -75,27 +76,28 @@ const answerProblem = (name: HookName, value: unknown): string | undefined => {
 
 /** Calls one hook function with a time limit; a returned Effect is run. */
 const callOne = (fn: (event: never) => unknown, event: unknown, timeoutMs: number): Promise<unknown> => {
-  let timer: ReturnType<typeof setTimeout> | undefined
   const work = (async () => {
     const value = (fn as (event: unknown) => unknown)(event)
     return Effect.isEffect(value) ? await Effect.runPromise(value as Effect.Effect<unknown, unknown, never>) : await value
   })()
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)
-  })
-  return Promise.race([work, limit]).finally(() => clearTimeout(timer))
+  return withTimeLimit(work, timeoutMs, `timed out after ${timeoutMs} ms`)
 }
 
 export const hookRunner = (
   entries: ReadonlyArray<HookEntry>,
   options: { readonly timeoutMs: number; readonly onProblem: (message: string) => void },
 ): HookRunner => {
+  // A hook that keeps timing out is skipped without waiting for a while (hook-breaker.ts).
+  const breaker = hookBreaker<HookEntry>()
   const callEntry = async (entry: HookEntry, event: unknown): Promise<unknown> => {
+    if (!breaker.allows(entry)) return undefined
     let value: unknown
     try {
       value = await callOne(entry.fn as (event: never) => unknown, event, entry.timeoutMs ?? options.timeoutMs)
+      breaker.record(entry, false)
     } catch (e) {
       options.onProblem(`plugin '${entry.plugin}': hook ${entry.name} failed and was skipped: ${describe(e)}`)
+      if (breaker.record(entry, isTimedOut(e))) options.onProblem(`plugin '${entry.plugin}': hook ${entry.name} ${breakerOpened()}`)
       return undefined
     }
     const problem = answerProblem(entry.name, value)

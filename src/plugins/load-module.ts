@@ -5,6 +5,7 @@ import { join, resolve } from "node:path"
 import { stampContent } from "../trust/content-hash.ts"
 import { guardPluginExit } from "./exit-guard.ts"
 import { registerHostModules } from "./host-modules.ts"
+import { isTimedOut, withTimeLimit } from "./time-limit.ts"
 
 /** Why a plugin's module could not be loaded, with the place in its source when known. */
 export interface LoadProblem {
@@ -33,9 +34,9 @@ export const problemOf = (e: unknown, entry: string): LoadProblem => {
     const more = parts.length > 1 ? ` (and ${parts.length - 1} more error${parts.length > 2 ? "s" : ""})` : ""
     return { ...first, message: `${first.message}${more}` }
   }
-  const err = e as { message?: unknown; position?: { file?: string; line?: number }; stack?: unknown; timedOut?: unknown }
+  const err = e as { message?: unknown; position?: { file?: string; line?: number }; stack?: unknown }
   const message = typeof err?.message === "string" ? err.message : String(e)
-  if (err?.timedOut === true) return { message, timedOut: true }
+  if (isTimedOut(e)) return { message, timedOut: true }
   if (err?.position && typeof err.position.line === "number") {
     return { message, file: err.position.file ?? entry, line: err.position.line }
   }
@@ -43,15 +44,6 @@ export const problemOf = (e: unknown, entry: string): LoadProblem => {
   const frame = stack.split("\n").find((l) => /\s+at .*\.(m?[jt]s):\d+:\d+\)?$/.test(l) && !l.includes("$bunfs") && !l.includes("/anvil/src/"))
   const m = frame?.match(/\(?([^\s(]+\.m?[jt]s):(\d+):\d+\)?$/)
   return m ? { message, file: m[1]!, line: Number(m[2]) } : { message }
-}
-
-/** `promise`, or past `ms` a rejection with `message` marked `timedOut` (see {@link problemOf}). */
-export const withLoadTimeout = <A>(promise: Promise<A>, ms: number, message: string): Promise<A> => {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(message), { timedOut: true })), ms)
-  })
-  return Promise.race([promise, limit]).finally(() => clearTimeout(timer))
 }
 
 /** A file's stat fingerprint ("-" when it is gone). */
@@ -139,7 +131,7 @@ export const loadPluginModule = async (input: {
     // A bundle's stack frames name its sources (inline source map) or the bundle itself.
     guardPluginExit(file)
     if (input.folder) guardPluginExit(input.folder.endsWith("/") ? input.folder : `${input.folder}/`)
-    const module = (await withLoadTimeout(import(file), input.timeoutMs, `loading ${input.entry} did not finish within ${input.timeoutMs} ms (a top-level await that never ends?)`)) as Record<string, unknown>
+    const module = (await withTimeLimit(import(file), input.timeoutMs, `loading ${input.entry} did not finish within ${input.timeoutMs} ms (a top-level await that never ends?)`)) as Record<string, unknown>
     return { ok: true, module }
   } catch (e) {
     return { ok: false, problem: problemOf(e, input.entry) }

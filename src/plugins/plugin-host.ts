@@ -10,8 +10,9 @@ import type { Hooks, PluginDefinition, ToolDefinition } from "./api.ts"
 import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
 import { discoverPlugins, type DiscoveredPlugin, type PluginSource } from "./discovery.ts"
 import { hookRunner, withHooks, type HookEntry, type HookRunner } from "./hook-runner.ts"
-import { loadPluginModule, pluginCacheDir, problemOf, withLoadTimeout, type Loaded, type LoadProblem } from "./load-module.ts"
+import { loadPluginModule, pluginCacheDir, problemOf, type Loaded, type LoadProblem } from "./load-module.ts"
 import { loadMemoryIn, type StuckLoad } from "./load-memory.ts"
+import { withTimeLimit } from "./time-limit.ts"
 import { adaptPluginTool } from "./plugin-tool.ts"
 import { hookNames, hooksProblem, pluginShape, toolProblem } from "./plugin-shape.ts"
 
@@ -122,7 +123,7 @@ const runSetup = async (plugin: PluginDefinition, ctx: { root: string; options: 
     const value = plugin.setup!(ctx)
     return Effect.isEffect(value) ? await Effect.runPromise(value as Effect.Effect<unknown>) : await value
   })()
-  return withLoadTimeout(work, timeoutMs, `setup did not finish within ${timeoutMs} ms`)
+  return withTimeLimit(work, timeoutMs, `setup did not finish within ${timeoutMs} ms`)
 }
 
 /**

@@ -167,6 +167,12 @@ describe("Claude Code plugin folders", () => {
     expect(blocked.envelope.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'flaky': the last guard says no" })
     expect(problems.some((p) => p.startsWith("plugin 'flaky': PreToolUse hook '/nonexistent/guard.sh' could not run ("))).toBe(true)
     expect(problems.some((p) => p.startsWith("plugin 'flaky': PreToolUse hook 'sleep 20' timed out (timed out after 1000 ms)"))).toBe(true)
+    // Timed out twice in a row, 'sleep 20' is skipped without waiting; the last guard still blocks.
+    await callTool(root, "bash", { command: "echo hi" }, { tools, env })
+    const third = await callTool(root, "bash", { command: "echo hi" }, { tools, env })
+    expect(third.envelope.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'flaky': the last guard says no" })
+    expect(problems.filter((p) => p.startsWith("plugin 'flaky': PreToolUse hook 'sleep 20' timed out (")).length).toBe(2)
+    expect(problems.filter((p) => p.startsWith("plugin 'flaky': PreToolUse hook 'sleep 20' timed out 2 times in a row: it is skipped")).length).toBe(1)
     const read = await callTool(root, "read", { path: "a.txt" }, { tools, env })
     expect(read.envelope.status).toBe("success")
     expect(read.envelope.text).toContain("PostToolUse hook feedback:\nstill checked")

@@ -301,6 +301,32 @@ export default defineTool({ name: "fs_probe", description: "f", parameters: Sche
 })
 
 describe("hooks", () => {
+  test("a hook that keeps timing out is skipped without waiting (said once); the others, a user's guard among them, still run on every call", async () => {
+    const hook = (body: string) => `import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ api: 1, hooks: { ${body} } })\n`
+    const { root, env } = setup({
+      user: { "guard.ts": hook(`"tool.before": ({ params }) => (String(params.expression).includes("666") ? { deny: "not that number" } : undefined)`) },
+      project: {
+        ".anvil/plugins/hang.ts": hook(`"tool.before": () => { (globalThis as any).hangCalls++; return new Promise(() => {}) }, "tool.after": () => new Promise(() => {})`),
+      },
+    })
+    ;(globalThis as any).hangCalls = 0
+    const { set, problems } = await load(root, env, { plugins: { hook_timeout_ms: 300 } }, { trustProject: true })
+    const tools = toolsWithPlugins(builtinTools, set, (m) => problems.push(m))
+    const calc = (expression: string) => callTool(root, "calculator", { expression }, { tools, env })
+    for (const expression of ["1+1", "2+2"]) expect((await calc(expression)).envelope.status).toBe("success")
+    expect((globalThis as any).hangCalls).toBe(2)
+    const opened = problems.filter((p) => p.includes("timed out 2 times in a row: it is skipped without waiting for the next 60 s of this session"))
+    expect(opened.map((p) => p.slice(0, p.indexOf(" timed out")))).toEqual(["plugin 'hang': hook tool.before", "plugin 'hang': hook tool.after"])
+    const reported = problems.length
+    const started = performance.now()
+    expect((await calc("3+3")).envelope.data).toMatchObject({ result: "6" })
+    expect(performance.now() - started).toBeLessThan(300)
+    expect((globalThis as any).hangCalls).toBe(2)
+    expect(problems.length).toBe(reported)
+    // The user's guard was never skipped.
+    expect((await calc("666")).envelope.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'guard': not that number" })
+  }, 20_000)
+
   test("order user → project alphabetically; before changes and denies; after rewrites; a failing or slow hook is skipped and reported", async () => {
     const hook = (name: string, body: string) => `import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ api: 1, hooks: { ${body} } })\n// ${name}\n`
     const { root, env } = setup({
