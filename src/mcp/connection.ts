@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { CallToolResult, Prompt, Resource, Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js"
 import { fetchErrorText } from "../net/http-client.ts"
+import { isRecord } from "../protocol/is-record.ts"
 import { VERSION } from "../version.ts"
 import { maskSecrets, type ServerSpec } from "./server-config.ts"
 import { ManagedStdioTransport, type ExitReport } from "./stdio-transport.ts"
@@ -164,16 +165,15 @@ const watchingFetch =
 
 /** Why an answer (a message with an id and no method) is neither a JSON-RPC result nor error; undefined when it is one. */
 export const malformedAnswer = (message: unknown): string | undefined => {
-  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined
-  const m = message as Record<string, unknown>
+  if (!isRecord(message)) return undefined
+  const m = message
   if ("method" in m || (typeof m.id !== "string" && typeof m.id !== "number")) return undefined
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
   if ("error" in m) {
     const e = m.error
-    return isObject(e) && typeof e.code === "number" && typeof e.message === "string" ? undefined : `its error is ${JSON.stringify(e)?.slice(0, 200)}, not {code, message}`
+    return isRecord(e) && typeof e.code === "number" && typeof e.message === "string" ? undefined : `its error is ${JSON.stringify(e)?.slice(0, 200)}, not {code, message}`
   }
   if (!("result" in m)) return "it has neither result nor error"
-  return isObject(m.result) ? undefined : `its result is ${JSON.stringify(m.result)?.slice(0, 200) ?? "undefined"}, not an object`
+  return isRecord(m.result) ? undefined : `its result is ${JSON.stringify(m.result)?.slice(0, 200) ?? "undefined"}, not an object`
 }
 
 /**

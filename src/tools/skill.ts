@@ -59,10 +59,14 @@ export const skillTool = defineTool({
       const permissions = yield* Permissions
       const config = yield* Config
       const action = actionOf(params)
+      // The plugin folders are found when the catalogue is needed, after the parameters were checked.
+      const loadCatalog = Effect.suspend(() =>
+        loadSkillCatalog(workspace.root, embeddedAssets, pluginSkillFolders({ root: workspace.root, env: config.env, config })),
+      )
       if (action === "list") {
         if (params.file !== undefined) return yield* invalidParam("file", "'file' is only used with action 'load' and a name")
         if (params.args !== undefined) return yield* invalidParam("args", "'args' is only used with action 'load' and a name")
-        const catalog = yield* loadSkillCatalog(workspace.root, embeddedAssets, pluginSkillFolders({ root: workspace.root, env: config.env, config }))
+        const catalog = yield* loadCatalog
         // A skill whose load the permission settings deny is not offered.
         const denied = catalog.skills.filter((s) => loadLevel(permissions, s.name) === "deny")
         return listResult(catalog, new Set(denied.map((s) => s.name)), (p) => shownSkillPath(p, workspace.display))
@@ -73,7 +77,7 @@ export const skillTool = defineTool({
       const name = normalName(params.name)
       const problem = skillNameProblem(name)
       if (problem) return yield* invalidParam("name", problem, [hint("Skill", "high", { action: "list" })])
-      const catalog = yield* loadSkillCatalog(workspace.root, embeddedAssets, pluginSkillFolders({ root: workspace.root, env: config.env, config }))
+      const catalog = yield* loadCatalog
       const skill = catalog.skills.find((s) => s.name === name)
       if (!skill) {
         const broken = catalog.invalid.find((s) => s.name === name)
