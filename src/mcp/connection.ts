@@ -83,11 +83,12 @@ const invalidAnswer = (error: unknown): string | undefined => {
 const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | undefined, startup?: number): string => {
   const message = invalidAnswer(error) ?? fetchErrorText(error)
   let text: string
-  if (exit) text = describeExit(exit)
-  else if (/protocol version is not supported/i.test(message)) text = `protocol mismatch: ${message}`
-  else if (startup !== undefined && (error as { code?: unknown })?.code === -32001) {
+  // A start-up that ran out of time first: the server's exit that follows is anvil closing it, not the cause.
+  if (startup !== undefined && (error as { code?: unknown })?.code === -32001) {
     text = `timeout: the server did not finish the start-up handshake within ${startup} ms ("startupTimeout" in its settings)`
-  } else if (/timed? ?out/i.test(message)) text = `timeout: ${message}`
+  } else if (exit) text = describeExit(exit)
+  else if (/protocol version is not supported/i.test(message)) text = `protocol mismatch: ${message}`
+  else if (/timed? ?out/i.test(message)) text = `timeout: ${message}`
   else if (startup !== undefined && spec.transport.kind !== "stdio") {
     const code = (error as { code?: unknown })?.code
     const auth = code === 401 || code === 403 || /unauthori[sz]ed/i.test(message)
@@ -259,6 +260,10 @@ export const connect = async (
   let closedByUs = false
   let client: Client | undefined
   let usedKind: McpConnection["transport"] = spec.transport.kind
+  let stray: { readonly count: number; readonly text?: string } = { count: 0 }
+  /** What the server wrote that anvil could not read since `since` (a count of stray errors), for a time-out's message. */
+  const strayNote = (since: number) =>
+    stray.count > since && stray.text !== undefined ? `; meanwhile the server sent what anvil cannot read (${stray.text})` : ""
 
   const makeClient = () =>
     new sdk.Client(
@@ -281,8 +286,10 @@ export const connect = async (
       if (closedByUs) return
       hooks.onClosed(exit ? describeExit(exit) : "the connection closed")
     }
-    c.onerror = () => {
-      // Stray protocol errors (a log line on stdout) are not fatal; a dead transport shows in onclose.
+    c.onerror = (error) => {
+      // Stray protocol errors (a log line on stdout, an answer to no request) are not fatal — a dead transport
+      // shows in onclose — but a call or start-up that then runs out of time names the last one.
+      stray = { count: stray.count + 1, text: maskSecrets(error.message.slice(0, 300), spec.secrets) }
     }
     await c.connect(guardAnswers(watchVersion(transport, seen)), { timeout: startupTimeoutMs })
     return c
@@ -325,7 +332,8 @@ export const connect = async (
   } catch (error) {
     // Give a dying process a moment to report its exit code and stderr.
     if (t.kind === "stdio" && !exit) await new Promise((r) => setTimeout(r, 100))
-    throw new Error(explain(error, spec, exit, startupTimeoutMs))
+    const timedOut = (error as { code?: unknown })?.code === -32001
+    throw new Error(`${explain(error, spec, exit, startupTimeoutMs)}${timedOut ? strayNote(0) : ""}`)
   } finally {
     signal?.removeEventListener("abort", onAbort)
   }
@@ -334,8 +342,9 @@ export const connect = async (
   let skipped: ReadonlyArray<string> = []
   const info = c.getServerVersion()
   const caps = c.getServerCapabilities() ?? {}
-  const call = <A>(f: () => Promise<A>, timeoutText?: string) =>
-    f().catch((error: unknown) => {
+  const call = <A>(f: () => Promise<A>, timeoutText?: string) => {
+    const since = stray.count
+    return f().catch((error: unknown) => {
       const code = (error as { code?: unknown })?.code
       // Streamable HTTP answers 404 to a session the server no longer knows (it restarted): this
       // connection is over and a new one, with a new session, is opened on the next call.
@@ -349,10 +358,11 @@ export const connect = async (
       // connection that is really over (the SDK dropped its transport, or the answer stream
       // ended without the answer) means the server went away.
       const gone = code === -32000 && (c.transport === undefined || String((error as { message?: unknown })?.message).includes(STREAM_ENDED))
-      if (timeoutText !== undefined && code === -32001) throw Object.assign(new Error(maskSecrets(timeoutText, spec.secrets)), { code })
+      if (timeoutText !== undefined && code === -32001) throw Object.assign(new Error(maskSecrets(timeoutText, spec.secrets) + strayNote(since)), { code })
       // The JSON-RPC code (timeout, invalid params, connection closed) stays with the message.
-      throw Object.assign(new Error(explain(error, spec, exit)), { code, gone })
+      throw Object.assign(new Error(explain(error, spec, exit)), { code, gone, ...(code === -32001 ? { note: strayNote(since) } : {}) })
     })
+  }
   return {
     serverName: info?.name ?? spec.name,
     serverVersion: info?.version ?? "",

@@ -67,6 +67,12 @@ const fromCallError = (error: McpCallError): ToolError => {
   }
 }
 
+/** What the server sent during a call that anvil could not read (connection.ts), as the end of a sentence. */
+const strayOf = (error: unknown): string => {
+  const note = (error as { note?: unknown })?.note
+  return typeof note === "string" ? note : ""
+}
+
 /** The SDK's failures as McpCallError: its timeout and cancel codes, a lost connection, invalid parameters. */
 const classify = (error: unknown, spec: ServerSpec, tool: string): McpCallError => {
   if (error instanceof McpCallError) return error
@@ -75,7 +81,7 @@ const classify = (error: unknown, spec: ServerSpec, tool: string): McpCallError 
   if (code === -32001) {
     return new McpCallError({
       kind: "timeout",
-      message: `${spec.name}/${tool} did not answer within ${spec.timeoutMs} ms (the call's deadline; "timeout" in the server's settings). The call was cancelled.`,
+      message: `${spec.name}/${tool} did not answer within ${spec.timeoutMs} ms (the call's deadline; "timeout" in the server's settings)${strayOf(error)}. The call was cancelled.`,
     })
   }
   // The SDK checks the answer against the tool's outputSchema and reports a mismatch with the invalid-params code

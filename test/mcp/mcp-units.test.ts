@@ -228,6 +228,25 @@ describe("the hub", () => {
     expect(typed.envelope.error!.message).toStartWith("tiny/typed answered with a result its own output schema refuses (Structured content does not match the tool's output schema")
   })
 
+  test("a call or start-up that runs out of time says so, and names what the server sent that anvil cannot read", async () => {
+    const { hub, root } = hubWith({
+      tiny: { command: process.execPath, args: [TINY], permission: "allow", timeout: 500 },
+      late: { command: process.execPath, args: [TINY, "--start-delay=8000"], permission: "allow", startupTimeout: 500 },
+    })
+    const options = { tools: [], toolSources: [hub.toolSource] }
+    const garbled = await callTool(root, "mcp__tiny__garbled", {}, options)
+    expect(garbled.envelope.error).toMatchObject({ code: "TIMEOUT" })
+    expect(garbled.envelope.error!.message).toBe(
+      'tiny/garbled did not answer within 500 ms (the call\'s deadline; "timeout" in the server\'s settings); meanwhile the server sent what anvil cannot read (not a JSON-RPC message on stdout: result: 42 (printed, not sent)). The call was cancelled.',
+    )
+    // A plain hang names nothing more.
+    expect((await callTool(root, "mcp__tiny__hang", {}, options)).envelope.error!.message).toContain("settings). The call was cancelled.")
+    // Out of start-up time: the time-out is the reason, not the exit of the server anvil then closed.
+    const late = await callTool(root, "mcp__late__echo", { message: "x" }, options)
+    expect(late.envelope.error!.message).toContain('timeout: the server did not finish the start-up handshake within 500 ms ("startupTimeout" in its settings)')
+    expect(late.envelope.error!.message).not.toContain("exited")
+  })
+
   test("two servers whose names give the same tool names: the later one is failed and says why; the first works", async () => {
     const { hub, root } = hubWith({
       "my.server": { command: process.execPath, args: [TINY], permission: "allow" },

@@ -20,6 +20,8 @@ export interface HandlerOptions {
   readonly mark?: string
   /** Sends a notification to the client (stdio: a line; HTTP: nothing). */
   readonly notify?: (message: unknown) => void
+  /** Writes a line that is not JSON-RPC where messages go (stdio only). */
+  readonly raw?: (line: string) => void
   /** Where the crash tool ends the process (stdio only). */
   readonly crash?: () => void
   /** Also list two tools with invalid definitions. */
@@ -48,6 +50,7 @@ const baseTools = [
   { name: "add_bad_tool", description: "Adds a valid tool `name` and one without inputSchema, and announces the change.", inputSchema: { type: "object", properties: { name: { type: "string" } } } },
   { name: "break_list", description: "From now on answers tools/list with a list that is no list, and announces a change.", inputSchema: { type: "object", properties: {} } },
   { name: "typed", description: "Declares an output schema and answers with structured content that breaks it.", inputSchema: { type: "object", properties: {} }, outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
+  { name: "garbled", description: "Prints its answer as a log line on stdout (not JSON-RPC) and never answers.", inputSchema: { type: "object", properties: {} } },
   { name: "refuses", description: "Refuses its arguments as the TypeScript SDK does (isError, code -32602).", inputSchema: { type: "object", properties: {} } },
 ]
 
@@ -84,6 +87,9 @@ export const makeHandler = (options: HandlerOptions = {}) => {
           case "big":
             return reply(text(Array.from({ length: Number(args.lines ?? 10) }, (_, i) => `line ${i + 1} of the big result`).join("\n")))
           case "hang":
+            return new Promise(() => undefined)
+          case "garbled":
+            options.raw?.("result: 42 (printed, not sent)")
             return new Promise(() => undefined)
           case "crash":
             process.stderr.write("tiny: crashing on purpose\n")
@@ -151,6 +157,7 @@ if (import.meta.main) {
     ...(mark ? { mark } : {}),
     notify: send,
     crash: () => process.exit(3),
+    raw: (line) => process.stdout.write(`${line}\n`),
     badTools: process.argv.includes("--bad-tools"),
   })
   const delay = Number(flag("start-delay") ?? 0)
