@@ -1,5 +1,8 @@
 import { CancellationTokenSource, createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node"
+import { isRecord } from "../protocol/is-record.ts"
+import { PassThrough } from "node:stream"
 import { LspRequestError, LspStartError } from "./errors.ts"
+import { LspFrameFilter } from "./frame-filter.ts"
 import { spawnServer, type ServerProcess } from "./server-process.ts"
 
 /** A diagnostic as the server sent it (0-based UTF-16 range). */
@@ -16,6 +19,8 @@ export type Freshness = "current" | "stale" | "pending"
 
 export interface DiagnosticsAnswer {
   readonly items: ReadonlyArray<RawDiagnostic>
+  /** Diagnostics the server sent that are not in LSP's shape (no range or message), left out. */
+  readonly dropped: number
   readonly freshness: Freshness
   /** For stale answers: how old the diagnostics are, in milliseconds. */
   readonly ageMs?: number
@@ -26,6 +31,7 @@ export interface DiagnosticsAnswer {
 interface Pushed {
   readonly version: number | undefined
   readonly items: ReadonlyArray<RawDiagnostic>
+  readonly dropped: number
   readonly at: number
   /** The send counter when it arrived: later than the file's last send means it describes what was sent. */
   readonly seq: number
@@ -43,6 +49,30 @@ export interface StartOptions {
 
 const fileUri = (path: string) => Bun.pathToFileURL(path).href
 
+const isPosition = (p: unknown): p is { line: number; character: number } =>
+  isRecord(p) && Number.isInteger(p.line) && (p.line as number) >= 0 && Number.isInteger(p.character) && (p.character as number) >= 0
+
+/**
+ * The diagnostics of a server's answer that are in LSP's shape (a range and a message; optional fields of the
+ * wrong type are left out), and how many were not: a broken server's answer is reported, never a crash.
+ */
+export const readDiagnostics = (raw: unknown): { readonly items: ReadonlyArray<RawDiagnostic>; readonly dropped: number } => {
+  if (!Array.isArray(raw)) return { items: [], dropped: raw === undefined || raw === null ? 0 : 1 }
+  const items: Array<RawDiagnostic> = []
+  for (const d of raw) {
+    if (!isRecord(d) || typeof d.message !== "string" || !isRecord(d.range) || !isPosition(d.range.start) || !isPosition(d.range.end)) continue
+    const code = typeof d.code === "string" || typeof d.code === "number" ? d.code : isRecord(d.code) && (typeof d.code.value === "string" || typeof d.code.value === "number") ? { value: d.code.value } : undefined
+    items.push({
+      range: { start: d.range.start, end: d.range.end },
+      message: d.message,
+      ...(typeof d.severity === "number" ? { severity: d.severity } : {}),
+      ...(typeof d.source === "string" ? { source: d.source } : {}),
+      ...(code !== undefined ? { code } : {}),
+    })
+  }
+  return { items, dropped: raw.length - items.length }
+}
+
 /**
  * One running language server, spoken to over stdio with vscode-jsonrpc.
  * Keeps the open documents and their versions, the last pushed diagnostics
@@ -56,6 +86,10 @@ export class LspClient {
   private readonly pending = new Set<() => void>()
   private seq = 0
   private stderrTail = ""
+  /** The last error reading the server's output, for a time-out's message. */
+  private streamError: string | undefined
+  /** The last text the server printed on stdout outside LSP's frames (set aside, not read). */
+  private printed: () => string | undefined = () => undefined
   /** Set once the process has exited (crash or stop). */
   exit: { readonly code: number | null; readonly signal: string | null } | undefined
   capabilities: Record<string, unknown> = {}
@@ -86,8 +120,19 @@ export class LspClient {
     } catch (e) {
       throw new LspStartError({ server: options.name, message: `${options.name} could not be started: ${(e as Error).message}.` })
     }
-    const connection = createMessageConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin))
+    // Only LSP frames reach the reader; what the server printed between them is kept for the report.
+    let junk: string | undefined
+    const frames = new PassThrough()
+    const filter = new LspFrameFilter((text) => {
+      junk = text.trim().slice(0, 300)
+    })
+    proc.stdout.on("data", (chunk: Buffer) => {
+      for (const frame of filter.push(chunk)) frames.write(frame)
+    })
+    proc.stdout.on("end", () => frames.end())
+    const connection = createMessageConnection(new StreamMessageReader(frames), new StreamMessageWriter(proc.stdin))
     const client = new LspClient(options.name, options.root, proc, connection)
+    client.printed = () => junk
     proc.stderr.setEncoding("utf8")
     proc.stderr.on("data", (chunk: string) => {
       client.stderrTail = (client.stderrTail + chunk).slice(-2000)
@@ -149,8 +194,10 @@ export class LspClient {
 
   private listen() {
     const c = this.connection
-    c.onNotification("textDocument/publishDiagnostics", (params: { uri: string; version?: number; diagnostics: Array<RawDiagnostic> }) => {
-      this.pushed.set(params.uri, { version: params.version ?? undefined, items: params.diagnostics ?? [], at: Date.now(), seq: this.seq })
+    c.onNotification("textDocument/publishDiagnostics", (params: { uri: string; version?: number; diagnostics: unknown }) => {
+      if (typeof params?.uri !== "string") return
+      const version = typeof params.version === "number" ? params.version : undefined
+      this.pushed.set(params.uri, { version, ...readDiagnostics(params.diagnostics), at: Date.now(), seq: this.seq })
       const set = this.waiters.get(params.uri)
       if (set) for (const wake of set) wake()
     })
@@ -163,7 +210,11 @@ export class LspClient {
     c.onRequest("window/showMessageRequest", () => null)
     c.onRequest("workspace/applyEdit", () => ({ applied: false }))
     c.onNotification(() => {})
-    c.onError(() => {})
+    // A stream error (a log line on stdout breaks LSP's framing) is not fatal by itself, but a request that then
+    // runs out of time names it.
+    c.onError(([error]) => {
+      this.streamError = (error?.message ?? String(error)).slice(0, 300)
+    })
     c.onClose(() => {})
     c.listen()
   }
@@ -188,7 +239,7 @@ export class LspClient {
       const timer = setTimeout(() => {
         this.pending.delete(dead)
         cancel.cancel() // $/cancelRequest, so the server can drop the work
-        reject(new LspRequestError({ server: this.name, method, timedOut: true, message: `${this.name} did not answer ${method} within ${timeoutMs} ms.` }))
+        reject(new LspRequestError({ server: this.name, method, timedOut: true, message: `${this.name} did not answer ${method} within ${timeoutMs} ms${this.unreadable()}.` }))
       }, timeoutMs)
       const dead = () => reject(this.deadError(method))
       this.pending.add(dead)
@@ -214,9 +265,17 @@ export class LspClient {
     })
   }
 
+  /** What anvil could not read of the server's output, as the end of a sentence ("" when nothing). */
+  private unreadable(): string {
+    const printed = this.printed()
+    if (this.streamError) return `; what it wrote on stdout is not LSP (${this.streamError})`
+    return printed ? `; it also printed on stdout what is not LSP (last: ${JSON.stringify(printed)})` : ""
+  }
+
   private deadError(method: string) {
     const how = this.exit?.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit?.code ?? "?"}`
-    return new LspRequestError({ server: this.name, method, timedOut: false, message: `${this.name} ${how} before answering ${method}.` })
+    const tail = this.stderr ? ` Its stderr ends: ${this.stderr.split("\n").slice(-3).join(" | ").slice(-500)}` : ""
+    return new LspRequestError({ server: this.name, method, timedOut: false, message: `${this.name} ${how} before answering ${method}.${tail}` })
   }
 
   /** Opens the file or sends its new text; returns the version now on the server. */
@@ -255,12 +314,8 @@ export class LspClient {
   private async waitForDiagnostics(path: string, waitMs: number, timeoutMs: number): Promise<DiagnosticsAnswer> {
     const uri = fileUri(path)
     if (this.pulls) {
-      const report = await this.request<{ kind?: string; items?: Array<RawDiagnostic> }>(
-        "textDocument/diagnostic",
-        { textDocument: { uri } },
-        timeoutMs,
-      )
-      return { items: report?.items ?? [], freshness: "current", mode: "pull" }
+      const report = await this.request<{ kind?: string; items?: unknown } | null>("textDocument/diagnostic", { textDocument: { uri } }, timeoutMs)
+      return { ...readDiagnostics(isRecord(report) ? report.items : report), freshness: "current", mode: "pull" }
     }
     const doc = this.docs.get(uri)
     const isCurrent = (p: Pushed | undefined): boolean =>
@@ -280,10 +335,10 @@ export class LspClient {
       })
     }
     const last = this.pushed.get(uri)
-    if (last && isCurrent(last)) return { items: last.items, freshness: "current", mode: "push" }
+    if (last && isCurrent(last)) return { items: last.items, dropped: last.dropped, freshness: "current", mode: "push" }
     if (this.exit) throw this.deadError("textDocument/publishDiagnostics")
-    if (last) return { items: last.items, freshness: "stale", ageMs: Date.now() - last.at, mode: "push" }
-    return { items: [], freshness: "pending", mode: "push" }
+    if (last) return { items: last.items, dropped: last.dropped, freshness: "stale", ageMs: Date.now() - last.at, mode: "push" }
+    return { items: [], dropped: 0, freshness: "pending", mode: "push" }
   }
 
   /** Asks the server to shut down, then ends its process group. */

@@ -56,6 +56,8 @@ export interface DiagnosticsResult extends Served {
   readonly freshness: "current" | "stale" | "pending"
   readonly ageMs?: number
   readonly mode: "pull" | "push"
+  /** Diagnostics the server sent that are not in LSP's shape, left out. */
+  readonly dropped: number
 }
 
 export interface Location {
@@ -149,6 +151,7 @@ export class LspEngine {
       freshness: answer.freshness,
       ...(answer.ageMs !== undefined ? { ageMs: answer.ageMs } : {}),
       mode: answer.mode,
+      dropped: answer.dropped,
     }
   }
 

@@ -46,8 +46,11 @@ export const lspDiagnosticsTool = defineTool({
       const list = result.diagnostics
       const counts = severityCounts(list)
       const missing = result.missingHelpers
-      const clean = list.length === 0 && result.freshness === "current" && missing.length === 0
+      const clean = list.length === 0 && result.freshness === "current" && missing.length === 0 && result.dropped === 0
       const lines: Array<string> = [`Server: ${result.server} (${result.language})`, freshnessText(result, wait)]
+      if (result.dropped > 0) {
+        lines.push(`${counted(result.dropped, "diagnostic")} ${result.server} sent could not be read (not LSP's shape: a range and a message) and ${result.dropped === 1 ? "is" : "are"} left out; the list below is not complete.`)
+      }
       for (const h of missing) {
         lines.push(`${h.name} is not installed, so ${result.server} cannot report ${h.lost}; an empty list does not mean the file is clean. Install: ${h.install}`)
       }
@@ -60,7 +63,7 @@ export const lspDiagnosticsTool = defineTool({
         lines.push("", "No diagnostics reported.")
       }
       return {
-        status: clean || (result.freshness === "current" && missing.length === 0) ? ("success" as const) : ("partial" as const),
+        status: clean || (result.freshness === "current" && missing.length === 0 && result.dropped === 0) ? ("success" as const) : ("partial" as const),
         header,
         data: {
           path: source.display,
@@ -70,6 +73,7 @@ export const lspDiagnosticsTool = defineTool({
           ...(result.ageMs !== undefined ? { age_ms: result.ageMs } : {}),
           clean,
           diagnostics: list,
+          ...(result.dropped > 0 ? { unreadable: result.dropped } : {}),
           counts,
           ...(missing.length > 0 ? { missing_helpers: missing.map((h) => ({ name: h.name, install: h.install })) } : {}),
         },

@@ -164,6 +164,26 @@ describe("freshness with a scripted server", () => {
     expect(processesIn(root)).toEqual([])
   })
 
+  test("a server that prints on stdout between its messages is still understood; diagnostics not in LSP's shape are left out and counted; a crash names its stderr", async () => {
+    const root = project({ "a.x": "one\n" })
+    const file = join(root, "a.x")
+    const chatty = engineFor(root, scripted("chatty"), { requestTimeoutMs: 5000, startTimeoutMs: 5000 })
+    expect(await chatty.diagnostics(file, "one\n")).toMatchObject({ freshness: "current", dropped: 0, diagnostics: [{ message: "saw: one" }] })
+    expect(await chatty.diagnostics(file, "two\n")).toMatchObject({ freshness: "current", diagnostics: [{ message: "saw: two" }] })
+    await chatty.close()
+
+    const broken = engineFor(root, scripted("broken"))
+    const answer = await broken.diagnostics(file, "one\n")
+    expect(answer).toMatchObject({ freshness: "current", dropped: 2, diagnostics: [{ message: "saw: one", code: "7" }, { message: "saw: one", severity: "error", code: null }] })
+    await broken.close()
+
+    const dies = engineFor(root, scripted("dies"))
+    const died = await dies.diagnostics(file, "one\n").catch((e) => e)
+    expect(died.message).toBe("scripted exited with code 9 before answering textDocument/diagnostic. Its stderr ends: Traceback: KeyError: 'uri'")
+    await dies.close()
+    expect(processesIn(root)).toEqual([])
+  })
+
   test("a definition or hover waits for the server's first analysis of the file: a half-loaded project answers wrongly", async () => {
     const root = project({ "a.x": "one\n" })
     const engine = engineFor(root, scripted("loading"))
