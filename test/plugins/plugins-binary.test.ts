@@ -313,8 +313,8 @@ describe("broken plugins beside a good one, through the binary", () => {
 describe("a plugin whose setup never ends, through the binary", () => {
   test("costs its load time limit once: later commands skip it with the reason until its file changes", async () => {
     const s = sandbox()
-    writeFileSync(join(s.root, "anvil.json"), JSON.stringify({ plugins: { load_timeout_ms: 4000 } }))
     const file = join(s.env.XDG_CONFIG_HOME, "anvil", "plugins", "hang.ts")
+    writeTree(join(s.env.XDG_CONFIG_HOME, "anvil"), { "anvil.json": JSON.stringify({ plugins: { load_timeout_ms: 4000 } }) })
     writeTree(join(s.env.XDG_CONFIG_HOME, "anvil", "plugins"), {
       "hang.ts": 'import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ name: "hang", api: 1, setup: () => new Promise(() => {}) })\n',
     })
