@@ -6,6 +6,7 @@ import type { Hooks } from "./api.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
 import { asJson } from "./plain-json.ts"
+import { settled } from "./plugin-value.ts"
 import { isTimedOut, withTimeLimit } from "./time-limit.ts"
 
 /**
@@ -77,8 +78,8 @@ const answerProblem = (name: HookName, value: unknown): string | undefined => {
 /** Calls one hook function with a time limit; a returned Effect is run. */
 const callOne = (fn: (event: never) => unknown, event: unknown, timeoutMs: number): Promise<unknown> => {
   const work = (async () => {
-    const value = (fn as (event: unknown) => unknown)(event)
-    return Effect.isEffect(value) ? await Effect.runPromise(value as Effect.Effect<unknown, unknown, never>) : await value
+    const value = await settled((fn as (event: unknown) => unknown)(event))
+    return Effect.isEffect(value) ? await Effect.runPromise(value as Effect.Effect<unknown, unknown, never>) : value
   })()
   return withTimeLimit(work, timeoutMs, `timed out after ${timeoutMs} ms`)
 }

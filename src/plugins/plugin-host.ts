@@ -14,6 +14,7 @@ import { loadPluginModule, pluginCacheDir, problemOf, type Loaded, type LoadProb
 import { loadMemoryIn, type StuckLoad } from "./load-memory.ts"
 import { withTimeLimit } from "./time-limit.ts"
 import { adaptPluginTool } from "./plugin-tool.ts"
+import { settled } from "./plugin-value.ts"
 import { hookNames, hooksProblem, pluginShape, toolProblem } from "./plugin-shape.ts"
 
 /**
@@ -120,8 +121,8 @@ export const trustOf = (trust: TrustShape, plugin: DiscoveredPlugin) =>
 const runSetup = async (plugin: PluginDefinition, ctx: { root: string; options: Record<string, unknown> }, timeoutMs: number) => {
   if (!plugin.setup) return undefined
   const work = (async () => {
-    const value = plugin.setup!(ctx)
-    return Effect.isEffect(value) ? await Effect.runPromise(value as Effect.Effect<unknown>) : await value
+    const value = await settled(plugin.setup!(ctx))
+    return Effect.isEffect(value) ? await Effect.runPromise(value as Effect.Effect<unknown>) : value
   })()
   return withTimeLimit(work, timeoutMs, `setup did not finish within ${timeoutMs} ms`)
 }

@@ -35,6 +35,11 @@ export const readPluginResult = (value: unknown): PluginResult => {
   if (typeof value === "string") return { _tag: "result", result: { data: { output: value }, text: value } }
   if (value === undefined) return { _tag: "result", result: { data: {}, text: "(no output)" } }
   if (typeof value === "function" || typeof value === "symbol") return { _tag: "invalid", reason: `it returned a ${typeof value}, which JSON cannot hold` }
+  // Values JSON writes as {} without a word: the model would read an empty success.
+  if (value instanceof Error) return { _tag: "invalid", reason: `it returned an Error (${shown(value.message)}) instead of throwing it` }
+  if (value instanceof Map || value instanceof Set) {
+    return { _tag: "invalid", reason: `it returned a ${value instanceof Map ? "Map" : "Set"}, which JSON writes as {} (return Object.fromEntries(map) or [...set])` }
+  }
   const json = asJson(value)
   if (!json.ok) return { _tag: "invalid", reason: `the result cannot be written as JSON: ${json.message}` }
   const plain = json.value

@@ -65,6 +65,9 @@ export const pluginShape = (module: Record<string, unknown>): PluginShape => {
     return problem ? { ok: false, message: problem } : { ok: true, plugin: { api: PLUGIN_API_VERSION, tools: value as Array<ToolDefinition> } }
   }
   if (!Predicate.isObject(value)) return { ok: false, message: `the default export is a ${typeof value}, not a tool or plugin definition` }
+  if (typeof (value as { then?: unknown }).then === "function") {
+    return { ok: false, message: "the default export is a Promise, not a tool or plugin definition; await it at the top level (export default await …)" }
+  }
   const looksLikePlugin = "api" in value || "tools" in value || "hooks" in value || "setup" in value
   if (!looksLikePlugin) {
     const problem = toolProblem(value, "the default export")

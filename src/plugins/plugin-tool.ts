@@ -9,6 +9,7 @@ import { FileLedger } from "../workspace/file-ledger.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { CurrentCall, Files, ToolFailure, type PluginFiles, type ToolContext, type ToolDefinition } from "./api.ts"
 import { pluginErrorCode, readPluginResult } from "./plugin-result.ts"
+import { settled } from "./plugin-value.ts"
 import type { EditError } from "../edit/edit-error.ts"
 import { withEditErrors } from "../tools/edit-errors.ts"
 import type { WorkspaceError } from "../workspace/workspace-error.ts"
@@ -116,7 +117,7 @@ export const adaptPluginTool = (
             files,
             options: plugin.options,
           }
-          const value: unknown = def.run(params, ctx)
+          const value = await settled(def.run(params, ctx))
           if (Effect.isEffect(value)) {
             const exit = await Effect.runPromiseExit(
               (value as Effect.Effect<unknown, unknown, Files | CurrentCall>).pipe(
@@ -129,7 +130,7 @@ export const adaptPluginTool = (
             const fail = exit.cause.reasons.find(Cause.isFailReason)
             throw fail ? fail.error : Cause.squash(exit.cause)
           }
-          return await value
+          return value
         },
         catch: (e) => e,
       }).pipe(

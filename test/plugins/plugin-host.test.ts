@@ -60,6 +60,7 @@ describe("loading plugins: every failure stays with its plugin", () => {
         "twin.ts": good,
         "notschema.ts": `import { defineTool } from "anvil/plugin"\nexport default defineTool({ name: "plain", description: "x", parameters: { a: "string" } as any, run: () => "" })\n`,
         "nodefault.ts": "export const tool = 1\n",
+        "promised.ts": `import { defineTool } from "anvil/plugin"\nimport { Schema } from "effect"\nexport default Promise.resolve(defineTool({ name: "later", description: "x", parameters: Schema.Struct({}), run: () => "" }))\n`,
       },
     })
     const started = performance.now()
@@ -72,12 +73,14 @@ describe("loading plugins: every failure stays with its plugin", () => {
       good: "loaded",
       nodefault: "error",
       notschema: "error",
+      promised: "error",
       syntax: "error",
       syntax2: "error",
       throws: "error",
       twin: "error",
     })
     expect(errorOf(set, "syntax")).toMatchObject({ file: expect.stringContaining("syntax.ts"), line: 2 })
+    expect(errorOf(set, "promised")?.message).toBe("the default export is a Promise, not a tool or plugin definition; await it at the top level (export default await …)")
     // Several syntax errors: the first one's place, and how many more.
     expect(errorOf(set, "syntax2")).toMatchObject({ file: expect.stringContaining("syntax2.ts"), line: 3, message: expect.stringContaining("1 more error") })
     expect(errorOf(set, "throws")).toMatchObject({ message: "broken at import", file: expect.stringContaining("throws.ts"), line: 2 })
@@ -88,7 +91,7 @@ describe("loading plugins: every failure stays with its plugin", () => {
     expect(errorOf(set, "notschema")!.message).toContain("parameters is not a Schema")
     expect(errorOf(set, "nodefault")!.message).toContain("no default export")
     expect(set.tools.map((t) => t.name)).toEqual(["good_tool"])
-    expect(pluginNotices(set)).toHaveLength(9)
+    expect(pluginNotices(set)).toHaveLength(10)
     const outcome = await callTool(root, "good_tool", { a: 2, b: 3 }, { tools: set.tools, env })
     expect(outcome.envelope).toMatchObject({ status: "success", data: { sum: 5 } })
   }, 30_000)
@@ -110,6 +113,9 @@ export default definePlugin({ api: 1, tools: [
   defineTool({ name: "k_writes", description: "w", parameters: p, run: (_, ctx) => ctx.files.write("out.txt", "written").then(() => "ok") }),
   defineTool({ name: "k_cyclic", description: "c", parameters: p, readOnly: true, run: () => { const o: any = { n: 1 }; o.self = o; return { text: "t", data: o } } }),
   defineTool({ name: "k_bigint", description: "b", parameters: p, readOnly: true, run: () => ({ big: 10n }) }),
+  // An async run that resolves to an Effect: the Effect runs (its failure must not read as a success).
+  defineTool({ name: "k_async_effect", description: "a", parameters: p, readOnly: true, run: (async ({ n }: { n: number }) => Effect.succeed(\`async effect \${n}\`)) as any }),
+  defineTool({ name: "k_async_effect_fail", description: "a", parameters: p, readOnly: true, run: (async () => Effect.fail(new ToolFailure({ code: "NOT_FOUND", message: "gone" }))) as any }),
 ]})
 `,
       },
@@ -123,6 +129,8 @@ export default definePlugin({ api: 1, tools: [
     expect((await call("k_effect")).envelope.data).toEqual({ root, n: 2 })
     expect((await call("k_failure")).envelope.error).toMatchObject({ code: "NOT_FOUND", message: "k_failure: no such thing" })
     expect((await call("k_effect_failure")).envelope.error).toMatchObject({ code: "CONFLICT" })
+    expect((await call("k_async_effect")).envelope).toMatchObject({ status: "success", data: { output: "async effect 2" } })
+    expect((await call("k_async_effect_fail")).envelope.error).toMatchObject({ code: "NOT_FOUND", message: "k_async_effect_fail: gone" })
     expect((await call("k_sync_throw")).envelope.error).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("sync bug") })
     expect((await call("k_async_throw")).envelope.error).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("async bug") })
     expect((await call("k_value", { n: "x" })).envelope.error).toMatchObject({ code: "INVALID_PARAM" })
@@ -149,7 +157,7 @@ describe("plugin results outside the envelope contract", () => {
         "results.ts": `import { definePlugin, defineTool } from "anvil/plugin"
 import { Schema } from "effect"
 export default definePlugin({ name: "results", api: 1, tools: [
-${tool("r_bogus", `{ text: "hi", status: "bogus" }`)}${tool("r_error_bare", `{ text: "it broke", status: "error" }`)}${tool("r_error_code", `{ status: "error", text: "x", error: { code: "WHATEVER", message: "m" } }`)}${tool("r_text", `{ text: 5, status: "partial" }`)}${tool("r_error_on_success", `{ text: "t", error: { code: "NOT_FOUND", message: "m" } }`)}${tool("r_function", `() => 1`)}${tool("r_envelope", `{ status: "error", data: {}, text: "t", error: { code: "NOT_FOUND", message: "no such row", retryable: false } }`)}${tool("r_partial", `{ status: "partial", text: "half", data: { n: 1 } }`)}${tool("r_plain", `{ status: "ok" }`)}${tool("r_no_text", `{ status: "success", data: { n: 3 } }`)}${tool("r_bad_no_text", `{ status: "done", data: { n: 3 } }`)}${tool("r_list_data", `{ text: "t", data: [1, 2] }`)}]})
+${tool("r_bogus", `{ text: "hi", status: "bogus" }`)}${tool("r_error_bare", `{ text: "it broke", status: "error" }`)}${tool("r_error_code", `{ status: "error", text: "x", error: { code: "WHATEVER", message: "m" } }`)}${tool("r_text", `{ text: 5, status: "partial" }`)}${tool("r_error_on_success", `{ text: "t", error: { code: "NOT_FOUND", message: "m" } }`)}${tool("r_function", `() => 1`)}${tool("r_envelope", `{ status: "error", data: {}, text: "t", error: { code: "NOT_FOUND", message: "no such row", retryable: false } }`)}${tool("r_partial", `{ status: "partial", text: "half", data: { n: 1 } }`)}${tool("r_plain", `{ status: "ok" }`)}${tool("r_no_text", `{ status: "success", data: { n: 3 } }`)}${tool("r_bad_no_text", `{ status: "done", data: { n: 3 } }`)}${tool("r_list_data", `{ text: "t", data: [1, 2] }`)}${tool("r_error_value", `new Error("forgot to throw")`)}${tool("r_map", `new Map([["a", 1]])`)}${tool("r_set", `new Set([1])`)}]})
 `,
       },
     })
@@ -163,6 +171,9 @@ ${tool("r_bogus", `{ text: "hi", status: "bogus" }`)}${tool("r_error_bare", `{ t
       r_error_on_success: `it has an error but its status is "success"`,
       r_function: "it returned a function",
       r_bad_no_text: `its status "done" is none of "success", "partial", "error"`,
+      r_error_value: `it returned an Error ("forgot to throw") instead of throwing it`,
+      r_map: "it returned a Map, which JSON writes as {}",
+      r_set: "it returned a Set, which JSON writes as {}",
     }
     for (const [name, reason] of Object.entries(reasons)) {
       const envelope = await call(name)
@@ -302,9 +313,10 @@ export default defineTool({ name: "fs_probe", description: "f", parameters: Sche
 
 describe("hooks", () => {
   test("a hook that keeps timing out is skipped without waiting (said once); the others, a user's guard among them, still run on every call", async () => {
-    const hook = (body: string) => `import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ api: 1, hooks: { ${body} } })\n`
+    const hook = (body: string) => `import { definePlugin } from "anvil/plugin"\nimport { Effect } from "effect"\nexport default definePlugin({ api: 1, hooks: { ${body} } })\n`
     const { root, env } = setup({
-      user: { "guard.ts": hook(`"tool.before": ({ params }) => (String(params.expression).includes("666") ? { deny: "not that number" } : undefined)`) },
+      // An async hook may resolve to an Effect: it is run.
+      user: { "guard.ts": hook(`"tool.before": (async ({ params }: any) => Effect.succeed(String(params.expression).includes("666") ? { deny: "not that number" } : undefined)) as any`) },
       project: {
         ".anvil/plugins/hang.ts": hook(`"tool.before": () => { (globalThis as any).hangCalls++; return new Promise(() => {}) }, "tool.after": () => new Promise(() => {})`),
       },
