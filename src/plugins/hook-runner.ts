@@ -147,7 +147,7 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
           return yield* new ToolError({ code: "PERMISSION_DENIED", message: `Blocked by plugin '${entry.plugin}': ${value.deny}`, retryable: false })
         }
         if (Predicate.isObject(value.params)) {
-          const decoded = Schema.decodeUnknownExit(tool.parameters)(value.params)
+          const decoded = (tool.schemaModule ?? Schema).decodeUnknownExit(tool.parameters)(value.params)
           if (decoded._tag === "Success") current = decoded.value
           else onProblem(`plugin '${entry.plugin}': tool.before returned parameters ${tool.name} does not accept; ignored`)
         }

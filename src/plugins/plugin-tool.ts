@@ -2,7 +2,8 @@ import { Cause, Context, Effect, Exit, Predicate } from "effect"
 import { DEFAULT_CALL_TIMEOUT_MS } from "../config/sections/plugins.ts"
 import type { ErrorCode } from "../protocol/error-code.ts"
 import { ToolError } from "../protocol/tool-error.ts"
-import type { Tool, ToolResult } from "../tool-framework/definition.ts"
+import type { SchemaModule, Tool, ToolResult } from "../tool-framework/definition.ts"
+import { pluginEffectModule } from "./host-modules.ts"
 import { DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
 import { commitText, openTarget } from "../edit/target-file.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
@@ -22,6 +23,9 @@ import type { WorkspaceError } from "../workspace/workspace-error.ts"
  * or rejection a defect the pipeline reports as INTERNAL_ERROR.
  */
 
+
+/** The Schema module plugins are given (undefined before the first plugin loaded). */
+const pluginSchema = (): SchemaModule | undefined => pluginEffectModule("Schema") as SchemaModule | undefined
 
 /** Progress messages kept per call (the latest ones). */
 const MAX_PROGRESS = 20
@@ -95,6 +99,8 @@ export const adaptPluginTool = (
   title: def.title ?? def.name,
   description: def.description,
   parameters: def.parameters,
+  // Decoded with the Schema module the plugin made them with (host-modules.ts).
+  ...(pluginSchema() ? { schemaModule: pluginSchema() } : {}),
   permission: def.readOnly === true ? "allow" : "ask",
   readOnly: def.readOnly === true,
   run: (params, call) =>

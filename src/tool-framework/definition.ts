@@ -100,6 +100,9 @@ export interface ToolCallInfo {
  * `R` names the services `run` needs (Workspace, FileSystem, Path, Config, …);
  * the runtime provides them, so a tool never touches process globals.
  */
+/** What decoding a tool's parameters needs of effect's Schema module. */
+export type SchemaModule = Pick<typeof Schema, "decodeUnknownExit" | "toCodecJson">
+
 export interface Tool<P = any, R = any> {
   /** The id the model calls, lowercase: "read", "list", "git_status". */
   readonly name: string
@@ -114,6 +117,12 @@ export interface Tool<P = any, R = any> {
    * server's inputSchema) instead of being derived from `parameters`.
    */
   readonly jsonSchema?: Readonly<Record<string, unknown>>
+  /**
+   * The Schema module that made `parameters`, when it is not the host's: a plugin's schemas come from the copy of
+   * effect the binary gives plugins, and the host's copy cannot decode that copy's declarations (Schema.Date,
+   * Schema.BigInt: their checks and JSON forms are the other copy's).
+   */
+  readonly schemaModule?: SchemaModule
   /** Other names that reach this tool (case-insensitive). */
   readonly aliases?: ReadonlyArray<string>
   /**

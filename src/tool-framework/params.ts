@@ -82,7 +82,7 @@ const decodeAsJson = (tool: Tool, params: Record<string, unknown>): { readonly v
   let codec = jsonCodecs.get(tool.parameters)
   if (codec === undefined) {
     try {
-      codec = Schema.toCodecJson(tool.parameters)
+      codec = (tool.schemaModule ?? Schema).toCodecJson(tool.parameters)
     } catch {
       codec = null
     }
@@ -90,7 +90,7 @@ const decodeAsJson = (tool: Tool, params: Record<string, unknown>): { readonly v
   }
   if (codec === null) return undefined
   try {
-    const exit = Schema.decodeUnknownExit(codec, { errors: "all", onExcessProperty: "error" })(params)
+    const exit = (tool.schemaModule ?? Schema).decodeUnknownExit(codec, { errors: "all", onExcessProperty: "error" })(params)
     return exit._tag === "Success" ? { value: exit.value } : undefined
   } catch {
     return undefined
@@ -122,7 +122,7 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
     const items = renamed[list]
     if (Array.isArray(items)) renamed[list] = items.map((item) => (isRecord(item) ? renameKeys(item, names) : item))
   }
-  const exit = Schema.decodeUnknownExit(tool.parameters, { errors: "all", onExcessProperty: "error" })(renamed)
+  const exit = (tool.schemaModule ?? Schema).decodeUnknownExit(tool.parameters, { errors: "all", onExcessProperty: "error" })(renamed)
   if (exit._tag === "Success") return { ok: true, value: exit.value }
   const asJson = tool.jsonSchema === undefined ? decodeAsJson(tool, renamed) : undefined
   if (asJson !== undefined) return { ok: true, value: asJson.value }

@@ -310,6 +310,32 @@ describe("broken plugins beside a good one, through the binary", () => {
   })
 })
 
+describe("parameters made with the plugin's effect, through the binary", () => {
+  test("Schema.Date and Schema.BigInt are taken in the JSON form the model is shown; a wrong value is INVALID_PARAM, not a crash", async () => {
+    const s = sandbox()
+    writeTree(join(s.env.XDG_CONFIG_HOME, "anvil", "plugins"), {
+      "when.ts": `import { defineTool } from "anvil/plugin"
+import { Schema } from "effect"
+export default defineTool({
+  name: "when_tool",
+  description: "d",
+  parameters: Schema.Struct({ when: Schema.Date, n: Schema.BigInt, tag: Schema.optional(Schema.String) }),
+  readOnly: true,
+  run: ({ when, n }) => \`\${when instanceof Date ? when.toISOString() : "no date"} \${typeof n === "bigint" ? n + 1n : "no bigint"}\`,
+})
+`,
+    })
+    const shown = JSON.parse((await s.anvil(["tools", "--json"])).stdout)
+    const schema = (Array.isArray(shown) ? shown : shown.tools).find((t: any) => t.name === "when_tool").parameters
+    expect(schema.properties.when.type).toBe("string")
+    const ok = await s.anvil(["tool", "when_tool", '{"when":"2020-01-02T03:04:05.000Z","n":"41","tag":null}'])
+    expect(envelope(ok.stdout)).toMatchObject({ status: "success", data: { output: "2020-01-02T03:04:05.000Z 42" } })
+    const bad = await s.anvil(["tool", "when_tool", '{"when":"not a date","n":"x"}'])
+    expect(bad.code).toBe(1)
+    expect(envelope(bad.stdout).error.code).toBe("INVALID_PARAM")
+  })
+})
+
 describe("a plugin whose setup never ends, through the binary", () => {
   test("costs its load time limit once: later commands skip it with the reason until its file changes", async () => {
     const s = sandbox()
