@@ -19,6 +19,34 @@ export interface CommandHookOutcome {
 
 /** Output kept per stream; a hook's answer is a line or a short JSON object. */
 const MAX_OUTPUT = 64 * 1024
+/** How long output may still arrive after the hook exited (or after what it left running was ended). */
+const OUTPUT_GRACE_MS = 200
+
+/** Reads a stream into memory (at most MAX_OUTPUT bytes kept); `cancel` stops waiting for its end. */
+const collect = (stream: ReadableStream<Uint8Array> | undefined) => {
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  const reader = stream?.getReader()
+  const done = (async () => {
+    try {
+      for (;;) {
+        const r = await reader!.read()
+        if (r.done) return
+        if (size < MAX_OUTPUT) chunks.push(r.value)
+        size += r.value.length
+      }
+    } catch {
+      // Cancelled, or the pipe broke: what was read stays.
+    }
+  })()
+  return {
+    done: reader ? done : Promise.resolve(),
+    text: () => Buffer.concat(chunks).toString("utf8").slice(0, MAX_OUTPUT),
+    cancel: () => void reader?.cancel().catch(() => undefined),
+  }
+}
+
+const within = (work: Promise<unknown>, ms: number) => Promise.race([work, new Promise((r) => setTimeout(r, ms))])
 
 export const runCommandHook = async (input: {
   readonly command: string
@@ -68,19 +96,23 @@ const runHook = async (input: Parameters<typeof runCommandHook>[0], wrap: SpawnW
       // The hook need not read its input.
     }
   })()
-  const [stdout, stderr, exit] = await Promise.all([
-    child.stdout ? new Response(child.stdout).text() : "",
-    child.stderr ? new Response(child.stderr).text() : "",
-    child.exited,
-    feed,
-  ])
+  const out = collect(child.stdout)
+  const err = collect(child.stderr)
+  const exit = await child.exited
   clearTimeout(timer)
-  // What the hook left running in the background ends with it.
+  // The hook is done when it exits, not when its output pipes close: what it left running in the background
+  // (`server &`) may hold them open for as long as it runs. Its output gets a moment, then that ends with it.
+  const reads = Promise.all([out.done, err.done])
+  await within(reads, OUTPUT_GRACE_MS)
   await child.stop()
+  await within(reads, OUTPUT_GRACE_MS)
+  out.cancel()
+  err.cancel()
+  await within(feed, OUTPUT_GRACE_MS)
   return {
     exitCode: timedOut ? 124 : (exit.exitCode ?? 128),
-    stdout: stdout.slice(0, MAX_OUTPUT),
-    stderr: timedOut ? `timed out after ${input.timeoutMs} ms` : stderr.slice(0, MAX_OUTPUT),
+    stdout: out.text(),
+    stderr: timedOut ? `timed out after ${input.timeoutMs} ms` : err.text(),
     timedOut,
   }
 }

@@ -19,6 +19,12 @@ describe("command hooks: the input on stdin", () => {
       const late = await runCommandHook({ command: "head -c 100000 /dev/zero | tr '\\\\0' a; cat >/dev/null; exit 0", cwd: root, env: { PATH: process.env.PATH }, stdin: big, timeoutMs: 10_000 })
       expect(late).toMatchObject({ exitCode: 0, timedOut: false })
       expect(late.stdout.length).toBe(64 * 1024)
+      // Done when it exits: what it left running in the background (holding the output pipe) does not hold the
+      // call, and is ended with it.
+      const started = performance.now()
+      const bg = await runCommandHook({ command: "sleep 30 & echo started; echo note >&2", cwd: root, env: { PATH: process.env.PATH }, stdin: "{}", timeoutMs: 20_000 })
+      expect(performance.now() - started).toBeLessThan(10_000)
+      expect(bg).toMatchObject({ exitCode: 0, timedOut: false, stdout: "started\n", stderr: "note\n" })
       await Bun.sleep(50)
       expect(stray).toEqual([])
     } finally {
