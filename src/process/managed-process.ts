@@ -3,9 +3,9 @@ import { accessSync, constants, statSync } from "node:fs"
 import { isAbsolute, resolve as resolvePath } from "node:path"
 import type { Readable, Writable } from "node:stream"
 import { registerTree, unregisterTree, updateTree } from "./managed-registry.ts"
-import { groupAlive, MARK_VAR, markValue } from "./process-table.ts"
+import { groupAlive, holdsFile, MARK_VAR, markValue, treeHoldsFile, type FileIdentity } from "./process-table.ts"
 import { endTree, killTreesNow, type ProcessTree } from "./process-tree.ts"
-import { adoptOrphans, forgetChild, noteChild, startTicks, ticksNow } from "./subreaper.ts"
+import { adoptedChildren, adoptOrphans, forgetChild, noteChild, startTicks, ticksNow } from "./subreaper.ts"
 import { startParked } from "./parked-cage.ts"
 import { userNprocPrefix } from "./user-nproc.ts"
 import { makeTreeCage } from "./tree-cgroup.ts"
@@ -134,6 +134,16 @@ export interface ManagedProcess {
    * otherwise the tree stays registered and is ended as usual.
    */
   readonly release: () => boolean
+  /**
+   * Once the first process exited: whether a living process of the tree still
+   * has one of `files` open (an output file a background process writes to).
+   * Held by a cgroup, its members are the tree; where anvil adopts orphans and
+   * has adopted none, nothing of the tree is left (every process that outlived
+   * its parent is handed to anvil); otherwise the adopted processes, and the
+   * group and the marked processes through all of /proc. A contained tree holds
+   * nothing (it ended with its first process).
+   */
+  readonly holdsFile: (files: ReadonlyArray<FileIdentity>) => boolean
   /**
    * Node stream views of the pipes (for libraries such as vscode-jsonrpc that
    * take Node streams). Call at most once; the web streams above are then owned
@@ -326,6 +336,14 @@ export const startManaged = (options: ManagedSpawnOptions): ManagedProcess => {
       if (stopping !== undefined || exit === undefined || left) return false
       forget()
       return true
+    },
+    holdsFile: (files) => {
+      if (files.length === 0 || command.contained === true) return false
+      if (cage) return cage.members().some((member) => holdsFile(member, files))
+      const adopted = adopting && exit !== undefined ? adoptedChildren() : undefined
+      if (adopted?.length === 0) return false
+      // An adopted process may be of another tree, but only this tree's processes hold its files.
+      return adopted?.some((child) => holdsFile(child.pid, files)) === true || treeHoldsFile(pid, mark, files)
     },
     nodeStreams: () => ({
       ...(stdin ? { stdin: writableOf(stdin) } : {}),

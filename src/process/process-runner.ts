@@ -1,6 +1,5 @@
 import { Context, Effect, Layer } from "effect"
 import { fstatSync } from "node:fs"
-import { treeHoldsFile } from "./process-table.ts"
 import { ProcessSpawnError, startManaged, type ManagedProcess, type SpawnWrap } from "./managed-process.ts"
 
 export { ProcessSpawnError }
@@ -231,9 +230,9 @@ const runProcess = (spec: ProcessSpec): Effect.Effect<ProcessOutcome, ProcessSpa
     }, spec.timeoutMs)
 
     // Output files have no end-of-file to wait for: whether something in the background still has one open is
-    // looked up (/proc), then looked at again every few milliseconds until it let go or the drain time is over.
-    // A contained tree is gone once its first process exited (its PID namespace ended with it): nothing holds them.
-    const held = () => files.length > 0 && !child.contained && treeHoldsFile(child.pid, child.mark, files)
+    // looked up (ManagedProcess.holdsFile: the cage's members, or nothing when anvil adopted no orphan, else all of
+    // /proc), then looked at again every few milliseconds until it let go or the drain time is over.
+    const held = () => child.holdsFile(files)
     const watchHolders = () => {
       holdTimer = setTimeout(() => {
         holdTimer = undefined

@@ -232,7 +232,7 @@ export interface FileIdentity {
 }
 
 /** Whether `pid` has one of `files` open (any descriptor). */
-const holdsFile = (pid: number, files: ReadonlyArray<FileIdentity>): boolean => {
+export const holdsFile = (pid: number, files: ReadonlyArray<FileIdentity>): boolean => {
   let fds: Array<string>
   try {
     fds = readdirSync(`/proc/${pid}/fd`)

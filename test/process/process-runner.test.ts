@@ -1,4 +1,8 @@
 import { describe, expect, test } from "bun:test"
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { cagesAvailable } from "../../src/process/tree-cgroup.ts"
 import { Effect } from "effect"
 import { managedCount, stopAllManaged } from "../../src/process/managed-registry.ts"
 import { ProcessRunner, type OutputSink, type ProcessSpec } from "../../src/process/process-runner.ts"
@@ -63,6 +67,30 @@ describe("ProcessRunner", () => {
   test("a pipe held by a process outside the group (setsid) is cut off after the drain; the run still ends", async () => {
     const outcome = await run({ args: ["-c", "setsid sleep 5 & echo hi"] })
     expect(outcome).toMatchObject({ exitCode: 0, heldOpen: true, timedOut: false })
+  })
+
+  // Whether a background process still writes to an output file is asked of the cage where there is one (its members
+  // are the tree, wherever they went), of nothing where anvil adopted no orphan, else of all of /proc.
+  test.each([["in a cage", 40], ["without a cage", 0]])("an output file held by a background process that left the group and cleared its environment is waited for, then that process ended (%s)", async (_, max) => {
+    const dir = mkdtempSync(join(tmpdir(), "anvil-held-"))
+    const out = openSync(join(dir, "out"), "w+")
+    try {
+      const outcome = await run({
+        args: ["-c", "env -i /usr/bin/setsid /bin/sh -c 'sleep 0.3; echo late; sleep 5' & echo early"],
+        stdout: { fd: out },
+        stderr: { fd: out },
+        drainMs: 1000,
+        wrap: (c) => ({ ...c, maxProcesses: max }),
+      })
+      // A cage holds every process of the tree; without one, anvil adopts the orphan when its shell ends, and /proc
+      // is searched (the mark is gone, the group left: the adopted process is what finds it).
+      expect(outcome).toMatchObject({ exitCode: 0, heldOpen: true, timedOut: false })
+      expect(readFileSync(join(dir, "out"), "utf8")).toBe("early\nlate\n")
+      if (max > 0) expect(cagesAvailable()).toBe(true)
+    } finally {
+      closeSync(out)
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   test("a program that cannot be found fails with ENOENT before anything runs", async () => {
