@@ -131,6 +131,15 @@ describe("calculator: Python's answers at the edges of int and float", () => {
     ["(-1.5)**3", "-3.375"],
     ["2**-1074", "5e-324"],
     ["2**1023*2.0", "inf"], // float multiplication overflows to inf in Python too
+    // math functions of inf and nan answer by IEEE rules, as Python's math does.
+    ["log(1e400)", "inf"],
+    ["sqrt(1e400)", "inf"],
+    ["exp(1e400)", "inf"],
+    ["exp(-1e400)", "0.0"],
+    ["log(2, 1e400)", "0.0"],
+    ["cos(1e400-1e400)", "nan"],
+    ["sqrt(1e400-1e400)", "nan"],
+    ["log(1e400-1e400)", "nan"],
   ])("%s = %s", (expr, expected) => {
     expect(calc(expr)).toBe(expected)
   })
@@ -149,6 +158,12 @@ describe("calculator: Python's answers at the edges of int and float", () => {
     ["max([1, 2], 3)", "max() takes a list or separate numbers, not both"],
     ["sqrt([4])", "a list or tuple is taken only by sum, max and min"],
     ["[1, 2]", "unexpected '['"],
+    ["sin(1e400)", "sin() of an infinity (math domain error)"],
+    ["tan(-1e400)", "tan() of an infinity (math domain error)"],
+    ["sqrt(-1e400)", "math domain error"],
+    ["exp(1000)", "exp(): math range error"],
+    ["exp(10**400)", "exp(): int too large to convert to float"],
+    ["sin(10**400)", "sin(): int too large to convert to float"],
   ])("%s is refused: %s", (expr, reason) => {
     expect(() => evaluate(expr)).toThrow(reason)
   })

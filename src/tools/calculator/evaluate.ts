@@ -198,10 +198,18 @@ const binary = (op: string, a: Value, b: Value): Value => {
   return float(power)
 }
 
+/** A math function's argument as a float: inf and nan pass (Python's math answers them by IEEE rules), an int past the float range does not. */
 const toFloat = (name: string, x: Value) => {
   const v = num(x)
-  if (!Number.isFinite(v)) throw new CalcError(`${name}: value out of range`)
+  if (x.kind === "int" && !Number.isFinite(v)) throw new CalcError(`${name}(): int too large to convert to float`)
   return v
+}
+
+/** sin, cos, tan: of an infinity there is no value (Python's "math domain error"); of nan, nan. */
+const trig = (name: string, fn: (v: number) => number) => (args: Array<Value>) => {
+  const v = toFloat(name, one(name, args))
+  if (v === Infinity || v === -Infinity) throw new CalcError(`${name}() of an infinity (math domain error)`)
+  return float(fn(v))
 }
 
 
@@ -232,9 +240,9 @@ const FUNCTIONS: Record<string, (args: Array<Value>) => Value> = {
     if (v < 0) throw new CalcError("sqrt() of a negative number (math domain error)")
     return float(Math.sqrt(v))
   },
-  sin: (args) => float(Math.sin(toFloat("sin", one("sin", args)))),
-  cos: (args) => float(Math.cos(toFloat("cos", one("cos", args)))),
-  tan: (args) => float(Math.tan(toFloat("tan", one("tan", args)))),
+  sin: trig("sin", Math.sin),
+  cos: trig("cos", Math.cos),
+  tan: trig("tan", Math.tan),
   log: ([x, base, ...rest]) => {
     if (!x || rest.length) throw new CalcError("log() takes one or two arguments")
     const v = naturalLog(x)
@@ -244,8 +252,10 @@ const FUNCTIONS: Record<string, (args: Array<Value>) => Value> = {
     return float(v / b)
   },
   exp: (args) => {
-    const r = Math.exp(toFloat("exp", one("exp", args)))
-    if (!Number.isFinite(r)) throw new CalcError("exp(): math range error")
+    const v = toFloat("exp", one("exp", args))
+    const r = Math.exp(v)
+    // Only a finite argument overflows: exp(inf) is inf, exp(nan) nan, as in Python.
+    if (!Number.isFinite(r) && Number.isFinite(v)) throw new CalcError("exp(): math range error")
     return float(r)
   },
 }
