@@ -3,7 +3,7 @@
  * "\303\274" octal bytes of UTF-8), the trailing TAB git adds after names
  * with spaces, `diff -u` timestamps after a TAB, and `-p` prefix stripping.
  */
-import { unquoteBytesAt } from "../workspace/path-bytes.ts"
+import { decodePath, unquoteBytesAt } from "../workspace/path-bytes.ts"
 
 /**
  * Decodes a C-quoted name starting at `start` (which must be `"`). Returns the
@@ -12,7 +12,8 @@ import { unquoteBytesAt } from "../workspace/path-bytes.ts"
  */
 export const unquoteAt = (s: string, start: number): { readonly name: string; readonly end: number } | undefined => {
   const quoted = unquoteBytesAt(s, start)
-  return quoted === undefined ? undefined : { name: new TextDecoder().decode(quoted.bytes), end: quoted.end }
+  // Bytes that are not UTF-8 stay escaped (path-bytes.ts), naming the file the other tools name, not one with U+FFFD.
+  return quoted === undefined ? undefined : { name: decodePath(quoted.bytes), end: quoted.end }
 }
 
 /**

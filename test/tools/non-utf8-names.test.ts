@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test"
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { decodePath, encodePath, parseShownPath, showPath } from "../../src/workspace/path-bytes.ts"
 import { runBinary } from "../support/binary.ts"
+import { git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
 import { callTool, project, type CallOptions } from "../support/harness.ts"
 
 /**
@@ -132,6 +133,38 @@ describe("names that are not UTF-8", () => {
     expect(readdirSync(root).filter((n) => n !== ".anvil").sort()).toEqual(["bad\uFFFDname.txt", "bad\uFFFDname.txt", "d\uFFFD", "ok.txt"].sort())
     const listed = (await callTool(root, "list", { path: '"d\\376"' })).envelope
     expect((listed.data.entries as Array<{ path: string }>).map((e) => e.path)).toEqual([IN_DIR, '"d\\376/new.txt"'])
+  })
+
+  test("patch applies git's diff of files named so (modified, renamed, deleted, created) to those very files, as git made them", async () => {
+    const home = gitHome()
+    const root = gitRepo(home, { "plain.txt": lines("plain") })
+    const name = (...parts: Array<string | number>) => bytesOf(root, ...parts)
+    writeFileSync(name("caf", 0xe9, ".txt"), lines("cafe"))
+    writeFileSync(name("old", 0xff, ".txt"), lines("moved"))
+    writeFileSync(name("gone", 0xfe, ".txt"), "bye\n")
+    git(root, home, ["add", "-A"])
+    git(root, home, ["commit", "-q", "-m", "start"])
+    writeFileSync(name("caf", 0xe9, ".txt"), lines("cafe").replace("cafe 3\n", "CAFE 3\n"))
+    renameSync(name("old", 0xff, ".txt"), name("new", 0xfd, ".txt"))
+    rmSync(name("gone", 0xfe, ".txt"))
+    writeFileSync(name("made", 0xfc, ".txt"), "made\n")
+    git(root, home, ["add", "-A"])
+    const diff = git(root, home, ["diff", "--cached", "-M"])
+    expect(diff).toContain('rename from "old\\377.txt"')
+    const snapshot = () =>
+      readdirSync(root, { encoding: "buffer" })
+        .filter((n) => n.toString() !== ".git" && n.toString() !== ".anvil")
+        .map((n) => `${n.toString("hex")}:${readFileSync(Buffer.concat([Buffer.from(`${root}/`), n]), "hex")}`)
+        .sort()
+    const expected = snapshot()
+    git(root, home, ["reset", "-q", "--hard"])
+    expect(snapshot()).not.toEqual(expected)
+    const { envelope } = await callTool(root, "patch", { patch: diff })
+    expect(envelope.error).toBeUndefined()
+    expect((envelope.data.files as Array<{ operation: string; path: string }>).map((f) => `${f.operation} ${f.path}`).sort()).toEqual(
+      ['create "made\\374.txt"', 'delete "gone\\376.txt"', 'modify "caf\\351.txt"', 'rename "new\\375.txt"'].sort(),
+    )
+    expect(snapshot()).toEqual(expected)
   })
 
   test("the name as it reads with U+FFFD is not found, and the error names the file by its quoted name", async () => {
