@@ -17,6 +17,7 @@ import { checkAllowRules, parseAgentArgs, sessionOptionsOf, type AgentArgs } fro
 import { makeClaudeStream, startFailureResult, type ClaudeStream } from "./claude-stream.ts"
 import { EXIT, exitCodeOf } from "./exit-codes.ts"
 import { inputMessages } from "./input-stream.ts"
+import { answerControl } from "./run-control.ts"
 import { initialMcpEvents, mcpHumanLine, mcpSystemEvent } from "./mcp-events.ts"
 import type { McpEvent } from "../mcp/mcp-hub.ts"
 import { UsageError } from "./args.ts"
@@ -326,9 +327,13 @@ export const runCommand = async (
     },
   )
 
+  // An `interrupt` control request (as Claude Code's stream-json input takes one) cancels the turn in flight alone.
+  let interruptTurn: (() => void) | undefined
   const turn = async (text: string): Promise<number> => {
+    const interrupted = Effect.runSync(Deferred.make<void>())
+    interruptTurn = () => Effect.runSync(Deferred.succeed(interrupted, undefined))
     const result = await session.runTurn(text, {
-      cancelled: Deferred.await(cancel),
+      cancelled: Effect.raceFirst(Deferred.await(cancel), Deferred.await(interrupted)),
       emit: (event) => {
         // Errors go to stderr in every format (stream-json's result carries them too); retries show on stderr unless streamed.
         if (event.type === "error") {
@@ -338,6 +343,7 @@ export const runCommand = async (
         else if (!json || event.type === "retry") printer(event)
       },
     })
+    interruptTurn = undefined
     const signal = signals.signal
     if (json) claude.result(result, signal)
     else if (result.answer !== "") {
@@ -355,16 +361,22 @@ export const runCommand = async (
     if (!streamInput) code = await turn(prompt)
     else {
       const source = io.stdinStream?.() ?? new Response(await io.readStdin()).body!
+      // Turns run one after another while the input keeps being read, so that an interrupt reaches the running one.
+      let turns: Promise<void> = Promise.resolve()
       for await (const message of inputMessages(source, stopInput.signal)) {
         if (message.kind === "user") {
-          code = await turn(message.text)
-          if (signals.signal !== undefined) break
+          turns = turns.then(async () => {
+            if (signals.signal === undefined) code = await turn(message.text)
+          })
         } else if (message.kind === "invalid") {
           io.err(`anvil run: input line ${message.line}: ${message.error}; skipped\n`)
+        } else if (message.type === "control_request" && args.format === "stream-json") {
+          answerControl(message.message, line, () => interruptTurn?.())
         } else {
           io.err(`anvil run: input messages of type '${message.type}' are not understood; skipped\n`)
         }
       }
+      await turns
       // A signal while waiting for the next message cut the input short: the run ends with the signal's status.
       if (signals.exitCode !== undefined) code = signals.exitCode
     }

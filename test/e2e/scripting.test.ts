@@ -180,6 +180,34 @@ describe("anvil run for scripts", () => {
     expect(server.requests[0]!.body.messages.slice(1).map((m: any) => m.content)).toEqual(["and a small one"])
   })
 
+  test("--input-format stream-json: an interrupt control request cancels the turn in flight, answered; the next message runs", async () => {
+    const root = project({})
+    const { server, env } = openai([{ text: "too late", delay_ms: 20_000 }, { text: "Second answered." }])
+    const proc = Bun.spawn([anvilBinary(), "run", "--input-format", "stream-json", "--format", "stream-json"], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: root, ...env },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    const send = (message: unknown) => proc.stdin.write(`${JSON.stringify(message)}\n`)
+    const started = performance.now()
+    send({ type: "user", message: { role: "user", content: "first" } })
+    for (let i = 0; i < 200 && server.requests.length === 0; i++) await Bun.sleep(25)
+    send({ type: "control_request", request_id: "i1", request: { subtype: "interrupt" } })
+    send({ type: "control_request", request_id: "m1", request: { subtype: "set_model", model: "x" } })
+    send({ type: "user", message: { role: "user", content: "second" } })
+    proc.stdin.end()
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    const messages = jsonLines(stdout)
+    expect(performance.now() - started).toBeLessThan(15_000)
+    expect(messages.filter((m) => m.type === "result").map((m) => [m.reason, m.result])).toEqual([["cancelled", ""], ["completed", "Second answered."]])
+    const answers = messages.filter((m) => m.type === "control_response").map((m) => m.response)
+    expect(answers[0]).toEqual({ subtype: "success", request_id: "i1", response: {} })
+    expect(answers[1]).toMatchObject({ subtype: "error", request_id: "m1", error: expect.stringContaining("only the 'interrupt' control request") })
+    expect(code).toBe(0)
+  })
+
   test("--continue takes the last session with an answer and its model and profile; empty sessions are not kept; prune", async () => {
     const root = project({})
     const { server, env } = openai([
