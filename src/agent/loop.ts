@@ -287,7 +287,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     for (;;) {
       if (cancelled) return yield* finish("cancelled", "cancelled")
       if (steps >= options.maxSteps) {
-        return yield* finish("error", "max_steps", `Stopped after ${counted(options.maxSteps, "model step")} (the step limit; raise it with --max-steps).`)
+        return yield* finish("error", "max_steps", `Stopped after ${counted(options.maxSteps, "model step")} (the step limit: raise it with --max-steps or max_steps in anvil.json; an Agent SDK program with maxTurns, claude -p with --max-turns).`)
       }
       refreshTools()
       yield* maybeCompact
