@@ -455,8 +455,10 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
           Effect.onInterrupt(() => Fiber.interrupt(fiber)),
           Effect.ensuring(Effect.sync(() => movable.delete(callId))),
         )
-        if (Option.isSome(first)) return { done: yield* first.value } as ForegroundOutcome<A>
-        return { moved: yield* adopt(request, fiber, ended) } as ForegroundOutcome<A>
+        const moved = Option.isNone(first) ? yield* adopt(request, fiber, ended) : Option.none()
+        // Without an output file a moved command could not go on unseen: the call waits for it after all.
+        if (Option.isSome(moved)) return { moved: moved.value } as ForegroundOutcome<A>
+        return { done: yield* Fiber.join(fiber) } as ForegroundOutcome<A>
       })
 
     /** A foreground command's run taken on as a background command (its output file gets its answer when it ends). */
@@ -464,8 +466,7 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
       Effect.gen(function* () {
         const workspace = yield* Workspace
         const file = yield* (yield* SpillStore).openStream("Bash", "background.txt").pipe(Effect.option)
-        // Without an output file it cannot go on unseen: the call waits for it after all.
-        if (Option.isNone(file)) return yield* Effect.andThen(Fiber.join(fiber), Effect.die("no output file for a moved command"))
+        if (Option.isNone(file)) return Option.none<BackgroundShellView>()
         const job = newJob(request, workspace.cwdDisplay, file.value, workspace.display(file.value.path))
         const started = performance.now()
         const durationMs = () => Math.round(performance.now() - started)
@@ -490,7 +491,7 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         job.fiber = yield* Effect.forkIn(Effect.asVoid(follow), scope)
         job.announced = true
         tell("started", job)
-        return view(job)
+        return Option.some(view(job))
       }).pipe(Effect.provideContext(context))
 
     const moveToBackground = (callId?: string) =>
