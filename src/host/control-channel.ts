@@ -18,9 +18,10 @@ export class ControlRequestFailed extends Data.TaggedError("ControlRequestFailed
 export interface ControlChannel {
   /**
    * Sends `request` and resolves with the host's `response` payload; rejects on an error response, when the channel
-   * closes, or after `timeoutMs` without an answer (the host is then sent a `control_cancel_request` for it).
+   * closes, after `timeoutMs` without an answer, or when `signal` aborts (the turn was interrupted); in those last two
+   * cases the host is sent a `control_cancel_request` for it, so that its callback (canUseTool, a hook) stops waiting.
    */
-  readonly request: (request: Json, options?: { readonly timeoutMs?: number }) => Promise<Json>
+  readonly request: (request: Json, options?: { readonly timeoutMs?: number; readonly signal?: AbortSignal }) => Promise<Json>
   /** Answers a host request with success. */
   readonly succeed: (requestId: string, response?: Json) => void
   /** Answers a host request with an error. */
@@ -45,18 +46,20 @@ export const makeControlChannel = (write: (message: Json) => void): ControlChann
         if (closed !== undefined) return reject(new ControlRequestFailed({ message: closed }))
         const request_id = randomUUID()
         const sent = { type: "control_request", request_id, request }
-        const timer =
-          options?.timeoutMs !== undefined
-            ? setTimeout(() => {
-                if (!waiting.delete(request_id)) return
-                write({ type: "control_cancel_request", request_id })
-                reject(new ControlRequestFailed({ message: `no answer within ${options.timeoutMs! / 1000} s` }))
-              }, options.timeoutMs)
-            : undefined
+        const giveUp = (why: string) => {
+          if (!waiting.delete(request_id)) return
+          write({ type: "control_cancel_request", request_id })
+          settle(reject)(new ControlRequestFailed({ message: why }))
+        }
+        const timer = options?.timeoutMs !== undefined ? setTimeout(() => giveUp(`no answer within ${options.timeoutMs! / 1000} s`), options.timeoutMs) : undefined
+        const onAbort = () => giveUp("cancelled: the turn was interrupted")
         const settle = <A>(f: (a: A) => void) => (a: A) => {
           clearTimeout(timer)
+          options?.signal?.removeEventListener("abort", onAbort)
           f(a)
         }
+        if (options?.signal?.aborted) return reject(new ControlRequestFailed({ message: "cancelled: the turn was interrupted" }))
+        options?.signal?.addEventListener("abort", onAbort, { once: true })
         waiting.set(request_id, { sent, resolve: settle(resolve), reject: settle(reject) })
         write(sent)
       }),

@@ -69,7 +69,8 @@ export const makePermissionBridge = (state: HostState): PermissionBridge => {
 
   /** Who answers an "ask" here: the mode first, then the host (can_use_tool) or, without one, a denial. */
   const ask = (request: PermissionRequest): Effect.Effect<AskAnswer> =>
-    Effect.promise(async (): Promise<AskAnswer> => {
+    // The signal aborts when the turn is interrupted while the host is being asked: the request is withdrawn.
+    Effect.promise(async (signal): Promise<AskAnswer> => {
       const name = claudeName(request.tool.name)
       const params = isRecord(request.params) ? request.params : {}
       const mode = state.mode
@@ -89,7 +90,7 @@ export const makePermissionBridge = (state: HostState): PermissionBridge => {
           input: toClaudeInput(request.tool.name, params),
           permission_suggestions: suggestions(request, name),
           tool_use_id: request.callId ?? "",
-        })
+        }, { signal })
         if (answer.behavior === "allow") {
           applyUpdates(answer.updatedPermissions)
           const updated = isRecord(answer.updatedInput) && Object.keys(answer.updatedInput).length > 0 ? answer.updatedInput : undefined

@@ -174,7 +174,15 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
               if (failure && failure.error instanceof ToolError) return yield* fail(tool.title, failure.error, tool)
             }
           }
-          const decision = yield* permissions.check({ tool, params, callId, ...(hook ? { hook } : {}) })
+          // Cancellable: a turn interrupted while someone is being asked (a host's canUseTool) ends without the answer.
+          const checked = yield* cancellable(permissions.check({ tool, params, callId, ...(hook ? { hook } : {}) })).pipe(Effect.exit)
+          if (checked._tag === "Failure") {
+            if (checked.cause.reasons.some(Cause.isInterruptReason)) {
+              return yield* fail(tool.title, new ToolError({ code: "CANCELLED", message: `The ${tool.title} call was cancelled while its permission was being asked.` }), tool)
+            }
+            return yield* Effect.die(Cause.squash(checked.cause))
+          }
+          const decision = checked.value
           if (!decision.allowed) {
             // A deny rule's refusal names the rule (context.denied_by): the agent's final word then says to change it, not --yes.
             // An untrusted project rule that would have allowed it is named too (context.untrusted_rule), with the command that applies it.

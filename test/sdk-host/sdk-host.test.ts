@@ -552,6 +552,38 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(running()).toBe(false)
   })
 
+  test("interrupt while canUseTool is still deciding ends the turn at once; the request is withdrawn (its signal aborts)", async () => {
+    const root = project({})
+    const { env } = model([{ tool_calls: [{ name: "Bash", arguments: { command: "touch never.txt" }, id: "c1" }] }, { text: "after" }])
+    let signal: AbortSignal | undefined
+    const q = query({
+      prompt: "go",
+      options: {
+        ...base(root, env),
+        canUseTool: (_tool, _input, options) => {
+          signal = options.signal
+          return new Promise(() => {})
+        },
+      },
+    })
+    const started = performance.now()
+    let result: any
+    for await (const m of q) {
+      if (m.type === "assistant") {
+        for (let i = 0; i < 100 && signal === undefined; i++) await Bun.sleep(20)
+        await q.interrupt()
+      }
+      if (m.type === "result") {
+        result = m
+        break
+      }
+    }
+    expect(performance.now() - started).toBeLessThan(10_000)
+    expect(result).toMatchObject({ reason: "cancelled", permission_denials: [] })
+    expect(signal?.aborted).toBe(true)
+    expect(existsSync(join(root, "never.txt"))).toBe(false)
+  })
+
   test("plan mode refuses Write with the reason, not 'Unknown tool'; resumed in another mode the session writes", async () => {
     const root = project({})
     const write = { tool_calls: [{ name: "Write", arguments: { file_path: "plan.txt", content: "x" }, id: "w1" }] }
