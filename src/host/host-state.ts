@@ -50,6 +50,8 @@ export interface HostState {
   stopTaskMessages: (() => void) | undefined
   /** Completes to end the running turn (an interrupt, a signal, a host's answer or hook). */
   cancel: Deferred.Deferred<void> | undefined
+  /** Aborts when the turn is ended while a host hook around it (UserPromptSubmit, Stop) is awaited. */
+  hooksAbort: AbortController | undefined
   /** The process's exit status so far. */
   exitCode: number
 }
@@ -75,6 +77,7 @@ export const makeHostState = (fixed: Pick<HostState, "flags" | "io" | "root" | "
     structured: undefined,
     stopTaskMessages: undefined,
     cancel: undefined,
+    hooksAbort: undefined,
     exitCode: EXIT.ok,
   }
   return state
@@ -83,4 +86,5 @@ export const makeHostState = (fixed: Pick<HostState, "flags" | "io" | "root" | "
 /** Ends the running turn, if one runs. */
 export const cancelTurn = (state: HostState): void => {
   if (state.cancel) Effect.runSync(Deferred.succeed(state.cancel, undefined))
+  state.hooksAbort?.abort()
 }

@@ -6,6 +6,7 @@ import { startFailureResult } from "../cli/claude-stream.ts"
 import { EXIT, exitCodeOf } from "../cli/exit-codes.ts"
 import type { ExitSignal } from "../cli/signals.ts"
 import { cancelTurn, type HostState } from "./host-state.ts"
+import type { HookVerdict } from "./sdk-hooks.ts"
 
 /**
  * One user message of the SDK host as one turn: the program's UserPromptSubmit and Stop hooks around it, its
@@ -105,6 +106,20 @@ export const makeHostTurns = (
     return result
   }
 
+  /**
+   * A host hook around the turn (UserPromptSubmit, Stop), withdrawn when the turn is interrupted while it is awaited;
+   * undefined then.
+   */
+  const aroundTurn = async (event: string, input: Json): Promise<HookVerdict | undefined> => {
+    const interrupted = (state.hooksAbort = new AbortController())
+    try {
+      const verdict = await state.hooks!.call(event, input, undefined, undefined, interrupted.signal)
+      return interrupted.signal.aborted ? undefined : verdict
+    } finally {
+      state.hooksAbort = undefined
+    }
+  }
+
   const turn = async (text: string): Promise<void> => {
     if (signal() !== undefined) return
     try {
@@ -121,7 +136,11 @@ export const makeHostTurns = (
     let prompt = text
     hookStop = undefined
     if (hooks?.has("UserPromptSubmit")) {
-      const verdict = await hooks.call("UserPromptSubmit", { prompt: text })
+      const verdict = await aroundTurn("UserPromptSubmit", { prompt: text })
+      if (verdict === undefined) {
+        stream.result(turnWithoutSteps("cancelled", "cancelled"), signal())
+        return
+      }
       if (verdict.decision === "deny" || verdict.stop !== undefined) {
         const blocked = turnWithoutSteps("error", "permission_denied", verdict.reason ?? verdict.stop ?? "The host's UserPromptSubmit hook blocked the prompt.")
         stream.result(blocked)
@@ -135,8 +154,8 @@ export const makeHostTurns = (
     // (Claude Code's behaviour); `stop_hook_active` tells the hook it already did, and a bound keeps a hook that
     // always blocks from looping for ever.
     for (let again = 0; hooks?.has("Stop"); again++) {
-      const verdict = await hooks.call("Stop", { stop_hook_active: again > 0, last_assistant_message: result.answer })
-      if (verdict.decision !== "deny" || hookStop !== undefined || result.reason === "cancelled" || signal() !== undefined) break
+      const verdict = await aroundTurn("Stop", { stop_hook_active: again > 0, last_assistant_message: result.answer })
+      if (verdict === undefined || verdict.decision !== "deny" || hookStop !== undefined || result.reason === "cancelled" || signal() !== undefined) break
       if (again >= STOP_HOOK_CONTINUATIONS) {
         state.onProblem(`the host's Stop hook blocked the end of the turn ${again} times; the turn ends here`)
         break

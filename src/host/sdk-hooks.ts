@@ -41,8 +41,11 @@ export interface HookVerdict {
 
 export interface SdkHooks {
   readonly has: (event: string) => boolean
-  /** Calls every callback registered for `event` whose matcher fits `toolName`, and merges their outputs. */
-  readonly call: (event: string, input: Json, toolName?: string, toolUseId?: string) => Promise<HookVerdict>
+  /**
+   * Calls every callback registered for `event` whose matcher fits `toolName`, and merges their outputs. When `signal`
+   * aborts (the turn was interrupted) the callback waited for is withdrawn and the rest are not called.
+   */
+  readonly call: (event: string, input: Json, toolName?: string, toolUseId?: string, signal?: AbortSignal) => Promise<HookVerdict>
   /** anvil hook entries for PreToolUse / PostToolUse. */
   readonly entries: ReadonlyArray<HookEntry>
   /** Events the host registered callbacks for that anvil never calls (reported once, not dropped silently). */
@@ -88,7 +91,7 @@ export const makeSdkHooks = (
     }
   }
 
-  const call: SdkHooks["call"] = async (event, input, toolName, toolUseId) => {
+  const call: SdkHooks["call"] = async (event, input, toolName, toolUseId, signal) => {
     const verdict: { decision?: "allow" | "deny" | "ask"; reason?: string; updatedInput?: Json; additionalContext: Array<string>; stop?: string; systemMessages: Array<string> } = {
       additionalContext: [],
       systemMessages: [],
@@ -96,6 +99,7 @@ export const makeSdkHooks = (
     for (const m of table.get(event) ?? []) {
       if (!matches(m.matcher, toolName)) continue
       for (const id of m.hookCallbackIds) {
+        if (signal?.aborted) return verdict
         let out: Json
         try {
           out = await channel.request(
@@ -106,9 +110,10 @@ export const makeSdkHooks = (
               ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
             },
             // The matcher's `timeout` (seconds), else the host's general limit: a callback that never answers is skipped.
-            { timeoutMs: m.timeout !== undefined && m.timeout > 0 ? m.timeout * 1000 : HOST_HOOK_TIMEOUT_MS },
+            { timeoutMs: m.timeout !== undefined && m.timeout > 0 ? m.timeout * 1000 : HOST_HOOK_TIMEOUT_MS, ...(signal ? { signal } : {}) },
           )
         } catch (e) {
+          if (signal?.aborted) return verdict
           const why = (e as { message?: string }).message ?? String(e)
           if (m.onFailure === "block" && BLOCKABLE.has(event)) {
             onProblem(`host hook ${event} (${id}) failed; its matcher blocks on failure: ${why}`)

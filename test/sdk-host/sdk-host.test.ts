@@ -584,6 +584,31 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(existsSync(join(root, "never.txt"))).toBe(false)
   })
 
+  test("interrupt while a UserPromptSubmit hook is awaited ends that turn at once; the next message runs", async () => {
+    const root = project({})
+    const { env, server } = model([{ text: "second answered" }])
+    const { prompts, release } = twoPrompts()
+    let calls = 0
+    // The first call never answers; the program interrupts while it waits.
+    const hang = async (): Promise<any> => {
+      if (++calls > 1) return {}
+      setTimeout(() => void q.interrupt(), 100)
+      return new Promise(() => {})
+    }
+    const q = query({ prompt: prompts, options: { ...base(root, env), hooks: { UserPromptSubmit: [{ hooks: [hang] }] } } })
+    const started = performance.now()
+    const results: Array<any> = []
+    for await (const m of q) {
+      if (m.type !== "result") continue
+      results.push(m)
+      if (results.length === 1) release()
+      else break
+    }
+    expect(performance.now() - started).toBeLessThan(10_000)
+    expect(results.map((r) => [r.reason, r.result])).toEqual([["cancelled", ""], ["completed", "second answered"]])
+    expect(server.requests.length).toBe(1)
+  })
+
   test("plan mode refuses Write with the reason, not 'Unknown tool'; resumed in another mode the session writes", async () => {
     const root = project({})
     const write = { tool_calls: [{ name: "Write", arguments: { file_path: "plan.txt", content: "x" }, id: "w1" }] }
