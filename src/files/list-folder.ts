@@ -9,6 +9,7 @@ import { fromErrno } from "../workspace/fs-error.ts"
 import { fsPath, hasEscapedBytes, parseShownPath, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
 import { ancestorRules, isIgnoredBy, loadDirRules } from "../workspace/ignore-rules.ts"
 import { Workspace } from "../workspace/workspace.ts"
+import { hiddenAt, type PathFilter } from "../workspace/path-filter.ts"
 import { missingPath } from "./missing-path.ts"
 import { EntriesPastEnd, IgnoreGlobInvalid, NotAFolder } from "./files-error.ts"
 
@@ -62,6 +63,8 @@ export interface ListRequest {
   readonly sortBy: "name" | "mtime" | "size"
   /** Names hidden by default (node_modules, dist, …). */
   readonly hiddenNames: ReadonlySet<string>
+  /** Paths never listed or counted whatever the request (what the permission rules let no tool read). */
+  readonly denied?: PathFilter | undefined
 }
 
 /** One page of a folder: its entries, folders first, and what was counted and left out. */
@@ -172,7 +175,11 @@ export const listFolder = (request: ListRequest) =>
         return { target: ws.display(real.value), targetType: st.value.type === "Directory" ? ("dir" as const) : ("file" as const) }
       })
 
+    // Judged as named and, for a folder listed through a link, where it really is; a link by where it leads (below).
+    const denied = request.denied
+    const bases = [...new Set([shown === "." ? "." : parseShownPath(shown), ws.display(resolved.real)])]
     const visible = listing.filter((e) => {
+      if (denied && hiddenAt(denied, bases, e.name, e.type === "Directory")) return false
       if (!request.includeHidden && (e.name.startsWith(".") || request.hiddenNames.has(e.name))) {
         hidden++
         return false
@@ -196,7 +203,7 @@ export const listFolder = (request: ListRequest) =>
       return { name, absolute, type: "file", ...(kind ? { kind } : {}) }
     }
     // Only links (and entries of unknown type) cost a system call here.
-    const raws = yield* Effect.forEach(
+    const found = yield* Effect.forEach(
       visible,
       (e) => {
         const plain = classify(e.name, e.type)
@@ -210,6 +217,8 @@ export const listFolder = (request: ListRequest) =>
       },
       { concurrency: 16 },
     )
+
+    const raws = denied ? found.filter((r) => r.target === undefined || r.targetType === undefined || !denied.hides(r.target, r.targetType === "dir")) : found
 
     const info = (r: Raw) =>
       (hasEscapedBytes(r.absolute) ? bytesLstat(r.absolute) : fs.lstat(r.absolute)).pipe(

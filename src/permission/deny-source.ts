@@ -1,7 +1,7 @@
 import type { ConfigShape } from "../config/config.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { PermissionLevel } from "./permission-level.ts"
-import { entryKeyFor, matchedForms, subjectMatches, commandParts, type Subjects, type ToolRules } from "./rules.ts"
+import { entryKeyFor, ruleMatches, commandParts, type Subjects, type ToolRules } from "./rules.ts"
 
 /**
  * Which configured rule refuses a call, and in which file, so that a refusal
@@ -22,11 +22,16 @@ const layerName = (layer: ConfigShape["layers"][number]): string =>
 
 /** The deny rule that decides a call denied by `rules`, found among the files' `permission` sections. */
 export const denyingRule = (config: ConfigShape, toolName: string, rules: ToolRules, subjects: Subjects | undefined): DenyingRule | undefined => {
+  const values = subjects ? (subjects.kind === "command" ? subjects.values.flatMap(commandParts) : subjects.values) : []
+  const pattern = rules.patterns.find((r) => r.level === "deny" && values.some((v) => ruleMatches(subjects!, r, v)))?.pattern
+  return denyRuleSource(config, toolName, pattern)
+}
+
+/** The deny rule `pattern` of a tool's entry (undefined: the tool's own level) as written, and where it is set. */
+export const denyRuleSource = (config: ConfigShape, toolName: string, pattern: string | undefined): DenyingRule | undefined => {
   const permission = config.get("permission", {} as Record<string, unknown>)
   const key = entryKeyFor(permission, toolName)
   if (key === undefined) return undefined
-  const values = subjects ? (subjects.kind === "command" ? subjects.values.flatMap(commandParts) : subjects.values) : []
-  const pattern = rules.patterns.find((r) => r.level === "deny" && values.some((v) => matchedForms(subjects!, v).some((f) => subjectMatches(subjects!.kind, r.pattern, f))))?.pattern
   const has = (entry: unknown): boolean =>
     pattern === undefined ? entry === "deny" || (isRecord(entry) && entry["*"] === "deny") : isRecord(entry) && entry[pattern] === "deny"
   // The last layer that has the rule is the one in force (later layers win).

@@ -64,6 +64,25 @@ export const describeSubjects = (subjects: Subjects | undefined): string =>
 const matchesValue = (subjects: Subjects, pattern: string, value: string): boolean =>
   matchedForms(subjects, value).some((form) => subjectMatches(subjects.kind, pattern, form))
 
+/** The folders a root-relative path lies in, outermost first: `a/b/c.txt` → `a`, `a/b`. */
+export const foldersOf = (path: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) out.push(path.slice(0, i))
+  return out
+}
+
+/**
+ * Whether a pattern rule matches one value of a call. A deny rule on paths also matches what lies in a folder it
+ * matches, as an ignore rule leaves out a folder's contents: `"secret": "deny"` refuses `secret/a.txt` (and the
+ * search tools never show it). Allow rules match only what they name.
+ */
+export const ruleMatches = (subjects: Subjects, rule: PatternRule, value: string): boolean =>
+  matchesValue(subjects, rule.pattern, value) ||
+  (rule.level === "deny" &&
+    subjects.kind === "path" &&
+    rule.pattern !== "*" &&
+    matchedForms(subjects, value).some((form) => foldersOf(form).some((folder) => pathGlob(rule.pattern).test(folder))))
+
 const RANK: Record<PermissionLevel, number> = { allow: 0, ask: 1, deny: 2 }
 export const strictest = (levels: ReadonlyArray<PermissionLevel>): PermissionLevel =>
   levels.reduce<PermissionLevel>((a, b) => (RANK[b] > RANK[a] ? b : a), "allow")
@@ -108,12 +127,21 @@ export const toolRules = (permission: unknown, toolName: string): ToolRules | un
 /** A command glob: `*` is any text (spaces and slashes included), `?` one character; the whole command must match. Linear time. */
 export const commandGlob = (pattern: string): TextMatcher => simpleWildcard(pattern.trim(), { paths: false })
 
+/** Path globs made so far: a search judges every path it finds against the same few patterns. */
+const pathGlobs = new Map<string, TextMatcher>()
+
 /** A path glob: `**` crosses folders, `*` and `?` do not; a pattern without a slash matches the file name anywhere. Linear time. */
 export const pathGlob = (pattern: string): TextMatcher => {
+  const known = pathGlobs.get(pattern)
+  if (known) return known
   let p = pattern.trim().replace(/^\.\//, "")
   if (!p.includes("/")) p = `**/${p}`
   if (p.endsWith("/")) p += "**"
-  return simpleWildcard(p, { paths: true })
+  const made = simpleWildcard(p, { paths: true })
+  // Patterns come from the settings: a few dozen at most, but a long session must not keep every one ever seen.
+  if (pathGlobs.size >= 256) pathGlobs.clear()
+  pathGlobs.set(pattern, made)
+  return made
 }
 
 /** A host pattern: `example.com` exactly, `*.example.com` its subdomains; a pattern with a `/` is a glob on the whole URL. */
@@ -199,7 +227,7 @@ export const levelFor = (rules: ToolRules | undefined, fallback: PermissionLevel
   if (!rules || rules.patterns.length === 0) return base
   const values = subjects ? (subjects.kind === "command" ? subjects.values.flatMap(commandParts) : subjects.values) : []
   const judge = (value: string | undefined): PermissionLevel => {
-    const matching = rules.patterns.filter((r) => (value === undefined ? r.pattern === "*" : matchesValue(subjects!, r.pattern, value)))
+    const matching = rules.patterns.filter((r) => (value === undefined ? r.pattern === "*" : ruleMatches(subjects!, r, value)))
     return matching.length > 0 ? strictest(matching.map((r) => r.level)) : base
   }
   return values.length === 0 ? judge(undefined) : strictest(values.map(judge))

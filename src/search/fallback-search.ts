@@ -292,7 +292,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
         },
       },
       onEntry: (rel) => {
-        if (excluded === undefined || includeAccepts(excluded, rel)) candidates.push(rel)
+        if ((excluded === undefined || includeAccepts(excluded, rel)) && req.hidden?.(rel) !== true) candidates.push(rel)
       },
     })
     // The files found before a breaker stopped the walk are still searched (a timeout stops that too).

@@ -8,6 +8,8 @@ import { GlobFolderNotFound, GlobInvalid, GlobNotAFolder } from "./glob-error.ts
 import { comparePaths, GlobMatcher, GlobPatternError, type GlobState } from "./glob-pattern.ts"
 import { hasEscapedBytes, parseShownPath, showPath } from "../workspace/path-bytes.ts"
 import { kindOfPath } from "../workspace/checked-fs.ts"
+import { hiddenAt, type PathFilter } from "../workspace/path-filter.ts"
+import { realLocation } from "../workspace/real-location.ts"
 
 /** One glob: the pattern, the folder it is relative to, and the limits of the walk. */
 export interface GlobRequest {
@@ -23,6 +25,8 @@ export interface GlobRequest {
   readonly ignoredDirs: ReadonlySet<string>
   readonly maxEntries: number
   readonly maxDurationMs: number
+  /** Paths never listed or counted whatever the pattern (what the permission rules let no tool read). */
+  readonly hidden?: PathFilter | undefined
 }
 
 /** What a glob found. */
@@ -67,6 +71,17 @@ export const globFiles = (request: GlobRequest) =>
 
     const started = yield* Clock.currentTimeMillis
     const found: Array<string> = []
+    // Judged as found and, through a link (the folder searched, or a link found), where it really is.
+    const filter = request.hidden
+    const bases = [...new Set([parseShownPath(shown), ws.display(resolved.real)])]
+    const sep = resolved.real.endsWith("/") ? "" : "/"
+    const isHidden = (rel: string, kind: string): boolean => {
+      if (filter === undefined) return false
+      if (hiddenAt(filter, bases, rel, kind === "dir")) return true
+      if (kind !== "link") return false
+      const real = realLocation(resolved.real + sep + rel)
+      return ws.contains(real) && (filter.hides(ws.display(real), false) || filter.hides(ws.display(real), true))
+    }
     const summary = yield* walk<GlobState>({
       root: ws.root,
       start: resolved.real,
@@ -91,12 +106,13 @@ export const globFiles = (request: GlobRequest) =>
         file: (state, name, kind) => (kind === "other" ? undefined : matcher.matches(state, name, false)),
         files: (state) => matcher.filesIn(state),
       },
-      onEntry: (rel, kind) => found.push(kind === "dir" ? `${rel}/` : rel),
+      onEntry: (rel, kind) => {
+        if (!isHidden(rel, kind)) found.push(kind === "dir" ? `${rel}/` : rel)
+      },
     })
 
     let ordered: Array<string>
     if (request.sortBy === "mtime") {
-      const sep = resolved.real.endsWith("/") ? "" : "/"
       const times = yield* (yield* BulkFs).mtimes(found.map((p) => resolved.real + sep + p))
       const order = found.map((p, i) => ({ p, t: times[i] ?? 0 }))
       ordered = order.sort((a, b) => b.t - a.t || comparePaths(a.p, b.p)).map((x) => x.p)

@@ -11,6 +11,7 @@ import { basenameKeeping, decodePath, dirnameKeeping, fsPath, hasEscapedBytes, p
 import { fromErrno, fromPlatformError } from "../workspace/fs-error.ts"
 import { insideRepository, makeIgnoreOracle } from "../workspace/ignore-rules.ts"
 import { Workspace } from "../workspace/workspace.ts"
+import { hiddenAt, type PathFilter } from "../workspace/path-filter.ts"
 import { decodeForSearch, FallbackPatternError, searchInProcess } from "./fallback-search.ts"
 import { firstInOrder } from "./first-in-order.ts"
 import { comparePaths, GlobMatcher, GlobPatternError, strictPatternProblem } from "./glob-pattern.ts"
@@ -47,6 +48,8 @@ export interface GrepRequest {
   readonly maxEntries: number
   /** Folder names never searched. */
   readonly ignoredDirs: ReadonlySet<string>
+  /** Paths never searched, counted or shown whatever the request (what the permission rules let no tool read). */
+  readonly hidden?: PathFilter | undefined
 }
 
 /** A file with hits, as results name it. */
@@ -147,6 +150,10 @@ export const grep = (request: GrepRequest) =>
       if (looksBinary(head)) return yield* new GrepBinaryFile({ shown })
     }
 
+    // A folder searched through a link is judged by where it really is too.
+    const hiddenFilter = request.hidden
+    const bases = [...new Set([parseShownPath(shown), ws.display(target.dir)])]
+    const hidden = hiddenFilter && !isFile ? (rel: string) => hiddenAt(hiddenFilter, bases, rel, false) : undefined
     const started = yield* Clock.currentTimeMillis
     const search: SearchRequest = {
       pattern: request.pattern,
@@ -164,6 +171,7 @@ export const grep = (request: GrepRequest) =>
       maxEntries: request.maxEntries,
       insideRepository: insideRepository(ws.root),
       crlf: crlfModeFor(request.pattern),
+      ...(hidden ? { hidden, hiddenGlobs: [...new Set(bases.flatMap((b) => hiddenFilter!.rgExcludes(b)))] } : {}),
     }
 
     // ripgrep first; the in-process search when no rg can run.
@@ -206,15 +214,17 @@ export const grep = (request: GrepRequest) =>
         return yield* Effect.die(e)
       }
       outcome = fallback.success
-    } else if (!isFile && (include !== undefined || (!search.insideRepository && target.dir !== ws.root))) {
+    } else if (!isFile && (include !== undefined || hidden !== undefined || (!search.insideRepository && target.dir !== ws.root))) {
       // ripgrep's --glob whitelists beat ignore files, anvil's include does not; and outside a repository rg was
       // told to read no ignore file above the searched folder, so those between the root and it are applied here:
-      // both re-checked with anvil's own rules.
+      // both re-checked with anvil's own rules. What the permission rules hide is dropped too (rg was told the part
+      // its globs can say exactly).
       const recheck = include?.rgGlobs !== undefined || (!search.insideRepository && target.dir !== ws.root)
       const oracle = recheck ? yield* makeIgnoreOracle(ws.root, target.dir, request.ignoredDirs) : undefined
       const kept: Array<FileResult> = []
       for (const f of outcome.files) {
         if (include !== undefined && !includeAccepts(include, f.path)) continue
+        if (hidden?.(f.path) === true) continue
         if (oracle && (yield* oracle.isIgnored(f.path))) continue
         kept.push(f)
       }

@@ -50,6 +50,8 @@ export const ripgrepArgs = (req: SearchRequest, target: SearchTarget): Array<str
   }
   for (const glob of req.include?.rgGlobs ?? []) args.push("--glob", glob)
   for (const dir of req.ignoredDirs) args.push("--glob", `!${dir.replace(GLOB_META, "\\$&")}/`)
+  // Later globs win in rg: these exclusions come after the include whitelist.
+  for (const glob of req.hiddenGlobs ?? []) args.push("--glob", glob)
   args.push("--glob", "!.git", "--regexp", req.pattern, "--", target.file ?? ".")
   return args
 }

@@ -10,6 +10,7 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./glob.md" with { type: "text" }
 import { withGlobErrors } from "./search-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { refuseHiddenRoot, searchHidden } from "./hidden-search.ts"
 
 
 
@@ -68,9 +69,12 @@ export const globTool = defineTool({
       Schema.Literals(["path", "mtime"]).annotate({ description: "Default path; mtime: newest first." }),
     ),
   }),
+  // What `read` may not open is not listed either: a glob rooted there is refused as read refuses it.
+  precheck: (params) => refuseHiddenRoot("glob", params.path ?? "."),
   run: (params) =>
     Effect.gen(function* () {
       const settings = yield* globSettings
+      const hidden = yield* searchHidden("glob")
       const includeHidden = params.include_hidden ?? false
       const includeIgnored = params.include_ignored ?? false
       const sortBy = params.sort_by ?? "path"
@@ -88,6 +92,7 @@ export const globTool = defineTool({
             ignoredDirs: settings.ignoredDirs,
             maxEntries: settings.maxEntries,
             maxDurationMs: settings.maxDurationMs,
+            hidden,
           }),
           params,
         ),
@@ -120,6 +125,7 @@ export const globTool = defineTool({
       const skipped = [
         ...(includeHidden ? [] : ["hidden entries (include_hidden=false)"]),
         ...(includeIgnored ? [] : ["ignored entries (.gitignore/.ignore, node_modules, build, dist, …; include_ignored=false)"]),
+        ...(hidden ? ["paths the permission rules deny reading"] : []),
       ]
       if (skipped.length > 0 && (total === 0 || stopped)) lines.push(`Skipped: ${skipped.join("; ")}.`)
       if (globbed.unreadable.length > 0) {

@@ -10,6 +10,7 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./grep.md" with { type: "text" }
 import { withGrepErrors } from "./search-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { refuseHiddenRoot, searchHidden } from "./hidden-search.ts"
 import { counted } from "../protocol/plural.ts"
 
 const grepSettings = Effect.gen(function* () {
@@ -33,6 +34,8 @@ const grepSettings = Effect.gen(function* () {
     maxContext: get("max_context"),
     maxStoredLines: get("max_stored_lines"),
     maxEntries: get("max_entries"),
+    /** What the permission rules hide from grep (see permission/hidden-paths.ts). */
+    hidden: yield* searchHidden("grep"),
     ignoredDirs: new Set(
       config.get("search.default_ignore", SEARCH_DEFAULTS.default_ignore as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string"),
     ),
@@ -84,6 +87,8 @@ export const grepTool = defineTool({
   },
   readOnly: true,
   parameters: Parameters,
+  // What `read` may not open is not searched either: a search rooted there is refused as read refuses it.
+  precheck: (params) => refuseHiddenRoot("grep", params.path ?? "."),
   run: (params) =>
     Effect.gen(function* () {
       const settings = yield* grepSettings
@@ -98,20 +103,8 @@ export const grepTool = defineTool({
         ...cappedContext(mode === "content" ? [params.before_context ?? params.context ?? 0, params.after_context ?? params.context ?? 0] : [0, 0], settings.maxContext),
       }
       const found = yield* withWorkspaceErrors(withGrepErrors(
-        grep({
-          ...shape,
-          pattern: params.pattern,
-          path: params.path ?? ".",
-          include: params.include,
-          engine: settings.engine,
-          rgPath: settings.rgPath,
-          rgEnv: settings.rgEnv,
-          timeoutMs: settings.timeoutMs,
-          maxStoredLines: settings.maxStoredLines,
-          maxEntries: settings.maxEntries,
-          ignoredDirs: settings.ignoredDirs,
-          listAll: true,
-        }),
+        // The settings carry the engine, rg, limits, ignored folders and hidden paths under the request's names.
+        grep({ ...settings, ...shape, pattern: params.pattern, path: params.path ?? ".", include: params.include, listAll: true }),
         params,
       ))
       return grepResult(params, settings, shape, found)
@@ -194,7 +187,8 @@ const grepResult = (
   if (stopped === "max_entries") head.push(`(Search stopped after visiting ${settings.maxEntries} entries; results are incomplete.)`)
   for (const note of [requestedMax > maxMatches ? `(max_matches ${requestedMax} capped at ${settings.maxMatchesLimit})` : undefined, capNote]) if (note) head.push(note)
   if (r.failed.length > 0) head.push(`(${counted(r.failed.length, "file or folder", "files or folders")} could not be read and ${r.failed.length === 1 ? "is" : "are"} left out: ${r.failed.slice(0, 5).join(", ")}${r.failed.length > 5 ? ", … (data.failed_items)" : ""}.)`)
-  if (totalFiles === 0) head.push("Searched: hidden files included; .git, binary files, ignored files (.gitignore/.ignore) and node_modules/build/dist/… skipped.")
+  const denied = settings.hidden ? ", files the permission rules deny reading" : ""
+  if (totalFiles === 0) head.push(`Searched: hidden files included; .git, binary files, ignored files (.gitignore/.ignore)${denied} and node_modules/build/dist/… skipped.`)
   if (r.warnings.length > 0) head.push(`Warnings: ${r.warnings.slice(0, 5).join("; ")}${r.warnings.length > 5 ? `; and ${r.warnings.length - 5} more (data.warnings)` : ""}`)
   const text = body.length > 0 ? `${head.join("\n")}\n\n${body.join("\n")}` : head.join("\n")
 

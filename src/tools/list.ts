@@ -8,6 +8,7 @@ import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./list.md" with { type: "text" }
 import { withFilesErrors } from "./files-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { refuseHiddenRoot, searchHidden } from "./hidden-search.ts"
 import { counted } from "../protocol/plural.ts"
 
 /** One listed entry (the shape of `data.entries`). */
@@ -49,6 +50,8 @@ export const listTool = defineTool({
       Schema.Literals(["name", "mtime", "size"]).annotate({ description: "Default name; mtime, size: largest/newest first." }),
     ),
   }),
+  // What `read` may not open is not listed either: a listing of a denied folder is refused as read refuses it.
+  precheck: (params) => refuseHiddenRoot("list", params.path ?? "."),
   run: (params) =>
     Effect.gen(function* () {
       const config = yield* Config
@@ -72,6 +75,7 @@ export const listTool = defineTool({
           ignore: params.ignore ?? [],
           sortBy,
           hiddenNames,
+          denied: yield* searchHidden("list"),
         }),
       ))
       const { shown, entries, total, dirs, files, links, hidden, matchedIgnore, gitIgnored } = folder

@@ -118,3 +118,79 @@ describe("trust: the project's plugin and MCP time limits and plugin paths", () 
     expect(bash.envelope.error.message).toContain("guarded")
   })
 })
+
+describe("read deny rules hide paths from grep, glob and list", () => {
+  const tree = {
+    "a.txt": "TOKEN=public\n",
+    "src/app.ts": "const TOKEN = 1\n",
+    "src/keys/prod.pem": "TOKEN=secret-pem\n",
+    "secret/one.txt": "TOKEN=secret-one\n",
+    "secret/deep/two.txt": "TOKEN=secret-two\n",
+    ".env": "TOKEN=secret-env\n",
+    "config/.env": "TOKEN=secret-env2\n",
+    "docs/readme.md": "TOKEN in docs\n",
+  }
+  const rules = { permission: { read: { "secret/**": "deny", ".env": "deny", "src/keys": "deny" } } }
+
+  for (const engine of ["auto", "builtin"] as const) {
+    test(`grep (${engine} engine): denied files are neither shown nor counted, in every mode`, async () => {
+      const r = repo(tree, { ...rules, tools: { grep: { engine } } })
+      for (const mode of ["content", "files_with_matches", "count"]) {
+        const out = await tool(r, "grep", { pattern: "TOKEN", output_mode: mode })
+        // The built-in engine's answers are partial (it says why ripgrep did not run).
+        expect(out.envelope.status).toBe(engine === "auto" ? "success" : "partial")
+        expect(out.stdout).not.toContain("secret")
+        expect(out.envelope.data.total_files).toBe(3)
+      }
+      const sub = await tool(r, "grep", { pattern: "TOKEN", path: "src", output_mode: "files_with_matches" })
+      expect(sub.envelope.data.files).toEqual(["src/app.ts"])
+    })
+  }
+
+  test("glob and list leave denied files and folders out, totals included", async () => {
+    const r = repo(tree, rules)
+    const glob = await tool(r, "glob", { pattern: "**/*", include_hidden: true })
+    expect(glob.envelope.data.paths).toEqual(["a.txt", "docs/readme.md", "src/app.ts"])
+    expect(glob.envelope.data.count).toBe(3)
+    // Folders a pattern names: a denied one is not among them.
+    const dirs = await tool(r, "glob", { pattern: "**/", include_hidden: true })
+    expect(dirs.envelope.data.paths).toEqual(["config/", "docs/", "src/"])
+    const list = await tool(r, "list", { include_hidden: true })
+    expect(list.envelope.data.entries.map((e: { name: string }) => e.name)).toEqual([".git", "config", "docs", "src", "a.txt"])
+    expect(list.envelope.stats.total_entries).toBe(5)
+    // Not counted among the hidden entries either (.git is the only one).
+    const plain = await tool(r, "list", {})
+    expect(plain.envelope.stats.hidden).toBe(1)
+    const config = await tool(r, "list", { path: "config", include_hidden: true })
+    expect(config.envelope.text).toContain("(empty directory)")
+    const src = await tool(r, "list", { path: "src" })
+    expect(src.envelope.data.entries.map((e: { name: string }) => e.name)).toEqual(["app.ts"])
+  })
+
+  test("a search rooted in a denied place is refused as read refuses it, naming the rule", async () => {
+    const r = repo(tree, rules)
+    const read = await tool(r, "read", { path: "secret/one.txt" })
+    expect(read.envelope.error.code).toBe("PERMISSION_DENIED")
+    for (const [name, params] of [
+      ["grep", { pattern: "TOKEN", path: "secret" }],
+      ["grep", { pattern: "TOKEN", path: "secret/deep" }],
+      ["grep", { pattern: "TOKEN", path: ".env" }],
+      ["glob", { pattern: "*", path: "secret" }],
+      ["list", { path: "secret/deep" }],
+      ["list", { path: "src/keys" }],
+    ] as const) {
+      const out = await tool(r, name, params)
+      expect(out.envelope.error.code).toBe("PERMISSION_DENIED")
+      expect(out.envelope.error.message).toContain(`is denied by the rule "read": {`)
+      expect(out.envelope.error.message).toContain("your own settings")
+      expect(out.stdout).not.toContain("secret-")
+    }
+  })
+
+  test("a whole-tool read deny refuses every search; a link into a denied folder is refused too", async () => {
+    const r = repo(tree, { permission: { read: "deny" } })
+    const out = await tool(r, "grep", { pattern: "TOKEN" })
+    expect(out.envelope.error.code).toBe("PERMISSION_DENIED")
+    expect(out.envelope.error.message).toContain(`the rule "read": "deny"`)
+  })
+})
