@@ -277,6 +277,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
       includeIgnored: false,
       ignoredDirs: req.ignoredDirs,
       neverEnter: new Set([".git"]),
+      ...(req.hidden ? { skipDir: (rel: string) => req.hidden!(rel, true) } : {}),
       maxEntries: req.maxEntries,
       deadline: req.deadline,
       visitor: {
@@ -292,7 +293,7 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
         },
       },
       onEntry: (rel) => {
-        if ((excluded === undefined || includeAccepts(excluded, rel)) && req.hidden?.(rel) !== true) candidates.push(rel)
+        if ((excluded === undefined || includeAccepts(excluded, rel)) && req.hidden?.(rel, false) !== true) candidates.push(rel)
       },
     })
     // The files found before a breaker stopped the walk are still searched (a timeout stops that too).

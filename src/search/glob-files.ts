@@ -91,6 +91,7 @@ export const globFiles = (request: GlobRequest) =>
       ignoredDirs: request.ignoredDirs,
       maxEntries: request.maxEntries,
       deadline: started + request.maxDurationMs,
+      ...(filter ? { skipDir: (rel: string) => hiddenAt(filter, bases, rel, true) } : {}),
       visitor: {
         dir: (state, name) => {
           const entered = matcher.enter(state, name)

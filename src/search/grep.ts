@@ -153,7 +153,7 @@ export const grep = (request: GrepRequest) =>
     // A folder searched through a link is judged by where it really is too.
     const hiddenFilter = request.hidden
     const bases = [...new Set([parseShownPath(shown), ws.display(target.dir)])]
-    const hidden = hiddenFilter && !isFile ? (rel: string) => hiddenAt(hiddenFilter, bases, rel, false) : undefined
+    const hidden = hiddenFilter && !isFile ? (rel: string, dir: boolean) => hiddenAt(hiddenFilter, bases, rel, dir) : undefined
     const started = yield* Clock.currentTimeMillis
     const search: SearchRequest = {
       pattern: request.pattern,
@@ -224,7 +224,7 @@ export const grep = (request: GrepRequest) =>
       const kept: Array<FileResult> = []
       for (const f of outcome.files) {
         if (include !== undefined && !includeAccepts(include, f.path)) continue
-        if (hidden?.(f.path) === true) continue
+        if (hidden?.(f.path, false) === true) continue
         if (oracle && (yield* oracle.isIgnored(f.path))) continue
         kept.push(f)
       }

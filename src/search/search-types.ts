@@ -47,8 +47,8 @@ export interface SearchRequest {
   readonly deadline: number
   /** Directory names skipped (the default ignore list). */
   readonly ignoredDirs: ReadonlySet<string>
-  /** Files the permission rules hide (relative to the searched directory): never searched, counted or shown. */
-  readonly hidden?: (rel: string) => boolean
+  /** Paths the permission rules hide (relative to the searched directory; `dir`: a folder, with all it holds): never searched, counted or shown. */
+  readonly hidden?: (rel: string, dir: boolean) => boolean
   /** Part of `hidden` as ripgrep `--glob '!…'`s (each leaves out hidden files only; the rest is filtered after). */
   readonly hiddenGlobs?: ReadonlyArray<string>
   /** Directory entries the in-process walk may look at. */

@@ -54,6 +54,8 @@ export interface WalkOptions<S> {
   readonly keep?: NameFilter | undefined
   /** Names never walked into, even when asked for (grep's `.git`). */
   readonly neverEnter?: ReadonlySet<string>
+  /** Folders (relative to `start`) neither reported nor walked into, nor their entries counted: what no tool may read. */
+  readonly skipDir?: (rel: string) => boolean
   /** Circuit breaker: stop after this many directory entries were looked at. */
   readonly maxEntries: number
   /** Circuit breaker: stop at this time (Clock milliseconds). */
@@ -176,7 +178,7 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
 
   const sep = path.sep
   const child = (dir: string, name: string) => (dir.endsWith(sep) ? dir + name : dir + sep + name)
-  const { visitor, ignoredDirs, includeIgnored, neverEnter, maxEntries } = options
+  const { visitor, ignoredDirs, includeIgnored, neverEnter, skipDir, maxEntries } = options
 
   /**
    * One listed folder's entries, in name order: what to report, which
@@ -200,6 +202,7 @@ export const walk = Effect.fn("walk")(function* <S>(options: WalkOptions<S>) {
       const kind = kindOf(entry.type)
       if (neverEnter?.has(name)) continue
       if (kind === "dir") {
+        if (skipDir !== undefined && skipDir(prefix + name)) continue
         const decision = visitor.dir(task.state, name)
         if (decision === undefined) continue
         if (!includeIgnored && !decision.explicit) {

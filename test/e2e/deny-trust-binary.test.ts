@@ -142,6 +142,9 @@ describe("read deny rules hide paths from grep, glob and list", () => {
         expect(out.stdout).not.toContain("secret")
         expect(out.envelope.data.total_files).toBe(3)
       }
+      // Not searched: neither engine opens a denied file.
+      const searched = (await tool(r, "grep", { pattern: "TOKEN", output_mode: "count" })).envelope.stats.files_searched
+      if (searched !== undefined) expect(searched).toBe(3)
       const sub = await tool(r, "grep", { pattern: "TOKEN", path: "src", output_mode: "files_with_matches" })
       expect(sub.envelope.data.files).toEqual(["src/app.ts"])
     })
@@ -163,6 +166,10 @@ describe("read deny rules hide paths from grep, glob and list", () => {
     expect(plain.envelope.stats.hidden).toBe(1)
     const config = await tool(r, "list", { path: "config", include_hidden: true })
     expect(config.envelope.text).toContain("(empty directory)")
+    // A denied folder is not even walked: its entries are not among those visited.
+    const all = await tool(r, "glob", { pattern: "**/*.txt", include_hidden: true })
+    const open = await tool(repo(tree, {}), "glob", { pattern: "**/*.txt", include_hidden: true })
+    expect(open.envelope.stats.visited_entries - all.envelope.stats.visited_entries).toBe(4)
     const src = await tool(r, "list", { path: "src" })
     expect(src.envelope.data.entries.map((e: { name: string }) => e.name)).toEqual(["app.ts"])
   })
