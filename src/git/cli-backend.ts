@@ -6,6 +6,7 @@ import type { GitCli } from "./git-cli.ts"
 import type { HistoryPage, LogCommit } from "./history.ts"
 import type { Repository } from "./repository.ts"
 import type { HeadState, StatusEntry } from "./status.ts"
+import { withOperation } from "./operation.ts"
 import { COUNT_ARGS, diffArgs, LOG_UNIT, logArgs, statusArgs, type UntrackedMode } from "./git-command.ts"
 import { decodePath } from "../workspace/path-bytes.ts"
 import { compareBytes, sortByPath } from "./tree-states.ts"
@@ -97,7 +98,12 @@ export const parseStatusV2 = (bytes: Uint8Array, merging: boolean): StatusAnswer
 export const cliStatus = (repo: Repository, cli: GitCli, mode: UntrackedMode = "normal"): Effect.Effect<StatusAnswer, GitError> =>
   cli
     .run(repo.dir, statusArgs(mode))
-    .pipe(Effect.map((out) => parseStatusV2(out.stdout, existsSync(`${repo.gitdir}/MERGE_HEAD`))))
+    .pipe(
+      Effect.map((out) => {
+        const answer = parseStatusV2(out.stdout, existsSync(`${repo.gitdir}/MERGE_HEAD`))
+        return { ...answer, head: withOperation(repo, answer.head) }
+      }),
+    )
 
 /** One record of `git diff --raw -z`. */
 interface RawChange {

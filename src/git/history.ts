@@ -60,8 +60,8 @@ export const readHistory = async (repo: Repository, limit: number): Promise<Hist
 const shallowCommits = (repo: Repository): ReadonlySet<string> =>
   new Set((readGitFile(repo, `${repo.commondir}/shallow`) ?? "").split("\n").filter((l) => l !== ""))
 
-/** The repository's objects, alternates included, in its hash format. */
-const historyStore = (repo: Repository) => {
+/** The repository's object store (its own folder and alternates) in its object format. */
+export const historyStore = (repo: Repository) => {
   const objectsDir = `${repo.commondir}/objects`
   const sha256 = /^sha256$/i.test(repo.settings().get("extensions.objectformat") ?? "")
   return objectStore(repo.fs, [objectsDir, ...alternateObjectDirs(objectsDir)], sha256 ? 32 : 20)

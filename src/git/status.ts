@@ -5,6 +5,8 @@ import { quotePath } from "./quote-path.ts"
 import type { Repository } from "./repository.ts"
 import type { UntrackedMode } from "./git-command.ts"
 import { FALSE } from "./repository-place.ts"
+import type { DetachedFrom } from "./detached.ts"
+import { operationLines, withOperation, type OperationState } from "./operation.ts"
 import { findRenames, type RenameCandidate } from "./similarity.ts"
 import { compareBytes, GITLINK, readBlobBytes, submoduleChanged, type PathState, type Side, type Snapshot } from "./tree-states.ts"
 import { readUpstream, upstreamLines, type UpstreamState } from "./upstream.ts"
@@ -47,6 +49,10 @@ export interface HeadState {
   readonly merging: boolean
   /** In a sparse checkout: the share of tracked files present (git's rounding); absent otherwise. */
   readonly sparsePercent?: number
+  /** A rebase, cherry-pick, revert, am or bisect under way (the long format's state lines). */
+  readonly operation?: OperationState
+  /** A detached HEAD: the ref or commit it was detached at or from (from HEAD's reflog); absent when unknown. */
+  readonly detachedFrom?: DetachedFrom
 }
 
 /**
@@ -94,7 +100,7 @@ export const readHead = async (repo: Repository): Promise<HeadState> => {
     () => true,
     () => false,
   )
-  return { branch: branch || undefined, commit, merging }
+  return withOperation(repo, { branch: branch || undefined, commit, merging })
 }
 
 /** The shallowest folder of an untracked path that holds no tracked file, as git collapses untracked folders. */
@@ -212,11 +218,18 @@ const label = (code: string) => (LABELS[code] ?? "unknown:").padEnd(12)
 
 /** The branch lines that open `git status`. */
 export const headLines = (head: HeadState, upstream: UpstreamState | undefined, conflicts: number): ReadonlyArray<string> => {
-  const lines = [head.branch !== undefined ? `On branch ${head.branch}` : `HEAD detached at ${head.commit?.slice(0, 7) ?? "HEAD"}`]
+  const rebase = head.operation?.rebase
+  const lines = [
+    head.branch !== undefined
+      ? `On branch ${head.branch}`
+      : rebase
+        ? `${rebase.interactive ? "interactive rebase" : "rebase"} in progress; onto ${rebase.onto ?? ""}`
+        : head.detachedFrom
+          ? `HEAD detached ${head.detachedFrom.at ? "at" : "from"} ${head.detachedFrom.name}`
+          : "Not currently on any branch.",
+  ]
   if (upstream) lines.push(...upstreamLines(upstream), "")
-  if (conflicts > 0) {
-    lines.push("You have unmerged paths.", '  (fix conflicts and run "git commit")', '  (use "git merge --abort" to abort the merge)', "")
-  } else if (head.merging) lines.push("All conflicts fixed but you are still merging.", '  (use "git commit" to conclude merge)', "")
+  lines.push(...operationLines(head.operation, head.merging, conflicts))
   if (head.sparsePercent !== undefined) lines.push(`You are in a sparse checkout with ${head.sparsePercent}% of tracked files present.`, "")
   if (head.commit === undefined) lines.push("", "No commits yet", "")
   return lines
@@ -241,14 +254,15 @@ export const formatLong = (
 ): string => {
   const conflicts = entries.filter(isUnmerged)
   const out: Array<string> = [...headLines(head, upstream, conflicts.length)]
+  // git gives no unstage advice while a merge or a cherry-pick is being concluded.
+  const concluding = head.merging || head.operation?.concluding === true
   const staged = entries.filter((e) => e.index !== " " && e.index !== "?" && !isUnmerged(e))
   const unstaged = entries.filter((e) => e.worktree !== " " && e.worktree !== "?" && !isUnmerged(e))
   const untracked = entries.filter((e) => e.index === "?")
   const q = (p: string) => quotePath(p)
   if (staged.length > 0) {
     out.push("Changes to be committed:")
-    // git gives no unstage advice while a merge is being concluded.
-    if (!head.merging) {
+    if (!concluding) {
       out.push(head.commit === undefined ? '  (use "git rm --cached <file>..." to unstage)' : '  (use "git restore --staged <file>..." to unstage)')
     }
     for (const e of staged) out.push(`\t${label(e.index)}${e.orig_path !== undefined ? `${q(e.orig_path)} -> ` : ""}${q(e.path)}`)
@@ -258,7 +272,7 @@ export const formatLong = (
     const codes = new Set(conflicts.map((e) => `${e.index}${e.worktree}`))
     const deleteModify = codes.has("UD") || codes.has("DU")
     out.push("Unmerged paths:")
-    if (!head.merging) {
+    if (!concluding) {
       out.push(head.commit === undefined ? '  (use "git rm --cached <file>..." to unstage)' : '  (use "git restore --staged <file>..." to unstage)')
     }
     out.push(

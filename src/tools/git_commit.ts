@@ -11,6 +11,7 @@ import { gitCli } from "../git/git-cli.ts"
 import { gitZone } from "../git/history.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
 import { readHead, stagedRenames } from "../git/status.ts"
+import { unfinishedOperation } from "../git/operation.ts"
 import { compareBytes, readSnapshot } from "../git/tree-states.ts"
 import { hint } from "../protocol/hint.ts"
 import { GitFs } from "../git/git-fs.ts"
@@ -93,6 +94,15 @@ export const gitCommitTool = defineTool({
         )
       }
       const head = yield* repo.call("rev-parse", () => readHead(repo))
+      // A commit made now would cut across the operation (and lose the message and author it carries).
+      const unfinished = head.operation ? unfinishedOperation(head.operation) : undefined
+      if (unfinished) {
+        return yield* Effect.fail(
+          toolError("CONFLICT", `${unfinished.what}; git_commit does not continue it. Stage the resolved files with git_add, then continue it with the git command line.`, {
+            hints: [hint("Bash", "medium", { command: unfinished.next })],
+          }),
+        )
+      }
       if (head.branch === undefined) {
         return yield* Effect.fail(
           toolError("CONFLICT", "HEAD is detached: a commit here would belong to no branch. Switch to a branch first.", {

@@ -1,0 +1,134 @@
+import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { callTool } from "../support/harness.ts"
+import { git, gitHome, gitRepo } from "../support/git-repo.ts"
+
+// Repositories are built with the git CLI; on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(60_000)
+
+const home = gitHome()
+let env: Record<string, string> = { HOME: home }
+const status = async (root: string) => callTool(root, "git_status", {}, { env })
+const content = (o: Awaited<ReturnType<typeof status>>) => String((o.envelope.data as { content: string }).content).replace(/\n+$/, "")
+const longStatus = (root: string) => git(root, home, ["status"]).replace(/\n+$/, "")
+const fails = (root: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) => expect(() => git(root, home, args, extra)).toThrow()
+
+/** main and b both change line 2 of f; b has two more commits that apply cleanly. */
+const diverged = () => {
+  const root = gitRepo(home, { f: "1\n2\n3\n" }, { commit: "c1" })
+  git(root, home, ["checkout", "-q", "-b", "b"])
+  writeFileSync(join(root, "f"), "1\nB\n3\n")
+  git(root, home, ["commit", "-q", "-am", "cb"])
+  for (const name of ["g", "h"]) {
+    writeFileSync(join(root, name), `${name}\n`)
+    git(root, home, ["add", name])
+    git(root, home, ["commit", "-q", "-m", `add ${name}`])
+  }
+  git(root, home, ["checkout", "-q", "main"])
+  writeFileSync(join(root, "f"), "1\nM\n3\n")
+  git(root, home, ["commit", "-q", "-am", "cm"])
+  return root
+}
+
+/** The long status is git's, word for word, at each step. */
+const same = async (root: string, expected: string) => {
+  const shown = content(await status(root))
+  expect(shown).toBe(longStatus(root))
+  expect(shown).toContain(expected)
+}
+
+// Both backends: the git command line, and the built-in reader used when no git is installed.
+for (const backend of ["cli", "isomorphic"] as const) {
+  describe(`git_status during an operation (${backend})`, () => {
+    beforeAll(() => {
+      env = { HOME: home, ANVIL_GIT_BACKEND: backend }
+    })
+
+    test("a rebase stopped on a conflict, resolved, and at an edit stop; with the apply backend too", async () => {
+      const root = diverged()
+      git(root, home, ["checkout", "-q", "b"])
+      fails(root, ["rebase", "main"])
+      await same(root, "You are currently rebasing branch 'b' on '")
+      expect(content(await status(root))).not.toContain("git merge --abort")
+      writeFileSync(join(root, "f"), "1\nR\n3\n")
+      git(root, home, ["add", "f"])
+      await same(root, '(all conflicts fixed: run "git rebase --continue")')
+      const commit = await callTool(root, "git_commit", { message: "resolved" }, { env })
+      expect(commit.envelope.error?.code).toBe("CONFLICT")
+      expect(commit.envelope.text).toContain("git rebase --continue")
+      git(root, home, ["rebase", "--abort"])
+
+      fails(root, ["rebase", "-i", "main"], { GIT_SEQUENCE_EDITOR: "sed -i s/^pick/edit/" })
+      git(root, home, ["rebase", "--skip"])
+      await same(root, "You are currently editing a commit while rebasing branch 'b'")
+      await same(root, "Last commands done (2 commands done):")
+      git(root, home, ["rebase", "--abort"])
+
+      fails(root, ["rebase", "--apply", "main"])
+      await same(root, "rebase in progress; onto ")
+      git(root, home, ["rebase", "--abort"])
+    })
+
+    test("a cherry-pick (one commit and a sequence), a revert, an am session and a bisect", async () => {
+      const root = diverged()
+      fails(root, ["cherry-pick", "b~2"])
+      await same(root, "You are currently cherry-picking commit ")
+      git(root, home, ["add", "f"])
+      await same(root, '(all conflicts fixed: run "git cherry-pick --continue")')
+      const commit = await callTool(root, "git_commit", { message: "picked" }, { env })
+      expect(commit.envelope.error?.code).toBe("CONFLICT")
+      expect(commit.envelope.text).toContain("git cherry-pick --continue")
+      git(root, home, ["cherry-pick", "--abort"])
+      fails(root, ["cherry-pick", "b~2", "b~1"])
+      await same(root, "Cherry-pick currently in progress.")
+      git(root, home, ["cherry-pick", "--abort"])
+
+      // Reverting the first commit deletes f, which main changed since.
+      fails(root, ["revert", "--no-edit", "HEAD~1"])
+      await same(root, "You are currently reverting commit ")
+      git(root, home, ["revert", "--abort"])
+
+      const patch = git(root, home, ["format-patch", "-1", "--stdout", "b~2"])
+      writeFileSync(join(root, "..", "p.patch"), patch)
+      fails(root, ["am", join(root, "..", "p.patch")])
+      await same(root, "You are in the middle of an am session.")
+      git(root, home, ["am", "--abort"])
+
+      git(root, home, ["bisect", "start"])
+      git(root, home, ["bisect", "bad"])
+      git(root, home, ["bisect", "good", "HEAD~1"])
+      await same(root, "You are currently bisecting, started from branch 'main'.")
+      git(root, home, ["bisect", "reset"])
+    })
+
+    test("a conflict outside any operation (a stash popped) gets no merge advice", async () => {
+      const root = gitRepo(home, { f: "1\n2\n3\n" }, { commit: "c1" })
+      writeFileSync(join(root, "f"), "1\nS\n3\n")
+      git(root, home, ["stash", "-q"])
+      writeFileSync(join(root, "f"), "1\nZ\n3\n")
+      git(root, home, ["commit", "-q", "-am", "z"])
+      fails(root, ["stash", "pop"])
+      await same(root, "Unmerged paths:")
+      expect(content(await status(root))).not.toContain("git merge --abort")
+    })
+
+    test("a detached HEAD is named by the tag or ref it was checked out at, and 'from' once it moved", async () => {
+      const root = diverged()
+      git(root, home, ["tag", "light", "HEAD~1"])
+      git(root, home, ["tag", "-a", "annotated", "-m", "a tag", "b~1"])
+      git(root, home, ["checkout", "-q", "light"])
+      await same(root, "HEAD detached at light")
+      git(root, home, ["checkout", "-q", "annotated"])
+      await same(root, "HEAD detached at annotated")
+      writeFileSync(join(root, "new"), "n\n")
+      git(root, home, ["add", "new"])
+      git(root, home, ["commit", "-q", "-m", "on top"])
+      await same(root, "HEAD detached from annotated")
+      git(root, home, ["checkout", "-q", "b~1"])
+      await same(root, "HEAD detached at ")
+      git(root, home, ["checkout", "-q", "--detach", "main"])
+      await same(root, "HEAD detached at ")
+    })
+  })
+}
