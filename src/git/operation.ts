@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { detachedFrom } from "./detached.ts"
 import type { Repository } from "./repository.ts"
-import type { HeadState } from "./status.ts"
 
 /**
  * A git operation stopped half-way (a rebase, cherry-pick, revert, am or bisect), read from the
@@ -238,7 +237,7 @@ export const unfinishedOperation = (op: OperationState): { what: string; next: s
 }
 
 /** `head` with the operation under way and, when detached, what it was detached from: what the long format's first lines need. */
-export const withOperation = (repo: Repository, head: HeadState): HeadState => {
+export const withOperation = <H extends { readonly branch: string | undefined; readonly commit: string | undefined }>(repo: Repository, head: H) => {
   const detached = head.branch === undefined ? detachedFrom(repo, head.commit) : undefined
   return { ...head, operation: readOperation(repo), ...(detached ? { detachedFrom: detached } : {}) }
 }
