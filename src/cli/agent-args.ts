@@ -101,13 +101,9 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
       case "--session":
         sessionId = value()
         break
-      case "--max-steps": {
-        const v = value()
-        const n = Number(v)
-        if (!Number.isInteger(n) || n < 1) throw new UsageError(`anvil ${command}: --max-steps needs a positive whole number, not '${v}'`)
-        maxSteps = n
+      case "--max-steps":
+        maxSteps = parseMaxSteps(value(), command)
         break
-      }
       case "--profile":
       case "--agent":
         profile = value()
@@ -116,8 +112,7 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
         profile = "plan"
         break
       case "--engine":
-        engine = value()
-        if (engine !== "native" && engine !== "react") throw new UsageError(`anvil ${command}: --engine is native or react, not '${engine}'`)
+        engine = parseEngine(value(), command)
         break
       case "--react":
         engine = "react"
@@ -189,6 +184,19 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
 }
 
 /** Checks a `--sandbox` value (usage error otherwise). */
+/** --max-steps: a positive whole number (anvil run, anvil chat, and anvil config showing what they would use). */
+export const parseMaxSteps = (text: string, command: string): number => {
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`anvil ${command}: --max-steps needs a positive whole number, not '${text}'`)
+  return n
+}
+
+/** --engine: native or react. */
+export const parseEngine = (text: string, command: string): "native" | "react" => {
+  if (text !== "native" && text !== "react") throw new UsageError(`anvil ${command}: --engine is native or react, not '${text}'`)
+  return text
+}
+
 export const parseSandboxFlag = (value: string, command: string): string => {
   const accepted = [...SANDBOX_MODES, "require"]
   if (!accepted.includes(value)) throw new UsageError(`anvil ${command}: --sandbox is ${accepted.join(", ")}, not '${value}'`)

@@ -6,7 +6,8 @@ import { effectiveSettings, type EffectiveSetting } from "../config/effective.ts
 import { configJsonSchema } from "../config/schema.ts"
 import { PlatformLive, trustedConfig } from "../runtime.ts"
 import { findProjectRoot } from "../workspace/project-root.ts"
-import { flagValue, UsageError } from "./args.ts"
+import { UsageError } from "./args.ts"
+import { parseEngine, parseMaxSteps } from "./agent-args.ts"
 import { printConfigWarnings } from "./config-warnings.ts"
 import type { CliIO } from "./output.ts"
 
@@ -52,7 +53,9 @@ const parseFlags = (argv: ReadonlyArray<string>) => {
     else if (FLAGS[flag] !== undefined) {
       const text = eq > 0 ? raw.slice(eq + 1) : argv[++i]
       if (text === undefined) throw new UsageError(`anvil config: ${flag} needs a value`)
-      flags[FLAGS[flag]] = { value: flag === "--max-steps" ? flagValue(text) : text, flag }
+      // Checked as anvil run and anvil chat check them: a value they refuse is no setting to show.
+      const value = flag === "--max-steps" ? parseMaxSteps(text, "config") : flag === "--engine" ? parseEngine(text, "config") : text
+      flags[FLAGS[flag]] = { value, flag }
     } else throw new UsageError(`anvil config: unknown argument '${raw}' (see anvil config --help)`)
   }
   return { json, flags }

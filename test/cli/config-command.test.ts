@@ -107,6 +107,23 @@ describe("configuration warnings and anvil config", () => {
     expect(JSON.parse(listed.stdout).plugins.map((p: { name: string; status: string }) => [p.name, p.status])).toEqual([["loud", "loaded"]])
   })
 
+  test("anvil config refuses the flag values anvil run refuses (exit 2, the same reason), instead of showing them as in force", async () => {
+    const root = project({})
+    for (const [args, reason] of [
+      [["--max-steps", "abc"], "--max-steps needs a positive whole number, not 'abc'"],
+      [["--max-steps=0"], "--max-steps needs a positive whole number, not '0'"],
+      [["--engine", "bogus"], "--engine is native or react, not 'bogus'"],
+    ] as const) {
+      const r = await runAnvil(["config", ...args], { cwd: root })
+      expect(r.code).toBe(2)
+      expect(r.stdout).toBe("")
+      expect(r.stderr).toContain(`anvil config: ${reason}`)
+      const run = await runAnvil(["run", ...args, "hi"], { cwd: root })
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain(reason)
+    }
+  })
+
   test("anvil config: effective values with their source; --json; config schema; a clean file warns nothing", async () => {
     const root = project({
       "anvil.json": '{ "$schema": "./anvil.schema.json", "output": { "max_lines": 300 } }',
