@@ -94,6 +94,14 @@ export const gitAddTool = defineTool({
       if (given.length === 0) return yield* Effect.fail(toolError("INVALID_PARAM", "Name at least one path to stage.", { fieldErrors: [{ field: "paths", message: "empty" }] }))
       const prefixes: Array<string> = []
       for (const p of given) {
+        // git refuses an empty pathspec; taken as the project root it would stage every file.
+        if (p.trim() === "") {
+          return yield* Effect.fail(
+            toolError("INVALID_PARAM", 'An empty path names no file; name the files or folders to stage ("." stages everything).', {
+              fieldErrors: [{ field: "paths", message: "empty path" }],
+            }),
+          )
+        }
         const resolved = yield* workspace.resolve(p, "paths")
         // Checked again on the opened file or folder, where it really is now (a link swapped in since is refused).
         const opened = yield* openChecked(workspace.contains, resolved.absolute, p, resolved.display, "paths")
@@ -112,11 +120,18 @@ export const gitAddTool = defineTool({
       const cli = yield* gitCli
       const staged = cli ? yield* cliAdd(repo, cli, prefixes) : yield* builtinAdd(repo, prefixes)
       if (staged.unmatched.length > 0) {
+        const unmatched = staged.unmatched.map((i) => given[i]!)
+        // Paths are taken literally (no shell expands them here): a wildcard matches only a file of that very name.
+        const pattern = unmatched.find((p) => /[*?[]/.test(p))
         return yield* Effect.fail(
-          toolError("NOT_FOUND", `pathspec '${staged.unmatched.map((i) => given[i]!).join("', '")}' did not match any files; nothing was staged.`, {
-            fieldErrors: [{ field: "paths", message: "no matching files" }],
-            hints: [hint("GitStatus", "medium", { short: true })],
-          }),
+          toolError(
+            "NOT_FOUND",
+            `pathspec '${unmatched.join("', '")}' did not match any files; nothing was staged.${pattern !== undefined ? " git_add takes paths, not wildcard patterns: find the files first and name them (or their folder)." : ""}`,
+            {
+              fieldErrors: [{ field: "paths", message: "no matching files" }],
+              hints: pattern !== undefined ? [hint("Glob", "high", { pattern }), hint("GitStatus", "medium", { short: true })] : [hint("GitStatus", "medium", { short: true })],
+            },
+          ),
         )
       }
       const { changes, ignored } = staged

@@ -83,6 +83,21 @@ describe(`git_add (${backend})`, () => {
     expect((await add(root, { paths: [".git/config"] })).envelope.error?.code).toBe("INVALID_PARAM")
   })
 
+  test("an empty path is INVALID_PARAM (it staged everything, as '.'); a wildcard is NOT_FOUND that says paths are literal and hints Glob", async () => {
+    const root = repo()
+    for (const paths of [[""], ["  "], ["top.txt", ""]]) {
+      const out = await add(root, { paths })
+      expect(out.envelope.error?.code).toBe("INVALID_PARAM")
+      expect(out.envelope.error?.message).toContain("empty path")
+      expect(porcelain(root)).not.toMatch(/^[MAD] /m)
+    }
+    const glob = await add(root, { paths: ["src/*.txt"] })
+    expect(glob.envelope.error?.code).toBe("NOT_FOUND")
+    expect(glob.envelope.error?.message).toContain("not wildcard patterns")
+    expect(glob.envelope.text).toContain('Glob(pattern="src/*.txt")')
+    expect(porcelain(root)).not.toMatch(/^[MAD] /m)
+  })
+
   test("asks for permission by default; a refusal stages nothing", async () => {
     const root = repo()
     const asked: Array<string> = []
