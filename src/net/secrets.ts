@@ -37,6 +37,25 @@ export const redactUrl = (raw: string): string => {
   return changed ? url.toString() : raw
 }
 
+/**
+ * Query parameters whose values are scrubbed from the content too: names that are surely credentials only
+ * (not "key", "code", "state" or "author", whose everyday values would cut words out of the page).
+ */
+const SECRET_PARAM_VALUE = /^(sig|signature|jwt|pwd|apikey|api[-_]?key|access[-_]?key|auth)$|token|secret|password|passwd|credential/i
+
+/** The values of a URL's credential query parameters (as decoded and as sent), 8 characters or more: what a server echoing its request would show. */
+export const secretQueryValues = (url: URL): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (const [key, value] of url.searchParams) if (SECRET_PARAM_VALUE.test(key) && value.length >= 8) out.push(value, encodeURIComponent(value))
+  return out
+}
+
+/** A secret header's value and the parts a server may echo alone: the token after its scheme, each cookie's value. */
+export const secretHeaderValues = (value: string): ReadonlyArray<string> => [
+  value,
+  value.replace(/^(Bearer|Basic|Token)\s+/i, ""),
+  ...value.split(";").map((p) => p.split("=").slice(1).join("=").trim()),
+]
 
 /**
  * fetch's parameters as they may be recorded: secret headers, every auth

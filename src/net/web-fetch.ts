@@ -3,7 +3,7 @@ import { VERSION } from "../version.ts"
 import { configuredCredentials, secretValues, withCredentials, type Credentials } from "./credentials.ts"
 import { HttpClient, type HttpClientError, type HttpResponse } from "./http-client.ts"
 import { bodyKind, mediaType, renderText } from "./response-body.ts"
-import { isSecretHeader, redactUrl, scrubSecrets } from "./secrets.ts"
+import { isSecretHeader, redactUrl, scrubSecrets, secretHeaderValues, secretQueryValues } from "./secrets.ts"
 import {
   FetchBinaryBody,
   FetchHttpStatus,
@@ -128,8 +128,9 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
     // Every secret this call may carry, scrubbed from anything recorded.
     const secrets = [
       ...secretValues(given),
-      ...Object.entries(callerHeaders).flatMap(([k, v]) => (isSecretHeader(k) ? [v, v.replace(/^(Bearer|Basic|Token)\s+/i, "")] : [])),
+      ...Object.entries(callerHeaders).flatMap(([k, v]) => (isSecretHeader(k) ? secretHeaderValues(v) : [])),
       ...(url.password ? [decodeURIComponent(url.password)] : []),
+      ...secretQueryValues(url),
     ]
     const shown = (u: URL | string) => scrubSecrets(redactUrl(u.toString()), secrets)
 

@@ -25,6 +25,9 @@ beforeAll(() => {
           return new Response(new Uint8Array([0, 1, 2, 3]), { headers: { "content-type": "application/octet-stream" } })
         case "/private":
           return req.headers.get("authorization") === "Bearer tok" ? new Response("secret ok") : new Response("who?", { status: 401 })
+        case "/echo":
+          // A server that echoes its request, as debugging endpoints do.
+          return new Response(`${url.search}\nsession: ${/sid=([^;]*)/.exec(req.headers.get("cookie") ?? "")?.[1] ?? ""}`)
         case "/slow":
           await Bun.sleep(2000)
           return new Response("late")
@@ -66,6 +69,16 @@ describe("webFetch (net domain)", () => {
     const host = new URL(base).host
     const retried = await fetchPage(`${base}/private`, { credentialTable: { [host]: { bearer_env: "TOKEN_VAR" } }, env: { TOKEN_VAR: "tok" } })
     expect(retried).toMatchObject({ retried: true, status: 200 })
+  })
+
+  test("a credential query value or a cookie's value echoed back by the server is scrubbed; everyday values are kept", async () => {
+    const page = await fetchPage(`${base}/echo?access_token=qs3cr3t-value&state=open&author=somebody1&page=2`, { headers: { Cookie: "sid=c00kie-value; theme=dark" } })
+    const content = page.body.kind === "text" ? page.body.content : ""
+    expect(content).not.toContain("qs3cr3t-value")
+    expect(content).not.toContain("c00kie-value")
+    expect(content).toContain("state=open")
+    expect(content).toContain("author=somebody1")
+    expect(content).toContain("page=2")
   })
 
   test("tagged errors: a bad URL, a scheme, an HTTP error with its excerpt, a binary body, a refused connection, the timeout", async () => {
