@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { cliStatus } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
-import { countEntries, currentUpstream, formatLong, formatShort, readHead, sparseCheckoutPercent, statusEntries } from "../git/status.ts"
+import { countEntries, currentUpstream, formatLong, headLines, formatShort, readHead, sparseCheckoutPercent, statusEntries } from "../git/status.ts"
 import type { UntrackedMode } from "../git/git-command.ts"
 import { untrackedMode } from "../git/repository-place.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
@@ -50,7 +50,8 @@ export const gitStatusTool = defineTool({
       const head = sparsePercent === undefined ? answer.head : { ...answer.head, sparsePercent }
       const { unmerged, staged, unstaged, untracked } = countEntries(entries)
       const content = short === true ? formatShort(entries) : formatLong(entries, head, upstream, mode)
-      const where = head.branch !== undefined ? `On branch ${head.branch}` : `HEAD detached at ${head.commit?.slice(0, 7) ?? "HEAD"}`
+      // The long format's first line: a detached HEAD named as git names it, or the rebase under way.
+      const where = headLines(head, undefined, 0)[0]!
       const summary =
         entries.length === 0
           ? `${where}: nothing to commit, working tree clean.`

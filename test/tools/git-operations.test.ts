@@ -119,6 +119,8 @@ for (const backend of ["cli", "isomorphic"] as const) {
       git(root, home, ["tag", "-a", "annotated", "-m", "a tag", "b~1"])
       git(root, home, ["checkout", "-q", "light"])
       await same(root, "HEAD detached at light")
+      const short = await callTool(root, "git_status", { short: true }, { env })
+      expect(short.envelope.text).toContain("HEAD detached at light: nothing to commit, working tree clean.")
       git(root, home, ["checkout", "-q", "annotated"])
       await same(root, "HEAD detached at annotated")
       writeFileSync(join(root, "new"), "n\n")
