@@ -75,7 +75,11 @@ export const readSkillFile = Effect.fn("readSkillFile")(function* (dir: string, 
   if (file.includes("\0")) return yield* new SkillFileError({ kind: "nul_byte", message: "Invalid parameter 'file': the path contains a NUL byte." })
   if (path.isAbsolute(file)) return yield* outside
   const absolute = path.resolve(dir, file)
-  if (!isWithin(path.sep, dir, absolute) || absolute === dir) return yield* outside
+  if (absolute === dir) {
+    // "", "." and the like name the folder itself, which is inside, not outside.
+    return yield* new SkillFileError({ kind: "directory", message: `'${file}' names the skill's folder itself, not a file in it; load the skill without 'file' to list its files.` })
+  }
+  if (!isWithin(path.sep, dir, absolute)) return yield* outside
   const shown = path.relative(dir, absolute).split(path.sep).join("/")
   const dirReal = yield* fs.realPath(dir).pipe(Effect.mapError((e) => fromPlatformError(e, dir)))
   // Opened first, then judged by where the descriptor really is: a link swapped in meanwhile leads nowhere.

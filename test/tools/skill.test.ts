@@ -246,7 +246,10 @@ describe("skill load", () => {
     expect(await code("references/missing.md")).toBe("NOT_FOUND")
     expect(await code("references")).toBe("IS_DIRECTORY")
     expect(await code("assets/logo.bin")).toBe("BINARY_FILE")
-    expect(await code(".")).toBe("ACCESS_DENIED")
+    // The folder itself is inside, not outside: a folder, as "references" is.
+    for (const f of [".", "", "./", "references/.."]) expect(await code(f)).toBe("IS_DIRECTORY")
+    const itself = await callTool(root, "skill", { action: "load", name: "outer", file: "" }, { env })
+    expect(itself.envelope.error?.message).toContain("names the skill's folder itself")
   })
 
   test("a skills.paths folder outside the project is read (skills live outside projects)", async () => {
