@@ -18,6 +18,8 @@ const badHeader = (headers: Readonly<Record<string, string>>): string | undefine
   for (const [name, value] of Object.entries(headers)) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return `header name '${name.slice(0, 80)}' is not a valid HTTP header name`
     if (/[\r\n\0]/.test(value)) return `header '${name}' has a line break or NUL byte in its value`
+    // HTTP header values are bytes: a character past U+00FF cannot be sent (encode it, e.g. percent-encoding or RFC 8187).
+    if (/[^\u0000-\u00ff]/.test(value)) return `header '${name}' has a character that HTTP headers cannot carry (only Latin-1; encode it, e.g. percent-encoding)`
   }
   return undefined
 }
@@ -64,10 +66,14 @@ export const fetchTool = defineTool({
       const config = yield* Config
       const refused = params.headers ? badHeader(params.headers) : undefined
       if (refused !== undefined) return yield* Effect.fail(invalidParam("headers", refused))
+      const method = params.method ?? "GET"
+      if (params.body !== undefined && (method === "GET" || method === "HEAD")) {
+        return yield* Effect.fail(invalidParam("body", `a ${method} request cannot carry a body; use method POST (or PUT, PATCH) to send one`))
+      }
       const textLimit = (params.max_size_kb ?? config.get("tools.fetch.max_size_kb", FETCH_DEFAULTS.max_size_kb)) * 1024
       const page = yield* webFetch({
         url: params.url,
-        method: params.method ?? "GET",
+        method,
         headers: params.headers,
         body: params.body,
         auth: params.auth as Credentials | undefined,

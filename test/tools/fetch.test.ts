@@ -355,12 +355,22 @@ describe("fetch", () => {
   })
 
   test("a header that cannot be sent is INVALID_PARAM on headers, not a network error", async () => {
-    for (const headers of [{ "X-A": "a\nb" }, { "Bad Name": "v" }, { "X-B": "c\r\nInjected: 1" }]) {
+    for (const headers of [{ "X-A": "a\nb" }, { "Bad Name": "v" }, { "X-B": "c\r\nInjected: 1" }, { "X-C": "名前" }]) {
       const out = await fetchUrl({ url: `${base}/json`, headers })
       expect(out.envelope.error?.code).toBe("INVALID_PARAM")
       expect(out.envelope.error?.field_errors?.[0]?.field).toBe("headers")
     }
-    expect((await fetchUrl({ url: `${base}/json`, headers: { "X-Ok": "fine value; q=1" } })).envelope.status).toBe("success")
+    expect((await fetchUrl({ url: `${base}/json`, headers: { "X-Ok": "fine value; q=1", "X-Latin": "café" } })).envelope.status).toBe("success")
+  })
+
+  test("a body on a GET or HEAD is INVALID_PARAM on body (it was a network error), and goes out with POST", async () => {
+    for (const method of [undefined, "GET", "HEAD"]) {
+      const out = await fetchUrl({ url: `${base}/json`, ...(method ? { method } : {}), body: "x=1" })
+      expect(out.envelope.error?.code).toBe("INVALID_PARAM")
+      expect(out.envelope.error?.field_errors?.[0]?.field).toBe("body")
+      expect(out.envelope.error?.message).toContain("use method POST")
+    }
+    expect((await fetchUrl({ url: `${base}/json`, method: "POST", body: "x=1" })).envelope.error?.code).not.toBe("INVALID_PARAM")
   })
 
   test("asks for permission by default; the webfetch alias reaches it", async () => {
