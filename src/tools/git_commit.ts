@@ -111,14 +111,15 @@ export const gitCommitTool = defineTool({
         )
       }
       const cli = yield* gitCli
-      const changes = cli ? yield* cliStagedChanges(repo, cli) : yield* builtinStagedChanges(repo)
-      if (changes.length === 0) {
-        return yield* Effect.fail(
-          toolError("EXECUTION_ERROR", "Nothing to commit: no changes are staged. Stage files with git_add first.", {
+      const stagedChanges = cli ? cliStagedChanges(repo, cli) : builtinStagedChanges(repo)
+      const nothingStaged = (after: string) =>
+        Effect.fail(
+          toolError("EXECUTION_ERROR", `Nothing to commit: no changes are staged${after}. Stage files with git_add first.`, {
             hints: [hint("GitStatus", "high", { short: true }), hint("GitAdd", "medium", { paths: ["<path>"] })],
           }),
         )
-      }
+      let changes = yield* stagedChanges
+      if (changes.length === 0) return yield* nothingStaged("")
 
       const gitConfig = repo.settings()
       const { author, committer } = yield* resolveIdentity(gitConfig, config.env)
@@ -126,7 +127,11 @@ export const gitCommitTool = defineTool({
       const hooksDir = hooksPath ? path.resolve(repo.dir, hooksPath.replace(/^~(?=\/)/, config.env.HOME ?? "~")) : path.join(repo.commondir, "hooks")
       const hookEnv = { ...config.env, GIT_INDEX_FILE: path.join(repo.gitdir, "index") }
       const timeoutMs = config.get("git.hook_timeout_ms", GIT_DEFAULTS.hook_timeout_ms)
-      yield* runHook({ hooksDir, name: "pre-commit", args: [], cwd: repo.dir, env: hookEnv, timeoutMs })
+      // As git, the index is read again after pre-commit: a hook may stage (a formatter's output) or unstage files.
+      if (yield* runHook({ hooksDir, name: "pre-commit", args: [], cwd: repo.dir, env: hookEnv, timeoutMs })) {
+        changes = yield* stagedChanges
+        if (changes.length === 0) return yield* nothingStaged(" (the pre-commit hook left none)")
+      }
       let finalMessage = text
       const msgFile = path.join(repo.gitdir, "COMMIT_EDITMSG")
       yield* fs.writeFileString(msgFile, `${text}\n`).pipe(Effect.orElseSucceed(() => undefined))

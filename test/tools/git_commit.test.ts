@@ -110,6 +110,26 @@ describe(`git_commit (${backend})`, () => {
     expect((await commit(root, { message: "x" })).envelope.error?.code).toBe("CONFLICT")
   })
 
+  test("files a pre-commit hook stages are committed and reported; a hook that unstages everything leaves nothing to commit", async () => {
+    const root = staged()
+    writeHook(root, "pre-commit", "#!/bin/sh\necho formatted > fmt.txt\ngit add fmt.txt\n")
+    const out = await commit(root, { message: "with the formatter's output" })
+    expect(out.envelope.status).toBe("success")
+    const committed = git(root, home, ["show", "--name-only", "--format=", "HEAD"]).trim().split("\n")
+    expect(committed).toEqual(["b.txt", "fmt.txt"])
+    expect((out.envelope.data as { files: Array<{ path: string }> }).files.map((f) => f.path)).toEqual(committed)
+    expect(out.envelope.text).toContain("2 files changed")
+
+    writeFileSync(join(root, "c.txt"), "c\n")
+    git(root, home, ["add", "c.txt"])
+    writeHook(root, "pre-commit", "#!/bin/sh\ngit reset -q\n")
+    const before = head(root)
+    const none = await commit(root, { message: "emptied by the hook" })
+    expect(none.envelope.error?.code).toBe("EXECUTION_ERROR")
+    expect(none.envelope.error?.message).toContain("the pre-commit hook left none")
+    expect(head(root)).toBe(before)
+  })
+
   test("runs the pre-commit hook (a failing hook stops the commit) and the commit-msg hook (which may edit the message)", async () => {
     const root = staged()
     const hooks = writeHook(root, "pre-commit", "#!/bin/sh\necho 'lint failed: b.txt' >&2\nexit 1\n")
