@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { FileSystem } from "../workspace/file-system.ts"
 import { cliDiff } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository } from "../git/repository.ts"
@@ -31,8 +32,10 @@ export const gitDiffTool = defineTool({
       const workspace = yield* Workspace
       const repo = yield* openRepository
       let prefix: string | undefined
+      let absolute: string | undefined
       if (path !== undefined && path !== "" && path !== ".") {
         const resolved = yield* workspace.resolve(path)
+        absolute = resolved.absolute
         prefix = repo.relative(resolved.absolute)
         if (prefix === undefined) {
           return yield* toolError("INVALID_PARAM", `'${path}' is outside the repository at ${workspace.display(repo.dir)}.`, {
@@ -51,8 +54,11 @@ export const gitDiffTool = defineTool({
       const scope = prefix ? ` in ${prefix}` : ""
       const additions = diff.files.reduce((n, f) => n + f.additions, 0)
       const deletions = diff.files.reduce((n, f) => n + f.deletions, 0)
-      const summary =
-        diff.files.length === 0
+      // A path that names nothing on disk has no changes to show: say so rather than "no changes" (a wildcard is no pattern here).
+      const missing = diff.files.length === 0 && absolute !== undefined && !(yield* (yield* FileSystem).exists(absolute).pipe(Effect.orElseSucceed(() => true)))
+      const summary = missing
+        ? `No ${which} changes${scope}: no file or folder '${prefix}' exists${/[*?[]/.test(prefix ?? "") ? " (the path is taken literally, not as a wildcard pattern)" : ""}. Name one file or folder, or leave path out for every change.`
+        : diff.files.length === 0
           ? `No ${which} changes${scope}.${staged === true ? "" : " (Untracked files are not shown; see git_status.)"}`
           : `${diff.files.length} file${diff.files.length === 1 ? "" : "s"} with ${which} changes${scope}: +${additions} -${deletions}.`
       const conflicted =

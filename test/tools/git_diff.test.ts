@@ -105,6 +105,17 @@ describe(`git_diff (${backend})`, () => {
     expect(out.envelope.text).toContain("No unstaged changes. (Untracked files are not shown; see git_status.)")
   })
 
+  test("a path that names nothing says so (a wildcard is taken literally), instead of 'no changes'", async () => {
+    const root = gitRepo(home, { "a.txt": "a\n", "d/b.txt": "b\n" }, { commit: "one" })
+    writeFileSync(join(root, "a.txt"), "changed\n")
+    const glob = await diff(root, { path: "*.txt" })
+    expect(glob.envelope.status).toBe("success")
+    expect(glob.envelope.text).toContain("no file or folder '*.txt' exists (the path is taken literally, not as a wildcard pattern)")
+    expect((await diff(root, { path: "nope.txt", staged: true })).envelope.text).toContain("No staged changes in nope.txt: no file or folder 'nope.txt' exists.")
+    // A file that exists with no changes is just that.
+    expect((await diff(root, { path: "d" })).envelope.text).toContain("No unstaged changes in d. (Untracked")
+  })
+
   test("thousands of files: the same diff as git", async () => {
     const tree: Record<string, string> = {}
     for (let i = 0; i < 3000; i++) tree[`d${i % 20}/f${i}.txt`] = lines(`file ${i}`, 5)
