@@ -105,7 +105,7 @@ export const plannedGitCommands = (
   try {
     const setup = gitSetup(env, "auto")
     const place = setup && findRepository(realpathSync(cwd))
-    if (setup === undefined || place === undefined) return []
+    if (setup === undefined || place === undefined || place.brokenLink !== undefined) return []
     const args = plannedArgs(argv, () => repositorySettings(place.commondir, env, readText))
     return args.map((a) => ({ ...gitCommand(setup, place.dir, a.args), ...(a.after ? { after: a.after } : {}) }))
   } catch {

@@ -17,6 +17,8 @@ export interface RepositoryPlace {
   readonly gitdir: string
   /** Where the shared parts live (objects, refs, config, hooks): `gitdir` itself except in a linked worktree. */
   readonly commondir: string
+  /** A `.git` file naming no git folder (moved or deleted): git stops there with an error, and so do the tools. */
+  readonly brokenLink?: string
 }
 
 /** The stat of `path`, or undefined when there is none or it cannot be read (a folder we may not search). */
@@ -50,6 +52,12 @@ export const commonDirOf = (gitdir: string): string | undefined => {
   }
 }
 
+/** git's test of a git folder: a HEAD, and objects and refs folders (in the common folder for a linked worktree). */
+export const isGitDirectory = (place: RepositoryPlace): boolean =>
+  statOrUndefined(join(place.gitdir, "HEAD"))?.isFile() === true &&
+  statOrUndefined(join(place.commondir, "objects"))?.isDirectory() === true &&
+  statOrUndefined(join(place.commondir, "refs"))?.isDirectory() === true
+
 /** The repository whose work tree is at `dir` with its git folder at `gitdir`. */
 export const placeAt = (dir: string, gitdir: string): RepositoryPlace => ({ dir, gitdir, commondir: commonDirOf(gitdir) ?? gitdir })
 
@@ -62,7 +70,16 @@ export const findRepository = (cwd: string): RepositoryPlace | undefined => {
   for (;;) {
     const dotgit = join(current, ".git")
     const info = statOrUndefined(dotgit)
-    if (info !== undefined) return placeAt(current, (info.isFile() ? linkedGitdir(current, dotgit) : undefined) ?? dotgit)
+    if (info?.isFile()) {
+      const target = linkedGitdir(current, dotgit)
+      const place = target === undefined ? undefined : placeAt(current, target)
+      return place !== undefined && isGitDirectory(place) ? place : { dir: current, gitdir: dotgit, commondir: dotgit, brokenLink: target ?? dotgit }
+    }
+    // A .git folder that is no repository (left empty, half deleted) is passed over, as git passes over it.
+    if (info?.isDirectory()) {
+      const place = placeAt(current, dotgit)
+      if (isGitDirectory(place)) return place
+    }
     const parent = dirname(current)
     if (parent === current) return undefined
     current = parent

@@ -11,7 +11,7 @@ import { indexedBlobId } from "./index-file.ts"
 import { isoGit } from "./iso-git.ts"
 import { workTreeRules, type WorkTreeRules } from "./work-files.ts"
 import { isRefusal, storedContentFs, utf8NamesFs } from "./work-tree-fs.ts"
-import { findRepository, linkedGitdir, placeAt, repositorySettings, statOrUndefined, type RepositoryPlace } from "./repository-place.ts"
+import { findRepository, isGitDirectory, linkedGitdir, placeAt, repositorySettings, statOrUndefined, type RepositoryPlace } from "./repository-place.ts"
 
 /** An open repository: where it is and how to call isomorphic-git on it. */
 export interface Repository extends RepositoryPlace {
@@ -63,6 +63,16 @@ export const openRepository: Effect.Effect<Repository, GitError, Workspace | Git
   const { env } = yield* Config
   const place = findRepository(workspace.cwd)
   if (place === undefined) return yield* Effect.fail(notARepository(workspace.cwdDisplay))
+  if (place.brokenLink !== undefined) {
+    const file = workspace.display(join(place.dir, ".git"))
+    return yield* Effect.fail(
+      gitError(
+        "not_a_repository",
+        `Not a git repository: ${file} is a file naming ${place.brokenLink === join(place.dir, ".git") ? "no git folder (no 'gitdir:' line)" : `the git folder ${place.brokenLink}, which is missing or no git folder`} (moved or deleted?). Fix or remove that file; git itself stops here too.`,
+        { hints: [hint("Bash", "medium", { command: `cat ${file}` })] },
+      ),
+    )
+  }
   return openAt(place, client, env)
 })
 
@@ -184,7 +194,9 @@ const openAt = (place: RepositoryPlace, plainFs: GitFsClient, env: Readonly<Reco
     const dotgit = join(top, ".git")
     const info = statOrUndefined(dotgit)
     const subGitdir = info === undefined ? undefined : info.isFile() ? linkedGitdir(top, dotgit) : dotgit
-    return subGitdir === undefined ? "empty" : openAt(placeAt(top, subGitdir), plainFs, env)
+    const place = subGitdir === undefined ? undefined : placeAt(top, subGitdir)
+    // A .git that forms no repository (an empty folder, a link to nothing) is no repository to git either.
+    return place === undefined || !isGitDirectory(place) ? "empty" : openAt(place, plainFs, env)
   }
   return {
     dir,

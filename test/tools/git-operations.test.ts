@@ -1,7 +1,7 @@
 import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
-import { writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { callTool } from "../support/harness.ts"
+import { callTool, project } from "../support/harness.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
 
 // Repositories are built with the git CLI; on a busy machine that takes longer than bun's 5 s default.
@@ -131,6 +131,37 @@ for (const backend of ["cli", "isomorphic"] as const) {
       await same(root, "HEAD detached at ")
       git(root, home, ["checkout", "-q", "--detach", "main"])
       await same(root, "HEAD detached at ")
+    })
+  })
+}
+
+// Both backends, and git itself, on .git entries that form no repository.
+for (const backend of ["cli", "isomorphic"] as const) {
+  describe(`a .git that is no repository (${backend})`, () => {
+    beforeAll(() => {
+      env = { HOME: home, ANVIL_GIT_BACKEND: backend }
+    })
+
+    test("a .git file naming a missing git folder is NOT_FOUND saying so (the built-in reader showed an empty repository)", async () => {
+      const root = project({ ".git": "gitdir: /nonexistent/anvil-moved\n", "a.txt": "a\n" }, { marker: false })
+      expect(() => git(root, home, ["status"])).toThrow()
+      for (const name of ["git_status", "git_diff", "git_log"]) {
+        const out = await callTool(root, name, {}, { env })
+        expect(out.envelope.error?.code).toBe("NOT_FOUND")
+        expect(out.envelope.error?.message).toContain("/nonexistent/anvil-moved, which is missing or no git folder")
+        expect(out.envelope.text).toContain('Bash(command="cat .git")')
+      }
+    })
+
+    test("an empty .git folder is passed over as git passes over it: inside a repository the outer one answers, and it is no nested repository", async () => {
+      const root = gitRepo(home, { "a.txt": "a\n" }, { commit: "one" })
+      mkdirSync(join(root, "sub", ".git"), { recursive: true })
+      mkdirSync(join(root, "other", ".git"), { recursive: true })
+      writeFileSync(join(root, "other", "f.txt"), "f\n")
+      const out = await callTool(join(root, "sub"), "git_status", { short: true }, { env })
+      expect(out.envelope.status).toBe("success")
+      expect(content(out)).toBe(git(root, home, ["status", "--porcelain"]).replace(/\n+$/, ""))
+      expect(content(out)).toBe("?? other/")
     })
   })
 }
