@@ -39,8 +39,15 @@ export interface Repository extends RepositoryPlace {
   readonly submodule: (path: string) => Repository | "absent" | "empty"
 }
 
-/** The message of a thrown isomorphic-git (or fs) error. */
-export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+/**
+ * The message of a thrown isomorphic-git (or fs) error. An isomorphic-git "internal error" wraps the cause in
+ * advice to report a bug to its developers, which is no next step here: only the cause is kept.
+ */
+export const errorText = (e: unknown): string => {
+  const text = e instanceof Error ? e.message : String(e)
+  const cause = /^An internal error caused this command to fail\.[\s\S]*?this error message: ([\s\S]*)$/.exec(text)?.[1]
+  return cause ?? text
+}
 
 /** The one error for "not in a repository": git tools degrade to a hint at the git command line. */
 export const notARepository = (cwd: string): GitError =>
