@@ -245,6 +245,17 @@ const CONFLICT_LABELS: Record<string, string> = {
   UU: "both modified:",
 }
 
+/**
+ * The long format as git prints it with advice.statusHints off: every advice line ("  (use …)") left out and
+ * the closing line without its parenthesis.
+ */
+export const withoutHints = (long: string): string =>
+  long
+    .split("\n")
+    .filter((line) => !/^  \(.*\)$/.test(line))
+    .map((line) => (/^(no changes added to commit|nothing added to commit|nothing to commit|Untracked files not listed)\b.* \(.*\)$/.test(line) ? line.replace(/ \(.*\)$/, "") : line))
+    .join("\n")
+
 /** `git status` (long format, with git's advice lines). Paths are relative to the repository top. */
 export const formatLong = (
   entries: ReadonlyArray<StatusEntry>,

@@ -2,9 +2,9 @@ import { Effect, Schema } from "effect"
 import { cliStatus } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
-import { countEntries, currentUpstream, formatLong, headLines, formatShort, readHead, sparseCheckoutPercent, statusEntries } from "../git/status.ts"
+import { countEntries, currentUpstream, formatLong, headLines, formatShort, readHead, sparseCheckoutPercent, statusEntries, withoutHints } from "../git/status.ts"
 import type { UntrackedMode } from "../git/git-command.ts"
-import { untrackedMode } from "../git/repository-place.ts"
+import { FALSE, untrackedMode } from "../git/repository-place.ts"
 import { fileModeMatters, readSnapshot } from "../git/tree-states.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -49,7 +49,9 @@ export const gitStatusTool = defineTool({
       const sparsePercent = short === true ? undefined : yield* repo.call("status", async () => sparseCheckoutPercent(repo))
       const head = sparsePercent === undefined ? answer.head : { ...answer.head, sparsePercent }
       const { unmerged, staged, unstaged, untracked } = countEntries(entries)
-      const content = short === true ? formatShort(entries) : formatLong(entries, head, upstream, mode)
+      const long = () => formatLong(entries, head, upstream, mode)
+      // advice.statusHints = false: git prints no advice lines, and neither does the tool.
+      const content = short === true ? formatShort(entries) : FALSE.test(repo.settings().get("advice.statushints") ?? "") ? withoutHints(long()) : long()
       // The long format's first line: a detached HEAD named as git names it, or the rebase under way.
       const where = headLines(head, undefined, 0)[0]!
       const summary =

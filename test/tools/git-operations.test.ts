@@ -102,6 +102,22 @@ for (const backend of ["cli", "isomorphic"] as const) {
       git(root, home, ["bisect", "reset"])
     })
 
+    test("advice.statusHints off: no advice lines and closing lines without their parenthesis, as git prints them", async () => {
+      const root = diverged()
+      git(root, home, ["config", "advice.statusHints", "false"])
+      writeFileSync(join(root, "untracked.txt"), "u\n")
+      await same(root, "nothing added to commit but untracked files present")
+      expect(content(await status(root))).not.toContain("(use")
+      writeFileSync(join(root, "f"), "changed\n")
+      await same(root, "no changes added to commit")
+      git(root, home, ["checkout", "-q", "--", "f"])
+      git(root, home, ["checkout", "-q", "b"])
+      fails(root, ["rebase", "main"])
+      await same(root, "You are currently rebasing branch 'b' on '")
+      expect(content(await status(root))).not.toContain("(use")
+      git(root, home, ["rebase", "--abort"])
+    })
+
     test("a conflict outside any operation (a stash popped) gets no merge advice", async () => {
       const root = gitRepo(home, { f: "1\n2\n3\n" }, { commit: "c1" })
       writeFileSync(join(root, "f"), "1\nS\n3\n")
