@@ -60,7 +60,7 @@ const statusOf = (c: FileChange): string =>
  */
 export const repositoryDiff = (
   repo: Repository,
-  options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string> },
+  options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string>; readonly renames: boolean },
 ): Effect.Effect<DiffResult, GitError> =>
   Effect.gen(function* () {
     const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
@@ -82,7 +82,7 @@ export const repositoryDiff = (
         a.oid === b.oid && (!fileMode || a.mode === b.mode)
       const changes: Array<FileChange> = []
       if (options.staged) {
-        const renames = await stagedRenames(repo, snapshot.states)
+        const renames = options.renames ? await stagedRenames(repo, snapshot.states) : []
         const renamedFrom = new Set(renames.map((r) => r.from))
         const byPath = new Map(snapshot.states.map((s) => [s.path, s]))
         for (const r of renames) {

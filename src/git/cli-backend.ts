@@ -256,7 +256,7 @@ export const parseDiff = (bytes: Uint8Array): DiffResult => {
 export const cliDiff = (
   repo: Repository,
   cli: GitCli,
-  options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string> },
+  options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string>; readonly renames: boolean },
 ): Effect.Effect<DiffResult, GitError> =>
   cli.run(repo.dir, diffArgs(options)).pipe(Effect.map((out) => parseDiff(out.stdout)))
 

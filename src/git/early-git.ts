@@ -1,6 +1,6 @@
 import { readFileSync, realpathSync } from "node:fs"
 import { COUNT_ARGS, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, diffArgs, gitCommand, gitSetup, logArgs, sameCommand, statusArgs, type GitCommand } from "./git-command.ts"
-import { findRepository, repositorySettings, untrackedMode } from "./repository-place.ts"
+import { detectsRenames, findRepository, repositorySettings, untrackedMode } from "./repository-place.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
 /**
@@ -71,7 +71,7 @@ const plannedArgs = (argv: ReadonlyArray<string>, settings: () => ReadonlyMap<st
     case "git_status":
       return onlyKeys(params, ["short"]) && maybeBoolean(params.short) ? [{ args: statusArgs(untrackedMode(settings())) }] : []
     case "git_diff":
-      return onlyKeys(params, ["staged"]) && maybeBoolean(params.staged) ? [{ args: diffArgs({ staged: params.staged === true, prefixes: [] }) }] : []
+      return onlyKeys(params, ["staged"]) && maybeBoolean(params.staged) ? [{ args: diffArgs({ staged: params.staged === true, prefixes: [], renames: detectsRenames(settings(), "diff") }) }] : []
     case "git_log": {
       const limit = params.limit ?? DEFAULT_LOG_LIMIT
       if (!onlyKeys(params, ["limit", "oneline"]) || !maybeBoolean(params.oneline) || !Number.isInteger(limit)) return []

@@ -107,9 +107,9 @@ export const statusArgs = (mode: UntrackedMode): ReadonlyArray<string> => [
 ]
 
 /** The arguments of the diff the git_diff tool reads (`prefixes`: repository-relative paths, none for all). */
-export const diffArgs = (options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string> }): ReadonlyArray<string> => [
+export const diffArgs = (options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string>; readonly renames: boolean }): ReadonlyArray<string> => [
   "diff",
-  ...(options.staged ? ["--cached", "--find-renames"] : ["--no-renames"]),
+  ...(options.staged ? ["--cached", options.renames ? "--find-renames" : "--no-renames"] : ["--no-renames"]),
   "--raw", "-z", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
   "--",
   ...options.prefixes.map((p) => `:(top,literal)${p}`),

@@ -100,6 +100,12 @@ export const repositorySettings = (
 /** A git config value git reads as boolean false. */
 export const FALSE = /^(false|no|off|0)$/i
 
+/** Whether git detects renames in `git diff` (diff.renames) or `git status` (status.renames, else diff.renames); on by default. */
+export const detectsRenames = (settings: ReadonlyMap<string, string>, command: "diff" | "status"): boolean => {
+  const setting = (command === "status" ? settings.get("status.renames") : undefined) ?? settings.get("diff.renames")
+  return setting === undefined || !FALSE.test(setting)
+}
+
 /** status.showUntrackedFiles read as git reads it (a boolean false is "no", true and anything unknown "normal"). */
 export const untrackedMode = (settings: ReadonlyMap<string, string>): UntrackedMode => {
   const setting = settings.get("status.showuntrackedfiles")

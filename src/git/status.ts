@@ -4,7 +4,7 @@ import { indexMarks, unmergedCode, unmergedStages } from "./index-file.ts"
 import { quotePath } from "./quote-path.ts"
 import type { Repository } from "./repository.ts"
 import type { UntrackedMode } from "./git-command.ts"
-import { FALSE } from "./repository-place.ts"
+import { detectsRenames, FALSE } from "./repository-place.ts"
 import type { DetachedFrom } from "./detached.ts"
 import { operationLines, withOperation, type OperationState } from "./operation.ts"
 import { findRenames, type RenameCandidate } from "./similarity.ts"
@@ -173,7 +173,8 @@ export const statusEntries = async (
     // Removed from the index but still on disk: git lists it as untracked too.
     if (s.head && !s.stage && s.workdir) addUntracked(s.path)
   }
-  const renames = await stagedRenames(repo, snapshot.states)
+  // status.renames (else diff.renames) off: a rename is a deletion and an addition, as git shows it then.
+  const renames = detectsRenames(repo.settings(), "status") ? await stagedRenames(repo, snapshot.states) : []
   const from = new Map(renames.map((r) => [r.to, r.from]))
   const sources = new Set(renames.map((r) => r.from))
   const entries = tracked

@@ -118,6 +118,25 @@ for (const backend of ["cli", "isomorphic"] as const) {
       git(root, home, ["rebase", "--abort"])
     })
 
+    test("status.renames and diff.renames off: a staged rename is a deletion and an addition in git_status and git_diff, as in git", async () => {
+      const root = gitRepo(home, { "a.txt": "1\n2\n3\n4\n5\n" }, { commit: "one" })
+      git(root, home, ["mv", "a.txt", "b.txt"])
+      const short = async () => content(await callTool(root, "git_status", { short: true }, { env }))
+      const staged = async () => content(await callTool(root, "git_diff", { staged: true }, { env }))
+      const gitStaged = () => git(root, home, ["diff", "--staged"]).replace(/\n+$/, "")
+      expect(await short()).toBe("R  a.txt -> b.txt")
+      git(root, home, ["config", "status.renames", "false"])
+      expect(await short()).toBe("D  a.txt\nA  b.txt")
+      expect(await short()).toBe(git(root, home, ["status", "--porcelain"]).replace(/\n+$/, ""))
+      expect(await staged()).toBe(gitStaged())
+      expect(await staged()).toContain("rename from a.txt")
+      git(root, home, ["config", "diff.renames", "false"])
+      git(root, home, ["config", "--unset", "status.renames"])
+      expect(await short()).toBe("D  a.txt\nA  b.txt")
+      expect(await staged()).toBe(gitStaged())
+      expect(await staged()).toContain("deleted file mode")
+    })
+
     test("a conflict outside any operation (a stash popped) gets no merge advice", async () => {
       const root = gitRepo(home, { f: "1\n2\n3\n" }, { commit: "c1" })
       writeFileSync(join(root, "f"), "1\nS\n3\n")
