@@ -53,7 +53,7 @@ export const gitStatusTool = defineTool({
       // advice.statusHints = false: git prints no advice lines, and neither does the tool.
       const content = short === true ? formatShort(entries) : FALSE.test(repo.settings().get("advice.statushints") ?? "") ? withoutHints(long()) : long()
       // The long format's first line: a detached HEAD named as git names it, or the rebase under way.
-      const where = headLines(head, undefined, 0)[0]!
+      const where = headLines(head, undefined, 0)[0]!.replace(/\.$/, "")
       const summary =
         entries.length === 0
           ? `${where}: nothing to commit, working tree clean.`
