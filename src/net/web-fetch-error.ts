@@ -9,6 +9,8 @@ export class FetchNetworkFailed extends Data.TaggedError("FetchNetworkFailed")<{
   readonly url: string
   /** A certificate problem (retrying will not help; skipping verification might). */
   readonly tls: boolean
+  /** The TLS handshake itself failed (no certificate was judged): the port may speak plain HTTP. */
+  readonly handshake?: boolean
 }> {}
 
 /** The redirect chain was too long or led to a scheme that cannot be fetched. */

@@ -100,9 +100,12 @@ const encodingOf = (header: string | null): string | undefined => {
 }
 
 const networkError = (e: HttpClientError, url: string, secrets: ReadonlyArray<string>) => {
-  const tls = /cert|ssl|tls|self.signed/i.test(`${e.code ?? ""} ${e.message}`)
-  const message = scrubSecrets(`${tls ? "TLS" : "Network"} error fetching ${url}: ${e.message}${e.code ? ` (${e.code})` : ""}`, secrets)
-  return new FetchNetworkFailed({ message, url, tls })
+  const text = `${e.code ?? ""} ${e.message}`
+  const certificate = /cert|self.signed|issuer|expired|altname/i.test(text)
+  // A handshake that failed before any certificate was judged: skipping verification cannot help.
+  const handshake = !certificate && /EPROTO|handshake|wrong version|ssl|tls/i.test(text)
+  const message = scrubSecrets(`${certificate || handshake ? "TLS" : "Network"} error fetching ${url}: ${e.message}${e.code ? ` (${e.code})` : ""}`, secrets)
+  return new FetchNetworkFailed({ message, url, tls: certificate, ...(handshake ? { handshake } : {}) })
 }
 
 /**

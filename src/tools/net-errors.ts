@@ -15,13 +15,18 @@ export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError 
       return invalidParam("url", e.message)
     case "FetchNetworkFailed":
       return toolError("NETWORK_ERROR", e.message, {
-        retryable: !e.tls,
+        retryable: !e.tls && e.handshake !== true,
         ...(e.tls
           ? {
               hints: [hint("WebFetch", "low", { url: e.url, verify_tls: false })],
               details: "Only skip TLS verification for a host you trust (an intranet server with a self-signed certificate).",
             }
-          : {}),
+          : e.handshake === true && e.url.startsWith("https:")
+            ? {
+                hints: [hint("WebFetch", "medium", { url: `http:${e.url.slice("https:".length)}` })],
+                details: "The server did not answer TLS on this port; it may speak plain HTTP (verify_tls=false would not help).",
+              }
+            : {}),
       })
     case "FetchRedirectFailed":
       return toolError("EXECUTION_ERROR", e.message)

@@ -381,6 +381,15 @@ describe("fetch", () => {
     expect((await callTool(root, "webfetch", { url: `${base}/text` })).envelope.status).toBe("success")
   })
 
+  test("https:// to a server speaking plain HTTP: a TLS error whose next step is the http:// URL, not verify_tls=false", async () => {
+    const url = base.replace("http:", "https:") + "/json"
+    const out = await fetchUrl({ url })
+    expect(out.envelope.error?.code).toBe("NETWORK_ERROR")
+    expect(out.envelope.error?.message).toContain("TLS error")
+    expect(out.envelope.text).toContain(`WebFetch(url="${base}/json")`)
+    expect(out.envelope.text).not.toContain("verify_tls=false)")
+  })
+
   test("TLS: a self-signed certificate fails verification unless verify_tls is false", async () => {
     const dir = tempDir("anvil-tls-")
     try {
