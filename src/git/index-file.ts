@@ -8,6 +8,8 @@ export interface IndexMarks {
   readonly skipWorktree: ReadonlySet<string>
   /** Entries added with `git add -N` (intent-to-add): tracked, yet nothing of them is staged. */
   readonly intentToAdd: ReadonlySet<string>
+  /** Entries marked assume-unchanged (`git update-index --assume-unchanged`): git never looks at their work-tree file. */
+  readonly assumeUnchanged: ReadonlySet<string>
   /** How many entries the index holds (conflict stages each count). */
   readonly entries: number
 }
@@ -17,6 +19,8 @@ interface RawIndexEntry {
   /** The path's bytes (UTF-8 for names git wrote from UTF-8). */
   readonly path: Uint8Array
   readonly stage: number
+  /** The assume-valid flag (0x8000): `git update-index --assume-unchanged`. */
+  readonly assumeValid: boolean
   /** The extended flags (version 3 and up): skip-worktree 0x4000, intent-to-add 0x2000. */
   readonly extended: number
   /** Where the entry starts in the file (its object id is 40 bytes in). */
@@ -69,7 +73,7 @@ const eachIndexEntry = (bytes: Uint8Array, visit: (entry: RawIndexEntry) => bool
       at = start + Math.ceil((end - start + 1) / 8) * 8
     }
     previous = path
-    if (visit({ path, stage: (flags >> 12) & 3, extended, start }) === true) break
+    if (visit({ path, stage: (flags >> 12) & 3, assumeValid: (flags & 0x8000) !== 0, extended, start }) === true) break
   }
   return count
 }
@@ -83,8 +87,9 @@ export const indexMarks = (bytes: Uint8Array): IndexMarks => {
   const out = new Map<string, Set<number>>()
   const skipWorktree = new Set<string>()
   const intentToAdd = new Set<string>()
+  const assumeUnchanged = new Set<string>()
   const decoder = new TextDecoder()
-  const entries = eachIndexEntry(bytes, ({ path, stage, extended }) => {
+  const entries = eachIndexEntry(bytes, ({ path, stage, assumeValid, extended }) => {
     if (stage !== 0) {
       const name = decoder.decode(path)
       const stages = out.get(name) ?? new Set<number>()
@@ -93,8 +98,9 @@ export const indexMarks = (bytes: Uint8Array): IndexMarks => {
     }
     if (extended & 0x4000) skipWorktree.add(decoder.decode(path))
     if (extended & 0x2000) intentToAdd.add(decoder.decode(path))
+    if (assumeValid) assumeUnchanged.add(decoder.decode(path))
   })
-  return { unmerged: out, skipWorktree, intentToAdd, entries }
+  return { unmerged: out, skipWorktree, intentToAdd, assumeUnchanged, entries }
 }
 
 /** The blob id an index file records for `path` (stage 0), or undefined when it has no such entry. */

@@ -277,8 +277,8 @@ const snapshotOf = async (repo: Repository, options: SnapshotOptions): Promise<S
       const stageSide = await side(stage ?? null, stageType)
       let work: PathState["workdir"]
       const intentToAdd = stageSide !== undefined && marks.intentToAdd.has(filepath)
-      if (stageSide && marks.skipWorktree.has(filepath)) {
-        // Outside the sparse checkout: git neither looks at nor reports its work-tree file.
+      if (stageSide && (marks.skipWorktree.has(filepath) || marks.assumeUnchanged.has(filepath))) {
+        // Outside the sparse checkout, or assumed unchanged: git neither looks at nor reports its work-tree file.
         if (options.workdir) work = { mode: stageSide.mode, oid: stageSide.oid }
       } else if (workdir && workType === "blob" && intentToAdd) {
         const mode = normalMode(await workdir.mode())

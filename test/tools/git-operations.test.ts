@@ -1,5 +1,5 @@
 import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, project } from "../support/harness.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
@@ -135,6 +135,20 @@ for (const backend of ["cli", "isomorphic"] as const) {
       expect(await short()).toBe("D  a.txt\nA  b.txt")
       expect(await staged()).toBe(gitStaged())
       expect(await staged()).toContain("deleted file mode")
+    })
+
+    test("a file marked assume-unchanged is not reported, changed or deleted, as git reports it (the built-in reader showed it modified)", async () => {
+      const root = gitRepo(home, { "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n" }, { commit: "one" })
+      git(root, home, ["update-index", "--assume-unchanged", "a.txt", "b.txt"])
+      writeFileSync(join(root, "a.txt"), "changed\n")
+      rmSync(join(root, "b.txt"))
+      writeFileSync(join(root, "c.txt"), "changed\n")
+      const short = content(await callTool(root, "git_status", { short: true }, { env }))
+      expect(short).toBe(git(root, home, ["status", "--porcelain"]).replace(/\n+$/, ""))
+      expect(short).toBe(" M c.txt")
+      const diff = content(await callTool(root, "git_diff", {}, { env }))
+      expect(diff).toBe(git(root, home, ["diff"]).replace(/\n+$/, ""))
+      expect(diff).not.toContain("a.txt")
     })
 
     test("a conflict outside any operation (a stash popped) gets no merge advice", async () => {
