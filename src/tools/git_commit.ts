@@ -13,6 +13,7 @@ import { openRepository, type Repository } from "../git/repository.ts"
 import { readHead, stagedRenames } from "../git/status.ts"
 import { unfinishedOperation } from "../git/operation.ts"
 import { compareBytes, readSnapshot } from "../git/tree-states.ts"
+import { unmergedStages } from "../git/index-file.ts"
 import { hint } from "../protocol/hint.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -108,6 +109,17 @@ export const gitCommitTool = defineTool({
           toolError("CONFLICT", "HEAD is detached: a commit here would belong to no branch. Switch to a branch first.", {
             hints: [hint("Bash", "medium", { command: "git switch -c <new-branch>" })],
           }),
+        )
+      }
+      // Conflicts not yet marked resolved: git refuses to commit (a stash popped or a checkout -m left them).
+      const unmerged = [...unmergedStages(repo.readGitFile(`${repo.gitdir}/index`) ?? new Uint8Array(0)).keys()].sort(compareBytes)
+      if (unmerged.length > 0) {
+        return yield* Effect.fail(
+          toolError(
+            "CONFLICT",
+            `Committing is not possible: ${unmerged.length === 1 ? "a file has" : `${unmerged.length} files have`} unresolved conflicts (${unmerged.slice(0, 20).join(", ")}${unmerged.length > 20 ? ", …" : ""}). Resolve the conflict markers, stage the files with git_add, then commit.`,
+            { hints: [hint("GitStatus", "high", {}), hint("GitAdd", "medium", { paths: unmerged.slice(0, 5) })] },
+          ),
         )
       }
       const cli = yield* gitCli

@@ -1,6 +1,6 @@
 import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
 import { Effect } from "effect"
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool } from "../support/harness.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
@@ -128,6 +128,25 @@ describe(`git_commit (${backend})`, () => {
     expect(none.envelope.error?.code).toBe("EXECUTION_ERROR")
     expect(none.envelope.error?.message).toContain("the pre-commit hook left none")
     expect(head(root)).toBe(before)
+  })
+
+  test("unresolved conflicts outside a merge (a stash popped) are CONFLICT naming the files, nothing committed, no hook run", async () => {
+    const root = gitRepo(home, { "f.txt": "1\n2\n3\n" }, { commit: "one" })
+    writeFileSync(join(root, "f.txt"), "1\nS\n3\n")
+    git(root, home, ["stash", "-q"])
+    writeFileSync(join(root, "f.txt"), "1\nZ\n3\n")
+    git(root, home, ["commit", "-q", "-am", "z"])
+    expect(() => git(root, home, ["stash", "pop"])).toThrow()
+    writeFileSync(join(root, "h.txt"), "h\n")
+    git(root, home, ["add", "h.txt"])
+    writeHook(root, "pre-commit", "#!/bin/sh\ntouch hook-ran\n")
+    const before = head(root)
+    const out = await commit(root, { message: "x" })
+    expect(out.envelope.error?.code).toBe("CONFLICT")
+    expect(out.envelope.error?.message).toContain("unresolved conflicts (f.txt)")
+    expect(out.envelope.text).toContain('GitAdd(paths=["f.txt"])')
+    expect(head(root)).toBe(before)
+    expect(existsSync(join(root, "hook-ran"))).toBe(false)
   })
 
   test("runs the pre-commit hook (a failing hook stops the commit) and the commit-msg hook (which may edit the message)", async () => {
