@@ -13,9 +13,9 @@ import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { closeQuietly } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { Workspace } from "../workspace/workspace.ts"
+import { FileSystem } from "../workspace/file-system.ts"
 import description from "./git_add.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
-import { linkItself } from "./git-paths.ts"
 import { gitError, type GitError } from "../git/git-error.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { counted } from "../protocol/plural.ts"
@@ -72,6 +72,23 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
     }
     const changes = [...toAdd, ...links.map(({ path, change }) => ({ path, change })), ...toRemove.map((path) => ({ path, change: "deleted" }))].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     return { changes, ignored, unmatched }
+  })
+
+/** `p` when it names a symbolic link (the link itself, its folder resolved inside the project), else undefined. */
+const linkItself = (workspace: Workspace["Service"], p: string) =>
+  Effect.gen(function* () {
+    const trimmed = p.replace(/\/+$/, "")
+    const cut = trimmed.lastIndexOf("/")
+    const base = trimmed.slice(cut + 1)
+    if (trimmed !== p || base === "" || base === "." || base === ".." || base === "~") return undefined
+    // A folder outside is refused by the usual resolution of the whole path, with its message.
+    const folder = yield* workspace.resolve(cut === -1 ? "." : cut === 0 ? "/" : trimmed.slice(0, cut), "paths").pipe(Effect.option)
+    if (folder._tag === "None") return undefined
+    const absolute = `${folder.value.absolute === "/" ? "" : folder.value.absolute}/${base}`
+    const fs = yield* FileSystem
+    const info = yield* fs.lstat(absolute).pipe(Effect.option)
+    if (info._tag === "None" || info.value.type !== "SymbolicLink") return undefined
+    return { absolute, real: absolute, display: workspace.display(absolute), exists: true }
   })
 
 /** git_add: stages files (new, modified and deleted) for the next commit, like `git add <paths>`. */

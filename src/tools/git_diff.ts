@@ -10,7 +10,6 @@ import { defineTool } from "../tool-framework/definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_diff.md" with { type: "text" }
-import { linkItself } from "./git-paths.ts"
 import { withGitErrors } from "./git-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 
@@ -36,7 +35,7 @@ export const gitDiffTool = defineTool({
       let prefix: string | undefined
       let absolute: string | undefined
       if (path !== undefined && path !== "" && path !== ".") {
-        const resolved = (yield* linkItself(workspace, path)) ?? (yield* workspace.resolve(path))
+        const resolved = yield* workspace.resolve(path)
         absolute = resolved.absolute
         prefix = repo.relative(resolved.absolute)
         if (prefix === undefined) {
