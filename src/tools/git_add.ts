@@ -13,7 +13,6 @@ import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { closeQuietly } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { Workspace } from "../workspace/workspace.ts"
-import { FileSystem } from "../workspace/file-system.ts"
 import description from "./git_add.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
 import { gitError, type GitError } from "../git/git-error.ts"
@@ -74,23 +73,6 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
     return { changes, ignored, unmatched }
   })
 
-/** `p` when it names a symbolic link (the link itself, its folder resolved inside the project), else undefined. */
-const linkItself = (workspace: Workspace["Service"], p: string) =>
-  Effect.gen(function* () {
-    const trimmed = p.replace(/\/+$/, "")
-    const cut = trimmed.lastIndexOf("/")
-    const base = trimmed.slice(cut + 1)
-    if (trimmed !== p || base === "" || base === "." || base === ".." || base === "~") return undefined
-    // A folder outside is refused by the usual resolution of the whole path, with its message.
-    const folder = yield* workspace.resolve(cut === -1 ? "." : cut === 0 ? "/" : trimmed.slice(0, cut), "paths").pipe(Effect.option)
-    if (folder._tag === "None") return undefined
-    const absolute = `${folder.value.absolute === "/" ? "" : folder.value.absolute}/${base}`
-    const fs = yield* FileSystem
-    const info = yield* fs.lstat(absolute).pipe(Effect.option)
-    if (info._tag === "None" || info.value.type !== "SymbolicLink") return undefined
-    return { absolute, real: absolute, display: workspace.display(absolute), exists: true }
-  })
-
 /** git_add: stages files (new, modified and deleted) for the next commit, like `git add <paths>`. */
 export const gitAddTool = defineTool({
   name: "git_add",
@@ -120,15 +102,10 @@ export const gitAddTool = defineTool({
             }),
           )
         }
-        // A symbolic link is staged as a link (git stores where it points and reads nothing through it), so one
-        // pointing out of the project may be named; the folders leading to it must still lie inside.
-        const link = yield* linkItself(workspace, p)
-        const resolved = link ?? (yield* workspace.resolve(p, "paths"))
-        if (link === undefined) {
-          // Checked again on the opened file or folder, where it really is now (a link swapped in since is refused).
-          const opened = yield* openChecked(workspace.contains, resolved.absolute, p, resolved.display, "paths")
-          closeQuietly(opened?.fd)
-        }
+        const resolved = yield* workspace.resolve(p, "paths")
+        // Checked again on the opened file or folder, where it really is now (a link swapped in since is refused).
+        const opened = yield* openChecked(workspace.contains, resolved.absolute, p, resolved.display, "paths")
+        closeQuietly(opened?.fd)
         const rel = repo.relative(resolved.absolute)
         if (rel === undefined) {
           return yield* Effect.fail(
