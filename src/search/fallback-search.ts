@@ -182,7 +182,7 @@ class LineScanner {
     const n = ++this.lineNo
     const m = (unterminated ? this.regex.unterminated : this.regex.line).exec(line)
     // Escaped bytes are shown as U+FFFD, as ripgrep's results show them.
-    const shown = replacingEscapes(line.endsWith("\r") ? line.slice(0, -1) : line)
+    const shown = replacingEscapes(!unterminated && line.endsWith("\r") ? line.slice(0, -1) : line)
     // Context after kept matches (a later match line is context too, as ripgrep shows it).
     if (this.open.length > 0) {
       for (const o of this.open) {

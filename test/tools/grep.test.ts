@@ -151,10 +151,14 @@ describe("grep answers what ripgrep answers (both engines)", () => {
     const patterns = ["foo$", "^$", "o$", "^x", "^start", "\\s$", "foo\\s*$", "[^a]$", "\\W$", ".$", "foo.$", "\\B$", "^", "$", "(?-R)foo$", "\\r$", "[\\r]", "\\x0D", "a|\\r", "[^\\r]+$", "(?m)^\\w+$", "[[:cntrl:]]", "[\\x00-\\x1f]x", "b\\b", "foo\\z", "\\z", "start\\z", "\\Astart"]
     for (const pattern of patterns) {
       const expected = rgDirect(crlfRoot, pattern, false)
+      const texts: Array<Array<string>> = []
       for (const options of [{}, BUILTIN]) {
         const e = await grep(crlfRoot, { pattern, max_matches: 2000 }, options)
         expect({ pattern, engine: e.data.engine, keys: keys(e) }).toEqual({ pattern, engine: options === BUILTIN ? "builtin" : "rg", keys: expected })
+        texts.push(matchesOf(e).map((m) => `${m.file}:${m.line}:${m.text}`).sort())
       }
+      // The same lines shown too: a `\r` ending the file without a `\n` is no CRLF ending, and is kept by both.
+      expect({ pattern, builtin: texts[1] }).toEqual({ pattern, builtin: texts[0]! })
     }
   })
 
