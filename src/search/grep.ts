@@ -127,8 +127,8 @@ export const grep = (request: GrepRequest) =>
     const shown = resolved.display
     if (!resolved.exists) return yield* new GrepPathNotFound({ shown })
     if (shown.split("/").includes(".git") || ws.display(resolved.real).split("/").includes(".git")) return yield* new GrepInsideGit()
-    // A path whose name is not UTF-8 (escaped bytes) is opened by its bytes, and searched in-process: rg takes its
-    // arguments as UTF-8.
+    // A path whose name is not UTF-8 (escaped bytes) is opened by its bytes (effect's FileSystem would look for the
+    // name with U+FFFD in it).
     const bytesNamed = hasEscapedBytes(resolved.real)
     const info = bytesNamed
       ? yield* Effect.try({ try: () => ({ type: kindOfPath(resolved.real) }), catch: (e) => fromErrno((e as { code?: string }).code, shown, String(e)) })
@@ -182,7 +182,7 @@ export const grep = (request: GrepRequest) =>
     // in-process.
     const unnameable = bytesNamed && (!hasFdPaths || (isFile && hasEscapedBytes(target.file!)))
     if (request.engine === "builtin") fallbackReason = "ripgrep is disabled by configuration (tools.grep.engine: builtin)"
-    else if (unnameable) fallbackReason = "the file's name is not UTF-8, which ripgrep cannot be given"
+    else if (unnameable) fallbackReason = `the ${isFile && hasEscapedBytes(target.file!) ? "file's" : "folder's"} name is not UTF-8, which ripgrep cannot be given`
     else {
       const rg = request.rgPath ?? (yield* locateRipgrep)
       if (rg === undefined) fallbackReason = "ripgrep was not found"
