@@ -690,15 +690,20 @@ const END = "(?![\\s\\S])"
 /**
  * Whether ripgrep should read lines as CRLF (`--crlf`) for this pattern: yes, so `foo$` finds `foo` at the end of
  * a CRLF line, unless the pattern names a carriage return itself (`\r$` looks for CRLF endings), which CRLF mode
- * would refuse, or uses `\z` (see translateRustRegex). An invalid pattern says yes: the engine reports it.
+ * would refuse, or uses `\z` (see translateRustRegex). An invalid pattern says yes: the engine reports it. A valid
+ * one the built-in search cannot run (`a{1001}`) is judged by its text, erring towards no: a `\r` in it must not
+ * turn a pattern ripgrep runs into one it refuses.
  */
 export const crlfModeFor = (pattern: string): boolean => {
   try {
     return !translateRustRegex(pattern, { caseInsensitive: false }).mentionsCr
-  } catch {
-    return true
+  } catch (e) {
+    return !(e instanceof RegexSyntaxError && e.unsupported && MAY_NAME_CR.test(pattern))
   }
 }
+
+/** Text that may name a carriage return or `\z` (a CR itself, `\r`, `\z`, `\x0D`, `\x{d}`, `\u000D`, `\U{D}`…). */
+const MAY_NAME_CR = /\r|\\[rz]|\\[xuU]\{?0*[dD]/
 
 // ---- Unicode property names ------------------------------------------------
 

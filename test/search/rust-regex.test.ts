@@ -188,6 +188,15 @@ describe("CRLF mode (ripgrep --crlf): the same lines as ripgrep, for every patte
     expect(typeof rgLines("a\\rb", false, true)).toBe("string")
     expect(() => translateRustRegex("a\\rb", { caseInsensitive: false, crlf: true })).toThrow('the literal "\\r" is not allowed in a regex')
   })
+  test("a valid pattern the built-in search cannot run is judged by its text: one naming a \\r is not put in CRLF mode, where ripgrep would refuse it", () => {
+    for (const p of ["a{1001}|\\r$", "(?-u:\\xff)|\\r$", "(?-u:\\xff)|\\x0D", "a{1001}|\\z"]) {
+      expect(crlfModeFor(p)).toBe(false)
+      expect(typeof rgLines(p, false, false)).not.toBe("string")
+    }
+    for (const p of ["a{1001}|y$", "(?-u:\\xff)|y$"]) expect(crlfModeFor(p)).toBe(true)
+    // An invalid pattern goes to ripgrep as it is, which reports it.
+    expect(crlfModeFor("(\\r")).toBe(true)
+  })
 })
 
 describe("Rust regex errors: refused where ripgrep refuses", () => {
