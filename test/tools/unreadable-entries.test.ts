@@ -7,7 +7,7 @@ import { tempDir } from "../support/temp-dirs.ts"
 
 /**
  * Files and folders the operating system will not let anvil read are a
- * partial failure of a search (spec: status partial, data.failed_items, the
+ * partial failure of a search (status partial, data.failed_items, the
  * text says so), never a silent success. Through the binary, as a user that
  * cannot read them: as root (which reads everything) the binary runs as
  * nobody.
