@@ -158,12 +158,6 @@ const compile = (text: string): IgnoreFile | undefined => {
 }
 
 /**
- * Reads the ignore files of `dir` and links them under `parent`. `present` is
- * the directory's listing when the caller has it (no read is attempted for a
- * file that is not there); without it every candidate is tried. A directory
- * without ignore files or `.git` adds nothing and returns `parent` itself.
- */
-/**
  * The git folder shared by a linked worktree (or a submodule) whose `.git` is a
  * file: `gitdir: <folder>`, and that folder's `commondir` when it has one. Its
  * `info/exclude` applies to the worktree, as git and ripgrep read it.
@@ -173,11 +167,19 @@ const linkedGitDir = (dir: string) =>
     const path = yield* Path
     const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(yield* readText(below(dir, ".git")))
     if (!pointer) return yield* Effect.fail("no gitdir")
-    const gitDir = path.resolve(dir, pointer[1]!)
+    // A submodule's pointer is relative (`../.git/modules/sub`): resolved keeping the bytes of a folder whose name is
+    // not UTF-8 (path.resolve would turn them into U+FFFD).
+    const gitDir = resolveKeeping(dir, pointer[1]!, path.resolve)
     const common = yield* readText(below(gitDir, "commondir")).pipe(Effect.option)
-    return common._tag === "Some" ? path.resolve(gitDir, common.value.trim()) : gitDir
+    return common._tag === "Some" ? resolveKeeping(gitDir, common.value.trim(), path.resolve) : gitDir
   })
 
+/**
+ * Reads the ignore files of `dir` and links them under `parent`. `present` is
+ * the directory's listing when the caller has it (no read is attempted for a
+ * file that is not there); without it every candidate is tried. A directory
+ * without ignore files or `.git` adds nothing and returns `parent` itself.
+ */
 export const loadDirRules = Effect.fn("loadDirRules")(function* (
   dir: string,
   parent: DirRules | undefined,

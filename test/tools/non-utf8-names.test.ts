@@ -116,6 +116,23 @@ describe("names that are not UTF-8", () => {
     }
   })
 
+  test("a submodule's info/exclude (its .git a file with a relative gitdir) applies inside a folder named so, as in a UTF-8 one", async () => {
+    const root = fixture()
+    for (const base of [bytesOf(root, "d", 0xfe), join(root, "plain")]) {
+      const at = (rel: string) => Buffer.concat([Buffer.from(base), Buffer.from(rel)])
+      mkdirSync(at("/sub"), { recursive: true })
+      mkdirSync(at("/.git/modules/sub/info"), { recursive: true })
+      writeFileSync(at("/sub/.git"), "gitdir: ../.git/modules/sub\n")
+      writeFileSync(at("/.git/modules/sub/info/exclude"), "secret.txt\n")
+      writeFileSync(at("/sub/secret.txt"), "hello secret\n")
+      writeFileSync(at("/sub/open.txt"), "hello open\n")
+    }
+    const expected = ['"d\\376/sub/open.txt"', "plain/sub/open.txt"]
+    expect(((await callTool(root, "glob", { pattern: "**/sub/*.txt" })).envelope.data.paths as Array<string>).sort()).toEqual(expected)
+    const grepped = (await callTool(root, "grep", { pattern: "hello (secret|open)", output_mode: "files_with_matches" }, BUILTIN)).envelope.data.files
+    expect([...(grepped as Array<string>)].sort()).toEqual(expected)
+  })
+
   test("read, edit, multiedit and write take the quoted name back and change that file, no other", async () => {
     const root = fixture()
     const read = (await callTool(root, "read", { path: BAD })).envelope
