@@ -12,6 +12,17 @@ const strict = new TextDecoder("utf-8", { fatal: true })
 /** The byte a string's code unit stands for when it is an escaped one (U+DC80–U+DCFF), else -1. */
 export const escapedByte = (unit: number): number => (unit >= 0xdc80 && unit <= 0xdcff ? unit - 0xdc00 : -1)
 
+/**
+ * The byte the code unit at `i` of `s` stands for when it is an escaped one, else -1. The low half of a surrogate
+ * pair is part of a character, not an escape: U+1F4BB (a name like `💻.txt`) is D83D DCBB in a string.
+ */
+const escapedByteAt = (s: string, i: number): number => {
+  const byte = escapedByte(s.charCodeAt(i))
+  if (byte < 0 || i === 0) return byte
+  const before = s.charCodeAt(i - 1)
+  return before >= 0xd800 && before <= 0xdbff ? -1 : byte
+}
+
 /** Decodes UTF-8 with invalid bytes escaped (see above); valid input costs one strict decode. */
 export const decodePath = (bytes: Uint8Array): string => {
   try {
@@ -93,12 +104,12 @@ export const incompleteUtf8Tail = (bytes: Uint8Array): number => {
 /** The bytes a path string stands for: UTF-8, with escaped bytes restored. */
 export const encodePath = (path: string): Buffer => {
   let plain = true
-  for (let i = 0; i < path.length && plain; i++) plain = escapedByte(path.charCodeAt(i)) < 0
+  for (let i = 0; i < path.length && plain; i++) plain = escapedByteAt(path, i) < 0
   if (plain) return Buffer.from(path)
   const parts: Array<Buffer> = []
   let start = 0
   for (let i = 0; i < path.length; i++) {
-    const byte = escapedByte(path.charCodeAt(i))
+    const byte = escapedByteAt(path, i)
     if (byte < 0) continue
     parts.push(Buffer.from(path.slice(start, i)), Buffer.of(byte))
     start = i + 1
@@ -112,7 +123,7 @@ export { isUtf8 } from "node:buffer"
 
 /** Whether a path string holds escaped bytes (a name that is not UTF-8). */
 export const hasEscapedBytes = (path: string): boolean => {
-  for (let i = 0; i < path.length; i++) if (escapedByte(path.charCodeAt(i)) >= 0) return true
+  for (let i = 0; i < path.length; i++) if (escapedByteAt(path, i) >= 0) return true
   return false
 }
 
@@ -133,7 +144,7 @@ export const showPath = (path: string): string => {
   let out = '"'
   for (let i = 0; i < path.length; i++) {
     const c = path.charCodeAt(i)
-    const byte = escapedByte(c)
+    const byte = escapedByteAt(path, i)
     if (byte >= 0) out += `\\${byte.toString(8).padStart(3, "0")}`
     else if (c < 0x20 || c === 0x22 || c === 0x5c || c === 0x7f) out += C_ESCAPES[c] ?? `\\${c.toString(8).padStart(3, "0")}`
     else out += path[i]

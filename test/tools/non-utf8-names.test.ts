@@ -44,6 +44,28 @@ describe("names that are not UTF-8", () => {
     expect(parseShownPath(showPath('"quoted"'))).toBe('"quoted"')
   })
 
+  test("a character past U+FFFF whose second half lies in U+DC80–U+DCFF (💻 is D83D DCBB) is no escaped byte: such names are plain", async () => {
+    for (const name of ["💻.txt", "d💔/x💯", "💻\udcfe"]) {
+      const bytes = Buffer.from(name.replace("\udcfe", ""))
+      const whole = name.endsWith("\udcfe") ? Buffer.concat([bytes, Buffer.of(0xfe)]) : bytes
+      expect(decodePath(whole)).toBe(name)
+      expect(encodePath(name).equals(whole)).toBe(true)
+      expect(parseShownPath(showPath(name))).toBe(name)
+    }
+    expect(showPath("d💔/x💯")).toBe("d💔/x💯")
+    expect(showPath("💻\udcfe")).toBe('"💻\\376"')
+    const root = project({ "💻.txt": "hello laptop\n", "d💔/x.txt": "hello heart\n" }, { marker: false })
+    expect((await callTool(root, "read", { path: "💻.txt" })).envelope.data.content).toContain("hello laptop")
+    for (const options of [{}, BUILTIN]) {
+      const one = (await callTool(root, "grep", { pattern: "hello", path: "💻.txt" }, options)).envelope
+      expect({ status: one.status, files: one.data.matches }).toEqual({ status: options === BUILTIN ? "partial" : "success", files: [{ file: "💻.txt", line: 1, text: "hello laptop" }] })
+      expect((await callTool(root, "grep", { pattern: "hello", path: "d💔", output_mode: "files_with_matches" }, options)).envelope.data.files).toEqual(["d💔/x.txt"])
+    }
+    expect((await callTool(root, "glob", { pattern: "*.txt", path: "d💔" })).envelope.data.paths).toEqual(["d💔/x.txt"])
+    expect((await callTool(root, "edit", { path: "💻.txt", old_string: "laptop", new_string: "desk" })).envelope.status).toBe("success")
+    expect(readFileSync(join(root, "💻.txt"), "utf8")).toBe("hello desk\n")
+  })
+
   test("list, glob and grep (both engines) show the same quoted names", async () => {
     const root = fixture()
     const list = (await callTool(root, "list", {})).envelope
