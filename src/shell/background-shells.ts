@@ -458,16 +458,21 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
         const moved = Option.isNone(first) ? yield* adopt(request, fiber, ended) : Option.none()
         // Without an output file a moved command could not go on unseen: the call waits for it after all.
         if (Option.isSome(moved)) return { moved: moved.value } as ForegroundOutcome<A>
-        return { done: yield* Fiber.join(fiber) } as ForegroundOutcome<A>
+        return { done: yield* Fiber.join(fiber).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber))) } as ForegroundOutcome<A>
       })
 
-    /** A foreground command's run taken on as a background command (its output file gets its answer when it ends). */
+    /**
+     * A foreground command's run taken on as a background command (its output file gets its answer when it ends);
+     * none when no output file could be made.
+     */
     const adopt = <A, E extends StartError>(request: BackgroundRequest, fiber: Fiber.Fiber<A, E>, ended: (result: A) => MovedEnd) =>
       Effect.gen(function* () {
         const workspace = yield* Workspace
         const file = yield* (yield* SpillStore).openStream("Bash", "background.txt").pipe(Effect.option)
         if (Option.isNone(file)) return Option.none<BackgroundShellView>()
-        const job = newJob(request, workspace.cwdDisplay, file.value, workspace.display(file.value.path))
+        // Shown where it runs, as a command started in the background is (its working folder was resolved to start it).
+        const dir = yield* workspace.resolve(request.workdir, "workdir").pipe(Effect.option)
+        const job = newJob(request, Option.isSome(dir) ? dir.value.display : workspace.cwdDisplay, file.value, workspace.display(file.value.path))
         const started = performance.now()
         const durationMs = () => Math.round(performance.now() - started)
         const follow = Fiber.await(fiber).pipe(

@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeToolRuntime, type ToolServices } from "../../src/runtime.ts"
+import { BackgroundShells } from "../../src/shell/background-shells.ts"
 import { ToolRunner } from "../../src/tool-framework/runner.ts"
 import { assertEnvelope, builtinTools, callTool, project } from "../support/harness.ts"
 
@@ -31,7 +32,7 @@ const agentSession = (root: string, overrides: Record<string, unknown> = {}) => 
     assertEnvelope(outcome.envelope)
     return outcome.envelope as { status: string; data: any; text: string; error?: { code: string; message: string } }
   }
-  return { call, dispose: () => runtime.dispose() }
+  return { call, runtime, dispose: () => runtime.dispose() }
 }
 
 const alive = (marker: string): boolean => {
@@ -132,5 +133,25 @@ describe("bash run_in_background", () => {
     expect(direct.envelope.status).toBe("error")
     expect((direct.envelope as any).error.code).toBe("INVALID_PARAM")
     expect((direct.envelope as any).error.message).toContain("run_in_background")
+  })
+
+  test("a foreground command a program moves to the background answers at once, shown in its own working folder; its answer ends in its output file", async () => {
+    const root = project({ "sub/x.txt": "x\n" })
+    const s = agentSession(root)
+    const shells = await s.runtime.runPromise(Effect.gen(function* () { return yield* BackgroundShells }))
+    const call = s.runtime.runPromise(
+      Effect.gen(function* () {
+        return yield* (yield* ToolRunner).run({ name: "bash", params: { command: "sleep 1; echo in-$(basename $PWD)", workdir: "sub" }, callId: "f1" }, { taskToolAvailable: false })
+      }),
+    )
+    // The call starts its command a moment after it is made: asked again until it runs.
+    for (let i = 0; i < 500 && (await s.runtime.runPromise(shells.moveToBackground("f1"))) === 0; i++) await Bun.sleep(10)
+    const moved = (await call).envelope as any
+    // Answered while the command still ran.
+    expect(moved.data).toMatchObject({ moved: true, status: "running" })
+    expect(shells.list().find((j) => j.id === moved.data.id)?.cwd).toBe("sub")
+    const out = await s.call("bash_output", { id: moved.data.id, block: true, timeout_ms: 5000 })
+    expect(out.data.status).toBe("completed")
+    expect(out.data.output).toContain("in-sub")
   })
 })
