@@ -46,7 +46,11 @@ const collect = (stream: ReadableStream<Uint8Array> | undefined) => {
   }
 }
 
-const within = (work: Promise<unknown>, ms: number) => Promise.race([work, new Promise((r) => setTimeout(r, ms))])
+/** Waits for `work` at most `ms`; the timer goes with the wait, so that a hook done at once holds no exit for `ms`. */
+const within = (work: Promise<unknown>, ms: number): Promise<unknown> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([work, new Promise((r) => (timer = setTimeout(r, ms)))]).finally(() => clearTimeout(timer))
+}
 
 export const runCommandHook = async (input: {
   readonly command: string
