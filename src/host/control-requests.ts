@@ -109,7 +109,8 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
       return
     }
     // Claude Code's Ctrl+B: running foreground commands (all, or the one of a tool_use id) go on in the background,
-    // their calls answered at once. False only when the id named no running command, as the SDK documents it.
+    // their calls answered at once. False only when a given id named no running command: with no id, nothing to
+    // move is no failure.
     case "background_tasks": {
       const toolUseId = typeof request.tool_use_id === "string" && request.tool_use_id !== "" ? request.tool_use_id : undefined
       const background = state.session?.background

@@ -178,7 +178,6 @@ const projectOnlyPaths = (root: string, env: Readonly<Record<string, string | un
   return new Set(project.filter((p) => !user.has(p)))
 }
 
-
 /** Finds every plugin (see the module comment); never throws. */
 export const discoverPlugins = (input: {
   readonly root: string

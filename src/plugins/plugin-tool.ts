@@ -23,7 +23,6 @@ import type { WorkspaceError } from "../workspace/workspace-error.ts"
  * or rejection a defect the pipeline reports as INTERNAL_ERROR.
  */
 
-
 /** The Schema module plugins are given (undefined before the first plugin loaded). */
 const pluginSchema = (): SchemaModule | undefined => pluginEffectModule("Schema") as SchemaModule | undefined
 
