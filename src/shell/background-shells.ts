@@ -486,7 +486,9 @@ export class BackgroundShells extends Context.Service<BackgroundShells, Backgrou
               )
             }
             const error = exit.cause.reasons.find(Cause.isFailReason)?.error
-            return settle(job, { exitCode: null, signal: null, timedOut: false, stopped: error === undefined, ...(error !== undefined ? { error } : {}), refusals: [], durationMs: durationMs() })
+            // Interrupted, it was stopped (the session's end); a defect is a failure, not a stop.
+            const stopped = error === undefined && Exit.hasInterrupts(exit)
+            return settle(job, { exitCode: null, signal: null, timedOut: false, stopped, ...(error !== undefined ? { error } : {}), refusals: [], durationMs: durationMs() })
           }),
           // A stop ends the command's run, then records it as stopped.
           Effect.onInterrupt(() =>
