@@ -44,6 +44,7 @@ export const makeControlChannel = (write: (message: Json) => void): ControlChann
     request: (request, options) =>
       new Promise<Json>((resolve, reject) => {
         if (closed !== undefined) return reject(new ControlRequestFailed({ message: closed }))
+        if (options?.signal?.aborted) return reject(new ControlRequestFailed({ message: "cancelled: the turn was interrupted" }))
         const request_id = randomUUID()
         const sent = { type: "control_request", request_id, request }
         const giveUp = (why: string) => {
@@ -58,7 +59,6 @@ export const makeControlChannel = (write: (message: Json) => void): ControlChann
           options?.signal?.removeEventListener("abort", onAbort)
           f(a)
         }
-        if (options?.signal?.aborted) return reject(new ControlRequestFailed({ message: "cancelled: the turn was interrupted" }))
         options?.signal?.addEventListener("abort", onAbort, { once: true })
         waiting.set(request_id, { sent, resolve: settle(resolve), reject: settle(reject) })
         write(sent)
