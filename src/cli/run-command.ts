@@ -363,11 +363,18 @@ export const runCommand = async (
       const source = io.stdinStream?.() ?? new Response(await io.readStdin()).body!
       // Turns run one after another while the input keeps being read, so that an interrupt reaches the running one.
       let turns: Promise<void> = Promise.resolve()
+      // A turn that fails on a bug ends the run at once (reported by the CLI), not when the input ends.
+      let failure: { readonly error: unknown } | undefined
       for await (const message of inputMessages(source, stopInput.signal)) {
         if (message.kind === "user") {
-          turns = turns.then(async () => {
-            if (signals.signal === undefined) code = await turn(message.text)
-          })
+          turns = turns
+            .then(async () => {
+              if (signals.signal === undefined && failure === undefined) code = await turn(message.text)
+            })
+            .catch((error: unknown) => {
+              failure = { error }
+              stopInput.abort()
+            })
         } else if (message.kind === "invalid") {
           io.err(`anvil run: input line ${message.line}: ${message.error}; skipped\n`)
         } else if (message.type === "control_request" && args.format === "stream-json") {
@@ -377,6 +384,7 @@ export const runCommand = async (
         }
       }
       await turns
+      if (failure !== undefined) throw failure.error
       // A signal while waiting for the next message cut the input short: the run ends with the signal's status.
       if (signals.exitCode !== undefined) code = signals.exitCode
     }

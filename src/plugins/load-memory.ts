@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { isRecord } from "../protocol/is-record.ts"
 import { stampContent } from "../trust/content-hash.ts"
@@ -63,7 +63,10 @@ export const openLoadMemory = (file: string): LoadMemory => {
     try {
       mkdirSync(dirname(file), { recursive: true })
       const temp = `${file}.${process.pid}.tmp`
-      writeFileSync(temp, JSON.stringify(entries, null, 1))
+      // A leftover of this pid is removed (a link is removed, not followed); "wx": a name planted in a shared cache
+      // folder since then is refused, never written through.
+      rmSync(temp, { force: true })
+      writeFileSync(temp, JSON.stringify(entries, null, 1), { flag: "wx" })
       renameSync(temp, file)
     } catch {
       // A read-only cache only costs the time limit again next run.
