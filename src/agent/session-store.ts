@@ -411,7 +411,8 @@ export const pruneSessions = (root: string, options: { readonly olderThanMs?: nu
       if (!remove && options.empty && age > EMPTY_GRACE_MS) {
         const text = yield* fs.readFileString(entry.file).pipe(Effect.orElseSucceed(() => ""))
         const loaded = replaySession(text, entry.file)
-        remove = !(loaded instanceof SessionError) && loaded.turns === 0
+        // A file left with nothing in it (a start cut short before its header) holds no session to keep.
+        remove = text.trim() === "" || (!(loaded instanceof SessionError) && loaded.turns === 0)
       }
       if (remove && (yield* fs.remove(entry.file).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))) removed.push(entry.id)
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { existsSync, readdirSync, utimesSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { jsonLines, runProcess, toolResults } from "../support/anvil-cli.ts"
 import { anvilBinary, runBinary } from "../support/binary.ts"
@@ -239,9 +239,15 @@ describe("anvil run for scripts", () => {
     writeFileSync(join(dir, "20200101-000000-abcd.jsonl"), `${JSON.stringify({ type: "session", version: 1, id: "20200101-000000-abcd", created_at: "2020-01-01T00:00:00Z", cwd: ".", model: "m", profile: "code", engine: "native" })}\n`)
     const hourAgo = new Date(Date.now() - 2 * 3_600_000)
     utimesSync(join(dir, "20200101-000000-abcd.jsonl"), hourAgo, hourAgo)
+    // A file with nothing in it (a start cut short) is empty too; a damaged one with content is kept.
+    writeFileSync(join(dir, "20200101-000000-zero.jsonl"), "")
+    utimesSync(join(dir, "20200101-000000-zero.jsonl"), hourAgo, hourAgo)
+    writeFileSync(join(dir, "20200101-000000-dmgd.jsonl"), "not a session\n")
+    utimesSync(join(dir, "20200101-000000-dmgd.jsonl"), hourAgo, hourAgo)
     const pruned = await runBinary(["sessions", "prune", "--older-than", "7d", "--json"], { cwd: root, env })
     expect(pruned.code).toBe(0)
-    expect(JSON.parse(pruned.stdout).removed.sort()).toEqual([id, "20200101-000000-abcd"].sort())
+    expect(JSON.parse(pruned.stdout).removed.sort()).toEqual([id, "20200101-000000-abcd", "20200101-000000-zero"].sort())
+    rmSync(join(dir, "20200101-000000-dmgd.jsonl"))
     expect(sessionFiles(root).length).toBe(1)
     const badAge = await runBinary(["sessions", "prune", "--older-than", "soon"], { cwd: root, env })
     expect(badAge.code).toBe(2)
