@@ -1,7 +1,8 @@
-import { Effect, Predicate, Schema } from "effect"
+import { Effect, Predicate } from "effect"
 import { Config } from "../config/config.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import type { Tool, ToolResult } from "../tool-framework/definition.ts"
+import { schemaModuleOf } from "../tool-framework/params.ts"
 import type { Hooks } from "./api.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
@@ -147,7 +148,7 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
           return yield* new ToolError({ code: "PERMISSION_DENIED", message: `Blocked by plugin '${entry.plugin}': ${value.deny}`, retryable: false })
         }
         if (Predicate.isObject(value.params)) {
-          const decoded = (tool.schemaModule ?? Schema).decodeUnknownExit(tool.parameters)(value.params)
+          const decoded = schemaModuleOf(tool).decodeUnknownExit(tool.parameters)(value.params)
           if (decoded._tag === "Success") current = decoded.value
           else onProblem(`plugin '${entry.plugin}': tool.before returned parameters ${tool.name} does not accept; ignored`)
         }

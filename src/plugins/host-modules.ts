@@ -1,5 +1,6 @@
 import * as api from "./api.ts"
 import { EFFECT_FUNCTION_EXPORTS, EFFECT_NAMESPACES } from "./effect-index.ts"
+import { setPluginEffectIndex } from "./plugin-effect.ts"
 
 /**
  * Makes `import … from "anvil/plugin"` and `import … from "effect"` (and
@@ -13,15 +14,6 @@ import { EFFECT_FUNCTION_EXPORTS, EFFECT_NAMESPACES } from "./effect-index.ts"
  * host's own later imports of them.
  */
 let registered: Promise<ReadonlyArray<string>> | undefined
-/** What a plugin's `import … from "effect"` gives it, once registered. */
-let pluginIndex: Readonly<Record<string, unknown>> | undefined
-
-/**
- * The module a plugin gets as `effect/<name>` (undefined before the first plugin loads). In the binary it is
- * not the host's own copy (see effect-index.ts), so what a plugin made with it is read with it.
- */
-export const pluginEffectModule = (name: string): unknown => pluginIndex?.[name]
-
 /**
  * Registers the virtual modules; resolves to the module names a plugin gets
  * from the host (also the bundler's externals for folder plugins).
@@ -33,7 +25,7 @@ export const registerHostModules = (): Promise<ReadonlyArray<string>> =>
     const index: Record<string, unknown> = Object.fromEntries(names.map((n, i) => [n, modules[i]]))
     const fn = index.Function as Record<string, unknown>
     for (const f of EFFECT_FUNCTION_EXPORTS) index[f] = fn[f]
-    pluginIndex = index
+    setPluginEffectIndex(index)
     Bun.plugin({
       name: "anvil-plugin-host",
       setup(build) {

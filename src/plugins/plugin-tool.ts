@@ -3,7 +3,7 @@ import { DEFAULT_CALL_TIMEOUT_MS } from "../config/sections/plugins.ts"
 import type { ErrorCode } from "../protocol/error-code.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import type { SchemaModule, Tool, ToolResult } from "../tool-framework/definition.ts"
-import { pluginEffectModule } from "./host-modules.ts"
+import { pluginEffectModule } from "./plugin-effect.ts"
 import { DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
 import { commitText, openTarget } from "../edit/target-file.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
@@ -98,7 +98,7 @@ export const adaptPluginTool = (
   title: def.title ?? def.name,
   description: def.description,
   parameters: def.parameters,
-  // Decoded with the Schema module the plugin made them with (host-modules.ts).
+  // Decoded with the Schema module the plugin made them with (plugin-effect.ts).
   ...(pluginSchema() ? { schemaModule: pluginSchema() } : {}),
   permission: def.readOnly === true ? "allow" : "ask",
   readOnly: def.readOnly === true,

@@ -1,10 +1,20 @@
 import { Schema, SchemaAST, SchemaIssue } from "effect"
 import type { FieldError } from "../protocol/envelope.ts"
-import type { Tool } from "./definition.ts"
+import type { SchemaModule, Tool } from "./definition.ts"
 import { hint } from "../protocol/hint.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import { capText, checkInputLimits } from "./input-limits.ts"
 import { isRecord } from "../protocol/is-record.ts"
+
+/**
+ * The host's Schema functions a decode needs, named one by one. Using the `Schema` namespace itself as a value
+ * (`tool.schemaModule ?? Schema`) makes the bundler build the whole of effect's Schema module as an object in
+ * every command (`anvil tool read`: 17.8 → 14.4 ms of CPU, same run).
+ */
+const HOST_SCHEMA: SchemaModule = { decodeUnknownExit: Schema.decodeUnknownExit, toCodecJson: Schema.toCodecJson }
+
+/** The Schema module that reads `tool`'s parameters: a plugin's own copy (Tool.schemaModule), else the host's. */
+export const schemaModuleOf = (tool: Tool): SchemaModule => tool.schemaModule ?? HOST_SCHEMA
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -82,7 +92,7 @@ const decodeAsJson = (tool: Tool, params: Record<string, unknown>): { readonly v
   let codec = jsonCodecs.get(tool.parameters)
   if (codec === undefined) {
     try {
-      codec = (tool.schemaModule ?? Schema).toCodecJson(tool.parameters)
+      codec = schemaModuleOf(tool).toCodecJson(tool.parameters)
     } catch {
       codec = null
     }
@@ -90,7 +100,7 @@ const decodeAsJson = (tool: Tool, params: Record<string, unknown>): { readonly v
   }
   if (codec === null) return undefined
   try {
-    const exit = (tool.schemaModule ?? Schema).decodeUnknownExit(codec, { errors: "all", onExcessProperty: "error" })(params)
+    const exit = schemaModuleOf(tool).decodeUnknownExit(codec, { errors: "all", onExcessProperty: "error" })(params)
     return exit._tag === "Success" ? { value: exit.value } : undefined
   } catch {
     return undefined
@@ -122,7 +132,7 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
     const items = renamed[list]
     if (Array.isArray(items)) renamed[list] = items.map((item) => (isRecord(item) ? renameKeys(item, names) : item))
   }
-  const exit = (tool.schemaModule ?? Schema).decodeUnknownExit(tool.parameters, { errors: "all", onExcessProperty: "error" })(renamed)
+  const exit = schemaModuleOf(tool).decodeUnknownExit(tool.parameters, { errors: "all", onExcessProperty: "error" })(renamed)
   if (exit._tag === "Success") return { ok: true, value: exit.value }
   const asJson = tool.jsonSchema === undefined ? decodeAsJson(tool, renamed) : undefined
   if (asJson !== undefined) return { ok: true, value: asJson.value }
