@@ -409,10 +409,13 @@ export const pruneSessions = (root: string, options: { readonly olderThanMs?: nu
       const age = options.now - entry.mtime
       let remove = options.olderThanMs !== undefined && age > options.olderThanMs
       if (!remove && options.empty && age > EMPTY_GRACE_MS) {
-        const text = yield* fs.readFileString(entry.file).pipe(Effect.orElseSucceed(() => ""))
-        const loaded = replaySession(text, entry.file)
-        // A file left with nothing in it (a start cut short before its header) holds no session to keep.
-        remove = text.trim() === "" || (!(loaded instanceof SessionError) && loaded.turns === 0)
+        // A file that cannot be read is kept: it is not known to be empty.
+        const text = yield* fs.readFileString(entry.file).pipe(Effect.orElseSucceed(() => undefined))
+        if (text !== undefined) {
+          const loaded = replaySession(text, entry.file)
+          // A file left with nothing in it (a start cut short before its header) holds no session to keep.
+          remove = text.trim() === "" || (!(loaded instanceof SessionError) && loaded.turns === 0)
+        }
       }
       if (remove && (yield* fs.remove(entry.file).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))) removed.push(entry.id)
     }

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test"
-import { newSessionId, replaySession, SessionError } from "../../src/agent/session-store.ts"
+import { Effect, Layer, Option } from "effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Path from "effect/Path"
+import { systemError } from "effect/PlatformError"
+import { tmpdir } from "node:os"
+import { basename, join } from "node:path"
+import { newSessionId, pruneSessions, replaySession, SessionError } from "../../src/agent/session-store.ts"
 import { isDocPath } from "../../src/agent/file-changes.ts"
 
 const header = { type: "session", version: 1, id: "s1", created_at: "2026-01-01T00:00:00.000Z", cwd: ".", model: "m/x", profile: "code", engine: "native" }
@@ -64,4 +70,25 @@ describe("session files", () => {
 test("documentation changes", () => {
   for (const p of ["docs/guide.py", "README.md", "a/b/notes.txt", "x.rst", "y.adoc", "z.mdx", "pkg/docs/api.ts"]) expect(isDocPath(p)).toBe(true)
   for (const p of ["src/app.ts", "docsy/app.ts", "Makefile", "md.ts"]) expect(isDocPath(p)).toBe(false)
+})
+
+describe("sessions prune", () => {
+  test("an empty file an hour old is removed; a file that cannot be read is kept, not taken as empty", async () => {
+    const removed: Array<string> = []
+    const fs = FileSystem.layerNoop({
+      readDirectory: () => Effect.succeed(["empty.jsonl", "unreadable.jsonl"]),
+      stat: () => Effect.succeed({ type: "File", mtime: Option.some(new Date(0)) } as unknown as FileSystem.File.Info),
+      readFileString: (file) =>
+        file.endsWith("unreadable.jsonl")
+          ? Effect.fail(systemError({ _tag: "PermissionDenied", module: "FileSystem", method: "readFileString", pathOrDescriptor: file }))
+          : Effect.succeed(""),
+      remove: (file) => Effect.sync(() => void removed.push(file)),
+    })
+    // Every file call goes to the stub: the folder need not exist.
+    const root = join(tmpdir(), "anvil-prune-no-such-folder")
+    const report = await Effect.runPromise(pruneSessions(root, { empty: true, now: 2 * 60 * 60 * 1000 }).pipe(Effect.provide(Layer.mergeAll(fs, Path.layer))))
+    expect(report.removed).toEqual(["empty"])
+    expect(removed.map((f) => basename(f))).toEqual(["empty.jsonl"])
+    expect(report.kept).toBe(1)
+  })
 })
