@@ -50,11 +50,14 @@ export const secretQueryValues = (url: URL): ReadonlyArray<string> => {
   return out
 }
 
-/** A secret header's value and the parts a server may echo alone: the token after its scheme, each cookie's value. */
+/**
+ * A secret header's value and the parts a server may echo alone: the token after its scheme, each cookie's value of
+ * 8 characters or more (as for query values: a cookie such as theme=dark must not cut "dark" out of the page).
+ */
 export const secretHeaderValues = (value: string): ReadonlyArray<string> => [
   value,
   value.replace(/^(Bearer|Basic|Token)\s+/i, ""),
-  ...value.split(";").map((p) => p.split("=").slice(1).join("=").trim()),
+  ...value.split(";").map((p) => p.split("=").slice(1).join("=").trim()).filter((v) => v.length >= 8),
 ]
 
 /**
