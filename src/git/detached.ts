@@ -52,9 +52,10 @@ const peel = (repo: Repository, oid: string): string | undefined => {
 }
 
 /**
- * git's wt_status_get_detached_from: the last "checkout: moving from A to B" in HEAD's reflog. B is
- * shown as the ref it names when exactly one ref matches it (git's dwim order) and that ref still is
- * the commit the checkout landed on, tags/ and remotes/ dropped; otherwise as that commit abbreviated.
+ * What git status names a detached HEAD by: the last "checkout: moving from A to B" in HEAD's reflog. B is
+ * shown as the ref it names when exactly one ref matches it (tried as git tries a short name: as given, refs/,
+ * tags, heads, remotes) and that ref still is the commit the checkout landed on, tags/ and remotes/ dropped;
+ * otherwise as that commit abbreviated.
  * Undefined when the reflog has no checkout (git then says "Not currently on any branch.").
  */
 export const detachedFrom = (repo: Repository, head: string | undefined): DetachedFrom | undefined => {

@@ -52,7 +52,7 @@ const isFile = (file: string) => {
   }
 }
 
-/** A branch file of a rebase or bisect as git's get_branch reads it: refs/heads/ dropped, a hash abbreviated, "detached HEAD" none. */
+/** A branch file of a rebase or bisect as git status reads it: refs/heads/ dropped, a hash abbreviated, "detached HEAD" none. */
 const branchFile = (file: string): string | null => {
   const text = readText(file)?.replace(/\n+$/, "")
   if (!text) return null
@@ -107,7 +107,7 @@ const sequencerAction = (repo: Repository): "pick" | "revert" | undefined => {
   return verb === "pick" || verb === "p" ? "pick" : verb === "revert" || verb === "r" ? "revert" : undefined
 }
 
-/** The operation under way in `repo`'s worktree, as git status finds it (wt_status_get_state). */
+/** The operation under way in `repo`'s worktree, as git status finds it. */
 export const readOperation = (repo: Repository): OperationState => {
   const g = repo.gitdir
   const merging = isFile(`${g}/MERGE_HEAD`)
@@ -145,7 +145,7 @@ export const readOperation = (repo: Repository): OperationState => {
 
 const plural = (n: number, one: string, many: string) => (n === 1 ? one : many)
 
-/** The interactive rebase's done and remaining commands (git's show_rebase_information). */
+/** The interactive rebase's done and remaining commands as git status lists them. */
 const rebaseInformation = (r: RebaseState): ReadonlyArray<string> => {
   if (!r.interactive) return []
   const out: Array<string> = []
@@ -170,7 +170,7 @@ const rebaseInformation = (r: RebaseState): ReadonlyArray<string> => {
 const rebasing = (r: RebaseState, what = "rebasing") =>
   r.branch !== null && r.onto !== null ? `You are currently ${what} branch '${r.branch}' on '${r.onto}'.` : `You are currently ${what}.`
 
-/** The lines git status prints for the operation under way, each section ended by a blank line (wt_longstatus_print_state). */
+/** The lines git status prints for the operation under way, each section ended by a blank line. */
 export const operationLines = (op: OperationState | undefined, merging: boolean, conflicts: number): ReadonlyArray<string> => {
   const out: Array<string> = []
   const sequence = (kind: "cherry-pick" | "revert", commit: string | null) => {

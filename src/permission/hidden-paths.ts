@@ -57,8 +57,8 @@ const rgExclude = (pattern: string, base: string): string | undefined => {
 
 /**
  * What grep, glob and list leave out for a tool (`toolName`): what the `read` rules deny — a file that read may
- * not open is not searched, listed or counted by the others either (as Claude Code applies Read deny rules to its
- * Grep and Glob) — and what the tool's own path rules deny. Undefined when no rule denies a path.
+ * not open is not searched, listed or counted by the others either (else a search would show what read refuses)
+ * — and what the tool's own path rules deny. Undefined when no rule denies a path.
  */
 export const hiddenPaths = (config: ConfigShape, toolName: string): HiddenPaths | undefined => {
   const permission = config.get("permission", {} as Record<string, unknown>)
