@@ -67,7 +67,10 @@ export const fetchTool = defineTool({
       const refused = params.headers ? badHeader(params.headers) : undefined
       if (refused !== undefined) return yield* Effect.fail(invalidParam("headers", refused))
       const method = params.method ?? "GET"
-      if (params.body !== undefined && (method === "GET" || method === "HEAD")) {
+      const bodiless = method === "GET" || method === "HEAD"
+      // An empty body is no body: a GET with body "" is sent as a plain GET, not refused.
+      const body = bodiless && params.body === "" ? undefined : params.body
+      if (body !== undefined && bodiless) {
         return yield* Effect.fail(invalidParam("body", `a ${method} request cannot carry a body; use method POST (or PUT, PATCH) to send one`))
       }
       const textLimit = (params.max_size_kb ?? config.get("tools.fetch.max_size_kb", FETCH_DEFAULTS.max_size_kb)) * 1024
@@ -75,7 +78,7 @@ export const fetchTool = defineTool({
         url: params.url,
         method,
         headers: params.headers,
-        body: params.body,
+        body,
         auth: params.auth as Credentials | undefined,
         verifyTls: params.verify_tls ?? config.get("tools.fetch.verify_tls", FETCH_DEFAULTS.verify_tls),
         timeoutSec: params.timeout_sec ?? config.get("tools.fetch.timeout_sec", FETCH_DEFAULTS.timeout_sec),

@@ -371,6 +371,8 @@ describe("fetch", () => {
       expect(out.envelope.error?.message).toContain("use method POST")
     }
     expect((await fetchUrl({ url: `${base}/json`, method: "POST", body: "x=1" })).envelope.error?.code).not.toBe("INVALID_PARAM")
+    // An empty body is no body: the GET goes out.
+    expect((await fetchUrl({ url: `${base}/json`, body: "" })).envelope.status).toBe("success")
   })
 
   test("asks for permission by default; the webfetch alias reaches it", async () => {
