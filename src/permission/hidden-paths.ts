@@ -27,8 +27,10 @@ const folderDenial = (rules: ToolRules, path: string): string | null | undefined
   if (deniesEveryCall(rules, "allow")) return null
   for (const r of rules.patterns) {
     if (r.level !== "deny" || r.pattern === "*") continue
-    const stem = folderStem(r.pattern)
-    if (inOrUnder(r.pattern, path) || (stem !== undefined && inOrUnder(stem, path))) return r.pattern
+    // The folder a `/**` or `/` pattern names is judged by the pattern itself (`secret/**` matches `secret/`): its
+    // stem alone would lose the anchoring (`secret` without a slash matches at any depth, `a/secret` too).
+    const names = folderStem(r.pattern) !== undefined && pathGlob(r.pattern).test(`${path}/`)
+    if (names || inOrUnder(r.pattern, path)) return r.pattern
   }
   return undefined
 }

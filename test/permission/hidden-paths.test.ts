@@ -27,6 +27,11 @@ describe("what the search tools leave out", () => {
     expect(hidden.hides("a/.env", false)).toBe(true)
     expect(hidden.hides("key.pem", false)).toBe(false)
     expect(hidden.hides("secretive", true)).toBe(false)
+    // `secret/**` is anchored at the root, as read judges it: a nested folder of that name is neither hidden nor refused.
+    expect(levelFor(toolRules({ read: { "secret/**": "deny" } }, "read"), "allow", path("a/secret/x.txt"))).toBe("allow")
+    expect(hidden.hides("a/secret", true)).toBe(false)
+    expect(hidden.hidingRule("a/secret", true)).toBeUndefined()
+    expect(read({ "**/secret/": "deny" }).hides("a/secret", true)).toBe(true)
     const own = hiddenPaths(makeConfig({ permission: { glob: { "dist/": "deny" } } }, {}), "glob")!
     expect(own.hides("dist", true)).toBe(true)
     expect(own.hides("dist/a.js", false)).toBe(true)
