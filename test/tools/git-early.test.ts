@@ -36,35 +36,16 @@ describe("git started before the runtime (anvil tool git_*)", () => {
       ["git_status", { short: true }, 1],
       ["git_diff", {}, 1],
       ["git_diff", { staged: true }, 1],
-      // The log, then its count (the history is longer than the limit): started once the log has shown that.
+      // The log and its count (the history is longer than the limit).
       ["git_log", {}, 2],
       ["git_log", { limit: 3, oneline: true }, 2],
     ]
     for (const [name, params, commands] of calls) {
       const own = await answer(root, name, params)
-      expect(await startedEarly(root, name, params)).toBe(1)
-      expect(waitingEarlyGit()).toBe(commands)
+      expect(await startedEarly(root, name, params)).toBe(commands)
       expect({ name, params, ...(await answer(root, name, params)) }).toEqual({ name, params, ...own })
       expect(waitingEarlyGit()).toBe(0)
     }
-  })
-
-  test("a history no longer than the limit starts no count: the log alone, the same answer", async () => {
-    const root = gitRepo(home, { "a.txt": lines("a") }, { commit: "first" })
-    for (let i = 0; i < 4; i++) git(root, home, ["commit", "-q", "--allow-empty", "-m", `empty ${i}`])
-    for (const [params, waiting] of [[{}, 1], [{ limit: 5 }, 1], [{ limit: 4, oneline: true }, 2]] as const) {
-      const own = await answer(root, "git_log", params)
-      expect(await startedEarly(root, "git_log", params)).toBe(1)
-      expect({ params, waiting: waitingEarlyGit() }).toEqual({ params, waiting })
-      expect(await answer(root, "git_log", params)).toEqual(own)
-      expect(waitingEarlyGit()).toBe(0)
-    }
-    // On an unborn branch the log fails: no count either, and the answer is the one without an early git.
-    const empty = gitRepo(home, { "a.txt": "a\n" })
-    const unborn = await answer(empty, "git_log", {})
-    expect(await startedEarly(empty, "git_log", {})).toBe(1)
-    expect(waitingEarlyGit()).toBe(1)
-    expect(await answer(empty, "git_log", {})).toEqual(unborn)
   })
 
   test("the adopted output is the early one (started before a change, it does not show it); a mismatch runs git anew", async () => {
