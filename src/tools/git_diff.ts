@@ -58,7 +58,7 @@ export const gitDiffTool = defineTool({
       // A path that names nothing on disk has no changes to show: say so rather than "no changes" (a wildcard is no pattern here).
       const missing = diff.files.length === 0 && absolute !== undefined && !(yield* (yield* FileSystem).exists(absolute).pipe(Effect.orElseSucceed(() => true)))
       const summary = missing
-        ? `No ${which} changes${scope}: no file or folder '${prefix}' exists${/[*?[]/.test(prefix ?? "") ? " (the path is taken literally, not as a wildcard pattern)" : ""}. Name one file or folder, or leave path out for every change.`
+        ? `No ${which} changes${scope}: no file or folder '${prefix}' exists in the work tree${/[*?[]/.test(prefix ?? "") ? " (the path is taken literally, not as a wildcard pattern)" : ""}. Name one file or folder, or leave path out for every change${staged === true ? "" : " (a file removed with git rm shows with staged: true)"}.`
         : diff.files.length === 0
           ? `No ${which} changes${scope}.${staged === true ? "" : " (Untracked files are not shown; see git_status.)"}`
           : `${diff.files.length} file${diff.files.length === 1 ? "" : "s"} with ${which} changes${scope}: +${additions} -${deletions}.`

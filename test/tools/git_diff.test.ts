@@ -1,5 +1,5 @@
 import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
-import { appendFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, project } from "../support/harness.ts"
 import { busyRepo, git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
@@ -110,8 +110,14 @@ describe(`git_diff (${backend})`, () => {
     writeFileSync(join(root, "a.txt"), "changed\n")
     const glob = await diff(root, { path: "*.txt" })
     expect(glob.envelope.status).toBe("success")
-    expect(glob.envelope.text).toContain("no file or folder '*.txt' exists (the path is taken literally, not as a wildcard pattern)")
-    expect((await diff(root, { path: "nope.txt", staged: true })).envelope.text).toContain("No staged changes in nope.txt: no file or folder 'nope.txt' exists.")
+    expect(glob.envelope.text).toContain("no file or folder '*.txt' exists in the work tree (the path is taken literally, not as a wildcard pattern)")
+    expect((await diff(root, { path: "nope.txt", staged: true })).envelope.text).toContain("No staged changes in nope.txt: no file or folder 'nope.txt' exists in the work tree. Name one file or folder, or leave path out for every change.")
+    // A file removed with git rm: its change is staged, and the unstaged answer says where to look.
+    git(root, home, ["rm", "-q", "d/b.txt"])
+    expect((await diff(root, { path: "d/b.txt" })).envelope.text).toContain("(a file removed with git rm shows with staged: true).")
+    expect(content(await diff(root, { path: "d/b.txt", staged: true }))).toContain("-b")
+    mkdirSync(join(root, "d"), { recursive: true })
+    writeFileSync(join(root, "d", "c.txt"), "c\n")
     // A file that exists with no changes is just that.
     expect((await diff(root, { path: "d" })).envelope.text).toContain("No unstaged changes in d. (Untracked")
   })
