@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "n
 import { basename, extname, join, resolve, sep } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
 import { readSettingsFile } from "../config/settings-file.ts"
+import { pluginPathEntries } from "../config/sections/plugins.ts"
 import { userConfigHome } from "../workspace/state-dir.ts"
 import { claudeInstalledPlugins } from "./claude-installed.ts"
 import { notAPluginName, userPluginsDir } from "./places.ts"
@@ -157,9 +158,7 @@ const pathsIn = (file: string): ReadonlyArray<string> => {
   if (read.kind !== "text") return []
   try {
     const data = parseJsonc(read.text)
-    const paths = Predicate.isObject(data) && Predicate.isObject(data.plugins) ? data.plugins.paths : undefined
-    const list: ReadonlyArray<unknown> = Array.isArray(paths) ? paths : paths === undefined ? [] : [paths]
-    return list.filter((p): p is string => typeof p === "string").map((p) => p.trim())
+    return pluginPathEntries(Predicate.isObject(data) && Predicate.isObject(data.plugins) ? data.plugins.paths : undefined)
   } catch {
     return []
   }

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { makeConfig, mergeConfig, type ConfigData, type ConfigLayer, type ConfigShape } from "../config/config.ts"
 import type { IgnoredSetting } from "../config/ignored.ts"
 import { LSP_SETTING_KEYS } from "../config/sections/lsp.ts"
-import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HOOK_TIMEOUT_MS, DEFAULT_LOAD_TIMEOUT_MS } from "../config/sections/plugins.ts"
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HOOK_TIMEOUT_MS, DEFAULT_LOAD_TIMEOUT_MS, pluginPathEntries } from "../config/sections/plugins.ts"
 import { MCP_DEFAULTS } from "../config/sections/mcp.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { makeTrust, type TrustShape, type TrustSubject } from "./trust.ts"
@@ -199,13 +199,10 @@ const userPluginNames = (config: ConfigShape, root: string, project: ConfigData)
 }
 
 /** A `plugins.paths` value (a path or a list) as a list, with what it is not (a warning) left out. */
-const pathList = (value: unknown): ReadonlyArray<string> =>
-  (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((p): p is string => typeof p === "string")
-
 /** The user's plugin paths, then the project's that the user's list lacks. */
 const mergedPaths = (project: unknown, user: unknown): ReadonlyArray<string> => {
-  const theirs = pathList(user)
-  return [...theirs, ...pathList(project).filter((p) => !theirs.includes(p))]
+  const theirs = pluginPathEntries(user)
+  return [...theirs, ...pluginPathEntries(project).filter((p) => !theirs.includes(p))]
 }
 
 /** `plugins.paths` of the layers below the project file (the user's file, its own settings). */

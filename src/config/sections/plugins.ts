@@ -9,6 +9,13 @@ export const DEFAULT_LOAD_TIMEOUT_MS = 10_000
 export const DEFAULT_CALL_TIMEOUT_MS = 600_000
 
 /** Where plugins come from and how long they may take. */
+/**
+ * The entries of a `plugins.paths` value (one string or a list), trimmed: what discovery loads and what the
+ * trust check compares between the user's and the project's lists are read by this one rule.
+ */
+export const pluginPathEntries = (value: unknown): ReadonlyArray<string> =>
+  (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((p): p is string => typeof p === "string").map((p) => p.trim())
+
 export const pluginsSection: ConfigSection = {
   fields: () => ({
     plugins: setting(
