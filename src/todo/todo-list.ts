@@ -27,6 +27,17 @@ export const TodoInput = Schema.Struct({
 })
 export type TodoInput = typeof TodoInput.Type
 
+/**
+ * Names tasks by their place counted from 1, as a person counts them, with
+ * the field path (counted from 0, as in field_errors) beside it:
+ * `tasks 1 and 2 (todos.0, todos.1)`.
+ */
+const taskPlaces = (indexes: ReadonlyArray<number>): string => {
+  const numbers = indexes.map((i) => String(i + 1))
+  const list = numbers.length === 1 ? `task ${numbers[0]}` : `tasks ${numbers.slice(0, -1).join(", ")} and ${numbers[numbers.length - 1]}`
+  return `${list} (${indexes.map((i) => `todos.${i}`).join(", ")})`
+}
+
 /** The most tasks one list may hold. */
 export const MAX_TASKS = 100
 
@@ -49,7 +60,7 @@ export const normalizeTodos = (input: ReadonlyArray<TodoInput>): { readonly todo
   given.forEach((id, i) => {
     if (id === undefined) return
     if (id === "") problems.push({ field: `todos.${i}.id`, message: "the id is empty" })
-    else if (seen.has(id)) problems.push({ field: `todos.${i}.id`, message: `duplicate id '${id}' (also task ${seen.get(id)})` })
+    else if (seen.has(id)) problems.push({ field: `todos.${i}.id`, message: `duplicate id '${id}': ${taskPlaces([seen.get(id) ?? 0])} has it too` })
     else seen.set(id, i)
   })
   input.forEach((t, i) => {
@@ -59,7 +70,7 @@ export const normalizeTodos = (input: ReadonlyArray<TodoInput>): { readonly todo
   if (active.length > 1) {
     problems.push({
       field: "todos",
-      message: `at most one task may be in_progress; ${active.length} are (tasks ${active.join(", ")}). Finish or pause the others first.`,
+      message: `at most one task may be in_progress; ${active.length} are: ${taskPlaces(active)}. Finish or pause the others first.`,
     })
   }
   if (problems.length > 0) return { problems }

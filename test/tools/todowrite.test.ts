@@ -82,7 +82,8 @@ describe("todowrite", () => {
     expect(envelope.status).toBe("error")
     expect(envelope.error?.code).toBe("INVALID_PARAM")
     expect(envelope.error?.field_errors?.[0]?.field).toBe("todos")
-    expect(envelope.error?.message).toContain("at most one task may be in_progress")
+    // Tasks are counted from 1 as a person counts them; the field paths beside them from 0.
+    expect(envelope.error?.message).toContain("at most one task may be in_progress; 2 are: tasks 1 and 2 (todos.0, todos.1).")
     expect(existsSync(join(root, ".anvil/todos/cli.json"))).toBe(false)
   })
 
@@ -96,7 +97,7 @@ describe("todowrite", () => {
     })
     expect(dup.envelope.error?.field_errors?.map((f) => f.field)).toEqual(["todos.1.id", "todos.1.content"])
     // The message names which task, as the field errors do.
-    expect(dup.envelope.error?.message).toBe("Invalid todo list: todos.1.id: duplicate id 'x' (also task 0); todos.1.content: the task has no content")
+    expect(dup.envelope.error?.message).toBe("Invalid todo list: todos.1.id: duplicate id 'x': task 1 (todos.0) has it too; todos.1.content: the task has no content")
     const bad = await callTool(root, "todowrite", { todos: [{ content: "a", status: "done" }] })
     expect(bad.envelope.error?.code).toBe("INVALID_PARAM")
     expect(bad.envelope.error?.field_errors?.[0]?.field).toBe("todos.0.status")
