@@ -5,11 +5,12 @@ import { fromPlatformError } from "../workspace/fs-error.ts"
 import { type StopReason, walk } from "../workspace/walk.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { GlobFolderNotFound, GlobInvalid, GlobNotAFolder } from "./glob-error.ts"
-import { comparePaths, GlobMatcher, GlobPatternError, type GlobState } from "./glob-pattern.ts"
+import { comparePaths, GlobMatcher, GlobPatternError, type GlobState, matchesPath } from "./glob-pattern.ts"
 import { hasEscapedBytes, parseShownPath, showPath } from "../workspace/path-bytes.ts"
 import { kindOfPath } from "../workspace/checked-fs.ts"
 import { hiddenAt, type PathFilter } from "../workspace/path-filter.ts"
 import { realLocation } from "../workspace/real-location.ts"
+import { leadsToFolder, throughLink } from "./glob-links.ts"
 
 /** One glob: the pattern, the folder it is relative to, and the limits of the walk. */
 export interface GlobRequest {
@@ -53,6 +54,28 @@ export const GLOB_SERVICES = [BulkFs] as const
  */
 export const globFiles = (request: GlobRequest) =>
   Effect.gen(function* () {
+    // A pattern through a link is searched from the link, as `path` (glob-links.ts), and named from the folder asked for.
+    let current = request
+    let through = ""
+    let shown: string | undefined
+    for (;;) {
+      const found = yield* globOnce(current)
+      if (!("redirect" in found)) {
+        if (through === "" || shown === undefined) return found
+        const under = (p: string) => `${through}/${p}`
+        const result: GlobResult = { ...found, shown, paths: found.paths.map(under), unreadable: found.unreadable.map((p) => (p === "." ? through : under(p))) }
+        return result
+      }
+      shown ??= found.shown
+      through = through === "" ? found.redirect.through : `${through}/${found.redirect.through}`
+      const base = current.path === "." || current.path === "" ? "" : `${current.path.replace(/\/+$/, "")}/`
+      current = { ...current, path: base + found.redirect.through, pattern: found.redirect.rest }
+    }
+  })
+
+/** One walk, or where to walk instead when the pattern's literal folders pass through a link. */
+const globOnce = (request: GlobRequest) =>
+  Effect.gen(function* () {
     const ws = yield* Workspace
     const fs = yield* FileSystem
     const matcher = yield* Effect.try({
@@ -68,6 +91,8 @@ export const globFiles = (request: GlobRequest) =>
       ? yield* Effect.try({ try: () => ({ type: kindOfPath(resolved.real) }), catch: () => new GlobFolderNotFound({ shown }) })
       : yield* fs.stat(resolved.real).pipe(Effect.mapError((e) => fromPlatformError(e, shown)))
     if (info.type !== "Directory") return yield* new GlobNotAFolder({ shown })
+    const link = throughLink(request.pattern, resolved.real)
+    if (link !== undefined) return { shown, redirect: link }
 
     const started = yield* Clock.currentTimeMillis
     const found: Array<string> = []
@@ -86,7 +111,8 @@ export const globFiles = (request: GlobRequest) =>
       root: ws.root,
       start: resolved.real,
       initial: matcher.start(),
-      keep: matcher.fileNameFilter(),
+      // A folders pattern also asks about links (a link to a folder is listed as one), whatever their names.
+      keep: matcher.wantsDirs ? undefined : matcher.fileNameFilter(),
       includeIgnored: request.includeIgnored,
       ignoredDirs: request.ignoredDirs,
       maxEntries: request.maxEntries,
@@ -104,11 +130,19 @@ export const globFiles = (request: GlobRequest) =>
             explicit: entered.explicit || (self?.explicit ?? false),
           }
         },
-        file: (state, name, kind) => (kind === "other" ? undefined : matcher.matches(state, name, false)),
-        files: (state) => matcher.filesIn(state),
+        file: (state, name, kind) =>
+          kind === "other"
+            ? undefined
+            : (matcher.matches(state, name, false) ?? (kind === "link" && matcher.wantsDirs ? matcher.matches(state, name, true) : undefined)),
+        files: (state) => (matcher.wantsDirs ? "each" : matcher.filesIn(state)),
       },
       onEntry: (rel, kind) => {
-        if (!isHidden(rel, kind)) found.push(kind === "dir" ? `${rel}/` : rel)
+        if (isHidden(rel, kind)) return
+        if (kind !== "link" || !matcher.wantsDirs) found.push(kind === "dir" ? `${rel}/` : rel)
+        else {
+          if (matchesPath(matcher, rel, false)) found.push(rel)
+          if (matchesPath(matcher, rel, true) && leadsToFolder(resolved.real + sep + rel)) found.push(`${rel}/`)
+        }
       },
     })
 

@@ -246,6 +246,25 @@ describe("glob: behaviour", () => {
     expect(paths(await glob(root, { pattern: "**/secret.ts" }))).toEqual([])
   })
 
+  test("a link to a folder: listed as a folder by a folders pattern, followed when the pattern's literal folders name it", async () => {
+    const outside = tempDir("anvil-outside-")
+    writeFileSync(join(outside, "secret.ts"), "")
+    const root = project({ "real/a.ts": "", "real/sub/b.ts": "", "docs": { link: "real" }, "out": { link: outside }, "f.ts": { link: "real/a.ts" } })
+    // Never walked into by a wildcard (as rg without --follow and the built-in grep)...
+    expect(paths(await glob(root, { pattern: "**/*.ts" }))).toEqual(["f.ts", "real/a.ts", "real/sub/b.ts"])
+    // ...but a folders pattern lists it as list shows it (docs@/), as bash's */ does; a link to a file is no folder.
+    expect(paths(await glob(root, { pattern: "*/" }))).toEqual(["docs/", "out/", "real/"])
+    expect(paths(await glob(root, { pattern: "{*,*/}" }))).toEqual(["anvil.json", "docs", "docs/", "f.ts", "out", "out/", "real/"])
+    // Named literally, it is searched as path: "docs" would be, results named from the folder asked for.
+    expect(paths(await glob(root, { pattern: "docs/**/*.ts" }))).toEqual(["docs/a.ts", "docs/sub/b.ts"])
+    expect(paths(await glob(root, { pattern: "./docs/sub/*" }))).toEqual(["docs/sub/b.ts"])
+    expect(paths(await glob(root, { pattern: "real/*", path: "." }))).toEqual(["real/a.ts"])
+    // A link leading outside the project is refused as path would refuse it.
+    const out = await glob(root, { pattern: "out/*.ts" })
+    expect(out.error?.code).toBe("ACCESS_DENIED")
+    expect(out.error?.message).toContain("'out' is a symbolic link that leads outside the project root")
+  })
+
   test("path errors: missing is NOT_FOUND, a file is INVALID_PARAM, outside the root is ACCESS_DENIED", async () => {
     const outside = tempDir("anvil-outside-")
     const root = project({ "a.ts": "", "escape": { link: outside } })
