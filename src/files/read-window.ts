@@ -66,7 +66,7 @@ export interface TextWindow {
   readonly encoding: string
   readonly bom: boolean
   /** From the lines read and a scan of the file (`unknown`: no line break in the part scanned, the rest not scanned). */
-  readonly lineEnding: "lf" | "crlf" | "mixed" | "none" | "unknown"
+  readonly lineEnding: "lf" | "crlf" | "mixed" | "cr" | "none" | "unknown"
   /** Lines cut at the length limit, with what their rest is. */
   readonly cut: ReadonlyArray<CutLine>
   /** The column asked for (characters skipped in each line). */
@@ -129,8 +129,9 @@ const endingsIn = (view: Uint8Array, before: number): { crlf: number; lf: number
  * when it covered the whole file, else scanned in blocks from `start` up to
  * `maxBytes` (stopping once both styles were seen; with `firstOnly`, a file
  * too large to scan, once any break was seen), the window's own lines added:
- * `none` only when the scan reached the end without a line break, `unknown`
- * when it stopped first without one.
+ * `cr` when no line feed but a carriage return was seen (classic Mac OS:
+ * still one line, as ripgrep reads it), `none` only when the scan reached the
+ * end without either, `unknown` when it stopped first without one.
  */
 const lineEndingOf = <E>(
   source: ByteSource<E>,
@@ -141,28 +142,33 @@ const lineEndingOf = <E>(
   counted: LineBreaks | undefined,
 ) =>
   Effect.gen(function* () {
-    if (counted) return counted.crlf > 0 && counted.lf > 0 ? "mixed" : counted.crlf > 0 ? "crlf" : counted.lf > 0 ? "lf" : ("none" as TextWindow["lineEnding"])
+    // A file with no line feed is scanned for carriage returns: classic Mac OS line ends.
+    if (counted && counted.crlf + counted.lf > 0) return counted.crlf > 0 && counted.lf > 0 ? "mixed" : counted.crlf > 0 ? "crlf" : ("lf" as TextWindow["lineEnding"])
     const end = Math.min(source.size, start + Math.max(maxBytes, SNIFF_BYTES))
     const block = Buffer.allocUnsafe(Math.max(1, Math.min(1 << 20, end - start)))
     let crlf = 0
     let lf = 0
     for (const l of lines) {
-      if (l.crlf) crlf++
-      else if (l.start + l.length < source.size) lf++
+      // A last line's CR with no line feed after it is no break (a classic Mac OS file's last CR).
+      if (l.crlf) {
+        if (l.start + l.length + 1 < source.size) crlf++
+      } else if (l.start + l.length < source.size) lf++
     }
     let before = -1
     let position = start
+    let cr = false
     while (position < end && !(crlf > 0 && lf > 0) && !(firstOnly && position - start >= SNIFF_BYTES && crlf + lf > 0)) {
       const n = yield* source.readAt(position, end - position < block.length ? block.subarray(0, end - position) : block)
       if (n <= 0) break
       const seen = endingsIn(block.subarray(0, n), before)
       crlf += seen.crlf
       lf += seen.lf
+      if (crlf + lf === 0 && !cr) cr = block.subarray(0, n).includes(13)
       before = block[n - 1]!
       position += n
     }
     const ending: TextWindow["lineEnding"] =
-      crlf > 0 && lf > 0 ? "mixed" : crlf > 0 ? "crlf" : lf > 0 ? "lf" : position >= source.size ? "none" : "unknown"
+      crlf > 0 && lf > 0 ? "mixed" : crlf > 0 ? "crlf" : lf > 0 ? "lf" : cr ? "cr" : position >= source.size ? "none" : "unknown"
     return ending
   })
 

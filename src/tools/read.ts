@@ -77,12 +77,14 @@ const windowResult = (w: TextWindow, asked: number | undefined, settings: Effect
   else status = `${range}, counted from the end (-1 is the last line; total not counted)`
   if (truncated) status += ` (TRUNCATED: ${reasons.join(", ")})`
   const notes: Array<string> = []
-  if (w.bom || w.encoding !== "utf-8" || w.lineEnding === "crlf" || w.lineEnding === "mixed") {
+  if (w.bom || w.encoding !== "utf-8" || w.lineEnding === "crlf" || w.lineEnding === "mixed" || w.lineEnding === "cr") {
     const parts = [
       w.encoding === "latin1" ? "not valid UTF-8, shown as Latin-1" : w.encoding,
       ...(w.bom ? ["with a byte-order mark"] : []),
       ...(w.lineEnding === "crlf" ? ["CRLF line endings (shown without the CR)"] : []),
       ...(w.lineEnding === "mixed" ? ["mixed CRLF and LF line endings (shown without the CR)"] : []),
+      // ripgrep reads such a file as one line, so read, grep and edit do too and their line numbers agree.
+      ...(w.lineEnding === "cr" ? ["CR-only line endings (classic Mac OS): no line feed, so read, grep and edit see one line whose breaks are the CR characters kept in it"] : []),
     ]
     notes.push(`Format: ${parts.join(", ")}.`)
   }

@@ -222,6 +222,19 @@ describe("read: encodings, BOM and line endings reported faithfully", () => {
     expect(m.data.line_ending).toBe("mixed")
   })
 
+  test("CR-only line ends (classic Mac OS): one line as ripgrep reads it, line_ending cr, and the text says so", async () => {
+    const root = project({ "mac.txt": "one\rtwo\rthree\r", "flat.txt": "one" })
+    const mac = (await callTool(root, "read", { path: "mac.txt" })).envelope
+    expect(mac.data).toMatchObject({ line_ending: "cr", total_lines: 1 })
+    expect(mac.text).toContain("CR-only line endings (classic Mac OS)")
+    // grep numbers it the same way: one line.
+    const found = (await callTool(root, "grep", { pattern: "two" })).envelope
+    expect(found.text).toContain("1: one\rtwo\rthree")
+    // A file with no break of either kind is still none, and a tail read of the CR file agrees.
+    expect((await callTool(root, "read", { path: "flat.txt" })).envelope.data.line_ending).toBe("none")
+    expect((await callTool(root, "read", { path: "mac.txt", offset: -1 })).envelope.data.line_ending).toBe("cr")
+  })
+
   test("no newline at end of file is reported", async () => {
     const root = project({ "n.txt": "a\nb" })
     const { envelope } = await callTool(root, "read", { path: "n.txt" })
