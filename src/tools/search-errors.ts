@@ -22,6 +22,33 @@ interface GrepCall {
 
 const parentDisplay = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : ".")
 
+/** ripgrep's refusal of a pattern that names a line break (both engines give it). */
+const LINE_BREAK = /the literal "\\n" is not allowed/
+
+/**
+ * A pattern with a line break: grep matches one line at a time (multiline
+ * search is not offered), so the next step is the pattern's first line with
+ * the lines after each match as context.
+ */
+const acrossLines = (call: GrepCall): ToolError => {
+  const parts = call.pattern.split(/\\n|\n/)
+  const first = parts.find((p) => p.trim() !== "")
+  // The first line's part is offered only when it stands as a pattern of its own (no group or class cut open).
+  const balanced = first !== undefined && !/[([{]/.test(first.replace(/\\./g, ""))
+  const message = "grep matches one line at a time, so a pattern cannot match a line break (\\n); search for one line of it and read the lines after each match with after_context."
+  return toolError("INVALID_PARAM", `Invalid regex pattern: ${message}`, {
+    fieldErrors: [{ field: "pattern", message: "contains a line break (\\n): grep matches within one line" }],
+    hints: [
+      hint("Grep", "high", {
+        pattern: balanced ? first : "<one line of the pattern>",
+        ...(call.path ? { path: call.path } : {}),
+        ...(call.include ? { include: call.include } : {}),
+        after_context: Math.min(20, Math.max(1, parts.length - 1)),
+      }),
+    ],
+  })
+}
+
 /** The grep domain's errors as envelope errors (the one place for the grep tool). */
 export const grepToolError = (e: GrepError, call: GrepCall): ToolError => {
   switch (e._tag) {
@@ -45,6 +72,7 @@ export const grepToolError = (e: GrepError, call: GrepCall): ToolError => {
     case "GrepBinaryFile":
       return toolError("BINARY_FILE", `${e.shown} is a binary file (it contains NUL bytes); grep searches text.`, { context: { path_resolved: e.shown } })
     case "GrepPatternInvalid":
+      if (LINE_BREAK.test(e.reason)) return acrossLines(call)
       return toolError("INVALID_PARAM", `Invalid regex pattern: ${e.message}`, {
         fieldErrors: [{ field: "pattern", message: e.reason }],
         hints: [hint("Grep", "high", { pattern: e.unsupported ? "<pattern without that construct>" : "<corrected pattern>", ...(call.path ? { path: call.path } : {}) })],

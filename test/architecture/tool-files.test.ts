@@ -16,6 +16,8 @@ const TOOLS: Readonly<Record<string, ReadonlyArray<string>>> = {
   "tools/read.ts": ["files/"],
   "tools/list.ts": ["files/"],
   "tools/grep.ts": ["search/"],
+  "tools/grep-result.ts": ["search/"],
+  "tools/grep-settings.ts": ["search/"],
   "tools/fetch.ts": ["net/"],
   "tools/bash.ts": ["shell/"],
   "tools/glob.ts": ["search/"],

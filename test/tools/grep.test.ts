@@ -689,7 +689,7 @@ describe("grep: invalid patterns are INVALID_PARAM with the reason, on both engi
     ["(?=a)", "look-around"],
     ["(a)\\1", "backreferences are not supported"],
     ["*a", "repetition operator missing expression"],
-    ["a\\nb", 'the literal "\\n" is not allowed'],
+    ["a\\nb", "contains a line break (\\n): grep matches within one line"],
     ["\\q", "unrecognized escape"],
   ])("%s", async (pattern, reason) => {
     const root = project({ "a.txt": "a\n" })
@@ -702,6 +702,22 @@ describe("grep: invalid patterns are INVALID_PARAM with the reason, on both engi
       expect(e.text).toContain("Grep(pattern=")
       // ripgrep's advice to use its own flags (--pcre2, --multiline) is not passed on: the tool takes neither.
       expect(e.error?.message).not.toContain("Consider enabling")
+    }
+  })
+})
+
+describe("grep: a pattern with a line break says grep matches within a line and offers its first line with context", () => {
+  test.each([
+    ["foo\\nbar", "foo", 1],
+    ["foo\nbar\nbaz", "foo", 2],
+    ["(foo\\nbar)", "<one line of the pattern>", 1],
+  ])("%j", async (pattern, first, after) => {
+    const root = project({ "a.txt": "foo\nbar\n" })
+    for (const options of [{}, BUILTIN]) {
+      const e = await grep(root, { pattern, include: "*.txt" }, options)
+      expect(e.error?.code).toBe("INVALID_PARAM")
+      expect(e.error?.message).toContain("grep matches one line at a time")
+      expect(e.text).toContain(`Grep(pattern="${first}", include="*.txt", after_context=${after})`)
     }
   })
 })
