@@ -1,4 +1,5 @@
 import { isRecord } from "../protocol/is-record.ts"
+import { redactBody } from "./body-secrets.ts"
 /**
  * Keeping credentials out of what anvil records: the envelope's
  * params_input, the model-visible text, data and spill files. Header values,
@@ -62,7 +63,9 @@ export const secretHeaderValues = (value: string): ReadonlyArray<string> => [
 
 /**
  * fetch's parameters as they may be recorded: secret headers, every auth
- * field but its type and user name, and the URL's secrets masked. Accepts
+ * field but its type and user name, the URL's secrets and the body's
+ * credential fields masked, and the header and auth secrets scrubbed from the
+ * body where it repeats them. Accepts
  * the raw call (an object or its JSON text); anything else passes unchanged.
  */
 export const redactFetchParams = (raw: unknown): unknown => {
@@ -79,6 +82,13 @@ export const redactFetchParams = (raw: unknown): unknown => {
   if (typeof out.url === "string") out.url = redactUrl(out.url)
   if (isRecord(out.headers)) {
     out.headers = Object.fromEntries(Object.entries(out.headers).map(([k, v]) => [k, isSecretHeader(k) ? REDACTED : v]))
+  }
+  if (typeof out.body === "string") {
+    const given = [
+      ...(isRecord(raw.headers) ? Object.entries(raw.headers).flatMap(([k, v]) => (isSecretHeader(k) && typeof v === "string" ? secretHeaderValues(v) : [])) : []),
+      ...(isRecord(raw.auth) ? Object.entries(raw.auth).flatMap(([k, v]) => (k !== "type" && k !== "username" && typeof v === "string" ? [v] : [])) : []),
+    ]
+    out.body = scrubSecrets(redactBody(out.body), given)
   }
   if (out.auth !== undefined) {
     out.auth = isRecord(out.auth)

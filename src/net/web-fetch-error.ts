@@ -13,8 +13,13 @@ export class FetchNetworkFailed extends Data.TaggedError("FetchNetworkFailed")<{
   readonly handshake?: boolean
 }> {}
 
-/** The redirect chain was too long or led to a scheme that cannot be fetched. */
-export class FetchRedirectFailed extends Data.TaggedError("FetchRedirectFailed")<{ readonly message: string }> {}
+/** The redirect chain was too long, led to a scheme that cannot be fetched, or a redirect named no place to go. */
+export class FetchRedirectFailed extends Data.TaggedError("FetchRedirectFailed")<{
+  readonly message: string
+  /** The redirect's status and URL, when one redirect itself was broken (no Location to follow). */
+  readonly status?: number
+  readonly url?: string
+}> {}
 
 /** The server answered with an HTTP error status (400 and up). */
 export class FetchHttpStatus extends Data.TaggedError("FetchHttpStatus")<{

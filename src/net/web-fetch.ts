@@ -1,5 +1,6 @@
 import { Duration, Effect } from "effect"
 import { VERSION } from "../version.ts"
+import { secretBodyValues } from "./body-secrets.ts"
 import { configuredCredentials, secretValues, withCredentials, type Credentials } from "./credentials.ts"
 import { HttpClient, type HttpClientError, type HttpResponse } from "./http-client.ts"
 import { bodyKind, mediaType, renderText } from "./response-body.ts"
@@ -134,6 +135,7 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
       ...Object.entries(callerHeaders).flatMap(([k, v]) => (isSecretHeader(k) ? secretHeaderValues(v) : [])),
       ...(url.password ? [decodeURIComponent(url.password)] : []),
       ...secretQueryValues(url),
+      ...secretBodyValues(request.body),
     ]
     const shown = (u: URL | string) => scrubSecrets(redactUrl(u.toString()), secrets)
 
@@ -159,12 +161,18 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
         const response: HttpResponse = yield* http
           .send({ url: current.toString(), method: currentMethod, headers, body, verifyTls: request.verifyTls })
           .pipe(Effect.mapError((e) => networkError(e, shown(current), secrets)))
-        if (isRedirect(response.status) && response.headers.get("location")) {
+        if (isRedirect(response.status)) {
           yield* response.discard
+          const location = response.headers.get("location")
+          const next = location ? URL.parse(location, current.toString()) : null
+          // A redirect that names no place (or none that parses) leads nowhere: an error, not its empty body as the page.
+          if (next === null) {
+            const what = location ? `a Location that is not a URL ('${scrubSecrets(location, secrets).slice(0, 200)}')` : "no Location header"
+            return yield* new FetchRedirectFailed({ message: `HTTP ${response.status} from ${shown(current)} is a redirect with ${what}: there is nowhere to follow it to.`, status: response.status, url: shown(current) })
+          }
           if (redirects.length >= MAX_REDIRECTS) {
             return yield* new FetchRedirectFailed({ message: `Too many redirects (more than ${MAX_REDIRECTS}) starting at ${shown(url)}.` })
           }
-          const next = new URL(response.headers.get("location")!, current)
           redirects.push({ url: shown(current), status: response.status })
           if (next.protocol !== "http:" && next.protocol !== "https:") {
             return yield* new FetchRedirectFailed({ message: `Redirected to an unsupported URL scheme (${next.protocol}) from ${shown(current)}.` })

@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Effect, Schema, SchemaGetter } from "effect"
 import { Config } from "../config/config.ts"
 import type { Credentials } from "../net/credentials.ts"
 import { redactFetchParams } from "../net/secrets.ts"
@@ -24,7 +24,16 @@ const badHeader = (headers: Readonly<Record<string, string>>): string | undefine
   return undefined
 }
 
-const Method = Schema.Literals(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const
+type Method = (typeof METHODS)[number]
+
+/** The method in any case ("get" is GET, as curl and HTTP libraries take it); an unknown one is refused naming the seven. */
+const Method = Schema.String.annotate({ description: `${METHODS.join(", ")} (any case); default GET.` }).pipe(
+  Schema.decodeTo(Schema.Literals(METHODS), {
+    decode: SchemaGetter.transform((s: string) => s.trim().toUpperCase() as Method),
+    encode: SchemaGetter.transform((s: Method): string => s),
+  }),
+)
 
 const Auth = Schema.Union([
   Schema.Struct({ type: Schema.Literal("basic"), username: Schema.String, password: Schema.String }),
@@ -44,7 +53,7 @@ export const fetchTool = defineTool({
   redact: redactFetchParams,
   parameters: Schema.Struct({
     url: Schema.String.annotate({ description: "http(s) URL." }),
-    method: Schema.optionalKey(Method.annotate({ description: "Default GET." })),
+    method: Schema.optionalKey(Method),
     headers: Schema.optionalKey(Schema.Record(Schema.String, Schema.String).annotate({ description: "Headers." })),
     body: Schema.optionalKey(Schema.String.annotate({ description: "Body." })),
     timeout_sec: Schema.optionalKey(

@@ -29,7 +29,15 @@ export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError 
             : {}),
       })
     case "FetchRedirectFailed":
-      return toolError("EXECUTION_ERROR", e.message)
+      return toolError("EXECUTION_ERROR", e.message, {
+        ...(e.status !== undefined && e.url !== undefined
+          ? {
+              context: { status_code: e.status, final_url: e.url },
+              details: "The server's answer is broken (a redirect must name where to go); retrying will not help unless the server is fixed.",
+              hints: [hint("Bash", "low", { command: `curl -sS -i '${e.url}'` })],
+            }
+          : {}),
+      })
     case "FetchHttpStatus": {
       // The message quotes the answer's start; the rest, when there is more, was saved and is named here.
       const whole =

@@ -51,6 +51,10 @@ beforeAll(async () => {
           return new Response(null, { status: 302, headers: { location: "/redirect/2" } })
         case "/redirect/2":
           return new Response(null, { status: 301, headers: { location: `${base}/page.html` } })
+        case "/nowhere":
+          return new Response("moved, but where?", { status: 302 })
+        case "/bad-location":
+          return new Response(null, { status: 307, headers: { location: "http://[not-a-host" } })
         case "/loop":
           return new Response(null, { status: 302, headers: { location: "/loop" } })
         case "/cross":
@@ -174,6 +178,44 @@ describe("fetch", () => {
     expect(out.envelope.text).toContain(`Redirects: ${base}/redirect/1 (302) -> ${base}/redirect/2 (301) -> ${base}/page.html`)
     const loop = await fetchUrl({ url: `${base}/loop` })
     expect(loop.envelope.error?.message).toContain("Too many redirects")
+  })
+
+  test("a redirect without a Location (or with one that is no URL) is EXECUTION_ERROR naming the status, not a page", async () => {
+    const none = await fetchUrl({ url: `${base}/nowhere` })
+    expect(none.envelope.status).toBe("error")
+    expect(none.envelope.error?.code).toBe("EXECUTION_ERROR")
+    expect(none.envelope.error?.message).toBe(`HTTP 302 from ${base}/nowhere is a redirect with no Location header: there is nowhere to follow it to.`)
+    expect(none.envelope.context.status_code).toBe(302)
+    expect(none.envelope.text).toContain(`curl -sS -i '${base}/nowhere'`)
+    const bad = await fetchUrl({ url: `${base}/bad-location` })
+    expect(bad.envelope.error?.code).toBe("EXECUTION_ERROR")
+    expect(bad.envelope.error?.message).toContain("a Location that is not a URL ('http://[not-a-host')")
+  })
+
+  test("the method is taken in any case: get and Post are GET and POST; an unknown one is INVALID_PARAM", async () => {
+    const get = await fetchUrl({ url: `${base}/method`, method: "get" })
+    expect(JSON.parse(String(data(get).content))).toEqual({ method: "GET", body: "" })
+    const post = await fetchUrl({ url: `${base}/method`, method: "Post", body: "x=1" })
+    expect(JSON.parse(String(data(post).content))).toEqual({ method: "POST", body: "x=1" })
+    const head = await fetchUrl({ url: `${base}/method`, method: "head", body: "x" })
+    expect(head.envelope.error?.field_errors?.[0]?.field).toBe("body")
+    const bogus = await fetchUrl({ url: `${base}/method`, method: "fetch" })
+    expect(bogus.envelope.error?.code).toBe("INVALID_PARAM")
+    expect(bogus.envelope.error?.field_errors?.[0]?.field).toBe("method")
+    expect(bogus.envelope.error?.message).toContain('"OPTIONS"')
+  })
+
+  test("a request body's credential fields (JSON, form) and header secrets repeated in it are masked in params_input and scrubbed from the echo", async () => {
+    const json = await fetchUrl({ url: `${base}/method`, method: "POST", body: JSON.stringify({ user: "me", password: TOKEN, nested: { client_secret: TOKEN, page: 2 } }) })
+    expect(json.envelope.context.params_input).toMatchObject({ body: '{"user":"me","password":"[REDACTED]","nested":{"client_secret":"[REDACTED]","page":2}}' })
+    const form = await fetchUrl({ url: `${base}/method`, method: "post", body: `grant_type=password&username=me&password=${TOKEN}&access_token=${TOKEN}` })
+    expect(form.envelope.context.params_input).toMatchObject({ body: "grant_type=password&username=me&password=[REDACTED]&access_token=[REDACTED]" })
+    const repeated = await fetchUrl({ url: `${base}/method`, method: "POST", headers: { Authorization: `Bearer ${TOKEN}` }, body: `token is ${TOKEN}` })
+    expect(repeated.envelope.context.params_input).toMatchObject({ body: "token is [REDACTED]" })
+    for (const out of [json, form, repeated]) expect(JSON.stringify(out.envelope) + JSON.stringify(out.meta)).not.toContain(TOKEN)
+    // A body with nothing secret is recorded as sent.
+    const plain = await fetchUrl({ url: `${base}/method`, method: "POST", body: '{"q":"search words","key":"k1"}' })
+    expect(plain.envelope.context.params_input).toMatchObject({ body: '{"q":"search words","key":"k1"}' })
   })
 
   test("credentials do not follow a redirect to another origin", async () => {
