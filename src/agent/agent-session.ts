@@ -34,6 +34,7 @@ import { makeMcpHub, type McpEvent, type McpHub } from "../mcp/mcp-hub.ts"
 import { pluginServerSources, type ServerSource } from "../mcp/server-sources.ts"
 import type { HookEntry } from "../plugins/hook-runner.ts"
 import { emptyPluginSet, loadPlugins, toolNames, toolsWithPlugins, withExtraHooks, type PluginSet } from "../plugins/plugin-host.ts"
+import type { FreezeReport } from "../plugins/watchdog.ts"
 
 /**
  * An "ask" goes to the plugins' `permission.ask` hooks first, in order: the
@@ -113,6 +114,8 @@ export interface AgentSessionOptions {
     readonly trustProject?: boolean
     /** Where hook failures and plugin problems are told. */
     readonly onProblem?: (message: string) => void
+    /** What standard output gets if a plugin freezes anvil (plugins/watchdog.ts); stderr always gets the message. */
+    readonly freezeReport?: FreezeReport
   }
   /** Resume into a copy under a new id (the original session stays as it was). */
   readonly fork?: boolean
@@ -330,6 +333,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
         builtinNames: toolNames(options.allTools),
         confineProjectHooks: confinementOf(sessionSandbox),
         ...(options.plugins.trustProject ? { trustProject: true } : {}),
+        ...(options.plugins.freezeReport ? { freezeReport: options.plugins.freezeReport } : {}),
         onProblem,
       })
     : emptyPluginSet()

@@ -23,6 +23,8 @@ export const EXIT = {
   maxSteps: 6,
   /** The same failing call was repeated until the turn was stopped. */
   repeated: 7,
+  // 8: a plugin's code kept anvil's thread busy past its time limit; the watchdog thread ended the process
+  // (plugins/watchdog.ts FROZEN_EXIT_CODE), so no result is written.
   // Interrupted by SIGINT (Ctrl-C), SIGTERM, SIGHUP: 130 / 143 / 129 (EXIT_SIGNALS, 128 + the signal's number);
   // 141 (SIGPIPE) when standard output's reader went away.
 } as const

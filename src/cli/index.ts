@@ -10,7 +10,7 @@ import { EXIT } from "./exit-codes.ts"
 import { GLOBAL_HELP } from "./help-text.ts"
 import { processIO, type CliIO } from "./output.ts"
 import { hasPlugins, projectOf } from "./project.ts"
-import { parseToolArgs, toolCommand } from "./tool-command.ts"
+import { frozenCallReport, parseToolArgs, toolCommand } from "./tool-command.ts"
 
 /** Runs the CLI; returns the exit code (0 success or partial, 1 error, 2 usage). */
 export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO()): Promise<number> => {
@@ -147,10 +147,11 @@ const COMMANDS = {
     discardEarlyGit()
     return await toolCommand(args, one ? [one] : [], io, global.root, async ({ root, config, tools, sandbox }) => {
       // Imported here: the plugin host stays out of the modules every command loads.
-      const { pluginsFor, toolsWithPlugins } = await import("./plugin-setup.ts")
+      const { FREEZE_MESSAGE, pluginsFor, toolsWithPlugins } = await import("./plugin-setup.ts")
       const { confinementOf } = await import("../sandbox/sandbox.ts")
       const plugins = await pluginsFor(io, root, config, {
         confineProjectHooks: confinementOf(sandbox),
+        freezeReport: frozenCallReport(args, FREEZE_MESSAGE),
         ...(args.trustPlugins ? { trustProject: true } : {}),
       })
       const fromPlugin = plugins.tools.some((t) => t.name.toLowerCase() === args.name.trim().toLowerCase())

@@ -2,6 +2,9 @@ import type { ConfigShape } from "../config/config.ts"
 import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { loadPlugins, pluginNotices, type PluginSet } from "../plugins/plugin-host.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
+import type { FreezeReport } from "../plugins/watchdog.ts"
+
+export { FREEZE_MESSAGE } from "../plugins/watchdog.ts"
 
 export { toolsWithPlugins } from "../plugins/plugin-host.ts"
 import { builtinToolEntries } from "../tools/builtin.ts"
@@ -20,7 +23,13 @@ export const pluginsFor = async (
   io: CliIO,
   root: string,
   config: ConfigShape,
-  options: { readonly trustProject?: boolean; readonly quiet?: boolean; readonly confineProjectHooks?: CommandConfinement } = {},
+  options: {
+    readonly trustProject?: boolean
+    readonly quiet?: boolean
+    readonly confineProjectHooks?: CommandConfinement
+    /** What standard output gets if a plugin freezes the command (plugins/watchdog.ts). */
+    readonly freezeReport?: FreezeReport
+  } = {},
 ): Promise<PluginSet> => {
   const tell = (m: string) => {
     if (!options.quiet) io.err(`anvil: ${m}\n`)
@@ -32,6 +41,7 @@ export const pluginsFor = async (
     builtinNames: builtinNames(),
     ...(options.trustProject ? { trustProject: true } : {}),
     ...(options.confineProjectHooks ? { confineProjectHooks: options.confineProjectHooks } : {}),
+    ...(options.freezeReport ? { freezeReport: options.freezeReport } : {}),
     onProblem: tell,
   })
   for (const notice of pluginNotices(plugins)) tell(notice)

@@ -241,6 +241,15 @@ export const printUnknownName = (args: ToolCommandArgs, io: CliIO, message: stri
   return 2
 }
 
+/**
+ * What `anvil tool` prints if a plugin freezes the call (plugins/watchdog.ts writes it, with the message where
+ * `message` stands): the TIMEOUT envelope, or its text with --text.
+ */
+export const frozenCallReport = (args: ToolCommandArgs, message: string): { stdout: string; json: boolean } => {
+  const envelope = cliErrorEnvelope(args.name, { code: "TIMEOUT", message, retryable: false })
+  return args.text ? { stdout: `${envelope.text}\n`, json: false } : { stdout: `${JSON.stringify(envelope, null, 2)}\n`, json: true }
+}
+
 /** The INTERNAL_ERROR envelope of a defect found after the pipeline. */
 const internalEnvelope = (name: string, e: unknown): Envelope => {
   const message = `${name} failed unexpectedly: ${(e instanceof Error ? e.message : String(e)).slice(0, 2000)}`

@@ -2,7 +2,10 @@
  * A circuit breaker per hook, for one session: a hook that timed out
  * {@link BREAKER_THRESHOLD} times in a row is not waited for again during the
  * next {@link BREAKER_COOL_DOWN_MS}; then it gets one try, which closes the
- * breaker when it answers in time and opens it again when it does not. Without
+ * breaker when it answers in time and opens it again when it does not. The
+ * try is one call: calls made while it runs skip the hook as the open
+ * breaker did (a burst of calls after the cool-down would otherwise each wait
+ * for a hook that likely still hangs). Without
  * it, a hook that hangs costs its whole time limit to every call.
  *
  * An open breaker skips the hook, which is exactly what a time-out does (a
@@ -20,10 +23,12 @@ export const BREAKER_COOL_DOWN_MS = 60_000
 interface State {
   timeouts: number
   openedAt?: number
+  /** The one try after the cool-down is running. */
+  trying?: boolean
 }
 
 export interface HookBreaker<K> {
-  /** Whether the hook is to be called now: closed, or open for the whole cool-down (one more try). */
+  /** Whether the hook is to be called now: closed, or open for the whole cool-down and no try running (this call is the try). */
   readonly allows: (key: K) => boolean
   /** What a call of the hook came to; true when this time-out opened the breaker (say so once). */
   readonly record: (key: K, timedOut: boolean) => boolean
@@ -34,7 +39,10 @@ export const hookBreaker = <K>(now: () => number = Date.now): HookBreaker<K> => 
   return {
     allows: (key) => {
       const state = states.get(key)
-      return state?.openedAt === undefined || now() - state.openedAt >= BREAKER_COOL_DOWN_MS
+      if (state?.openedAt === undefined) return true
+      if (state.trying || now() - state.openedAt < BREAKER_COOL_DOWN_MS) return false
+      state.trying = true
+      return true
     },
     record: (key, timedOut) => {
       if (!timedOut) {
@@ -43,6 +51,7 @@ export const hookBreaker = <K>(now: () => number = Date.now): HookBreaker<K> => 
       }
       const state = states.get(key) ?? { timeouts: 0 }
       states.set(key, state)
+      state.trying = false
       state.timeouts++
       if (state.timeouts < BREAKER_THRESHOLD) return false
       // A try after the cool-down that timed out again opens it for another cool-down, said once more.

@@ -76,13 +76,14 @@ const answerProblem = (name: HookName, value: unknown): string | undefined => {
   return `answered ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}, which is not ${rule.says}`
 }
 
-/** Calls one hook function with a time limit; a returned Effect is run. */
-const callOne = (fn: (event: never) => unknown, event: unknown, timeoutMs: number): Promise<unknown> => {
-  const work = (async () => {
-    const value = await settled((fn as (event: unknown) => unknown)(event))
+/** Calls one hook with its time limit, watched (watchdog.ts); a returned Effect is run. */
+const callOne = (entry: HookEntry, event: unknown, timeoutMs: number): Promise<unknown> => {
+  const work = async () => {
+    const value = await settled((entry.fn as (event: unknown) => unknown)(event))
     return Effect.isEffect(value) ? await Effect.runPromise(value as Effect.Effect<unknown, unknown, never>) : value
-  })()
-  return withTimeLimit(work, timeoutMs, `timed out after ${timeoutMs} ms`)
+  }
+  const setting = entry.timeoutMs === undefined ? "plugins.hook_timeout_ms" : "the hook's own timeout"
+  return withTimeLimit(work, timeoutMs, `timed out after ${timeoutMs} ms`, { plugin: entry.plugin, what: `hook ${entry.name}`, setting })
 }
 
 export const hookRunner = (
@@ -95,7 +96,7 @@ export const hookRunner = (
     if (!breaker.allows(entry)) return undefined
     let value: unknown
     try {
-      value = await callOne(entry.fn as (event: never) => unknown, event, entry.timeoutMs ?? options.timeoutMs)
+      value = await callOne(entry, event, entry.timeoutMs ?? options.timeoutMs)
       breaker.record(entry, false)
     } catch (e) {
       options.onProblem(`plugin '${entry.plugin}': hook ${entry.name} failed and was skipped: ${describe(e)}`)

@@ -6,6 +6,7 @@ import { stampContent } from "../trust/content-hash.ts"
 import { guardPluginExit } from "./exit-guard.ts"
 import { registerHostModules } from "./host-modules.ts"
 import { isTimedOut, withTimeLimit } from "./time-limit.ts"
+import type { PluginWatch } from "./watchdog.ts"
 
 /** Why a plugin's module could not be loaded, with the place in its source when known. */
 export interface LoadProblem {
@@ -124,6 +125,9 @@ export const loadPluginModule = async (input: {
   readonly folder?: string | undefined
   readonly timeoutMs: number
   readonly env: Readonly<Record<string, string | undefined>>
+  /** The plugin's name, and what the watchdog writes if its import freezes anvil (watchdog.ts). */
+  readonly plugin: string
+  readonly memory?: PluginWatch["memory"]
 }): Promise<Loaded> => {
   try {
     const hostModules = await registerHostModules()
@@ -131,7 +135,9 @@ export const loadPluginModule = async (input: {
     // A bundle's stack frames name its sources (inline source map) or the bundle itself.
     guardPluginExit(file)
     if (input.folder) guardPluginExit(input.folder.endsWith("/") ? input.folder : `${input.folder}/`)
-    const module = (await withTimeLimit(import(file), input.timeoutMs, `loading ${input.entry} did not finish within ${input.timeoutMs} ms (a top-level await that never ends?)`)) as Record<string, unknown>
+    const message = `loading ${input.entry} did not finish within ${input.timeoutMs} ms (a top-level await that never ends?)`
+    const watch = { plugin: input.plugin, what: "loading", setting: "plugins.load_timeout_ms", memory: input.memory }
+    const module = (await withTimeLimit(() => import(file), input.timeoutMs, message, watch)) as Record<string, unknown>
     return { ok: true, module }
   } catch (e) {
     return { ok: false, problem: problemOf(e, input.entry) }

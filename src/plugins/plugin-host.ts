@@ -11,8 +11,9 @@ import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
 import { discoverPlugins, type DiscoveredPlugin, type PluginSource } from "./discovery.ts"
 import { hookRunner, withHooks, type HookEntry, type HookRunner } from "./hook-runner.ts"
 import { loadPluginModule, pluginCacheDir, problemOf, type Loaded, type LoadProblem } from "./load-module.ts"
-import { loadMemoryIn, type StuckLoad } from "./load-memory.ts"
+import { countedTimeOut, frozeWhile, loadMemoryIn, skippedSince, type StuckLoad } from "./load-memory.ts"
 import { withTimeLimit } from "./time-limit.ts"
+import { setFreezeReport, type FreezeReport, type PluginWatch } from "./watchdog.ts"
 import { adaptPluginTool } from "./plugin-tool.ts"
 import { settled } from "./plugin-value.ts"
 import { hookNames, hooksProblem, pluginShape, toolProblem } from "./plugin-shape.ts"
@@ -104,6 +105,8 @@ export interface LoadPluginsOptions {
   readonly only?: ReadonlyArray<DiscoveredPlugin>
   /** Load plugins that timed out in an earlier run too (`anvil plugins check`); see load-memory.ts. */
   readonly retryTimedOut?: boolean
+  /** What standard output gets if a plugin freezes anvil (watchdog.ts); stderr always gets the message. */
+  readonly freezeReport?: FreezeReport
 }
 
 const describe = (e: unknown) => (e instanceof Error ? e.message : String(e))
@@ -117,14 +120,21 @@ export const trustOf = (trust: TrustShape, plugin: DiscoveredPlugin) =>
     ),
   )
 
-/** Runs `setup` with the load time limit; returns what it adds. */
-const runSetup = async (plugin: PluginDefinition, ctx: { root: string; options: Record<string, unknown> }, timeoutMs: number) => {
+/** Runs `setup` with the load time limit, watched (watchdog.ts); returns what it adds. */
+const runSetup = async (
+  name: string,
+  plugin: PluginDefinition,
+  ctx: { root: string; options: Record<string, unknown> },
+  timeoutMs: number,
+  memory: PluginWatch["memory"],
+) => {
   if (!plugin.setup) return undefined
-  const work = (async () => {
+  const work = async () => {
     const value = await settled(plugin.setup!(ctx))
     return Effect.isEffect(value) ? await Effect.runPromise(value as Effect.Effect<unknown>) : value
-  })()
-  return withTimeLimit(work, timeoutMs, `setup did not finish within ${timeoutMs} ms`)
+  }
+  const watch = { plugin: name, what: "setup", setting: "plugins.load_timeout_ms", memory }
+  return withTimeLimit(work, timeoutMs, `setup did not finish within ${timeoutMs} ms`, watch)
 }
 
 /**
@@ -148,6 +158,7 @@ export const admission = (
 }
 
 export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSet> => {
+  if (options.freezeReport) setFreezeReport(options.freezeReport)
   const settings = pluginSettings(options.config)
   const problems: Array<string> = []
   const onProblem = (message: string) => {
@@ -178,12 +189,28 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
   // The modules that will be loaded start loading together: a plugin whose import never ends then
   // costs its time limit once, not once for each such plugin. They are taken in order below.
   const loading = new Map<DiscoveredPlugin, Promise<Loaded>>()
-  const startLoad = (plugin: DiscoveredPlugin) =>
-    loadPluginModule({ entry: plugin.entry!, folder: plugin.folder ? plugin.path : undefined, timeoutMs: settings.loadTimeoutMs, env: options.env })
-  // A plugin that timed out while loading in an earlier run is skipped until it changes: it would cost its
+  // A plugin that timed out while loading in earlier runs is skipped until it changes: it would cost its
   // time limit to every command (load-memory.ts).
   const memory = loadMemoryIn(pluginCacheDir(options.env))
+  // What the watchdog writes if the plugin's code freezes anvil while it loads: that counts as a time-out.
+  const frozenMemory = (plugin: DiscoveredPlugin, what: string) => memory.pending(plugin.path, settings.loadTimeoutMs, frozeWhile(what, settings.loadTimeoutMs))
+  const startLoad = (plugin: DiscoveredPlugin) =>
+    loadPluginModule({
+      entry: plugin.entry!,
+      folder: plugin.folder ? plugin.path : undefined,
+      timeoutMs: settings.loadTimeoutMs,
+      env: options.env,
+      plugin: plugin.name,
+      memory: frozenMemory(plugin, "its import"),
+    })
+  /** A load time-out counted; the message says what comes of it. */
+  const timedOut = (plugin: DiscoveredPlugin, problem: LoadProblem): LoadProblem => ({
+    ...problem,
+    message: `${problem.message}; ${countedTimeOut(memory.remember(plugin.path, settings.loadTimeoutMs, problem.message), plugin.path)}`,
+  })
   const stuck = new Map<DiscoveredPlugin, StuckLoad>()
+  // Plugins that timed out or froze anvil before, or were loading when a load froze it: each loads alone.
+  const alone = new Set<DiscoveredPlugin>()
   const early = new Set<string>()
   for (const plugin of found.plugins) {
     if (early.has(plugin.name)) continue
@@ -193,6 +220,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
     if (state !== "trusted" && state !== "assumed") continue
     const before = options.retryTimedOut ? undefined : memory.stuck(plugin.path, settings.loadTimeoutMs)
     if (before) stuck.set(plugin, before)
+    else if (memory.alone(plugin.path)) alone.add(plugin)
     else loading.set(plugin, startLoad(plugin))
   }
 
@@ -249,14 +277,13 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
 
     const before = stuck.get(plugin)
     if (before) {
-      const message = `${before.message} (at ${before.at}); skipped since, until its files change or plugins.load_timeout_ms is raised ('anvil plugins check ${plugin.path}' tries it now)`
-      report({ status: "error", ...withTrust, error: { message, timedOut: true } })
+      report({ status: "error", ...withTrust, error: { message: skippedSince(before, plugin.path), timedOut: true } })
       continue
     }
+    if (alone.has(plugin)) await Promise.allSettled(loading.values())
     const loaded = await (loading.get(plugin) ?? startLoad(plugin))
     if (!loaded.ok) {
-      if (loaded.problem.timedOut) memory.remember(plugin.path, settings.loadTimeoutMs, loaded.problem.message)
-      report({ status: "error", ...withTrust, error: loaded.problem })
+      report({ status: "error", ...withTrust, error: loaded.problem.timedOut ? timedOut(plugin, loaded.problem) : loaded.problem })
       continue
     }
     const shape = pluginShape(loaded.module)
@@ -267,7 +294,8 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
     let defs: ReadonlyArray<ToolDefinition> = shape.plugin.tools ?? []
     let hooks: Hooks = shape.plugin.hooks ?? {}
     try {
-      const added = await runSetup(shape.plugin, { root: options.root, options: pluginOptions }, settings.loadTimeoutMs)
+      const setupContext = { root: options.root, options: pluginOptions }
+      const added = await runSetup(plugin.name, shape.plugin, setupContext, settings.loadTimeoutMs, shape.plugin.setup ? frozenMemory(plugin, "its setup") : undefined)
       if (Predicate.isObject(added)) {
         const more = Array.isArray(added.tools) ? added.tools : []
         const problem = more.map((t, i) => toolProblem(t, `setup's tools[${i}]`)).find(Boolean) ?? hooksProblem(added.hooks)
@@ -277,8 +305,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
       }
     } catch (e) {
       const problem = { ...problemOf(e, plugin.entry!), message: `setup failed: ${describe(e)}` }
-      if (problem.timedOut) memory.remember(plugin.path, settings.loadTimeoutMs, problem.message)
-      report({ status: "error", ...withTrust, error: problem })
+      report({ status: "error", ...withTrust, error: problem.timedOut ? timedOut(plugin, problem) : problem })
       continue
     }
     const clash = defs

@@ -11,6 +11,7 @@ import { Workspace } from "../workspace/workspace.ts"
 import { CurrentCall, Files, ToolFailure, type PluginFiles, type ToolContext, type ToolDefinition } from "./api.ts"
 import { pluginErrorCode, readPluginResult } from "./plugin-result.ts"
 import { settled } from "./plugin-value.ts"
+import { watchPluginCall } from "./watchdog.ts"
 import type { EditError } from "../edit/edit-error.ts"
 import { withEditErrors } from "../tools/edit-errors.ts"
 import type { WorkspaceError } from "../workspace/workspace-error.ts"
@@ -107,35 +108,44 @@ export const adaptPluginTool = (
       const services = yield* Effect.context<Workspace | FileLedger>()
       const workspace = Context.get(services, Workspace)
       const progress: Array<string> = []
+      const limitMs = plugin.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+      // Watched from its start until it settles or is cancelled: a run that never yields the thread ends anvil (watchdog.ts).
+      let unwatch = () => {}
+      const watch = { plugin: plugin.name, what: `tool ${def.name}`, setting: "plugins.call_timeout_ms", limitMs }
+      const runPlugin = async (signal: AbortSignal) => {
+        const files = makeFiles(services)
+        const ctx: ToolContext = {
+          root: workspace.root,
+          cwd: workspace.cwd,
+          callId: call.callId,
+          signal,
+          progress: (message) => {
+            progress.push(String(message))
+            if (progress.length > MAX_PROGRESS) progress.shift()
+          },
+          files,
+          options: plugin.options,
+        }
+        const value = await settled(def.run(params, ctx))
+        if (Effect.isEffect(value)) {
+          const exit = await Effect.runPromiseExit(
+            (value as Effect.Effect<unknown, unknown, Files | CurrentCall>).pipe(
+              Effect.provideService(Files, files),
+              Effect.provideService(CurrentCall, ctx),
+            ),
+            { signal },
+          )
+          if (Exit.isSuccess(exit)) return exit.value
+          const fail = exit.cause.reasons.find(Cause.isFailReason)
+          throw fail ? fail.error : Cause.squash(exit.cause)
+        }
+        return value
+      }
       const outcome = yield* Effect.tryPromise({
-        try: async (signal) => {
-          const files = makeFiles(services)
-          const ctx: ToolContext = {
-            root: workspace.root,
-            cwd: workspace.cwd,
-            callId: call.callId,
-            signal,
-            progress: (message) => {
-              progress.push(String(message))
-              if (progress.length > MAX_PROGRESS) progress.shift()
-            },
-            files,
-            options: plugin.options,
-          }
-          const value = await settled(def.run(params, ctx))
-          if (Effect.isEffect(value)) {
-            const exit = await Effect.runPromiseExit(
-              (value as Effect.Effect<unknown, unknown, Files | CurrentCall>).pipe(
-                Effect.provideService(Files, files),
-                Effect.provideService(CurrentCall, ctx),
-              ),
-              { signal },
-            )
-            if (Exit.isSuccess(exit)) return exit.value
-            const fail = exit.cause.reasons.find(Cause.isFailReason)
-            throw fail ? fail.error : Cause.squash(exit.cause)
-          }
-          return value
+        try: (signal) => {
+          const { value, stop } = watchPluginCall(watch, () => runPlugin(signal))
+          unwatch = stop
+          return value.finally(stop)
         },
         catch: (e) => e,
       }).pipe(
@@ -147,16 +157,17 @@ export const adaptPluginTool = (
         // A run that never settles would hold the session forever: past the limit it is interrupted,
         // which aborts ctx.signal for the plugin to stop its work.
         Effect.timeoutOrElse({
-          duration: plugin.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+          duration: limitMs,
           orElse: () =>
             Effect.fail(
               new ToolError({
                 code: "TIMEOUT",
-                message: `${def.name} (plugin '${plugin.name}') did not finish within ${plugin.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS} ms and was cancelled ("plugins.call_timeout_ms" in anvil.json).`,
+                message: `${def.name} (plugin '${plugin.name}') did not finish within ${limitMs} ms and was cancelled ("plugins.call_timeout_ms" in anvil.json).`,
                 retryable: true,
               }),
             ),
         }),
+        Effect.ensuring(Effect.sync(() => unwatch())),
       )
       const read = readPluginResult(outcome)
       if (read._tag === "invalid") {

@@ -23,4 +23,26 @@ describe("hook breaker", () => {
     expect(b.record("h", false)).toBe(false)
     expect(b.allows("h")).toBe(true)
   })
+
+  test("after the cool-down one call tries the hook: the others skip it until that try ends", () => {
+    let now = 0
+    const b = hookBreaker<string>(() => now)
+    b.record("h", true)
+    b.record("h", true)
+    now += BREAKER_COOL_DOWN_MS
+    expect(b.allows("h")).toBe(true)
+    // Concurrent calls while the try runs: skipped, as the open breaker skips them.
+    expect(b.allows("h")).toBe(false)
+    expect(b.allows("h")).toBe(false)
+    // The try timed out: open again; after the next cool-down, again one try.
+    expect(b.record("h", true)).toBe(true)
+    expect(b.allows("h")).toBe(false)
+    now += BREAKER_COOL_DOWN_MS
+    expect(b.allows("h")).toBe(true)
+    expect(b.allows("h")).toBe(false)
+    // It answered in time: closed, every call runs it.
+    expect(b.record("h", false)).toBe(false)
+    expect(b.allows("h")).toBe(true)
+    expect(b.allows("h")).toBe(true)
+  })
 })

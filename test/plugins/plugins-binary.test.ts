@@ -337,7 +337,7 @@ export default defineTool({
 })
 
 describe("a plugin whose setup never ends, through the binary", () => {
-  test("costs its load time limit once: later commands skip it with the reason until its file changes", async () => {
+  test("costs its load time limit twice: later commands skip it with the reason until its file changes", async () => {
     const s = sandbox()
     const file = join(s.env.XDG_CONFIG_HOME, "anvil", "plugins", "hang.ts")
     writeTree(join(s.env.XDG_CONFIG_HOME, "anvil"), { "anvil.json": JSON.stringify({ plugins: { load_timeout_ms: 4000 } }) })
@@ -347,21 +347,24 @@ describe("a plugin whose setup never ends, through the binary", () => {
     const calc = ["tool", "calculator", '{"expression":"6*7"}']
     const first = await s.anvil(calc)
     expect(envelope(first.stdout).data.result).toBe("42")
-    expect(first.stderr).toContain("plugin 'hang' was not loaded: setup failed: setup did not finish within 4000 ms")
-    const started = performance.now()
+    expect(first.stderr).toContain("plugin 'hang' was not loaded: setup failed: setup did not finish within 4000 ms; if it times out on the next load too")
+    // One time-out is only counted: a slow machine may miss the limit once.
     const second = await s.anvil(calc)
+    expect(second.stderr).toContain("setup did not finish within 4000 ms; it timed out 2 times in a row: later runs skip it")
+    const started = performance.now()
+    const third = await s.anvil(calc)
     expect(performance.now() - started).toBeLessThan(4000)
-    expect(envelope(second.stdout).data.result).toBe("42")
-    expect(second.stderr).toContain("setup did not finish within 4000 ms (at ")
-    expect(second.stderr).toContain(`skipped since, until its files change or plugins.load_timeout_ms is raised ('anvil plugins check ${file}' tries it now)`)
+    expect(envelope(third.stdout).data.result).toBe("42")
+    expect(third.stderr).toContain("timed out 2 times in a row while loading, the last at ")
+    expect(third.stderr).toContain(`skipped since, until its files change or plugins.load_timeout_ms is raised ('anvil plugins check ${file}' tries it now)`)
     const listed = JSON.parse((await s.anvil(["plugins", "--json"])).stdout).plugins[0]
     expect(listed).toMatchObject({ name: "hang", status: "error", error: { timedOut: true } })
     // Fixed, it loads at once and is forgotten.
     writeFileSync(file, 'import { definePlugin } from "anvil/plugin"\nexport default definePlugin({ name: "hang", api: 1, setup: () => undefined })\n')
     expect((await s.anvil(["plugins", "check", file])).code).toBe(0)
     expect(readFileSync(join(s.env.XDG_CACHE_HOME, "anvil", "plugins", "load-timeouts.json"), "utf8")).not.toContain("hang.ts")
-    const third = await s.anvil(calc)
-    expect(third.stderr).not.toContain("hang")
+    const fixed = await s.anvil(calc)
+    expect(fixed.stderr).not.toContain("hang")
   })
 })
 

@@ -1,0 +1,102 @@
+/**
+ * The watchdog's own thread (watchdog.ts starts it from this text as a Blob
+ * URL: a compiled binary runs a Worker only from an embedded entry point or a
+ * URL, and a text needs no change to the build). Plain JavaScript, standing
+ * alone: it runs while anvil's thread may be stuck in a plugin's loop, so it
+ * asks nothing of that thread and writes through file descriptors directly.
+ *
+ * The main thread posts the plugin calls it waits for ({t: "add"|"del"}) and
+ * what to print on standard output when one freezes it ({t: "report"}: a text
+ * with a placeholder for the message, JSON or not); it
+ * stamps the time into the shared buffer (Float64 at 0) while any call is
+ * watched, and the id of the call whose synchronous part is running (Int32 at
+ * 8). A call is frozen when its deadline passed while the main thread had not
+ * stamped since before it, for GRACE_MS, on three ticks in a row (a machine
+ * that slept wakes both threads: the main one stamps before the third tick).
+ */
+export const WATCHDOG_WORKER_SOURCE = `
+const fs = require("node:fs")
+const GRACE_MS = 2000
+const TICK_MS = 250
+const EXIT_CODE = 8
+let beats, current, placeholder, report
+const watches = new Map()
+let streak = 0
+
+const write = (fd, text) => {
+  try { fs.writeSync(fd, text) } catch {}
+}
+
+// The plugin load memory (load-memory.ts) with one entry set: "frozen" counts a time-out, "suspect" loads it alone next time.
+const remember = (memory, kind) => {
+  if (!memory) return
+  try {
+    let all = {}
+    try {
+      const data = JSON.parse(fs.readFileSync(memory.file, "utf8"))
+      if (data && typeof data === "object" && !Array.isArray(data)) all = data
+    } catch {}
+    all[memory.path] = memory[kind]
+    fs.mkdirSync(require("node:path").dirname(memory.file), { recursive: true })
+    const temp = memory.file + "." + process.pid + ".tmp"
+    fs.rmSync(temp, { force: true })
+    fs.writeFileSync(temp, JSON.stringify(all, null, 1), { flag: "wx" })
+    fs.renameSync(temp, memory.file)
+  } catch {}
+}
+
+const end = () => {
+  try {
+    const { dlopen } = require("bun:ffi")
+    const libc = dlopen(process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6", { _exit: { args: ["i32"], returns: "void" } })
+    libc.symbols._exit(EXIT_CODE)
+  } catch {}
+  // Without libc's _exit (another C library): the only other way out a thread has for the whole process.
+  process.kill(process.pid, "SIGKILL")
+}
+
+const freeze = (late, now) => {
+  const inside = watches.get(current[0])
+  const blamed = inside && late.includes(inside) ? [inside] : late
+  const who = blamed.map((w) => w.label).join(", or ")
+  const first = blamed[0]
+  const seconds = ((now - first.since) / 1000).toFixed(1)
+  const message = (blamed.length > 1 ? "one of " : "") + who + " has kept anvil's only thread busy for " + seconds +
+    " s, past its time limit of " + first.limitMs + " ms (" + first.setting + "): plugin code that never yields (a synchronous loop) " +
+    "cannot be cancelled, so anvil stopped here (exit code " + EXIT_CODE + "). Fix the plugin, or keep it off with " +
+    "\\"plugins.disabled\\": [" + blamed.map((w) => JSON.stringify(w.plugin)).join(", ") + "] in anvil.json." +
+    (blamed.length > 1 && blamed.every((w) => w.memory) ? " The next run loads each of them alone, to tell which." : "")
+  if (blamed.length === 1) remember(first.memory, "frozen")
+  else for (const w of blamed) remember(w.memory, "suspect")
+  write(2, "anvil: " + message + "\\n")
+  if (report) {
+    // In a JSON template the placeholder and the message are both written as JSON escapes them.
+    const [mark, text] = report.json ? [JSON.stringify(placeholder).slice(1, -1), JSON.stringify(message).slice(1, -1)] : [placeholder, message]
+    write(1, report.stdout.split(mark).join(text))
+  }
+  end()
+}
+
+const tick = () => {
+  if (!beats || watches.size === 0) return
+  const now = Date.now()
+  const beat = beats[0]
+  const late = [...watches.values()].filter((w) => beat < w.deadline && now > w.deadline + GRACE_MS)
+  if (late.length === 0 || now - beat < GRACE_MS) {
+    streak = 0
+    return
+  }
+  if (++streak >= 3) freeze(late, now)
+}
+
+self.onmessage = ({ data }) => {
+  if (data.t === "init") {
+    beats = new Float64Array(data.buffer, 0, 1)
+    current = new Int32Array(data.buffer, 8, 1)
+    placeholder = data.placeholder
+    setInterval(tick, TICK_MS)
+  } else if (data.t === "add") watches.set(data.id, data)
+  else if (data.t === "del") watches.delete(data.id)
+  else if (data.t === "report") report = data.stdout === undefined ? undefined : data
+}
+`
