@@ -1,4 +1,5 @@
-import { describeEnd, type BackgroundShellView } from "../shell/background-shells.ts"
+import { describeEnd } from "../shell/background-end.ts"
+import type { BackgroundShellView } from "../shell/background-types.ts"
 
 /**
  * What the model is told, before the next prompt, of background commands (bash `run_in_background`) that ended

@@ -13,7 +13,8 @@ import { skillsOnly } from "./sdk-catalog.ts"
 import { sdkCommandName } from "./sdk-commands.ts"
 import { makeSdkHooks } from "./sdk-hooks.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
-import { describeEnd, type BackgroundEvent } from "../shell/background-shells.ts"
+import { describeEnd } from "../shell/background-end.ts"
+import type { BackgroundEvent } from "../shell/background-types.ts"
 
 /**
  * The SDK host's session from start to end: opened by the first user message with what the command line and

@@ -14,6 +14,7 @@ import { definedEnv } from "../sandbox/command-env.ts"
 import { closeQuietly, fdPath } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { Workspace } from "../workspace/workspace.ts"
+import type { LiveOutput } from "./live-output.ts"
 import { CommandNotStarted, CommandTimedOut, SandboxRefused, WorkdirNotDirectory, WorkdirNotFound } from "./shell-error.ts"
 
 /** One command to run: a shell command line, or an argv run without a shell. */
@@ -45,6 +46,8 @@ export interface ShellRequest {
    * when the spill folder cannot be written. Both give the same answer.
    */
   readonly capture?: "file" | "pipe" | undefined
+  /** Given the command's stream files while it runs (file capture), for a program that moves it to the background. */
+  readonly live?: LiveOutput | undefined
 }
 
 /** One output stream of a command that ran: what is shown of it and where it was saved whole. */
@@ -153,8 +156,10 @@ export const runShell = (request: ShellRequest) =>
     const capacity = Math.ceil(request.budgetBytes / 2) + 4
     const captures = (request.capture === "pipe" ? undefined : yield* fileCaptures(store, capacity, request.maxSpillBytes)) ??
       pipeCaptures(store, capacity, request.maxSpillBytes)
+    const [out, err] = captures
+    if (out.fd !== undefined && err.fd !== undefined) request.live?.attach([out.fd, err.fd])
     return yield* runCaptured(request, captures, launch).pipe(
-      Effect.ensuring(Effect.promise(() => Promise.all(captures.map((c) => c.close())))),
+      Effect.ensuring(Effect.andThen(Effect.sync(() => request.live?.detach()), Effect.promise(() => Promise.all(captures.map((c) => c.close()))))),
     )
   })
 
@@ -190,8 +195,9 @@ interface StreamCapture {
   readonly ensureSpilled: () => Promise<void>
   /** Releases what is left (an unneeded file is removed). */
   readonly close: () => Promise<void>
-  /** The file the command writes the stream to itself, when it does. */
+  /** The file the command writes the stream to itself, when it does, and its descriptor. */
   readonly file?: string
+  readonly fd?: number
 }
 
 type Captures = readonly [stdout: StreamCapture, stderr: StreamCapture]
@@ -216,7 +222,7 @@ const fileCaptures = (store: SpillStoreShape, capacity: number, maxSpillBytes: n
         maxSpillBytes,
         file: { path: s.path, fd: s.fd, remove: () => Effect.runSync(s.remove), close: () => Effect.runPromise(s.close) },
       })
-      return { target: c.target, follow: () => c.follow(), finish: () => c.finish(), snapshot: () => c.snapshot(), ensureSpilled: () => c.ensureSpilled(), close: () => c.close(), file: s.path }
+      return { target: c.target, follow: () => c.follow(), finish: () => c.finish(), snapshot: () => c.snapshot(), ensureSpilled: () => c.ensureSpilled(), close: () => c.close(), file: s.path, fd: s.fd }
     }
     const captures: Captures = [capture(out.value), capture(err.value)]
     return captures
@@ -335,7 +341,8 @@ const runCaptured = (request: ShellRequest, [stdout, stderr]: Captures, launch: 
       launch,
       stdout.target,
       stderr.target,
-      Effect.promise(() => Promise.all([stdout.finish(), stderr.finish()])),
+      // The last of its output reaches a background command it became before the files are read back (and maybe cut).
+      Effect.andThen(Effect.sync(() => request.live?.detach()), Effect.promise(() => Promise.all([stdout.finish(), stderr.finish()]))),
     )
 
     const out = stdout.snapshot()

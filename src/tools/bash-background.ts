@@ -1,6 +1,7 @@
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { counted } from "../protocol/plural.ts"
-import { describeEnd, type BackgroundOutput, type BackgroundShellView, type MovedEnd } from "../shell/background-shells.ts"
+import { describeEnd } from "../shell/background-end.ts"
+import type { BackgroundOutput, BackgroundShellView, MovedEnd } from "../shell/background-types.ts"
 import type { ShellRun } from "../shell/run-shell.ts"
 import type { ToolResult } from "../tool-framework/definition.ts"
 
@@ -60,12 +61,14 @@ export const movedEnd = (result: ToolResult, run: ShellRun): MovedEnd => ({
 })
 
 /** The bash tool's answer for a command the program moved to the background while the call waited for it. */
-export const movedResult = (shell: BackgroundShellView, shown: string, timeoutMs: number): ToolResult => ({
+export const movedResult = (shell: BackgroundShellView, live: boolean, shown: string, timeoutMs: number): ToolResult => ({
   header: `Bash (moved to the background): ${shown}`,
   data: { ...shellData(shell), background_task_id: shell.id, moved: true, timeout_ms: timeoutMs },
   text: [
     `The user moved this command to the background while it ran; it goes on as ${shell.id} (${stateLine(shell)}).`,
-    `When it ends, its whole answer (exit code, stdout, stderr) is in ${shell.outputPath}.`,
+    live
+      ? `What it printed so far and what it prints from now on go to ${shell.outputPath} (stdout and stderr as they come), as it prints it.`
+      : `When it ends, its whole answer (exit code, stdout, stderr) is in ${shell.outputPath}.`,
     `It is ended after ${timeoutMs} ms from its start, with bash_stop, or when the session ends.`,
     `Read it with bash_output(id="${shell.id}") (block: true waits for it to end); end it with bash_stop(id="${shell.id}").`,
   ].join("\n"),

@@ -12,6 +12,7 @@ import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { unseenHints, unseenLines, type ReadLimits } from "./bash-retrieval.ts"
 import { counted } from "../protocol/plural.ts"
 import { BackgroundShells, runForeground, startBackground } from "../shell/background-shells.ts"
+import { LiveOutput } from "../shell/live-output.ts"
 import { movedEnd, movedResult, startedResult } from "./bash-background.ts"
 
 /** Lowest accepted timeout (also what `timeout_ms` may be set to in tests). */
@@ -123,8 +124,11 @@ export const bashTool = defineTool({
         maxLimit: config.count("tools.read.max_limit", READ_DEFAULTS.max_limit),
         maxLineLength: config.count("tools.read.max_line_length", READ_DEFAULTS.max_line_length),
       }
+      // What the command prints while it runs, for the background command it may become.
+      const live = new LiveOutput()
       const running = runShell({
         ...request,
+        live,
         maxTimeoutMs: maxTimeout,
         // What the model may be shown, sized to the framework's budget.
         budgetBytes: Math.max(512, Math.min(params.max_output_chars ?? setting("max_output_chars"), settings.maxBytes - FRAME_BYTES - shown.length)),
@@ -132,8 +136,8 @@ export const bashTool = defineTool({
         maxSpillBytes: setting("max_spill_bytes"),
       })
       // A program may move the running command to the background (the Agent SDK's background_tasks).
-      const outcome = yield* withShellErrors(runForeground(owned, running, (run) => movedEnd(render(params, shown, timeoutMs, maxTimeout, run, read), run)), params)
-      return "done" in outcome ? render(params, shown, timeoutMs, maxTimeout, outcome.done, read) : movedResult(outcome.moved, shown, timeoutMs)
+      const outcome = yield* withShellErrors(runForeground(owned, running, (run) => movedEnd(render(params, shown, timeoutMs, maxTimeout, run, read), run), live), params)
+      return "done" in outcome ? render(params, shown, timeoutMs, maxTimeout, outcome.done, read) : movedResult(outcome.moved, outcome.live, shown, timeoutMs)
     })),
 })
 

@@ -135,7 +135,7 @@ describe("bash run_in_background", () => {
     expect((direct.envelope as any).error.message).toContain("run_in_background")
   })
 
-  test("a foreground command a program moves to the background answers at once, shown in its own working folder; its answer ends in its output file", async () => {
+  test("a foreground command a program moves to the background answers at once, shown in its own working folder; its output is read from its output file", async () => {
     const root = project({ "sub/x.txt": "x\n" })
     const s = agentSession(root)
     const shells = await s.runtime.runPromise(Effect.gen(function* () { return yield* BackgroundShells }))
