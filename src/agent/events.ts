@@ -54,6 +54,8 @@ export interface TurnResult {
   /** Calls refused for lack of permission, in order. */
   readonly denials?: ReadonlyArray<PermissionDenial>
   readonly error?: string
+  /** A model_error: what kind of failure the provider reported, and its HTTP status when it answered with one. */
+  readonly api_error?: { readonly kind: string; readonly status?: number }
 }
 
 /** What the loop reports while it runs; the front ends render these (chat, text, json, stream-json). */

@@ -210,7 +210,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
         yield* record({ type: "item", item })
       })
 
-    const finish = (status: TurnStatus, reason: TurnReason, error?: string) =>
+    const finish = (status: TurnStatus, reason: TurnReason, error?: string, apiError?: TurnResult["api_error"]) =>
       Effect.gen(function* () {
         if (watcher) yield* Fiber.interrupt(watcher)
         const now = yield* Clock.currentTimeMillis
@@ -235,6 +235,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
             api_ms: apiMs,
           },
           ...(error !== undefined ? { error } : {}),
+          ...(apiError !== undefined ? { api_error: apiError } : {}),
         }
         if (error !== undefined) yield* emit({ type: "error", message: error })
         yield* record({ type: "turn_end", result })
@@ -331,12 +332,15 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       if (exit._tag === "Failure") {
         const failure = exit.cause.reasons.find(Cause.isFailReason)
         if (partial.trim() !== "") yield* append({ type: "assistant", text: partial, tool_calls: [], interrupted: true })
-        if (failure) return yield* finish("error", "model_error", failure.error.message)
+        if (failure) {
+          const { kind, status } = failure.error
+          return yield* finish("error", "model_error", failure.error.message, { kind, ...(status !== undefined ? { status } : {}) })
+        }
         if (exit.cause.reasons.some(Cause.isInterruptReason) && !exit.cause.reasons.some(Cause.isDieReason)) {
           cancelled = true
           return yield* finish("cancelled", "cancelled")
         }
-        return yield* finish("error", "model_error", `The model request failed: ${Cause.pretty(exit.cause)}`)
+        return yield* finish("error", "model_error", `The model request failed: ${Cause.pretty(exit.cause)}`, { kind: "unknown" })
       }
       const turn = exit.value
       usage.inputTokens += turn.usage.inputTokens

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import type { AgentEvent, TurnResult } from "../agent/events.ts"
 import { parseArguments } from "../agent/loop.ts"
 import type { Usage } from "../llm/model.ts"
+import { apiErrorAssistant, apiErrorResult, isApiError } from "./claude-api-error.ts"
 import { exitCodeOf } from "./exit-codes.ts"
 import type { ExitSignal } from "./signals.ts"
 
@@ -194,6 +195,8 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
     },
     result: (result, signal, extra) => {
       const parts = result.usage_parts
+      const apiError = isApiError(result) && signal === undefined
+      if (apiError) send(apiErrorAssistant(result))
       const message = stamp({
         type: "result",
         subtype: subtypeOf(result),
@@ -239,6 +242,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
         exit_code: exitCodeOf(result, signal),
         model: options.model,
         stats: result.stats,
+        ...(apiError ? apiErrorResult(result) : {}),
         ...extra,
       })
       options.write(message)

@@ -5,6 +5,7 @@ import { jsonLines, runAnvil, textOf, toolResults, toolUses } from "../support/a
 import { fakeAnthropic } from "../support/fake-anthropic.ts"
 import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
+import { streamProblems } from "../support/claude-shapes.ts"
 import { project } from "../support/harness.ts"
 
 // Each case starts the real CLI as a subprocess (about a second on a busy machine).
@@ -398,16 +399,21 @@ describe("anvil run against a fake OpenAI-compatible server", () => {
     expect(afterFailure.content).toContain("exited 1")
   })
 
-  test("a refused key ends the turn at once (no retry): an error result naming the key, exit 1", async () => {
+  test("a refused key ends the turn at once (no retry): an API error as Claude Code reports it, naming the key, exit 1", async () => {
     const root = project({})
     const { server, env } = openai([{ status: 401, error_body: '{"error":{"message":"invalid api key"}}' }])
     const r = await runAnvil(["run", "-f", "stream-json", "hello"], { cwd: root, env })
     expect(r.code).toBe(1)
     const events = jsonLines(r.stdout)
-    expect(events.map((e) => e.type)).toEqual(["system", "result"])
-    expect(events[1]).toMatchObject({ subtype: "error_during_execution", is_error: true, reason: "model_error", exit_code: 1 })
-    expect(events[1].errors[0]).toContain("OPENAI_API_KEY")
-    expect(events[1].errors[0]).toContain("invalid api key")
+    expect(streamProblems(events)).toEqual([])
+    expect(events.map((e) => e.type)).toEqual(["system", "assistant", "result"])
+    // A synthetic assistant message with the error's kind, then a success-subtype result flagged is_error.
+    expect(events[1]).toMatchObject({ error: "authentication_failed", message: { model: "<synthetic>" } })
+    expect(events[1].message.content[0].text).toContain("invalid api key")
+    expect(events[2]).toMatchObject({ subtype: "success", is_error: true, api_error_status: 401, terminal_reason: "api_error", reason: "model_error", exit_code: 1 })
+    expect(events[2].result).toContain("invalid api key")
+    expect(events[2].errors[0]).toContain("OPENAI_API_KEY")
+    expect(events[2].errors[0]).toContain("invalid api key")
     expect(r.stderr).toContain("invalid api key")
     expect(r.stderr).not.toContain("retrying")
     expect(server.requests.length).toBe(1)

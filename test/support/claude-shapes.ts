@@ -93,7 +93,8 @@ export const resultProblems = (m: Record<string, any>): Problems => {
   usage(p, "result.usage", m.usage)
   if (m.subtype === "success") {
     need(p, "result", m, "result", "string")
-    if (m.is_error !== false) p.push("result.is_error: a success is not an error")
+    // A turn the API ended is a success subtype with is_error true and the status in api_error_status.
+    if (m.is_error !== false && !("api_error_status" in m)) p.push("result.is_error: a success is not an error, but for an API error")
   } else {
     need(p, "result", m, "errors", "array")
     if (m.is_error !== true) p.push("result.is_error: an error subtype must be is_error true")
