@@ -95,7 +95,7 @@ export const bootAgent = (input: {
       platform: `${process.platform} ${process.arch}`,
       date: new Date().toISOString().slice(0, 10),
       projectInstructions: agentsMd.length > 16_000 ? `${agentsMd.slice(0, 16_000)}\n[… cut]` : agentsMd,
-      ...(found.length > 0 ? { projectInstructionFiles: found.map((f) => f.name) } : {}),
+      ...(found.length > 0 ? { projectInstructionFiles: found.map((f) => f.name), projectInstructionChars: found.map((f) => Math.min(f.text.length, 16_000)) } : {}),
       skills: catalog.skills.map((k) => ({ name: k.name, description: k.description })),
     }
     return { root, config, model, facts, skills: catalog.skills } satisfies AgentBoot

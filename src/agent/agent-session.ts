@@ -24,6 +24,7 @@ import { agentToolRuntime, bootAgent, customAgentsSection, switchModel, verifyRu
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
 import { runTurn, type Conversation, type LoopOptions, type VerifyOutcome } from "./loop.ts"
+import { measureContext, type ContextUsage } from "./context-usage.ts"
 import { projectVerifyGate } from "../trust/project-verify.ts"
 import { offerFromConfig } from "./tool-offer.ts"
 import { profileOf, profileNames, type EngineName, type Profile } from "./profiles.ts"
@@ -187,6 +188,8 @@ export interface AgentSessionShape {
    * its prompt, as a message of its own, so a system prompt the program replaced does not lose it.
    */
   readonly addContext: (text: string) => void
+  /** What the next model request would hold, by part (estimated tokens). */
+  readonly contextUsage: () => ContextUsage
   /** Runs one turn; never rejects (problems end the turn with a status). */
   readonly runTurn: (
     prompt: string,
@@ -471,6 +474,20 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     background,
     addContext: (text) => {
       if (text.trim() !== "") pendingContext.push(startContext(text.trim()))
+    },
+    contextUsage: () => {
+      const note = mcpReady ? mcp.note() : ""
+      return measureContext({
+        system: note === "" ? system : `${system}\n\n${note}`,
+        facts: boot.facts,
+        items: conversation.items,
+        registry: runner.registry,
+        loaded: conversation.loaded ?? new Set(),
+        offer,
+        react: engine === "react",
+        model: boot.model,
+        threshold: compaction.threshold,
+      })
     },
     runTurn: (given, turn) => {
       const prompt = expandSlashCommand(given, commands)?.prompt ?? skillPrompt(given, boot.skills, writer.id, BUILT_IN_PATH) ?? given

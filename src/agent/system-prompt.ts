@@ -11,6 +11,8 @@ export interface PromptFacts {
   readonly projectInstructions?: string | undefined
   /** The files they came from, root-relative (the heading names them). */
   readonly projectInstructionFiles?: ReadonlyArray<string> | undefined
+  /** How many characters of the instructions each of those files gave (for a report of the context's parts). */
+  readonly projectInstructionChars?: ReadonlyArray<number> | undefined
   /** The skills the skill tool can load, so the model knows they exist without listing them first. */
   readonly skills?: ReadonlyArray<{ readonly name: string; readonly description: string }>
 }

@@ -10,12 +10,13 @@ import { sdkAgentList, sdkModels, skillsOnly } from "./sdk-catalog.ts"
 import { sdkCommands } from "./sdk-commands.ts"
 import { activeClaudePlugins } from "../plugins/plugin-extras.ts"
 import { mcpServers, streamFor } from "./session-lifecycle.ts"
+import { contextUsageResponse } from "./sdk-context-usage.ts"
 
 /**
  * The program's control requests, each answered with one `control_response`: `initialize` (its hooks, servers,
  * prompts; the commands, subagents, model, pending permission requests and what was applied), `interrupt`,
- * `set_permission_mode`, `set_model`, `mcp_status`, `stop_task`, `get_task_output` and `background_tasks` (background
- * commands); any other subtype gets an error response.
+ * `set_permission_mode`, `set_model`, `set_max_thinking_tokens`, `get_context_usage`, `mcp_status`, `stop_task`,
+ * `get_task_output` and `background_tasks` (background commands); any other subtype gets an error response.
  */
 
 type Json = Record<string, unknown>
@@ -116,6 +117,30 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
       const background = state.session?.background
       const moved = background ? await Effect.runPromise(background.moveToBackground(toolUseId)) : 0
       channel.succeed(id, { backgrounded: moved > 0 || toolUseId === undefined })
+      return
+    }
+    // What the next model request would hold, by part (estimated: anvil asks no token-count API).
+    case "get_context_usage": {
+      if (!state.session) return channel.fail(id, "no context yet: the session opens with the first user message")
+      channel.succeed(id, contextUsageResponse(state.session.contextUsage(), state.lastUsage))
+      return
+    }
+    case "set_max_thinking_tokens": {
+      const budget = request.max_thinking_tokens
+      const display = request.thinking_display
+      if (budget !== undefined && budget !== null && !(typeof budget === "number" && Number.isInteger(budget) && budget >= 0)) {
+        return channel.fail(id, `max_thinking_tokens is a whole number of tokens or null, not ${JSON.stringify(budget)}`)
+      }
+      if (display !== undefined && display !== null && !["summarized", "omitted", "highlights"].includes(display as string)) {
+        return channel.fail(id, `thinking_display is summarized, omitted, highlights or null, not ${JSON.stringify(display)}`)
+      }
+      // Kept, and said once: anvil's model requests ask for no extended thinking, so the budget changes nothing.
+      if (state.thinking === undefined) state.onProblem("set_max_thinking_tokens is accepted but not acted on: anvil asks no model for extended thinking")
+      state.thinking = { ...state.thinking, ...(budget !== undefined ? { maxTokens: budget as number | null } : {}) }
+      // As Claude Code answers where the API has no highlights: an error, the display as it was, the budget applied.
+      if (display === "highlights") return channel.fail(id, "thinking_display 'highlights' is only for Claude Code sessions Anthropic hosts; the display stays as it was")
+      if (display !== undefined) state.thinking = { ...state.thinking, display: display as string | null }
+      channel.succeed(id)
       return
     }
     case "mcp_status":

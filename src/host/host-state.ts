@@ -3,6 +3,7 @@ import type { AgentSession, AgentSessionShape, AgentSetupError } from "../agent/
 import type { ClaudeStream } from "../cli/claude-stream.ts"
 import { EXIT } from "../cli/exit-codes.ts"
 import type { CliIO } from "../cli/output.ts"
+import type { Usage } from "../llm/model.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import type { ControlChannel } from "./control-channel.ts"
 import { hostModel } from "./host-messages.ts"
@@ -52,6 +53,10 @@ export interface HostState {
   cancel: Deferred.Deferred<void> | undefined
   /** Aborts when the turn is ended while a host hook around it (UserPromptSubmit, Stop) is awaited. */
   hooksAbort: AbortController | undefined
+  /** The usage of the session's last model response (for get_context_usage). */
+  lastUsage: Usage | undefined
+  /** The thinking budget and display set_max_thinking_tokens asked for (anvil asks no model for extended thinking). */
+  thinking: { readonly maxTokens?: number | null; readonly display?: string | null } | undefined
   /** The process's exit status so far. */
   exitCode: number
 }
@@ -78,6 +83,8 @@ export const makeHostState = (fixed: Pick<HostState, "flags" | "io" | "root" | "
     stopTaskMessages: undefined,
     cancel: undefined,
     hooksAbort: undefined,
+    lastUsage: undefined,
+    thinking: undefined,
     exitCode: EXIT.ok,
   }
   return state

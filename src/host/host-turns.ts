@@ -78,7 +78,10 @@ export const makeHostTurns = (
           if (event.type === "error") io.err(`anvil: ${event.message}\n`)
           else if (event.type === "text_delta") partial(event.text)
           else {
-            if (event.type === "assistant") partialEnd()
+            if (event.type === "assistant") {
+              partialEnd()
+              state.lastUsage = event.usage
+            }
             state.stream!.event(event)
             // A valid structured answer ends the turn, as in Claude Code: the model is not asked again.
             if (event.type === "tool_result" && event.name === structured?.tool.name && structured.value() !== undefined && state.cancel) {

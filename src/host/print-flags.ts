@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs"
 import { parseAllowRule, type AllowRule } from "../permission/rules.ts"
 import { anvilName } from "../tool-framework/claude-tools.ts"
+import { readSettingsFlag } from "./settings-flag.ts"
 
 /**
  * Claude Code's print-mode command line, as the Claude Agent SDK (and scripts
@@ -40,6 +41,11 @@ export interface PrintFlags {
   readonly pluginDirs: ReadonlyArray<string>
   /** `--agents` values as given (JSON text): the program's subagents. */
   readonly agents: ReadonlyArray<string>
+  /**
+   * Sandboxed bash calls run without asking: only when `--settings` says `sandbox.enabled` and
+   * `sandbox.autoAllowBashIfSandboxed` (Claude Code's default is to ask, as for any command).
+   */
+  readonly autoAllowSandboxed: boolean
   /** `--json-schema`: the JSON Schema the final answer must match (structured output). */
   readonly jsonSchema?: Readonly<Record<string, unknown>>
   /** The prompt given as an argument (`-p "…"`), when any. */
@@ -73,7 +79,7 @@ const HONOURED = new Set([
   "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
   "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
   "--dangerously-skip-permissions", "--mcp-config", "--tools", "--json-schema", "--setting-sources", "--agents",
-  "--system-prompt-file", "--append-system-prompt-file", "--plugin-dir", "--plugin-dir-no-mcp",
+  "--system-prompt-file", "--append-system-prompt-file", "--plugin-dir", "--plugin-dir-no-mcp", "--settings",
   // Only the SDK's acknowledgement that bypassPermissions was meant: nothing more to do.
   "--allow-dangerously-skip-permissions",
 ])
@@ -182,6 +188,10 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
   const systemPrompt = given(one("--system-prompt") ?? fileText("--system-prompt-file"))
   const appendSystemPrompt = given(one("--append-system-prompt") ?? fileText("--append-system-prompt-file"))
   const sessionId = one("--session-id")
+  const settings = readSettingsFlag(values.get("--settings") ?? [])
+  errors.push(...settings.errors)
+  // Read for the sandbox only: settings beyond it are reported as not acted on.
+  if (settings.unread.length > 0) ignored.push(`--settings (${settings.unread.join(", ")})`)
   const schemaText = one("--json-schema")
   let jsonSchema: Record<string, unknown> | undefined
   if (schemaText !== undefined) {
@@ -213,6 +223,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     agents: values.get("--agents") ?? [],
     pluginDirs: [...(values.get("--plugin-dir") ?? []), ...(values.get("--plugin-dir-no-mcp") ?? [])],
     ...(jsonSchema !== undefined ? { jsonSchema } : {}),
+    autoAllowSandboxed: settings.autoAllowSandboxed,
     ...(values.has("--setting-sources") ? { settingSources: list("--setting-sources") } : {}),
     ...(toolsText !== undefined && toolsText !== "default" ? { tools: withCompanions(splitToolList(toolsText).map(anvilName)) } : {}),
     prompt: words.join(" ").trim(),

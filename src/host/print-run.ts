@@ -36,7 +36,11 @@ export const printRun = async (flags: PrintFlags, io: CliIO, root: string | unde
   // What `anvil run` has no flag for goes in directly: a dropped --disallowedTools would run what the caller forbade.
   const mcpSources = mcpConfigSources(flags.mcpConfigs, io.cwd, (message) => io.err(`anvil: ${message}\n`))
   return runCommand(printArgs(flags), io, root, flags.tools ? tools.filter((t) => flags.tools!.includes(t.name)) : tools, false, {
-    ...(flags.disallowed.length > 0 ? { configOverrides: { permission: denyRules(flags.disallowed) } } : {}),
+    configOverrides: {
+      ...(flags.disallowed.length > 0 ? { permission: denyRules(flags.disallowed) } : {}),
+      // Sandboxed commands are asked about unless --settings says sandbox.autoAllowBashIfSandboxed (Claude Code's rule).
+      ...(flags.autoAllowSandboxed ? {} : { sandbox: { auto_allow: false } }),
+    },
     ...(flags.systemPrompt !== undefined || flags.appendSystemPrompt !== undefined
       ? { systemPrompt: { ...(flags.systemPrompt !== undefined ? { replace: flags.systemPrompt } : {}), ...(flags.appendSystemPrompt !== undefined ? { append: flags.appendSystemPrompt } : {}) } }
       : {}),

@@ -95,8 +95,9 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       configOverrides: {
         ...(disallowed.length > 0 ? { permission: denyRules(disallowed) } : {}),
         ...skillsOnly(initialize),
-        // A host that answers permission requests decides about every asking call, sandboxed commands included.
-        ...(flags.promptToolStdio ? { sandbox: { auto_allow: false } } : {}),
+        // As in Claude Code, a sandboxed command is asked about like any other unless the program's settings say
+        // sandbox.autoAllowBashIfSandboxed: an allowedTools rule for one command does not let the others through.
+        ...(flags.autoAllowSandboxed ? {} : { sandbox: { auto_allow: false } }),
       },
       plugins: { onProblem },
       mcp: { extraSources: mcpConfigSources([...flags.mcpConfigs, ...initMcpConfigs], io.cwd, onProblem) },

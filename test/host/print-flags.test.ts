@@ -37,4 +37,17 @@ describe("Claude print-mode flags", () => {
     expect(files).toMatchObject({ systemPrompt: "You review code.\n", appendSystemPrompt: "Be brief.\n", ignored: [], errors: [] })
     expect(parsePrintFlags(["--system-prompt-file", join(dir, "missing.md")]).errors).toEqual([`--system-prompt-file: cannot read ${join(dir, "missing.md")} (ENOENT)`])
   })
+  test("--settings: sandboxed commands run unasked only with sandbox.enabled and autoAllowBashIfSandboxed; other settings are named as not acted on", () => {
+    const sandbox = JSON.stringify({ sandbox: { enabled: true, autoAllowBashIfSandboxed: true, failIfUnavailable: true } })
+    expect(parsePrintFlags(["--settings", sandbox])).toMatchObject({ autoAllowSandboxed: true, ignored: [], errors: [] })
+    // Claude Code's default: asked, as any command.
+    expect(parsePrintFlags([]).autoAllowSandboxed).toBe(false)
+    expect(parsePrintFlags(["--settings", JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } })]).autoAllowSandboxed).toBe(false)
+    const more = parsePrintFlags(["--settings", JSON.stringify({ sandbox: { enabled: true, autoAllowBashIfSandboxed: true, network: {} }, env: { A: "1" } })])
+    expect(more).toMatchObject({ autoAllowSandboxed: true, ignored: ["--settings (sandbox.network, env)"] })
+    const dir = writeTree(tempDir(), { "settings.json": sandbox })
+    expect(parsePrintFlags(["--settings", join(dir, "settings.json")]).autoAllowSandboxed).toBe(true)
+    expect(parsePrintFlags(["--settings", "{not json"]).errors[0]).toContain("--settings is not valid JSON")
+    expect(parsePrintFlags(["--settings", join(dir, "missing.json")]).errors).toEqual([`--settings: cannot read ${join(dir, "missing.json")} (ENOENT)`])
+  })
 })
