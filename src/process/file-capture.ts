@@ -163,6 +163,15 @@ export class FileCapture {
   }
 }
 
+/** The size of an open file (0 when it cannot be read). */
+export const sizeOf = (fd: number): number => {
+  try {
+    return fstatSync(fd).size
+  } catch {
+    return 0
+  }
+}
+
 /** Up to `length` bytes of an open file from `at` (fewer at its end, or where reading failed). */
 export const readRange = (fd: number, at: number, length: number): Uint8Array => {
   const out = new Uint8Array(Math.max(0, length))

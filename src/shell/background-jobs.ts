@@ -1,5 +1,5 @@
 import { Deferred, Effect, type Fiber } from "effect"
-import { fstatSync } from "node:fs"
+import { sizeOf } from "../process/file-capture.ts"
 import { randomBytes } from "node:crypto"
 import type { SpillStream } from "../output/spill-store.ts"
 import { statusOf } from "./background-end.ts"
@@ -32,15 +32,6 @@ export interface Job {
   endSeen: boolean
   /** Brings its output file up to date before it is looked at (a moved command's output is copied in then). */
   refresh: () => void
-}
-
-/** The size of an open file (0 when it cannot be read). */
-export const sizeOf = (fd: number): number => {
-  try {
-    return fstatSync(fd).size
-  } catch {
-    return 0
-  }
 }
 
 export const makeJobTable = () => {

@@ -1,8 +1,8 @@
 import { Deferred, Effect } from "effect"
-import { countNewlines, readRange } from "../process/file-capture.ts"
+import { countNewlines, readRange, sizeOf } from "../process/file-capture.ts"
 import { excerpt, lineCount } from "../process/output-excerpt.ts"
 import type { CapturedStream } from "../process/output-capture.ts"
-import { sizeOf, type Job, type JobTable } from "./background-jobs.ts"
+import type { Job, JobTable } from "./background-jobs.ts"
 import type { BackgroundOutput, ReadOptions } from "./background-types.ts"
 
 /**

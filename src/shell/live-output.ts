@@ -1,16 +1,7 @@
-import { fstatSync } from "node:fs"
-import { readRange } from "../process/file-capture.ts"
+import { readRange, sizeOf } from "../process/file-capture.ts"
 
 /** At most this much is read into memory at once while output is copied. */
 const CHUNK = 1 << 20
-
-const sizeOf = (fd: number): number => {
-  try {
-    return fstatSync(fd).size
-  } catch {
-    return 0
-  }
-}
 
 /**
  * A foreground command's output while it runs, for when a program moves the command to the background (Claude
