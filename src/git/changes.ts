@@ -22,6 +22,16 @@ export interface DiffResult {
   readonly files: ReadonlyArray<ChangedFile>
   /** Paths with merge conflicts: left out of the diff (git would show a combined diff). */
   readonly unmerged: ReadonlyArray<string>
+  /** Changes left out, with their patches, because `hides` hides a path they name (a submodule's as a folder). */
+  readonly withheld: ReadonlyArray<{ readonly path: string; readonly dir: boolean }>
+}
+
+/** What a diff is asked for: staged or not, under which paths, with renames; `hides` leaves paths out of it. */
+export interface DiffOptions {
+  readonly staged: boolean
+  readonly prefixes: ReadonlyArray<string>
+  readonly renames: boolean
+  readonly hides?: ((path: string, dir: boolean) => boolean) | undefined
 }
 
 const isLink = (mode: number) => (mode & 0o170000) === 0o120000
@@ -58,17 +68,22 @@ const statusOf = (c: FileChange): string =>
  * `git diff` (index → working tree) or `git diff --staged` (HEAD → index),
  * limited to `prefixes` when given. Staged renames are detected as git does.
  */
-export const repositoryDiff = (
-  repo: Repository,
-  options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string>; readonly renames: boolean },
-): Effect.Effect<DiffResult, GitError> =>
+export const repositoryDiff = (repo: Repository, options: DiffOptions): Effect.Effect<DiffResult, GitError> =>
   Effect.gen(function* () {
     const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
     const snapshot = yield* readSnapshot(repo, { workdir: !options.staged, prefixes: options.prefixes })
     return yield* repo.call("diff", async () => {
       const conflicts = unmergedStages(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
       const under = (path: string) => options.prefixes.length === 0 || options.prefixes.some((p) => path === p || path.startsWith(`${p}/`))
-      const unmerged = [...conflicts.keys()].filter(under).sort(compareBytes)
+      const hides = options.hides ?? (() => false)
+      const withheld: Array<{ path: string; dir: boolean }> = []
+      const unmerged: Array<string> = []
+      for (const path of conflicts.keys()) {
+        if (!under(path)) continue
+        if (hides(path, false)) withheld.push({ path, dir: false })
+        else unmerged.push(path)
+      }
+      unmerged.sort(compareBytes)
       const rules = repo.workTree()
       const binary = (path: string) => {
         const b = rules.diffBinary(path)
@@ -132,12 +147,18 @@ export const repositoryDiff = (
       const parts: Array<string> = []
       const files: Array<ChangedFile> = []
       for (const c of ordered) {
+        const dir = c.old?.mode === GITLINK || c.new?.mode === GITLINK
+        const hidden = [c.old?.path, c.new?.path].filter((p) => p !== undefined).find((p) => hides(p, dir))
+        if (hidden !== undefined) {
+          withheld.push({ path: hidden, dir })
+          continue
+        }
         const { text, stats } = formatFileDiff(c)
         parts.push(text)
         const old = c.old?.path
         const path = (c.new ?? c.old)!.path
         files.push({ path, ...(old !== undefined && old !== path ? { old_path: old } : {}), status: statusOf(c), ...stats })
       }
-      return { content: parts.join("\n"), files, unmerged }
+      return { content: parts.join("\n"), files, unmerged, withheld }
     })
   })

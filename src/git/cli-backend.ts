@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import type { GitError } from "./git-error.ts"
-import type { ChangedFile, DiffResult } from "./changes.ts"
+import type { ChangedFile, DiffOptions, DiffResult } from "./changes.ts"
 import type { GitCli } from "./git-cli.ts"
 import type { HistoryPage, LogCommit } from "./history.ts"
 import type { Repository } from "./repository.ts"
@@ -115,6 +115,7 @@ interface RawChange {
 }
 
 const isLinkMode = (mode: string) => mode.startsWith("12")
+const GITLINK_MODE = "160000"
 
 /**
  * Where the raw records at the start of `git diff --raw -z -p` end: each is a header (":…", its last word the
@@ -212,12 +213,26 @@ const countLines = (patch: string, chunk: Chunk): { additions: number; deletions
  * record (two for a file ↔ symlink change, which git prints as a deletion and
  * an addition) with its chunk's line counts, and the text of those chunks,
  * each without its last newline, joined by newlines. Unmerged paths are listed
- * apart, without their combined diff, as the built-in diff does.
+ * apart, without their combined diff, as the built-in diff does. A record
+ * naming a path `hides` hides is left out with its chunks.
  */
-export const parseDiff = (bytes: Uint8Array): DiffResult => {
+export const parseDiff = (bytes: Uint8Array, hides?: DiffOptions["hides"]): DiffResult => {
   const { raw, patch } = splitRawPatch(bytes)
   const chunks = chunksOf(patch)
-  const unmerged = [...new Set(raw.filter((r) => r.status === "U").map((r) => r.path))].sort(compareBytes)
+  const withheld: Array<{ path: string; dir: boolean }> = []
+  const hiding = (r: RawChange): { path: string; dir: boolean } | undefined => {
+    if (hides === undefined) return undefined
+    const dir = r.oldMode === GITLINK_MODE || r.newMode === GITLINK_MODE
+    return [r.oldPath, r.path].filter((p) => p !== undefined).map((path) => ({ path, dir })).find((p) => hides(p.path, p.dir))
+  }
+  const conflicted = new Set<string>()
+  for (const r of raw) {
+    if (r.status !== "U") continue
+    const hidden = hiding(r)
+    if (hidden === undefined) conflicted.add(r.path)
+    else withheld.push(hidden)
+  }
+  const unmerged = [...conflicted].sort(compareBytes)
   const files: Array<ChangedFile> = []
   // Consecutive chunks are copied as one slice: dropping a chunk's last newline and joining with one gives the same text.
   const pieces: Array<string> = []
@@ -237,6 +252,13 @@ export const parseDiff = (bytes: Uint8Array): DiffResult => {
     if (r.status === "U") continue
     const split = r.status === "T" && isLinkMode(r.oldMode) !== isLinkMode(r.newMode)
     const sides: ReadonlyArray<string> = split ? ["deleted", "added"] : [r.status === "A" ? "added" : r.status === "D" ? "deleted" : r.status === "R" ? "renamed" : "modified"]
+    const hidden = hiding(r)
+    if (hidden !== undefined) {
+      // Left out with its patch: the chunks it would have used are passed over.
+      next += sides.length
+      withheld.push(hidden)
+      continue
+    }
     for (const status of sides) {
       const chunk = chunks[next++]
       add(chunk)
@@ -249,16 +271,12 @@ export const parseDiff = (bytes: Uint8Array): DiffResult => {
     }
   }
   if (open !== undefined) pieces.push(patch.slice(open.start, open.end))
-  return { content: pieces.join("\n"), files, unmerged }
+  return { content: pieces.join("\n"), files, unmerged, withheld }
 }
 
 /** `git diff` or `git diff --staged` through the git command line, unmerged paths left out as the built-in diff does. */
-export const cliDiff = (
-  repo: Repository,
-  cli: GitCli,
-  options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string>; readonly renames: boolean },
-): Effect.Effect<DiffResult, GitError> =>
-  cli.run(repo.dir, diffArgs(options)).pipe(Effect.map((out) => parseDiff(out.stdout)))
+export const cliDiff = (repo: Repository, cli: GitCli, options: DiffOptions): Effect.Effect<DiffResult, GitError> =>
+  cli.run(repo.dir, diffArgs(options)).pipe(Effect.map((out) => parseDiff(out.stdout, options.hides)))
 
 /** The commits reachable from HEAD (`git rev-list --count`), or undefined when git cannot say. */
 const commitCount = (repo: Repository, cli: GitCli): Effect.Effect<number | undefined> =>

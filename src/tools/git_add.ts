@@ -15,6 +15,7 @@ import { openChecked } from "../workspace/checked-open.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_add.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
+import { gitHidden, splitHidden, withheldReport } from "./git-hidden.ts"
 import { gitError, type GitError } from "../git/git-error.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { counted } from "../protocol/plural.ts"
@@ -134,18 +135,25 @@ export const gitAddTool = defineTool({
           ),
         )
       }
-      const { changes, ignored } = staged
+      const { ignored } = staged
+      // Staged all the same (git add stages what it is told): only the names `read` may not open are left out.
+      const hidden = yield* gitHidden("git_add", repo)
+      const { kept: changes, withheld } = splitHidden(hidden, staged.changes, (c) => [{ path: c.path, dir: false }])
+      const report = withheldReport(hidden, withheld, "staged path")
       const files = changes.map((c) => c.path)
       const lines = changes.map((c) => `${c.change === "added" ? "A" : c.change === "deleted" ? "D" : "M"}  ${c.path}`)
-      const summary = changes.length === 0 ? "Nothing new to stage: the named paths match the index already." : `Staged ${counted(changes.length, "file")}:`
+      const summary =
+        changes.length === 0
+          ? withheld.length === 0 ? "Nothing new to stage: the named paths match the index already." : "Staged:"
+          : `Staged ${counted(changes.length, "file")}:`
       const skipped =
         ignored.length > 0 ? `\n\nSkipped (ignored by .gitignore, not staged): ${ignored.join(", ")}. Stage them only if the user asks, with Bash \`git add -f\`.` : ""
       return {
         ...(ignored.length > 0 ? { status: "partial" as const } : {}),
         header: `GitAdd: ${given.join(", ")}`,
-        data: { ok: true, files, changes, ...(ignored.length > 0 ? { ignored } : {}) },
-        text: `${summary}${lines.length > 0 ? `\n${lines.join("\n")}` : ""}${skipped}`,
-        stats: { staged: changes.length },
+        data: { ok: true, files, changes, ...(ignored.length > 0 ? { ignored } : {}), ...report.data },
+        text: `${summary}${lines.length > 0 ? `\n${lines.join("\n")}` : ""}${report.text === "" ? "" : `\n${report.text}`}${skipped}`,
+        stats: { staged: changes.length + withheld.length },
         ...(ignored.length > 0 ? { hints: [hint("GitStatus", "medium", { short: true })] } : {}),
       }
     }))),

@@ -21,6 +21,7 @@ import { defineTool } from "../tool-framework/definition.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import description from "./git_commit.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
+import { gitHidden, splitHidden, withheldReport } from "./git-hidden.ts"
 
 /** Options that rewrite history, force or skip checks: never honoured, even written into the message. */
 const REFUSED = /^(?:--?)(amend|force|no-verify|no-edit|allow-empty|allow-empty-message|fixup|squash|reset-author|all|a|n|f|c|C)\b/
@@ -180,14 +181,19 @@ export const gitCommitTool = defineTool({
       yield* runHook({ hooksDir, name: "post-commit", args: [], cwd: repo.dir, env: hookEnv, timeoutMs }).pipe(Effect.ignore)
       const subject = finalMessage.split("\n")[0]!
       const root = head.commit === undefined ? " (root-commit)" : ""
-      const lines = changes.map((c) =>
+      // Committed all the same: only the names `read` may not open are left out of the answer.
+      const hidden = yield* gitHidden("git_commit", repo)
+      const all = changes
+      const { kept: shown, withheld } = splitHidden(hidden, all, (c) => [...(c.from === undefined ? [] : [{ path: c.from, dir: false }]), { path: c.path, dir: false }])
+      const report = withheldReport(hidden, withheld, "committed path")
+      const lines = shown.map((c) =>
         c.change === "renamed" ? ` rename ${c.from} => ${c.path}` : ` ${c.change === "added" ? "create" : c.change === "deleted" ? "delete" : "modify"} ${c.path}`,
       )
       return {
         header: `GitCommit: ${oid.slice(0, 7)}`,
-        data: { ok: true, commit: oid, branch: head.branch, subject, files: changes },
-        text: `[${head.branch}${root} ${oid.slice(0, 7)}] ${subject}\n ${changes.length} file${changes.length === 1 ? "" : "s"} changed\n${lines.join("\n")}`,
-        stats: { files: changes.length },
+        data: { ok: true, commit: oid, branch: head.branch, subject, files: shown, ...report.data },
+        text: `[${head.branch}${root} ${oid.slice(0, 7)}] ${subject}\n ${all.length} file${all.length === 1 ? "" : "s"} changed\n${lines.join("\n")}${report.text === "" ? "" : `\n${report.text}`}`,
+        stats: { files: all.length },
       }
     })),
 })

@@ -12,6 +12,8 @@ import { Workspace } from "../workspace/workspace.ts"
 import description from "./git_diff.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { gitHidden, withheldReport } from "./git-hidden.ts"
+import { refuseHiddenRoot } from "./hidden-search.ts"
 
 /** git_diff: unified diffs of unstaged (index → working tree) or staged (HEAD → index) changes. */
 export const gitDiffTool = defineTool({
@@ -28,10 +30,13 @@ export const gitDiffTool = defineTool({
     ),
     path: Schema.optionalKey(Schema.String.annotate({ description: "Only this file or folder." })),
   }),
+  // A diff of a path `read` may not open is refused as read refuses it (a deleted file's content included).
+  precheck: ({ path }) => (path === undefined || path === "" ? Effect.void : refuseHiddenRoot("git_diff", path, true)),
   run: ({ staged, path }) =>
     withGitErrors(withWorkspaceErrors(Effect.gen(function* () {
       const workspace = yield* Workspace
       const repo = yield* openRepository
+      const hidden = yield* gitHidden("git_diff", repo)
       let prefix: string | undefined
       let absolute: string | undefined
       if (path !== undefined && path !== "" && path !== ".") {
@@ -46,7 +51,7 @@ export const gitDiffTool = defineTool({
       }
       const prefixes = prefix !== undefined && prefix !== "" ? [prefix] : []
       const cli = yield* gitCli
-      const options = { staged: staged === true, prefixes, renames: detectsRenames(repo.settings(), "diff") }
+      const options = { staged: staged === true, prefixes, renames: detectsRenames(repo.settings(), "diff"), hides: hidden?.hides }
       // The built-in diff (and the diff library under it) is loaded only when there is no git to run.
       const diff = cli
         ? yield* cliDiff(repo, cli, options)
@@ -56,7 +61,8 @@ export const gitDiffTool = defineTool({
       const additions = diff.files.reduce((n, f) => n + f.additions, 0)
       const deletions = diff.files.reduce((n, f) => n + f.deletions, 0)
       // A path that names nothing on disk has no changes to show: say so rather than "no changes" (a wildcard is no pattern here).
-      const missing = diff.files.length === 0 && absolute !== undefined && !(yield* (yield* FileSystem).exists(absolute).pipe(Effect.orElseSucceed(() => true)))
+      const withheld = withheldReport(hidden, diff.withheld, "changed path")
+      const missing = diff.files.length === 0 && diff.withheld.length === 0 && absolute !== undefined && !(yield* (yield* FileSystem).exists(absolute).pipe(Effect.orElseSucceed(() => true)))
       const summary = missing
         ? `No ${which} changes${scope}: no file or folder '${prefix}' exists in the work tree${/[*?[]/.test(prefix ?? "") ? " (the path is taken literally, not as a wildcard pattern)" : ""}. Name one file or folder, or leave path out for every change${staged === true ? "" : " (a file removed with git rm shows with staged: true)"}.`
         : diff.files.length === 0
@@ -68,8 +74,8 @@ export const gitDiffTool = defineTool({
           : ""
       return {
         header: `GitDiff${staged === true ? " (staged)" : ""}${prefix ? `: ${prefix}` : ""}`,
-        data: { content: diff.content, files: diff.files, staged: staged === true, ...(diff.unmerged.length > 0 ? { unmerged: diff.unmerged } : {}) },
-        text: `${summary}${conflicted}${diff.content === "" ? "" : `\n\n${diff.content}`}`,
+        data: { content: diff.content, files: diff.files, staged: staged === true, ...(diff.unmerged.length > 0 ? { unmerged: diff.unmerged } : {}), ...withheld.data },
+        text: `${summary}${withheld.text === "" ? "" : ` ${withheld.text}`}${conflicted}${diff.content === "" ? "" : `\n\n${diff.content}`}`,
         stats: { files: diff.files.length, additions, deletions },
         ...(path !== undefined ? { context: { path_resolved: prefix ?? "." } } : {}),
       }

@@ -11,6 +11,7 @@ import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import description from "./git_status.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
+import { gitHidden, splitHidden, withheldReport } from "./git-hidden.ts"
 
 const count = (n: number, what: string) => `${n} ${what}`
 
@@ -45,7 +46,15 @@ export const gitStatusTool = defineTool({
       // status.showUntrackedFiles from the repository's or the user's git config, as git status honours it.
       const mode = untrackedMode(repo.settings())
       const answer = cli ? yield* cliStatus(repo, cli, mode) : yield* builtinStatus(repo, mode)
-      const { entries, upstream } = answer
+      const { upstream } = answer
+      // What `read` may not open is not named: an untracked folder ("dir/") or a submodule is judged as a folder.
+      const hidden = yield* gitHidden("git_status", repo)
+      const { kept: entries, withheld } = splitHidden(hidden, answer.entries, (e) => {
+        const dir = e.path.endsWith("/") || e.submodule !== undefined
+        const path = e.path.replace(/\/$/, "")
+        return e.orig_path === undefined ? [{ path, dir }] : [{ path: e.orig_path, dir }, { path, dir }]
+      })
+      const report = withheldReport(hidden, withheld, "changed path")
       const sparsePercent = short === true ? undefined : yield* repo.call("status", async () => sparseCheckoutPercent(repo))
       const head = sparsePercent === undefined ? answer.head : { ...answer.head, sparsePercent }
       const { unmerged, staged, unstaged, untracked } = countEntries(entries)
@@ -55,9 +64,10 @@ export const gitStatusTool = defineTool({
       // The long format's first line: a detached HEAD named as git names it, or the rebase under way.
       const where = headLines(head, undefined, 0)[0]!.replace(/\.$/, "")
       const summary =
-        entries.length === 0
+        entries.length === 0 && withheld.length === 0
           ? `${where}: nothing to commit, working tree clean.`
           : `${where}: ${[...(unmerged > 0 ? [count(unmerged, "unmerged (conflicts)")] : []), count(staged, "staged"), count(unstaged, "unstaged"), count(untracked, "untracked")].join(", ")}.`
+      const note = report.text === "" ? "" : `\n\n${report.text}`
       return {
         header: `GitStatus: ${head.branch ?? "(detached)"}`,
         data: {
@@ -65,10 +75,11 @@ export const gitStatusTool = defineTool({
           branch: head.branch ?? null,
           commit: head.commit ?? null,
           entries,
-          clean: entries.length === 0,
+          clean: entries.length === 0 && withheld.length === 0,
           ...(upstream ? { upstream } : {}),
+          ...report.data,
         },
-        text: short === true ? `${summary}${content ? `\n\n${content}` : ""}` : content,
+        text: short === true ? `${summary}${content ? `\n\n${content}` : ""}${note}` : `${content}${note}`,
         stats: { staged, unstaged, untracked, unmerged },
       }
     })),

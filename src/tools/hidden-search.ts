@@ -16,16 +16,17 @@ export const shownForms = (ws: Workspace["Service"], display: string, real: stri
 /**
  * A search tool's precheck: a search rooted at a path the rules hide (a denied file, a folder a deny rule
  * covers) is refused with PERMISSION_DENIED naming the rule, as read refuses that path. A path that does not
- * resolve is left to the call.
+ * resolve is left to the call, and so is one that names nothing unless `missingToo` (git_diff shows a deleted
+ * file's content: a name the rules hide as a file or as a folder is refused).
  */
-export const refuseHiddenRoot = (toolName: string, input: string) =>
+export const refuseHiddenRoot = (toolName: string, input: string, missingToo = false) =>
   Effect.gen(function* () {
     const hidden = yield* searchHidden(toolName)
     if (hidden === undefined) return
     const ws = yield* Workspace
     const resolved = yield* Effect.option(ws.resolve(input))
-    if (Option.isNone(resolved) || !resolved.value.exists) return
-    const { display, real } = resolved.value
+    if (Option.isNone(resolved) || (!resolved.value.exists && !missingToo)) return
+    const { display, real, exists } = resolved.value
     const dir = yield* Effect.sync(() => {
       try {
         return kindOfPath(real) === "Directory"
@@ -34,7 +35,7 @@ export const refuseHiddenRoot = (toolName: string, input: string) =>
       }
     })
     for (const form of shownForms(ws, display, real)) {
-      const rule = hidden.hidingRule(form, dir)
+      const rule = hidden.hidingRule(form, dir) ?? (exists ? undefined : hidden.hidingRule(form, true))
       if (rule === undefined) continue
       return yield* new ToolError({
         code: "PERMISSION_DENIED",

@@ -44,7 +44,7 @@ describe("parseDiff (git diff --raw -z -p)", () => {
   })
 
   test("no changes, and records without a patch", () => {
-    expect(parseDiff(new Uint8Array(0))).toEqual({ content: "", files: [], unmerged: [] })
+    expect(parseDiff(new Uint8Array(0))).toEqual({ content: "", files: [], unmerged: [], withheld: [] })
     const out = parseDiff(bytes(":100644 100755 1111111 1111111 M\0run.sh\0"))
     expect(out.files).toEqual([{ path: "run.sh", status: "modified", additions: 0, deletions: 0 }])
     expect(out.content).toBe("")

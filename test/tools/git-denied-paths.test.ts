@@ -1,0 +1,116 @@
+import { describe, expect, test, setDefaultTimeout } from "bun:test"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { answers } from "../support/git-parity.ts"
+import { callTool } from "../support/harness.ts"
+import { git, gitHome, gitRepo } from "../support/git-repo.ts"
+
+// Repositories are built with the git CLI; on a busy machine that takes longer than bun's 5 s default.
+setDefaultTimeout(120_000)
+
+const home = gitHome()
+const RULES = { read: { "secret/**": "deny", "*.pem": "deny" } }
+
+/** A repository with changes in denied places (secret/, *.pem) and in open ones, and its anvil.json excluded from git. */
+const deniedRepo = () => {
+  const root = gitRepo(home, { "a.txt": "a\n", "secret/key.txt": "hunter2\n", "secret/old.txt": "x\n".repeat(20), "k.pem": "PEM 1\n", "anvil.json": JSON.stringify({ permission: RULES }) }, { commit: "one" })
+  git(root, home, ["rm", "-q", "--cached", "anvil.json"])
+  git(root, home, ["commit", "-q", "-m", "untrack anvil.json"])
+  writeFileSync(join(root, ".git", "info", "exclude"), "anvil.json\n")
+  writeFileSync(join(root, "a.txt"), "a changed\n")
+  writeFileSync(join(root, "secret", "key.txt"), "hunter3\n")
+  writeFileSync(join(root, "k.pem"), "PEM 2\n")
+  mkdirSync(join(root, "secret", "new"))
+  writeFileSync(join(root, "secret", "new", "n.txt"), "n\n")
+  // A staged rename out of the denied folder: its old name is not shown either.
+  git(root, home, ["mv", "secret/old.txt", "moved.txt"])
+  writeFileSync(join(root, "b.pem"), "PEM new\n")
+  git(root, home, ["add", "b.pem"])
+  return root
+}
+
+const SECRETS = ["secret", "hunter", ".pem", "PEM"]
+const expectNoSecret = (text: string) => {
+  for (const s of SECRETS) expect(text).not.toContain(s)
+}
+
+for (const backend of ["cli", "isomorphic"] as const) {
+  describe(`git tools leave out what read deny rules hide (${backend})`, () => {
+    const env = { HOME: home, ANVIL_GIT_BACKEND: backend }
+
+    test("git_diff leaves out a denied file's patch and says how many paths which rule withheld", async () => {
+      const root = deniedRepo()
+      const out = await callTool(root, "git_diff", {}, { env })
+      expect(out.envelope.status).toBe("success")
+      const data = out.envelope.data as { content: string; files: Array<{ path: string }>; withheld: { count: number; rules: Array<{ rule: string }> } }
+      expect(data.files.map((f) => f.path)).toEqual(["a.txt"])
+      expectNoSecret(JSON.stringify(data.files) + data.content)
+      expect(data.content).toBe(git(root, home, ["diff", "--", "a.txt"]).replace(/\n$/, ""))
+      expect(data.withheld.count).toBe(2)
+      expect(out.envelope.text).toContain(
+        `1 file with unstaged changes: +1 -1. 2 changed paths not shown: the rules "read": {"*.pem": "deny"} and "read": {"secret/**": "deny"} in "permission" of ${join(root, "anvil.json")} (this project's settings) deny reading them. To see them, change those rules.`,
+      )
+      const staged = await callTool(root, "git_diff", { staged: true }, { env })
+      const sd = staged.envelope.data as { content: string; files: Array<{ path: string }>; withheld: { count: number } }
+      // The rename from secret/old.txt and the new b.pem are withheld; nothing else is staged.
+      expect(sd.files).toEqual([])
+      expect(sd.withheld.count).toBe(2)
+      expect(staged.envelope.text).toStartWith("# GitDiff (staged)\n\nNo staged changes. 2 changed paths not shown: ")
+      expectNoSecret(sd.content)
+    })
+
+    test("git_diff of a denied path, existing or deleted, is refused as read refuses it", async () => {
+      const root = deniedRepo()
+      for (const path of ["secret", "secret/key.txt", "k.pem", "secret/old.txt"]) {
+        const out = await callTool(root, "git_diff", { path }, { env })
+        expect(out.envelope.status).toBe("error")
+        expect(out.envelope.error?.code).toBe("PERMISSION_DENIED")
+        expect(out.envelope.error?.message).toContain(`is denied by the rule "read": {`)
+      }
+      const read = await callTool(root, "read", { path: "secret/key.txt" }, { env })
+      expect(read.envelope.error?.code).toBe("PERMISSION_DENIED")
+    })
+
+    test("git_status names no denied path, says how many it withheld, and is not 'clean'", async () => {
+      const root = deniedRepo()
+      for (const short of [false, true]) {
+        const out = await callTool(root, "git_status", { short }, { env })
+        const data = out.envelope.data as { entries: Array<{ path: string }>; clean: boolean; withheld: { count: number }; content: string }
+        expect(data.entries.map((e) => e.path)).toEqual(["a.txt"])
+        // key.txt, k.pem, secret/new/ (untracked folder), the rename from secret/old.txt, b.pem.
+        expect(data.withheld.count).toBe(5)
+        expectNoSecret(out.envelope.text.replace(/the rules? .* in "permission" of .*$/m, ""))
+        expect(out.envelope.text).toContain("5 changed paths not shown: the rules ")
+      }
+      // Only denied changes: not clean.
+      git(root, home, ["checkout", "-q", "--", "a.txt"])
+      const out = await callTool(root, "git_status", { short: true }, { env })
+      expect((out.envelope.data as { clean: boolean }).clean).toBe(false)
+      expect(out.envelope.text).not.toContain("nothing to commit")
+    })
+
+    test("git_add and git_commit stage and commit denied files as told, without naming them", async () => {
+      const root = deniedRepo()
+      const add = await callTool(root, "git_add", { paths: "." }, { env, configOverrides: { permission: { ...RULES, git_add: "allow", git_commit: "allow" } } })
+      expect(add.envelope.status).toBe("success")
+      expect((add.envelope.data as { files: Array<string> }).files).toEqual(["a.txt"])
+      expect(add.envelope.text).toContain("3 staged paths not shown: the rules ")
+      expectNoSecret(add.envelope.text.replace(/the rules? .* in "permission" of .*$/m, ""))
+      // git staged them all the same.
+      expect(git(root, home, ["diff", "--cached", "--name-only"])).toContain("secret/key.txt")
+      const commit = await callTool(root, "git_commit", { message: "all" }, { env, configOverrides: { permission: { ...RULES, git_add: "allow", git_commit: "allow" } } })
+      expect(commit.envelope.status).toBe("success")
+      expect((commit.envelope.data as { files: Array<{ path: string }> }).files.map((f) => f.path)).toEqual(["a.txt"])
+      expectNoSecret(commit.envelope.text.replace(/the rules? .* in "permission" of .*$/m, ""))
+      expect(commit.envelope.text).toContain("committed paths not shown")
+    })
+  })
+}
+
+test("both backends withhold the same paths with the same words", async () => {
+  const root = deniedRepo()
+  for (const [name, params] of [["git_status", {}], ["git_status", { short: true }], ["git_diff", {}], ["git_diff", { staged: true }]] as const) {
+    const { cli, iso } = await answers(home, root, name, params)
+    expect({ name, params, ...cli }).toEqual({ name, params, ...iso })
+  }
+})
