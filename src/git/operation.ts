@@ -227,8 +227,17 @@ export const operationLines = (op: OperationState | undefined, merging: boolean,
   return out
 }
 
+/**
+ * An interactive rebase stopped for the user to change history ('edit', 'break'): no pick is half-done (no
+ * MERGE_MSG, no CHERRY_PICK_HEAD), as git status tells "You are currently editing a commit". git commits on
+ * the detached HEAD there, and `git rebase --continue` goes on from that commit.
+ */
+export const atRebaseEditStop = (op: OperationState): boolean =>
+  op.rebase !== undefined && op.rebase.interactive && !op.mergeMessage && !op.concluding && op.cherryPick === undefined && op.revert === undefined && op.am === undefined
+
 /** The operation that a commit made now would cut across, for git_commit's refusal (undefined: none). */
 export const unfinishedOperation = (op: OperationState): { what: string; next: string } | undefined => {
+  if (atRebaseEditStop(op)) return undefined
   if (op.rebase) return { what: "A rebase is in progress", next: "git status && git rebase --continue" }
   if (op.am) return { what: "An am session is in progress", next: "git status && git am --continue" }
   if (op.cherryPick !== undefined) return { what: "A cherry-pick is in progress", next: "git status && git cherry-pick --continue" }

@@ -19,6 +19,8 @@ export interface RepositoryPlace {
   readonly commondir: string
   /** A `.git` file naming no git folder (moved or deleted): git stops there with an error, and so do the tools. */
   readonly brokenLink?: string
+  /** The working folder is in a git folder that has no work tree (a bare repository, or inside a `.git`): `gitdir` is it. */
+  readonly noWorkTree?: true
 }
 
 /** The stat of `path`, or undefined when there is none or it cannot be read (a folder we may not search). */
@@ -80,6 +82,9 @@ export const findRepository = (cwd: string): RepositoryPlace | undefined => {
       const place = placeAt(current, dotgit)
       if (isGitDirectory(place)) return place
     }
+    // A folder that is a git folder itself (a bare repository, or a .git entered): git finds it here, with no work tree.
+    const itself = placeAt(current, current)
+    if (isGitDirectory(itself)) return { ...itself, noWorkTree: true }
     const parent = dirname(current)
     if (parent === current) return undefined
     current = parent

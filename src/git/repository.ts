@@ -9,6 +9,8 @@ import { alternateObjectDirs, withAlternates } from "./alternates.ts"
 import { Config } from "../config/config.ts"
 import { indexedBlobId } from "./index-file.ts"
 import { isoGit } from "./iso-git.ts"
+import { noWorkTree } from "./no-work-tree.ts"
+import { gitDirElsewhere } from "./git-dir-env.ts"
 import { workTreeRules, type WorkTreeRules } from "./work-files.ts"
 import { isRefusal, storedContentFs, utf8NamesFs } from "./work-tree-fs.ts"
 import { findRepository, isGitDirectory, linkedGitdir, placeAt, repositorySettings, statOrUndefined, type RepositoryPlace } from "./repository-place.ts"
@@ -69,6 +71,8 @@ export const openRepository: Effect.Effect<Repository, GitError, Workspace | Git
   const { fs: client } = yield* GitFs
   const { env } = yield* Config
   const place = findRepository(workspace.cwd)
+  const elsewhere = gitDirElsewhere(env, workspace.cwd, place)
+  if (elsewhere !== undefined) return yield* Effect.fail(elsewhere)
   if (place === undefined) return yield* Effect.fail(notARepository(workspace.cwdDisplay))
   if (place.brokenLink !== undefined) {
     const file = workspace.display(join(place.dir, ".git"))
@@ -80,6 +84,7 @@ export const openRepository: Effect.Effect<Repository, GitError, Workspace | Git
       ),
     )
   }
+  if (place.noWorkTree) return yield* Effect.fail(noWorkTree(place.gitdir, workspace.display(place.gitdir), repositorySettings(place.gitdir, env, (p) => readText(client, p))))
   return openAt(place, client, env)
 })
 

@@ -11,7 +11,7 @@ import { gitCli } from "../git/git-cli.ts"
 import { gitZone } from "../git/history.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
 import { readHead, stagedRenames } from "../git/status.ts"
-import { unfinishedOperation } from "../git/operation.ts"
+import { atRebaseEditStop, unfinishedOperation } from "../git/operation.ts"
 import { compareBytes, readSnapshot } from "../git/tree-states.ts"
 import { unmergedStages } from "../git/index-file.ts"
 import { hint } from "../protocol/hint.ts"
@@ -105,7 +105,8 @@ export const gitCommitTool = defineTool({
           }),
         )
       }
-      if (head.branch === undefined) {
+      const editStop = head.operation !== undefined && atRebaseEditStop(head.operation)
+      if (head.branch === undefined && !editStop) {
         return yield* Effect.fail(
           toolError("CONFLICT", "HEAD is detached: a commit here would belong to no branch. Switch to a branch first.", {
             hints: [hint("Bash", "medium", { command: "git switch -c <new-branch>" })],
@@ -189,11 +190,16 @@ export const gitCommitTool = defineTool({
       const lines = shown.map((c) =>
         c.change === "renamed" ? ` rename ${c.from} => ${c.path}` : ` ${c.change === "added" ? "create" : c.change === "deleted" ? "delete" : "modify"} ${c.path}`,
       )
+      // At a rebase's edit stop the commit goes on the detached HEAD, as git's does; the rebase goes on from it.
+      const rebasing = head.branch === undefined
+        ? `\nCommitted on the detached HEAD of the interactive rebase stopped here (an 'edit' or 'break' stop), as git commit does; \`git rebase --continue\` goes on from this commit.`
+        : ""
       return {
         header: `GitCommit: ${oid.slice(0, 7)}`,
-        data: { ok: true, commit: oid, branch: head.branch, subject, files: shown, ...report.data },
-        text: `[${head.branch}${root} ${oid.slice(0, 7)}] ${subject}\n ${all.length} file${all.length === 1 ? "" : "s"} changed\n${lines.join("\n")}${report.text === "" ? "" : `\n${report.text}`}`,
+        data: { ok: true, commit: oid, branch: head.branch ?? null, subject, files: shown, ...report.data, ...(head.branch === undefined ? { detached: true, rebase: true } : {}) },
+        text: `[${head.branch ?? "detached HEAD"}${root} ${oid.slice(0, 7)}] ${subject}\n ${all.length} file${all.length === 1 ? "" : "s"} changed\n${lines.join("\n")}${report.text === "" ? "" : `\n${report.text}`}${rebasing}`,
         stats: { files: all.length },
+        ...(head.branch === undefined ? { hints: [hint("Bash", "medium", { command: "git rebase --continue" })] } : {}),
       }
     })),
 })

@@ -70,6 +70,32 @@ for (const backend of ["cli", "isomorphic"] as const) {
       git(root, home, ["rebase", "--abort"])
     })
 
+    test("git_commit at an interactive rebase's edit stop commits on the detached HEAD, as git does; the rebase goes on from it", async () => {
+      const root = gitRepo(home, { f: "1\n" }, { commit: "c1" })
+      for (const name of ["g", "h"]) {
+        writeFileSync(join(root, name), `${name}\n`)
+        git(root, home, ["add", name])
+        git(root, home, ["commit", "-q", "-m", `add ${name}`])
+      }
+      git(root, home, ["rebase", "-q", "-i", "HEAD~2"], { GIT_SEQUENCE_EDITOR: "sed -i 1s/^pick/edit/" })
+      await same(root, "You are currently editing a commit while rebasing branch 'main'")
+      const stop = git(root, home, ["rev-parse", "HEAD"]).trim()
+      writeFileSync(join(root, "between"), "inserted\n")
+      git(root, home, ["add", "between"])
+      const commit = await callTool(root, "git_commit", { message: "inserted at the edit stop" }, { env })
+      expect(commit.envelope.status).toBe("success")
+      const oid = (commit.envelope.data as { commit: string }).commit
+      expect(commit.envelope.text).toContain(`[detached HEAD ${oid.slice(0, 7)}] inserted at the edit stop`)
+      expect(commit.envelope.text).toContain("git rebase --continue")
+      expect(commit.envelope.data).toMatchObject({ branch: null, detached: true, rebase: true })
+      // The commit sits on the stop's commit, HEAD still detached; the rebase then finishes on top of it.
+      expect(git(root, home, ["rev-parse", "HEAD", "HEAD~1"]).trim().split("\n")).toEqual([oid, stop])
+      expect(git(root, home, ["rev-parse", "--abbrev-ref", "HEAD"]).trim()).toBe("HEAD")
+      git(root, home, ["rebase", "--continue"])
+      expect(git(root, home, ["log", "--format=%s"]).trim().split("\n")).toEqual(["add h", "inserted at the edit stop", "add g", "c1"])
+      // A pick stopped on a conflict still is no place for git_commit (the first test).
+    })
+
     test("a cherry-pick (one commit and a sequence), a revert, an am session and a bisect", async () => {
       const root = diverged()
       fails(root, ["cherry-pick", "b~2"])
