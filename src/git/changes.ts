@@ -10,7 +10,7 @@ import { formatFileDiff, type DiffSide, type FileChange } from "./unified-diff.t
 export interface ChangedFile {
   readonly path: string
   readonly old_path?: string
-  /** added, modified, deleted, renamed, typechange. */
+  /** added, modified, deleted, renamed, copied, typechange. */
   readonly status: string
   readonly additions: number
   readonly deletions: number
@@ -31,6 +31,8 @@ export interface DiffOptions {
   readonly staged: boolean
   readonly prefixes: ReadonlyArray<string>
   readonly renames: boolean
+  /** diff.renames = copies: staged copies are found too (`--find-copies`). */
+  readonly copies?: boolean | undefined
   readonly hides?: ((path: string, dir: boolean) => boolean) | undefined
 }
 
@@ -62,7 +64,7 @@ const split = (change: FileChange): ReadonlyArray<FileChange> =>
   change.old && change.new && isLink(change.old.mode) !== isLink(change.new.mode) ? [{ old: change.old }, { new: change.new }] : [change]
 
 const statusOf = (c: FileChange): string =>
-  !c.old ? "added" : !c.new ? "deleted" : c.old.path !== c.new.path ? "renamed" : "modified"
+  !c.old ? "added" : !c.new ? "deleted" : c.old.path !== c.new.path ? (c.copy === true ? "copied" : "renamed") : "modified"
 
 /**
  * `git diff` (index → working tree) or `git diff --staged` (HEAD → index),
@@ -97,13 +99,13 @@ export const repositoryDiff = (repo: Repository, options: DiffOptions): Effect.E
         a.oid === b.oid && (!fileMode || a.mode === b.mode)
       const changes: Array<FileChange> = []
       if (options.staged) {
-        const renames = options.renames ? await stagedRenames(repo, snapshot.states) : []
-        const renamedFrom = new Set(renames.map((r) => r.from))
+        const renames = options.renames ? await stagedRenames(repo, snapshot.states, options.copies === true) : []
+        const renamedFrom = new Set(renames.filter((r) => !r.copy).map((r) => r.from))
         const byPath = new Map(snapshot.states.map((s) => [s.path, s]))
         for (const r of renames) {
           const src = byPath.get(r.from)!.head!
           const dst = byPath.get(r.to)!.stage!
-          changes.push({ old: await blob(r.from, src), new: await blob(r.to, dst), score: r.score })
+          changes.push({ old: await blob(r.from, src), new: await blob(r.to, dst), score: r.score, ...(r.copy ? { copy: true } : {}) })
         }
         const renamedTo = new Set(renames.map((r) => r.to))
         for (const s of snapshot.states) {

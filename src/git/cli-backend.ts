@@ -251,7 +251,7 @@ export const parseDiff = (bytes: Uint8Array, hides?: DiffOptions["hides"]): Diff
   for (const r of raw) {
     if (r.status === "U") continue
     const split = r.status === "T" && isLinkMode(r.oldMode) !== isLinkMode(r.newMode)
-    const sides: ReadonlyArray<string> = split ? ["deleted", "added"] : [r.status === "A" ? "added" : r.status === "D" ? "deleted" : r.status === "R" ? "renamed" : "modified"]
+    const sides: ReadonlyArray<string> = split ? ["deleted", "added"] : [r.status === "A" ? "added" : r.status === "D" ? "deleted" : r.status === "R" ? "renamed" : r.status === "C" ? "copied" : "modified"]
     const hidden = hiding(r)
     if (hidden !== undefined) {
       // Left out with its patch: the chunks it would have used are passed over.

@@ -1,6 +1,6 @@
 import { readFileSync, realpathSync } from "node:fs"
 import { COUNT_ARGS, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, diffArgs, gitCommand, gitSetup, logArgs, sameCommand, statusArgs, type GitCommand } from "./git-command.ts"
-import { detectsRenames, findRepository, repositorySettings, untrackedMode } from "./repository-place.ts"
+import { detectsCopies, detectsRenames, findRepository, repositorySettings, untrackedMode } from "./repository-place.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
 /**
@@ -52,7 +52,7 @@ const plannedArgs = (argv: ReadonlyArray<string>, settings: () => ReadonlyMap<st
     case "git_status":
       return onlyKeys(params, ["short"]) && maybeBoolean(params.short) ? [statusArgs(untrackedMode(settings()))] : []
     case "git_diff":
-      return onlyKeys(params, ["staged"]) && maybeBoolean(params.staged) ? [diffArgs({ staged: params.staged === true, prefixes: [], renames: detectsRenames(settings(), "diff") })] : []
+      return onlyKeys(params, ["staged"]) && maybeBoolean(params.staged) ? [diffArgs({ staged: params.staged === true, prefixes: [], renames: detectsRenames(settings(), "diff"), copies: detectsCopies(settings(), "diff") })] : []
     case "git_log": {
       const limit = params.limit ?? DEFAULT_LOG_LIMIT
       if (!onlyKeys(params, ["limit", "oneline"]) || !maybeBoolean(params.oneline) || !Number.isInteger(limit)) return []

@@ -107,9 +107,14 @@ export const statusArgs = (mode: UntrackedMode): ReadonlyArray<string> => [
 ]
 
 /** The arguments of the diff the git_diff tool reads (`prefixes`: repository-relative paths, none for all). */
-export const diffArgs = (options: { readonly staged: boolean; readonly prefixes: ReadonlyArray<string>; readonly renames: boolean }): ReadonlyArray<string> => [
+export const diffArgs = (options: {
+  readonly staged: boolean
+  readonly prefixes: ReadonlyArray<string>
+  readonly renames: boolean
+  readonly copies?: boolean | undefined
+}): ReadonlyArray<string> => [
   "diff",
-  ...(options.staged ? ["--cached", options.renames ? "--find-renames" : "--no-renames"] : ["--no-renames"]),
+  ...(options.staged ? ["--cached", !options.renames ? "--no-renames" : options.copies === true ? "--find-copies" : "--find-renames"] : ["--no-renames"]),
   "--raw", "-z", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
   "--",
   ...options.prefixes.map((p) => `:(top,literal)${p}`),

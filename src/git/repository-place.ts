@@ -111,6 +111,12 @@ export const detectsRenames = (settings: ReadonlyMap<string, string>, command: "
   return setting === undefined || !FALSE.test(setting)
 }
 
+/** Whether renames found are copies too (diff.renames or status.renames = copies, as git -C). */
+export const detectsCopies = (settings: ReadonlyMap<string, string>, command: "diff" | "status"): boolean => {
+  const setting = (command === "status" ? settings.get("status.renames") : undefined) ?? settings.get("diff.renames")
+  return setting !== undefined && /^cop(y|ies)$/i.test(setting)
+}
+
 /** status.showUntrackedFiles read as git reads it (a boolean false is "no", true and anything unknown "normal"). */
 export const untrackedMode = (settings: ReadonlyMap<string, string>): UntrackedMode => {
   const setting = settings.get("status.showuntrackedfiles")

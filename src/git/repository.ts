@@ -84,7 +84,7 @@ export const openRepository: Effect.Effect<Repository, GitError, Workspace | Git
       ),
     )
   }
-  if (place.noWorkTree) return yield* Effect.fail(noWorkTree(place.gitdir, workspace.display(place.gitdir), repositorySettings(place.gitdir, env, (p) => readText(client, p))))
+  if (place.noWorkTree) return yield* Effect.fail(noWorkTree(place.gitdir, place.gitdir === workspace.cwd ? place.gitdir : workspace.display(place.gitdir), repositorySettings(place.gitdir, env, (p) => readText(client, p))))
   return openAt(place, client, env)
 })
 

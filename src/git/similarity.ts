@@ -4,6 +4,7 @@
  * 50%, best score first. Similarity counts the bytes of 64-byte (or
  * newline-ended) chunks the two files share, over the larger file's size.
  */
+import { compareBytes } from "./tree-states.ts"
 
 /** git's MAX_SCORE: a score of 60000 is 100% similar. */
 export const MAX_SCORE = 60000
@@ -68,6 +69,8 @@ export interface RenameCandidate {
   readonly oid: string
   /** Regular files only take part in inexact matching (as in git). */
   readonly regular: boolean
+  /** A modified file, still there (a source of copies only): git counts it as one use of itself. */
+  readonly kept?: boolean
 }
 
 export interface RenamePair {
@@ -75,62 +78,78 @@ export interface RenamePair {
   readonly to: string
   /** 0..MAX_SCORE; MAX_SCORE for an exact rename. */
   readonly score: number
+  /** A copy: the source stays (it is kept, or another destination takes it as its rename). */
+  readonly copy: boolean
 }
 
 const basename = (p: string) => p.slice(p.lastIndexOf("/") + 1)
 
 /**
  * Pairs deleted paths with added paths. `load` reads a blob's bytes (only
- * called when an inexact comparison is needed).
+ * called when an inexact comparison is needed). With `copies` (diff.renames =
+ * copies) a source may serve several destinations and modified files are
+ * sources too, as git's -C: a pass for renames, then one for copies; of the
+ * destinations of a deleted source, the last in path order is its rename and
+ * the others copies, and every pair from a kept source is a copy.
  */
 export const findRenames = async (
   sources: ReadonlyArray<RenameCandidate>,
   destinations: ReadonlyArray<RenameCandidate>,
   load: (oid: string) => Promise<Uint8Array>,
+  copies = false,
 ): Promise<ReadonlyArray<RenamePair>> => {
-  const pairs: Array<RenamePair> = []
-  const usedSrc = new Set<number>()
+  const matched: Array<{ i: number; j: number; score: number }> = []
+  const uses = sources.map((s) => (s.kept === true ? 1 : 0))
   const doneDst = new Set<number>()
-  // Exact renames: same blob. A source with the same basename is preferred.
+  const record = (i: number, j: number, score: number) => {
+    uses[i]!++
+    doneDst.add(j)
+    matched.push({ i, j, score })
+  }
+  // Exact renames: same blob. A source not used yet, then one with the same basename, is preferred.
   const bySrcOid = new Map<string, Array<number>>()
   sources.forEach((s, i) => bySrcOid.set(s.oid, [...(bySrcOid.get(s.oid) ?? []), i]))
   destinations.forEach((d, j) => {
-    const candidates = (bySrcOid.get(d.oid) ?? []).filter((i) => !usedSrc.has(i))
+    const candidates = (bySrcOid.get(d.oid) ?? []).filter((i) => copies || uses[i] === 0)
     if (candidates.length === 0) return
-    const i = candidates.find((c) => basename(sources[c]!.path) === basename(d.path)) ?? candidates[0]!
-    usedSrc.add(i)
-    doneDst.add(j)
-    pairs.push({ from: sources[i]!.path, to: d.path, score: MAX_SCORE })
+    const rank = (i: number) => (uses[i] === 0 ? 2 : 0) + (basename(sources[i]!.path) === basename(d.path) ? 1 : 0)
+    const i = candidates.reduce((best, c) => (rank(c) > rank(best) ? c : best), candidates[0]!)
+    record(i, j, MAX_SCORE)
   })
 
-  const srcLeft = sources.map((s, i) => ({ s, i })).filter(({ s, i }) => !usedSrc.has(i) && s.regular)
+  const srcLeft = sources.map((s, i) => ({ s, i })).filter(({ s }) => s.regular)
   const dstLeft = destinations.map((d, j) => ({ d, j })).filter(({ d, j }) => !doneDst.has(j) && d.regular)
-  if (srcLeft.length === 0 || dstLeft.length === 0 || srcLeft.length * dstLeft.length > RENAME_LIMIT * RENAME_LIMIT) return pairs
-
-  const loaded = new Map<string, { size: number; hashes: Map<number, number> }>()
-  const info = async (oid: string) => {
-    let found = loaded.get(oid)
-    if (!found) {
-      const bytes = await load(oid)
-      found = { size: bytes.length, hashes: spanHashes(bytes) }
-      loaded.set(oid, found)
+  if (srcLeft.length > 0 && dstLeft.length > 0 && srcLeft.length * dstLeft.length <= RENAME_LIMIT * RENAME_LIMIT) {
+    const loaded = new Map<string, { size: number; hashes: Map<number, number> }>()
+    const info = async (oid: string) => {
+      let found = loaded.get(oid)
+      if (!found) {
+        const bytes = await load(oid)
+        found = { size: bytes.length, hashes: spanHashes(bytes) }
+        loaded.set(oid, found)
+      }
+      return found
     }
-    return found
-  }
-  const scored: Array<{ i: number; j: number; score: number; nameScore: number }> = []
-  for (const { d, j } of dstLeft) {
-    const dst = await info(d.oid)
-    for (const { s, i } of srcLeft) {
-      const score = similarityScore(await info(s.oid), dst)
-      if (score >= MIN_RENAME_SCORE) scored.push({ i, j, score, nameScore: basename(s.path) === basename(d.path) ? 1 : 0 })
+    const scored: Array<{ i: number; j: number; score: number; nameScore: number }> = []
+    for (const { d, j } of dstLeft) {
+      const dst = await info(d.oid)
+      for (const { s, i } of srcLeft) {
+        // Without copies only sources not used yet can be renamed: those are all that need reading.
+        if (!copies && uses[i] !== 0) continue
+        const score = similarityScore(await info(s.oid), dst)
+        if (score >= MIN_RENAME_SCORE) scored.push({ i, j, score, nameScore: basename(s.path) === basename(d.path) ? 1 : 0 })
+      }
+    }
+    scored.sort((a, b) => b.score - a.score || b.nameScore - a.nameScore || a.j - b.j || a.i - b.i)
+    // Renames first (each source once, a kept one never), then copies from any source.
+    for (const pass of copies ? [false, true] : [false]) {
+      for (const m of scored) {
+        if (doneDst.has(m.j) || (!pass && uses[m.i] !== 0)) continue
+        record(m.i, m.j, m.score)
+      }
     }
   }
-  scored.sort((a, b) => b.score - a.score || b.nameScore - a.nameScore || a.j - b.j || a.i - b.i)
-  for (const m of scored) {
-    if (usedSrc.has(m.i) || doneDst.has(m.j)) continue
-    usedSrc.add(m.i)
-    doneDst.add(m.j)
-    pairs.push({ from: sources[m.i]!.path, to: destinations[m.j]!.path, score: m.score })
-  }
-  return pairs
+  // In destination path order each pair takes one use of its source: the last use of a deleted one is the rename.
+  matched.sort((a, b) => compareBytes(destinations[a.j]!.path, destinations[b.j]!.path))
+  return matched.map(({ i, j, score }) => ({ from: sources[i]!.path, to: destinations[j]!.path, score, copy: --uses[i]! > 0 }))
 }

@@ -4,7 +4,7 @@ import { indexMarks, unmergedCode, unmergedStages } from "./index-file.ts"
 import { quotePath } from "./quote-path.ts"
 import type { Repository } from "./repository.ts"
 import type { UntrackedMode } from "./git-command.ts"
-import { detectsRenames, FALSE } from "./repository-place.ts"
+import { detectsCopies, detectsRenames, FALSE } from "./repository-place.ts"
 import type { DetachedFrom } from "./detached.ts"
 import { operationLines, withOperation, type OperationState } from "./operation.ts"
 import { findRenames, type RenameCandidate } from "./similarity.ts"
@@ -114,17 +114,19 @@ const collapse = (path: string, trackedDirs: ReadonlySet<string>): string => {
 }
 
 /** Staged renames among the paths deleted from and added to the index (git's default rename detection). */
-export const stagedRenames = async (repo: Repository, states: ReadonlyArray<PathState>) => {
+export const stagedRenames = async (repo: Repository, states: ReadonlyArray<PathState>, copies = false) => {
   // Symlinks and submodules pair by identical content only.
   const regular = (s: Side) => !isLink(s.mode) && s.mode !== GITLINK
+  // Copies come from deleted files and, as git -C takes them, from modified ones.
+  const modified = (s: PathState) => copies && s.head !== undefined && s.stage !== undefined && (s.head.oid !== s.stage.oid || s.head.mode !== s.stage.mode)
   const sources: Array<RenameCandidate> = states
-    .filter((s) => s.head && !s.stage)
-    .map((s) => ({ path: s.path, oid: s.head!.oid, regular: regular(s.head!) }))
+    .filter((s) => (s.head && !s.stage) || modified(s))
+    .map((s) => ({ path: s.path, oid: s.head!.oid, regular: regular(s.head!), ...(s.stage ? { kept: true } : {}) }))
   const destinations: Array<RenameCandidate> = states
     .filter((s) => !s.head && s.stage)
     .map((s) => ({ path: s.path, oid: s.stage!.oid, regular: regular(s.stage!) }))
   if (sources.length === 0 || destinations.length === 0) return []
-  return findRenames(sources, destinations, (oid) => readBlobBytes(repo, oid))
+  return findRenames(sources, destinations, (oid) => readBlobBytes(repo, oid), copies)
 }
 
 /**
@@ -174,12 +176,15 @@ export const statusEntries = async (
     if (s.head && !s.stage && s.workdir) addUntracked(s.path)
   }
   // status.renames (else diff.renames) off: a rename is a deletion and an addition, as git shows it then.
-  const renames = detectsRenames(repo.settings(), "status") ? await stagedRenames(repo, snapshot.states) : []
-  const from = new Map(renames.map((r) => [r.to, r.from]))
-  const sources = new Set(renames.map((r) => r.from))
+  const renames = detectsRenames(repo.settings(), "status") ? await stagedRenames(repo, snapshot.states, detectsCopies(repo.settings(), "status")) : []
+  const from = new Map(renames.map((r) => [r.to, r]))
+  const sources = new Set(renames.filter((r) => !r.copy).map((r) => r.from))
   const entries = tracked
     .filter((e) => !(e.index === "D" && sources.has(e.path)))
-    .map((e) => (from.has(e.path) && e.index === "A" ? { ...e, index: "R", orig_path: from.get(e.path)! } : e))
+    .map((e) => {
+      const pair = e.index === "A" ? from.get(e.path) : undefined
+      return pair ? { ...e, index: pair.copy ? "C" : "R", orig_path: pair.from } : e
+    })
     .sort((a, b) => compareBytes(a.path, b.path))
   const others = [...untracked].sort(compareBytes).map((path) => ({ path, index: "?", worktree: "?" }))
   return [...entries, ...others]
@@ -214,7 +219,7 @@ export const formatShort = (entries: ReadonlyArray<StatusEntry>): string => {
   return lines.join("\n")
 }
 
-const LABELS: Record<string, string> = { A: "new file:", M: "modified:", D: "deleted:", R: "renamed:", T: "typechange:" }
+const LABELS: Record<string, string> = { A: "new file:", M: "modified:", D: "deleted:", R: "renamed:", C: "copied:", T: "typechange:" }
 const label = (code: string) => (LABELS[code] ?? "unknown:").padEnd(12)
 
 /** The branch lines that open `git status`. */

@@ -18,6 +18,8 @@ export interface FileChange {
   readonly new?: DiffSide
   /** Rename similarity (0..MAX_SCORE) when old and new paths differ. */
   readonly score?: number
+  /** A copy (the old side stays): "copy from/to" instead of "rename from/to". */
+  readonly copy?: boolean
 }
 
 export interface FileDiffStats {
@@ -82,7 +84,8 @@ export const formatFileDiff = (change: FileChange): { readonly text: string; rea
   if (a && !b) lines.push(`deleted file mode ${mode(a.mode)}`)
   if (a && b && a.path !== b.path) {
     lines.push(`similarity index ${Math.floor(((change.score ?? MAX_SCORE) * 100) / MAX_SCORE)}%`)
-    lines.push(`rename from ${quotePath(a.path)}`, `rename to ${quotePath(b.path)}`)
+    const kind = change.copy === true ? "copy" : "rename"
+    lines.push(`${kind} from ${quotePath(a.path)}`, `${kind} to ${quotePath(b.path)}`)
   }
   const stats = { additions: 0, deletions: 0 }
   const sameOid = a?.oid === b?.oid

@@ -102,6 +102,31 @@ describe("git tools: the git command line and isomorphic-git give the same answe
     rmSync(root, { recursive: true, force: true })
   })
 
+  test("diff.renames = copies: staged copies from modified and deleted files (exact and inexact) show as git shows them", async () => {
+    const root = gitRepo(home, { "a.txt": lines("a"), "m.txt": lines("m"), "keep.txt": lines("k") }, { commit: "one" })
+    git(root, home, ["config", "diff.renames", "copies"])
+    // m.txt is modified and copied (a copy from a kept file); a.txt is deleted and taken by four files: the last in path order is its rename.
+    writeFileSync(join(root, "m-copy.txt"), lines("m"))
+    appendFileSync(join(root, "m.txt"), "more\n")
+    for (const name of ["b.txt", "c.txt"]) writeFileSync(join(root, name), lines("a"))
+    writeFileSync(join(root, "d.txt"), lines("a", 19))
+    writeFileSync(join(root, "e.txt"), `${lines("a")}x\n`)
+    git(root, home, ["rm", "-q", "a.txt"])
+    git(root, home, ["add", "."])
+    const raw = git(root, home, ["diff", "--cached", "--raw"])
+    expect(raw).toContain("C100\tm.txt\tm-copy.txt")
+    expect(raw).toMatch(/C100\ta\.txt\tb\.txt[\s\S]*C100\ta\.txt\tc\.txt[\s\S]*C0\d\d\ta\.txt\td\.txt[\s\S]*R0\d\d\ta\.txt\te\.txt/)
+    await expectSameAnswers(root)
+    const { cli } = await answers(root, "git_status", {})
+    expect(String((cli.data as { content: string }).content)).toContain("copied:     m.txt -> m-copy.txt")
+    const diff = await answers(root, "git_diff", { staged: true })
+    expect((diff.cli.data as { files: Array<{ path: string; status: string }> }).files).toContainEqual(expect.objectContaining({ path: "b.txt", old_path: "a.txt", status: "copied" }))
+    // status.renames = true wins for status: renames only, as git.
+    git(root, home, ["config", "status.renames", "true"])
+    await expectSameAnswers(root)
+    rmSync(root, { recursive: true, force: true })
+  })
+
   test("a linked worktree (git worktree add): history, status and diffs read through the common dir; a commit takes the repository's config and hooks", async () => {
     const main = gitRepo(home, { "f.txt": lines("f"), "g.txt": lines("g") }, { commit: "first" })
     git(main, home, ["config", "user.name", "Repo Config"])
