@@ -117,7 +117,8 @@ export const findRenames = async (
     record(i, j, MAX_SCORE)
   })
 
-  const srcLeft = sources.map((s, i) => ({ s, i })).filter(({ s }) => s.regular)
+  // Without copies only sources not used yet can be renamed: those are all that need reading.
+  const srcLeft = sources.map((s, i) => ({ s, i })).filter(({ s, i }) => s.regular && (copies || uses[i] === 0))
   const dstLeft = destinations.map((d, j) => ({ d, j })).filter(({ d, j }) => !doneDst.has(j) && d.regular)
   if (srcLeft.length > 0 && dstLeft.length > 0 && srcLeft.length * dstLeft.length <= RENAME_LIMIT * RENAME_LIMIT) {
     const loaded = new Map<string, { size: number; hashes: Map<number, number> }>()
@@ -134,8 +135,6 @@ export const findRenames = async (
     for (const { d, j } of dstLeft) {
       const dst = await info(d.oid)
       for (const { s, i } of srcLeft) {
-        // Without copies only sources not used yet can be renamed: those are all that need reading.
-        if (!copies && uses[i] !== 0) continue
         const score = similarityScore(await info(s.oid), dst)
         if (score >= MIN_RENAME_SCORE) scored.push({ i, j, score, nameScore: basename(s.path) === basename(d.path) ? 1 : 0 })
       }
