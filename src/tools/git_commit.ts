@@ -114,13 +114,17 @@ export const gitCommitTool = defineTool({
         )
       }
       // Conflicts not yet marked resolved: git refuses to commit (a stash popped or a checkout -m left them).
-      const unmerged = [...unmergedStages(repo.readGitFile(`${repo.gitdir}/index`) ?? new Uint8Array(0)).keys()].sort(compareBytes)
-      if (unmerged.length > 0) {
+      const conflicted = [...unmergedStages(repo.readGitFile(`${repo.gitdir}/index`) ?? new Uint8Array(0)).keys()].sort(compareBytes)
+      // Counted all, named only where `read` may open them.
+      const hidden = yield* gitHidden("git_commit", repo)
+      const unmerged = splitHidden(hidden, conflicted, (path) => [{ path, dir: false }]).kept
+      if (conflicted.length > 0) {
+        const named = unmerged.length === 0 ? "" : ` (${unmerged.slice(0, 20).join(", ")}${unmerged.length > 20 || unmerged.length < conflicted.length ? ", …" : ""})`
         return yield* Effect.fail(
           toolError(
             "CONFLICT",
-            `Committing is not possible: ${unmerged.length === 1 ? "a file has" : `${unmerged.length} files have`} unresolved conflicts (${unmerged.slice(0, 20).join(", ")}${unmerged.length > 20 ? ", …" : ""}). Resolve the conflict markers, stage the files with git_add, then commit.`,
-            { hints: [hint("GitStatus", "high", {}), hint("GitAdd", "medium", { paths: unmerged.slice(0, 5) })] },
+            `Committing is not possible: ${conflicted.length === 1 ? "a file has" : `${conflicted.length} files have`} unresolved conflicts${named}. Resolve the conflict markers, stage the files with git_add, then commit.`,
+            { hints: [hint("GitStatus", "high", {}), ...(unmerged.length > 0 ? [hint("GitAdd", "medium", { paths: unmerged.slice(0, 5) })] : [])] },
           ),
         )
       }
@@ -183,7 +187,6 @@ export const gitCommitTool = defineTool({
       const subject = finalMessage.split("\n")[0]!
       const root = head.commit === undefined ? " (root-commit)" : ""
       // Committed all the same: only the names `read` may not open are left out of the answer.
-      const hidden = yield* gitHidden("git_commit", repo)
       const all = changes
       const { kept: shown, withheld } = splitHidden(hidden, all, (c) => [...(c.from === undefined ? [] : [{ path: c.from, dir: false }]), { path: c.path, dir: false }])
       const report = withheldReport(hidden, withheld, "committed path")
