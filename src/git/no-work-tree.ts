@@ -8,12 +8,16 @@ import { FALSE } from "./repository-place.ts"
  * operation must be run in a work tree"), and the next step depends on which kind it is.
  */
 export const noWorkTree = (gitdir: string, shown: string, settings: ReadonlyMap<string, string>): GitError => {
+  // git init --bare and clone --bare set core.bare; a .git folder (or a linked worktree's) is no bare repository.
   const bare = settings.get("core.bare")
-  if (basename(gitdir) === ".git" && (bare === undefined || FALSE.test(bare))) {
-    const top = dirname(gitdir)
-    return gitError("not_a_repository", `The working folder is inside ${shown}, the git folder of the repository at ${top}, which has no work tree of its own: the git tools work from the work tree. Start anvil in ${top} (or a folder under it).`, {
-      hints: [hint("Bash", "medium", { command: `git -C ${JSON.stringify(top)} status` })],
-    })
+  if (bare === undefined || FALSE.test(bare) || basename(gitdir) === ".git") {
+    const top = basename(gitdir) === ".git" ? dirname(gitdir) : undefined
+    return gitError(
+      "not_a_repository",
+      `The working folder is inside ${shown}, a git folder, which has no work tree of its own: the git tools work from the work tree. ` +
+        (top === undefined ? "Start anvil in the work tree this git folder belongs to." : `Start anvil in ${top}, the repository's work tree (or a folder under it).`),
+      top === undefined ? {} : { hints: [hint("Bash", "medium", { command: `git -C ${JSON.stringify(top)} status` })] },
+    )
   }
   return gitError(
     "not_a_repository",

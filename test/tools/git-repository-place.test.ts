@@ -1,4 +1,5 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test"
+import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, project } from "../support/harness.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
@@ -26,7 +27,13 @@ for (const backend of ["cli", "isomorphic"] as const) {
       // Inside a repository's own .git folder, git finds no work tree either: the message names the work tree to use.
       const root = gitRepo(home, { "a.txt": "a\n" }, { commit: "one" })
       const out = await callTool(root, "git_status", {}, { env, cwd: join(root, ".git", "refs") })
-      expect(out.envelope.error?.message).toContain(`The working folder is inside .git, the git folder of the repository at ${root}`)
+      expect(out.envelope.error?.message).toContain(`The working folder is inside .git, a git folder, which has no work tree of its own: the git tools work from the work tree. Start anvil in ${root}, the repository's work tree`)
+      // A linked worktree's own git folder is no bare repository either.
+      git(root, home, ["worktree", "add", "-q", `${root}-wt`])
+      const linked = await callTool(root, "git_status", {}, { env, cwd: join(root, ".git", "worktrees", `${root.split("/").pop()}-wt`) })
+      expect(linked.envelope.error?.message).toContain("a git folder, which has no work tree of its own")
+      expect(linked.envelope.error?.message).toContain("Start anvil in the work tree this git folder belongs to.")
+      rmSync(`${root}-wt`, { recursive: true, force: true })
     })
 
     test("GIT_DIR or GIT_WORK_TREE naming another repository is refused, saying why; naming this one changes nothing", async () => {
