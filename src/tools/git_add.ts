@@ -1,4 +1,4 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { isoGit } from "../git/iso-git.ts"
 import { cliAdd, type AddAnswer } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
@@ -19,8 +19,6 @@ import { gitHidden, splitHidden, withheldReport } from "./git-hidden.ts"
 import { gitError, type GitError } from "../git/git-error.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { counted } from "../protocol/plural.ts"
-import { lstatSync } from "node:fs"
-import { basename, dirname, join } from "node:path"
 
 const under = (path: string, prefix: string) => prefix === "" || path === prefix || path.startsWith(`${prefix}/`)
 
@@ -76,33 +74,6 @@ const builtinAdd = (repo: Repository, prefixes: ReadonlyArray<string>): Effect.E
     return { changes, ignored, unmatched }
   })
 
-/** A path named for staging, resolved and checked where it really is (a link swapped in since is refused). */
-const checkedPath = (workspace: Workspace["Service"], p: string) =>
-  Effect.gen(function* () {
-    const resolved = yield* workspace.resolve(p, "paths")
-    const opened = yield* openChecked(workspace.contains, resolved.absolute, p, resolved.display, "paths")
-    closeQuietly(opened?.fd)
-    return resolved.absolute
-  })
-
-/** The absolute path of `p` when it names a symbolic link in a folder inside the project; undefined otherwise. */
-const linkNamed = (workspace: Workspace["Service"], p: string) =>
-  Effect.gen(function* () {
-    const name = basename(p)
-    if (p.endsWith("/") || name === "." || name === ".." || name === "") return undefined
-    // A folder that does not resolve (a quoted name, outside the project) is left to the usual check and its error.
-    const folder = yield* Effect.option(workspace.resolve(dirname(p), "paths"))
-    if (Option.isNone(folder)) return undefined
-    const absolute = join(folder.value.absolute, name)
-    return yield* Effect.sync(() => {
-      try {
-        return lstatSync(absolute).isSymbolicLink() ? absolute : undefined
-      } catch {
-        return undefined
-      }
-    })
-  })
-
 /** git_add: stages files (new, modified and deleted) for the next commit, like `git add <paths>`. */
 export const gitAddTool = defineTool({
   name: "git_add",
@@ -132,11 +103,13 @@ export const gitAddTool = defineTool({
             }),
           )
         }
-        // A symbolic link is staged as a link (its target's name, never what it leads to), as `"."` stages it: the
-        // folder it lies in is checked, not where it points, so a link out of the project is staged when named too.
-        const link = yield* linkNamed(workspace, p)
-        const absolute = link ?? (yield* checkedPath(workspace, p))
-        const rel = repo.relative(absolute)
+        const resolved = yield* workspace.resolve(p, "paths")
+        // Checked again on the opened file or folder, where it really is now (a link swapped in since is refused).
+        // A link named that leads out of the project is refused too (`"."` stages such a link as git does: its
+        // target's name, never what it leads to).
+        const opened = yield* openChecked(workspace.contains, resolved.absolute, p, resolved.display, "paths")
+        closeQuietly(opened?.fd)
+        const rel = repo.relative(resolved.absolute)
         if (rel === undefined) {
           return yield* Effect.fail(
             toolError("INVALID_PARAM", `'${p}' is outside the repository.`, { fieldErrors: [{ field: "paths", message: "outside the repository" }] }),
