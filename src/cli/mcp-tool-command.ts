@@ -1,6 +1,6 @@
 import type { CliIO } from "./output.ts"
 import { openCliHub, progressLine } from "./mcp-command.ts"
-import { toolNameOf } from "../mcp/mcp-tool.ts"
+import { toolNameOf } from "../mcp/tool-name.ts"
 import { printUnknownName, toolCommand, type ToolCommandArgs } from "./tool-command.ts"
 
 /**

@@ -6,6 +6,7 @@ import { isRecord } from "../protocol/is-record.ts"
 import { VERSION } from "../version.ts"
 import { maskSecrets, type ServerSpec } from "./server-config.ts"
 import { ManagedStdioTransport, type ExitReport } from "./stdio-transport.ts"
+import { distinctTools } from "./tool-name.ts"
 
 /** A tool as the server lists it. */
 export type McpToolInfo = SdkTool
@@ -383,8 +384,9 @@ export const connect = async (
         bad.push(...page.skipped)
         cursor = page.nextCursor
       } while (cursor)
-      skipped = bad
-      return tools
+      const distinct = distinctTools(spec.name, tools)
+      skipped = [...bad, ...distinct.skipped]
+      return distinct.kept
     },
     skippedTools: () => skipped,
     listResources: async (timeoutMs) => (await call(() => c.listResources({}, { timeout: timeoutMs }))).resources,

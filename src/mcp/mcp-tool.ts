@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { toolNameOf } from "./tool-name.ts"
 import { Data, Effect, Schema } from "effect"
 import type { Tool, ToolResult } from "../tool-framework/definition.ts"
 import { ToolError } from "../protocol/tool-error.ts"
@@ -32,17 +32,6 @@ export interface ToolHub {
   readonly progress: (event: McpProgress) => void
 }
 
-/** Model APIs accept tool names of [A-Za-z0-9_-], at most 64 characters. */
-const MAX_NAME = 64
-const clean = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, "_")
-
-/** `mcp__<server>__<tool>`, normalised to the model APIs' name rules (a long name keeps a hash of the whole). */
-export const toolNameOf = (server: string, tool: string): string => {
-  const name = `mcp__${clean(server)}__${clean(tool)}`
-  if (name.length <= MAX_NAME || tool === "") return name
-  const hash = createHash("sha256").update(`${server}\0${tool}`).digest("hex").slice(0, 8)
-  return `${name.slice(0, MAX_NAME - 9)}_${hash}`
-}
 
 /** An MCP tool's input schema as model APIs take it: always an object with properties. */
 const objectSchema = (schema: McpToolInfo["inputSchema"] | undefined): Record<string, unknown> => {

@@ -11,6 +11,12 @@ export interface ExitReport {
 }
 
 /**
+ * A line of stdout longer than this is no message anvil takes: a server that streams output without a line end
+ * (a log flood, a binary dump) would otherwise be held in memory whole.
+ */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024
+
+/**
  * The SDK's Transport over a server process anvil starts and owns (its own
  * process group, ended with anvil), instead of the SDK's own spawner: one JSON
  * message per line each way.
@@ -30,7 +36,11 @@ export class ManagedStdioTransport implements Transport {
   ) {}
 
   async start(): Promise<void> {
+    // The current line's text so far (never a line end in it); each chunk is searched once, so a long line costs
+    // its length, not its length times its chunks.
     let pending = ""
+    // Past MAX_LINE_CHARS the line is dropped up to its end.
+    let dropping = false
     this.process = startServerProcess({
       label: this.label,
       command: this.spec.command,
@@ -38,21 +48,21 @@ export class ManagedStdioTransport implements Transport {
       cwd: this.spec.cwd,
       env: { ...this.baseEnv, ...this.spec.env },
       onStdout: (text) => {
-        pending += text
+        let start = 0
         let nl: number
-        while ((nl = pending.indexOf("\n")) >= 0) {
-          const line = pending.slice(0, nl).replace(/\r$/, "")
-          pending = pending.slice(nl + 1)
-          if (line.trim() === "") continue
-          let message: JSONRPCMessage
-          try {
-            message = JSON.parse(line) as JSONRPCMessage
-          } catch {
-            // Servers that log to stdout break the protocol; the line is skipped and reported.
-            this.onerror?.(new Error(`not a JSON-RPC message on stdout: ${line.slice(0, 200)}`))
-            continue
-          }
-          this.onmessage?.(message)
+        while ((nl = text.indexOf("\n", start)) >= 0) {
+          const line = (pending + text.slice(start, nl)).replace(/\r$/, "")
+          pending = ""
+          start = nl + 1
+          if (dropping) dropping = false
+          else this.receive(line)
+        }
+        if (dropping) return
+        pending += text.slice(start)
+        if (pending.length > MAX_LINE_CHARS) {
+          this.onerror?.(new Error(`a line of more than ${MAX_LINE_CHARS / 1024 / 1024} Mi characters on stdout, no message anvil takes; dropped up to its end: ${pending.slice(0, 200)}`))
+          pending = ""
+          dropping = true
         }
       },
       onExit: (code, signal, stderrTail) => {
@@ -62,6 +72,19 @@ export class ManagedStdioTransport implements Transport {
         void this.process?.stop()
       },
     })
+  }
+
+  private receive(line: string) {
+    if (line.trim() === "") return
+    let message: JSONRPCMessage
+    try {
+      message = JSON.parse(line) as JSONRPCMessage
+    } catch {
+      // Servers that log to stdout break the protocol; the line is skipped and reported.
+      this.onerror?.(new Error(`not a JSON-RPC message on stdout: ${line.slice(0, 200)}`))
+      return
+    }
+    this.onmessage?.(message)
   }
 
   async send(message: JSONRPCMessage): Promise<void> {

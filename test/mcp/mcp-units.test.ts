@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { makeMcpHub, type McpEvent } from "../../src/mcp/mcp-hub.ts"
 import { mcpHumanLine } from "../../src/cli/mcp-events.ts"
 import { streamableServer } from "./http-servers.ts"
-import { toolNameOf } from "../../src/mcp/mcp-tool.ts"
+import { toolNameOf } from "../../src/mcp/tool-name.ts"
 import { mapToolResult } from "../../src/mcp/result-content.ts"
 import { maskSecrets, serverSpec } from "../../src/mcp/server-config.ts"
 import { pluginServerSources, serverSpecs, standardSources } from "../../src/mcp/server-sources.ts"
@@ -247,6 +247,13 @@ describe("the hub", () => {
     expect(late.envelope.error!.message).not.toContain("exited")
   })
 
+  test("a line of stdout with no end in sight is dropped, not held whole, and named when the call runs out of time", async () => {
+    const { hub, root } = hubWith({ flood: { command: process.execPath, args: [TINY], permission: "allow", timeout: 3000 } })
+    const flood = await callTool(root, "mcp__flood__flood", {}, { tools: [], toolSources: [hub.toolSource] })
+    expect(flood.envelope.error).toMatchObject({ code: "TIMEOUT" })
+    expect(flood.envelope.error!.message).toContain("meanwhile the server sent what anvil cannot read (a line of more than 64 Mi characters on stdout, no message anvil takes; dropped up to its end: yyyy")
+  }, 30_000)
+
   test("two servers whose names give the same tool names: the later one is failed and says why; the first works", async () => {
     const { hub, root } = hubWith({
       "my.server": { command: process.execPath, args: [TINY], permission: "allow" },
@@ -290,6 +297,23 @@ describe("the hub", () => {
     expect(view.error).toStartWith("2 tools were left out: their definitions are not valid MCP\n  no_schema: inputSchema:")
     expect(view.error).toContain("\n  string_schema: ")
     expect((await callTool(root, "mcp__tiny__echo", { message: "hi" }, { tools: [], toolSources: [hub.toolSource] })).envelope.text).toContain("echo: hi")
+  })
+
+  test("tools whose anvil names clash (a name listed twice, in another case, or made the same by the name rules): the first is kept, the others named", async () => {
+    const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY, "--clashing-tools"], permission: "allow" } })
+    hub.startAll()
+    await hub.settled()
+    const view = hub.views()[0]!
+    expect(view.status).toBe("connected")
+    const names = view.tools.map((t) => t.name)
+    expect(names.filter((n) => n.toLowerCase() === "echo")).toEqual(["echo"])
+    expect(names).toContain("e.cho")
+    expect(names).not.toContain("e_cho")
+    expect(view.error).toContain("\n  echo: anvil would name it mcp__tiny__echo, as the earlier 'echo' (tool names match without regard to case); the first is kept")
+    expect(view.error).toContain("\n  ECHO: anvil would name it mcp__tiny__ECHO, as the earlier 'echo'")
+    expect(view.error).toContain("\n  e_cho: anvil would name it mcp__tiny__e_cho, as the earlier 'e.cho'")
+    // The first echo answers, whatever case the call uses.
+    expect((await callTool(root, "mcp__tiny__ECHO", { message: "hi" }, { tools: [], toolSources: [hub.toolSource] })).envelope.text).toContain("echo: hi")
   })
 
   test("streamable HTTP: a server gone during a call answers at once, not at the deadline; arguments its schema refuses are INVALID_PARAM; a lost session is opened again", async () => {

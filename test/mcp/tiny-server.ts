@@ -3,7 +3,7 @@
  * in milliseconds and can misbehave on purpose. Run as a program it serves
  * stdio; `makeHandler` serves the same tools over HTTP in the test process.
  *
- *   bun tiny-server.ts [--exit-at-start] [--bad-tools] [--protocol=VERSION] [--mark=DIR] [--start-delay=MS]
+ *   bun tiny-server.ts [--exit-at-start] [--bad-tools] [--clashing-tools] [--protocol=VERSION] [--mark=DIR] [--start-delay=MS]
  *
  * --mark=DIR: writes DIR/pid-<pid> at start and DIR/cancelled-<requestId> when a
  * cancel notification arrives, so a test can see what happened. --start-delay=MS:
@@ -26,6 +26,8 @@ export interface HandlerOptions {
   readonly crash?: () => void
   /** Also list two tools with invalid definitions. */
   readonly badTools?: boolean
+  /** Also list tools whose names clash with others in anvil (echo twice, ECHO, e.cho beside e_cho). */
+  readonly clashingTools?: boolean
   /** The Authorization header the HTTP transport saw. */
   readonly authorization?: () => string | undefined
 }
@@ -52,6 +54,7 @@ const baseTools = [
   { name: "typed", description: "Declares an output schema and answers with structured content that breaks it.", inputSchema: { type: "object", properties: {} }, outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
   { name: "garbled", description: "Prints its answer as a log line on stdout (not JSON-RPC) and never answers.", inputSchema: { type: "object", properties: {} } },
   { name: "refuses", description: "Refuses its arguments as the TypeScript SDK does (isError, code -32602).", inputSchema: { type: "object", properties: {} } },
+  { name: "flood", description: "Prints a line of 65 Mi characters on stdout and never answers.", inputSchema: { type: "object", properties: {} } },
 ]
 
 /** The server's JSON-RPC logic: the answer to a message (undefined for notifications and calls that never answer). */
@@ -59,6 +62,10 @@ export const makeHandler = (options: HandlerOptions = {}) => {
   const tools: Array<Record<string, unknown>> = [...baseTools]
   // Tools whose definitions are not valid MCP: the others must still be offered.
   if (options.badTools) tools.push({ name: "no_schema", description: "Has no inputSchema." }, { name: "string_schema", inputSchema: { type: "string" } })
+  if (options.clashingTools) {
+    const schema = { type: "object", properties: {} }
+    tools.push({ name: "echo", description: "A second echo.", inputSchema: schema }, { name: "ECHO", inputSchema: schema }, { name: "e.cho", inputSchema: schema }, { name: "e_cho", inputSchema: schema })
+  }
   let listBroken = false
   return async (message: Message): Promise<unknown | undefined> => {
     const { id, method, params } = message
@@ -90,6 +97,9 @@ export const makeHandler = (options: HandlerOptions = {}) => {
             return new Promise(() => undefined)
           case "garbled":
             options.raw?.("result: 42 (printed, not sent)")
+            return new Promise(() => undefined)
+          case "flood":
+            options.raw?.("y".repeat(65 * 1024 * 1024))
             return new Promise(() => undefined)
           case "crash":
             process.stderr.write("tiny: crashing on purpose\n")
@@ -159,6 +169,7 @@ if (import.meta.main) {
     crash: () => process.exit(3),
     raw: (line) => process.stdout.write(`${line}\n`),
     badTools: process.argv.includes("--bad-tools"),
+    clashingTools: process.argv.includes("--clashing-tools"),
   })
   const delay = Number(flag("start-delay") ?? 0)
   const started = Bun.sleep(delay)
