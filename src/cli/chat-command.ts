@@ -16,6 +16,7 @@ import { pluginNotices } from "../plugins/plugin-host.ts"
 import { printConfigWarnings } from "./config-warnings.ts"
 import { guardNodeStreams, type CliIO } from "./output.ts"
 import { EXIT_SIGNALS, watchSignals, type ExitSignal } from "./signals.ts"
+import { EXIT } from "./exit-codes.ts"
 import { approvals, terminalOf } from "./run-command.ts"
 
 /** The chat's own commands, answered locally. */
@@ -46,7 +47,7 @@ Options: --model, --profile (code, plan, explore, test), --plan, --engine native
 --continue, --session ID, --max-steps N, --yes, --trust-plugins, --trust-mcp, --allow RULE, --verify CMD, --no-verify,
 --sandbox MODE, --show-raw (print raw model responses) — as for 'anvil run'.
 
-Several lines: paste them (each pasted line waits; Enter sends all), or end a line with \ to go on
+Several lines: paste them (each pasted line waits; Enter sends all), or end a line with \\ to go on
 typing on the next. Answers are rendered as Markdown in a terminal (plain text when piped).
 
 In the chat:
@@ -144,8 +145,9 @@ export const chatCommand = async (
   } catch (e) {
     await sessionRuntime.dispose()
     if (e instanceof AgentSetupError) {
+      // As for 'anvil run': no model, a broken anvil.json or an unknown session is a configuration error (3).
       io.err(`anvil chat: ${e.message}\n`)
-      return 2
+      return e.strictConfig ? EXIT.usage : EXIT.config
     }
     throw e
   }

@@ -38,7 +38,21 @@ Model: --model provider/model, or ANVIL_MODEL, or "model" in anvil.json, or the 
   LLM_MODEL_ID + LLM_BASE_URL (+ LLM_API_KEY). Local servers: ollama/…, lmstudio/…, vllm/….
 
 Exit codes: 0 success (or a partial tool result), 1 the tool or the model failed, 2 usage error (or a
-  configuration warning with --strict),
-3 configuration error; 'anvil run' adds 4 denied, 5 verify failed, 6 step limit, 7 repeated failure,
-130/143/129 interrupted (see 'anvil run --help').
+  configuration warning with --strict), 3 configuration error; 'anvil run' adds 4 denied, 5 verify failed,
+  6 step limit, 7 repeated failure, 130/143/129 interrupted (see 'anvil run --help').
+`
+
+/** \`anvil tool --help\` without a tool's name: how a call is written (a tool's own help comes with its name). */
+export const TOOL_HELP = `Usage: anvil tool NAME [JSON | - | --key value ...] [--text] [--meta] [--sandbox MODE]
+       anvil tool NAME --help     the tool's description and its parameters (JSON Schema)
+
+Runs one tool through the same pipeline the agent uses (parameter checks, permission rules, output limits)
+and prints its envelope. Parameters: one JSON object, '-' to read it from standard input, or --key value
+flags (a flag's value is read as JSON unless the parameter is a string). 'anvil tools' lists the tools.
+
+  --text         print what the model would read instead of the envelope JSON
+  --meta         print {"envelope": …, "execution_meta": …}
+  --sandbox MODE the command sandbox for bash: workspace-write (default), read-only, off, require
+
+Exit codes: 0 success or partial, 1 the tool failed (the envelope says why), 2 usage error, 3 configuration error.
 `

@@ -7,7 +7,7 @@ import { loadBuiltinTool, loadBuiltinTools } from "../tools/builtin.ts"
 import { VERSION } from "../version.ts"
 import { parseGlobal, UsageError, type GlobalArgs } from "./args.ts"
 import { EXIT } from "./exit-codes.ts"
-import { GLOBAL_HELP } from "./help-text.ts"
+import { GLOBAL_HELP, TOOL_HELP } from "./help-text.ts"
 import { processIO, type CliIO } from "./output.ts"
 import { hasPlugins, projectOf } from "./project.ts"
 import { frozenCallReport, parseToolArgs, toolCommand } from "./tool-command.ts"
@@ -114,6 +114,7 @@ const COMMANDS = {
     rest[0] === undefined || rest[0] === "help" ? help(io, GLOBAL_HELP) : await dispatch([rest[0], "--help"], io),
   tools: async ({ global, rest, io }: Invocation) => {
     if (global.help) return help(io, "Usage: anvil tools [--json]\n")
+    onlyArguments("anvil tools", rest, ["--json"])
     const { cliPlugins, toolsWithPlugins } = await import("./plugin-setup.ts")
     const { toolsCommand } = await import("./tools-command.ts")
     const { plugins } = await cliPlugins(io, global.root, { strict: global.strict })
@@ -128,7 +129,10 @@ const COMMANDS = {
       const { cliPlugins } = await import("./plugin-setup.ts")
       const { plugins } = rest[0] ? await cliPlugins(io, global.root, { quiet: true }) : { plugins: undefined }
       const fromPlugin = plugins?.tools.find((t) => t.name.toLowerCase() === rest[0]!.toLowerCase())
-      return help(io, fromPlugin ? toolHelp(fromPlugin) : GLOBAL_HELP)
+      if (fromPlugin) return help(io, toolHelp(fromPlugin))
+      // A name that reaches no tool is an error (as the call itself would be), not the overview in its place.
+      if (rest[0] !== undefined && !rest[0].startsWith("-") && !rest[0].toLowerCase().startsWith("mcp__")) throw new UsageError(`anvil tool: unknown tool '${rest[0]}' (see \`anvil tools\`)`)
+      return help(io, TOOL_HELP)
     }
     const args = await parseToolArgs(rest, io)
     if (args.name.toLowerCase().startsWith("mcp__")) {
@@ -195,8 +199,9 @@ const COMMANDS = {
     return await configCommand(rest, io, global.root, global.strict)
   },
   // Checks the embedded skills and rg of a built executable (CI's smoke test, and a user's first check).
-  "self-check": async ({ global, io }: Invocation) => {
+  "self-check": async ({ global, rest, io }: Invocation) => {
     if (global.help) return help(io, "Usage: anvil self-check\n\nChecks that the executable's embedded skills and ripgrep work; exit 0 when they do.\n")
+    onlyArguments("anvil self-check", rest, [])
     const { selfCheckCommand } = await import("./self-check-command.ts")
     return await selfCheckCommand(io)
   },
@@ -221,6 +226,12 @@ const checkRoot = (root: string | undefined, cwd: string, what: string) => {
     throw new ConfigError(`${what} ${root}: no such folder (${dir}). Give an existing project folder.`)
   }
   if (!isDir) throw new ConfigError(`${what} ${root}: not a folder (${dir}).`)
+}
+
+/** A command that takes only the flags named refuses anything else, as the commands with subcommands do. */
+const onlyArguments = (command: string, rest: ReadonlyArray<string>, allowed: ReadonlyArray<string>) => {
+  const other = rest.find((a) => !allowed.includes(a))
+  if (other !== undefined) throw new UsageError(`${command}: unexpected argument '${other}'${allowed.length > 0 ? ` (it takes ${allowed.join(", ")})` : " (it takes none)"}`)
 }
 
 const help = (io: CliIO, text: string) => {

@@ -50,7 +50,12 @@ const paramsFromStdin = async (io: CliIO, name: string): Promise<string> => {
         `give the parameters as an argument, or set ANVIL_STDIN_WAIT=SECONDS for a producer slow to start`,
     )
   }
-  return piped ?? (await io.readStdin())
+  const text = piped ?? (await io.readStdin())
+  // Nothing at all is a mistake in the call (a closed or empty pipe), not parameters for the tool to refuse.
+  if (text.trim() === "") {
+    throw new UsageError(`anvil tool ${name}: standard input was empty; pipe the JSON parameters (echo '{…}' | anvil tool ${name} -) or give them as an argument`)
+  }
+  return text
 }
 
 /**

@@ -90,7 +90,8 @@ export const askQuestions = (questions: ReadonlyArray<Question>, terminal: UserT
           }
           if (key.ctrl && (key.name === "c" || key.name === "d")) {
             yield* terminal.write("\r\nCancelled.\r\n")
-            return { status: "cancelled", reason: "interrupt" } as const
+            // Ctrl-D is the end of input, as the terminal means it, not an interrupt.
+            return { status: "cancelled", reason: key.name === "d" ? "end_of_input" : "interrupt" } as const
           }
           if (key.name === "return" || key.name === "enter") {
             const answer = interpretReply(q, buffer)

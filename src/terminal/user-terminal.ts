@@ -46,13 +46,14 @@ const endedQueue = Effect.gen(function* () {
   return queue as Queue.Dequeue<TerminalKey, Cause.Done>
 })
 
-/** Splits typed text into key presses: "\r" is Enter, "\x1b" Esc, "\x7f" Backspace, "\x03" Ctrl+C. */
+/** Splits typed text into key presses: "\r" is Enter, "\x1b" Esc, "\x7f" Backspace, "\x03" Ctrl+C, "\x04" Ctrl+D. */
 export const keysOf = (typed: string): ReadonlyArray<TerminalKey> =>
   [...typed].map((ch) => {
     if (ch === "\r" || ch === "\n") return { name: "return", text: "", ctrl: false }
     if (ch === "\x1b") return { name: "escape", text: "", ctrl: false }
     if (ch === "\x7f" || ch === "\b") return { name: "backspace", text: "", ctrl: false }
     if (ch === "\x03") return { name: "c", text: "", ctrl: true }
+    if (ch === "\x04") return { name: "d", text: "", ctrl: true }
     return { name: /^[a-z0-9]$/i.test(ch) ? ch.toLowerCase() : "", text: ch, ctrl: false }
   })
 

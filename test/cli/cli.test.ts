@@ -32,6 +32,34 @@ describe("anvil CLI", () => {
     }
   })
 
+  test("commands without subcommands refuse what they do not take; tool --help without a known name says how a call is written", async () => {
+    for (const argv of [["tools", "--bogus"], ["tools", "extra"], ["self-check", "--bogus"]]) {
+      const r = await run(argv)
+      expect(r.code).toBe(2)
+      expect(r.err).toStartWith(`anvil ${argv[0]}: unexpected argument '${argv[1]}'`)
+    }
+    const usage = await run(["tool", "--help"])
+    expect(usage.code).toBe(0)
+    expect(usage.out).toStartWith("Usage: anvil tool NAME [JSON | - | --key value ...]")
+    const unknown = await run(["tool", "nosuch", "--help"])
+    expect(unknown.code).toBe(2)
+    expect(unknown.err).toStartWith("anvil tool: unknown tool 'nosuch' (see `anvil tools`)")
+    expect((await run(["tool", "read", "--help"])).out).toStartWith("read (Read)")
+  })
+
+  test("anvil tool NAME - with nothing on standard input is a usage error naming the fix", async () => {
+    for (const stdin of ["", "  \n"]) {
+      const r = await run(["tool", "read", "-"], { stdin })
+      expect(r.code).toBe(2)
+      expect(r.err).toContain("anvil tool read: standard input was empty; pipe the JSON parameters (echo '{…}' | anvil tool read -)")
+      expect(r.out).toBe("")
+    }
+  })
+
+  test("the chat's help shows the backslash that continues a line", async () => {
+    expect((await run(["chat", "--help"])).out).toContain("or end a line with \\ to go on")
+  })
+
   test("--version prints the package version", async () => {
     expect((await run(["--version"])).out).toBe(`anvil ${VERSION}\n`)
     // After a command word too: it is not swallowed while the command runs without it.

@@ -62,6 +62,15 @@ describe("configuration warnings and anvil config", () => {
     expect(strict.stderr).toContain("with --strict")
   })
 
+  test("anvil chat with no model exits 3, a configuration error, as anvil run does", async () => {
+    const root = project()
+    for (const command of ["chat", "run"]) {
+      const r = await runAnvil(command === "run" ? [command, "hello"] : [command], { cwd: root, stdin: "hello\n" })
+      expect(r.code).toBe(3)
+      expect(r.stderr).toContain(`anvil ${command}: No model is configured`)
+    }
+  })
+
   test("anvil chat (no terminal): the warnings come first on stderr; --strict exits 2", async () => {
     const root = badProject()
     const r = await runAnvil(["chat", "--model", "replay/turns.json"], { cwd: root, stdin: "hello\n" })

@@ -73,6 +73,9 @@ describe("calculator evaluation (Python semantics)", () => {
   test.each([
     ["1/0", "division by zero"],
     ["foo + 1", "unknown name 'foo'"],
+    // A function named without its call says how to call it.
+    ["abs", "'abs' is a function: call it with its argument, abs(x)"],
+    ["sqrt + 1", "'sqrt' is a function"],
     ["bar(1)", "unknown function 'bar'"],
     ["2 +", "unexpected end"],
     ["(1", "expected ')'"],

@@ -71,8 +71,13 @@ describe("question", () => {
     expect(out.envelope.text).toContain("The user cancelled the questions (Esc)")
   })
 
-  test("Ctrl+C and the end of input cancel too", async () => {
-    expect((await ask([auth], "\x03")).data.status).toBe("cancelled")
+  test("Ctrl+C and the end of input cancel too; Ctrl+D is the end of input, not an interrupt", async () => {
+    const interrupted = await ask([auth], "\x03")
+    expect(interrupted.data.status).toBe("cancelled")
+    expect(interrupted.out.envelope.text).toContain("The user cancelled the questions (Ctrl+C)")
+    const ctrlD = await ask([auth], "\x04")
+    expect(ctrlD.data.status).toBe("cancelled")
+    expect(ctrlD.out.envelope.text).toContain("The user cancelled the questions (input ended)")
     const ended = await ask([auth], "1")
     expect(ended.data.status).toBe("cancelled")
     expect(ended.out.envelope.text).toContain("input ended")

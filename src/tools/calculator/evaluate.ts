@@ -414,6 +414,8 @@ export const evaluate = (source: string): Value => {
         return fn(iterableArguments(t.text, args))
       }
       const c = CONSTANTS[t.text]
+      // A function named without its call: say how to call it rather than that it is unknown.
+      if (!c && Object.hasOwn(FUNCTIONS, t.text)) throw new CalcError(`'${t.text}' is a function: call it with its argument, ${t.text}(x)`)
       if (!c) throw new CalcError(`unknown name '${t.text}' (known: ${KNOWN_NAMES.join(", ")})`)
       return c
     }
