@@ -189,7 +189,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     const denials: Array<PermissionDenial> = []
     // Tools refused for lack of permission that have not run successfully since: the work they stand for was not done.
     // Tool name → the deny rule that refused it (rule and where it is set), or undefined when nobody approved it.
-    const stillDenied = new Map<string, { readonly rule: string; readonly where: string } | undefined>()
+    // Per tool: the deny rule that refused it, or whether no one could be asked (a person's "no" is neither).
+    const stillDenied = new Map<string, { readonly rule: { readonly rule: string; readonly where: string } | undefined; readonly unattended: boolean }>()
     // The project's rules that would have allowed a denied tool, had the user trusted them.
     const untrustedRules = new Map<string, { readonly rule: string; readonly next_step: string }>()
     let verifyFailed = false
@@ -406,10 +407,13 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           return yield* finish("error", "verify_failed", `The verify command \`${options.verify?.command}\` still failed when the turn ended.`)
         }
         if (stillDenied.size > 0) {
-          const asked = [...stillDenied].filter(([, rule]) => rule === undefined).map(([name]) => name)
-          const ruled = [...stillDenied].flatMap(([name, rule]) => (rule ? [`${name} (rule ${rule.rule} in ${rule.where})`] : []))
+          const asked = [...stillDenied].filter(([, d]) => d.rule === undefined && d.unattended).map(([name]) => name)
+          const declined = [...stillDenied].filter(([, d]) => d.rule === undefined && !d.unattended).map(([name]) => name)
+          const ruled = [...stillDenied].flatMap(([name, { rule }]) => (rule ? [`${name} (rule ${rule.rule} in ${rule.where})`] : []))
           const steps = [
             ...(asked.length > 0 ? [`Approve ${asked.join(", ")} calls with --allow or --yes.`] : []),
+            // Refused when asked: the person knows; --yes would be advice against their own answer.
+            ...(declined.length > 0 ? [`${declined.join(", ")} ${declined.length === 1 ? "was" : "were"} declined when asked.`] : []),
             ...asked.flatMap((name) => {
               const u = untrustedRules.get(name)
               return u ? [`The project's rule ${u.rule} would allow ${name} but is not trusted: run '${u.next_step}' to apply it.`] : []
@@ -441,7 +445,9 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           if (outcome.envelope.error?.code === "PERMISSION_DENIED") {
             denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: params })
             // A tool the profile withholds (Write in plan mode) is refused by design: the turn's answer is still the result.
-            if (outcome.tool !== undefined) stillDenied.set(call.name, deniedBy(outcome.envelope.context.denied_by))
+            if (outcome.tool !== undefined) {
+              stillDenied.set(call.name, { rule: deniedBy(outcome.envelope.context.denied_by), unattended: outcome.envelope.context.unattended === true })
+            }
             const untrusted = untrustedRule(outcome.envelope.context.untrusted_rule)
             if (untrusted) untrustedRules.set(call.name, untrusted)
           } else if (outcome.envelope.status !== "error") stillDenied.delete(call.name)

@@ -85,6 +85,7 @@ export const scriptedAsk = (yes: boolean) => (request: PermissionRequest): Effec
       deny:
         `The '${request.tool.name}' call${what} asks to run outside the command sandbox, which only a person may approve, and anvil is running without a terminal to ask (--yes does not cover it). ` +
         `It was not run. Run it sandboxed (leave out sandbox: false), or the user can allow this exact command with --allow ${JSON.stringify(rule)}.`,
+      unattended: true,
     })
   }
   if (yes) return Effect.succeed("once")
@@ -93,6 +94,7 @@ export const scriptedAsk = (yes: boolean) => (request: PermissionRequest): Effec
     deny:
       `The '${request.tool.name}' call${what} needs approval${asker} and anvil is running without a terminal to ask. ` +
       `It was not run. The user can approve such calls with --yes or --allow ${JSON.stringify(rule)}; do not retry it unchanged.`,
+    unattended: true,
   })
 }
 

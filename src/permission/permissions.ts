@@ -38,6 +38,8 @@ export type PermissionDecision =
       readonly rule?: DenyingRule
       /** Set when the project's own rule would have allowed the call had the user trusted it. */
       readonly untrusted?: UntrustedAllow
+      /** Set when no one could be asked: the refusal is the scripted run's, not a person's answer. */
+      readonly unattended?: true
     }
 
 /**
@@ -45,7 +47,8 @@ export type PermissionDecision =
  * session, approve them for good (saved to the project's anvil.json), or
  * refuse (optionally saying why, for the model). `true`/`false` are "once"/"deny".
  */
-export type AskAnswer = "once" | "session" | "always" | "deny" | { readonly deny: string } | { readonly params: unknown }
+/** `unattended`: no one was there to ask (a scripted run's refusal), so approving with --yes or --allow is the way on. */
+export type AskAnswer = "once" | "session" | "always" | "deny" | { readonly deny: string; readonly unattended?: true } | { readonly params: unknown }
 
 /** Decides whether a call may run: rules first, then the front end's answer for "ask". */
 export interface PermissionsShape {
@@ -180,7 +183,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             const answer = yield* onAsk({ ...request, subjects, unconfined: true })
             if (answer === true || answer === "once" || answer === "session" || answer === "always") return { allowed: true } as const
             if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params } as const
-            if (typeof answer === "object") return { allowed: false, reason: answer.deny } as const
+            if (typeof answer === "object") return { allowed: false, reason: answer.deny, ...(answer.unattended ? { unattended: true } : {}) } as const
             return { allowed: false, reason: `The user did not approve running this command outside the sandbox${what}.` } as const
           }
           const hook = request.hook?.decision
@@ -208,9 +211,10 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           }
           if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params } as const
           const reason = typeof answer === "object" ? answer.deny : `The user did not approve this '${request.tool.name}' call${what}.`
+          const unattended = typeof answer === "object" && "unattended" in answer && answer.unattended ? ({ unattended: true } as const) : {}
           // The project's own rule would have allowed it, had the user trusted it: the refusal says so and how.
           const untrusted = untrustedAllow(config, request.tool.name, defaultLevel(request.tool, request.params), subjects)
-          return untrusted ? ({ allowed: false, reason: `${reason} ${untrusted.note}`, untrusted } as const) : ({ allowed: false, reason } as const)
+          return untrusted ? ({ allowed: false, reason: `${reason} ${untrusted.note}`, untrusted, ...unattended } as const) : ({ allowed: false, reason, ...unattended } as const)
         })
       const deniedOutright = (tool: Tool): string | undefined => {
         const rules = toolRules(permission(), tool.name)

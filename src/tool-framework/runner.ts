@@ -186,11 +186,15 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
           if (!decision.allowed) {
             // A deny rule's refusal names the rule (context.denied_by): the agent's final word then says to change it, not --yes.
             // An untrusted project rule that would have allowed it is named too (context.untrusted_rule), with the command that applies it.
+            // A refusal no one gave (a scripted run's) says so (context.unattended): its way on is --yes or --allow.
+            const unattended = decision.unattended ? { unattended: true } : {}
             const deniedBy = decision.rule
               ? { context: { denied_by: { rule: decision.rule.rule, where: decision.rule.where } } }
               : decision.untrusted
-                ? { context: { untrusted_rule: { rule: decision.untrusted.rule, next_step: decision.untrusted.next_step } } }
-                : {}
+                ? { context: { untrusted_rule: { rule: decision.untrusted.rule, next_step: decision.untrusted.next_step }, ...unattended } }
+                : decision.unattended
+                  ? { context: unattended }
+                  : {}
             return yield* fail(tool.title, new ToolError({ code: "PERMISSION_DENIED", message: decision.reason, ...deniedBy }), tool)
           }
           // Whoever approved the call may have changed its parameters (a host's updatedInput): they are decoded again.

@@ -6,6 +6,7 @@ import { groupCalls, runTurn, type LoopOptions, type LoopRecord } from "../../sr
 import { makeReplay, type ReplayTurn } from "../../src/llm/replay.ts"
 import { defineTool } from "../../src/tool-framework/definition.ts"
 import { ToolRunner } from "../../src/tool-framework/runner.ts"
+import type { AskAnswer } from "../../src/permission/permissions.ts"
 import { calculatorTool } from "../../src/tools/calculator.ts"
 import { hangTool } from "../support/fixture-tools.ts"
 import { project, session } from "../support/harness.ts"
@@ -144,6 +145,43 @@ describe("the agent loop", () => {
     const never = await turn([calculatorTool], [{ text: "never asked" }], { ready: Effect.never, cancelled: Deferred.await(cancel) })
     expect(never.result).toMatchObject({ status: "cancelled", reason: "cancelled" })
     expect(never.result.stats.steps).toBe(0)
+  })
+
+  test("a denied call ends the turn permission_denied: --yes/--allow advised only when no one could be asked", async () => {
+    const asking = defineTool({
+      name: "asking",
+      title: "Asking",
+      description: "needs approval",
+      permission: "ask",
+      parameters: Schema.Struct({}),
+      run: () => Effect.succeed({ data: {}, text: "ran" }),
+    })
+    const denied = async (answer: AskAnswer) => {
+      const s = session(project({}), { tools: [asking], onAsk: () => Effect.succeed(answer) })
+      return s.run(
+        Effect.gen(function* () {
+          const runner = yield* ToolRunner
+          return yield* runTurn({ items: [] }, "do it", {
+            model: makeReplay([{ tool_calls: [{ name: "asking" }] }, { text: "could not" }], "test"),
+            runner,
+            engine: "native",
+            system: "sys",
+            maxSteps: 10,
+            emit: () => Effect.void,
+            record: () => Effect.void,
+          })
+        }),
+      )
+    }
+    const scripted = await denied({ deny: "needs approval and no terminal", unattended: true })
+    expect(scripted.reason).toBe("permission_denied")
+    expect(scripted.error).toBe("Permission was denied for asking; that part of the work was not done. Approve asking calls with --allow or --yes.")
+    // The person said no at the prompt: telling them to pass --yes would argue with their answer.
+    for (const answer of ["deny", { deny: "The user denied this call and said: not now" }] as const) {
+      const person = await denied(answer)
+      expect(person.reason).toBe("permission_denied")
+      expect(person.error).toBe("Permission was denied for asking; that part of the work was not done. asking was declined when asked.")
+    }
   })
 
   test("a model error ends the turn with model_error, the history stays usable", async () => {
