@@ -188,8 +188,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     let apiMs = 0
     const denials: Array<PermissionDenial> = []
     // Tools refused for lack of permission that have not run successfully since: the work they stand for was not done.
-    // Tool name → the deny rule that refused it (rule and where it is set), or undefined when nobody approved it.
-    // Per tool: the deny rule that refused it, or whether no one could be asked (a person's "no" is neither).
+    // Tool name → the deny rule that refused it (rule and where it is set), else whether no one could be asked
+    // (a scripted run's refusal) or a person (or the host) said no.
     const stillDenied = new Map<string, { readonly rule: { readonly rule: string; readonly where: string } | undefined; readonly unattended: boolean }>()
     // The project's rules that would have allowed a denied tool, had the user trusted them.
     const untrustedRules = new Map<string, { readonly rule: string; readonly next_step: string }>()
