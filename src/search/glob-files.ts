@@ -26,6 +26,8 @@ export interface GlobRequest {
   readonly ignoredDirs: ReadonlySet<string>
   readonly maxEntries: number
   readonly maxDurationMs: number
+  /** The parameter a refused `path` is named as: `pattern` when the path came from a link the pattern named. */
+  readonly pathField?: "path" | "pattern"
   /** Paths never listed or counted whatever the pattern (what the permission rules let no tool read). */
   readonly hidden?: PathFilter | undefined
 }
@@ -69,7 +71,7 @@ export const globFiles = (request: GlobRequest) =>
       shown ??= found.shown
       through = through === "" ? found.redirect.through : `${through}/${found.redirect.through}`
       const base = current.path === "." || current.path === "" ? "" : `${current.path.replace(/\/+$/, "")}/`
-      current = { ...current, path: base + found.redirect.through, pattern: found.redirect.rest }
+      current = { ...current, path: base + found.redirect.through, pattern: found.redirect.rest, pathField: "pattern" }
     }
   })
 
@@ -83,7 +85,7 @@ const globOnce = (request: GlobRequest) =>
       catch: (e) => new GlobInvalid({ message: e instanceof GlobPatternError ? e.message : String(e) }),
     })
 
-    const resolved = yield* ws.resolve(request.path)
+    const resolved = yield* ws.resolve(request.path, request.pathField)
     const shown = resolved.display
     if (!resolved.exists) return yield* new GlobFolderNotFound({ shown })
     // A folder whose name is not UTF-8 (escaped bytes) is looked at by its bytes.

@@ -263,6 +263,7 @@ describe("glob: behaviour", () => {
     const out = await glob(root, { pattern: "out/*.ts" })
     expect(out.error?.code).toBe("ACCESS_DENIED")
     expect(out.error?.message).toContain("'out' is a symbolic link that leads outside the project root")
+    expect(out.error?.field_errors?.[0]?.field).toBe("pattern")
   })
 
   test("path errors: missing is NOT_FOUND, a file is INVALID_PARAM, outside the root is ACCESS_DENIED", async () => {
