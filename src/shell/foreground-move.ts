@@ -74,7 +74,14 @@ export const makeForeground = (table: JobTable, scope: Scope.Scope, context: Con
       }
       const job = table.newJob(request, Option.isSome(dir) ? dir.value.display : workspace.cwdDisplay, file.value, workspace.display(file.value.path))
       if (live) {
-        live.follow((bytes) => job.file.writeSync(bytes), request.maxOutputBytes)
+        const copy = (bytes: Uint8Array) => {
+          try {
+            job.file.writeSync(bytes)
+          } catch {
+            // The file is closed (the session ended) or its disk is full: that part is not copied.
+          }
+        }
+        live.follow(copy, request.maxOutputBytes)
         job.refresh = () => live.pump()
       }
       const started = performance.now()
