@@ -7,8 +7,12 @@ import { isRecord } from "../protocol/is-record.ts"
  * from an answer that echoes them, as a query parameter's are.
  */
 
-/** Field names whose values are credentials (the query parameters' rule, less `key`, `code`, `state`: everyday words in a body). */
-const SECRET_FIELD = /^(sig|signature|pwd|jwt)$|token|secret|password|passwd|api[-_]?key|apikey|access[-_]?key|auth|credential|session/i
+/**
+ * Field names whose values are credentials (the query parameters' rule, less `key`, `code`, `state`: everyday words
+ * in a body). `auth` and `session` only as words of their own (`auth`, `auth_code`, `session_id`, `sessionKey`): a
+ * body's `author` or `session_name` is content, and its value must stay in the answer that echoes it.
+ */
+const SECRET_FIELD = /^(sig|signature|pwd|jwt)$|token|secret|password|passwd|api[-_]?key|apikey|access[-_]?key|(^|[-_])auth($|[-_])|authorization|credential|(^|[-_])session([-_]?(id|key))?$/i
 
 const MASK = "[REDACTED]"
 

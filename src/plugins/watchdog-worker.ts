@@ -13,10 +13,16 @@
  * 8). A call is frozen when its deadline passed while the main thread had not
  * stamped since before it, for GRACE_MS, on three ticks in a row (a machine
  * that slept wakes both threads: the main one stamps before the third tick).
+ * A main thread the kernel shows waiting (Linux /proc state S or D: a
+ * synchronous child process such as execSync, a blocking read, a long
+ * collection) is not computing: it gets WAIT_GRACE_MS instead, so a hook
+ * that runs a slow formatter synchronously answers late rather than ending
+ * anvil, while one that waits forever still does.
  */
 export const WATCHDOG_WORKER_SOURCE = `
 const fs = require("node:fs")
 const GRACE_MS = 2000
+const WAIT_GRACE_MS = 30000
 const TICK_MS = 250
 const EXIT_CODE = 8
 let beats, current, placeholder, report
@@ -55,14 +61,28 @@ const end = () => {
   process.kill(process.pid, "SIGKILL")
 }
 
-const freeze = (late, now) => {
+// The main thread's scheduler state: "R" computing (or ready to), "S"/"D" waiting in the kernel; undefined off Linux.
+const mainState = () => {
+  try {
+    const stat = fs.readFileSync("/proc/self/task/" + process.pid + "/stat", "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3)
+  } catch {
+    return undefined
+  }
+}
+
+const freeze = (late, now, waiting) => {
   const inside = watches.get(current[0])
   const blamed = inside && late.includes(inside) ? [inside] : late
   const who = blamed.map((w) => w.label).join(", or ")
   const first = blamed[0]
   const seconds = ((now - first.since) / 1000).toFixed(1)
-  const message = (blamed.length > 1 ? "one of " : "") + who + " has kept anvil's only thread busy for " + seconds +
-    " s, past its time limit of " + first.limitMs + " ms (" + first.setting + "): plugin code that never yields (a synchronous loop) " +
+  const cause = waiting
+    ? " has kept anvil's only thread waiting in a synchronous call (a child process run with execSync or spawnSync, a blocking read) for "
+    : " has kept anvil's only thread busy for "
+  const why = waiting ? "a synchronous call" : "plugin code that never yields (a synchronous loop)"
+  const message = (blamed.length > 1 ? "one of " : "") + who + cause + seconds +
+    " s, past its time limit of " + first.limitMs + " ms (" + first.setting + "): " + why + " " +
     "cannot be cancelled, so anvil stopped here (exit code " + EXIT_CODE + "). Fix the plugin, or keep it off with " +
     "\\"plugins.disabled\\": [" + blamed.map((w) => JSON.stringify(w.plugin)).join(", ") + "] in anvil.json." +
     (blamed.length > 1 && blamed.every((w) => w.memory) ? " The next run loads each of them alone, to tell which." : "")
@@ -81,12 +101,15 @@ const tick = () => {
   if (!beats || watches.size === 0) return
   const now = Date.now()
   const beat = beats[0]
-  const late = [...watches.values()].filter((w) => beat < w.deadline && now > w.deadline + GRACE_MS)
+  const state = mainState()
+  const waiting = state === "S" || state === "D"
+  const grace = waiting ? WAIT_GRACE_MS : GRACE_MS
+  const late = [...watches.values()].filter((w) => beat < w.deadline && now > w.deadline + grace)
   if (late.length === 0 || now - beat < GRACE_MS) {
     streak = 0
     return
   }
-  if (++streak >= 3) freeze(late, now)
+  if (++streak >= 3) freeze(late, now, waiting)
 }
 
 self.onmessage = ({ data }) => {

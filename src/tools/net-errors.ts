@@ -34,7 +34,7 @@ export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError 
           ? {
               context: { status_code: e.status, final_url: e.url },
               details: "The server's answer is broken (a redirect must name where to go); retrying will not help unless the server is fixed.",
-              hints: [hint("Bash", "low", { command: `curl -sS -i '${e.url}'` })],
+              hints: [hint("Bash", "low", { command: `curl -sS -i '${e.url.replace(/'/g, "'\\''")}'` })],
             }
           : {}),
       })
@@ -65,7 +65,7 @@ export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError 
     case "FetchBinaryBody":
       return toolError("BINARY_FILE", `${e.finalUrl} returned binary content (${e.contentType ?? "no content type"}); only text and images can be shown.`, {
         context: { status_code: e.status, final_url: e.finalUrl },
-        hints: [hint("Bash", "medium", { command: `curl -sSL -o <file> '${e.finalUrl}'` })],
+        hints: [hint("Bash", "medium", { command: `curl -sSL -o <file> '${e.finalUrl.replace(/'/g, "'\\''")}'` })],
       })
     case "FetchTimedOut":
       return toolError("TIMEOUT", `No complete answer from ${e.url} within ${e.timeoutSec} s.`, {

@@ -38,6 +38,7 @@ export default definePlugin({
     tool("spin_after_await", async () => { await new Promise((r) => setTimeout(r, 5)); while (true) {} }),
     tool("spin_in_effect", () => Effect.sleep("5 millis").pipe(Effect.andThen(Effect.sync(() => { while (true) {} })))),
     tool("fine", () => "fine"),
+    tool("child_sync", () => "child " + Bun.spawnSync(["sleep", "4"]).exitCode),
   ],
 })
 `
@@ -59,6 +60,11 @@ describe("a plugin that never yields anvil's thread", () => {
     const text = await s.anvil(["tool", "spin", "{}", "--text"])
     expect(text.code).toBe(8)
     expect(text.stdout).toContain("Code: TIMEOUT\nMessage: plugin 'busy' (tool spin) has kept anvil's only thread busy")
+    // Waiting for a synchronous child process past the limit is not computing: it answers late, anvil goes on.
+    const waited = await s.anvil(["tool", "child_sync", "{}"])
+    expect(waited.stderr).not.toContain("anvil's only thread")
+    expect(waited.code).toBe(0)
+    expect(JSON.parse(waited.stdout).data.output).toBe("child 0")
     const fine = await s.anvil(["tool", "fine", "{}"])
     expect(fine.code).toBe(0)
     expect(JSON.parse(fine.stdout).data.output).toBe("fine")

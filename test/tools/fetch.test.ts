@@ -216,6 +216,12 @@ describe("fetch", () => {
     // A body with nothing secret is recorded as sent.
     const plain = await fetchUrl({ url: `${base}/method`, method: "POST", body: '{"q":"search words","key":"k1"}' })
     expect(plain.envelope.context.params_input).toMatchObject({ body: '{"q":"search words","key":"k1"}' })
+    // auth and session as words of their own are credentials; author and session_name are content, echoed whole.
+    const words = await fetchUrl({ url: `${base}/method`, method: "POST", body: JSON.stringify({ author: "Ada Lovelace", session_name: "evening talks", auth_code: TOKEN, sessionId: TOKEN }) })
+    expect(words.envelope.context.params_input).toMatchObject({ body: '{"author":"Ada Lovelace","session_name":"evening talks","auth_code":"[REDACTED]","sessionId":"[REDACTED]"}' })
+    expect(String(data(words).content)).toContain("Ada Lovelace")
+    expect(String(data(words).content)).toContain("evening talks")
+    expect(JSON.stringify(words.envelope)).not.toContain(TOKEN)
   })
 
   test("credentials do not follow a redirect to another origin", async () => {
