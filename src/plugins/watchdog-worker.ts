@@ -11,8 +11,11 @@
  * stamps the time into the shared buffer (Float64 at 0) while any call is
  * watched, and the id of the call whose synchronous part is running (Int32 at
  * 8). A call is frozen when its deadline passed while the main thread had not
- * stamped since before it, for GRACE_MS, on three ticks in a row (a machine
- * that slept wakes both threads: the main one stamps before the third tick).
+ * stamped since before it, for GRACE_MS, on three ticks in a row. A tick
+ * that comes late by more than a second means the whole process was stopped
+ * (the machine slept, Ctrl-Z then fg, SIGSTOP): that time is no plugin's, so
+ * every deadline moves by it (a step of anvil's own that was running when it
+ * stopped is not blamed on the plugin call it waits for).
  * A main thread the kernel shows waiting (Linux /proc state S or D: a
  * synchronous child process such as execSync, a blocking read, a long
  * collection) is not computing: it gets WAIT_GRACE_MS instead, so a hook
@@ -28,6 +31,7 @@ const EXIT_CODE = 8
 let beats, current, placeholder, report
 const watches = new Map()
 let streak = 0
+let lastTick
 
 const write = (fd, text) => {
   try { fs.writeSync(fd, text) } catch {}
@@ -98,8 +102,15 @@ const freeze = (late, now, waiting) => {
 }
 
 const tick = () => {
-  if (!beats || watches.size === 0) return
   const now = Date.now()
+  const stopped = now - lastTick - TICK_MS
+  lastTick = now
+  if (stopped > 1000) {
+    for (const w of watches.values()) w.deadline += stopped
+    streak = 0
+    return
+  }
+  if (!beats || watches.size === 0) return
   const beat = beats[0]
   const state = mainState()
   const waiting = state === "S" || state === "D"
@@ -117,6 +128,7 @@ self.onmessage = ({ data }) => {
     beats = new Float64Array(data.buffer, 0, 1)
     current = new Int32Array(data.buffer, 8, 1)
     placeholder = data.placeholder
+    lastTick = Date.now()
     setInterval(tick, TICK_MS)
   } else if (data.t === "add") watches.set(data.id, data)
   else if (data.t === "del") watches.delete(data.id)

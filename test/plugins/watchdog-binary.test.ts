@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { mkdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { jsonLines, toolResults } from "../support/anvil-cli.ts"
-import { runBinary } from "../support/anvil-binary.ts"
+import { anvilBinary, runBinary } from "../support/anvil-binary.ts"
 import type { FakeServer } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
 import { project, tempDir, writeTree } from "../support/harness.ts"
@@ -16,12 +16,12 @@ afterAll(() => servers.forEach((s) => s.stop()))
 
 const LIMITS = { plugins: { call_timeout_ms: 500, hook_timeout_ms: 500, load_timeout_ms: 500 } }
 
-const sandbox = (plugins: Record<string, string>) => {
+const sandbox = (plugins: Record<string, string>, limits: object = LIMITS) => {
   const root = project({ "notes.txt": "one\n" })
   const base = tempDir("anvil-watchdog-env-")
   const env = { XDG_CONFIG_HOME: join(base, "config"), XDG_CACHE_HOME: join(base, "cache"), HOME: join(base, "home") }
   mkdirSync(env.HOME, { recursive: true })
-  writeTree(join(env.XDG_CONFIG_HOME, "anvil"), { "anvil.json": JSON.stringify(LIMITS) })
+  writeTree(join(env.XDG_CONFIG_HOME, "anvil"), { "anvil.json": JSON.stringify(limits) })
   writeTree(join(env.XDG_CONFIG_HOME, "anvil", "plugins"), plugins)
   const anvil = (args: ReadonlyArray<string>, extra: Record<string, string> = {}) => runBinary(args, { cwd: root, env: { ...env, ...extra } })
   return { root, env, anvil }
@@ -113,5 +113,24 @@ describe("a plugin that never yields anvil's thread", () => {
     expect(last.message).toContain("plugin 'hook-spin' (hook tool.before) has kept anvil's only thread busy")
     expect(last.message).toContain("(plugins.hook_timeout_ms)")
     expect(r.stderr).toContain("anvil: plugin 'hook-spin' (hook tool.before) has kept")
+  })
+
+  test("a process stopped while a plugin computes (Ctrl-Z, a machine asleep) is not blamed for the stop: the call finishes", async () => {
+    // 2 s of CPU under a 6 s limit, stopped for 9 s after one: by the clock the thread was stuck past the limit.
+    const loop = `const t = process.cpuUsage().user; let x = 0; while (process.cpuUsage().user - t < 2_000_000) for (let i = 0; i < 1e6; i++) x += i; return "computed"`
+    const cpu = `import { defineTool } from "anvil/plugin"\nimport { Schema } from "effect"\nexport default defineTool({ name: "cpu", description: "cpu", parameters: Schema.Struct({}), readOnly: true, run: () => { require("node:fs").writeFileSync(process.env.MARK!, "started"); ${loop} } })\n`
+    const s = sandbox({ "cpu.ts": cpu }, { plugins: { call_timeout_ms: 6000 } })
+    const mark = join(tempDir("anvil-watchdog-mark-"), "started")
+    const proc = Bun.spawn([await anvilBinary(), "tool", "cpu", "{}"], { cwd: s.root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", MARK: mark, ...s.env }, stdout: "pipe", stderr: "pipe" })
+    // Stopped once the plugin's loop runs.
+    while (!existsSync(mark)) await Bun.sleep(20)
+    await Bun.sleep(1000)
+    proc.kill("SIGSTOP")
+    await Bun.sleep(9000)
+    proc.kill("SIGCONT")
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+    expect(stderr).not.toContain("anvil's only thread")
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout).data.output).toBe("computed")
   })
 })
