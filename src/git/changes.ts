@@ -150,9 +150,10 @@ export const repositoryDiff = (repo: Repository, options: DiffOptions): Effect.E
       const files: Array<ChangedFile> = []
       for (const c of ordered) {
         const dir = c.old?.mode === GITLINK || c.new?.mode === GITLINK
-        const hidden = [c.old?.path, c.new?.path].filter((p) => p !== undefined).find((p) => hides(p, dir))
-        if (hidden !== undefined) {
-          withheld.push({ path: hidden, dir })
+        // Both names of a rename or copy are left out (and counted) when a rule hides either.
+        const names = [...new Set([c.old?.path, c.new?.path].filter((p) => p !== undefined))]
+        if (names.some((p) => hides(p, dir))) {
+          withheld.push(...names.map((path) => ({ path, dir })))
           continue
         }
         const { text, stats } = formatFileDiff(c)

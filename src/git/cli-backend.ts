@@ -220,17 +220,19 @@ export const parseDiff = (bytes: Uint8Array, hides?: DiffOptions["hides"]): Diff
   const { raw, patch } = splitRawPatch(bytes)
   const chunks = chunksOf(patch)
   const withheld: Array<{ path: string; dir: boolean }> = []
-  const hiding = (r: RawChange): { path: string; dir: boolean } | undefined => {
+  // Both names of a rename or copy are left out (and counted) when a rule hides either.
+  const hiding = (r: RawChange): ReadonlyArray<{ path: string; dir: boolean }> | undefined => {
     if (hides === undefined) return undefined
     const dir = r.oldMode === GITLINK_MODE || r.newMode === GITLINK_MODE
-    return [r.oldPath, r.path].filter((p) => p !== undefined).map((path) => ({ path, dir })).find((p) => hides(p.path, p.dir))
+    const names = [...new Set([r.oldPath, r.path].filter((p) => p !== undefined))].map((path) => ({ path, dir }))
+    return names.some((p) => hides(p.path, p.dir)) ? names : undefined
   }
   const conflicted = new Set<string>()
   for (const r of raw) {
     if (r.status !== "U") continue
     const hidden = hiding(r)
     if (hidden === undefined) conflicted.add(r.path)
-    else withheld.push(hidden)
+    else withheld.push(...hidden)
   }
   const unmerged = [...conflicted].sort(compareBytes)
   const files: Array<ChangedFile> = []
@@ -256,7 +258,7 @@ export const parseDiff = (bytes: Uint8Array, hides?: DiffOptions["hides"]): Diff
     if (hidden !== undefined) {
       // Left out with its patch: the chunks it would have used are passed over.
       next += sides.length
-      withheld.push(hidden)
+      withheld.push(...hidden)
       continue
     }
     for (const status of sides) {

@@ -54,9 +54,9 @@ export const splitHidden = <A>(
   const withheld: Array<Withheld> = []
   for (const item of items) {
     const paths = pathsOf(item)
-    const hiding = paths.find((p) => hidden.hides(p.path, p.dir))
-    if (hiding === undefined) kept.push(item)
-    else withheld.push(hiding)
+    // Every name of an entry that a rule hides is counted: a rename's other name is not shown either.
+    if (paths.some((p) => hidden.hides(p.path, p.dir))) withheld.push(...paths)
+    else kept.push(item)
   }
   return { kept, withheld }
 }

@@ -52,10 +52,10 @@ for (const backend of ["cli", "isomorphic"] as const) {
       )
       const staged = await callTool(root, "git_diff", { staged: true }, { env })
       const sd = staged.envelope.data as { content: string; files: Array<{ path: string }>; withheld: { count: number } }
-      // The rename from secret/old.txt and the new b.pem are withheld; nothing else is staged.
+      // The rename from secret/old.txt (both its names: moved.txt is not shown either) and the new b.pem are withheld.
       expect(sd.files).toEqual([])
-      expect(sd.withheld.count).toBe(2)
-      expect(staged.envelope.text).toStartWith("# GitDiff (staged)\n\nNo staged changes. 2 changed paths not shown: ")
+      expect(sd.withheld.count).toBe(3)
+      expect(staged.envelope.text).toStartWith("# GitDiff (staged)\n\nNo staged changes. 3 changed paths not shown: ")
       expectNoSecret(sd.content)
     })
 
@@ -77,10 +77,10 @@ for (const backend of ["cli", "isomorphic"] as const) {
         const out = await callTool(root, "git_status", { short }, { env })
         const data = out.envelope.data as { entries: Array<{ path: string }>; clean: boolean; withheld: { count: number }; content: string }
         expect(data.entries.map((e) => e.path)).toEqual(["a.txt"])
-        // key.txt, k.pem, secret/new/ (untracked folder), the rename from secret/old.txt, b.pem.
-        expect(data.withheld.count).toBe(5)
+        // key.txt, k.pem, secret/new/ (untracked folder), the rename from secret/old.txt to moved.txt (two names), b.pem.
+        expect(data.withheld.count).toBe(6)
         expectNoSecret(out.envelope.text.replace(/the rules? .* in "permission" of .*$/m, ""))
-        expect(out.envelope.text).toContain("5 changed paths not shown: the rules ")
+        expect(out.envelope.text).toContain("6 changed paths not shown: the rules ")
       }
       // Only denied changes: not clean.
       git(root, home, ["checkout", "-q", "--", "a.txt"])
@@ -136,6 +136,30 @@ for (const backend of ["cli", "isomorphic"] as const) {
       const diff = await callTool(root, "git_diff", {}, options)
       expect((diff.envelope.data as { unmerged: Array<string> }).unmerged).toEqual(["open.txt"])
       expect(diff.envelope.text.replace(/the rules? .* in "permission" of .*$/m, "")).not.toContain("secret")
+    })
+
+    test("a copy of a denied file is left out with both its names counted, so no line of the source shows", async () => {
+      const body = "hunter2\n" + "shared line\n".repeat(8)
+      const root = gitRepo(home, { "k.pem": body, "open.txt": "1\n" }, { commit: "one" })
+      git(root, home, ["config", "diff.renames", "copies"])
+      git(root, home, ["config", "status.renames", "copies"])
+      writeFileSync(join(root, "copy.txt"), body.replace("hunter2", "public"))
+      writeFileSync(join(root, "k.pem"), `${body}more\n`)
+      git(root, home, ["add", "copy.txt", "k.pem"])
+      // git itself pairs the copy with its denied source.
+      expect(git(root, home, ["diff", "--cached", "--name-status"])).toContain("k.pem\tcopy.txt")
+      const options = { env, configOverrides: { permission: RULES } }
+      const diff = await callTool(root, "git_diff", { staged: true }, options)
+      const data = diff.envelope.data as { content: string; files: Array<unknown>; withheld: { count: number } }
+      expect(data.files).toEqual([])
+      expect(data.content).toBe("")
+      // copy.txt and k.pem (copied from, and modified): two names, not one.
+      expect(data.withheld.count).toBe(2)
+      expect(diff.envelope.text).toContain("No staged changes. 2 changed paths not shown: the rule ")
+      expectNoSecret(diff.envelope.text.replace(/the rules? .* in "permission" of .*$/m, ""))
+      const status = await callTool(root, "git_status", { short: true }, options)
+      expect((status.envelope.data as { entries: Array<unknown>; withheld: { count: number } }).entries).toEqual([])
+      expect((status.envelope.data as { withheld: { count: number } }).withheld.count).toBe(2)
     })
   })
 }
