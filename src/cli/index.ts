@@ -57,7 +57,14 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
       // `anvil --trust-plugins tool read …`: a command's options go after its word, whether chat knows them or not.
       const word = global.rest.find((a) => COMMAND_NAMES.includes(a))
       if (word !== undefined) {
-        throw new UsageError(`anvil: options go after the command: anvil ${word} … ${global.rest.filter((a) => a.startsWith("-")).join(" ")}`)
+        const flags = global.rest.filter((a) => a.startsWith("-"))
+        // A direct tool call never asks (it runs as the user who typed it), so run's and chat's --yes or --allow
+        // moved behind `tool` would only become unknown tool parameters.
+        const foreign = word === "tool" ? flags.filter((f) => !TOOL_CALL_OPTIONS.includes(f.split("=")[0]!)) : []
+        if (foreign.length > 0) {
+          throw new UsageError(`anvil tool takes no ${foreign.join(" ")}: a direct tool call runs as the user who typed it ('ask' tools run; a deny in anvil.json still refuses)`)
+        }
+        throw new UsageError(`anvil: options go after the command: anvil ${word} … ${flags.join(" ")}`)
       }
       const { chatCommand } = await import("./chat-command.ts")
       return await chatCommand(global.rest, io, global.root, await loadBuiltinTools(), global.strict)
@@ -210,6 +217,9 @@ const COMMANDS = {
 type CommandName = keyof typeof COMMANDS
 
 /** The words `anvil COMMAND` takes: the keys of the dispatch table. */
+/** The options `anvil tool` itself takes; any other `--key` after the tool's name is a parameter of the tool. */
+const TOOL_CALL_OPTIONS: ReadonlyArray<string> = ["--text", "--meta", "--sandbox", "--trust-plugins", "--trust-mcp"]
+
 export const COMMAND_NAMES: ReadonlyArray<string> = Object.keys(COMMANDS)
 
 /** One "anvil…:" prefix: messages that already name their command ("anvil run: …") keep theirs. */

@@ -225,6 +225,12 @@ export default defineTool({ name: "sum_tool", description: "Adds.", parameters: 
     const text = await run(["--text", "tool", "read", '{"path":"a"}'])
     expect(text.code).toBe(2)
     expect(text.err).toContain("anvil: options go after the command: anvil tool … --text")
+    // run's and chat's options before `tool`: a direct call takes none of them, so moving them would not help.
+    const yes = await run(["--yes", "tool", "write", '{"path":"a","content":"x"}'])
+    expect(yes.code).toBe(2)
+    expect(yes.err).toContain("anvil tool takes no --yes: a direct tool call runs as the user who typed it")
+    const mixed = await run(["--allow=bash", "--text", "tool", "read", '{"path":"a"}'])
+    expect(mixed.err).toContain("anvil tool takes no --allow=bash:")
     const words = await run(["--yes", "fix the bug"])
     expect(words.code).toBe(2)
     expect(words.err).toContain("anvil chat: unexpected argument 'fix the bug'")
