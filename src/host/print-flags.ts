@@ -110,7 +110,8 @@ export const claudeRule = (text: string): AllowRule | undefined => {
   const m = /^([\w.-]+)(?:\((.*)\))?$/.exec(text.trim())
   if (!m) return undefined
   const tool = anvilName(m[1]!)
-  const pattern = m[2]?.replace(/:\*$/, "*").replace(/^\.\//, "")
+  // `./x` stays: it anchors a path at the root (Claude Code reads it from the working folder), see rootGlob.
+  const pattern = m[2]?.replace(/:\*$/, "*")
   if (pattern === undefined || pattern === "" || pattern === "*") return parseAllowRule(tool)
   return { tool: tool.toLowerCase(), pattern }
 }

@@ -20,23 +20,31 @@ const layerName = (layer: ConfigShape["layers"][number]): string =>
     ? "the settings anvil was started with (--disallowedTools or the host's options)"
     : `${layer.file} (${layer.source === "project file" ? "this project's settings" : "your own settings"})`
 
-/** The deny rule that decides a call denied by `rules`, found among the files' `permission` sections. */
-export const denyingRule = (config: ConfigShape, toolName: string, rules: ToolRules, subjects: Subjects | undefined): DenyingRule | undefined => {
+/** The deny rule (or, with `level`, the ask rule) that decides a call `rules` refuse, found among the files' `permission` sections. */
+export const denyingRule = (
+  config: ConfigShape,
+  toolName: string,
+  rules: ToolRules,
+  subjects: Subjects | undefined,
+  level: "deny" | "ask" = "deny",
+): DenyingRule | undefined => {
   const values = subjects ? (subjects.kind === "command" ? subjects.values.flatMap(commandParts) : subjects.values) : []
-  const pattern = rules.patterns.find((r) => r.level === "deny" && values.some((v) => ruleMatches(subjects!, r, v)))?.pattern
-  return denyRuleSource(config, toolName, pattern)
+  const pattern = rules.patterns.find((r) => r.level === level && values.some((v) => ruleMatches(subjects!, r, v)))?.pattern
+  return denyRuleSource(config, toolName, pattern, level)
 }
 
-/** The deny rule `pattern` of a tool's entry (undefined: the tool's own level) as written, and where it is set. */
-export const denyRuleSource = (config: ConfigShape, toolName: string, pattern: string | undefined): DenyingRule | undefined => {
+/** The deny (or `level`) rule `pattern` of a tool's entry (undefined: the tool's own level) as written, and where it is set. */
+export const denyRuleSource = (config: ConfigShape, toolName: string, pattern: string | undefined, level: "deny" | "ask" = "deny"): DenyingRule | undefined => {
   const permission = config.get("permission", {} as Record<string, unknown>)
   const key = entryKeyFor(permission, toolName)
   if (key === undefined) return undefined
   const has = (entry: unknown): boolean =>
-    pattern === undefined ? entry === "deny" || (isRecord(entry) && entry["*"] === "deny") : isRecord(entry) && entry[pattern] === "deny"
+    pattern === undefined ? entry === level || (isRecord(entry) && entry["*"] === level) : isRecord(entry) && entry[pattern] === level
   // The last layer that has the rule is the one in force (later layers win).
   const layer = [...config.layers].reverse().find((l) => isRecord(l.data.permission) && has(l.data.permission[key]))
-  const rule = pattern === undefined ? `${JSON.stringify(key)}: "deny"` : `${JSON.stringify(key)}: {${JSON.stringify(pattern)}: "deny"}`
+  // A level written as `{"*": "deny", …}` is shown so, for the user to find it.
+  const written = pattern ?? (isRecord((layer?.data.permission as Record<string, unknown> | undefined)?.[key] ?? permission[key]) ? "*" : undefined)
+  const rule = written === undefined ? `${JSON.stringify(key)}: "${level}"` : `${JSON.stringify(key)}: {${JSON.stringify(written)}: "${level}"}`
   return { rule, where: layer ? layerName(layer) : "the settings in force" }
 }
 

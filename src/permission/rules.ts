@@ -1,5 +1,5 @@
 import type { PermissionLevel } from "./permission-level.ts"
-import { simpleWildcard, type TextMatcher } from "../workspace/wildcard.ts"
+import { simpleWildcard, type TextMatcher, type Wildcard } from "../workspace/wildcard.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
 /**
@@ -72,13 +72,13 @@ export const foldersOf = (path: string): ReadonlyArray<string> => {
 }
 
 /**
- * Whether a pattern rule matches one value of a call. A deny rule on paths also matches what lies in a folder it
- * matches, as an ignore rule leaves out a folder's contents: `"secret": "deny"` refuses `secret/a.txt` (and the
- * search tools never show it). Allow rules match only what they name.
+ * Whether a pattern rule matches one value of a call. A deny or ask rule on paths also matches what lies in a
+ * folder it matches, as an ignore rule leaves out a folder's contents: `"secret": "deny"` refuses `secret/a.txt`
+ * (and the search tools never show it), `"secret": "ask"` asks before it. Allow rules match only what they name.
  */
 export const ruleMatches = (subjects: Subjects, rule: PatternRule, value: string): boolean =>
   matchesValue(subjects, rule.pattern, value) ||
-  (rule.level === "deny" &&
+  (rule.level !== "allow" &&
     subjects.kind === "path" &&
     rule.pattern !== "*" &&
     matchedForms(subjects, value).some((form) => foldersOf(form).some((folder) => pathGlob(rule.pattern).test(folder))))
@@ -128,16 +128,27 @@ export const toolRules = (permission: unknown, toolName: string): ToolRules | un
 export const commandGlob = (pattern: string): TextMatcher => simpleWildcard(pattern.trim(), { paths: false })
 
 /** Path globs made so far: a search judges every path it finds against the same few patterns. */
-const pathGlobs = new Map<string, TextMatcher>()
+const pathGlobs = new Map<string, Wildcard>()
 
-/** A path glob: `**` crosses folders, `*` and `?` do not; a pattern without a slash matches the file name anywhere. Linear time. */
-export const pathGlob = (pattern: string): TextMatcher => {
+/**
+ * A path pattern as the root-relative glob it stands for: a pattern without a slash is a name matched at any depth
+ * (under `**`); `./name` is that name at the root only (the `./` anchors it, as in `./src`); a trailing `/` is the
+ * folder with all it holds. Every use of a path pattern (rules, search exclusions, folder denials) reads it so.
+ */
+export const rootGlob = (pattern: string): string => {
+  const trimmed = pattern.trim()
+  const anchored = trimmed.startsWith("./")
+  let p = trimmed.replace(/^(?:\.\/)+/, "")
+  if (!anchored && !p.includes("/")) p = `**/${p}`
+  if (p.endsWith("/")) p += "**"
+  return p
+}
+
+/** A path glob: `**` crosses folders, `*` and `?` do not; see {@link rootGlob} for the pattern's anchoring. Linear time. */
+export const pathGlob = (pattern: string): Wildcard => {
   const known = pathGlobs.get(pattern)
   if (known) return known
-  let p = pattern.trim().replace(/^\.\//, "")
-  if (!p.includes("/")) p = `**/${p}`
-  if (p.endsWith("/")) p += "**"
-  const made = simpleWildcard(p, { paths: true })
+  const made = simpleWildcard(rootGlob(pattern), { paths: true })
   // Patterns come from the settings: a few dozen at most, but a long session must not keep every one ever seen.
   if (pathGlobs.size >= 256) pathGlobs.clear()
   pathGlobs.set(pattern, made)

@@ -5,6 +5,7 @@ import type { OutputMode } from "../search/search-types.ts"
 import type { ToolResult } from "../tool-framework/definition.ts"
 import { counted } from "../protocol/plural.ts"
 import type { GrepSettings } from "./grep-settings.ts"
+import { ASKED_NEXT_STEP, askedNote } from "./hidden-search.ts"
 
 /** What of the call the rendering repeats. */
 interface GrepCall {
@@ -91,6 +92,9 @@ export const grepResult = (
   if (r.failed.length > 0) head.push(`(${counted(r.failed.length, "file or folder", "files or folders")} could not be read and ${r.failed.length === 1 ? "is" : "are"} left out: ${r.failed.slice(0, 5).join(", ")}${r.failed.length > 5 ? ", … (data.failed_items)" : ""}.)`)
   const denied = settings.hidden ? ", files the permission rules deny reading" : ""
   if (totalFiles === 0) head.push(`Searched: hidden files included; .git, binary files, ignored files (.gitignore/.ignore)${denied} and node_modules/build/dist/… skipped.`)
+  // What read asks about is not searched (hidden-paths.ts): the answer says by which rules, and that read asks.
+  const asked = settings.hidden?.askRulesIn(shown) ?? []
+  if (asked.length > 0) head.push(askedNote(asked))
   if (r.warnings.length > 0) head.push(`Warnings: ${r.warnings.slice(0, 5).join("; ")}${r.warnings.length > 5 ? `; and ${r.warnings.length - 5} more (data.warnings)` : ""}`)
   const text = body.length > 0 ? `${head.join("\n")}\n\n${body.join("\n")}` : head.join("\n")
 
@@ -115,6 +119,7 @@ export const grepResult = (
       ...(r.failed.length > 0 ? { failed_items: r.failed } : {}),
       ...(capNote ? { context_capped: { before_context: before, after_context: after, max_context: settings.maxContext } } : {}),
       search_path: shown,
+      ...(asked.length > 0 ? { not_searched: { rules: asked, next_step: ASKED_NEXT_STEP } } : {}),
     },
     text,
     stats: {

@@ -1,14 +1,24 @@
 import { Effect, Option } from "effect"
 import { Config } from "../config/config.ts"
 import { hiddenPaths, type HiddenPaths } from "../permission/hidden-paths.ts"
-import { denyReason } from "../permission/deny-source.ts"
+import { denyReason, type DenyingRule } from "../permission/deny-source.ts"
+import { hint } from "../protocol/hint.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import { kindOfPath } from "../workspace/checked-fs.ts"
 import { Workspace } from "../workspace/workspace.ts"
 
-/** What the permission rules hide from a search tool (see permission/hidden-paths.ts), from the settings in force. */
+/**
+ * What the permission rules hide from a search tool (see permission/hidden-paths.ts), from the settings in force.
+ * grep shows what files hold, so it also leaves out what read asks about; glob and list show only names.
+ */
 export const searchHidden = (toolName: string): Effect.Effect<HiddenPaths | undefined, never, Config> =>
-  Effect.map(Config, (config) => hiddenPaths(config, toolName))
+  Effect.map(Config, (config) => hiddenPaths(config, toolName, toolName === "grep"))
+
+/** The refusal of a search rooted at a place read asks about: it is not searched, read asks about its files one by one. */
+const askedRootMessage = (toolName: string, shown: string, dir: boolean, rule: DenyingRule): string =>
+  `The '${toolName}' call (${shown}) does not search ${dir ? "this folder: read asks before opening its files" : "this file: read asks before opening it"} ` +
+  `(the rule ${rule.rule} in "permission" of ${rule.where}), and a search would show what ${dir ? "they hold" : "it holds"} without asking. ` +
+  `Read ${dir ? "the files you need" : "it"} with read, which asks the user first.`
 
 /** The root-relative forms of a resolved path: as named and, through a link, where it really is. */
 export const shownForms = (ws: Workspace["Service"], display: string, real: string): ReadonlyArray<string> => [...new Set([display, ws.display(real)])]
@@ -37,11 +47,31 @@ export const refuseHiddenRoot = (toolName: string, input: string, missingToo = f
     for (const form of shownForms(ws, display, real)) {
       const rule = hidden.hidingRule(form, dir) ?? (exists ? undefined : hidden.hidingRule(form, true))
       if (rule === undefined) continue
+      const shown = display === form ? display : `${display} -> ${form}`
+      if (rule.level === "ask") {
+        return yield* new ToolError({
+          code: "PERMISSION_DENIED",
+          message: askedRootMessage(toolName, shown, dir, rule),
+          retryable: false,
+          context: { asked_by: { rule: rule.rule, where: rule.where } },
+          ...(dir ? {} : { hints: [hint("Read", "high", { file_path: display })] }),
+        })
+      }
       return yield* new ToolError({
         code: "PERMISSION_DENIED",
-        message: denyReason(toolName, ` (${display === form ? display : `${display} -> ${form}`})`, rule),
+        message: denyReason(toolName, ` (${shown})`, rule),
         retryable: false,
         context: { denied_by: { rule: rule.rule, where: rule.where } },
       })
     }
   })
+
+/** What to do about a file grep leaves out because read asks about it. */
+export const ASKED_NEXT_STEP = "Read such a file with read, which asks the user before opening it."
+
+/** The line of grep's answer naming the `read` ask rules whose files it left out. */
+export const askedNote = (rules: ReadonlyArray<{ readonly rule: string; readonly where: string }>): string =>
+  `Not searched: files read asks about before opening them (${rules
+    .slice(0, 3)
+    .map((r) => `${r.rule} in ${r.where}`)
+    .join("; ")}${rules.length > 3 ? `; and ${rules.length - 3} more (data.not_searched)` : ""}). ${ASKED_NEXT_STEP}`

@@ -77,6 +77,21 @@ export class Wildcard implements TextMatcher {
 
   test(text: string): boolean {
     if (this.re) return this.re.test(text)
+    return this.run(text)?.[this.tokens.length] === 1
+  }
+
+  /**
+   * Whether some text that starts with `prefix` matches: a deny-everything rule's exceptions (`src/**`) may let
+   * something in folder `lib/` through only if `lib/` is such a prefix. Every token can match something, so any
+   * position still alive after the prefix leads to a match.
+   */
+  startsMatch(prefix: string): boolean {
+    const left = this.run(prefix)
+    return left !== undefined && left.includes(1)
+  }
+
+  /** The NFA's positions after `text` (see test), or undefined when none is left. */
+  private run(text: string): Uint8Array | undefined {
     const tokens = this.tokens
     const n = tokens.length
     // Positions 0..n (before token i; n accepts) and n+1+i (inside the `dirs` token i).
@@ -113,13 +128,13 @@ export class Wildcard implements TextMatcher {
           if (ch === "/") next[i + 1] = 1
         }
       }
-      if (!any) return false
+      if (!any) return undefined
       this.close(next)
       const swap = active
       active = next
       next = swap
     }
-    return active[n] === 1
+    return active
   }
 
   /** Adds what is reachable without consuming: past runs and `dirs` (both may match nothing). */

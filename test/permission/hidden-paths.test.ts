@@ -46,6 +46,13 @@ describe("what the search tools leave out", () => {
     expect(some.hides("src/a.ts", false)).toBe(false)
     expect(some.hides("lib/a.ts", false)).toBe(true)
     expect(some.rgExcludes(".")).toEqual([])
+    // A folder no exception names or reaches into holds nothing to show: hidden, and a search rooted there refused.
+    expect([some.hides("src", true), some.hides("src/deep", true), some.hides("lib", true), some.hides("lib/src", true)]).toEqual([false, false, true, true])
+    expect(some.hidingRule("lib", true)?.rule).toBe(`"read": {"*": "deny"}`)
+    const names = read({ "*": "deny", "docs/*.md": "allow", "*.txt": "ask" })
+    expect([names.hides("docs", true), names.hides("docs/sub", true), names.hides("lib/sub", true)]).toEqual([false, false, false])
+    const one = read({ "*": "deny", "docs/*.md": "allow" })
+    expect([one.hides("docs", true), one.hides("docs/sub", true), one.hides("lib", true), one.hides(".", true)]).toEqual([false, true, true, false])
   })
 
   test("ripgrep exclusions: anchored to the searched folder, rebased into a subfolder, escaped, none that could leave out more", () => {
@@ -53,6 +60,11 @@ describe("what the search tools leave out", () => {
     expect(hidden.rgExcludes(".")).toEqual(["!/secret/**", "!**/.env", "!/src/keys/**", "!/a\\[1\\]/*.txt", "!/*/x"])
     expect(hidden.rgExcludes("src")).toEqual(["!**/.env", "!/keys/**"])
     expect(hidden.rgExcludes("lib")).toEqual(["!**/.env"])
+    // `./` anchors at the root: one file there, none in a subfolder's search.
+    const anchored = read({ "./.env": "deny", "./keys/": "deny" })
+    expect(anchored.rgExcludes(".")).toEqual(["!/.env", "!/keys/**"])
+    expect(anchored.rgExcludes("src")).toEqual([])
+    expect([anchored.hides(".env", false), anchored.hides("src/.env", false), anchored.hides("keys", true), anchored.hides("src/keys", true)]).toEqual([true, false, true, false])
   })
 
   test("the rule a search rooted in a hidden place meets, for its refusal", () => {

@@ -54,6 +54,17 @@ describe("permission rules", () => {
     expect(levelFor(rules, "ask", { kind: "path", values: ["src/a.ts", "other.ts"] })).toBe("ask")
   })
 
+  test("a leading ./ anchors a pattern at the root, for a name and for a folder with what it holds", () => {
+    expect(pathGlob("./secret.txt").test("secret.txt")).toBe(true)
+    expect(pathGlob("./secret.txt").test("a/secret.txt")).toBe(false)
+    expect(pathGlob("secret.txt").test("a/secret.txt")).toBe(true)
+    expect(pathGlob("./keys/").test("lib/keys/a.pem")).toBe(false)
+    expect(pathGlob("./keys/").test("keys/")).toBe(true)
+    const deny = toolRules({ read: { "./secret.txt": "deny", "./keys": "deny" } }, "read")
+    const at = (value: string) => levelFor(deny, "allow", { kind: "path", values: [value] })
+    expect([at("secret.txt"), at("a/secret.txt"), at("keys/x/a.pem"), at("lib/keys/a.pem")]).toEqual(["deny", "allow", "deny", "allow"])
+  })
+
   test("hosts: exact or *.subdomain", () => {
     const rules = toolRules({ fetch: { "docs.python.org": "allow", "*.internal": "deny" } }, "fetch")
     const level = (url: string) => levelFor(rules, "ask", subjectsOf({ url }))
