@@ -17,7 +17,7 @@ export const SKILLS_HELP = `Usage: anvil skills [--json]
 Lists the skills the agent can load with its skill tool: name, source and description, and the
 skills that cannot be loaded with the reason. Skills are folders <dir>/<name>/SKILL.md, found in
 (first match wins for a name):
-  1. project: skills.paths entries inside the project (anvil.json), then .anvil/skills/,
+  1. project: skills.paths entries inside the project or only in its anvil.json, then .anvil/skills/,
               .agents/skills/, .claude/skills/, then trusted Claude Code plugin folders' skills/
   2. user:    skills.paths entries outside the project, then ~/.config/anvil/skills/
               ($XDG_CONFIG_HOME/anvil/skills/), ~/.agents/skills/, ~/.claude/skills/,

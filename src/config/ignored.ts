@@ -44,8 +44,8 @@ export const ignoredSettingsNotice = (ignored: ReadonlyArray<IgnoredSetting> | u
 }
 
 /**
- * Whether the project file (the layers' "project file") has settings that may need the user's trust
- * (see trust/project-settings.ts): only then is the trust store read.
+ * Whether the project file (the layers' "project file") has settings that may need the user's trust, or lists
+ * that add to the user's (see trust/project-settings.ts): only then is that module loaded.
  */
 export const projectMayNeedTrust = (layers: ReadonlyArray<{ readonly source: string; readonly data: Readonly<Record<string, unknown>> }>): boolean => {
   const data = layers.find((l) => l.source === "project file")?.data
@@ -55,6 +55,7 @@ export const projectMayNeedTrust = (layers: ReadonlyArray<{ readonly source: str
   const pluginKeys = ["options", "hook_timeout_ms", "load_timeout_ms", "call_timeout_ms", "disabled", "paths"]
   return data.providers !== undefined || data.permission !== undefined || data.lsp !== undefined || data.mcp !== undefined ||
     (plugins !== undefined && (!isRecord(plugins) || pluginKeys.some((k) => plugins[k] !== undefined))) ||
+    (isRecord(data.skills) && data.skills.paths !== undefined) ||
     (typeof tools === "object" && tools !== null && (tools.grep?.rg_path !== undefined || tools.bash?.shell !== undefined || tools.fetch?.credentials !== undefined || tools.fetch?.verify_tls === false))
 }
 

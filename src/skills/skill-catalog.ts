@@ -1,7 +1,9 @@
 import { Effect } from "effect"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
-import { Config } from "../config/config.ts"
+import { Config, type ConfigShape } from "../config/config.ts"
+import { pluginPathEntries } from "../config/sections/plugins.ts"
+import { isRecord } from "../protocol/is-record.ts"
 import { embeddedAssets, type EmbeddedAssets } from "../embedded/assets.ts"
 import { loadBuiltinSkills } from "./builtin-skills.ts"
 import { parseSkillDocument, type SkillDocument } from "./skill-document.ts"
@@ -12,8 +14,8 @@ import { userConfigHome } from "../workspace/state-dir.ts"
  * each a folder `<skills folder>/<name>/SKILL.md`.
  *
  * Skills folders, first match wins for a name:
- * 1. project folders: the `skills.paths` entries inside the project root (in
- *    the order listed), then `<root>/.anvil/skills`, `<root>/.agents/skills`,
+ * 1. project folders: the `skills.paths` entries inside the project root or
+ *    named only by the project's anvil.json (in the order listed), then `<root>/.anvil/skills`, `<root>/.agents/skills`,
  *    `<root>/.claude/skills` (the folders other agents read), then the
  *    `skills/` of trusted project Claude Code plugin folders;
  * 2. user folders: the `skills.paths` entries outside the root (in order),
@@ -78,6 +80,14 @@ const isWithin = (sep: string, parent: string, child: string): boolean =>
 
 const byName = <T extends { readonly name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
+/** The `skills.paths` entries only the project's file names (not the user's, nor the settings anvil was started with). */
+const projectOnlyEntries = (layers: ConfigShape["layers"]): ReadonlySet<string> => {
+  const entries = (data: Record<string, unknown>) => pluginPathEntries(isRecord(data.skills) ? data.skills.paths : undefined)
+  const project = layers.filter((l) => l.source === "project file").flatMap((l) => entries(l.data))
+  const others = new Set(layers.filter((l) => l.source !== "project file").flatMap((l) => entries(l.data)))
+  return new Set(project.filter((e) => !others.has(e)))
+}
+
 /** The folders to search, in precedence order (see the module comment), with the configuration's problems. */
 export const skillFolders = Effect.fn("skillFolders")(function* (
   root: string,
@@ -99,7 +109,9 @@ export const skillFolders = Effect.fn("skillFolders")(function* (
     problems.push("skills.paths must be an array of folders")
   }
 
-  const candidates: Array<{ dir: string; source?: "project" | "user"; from: SkillFolder["from"] }> = []
+  // The project's list adds to the user's (trust/project-settings.ts): what only the project names is the project's.
+  const fromProject = projectOnlyEntries(config.layers)
+  const candidates: Array<{ dir: string; project: boolean; from: SkillFolder["from"] }> = []
   for (const entry of configured) {
     if (typeof entry !== "string" || entry.trim() === "") {
       problems.push(`skills.paths: ${JSON.stringify(entry)} is not a folder name`)
@@ -111,8 +123,8 @@ export const skillFolders = Effect.fn("skillFolders")(function* (
         problems.push(`skills.paths: '${given}' needs HOME, which is not set`)
         continue
       }
-      candidates.push({ dir: path.join(home, given.slice(1)), from: "skills.paths" })
-    } else candidates.push({ dir: path.resolve(root, given), from: "skills.paths" })
+      candidates.push({ dir: path.join(home, given.slice(1)), project: fromProject.has(given), from: "skills.paths" })
+    } else candidates.push({ dir: path.resolve(root, given), project: fromProject.has(given), from: "skills.paths" })
   }
   const configHome = userConfigHome(config.env)
 
@@ -122,7 +134,7 @@ export const skillFolders = Effect.fn("skillFolders")(function* (
     resolved.push({
       dir: c.dir,
       real,
-      source: isWithin(path.sep, rootReal, real) ? "project" : "user",
+      source: c.project || isWithin(path.sep, rootReal, real) ? "project" : "user",
       from: c.from,
       exists: yield* fs.exists(c.dir).pipe(Effect.orElseSucceed(() => false)),
     })

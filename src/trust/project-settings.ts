@@ -198,8 +198,7 @@ const userPluginNames = (config: ConfigShape, root: string, project: ConfigData)
   })
 }
 
-/** A `plugins.paths` value (a path or a list) as a list, with what it is not (a warning) left out. */
-/** The user's plugin paths, then the project's that the user's list lacks. */
+/** The user's `plugins.paths` (or `skills.paths`), then the project's that the user's list lacks; what is not a path (a warning) left out. */
 const mergedPaths = (project: unknown, user: unknown): ReadonlyArray<string> => {
   const theirs = pluginPathEntries(user)
   return [...theirs, ...pluginPathEntries(project).filter((p) => !theirs.includes(p))]
@@ -232,6 +231,16 @@ const mergeablePlugins = (data: ConfigData, base: ConfigData): ConfigData => {
     }
   }
   return plugins === own ? data : { ...data, plugins }
+}
+
+/**
+ * The project's `skills.paths` added to the user's, as its `plugins.paths` are: a repository must not drop the
+ * user's skill folders. What it adds needs no trust (a skill is instructions, not code, as `.anvil/skills` is) and
+ * counts as the project's skills wherever it points (skills/skill-catalog.ts).
+ */
+const mergeableSkills = (data: ConfigData, base: ConfigData): ConfigData => {
+  if (!isRecord(data.skills) || !isRecord(base.skills) || data.skills.paths === undefined || base.skills.paths === undefined) return data
+  return { ...data, skills: { ...data.skills, paths: mergedPaths(data.skills.paths, base.skills.paths) } }
 }
 
 /** The trust subject of the project's `verify` command (kind "setting", as the other programs a project names). */
@@ -333,7 +342,7 @@ export const guardProjectConfig = (config: ConfigShape, root: string, store?: Tr
         })
       }
     }
-    data = mergeablePlugins(data, base)
+    data = mergeableSkills(mergeablePlugins(data, base), base)
     if (isRecord(data.permission) && Object.keys(recordAt(base, "permission")).length > 0) {
       data = { ...data, permission: mergeablePermission(data.permission as ConfigData, recordAt(base, "permission")) }
     }

@@ -8,14 +8,15 @@ export const DEFAULT_LOAD_TIMEOUT_MS = 10_000
 /** `plugins.call_timeout_ms` when no file sets it: ten minutes, as an MCP call's deadline. */
 export const DEFAULT_CALL_TIMEOUT_MS = 600_000
 
-/** Where plugins come from and how long they may take. */
 /**
  * The entries of a `plugins.paths` value (one string or a list), trimmed: what discovery loads and what the
- * trust check compares between the user's and the project's lists are read by this one rule.
+ * trust check compares between the user's and the project's lists are read by this one rule (and so are the
+ * entries of `skills.paths`, whose lists add up the same way).
  */
 export const pluginPathEntries = (value: unknown): ReadonlyArray<string> =>
   (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((p): p is string => typeof p === "string").map((p) => p.trim())
 
+/** Where plugins come from and how long they may take. */
 export const pluginsSection: ConfigSection = {
   fields: () => ({
     plugins: setting(
