@@ -3,6 +3,7 @@ import type { HookEntry } from "../plugins/hook-runner.ts"
 import { claudeName, toAnvilInput, toClaudeInput } from "../tool-framework/claude-tools.ts"
 import type { ControlChannel } from "./control-channel.ts"
 import { isRecord } from "../protocol/is-record.ts"
+import { compileMatcher } from "../plugins/hook-matcher.ts"
 
 /**
  * The host program's hooks (registered in `initialize`, called back with
@@ -20,6 +21,10 @@ const HOST_HOOK_TIMEOUT_MS = 600_000
 /** One matcher of `initialize.hooks[event]`. */
 interface Matcher {
   readonly matcher?: string
+  /** The matcher compiled; one that is not a valid regular expression selects nothing (see `invalid`). */
+  readonly selects: (name: string) => boolean
+  /** Why the matcher is not a valid regular expression. */
+  readonly problem?: string
   readonly hookCallbackIds: ReadonlyArray<string>
   readonly timeout?: number
   /** `block`: a callback that fails blocks what the event guards (the tool call, the prompt); `continue` (default) skips it. */
@@ -50,6 +55,8 @@ export interface SdkHooks {
   readonly entries: ReadonlyArray<HookEntry>
   /** Events the host registered callbacks for that anvil never calls (reported once, not dropped silently). */
   readonly uncalled: ReadonlyArray<string>
+  /** Matchers that are not valid regular expressions, each with what it means for its hooks (reported once). */
+  readonly invalid: ReadonlyArray<string>
 }
 
 /** The events anvil calls the host's hooks for. */
@@ -58,14 +65,19 @@ const CALLED = new Set(["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop",
 /** Events whose action a failing `onFailure: "block"` hook blocks (Claude Code ignores the option on Stop and the like). */
 const BLOCKABLE = new Set(["PreToolUse", "UserPromptSubmit", "PermissionRequest"])
 
-const matches = (matcher: string | undefined, toolName: string | undefined): boolean => {
-  if (matcher === undefined || matcher === "" || matcher === "*" || toolName === undefined) return true
-  try {
-    return new RegExp(`^(?:${matcher})$`).test(toolName)
-  } catch {
-    return matcher === toolName
-  }
+/** A matcher as registered: compiled once, with why it is invalid (it then selects nothing, as in Claude Code). */
+const compiled = (matcher: string | undefined): Pick<Matcher, "selects" | "problem"> => {
+  if (matcher === undefined) return { selects: () => true }
+  const made = compileMatcher(matcher)
+  return "selects" in made ? { selects: made.selects } : { selects: () => false, problem: made.problem }
 }
+
+/** What an invalid matcher means: its hooks never run, or, blocking on failure, what the event guards is refused. */
+const invalidNote = (event: string, m: Matcher): string =>
+  `the host's ${event} hook matcher ${JSON.stringify(m.matcher)} is not a valid regular expression (${m.problem}), so ` +
+  (m.onFailure === "block" && BLOCKABLE.has(event)
+    ? `its hooks cannot run and, as they block on failure, every ${event === "PreToolUse" ? "tool call" : "prompt"} is refused; fix the matcher`
+    : `its ${m.hookCallbackIds.length === 1 ? "hook never runs" : `${m.hookCallbackIds.length} hooks never run`}; fix the matcher`)
 
 export const makeSdkHooks = (
   config: unknown,
@@ -83,6 +95,7 @@ export const makeSdkHooks = (
         event,
         list.filter(isRecord).map((m) => ({
           ...(typeof m.matcher === "string" ? { matcher: m.matcher } : {}),
+          ...compiled(typeof m.matcher === "string" ? m.matcher : undefined),
           hookCallbackIds: Array.isArray(m.hookCallbackIds) ? m.hookCallbackIds.filter((x): x is string => typeof x === "string") : [],
           ...(typeof m.timeout === "number" ? { timeout: m.timeout } : {}),
           ...(m.onFailure === "block" ? { onFailure: "block" as const } : {}),
@@ -97,7 +110,14 @@ export const makeSdkHooks = (
       systemMessages: [],
     }
     for (const m of table.get(event) ?? []) {
-      if (!matches(m.matcher, toolName)) continue
+      // A matcher that cannot be read guards nothing: where its hooks block on failure, that failure blocks.
+      if (m.problem !== undefined && m.onFailure === "block" && BLOCKABLE.has(event) && m.hookCallbackIds.length > 0) {
+        verdict.decision = "deny"
+        verdict.reason = `The host's ${event} hook could not run: its matcher ${JSON.stringify(m.matcher)} is not a valid regular expression (${m.problem}), and it blocks what it guards when it fails.`
+        continue
+      }
+      if (toolName !== undefined && !m.selects(toolName)) continue
+      if (toolName === undefined && m.problem !== undefined) continue
       for (const id of m.hookCallbackIds) {
         if (signal?.aborted) return verdict
         let out: Json
@@ -186,5 +206,6 @@ export const makeSdkHooks = (
     call,
     entries,
     uncalled: [...table.keys()].filter((event) => !CALLED.has(event) && (table.get(event)?.length ?? 0) > 0),
+    invalid: [...table].flatMap(([event, list]) => (CALLED.has(event) ? list.filter((m) => m.problem !== undefined && m.hookCallbackIds.length > 0).map((m) => invalidNote(event, m)) : [])),
   }
 }

@@ -136,6 +136,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
   if (opened.sandbox.settings.projectIgnored) stream.system("warning", { source: "sandbox", message: opened.sandbox.settings.projectIgnored })
   if (opened.settingsIgnored) stream.system("warning", { source: "config", message: opened.settingsIgnored })
   if (opened.verifySkipped) stream.system("warning", { source: "config", message: opened.verifySkipped })
+  for (const note of hooks.invalid) onProblem(note)
   if (hooks.uncalled.length > 0) onProblem(`the host's hooks for ${hooks.uncalled.join(", ")} are never called: anvil has no such events (it calls PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and SessionEnd)`)
   if (hooks.has("SessionStart")) {
     const verdict = await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })

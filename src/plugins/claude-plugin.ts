@@ -9,6 +9,7 @@ import { readPluginAgents } from "./claude-agents.ts"
 import { pluginCommandFolder, type SlashCommand } from "./claude-commands.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
+import { compileMatcher } from "./hook-matcher.ts"
 import { claudeName, toAnvilInput, toClaudeInput } from "../tool-framework/claude-tools.ts"
 
 /**
@@ -62,20 +63,6 @@ interface CommandSpec {
   readonly selects: (name: string) => boolean
   readonly command: string
   readonly timeoutMs: number
-}
-
-/**
- * A Claude Code matcher ("Bash", "Edit|Write", "*", "", a regex) as a test on names, or why it is not a valid
- * regular expression (such a matcher selects nothing, and the plugin's report says so).
- */
-export const compileMatcher = (matcher: string): { readonly selects: (name: string) => boolean } | { readonly problem: string } => {
-  if (matcher === "" || matcher === "*") return { selects: () => true }
-  try {
-    const re = new RegExp(`^(?:${matcher})$`)
-    return { selects: (name) => re.test(name) }
-  } catch (e) {
-    return { problem: (e as Error).message.replace(/^Invalid regular expression: /, "") }
-  }
 }
 
 /** Does a Claude Code matcher select this tool (by its Claude Code name or anvil's)? An invalid matcher selects none. */
