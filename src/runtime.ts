@@ -368,11 +368,14 @@ const permissionsOptions = (options: RuntimeOptions, sandbox: SandboxShape | und
   // A rule the user saved with "always" is their own decision: trusted, so the project file's copy applies later.
   const afterSave: PermissionsOptions["afterSave"] = (rules) =>
     Effect.flatMap(Effect.promise(() => import("./trust/project-settings.ts")), (m) => m.trustSavedRules(root, options.env, rules))
-  if (!sandbox) return { ...options.permissions, afterSave }
+  // Without an onAsk the call's own command line is the answer (anvil tool): no time passes while "asking".
+  const answersAtOnce = options.onAsk === undefined
+  if (!sandbox) return { ...options.permissions, afterSave, answersAtOnce }
   const { status } = sandbox
   return {
     ...options.permissions,
     afterSave,
+    answersAtOnce,
     // A getter: reading `confining` probes for bubblewrap, which only a command needs.
     sandbox: { get confining() { return status.confining }, autoAllow: status.settings.autoAllow },
   }

@@ -30,7 +30,15 @@ export interface PermissionRequest {
 }
 
 export type PermissionDecision =
-  | { readonly allowed: true; readonly params?: unknown }
+  | {
+      readonly allowed: true
+      readonly params?: unknown
+      /**
+       * Set when someone was asked: the world may have changed while they decided (a protected file created, a
+       * link swapped), so what a tool's precheck found before is found again.
+       */
+      readonly asked?: true
+    }
   | {
       readonly allowed: false
       readonly reason: string
@@ -80,6 +88,8 @@ export interface PermissionsOptions {
   readonly sandbox?: { readonly confining: boolean; readonly autoAllow: boolean }
   /** Told about allow rules an "always" answer saved to the project's anvil.json (they are then trusted as the user's own). */
   readonly afterSave?: (rules: ReadonlyArray<AllowRule>) => Effect.Effect<void>
+  /** `onAsk` answers at once, asking nobody (the call's own command line approves it): decisions are not marked `asked`. */
+  readonly answersAtOnce?: boolean
 }
 
 /** An --allow rule that names a command explicitly (a pattern other than a bare `*`) and matches this call. */
@@ -160,6 +170,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
         return own?.kind === "path" ? pathSubjects(own.values, normalize, leadsTo) : own
       }
       const sandbox = options.sandbox
+      const asked = options.answersAtOnce ? {} : { asked: true as const }
       /** The tool's own default level; a confined call of an asking tool is allowed with sandbox.auto_allow. */
       const defaultLevel = (tool: Tool, params: unknown): PermissionLevel =>
         tool.permission === "ask" && sandbox?.autoAllow && tool.sandboxedCall?.(params) === true && sandbox.confining ? "allow" : (tool.permission ?? "allow")
@@ -181,8 +192,8 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             // Leaving the sandbox: a person decides, whatever the rules say.
             if ((options.allow ?? []).some((rule) => namesCommand(rule, request.tool.name, subjects))) return { allowed: true } as const
             const answer = yield* onAsk({ ...request, subjects, unconfined: true })
-            if (answer === true || answer === "once" || answer === "session" || answer === "always") return { allowed: true } as const
-            if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params } as const
+            if (answer === true || answer === "once" || answer === "session" || answer === "always") return { allowed: true, ...asked } as const
+            if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params, ...asked } as const
             if (typeof answer === "object") return { allowed: false, reason: answer.deny, ...(answer.unattended ? { unattended: true } : {}) } as const
             return { allowed: false, reason: `The user did not approve running this command outside the sandbox${what}.` } as const
           }
@@ -195,7 +206,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             if (hook === "allow" && levelFor(toolRules(permission(), request.tool.name), "allow", subjects) === "allow") return { allowed: true } as const
           }
           const answer = yield* onAsk({ ...request, subjects })
-          if (answer === true || answer === "once") return { allowed: true } as const
+          if (answer === true || answer === "once") return { allowed: true, ...asked } as const
           if (answer === "session" || answer === "always") {
             const rules = rulesForAnswer(request.tool, subjects)
             approved.push(...rules)
@@ -207,9 +218,9 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
                 Effect.catch((e) => Effect.logWarning(`Could not save the permission rule (${rules.map(showAllowRule).join(", ")}): ${String(e)}`)),
               )
             }
-            return { allowed: true } as const
+            return { allowed: true, ...asked } as const
           }
-          if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params } as const
+          if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params, ...asked } as const
           const reason = typeof answer === "object" ? answer.deny : `The user did not approve this '${request.tool.name}' call${what}.`
           const unattended = typeof answer === "object" && "unattended" in answer && answer.unattended ? ({ unattended: true } as const) : {}
           // The project's own rule would have allowed it, had the user trusted it: the refusal says so and how.

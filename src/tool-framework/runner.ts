@@ -165,15 +165,17 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
             hook = before.value.permission
           }
 
-          if (tool.precheck) {
-            const refused = yield* Effect.suspend(() => tool.precheck!(params) as Effect.Effect<void, ToolError, R>).pipe(Effect.provideContext(services), Effect.exit)
-            if (refused._tag === "Failure") {
-              const failure = refused.cause.reasons.find(Cause.isFailReason)
-              // Only a refusal stops the call here; anything else is left to `run`, which makes the same check again
-              // and reports what went wrong through the pipeline's usual defect handling.
-              if (failure && failure.error instanceof ToolError) return yield* fail(tool.title, failure.error, tool)
-            }
-          }
+          // Only a refusal stops the call here; anything else is left to `run`, which makes the same check again
+          // and reports what went wrong through the pipeline's usual defect handling.
+          const precheck = (checked: unknown) =>
+            Effect.gen(function* () {
+              if (!tool.precheck) return undefined
+              const refused = yield* Effect.suspend(() => tool.precheck!(checked) as Effect.Effect<void, ToolError, R>).pipe(Effect.provideContext(services), Effect.exit)
+              const failure = refused._tag === "Failure" ? refused.cause.reasons.find(Cause.isFailReason) : undefined
+              return failure && failure.error instanceof ToolError ? failure.error : undefined
+            })
+          const refusal = yield* precheck(params)
+          if (refusal) return yield* fail(tool.title, refusal, tool)
           // Cancellable: a turn interrupted while someone is being asked (a host's canUseTool) ends without the answer.
           const checked = yield* cancellable(permissions.check({ tool, params, callId, ...(hook ? { hook } : {}) })).pipe(Effect.exit)
           if (checked._tag === "Failure") {
@@ -202,6 +204,11 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
             const changed = decodeParams(tool, decision.params)
             if (!changed.ok) return yield* fail(tool.title, changed.error, tool)
             params = changed.value
+          }
+          // While someone decided, a protected file may have appeared or a link changed: the precheck looks again.
+          if (decision.asked) {
+            const late = yield* precheck(params)
+            if (late) return yield* fail(tool.title, late, tool)
           }
 
           // suspend: a tool that throws instead of failing becomes INTERNAL_ERROR below, not a crash of the host.

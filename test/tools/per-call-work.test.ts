@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, spyOn, test } from "bun:test"
+import { Effect } from "effect"
 import * as nodeFs from "node:fs"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -53,6 +54,20 @@ describe("per-call work", () => {
     expect(refused.envelope.error?.message).toContain("is a protected path (lefthook-local.yml)")
     const patched = await s.call("patch", { patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n--- a/lefthook-local.yml\n+++ b/lefthook-local.yml\n@@ -1 +1 @@\n-a: 1\n+a: 2\n" })
     expect(patched.envelope.error?.code).toBe("ACCESS_DENIED")
+  })
+
+  test("protection that appears while the user decides holds for the call asked about, not only for the next", async () => {
+    const root = project({ "scripts/hooks/pre-commit": "#!/bin/sh\nexit 0\n" })
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root })
+    // While the person takes their time, git is pointed at scripts/hooks: its files now run at the next commit.
+    const onAsk = () => Effect.sync(() => (Bun.spawnSync(["git", "config", "core.hooksPath", "scripts/hooks"], { cwd: root }), "once" as const))
+    const refused = await callTool(root, "edit", { path: "scripts/hooks/pre-commit", old_string: "exit 0", new_string: "exit 1" }, { onAsk })
+    expect(refused.envelope.error?.code).toBe("ACCESS_DENIED")
+    expect(refused.envelope.error?.message).toContain("is a protected path (scripts/hooks/)")
+    // Asking nobody (anvil tool: the command line approves) looks once, as before.
+    const finds = spy(protectedPaths, "projectProtection")
+    expect((await callTool(root, "write", { path: "b.txt", content: "x\n" })).envelope.status).toBe("success")
+    expect(finds.mock.calls.length).toBe(1)
   })
 
   test("git_status reads the repository's git config once (its settings and the sparse-checkout check share it)", async () => {
