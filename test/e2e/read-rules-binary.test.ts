@@ -1,28 +1,14 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { mkdirSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
-import { anvilBinary, runBinary } from "../support/binary.ts"
-import { project, tempDir } from "../support/harness.ts"
+import { anvilBinary } from "../support/binary.ts"
+import { binaryRepo, binaryTool } from "../support/binary-repo.ts"
 
 // read rules through the compiled binary: './' anchoring, folders a deny-all with exceptions leaves nothing in,
 // and ask rules keeping files out of grep.
 setDefaultTimeout(60_000)
 beforeAll(() => void anvilBinary(), 120_000)
 
-/** A git repository with `tree`, and a clean home whose own anvil.json is `user`. */
-const repo = (tree: Record<string, string>, user: unknown) => {
-  const root = project(tree, { marker: false })
-  Bun.spawnSync(["git", "init", "-q"], { cwd: root })
-  const home = tempDir("anvil-home-")
-  mkdirSync(join(home, ".config", "anvil"), { recursive: true })
-  writeFileSync(join(home, ".config", "anvil", "anvil.json"), JSON.stringify(user))
-  return { root, env: { HOME: home } }
-}
-
-const tool = async (r: { root: string; env: Record<string, string> }, name: string, params: unknown) => {
-  const out = await runBinary(["tool", name, JSON.stringify(params)], { cwd: r.root, env: r.env })
-  return { ...out, envelope: JSON.parse(out.stdout) }
-}
+const repo = binaryRepo
+const tool = binaryTool
 
 const tree = {
   "secret.txt": "TOKEN=root-secret\n",
