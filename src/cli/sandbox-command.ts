@@ -9,6 +9,7 @@ import { makeSandbox } from "../sandbox/sandbox.ts"
 import { abstractScopeAvailable } from "../sandbox/abstract-scope.ts"
 import { processLimitLine } from "../sandbox/process-limit.ts"
 import { readSandboxSettings, SandboxSettingsError, showNetwork } from "../sandbox/settings.ts"
+import { readDenyMasks } from "../permission/read-masks.ts"
 import { ignoredNotice, projectSandboxSection, resolveProjectSandbox, sandboxTrustSubject } from "../trust/project-sandbox.ts"
 import { sandboxSummary } from "../sandbox/summary.ts"
 import { definedEnv, envFilter } from "../sandbox/command-env.ts"
@@ -94,7 +95,11 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
   let settings
   try {
     const notice = ignoredNotice(project)
-    settings = { ...readSandboxSettings(project.section, modeFlag), ...(notice ? { projectIgnored: notice } : {}) }
+    settings = {
+      ...readSandboxSettings(project.section, modeFlag),
+      readDenied: readDenyMasks(config.get("permission", {} as Record<string, unknown>)),
+      ...(notice ? { projectIgnored: notice } : {}),
+    }
   } catch (e) {
     throw new ConfigError(e instanceof SandboxSettingsError ? `anvil.json: ${e.message}` : String(e))
   }

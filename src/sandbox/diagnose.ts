@@ -88,7 +88,7 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
       add({
         kind: "secret",
         subject: hit,
-        message: `The sandbox hides ${hit} (home secrets and sandbox.deny_read are unreadable to commands). To read it anyway, run this one command with sandbox: false (the user is asked and must agree); to let every command read a built-in secret, the user adds it to sandbox.allow_read in their own ~/.config/anvil/anvil.json.`,
+        message: `The sandbox hides ${hit} (home secrets, sandbox.deny_read and the places read deny rules name are unreadable to commands). To read it anyway, run this one command with sandbox: false (the user is asked and must agree); to let every command read a built-in secret, the user adds it to sandbox.allow_read in their own ~/.config/anvil/anvil.json.`,
       })
     }
   }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, sep } from "node:path"
 import { expandPath, inside, isDir, projectProtection, real } from "./protected-paths.ts"
 import { standInExclude, type GitExclude } from "./git-exclude.ts"
+import { untrackedPlaces } from "./untracked-places.ts"
 import { BUILTIN_REDACTED, BUILTIN_SECRETS, redactSecrets, secretsFromEnv } from "./secrets.ts"
 import type { SandboxMode, SandboxSettings } from "./settings.ts"
 
@@ -166,6 +167,12 @@ const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts) => {
     }
     const clean = redactSecrets(text)
     if (clean !== undefined) redacted.push({ path: p, text: clean })
+  }
+  // What the read deny rules name, inside the project or not, where git tracks nothing (see untrackedPlaces).
+  for (const p of untrackedPlaces(root, (settings.readDenied ?? []).map((e) => abs(e)))) {
+    if (seen(p) || inside(root, p) || inside(facts.sessionTmp, p)) continue
+    if (isDir(p)) hiddenDirs.push(p)
+    else hiddenFiles.push(p)
   }
   // Nothing can be mounted inside an empty folder laid over its parent (and it is hidden with it).
   const outer = (p: string) => !hiddenDirs.some((d) => d !== p && inside(p, d))

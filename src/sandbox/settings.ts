@@ -20,6 +20,11 @@ export interface SandboxSettings {
   readonly protected: ReadonlyArray<string>
   /** Extra paths commands may not read (`~/` is the home folder). */
   readonly denyRead: ReadonlyArray<string>
+  /**
+   * The places the `read` deny rules name (permission/read-masks.ts): hidden from commands too, unless git tracks
+   * something there (a command's `git add -A` would take an emptied folder for deleted files).
+   */
+  readonly readDenied?: ReadonlyArray<string>
   /** Built-in secrets commands may read after all (the user's choice: a project's own list applies only once trusted). */
   readonly allowRead: ReadonlyArray<string>
   /** Environment variables (glob patterns) commands get although they look secret (a project's own only once trusted). */

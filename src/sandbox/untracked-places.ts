@@ -1,0 +1,64 @@
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs"
+import { join, relative, resolve, sep } from "node:path"
+import { inside, isDir, real } from "./protected-paths.ts"
+
+/** The git folder of the checkout at `root` (`.git` itself, or where a `.git` file points), if any. */
+const gitDirOf = (root: string): string | undefined => {
+  const dotGit = join(root, ".git")
+  if (isDir(dotGit)) return dotGit
+  try {
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))
+    return m ? resolve(root, m[1]!.trim()) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** An index larger than this is not searched: every place counts as tracked (nothing is hidden by mistake). */
+const MAX_INDEX_BYTES = 64 * 1024 * 1024
+
+/**
+ * The git index's bytes when they name every tracked path in full (versions 2 and 3), else undefined: version 4
+ * shortens names against the one before, and a split index keeps entries in another file.
+ */
+const indexNames = (gitDir: string): Buffer | undefined => {
+  const file = join(gitDir, "index")
+  try {
+    if (statSync(file).size > MAX_INDEX_BYTES) return undefined
+    const fd = openSync(file, "r")
+    try {
+      const head = Buffer.alloc(8)
+      readSync(fd, head, 0, 8, 0)
+      const version = head.readUInt32BE(4)
+      if (head.toString("latin1", 0, 4) !== "DIRC" || (version !== 2 && version !== 3)) return undefined
+    } finally {
+      closeSync(fd)
+    }
+    // A split index keeps its entries in sharedindex.* files beside it.
+    return readdirSync(gitDir).some((n) => n.startsWith("sharedindex.")) ? undefined : readFileSync(file)
+  } catch (e) {
+    // No index: nothing is tracked yet.
+    return (e as { code?: string }).code === "ENOENT" ? Buffer.alloc(0) : undefined
+  }
+}
+
+/**
+ * The places among `paths` (absolute) that exist and where git tracks nothing, as real paths: what the sandbox may
+ * lay an empty file or folder over without a command's `git add -A` or `git commit -a` recording tracked files as
+ * deleted. A place is taken as tracked when the index holds its root-relative name (a file's, ended by the NUL
+ * after it; a folder's, followed by a slash) anywhere — a name elsewhere that merely ends the same keeps it visible,
+ * never the other way round — and when the index cannot be read that way, every place in the project is.
+ */
+export const untrackedPlaces = (root: string, paths: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const found = paths.map((p) => real(p)).filter((p): p is string => p !== undefined)
+  if (found.length === 0) return []
+  const rootReal = real(root) ?? root
+  const gitDir = gitDirOf(root)
+  const names = gitDir === undefined ? Buffer.alloc(0) : indexNames(gitDir)
+  return found.filter((p) => {
+    if (!inside(p, rootReal) || p === rootReal) return true
+    if (names === undefined) return false
+    const rel = relative(rootReal, p).split(sep).join("/")
+    return !names.includes(isDir(p) ? `${rel}/` : `${rel}\0`)
+  })
+}
