@@ -38,10 +38,17 @@ export const denyRuleSource = (config: ConfigShape, toolName: string, pattern: s
   const permission = config.get("permission", {} as Record<string, unknown>)
   const key = entryKeyFor(permission, toolName)
   if (key === undefined) return undefined
-  const has = (entry: unknown): boolean =>
-    pattern === undefined ? entry === level || (isRecord(entry) && entry["*"] === level) : isRecord(entry) && entry[pattern] === level
+  const has = (entry: unknown, p = pattern): boolean =>
+    p === undefined ? entry === level || (isRecord(entry) && entry["*"] === level) : isRecord(entry) && entry[p] === level
   // The last layer that has the rule is the one in force (later layers win).
-  const layer = [...config.layers].reverse().find((l) => isRecord(l.data.permission) && has(l.data.permission[key]))
+  let layer = [...config.layers].reverse().find((l) => isRecord(l.data.permission) && has(l.data.permission[key]))
+  // A root-relative twin of an absolute rule (rules.ts withRootTwins) is named as written.
+  if (layer === undefined && pattern?.startsWith("./")) {
+    const tail = pattern.slice(1)
+    const absolute = (entry: unknown) => (isRecord(entry) ? Object.keys(entry).find((k) => k.trim().startsWith("/") && k.trim().endsWith(tail) && has(entry, k)) : undefined)
+    layer = [...config.layers].reverse().find((l) => isRecord(l.data.permission) && absolute(l.data.permission[key]) !== undefined)
+    if (layer) pattern = absolute((layer.data.permission as Record<string, unknown>)[key])
+  }
   // A level written as `{"*": "deny", …}` is shown so, for the user to find it.
   const written = pattern ?? (isRecord((layer?.data.permission as Record<string, unknown> | undefined)?.[key] ?? permission[key]) ? "*" : undefined)
   const rule = written === undefined ? `${JSON.stringify(key)}: "${level}"` : `${JSON.stringify(key)}: {${JSON.stringify(written)}: "${level}"}`

@@ -1,7 +1,7 @@
 import type { ConfigShape } from "../config/config.ts"
 import type { PathFilter } from "../workspace/path-filter.ts"
 import { denyingRule, denyRuleSource, type DenyingRule } from "./deny-source.ts"
-import { foldersOf, levelFor, pathGlob, rootGlob, toolRules, type ToolRules } from "./rules.ts"
+import { foldersOf, levelFor, pathGlob, rootGlob, toolRules, withRootTwins, type ToolRules } from "./rules.ts"
 import type { PermissionLevel } from "./permission-level.ts"
 
 /** A rule that hides paths from a search: a deny rule, or (for grep) a `read` ask rule. */
@@ -92,8 +92,8 @@ const rgExclude = (pattern: string, base: string): string | undefined => {
  * — and what the tool's own path rules deny. With `asked` (grep, which shows what files hold) also what read
  * asks about: a search must not show what the user wants to be asked about first. Undefined when nothing is hidden.
  */
-export const hiddenPaths = (config: ConfigShape, toolName: string, asked = false): HiddenPaths | undefined => {
-  const permission = config.get("permission", {} as Record<string, unknown>)
+export const hiddenPaths = (config: ConfigShape, toolName: string, asked = false, root?: string): HiddenPaths | undefined => {
+  const permission = withRootTwins(config.get("permission", {} as Record<string, unknown>), root)
   const sets = [...new Set(["read", toolName])]
     .map((tool): RuleSet | undefined => {
       const rules = toolRules(permission, tool)

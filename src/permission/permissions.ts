@@ -6,7 +6,7 @@ import { readSettingsFile } from "../config/settings-file.ts"
 import type { HookPermission, PermissionLevel, Tool } from "../tool-framework/definition.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { realLocation } from "../workspace/real-location.ts"
-import { allowCovers, describeSubjects, levelFor, pathSubjects, showAllowRule, subjectsOf, toolRules, type AllowRule, type Subjects } from "./rules.ts"
+import { allowCovers, describeSubjects, levelFor, pathSubjects, showAllowRule, subjectsOf, toolRules, withRootTwins, type AllowRule, type Subjects } from "./rules.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { untrustedAllow, type UntrustedAllow } from "./untrusted-allow.ts"
 import { deniesEveryCall, denyingRule, denyReason, type DenyingRule } from "./deny-source.ts"
@@ -162,7 +162,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
         const real = realLocation(pathService.resolve(workspace.root, shown))
         return workspace.contains(real) ? workspace.display(real) : undefined
       }
-      const permission = () => config.get("permission", {} as Record<string, unknown>)
+      const permission = () => withRootTwins(config.get("permission", {} as Record<string, unknown>), workspace?.root)
       const subjectsFor = (tool: Tool, params: unknown): Subjects | undefined => {
         if (!tool.permissionSubjects) return subjectsOf(params, normalize, leadsTo)
         const own = tool.permissionSubjects(params)

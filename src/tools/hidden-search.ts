@@ -11,8 +11,12 @@ import { Workspace } from "../workspace/workspace.ts"
  * What the permission rules hide from a search tool (see permission/hidden-paths.ts), from the settings in force.
  * grep shows what files hold, so it also leaves out what read asks about; glob and list show only names.
  */
-export const searchHidden = (toolName: string): Effect.Effect<HiddenPaths | undefined, never, Config> =>
-  Effect.map(Config, (config) => hiddenPaths(config, toolName, toolName === "grep"))
+export const searchHidden = (toolName: string): Effect.Effect<HiddenPaths | undefined, never, Config | Workspace> =>
+  Effect.gen(function* () {
+    const config = yield* Config
+    const ws = yield* Workspace
+    return hiddenPaths(config, toolName, toolName === "grep", ws.root)
+  })
 
 /** The refusal of a search rooted at a place read asks about: it is not searched, read asks about its files one by one. */
 const askedRootMessage = (toolName: string, shown: string, dir: boolean, rule: DenyingRule): string =>

@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { realpathSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { anvilBinary } from "../support/binary.ts"
 import { binaryRepo, binaryTool } from "../support/binary-repo.ts"
 
@@ -35,6 +37,22 @@ describe("read rules in the search tools", () => {
     expect(glob.envelope.data.paths).toContain("lib/keys/k.pem")
     const list = await tool(r, "list", { include_hidden: true })
     expect(list.envelope.data.entries.map((e: { name: string }) => e.name)).toEqual([".git", "a", "docs", "lib", "src", ".env"])
+  })
+
+  test("a rule written as an absolute path inside the project holds for read, bash and the searches, and is named as written", async () => {
+    const r = repo(tree, {})
+    const root = realpathSync(r.root)
+    writeFileSync(join(r.env.HOME, ".config", "anvil", "anvil.json"), JSON.stringify({ permission: { read: { [`${root}/secret.txt`]: "deny", [`${root}/keys/`]: "deny" } } }))
+    for (const path of ["secret.txt", `${root}/secret.txt`, "a/../secret.txt", "keys/k.pem"]) {
+      const out = await tool(r, "read", { path })
+      expect(out.envelope.error.code).toBe("PERMISSION_DENIED")
+      expect(out.envelope.error.message).toContain(`{"${root}/`)
+    }
+    expect((await tool(r, "read", { path: "a/secret.txt" })).envelope.status).toBe("success")
+    const grep = await tool(r, "grep", { pattern: "TOKEN", output_mode: "files_with_matches" })
+    expect(grep.envelope.data.files).not.toContain("secret.txt")
+    expect(grep.envelope.data.files).not.toContain("keys/k.pem")
+    expect(grep.envelope.data.files).toContain("a/secret.txt")
   })
 
   test("read denied but for src/**: folders outside src are neither listed nor globbed, and searching one is refused", async () => {

@@ -8,6 +8,7 @@ import {
   levelFor,
   parseAllowRule,
   pathGlob,
+  withRootTwins,
   subjectsOf,
   toolRules,
 } from "../../src/permission/rules.ts"
@@ -52,6 +53,15 @@ describe("permission rules", () => {
     expect(levelFor(rules, "ask", { kind: "path", values: ["src/yarn.lock"] })).toBe("deny")
     expect(levelFor(rules, "ask", { kind: "path", values: ["README.md"] })).toBe("ask")
     expect(levelFor(rules, "ask", { kind: "path", values: ["src/a.ts", "other.ts"] })).toBe("ask")
+  })
+
+  test("a deny or ask rule written as an absolute path inside the project gets a root-relative twin; an allow rule does not", () => {
+    const permission = { read: { "/p/app/secret.txt": "deny", "/p/app/keys/": "ask", "/p/app/pub.txt": "allow", "/p/other.txt": "deny" }, bash: "ask" }
+    const twinned = withRootTwins(permission, "/p/app")
+    expect(twinned).toEqual({ read: { ...permission.read, "./secret.txt": "deny", "./keys/": "ask" }, bash: "ask" })
+    expect(withRootTwins(permission, "/p/app")).toBe(twinned)
+    expect(levelFor(toolRules(twinned, "read"), "allow", { kind: "path", values: ["keys/a.pem"] })).toBe("ask")
+    expect(withRootTwins(permission, undefined)).toBe(permission)
   })
 
   test("a leading ./ anchors a pattern at the root, for a name and for a folder with what it holds", () => {
