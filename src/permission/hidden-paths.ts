@@ -113,10 +113,12 @@ export const hiddenPaths = (config: ConfigShape, toolName: string, asked = false
     return [...(read.rules.level === "ask" ? [undefined] : []), ...patterns.map((r) => r.pattern)].flatMap((pattern) => denyRuleSource(config, "read", pattern, "ask") ?? [])
   }
   return {
-    hides: (path, dir) => sets.some((set) => (dir ? folderDenial(set, path) !== undefined : fileLevel(set, path) !== undefined)),
+    // Names are judged composed (see rules.ts subjectMatches): the folder tests match the glob directly.
+    hides: (path, dir) => sets.some((set) => (dir ? folderDenial(set, path.normalize("NFC")) !== undefined : fileLevel(set, path) !== undefined)),
     rgExcludes: (base) =>
       sets.flatMap(({ rules, hiding }) => rules.patterns.flatMap((r) => (r.level !== "allow" && hiding.has(r.level) ? [rgExclude(r.pattern, base)].filter((g) => g !== undefined) : []))),
-    hidingRule: (path, dir) => {
+    hidingRule: (given, dir) => {
+      const path = given.normalize("NFC")
       for (const set of sets) {
         if (dir) {
           const found = folderDenial(set, path)

@@ -81,7 +81,7 @@ export const ruleMatches = (subjects: Subjects, rule: PatternRule, value: string
   (rule.level !== "allow" &&
     subjects.kind === "path" &&
     rule.pattern !== "*" &&
-    matchedForms(subjects, value).some((form) => foldersOf(form).some((folder) => pathGlob(rule.pattern).test(folder))))
+    matchedForms(subjects, value).some((form) => foldersOf(form.normalize("NFC")).some((folder) => pathGlob(rule.pattern).test(folder))))
 
 const RANK: Record<PermissionLevel, number> = { allow: 0, ask: 1, deny: 2 }
 export const strictest = (levels: ReadonlyArray<PermissionLevel>): PermissionLevel =>
@@ -180,7 +180,7 @@ export const rootGlob = (pattern: string): string => {
 export const pathGlob = (pattern: string): Wildcard => {
   const known = pathGlobs.get(pattern)
   if (known) return known
-  const made = simpleWildcard(rootGlob(pattern), { paths: true })
+  const made = simpleWildcard(rootGlob(pattern).normalize("NFC"), { paths: true })
   // Patterns come from the settings: a few dozen at most, but a long session must not keep every one ever seen.
   if (pathGlobs.size >= 256) pathGlobs.clear()
   pathGlobs.set(pattern, made)
@@ -200,7 +200,8 @@ export const subjectMatches = (kind: SubjectKind, pattern: string, value: string
     case "command":
       return commandGlob(pattern).test(value.trim())
     case "path":
-      return pathGlob(pattern).test(value)
+      // A name is judged as people read it: `café` composed or decomposed (as macOS writes it) is the same name.
+      return pathGlob(pattern).test(value.normalize("NFC"))
     case "host":
       return hostMatches(pattern, value)
     case "name":

@@ -60,6 +60,9 @@ describe("what the search tools leave out", () => {
     expect(hidden.rgExcludes(".")).toEqual(["!/secret/**", "!**/.env", "!/src/keys/**", "!/a\\[1\\]/*.txt", "!/*/x"])
     expect(hidden.rgExcludes("src")).toEqual(["!**/.env", "!/keys/**"])
     expect(hidden.rgExcludes("lib")).toEqual(["!**/.env"])
+    // Composed and decomposed names are one name.
+    expect(read({ "./caf\u00e9/": "deny" }).hides("cafe\u0301", true)).toBe(true)
+    expect(read({ "./caf\u00e9/": "deny" }).hidingRule("cafe\u0301", true)?.rule).toBe(`"read": {"./caf\u00e9/": "deny"}`)
     // `./` anchors at the root: one file there, none in a subfolder's search.
     const anchored = read({ "./.env": "deny", "./keys/": "deny" })
     expect(anchored.rgExcludes(".")).toEqual(["!/.env", "!/keys/**"])

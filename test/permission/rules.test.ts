@@ -64,6 +64,15 @@ describe("permission rules", () => {
     expect(withRootTwins(permission, undefined)).toBe(permission)
   })
 
+  test("names are compared composed: a rule on café.txt holds for the decomposed name macOS writes, and the other way round", () => {
+    const nfc = "caf\u00e9"
+    const nfd = "cafe\u0301"
+    const at = (rules: unknown, value: string) => levelFor(toolRules(rules, "read"), "allow", { kind: "path", values: [value] })
+    expect(at({ read: { [`${nfc}.txt`]: "deny" } }, `${nfd}.txt`)).toBe("deny")
+    expect(at({ read: { [`${nfd}/`]: "deny" } }, `${nfc}/a.txt`)).toBe("deny")
+    expect(at({ read: { [nfc]: "deny" } }, `x/${nfd}/a.txt`)).toBe("deny")
+  })
+
   test("a leading ./ anchors a pattern at the root, for a name and for a folder with what it holds", () => {
     expect(pathGlob("./secret.txt").test("secret.txt")).toBe(true)
     expect(pathGlob("./secret.txt").test("a/secret.txt")).toBe(false)
