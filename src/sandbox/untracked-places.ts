@@ -1,16 +1,22 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs"
-import { join, relative, resolve, sep } from "node:path"
+import { dirname, join, relative, resolve, sep } from "node:path"
 import { inside, isDir, real } from "./protected-paths.ts"
 
-/** The git folder of the checkout at `root` (`.git` itself, or where a `.git` file points), if any. */
-const gitDirOf = (root: string): string | undefined => {
-  const dotGit = join(root, ".git")
-  if (isDir(dotGit)) return dotGit
-  try {
-    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))
-    return m ? resolve(root, m[1]!.trim()) : undefined
-  } catch {
-    return undefined
+/**
+ * The checkout `root` is in — the project may be a folder of a larger repository — as its top folder and git folder
+ * (`.git` itself, or where a `.git` file points), if any.
+ */
+const checkoutOf = (root: string): { readonly top: string; readonly gitDir: string } | undefined => {
+  for (let dir = root; ; dir = dirname(dir)) {
+    const dotGit = join(dir, ".git")
+    if (isDir(dotGit)) return { top: dir, gitDir: dotGit }
+    try {
+      const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"))
+      if (m) return { top: dir, gitDir: resolve(dir, m[1]!.trim()) }
+    } catch {
+      // no .git file here: look further up
+    }
+    if (dirname(dir) === dir) return undefined
   }
 }
 
@@ -53,12 +59,13 @@ export const untrackedPlaces = (root: string, paths: ReadonlyArray<string>): Rea
   const found = paths.map((p) => real(p)).filter((p): p is string => p !== undefined)
   if (found.length === 0) return []
   const rootReal = real(root) ?? root
-  const gitDir = gitDirOf(root)
-  const names = gitDir === undefined ? Buffer.alloc(0) : indexNames(gitDir)
+  const checkout = checkoutOf(rootReal)
+  const names = checkout === undefined ? Buffer.alloc(0) : indexNames(checkout.gitDir)
   return found.filter((p) => {
     if (!inside(p, rootReal) || p === rootReal) return true
     if (names === undefined) return false
-    const rel = relative(rootReal, p).split(sep).join("/")
+    // Index names are relative to the checkout's top.
+    const rel = relative(checkout?.top ?? rootReal, p).split(sep).join("/")
     return !names.includes(isDir(p) ? `${rel}/` : `${rel}\0`)
   })
 }

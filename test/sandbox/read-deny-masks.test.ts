@@ -46,6 +46,15 @@ describe("the places read deny rules name", () => {
     const root = repo()
     const places = ["sec", "secret.txt", ".env", "tracked", "missing.txt", "tracked/t.txt"].map((p) => join(root, p))
     expect(untrackedPlaces(root, places)).toEqual(["sec", "secret.txt", ".env"].map((p) => join(root, p)))
+    // A project that is a folder of a larger repository: the repository's index decides.
+    const outer = tempDir("anvil-outer-")
+    mkdirSync(join(outer, "pkg", "keys"), { recursive: true })
+    writeFileSync(join(outer, "pkg", "keys", "k.pem"), "k\n")
+    writeFileSync(join(outer, "pkg", "loose.txt"), "l\n")
+    git(outer, "init", "-q")
+    git(outer, "add", "pkg/keys")
+    git(outer, "commit", "-qm", "first")
+    expect(untrackedPlaces(join(outer, "pkg"), [join(outer, "pkg", "keys"), join(outer, "pkg", "loose.txt")])).toEqual([join(outer, "pkg", "loose.txt")])
     // Outside a repository nothing is tracked.
     const plain = tempDir("anvil-plain-")
     writeFileSync(join(plain, "k.txt"), "k\n")
