@@ -7,15 +7,18 @@ import { ToolError } from "../protocol/tool-error.ts"
 import { kindOfPath } from "../workspace/checked-fs.ts"
 import { Workspace } from "../workspace/workspace.ts"
 
+/** Tools whose answers show what files hold (lines, diffs, a language server's view of a file): read's ask rules hide from them too. */
+const SHOWS_CONTENT = new Set(["grep", "lsp_hover", "lsp_definition", "lsp_diagnostics"])
+
 /**
  * What the permission rules hide from a search tool (see permission/hidden-paths.ts), from the settings in force.
- * grep shows what files hold, so it also leaves out what read asks about; glob and list show only names.
+ * The tools that show what files hold also leave out what read asks about (SHOWS_CONTENT); glob and list show only names.
  */
 export const searchHidden = (toolName: string): Effect.Effect<HiddenPaths | undefined, never, Config | Workspace> =>
   Effect.gen(function* () {
     const config = yield* Config
     const ws = yield* Workspace
-    return hiddenPaths(config, toolName, toolName === "grep", ws.root)
+    return hiddenPaths(config, toolName, SHOWS_CONTENT.has(toolName), ws.root)
   })
 
 /** The refusal of a search rooted at a place read asks about: it is not searched, read asks about its files one by one. */

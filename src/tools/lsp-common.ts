@@ -8,6 +8,8 @@ import { hint } from "../protocol/hint.ts"
 import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
 import type { ToolResult } from "../tool-framework/definition.ts"
 import { Workspace } from "../workspace/workspace.ts"
+import type { Config } from "../config/config.ts"
+import { refuseHiddenRoot } from "./hidden-search.ts"
 
 /** Larger files are not sent to a server. */
 const MAX_SOURCE_BYTES = 8 * 1024 * 1024
@@ -25,6 +27,15 @@ export const positionTool = {
   readOnly: true,
   parameters: Schema.Struct({ path: PathParam, line: LineParam, character: CharacterParam }),
 } as const
+
+/**
+ * An LSP tool's precheck: a file read denies or asks about is refused as read refuses it (a server's answer about
+ * a file shows what it holds). Typed with the tools' services, which `run` needs too.
+ */
+export const lspPrecheck =
+  (tool: string) =>
+  (params: { readonly path: string }): Effect.Effect<void, ToolError, Config | Workspace | Lsp> =>
+    refuseHiddenRoot(tool, params.path)
 
 /** A file an LSP tool asks about: checked against the project, read as text. */
 export interface Source {

@@ -2,9 +2,10 @@ import { Effect } from "effect"
 import { hint } from "../protocol/hint.ts"
 import { Lsp } from "../lsp/service.ts"
 import { defineTool } from "../tool-framework/definition.ts"
-import { noProvider, positionTool, readSource, withEngine, wordAt } from "./lsp-common.ts"
+import { noProvider, positionTool, readSource, withEngine, wordAt, lspPrecheck } from "./lsp-common.ts"
 import description from "./lsp_definition.md" with { type: "text" }
 import { withWorkspaceErrors } from "./workspace-errors.ts"
+import { searchHidden } from "./hidden-search.ts"
 
 /** lsp_definition: where the symbol at a position is defined, with the defining line's text. */
 export const lspDefinitionTool = defineTool({
@@ -25,7 +26,9 @@ export const lspDefinitionTool = defineTool({
       )
       if (answer.kind === "no_provider") return noProvider(answer, source, "lsp_definition", header)
       const symbol = wordAt(source.text, line, character)
-      const locations = answer.locations
+      // A definition in a file read denies or asks about is named, without its line (that is the file's content).
+      const hidden = yield* searchHidden("lsp_definition")
+      const locations = hidden ? answer.locations.map((l) => (l.text !== null && hidden.hides(l.path, false) ? { ...l, text: null } : l)) : answer.locations
       const shown = symbol ? `\`${symbol}\`` : `the position ${line}:${character}`
       const text =
         locations.length === 0
@@ -56,4 +59,5 @@ export const lspDefinitionTool = defineTool({
             : [],
       }
     })),
+  precheck: lspPrecheck("lsp_definition"),
 })

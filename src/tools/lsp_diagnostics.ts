@@ -4,7 +4,7 @@ import { diagnosticLine } from "../lsp/diagnostic-text.ts"
 import { Lsp } from "../lsp/service.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
-import { noProvider, PathParam, readSource, withEngine } from "./lsp-common.ts"
+import { noProvider, PathParam, readSource, withEngine, lspPrecheck } from "./lsp-common.ts"
 import description from "./lsp_diagnostics.md" with { type: "text" }
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { counted } from "../protocol/plural.ts"
@@ -88,4 +88,5 @@ export const lspDiagnosticsTool = defineTool({
             : [hint("LspDiagnostics", "high", { path: source.display })],
       }
     })),
+  precheck: lspPrecheck("lsp_diagnostics"),
 })

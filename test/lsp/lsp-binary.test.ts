@@ -137,6 +137,18 @@ describe("LSP tools on real servers (compiled binary)", () => {
     expect(processesIn(root)).toEqual([])
   })
 
+  test("read rules hold: a denied file is not asked about, a definition there is named without its line, a hover of its symbol is withheld", async () => {
+    const root = project({ "a.py": PY_A, "b.py": PY_B, ".config/anvil/anvil.json": JSON.stringify({ permission: { read: { "a.py": "deny" } } }) })
+    const refused = await tool(root, "lsp_diagnostics", { path: "a.py" })
+    expect(refused.envelope.error.code).toBe("PERMISSION_DENIED")
+    const definition = await tool(root, "lsp_definition", { path: "b.py", line: 3, character: 9 })
+    expect(definition.envelope.data.location).toMatchObject({ path: "a.py", line: 4, text: null })
+    expect(JSON.stringify(definition.envelope)).not.toContain("def helper")
+    const hover = await tool(root, "lsp_hover", { path: "b.py", line: 3, character: 9 })
+    expect(hover.envelope.data.withheld_from).toBe("a.py")
+    expect(JSON.stringify(hover.envelope)).not.toContain("docstring")
+  })
+
   test("without pylsp, pyright answers; without any Python server, the install hint; without shellcheck, no false 'clean'", async () => {
     const root = project({ "a.py": PY_A, "run.sh": SH })
     const npmOnly = npmOnlyPath()
