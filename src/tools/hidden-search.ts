@@ -21,10 +21,10 @@ export const searchHidden = (toolName: string): Effect.Effect<HiddenPaths | unde
     return hiddenPaths(config, toolName, SHOWS_CONTENT.has(toolName), ws.root)
   })
 
-/** The refusal of a search rooted at a place read asks about: it is not searched, read asks about its files one by one. */
+/** The refusal of a call about a place read asks about: it would show what read asks before showing. */
 const askedRootMessage = (toolName: string, shown: string, dir: boolean, rule: DenyingRule): string =>
-  `The '${toolName}' call (${shown}) does not search ${dir ? "this folder: read asks before opening its files" : "this file: read asks before opening it"} ` +
-  `(the rule ${rule.rule} in "permission" of ${rule.where}), and a search would show what ${dir ? "they hold" : "it holds"} without asking. ` +
+  `The '${toolName}' call (${shown}) is not run: read asks before opening ${dir ? "the files of this folder" : "this file"} ` +
+  `(the rule ${rule.rule} in "permission" of ${rule.where}), and this call would show what ${dir ? "they hold" : "it holds"} without asking. ` +
   `Read ${dir ? "the files you need" : "it"} with read, which asks the user first.`
 
 /** The root-relative forms of a resolved path: as named and, through a link, where it really is. */
