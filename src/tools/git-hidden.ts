@@ -26,9 +26,10 @@ export interface GitHidden {
 
 export const gitHidden = (toolName: string, repo: Repository): Effect.Effect<GitHidden | undefined, never, Config | Workspace> =>
   Effect.gen(function* () {
-    const hidden = hiddenPaths(yield* Config, toolName)
-    if (hidden === undefined) return undefined
     const ws = yield* Workspace
+    // The root makes a rule written as an absolute path in the project count (permission/rules.ts withRootTwins).
+    const hidden = hiddenPaths(yield* Config, toolName, false, ws.root)
+    if (hidden === undefined) return undefined
     const shown = (path: string) => ws.display(join(repo.dir, path))
     return {
       hides: (path, dir) => hidden.hides(shown(path), dir),
