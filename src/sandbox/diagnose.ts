@@ -35,6 +35,12 @@ const pathOnLine = (line: string): string | undefined => {
   return bare?.[1]
 }
 
+const BUSY = /device or resource busy|EBUSY/i
+
+/** The path a "Device or resource busy" line is about: the first quoted path, else the word before the colon. */
+const busyPath = (line: string): string | undefined =>
+  /['"‘`]([^'"’`]+)['"’`]/.exec(line)?.[1] ?? /(\S+?):\s*(?:device or resource busy|EBUSY)/i.exec(line)?.[1]
+
 /**
  * Reads a command's output for the sandbox's fingerprints (EROFS writes,
  * unreadable secrets, a missing network, hosts the proxy refused) and says
@@ -53,10 +59,13 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
   }
   const lines = d.output.split("\n")
   for (const line of lines) {
-    if (!/read-only file system|EROFS/i.test(line)) continue
+    // A protected file or folder is a mount point: replacing or removing it (git's config.lock renamed over
+    // .git/config, `mv .git/hooks x`) fails with EBUSY, not EROFS.
+    const busy = BUSY.test(line)
+    if (!busy && !/read-only file system|EROFS/i.test(line)) continue
     // bubblewrap's own failure over a covered socket that went away (said below), not the command's write.
     if (line.startsWith("bwrap: Can't create file at ") && d.policy.hiddenSockets.some((s) => line.includes(s))) continue
-    const raw = pathOnLine(line)
+    const raw = busy ? busyPath(line) : pathOnLine(line)
     const abs = raw === undefined ? undefined : raw.startsWith("~/") && d.home ? resolve(d.home, raw.slice(2)) : isAbsolute(raw) ? raw : resolve(d.cwd, raw)
     const where = abs === undefined ? undefined : classifyPath(d.policy, abs)
     const shown = abs === undefined ? undefined : showPath(d.root, abs)
@@ -66,6 +75,8 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
         subject: shown!,
         message: `The sandbox keeps ${shown} read-only: it makes code run later (git hooks and config, .anvil/, anvil.json, .mcp.json, .claude/, .agents/ and sandbox.protected). Change it with the edit tools, ${ESCAPE}.`,
       })
+    } else if (busy) {
+      continue
     } else if (d.policy.mode === "read-only") {
       add({
         kind: "write",

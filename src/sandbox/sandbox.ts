@@ -1,6 +1,5 @@
 import { Context, Data, Effect, Layer } from "effect"
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, lstatSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { SpawnCommand, SpawnWrap } from "../process/managed-process.ts"
 import { bwrapArgs } from "./bwrap-args.ts"
@@ -21,6 +20,7 @@ import { selfCommand } from "../process/self-command.ts"
 import { listeningSockets } from "./unix-sockets.ts"
 import { snapshotNestedGit, undoNestedGit, type NestedGitSnapshot } from "./nested-git.ts"
 import { nestedGitFile, nestedGitStore, type NestedGitStore } from "./nested-git-store.ts"
+import { makeRunFolder, sweepStaleRunFolders } from "./run-folders.ts"
 
 /** What the command sandbox does in this session. */
 export interface SandboxStatus {
@@ -135,6 +135,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   }
   const home = options.env.HOME
   let sessionTmp: string | undefined
+  let sweeping: Promise<number> | undefined
   let overlays: string | undefined
   let overlayCount = 0
   let proxy: Promise<SandboxProxy> | undefined
@@ -149,7 +150,9 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   const tmp = (): string => {
     if (sessionTmp === undefined) {
       const safe = options.sessionId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40)
-      sessionTmp = realpathSync(mkdtempSync(join(tmpdir(), `anvil-${safe}-`)))
+      sessionTmp = realpathSync(makeRunFolder(safe))
+      // What killed anvils left in /tmp goes now, beside this session's first command (not at every start).
+      sweeping = sweepStaleRunFolders()
     }
     return sessionTmp
   }
@@ -244,7 +247,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       const p = held.value
       // Outside the session folder, which the command may write: only what anvil wrote is laid over info/exclude.
       const overlay = (name: string, text: string) => {
-        const file = join((overlays ??= mkdtempSync(join(tmpdir(), "anvil-overlay-"))), `${name}-${++overlayCount}`)
+        const file = join((overlays ??= makeRunFolder("overlay")), `${name}-${++overlayCount}`)
         writeFileSync(file, text, { mode: 0o600 })
         return file
       }
@@ -322,6 +325,8 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   const close = async () => {
     if (proxy) await proxy.then((x) => x.close()).catch(() => undefined)
     if (sessionTmp) rmSync(sessionTmp, { recursive: true, force: true })
+    // Usually done while the command ran; a one-shot anvil would otherwise exit in the middle of it.
+    await sweeping?.catch(() => undefined)
     if (overlays) rmSync(overlays, { recursive: true, force: true })
   }
   return { service: { status, policy, wrap }, close }

@@ -122,6 +122,18 @@ describe("the command sandbox (bubblewrap, compiled binary)", () => {
     expect(existsSync(canary)).toBe(false)
   })
 
+  test("git config in the project's own repository (core.fsmonitor, core.hooksPath) fails as busy and is reported as protected; the config is unchanged", async () => {
+    const { root, home } = setup()
+    const before = readFileSync(join(root, ".git", "config"), "utf8")
+    const r = await bash(root, home, { command: "git config core.fsmonitor 'touch /tmp/x'; git config core.hooksPath /tmp/h" })
+    expect(r.envelope.data.stderr).toContain("Device or resource busy")
+    expect(readFileSync(join(root, ".git", "config"), "utf8")).toBe(before)
+    expect(existsSync(join(root, ".git", "config.lock"))).toBe(false)
+    const subjects = r.envelope.data.sandbox.refused.filter((x: { kind: string }) => x.kind === "protected").map((x: { subject: string }) => x.subject)
+    expect(subjects).toEqual([".git/config"])
+    expect(r.text).toContain("Sandbox: The sandbox keeps .git/config read-only")
+  })
+
   test("husky's own hook scripts (.husky/pre-commit, run by .husky/_/h at the next commit) cannot be changed or added", async () => {
     const { base, root, home } = setup()
     const canary = join(base, "husky-ran.txt")
