@@ -23,7 +23,7 @@ import type { UserTerminal } from "../terminal/user-terminal.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { projectRootOf } from "../workspace/project-root.ts"
 import type { AgentEvent } from "./events.ts"
-import { runTurn, type VerifyOutcome } from "./loop.ts"
+import { offersBash, runTurn, type VerifyOutcome } from "./loop.ts"
 import { readInstructionFile } from "./instruction-files.ts"
 import { offerFromConfig } from "./tool-offer.ts"
 import { PROFILES, type EngineName, type Profile } from "./profiles.ts"
@@ -212,6 +212,9 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
                 system: systemPrompt(profile, options.boot.facts, own ? `# Your role: ${own.name}\n${own.prompt}` : ""),
                 maxSteps,
                 offer: offerFromConfig(config),
+                mayCall: (tools) => {
+                  if (offersBash(tools)) Option.map(Context.getOption(services, Sandbox), (s) => s.commandComing())
+                },
                 ...(options.onSubagentEvent ? { emit: (e: AgentEvent) => options.onSubagentEvent!(request.parentCallId, e) } : {}),
               })
             }).pipe(

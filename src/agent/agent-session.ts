@@ -23,7 +23,7 @@ import { backgroundNotes } from "./background-notes.ts"
 import { agentToolRuntime, bootAgent, customAgentsSection, switchModel, verifyRunner, type AgentBoot, type CustomAgent } from "./agent-runtime.ts"
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
-import { runTurn, type Conversation, type LoopOptions, type VerifyOutcome } from "./loop.ts"
+import { offersBash, runTurn, type Conversation, type LoopOptions, type VerifyOutcome } from "./loop.ts"
 import { measureContext, type ContextUsage } from "./context-usage.ts"
 import { projectVerifyGate } from "../trust/project-verify.ts"
 import { offerFromConfig } from "./tool-offer.ts"
@@ -518,6 +518,9 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
         record: writer.record,
         subagentUsage: () => subagentUsage,
         offer,
+        mayCall: (tools) => {
+          if (offersBash(tools)) sandbox.commandComing()
+        },
         ...(turn.cancelled ? { cancelled: turn.cancelled } : {}),
         ...(pendingContext.length > 0 || background.list().length > 0 ? { context: [...pendingContext.splice(0), ...backgroundNotes(background.list(), toldEnded)] } : {}),
       }

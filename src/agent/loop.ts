@@ -63,7 +63,16 @@ export interface LoopOptions {
    * wait over. Awaited before the first request (Ctrl-C ends the wait), so their tools are in it.
    */
   readonly ready?: Effect.Effect<void>
+  /**
+   * Told the tools the model may call once its answer starts coming (the server's response arrived; its first words
+   * are still being made, which takes far longer than a tool's preparation), so that what a call needs can be made
+   * meanwhile: bash's cage. Not at the session's start: a session that never asks the model pays nothing.
+   */
+  readonly mayCall?: (tools: ReadonlyArray<string>) => void
 }
+
+/** Whether bash is among the tools offered (under its own name or Claude's). */
+export const offersBash = (tools: ReadonlyArray<string>): boolean => tools.some((t) => t.toLowerCase() === "bash")
 
 /** A conversation: the history the loop reads and extends. */
 export interface Conversation {
@@ -305,6 +314,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           case "raw":
             return emit({ type: "raw", data: event.data })
           case "request":
+            options.mayCall?.(specs.map((spec) => spec.name))
             requestBytes.push(event.bytes)
             return emit({ type: "model_request", step: steps, bytes: event.bytes, attempt: event.attempt })
           case "retry":

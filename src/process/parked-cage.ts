@@ -10,8 +10,9 @@ import { makeTreeCage, removeCagesNow, type TreeCage } from "./tree-cgroup.ts"
  * for the kernel (the first move after a quiet moment waits out an RCU grace
  * period: about 15–30 ms of wall time, no CPU), and a command that moves
  * itself into its cage at its start pays that in full. Instead, one process
- * is started early — when the session's sandbox is made, and again a moment
- * after each command took the last one — and moves itself into a fresh cage
+ * is started early (once the model's answer starts coming: sandbox.ts
+ * `commandComing`; for `anvil tool bash`, as anvil starts) and again a moment
+ * after each command took the last one, and moves itself into a fresh cage
  * then, off the path of any command; it then waits on its stdin. The next
  * command that writes its output to files (bash) is started by that process:
  * anvil writes a private script file (unlinked at once) and sends its name under /proc; the script

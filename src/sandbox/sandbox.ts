@@ -61,6 +61,11 @@ export interface SandboxShape {
   readonly policy: () => SandboxPolicy | undefined
   /** Puts one command inside the sandbox (the one step between a command and the process runner). */
   readonly wrap: (request: WrapRequest) => Effect.Effect<WrappedCommand, SandboxUnavailableError>
+  /**
+   * A command may come soon (the model, which may call bash, is answering): its cage is made now, off its path
+   * (process/parked-cage.ts), not while the session starts, where it delayed the first request.
+   */
+  readonly commandComing: () => void
 }
 
 export interface SandboxOptions {
@@ -139,8 +144,6 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   let overlays: string | undefined
   let overlayCount = 0
   let proxy: Promise<SandboxProxy> | undefined
-  // The first command's cage is made now, while the session starts (process/parked-cage.ts).
-  if (settings.maxProcesses > 0) prepareCage(settings.maxProcesses)
   // Whether confined or not: the rule is about what the model's commands may learn, not about the OS sandbox.
   const filterEnv = envFilter({ allow: settings.allowEnv ?? [], deny: settings.denyEnv ?? [], model: options.modelSecrets })
   const approvedHosts: Array<string> = []
@@ -329,7 +332,10 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
     await sweeping?.catch(() => undefined)
     if (overlays) rmSync(overlays, { recursive: true, force: true })
   }
-  return { service: { status, policy, wrap }, close }
+  const commandComing = () => {
+    if (settings.maxProcesses > 0) prepareCage(settings.maxProcesses)
+  }
+  return { service: { status, policy, wrap, commandComing }, close }
 }
 
 /**
