@@ -59,8 +59,7 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
   }
   const lines = d.output.split("\n")
   for (const line of lines) {
-    // A protected file or folder is a mount point: replacing or removing it (git's config.lock renamed over
-    // .git/config, `mv .git/hooks x`) fails with EBUSY, not EROFS.
+    // A protected file is a mount point: replacing it (git renames config.lock over .git/config) fails with EBUSY, not EROFS.
     const busy = BUSY.test(line)
     if (!busy && !/read-only file system|EROFS/i.test(line)) continue
     // bubblewrap's own failure over a covered socket that went away (said below), not the command's write.
