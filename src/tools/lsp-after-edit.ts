@@ -1,11 +1,12 @@
 import { Effect, Layer } from "effect"
-import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import type { DiagnosticsResult, NoProvider } from "../lsp/engine.ts"
 import { diagnosticLine } from "../lsp/diagnostic-text.ts"
 import { Lsp } from "../lsp/service.ts"
 import { AfterChange, type AfterChangeNote } from "../tool-framework/after-change.ts"
 import { Workspace } from "../workspace/workspace.ts"
+import { readCheckedFile } from "../workspace/checked-fs.ts"
+import { DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
 
 /** Errors shown per file; the rest are counted and left to lsp_diagnostics. */
 const SHOWN_ERRORS = 5
@@ -25,14 +26,17 @@ type Checked =
 export const makeLspAfterChange = Effect.gen(function* () {
   const lsp = yield* Lsp
   const workspace = yield* Workspace
-  const fs = yield* FileSystem
   const path = yield* Path
   const checkOne = (file: string): Effect.Effect<Checked | undefined> =>
     Effect.gen(function* () {
       const absolute = path.resolve(workspace.root, file)
-      const text = yield* fs.readFileString(absolute).pipe(Effect.option)
-      if (text._tag === "None" || !lsp.covers(absolute, text.value.slice(0, 200).split("\n")[0])) return undefined
-      const result = yield* lsp.use((engine) => engine.diagnostics(absolute, text.value))
+      // Read as the file tools read (checked, without blocking): another process may have put a link to a file
+      // outside, or a FIFO, in its place since the change, and a plain read would follow it or hang on it.
+      const bytes = readCheckedFile(workspace.contains, absolute, DEFAULT_MAX_FILE_BYTES)
+      if (bytes === undefined) return undefined
+      const text = new TextDecoder().decode(bytes)
+      if (!lsp.covers(absolute, text.slice(0, 200).split("\n")[0])) return undefined
+      const result = yield* lsp.use((engine) => engine.diagnostics(absolute, text))
       return { path: file, result }
     }).pipe(Effect.catch((e) => Effect.succeed({ path: file, failure: e.message })))
   return AfterChange.of({

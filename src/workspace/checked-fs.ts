@@ -125,6 +125,24 @@ export const openCheckedFile = (contains: Contains, absolute: string): CheckedFi
   }
 }
 
+/**
+ * The content of the regular file at `absolute` (links followed, its real place checked with `contains`, opened
+ * without blocking), when it is at most `maxBytes`; undefined for anything else (gone, outside, a FIFO or device
+ * swapped in, too large).
+ */
+export const readCheckedFile = (contains: Contains, absolute: string, maxBytes: number): Uint8Array | undefined => {
+  let file: CheckedFile | undefined
+  try {
+    file = openCheckedFile(contains, absolute)
+    const size = Number(file.stat.size)
+    return file.stat.isFile() && size <= maxBytes ? readAllFd(file.fd, size) : undefined
+  } catch {
+    return undefined
+  } finally {
+    closeQuietly(file?.fd)
+  }
+}
+
 /** Reads a whole open file from its start. */
 export const readAllFd = (fd: number, size: number): Uint8Array => {
   const buffer = new Uint8Array(size)
