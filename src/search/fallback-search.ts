@@ -1,5 +1,4 @@
 import { Clock, Data, Effect, Stream } from "effect"
-import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { BulkFs } from "../workspace/bulk-fs.ts"
 import { walk } from "../workspace/walk.ts"
@@ -7,8 +6,9 @@ import type { GlobState } from "./glob-pattern.ts"
 import { RegexSyntaxError, translateRustRegex } from "./rust-regex.ts"
 import { BINARY_SNIFF_BYTES } from "../workspace/text-sniff.ts"
 import { binaryTailWarning } from "./binary-tail.ts"
-import { decodeTextKeeping, fsPath, hasEscapedBytes, incompleteUtf8Tail, replacingEscapes, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
-import { closeSync, openSync, readSync } from "node:fs"
+import { decodeTextKeeping, incompleteUtf8Tail, replacingEscapes, resolveKeeping, showPath } from "../workspace/path-bytes.ts"
+import { closeSync, readSync } from "node:fs"
+import { openStillAt } from "../workspace/checked-fs.ts"
 import { includeAccepts, type FileResult, type LineText, type MatchLine, type SearchOutcome, type SearchRequest, type SearchStop, type SearchTarget } from "./search-types.ts"
 
 /**
@@ -217,9 +217,8 @@ interface LineRegexes {
   readonly unterminated: RegExp
 }
 
-/** A file's bytes a block at a time, opened by a path given as bytes (Bun's streams take only strings). */
-async function* chunksOf(path: string | Buffer): AsyncGenerator<Uint8Array> {
-  const fd = openSync(path, "r")
+/** An open file's bytes a block at a time; the descriptor is closed at the end. */
+async function* chunksOf(fd: number): AsyncGenerator<Uint8Array> {
   try {
     for (;;) {
       const block = new Uint8Array(CHUNK_BYTES)
@@ -248,7 +247,6 @@ export const compileSearchPattern = (pattern: string, caseSensitive: boolean, cr
   })
 
 export const searchInProcess = Effect.fn("searchInProcess")(function* (req: SearchRequest, target: SearchTarget, root: string) {
-  const fs = yield* FileSystem
   const path = yield* Path
   const bulk = yield* BulkFs
   const regex = yield* compileSearchPattern(req.pattern, req.caseSensitive, req.crlf === true)
@@ -323,11 +321,11 @@ export const searchInProcess = Effect.fn("searchInProcess")(function* (req: Sear
     Effect.gen(function* () {
       const scanner = new LineScanner(regex, req, store)
       const absolute = resolveKeeping(target.dir, rel, path.join)
-      // A name that is not UTF-8 is opened by its bytes (effect's FileSystem would look for U+FFFD in it).
-      const chunks = hasEscapedBytes(absolute)
-        ? Stream.fromAsyncIterable(chunksOf(fsPath(absolute)), (e) => e)
-        : fs.stream(absolute, { chunkSize: CHUNK_BYTES })
-      const read = yield* chunks.pipe(
+      // Opened as the small files are (bulk-fs): still the regular file listed, no link followed, never blocking on
+      // a FIFO another process put in its place since the walk (a path read would hang there for good).
+      const fd = openStillAt(absolute)
+      if (fd === undefined) return unreadable(rel)
+      const read = yield* Stream.fromAsyncIterable(chunksOf(fd), (e) => e).pipe(
         Stream.runForEachArray((chunks) =>
           Effect.suspend(() => {
             for (const chunk of chunks) {

@@ -306,19 +306,33 @@ export const stillAt = (expected: string, openAs: string | Buffer = fsPath(expec
 }
 
 /**
+ * Opens the regular file at `expected` (a real absolute path) if it still is there (`stillAt`'s rules), without
+ * blocking (a FIFO swapped in is no regular file); its descriptor, which the caller closes, or undefined.
+ */
+export const openStillAt = (expected: string, openAs: string | Buffer = fsPath(expected)): number | undefined => {
+  let fd: number | undefined
+  try {
+    fd = openSync(openAs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
+    if (realOfFd(fd, expected) === expected && fstatSync(fd).isFile()) return fd
+  } catch {
+    // gone, or not openable: undefined
+  }
+  closeQuietly(fd)
+  return undefined
+}
+
+/**
  * Reads the file at `expected` (a real absolute path) if it still is there
- * (`stillAt`'s rules) and is at most `maxBytes`; undefined otherwise, "large"
+ * ({@link openStillAt}) and is at most `maxBytes`; undefined otherwise, "large"
  * when it is bigger. What a search found in it can then be compared with what
  * it holds now.
  */
 export const readStillAt = (expected: string, maxBytes: number, openAs: string | Buffer = fsPath(expected)): Uint8Array | "large" | undefined => {
-  let fd: number | undefined
+  const fd = openStillAt(expected, openAs)
+  if (fd === undefined) return undefined
   try {
-    fd = openSync(openAs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
-    if (realOfFd(fd, expected) !== expected) return undefined
-    const st = fstatSync(fd)
-    if (!st.isFile()) return undefined
-    return st.size > maxBytes ? "large" : readAllFd(fd, st.size)
+    const size = fstatSync(fd).size
+    return size > maxBytes ? "large" : readAllFd(fd, size)
   } catch {
     return undefined
   } finally {

@@ -86,4 +86,44 @@ describe("swap races", () => {
     }
     expect(listAll(outside)).toEqual(before)
   }, 60_000)
+
+  test("a file swapped for a FIFO while tools run: every call answers (the read after a write, the built-in grep's large files)", async () => {
+    const root = tempDir("anvil-fifo-swap-")
+    writeFileSync(join(root, "anvil.json"), JSON.stringify({ tools: { grep: { engine: "builtin" } } }))
+    // Over the built-in search's block size, so it is read in pieces (its own path), and a language's file for the LSP check.
+    const big = "needle line\n".repeat(40_000)
+    writeFileSync(join(root, "f.py"), big)
+    expect(Bun.spawnSync(["mkfifo", join(root, "fifo.saved")]).exitCode).toBe(0)
+    const script = join(tempDir("anvil-fifo-swapper-"), "swap.cjs")
+    writeFileSync(script, FIFO_SWAPPER)
+    const swapper = Bun.spawn([process.execPath, script, join(root, "f.py"), join(root, "file.saved"), join(root, "fifo.saved")], { stdout: "ignore", stderr: "ignore" })
+    const s = session(root, { env: { XDG_CACHE_HOME: tempDir("anvil-cache-") } })
+    const calls: Array<[string, unknown]> = [
+      ["write", { path: "f.py", content: big }],
+      ["edit", { path: "f.py", old_string: "needle line\nneedle line\n", new_string: "needle line\nneedle line\n", replace_all: false }],
+      ["grep", { pattern: "needle", path: "f.py" }],
+      ["grep", { pattern: "needle" }],
+      ["read", { path: "f.py", limit: 2 }],
+    ]
+    try {
+      await Bun.sleep(50)
+      for (let i = 0; i < 100; i++) {
+        const [name, params] = calls[i % calls.length]!
+        const answered = await Promise.race([s.call(name, params).then(() => true), Bun.sleep(10_000).then(() => false)])
+        expect({ call: name, answered }).toEqual({ call: name, answered: true })
+      }
+    } finally {
+      swapper.kill(9)
+      await swapper.exited
+    }
+  }, 120_000)
 })
+
+/** Swaps `file` with a FIFO and back by renames (the same two inodes), in a tight loop. */
+const FIFO_SWAPPER = `
+const { renameSync } = require("node:fs")
+const [file, saved, fifo] = process.argv.slice(2)
+for (;;) {
+  try { renameSync(file, saved); renameSync(fifo, file); renameSync(file, fifo); renameSync(saved, file) } catch {}
+}
+`
