@@ -1,4 +1,4 @@
-import { Clock, Effect, Stream } from "effect"
+import { Clock, Effect } from "effect"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { BulkFs } from "../workspace/bulk-fs.ts"
@@ -88,10 +88,10 @@ const rgGlobsFor = (matcher: GlobMatcher): ReadonlyArray<string> | undefined =>
       [...new Set(matcher.expanded.flatMap((p) => [p, p.normalize("NFD")]))]
 
 /**
- * The services {@link grep} uses beyond the core ones (a tool's `requires`); FileSystem because it streams
- * files (a one-tool call otherwise gets one without streams, see workspace/file-system.ts).
+ * The services {@link grep} uses beyond the core ones (a tool's `requires`). It streams no file through
+ * FileSystem (files are read through checked descriptors), so a one-tool call's lazy one serves it.
  */
-export const GREP_SERVICES = [BulkFs, ProcessRunner, FileSystem] as const
+export const GREP_SERVICES = [BulkFs, ProcessRunner] as const
 
 /**
  * A regex search of file contents inside the project: ripgrep first, the
@@ -140,13 +140,8 @@ export const grep = (request: GrepRequest) =>
       : { dir: resolved.real }
 
     if (isFile) {
-      const head = bytesNamed
-        ? yield* Effect.try({ try: () => headOfPath(resolved.real, SNIFF), catch: (e) => fromErrno((e as { code?: string }).code, shown, String(e)) })
-        : yield* fs.stream(resolved.real, { bytesToRead: SNIFF }).pipe(
-            Stream.runCollect,
-            Effect.map((chunks) => Buffer.concat(chunks)),
-            Effect.mapError((e) => fromPlatformError(e, shown)),
-          )
+      // Opened without blocking: a FIFO put in the file's place since the stat would hang a plain open for good.
+      const head = yield* Effect.try({ try: () => headOfPath(resolved.real, SNIFF), catch: (e) => fromErrno((e as { code?: string }).code, shown, String(e)) })
       if (looksBinary(head)) return yield* new GrepBinaryFile({ shown })
     }
 
