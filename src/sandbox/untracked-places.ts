@@ -49,16 +49,21 @@ const indexNames = (gitDir: string): Buffer | undefined => {
 }
 
 /**
- * The places among `paths` (absolute) that exist and where git tracks nothing, as real paths: what the sandbox may
- * lay an empty file or folder over without a command's `git add -A` or `git commit -a` recording tracked files as
- * deleted. A place is taken as tracked when the index holds its root-relative name (a file's, ended by the NUL
+ * The places among `paths` (absolute) that exist, do not lead out of the project through a link in it, and where git
+ * tracks nothing, as real paths: what the sandbox may lay an empty file or folder over without a command's
+ * `git add -A` or `git commit -a` recording tracked files as deleted. A place is taken as tracked when the index holds its root-relative name (a file's, ended by the NUL
  * after it; a folder's, followed by a slash) anywhere — a name elsewhere that merely ends the same keeps it visible,
  * never the other way round — and when the index cannot be read that way, every place in the project is.
  */
 export const untrackedPlaces = (root: string, paths: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const found = paths.map((p) => real(p)).filter((p): p is string => p !== undefined)
-  if (found.length === 0) return []
   const rootReal = real(root) ?? root
+  // A link in the project that leads out of it is left visible: the rule names the link, and hiding where it leads
+  // would hide that from every command under every name (a link to /usr, and no command starts).
+  const found = paths.flatMap((p) => {
+    const r = real(p)
+    return r === undefined || ((inside(p, root) || inside(p, rootReal)) && !inside(r, rootReal)) ? [] : [r]
+  })
+  if (found.length === 0) return []
   const checkout = checkoutOf(rootReal)
   const names = checkout === undefined ? Buffer.alloc(0) : indexNames(checkout.gitDir)
   return found.filter((p) => {

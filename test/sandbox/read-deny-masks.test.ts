@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { readDenyMasks } from "../../src/permission/read-masks.ts"
 import { untrackedPlaces } from "../../src/sandbox/untracked-places.ts"
@@ -59,6 +59,12 @@ describe("the places read deny rules name", () => {
     const plain = tempDir("anvil-plain-")
     writeFileSync(join(plain, "k.txt"), "k\n")
     expect(untrackedPlaces(plain, [join(plain, "k.txt")])).toEqual([join(plain, "k.txt")])
+    // A link in the project that leads out of it names the link only: its target stays visible (a link to /usr
+    // hidden would stop every command); a link within the project hides where it leads, an absolute rule its place.
+    const elsewhere = tempDir("anvil-elsewhere-")
+    symlinkSync(elsewhere, join(plain, "out"))
+    symlinkSync(join(plain, "k.txt"), join(plain, "in.txt"))
+    expect(untrackedPlaces(plain, [join(plain, "out"), join(plain, "in.txt"), elsewhere])).toEqual([join(plain, "k.txt"), elsewhere])
   })
 })
 
