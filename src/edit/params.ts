@@ -6,7 +6,7 @@ import { Schema } from "effect"
  * longer prefix, up to the full 64 digits) is what the model passes back.
  */
 export const Sha256Param = Schema.String.check(Schema.isPattern(/^[0-9a-fA-F]{12,64}$/)).annotate({
-  description: "CONFLICT unless the file's sha256 (hex; the 12-digit short form answers show is enough) starts with this.",
+  description: "CONFLICT unless the file's sha256 starts with this (the 12 hex digits answers show suffice).",
 })
 
 export const DryRunParam = Schema.Boolean.annotate({
