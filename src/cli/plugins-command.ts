@@ -126,7 +126,7 @@ const check = async (args: ReadonlyArray<string>, io: CliIO, open: OpenProject):
 /** The project plugins, found without running any. */
 const projectPlugins = async (io: CliIO, open: OpenProject) => {
   const { root, config } = await open()
-  const found = discoverPlugins({ root, env: io.env, paths: pluginSettings(config).paths })
+  const found = discoverPlugins({ root, env: io.env, paths: pluginSettings(config).paths, layers: config.layers })
   return { root, project: found.plugins.filter((p) => p.source === "project"), trust: makeTrust({ root, env: io.env }) }
 }
 

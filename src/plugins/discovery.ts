@@ -4,6 +4,7 @@ import { basename, extname, join, resolve, sep } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
 import { readSettingsFile } from "../config/settings-file.ts"
 import { pluginPathEntries } from "../config/sections/plugins.ts"
+import { projectOnlyEntries, type LayerData } from "../config/project-only-entries.ts"
 import { userConfigHome } from "../workspace/state-dir.ts"
 import { claudeInstalledPlugins } from "./claude-installed.ts"
 import { notAPluginName, userPluginsDir } from "./places.ts"
@@ -165,7 +166,8 @@ const pathsIn = (file: string): ReadonlyArray<string> => {
 }
 
 /**
- * The `plugins.paths` entries only the project's anvil.json names: the project's list adds to the user's (see
+ * The `plugins.paths` entries only the project's anvil.json names, for a caller without the configuration's layers
+ * (read from the two files; see projectOnlyEntries for the rule): the project's list adds to the user's (see
  * trust/project-settings.ts), and what it adds came with the repository wherever it points; an entry the user's
  * own file names too stays the user's.
  */
@@ -183,6 +185,8 @@ export const discoverPlugins = (input: {
   readonly env: Readonly<Record<string, string | undefined>>
   /** `plugins.paths` as configured (validated here). */
   readonly paths: unknown
+  /** The configuration's layers, when the caller has them: which entries only the project names is read from them, not from the files again. */
+  readonly layers?: ReadonlyArray<LayerData>
 }): PluginPlaces => {
   const problems: Array<string> = []
   const rootReal = realOr(input.root)
@@ -193,7 +197,8 @@ export const discoverPlugins = (input: {
   if (userDir) folders.push({ dir: userDir, source: "user", named: false })
   folders.push({ dir: join(input.root, ".anvil", "plugins"), source: "project", named: false })
   const configured = input.paths === undefined ? [] : Array.isArray(input.paths) ? input.paths : [input.paths]
-  const fromProject = configured.length > 0 ? projectOnlyPaths(input.root, input.env) : new Set<string>()
+  const fromProject =
+    configured.length === 0 ? new Set<string>() : input.layers ? projectOnlyEntries(input.layers, "plugins") : projectOnlyPaths(input.root, input.env)
   for (const entry of configured) {
     if (typeof entry !== "string" || entry.trim() === "") {
       problems.push(`plugins.paths: ${JSON.stringify(entry)} is not a path`)

@@ -30,7 +30,7 @@ export interface ExtrasInput {
  */
 export const activeClaudePlugins = (input: ExtrasInput): ReadonlyArray<DiscoveredPlugin> => {
   const settings = pluginSettings(input.config)
-  const found = discoverPlugins({ root: input.root, env: input.env, paths: settings.paths })
+  const found = discoverPlugins({ root: input.root, env: input.env, paths: settings.paths, layers: input.config.layers })
   if (!found.plugins.some((p) => p.kind === "claude")) return []
   const trust = makeTrust({ root: input.root, env: input.env, ...(input.trustProject ? { assume: ["plugin"] } : {}) })
   const seen = new Set<string>()

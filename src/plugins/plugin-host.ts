@@ -165,7 +165,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
     problems.push(message)
     options.onProblem?.(message)
   }
-  const found = options.only ? { plugins: options.only, problems: [] } : discoverPlugins({ root: options.root, env: options.env, paths: settings.paths })
+  const found = options.only ? { plugins: options.only, problems: [] } : discoverPlugins({ root: options.root, env: options.env, paths: settings.paths, layers: options.config.layers })
   for (const p of found.problems) onProblem(p)
   const trust = makeTrust({ root: options.root, env: options.env, ...(options.trustProject ? { assume: ["plugin"] } : {}) })
 

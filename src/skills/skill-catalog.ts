@@ -1,9 +1,8 @@
 import { Effect } from "effect"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
-import { Config, type ConfigShape } from "../config/config.ts"
-import { pluginPathEntries } from "../config/sections/plugins.ts"
-import { isRecord } from "../protocol/is-record.ts"
+import { Config } from "../config/config.ts"
+import { projectOnlyEntries } from "../config/project-only-entries.ts"
 import { embeddedAssets, type EmbeddedAssets } from "../embedded/assets.ts"
 import { loadBuiltinSkills } from "./builtin-skills.ts"
 import { parseSkillDocument, type SkillDocument } from "./skill-document.ts"
@@ -80,14 +79,6 @@ const isWithin = (sep: string, parent: string, child: string): boolean =>
 
 const byName = <T extends { readonly name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
-/** The `skills.paths` entries only the project's file names (not the user's, nor the settings anvil was started with). */
-const projectOnlyEntries = (layers: ConfigShape["layers"]): ReadonlySet<string> => {
-  const entries = (data: Record<string, unknown>) => pluginPathEntries(isRecord(data.skills) ? data.skills.paths : undefined)
-  const project = layers.filter((l) => l.source === "project file").flatMap((l) => entries(l.data))
-  const others = new Set(layers.filter((l) => l.source !== "project file").flatMap((l) => entries(l.data)))
-  return new Set(project.filter((e) => !others.has(e)))
-}
-
 /** The folders to search, in precedence order (see the module comment), with the configuration's problems. */
 export const skillFolders = Effect.fn("skillFolders")(function* (
   root: string,
@@ -110,7 +101,7 @@ export const skillFolders = Effect.fn("skillFolders")(function* (
   }
 
   // The project's list adds to the user's (trust/project-settings.ts): what only the project names is the project's.
-  const fromProject = projectOnlyEntries(config.layers)
+  const fromProject = projectOnlyEntries(config.layers, "skills")
   const candidates: Array<{ dir: string; project: boolean; from: SkillFolder["from"] }> = []
   for (const entry of configured) {
     if (typeof entry !== "string" || entry.trim() === "") {

@@ -193,7 +193,7 @@ const userPluginNames = (config: ConfigShape, root: string, project: ConfigData)
   return Effect.promise(async () => {
     const { discoverPlugins } = await import("../plugins/discovery.ts")
     // Every path either file names (the project's add to the user's, see mergeablePlugins).
-    const found = discoverPlugins({ root, env: config.env, paths: mergedPaths(recordAt(config.data, "plugins").paths, userPaths(config)) })
+    const found = discoverPlugins({ root, env: config.env, paths: mergedPaths(recordAt(config.data, "plugins").paths, userPaths(config)), layers: config.layers })
     return found.plugins.filter((p) => p.source === "user").map((p) => p.name)
   })
 }
