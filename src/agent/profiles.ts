@@ -42,8 +42,8 @@ export const PROFILES: Readonly<Record<Profile["name"], Profile>> = {
     description: "all tools: read, search, edit, run commands (the default)",
     select: (all) => all.filter((t) => !PLAN_ONLY(t)),
     instructions:
-      "You are in code mode: you may read, search, edit files and run commands to complete the task. " +
-      "Make the change, then check it (run the tests or the build when there are any).",
+      "You are in code mode: you may read, search, edit files and run commands. " +
+      "Make the change, then verify it as the project does (tests, build, type-check) when possible.",
     refusal: (tool) => `${tool.title} is a plan-mode tool and is not available in code mode; ask in your answer instead.`,
   },
   plan: {

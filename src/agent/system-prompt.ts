@@ -21,7 +21,8 @@ export interface PromptFacts {
 export const systemPrompt = (profile: Profile, facts: PromptFacts, extra = ""): string => {
   const filled = template
     .replaceAll("{{root}}", facts.root)
-    .replaceAll("{{cwd}}", facts.cwd)
+    // Started at the root, "here" is the root: nothing to say.
+    .replaceAll("{{here}}", facts.cwd === "." ? "" : ` The user started anvil in ${facts.cwd} (root-relative): "here" means that folder; name it in paths (\`${facts.cwd}/file.ts\`).`)
     .replaceAll("{{platform}}", facts.platform)
     .replaceAll("{{date}}", facts.date)
     .replaceAll("{{profile}}", profile.instructions)
@@ -29,7 +30,7 @@ export const systemPrompt = (profile: Profile, facts: PromptFacts, extra = ""): 
   const project = facts.projectInstructions?.trim()
   const skills =
     facts.skills && facts.skills.length > 0
-      ? `# Skills\nInstructions for particular tasks; when a task matches one, load it with the skill tool (action "load") and follow it.\n${facts.skills.map((k) => `- ${k.name}: ${k.description}`).join("\n")}`
+      ? `# Skills\nWhen a task matches one, load it with the skill tool and follow it.\n${facts.skills.map((k) => `- ${k.name}: ${k.description}`).join("\n")}`
       : ""
   return [filled, skills, project ? `# Project instructions (${(facts.projectInstructionFiles ?? ["AGENTS.md"]).join(", ")})\n${project}` : "", extra.trim()]
     .filter((s) => s !== "")

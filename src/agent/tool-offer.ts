@@ -51,11 +51,18 @@ export const DEFAULT_OFFER: ToolOffer = { onDemand: true, always: new Set(), ext
 // A tool definition never changes, so its spec is made once (providers only read it).
 const specCache = new WeakMap<Tool, ModelToolSpec>()
 
-/** A tool as the model is offered it. */
+/**
+ * A tool as the model is offered it. The system prompt says once that a call
+ * takes only the parameters its schema lists, so the top-level
+ * `additionalProperties: false` (the decoder's rule, kept in `anvil tools
+ * --json`) is not repeated in every schema of every request.
+ */
 export const toolSpec = (tool: Tool): ModelToolSpec => {
   let spec = specCache.get(tool)
   if (!spec) {
-    spec = { name: tool.name, description: tool.description, parameters: parameterJsonSchema(tool) }
+    const schema = parameterJsonSchema(tool)
+    const { additionalProperties, ...parameters } = schema
+    spec = { name: tool.name, description: tool.description.trim(), parameters: additionalProperties === false ? parameters : schema }
     specCache.set(tool, spec)
   }
   return spec

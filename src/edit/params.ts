@@ -6,11 +6,11 @@ import { Schema } from "effect"
  * longer prefix, up to the full 64 digits) is what the model passes back.
  */
 export const Sha256Param = Schema.String.check(Schema.isPattern(/^[0-9a-fA-F]{12,64}$/)).annotate({
-  description: "CONFLICT unless the file's sha256 starts with this (the 12 hex digits answers show suffice).",
+  description: "CONFLICT unless the file's sha256 starts with this (the 12 digits answers show).",
 })
 
 export const DryRunParam = Schema.Boolean.annotate({
-  description: "Show the change without writing.",
+  description: "Preview only.",
 })
 
 /** The folder part of a display path ("." at the top). */

@@ -19,7 +19,7 @@ export interface Todo {
 /** One task as the model writes it: the id is optional (generated when missing), priority defaults to medium. */
 export const TodoInput = Schema.Struct({
   id: Schema.optionalKey(
-    Schema.Union([Schema.String, Schema.Int]).annotate({ description: "Keep it when updating; generated when missing." }),
+    Schema.Union([Schema.String, Schema.Int]).annotate({ description: "Kept when updating; made when missing." }),
   ),
   content: Schema.String.annotate({ description: "Short imperative sentence." }),
   status: Schema.Literals(TASK_STATUSES).annotate({ description: "At most one in_progress." }),

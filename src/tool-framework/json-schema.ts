@@ -27,7 +27,8 @@ export const parameterJsonSchema = (tool: Tool): Record<string, unknown> => {
 /**
  * Drops what says nothing but costs bytes in every model request: the
  * ±2^53 bounds Schema.Int adds (any JSON integer a model writes is inside
- * them) and `additionalProperties: true` (the default).
+ * them) and `additionalProperties: true` (the default); an integer's
+ * `exclusiveMinimum: n` is written as the same bound `minimum: n+1`.
  */
 const withoutNoise = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(withoutNoise)
@@ -37,6 +38,11 @@ const withoutNoise = (value: unknown): unknown => {
     if ((key === "minimum" && v === Number.MIN_SAFE_INTEGER) || (key === "maximum" && v === Number.MAX_SAFE_INTEGER)) continue
     if (key === "additionalProperties" && v === true) continue
     out[key] = withoutNoise(v)
+  }
+  const above = out.exclusiveMinimum
+  if (out.type === "integer" && Number.isInteger(above) && out.minimum === undefined) {
+    delete out.exclusiveMinimum
+    out.minimum = (above as number) + 1
   }
   return out
 }

@@ -40,7 +40,7 @@ const Parameters = Schema.Struct({
   ),
   max_output_chars: Schema.optionalKey(
     Schema.Int.check(Schema.isGreaterThanOrEqualTo(200)).annotate({
-      description: "Output shown, default 30000; the middle of the rest is saved to a file.",
+      description: "Characters shown (default 30000); the middle of the rest is saved.",
     }),
   ),
   description: Schema.optionalKey(
@@ -49,7 +49,7 @@ const Parameters = Schema.Struct({
   sandbox: Schema.optionalKey(
     Schema.Boolean.annotate({
       description:
-        "false: run outside the command sandbox (always asks the user); only when the sandbox refused something needed.",
+        "false: outside the sandbox (always asks the user), only when it refused something needed.",
     }),
   ),
   run_in_background: Schema.optionalKey(

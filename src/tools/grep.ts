@@ -16,7 +16,7 @@ const Parameters = Schema.Struct({
   include: Schema.optionalKey(
     Schema.String.annotate({ description: 'Glob of files: "*.ts" (any depth), "src/**/*.py"; "!*.test.ts" leaves files out.' }),
   ),
-  case_sensitive: Schema.optionalKey(Schema.Boolean.annotate({ description: "Default false." })),
+  case_sensitive: Schema.optionalKey(Schema.Boolean.annotate({ description: "Default false (case-insensitive)." })),
   output_mode: Schema.optionalKey(
     Schema.Literals(["content", "files_with_matches", "count"]).annotate({
       description: "content (default: lines), files_with_matches (paths), count (per file).",

@@ -44,7 +44,7 @@ export const listTool = defineTool({
       Schema.Boolean.annotate({ description: "Also .gitignore'd entries." }),
     ),
     ignore: Schema.optionalKey(
-      Schema.Array(Schema.String).annotate({ description: 'Globs to leave out, matched against name and path ("*.pyc", "build"; ending in / only folders).' }),
+      Schema.Array(Schema.String).annotate({ description: 'Globs to leave out, against name or path ("*.pyc", "build"; ending in /: folders only).' }),
     ),
     sort_by: Schema.optionalKey(
       Schema.Literals(["name", "mtime", "size"]).annotate({ description: "Default name; mtime, size: largest/newest first." }),

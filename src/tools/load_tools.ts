@@ -3,27 +3,18 @@ import { invalidParam } from "../protocol/tool-error.ts"
 import { defineTool, type Tool } from "../tool-framework/definition.ts"
 import { makeRegistry, type ToolRegistry, type ToolSource } from "../tool-framework/registry.ts"
 import description from "./load_tools.md" with { type: "text" }
+import { catalogueLines } from "./tool-catalogue.ts"
 
 /** The loader's name: the agent offers it, with the catalogue of what it can load, when some tools are on demand. */
 export const LOAD_TOOLS = "load_tools"
 
-const SUMMARY_CHARS = 90
-
-/** A tool in one line for the catalogue: the first sentence of its description, cut short. */
-export const toolSummary = (tool: Tool): string => {
-  const text = tool.description.replace(/\s+/g, " ").trim()
-  const sentence = /^(.+?[.!?])(?:\s|$)/.exec(text)?.[1] ?? text
-  return sentence.length > SUMMARY_CHARS ? `${sentence.slice(0, SUMMARY_CHARS - 1).trimEnd()}…` : sentence
-}
-
-/** The loader's description with the catalogue of the tools it can load, one line each. */
-export const loaderDescription = (onDemand: ReadonlyArray<Tool>): string =>
-  `${description.trim()}\n${onDemand.map((t) => `- ${t.name}: ${toolSummary(t)}`).join("\n")}`
+/** The loader's description with the catalogue of the tools it can load (a family on one line). */
+export const loaderDescription = (onDemand: ReadonlyArray<Tool>): string => `${description.trim()}\n${catalogueLines(onDemand).join("\n")}`
 
 /**
  * The tools one requested name stands for: the tool it names (or an alias of),
  * the same with spaces or hyphens for underscores ("git status"), or else the
- * group it starts ("git" → git_*, "lsp" → lsp_*, "mcp__docs" → that server's tools).
+ * family it starts, as the catalogue writes it or not ("git", "git_*" → git_*; "mcp__docs" → that server's tools).
  */
 const resolveName = (registry: ToolRegistry, tools: ReadonlyArray<Tool>, name: string): ReadonlyArray<Tool> => {
   const direct = registry.lookup(name)
@@ -32,7 +23,7 @@ const resolveName = (registry: ToolRegistry, tools: ReadonlyArray<Tool>, name: s
   if (key === "") return []
   const normalized = registry.lookup(key)
   if (normalized) return [normalized]
-  const group = key.replace(/_+$/, "")
+  const group = key.replace(/\*$/, "").replace(/_+$/, "")
   return tools.filter((t) => {
     const lower = t.name.toLowerCase()
     return lower.startsWith(`${group}_`)
@@ -62,7 +53,7 @@ export const loadToolsTool = (
     jsonSchema: {
       type: "object",
       properties: {
-        names: { type: "array", items: { type: "string" }, description: "Tool names from the list, or a group: git, lsp, mcp__SERVER." },
+        names: { type: "array", items: { type: "string" }, description: "Names as listed (git_* lists git_status, …), or families: git, lsp, mcp__SERVER." },
       },
       required: ["names"],
       additionalProperties: false,

@@ -47,7 +47,7 @@ export const readTool = defineTool({
     ),
     column: Schema.optionalKey(
       Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
-        description: "Characters to skip in each line, to read a cut line's rest (with limit 1: up to the output budget of it).",
+        description: "Characters to skip in each line; a cut line's rest: its offset, limit 1 and its column.",
       }),
     ),
   }),

@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { PROFILES } from "../../src/agent/profiles.ts"
 import { systemPrompt } from "../../src/agent/system-prompt.ts"
 import { collectLoaded, DEFAULT_OFFER, offeredSpecs, toolSpec } from "../../src/agent/tool-offer.ts"
+import { parameterJsonSchema } from "../../src/tool-framework/json-schema.ts"
 import type { HistoryItem } from "../../src/agent/history.ts"
 import { defineTool, type Tool } from "../../src/tool-framework/definition.ts"
 import { registryWithLoader } from "../../src/tools/load_tools.ts"
@@ -17,20 +18,43 @@ const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)
 const codeTools = registryWithLoader(PROFILES.code.select(builtinTools)).tools
 
 describe("what one request offers", () => {
-  test("the code profile: core tools, load_tools with the rest one line each", () => {
+  test("the code profile: core tools, load_tools with the rest, a family (git_*, lsp_*) on one line", () => {
     const specs = offeredSpecs(codeTools, new Set(), DEFAULT_OFFER)
     expect(names(specs)).toEqual(["read", "list", "glob", "grep", "patch", "write", "edit", "bash", "todowrite", "task", "skill", "load_tools"])
     const loader = specs.at(-1)!.description
-    for (const name of ["git_status", "fetch", "lsp_hover", "multiedit", "calculator", "todoread"]) expect(loader).toContain(`\n- ${name}: `)
+    for (const name of ["fetch", "multiedit", "calculator", "todoread"]) expect(loader).toContain(`\n- ${name}: `)
+    expect(loader).toContain("\n- git_*: status: git status; diff: git diff; log: git log; add: git add; commit: git commit -m\n")
+    expect(loader).toContain("\n- lsp_* (language server): diagnostics: A file's errors and warnings; definition: ")
+    expect(loader).toContain("\n- bash_*: output: ")
+    // Every on-demand tool is named: by its line, or by its family's prefix and its own rest.
+    for (const tool of codeTools.filter((t) => !names(specs).includes(t.name))) {
+      const [, family, rest] = /^(git_|lsp_|bash_)?(.+)$/.exec(tool.name)!
+      expect(loader).toMatch(family ? new RegExp(`\\n- ${family}\\*[^\\n]*[:;] ${rest}: `) : new RegExp(`\\n- ${rest}: `))
+    }
   })
 
-  test("the first request stays under 15 KB (system prompt and tool schemas); each schema is printed", () => {
+  test("what all tools share is said once: no schema repeats additionalProperties: false, the system prompt says it", () => {
+    const specs = offeredSpecs(codeTools, new Set(), DEFAULT_OFFER)
+    for (const spec of specs) expect(spec.parameters).not.toHaveProperty("additionalProperties")
+    for (const spec of specs) expect(spec.description).toBe(spec.description.trim())
+    // The decoder still refuses unknown keys, and `anvil tools --json` still says so per tool.
+    expect(parameterJsonSchema(codeTools.find((t) => t.name === "read")!).additionalProperties).toBe(false)
+    const system = systemPrompt(PROFILES.code, { root: "/p", cwd: ".", platform: "linux x64", date: "2026-01-01" })
+    expect(system).toContain("A call takes only the parameters its schema lists.")
+    // Started at the root: no sentence about a working folder; started below it: "here" is named.
+    expect(system).not.toContain("started anvil in")
+    expect(systemPrompt(PROFILES.code, { root: "/p", cwd: "pkg/app", platform: "linux x64", date: "2026-01-01" })).toContain(
+      'The user started anvil in pkg/app (root-relative): "here" means that folder',
+    )
+  })
+
+  test("the first request stays under 13 KB (system prompt and tool schemas); each schema is printed", () => {
     const specs = offeredSpecs(codeTools, new Set(), DEFAULT_OFFER)
     const system = systemPrompt(PROFILES.code, { root: "/home/user/project", cwd: ".", platform: "linux x64", date: "2026-01-01", skills: [] })
     const table = specs.map((s) => `${String(bytes(s)).padStart(6)}  ${s.name}`).join("\n")
     const total = bytes(system) + bytes(specs)
     console.log(`bytes per offered tool schema:\n${table}\nsystem prompt ${bytes(system)}, total ${total}`)
-    expect(total).toBeLessThan(15_000)
+    expect(total).toBeLessThan(13_000)
     for (const spec of specs) expect(bytes(spec)).toBeLessThan(1_600)
     // Every built-in, offered or not, stays small too.
     for (const tool of builtinTools) expect(bytes(toolSpec(tool))).toBeLessThan(1_900)
@@ -51,7 +75,7 @@ describe("what one request offers", () => {
     const large = registryWithLoader([...codeTools, fake("mcp__a__one", 4_000), fake("mcp__a__two", 4_000)]).tools
     const specs = offeredSpecs(large, new Set(), DEFAULT_OFFER)
     expect(names(specs)).not.toContain("mcp__a__one")
-    expect(specs.at(-1)!.description).toContain("- mcp__a__two: mcp__a__two does things.")
+    expect(specs.at(-1)!.description).toContain("\n- mcp__a__*: one: mcp__a__one does things; two: mcp__a__two does things")
     expect(names(offeredSpecs(large, new Set(), { ...DEFAULT_OFFER, extensionBudget: 20_000 }))).toContain("mcp__a__two")
   })
 

@@ -36,7 +36,10 @@ describe("tools on demand", () => {
     for (const core of ["read", "edit", "write", "grep", "glob", "bash", "patch", "list"]) expect(first).toContain(core)
     for (const later of ["git_status", "git_diff", "fetch", "calculator", "todoread", "lsp_hover", "multiedit"]) expect(first).not.toContain(later)
     const catalogue = loaderOf(server, 0).function.description
-    for (const later of ["git_status", "git_commit", "fetch", "calculator", "lsp_diagnostics"]) expect(catalogue).toContain(`- ${later}: `)
+    for (const later of ["fetch", "calculator", "todoread"]) expect(catalogue).toContain(`- ${later}: `)
+    // A family on one line, its prefix written once.
+    expect(catalogue).toContain("- git_*: status: git status; diff: git diff; log: git log; add: git add; commit: git commit -m")
+    expect(catalogue).toContain("- lsp_* (language server): diagnostics: ")
     expect(catalogue).not.toContain("- read: ")
 
     const results = toolResults(jsonLines(r.stdout))
@@ -46,7 +49,8 @@ describe("tools on demand", () => {
     expect(results[2].envelope.status).toBe("success")
 
     expect(offered(server, 1)).toEqual(expect.arrayContaining(["git_status", "calculator", "load_tools"]))
-    expect(loaderOf(server, 1).function.description).not.toContain("- git_status: ")
+    expect(loaderOf(server, 1).function.description).toContain("- git_*: diff: git diff;")
+    expect(loaderOf(server, 1).function.description).not.toContain("status: git status")
     expect(offered(server, 2)).not.toContain("todoread")
     expect(offered(server, 3)).toEqual(expect.arrayContaining(["git_status", "calculator", "todoread"]))
   })
@@ -89,7 +93,7 @@ describe("tools on demand", () => {
     expect((await runAnvil(["run", "--engine", "react", "go"], { cwd: project({}), env: react.env })).code).toBe(0)
     const system = (i: number) => react.server.requests[i]!.body.messages[0].content as string
     expect(system(0)).toContain("### load_tools")
-    expect(system(0)).toContain("- git_log: git log.")
+    expect(system(0)).toContain("- git_*: status: git status; diff: git diff; log: git log;")
     expect(system(0)).not.toContain("### git_log")
     expect(system(1)).toContain("### git_log")
   })

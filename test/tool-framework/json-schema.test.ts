@@ -64,4 +64,9 @@ describe("parameterJsonSchema stays small", () => {
     const s = parameterJsonSchema(tool(Schema.Struct({ n: Schema.Int.check(Schema.isGreaterThanOrEqualTo(100)) })))
     expect((s.properties as any).n.minimum).toBe(100)
   })
+  test("an integer above n is written as the same bound, at least n+1", () => {
+    const s = parameterJsonSchema(tool(Schema.Struct({ n: Schema.Int.check(Schema.isGreaterThan(0)), m: Schema.Int.check(Schema.isGreaterThan(-5)) })))
+    expect((s.properties as any).n).toEqual({ type: "integer", minimum: 1 })
+    expect((s.properties as any).m).toEqual({ type: "integer", minimum: -4 })
+  })
 })

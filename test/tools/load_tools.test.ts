@@ -31,6 +31,9 @@ describe("load_tools finds tools by the names a model would use", () => {
     expect(await load({ names: ["git"] })).toEqual(["git_status", "git_diff", "git_log", "git_add", "git_commit"])
     expect(await load({ names: ["lsp"] })).toEqual(["lsp_diagnostics", "lsp_definition", "lsp_hover"])
     expect(await load({ names: ["mcp__docs"] })).toEqual(["mcp__docs__search", "mcp__docs__fetch_page"])
+    // A family as the catalogue writes it.
+    expect(await load({ names: ["git_*"] })).toEqual(["git_status", "git_diff", "git_log", "git_add", "git_commit"])
+    expect(await load({ names: ["mcp__docs__*"] })).toEqual(["mcp__docs__search", "mcp__docs__fetch_page"])
     expect(await load({ names: ["nothing"] })).toBe("INVALID_PARAM")
     expect(await load({ names: [] })).toBe("INVALID_PARAM")
   })
