@@ -75,7 +75,7 @@ export const repositoryDiff = (repo: Repository, options: DiffOptions): Effect.E
     const fileMode = yield* repo.call("config", () => fileModeMatters(repo))
     const snapshot = yield* readSnapshot(repo, { workdir: !options.staged, prefixes: options.prefixes })
     return yield* repo.call("diff", async () => {
-      const conflicts = unmergedStages(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
+      const conflicts = unmergedStages(await repo.fs.promises.readFile(repo.indexFile).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
       const under = (path: string) => options.prefixes.length === 0 || options.prefixes.some((p) => path === p || path.startsWith(`${p}/`))
       const hides = options.hides ?? (() => false)
       const withheld: Array<{ path: string; dir: boolean }> = []

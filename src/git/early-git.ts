@@ -84,8 +84,10 @@ export const plannedGitCommands = (
   try {
     const setup = gitSetup(env, "auto")
     const place = setup && findRepository(realpathSync(cwd))
-    // GIT_DIR or GIT_WORK_TREE set: the tool decides whether it runs at all (git-dir-env.ts).
-    if (setup === undefined || place === undefined || place.brokenLink !== undefined || place.noWorkTree || env.GIT_DIR || env.GIT_WORK_TREE) return []
+    // GIT_DIR or GIT_WORK_TREE set: the tool decides whether it runs at all (git-dir-env.ts). Without a work tree
+    // (a bare repository) only git_log runs.
+    if (setup === undefined || place === undefined || place.brokenLink !== undefined || env.GIT_DIR || env.GIT_WORK_TREE) return []
+    if (place.noWorkTree && argv[1] !== "git_log") return []
     const args = plannedArgs(argv, () => repositorySettings(place.commondir, env, readText))
     return args.map((a) => gitCommand(setup, place.dir, a))
   } catch {

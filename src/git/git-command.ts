@@ -38,15 +38,17 @@ const SAFE_ARGS = [
 
 /**
  * The child's environment: the user's own, minus every GIT_* variable that
- * would point git elsewhere (GIT_DIR, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY…),
- * keeping only the identity ones; messages in English (the tools parse and
- * show them), no optional locks (a read never blocks a user's own git).
+ * would point git elsewhere (GIT_DIR, GIT_OBJECT_DIRECTORY…), keeping the
+ * identity ones and GIT_INDEX_FILE (which index of this repository to use: a
+ * user or a hook that sets it means the tools to read and stage there, and the
+ * built-in reader follows it too, repository.ts); messages in English (the tools
+ * parse and show them), no optional locks (a read never blocks a user's own git).
  */
 const gitEnvironment = (env: Readonly<Record<string, string | undefined>>): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) continue
-    if (k.startsWith("GIT_") && !/^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$/.test(k) && k !== "GIT_CONFIG_NOSYSTEM") continue
+    if (k.startsWith("GIT_") && !/^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$/.test(k) && k !== "GIT_CONFIG_NOSYSTEM" && k !== "GIT_INDEX_FILE") continue
     out[k] = v
   }
   out.PATH = env.PATH ?? DEFAULT_PATH

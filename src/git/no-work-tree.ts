@@ -5,7 +5,7 @@ import { FALSE } from "./repository-place.ts"
 
 /**
  * The error for a working folder inside a git folder: git refuses every command that needs files ("this
- * operation must be run in a work tree"), and the next step depends on which kind it is.
+ * operation must be run in a work tree"), and the next step depends on which kind it is. (git_log needs none.)
  */
 export const noWorkTree = (gitdir: string, shown: string, settings: ReadonlyMap<string, string>): GitError => {
   // git init --bare and clone --bare set core.bare; a .git folder (or a linked worktree's) is no bare repository.
@@ -22,7 +22,7 @@ export const noWorkTree = (gitdir: string, shown: string, settings: ReadonlyMap<
   return gitError(
     "not_a_repository",
     `${shown} is a bare git repository: it has no work tree (no checked-out files), so there is nothing to show status or diffs of, or to stage. ` +
-      "Clone it and work in the clone, or add a work tree to it; git_log and other history questions: use Bash with git.",
-    { hints: [hint("Bash", "medium", { command: `git clone ${JSON.stringify(gitdir)} <folder>` }), hint("Bash", "low", { command: `git -C ${JSON.stringify(gitdir)} worktree add <folder> <branch>` }), hint("Bash", "low", { command: `git -C ${JSON.stringify(gitdir)} log --oneline -20` })] },
+      "Clone it and work in the clone, or add a work tree to it; its history: git_log works here (other history questions: Bash with git).",
+    { hints: [hint("Bash", "medium", { command: `git clone ${JSON.stringify(gitdir)} <folder>` }), hint("Bash", "low", { command: `git -C ${JSON.stringify(gitdir)} worktree add <folder> <branch>` }), hint("GitLog", "low", { oneline: true })] },
   )
 }

@@ -1,11 +1,12 @@
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
-import { isAbsolute, join, relative as relativePath, sep } from "node:path"
+import { isAbsolute, join, relative as relativePath, resolve, sep } from "node:path"
 import { hint } from "../protocol/hint.ts"
 import { gitError, type GitError } from "./git-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { GitFs, type GitFsClient } from "./git-fs.ts"
 import { alternateObjectDirs, withAlternates } from "./alternates.ts"
+import { repositoryFs } from "./mapped-fs.ts"
 import { Config } from "../config/config.ts"
 import { indexedBlobId } from "./index-file.ts"
 import { isoGit } from "./iso-git.ts"
@@ -17,6 +18,8 @@ import { findRepository, isGitDirectory, linkedGitdir, placeAt, repositorySettin
 
 /** An open repository: where it is and how to call isomorphic-git on it. */
 export interface Repository extends RepositoryPlace {
+  /** The index file (GIT_INDEX_FILE when it is set, else `gitdir`/index): read it here, never at `gitdir`/index. */
+  readonly indexFile: string
   /** The file system isomorphic-git reads and writes through (made on first use). */
   readonly fs: GitFsClient
   /** A file of the repository's git folders read as it is (no worktree or alternates mapping); undefined when it cannot be read. */
@@ -64,14 +67,15 @@ export const notARepository = (cwd: string): GitError =>
  * Finds the repository that holds the working directory (the nearest `.git`
  * above it, as git does) and prepares isomorphic-git calls on it. A few stats,
  * made synchronously: every git tool call starts here, and going through the
- * effect file system cost a promise round trip per folder.
+ * effect file system cost a promise round trip per folder. `needsWorkTree`:
+ * false for what reads only history, which git answers in a bare repository too.
  */
-export const openRepository: Effect.Effect<Repository, GitError, Workspace | GitFs | Config> = Effect.gen(function* () {
+const open = (needsWorkTree: boolean): Effect.Effect<Repository, GitError, Workspace | GitFs | Config> => Effect.gen(function* () {
   const workspace = yield* Workspace
   const { fs: client } = yield* GitFs
   const { env } = yield* Config
   const place = findRepository(workspace.cwd)
-  const elsewhere = gitDirElsewhere(env, workspace.cwd, place)
+  const elsewhere = gitDirElsewhere(env, workspace, place)
   if (elsewhere !== undefined) return yield* Effect.fail(elsewhere)
   if (place === undefined) return yield* Effect.fail(notARepository(workspace.cwdDisplay))
   if (place.brokenLink !== undefined) {
@@ -84,9 +88,22 @@ export const openRepository: Effect.Effect<Repository, GitError, Workspace | Git
       ),
     )
   }
-  if (place.noWorkTree) return yield* Effect.fail(noWorkTree(place.gitdir, place.gitdir === workspace.cwd ? place.gitdir : workspace.display(place.gitdir), repositorySettings(place.gitdir, env, (p) => readText(client, p))))
-  return openAt(place, client, env)
+  if (place.noWorkTree) {
+    if (!needsWorkTree) return openAt(place, client, env)
+    return yield* Effect.fail(noWorkTree(place.gitdir, place.gitdir === workspace.cwd ? place.gitdir : workspace.display(place.gitdir), repositorySettings(place.gitdir, env, (p) => readText(client, p))))
+  }
+  return openAt(place, client, env, indexFileOf(place, env))
 })
+
+/** The repository of the working folder, with its work tree (status, diffs, staging, commits). */
+export const openRepository = open(true)
+
+/** The repository of the working folder for reading its history: a bare one (or a .git folder entered) too. */
+export const openHistory = open(false)
+
+/** The index git uses: GIT_INDEX_FILE, resolved from the work tree's top as git (which runs there) resolves it, else the gitdir's. */
+const indexFileOf = (place: RepositoryPlace, env: Readonly<Record<string, string | undefined>>): string =>
+  env.GIT_INDEX_FILE ? resolve(place.dir, env.GIT_INDEX_FILE) : join(place.gitdir, "index")
 
 /** Whether the repository's config sets extensions.objectFormat = sha256 (read only to explain a failure). */
 const usesSha256 = (commondir: string): boolean => {
@@ -95,44 +112,6 @@ const usesSha256 = (commondir: string): boolean => {
   } catch {
     return false
   }
-}
-
-/**
- * Whether `rel` (a path inside a gitdir) is shared by all worktrees, by git's
- * rule: objects, refs (but refs/bisect, refs/worktree, refs/rewritten),
- * logs (but logs/HEAD), config, packed-refs, hooks, info (but
- * info/sparse-checkout)… live in the common dir; HEAD, index and the
- * operation states (MERGE_HEAD…) are the worktree's own.
- */
-const isShared = (rel: string): boolean => {
-  const top = rel.split("/", 1)[0]!
-  if (rel === "info/sparse-checkout" || rel === "logs/HEAD") return false
-  if (top === "refs") return !/^refs\/(bisect|worktree|rewritten)(\/|$)/.test(rel)
-  return ["objects", "refs", "logs", "info", "hooks", "branches", "common", "remotes", "rr-cache", "svn", "lost-found", "worktrees", "config", "packed-refs", "shallow", "gc.pid"].includes(top)
-}
-
-/**
- * isomorphic-git knows nothing of linked worktrees: given the worktree's
- * gitdir it finds no objects nor branches and answered "No commits yet". Its
- * file system is wrapped so that the shared parts are read from (and written
- * to) the common dir, as git itself resolves them.
- */
-const worktreeFs = (fs: GitFsClient, gitdir: string, commondir: string): GitFsClient => {
-  const prefix = `${gitdir}/`
-  const map = (p: unknown): unknown => {
-    if (typeof p !== "string" || !p.startsWith(prefix)) return p
-    const rel = p.slice(prefix.length).replace(/^\/+/, "")
-    return isShared(rel) ? join(commondir, rel) : p
-  }
-  const promises = new Proxy(fs.promises, {
-    get: (target, key) => {
-      const value = Reflect.get(target, key) as unknown
-      if (typeof value !== "function") return value
-      return (first: unknown, ...rest: Array<unknown>) => (value as (...a: Array<unknown>) => unknown).call(target, map(first), ...rest)
-    },
-  })
-  // isomorphic-git takes `promises` only when it is an own enumerable property.
-  return { ...fs, promises } as GitFsClient
 }
 
 /** A memo of `make`: computed on the first call. */
@@ -149,13 +128,17 @@ const readText = (fs: GitFsClient, path: string): string | undefined => {
   }
 }
 
-const openAt = (place: RepositoryPlace, plainFs: GitFsClient, env: Readonly<Record<string, string | undefined>>): Repository => {
+/**
+ * Opens the repository at `place`. `indexFile` is the index the tools read and write: GIT_INDEX_FILE's when it is
+ * set (git resolves a relative one from the work tree's top, where it runs), else the gitdir's own. A submodule
+ * is opened with its own index, as git clears GIT_INDEX_FILE for the commands it runs in one.
+ */
+const openAt = (place: RepositoryPlace, plainFs: GitFsClient, env: Readonly<Record<string, string | undefined>>, indexFile = join(place.gitdir, "index")): Repository => {
   const { dir, gitdir, commondir } = place
-  const shared = commondir === gitdir ? undefined : commondir
   // The file system isomorphic-git works through, made on first use: copying node's fs module reads its lazy
   // getters, which load node's stream modules; a call answered by the git executable never needs it.
   const objects = once(() => {
-    const local = shared === undefined ? plainFs : worktreeFs(plainFs, gitdir, shared)
+    const local = repositoryFs(plainFs, gitdir, commondir, indexFile)
     const objectsDir = join(commondir, "objects")
     const alternates = alternateObjectDirs(objectsDir)
     return alternates.length === 0 ? local : withAlternates(local, objectsDir, alternates)
@@ -169,7 +152,7 @@ const openAt = (place: RepositoryPlace, plainFs: GitFsClient, env: Readonly<Reco
   const settings = once(() => repositorySettings(commondir, env, configText))
   const workTree = once(() => workTreeRules({ dir, commondir, settings: settings(), env, read: (p) => readText(plainFs, p) }))
   const indexedBlob = async (path: string): Promise<Uint8Array | undefined> => {
-    const index = await plainFs.promises.readFile(join(gitdir, "index")).then((b) => new Uint8Array(b), () => new Uint8Array(0))
+    const index = await plainFs.promises.readFile(indexFile).then((b) => new Uint8Array(b), () => new Uint8Array(0))
     const oid = indexedBlobId(index, path)
     if (oid === undefined) return undefined
     const git = await isoGit()
@@ -214,6 +197,7 @@ const openAt = (place: RepositoryPlace, plainFs: GitFsClient, env: Readonly<Reco
     dir,
     gitdir,
     commondir,
+    indexFile,
     get fs() {
       return fs()
     },

@@ -66,7 +66,7 @@ export const sparseCheckoutPercent = (repo: Repository): number | undefined => {
   const worktree = parseGitConfig(read(`${repo.gitdir}/config.worktree`)).get("core.sparsecheckout")
   const setting = worktree ?? parseGitConfig(read(`${repo.commondir}/config`)).get("core.sparsecheckout")
   if (setting === undefined || FALSE.test(setting)) return undefined
-  const marks = indexMarks(repo.readGitFile(`${repo.gitdir}/index`) ?? new Uint8Array(0))
+  const marks = indexMarks(repo.readGitFile(repo.indexFile) ?? new Uint8Array(0))
   if (marks.entries === 0) return undefined
   return 100 - Math.floor((100 * marks.skipWorktree.size) / marks.entries)
 }
@@ -146,7 +146,7 @@ export const statusEntries = async (
     if (mode !== "no") untracked.add(mode === "all" ? path : collapse(path, snapshot.trackedDirs))
   }
   // Conflicts: isomorphic-git shows one index entry per path, the stages come from the index file itself.
-  const conflicts = unmergedStages(await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
+  const conflicts = unmergedStages(await repo.fs.promises.readFile(repo.indexFile).then((b) => new Uint8Array(b), () => new Uint8Array(0)))
   for (const [path, stages] of conflicts) {
     const code = unmergedCode(stages)
     tracked.push({ path, index: code[0]!, worktree: code[1]! })

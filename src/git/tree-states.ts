@@ -217,12 +217,12 @@ const snapshotOf = async (repo: Repository, options: SnapshotOptions): Promise<S
   const trackedDirs = new Set<string>()
   const trees = options.workdir ? [git.TREE({ ref: "HEAD" }), git.STAGE(), git.WORKDIR({ refresh: false })] : [git.TREE({ ref: "HEAD" }), git.STAGE()]
   const fileMode = await fileModeMatters(repo)
-  const indexWritten = await repo.fs.promises.stat(`${repo.gitdir}/index`).then(
+  const indexWritten = await repo.fs.promises.stat(repo.indexFile).then(
     (st) => Math.floor(st.mtimeMs / 1000),
     () => 0,
   )
   const rules = repo.workTree()
-  const indexBytes = await repo.fs.promises.readFile(`${repo.gitdir}/index`).then((b) => new Uint8Array(b), () => new Uint8Array(0))
+  const indexBytes = await repo.fs.promises.readFile(repo.indexFile).then((b) => new Uint8Array(b), () => new Uint8Array(0))
   const notUtf8 = firstNonUtf8Path(indexBytes)
   if (notUtf8 !== undefined) refuseNonUtf8(notUtf8)
   const marks = indexMarks(indexBytes)

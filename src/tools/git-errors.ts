@@ -5,6 +5,8 @@ import { toolError, type ToolError } from "../protocol/tool-error.ts"
 
 const CODES: Readonly<Record<GitError["kind"], ErrorCode>> = {
   not_a_repository: "NOT_FOUND",
+  outside_project: "ACCESS_DENIED",
+  other_repository: "CONFLICT",
   failed: "EXECUTION_ERROR",
   timeout: "TIMEOUT",
 }

@@ -114,7 +114,7 @@ export const gitCommitTool = defineTool({
         )
       }
       // Conflicts not yet marked resolved: git refuses to commit (a stash popped or a checkout -m left them).
-      const conflicted = [...unmergedStages(repo.readGitFile(`${repo.gitdir}/index`) ?? new Uint8Array(0)).keys()].sort(compareBytes)
+      const conflicted = [...unmergedStages(repo.readGitFile(repo.indexFile) ?? new Uint8Array(0)).keys()].sort(compareBytes)
       // Counted all, named only where `read` may open them.
       const hidden = yield* gitHidden("git_commit", repo)
       const unmerged = splitHidden(hidden, conflicted, (path) => [{ path, dir: false }]).kept
@@ -143,7 +143,7 @@ export const gitCommitTool = defineTool({
       const { author, committer } = yield* resolveIdentity(gitConfig, config.env)
       const hooksPath = gitConfig.get("core.hookspath")
       const hooksDir = hooksPath ? path.resolve(repo.dir, hooksPath.replace(/^~(?=\/)/, config.env.HOME ?? "~")) : path.join(repo.commondir, "hooks")
-      const hookEnv = { ...config.env, GIT_INDEX_FILE: path.join(repo.gitdir, "index") }
+      const hookEnv = { ...config.env, GIT_INDEX_FILE: repo.indexFile }
       const timeoutMs = config.get("git.hook_timeout_ms", GIT_DEFAULTS.hook_timeout_ms)
       // As git, the index is read again after pre-commit: a hook may stage (a formatter's output) or unstage files.
       if (yield* runHook({ hooksDir, name: "pre-commit", args: [], cwd: repo.dir, env: hookEnv, timeoutMs })) {

@@ -3,7 +3,7 @@ import { countHistory, formatMedium, formatOneline, readHistory, subjectOf } fro
 import { cliHistory } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { DEFAULT_LOG_LIMIT as DEFAULT_LIMIT, MAX_LOG_LIMIT as MAX_LIMIT } from "../git/git-command.ts"
-import { openRepository } from "../git/repository.ts"
+import { openHistory } from "../git/repository.ts"
 import { hint } from "../protocol/hint.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -32,7 +32,8 @@ export const gitLogTool = defineTool({
   }),
   run: ({ limit, oneline }) =>
     withGitErrors(Effect.gen(function* () {
-      const repo = yield* openRepository
+      // History needs no work tree: a bare repository's log is read as git reads it there.
+      const repo = yield* openHistory
       const wanted = limit ?? DEFAULT_LIMIT
       const cli = yield* gitCli
       const page = cli ? yield* cliHistory(repo, cli, wanted) : yield* repo.call("log", () => readHistory(repo, wanted))

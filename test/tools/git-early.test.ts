@@ -115,5 +115,27 @@ describe("git started before the runtime (anvil tool git_*)", () => {
     expect(planned(["tool", "git_status"], root, { ...env, ANVIL_GIT_BACKEND: "isomorphic" })).toEqual([])
     expect(planned(["tool", "git_status"], root, { ...env, ANVIL_ROOT: root })).toEqual([])
     expect(planned(["tool", "git_status"], home)).toEqual([])
+    // A bare repository has no work tree: only the log starts early there, in the repository's folder.
+    git(root, home, ["clone", "-q", "--bare", root, join(root, "sub", "r.git")])
+    expect(planned(["tool", "git_status"], join(root, "sub", "r.git"))).toEqual([])
+    expect(planned(["tool", "git_log"], join(root, "sub", "r.git"))).toHaveLength(2)
+    expect(plannedGitCommands(["tool", "git_log"], join(root, "sub", "r.git"), env)[0]!.cwd).toBe(realpathSync(join(root, "sub", "r.git")))
+  })
+
+  test("in a bare repository the adopted log answers as the service's own git", async () => {
+    const root = gitRepo(home, { "a.txt": "a\n" }, { commit: "first" })
+    for (let i = 0; i < 3; i++) git(root, home, ["commit", "-q", "--allow-empty", "-m", `empty ${i}`])
+    git(root, home, ["clone", "-q", "--bare", root, `${root}.git`])
+    const bare = realpathSync(`${root}.git`)
+    const own = await callTool(bare, "git_log", { limit: 2 }, { env })
+    expect(own.envelope.status).toBe("partial")
+    expect(await startedEarly(bare, "git_log", { limit: 2 })).toBe(2)
+    // A commit pushed after the early start does not show: the answer is the early git's.
+    git(root, home, ["commit", "-q", "--allow-empty", "-m", "later"])
+    git(root, home, ["push", "-q", bare, "main"])
+    expect(git(bare, home, ["log", "-1", "--format=%s"]).trim()).toBe("later")
+    const adopted = await callTool(bare, "git_log", { limit: 2 }, { env })
+    expect(adopted.envelope.text).toBe(own.envelope.text)
+    expect(waitingEarlyGit()).toBe(0)
   })
 })
