@@ -60,7 +60,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   } else {
     // `anvil tool git_status|git_diff|git_log`: git starts now and works on another core while the runtime loads;
     // the git service takes it over if it makes the same command itself (src/git/early-git.ts).
-    if (argv[0] === "tool" && argv[1]?.startsWith("git_")) (await import("./git/early-git.ts")).startEarlyGit(argv, process.cwd(), process.env)
+    if (argv[0] === "tool" && argv[1]?.startsWith("git_")) await (await import("./git/early-git.ts")).startEarlyGit(argv, process.cwd(), process.env)
     // `anvil tool bash`: the command's cage is made while anvil starts (process/parked-cage.ts; the limit is set again
     // from the settings when the command takes it), and none after it: there is no next command.
     else if (argv[0] === "tool" && BASH_NAMES.has(argv[1]?.toLowerCase() ?? "")) {

@@ -1,7 +1,5 @@
-import { readFileSync, realpathSync } from "node:fs"
-import { COUNT_ARGS, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, diffArgs, gitCommand, gitSetup, logArgs, sameCommand, statusArgs, type GitCommand } from "./git-command.ts"
-import { detectsCopies, detectsRenames, findRepository, repositorySettings, untrackedMode } from "./repository-place.ts"
-import { isRecord } from "../protocol/is-record.ts"
+import { gitCommand, gitSetup, sameCommand, type GitCommand } from "./git-command.ts"
+import { plannedArgs } from "./early-args.ts"
 
 /**
  * `anvil tool git_status|git_diff|git_log` starts the git it will run at the very beginning (src/main.ts),
@@ -34,64 +32,30 @@ interface EarlyGit extends AdoptedGit {
 const pending: Array<EarlyGit> = []
 let killedAtExit = false
 
-/** Whether `params` has no other keys than `keys`. */
-const onlyKeys = (params: Record<string, unknown>, keys: ReadonlyArray<string>) => Object.keys(params).every((k) => keys.includes(k))
-
-const maybeBoolean = (v: unknown) => v === undefined || typeof v === "boolean"
-
 /**
- * The arguments of the git commands `anvil tool NAME [JSON]` will run, for the plain forms of the read-only
- * git tools; none for any other command line (flags, aliases, a path to resolve, parameters the tool will
- * refuse). A wrong guess costs a git process, never an answer: the service compares before it adopts.
+ * The git commands of `argv` when they can be told without reading a file: the unstaged diff and the log,
+ * whose arguments no git config changes, run from `cwd` when it holds a .git folder (as a project's top does).
+ * Undefined when that does not hold: then the full plan (early-plan.ts) is made, which loads node:fs first,
+ * about 1.3 ms before git can start. A guess that differs from what the service makes (a .git folder that is
+ * no repository) only leaves the early git to be killed.
  */
-const plannedArgs = (argv: ReadonlyArray<string>, settings: () => ReadonlyMap<string, string>): ReadonlyArray<ReadonlyArray<string>> => {
-  if (argv[0] !== "tool" || argv.length > 3) return []
-  const params: unknown = argv[2] === undefined ? {} : JSON.parse(argv[2])
-  if (!isRecord(params)) return []
-  switch (argv[1]) {
-    case "git_status":
-      return onlyKeys(params, ["short"]) && maybeBoolean(params.short) ? [statusArgs(untrackedMode(settings()))] : []
-    case "git_diff":
-      return onlyKeys(params, ["staged"]) && maybeBoolean(params.staged) ? [diffArgs({ staged: params.staged === true, prefixes: [], renames: detectsRenames(settings(), "diff"), copies: detectsCopies(settings(), "diff") })] : []
-    case "git_log": {
-      const limit = params.limit ?? DEFAULT_LOG_LIMIT
-      if (!onlyKeys(params, ["limit", "oneline"]) || !maybeBoolean(params.oneline) || !Number.isInteger(limit)) return []
-      if ((limit as number) < 1 || (limit as number) > MAX_LOG_LIMIT) return []
-      // The count is wanted when the history is longer than the limit, as most are.
-      return [logArgs(limit as number), COUNT_ARGS]
-    }
-    default:
-      return []
-  }
-}
-
-const readText = (path: string): string | undefined => {
-  try {
-    return readFileSync(path, "utf8")
-  } catch {
-    return undefined
-  }
-}
-
-/** The git commands the command line `argv` (the words after `anvil`) will run in `cwd`; none when unsure. */
-export const plannedGitCommands = (
+export const guessedGitCommands = (
   argv: ReadonlyArray<string>,
   cwd: string,
   env: Readonly<Record<string, string | undefined>>,
-): ReadonlyArray<GitCommand> => {
-  // ANVIL_ROOT may move the working folder to the root it names: the plain case only.
-  if (argv[0] !== "tool" || !argv[1]?.startsWith("git_") || env.ANVIL_ROOT !== undefined) return []
+): ReadonlyArray<GitCommand> | undefined => {
+  if (env.ANVIL_ROOT !== undefined || env.GIT_DIR || env.GIT_WORK_TREE) return undefined
   try {
+    let needsSettings = false
+    const args = plannedArgs(argv, () => {
+      needsSettings = true
+      return new Map()
+    })
+    if (needsSettings || args.length === 0 || Bun.file(`${cwd}/.git/HEAD`).size === 0) return undefined
     const setup = gitSetup(env, "auto")
-    const place = setup && findRepository(realpathSync(cwd))
-    // GIT_DIR or GIT_WORK_TREE set: the tool decides whether it runs at all (git-dir-env.ts). Without a work tree
-    // (a bare repository) only git_log runs.
-    if (setup === undefined || place === undefined || place.brokenLink !== undefined || env.GIT_DIR || env.GIT_WORK_TREE) return []
-    if (place.noWorkTree && argv[1] !== "git_log") return []
-    const args = plannedArgs(argv, () => repositorySettings(place.commondir, env, readText))
-    return args.map((a) => gitCommand(setup, place.dir, a))
+    return setup === undefined ? undefined : args.map((a) => gitCommand(setup, cwd, a))
   } catch {
-    return []
+    return undefined
   }
 }
 
@@ -106,17 +70,18 @@ const killGroup = (child: Bun.Subprocess) => () => {
 }
 
 /**
- * Starts the git commands of `argv` (see plannedGitCommands) with their output read into memory at once, so
- * a long diff never waits on a full pipe. Returns how many started, and a promise settled when they all
- * exited. Every one still waiting when the process exits is killed.
+ * Starts the git commands of `argv` (guessed, else planned: early-plan.ts) with their output read
+ * into memory at once, so a long diff never waits on a full pipe. Resolves to how many started, and a promise
+ * settled when they all exited. Every one still waiting when the process exits is killed.
  */
-export const startEarlyGit = (
+export const startEarlyGit = async (
   argv: ReadonlyArray<string>,
   cwd: string,
   env: Readonly<Record<string, string | undefined>>,
-): { readonly started: number; readonly exited: Promise<unknown> } => {
+): Promise<{ readonly started: number; readonly exited: Promise<unknown> }> => {
+  const commands = guessedGitCommands(argv, cwd, env) ?? (await import("./early-plan.ts")).plannedGitCommands(argv, cwd, env)
   const outputs: Array<Promise<EarlyOutput>> = []
-  for (const command of plannedGitCommands(argv, cwd, env)) {
+  for (const command of commands) {
     let child: Bun.Subprocess<"ignore", "pipe", "pipe">
     try {
       child = Bun.spawn([command.file, ...command.args], { cwd: command.cwd, env: { ...command.env }, detached: true, stdin: "ignore", stdout: "pipe", stderr: "pipe" })

@@ -1,7 +1,7 @@
 import { basename, dirname } from "node:path"
 import { hint } from "../protocol/hint.ts"
 import { gitError, type GitError } from "./git-error.ts"
-import { FALSE } from "./repository-place.ts"
+import { FALSE } from "./repository-config.ts"
 
 /**
  * The error for a working folder inside a git folder: git refuses every command that needs files ("this

@@ -3,7 +3,7 @@ import { FileSystem } from "../workspace/file-system.ts"
 import { cliDiff } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository } from "../git/repository.ts"
-import { detectsCopies, detectsRenames } from "../git/repository-place.ts"
+import { detectsCopies, detectsRenames } from "../git/repository-config.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool } from "../tool-framework/definition.ts"
@@ -51,7 +51,9 @@ export const gitDiffTool = defineTool({
       }
       const prefixes = prefix !== undefined && prefix !== "" ? [prefix] : []
       const cli = yield* gitCli
-      const options = { staged: staged === true, prefixes, renames: detectsRenames(repo.settings(), "diff"), copies: detectsCopies(repo.settings(), "diff"), hides: hidden?.hides }
+      // Renames are looked for in the staged diff only: the unstaged one reads no git config.
+      const renames = staged === true && detectsRenames(repo.settings(), "diff")
+      const options = { staged: staged === true, prefixes, renames, copies: renames && detectsCopies(repo.settings(), "diff"), hides: hidden?.hides }
       // The built-in diff (and the diff library under it) is loaded only when there is no git to run.
       const diff = cli
         ? yield* cliDiff(repo, cli, options)

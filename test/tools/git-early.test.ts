@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { appendFileSync, mkdirSync, realpathSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { discardEarlyGit, plannedGitCommands, startEarlyGit, waitingEarlyGit } from "../../src/git/early-git.ts"
+import { discardEarlyGit, guessedGitCommands, startEarlyGit, waitingEarlyGit } from "../../src/git/early-git.ts"
+import { plannedGitCommands } from "../../src/git/early-plan.ts"
 import { callTool } from "../support/harness.ts"
 import { busyRepo, git, gitHome, gitRepo, lines } from "../support/git-repo.ts"
 
@@ -20,7 +21,7 @@ const answer = async (root: string, name: string, params: Record<string, unknown
 
 /** Starts the early git of `anvil tool NAME JSON` in `root` and waits until it exited (its output is kept). */
 const startedEarly = async (root: string, name: string, params: Record<string, unknown>, startEnv = env) => {
-  const early = startEarlyGit(["tool", name, JSON.stringify(params)], root, startEnv)
+  const early = await startEarlyGit(["tool", name, JSON.stringify(params)], root, startEnv)
   await early.exited
   return early.started
 }
@@ -120,6 +121,22 @@ describe("git started before the runtime (anvil tool git_*)", () => {
     expect(planned(["tool", "git_status"], join(root, "sub", "r.git"))).toEqual([])
     expect(planned(["tool", "git_log"], join(root, "sub", "r.git"))).toHaveLength(2)
     expect(plannedGitCommands(["tool", "git_log"], join(root, "sub", "r.git"), env)[0]!.cwd).toBe(realpathSync(join(root, "sub", "r.git")))
+  })
+
+  test("the guess made without reading a file (the unstaged diff and the log, from a project's top) is the full plan", () => {
+    const root = realpathSync(gitRepo(home, { "a.txt": "a\n" }, { commit: "first" }))
+    mkdirSync(join(root, "sub"))
+    // Settings that change no guessed command: renames matter to the staged diff only.
+    git(root, home, ["config", "diff.renames", "copies"])
+    for (const argv of [["tool", "git_diff"], ["tool", "git_diff", '{"staged":false}'], ["tool", "git_log"], ["tool", "git_log", '{"limit":3,"oneline":true}']]) {
+      expect({ argv, guessed: guessedGitCommands(argv, root, env) }).toEqual({ argv, guessed: plannedGitCommands(argv, root, env) })
+    }
+    // What depends on the git config, or on where the repository is, is planned in full.
+    for (const [argv, cwd] of [[["tool", "git_status"], root], [["tool", "git_diff", '{"staged":true}'], root], [["tool", "git_diff"], join(root, "sub")], [["tool", "git_diff", '{"path":"a.txt"}'], root]] as const) {
+      expect({ argv, cwd, guessed: guessedGitCommands(argv, cwd, env) }).toEqual({ argv, cwd, guessed: undefined })
+    }
+    expect(guessedGitCommands(["tool", "git_diff"], root, { ...env, GIT_DIR: ".git" })).toBeUndefined()
+    expect(guessedGitCommands(["tool", "git_diff"], root, { ...env, PATH: "/nonexistent" })).toBeUndefined()
   })
 
   test("in a bare repository the adopted log answers as the service's own git", async () => {
