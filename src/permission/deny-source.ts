@@ -42,7 +42,7 @@ export const denyRuleSource = (config: ConfigShape, toolName: string, pattern: s
     p === undefined ? entry === level || (isRecord(entry) && entry["*"] === level) : isRecord(entry) && entry[p] === level
   // The last layer that has the rule is the one in force (later layers win).
   let layer = [...config.layers].reverse().find((l) => isRecord(l.data.permission) && has(l.data.permission[key]))
-  // A root-relative twin of an absolute rule (rules.ts withRootTwins) is named as written.
+  // A root-relative twin of an absolute rule (root-twins.ts) is named as written.
   if (layer === undefined && pattern?.startsWith("./")) {
     const tail = pattern.slice(1)
     const absolute = (entry: unknown) => (isRecord(entry) ? Object.keys(entry).find((k) => k.trim().startsWith("/") && k.trim().endsWith(tail) && has(entry, k)) : undefined)

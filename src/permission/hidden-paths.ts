@@ -1,7 +1,8 @@
 import type { ConfigShape } from "../config/config.ts"
 import type { PathFilter } from "../workspace/path-filter.ts"
 import { denyingRule, denyRuleSource, type DenyingRule } from "./deny-source.ts"
-import { foldersOf, levelFor, pathGlob, rootGlob, toolRules, withRootTwins, type ToolRules } from "./rules.ts"
+import { foldersOf, levelFor, pathGlob, rootGlob, toolRules, type ToolRules } from "./rules.ts"
+import { withRootTwins } from "./root-twins.ts"
 import type { PermissionLevel } from "./permission-level.ts"
 
 /** A rule that hides paths from a search: a deny rule, or (for grep) a `read` ask rule. */

@@ -124,38 +124,6 @@ export const toolRules = (permission: unknown, toolName: string): ToolRules | un
   return { ...(level ? { level } : {}), patterns }
 }
 
-const twinned = new WeakMap<object, { readonly root: string; readonly out: Record<string, unknown> }>()
-
-/**
- * `permission` with a root-relative twin (`./secret.txt`) beside each deny or ask rule written as an absolute path
- * inside the project (`/home/me/app/secret.txt`): a call's paths are matched as root-relative, so the rule as written
- * would hold for no file of the project. Only rules that narrow get one (an absolute allow rule stays as written).
- * The same object for the same `permission` (made once per settings, not per call).
- */
-export const withRootTwins = (permission: unknown, root: string | undefined): unknown => {
-  if (root === undefined || !isRecord(permission)) return permission
-  const known = twinned.get(permission)
-  if (known?.root === root) return known.out
-  const prefix = root.endsWith("/") ? root : `${root}/`
-  const out: Record<string, unknown> = {}
-  for (const [tool, entry] of Object.entries(permission)) {
-    if (!isRecord(entry)) {
-      out[tool] = entry
-      continue
-    }
-    const copy: Record<string, unknown> = { ...entry }
-    for (const [pattern, level] of Object.entries(entry)) {
-      const p = pattern.trim()
-      if ((level !== "deny" && level !== "ask") || !p.startsWith(prefix) || p.length === prefix.length) continue
-      const twin = `./${p.slice(prefix.length)}`
-      if (copy[twin] === undefined || (copy[twin] !== "deny" && level === "deny")) copy[twin] = level
-    }
-    out[tool] = copy
-  }
-  twinned.set(permission, { root, out })
-  return out
-}
-
 /** A command glob: `*` is any text (spaces and slashes included), `?` one character; the whole command must match. Linear time. */
 export const commandGlob = (pattern: string): TextMatcher => simpleWildcard(pattern.trim(), { paths: false })
 

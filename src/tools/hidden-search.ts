@@ -8,7 +8,7 @@ import { kindOfPath } from "../workspace/checked-fs.ts"
 import { Workspace } from "../workspace/workspace.ts"
 
 /** Tools whose answers show what files hold (lines, diffs, a language server's view of a file): read's ask rules hide from them too. */
-const SHOWS_CONTENT = new Set(["grep", "lsp_hover", "lsp_definition", "lsp_diagnostics"])
+const SHOWS_CONTENT = new Set(["grep", "git_diff", "lsp_hover", "lsp_definition", "lsp_diagnostics"])
 
 /**
  * What the permission rules hide from a search tool (see permission/hidden-paths.ts), from the settings in force.

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
   allowCovers,
@@ -8,10 +9,10 @@ import {
   levelFor,
   parseAllowRule,
   pathGlob,
-  withRootTwins,
   subjectsOf,
   toolRules,
 } from "../../src/permission/rules.ts"
+import { withRootTwins } from "../../src/permission/root-twins.ts"
 import type { AskAnswer, PermissionRequest } from "../../src/permission/permissions.ts"
 import { askTool } from "../support/fixture-tools.ts"
 import { callTool, project, session } from "../support/harness.ts"
@@ -62,6 +63,21 @@ describe("permission rules", () => {
     expect(withRootTwins(permission, "/p/app")).toBe(twinned)
     expect(levelFor(toolRules(twinned, "read"), "allow", { kind: "path", values: ["keys/a.pem"] })).toBe("ask")
     expect(withRootTwins(permission, undefined)).toBe(permission)
+  })
+
+  test("an absolute rule through a linked root names the same place: the link in the rule or in the root is resolved", () => {
+    const real = realpathSync(mkdtempSync(join(tmpdir(), "twins-")))
+    mkdirSync(join(real, "app/keys"), { recursive: true })
+    symlinkSync(join(real, "app"), join(real, "via"))
+    const at = (permission: unknown, root: string, value: string) => levelFor(toolRules(withRootTwins(permission, root), "read"), "allow", { kind: "path", values: [value] })
+    // The rule through the link, the root real (as the workspace resolves it).
+    expect(at({ read: { [`${real}/via/secret.txt`]: "deny" } }, join(real, "app"), "secret.txt")).toBe("deny")
+    // The rule real, the root given through the link; a wildcard after the resolved part is kept.
+    expect(at({ read: { [`${real}/app/keys/*.pem`]: "ask" } }, join(real, "via"), "keys/a.pem")).toBe("ask")
+    expect(at({ read: { [`${real}/via/keys/*.pem`]: "deny" } }, join(real, "app"), "keys/a.pem")).toBe("deny")
+    // A missing file under a linked folder still resolves through the folder.
+    expect(at({ read: { [`${real}/via/keys/new/x.txt`]: "deny" } }, join(real, "app"), "keys/new/x.txt")).toBe("deny")
+    expect(at({ read: { [`${real}/via/other.txt`]: "deny" } }, join(real, "app"), "secret.txt")).toBe("allow")
   })
 
   test("names are compared composed: a rule on café.txt holds for the decomposed name macOS writes, and the other way round", () => {

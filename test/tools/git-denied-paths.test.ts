@@ -171,3 +171,25 @@ test("both backends withhold the same paths with the same words", async () => {
     expect({ name, params, ...cli }).toEqual({ name, params, ...iso })
   }
 })
+
+test("git_diff leaves out the patch of a file read asks about, saying to read it; git_status still names it; a diff of it is refused", async () => {
+  const root = gitRepo(home, { "a.txt": "a\n", "notes/plan.txt": "hunter2\n" }, { commit: "one" })
+  writeFileSync(join(root, "a.txt"), "a changed\n")
+  writeFileSync(join(root, "notes/plan.txt"), "hunter3\n")
+  const options = { env: { HOME: home }, configOverrides: { permission: { read: { "notes/": "ask" } } } }
+  const diff = await callTool(root, "git_diff", {}, options)
+  const data = diff.envelope.data as { content: string; files: Array<{ path: string }>; withheld: { count: number; rules: Array<{ rule: string; level: string }> } }
+  expect(data.files.map((f) => f.path)).toEqual(["a.txt"])
+  expect(data.content).not.toContain("hunter")
+  expect(data.withheld.count).toBe(1)
+  expect(data.withheld.rules.map((r) => [r.rule, r.level])).toEqual([[`"read": {"notes/": "ask"}`, "ask"]])
+  expect(diff.envelope.text).toContain(`1 changed path not shown: the rule "read": {"notes/": "ask"} in "permission" of `)
+  expect(diff.envelope.text).toContain(" asks before reading it. To see what one holds, read it with read, which asks the user first")
+  // Names are not what a file holds: git_status lists it, as glob and list do.
+  const status = await callTool(root, "git_status", { short: true }, options)
+  expect((status.envelope.data as { entries: Array<{ path: string }> }).entries.map((e) => e.path)).toContain("notes/plan.txt")
+  const one = await callTool(root, "git_diff", { path: "notes/plan.txt" }, options)
+  expect(one.envelope.error?.code).toBe("PERMISSION_DENIED")
+  expect(one.envelope.error?.message).toContain("read asks before opening this file")
+  expect(one.envelope.text).not.toContain("hunter")
+})
