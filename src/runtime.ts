@@ -13,7 +13,7 @@ import type { ProcessRunner } from "./process/process-runner.ts"
 import type { BackgroundShells } from "./shell/background-shells.ts"
 import type { Sandbox, SandboxOptions, SandboxShape } from "./sandbox/sandbox.ts"
 import { readSandboxSettings, SandboxSettingsError, type SandboxSettings } from "./sandbox/settings.ts"
-import { readDenyMasks } from "./permission/read-masks.ts"
+import { readRuleMasks } from "./permission/read-masks.ts"
 import { hasStandInRecords, standInDir } from "./workspace/stand-in-records.ts"
 import type { ProjectSandbox } from "./trust/project-sandbox.ts"
 import { isRecord } from "./protocol/is-record.ts"
@@ -219,7 +219,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
     if (onSpill) yield* add(SpillStore, retentionOnSpill)
     const sessionInfo = options.session ?? { id: "cli", interactive: false }
     // The sandbox settings are checked either way (a bad one is a ConfigError); the sandbox itself is made for tools that run commands.
-    const sandboxSettings = yield* sandboxSettingsOf(sandboxSection, options, config)
+    const sandboxSettings = yield* sandboxSettingsOf(sandboxSection, options, config, root)
     const sandbox = uses("anvil/Sandbox") ? yield* makeSandbox(root, options, sandboxSettings, sessionInfo.id, config) : undefined
     if (sandbox) yield* put(sandbox.key, sandbox.service)
     yield* add(Permissions, Permissions.make(options.onAsk ?? (() => Effect.succeed(true)), permissionsOptions(options, sandbox?.service, root)))
@@ -325,12 +325,12 @@ const projectSandboxOf = (config: ConfigShape, root: string, modeFlag: string | 
     : Effect.succeed({ section: config.data.sandbox, ignored: [] })
 
 /** anvil.json `sandbox` (and `--sandbox`), checked: a bad setting is a ConfigError. */
-const sandboxSettingsOf = (project: ProjectSandbox, options: Pick<RuntimeOptions, "sandbox">, config: ConfigShape) =>
+const sandboxSettingsOf = (project: ProjectSandbox, options: Pick<RuntimeOptions, "sandbox">, config: ConfigShape, root: string) =>
   Effect.try({
     try: (): SandboxSettings => ({
       ...readSandboxSettings(project.section, options.sandbox?.modeFlag),
       // What read may not open, commands do not read either, where the sandbox can hide it (permission/read-masks.ts).
-      readDenied: readDenyMasks(config.get("permission", {} as Record<string, unknown>)),
+      readMasks: readRuleMasks(config, root),
       ...(project.notice ? { projectIgnored: project.notice } : {}),
     }),
     catch: (e) => new ConfigError(e instanceof SandboxSettingsError ? `anvil.json: ${e.message}` : String(e)),

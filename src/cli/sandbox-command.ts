@@ -9,7 +9,8 @@ import { makeSandbox } from "../sandbox/sandbox.ts"
 import { abstractScopeAvailable } from "../sandbox/abstract-scope.ts"
 import { processLimitLine } from "../sandbox/process-limit.ts"
 import { readSandboxSettings, SandboxSettingsError, showNetwork } from "../sandbox/settings.ts"
-import { readDenyMasks } from "../permission/read-masks.ts"
+import { readRuleMasks } from "../permission/read-masks.ts"
+import { MAX_MASK_ENTRIES } from "../permission/mask-walk.ts"
 import { ignoredNotice, projectSandboxSection, resolveProjectSandbox, sandboxTrustSubject } from "../trust/project-sandbox.ts"
 import { sandboxSummary } from "../sandbox/summary.ts"
 import { definedEnv, envFilter } from "../sandbox/command-env.ts"
@@ -97,7 +98,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     const notice = ignoredNotice(project)
     settings = {
       ...readSandboxSettings(project.section, modeFlag),
-      readDenied: readDenyMasks(config.get("permission", {} as Record<string, unknown>)),
+      readMasks: readRuleMasks(config, dir),
       ...(notice ? { projectIgnored: notice } : {}),
     }
   } catch (e) {
@@ -147,6 +148,9 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
             ? "unreachable when bound outside (Landlock scope)"
             : "REACHABLE: sandbox.network is \"on\" and this kernel has no Landlock scoping (Linux 6.12)",
       missing_writable: policy?.missingWritable ?? [],
+      // The places read rules hide, each with its rule, and whether the walk for their patterns stopped early.
+      read_rule_masks: policy ? policy.ruleMasks.map((m) => ({ path: showPath(dir, m.path), rule: m.rule })) : [],
+      ...(policy?.masksStopped ? { read_rule_walk: `stopped after ${MAX_MASK_ENTRIES} entries: files the read patterns match further on are not hidden` } : {}),
     }
     if (json) {
       io.out(`${JSON.stringify(report, null, 2)}\n`)
@@ -169,6 +173,8 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         `Read without their tokens and passwords: ${report.redacted.join(", ") || "(none with any)"}`,
         `Network: ${showNetwork(settings.network)}`,
       )
+      for (const m of report.read_rule_masks) lines.push(`Hidden by a read rule: ${m.path} (${m.rule})`)
+      if (report.read_rule_walk) lines.push(`The walk for read patterns ${report.read_rule_walk}.`)
       if (policy.missingWritable.length > 0) lines.push(`sandbox.writable entries that do not exist (ignored): ${policy.missingWritable.join(", ")}`)
     }
     lines.push(`Environment variables withheld from commands (sandbox.allow_env lets one through): ${report.env_withheld.join(", ") || "(none set)"}`)

@@ -1,24 +1,56 @@
-import { rootGlob, toolRules } from "./rules.ts"
+import { join } from "node:path"
+import type { ConfigShape } from "../config/config.ts"
+import type { ReadMasks, RuleMask } from "../sandbox/settings.ts"
+import { denyRuleSource } from "./deny-source.ts"
+import { maskWalker } from "./mask-walk.ts"
+import { withRootTwins } from "./root-twins.ts"
+import { rootGlob, toolRules, type PatternRule } from "./rules.ts"
+
+const WILD = /[*?[\]{}]/
 
 /**
- * The places `read` deny rules name literally, for the command sandbox to hide from commands too: bash can `cat`
- * what read refuses. Root-relative (or absolute) paths, a trailing `/` for a folder: `./secret.txt`, `config/prod.env`
- * and `/srv/keys` as written, `secret/` and `secret/**` as the folder, and a bare name (`.env`, which the rule
- * denies at any depth) as the one at the root only — the sandbox hides places, it cannot follow a pattern into
- * every folder. Patterns with other wildcards (`*.pem`, `**` inside) name no place and are left to the rules.
+ * The places `read` deny and ask rules name, for the command sandbox to hide from commands too: bash could `cat`
+ * what read refuses, and a command cannot stop to ask, so an ask rule hides as a deny rule does. A path or folder
+ * written literally (`./secret.txt`, `config/prod.env`, `secret/`, `secret/**`, an absolute path) is that place; a
+ * pattern (`*.pem`, `**\/secret/`, a bare name such as `.env`, which the rule means at any depth) is looked for by a
+ * walk of the project as each command starts (mask-walk.ts). The tool-wide level (`"read": "deny"`) names no place:
+ * hiding the whole project would leave commands nothing to work on. Each place comes with its rule as written and
+ * where it is set, for the command's answer to name when the command fails on it. Undefined when no rule narrows.
  */
-export const readDenyMasks = (permission: unknown): ReadonlyArray<string> => {
-  const rules = toolRules(permission, "read")
-  if (!rules) return []
-  const out = new Set<string>()
-  for (const { pattern, level } of rules.patterns) {
-    if (level !== "deny") continue
-    let p = rootGlob(pattern)
-    if (p.startsWith("**/") && !p.slice(3).includes("/")) p = p.slice(3)
-    const folder = p.endsWith("/**")
-    if (folder) p = p.slice(0, -3)
-    if (p === "" || p === "." || p.startsWith("~") || /[*?[\]{}]/.test(p) || p.split("/").includes("..")) continue
-    out.add(folder ? `${p}/` : p)
+export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | undefined => {
+  const rules = toolRules(withRootTwins(config.get("permission", {} as Record<string, unknown>), root), "read")
+  const narrowing = (rules?.patterns ?? []).filter((r) => r.level !== "allow" && r.pattern.trim() !== "*")
+  if (narrowing.length === 0) return undefined
+  const shown = new Map<PatternRule, string>()
+  const show = (r: PatternRule) => {
+    let text = shown.get(r)
+    if (text === undefined) {
+      const source = denyRuleSource(config, "read", r.pattern, r.level === "ask" ? "ask" : "deny")
+      text = source ? `${source.rule} in "permission" of ${source.where}` : `"read": {${JSON.stringify(r.pattern)}: "${r.level}"}`
+      shown.set(r, text)
+    }
+    return text
   }
-  return [...out]
+  const literal: Array<{ readonly path: string; readonly rule: PatternRule }> = []
+  const patterns: Array<PatternRule> = []
+  for (const r of narrowing) {
+    const written = r.pattern.trim()
+    // An absolute rule inside the project has a root-relative twin (root-twins.ts); one outside names its place.
+    if (written.startsWith("/")) {
+      if (!WILD.test(written)) literal.push({ path: written.replace(/\/+$/, "") || "/", rule: r })
+      continue
+    }
+    let p = rootGlob(written)
+    if (p.endsWith("/**")) p = p.slice(0, -3)
+    if (p === "" || p === "." || p.startsWith("~") || p.split("/").includes("..")) continue
+    if (WILD.test(p)) patterns.push(r)
+    else literal.push({ path: join(root, p), rule: r })
+  }
+  const walk = patterns.length > 0 ? maskWalker(root, patterns) : undefined
+  return () => {
+    const places: Array<RuleMask> = literal.map((l) => ({ path: l.path, rule: show(l.rule) }))
+    const walked = walk?.()
+    for (const m of walked?.found ?? []) places.push({ path: join(root, m.rel), rule: show(m.rule) })
+    return { places, stopped: walked?.stopped === true }
+  }
 }

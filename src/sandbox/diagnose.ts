@@ -1,10 +1,11 @@
 import { isAbsolute, resolve } from "node:path"
-import { classifyPath, showPath, type SandboxPolicy } from "./policy.ts"
+import { classifyPath, maskOf, showPath, type SandboxPolicy } from "./policy.ts"
+import { maskedRefusal, maskedOnLine } from "./masked-hint.ts"
 import type { NetworkPolicy } from "./settings.ts"
 
 /** Something the sandbox refused during a command, with the setting that would allow it. */
 export interface SandboxRefusal {
-  readonly kind: "write" | "protected" | "secret" | "network" | "host" | "socket"
+  readonly kind: "write" | "protected" | "masked" | "secret" | "network" | "host" | "socket"
   /** The path or host concerned, when known. */
   readonly subject?: string
   /** What happened and how to widen the rule, naming the exact setting. */
@@ -68,7 +69,10 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
     const abs = raw === undefined ? undefined : raw.startsWith("~/") && d.home ? resolve(d.home, raw.slice(2)) : isAbsolute(raw) ? raw : resolve(d.cwd, raw)
     const where = abs === undefined ? undefined : classifyPath(d.policy, abs)
     const shown = abs === undefined ? undefined : showPath(d.root, abs)
-    if (where === "protected") {
+    if (where === "masked") {
+      const mask = maskOf(d.policy, abs!)!
+      add(maskedRefusal(d.root, mask, d.policy.hiddenDirs.includes(mask.path)))
+    } else if (where === "protected") {
       add({
         kind: "protected",
         subject: shown!,
@@ -90,8 +94,13 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
       })
     }
   }
-  const secrets = [...d.policy.hiddenDirs, ...d.policy.hiddenFiles]
+  const secrets = [...d.policy.hiddenDirs, ...d.policy.hiddenFiles].filter((s) => !d.policy.ruleMasks.some((m) => m.path === s))
   for (const line of lines) {
+    const masked = maskedOnLine(d.policy.ruleMasks, d.root, line)
+    if (masked) {
+      add(maskedRefusal(d.root, masked, d.policy.hiddenDirs.includes(masked.path)))
+      continue
+    }
     if (!/no such file|permission denied|not found|cannot open|ENOENT|EACCES|not a directory/i.test(line)) continue
     const hit = secrets.find((s) => line.includes(s) || (d.home !== undefined && s.startsWith(`${d.home}/`) && line.includes(`~/${s.slice(d.home.length + 1)}`)))
     if (hit) {

@@ -4,7 +4,7 @@ import { expandPath, inside, isDir, projectProtection, real } from "./protected-
 import { standInExclude, type GitExclude } from "./git-exclude.ts"
 import { untrackedPlaces } from "./untracked-places.ts"
 import { BUILTIN_REDACTED, BUILTIN_SECRETS, redactSecrets, secretsFromEnv } from "./secrets.ts"
-import type { SandboxMode, SandboxSettings } from "./settings.ts"
+import type { RuleMask, SandboxMode, SandboxSettings } from "./settings.ts"
 
 /** Where a policy is applied: real paths. */
 export interface SandboxFacts {
@@ -49,6 +49,10 @@ export interface SandboxPolicy {
   readonly standIns: ReadonlyArray<StandIn>
   readonly hiddenDirs: ReadonlyArray<string>
   readonly hiddenFiles: ReadonlyArray<string>
+  /** The hidden places that are there because a `read` rule names them (real paths), with the rule, for the answer's hint. */
+  readonly ruleMasks: ReadonlyArray<RuleMask>
+  /** The walk for the places `read` patterns match stopped before the end of the project (see permission/mask-walk.ts). */
+  readonly masksStopped?: boolean
   /** Settings files with a token or password in them, read as copies without (see secrets.ts). */
   readonly redacted: ReadonlyArray<RedactedFile>
   /**
@@ -108,7 +112,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     }
     if (commonDir) gitExclude = standInExclude(commonDir, root, standIns)
   }
-  const { hiddenDirs, hiddenFiles, redacted } = hiddenSecrets(settings, facts)
+  const { hiddenDirs, hiddenFiles, redacted, ruleMasks, masksStopped } = hiddenSecrets(settings, facts)
   const writableSet = [...new Set(writable)]
   // anvil's own proxy socket lives in the session folder; sockets under a hidden folder are gone already.
   const hiddenSockets = (facts.sockets ?? []).filter((s) => !inside(s, facts.sessionTmp) && !hiddenDirs.some((d) => inside(s, d)))
@@ -122,6 +126,8 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     ...(gitExclude ? { gitExclude } : {}),
     hiddenDirs,
     hiddenFiles,
+    ruleMasks,
+    ...(masksStopped ? { masksStopped } : {}),
     redacted,
     hiddenSockets,
     missingWritable,
@@ -168,15 +174,23 @@ const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts) => {
     const clean = redactSecrets(text)
     if (clean !== undefined) redacted.push({ path: p, text: clean })
   }
-  // What the read deny rules name, inside the project or not, where git tracks nothing (see untrackedPlaces).
-  for (const p of untrackedPlaces(root, (settings.readDenied ?? []).map((e) => abs(e)))) {
-    if (seen(p) || inside(root, p) || inside(facts.sessionTmp, p)) continue
+  // What the read deny and ask rules name, inside the project or not, where git tracks nothing and needs nothing
+  // (see untrackedPlaces), less what sandbox.allow_read gives commands back (a folder with what it holds).
+  const masks = settings.readMasks?.()
+  const ruleOf = new Map<string, string>()
+  for (const m of masks?.places ?? []) if (!ruleOf.has(m.path)) ruleOf.set(m.path, m.rule)
+  const givenBack = [...allowed].map((a) => real(a) ?? a)
+  const ruleMasks: Array<RuleMask> = []
+  for (const { path: p, given } of untrackedPlaces(root, [...ruleOf.keys()])) {
+    if (givenBack.some((a) => inside(p, a)) || inside(root, p) || inside(facts.sessionTmp, p)) continue
+    ruleMasks.push({ path: p, rule: ruleOf.get(given)! })
+    if (seen(p)) continue
     if (isDir(p)) hiddenDirs.push(p)
     else hiddenFiles.push(p)
   }
   // Nothing can be mounted inside an empty folder laid over its parent (and it is hidden with it).
   const outer = (p: string) => !hiddenDirs.some((d) => d !== p && inside(p, d))
-  return { hiddenDirs: hiddenDirs.filter(outer), hiddenFiles: hiddenFiles.filter(outer), redacted }
+  return { hiddenDirs: hiddenDirs.filter(outer), hiddenFiles: hiddenFiles.filter(outer), redacted, ruleMasks, masksStopped: masks?.stopped === true }
 }
 
 /**
@@ -194,12 +208,16 @@ const pinnedFolders = (protectedPaths: ReadonlyArray<string>, writable: Readonly
 }
 
 /** Where a path stands in the policy, for hints. */
-export const classifyPath = (policy: SandboxPolicy, path: string): "protected" | "secret" | "outside" | "read-only-mode" | "writable" => {
+export const classifyPath = (policy: SandboxPolicy, path: string): "protected" | "masked" | "secret" | "outside" | "read-only-mode" | "writable" => {
+  if (maskOf(policy, path)) return "masked"
   if (policy.hiddenDirs.some((h) => inside(path, h)) || policy.hiddenFiles.includes(path)) return "secret"
   if (policy.readOnly.some((r) => inside(path, r)) || policy.standIns.some((s) => inside(path, s.path)) || policy.mustStayAbsent.includes(path)) return "protected"
   if (policy.writable.some((w) => inside(path, w))) return "writable"
   return policy.mode === "read-only" ? "read-only-mode" : "outside"
 }
+
+/** The `read` rule mask that hides `path` (the place or a folder holding it), if any. */
+export const maskOf = (policy: SandboxPolicy, path: string): RuleMask | undefined => policy.ruleMasks.find((m) => inside(path, m.path))
 
 /** Root-relative form of a path inside the root (for messages), else the path. */
 export const showPath = (root: string, p: string) => (inside(p, root) ? relative(root, p) || "." : p)

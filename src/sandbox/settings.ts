@@ -9,6 +9,15 @@ export const SANDBOX_MODES: ReadonlyArray<SandboxMode> = ["workspace-write", "re
 /** Network inside the sandbox: none, the host's, or only these hosts through anvil's proxy. */
 export type NetworkPolicy = { readonly kind: "off" } | { readonly kind: "on" } | { readonly kind: "hosts"; readonly hosts: ReadonlyArray<string> }
 
+/** A place a permission rule keeps from commands (absolute), and the rule as written with its file, for messages. */
+export interface RuleMask {
+  readonly path: string
+  readonly rule: string
+}
+
+/** The places the `read` rules hide as a command starts; `stopped`: the walk for patterns stopped before the end. */
+export type ReadMasks = () => { readonly places: ReadonlyArray<RuleMask>; readonly stopped: boolean }
+
 /** anvil.json `sandbox.*`, read and checked. */
 export interface SandboxSettings {
   readonly mode: SandboxMode
@@ -21,10 +30,10 @@ export interface SandboxSettings {
   /** Extra paths commands may not read (`~/` is the home folder). */
   readonly denyRead: ReadonlyArray<string>
   /**
-   * The places the `read` deny rules name (permission/read-masks.ts): hidden from commands too, unless git tracks
-   * something there (a command's `git add -A` would take an emptied folder for deleted files).
+   * The places the `read` deny and ask rules name or match (permission/read-masks.ts), looked for as each command
+   * starts: hidden from commands too, unless git tracks something there or needs it (see untrackedPlaces).
    */
-  readonly readDenied?: ReadonlyArray<string>
+  readonly readMasks?: ReadMasks
   /** Built-in secrets commands may read after all (the user's choice: a project's own list applies only once trusted). */
   readonly allowRead: ReadonlyArray<string>
   /** Environment variables (glob patterns) commands get although they look secret (a project's own only once trusted). */

@@ -23,12 +23,30 @@ const checkoutOf = (root: string): { readonly top: string; readonly gitDir: stri
 /** An index larger than this is not searched: every place counts as tracked (nothing is hidden by mistake). */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024
 
+/** The last index read, by file and stat: each command's start needs it, and it changes only when git writes it. */
+let lastIndex: { readonly file: string; readonly key: string; readonly names: Buffer | undefined } | undefined
+
 /**
  * The git index's bytes when they name every tracked path in full (versions 2 and 3), else undefined: version 4
  * shortens names against the one before, and a split index keeps entries in another file.
  */
 const indexNames = (gitDir: string): Buffer | undefined => {
   const file = join(gitDir, "index")
+  let key: string
+  try {
+    const st = statSync(file)
+    // git replaces the index by renaming a new file over it: a new inode, times and size.
+    key = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`
+  } catch {
+    key = "none"
+  }
+  if (lastIndex?.file === file && lastIndex.key === key) return lastIndex.names
+  const names = readIndexNames(gitDir, file)
+  lastIndex = { file, key, names }
+  return names
+}
+
+const readIndexNames = (gitDir: string, file: string): Buffer | undefined => {
   try {
     if (statSync(file).size > MAX_INDEX_BYTES) return undefined
     const fd = openSync(file, "r")
@@ -48,25 +66,33 @@ const indexNames = (gitDir: string): Buffer | undefined => {
   }
 }
 
+/** Whether `p` (real) is a git folder or the `.git` entry of a checkout, or lies in one: git needs it to run at all. */
+const gitPlace = (p: string, rootReal: string, gitDir: string | undefined): boolean =>
+  (gitDir !== undefined && (inside(p, gitDir) || inside(gitDir, p))) || (inside(p, rootReal) && relative(rootReal, p).split(sep).includes(".git"))
+
 /**
- * The places among `paths` (absolute) that exist, do not lead out of the project through a link in it, and where git
- * tracks nothing, as real paths: what the sandbox may lay an empty file or folder over without a command's
- * `git add -A` or `git commit -a` recording tracked files as deleted. A place is taken as tracked when the index holds its root-relative name (a file's, ended by the NUL
+ * The places among `paths` (absolute) that exist, do not lead out of the project through a link in it, are no git
+ * folder (a command's git would stop: "not a git repository") and where git tracks nothing, as real paths with the
+ * path each was given as: what the sandbox may lay an empty file or folder over without a command's
+ * `git add -A` or `git commit -a` recording tracked files as deleted (and a tracked file's text is in the object
+ * store, which `git show HEAD:file` reads anyway). A place is taken as tracked when the index holds its root-relative name (a file's, ended by the NUL
  * after it; a folder's, followed by a slash) anywhere — a name elsewhere that merely ends the same keeps it visible,
  * never the other way round — and when the index cannot be read that way, every place in the project is.
  */
-export const untrackedPlaces = (root: string, paths: ReadonlyArray<string>): ReadonlyArray<string> => {
+export const untrackedPlaces = (root: string, paths: ReadonlyArray<string>): ReadonlyArray<{ readonly path: string; readonly given: string }> => {
   const rootReal = real(root) ?? root
   // A link in the project that leads out of it is left visible: the rule names the link, and hiding where it leads
   // would hide that from every command under every name (a link to /usr, and no command starts).
-  const found = paths.flatMap((p) => {
-    const r = real(p)
-    return r === undefined || ((inside(p, root) || inside(p, rootReal)) && !inside(r, rootReal)) ? [] : [r]
+  const found = paths.flatMap((given) => {
+    const r = real(given)
+    return r === undefined || ((inside(given, root) || inside(given, rootReal)) && !inside(r, rootReal)) ? [] : [{ path: r, given }]
   })
   if (found.length === 0) return []
   const checkout = checkoutOf(rootReal)
   const names = checkout === undefined ? Buffer.alloc(0) : indexNames(checkout.gitDir)
-  return found.filter((p) => {
+  const gitDir = checkout === undefined ? undefined : (real(checkout.gitDir) ?? checkout.gitDir)
+  return found.filter(({ path: p }) => {
+    if (gitPlace(p, rootReal, gitDir)) return false
     if (!inside(p, rootReal) || p === rootReal) return true
     if (names === undefined) return false
     // Index names are relative to the checkout's top.

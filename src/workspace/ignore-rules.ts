@@ -43,24 +43,7 @@ const isFolderAt = (path: string): Effect.Effect<boolean, Unreadable, FileSystem
  *   tool folders), unless ignored entries are asked for.
  */
 
-/** Directory names skipped unless ignored entries are asked for (`search.default_ignore` and `tools.list.default_ignore` replace it). */
-export const DEFAULT_IGNORED_DIRS: ReadonlyArray<string> = [
-  ".git",
-  ".svn",
-  ".hg",
-  "node_modules",
-  "__pycache__",
-  ".vscode",
-  ".idea",
-  "build",
-  "dist",
-  "venv",
-  ".venv",
-  ".tox",
-  ".mypy_cache",
-  ".pytest_cache",
-  ".ruff_cache",
-]
+export { DEFAULT_IGNORED_DIRS } from "./default-ignored.ts"
 
 const RGIGNORE = ".rgignore"
 const IGNORE = ".ignore"

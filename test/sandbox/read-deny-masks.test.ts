@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { readDenyMasks } from "../../src/permission/read-masks.ts"
+import { makeConfig } from "../../src/config/config.ts"
+import { readRuleMasks } from "../../src/permission/read-masks.ts"
 import { untrackedPlaces } from "../../src/sandbox/untracked-places.ts"
 import { tempDir } from "../support/harness.ts"
 import { anvilBinary, requireBwrap, runBinary } from "./binary.ts"
@@ -33,19 +34,49 @@ const repo = () => {
   return root
 }
 
-describe("the places read deny rules name", () => {
-  test("literal paths and folders, a bare name at the root only; patterns name no place", () => {
-    expect(
-      readDenyMasks({ read: { "sec/**": "deny", "./secret.txt": "deny", ".env": "deny", "keys/": "deny", "config/prod.env": "deny", "*.pem": "deny", "a/**/b": "deny", "docs": "ask", "/srv/keys": "deny", "../up": "deny" } }),
-    ).toEqual(["sec/", "secret.txt", ".env", "keys/", "config/prod.env", "/srv/keys"])
-    expect(readDenyMasks({ read: "deny" })).toEqual([])
-    expect(readDenyMasks({})).toEqual([])
+/** The places the read rules of `rules` hide in `root`, root-relative (absolute outside it), with the rules' patterns. */
+const masksOf = (root: string, rules: unknown) => {
+  const masks = readRuleMasks(makeConfig({ permission: { read: rules } }, {}), root)
+  if (masks === undefined) return undefined
+  const { places, stopped } = masks()
+  const shown = places.map((p) => [p.path.startsWith(`${root}/`) ? p.path.slice(root.length + 1) : p.path, /\{"(.*)": "/.exec(p.rule)?.[1]] as const)
+  return { places: shown.sort((a, b) => a[0].localeCompare(b[0])), stopped }
+}
+
+describe("the places read deny and ask rules name or match", () => {
+  test("literal paths and folders as written; patterns and bare names found at any depth, ask rules too", () => {
+    const root = repo()
+    for (const f of ["keys/a.pem", "deep/b/c.pem", "lib/secret/s.txt", "node_modules/pkg/n.pem", "dist/d.pem"]) {
+      mkdirSync(join(root, f, ".."), { recursive: true })
+      writeFileSync(join(root, f), "k\n")
+    }
+    const rules = { "sec/**": "deny", "./secret.txt": "deny", ".env": "deny", "*.pem": "ask", "**/secret/": "deny", "config/prod.env": "deny", "/srv/keys": "deny", "../up": "deny", "docs": "allow" }
+    expect(masksOf(root, rules)).toEqual({
+      places: [
+        [".env", ".env"],
+        ["/srv/keys", "/srv/keys"],
+        ["app/.env", ".env"],
+        ["config/prod.env", "config/prod.env"],
+        ["deep/b/c.pem", "*.pem"],
+        ["keys/a.pem", "*.pem"],
+        // A folder a pattern matches is one place.
+        ["lib/secret", "**/secret/"],
+        ["sec", "sec/**"],
+        ["secret.txt", "./secret.txt"],
+      ],
+      stopped: false,
+    })
+    // A dependency or build folder is walked only for a rule anchored into it.
+    expect(masksOf(root, { "node_modules/**/*.pem": "deny" })!.places).toEqual([["node_modules/pkg/n.pem", "node_modules/**/*.pem"]])
+    expect(masksOf(root, "deny")).toBeUndefined()
+    expect(masksOf(root, { "*": "ask", "src/**": "allow" })).toBeUndefined()
   })
 
-  test("only places that exist and that git tracks nothing in", () => {
+  test("only places that exist, that git tracks nothing in and git does not need", () => {
     const root = repo()
-    const places = ["sec", "secret.txt", ".env", "tracked", "missing.txt", "tracked/t.txt"].map((p) => join(root, p))
-    expect(untrackedPlaces(root, places)).toEqual(["sec", "secret.txt", ".env"].map((p) => join(root, p)))
+    const places = ["sec", "secret.txt", ".env", "tracked", "missing.txt", "tracked/t.txt", ".git", ".git/config"].map((p) => join(root, p))
+    const paths = (r: string, ps: Array<string>) => untrackedPlaces(r, ps).map((p) => p.path)
+    expect(paths(root, places)).toEqual(["sec", "secret.txt", ".env"].map((p) => join(root, p)))
     // A project that is a folder of a larger repository: the repository's index decides.
     const outer = tempDir("anvil-outer-")
     mkdirSync(join(outer, "pkg", "keys"), { recursive: true })
@@ -54,17 +85,23 @@ describe("the places read deny rules name", () => {
     git(outer, "init", "-q")
     git(outer, "add", "pkg/keys")
     git(outer, "commit", "-qm", "first")
-    expect(untrackedPlaces(join(outer, "pkg"), [join(outer, "pkg", "keys"), join(outer, "pkg", "loose.txt")])).toEqual([join(outer, "pkg", "loose.txt")])
+    expect(paths(join(outer, "pkg"), [join(outer, "pkg", "keys"), join(outer, "pkg", "loose.txt"), join(outer, ".git")])).toEqual([join(outer, "pkg", "loose.txt")])
+    // The index is read again when git writes it.
+    git(outer, "add", "pkg/loose.txt")
+    expect(paths(join(outer, "pkg"), [join(outer, "pkg", "loose.txt")])).toEqual([])
     // Outside a repository nothing is tracked.
     const plain = tempDir("anvil-plain-")
     writeFileSync(join(plain, "k.txt"), "k\n")
-    expect(untrackedPlaces(plain, [join(plain, "k.txt")])).toEqual([join(plain, "k.txt")])
+    expect(paths(plain, [join(plain, "k.txt")])).toEqual([join(plain, "k.txt")])
     // A link in the project that leads out of it names the link only: its target stays visible (a link to /usr
     // hidden would stop every command); a link within the project hides where it leads, an absolute rule its place.
     const elsewhere = tempDir("anvil-elsewhere-")
     symlinkSync(elsewhere, join(plain, "out"))
     symlinkSync(join(plain, "k.txt"), join(plain, "in.txt"))
-    expect(untrackedPlaces(plain, [join(plain, "out"), join(plain, "in.txt"), elsewhere])).toEqual([join(plain, "k.txt"), elsewhere])
+    expect(untrackedPlaces(plain, [join(plain, "out"), join(plain, "in.txt"), elsewhere])).toEqual([
+      { path: join(plain, "k.txt"), given: join(plain, "in.txt") },
+      { path: elsewhere, given: elsewhere },
+    ])
   })
 })
 
@@ -75,21 +112,49 @@ describe("through the binary", () => {
     binary = await anvilBinary()
   }, 120_000)
 
-  test("bash cannot read what read may not open and the sandbox can hide; a tracked folder and a nested name stay", async () => {
+  test("bash cannot read what read denies or asks about, literal or by pattern; tracked places and .git stay; a failure on a hidden place names the rule", async () => {
     const root = repo()
+    for (const f of ["keys/k.pem", "node_modules/pkg/index.js"]) {
+      mkdirSync(join(root, f, ".."), { recursive: true })
+      writeFileSync(join(root, f), f.endsWith(".pem") ? "SEC-PEM\n" : "module.exports = 1\n")
+    }
     const home = tempDir("anvil-home-")
     mkdirSync(join(home, ".config", "anvil"), { recursive: true })
-    const rules = { "sec/**": "deny", "./secret.txt": "deny", ".env": "deny", "tracked/": "deny" }
-    writeFileSync(join(home, ".config", "anvil", "anvil.json"), JSON.stringify({ permission: { read: rules } }))
-    const ran = await runBinary(binary, ["tool", "bash", JSON.stringify({ command: "cat sec/a.txt secret.txt .env app/.env tracked/t.txt; git status --short" })], root, { HOME: home })
+    const settings = (extra: object) =>
+      writeFileSync(
+        join(home, ".config", "anvil", "anvil.json"),
+        JSON.stringify({ permission: { read: { "sec/**": "deny", "./secret.txt": "deny", ".env": "deny", "*.pem": "ask", "tracked/": "deny", ".git/": "deny", "node_modules/": "deny" } }, ...extra }),
+      )
+    settings({})
+    const command = "cat sec/a.txt secret.txt .env app/.env keys/k.pem tracked/t.txt; git status --short; node -e 'require(\"pkg\")' 2>&1 || echo NODE-FAILED; echo x > sec/new"
+    const ran = await runBinary(binary, ["tool", "bash", JSON.stringify({ command })], root, { HOME: home })
     const data = JSON.parse(ran.out).data
-    expect(data.stdout).not.toContain("SEC-")
-    expect(data.stdout).toContain("NESTED-ENV")
+    expect(`${data.stdout}${data.stderr}`).not.toContain("SEC-")
+    expect(data.stdout).not.toContain("NESTED-ENV")
     expect(data.stdout).toContain("TRACKED")
-    // git sees no tracked file gone.
+    // git still works (.git is never hidden) and sees no tracked file gone.
+    expect(data.stdout).toContain("?? keys/")
     expect(data.stdout).not.toMatch(/^ ?D /m)
+    // The failures on hidden places name the rule that hides each.
+    const refused = data.sandbox.refused as Array<{ kind: string; subject: string; message: string }>
+    const about = (subject: string) => refused.find((r) => r.kind === "masked" && r.subject === subject)?.message
+    expect(about("sec")).toContain(`the rule "read": {"sec/**": "deny"} in "permission" of ${join(home, ".config", "anvil", "anvil.json")}`)
+    expect(about("app/.env")).toContain(`"read": {".env": "deny"}`)
+    expect(about("keys/k.pem")).toContain(`"read": {"*.pem": "ask"}`)
+    if (Bun.which("node")) {
+      expect(data.stdout).toContain("NODE-FAILED")
+      expect(about("node_modules")).toContain(`sandbox.allow_read: ["node_modules/"]`)
+    }
     const report = await runBinary(binary, ["sandbox"], root, { HOME: home })
-    expect(report.out).toContain(join(root, "sec"))
+    expect(report.out).toContain(`Hidden by a read rule: keys/k.pem ("read": {"*.pem": "ask"}`)
     expect(report.out).not.toContain(join(root, "tracked"))
+    expect(report.out).not.toContain(join(root, ".git"))
+    // sandbox.allow_read gives a folder back to commands; read's rule still holds for anvil's tools.
+    settings({ sandbox: { allow_read: ["node_modules/"] } })
+    const back = await runBinary(binary, ["tool", "bash", JSON.stringify({ command: "cat node_modules/pkg/index.js; cat keys/k.pem" })], root, { HOME: home })
+    expect(JSON.parse(back.out).data.stdout).toContain("module.exports = 1")
+    expect(JSON.parse(back.out).data.stdout).not.toContain("SEC-PEM")
+    const read = await runBinary(binary, ["tool", "read", JSON.stringify({ path: "node_modules/pkg/index.js" })], root, { HOME: home })
+    expect(JSON.parse(read.out).error.code).toBe("PERMISSION_DENIED")
   })
 })
