@@ -7,6 +7,7 @@ import { AfterChange, type AfterChangeNote } from "../tool-framework/after-chang
 import { Workspace } from "../workspace/workspace.ts"
 import { readCheckedFile } from "../workspace/checked-fs.ts"
 import { DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
+import { diagnosticsFilter, withheldSentence, type DiagnosticsWithheld } from "./lsp-withheld.ts"
 
 /** Errors shown per file; the rest are counted and left to lsp_diagnostics. */
 const SHOWN_ERRORS = 5
@@ -14,7 +15,7 @@ const SHOWN_ERRORS = 5
 const CHECKED_FILES = 5
 
 type Checked =
-  | { readonly path: string; readonly result: DiagnosticsResult | NoProvider }
+  | { readonly path: string; readonly result: DiagnosticsResult | NoProvider; readonly withheld?: DiagnosticsWithheld }
   | { readonly path: string; readonly failure: string }
 
 /**
@@ -27,6 +28,7 @@ export const makeLspAfterChange = Effect.gen(function* () {
   const lsp = yield* Lsp
   const workspace = yield* Workspace
   const path = yield* Path
+  const filter = yield* diagnosticsFilter
   const checkOne = (file: string): Effect.Effect<Checked | undefined> =>
     Effect.gen(function* () {
       const absolute = path.resolve(workspace.root, file)
@@ -37,7 +39,13 @@ export const makeLspAfterChange = Effect.gen(function* () {
       const text = new TextDecoder().decode(bytes)
       if (!lsp.covers(absolute, text.slice(0, 200).split("\n")[0])) return undefined
       const result = yield* lsp.use((engine) => engine.diagnostics(absolute, text))
-      return { path: file, result }
+      if (result.kind === "no_provider") return { path: file, result }
+      // What the errors show of files read may not open is left out and counted, as lsp_diagnostics does.
+      const split = filter?.(result.diagnostics, { display: file, text })
+      if (split === undefined || split.withheld.length === 0) return { path: file, result }
+      // Only errors are shown here, so only the errors withheld are counted.
+      const errors = split.withheld.filter((d) => d.severity === "error").length
+      return { path: file, result: { ...result, diagnostics: split.kept }, ...(errors > 0 ? { withheld: { count: errors, rules: split.rules } } : {}) }
     }).pipe(Effect.catch((e) => Effect.succeed({ path: file, failure: e.message })))
   return AfterChange.of({
     check: (files) =>
@@ -70,7 +78,8 @@ const note = (checked: ReadonlyArray<Checked>, unchecked: ReadonlyArray<string>)
       continue
     }
     const errors = r.diagnostics.filter((d) => d.severity === "error")
-    data.push({ path: c.path, server: r.server, freshness: r.freshness, errors: errors.length, diagnostics: errors.slice(0, SHOWN_ERRORS) })
+    data.push({ path: c.path, server: r.server, freshness: r.freshness, errors: errors.length, diagnostics: errors.slice(0, SHOWN_ERRORS), ...(c.withheld ? { withheld: c.withheld } : {}) })
+    if (c.withheld) lines.push(`${c.path}: ${withheldSentence(c.withheld)}`)
     const more = `lsp_diagnostics(path="${c.path}")`
     if (r.freshness !== "current") {
       lines.push(`${r.server} had not finished checking ${c.path} (freshness: ${r.freshness}); call ${more} to see its errors.`)

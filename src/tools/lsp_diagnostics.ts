@@ -8,6 +8,7 @@ import { noProvider, PathParam, readSource, withEngine, lspPrecheck } from "./ls
 import description from "./lsp_diagnostics.md" with { type: "text" }
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { counted } from "../protocol/plural.ts"
+import { diagnosticsFilter, withheldSentence } from "./lsp-withheld.ts"
 
 
 /** Counts per severity, most severe first: "1 error, 2 warnings". */
@@ -43,14 +44,18 @@ export const lspDiagnosticsTool = defineTool({
       const result = yield* withEngine(source, (engine) => engine.diagnostics(source.absolute, source.text))
       if (result.kind === "no_provider") return noProvider(result, source, "lsp_diagnostics", header)
       const wait = (yield* Lsp).settings.diagnosticsWaitMs
-      const list = result.diagnostics
+      // What the diagnostics show of files read may not open is left out and counted (lsp-withheld.ts).
+      const split = (yield* diagnosticsFilter)?.(result.diagnostics, source)
+      const list = split?.kept ?? result.diagnostics
+      const withheld = split && split.withheld.length > 0 ? { count: split.withheld.length, rules: split.rules } : undefined
       const counts = severityCounts(list)
       const missing = result.missingHelpers
-      const clean = list.length === 0 && result.freshness === "current" && missing.length === 0 && result.dropped === 0
+      const clean = list.length === 0 && withheld === undefined && result.freshness === "current" && missing.length === 0 && result.dropped === 0
       const lines: Array<string> = [`Server: ${result.server} (${result.language})`, freshnessText(result, wait)]
       if (result.dropped > 0) {
         lines.push(`${counted(result.dropped, "diagnostic")} ${result.server} sent could not be read (not LSP's shape: a range and a message) and ${result.dropped === 1 ? "is" : "are"} left out; the list below is not complete.`)
       }
+      if (withheld) lines.push(withheldSentence(withheld))
       for (const h of missing) {
         lines.push(`${h.name} is not installed, so ${result.server} cannot report ${h.lost}; an empty list does not mean the file is clean. Install: ${h.install}`)
       }
@@ -74,6 +79,7 @@ export const lspDiagnosticsTool = defineTool({
           clean,
           diagnostics: list,
           ...(result.dropped > 0 ? { unreadable: result.dropped } : {}),
+          ...(withheld ? { withheld } : {}),
           counts,
           ...(missing.length > 0 ? { missing_helpers: missing.map((h) => ({ name: h.name, install: h.install })) } : {}),
         },

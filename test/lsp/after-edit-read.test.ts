@@ -6,6 +6,9 @@ import { PlatformLive } from "../../src/runtime.ts"
 import { Lsp, type LspShape } from "../../src/lsp/service.ts"
 import { makeLspAfterChange } from "../../src/tools/lsp-after-edit.ts"
 import { Workspace } from "../../src/workspace/workspace.ts"
+import { Config } from "../../src/config/config.ts"
+import type { Diagnostic } from "../../src/lsp/engine.ts"
+import { splitDiagnostics } from "../../src/tools/lsp-withheld.ts"
 import { project, tempDir } from "../support/harness.ts"
 
 // After a change, the files it wrote are read again for their language server. By then another process may have put
@@ -34,7 +37,7 @@ describe("the language-server check after a change reads the file as the file to
           } as never),
         ),
     }
-    const layer = Layer.mergeAll(Workspace.layer({ root, cwd: root, extraAllowed: [] }), Layer.succeed(Lsp, lsp)).pipe(Layer.provideMerge(PlatformLive))
+    const layer = Layer.mergeAll(Workspace.layer({ root, cwd: root, extraAllowed: [] }), Layer.succeed(Lsp, lsp), Config.layerFrom({}, {})).pipe(Layer.provideMerge(PlatformLive))
     const run = Effect.gen(function* () {
       const after = yield* makeLspAfterChange
       return yield* after.check(["fifo.ts", "link.ts", "ok.ts"])
@@ -42,5 +45,44 @@ describe("the language-server check after a change reads the file as the file to
     const result = await Promise.race([Effect.runPromise(run), Bun.sleep(5_000).then(() => "hung")])
     expect(result).not.toBe("hung")
     expect(seen).toEqual([{ file: join(root, "ok.ts"), text: "const ok = 1\n" }])
+  })
+})
+
+const diag = (message: string): Diagnostic => ({ severity: "error", line: 1, character: 1, end_line: 1, end_character: 2, message, source: "stub", code: null })
+
+describe("diagnostics that show what read rules hide are withheld", () => {
+  const rule = { rule: `"read": {"secret.ts": "deny"}`, where: "/p/anvil.json (this project's settings)" }
+  const hidden = { hidingRule: (path: string) => (path === "secret.ts" || path === "conf/keys.py" ? { ...rule, level: "deny" as const } : undefined) }
+  const texts = () => [{ display: "secret.ts", text: 'export const KEY = "sk-live-0123"\n' }]
+
+  test("a message naming a hidden file (as a path, from the file's folder, as a module) or quoting its text; the rest kept", () => {
+    const source = { display: "src/../main.ts", text: 'import { KEY } from "./secret"\nconst n: number = KEY\nconst s = "plain"\n' }
+    const list = [
+      diag(`Type '"sk-live-0123"' is not assignable to type 'number'.`),
+      diag(`Module './secret' has no exported member 'KEY2'.`),
+      diag(`Cannot find name 'other'.`),
+      diag(`Type '"plain"' is not assignable to type 'number'.`),
+      diag(`'conf.keys' imported but unused`),
+    ]
+    const split = splitDiagnostics(list, { ...source, display: "main.ts" }, hidden, texts)
+    // conf.keys is the module conf/keys.py only from a Python file (here it would be conf/keys.ts).
+    expect(split.kept.map((d) => d.message)).toEqual([`Cannot find name 'other'.`, `Type '"plain"' is not assignable to type 'number'.`, `'conf.keys' imported but unused`])
+    expect(split.withheld.length).toBe(2)
+    expect(split.rules).toEqual([rule])
+    const py = splitDiagnostics([diag(`'conf.keys' imported but unused`)], { display: "app.py", text: "import conf.keys\n" }, hidden, texts)
+    expect(py.withheld.length).toBe(1)
+  })
+
+  test("hidden files are read only when a message quotes text the diagnosed file does not hold", () => {
+    let reads = 0
+    const counting = () => {
+      reads++
+      return texts()
+    }
+    const source = { display: "main.ts", text: 'const s = "plain text"\n' }
+    splitDiagnostics([diag(`Type '"plain text"' is wrong.`), diag("Cannot find name 'x'.")], source, hidden, counting)
+    expect(reads).toBe(0)
+    splitDiagnostics([diag(`Type '"elsewhere"' is wrong.`), diag(`Type '"also elsewhere"' is wrong.`)], source, hidden, counting)
+    expect(reads).toBe(1)
   })
 })

@@ -147,6 +147,13 @@ describe("LSP tools on real servers (compiled binary)", () => {
     const hover = await tool(root, "lsp_hover", { path: "b.py", line: 3, character: 9 })
     expect(hover.envelope.data.withheld_from).toBe("a.py")
     expect(JSON.stringify(hover.envelope)).not.toContain("docstring")
+    // A diagnostic that names the denied module is withheld and counted; the file's own are shown.
+    writeFileSync(join(root, "c.py"), "from a import helper\nprint(undefined_name)\n")
+    const diagnostics = await tool(root, "lsp_diagnostics", { path: "c.py" })
+    expect(diagnostics.envelope.data.withheld).toEqual({ count: 1, rules: [{ rule: `"read": {"a.py": "deny"}`, where: `${join(root, ".config/anvil/anvil.json")} (your own settings)` }] })
+    expect(diagnostics.envelope.data.diagnostics.map((d: { message: string }) => d.message)).toEqual(["undefined name 'undefined_name'"])
+    expect(diagnostics.envelope.text).toContain(`1 diagnostic not shown: it names or quotes a file that the rule "read": {"a.py": "deny"}`)
+    expect(diagnostics.envelope.data.clean).toBe(false)
   })
 
   test("without pylsp, pyright answers; without any Python server, the install hint; without shellcheck, no false 'clean'", async () => {
