@@ -12,7 +12,7 @@ export const sandboxSection: ConfigSection = {
         writable: setting(Names(), "Folders commands may also write.", []),
         protected: setting(Names(), "Paths in the root kept read-only for commands.", []),
         deny_read: setting(Names(), "Paths commands may not read.", []),
-        allow_read: setting(Names(), "Built-in home secrets commands may read after all (e.g. \"~/.kube/\").", []),
+        allow_read: setting(Names(), "Built-in home secrets, and places permission.read rules hide from commands, that commands may read after all (e.g. \"~/.kube/\", \"node_modules/\").", []),
         allow_env: setting(Names(), "Environment variables (glob patterns) commands get although they look secret (e.g. \"GITHUB_TOKEN\").", []),
         deny_env: setting(Names(), "Environment variables (glob patterns) commands never get.", []),
         max_processes: setting(Schema.Int, "The most processes and threads one command may run at once (0: no limit).", 4096),
