@@ -1,5 +1,5 @@
 import type { AgentSessionOptions } from "../agent/agent-session.ts"
-import { parseAllowRule, showAllowRule, type AllowRule } from "../permission/rules.ts"
+import { parseAllowRule, showAllowRule, type AllowRule } from "../permission/allow-rule.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { editDistance } from "../workspace/similar-paths.ts"
 import type { CliIO } from "./output.ts"

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { planRefusal, PROFILES } from "../agent/profiles.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
-import { allowCovers, type AllowRule } from "../permission/rules.ts"
+import { allowCovers, type AllowRule } from "../permission/allow-rule.ts"
 import type { HookEntry } from "../plugins/hook-runner.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { callParams, claudeName, toClaudeInput } from "../tool-framework/claude-tools.ts"

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs"
-import { parseAllowRule, type AllowRule } from "../permission/rules.ts"
+import { parseAllowRule, type AllowRule } from "../permission/allow-rule.ts"
 import { anvilName } from "../tool-framework/claude-tools.ts"
 import { readSettingsFlag } from "./settings-flag.ts"
 

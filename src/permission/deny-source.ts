@@ -1,7 +1,9 @@
 import type { ConfigShape } from "../config/config.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { PermissionLevel } from "./permission-level.ts"
-import { entryKeyFor, ruleMatches, commandParts, type Subjects, type ToolRules } from "./rules.ts"
+import { entryKeyFor, ruleMatches, type ToolRules } from "./rules.ts"
+import { commandParts } from "./command-parts.ts"
+import type { Subjects } from "./subjects.ts"
 
 /**
  * Which configured rule refuses a call, and in which file, so that a refusal

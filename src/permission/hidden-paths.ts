@@ -1,7 +1,8 @@
 import type { ConfigShape } from "../config/config.ts"
 import type { PathFilter } from "../workspace/path-filter.ts"
 import { denyingRule, denyRuleSource, type DenyingRule } from "./deny-source.ts"
-import { foldersOf, levelFor, pathGlob, rootGlob, toolRules, type ToolRules } from "./rules.ts"
+import { foldersOf, pathGlob, rootGlob } from "./path-patterns.ts"
+import { levelFor, toolRules, type ToolRules } from "./rules.ts"
 import { withRootTwins } from "./root-twins.ts"
 import type { PermissionLevel } from "./permission-level.ts"
 

@@ -4,7 +4,7 @@ import { DEFAULT_IGNORED_DIRS } from "../workspace/default-ignored.ts"
 import { listFastKept, type FastEntry } from "../workspace/fast-listing.ts"
 import { NameFilter } from "../workspace/name-filter.ts"
 import type { PatternRule } from "./rules.ts"
-import { pathGlob, rootGlob, subjectMatches } from "./rules.ts"
+import { pathGlob, rootGlob, subjectMatches } from "./path-patterns.ts"
 
 /** Entries a walk looks at before it stops: a command's start must not wait on a huge tree. */
 export const MAX_MASK_ENTRIES = 50_000

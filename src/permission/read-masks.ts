@@ -4,7 +4,8 @@ import type { ReadMasks, RuleMask } from "../sandbox/settings.ts"
 import { denyRuleSource } from "./deny-source.ts"
 import { maskWalker } from "./mask-walk.ts"
 import { withRootTwins } from "./root-twins.ts"
-import { rootGlob, toolRules, type PatternRule } from "./rules.ts"
+import { rootGlob } from "./path-patterns.ts"
+import { toolRules, type PatternRule } from "./rules.ts"
 
 const WILD = /[*?[\]{}]/
 

@@ -2,7 +2,8 @@ import type { ConfigShape } from "../config/config.ts"
 import type { IgnoredSetting } from "../config/ignored.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { PermissionLevel } from "./permission-level.ts"
-import { entryKeyFor, levelFor, toolRules, type Subjects } from "./rules.ts"
+import { entryKeyFor, levelFor, toolRules } from "./rules.ts"
+import type { Subjects } from "./subjects.ts"
 
 /** The permission section with the project's rules that were left out for want of trust put back. */
 const withIgnoredRules = (permission: Readonly<Record<string, unknown>>, ignored: ReadonlyArray<IgnoredSetting>) => {

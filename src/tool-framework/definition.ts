@@ -1,5 +1,5 @@
 import type { Context, Effect, Schema } from "effect"
-import type { Subjects } from "../permission/rules.ts"
+import type { Subjects } from "../permission/subjects.ts"
 import type { RetrievalHint } from "../protocol/hint.ts"
 import type { ToolError } from "../protocol/tool-error.ts"
 

@@ -3,15 +3,11 @@ import { Effect } from "effect"
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import {
-  allowCovers,
-  commandParts,
-  levelFor,
-  parseAllowRule,
-  pathGlob,
-  subjectsOf,
-  toolRules,
-} from "../../src/permission/rules.ts"
+import { allowCovers, parseAllowRule } from "../../src/permission/allow-rule.ts"
+import { commandParts } from "../../src/permission/command-parts.ts"
+import { levelFor, toolRules } from "../../src/permission/rules.ts"
+import { pathGlob } from "../../src/permission/path-patterns.ts"
+import { subjectsOf } from "../../src/permission/subjects.ts"
 import { withRootTwins } from "../../src/permission/root-twins.ts"
 import type { AskAnswer, PermissionRequest } from "../../src/permission/permissions.ts"
 import { askTool } from "../support/fixture-tools.ts"

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { GlobMatcher, matchesPath } from "../../src/search/glob-pattern.ts"
-import { commandGlob, pathGlob } from "../../src/permission/rules.ts"
+import { commandGlob, pathGlob } from "../../src/permission/path-patterns.ts"
 import { IgnorePatterns } from "../../src/workspace/gitignore.ts"
 import { callTool, project } from "../support/harness.ts"
 import { crossCheck } from "./gitignore-crosscheck.ts"
