@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
+import { agentPaths, readManifestQuietly } from "./claude-components.ts"
 import { anvilName } from "../tool-framework/claude-tools.ts"
 import { parseFrontMatter } from "../skills/front-matter.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
@@ -16,25 +17,36 @@ export interface PluginAgents {
   readonly problems: ReadonlyArray<string>
 }
 
-export const readPluginAgents = (dir: string): PluginAgents => {
-  const folder = join(dir, "agents")
-  let files: Array<string>
+/** The `.md` files of a folder (sub-folders included), or the path itself when it is one. */
+const markdownFiles = (path: string): Array<string> => {
+  if (path.endsWith(".md")) return [path]
   try {
-    files = readdirSync(folder, { recursive: true }).map(String).filter((f) => f.endsWith(".md")).sort()
+    return readdirSync(path, { recursive: true }).map(String).filter((f) => f.endsWith(".md")).sort().map((f) => join(path, f))
   } catch {
-    return { agents: [], problems: [] }
+    return []
   }
+}
+
+/** The plugin's agents: the files and folders its manifest's `agents` names, else `agents/`. */
+export const readPluginAgents = (dir: string, manifest: Record<string, unknown> | undefined = readManifestQuietly(dir)): PluginAgents => {
+  const files = agentPaths(dir, manifest).flatMap(markdownFiles)
   const agents: Array<CustomAgent> = []
   const problems: Array<string> = []
-  for (const file of files) {
-    const path = join(folder, file)
-    const parsed = parseFrontMatter(readFileSync(path, "utf8"))
+  for (const path of files) {
+    let text: string
+    try {
+      text = readFileSync(path, "utf8")
+    } catch (e) {
+      problems.push(`${path}: cannot be read (${(e as Error).message})`)
+      continue
+    }
+    const parsed = parseFrontMatter(text)
     if (!parsed.ok) {
       problems.push(`${path}${parsed.line ? `:${parsed.line}` : ""}: ${parsed.reason}`)
       continue
     }
     const { fields, body } = parsed
-    const name = typeof fields.name === "string" && fields.name.trim() !== "" ? fields.name.trim() : basename(file, ".md")
+    const name = typeof fields.name === "string" && fields.name.trim() !== "" ? fields.name.trim() : basename(path, ".md")
     if (typeof fields.description !== "string" || fields.description.trim() === "" || body.trim() === "") {
       problems.push(`${path}: an agent needs a description in its front matter and a prompt after it`)
       continue

@@ -3,6 +3,7 @@ import { basename, join } from "node:path"
 import { parseFrontMatter } from "../skills/front-matter.ts"
 import { argumentNames, substituteArguments } from "../skills/skill-arguments.ts"
 import { claudeConfigDir } from "./places.ts"
+import { commandPaths, readManifestQuietly } from "./claude-components.ts"
 
 /**
  * Claude Code's custom slash commands: Markdown prompt templates in
@@ -35,35 +36,41 @@ export const readCommandFolder = (dir: string, plugin?: string): Array<SlashComm
   } catch {
     return []
   }
-  const out: Array<SlashCommand> = []
-  for (const file of files) {
-    let text: string
-    try {
-      text = readFileSync(join(dir, file), "utf8")
-    } catch {
-      continue
-    }
-    const parsed = text.startsWith("---") ? parseFrontMatter(text) : undefined
-    const fields = parsed?.ok ? parsed.fields : {}
-    // Front matter that is not valid YAML is still front matter: it never reaches the model as the prompt.
-    const unreadable = parsed && !parsed.ok ? /^---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/.exec(text) : null
-    const body = (parsed?.ok ? parsed.body : unreadable ? text.slice(unreadable[0].length) : text).trim()
-    const firstLine = body.split("\n").find((l) => l.trim() !== "")?.trim() ?? ""
-    const problem = parsed && !parsed.ok ? ` (its front matter is unreadable${parsed.line ? ` at line ${parsed.line}` : ""}: ${parsed.reason})` : ""
-    out.push({
-      name: basename(file, ".md"),
-      ...(plugin !== undefined ? { plugin } : {}),
-      description: typeof fields.description === "string" ? fields.description : `${firstLine.slice(0, 100)}${problem}`,
-      ...(typeof fields["argument-hint"] === "string" ? { argumentHint: fields["argument-hint"] } : {}),
-      argumentNames: argumentNames(fields.arguments),
-      body,
-    })
-  }
-  return out
+  return files.flatMap((file) => readCommandFile(join(dir, file), plugin) ?? [])
 }
 
-/** A Claude Code plugin's commands: its `commands/` folder, each command reachable as `/plugin:name` too. */
-export const pluginCommandFolder = (pluginDir: string, plugin: string): Array<SlashCommand> => readCommandFolder(join(pluginDir, "commands"), plugin)
+/** One command file; undefined when it cannot be read. */
+const readCommandFile = (path: string, plugin?: string): SlashCommand | undefined => {
+  let text: string
+  try {
+    text = readFileSync(path, "utf8")
+  } catch {
+    return undefined
+  }
+  const parsed = text.startsWith("---") ? parseFrontMatter(text) : undefined
+  const fields = parsed?.ok ? parsed.fields : {}
+  // Front matter that is not valid YAML is still front matter: it never reaches the model as the prompt.
+  const unreadable = parsed && !parsed.ok ? /^---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/.exec(text) : null
+  const body = (parsed?.ok ? parsed.body : unreadable ? text.slice(unreadable[0].length) : text).trim()
+  const firstLine = body.split("\n").find((l) => l.trim() !== "")?.trim() ?? ""
+  const problem = parsed && !parsed.ok ? ` (its front matter is unreadable${parsed.line ? ` at line ${parsed.line}` : ""}: ${parsed.reason})` : ""
+  return {
+    name: basename(path, ".md"),
+    ...(plugin !== undefined ? { plugin } : {}),
+    description: typeof fields.description === "string" ? fields.description : `${firstLine.slice(0, 100)}${problem}`,
+    ...(typeof fields["argument-hint"] === "string" ? { argumentHint: fields["argument-hint"] } : {}),
+    argumentNames: argumentNames(fields.arguments),
+    body,
+  }
+}
+
+/** Commands from a list of folders and `.md` files (a Claude Code plugin's `commands`), in that order. */
+export const readCommandPaths = (paths: ReadonlyArray<string>, plugin?: string): Array<SlashCommand> =>
+  paths.flatMap((p) => (p.endsWith(".md") ? (readCommandFile(p, plugin) ?? []) : readCommandFolder(p, plugin)))
+
+/** A Claude Code plugin's commands (its manifest's `commands`, else `commands/`), each reachable as `/plugin:name` too. */
+export const pluginCommandFolder = (pluginDir: string, plugin: string): Array<SlashCommand> =>
+  readCommandPaths(commandPaths(pluginDir, readManifestQuietly(pluginDir)), plugin)
 
 /** The project's `.claude/commands/`, then the user's (`~/.claude/commands/`, or under `$CLAUDE_CONFIG_DIR`). */
 export const localCommands = (root: string, env: Readonly<Record<string, string | undefined>>): Array<SlashCommand> => {

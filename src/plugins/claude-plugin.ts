@@ -1,15 +1,17 @@
 import { Predicate } from "effect"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
 import { runCommandHook } from "./command-hook.ts"
 import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
 import { readPluginAgents } from "./claude-agents.ts"
-import { pluginCommandFolder, type SlashCommand } from "./claude-commands.ts"
+import { readCommandPaths, type SlashCommand } from "./claude-commands.ts"
+import { commandPaths, hookSources, mcpServerEntries, skillDirs, skillNames } from "./claude-components.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { compileMatcher } from "./hook-matcher.ts"
+import { jsonDecision } from "./claude-hook-output.ts"
 import { claudeName, toAnvilInput, toClaudeInput } from "../tool-framework/claude-tools.ts"
 
 /**
@@ -31,8 +33,8 @@ export interface PluginMcpServer {
 
 export interface ClaudePlugin {
   readonly description?: string
-  /** `skills/` when it exists. */
-  readonly skillsDir?: string
+  /** The folders its skills are read from (`skills/`, the manifest's `skills`), each a folder of skills or one skill. */
+  readonly skillDirs: ReadonlyArray<string>
   readonly skills: ReadonlyArray<string>
   readonly hooks: Hooks
   /**
@@ -52,7 +54,7 @@ export interface ClaudePlugin {
   readonly agentProblems: ReadonlyArray<string>
   /** Parts anvil does not run (other hook events, prompt hooks). */
   readonly unsupported: ReadonlyArray<string>
-  /** Hooks that can never run as written (a matcher that is not a valid regular expression), each with why. */
+  /** Parts that can never run as written (a matcher that is not a valid regular expression, a manifest path not found), each with why. */
   readonly warnings: ReadonlyArray<string>
 }
 
@@ -79,39 +81,6 @@ const claudeInput = (tool: string, params: Readonly<Record<string, unknown>>): R
 
 const readJsonFile = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
 
-/**
- * What a hook's stdout JSON decides, when it is JSON: a block, a word on the permission ("allow", "ask";
- * the older `decision: "approve"` is "allow"), a new tool input (PreToolUse), context for the model.
- */
-const jsonDecision = (
-  stdout: string,
-): { block: boolean; permission?: "allow" | "ask"; reason?: string; updatedInput?: Record<string, unknown>; context?: string } | undefined => {
-  const text = stdout.trim()
-  if (!text.startsWith("{")) return undefined
-  try {
-    const json = JSON.parse(text) as Record<string, unknown>
-    const specific = Predicate.isObject(json.hookSpecificOutput) ? json.hookSpecificOutput : {}
-    const reason =
-      typeof specific.permissionDecisionReason === "string" ? specific.permissionDecisionReason : typeof json.reason === "string" ? json.reason : undefined
-    const block = specific.permissionDecision === "deny" || json.decision === "block" || json.continue === false
-    const permission =
-      specific.permissionDecision === "allow" || specific.permissionDecision === "ask"
-        ? specific.permissionDecision
-        : json.decision === "approve"
-          ? "allow"
-          : undefined
-    return {
-      block,
-      ...(permission ? { permission } : {}),
-      ...(reason !== undefined ? { reason } : {}),
-      ...(Predicate.isObject(specific.updatedInput) ? { updatedInput: specific.updatedInput as Record<string, unknown> } : {}),
-      ...(typeof specific.additionalContext === "string" && specific.additionalContext.trim() !== "" ? { context: specific.additionalContext } : {}),
-    }
-  } catch {
-    return undefined
-  }
-}
-
 /** Reads the folder. Throws with a message naming the file when the manifest or hooks file is broken. */
 export const readClaudePlugin = (input: {
   readonly name: string
@@ -128,58 +97,42 @@ export const readClaudePlugin = (input: {
   if (!Predicate.isObject(manifest)) throw new Error(`${manifestFile}: the top level must be an object`)
   const expand = (s: string) => s.replaceAll("${CLAUDE_PLUGIN_ROOT}", input.dir)
 
-  // Skills
-  const skillsDir = join(input.dir, "skills")
-  const skills: Array<string> = []
-  if (existsSync(skillsDir)) {
-    for (const entry of readdirSync(skillsDir, { withFileTypes: true })) {
-      if (entry.isDirectory() && existsSync(join(skillsDir, entry.name, "SKILL.md"))) skills.push(entry.name)
-    }
-  }
+  const warnings: Array<string> = []
+  const dirs = skillDirs(input.dir, manifest, warnings)
+  const skills = skillNames(dirs, (d) => readdirSync(d))
 
-  // Hooks: the manifest's `hooks` (an object, or a path) or hooks/hooks.json.
-  let hooksJson: unknown
-  let hooksFile = join(input.dir, "hooks", "hooks.json")
-  if (typeof manifest.hooks === "string") hooksFile = resolve(input.dir, expand(manifest.hooks))
-  if (Predicate.isObject(manifest.hooks)) hooksJson = manifest.hooks
-  else if (existsSync(hooksFile)) {
-    try {
-      hooksJson = readJsonFile(hooksFile)
-    } catch (e) {
-      throw new Error(`${hooksFile}: not valid JSON (${(e as Error).message})`)
-    }
-  }
-  const events = Predicate.isObject(hooksJson) && Predicate.isObject(hooksJson.hooks) ? hooksJson.hooks : Predicate.isObject(hooksJson) ? hooksJson : {}
+  // Hooks: hooks/hooks.json, then the manifest's `hooks` (paths or objects), merged.
   const specs: Record<"PreToolUse" | "PostToolUse" | "SessionStart", Array<CommandSpec>> = { PreToolUse: [], PostToolUse: [], SessionStart: [] }
   const unsupported: Array<string> = []
-  const warnings: Array<string> = []
   // Slash commands are prompt templates; agents are subagents of the task tool.
-  const commands = pluginCommandFolder(input.dir, input.name)
-  const agents = readPluginAgents(input.dir)
-  for (const [event, groups] of Object.entries(events)) {
-    if (event === "description") continue
-    if (event !== "PreToolUse" && event !== "PostToolUse" && event !== "SessionStart") {
-      unsupported.push(`${event} hooks`)
-      continue
-    }
-    if (!Array.isArray(groups)) throw new Error(`${hooksFile}: hooks.${event} must be an array`)
-    for (const group of groups) {
-      const matcher = Predicate.isObject(group) && typeof group.matcher === "string" ? group.matcher : ""
-      const list = Predicate.isObject(group) && Array.isArray(group.hooks) ? group.hooks : []
-      const compiled = compileMatcher(matcher)
-      if ("problem" in compiled && list.length > 0) {
-        warnings.push(
-          `${Predicate.isObject(manifest.hooks) ? manifestFile : hooksFile}: the ${event} matcher ${JSON.stringify(matcher)} is not a valid regular expression (${compiled.problem}), so its ${list.length === 1 ? "hook never runs" : `${list.length} hooks never run`}; fix the matcher`,
-        )
+  const commands = readCommandPaths(commandPaths(input.dir, manifest, warnings), input.name)
+  const agents = readPluginAgents(input.dir, manifest)
+  for (const { file: hooksFile, json: events } of hookSources(input.dir, manifest, warnings)) {
+    for (const [event, groups] of Object.entries(events)) {
+      if (event === "description") continue
+      if (event !== "PreToolUse" && event !== "PostToolUse" && event !== "SessionStart") {
+        unsupported.push(`${event} hooks`)
+        continue
       }
-      const selects = "selects" in compiled ? compiled.selects : () => false
-      for (const hook of list) {
-        if (!Predicate.isObject(hook) || hook.type !== "command" || typeof hook.command !== "string") {
-          unsupported.push(`${event} hook of type ${JSON.stringify(Predicate.isObject(hook) ? hook.type : hook)}`)
-          continue
+      if (!Array.isArray(groups)) throw new Error(`${hooksFile}: hooks.${event} must be an array`)
+      for (const group of groups) {
+        const matcher = Predicate.isObject(group) && typeof group.matcher === "string" ? group.matcher : ""
+        const list = Predicate.isObject(group) && Array.isArray(group.hooks) ? group.hooks : []
+        const compiled = compileMatcher(matcher)
+        if ("problem" in compiled && list.length > 0) {
+          warnings.push(
+            `${hooksFile}: the ${event} matcher ${JSON.stringify(matcher)} is not a valid regular expression (${compiled.problem}), so its ${list.length === 1 ? "hook never runs" : `${list.length} hooks never run`}; fix the matcher`,
+          )
         }
-        const seconds = typeof hook.timeout === "number" && hook.timeout > 0 ? hook.timeout : 60
-        specs[event].push({ matcher, selects, command: expand(hook.command), timeoutMs: seconds * 1000 })
+        const selects = "selects" in compiled ? compiled.selects : () => false
+        for (const hook of list) {
+          if (!Predicate.isObject(hook) || hook.type !== "command" || typeof hook.command !== "string") {
+            unsupported.push(`${event} hook of type ${JSON.stringify(Predicate.isObject(hook) ? hook.type : hook)}`)
+            continue
+          }
+          const seconds = typeof hook.timeout === "number" && hook.timeout > 0 ? hook.timeout : 60
+          specs[event].push({ matcher, selects, command: expand(hook.command), timeoutMs: seconds * 1000 })
+        }
       }
     }
   }
@@ -300,23 +253,8 @@ export const readClaudePlugin = (input: {
     }
   }
 
-  // MCP servers: the manifest's `mcpServers` (an object or a path) or .mcp.json.
-  let mcpJson: unknown
-  if (Predicate.isObject(manifest.mcpServers)) mcpJson = { mcpServers: manifest.mcpServers }
-  else {
-    const file = typeof manifest.mcpServers === "string" ? resolve(input.dir, expand(manifest.mcpServers)) : join(input.dir, ".mcp.json")
-    if (existsSync(file)) {
-      try {
-        mcpJson = readJsonFile(file)
-      } catch (e) {
-        throw new Error(`${file}: not valid JSON (${(e as Error).message})`)
-      }
-    }
-  }
-  const servers = Predicate.isObject(mcpJson) && Predicate.isObject(mcpJson.mcpServers) ? mcpJson.mcpServers : {}
-  const mcpServers: Array<PluginMcpServer> = Object.entries(servers)
-    .filter((entry): entry is [string, Record<string, unknown>] => Predicate.isObject(entry[1]))
-    .map(([name, config]) => ({ plugin: input.name, name, config: expandDeep(config, expand) as Record<string, unknown> }))
+  // MCP servers: .mcp.json, then the manifest's `mcpServers` (paths or objects), merged.
+  const mcpServers: Array<PluginMcpServer> = mcpServerEntries(input.dir, manifest, warnings).map(([name, config]) => ({ plugin: input.name, name, config }))
 
   const hookLabels = [
     ...specs.PreToolUse.map((s) => `PreToolUse(${s.matcher || "*"})`),
@@ -327,7 +265,7 @@ export const readClaudePlugin = (input: {
   const total = (list: ReadonlyArray<CommandSpec>) => list.reduce((sum, spec) => sum + spec.timeoutMs, 1000)
   return {
     ...(typeof manifest.description === "string" ? { description: manifest.description } : {}),
-    ...(skills.length > 0 ? { skillsDir } : {}),
+    skillDirs: skills.length > 0 ? dirs : [],
     skills: skills.sort(),
     hooks,
     hookTimeoutsMs: { "tool.before": total(specs.PreToolUse), "tool.after": total(specs.PostToolUse), "prompt.system": total(specs.SessionStart) },
@@ -336,17 +274,7 @@ export const readClaudePlugin = (input: {
     commands,
     agents: agents.agents,
     agentProblems: agents.problems,
-    unsupported,
+    unsupported: [...new Set(unsupported)],
     warnings,
   }
 }
-
-/** `${CLAUDE_PLUGIN_ROOT}` replaced in every string of a server's settings. */
-const expandDeep = (value: unknown, expand: (s: string) => string): unknown =>
-  typeof value === "string"
-    ? expand(value)
-    : Array.isArray(value)
-      ? value.map((v) => expandDeep(v, expand))
-      : Predicate.isObject(value)
-        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, expand)]))
-        : value

@@ -1,8 +1,7 @@
-import { existsSync } from "node:fs"
-import { join } from "node:path"
 import type { ConfigShape } from "../config/config.ts"
 import { makeTrust } from "../trust/trust.ts"
 import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
+import { readManifestQuietly, skillDirs } from "./claude-components.ts"
 import { discoverPlugins, type DiscoveredPlugin } from "./discovery.ts"
 import { pluginCommandFolder, type SlashCommand } from "./claude-commands.ts"
 import { admission, pluginSettings, trustOf } from "./plugin-host.ts"
@@ -47,13 +46,13 @@ export const pluginCommands = (input: ExtrasInput): ReadonlyArray<SlashCommand> 
 export const commandsOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyArray<SlashCommand> =>
   plugins.flatMap((p) => pluginCommandFolder(p.path, p.name))
 
-/** The `skills/` folders of the active Claude Code plugin folders, in plugin order. */
+/** The skill folders of the active Claude Code plugin folders, in plugin order. */
 export const pluginSkillFolders = (input: ExtrasInput): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> =>
   skillFoldersOf(activeClaudePlugins(input))
 
-/** The `skills/` folders of plugin folders already found active (`activeClaudePlugins`). */
+/** The skill folders of plugin folders already found active (`activeClaudePlugins`): `skills/` and the manifest's `skills`. */
 export const skillFoldersOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> =>
-  plugins.filter((p) => existsSync(join(p.path, "skills"))).map((p) => ({ dir: join(p.path, "skills"), source: p.source }))
+  plugins.flatMap((p) => skillDirs(p.path, readManifestQuietly(p.path)).map((dir) => ({ dir, source: p.source })))
 
 /**
  * The MCP servers the active Claude Code plugin folders declare (`.mcp.json`

@@ -249,7 +249,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
           const timeoutMs = claude.hookTimeoutsMs[name as keyof Hooks]
           entries.push({ plugin: plugin.name, name: name as keyof Hooks, fn: fn as never, ...(timeoutMs !== undefined ? { timeoutMs } : {}) })
         }
-        if (claude.skillsDir) skillFolders.push({ dir: claude.skillsDir, source: plugin.source, plugin: plugin.name })
+        for (const dir of claude.skillDirs) skillFolders.push({ dir, source: plugin.source, plugin: plugin.name })
         for (const s of claude.mcpServers) mcpServers.push({ ...s, source: plugin.source })
         commands.push(...claude.commands)
         for (const p of claude.agentProblems) onProblem(`plugin '${plugin.name}': ${p}`)

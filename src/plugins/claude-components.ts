@@ -1,0 +1,140 @@
+import { Predicate } from "effect"
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { basename, isAbsolute, join, relative, resolve, sep } from "node:path"
+
+/**
+ * Where a Claude Code plugin keeps its parts, as Claude Code's plugin reference
+ * says: each part has a default place (`commands/`, `agents/`, `skills/`,
+ * `hooks/hooks.json`, `.mcp.json`), and the manifest may name others — one
+ * path or a list, relative to the plugin's folder. `commands` and `agents`
+ * replace their default folder, `skills` adds to it, `hooks` and `mcpServers`
+ * (paths, or objects written in the manifest) merge with their default file.
+ * A path outside the plugin's folder, or one that does not exist, is not
+ * read and is named in `warnings`.
+ */
+
+const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
+
+/** The manifest, or undefined when it cannot be read (reading the plugin itself then reports why). */
+export const readManifestQuietly = (dir: string): Record<string, unknown> | undefined => {
+  try {
+    const manifest = readJson(join(dir, ".claude-plugin", "plugin.json"))
+    return Predicate.isObject(manifest) ? manifest : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const expandRoot = (dir: string) => (s: string) => s.replaceAll("${CLAUDE_PLUGIN_ROOT}", dir)
+
+/** The paths a manifest key names (a string or a list of them), resolved; undefined when the key names none. */
+const namedPaths = (dir: string, value: unknown, key: string, warnings: Array<string>): Array<string> | undefined => {
+  const list = typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : undefined
+  if (list === undefined) return undefined
+  const out: Array<string> = []
+  for (const entry of list) {
+    const path = resolve(dir, expandRoot(dir)(entry))
+    const rel = relative(dir, path)
+    if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) warnings.push(`plugin.json: ${key} path escapes the plugin's folder, so it was not read: ${entry}`)
+    else if (!existsSync(path)) warnings.push(`plugin.json: ${key} path not found: ${entry}`)
+    else out.push(path)
+  }
+  return out
+}
+
+/** The files and folders of slash commands: the manifest's `commands`, else `commands/`. */
+export const commandPaths = (dir: string, manifest: Record<string, unknown> | undefined, warnings: Array<string> = []): Array<string> =>
+  namedPaths(dir, manifest?.commands, "commands", warnings) ?? [join(dir, "commands")]
+
+/** The files and folders of subagents: the manifest's `agents`, else `agents/`. */
+export const agentPaths = (dir: string, manifest: Record<string, unknown> | undefined, warnings: Array<string> = []): Array<string> =>
+  namedPaths(dir, manifest?.agents, "agents", warnings) ?? [join(dir, "agents")]
+
+/**
+ * The folders skills are read from (each a folder of skills or one skill's own folder): `skills/`, then the
+ * manifest's `skills`; a plugin with neither whose own folder holds a SKILL.md is that one skill.
+ */
+export const skillDirs = (dir: string, manifest: Record<string, unknown> | undefined, warnings: Array<string> = []): Array<string> => {
+  const named = namedPaths(dir, manifest?.skills, "skills", warnings)
+  const own = existsSync(join(dir, "skills")) ? [join(dir, "skills")] : []
+  if (own.length === 0 && named === undefined && existsSync(join(dir, "SKILL.md"))) return [dir]
+  return [...own, ...(named ?? []).filter((p) => isFolder(p))]
+}
+
+const isFolder = (p: string) => {
+  try {
+    return statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** The skill names a list of skill folders holds (a folder that is itself a skill counts as one). */
+export const skillNames = (dirs: ReadonlyArray<string>, readdir: (d: string) => ReadonlyArray<string>): Array<string> =>
+  dirs.flatMap((d) =>
+    existsSync(join(d, "SKILL.md")) ? [basename(d)] : readdir(d).filter((n) => !n.startsWith(".") && existsSync(join(d, n, "SKILL.md"))),
+  )
+
+/** One source of hooks or servers: the file it came from (or the manifest) and its JSON. */
+export interface JsonSource {
+  readonly file: string
+  readonly json: unknown
+}
+
+/**
+ * The default file, then what the manifest's `key` names: paths to JSON files, objects written in the
+ * manifest, or a list of both. Throws naming the file when one is not valid JSON.
+ */
+const mergedSources = (dir: string, manifest: Record<string, unknown>, key: string, defaultFile: string, warnings: Array<string>): Array<JsonSource> => {
+  const read = (file: string): JsonSource => {
+    try {
+      return { file, json: readJson(file) }
+    } catch (e) {
+      throw new Error(`${file}: not valid JSON (${(e as Error).message})`)
+    }
+  }
+  const manifestFile = join(dir, ".claude-plugin", "plugin.json")
+  const value = manifest[key]
+  const entries = Array.isArray(value) ? value : value === undefined ? [] : [value]
+  const sources: Array<JsonSource> = []
+  const paths = namedPaths(dir, entries.filter((e) => typeof e === "string"), key, warnings) ?? []
+  // A manifest that names the default file itself reads it once.
+  if (existsSync(defaultFile) && !paths.includes(defaultFile)) sources.push(read(defaultFile))
+  sources.push(...paths.map(read))
+  for (const entry of entries) if (Predicate.isObject(entry)) sources.push({ file: manifestFile, json: entry })
+  return sources
+}
+
+/** The hooks files (`hooks/hooks.json`, then the manifest's `hooks`), each with its events. */
+export const hookSources = (dir: string, manifest: Record<string, unknown>, warnings: Array<string>): Array<{ readonly file: string; readonly json: Record<string, unknown> }> =>
+  mergedSources(dir, manifest, "hooks", join(dir, "hooks", "hooks.json"), warnings).map((s) => ({
+    file: s.file,
+    // `{"hooks": {Event: [...]}}` as hooks.json writes it, or the events themselves (the manifest's inline form).
+    json: Predicate.isObject(s.json) && Predicate.isObject(s.json.hooks) ? s.json.hooks : Predicate.isObject(s.json) ? s.json : {},
+  }))
+
+/**
+ * The MCP servers by name (`.mcp.json`, then the manifest's `mcpServers`; a later one wins for a name), with
+ * `${CLAUDE_PLUGIN_ROOT}` expanded. A file may wrap them in `mcpServers` or hold them at its top level, as many
+ * published plugins' `.mcp.json` do; so may the manifest's objects.
+ */
+export const mcpServerEntries = (dir: string, manifest: Record<string, unknown>, warnings: Array<string>): Array<[string, Record<string, unknown>]> => {
+  const byName = new Map<string, Record<string, unknown>>()
+  for (const { json } of mergedSources(dir, manifest, "mcpServers", join(dir, ".mcp.json"), warnings)) {
+    const servers = Predicate.isObject(json) && Predicate.isObject(json.mcpServers) ? json.mcpServers : Predicate.isObject(json) ? json : {}
+    for (const [name, config] of Object.entries(servers)) {
+      if (Predicate.isObject(config)) byName.set(name, expandDeep(config, expandRoot(dir)) as Record<string, unknown>)
+    }
+  }
+  return [...byName]
+}
+
+/** `${CLAUDE_PLUGIN_ROOT}` replaced in every string of a server's settings. */
+const expandDeep = (value: unknown, expand: (s: string) => string): unknown =>
+  typeof value === "string"
+    ? expand(value)
+    : Array.isArray(value)
+      ? value.map((v) => expandDeep(v, expand))
+      : Predicate.isObject(value)
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expandDeep(v, expand)]))
+        : value

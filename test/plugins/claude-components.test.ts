@@ -1,0 +1,85 @@
+import { describe, expect, test } from "bun:test"
+import { join } from "node:path"
+import { builtinNames } from "../../src/cli/plugin-setup.ts"
+import { makeConfig } from "../../src/config/config.ts"
+import { commandsOf, pluginMcpServers, pluginSkillFolders } from "../../src/plugins/plugin-extras.ts"
+import { loadPlugins, toolsWithPlugins } from "../../src/plugins/plugin-host.ts"
+import { discoverPlugins } from "../../src/plugins/discovery.ts"
+import { builtinTools, callTool, project, tempDir, writeTree } from "../support/harness.ts"
+
+/** A user plugin folder and the environment that finds it. */
+const userPlugin = (tree: Record<string, string>) => {
+  const config = tempDir("anvil-claude-parts-")
+  const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+  writeTree(join(config, "anvil", "plugins", "parts"), tree)
+  const root = project({ "a.txt": "x\n" })
+  return { root, env, config: makeConfig({}, env) }
+}
+
+describe("Claude Code plugin parts where the manifest puts them", () => {
+  test(".mcp.json with its servers at the top level (as published plugins write it) is read like one wrapped in mcpServers", () => {
+    const p = userPlugin({
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "parts" }),
+      ".mcp.json": JSON.stringify({ github: { type: "http", url: "https://example.invalid/mcp/", headers: { Authorization: "Bearer ${TOKEN}" } }, local: { command: "${CLAUDE_PLUGIN_ROOT}/bin/srv" } }),
+    })
+    const servers = pluginMcpServers(p)
+    expect(servers.map((s) => s.name)).toEqual(["github", "local"])
+    expect(servers[0]!.config).toMatchObject({ type: "http", headers: { Authorization: "Bearer ${TOKEN}" } })
+    expect(String(servers[1]!.config.command)).toEndWith(join("plugins", "parts", "bin", "srv"))
+  })
+
+  test("manifest paths: commands and agents replace their folders, skills add to skills/, hooks and mcpServers merge with their files; bad paths are warnings", async () => {
+    const p = userPlugin({
+      ".claude-plugin/plugin.json": JSON.stringify({
+        name: "parts",
+        commands: ["./custom/deploy.md", "./more/"],
+        agents: "./team-agents/",
+        skills: ["./extra-skills/", "../elsewhere", "./missing/"],
+        hooks: ["./config/hooks.json", { PostToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: "exit 0" }] }] }],
+        mcpServers: { inline: { command: "srv-inline" } },
+      }),
+      "commands/ignored.md": "Never offered: the manifest names other commands.\n",
+      "custom/deploy.md": "---\ndescription: Deploy it\n---\nDeploy $ARGUMENTS\n",
+      "more/status.md": "Show the status.\n",
+      "team-agents/checker.md": "---\ndescription: Checks things\n---\nYou check.\n",
+      "skills/base/SKILL.md": "---\nname: base\ndescription: From skills/.\n---\nBase.\n",
+      "extra-skills/added/SKILL.md": "---\nname: added\ndescription: From the manifest's folder.\n---\nAdded.\n",
+      "hooks/hooks.json": JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo from-default >&2; exit 2" }] }] } }),
+      "config/hooks.json": JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: "echo from-config >&2; exit 2" }] }] } }),
+      ".mcp.json": JSON.stringify({ mcpServers: { fromfile: { command: "srv-file" } } }),
+    })
+    const set = await loadPlugins({ root: p.root, env: p.env, config: p.config, builtinNames: builtinNames(), onProblem: () => {} })
+    const report = set.reports[0]!
+    expect(report).toMatchObject({
+      status: "loaded",
+      commands: ["deploy", "status"],
+      agents: ["checker"],
+      skills: ["added", "base"],
+      hooks: ["PreToolUse(Bash)", "PreToolUse(Write)", "PostToolUse(Read)"],
+      mcpServers: ["fromfile", "inline"],
+    })
+    expect(report.warnings).toEqual([
+      "plugin.json: skills path escapes the plugin's folder, so it was not read: ../elsewhere",
+      "plugin.json: skills path not found: ./missing/",
+    ])
+    // The same parts without loading the plugin (the Agent SDK's command list, the skill catalogue).
+    const found = discoverPlugins({ root: p.root, env: p.env, paths: [] }).plugins
+    expect(commandsOf(found).map((c) => c.name)).toEqual(["deploy", "status"])
+    expect(pluginSkillFolders(p).map((f) => f.dir.split("/").at(-1))).toEqual(["skills", "extra-skills"])
+
+    // Both hooks files run: the default file's and the one the manifest names.
+    const tools = toolsWithPlugins(builtinTools, set)
+    const bash = await callTool(p.root, "bash", { command: "echo hi" }, { tools, env: p.env })
+    expect(bash.envelope.error?.message).toContain("from-default")
+    const write = await callTool(p.root, "write", { path: "b.txt", content: "x" }, { tools, env: p.env })
+    expect(write.envelope.error?.message).toContain("from-config")
+  })
+
+  test("a plugin whose own folder holds SKILL.md (no skills/, no skills key) is that one skill", () => {
+    const p = userPlugin({
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "parts" }),
+      "SKILL.md": "---\nname: parts\ndescription: The plugin is the skill.\n---\nDo it.\n",
+    })
+    expect(pluginSkillFolders(p).map((f) => f.dir.split("/").at(-1))).toEqual(["parts"])
+  })
+})
