@@ -1,11 +1,11 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { CallToolResult, Prompt, Resource, Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js"
-import { fetchErrorText } from "../net/http-client.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { VERSION } from "../version.ts"
 import { maskSecrets, type ServerSpec } from "./server-config.ts"
 import { ManagedStdioTransport, type ExitReport } from "./stdio-transport.ts"
+import { describeExit, explain, issuesText, serverAnswered } from "./connect-error.ts"
 import { distinctTools } from "./tool-name.ts"
 
 /** A tool as the server lists it. */
@@ -55,50 +55,6 @@ const loadSdk = async () => {
     import("@modelcontextprotocol/sdk/types.js"),
   ])
   return { Client, StreamableHTTPClientTransport, SSEClientTransport, types }
-}
-
-/** Why a stdio server went away, in one line: exit code or signal and its last stderr lines. */
-export const describeExit = (report: ExitReport): string => {
-  const how = report.signal ? `was killed by ${report.signal}` : `exited with code ${report.code}`
-  const tail = report.stderrTail.split("\n").slice(-5).join("\n").trim()
-  return tail ? `the server ${how}; its stderr ends:\n${tail}` : `the server ${how} (no stderr)`
-}
-
-/** The issues of a schema failure (e.g. `content: expected array`) in one line; undefined when `error` is none. */
-const issuesText = (error: unknown): string | undefined => {
-  const issues = (error as { issues?: unknown })?.issues
-  if (!Array.isArray(issues) || issues.length === 0) return undefined
-  const parts = issues.slice(0, 3).map((i: { path?: ReadonlyArray<unknown>; message?: unknown }) =>
-    `${Array.isArray(i.path) && i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${String(i.message ?? "invalid")}`,
-  )
-  return `${parts.join("; ")}${issues.length > 3 ? `; and ${issues.length - 3} more problems` : ""}`
-}
-
-/** An answer the SDK's schema refused, in one line. */
-const invalidAnswer = (error: unknown): string | undefined => {
-  const issues = issuesText(error)
-  return issues === undefined ? undefined : `the server's answer is not valid MCP (${issues})`
-}
-
-/** A connection failure, with secrets masked and the likely cause named. */
-const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | undefined, startup?: number): string => {
-  const message = invalidAnswer(error) ?? fetchErrorText(error)
-  let text: string
-  // A start-up that ran out of time first: the server's exit that follows is anvil closing it, not the cause.
-  if (startup !== undefined && (error as { code?: unknown })?.code === -32001) {
-    text = `timeout: the server did not finish the start-up handshake within ${startup} ms ("startupTimeout" in its settings)`
-  } else if (exit) text = describeExit(exit)
-  else if (/protocol version is not supported/i.test(message)) text = `protocol mismatch: ${message}`
-  else if (/timed? ?out/i.test(message)) text = `timeout: ${message}`
-  else if (startup !== undefined && spec.transport.kind !== "stdio") {
-    const code = (error as { code?: unknown })?.code
-    const auth = code === 401 || code === 403 || /unauthori[sz]ed/i.test(message)
-    // The SDK's message carries the answer's body, not its status: the status says more (500, 502, 404).
-    const status = typeof code === "number" && code >= 400 && code < 600 && !message.includes(String(code)) ? ` (HTTP ${code})` : ""
-    text = `cannot connect to ${spec.transport.url}${status}: ${message}${auth ? ' (the server wants credentials: set them in "headers", e.g. "Authorization": "Bearer ${TOKEN}")' : ""}`
-  }
-  else text = message
-  return maskSecrets(text, spec.secrets)
 }
 
 /** The stand-in error of a call whose HTTP answer stream ended without the answer. */
@@ -331,10 +287,14 @@ export const connect = async (
       }
     }
   } catch (error) {
+    const exitedFirst = exit
     // Give a dying process a moment to report its exit code and stderr.
     if (t.kind === "stdio" && !exit) await new Promise((r) => setTimeout(r, 100))
     const timedOut = (error as { code?: unknown })?.code === -32001
-    throw new Error(`${explain(error, spec, exit, startupTimeoutMs)}${timedOut ? strayNote(0) : ""}`)
+    // A server that answered the handshake (a JSON-RPC error, a protocol version anvil does not speak) then exits
+    // because anvil closed it: its answer is the reason, not that exit.
+    const cause = exitedFirst ?? (serverAnswered(error) ? undefined : exit)
+    throw new Error(`${explain(error, spec, cause, startupTimeoutMs)}${timedOut ? strayNote(0) : ""}`)
   } finally {
     signal?.removeEventListener("abort", onAbort)
   }

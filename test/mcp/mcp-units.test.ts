@@ -154,6 +154,17 @@ describe("the hub", () => {
     expect(await Promise.race([idle.startWithin(60_000).then(() => "settled"), Bun.sleep(5000).then(() => "waited")])).toBe("settled")
   })
 
+  test("a server that answers the handshake with an error or an unknown protocol version is failed with that answer, not with the exit that follows", async () => {
+    const { hub } = hubWith({
+      refuses: { command: process.execPath, args: [TINY, "--refuse-init"] },
+      ancient: { command: process.execPath, args: [TINY, "--protocol=2023-01-01"] },
+    })
+    await hub.startWithin(10_000)
+    const errors = Object.fromEntries(hub.views().map((v) => [v.name, `${v.status}: ${v.error}`]))
+    expect(errors.refuses).toBe("failed: MCP error -32000: license check failed: no seat left")
+    expect(errors.ancient).toBe("failed: protocol mismatch: Server's protocol version is not supported: 2023-01-01")
+  })
+
   test("listChanged: a tool added by the server joins the hub's tools; resources and prompts are listed", async () => {
     const events: Array<McpEvent> = []
     const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY], permission: "allow" } }, events)

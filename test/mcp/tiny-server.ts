@@ -3,7 +3,7 @@
  * in milliseconds and can misbehave on purpose. Run as a program it serves
  * stdio; `makeHandler` serves the same tools over HTTP in the test process.
  *
- *   bun tiny-server.ts [--exit-at-start] [--bad-tools] [--clashing-tools] [--protocol=VERSION] [--mark=DIR] [--start-delay=MS]
+ *   bun tiny-server.ts [--exit-at-start] [--refuse-init] [--bad-tools] [--clashing-tools] [--protocol=VERSION] [--mark=DIR] [--start-delay=MS]
  *
  * --mark=DIR: writes DIR/pid-<pid> at start and DIR/cancelled-<requestId> when a
  * cancel notification arrives, so a test can see what happened. --start-delay=MS:
@@ -17,6 +17,8 @@ const SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024
 export interface HandlerOptions {
   /** Answer initialize with this version whatever the client asks. */
   readonly protocol?: string
+  /** Answer initialize with a JSON-RPC error (a server that refuses to start, staying alive). */
+  readonly refuseInit?: boolean
   readonly mark?: string
   /** Sends a notification to the client (stdio: a line; HTTP: nothing). */
   readonly notify?: (message: unknown) => void
@@ -74,6 +76,7 @@ export const makeHandler = (options: HandlerOptions = {}) => {
     const reply = (result: unknown) => ({ jsonrpc: "2.0", id, result })
     switch (method) {
       case "initialize": {
+        if (options.refuseInit) return { jsonrpc: "2.0", id, error: { code: -32000, message: "license check failed: no seat left" } }
         const asked = String(params?.protocolVersion ?? "")
         const version = options.protocol ?? (SUPPORTED.includes(asked) ? asked : SUPPORTED[0])
         return reply({ protocolVersion: version, capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} }, serverInfo: { name: "tiny", version: "1.0.0" } })
@@ -168,6 +171,7 @@ if (import.meta.main) {
     notify: send,
     crash: () => process.exit(3),
     raw: (line) => process.stdout.write(`${line}\n`),
+    refuseInit: process.argv.includes("--refuse-init"),
     badTools: process.argv.includes("--bad-tools"),
     clashingTools: process.argv.includes("--clashing-tools"),
   })
