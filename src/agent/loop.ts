@@ -147,6 +147,10 @@ const deniedBy = (value: unknown): { readonly rule: string; readonly where: stri
     ? (value as { rule: string; where: string })
     : undefined
 
+/** The plugin whose tool.before hook refused a call (the pipeline's `context.blocked_by`), if one did. */
+const blockedBy = (value: unknown): string | undefined =>
+  typeof value === "object" && value !== null && typeof (value as { plugin?: unknown }).plugin === "string" ? (value as { plugin: string }).plugin : undefined
+
 const untrustedRule = (value: unknown): { readonly rule: string; readonly next_step: string } | undefined =>
   typeof value === "object" && value !== null && typeof (value as { rule?: unknown }).rule === "string" && typeof (value as { next_step?: unknown }).next_step === "string"
     ? (value as { rule: string; next_step: string })
@@ -199,7 +203,10 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     // Tools refused for lack of permission that have not run successfully since: the work they stand for was not done.
     // Tool name → the deny rule that refused it (rule and where it is set), else whether no one could be asked
     // (a scripted run's refusal) or a person (or the host) said no.
-    const stillDenied = new Map<string, { readonly rule: { readonly rule: string; readonly where: string } | undefined; readonly unattended: boolean }>()
+    const stillDenied = new Map<
+      string,
+      { readonly rule: { readonly rule: string; readonly where: string } | undefined; readonly unattended: boolean; readonly plugin?: string }
+    >()
     // The project's rules that would have allowed a denied tool, had the user trusted them.
     const untrustedRules = new Map<string, { readonly rule: string; readonly next_step: string }>()
     let verifyFailed = false
@@ -417,9 +424,11 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           return yield* finish("error", "verify_failed", `The verify command \`${options.verify?.command}\` still failed when the turn ended.`)
         }
         if (stillDenied.size > 0) {
-          const asked = [...stillDenied].filter(([, d]) => d.rule === undefined && d.unattended).map(([name]) => name)
-          const declined = [...stillDenied].filter(([, d]) => d.rule === undefined && !d.unattended).map(([name]) => name)
+          const byPerson = [...stillDenied].filter(([, d]) => d.rule === undefined && d.plugin === undefined)
+          const asked = byPerson.filter(([, d]) => d.unattended).map(([name]) => name)
+          const declined = byPerson.filter(([, d]) => !d.unattended).map(([name]) => name)
           const ruled = [...stillDenied].flatMap(([name, { rule }]) => (rule ? [`${name} (rule ${rule.rule} in ${rule.where})`] : []))
+          const blocked = [...stillDenied].flatMap(([name, { plugin }]) => (plugin ? [`${name} (plugin '${plugin}')`] : []))
           const steps = [
             ...(asked.length > 0 ? [`Approve ${asked.join(", ")} calls with --allow or --yes.`] : []),
             // Refused when asked: the person knows; --yes would be advice against their own answer.
@@ -430,6 +439,9 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
             }),
             ...(ruled.length > 0
               ? [`Denied by deny rules, which --yes and --allow do not override: ${ruled.join("; ")}. To let such calls run, change or remove the rule in that file's "permission" section.`]
+              : []),
+            ...(blocked.length > 0
+              ? [`Blocked by plugin hooks, which --yes and --allow do not override: ${blocked.join("; ")}. The reason is in the call's result; to let such calls run, change the plugin or list it in "plugins.disabled".`]
               : []),
           ]
           return yield* finish("error", "permission_denied", `Permission was denied for ${[...stillDenied.keys()].join(", ")}; that part of the work was not done. ${steps.join(" ")}`)
@@ -456,7 +468,12 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
             denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: params })
             // A tool the profile withholds (Write in plan mode) is refused by design: the turn's answer is still the result.
             if (outcome.tool !== undefined) {
-              stillDenied.set(call.name, { rule: deniedBy(outcome.envelope.context.denied_by), unattended: outcome.envelope.context.unattended === true })
+              const plugin = blockedBy(outcome.envelope.context.blocked_by)
+              stillDenied.set(call.name, {
+                rule: deniedBy(outcome.envelope.context.denied_by),
+                unattended: outcome.envelope.context.unattended === true,
+                ...(plugin !== undefined ? { plugin } : {}),
+              })
             }
             const untrusted = untrustedRule(outcome.envelope.context.untrusted_rule)
             if (untrusted) untrustedRules.set(call.name, untrusted)

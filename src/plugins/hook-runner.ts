@@ -146,7 +146,13 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
         const value = yield* Effect.promise(() => hooks.callEntry(entry, { tool: tool.name, params: current, callId: call.callId }))
         if (!Predicate.isObject(value)) continue
         if (typeof value.deny === "string") {
-          return yield* new ToolError({ code: "PERMISSION_DENIED", message: `Blocked by plugin '${entry.plugin}': ${value.deny}`, retryable: false })
+          // context.blocked_by: the agent's final word names the plugin, not a person who declined or a --yes that would not help.
+          return yield* new ToolError({
+            code: "PERMISSION_DENIED",
+            message: `Blocked by plugin '${entry.plugin}': ${value.deny}`,
+            retryable: false,
+            context: { blocked_by: { plugin: entry.plugin, hook: "tool.before" } },
+          })
         }
         if (Predicate.isObject(value.params)) {
           const decoded = schemaModuleOf(tool).decodeUnknownExit(tool.parameters)(value.params)

@@ -9,6 +9,7 @@ import { ToolRunner } from "../../src/tool-framework/runner.ts"
 import type { AskAnswer } from "../../src/permission/permissions.ts"
 import { calculatorTool } from "../../src/tools/calculator.ts"
 import { hangTool } from "../support/fixture-tools.ts"
+import { hookRunner, withHooks } from "../../src/plugins/hook-runner.ts"
 import { project, session } from "../support/harness.ts"
 
 // Two read-only tools that can only finish when they run side by side: `waiter` waits for the latch `opener` opens.
@@ -182,6 +183,38 @@ describe("the agent loop", () => {
       expect(person.reason).toBe("permission_denied")
       expect(person.error).toBe("Permission was denied for asking; that part of the work was not done. asking was declined when asked.")
     }
+  })
+
+  test("a call a plugin's tool.before hook refused ends the turn naming the plugin, not a person who declined nor --yes", async () => {
+    const guarded = defineTool({
+      name: "guarded",
+      title: "Guarded",
+      description: "a tool a plugin guards",
+      readOnly: true,
+      parameters: Schema.Struct({}),
+      run: () => Effect.succeed({ data: {}, text: "ran" }),
+    })
+    const hooks = hookRunner([{ plugin: "safety", name: "tool.before", fn: () => ({ deny: "not on Fridays" }) }], { timeoutMs: 5000, onProblem: () => {} })
+    const s = session(project({}), { tools: [withHooks(guarded, hooks, () => {})] })
+    const result = await s.run(
+      Effect.gen(function* () {
+        const runner = yield* ToolRunner
+        return yield* runTurn({ items: [] }, "do it", {
+          model: makeReplay([{ tool_calls: [{ name: "guarded" }] }, { text: "could not" }], "test"),
+          runner,
+          engine: "native",
+          system: "sys",
+          maxSteps: 10,
+          emit: () => Effect.void,
+          record: () => Effect.void,
+        })
+      }),
+    )
+    expect(result.reason).toBe("permission_denied")
+    expect(result.error).toBe(
+      "Permission was denied for guarded; that part of the work was not done. Blocked by plugin hooks, which --yes and --allow do not override: guarded (plugin 'safety'). " +
+        'The reason is in the call\'s result; to let such calls run, change the plugin or list it in "plugins.disabled".',
+    )
   })
 
   test("a model error ends the turn with model_error, the history stays usable", async () => {
