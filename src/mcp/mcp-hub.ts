@@ -102,6 +102,12 @@ const transportOf = (spec: ServerSpec) => spec.transport.kind
 const target = (spec: ServerSpec) =>
   maskSecrets(spec.transport.kind === "stdio" ? [spec.transport.command, ...spec.transport.args].join(" ") : spec.transport.url, spec.secrets)
 
+/** A reason on one line for the system prompt: "its stderr ends:" keeps the stderr it announces, within 300 characters. */
+const oneLine = (text: string): string => {
+  const flat = text.replace(/\s*\n\s*/g, " ").trim()
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat
+}
+
 /**
  * Builds the hub from the standard config files (user anvil.json, project
  * .mcp.json and anvil.json) plus any extra sources. Nothing starts until
@@ -313,7 +319,7 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
       [...entries.values()]
         .flatMap((e) =>
           e.status === "failed" || e.status === "untrusted"
-            ? [`MCP server '${e.spec.name}' is unavailable (${e.status}: ${(e.error ?? "").split("\n")[0]}); its tools cannot be called.`]
+            ? [`MCP server '${e.spec.name}' is unavailable (${e.status}: ${oneLine(e.error ?? "")}); its tools cannot be called.`]
             : e.status === "starting" && e.connecting
               ? [`MCP server '${e.spec.name}' is still starting; its tools (${toolNameOf(e.spec.name, "")}…) join the next requests once it connects.`]
               : [],

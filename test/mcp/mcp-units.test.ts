@@ -147,7 +147,7 @@ describe("the hub", () => {
     expect(hub.toolSource.tools().map((t) => t.name)).toContain("mcp__slow__echo")
     const note = hub.note()
     expect(note).toContain("MCP server 'late' is still starting; its tools (mcp__late__…) join the next requests once it connects.")
-    expect(note).toContain("MCP server 'broken' is unavailable (failed:")
+    expect(note).toContain("MCP server 'broken' is unavailable (failed: the server exited with code 4; its stderr ends: tiny: fatal: the configuration file is missing); its tools cannot be called.")
     expect(note).not.toContain("'slow'")
     // Nothing to start (a disabled server only): the wait ends at once, not at its bound.
     const idle = hubWith({ off: { command: "whatever", enabled: false } }).hub
