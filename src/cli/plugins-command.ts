@@ -262,6 +262,9 @@ const init = async (args: ReadonlyArray<string>, io: CliIO, open: OpenProject): 
   if (!PLUGIN_NAME.test(name)) {
     throw new UsageError(`anvil plugins init: '${name}' is not a usable name (a letter, then letters, digits, '_' or '-')`)
   }
+  // The skeleton's tool takes the plugin's name: a built-in's name would give a plugin that never loads.
+  const taken = builtinNames().find((b) => b.toLowerCase() === name!.toLowerCase())
+  if (taken !== undefined) throw new UsageError(`anvil plugins init: '${name}' is the name of the built-in tool '${taken}'; choose another name`)
   const { root } = await open()
   const userDir = userPluginsDir(io.env)
   if (user && !userDir) throw new UsageError("anvil plugins init --user: neither XDG_CONFIG_HOME nor HOME is set")

@@ -212,6 +212,11 @@ describe("plugins init and check", () => {
     expect(envelope(r.stdout)).toMatchObject({ status: "success", data: { greeted: "world" } })
     expect((await s.anvil(["plugins", "init", "greet"])).code).toBe(1)
     expect((await s.anvil(["plugins", "init", "9bad"])).code).toBe(2)
+    // A built-in tool's name would make a plugin that never loads (its tool clashes): refused before anything is written.
+    const builtin = await s.anvil(["plugins", "init", "Read"])
+    expect(builtin.code).toBe(2)
+    expect(builtin.stderr).toContain("anvil plugins init: 'Read' is the name of the built-in tool 'read'; choose another name")
+    expect(existsSync(join(s.root, ".anvil", "plugins", "Read"))).toBe(false)
   })
 
   test("check: a broken plugin exits 1 with file and line; a good one 0; the host's other plugins go on", async () => {
