@@ -13,7 +13,14 @@ export const jsonDecision = (
     const json = JSON.parse(text) as Record<string, unknown>
     const specific = Predicate.isObject(json.hookSpecificOutput) ? json.hookSpecificOutput : {}
     const reason =
-      typeof specific.permissionDecisionReason === "string" ? specific.permissionDecisionReason : typeof json.reason === "string" ? json.reason : undefined
+      typeof specific.permissionDecisionReason === "string"
+        ? specific.permissionDecisionReason
+        : typeof json.reason === "string"
+          ? json.reason
+          : // `continue: false` gives its reason as `stopReason`.
+            typeof json.stopReason === "string"
+            ? json.stopReason
+            : undefined
     const block = specific.permissionDecision === "deny" || json.decision === "block" || json.continue === false
     const permission =
       specific.permissionDecision === "allow" || specific.permissionDecision === "ask"
