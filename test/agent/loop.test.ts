@@ -53,6 +53,23 @@ const makeLatchTools = () => {
   return { waiter, opener, writer, order }
 }
 
+/** A turn whose model calls `name` once and then answers "could not". */
+const oneCallTurn = (tools: ReadonlyArray<any>, name: string, options: { onAsk?: () => Effect.Effect<AskAnswer> } = {}) =>
+  session(project({}), { tools, ...options }).run(
+    Effect.gen(function* () {
+      const runner = yield* ToolRunner
+      return yield* runTurn({ items: [] }, "do it", {
+        model: makeReplay([{ tool_calls: [{ name }] }, { text: "could not" }], "test"),
+        runner,
+        engine: "native",
+        system: "sys",
+        maxSteps: 10,
+        emit: () => Effect.void,
+        record: () => Effect.void,
+      })
+    }),
+  )
+
 const turn = async (
   tools: ReadonlyArray<any>,
   script: ReadonlyArray<ReplayTurn>,
@@ -157,23 +174,7 @@ describe("the agent loop", () => {
       parameters: Schema.Struct({}),
       run: () => Effect.succeed({ data: {}, text: "ran" }),
     })
-    const denied = async (answer: AskAnswer) => {
-      const s = session(project({}), { tools: [asking], onAsk: () => Effect.succeed(answer) })
-      return s.run(
-        Effect.gen(function* () {
-          const runner = yield* ToolRunner
-          return yield* runTurn({ items: [] }, "do it", {
-            model: makeReplay([{ tool_calls: [{ name: "asking" }] }, { text: "could not" }], "test"),
-            runner,
-            engine: "native",
-            system: "sys",
-            maxSteps: 10,
-            emit: () => Effect.void,
-            record: () => Effect.void,
-          })
-        }),
-      )
-    }
+    const denied = (answer: AskAnswer) => oneCallTurn([asking], "asking", { onAsk: () => Effect.succeed(answer) })
     const scripted = await denied({ deny: "needs approval and no terminal", unattended: true })
     expect(scripted.reason).toBe("permission_denied")
     expect(scripted.error).toBe("Permission was denied for asking; that part of the work was not done. Approve asking calls with --allow or --yes.")
@@ -195,21 +196,7 @@ describe("the agent loop", () => {
       run: () => Effect.succeed({ data: {}, text: "ran" }),
     })
     const hooks = hookRunner([{ plugin: "safety", name: "tool.before", fn: () => ({ deny: "not on Fridays" }) }], { timeoutMs: 5000, onProblem: () => {} })
-    const s = session(project({}), { tools: [withHooks(guarded, hooks, () => {})] })
-    const result = await s.run(
-      Effect.gen(function* () {
-        const runner = yield* ToolRunner
-        return yield* runTurn({ items: [] }, "do it", {
-          model: makeReplay([{ tool_calls: [{ name: "guarded" }] }, { text: "could not" }], "test"),
-          runner,
-          engine: "native",
-          system: "sys",
-          maxSteps: 10,
-          emit: () => Effect.void,
-          record: () => Effect.void,
-        })
-      }),
-    )
+    const result = await oneCallTurn([withHooks(guarded, hooks, () => {})], "guarded")
     expect(result.reason).toBe("permission_denied")
     expect(result.error).toBe(
       "Permission was denied for guarded; that part of the work was not done. Blocked by plugin hooks, which --yes and --allow do not override: guarded (plugin 'safety'). " +
