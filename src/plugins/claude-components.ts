@@ -58,7 +58,8 @@ export const skillDirs = (dir: string, manifest: Record<string, unknown> | undef
   const named = namedPaths(dir, manifest?.skills, "skills", warnings)
   const own = existsSync(join(dir, "skills")) ? [join(dir, "skills")] : []
   if (own.length === 0 && named === undefined && existsSync(join(dir, "SKILL.md"))) return [dir]
-  return [...own, ...(named ?? []).filter((p) => isFolder(p))]
+  // A manifest that names `./skills/` itself reads it once.
+  return [...new Set([...own, ...(named ?? []).filter((p) => isFolder(p))])]
 }
 
 const isFolder = (p: string) => {
@@ -76,7 +77,7 @@ export const skillNames = (dirs: ReadonlyArray<string>, readdir: (d: string) => 
   )
 
 /** One source of hooks or servers: the file it came from (or the manifest) and its JSON. */
-export interface JsonSource {
+interface JsonSource {
   readonly file: string
   readonly json: unknown
 }
