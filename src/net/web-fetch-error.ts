@@ -16,8 +16,9 @@ export class FetchNetworkFailed extends Data.TaggedError("FetchNetworkFailed")<{
 /** The redirect chain was too long, led to a scheme that cannot be fetched, or a redirect named no place to go. */
 export class FetchRedirectFailed extends Data.TaggedError("FetchRedirectFailed")<{
   readonly message: string
-  /** The redirect's status and URL, when one redirect itself was broken (no Location to follow). */
+  /** The redirect's status, when one redirect itself was broken (no Location to follow). */
   readonly status?: number
+  /** That redirect's URL; with no status, where the chain started (too many) or the last URL before an unusable one. */
   readonly url?: string
 }> {}
 

@@ -171,11 +171,11 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
             return yield* new FetchRedirectFailed({ message: `HTTP ${response.status} from ${shown(current)} is a redirect with ${what}: there is nowhere to follow it to.`, status: response.status, url: shown(current) })
           }
           if (redirects.length >= MAX_REDIRECTS) {
-            return yield* new FetchRedirectFailed({ message: `Too many redirects (more than ${MAX_REDIRECTS}) starting at ${shown(url)}.` })
+            return yield* new FetchRedirectFailed({ message: `Too many redirects (more than ${MAX_REDIRECTS}) starting at ${shown(url)}.`, url: shown(url) })
           }
           redirects.push({ url: shown(current), status: response.status })
           if (next.protocol !== "http:" && next.protocol !== "https:") {
-            return yield* new FetchRedirectFailed({ message: `Redirected to an unsupported URL scheme (${next.protocol}) from ${shown(current)}.` })
+            return yield* new FetchRedirectFailed({ message: `Redirected to an unsupported URL scheme (${next.protocol}) from ${shown(current)}.`, url: shown(current) })
           }
           // Credentials never follow a redirect to another origin.
           if (next.origin !== current.origin) {

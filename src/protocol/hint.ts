@@ -12,6 +12,9 @@ export const hint = (
   args: Record<string, unknown>,
 ): RetrievalHint => ({ action, priority, args })
 
+/** A word for a Bash hint's command line: single-quoted, so spaces and `$` in a path or URL stay literal. */
+export const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
+
 const renderArg = (value: unknown): string =>
   typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? "null"
 

@@ -50,6 +50,9 @@ export const fieldNames = (tool: Tool): ReadonlyArray<string> => {
   return fields ? Object.keys(fields) : []
 }
 
+/** Every top-level name a call may give: the parameters and their accepted aliases. */
+export const acceptedNames = (tool: Tool): ReadonlyArray<string> => [...fieldNames(tool), ...Object.keys(tool.parameterAliases ?? {})]
+
 /** The names a nested object accepts (the object at `path` below the parameters, e.g. ["edits", 0]). */
 const keysAt = (tool: Tool, path: ReadonlyArray<string>): ReadonlyArray<string> => {
   const objectIn = (ast: SchemaAST.AST): SchemaAST.AST | undefined =>

@@ -14,7 +14,8 @@ import { AfterChange, withNote, writtenFiles } from "./after-change.ts"
 import type { HookPermission, Tool, ToolResult } from "./definition.ts"
 import { capText, checkInputLimits, ECHO_CHARS, echoValue } from "./input-limits.ts"
 import { withFullOutput } from "./full-output.ts"
-import { decodeParams } from "./params.ts"
+import { fallbackHints } from "./fallback-hints.ts"
+import { acceptedNames, decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
 import { callParams } from "./claude-tools.ts"
 import { ToolError } from "../protocol/tool-error.ts"
@@ -113,7 +114,7 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
                   : {}),
                 retryable: error.retryable ?? defaultRetryable(error.code),
               }
-              const hints = error.hints ?? []
+              const hints = error.hints && error.hints.length > 0 ? error.hints : fallbackHints(title, t && acceptedNames(t), call.params, error)
               const envelope: Envelope = {
                 status: "error",
                 data: {},

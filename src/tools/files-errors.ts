@@ -1,4 +1,4 @@
-import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { hint, shellQuote, type RetrievalHint } from "../protocol/hint.ts"
 import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
 import { FILES_ERRORS, type FilesError, type PathNotFound } from "../files/files-error.ts"
 import { formatBytes } from "../files/read-window.ts"
@@ -38,7 +38,7 @@ export const filesToolError = (e: FilesError): ToolError => {
       return invalidParam("path", `${e.shown} is not a regular file (${e.type}); only regular files can be read.`)
     case "BinaryFile":
       return toolError("BINARY_FILE", `${e.shown} looks like a binary file (${formatBytes(e.size)}); it cannot be read as text.`, {
-        hints: [hint("Bash", "low", { command: `file '${e.shown.replace(/'/g, "'\\''")}'` })],
+        hints: [hint("Bash", "low", { command: `file ${shellQuote(e.shown)}` })],
         context: { path_resolved: e.shown },
       })
     case "Utf16TooLarge":

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import { SEARCH_DEFAULTS } from "../config/sections/search.ts"
 import { GLOB_DEFAULTS } from "../config/sections/tools.ts"
-import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { hint, shellQuote, type RetrievalHint } from "../protocol/hint.ts"
 import { counted } from "../protocol/plural.ts"
 import { invalidParam } from "../protocol/tool-error.ts"
 import { globDisplay, globFiles, GLOB_SERVICES, type GlobResult } from "../search/glob-files.ts"
@@ -140,6 +140,9 @@ export const globTool = defineTool({
       }
       if (stopped) hints.push(hint("Glob", more ? "medium" : "high", { pattern: params.pattern, path: "<narrower sub-folder>" }))
       if (more && page.length > 0) hints.push(hint("Read", "low", { path: page[0] }))
+      // Folders that could not be read: their owner and mode say why.
+      const unreadable = globbed.unreadable.slice(0, 3).map((r) => joinDisplay(shown, r))
+      if (unreadable.length > 0) hints.push(hint("Bash", "low", { command: `ls -ld ${unreadable.map(shellQuote).join(" ")}` }))
 
       const result: ToolResult = {
         status,

@@ -1,4 +1,4 @@
-import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { hint, shellQuote, type RetrievalHint } from "../protocol/hint.ts"
 import type { GrepResult, ShownFile } from "../search/grep.ts"
 import { matchLines } from "../search/grep-report.ts"
 import type { OutputMode } from "../search/search-types.ts"
@@ -104,6 +104,8 @@ export const grepResult = (
   } else if (truncated || lowerBound) {
     hints.push(hint("Grep", "medium", { pattern: params.pattern, path: shown, ...(params.include ? { include: params.include } : {}), output_mode: mode, max_matches: settings.maxMatchesLimit }))
   }
+  // What could not be read: its owner and mode say why.
+  if (r.failed.length > 0) hints.push(hint("Bash", "low", { command: `ls -ld ${r.failed.slice(0, 3).map(shellQuote).join(" ")}` }))
 
   const result: ToolResult = {
     status,

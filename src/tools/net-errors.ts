@@ -1,5 +1,5 @@
 import type { ErrorCode } from "../protocol/error-code.ts"
-import { hint } from "../protocol/hint.ts"
+import { hint, shellQuote } from "../protocol/hint.ts"
 import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
 import { MAX_FETCH_TIMEOUT_SEC } from "../net/web-fetch.ts"
 import type { WebFetchError } from "../net/web-fetch-error.ts"
@@ -7,6 +7,17 @@ import type { WebFetchError } from "../net/web-fetch-error.ts"
 /** The envelope code for an HTTP error status. */
 const codeFor = (status: number): ErrorCode =>
   status === 429 ? "RATE_LIMIT" : status === 404 || status === 410 ? "NOT_FOUND" : status === 401 || status === 403 ? "PERMISSION_DENIED" : status === 408 || status === 504 ? "TIMEOUT" : "EXECUTION_ERROR"
+
+/** What to try after an HTTP error: a missing page's site, credentials for a refusal, else the raw answer. */
+const statusHints = (status: number, url: string) => {
+  if (status === 429) return []
+  if (status === 404 || status === 410) {
+    const site = URL.parse(url)
+    return site && site.pathname !== "/" ? [hint("WebFetch", "medium", { url: `${site.origin}/` })] : []
+  }
+  if (status === 401 || status === 403) return [hint("WebFetch", "medium", { url, auth: { type: "bearer", token: "<token>" } })]
+  return [hint("Bash", "low", { command: `curl -sS -i ${shellQuote(url)}` })]
+}
 
 /** The web fetch's errors as envelope errors (the one place for the fetch tool). */
 export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError => {
@@ -34,9 +45,11 @@ export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError 
           ? {
               context: { status_code: e.status, final_url: e.url },
               details: "The server's answer is broken (a redirect must name where to go); retrying will not help unless the server is fixed.",
-              hints: [hint("Bash", "low", { command: `curl -sS -i '${e.url.replace(/'/g, "'\\''")}'` })],
+              hints: [hint("Bash", "low", { command: `curl -sS -i ${shellQuote(e.url)}` })],
             }
-          : {}),
+          : e.url !== undefined
+            ? { hints: [hint("Bash", "low", { command: `curl -sS -I ${shellQuote(e.url)}` })] }
+            : {}),
       })
     case "FetchHttpStatus": {
       // The message quotes the answer's start; the rest, when there is more, was saved and is named here.
@@ -54,6 +67,7 @@ export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError 
       const hints = [
         ...(savedBody !== undefined ? [hint("Read", "high", { path: savedBody })] : []),
         ...(e.status === 429 ? [hint("WebFetch", "medium", { url: e.finalUrl })] : []),
+        ...statusHints(e.status, e.finalUrl),
       ]
       return toolError(codeFor(e.status), e.message, {
         retryable: e.status === 429 || e.status === 502 || e.status === 503 || e.status === 504 || e.status === 408,
@@ -65,7 +79,7 @@ export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError 
     case "FetchBinaryBody":
       return toolError("BINARY_FILE", `${e.finalUrl} returned binary content (${e.contentType ?? "no content type"}); only text and images can be shown.`, {
         context: { status_code: e.status, final_url: e.finalUrl },
-        hints: [hint("Bash", "medium", { command: `curl -sSL -o <file> '${e.finalUrl.replace(/'/g, "'\\''")}'` })],
+        hints: [hint("Bash", "medium", { command: `curl -sSL -o <file> ${shellQuote(e.finalUrl)}` })],
       })
     case "FetchTimedOut":
       return toolError("TIMEOUT", `No complete answer from ${e.url} within ${e.timeoutSec} s.`, {

@@ -20,7 +20,9 @@ export const problemToError = (p: PatchProblem): ToolError => {
         hint("Read", "high", { path, offset: Math.max(0, (fileLine ?? 1) - 6), limit: 20 }),
         hint("Patch", "medium", { patch: "<the patch with this hunk's context corrected>", dry_run: true }),
       ]
-    : []
+    : p.kind === "binary"
+      ? [hint("Patch", "medium", { patch: "<the patch without its binary changes>", dry_run: true })]
+      : []
   return toolError(code, p.message, {
     ...(code === "INVALID_PARAM" ? { fieldErrors: [{ field: "patch", message: line !== undefined ? `line ${line}: ${firstClause(p.message)}` : firstClause(p.message) }] } : {}),
     ...(hints.length > 0 ? { hints } : {}),

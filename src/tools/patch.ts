@@ -125,7 +125,9 @@ export const patchTool = defineTool({
       const additions = reports.reduce((n, r) => n + r.additions, 0)
       const deletions = reports.reduce((n, r) => n + r.deletions, 0)
       const hunks = reports.reduce((n, r) => n + r.hunks, 0)
-      const files = reports.length === 1 ? "1 file" : `${reports.length} files`
+      // A file the patch names in several sections (git format-patch series, one diff after another) is one file.
+      const fileCount = new Set(reports.map((r) => r.path)).size
+      const files = fileCount === 1 ? "1 file" : `${fileCount} files`
       // A hunk placed only by ignoring differences, or at the nearest of several equal places, may not be where its
       // author meant: the result is usable but discounted, as for an edit found by a loose match.
       const loose = reports.reduce((n, r) => n + (r.fuzz?.length ?? 0) + (r.offsets ?? []).filter((o) => o.other_matches).length, 0)
@@ -136,12 +138,15 @@ export const patchTool = defineTool({
           : `Applied the patch to ${files} (+${additions} -${deletions}).`
       const caution = loose > 0 ? [`Not an exact match: ${counted(loose, "hunk")} placed loosely (see below); check ${loose === 1 ? "it" : "them"}.`] : []
       const hints: Array<RetrievalHint> = dryRun ? [hint("Patch", "high", { patch: "<the same patch>", dry_run: false })] : []
+      // The check the caution asks for: a Read of each loosely placed hunk (the first three).
+      const looseAt = reports.flatMap((r) => [...(r.fuzz ?? []), ...(r.offsets ?? []).filter((o) => o.other_matches)].map((h) => ({ path: r.path, line: h.line })))
+      for (const h of looseAt.slice(0, 3)) hints.push(hint("Read", dryRun ? "medium" : "high", { path: h.path, offset: Math.max(0, h.line - 6), limit: 20 }))
       return {
         status: dryRun || loose > 0 ? ("partial" as const) : ("success" as const),
-        header: reports.length === 1 ? `Patch: ${reports[0]!.path}` : `Patch: ${files}`,
+        header: fileCount === 1 ? `Patch: ${reports[0]!.path}` : `Patch: ${files}`,
         data: { applied: !dryRun, dry_run: dryRun, format: parsed.format, files: reports },
         text: [summary, ...caution, "", ...reports.flatMap(describeFile)].join("\n"),
-        stats: { files: reports.length, hunks, additions, deletions },
+        stats: { files: fileCount, hunks, additions, deletions },
         hints,
         meta: {
           file_ops: reports.map((r) => ({ file_path: r.path, operation: r.operation, ...(r.old_path ? { old_path: r.old_path } : {}) })),

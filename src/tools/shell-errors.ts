@@ -66,6 +66,7 @@ export const shellToolError = (e: ShellError, call: ShellCall): ToolError => {
         : invalidParam(
             "run_in_background",
             "a background command needs a session that outlives the call (anvil run, anvil chat, an Agent SDK program); `anvil tool` ends with its one call. Run the command without run_in_background.",
+            [hint("Bash", "high", call.command !== undefined ? { command: call.command } : { args: call.args })],
           )
   }
 }

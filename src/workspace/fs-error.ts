@@ -12,8 +12,8 @@ export const errnoOf = (error: PlatformError): string | undefined => {
 export const fromPlatformError = (error: PlatformError, shown: string): WorkspaceError =>
   fromErrno(errnoOf(error) ?? (error.reason as { _tag?: string })._tag, shown, error.message)
 
-const fail = (reason: WorkspaceError["reason"], message: string, field?: WorkspaceError["field"]): WorkspaceError =>
-  new WorkspaceError({ reason, message, ...(field ? { field } : {}) })
+const fail = (reason: WorkspaceError["reason"], message: string, field?: WorkspaceError["field"], path?: string): WorkspaceError =>
+  new WorkspaceError({ reason, message, ...(field ? { field } : {}), ...(path !== undefined ? { path } : {}) })
 
 /**
  * An errno code (or a platform error tag) on `shown`, said so a model can act
@@ -27,7 +27,8 @@ export const fromErrno = (code: string | undefined, shown: string, message: stri
     case "EACCES":
     case "EPERM":
     case "PermissionDenied":
-      return fail("os_denied", `The operating system denied access to ${shown} (${code}).`)
+      // The path goes along: a look at its owner and mode is the next step.
+      return fail("os_denied", `The operating system denied access to ${shown} (${code}).`, undefined, shown)
     case "EISDIR":
       return fail("is_directory", `${shown} is a directory, not a file.`)
     case "ENOTDIR":

@@ -52,12 +52,31 @@ describe.skipIf(!canDrop)("unreadable files and folders are a partial failure, n
       expect(e.data.matches).toEqual([{ file: "ok.txt", line: 1, text: "foo ok" }])
       expect([...e.data.failed_items].sort()).toEqual(["locked", "unread.txt"])
       expect(e.text).toContain("(2 files or folders could not be read and are left out: ")
+      // The next step looks at why: the owner and mode of what could not be read.
+      expect(e.text).toMatch(/\* Bash\(command="ls -ld '(locked|unread\.txt)' '(locked|unread\.txt)'"\)/)
       const files = await tool("grep", { pattern: "foo", output_mode: "files_with_matches" }, engine)
       expect(files.status).toBe("partial")
       expect(files.data.files).toEqual(["ok.txt"])
     }
     // Naming the unreadable file itself is an error, as read's.
     expect((await tool("grep", { pattern: "foo", path: "unread.txt" })).error.code).toBe("PERMISSION_DENIED")
+  })
+
+  test("a file or folder the system refuses is PERMISSION_DENIED with a look at its owner and mode as the next step", async () => {
+    const { tool } = fixture()
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["read", { path: "unread.txt" }, "ls -ld 'unread.txt'"],
+      ["grep", { pattern: "foo", path: "unread.txt" }, "ls -ld 'unread.txt'"],
+      ["edit", { path: "unread.txt", old_string: "foo", new_string: "bar" }, "ls -ld 'unread.txt'"],
+      ["list", { path: "locked" }, "ls -ld 'locked'"],
+      // A file that cannot be made does not exist: its folder is named too.
+      ["write", { path: "locked/new.txt", content: "x" }, "ls -ld 'locked/new.txt' 'locked'"],
+    ]
+    for (const [name, params, command] of cases) {
+      const e = await tool(name, params)
+      expect({ name, code: e.error?.code }).toEqual({ name, code: "PERMISSION_DENIED" })
+      expect(e.text).toContain(`Recommended next step (token-efficient):\n* Bash(command=${JSON.stringify(command)})`)
+    }
   })
 
   test("glob: a folder it could not read makes the answer partial and is named", async () => {
@@ -67,5 +86,6 @@ describe.skipIf(!canDrop)("unreadable files and folders are a partial failure, n
     expect(e.data.paths).toEqual(["ok.txt", "unread.txt"])
     expect(e.data.unreadable).toEqual(["locked"])
     expect(e.text).toContain("Could not read 1 folder(s): locked")
+    expect(e.text).toContain(`* Bash(command="ls -ld 'locked'")`)
   })
 })

@@ -1,0 +1,43 @@
+import { hint, shellQuote, type RetrievalHint } from "../protocol/hint.ts"
+import { isRecord } from "../protocol/is-record.ts"
+import type { ToolError } from "../protocol/tool-error.ts"
+
+/** A value shown again in a hint as it was given; anything longer is named, not repeated. */
+const echo = (value: unknown): unknown =>
+  typeof value === "number" || typeof value === "boolean" || (typeof value === "string" && value.length <= 120 && !value.includes("\n"))
+    ? value
+    : "<as before>"
+
+/** A parameter the tool does not take (an unknown field inside an item is a fault of that parameter). */
+const isUnknownParameter = (f: { readonly field: string; readonly message: string }): boolean => f.message.startsWith("unknown parameter")
+
+/**
+ * The next step for an error whose tool named none, so that every error's text ends with one (the
+ * envelope's rules ask it of every error): the parameters at fault asked for again; a call that only
+ * named parameters the tool does not take, the same call without them; a file the system refused or
+ * that is binary, a look at it. Anything else keeps no hint rather than a guess.
+ */
+export const fallbackHints = (
+  title: string,
+  parameters: ReadonlyArray<string> | undefined,
+  given: unknown,
+  error: ToolError,
+): ReadonlyArray<RetrievalHint> => {
+  const fields = error.fieldErrors ?? []
+  if (parameters !== undefined && fields.length > 0) {
+    const atFault = [...new Set(fields.filter((f) => !isUnknownParameter(f)).map((f) => f.field.split(".")[0]!))].filter((f) => parameters.includes(f))
+    if (atFault.length > 0) return [hint(title, "high", Object.fromEntries(atFault.map((f) => [f, "<correct_value>"])))]
+    if (fields.every(isUnknownParameter) && isRecord(given)) {
+      const kept = Object.entries(given).filter(([k]) => parameters.includes(k))
+      return [hint(title, "high", Object.fromEntries(kept.map(([k, v]) => [k, echo(v)])))]
+    }
+  }
+  const path = error.context?.["path_resolved"]
+  if (typeof path === "string" && path !== "") {
+    // The folder too: a file that could not be made does not exist, and its folder is what refused.
+    const folder = path.includes("/") ? [path.slice(0, path.lastIndexOf("/")) || "/"] : []
+    if (error.code === "PERMISSION_DENIED") return [hint("Bash", "medium", { command: `ls -ld ${[path, ...folder].map(shellQuote).join(" ")}` })]
+    if (error.code === "BINARY_FILE") return [hint("Bash", "low", { command: `file ${shellQuote(path)}` })]
+  }
+  return []
+}

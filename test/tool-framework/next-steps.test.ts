@@ -1,0 +1,134 @@
+import { describe, expect, test } from "bun:test"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { callTool, project } from "../support/harness.ts"
+
+/**
+ * The envelope's rules ask every error (and every partial result) for a next
+ * step in its text. Errors whose tool named none get one from the framework:
+ * the parameters at fault, the call without parameters the tool does not take,
+ * a look at a binary file; the tools add their own where they know better.
+ */
+
+const nextSteps = (text: string): Array<string> => {
+  const at = text.indexOf("Recommended next step (token-efficient):\n")
+  if (at < 0) return []
+  return text
+    .slice(at)
+    .split("\n")
+    .slice(1)
+    .filter((l) => l.startsWith("* "))
+    .map((l) => l.slice(2))
+}
+
+const first = async (root: string, name: string, params: unknown) => {
+  const e = (await callTool(root, name, params)).envelope
+  return { status: e.status, code: e.error?.code, step: nextSteps(e.text)[0], steps: nextSteps(e.text), envelope: e }
+}
+
+describe("every error names a next step", () => {
+  test("parameters the tool does not take: the same call without them (aliases and short values kept)", async () => {
+    const root = project({ "n.txt": "1\n2\n" })
+    expect(await first(root, "read", { path: "n.txt", bogus: 1 })).toMatchObject({ code: "INVALID_PARAM", step: 'Read(path="n.txt")' })
+    expect(await first(root, "read", { file_path: "n.txt", offset: 1, colour: "red" })).toMatchObject({ step: 'Read(file_path="n.txt", offset=1)' })
+    // A long or multi-line value is named, not repeated.
+    const write = await first(root, "write", { path: "w.txt", content: "a\nb\n", mode: "0644" })
+    expect(write.step).toBe('Write(path="w.txt", content="<as before>")')
+  })
+
+  test("a parameter a tool's own check refuses is asked for again", async () => {
+    const root = project({ "f.txt": "a\n", "lat.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]) })
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["bash", { command: "  " }, 'Bash(command="<correct_value>")'],
+      ["bash", {}, 'Bash(command="<correct_value>")'],
+      ["edit", { path: "f.txt", old_string: "a", new_string: "a" }, 'Edit(new_string="<correct_value>")'],
+      ["edit", { path: "lat.txt", old_string: "caf", new_string: "\u{1F600}" }, 'Edit(new_string="<correct_value>")'],
+      ["multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "b" }, { old_string: "", new_string: "c" }] }, 'MultiEdit(edits="<correct_value>")'],
+      // An unknown field inside an item is a fault of the list that holds it.
+      ["multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "b", colour: 1 }] }, 'MultiEdit(edits="<correct_value>")'],
+      ["list", { ignore: ["["] }, 'LS(ignore="<correct_value>")'],
+      ["grep", { pattern: "a", include: "[" }, 'Grep(include="<correct_value>")'],
+      ["todowrite", { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] }, 'TodoWrite(todos="<correct_value>")'],
+      ["patch", { patch: "garbage" }, 'Patch(patch="<correct_value>")'],
+    ]
+    for (const [name, params, step] of cases) {
+      const r = await first(root, name, params)
+      expect({ name, params, code: r.code, step: r.step }).toEqual({ name, params, code: "INVALID_PARAM", step })
+    }
+    // Nothing was written by any of them.
+    expect(readFileSync(join(root, "f.txt"), "utf8")).toBe("a\n")
+  })
+
+  test("a binary file is looked at; a binary patch is tried again without its binary part", async () => {
+    const root = project({ "b.bin": new Uint8Array([0x78, 0x00, 0x79]) })
+    for (const [name, params] of [
+      ["write", { path: "b.bin", content: "q" }],
+      ["grep", { pattern: "x", path: "b.bin" }],
+    ] as const) {
+      expect(await first(root, name, params)).toMatchObject({ code: "BINARY_FILE", step: `Bash(command="file 'b.bin'")` })
+    }
+    const binary = await first(root, "patch", { patch: "diff --git a/b.bin b/b.bin\nGIT binary patch\nliteral 5\nMcmZ?b\n" })
+    expect(binary).toMatchObject({ code: "BINARY_FILE", step: 'Patch(patch="<the patch without its binary changes>", dry_run=true)' })
+  })
+
+  test("bash's run_in_background under `anvil tool`: the same command in the foreground", async () => {
+    const root = project({})
+    const r = await first(root, "bash", { command: "make serve", run_in_background: true })
+    expect(r).toMatchObject({ code: "INVALID_PARAM", step: 'Bash(command="make serve")' })
+  })
+})
+
+describe("patch: a loosely placed hunk is shown to be checked; a file named twice is one file", () => {
+  test("a hunk matched only by ignoring whitespace: partial, with a Read of where it went", async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`)
+    lines[19] = "line 20   "
+    const root = project({ "f.txt": `${lines.join("\n")}\n` })
+    const r = await first(root, "patch", { patch: "--- a/f.txt\n+++ b/f.txt\n@@ -19,3 +19,3 @@\n line 19\n-line 20\n+LINE 20\n line 21\n" })
+    expect(r.status).toBe("partial")
+    expect((r.envelope.data.files as Array<{ fuzz?: unknown }>)[0]!.fuzz).toEqual([{ hunk: 1, line: 19, tolerance: "trailing_whitespace" }])
+    expect(r.steps).toContain('Read(path="f.txt", offset=13, limit=20)')
+    expect(readFileSync(join(root, "f.txt"), "utf8")).toContain("LINE 20\n")
+  })
+
+  test("two diffs of the same file (a series) are applied in turn and counted as one file", async () => {
+    const root = project({ "f.txt": "a\n", "g.txt": "x\n" })
+    const series = ["--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+b\n", "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-b\n+c\n"].join("")
+    const one = (await callTool(root, "patch", { patch: series })).envelope
+    expect(one.status).toBe("success")
+    expect(readFileSync(join(root, "f.txt"), "utf8")).toBe("c\n")
+    expect(one.text).toContain("Applied the patch to 1 file (+2 -2).")
+    expect(one.text.split("\n")[0]).toBe("# Patch: f.txt")
+    expect(one.stats.files).toBe(1)
+    expect(one.data.files).toHaveLength(2)
+    const two = (await callTool(root, "patch", { patch: `${series.replaceAll("-a\n+b", "-c\n+d").replaceAll("-b\n+c", "-d\n+e")}--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-x\n+y\n` })).envelope
+    expect(two.text).toContain("Applied the patch to 2 files (+3 -3).")
+    expect(two.stats.files).toBe(2)
+  })
+})
+
+describe("fetch: an HTTP error or a broken redirect chain names what to try next", () => {
+  test("404: the site's front page; 403: the call with credentials; 500: the raw answer; a redirect loop: its headers", async () => {
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => {
+        const path = new URL(req.url).pathname
+        if (path === "/gone") return new Response("no such page", { status: 404 })
+        if (path === "/private") return new Response("forbidden", { status: 403 })
+        if (path === "/broken") return new Response("oops", { status: 500 })
+        return new Response(null, { status: 302, headers: { Location: "/loop" } })
+      },
+    })
+    try {
+      const root = project({})
+      const base = `http://127.0.0.1:${server.port}`
+      const step = async (path: string) => first(root, "fetch", { url: `${base}${path}` })
+      expect(await step("/gone")).toMatchObject({ code: "NOT_FOUND", step: `WebFetch(url="${base}/")` })
+      expect(await step("/private")).toMatchObject({ code: "PERMISSION_DENIED", step: `WebFetch(url="${base}/private", auth={"type":"bearer","token":"<token>"})` })
+      expect(await step("/broken")).toMatchObject({ code: "EXECUTION_ERROR", step: `Bash(command="curl -sS -i '${base}/broken'")` })
+      expect(await step("/loop")).toMatchObject({ code: "EXECUTION_ERROR", step: `Bash(command="curl -sS -I '${base}/loop'")` })
+    } finally {
+      await server.stop(true)
+    }
+  })
+})
