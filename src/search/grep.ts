@@ -225,7 +225,11 @@ export const grep = (request: GrepRequest) =>
       }
       outcome = { ...outcome, files: kept }
     }
-    if (isFile && include !== undefined && !includeAccepts(include, target.file!)) outcome = { ...outcome, files: [] }
+    // A file named as `path` that include leaves out is not searched (ripgrep would search it): said, not a silent "no match".
+    if (isFile && include !== undefined && !includeAccepts(include, target.file!)) {
+      const why = `${shown} does not match include '${request.include}', so it was not searched; leave include out to search it`
+      outcome = { ...outcome, files: [], warnings: [why, ...outcome.warnings] }
+    }
 
     // A name that is not UTF-8 in rg's count output (plain text) came with replacement characters: its bytes are
     // looked up in its folder and kept escaped, as the other engines and modes give them.

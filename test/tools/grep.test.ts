@@ -204,6 +204,19 @@ describe("grep answers what ripgrep answers (both engines)", () => {
     }
   })
 
+  test("a file given as path that include leaves out is not searched, and the answer says so (not a silent no match)", async () => {
+    const dir = project({ "notes.txt": "needle\n" })
+    for (const options of [{}, BUILTIN]) {
+      const left = await grep(dir, { pattern: "needle", path: "notes.txt", include: "*.js" }, options)
+      expect(matchesOf(left)).toEqual([])
+      expect(left.data.warnings).toEqual(["notes.txt does not match include '*.js', so it was not searched; leave include out to search it"])
+      expect(left.text).toContain("Warnings: notes.txt does not match include '*.js', so it was not searched")
+      const kept = await grep(dir, { pattern: "needle", path: "notes.txt", include: "*.txt" }, options)
+      expect(keys(kept)).toEqual(["notes.txt:1"])
+      expect(kept.data.warnings).toBeUndefined()
+    }
+  })
+
   test("include: any depth without a slash, anchored with one, braces, POSIX classes", async () => {
     for (const options of [{}, BUILTIN]) {
       const files = async (include: string) =>
