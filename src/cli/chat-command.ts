@@ -301,6 +301,8 @@ export const chatCommand = async (
         cancelNow()
       },
       (signal) => io.err(`\nanvil: ${signal}: stopped; every process anvil started was ended.\n`),
+      // Ctrl-C cancels only the turn: the chat goes on, so its stop has no time limit of its own.
+      { ends: (signal) => signal !== "SIGINT" },
     )
     cancelTurn = cancelNow
     try {

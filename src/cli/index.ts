@@ -1,5 +1,6 @@
 import { stopAllManaged } from "../process/managed-registry.ts"
 import { installSignalRouting } from "./signals.ts"
+import { disarmStopBackstop } from "./stop-backstop.ts"
 import { statSync } from "node:fs"
 import { resolve } from "node:path"
 import { ConfigError, ConfigStrictError } from "../config/config.ts"
@@ -21,6 +22,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
     // Whatever anvil started (servers, background processes of finished commands) ends with it.
     await stopAllManaged()
     await io.flush?.()
+    disarmStopBackstop()
   }
 }
 

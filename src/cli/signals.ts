@@ -1,5 +1,6 @@
 import { writeSync } from "node:fs"
 import { killAllManagedNow, stopAllManaged } from "../process/managed-registry.ts"
+import { armStopBackstop, hurryStopBackstop } from "./stop-backstop.ts"
 
 /**
  * The signals that end anvil, each with its conventional exit status (128 + number). SIGPIPE stands for the
@@ -84,33 +85,60 @@ export interface SignalWatch {
 const ESCALATED_EXIT_MS = 3000
 
 /**
+ * Whether a first signal ends the command, so that its stop gets a time limit (stop-backstop.ts): every signal but a
+ * Ctrl-C typed in a terminal, where the person can press it again (and the chat only cancels the turn).
+ */
+const endsCommand = (signal: ExitSignal): boolean => signal !== "SIGINT" || process.stdin.isTTY !== true
+
+export interface WatchOptions {
+  /** Which first signals end the command (its stop then has a time limit); default {@link endsCommand}. */
+  readonly ends?: (signal: ExitSignal) => boolean
+}
+
+/**
  * Listens for exit signals while a command runs.
  *
  * - first signal: `onSignal` (cancel the running work; the command finishes
- *   orderly, writes its result and returns `exitCode`);
+ *   orderly, writes its result and returns `exitCode`); when it ends the
+ *   command, the stop has a time limit, past which `lastWords` (if the command
+ *   has not finished) and anvil exits as after a second signal;
  * - second signal (an impatient Ctrl-C, TERM after INT): every managed process
  *   is KILLed at once, which lets the cancelled work end quickly; if the
  *   command still has not finished after a moment, `lastWords` writes what it
  *   can and anvil exits with the first signal's status;
  * - a third: exit at once (the exit guard KILLs what is left).
  */
-export const watchSignals = (onSignal: (signal: ExitSignal) => void, lastWords?: (signal: ExitSignal) => void): SignalWatch => {
+export const watchSignals = (
+  onSignal: (signal: ExitSignal) => void,
+  lastWords?: (signal: ExitSignal) => void,
+  options: WatchOptions = {},
+): SignalWatch => {
   let first: ExitSignal | undefined
   let count = 0
   let escalated: ReturnType<typeof setTimeout> | undefined
+  let finished = false
+  // Once, and only while the command has not finished (it wrote its own result then).
+  const speak = (signal: ExitSignal) => {
+    if (finished) return
+    finished = true
+    lastWords?.(signal)
+  }
   const handler: SignalHandler = (signal) => {
     count++
     if (count === 1) {
       first = signal
+      if ((options.ends ?? endsCommand)(signal)) armStopBackstop(signal, EXIT_SIGNALS[signal], () => speak(signal))
       onSignal(signal)
       return
     }
     const code = EXIT_SIGNALS[first ?? signal]
     if (count === 2) {
       void stopAllManaged(0)
+      // A stop with a limit keeps it past the command's end (a hang in the session's close); otherwise the limit is this watch's.
+      if (hurryStopBackstop(ESCALATED_EXIT_MS)) return
       escalated = setTimeout(() => {
         try {
-          lastWords?.(first ?? signal)
+          speak(first ?? signal)
         } finally {
           killAllManagedNow()
           process.exit(code)
@@ -130,6 +158,7 @@ export const watchSignals = (onSignal: (signal: ExitSignal) => void, lastWords?:
       return first === undefined ? undefined : EXIT_SIGNALS[first]
     },
     dispose: () => {
+      finished = true
       if (escalated) clearTimeout(escalated)
       const i = handlers.lastIndexOf(handler)
       if (i >= 0) handlers.splice(i, 1)
