@@ -255,7 +255,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
 export const startFailureResult = (
   message: string,
   exitCode: number,
-  reason: "config" | "usage" = "config",
+  reason: "config" | "usage" | "plugin_frozen" = "config",
   now: Date = new Date(),
 ): Record<string, unknown> => ({
   type: "result",

@@ -23,7 +23,7 @@ import { initialMcpEvents, mcpHumanLine, mcpSystemEvent } from "./mcp-events.ts"
 import type { McpEvent } from "../mcp/mcp-hub.ts"
 import { UsageError } from "./args.ts"
 import { pluginNotices } from "../plugins/plugin-host.ts"
-import { FREEZE_MESSAGE } from "../plugins/watchdog.ts"
+import { frozenRunReport } from "./freeze-report.ts"
 import { configWarningEvent, printConfigWarnings } from "./config-warnings.ts"
 import { guardNodeStreams, stdinWaitMs, type CliIO } from "./output.ts"
 import { cancellingLine, outputReaderGone, watchSignals } from "./signals.ts"
@@ -240,10 +240,8 @@ export const runCommand = async (
           io.err(`anvil: ${message}\n`)
           if (args.format === "stream-json") line({ type: "system", subtype: "plugins", message })
         },
-        // A plugin that freezes anvil ends the run (exit 8): the watchdog writes this event, the message on stderr.
-        ...(args.format === "stream-json"
-          ? { freezeReport: { stdout: `${JSON.stringify({ type: "system", subtype: "plugins", message: FREEZE_MESSAGE })}\n`, json: true } }
-          : {}),
+        // A plugin that freezes anvil ends the run (exit 8): the watchdog writes these lines, the message on stderr.
+        ...(json ? { freezeReport: frozenRunReport(args.format === "stream-json") } : {}),
       },
       onAsk,
       mcp: { onEvent: onMcp, trustProject: args.trustMcp, ...(extra.mcpSources ? { extraSources: extra.mcpSources } : {}) },

@@ -12,8 +12,10 @@ import { WATCHDOG_WORKER_SOURCE } from "./watchdog-worker.ts"
  * command set it: an envelope, a stream-json event), remembers a plugin that
  * froze while loading as a load time-out (load-memory.ts; when several were
  * loading, each as a suspect the next run loads alone), and ends the
- * process with {@link FROZEN_EXIT_CODE}. Processes anvil started are left as
- * `kill -9` would leave them. It starts with the first plugin anvil loads
+ * process with {@link FROZEN_EXIT_CODE}, after KILLing anvil's child
+ * processes and their groups (a plugin's own too; the marked processes that
+ * left them are swept by the process watchdog, process/watchdog.ts, as after
+ * a `kill -9`). It starts with the first plugin anvil loads
  * and beats only while a plugin call is watched: a command without plugins
  * never starts it.
  */
