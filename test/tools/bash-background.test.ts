@@ -1,17 +1,20 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { execFileSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeToolRuntime, type ToolServices } from "../../src/runtime.ts"
 import { BackgroundShells } from "../../src/shell/background-shells.ts"
 import { ToolRunner } from "../../src/tool-framework/runner.ts"
-import { assertEnvelope, builtinTools, callTool, project } from "../support/harness.ts"
+import { assertEnvelope, builtinTools, callTool, project, tempDir } from "../support/harness.ts"
 
 // Bash's run_in_background through the tool pipeline of an agent session: the call answers at once with an id,
 // bash_output reads what is new, bash_stop ends the command, and the session's end ends what still runs.
 
 const PATH = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"
+// A HOME of the test's own: what anvil keeps outside the project (its cache, spill files) stays out of the real one.
+const HOME = tempDir("anvil-bg-home-")
+const env = { PATH, HOME }
 const fast = { tools: { bash: { drain_ms: 100, kill_grace_ms: 300 } }, sandbox: { mode: "off" } }
 
 const runtimes: Array<ManagedRuntime.ManagedRuntime<ToolRunner | ToolServices, unknown>> = []
@@ -22,7 +25,7 @@ afterAll(async () => {
 /** An agent session's tool runtime (it outlives each call, as a background command needs). */
 const agentSession = (root: string, overrides: Record<string, unknown> = {}) => {
   const runtime = ManagedRuntime.make(
-    makeToolRuntime({ cwd: root, env: { PATH }, root, tools: builtinTools, session: { id: "bg-test", interactive: true }, configOverrides: { ...fast, ...overrides } }) as Layer.Layer<
+    makeToolRuntime({ cwd: root, env, root, tools: builtinTools, session: { id: "bg-test", interactive: true }, configOverrides: { ...fast, ...overrides } }) as Layer.Layer<
       ToolRunner | ToolServices
     >,
   )
@@ -49,14 +52,14 @@ describe("bash run_in_background", () => {
   test("answers at once with an id; bash_output blocks until the end and returns stdout and stderr in order, then nothing new", async () => {
     const root = project()
     const s = agentSession(root)
-    const started = performance.now()
-    const bg = await s.call("bash", { command: "echo one; echo two >&2; sleep 0.3; echo three; exit 3", run_in_background: true })
-    expect(performance.now() - started).toBeLessThan(290)
+    // The command cannot end before the test lets it (a file it waits for): the call's answer came while it ran.
+    const bg = await s.call("bash", { command: "echo one; echo two >&2; until [ -e go ]; do sleep 0.02; done; echo three; exit 3", run_in_background: true })
     expect(bg.status).toBe("success")
     const id = bg.data.id as string
     expect(id).toMatch(/^bash_[0-9a-f]{8}$/)
     expect(bg.text).toContain(`Started in the background: ${id}`)
     expect(bg.data.status).toBe("running")
+    writeFileSync(join(root, "go"), "")
     const out = await s.call("bash_output", { id, block: true, timeout_ms: 5000 })
     expect(out.data).toMatchObject({ status: "failed", exit_code: 3, output: "one\ntwo\nthree" })
     expect(out.text).toContain(": exited with code 3")
@@ -129,7 +132,7 @@ describe("bash run_in_background", () => {
     const s = agentSession(root)
     const missing = await s.call("bash", { args: ["no-such-program-anvil"], run_in_background: true })
     expect(missing.error?.code).toBe("NOT_FOUND")
-    const direct = await callTool(root, "bash", { command: "sleep 1", run_in_background: true }, { env: { PATH }, configOverrides: fast })
+    const direct = await callTool(root, "bash", { command: "sleep 1", run_in_background: true }, { env, configOverrides: fast })
     expect(direct.envelope.status).toBe("error")
     expect((direct.envelope as any).error.code).toBe("INVALID_PARAM")
     expect((direct.envelope as any).error.message).toContain("run_in_background")
