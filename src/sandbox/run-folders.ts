@@ -3,6 +3,7 @@ import { lstat, readdir, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { statOf } from "../process/process-table.ts"
+import { livingSince, UNTAGGED_NAME, untaggedOwnerGone, type LivingSince } from "./untagged-run-folders.ts"
 
 /**
  * anvil's folders in the system's temporary folder: a session's `$TMPDIR` and
@@ -13,7 +14,8 @@ import { statOf } from "../process/process-table.ts"
  * — and a later anvil removes those whose process is gone. The pid alone could
  * be a new process's by now; with its start time it names one process for
  * good. A folder named from another PID namespace (a container sharing /tmp)
- * is never judged, nor one of another user, a link, or a name without the tag.
+ * is never judged, nor one of another user or a link; a name without the tag
+ * only by time (untagged-run-folders.ts).
  */
 
 const NAME = /^anvil-.*-p(\d+)s(\d+)n(\d+)-[A-Za-z0-9]{6}$/
@@ -58,22 +60,29 @@ export const ownerGone = (name: string): boolean => {
 let swept: Promise<number> | undefined
 
 /**
- * Removes, once per process, the run folders in `dir` whose owner is gone;
- * resolves to how many went. Asynchronous, so that it runs beside the command
- * that made this anvil need its own folder rather than before it; failures
- * are ignored (the next anvil tries again).
+ * Removes, once per process, the run folders in `dir` whose owner is gone: tagged ones by their tag, untagged ones
+ * (older versions) by time (untagged-run-folders.ts; `since` stands in for the boot and process times in tests);
+ * resolves to how many went. Asynchronous, so that it runs beside the command that made this anvil need its own
+ * folder rather than before it; failures are ignored (the next anvil tries again).
  */
-export const sweepStaleRunFolders = (dir: string = tmpdir()): Promise<number> =>
+export const sweepStaleRunFolders = (dir: string = tmpdir(), since?: LivingSince): Promise<number> =>
   (swept ??= (async () => {
     const uid = process.getuid?.()
     let removed = 0
+    let living: LivingSince | undefined | null = since ?? null
     const names = await readdir(dir).catch(() => [] as Array<string>)
     for (const name of names) {
-      if (!name.startsWith("anvil-") || !ownerGone(name)) continue
+      const untagged = UNTAGGED_NAME.test(name)
+      if (!name.startsWith("anvil-") || !(untagged || ownerGone(name))) continue
       const path = join(dir, name)
       const st = await lstat(path).catch(() => undefined)
       // Only a real folder of this user: /tmp's sticky bit keeps other users from swapping it afterwards.
       if (!st?.isDirectory() || (uid !== undefined && st.uid !== uid)) continue
+      if (untagged) {
+        // Read once, and only when an untagged folder is there (it looks at every process).
+        if (living === null) living = livingSince(uid, pidNamespace())
+        if (living === undefined || !untaggedOwnerGone(st.ctimeMs, living)) continue
+      }
       if (await rm(path, { recursive: true, force: true }).then(() => true, () => false)) removed++
     }
     return removed
