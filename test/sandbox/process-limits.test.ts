@@ -54,6 +54,8 @@ const runBomb = async (program: string, root: string, home: string, mode: string
   const argv = [program, "tool", "bash", JSON.stringify({ args: bombCommand(marker), timeout: 8000 }), "--sandbox", mode]
   const r = await runBinary(asUser === undefined ? argv[0]! : "/usr/bin/setpriv", asUser === undefined ? argv.slice(1) : [`--reuid=${asUser}`, `--regid=${asUser}`, "--clear-groups", ...argv], root, { HOME: home })
   await Bun.sleep(200)
+  // Once (two suites at once on 2 cores) anvil ended within 3 s with nothing on stdout: say how, should it again.
+  if (r.out.trim() === "") throw new Error(`anvil wrote no envelope (exit ${r.code}); stderr:\n${r.err.slice(0, 2000)}`)
   return { envelope: JSON.parse(r.out), left: processesMatching(marker) }
 }
 
