@@ -15,6 +15,7 @@ import { makeSdkHooks } from "./sdk-hooks.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
 import { describeEnd } from "../shell/background-end.ts"
 import type { BackgroundEvent } from "../shell/background-types.ts"
+import { frozenRunReport } from "../cli/freeze-report.ts"
 
 /**
  * The SDK host's session from start to end: opened by the first user message with what the command line and
@@ -99,7 +100,8 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
         // sandbox.autoAllowBashIfSandboxed: an allowedTools rule for one command does not let the others through.
         ...(flags.autoAllowSandboxed ? {} : { sandbox: { auto_allow: false } }),
       },
-      plugins: { onProblem },
+      // A plugin that freezes anvil ends it (exit 8): the watchdog writes a plugins line and the session's result.
+      plugins: { onProblem, freezeReport: frozenRunReport(true) },
       mcp: { extraSources: mcpConfigSources([...flags.mcpConfigs, ...initMcpConfigs], io.cwd, onProblem) },
       hooks: [bridge.planGuard, ...hooks.entries],
       systemPrompt: sessionPrompt,

@@ -10,7 +10,8 @@ import { processesMatching, waitUntil } from "../safety/binary.ts"
 
 // What anvil leaves when the plugin watchdog ends it (exit 8), through the compiled binary: no process of the
 // frozen plugin's (a child, a grandchild holding anvil's stderr, a child in a group of its own), and on standard
-// output of `anvil run -f json|stream-json` the result a script reads, as for any other failure.
+// output of `anvil run -f json|stream-json` (and of the Agent SDK's protocol) the result a script reads, as for any
+// other failure.
 setDefaultTimeout(120_000)
 
 const servers: Array<FakeServer> = []
@@ -79,6 +80,18 @@ describe("after the plugin watchdog ended anvil (exit 8)", () => {
     expect(lines.at(-2)).toMatchObject({ type: "system", subtype: "plugins" })
     expect(lines.at(-1)).toMatchObject({ type: "result", is_error: true, reason: "plugin_frozen", exit_code: 8 })
     expect(lines.at(-1).errors[0]).toBe(lines.at(-2).message)
+    expect(await waitUntil(() => left(tag).length === 0, 1000)).toBe(true)
+  })
+
+  test("the Agent SDK's protocol (-p, stream-json in and out): the same two lines end the output", async () => {
+    const tag = nextTag++
+    const { root, env } = sandbox(tag)
+    const input = `${JSON.stringify({ type: "user", message: { role: "user", content: "go" } })}\n`
+    const r = await runBinary(["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], { cwd: root, env, stdin: input })
+    expect(r.code).toBe(8)
+    const lines = jsonLines(r.stdout)
+    expect(lines.at(-2)).toMatchObject({ type: "system", subtype: "plugins" })
+    expect(lines.at(-1)).toMatchObject({ type: "result", is_error: true, reason: "plugin_frozen", exit_code: 8 })
     expect(await waitUntil(() => left(tag).length === 0, 1000)).toBe(true)
   })
 })
