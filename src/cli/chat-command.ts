@@ -6,6 +6,7 @@ import type { TurnResult } from "../agent/events.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makePrinter } from "../terminal/event-printer.ts"
 import { askHostInTerminal, askInTerminal, askVerifyInTerminal } from "../terminal/permission-prompt.ts"
+import { incrementalCursorPos } from "../terminal/prompt-cursor.ts"
 import { sandboxLine } from "../sandbox/summary.ts"
 import { makeSpinner } from "../terminal/spinner.ts"
 import { colorEnabled, makeStyle, type Style } from "../terminal/style.ts"
@@ -201,6 +202,8 @@ export const chatCommand = async (
         history: [...history],
         historySize: 500,
       } as readline.ReadLineOptions)
+      // Echo of a long typed line stays as quick as of a short one (see prompt-cursor.ts).
+      incrementalCursorPos(rl)
       let done = false
       let armed = false
       // Several lines make one prompt: a paste (bracketed, or lines arriving together), or lines ended with "\".

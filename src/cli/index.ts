@@ -11,7 +11,8 @@ import { EXIT } from "./exit-codes.ts"
 import { GLOBAL_HELP, TOOL_HELP } from "./help-text.ts"
 import { processIO, type CliIO } from "./output.ts"
 import { hasPlugins, projectOf } from "./project.ts"
-import { frozenCallReport, parseToolArgs, toolCommand } from "./tool-command.ts"
+import { frozenCallReport, toolCommand } from "./tool-command.ts"
+import { parseToolArgs } from "./tool-args.ts"
 
 /** Runs the CLI; returns the exit code (0 success or partial, 1 error, 2 usage). */
 export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO()): Promise<number> => {

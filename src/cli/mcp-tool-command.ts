@@ -1,7 +1,8 @@
 import type { CliIO } from "./output.ts"
 import { openCliHub, progressLine } from "./mcp-command.ts"
 import { toolNameOf } from "../mcp/tool-name.ts"
-import { printUnknownName, toolCommand, type ToolCommandArgs } from "./tool-command.ts"
+import { printUnknownName, toolCommand } from "./tool-command.ts"
+import type { ToolCommandArgs } from "./tool-args.ts"
 
 /**
  * `anvil tool mcp__<server>__<tool> …`: starts only that server, runs the call

@@ -7,134 +7,11 @@ import type { Tool } from "../tool-framework/definition.ts"
 import type { ToolSource } from "../tool-framework/registry.ts"
 import { ToolRunner, type ToolOutcome } from "../tool-framework/runner.ts"
 import { watchSignals, type ExitSignal } from "./signals.ts"
-import { flagValue, UsageError } from "./args.ts"
+import { commandLineProblem, withStringFlags, type CommandLineProblem, type ToolCommandArgs } from "./tool-args.ts"
 import { printConfigWarnings } from "./config-warnings.ts"
 import { ignoredSettingsNotice } from "../config/ignored.ts"
-import { stdinWaitMs, type CliIO } from "./output.ts"
+import type { CliIO } from "./output.ts"
 import type { Project } from "./project.ts"
-import { SANDBOX_MODES } from "../sandbox/settings.ts"
-
-/** What `--sandbox` takes on `anvil tool` (true/false go to bash's own `sandbox` parameter). */
-const MODE_WORDS: ReadonlyArray<string> = [...SANDBOX_MODES, "require"]
-
-export interface ToolCommandArgs {
-  readonly name: string
-  readonly params: unknown
-  readonly text: boolean
-  readonly meta: boolean
-  /** `--sandbox MODE` (a mode name; `--sandbox false` is bash's own parameter). */
-  readonly sandbox?: string
-  /** The parameters given were not JSON (passed on as text: a one-string tool takes it, others answer INVALID_PARAM). */
-  readonly notJson?: boolean
-  /** `--trust-plugins`: the project's untrusted plugins load for this call. */
-  readonly trustPlugins?: boolean
-  /** `--trust-mcp`: the project's untrusted MCP server starts for this call. */
-  readonly trustMcp?: boolean
-  /** The text of each `--key value` flag, kept for the tool's string parameters (see withStringFlags). */
-  readonly flagTexts?: Readonly<Record<string, string>>
-}
-
-/** The value of the `--sandbox` flag at `i` (`--sandbox MODE` or `--sandbox=MODE`); "" when none follows. */
-const sandboxValue = (args: ReadonlyArray<string>, i: number): string => (args[i] === "--sandbox" ? (args[i + 1] ?? "") : args[i]!.slice("--sandbox=".length))
-
-/**
- * `anvil tool NAME -`: the parameters from standard input. A pipe whose writer left it open and silent is a usage
- * error after the first-byte wait instead of a hang; a terminal is read to Ctrl-D.
- */
-const paramsFromStdin = async (io: CliIO, name: string): Promise<string> => {
-  const waitMs = stdinWaitMs(io.env)
-  const piped = io.readPipedStdin ? await io.readPipedStdin(waitMs) : undefined
-  if (piped === "silent") {
-    throw new UsageError(
-      `anvil tool ${name}: nothing arrived on standard input within ${waitMs / 1000} s (its writer left it open and silent); ` +
-        `give the parameters as an argument, or set ANVIL_STDIN_WAIT=SECONDS for a producer slow to start`,
-    )
-  }
-  const text = piped ?? (await io.readStdin())
-  // Nothing at all is a mistake in the call (a closed or empty pipe), not parameters for the tool to refuse.
-  if (text.trim() === "") {
-    throw new UsageError(`anvil tool ${name}: standard input was empty; pipe the JSON parameters (echo '{…}' | anvil tool ${name} -) or give them as an argument`)
-  }
-  return text
-}
-
-/**
- * Parses `<name> [JSON | - | --key value ...] [--text] [--meta] [--sandbox MODE] [--trust-plugins] [--trust-mcp]`.
- * Any other `--key` is a tool parameter.
- */
-export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Promise<ToolCommandArgs> => {
-  const [name, ...args] = rest
-  if (name === undefined || name.startsWith("--")) throw new UsageError("anvil tool: name a tool (see `anvil tools`)")
-  let text = false
-  let meta = false
-  let sandbox: string | undefined
-  let params: Record<string, unknown> | undefined
-  let positional: unknown
-  let notJson = false
-  let trust: { trustPlugins?: true; trustMcp?: true } = {}
-  const flagTexts: Record<string, string> = {}
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!
-    if (a === "--text") text = true
-    else if (a === "--meta") meta = true
-    else if (a === "--") continue
-    else if (a === "--trust-plugins") trust = { ...trust, trustPlugins: true }
-    else if (a === "--trust-mcp") trust = { ...trust, trustMcp: true }
-    else if ((a === "--sandbox" || a.startsWith("--sandbox=")) && !["true", "false"].includes(sandboxValue(args, i))) {
-      const given = sandboxValue(args, i)
-      if (!MODE_WORDS.includes(given)) {
-        throw new UsageError(`anvil tool: --sandbox is ${MODE_WORDS.join(", ")} (or true/false, bash's own sandbox parameter), not '${given}'`)
-      }
-      sandbox = given
-      if (a === "--sandbox") i++
-    }
-    else if (a.startsWith("--")) {
-      const eq = a.indexOf("=")
-      const key = eq > 0 ? a.slice(2, eq) : a.slice(2)
-      const next = args[i + 1]
-      const raw = eq > 0 ? a.slice(eq + 1) : next !== undefined && !next.startsWith("--") ? args[++i]! : undefined
-      if (raw !== undefined) flagTexts[key] = raw
-      params = { ...params, [key]: raw === undefined ? true : flagValue(raw) }
-    } else if (positional === undefined) {
-      const source = a === "-" ? await paramsFromStdin(io, name) : a
-      try {
-        positional = JSON.parse(source)
-      } catch {
-        // Not JSON: the tool pipeline decides (a one-string tool takes it as its parameter, else an INVALID_PARAM envelope).
-        positional = source
-        notJson = true
-      }
-    } else throw new UsageError(`anvil tool ${name}: unexpected argument '${a}'`)
-  }
-  if (positional !== undefined && params !== undefined) {
-    if (typeof positional !== "object" || positional === null || Array.isArray(positional)) {
-      throw new UsageError(`anvil tool ${name}: JSON parameters must be an object to combine with --key flags`)
-    }
-    return { name, params: { ...positional, ...params }, text, meta, ...(sandbox ? { sandbox } : {}), ...trust, flagTexts }
-  }
-  return { name, params: positional ?? params ?? {}, text, meta, ...(sandbox ? { sandbox } : {}), ...(notJson ? { notJson } : {}), ...trust, flagTexts }
-}
-
-/**
- * The call's parameters with each `--key value` flag read as the tool's schema wants it: a flag's text is
- * parsed as JSON (numbers, booleans, lists), except for a string parameter, which keeps the text as typed
- * (`--new_string true`, `--content 007`, `--pattern 42` are strings).
- */
-export const withStringFlags = (args: ToolCommandArgs, tools: ReadonlyArray<Tool>): unknown => {
-  const texts = Object.entries(args.flagTexts ?? {})
-  const params = args.params
-  if (texts.length === 0 || typeof params !== "object" || params === null || Array.isArray(params)) return params
-  const wanted = args.name.trim().toLowerCase()
-  const tool = tools.find((t) => [t.name, t.title, ...(t.aliases ?? [])].some((n) => n.toLowerCase() === wanted))
-  const ast = tool?.parameters.ast
-  if (ast?._tag !== "Objects") return params
-  const out: Record<string, unknown> = { ...(params as Record<string, unknown>) }
-  for (const [key, text] of texts) {
-    const field = ast.propertySignatures.find((p) => p.name === (tool!.parameterAliases?.[key] ?? key))
-    if (field?.type._tag === "String") out[key] = text
-  }
-  return out
-}
 
 /** Runs one tool through the full pipeline and prints the envelope (or the model's text). */
 export const toolCommand = async (
@@ -183,9 +60,13 @@ export const toolCommand = async (
     warned = true
     if (strict && warnings.length > 0) return new ConfigStrictError({ count: warnings.length })
     const runner = yield* ToolRunner
-    return yield* runner.run({ name: args.name, params: withStringFlags(args, tools) }, { cancelled: Deferred.await(cancel) })
+    const tool = runner.registry.lookup(args.name)
+    // A command line that cannot be a call of this tool is a usage error; the tool does not run.
+    const problem = tool && commandLineProblem(args, tool)
+    if (problem) return { problem, title: tool.title, tool: tool.name }
+    return yield* runner.run({ name: args.name, params: withStringFlags(args, tool) }, { cancelled: Deferred.await(cancel) })
   }).pipe((call) => Effect.flatMap(services, (context) => Effect.provideContext(call, context)), Effect.scoped)
-  let result: ToolOutcome | ConfigStrictError
+  let result: ToolOutcome | ConfigStrictError | { problem: CommandLineProblem; title: string; tool: string }
   try {
     result = await Effect.runPromise(program)
   } catch (e) {
@@ -204,20 +85,22 @@ export const toolCommand = async (
     io.err(`anvil tool: ${result.message}\n`)
     return 2
   }
+  if ("problem" in result) {
+    // Exit 2 as for any usage error, with the INVALID_PARAM envelope a script reading stdout expects.
+    const { message, fieldErrors } = result.problem
+    const error = { code: "INVALID_PARAM", message: `Invalid parameters for ${result.tool}: ${message}`, field_errors: fieldErrors, retryable: false } as const
+    return usageFailure(io, args, `anvil tool ${args.name}: ${message}`, cliErrorEnvelope(result.title, error, args.params))
+  }
   let outcome = result
   if (signals.signal !== undefined && outcome.envelope.error?.code === "CANCELLED") {
     outcome = { ...outcome, envelope: withSignal(outcome.envelope, signals.signal) }
   }
   if (!outcome.tool) {
-    io.err(`anvil tool: unknown tool '${args.name}' (see \`anvil tools\`)\n`)
-    io.out(`${JSON.stringify(outcome.envelope, null, 2)}\n`)
-    return 2
+    return usageFailure(io, args, `anvil tool: unknown tool '${args.name}' (see \`anvil tools\`)`, outcome.envelope)
   }
-  if (args.notJson && outcome.envelope.error?.code === "INVALID_PARAM") {
-    // A malformed command line still answers with an envelope (stdout) and exits 2 (usage).
-    io.err(`anvil tool ${args.name}: the parameters are not a JSON object (see \`anvil tools --json\`)\n`)
-    io.out(`${JSON.stringify(outcome.envelope, null, 2)}\n`)
-    return 2
+  if (args.notObject && outcome.envelope.error?.code === "INVALID_PARAM") {
+    // Text the tool could not take as its one string parameter: the command line is wrong (exit 2), still with an envelope.
+    return usageFailure(io, args, `anvil tool ${args.name}: the parameters are not a JSON object (see \`anvil tool ${args.name} --help\`)`, outcome.envelope)
   }
   if (args.text) io.out(`${outcome.envelope.text}\n`)
   else {
@@ -240,8 +123,12 @@ export const toolCommand = async (
  */
 export const printUnknownName = (args: ToolCommandArgs, io: CliIO, message: string): number => {
   const error = { code: "INVALID_PARAM", message, field_errors: [{ field: "name", message: "unknown tool" }], retryable: false } as const
-  const envelope = cliErrorEnvelope(args.name, error)
-  io.err(`anvil tool: ${message}\n`)
+  return usageFailure(io, args, `anvil tool: ${message}`, cliErrorEnvelope(args.name, error))
+}
+
+/** A call the command line got wrong: the line on stderr, the envelope (or its text) on stdout, exit 2 as for any usage error. */
+const usageFailure = (io: CliIO, args: ToolCommandArgs, line: string, envelope: Envelope): number => {
+  io.err(`${line}\n`)
   io.out(args.text ? `${envelope.text}\n` : `${JSON.stringify(envelope, null, 2)}\n`)
   return 2
 }
@@ -262,13 +149,13 @@ const internalEnvelope = (name: string, e: unknown): Envelope => {
 }
 
 /** An error envelope the command line makes itself (no call ran), laid out as the pipeline's are. */
-const cliErrorEnvelope = (name: string, error: EnvelopeError): Envelope => ({
+const cliErrorEnvelope = (name: string, error: EnvelopeError, paramsInput: unknown = null): Envelope => ({
   status: "error",
   data: {},
   text: renderErrorText(name, error, []),
   error,
   stats: { time_ms: 0 },
-  context: { cwd: ".", params_input: null },
+  context: { cwd: ".", params_input: paramsInput },
 })
 
 const signalNote = (signal: ExitSignal) => `anvil received ${signal}; every process the call started was ended.`

@@ -1,6 +1,6 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { join } from "node:path"
-import { readSettingsFile } from "./settings-file.ts"
+import { readSettingsFile, unreadableSettingsMessage } from "./settings-file.ts"
 import { defaultCheckCache, rememberCheck, rememberedCheck, type ConfigCheckCache } from "./check-cache.ts"
 export type { ConfigCheckCache } from "./check-cache.ts"
 import type { ConfigWarning } from "./warning.ts"
@@ -128,11 +128,13 @@ export const makeConfig = (
 })
 
 /**
- * The file's text, or undefined when it is not a regular file that can be read (missing, a folder, a
- * FIFO or device, no permission): then it is not a source.
+ * The file's text; undefined when there is none (missing or empty); a ConfigError naming the next step when
+ * something is there that cannot be read (a folder, a FIFO or device, no permission): a folder named anvil.json
+ * passed over in silence leaves the user wondering why their settings have no effect.
  */
-const readText = (file: string): string | undefined => {
+const readText = (file: string): string | undefined | ConfigError => {
   const read = readSettingsFile(file)
+  if (read.kind === "unreadable") return new ConfigError(`${file} ${unreadableSettingsMessage(file, read.reason)}`)
   return read.kind === "text" ? read.text : undefined
 }
 
@@ -194,6 +196,7 @@ export const readConfig = async (options: ConfigOptions): Promise<ConfigShape | 
   let cache: ConfigCheckCache | undefined
   for (const { file, source } of candidates) {
     const text = readText(file)
+    if (text instanceof ConfigError) return text
     if (text === undefined) continue
     if (cache === undefined && options.checkCache !== false) {
       cache = options.checkCache ?? defaultCheckCache(options.env)

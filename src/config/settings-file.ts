@@ -1,4 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs"
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs"
+
+let nullDevice: number | undefined
+/** /dev/null's device number: a settings file linked (or, in a command's sandbox, bound) to it holds nothing. */
+const isNullDevice = (rdev: number): boolean => rdev === (nullDevice ??= statSync("/dev/null").rdev)
 
 /** What is at a settings file's path (anvil.json, .mcp.json). */
 export type SettingsFileText =
@@ -23,6 +27,7 @@ export const readSettingsFile = (file: string): SettingsFileText => {
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
     const stat = fstatSync(fd)
+    if (stat.isCharacterDevice() && isNullDevice(stat.rdev)) return { kind: "missing" }
     if (!stat.isFile()) return { kind: "unreadable", reason: stat.isDirectory() ? "it is a folder" : "it is not a regular file" }
     if (stat.size === 0) return { kind: "missing" }
     // TextDecoder drops a leading byte order mark.
@@ -34,4 +39,21 @@ export const readSettingsFile = (file: string): SettingsFileText => {
   } finally {
     if (fd !== undefined) closeSync(fd)
   }
+}
+
+/**
+ * What to tell the user about a settings file that is there but cannot be read: it is not a source of
+ * settings, and passing over it in silence would leave them wondering why their settings have no effect.
+ * Said after the file's name.
+ */
+export const unreadableSettingsMessage = (file: string, reason: string): string => {
+  const next =
+    reason === "it is a folder"
+      ? "move the folder away (or rename it) and write the settings in a file of that name"
+      : reason === "permission denied"
+        ? `make it readable (chmod u+r '${file}') or remove it`
+        : reason === "it is not a regular file"
+          ? "replace it with a regular JSON file, or remove it"
+          : "fix or remove it"
+  return `cannot be read as a settings file (${reason}): ${next}.`
 }

@@ -30,7 +30,9 @@ export const readSettingsFlag = (values: ReadonlyArray<string>): SettingsFlag =>
       try {
         text = readFileSync(value, "utf8")
       } catch (e) {
-        errors.push(`--settings: cannot read ${value} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+        const code = (e as NodeJS.ErrnoException).code
+        // A folder is the one mistake whose code (EISDIR) does not say what to do.
+        errors.push(`--settings: cannot read ${value} (${code === "EISDIR" ? "it is a folder: name the JSON file in it" : (code ?? (e as Error).message)})`)
         continue
       }
     }

@@ -1,6 +1,6 @@
 import { isAbsolute, join, resolve } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
-import { readSettingsFile } from "../config/settings-file.ts"
+import { readSettingsFile, unreadableSettingsMessage } from "../config/settings-file.ts"
 import { serverSpec, type ServerScope, type ServerSpec } from "./server-config.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { userConfigHome } from "../workspace/state-dir.ts"
@@ -33,7 +33,7 @@ export interface SourceProblem {
 const readSource = (file: string, scope: ServerScope, only = false): ServerSource | SourceProblem | undefined => {
   const read = readSettingsFile(file)
   if (read.kind === "missing") return undefined
-  if (read.kind === "unreadable") return { source: file, message: `cannot be read: ${read.reason}` }
+  if (read.kind === "unreadable") return { source: file, message: unreadableSettingsMessage(file, read.reason) }
   const text = read.text
   try {
     const parsed = parseJsonc(text)

@@ -35,18 +35,34 @@ describe("config", () => {
     for (const key of ["zero", "neg", "text", "nan", "missing"]) expect(c.count(key, 7)).toBe(7)
   })
 
-  test("an anvil.json that is not a regular file (a FIFO, a device, a folder) is not a source and never stalls the start", async () => {
+  test("a project or user anvil.json that is not a regular file (a FIFO, a device, a folder) is a ConfigError with the next step, and never stalls the start", async () => {
+    const failure = async (root: string, env: Record<string, string> = {}) => {
+      const r = await load(root, env)
+      if (r._tag !== "Failure") throw new Error("expected a ConfigError")
+      expect(r.failure).toBeInstanceOf(ConfigError)
+      return r.failure.message
+    }
     const root = project({}, { marker: false })
     expect(Bun.spawnSync(["mkfifo", join(root, "anvil.json")]).exitCode).toBe(0)
+    expect(await failure(root)).toBe(`${join(root, "anvil.json")} cannot be read as a settings file (it is not a regular file): replace it with a regular JSON file, or remove it.`)
+    const folder = project({ "anvil.json/x": "" }, { marker: false })
+    expect(await failure(folder)).toBe(
+      `${join(folder, "anvil.json")} cannot be read as a settings file (it is a folder): move the folder away (or rename it) and write the settings in a file of that name.`,
+    )
     const home = tempDir()
-    writeTree(home, { ".config/anvil/anvil.json": { link: "/dev/zero" } })
-    const r = await load(root, { HOME: home })
+    writeTree(home, { ".config/anvil/anvil.json/settings.json": "{}" })
+    expect(await failure(project(), { HOME: home })).toContain(`${join(home, ".config/anvil/anvil.json")} cannot be read as a settings file (it is a folder)`)
+    const device = tempDir()
+    writeTree(device, { ".config/anvil/anvil.json": { link: "/dev/zero" } })
+    expect(await failure(project(), { HOME: device })).toContain("(it is not a regular file)")
+  })
+
+  test("an anvil.json linked to /dev/null holds no settings (as an empty one)", async () => {
+    const home = tempDir()
+    writeTree(home, { ".config/anvil/anvil.json": { link: "/dev/null" } })
+    const r = await load(project({}, { marker: false }), { HOME: home })
     if (r._tag !== "Success") throw r.failure
     expect(r.success.sources).toEqual([])
-    const folder = project({ "anvil.json/x": "" }, { marker: false })
-    const f = await load(folder)
-    if (f._tag !== "Success") throw f.failure
-    expect(f.success.sources).toEqual([])
   })
 
   test("a broken anvil.json is a ConfigError naming the file", async () => {

@@ -36,7 +36,9 @@ describe("settings files are read only when they are regular files", () => {
     fifo(root, ".mcp.json")
     writeFileSync(join(root, "anvil.json"), JSON.stringify({ mcpServers: { one: { command: "true" } } }))
     const { sources, problems } = standardSources(root, { HOME: tempDir() })
-    expect(problems).toEqual([{ source: join(root, ".mcp.json"), message: "cannot be read: it is not a regular file" }])
+    expect(problems).toEqual([
+      { source: join(root, ".mcp.json"), message: "cannot be read as a settings file (it is not a regular file): replace it with a regular JSON file, or remove it." },
+    ])
     expect(sources.map((s) => Object.keys(s.servers))).toEqual([["one"]])
   })
 

@@ -49,5 +49,6 @@ describe("Claude print-mode flags", () => {
     expect(parsePrintFlags(["--settings", join(dir, "settings.json")]).autoAllowSandboxed).toBe(true)
     expect(parsePrintFlags(["--settings", "{not json"]).errors[0]).toContain("--settings is not valid JSON")
     expect(parsePrintFlags(["--settings", join(dir, "missing.json")]).errors).toEqual([`--settings: cannot read ${join(dir, "missing.json")} (ENOENT)`])
+    expect(parsePrintFlags(["--settings", dir]).errors).toEqual([`--settings: cannot read ${dir} (it is a folder: name the JSON file in it)`])
   })
 })
