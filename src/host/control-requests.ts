@@ -120,9 +120,15 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
       return
     }
     // What the next model request would hold, by part (estimated: anvil asks no token-count API).
+    // Before the first message too, as Claude Code answers: the session opens now (the system prompt, tools and
+    // instruction files it measures are the session's), and the first turn announces it.
     case "get_context_usage": {
-      if (!state.session) return channel.fail(id, "no context yet: the session opens with the first user message")
-      channel.succeed(id, contextUsageResponse(state.session.contextUsage(), state.lastUsage))
+      try {
+        const session = state.session ?? (await state.ensureSession!())
+        channel.succeed(id, contextUsageResponse(session.contextUsage(), state.lastUsage))
+      } catch (e) {
+        channel.fail(id, `no context: the session cannot open (${(e as Error).message ?? String(e)})`)
+      }
       return
     }
     case "set_max_thinking_tokens": {

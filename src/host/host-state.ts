@@ -39,8 +39,10 @@ export interface HostState {
   model: string | undefined
   /** The program's hooks, made when the session opens. */
   hooks: SdkHooks | undefined
-  /** The session, opened by the first user message. */
+  /** The session, opened by the first user message (or a get_context_usage before it). */
   session: AgentSessionShape | undefined
+  /** Opens the session if it is not open yet (HostTurns.ensureSession), for a control request that needs it. */
+  ensureSession: (() => Promise<AgentSessionShape>) | undefined
   /** The session's service; disposing it ends the session. */
   sessionRuntime: ManagedRuntime.ManagedRuntime<AgentSession, AgentSetupError> | undefined
   /** The session's messages out, named with its model now. */
@@ -77,6 +79,7 @@ export const makeHostState = (fixed: Pick<HostState, "flags" | "io" | "root" | "
     model: hostModel(fixed.flags.model),
     hooks: undefined,
     session: undefined,
+    ensureSession: undefined,
     sessionRuntime: undefined,
     stream: undefined,
     structured: undefined,

@@ -1,6 +1,7 @@
 import { Deferred, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
+import type { OpenedSession } from "./session-lifecycle.ts"
 import { turnWithoutSteps, type TurnResult } from "../agent/events.ts"
 import { startFailureResult } from "../cli/claude-stream.ts"
 import { EXIT, exitCodeOf } from "../cli/exit-codes.ts"
@@ -24,6 +25,11 @@ export interface HostTurns {
   readonly turn: (text: string) => Promise<void>
   /** Ends the running turn as the program's own decision (a hook's `continue: false`, with its reason). */
   readonly stopTurn: (why: string) => void
+  /**
+   * The session, opened now if no turn opened it yet (once, however many ask at the same time); the first turn
+   * still announces it. Rejects when it cannot open; the next call tries again.
+   */
+  readonly ensureSession: () => Promise<AgentSessionShape>
 }
 
 /**
@@ -32,7 +38,7 @@ export interface HostTurns {
  */
 export const makeHostTurns = (
   state: HostState,
-  open: (stopTurn: (why: string) => void) => Promise<AgentSessionShape>,
+  open: (stopTurn: (why: string) => void) => Promise<OpenedSession>,
   signal: () => ExitSignal | undefined,
 ): HostTurns => {
   const { flags, io } = state
@@ -123,10 +129,25 @@ export const makeHostTurns = (
     }
   }
 
+  let opening: Promise<OpenedSession> | undefined
+  let announced = false
+  const opened = (): Promise<OpenedSession> =>
+    (opening ??= open(stopTurn).then(
+      (o) => ((state.session = o.session), o),
+      (e: unknown) => {
+        opening = undefined
+        throw e
+      },
+    ))
+
   const turn = async (text: string): Promise<void> => {
     if (signal() !== undefined) return
     try {
-      state.session ??= await open(stopTurn)
+      const { announce } = await opened()
+      if (!announced) {
+        announced = true
+        await announce()
+      }
     } catch (e) {
       const message = e instanceof AgentSetupError ? e.message : (e as Error).message ?? String(e)
       state.line(startFailureResult(message, EXIT.config))
@@ -185,5 +206,5 @@ export const makeHostTurns = (
     if (ended !== undefined) state.exitCode = exitCodeOf(result, ended)
   }
 
-  return { turn, stopTurn }
+  return { turn, stopTurn, ensureSession: () => opened().then((o) => o.session) }
 }

@@ -62,7 +62,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
     stopInput.abort()
   })
   const stopWatchingOutput = io.onOutputGone?.(outputReaderGone)
-  const { turn } = makeHostTurns(state, (stopTurn) => openSession(state, bridge, stopTurn), () => signals.signal)
+  const { turn, ensureSession } = makeHostTurns(state, (stopTurn) => openSession(state, bridge, stopTurn), () => signals.signal)
+  state.ensureSession = ensureSession
 
   // Turns run one after another while control messages keep being read (an interrupt arrives during a turn).
   let queue: Promise<void> = Promise.resolve()

@@ -43,11 +43,20 @@ export const mcpServers = (state: HostState, opened: AgentSessionShape | undefin
   })),
 ]
 
+/** An open session, and what tells the program it opened (the first user message does; see {@link openSession}). */
+export interface OpenedSession {
+  readonly session: AgentSessionShape
+  /** Writes `system`/`init` and the session's warnings, then runs the program's SessionStart hook. */
+  readonly announce: () => Promise<void>
+}
+
 /**
- * Opens the session (the first user message does): its hooks call `stopTurn` for a `continue: false`. Sets the
- * state's session service, hooks, stream and structured output; rejects with an AgentSetupError when it cannot start.
+ * Opens the session (the first user message does, or a get_context_usage before it): its hooks call `stopTurn`
+ * for a `continue: false`. Sets the state's session service, hooks, stream and structured output; rejects with an
+ * AgentSetupError when it cannot start. The program hears of it (`init`, SessionStart) only from `announce`, which
+ * the first turn calls, as Claude Code's init starts the first turn's messages.
  */
-export const openSession = async (state: HostState, bridge: PermissionBridge, stopTurn: (why: string) => void): Promise<AgentSessionShape> => {
+export const openSession = async (state: HostState, bridge: PermissionBridge, stopTurn: (why: string) => void): Promise<OpenedSession> => {
   const { flags, io, initialize, onProblem } = state
   const hookBase = () => ({
     session_id: state.session?.id ?? "",
@@ -116,46 +125,63 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
   // As Claude Code's, the init message lists the MCP servers' tools: the first request waits for them anyway.
   await opened.mcpReady
   const stream = (state.stream = streamFor(state, opened))
-  stream.init({
-    cwd: io.cwd,
-    model: opened.model.id,
-    tools: opened.tools.map((t) => t.name),
-    mcp_servers: mcpServers(state, opened),
-    permissionMode: state.mode,
-    version: VERSION,
-    profile: opened.profile.name,
-    engine: opened.engine,
-    resumed: opened.resumed,
-    ...(customAgents.length > 0 ? { agents: ["explore", ...customAgents.map((a) => a.name)] } : {}),
-    // Named as supportedCommands() names them.
-    slash_commands: opened.commands.map(sdkCommandName),
-    // Claude Code lists each plugin's name and path; anvil adds where it came from and whether it loaded.
-    plugins: opened.plugins.reports.map((r) => ({ name: r.name, path: r.path, source: r.source, status: r.status })),
+  state.stopTaskMessages = opened.background.subscribe((e) => {
+    for (const message of taskMessages(e)) state.stream?.system(...message)
   })
-  state.stopTaskMessages = opened.background.subscribe((e) => state.stream?.system(...taskMessage(e)))
-  if (flags.ignored.length > 0) stream.system("ignored_flags", { flags: flags.ignored, message: `accepted but not acted on: ${flags.ignored.join(", ")}` })
-  // The project file's settings left out for want of trust, as `anvil run --output-format stream-json` reports them.
-  if (opened.sandbox.settings.projectIgnored) stream.system("warning", { source: "sandbox", message: opened.sandbox.settings.projectIgnored })
-  if (opened.settingsIgnored) stream.system("warning", { source: "config", message: opened.settingsIgnored })
-  if (opened.verifySkipped) stream.system("warning", { source: "config", message: opened.verifySkipped })
-  for (const note of hooks.invalid) onProblem(note)
-  if (hooks.uncalled.length > 0) onProblem(`the host's hooks for ${hooks.uncalled.join(", ")} are never called: anvil has no such events (it calls PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and SessionEnd)`)
-  if (hooks.has("SessionStart")) {
-    const verdict = await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })
-    for (const text of verdict.additionalContext) opened.addContext(text)
+  const announce = async () => {
+    // The stream of the model in use now (a set_model before the first turn made it again).
+    const out = state.stream ?? stream
+    out.init({
+      cwd: io.cwd,
+      model: opened.model.id,
+      tools: opened.tools.map((t) => t.name),
+      mcp_servers: mcpServers(state, opened),
+      permissionMode: state.mode,
+      version: VERSION,
+      profile: opened.profile.name,
+      engine: opened.engine,
+      resumed: opened.resumed,
+      ...(customAgents.length > 0 ? { agents: ["explore", ...customAgents.map((a) => a.name)] } : {}),
+      // Named as supportedCommands() names them.
+      slash_commands: opened.commands.map(sdkCommandName),
+      // Claude Code lists each plugin's name and path; anvil adds where it came from and whether it loaded.
+      plugins: opened.plugins.reports.map((r) => ({ name: r.name, path: r.path, source: r.source, status: r.status })),
+    })
+    if (flags.ignored.length > 0) out.system("ignored_flags", { flags: flags.ignored, message: `accepted but not acted on: ${flags.ignored.join(", ")}` })
+    // The project file's settings left out for want of trust, as `anvil run --output-format stream-json` reports them.
+    if (opened.sandbox.settings.projectIgnored) out.system("warning", { source: "sandbox", message: opened.sandbox.settings.projectIgnored })
+    if (opened.settingsIgnored) out.system("warning", { source: "config", message: opened.settingsIgnored })
+    if (opened.verifySkipped) out.system("warning", { source: "config", message: opened.verifySkipped })
+    for (const note of hooks.invalid) onProblem(note)
+    if (hooks.uncalled.length > 0) onProblem(`the host's hooks for ${hooks.uncalled.join(", ")} are never called: anvil has no such events (it calls PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart and SessionEnd)`)
+    if (hooks.has("SessionStart")) {
+      const verdict = await hooks.call("SessionStart", { source: opened.resumed ? "resume" : "startup" })
+      for (const text of verdict.additionalContext) opened.addContext(text)
+    }
   }
-  return opened
+  return { session: opened, announce }
 }
 
 /**
  * A background command's start or end as Claude Code tells a program of its tasks: `task_started`, then
- * `task_notification` with `completed`, `failed` (a non-zero exit, its timeout) or `stopped`.
+ * `task_updated` with its end status and `task_notification` with `completed`, `failed` (a non-zero exit, its
+ * timeout) or `stopped`. A foreground command moved to the background (backgroundTasks()) starts as a task the
+ * call waited on (`is_backgrounded: false`), then `task_updated` patches it into the background, as Claude Code
+ * tells its Ctrl+B.
  */
-const taskMessage = ({ type, shell, callId, outputFile }: BackgroundEvent): [string, Record<string, unknown>] => {
+const taskMessages = ({ type, shell, callId, outputFile, moved }: BackgroundEvent): ReadonlyArray<[string, Record<string, unknown>]> => {
   const ids = { task_id: shell.id, ...(callId !== undefined ? { tool_use_id: callId } : {}) }
-  if (type === "started") return ["task_started", { ...ids, description: shell.command, task_type: "local_bash", is_backgrounded: true }]
+  if (type === "started") {
+    const started: [string, Record<string, unknown>] = ["task_started", { ...ids, description: shell.command, task_type: "local_bash", is_backgrounded: !moved }]
+    return moved ? [started, ["task_updated", { task_id: shell.id, patch: { is_backgrounded: true } }]] : [started]
+  }
   const status = shell.status === "completed" ? "completed" : shell.status === "killed" ? "stopped" : "failed"
-  return ["task_notification", { ...ids, status, output_file: outputFile, summary: `Background command "${shell.command}" ${shell.end ? describeEnd(shell.end) : "ended"}` }]
+  // task_updated carries the raw status (killed, not stopped) and when it ended, in milliseconds since the epoch.
+  const patch = { status: shell.status === "completed" ? "completed" : shell.status === "killed" ? "killed" : "failed", end_time: Date.now() }
+  return [
+    ["task_updated", { task_id: shell.id, patch }],
+    ["task_notification", { ...ids, status, output_file: outputFile, summary: `Background command "${shell.command}" ${shell.end ? describeEnd(shell.end) : "ended"}` }],
+  ]
 }
 
 /** Ends the session, if one opened: the program's SessionEnd hook, then the session's service. */

@@ -32,6 +32,8 @@ export interface Job {
   endSeen: boolean
   /** Brings its output file up to date before it is looked at (a moved command's output is copied in then). */
   refresh: () => void
+  /** It was a foreground command's, moved to the background while it ran. */
+  moved?: boolean
 }
 
 export const makeJobTable = () => {
@@ -51,7 +53,7 @@ export const makeJobTable = () => {
   })
 
   const tell = (type: BackgroundEvent["type"], job: Job) => {
-    const event: BackgroundEvent = { type, shell: view(job), callId: job.request.callId, outputFile: job.file.path }
+    const event: BackgroundEvent = { type, shell: view(job), callId: job.request.callId, outputFile: job.file.path, ...(job.moved ? { moved: true } : {}) }
     for (const listener of listeners) {
       try {
         listener(event)

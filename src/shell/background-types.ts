@@ -100,6 +100,8 @@ export interface BackgroundEvent {
   readonly callId?: string | undefined
   /** Where its output is, as an absolute path. */
   readonly outputFile: string
+  /** It began as a foreground command and was moved to the background while it ran (a host's Ctrl+B). */
+  readonly moved?: boolean
 }
 
 export interface ReadOptions {

@@ -113,6 +113,7 @@ export const makeForeground = (table: JobTable, scope: Scope.Scope, context: Con
       )
       job.fiber = yield* Effect.forkIn(Effect.asVoid(follow), scope)
       job.announced = true
+      job.moved = true
       table.tell("started", job)
       return Option.some<Moved>({ view: table.view(job), live: live !== undefined })
     }).pipe(Effect.provideContext(context))

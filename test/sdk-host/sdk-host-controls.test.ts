@@ -75,6 +75,35 @@ describe("an API error", () => {
 })
 
 describe("getContextUsage() and setMaxThinkingTokens()", () => {
+  test("before the first message: the system prompt, tool schemas and instruction files are counted, no messages; the turn then runs as usual", async () => {
+    const root = project({ "AGENTS.md": `# Rules\n${"Keep it short. ".repeat(200)}\n` })
+    const { env, server } = model([{ text: "Hello." }])
+    let asked: () => void = () => {}
+    const answered = new Promise<void>((r) => (asked = r))
+    async function* prompts(): AsyncGenerator<SDKUserMessage> {
+      await answered
+      yield { type: "user", message: { role: "user", content: "say hello" }, parent_tool_use_id: null, session_id: "" }
+    }
+    const q = query({ prompt: prompts(), options: base(root, env) })
+    const usage = await q.getContextUsage()
+    asked()
+    const messages = await collect(q)
+    const row = (id: string) => usage.categories.find((c) => c.id === id)!
+    expect(usage.model).toBe("openai/gpt-test")
+    expect(row("system_prompt").tokens).toBeGreaterThan(0)
+    expect(row("system_tools").tokens).toBeGreaterThan(1000)
+    expect(usage.systemTools.map((t) => t.name)).toContain("bash")
+    expect(row("messages").tokens).toBe(0)
+    expect(usage.memoryFiles.map((f) => f.path)).toEqual(["AGENTS.md"])
+    expect(usage.apiUsage).toBeNull()
+    expect(usage.totalTokens).toBe(usage.categories.filter((c) => c.kind === "used").reduce((n, c) => n + c.tokens, 0))
+    // No model request was needed to answer; the session opened once and was announced once, by the turn.
+    expect(server.requests.length).toBe(1)
+    expect(messages.filter((m: any) => m.type === "system" && m.subtype === "init").length).toBe(1)
+    expect(messages[0]).toMatchObject({ type: "system", subtype: "init" })
+    expect((resultOf(messages) as any).result).toBe("Hello.")
+  })
+
   test("the context's parts after a turn: the prompt, the instruction files, the tools offered and deferred, the messages", async () => {
     const root = project({ "AGENTS.md": `# Rules\n${"Keep it short. ".repeat(200)}\n` })
     const { env } = model([{ text: "Hello." }])

@@ -707,6 +707,17 @@ describe("backgroundTasks(): the program moves a running command to the backgrou
     expect((resultOf(messages) as any).result).toBe("Done.")
     const tasks = messages.filter((m: any) => m.type === "system" && (m.subtype === "task_started" || m.subtype === "task_notification")) as Array<any>
     expect(tasks.map((t) => [t.subtype, t.tool_use_id, t.status])).toEqual([["task_started", "f1", undefined], ["task_notification", "f1", "completed"]])
+    // As Claude Code tells its Ctrl+B: a task the call waited on, patched into the background, then its end.
+    const lifecycle = messages.filter((m: any) => m.type === "system" && String(m.subtype).startsWith("task_")) as Array<any>
+    const id = tasks[0].task_id
+    expect(lifecycle.map((t) => [t.subtype, t.is_backgrounded, t.patch?.is_backgrounded, t.patch?.status])).toEqual([
+      ["task_started", false, undefined, undefined],
+      ["task_updated", undefined, true, undefined],
+      ["task_updated", undefined, undefined, "completed"],
+      ["task_notification", undefined, undefined, undefined],
+    ])
+    for (const t of lifecycle) expect(t.task_id).toBe(id)
+    expect(lifecycle[2].patch.end_time).toBeGreaterThan(0)
     // The f1 answer came long before the command's two seconds were over.
     const f1At = messages.findIndex((m: any) => m.type === "user" && JSON.stringify(m.message.content).includes('"f1"'))
     expect(f1At).toBeLessThan(messages.findIndex((m: any) => m.subtype === "task_notification"))
