@@ -4,7 +4,7 @@ import { ConfigStrictError } from "../config/config.ts"
 import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { AGENT_DEFAULTS } from "../config/sections/agent.ts"
 import { DEFAULT_COMPACTION } from "./compaction.ts"
-import { ModelError, type LanguageModelShape } from "../llm/model.ts"
+import { ModelError, type LanguageModelShape, type ThinkingRequest } from "../llm/model.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
 import type { AllowRule } from "../permission/allow-rule.ts"
 import { ConfigError } from "../config/config.ts"
@@ -125,6 +125,8 @@ export interface AgentSessionOptions {
   readonly hooks?: ReadonlyArray<HookEntry>
   /** The system prompt: `replace` instead of anvil's own, and/or `append` after it (the Agent SDK's systemPrompt options). */
   readonly systemPrompt?: { readonly replace?: string; readonly append?: string }
+  /** Extended thinking from the first request (see setThinking). */
+  readonly thinking?: ThinkingRequest
   /** MCP servers: where their state changes and progress go, and server definitions from plugin folders. */
   readonly mcp?: {
     /** Start the project's untrusted servers for this session (`--trust-mcp`). */
@@ -183,6 +185,8 @@ export interface AgentSessionShape {
    * resumed without a model named, the session continues with the one it used last.
    */
   readonly setModel: (flag: string) => Promise<LanguageModelShape>
+  /** Extended thinking for the next requests (the Agent SDK's maxThinkingTokens / thinking); undefined turns it off. */
+  readonly setThinking: (thinking: ThinkingRequest | undefined) => void
   /**
    * Context for the model from the session's start (a host's SessionStart hook): sent with the next turn, before
    * its prompt, as a message of its own, so a system prompt the program replaced does not lose it.
@@ -282,6 +286,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   } else booted = await bootWith(options.modelFlag)
   // The model may change while the session runs (setModel): the loop and the subagents read it through `boot.model`.
   let currentModel = booted.model
+  let thinking = options.thinking
   const boot: AgentBoot = {
     ...booted,
     get model() {
@@ -455,6 +460,9 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
       const failure = exit.cause.reasons.find((r) => r._tag === "Fail") as { error?: { message?: string } } | undefined
       throw new AgentSetupError(failure?.error?.message ?? `the model '${flag}' cannot be used`)
     },
+    setThinking: (wanted) => {
+      thinking = wanted
+    },
     profile,
     engine,
     // Read when asked: MCP servers' tools join while the session runs.
@@ -521,6 +529,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
         mayCall: (tools) => {
           if (offersBash(tools)) sandbox.commandComing()
         },
+        thinking: () => thinking,
         ...(turn.cancelled ? { cancelled: turn.cancelled } : {}),
         ...(pendingContext.length > 0 || background.list().length > 0 ? { context: [...pendingContext.splice(0), ...backgroundNotes(background.list(), toldEnded)] } : {}),
       }

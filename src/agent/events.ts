@@ -1,4 +1,4 @@
-import type { ModelToolCall, Usage } from "../llm/model.ts"
+import type { ModelToolCall, ThinkingBlock, Usage } from "../llm/model.ts"
 import type { Envelope } from "../protocol/envelope.ts"
 import type { ExecutionMeta } from "../protocol/execution-meta.ts"
 
@@ -63,6 +63,8 @@ export type AgentEvent =
   | { readonly type: "step_start"; readonly step: number }
   | { readonly type: "model_request"; readonly step: number; readonly bytes: number; readonly attempt: number }
   | { readonly type: "text_delta"; readonly text: string }
+  /** The model's extended thinking as it streams. */
+  | { readonly type: "thinking_delta"; readonly text: string }
   | { readonly type: "raw"; readonly data: string }
   /** A model request failed and will be retried after `delay_ms`. */
   | { readonly type: "retry"; readonly attempt: number; readonly max_retries: number; readonly delay_ms: number; readonly message: string; readonly status?: number }
@@ -71,6 +73,8 @@ export type AgentEvent =
       readonly text: string
       readonly tool_calls: ReadonlyArray<ModelToolCall>
       readonly usage: Usage
+      /** Its extended thinking, whole, before its text. */
+      readonly thinking?: ReadonlyArray<ThinkingBlock>
       /** ReAct engine: the parsed parts of the reply. */
       readonly react?: { readonly thought: string; readonly action?: string; readonly action_input?: string; readonly final_answer?: string }
     }

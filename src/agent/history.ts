@@ -24,6 +24,10 @@ export const AssistantItem = Schema.Struct({
   usage: Schema.optionalKey(TokenUsage),
   /** The turn was cut short (cancelled or failed mid-stream). */
   interrupted: Schema.optionalKey(Schema.Boolean),
+  /** Its extended thinking, sent back with it (Anthropic checks each block's signature while its calls are answered). */
+  thinking: Schema.optionalKey(
+    Schema.Array(Schema.Struct({ thinking: Schema.String, signature: Schema.optionalKey(Schema.String), redacted: Schema.optionalKey(Schema.String) })),
+  ),
 })
 export type AssistantItem = typeof AssistantItem.Type
 
@@ -67,7 +71,7 @@ export const toNativeMessages = (items: ReadonlyArray<HistoryItem>): Array<Model
         break
       case "assistant": {
         const calls = item.tool_calls.filter((c) => answered.has(c.id))
-        out.push({ role: "assistant", content: item.text, ...(calls.length > 0 ? { toolCalls: calls } : {}) })
+        out.push({ role: "assistant", content: item.text, ...(calls.length > 0 ? { toolCalls: calls } : {}), ...(item.thinking ? { thinking: item.thinking } : {}) })
         break
       }
       case "tool":

@@ -1,5 +1,5 @@
 import { Cause, Clock, Effect, Fiber } from "effect"
-import { collectTurn, type LanguageModelShape, type ModelEvent, type ModelToolCall, type ModelToolSpec, type Usage } from "../llm/model.ts"
+import { collectTurn, type LanguageModelShape, type ModelEvent, type ModelToolCall, type ModelToolSpec, type ThinkingRequest, type Usage } from "../llm/model.ts"
 import type { ToolCall, ToolOutcome, ToolRunnerShape } from "../tool-framework/runner.ts"
 import { compactHistory, DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.ts"
 import type { AgentEvent, PermissionDenial, TurnReason, TurnResult, TurnStatus } from "./events.ts"
@@ -69,6 +69,8 @@ export interface LoopOptions {
    * meanwhile: bash's cage. Not at the session's start: a session that never asks the model pays nothing.
    */
   readonly mayCall?: (tools: ReadonlyArray<string>) => void
+  /** Extended thinking for the next request (none when it returns undefined); read before each one. */
+  readonly thinking?: () => ThinkingRequest | undefined
 }
 
 /** Whether bash is among the tools offered (under its own name or Claude's). */
@@ -318,6 +320,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           case "text_delta":
             partial += event.text
             return emit({ type: "text_delta", text: event.text })
+          case "thinking_delta":
+            return emit({ type: "thinking_delta", text: event.text })
           case "raw":
             return emit({ type: "raw", data: event.data })
           case "request":
@@ -337,11 +341,14 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
             return Effect.void
         }
       }
+      // Asked for each request: the host may change the thinking budget while the session runs.
+      const thinking = options.thinking?.()
       const request = {
         system,
         messages: messages(),
         tools: nativeTools,
         ...(react ? { stop: REACT_STOP } : {}),
+        ...(thinking ? { thinking } : {}),
       }
       const streaming = collectTurn(model.stream(request), onEvent)
       const askedAt = yield* Clock.currentTimeMillis
@@ -385,9 +392,10 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
         }
       } else {
         calls = turn.toolCalls.map((call) => ({ call, params: parseArguments(call.arguments) }))
-        assistant = { type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage }
+        const thought = turn.thinking.length > 0 ? { thinking: turn.thinking } : {}
+        assistant = { type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage, ...thought }
         if (calls.length === 0) answer = turn.text
-        yield* emit({ type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage })
+        yield* emit({ type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage, ...thought })
       }
       yield* append(assistant)
 

@@ -126,7 +126,10 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
       const parent_tool_use_id = parent ?? null
       switch (event.type) {
         case "assistant": {
-          const content: Array<Record<string, unknown>> = []
+          // Thinking first, as Claude's messages have it; a redacted block keeps only its encrypted data.
+          const content: Array<Record<string, unknown>> = (event.thinking ?? []).map((b) =>
+            b.redacted !== undefined ? { type: "redacted_thinking", data: b.redacted } : { type: "thinking", thinking: b.thinking, signature: b.signature ?? "" },
+          )
           if (event.text !== "") content.push({ type: "text", text: event.text })
           for (const call of event.tool_calls) content.push(toolUseBlock(call))
           send({

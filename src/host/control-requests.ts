@@ -11,6 +11,7 @@ import { sdkCommands } from "./sdk-commands.ts"
 import { activeClaudePlugins } from "../plugins/plugin-extras.ts"
 import { mcpServers, streamFor } from "./session-lifecycle.ts"
 import { contextUsageResponse } from "./sdk-context-usage.ts"
+import { thinkingInForce } from "./thinking-flags.ts"
 
 /**
  * The program's control requests, each answered with one `control_response`: `initialize` (its hooks, servers,
@@ -140,9 +141,9 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
       if (display !== undefined && display !== null && !["summarized", "omitted", "highlights"].includes(display as string)) {
         return channel.fail(id, `thinking_display is summarized, omitted, highlights or null, not ${JSON.stringify(display)}`)
       }
-      // Kept, and said once: anvil's model requests ask for no extended thinking, so the budget changes nothing.
-      if (state.thinking === undefined) state.onProblem("set_max_thinking_tokens is accepted but not acted on: anvil asks no model for extended thinking")
+      // For the next model requests of the open session, or from the first one of the session about to open.
       state.thinking = { ...state.thinking, ...(budget !== undefined ? { maxTokens: budget as number | null } : {}) }
+      state.session?.setThinking(thinkingInForce(state.flags.thinking, state.thinking.maxTokens))
       // As Claude Code answers where the API has no highlights: an error, the display as it was, the budget applied.
       if (display === "highlights") return channel.fail(id, "thinking_display 'highlights' is only for Claude Code sessions Anthropic hosts; the display stays as it was")
       if (display !== undefined) state.thinking = { ...state.thinking, display: display as string | null }

@@ -57,7 +57,7 @@ export interface HostState {
   hooksAbort: AbortController | undefined
   /** The usage of the session's last model response (for get_context_usage). */
   lastUsage: Usage | undefined
-  /** The thinking budget and display set_max_thinking_tokens asked for (anvil asks no model for extended thinking). */
+  /** The thinking budget and display set_max_thinking_tokens asked for (the budget applies; see thinking-flags.ts). */
   thinking: { readonly maxTokens?: number | null; readonly display?: string | null } | undefined
   /** The process's exit status so far. */
   exitCode: number

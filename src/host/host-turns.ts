@@ -2,6 +2,7 @@ import { Deferred, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
 import type { OpenedSession } from "./session-lifecycle.ts"
+import { makePartialStream } from "./partial-stream.ts"
 import { turnWithoutSteps, type TurnResult } from "../agent/events.ts"
 import { startFailureResult } from "../cli/claude-stream.ts"
 import { EXIT, exitCodeOf } from "../cli/exit-codes.ts"
@@ -43,26 +44,11 @@ export const makeHostTurns = (
 ): HostTurns => {
   const { flags, io } = state
 
-  // --include-partial-messages: the model's text as it streams, in the Anthropic stream-event shapes the SDK passes on.
-  let partialOpen = false
-  const streamEvent = (event: Json) => {
+  // --include-partial-messages: the model's thinking and text as they stream (partial-stream.ts).
+  const partial = makePartialStream((event) => {
     if (!flags.includePartialMessages || !state.session) return
     state.line({ type: "stream_event", event, parent_tool_use_id: null, session_id: state.session.id, uuid: randomUUID() })
-  }
-  const partial = (text: string) => {
-    if (!partialOpen) {
-      partialOpen = true
-      streamEvent({ type: "message_start", message: { role: "assistant", content: [] } })
-      streamEvent({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } })
-    }
-    streamEvent({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })
-  }
-  const partialEnd = () => {
-    if (!partialOpen) return
-    partialOpen = false
-    streamEvent({ type: "content_block_stop", index: 0 })
-    streamEvent({ type: "message_stop" })
-  }
+  })
 
   /** `continue: false` from a host hook during the running turn, with its reason. */
   let hookStop: string | undefined
@@ -82,10 +68,11 @@ export const makeHostTurns = (
         cancelled: Deferred.await(cancel),
         emit: (event) => {
           if (event.type === "error") io.err(`anvil: ${event.message}\n`)
-          else if (event.type === "text_delta") partial(event.text)
+          else if (event.type === "text_delta") partial.delta("text", event.text)
+          else if (event.type === "thinking_delta") partial.delta("thinking", event.text)
           else {
             if (event.type === "assistant") {
-              partialEnd()
+              partial.end()
               state.lastUsage = event.usage
             }
             state.stream!.event(event)

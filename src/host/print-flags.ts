@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs"
+import type { ThinkingRequest } from "../llm/model.ts"
+import { thinkingFlags } from "./thinking-flags.ts"
 import { parseAllowRule, type AllowRule } from "../permission/allow-rule.ts"
 import { anvilName } from "../tool-framework/claude-tools.ts"
 import { readSettingsFlag } from "./settings-flag.ts"
@@ -46,6 +48,8 @@ export interface PrintFlags {
    * `sandbox.autoAllowBashIfSandboxed` (Claude Code's default is to ask, as for any command).
    */
   readonly autoAllowSandboxed: boolean
+  /** `--max-thinking-tokens`, `--thinking`: extended thinking from the first request (see thinking-flags.ts). */
+  readonly thinking?: ThinkingRequest
   /** `--json-schema`: the JSON Schema the final answer must match (structured output). */
   readonly jsonSchema?: Readonly<Record<string, unknown>>
   /** The prompt given as an argument (`-p "…"`), when any. */
@@ -80,6 +84,7 @@ const HONOURED = new Set([
   "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
   "--dangerously-skip-permissions", "--mcp-config", "--tools", "--json-schema", "--setting-sources", "--agents",
   "--system-prompt-file", "--append-system-prompt-file", "--plugin-dir", "--plugin-dir-no-mcp", "--settings",
+  "--max-thinking-tokens", "--thinking",
   // Only the SDK's acknowledgement that bypassPermissions was meant: nothing more to do.
   "--allow-dangerously-skip-permissions",
 ])
@@ -193,6 +198,8 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
   errors.push(...settings.errors)
   // Read for the sandbox only: settings beyond it are reported as not acted on.
   if (settings.unread.length > 0) ignored.push(`--settings (${settings.unread.join(", ")})`)
+  const thinking = thinkingFlags(one("--max-thinking-tokens"), one("--thinking"))
+  if (thinking.error !== undefined) errors.push(thinking.error)
   const schemaText = one("--json-schema")
   let jsonSchema: Record<string, unknown> | undefined
   if (schemaText !== undefined) {
@@ -225,6 +232,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     pluginDirs: [...(values.get("--plugin-dir") ?? []), ...(values.get("--plugin-dir-no-mcp") ?? [])],
     ...(jsonSchema !== undefined ? { jsonSchema } : {}),
     autoAllowSandboxed: settings.autoAllowSandboxed,
+    ...(thinking.thinking !== undefined ? { thinking: thinking.thinking } : {}),
     ...(values.has("--setting-sources") ? { settingSources: list("--setting-sources") } : {}),
     ...(toolsText !== undefined && toolsText !== "default" ? { tools: withCompanions(splitToolList(toolsText).map(anvilName)) } : {}),
     prompt: words.join(" ").trim(),

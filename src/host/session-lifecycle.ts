@@ -3,6 +3,7 @@ import { AgentSession, AgentSetupError, type AgentSessionShape } from "../agent/
 import { makeClaudeStream, type ClaudeStream } from "../cli/claude-stream.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { Tool } from "../tool-framework/definition.ts"
+import type { ThinkingRequest } from "../llm/model.ts"
 import { VERSION } from "../version.ts"
 import { forHost } from "./host-messages.ts"
 import type { HostState } from "./host-state.ts"
@@ -13,6 +14,7 @@ import { skillsOnly } from "./sdk-catalog.ts"
 import { sdkCommandName } from "./sdk-commands.ts"
 import { makeSdkHooks } from "./sdk-hooks.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
+import { thinkingInForce } from "./thinking-flags.ts"
 import { describeEnd } from "../shell/background-end.ts"
 import type { BackgroundEvent } from "../shell/background-types.ts"
 import { frozenRunReport } from "../cli/freeze-report.ts"
@@ -31,6 +33,8 @@ export const streamFor = (state: HostState, opened: AgentSessionShape): ClaudeSt
     contextWindow: opened.model.contextWindow,
     write: (message) => state.line(forHost(message)),
   })
+
+const withThinking = (thinking: ThinkingRequest | undefined) => (thinking ? { thinking } : {})
 
 /** Claude's server list: the host's in-process servers (reached through the control channel), then configured ones. */
 export const mcpServers = (state: HostState, opened: AgentSessionShape | undefined) => [
@@ -114,6 +118,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       mcp: { extraSources: mcpConfigSources([...flags.mcpConfigs, ...initMcpConfigs], io.cwd, onProblem) },
       hooks: [bridge.planGuard, ...hooks.entries],
       systemPrompt: sessionPrompt,
+      ...withThinking(thinkingInForce(flags.thinking, state.thinking?.maxTokens)),
       onSubagentEvent: (parent, event) => state.stream?.event(event, parent),
     }),
   )

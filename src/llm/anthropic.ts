@@ -1,3 +1,4 @@
+import { anthropicThinking, anthropicThinkingBlocks, anthropicThinkingTracker } from "./thinking.ts"
 import type { ModelHttpShape } from "./http.ts"
 import { ModelError, type FinishReason, type LanguageModelShape, type ModelEvent, type ModelMessage, type ModelRequest } from "./model.ts"
 import { sseModel, type SseDecoder, type SseProviderOptions } from "./request.ts"
@@ -48,6 +49,7 @@ export const anthropicMessages = (messages: ReadonlyArray<ModelMessage>): Array<
         break
       case "assistant":
         push("assistant", [
+          ...anthropicThinkingBlocks(m.thinking),
           ...(m.content.trim() !== "" ? [{ type: "text", text: m.content }] : []),
           ...(m.toolCalls ?? []).map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: parseInput(c.arguments) })),
         ])
@@ -65,13 +67,15 @@ export const anthropicMessages = (messages: ReadonlyArray<ModelMessage>): Array<
 export const anthropicBody = (options: AnthropicOptions, request: ModelRequest): Record<string, unknown> => ({
   model: options.model,
   max_tokens: request.maxTokens ?? options.maxTokens ?? 8192,
+  // Thinking raises max_tokens to hold its budget; it takes no temperature.
+  ...anthropicThinking(request, request.maxTokens ?? options.maxTokens ?? 8192),
   ...(request.system ? { system: request.system } : {}),
   messages: anthropicMessages(request.messages),
   stream: true,
   ...(request.tools.length > 0
     ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) }
     : {}),
-  ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+  ...(request.temperature !== undefined && request.thinking === undefined ? { temperature: request.temperature } : {}),
   ...(request.stop && request.stop.length > 0 ? { stop_sequences: request.stop } : {}),
 })
 
@@ -81,6 +85,7 @@ const stopReason = (raw: unknown): FinishReason =>
 /** Translates the Messages stream (message_start, content_block_*, message_delta, message_stop) into model events. */
 export const anthropicDecoder = (): SseDecoder => {
   const blocks = new Map<number, { kind: string; id: string; name: string; json: string }>()
+  const thinking = anthropicThinkingTracker()
   let input = 0
   let output = 0
   let finished = false
@@ -105,6 +110,7 @@ export const anthropicDecoder = (): SseDecoder => {
         out.push({ type: "usage", usage: { inputTokens: input, outputTokens: output } })
         const content: Array<any> = Array.isArray(e.content) ? e.content : []
         content.forEach((b, index) => {
+          if (b?.type === "thinking" || b?.type === "redacted_thinking") out.push(...thinking.start(index, b)!, ...thinking.stop(index))
           if (b?.type === "text" && typeof b.text === "string" && b.text !== "") out.push({ type: "text_delta", text: b.text })
           if (b?.type === "tool_use") {
             const id = String(b.id ?? `toolu_${index}`)
@@ -127,6 +133,11 @@ export const anthropicDecoder = (): SseDecoder => {
       case "content_block_start": {
         const b = e.content_block ?? {}
         const index = Number(e.index ?? blocks.size)
+        const thought = thinking.start(index, b)
+        if (thought) {
+          out.push(...thought)
+          break
+        }
         blocks.set(index, { kind: String(b.type), id: String(b.id ?? `toolu_${index}`), name: String(b.name ?? ""), json: "" })
         if (b.type === "tool_use") {
           out.push({ type: "tool_call_start", index, id: String(b.id ?? `toolu_${index}`), name: String(b.name ?? "") })
@@ -140,7 +151,9 @@ export const anthropicDecoder = (): SseDecoder => {
       case "content_block_delta": {
         const index = Number(e.index ?? 0)
         const d = e.delta ?? {}
-        if (d.type === "text_delta" && typeof d.text === "string") out.push({ type: "text_delta", text: d.text })
+        const thought = thinking.delta(index, d)
+        if (thought) out.push(...thought)
+        else if (d.type === "text_delta" && typeof d.text === "string") out.push({ type: "text_delta", text: d.text })
         else if (d.type === "input_json_delta" && typeof d.partial_json === "string") {
           const block = blocks.get(index)
           if (block) block.json += d.partial_json
@@ -150,6 +163,7 @@ export const anthropicDecoder = (): SseDecoder => {
       }
       case "content_block_stop": {
         const index = Number(e.index ?? 0)
+        out.push(...thinking.stop(index))
         const block = blocks.get(index)
         if (block?.kind === "tool_use") {
           out.push({ type: "tool_call_end", index, call: { id: block.id, name: block.name, arguments: block.json === "" ? "{}" : block.json } })

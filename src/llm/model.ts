@@ -20,9 +20,24 @@ export interface ModelToolCall {
   readonly arguments: string
 }
 
+/**
+ * One block of a model's extended thinking. Anthropic's carry a signature (or, redacted, only encrypted `redacted`
+ * data) and must be sent back unchanged with the turn that made them while its tool calls are answered.
+ */
+export interface ThinkingBlock {
+  readonly thinking: string
+  readonly signature?: string
+  readonly redacted?: string
+}
+
+/** Extended thinking asked for: a budget of tokens, or none for the model's own measure (Anthropic's "adaptive"). */
+export interface ThinkingRequest {
+  readonly budgetTokens?: number
+}
+
 export type ModelMessage =
   | { readonly role: "user"; readonly content: string }
-  | { readonly role: "assistant"; readonly content: string; readonly toolCalls?: ReadonlyArray<ModelToolCall> }
+  | { readonly role: "assistant"; readonly content: string; readonly toolCalls?: ReadonlyArray<ModelToolCall>; readonly thinking?: ReadonlyArray<ThinkingBlock> }
   | {
       readonly role: "tool"
       readonly toolCallId: string
@@ -48,6 +63,8 @@ export interface ModelRequest {
   readonly temperature?: number
   /** Stop sequences (the ReAct engine stops before "Observation:"). */
   readonly stop?: ReadonlyArray<string>
+  /** Extended thinking (Anthropic `thinking`, OpenAI-compatible `reasoning_effort`); none when absent. */
+  readonly thinking?: ThinkingRequest
 }
 
 export interface Usage {
@@ -60,6 +77,9 @@ export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" |
 /** What a provider streams while a turn is produced. */
 export type ModelEvent =
   | { readonly type: "text_delta"; readonly text: string }
+  /** Thinking text as it streams, and each thinking block once whole. */
+  | { readonly type: "thinking_delta"; readonly text: string }
+  | { readonly type: "thinking_end"; readonly block: ThinkingBlock }
   | { readonly type: "tool_call_start"; readonly index: number; readonly id: string; readonly name: string }
   | { readonly type: "tool_call_delta"; readonly index: number; readonly argumentsDelta: string }
   | { readonly type: "tool_call_end"; readonly index: number; readonly call: ModelToolCall }
@@ -100,6 +120,8 @@ export interface ModelTurn {
   readonly usage: Usage
   readonly finish: FinishReason
   readonly requestBytes: number
+  /** The turn's thinking blocks, in order (none without extended thinking). */
+  readonly thinking: ReadonlyArray<ThinkingBlock>
 }
 
 /**
@@ -116,8 +138,12 @@ export const collectTurn = (
     let usage: Usage = { inputTokens: 0, outputTokens: 0 }
     let finish: FinishReason = "stop"
     let requestBytes = 0
+    const thinking: Array<ThinkingBlock> = []
     return Stream.runForEach(stream, (event) => {
       switch (event.type) {
+        case "thinking_end":
+          thinking.push(event.block)
+          break
         case "text_delta":
           text += event.text
           break
@@ -145,6 +171,7 @@ export const collectTurn = (
         usage,
         finish: calls.size > 0 ? "tool_calls" : finish,
         requestBytes,
+        thinking,
       })),
     )
   })

@@ -1,3 +1,4 @@
+import { reasoningEffort, reasoningText } from "./thinking.ts"
 import type { ModelHttpShape } from "./http.ts"
 import {
   ModelError,
@@ -56,6 +57,7 @@ export const openAiBody = (options: OpenAiCompatibleOptions, request: ModelReque
   ...((request.maxTokens ?? options.maxTokens) !== undefined ? { max_tokens: request.maxTokens ?? options.maxTokens } : {}),
   ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
   ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
+  ...reasoningEffort(request),
 })
 
 const finishReason = (raw: unknown): FinishReason =>
@@ -82,8 +84,11 @@ export const openAiDecoder = (): SseDecoder => {
   let seen = false
   // A server that ignored `stream: true` sends one chat.completion: its `message` is read as one whole delta.
   let whole: string | undefined
+  // The reasoning text streamed so far: one thinking block, closed with the choice.
+  let reasoning = ""
   const close = (): Array<ModelEvent> => {
-    const out: Array<ModelEvent> = []
+    const out: Array<ModelEvent> = reasoning === "" ? [] : [{ type: "thinking_end", block: { thinking: reasoning } }]
+    reasoning = ""
     for (const [index, c] of [...calls.entries()].sort(([a], [b]) => a - b)) {
       if (!c.started) out.push({ type: "tool_call_start", index, id: c.id, name: c.name })
       out.push({ type: "tool_call_end", index, call: { id: c.id, name: c.name, arguments: c.args } satisfies ModelToolCall })
@@ -113,6 +118,11 @@ export const openAiDecoder = (): SseDecoder => {
     }
     for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
       const delta = choice.delta ?? choice.message ?? {}
+      const thought = reasoningText(delta)
+      if (thought !== undefined) {
+        reasoning += thought
+        out.push({ type: "thinking_delta", text: thought })
+      }
       if (typeof delta.content === "string" && delta.content !== "") out.push({ type: "text_delta", text: delta.content })
       const toolCalls: Array<any> = Array.isArray(delta.tool_calls) ? delta.tool_calls : []
       toolCalls.forEach((tc, position) => {

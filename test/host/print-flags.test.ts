@@ -37,6 +37,13 @@ describe("Claude print-mode flags", () => {
     expect(files).toMatchObject({ systemPrompt: "You review code.\n", appendSystemPrompt: "Be brief.\n", ignored: [], errors: [] })
     expect(parsePrintFlags(["--system-prompt-file", join(dir, "missing.md")]).errors).toEqual([`--system-prompt-file: cannot read ${join(dir, "missing.md")} (ENOENT)`])
   })
+  test("--max-thinking-tokens and --thinking (the SDK's thinking option) are acted on; a wrong value is an error", () => {
+    expect(parsePrintFlags(["--max-thinking-tokens", "4096"])).toMatchObject({ thinking: { budgetTokens: 4096 }, ignored: [], errors: [] })
+    expect(parsePrintFlags(["--thinking=adaptive"])).toMatchObject({ thinking: {}, ignored: [], errors: [] })
+    for (const off of [["--thinking=disabled"], ["--max-thinking-tokens", "0"], []]) expect(parsePrintFlags(off).thinking).toBeUndefined()
+    expect(parsePrintFlags(["--max-thinking-tokens", "lots"]).errors).toEqual(["--max-thinking-tokens needs a whole number of tokens, not 'lots'"])
+    expect(parsePrintFlags(["--thinking", "deep"]).errors).toEqual(["--thinking is adaptive, enabled or disabled; not 'deep'"])
+  })
   test("--settings: sandboxed commands run unasked only with sandbox.enabled and autoAllowBashIfSandboxed; other settings are named as not acted on", () => {
     const sandbox = JSON.stringify({ sandbox: { enabled: true, autoAllowBashIfSandboxed: true, failIfUnavailable: true } })
     expect(parsePrintFlags(["--settings", sandbox])).toMatchObject({ autoAllowSandboxed: true, ignored: [], errors: [] })

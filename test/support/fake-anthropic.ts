@@ -13,6 +13,13 @@ export const anthropicFrames = (turn: FakeTurn, index: number, body: any): Array
     event("ping", { type: "ping" }),
   ]
   let block = 0
+  if (turn.thinking) {
+    out.push(event("content_block_start", { type: "content_block_start", index: block, content_block: { type: "thinking", thinking: "" } }))
+    for (const piece of pieces(turn.thinking)) out.push(event("content_block_delta", { type: "content_block_delta", index: block, delta: { type: "thinking_delta", thinking: piece } }))
+    out.push(event("content_block_delta", { type: "content_block_delta", index: block, delta: { type: "signature_delta", signature: `sig-${index + 1}` } }))
+    out.push(event("content_block_stop", { type: "content_block_stop", index: block }))
+    block++
+  }
   if (turn.text) {
     out.push(event("content_block_start", { type: "content_block_start", index: block, content_block: { type: "text", text: "" } }))
     for (const piece of pieces(turn.text)) out.push(event("content_block_delta", { type: "content_block_delta", index: block, delta: { type: "text_delta", text: piece } }))

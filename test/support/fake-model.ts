@@ -1,6 +1,8 @@
 /** A scripted turn of a fake model server: what the model "says", or an HTTP failure to answer with. */
 export interface FakeTurn {
   readonly text?: string
+  /** Extended thinking before the answer: an Anthropic thinking block (signed `sig-N`), OpenAI's reasoning_content. */
+  readonly thinking?: string
   readonly tool_calls?: ReadonlyArray<{ readonly name: string; readonly arguments?: unknown; readonly id?: string }>
   /** Answer this request with this HTTP status instead (e.g. 429), then go on to the next turn. */
   readonly status?: number

@@ -8,6 +8,7 @@ export const openAiFrames = (turn: FakeTurn, index: number, body: any): Array<st
   const chunk = (delta: unknown, finish: string | null = null) =>
     data({ id, object: "chat.completion.chunk", created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })
   const out = [chunk({ role: "assistant", content: "" })]
+  for (const piece of turn.thinking ? pieces(turn.thinking) : []) out.push(chunk({ reasoning_content: piece }))
   for (const piece of turn.text ? pieces(turn.text) : []) out.push(chunk({ content: piece }))
   ;(turn.tool_calls ?? []).forEach((call, i) => {
     const callId = call.id ?? `call_${index + 1}_${i + 1}`
