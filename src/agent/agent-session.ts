@@ -1,42 +1,38 @@
 import { Context, Data, Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
-import type { ConfigWarning } from "../config/check.ts"
+import type { AgentSessionOptions, AgentSessionShape } from "./agent-session-types.ts"
 import { ConfigStrictError } from "../config/config.ts"
 import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { AGENT_DEFAULTS } from "../config/sections/agent.ts"
 import { DEFAULT_COMPACTION } from "./compaction.ts"
-import { ModelError, type LanguageModelShape, type ThinkingRequest } from "../llm/model.ts"
+import { ModelError } from "../llm/model.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
-import type { AllowRule } from "../permission/allow-rule.ts"
 import { ConfigError } from "../config/config.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
-import { confinementOf, Sandbox, type SandboxShape, type SandboxStatus } from "../sandbox/sandbox.ts"
+import { confinementOf, Sandbox, type SandboxShape } from "../sandbox/sandbox.ts"
 import { PlatformLive } from "../runtime.ts"
-import type { Tool } from "../tool-framework/definition.ts"
 import { ToolRunner, type ToolRunnerShape } from "../tool-framework/runner.ts"
 import { BackgroundShells } from "../shell/background-shells.ts"
 import type { BackgroundShellsShape } from "../shell/background-types.ts"
-import type { UserTerminal } from "../terminal/user-terminal.ts"
-import { expandSlashCommand, localCommands, type SlashCommand } from "../plugins/claude-commands.ts"
+import { expandSlashCommand, localCommands } from "../plugins/claude-commands.ts"
 import { BUILT_IN_PATH } from "../skills/builtin-skills.ts"
 import { skillPrompt } from "../skills/skill-arguments.ts"
 import { backgroundNotes } from "./background-notes.ts"
-import { agentToolRuntime, bootAgent, customAgentsSection, switchModel, verifyRunner, type AgentBoot, type CustomAgent } from "./agent-runtime.ts"
-import type { AgentEvent, TurnResult } from "./events.ts"
+import { agentToolRuntime, bootAgent, customAgentsSection, switchModel, verifyRunner, type AgentBoot } from "./agent-runtime.ts"
+import type { AgentEvent } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
-import { offersBash, runTurn, type Conversation, type LoopOptions, type VerifyOutcome } from "./loop.ts"
-import { measureContext, type ContextUsage } from "./context-usage.ts"
+import { runTurn } from "./loop.ts"
+import { offersBash, type Conversation, type LoopOptions, type VerifyOutcome } from "./loop-options.ts"
+import { measureContext } from "./context-usage.ts"
 import { projectVerifyGate } from "../trust/project-verify.ts"
 import { offerFromConfig } from "./tool-offer.ts"
-import { profileOf, profileNames, type EngineName, type Profile } from "./profiles.ts"
+import { profileOf, profileNames, type EngineName } from "./profiles.ts"
 import { projectRootOf } from "../workspace/project-root.ts"
 import { createSession, DEFAULT_RETENTION_DAYS, loadSession, pruneSessions, removeSessionFile, resumeSession, SessionError, type SessionWriter, forkSession } from "./session-store.ts"
 import { systemPrompt } from "./system-prompt.ts"
 import { MCP_DEFAULTS } from "../config/sections/mcp.ts"
-import { makeMcpHub, type McpEvent, type McpHub } from "../mcp/mcp-hub.ts"
-import { pluginServerSources, type ServerSource } from "../mcp/server-sources.ts"
-import type { HookEntry } from "../plugins/hook-runner.ts"
+import { makeMcpHub } from "../mcp/mcp-hub.ts"
+import { pluginServerSources } from "../mcp/server-sources.ts"
 import { emptyPluginSet, loadPlugins, toolNames, toolsWithPlugins, withExtraHooks, type PluginSet } from "../plugins/plugin-host.ts"
-import type { FreezeReport } from "../plugins/watchdog.ts"
 
 /**
  * An "ask" goes to the plugins' `permission.ask` hooks first, in order: the
@@ -73,133 +69,7 @@ export class AgentSetupError extends Data.TaggedError("AgentSetupError")<{
   }
 }
 
-export interface AgentSessionOptions {
-  /** Subagents the caller defines beside explore (the Agent SDK's `agents`). */
-  readonly customAgents?: ReadonlyArray<CustomAgent> | undefined
-  /** Whether CLAUDE.md files join AGENTS.md as project instructions (default true; the SDK's settingSources without "project" turns them off). */
-  readonly claudeInstructions?: boolean | undefined
-  readonly cwd: string
-  readonly env: Readonly<Record<string, string | undefined>>
-  readonly root?: string | undefined
-  readonly modelFlag?: string | undefined
-  readonly profile?: string | undefined
-  readonly engine?: string | undefined
-  /** Resume the most recent session. */
-  readonly continueLast?: boolean
-  /** Resume this session. */
-  readonly sessionId?: string | undefined
-  readonly maxSteps?: number | undefined
-  /** Auto-verification: undefined = anvil.json `verify`; false = off. */
-  readonly verify?: string | false | undefined
-  readonly allTools: ReadonlyArray<Tool>
-  readonly onAsk: (request: PermissionRequest) => Effect.Effect<boolean | AskAnswer>
-  readonly allow?: ReadonlyArray<AllowRule>
-  readonly terminal?: Layer.Layer<UserTerminal>
-  readonly onSubagentEvent?: (parentCallId: string, event: AgentEvent) => void
-  /** `--sandbox MODE` (over anvil.json sandbox.mode). */
-  readonly sandboxMode?: string | undefined
-  /** Asks the person whether a host outside sandbox.network may be reached (chat). */
-  readonly askHost?: (host: string) => Promise<"once" | "always" | "deny">
-  /**
-   * Asks the person whether the project's untrusted `verify` command may run outside the command sandbox
-   * (chat, a run at a terminal): "once" for this session, "always" also trusts it. Without it such a
-   * command is skipped with a notice (see trust/project-verify.ts).
-   */
-  readonly askVerify?: (command: string, why: string) => Promise<"once" | "always" | "deny">
-  /** Settings that win over anvil.json (--timeout). */
-  readonly configOverrides?: Record<string, unknown>
-  /** Injected model (tests, bench); otherwise resolved from configuration. */
-  readonly model?: LanguageModelShape
-  /** Load plugins (tools, hooks, prompt additions) once the project is known. Default: none. */
-  readonly plugins?: {
-    /** Trust project plugins for this session (`--trust-plugins`). */
-    readonly trustProject?: boolean
-    /** Where hook failures and plugin problems are told. */
-    readonly onProblem?: (message: string) => void
-    /** What standard output gets if a plugin freezes anvil (plugins/watchdog.ts); stderr always gets the message. */
-    readonly freezeReport?: FreezeReport
-  }
-  /** Resume into a copy under a new id (the original session stays as it was). */
-  readonly fork?: boolean
-  /** Hooks of the program driving anvil (the Agent SDK host), run after the plugins' hooks. */
-  readonly hooks?: ReadonlyArray<HookEntry>
-  /** The system prompt: `replace` instead of anvil's own, and/or `append` after it (the Agent SDK's systemPrompt options). */
-  readonly systemPrompt?: { readonly replace?: string; readonly append?: string }
-  /** Extended thinking from the first request (see setThinking). */
-  readonly thinking?: ThinkingRequest
-  /** MCP servers: where their state changes and progress go, and server definitions from plugin folders. */
-  readonly mcp?: {
-    /** Start the project's untrusted servers for this session (`--trust-mcp`). */
-    readonly trustProject?: boolean
-    readonly onEvent?: (event: McpEvent) => void
-    readonly extraSources?: ReadonlyArray<ServerSource>
-  }
-  /** Told about anvil.json's warnings (unknown keys, wrong types) before anything else starts. */
-  readonly onConfigWarnings?: (warnings: ReadonlyArray<ConfigWarning>) => void
-  /** `--strict`: configuration warnings are an AgentSetupError. */
-  readonly strict?: boolean
-  /** Tools to offer in every request even when they would be on demand (the host named them: allowedTools, its own MCP tools). */
-  readonly alwaysOffer?: ReadonlyArray<string>
-}
-
-/** An agent conversation bound to a session file (the `AgentSession` service's shape). */
-export interface AgentSessionShape {
-  readonly id: string
-  readonly file: string
-  readonly resumed: boolean
-  readonly root: string
-  readonly model: LanguageModelShape
-  readonly profile: Profile
-  readonly engine: EngineName
-  /** The tools the model is offered now (MCP tools join as their servers connect). */
-  readonly tools: ReadonlyArray<Tool>
-  /** The command sandbox in force. */
-  readonly sandbox: SandboxStatus
-  /**
-   * Set when settings of the project's anvil.json were left out because the user has not trusted them
-   * (model servers, language-server commands, loosening permission rules, …): what, and the next step.
-   */
-  readonly settingsIgnored?: string
-  /** Set when the project's `verify` command is skipped: it would run unconfined and is not trusted. What, and the next step. */
-  readonly verifySkipped?: string
-  readonly conversation: Conversation
-  readonly todos?: ReadonlyArray<unknown>
-  /** The names of the skills the skill tool can load. */
-  readonly skills: ReadonlyArray<string>
-  /** The plugins found (with their status), when plugins were loaded. */
-  readonly plugins: PluginSet
-  /** The session's MCP servers (none configured: `configured` is false). */
-  readonly mcp: McpHub
-  /**
-   * Resolves once the MCP servers started with the session are connected or failed, or `mcp.startup_timeout_ms`
-   * has passed (at once without servers): what the first model request waits for, and a front end's init message.
-   */
-  readonly mcpReady: Promise<void>
-  /** Claude Code's custom slash commands a prompt `/name args` runs (the project's, the user's, the plugins'). */
-  readonly commands: ReadonlyArray<SlashCommand>
-  /** The commands bash runs in the background (`run_in_background`), for a host that looks at or stops one. */
-  readonly background: BackgroundShellsShape
-  /**
-   * Switches the model for the next requests of this session and its subagents (the Agent SDK's setModel), resolved
-   * as `--model` is; rejects with an AgentSetupError naming what is wrong. The switch is recorded in the session file:
-   * resumed without a model named, the session continues with the one it used last.
-   */
-  readonly setModel: (flag: string) => Promise<LanguageModelShape>
-  /** Extended thinking for the next requests (the Agent SDK's maxThinkingTokens / thinking); undefined turns it off. */
-  readonly setThinking: (thinking: ThinkingRequest | undefined) => void
-  /**
-   * Context for the model from the session's start (a host's SessionStart hook): sent with the next turn, before
-   * its prompt, as a message of its own, so a system prompt the program replaced does not lose it.
-   */
-  readonly addContext: (text: string) => void
-  /** What the next model request would hold, by part (estimated tokens). */
-  readonly contextUsage: () => ContextUsage
-  /** Runs one turn; never rejects (problems end the turn with a status). */
-  readonly runTurn: (
-    prompt: string,
-    options: { readonly emit?: (event: AgentEvent) => void; readonly cancelled?: Effect.Effect<void> },
-  ) => Promise<TurnResult>
-}
+export type { AgentSessionOptions, AgentSessionShape } from "./agent-session-types.ts"
 
 /**
  * The agent session as a service: `AgentSession.layer(options)` opens (or

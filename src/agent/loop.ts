@@ -1,87 +1,16 @@
 import { Cause, Clock, Effect, Fiber } from "effect"
-import { collectTurn, type LanguageModelShape, type ModelEvent, type ModelToolCall, type ModelToolSpec, type ThinkingRequest, type Usage } from "../llm/model.ts"
-import type { ToolCall, ToolOutcome, ToolRunnerShape } from "../tool-framework/runner.ts"
-import { compactHistory, DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.ts"
-import type { AgentEvent, PermissionDenial, TurnReason, TurnResult, TurnStatus } from "./events.ts"
+import { collectTurn, type LanguageModelShape, type ModelEvent, type ModelToolCall, type ModelToolSpec, type Usage } from "../llm/model.ts"
+import type { ToolCall, ToolOutcome } from "../tool-framework/runner.ts"
+import { compactHistory, DEFAULT_COMPACTION } from "./compaction.ts"
+import type { PermissionDenial, TurnReason, TurnResult, TurnStatus } from "./events.ts"
 import { changedFiles, isDocPath } from "./file-changes.ts"
-import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, type HistoryItem, type SummaryItem, type ToolItem } from "./history.ts"
-import type { EngineName } from "./profiles.ts"
+import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, type HistoryItem, type ToolItem } from "./history.ts"
 import { parseReact, REACT_STOP, reactInstructions } from "./react.ts"
-import { collectLoaded, DEFAULT_OFFER, offeredSpecs, type ToolOffer } from "./tool-offer.ts"
+import { collectLoaded, DEFAULT_OFFER, offeredSpecs } from "./tool-offer.ts"
 import { counted } from "../protocol/plural.ts"
+import { blockedBy, cutAtObservation, deniedBy, groupCalls, parseArguments, stableJson, untrustedRule } from "./call-parsing.ts"
+import type { Conversation, LoopOptions } from "./loop-options.ts"
 
-
-/** What the loop persists (the session store appends these as JSON lines). */
-export type LoopRecord =
-  | { readonly type: "item"; readonly item: HistoryItem }
-  | { readonly type: "compaction"; readonly replaced: number; readonly summary: SummaryItem }
-  | { readonly type: "turn_end"; readonly result: TurnResult }
-
-/** The result of an auto-verification run. */
-export interface VerifyOutcome {
-  readonly exitCode: number
-  /** The end of the combined output. */
-  readonly output: string
-  readonly timedOut: boolean
-  /** The person declined to run it (the project's verify outside the sandbox): no check this session. */
-  readonly skipped?: boolean
-}
-
-export interface LoopOptions {
-  readonly model: LanguageModelShape
-  readonly runner: ToolRunnerShape
-  readonly engine: EngineName
-  /** The system prompt without the ReAct tool catalogue (added here for that engine). */
-  readonly system: string
-  readonly maxSteps: number
-  readonly compaction?: CompactionSettings
-  /** Auto-verification after a turn that changed non-documentation files. */
-  readonly verify?: {
-    readonly command: string
-    readonly run: Effect.Effect<VerifyOutcome>
-    /** Verification rounds per turn (a failing check goes back to the model, which may fix and finish again). */
-    readonly maxAttempts: number
-  }
-  /** Front-end events. */
-  readonly emit?: (event: AgentEvent) => Effect.Effect<void>
-  /** Persistence. */
-  readonly record?: (record: LoopRecord) => Effect.Effect<void>
-  /** Completes when the user cancels (Ctrl-C): the running tool is interrupted and the turn ends. */
-  readonly cancelled?: Effect.Effect<void>
-  /** How many identical failing calls end the turn. Default 3. */
-  readonly repeatLimit?: number
-  /** Facts that change while the turn runs (an MCP server that failed), added to the system prompt of each request. */
-  readonly systemNote?: () => string
-  /** Tokens the turn's subagents have spent so far (added to the result's usage). */
-  readonly subagentUsage?: () => Usage
-  /** Which tools each request offers (default: rarely used ones on demand through load_tools). */
-  readonly offer?: ToolOffer
-  /** Context for the model that goes before the prompt, each as a message of its own (a SessionStart hook's). */
-  readonly context?: ReadonlyArray<string>
-  /**
-   * Completes when the first request may go: the session's MCP servers connected or failed, or their start-up
-   * wait over. Awaited before the first request (Ctrl-C ends the wait), so their tools are in it.
-   */
-  readonly ready?: Effect.Effect<void>
-  /**
-   * Told the tools the model may call once its answer starts coming (the server's response arrived; its first words
-   * are still being made, which takes far longer than a tool's preparation), so that what a call needs can be made
-   * meanwhile: bash's cage. Not at the session's start: a session that never asks the model pays nothing.
-   */
-  readonly mayCall?: (tools: ReadonlyArray<string>) => void
-  /** Extended thinking for the next request (none when it returns undefined); read before each one. */
-  readonly thinking?: () => ThinkingRequest | undefined
-}
-
-/** Whether bash is among the tools offered (under its own name or Claude's). */
-export const offersBash = (tools: ReadonlyArray<string>): boolean => tools.some((t) => t.toLowerCase() === "bash")
-
-/** A conversation: the history the loop reads and extends. */
-export interface Conversation {
-  items: Array<HistoryItem>
-  /** Tools loaded on demand or called so far (lowercase names): offered in every later request, compaction or not. */
-  loaded?: Set<string>
-}
 
 /**
  * Why a prompt cannot be sent: its estimated tokens with the system prompt and the tools' definitions leave no room
@@ -101,62 +30,7 @@ export const promptTooLong = (model: LanguageModelShape, system: string, toolsJs
   )
 }
 
-const stableJson = (v: unknown): string =>
-  Array.isArray(v)
-    ? `[${v.map(stableJson).join(",")}]`
-    : typeof v === "object" && v !== null
-      ? `{${Object.keys(v)
-          .sort()
-          .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
-          .join(",")}}`
-      : JSON.stringify(v) ?? "null"
-
-/** The model's argument text as parameters: JSON when it parses, the text otherwise (the pipeline reports INVALID_PARAM). */
-export const parseArguments = (args: string): unknown => {
-  if (args.trim() === "") return {}
-  try {
-    return JSON.parse(args)
-  } catch {
-    return args
-  }
-}
-
-const cutAtObservation = (text: string): string => {
-  let end = text.length
-  for (const stop of REACT_STOP) {
-    const i = text.indexOf(stop)
-    if (i >= 0 && i < end) end = i
-  }
-  return text.slice(0, end).trimEnd()
-}
-
-/** Consecutive read-only calls form one concurrent group; every other call runs alone, in order. */
-export const groupCalls = <C>(calls: ReadonlyArray<C>, readOnly: (c: C) => boolean): Array<Array<C>> => {
-  const groups: Array<Array<C>> = []
-  for (const call of calls) {
-    const last = groups[groups.length - 1]
-    if (readOnly(call) && last && readOnly(last[0]!)) last.push(call)
-    else groups.push([call])
-  }
-  return groups
-}
-
 const READ_CONCURRENCY = 8
-
-/** The deny rule a refusal names (the pipeline's `context.denied_by`), if it is one. */
-const deniedBy = (value: unknown): { readonly rule: string; readonly where: string } | undefined =>
-  typeof value === "object" && value !== null && typeof (value as { rule?: unknown }).rule === "string" && typeof (value as { where?: unknown }).where === "string"
-    ? (value as { rule: string; where: string })
-    : undefined
-
-/** The plugin whose tool.before hook refused a call (the pipeline's `context.blocked_by`), if one did. */
-const blockedBy = (value: unknown): string | undefined =>
-  typeof value === "object" && value !== null && typeof (value as { plugin?: unknown }).plugin === "string" ? (value as { plugin: string }).plugin : undefined
-
-const untrustedRule = (value: unknown): { readonly rule: string; readonly next_step: string } | undefined =>
-  typeof value === "object" && value !== null && typeof (value as { rule?: unknown }).rule === "string" && typeof (value as { next_step?: unknown }).next_step === "string"
-    ? (value as { rule: string; next_step: string })
-    : undefined
 
 /**
  * One user turn of the agent: the prompt goes in, the model is asked, its

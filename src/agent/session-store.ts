@@ -3,7 +3,7 @@ import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { ensureStateDir, plannedStateDir } from "../workspace/state-dir.ts"
 import { HistoryItem, SummaryItem } from "./history.ts"
-import type { LoopRecord } from "./loop.ts"
+import type { LoopRecord } from "./loop-options.ts"
 
 /**
  * Sessions as append-only JSON lines under `.anvil/sessions/<id>.jsonl`:

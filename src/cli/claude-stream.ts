@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import type { AgentEvent, TurnResult } from "../agent/events.ts"
-import { parseArguments } from "../agent/loop.ts"
+import { parseArguments } from "../agent/call-parsing.ts"
 import type { Usage } from "../llm/model.ts"
 import { apiErrorAssistant, apiErrorResult, isApiError } from "./claude-api-error.ts"
 import { exitCodeOf } from "./exit-codes.ts"
