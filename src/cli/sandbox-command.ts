@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { Path } from "effect/Path"
 import { ConfigError } from "../config/config.ts"
 import { PlatformLive } from "../runtime.ts"
-import { showPath } from "../sandbox/policy.ts"
+import { MAX_RULE_MASKS, showPath } from "../sandbox/policy.ts"
 import { makeSandbox } from "../sandbox/sandbox.ts"
 import { abstractScopeAvailable } from "../sandbox/abstract-scope.ts"
 import { processLimitLine } from "../sandbox/process-limit.ts"
@@ -150,7 +150,9 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       missing_writable: policy?.missingWritable ?? [],
       // The places read rules hide, each with its rule, and whether the walk for their patterns stopped early.
       read_rule_masks: policy ? policy.ruleMasks.map((m) => ({ path: showPath(dir, m.path), rule: m.rule })) : [],
-      ...(policy?.masksStopped ? { read_rule_walk: `stopped after ${MAX_MASK_ENTRIES} entries: files the read patterns match further on are not hidden` } : {}),
+      ...(policy?.masksStopped
+        ? { read_rule_walk: `not every place the read rules match is hidden: the walk stops after ${MAX_MASK_ENTRIES} entries, and at most ${MAX_RULE_MASKS} places are hidden per command` }
+        : {}),
     }
     if (json) {
       io.out(`${JSON.stringify(report, null, 2)}\n`)
@@ -174,7 +176,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         `Network: ${showNetwork(settings.network)}`,
       )
       for (const m of report.read_rule_masks) lines.push(`Hidden by a read rule: ${m.path} (${m.rule})`)
-      if (report.read_rule_walk) lines.push(`The walk for read patterns ${report.read_rule_walk}.`)
+      if (report.read_rule_walk) lines.push(`Warning: ${report.read_rule_walk}.`)
       if (policy.missingWritable.length > 0) lines.push(`sandbox.writable entries that do not exist (ignored): ${policy.missingWritable.join(", ")}`)
     }
     lines.push(`Environment variables withheld from commands (sandbox.allow_env lets one through): ${report.env_withheld.join(", ") || "(none set)"}`)

@@ -51,7 +51,7 @@ export interface SandboxPolicy {
   readonly hiddenFiles: ReadonlyArray<string>
   /** The hidden places that are there because a `read` rule names them (real paths), with the rule, for the answer's hint. */
   readonly ruleMasks: ReadonlyArray<RuleMask>
-  /** The walk for the places `read` patterns match stopped before the end of the project (see permission/mask-walk.ts). */
+  /** Not every place the `read` rules match is hidden: the walk stopped early (permission/mask-walk.ts), or MAX_RULE_MASKS were. */
   readonly masksStopped?: boolean
   /** Settings files with a token or password in them, read as copies without (see secrets.ts). */
   readonly redacted: ReadonlyArray<RedactedFile>
@@ -65,6 +65,13 @@ export interface SandboxPolicy {
   /** `sandbox.writable` entries that do not exist (reported, not mounted). */
   readonly missingWritable: ReadonlyArray<string>
 }
+
+/**
+ * The most places the `read` rules hide per command (see hiddenSecrets): each is a mount, and bubblewrap's start
+ * grows faster than their number (measured through the binary: 90 places add about 20 ms, 210 about 130 ms, 510
+ * about 500 ms, 1,000 about 2 s).
+ */
+export const MAX_RULE_MASKS = 200
 
 /**
  * Builds the mounts for `settings` on this machine. Pure apart from looking at
@@ -151,14 +158,20 @@ const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts) => {
   const hiddenFiles: Array<string> = []
   const redacted: Array<RedactedFile> = []
   const builtin = [...BUILTIN_SECRETS, ...(facts.configHome ? [join(facts.configHome, "anvil/")] : []), ...fromEnv.hidden]
-  const seen = (p: string) => hiddenDirs.includes(p) || hiddenFiles.includes(p) || redacted.some((r) => r.path === p)
+  // A set as well as the lists: the read rules may add a thousand places, each checked against all before it.
+  const taken = new Set<string>()
+  const seen = (p: string) => taken.has(p) || redacted.some((r) => r.path === p)
+  const hide = (p: string, dir: boolean) => {
+    taken.add(p)
+    if (dir) hiddenDirs.push(p)
+    else hiddenFiles.push(p)
+  }
   for (const [entry, mayAllow] of [...builtin.map((e) => [e, true] as const), ...settings.denyRead.map((e) => [e, false] as const)]) {
     const wanted = abs(entry)
     if (mayAllow && allowed.has(wanted)) continue
     const p = real(wanted)
     if (!p || seen(p) || inside(root, p) || inside(facts.sessionTmp, p) || (mayAllow && allowed.has(p))) continue
-    if (isDir(p)) hiddenDirs.push(p)
-    else hiddenFiles.push(p)
+    hide(p, isDir(p))
   }
   for (const entry of [...BUILTIN_REDACTED, ...fromEnv.redacted]) {
     const wanted = abs(entry)
@@ -181,16 +194,20 @@ const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts) => {
   for (const m of masks?.places ?? []) if (!ruleOf.has(m.path)) ruleOf.set(m.path, m.rule)
   const givenBack = [...allowed].map((a) => real(a) ?? a)
   const ruleMasks: Array<RuleMask> = []
-  for (const { path: p, given } of untrackedPlaces(root, [...ruleOf.keys()])) {
+  let cut = masks?.stopped === true
+  for (const { path: p, given, dir } of untrackedPlaces(root, [...ruleOf.keys()])) {
     if (givenBack.some((a) => inside(p, a)) || inside(root, p) || inside(facts.sessionTmp, p)) continue
+    // Each place is a mount the command's start waits for: a rule matching thousands (`*.json`) is cut short.
+    if (ruleMasks.length >= MAX_RULE_MASKS) {
+      cut = true
+      break
+    }
     ruleMasks.push({ path: p, rule: ruleOf.get(given)! })
-    if (seen(p)) continue
-    if (isDir(p)) hiddenDirs.push(p)
-    else hiddenFiles.push(p)
+    if (!seen(p)) hide(p, dir)
   }
   // Nothing can be mounted inside an empty folder laid over its parent (and it is hidden with it).
   const outer = (p: string) => !hiddenDirs.some((d) => d !== p && inside(p, d))
-  return { hiddenDirs: hiddenDirs.filter(outer), hiddenFiles: hiddenFiles.filter(outer), redacted, ruleMasks, masksStopped: masks?.stopped === true }
+  return { hiddenDirs: hiddenDirs.filter(outer), hiddenFiles: hiddenFiles.filter(outer), redacted, ruleMasks, masksStopped: cut }
 }
 
 /**

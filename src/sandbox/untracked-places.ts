@@ -1,5 +1,5 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs"
-import { dirname, join, relative, resolve, sep } from "node:path"
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs"
+import { basename, dirname, join, relative, resolve, sep } from "node:path"
 import { inside, isDir, real } from "./protected-paths.ts"
 
 /**
@@ -66,6 +66,30 @@ const readIndexNames = (gitDir: string, file: string): Buffer | undefined => {
   }
 }
 
+/**
+ * Where each path really is, and whether it is a folder: a path that is no link is its real folder's entry, so a
+ * folder's thousand files cost a thousand lstat calls and one realpath, not a thousand realpath calls (each walks
+ * every component of the path).
+ */
+const realPlaces = () => {
+  const folders = new Map<string, string | undefined>()
+  return (given: string): { readonly path: string; readonly dir: boolean } | undefined => {
+    const parent = dirname(given)
+    try {
+      const st = lstatSync(given)
+      if (!st.isSymbolicLink() && parent !== given) {
+        if (!folders.has(parent)) folders.set(parent, real(parent))
+        const at = folders.get(parent)
+        return at === undefined ? undefined : { path: join(at, basename(given)), dir: st.isDirectory() }
+      }
+    } catch {
+      return undefined
+    }
+    const r = real(given)
+    return r === undefined ? undefined : { path: r, dir: isDir(r) }
+  }
+}
+
 /** Whether `p` (real) is a git folder or the `.git` entry of a checkout, or lies in one: git needs it to run at all. */
 const gitPlace = (p: string, rootReal: string, gitDir: string | undefined): boolean =>
   (gitDir !== undefined && (inside(p, gitDir) || inside(gitDir, p))) || (inside(p, rootReal) && relative(rootReal, p).split(sep).includes(".git"))
@@ -79,24 +103,25 @@ const gitPlace = (p: string, rootReal: string, gitDir: string | undefined): bool
  * after it; a folder's, followed by a slash) anywhere — a name elsewhere that merely ends the same keeps it visible,
  * never the other way round — and when the index cannot be read that way, every place in the project is.
  */
-export const untrackedPlaces = (root: string, paths: ReadonlyArray<string>): ReadonlyArray<{ readonly path: string; readonly given: string }> => {
+export const untrackedPlaces = (root: string, paths: ReadonlyArray<string>): ReadonlyArray<{ readonly path: string; readonly given: string; readonly dir: boolean }> => {
   const rootReal = real(root) ?? root
+  const realOf = realPlaces()
   // A link in the project that leads out of it is left visible: the rule names the link, and hiding where it leads
   // would hide that from every command under every name (a link to /usr, and no command starts).
   const found = paths.flatMap((given) => {
-    const r = real(given)
-    return r === undefined || ((inside(given, root) || inside(given, rootReal)) && !inside(r, rootReal)) ? [] : [{ path: r, given }]
+    const r = realOf(given)
+    return r === undefined || ((inside(given, root) || inside(given, rootReal)) && !inside(r.path, rootReal)) ? [] : [{ ...r, given }]
   })
   if (found.length === 0) return []
   const checkout = checkoutOf(rootReal)
   const names = checkout === undefined ? Buffer.alloc(0) : indexNames(checkout.gitDir)
   const gitDir = checkout === undefined ? undefined : (real(checkout.gitDir) ?? checkout.gitDir)
-  return found.filter(({ path: p }) => {
+  return found.filter(({ path: p, dir }) => {
     if (gitPlace(p, rootReal, gitDir)) return false
     if (!inside(p, rootReal) || p === rootReal) return true
     if (names === undefined) return false
     // Index names are relative to the checkout's top.
     const rel = relative(checkout?.top ?? rootReal, p).split(sep).join("/")
-    return !names.includes(isDir(p) ? `${rel}/` : `${rel}\0`)
+    return !names.includes(dir ? `${rel}/` : `${rel}\0`)
   })
 }

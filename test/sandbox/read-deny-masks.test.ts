@@ -3,6 +3,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeConfig } from "../../src/config/config.ts"
 import { readRuleMasks } from "../../src/permission/read-masks.ts"
+import { buildPolicy, MAX_RULE_MASKS } from "../../src/sandbox/policy.ts"
+import { readSandboxSettings } from "../../src/sandbox/settings.ts"
 import { untrackedPlaces } from "../../src/sandbox/untracked-places.ts"
 import { tempDir } from "../support/harness.ts"
 import { anvilBinary, requireBwrap, runBinary } from "./binary.ts"
@@ -99,9 +101,23 @@ describe("the places read deny and ask rules name or match", () => {
     symlinkSync(elsewhere, join(plain, "out"))
     symlinkSync(join(plain, "k.txt"), join(plain, "in.txt"))
     expect(untrackedPlaces(plain, [join(plain, "out"), join(plain, "in.txt"), elsewhere])).toEqual([
-      { path: join(plain, "k.txt"), given: join(plain, "in.txt") },
-      { path: elsewhere, given: elsewhere },
+      { path: join(plain, "k.txt"), given: join(plain, "in.txt"), dir: false },
+      { path: elsewhere, given: elsewhere, dir: true },
     ])
+  })
+
+  test("a rule matching more places than a command should wait to mount is cut short, and says so", () => {
+    const root = tempDir("anvil-many-")
+    for (let d = 0; d < 3; d++) {
+      mkdirSync(join(root, `d${d}`))
+      for (let f = 0; f < 100; f++) writeFileSync(join(root, `d${d}`, `f${f}.json`), "{}\n")
+    }
+    const readMasks = readRuleMasks(makeConfig({ permission: { read: { "*.json": "deny" } } }, {}), root)!
+    const policy = buildPolicy({ ...readSandboxSettings({}, undefined), readMasks }, { root, home: undefined, configHome: undefined, sessionTmp: tempDir("anvil-tmp-") })!
+    expect(readMasks().places.length).toBe(300)
+    expect(policy.ruleMasks.length).toBe(MAX_RULE_MASKS)
+    expect(policy.hiddenFiles.length).toBe(MAX_RULE_MASKS)
+    expect(policy.masksStopped).toBe(true)
   })
 })
 
