@@ -1,3 +1,4 @@
+import { holdSessionLock, sessionInUse } from "./session-lock.ts"
 import { Clock, Data, Effect, Result, Schema, SchemaIssue, type Scope } from "effect"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
@@ -171,6 +172,14 @@ const openWriter = (file: string, id: string, fresh = false) =>
     const fs = yield* FileSystem
     // A new session file is created exclusively: a name planted as a link is never written through.
     const handle = yield* fs.open(file, { flag: fresh ? "ax" : "a" })
+    // Held while the session is open: another anvil cannot append its turns between ours (see session-lock.ts).
+    if (!(yield* holdSessionLock(file))) {
+      return yield* Effect.fail(
+        new SessionError({
+          message: `Session '${id}' is open in another anvil process right now; two at once would interleave their turns. Wait for that one to end, or start a new session (without --session/--continue).`,
+        }),
+      )
+    }
     const encoder = new TextEncoder()
     // Write failures (a full disk) must not end the agent's turn: they are reported once and the session goes on in memory.
     let broken = false
@@ -417,6 +426,8 @@ export const pruneSessions = (root: string, options: { readonly olderThanMs?: nu
           remove = text.trim() === "" || (!(loaded instanceof SessionError) && loaded.turns === 0)
         }
       }
+      // A session another process has open is never removed under it (its first turn may still be running).
+      if (remove && sessionInUse(entry.file)) remove = false
       if (remove && (yield* fs.remove(entry.file).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))) removed.push(entry.id)
     }
     return { removed, kept: all.length - removed.length } satisfies PruneReport
