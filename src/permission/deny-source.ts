@@ -31,8 +31,10 @@ export const denyingRule = (
   level: "deny" | "ask" = "deny",
 ): DenyingRule | undefined => {
   const values = subjects ? (subjects.kind === "command" ? subjects.values.flatMap(commandParts) : subjects.values) : []
-  const pattern = rules.patterns.find((r) => r.level === level && values.some((v) => ruleMatches(subjects!, r, v)))?.pattern
-  return denyRuleSource(config, toolName, pattern, level)
+  const found = rules.patterns.find((r) => r.level === level && values.some((v) => ruleMatches(subjects!, r, v)))
+  // A rule written under another tool's entry (edit's, for write) is named where it is written.
+  const entry = found ? (found.from ?? toolName) : (rules.levelFrom ?? toolName)
+  return denyRuleSource(config, entry, found?.pattern, level)
 }
 
 /** The deny (or `level`) rule `pattern` of a tool's entry (undefined: the tool's own level) as written, and where it is set. */

@@ -1,4 +1,5 @@
-import type { PermissionLevel } from "./permission-level.ts"
+import { strictest, type PatternRule, type PermissionLevel, type ToolRules } from "./permission-level.ts"
+import { EDIT_COVERED_TOOLS, withEditRules } from "./edit-covers.ts"
 import { commandParts } from "./command-parts.ts"
 import { commandGlob, foldersOf, pathGlob, subjectMatches } from "./path-patterns.ts"
 import { matchedForms, type Subjects } from "./subjects.ts"
@@ -27,16 +28,7 @@ import { isRecord } from "../protocol/is-record.ts"
  * several paths path by path: the strictest part decides, so `git status*`
  * never approves `git status; rm -rf /`.
  */
-export interface PatternRule {
-  readonly pattern: string
-  readonly level: PermissionLevel
-}
-
-export interface ToolRules {
-  /** The tool-wide level (a string entry or the "*" key). */
-  readonly level?: PermissionLevel
-  readonly patterns: ReadonlyArray<PatternRule>
-}
+export type { PatternRule, ToolRules }
 
 /** Whether a rule's pattern matches one value of a call (or where that value leads). */
 export const matchesValue = (subjects: Subjects, pattern: string, value: string): boolean =>
@@ -54,9 +46,7 @@ export const ruleMatches = (subjects: Subjects, rule: PatternRule, value: string
     rule.pattern !== "*" &&
     matchedForms(subjects, value).some((form) => foldersOf(form.normalize("NFC")).some((folder) => pathGlob(rule.pattern).test(folder))))
 
-const RANK: Record<PermissionLevel, number> = { allow: 0, ask: 1, deny: 2 }
-export const strictest = (levels: ReadonlyArray<PermissionLevel>): PermissionLevel =>
-  levels.reduce<PermissionLevel>((a, b) => (RANK[b] > RANK[a] ? b : a), "allow")
+export { strictest }
 
 const isLevel = (v: unknown): v is PermissionLevel => v === "allow" || v === "ask" || v === "deny"
 
@@ -82,7 +72,12 @@ const entryFor = (permission: Record<string, unknown>, toolName: string): unknow
 /** The rules configured for one tool (`permission.<name>` or a matching `permission.<prefix>*`), or undefined when there are none. */
 export const toolRules = (permission: unknown, toolName: string): ToolRules | undefined => {
   if (!isRecord(permission)) return undefined
-  const entry = entryFor(permission, toolName)
+  const own = entryRules(entryFor(permission, toolName))
+  return EDIT_COVERED_TOOLS.has(toolName) && Object.hasOwn(permission, "edit") ? withEditRules(own, entryRules(permission.edit)) : own
+}
+
+/** The rules one `permission` entry holds: a level string, or an object of patterns (`"*"` the level). */
+const entryRules = (entry: unknown): ToolRules | undefined => {
   if (isLevel(entry)) return { level: entry, patterns: [] }
   if (!isRecord(entry)) return undefined
   const patterns: Array<PatternRule> = []
