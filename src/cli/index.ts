@@ -29,10 +29,11 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
 
 const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {
   let command: string | undefined
+  let rest: ReadonlyArray<string> = []
   try {
     const global = parseGlobal(argv)
     command = global.rest[0]
-    const rest = global.rest.slice(1)
+    rest = global.rest.slice(1)
     checkRoot(global.root ?? io.env.ANVIL_ROOT, io.cwd, global.root !== undefined ? "--root" : "ANVIL_ROOT")
     // --version is answered wherever it stands (`anvil run --version`), as --help is; --help wins when both are given.
     if (global.version && (command === undefined || !global.help)) {
@@ -85,7 +86,10 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
     }
     const inner = (e as { cause?: unknown })?.cause ?? e
     if (inner instanceof ConfigError || e instanceof ConfigError) {
-      io.err(`${prefixed((inner as Error).message)}\n`)
+      const message = ((inner instanceof ConfigError ? inner : e) as Error).message
+      // Loaded only for run: its argument parser and result shape stay out of the other commands' start.
+      if (command === "run") (await import("./run-setup-failure.ts")).printRunSetupFailure(io, command, rest, message, EXIT.config)
+      io.err(`${prefixed(message)}\n`)
       return EXIT.config
     }
     io.err(`anvil: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)

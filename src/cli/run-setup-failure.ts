@@ -1,0 +1,19 @@
+import { parseAgentArgs } from "./agent-args.ts"
+import { startFailureResult } from "./claude-stream.ts"
+import type { CliIO } from "./output.ts"
+
+/**
+ * `anvil run -f json|stream-json` that cannot start (a broken anvil.json, a --root that does not exist) still
+ * prints its result: a program reading stdout gets the reason and the message, never nothing.
+ * Undefined arguments (not a run, or arguments that do not parse) print nothing here.
+ */
+export const printRunSetupFailure = (io: CliIO, command: string | undefined, rest: ReadonlyArray<string>, message: string, exitCode: number) => {
+  if (command !== "run") return
+  let format: string
+  try {
+    format = parseAgentArgs(rest, "run").format
+  } catch {
+    return
+  }
+  if (format !== "text") io.out(`${JSON.stringify(startFailureResult(message, exitCode))}\n`)
+}
