@@ -5,7 +5,7 @@ import type { CliIO } from "./output.ts"
 /**
  * `anvil run -f json|stream-json` that cannot start (a broken anvil.json, a --root that does not exist) still
  * prints its result: a program reading stdout gets the reason and the message, never nothing.
- * Undefined arguments (not a run, or arguments that do not parse) print nothing here.
+ * Nothing is printed for another command, or for arguments that do not parse (their usage error says why).
  */
 export const printRunSetupFailure = (io: CliIO, command: string | undefined, rest: ReadonlyArray<string>, message: string, exitCode: number) => {
   if (command !== "run") return
