@@ -7,7 +7,7 @@ export interface SseEvent {
 /**
  * Parses a text/event-stream body (the WHATWG framing: events end at a blank
  * line, `data:` lines join with "\n", `:` lines are comments, CR LF and CR
- * count as line ends). Yields events as soon as their blank line arrives.
+ * count as line ends, an event with empty data is not dispatched). Yields events as soon as their blank line arrives.
  */
 export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder()
@@ -16,7 +16,9 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
   let event: string | undefined
   let data: Array<string> = []
   const dispatch = (): SseEvent | undefined => {
-    const out = data.length > 0 ? { ...(event !== undefined ? { event } : {}), data: data.join("\n") } : undefined
+    // An event whose data is empty is not dispatched (WHATWG): a bare `data:` line is a keep-alive some servers send.
+    const joined = data.join("\n")
+    const out = joined !== "" ? { ...(event !== undefined ? { event } : {}), data: joined } : undefined
     event = undefined
     data = []
     return out
