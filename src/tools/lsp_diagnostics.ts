@@ -26,6 +26,13 @@ export const freshnessText = (r: DiagnosticsResult, waitMs: number): string =>
       ? `${r.server} has not answered for this version yet (waited ${waitMs} ms); these diagnostics are ${Math.round((r.ageMs ?? 0) / 1000)} s old, from an earlier version (freshness: stale).`
       : `${r.server} has not finished analysing the file (waited ${waitMs} ms), so nothing is known yet (freshness: pending).`
 
+/**
+ * At most this many diagnostics are listed, errors first: a file with thousands (a generated file, a wrong
+ * language setting) would otherwise be cut by the output limit, and the answer lose its freshness and counts.
+ */
+const MAX_LISTED = 200
+const SEVERITY_ORDER = { error: 0, warning: 1, information: 2, hint: 3 } as const
+
 /** lsp_diagnostics: a file's errors and warnings from its language server, with how fresh they are. */
 export const lspDiagnosticsTool = defineTool({
   name: "lsp_diagnostics",
@@ -59,9 +66,11 @@ export const lspDiagnosticsTool = defineTool({
       for (const h of missing) {
         lines.push(`${h.name} is not installed, so ${result.server} cannot report ${h.lost}; an empty list does not mean the file is clean. Install: ${h.install}`)
       }
+      const listed = list.length > MAX_LISTED ? [...list].sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]).slice(0, MAX_LISTED) : list
       if (list.length > 0) {
         const summary = (["error", "warning", "information", "hint"] as const).filter((s) => counts[s] > 0).map((s) => counted(counts[s], s))
-        lines.push("", `${counted(list.length, "diagnostic")} (${summary.join(", ")}):`, ...list.map((d) => diagnosticLine(source.display, d)))
+        lines.push("", `${counted(list.length, "diagnostic")} (${summary.join(", ")}):`, ...listed.map((d) => diagnosticLine(source.display, d)))
+        if (listed.length < list.length) lines.push(`… and ${list.length - listed.length} more (the first ${MAX_LISTED} are listed, errors first): fix these and call lsp_diagnostics again.`)
       } else if (clean) {
         lines.push("", "No diagnostics: the file is clean.")
       } else {
@@ -77,7 +86,8 @@ export const lspDiagnosticsTool = defineTool({
           freshness: result.freshness,
           ...(result.ageMs !== undefined ? { age_ms: result.ageMs } : {}),
           clean,
-          diagnostics: list,
+          diagnostics: listed,
+          ...(listed.length < list.length ? { omitted: list.length - listed.length } : {}),
           ...(result.dropped > 0 ? { unreadable: result.dropped } : {}),
           ...(withheld ? { withheld } : {}),
           counts,
