@@ -1,6 +1,7 @@
 import { Predicate } from "effect"
-import { existsSync, readFileSync, statSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs"
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path"
+import { userConfigHome } from "../workspace/state-dir.ts"
 
 /**
  * Where a Claude Code plugin keeps its parts, as Claude Code's plugin reference
@@ -26,6 +27,34 @@ export const readManifestQuietly = (dir: string): Record<string, unknown> | unde
 }
 
 const expandRoot = (dir: string) => (s: string) => s.replaceAll("${CLAUDE_PLUGIN_ROOT}", dir)
+
+/**
+ * `${CLAUDE_PLUGIN_DATA}`: a plugin's folder for what outlives its updates (installed packages, caches) — Claude
+ * Code's `~/.claude/plugins/data/<id>/`; anvil keeps it in its own config folder, `anvil/plugin-data/<name>`.
+ */
+export const pluginDataDir = (env: Readonly<Record<string, string | undefined>>, name: string): string | undefined => {
+  const config = userConfigHome(env)
+  return config ? join(config, "anvil", "plugin-data", name.replace(/[^A-Za-z0-9_-]/g, "-")) : undefined
+}
+
+/** Makes the data folder (on first reference, as Claude Code does); false when it cannot be made. */
+export const ensureDataDir = (data: string | undefined): boolean => {
+  if (data === undefined) return false
+  try {
+    mkdirSync(data, { recursive: true })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` filled in (the data folder made when named). */
+export const pluginVars =
+  (dir: string, data: string | undefined) =>
+  (s: string): string => {
+    const rooted = expandRoot(dir)(s)
+    return rooted.includes("${CLAUDE_PLUGIN_DATA}") && ensureDataDir(data) ? rooted.replaceAll("${CLAUDE_PLUGIN_DATA}", data!) : rooted
+  }
 
 /** The paths a manifest key names (a string or a list of them), resolved; undefined when the key names none. */
 const namedPaths = (dir: string, value: unknown, key: string, warnings: Array<string>): Array<string> | undefined => {
@@ -116,21 +145,26 @@ export const hookSources = (dir: string, manifest: Record<string, unknown>, warn
 
 /**
  * The MCP servers by name (`.mcp.json`, then the manifest's `mcpServers`; a later one wins for a name), with
- * `${CLAUDE_PLUGIN_ROOT}` expanded. A file may wrap them in `mcpServers` or hold them at its top level, as many
+ * `${CLAUDE_PLUGIN_ROOT}` (and `${CLAUDE_PLUGIN_DATA}`, by `expand`) filled in. A file may wrap them in `mcpServers` or hold them at its top level, as many
  * published plugins' `.mcp.json` do; so may the manifest's objects.
  */
-export const mcpServerEntries = (dir: string, manifest: Record<string, unknown>, warnings: Array<string>): Array<[string, Record<string, unknown>]> => {
+export const mcpServerEntries = (
+  dir: string,
+  manifest: Record<string, unknown>,
+  warnings: Array<string>,
+  expand: (s: string) => string = expandRoot(dir),
+): Array<[string, Record<string, unknown>]> => {
   const byName = new Map<string, Record<string, unknown>>()
   for (const { json } of mergedSources(dir, manifest, "mcpServers", join(dir, ".mcp.json"), warnings)) {
     const servers = Predicate.isObject(json) && Predicate.isObject(json.mcpServers) ? json.mcpServers : Predicate.isObject(json) ? json : {}
     for (const [name, config] of Object.entries(servers)) {
-      if (Predicate.isObject(config)) byName.set(name, expandDeep(config, expandRoot(dir)) as Record<string, unknown>)
+      if (Predicate.isObject(config)) byName.set(name, expandDeep(config, expand) as Record<string, unknown>)
     }
   }
   return [...byName]
 }
 
-/** `${CLAUDE_PLUGIN_ROOT}` replaced in every string of a server's settings. */
+/** `expand` applied to every string of a server's settings. */
 const expandDeep = (value: unknown, expand: (s: string) => string): unknown =>
   typeof value === "string"
     ? expand(value)

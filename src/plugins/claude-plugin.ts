@@ -7,7 +7,7 @@ import { runCommandHook } from "./command-hook.ts"
 import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
 import { readPluginAgents } from "./claude-agents.ts"
 import { readCommandPaths, type SlashCommand } from "./claude-commands.ts"
-import { commandPaths, hookSources, mcpServerEntries, skillDirs, skillNames } from "./claude-components.ts"
+import { commandPaths, ensureDataDir, hookSources, mcpServerEntries, pluginDataDir, pluginVars, skillDirs, skillNames } from "./claude-components.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { compileMatcher } from "./hook-matcher.ts"
@@ -95,7 +95,8 @@ export const readClaudePlugin = (input: {
   const manifestFile = join(input.dir, ".claude-plugin", "plugin.json")
   const manifest = readJsonFile(manifestFile)
   if (!Predicate.isObject(manifest)) throw new Error(`${manifestFile}: the top level must be an object`)
-  const expand = (s: string) => s.replaceAll("${CLAUDE_PLUGIN_ROOT}", input.dir)
+  const data = pluginDataDir(input.env, input.name)
+  const expand = pluginVars(input.dir, data)
 
   const warnings: Array<string> = []
   const dirs = skillDirs(input.dir, manifest, warnings)
@@ -137,7 +138,8 @@ export const readClaudePlugin = (input: {
     }
   }
 
-  const hookEnv = { CLAUDE_PLUGIN_ROOT: input.dir, CLAUDE_PROJECT_DIR: input.root }
+  // The data folder is made before a hook runs: the command may name it through its environment alone.
+  const hookEnv = { CLAUDE_PLUGIN_ROOT: input.dir, CLAUDE_PROJECT_DIR: input.root, ...(data !== undefined ? { CLAUDE_PLUGIN_DATA: data } : {}) }
   /** Runs one command with the call as Claude Code sends it on stdin. */
   const run = (
     spec: CommandSpec,
@@ -153,6 +155,7 @@ export const readClaudePlugin = (input: {
       tool_input: claudeInput(call.tool, call.params),
       ...extra,
     }
+    ensureDataDir(data)
     return runCommandHook({
       command: spec.command,
       cwd: input.root,
@@ -234,6 +237,7 @@ export const readClaudePlugin = (input: {
       const context: Array<string> = []
       for (const spec of specs.SessionStart) {
         if (!spec.selects("startup")) continue
+        ensureDataDir(data)
         const out = await runCommandHook({
           command: spec.command,
           cwd: input.root,
@@ -254,7 +258,7 @@ export const readClaudePlugin = (input: {
   }
 
   // MCP servers: .mcp.json, then the manifest's `mcpServers` (paths or objects), merged.
-  const mcpServers: Array<PluginMcpServer> = mcpServerEntries(input.dir, manifest, warnings).map(([name, config]) => ({ plugin: input.name, name, config }))
+  const mcpServers: Array<PluginMcpServer> = mcpServerEntries(input.dir, manifest, warnings, expand).map(([name, config]) => ({ plugin: input.name, name, config }))
 
   const hookLabels = [
     ...specs.PreToolUse.map((s) => `PreToolUse(${s.matcher || "*"})`),

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { builtinNames } from "../../src/cli/plugin-setup.ts"
 import { makeConfig } from "../../src/config/config.ts"
@@ -73,6 +74,22 @@ describe("Claude Code plugin parts where the manifest puts them", () => {
     expect(bash.envelope.error?.message).toContain("from-default")
     const write = await callTool(p.root, "write", { path: "b.txt", content: "x" }, { tools, env: p.env })
     expect(write.envelope.error?.message).toContain("from-config")
+  })
+
+  test("${CLAUDE_PLUGIN_DATA}: filled in hook commands and server settings, exported to hooks, and made when first used", async () => {
+    const p = userPlugin({
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "parts" }),
+      "hooks/hooks.json": JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: 'echo "${CLAUDE_PLUGIN_DATA}|$CLAUDE_PLUGIN_DATA" >&2; exit 2' }] }] },
+      }),
+      ".mcp.json": JSON.stringify({ mcpServers: { db: { command: "srv", args: ["--cache", "${CLAUDE_PLUGIN_DATA}/cache"] } } }),
+    })
+    const data = join(p.env.XDG_CONFIG_HOME, "anvil", "plugin-data", "parts")
+    expect(pluginMcpServers(p)[0]!.config.args).toEqual(["--cache", `${data}/cache`])
+    expect(existsSync(data)).toBe(true)
+    const set = await loadPlugins({ root: p.root, env: p.env, config: p.config, builtinNames: builtinNames(), onProblem: () => {} })
+    const bash = await callTool(p.root, "bash", { command: "echo hi" }, { tools: toolsWithPlugins(builtinTools, set), env: p.env })
+    expect(bash.envelope.error?.message).toBe(`Blocked by plugin 'parts': ${data}|${data}`)
   })
 
   test("a plugin whose own folder holds SKILL.md (no skills/, no skills key) is that one skill", () => {
