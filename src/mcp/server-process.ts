@@ -64,7 +64,8 @@ export const startServerProcess = (options: ServerProcessOptions): ServerProcess
   }
   const stdoutDone = pump(managed.stdout, options.onStdout)
   const stderrDone = pump(managed.stderr, (text) => {
-    stderrTail = (stderrTail + text).slice(-STDERR_TAIL)
+    // Only the end is kept: a chunk longer than the tail replaces it without being copied whole.
+    stderrTail = text.length >= STDERR_TAIL ? text.slice(-STDERR_TAIL) : (stderrTail + text).slice(-STDERR_TAIL)
   })
   void managed.exited.then(async (exit) => {
     // The last output is read before the exit is reported (briefly: a child may hold the pipes).
