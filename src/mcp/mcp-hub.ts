@@ -94,6 +94,8 @@ export interface McpHub {
   readonly listPrompts: (name: string) => Promise<ReadonlyArray<Prompt>>
   /** Reports progress of a running call. */
   readonly progress: (event: McpProgress) => void
+  /** Whether a server that went away is started again on the next call. */
+  readonly restartsAgain: (name: string) => boolean
   readonly dispose: () => Promise<void>
 }
 
@@ -334,6 +336,7 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
       return c.hasCapability("prompts") ? c.listPrompts(entries.get(name)!.spec.startupTimeoutMs) : []
     },
     progress: emit,
+    restartsAgain: (name) => (entries.get(name)?.restarts ?? 0) < MAX_RESTARTS,
     dispose: async () => {
       disposed = true
       await Promise.all(

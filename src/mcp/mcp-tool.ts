@@ -30,6 +30,8 @@ export interface McpProgress {
 export interface ToolHub {
   readonly connection: (server: string) => Promise<McpConnection>
   readonly progress: (event: McpProgress) => void
+  /** Whether a server that went away is started again on the next call (false once it crashed too often). */
+  readonly restartsAgain?: (server: string) => boolean
 }
 
 
@@ -63,7 +65,7 @@ const strayOf = (error: unknown): string => {
 }
 
 /** The SDK's failures as McpCallError: its timeout and cancel codes, a lost connection, invalid parameters. */
-const classify = (error: unknown, spec: ServerSpec, tool: string): McpCallError => {
+const classify = (error: unknown, spec: ServerSpec, tool: string, hub: ToolHub): McpCallError => {
   if (error instanceof McpCallError) return error
   const message = error instanceof Error ? error.message : String(error)
   const code = (error as { code?: unknown })?.code
@@ -83,7 +85,8 @@ const classify = (error: unknown, spec: ServerSpec, tool: string): McpCallError 
   }
   if (code === -32602) return new McpCallError({ kind: "invalid", message: `${spec.name}/${tool} rejected the parameters: ${message}` })
   if ((error as { gone?: unknown })?.gone === true) {
-    return new McpCallError({ kind: "failed", message: `The MCP server '${spec.name}' went away during the call: ${message}. It is started again on the next call.` })
+    const next = hub.restartsAgain?.(spec.name) === false ? "It crashed too often and is not started again this session." : "It is started again on the next call."
+    return new McpCallError({ kind: "failed", message: `The MCP server '${spec.name}' went away during the call: ${message}. ${next}` })
   }
   return new McpCallError({ kind: "failed", message: `${spec.name}/${tool} failed: ${message}` })
 }
@@ -116,7 +119,7 @@ const callOn = (hub: ToolHub, spec: ServerSpec, tool: string, args: Record<strin
     },
     // An interruption (Ctrl-C) aborts `signal`, so the SDK sends the server a cancel notification;
     // the pipeline reports it as CANCELLED.
-    catch: (error) => fromCallError(classify(error, spec, tool)),
+    catch: (error) => fromCallError(classify(error, spec, tool, hub)),
   })
 
 const toResult = (spec: ServerSpec, tool: string) => (raw: Parameters<typeof mapToolResult>[0]): Effect.Effect<ToolResult, ToolError> => {
@@ -165,10 +168,10 @@ export const unavailableTool = (spec: ServerSpec, name: string, toolPart: string
   permission: spec.permission,
   run: (params) =>
     Effect.tryPromise({ try: () => hub.connection(spec.name), catch: (e) => e }).pipe(
-      Effect.mapError((e) => fromCallError(classify(e, spec, toolPart))),
+      Effect.mapError((e) => fromCallError(classify(e, spec, toolPart, hub))),
       Effect.flatMap((connection) =>
         Effect.tryPromise({ try: () => connection.listTools(spec.startupTimeoutMs), catch: (e) => e }).pipe(
-          Effect.mapError((e) => fromCallError(classify(e, spec, toolPart))),
+          Effect.mapError((e) => fromCallError(classify(e, spec, toolPart, hub))),
         ),
       ),
       Effect.flatMap((tools) => {

@@ -165,6 +165,16 @@ describe("the hub", () => {
     expect(errors.ancient).toBe("failed: protocol mismatch: Server's protocol version is not supported: 2023-01-01")
   })
 
+  test("a server that dies in calls is started again at most 3 times; the call that uses up the last start says it is not started again", async () => {
+    const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY], permission: "allow" } })
+    const options = { tools: [], toolSources: [hub.toolSource] }
+    const messages: Array<string> = []
+    for (let i = 0; i < 5; i++) messages.push((await callTool(root, "mcp__tiny__crash", {}, options)).envelope.error!.message)
+    expect(messages.slice(0, 3).every((m) => m.endsWith("It is started again on the next call."))).toBe(true)
+    expect(messages[3]).toEndWith("It crashed too often and is not started again this session.")
+    expect(messages[4]).toStartWith("MCP server 'tiny' crashed and was restarted 3 times; not again this session.")
+  })
+
   test("listChanged: a tool added by the server joins the hub's tools; resources and prompts are listed", async () => {
     const events: Array<McpEvent> = []
     const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY], permission: "allow" } }, events)
