@@ -47,12 +47,12 @@ export const commandsOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyAr
   plugins.flatMap((p) => pluginCommandFolder(p.path, p.name))
 
 /** The skill folders of the active Claude Code plugin folders, in plugin order. */
-export const pluginSkillFolders = (input: ExtrasInput): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> =>
+export const pluginSkillFolders = (input: ExtrasInput): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user"; readonly plugin: string }> =>
   skillFoldersOf(activeClaudePlugins(input))
 
 /** The skill folders of plugin folders already found active (`activeClaudePlugins`): `skills/` and the manifest's `skills`. */
-export const skillFoldersOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> =>
-  plugins.flatMap((p) => skillDirs(p.path, readManifestQuietly(p.path)).map((dir) => ({ dir, source: p.source })))
+export const skillFoldersOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user"; readonly plugin: string }> =>
+  plugins.flatMap((p) => skillDirs(p.path, readManifestQuietly(p.path)).map((dir) => ({ dir, source: p.source, plugin: p.name })))
 
 /**
  * The MCP servers the active Claude Code plugin folders declare (`.mcp.json`

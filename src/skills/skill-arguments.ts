@@ -70,6 +70,8 @@ export const substituteArguments = (text: string, args: string, options: Argumen
 /** What of a skill its instructions are made from. */
 export interface InvokedSkill {
   readonly name: string
+  /** The Claude Code plugin that brought it (`/plugin:name`). */
+  readonly plugin?: string
   readonly content: string
   /** Its folder; undefined for a skill built into anvil. */
   readonly dir: string | undefined
@@ -93,9 +95,10 @@ export const userInvocable = (skill: InvokedSkill): boolean => String(skill.fiel
  * commands): the skill's folder, then its instructions with the arguments filled in; undefined otherwise.
  */
 export const skillPrompt = (prompt: string, skills: ReadonlyArray<InvokedSkill>, sessionId: string, builtInDir: string): string | undefined => {
-  const m = /^\/([a-z0-9-]+)(?:[ \t]+([\s\S]*))?$/.exec(prompt.trim())
-  const skill = m ? skills.find((s) => s.name === m[1] && userInvocable(s)) : undefined
+  // `/name`, or `/plugin:name` for a plugin's skill (as Claude Code names them).
+  const m = /^\/(?:([\w.-]+):)?([a-z0-9-]+)(?:[ \t]+([\s\S]*))?$/.exec(prompt.trim())
+  const skill = m ? skills.find((s) => s.name === m[2] && (m[1] === undefined || s.plugin === m[1]) && userInvocable(s)) : undefined
   if (!m || !skill) return undefined
-  const text = skillInstructions(skill, (m[2] ?? "").trim(), sessionId, builtInDir)
+  const text = skillInstructions(skill, (m[3] ?? "").trim(), sessionId, builtInDir)
   return skill.dir !== undefined ? `Base directory for this skill: ${skill.dir}\n\n${text}` : text
 }

@@ -38,6 +38,8 @@ export interface SkillFolder {
   /** Where it comes from: a `skills.paths` entry, one of the default folders, or a plugin. */
   readonly from: "skills.paths" | "default" | "plugin"
   readonly exists: boolean
+  /** The Claude Code plugin whose folder it is. */
+  readonly plugin?: string
 }
 
 export interface Skill extends SkillDocument {
@@ -46,6 +48,8 @@ export interface Skill extends SkillDocument {
   readonly path: string
   /** The skill's folder on disk; undefined for a built-in skill embedded in the executable (only its SKILL.md is). */
   readonly dir: string | undefined
+  /** The Claude Code plugin that brought it: `/plugin:name` runs it too, as in Claude Code. */
+  readonly plugin?: string
   /** Same-named skills this one hides, highest precedence first. */
   readonly overrides: ReadonlyArray<{ readonly source: SkillSource; readonly path: string }>
 }
@@ -83,7 +87,7 @@ const byName = <T extends { readonly name: string }>(a: T, b: T) => (a.name < b.
 export const skillFolders = Effect.fn("skillFolders")(function* (
   root: string,
   /** Folders plugins add (Claude Code plugin folders' `skills/`), in plugin order. */
-  pluginFolders: ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> = [],
+  pluginFolders: ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user"; readonly plugin?: string }> = [],
 ) {
   const fs = yield* FileSystem
   const path = yield* Path
@@ -130,7 +134,7 @@ export const skillFolders = Effect.fn("skillFolders")(function* (
       exists: yield* fs.exists(c.dir).pipe(Effect.orElseSucceed(() => false)),
     })
   }
-  const folder = (dir: string, source: "project" | "user", from: SkillFolder["from"]) =>
+  const folder = (dir: string, source: "project" | "user", from: SkillFolder["from"], plugin?: string) =>
     Effect.gen(function* () {
       return {
         dir,
@@ -138,13 +142,14 @@ export const skillFolders = Effect.fn("skillFolders")(function* (
         source,
         from,
         exists: yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false)),
+        ...(plugin !== undefined ? { plugin } : {}),
       } satisfies SkillFolder & { real: string }
     })
   // anvil's own folder first, so it wins a name clash with the other agents' folders (reported as an override).
   const projectDefaults = yield* Effect.forEach([".anvil", ".agents", ".claude"], (d) => folder(path.join(root, d, "skills"), "project", "default"))
   const userDirs = [...(configHome ? [path.join(configHome, "anvil", "skills")] : []), ...(home ? [path.join(home, ".agents", "skills"), path.join(home, ".claude", "skills")] : [])]
   const userDefaults = yield* Effect.forEach(userDirs, (d) => folder(d, "user", "default"))
-  const fromPlugins = yield* Effect.forEach(pluginFolders, (f) => folder(f.dir, f.source, "plugin"))
+  const fromPlugins = yield* Effect.forEach(pluginFolders, (f) => folder(f.dir, f.source, "plugin", f.plugin))
   const ordered = [
     ...resolved.filter((f) => f.source === "project"),
     ...projectDefaults,
@@ -236,7 +241,8 @@ export const loadSkillCatalog = Effect.fn("loadSkillCatalog")(function* (
     if (!folder.exists && folder.from === "skills.paths") problems.push(`skills.paths: the folder ${folder.dir} does not exist`)
     const scanned = yield* scanFolder(folder)
     if (scanned.problem) problems.push(scanned.problem)
-    found.push(...scanned.found)
+    const { plugin } = folder
+    found.push(...(plugin === undefined ? scanned.found : scanned.found.map((f): Found => (f.ok ? { ok: true, skill: { ...f.skill, plugin } } : f))))
   }
   for (const builtin of yield* loadBuiltinSkills(assets)) {
     const doc = parseSkillDocument(builtin.text, builtin.name)

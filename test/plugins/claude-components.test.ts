@@ -1,7 +1,12 @@
 import { describe, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
+import { Effect } from "effect"
 import { builtinNames } from "../../src/cli/plugin-setup.ts"
+import { Config } from "../../src/config/config.ts"
+import { PlatformLive } from "../../src/runtime.ts"
+import { skillPrompt } from "../../src/skills/skill-arguments.ts"
+import { loadSkillCatalog } from "../../src/skills/skill-catalog.ts"
 import { makeConfig } from "../../src/config/config.ts"
 import { commandsOf, pluginMcpServers, pluginSkillFolders } from "../../src/plugins/plugin-extras.ts"
 import { loadPlugins, toolsWithPlugins } from "../../src/plugins/plugin-host.ts"
@@ -90,6 +95,20 @@ describe("Claude Code plugin parts where the manifest puts them", () => {
     const set = await loadPlugins({ root: p.root, env: p.env, config: p.config, builtinNames: builtinNames(), onProblem: () => {} })
     const bash = await callTool(p.root, "bash", { command: "echo hi" }, { tools: toolsWithPlugins(builtinTools, set), env: p.env })
     expect(bash.envelope.error?.message).toBe(`Blocked by plugin 'parts': ${data}|${data}`)
+  })
+
+  test("a plugin's skill runs as /plugin:name (Claude Code's name for it) as well as /name; another plugin's prefix does not reach it", async () => {
+    const p = userPlugin({
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "parts" }),
+      "skills/greet/SKILL.md": "---\nname: greet\ndescription: Greets.\n---\nGreet $ARGUMENTS.\n",
+    })
+    const catalog = await Effect.runPromise(
+      loadSkillCatalog(p.root, { compiled: true, skills: {} }, pluginSkillFolders(p)).pipe(Effect.provide(Config.layerFrom({}, p.env)), Effect.provide(PlatformLive)),
+    )
+    expect(catalog.skills.map((s) => [s.name, s.plugin])).toEqual([["greet", "parts"]])
+    expect(skillPrompt("/parts:greet Ada", catalog.skills, "s1", "(built in)")).toEndWith("Greet Ada.")
+    expect(skillPrompt("/greet Ada", catalog.skills, "s1", "(built in)")).toEndWith("Greet Ada.")
+    expect(skillPrompt("/other:greet Ada", catalog.skills, "s1", "(built in)")).toBeUndefined()
   })
 
   test("a plugin whose own folder holds SKILL.md (no skills/, no skills key) is that one skill", () => {
