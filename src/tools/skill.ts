@@ -35,7 +35,14 @@ const SkillParams = Schema.Struct({
 type SkillParams = typeof SkillParams.Type
 
 const actionOf = (p: SkillParams) => p.action ?? (p.name !== undefined ? "load" : "list")
-const normalName = (name: string) => name.trim().toLowerCase()
+const normalName = (name: string) => splitName(name).name
+
+/** `plugin:name` (Claude Code's name for a plugin's skill) or a plain name, trimmed and in lower case. */
+const splitName = (given: string): { readonly name: string; readonly plugin?: string } => {
+  const name = given.trim().toLowerCase()
+  const colon = name.indexOf(":")
+  return colon > 0 ? { plugin: name.slice(0, colon), name: name.slice(colon + 1) } : { name }
+}
 
 /** The most names an error message spells out. */
 const MAX_NAMES_IN_MESSAGE = 30
@@ -74,11 +81,11 @@ export const skillTool = defineTool({
       if (params.name === undefined || params.name.trim() === "") {
         return yield* invalidParam("name", "required when action is 'load'", [hint("Skill", "high", { action: "list" })])
       }
-      const name = normalName(params.name)
+      const { name, plugin } = splitName(params.name)
       const problem = skillNameProblem(name)
       if (problem) return yield* invalidParam("name", problem, [hint("Skill", "high", { action: "list" })])
       const catalog = yield* loadCatalog
-      const skill = catalog.skills.find((s) => s.name === name)
+      const skill = catalog.skills.find((s) => s.name === name && (plugin === undefined || s.plugin?.toLowerCase() === plugin))
       if (!skill) {
         const broken = catalog.invalid.find((s) => s.name === name)
         if (broken) {

@@ -109,6 +109,10 @@ describe("Claude Code plugin parts where the manifest puts them", () => {
     expect(skillPrompt("/parts:greet Ada", catalog.skills, "s1", "(built in)")).toEndWith("Greet Ada.")
     expect(skillPrompt("/greet Ada", catalog.skills, "s1", "(built in)")).toEndWith("Greet Ada.")
     expect(skillPrompt("/other:greet Ada", catalog.skills, "s1", "(built in)")).toBeUndefined()
+    // The skill tool takes the same name (Claude Code's Skill tool is called with "plugin:name").
+    const loaded = await callTool(p.root, "skill", { name: "parts:greet", args: "Bo" }, { env: p.env })
+    expect(loaded.envelope.data).toMatchObject({ name: "greet", content: "Greet Bo." })
+    expect((await callTool(p.root, "skill", { name: "other:greet" }, { env: p.env })).envelope.error?.code).toBe("NOT_FOUND")
   })
 
   test("a plugin whose own folder holds SKILL.md (no skills/, no skills key) is that one skill", () => {
