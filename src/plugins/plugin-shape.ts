@@ -58,7 +58,10 @@ const toolsProblem = (tools: unknown): string | undefined => {
 export const pluginShape = (module: Record<string, unknown>): PluginShape => {
   const value = module.default
   if (value === undefined) {
-    return { ok: false, message: "the module has no default export; export default defineTool({...}), an array of tools, or definePlugin({...})" }
+    // opencode's plugins export functions by name (`export const MyPlugin = async (ctx) => ({ "tool.execute.before": … })`).
+    const named = Object.entries(module).filter(([, v]) => typeof v === "function").map(([k]) => k)
+    const opencode = named.length > 0 ? ` (it exports ${named.slice(0, 3).join(", ")} by name, as an opencode plugin does: anvil does not run opencode's plugin API; its hooks are definePlugin's, see 'Writing a plugin' in the README)` : ""
+    return { ok: false, message: `the module has no default export; export default defineTool({...}), an array of tools, or definePlugin({...})${opencode}` }
   }
   if (Array.isArray(value)) {
     const problem = toolsProblem(value)
