@@ -3,7 +3,7 @@ import type { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
 import { makeMcpHub, type McpEvent, type McpHub, type ServerView } from "../mcp/mcp-hub.ts"
 import { toolNameOf } from "../mcp/tool-name.ts"
-import { pluginServerSources } from "../mcp/server-sources.ts"
+import { pluginServerSources, type SourceProblem } from "../mcp/server-sources.ts"
 import { serverTrust } from "../mcp/server-trust.ts"
 import { pluginMcpServers } from "../plugins/plugin-extras.ts"
 import { PlatformLive } from "../runtime.ts"
@@ -49,7 +49,27 @@ export const openCliHub = async (
   const dir = await projectRoot(io, root)
   const config = await commandConfig(io, dir, { strict, trusted: true })
   const handed = pluginMcpServers({ root: dir, env: io.env, config })
-  return makeMcpHub({ root: dir, env: io.env, extraSources: pluginServerSources(handed), ...(onEvent ? { onEvent } : {}), ...(trustAll ? { trustAll } : {}) })
+  return makeMcpHub({
+    root: dir,
+    env: io.env,
+    extraSources: pluginServerSources(handed),
+    extraProblems: withheldPluginServers(pluginMcpServers({ root: dir, env: io.env, config, trustProject: true }), handed),
+    ...(onEvent ? { onEvent } : {}),
+    ...(trustAll ? { trustAll } : {}),
+  })
+}
+
+/** The servers of project plugins not trusted yet, by plugin: said, so that "no servers" does not hide them. */
+const withheldPluginServers = (
+  all: ReadonlyArray<{ readonly plugin: string; readonly name: string }>,
+  handed: ReadonlyArray<{ readonly plugin: string }>,
+): Array<SourceProblem> => {
+  const withheld = new Map<string, Array<string>>()
+  for (const s of all) if (!handed.some((h) => h.plugin === s.plugin)) withheld.set(s.plugin, [...(withheld.get(s.plugin) ?? []), s.name])
+  return [...withheld].map(([plugin, names]) => ({
+    source: `plugin ${plugin}`,
+    message: `the project's plugin is not trusted, so its MCP servers (${names.join(", ")}) were not started; review it, then run 'anvil plugins trust ${plugin}'`,
+  }))
 }
 
 /** A progress notification as one stderr line. */

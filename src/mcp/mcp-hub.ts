@@ -62,6 +62,8 @@ export interface McpHubOptions {
   readonly env: Readonly<Record<string, string | undefined>>
   /** Server definitions from elsewhere (plugin folders), after the standard files. */
   readonly extraSources?: ReadonlyArray<ServerSource>
+  /** Problems found beside the config files (a project plugin whose servers wait for trust), listed with theirs. */
+  readonly extraProblems?: ReadonlyArray<SourceProblem>
   readonly onEvent?: (event: McpEvent) => void
   /** The trust store (default: the user's). */
   readonly trust?: ServerTrust
@@ -294,7 +296,7 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
 
   const hub: McpHub = {
     configured: entries.size > 0,
-    sourceProblems: problems,
+    sourceProblems: [...problems, ...(options.extraProblems ?? [])],
     views: () => [...entries.values()].map(view),
     spec: (name) => entries.get(name)?.spec,
     startAll: () => {

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { builtinNames } from "../../src/cli/plugin-setup.ts"
+import { mcpCommand } from "../../src/cli/mcp-command.ts"
 import { Config } from "../../src/config/config.ts"
 import { PlatformLive } from "../../src/runtime.ts"
 import { skillPrompt } from "../../src/skills/skill-arguments.ts"
@@ -113,6 +114,28 @@ describe("Claude Code plugin parts where the manifest puts them", () => {
     const loaded = await callTool(p.root, "skill", { name: "parts:greet", args: "Bo" }, { env: p.env })
     expect(loaded.envelope.data).toMatchObject({ name: "greet", content: "Greet Bo." })
     expect((await callTool(p.root, "skill", { name: "other:greet" }, { env: p.env })).envelope.error?.code).toBe("NOT_FOUND")
+  })
+
+  test("anvil mcp names the servers of a project plugin not trusted yet, with the command that trusts it, instead of listing nothing", async () => {
+    const root = project({})
+    const config = tempDir("anvil-claude-parts-")
+    const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    writeTree(join(root, ".anvil", "plugins", "tickets"), {
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "tickets" }),
+      ".mcp.json": JSON.stringify({ tracker: { command: "tracker-server" } }),
+    })
+    const out: Array<string> = []
+    const io = { out: (t: string) => out.push(t), err: () => {}, readStdin: async () => "", cwd: root, env }
+    expect(await mcpCommand(["--json"], io, root)).toBe(0)
+    expect(JSON.parse(out.join(""))).toEqual({
+      servers: [],
+      problems: [
+        {
+          source: "plugin tickets",
+          message: "the project's plugin is not trusted, so its MCP servers (tracker) were not started; review it, then run 'anvil plugins trust tickets'",
+        },
+      ],
+    })
   })
 
   test("a plugin whose own folder holds SKILL.md (no skills/, no skills key) is that one skill", () => {
