@@ -4,7 +4,7 @@ import type { Credentials } from "../net/credentials.ts"
 import { redactFetchParams } from "../net/secrets.ts"
 import { saveErrorBody, saveImage } from "../net/saved-body.ts"
 import { FETCH_SAVE_LIMIT, MAX_FETCH_SIZE_KB, MAX_FETCH_TIMEOUT_SEC, webFetch, type FetchedPage } from "../net/web-fetch.ts"
-import { hint } from "../protocol/hint.ts"
+import { hint, shellQuote } from "../protocol/hint.ts"
 import { HttpClient } from "../net/http-client.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./fetch.md" with { type: "text" }
@@ -128,7 +128,7 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
   ]
   const base = { url: page.url, final_url: finalUrl, status_code: page.status, content_type: page.mediaType || null, redirects: page.redirects }
   const header = `WebFetch: ${finalUrl}`
-  const curl = hint("Bash", "medium", { command: `curl -sSL -o <file> '${finalUrl}'` })
+  const curl = hint("Bash", "medium", { command: `curl -sSL -o <file> ${shellQuote(finalUrl)}` })
 
   if (body.kind === "none") {
     return {
@@ -231,7 +231,7 @@ const savedImage = (page: FetchedPage, bytes: Uint8Array, complete: boolean) =>
       },
       text: `Status: ${page.statusLine}\nFinal URL: ${page.finalUrl}\nContent-Type: ${page.contentType ?? "(none)"}\n\nImage too large to return (${counted(bytes.length, "byte")}${stopped}; images come back inline up to 1 MB): ${where}.`,
       stats: { size_bytes: bytes.length },
-      hints: complete ? [] : [hint("Bash", "medium", { command: `curl -sSL -o <file> '${page.finalUrl}'` })],
+      hints: complete ? [] : [hint("Bash", "medium", { command: `curl -sSL -o <file> ${shellQuote(page.finalUrl)}` })],
       truncation: { reason: "image_size_limit" },
     } satisfies ToolResult
   })

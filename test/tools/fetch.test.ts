@@ -91,6 +91,7 @@ beforeAll(async () => {
         case "/gzip-huge":
           return new Response(Bun.gzipSync(Buffer.from(HUGE_TEXT)), { headers: { "content-type": "text/plain", "content-encoding": "gzip" } })
         case "/huge-text":
+        case "/huge-text's":
           return new Response(HUGE_TEXT, { headers: { "content-type": "text/plain" } })
         case "/gzip-big":
           return new Response(Bun.gzipSync(Buffer.from(BIG_TEXT)), { headers: { "content-type": "text/plain", "content-encoding": "gzip" } })
@@ -365,6 +366,9 @@ describe("fetch", () => {
     expect(out.envelope.text).toContain(`from the first ${10 * 1024 * 1024} bytes downloaded): ${saved}`)
     expect(out.envelope.text).toContain("* Bash(command=\"curl -sSL -o <file>")
     expect(readFileSync(join(root, saved), "utf8")).toBe(HUGE_TEXT.slice(0, 10 * 1024 * 1024))
+    // A quote in the URL stays inside the hint's quoted word: the command runs as written.
+    const quoted = await fetchUrl({ url: `${base}/huge-text's`, max_size_kb: 10 })
+    expect(quoted.envelope.text).toContain(`* Bash(command="curl -sSL -o <file> '${base}/huge-text'\\\\''s'")`)
   })
 
   test("binary bodies are BINARY_FILE errors", async () => {
