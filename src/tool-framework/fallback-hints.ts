@@ -8,6 +8,9 @@ const echo = (value: unknown): unknown =>
     ? value
     : "<as before>"
 
+/** The folder a root-relative path is in ("." at the top). */
+const parent = (path: string): string => (path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : ".")
+
 /** A parameter the tool does not take (an unknown field inside an item is a fault of that parameter). */
 const isUnknownParameter = (f: { readonly field: string; readonly message: string }): boolean => f.message.startsWith("unknown parameter")
 
@@ -15,7 +18,8 @@ const isUnknownParameter = (f: { readonly field: string; readonly message: strin
  * The next step for an error whose tool named none, so that every error's text ends with one (the
  * envelope's rules ask it of every error): the parameters at fault asked for again; a call that only
  * named parameters the tool does not take, the same call without them; a file the system refused or
- * that is binary, a look at it. Anything else keeps no hint rather than a guess.
+ * that is binary, a look at it; a path that is not there, the folder around its folder. Anything else keeps
+ * no hint rather than a guess.
  */
 export const fallbackHints = (
   title: string,
@@ -35,9 +39,11 @@ export const fallbackHints = (
   const path = error.context?.["path_resolved"]
   if (typeof path === "string" && path !== "") {
     // The folder too: a file that could not be made does not exist, and its folder is what refused.
-    const folder = path.includes("/") ? [path.slice(0, path.lastIndexOf("/")) || "/"] : []
+    const folder = path.includes("/") ? [parent(path)] : []
     if (error.code === "PERMISSION_DENIED") return [hint("Bash", "medium", { command: `ls -ld ${[path, ...folder].map(shellQuote).join(" ")}` })]
     if (error.code === "BINARY_FILE") return [hint("Bash", "low", { command: `file ${shellQuote(path)}` })]
+    // Not there (a component of the path is a file, not a folder): the listing that holds its folder shows which.
+    if (error.code === "NOT_FOUND") return [hint("LS", "medium", { path: parent(parent(path)) })]
   }
   return []
 }

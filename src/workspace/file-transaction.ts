@@ -381,7 +381,9 @@ export const commitFailure = (error: unknown, changes: ReadonlyArray<FileChange>
   const e = error as { code?: string; path?: string; message?: string }
   const shown = describe(e.path, changes)
   const mapped = fromErrno(e.code, shown, e.message ?? String(error))
-  return new WorkspaceError({ reason: mapped.reason, message: `${mapped.message}${undone}`, ...(mapped.field ? { field: mapped.field } : {}) })
+  // The path goes along when it names one of the change's files (what the next step looks at).
+  const path = mapped.path !== undefined && changes.some((c) => c.display === mapped.path) ? { path: mapped.path } : {}
+  return new WorkspaceError({ reason: mapped.reason, message: `${mapped.message}${undone}`, ...(mapped.field ? { field: mapped.field } : {}), ...path })
 }
 
 /** The root-relative name of the file an error is about (its temp file counts). */

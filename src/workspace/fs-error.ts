@@ -32,7 +32,7 @@ export const fromErrno = (code: string | undefined, shown: string, message: stri
     case "EISDIR":
       return fail("is_directory", `${shown} is a directory, not a file.`)
     case "ENOTDIR":
-      return fail("missing", `A component of ${shown} is not a directory.`)
+      return fail("missing", `A component of ${shown} is not a directory.`, undefined, shown)
     case "ELOOP":
       return fail("bad_path", `${shown} is a symbolic link loop (too many levels of symbolic links).`, { name: "path", problem: "symbolic link loop" })
     case "ENAMETOOLONG":

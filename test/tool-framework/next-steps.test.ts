@@ -71,6 +71,14 @@ describe("every error names a next step", () => {
     expect(binary).toMatchObject({ code: "BINARY_FILE", step: 'Patch(patch="<the patch without its binary changes>", dry_run=true)' })
   })
 
+  test("a file under a path whose folder is a file: the listing that shows which", async () => {
+    const root = project({ "a.txt": "hi\n", "s/f": "x\n" })
+    expect(await first(root, "write", { path: "a.txt/b.txt", content: "x" })).toMatchObject({ code: "NOT_FOUND", step: 'LS(path=".")' })
+    expect(await first(root, "write", { path: "s/f/b.txt", content: "x" })).toMatchObject({ code: "NOT_FOUND", step: 'LS(path="s")' })
+    expect(await first(root, "edit", { path: "a.txt/b.txt", old_string: "", new_string: "x" })).toMatchObject({ code: "NOT_FOUND", step: 'LS(path=".")' })
+    expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("hi\n")
+  })
+
   test("bash's run_in_background under `anvil tool`: the same command in the foreground", async () => {
     const root = project({})
     const r = await first(root, "bash", { command: "make serve", run_in_background: true })
