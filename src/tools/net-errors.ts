@@ -37,7 +37,8 @@ export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError 
                 hints: [hint("WebFetch", "medium", { url: `http:${e.url.slice("https:".length)}` })],
                 details: "The server did not answer TLS on this port; it may speak plain HTTP (verify_tls=false would not help).",
               }
-            : {}),
+            : // Refused, unreachable, cut off: curl's own account of the same exchange says where it failed.
+              { hints: [hint("Bash", "low", { command: `curl -sS -I ${shellQuote(e.url)}` })] }),
       })
     case "FetchRedirectFailed":
       return toolError("EXECUTION_ERROR", e.message, {

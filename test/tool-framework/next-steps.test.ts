@@ -115,7 +115,7 @@ describe("patch: a loosely placed hunk is shown to be checked; a file named twic
 })
 
 describe("fetch: an HTTP error or a broken redirect chain names what to try next", () => {
-  test("404: the site's front page; 403: the call with credentials; 500: the raw answer; a redirect loop: its headers", async () => {
+  test("404: the site's front page; 403: the call with credentials; 500: the raw answer; a redirect loop or a refused connection: curl's view", async () => {
     const server = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
@@ -138,5 +138,8 @@ describe("fetch: an HTTP error or a broken redirect chain names what to try next
     } finally {
       await server.stop(true)
     }
+    // Nothing listens there any more: refused, and curl says how.
+    const refused = await first(project({}), "fetch", { url: `http://127.0.0.1:${server.port}/gone` })
+    expect(refused).toMatchObject({ code: "NETWORK_ERROR", step: `Bash(command="curl -sS -I 'http://127.0.0.1:${server.port}/gone'")` })
   })
 })
