@@ -110,7 +110,8 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     const { status } = sandbox.service
     const policy = sandbox.service.policy()
     const checks: Record<string, string> = {}
-    if (policy && status.support.available) {
+    // With the read rules' places cut short no command runs (sandbox.ts), the check neither: the report says why.
+    if (policy && status.support.available && policy.masksStopped !== true) {
       const wrapped = await Effect.runPromise(sandbox.service.wrap({ cwd: dir }))
       // The check runs as a command would (with a host list, through the relay too).
       const command = { argv: ["/bin/sh", "-c", CHECK_SCRIPT], cwd: dir, env: { PATH: io.env.PATH ?? "/usr/bin:/bin" } }
@@ -151,7 +152,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       // The places read rules hide, each with its rule, and whether the walk for their patterns stopped early.
       read_rule_masks: policy ? policy.ruleMasks.map((m) => ({ path: showPath(dir, m.path), rule: m.rule })) : [],
       ...(policy?.masksStopped
-        ? { read_rule_walk: `not every place the read rules match is hidden: the walk stops after ${MAX_MASK_ENTRIES} entries, and at most ${MAX_RULE_MASKS} places are hidden per command` }
+        ? { read_rule_walk: `confined commands are refused: the read rules match more places than are hidden per command (the walk stops after ${MAX_MASK_ENTRIES} entries, at most ${MAX_RULE_MASKS} places)` }
         : {}),
     }
     if (json) {

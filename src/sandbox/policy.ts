@@ -73,6 +73,12 @@ export interface SandboxPolicy {
  */
 export const MAX_RULE_MASKS = 200
 
+/** Why a confined command was not run when the `read` rules' places could not all be hidden (see SandboxPolicy.masksStopped). */
+export const masksStoppedMessage =
+  `The command was not run: the read deny and ask rules in "permission" match more places than the sandbox hides for one command ` +
+  `(at most ${MAX_RULE_MASKS}, found by a walk of the project that stops after 50,000 entries), and running it with only some of them hidden ` +
+  `would let it read the rest (a command can make decoy files to push a secret past the limit).`
+
 /**
  * Builds the mounts for `settings` on this machine. Pure apart from looking at
  * which paths exist (existing paths are bound; missing protected ones get

@@ -4,7 +4,7 @@ import { join } from "node:path"
 import type { SpawnCommand, SpawnWrap } from "../process/managed-process.ts"
 import { bwrapArgs } from "./bwrap-args.ts"
 import { diagnose, type SandboxRefusal } from "./diagnose.ts"
-import { buildPolicy, classifyPath, showPath, type SandboxFacts, type SandboxPolicy } from "./policy.ts"
+import { buildPolicy, classifyPath, masksStoppedMessage, showPath, type SandboxFacts, type SandboxPolicy } from "./policy.ts"
 import { forgetProbeIfFailed, probeSandbox, type SandboxSupport } from "./probe.ts"
 import type { SandboxProxy } from "./proxy.ts"
 import { abstractScopeAvailable, scopedCommand } from "./abstract-scope.ts"
@@ -33,7 +33,11 @@ export interface SandboxStatus {
 }
 
 /** The sandbox is required (`sandbox.require`, `--sandbox require`) and cannot run here. */
-export class SandboxUnavailableError extends Data.TaggedError("SandboxUnavailableError")<{ readonly message: string }> {}
+/**
+ * A confined command could not be run as the settings ask. `masks`: the `read` rules match more places than one
+ * command's sandbox hides (policy.ts), so the command is not run at all rather than with some of them readable.
+ */
+export class SandboxUnavailableError extends Data.TaggedError("SandboxUnavailableError")<{ readonly message: string; readonly kind?: "masks" }> {}
 
 /** A command about to run, and whether it asked to leave the sandbox (bash `sandbox: false`, approved by a person). */
 export interface WrapRequest {
@@ -248,6 +252,12 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       // or another anvil cannot take away a mount point this one's bubblewrap still needs.
       const held = ledger().hold(() => buildPolicy(settings, commandFacts())!)
       const p = held.value
+      // Fail closed: hiding only the first places a walk reached would let a command that makes many decoys (or
+      // 50,000 files) read the rest.
+      if (p.masksStopped === true) {
+        held.release()
+        return yield* new SandboxUnavailableError({ kind: "masks", message: masksStoppedMessage })
+      }
       // Outside the session folder, which the command may write: only what anvil wrote is laid over info/exclude.
       const overlay = (name: string, text: string) => {
         const file = join((overlays ??= makeRunFolder("overlay")), `${name}-${++overlayCount}`)

@@ -7,7 +7,8 @@ export class WorkdirNotFound extends Data.TaggedError("WorkdirNotFound")<{ reado
 export class WorkdirNotDirectory extends Data.TaggedError("WorkdirNotDirectory")<{ readonly cwd: string }> {}
 
 /** The command sandbox is required and cannot confine the command. */
-export class SandboxRefused extends Data.TaggedError("SandboxRefused")<{ readonly message: string; readonly cwd: string }> {}
+/** `masks`: the read rules match more places than the sandbox hides (see sandbox.ts SandboxUnavailableError). */
+export class SandboxRefused extends Data.TaggedError("SandboxRefused")<{ readonly message: string; readonly cwd: string; readonly kind?: "masks" }> {}
 
 /** The program could not be started: not found, not executable, or another spawn failure. */
 export class CommandNotStarted extends Data.TaggedError("CommandNotStarted")<{
