@@ -14,7 +14,7 @@ import { readHead, stagedRenames } from "../git/status.ts"
 import { atRebaseEditStop, unfinishedOperation } from "../git/operation.ts"
 import { compareBytes, readSnapshot } from "../git/tree-states.ts"
 import { unmergedStages } from "../git/index-file.ts"
-import { hint } from "../protocol/hint.ts"
+import { hint, shellQuote } from "../protocol/hint.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool } from "../tool-framework/definition.ts"
@@ -157,7 +157,12 @@ export const gitCommitTool = defineTool({
       for (const [name, args] of [["prepare-commit-msg", [msgFile, "message"]], ["commit-msg", [msgFile]]] as const) {
         if (!(yield* runHook({ hooksDir, name, args, cwd: repo.dir, env: hookEnv, timeoutMs }))) continue
         finalMessage = cleanMessage(yield* fs.readFileString(msgFile).pipe(Effect.orElseSucceed(() => finalMessage)))
-        if (finalMessage === "") return yield* Effect.fail(invalidParam("message", `the ${name} hook left an empty message`))
+        // The hook is at fault, not the message: its code says what it keeps (another message would fare the same).
+        if (finalMessage === "") {
+          const file = path.join(hooksDir, name)
+          const shown = file.startsWith(repo.dir + path.sep) ? path.relative(repo.dir, file) : file
+          return yield* Effect.fail(invalidParam("message", `the ${name} hook left an empty message`, [hint("Bash", "high", { command: `cat ${shellQuote(shown)}` })]))
+        }
       }
 
       const millis = yield* Clock.currentTimeMillis

@@ -169,7 +169,19 @@ describe(`git_commit (${backend})`, () => {
     chmodSync(join(hooks, "commit-msg"), 0o755)
     const out = await commit(root, { message: "hooked" })
     expect(out.envelope.status).toBe("success")
+
     expect(head(root)).toEndWith("hooked\n\nSigned-off-by: Hook <hook@example.test>")
+  })
+
+  test("a commit-msg hook that empties the message is named as the fault: the next step reads the hook, not another message", async () => {
+    const root = staged()
+    writeHook(root, "commit-msg", '#!/bin/sh\n: > "$1"\n')
+    const before = head(root)
+    const emptied = await commit(root, { message: "emptied" })
+    expect(emptied.envelope.error?.message).toContain("the commit-msg hook left an empty message")
+    expect(emptied.envelope.text).toContain("cat '.git/hooks/commit-msg'")
+    expect(emptied.envelope.text).not.toContain("<correct_value>")
+    expect(head(root)).toBe(before)
   })
 
   test("a hook that never ends is stopped at git.hook_timeout_ms with what it started: TIMEOUT, nothing committed", async () => {
