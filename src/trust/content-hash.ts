@@ -22,9 +22,10 @@ export type TrustContent = { readonly path: string } | { readonly text: string }
 /** Folders larger than this are refused rather than read for minutes (a plugin's node_modules counts). */
 export const MAX_HASHED_FILES = 20_000
 
-/** A folder that could not be hashed: too many files, or unreadable. An Error, so its message is what callers show. */
-export class HashProblem extends Error {
+/** A folder that could not be hashed: too many files, or unreadable. */
+export class HashProblem {
   readonly _tag = "HashProblem"
+  constructor(readonly message: string) {}
 }
 
 /** Written by `npm install` and its kin beside the package.json that is hashed. */

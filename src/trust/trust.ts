@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { Clock, Context, Data, Effect, Layer } from "effect"
-import { hashContent, stampContent, type TrustContent } from "./content-hash.ts"
+import { hashContent, HashProblem, stampContent, type TrustContent } from "./content-hash.ts"
 import { readTrustFile, writeTrustFile, type TrustFile, type TrustRecord } from "./trust-store.ts"
 import { userConfigHome } from "../workspace/state-dir.ts"
 
@@ -121,7 +121,7 @@ export const makeTrust = (options: TrustOptions): TrustShape => {
       catch: (e) =>
         new TrustError({
           reason: "unreadable_content",
-          message: `cannot read ${subject.kind} '${subject.name}' to check its trust: ${e instanceof Error ? e.message : String(e)}`,
+          message: `cannot read ${subject.kind} '${subject.name}' to check its trust: ${e instanceof Error || e instanceof HashProblem ? e.message : String(e)}`,
         }),
     })
 
