@@ -86,6 +86,8 @@ const bundleFolder = async (folder: string, entry: string, cacheDir: string, ext
   const temp = `${outdir}.${process.pid}.tmp`
   rmSync(temp, { recursive: true, force: true })
   mkdirSync(temp, { recursive: true })
+  // Bun.build throws on a syntax error rather than answering success: false; either way the temp folder goes
+  // (each failed start left one in the cache).
   const result = await Bun.build({
     entrypoints: [entry],
     target: "bun",
@@ -95,6 +97,9 @@ const bundleFolder = async (folder: string, entry: string, cacheDir: string, ext
     sourcemap: "inline",
     external: [...external],
     metafile: true,
+  }).catch((e: unknown) => {
+    rmSync(temp, { recursive: true, force: true })
+    throw e
   })
   if (!result.success) {
     rmSync(temp, { recursive: true, force: true })

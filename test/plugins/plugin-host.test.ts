@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { writeFileSync } from "node:fs"
+import { existsSync, readdirSync, writeFileSync } from "node:fs"
 import { Effect } from "effect"
 import { join } from "node:path"
 import { makeConfig, type ConfigData } from "../../src/config/config.ts"
@@ -95,6 +95,14 @@ describe("loading plugins: every failure stays with its plugin", () => {
     const outcome = await callTool(root, "good_tool", { a: 2, b: 3 }, { tools: set.tools, env })
     expect(outcome.envelope).toMatchObject({ status: "success", data: { sum: 5 } })
   }, 30_000)
+
+  test("a folder plugin that does not bundle (a syntax error) is reported and leaves nothing in the cache", async () => {
+    const { root, env } = setup({ user: { "broken/index.ts": "export default { nope\n" } })
+    const { set } = await load(root, env)
+    expect(status(set)).toEqual({ broken: "error" })
+    const cache = join(env.XDG_CACHE_HOME, "anvil", "plugins")
+    expect(existsSync(cache) ? readdirSync(cache).filter((n) => n.endsWith(".tmp")) : []).toEqual([])
+  })
 
   test("run: value, Promise, Effect; ToolFailure keeps its code; sync and async throws are INTERNAL_ERROR; not readOnly asks", async () => {
     const { root, env } = setup({
