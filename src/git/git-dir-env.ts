@@ -61,7 +61,7 @@ export const gitDirElsewhere = (
   const outside = [gitDirPath, workTreePath].some((p) => p !== undefined && !inside(root, p))
   const because = `${set.join(" and ")} ${set.length === 1 ? "is" : "are"} set in anvil's environment, but ${found}. git follows these variables; the git tools do not (they work on the repository holding the working folder)`
   const refusal = outside
-    ? `, and ${set.length === 1 ? "it names" : "they name"} a place outside the project (${root}), where no anvil tool goes: refused rather than answer for another repository.`
+    ? `, and ${set.length === 1 ? "it names" : "they name"} a place outside the project (the project is ${root}), where no anvil tool goes: refused rather than answer for another repository.`
     : ", so they refuse rather than answer for another repository."
   return gitError(
     outside ? "outside_project" : "other_repository",

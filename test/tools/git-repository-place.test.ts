@@ -62,7 +62,7 @@ for (const backend of ["cli", "isomorphic"] as const) {
         const out = await callTool(root, "git_log", {}, { env: { ...env, ...extra } })
         expect(out.envelope.error?.code).toBe("ACCESS_DENIED")
         expect(out.envelope.error?.message).toContain(`set in anvil's environment, but the working folder is in the repository at ${root}. git follows these variables; the git tools do not`)
-        expect(out.envelope.error?.message).toContain(`outside the project (${root})`)
+        expect(out.envelope.error?.message).toContain(`outside the project (the project is ${root})`)
         expect(out.envelope.error?.message).toContain(Object.entries(extra).map(([k, v]) => `${k}=${v}`).join(" and "))
         expect(out.envelope.text).toContain(`env -u ${Object.keys(extra).join(" -u ")} git status`)
       }
