@@ -75,6 +75,8 @@ export type AgentEvent =
       readonly usage: Usage
       /** Its extended thinking, whole, before its text. */
       readonly thinking?: ReadonlyArray<ThinkingBlock>
+      /** The reply reached the model's output token limit (finish_reason length, stop_reason max_tokens): it may be cut short. */
+      readonly cut_off?: boolean
       /** ReAct engine: the parsed parts of the reply. */
       readonly react?: { readonly thought: string; readonly action?: string; readonly action_input?: string; readonly final_answer?: string }
     }

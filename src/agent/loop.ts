@@ -250,6 +250,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       // The calls of this step, with their decoded parameters.
       let calls: Array<{ call: ModelToolCall; params: unknown }>
       let assistant: AssistantItem
+      // A reply the server cut at its output token limit may be a cut answer: the front ends report max_tokens.
+      const cut = turn.finish === "length" ? { cut_off: true } : {}
       if (react) {
         const text = cutAtObservation(turn.text)
         const step = parseReact(text)
@@ -257,19 +259,19 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           const call: ModelToolCall = { id: `react_${steps}`, name: step.tool, arguments: step.inputText }
           calls = [{ call, params: step.input }]
           assistant = { type: "assistant", text, tool_calls: [call], usage: turnUsage }
-          yield* emit({ type: "assistant", text, tool_calls: [call], usage: turnUsage, react: { thought: step.thought, action: step.tool, action_input: step.inputText } })
+          yield* emit({ type: "assistant", text, tool_calls: [call], usage: turnUsage, ...cut, react: { thought: step.thought, action: step.tool, action_input: step.inputText } })
         } else {
           calls = []
           answer = step.answer
           assistant = { type: "assistant", text, tool_calls: [], usage: turnUsage }
-          yield* emit({ type: "assistant", text, tool_calls: [], usage: turnUsage, react: { thought: step.thought, final_answer: step.answer } })
+          yield* emit({ type: "assistant", text, tool_calls: [], usage: turnUsage, ...cut, react: { thought: step.thought, final_answer: step.answer } })
         }
       } else {
         calls = turn.toolCalls.map((call) => ({ call, params: parseArguments(call.arguments) }))
         const thought = turn.thinking.length > 0 ? { thinking: turn.thinking } : {}
         assistant = { type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage, ...thought }
         if (calls.length === 0) answer = turn.text
-        yield* emit({ type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage, ...thought })
+        yield* emit({ type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage, ...thought, ...cut })
       }
       yield* append(assistant)
 

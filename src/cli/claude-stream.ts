@@ -97,6 +97,8 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
     timestamp: now().toISOString(),
   })
   const send = (message: Record<string, unknown>) => options.write(stamp(message))
+  // Whether the main agent's last reply was cut at the output token limit: the result's stop_reason says max_tokens then.
+  let lastCutOff = false
   return {
     init: (info) =>
       send({
@@ -126,6 +128,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
       const parent_tool_use_id = parent ?? null
       switch (event.type) {
         case "assistant": {
+          if (parent === undefined) lastCutOff = event.cut_off === true
           // Thinking first, as Claude's messages have it; a redacted block keeps only its encrypted data.
           const content: Array<Record<string, unknown>> = (event.thinking ?? []).map((b) =>
             b.redacted !== undefined ? { type: "redacted_thinking", data: b.redacted } : { type: "thinking", thinking: b.thinking, signature: b.signature ?? "" },
@@ -140,7 +143,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
               role: "assistant",
               model: options.model,
               content,
-              stop_reason: event.tool_calls.length > 0 ? "tool_use" : "end_turn",
+              stop_reason: event.cut_off ? "max_tokens" : event.tool_calls.length > 0 ? "tool_use" : "end_turn",
               stop_sequence: null,
               usage: anthropicUsage(event.usage),
             },
@@ -209,7 +212,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
         num_turns: result.stats.steps,
         result: result.answer,
         // The model's last stop: it ended its reply (an answer, even if a denial or verify then failed the turn).
-        stop_reason: result.answer !== "" && ["completed", "permission_denied", "verify_failed"].includes(result.reason) ? "end_turn" : null,
+        stop_reason: result.answer !== "" && ["completed", "permission_denied", "verify_failed"].includes(result.reason) ? (lastCutOff ? "max_tokens" : "end_turn") : null,
         total_cost_usd: 0,
         usage: {
           ...anthropicUsage(result.usage),

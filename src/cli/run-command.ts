@@ -346,6 +346,8 @@ export const runCommand = async (
           spinner.stop()
           io.err(`anvil run: ${event.message}\n`)
         } else if (stream) stream.event(event)
+        // json prints only the result, whose stop_reason follows the last reply.
+        else if (json && event.type === "assistant") claude.event(event)
         else if (!json || event.type === "retry") printer(event)
       },
     })

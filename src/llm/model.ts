@@ -169,7 +169,8 @@ export const collectTurn = (
         text,
         toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c),
         usage,
-        finish: calls.size > 0 ? "tool_calls" : finish,
+        // A reply cut at the output token limit says so even when it holds (cut) tool calls.
+        finish: calls.size > 0 && finish !== "length" ? "tool_calls" : finish,
         requestBytes,
         thinking,
       })),
