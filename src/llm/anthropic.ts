@@ -3,7 +3,7 @@ import type { ModelHttpShape } from "./http.ts"
 import { ModelError, type FinishReason, type LanguageModelShape, type ModelEvent, type ModelMessage, type ModelRequest } from "./model.ts"
 import { sseModel, type SseDecoder, type SseProviderOptions } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
-import { unfinishedStream, WHOLE_ANSWER } from "./stream-end.ts"
+import { streamError, unfinishedStream, WHOLE_ANSWER } from "./stream-end.ts"
 
 /** `baseUrl`: https://api.anthropic.com (a trailing /v1 is accepted), `/v1/messages` is appended. `maxTokens` is required by the Messages API: default 8192. */
 export type AnthropicOptions = SseProviderOptions
@@ -186,13 +186,8 @@ export const anthropicDecoder = (): SseDecoder => {
         finished = true
         break
       case "error": {
-        const err = e.error ?? {}
-        const overloaded = err.type === "overloaded_error" || err.type === "rate_limit_error"
-        throw new ModelError({
-          kind: overloaded ? "rate_limit" : "server",
-          retryable: false,
-          message: `The Anthropic API reported an error mid-stream: ${err.type ?? "error"}: ${err.message ?? JSON.stringify(e)}`,
-        })
+        const err = typeof e.error === "object" && e.error !== null ? e.error : { message: e.error }
+        throw streamError(`The Anthropic API reported an error mid-stream: ${err.type ?? "error"}`, { ...err, message: err.message ?? JSON.stringify(e) })
       }
     }
     return out

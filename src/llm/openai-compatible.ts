@@ -11,7 +11,7 @@ import {
 } from "./model.ts"
 import { sseModel, type SseDecoder, type SseProviderOptions } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
-import { unfinishedStream, WHOLE_ANSWER } from "./stream-end.ts"
+import { streamError, unfinishedStream, WHOLE_ANSWER } from "./stream-end.ts"
 
 /** `baseUrl`: e.g. https://api.openai.com/v1 or http://localhost:11434/v1; `/chat/completions` is appended. */
 export interface OpenAiCompatibleOptions extends SseProviderOptions {
@@ -112,10 +112,7 @@ export const openAiDecoder = (): SseDecoder => {
     } catch {
       throw new ModelError({ kind: "protocol", retryable: false, message: `The model server sent a stream chunk that is not JSON: ${sse.data.slice(0, 200)}` })
     }
-    if (chunk.error) {
-      const message = typeof chunk.error === "string" ? chunk.error : (chunk.error.message ?? JSON.stringify(chunk.error))
-      throw new ModelError({ kind: "server", retryable: false, message: `The model server reported an error mid-stream: ${message}` })
-    }
+    if (chunk.error) throw streamError("The model server reported an error mid-stream", chunk.error)
     for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
       const delta = choice.delta ?? choice.message ?? {}
       const thought = reasoningText(delta)

@@ -3,17 +3,8 @@ import type { ModelHttpShape } from "./http.ts"
 import { ModelError, type LanguageModelShape, type ModelEvent, type ModelRequest } from "./model.ts"
 import { parseSse, type SseEvent } from "./sse.ts"
 import { WHOLE_ANSWER } from "./stream-end.ts"
+import { DEFAULT_RETRY, parseRetryAfter, withRetries, type RetryPolicy } from "./retry.ts"
 import { fetchErrorText } from "../net/http-client.ts"
-
-/** How often and how long a model request is retried (429, 5xx, network failures). */
-export interface RetryPolicy {
-  /** Retries after the first attempt. */
-  readonly retries: number
-  /** First backoff delay; doubles on each retry. */
-  readonly baseDelayMs: number
-  /** Upper bound of one delay, Retry-After included. */
-  readonly maxDelayMs: number
-}
 
 /** How long to wait for a model server: its response headers, then each piece of the stream. */
 export interface ModelTimeouts {
@@ -25,26 +16,15 @@ export interface ModelTimeouts {
 
 export const DEFAULT_TIMEOUTS: ModelTimeouts = { requestMs: 120_000, idleMs: 180_000 }
 
-export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 500, maxDelayMs: 30_000 }
-
-/** Retry-After as seconds or an HTTP date, in milliseconds. */
-export const parseRetryAfter = (value: string | null, now: number): number | undefined => {
-  if (value === null || value.trim() === "") return undefined
-  const seconds = Number(value)
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
-}
-
 const excerpt = (text: string) => {
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length > 500 ? `${flat.slice(0, 500)}…` : flat
 }
 
 /** Maps a non-2xx response to a ModelError: 429 and 5xx (and 408, 529) are retryable, 401/403 name the key to check. */
-export const statusError = (status: number, body: string, retryAfter: string | null, what: { url: string; keyHint: string }): ModelError => {
+export const statusError = (status: number, body: string, headers: Headers, what: { url: string; keyHint: string }): ModelError => {
   const detail = excerpt(body)
-  const retryAfterMs = parseRetryAfter(retryAfter, Date.now())
+  const retryAfterMs = parseRetryAfter(headers, Date.now())
   const base = { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }
   if (status === 401 || status === 403) {
     return new ModelError({
@@ -68,10 +48,6 @@ export const statusError = (status: number, body: string, retryAfter: string | n
   })
 }
 
-/** The wait before retry number `attempt` (1-based): doubling from the base, Retry-After when the server gave one, capped. */
-export const retryDelay = (policy: RetryPolicy, attempt: number, error: ModelError): number =>
-  Math.min(policy.maxDelayMs, error.retryAfterMs ?? policy.baseDelayMs * 2 ** (attempt - 1))
-
 /** Failures that no retry can heal: a host name that does not resolve (the platform's ENOTFOUND / EAI_AGAIN-less DNS errors). */
 const isDnsFailure = (e: unknown): boolean => {
   const code = (e as { code?: unknown })?.code
@@ -84,7 +60,6 @@ export interface SseRequest {
   readonly body: unknown
   /** What to tell the user when the credentials are refused ("Check OPENAI_API_KEY."). */
   readonly keyHint: string
-  readonly retry: RetryPolicy
   readonly timeouts?: ModelTimeouts
 }
 
@@ -120,17 +95,13 @@ const wholeAnswer = (body: ReadableStream<Uint8Array>): ReadableStream<Uint8Arra
 }
 
 /**
- * POSTs a streaming request and yields its server-sent events. The request is
- * retried with exponential backoff (honouring Retry-After) while it fails
- * before streaming starts, each retry announced by a `retry` event; failures
- * that cannot heal (DNS, 401/403, 400) are not retried. Once events flow, a
- * failure ends the stream (a retry then would repeat output the user has
- * already seen). No response headers within `timeouts.requestMs`, or a silence
- * longer than `timeouts.idleMs` while streaming, ends it with a `timeout`
- * error. Interrupting the stream aborts the HTTP request. The first element
- * after a successful connection is a `request` event with the body's size.
+ * POSTs a streaming request, once, and yields its server-sent events (`withRetries` runs it again when it fails
+ * before its answer). Failures that cannot heal (DNS, 401/403, 400, a timeout) are not retryable. No response headers
+ * within `timeouts.requestMs`, or a silence longer than `timeouts.idleMs` while streaming, ends it with a `timeout`
+ * error. Interrupting the stream aborts the HTTP request. The first element after a successful connection is a
+ * `request` event with the body's size and `attempt`, its number.
  */
-export const streamSse = (http: ModelHttpShape, request: SseRequest): Stream.Stream<SseEvent | ModelEvent, ModelError> =>
+export const streamSse = (http: ModelHttpShape, request: SseRequest, attempt: number): Stream.Stream<SseEvent | ModelEvent, ModelError> =>
   Stream.unwrap(
     Effect.gen(function* () {
       const timeouts = request.timeouts ?? DEFAULT_TIMEOUTS
@@ -174,7 +145,7 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest): Stream.Str
         )
         if (!response.ok) {
           const text = yield* Effect.promise(() => response.text().catch(() => ""))
-          return yield* Effect.fail(statusError(response.status, text, response.headers.get("retry-after"), { url: request.url, keyHint: request.keyHint }))
+          return yield* Effect.fail(statusError(response.status, text, response.headers, { url: request.url, keyHint: request.keyHint }))
         }
         if (!response.body) {
           return yield* Effect.fail(new ModelError({ kind: "protocol", retryable: true, message: `The model server at ${request.url} sent no body.` }))
@@ -191,34 +162,19 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest): Stream.Str
             message: `The model stream from ${request.url} stalled: nothing arrived for ${seconds(timeouts.idleMs)} (idle timeout; set model_timeout.idle_sec in anvil.json or --timeout).`,
           }),
         )
-      const connected = (stream: ReadableStream<Uint8Array>, attempt: number) =>
+      // A connection that breaks is worth another attempt; withRetries makes none once part of the answer came.
+      const connected = (stream: ReadableStream<Uint8Array>) =>
         Stream.concat(
           Stream.make<Array<SseEvent | ModelEvent>>({ type: "request", bytes, attempt }),
           Stream.fromAsyncIterable(parseSse(stream), (e) =>
             new ModelError({
               kind: "network",
-              retryable: false,
+              retryable: true,
               message: `The model stream from ${request.url} broke off: ${fetchErrorText(e)}`,
             }),
           ).pipe(Stream.timeoutOrElse({ duration: Duration.millis(timeouts.idleMs), orElse: stalled })),
         )
-      const attempt = (n: number): Stream.Stream<SseEvent | ModelEvent, ModelError> =>
-        Stream.unwrap(
-          open.pipe(
-            Effect.map((stream) => connected(stream, n)),
-            Effect.catch((error: ModelError) => {
-              if (!error.retryable || n > request.retry.retries) return Effect.fail(error)
-              const delayMs = retryDelay(request.retry, n, error)
-              return Effect.succeed(
-                Stream.concat(
-                  Stream.make<Array<SseEvent | ModelEvent>>({ type: "retry", attempt: n, maxRetries: request.retry.retries, delayMs, error }),
-                  Stream.unwrap(Effect.as(Effect.sleep(Duration.millis(delayMs)), attempt(n + 1))),
-                ),
-              )
-            }),
-          ),
-        )
-      return attempt(1)
+      return Stream.unwrap(Effect.map(open, connected))
     }),
   )
 
@@ -286,18 +242,15 @@ export const sseModel = (
     model: options.model,
     contextWindow: options.contextWindow,
     stream: (request) =>
-      Stream.suspend(() =>
-        decodeSse(
-          streamSse(http, {
-            url: wire.url,
-            headers: wire.headers,
-            body: wire.body(request),
-            keyHint,
-            retry: options.retry ?? DEFAULT_RETRY,
-            ...(options.timeouts ? { timeouts: options.timeouts } : {}),
-          }),
-          wire.decoder(),
-        ),
-      ),
+      Stream.suspend(() => {
+        const body = wire.body(request)
+        // Each attempt is a new request read by a new decoder: nothing of a failed one is kept.
+        return withRetries(options.retry ?? DEFAULT_RETRY, (attempt) =>
+          decodeSse(
+            streamSse(http, { url: wire.url, headers: wire.headers, body, keyHint, ...(options.timeouts ? { timeouts: options.timeouts } : {}) }, attempt),
+            wire.decoder(),
+          ),
+        )
+      }),
   }
 }

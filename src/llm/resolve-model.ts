@@ -8,7 +8,8 @@ import { makeOpenAiCompatible } from "./openai-compatible.ts"
 import { loadReplay } from "./replay.ts"
 import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { KNOWN_PROVIDERS, type KnownProvider } from "./known-providers.ts"
-import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, type ModelTimeouts, type RetryPolicy } from "./request.ts"
+import { DEFAULT_TIMEOUTS, type ModelTimeouts } from "./request.ts"
+import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts"
 
 type Api = KnownProvider["api"]
 

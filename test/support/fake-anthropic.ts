@@ -1,4 +1,4 @@
-import { argsText, fakeServer, pieces, type FakeServer, type FakeTurn } from "./fake-model.ts"
+import { argsText, fakeServer, pieces, withStreamError, type FakeServer, type FakeTurn } from "./fake-model.ts"
 
 const event = (name: string, obj: unknown) => `event: ${name}\ndata: ${JSON.stringify(obj)}\n\n`
 
@@ -38,7 +38,7 @@ export const anthropicFrames = (turn: FakeTurn, index: number, body: any): Array
   const stop = turn.tool_calls && turn.tool_calls.length > 0 ? "tool_use" : "end_turn"
   out.push(event("message_delta", { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }))
   out.push(event("message_stop", { type: "message_stop" }))
-  return out
+  return withStreamError(turn, out, (error) => event("error", { type: "error", error }))
 }
 
 /** A fake Anthropic Messages server: POST /v1/messages, streaming. `url` is the origin (ANTHROPIC_BASE_URL). */

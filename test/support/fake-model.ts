@@ -14,6 +14,10 @@ export interface FakeTurn {
   readonly hang_after_frames?: number
   /** Send this many frames, then close the stream cleanly as if it were complete (a cut-off answer). */
   readonly close_after_frames?: number
+  /** Send this many frames, then break the connection (the body fails mid-stream). */
+  readonly break_after_frames?: number
+  /** Send `after_frames` frames, then report `error` inside the stream (an SSE error frame) and close it. */
+  readonly stream_error?: { readonly after_frames: number; readonly error: unknown }
   readonly usage?: { readonly input_tokens: number; readonly output_tokens: number }
   /** The turn made from the request it answers (to call a tool with an id an earlier result gave). */
   readonly from?: (body: any) => FakeTurn
@@ -41,6 +45,10 @@ export interface FakeServer {
 }
 
 export const argsText = (args: unknown): string => (typeof args === "string" ? args : JSON.stringify(args ?? {}))
+
+/** A turn's frames as its `stream_error` cuts them: the first frames, then the provider's error frame. */
+export const withStreamError = (turn: FakeTurn, frames: Array<string>, errorFrame: (error: unknown) => string): Array<string> =>
+  turn.stream_error ? [...frames.slice(0, turn.stream_error.after_frames), errorFrame(turn.stream_error.error)] : frames
 
 /** Splits a string into n roughly equal pieces (so arguments arrive as several deltas, as real servers send them). */
 export const pieces = (s: string, n = 3): Array<string> => {
@@ -105,6 +113,12 @@ export const fakeServer = (
               await new Promise(() => undefined)
             }
             if (turn.close_after_frames !== undefined && i >= turn.close_after_frames) break
+            if (turn.break_after_frames !== undefined && i >= turn.break_after_frames) {
+              // The frames sent reach the client first: a reset at once could drop them from the socket's buffer.
+              await Bun.sleep(50)
+              controller.error(new Error("fake server: connection broken"))
+              return
+            }
             controller.enqueue(encoder.encode(e))
             await Bun.sleep(0)
           }

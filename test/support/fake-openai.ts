@@ -1,4 +1,4 @@
-import { argsText, fakeServer, pieces, type FakeServer, type FakeTurn } from "./fake-model.ts"
+import { argsText, fakeServer, pieces, withStreamError, type FakeServer, type FakeTurn } from "./fake-model.ts"
 
 const data = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`
 
@@ -21,7 +21,7 @@ export const openAiFrames = (turn: FakeTurn, index: number, body: any): Array<st
     out.push(data({ id, object: "chat.completion.chunk", created: 0, model: body.model, choices: [], usage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens } }))
   }
   out.push("data: [DONE]\n\n")
-  return out
+  return withStreamError(turn, out, (error) => data({ error }))
 }
 
 /** A fake OpenAI-compatible server: POST /v1/chat/completions, streaming. `url` ends in /v1. */

@@ -28,9 +28,9 @@ export const agentSection: ConfigSection = {
     providers: setting(Schema.Record(Schema.String, Provider), "Providers of your own, or settings for a known one, by name."),
     model_retry: setting(
       Schema.Struct({
-        retries: setting(NonNegative(), "Retries of a request that failed with 429, 5xx or a dropped connection."),
+        retries: setting(NonNegative(), "Retries of a request that failed with 429, 5xx, a dropped connection or a server error before its answer streamed."),
         base_delay_ms: setting(Count(), "The first backoff delay."),
-        max_delay_ms: setting(Count(), "The longest backoff delay."),
+        max_delay_ms: setting(Count(), "The longest wait before a retry (default 60000); a server asking for a longer Retry-After fails the turn at once."),
       }),
       "How failed model requests are retried.",
     ),
