@@ -1,3 +1,4 @@
+import type { ModelToolCall } from "../llm/model.ts"
 import { REACT_STOP } from "./react.ts"
 
 // How the loop reads a model's reply and a call's refusal: arguments as parameters, the ReAct text before its
@@ -23,6 +24,21 @@ export const parseArguments = (args: string): unknown => {
     return args
   }
 }
+
+/**
+ * The calls with ids unique in the conversation (`taken`, which gains them): some OpenAI-compatible servers give two
+ * calls of one reply the same id, or reuse an earlier reply's, and the APIs that pair each result with its call by id
+ * reject the next request then. A taken (or empty) id becomes the first free `<id>_<n>` from 2: deterministic, and no
+ * call is dropped.
+ */
+export const uniqueCallIds = (calls: ReadonlyArray<ModelToolCall>, taken: Set<string>): Array<ModelToolCall> =>
+  calls.map((call) => {
+    const base = call.id === "" ? "call" : call.id
+    let id = call.id
+    for (let n = 2; id === "" || taken.has(id); n++) id = `${base}_${n}`
+    taken.add(id)
+    return id === call.id ? call : { ...call, id }
+  })
 
 /** ReAct: the reply up to the first stop sequence (the model may go on to invent the observation). */
 export const cutAtObservation = (text: string): string => {

@@ -8,7 +8,7 @@ import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, 
 import { parseReact, REACT_STOP, reactInstructions } from "./react.ts"
 import { collectLoaded, DEFAULT_OFFER, offeredSpecs } from "./tool-offer.ts"
 import { counted } from "../protocol/plural.ts"
-import { blockedBy, cutAtObservation, deniedBy, groupCalls, parseArguments, stableJson, untrustedRule } from "./call-parsing.ts"
+import { blockedBy, cutAtObservation, deniedBy, groupCalls, parseArguments, stableJson, uniqueCallIds, untrustedRule } from "./call-parsing.ts"
 import type { Conversation, LoopOptions } from "./loop-options.ts"
 
 
@@ -252,11 +252,12 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       let assistant: AssistantItem
       // A reply the server cut at its output token limit may be a cut answer: the front ends report max_tokens.
       const cut = turn.finish === "length" ? { cut_off: true } : {}
+      const taken = new Set(conversation.items.flatMap((i) => (i.type === "assistant" ? i.tool_calls.map((c) => c.id) : [])))
       if (react) {
         const text = cutAtObservation(turn.text)
         const step = parseReact(text)
         if (step.kind === "action") {
-          const call: ModelToolCall = { id: `react_${steps}`, name: step.tool, arguments: step.inputText }
+          const [call] = uniqueCallIds([{ id: `react_${steps}`, name: step.tool, arguments: step.inputText }], taken) as [ModelToolCall]
           calls = [{ call, params: step.input }]
           assistant = { type: "assistant", text, tool_calls: [call], usage: turnUsage }
           yield* emit({ type: "assistant", text, tool_calls: [call], usage: turnUsage, ...cut, react: { thought: step.thought, action: step.tool, action_input: step.inputText } })
@@ -267,11 +268,12 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           yield* emit({ type: "assistant", text, tool_calls: [], usage: turnUsage, ...cut, react: { thought: step.thought, final_answer: step.answer } })
         }
       } else {
-        calls = turn.toolCalls.map((call) => ({ call, params: parseArguments(call.arguments) }))
+        const toolCalls = uniqueCallIds(turn.toolCalls, taken)
+        calls = toolCalls.map((call) => ({ call, params: parseArguments(call.arguments) }))
         const thought = turn.thinking.length > 0 ? { thinking: turn.thinking } : {}
-        assistant = { type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage, ...thought }
+        assistant = { type: "assistant", text: turn.text, tool_calls: toolCalls, usage: turnUsage, ...thought }
         if (calls.length === 0) answer = turn.text
-        yield* emit({ type: "assistant", text: turn.text, tool_calls: turn.toolCalls, usage: turnUsage, ...thought, ...cut })
+        yield* emit({ type: "assistant", text: turn.text, tool_calls: toolCalls, usage: turnUsage, ...thought, ...cut })
       }
       yield* append(assistant)
 

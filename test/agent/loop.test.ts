@@ -3,7 +3,7 @@ import { Deferred, Effect, Schema } from "effect"
 import type { AgentEvent } from "../../src/agent/events.ts"
 import type { HistoryItem, ToolItem } from "../../src/agent/history.ts"
 import { runTurn } from "../../src/agent/loop.ts"
-import { groupCalls } from "../../src/agent/call-parsing.ts"
+import { groupCalls, uniqueCallIds } from "../../src/agent/call-parsing.ts"
 import type { LoopOptions, LoopRecord } from "../../src/agent/loop-options.ts"
 import { makeReplay, type ReplayTurn } from "../../src/llm/replay.ts"
 import { defineTool } from "../../src/tool-framework/definition.ts"
@@ -122,6 +122,13 @@ describe("the agent loop", () => {
     await turn([writer], [{ tool_calls: [{ name: "writer", arguments: { tag: "a" } }, { name: "writer", arguments: { tag: "b" } }] }, { text: "ok" }])
     expect(order).toEqual(["start a", "end a", "start b", "end b"])
     expect(groupCalls([1, 2, 3, 4, 5], (n) => n !== 3).map((g) => g.length)).toEqual([2, 1, 2])
+  })
+
+  test("tool call ids are made unique in the conversation: a taken or empty id gets the first free <id>_<n>", () => {
+    const taken = new Set(["call_0", "call_0_3"])
+    const call = (id: string) => ({ id, name: "read", arguments: "{}" })
+    expect(uniqueCallIds([call("call_0"), call("call_0"), call(""), call(""), call("x")], taken).map((c) => c.id)).toEqual(["call_0_2", "call_0_4", "call_2", "call_3", "x"])
+    expect([...taken]).toEqual(["call_0", "call_0_3", "call_0_2", "call_0_4", "call_2", "call_3", "x"])
   })
 
   test("history items keep the raw envelope and execution_meta; every item is recorded, then turn_end", async () => {
