@@ -65,8 +65,8 @@ export interface AgentSessionOptions {
     readonly trustProject?: boolean
     /** Where hook failures and plugin problems are told. */
     readonly onProblem?: (message: string) => void
-    /** What standard output gets if a plugin freezes anvil (plugins/watchdog.ts); stderr always gets the message. */
-    readonly freezeReport?: FreezeReport
+    /** What standard output gets if a plugin freezes anvil (plugins/watchdog.ts), for the session's id; stderr always gets the message. */
+    readonly freezeReport?: (sessionId: string) => FreezeReport
   }
   /** Resume into a copy under a new id (the original session stays as it was). */
   readonly fork?: boolean

@@ -212,7 +212,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
         builtinNames: toolNames(options.allTools),
         confineProjectHooks: confinementOf(sessionSandbox),
         ...(options.plugins.trustProject ? { trustProject: true } : {}),
-        ...(options.plugins.freezeReport ? { freezeReport: options.plugins.freezeReport } : {}),
+        ...(options.plugins.freezeReport ? { freezeReport: options.plugins.freezeReport(writer.id) } : {}),
         onProblem,
       })
     : emptyPluginSet()

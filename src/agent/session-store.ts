@@ -1,4 +1,5 @@
 import { holdSessionLock, sessionInUse } from "./session-lock.ts"
+import { newSessionId } from "./session-id.ts"
 import { Clock, Data, Effect, Result, Schema, SchemaIssue, type Scope } from "effect"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
@@ -141,17 +142,7 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
   return { header, items: committed, ...(committedTodos ? { todos: committedTodos } : {}), turns, answered, uncommitted, title, model: model ?? header.model }
 }
 
-const pad = (n: number, w = 2) => String(n).padStart(w, "0")
-
-/** A sortable session id: `YYYYMMDD-HHMMSS-xxxx` (UTC). */
-export const newSessionId = (ms: number, random: () => number = Math.random): string => {
-  const d = new Date(ms)
-  const stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`
-  const suffix = Math.floor(random() * 0xffff)
-    .toString(16)
-    .padStart(4, "0")
-  return `${stamp}-${suffix}`
-}
+export { newSessionId }
 
 const VALID_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import type { AgentEvent, TurnResult } from "../agent/events.ts"
 import { parseArguments } from "../agent/call-parsing.ts"
+import { newSessionId } from "../agent/session-id.ts"
 import type { Usage } from "../llm/model.ts"
 import { apiErrorAssistant, apiErrorResult, isApiError } from "./claude-api-error.ts"
 import { exitCodeOf } from "./exit-codes.ts"
@@ -257,11 +258,16 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
   }
 }
 
-/** The result when no session could start (no model, broken configuration, no prompt): Claude's error shape, no session id. */
+/**
+ * The result when no session could start (no model, broken configuration, no prompt): Claude's error shape. Its
+ * `session_id` is a string as in every result of Claude Code's (typed SDKs read it as one): the session the run
+ * asked for, else a new id no session file has.
+ */
 export const startFailureResult = (
   message: string,
   exitCode: number,
   reason: "config" | "usage" | "plugin_frozen" = "config",
+  sessionId?: string,
   now: Date = new Date(),
 ): Record<string, unknown> => ({
   type: "result",
@@ -272,7 +278,7 @@ export const startFailureResult = (
   num_turns: 0,
   result: "",
   stop_reason: null,
-  session_id: null,
+  session_id: sessionId ?? newSessionId(now.getTime()),
   total_cost_usd: 0,
   usage: anthropicUsage({ inputTokens: 0, outputTokens: 0 }),
   modelUsage: {},

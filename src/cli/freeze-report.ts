@@ -8,8 +8,8 @@ import { startFailureResult } from "./claude-stream.ts"
  * the plugin and how to keep it off — and stream-json a `plugins` system line before it, as for a plugin's other
  * problems.
  */
-export const frozenRunReport = (stream: boolean): FreezeReport => {
-  const result = `${JSON.stringify(startFailureResult(FREEZE_MESSAGE, FROZEN_EXIT_CODE, "plugin_frozen"))}\n`
+export const frozenRunReport = (stream: boolean, sessionId: string): FreezeReport => {
+  const result = `${JSON.stringify(startFailureResult(FREEZE_MESSAGE, FROZEN_EXIT_CODE, "plugin_frozen", sessionId))}\n`
   const system = `${JSON.stringify({ type: "system", subtype: "plugins", message: FREEZE_MESSAGE })}\n`
   return { stdout: stream ? system + result : result, json: true }
 }

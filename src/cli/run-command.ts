@@ -181,7 +181,7 @@ export const runCommand = async (
     // `anvil run -` at a terminal reads what the person types up to Ctrl-D.
     const read = terminal.interactive ? (await io.readStdin()).trim() || { message: "no prompt: nothing was typed" } : await promptFromStdin(io, stdinWaitMs(io.env))
     if (typeof read !== "string") {
-      if (args.format !== "text") line(startFailureResult(read.message, EXIT.usage, "usage"))
+      if (args.format !== "text") line(startFailureResult(read.message, EXIT.usage, "usage", args.sessionId))
       io.err(`anvil run: ${read.message}\n`)
       return EXIT.usage
     }
@@ -241,7 +241,7 @@ export const runCommand = async (
           if (args.format === "stream-json") line({ type: "system", subtype: "plugins", message })
         },
         // A plugin that freezes anvil ends the run (exit 8): the watchdog writes these lines, the message on stderr.
-        ...(json ? { freezeReport: frozenRunReport(args.format === "stream-json") } : {}),
+        ...(json ? { freezeReport: (id: string) => frozenRunReport(args.format === "stream-json", id) } : {}),
       },
       onAsk,
       mcp: { onEvent: onMcp, trustProject: args.trustMcp, ...(extra.mcpSources ? { extraSources: extra.mcpSources } : {}) },
@@ -265,7 +265,7 @@ export const runCommand = async (
     await sessionRuntime.dispose()
     if (e instanceof AgentSetupError) {
       const code = e.strictConfig ? EXIT.usage : EXIT.config
-      if (json) line(startFailureResult(e.message, code))
+      if (json) line(startFailureResult(e.message, code, "config", args.sessionId))
       io.err(`anvil run: ${e.message}\n`)
       return code
     }

@@ -9,11 +9,11 @@ import type { CliIO } from "./output.ts"
  */
 export const printRunSetupFailure = (io: CliIO, command: string | undefined, rest: ReadonlyArray<string>, message: string, exitCode: number) => {
   if (command !== "run") return
-  let format: string
+  let args: ReturnType<typeof parseAgentArgs>
   try {
-    format = parseAgentArgs(rest, "run").format
+    args = parseAgentArgs(rest, "run")
   } catch {
     return
   }
-  if (format !== "text") io.out(`${JSON.stringify(startFailureResult(message, exitCode))}\n`)
+  if (args.format !== "text") io.out(`${JSON.stringify(startFailureResult(message, exitCode, "config", args.sessionId))}\n`)
 }

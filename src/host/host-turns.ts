@@ -137,7 +137,8 @@ export const makeHostTurns = (
       }
     } catch (e) {
       const message = e instanceof AgentSetupError ? e.message : (e as Error).message ?? String(e)
-      state.line(startFailureResult(message, EXIT.config))
+      // The session asked for keeps its id in the result; a fork would have had a new one.
+      state.line(startFailureResult(message, EXIT.config, "config", state.flags.forkSession ? undefined : state.flags.resume))
       io.err(`anvil: ${message}\n`)
       state.exitCode = EXIT.config
       return

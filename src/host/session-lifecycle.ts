@@ -114,7 +114,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
         ...(flags.autoAllowSandboxed ? {} : { sandbox: { auto_allow: false } }),
       },
       // A plugin that freezes anvil ends it (exit 8): the watchdog writes a plugins line and the session's result.
-      plugins: { onProblem, freezeReport: frozenRunReport(true) },
+      plugins: { onProblem, freezeReport: (id) => frozenRunReport(true, id) },
       mcp: { extraSources: mcpConfigSources([...flags.mcpConfigs, ...initMcpConfigs], io.cwd, onProblem) },
       hooks: [bridge.planGuard, ...hooks.entries],
       systemPrompt: sessionPrompt,

@@ -111,6 +111,8 @@ describe("a plugin that never yields anvil's thread", () => {
     const last = events.at(-2) as { type: string; subtype: string; message: string }
     expect([last.type, last.subtype]).toEqual(["system", "plugins"])
     expect(events.at(-1)).toMatchObject({ type: "result", is_error: true, reason: "plugin_frozen", exit_code: 8, errors: [last.message] })
+    // The session had opened: its result carries the session's id, as every message before it.
+    expect(events.at(-1).session_id).toBe(events[0].session_id)
     expect(last.message).toContain("plugin 'hook-spin' (hook tool.before) has kept anvil's only thread busy")
     expect(last.message).toContain("(plugins.hook_timeout_ms)")
     expect(r.stderr).toContain("anvil: plugin 'hook-spin' (hook tool.before) has kept")
