@@ -130,15 +130,15 @@ const COMMANDS = {
     if (global.help) return help(io, "Usage: anvil tools [--json]\n")
     onlyArguments("anvil tools", rest, ["--json"])
     const { cliPlugins, toolsWithPlugins } = await import("./plugin-setup.ts")
-    const { toolsCommand } = await import("./tools-command.ts")
+    const { offeredTools, toolsCommand } = await import("./tools-command.ts")
     const { plugins } = await cliPlugins(io, global.root, { strict: global.strict })
-    io.out(toolsCommand(toolsWithPlugins(await loadBuiltinTools(), plugins), rest.includes("--json")))
+    io.out(toolsCommand(offeredTools(toolsWithPlugins(await loadBuiltinTools(), plugins)), rest.includes("--json")))
     return 0
   },
   tool: async ({ global, rest, io }: Invocation) => {
     if (global.help) {
-      const { toolHelp } = await import("./tools-command.ts")
-      const tool = rest[0] ? await loadBuiltinTool(rest[0]) : undefined
+      const { loaderNamed, toolHelp } = await import("./tools-command.ts")
+      const tool = rest[0] ? ((await loadBuiltinTool(rest[0])) ?? loaderNamed(rest[0])) : undefined
       if (tool) return help(io, toolHelp(tool))
       const { cliPlugins } = await import("./plugin-setup.ts")
       const { plugins } = rest[0] ? await cliPlugins(io, global.root, { quiet: true }) : { plugins: undefined }

@@ -1,5 +1,16 @@
 import type { Tool } from "../tool-framework/definition.ts"
 import { parameterJsonSchema } from "../tool-framework/json-schema.ts"
+import { makeRegistry } from "../tool-framework/registry.ts"
+import { loadToolsTool } from "../tools/load_tools.ts"
+
+/**
+ * What the agent may offer the model: the tools given and load_tools, through which the rarely used ones
+ * (git, fetch, LSP, …) are loaded. `anvil tools` lists them all.
+ */
+export const offeredTools = (tools: ReadonlyArray<Tool>): ReadonlyArray<Tool> => [...tools, loadToolsTool(() => tools)]
+
+/** load_tools when `name` reaches it (by its name, title or an alias, in any case): for `anvil tool load_tools --help`. */
+export const loaderNamed = (name: string): Tool | undefined => makeRegistry([loadToolsTool(() => [])]).lookup(name)
 
 const firstLine = (s: string) => s.trim().split("\n")[0] ?? ""
 

@@ -5,7 +5,7 @@ import { closeQuietly, fileTypeName, notWritable, notWritableWhy, readAllFd, sta
 import { openChecked } from "../workspace/checked-open.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { commitChanges, type FileBefore, type FileChange } from "../workspace/file-transaction.ts"
-import { refuseFolderSyntax } from "../workspace/file-path.ts"
+import { refuseEmptyPath, refuseFolderSyntax } from "../workspace/file-path.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
 import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"
 import { WorkspaceError } from "../workspace/workspace-error.ts"
@@ -53,6 +53,7 @@ export const openTarget = (
 ): Effect.Effect<TargetFile, EditError | WorkspaceError, Workspace> =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
+    yield* refuseEmptyPath(input)
     const resolved = yield* workspace.resolve(input)
     const display = resolved.display
     yield* refuseInsideGit(resolved, "path")

@@ -4,7 +4,7 @@ import { readSync } from "node:fs"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { fileTypeName } from "../workspace/checked-fs.ts"
 import { openCheckedScoped } from "../workspace/checked-open.ts"
-import { refuseFolderSyntax } from "../workspace/file-path.ts"
+import { refuseEmptyPath, refuseFolderSyntax } from "../workspace/file-path.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
 import { lineSlice } from "./line-slice.ts"
 import { type ByteSource, findTailStart, type ForwardResult, type LineBreaks, memorySource, type RawLine, readForward } from "../workspace/line-window.ts"
@@ -183,6 +183,7 @@ export const readWindow = (request: ReadRequest) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const ledger = yield* FileLedger
+    yield* refuseEmptyPath(request.path)
     const resolved = yield* ws.resolve(request.path)
     const shown = resolved.display
 

@@ -28,6 +28,7 @@ export const renderErrorText = (
   error: EnvelopeError,
   hints: ReadonlyArray<RetrievalHint>,
   details = "",
+  nextStep?: string,
 ): string =>
   join(
     `# ${title} Error`,
@@ -37,4 +38,5 @@ export const renderErrorText = (
       : "",
     trimEnd(details),
     renderHints(hints),
+    nextStep === undefined ? "" : `Next step: ${nextStep}`,
   )

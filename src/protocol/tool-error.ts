@@ -19,6 +19,11 @@ export class ToolError extends Data.TaggedError("ToolError")<{
   readonly context?: Readonly<Record<string, unknown>>
   /** Extra lines for the error text (e.g. the closest candidate region of a file). */
   readonly details?: string
+  /**
+   * The next step in words, when no tool call helps (a rule only the user can change): it ends the text, and
+   * the framework then guesses no call.
+   */
+  readonly nextStep?: string
 }> {}
 
 /** Shorthand constructor: `toolError("NOT_FOUND", "File not found: a.py", { hints })`. */

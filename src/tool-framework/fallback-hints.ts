@@ -1,6 +1,7 @@
 import { hint, shellQuote, type RetrievalHint } from "../protocol/hint.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { ToolError } from "../protocol/tool-error.ts"
+import { PLACEHOLDER } from "./placeholder.ts"
 
 /** A value shown again in a hint as it was given; anything longer is named, not repeated. */
 const echo = (value: unknown): unknown =>
@@ -26,11 +27,13 @@ export const fallbackHints = (
   parameters: ReadonlyArray<string> | undefined,
   given: unknown,
   error: ToolError,
+  /** The stand-in for a parameter's value, shaped as the parameter (a list as a list). */
+  placeholder: (field: string) => unknown = () => PLACEHOLDER,
 ): ReadonlyArray<RetrievalHint> => {
   const fields = error.fieldErrors ?? []
   if (parameters !== undefined && fields.length > 0) {
     const atFault = [...new Set(fields.filter((f) => !isUnknownParameter(f)).map((f) => f.field.split(".")[0]!))].filter((f) => parameters.includes(f))
-    if (atFault.length > 0) return [hint(title, "high", Object.fromEntries(atFault.map((f) => [f, "<correct_value>"])))]
+    if (atFault.length > 0) return [hint(title, "high", Object.fromEntries(atFault.map((f) => [f, placeholder(f)])))]
     if (fields.every(isUnknownParameter) && isRecord(given)) {
       const kept = Object.entries(given).filter(([k]) => parameters.includes(k))
       return [hint(title, "high", Object.fromEntries(kept.map(([k, v]) => [k, echo(v)])))]

@@ -15,6 +15,7 @@ import type { HookPermission, Tool, ToolResult } from "./definition.ts"
 import { capText, checkInputLimits, ECHO_CHARS, echoValue } from "./input-limits.ts"
 import { withFullOutput } from "./full-output.ts"
 import { fallbackHints } from "./fallback-hints.ts"
+import { PLACEHOLDER, placeholderFor } from "./placeholder.ts"
 import { acceptedNames, decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
 import { callParams } from "./claude-tools.ts"
@@ -114,11 +115,17 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
                   : {}),
                 retryable: error.retryable ?? defaultRetryable(error.code),
               }
-              const hints = error.hints && error.hints.length > 0 ? error.hints : fallbackHints(title, t && acceptedNames(t), call.params, error)
+              // A next step said in words (no call helps) takes the place of the framework's guess.
+              const hints =
+                error.hints && error.hints.length > 0
+                  ? error.hints
+                  : error.nextStep !== undefined
+                    ? []
+                    : fallbackHints(title, t && acceptedNames(t), call.params, error, (f) => (t ? placeholderFor(t, f) : PLACEHOLDER))
               const envelope: Envelope = {
                 status: "error",
                 data: {},
-                text: renderErrorText(title, envelopeError, hints, details),
+                text: renderErrorText(title, envelopeError, hints, details, error.nextStep),
                 error: envelopeError,
                 stats: { time_ms },
                 context: { ...context, ...error.context },

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { invalidParam } from "../protocol/tool-error.ts"
+import { invalidParam, ToolError } from "../protocol/tool-error.ts"
 import { defineTool, type Tool } from "../tool-framework/definition.ts"
 import { makeRegistry, type ToolRegistry, type ToolSource } from "../tool-framework/registry.ts"
 import description from "./load_tools.md" with { type: "text" }
@@ -73,12 +73,22 @@ export const loadToolsTool = (
           else unknown.push(name)
         }
         const available = tools.map((t) => t.name).join(", ")
+        const refusedNote = `not loaded, every call would be refused: ${denied.map((d) => d.reason).join(" ")}`
         // Not PERMISSION_DENIED: the loader call itself was not refused (the run's final word would say to approve it).
+        // The names are right, so asking for them again fares the same: the next step is said, not a call guessed.
         if (found.size === 0 && denied.length > 0 && unknown.length === 0) {
-          return yield* invalidParam("names", `not loaded, every call would be refused: ${denied.map((d) => d.reason).join(" ")}`)
+          const message = `Invalid parameter 'names': ${refusedNote}`
+          return yield* new ToolError({
+            code: "INVALID_PARAM",
+            message,
+            fieldErrors: [{ field: "names", message: refusedNote }],
+            nextStep: `go on with the tools you have; the permission rules named above refuse ${denied.map((d) => d.name).join(", ")}, and only the user can change them.`,
+          })
         }
         if (found.size === 0) {
-          return yield* invalidParam("names", `no such tool: ${[...unknown, ...denied.map((d) => d.name)].join(", ") || "(none named)"}. Available: ${available}`)
+          // Only the unknown names are to be given again; the refused ones are said apart.
+          const unknownNote = `no such tool: ${unknown.join(", ") || "(none named)"}. Available: ${available}`
+          return yield* invalidParam("names", denied.length > 0 ? `${unknownNote}. Also ${refusedNote}` : unknownNote)
         }
         const loaded = [...found.values()]
         const lines = [`Loaded ${loaded.map((t) => t.name).join(", ")}: offered from the next step on; call them as usual.`]

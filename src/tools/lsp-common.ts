@@ -10,6 +10,7 @@ import type { ToolResult } from "../tool-framework/definition.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import type { Config } from "../config/config.ts"
 import { refuseHiddenRoot } from "./hidden-search.ts"
+import { refuseEmptyPath } from "../workspace/file-path.ts"
 
 /** Larger files are not sent to a server. */
 const MAX_SOURCE_BYTES = 8 * 1024 * 1024
@@ -44,9 +45,11 @@ export interface Source {
   readonly text: string
 }
 
-export const readSource = (path: string) =>
+/** `line` (1-based, when the call names one) places the Read offered instead for a file too large for a server. */
+export const readSource = (path: string, line?: number) =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
+    yield* refuseEmptyPath(path)
     const resolved = yield* workspace.resolve(path, "path")
     const missing = () =>
       toolError("NOT_FOUND", `File not found: ${resolved.display}`, { hints: [hint("Glob", "medium", { pattern: `**/${resolved.display.split("/").pop()}` })] })
@@ -61,7 +64,12 @@ export const readSource = (path: string) =>
         if (!opened.stat.isFile()) return yield* invalidParam("path", `${resolved.display} is not a regular file (${fileTypeName(opened.stat)}); language servers read source files.`)
         const size = Number(opened.stat.size)
         if (size > MAX_SOURCE_BYTES) {
-          return yield* invalidParam("path", `${resolved.display} is ${size} bytes; LSP tools take files up to ${MAX_SOURCE_BYTES} bytes. Use grep or read.`)
+          // The path is right and naming it again fares the same: the next step is grep or read on this very file.
+          const near = line === undefined ? {} : { offset: Math.max(0, line - 11), limit: 21 }
+          return yield* invalidParam("path", `${resolved.display} is ${size} bytes; LSP tools take files up to ${MAX_SOURCE_BYTES} bytes. Use grep or read.`, [
+            hint("Grep", "high", { pattern: "<symbol>", path: resolved.display }),
+            hint("Read", "medium", { path: resolved.display, ...near }),
+          ])
         }
         const bytes = readAllFd(opened.fd, size)
         if (bytes.includes(0)) return yield* toolError("BINARY_FILE", `${resolved.display} is a binary file; language servers read source text.`)

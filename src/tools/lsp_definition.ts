@@ -17,7 +17,7 @@ export const lspDefinitionTool = defineTool({
   ...positionTool,
   run: ({ path, line, character }) =>
     withWorkspaceErrors(Effect.gen(function* () {
-      const source = yield* readSource(path)
+      const source = yield* readSource(path, line)
       const header = `LspDefinition: ${source.display}:${line}:${character}`
       const answer = yield* withEngine(source, (engine) =>
         engine.atPosition(source.absolute, source.text, line, character, "textDocument/definition").then((r) =>

@@ -17,7 +17,7 @@ export const lspHoverTool = defineTool({
   ...positionTool,
   run: ({ path, line, character }) =>
     withWorkspaceErrors(Effect.gen(function* () {
-      const source = yield* readSource(path)
+      const source = yield* readSource(path, line)
       const header = `LspHover: ${source.display}:${line}:${character}`
       // With files read denies or asks about, the hover of a symbol defined in one is its documentation: withheld.
       const hidden = yield* searchHidden("lsp_hover")

@@ -43,12 +43,12 @@ describe("every error names a next step", () => {
       ["bash", {}, 'Bash(command="<correct_value>")'],
       ["edit", { path: "f.txt", old_string: "a", new_string: "a" }, 'Edit(new_string="<correct_value>")'],
       ["edit", { path: "lat.txt", old_string: "caf", new_string: "\u{1F600}" }, 'Edit(new_string="<correct_value>")'],
-      ["multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "b" }, { old_string: "", new_string: "c" }] }, 'MultiEdit(edits="<correct_value>")'],
+      ["multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "b" }, { old_string: "", new_string: "c" }] }, 'MultiEdit(edits=[{"old_string":"<correct_value>","new_string":"<correct_value>"}])'],
       // An unknown field inside an item is a fault of the list that holds it.
-      ["multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "b", colour: 1 }] }, 'MultiEdit(edits="<correct_value>")'],
-      ["list", { ignore: ["["] }, 'LS(ignore="<correct_value>")'],
+      ["multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "b", colour: 1 }] }, 'MultiEdit(edits=[{"old_string":"<correct_value>","new_string":"<correct_value>"}])'],
+      ["list", { ignore: ["["] }, 'LS(ignore=["<correct_value>"])'],
       ["grep", { pattern: "a", include: "[" }, 'Grep(include="<correct_value>")'],
-      ["todowrite", { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] }, 'TodoWrite(todos="<correct_value>")'],
+      ["todowrite", { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] }, 'TodoWrite(todos=[{"content":"<correct_value>","status":"<correct_value>"}])'],
       ["patch", { patch: "garbage" }, 'Patch(patch="<correct_value>")'],
     ]
     for (const [name, params, step] of cases) {

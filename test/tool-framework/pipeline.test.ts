@@ -74,7 +74,8 @@ describe("pipeline: names and parameters", () => {
     expect(bad.envelope.text).toContain('* Read(limit="<correct_value>")')
     expect(bad.envelope.text).not.toContain("bogus=")
     const item = await callTool(root, "multiedit", { path: "a.txt", edits: [{ old_string: "a" }] })
-    expect(item.envelope.text).toContain('* MultiEdit(edits="<correct_value>")')
+    // A list is asked for as a list (of one item with the item's required fields), never as a string.
+    expect(item.envelope.text).toContain('* MultiEdit(edits=[{"old_string":"<correct_value>","new_string":"<correct_value>"}])')
     const onlyUnknown = await callTool(root, "read", { path: "a.txt", bogus: 1 })
     // Nothing at fault but keys the tool does not take: the call again without them.
     expect(onlyUnknown.envelope.text).toContain('Recommended next step (token-efficient):\n* Read(path="a.txt")')

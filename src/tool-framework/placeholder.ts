@@ -1,0 +1,62 @@
+import { SchemaAST } from "effect"
+import { isRecord } from "../protocol/is-record.ts"
+import type { Tool } from "./definition.ts"
+
+/** The stand-in for a value the next step asks to be given again. */
+export const PLACEHOLDER = "<correct_value>"
+
+// Deep enough for lists of objects in lists (question's questions and their options); deeper is one placeholder.
+const MAX_DEPTH = 6
+
+/** A union's list member if it has one (a parameter taken as "one string or a list" shows the list), else its first value. */
+const valueMember = (ast: SchemaAST.AST): SchemaAST.AST | undefined =>
+  ast._tag === "Union" ? (ast.types.find((t) => t._tag === "Arrays") ?? ast.types.find((t) => t._tag !== "Undefined" && t._tag !== "Null")) : ast
+
+const fromAst = (ast: SchemaAST.AST, depth: number): unknown => {
+  const at = valueMember(ast)
+  if (at === undefined || depth >= MAX_DEPTH) return PLACEHOLDER
+  if (at._tag === "Arrays") {
+    const item = at.rest[0] ?? at.elements[0]
+    return item === undefined ? [] : [fromAst(item, depth + 1)]
+  }
+  if (at._tag === "Objects") {
+    // A record (headers) shows one entry; a struct its required fields, a literal field (a tag such as "bearer") as it is.
+    if (at.propertySignatures.length === 0) return at.indexSignatures.length > 0 ? { "<name>": PLACEHOLDER } : {}
+    const required = at.propertySignatures.filter((p) => !SchemaAST.isOptional(p.type))
+    return Object.fromEntries(
+      required.map((p) => [String(p.name), p.type._tag === "Literal" ? p.type.literal : fromAst(p.type, depth + 1)]),
+    )
+  }
+  return PLACEHOLDER
+}
+
+/** The same for a tool that brings its own JSON Schema (an MCP server's, load_tools'). */
+const fromJsonSchema = (schema: unknown, depth: number): unknown => {
+  if (!isRecord(schema) || depth >= MAX_DEPTH) return PLACEHOLDER
+  const member = Array.isArray(schema.anyOf) ? schema.anyOf[0] : Array.isArray(schema.oneOf) ? schema.oneOf[0] : undefined
+  if (member !== undefined) return fromJsonSchema(member, depth)
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type
+  if (type === "array") return [fromJsonSchema(schema.items, depth + 1)]
+  if (type === "object") {
+    const properties = isRecord(schema.properties) ? schema.properties : {}
+    const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === "string" && k in properties) : []
+    if (required.length === 0 && Object.keys(properties).length === 0 && schema.additionalProperties !== false) return { "<name>": PLACEHOLDER }
+    return Object.fromEntries(required.map((k) => [k, fromJsonSchema(properties[k], depth + 1)]))
+  }
+  return PLACEHOLDER
+}
+
+/**
+ * A stand-in for parameter `field` of `tool` in a next step, shaped as the parameter is: a list as a list of one
+ * item (`edits=[{"old_string": "<correct_value>", "new_string": "<correct_value>"}]`), an object with its required
+ * fields, anything else `"<correct_value>"`. A list written as a string would lead the model to send a string.
+ */
+export const placeholderFor = (tool: Tool, field: string): unknown => {
+  if (tool.jsonSchema !== undefined) {
+    const properties = tool.jsonSchema.properties
+    return fromJsonSchema(isRecord(properties) ? properties[field] : undefined, 0)
+  }
+  const fields = (tool.parameters.ast as SchemaAST.AST)._tag === "Objects" ? (tool.parameters.ast as SchemaAST.Objects).propertySignatures : []
+  const property = fields.find((p) => p.name === field)
+  return property === undefined ? PLACEHOLDER : fromAst(property.type, 0)
+}
