@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { inTheWayNote, pathStop } from "../workspace/file-in-the-way.ts"
 import type { FileSystem } from "effect/FileSystem"
 import type { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
@@ -92,11 +93,14 @@ export const editFile = (
     const first = input.edits[0]!
 
     if (!existing) {
+      // Where the path stops: a file in its way, or the nearest folder that exists (the one to list).
+      const stop = pathStop(target.resolved.absolute, display)
+      const around = hint("LS", "medium", { path: stop?.folder ?? parentOf(display) })
       if (first.old_string !== "") {
         return yield* new EditError({
           reason: "missing",
-          message: `File not found: ${display}. To create a file use Write, or an edit with an empty old_string and the content as new_string.`,
-          hints: [hint("LS", "medium", { path: parentOf(display) }), hint("Glob", "low", { pattern: `**/${display.split("/").pop()}` })],
+          message: `File not found: ${display}${inTheWayNote(stop?.inTheWay)}. To create a file use Write, or an edit with an empty old_string and the content as new_string.`,
+          hints: [around, hint("Glob", "low", { pattern: `**/${display.split("/").pop()}` })],
           path: display,
         })
       }
@@ -104,7 +108,7 @@ export const editFile = (
         return yield* new EditError({
           reason: "stale",
           message: `${display} does not exist, but expected_sha256 names a version of it.`,
-          hints: [hint("LS", "medium", { path: parentOf(display) })],
+          hints: [around],
           path: display,
         })
       }

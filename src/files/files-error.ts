@@ -8,6 +8,10 @@ export class PathNotFound extends Data.TaggedError("PathNotFound")<{
   readonly suggestions: ReadonlyArray<string>
   /** Why, when more is known (" (a symbolic link whose target does not exist)"). */
   readonly why: string
+  /** The file that stands where one of the path's folders should be (`a.txt` for `a.txt/b.txt`), if one does. */
+  readonly inTheWay?: string
+  /** The nearest folder that exists (the one holding `inTheWay` if there is one), when known. */
+  readonly folder?: string
 }> {}
 
 /** A folder was given where a file is read. */

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { pathStopOf } from "../workspace/file-in-the-way.ts"
 import { PathNotFound } from "./files-error.ts"
 
 /**
@@ -8,5 +9,5 @@ import { PathNotFound } from "./files-error.ts"
 export const missingPath = (kind: "file" | "dir", absolute: string, shown: string, why: string) =>
   Effect.promise(() => import("../workspace/similar-paths.ts")).pipe(
     Effect.flatMap(({ similarPaths }) => similarPaths(absolute, { kind })),
-    Effect.flatMap((suggestions) => Effect.fail(new PathNotFound({ kind, shown, suggestions, why }))),
+    Effect.flatMap((suggestions) => Effect.fail(new PathNotFound({ kind, shown, suggestions, why, ...pathStopOf(absolute, shown) }))),
   )

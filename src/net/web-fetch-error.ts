@@ -1,4 +1,5 @@
 import { Data } from "effect"
+import type { Refusal } from "./refusal.ts"
 
 /** The URL cannot be fetched: it does not parse, or its scheme is not http(s). */
 export class FetchUrlInvalid extends Data.TaggedError("FetchUrlInvalid")<{ readonly message: string }> {}
@@ -31,6 +32,8 @@ export class FetchHttpStatus extends Data.TaggedError("FetchHttpStatus")<{
   readonly retryAfter?: string
   /** The credentials configured for the host were sent on a retry and refused too. */
   readonly retriedWithCredentials: boolean
+  /** For a 401 or 403: what the answer says about why (a challenge, credentials sent, bot protection). */
+  readonly refusal?: Refusal
   /** The server's whole answer as text, when the message's excerpt shows only part of it. */
   readonly body?: string
   /** The answer was longer than what was downloaded of it (`body` is its start). */

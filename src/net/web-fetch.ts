@@ -1,4 +1,5 @@
 import { Duration, Effect } from "effect"
+import { readRefusal } from "./refusal.ts"
 import { VERSION } from "../version.ts"
 import { secretBodyValues } from "./body-secrets.ts"
 import { configuredCredentials, secretValues, withCredentials, type Credentials } from "./credentials.ts"
@@ -200,12 +201,13 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
             continue
           }
         }
-        return { response, final: current, redirects, retried, method: currentMethod }
+        const credentialsSent = Object.keys(headers).some((k) => /^(authorization|cookie)$/i.test(k))
+        return { response, final: current, redirects, retried, method: currentMethod, credentialsSent }
       }
     })
 
     const fetched = Effect.gen(function* () {
-      const { response, final, redirects, retried, method: finalMethod } = yield* exchange
+      const { response, final, redirects, retried, method: finalMethod, credentialsSent } = yield* exchange
       const contentType = response.headers.get("content-type")
       const type = mediaType(contentType)
       const lengthHeader = Number(response.headers.get("content-length") ?? Number.NaN)
@@ -221,12 +223,17 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
         const flat = whole.replace(/\s+/g, " ").trim()
         const excerpt = flat.slice(0, EXCERPT_CHARS)
         const retryAfter = response.headers.get("retry-after")
+        // A refusal is read for what it says (a challenge, bot protection); the challenge may echo a secret.
+        const refusal = status === 401 || status === 403 ? readRefusal(response.headers, whole, credentialsSent) : undefined
         return yield* new FetchHttpStatus({
           message: `HTTP ${statusLine} from ${finalUrl}${excerpt ? `: ${excerpt}` : ""}`,
           status,
           finalUrl,
           ...(retryAfter ? { retryAfter } : {}),
           retriedWithCredentials: retried,
+          ...(refusal
+            ? { refusal: refusal.challenge !== undefined ? { ...refusal, challenge: scrubSecrets(refusal.challenge, secrets) } : refusal }
+            : {}),
           // More than the excerpt: the whole answer goes with the error, for the tool to keep.
           ...(flat.length > EXCERPT_CHARS || (!complete && whole !== "") ? { body: whole, bodyCut: !complete } : {}),
         })

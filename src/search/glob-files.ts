@@ -1,4 +1,5 @@
 import { Clock, Effect } from "effect"
+import { pathStopOf } from "../workspace/file-in-the-way.ts"
 import { FileSystem } from "../workspace/file-system.ts"
 import { BulkFs } from "../workspace/bulk-fs.ts"
 import { fromPlatformError } from "../workspace/fs-error.ts"
@@ -87,7 +88,7 @@ const globOnce = (request: GlobRequest) =>
 
     const resolved = yield* ws.resolve(request.path, request.pathField)
     const shown = resolved.display
-    if (!resolved.exists) return yield* new GlobFolderNotFound({ shown })
+    if (!resolved.exists) return yield* new GlobFolderNotFound({ shown, ...pathStopOf(resolved.absolute, shown) })
     // A folder whose name is not UTF-8 (escaped bytes) is looked at by its bytes.
     const info = hasEscapedBytes(resolved.real)
       ? yield* Effect.try({ try: () => ({ type: kindOfPath(resolved.real) }), catch: () => new GlobFolderNotFound({ shown }) })

@@ -4,7 +4,13 @@ import { Data } from "effect"
 export class GrepIncludeInvalid extends Data.TaggedError("GrepIncludeInvalid")<{ readonly message: string }> {}
 
 /** Nothing is at the path to search. */
-export class GrepPathNotFound extends Data.TaggedError("GrepPathNotFound")<{ readonly shown: string }> {}
+export class GrepPathNotFound extends Data.TaggedError("GrepPathNotFound")<{
+  readonly shown: string
+  /** The file that stands where one of the path's folders should be, if one does. */
+  readonly inTheWay?: string
+  /** The nearest folder that exists (the one holding `inTheWay` if there is one), when known. */
+  readonly folder?: string
+}> {}
 
 /** The path is inside a .git folder, which is never searched. */
 export class GrepInsideGit extends Data.TaggedError("GrepInsideGit")<{}> {}

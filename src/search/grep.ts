@@ -1,4 +1,5 @@
 import { Clock, Effect } from "effect"
+import { pathStopOf } from "../workspace/file-in-the-way.ts"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { BulkFs } from "../workspace/bulk-fs.ts"
@@ -125,7 +126,7 @@ export const grep = (request: GrepRequest) =>
     // Where to search.
     const resolved = yield* ws.resolve(request.path)
     const shown = resolved.display
-    if (!resolved.exists) return yield* new GrepPathNotFound({ shown })
+    if (!resolved.exists) return yield* new GrepPathNotFound({ shown, ...pathStopOf(resolved.absolute, shown) })
     if (shown.split("/").includes(".git") || ws.display(resolved.real).split("/").includes(".git")) return yield* new GrepInsideGit()
     // A path whose name is not UTF-8 (escaped bytes) is opened by its bytes (effect's FileSystem would look for the
     // name with U+FFFD in it).

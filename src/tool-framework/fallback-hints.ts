@@ -19,8 +19,8 @@ const isUnknownParameter = (f: { readonly field: string; readonly message: strin
  * The next step for an error whose tool named none, so that every error's text ends with one (the
  * envelope's rules ask it of every error): the parameters at fault asked for again; a call that only
  * named parameters the tool does not take, the same call without them; a file the system refused or
- * that is binary, a look at it; a path that is not there, the folder around its folder. Anything else keeps
- * no hint rather than a guess.
+ * that is binary, a look at it. Anything else keeps no hint rather than a guess (a path not there names its own:
+ * which folder to look at depends on which of its components is a file).
  */
 export const fallbackHints = (
   title: string,
@@ -45,8 +45,6 @@ export const fallbackHints = (
     const folder = path.includes("/") ? [parent(path)] : []
     if (error.code === "PERMISSION_DENIED") return [hint("Bash", "medium", { command: `ls -ld ${[path, ...folder].map(shellQuote).join(" ")}` })]
     if (error.code === "BINARY_FILE") return [hint("Bash", "low", { command: `file ${shellQuote(path)}` })]
-    // Not there (a component of the path is a file, not a folder): the listing that holds its folder shows which.
-    if (error.code === "NOT_FOUND") return [hint("LS", "medium", { path: parent(parent(path)) })]
   }
   return []
 }

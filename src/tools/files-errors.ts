@@ -4,6 +4,7 @@ import { FILES_ERRORS, type FilesError, type PathNotFound } from "../files/files
 import { formatBytes } from "../files/read-window.ts"
 import { translateDomainErrors } from "./domain-errors.ts"
 import { counted } from "../protocol/plural.ts"
+import { inTheWayNote } from "../workspace/file-in-the-way.ts"
 
 /** The folder holding a path, for a suggestion to list it ("/" for a file at the root of an absolute path). */
 const parentOf = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) || "/" : ".")
@@ -11,8 +12,10 @@ const parentOf = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")
 const notFound = (e: PathNotFound): ToolError => {
   const file = e.kind === "file"
   const parent = file ? (e.shown.includes("/") ? e.shown.slice(0, e.shown.lastIndexOf("/")) : ".") : parentOf(e.shown)
-  const hints: Array<RetrievalHint> = [...e.suggestions.slice(0, 1).map((s) => hint(file ? "Read" : "LS", "high", { path: s })), hint("LS", "medium", { path: parent })]
-  return toolError("NOT_FOUND", `${file ? "File" : "Directory"} not found: ${e.shown}${e.why}`, {
+  // The nearest folder there is: with a file in the path's way, the one holding it (its listing shows what it is).
+  const around = e.folder ?? parent
+  const hints: Array<RetrievalHint> = [...e.suggestions.slice(0, 1).map((s) => hint(file ? "Read" : "LS", "high", { path: s })), hint("LS", "medium", { path: around })]
+  return toolError("NOT_FOUND", `${file ? "File" : "Directory"} not found: ${e.shown}${e.why}${inTheWayNote(e.inTheWay)}`, {
     hints,
     context: { path_resolved: e.shown },
     ...(e.suggestions.length > 0 ? { details: `Did you mean:\n${e.suggestions.map((s) => `- ${s}`).join("\n")}` } : {}),

@@ -11,6 +11,7 @@ import { Workspace } from "../workspace/workspace.ts"
 import type { Config } from "../config/config.ts"
 import { refuseHiddenRoot } from "./hidden-search.ts"
 import { refuseEmptyPath } from "../workspace/file-path.ts"
+import { inTheWayNote, pathStop } from "../workspace/file-in-the-way.ts"
 
 /** Larger files are not sent to a server. */
 const MAX_SOURCE_BYTES = 8 * 1024 * 1024
@@ -51,8 +52,12 @@ export const readSource = (path: string, line?: number) =>
     const workspace = yield* Workspace
     yield* refuseEmptyPath(path)
     const resolved = yield* workspace.resolve(path, "path")
-    const missing = () =>
-      toolError("NOT_FOUND", `File not found: ${resolved.display}`, { hints: [hint("Glob", "medium", { pattern: `**/${resolved.display.split("/").pop()}` })] })
+    const missing = () => {
+      const stop = pathStop(resolved.absolute, resolved.display)
+      return toolError("NOT_FOUND", `File not found: ${resolved.display}${inTheWayNote(stop?.inTheWay)}`, {
+        hints: [...(stop?.inTheWay !== undefined ? [hint("LS", "medium", { path: stop.folder })] : []), hint("Glob", "medium", { pattern: `**/${resolved.display.split("/").pop()}` })],
+      })
+    }
     if (!resolved.exists) return yield* missing()
     // Opened first (without blocking) and its real place checked: a link swapped in after resolve() or a FIFO
     // named like a source file can neither lead outside nor hang the call.

@@ -1,4 +1,5 @@
 import { hint } from "../protocol/hint.ts"
+import { inTheWayNote } from "../workspace/file-in-the-way.ts"
 import { translateDomainErrors } from "./domain-errors.ts"
 import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
 import {
@@ -55,8 +56,8 @@ export const grepToolError = (e: GrepError, call: GrepCall): ToolError => {
     case "GrepIncludeInvalid":
       return invalidParam("include", e.message)
     case "GrepPathNotFound":
-      return toolError("NOT_FOUND", `No such file or directory: ${e.shown}`, {
-        hints: [hint("LS", "medium", { path: parentDisplay(e.shown) }), hint("Glob", "medium", { pattern: `**/${e.shown.split("/").pop()}` })],
+      return toolError("NOT_FOUND", `No such file or directory: ${e.shown}${inTheWayNote(e.inTheWay)}`, {
+        hints: [hint("LS", "medium", { path: e.folder ?? parentDisplay(e.shown) }), hint("Glob", "medium", { pattern: `**/${e.shown.split("/").pop()}` })],
         context: { path_resolved: e.shown },
       })
     case "GrepInsideGit":
@@ -105,8 +106,8 @@ export const globToolError = (e: GlobError, call: GlobCall): ToolError => {
     case "GlobInvalid":
       return invalidParam("pattern", e.message, [hint("Glob", "high", { pattern: "**/*.<ext>", path: call.path ?? "." })])
     case "GlobFolderNotFound":
-      return toolError("NOT_FOUND", `Directory not found: ${e.shown}`, {
-        hints: [hint("LS", "medium", { path: parentDisplay(e.shown) })],
+      return toolError("NOT_FOUND", `Directory not found: ${e.shown}${inTheWayNote(e.inTheWay)}`, {
+        hints: [hint("LS", "medium", { path: e.folder ?? parentDisplay(e.shown) })],
         context: { path_resolved: e.shown },
       })
     case "GlobNotAFolder":

@@ -11,20 +11,20 @@ export const leadsOutside = (input: string, field = "path"): WorkspaceError =>
     field: { name: field, problem: "outside the project root" },
   })
 
-const translate = (e: unknown, input: string, shown: string, field: string): WorkspaceError | undefined => {
+const translate = (e: unknown, input: string, shown: string, field: string, absolute?: string): WorkspaceError | undefined => {
   if (e instanceof OutsideRoot) return leadsOutside(input, field)
   const code = (e as { code?: string }).code
   if (code === "ENOENT") return undefined
-  return fromErrno(code, shown, e instanceof Error ? e.message : String(e))
+  return fromErrno(code, shown, e instanceof Error ? e.message : String(e), absolute)
 }
 
 /** Runs a checked open: its value, undefined when nothing is there, or the workspace error for anything else. */
-const attempt = <A>(open: () => A, input: string, shown: string, field: string): Effect.Effect<A | undefined, WorkspaceError> =>
+const attempt = <A>(open: () => A, input: string, shown: string, field: string, absolute?: string): Effect.Effect<A | undefined, WorkspaceError> =>
   Effect.suspend(() => {
     try {
       return Effect.succeed(open())
     } catch (e) {
-      const error = translate(e, input, shown, field)
+      const error = translate(e, input, shown, field, absolute)
       return error ? Effect.fail(error) : Effect.succeed(undefined)
     }
   })
@@ -36,7 +36,7 @@ const attempt = <A>(open: () => A, input: string, shown: string, field: string):
  * `openCheckedScoped`.
  */
 export const openChecked = (contains: Contains, absolute: string, input: string, shown: string, field = "path"): Effect.Effect<CheckedFile | undefined, WorkspaceError> =>
-  attempt(() => openCheckedFile(contains, absolute), input, shown, field)
+  attempt(() => openCheckedFile(contains, absolute), input, shown, field, absolute)
 
 /** `openChecked` whose descriptor is closed when the scope ends. */
 export const openCheckedScoped = (contains: Contains, absolute: string, input: string, shown: string, field = "path") =>

@@ -380,10 +380,16 @@ export const commitFailure = (error: unknown, changes: ReadonlyArray<FileChange>
   if (error instanceof NotUsable) return new WorkspaceError({ reason: "not_usable", message: `${error.path}: ${error.reason}.${every}` })
   const e = error as { code?: string; path?: string; message?: string }
   const shown = describe(e.path, changes)
-  const mapped = fromErrno(e.code, shown, e.message ?? String(error))
+  const mapped = fromErrno(e.code, shown, e.message ?? String(error), changes.find((c) => c.display === shown)?.path ?? e.path)
   // The path goes along when it names one of the change's files (what the next step looks at).
   const path = mapped.path !== undefined && changes.some((c) => c.display === mapped.path) ? { path: mapped.path } : {}
-  return new WorkspaceError({ reason: mapped.reason, message: `${mapped.message}${undone}`, ...(mapped.field ? { field: mapped.field } : {}), ...path })
+  return new WorkspaceError({
+    reason: mapped.reason,
+    message: `${mapped.message}${undone}`,
+    ...(mapped.field ? { field: mapped.field } : {}),
+    ...path,
+    ...(mapped.hints ? { hints: mapped.hints } : {}),
+  })
 }
 
 /** The root-relative name of the file an error is about (its temp file counts). */

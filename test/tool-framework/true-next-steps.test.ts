@@ -110,3 +110,97 @@ describe("load_tools: names the permission rules refuse are not called wrong", (
     expect(r.steps).toEqual(['LoadTools(names=["<correct_value>"])'])
   })
 })
+
+describe("a path one of whose folders is a file names that file, and the listing that shows it", () => {
+  test("every tool that takes a path: the file in the way said, the folder holding it listed (not a fixed folder of the path)", async () => {
+    const root = project({ "d/f": "x\n", "a.txt": "hi\n" })
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root })
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["write", { path: "d/f/b/c.txt", content: "x" }, "d/f is a file, not a folder, so d/f/b/c.txt cannot be under it. Nothing was written."],
+      ["write", { path: "a.txt/b.txt", content: "x" }, "a.txt is a file, not a folder, so a.txt/b.txt cannot be under it. Nothing was written."],
+      ["edit", { path: "d/f/b/c.txt", old_string: "", new_string: "x" }, "d/f is a file, not a folder, so d/f/b/c.txt cannot be under it. Nothing was written."],
+      ["edit", { path: "d/f/b/c.txt", old_string: "a", new_string: "x" }, "File not found: d/f/b/c.txt (d/f is a file, not a folder)."],
+      ["read", { path: "d/f/b/c.txt" }, "File not found: d/f/b/c.txt (d/f is a file, not a folder)"],
+      ["list", { path: "d/f/b" }, "Directory not found: d/f/b (d/f is a file, not a folder)"],
+      ["glob", { pattern: "*", path: "d/f/b" }, "Directory not found: d/f/b (d/f is a file, not a folder)"],
+      ["grep", { pattern: "x", path: "d/f/b/c" }, "No such file or directory: d/f/b/c (d/f is a file, not a folder)"],
+      ["lsp_hover", { path: "d/f/b.py", line: 1, character: 1 }, "File not found: d/f/b.py (d/f is a file, not a folder)"],
+      ["git_add", { paths: ["d/f/b"] }, "d/f is a file, not a folder, so d/f/b cannot be under it."],
+    ]
+    for (const [name, params, message] of cases) {
+      const r = await outcome(root, name, params)
+      const folder = message.startsWith("a.txt") ? "." : "d"
+      expect({ name, params, code: r.code, message: r.text.includes(message), look: r.steps.includes(`LS(path="${folder}")`) }).toEqual({ name, params, code: "NOT_FOUND", message: true, look: true })
+    }
+    expect(readFileSync(join(root, "d/f"), "utf8")).toBe("x\n")
+  })
+
+  test("a path whose folders are only missing: the nearest folder that exists is listed, never one that is not there", async () => {
+    const root = project({ "d/e.txt": "x\n" })
+    for (const [name, params] of [
+      ["read", { path: "d/no/deeper/x.txt" }],
+      ["list", { path: "d/no/deeper" }],
+      ["glob", { pattern: "*", path: "d/no/deeper" }],
+      ["grep", { pattern: "x", path: "d/no/deeper" }],
+      ["edit", { path: "d/no/deeper/x.txt", old_string: "a", new_string: "b" }],
+    ] as const) {
+      const r = await outcome(root, name, params)
+      expect({ name, code: r.code, looks: r.steps.filter((s) => s.startsWith("LS(")) }).toEqual({ name, code: "NOT_FOUND", looks: ['LS(path="d")'] })
+    }
+  })
+})
+
+describe("fetch: a 401 or 403 is told apart by what it says, and only a challenge or a bare refusal suggests credentials", () => {
+  test("a challenge's scheme, credentials refused, bot protection (header or page), an object store's AccessDenied, a bare 403", async () => {
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => {
+        const path = new URL(req.url).pathname
+        if (path === "/basic") return new Response("who are you", { status: 401, headers: { "WWW-Authenticate": 'Basic realm="files"' } })
+        if (path === "/bearer") return new Response("bad token", { status: 401, headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' } })
+        if (path === "/cf") return new Response("<html><title>Just a moment...</title></html>", { status: 403, headers: { "cf-mitigated": "challenge", "content-type": "text/html" } })
+        if (path === "/bots") return new Response("Automated requests are not allowed on this site.", { status: 403 })
+        if (path === "/s3") return new Response("<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>", { status: 403, headers: { "content-type": "application/xml" } })
+        return new Response("forbidden", { status: 403 })
+      },
+    })
+    try {
+      const root = project({})
+      const base = `http://127.0.0.1:${server.port}`
+      const get = (path: string, extra: Record<string, unknown> = {}) => outcome(root, "fetch", { url: `${base}${path}`, ...extra })
+
+      const basic = await get("/basic")
+      expect(basic.code).toBe("PERMISSION_DENIED")
+      expect(basic.steps).toEqual([`WebFetch(url="${base}/basic", auth={"type":"basic","username":"<user>","password":"<password>"})`])
+      expect(basic.text).toContain('The server asks for credentials (WWW-Authenticate: Basic realm="files").')
+
+      const bearer = await get("/bearer", { auth: { type: "bearer", token: "t0k3n-secret" } })
+      expect(bearer.text).toContain("The credentials sent were refused")
+      expect(bearer.steps).toEqual([`WebFetch(url="${base}/bearer", auth={"type":"bearer","token":"<token>"})`])
+      expect(bearer.text).not.toContain("t0k3n-secret")
+
+      for (const [path, sign] of [["/cf", "Cloudflare's bot check: cf-mitigated header"], ["/bots", "the page says automated clients are refused"]]) {
+        const blocked = await get(path!)
+        expect({ path, code: blocked.code, steps: blocked.steps }).toEqual({ path, code: "PERMISSION_DENIED", steps: [] })
+        expect(blocked.text).toContain(`The refusal comes from bot protection in front of the site (${sign}), not from missing credentials: neither a token nor a retry gets past it.`)
+        expect(blocked.text).not.toContain("bearer")
+        expect(blocked.text.trimEnd().split("\n").pop()).toStartWith("Next step: get the content another way")
+      }
+
+      // A private object (no challenge, no sign of a bot check) and a bare 403: said not to be known, credentials one way on.
+      for (const path of ["/s3", "/plain"]) {
+        const bare = await get(path)
+        expect(bare.text).toContain("The server refused without asking for credentials (no WWW-Authenticate header)")
+        expect(bare.steps).toEqual([`WebFetch(url="${base}${path}", auth={"type":"bearer","token":"<token>"})`])
+      }
+      // The same bare 403 with a cookie sent: those credentials were refused, and sending them again fares the same.
+      const withCookie = await get("/plain", { auth: { type: "cookie", cookie: "session=abc" } })
+      expect(withCookie.steps).toEqual([])
+      expect(withCookie.text).toContain("The credentials sent were refused, or they give no access to this page")
+      expect(withCookie.text.trimEnd().split("\n").pop()).toStartWith("Next step: check the credentials")
+    } finally {
+      await server.stop(true)
+    }
+  })
+})

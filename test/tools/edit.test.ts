@@ -255,7 +255,8 @@ describe("edit: parameters and refusals", () => {
     const root = project()
     const missing = (await callTool(root, "edit", { path: "src/new.py", old_string: "x", new_string: "y" })).envelope
     expect(missing.error?.code).toBe("NOT_FOUND")
-    expect(missing.text).toContain('LS(path="src")')
+    // src/ does not exist either: the listing offered is of the nearest folder that does.
+    expect(missing.text).toContain('LS(path=".")')
     expect(missing.error?.message).toContain("empty old_string")
     const created = (await callTool(root, "edit", { path: "src/new.py", old_string: "", new_string: "print('hi')\n" })).envelope
     expect(created.status).toBe("success")
