@@ -1,5 +1,5 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import type { McpConnection, McpToolInfo } from "../mcp/connection.ts"
+import type { RawToolResult } from "../mcp/result-content.ts"
 import { mcpTool, type ToolHub } from "../mcp/mcp-tool.ts"
 import { DEFAULT_CALL_TIMEOUT_MS, type ServerSpec } from "../mcp/server-config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
@@ -54,7 +54,7 @@ const connectionOf = (channel: ControlChannel, server: string, info: Json, tools
     listTools: async () => tools,
     skippedTools: () => [],
     callTool: async (name, args, options) => {
-      const work = rpc(channel, server, "tools/call", { name, arguments: args }) as Promise<CallToolResult>
+      const work = rpc(channel, server, "tools/call", { name, arguments: args }) as Promise<RawToolResult>
       const limit = new Promise<never>((_, reject) => {
         const timer = setTimeout(() => reject(Object.assign(new Error("timed out"), { code: -32001 })), options.timeoutMs)
         void work.finally(() => clearTimeout(timer)).catch(() => undefined)

@@ -1,12 +1,13 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { CallToolResult, Prompt, Resource, Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js"
+import type { Prompt, Resource, Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js"
 import { isRecord } from "../protocol/is-record.ts"
 import { VERSION } from "../version.ts"
 import { maskSecrets, type ServerSpec } from "./server-config.ts"
 import { ManagedStdioTransport, type ExitReport } from "./stdio-transport.ts"
 import { describeExit, explain, issuesText, serverAnswered } from "./connect-error.ts"
 import { distinctTools } from "./tool-name.ts"
+import type { RawToolResult } from "./result-content.ts"
 
 /** A tool as the server lists it. */
 export type McpToolInfo = SdkTool
@@ -32,7 +33,7 @@ export interface McpConnection {
       readonly signal?: AbortSignal
       readonly onProgress?: (progress: { readonly progress: number; readonly total?: number; readonly message?: string }) => void
     },
-  ) => Promise<CallToolResult>
+  ) => Promise<RawToolResult>
   readonly listResources: (timeoutMs: number) => Promise<ReadonlyArray<Resource>>
   readonly listPrompts: (timeoutMs: number) => Promise<ReadonlyArray<Prompt>>
   readonly hasCapability: (name: "tools" | "resources" | "prompts") => boolean
@@ -354,13 +355,15 @@ export const connect = async (
     callTool: (name, args, options) =>
       call(
         () =>
-          c.callTool({ name, arguments: args }, sdk.types.CallToolResultSchema, {
+          // Content blocks are not checked here: the SDK refuses a whole result for one block of a type it does
+          // not know, and result-content.ts keeps every block it can show and names the others.
+          c.callTool({ name, arguments: args }, sdk.types.CallToolResultSchema.omit({ content: true }), {
             timeout: options.timeoutMs,
             // Progress keeps a call alive only up to the deadline: a chatty server cannot run forever.
             resetTimeoutOnProgress: false,
             ...(options.signal ? { signal: options.signal } : {}),
             ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-          }) as Promise<CallToolResult>,
+          }) as Promise<RawToolResult>,
       ),
     close: async () => {
       closedByUs = true

@@ -3,7 +3,7 @@ import { Data, Effect, Schema } from "effect"
 import type { Tool, ToolResult } from "../tool-framework/definition.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import type { McpConnection, McpToolInfo } from "./connection.ts"
-import { mapToolResult } from "./result-content.ts"
+import { contentProblem, mapToolResult, type RawToolResult } from "./result-content.ts"
 import type { ServerSpec } from "./server-config.ts"
 
 /** Why an MCP call did not produce a result. */
@@ -122,7 +122,13 @@ const callOn = (hub: ToolHub, spec: ServerSpec, tool: string, args: Record<strin
     catch: (error) => fromCallError(classify(error, spec, tool, hub)),
   })
 
-const toResult = (spec: ServerSpec, tool: string) => (raw: Parameters<typeof mapToolResult>[0]): Effect.Effect<ToolResult, ToolError> => {
+const toResult = (spec: ServerSpec, tool: string) => (raw: RawToolResult): Effect.Effect<ToolResult, ToolError> => {
+  const problem = contentProblem(raw)
+  if (problem !== undefined) {
+    // Not one unreadable block but no list of blocks at all: the server is at fault, and will be again.
+    const message = `${spec.name}/${tool} failed: the server's answer is not valid MCP (${problem})`
+    return Effect.fail(new ToolError({ code: "EXECUTION_ERROR", message, retryable: false }))
+  }
   const mapped = mapToolResult(raw)
   // Servers built on the TypeScript SDK answer arguments that fail the tool's input schema with an
   // isError result carrying JSON-RPC's invalid-params code, not with a protocol error.

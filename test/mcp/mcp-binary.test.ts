@@ -161,6 +161,29 @@ describe("anvil mcp and anvil tool with real servers", () => {
     for (const pid of serverPids(s.marks)) expect(alive(pid)).toBe(false)
   })
 
+  test("a result with a block of a type anvil does not know and one missing its data: the call succeeds, those two are stated lines, the rest kept", async () => {
+    const s = setup({})
+    writeFileSync(join(s.home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcpServers: { t: tiny(s.marks) } }))
+    const out = await run(s, ["tool", "mcp__t__mixed", "{}"])
+    expect(out.code).toBe(0)
+    const envelope = json(out.stdout)
+    expect(envelope.status).toBe("success")
+    expect(envelope.text.split("\n")).toEqual([
+      "# mcp__t__mixed",
+      "",
+      "first",
+      `[content block of type "video" (a type anvil does not show), 1.6 KB; it is kept in the envelope's data.content]`,
+      "[image block anvil cannot read (no data), 39 bytes; it is kept in the envelope's data.content]",
+      "[audio: audio/wav, 3 bytes; the data is in the envelope's data.content]",
+      "[resource link: notes.txt file:///notes.txt]",
+      "[resource file:///a.txt]",
+      "inside a",
+      "[content block that is not an object (string), 15 bytes; it is kept in the envelope's data.content]",
+      "last",
+    ])
+    expect(envelope.data.content).toHaveLength(8)
+  })
+
   test("Ctrl-C during a call: CANCELLED, the server gets the protocol's cancel, no server left", async () => {
     const s = setup({})
     writeFileSync(join(s.home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcpServers: { t: tiny(s.marks) } }))

@@ -6,7 +6,7 @@ import { makeMcpHub, type McpEvent } from "../../src/mcp/mcp-hub.ts"
 import { mcpHumanLine } from "../../src/cli/mcp-events.ts"
 import { streamableServer } from "./http-servers.ts"
 import { toolNameOf } from "../../src/mcp/tool-name.ts"
-import { mapToolResult } from "../../src/mcp/result-content.ts"
+import { contentProblem, mapToolResult } from "../../src/mcp/result-content.ts"
 import { maskSecrets, serverSpec } from "../../src/mcp/server-config.ts"
 import { pluginServerSources, serverSpecs, standardSources } from "../../src/mcp/server-sources.ts"
 import { makeRegistry } from "../../src/tool-framework/registry.ts"
@@ -108,6 +108,38 @@ describe("tool names and results", () => {
     expect(mapToolResult({ content: [] }).text).toBe("(the tool returned no content)")
   })
 
+  test("content mapping: a block of a type anvil does not know, or missing a field its type requires, is a stated line; every other block is kept", () => {
+    const blocks = [
+      { type: "text", text: "first" },
+      { type: "video", mimeType: "video/mp4", data: "AAAA".repeat(400) },
+      { type: "image", mimeType: "image/png" },
+      { type: "text" },
+      { type: "resource", resource: { uri: "file:///b" } },
+      { mimeType: "x/y" },
+      42,
+      { type: "audio", mimeType: "audio/wav", data: "AAAA" },
+      { type: "text", text: "last" },
+    ]
+    const mapped = mapToolResult({ content: blocks })
+    expect(mapped.text.split("\n")).toEqual([
+      "first",
+      `[content block of type "video" (a type anvil does not show), 1.6 KB; it is kept in the envelope's data.content]`,
+      "[image block anvil cannot read (no data), 39 bytes; it is kept in the envelope's data.content]",
+      "[text block anvil cannot read (no text), 15 bytes; it is kept in the envelope's data.content]",
+      "[resource block anvil cannot read (a resource with neither text nor blob), 50 bytes; it is kept in the envelope's data.content]",
+      "[content block without a type, 18 bytes; it is kept in the envelope's data.content]",
+      "[content block that is not an object (number), 2 bytes; it is kept in the envelope's data.content]",
+      "[audio: audio/wav, 3 bytes; the data is in the envelope's data.content]",
+      "last",
+    ])
+    expect(mapped.data.content).toEqual(blocks)
+    expect(mapped.isError).toBe(false)
+    // Content that is no list at all is not read as blocks (the adapter refuses such an answer).
+    expect(mapToolResult({ content: "not a list" }).text).toBe("(the tool returned no content)")
+    expect(contentProblem({ content: "not a list" })).toBe("content: expected a list of content blocks, received string")
+    expect(contentProblem({})).toBeUndefined()
+  })
+
   test("a registry with a source: tools listed as they join, names looked up even before", () => {
     const joined: Array<(typeof builtinTools)[number]> = []
     const calc = builtinTools.find((t) => t.name === "calculator")!
@@ -191,7 +223,7 @@ describe("the hub", () => {
     expect((await hub.listResources("tiny")).map((r) => r.uri)).toEqual(["tiny://readme"])
     expect((await hub.listPrompts("tiny")).map((p) => p.name)).toEqual(["greet"])
     const malformed = await callTool(root, "mcp__tiny__malformed", {}, { tools: [], toolSources: [hub.toolSource] })
-    expect(malformed.envelope.error!.message).toBe("tiny/malformed failed: the server's answer is not valid MCP (content: Invalid input: expected array, received string)")
+    expect(malformed.envelope.error!.message).toBe("tiny/malformed failed: the server's answer is not valid MCP (content: expected a list of content blocks, received string)")
     const failed = await callTool(root, "mcp__tiny__fails", {}, { tools: [], toolSources: [hub.toolSource] })
     expect(failed.envelope.error).toMatchObject({ code: "EXECUTION_ERROR" })
     expect(failed.envelope.error!.message).toContain("the thing failed")

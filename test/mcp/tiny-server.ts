@@ -56,6 +56,7 @@ const baseTools = [
   { name: "typed", description: "Declares an output schema and answers with structured content that breaks it.", inputSchema: { type: "object", properties: {} }, outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
   { name: "garbled", description: "Prints its answer as a log line on stdout (not JSON-RPC) and never answers.", inputSchema: { type: "object", properties: {} } },
   { name: "refuses", description: "Refuses its arguments as the TypeScript SDK does (isError, code -32602).", inputSchema: { type: "object", properties: {} } },
+  { name: "mixed", description: "Answers with every block type of the protocol, one of a type it does not have and one missing its data.", inputSchema: { type: "object", properties: {} } },
   { name: "flood", description: "Prints a line of 65 Mi characters on stdout and never answers.", inputSchema: { type: "object", properties: {} } },
 ]
 
@@ -142,6 +143,19 @@ export const makeHandler = (options: HandlerOptions = {}) => {
             return { jsonrpc: "2.0", id, error: { code: -32000, message: "the database is locked" } }
           case "null_result":
             return { jsonrpc: "2.0", id, result: null }
+          case "mixed":
+            return reply({
+              content: [
+                { type: "text", text: "first" },
+                { type: "video", mimeType: "video/mp4", data: "AAAA".repeat(400) },
+                { type: "image", mimeType: "image/png" },
+                { type: "audio", mimeType: "audio/wav", data: "AAAA" },
+                { type: "resource_link", uri: "file:///notes.txt", name: "notes.txt" },
+                { type: "resource", resource: { uri: "file:///a.txt", text: "inside a" } },
+                "a bare string",
+                { type: "text", text: "last" },
+              ],
+            })
           case "refuses":
             return reply({ content: [{ type: "text", text: "MCP error -32602: Input validation error: Invalid arguments for tool refuses: Required at m" }], isError: true })
           default:
