@@ -27,8 +27,47 @@ const invalidAnswer = (error: unknown): string | undefined => {
   return issues === undefined ? undefined : `the server's answer is not valid MCP (${issues})`
 }
 
+const statusOf = (error: unknown): number | undefined => {
+  const code = (error as { code?: unknown })?.code
+  return typeof code === "number" && code >= 400 && code < 600 ? code : undefined
+}
+
+const CREDENTIALS = ' (the server wants credentials: set them in "headers", e.g. "Authorization": "Bearer ${TOKEN}")'
+
+/** Streamable HTTP was refused (a 4xx) and the SSE fallback failed too: both failures travel in one error. */
+export const fallbackFailed = (first: unknown, fallback: unknown): Error =>
+  Object.assign(new Error("neither streamable HTTP nor SSE connected"), { attempts: { first, fallback } })
+
+/** What one HTTP attempt got, in a few words: the status and the answer's start, or why there was none. */
+const attemptText = (error: unknown, request: string, startup: number): string => {
+  if ((error as { code?: unknown })?.code === -32001) return `no answer to the start-up handshake within ${startup} ms`
+  const detail = (invalidAnswer(error) ?? fetchErrorText(error))
+    .replace(/^(Streamable HTTP error|SSE error): /, "")
+    .replace(/^Error POSTing to endpoint: /, "")
+    .replace(/Non-200 status code \(\d+\)/, "")
+    .replace(/\s+/g, " ")
+    .trim()
+  const short = detail.length > 160 ? `${detail.slice(0, 160)}…` : detail
+  const status = statusOf(error)
+  if (status === undefined) return `${request}: ${short}`
+  return `${request} answered HTTP ${status}${short ? `: ${short}` : ""}`
+}
+
+/** Both transports' failures and what to check, when the SSE fallback failed after streamable HTTP was refused. */
+const bothFailed = (attempts: { readonly first: unknown; readonly fallback: unknown }, spec: ServerSpec, startup: number): string => {
+  const url = spec.transport.kind === "stdio" ? "" : spec.transport.url
+  const fallbackStatus = statusOf(attempts.fallback)
+  const next =
+    fallbackStatus === 401 || fallbackStatus === 403
+      ? `the server wants credentials: set them in "headers" in the settings of '${spec.name}' (${spec.source}), e.g. "Authorization": "Bearer \${TOKEN}"`
+      : `check "url" in the settings of '${spec.name}' (${spec.source}): it must be the server's MCP endpoint, which servers commonly serve at /mcp (streamable HTTP) or /sse (SSE only); "type": "sse" skips the streamable HTTP attempt`
+  return `cannot connect to ${url}: streamable HTTP was refused (${attemptText(attempts.first, "POST", startup)}), and the SSE fallback failed too (${attemptText(attempts.fallback, "GET", startup)}). Next: ${next}`
+}
+
 /** A connection failure, with secrets masked and the likely cause named. */
 export const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | undefined, startup?: number): string => {
+  const attempts = (error as { attempts?: { readonly first: unknown; readonly fallback: unknown } })?.attempts
+  if (attempts !== undefined && startup !== undefined) return maskSecrets(bothFailed(attempts, spec, startup), spec.secrets)
   const message = invalidAnswer(error) ?? fetchErrorText(error)
   let text: string
   // A start-up that ran out of time first: the server's exit that follows is anvil closing it, not the cause.
@@ -42,7 +81,7 @@ export const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | und
     const auth = code === 401 || code === 403 || /unauthori[sz]ed/i.test(message)
     // The SDK's message carries the answer's body, not its status: the status says more (500, 502, 404).
     const status = typeof code === "number" && code >= 400 && code < 600 && !message.includes(String(code)) ? ` (HTTP ${code})` : ""
-    text = `cannot connect to ${spec.transport.url}${status}: ${message}${auth ? ' (the server wants credentials: set them in "headers", e.g. "Authorization": "Bearer ${TOKEN}")' : ""}`
+    text = `cannot connect to ${spec.transport.url}${status}: ${message}${auth ? CREDENTIALS : ""}`
   }
   else text = message
   return maskSecrets(text, spec.secrets)

@@ -5,7 +5,7 @@ import { isRecord } from "../protocol/is-record.ts"
 import { VERSION } from "../version.ts"
 import { maskSecrets, type ServerSpec } from "./server-config.ts"
 import { ManagedStdioTransport, type ExitReport } from "./stdio-transport.ts"
-import { describeExit, explain, issuesText, serverAnswered } from "./connect-error.ts"
+import { describeExit, explain, fallbackFailed, issuesText, serverAnswered } from "./connect-error.ts"
 import { distinctTools } from "./tool-name.ts"
 import type { RawToolResult } from "./result-content.ts"
 
@@ -249,7 +249,22 @@ export const connect = async (
       // shows in onclose — but a call or start-up that then runs out of time names the last one.
       stray = { count: stray.count + 1, text: maskSecrets(error.message.slice(0, 300), spec.secrets) }
     }
-    await c.connect(guardAnswers(watchVersion(transport, seen)), { timeout: startupTimeoutMs })
+    // The SDK's timeout covers the handshake's request only, not the transport's start: an SSE stream that
+    // opens and never names its endpoint would wait for fetch's own limit (minutes). The deadline covers both.
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(Object.assign(new Error("the start-up timed out"), { code: -32001 }))
+        void transport.close().catch(() => undefined)
+      }, startupTimeoutMs)
+    })
+    const connecting = c.connect(guardAnswers(watchVersion(transport, seen)), { timeout: startupTimeoutMs })
+    connecting.catch(() => undefined)
+    try {
+      await Promise.race([connecting, deadline])
+    } finally {
+      clearTimeout(timer)
+    }
     return c
   }
 
@@ -281,7 +296,12 @@ export const connect = async (
           // (401/403 are about credentials: SSE would be refused the same way.)
           const code = (error as { code?: unknown }).code
           if (typeof code === "number" && code >= 400 && code < 500 && code !== 401 && code !== 403) {
-            client = await attempt(new sdk.SSEClientTransport(url, { requestInit }))
+            try {
+              client = await attempt(new sdk.SSEClientTransport(url, { requestInit }))
+            } catch (fallbackError) {
+              // The fallback's failure alone hides what the first attempt got (a 404 there means a wrong path).
+              throw fallbackFailed(error, fallbackError)
+            }
             usedKind = "sse"
           } else throw error
         }
