@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import dts from "../../embedded/plugin-api.dts.txt" with { type: "text" }
 import { classify, discoverPlugins, userPluginsDir, type DiscoveredPlugin } from "../plugins/discovery.ts"
 import { loadPlugins, pluginNotices, pluginSettings, type PluginReport, type PluginSet } from "../plugins/plugin-host.ts"
+import { toolNameProblem } from "../plugins/plugin-shape.ts"
 import { makeTrust } from "../trust/trust.ts"
 import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { UsageError } from "./args.ts"
@@ -185,8 +186,6 @@ const untrust = async (names: ReadonlyArray<string>, io: CliIO, open: OpenProjec
   return status
 }
 
-const PLUGIN_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
-
 /** The files of a new plugin: a working tool, the API's declarations, a tsconfig that finds them, a package.json. */
 export const skeletonFiles = (name: string): Record<string, string> => ({
   "index.ts": `import { defineTool } from "anvil/plugin"
@@ -259,18 +258,24 @@ const init = async (args: ReadonlyArray<string>, io: CliIO, open: OpenProject): 
     else throw new UsageError(`anvil plugins init: unexpected argument '${a}'`)
   }
   if (name === undefined) throw new UsageError("anvil plugins init: name the plugin, e.g. anvil plugins init word_count")
-  if (!PLUGIN_NAME.test(name)) {
-    throw new UsageError(`anvil plugins init: '${name}' is not a usable name (a letter, then letters, digits, '_' or '-')`)
-  }
-  // The skeleton's tool takes the plugin's name: a built-in's name would give a plugin that never loads.
+  // The skeleton's tool takes the plugin's name: a name no plugin tool may have, or a built-in's, would give a
+  // plugin that never loads or a tool that is never reached.
+  const problem = toolNameProblem(name)
+  if (problem !== undefined) throw new UsageError(`anvil plugins init: '${name}' ${problem}`)
   const taken = builtinNames().find((b) => b.toLowerCase() === name!.toLowerCase())
   if (taken !== undefined) throw new UsageError(`anvil plugins init: '${name}' is the name of the built-in tool '${taken}'; choose another name`)
-  const { root } = await open()
+  const { root, config } = await open()
   const userDir = userPluginsDir(io.env)
   if (user && !userDir) throw new UsageError("anvil plugins init --user: neither XDG_CONFIG_HOME nor HOME is set")
   const target = dir !== undefined ? resolve(io.cwd, dir) : user ? join(userDir!, name) : join(root, ".anvil", "plugins", name)
   if (existsSync(target)) {
     io.err(`anvil plugins init: ${target} already exists; choose another name or remove it\n`)
+    return 1
+  }
+  // A second plugin of a name is not loaded ("another plugin is already named …").
+  const same = discoverPlugins({ root, env: io.env, paths: pluginSettings(config).paths, layers: config.layers }).plugins.find((p) => p.name === name)
+  if (same !== undefined) {
+    io.err(`anvil plugins init: a plugin named '${name}' already exists (${same.path}), and only the first of a name loads; choose another name\n`)
     return 1
   }
   mkdirSync(target, { recursive: true })

@@ -12,6 +12,23 @@ export type PluginShape =
   | { readonly ok: false; readonly message: string }
 
 const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
+/** How MCP servers' tools are named (mcp__SERVER__TOOL), in any case, as tools are found. */
+const MCP_PREFIX = /^mcp__/i
+
+/**
+ * Why `name` cannot name a plugin tool, as the end of a sentence about it
+ * (undefined when it can). `anvil plugins init` holds a plugin's name to the
+ * same rule, since its skeleton's tool takes that name.
+ */
+export const toolNameProblem = (name: string): string | undefined => {
+  if (!TOOL_NAME.test(name)) return "is not a usable name: a letter, then letters, digits, '_' or '-' (at most 64)"
+  if (MCP_PREFIX.test(name)) {
+    // `anvil tool mcp__…` and the model's calls send such a name to the MCP client, which looks for a server.
+    const rest = name.replace(MCP_PREFIX, "").replace(/^[^A-Za-z]+/, "")
+    return `starts with 'mcp__', which names the tools of MCP servers (mcp__SERVER__TOOL), so it would be taken for one; use a name without it, e.g. '${rest || "my_tool"}'`
+  }
+  return undefined
+}
 
 /** The problem with one tool definition, or undefined when it is usable. */
 export const toolProblem = (tool: unknown, where: string): string | undefined => {
@@ -21,6 +38,8 @@ export const toolProblem = (tool: unknown, where: string): string | undefined =>
   if (name === undefined || !TOOL_NAME.test(name)) {
     return `${where}: name must be a letter followed by letters, digits, '_' or '-' (at most 64), got ${JSON.stringify(tool.name)}`
   }
+  const reserved = toolNameProblem(name)
+  if (reserved) return `${where}: the name '${name}' ${reserved}`
   if (typeof tool.description !== "string" || tool.description.trim() === "") return `${label}: description must be a non-empty string`
   if (!Schema.isSchema(tool.parameters)) {
     return `${label}: parameters is not a Schema; use Schema.Struct({ ... }) from "effect"`

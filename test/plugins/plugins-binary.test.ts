@@ -219,6 +219,26 @@ describe("plugins init and check", () => {
     expect(existsSync(join(s.root, ".anvil", "plugins", "Read"))).toBe(false)
   })
 
+  test("init refuses a name in the MCP tools' namespace and one another plugin has; check refuses a tool named so", async () => {
+    const s = sandbox({ "mcp-named.ts": 'import { defineTool } from "anvil/plugin"\nimport { Schema } from "effect"\nexport default defineTool({ name: "MCP__docs", description: "y", parameters: Schema.Struct({}), run: () => "ok" })\n' })
+    for (const name of ["mcp__x", "MCP__Docs__search"]) {
+      const refused = await s.anvil(["plugins", "init", name])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain(`anvil plugins init: '${name}' starts with 'mcp__', which names the tools of MCP servers (mcp__SERVER__TOOL), so it would be taken for one; use a name without it, e.g. '`)
+      expect(existsSync(join(s.root, ".anvil", "plugins", name))).toBe(false)
+    }
+    // A user plugin of the name already: the project's would never load beside it.
+    writeTree(join(s.env.XDG_CONFIG_HOME, "anvil", "plugins"), { "words.ts": "export default []\n" })
+    const twice = await s.anvil(["plugins", "init", "words"])
+    expect(twice.code).toBe(1)
+    expect(twice.stderr).toContain("anvil plugins init: a plugin named 'words' already exists (")
+    expect(twice.stderr).toContain("choose another name")
+    expect(existsSync(join(s.root, ".anvil", "plugins", "words"))).toBe(false)
+    const check = await s.anvil(["plugins", "check", "mcp-named.ts"])
+    expect(check.code).toBe(1)
+    expect(check.stderr).toContain("the name 'MCP__docs' starts with 'mcp__', which names the tools of MCP servers (mcp__SERVER__TOOL), so it would be taken for one; use a name without it, e.g. 'docs'")
+  })
+
   test("check: a broken plugin exits 1 with file and line; a good one 0; the host's other plugins go on", async () => {
     const s = sandbox({
       "bad.ts": 'import { defineTool } from "anvil/plugin"\n\nconst broken = ;\nexport default defineTool(broken)\n',
