@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import type { RawDiagnostic } from "./client.ts"
+import { LspClient, type RawDiagnostic } from "./client.ts"
+import { LspCrashedError } from "./errors.ts"
 import { LspPool, type Provider } from "./pool.ts"
 import { fromLspPosition, lspLines, toLspPosition } from "./positions.ts"
 import { languageFor, languagesFromConfig, type LanguageSpec, type ServerHelper } from "./servers.ts"
@@ -41,6 +42,18 @@ export interface NoProvider {
   readonly problems: ReadonlyArray<string>
   /** Set when the project's anvil.json sets this language's server and the user has not trusted it: why, and what to do. */
   readonly untrusted?: string
+  /** Set when its server kept crashing (more than lsp.max_restarts times): it is not started again this session. */
+  readonly crashed?: CrashReport
+}
+
+/** A server given up on after its crashes: how often, the last failure, its stderr's end, its command line. */
+export interface CrashReport {
+  readonly server: string
+  readonly crashes: number
+  readonly maxRestarts: number
+  readonly lastFailure: string
+  readonly stderr: string
+  readonly command: string
 }
 
 /** A server that serves the file. */
@@ -137,10 +150,25 @@ export class LspEngine {
     }
   }
 
+  /**
+   * The running server for a file, or, once it crashed past lsp.max_restarts, the answer that no server serves
+   * it: the same as when none is installed, naming the crashes instead.
+   */
+  private async clientFor(found: Extract<ReturnType<LspEngine["resolve"]>, { kind: "served" }>, file: string): Promise<LspClient | NoProvider> {
+    try {
+      return await this.pool.client(found.spec, found.provider, this.pool.rootFor(found.spec, file))
+    } catch (e) {
+      if (!(e instanceof LspCrashedError)) throw e
+      const crashed = { server: e.server, crashes: e.crashes, maxRestarts: e.restarts, lastFailure: e.lastFailure, stderr: e.stderr, command: e.command }
+      return { kind: "no_provider", language: found.language, tried: [], install: undefined, firstHint: false, disabled: false, problems: this.problems, crashed }
+    }
+  }
+
   async diagnostics(file: string, text: string, waitMs = this.settings.diagnosticsWaitMs): Promise<NoProvider | DiagnosticsResult> {
     const found = this.resolve(file, text)
     if (found.kind === "no_provider") return found
-    const client = await this.pool.client(found.spec, found.provider, this.pool.rootFor(found.spec, file))
+    const client = await this.clientFor(found, file)
+    if (!(client instanceof LspClient)) return client
     client.sync(file, found.spec.languageId, text)
     const answer = await client.diagnostics(file, waitMs, this.settings.requestTimeoutMs)
     const lines = lspLines(text)
@@ -166,7 +194,8 @@ export class LspEngine {
     const found = this.resolve(file, text)
     if (found.kind === "no_provider") return found
     const position = toLspPosition(lspLines(text), line, character)
-    const client = await this.pool.client(found.spec, found.provider, this.pool.rootFor(found.spec, file))
+    const client = await this.clientFor(found, file)
+    if (!(client instanceof LspClient)) return client
     client.sync(file, found.spec.languageId, text)
     // A server asked about a file it has not analysed yet may answer from a half-loaded project
     // (typescript-language-server gives the import line as the definition of an imported name):

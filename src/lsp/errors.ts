@@ -11,6 +11,13 @@ export class LspCrashedError extends Data.TaggedError("LspCrashedError")<{
   readonly server: string
   readonly restarts: number
   readonly message: string
+  /** How often it failed, and the last failure (exit code or signal, or why its start failed). */
+  readonly crashes: number
+  readonly lastFailure: string
+  /** The end of what it wrote to stderr before its last crash ("" when nothing). */
+  readonly stderr: string
+  /** The command line it was started with, to run it by hand and see its whole log. */
+  readonly command: string
 }> {}
 
 /** A request got no answer in time, or the server answered with an error. */

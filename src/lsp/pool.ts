@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { LspClient } from "./client.ts"
+import { shellQuote } from "../protocol/hint.ts"
 import { LspCrashedError, LspStartError } from "./errors.ts"
 import { findProgram, type LanguageSpec, type ServerHelper, type ServerSpec } from "./servers.ts"
 
@@ -28,7 +29,12 @@ interface Slot {
   crashes: number
   idle: ReturnType<typeof setTimeout> | undefined
   lastFailure?: string
+  /** The end of the server's stderr at its last crash. */
+  lastStderr?: string
 }
+
+/** A word as a shell reads it back: quoted when it holds anything but plain characters. */
+const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : shellQuote(word))
 
 /**
  * The running servers: one per language and root, started on first use,
@@ -95,12 +101,17 @@ export class LspPool {
       const stderr = slot.client.stderr
       slot.client = undefined
       slot.lastFailure = `${signal ?? `exit code ${code}`}${stderr ? `; stderr: ${stderr.split("\n").slice(-3).join(" | ")}` : ""}`
+      slot.lastStderr = stderr
     }
     if (slot.crashes > this.options.maxRestarts) {
       throw new LspCrashedError({
         server: provider.spec.name,
         restarts: this.options.maxRestarts,
         message: `${provider.spec.name} failed ${slot.crashes} times (last: ${slot.lastFailure ?? "unknown"}); it is not started again in this session (limit: ${this.options.maxRestarts} restarts, lsp.max_restarts).`,
+        crashes: slot.crashes,
+        lastFailure: slot.lastFailure ?? "unknown",
+        stderr: slot.lastStderr ?? "",
+        command: [provider.program, ...provider.spec.args].map(shellWord).join(" "),
       })
     }
     if (this.closed) throw new LspStartError({ server: provider.spec.name, message: "anvil is shutting down." })
@@ -118,6 +129,8 @@ export class LspPool {
     } catch (e) {
       slot.crashes++
       slot.lastFailure = (e as Error).message
+      // The start's message already quotes its stderr.
+      slot.lastStderr = ""
       throw e
     } finally {
       slot.starting = undefined

@@ -73,7 +73,10 @@ const note = (checked: ReadonlyArray<Checked>, unchecked: ReadonlyArray<string>)
     }
     const r = c.result
     if (r.kind === "no_provider") {
-      if (r.firstHint && r.untrusted !== undefined) lines.push(`Edits to ${c.path} are not checked: the ${r.language} language server was not started: ${r.untrusted}`)
+      if (r.crashed !== undefined) {
+        lines.push(`Edits to ${c.path} are not checked: ${r.crashed.server} kept crashing (${r.crashed.crashes} times) and is not started again in this session; lsp_diagnostics(path="${c.path}") says how to see its log.`)
+        data.push({ path: c.path, server: r.crashed.server, freshness: "no_provider" })
+      } else if (r.firstHint && r.untrusted !== undefined) lines.push(`Edits to ${c.path} are not checked: the ${r.language} language server was not started: ${r.untrusted}`)
       else if (r.firstHint && r.install) lines.push(`No ${r.language} language server is installed, so edits to ${c.path} are not checked. Install one: ${r.install}`)
       continue
     }

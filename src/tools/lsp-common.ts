@@ -110,8 +110,11 @@ const translate = (e: LspError, display: string): ToolError => {
  * session), and points at grep and read, which always work.
  */
 export const noProvider = (np: NoProvider, source: Source, tool: string, header: string): ToolResult => {
+  const crashed = np.crashed
   const what = np.language === undefined
     ? `No language server is configured for ${source.display} (no known extension or #! line).`
+    : crashed !== undefined
+      ? `The ${np.language} language server ${crashed.server} kept crashing: it failed ${crashed.crashes} times (last: ${crashed.lastFailure}), more than lsp.max_restarts (${crashed.maxRestarts}) allows, so it is not started again in this session.`
     : np.untrusted !== undefined
       ? `The ${np.language} language server was not started: ${np.untrusted}`
     : np.disabled === "all"
@@ -119,7 +122,9 @@ export const noProvider = (np: NoProvider, source: Source, tool: string, header:
       : np.disabled === "language"
       ? `The ${np.language} language server is disabled in anvil.json (lsp.${np.language}).`
       : `No ${np.language} language server is installed (looked for ${np.tried.join(", ")} on PATH).`
-  const install = np.install && !np.disabled
+  const install = crashed !== undefined
+    ? `Its log: ${crashed.stderr ? "the end of its stderr is in data.server_stderr" : "it wrote nothing to stderr"}; to see more, run it by hand in the project: ${crashed.command} (it waits for LSP messages on stdin). Once it is fixed, or lsp.max_restarts raised, a new anvil session starts it again.`
+    : np.install && !np.disabled
     ? np.firstHint
       ? `Install one: ${np.install}`
       : `(Install hint given earlier in this session: ${np.install.split(" (")[0]}.)`
@@ -133,7 +138,13 @@ export const noProvider = (np: NoProvider, source: Source, tool: string, header:
       path: source.display,
       freshness: "no_provider",
       language: np.language ?? null,
-      server: null,
+      server: crashed?.server ?? null,
+      ...(crashed !== undefined
+        ? {
+            crashed: { crashes: crashed.crashes, max_restarts: crashed.maxRestarts, last_failure: crashed.lastFailure, command: crashed.command },
+            ...(crashed.stderr ? { server_stderr: crashed.stderr } : {}),
+          }
+        : {}),
       ...(np.install ? { install_hint: np.install } : {}),
       ...(np.problems.length > 0 ? { config_problems: np.problems } : {}),
       ...(np.untrusted !== undefined ? { untrusted: np.untrusted } : {}),
