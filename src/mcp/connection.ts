@@ -376,8 +376,9 @@ export const connect = async (
       call(
         () =>
           // Content blocks are not checked here: the SDK refuses a whole result for one block of a type it does
-          // not know, and result-content.ts keeps every block it can show and names the others.
-          c.callTool({ name, arguments: args }, sdk.types.CallToolResultSchema.omit({ content: true }), {
+          // not know, and result-content.ts keeps every block it can show and names the others. (The SDK's type
+          // asks for its own schema; this one differs only in leaving `content` unchecked.)
+          c.callTool({ name, arguments: args }, sdk.types.CallToolResultSchema.omit({ content: true }) as unknown as typeof sdk.types.CallToolResultSchema, {
             timeout: options.timeoutMs,
             // Progress keeps a call alive only up to the deadline: a chatty server cannot run forever.
             resetTimeoutOnProgress: false,

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { Buffer } from "node:buffer"
 import { readdirSync } from "node:fs"
 import { extname, join, posix } from "node:path"
 import { Config } from "../config/config.ts"
@@ -16,6 +17,12 @@ const MIN_QUOTE = 4
 /** Files read to look for quoted text, and the bytes read of each: a check of a few diagnostics stays cheap. */
 const MAX_FILES = 200
 const MAX_BYTES = 256 * 1024
+
+/** A file the read rules hide, read when the search for quoted text reaches it. */
+export interface HiddenFile {
+  readonly display: string
+  readonly bytes: Uint8Array
+}
 
 /** What a server's diagnostics showed of files read may not open (or asks about): how many were left out, and why. */
 export interface DiagnosticsWithheld {
@@ -50,54 +57,67 @@ const pathForms = (word: string, display: string, ext: string): ReadonlyArray<st
 /**
  * Splits a server's diagnostics for the file `display` into those shown and those withheld because they show what
  * the read rules hide: a message naming a file read denies or asks about, or quoting text (four characters or more)
- * that such a file holds and the diagnosed file does not (TypeScript quotes an imported constant's value). The
- * hidden files' text is read only when a message quotes something the file itself does not hold.
+ * that such a file holds and the diagnosed file does not (TypeScript quotes an imported constant's value). Hidden
+ * files are read only when a message quotes something the file itself does not hold, one at a time, and no further
+ * than until every such message has found the file that holds its text.
  */
 export const splitDiagnostics = (
   list: ReadonlyArray<Diagnostic>,
   source: { readonly display: string; readonly text: string },
   hidden: Pick<HiddenPaths, "hidingRule">,
-  hiddenTexts: () => ReadonlyArray<{ readonly display: string; readonly text: string }>,
+  hiddenFiles: () => Iterable<HiddenFile>,
 ): { readonly kept: ReadonlyArray<Diagnostic>; readonly withheld: ReadonlyArray<Diagnostic>; readonly rules: ReadonlyArray<DenyingRule> } => {
   const ext = extname(source.display)
-  const rules = new Map<string, DenyingRule>()
-  const note = (r: DenyingRule) => rules.set(`${r.rule}\0${r.where}`, { rule: r.rule, where: r.where })
-  let texts: ReadonlyArray<{ readonly display: string; readonly text: string }> | undefined
-  const kept: Array<Diagnostic> = []
-  const withheld: Array<Diagnostic> = []
-  for (const d of list) {
-    const named = pathWords(d.message).flatMap((w) => pathForms(w, source.display, ext)).map((p) => hidden.hidingRule(p, false)).find((r) => r !== undefined)
-    let rule: DenyingRule | undefined = named
-    if (rule === undefined) {
-      const foreign = quotes(d.message).filter((q) => !source.text.includes(q))
-      if (foreign.length > 0) {
-        texts ??= hiddenTexts()
-        const holder = texts.find((t) => foreign.some((q) => t.text.includes(q)))
-        rule = holder && (hidden.hidingRule(holder.display, false) ?? { rule: "a read rule", where: "the settings in force" })
-      }
-    }
-    if (rule === undefined) kept.push(d)
-    else {
-      note(rule)
-      withheld.push(d)
+  const ruleOf: Array<DenyingRule | undefined> = []
+  // The messages that quote text the diagnosed file does not hold, with those quotes as bytes to look for.
+  let open: Array<{ readonly index: number; readonly needles: ReadonlyArray<Buffer> }> = []
+  list.forEach((d, index) => {
+    ruleOf[index] = pathWords(d.message).flatMap((w) => pathForms(w, source.display, ext)).map((p) => hidden.hidingRule(p, false)).find((r) => r !== undefined)
+    if (ruleOf[index] !== undefined) return
+    const foreign = quotes(d.message).filter((q) => !source.text.includes(q))
+    if (foreign.length > 0) open.push({ index, needles: foreign.map((q) => Buffer.from(q)) })
+  })
+  if (open.length > 0) {
+    for (const file of hiddenFiles()) {
+      const haystack = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength)
+      open = open.filter(({ index, needles }) => {
+        if (!needles.some((n) => haystack.includes(n))) return true
+        ruleOf[index] = hidden.hidingRule(file.display, false) ?? { rule: "a read rule", where: "the settings in force" }
+        return false
+      })
+      if (open.length === 0) break
     }
   }
+  const rules = new Map<string, DenyingRule>()
+  const kept: Array<Diagnostic> = []
+  const withheld: Array<Diagnostic> = []
+  list.forEach((d, index) => {
+    const rule = ruleOf[index]
+    if (rule === undefined) return void kept.push(d)
+    rules.set(`${rule.rule}\0${rule.where}`, { rule: rule.rule, where: rule.where })
+    withheld.push(d)
+  })
   return { kept, withheld, rules: [...rules.values()] }
 }
 
-/** The files the read rules hide in the project (a folder's files, not deeper than needed), at most MAX_FILES. */
-const hiddenFiles = (places: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const out: Array<string> = []
+/**
+ * The files the read rules hide in the project (a folder's files, not deeper than needed), at most MAX_FILES, each
+ * read (up to MAX_BYTES) only when the caller asks for the next one.
+ */
+function* hiddenFiles(places: ReadonlyArray<string>, ws: Pick<Workspace["Service"], "contains" | "display">): Generator<HiddenFile> {
   const queue = [...places]
-  while (queue.length > 0 && out.length < MAX_FILES) {
+  let files = 0
+  while (queue.length > 0 && files < MAX_FILES) {
     const p = queue.shift()!
     try {
       for (const e of readdirSync(p, { withFileTypes: true })) queue.push(join(p, e.name))
+      continue
     } catch {
-      out.push(p)
+      files++
     }
+    const bytes = readCheckedFile(ws.contains, p, MAX_BYTES)
+    if (bytes !== undefined) yield { display: ws.display(p), bytes }
   }
-  return out
 }
 
 /**
@@ -109,14 +129,11 @@ export const diagnosticsFilter = Effect.gen(function* () {
   if (hidden === undefined) return undefined
   const ws = yield* Workspace
   const config = yield* Config
-  const texts = () => {
+  const files = () => {
     const places = readRuleMasks(config, ws.root)?.().places.map((p) => p.path) ?? []
-    return hiddenFiles(places.filter((p) => ws.contains(p))).flatMap((abs) => {
-      const bytes = readCheckedFile(ws.contains, abs, MAX_BYTES)
-      return bytes === undefined ? [] : [{ display: ws.display(abs), text: new TextDecoder().decode(bytes) }]
-    })
+    return hiddenFiles(places.filter((p) => ws.contains(p)), ws)
   }
-  return (list: ReadonlyArray<Diagnostic>, source: { readonly display: string; readonly text: string }) => splitDiagnostics(list, source, hidden, texts)
+  return (list: ReadonlyArray<Diagnostic>, source: { readonly display: string; readonly text: string }) => splitDiagnostics(list, source, hidden, files)
 })
 
 /** The sentence for withheld diagnostics: how many, and the rules; never what they said. */

@@ -53,7 +53,8 @@ const diag = (message: string): Diagnostic => ({ severity: "error", line: 1, cha
 describe("diagnostics that show what read rules hide are withheld", () => {
   const rule = { rule: `"read": {"secret.ts": "deny"}`, where: "/p/anvil.json (this project's settings)" }
   const hidden = { hidingRule: (path: string) => (path === "secret.ts" || path === "conf/keys.py" ? { ...rule, level: "deny" as const } : undefined) }
-  const texts = () => [{ display: "secret.ts", text: 'export const KEY = "sk-live-0123"\n' }]
+  const file = (display: string, text: string) => ({ display, bytes: new TextEncoder().encode(text) })
+  const texts = () => [file("secret.ts", 'export const KEY = "sk-live-0123"\n')]
 
   test("a message naming a hidden file (as a path, from the file's folder, as a module) or quoting its text; the rest kept", () => {
     const source = { display: "src/../main.ts", text: 'import { KEY } from "./secret"\nconst n: number = KEY\nconst s = "plain"\n' }
@@ -84,5 +85,28 @@ describe("diagnostics that show what read rules hide are withheld", () => {
     expect(reads).toBe(0)
     splitDiagnostics([diag(`Type '"elsewhere"' is wrong.`), diag(`Type '"also elsewhere"' is wrong.`)], source, hidden, counting)
     expect(reads).toBe(1)
+  })
+
+  test("hidden files are read one at a time, and no further than until every quoting message found its file", () => {
+    const rules = (path: string) => ({ rule: `"read": {"${path}": "deny"}`, where: "/p/anvil.json (this project's settings)", level: "deny" as const })
+    const many = { hidingRule: (path: string) => (path.startsWith("vault/") ? rules(path) : undefined) }
+    const read: Array<string> = []
+    function* files() {
+      for (let i = 0; i < 200; i++) {
+        read.push(`vault/f${i}.ts`)
+        yield file(`vault/f${i}.ts`, i === 2 ? 'export const A = "alpha-key"\n' : i === 5 ? 'export const B = "beta-key"\n' : "nothing here\n")
+      }
+    }
+    const source = { display: "main.ts", text: "import { A, B } from './vault'\n" }
+    const list = [diag(`Type '"beta-key"' is wrong.`), diag("Cannot find name 'x'."), diag(`Type '"alpha-key"' is wrong.`)]
+    const split = splitDiagnostics(list, source, many, files)
+    expect(split.withheld.map((d) => d.message)).toEqual([`Type '"beta-key"' is wrong.`, `Type '"alpha-key"' is wrong.`])
+    expect(split.kept.map((d) => d.message)).toEqual(["Cannot find name 'x'."])
+    expect(split.rules.map((r) => r.rule)).toEqual([`"read": {"vault/f5.ts": "deny"}`, `"read": {"vault/f2.ts": "deny"}`])
+    expect(read).toEqual(["vault/f0.ts", "vault/f1.ts", "vault/f2.ts", "vault/f3.ts", "vault/f4.ts", "vault/f5.ts"])
+    // A quote no hidden file holds: every file is looked at, the message kept.
+    read.length = 0
+    expect(splitDiagnostics([diag(`Type '"gamma-key"' is wrong.`)], source, many, files).kept).toHaveLength(1)
+    expect(read).toHaveLength(200)
   })
 })
