@@ -47,6 +47,12 @@ export const mcpServers = (state: HostState, opened: AgentSessionShape | undefin
   })),
 ]
 
+/** init's `agents`: the program's own, then the plugins' (`plugin:agent`) but one the program's of that name hides, as the task tool runs them. */
+const agentNames = (own: ReadonlyArray<{ name: string }>, plugins: ReadonlyArray<{ name: string }>) => {
+  const names = [...own.map((a) => a.name), ...plugins.map((a) => a.name).filter((n) => !own.some((a) => a.name === n))]
+  return names.length > 0 ? { agents: ["explore", ...names] } : {}
+}
+
 /** An open session, and what tells the program it opened (the first user message does; see {@link openSession}). */
 export interface OpenedSession {
   readonly session: AgentSessionShape
@@ -146,7 +152,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       profile: opened.profile.name,
       engine: opened.engine,
       resumed: opened.resumed,
-      ...(customAgents.length > 0 ? { agents: ["explore", ...customAgents.map((a) => a.name)] } : {}),
+      ...agentNames(customAgents, opened.plugins.agents),
       // Named as supportedCommands() names them.
       slash_commands: opened.commands.map(sdkCommandName),
       // Claude Code lists each plugin's name and path; anvil adds where it came from and whether it loaded.

@@ -62,7 +62,7 @@ export interface PluginSet {
   readonly skillFolders: ReadonlyArray<{ readonly dir: string; readonly source: PluginSource; readonly plugin: string }>
   /** MCP servers of loaded Claude Code plugins, for the MCP client. */
   readonly mcpServers: ReadonlyArray<PluginMcpServer & { readonly source: PluginSource }>
-  /** Subagents of loaded Claude Code plugins (`agents/`), for the task tool; the first of a name wins. */
+  /** Subagents of loaded Claude Code plugins (`agents/`), named `plugin:agent` as Claude Code names them, for the task tool. */
   readonly agents: ReadonlyArray<CustomAgent>
   /** Slash commands of loaded Claude Code plugins (`commands/`), in plugin order. */
   readonly commands: ReadonlyArray<SlashCommand>
@@ -253,9 +253,11 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
         for (const s of claude.mcpServers) mcpServers.push({ ...s, source: plugin.source })
         commands.push(...claude.commands)
         for (const p of claude.agentProblems) onProblem(`plugin '${plugin.name}': ${p}`)
+        // Named as Claude Code names them, `plugin:agent`, so two plugins' agents of one name both load (the task tool also takes the plain name when one agent has it).
         for (const a of claude.agents) {
-          if (agents.some((b) => b.name === a.name)) onProblem(`plugin '${plugin.name}': the agent '${a.name}' is defined by an earlier plugin too; the first one is used`)
-          else agents.push(a)
+          const name = `${plugin.name}:${a.name}`
+          if (agents.some((b) => b.name === name)) onProblem(`plugin '${plugin.name}': the agent '${a.name}' is defined twice; the first one is used`)
+          else agents.push({ ...a, name })
         }
         report({
           status: "loaded",

@@ -7,9 +7,13 @@ import { isAlias, isMap, isScalar, isSeq, parseDocument, type Node, type YAMLErr
  * a line and a reason instead of being half-read:
  * - top-level `key: value` lines; values are strings, lists of strings, or one
  *   level of mapping whose values are strings (`metadata:`);
- * - refused, with the reason: tabs in indentation, duplicate keys, a plain
- *   value containing `: ` (quote it), anchors, aliases and tags, flow mappings
- *   other than `{}`, deeper nesting, empty list items.
+ * - refused, with the reason: tabs in indentation, duplicate keys, anchors,
+ *   aliases and tags, flow mappings other than `{}`, deeper nesting, empty list
+ *   items, a plain value containing `: ` that spans lines (quote it).
+ * - prose on one top-level line that YAML cannot take as a plain value (`: `
+ *   inside, or a first `*`, `@`, `` ` `` or `%`) is read as the text written,
+ *   with a note: Claude Code reads it so (it quotes such values and parses
+ *   again), and published plugins' agents and skills rely on it.
  */
 
 export type FrontMatterValue = string | ReadonlyArray<string> | Readonly<Record<string, string>>
@@ -20,6 +24,8 @@ export type FrontMatterResult =
       readonly fields: Readonly<Record<string, FrontMatterValue>>
       /** Everything after the closing `---` line (line endings normalised to `\n`). */
       readonly body: string
+      /** Lines read as the text written although YAML refuses them (see the module comment), each saying so. */
+      readonly notes: ReadonlyArray<string>
     }
   | {
       readonly ok: false
@@ -157,10 +163,30 @@ export const parseFrontMatter = (text: string): FrontMatterResult => {
   const close = all.findIndex((line, j) => j > 0 && (line.trimEnd() === "---" || line.trimEnd() === "..."))
   if (close < 0) return { ok: false, reason: "the front matter is not closed by a '---' line" }
   const source = all.slice(1, close).join("\n")
+  const body = all.slice(close + 1).join("\n")
   const fields = mappingOf(source)
-  if (fields instanceof Refusal) {
-    // Line 1 is the opening '---'.
-    return { ok: false, reason: fields.reason, line: 2 + (source.slice(0, fields.offset).match(/\n/g)?.length ?? 0) }
+  if (!(fields instanceof Refusal)) return { ok: true, fields, body, notes: [] }
+  const prose = quoteProse(source)
+  if (prose.notes.length > 0) {
+    const retried = mappingOf(prose.source)
+    if (!(retried instanceof Refusal)) return { ok: true, fields: retried, body, notes: prose.notes }
   }
-  return { ok: true, fields, body: all.slice(close + 1).join("\n") }
+  // Line 1 is the opening '---'.
+  return { ok: false, reason: fields.reason, line: 2 + (source.slice(0, fields.offset).match(/\n/g)?.length ?? 0) }
+}
+
+/** A top-level `key: value` line whose unquoted value holds `: ` (or ends in `:`) or starts with a character YAML reserves. */
+const PROSE_LINE = /^([A-Za-z_][\w-]*):[ \t]+(?![\s"'[{|>&!#-])((?:.*:(?:[ \t].*)?)|[*@`%].*)$/
+
+/** The front matter with each prose line's value in double quotes (JSON's escapes are YAML's), and a note per line. */
+const quoteProse = (source: string): { source: string; notes: Array<string> } => {
+  const notes: Array<string> = []
+  const lines = source.split("\n").map((line, i) => {
+    const m = PROSE_LINE.exec(line.trimEnd())
+    // A line that YAML reads alone is left as it is: only its neighbours made the document fail.
+    if (!m || !(mappingOf(line) instanceof Refusal)) return line
+    notes.push(`line ${i + 2}: the value of '${m[1]}' is not valid YAML as written (${/^[*@`%]/.test(m[2]!) ? `a first '${m[2]![0]}'` : "a ':' that YAML reads as a key"}); it was read as the text written (quote it for other YAML readers)`)
+    return `${m[1]}: ${JSON.stringify(m[2]!)}`
+  })
+  return { source: lines.join("\n"), notes }
 }

@@ -47,7 +47,7 @@ export const parseSkillDocument = (text: string, folder: string | undefined): Sk
   if (description === undefined) return { ok: false, reason: "the front matter has no 'description'" }
   if (typeof description !== "string") return { ok: false, reason: "'description' must be a string" }
   if (description.trim() === "") return { ok: false, reason: "'description' is empty" }
-  const warnings: Array<string> = []
+  const warnings: Array<string> = [...parsed.notes]
   if (folder !== undefined && folder !== name) warnings.push(`the name '${name}' differs from its folder '${folder}'`)
   if (description.length > MAX_DESCRIPTION_LENGTH) warnings.push(`the description is longer than ${MAX_DESCRIPTION_LENGTH} characters`)
   const content = parsed.body.replace(/^(?:[ \t]*\n)+/, "").trimEnd()

@@ -18,13 +18,17 @@ export const taskTool = defineTool({
     objective: Schema.String.annotate({ description: "A complete brief." }),
     agent: Schema.optionalKey(Schema.String.annotate({ description: 'Default "explore" (read-only).' })),
   }),
-  run: ({ objective, agent = "explore" }, call) =>
+  run: ({ objective, agent: given = "explore" }, call) =>
     Effect.gen(function* () {
       const runner = yield* SubagentRunner
       if (objective.trim() === "") return yield* Effect.fail(invalidParam("objective", "must not be empty"))
-      if (runner.agents.length > 0 && !runner.agents.includes(agent)) {
-        return yield* Effect.fail(invalidParam("agent", `unknown subagent '${agent}' (available: ${runner.agents.join(", ")})`))
+      // A plugin's agent is `plugin:agent`; its plain name reaches it when no other agent has that name.
+      const named = runner.agents.includes(given) ? [given] : runner.agents.filter((a) => a.slice(a.lastIndexOf(":") + 1) === given)
+      if (runner.agents.length > 0 && named.length !== 1) {
+        const why = named.length > 1 ? `'${given}' names several subagents (${named.join(", ")}); give the full name` : `unknown subagent '${given}' (available: ${runner.agents.join(", ")})`
+        return yield* Effect.fail(invalidParam("agent", why))
       }
+      const agent = named[0] ?? given
       const report = yield* runner.run({ agent, objective, parentCallId: call.callId })
       if (report.status === "error" && report.summary.trim() === "") {
         return yield* Effect.fail(toolError("EXECUTION_ERROR", `The ${agent} subagent failed: ${report.error ?? "no report"}`))

@@ -466,6 +466,8 @@ describe("plugins Claude Code installed from a marketplace", () => {
       "commands/ops/rollback.md": "Roll back\n",
       "agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews a change\ntools: Read, Grep\nmodel: sonnet\n---\nREVIEWER-PROMPT-MARK: check the tests first.\n",
       "agents/broken.md": "no front matter here\n",
+      // As published plugins write it: an unquoted description holding ': ' (YAML refuses it, Claude Code reads it).
+      "agents/explainer.md": "---\nname: explainer\ndescription: Use this agent when: the user asks why\n---\nYou explain.\n",
     })
     // Only in the cache: the newest version wins (1.10.0 over 1.9.0).
     writeTree(join(claude, "plugins", "cache", "acme", "cached", "1.9.0"), guard("cached", "old-version"))
@@ -489,7 +491,7 @@ describe("plugins Claude Code installed from a marketplace", () => {
     expect(status).toEqual({ team: ["user", "loaded"], market: ["user", "loaded"], proj: ["project", "untrusted"] })
     expect(listed.stdout + listed.stderr).toContain("gone@acme is enabled but not installed")
     // Its commands are slash commands; its agents are the task tool's subagents, a broken one reported.
-    expect((reports.plugins ?? reports).find((p: any) => p.name === "team")).toMatchObject({ commands: ["deploy", "rollback"], agents: ["reviewer"] })
+    expect((reports.plugins ?? reports).find((p: any) => p.name === "team")).toMatchObject({ commands: ["deploy", "rollback"], agents: ["explainer", "reviewer"] })
     expect(listed.stdout + listed.stderr).toContain("broken.md:1: the file does not start with YAML front matter")
     const server = fakeOpenAI([
       { tool_calls: [{ name: "task", arguments: { agent: "reviewer", objective: "review the change" }, id: "t1" }] },
@@ -502,7 +504,9 @@ describe("plugins Claude Code installed from a marketplace", () => {
     const model = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
     const run = await s.anvil(["run", "--model", "openai/gpt-test", "-f", "json", "review it"], model)
     expect(JSON.parse(run.stdout).result).toBe("Reviewed.")
-    expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- reviewer: Reviews a change")
+    // Named as Claude Code names a plugin's agent; the task call above gave the plain name, which only one agent has.
+    expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- team:reviewer: Reviews a change")
+    expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- team:explainer: Use this agent when: the user asks why")
     expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("SESSION-CONTEXT-MARK from 2.0.0")
     expect(JSON.stringify(server.requests[0]!.body.messages[0])).not.toContain("NOT-AT-STARTUP")
     const sub = server.requests[1]!.body

@@ -19,12 +19,12 @@ const failure = (...lines: Array<string>) => {
 describe("parseFrontMatter", () => {
   test("plain, quoted and commented values; the body after the closing line", () => {
     const r = parseFrontMatter("---\nname: my-skill  # the id\ndescription: 'It''s: fine'\nlicense: \"MIT \\u00e9\\n\"\n---\n# Title\ntext\n")
-    expect(r).toEqual({ ok: true, fields: { name: "my-skill", description: "It's: fine", license: "MIT é\n" }, body: "# Title\ntext\n" })
+    expect(r).toEqual({ ok: true, fields: { name: "my-skill", description: "It's: fine", license: "MIT é\n" }, body: "# Title\ntext\n", notes: [] })
   })
 
   test("CRLF line endings and a byte-order mark are accepted", () => {
     const r = parseFrontMatter("\uFEFF---\r\nname: a\r\ndescription: b\r\n---\r\nBody\r\n")
-    expect(r).toEqual({ ok: true, fields: { name: "a", description: "b" }, body: "Body\n" })
+    expect(r).toEqual({ ok: true, fields: { name: "a", description: "b" }, body: "Body\n", notes: [] })
   })
 
   test("a plain value continues on indented lines, folded into one line", () => {
@@ -96,14 +96,14 @@ describe("parseFrontMatter", () => {
 
   test("strictness: each refusal names the reason and the file line", () => {
     expect(failure("name: x", "name: y")).toEqual({ ok: false, reason: "duplicate key 'name'", line: 3 })
-    expect(failure("description: Use when: always").reason).toContain("put the value in quotes")
+    expect(failure("description: Use when: always", "  and more").reason).toContain("put the value in quotes")
     expect(failure("description: one", "  two: three").reason).toContain("put the value in quotes")
     expect(failure("\tname: x").reason).toContain("tabs")
     expect(failure("metadata:", "\tauthor: x").reason).toContain("tabs")
     expect(failure("  name: x")).toEqual({ ok: false, reason: expect.stringContaining("unexpected indentation"), line: 2 })
     expect(failure("just text").reason).toContain("expected 'key: value'")
     expect(failure("a: &anchor x").reason).toContain("anchors")
-    expect(failure("a: *alias").reason).toContain("anchors")
+    expect(failure("tags:", "  - *alias").reason).toContain("anchors")
     expect(failure("a: !!str x").reason).toContain("tags")
     expect(failure("a: {b: c}").reason).toContain("flow mappings")
     expect(failure("a: [x, [y]]").reason).toContain("nested")
@@ -121,6 +121,28 @@ describe("parseFrontMatter", () => {
     expect(failure("tags:", "  - a", " - b").reason).toContain("unexpected indentation")
     expect(failure("a: |x").reason).toContain("block scalar header")
     expect(failure("a: |", "    four", "  two").reason).toContain("indented less")
+  })
+
+  test("prose on one line that YAML refuses is read as written, with a note, as Claude Code reads it", () => {
+    // Published Claude Code plugins write agents' and skills' descriptions so: "Use this agent when: ...".
+    const r = parseFrontMatter(fm("name: a", "description: Use when: always \\n <example>Context: x</example>", "tools: [Read, Grep]"))
+    expect(r).toEqual({
+      ok: true,
+      fields: { name: "a", description: "Use when: always \\n <example>Context: x</example>", tools: ["Read", "Grep"] },
+      body: "Body\n",
+      notes: ["line 3: the value of 'description' is not valid YAML as written (a ':' that YAML reads as a key); it was read as the text written (quote it for other YAML readers)"],
+    })
+    expect(fields("description: *bold* first")).toEqual({ description: "*bold* first" })
+    expect(fields("description: `code` first", "name: x")).toEqual({ description: "`code` first", name: "x" })
+    expect(fields("description: @mention and %pct", "name: x")).toEqual({ description: "@mention and %pct", name: "x" })
+    expect(fields("description: ends with:", "argument-hint: say \"hi\": now")).toEqual({ description: "ends with:", "argument-hint": 'say "hi": now' })
+    // What YAML reads is never rewritten, nor is a value that spans lines or a refusal of another kind.
+    expect(fields("description: see http://x.y")).toEqual({ description: "see http://x.y" })
+    expect(parseFrontMatter(fm("name: a", "description: b")).ok && (parseFrontMatter(fm("name: a", "description: b")) as { notes: unknown }).notes).toEqual([])
+    expect(failure("description: Use when: x", "  more").line).toBe(2)
+    expect(failure("description: x", "name: a", "name: b").reason).toBe("duplicate key 'name'")
+    expect(failure("description: Use when: x", "name: a", "name: b")).toMatchObject({ reason: expect.stringContaining("put the value in quotes"), line: 2 })
+    expect(failure("description: 'it: is' tail").reason).toContain("after the closing quote")
   })
 
   test("what it accepts, it reads as Bun's YAML parser does", () => {
@@ -154,7 +176,7 @@ describe("parseFrontMatter", () => {
   })
 
   test("a closing '...' line ends the front matter too", () => {
-    expect(parseFrontMatter("---\nname: a\n...\nrest")).toEqual({ ok: true, fields: { name: "a" }, body: "rest" })
+    expect(parseFrontMatter("---\nname: a\n...\nrest")).toEqual({ ok: true, fields: { name: "a" }, body: "rest", notes: [] })
   })
 })
 
@@ -185,7 +207,7 @@ describe("parseSkillDocument", () => {
     expect(doc("---\nname: a--b\ndescription: d\n---\nx")).toEqual({ ok: false, reason: expect.stringContaining("not a valid skill name") })
     expect(doc(`---\nname: ${"a".repeat(65)}\ndescription: d\n---\nx`)).toEqual({ ok: false, reason: expect.stringContaining("longer than 64") })
     expect(doc("no front matter")).toEqual({ ok: false, reason: expect.stringMatching(/^invalid front matter \(line 1\): /) })
-    expect(doc("---\nname: a\ndescription: Use: this\n---\n")).toEqual({ ok: false, reason: expect.stringMatching(/^invalid front matter \(line 3\): .*quotes/) })
+    expect(doc("---\nname: a\ndescription: Use: this\n  and that\n---\n")).toEqual({ ok: false, reason: expect.stringMatching(/^invalid front matter \(line 3\): .*quotes/) })
   })
 
   test("a name that differs from its folder, a long description and an empty body are warnings", () => {

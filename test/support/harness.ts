@@ -73,6 +73,7 @@ const runtimeLayer = (root: string, options: CallOptions) =>
     ...(options.session ? { session: options.session } : {}),
     ...(options.enforceReads ? { enforceReads: true } : {}),
     ...(options.terminal ? { terminal: options.terminal } : {}),
+    ...(options.subagents ? { subagents: options.subagents } : {}),
   }) as Layer.Layer<ToolRunner | ToolServices>
 
 /** Several calls on one runtime: services (the FileLedger, the session) live across calls, as in one agent session. */

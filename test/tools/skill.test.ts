@@ -98,7 +98,7 @@ describe("skill list", () => {
     const root = project({
       ".anvil/skills/create-skill/SKILL.md": "# no front matter\n",
       ".anvil/skills/no-desc/SKILL.md": "---\nname: no-desc\n---\nbody\n",
-      ".anvil/skills/colon/SKILL.md": "---\nname: colon\ndescription: Use when: always\n---\nbody\n",
+      ".anvil/skills/colon/SKILL.md": "---\nname: colon\ndescription: Use when: always\n  and more\n---\nbody\n",
       ".anvil/skills/lower/skill.md": skillMd("lower", "Misnamed file."),
       ".anvil/skills/not-a-skill/README.md": "just a folder",
       ".anvil/skills/stray.md": "a file, not a folder",
