@@ -61,7 +61,7 @@ export const sdkModels = (config: ConfigShape | undefined, wanted: string | unde
  */
 export const sdkAgentList = (sources: ReadonlyArray<unknown>, plugins: ReadonlyArray<DiscoveredPlugin>): Array<SdkAgent> => {
   const own = sdkAgents(sources, () => undefined)
-  const fromPlugins = plugins.flatMap((p) => readPluginAgents(p.path).agents.map((a) => ({ ...a, name: `${p.name}:${a.name}` })))
+  const fromPlugins = plugins.flatMap((p) => readPluginAgents(p.path, p.manifest).agents.map((a) => ({ ...a, name: `${p.name}:${a.name}` })))
   const seen = new Set<string>(["explore"])
   const out: Array<SdkAgent> = [{ name: "explore", description: `Explores the code to answer a question: ${PROFILES.explore.description}`, model: "inherit" }]
   for (const agent of [...own, ...fromPlugins]) {

@@ -69,8 +69,8 @@ export const readCommandPaths = (paths: ReadonlyArray<string>, plugin?: string):
   paths.flatMap((p) => (p.endsWith(".md") ? (readCommandFile(p, plugin) ?? []) : readCommandFolder(p, plugin)))
 
 /** A Claude Code plugin's commands (its manifest's `commands`, else `commands/`), each reachable as `/plugin:name` too. */
-export const pluginCommandFolder = (pluginDir: string, plugin: string): Array<SlashCommand> =>
-  readCommandPaths(commandPaths(pluginDir, readManifestQuietly(pluginDir)), plugin)
+export const pluginCommandFolder = (pluginDir: string, plugin: string, manifest?: Record<string, unknown>): Array<SlashCommand> =>
+  readCommandPaths(commandPaths(pluginDir, manifest ?? readManifestQuietly(pluginDir)), plugin)
 
 /** The project's `.claude/commands/`, then the user's (`~/.claude/commands/`, or under `$CLAUDE_CONFIG_DIR`). */
 export const localCommands = (root: string, env: Readonly<Record<string, string | undefined>>): Array<SlashCommand> => {

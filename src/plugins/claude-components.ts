@@ -81,11 +81,12 @@ export const agentPaths = (dir: string, manifest: Record<string, unknown> | unde
 
 /**
  * The folders skills are read from (each a folder of skills or one skill's own folder): `skills/`, then the
- * manifest's `skills`; a plugin with neither whose own folder holds a SKILL.md is that one skill.
+ * manifest's `skills`; a plugin with neither whose own folder holds a SKILL.md is that one skill. A marketplace
+ * entry with `"strict": false` is the whole definition, as Claude Code reads it: the skills it names replace `skills/`.
  */
 export const skillDirs = (dir: string, manifest: Record<string, unknown> | undefined, warnings: Array<string> = []): Array<string> => {
   const named = namedPaths(dir, manifest?.skills, "skills", warnings)
-  const own = existsSync(join(dir, "skills")) ? [join(dir, "skills")] : []
+  const own = existsSync(join(dir, "skills")) && !(manifest?.strict === false && named !== undefined) ? [join(dir, "skills")] : []
   if (own.length === 0 && named === undefined && existsSync(join(dir, "SKILL.md"))) return [dir]
   // A manifest that names `./skills/` itself reads it once.
   return [...new Set([...own, ...(named ?? []).filter((p) => isFolder(p))])]

@@ -13,6 +13,8 @@ import { claudeConfigDir } from "./places.ts"
  * per key; version 1: one), else `plugins/cache/<marketplace>/<name>/<version>/`
  * or the marketplace's own checkout (`plugins/marketplaces/<marketplace>/`,
  * whose `.claude-plugin/marketplace.json` names each plugin's folder) hold it.
+ * A folder without `.claude-plugin/plugin.json` is described by its
+ * marketplace entry (`"strict": false`).
  * `enabledPlugins` (`{"name@marketplace": true}`) is read from the user's
  * `settings.json`, then the project's `.claude/settings.json` and
  * `.claude/settings.local.json`; a later file's value wins. A plugin the
@@ -28,6 +30,11 @@ export interface InstalledClaudePlugin {
   /** The plugin's folder. */
   readonly path: string
   readonly source: "user" | "project"
+  /**
+   * Its marketplace entry, when the folder has no `.claude-plugin/plugin.json`: the entry is then the whole
+   * manifest (`"strict": false`, as anthropics/skills publishes its plugins: `source: "./"` and `skills: [...]`).
+   */
+  readonly manifest?: Readonly<Record<string, unknown>>
 }
 
 const readJson = (file: string): unknown => {
@@ -89,16 +96,37 @@ const cachedPath = (configDir: string, name: string, marketplace: string): strin
   return newest === undefined ? undefined : join(dir, newest)
 }
 
-/** A plugin inside the marketplace's checkout, by the `source` path its marketplace.json gives. */
-const marketplacePath = (configDir: string, name: string, marketplace: string): string | undefined => {
-  const dir = join(configDir, "plugins", "marketplaces", marketplace)
+/** The marketplace's checkout: where known_marketplaces.json says Claude Code put it, else `plugins/marketplaces/<name>`. */
+const marketplaceDir = (configDir: string, marketplace: string): string => {
+  const known = readJson(join(configDir, "plugins", "known_marketplaces.json"))
+  const entry = Predicate.isObject(known) ? known[marketplace] : undefined
+  const at = Predicate.isObject(entry) ? entry.installLocation : undefined
+  return typeof at === "string" && isFolder(at) ? at : join(configDir, "plugins", "marketplaces", marketplace)
+}
+
+/** A marketplace.json's entry for the plugin, and the folder its relative `source` is read from (`metadata.pluginRoot`, else the marketplace's). */
+const listingEntry = (dir: string, name: string): { entry: Record<string, unknown>; base: string } | undefined => {
   const listing = readJson(join(dir, ".claude-plugin", "marketplace.json"))
   if (!Predicate.isObject(listing) || !Array.isArray(listing.plugins)) return undefined
   const entry = listing.plugins.find((p): p is Record<string, unknown> => Predicate.isObject(p) && p.name === name)
-  if (!entry || typeof entry.source !== "string") return undefined
-  const path = resolve(dir, entry.source)
+  const root = Predicate.isObject(listing.metadata) ? listing.metadata.pluginRoot : undefined
+  return entry ? { entry, base: typeof root === "string" ? resolve(dir, root) : dir } : undefined
+}
+
+/** A plugin inside the marketplace's checkout, by the `source` path its marketplace.json gives. */
+const marketplacePath = (configDir: string, name: string, marketplace: string): string | undefined => {
+  const found = listingEntry(marketplaceDir(configDir, marketplace), name)
+  if (!found || typeof found.entry.source !== "string") return undefined
+  const path = resolve(found.base, found.entry.source)
   return isFolder(path) ? path : undefined
 }
+
+/**
+ * The manifest of a plugin folder without `.claude-plugin/plugin.json`: its entry in the marketplace's checkout, else
+ * in a marketplace.json the folder holds itself (a `source: "./"` plugin is a copy of the whole marketplace).
+ */
+const entryManifest = (configDir: string, path: string, name: string, marketplace: string): Record<string, unknown> | undefined =>
+  (listingEntry(marketplaceDir(configDir, marketplace), name) ?? listingEntry(path, name))?.entry
 
 /** The enabled, installed Claude Code plugins, and a problem for each enabled one that cannot be found. */
 export const claudeInstalledPlugins = (root: string, env: Env): { plugins: Array<InstalledClaudePlugin>; problems: Array<string> } => {
@@ -116,8 +144,17 @@ export const claudeInstalledPlugins = (root: string, env: Env): { plugins: Array
     const marketplace = at > 0 ? key.slice(at + 1) : ""
     const path =
       recordedPath(installed, key, root) ?? (marketplace !== "" ? (cachedPath(configDir, name, marketplace) ?? marketplacePath(configDir, name, marketplace)) : undefined)
-    if (path === undefined) problems.push(`enabledPlugins: ${key} is enabled but not installed under ${join(configDir, "plugins")} (install it with Claude Code's /plugin install, or set it to false)`)
-    else plugins.push({ key, path, source })
+    if (path === undefined) {
+      problems.push(`enabledPlugins: ${key} is enabled but not installed under ${join(configDir, "plugins")} (install it with Claude Code's /plugin install, or set it to false)`)
+      continue
+    }
+    if (existsSync(join(path, ".claude-plugin", "plugin.json"))) {
+      plugins.push({ key, path, source })
+      continue
+    }
+    const manifest = marketplace !== "" ? entryManifest(configDir, path, name, marketplace) : undefined
+    if (manifest) plugins.push({ key, path, source, manifest })
+    else problems.push(`enabledPlugins: ${key} is installed at ${path}, which has no .claude-plugin/plugin.json, and its marketplace's marketplace.json does not describe it`)
   }
   return { plugins, problems }
 }

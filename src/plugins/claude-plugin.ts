@@ -91,9 +91,11 @@ export const readClaudePlugin = (input: {
   readonly confine?: CommandConfinement
   /** Told of a command hook that failed (could not start, timed out, exited 1): the others of the event still run. */
   readonly onProblem?: (message: string) => void
+  /** The manifest its marketplace entry gives a folder without plugin.json (`"strict": false`). */
+  readonly manifest?: Readonly<Record<string, unknown>>
 }): ClaudePlugin => {
   const manifestFile = join(input.dir, ".claude-plugin", "plugin.json")
-  const manifest = readJsonFile(manifestFile)
+  const manifest = input.manifest ?? readJsonFile(manifestFile)
   if (!Predicate.isObject(manifest)) throw new Error(`${manifestFile}: the top level must be an object`)
   const data = pluginDataDir(input.env, input.name)
   const expand = pluginVars(input.dir, data)

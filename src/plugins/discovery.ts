@@ -51,6 +51,8 @@ export interface DiscoveredPlugin {
   readonly folder: boolean
   /** Why this entry cannot be a plugin (a folder without an entry file, a broken plugin.json). */
   readonly problem?: string
+  /** A Claude Code plugin's marketplace entry, its manifest when the folder has no plugin.json (see claude-installed.ts). */
+  readonly manifest?: Readonly<Record<string, unknown>>
 }
 
 export interface PluginPlaces {
@@ -192,7 +194,7 @@ export const discoverPlugins = (input: {
   const rootReal = realOr(input.root)
   const home = input.env.HOME ?? input.env.USERPROFILE
   // `setting`: where a named entry came from, to report one that is a file but no plugin.
-  const folders: Array<{ dir: string; source: PluginSource; named: boolean; setting?: string }> = []
+  const folders: Array<{ dir: string; source: PluginSource; named: boolean; setting?: string; manifest?: Readonly<Record<string, unknown>> }> = []
   const userDir = userPluginsDir(input.env)
   if (userDir) folders.push({ dir: userDir, source: "user", named: false })
   folders.push({ dir: join(input.root, ".anvil", "plugins"), source: "project", named: false })
@@ -224,7 +226,7 @@ export const discoverPlugins = (input: {
   }
   const installed = claudeInstalledPlugins(input.root, input.env)
   problems.push(...installed.problems)
-  for (const plugin of installed.plugins) folders.push({ dir: plugin.path, source: plugin.source, named: true })
+  for (const plugin of installed.plugins) folders.push({ dir: plugin.path, source: plugin.source, named: true, ...(plugin.manifest ? { manifest: plugin.manifest } : {}) })
   // A folder or plugin reached twice (a plugins.paths entry naming a default folder, a link) counts once.
   const seenFolders = new Set<string>()
   const seenPlugins = new Set<string>()
@@ -232,16 +234,21 @@ export const discoverPlugins = (input: {
   for (const folder of folders) {
     // Most projects have no plugin folders: no failed realpath (and its exception) for them.
     if (!existsSync(folder.dir)) continue
-    const real = realOr(folder.dir)
+    // Plugins described by their marketplace entry may share one folder (`source: "./"`): each counts by its name there.
+    const described: DiscoveredPlugin | undefined = folder.manifest
+      ? { name: String(folder.manifest.name), source: folder.source, kind: "claude", path: folder.dir, entry: undefined, folder: true, manifest: folder.manifest }
+      : undefined
+    const real = realOr(folder.dir) + (described ? `#${described.name}` : "")
     if (seenFolders.has(real)) continue
     seenFolders.add(real)
-    const found = scan(folder.dir, folder.source, folder.named)
+    const found = described ? [described] : scan(folder.dir, folder.source, folder.named)
     if (found.length === 0 && folder.setting !== undefined && !statSync(folder.dir).isDirectory()) {
       problems.push(`${folder.setting}: ${folder.dir} is not a plugin (a .ts/.js file, a folder with package.json or index.ts, or a Claude Code plugin folder)`)
     }
     for (const plugin of found) {
-      if (seenPlugins.has(realOr(plugin.path))) continue
-      seenPlugins.add(realOr(plugin.path))
+      const key = realOr(plugin.path) + (plugin.manifest ? `#${plugin.name}` : "")
+      if (seenPlugins.has(key)) continue
+      seenPlugins.add(key)
       all.push(plugin)
     }
   }

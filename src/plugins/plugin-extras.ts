@@ -44,7 +44,7 @@ export const pluginCommands = (input: ExtrasInput): ReadonlyArray<SlashCommand> 
 
 /** The slash commands of plugin folders already found active (`activeClaudePlugins`). */
 export const commandsOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyArray<SlashCommand> =>
-  plugins.flatMap((p) => pluginCommandFolder(p.path, p.name))
+  plugins.flatMap((p) => pluginCommandFolder(p.path, p.name, p.manifest))
 
 /** The skill folders of the active Claude Code plugin folders, in plugin order. */
 export const pluginSkillFolders = (input: ExtrasInput): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user"; readonly plugin: string }> =>
@@ -52,7 +52,7 @@ export const pluginSkillFolders = (input: ExtrasInput): ReadonlyArray<{ readonly
 
 /** The skill folders of plugin folders already found active (`activeClaudePlugins`): `skills/` and the manifest's `skills`. */
 export const skillFoldersOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user"; readonly plugin: string }> =>
-  plugins.flatMap((p) => skillDirs(p.path, readManifestQuietly(p.path)).map((dir) => ({ dir, source: p.source, plugin: p.name })))
+  plugins.flatMap((p) => skillDirs(p.path, p.manifest ?? readManifestQuietly(p.path)).map((dir) => ({ dir, source: p.source, plugin: p.name })))
 
 /**
  * The MCP servers the active Claude Code plugin folders declare (`.mcp.json`
@@ -63,7 +63,7 @@ export const skillFoldersOf = (plugins: ReadonlyArray<DiscoveredPlugin>): Readon
 export const pluginMcpServers = (input: ExtrasInput): ReadonlyArray<PluginMcpServer & { readonly source: "project" | "user" }> =>
   activeClaudePlugins(input).flatMap((p) => {
     try {
-      return readClaudePlugin({ name: p.name, dir: p.path, root: input.root, env: input.env }).mcpServers.map((s) => ({ ...s, source: p.source }))
+      return readClaudePlugin({ name: p.name, dir: p.path, root: input.root, env: input.env, ...(p.manifest ? { manifest: p.manifest } : {}) }).mcpServers.map((s) => ({ ...s, source: p.source }))
     } catch {
       return []
     }

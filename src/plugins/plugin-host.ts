@@ -243,6 +243,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
           root: options.root,
           env: options.env,
           onProblem,
+          ...(plugin.manifest ? { manifest: plugin.manifest } : {}),
           ...(plugin.source === "project" && options.confineProjectHooks ? { confine: options.confineProjectHooks } : {}),
         })
         for (const [name, fn] of Object.entries(claude.hooks)) {

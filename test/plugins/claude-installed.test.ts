@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test"
 import { join } from "node:path"
 import { claudeInstalledPlugins } from "../../src/plugins/claude-installed.ts"
+import { discoverPlugins } from "../../src/plugins/discovery.ts"
+import { skillFoldersOf } from "../../src/plugins/plugin-extras.ts"
+import { runBinary } from "../support/binary.ts"
 import { project, tempDir, writeTree } from "../support/harness.ts"
 
 describe("Claude Code's installed plugins", () => {
@@ -21,5 +24,93 @@ describe("Claude Code's installed plugins", () => {
     ])
     expect(found.problems).toEqual([])
     expect(claudeInstalledPlugins(root, { HOME: home, CLAUDE_CONFIG_DIR: join(home, "elsewhere") }).plugins).toEqual([])
+  })
+})
+
+describe("plugins a marketplace entry describes (\"strict\": false, as anthropics/skills publishes them)", () => {
+  // The marketplace is a repository of skills with no plugin.json: each entry takes the whole repository
+  // (`source: "./"`) and names its skills; Claude Code installs a copy in its cache.
+  const skill = (name: string) => ({ [`skills/${name}/SKILL.md`]: `---\nname: ${name}\ndescription: The ${name} skill.\n---\nDo ${name}.\n` })
+  const repository = {
+    ".claude-plugin/marketplace.json": JSON.stringify({
+      name: "agent-skills",
+      plugins: [
+        { name: "document-skills", source: "./", strict: false, description: "Documents", skills: ["./skills/xlsx", "./skills/pdf"] },
+        { name: "example-skills", source: "./", strict: false, skills: ["./skills/art"] },
+      ],
+    }),
+    ...skill("xlsx"),
+    ...skill("pdf"),
+    ...skill("art"),
+    ...skill("unlisted"),
+  }
+  const setUp = () => {
+    const home = tempDir("anvil-claude-home-")
+    const plugins = join(home, ".claude", "plugins")
+    const cached = join(plugins, "cache", "agent-skills", "document-skills", "a1b2c3")
+    writeTree(cached, repository)
+    writeTree(join(plugins, "marketplaces", "agent-skills"), repository)
+    writeTree(join(home, "bare"), { "README.md": "no plugin here\n" })
+    writeTree(join(home, ".claude"), {
+      "plugins/installed_plugins.json": JSON.stringify({
+        version: 2,
+        plugins: {
+          "document-skills@agent-skills": [{ scope: "user", installPath: cached, version: "a1b2c3" }],
+          "bare@agent-skills": [{ scope: "user", installPath: join(home, "bare"), version: "1" }],
+        },
+      }),
+      "settings.json": JSON.stringify({ enabledPlugins: { "document-skills@agent-skills": true, "example-skills@agent-skills": true, "bare@agent-skills": true } }),
+    })
+    return { home, cached, checkout: join(plugins, "marketplaces", "agent-skills") }
+  }
+
+  test("each loads by its entry, the skills it names replacing skills/; two entries sharing a folder both load", () => {
+    const { home, cached, checkout } = setUp()
+    const root = project({ "a.txt": "x\n" })
+    const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config") }
+    const found = discoverPlugins({ root, env, paths: [] })
+    expect(found.plugins.map((p) => [p.name, p.kind, p.path])).toEqual([
+      ["document-skills", "claude", cached],
+      ["example-skills", "claude", checkout],
+    ])
+    expect(found.problems).toEqual([
+      `enabledPlugins: bare@agent-skills is installed at ${join(home, "bare")}, which has no .claude-plugin/plugin.json, and its marketplace's marketplace.json does not describe it`,
+    ])
+    expect(skillFoldersOf(found.plugins).map((f) => [f.plugin, f.dir])).toEqual([
+      ["document-skills", join(cached, "skills", "xlsx")],
+      ["document-skills", join(cached, "skills", "pdf")],
+      ["example-skills", join(checkout, "skills", "art")],
+    ])
+  })
+
+  test("a relative source is read from metadata.pluginRoot; the checkout is where known_marketplaces.json puts it", () => {
+    const home = tempDir("anvil-claude-home-")
+    const checkout = join(home, "elsewhere", "acme")
+    writeTree(checkout, {
+      ".claude-plugin/marketplace.json": JSON.stringify({ name: "acme", metadata: { pluginRoot: "./plugins" }, plugins: [{ name: "fmt", source: "formatter" }] }),
+      "plugins/formatter/.claude-plugin/plugin.json": JSON.stringify({ name: "fmt" }),
+    })
+    writeTree(join(home, ".claude"), {
+      "plugins/known_marketplaces.json": JSON.stringify({ acme: { source: { source: "github", repo: "acme/market" }, installLocation: checkout } }),
+      "settings.json": JSON.stringify({ enabledPlugins: { "fmt@acme": true } }),
+    })
+    const found = claudeInstalledPlugins(project({ "a.txt": "x\n" }), { HOME: home })
+    expect(found).toEqual({ plugins: [{ key: "fmt@acme", path: join(checkout, "plugins", "formatter"), source: "user" }], problems: [] })
+  })
+
+  test("through the binary: anvil plugins and anvil skills show the named skills only", async () => {
+    const { home } = setUp()
+    const root = project({ "a.txt": "x\n" })
+    const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    const listed = JSON.parse((await runBinary(["plugins", "--json"], { cwd: root, env })).stdout)
+    expect((listed.plugins ?? listed).map((p: any) => [p.name, p.status, p.skills])).toEqual([
+      ["document-skills", "loaded", ["pdf", "xlsx"]],
+      ["example-skills", "loaded", ["art"]],
+    ])
+    const skills = await runBinary(["skills", "--json"], { cwd: root, env })
+    const names = (JSON.parse(skills.stdout).skills as Array<{ name: string }>).map((s) => s.name)
+    expect(names).toContain("xlsx")
+    expect(names).toContain("art")
+    expect(names).not.toContain("unlisted")
   })
 })
