@@ -1,5 +1,5 @@
 import { Predicate } from "effect"
-import { readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
@@ -261,6 +261,9 @@ export const readClaudePlugin = (input: {
 
   // MCP servers: .mcp.json, then the manifest's `mcpServers` (paths or objects), merged.
   const mcpServers: Array<PluginMcpServer> = mcpServerEntries(input.dir, manifest, warnings, expand).map(([name, config]) => ({ plugin: input.name, name, config }))
+  // Parts anvil does not run are named, never dropped silently (the official *-lsp plugins are only lspServers).
+  if (manifest.lspServers !== undefined || existsSync(join(input.dir, ".lsp.json"))) unsupported.push("LSP servers (lspServers, .lsp.json; configure them under lsp in anvil.json)")
+  if (manifest.outputStyles !== undefined || existsSync(join(input.dir, "output-styles"))) unsupported.push("output styles")
 
   const hookLabels = [
     ...specs.PreToolUse.map((s) => `PreToolUse(${s.matcher || "*"})`),

@@ -37,12 +37,15 @@ describe("plugins a marketplace entry describes (\"strict\": false, as anthropic
       plugins: [
         { name: "document-skills", source: "./", strict: false, description: "Documents", skills: ["./skills/xlsx", "./skills/pdf"] },
         { name: "example-skills", source: "./", strict: false, skills: ["./skills/art"] },
+        // As claude-plugins-official publishes its language servers: an entry that is only lspServers.
+        { name: "gopls-lsp", source: "./servers/gopls", strict: false, lspServers: { gopls: { command: "gopls", extensionToLanguage: { ".go": "go" } } } },
       ],
     }),
     ...skill("xlsx"),
     ...skill("pdf"),
     ...skill("art"),
     ...skill("unlisted"),
+    "servers/gopls/README.md": "gopls\n",
   }
   const setUp = () => {
     const home = tempDir("anvil-claude-home-")
@@ -59,7 +62,9 @@ describe("plugins a marketplace entry describes (\"strict\": false, as anthropic
           "bare@agent-skills": [{ scope: "user", installPath: join(home, "bare"), version: "1" }],
         },
       }),
-      "settings.json": JSON.stringify({ enabledPlugins: { "document-skills@agent-skills": true, "example-skills@agent-skills": true, "bare@agent-skills": true } }),
+      "settings.json": JSON.stringify({
+        enabledPlugins: { "document-skills@agent-skills": true, "example-skills@agent-skills": true, "bare@agent-skills": true, "gopls-lsp@agent-skills": true },
+      }),
     })
     return { home, cached, checkout: join(plugins, "marketplaces", "agent-skills") }
   }
@@ -72,6 +77,7 @@ describe("plugins a marketplace entry describes (\"strict\": false, as anthropic
     expect(found.plugins.map((p) => [p.name, p.kind, p.path])).toEqual([
       ["document-skills", "claude", cached],
       ["example-skills", "claude", checkout],
+      ["gopls-lsp", "claude", join(checkout, "servers", "gopls")],
     ])
     expect(found.problems).toEqual([
       `enabledPlugins: bare@agent-skills is installed at ${join(home, "bare")}, which has no .claude-plugin/plugin.json, and its marketplace's marketplace.json does not describe it`,
@@ -106,7 +112,10 @@ describe("plugins a marketplace entry describes (\"strict\": false, as anthropic
     expect((listed.plugins ?? listed).map((p: any) => [p.name, p.status, p.skills])).toEqual([
       ["document-skills", "loaded", ["pdf", "xlsx"]],
       ["example-skills", "loaded", ["art"]],
+      ["gopls-lsp", "loaded", []],
     ])
+    // What anvil does not run is named, not dropped silently.
+    expect((listed.plugins ?? listed).find((p: any) => p.name === "gopls-lsp").unsupported).toEqual(["LSP servers (lspServers, .lsp.json; configure them under lsp in anvil.json)"])
     const skills = await runBinary(["skills", "--json"], { cwd: root, env })
     const names = (JSON.parse(skills.stdout).skills as Array<{ name: string }>).map((s) => s.name)
     expect(names).toContain("xlsx")
