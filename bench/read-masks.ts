@@ -1,14 +1,14 @@
 // What hiding the places `read` patterns match costs each confined command: `bun bench/read-masks.ts [runs]`.
 // A git repository of 5,000 files in 500 folders (a few .pem and .env among them, untracked) and a node_modules
 // of 20,000 files, with `*.pem` and `.env` denied. Times the first walk (every folder listed), the walk of each
-// later command (folders stat'ed, listings kept), and the places filtered through the git index, which is read
-// again only when git wrote it. Prints medians in ms.
+// later command (folders stat'ed, listings kept), and the places looked up in the git index (what a hidden folder
+// tracks), which is read again only when git wrote it. Prints medians in ms.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeConfig } from "../src/config/config.ts"
 import { readRuleMasks } from "../src/permission/read-masks.ts"
-import { untrackedPlaces } from "../src/sandbox/untracked-places.ts"
+import { hideablePlaces } from "../src/sandbox/hideable-places.ts"
 
 const runs = Number(process.argv[2] ?? 30)
 const root = mkdtempSync(join(tmpdir(), "anvil-masks-bench-"))
@@ -38,7 +38,7 @@ for (let i = 0; i < runs; i++) {
   const { places } = masks()
   later.push(performance.now() - t)
   t = performance.now()
-  untrackedPlaces(root, places.map((p) => p.path))
+  hideablePlaces(root, places.map((p) => p.path))
   filtered.push(performance.now() - t)
 }
 console.log(`places: ${first.places.length} (stopped: ${first.stopped})`)

@@ -4,13 +4,12 @@ import { join } from "node:path"
 import { Path } from "effect/Path"
 import { ConfigError } from "../config/config.ts"
 import { PlatformLive } from "../runtime.ts"
-import { MAX_RULE_MASKS, showPath } from "../sandbox/policy.ts"
+import { showPath } from "../sandbox/policy.ts"
 import { makeSandbox } from "../sandbox/sandbox.ts"
 import { abstractScopeAvailable } from "../sandbox/abstract-scope.ts"
 import { processLimitLine } from "../sandbox/process-limit.ts"
 import { readSandboxSettings, SandboxSettingsError, showNetwork } from "../sandbox/settings.ts"
 import { readRuleMasks } from "../permission/read-masks.ts"
-import { MAX_MASK_ENTRIES } from "../permission/mask-walk.ts"
 import { ignoredNotice, projectSandboxSection, resolveProjectSandbox, sandboxTrustSubject } from "../trust/project-sandbox.ts"
 import { sandboxSummary } from "../sandbox/summary.ts"
 import { definedEnv, envFilter } from "../sandbox/command-env.ts"
@@ -111,7 +110,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     const policy = sandbox.service.policy()
     const checks: Record<string, string> = {}
     // With the read rules' places cut short no command runs (sandbox.ts), the check neither: the report says why.
-    if (policy && status.support.available && policy.masksStopped !== true) {
+    if (policy && status.support.available && policy.masksRefused === undefined) {
       const wrapped = await Effect.runPromise(sandbox.service.wrap({ cwd: dir }))
       // The check runs as a command would (with a host list, through the relay too).
       const command = { argv: ["/bin/sh", "-c", CHECK_SCRIPT], cwd: dir, env: { PATH: io.env.PATH ?? "/usr/bin:/bin" } }
@@ -151,9 +150,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       missing_writable: policy?.missingWritable ?? [],
       // The places read rules hide, each with its rule, and whether the walk for their patterns stopped early.
       read_rule_masks: policy ? policy.ruleMasks.map((m) => ({ path: showPath(dir, m.path), rule: m.rule })) : [],
-      ...(policy?.masksStopped
-        ? { read_rule_walk: `confined commands are refused: the read rules match more places than are hidden per command (the walk stops after ${MAX_MASK_ENTRIES} entries, at most ${MAX_RULE_MASKS} places)` }
-        : {}),
+      ...(policy?.masksRefused ? { read_rule_walk: `confined commands are refused. ${policy.masksRefused.message.replace(/^The command was not run: /, "")} ${policy.masksRefused.nextStep}` } : {}),
     }
     if (json) {
       io.out(`${JSON.stringify(report, null, 2)}\n`)
@@ -177,7 +174,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
         `Network: ${showNetwork(settings.network)}`,
       )
       for (const m of report.read_rule_masks) lines.push(`Hidden by a read rule: ${m.path} (${m.rule})`)
-      if (report.read_rule_walk) lines.push(`Warning: ${report.read_rule_walk}.`)
+      if (report.read_rule_walk) lines.push(`Warning: ${report.read_rule_walk}`)
       if (policy.missingWritable.length > 0) lines.push(`sandbox.writable entries that do not exist (ignored): ${policy.missingWritable.join(", ")}`)
     }
     lines.push(`Environment variables withheld from commands (sandbox.allow_env lets one through): ${report.env_withheld.join(", ") || "(none set)"}`)

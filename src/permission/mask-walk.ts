@@ -3,11 +3,10 @@ import { join } from "node:path"
 import { DEFAULT_IGNORED_DIRS } from "../workspace/default-ignored.ts"
 import { listFastKept, type FastEntry } from "../workspace/fast-listing.ts"
 import { NameFilter } from "../workspace/name-filter.ts"
+import { MAX_MASK_ENTRIES } from "../sandbox/settings.ts"
 import type { PatternRule } from "./rules.ts"
 import { pathGlob, rootGlob, subjectMatches } from "./path-patterns.ts"
 
-/** Entries a walk looks at before it stops: a command's start must not wait on a huge tree. */
-export const MAX_MASK_ENTRIES = 50_000
 
 /** Folders a walk enters only when a rule is anchored into them: dependency and build trees hold tens of thousands of files. */
 const HEAVY = new Set(DEFAULT_IGNORED_DIRS)

@@ -14,12 +14,19 @@ const WILD = /[*?[\]{}]/
  * what read refuses, and a command cannot stop to ask, so an ask rule hides as a deny rule does. A path or folder
  * written literally (`./secret.txt`, `config/prod.env`, `secret/`, `secret/**`, an absolute path) is that place; a
  * pattern (`*.pem`, `**\/secret/`, a bare name such as `.env`, which the rule means at any depth) is looked for by a
- * walk of the project as each command starts (mask-walk.ts). The tool-wide level (`"read": "deny"`) names no place:
- * hiding the whole project would leave commands nothing to work on. Each place comes with its rule as written and
- * where it is set, for the command's answer to name when the command fails on it. Undefined when no rule narrows.
+ * walk of the project as each command starts (mask-walk.ts). The tool-wide level (`"read": "deny"`, `"*": "ask"`)
+ * names no place but every file, which no set of places covers: it comes as `everything`, and the sandbox runs no
+ * command (policy.ts). Each place comes with its rule as written and where it is set, for the command's answer to
+ * name when the command fails on it. Undefined when no rule narrows.
  */
 export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | undefined => {
   const rules = toolRules(withRootTwins(config.get("permission", {} as Record<string, unknown>), root), "read")
+  const level = rules?.level
+  if (level === "deny" || level === "ask") {
+    const source = denyRuleSource(config, "read", undefined, level)
+    const everything = source ? `${source.rule} in "permission" of ${source.where}` : `"read": "${level}"`
+    return () => ({ places: [], stopped: false, everything })
+  }
   const narrowing = (rules?.patterns ?? []).filter((r) => r.level !== "allow" && r.pattern.trim() !== "*")
   if (narrowing.length === 0) return undefined
   const shown = new Map<PatternRule, string>()

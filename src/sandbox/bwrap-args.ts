@@ -22,7 +22,7 @@ export interface BwrapCommand {
  * filesystem read-only, then the writable folders, then the folders holding
  * protected paths onto themselves (so they cannot be moved aside), then the protected paths
  * read-only again on top, then the hidden secrets (an empty read-only tmpfs
- * over a folder, /dev/null over a file), the redacted copies of settings
+ * over a folder, with /dev/null over the paths git tracks in it; /dev/null over a file), the redacted copies of settings
  * files, then /dev/null over the Unix sockets of
  * programs outside. New user, PID, IPC, UTS, cgroup and
  * (unless shared) network namespaces; the sandbox dies with anvil.
@@ -41,7 +41,12 @@ export const bwrapArgs = (c: BwrapCommand): Array<string> => {
   for (const r of c.policy.readOnly) a.push("--ro-bind", r, r)
   for (const s of c.policy.standIns) a.push("--ro-bind", s.path, s.path)
   if (c.policy.gitExclude && c.gitExcludeFile) a.push("--ro-bind", c.gitExcludeFile, c.policy.gitExclude.path)
-  for (const d of c.policy.hiddenDirs) a.push("--tmpfs", d, "--remount-ro", d)
+  for (const d of c.policy.hiddenDirs) {
+    a.push("--tmpfs", d)
+    // Made in the tmpfs before it turns read-only (bubblewrap makes the folders on the way).
+    for (const t of c.policy.hiddenTracked) if (t.path.startsWith(`${d}/`)) a.push(...(t.kind === "dir" ? ["--dir", t.path] : ["--ro-bind", "/dev/null", t.path]))
+    a.push("--remount-ro", d)
+  }
   for (const f of c.policy.hiddenFiles) a.push("--ro-bind", "/dev/null", f)
   c.redactedFiles?.forEach((source, i) => a.push("--ro-bind", source, c.policy.redacted[i]!.path))
   for (const s of c.policy.hiddenSockets) a.push("--ro-bind", "/dev/null", s)

@@ -2,9 +2,9 @@ import { basename } from "node:path"
 import { showPath } from "./policy.ts"
 import type { RuleMask } from "./settings.ts"
 
-/** A line that says a command could not read, find or write something. */
+/** A line that says a command could not read, find or write something (git's: a hidden tracked file is a device file to it). */
 const FAILED =
-  /no such file|permission denied|not found|cannot (?:open|find|access|stat|create)|can't (?:open|find|create)|ENOENT|EACCES|not a directory|read-only file system|EROFS|no module named|module not found|could not find|is empty/i
+  /no such file|permission denied|not found|cannot (?:open|find|access|stat|create|hash)|can't (?:open|find|create)|ENOENT|EACCES|not a directory|read-only file system|EROFS|no module named|module not found|could not find|is empty|can only add regular files|unsupported file type|unable to (?:unlink|index)/i
 
 /** A runtime that fails to load a package names the package, not the folder it looked in. */
 const MISSING_MODULE = /cannot find module|module not found|modulenotfounderror|no module named|cannot find package|err_module_not_found/i

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, sep } from "node:path"
 import { expandPath, inside, isDir, projectProtection, real } from "./protected-paths.ts"
 import { standInExclude, type GitExclude } from "./git-exclude.ts"
-import { untrackedPlaces } from "./untracked-places.ts"
+import { ruleMaskMounts, type MasksRefusal } from "./rule-masks.ts"
 import { BUILTIN_REDACTED, BUILTIN_SECRETS, redactSecrets, secretsFromEnv } from "./secrets.ts"
 import type { RuleMask, SandboxMode, SandboxSettings } from "./settings.ts"
 
@@ -49,10 +49,19 @@ export interface SandboxPolicy {
   readonly standIns: ReadonlyArray<StandIn>
   readonly hiddenDirs: ReadonlyArray<string>
   readonly hiddenFiles: ReadonlyArray<string>
+  /**
+   * Tracked paths inside hidden folders, made again inside the empty folder (/dev/null for a file or link, an empty
+   * folder for a submodule): git sees them changed in type, which it refuses to stage, not deleted.
+   */
+  readonly hiddenTracked: ReadonlyArray<StandIn>
   /** The hidden places that are there because a `read` rule names them (real paths), with the rule, for the answer's hint. */
   readonly ruleMasks: ReadonlyArray<RuleMask>
-  /** Not every place the `read` rules match is hidden: the walk stopped early (permission/mask-walk.ts), or MAX_RULE_MASKS were. */
-  readonly masksStopped?: boolean
+  /**
+   * Set when the `read` rules cannot be kept by hiding places, so no confined command runs (rule-masks.ts): `read`
+   * refuses every file, the walk stopped early (permission/mask-walk.ts), more than MAX_RULE_MASKS mounts, or a
+   * hidden folder's tracked files are unknown.
+   */
+  readonly masksRefused?: MasksRefusal
   /** Settings files with a token or password in them, read as copies without (see secrets.ts). */
   readonly redacted: ReadonlyArray<RedactedFile>
   /**
@@ -65,19 +74,6 @@ export interface SandboxPolicy {
   /** `sandbox.writable` entries that do not exist (reported, not mounted). */
   readonly missingWritable: ReadonlyArray<string>
 }
-
-/**
- * The most places the `read` rules hide per command (see hiddenSecrets): each is a mount, and bubblewrap's start
- * grows faster than their number (measured through the binary: 90 places add about 20 ms, 210 about 130 ms, 510
- * about 500 ms, 1,000 about 2 s).
- */
-export const MAX_RULE_MASKS = 200
-
-/** Why a confined command was not run when the `read` rules' places could not all be hidden (see SandboxPolicy.masksStopped). */
-export const masksStoppedMessage =
-  `The command was not run: the read deny and ask rules in "permission" match more places than the sandbox hides for one command ` +
-  `(at most ${MAX_RULE_MASKS}, found by a walk of the project that stops after 50,000 entries), and running it with only some of them hidden ` +
-  `would let it read the rest (a command can make decoy files to push a secret past the limit).`
 
 /**
  * Builds the mounts for `settings` on this machine. Pure apart from looking at
@@ -125,7 +121,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     }
     if (commonDir) gitExclude = standInExclude(commonDir, root, standIns)
   }
-  const { hiddenDirs, hiddenFiles, redacted, ruleMasks, masksStopped } = hiddenSecrets(settings, facts)
+  const { hiddenDirs, hiddenFiles, hiddenTracked, redacted, ruleMasks, masksRefused } = hiddenSecrets(settings, facts)
   const writableSet = [...new Set(writable)]
   // anvil's own proxy socket lives in the session folder; sockets under a hidden folder are gone already.
   const hiddenSockets = (facts.sockets ?? []).filter((s) => !inside(s, facts.sessionTmp) && !hiddenDirs.some((d) => inside(s, d)))
@@ -139,8 +135,9 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     ...(gitExclude ? { gitExclude } : {}),
     hiddenDirs,
     hiddenFiles,
+    hiddenTracked,
     ruleMasks,
-    ...(masksStopped ? { masksStopped } : {}),
+    ...(masksRefused ? { masksRefused } : {}),
     redacted,
     hiddenSockets,
     missingWritable,
@@ -193,27 +190,14 @@ const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts) => {
     const clean = redactSecrets(text)
     if (clean !== undefined) redacted.push({ path: p, text: clean })
   }
-  // What the read deny and ask rules name, inside the project or not, where git tracks nothing and needs nothing
-  // (see untrackedPlaces), less what sandbox.allow_read gives commands back (a folder with what it holds).
-  const masks = settings.readMasks?.()
-  const ruleOf = new Map<string, string>()
-  for (const m of masks?.places ?? []) if (!ruleOf.has(m.path)) ruleOf.set(m.path, m.rule)
-  const givenBack = [...allowed].map((a) => real(a) ?? a)
-  const ruleMasks: Array<RuleMask> = []
-  let cut = masks?.stopped === true
-  for (const { path: p, given, dir } of untrackedPlaces(root, [...ruleOf.keys()])) {
-    if (givenBack.some((a) => inside(p, a)) || inside(root, p) || inside(facts.sessionTmp, p)) continue
-    // Each place is a mount the command's start waits for: a rule matching thousands (`*.json`) is cut short.
-    if (ruleMasks.length >= MAX_RULE_MASKS) {
-      cut = true
-      break
-    }
-    ruleMasks.push({ path: p, rule: ruleOf.get(given)! })
-    if (!seen(p)) hide(p, dir)
-  }
+  const masks = ruleMaskMounts(settings.readMasks, [...allowed], facts)
+  for (const { path: p, dir } of masks.places) if (!seen(p)) hide(p, dir)
   // Nothing can be mounted inside an empty folder laid over its parent (and it is hidden with it).
   const outer = (p: string) => !hiddenDirs.some((d) => d !== p && inside(p, d))
-  return { hiddenDirs: hiddenDirs.filter(outer), hiddenFiles: hiddenFiles.filter(outer), redacted, ruleMasks, masksStopped: cut }
+  const dirs = hiddenDirs.filter(outer)
+  // A tracked path is made again in the folder hidden over it, unless that folder lies in another hidden one.
+  const hiddenTracked = masks.tracked.filter((t) => dirs.includes(t.under)).map((t): StandIn => ({ path: t.path, kind: t.kind }))
+  return { hiddenDirs: dirs, hiddenFiles: hiddenFiles.filter(outer), hiddenTracked, redacted, ruleMasks: masks.ruleMasks, masksRefused: masks.refused }
 }
 
 /**

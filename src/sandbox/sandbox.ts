@@ -4,7 +4,7 @@ import { join } from "node:path"
 import type { SpawnCommand, SpawnWrap } from "../process/managed-process.ts"
 import { bwrapArgs } from "./bwrap-args.ts"
 import { diagnose, type SandboxRefusal } from "./diagnose.ts"
-import { buildPolicy, classifyPath, masksStoppedMessage, showPath, type SandboxFacts, type SandboxPolicy } from "./policy.ts"
+import { buildPolicy, classifyPath, showPath, type SandboxFacts, type SandboxPolicy } from "./policy.ts"
 import { forgetProbeIfFailed, probeSandbox, type SandboxSupport } from "./probe.ts"
 import type { SandboxProxy } from "./proxy.ts"
 import { abstractScopeAvailable, scopedCommand } from "./abstract-scope.ts"
@@ -32,12 +32,17 @@ export interface SandboxStatus {
   readonly warning?: string
 }
 
-/** The sandbox is required (`sandbox.require`, `--sandbox require`) and cannot run here. */
 /**
- * A confined command could not be run as the settings ask. `masks`: the `read` rules match more places than one
- * command's sandbox hides (policy.ts), so the command is not run at all rather than with some of them readable.
+ * A confined command could not be run as the settings ask, with why and the user's next step. `machine`: the sandbox
+ * is required (`sandbox.require`) and cannot run here, or anvil's network proxy did not start. `rules`: the `read`
+ * rules cannot be kept by hiding places (policy.ts masksRefused), so the command is not run at all rather than with
+ * some of them readable.
  */
-export class SandboxUnavailableError extends Data.TaggedError("SandboxUnavailableError")<{ readonly message: string; readonly kind?: "masks" }> {}
+export class SandboxUnavailableError extends Data.TaggedError("SandboxUnavailableError")<{
+  readonly message: string
+  readonly refusedBy: "machine" | "rules"
+  readonly nextStep: string
+}> {}
 
 /** A command about to run, and whether it asked to leave the sandbox (bash `sandbox: false`, approved by a person). */
 export interface WrapRequest {
@@ -236,7 +241,13 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       if (settings.mode === "off" || request.unconfined) return plain
       const support = probe()
       if (!support.available) {
-        if (settings.require) return yield* new SandboxUnavailableError({ message: `${status.warning} (sandbox.require is on, so the command was not run)` })
+        if (settings.require) {
+          return yield* new SandboxUnavailableError({
+            refusedBy: "machine",
+            message: `${status.warning} (sandbox.require is on, so the command was not run)`,
+            nextStep: "Install bubblewrap, or set sandbox.require to false in anvil.json to run commands unconfined.",
+          })
+        }
         return plain
       }
       const temp = tmp()
@@ -245,7 +256,13 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
         // Imported when first needed: node:net costs every session's start-up otherwise.
         if (!proxy) proxy = import("./proxy.ts").then(({ startProxy }) => startProxy(join(temp, "proxy.sock"), gate))
         const running = yield* Effect.promise(() => proxy!.then((x) => x as SandboxProxy | Error, (e: Error) => e))
-        if (running instanceof Error) return yield* new SandboxUnavailableError({ message: `anvil's network proxy could not start: ${running.message}` })
+        if (running instanceof Error) {
+          return yield* new SandboxUnavailableError({
+            refusedBy: "machine",
+            message: `anvil's network proxy could not start: ${running.message}`,
+            nextStep: `Check that anvil may make a Unix socket in its temporary folder (${temp}), or set sandbox.network to "off" or "on" in anvil.json (no proxy).`,
+          })
+        }
         socketPath = running.socketPath
       }
       // Built under the ledger's lock, with the stand-ins placed and recorded: another command of this
@@ -254,9 +271,9 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       const p = held.value
       // Fail closed: hiding only the first places a walk reached would let a command that makes many decoys (or
       // 50,000 files) read the rest.
-      if (p.masksStopped === true) {
+      if (p.masksRefused !== undefined) {
         held.release()
-        return yield* new SandboxUnavailableError({ kind: "masks", message: masksStoppedMessage })
+        return yield* new SandboxUnavailableError({ refusedBy: "rules", ...p.masksRefused })
       }
       // Outside the session folder, which the command may write: only what anvil wrote is laid over info/exclude.
       const overlay = (name: string, text: string) => {

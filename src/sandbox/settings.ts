@@ -15,8 +15,14 @@ export interface RuleMask {
   readonly rule: string
 }
 
-/** The places the `read` rules hide as a command starts; `stopped`: the walk for patterns stopped before the end. */
-export type ReadMasks = () => { readonly places: ReadonlyArray<RuleMask>; readonly stopped: boolean }
+/** Entries the walk for the `read` rules' patterns looks at before it stops (permission/mask-walk.ts): a command's start must not wait on a huge tree. */
+export const MAX_MASK_ENTRIES = 50_000
+
+/**
+ * The places the `read` rules hide as a command starts; `stopped`: the walk for patterns stopped before the end;
+ * `everything`: the rule as written when `read`'s own level refuses or asks about every path (no place to hide).
+ */
+export type ReadMasks = () => { readonly places: ReadonlyArray<RuleMask>; readonly stopped: boolean; readonly everything?: string }
 
 /** anvil.json `sandbox.*`, read and checked. */
 export interface SandboxSettings {
@@ -31,7 +37,7 @@ export interface SandboxSettings {
   readonly denyRead: ReadonlyArray<string>
   /**
    * The places the `read` deny and ask rules name or match (permission/read-masks.ts), looked for as each command
-   * starts: hidden from commands too, unless git tracks something there or needs it (see untrackedPlaces).
+   * starts: hidden from commands too, unless git needs it (see hideablePlaces).
    */
   readonly readMasks?: ReadMasks
   /** Built-in secrets commands may read after all (the user's choice: a project's own list applies only once trusted). */

@@ -289,7 +289,7 @@ export const runConfined = (request: CommandRequest, { file, argv, env, cwd, rea
     }
     const sandbox = yield* Sandbox
     const wrapped = yield* sandbox.wrap({ cwd: real, unconfined: request.unconfined, command: request.command ?? request.args?.join(" ") }).pipe(
-      Effect.mapError((e) => new SandboxRefused({ message: e.message, cwd, ...(e.kind ? { kind: e.kind } : {}) })),
+      Effect.mapError((e) => new SandboxRefused({ message: e.message, cwd, refusedBy: e.refusedBy, nextStep: e.nextStep })),
       Effect.tapError(() => Effect.sync(() => closeQuietly(folder.fd))),
     )
     const outcome = yield* runner

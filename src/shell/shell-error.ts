@@ -6,9 +6,16 @@ export class WorkdirNotFound extends Data.TaggedError("WorkdirNotFound")<{ reado
 /** The working directory is not a directory. */
 export class WorkdirNotDirectory extends Data.TaggedError("WorkdirNotDirectory")<{ readonly cwd: string }> {}
 
-/** The command sandbox is required and cannot confine the command. */
-/** `masks`: the read rules match more places than the sandbox hides (see sandbox.ts SandboxUnavailableError). */
-export class SandboxRefused extends Data.TaggedError("SandboxRefused")<{ readonly message: string; readonly cwd: string; readonly kind?: "masks" }> {}
+/**
+ * The command sandbox cannot confine the command as the settings ask: on this machine (`machine`) or under the
+ * permission rules (`rules`), with the user's next step (see sandbox.ts SandboxUnavailableError).
+ */
+export class SandboxRefused extends Data.TaggedError("SandboxRefused")<{
+  readonly message: string
+  readonly cwd: string
+  readonly refusedBy: "machine" | "rules"
+  readonly nextStep: string
+}> {}
 
 /** The program could not be started: not found, not executable, or another spawn failure. */
 export class CommandNotStarted extends Data.TaggedError("CommandNotStarted")<{

@@ -35,14 +35,7 @@ export const shellToolError = (e: ShellError, call: ShellCall): ToolError => {
     case "WorkdirNotDirectory":
       return invalidParam("workdir", `${e.cwd} is not a directory`)
     case "SandboxRefused":
-      return e.kind === "masks"
-        ? toolError("PERMISSION_DENIED", e.message, {
-            context,
-            details:
-              "Remove the files a command made that match the rules, or narrow the rules so they match fewer places (anchor a pattern to its folder: \"./keys/*.pem\" rather than \"*.pem\"), " +
-              "or give places back to commands with sandbox.allow_read in anvil.json. `anvil sandbox` lists what the rules hide.",
-          })
-        : toolError("EXECUTION_ERROR", e.message, { context, details: "Install bubblewrap, or set sandbox.require to false in anvil.json to run commands unconfined." })
+      return toolError(e.refusedBy === "rules" ? "PERMISSION_DENIED" : "EXECUTION_ERROR", e.message, { context, details: e.nextStep })
     case "CommandNotStarted":
       if (e.kind === "not_found") {
         return toolError("NOT_FOUND", `Command not found: ${e.file}`, {

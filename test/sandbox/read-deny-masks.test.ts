@@ -3,14 +3,15 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeConfig } from "../../src/config/config.ts"
 import { readRuleMasks } from "../../src/permission/read-masks.ts"
-import { buildPolicy, MAX_RULE_MASKS } from "../../src/sandbox/policy.ts"
+import { buildPolicy } from "../../src/sandbox/policy.ts"
+import { MAX_RULE_MASKS, tooManyMasks } from "../../src/sandbox/rule-masks.ts"
 import { readSandboxSettings } from "../../src/sandbox/settings.ts"
-import { untrackedPlaces } from "../../src/sandbox/untracked-places.ts"
+import { hideablePlaces } from "../../src/sandbox/hideable-places.ts"
 import { tempDir } from "../support/harness.ts"
 import { anvilBinary, requireBwrap, runBinary } from "./binary.ts"
 
-// What read deny rules name, confined commands do not read either: the places the rules name literally, where git
-// tracks nothing (an emptied tracked folder would be committed as deleted by a command's git add -A).
+// What read deny rules name, confined commands do not read either, tracked or not: a tracked file becomes a device file
+// (git refuses to stage it), and a hidden folder gets what git tracks in it made again (never seen as deleted).
 setDefaultTimeout(60_000)
 
 const git = (cwd: string, ...args: Array<string>) => Bun.spawnSync(["git", "-c", "user.email=a@b", "-c", "user.name=a", ...args], { cwd })
@@ -70,39 +71,66 @@ describe("the places read deny and ask rules name or match", () => {
     })
     // A dependency or build folder is walked only for a rule anchored into it.
     expect(masksOf(root, { "node_modules/**/*.pem": "deny" })!.places).toEqual([["node_modules/pkg/n.pem", "node_modules/**/*.pem"]])
-    expect(masksOf(root, "deny")).toBeUndefined()
-    expect(masksOf(root, { "*": "ask", "src/**": "allow" })).toBeUndefined()
+    // read's own level names every file, which no set of places covers: it comes whole, for the sandbox to refuse.
+    const whole = (rules: unknown) => readRuleMasks(makeConfig({ permission: { read: rules } }, {}), root)?.()
+    expect(whole("deny")).toEqual({ places: [], stopped: false, everything: `"read": "deny" in "permission" of the settings in force` })
+    expect(whole({ "*": "ask", "src/**": "allow" })?.everything).toStartWith(`"read": {"*": "ask"}`)
+    expect(whole({ "*": "allow", "x.txt": "deny" })?.everything).toBeUndefined()
   })
 
-  test("only places that exist, that git tracks nothing in and git does not need", () => {
+  test("only places that exist and git does not need; a folder with the paths git tracks in it, by the index git uses", () => {
     const root = repo()
     const places = ["sec", "secret.txt", ".env", "tracked", "missing.txt", "tracked/t.txt", ".git", ".git/config"].map((p) => join(root, p))
-    const paths = (r: string, ps: Array<string>) => untrackedPlaces(r, ps).map((p) => p.path)
-    expect(paths(root, places)).toEqual(["sec", "secret.txt", ".env"].map((p) => join(root, p)))
+    const shown = (r: string, ps: Array<string>, env = {}) =>
+      hideablePlaces(r, ps, env).map((p) => [p.path, p.dir, p.tracked === undefined ? "unknown" : p.tracked.map((t) => `${t.path}:${t.kind}`)] as const)
+    expect(shown(root, places)).toEqual([
+      [join(root, "sec"), true, []],
+      [join(root, "secret.txt"), false, []],
+      [join(root, ".env"), false, []],
+      [join(root, "tracked"), true, [`${join(root, "tracked", "t.txt")}:file`]],
+      [join(root, "tracked", "t.txt"), false, []],
+    ])
     // A project that is a folder of a larger repository: the repository's index decides.
     const outer = tempDir("anvil-outer-")
-    mkdirSync(join(outer, "pkg", "keys"), { recursive: true })
-    writeFileSync(join(outer, "pkg", "keys", "k.pem"), "k\n")
-    writeFileSync(join(outer, "pkg", "loose.txt"), "l\n")
+    mkdirSync(join(outer, "pkg", "keys", "deep"), { recursive: true })
+    writeFileSync(join(outer, "pkg", "keys", "deep", "k.pem"), "k\n")
+    writeFileSync(join(outer, "pkg", "keys", "loose.pem"), "l\n")
+    writeFileSync(join(outer, "pkg", "keyset.txt"), "a name sorting between keys and keys/\n")
     git(outer, "init", "-q")
-    git(outer, "add", "pkg/keys")
+    git(outer, "add", "pkg")
+    git(outer, "rm", "-q", "--cached", "pkg/keys/loose.pem")
     git(outer, "commit", "-qm", "first")
-    expect(paths(join(outer, "pkg"), [join(outer, "pkg", "keys"), join(outer, "pkg", "loose.txt"), join(outer, ".git")])).toEqual([join(outer, "pkg", "loose.txt")])
-    // The index is read again when git writes it.
-    git(outer, "add", "pkg/loose.txt")
-    expect(paths(join(outer, "pkg"), [join(outer, "pkg", "loose.txt")])).toEqual([])
+    const keys = [join(outer, "pkg", "keys"), join(outer, ".git")]
+    expect(shown(join(outer, "pkg"), keys)).toEqual([[join(outer, "pkg", "keys"), true, [`${join(outer, "pkg", "keys", "deep", "k.pem")}:file`]]])
+    // The index is read again when git writes it; a submodule in a hidden folder gets a folder, not a file.
+    git(outer, "add", "pkg/keys/loose.pem")
+    const oid = git(outer, "rev-parse", "HEAD").stdout.toString().trim()
+    git(outer, "update-index", "--add", "--cacheinfo", `160000,${oid},pkg/keys/sub`)
+    const now = [`${join(outer, "pkg", "keys", "deep", "k.pem")}:file`, `${join(outer, "pkg", "keys", "loose.pem")}:file`, `${join(outer, "pkg", "keys", "sub")}:dir`]
+    expect(shown(join(outer, "pkg"), keys)).toEqual([[join(outer, "pkg", "keys"), true, now]])
+    // Version 4 (names shortened against the one before) reads the same; a split index cannot be read here.
+    git(outer, "update-index", "--index-version", "4")
+    expect(shown(join(outer, "pkg"), keys)).toEqual([[join(outer, "pkg", "keys"), true, now]])
+    // GIT_INDEX_FILE names the index git uses, relative to the checkout's top as the git tools take it.
+    const alt = { GIT_INDEX_FILE: ".git/alt-index" }
+    Bun.spawnSync(["git", "add", "pkg/keys/loose.pem"], { cwd: outer, env: { ...process.env, GIT_INDEX_FILE: join(outer, ".git", "alt-index") } })
+    expect(shown(join(outer, "pkg"), keys, alt)).toEqual([[join(outer, "pkg", "keys"), true, [`${join(outer, "pkg", "keys", "loose.pem")}:file`]]])
+    expect(shown(join(outer, "pkg"), keys, { GIT_INDEX_FILE: join(outer, ".git", "none-yet") })).toEqual([[join(outer, "pkg", "keys"), true, []]])
+    git(outer, "update-index", "--index-version", "2")
+    git(outer, "update-index", "--split-index")
+    expect(shown(join(outer, "pkg"), keys)).toEqual([[join(outer, "pkg", "keys"), true, "unknown"]])
     // Outside a repository nothing is tracked.
     const plain = tempDir("anvil-plain-")
     writeFileSync(join(plain, "k.txt"), "k\n")
-    expect(paths(plain, [join(plain, "k.txt")])).toEqual([join(plain, "k.txt")])
+    expect(shown(plain, [join(plain, "k.txt")])).toEqual([[join(plain, "k.txt"), false, []]])
     // A link in the project that leads out of it names the link only: its target stays visible (a link to /usr
     // hidden would stop every command); a link within the project hides where it leads, an absolute rule its place.
     const elsewhere = tempDir("anvil-elsewhere-")
     symlinkSync(elsewhere, join(plain, "out"))
     symlinkSync(join(plain, "k.txt"), join(plain, "in.txt"))
-    expect(untrackedPlaces(plain, [join(plain, "out"), join(plain, "in.txt"), elsewhere])).toEqual([
-      { path: join(plain, "k.txt"), given: join(plain, "in.txt"), dir: false },
-      { path: elsewhere, given: elsewhere, dir: true },
+    expect(hideablePlaces(plain, [join(plain, "out"), join(plain, "in.txt"), elsewhere])).toEqual([
+      { path: join(plain, "k.txt"), given: join(plain, "in.txt"), dir: false, tracked: [] },
+      { path: elsewhere, given: elsewhere, dir: true, tracked: [] },
     ])
   })
 
@@ -117,7 +145,7 @@ describe("the places read deny and ask rules name or match", () => {
     expect(readMasks().places.length).toBe(300)
     expect(policy.ruleMasks.length).toBe(MAX_RULE_MASKS)
     expect(policy.hiddenFiles.length).toBe(MAX_RULE_MASKS)
-    expect(policy.masksStopped).toBe(true)
+    expect(policy.masksRefused).toEqual(tooManyMasks)
   })
 })
 
@@ -128,7 +156,7 @@ describe("through the binary", () => {
     binary = await anvilBinary()
   }, 120_000)
 
-  test("bash cannot read what read denies or asks about, literal or by pattern; tracked places and .git stay; a failure on a hidden place names the rule", async () => {
+  test("bash cannot read what read denies or asks about, literal or by pattern, tracked or not; .git stays; a failure on a hidden place names the rule", async () => {
     const root = repo()
     for (const f of ["keys/k.pem", "node_modules/pkg/index.js"]) {
       mkdirSync(join(root, f, ".."), { recursive: true })
@@ -142,28 +170,37 @@ describe("through the binary", () => {
         JSON.stringify({ permission: { read: { "sec/**": "deny", "./secret.txt": "deny", ".env": "deny", "*.pem": "ask", "tracked/": "deny", ".git/": "deny", "node_modules/": "deny" } }, ...extra }),
       )
     settings({})
-    const command = "cat sec/a.txt secret.txt .env app/.env keys/k.pem tracked/t.txt; git status --short; node -e 'require(\"pkg\")' 2>&1 || echo NODE-FAILED; echo x > sec/new"
+    const command =
+      "cat sec/a.txt secret.txt .env app/.env keys/k.pem tracked/t.txt x.txt; git status --short; git add -A 2>&1 || echo ADD-REFUSED; " +
+      "node -e 'require(\"pkg\")' 2>&1 || echo NODE-FAILED; echo x > sec/new"
     const ran = await runBinary(binary, ["tool", "bash", JSON.stringify({ command })], root, { HOME: home })
     const data = JSON.parse(ran.out).data
     expect(`${data.stdout}${data.stderr}`).not.toContain("SEC-")
     expect(data.stdout).not.toContain("NESTED-ENV")
-    expect(data.stdout).toContain("TRACKED")
-    // git still works (.git is never hidden) and sees no tracked file gone.
+    // A tracked file is hidden too (the rule "tracked/" covers the tracked folder).
+    expect(data.stdout).not.toContain("TRACKED")
+    expect(data.stdout).toMatch(/^x$/m)
+    // git still works (.git is never hidden) and sees the tracked file changed, never deleted: it refuses to stage it.
     expect(data.stdout).toContain("?? keys/")
+    expect(data.stdout).toMatch(/^ M tracked\/t\.txt$/m)
     expect(data.stdout).not.toMatch(/^ ?D /m)
+    expect(data.stdout).toContain("tracked/t.txt: can only add regular files")
+    expect(data.stdout).toContain("ADD-REFUSED")
+    expect(git(root, "status", "--porcelain", "--", "tracked").stdout.toString()).toBe("")
     // The failures on hidden places name the rule that hides each.
     const refused = data.sandbox.refused as Array<{ kind: string; subject: string; message: string }>
     const about = (subject: string) => refused.find((r) => r.kind === "masked" && r.subject === subject)?.message
     expect(about("sec")).toContain(`the rule "read": {"sec/**": "deny"} in "permission" of ${join(home, ".config", "anvil", "anvil.json")}`)
     expect(about("app/.env")).toContain(`"read": {".env": "deny"}`)
     expect(about("keys/k.pem")).toContain(`"read": {"*.pem": "ask"}`)
+    expect(about("tracked")).toContain(`"read": {"tracked/": "deny"}`)
     if (Bun.which("node")) {
       expect(data.stdout).toContain("NODE-FAILED")
       expect(about("node_modules")).toContain(`sandbox.allow_read: ["node_modules/"]`)
     }
     const report = await runBinary(binary, ["sandbox"], root, { HOME: home })
     expect(report.out).toContain(`Hidden by a read rule: keys/k.pem ("read": {"*.pem": "ask"}`)
-    expect(report.out).not.toContain(join(root, "tracked"))
+    expect(report.out).toContain(`Hidden by a read rule: tracked ("read": {"tracked/": "deny"}`)
     expect(report.out).not.toContain(join(root, ".git"))
     // sandbox.allow_read gives a folder back to commands; read's rule still holds for anvil's tools.
     settings({ sandbox: { allow_read: ["node_modules/"] } })
@@ -172,6 +209,27 @@ describe("through the binary", () => {
     expect(JSON.parse(back.out).data.stdout).not.toContain("SEC-PEM")
     const read = await runBinary(binary, ["tool", "read", JSON.stringify({ path: "node_modules/pkg/index.js" })], root, { HOME: home })
     expect(JSON.parse(read.out).error.code).toBe("PERMISSION_DENIED")
+  })
+
+  test("read refused or asked about for every file: no confined command runs, and the answer says why and what to do", async () => {
+    const root = repo()
+    const home = tempDir("anvil-home-")
+    mkdirSync(join(home, ".config", "anvil"), { recursive: true })
+    const file = join(home, ".config", "anvil", "anvil.json")
+    for (const read of ["deny", { "*": "ask", "src/**": "allow" }]) {
+      writeFileSync(file, JSON.stringify({ permission: { read } }))
+      const ran = JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command: "cat x.txt" })], root, { HOME: home })).out)
+      expect(ran.status).toBe("error")
+      expect(ran.error.code).toBe("PERMISSION_DENIED")
+      expect(ran.error.message).toContain(`The command was not run: the rule ${read === "deny" ? `"read": "deny"` : `"read": {"*": "ask"}`} in "permission" of ${file}`)
+      expect(ran.text).toContain("run this one command with sandbox: false")
+      expect(JSON.stringify(ran)).not.toContain('"stdout"')
+      const report = await runBinary(binary, ["sandbox"], root, { HOME: home })
+      expect(report.out).toContain("confined commands are refused")
+    }
+    // Unconfined (--sandbox off) the read rules never reach bash, patterns or not.
+    const off = JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command: "cat x.txt" }), "--sandbox", "off"], root, { HOME: home })).out)
+    expect(off.data.stdout).toBe("x")
   })
 
   test("a command that makes more matching files than can be hidden (decoys) gets no command run after it, not the secret", async () => {
