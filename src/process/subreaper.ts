@@ -15,7 +15,8 @@ import { statOf } from "./process-table.ts"
  * first tree that runs unconfined; confined trees need none of it (their PID
  * namespace ends with them). A child the runtime started but anvil's process
  * runner did not (a plugin's own `child_process`, detached into a session of
- * its own) cannot be told from an adopted one: it counts as one.
+ * its own) cannot be told from an adopted one: it counts as one, but is never
+ * reaped here (see {@link adoptedChildren}).
  */
 
 const PR_SET_CHILD_SUBREAPER = 36
@@ -54,9 +55,46 @@ export const ticksNow = (): number => {
 /** The children the runtime started and has not yet seen end (it waits for those itself). */
 const started = new Set<number>()
 
+/**
+ * The processes this one holds a pidfd for (Linux /proc/self/fdinfo shows a pidfd's `Pid:`): the runtime's own
+ * children, since Bun waits for each of its subprocesses through one and closes it once it has reaped it.
+ */
+const pidfdTargets = (): Set<number> => {
+  const out = new Set<number>()
+  let fds: Array<string>
+  try {
+    fds = readdirSync("/proc/self/fdinfo")
+  } catch {
+    return out
+  }
+  for (const fd of fds) {
+    let info: string
+    try {
+      info = readFileSync(`/proc/self/fdinfo/${fd}`, "latin1")
+    } catch {
+      continue // the listing's own descriptor, or one closed meanwhile
+    }
+    const pid = /^Pid:\s*(\d+)/m.exec(info)?.[1]
+    if (pid !== undefined) out.add(Number(pid))
+  }
+  return out
+}
+
+/**
+ * Whether the runtime was seen holding a pidfd for a child it started: only then can its other children be told
+ * from adopted ones (see {@link adoptedChildren}). Looked at for the first few children noted, not at every start.
+ */
+let pidfdsSeen = false
+let pidfdLooks = 0
+const PIDFD_LOOKS = 3
+
 /** Notes a child the runtime started (until `exited` settles, see {@link forgetChild}). */
 export const noteChild = (pid: number): void => {
   started.add(pid)
+  if (!pidfdsSeen && adopting && pidfdLooks < PIDFD_LOOKS) {
+    pidfdLooks++
+    pidfdsSeen = pidfdTargets().has(pid)
+  }
 }
 
 /** The runtime has waited for this child: it is no longer one to leave alone. */
@@ -69,7 +107,12 @@ let ownSession: number | undefined
 
 /**
  * The living processes anvil adopted (its children it did not start), with
- * when each started. Adopted ones that ended meanwhile are reaped.
+ * when each started. Adopted ones that ended meanwhile are reaped, but never
+ * a child the runtime started itself (one of a plugin's, or a Bun.spawn
+ * elsewhere in anvil): Bun's own wait for it would then fail (ECHILD, thrown
+ * where nothing catches it) and its `exited` never settle. Such a child is
+ * told by the pidfd Bun holds for it; where Bun was not seen using pidfds,
+ * no ended child is reaped here (it stays a zombie until anvil exits).
  */
 export const adoptedChildren = (): Array<{ readonly pid: number; readonly start: number }> => {
   if (!adopting) return []
@@ -77,6 +120,7 @@ export const adoptedChildren = (): Array<{ readonly pid: number; readonly start:
   // manages has a session of its own, and nothing can join another session, so no orphan is in this one.
   const session = (ownSession ??= statOf("self")?.session ?? -1)
   const out: Array<{ pid: number; start: number }> = []
+  let runtimes: Set<number> | undefined
   let tasks: Array<string>
   try {
     tasks = readdirSync("/proc/self/task")
@@ -95,8 +139,9 @@ export const adoptedChildren = (): Array<{ readonly pid: number; readonly start:
       if (word === "" || started.has(pid)) continue
       const s = statOf(pid)
       if (s === undefined || s.session === session) continue
-      if (s.state === "Z" || s.state === "X") libc?.waitpid(pid, reaped, WNOHANG)
-      else out.push({ pid, start: s.start })
+      if (s.state === "Z" || s.state === "X") {
+        if (pidfdsSeen && !(runtimes ??= pidfdTargets()).has(pid)) libc?.waitpid(pid, reaped, WNOHANG)
+      } else out.push({ pid, start: s.start })
     }
   }
   return out
