@@ -7,7 +7,7 @@
  *
  * The main thread posts the plugin calls it waits for ({t: "add"|"del"}) and
  * what to print on standard output when one freezes it ({t: "report"}: a text
- * with a placeholder for the message, JSON or not); it
+ * with placeholders for the message and the time of the freeze, JSON or not); it
  * stamps the time into the shared buffer (Float64 at 0) while any call is
  * watched, and the id of the call whose synchronous part is running (Int32 at
  * 8). A call is frozen when its deadline passed while the main thread had not
@@ -28,7 +28,7 @@ const GRACE_MS = 2000
 const WAIT_GRACE_MS = 30000
 const TICK_MS = 250
 const EXIT_CODE = 8
-let beats, current, placeholder, report
+let beats, current, placeholder, timePlaceholder, report
 const watches = new Map()
 let streak = 0
 let lastTick
@@ -144,9 +144,11 @@ const freeze = (late, now, waiting) => {
   else for (const w of blamed) remember(w.memory, "suspect")
   write(2, "anvil: " + message + "\\n")
   if (report) {
-    // In a JSON template the placeholder and the message are both written as JSON escapes them.
-    const [mark, text] = report.json ? [JSON.stringify(placeholder).slice(1, -1), JSON.stringify(message).slice(1, -1)] : [placeholder, message]
-    write(1, report.stdout.split(mark).join(text))
+    // In a JSON template a placeholder and what takes its place are both written as JSON escapes them.
+    const inJson = (text) => (report.json ? JSON.stringify(text).slice(1, -1) : text)
+    const filled = [[placeholder, message], [timePlaceholder, new Date(now).toISOString()]]
+      .reduce((out, [mark, text]) => out.split(inJson(mark)).join(inJson(text)), report.stdout)
+    write(1, filled)
   }
   end()
 }
@@ -178,6 +180,7 @@ self.onmessage = ({ data }) => {
     beats = new Float64Array(data.buffer, 0, 1)
     current = new Int32Array(data.buffer, 8, 1)
     placeholder = data.placeholder
+    timePlaceholder = data.timePlaceholder
     lastTick = Date.now()
     setInterval(tick, TICK_MS)
   } else if (data.t === "add") watches.set(data.id, data)

@@ -26,6 +26,8 @@ export const FROZEN_EXIT_CODE = 8
 export const FREEZE_GRACE_MS = 2000
 /** Where a report template takes the message (see {@link setFreezeReport}). */
 export const FREEZE_MESSAGE = "\u0000anvil-freeze-message\u0000"
+/** Where a report template takes the time of the freeze (ISO 8601), which the watchdog knows only then. */
+export const FREEZE_TIME = "\u0000anvil-freeze-time\u0000"
 
 const BEAT_MS = 250
 
@@ -43,7 +45,10 @@ export interface PluginWatch {
 
 let worker: Worker | undefined
 let shared: { beat: Float64Array; current: Int32Array } | undefined
-/** Standard output's part of a freeze report: `stdout` with {@link FREEZE_MESSAGE} where the message goes (`json`: escaped as JSON). */
+/**
+ * Standard output's part of a freeze report: `stdout` with {@link FREEZE_MESSAGE} where the message goes and
+ * {@link FREEZE_TIME} where the time of the freeze does (`json`: both escaped as JSON).
+ */
 export interface FreezeReport {
   readonly stdout?: string
   readonly json?: boolean
@@ -65,7 +70,7 @@ const start = () => {
   worker = new Worker(URL.createObjectURL(new Blob([WATCHDOG_WORKER_SOURCE], { type: "application/javascript" })))
   // The watchdog never keeps anvil running.
   worker.unref()
-  worker.postMessage({ t: "init", buffer, placeholder: FREEZE_MESSAGE })
+  worker.postMessage({ t: "init", buffer, placeholder: FREEZE_MESSAGE, timePlaceholder: FREEZE_TIME })
   worker.postMessage({ t: "report", ...report })
 }
 

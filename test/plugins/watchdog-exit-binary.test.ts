@@ -62,9 +62,14 @@ describe("after the plugin watchdog ended anvil (exit 8)", () => {
   test("anvil run -f json: one result on stdout with reason plugin_frozen, exit_code 8 and the next step; no process left", async () => {
     const tag = nextTag++
     const { root, env } = sandbox(tag)
+    const before = Date.now()
     const r = await runBinary(["run", "-f", "json", "go"], { cwd: root, env })
+    const after = Date.now()
     expect(r.code).toBe(8)
     const result = JSON.parse(r.stdout)
+    // The time of the freeze, which cannot come before the load's 500 ms limit and the watchdog's 2 s past it.
+    expect(Date.parse(result.timestamp)).toBeGreaterThanOrEqual(before + 2500)
+    expect(Date.parse(result.timestamp)).toBeLessThanOrEqual(after)
     expect(result).toMatchObject({ type: "result", subtype: "error_during_execution", is_error: true, reason: "plugin_frozen", exit_code: 8 })
     expect(result.errors[0]).toContain("plugin 'freezer' (loading) has kept anvil's only thread busy")
     expect(result.errors[0]).toContain('"plugins.disabled": ["freezer"]')
