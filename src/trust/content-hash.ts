@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto"
-import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from "node:fs"
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync, type Stats } from "node:fs"
+import type { Hash } from "node:crypto"
 import { join, relative, sep } from "node:path"
 
 /**
@@ -30,6 +31,26 @@ export class HashProblem {
 
 /** Written by `npm install` and its kin beside the package.json that is hashed. */
 const LOCKFILES = new Set(["package-lock.json", "npm-shrinkwrap.json", "bun.lock", "bun.lockb", "yarn.lock", "pnpm-lock.yaml"])
+
+/** How much of a file is read at once: the hash takes a file in pieces, never whole (a 3 GB file would be held in memory). */
+const CHUNK = 1 << 20
+let chunk: Buffer | undefined
+
+/**
+ * Feeds a file's bytes to `hash`, a piece at a time, up to its end (every byte counts: the hash is what trust is
+ * given to). Opened without waiting and checked once open: what is not a regular file by then (a named pipe, a
+ * device such as /dev/zero, swapped in since it was looked at) would never end, and is refused.
+ */
+const hashFile = (hash: Hash, path: string): void => {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    if (!fstatSync(fd).isFile()) throw new HashProblem(`${path} is not a regular file or a folder`)
+    chunk ??= Buffer.allocUnsafe(CHUNK)
+    for (let n = readSync(fd, chunk, 0, CHUNK, null); n > 0; n = readSync(fd, chunk, 0, CHUNK, null)) hash.update(chunk.subarray(0, n))
+  } finally {
+    closeSync(fd)
+  }
+}
 
 /** What a link leads to, or undefined when it leads nowhere. */
 const targetOf = (file: string): Stats | undefined => {
@@ -65,7 +86,8 @@ const listFiles = (dir: string, out: Array<string>, seen: Set<string> = new Set(
 /**
  * sha256 of a trust subject's content, as `sha256:<hex>`. Synchronous: it runs
  * once per extension at start-up, and a few thousand small reads are quicker
- * than the scheduling around async ones. Throws {@link HashProblem} or the fs error.
+ * than the scheduling around async ones. Throws {@link HashProblem} (a `path`
+ * that is neither a regular file nor a folder among them) or the fs error.
  */
 export const hashContent = (content: TrustContent): string => {
   const hash = createHash("sha256")
@@ -75,7 +97,8 @@ export const hashContent = (content: TrustContent): string => {
   }
   const top = statSync(content.path)
   if (!top.isDirectory()) {
-    hash.update("file\0").update(readFileSync(content.path))
+    hash.update("file\0")
+    hashFile(hash, content.path)
     return `sha256:${hash.digest("hex")}`
   }
   const files: Array<string> = []
@@ -89,8 +112,14 @@ export const hashContent = (content: TrustContent): string => {
     if (info.isSymbolicLink()) {
       hash.update("link\0").update(readlinkSync(file))
       const target = targetOf(file)
-      if (target?.isFile()) hash.update("\0").update(String(target.size)).update("\0").update(readFileSync(file))
-    } else if (info.isFile()) hash.update(String(info.size)).update("\0").update(readFileSync(file))
+      if (target?.isFile()) {
+        hash.update("\0").update(String(target.size)).update("\0")
+        hashFile(hash, file)
+      }
+    } else if (info.isFile()) {
+      hash.update(String(info.size)).update("\0")
+      hashFile(hash, file)
+    }
     hash.update("\0")
   }
   return `sha256:${hash.digest("hex")}`
