@@ -1,4 +1,5 @@
 import { writeSync } from "node:fs"
+import { killDescendantsNow } from "../process/descendants.ts"
 import { killAllManagedNow } from "../process/managed-registry.ts"
 
 /**
@@ -7,7 +8,8 @@ import { killAllManagedNow } from "../process/managed-registry.ts"
  * normally takes a few seconds, but a hook or a server that ignores the cancel would keep anvil for as long as it
  * likes, and a supervisor's own stop timeout (docker stop waits 10 s) would then SIGKILL anvil, which leaves its
  * processes and writes no result. So past this limit anvil writes what the command has not (its result), KILLs every
- * process tree and cage it started, and exits with the signal's status.
+ * process tree and cage it started and every other process it still has running (a plugin's own, see
+ * process/descendants.ts), and exits with the signal's status.
  */
 const DEFAULT_STOP_WAIT_MS = 30_000
 
@@ -46,6 +48,7 @@ export const armStopBackstop = (signal: string, code: number, lastWords: () => v
         // stderr is gone
       }
       killAllManagedNow()
+      killDescendantsNow()
       process.exit(code)
     }
   }

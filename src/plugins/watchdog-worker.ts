@@ -1,3 +1,5 @@
+import { END_DESCENDANTS_SOURCE } from "../process/descendants.ts"
+
 /**
  * The watchdog's own thread (watchdog.ts starts it from this text as a Blob
  * URL: a compiled binary runs a Worker only from an embedded entry point or a
@@ -55,57 +57,12 @@ const remember = (memory, kind) => {
   } catch {}
 }
 
-// anvil's descendants by /proc (pid, parent, group), but the process watchdog (process/watchdog.ts, argv[0]
-// "anvil-watchdog") and what runs under it: it must outlive anvil to sweep the marked processes and cages.
-const descendants = () => {
-  const all = []
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^[0-9]+$/.test(name)) continue
-    try {
-      const stat = fs.readFileSync("/proc/" + name + "/stat", "latin1")
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      all.push({ pid: Number(name), ppid: Number(f[1]), pgid: Number(f[2]) })
-    } catch {}
-  }
-  const found = []
-  let parents = new Set([process.pid])
-  while (parents.size > 0) {
-    const next = new Set()
-    for (const p of all) {
-      if (!parents.has(p.ppid)) continue
-      let argv = []
-      try { argv = fs.readFileSync("/proc/" + p.pid + "/cmdline", "latin1").split("\0") } catch {}
-      if (p.ppid === process.pid && argv[3] === "anvil-watchdog") continue
-      found.push(p)
-      next.add(p.pid)
-    }
-    parents = next
-  }
-  return found
-}
-
 // A plugin's own child processes (a server it started while loading) are not anvil's managed trees, and anvil's
-// thread, which ends those, is the one stuck: they are KILLed here, with their groups, or they would outlive anvil.
-// Stopped first, so that none forks meanwhile; looked at again for orphans handed to anvil (its subreaper).
-const endDescendants = () => {
-  try {
-    const own = process.pid
-    const ownGroup = Number(fs.readFileSync("/proc/self/stat", "latin1").split(") ")[1].split(" ")[2])
-    for (let round = 0; round < 3; round++) {
-      const found = descendants()
-      if (found.length === 0) return
-      for (const p of found) { try { process.kill(p.pid, "SIGSTOP") } catch {} }
-      for (const p of found) {
-        // Never anvil's own group: the rest of a shell pipeline (the reader of anvil's output) is in it.
-        if (p.pgid === p.pid && p.pgid !== ownGroup && p.pgid !== own) { try { process.kill(-p.pgid, "SIGKILL") } catch {} }
-        try { process.kill(p.pid, "SIGKILL") } catch {}
-      }
-    }
-  } catch {}
-}
+// thread, which ends those, is the one stuck: they are KILLed here (process/descendants.ts), or they would outlive anvil.
+const endDescendants = ${END_DESCENDANTS_SOURCE}
 
 const end = () => {
-  endDescendants()
+  endDescendants(fs)
   try {
     const { dlopen } = require("bun:ffi")
     const libc = dlopen(process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6", { _exit: { args: ["i32"], returns: "void" } })

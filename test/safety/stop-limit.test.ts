@@ -8,7 +8,7 @@ import { anvilBinary, processesMatching, waitUntil } from "./binary.ts"
 
 // The stop after a first signal has a limit (src/cli/stop-backstop.ts): a plugin's session.end hook that never
 // answers (its own limit set to ten minutes) keeps the session's close waiting; past ANVIL_STOP_WAIT anvil KILLs
-// what it started (a background command still running) and exits with the signal's status.
+// what it started (a background command still running, the plugin's own children) and exits with the signal's status.
 setDefaultTimeout(60_000)
 
 let binary = ""
@@ -18,7 +18,11 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(() => servers.forEach((s) => s.stop()))
 
-const HANG = `import { definePlugin } from "anvil/plugin"
+/** The hanging plugin, with two children of its own: one holding anvil's stderr, one in a group of its own. */
+const hang = (tag: number) => `import { spawn } from "node:child_process"
+import { definePlugin } from "anvil/plugin"
+spawn("sh", ["-c", "sleep ${tag}.3 & wait"], { stdio: ["ignore", "ignore", "inherit"] })
+spawn("sleep", ["${tag}.4"], { stdio: "ignore", detached: true })
 export default definePlugin({ name: "hang", api: 1, hooks: { "session.end": () => new Promise(() => {}) } })
 `
 
@@ -27,7 +31,7 @@ const setup = (tag: number) => {
   const base = tempDir("anvil-stop-env-")
   const env = { XDG_CONFIG_HOME: join(base, "config"), XDG_CACHE_HOME: join(base, "cache"), HOME: join(base, "home") }
   mkdirSync(env.HOME, { recursive: true })
-  writeTree(join(env.XDG_CONFIG_HOME, "anvil"), { "anvil.json": JSON.stringify({ plugins: { hook_timeout_ms: 600_000 } }), "plugins/hang.ts": HANG })
+  writeTree(join(env.XDG_CONFIG_HOME, "anvil"), { "anvil.json": JSON.stringify({ plugins: { hook_timeout_ms: 600_000 } }), "plugins/hang.ts": hang(tag) })
   // A background command that lives on (its own session), then a foreground one the signal cancels.
   const server = fakeOpenAI([
     { tool_calls: [{ name: "bash", arguments: { command: `setsid sleep ${tag}.1`, run_in_background: true } }] },
@@ -53,7 +57,8 @@ describe("the stop after a signal has a limit", () => {
         stdout: "pipe",
         stderr: "pipe",
       })
-      expect(await waitUntil(() => left(tag).length >= 2)).toBe(true)
+      // The command's two and the plugin's two (whose first holds stderr: reading it to its end needs it gone).
+      expect(await waitUntil(() => left(tag).length >= 4)).toBe(true)
       proc.kill(signal)
       const [out, err, exit] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
       expect(exit).toBe(code)
