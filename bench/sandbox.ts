@@ -37,6 +37,23 @@ const prepareTree = (ctx: BenchContext): string => {
   return dir
 }
 
+/** bench/.work/sandbox-masks: a project of 20,000 files in 400 folders (20 × 20 × 50) with three untracked keys, made once. */
+const prepareMasksTree = (ctx: BenchContext): string => {
+  const dir = join(ctx.work, "sandbox-masks")
+  if (existsSync(join(dir, "done"))) return dir
+  ctx.log("sandbox: generating a 20,000-file tree, once")
+  mkdirSync(join(dir, ".git", "hooks"), { recursive: true })
+  for (let a = 0; a < 20; a++)
+    for (let b = 0; b < 20; b++) {
+      const sub = join(dir, `pkg${a}`, `mod${b}`)
+      mkdirSync(sub, { recursive: true })
+      for (let c = 0; c < 50; c++) writeFileSync(join(sub, `f${c}.ts`), `export const v${c} = ${c}\n`)
+      if (b === 0 && a % 7 === 0) writeFileSync(join(sub, "key.pem"), "k\n")
+    }
+  writeFileSync(join(dir, "done"), "")
+  return dir
+}
+
 /** A test-runner-like command: reads every test file, runs each check, writes a report and a temporary file. */
 const SUITE =
   'n=0; for f in tests/*.test.sh; do . "$f" || exit 1; n=$((n+1)); done; echo "$n passed" > report.txt; echo x > "${TMPDIR:-/tmp}/suite.$$"; rm -f "${TMPDIR:-/tmp}/suite.$$"; cat report.txt'
@@ -137,6 +154,26 @@ export const sandbox: BenchGroup = {
         reference: `sh -c true ${ms(shTrue)}`,
         ratio: bigTree / shTrue,
         note: `${ms(bigTree - viaAnvil)} more than the same call in the 1,000-file project; anvil's CPU ${ms(bigCpu)} (the nested-git walk of 1,000 folders before and after the command, from the shape the previous call stored)`,
+      })
+      // Pattern read rules: before each confined command anvil walks the project for the places they match
+      // (src/permission/mask-walk.ts), each folder stat'ed against what the previous call kept (mask-walk-store.ts).
+      const masksTree = prepareMasksTree(ctx)
+      const rulesHome = join(ctx.work, "sandbox-home-read-rules")
+      mkdirSync(join(rulesHome, ".config", "anvil"), { recursive: true })
+      writeFileSync(join(rulesHome, ".config", "anvil", "anvil.json"), JSON.stringify({ permission: { read: { "*.pem": "deny", ".env": "deny" } } }))
+      const [withRules, withoutRules, rulesCpu, noRulesCpu] = await paired(
+        ["/usr/bin/env", `HOME=${rulesHome}`, ...tool("workspace-write")],
+        ["/usr/bin/env", `HOME=${ctx.env.HOME ?? rulesHome}`, ...tool("workspace-write")],
+        runs,
+        ctx,
+        masksTree,
+      )
+      rows.push({
+        name: "anvil tool bash 'true', sandboxed, 20,000-file project, \"*.pem\" and \".env\" read rules",
+        value: ms(withRules),
+        reference: `without the rules ${ms(withoutRules)}`,
+        ratio: withRules / withoutRules,
+        note: `adds ${ms(withRules - withoutRules)}, CPU ${ms(rulesCpu)} against ${ms(noRulesCpu)}: the walk for the places the patterns match (400 folders stat'ed against what the previous call kept, the three keys hidden), and the git index read for what is tracked`,
       })
       return rows
     } finally {

@@ -44,13 +44,29 @@ const prepared = (rule: PatternRule): Prepared => {
   return { rule, tail: ASCII.test(tail) ? tail : "", anywhere: glob.startsWith("**") }
 }
 
-/** What one folder gave a walk, kept with the folder's times: a folder whose times are unchanged gives the same. */
-interface Visit {
-  readonly mtimeMs: number
-  readonly ctimeMs: number
+/**
+ * A folder changed within this long before a walk looked may get a later change within the same clock tick (file
+ * times advance by the kernel's tick, milliseconds; a second on some file systems), which leaves its times as they
+ * were: what is that recent is listed again by the next walk instead of trusted (as git does with racily clean files).
+ */
+const RACY_MS = 2_500
+
+/**
+ * What one folder gave a walk, kept with the folder's stamp (inode, ctime, mtime): a folder whose stamp is unchanged
+ * gives the same, since any entry made, removed or renamed in it moves its ctime, which no command can set back.
+ */
+export interface Visit {
+  /** Undefined when the folder changed too recently to trust (see RACY_MS): listed again next time. */
+  readonly stamp: string | undefined
   readonly found: ReadonlyArray<WalkMatch>
   readonly folders: ReadonlyArray<string>
   readonly entries: number
+}
+
+/** Where a walk's visits are kept for the next anvil process (mask-walk-store.ts). */
+export interface VisitStore {
+  readonly load: () => Map<string, Visit> | undefined
+  readonly save: (visits: ReadonlyMap<string, Visit>) => void
 }
 
 /**
@@ -59,26 +75,37 @@ interface Visit {
  * one), but not `.git` (commands need it for git to work), nor dependency and build folders (`node_modules`,
  * `dist`, … the search tools' default list) unless a rule is anchored into one, nor a folder no rule can reach
  * into; a folder a rule matches is one place. What each folder gave is kept and worked out again only when the
- * folder's times change (an entry added, removed or renamed), so a later command's start stats the folders
- * rather than listing and matching them.
+ * folder's stamp changes (an entry added, removed or renamed) or is too recent to trust, so a later command's start
+ * stats the folders rather than listing and matching them; given a store, so does the next anvil process's.
  */
-export const maskWalker = (root: string, rules: ReadonlyArray<PatternRule>) => {
+export const maskWalker = (
+  root: string,
+  rules: ReadonlyArray<PatternRule>,
+  /** How recent a folder's change may be and its visit still kept (tests shorten it). */
+  racyMs: number = RACY_MS,
+) => {
   // A deny rule is named before an ask rule matching the same place: it is the one that decides.
   const ordered = [...rules].sort((a, b) => (a.level === b.level ? 0 : a.level === "deny" ? -1 : 1)).map(prepared)
   // A rule that names a place at any depth (`**/…`, a bare name) does not take the walk into a heavy folder.
   const anchored = ordered.filter((r) => !r.anywhere)
   // Names no rule can match are never decoded (the kernel's listing is read as bytes): only folders and these.
   const keep = ordered.some((r) => r.tail === "") ? undefined : new NameFilter(ordered.map((r) => ({ prefix: "", suffix: r.tail.slice(r.tail.lastIndexOf("/") + 1), exact: false })))
-  const visits = new Map<string, Visit>()
+  let visits = new Map<string, Visit>()
+  let loaded = false
+  // Whether the visits differ from what the store holds.
+  let unsaved = false
+  let since = 0
   const visit = (dir: string): Visit | undefined => {
     const abs = dir === "" ? root : join(root, dir)
     let entries: ReadonlyArray<FastEntry>
     let total: number
-    let st
+    let stamp: string | undefined
+    let known: Visit | undefined
     try {
-      st = statSync(abs)
-      const known = visits.get(dir)
-      if (known && known.mtimeMs === st.mtimeMs && known.ctimeMs === st.ctimeMs) return known
+      const st = statSync(abs)
+      stamp = st.ctimeMs >= since ? undefined : `${st.ino}:${st.ctimeMs}:${st.mtimeMs}`
+      known = visits.get(dir)
+      if (stamp !== undefined && known?.stamp === stamp) return known
       const fast = listFastKept(abs, keep)
       if (fast === undefined) return undefined
       if (fast === "fallback") {
@@ -104,11 +131,19 @@ export const maskWalker = (root: string, rules: ReadonlyArray<PatternRule>) => {
         if (HEAVY.has(entry.name) ? anchored.some(reaches) : ordered.some(reaches)) folders.push(rel)
       }
     }
-    const made = { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, found, folders, entries: total }
+    const made = { stamp, found, folders, entries: total }
     visits.set(dir, made)
+    // A folder too recent to keep changes the store only when it replaces one kept there.
+    if (stamp !== undefined || known?.stamp !== undefined) unsaved = true
     return made
   }
-  return (): MaskWalk => {
+  return (store?: VisitStore): MaskWalk => {
+    if (store && !loaded) {
+      loaded = true
+      if (visits.size === 0) visits = store.load() ?? visits
+    }
+    // Before the first stat: what changed after this instant, less the margin, is too recent to trust.
+    since = Date.now() - racyMs
     const found: Array<WalkMatch> = []
     const seen = new Set<string>()
     let queue: ReadonlyArray<string> = [""]
@@ -131,7 +166,15 @@ export const maskWalker = (root: string, rules: ReadonlyArray<PatternRule>) => {
       queue = next
     }
     // Folders gone (or not reached) since are forgotten: a long session does not keep every folder it ever saw.
-    for (const dir of visits.keys()) if (!seen.has(dir)) visits.delete(dir)
+    for (const dir of visits.keys()) {
+      if (seen.has(dir)) continue
+      visits.delete(dir)
+      unsaved = true
+    }
+    if (store && unsaved) {
+      store.save(visits)
+      unsaved = false
+    }
     return { found, stopped }
   }
 }

@@ -2,7 +2,8 @@ import { join } from "node:path"
 import type { ConfigShape } from "../config/config.ts"
 import type { ReadMasks, RuleMask } from "../sandbox/settings.ts"
 import { denyRuleSource } from "./deny-source.ts"
-import { maskWalker } from "./mask-walk.ts"
+import { maskWalker, type VisitStore } from "./mask-walk.ts"
+import { maskWalkStore } from "./mask-walk-store.ts"
 import { withRootTwins } from "./root-twins.ts"
 import { rootGlob } from "./path-patterns.ts"
 import { toolRules, type PatternRule } from "./rules.ts"
@@ -14,10 +15,11 @@ const WILD = /[*?[\]{}]/
  * what read refuses, and a command cannot stop to ask, so an ask rule hides as a deny rule does. A path or folder
  * written literally (`./secret.txt`, `config/prod.env`, `secret/`, `secret/**`, an absolute path) is that place; a
  * pattern (`*.pem`, `**\/secret/`, a bare name such as `.env`, which the rule means at any depth) is looked for by a
- * walk of the project as each command starts (mask-walk.ts). The tool-wide level (`"read": "deny"`, `"*": "ask"`)
- * names no place but every file, which no set of places covers: it comes as `everything`, and the sandbox runs no
- * command (policy.ts). Each place comes with its rule as written and where it is set, for the command's answer to
- * name when the command fails on it. Undefined when no rule narrows.
+ * walk of the project as each command starts (mask-walk.ts; kept in the file `keepIn` names for the next anvil
+ * process, mask-walk-store.ts). The tool-wide level (`"read": "deny"`, `"*": "ask"`) names no place but every file,
+ * which no set of places covers: it comes as `everything`, and the sandbox runs no command (policy.ts). Each place
+ * comes with its rule as written and where it is set, for the command's answer to name when the command fails on
+ * it. Undefined when no rule narrows.
  */
 export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | undefined => {
   const rules = toolRules(withRootTwins(config.get("permission", {} as Record<string, unknown>), root), "read")
@@ -55,9 +57,11 @@ export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | un
     else literal.push({ path: join(root, p), rule: r })
   }
   const walk = patterns.length > 0 ? maskWalker(root, patterns) : undefined
-  return () => {
+  let store: { readonly file: string; readonly store: VisitStore } | undefined
+  return (keepIn) => {
     const places: Array<RuleMask> = literal.map((l) => ({ path: l.path, rule: show(l.rule) }))
-    const walked = walk?.()
+    if (keepIn !== undefined && store?.file !== keepIn) store = { file: keepIn, store: maskWalkStore(keepIn, root, patterns) }
+    const walked = walk?.(keepIn === undefined ? undefined : store?.store)
     for (const m of walked?.found ?? []) places.push({ path: join(root, m.rel), rule: show(m.rule) })
     return { places, stopped: walked?.stopped === true }
   }

@@ -18,6 +18,8 @@ export interface SandboxFacts {
   readonly sockets?: ReadonlyArray<string>
   /** The environment, for the secrets it moves elsewhere (KUBECONFIG, DOCKER_CONFIG…); none when not given. */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** The project's private state folder (its real path), where what a walk found may be kept; none when not given. */
+  readonly stateDir?: string
 }
 
 /** A settings file a command reads without its secrets: `text` is laid over `path`. */
@@ -121,7 +123,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     }
     if (commonDir) gitExclude = standInExclude(commonDir, root, standIns)
   }
-  const { hiddenDirs, hiddenFiles, hiddenTracked, redacted, ruleMasks, masksRefused } = hiddenSecrets(settings, facts)
+  const { hiddenDirs, hiddenFiles, hiddenTracked, redacted, ruleMasks, masksRefused } = hiddenSecrets(settings, facts, writable)
   const writableSet = [...new Set(writable)]
   // anvil's own proxy socket lives in the session folder; sockets under a hidden folder are gone already.
   const hiddenSockets = (facts.sockets ?? []).filter((s) => !inside(s, facts.sessionTmp) && !hiddenDirs.some((d) => inside(s, d)))
@@ -152,7 +154,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
  * holding the project or the session's folder is never hidden (that would
  * hide the project itself).
  */
-const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts) => {
+const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts, writable: ReadonlyArray<string>) => {
   const { root, home } = facts
   const fromEnv = secretsFromEnv(facts.env ?? {})
   const abs = (entry: string) => expandPath(entry.endsWith("/") ? entry.slice(0, -1) : entry, root, home)
@@ -190,7 +192,10 @@ const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts) => {
     const clean = redactSecrets(text)
     if (clean !== undefined) redacted.push({ path: p, text: clean })
   }
-  const masks = ruleMaskMounts(settings.readMasks, [...allowed], facts)
+  // The walk keeps what it found in the state folder only where no command can write it (and plant a visit that hides a file).
+  const { stateDir } = facts
+  const keepIn = stateDir !== undefined && !writable.some((w) => inside(stateDir, w)) ? join(stateDir, "read-masks.json") : undefined
+  const masks = ruleMaskMounts(settings.readMasks, [...allowed], facts, keepIn)
   for (const { path: p, dir } of masks.places) if (!seen(p)) hide(p, dir)
   // Nothing can be mounted inside an empty folder laid over its parent (and it is hidden with it).
   const outer = (p: string) => !hiddenDirs.some((d) => d !== p && inside(p, d))

@@ -62,8 +62,10 @@ export const ruleMaskMounts = (
   readMasks: ReadMasks | undefined,
   givenBack: ReadonlyArray<string>,
   facts: { readonly root: string; readonly sessionTmp: string; readonly env?: Readonly<Record<string, string | undefined>> },
+  /** Where the walk may keep what it found for the next anvil process (see ReadMasks). */
+  keepIn?: string,
 ): RuleMaskMounts => {
-  const masks = readMasks?.()
+  const masks = readMasks?.(keepIn)
   if (masks?.everything !== undefined) return { ruleMasks: [], places: [], tracked: [], refused: everythingRefused(masks.everything) }
   const ruleOf = new Map<string, string>()
   for (const m of masks?.places ?? []) if (!ruleOf.has(m.path)) ruleOf.set(m.path, m.rule)

@@ -174,8 +174,25 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
     configHome: xdgConfigHome(options.env),
     sessionTmp: tmp(),
   })
+  // The project's private state folder (real path), made once; undefined where it cannot be.
+  let stateDir: string | undefined | null = null
+  const stateFolder = (): string | undefined => {
+    if (stateDir === null) {
+      const dir = privateStateDir(options.root, options.env)
+      try {
+        mkdirSync(dir, { recursive: true, mode: 0o700 })
+        stateDir = realpathSync(dir)
+      } catch {
+        stateDir = undefined // every walk reads the whole tree
+      }
+    }
+    return stateDir
+  }
   // The sockets outside are looked up for each command's mounts only (a server may have started since).
-  const commandFacts = (): SandboxFacts => ({ ...facts(), sockets: listeningSockets(), env: options.env })
+  const commandFacts = (): SandboxFacts => {
+    const state = stateFolder()
+    return { ...facts(), sockets: listeningSockets(), env: options.env, ...(state !== undefined ? { stateDir: state } : {}) }
+  }
   const policy = () => (status.confining ? buildPolicy(settings, commandFacts()) : undefined)
   // The nested git repositories as the last confined command left them (taken before the first one).
   let nestedGit: NestedGitSnapshot | undefined
@@ -186,14 +203,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   let nestedUnsaved = false
   const takeNestedGit = (p: SandboxPolicy): NestedGitSnapshot => {
     if (nestedGit) return nestedGit
-    const dir = privateStateDir(options.root, options.env)
-    let real: string | undefined
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 })
-      real = realpathSync(dir)
-    } catch {
-      // no state folder: every walk reads the whole tree
-    }
+    const real = stateFolder()
     nestedStore = real !== undefined && classifyPath(p, real) !== "writable" ? nestedGitStore(nestedGitFile(real), facts().root) : undefined
     const snapshot = snapshotNestedGit(facts().root, true, nestedStore?.load())
     nestedUnsaved = snapshot.read > 0

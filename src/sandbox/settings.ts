@@ -21,8 +21,9 @@ export const MAX_MASK_ENTRIES = 50_000
 /**
  * The places the `read` rules hide as a command starts; `stopped`: the walk for patterns stopped before the end;
  * `everything`: the rule as written when `read`'s own level refuses or asks about every path (no place to hide).
+ * `keepIn`: a file where the walk may keep what it found for the next anvil process (one no command can write).
  */
-export type ReadMasks = () => { readonly places: ReadonlyArray<RuleMask>; readonly stopped: boolean; readonly everything?: string }
+export type ReadMasks = (keepIn?: string) => { readonly places: ReadonlyArray<RuleMask>; readonly stopped: boolean; readonly everything?: string }
 
 /** anvil.json `sandbox.*`, read and checked. */
 export interface SandboxSettings {
