@@ -5,6 +5,8 @@
  * No node:fs either, for that start's sake.
  */
 
+import { escapedByteAt, hasEscapedBytes } from "../workspace/path-bytes.ts"
+
 /** One git process to start: exactly what is handed to the operating system, apart from anvil's process mark. */
 export interface GitCommand {
   readonly file: string
@@ -75,13 +77,33 @@ export const gitSetup = (env: Readonly<Record<string, string | undefined>>, conf
   return file === undefined ? undefined : { file, env: gitEnvironment(env) }
 }
 
-/** `git <args>` in `cwd` as it is started. */
-export const gitCommand = (setup: GitSetup, cwd: string, args: ReadonlyArray<string>, extraEnv?: Readonly<Record<string, string>>): GitCommand => ({
-  file: setup.file,
-  args: [...SAFE_ARGS, ...args],
-  cwd,
-  env: extraEnv ? { ...setup.env, ...extraEnv } : setup.env,
-})
+/** `arg` as printf's `%b` turns it back into its bytes: each raw byte in octal (`\0351`), a backslash doubled. */
+const printfForm = (arg: string): string => {
+  let out = ""
+  for (let i = 0; i < arg.length; i++) {
+    const byte = escapedByteAt(arg, i)
+    out += byte >= 0 ? `\\0${byte.toString(8)}` : arg[i] === "\\" ? "\\\\" : arg[i]
+  }
+  return out
+}
+
+/**
+ * Rebuilds each argument from its printf form and runs the program with them: `x` keeps trailing line feeds
+ * from the command substitution, `shift $n` drops the printf forms, `exec` leaves git itself in the process.
+ */
+const REBUILD = 'n=$#; for a do b=$(printf "%bx" "$a"); set -- "$@" "${b%x}"; done; shift "$n"; exec "$@"'
+
+/**
+ * `git <args>` in `cwd` as it is started. A path argument naming a file whose name is not UTF-8 (a Latin-1
+ * `caf\351.txt`) cannot be handed to a program as it is (arguments go out as UTF-8, such a byte as U+FFFD,
+ * naming no file): then /bin/sh rebuilds the arguments' bytes from their printf forms and execs git with them.
+ */
+export const gitCommand = (setup: GitSetup, cwd: string, args: ReadonlyArray<string>, extraEnv?: Readonly<Record<string, string>>): GitCommand => {
+  const all = [...SAFE_ARGS, ...args]
+  const env = extraEnv ? { ...setup.env, ...extraEnv } : setup.env
+  if (!args.some(hasEscapedBytes)) return { file: setup.file, args: all, cwd, env }
+  return { file: "/bin/sh", args: ["-c", REBUILD, "sh", printfForm(setup.file), ...all.map(printfForm)], cwd, env }
+}
 
 /** Whether two commands are the same to the last argument and variable. */
 export const sameCommand = (a: GitCommand, b: GitCommand): boolean => {

@@ -14,6 +14,7 @@ import { noWorkTree } from "./no-work-tree.ts"
 import { gitDirElsewhere } from "./git-dir-env.ts"
 import { workTreeRules, type WorkTreeRules } from "./work-files.ts"
 import { isRefusal, storedContentFs, utf8NamesFs } from "./work-tree-fs.ts"
+import { relativeKeeping } from "../workspace/path-bytes.ts"
 import { findRepository, isGitDirectory, linkedGitdir, placeAt, repositorySettings, statOrUndefined, type RepositoryPlace } from "./repository-place.ts"
 
 /** An open repository: where it is and how to call isomorphic-git on it. */
@@ -179,7 +180,7 @@ const openAt = (place: RepositoryPlace, plainFs: GitFsClient, env: Readonly<Reco
       }),
     )
   const relative = (absolute: string) => {
-    const rel = relativePath(dir, absolute)
+    const rel = relativeKeeping(dir, absolute, relativePath)
     if (rel.startsWith("..") || isAbsolute(rel)) return undefined
     return rel.split(sep).join("/")
   }

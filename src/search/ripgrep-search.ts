@@ -209,25 +209,34 @@ const NO_LINES: ReadonlyArray<MatchLine> = []
 
 /**
  * Parses `path\0count\n` records: one pass over each block, no string per
- * line (a search where every file matches has one record per file).
+ * line (a search where every file matches has one record per file). A path
+ * may hold a line feed of its own (the NUL, never in a name, ends it), so a
+ * block of whole lines can end inside a record: its start waits for the next.
  */
 class CountCollector implements Collector {
   readonly files: Array<FileResult> = []
   readonly full = false
   readonly filesSearched = undefined
+  private pending = ""
 
-  take(text: string): void {
+  take(block: string): void {
+    const text = this.pending === "" ? block : this.pending + block
+    this.pending = ""
+    // Blocks of whole lines end with a line feed; the output's last piece (a record without one) may not.
+    const final = !block.endsWith("\n")
     let start = 0
     while (start < text.length) {
-      let nl = text.indexOf("\n", start)
-      if (nl === -1) nl = text.length
-      const nul = text.lastIndexOf("\0", nl)
-      if (nul >= start) {
-        const count = parseCount(text, nul + 1, nl)
-        if (count > 0) {
-          const path = text.startsWith("./", start) ? text.slice(start + 2, nul) : text.slice(start, nul)
-          this.files.push({ path, matchedLines: count, lines: NO_LINES })
-        }
+      const nul = text.indexOf("\0", start)
+      const found = nul === -1 ? -1 : text.indexOf("\n", nul)
+      const nl = found === -1 && final && nul !== -1 ? text.length : found
+      if (nl === -1) {
+        this.pending = text.slice(start)
+        return
+      }
+      const count = parseCount(text, nul + 1, nl)
+      if (count > 0) {
+        const path = text.startsWith("./", start) ? text.slice(start + 2, nul) : text.slice(start, nul)
+        this.files.push({ path, matchedLines: count, lines: NO_LINES })
       }
       start = nl + 1
     }

@@ -13,6 +13,7 @@ import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import { closeQuietly } from "../workspace/checked-fs.ts"
 import { openChecked } from "../workspace/checked-open.ts"
 import { Workspace } from "../workspace/workspace.ts"
+import { showPath } from "../workspace/path-bytes.ts"
 import description from "./git_add.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
 import { gitHidden, splitHidden, withheldReport } from "./git-hidden.ts"
@@ -143,13 +144,13 @@ export const gitAddTool = defineTool({
       const { kept: changes, withheld } = splitHidden(hidden, staged.changes, (c) => [{ path: c.path, dir: false }])
       const report = withheldReport(hidden, withheld, "staged path")
       const files = changes.map((c) => c.path)
-      const lines = changes.map((c) => `${c.change === "added" ? "A" : c.change === "deleted" ? "D" : "M"}  ${c.path}`)
+      const lines = changes.map((c) => `${c.change === "added" ? "A" : c.change === "deleted" ? "D" : "M"}  ${showPath(c.path)}`)
       const summary =
         changes.length === 0
           ? withheld.length === 0 ? "Nothing new to stage: the named paths match the index already." : "Staged:"
           : `Staged ${counted(changes.length, "file")}:`
       const skipped =
-        ignored.length > 0 ? `\n\nSkipped (ignored by .gitignore, not staged): ${ignored.join(", ")}. Stage them only if the user asks, with Bash \`git add -f\`.` : ""
+        ignored.length > 0 ? `\n\nSkipped (ignored by .gitignore, not staged): ${ignored.map(showPath).join(", ")}. Stage them only if the user asks, with Bash \`git add -f\`.` : ""
       return {
         ...(ignored.length > 0 ? { status: "partial" as const } : {}),
         header: `GitAdd: ${given.join(", ")}`,

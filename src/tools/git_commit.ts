@@ -21,6 +21,7 @@ import { defineTool } from "../tool-framework/definition.ts"
 import { invalidParam, toolError } from "../protocol/tool-error.ts"
 import description from "./git_commit.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
+import { showPath } from "../workspace/path-bytes.ts"
 import { gitHidden, splitHidden, withheldReport } from "./git-hidden.ts"
 
 /** Options that rewrite history, force or skip checks: never honoured, even written into the message. */
@@ -196,7 +197,7 @@ export const gitCommitTool = defineTool({
       const { kept: shown, withheld } = splitHidden(hidden, all, (c) => [...(c.from === undefined ? [] : [{ path: c.from, dir: false }]), { path: c.path, dir: false }])
       const report = withheldReport(hidden, withheld, "committed path")
       const lines = shown.map((c) =>
-        c.change === "renamed" ? ` rename ${c.from} => ${c.path}` : ` ${c.change === "added" ? "create" : c.change === "deleted" ? "delete" : "modify"} ${c.path}`,
+        c.change === "renamed" ? ` rename ${showPath(c.from!)} => ${showPath(c.path)}` : ` ${c.change === "added" ? "create" : c.change === "deleted" ? "delete" : "modify"} ${showPath(c.path)}`,
       )
       // At a rebase's edit stop the commit goes on the detached HEAD, as git's does; the rebase goes on from it.
       const rebasing = head.branch === undefined

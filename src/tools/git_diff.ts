@@ -1,5 +1,4 @@
 import { Effect, Schema } from "effect"
-import { FileSystem } from "../workspace/file-system.ts"
 import { cliDiff } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { openRepository } from "../git/repository.ts"
@@ -9,6 +8,7 @@ import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
+import { showPath } from "../workspace/path-bytes.ts"
 import description from "./git_diff.md" with { type: "text" }
 import { withGitErrors } from "./git-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
@@ -38,10 +38,10 @@ export const gitDiffTool = defineTool({
       const repo = yield* openRepository
       const hidden = yield* gitHidden("git_diff", repo)
       let prefix: string | undefined
-      let absolute: string | undefined
+      let exists = true
       if (path !== undefined && path !== "" && path !== ".") {
         const resolved = yield* workspace.resolve(path)
-        absolute = resolved.absolute
+        exists = resolved.exists
         prefix = repo.relative(resolved.absolute)
         if (prefix === undefined) {
           return yield* toolError("INVALID_PARAM", `'${path}' is outside the repository at ${workspace.display(repo.dir)}.`, {
@@ -59,14 +59,15 @@ export const gitDiffTool = defineTool({
         ? yield* cliDiff(repo, cli, options)
         : yield* Effect.flatMap(Effect.promise(() => import("../git/changes.ts")), (m) => m.repositoryDiff(repo, options))
       const which = staged === true ? "staged" : "unstaged"
-      const scope = prefix ? ` in ${prefix}` : ""
+      const shown = prefix ? showPath(prefix) : undefined
+      const scope = shown ? ` in ${shown}` : ""
       const additions = diff.files.reduce((n, f) => n + f.additions, 0)
       const deletions = diff.files.reduce((n, f) => n + f.deletions, 0)
       // A path that names nothing on disk has no changes to show: say so rather than "no changes" (a wildcard is no pattern here).
       const withheld = withheldReport(hidden, diff.withheld, "changed path")
-      const missing = diff.files.length === 0 && diff.withheld.length === 0 && absolute !== undefined && !(yield* (yield* FileSystem).exists(absolute).pipe(Effect.orElseSucceed(() => true)))
+      const missing = diff.files.length === 0 && diff.withheld.length === 0 && !exists
       const summary = missing
-        ? `No ${which} changes${scope}: no file or folder '${prefix}' exists in the work tree${/[*?[]/.test(prefix ?? "") ? " (the path is taken literally, not as a wildcard pattern)" : ""}. Name one file or folder, or leave path out for every change${staged === true ? "" : " (a file removed with git rm shows with staged: true)"}.`
+        ? `No ${which} changes${scope}: no file or folder '${shown}' exists in the work tree${/[*?[]/.test(prefix ?? "") ? " (the path is taken literally, not as a wildcard pattern)" : ""}. Name one file or folder, or leave path out for every change${staged === true ? "" : " (a file removed with git rm shows with staged: true)"}.`
         : diff.files.length === 0
           ? `No ${which} changes${scope}.${staged === true ? "" : " (Untracked files are not shown; see git_status.)"}`
           : `${diff.files.length} file${diff.files.length === 1 ? "" : "s"} with ${which} changes${scope}: +${additions} -${deletions}.`
@@ -75,7 +76,7 @@ export const gitDiffTool = defineTool({
           ? `\n\nMerge conflicts in ${diff.unmerged.join(", ")}: not diffed here (git shows a combined diff); Read the files to see the conflict markers.`
           : ""
       return {
-        header: `GitDiff${staged === true ? " (staged)" : ""}${prefix ? `: ${prefix}` : ""}`,
+        header: `GitDiff${staged === true ? " (staged)" : ""}${shown ? `: ${shown}` : ""}`,
         data: { content: diff.content, files: diff.files, staged: staged === true, ...(diff.unmerged.length > 0 ? { unmerged: diff.unmerged } : {}), ...withheld.data },
         text: `${summary}${withheld.text === "" ? "" : ` ${withheld.text}`}${conflicted}${diff.content === "" ? "" : `\n\n${diff.content}`}`,
         stats: { files: diff.files.length, additions, deletions },

@@ -16,7 +16,7 @@ export const escapedByte = (unit: number): number => (unit >= 0xdc80 && unit <= 
  * The byte the code unit at `i` of `s` stands for when it is an escaped one, else -1. The low half of a surrogate
  * pair is part of a character, not an escape: U+1F4BB (a name like `💻.txt`) is D83D DCBB in a string.
  */
-const escapedByteAt = (s: string, i: number): number => {
+export const escapedByteAt = (s: string, i: number): number => {
   const byte = escapedByte(s.charCodeAt(i))
   if (byte < 0 || i === 0) return byte
   const before = s.charCodeAt(i - 1)
@@ -130,17 +130,22 @@ export const hasEscapedBytes = (path: string): boolean => {
 /** The path to hand the file system: its bytes when it holds escaped ones, else the string itself. */
 export const fsPath = (path: string): string | Buffer => (hasEscapedBytes(path) ? encodePath(path) : path)
 
+/** A control character (C0 or DEL), which git quotes in a name too. */
+const CONTROL = /[\x00-\x1f\x7f]/
+
 const C_ESCAPES: Record<number, string> = { 7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r", 34: '\\"', 92: "\\\\" }
 
 /**
  * How a path is shown to a person or a model: as it is, unless it holds bytes
- * that are not UTF-8 (or starts with a double quote); then as git quotes it,
- * in double quotes with C escapes and each such byte in octal
- * (`"caf\351.txt"`), valid characters left as they are. The same string given
- * back as a path names the same file ({@link parseShownPath}).
+ * that are not UTF-8 or a control character (a line feed or tab in a name
+ * would read as two entries of a list, or as a space), or starts with a double
+ * quote; then as git quotes it, in double quotes with C escapes and each such
+ * byte in octal (`"caf\351.txt"`, `"new\nline.txt"`), valid characters left
+ * as they are. The same string given back as a path names the same file
+ * ({@link parseShownPath}).
  */
 export const showPath = (path: string): string => {
-  if (!path.startsWith('"') && !hasEscapedBytes(path)) return path
+  if (!path.startsWith('"') && !hasEscapedBytes(path) && !CONTROL.test(path)) return path
   let out = '"'
   for (let i = 0; i < path.length; i++) {
     const c = path.charCodeAt(i)
@@ -231,4 +236,11 @@ export const resolveKeeping = (from: string, to: string, native: (from: string, 
     else parts.push(part)
   }
   return `/${parts.join("/")}`
+}
+
+/** `relative(from, to)` for `to` inside `from` (both absolute and normalised) that keeps escaped bytes; else the native one. */
+export const relativeKeeping = (from: string, to: string, native: (from: string, to: string) => string): string => {
+  if (!hasEscapedBytes(from) && !hasEscapedBytes(to)) return native(from, to)
+  const top = from.endsWith("/") ? from : `${from}/`
+  return to === from ? "" : to.startsWith(top) ? to.slice(top.length) : native(from, to)
 }
