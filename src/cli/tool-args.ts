@@ -28,6 +28,11 @@ export interface ToolCommandArgs {
   readonly flagTexts?: Readonly<Record<string, string>>
   /** `--key` flags given without a value (true for a boolean parameter, a usage error for any other). */
   readonly bareFlags?: ReadonlyArray<string>
+  /**
+   * What the command line got wrong that no tool could take (a second JSON argument, JSON that is no object
+   * beside `--key` flags): answered as the other usage errors of a call are, with an INVALID_PARAM envelope.
+   */
+  readonly lineProblem?: CommandLineProblem
 }
 
 /** The value of the `--sandbox` flag at `i` (`--sandbox MODE` or `--sandbox=MODE`); "" when none follows. */
@@ -71,6 +76,7 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
   let trust: { trustPlugins?: true; trustMcp?: true } = {}
   const flagTexts: Record<string, string> = {}
   const bareFlags: Array<string> = []
+  let lineProblem: CommandLineProblem | undefined
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     if (a === "--text") text = true
@@ -102,12 +108,23 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
         // Not JSON: the tool pipeline decides (a one-string tool takes it as its parameter, else INVALID_PARAM).
         positional = source
       }
-    } else throw new UsageError(`anvil tool ${name}: unexpected argument '${a}'`)
+    } else {
+      lineProblem ??= {
+        message: `unexpected argument '${a}': give the parameters as one JSON object or as --key value flags (see \`anvil tool ${name} --help\`)`,
+        fieldErrors: [{ field: "(root)", message: "unexpected argument" }],
+      }
+    }
   }
-  const common = { name, text, meta, ...(sandbox ? { sandbox } : {}), ...trust, flagTexts, ...(bareFlags.length > 0 ? { bareFlags } : {}) }
+  const common = {
+    name, text, meta, ...(sandbox ? { sandbox } : {}), ...trust, flagTexts, ...(bareFlags.length > 0 ? { bareFlags } : {}), ...(lineProblem ? { lineProblem } : {}),
+  }
   if (positional !== undefined && params !== undefined) {
-    if (!isObject(positional)) throw new UsageError(`anvil tool ${name}: JSON parameters must be an object to combine with --key flags`)
-    return { ...common, params: { ...positional, ...params } }
+    if (isObject(positional)) return { ...common, params: { ...positional, ...params } }
+    const problem = lineProblem ?? {
+      message: `JSON parameters beside --key flags must be an object such as '{"name": value}', not ${kindOf(positional)} (see \`anvil tool ${name} --help\`)`,
+      fieldErrors: [{ field: "(root)", message: `expected an object, got ${kindOf(positional)}` }],
+    }
+    return { ...common, params, lineProblem: problem }
   }
   const notObject = positional !== undefined && !isObject(positional)
   return { ...common, params: notObject ? positional : (positional ?? params ?? {}), ...(notObject ? { notObject } : {}) }
@@ -146,12 +163,14 @@ export interface CommandLineProblem {
 const kindOf = (v: unknown): string => (Array.isArray(v) ? "an array" : v === null ? "null" : `a ${typeof v}`)
 
 /**
- * What is wrong with the command line as a call of `tool`, if anything: parameters given whole that are no
+ * What is wrong with the command line as a call of `tool`, if anything: what parsing it found (a second JSON
+ * argument, JSON that is no object beside `--key` flags), parameters given whole that are no
  * object (an array, number, boolean or null; a string goes on to the tool, which takes it when it has one
  * string parameter), or a flag without a value for a parameter that is not a boolean (`--path` at the end, or
  * followed by another `--flag`), which would otherwise reach the tool as `true`.
  */
 export const commandLineProblem = (args: ToolCommandArgs, tool: Tool): CommandLineProblem | undefined => {
+  if (args.lineProblem) return args.lineProblem
   if (args.notObject && typeof args.params !== "string") {
     return {
       message: `the parameters must be a JSON object such as '{"name": value}', not ${kindOf(args.params)} (see \`anvil tool ${args.name} --help\`)`,

@@ -106,6 +106,28 @@ describe("anvil tool: a command line that cannot be a call is a usage error (exi
     }
   })
 
+  test("a second JSON argument, or JSON that is no object beside --key flags, is such an error too, and nothing runs", async () => {
+    const root = project()
+    const { writeFileSync, readFileSync } = await import("node:fs")
+    writeFileSync(`${root}/a.txt`, "a\n")
+    const cases: Array<[Array<string>, string, string]> = [
+      [["edit", '{"path":"a.txt"}', '{"old_string":"a","new_string":"b"}'], "unexpected argument '{\"old_string\"", "unexpected argument"],
+      [["edit", "--path", "a.txt", "--old_string", "a", "--new_string", "b", "extra"], "beside --key flags must be an object", "got a string"],
+      [["edit", '["a.txt"]', "--old_string", "a", "--new_string", "b"], "not an array", "got an array"],
+    ]
+    for (const [argv, said, field] of cases) {
+      const { code, err, envelope } = await call(argv, root)
+      expect(code).toBe(2)
+      expect(err).toContain(`anvil tool edit: `)
+      expect(err).toContain(said)
+      expect(envelope.status).toBe("error")
+      expect(envelope.error.code).toBe("INVALID_PARAM")
+      expect(envelope.error.message).toContain(said)
+      expect(envelope.error.field_errors).toEqual([{ field: "(root)", message: expect.stringContaining(field) }])
+    }
+    expect(readFileSync(`${root}/a.txt`, "utf8")).toBe("a\n")
+  })
+
   test("a one-string tool still takes a bare string; a wrong value inside an object stays the tool's error (exit 1)", async () => {
     const root = project()
     const { writeFileSync } = await import("node:fs")
