@@ -5,6 +5,7 @@ import { dirname, sep } from "node:path"
 import { closeQuietly, inDir, locateForWrite, unlinkQuietly, NotUsable, OutsideRoot, readAllFd, stampOf, type CheckedDir, type Contains } from "./checked-fs.ts"
 import { LockBusy, lockExclusive } from "./flock.ts"
 import { fromErrno } from "./fs-error.ts"
+import { keepOwner, type Owner } from "./keep-owner.ts"
 import { Journal, tempNameFor, undoEntry, type JournalEntry } from "./journal.ts"
 import { WorkspaceError } from "./workspace-error.ts"
 
@@ -68,7 +69,7 @@ export const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a === b || (
 
 /** The system calls a commit makes that can fail on a real disk; tests replace them to inject faults. */
 export interface CommitOps {
-  readonly writeNew: (path: PathLike, bytes: Uint8Array, mode: number | undefined) => void
+  readonly writeNew: (path: PathLike, bytes: Uint8Array, mode: number | undefined, owner?: Owner) => void
   readonly rename: (from: PathLike, to: PathLike) => void
   readonly link: (from: PathLike, to: PathLike) => void
   readonly unlink: (path: PathLike) => void
@@ -76,10 +77,11 @@ export interface CommitOps {
 }
 
 export const realOps: CommitOps = {
-  writeNew: (path, bytes, mode) => {
+  writeNew: (path, bytes, mode, owner) => {
     const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode ?? 0o666)
     try {
       for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done)
+      if (owner !== undefined) keepOwner(fd, owner)
       if (mode !== undefined) fchmodSync(fd, mode)
     } finally {
       closeQuietly(fd)
@@ -98,6 +100,8 @@ interface Slot {
   readonly real: string
   fd?: number
   ino?: bigint
+  /** The existing file's owner, read under the lock. */
+  owner?: Owner
   temp?: string
   tempIno?: bigint
   backup?: string
@@ -185,7 +189,7 @@ export const commitSync = (changes: ReadonlyArray<FileChange>, options: CommitOp
     for (const s of writes) {
       const after = s.change.after!
       const mode = after.mode ?? (s.change.before ? s.change.before.mode : undefined)
-      ops.writeNew(inDir(s.dir, s.temp!), after.bytes, mode)
+      ops.writeNew(inDir(s.dir, s.temp!), after.bytes, mode, s.owner)
       s.tempIno = inodeAt(inDir(s.dir, s.temp!))
     }
     for (const s of slots) {
@@ -319,6 +323,7 @@ const lockAndVerify = (s: Slot): void => {
   }
   const st = fstatSync(fd, { bigint: true })
   s.ino = st.ino
+  s.owner = { uid: Number(st.uid), gid: Number(st.gid) }
   const same =
     st.isFile() &&
     inodeAt(at) === st.ino &&
