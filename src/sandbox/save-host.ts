@@ -1,8 +1,8 @@
-import { renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
 import { readSettingsFile } from "../config/settings-file.ts"
 import { isRecord } from "../protocol/is-record.ts"
+import { atomicWriteSync } from "../workspace/atomic-write.ts"
 
 
 /**
@@ -23,7 +23,6 @@ export const saveNetworkHost = async (root: string, host: string): Promise<void>
   if (!hosts.includes(host)) hosts.push(host)
   sandbox.network = hosts
   data.sandbox = sandbox
-  const tmp = `${file}.${process.pid}.tmp`
-  writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`)
-  renameSync(tmp, file)
+  // A temp file made exclusively, never through a link planted under its name; anvil.json keeps its mode and owner.
+  atomicWriteSync(file, new TextEncoder().encode(`${JSON.stringify(data, null, 2)}\n`))
 }

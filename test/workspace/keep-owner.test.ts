@@ -1,6 +1,11 @@
 import { describe, expect, test } from "bun:test"
-import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { Effect, Layer } from "effect"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import { saveAllowRules } from "../../src/permission/permissions.ts"
+import { saveNetworkHost } from "../../src/sandbox/save-host.ts"
 import { callTool, project } from "../support/harness.ts"
 
 /**
@@ -44,3 +49,25 @@ describe("a replaced file keeps its owner, group and mode", () => {
     }
   })
 })
+
+describe("anvil.json rewritten by an 'always' answer keeps its owner, group and mode", () => {
+  test("a saved permission rule and a saved network host", async () => {
+    const dir = project({}, { marker: false })
+    const file = join(dir, "anvil.json")
+    writeFileSync(file, '{"model": "openai/m"}\n')
+    chownSync(file, owner.uid, owner.gid)
+    chmodSync(file, 0o640)
+    const kept = () => {
+      const st = statSync(file)
+      return { uid: st.uid, gid: st.gid, mode: st.mode & 0o7777 }
+    }
+    await Effect.runPromise(saveAllowRules(dir, [{ tool: "bash" }]).pipe(Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))))
+    expect(kept()).toEqual({ ...owner, mode: 0o640 })
+    await saveNetworkHost(dir, "example.org")
+    expect(kept()).toEqual({ ...owner, mode: 0o640 })
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ model: "openai/m", permission: { bash: "allow" }, sandbox: { network: ["example.org"] } })
+    // No temp file is left beside it.
+    expect(readdirSync(dir).filter((n) => n.includes("tmp"))).toEqual([])
+  })
+})
+
