@@ -212,11 +212,19 @@ export const createSession = (
     const path = yield* Path
     const dir = yield* Effect.try({ try: () => ensureStateDir(root, "sessions"), catch: (e) => new SessionError({ message: `Could not create the sessions folder: ${String(e)}` }) })
     const now = yield* Clock.currentTimeMillis
-    const id = newSessionId(now)
-    const file = path.join(dir, `${id}.jsonl`)
-    const writer = yield* openWriter(file, id, true)
-    yield* writer.append({ type: "session", version: 1, id, created_at: new Date(now).toISOString(), ...meta })
-    return writer
+    // Anvils started in the same second draw from 65,536 suffixes: a name another one took is drawn again.
+    for (let attempt = 1; ; attempt++) {
+      const id = newSessionId(now)
+      const opened = yield* openWriter(path.join(dir, `${id}.jsonl`), id, true).pipe(Effect.result)
+      if (opened._tag === "Failure") {
+        const e = opened.failure
+        if (attempt < 16 && e._tag === "PlatformError" && e.reason._tag === "AlreadyExists") continue
+        return yield* Effect.fail(e)
+      }
+      const writer = opened.success
+      yield* writer.append({ type: "session", version: 1, id, created_at: new Date(now).toISOString(), ...meta })
+      return writer
+    }
   }).pipe(Effect.mapError((e) => (e instanceof SessionError ? e : new SessionError({ message: `Could not create a session file: ${e.message}` }))))
 
 /**
