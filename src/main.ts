@@ -32,11 +32,26 @@ function workingDirectoryExists(): boolean {
   }
 }
 
+/**
+ * Prints the answer of --version or --help. A reader that left (`| head -c1`: EPIPE) ends it quietly, as for every
+ * command (cli/output.ts); any other failure (a full disk) is said in one line and exits 1, never a stack trace.
+ */
+async function printQuick(text: string): Promise<void> {
+  try {
+    await Bun.write(Bun.stdout, text)
+  } catch (e) {
+    const code = (e as { code?: unknown }).code
+    if (code === "EPIPE" || code === "EIO") return
+    process.stderr.write(`anvil: standard output could not be written (${String(code ?? e)}).\n`)
+    process.exitCode = 1
+  }
+}
+
 const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-  await Bun.write(Bun.stdout, `anvil ${VERSION}\n`)
+  await printQuick(`anvil ${VERSION}\n`)
 } else if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) {
-  await Bun.write(Bun.stdout, GLOBAL_HELP)
+  await printQuick(GLOBAL_HELP)
 } else {
   // The binary starts with JavaScriptCore's JIT thresholds raised (build-options.ts): start-up code runs once, and
   // compiling it cost more CPU than it saved. A command still running after 50 ms is doing real work (a

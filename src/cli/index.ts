@@ -17,14 +17,21 @@ import { parseToolArgs } from "./tool-args.ts"
 /** Runs the CLI; returns the exit code (0 success or partial, 1 error, 2 usage). */
 export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO()): Promise<number> => {
   installSignalRouting()
+  let code: number
   try {
-    return await dispatch(argv, io)
+    code = await dispatch(argv, io)
   } finally {
     // Whatever anvil started (servers, background processes of finished commands) ends with it.
     await stopAllManaged()
     await io.flush?.()
     disarmStopBackstop()
   }
+  // The answer did not reach standard output (not its reader leaving: that ends quietly): said, and no success.
+  const failed = io.outputFailed?.()
+  if (failed === undefined) return code
+  io.err(`anvil: standard output could not be written (${failed}${failed === "ENOSPC" ? ": no space left on the device" : ""}); what the command printed is lost.\n`)
+  await io.flush?.()
+  return code === 0 ? 1 : code
 }
 
 const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number> => {

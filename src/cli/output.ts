@@ -30,7 +30,15 @@ export interface CliIO {
    * command that would otherwise go on working for nobody (a scripted run) stops on it.
    */
   readonly onOutputGone?: (listener: () => void) => () => void
+  /**
+   * Why standard output could not be written, when that was not its reader leaving (a full disk: ENOSPC, a file
+   * over its size limit): what the command printed is lost, so its exit code must not say success.
+   */
+  readonly outputFailed?: () => string | undefined
 }
+
+/** Write errors that mean the reader went away (`| head -1`, a closed terminal): not a failure of the command. */
+const READER_GONE = new Set(["EPIPE", "EIO", "ECONNRESET"])
 
 /**
  * isatty(fd), loading node:tty (and with it Node's streams, ~4 ms of start-up) only for a character
@@ -58,6 +66,13 @@ export const processIO = (): CliIO => {
   // A reader that went away (`anvil tool … | head -1`: EPIPE; a closed terminal: EIO) ends that stream
   // quietly: what is left is dropped and the command finishes with its usual exit code.
   const gone = { out: false, err: false }
+  let failed: string | undefined
+  const noteFailure = (e: unknown) => {
+    const code = (e as { code?: unknown } | undefined)?.code
+    if (typeof code === "string" && !READER_GONE.has(code)) failed ??= code
+  }
+  // Writes the pipe or disk has not taken yet: their failure (ENOSPC) arrives after the command returned.
+  const pending = new Set<Promise<unknown>>()
   const goneListeners = new Set<() => void>()
   let stopPolling: (() => void) | undefined
   // Each listener is called once: the set is emptied before they run.
@@ -71,23 +86,33 @@ export const processIO = (): CliIO => {
   }
   const write = (which: "out" | "err", sink: () => FileSink, text: string) => {
     if (gone[which]) return
-    const lost = () => (which === "out" ? outputGone() : void (gone.err = true))
+    const lost = (e?: unknown) => {
+      if (which === "err") return void (gone.err = true)
+      noteFailure(e)
+      outputGone()
+    }
     try {
       const s = sink()
       // Both answer a number, or a promise when the pipe was full (which rejects if the reader left).
       const written: unknown = s.write(text)
-      if (written instanceof Promise) written.catch(lost)
+      if (written instanceof Promise) {
+        const settled = written.catch(lost).finally(() => pending.delete(settled))
+        pending.add(settled)
+      }
       const flushed: unknown = s.flush()
       if (flushed instanceof Promise) flushed.catch(lost)
-    } catch {
-      lost()
+    } catch (e) {
+      lost(e)
     }
   }
   const settle = async (sink: FileSink | undefined, which: "out" | "err") => {
-    if (sink === undefined || gone[which]) return
+    if (sink === undefined) return
+    await Promise.all(pending)
+    if (gone[which]) return
     try {
       await sink.flush()
-    } catch {
+    } catch (e) {
+      if (which === "out") noteFailure(e)
       gone[which] = true
     }
   }
@@ -106,6 +131,7 @@ export const processIO = (): CliIO => {
       await settle(out, "out")
       await settle(err, "err")
     },
+    outputFailed: () => failed,
     onOutputGone: (listener) => {
       if (gone.out) {
         queueMicrotask(listener)
