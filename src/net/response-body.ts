@@ -63,6 +63,8 @@ export interface RenderedText {
   readonly truncated: boolean
   /** The whole text rendered from what was downloaded, when `content` is only its start. */
   readonly whole?: string
+  /** Cut by the line limit, the byte limit not reached. */
+  readonly cutByLines?: boolean
   /** The page title, for HTML. */
   readonly title?: string
 }
@@ -70,7 +72,7 @@ export interface RenderedText {
 /**
  * A text body as the model should read it: HTML as Markdown, JSON
  * pretty-printed (when the whole document arrived and parses), other text as
- * is, then cut to `maxBytes`. `complete` is false when the download itself
+ * is, then cut to `maxLines` lines and `maxBytes`. `complete` is false when the download itself
  * stopped at its limit.
  */
 export const renderText = (
@@ -80,6 +82,7 @@ export const renderText = (
   baseUrl: string,
   maxBytes: number,
   complete: boolean,
+  maxLines = Number.POSITIVE_INFINITY,
 ): RenderedText => {
   let decoded: string
   try {
@@ -100,6 +103,26 @@ export const renderText = (
       content = decoded
     }
   }
-  const cut = cutUtf8(content, maxBytes)
-  return { kind, content: cut.text, truncated: cut.cut || !complete, ...(cut.cut ? { whole: content } : {}), ...(title ? { title } : {}) }
+  const lines = cutLines(content, maxLines)
+  const cut = cutUtf8(lines.text, maxBytes)
+  const shortened = lines.cut || cut.cut
+  return {
+    kind,
+    content: cut.text,
+    truncated: shortened || !complete,
+    ...(shortened ? { whole: content } : {}),
+    ...(lines.cut && !cut.cut ? { cutByLines: true } : {}),
+    ...(title ? { title } : {}),
+  }
+}
+
+/** The first `maxLines` lines of `text` (each with its line break), and whether any were left out. */
+const cutLines = (text: string, maxLines: number): { readonly text: string; readonly cut: boolean } => {
+  if (!Number.isFinite(maxLines)) return { text, cut: false }
+  let end = -1
+  for (let n = 0; n < maxLines; n++) {
+    end = text.indexOf("\n", end + 1)
+    if (end === -1) return { text, cut: false }
+  }
+  return end + 1 < text.length ? { text: text.slice(0, end + 1), cut: true } : { text, cut: false }
 }

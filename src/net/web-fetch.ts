@@ -47,6 +47,8 @@ export interface WebFetchRequest {
   readonly timeoutSec: number
   /** Bytes of text kept at most. */
   readonly textLimit: number
+  /** Lines of text kept at most (none when absent). */
+  readonly textLines?: number
   /** The configured credentials per host (`tools.fetch.credentials`), tried once on a 401. */
   readonly credentialTable: Readonly<Record<string, unknown>>
   readonly env: Readonly<Record<string, string | undefined>>
@@ -89,6 +91,8 @@ export interface FetchedPage {
         readonly truncated: boolean
         /** The whole text rendered from what was downloaded, when `content` is only its start. */
         readonly whole?: string
+        /** Cut by the line limit, the byte limit not reached. */
+        readonly cutByLines?: boolean
         /** The whole body was downloaded (else it stopped at {@link FETCH_SAVE_LIMIT}). */
         readonly complete: boolean
         readonly downloaded: number
@@ -262,7 +266,7 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
       const { bytes, complete } = yield* response.read(Math.max(request.textLimit, FETCH_SAVE_LIMIT)).pipe(Effect.mapError((e) => networkError(e, finalUrl, secrets)))
       const kind = bodyKind(contentType, bytes)
       if (kind === "binary" || kind === "image") return yield* new FetchBinaryBody({ finalUrl, contentType, status })
-      const rendered = renderText(bytes, kind, contentType, final.toString(), request.textLimit, complete)
+      const rendered = renderText(bytes, kind, contentType, final.toString(), request.textLimit, complete, request.textLines)
       return {
         ...page,
         body: {
@@ -272,6 +276,7 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
           ...(rendered.whole !== undefined ? { whole: scrubSecrets(rendered.whole, secrets) } : {}),
           ...(rendered.title ? { title: rendered.title } : {}),
           truncated: rendered.truncated,
+          ...(rendered.cutByLines ? { cutByLines: true } : {}),
           complete,
           downloaded: bytes.length,
         },

@@ -12,6 +12,7 @@ import { FETCH_DEFAULTS } from "../config/sections/tools.ts"
 import { fetchToolError } from "./net-errors.ts"
 import { invalidParam } from "../protocol/tool-error.ts"
 import { counted } from "../protocol/plural.ts"
+import { OutputSettings } from "../output/output-settings.ts"
 
 /** Why a request header cannot be sent (HTTP's token rule for names; no line breaks or NUL in values), if it cannot. */
 const badHeader = (headers: Readonly<Record<string, string>>): string | undefined => {
@@ -23,6 +24,9 @@ const badHeader = (headers: Readonly<Record<string, string>>): string | undefine
   }
   return undefined
 }
+
+/** What the summary above a page (status, URLs, redirects, the saved text's name) may take of the output budget. */
+const SUMMARY_ROOM = { bytes: 5 * 1024, lines: 50 } as const
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const
 type Method = (typeof METHODS)[number]
@@ -63,7 +67,7 @@ export const fetchTool = defineTool({
     ),
     max_size_kb: Schema.optionalKey(
       Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_FETCH_SIZE_KB })).annotate({
-        description: `Text returned (default ${FETCH_DEFAULTS.max_size_kb}, max ${MAX_FETCH_SIZE_KB}); the rest is saved to a file (partial).`,
+        description: `Text returned (default ${FETCH_DEFAULTS.max_size_kb}; at most what the output limit keeps); the rest is saved to a file (partial).`,
       }),
     ),
     auth: Schema.optionalKey(Auth),
@@ -82,7 +86,12 @@ export const fetchTool = defineTool({
       if (body !== undefined && bodiless) {
         return yield* Effect.fail(invalidParam("body", `a ${method} request cannot carry a body; use method POST (or PUT, PATCH) to send one`))
       }
-      const textLimit = (params.max_size_kb ?? config.get("tools.fetch.max_size_kb", FETCH_DEFAULTS.max_size_kb)) * 1024
+      // At most what the output layer keeps of a result, less room for the summary above the page: a longer text would
+      // be cut again there, and the Read offered of the saved whole would skip lines never shown.
+      const output = yield* OutputSettings
+      const asked = (params.max_size_kb ?? config.get("tools.fetch.max_size_kb", FETCH_DEFAULTS.max_size_kb)) * 1024
+      const textLimit = Math.max(1024, Math.min(asked, output.maxBytes - SUMMARY_ROOM.bytes))
+      const textLines = Math.max(10, output.maxLines - SUMMARY_ROOM.lines)
       const page = yield* webFetch({
         url: params.url,
         method,
@@ -92,6 +101,7 @@ export const fetchTool = defineTool({
         verifyTls: params.verify_tls ?? config.get("tools.fetch.verify_tls", FETCH_DEFAULTS.verify_tls),
         timeoutSec: params.timeout_sec ?? config.get("tools.fetch.timeout_sec", FETCH_DEFAULTS.timeout_sec),
         textLimit,
+        textLines,
         credentialTable: config.get("tools.fetch.credentials", {} as Record<string, unknown>),
         env: config.env,
       }).pipe(Effect.catch((e) => Effect.flatMap(saveErrorBody(e), (saved) => Effect.fail(fetchToolError(e, saved)))))
@@ -155,7 +165,8 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
   const what = format === "html" ? "HTML as Markdown" : format.toUpperCase()
   const stopped = body.complete ? "" : `; ${stoppedNote(page, body.downloaded)}`
   if (body.truncated) {
-    const cutAt = body.whole !== undefined ? `first ${kb} KB of ${counted(Buffer.byteLength(body.whole), "byte")} shown` : "all of it shown"
+    const first = body.cutByLines ? counted(content.split("\n").length - 1, "line") : `${kb} KB`
+    const cutAt = body.whole !== undefined ? `first ${first} of ${counted(Buffer.byteLength(body.whole), "byte")} shown` : "all of it shown"
     lines.push(`Content: ${what} (TRUNCATED: ${cutAt}${stopped})${transferNote(page)}`)
   } else lines.push(`Content: ${what}, ${counted(body.downloaded, "byte")}${transferNote(page)}`)
   return {

@@ -280,8 +280,9 @@ describe("fetch", () => {
     // The server echoed the credentials back; they are scrubbed from the content too.
     expect(String(data(out).content)).toContain("[REDACTED]")
 
+    // A page over the limit: the whole text fetch saves beside the answer has them scrubbed too.
     const spilled = await fetchUrl({ url: `${base}/big-echo`, headers: { Authorization: `Bearer ${TOKEN}` } })
-    const path = (spilled.envelope.data as { truncation?: { full_output_path: string } }).truncation?.full_output_path
+    const path = data(spilled).full_output_path as string | undefined
     expect(path).toBeString()
     const file = readFileSync(join(root, path!), "utf8")
     expect(file).toContain("line 00001")
@@ -289,21 +290,19 @@ describe("fetch", () => {
     expect(JSON.stringify(spilled.envelope)).not.toContain(TOKEN)
   })
 
-  test("text over the limit is cut at 100 KB (or max_size_kb) and marked partial", async () => {
+  test("text over the limit is cut at 45 KB (or max_size_kb) and marked partial", async () => {
     const out = await fetchUrl({ url: `${base}/big`, max_size_kb: 10 })
     expect(out.envelope.status).toBe("partial")
     expect(data(out).truncated).toBe(true)
     expect(Buffer.byteLength(String(data(out).content))).toBeLessThanOrEqual(10 * 1024)
     expect(String(data(out).content)).toStartWith("line 00000 of a long plain text body")
     expect(out.envelope.text).toContain(`TRUNCATED: first 10 KB of ${BIG_TEXT.length} bytes shown`)
-    // The default limit is 100 KB (the framework then spills what the model sees, keeping the full result on disk).
+    // The default limit is 45 KB, within what the output layer keeps (50 KB): the page is cut once, by fetch.
     const whole = await fetchUrl({ url: `${base}/big` })
-    const spill = (whole.envelope.data as { truncation?: { full_output_path: string } }).truncation?.full_output_path
-    const full = JSON.parse(readFileSync(join(root, spill!), "utf8")) as { status: string; data: { content: string; truncated: boolean } }
-    expect(full.status).toBe("partial")
-    expect(full.data.truncated).toBe(true)
-    expect(Buffer.byteLength(full.data.content)).toBeGreaterThan(100 * 1024 - 100)
-    expect(Buffer.byteLength(full.data.content)).toBeLessThanOrEqual(100 * 1024)
+    expect(whole.envelope.data.truncation).toBeUndefined()
+    expect(data(whole).truncated).toBe(true)
+    expect(Buffer.byteLength(String(data(whole).content))).toBeGreaterThan(45 * 1024 - 100)
+    expect(Buffer.byteLength(String(data(whole).content))).toBeLessThanOrEqual(45 * 1024)
   })
 
   test("images come back base64-encoded; over 1 MB they are refused (partial, no content)", async () => {

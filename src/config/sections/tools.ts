@@ -61,7 +61,7 @@ export const BASH_DEFAULTS = {
 } as const
 
 /** Defaults for `tools.fetch.*`. */
-export const FETCH_DEFAULTS = { timeout_sec: 30, max_size_kb: 100, verify_tls: true } as const
+export const FETCH_DEFAULTS = { timeout_sec: 30, max_size_kb: 45, verify_tls: true } as const
 
 /** Files larger than this are refused by write, edit, multiedit and patch (`tools.<name>.max_file_bytes`). */
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -157,7 +157,7 @@ export const toolsSection: ConfigSection = {
           {
             ...counts(FETCH_DEFAULTS, {
               timeout_sec: "Seconds a request may take.",
-              max_size_kb: "Kilobytes of text returned to the model.",
+              max_size_kb: "Kilobytes of text returned to the model (at most output.max_bytes less 5 KB; the rest is saved to a file).",
               verify_tls: "Check TLS certificates.",
             }),
             credentials: setting(
