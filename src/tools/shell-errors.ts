@@ -76,7 +76,11 @@ export const noSuchShellError = (e: NoSuchBackgroundShell): ToolError =>
   toolError(
     "NOT_FOUND",
     `No background command '${e.id}' in this session. ${e.known.length > 0 ? `Its background commands: ${e.known.join(", ")}.` : "It started none (Bash with run_in_background: true starts one)."}`,
-    { fieldErrors: [{ field: "id", message: "no such background command" }] },
+    {
+      fieldErrors: [{ field: "id", message: "no such background command" }],
+      // With none started, no id is right: asking for one again would not help.
+      ...(e.known.length === 0 ? { nextStep: "there is no background command to read or stop; a command run without run_in_background gave its output in its own answer." } : {}),
+    },
   )
 
 /** A read or stop of a background command with an unknown id translated at the boundary. */

@@ -26,6 +26,8 @@ export const workspaceToolError = (e: WorkspaceError): ToolError =>
     // A file changed under a change: doing it again on the new content may well succeed.
     ...(e.reason === "changed" ? { retryable: true } : {}),
     ...(e.hints ? { hints: e.hints } : e.reason === "outside_root" ? { hints: [INSIDE] } : {}),
+    // A protected file is refused whatever the call: not "another path", but the file left as it is (the message says who can change it).
+    ...(e.reason === "protected" ? { nextStep: "go on without changing it; only the user can, as said above." } : {}),
     ...(e.path !== undefined || e.protectedPath
       ? { context: { ...(e.path !== undefined ? { path_resolved: e.path } : {}), ...(e.protectedPath ? { protected: e.protectedPath } : {}) } }
       : {}),

@@ -204,3 +204,28 @@ describe("fetch: a 401 or 403 is told apart by what it says, and only a challeng
     }
   })
 })
+
+describe("where no call helps, the next step is said in words rather than a parameter asked for again", () => {
+  test("a protected file (not 'another path'), and a background command id when the session started none", async () => {
+    const root = project({ "a.txt": "a\n" })
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root })
+    for (const [name, params] of [
+      ["write", { path: "anvil.json", content: "{}" }],
+      ["edit", { path: ".vscode/tasks.json", old_string: "", new_string: "{}" }],
+    ] as const) {
+      const r = await outcome(root, name, params)
+      expect({ name, code: r.code, steps: r.steps, last: r.text.trimEnd().split("\n").pop() }).toEqual({
+        name,
+        code: "ACCESS_DENIED",
+        steps: [],
+        last: "Next step: go on without changing it; only the user can, as said above.",
+      })
+    }
+    expect(existsSync(join(root, ".vscode"))).toBe(false)
+    for (const name of ["bash_output", "bash_stop"]) {
+      const r = await outcome(root, name, { id: "zz" })
+      expect({ name, code: r.code, steps: r.steps }).toEqual({ name, code: "NOT_FOUND", steps: [] })
+      expect(r.text.trimEnd().split("\n").pop()).toStartWith("Next step: there is no background command to read or stop")
+    }
+  })
+})
