@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { pathStopOf } from "../workspace/file-in-the-way.ts"
 import { statfsSync } from "node:fs"
 import { dirname } from "node:path"
 import { FileSystem } from "../workspace/file-system.ts"
@@ -172,7 +173,7 @@ export const launchOf = (request: CommandRequest) =>
     const workspace = yield* Workspace
     const { command, args } = request
     const dir = yield* workspace.resolve(request.workdir, "workdir")
-    if (!dir.exists) return yield* new WorkdirNotFound({ cwd: dir.display, opened: false })
+    if (!dir.exists) return yield* new WorkdirNotFound({ cwd: dir.display, opened: false, ...pathStopOf(dir.absolute, dir.display) })
     const info = yield* (yield* FileSystem).stat(dir.real).pipe(Effect.option)
     if (info._tag === "Some" && info.value.type !== "Directory") return yield* new WorkdirNotDirectory({ cwd: dir.display })
     const env = definedEnv(request.env)

@@ -1,7 +1,14 @@
 import { Data } from "effect"
 
 /** The working directory does not exist (`opened`: it vanished between the check and opening it). */
-export class WorkdirNotFound extends Data.TaggedError("WorkdirNotFound")<{ readonly cwd: string; readonly opened: boolean }> {}
+export class WorkdirNotFound extends Data.TaggedError("WorkdirNotFound")<{
+  readonly cwd: string
+  readonly opened: boolean
+  /** The file standing where one of its folders should be, if one does. */
+  readonly inTheWay?: string
+  /** The nearest folder that exists (the one to list), when known. */
+  readonly folder?: string
+}> {}
 
 /** The working directory is not a directory. */
 export class WorkdirNotDirectory extends Data.TaggedError("WorkdirNotDirectory")<{ readonly cwd: string }> {}

@@ -1,4 +1,5 @@
 import { hint } from "../protocol/hint.ts"
+import { inTheWayNote } from "../workspace/file-in-the-way.ts"
 import { translateDomainErrors } from "./domain-errors.ts"
 import { invalidParam, toolError, type ToolError } from "../protocol/tool-error.ts"
 import {
@@ -28,9 +29,9 @@ export const shellToolError = (e: ShellError, call: ShellCall): ToolError => {
   const context = shellContext(call, e.cwd)
   switch (e._tag) {
     case "WorkdirNotFound":
-      return toolError("NOT_FOUND", `Working directory not found: ${e.cwd}`, {
+      return toolError("NOT_FOUND", `Working directory not found: ${e.cwd}${inTheWayNote(e.inTheWay)}`, {
         fieldErrors: [{ field: "workdir", message: "no such directory" }],
-        ...(e.opened ? { context } : { hints: [hint("LS", "medium", { path: "." })] }),
+        ...(e.opened ? { context } : { hints: [hint("LS", "medium", { path: e.folder ?? "." })] }),
       })
     case "WorkdirNotDirectory":
       return invalidParam("workdir", `${e.cwd} is not a directory`)

@@ -126,6 +126,7 @@ describe("a path one of whose folders is a file names that file, and the listing
       ["grep", { pattern: "x", path: "d/f/b/c" }, "No such file or directory: d/f/b/c (d/f is a file, not a folder)"],
       ["lsp_hover", { path: "d/f/b.py", line: 1, character: 1 }, "File not found: d/f/b.py (d/f is a file, not a folder)"],
       ["git_add", { paths: ["d/f/b"] }, "d/f is a file, not a folder, so d/f/b cannot be under it."],
+      ["bash", { command: "true", workdir: "d/f/b" }, "Working directory not found: d/f/b (d/f is a file, not a folder)"],
     ]
     for (const [name, params, message] of cases) {
       const r = await outcome(root, name, params)
@@ -143,6 +144,7 @@ describe("a path one of whose folders is a file names that file, and the listing
       ["glob", { pattern: "*", path: "d/no/deeper" }],
       ["grep", { pattern: "x", path: "d/no/deeper" }],
       ["edit", { path: "d/no/deeper/x.txt", old_string: "a", new_string: "b" }],
+      ["bash", { command: "true", workdir: "d/no/deeper" }],
     ] as const) {
       const r = await outcome(root, name, params)
       expect({ name, code: r.code, looks: r.steps.filter((s) => s.startsWith("LS(")) }).toEqual({ name, code: "NOT_FOUND", looks: ['LS(path="d")'] })
