@@ -47,6 +47,8 @@ describe("todoread", () => {
     const { envelope } = await callTool(root, "todoread", {})
     expect(envelope.error?.code).toBe("EXECUTION_ERROR")
     expect(envelope.error?.message).toContain("Write the whole list again with TodoWrite")
+    // The list asked for is shown as a list, not as a string.
+    expect(envelope.text).toContain('* TodoWrite(todos=[{"content":"<task 1>","status":"<status>"},{"content":"<task 2>","status":"<status>"}])')
   })
 
 
