@@ -117,6 +117,8 @@ export interface AgentSessionShape {
   readonly skills: ReadonlyArray<string>
   /** The plugins found (with their status), when plugins were loaded. */
   readonly plugins: PluginSet
+  /** The subagents the task tool runs beside `explore`, as the model is told of them. */
+  readonly agents: ReadonlyArray<CustomAgent>
   /** The session's MCP servers (none configured: `configured` is false). */
   readonly mcp: McpHub
   /**

@@ -14,6 +14,7 @@ import { ToolRunner, type ToolRunnerShape } from "../tool-framework/runner.ts"
 import { BackgroundShells } from "../shell/background-shells.ts"
 import type { BackgroundShellsShape } from "../shell/background-types.ts"
 import { expandSlashCommand, localCommands } from "../plugins/claude-commands.ts"
+import { firstOfEachName, localAgents } from "../plugins/claude-agents.ts"
 import { BUILT_IN_PATH } from "../skills/builtin-skills.ts"
 import { skillPrompt } from "../skills/skill-arguments.ts"
 import { backgroundNotes } from "./background-notes.ts"
@@ -217,6 +218,8 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
       })
     : emptyPluginSet()
   const plugins = options.hooks && options.hooks.length > 0 ? withExtraHooks(loaded, options.hooks, onProblem) : loaded
+  const local = localAgents(boot.root, options.env, options.claudeInstructions !== false)
+  for (const p of [...local.project.problems, ...local.user.problems]) onProblem(`.claude/agents: ${p}`)
   // MCP servers start now, while the rest of the session is set up; the first model request waits for them
   // (mcp.startup_timeout_ms at most), so a model asked to use a server's tool sees it on its first step.
   const mcp = makeMcpHub({
@@ -245,8 +248,8 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     ...(options.allow ? { allow: options.allow } : {}),
     sandbox: { modeFlag: options.sandboxMode, ...(options.askHost ? { askHost: options.askHost } : {}) },
     ...(options.terminal ? { terminal: options.terminal } : {}),
-    // The caller's own agents first; a plugin's agent of the same name is left out.
-    customAgents: [...(options.customAgents ?? []), ...plugins.agents.filter((a) => !options.customAgents?.some((b) => b.name === a.name))],
+    // Claude Code's order: the project's .claude/agents, the caller's own, the user's, the plugins'; the first of a name wins.
+    customAgents: firstOfEachName(local.project.agents, options.customAgents ?? [], local.user.agents, plugins.agents),
     ...(options.onSubagentEvent
       ? { onSubagentEvent: (id: string, e: AgentEvent) => Effect.sync(() => options.onSubagentEvent!(id, e)) }
       : {}),
@@ -344,6 +347,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     ...(verifyGate && !options.askVerify ? { verifySkipped: verifyGate.notice } : {}),
     conversation,
     plugins,
+    agents: runtimeOptions.customAgents,
     mcp,
     mcpReady: mcpReady ?? Promise.resolve(),
     ...(todos ? { todos } : {}),

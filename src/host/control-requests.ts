@@ -3,7 +3,7 @@ import { isRecord } from "../protocol/is-record.ts"
 import { projectRootOfSync } from "../workspace/project-root.ts"
 import { hostModel } from "./host-messages.ts"
 import { cancelTurn, type HostState } from "./host-state.ts"
-import { PERMISSION_MODES, type PermissionMode } from "./print-flags.ts"
+import { PERMISSION_MODES, projectSettings, type PermissionMode } from "./print-flags.ts"
 import { ConfigError, readConfig } from "../config/config.ts"
 import { trustedConfig } from "../runtime.ts"
 import { sdkAgentList, sdkModels, skillsOnly } from "./sdk-catalog.ts"
@@ -53,7 +53,7 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
       const plugins = config === undefined ? [] : activeClaudePlugins({ root, env: io.env, config })
       channel.succeed(id, {
         commands: await sdkCommands(root, io.env, config, plugins),
-        agents: sdkAgentList([...state.flags.agents, request.agents], plugins),
+        agents: sdkAgentList([...state.flags.agents, request.agents], plugins, { root, env: io.env, withProject: projectSettings(state.flags) }),
         output_style: "default",
         available_output_styles: ["default"],
         models: sdkModels(config, state.model),

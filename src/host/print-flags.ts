@@ -37,7 +37,7 @@ export interface PrintFlags {
   readonly tools?: ReadonlyArray<string>
   /** `--mcp-config` values as given: JSON text (`{"mcpServers": …}`, what the SDK passes) or a file's path. */
   readonly mcpConfigs: ReadonlyArray<string>
-  /** `--setting-sources` (user, project, local): without "project", CLAUDE.md is not read. Undefined: all of them. */
+  /** `--setting-sources` (user, project, local): without "project", CLAUDE.md and `.claude/agents` are not read. Undefined: all of them. */
   readonly settingSources?: ReadonlyArray<string>
   /** `--plugin-dir` (and `--plugin-dir-no-mcp`) folders: the program's plugins for this session. */
   readonly pluginDirs: ReadonlyArray<string>
@@ -240,3 +240,6 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     errors,
   }
 }
+
+/** Whether the program's settingSources name the project (unset: every source): CLAUDE.md and `.claude/agents` are read then. */
+export const projectSettings = (flags: Pick<PrintFlags, "settingSources">): boolean => flags.settingSources === undefined || flags.settingSources.includes("project")

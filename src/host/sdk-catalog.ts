@@ -1,7 +1,7 @@
 import type { ConfigShape } from "../config/config.ts"
 import { chooseModelId } from "../llm/resolve-model.ts"
 import type { DiscoveredPlugin } from "../plugins/discovery.ts"
-import { readPluginAgents } from "../plugins/claude-agents.ts"
+import { firstOfEachName, localAgents, readPluginAgents } from "../plugins/claude-agents.ts"
 import { PROFILES } from "../agent/profiles.ts"
 import { sdkAgents } from "./sdk-agents.ts"
 
@@ -55,19 +55,21 @@ export const sdkModels = (config: ConfigShape | undefined, wanted: string | unde
 }
 
 /**
- * The subagents the Task tool runs: anvil's `explore`, the program's own (`agents` in `initialize` or `--agents`),
- * then those of the Claude Code plugins that would load (`plugins`, from `activeClaudePlugins`); the first of a
- * name wins, as in the session.
+ * The subagents the Task tool runs, in the session's order: anvil's `explore`, the project's `.claude/agents`
+ * (`withProject`: settingSources name the project), the program's own (`agents` in `initialize` or `--agents`), the
+ * user's `~/.claude/agents`, then those of the Claude Code plugins that would load (`plugins`, from
+ * `activeClaudePlugins`, named `plugin:agent`); the first of a name wins.
  */
-export const sdkAgentList = (sources: ReadonlyArray<unknown>, plugins: ReadonlyArray<DiscoveredPlugin>): Array<SdkAgent> => {
-  const own = sdkAgents(sources, () => undefined)
+export const sdkAgentList = (
+  sources: ReadonlyArray<unknown>,
+  plugins: ReadonlyArray<DiscoveredPlugin>,
+  local: { root: string; env: Readonly<Record<string, string | undefined>>; withProject: boolean },
+): Array<SdkAgent> => {
   const fromPlugins = plugins.flatMap((p) => readPluginAgents(p.path, p.manifest).agents.map((a) => ({ ...a, name: `${p.name}:${a.name}` })))
-  const seen = new Set<string>(["explore"])
-  const out: Array<SdkAgent> = [{ name: "explore", description: `Explores the code to answer a question: ${PROFILES.explore.description}`, model: "inherit" }]
-  for (const agent of [...own, ...fromPlugins]) {
-    if (seen.has(agent.name)) continue
-    seen.add(agent.name)
-    out.push({ name: agent.name, description: agent.description, model: "inherit" })
-  }
-  return out
+  const files = localAgents(local.root, local.env, local.withProject)
+  const agents = firstOfEachName(files.project.agents, sdkAgents(sources, () => undefined), files.user.agents, fromPlugins).filter((a) => a.name !== "explore")
+  return [
+    { name: "explore", description: `Explores the code to answer a question: ${PROFILES.explore.description}`, model: "inherit" },
+    ...agents.map((a) => ({ name: a.name, description: a.description, model: "inherit" as const })),
+  ]
 }

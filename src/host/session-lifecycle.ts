@@ -9,6 +9,7 @@ import { forHost } from "./host-messages.ts"
 import type { HostState } from "./host-state.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
 import { denyRules, type PermissionBridge } from "./permission-bridge.ts"
+import { projectSettings } from "./print-flags.ts"
 import { sdkAgents } from "./sdk-agents.ts"
 import { skillsOnly } from "./sdk-catalog.ts"
 import { sdkCommandName } from "./sdk-commands.ts"
@@ -46,12 +47,6 @@ export const mcpServers = (state: HostState, opened: AgentSessionShape | undefin
     ...(v.error ? { error: v.error } : {}),
   })),
 ]
-
-/** init's `agents`: the program's own, then the plugins' (`plugin:agent`) but one the program's of that name hides, as the task tool runs them. */
-const agentNames = (own: ReadonlyArray<{ name: string }>, plugins: ReadonlyArray<{ name: string }>) => {
-  const names = [...own.map((a) => a.name), ...plugins.map((a) => a.name).filter((n) => !own.some((a) => a.name === n))]
-  return names.length > 0 ? { agents: ["explore", ...names] } : {}
-}
 
 /** An open session, and what tells the program it opened (the first user message does; see {@link openSession}). */
 export interface OpenedSession {
@@ -98,7 +93,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       root: state.root,
       modelFlag: state.model,
       // Claude Code reads CLAUDE.md with the project's settings: a program that leaves "project" out does not want it.
-      claudeInstructions: flags.settingSources === undefined || flags.settingSources.includes("project"),
+      claudeInstructions: projectSettings(flags),
       customAgents,
       // The mode decides: a session planned in mode plan and resumed in another mode gets every tool back.
       profile: state.mode === "plan" ? "plan" : "code",
@@ -152,7 +147,8 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       profile: opened.profile.name,
       engine: opened.engine,
       resumed: opened.resumed,
-      ...agentNames(customAgents, opened.plugins.agents),
+      // As the task tool runs them: .claude/agents, the program's, the plugins' (`plugin:agent`).
+      ...(opened.agents.length > 0 ? { agents: ["explore", ...opened.agents.map((a) => a.name)] } : {}),
       // Named as supportedCommands() names them.
       slash_commands: opened.commands.map(sdkCommandName),
       // Claude Code lists each plugin's name and path; anvil adds where it came from and whether it loaded.

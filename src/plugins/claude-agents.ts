@@ -1,12 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { agentPaths, readManifestQuietly } from "./claude-components.ts"
+import { claudeConfigDir } from "./places.ts"
 import { anvilName } from "../tool-framework/claude-tools.ts"
 import { parseFrontMatter } from "../skills/front-matter.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 
 /**
- * A Claude Code plugin's subagents: `agents/*.md`, each with front matter
+ * Claude Code's subagents — a plugin's `agents/*.md`, the project's and the user's `.claude/agents/*.md` — each with front matter
  * (`name`, default the file's name; `description`, required; `tools`, Claude's
  * names as a comma list or a YAML list, default all; `model` is not used) and
  * the agent's prompt as its body. The task tool runs them beside `explore`.
@@ -28,8 +29,29 @@ const markdownFiles = (path: string): Array<string> => {
 }
 
 /** The plugin's agents: the files and folders its manifest's `agents` names, else `agents/`. */
-export const readPluginAgents = (dir: string, manifest: Record<string, unknown> | undefined = readManifestQuietly(dir)): PluginAgents => {
-  const files = agentPaths(dir, manifest).flatMap(markdownFiles)
+export const readPluginAgents = (dir: string, manifest: Record<string, unknown> | undefined = readManifestQuietly(dir)): PluginAgents =>
+  readAgentFiles(agentPaths(dir, manifest).flatMap(markdownFiles))
+
+/**
+ * Claude Code's own subagent folders, read as it reads them: the project's `.claude/agents/` (unless the program's
+ * settingSources leave the project out) and the user's (`~/.claude/agents/`, or under `$CLAUDE_CONFIG_DIR`).
+ */
+export const localAgents = (root: string, env: Readonly<Record<string, string | undefined>>, withProject: boolean): { project: PluginAgents; user: PluginAgents } => {
+  const user = claudeConfigDir(env)
+  return {
+    project: readAgentFiles(withProject ? markdownFiles(join(root, ".claude", "agents")) : []),
+    user: readAgentFiles(user ? markdownFiles(join(user, "agents")) : []),
+  }
+}
+
+/** Lists of agents joined in order; the first of a name wins (a later one is hidden, as Claude Code hides it). */
+export const firstOfEachName = (...lists: ReadonlyArray<ReadonlyArray<CustomAgent>>): Array<CustomAgent> => {
+  const out = new Map<string, CustomAgent>()
+  for (const agent of lists.flat()) if (!out.has(agent.name)) out.set(agent.name, agent)
+  return [...out.values()]
+}
+
+const readAgentFiles = (files: ReadonlyArray<string>): PluginAgents => {
   const agents: Array<CustomAgent> = []
   const problems: Array<string> = []
   for (const path of files) {

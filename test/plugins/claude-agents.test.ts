@@ -3,8 +3,12 @@ import { join } from "node:path"
 import { Effect, Layer } from "effect"
 import { builtinNames } from "../../src/cli/plugin-setup.ts"
 import { makeConfig } from "../../src/config/config.ts"
+import { sdkAgentList } from "../../src/host/sdk-catalog.ts"
+import { firstOfEachName, localAgents } from "../../src/plugins/claude-agents.ts"
 import { loadPlugins } from "../../src/plugins/plugin-host.ts"
 import { SubagentRunner, type SubagentRequest } from "../../src/tool-framework/subagent.ts"
+import { runBinary } from "../support/binary.ts"
+import { fakeOpenAI } from "../support/fake-openai.ts"
 import { callTool, project, tempDir, writeTree } from "../support/harness.ts"
 
 // Published Claude Code plugins (anthropics/claude-code's feature-dev and pr-review-toolkit) each ship an agent
@@ -52,5 +56,82 @@ describe("Claude Code plugin agents", () => {
     expect(ambiguous.error!.message).toContain("'code-reviewer' names several subagents (feature-dev:code-reviewer, pr-review-toolkit:code-reviewer); give the full name")
     expect((await task("nobody")).envelope.error!.message).toContain("unknown subagent 'nobody'")
     expect(asked).toEqual(["pr-review-toolkit:code-reviewer", "pr-review-toolkit:type-design-analyzer"])
+  })
+})
+
+describe("Claude Code's own agent folders", () => {
+  const agentFile = (name: string, description: string, extra = "") => `---\nname: ${name}\ndescription: ${description}\n${extra}---\nYou are ${name}.\n`
+  const setUp = () => {
+    const home = tempDir("anvil-claude-agents-home-")
+    const root = project({
+      ".claude/agents/reviewer.md": agentFile("reviewer", "The project's reviewer", "tools: Read, Grep\n"),
+      ".claude/agents/team/notes.md": agentFile("note-taker", "Takes notes"),
+      ".claude/agents/broken.md": "no front matter\n",
+    })
+    writeTree(join(home, ".claude", "agents"), { "reviewer.md": agentFile("reviewer", "The user's reviewer"), "helper.md": agentFile("helper", "The user's helper") })
+    return { root, env: { HOME: home } }
+  }
+
+  test("the project's .claude/agents and the user's ~/.claude/agents are read; the project's may be left out", () => {
+    const { root, env } = setUp()
+    const local = localAgents(root, env, true)
+    expect(local.project.agents.map((a) => [a.name, a.description, a.tools])).toEqual([
+      ["reviewer", "The project's reviewer", ["read", "grep"]],
+      ["note-taker", "Takes notes", undefined],
+    ])
+    expect(local.project.problems).toEqual([expect.stringContaining("broken.md:1: the file does not start with YAML front matter")])
+    expect(local.user.agents.map((a) => a.name)).toEqual(["helper", "reviewer"])
+    expect(localAgents(root, env, false).project.agents).toEqual([])
+    expect(localAgents(root, { HOME: env.HOME, CLAUDE_CONFIG_DIR: join(env.HOME, "nowhere") }, true).user.agents).toEqual([])
+  })
+
+  test("Claude Code's order: the project's, the program's, the user's, the plugins'; the first of a name wins", () => {
+    const { root, env } = setUp()
+    const local = localAgents(root, env, true)
+    const own = [{ name: "helper", description: "The program's helper", prompt: "p" }]
+    const fromPlugin = [{ name: "team:reviewer", description: "A plugin's reviewer", prompt: "p" }]
+    expect(firstOfEachName(local.project.agents, own, local.user.agents, fromPlugin).map((a) => [a.name, a.description])).toEqual([
+      ["reviewer", "The project's reviewer"],
+      ["note-taker", "Takes notes"],
+      ["helper", "The program's helper"],
+      ["team:reviewer", "A plugin's reviewer"],
+    ])
+  })
+
+  test("the Agent SDK's supportedAgents() list: the same order; settingSources without the project leave its agents out", () => {
+    const { root, env } = setUp()
+    const own = [{ helper: { description: "The program's helper", prompt: "p" } }]
+    expect(sdkAgentList(own, [], { root, env, withProject: true }).map((a) => [a.name, a.description])).toEqual([
+      ["explore", expect.stringContaining("Explores the code")],
+      ["reviewer", "The project's reviewer"],
+      ["note-taker", "Takes notes"],
+      ["helper", "The program's helper"],
+    ])
+    expect(sdkAgentList(own, [], { root, env, withProject: false }).map((a) => [a.name, a.description])).toEqual([
+      ["explore", expect.stringContaining("Explores the code")],
+      ["helper", "The program's helper"],
+      ["reviewer", "The user's reviewer"],
+    ])
+  })
+
+  test("through the binary: anvil run lists them in init, tells the model, and the task tool runs one with its tools", async () => {
+    const { root, env } = setUp()
+    const server = fakeOpenAI([{ tool_calls: [{ name: "task", arguments: { agent: "reviewer", objective: "review a.txt" }, id: "t1" }] }, { text: "fine" }, { text: "Reviewed." }])
+    try {
+      const run = await runBinary(["run", "--model", "openai/gpt-test", "-f", "stream-json", "review it"], {
+        cwd: root,
+        env: { ...env, PATH: process.env.PATH ?? "/usr/bin:/bin", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" },
+      })
+      const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l))
+      expect(lines.find((m) => m.subtype === "init").agents).toEqual(["explore", "reviewer", "note-taker", "helper"])
+      expect(lines.find((m) => m.type === "result").result).toBe("Reviewed.")
+      expect(run.stderr).toContain("broken.md:1: the file does not start with YAML front matter")
+      expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- reviewer: The project's reviewer")
+      const sub = server.requests[1]!.body
+      expect(JSON.stringify(sub.messages[0])).toContain("You are reviewer.")
+      expect(sub.tools.map((t: any) => t.function.name).filter((n: string) => n !== "load_tools").sort()).toEqual(["grep", "read"])
+    } finally {
+      server.stop()
+    }
   })
 })
