@@ -14,7 +14,8 @@ import { userConfigHome } from "../workspace/state-dir.ts"
  * read and is named in `warnings`.
  */
 
-const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
+/** A plugin's JSON file (plugin.json, hooks.json, .mcp.json, package.json); a leading byte-order mark is skipped, as Claude Code skips it. */
+export const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""))
 
 /** The manifest, or undefined when it cannot be read (reading the plugin itself then reports why). */
 export const readManifestQuietly = (dir: string): Record<string, unknown> | undefined => {

@@ -1,5 +1,5 @@
 import { Predicate } from "effect"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
@@ -7,7 +7,7 @@ import { runCommandHook } from "./command-hook.ts"
 import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
 import { readPluginAgents } from "./claude-agents.ts"
 import { readCommandPaths, type SlashCommand } from "./claude-commands.ts"
-import { commandPaths, ensureDataDir, hookSources, mcpServerEntries, pluginDataDir, pluginVars, skillDirs, skillNames } from "./claude-components.ts"
+import { commandPaths, ensureDataDir, hookSources, mcpServerEntries, pluginDataDir, pluginVars, readJson, skillDirs, skillNames } from "./claude-components.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { compileMatcher } from "./hook-matcher.ts"
@@ -79,7 +79,6 @@ const claudeInput = (tool: string, params: Readonly<Record<string, unknown>>): R
   ...toClaudeInput(tool, { ...params }),
 })
 
-const readJsonFile = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
 
 /** Reads the folder. Throws with a message naming the file when the manifest or hooks file is broken. */
 export const readClaudePlugin = (input: {
@@ -95,7 +94,7 @@ export const readClaudePlugin = (input: {
   readonly manifest?: Readonly<Record<string, unknown>>
 }): ClaudePlugin => {
   const manifestFile = join(input.dir, ".claude-plugin", "plugin.json")
-  const manifest = input.manifest ?? readJsonFile(manifestFile)
+  const manifest = input.manifest ?? readJson(manifestFile)
   if (!Predicate.isObject(manifest)) throw new Error(`${manifestFile}: the top level must be an object`)
   const data = pluginDataDir(input.env, input.name)
   const expand = pluginVars(input.dir, data)

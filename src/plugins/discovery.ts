@@ -1,11 +1,12 @@
 import { Predicate } from "effect"
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs"
 import { basename, extname, join, resolve, sep } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
 import { readSettingsFile } from "../config/settings-file.ts"
 import { pluginPathEntries } from "../config/sections/plugins.ts"
 import { projectOnlyEntries, type LayerData } from "../config/project-only-entries.ts"
 import { userConfigHome } from "../workspace/state-dir.ts"
+import { readJson } from "./claude-components.ts"
 import { claudeInstalledPlugins } from "./claude-installed.ts"
 import { notAPluginName, userPluginsDir } from "./places.ts"
 
@@ -67,7 +68,6 @@ const INDEX_FILES = MODULE_EXTENSIONS.map((e) => `index${e}`)
 const isModuleFile = (name: string) =>
   MODULE_EXTENSIONS.includes(extname(name)) && !name.endsWith(".d.ts") && !name.endsWith(".d.mts")
 
-const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
 
 /** A package's own entry: `exports["."]` (its bun, import or default condition), else `main`. */
 const entryOf = (pkg: Readonly<Record<string, unknown>>): string | undefined => {

@@ -24,6 +24,17 @@ const userPlugin = (tree: Record<string, string>) => {
 }
 
 describe("Claude Code plugin parts where the manifest puts them", () => {
+  test("plugin.json, hooks.json and .mcp.json saved with a byte-order mark load, as Claude Code loads them", async () => {
+    const bom = "\uFEFF"
+    const p = userPlugin({
+      ".claude-plugin/plugin.json": bom + JSON.stringify({ name: "parts", description: "With a BOM" }),
+      "hooks/hooks.json": bom + JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "exit 0" }] }] } }),
+      ".mcp.json": bom + JSON.stringify({ mcpServers: { local: { command: "srv" } } }),
+    })
+    const set = await loadPlugins({ root: p.root, env: p.env, config: p.config, builtinNames: builtinNames(), onProblem: () => {} })
+    expect(set.reports[0]).toMatchObject({ name: "parts", status: "loaded", description: "With a BOM", hooks: ["PreToolUse(Bash)"], mcpServers: ["local"] })
+  })
+
   test(".mcp.json with its servers at the top level (as published plugins write it) is read like one wrapped in mcpServers", () => {
     const p = userPlugin({
       ".claude-plugin/plugin.json": JSON.stringify({ name: "parts" }),
