@@ -297,7 +297,7 @@ export const runCommand = async (
       resumed: session.resumed,
       skills: session.skills,
       slash_commands: session.commands.map((c) => c.name),
-      ...(session.agents.length > 0 ? { agents: ["explore", ...session.agents.map((a) => a.name)] } : {}),
+      ...(session.agents.length > 0 ? { agents: [...new Set(["explore", ...session.agents.map((a) => a.name)])] } : {}),
       plugins: session.plugins.reports.map((r) => ({ name: r.name, source: r.source, status: r.status })),
       mcp_servers: session.mcp.views().map((v) => ({ name: v.name, status: v.status === "starting" ? "pending" : v.status })),
       sandbox: sandboxSummary(session.sandbox),

@@ -148,7 +148,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       engine: opened.engine,
       resumed: opened.resumed,
       // As the task tool runs them: .claude/agents, the program's, the plugins' (`plugin:agent`).
-      ...(opened.agents.length > 0 ? { agents: ["explore", ...opened.agents.map((a) => a.name)] } : {}),
+      ...(opened.agents.length > 0 ? { agents: [...new Set(["explore", ...opened.agents.map((a) => a.name)])] } : {}),
       // Named as supportedCommands() names them.
       slash_commands: opened.commands.map(sdkCommandName),
       // Claude Code lists each plugin's name and path; anvil adds where it came from and whether it loaded.

@@ -116,6 +116,8 @@ describe("Claude Code's own agent folders", () => {
 
   test("through the binary: anvil run lists them in init, tells the model, and the task tool runs one with its tools", async () => {
     const { root, env } = setUp()
+    // One named as anvil's own explore takes its place (as a project's agent does in Claude Code) and is listed once.
+    writeTree(root, { ".claude/agents/explore.md": agentFile("explore", "The project's explorer") })
     const server = fakeOpenAI([{ tool_calls: [{ name: "task", arguments: { agent: "reviewer", objective: "review a.txt" }, id: "t1" }] }, { text: "fine" }, { text: "Reviewed." }])
     try {
       const run = await runBinary(["run", "--model", "openai/gpt-test", "-f", "stream-json", "review it"], {
@@ -124,6 +126,7 @@ describe("Claude Code's own agent folders", () => {
       })
       const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l))
       expect(lines.find((m) => m.subtype === "init").agents).toEqual(["explore", "reviewer", "note-taker", "helper"])
+      expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- explore: The project's explorer")
       expect(lines.find((m) => m.type === "result").result).toBe("Reviewed.")
       expect(run.stderr).toContain("broken.md:1: the file does not start with YAML front matter")
       expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- reviewer: The project's reviewer")
