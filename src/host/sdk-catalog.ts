@@ -67,9 +67,8 @@ export const sdkAgentList = (
 ): Array<SdkAgent> => {
   const fromPlugins = plugins.flatMap((p) => readPluginAgents(p.path, p.manifest).agents.map((a) => ({ ...a, name: `${p.name}:${a.name}` })))
   const files = localAgents(local.root, local.env, local.withProject)
-  const agents = firstOfEachName(files.project.agents, sdkAgents(sources, () => undefined), files.user.agents, fromPlugins).filter((a) => a.name !== "explore")
-  return [
-    { name: "explore", description: `Explores the code to answer a question: ${PROFILES.explore.description}`, model: "inherit" },
-    ...agents.map((a) => ({ name: a.name, description: a.description, model: "inherit" as const })),
-  ]
+  const agents = firstOfEachName(files.project.agents, sdkAgents(sources, () => undefined), files.user.agents, fromPlugins)
+  // An agent named explore takes the place of anvil's own, as the task tool runs it.
+  const builtin = agents.some((a) => a.name === "explore") ? [] : [{ name: "explore", description: `Explores the code to answer a question: ${PROFILES.explore.description}` }]
+  return [...builtin, ...agents].map((a) => ({ name: a.name, description: a.description, model: "inherit" as const }))
 }

@@ -112,6 +112,13 @@ describe("Claude Code's own agent folders", () => {
       ["helper", "The program's helper"],
       ["reviewer", "The user's reviewer"],
     ])
+    // One named explore takes the place of anvil's own, as the task tool runs it.
+    const explorer = [{ explore: { description: "The program's explorer", prompt: "p" } }]
+    expect(sdkAgentList(explorer, [], { root, env, withProject: false }).map((a) => [a.name, a.description])).toEqual([
+      ["explore", "The program's explorer"],
+      ["helper", "The user's helper"],
+      ["reviewer", "The user's reviewer"],
+    ])
   })
 
   test("through the binary: anvil run lists them in init, tells the model, and the task tool runs one with its tools", async () => {
