@@ -1,3 +1,4 @@
+import { DRAIN_INIT, DRAIN_POLL_MS } from "./drain-init.ts"
 import type { SandboxPolicy } from "./policy.ts"
 
 export interface BwrapCommand {
@@ -12,6 +13,11 @@ export interface BwrapCommand {
   readonly redactedFiles?: ReadonlyArray<string>
   /** Run the command under this RLIMIT_NPROC (prlimit, inside the sandbox's own user namespace). */
   readonly nproc?: { readonly prlimit: string; readonly max: number }
+  /**
+   * Wait this long for what the command leaves in the background to let go of its output, then end it and make
+   * `marker` (drain-init.ts); without it the namespace ends with the command.
+   */
+  readonly drain?: { readonly ms: number; readonly marker: string }
   readonly cwd: string
   readonly file: string
   readonly args: ReadonlyArray<string>
@@ -34,6 +40,7 @@ export const bwrapArgs = (c: BwrapCommand): Array<string> => {
   const a: Array<string> = ["--unshare-all"]
   if (c.shareNet) a.push("--share-net")
   a.push("--die-with-parent")
+  if (c.drain) a.push("--as-pid-1")
   if (c.root) a.push("--cap-drop", "ALL")
   a.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
   for (const w of c.policy.writable) a.push("--bind", w, w)
@@ -51,6 +58,7 @@ export const bwrapArgs = (c: BwrapCommand): Array<string> => {
   c.redactedFiles?.forEach((source, i) => a.push("--ro-bind", source, c.policy.redacted[i]!.path))
   for (const s of c.policy.hiddenSockets) a.push("--ro-bind", "/dev/null", s)
   a.push("--chdir", c.cwd, "--")
+  if (c.drain) a.push("/bin/sh", "-c", DRAIN_INIT, "anvil-drain", String(Math.ceil(c.drain.ms / DRAIN_POLL_MS)), c.drain.marker)
   if (c.nproc) a.push(c.nproc.prlimit, `--nproc=${c.nproc.max}:${c.nproc.max}`, "--")
   a.push(c.file, ...c.args)
   return a

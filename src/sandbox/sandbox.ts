@@ -51,6 +51,11 @@ export interface WrapRequest {
   readonly unconfined?: boolean
   /** The command line, for naming a covered socket it used when its error does not. */
   readonly command?: string | undefined
+  /**
+   * How long what the command leaves in the background may keep its output open once it exited, as the runner waits
+   * unconfined (see drain-init.ts); without it the sandbox ends them with the command.
+   */
+  readonly drainMs?: number
 }
 
 /** How the command will run, and what to do once it ended. */
@@ -60,6 +65,8 @@ export interface WrappedCommand {
   readonly confined: boolean
   /** The environment variables withheld from the command (secrets, see command-env.ts), once it started. */
   readonly envWithheld: () => ReadonlyArray<string>
+  /** After the run: background processes kept the output open past drainMs and the sandbox ended them (see WrapRequest.drainMs). */
+  readonly heldOpen: () => boolean
   /** Removes stand-ins and reads the output for what the sandbox refused. Call once, after the run. */
   readonly finish: (output: string) => Effect.Effect<ReadonlyArray<SandboxRefusal>>
 }
@@ -246,6 +253,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
         confined: false,
         wrap: (c: SpawnCommand) => ({ ...c, env: filtered(c.env), ...(max > 0 ? { maxProcesses: max } : {}) }),
         envWithheld,
+        heldOpen: () => false,
         finish: () => Effect.succeed([]),
       }
       if (settings.mode === "off" || request.unconfined) return plain
@@ -304,6 +312,8 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       // RLIMIT_NPROC counts the processes of one user in one user namespace, so inside the sandbox's own it
       // limits this command's tree alone; the kernel does not apply it to root (a cgroup does that, if any).
       const nproc = max > 0 && !root && support.prlimit !== undefined ? { prlimit: support.prlimit, max } : undefined
+      // In the session folder, which the command may write: one it makes itself only adds the answer's note.
+      const drain = request.drainMs !== undefined ? { ms: request.drainMs, marker: join(temp, `.anvil-held-${process.pid}-${++overlayCount}`) } : undefined
       const wrapHook: SpawnWrap = (command: SpawnCommand) => {
         const [file, ...args] = command.argv
         // With a host list the relay goes first: it forwards 127.0.0.1 to the proxy's socket, then runs the command.
@@ -315,7 +325,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
         // written, and fails): looked at again at the last moment, when a server that stopped meanwhile has removed it.
         const policy = { ...p, hiddenSockets: p.hiddenSockets.filter(stillSocket) }
         return {
-          argv: [bwrap, ...bwrapArgs({ policy, ...(excludeFile ? { gitExcludeFile: excludeFile } : {}), redactedFiles, ...(nproc ? { nproc } : {}), shareNet: settings.network.kind === "on", root, cwd: command.cwd, ...inner })],
+          argv: [bwrap, ...bwrapArgs({ policy, ...(excludeFile ? { gitExcludeFile: excludeFile } : {}), redactedFiles, ...(nproc ? { nproc } : {}), ...(drain ? { drain } : {}), shareNet: settings.network.kind === "on", root, cwd: command.cwd, ...inner })],
           cwd: command.cwd,
           env: { ...filtered(command.env), TMPDIR: temp, TMP: temp, TEMP: temp, TEMPDIR: temp },
           // --die-with-parent in its own PID namespace (bwrap-args.ts): nothing of it outlives it or anvil.
@@ -325,17 +335,24 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       }
       const refusedBefore = refused.length
       let finished = false
+      let wasHeld = false
       // Kept for every call of finish (the runner calls it once to clean up, bash again with the output).
       const undone: Array<SandboxRefusal> = []
       return {
         confined: true,
         wrap: wrapHook,
         envWithheld,
+        // Read (and the marker removed) by finish, which runs however the run ended.
+        heldOpen: () => wasHeld,
         finish: (output: string) =>
           Effect.sync(() => {
             if (!finished) {
               finished = true
               held.release()
+              if (drain) {
+                wasHeld = existsSync(drain.marker)
+                rmSync(drain.marker, { force: true })
+              }
               for (const file of [...(excludeFile ? [excludeFile] : []), ...redactedFiles]) rmSync(file, { force: true })
               // Nothing of the command runs any more (its PID namespace ended with it): what it made here goes.
               for (const path of p.mustStayAbsent) if (removeMade(path)) undone.push(madeRefusal(facts().root, path))

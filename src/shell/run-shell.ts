@@ -289,11 +289,11 @@ export const runConfined = (request: CommandRequest, { file, argv, env, cwd, rea
       return yield* new WorkdirNotFound({ cwd, opened: true })
     }
     const sandbox = yield* Sandbox
-    const wrapped = yield* sandbox.wrap({ cwd: real, unconfined: request.unconfined, command: request.command ?? request.args?.join(" ") }).pipe(
+    const wrapped = yield* sandbox.wrap({ cwd: real, unconfined: request.unconfined, command: request.command ?? request.args?.join(" "), drainMs: request.drainMs }).pipe(
       Effect.mapError((e) => new SandboxRefused({ message: e.message, cwd, refusedBy: e.refusedBy, nextStep: e.nextStep })),
       Effect.tapError(() => Effect.sync(() => closeQuietly(folder.fd))),
     )
-    const outcome = yield* runner
+    const ran = yield* runner
       .run({
         file,
         args: argv,
@@ -318,6 +318,8 @@ export const runConfined = (request: CommandRequest, { file, argv, env, cwd, rea
             : new CommandNotStarted({ kind: e.code === "ENOENT" ? "not_found" : e.code === "EACCES" ? "not_executable" : "other", file, message: e.message, cwd }),
         ),
       )
+    // Confined, what the command left in the background is waited for inside the sandbox (sandbox/drain-init.ts).
+    const outcome = wrapped.heldOpen() ? { ...ran, heldOpen: true } : ran
     const mode = wrapped.confined ? sandbox.status.settings.mode : "off"
     const unavailable = !wrapped.confined && !request.unconfined && sandbox.status.settings.mode !== "off" ? sandbox.status.warning : undefined
     const ignored = sandbox.status.settings.projectIgnored
