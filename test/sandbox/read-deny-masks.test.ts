@@ -146,6 +146,20 @@ describe("the places read deny and ask rules name or match", () => {
     expect(policy.ruleMasks.length).toBe(MAX_RULE_MASKS)
     expect(policy.hiddenFiles.length).toBe(MAX_RULE_MASKS)
     expect(policy.masksRefused).toEqual(tooManyMasks)
+    // Each tracked file made again inside a hidden folder is a mount too: a folder tracking more than fit is refused.
+    const repoRoot = repo()
+    mkdirSync(join(repoRoot, "keys"))
+    for (let f = 0; f < MAX_RULE_MASKS; f++) writeFileSync(join(repoRoot, "keys", `k${f}.txt`), "k\n")
+    git(repoRoot, "add", "keys")
+    const policyOf = (rules: unknown) =>
+      buildPolicy(
+        { ...readSandboxSettings({}, undefined), readMasks: readRuleMasks(makeConfig({ permission: { read: rules } }, {}), repoRoot)! },
+        { root: repoRoot, home: undefined, configHome: undefined, sessionTmp: tempDir("anvil-tmp-") },
+      )!
+    expect(policyOf({ "keys/": "deny" }).masksRefused).toEqual(tooManyMasks)
+    const fits = policyOf({ "tracked/": "deny" })
+    expect(fits.masksRefused).toBeUndefined()
+    expect([fits.hiddenDirs, fits.hiddenTracked]).toEqual([[join(repoRoot, "tracked")], [{ path: join(repoRoot, "tracked", "t.txt"), kind: "file" }]])
   })
 })
 
