@@ -2,6 +2,7 @@ import { Context, Data, Effect, Layer } from "effect"
 import { join } from "node:path"
 import { readSettingsFile, unreadableSettingsMessage } from "./settings-file.ts"
 import { defaultCheckCache, rememberCheck, rememberedCheck, type ConfigCheckCache } from "./check-cache.ts"
+import { mayNestTooDeep } from "./json-depth.ts"
 export type { ConfigCheckCache } from "./check-cache.ts"
 import type { ConfigWarning } from "./warning.ts"
 import type { IgnoredSetting } from "./ignored.ts"
@@ -161,6 +162,12 @@ const plainJson = (text: string): { readonly value: unknown } | undefined => {
  * check-cache.ts); the parser also reads text that is not plain JSON, unless its value was remembered.
  */
 const readLayer = async (file: string, text: string, cache: ConfigCheckCache | undefined) => {
+  if (mayNestTooDeep(text)) {
+    // Deep nesting would run the stack out in the settings' check (plain JSON parses at any depth).
+    const { tooDeepAt, tooDeepError } = await import("./jsonc.ts")
+    const deep = tooDeepAt(text)
+    if (deep !== undefined) return new ConfigError(`${file}: not valid settings (${tooDeepError(text, deep).message}). Fix or remove the file.`)
+  }
   const plain = plainJson(text)
   if (plain && !isRecord(plain.value)) return new ConfigError(`${file}: the top level must be an object.`)
   if (plain && Object.keys(plain.value as ConfigData).length === 0) return { value: plain.value as ConfigData, warnings: [] }

@@ -1,5 +1,6 @@
 import { Data } from "effect"
-import { parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser"
+import { MAX_JSON_DEPTH, mayNestTooDeep } from "./json-depth.ts"
+import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser"
 
 /** Where a JSON text position is, counted from 1 as editors show it. */
 export interface TextPosition {
@@ -31,6 +32,8 @@ const OPTIONS = { allowTrailingComma: true, disallowComments: false, allowEmptyC
  * allows, keeping the syntax tree so settings can be traced to their line.
  */
 export const parseJsoncTree = (text: string): { readonly tree: Node; readonly value: unknown } | JsoncSyntaxError => {
+  const deep = tooDeepAt(text)
+  if (deep !== undefined) return tooDeepError(text, deep)
   const errors: Array<ParseError> = []
   const tree = parseTree(text, errors, OPTIONS)
   const first = errors[0]
@@ -41,6 +44,27 @@ export const parseJsoncTree = (text: string): { readonly tree: Node; readonly va
     return new JsoncSyntaxError({ message: `${what} at line ${position.line}, column ${position.column}`, position })
   }
   return { tree, value: nodeValue(tree) }
+}
+
+export const tooDeepAt = (text: string): number | undefined => {
+  if (!mayNestTooDeep(text)) return undefined
+  const scanner = createScanner(text, true)
+  let depth = 0
+  for (let token = scanner.scan(); token !== 17 /* EOF */; token = scanner.scan()) {
+    if (token === 1 /* { */ || token === 3 /* [ */) {
+      if (++depth > MAX_JSON_DEPTH) return scanner.getTokenOffset()
+    } else if (token === 2 /* } */ || token === 4 /* ] */) depth = Math.max(0, depth - 1)
+  }
+  return undefined
+}
+
+/** The syntax error for text nested past MAX_JSON_DEPTH at `offset`. */
+export const tooDeepError = (text: string, offset: number): JsoncSyntaxError => {
+  const position = positionAt(text, offset)
+  return new JsoncSyntaxError({
+    message: `nested deeper than ${MAX_JSON_DEPTH} levels at line ${position.line}, column ${position.column}`,
+    position,
+  })
 }
 
 /** The value of a parsed node; later duplicates of a key win, as in JSON.parse. */

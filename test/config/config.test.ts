@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { Config, ConfigError, makeConfig } from "../../src/config/config.ts"
 import { parseJsonc } from "../../src/config/jsonc.ts"
 import { PlatformLive } from "../../src/runtime.ts"
+import { runBinary } from "../support/anvil-binary.ts"
 import { project, tempDir, writeTree } from "../support/harness.ts"
 
 const load = (root: string, env: Record<string, string> = {}) =>
@@ -74,5 +75,37 @@ describe("config", () => {
       expect(r.failure).toBeInstanceOf(ConfigError)
       expect(r.failure.message).toContain(join(root, "anvil.json"))
     }
+  })
+
+  test("settings nested past 100 levels are a ConfigError at the place they go too deep, never a stack overflow; wide or quoted brackets are not depth", async () => {
+    const deep = (text: string) => async (root: string, env: Record<string, string> = {}) => {
+      const r = await load(root, env)
+      if (r._tag !== "Failure") throw new Error(`expected a ConfigError for ${text.slice(0, 20)}`)
+      expect(r.failure).toBeInstanceOf(ConfigError)
+      return r.failure.message
+    }
+    const plain = '{"a":'.repeat(20_000) + "1" + "}".repeat(20_000)
+    const unclosed = "[".repeat(100_000)
+    const commented = '// c\n{"a": ' + "[".repeat(150) + "]".repeat(150) + "}"
+    for (const text of [plain, unclosed, commented]) {
+      const root = project({ "anvil.json": text })
+      const message = await deep(text)(root)
+      expect(message).toContain(`${join(root, "anvil.json")}: not valid settings (nested deeper than 100 levels at line`)
+    }
+    const home = tempDir()
+    writeTree(home, { ".config/anvil/anvil.json": plain })
+    expect(await deep(plain)(project(), { HOME: home })).toContain("nested deeper than 100 levels at line 1, column 501")
+    // Many brackets side by side, or inside strings and comments, nest no deeper than a few levels.
+    const wide = `// ${"{[".repeat(200)}\n{"permission": {"bash": {${Array.from({ length: 150 }, (_, i) => `"c${i} [*]": "deny"`).join(", ")}}}, "model": "a/${"{".repeat(200)}",}`
+    const root = project({ "anvil.json": wide })
+    const r = await load(root)
+    if (r._tag !== "Success") throw r.failure
+    expect(r.success.get("model", "")).toBe(`a/${"{".repeat(200)}`)
+    // Through the binary: exit 3 with the file and place, no stack trace.
+    const bin = project({ "a.txt": "hi\n", "anvil.json": plain })
+    const run = await runBinary(["tool", "read", '{"path":"a.txt"}'], { cwd: bin, env: { HOME: tempDir() } })
+    expect(run.code).toBe(3)
+    expect(run.stderr).toContain("nested deeper than 100 levels at line 1, column 501")
+    expect(run.stderr).not.toContain("RangeError")
   })
 })
