@@ -6,6 +6,7 @@ import { readSettingsFile } from "../config/settings-file.ts"
 import type { HookPermission, PermissionLevel, Tool } from "../tool-framework/definition.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { realLocation } from "../workspace/real-location.ts"
+import { parseShownPath, resolveKeeping } from "../workspace/path-bytes.ts"
 import { allowCovers, showAllowRule, type AllowRule } from "./allow-rule.ts"
 import { describeSubjects, pathSubjects, subjectsOf, type Subjects } from "./subjects.ts"
 import { levelFor, toolRules } from "./rules.ts"
@@ -154,15 +155,18 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       const fs = Option.getOrUndefined(yield* Effect.serviceOption(FileSystem))
       const pathService = Option.getOrUndefined(yield* Effect.serviceOption(Path))
       const approved: Array<AllowRule> = [...(options.allow ?? [])]
+      // A name given back quoted as anvil shows it ("secret.txt", "caf\351.txt") names the same file the tools
+      // open (the workspace reads it so), so rules judge the name it stands for, never the quoted text.
+      const absolute = (from: string, given: string): string => resolveKeeping(from, parseShownPath(given), pathService!.resolve)
       const normalize = (p: string): string => {
-        if (!workspace || !pathService) return p.replace(/^\.\//, "")
-        return workspace.display(pathService.resolve(workspace.cwd, p))
+        if (!workspace || !pathService) return parseShownPath(p).replace(/^\.\//, "")
+        return workspace.display(absolute(workspace.cwd, p))
       }
       // A path is judged as named and as where its links lead inside the project: a rule about secret.txt also
       // holds for alias.txt -> secret.txt.
       const leadsTo = (shown: string): string | undefined => {
         if (!workspace || !pathService) return undefined
-        const real = realLocation(pathService.resolve(workspace.root, shown))
+        const real = realLocation(absolute(workspace.root, shown))
         return workspace.contains(real) ? workspace.display(real) : undefined
       }
       const permission = () => withRootTwins(config.get("permission", {} as Record<string, unknown>), workspace?.root)

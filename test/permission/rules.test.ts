@@ -192,6 +192,28 @@ describe("the Permissions service", () => {
     expect(refusal).toContain("The 'write' call (alias.txt -> secret.txt) is denied by the rule \"write\": {\"secret.txt\": \"deny\"}")
   })
 
+  test("a path given quoted as anvil shows names (\"secret.txt\", escaped bytes) is judged as the file it names: deny and ask rules hold for every file tool", async () => {
+    const root = project({ "secret.txt": "s\n", "a.key": "k\n", "x.cfg": "c\n", "ok.txt": "o\n" })
+    writeFileSync(join(root, "anvil.json"), JSON.stringify({ permission: { read: { "secret.txt": "deny", "*.key": "ask" }, write: { "*.cfg": "deny" }, edit: { "*.cfg": "deny" } } }))
+    const calls: Array<[string, unknown]> = [
+      ["read", { path: '"secret.txt"' }],
+      ["read", { path: '"sec\\162et.txt"' }],
+      ["read", { path: '"./secret.txt"' }],
+      ["write", { path: '"x.cfg"', content: "pwn\n" }],
+      ["edit", { path: '"x.cfg"', old_string: "c", new_string: "d" }],
+      ["multiedit", { path: '"x.cfg"', edits: [{ old_string: "c", new_string: "d" }] }],
+    ]
+    for (const [tool, params] of calls) {
+      const { envelope } = await callTool(root, tool, params)
+      expect([tool, params, envelope.error?.code]).toEqual([tool, params, "PERMISSION_DENIED"])
+    }
+    expect(readFileSync(join(root, "x.cfg"), "utf8")).toBe("c\n")
+    let asked = 0
+    const key = await callTool(root, "read", { path: '"a.key"' }, { onAsk: () => Effect.sync(() => (asked++, false)) })
+    expect([asked, key.envelope.status]).toEqual([1, "error"])
+    expect((await callTool(root, "read", { path: '"ok.txt"' })).envelope.status).toBe("success")
+  })
+
   test("patch is judged on every file its patch names: renames, copies, mode changes, quoted names, Begin Patch moves", async () => {
     const root = project({ "secret.txt": "s\n", "ü.txt": "u\n", "src/a.ts": "a\n" })
     writeFileSync(join(root, "anvil.json"), JSON.stringify({ permission: { patch: { "secret.txt": "deny", "ü.txt": "deny" } } }))
