@@ -188,7 +188,7 @@ export class LspClient {
       const detail = client.stderr ? ` Its stderr: ${client.stderr.split("\n").slice(-5).join(" | ")}` : ""
       const how = early && (early.signal ? `was killed by ${early.signal}` : `exited with code ${early.code ?? "?"}`)
       const reason = (how ? `${options.name} ${how} before answering initialize` : (e as Error).message).replace(/\.+$/, "")
-      throw new LspStartError({ server: options.name, message: `${options.name} did not start: ${reason}.${detail}` })
+      throw new LspStartError({ server: options.name, message: `${options.name} did not start: ${reason}.${detail}`, stderr: client.stderr })
     }
   }
 

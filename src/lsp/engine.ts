@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { LspClient, type RawDiagnostic } from "./client.ts"
-import { LspCrashedError } from "./errors.ts"
+import { toDiagnostic } from "./answer-text.ts"
+import { LspClient } from "./client.ts"
+import { LspCrashedError, LspRequestError } from "./errors.ts"
 import { LspPool, type Provider } from "./pool.ts"
 import { fromLspPosition, lspLines, toLspPosition } from "./positions.ts"
 import { languageFor, languagesFromConfig, type LanguageSpec, type ServerHelper } from "./servers.ts"
@@ -84,8 +85,6 @@ export interface Location {
   readonly text: string | null
 }
 
-const SEVERITIES = ["error", "error", "warning", "information", "hint"] as const
-
 /** How long a position request (definition, hover) waits at most for the server's first analysis of the file. */
 const POSITION_WAIT_MS = 5000
 
@@ -164,23 +163,40 @@ export class LspEngine {
     }
   }
 
+  /**
+   * Runs the requests of one call on a server; a server that died during them for the last time lsp.max_restarts
+   * allows says so (asking again will not help; the next call gets the no-provider answer).
+   */
+  private async lastCrashNamed<A>(spec: LanguageSpec, file: string, f: () => Promise<A>): Promise<A> {
+    try {
+      return await f()
+    } catch (e) {
+      const crashes = e instanceof LspRequestError && !e.timedOut ? this.pool.givenUp(spec, this.pool.rootFor(spec, file)) : undefined
+      if (crashes === undefined) throw e
+      const { server, method, message } = e as LspRequestError
+      throw new LspRequestError({ server, method, timedOut: false, message: `${message} ${this.pool.givenUpNote(crashes)}`, final: true })
+    }
+  }
+
   async diagnostics(file: string, text: string, waitMs = this.settings.diagnosticsWaitMs): Promise<NoProvider | DiagnosticsResult> {
     const found = this.resolve(file, text)
     if (found.kind === "no_provider") return found
     const client = await this.clientFor(found, file)
     if (!(client instanceof LspClient)) return client
-    client.sync(file, found.spec.languageId, text)
-    const answer = await client.diagnostics(file, waitMs, this.settings.requestTimeoutMs)
-    const lines = lspLines(text)
-    const { spec: _spec, provider: _provider, ...served } = found
-    return {
-      ...served,
-      diagnostics: answer.items.map((d) => toDiagnostic(d, lines)),
-      freshness: answer.freshness,
-      ...(answer.ageMs !== undefined ? { ageMs: answer.ageMs } : {}),
-      mode: answer.mode,
-      dropped: answer.dropped,
-    }
+    return this.lastCrashNamed(found.spec, file, async () => {
+      client.sync(file, found.spec.languageId, text)
+      const answer = await client.diagnostics(file, waitMs, this.settings.requestTimeoutMs)
+      const lines = lspLines(text)
+      const { spec: _spec, provider: _provider, ...served } = found
+      return {
+        ...served,
+        diagnostics: answer.items.map((d) => toDiagnostic(d, lines)),
+        freshness: answer.freshness,
+        ...(answer.ageMs !== undefined ? { ageMs: answer.ageMs } : {}),
+        mode: answer.mode,
+        dropped: answer.dropped,
+      }
+    })
   }
 
   /** Runs a position request (definition, hover) on a synced file. `line`/`character` are 1-based code points. */
@@ -196,20 +212,22 @@ export class LspEngine {
     const position = toLspPosition(lspLines(text), line, character)
     const client = await this.clientFor(found, file)
     if (!(client instanceof LspClient)) return client
-    client.sync(file, found.spec.languageId, text)
-    // A server asked about a file it has not analysed yet may answer from a half-loaded project
-    // (typescript-language-server gives the import line as the definition of an imported name):
-    // wait, briefly, for its diagnostics of this version, its sign that the analysis is done.
-    if (!client.pulls) {
-      await client.diagnostics(file, Math.min(this.settings.diagnosticsWaitMs, POSITION_WAIT_MS), this.settings.requestTimeoutMs).catch(() => undefined)
-    }
-    const result = await client.request<T | null>(
-      method,
-      { textDocument: { uri: Bun.pathToFileURL(file).href }, position },
-      this.settings.requestTimeoutMs,
-    )
-    const { spec: _spec, provider: _provider, ...served } = found
-    return { ...served, result }
+    return this.lastCrashNamed(found.spec, file, async () => {
+      client.sync(file, found.spec.languageId, text)
+      // A server asked about a file it has not analysed yet may answer from a half-loaded project
+      // (typescript-language-server gives the import line as the definition of an imported name):
+      // wait, briefly, for its diagnostics of this version, its sign that the analysis is done.
+      if (!client.pulls) {
+        await client.diagnostics(file, Math.min(this.settings.diagnosticsWaitMs, POSITION_WAIT_MS), this.settings.requestTimeoutMs).catch(() => undefined)
+      }
+      const result = await client.request<T | null>(
+        method,
+        { textDocument: { uri: Bun.pathToFileURL(file).href }, position },
+        this.settings.requestTimeoutMs,
+      )
+      const { spec: _spec, provider: _provider, ...served } = found
+      return { ...served, result }
+    })
   }
 
   /** Definition answers (Location, Location[], LocationLink[]) as tool locations. */
@@ -245,39 +263,4 @@ export class LspEngine {
   close(): Promise<void> {
     return this.pool.close()
   }
-}
-
-const toDiagnostic = (d: RawDiagnostic, lines: ReadonlyArray<string>): Diagnostic => {
-  const start = fromLspPosition(lines, d.range.start)
-  const end = fromLspPosition(lines, d.range.end)
-  const code = typeof d.code === "object" && d.code !== null ? d.code.value : d.code
-  return {
-    severity: SEVERITIES[d.severity ?? 1] ?? "error",
-    line: start.line,
-    character: start.character,
-    end_line: end.line,
-    end_character: end.character,
-    message: d.message,
-    source: d.source ?? null,
-    code: code === undefined || code === null ? null : String(code),
-  }
-}
-
-/** Hover contents (MarkupContent, MarkedString or MarkedString[]) as Markdown. */
-export const hoverMarkdown = (result: unknown): string => {
-  const contents = (result as { contents?: unknown } | null)?.contents
-  const one = (c: unknown): string => {
-    if (typeof c === "string") return c
-    if (c && typeof c === "object") {
-      const r = c as { kind?: string; language?: string; value?: string }
-      if (typeof r.language === "string") return `\`\`\`${r.language}\n${r.value ?? ""}\n\`\`\``
-      if (typeof r.value === "string") return r.value
-    }
-    return ""
-  }
-  const parts = Array.isArray(contents) ? contents.map(one) : [one(contents)]
-  return parts
-    .map((p) => p.trim().replace(/\n{3,}/g, "\n\n"))
-    .filter((p) => p !== "")
-    .join("\n\n---\n\n")
 }

@@ -4,6 +4,8 @@ import { Data } from "effect"
 export class LspStartError extends Data.TaggedError("LspStartError")<{
   readonly server: string
   readonly message: string
+  /** The end of what the server wrote to stderr before it went away, when it started at all. */
+  readonly stderr?: string
 }> {}
 
 /** A server crashed more often than the restart limit allows; it is not started again this session. */
@@ -26,6 +28,8 @@ export class LspRequestError extends Data.TaggedError("LspRequestError")<{
   readonly method: string
   readonly timedOut: boolean
   readonly message: string
+  /** The server died during the request for the last time lsp.max_restarts allows: asking again will not help. */
+  readonly final?: boolean
 }> {}
 
 /** A 1-based position that is not inside the file. */

@@ -87,6 +87,21 @@ export class LspPool {
     return top
   }
 
+  /**
+   * How often the server of a language and root failed, when that is more than lsp.max_restarts allows (a crash
+   * not counted yet included): it is not started again. Undefined while it may still be started.
+   */
+  givenUp(language: LanguageSpec, root: string): number | undefined {
+    const slot = this.slots.get(`${language.id}\0${root}`)
+    const crashes = slot === undefined ? 0 : slot.crashes + (slot.client?.exit ? 1 : 0)
+    return crashes > this.options.maxRestarts ? crashes : undefined
+  }
+
+  /** The sentence that says a server is not started again, for the failure that used up its last start. */
+  givenUpNote(crashes: number): string {
+    return `It failed ${crashes} times, more than lsp.max_restarts (${this.options.maxRestarts}) allows: it is not started again in this session.`
+  }
+
   /** The running client for a language and root, started (or restarted after a crash) when needed. */
   async client(language: LanguageSpec, provider: Extract<Provider, { kind: "server" }>, root: string): Promise<LspClient> {
     const key = `${language.id}\0${root}`
@@ -129,8 +144,10 @@ export class LspPool {
     } catch (e) {
       slot.crashes++
       slot.lastFailure = (e as Error).message
-      // The start's message already quotes its stderr.
-      slot.lastStderr = ""
+      slot.lastStderr = e instanceof LspStartError ? (e.stderr ?? "") : ""
+      if (slot.crashes > this.options.maxRestarts && e instanceof LspStartError) {
+        throw new LspStartError({ server: e.server, message: `${e.message} ${this.givenUpNote(slot.crashes)}`, ...(e.stderr !== undefined ? { stderr: e.stderr } : {}) })
+      }
       throw e
     } finally {
       slot.starting = undefined

@@ -96,7 +96,7 @@ const translate = (e: LspError, display: string): ToolError => {
     case "LspPositionError":
       return invalidParam(e.field, e.message, [hint("Read", "high", { path: display })])
     case "LspRequestError":
-      return toolError(e.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", e.message, { hints: fallback, retryable: true })
+      return toolError(e.timedOut ? "TIMEOUT" : "EXECUTION_ERROR", e.message, { hints: fallback, retryable: e.final !== true })
     case "LspStartError":
       return toolError("EXECUTION_ERROR", `${e.message} Check the server's command in anvil.json (lsp section) or use grep/read meanwhile.`, { hints: fallback })
     case "LspCrashedError":

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { hoverMarkdown } from "../lsp/engine.ts"
+import { hoverMarkdown } from "../lsp/answer-text.ts"
 import { Lsp } from "../lsp/service.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { noProvider, positionTool, readSource, withEngine, wordAt, lspPrecheck } from "./lsp-common.ts"

@@ -33,10 +33,15 @@ describe("a language server that keeps crashing", () => {
     const run = await runBinary(["run", "--format", "stream-json", "--yes", "check a.x"], { cwd: root, env })
     const results = toolResults(jsonLines(run.stdout)).map((r: any) => r.envelope)
     expect(results).toHaveLength(5)
-    // The two crashes allowed (the first start and one restart) fail their calls, saying why.
-    for (const crash of results.slice(0, 2)) {
-      expect(crash.error).toMatchObject({ code: "EXECUTION_ERROR", message: "scripted exited with code 9 before answering textDocument/diagnostic. Its stderr ends: Traceback: KeyError: 'uri'" })
-    }
+    // The two crashes allowed (the first start and one restart) fail their calls, saying why; the second says
+    // it used up the last start, so asking again will not help.
+    const died = "scripted exited with code 9 before answering textDocument/diagnostic. Its stderr ends: Traceback: KeyError: 'uri'"
+    expect(results[0].error).toEqual({ code: "EXECUTION_ERROR", message: died, retryable: true })
+    expect(results[1].error).toEqual({
+      code: "EXECUTION_ERROR",
+      message: `${died} It failed 2 times, more than lsp.max_restarts (1) allows: it is not started again in this session.`,
+      retryable: false,
+    })
     const [given, hovered, written] = results.slice(2)
     expect(given.status).toBe("partial")
     expect(given.error).toBeUndefined()

@@ -185,6 +185,20 @@ describe("freshness with a scripted server", () => {
     expect(processesIn(root)).toEqual([])
   })
 
+  test("a server that cannot start: the start that uses up lsp.max_restarts says it is the last; then the no-provider answer names the crashes", async () => {
+    const root = project({ "a.x": "one\n" })
+    const file = join(root, "a.x")
+    const section = { scripted: { command: [process.execPath, "-e", "console.error('no licence'); process.exit(3)"], extensions: [".x"], name: "scripted" } }
+    const engine = engineFor(root, section, { maxRestarts: 1, startTimeoutMs: 5000 })
+    const first = await engine.diagnostics(file, "one\n").catch((e) => e)
+    expect([first._tag, first.message]).toEqual(["LspStartError", "scripted did not start: scripted exited with code 3 before answering initialize. Its stderr: no licence"])
+    const last = await engine.diagnostics(file, "one\n").catch((e) => e)
+    expect(last.message).toBe("scripted did not start: scripted exited with code 3 before answering initialize. Its stderr: no licence It failed 2 times, more than lsp.max_restarts (1) allows: it is not started again in this session.")
+    expect(await engine.diagnostics(file, "one\n")).toMatchObject({ kind: "no_provider", crashed: { server: "scripted", crashes: 2, maxRestarts: 1, stderr: "no licence" } })
+    await engine.close()
+    expect(processesIn(root)).toEqual([])
+  })
+
   test("a definition or hover waits for the server's first analysis of the file: a half-loaded project answers wrongly", async () => {
     const root = project({ "a.x": "one\n" })
     const engine = engineFor(root, scripted("loading"))
