@@ -1,8 +1,19 @@
 import type { RawDiagnostic } from "./client.ts"
-import type { Diagnostic } from "./engine.ts"
 import { fromLspPosition } from "./positions.ts"
 
 /** A server's answers as tools show them: diagnostics with 1-based positions, hovers as Markdown. */
+
+/** One diagnostic as tools show it: 1-based lines and characters (code points). */
+export interface Diagnostic {
+  readonly severity: "error" | "warning" | "information" | "hint"
+  readonly line: number
+  readonly character: number
+  readonly end_line: number
+  readonly end_character: number
+  readonly message: string
+  readonly source: string | null
+  readonly code: string | null
+}
 
 const SEVERITIES = ["error", "error", "warning", "information", "hint"] as const
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { toDiagnostic } from "./answer-text.ts"
+import { toDiagnostic, type Diagnostic } from "./answer-text.ts"
 import { LspClient } from "./client.ts"
 import { LspCrashedError, LspRequestError } from "./errors.ts"
 import { LspPool, type Provider } from "./pool.ts"
@@ -16,17 +16,7 @@ export interface LspSettings {
   readonly startTimeoutMs: number
 }
 
-/** One diagnostic as tools show it: 1-based lines and characters (code points). */
-export interface Diagnostic {
-  readonly severity: "error" | "warning" | "information" | "hint"
-  readonly line: number
-  readonly character: number
-  readonly end_line: number
-  readonly end_character: number
-  readonly message: string
-  readonly source: string | null
-  readonly code: string | null
-}
+export type { Diagnostic }
 
 /** No server serves this file: what was tried and how to get one. */
 export interface NoProvider {
