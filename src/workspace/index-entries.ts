@@ -46,6 +46,8 @@ export const eachIndexEntry = (bytes: Uint8Array, visit: (entry: RawIndexEntry) 
         if (b & 0x80) strip += 1
       } while (b & 0x80)
       const end = bytes.indexOf(0, at)
+      // A cut or corrupt index (no NUL left, more stripped than there is) ends the walk: it must never restart it.
+      if (end < 0 || strip > previous.length) break
       const suffix = bytes.subarray(at, end)
       const kept = previous.subarray(0, previous.length - strip)
       path = new Uint8Array(kept.length + suffix.length)
@@ -54,6 +56,7 @@ export const eachIndexEntry = (bytes: Uint8Array, visit: (entry: RawIndexEntry) 
       at = end + 1
     } else {
       const end = bytes.indexOf(0, at)
+      if (end < 0) break
       path = bytes.subarray(at, end)
       // Entries are padded with NULs to a multiple of 8 bytes (at least one NUL).
       at = start + Math.ceil((end - start + 1) / 8) * 8
