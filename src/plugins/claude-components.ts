@@ -2,6 +2,7 @@ import { Predicate } from "effect"
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs"
 import { basename, isAbsolute, join, relative, resolve, sep } from "node:path"
 import { userConfigHome } from "../workspace/state-dir.ts"
+import { pathText, readJsonPart, type JsonPart, type JsonPath } from "./json-part.ts"
 
 /**
  * Where a Claude Code plugin keeps its parts, as Claude Code's plugin reference
@@ -107,43 +108,64 @@ export const skillNames = (dirs: ReadonlyArray<string>, readdir: (d: string) => 
     existsSync(join(d, "SKILL.md")) ? [basename(d)] : readdir(d).filter((n) => !n.startsWith(".") && existsSync(join(d, n, "SKILL.md"))),
   )
 
-/** One source of hooks or servers: the file it came from (or the manifest) and its JSON. */
+/** One source of hooks or servers: the file it came from (or the manifest), its JSON, and where a field of it is. */
 interface JsonSource {
   readonly file: string
   readonly json: unknown
+  /** `FILE:LINE:COLUMN: path` for a path inside `json`. */
+  readonly at: (path: JsonPath) => string
 }
 
 /**
  * The default file, then what the manifest's `key` names: paths to JSON files, objects written in the
- * manifest, or a list of both. Throws naming the file when one is not valid JSON.
+ * manifest, or a list of both. A file that is not valid JSON is left out and named in `warnings` with its
+ * line and column and what it costs (`lost`): the plugin's other parts still load.
  */
-const mergedSources = (dir: string, manifest: Record<string, unknown>, key: string, defaultFile: string, warnings: Array<string>): Array<JsonSource> => {
-  const read = (file: string): JsonSource => {
-    try {
-      return { file, json: readJson(file) }
-    } catch (e) {
-      throw new Error(`${file}: not valid JSON (${(e as Error).message})`)
-    }
+const mergedSources = (dir: string, manifest: Record<string, unknown>, key: string, defaultFile: string, warnings: Array<string>, lost: string): Array<JsonSource> => {
+  const sources: Array<JsonSource> = []
+  const read = (file: string) => {
+    const part = readJsonPart(file)
+    if ("problem" in part) warnings.push(`${part.problem}, so ${lost}; the plugin's other parts loaded. Fix the file, then check it with 'anvil plugins check ${dir}'`)
+    else sources.push({ file, json: part.json, at: part.at })
   }
   const manifestFile = join(dir, ".claude-plugin", "plugin.json")
   const value = manifest[key]
   const entries = Array.isArray(value) ? value : value === undefined ? [] : [value]
-  const sources: Array<JsonSource> = []
   const paths = namedPaths(dir, entries.filter((e) => typeof e === "string"), key, warnings) ?? []
   // A manifest that names the default file itself reads it once.
-  if (existsSync(defaultFile) && !paths.includes(defaultFile)) sources.push(read(defaultFile))
-  sources.push(...paths.map(read))
-  for (const entry of entries) if (Predicate.isObject(entry)) sources.push({ file: manifestFile, json: entry })
+  if (existsSync(defaultFile) && !paths.includes(defaultFile)) read(defaultFile)
+  for (const path of paths) read(path)
+  // Objects written in the manifest are placed in it (read again only to place a wrong field).
+  let manifestPart: JsonPart | undefined
+  const inManifest = (path: JsonPath) => {
+    manifestPart ??= readJsonPart(manifestFile)
+    return "at" in manifestPart ? manifestPart.at(path) : `${manifestFile}: ${pathText(path)}`
+  }
+  entries.forEach((entry, i) => {
+    const base: JsonPath = Array.isArray(value) ? [key, i] : [key]
+    if (Predicate.isObject(entry)) sources.push({ file: manifestFile, json: entry, at: (path) => inManifest([...base, ...path]) })
+  })
   return sources
 }
 
+/** A hooks file (`hooks/hooks.json`, the manifest's `hooks`): its events, and where a field of them is. */
+export interface HookSource {
+  readonly file: string
+  /** The value that should map event names to lists of matcher groups (checked by its reader). */
+  readonly events: unknown
+  /** `FILE:LINE:COLUMN: hooks.PreToolUse[0]` for a path below the events. */
+  readonly at: (path: JsonPath) => string
+}
+
 /** The hooks files (`hooks/hooks.json`, then the manifest's `hooks`), each with its events. */
-export const hookSources = (dir: string, manifest: Record<string, unknown>, warnings: Array<string>): Array<{ readonly file: string; readonly json: Record<string, unknown> }> =>
-  mergedSources(dir, manifest, "hooks", join(dir, "hooks", "hooks.json"), warnings).map((s) => ({
-    file: s.file,
+export const hookSources = (dir: string, manifest: Record<string, unknown>, warnings: Array<string>): Array<HookSource> =>
+  mergedSources(dir, manifest, "hooks", join(dir, "hooks", "hooks.json"), warnings, "none of its hooks run").map((s) => {
     // `{"hooks": {Event: [...]}}` as hooks.json writes it, or the events themselves (the manifest's inline form).
-    json: Predicate.isObject(s.json) && Predicate.isObject(s.json.hooks) ? s.json.hooks : Predicate.isObject(s.json) ? s.json : {},
-  }))
+    const wrapped = Predicate.isObject(s.json) && "hooks" in s.json
+    const events = wrapped ? (s.json as Record<string, unknown>).hooks : s.json
+    const base: JsonPath = wrapped ? ["hooks"] : []
+    return { file: s.file, events, at: (path) => s.at([...base, ...path]) }
+  })
 
 /**
  * The MCP servers by name (`.mcp.json`, then the manifest's `mcpServers`; a later one wins for a name), with
@@ -157,7 +179,7 @@ export const mcpServerEntries = (
   expand: (s: string) => string = expandRoot(dir),
 ): Array<[string, Record<string, unknown>]> => {
   const byName = new Map<string, Record<string, unknown>>()
-  for (const { json } of mergedSources(dir, manifest, "mcpServers", join(dir, ".mcp.json"), warnings)) {
+  for (const { json } of mergedSources(dir, manifest, "mcpServers", join(dir, ".mcp.json"), warnings, "none of its MCP servers start")) {
     const servers = Predicate.isObject(json) && Predicate.isObject(json.mcpServers) ? json.mcpServers : Predicate.isObject(json) ? json : {}
     for (const [name, config] of Object.entries(servers)) {
       if (Predicate.isObject(config)) byName.set(name, expandDeep(config, expand) as Record<string, unknown>)

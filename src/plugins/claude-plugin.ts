@@ -7,10 +7,12 @@ import { runCommandHook } from "./command-hook.ts"
 import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
 import { readPluginAgents } from "./claude-agents.ts"
 import { readCommandPaths, type SlashCommand } from "./claude-commands.ts"
-import { commandPaths, ensureDataDir, hookSources, mcpServerEntries, pluginDataDir, pluginVars, readJson, skillDirs, skillNames } from "./claude-components.ts"
+import { commandPaths, ensureDataDir, hookSources, mcpServerEntries, pluginDataDir, pluginVars, skillDirs, skillNames } from "./claude-components.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { compileMatcher } from "./hook-matcher.ts"
+import { readHookSpecs, type CommandSpec } from "./claude-hook-specs.ts"
+import { readJsonPart } from "./json-part.ts"
 import { jsonDecision } from "./claude-hook-output.ts"
 import { claudeName, toAnvilInput, toClaudeInput } from "../tool-framework/claude-tools.ts"
 
@@ -59,14 +61,6 @@ export interface ClaudePlugin {
 }
 
 
-interface CommandSpec {
-  readonly matcher: string
-  /** The matcher compiled ("" and "*" select every name; an invalid one none, and the plugin's report says so). */
-  readonly selects: (name: string) => boolean
-  readonly command: string
-  readonly timeoutMs: number
-}
-
 /** Does a Claude Code matcher select this tool (by its Claude Code name or anvil's)? An invalid matcher selects none. */
 export const matcherSelects = (matcher: string, tool: string): boolean => {
   const compiled = compileMatcher(matcher)
@@ -79,8 +73,10 @@ const claudeInput = (tool: string, params: Readonly<Record<string, unknown>>): R
   ...toClaudeInput(tool, { ...params }),
 })
 
-
-/** Reads the folder. Throws with a message naming the file when the manifest or hooks file is broken. */
+/**
+ * Reads the folder. Throws naming the file only when the manifest is broken; a broken hooks or MCP file, or a
+ * wrong field in one, is a warning and costs only its own part.
+ */
 export const readClaudePlugin = (input: {
   readonly name: string
   readonly dir: string
@@ -94,7 +90,11 @@ export const readClaudePlugin = (input: {
   readonly manifest?: Readonly<Record<string, unknown>>
 }): ClaudePlugin => {
   const manifestFile = join(input.dir, ".claude-plugin", "plugin.json")
-  const manifest = input.manifest ?? readJson(manifestFile)
+  // A marketplace entry stands in for a missing plugin.json; without either there is no plugin: that one file's
+  // problem (with its line and column) is the plugin's error.
+  const part = input.manifest !== undefined ? { json: input.manifest } : readJsonPart(manifestFile)
+  if ("problem" in part) throw new Error(part.problem)
+  const manifest = part.json
   if (!Predicate.isObject(manifest)) throw new Error(`${manifestFile}: the top level must be an object`)
   const data = pluginDataDir(input.env, input.name)
   const expand = pluginVars(input.dir, data)
@@ -103,41 +103,12 @@ export const readClaudePlugin = (input: {
   const dirs = skillDirs(input.dir, manifest, warnings)
   const skills = skillNames(dirs, (d) => readdirSync(d))
 
-  // Hooks: hooks/hooks.json, then the manifest's `hooks` (paths or objects), merged.
-  const specs: Record<"PreToolUse" | "PostToolUse" | "SessionStart", Array<CommandSpec>> = { PreToolUse: [], PostToolUse: [], SessionStart: [] }
   const unsupported: Array<string> = []
   // Slash commands are prompt templates; agents are subagents of the task tool.
   const commands = readCommandPaths(commandPaths(input.dir, manifest, warnings), input.name)
   const agents = readPluginAgents(input.dir, manifest)
-  for (const { file: hooksFile, json: events } of hookSources(input.dir, manifest, warnings)) {
-    for (const [event, groups] of Object.entries(events)) {
-      if (event === "description") continue
-      if (event !== "PreToolUse" && event !== "PostToolUse" && event !== "SessionStart") {
-        unsupported.push(`${event} hooks`)
-        continue
-      }
-      if (!Array.isArray(groups)) throw new Error(`${hooksFile}: hooks.${event} must be an array`)
-      for (const group of groups) {
-        const matcher = Predicate.isObject(group) && typeof group.matcher === "string" ? group.matcher : ""
-        const list = Predicate.isObject(group) && Array.isArray(group.hooks) ? group.hooks : []
-        const compiled = compileMatcher(matcher)
-        if ("problem" in compiled && list.length > 0) {
-          warnings.push(
-            `${hooksFile}: the ${event} matcher ${JSON.stringify(matcher)} is not a valid regular expression (${compiled.problem}), so its ${list.length === 1 ? "hook never runs" : `${list.length} hooks never run`}; fix the matcher`,
-          )
-        }
-        const selects = "selects" in compiled ? compiled.selects : () => false
-        for (const hook of list) {
-          if (!Predicate.isObject(hook) || hook.type !== "command" || typeof hook.command !== "string") {
-            unsupported.push(`${event} hook of type ${JSON.stringify(Predicate.isObject(hook) ? hook.type : hook)}`)
-            continue
-          }
-          const seconds = typeof hook.timeout === "number" && hook.timeout > 0 ? hook.timeout : 60
-          specs[event].push({ matcher, selects, command: expand(hook.command), timeoutMs: seconds * 1000 })
-        }
-      }
-    }
-  }
+  // Hooks: hooks/hooks.json, then the manifest's `hooks` (paths or objects), merged; a broken one is a warning.
+  const specs = readHookSpecs(hookSources(input.dir, manifest, warnings), expand, warnings, unsupported)
 
   // The data folder is made before a hook runs: the command may name it through its environment alone.
   const hookEnv = { CLAUDE_PLUGIN_ROOT: input.dir, CLAUDE_PROJECT_DIR: input.root, ...(data !== undefined ? { CLAUDE_PLUGIN_DATA: data } : {}) }

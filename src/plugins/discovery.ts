@@ -8,6 +8,7 @@ import { projectOnlyEntries, type LayerData } from "../config/project-only-entri
 import { userConfigHome } from "../workspace/state-dir.ts"
 import { readJson } from "./claude-components.ts"
 import { claudeInstalledPlugins } from "./claude-installed.ts"
+import { readJsonPart } from "./json-part.ts"
 import { notAPluginName, userPluginsDir } from "./places.ts"
 
 export { userPluginsDir }
@@ -93,13 +94,12 @@ export const classify = (path: string, source: PluginSource): DiscoveredPlugin |
   if (!info.isDirectory()) return undefined
   const manifest = join(path, ".claude-plugin", "plugin.json")
   if (existsSync(manifest)) {
-    try {
-      const json = readJson(manifest)
-      const given = Predicate.isObject(json) && typeof json.name === "string" && json.name.trim() !== "" ? json.name.trim() : name
-      return { name: given, source, kind: "claude", path, entry: undefined, folder: true }
-    } catch (e) {
-      return { name, source, kind: "claude", path, entry: undefined, folder: true, problem: `${manifest}: not valid JSON (${(e as Error).message})` }
-    }
+    // A broken manifest is the plugin's error, placed at its line and column.
+    const part = readJsonPart(manifest)
+    if ("problem" in part) return { name, source, kind: "claude", path, entry: undefined, folder: true, problem: part.problem }
+    const json = part.json
+    const given = Predicate.isObject(json) && typeof json.name === "string" && json.name.trim() !== "" ? json.name.trim() : name
+    return { name: given, source, kind: "claude", path, entry: undefined, folder: true }
   }
   const pkgFile = join(path, "package.json")
   if (existsSync(pkgFile)) {

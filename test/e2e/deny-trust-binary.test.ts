@@ -41,8 +41,9 @@ describe("Claude Code hook matchers", () => {
     expect(trust.code).toBe(0)
     const file = join(r.root, ".anvil/plugins/guard/hooks/hooks.json")
     const list = await runBinary(["plugins"], { cwd: r.root, env: r.env })
-    expect(list.stdout).toContain(`warning: ${file}: the PreToolUse matcher "Bash(" is not a valid regular expression (`)
-    expect(list.stdout).toContain(`warning: ${file}: the PostToolUse matcher "[" is not a valid regular expression (`)
+    // Each names the file, the line and column of the matcher, and its place in the file.
+    expect(list.stdout).toContain(`warning: ${file}:1:36: hooks.PreToolUse[0].matcher: the PreToolUse matcher "Bash(" is not a valid regular expression (`)
+    expect(list.stdout).toMatch(/warning: \S+hooks\.json:1:\d+: hooks\.PostToolUse\[0\]\.matcher: the PostToolUse matcher "\[" is not a valid regular expression \(/)
     expect(list.stdout).toContain("so its hook never runs; fix the matcher")
     const json = JSON.parse((await runBinary(["plugins", "--json"], { cwd: r.root, env: r.env })).stdout)
     expect(json.plugins[0].status).toBe("loaded")
@@ -50,7 +51,7 @@ describe("Claude Code hook matchers", () => {
     // The valid matcher still works (its hook blocks read); the notice is on stderr.
     const read = await tool(r, "read", { path: "a.txt" })
     expect(read.envelope.error.code).toBe("PERMISSION_DENIED")
-    expect(read.stderr).toContain(`anvil: plugin 'guard': ${file}: the PreToolUse matcher "Bash(" is not a valid regular expression`)
+    expect(read.stderr).toContain(`anvil: plugin 'guard': ${file}:1:36: hooks.PreToolUse[0].matcher: the PreToolUse matcher "Bash(" is not a valid regular expression`)
   })
 })
 
