@@ -1,6 +1,7 @@
 import type { ToolAfterResult, ToolBeforeResult, ToolCallEvent, ToolResultEvent } from "../plugins/api.ts"
 import type { HookEntry } from "../plugins/hook-runner.ts"
-import { claudeName, toAnvilInput, toClaudeInput } from "../tool-framework/claude-tools.ts"
+import { claudeName, toAnvilInput } from "../tool-framework/claude-tools.ts"
+import { hookToolInput, hookToolResponse } from "../plugins/claude-hook-input.ts"
 import type { ControlChannel } from "./control-channel.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { compileMatcher } from "../plugins/hook-matcher.ts"
@@ -86,6 +87,8 @@ export const makeSdkHooks = (
   onProblem: (message: string) => void,
   /** A hook said `continue: false`: called at once, so the host ends the turn before the model is asked again. */
   onStop: (why: string) => void,
+  /** The project root the tools' relative paths start from (hooks get them absolute, as Claude Code sends them). */
+  root: () => string = () => base().cwd,
 ): SdkHooks => {
   const table = new Map<string, ReadonlyArray<Matcher>>()
   if (isRecord(config)) {
@@ -170,7 +173,7 @@ export const makeSdkHooks = (
 
   const before = async (event: ToolCallEvent): Promise<ToolBeforeResult> => {
     const name = claudeName(event.tool)
-    const verdict = await call("PreToolUse", { tool_name: name, tool_input: toClaudeInput(event.tool, { ...event.params }), tool_use_id: event.callId }, name, event.callId)
+    const verdict = await call("PreToolUse", { tool_name: name, tool_input: hookToolInput(event.tool, event.params, root()), tool_use_id: event.callId }, name, event.callId)
     if (verdict.stop !== undefined) return { deny: verdict.stop }
     if (verdict.decision === "deny") return { deny: verdict.reason ?? `The host's PreToolUse hook denied this ${name} call.` }
     const permission = verdict.decision === "allow" || verdict.decision === "ask" ? verdict.decision : undefined
@@ -187,8 +190,9 @@ export const makeSdkHooks = (
       "PostToolUse",
       {
         tool_name: name,
-        tool_input: toClaudeInput(event.tool, { ...event.params }),
-        tool_response: { ...event.result.data, text: event.result.text },
+        tool_input: hookToolInput(event.tool, event.params, root()),
+        // anvil's data fields stay at the top, as programs written for anvil read them; Claude Code's over them.
+        tool_response: { ...event.result.data, ...hookToolResponse(event.tool, event.params, event.result, root()) },
         tool_use_id: event.callId,
       },
       name,

@@ -69,7 +69,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
     cwd: io.cwd,
     permission_mode: state.mode,
   })
-  const hooks = (state.hooks = makeSdkHooks(initialize.hooks, state.channel, hookBase, onProblem, stopTurn))
+  const hooks = (state.hooks = makeSdkHooks(initialize.hooks, state.channel, hookBase, onProblem, stopTurn, () => state.session?.root ?? io.cwd))
   const hostTools: Array<Tool> = [...(await sdkMcpTools(initialize, state.channel, onProblem))]
   const customAgents = sdkAgents([...flags.agents, initialize.agents], onProblem)
   const schema = flags.jsonSchema ?? (isRecord(initialize.jsonSchema) ? initialize.jsonSchema : undefined)

@@ -191,6 +191,8 @@ export interface PermissionEvent {
 export interface SessionEvent {
   readonly sessionId: string
   readonly root: string
+  /** The session's file (JSON lines), as Claude Code's hooks get `transcript_path`. */
+  readonly transcriptPath?: string
   /** Set at `session.end`: how the session ended ("success", "error", "interrupted", …). */
   readonly outcome?: string
 }

@@ -1,7 +1,7 @@
 import { Predicate } from "effect"
 import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
-import type { Hooks, ToolAfterResult, ToolBeforeResult } from "./api.ts"
+import type { Hooks, SessionEvent, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
 import { runCommandHook } from "./command-hook.ts"
 import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
@@ -14,7 +14,8 @@ import { compileMatcher } from "./hook-matcher.ts"
 import { readHookSpecs, type CommandSpec } from "./claude-hook-specs.ts"
 import { readJsonPart } from "./json-part.ts"
 import { jsonDecision } from "./claude-hook-output.ts"
-import { claudeName, toAnvilInput, toClaudeInput } from "../tool-framework/claude-tools.ts"
+import { claudeName, toAnvilInput } from "../tool-framework/claude-tools.ts"
+import { hookToolInput, hookToolResponse } from "./claude-hook-input.ts"
 
 /**
  * A Claude Code plugin folder (`.claude-plugin/plugin.json`) as an anvil
@@ -67,12 +68,6 @@ export const matcherSelects = (matcher: string, tool: string): boolean => {
   return "selects" in compiled && (compiled.selects(claudeName(tool)) || compiled.selects(tool))
 }
 
-/** The input as Claude Code would send it (`file_path` for `path` …), anvil's own names kept beside, so existing hook scripts find what they read. */
-const claudeInput = (tool: string, params: Readonly<Record<string, unknown>>): Record<string, unknown> => ({
-  ...params,
-  ...toClaudeInput(tool, { ...params }),
-})
-
 /**
  * Reads the folder. Throws naming the file only when the manifest is broken; a broken hooks or MCP file, or a
  * wrong field in one, is a warning and costs only its own part.
@@ -110,21 +105,27 @@ export const readClaudePlugin = (input: {
   // Hooks: hooks/hooks.json, then the manifest's `hooks` (paths or objects), merged; a broken one is a warning.
   const specs = readHookSpecs(hookSources(input.dir, manifest, warnings), expand, warnings, unsupported)
 
+  // The session the calls belong to, as its start tells it (`anvil tool` has none: "cli", as its calls are filed).
+  let session: { readonly id: string; readonly transcript?: string } = { id: "cli" }
+  const sessionFields = () => ({ session_id: session.id, ...(session.transcript !== undefined ? { transcript_path: session.transcript } : {}), cwd: input.root })
+  const opened = (event: SessionEvent) => {
+    session = { id: event.sessionId, ...(event.transcriptPath !== undefined ? { transcript: event.transcriptPath } : {}) }
+  }
   // The data folder is made before a hook runs: the command may name it through its environment alone.
   const hookEnv = { CLAUDE_PLUGIN_ROOT: input.dir, CLAUDE_PROJECT_DIR: input.root, ...(data !== undefined ? { CLAUDE_PLUGIN_DATA: data } : {}) }
   /** Runs one command with the call as Claude Code sends it on stdin. */
   const run = (
     spec: CommandSpec,
     event: "PreToolUse" | "PostToolUse",
-    call: { readonly tool: string; readonly params: Readonly<Record<string, unknown>> },
+    call: { readonly tool: string; readonly params: Readonly<Record<string, unknown>>; readonly callId: string },
     extra: Record<string, unknown> = {},
   ) => {
     const payload = {
-      session_id: "anvil",
-      cwd: input.root,
+      ...sessionFields(),
       hook_event_name: event,
       tool_name: claudeName(call.tool),
-      tool_input: claudeInput(call.tool, call.params),
+      tool_input: hookToolInput(call.tool, call.params, input.root),
+      tool_use_id: call.callId,
       ...extra,
     }
     ensureDataDir(data)
@@ -162,7 +163,7 @@ export const readClaudePlugin = (input: {
       let permission: { decision: "allow" | "ask"; reason?: string } | undefined
       for (const spec of specs.PreToolUse) {
         if (!selects(spec, event.tool)) continue
-        const out = await run(spec, "PreToolUse", { tool: event.tool, params: params ?? event.params })
+        const out = await run(spec, "PreToolUse", { tool: event.tool, params: params ?? event.params, callId: event.callId })
         if (out.exitCode === 2) return { deny: out.stderr.trim() || `PreToolUse hook '${spec.command}' blocked the call` }
         if (out.exitCode !== 0) {
           failed("PreToolUse", spec, out)
@@ -187,9 +188,7 @@ export const readClaudePlugin = (input: {
       const notes: Array<string> = []
       for (const spec of specs.PostToolUse) {
         if (!selects(spec, event.tool)) continue
-        const out = await run(spec, "PostToolUse", event, {
-          tool_response: { text: event.result.text, data: event.result.data, status: event.result.status },
-        })
+        const out = await run(spec, "PostToolUse", event, { tool_response: hookToolResponse(event.tool, event.params, event.result, input.root) })
         if (out.exitCode === 2) notes.push(out.stderr.trim() || `PostToolUse hook '${spec.command}' objected to the result`)
         else if (out.exitCode !== 0) failed("PostToolUse", spec, out)
         else {
@@ -206,6 +205,7 @@ export const readClaudePlugin = (input: {
     // SessionStart: what the commands print (plain text, or JSON's hookSpecificOutput.additionalContext) joins the
     // system prompt of the session, as Claude Code adds it to the context. The matcher is the start's source.
     hooks["prompt.system"] = async (event): Promise<string | undefined> => {
+      opened(event)
       const context: Array<string> = []
       for (const spec of specs.SessionStart) {
         if (!spec.selects("startup")) continue
@@ -214,7 +214,7 @@ export const readClaudePlugin = (input: {
           command: spec.command,
           cwd: input.root,
           env: { ...input.env, ...hookEnv },
-          stdin: JSON.stringify({ session_id: event.sessionId, cwd: input.root, hook_event_name: "SessionStart", source: "startup" }),
+          stdin: JSON.stringify({ ...sessionFields(), hook_event_name: "SessionStart", source: "startup" }),
           timeoutMs: spec.timeoutMs,
           ...(input.confine ? { confine: input.confine } : {}),
         })
@@ -228,6 +228,9 @@ export const readClaudePlugin = (input: {
       return context.length > 0 ? context.join("\n\n") : undefined
     }
   }
+
+  // The tool hooks learn the session from its start (SessionStart's hook learns it earlier, from the system prompt's).
+  if (specs.PreToolUse.length > 0 || specs.PostToolUse.length > 0) hooks["session.start"] = opened
 
   // MCP servers: .mcp.json, then the manifest's `mcpServers` (paths or objects), merged.
   const mcpServers: Array<PluginMcpServer> = mcpServerEntries(input.dir, manifest, warnings, expand).map(([name, config]) => ({ plugin: input.name, name, config }))

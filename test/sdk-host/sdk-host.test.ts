@@ -272,8 +272,10 @@ describe("the Claude Agent SDK drives anvil", () => {
     const second = JSON.stringify(server.requests[1]!.body)
     expect(second).toContain("no deleting")
     expect(seen.map((s) => s.tool_name)).toEqual(["Read"])
-    expect(seen[0].tool_input.file_path).toBe("a.txt")
-    expect(JSON.stringify(seen[0].tool_response)).toContain("alpha")
+    // As Claude Code sends them: the path absolute, Read's answer in its own shape (content without line numbers).
+    expect(seen[0].tool_input.file_path).toBe(join(root, "a.txt"))
+    expect(seen[0].tool_use_id).toBe("c2")
+    expect(seen[0].tool_response.file).toMatchObject({ filePath: join(root, "a.txt"), content: "alpha", numLines: 1, startLine: 1, totalLines: 1 })
   })
 
   test("hooks: PreToolUse allow spares canUseTool; ask puts a call the rules allow to canUseTool", async () => {
