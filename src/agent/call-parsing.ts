@@ -76,3 +76,9 @@ export const untrustedRule = (value: unknown): { readonly rule: string; readonly
   typeof value === "object" && value !== null && typeof (value as { rule?: unknown }).rule === "string" && typeof (value as { next_step?: unknown }).next_step === "string"
     ? (value as { rule: string; next_step: string })
     : undefined
+
+/** A plugin hook that ended the turn (the pipeline's `context.hook_stopped`: Claude Code's `continue: false`), if one did. */
+export const hookStopped = (value: unknown): { readonly plugin: string; readonly reason: string } | undefined =>
+  typeof value === "object" && value !== null && typeof (value as { plugin?: unknown }).plugin === "string" && typeof (value as { reason?: unknown }).reason === "string"
+    ? { plugin: (value as { plugin: string }).plugin, reason: (value as { reason: string }).reason }
+    : undefined

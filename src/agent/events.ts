@@ -20,6 +20,8 @@ export type TurnReason =
   | "verify_failed"
   | "repeated_failure"
   | "cancelled"
+  /** A plugin's hook ended the turn (Claude Code's `continue: false`): not a failure. */
+  | "hook_stopped"
 
 /** A tool call refused for lack of permission (Claude Code's SDKPermissionDenial). */
 export interface PermissionDenial {
@@ -56,6 +58,8 @@ export interface TurnResult {
   readonly error?: string
   /** A model_error: what kind of failure the provider reported, and its HTTP status when it answered with one. */
   readonly api_error?: { readonly kind: string; readonly status?: number }
+  /** hook_stopped: which plugin ended the turn, and its reason (for the person). */
+  readonly hook_stopped?: { readonly plugin: string; readonly reason: string }
 }
 
 /** What the loop reports while it runs; the front ends render these (chat, text, json, stream-json). */
@@ -93,6 +97,8 @@ export type AgentEvent =
   | { readonly type: "compaction"; readonly replaced: number; readonly tokens_before: number; readonly tokens_after: number }
   | { readonly type: "verify"; readonly command: string; readonly passed: boolean; readonly exit_code: number; readonly output: string }
   | { readonly type: "error"; readonly message: string }
+  /** A plugin's hook ended the turn; its reason is for the person, not the model. */
+  | { readonly type: "hook_stopped"; readonly plugin: string; readonly reason: string }
   | { readonly type: "turn_end"; readonly result: TurnResult }
 
 /** A turn that ended before its first model request (cut short at exit, or refused before it began). */

@@ -8,7 +8,7 @@ import { estimateTokens, toNativeMessages, toReactMessages, type AssistantItem, 
 import { parseReact, REACT_STOP, reactInstructions } from "./react.ts"
 import { collectLoaded, DEFAULT_OFFER, offeredSpecs } from "./tool-offer.ts"
 import { counted } from "../protocol/plural.ts"
-import { blockedBy, cutAtObservation, deniedBy, groupCalls, parseArguments, stableJson, uniqueCallIds, untrustedRule } from "./call-parsing.ts"
+import { blockedBy, cutAtObservation, deniedBy, groupCalls, hookStopped, parseArguments, stableJson, uniqueCallIds, untrustedRule } from "./call-parsing.ts"
 import type { Conversation, LoopOptions } from "./loop-options.ts"
 
 
@@ -96,6 +96,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
     const changed = new Set<string>()
     let answer = ""
     let lastInput = 0
+    // A plugin hook's stop (Claude Code's `continue: false`): the turn ends once the call's result is in.
+    let stopped: { readonly plugin: string; readonly reason: string } | undefined
 
     const append = (item: HistoryItem) =>
       Effect.gen(function* () {
@@ -129,6 +131,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           },
           ...(error !== undefined ? { error } : {}),
           ...(apiError !== undefined ? { api_error: apiError } : {}),
+          ...(reason === "hook_stopped" && stopped ? { hook_stopped: stopped } : {}),
         }
         if (error !== undefined) yield* emit({ type: "error", message: error })
         yield* record({ type: "turn_end", result })
@@ -341,15 +344,16 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       const isReadOnly = (c: { call: ModelToolCall }) => runner.registry.lookup(c.call.name)?.readOnly === true
       let repeated: string | undefined
       for (const group of groupCalls(calls, isReadOnly)) {
-        if (cancelled) break
+        if (cancelled || stopped) break
         for (const { call, params } of group) yield* emit({ type: "tool_use", id: call.id, name: call.name, input: params })
         const results = yield* Effect.forEach(group, ({ call, params }) => runOne(call, params, calledAt), {
           concurrency: group.length > 1 ? READ_CONCURRENCY : 1,
         })
         for (const { call, params, outcome, elapsed } of results) {
           toolCallCount++
-          // A tool that came back CANCELLED saw the cancel signal (the watcher fiber may not have run yet).
-          if (cancelSignal && outcome.envelope.error?.code === "CANCELLED") cancelled = true
+          const stop = hookStopped(outcome.envelope.context.hook_stopped)
+          // A tool that came back CANCELLED saw the cancel signal (the watcher fiber may not have run yet); a hook's stop is not one.
+          if (cancelSignal && outcome.envelope.error?.code === "CANCELLED" && !stop) cancelled = true
           if (outcome.envelope.error?.code === "PERMISSION_DENIED") {
             denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: params })
             // A tool the profile withholds (Write in plan mode) is refused by design: the turn's answer is still the result.
@@ -384,12 +388,18 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
           for (const p of changedFiles(item)) changed.add(p)
           yield* append(item)
           yield* emit({ type: "tool_result", id: call.id, name: call.name, envelope: outcome.envelope, execution_meta: outcome.meta, elapsed_ms: elapsed })
+          if (stop && !stopped) {
+            stopped = stop
+            yield* emit({ type: "hook_stopped", plugin: stop.plugin, reason: stop.reason })
+          }
         }
       }
       // Calls never started stay unanswered; the history drops them when it is sent (toNativeMessages).
       if (cancelled) {
         return yield* finish("cancelled", "cancelled")
       }
+      // A hook ended the turn: the model is not asked again (its reason went to the person, not the model).
+      if (stopped) return yield* finish("success", "hook_stopped")
       if (repeated !== undefined) {
         return yield* finish("error", "repeated_failure", `The same failing call was made ${repeatLimit} times: ${repeated}. Stopped the turn.`)
       }

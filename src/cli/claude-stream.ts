@@ -65,7 +65,7 @@ const anthropicUsage = (u: Usage) => ({
 
 /** Claude's result subtypes; the precise cause is in the extra `reason` key. */
 const subtypeOf = (result: TurnResult): string =>
-  result.reason === "completed" ? "success" : result.reason === "max_steps" ? "error_max_turns" : "error_during_execution"
+  result.reason === "completed" || result.reason === "hook_stopped" ? "success" : result.reason === "max_steps" ? "error_max_turns" : "error_during_execution"
 
 export interface ClaudeStream {
   /** The first message of a session. */
@@ -195,6 +195,10 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
         case "verify":
           send({ type: "system", subtype: "verify", command: event.command, passed: event.passed, exit_code: event.exit_code, output: event.output })
           return
+        case "hook_stopped":
+          // As the SDK host tells a host hook's `continue: false`: the reason is the person's.
+          send({ type: "system", subtype: "hook_stopped", message: event.reason, plugin: event.plugin, parent_tool_use_id })
+          return
         default:
           // Streaming deltas, step marks, raw responses and errors: the result carries the error; the rest is for terminals.
           return
@@ -250,6 +254,8 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
         model: options.model,
         stats: result.stats,
         ...(apiError ? apiErrorResult(result) : {}),
+        // Claude Code's word for a turn a hook ended (as the SDK host writes it), with anvil's who and why.
+        ...(result.reason === "hook_stopped" && signal === undefined ? { terminal_reason: "hook_stopped", hook_stopped: result.hook_stopped } : {}),
         ...extra,
       })
       options.write(message)

@@ -34,6 +34,8 @@ export const exitCodeOf = (result: Pick<TurnResult, "reason">, signal?: ExitSign
   if (signal !== undefined) return EXIT_SIGNALS[signal]
   switch (result.reason) {
     case "completed":
+    // A plugin's hook ended the turn on purpose (Claude Code's `continue: false`), as it may.
+    case "hook_stopped":
       return EXIT.ok
     case "model_error":
     case "prompt_too_long":

@@ -346,6 +346,10 @@ export const runCommand = async (
         if (event.type === "error") {
           spinner.stop()
           io.err(`anvil run: ${event.message}\n`)
+        } else if (event.type === "hook_stopped" && !stream) {
+          // A hook's stop is for the person: on stderr (stream-json tells it as a `hook_stopped` system message).
+          spinner.stop()
+          io.err(`anvil run: plugin '${event.plugin}' ended the turn: ${event.reason}\n`)
         } else if (stream) stream.event(event)
         // json prints only the result, whose stop_reason follows the last reply.
         else if (json && event.type === "assistant") claude.event(event)

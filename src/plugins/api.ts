@@ -168,6 +168,11 @@ export type ToolBeforeResult =
       readonly reason?: string
     }
   | { readonly deny: string }
+  /**
+   * Ends the turn instead (Claude Code's `continue: false`): the call does not run, the model is not asked again,
+   * and the reason is shown to the person (stderr, a `hook_stopped` system message), never to the model.
+   */
+  | { readonly stop: string }
 
 /** A finished call as `tool.after` sees it: the whole result, before truncation. */
 export interface ToolResultEvent extends ToolCallEvent {
@@ -178,8 +183,11 @@ export interface ToolResultEvent extends ToolCallEvent {
   }
 }
 
-/** `tool.after`'s answer: nothing, or a replacement text and/or data. */
-export type ToolAfterResult = void | undefined | { readonly text?: string; readonly data?: Record<string, unknown> }
+/**
+ * `tool.after`'s answer: nothing, or a replacement text and/or data; `stop` ends the turn after this call (its
+ * result stands; the model is not asked again; the reason is for the person, as `tool.before`'s `stop`).
+ */
+export type ToolAfterResult = void | undefined | { readonly text?: string; readonly data?: Record<string, unknown>; readonly stop?: string }
 
 /** A permission question as `permission.ask` sees it (the call's default or a rule said "ask"). */
 export interface PermissionEvent {

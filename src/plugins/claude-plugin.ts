@@ -170,6 +170,8 @@ export const readClaudePlugin = (input: {
           continue
         }
         const decision = jsonDecision(out.stdout)
+        // `continue: false` outranks every other answer: the turn ends, and the call with it.
+        if (decision?.stop !== undefined) return { stop: decision.stop || `PreToolUse hook '${spec.command}' said continue: false` }
         if (decision?.block) return { deny: decision.reason ?? `PreToolUse hook '${spec.command}' blocked the call` }
         if (decision?.updatedInput) params = toAnvilInput(claudeName(event.tool), decision.updatedInput)
         if (decision?.permission && permission?.decision !== "ask") {
@@ -186,18 +188,25 @@ export const readClaudePlugin = (input: {
   if (specs.PostToolUse.length > 0) {
     hooks["tool.after"] = async (event): Promise<ToolAfterResult> => {
       const notes: Array<string> = []
+      let stop: string | undefined
       for (const spec of specs.PostToolUse) {
+        if (stop !== undefined) break
         if (!selects(spec, event.tool)) continue
         const out = await run(spec, "PostToolUse", event, { tool_response: hookToolResponse(event.tool, event.params, event.result, input.root) })
         if (out.exitCode === 2) notes.push(out.stderr.trim() || `PostToolUse hook '${spec.command}' objected to the result`)
         else if (out.exitCode !== 0) failed("PostToolUse", spec, out)
         else {
           const decision = jsonDecision(out.stdout)
-          if (decision?.block && decision.reason) notes.push(decision.reason)
-          if (decision?.context) notes.push(decision.context)
+          // `continue: false`: the result stands and the turn ends after it; the later hooks do not run.
+          if (decision?.stop !== undefined) stop = decision.stop || `PostToolUse hook '${spec.command}' said continue: false`
+          else {
+            if (decision?.block && decision.reason) notes.push(decision.reason)
+            if (decision?.context) notes.push(decision.context)
+          }
         }
       }
-      return notes.length > 0 ? { text: `${event.result.text}\n\nPostToolUse hook feedback:\n${notes.join("\n")}` } : undefined
+      const text = notes.length > 0 ? { text: `${event.result.text}\n\nPostToolUse hook feedback:\n${notes.join("\n")}` } : {}
+      return stop !== undefined || notes.length > 0 ? { ...text, ...(stop !== undefined ? { stop } : {}) } : undefined
     }
   }
 

@@ -51,17 +51,22 @@ const describe = (e: unknown) => (e instanceof Error ? e.message : typeof e === 
 /** What each hook may answer, as words for the report, and the check (nothing is always a valid answer). */
 const ANSWERS: Partial<Record<HookName, { readonly says: string; readonly ok: (v: unknown) => boolean }>> = {
   "tool.before": {
-    says: "{params}, {deny: \"reason\"}, {permission: \"allow\" | \"ask\", reason?} or nothing",
+    says: "{params}, {deny: \"reason\"}, {permission: \"allow\" | \"ask\", reason?}, {stop: \"reason\"} or nothing",
     ok: (v) =>
       isRecord(v) &&
-      Object.keys(v).every((k) => ["params", "deny", "permission", "reason"].includes(k)) &&
+      Object.keys(v).every((k) => ["params", "deny", "permission", "reason", "stop"].includes(k)) &&
       (v.deny === undefined || typeof v.deny === "string") &&
+      (v.stop === undefined || typeof v.stop === "string") &&
       (v.params === undefined || isRecord(v.params)) &&
       (v.permission === undefined || v.permission === "allow" || v.permission === "ask"),
   },
   "tool.after": {
-    says: "{text?, data?} or nothing",
-    ok: (v) => isRecord(v) && Object.keys(v).every((k) => k === "text" || k === "data") && (v.text === undefined || typeof v.text === "string"),
+    says: "{text?, data?, stop?} or nothing",
+    ok: (v) =>
+      isRecord(v) &&
+      Object.keys(v).every((k) => k === "text" || k === "data" || k === "stop") &&
+      (v.text === undefined || typeof v.text === "string") &&
+      (v.stop === undefined || typeof v.stop === "string"),
   },
   "permission.ask": { says: '"allow", "deny", "ask" or nothing', ok: (v) => v === "allow" || v === "deny" || v === "ask" },
   "shell.env": { says: "an object of variables or nothing", ok: isRecord },
@@ -121,6 +126,15 @@ export const hookRunner = (
   }
 }
 
+/** A call a `tool.before` hook's `stop` kept from running: CANCELLED, the reason only in `context.hook_stopped`. */
+const hookStopError = (title: string, plugin: string, hook: string, reason: string) =>
+  new ToolError({
+    code: "CANCELLED",
+    message: `The ${title} call was not run: plugin '${plugin}' ended the turn.`,
+    retryable: false,
+    context: { hook_stopped: { plugin, hook, reason } },
+  })
+
 /**
  * A tool with the plugins' hooks: `tool.before` before its permission check
  * (answers in order: new parameters, decoded again with the tool's schema —
@@ -145,6 +159,8 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
         if (entry.name !== "tool.before") continue
         const value = yield* Effect.promise(() => hooks.callEntry(entry, { tool: tool.name, params: current, callId: call.callId }))
         if (!Predicate.isObject(value)) continue
+        // `stop` ends the turn: the call does not run; the reason is the person's, so the model's text leaves it out.
+        if (typeof value.stop === "string") return yield* hookStopError(tool.title, entry.plugin, "tool.before", value.stop)
         if (typeof value.deny === "string") {
           // context.blocked_by: the agent's final word names the plugin, not a person who declined or a --yes that would not help.
           return yield* new ToolError({
@@ -207,6 +223,10 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
             }
             if (typeof a.value.text === "string") result = { ...result, text: a.value.text }
             if (data?.ok && Predicate.isObject(data.value)) result = { ...result, data: data.value }
+            // The first `stop` is the one the turn ends with; the result stands.
+            if (typeof a.value.stop === "string" && result.context?.hook_stopped === undefined) {
+              result = { ...result, context: { ...result.context, hook_stopped: { plugin: a.plugin, hook: "tool.after", reason: a.value.stop } } }
+            }
           }
         }
         return result

@@ -111,6 +111,11 @@ export const makePrinter = (o: PrinterOptions) => {
         o.spinner.stop()
         if (!parent) o.err(`${s.red("error:")} ${event.message}\n`)
         return
+      case "hook_stopped":
+        // The reason is the person's to read (the model never sees it).
+        o.spinner.stop()
+        o.err(`${indent}${s.yellow("stopped")} by plugin '${event.plugin}': ${event.reason}\n`)
+        return
       case "model_request":
       case "turn_end":
         if (!parent) o.spinner.stop()

@@ -1,25 +1,17 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { jsonLines, runProcess, toolResults } from "../support/anvil-cli.ts"
 import { anvilBinary, runBinary } from "../support/binary.ts"
 import { resultProblems, streamProblems } from "../support/claude-shapes.ts"
-import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
-import { fakeOpenAI } from "../support/fake-openai.ts"
+import { openaiRuns } from "../support/openai-run.ts"
 import { project } from "../support/harness.ts"
 
 // `anvil run` as scripts and CI drive it, through the compiled executable against the fake model server.
 setDefaultTimeout(60_000)
 
-const servers: Array<FakeServer> = []
-afterAll(() => servers.forEach((s) => s.stop()))
 beforeAll(() => void anvilBinary(), 120_000)
-
-const openai = (turns: ReadonlyArray<FakeTurn>) => {
-  const server = fakeOpenAI(turns)
-  servers.push(server)
-  return { server, env: { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" } }
-}
+const openai = openaiRuns()
 
 /** Runs a shell script in `root` with the binary as $ANVIL (a removed working directory cannot be given to spawn). */
 const runProcessIn = (root: string, script: string) => runProcess(["/bin/sh", "-c", script], { cwd: root, env: { ANVIL: anvilBinary() } })

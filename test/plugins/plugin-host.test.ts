@@ -442,14 +442,38 @@ export default definePlugin({ api: 1, hooks: {
       expect(envelope.status).toBe("success")
     }
     expect(problems.filter((p) => p.startsWith("plugin 'typo': hook tool.before answered "))).toEqual([
-      `plugin 'typo': hook tool.before answered {"denied":"no"}, which is not {params}, {deny: "reason"}, {permission: "allow" | "ask", reason?} or nothing; ignored`,
+      `plugin 'typo': hook tool.before answered {"denied":"no"}, which is not {params}, {deny: "reason"}, {permission: "allow" | "ask", reason?}, {stop: "reason"} or nothing; ignored`,
       expect.stringContaining("answered 42, which is not"),
       expect.stringContaining(`answered {"permission":"yes"}, which is not`),
     ])
-    expect(problems.filter((p) => p.includes(`hook tool.after answered {"txt":"x"}, which is not {text?, data?} or nothing; ignored`))).toHaveLength(3)
+    expect(problems.filter((p) => p.includes(`hook tool.after answered {"txt":"x"}, which is not {text?, data?, stop?} or nothing; ignored`))).toHaveLength(3)
     const answers = await set.hooks.call("permission.ask", { tool: "write", params: {} })
     expect(answers).toEqual([{ plugin: "typo", value: undefined }])
     expect(problems.at(-1)).toBe(`plugin 'typo': hook permission.ask answered true, which is not "allow", "deny", "ask" or nothing; ignored`)
+  }, 30_000)
+
+  test("{stop} ends the turn: before the call it does not run (CANCELLED, the reason only in context.hook_stopped); after it the result stands", async () => {
+    const { root, env } = setup({
+      user: {
+        "halt.ts": `import { definePlugin } from "anvil/plugin"
+export default definePlugin({ name: "halt", api: 1, hooks: {
+  "tool.before": ({ params }) => params.expression === "1+1" ? { stop: "quota reached" } : undefined,
+  "tool.after": ({ params }) => params.expression === "2+2" ? { stop: "seen enough" } : undefined,
+} })
+`,
+      },
+    })
+    const { set, problems } = await load(root, env)
+    const tools = toolsWithPlugins(builtinTools, set, (m) => problems.push(m))
+    const before = await callTool(root, "calculator", { expression: "1+1" }, { tools, env })
+    expect(before.envelope.error).toMatchObject({ code: "CANCELLED", message: "The Calculator call was not run: plugin 'halt' ended the turn." })
+    expect(before.envelope.text).not.toContain("quota reached")
+    expect(before.envelope.context.hook_stopped).toEqual({ plugin: "halt", hook: "tool.before", reason: "quota reached" })
+    const after = await callTool(root, "calculator", { expression: "2+2" }, { tools, env })
+    expect(after.envelope.status).toBe("success")
+    expect(after.envelope.data).toMatchObject({ result: "4" })
+    expect(after.envelope.context.hook_stopped).toEqual({ plugin: "halt", hook: "tool.after", reason: "seen enough" })
+    expect(problems).toEqual([])
   }, 30_000)
 
   test("a plugin tool takes what its JSON Schema shows the model: null for an optional parameter (absent), \"Infinity\" for a number", async () => {
