@@ -167,6 +167,23 @@ export const hookSources = (dir: string, manifest: Record<string, unknown>, warn
     return { file: s.file, events, at: (path) => s.at([...base, ...path]) }
   })
 
+/** The project's `.claude/settings.json` and `.claude/settings.local.json`, each with the `hooks` it declares. */
+export const settingsHookSources = (files: ReadonlyArray<string>, warnings: Array<string>): Array<HookSource> => {
+  let disabled = false
+  const sources = files.flatMap((file) => {
+    const part = readJsonPart(file)
+    if ("problem" in part) {
+      warnings.push(`${part.problem}, so none of its hooks run. Fix the file`)
+      return []
+    }
+    if (!Predicate.isObject(part.json)) return []
+    // Claude Code's `disableAllHooks` in either file turns every settings hook off.
+    if (part.json.disableAllHooks === true) disabled = true
+    return "hooks" in part.json ? [{ file, events: part.json.hooks, at: (path: JsonPath) => part.at(["hooks", ...path]) }] : []
+  })
+  return disabled ? [] : sources
+}
+
 /**
  * The MCP servers by name (`.mcp.json`, then the manifest's `mcpServers`; a later one wins for a name), with
  * `${CLAUDE_PLUGIN_ROOT}` (and `${CLAUDE_PLUGIN_DATA}`, by `expand`) filled in. A file may wrap them in `mcpServers` or hold them at its top level, as many

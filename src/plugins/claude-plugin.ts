@@ -7,7 +7,8 @@ import { runCommandHook } from "./command-hook.ts"
 import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
 import { readPluginAgents } from "./claude-agents.ts"
 import { readCommandPaths, type SlashCommand } from "./claude-commands.ts"
-import { commandPaths, ensureDataDir, hookSources, mcpServerEntries, pluginDataDir, pluginVars, skillDirs, skillNames } from "./claude-components.ts"
+import { commandPaths, ensureDataDir, hookSources, mcpServerEntries, pluginDataDir, pluginVars, settingsHookSources, skillDirs, skillNames } from "./claude-components.ts"
+import { projectHookSettings } from "./places.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { compileMatcher } from "./hook-matcher.ts"
@@ -68,6 +69,18 @@ export const matcherSelects = (matcher: string, tool: string): boolean => {
   return "selects" in compiled && (compiled.selects(claudeName(tool)) || compiled.selects(tool))
 }
 
+/** The project's `.claude/` settings hooks, as a plugin without a manifest of its own. */
+const SETTINGS_MANIFEST: Readonly<Record<string, unknown>> = { description: "the hooks of .claude/settings.json and .claude/settings.local.json" }
+
+/** A plugin folder's manifest; without it there is no plugin: that one file's problem (with its line and column) is the plugin's error. */
+const readManifest = (dir: string): Record<string, unknown> => {
+  const file = join(dir, ".claude-plugin", "plugin.json")
+  const part = readJsonPart(file)
+  if ("problem" in part) throw new Error(part.problem)
+  if (!Predicate.isObject(part.json)) throw new Error(`${file}: the top level must be an object`)
+  return part.json
+}
+
 /**
  * Reads the folder. Throws naming the file only when the manifest is broken; a broken hooks or MCP file, or a
  * wrong field in one, is a warning and costs only its own part.
@@ -83,27 +96,25 @@ export const readClaudePlugin = (input: {
   readonly onProblem?: (message: string) => void
   /** The manifest its marketplace entry gives a folder without plugin.json (`"strict": false`). */
   readonly manifest?: Readonly<Record<string, unknown>>
+  /** `dir` is the project's `.claude/`: only the hooks of its settings files are read (its skills, commands and agents are the project's own). */
+  readonly settingsHooks?: boolean
 }): ClaudePlugin => {
-  const manifestFile = join(input.dir, ".claude-plugin", "plugin.json")
-  // A marketplace entry stands in for a missing plugin.json; without either there is no plugin: that one file's
-  // problem (with its line and column) is the plugin's error.
-  const part = input.manifest !== undefined ? { json: input.manifest } : readJsonPart(manifestFile)
-  if ("problem" in part) throw new Error(part.problem)
-  const manifest = part.json
-  if (!Predicate.isObject(manifest)) throw new Error(`${manifestFile}: the top level must be an object`)
+  const manifest = input.settingsHooks ? SETTINGS_MANIFEST : (input.manifest ?? readManifest(input.dir))
   const data = pluginDataDir(input.env, input.name)
   const expand = pluginVars(input.dir, data)
 
   const warnings: Array<string> = []
-  const dirs = skillDirs(input.dir, manifest, warnings)
+  const own = input.settingsHooks !== true
+  const dirs = own ? skillDirs(input.dir, manifest, warnings) : []
   const skills = skillNames(dirs, (d) => readdirSync(d))
 
   const unsupported: Array<string> = []
   // Slash commands are prompt templates; agents are subagents of the task tool.
-  const commands = readCommandPaths(commandPaths(input.dir, manifest, warnings), input.name)
-  const agents = readPluginAgents(input.dir, manifest)
+  const commands = own ? readCommandPaths(commandPaths(input.dir, manifest, warnings), input.name) : []
+  const agents = own ? readPluginAgents(input.dir, manifest) : { agents: [], problems: [] }
   // Hooks: hooks/hooks.json, then the manifest's `hooks` (paths or objects), merged; a broken one is a warning.
-  const specs = readHookSpecs(hookSources(input.dir, manifest, warnings), expand, warnings, unsupported)
+  const sources = own ? hookSources(input.dir, manifest, warnings) : settingsHookSources(projectHookSettings(input.root), warnings)
+  const specs = readHookSpecs(sources, expand, warnings, unsupported)
 
   // The session the calls belong to, as its start tells it (`anvil tool` has none: "cli", as its calls are filed).
   let session: { readonly id: string; readonly transcript?: string } = { id: "cli" }
@@ -242,10 +253,10 @@ export const readClaudePlugin = (input: {
   if (specs.PreToolUse.length > 0 || specs.PostToolUse.length > 0) hooks["session.start"] = opened
 
   // MCP servers: .mcp.json, then the manifest's `mcpServers` (paths or objects), merged.
-  const mcpServers: Array<PluginMcpServer> = mcpServerEntries(input.dir, manifest, warnings, expand).map(([name, config]) => ({ plugin: input.name, name, config }))
+  const mcpServers: Array<PluginMcpServer> = own ? mcpServerEntries(input.dir, manifest, warnings, expand).map(([name, config]) => ({ plugin: input.name, name, config })) : []
   // Parts anvil does not run are named, never dropped silently (the official *-lsp plugins are only lspServers).
-  if (manifest.lspServers !== undefined || existsSync(join(input.dir, ".lsp.json"))) unsupported.push("LSP servers (lspServers, .lsp.json; configure them under lsp in anvil.json)")
-  if (manifest.outputStyles !== undefined || existsSync(join(input.dir, "output-styles"))) unsupported.push("output styles")
+  if (own && (manifest.lspServers !== undefined || existsSync(join(input.dir, ".lsp.json")))) unsupported.push("LSP servers (lspServers, .lsp.json; configure them under lsp in anvil.json)")
+  if (own && (manifest.outputStyles !== undefined || existsSync(join(input.dir, "output-styles")))) unsupported.push("output styles")
 
   const hookLabels = [
     ...specs.PreToolUse.map((s) => `PreToolUse(${s.matcher || "*"})`),

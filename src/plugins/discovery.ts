@@ -9,7 +9,7 @@ import { userConfigHome } from "../workspace/state-dir.ts"
 import { readJson } from "./claude-components.ts"
 import { claudeInstalledPlugins } from "./claude-installed.ts"
 import { readJsonPart } from "./json-part.ts"
-import { notAPluginName, userPluginsDir } from "./places.ts"
+import { notAPluginName, projectHookSettings, userPluginsDir } from "./places.ts"
 
 export { userPluginsDir }
 
@@ -55,7 +55,12 @@ export interface DiscoveredPlugin {
   readonly problem?: string
   /** A Claude Code plugin's marketplace entry, its manifest when the folder has no plugin.json (see claude-installed.ts). */
   readonly manifest?: Readonly<Record<string, unknown>>
+  /** The hooks of the project's `.claude/settings.json` and `.claude/settings.local.json`, not a plugin folder. */
+  readonly settingsHooks?: true
 }
+
+/** The name the project's Claude Code settings hooks are listed, trusted and disabled under. */
+export const SETTINGS_HOOKS = "claude-settings"
 
 export interface PluginPlaces {
   readonly plugins: ReadonlyArray<DiscoveredPlugin>
@@ -251,6 +256,11 @@ export const discoverPlugins = (input: {
       seenPlugins.add(key)
       all.push(plugin)
     }
+  }
+  // The project's `.claude/` settings hooks run as Claude Code runs them, behind the trust every project plugin needs
+  // (the whole `.claude/` folder is hashed: the scripts they run usually live there).
+  if (projectHookSettings(input.root).length > 0 && !all.some((p) => p.name === SETTINGS_HOOKS)) {
+    all.push({ name: SETTINGS_HOOKS, source: "project", kind: "claude", path: join(input.root, ".claude"), entry: undefined, folder: true, settingsHooks: true })
   }
   const rank = (p: DiscoveredPlugin) => (p.source === "user" ? 0 : 1)
   const plugins = all.sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

@@ -34,6 +34,20 @@ const mayHaveClaudeInstalls = (root: string, env: Readonly<Record<string, string
   return [join(dir, "settings.json"), join(root, ".claude", "settings.json"), join(root, ".claude", "settings.local.json")].some(mentionsEnabledPlugins)
 }
 
+/**
+ * The project's Claude Code settings files that declare hooks (`.claude/settings.json`, then
+ * `.claude/settings.local.json`): a text search for `"hooks"`, as for `enabledPlugins` above; reading them is
+ * left to the plugin that runs them.
+ */
+export const projectHookSettings = (root: string): ReadonlyArray<string> =>
+  [join(root, ".claude", "settings.json"), join(root, ".claude", "settings.local.json")].filter((file) => {
+    try {
+      return readFileSync(file, "utf8").includes('"hooks"')
+    } catch {
+      return false
+    }
+  })
+
 /** Names in a plugins folder that are never plugins: hidden (`.`), private (`_`) and `node_modules`. */
 export const notAPluginName = (name: string): boolean => name.startsWith(".") || name.startsWith("_") || name === "node_modules"
 
@@ -54,5 +68,12 @@ const mayHold = (dir: string): boolean => {
  */
 export const mayHavePlugins = (root: string, env: Readonly<Record<string, string | undefined>>, paths: unknown): boolean => {
   const user = userPluginsDir(env)
-  return paths !== undefined || Boolean(env.ANVIL_PLUGIN_DIRS) || mayHold(join(root, ".anvil", "plugins")) || (user !== undefined && mayHold(user)) || mayHaveClaudeInstalls(root, env)
+  return (
+    paths !== undefined ||
+    Boolean(env.ANVIL_PLUGIN_DIRS) ||
+    mayHold(join(root, ".anvil", "plugins")) ||
+    (user !== undefined && mayHold(user)) ||
+    mayHaveClaudeInstalls(root, env) ||
+    projectHookSettings(root).length > 0
+  )
 }
