@@ -6,15 +6,15 @@ import type { CommandConfinement } from "../sandbox/sandbox.ts"
 import { runCommandHook } from "./command-hook.ts"
 import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
 import { readPluginAgents } from "./claude-agents.ts"
-import { readCommandPaths, type SlashCommand } from "./claude-commands.ts"
+import { readCommandPaths } from "./claude-commands.ts"
+import type { ClaudePlugin, PluginMcpServer } from "./claude-plugin-shape.ts"
 import { commandPaths, ensureDataDir, hookSources, mcpServerEntries, pluginDataDir, pluginVars, settingsHookSources, skillDirs, skillNames } from "./claude-components.ts"
 import { projectHookSettings } from "./places.ts"
-import type { CustomAgent } from "../tool-framework/subagent.ts"
-// The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { compileMatcher } from "./hook-matcher.ts"
 import { readHookSpecs, type CommandSpec } from "./claude-hook-specs.ts"
 import { readJsonPart } from "./json-part.ts"
 import { jsonDecision } from "./claude-hook-output.ts"
+// The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { claudeName, toAnvilInput } from "../tool-framework/claude-tools.ts"
 import { hookToolInput, hookToolResponse } from "./claude-hook-input.ts"
 
@@ -28,39 +28,7 @@ import { hookToolInput, hookToolResponse } from "./claude-hook-input.ts"
  * UserPromptSubmit, …) are listed as unsupported rather than dropped silently.
  */
 
-/** An MCP server a Claude Code plugin declares, as written (command/args/env or url). */
-export interface PluginMcpServer {
-  readonly plugin: string
-  readonly name: string
-  readonly config: Readonly<Record<string, unknown>>
-}
-
-export interface ClaudePlugin {
-  readonly description?: string
-  /** The folders its skills are read from (`skills/`, the manifest's `skills`), each a folder of skills or one skill. */
-  readonly skillDirs: ReadonlyArray<string>
-  readonly skills: ReadonlyArray<string>
-  readonly hooks: Hooks
-  /**
-   * The time limit of each hook: its commands' own timeouts added up (the
-   * host's general hook limit would cut a command allowed a longer `timeout`,
-   * and the call would go on as if the hook had not blocked it).
-   */
-  readonly hookTimeoutsMs: Partial<Record<keyof Hooks, number>>
-  /** The hook names anvil runs, e.g. "PreToolUse(Bash)". */
-  readonly hookLabels: ReadonlyArray<string>
-  readonly mcpServers: ReadonlyArray<PluginMcpServer>
-  /** The `.md` files under `commands/`: slash commands (prompt templates). */
-  readonly commands: ReadonlyArray<SlashCommand>
-  /** `agents/*.md`: subagents the task tool runs. */
-  readonly agents: ReadonlyArray<CustomAgent>
-  /** Agent files that could not be read, with why. */
-  readonly agentProblems: ReadonlyArray<string>
-  /** Parts anvil does not run (other hook events, prompt hooks). */
-  readonly unsupported: ReadonlyArray<string>
-  /** Parts that can never run as written (a matcher that is not a valid regular expression, a manifest path not found), each with why. */
-  readonly warnings: ReadonlyArray<string>
-}
+export type { ClaudePlugin, PluginMcpServer } from "./claude-plugin-shape.ts"
 
 
 /** Does a Claude Code matcher select this tool (by its Claude Code name or anvil's)? An invalid matcher selects none. */

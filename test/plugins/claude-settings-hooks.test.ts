@@ -7,7 +7,7 @@ import { makeConfig } from "../../src/config/config.ts"
 import { loadPlugins, toolsWithPlugins } from "../../src/plugins/plugin-host.ts"
 import { pluginCommands, pluginSkillFolders } from "../../src/plugins/plugin-extras.ts"
 import { makeTrust } from "../../src/trust/trust.ts"
-import { builtinTools, callTool, project, tempDir, writeTree } from "../support/harness.ts"
+import { builtinTools, callTool, project, tempDir } from "../support/harness.ts"
 
 /**
  * The hooks of the project's `.claude/settings.json` and `.claude/settings.local.json` run as Claude Code runs them,
