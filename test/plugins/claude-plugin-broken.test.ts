@@ -44,7 +44,7 @@ describe("a broken part of a Claude Code plugin folder", () => {
     ])
     // A run's warnings carry it too.
     expect(pluginNotices(set)).toEqual([`plugin 'team': ${report.warnings![0]}`])
-    expect(set.agents.map((a) => a.name)).toEqual(["helper"])
+    expect(set.agents.map((a) => a.name)).toEqual(["team:helper"])
     expect(set.commands.map((c) => c.name)).toEqual(["greet"])
     expect(set.mcpServers.map((s) => s.name)).toEqual(["tickets"])
   })
