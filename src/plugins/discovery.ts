@@ -59,9 +59,6 @@ export interface DiscoveredPlugin {
   readonly settingsHooks?: true
 }
 
-/** The name the project's Claude Code settings hooks are listed, trusted and disabled under. */
-export const SETTINGS_HOOKS = "claude-settings"
-
 export interface PluginPlaces {
   readonly plugins: ReadonlyArray<DiscoveredPlugin>
   /** Configuration problems (a `plugins.paths` entry that does not exist, `~` without HOME). */
@@ -187,6 +184,9 @@ const projectOnlyPaths = (root: string, env: Readonly<Record<string, string | un
 }
 
 /** Finds every plugin (see the module comment); never throws. */
+/** The name the project's Claude Code settings hooks are listed, trusted and disabled under. */
+export const SETTINGS_HOOKS = "claude-settings"
+
 export const discoverPlugins = (input: {
   readonly root: string
   readonly env: Readonly<Record<string, string | undefined>>
