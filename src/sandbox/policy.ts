@@ -192,9 +192,8 @@ const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts, writable:
     const clean = redactSecrets(text)
     if (clean !== undefined) redacted.push({ path: p, text: clean })
   }
-  // The walk keeps what it found in the state folder only where no command can write it (and plant a visit that hides a file).
   const { stateDir } = facts
-  const keepIn = stateDir !== undefined && !writable.some((w) => inside(stateDir, w)) ? join(stateDir, "read-masks.json") : undefined
+  const keepIn = stateDir !== undefined && mayKeepState(stateDir, root, writable) ? join(stateDir, "read-masks.json") : undefined
   const masks = ruleMaskMounts(settings.readMasks, [...allowed], facts, keepIn)
   for (const { path: p, dir } of masks.places) if (!seen(p)) hide(p, dir)
   // Nothing can be mounted inside an empty folder laid over its parent (and it is hidden with it).
@@ -204,6 +203,15 @@ const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts, writable:
   const hiddenTracked = masks.tracked.filter((t) => dirs.includes(t.under)).map((t): StandIn => ({ path: t.path, kind: t.kind }))
   return { hiddenDirs: dirs, hiddenFiles: hiddenFiles.filter(outer), hiddenTracked, redacted, ruleMasks: masks.ruleMasks, masksRefused: masks.refused }
 }
+
+/**
+ * Whether the sandbox may keep what its walks found (read-mask folders, nested repositories) in the project's
+ * state folder for the next anvil process: only where neither a confined command (the policy's writable
+ * folders) nor anvil's own file tools (the whole project, whatever the mode) can write, since a planted entry
+ * would hide a file from the read rules or a repository from its protection.
+ */
+export const mayKeepState = (stateDir: string, root: string, writable: ReadonlyArray<string>): boolean =>
+  !inside(stateDir, root) && !writable.some((w) => inside(stateDir, w))
 
 /**
  * The folders between each protected path and the writable folder holding it,

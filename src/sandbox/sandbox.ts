@@ -4,7 +4,7 @@ import { join } from "node:path"
 import type { SpawnCommand, SpawnWrap } from "../process/managed-process.ts"
 import { bwrapArgs } from "./bwrap-args.ts"
 import { diagnose, type SandboxRefusal } from "./diagnose.ts"
-import { buildPolicy, classifyPath, showPath, type SandboxFacts, type SandboxPolicy } from "./policy.ts"
+import { buildPolicy, classifyPath, mayKeepState, showPath, type SandboxFacts, type SandboxPolicy } from "./policy.ts"
 import { forgetProbeIfFailed, probeSandbox, type SandboxSupport } from "./probe.ts"
 import type { SandboxProxy } from "./proxy.ts"
 import { abstractScopeAvailable, scopedCommand } from "./abstract-scope.ts"
@@ -211,7 +211,8 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
   const takeNestedGit = (p: SandboxPolicy): NestedGitSnapshot => {
     if (nestedGit) return nestedGit
     const real = stateFolder()
-    nestedStore = real !== undefined && classifyPath(p, real) !== "writable" ? nestedGitStore(nestedGitFile(real), facts().root) : undefined
+    const root = facts().root
+    nestedStore = real !== undefined && mayKeepState(real, root, p.writable) ? nestedGitStore(nestedGitFile(real), root) : undefined
     const snapshot = snapshotNestedGit(facts().root, true, nestedStore?.load())
     nestedUnsaved = snapshot.read > 0
     return snapshot

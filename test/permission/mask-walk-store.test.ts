@@ -81,8 +81,14 @@ describe("the read-rule walk kept for the next process", () => {
     mkdirSync(inside)
     expect(buildPolicy(settings, facts(inside))!.ruleMasks.map((m) => m.path)).toEqual([join(root, "b", "k.pem")])
     expect(existsSync(join(inside, "read-masks.json"))).toBe(false)
-    // Read-only, the project is not writable: kept there too.
+    // Read-only commands cannot write the project, but anvil's write and edit tools can: a planted store would
+    // hide a file from the next command, so it is never kept inside the project whatever the mode.
     expect(buildPolicy({ ...settings, mode: "read-only" }, facts(inside))!.ruleMasks.length).toBe(1)
-    expect(existsSync(join(inside, "read-masks.json"))).toBe(true)
+    expect(existsSync(join(inside, "read-masks.json"))).toBe(false)
+    // A store planted there (every visit found nothing) is not read either.
+    const forged = JSON.parse(readFileSync(join(outside, "read-masks.json"), "utf8"))
+    for (const line of forged.folders) line[4] = []
+    writeFileSync(join(inside, "read-masks.json"), JSON.stringify(forged))
+    expect(buildPolicy({ ...settings, mode: "read-only" }, facts(inside))!.ruleMasks.map((m) => m.path)).toEqual([join(root, "b", "k.pem")])
   })
 })
