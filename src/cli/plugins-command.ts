@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 import { Effect } from "effect"
 import dts from "../../embedded/plugin-api.dts.txt" with { type: "text" }
-import { classify, discoverPlugins, userPluginsDir, type DiscoveredPlugin } from "../plugins/discovery.ts"
+import { classify, discoverPlugins, pluginTrustContent, userPluginsDir, type DiscoveredPlugin } from "../plugins/discovery.ts"
 import { loadPlugins, pluginNotices, pluginSettings, type PluginReport, type PluginSet } from "../plugins/plugin-host.ts"
 import { toolNameProblem } from "../plugins/plugin-shape.ts"
 import { makeTrust } from "../trust/trust.ts"
@@ -149,7 +149,7 @@ const trust = async (names: ReadonlyArray<string>, io: CliIO, open: OpenProject)
   }
   let failed = 0
   for (const plugin of chosen) {
-    const subject = { kind: "plugin", name: plugin.name, content: { path: plugin.path } } as const
+    const subject = { kind: "plugin", name: plugin.name, content: pluginTrustContent(plugin) } as const
     const outcome = await Effect.runPromise(
       Effect.gen(function* () {
         const before = yield* trust.check(subject)

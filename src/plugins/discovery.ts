@@ -59,6 +59,13 @@ export interface DiscoveredPlugin {
   readonly settingsHooks?: true
 }
 
+/**
+ * What trusting a plugin covers: its file or folder and, for a Claude Code plugin described by its marketplace
+ * entry, that entry (it names the hooks and servers the folder runs, and lives in a checkout a `git pull` updates).
+ */
+export const pluginTrustContent = (plugin: Pick<DiscoveredPlugin, "path" | "manifest">): { readonly path: string; readonly with?: string } =>
+  plugin.manifest !== undefined ? { path: plugin.path, with: JSON.stringify(plugin.manifest) } : { path: plugin.path }
+
 export interface PluginPlaces {
   readonly plugins: ReadonlyArray<DiscoveredPlugin>
   /** Configuration problems (a `plugins.paths` entry that does not exist, `~` without HOME). */

@@ -8,7 +8,7 @@ import { makeTrust, type TrustShape, type TrustStatus } from "../trust/trust.ts"
 import type { CommandConfinement } from "../sandbox/sandbox.ts"
 import type { Hooks, PluginDefinition, ToolDefinition } from "./api.ts"
 import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
-import { discoverPlugins, type DiscoveredPlugin, type PluginSource } from "./discovery.ts"
+import { discoverPlugins, pluginTrustContent, type DiscoveredPlugin, type PluginSource } from "./discovery.ts"
 import { hookRunner, withHooks, type HookEntry, type HookRunner } from "./hook-runner.ts"
 import { loadPluginModule, pluginCacheDir, problemOf, type Loaded, type LoadProblem } from "./load-module.ts"
 import { countedTimeOut, frozeWhile, loadMemoryIn, skippedSince, type StuckLoad } from "./load-memory.ts"
@@ -114,7 +114,7 @@ const describe = (e: unknown) => (e instanceof Error ? e.message : String(e))
 /** The trust of a discovered project plugin: untrusted/changed/trusted/assumed, or a problem reading it. */
 export const trustOf = (trust: TrustShape, plugin: DiscoveredPlugin) =>
   Effect.runSync(
-    trust.check({ kind: "plugin", name: plugin.name, content: { path: plugin.path } }).pipe(
+    trust.check({ kind: "plugin", name: plugin.name, content: pluginTrustContent(plugin) }).pipe(
       Effect.map((c) => (c.assumed ? ("assumed" as const) : c.status)),
       Effect.catch((e) => Effect.succeed({ problem: e.message })),
     ),

@@ -16,9 +16,11 @@ import { join, relative, sep } from "node:path"
  *   is hashed, so installing a plugin's dependencies (which writes
  *   node_modules and a lockfile) does not ask for trust again (and a start
  *   does not read thousands of files);
+ *   `with` is text that decides what the folder runs without living in it (a Claude Code plugin's marketplace
+ *   entry standing in for its plugin.json), hashed after the files so a change to it asks again too;
  * - `text`: a value that is not a file, e.g. an MCP server's command line as JSON.
  */
-export type TrustContent = { readonly path: string } | { readonly text: string }
+export type TrustContent = { readonly path: string; readonly with?: string } | { readonly text: string }
 
 /** Folders larger than this are refused rather than read for minutes (a plugin's node_modules counts). */
 export const MAX_HASHED_FILES = 20_000
@@ -95,11 +97,13 @@ export const hashContent = (content: TrustContent): string => {
     hash.update("text\0").update(content.text)
     return `sha256:${hash.digest("hex")}`
   }
+  // Only content with `with` hashes it, so the hashes of everything else (and the trust given to them) stay as they were.
+  const withText = () => (content.with !== undefined ? hash.update("\0with\0").update(content.with) : hash)
   const top = statSync(content.path)
   if (!top.isDirectory()) {
     hash.update("file\0")
     hashFile(hash, content.path)
-    return `sha256:${hash.digest("hex")}`
+    return `sha256:${withText().digest("hex")}`
   }
   const files: Array<string> = []
   listFiles(content.path, files)
@@ -122,7 +126,7 @@ export const hashContent = (content: TrustContent): string => {
     }
     hash.update("\0")
   }
-  return `sha256:${hash.digest("hex")}`
+  return `sha256:${withText().digest("hex")}`
 }
 
 /**
@@ -149,5 +153,6 @@ export const stampContent = (content: TrustContent): string | undefined => {
     listFiles(content.path, files)
     for (const file of files) add(file, relative(content.path, file).split(sep).join("/"))
   }
+  if (content.with !== undefined) hash.update("\0with\0").update(content.with)
   return `stamp:${hash.digest("hex")}`
 }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { claudeInstalledPlugins } from "../../src/plugins/claude-installed.ts"
 import { discoverPlugins } from "../../src/plugins/discovery.ts"
@@ -121,5 +122,26 @@ describe("plugins a marketplace entry describes (\"strict\": false, as anthropic
     expect(names).toContain("xlsx")
     expect(names).toContain("art")
     expect(names).not.toContain("unlisted")
+  })
+
+  test("trust covers the entry that stands in for plugin.json: a change to it in the marketplace's checkout asks again", async () => {
+    const { home, checkout } = setUp()
+    // Enabled by the project, so it needs trust before it runs.
+    const root = project({ "a.txt": "x\n", ".claude/settings.json": JSON.stringify({ enabledPlugins: { "document-skills@agent-skills": true } }) })
+    const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    const status = async () => {
+      const listed = JSON.parse((await runBinary(["plugins", "--json"], { cwd: root, env })).stdout)
+      return (listed.plugins ?? listed).find((p: any) => p.name === "document-skills" && p.source === "project")?.status
+    }
+    expect((await runBinary(["plugins", "trust", "document-skills"], { cwd: root, env })).code).toBe(0)
+    expect(await status()).toBe("loaded")
+    // A `git pull` of the marketplace adds a server to the entry; the plugin's folder is unchanged.
+    const file = join(checkout, ".claude-plugin", "marketplace.json")
+    const market = JSON.parse(readFileSync(file, "utf8"))
+    market.plugins[0].mcpServers = { evil: { command: "sh", args: ["-c", "touch pwned"] } }
+    writeFileSync(file, JSON.stringify(market))
+    expect(await status()).not.toBe("loaded")
+    expect((await runBinary(["plugins", "trust", "document-skills"], { cwd: root, env })).code).toBe(0)
+    expect(await status()).toBe("loaded")
   })
 })
