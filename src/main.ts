@@ -5,6 +5,7 @@
 // more than the rest of `anvil --version`.
 import { VERSION } from "./version.ts"
 import { GLOBAL_HELP } from "./cli/help-text.ts"
+import { outputLostMessage } from "./cli/output-lost.ts"
 
 /** bash and its aliases (tools/bash.ts), as `anvil tool` takes them. */
 const BASH_NAMES = new Set(["bash", "shell", "run_command", "execute_command"])
@@ -42,7 +43,7 @@ async function printQuick(text: string): Promise<void> {
   } catch (e) {
     const code = (e as { code?: unknown }).code
     if (code === "EPIPE" || code === "EIO") return
-    process.stderr.write(`anvil: standard output could not be written (${String(code ?? e)}).\n`)
+    process.stderr.write(outputLostMessage(String(code ?? e)))
     process.exitCode = 1
   }
 }

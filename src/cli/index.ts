@@ -1,4 +1,5 @@
 import { stopAllManaged } from "../process/managed-registry.ts"
+import { outputLostMessage } from "./output-lost.ts"
 import { installSignalRouting } from "./signals.ts"
 import { disarmStopBackstop } from "./stop-backstop.ts"
 import { statSync } from "node:fs"
@@ -29,7 +30,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIO = processIO())
   // The answer did not reach standard output (not its reader leaving: that ends quietly): said, and no success.
   const failed = io.outputFailed?.()
   if (failed === undefined) return code
-  io.err(`anvil: standard output could not be written (${failed}${failed === "ENOSPC" ? ": no space left on the device" : ""}); what the command printed is lost.\n`)
+  io.err(outputLostMessage(failed))
   await io.flush?.()
   return code === 0 ? 1 : code
 }

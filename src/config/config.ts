@@ -162,17 +162,18 @@ const plainJson = (text: string): { readonly value: unknown } | undefined => {
  * check-cache.ts); the parser also reads text that is not plain JSON, unless its value was remembered.
  */
 const readLayer = async (file: string, text: string, cache: ConfigCheckCache | undefined) => {
-  if (mayNestTooDeep(text)) {
-    // Deep nesting would run the stack out in the settings' check (plain JSON parses at any depth).
-    const { tooDeepAt, tooDeepError } = await import("./jsonc.ts")
-    const deep = tooDeepAt(text)
-    if (deep !== undefined) return new ConfigError(`${file}: not valid settings (${tooDeepError(text, deep).message}). Fix or remove the file.`)
-  }
   const plain = plainJson(text)
   if (plain && !isRecord(plain.value)) return new ConfigError(`${file}: the top level must be an object.`)
   if (plain && Object.keys(plain.value as ConfigData).length === 0) return { value: plain.value as ConfigData, warnings: [] }
   const remembered = cache ? rememberedCheck(cache, file, text, plain === undefined) : undefined
   if (remembered) return { value: plain ? (plain.value as ConfigData) : remembered.value, warnings: remembered.warnings }
+  if (mayNestTooDeep(text)) {
+    // Deep nesting would run the stack out in the settings' check (plain JSON parses at any depth). After the
+    // remembered check: a file checked before passed this, so a start with known settings never scans them.
+    const { tooDeepAt, tooDeepError } = await import("./jsonc.ts")
+    const deep = tooDeepAt(text)
+    if (deep !== undefined) return new ConfigError(`${file}: not valid settings (${tooDeepError(text, deep).message}). Fix or remove the file.`)
+  }
   const parsed = plain ? { value: plain.value, tree: undefined } : await parseJsoncText(file, text)
   if (parsed instanceof ConfigError) return parsed
   if (!isRecord(parsed.value)) return new ConfigError(`${file}: the top level must be an object.`)

@@ -100,13 +100,6 @@ const firstAtOrAfter = (tracked: ReadonlyArray<Tracked>, name: string): number =
 /** A top-relative path (`/`-separated) as the index spells it: its UTF-8 bytes one character each. */
 const indexName = (rel: string) => Buffer.from(rel, "utf8").toString("latin1")
 
-/** Whether the index tracks the file `rel`, or anything in the folder `rel` (`dir`). */
-export const tracks = (tracked: ReadonlyArray<Tracked>, rel: string, dir: boolean): boolean => {
-  const name = indexName(dir ? `${rel}/` : rel)
-  const at = tracked[firstAtOrAfter(tracked, name)]
-  return at !== undefined && (dir ? at.name.startsWith(name) : at.name === name)
-}
-
 /** The tracked paths in the folder `rel` (top-relative), top-relative, with whether each is a submodule. */
 export const trackedIn = (tracked: ReadonlyArray<Tracked>, rel: string): ReadonlyArray<{ readonly rel: string; readonly gitlink: boolean }> => {
   const prefix = indexName(`${rel}/`)

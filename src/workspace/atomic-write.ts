@@ -4,7 +4,7 @@ import { Path } from "effect/Path"
 import type { PlatformError } from "effect/PlatformError"
 import { tempNameFor } from "./journal.ts"
 import { closeQuietly } from "./checked-fs.ts"
-import { keepOwner } from "./keep-owner.ts"
+import { keepOwner, keepOwnerAt } from "./keep-owner.ts"
 import { constants, fchmodSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 
@@ -33,7 +33,8 @@ export const atomicWrite = (
       yield* fs.writeFile(temp, bytes, { flag: "wx", ...(mode !== undefined ? { mode } : {}) })
       // The target's owner and group too, where the process may give them (as root: a user's anvil.json stays theirs).
       if (existing._tag === "Some" && existing.value.uid._tag === "Some" && existing.value.gid._tag === "Some") {
-        yield* fs.chown(temp, existing.value.uid.value, existing.value.gid.value).pipe(Effect.ignore)
+        const owner = { uid: existing.value.uid.value, gid: existing.value.gid.value }
+        yield* Effect.try(() => keepOwnerAt(temp, owner)).pipe(Effect.ignore)
       }
       if (mode !== undefined) yield* fs.chmod(temp, mode)
       yield* fs.rename(temp, target)

@@ -1,4 +1,4 @@
-import { fchownSync, fstatSync } from "node:fs"
+import { fchownSync, fstatSync, lchownSync, lstatSync } from "node:fs"
 
 /** Who owns a file: its user and group ids. */
 export interface Owner {
@@ -11,16 +11,22 @@ export interface Owner {
  * a group they are in), so that a file edited by anvil running as root (a container, sudo) stays its owner's;
  * otherwise the process's own, as for any new file. Before the mode: a chown clears set-user-ID bits.
  */
-export const keepOwner = (fd: number, owner: Owner): void => {
-  const st = fstatSync(fd)
-  if (st.uid === owner.uid && st.gid === owner.gid) return
+const keepOwnerWith = (current: Owner, owner: Owner, chown: (uid: number, gid: number) => void): void => {
+  if (current.uid === owner.uid && current.gid === owner.gid) return
   try {
-    fchownSync(fd, owner.uid, owner.gid)
+    chown(owner.uid, owner.gid)
   } catch {
     try {
-      fchownSync(fd, st.uid, owner.gid)
+      chown(current.uid, owner.gid)
     } catch {
       // Neither: the replacement stays the process's, as a new file would.
     }
   }
 }
+
+/** {@link keepOwnerWith} for the replacement open as `fd`. */
+export const keepOwner = (fd: number, owner: Owner): void => keepOwnerWith(fstatSync(fd), owner, (uid, gid) => fchownSync(fd, uid, gid))
+
+/** {@link keepOwnerWith} for the replacement at `path` (never through a link on it). */
+export const keepOwnerAt = (path: string, owner: Owner): void =>
+  keepOwnerWith(lstatSync(path), owner, (uid, gid) => lchownSync(path, uid, gid))
