@@ -5,7 +5,6 @@
 // more than the rest of `anvil --version`.
 import { VERSION } from "./version.ts"
 import { GLOBAL_HELP } from "./cli/help-text.ts"
-import { outputLostMessage } from "./cli/output-lost.ts"
 
 /** bash and its aliases (tools/bash.ts), as `anvil tool` takes them. */
 const BASH_NAMES = new Set(["bash", "shell", "run_command", "execute_command"])
@@ -43,6 +42,8 @@ async function printQuick(text: string): Promise<void> {
   } catch (e) {
     const code = (e as { code?: unknown }).code
     if (code === "EPIPE" || code === "EIO") return
+    // Imported only here: --version's start imports nothing beyond its text.
+    const { outputLostMessage } = await import("./cli/output-lost.ts")
     process.stderr.write(outputLostMessage(String(code ?? e)))
     process.exitCode = 1
   }
