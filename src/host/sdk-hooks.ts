@@ -5,6 +5,7 @@ import { hookToolInput, hookToolResponse } from "../plugins/claude-hook-input.ts
 import type { ControlChannel } from "./control-channel.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { compileMatcher } from "../plugins/hook-matcher.ts"
+import { answerProblemsLine, claudeAnswerProblems } from "../plugins/claude-answer-check.ts"
 
 /**
  * The host program's hooks (registered in `initialize`, called back with
@@ -145,9 +146,12 @@ export const makeSdkHooks = (
           } else onProblem(`host hook ${event} (${id}) failed and was skipped: ${why}`)
           continue
         }
+        // What anvil cannot use of the answer is reported (a misspelt refusal must not pass silently for no word).
+        const problems = claudeAnswerProblems(event, isRecord(out) ? out : {})
+        if (problems.length > 0) onProblem(`host hook ${event} (${id}) ${answerProblemsLine(problems)}`)
         const specific = isRecord(out.hookSpecificOutput) ? out.hookSpecificOutput : {}
         const decision =
-          specific.permissionDecision === "allow" || specific.permissionDecision === "deny" || specific.permissionDecision === "ask"
+          event === "PreToolUse" && (specific.permissionDecision === "allow" || specific.permissionDecision === "deny" || specific.permissionDecision === "ask")
             ? specific.permissionDecision
             : out.decision === "block"
               ? "deny"

@@ -1,37 +1,50 @@
 import { Predicate } from "effect"
+import { claudeAnswerProblems } from "./claude-answer-check.ts"
 
 /**
  * What a hook's stdout JSON decides, when it is JSON: a block, a word on the permission ("allow", "ask";
  * the older `decision: "approve"` is "allow"), a new tool input (PreToolUse), context for the model, or
- * `continue: false` — the end of the turn, whatever else it says, with `stopReason` for the person alone.
+ * `continue: false` — the end of the turn, whatever else it says, with `stopReason` for the person alone. What it
+ * holds that anvil cannot use, and output that starts as JSON but does not parse, come back as `problems` to report.
  */
 export const jsonDecision = (
   stdout: string,
-): { block: boolean; permission?: "allow" | "ask"; reason?: string; updatedInput?: Record<string, unknown>; context?: string; stop?: string } | undefined => {
+  event = "PreToolUse",
+):
+  | { block: boolean; permission?: "allow" | "ask"; reason?: string; updatedInput?: Record<string, unknown>; context?: string; stop?: string; problems?: Array<string> }
+  | undefined => {
   const text = stdout.trim()
   if (!text.startsWith("{")) return undefined
+  let parsed: unknown
   try {
-    const json = JSON.parse(text) as Record<string, unknown>
-    const specific = Predicate.isObject(json.hookSpecificOutput) ? json.hookSpecificOutput : {}
-    const reason =
-      typeof specific.permissionDecisionReason === "string" ? specific.permissionDecisionReason : typeof json.reason === "string" ? json.reason : undefined
-    const block = specific.permissionDecision === "deny" || json.decision === "block"
-    const stop = json.continue === false ? (typeof json.stopReason === "string" && json.stopReason.trim() !== "" ? json.stopReason : "") : undefined
-    const permission =
-      specific.permissionDecision === "allow" || specific.permissionDecision === "ask"
-        ? specific.permissionDecision
-        : json.decision === "approve"
-          ? "allow"
-          : undefined
-    return {
-      block,
-      ...(permission ? { permission } : {}),
-      ...(reason !== undefined ? { reason } : {}),
-      ...(Predicate.isObject(specific.updatedInput) ? { updatedInput: specific.updatedInput as Record<string, unknown> } : {}),
-      ...(typeof specific.additionalContext === "string" && specific.additionalContext.trim() !== "" ? { context: specific.additionalContext } : {}),
-      ...(stop !== undefined ? { stop } : {}),
-    }
-  } catch {
-    return undefined
+    parsed = JSON.parse(text)
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e)
+    return { block: false, problems: [`its output starts with "{" but is not valid JSON (${why}), so none of it was read`] }
+  }
+  // Text that starts with '{' and parses is an object.
+  const json = parsed as Record<string, unknown>
+  const problems = claudeAnswerProblems(event, json)
+  const specific = Predicate.isObject(json.hookSpecificOutput) ? json.hookSpecificOutput : {}
+  const reason =
+    typeof specific.permissionDecisionReason === "string" ? specific.permissionDecisionReason : typeof json.reason === "string" ? json.reason : undefined
+  // permissionDecision is PreToolUse's (elsewhere it is reported, not acted on); `decision: "block"` is every event's.
+  const decides = event === "PreToolUse"
+  const block = (decides && specific.permissionDecision === "deny") || json.decision === "block"
+  const stop = json.continue === false ? (typeof json.stopReason === "string" && json.stopReason.trim() !== "" ? json.stopReason : "") : undefined
+  const permission =
+    decides && (specific.permissionDecision === "allow" || specific.permissionDecision === "ask")
+      ? specific.permissionDecision
+      : json.decision === "approve"
+        ? "allow"
+        : undefined
+  return {
+    block,
+    ...(permission ? { permission } : {}),
+    ...(reason !== undefined ? { reason } : {}),
+    ...(Predicate.isObject(specific.updatedInput) ? { updatedInput: specific.updatedInput as Record<string, unknown> } : {}),
+    ...(typeof specific.additionalContext === "string" && specific.additionalContext.trim() !== "" ? { context: specific.additionalContext } : {}),
+    ...(stop !== undefined ? { stop } : {}),
+    ...(problems.length > 0 ? { problems } : {}),
   }
 }

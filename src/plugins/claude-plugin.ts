@@ -13,6 +13,7 @@ import { projectHookSettings } from "./places.ts"
 import { compileMatcher } from "./hook-matcher.ts"
 import { readHookSpecs, type CommandSpec } from "./claude-hook-specs.ts"
 import { readJsonPart } from "./json-part.ts"
+import { answerProblemsLine } from "./claude-answer-check.ts"
 import { jsonDecision } from "./claude-hook-output.ts"
 // The one table of Claude Code's tool names and input fields (also the Agent SDK host's edge); it imports nothing.
 import { claudeName, toAnvilInput } from "../tool-framework/claude-tools.ts"
@@ -133,6 +134,14 @@ export const readClaudePlugin = (input: {
     if (out.timedOut && breaker.record(spec, true)) input.onProblem?.(`plugin '${input.name}': ${event} hook '${spec.command}' ${breakerOpened()}`)
   }
 
+  // An answer anvil cannot wholly use is acted on as far as it can be, and what is left out reported: a hook that
+  // misspelt its refusal must not pass for one that allowed the call.
+  const read = (event: string, spec: CommandSpec, stdout: string) => {
+    const decision = jsonDecision(stdout, event)
+    if (decision?.problems) input.onProblem?.(`plugin '${input.name}': ${event} hook '${spec.command}' ${answerProblemsLine(decision.problems)}`)
+    return decision
+  }
+
   const hooks: { -readonly [K in keyof Hooks]: Hooks[K] } = {}
   if (specs.PreToolUse.length > 0) {
     hooks["tool.before"] = async (event): Promise<ToolBeforeResult> => {
@@ -148,7 +157,7 @@ export const readClaudePlugin = (input: {
           failed("PreToolUse", spec, out)
           continue
         }
-        const decision = jsonDecision(out.stdout)
+        const decision = read("PreToolUse", spec, out.stdout)
         // `continue: false` outranks every other answer: the turn ends, and the call with it.
         if (decision?.stop !== undefined) return { stop: decision.stop || `PreToolUse hook '${spec.command}' said continue: false` }
         if (decision?.block) return { deny: decision.reason ?? `PreToolUse hook '${spec.command}' blocked the call` }
@@ -175,7 +184,7 @@ export const readClaudePlugin = (input: {
         if (out.exitCode === 2) notes.push(out.stderr.trim() || `PostToolUse hook '${spec.command}' objected to the result`)
         else if (out.exitCode !== 0) failed("PostToolUse", spec, out)
         else {
-          const decision = jsonDecision(out.stdout)
+          const decision = read("PostToolUse", spec, out.stdout)
           // `continue: false`: the result stands and the turn ends after it; the later hooks do not run.
           if (decision?.stop !== undefined) stop = decision.stop || `PostToolUse hook '${spec.command}' said continue: false`
           else {
@@ -210,7 +219,7 @@ export const readClaudePlugin = (input: {
           failed("SessionStart", spec, out)
           continue
         }
-        const text = jsonDecision(out.stdout)?.context ?? (out.stdout.trim().startsWith("{") ? "" : out.stdout.trim())
+        const text = read("SessionStart", spec, out.stdout)?.context ?? (out.stdout.trim().startsWith("{") ? "" : out.stdout.trim())
         if (text !== "") context.push(text)
       }
       return context.length > 0 ? context.join("\n\n") : undefined

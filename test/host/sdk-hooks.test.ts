@@ -53,4 +53,25 @@ describe("the host's hook matchers", () => {
     expect(verdict.reason).toContain(`its matcher "[" is not a valid regular expression`)
     expect(called).toEqual([])
   })
+
+  test("an answer anvil cannot use is reported with the callback and the field; the valid part is acted on", async () => {
+    const problems: Array<string> = []
+    const flat = channel({ permissionDecision: "deny", systemMessage: "m" })
+    const hooks = makeSdkHooks({ PreToolUse: [{ hookCallbackIds: ["flat"] }] }, flat.fake, base, (p) => problems.push(p), () => {})
+    expect((await hooks.call("PreToolUse", {}, "Read")).decision).toBeUndefined()
+    expect(problems).toEqual([
+      'host hook PreToolUse (flat) answered JSON with a part anvil cannot use, ignored: permissionDecision is read only inside hookSpecificOutput ({"hookSpecificOutput": {"permissionDecision": …}}), not at the top level',
+    ])
+    // permissionDecision is PreToolUse's: after the call it is reported, not taken for a refusal.
+    const after = channel({ hookSpecificOutput: { permissionDecision: "deny", additionalContext: "noted" }, reason: "r" })
+    const post = makeSdkHooks({ PostToolUse: [{ hookCallbackIds: ["post"] }] }, after.fake, base, (p) => problems.push(p), () => {})
+    const verdict = await post.call("PostToolUse", {}, "Read")
+    expect(verdict.decision).toBeUndefined()
+    expect(verdict.additionalContext).toEqual(["noted"])
+    expect(problems[1]).toBe("host hook PostToolUse (post) answered JSON with a part anvil cannot use, ignored: hookSpecificOutput.permissionDecision is read only from PreToolUse hooks, not PostToolUse")
+    const good = channel({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no" } })
+    const fine = makeSdkHooks({ PreToolUse: [{ hookCallbackIds: ["good"] }] }, good.fake, base, (p) => problems.push(p), () => {})
+    expect(await fine.call("PreToolUse", {}, "Read")).toMatchObject({ decision: "deny", reason: "no" })
+    expect(problems).toHaveLength(2)
+  })
 })

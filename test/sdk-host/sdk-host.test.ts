@@ -278,6 +278,17 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(seen[0].tool_response.file).toMatchObject({ filePath: join(root, "a.txt"), content: "alpha", numLines: 1, startLine: 1, totalLines: 1 })
   })
 
+  test("hooks: an answer anvil cannot use (a refusal written beside hookSpecificOutput) is a notice; the call runs, as in Claude Code", async () => {
+    const root = project({ "a.txt": "alpha\n" })
+    const { env } = model([{ tool_calls: [{ name: "read", arguments: { path: "a.txt" }, id: "c1" }] }, { text: "Read it." }])
+    const flat = async () => ({ permissionDecision: "deny", reason: "no reads" }) as any
+    const messages = await collect(query({ prompt: "go", options: { ...base(root, env), permissionMode: "bypassPermissions", hooks: { PreToolUse: [{ hooks: [flat] }] } } }))
+    const notices = messages.filter((m: any) => m.type === "system" && m.subtype === "notice").map((m: any) => m.message)
+    expect(notices).toContainEqual(expect.stringMatching(/^host hook PreToolUse \(.+\) answered JSON with a part anvil cannot use, ignored: permissionDecision is read only inside hookSpecificOutput/))
+    const result = messages.find((m: any) => m.type === "user" && JSON.stringify(m.message).includes("tool_result"))
+    expect(JSON.stringify(result)).toContain("alpha")
+  })
+
   test("hooks: PreToolUse allow spares canUseTool; ask puts a call the rules allow to canUseTool", async () => {
     const root = project({ "a.txt": "alpha\n" })
     const { env } = model([

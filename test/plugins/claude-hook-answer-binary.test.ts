@@ -1,0 +1,41 @@
+import { describe, expect, test } from "bun:test"
+import { binaryRepo, binaryTool } from "../support/binary-repo.ts"
+import { runBinary } from "../support/binary.ts"
+
+/**
+ * Through the compiled binary: a Claude Code command hook whose JSON answer anvil cannot use — a refusal written flat
+ * instead of inside hookSpecificOutput (as Claude Code, anvil reads only the inner one), a decision word neither knows,
+ * output that starts as JSON and does not parse — is reported on stderr with what is wrong, and the call goes on.
+ */
+describe("a Claude Code hook's answer that anvil cannot use", () => {
+  test("is reported, naming the hook and the field, and the rest of the answer and the call go on", async () => {
+    const hooks = {
+      PreToolUse: [
+        { matcher: "Read", hooks: [{ type: "command", command: `echo '{"permissionDecision": "deny", "reason": "no reads"}'` }] },
+        { matcher: "Glob", hooks: [{ type: "command", command: `echo '{"hookSpecificOutput": {"permissionDecision": "block"}}'` }] },
+        { matcher: "Grep", hooks: [{ type: "command", command: `echo '{"hookSpecificOutput": {"permissionDecision": "deny",}}'` }] },
+      ],
+      PostToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: `echo '{"hookSpecificOutput": {"additionalContext": 5}, "decision": "block", "reason": "checked"}'` }] }],
+    }
+    const r = binaryRepo({ "a.txt": "hello\n", ".claude/settings.json": JSON.stringify({ hooks }) })
+    expect((await runBinary(["plugins", "trust", "claude-settings"], { cwd: r.root, env: r.env })).code).toBe(0)
+
+    const read = await binaryTool(r, "read", { path: "a.txt" })
+    expect(read.envelope.status).toBe("success")
+    // The valid part of the PostToolUse answer still counts.
+    expect(read.envelope.text).toContain("PostToolUse hook feedback:\nchecked")
+    expect(read.stderr).toContain(
+      `anvil: plugin 'claude-settings': PreToolUse hook 'echo '{"permissionDecision": "deny", "reason": "no reads"}'' answered JSON with a part anvil cannot use, ignored: permissionDecision is read only inside hookSpecificOutput ({"hookSpecificOutput": {"permissionDecision": …}}), not at the top level`,
+    )
+    expect(read.stderr).toContain("PostToolUse hook ")
+    expect(read.stderr).toContain("answered JSON with a part anvil cannot use, ignored: hookSpecificOutput.additionalContext is 5, not a text")
+
+    const glob = await binaryTool(r, "glob", { pattern: "*" })
+    expect(glob.envelope.status).toBe("success")
+    expect(glob.stderr).toContain('ignored: hookSpecificOutput.permissionDecision is "block", not "allow", "deny" or "ask"')
+
+    const grep = await binaryTool(r, "grep", { pattern: "hello" })
+    expect(grep.envelope.status).toBe("success")
+    expect(grep.stderr).toMatch(/PreToolUse hook .* answered JSON with a part anvil cannot use, ignored: its output starts with "\{" but is not valid JSON \(.+\), so none of it was read/)
+  }, 60_000)
+})
