@@ -3,7 +3,7 @@ import { basename, join } from "node:path"
 import { agentPaths, readManifestQuietly } from "./claude-components.ts"
 import { claudeConfigDir } from "./places.ts"
 import { anvilName } from "../tool-framework/claude-tools.ts"
-import { parseFrontMatter } from "../skills/front-matter.ts"
+import { AGENT_FIELDS, parseContinuedFrontMatter } from "../skills/front-matter-continued.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
 
 /**
@@ -62,7 +62,7 @@ const readAgentFiles = (files: ReadonlyArray<string>): PluginAgents => {
       problems.push(`${path}: cannot be read (${(e as Error).message})`)
       continue
     }
-    const parsed = parseFrontMatter(text)
+    const parsed = parseContinuedFrontMatter(text, AGENT_FIELDS)
     if (!parsed.ok) {
       problems.push(`${path}${parsed.line ? `:${parsed.line}` : ""}: ${parsed.reason}`)
       continue
@@ -75,6 +75,9 @@ const readAgentFiles = (files: ReadonlyArray<string>): PluginAgents => {
     }
     const listed = typeof fields.tools === "string" ? fields.tools.split(",") : Array.isArray(fields.tools) ? fields.tools : undefined
     const tools = listed?.map((t) => anvilName(t.trim().replace(/\(.*\)$/, ""))).filter((t) => t !== "")
+    // Front matter Claude Code would drop loads, and is reported so that its author can mend it (a one-line value
+    // with ': ' inside, which Claude Code reads too, is not).
+    if (parsed.continued?.length) for (const note of parsed.notes) problems.push(`${path}: loaded; ${note}`)
     agents.push({ name, description: fields.description.trim(), prompt: body.trim(), ...(tools && tools.length > 0 ? { tools } : {}) })
   }
   return { agents, problems }

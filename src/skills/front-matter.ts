@@ -26,6 +26,8 @@ export type FrontMatterResult =
       readonly body: string
       /** Lines read as the text written although YAML refuses them (see the module comment), each saying so. */
       readonly notes: ReadonlyArray<string>
+      /** The fields whose value ran on over unindented lines, read by front-matter-continued.ts (Claude Code drops such front matter). */
+      readonly continued?: ReadonlyArray<string>
     }
   | {
       readonly ok: false
