@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
-import { parseFrontMatter } from "../skills/front-matter.ts"
+import { parseContinuedFrontMatter, SKILL_FIELDS } from "../skills/front-matter-continued.ts"
 import { argumentNames, substituteArguments } from "../skills/skill-arguments.ts"
 import { claudeConfigDir } from "./places.ts"
 import { commandPaths, readManifestQuietly } from "./claude-components.ts"
@@ -47,7 +47,7 @@ const readCommandFile = (path: string, plugin?: string): SlashCommand | undefine
   } catch {
     return undefined
   }
-  const parsed = text.startsWith("---") ? parseFrontMatter(text) : undefined
+  const parsed = text.startsWith("---") ? parseContinuedFrontMatter(text, SKILL_FIELDS) : undefined
   const fields = parsed?.ok ? parsed.fields : {}
   // Front matter that is not valid YAML is still front matter: it never reaches the model as the prompt.
   const unreadable = parsed && !parsed.ok ? /^---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/.exec(text) : null

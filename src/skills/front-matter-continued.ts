@@ -48,10 +48,23 @@ const partsOf = (source: string, fields: ReadonlySet<string>): Array<Part> | und
   return parts
 }
 
-/** A part YAML refuses, as the text written: the first line's value, then the other lines, trailing blank lines dropped. */
+/** Whether every line that holds text is indented. */
+const indented = (lines: ReadonlyArray<string>): boolean => lines.every((l) => l.trim() === "" || /^[ \t]/.test(l))
+
+/**
+ * A part YAML refuses, as the text written: the first line's value, then the other lines, trailing blank lines
+ * dropped. Lines all indented are folded as YAML folds a plain value (one space between lines, a blank line a line
+ * break); unindented ones (examples, tags) keep their line breaks.
+ */
 const asWritten = (part: Part): string => {
   const first = part.lines[0]!.slice(part.key.length + 1).trim()
-  return [first, ...part.lines.slice(1)].join("\n").trim()
+  const rest = part.lines.slice(1)
+  if (!indented(rest)) return [first, ...rest].join("\n").trim()
+  return [first, ...rest.map((l) => l.trim())]
+    .join("\n")
+    .trim()
+    .replace(/([^\n])\n(?=[^\n])/g, "$1 ")
+    .replace(/\n\n/g, "\n")
 }
 
 /**
@@ -82,8 +95,9 @@ export const parseContinuedFrontMatter = (text: string, fields: ReadonlySet<stri
     out[part.key] = asWritten(part)
     continued.push(part.key)
     const last = part.line + part.lines.findLastIndex((l) => l.trim() !== "")
+    const how = indented(part.lines.slice(1)) ? "holds ': ' and runs on over several lines unquoted" : "continues on unindented lines"
     notes.push(
-      `lines ${part.line}-${last}: the value of '${part.key}' continues on unindented lines, which YAML does not allow (Claude Code drops this front matter); ` +
+      `lines ${part.line}-${last}: the value of '${part.key}' ${how}, which YAML does not allow (Claude Code drops this front matter); ` +
         `it was read as the text written, up to the next field (indent the lines under '${part.key}: |' for other YAML readers)`,
     )
   }

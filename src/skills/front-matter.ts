@@ -5,18 +5,19 @@ import { isAlias, isMap, isScalar, isSeq, parseDocument, type Node, type YAMLErr
  * schema: every value stays a string, `true` and `3` are not converted) and
  * then held to the shape skills use, so that a malformed file is reported with
  * a line and a reason instead of being half-read:
- * - top-level `key: value` lines; values are strings, lists of strings, or one
- *   level of mapping whose values are strings (`metadata:`);
+ * - top-level `key: value` lines; values are strings, lists and mappings of
+ *   them, nested as deep as YAML allows (Claude Code reads any YAML there: a
+ *   skill's or agent's `hooks:`, `metadata:` with lists);
  * - refused, with the reason: tabs in indentation, duplicate keys, anchors,
- *   aliases and tags, flow mappings other than `{}`, deeper nesting, empty list
- *   items, a plain value containing `: ` that spans lines (quote it).
+ *   aliases and tags, empty list items, a plain value containing `: ` that
+ *   spans lines (quote it).
  * - prose on one top-level line that YAML cannot take as a plain value (`: `
  *   inside, or a first `*`, `@`, `` ` `` or `%`) is read as the text written,
  *   with a note: Claude Code reads it so (it quotes such values and parses
  *   again), and published plugins' agents and skills rely on it.
  */
 
-export type FrontMatterValue = string | ReadonlyArray<string> | Readonly<Record<string, string>>
+export type FrontMatterValue = string | ReadonlyArray<FrontMatterValue> | { readonly [key: string]: FrontMatterValue }
 
 export type FrontMatterResult =
   | {
@@ -100,28 +101,26 @@ const stringOf = (node: unknown, what: string): string | Refusal => {
   return refuse(what, node as Node)
 }
 
-const valueOf = (node: unknown, top: boolean): FrontMatterValue | Refusal => {
+const valueOf = (node: unknown): FrontMatterValue | Refusal => {
   const bad = plainNode(node)
   if (bad) return bad
   if (isSeq(node)) {
-    const items: Array<string> = []
+    const items: Array<FrontMatterValue> = []
     for (const item of node.items) {
       if (isScalar(item) && item.source === "" && !node.flow) return refuse("empty list item", item)
-      const text = stringOf(item, node.flow ? "nested lists or mappings are not allowed in a [list]" : "list items must be plain strings")
-      if (typeof text !== "string") return text
-      items.push(text)
+      const value = valueOf(item)
+      if (value instanceof Refusal) return value
+      items.push(value)
     }
     return items
   }
   if (isMap(node)) {
-    if (node.flow && node.items.length > 0) return refuse("flow mappings ({a: b}) are not allowed; use indented 'key: value' lines", node)
-    if (!top) return refuse("only one level of mapping is allowed", node)
-    const out: Record<string, string> = {}
+    const out: Record<string, FrontMatterValue> = {}
     for (const pair of node.items) {
       const key = stringOf(pair.key, "keys must be plain strings")
       if (typeof key !== "string") return key
-      const value = stringOf(pair.value, "only one level of mapping is allowed")
-      if (typeof value !== "string") return value
+      const value = valueOf(pair.value)
+      if (value instanceof Refusal) return value
       out[key] = value
     }
     return out
@@ -146,7 +145,7 @@ const mappingOf = (source: string): Record<string, FrontMatterValue> | Refusal =
     if (start > 0 && source[start - 1] !== "\n") return refuse("unexpected indentation (a top-level line must start with 'key:')", keyNode)
     const key = stringOf(keyNode, "keys must be plain strings")
     if (typeof key !== "string") return key
-    const value = valueOf(pair.value, true)
+    const value = valueOf(pair.value)
     if (value instanceof Refusal) return value
     fields[key] = value
   }

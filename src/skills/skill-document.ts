@@ -1,4 +1,5 @@
-import { parseFrontMatter, type FrontMatterValue } from "./front-matter.ts"
+import type { FrontMatterValue } from "./front-matter.ts"
+import { parseContinuedFrontMatter, SKILL_FIELDS } from "./front-matter-continued.ts"
 
 /**
  * A SKILL.md read and checked against the Agent Skills format: front matter
@@ -30,27 +31,64 @@ export const skillNameProblem = (name: string): string | undefined => {
   return undefined
 }
 
+/** The first line of the instructions (a heading without its `#`s), as Claude Code describes a skill that gives no description. */
+export const firstLineOf = (body: string): string | undefined => {
+  const line = body.split("\n").map((l) => l.trim()).find((l) => l !== "")
+  if (line === undefined) return undefined
+  const text = /^#+\s+(.+)$/.exec(line)?.[1] ?? line
+  return text.length > 100 ? `${text.slice(0, 97)}...` : text
+}
+
 /**
- * Reads a SKILL.md. `folder` is the name of the folder holding it (the name
- * the skill should have); undefined when there is no such folder. Never throws.
+ * Reads a SKILL.md as Claude Code does, saying where it departs from the Agent Skills format. `folder` is the name of
+ * the folder holding it (the name the skill should have); undefined when there is no such folder. Front matter that is
+ * missing or that YAML cannot read leaves the fields empty (with a warning giving the reason and line); a missing or
+ * invalid `name` is the folder's; a missing `description` is the instructions' first line. Never throws.
  */
 export const parseSkillDocument = (text: string, folder: string | undefined): SkillDocumentResult => {
-  const parsed = parseFrontMatter(text)
-  if (!parsed.ok) return { ok: false, reason: `invalid front matter${parsed.line !== undefined ? ` (line ${parsed.line})` : ""}: ${parsed.reason}` }
-  const { fields } = parsed
-  const name = fields.name
-  if (name === undefined) return { ok: false, reason: "the front matter has no 'name'" }
-  if (typeof name !== "string") return { ok: false, reason: "'name' must be a string" }
-  const nameProblem = skillNameProblem(name)
-  if (nameProblem) return { ok: false, reason: nameProblem }
-  const description = fields.description
-  if (description === undefined) return { ok: false, reason: "the front matter has no 'description'" }
-  if (typeof description !== "string") return { ok: false, reason: "'description' must be a string" }
-  if (description.trim() === "") return { ok: false, reason: "'description' is empty" }
-  const warnings: Array<string> = [...parsed.notes]
+  const parsed = parseContinuedFrontMatter(text, SKILL_FIELDS)
+  const warnings: Array<string> = []
+  let fields: Readonly<Record<string, FrontMatterValue>> = {}
+  let body: string
+  if (parsed.ok) {
+    ;({ fields, body } = parsed)
+    warnings.push(...parsed.notes)
+  } else {
+    // Claude Code loads the skill without its front matter; so does anvil, saying why the front matter was not read.
+    const close = /^\uFEFF?---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(text)
+    if (parsed.line === 1 || close === null) {
+      if (folder === undefined) return { ok: false, reason: `invalid front matter${parsed.line !== undefined ? ` (line ${parsed.line})` : ""}: ${parsed.reason}` }
+      // Without a closing line the whole file is the instructions, as Claude Code reads it.
+      body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n")
+      warnings.push(parsed.line === 1 ? "there is no front matter (a first line '---', which the Agent Skills format asks for): the skill is named after its folder and described by its first line" : `${parsed.reason}: the whole file is read as the instructions`)
+    } else {
+      if (folder === undefined) return { ok: false, reason: `invalid front matter (line ${parsed.line}): ${parsed.reason}` }
+      body = text.slice(close[0].length).replace(/\r\n?/g, "\n")
+      warnings.push(`the front matter was not read (line ${parsed.line}: ${parsed.reason}); the skill loads without it, as in Claude Code`)
+    }
+  }
+  const given = fields.name
+  const nameProblem = typeof given === "string" ? skillNameProblem(given) : given === undefined ? undefined : "'name' must be a string"
+  let name: string
+  if (typeof given === "string" && nameProblem === undefined) name = given
+  else {
+    if (folder === undefined) return { ok: false, reason: given === undefined ? "the front matter has no 'name'" : nameProblem! }
+    const folderProblem = skillNameProblem(folder)
+    if (folderProblem) return { ok: false, reason: given === undefined ? `the front matter has no 'name', and the folder's name is no skill name: ${folderProblem}` : nameProblem! }
+    name = folder
+    if (given !== undefined) warnings.push(`${nameProblem}; the skill is named after its folder, '${folder}', as Claude Code names it`)
+  }
+  const content = body.replace(/^(?:[ \t]*\n)+/, "").trimEnd()
+  let description = typeof fields.description === "string" ? fields.description.trim() : ""
+  if (description === "") {
+    const first = firstLineOf(content)
+    if (first === undefined) return { ok: false, reason: "the front matter has no 'description', and there are no instructions to take one from" }
+    const why = fields.description === undefined ? "the front matter has no 'description'" : typeof fields.description === "string" ? "'description' is empty" : "'description' is not a text"
+    if (parsed.ok) warnings.push(`${why}: it is the first line of the instructions, as in Claude Code`)
+    description = first
+  }
   if (folder !== undefined && folder !== name) warnings.push(`the name '${name}' differs from its folder '${folder}'`)
   if (description.length > MAX_DESCRIPTION_LENGTH) warnings.push(`the description is longer than ${MAX_DESCRIPTION_LENGTH} characters`)
-  const content = parsed.body.replace(/^(?:[ \t]*\n)+/, "").trimEnd()
   if (content === "") warnings.push("there are no instructions after the front matter")
-  return { ok: true, skill: { name, description: description.trim(), content, fields, warnings } }
+  return { ok: true, skill: { name, description, content, fields, warnings } }
 }

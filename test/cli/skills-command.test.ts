@@ -30,7 +30,7 @@ describe("anvil skills", () => {
     expect(lines[1]).toBe("create-skill  project  The project's version.")
     expect(lines[2]).toBe(`${" ".repeat(23)}overrides the built-in skill`)
     expect(lines[3]).toBe("mine          user     The user's own skill.")
-    expect(out).toContain("\nInvalid (cannot be loaded):\nbroken        project  .anvil/skills/broken/SKILL.md: the front matter has no 'description'\n")
+    expect(out).toContain("\nInvalid (cannot be loaded):\nbroken        project  .anvil/skills/broken/SKILL.md: the front matter has no 'description', and there are no instructions to take one from\n")
     expect(out).toContain(
       `\nSearched: .anvil/skills (project), .agents/skills (project, missing), .claude/skills (project, missing), ` +
         `${join(home, ".config/anvil/skills")} (user), ${join(home, ".agents/skills")} (user, missing), ` +

@@ -105,18 +105,13 @@ describe("parseFrontMatter", () => {
     expect(failure("a: &anchor x").reason).toContain("anchors")
     expect(failure("tags:", "  - *alias").reason).toContain("anchors")
     expect(failure("a: !!str x").reason).toContain("tags")
-    expect(failure("a: {b: c}").reason).toContain("flow mappings")
-    expect(failure("a: [x, [y]]").reason).toContain("nested")
     expect(failure("a: [x, y").reason).toContain("same line")
     expect(failure('a: "open').reason).toContain("unterminated double-quoted")
     expect(failure("a: 'open", "b: x").reason).toContain("unterminated single-quoted")
     expect(failure('a: "x" y').reason).toContain("after the closing quote")
     expect(failure('a: "bad \\q"').reason).toContain("invalid escape")
     expect(failure("a: - x").reason).toContain("line below")
-    expect(failure("metadata:", "  inner:", "    deep: x").reason).toContain("one level")
     expect(failure("metadata:", "  author: x", "    more: y").reason).toContain("put the value in quotes")
-    expect(failure("tags:", "  - a: b").reason).toContain("plain strings")
-    expect(failure("tags:", "  - - b").reason).toContain("plain strings")
     expect(failure("tags:", "  -").reason).toContain("empty list item")
     expect(failure("tags:", "  - a", " - b").reason).toContain("unexpected indentation")
     expect(failure("a: |x").reason).toContain("block scalar header")
@@ -168,6 +163,10 @@ describe("parseFrontMatter", () => {
       "a: x # c\nb: 'y' # c\nc: \"z\"   # c",
       "a: http://x.y/z#frag\nb: b:c",
       "a: x\n\n  y",
+      // Nested as Claude Code's skills and agents write `hooks:` and `metadata:`.
+      "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./check.sh\nname: x",
+      "metadata:\n  inner:\n    deep: x\n  tags:\n    - a\n    - b: c\n    - - d",
+      "a: {b: c, d: [e, {f: g}]}\nb: [x, [y]]",
     ]
     for (const yaml of cases) {
       const mine = parseFrontMatter(`---\n${yaml}\n---\n`)
@@ -197,17 +196,47 @@ describe("parseSkillDocument", () => {
     })
   })
 
-  test("missing or malformed fields make the skill invalid, with the reason", () => {
+  test("as Claude Code reads a SKILL.md: a name from the folder, a description from the first line, a warning for each", () => {
+    const loaded = (text: string, folder?: string) => {
+      const r = doc(text, folder)
+      if (!r.ok) throw new Error(`unexpected failure: ${r.reason}`)
+      return { name: r.skill.name, description: r.skill.description, content: r.skill.content, warnings: r.skill.warnings }
+    }
+    expect(loaded("---\ndescription: Reads PDFs.\n---\nx", "pdf")).toEqual({ name: "pdf", description: "Reads PDFs.", content: "x", warnings: [] })
+    expect(loaded("---\nname: deploy\n---\n\n## Deploy helper\n\nSteps.", "deploy")).toEqual({
+      name: "deploy",
+      description: "Deploy helper",
+      content: "## Deploy helper\n\nSteps.",
+      warnings: ["the front matter has no 'description': it is the first line of the instructions, as in Claude Code"],
+    })
+    expect(loaded("---\nname: x\ndescription: ''\n---\nFirst line.", "x").warnings).toEqual(["'description' is empty: it is the first line of the instructions, as in Claude Code"])
+    expect(loaded(`---\nname: x\n---\n${"w".repeat(120)}`, "x").description).toBe(`${"w".repeat(97)}...`)
+    expect(loaded("---\nname: My Skill\ndescription: d\n---\nx", "upper")).toMatchObject({
+      name: "upper",
+      warnings: [expect.stringMatching(/^'My Skill' is not a valid skill name .*; the skill is named after its folder, 'upper', as Claude Code names it$/)],
+    })
+    expect(loaded("---\nname: [a]\ndescription: d\n---\nx", "folder")).toMatchObject({ name: "folder", warnings: ["'name' must be a string; the skill is named after its folder, 'folder', as Claude Code names it"] })
+    expect(loaded("# PDF tools\n\nUse pypdf.\n", "pdf")).toEqual({
+      name: "pdf",
+      description: "PDF tools",
+      content: "# PDF tools\n\nUse pypdf.",
+      // One warning says it all: the description and the name follow from there being no front matter.
+      warnings: ["there is no front matter (a first line '---', which the Agent Skills format asks for): the skill is named after its folder and described by its first line"],
+    })
+    expect(loaded('---\nname: q\ndescription: "open\nmodel: x\n---\nThe body.\n', "q")).toEqual({
+      name: "q",
+      description: "The body.",
+      content: "The body.",
+      warnings: ["the front matter was not read (line 3: unterminated double-quoted value); the skill loads without it, as in Claude Code"],
+    })
+    expect(loaded("---\nname: a\ndescription: Use: this\n  and that\n---\nx", "a")).toMatchObject({ description: "Use: this and that", warnings: [expect.stringMatching(/^lines 3-4: the value of 'description' holds ': ' and runs on over several lines unquoted, which YAML does not allow/)] })
+    // What cannot be a skill stays invalid, with the reason.
     expect(doc("---\ndescription: d\n---\nx")).toEqual({ ok: false, reason: "the front matter has no 'name'" })
-    expect(doc("---\nname: x\n---\nx")).toEqual({ ok: false, reason: "the front matter has no 'description'" })
-    expect(doc("---\nname: x\ndescription: ''\n---\nx")).toEqual({ ok: false, reason: "'description' is empty" })
-    expect(doc("---\nname: [a]\ndescription: d\n---\nx")).toEqual({ ok: false, reason: "'name' must be a string" })
-    expect(doc("---\nname: My Skill\ndescription: d\n---\nx")).toEqual({ ok: false, reason: expect.stringContaining("not a valid skill name") })
+    expect(doc("---\nname: x\n---\n", "x")).toEqual({ ok: false, reason: "the front matter has no 'description', and there are no instructions to take one from" })
+    expect(doc("---\ndescription: d\n---\nx", "Under_Score")).toEqual({ ok: false, reason: expect.stringMatching(/^the front matter has no 'name', and the folder's name is no skill name: 'Under_Score' is not a valid skill name/) })
     expect(doc("---\nname: -x\ndescription: d\n---\nx")).toEqual({ ok: false, reason: expect.stringContaining("not a valid skill name") })
-    expect(doc("---\nname: a--b\ndescription: d\n---\nx")).toEqual({ ok: false, reason: expect.stringContaining("not a valid skill name") })
     expect(doc(`---\nname: ${"a".repeat(65)}\ndescription: d\n---\nx`)).toEqual({ ok: false, reason: expect.stringContaining("longer than 64") })
     expect(doc("no front matter")).toEqual({ ok: false, reason: expect.stringMatching(/^invalid front matter \(line 1\): /) })
-    expect(doc("---\nname: a\ndescription: Use: this\n  and that\n---\n")).toEqual({ ok: false, reason: expect.stringMatching(/^invalid front matter \(line 3\): .*quotes/) })
   })
 
   test("a name that differs from its folder, a long description and an empty body are warnings", () => {

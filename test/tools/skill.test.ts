@@ -96,9 +96,7 @@ describe("skill list", () => {
 
   test("invalid SKILL.md files are listed with the reason and override nothing", async () => {
     const root = project({
-      ".anvil/skills/create-skill/SKILL.md": "# no front matter\n",
-      ".anvil/skills/no-desc/SKILL.md": "---\nname: no-desc\n---\nbody\n",
-      ".anvil/skills/colon/SKILL.md": "---\nname: colon\ndescription: Use when: always\n  and more\n---\nbody\n",
+      ".anvil/skills/empty/SKILL.md": "---\nname: empty\n---\n",
       ".anvil/skills/lower/skill.md": skillMd("lower", "Misnamed file."),
       ".anvil/skills/not-a-skill/README.md": "just a folder",
       ".anvil/skills/stray.md": "a file, not a folder",
@@ -106,18 +104,39 @@ describe("skill list", () => {
     const { envelope } = await callTool(root, "skill", { action: "list" }, { env: { HOME: home() } })
     expect(envelope.status).toBe("success")
     expect(envelope.data.invalid).toEqual([
-      { name: "colon", source: "project", path: ".anvil/skills/colon/SKILL.md", reason: expect.stringMatching(/^invalid front matter \(line 3\): .*put the value in quotes/) },
-      { name: "create-skill", source: "project", path: ".anvil/skills/create-skill/SKILL.md", reason: expect.stringContaining("does not start with YAML front matter") },
+      { name: "empty", source: "project", path: ".anvil/skills/empty/SKILL.md", reason: "the front matter has no 'description', and there are no instructions to take one from" },
       { name: "lower", source: "project", path: ".anvil/skills/lower/skill.md", reason: "found 'skill.md': the file must be named SKILL.md" },
-      { name: "no-desc", source: "project", path: ".anvil/skills/no-desc/SKILL.md", reason: "the front matter has no 'description'" },
     ])
     const skills = envelope.data.skills as Array<Record<string, unknown>>
     expect(skills.map((s) => [s.name, s.source])).toEqual([["create-skill", "builtin"]])
-    expect(envelope.text).toContain("Invalid skills (cannot be loaded):\n- colon [project] .anvil/skills/colon/SKILL.md: invalid front matter")
+    expect(envelope.text).toContain("Invalid skills (cannot be loaded):\n- empty [project] .anvil/skills/empty/SKILL.md: the front matter has no 'description'")
 
-    const load = await callTool(root, "skill", { action: "load", name: "no-desc" }, { env: { HOME: home() } })
+    const load = await callTool(root, "skill", { action: "load", name: "empty" }, { env: { HOME: home() } })
     expect(load.envelope.error?.code).toBe("EXECUTION_ERROR")
     expect(load.envelope.error?.message).toContain("the front matter has no 'description'")
+  })
+
+  test("what Claude Code loads loads, with a warning: no front matter, no description, a run-on or unreadable front matter", async () => {
+    const root = project({
+      ".anvil/skills/create-skill/SKILL.md": "# My own create-skill\n\nSteps.\n",
+      ".anvil/skills/no-desc/SKILL.md": "---\nname: no-desc\n---\nDescribed by this line.\n",
+      ".anvil/skills/colon/SKILL.md": "---\nname: colon\ndescription: Use when: always\n  and more\n---\nbody\n",
+      ".anvil/skills/broken/SKILL.md": "---\nname: broken\ndescription: 'open\n---\nThe instructions.\n",
+      ".anvil/skills/hooked/SKILL.md": "---\nname: hooked\ndescription: Has hooks.\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./check.sh\n---\nbody\n",
+    })
+    const { envelope } = await callTool(root, "skill", { action: "list" }, { env: { HOME: home() } })
+    expect(envelope.data.invalid).toEqual([])
+    const skills = envelope.data.skills as Array<Record<string, unknown>>
+    expect(skills.map((s) => [s.name, s.source, s.description])).toEqual([
+      ["broken", "project", "The instructions."],
+      ["colon", "project", "Use when: always and more"],
+      ["create-skill", "project", "My own create-skill"],
+      ["hooked", "project", "Has hooks."],
+      ["no-desc", "project", "Described by this line."],
+    ])
+    const load = await callTool(root, "skill", { action: "load", name: "broken" }, { env: { HOME: home() } })
+    expect(load.envelope.data.warnings).toEqual(["the front matter was not read (line 3: unterminated single-quoted value); the skill loads without it, as in Claude Code"])
+    expect(load.envelope.text).toContain("The instructions.")
   })
 
   test("a name that differs from its folder loads under its front-matter name, with a warning", async () => {
