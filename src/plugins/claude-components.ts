@@ -167,9 +167,8 @@ export const hookSources = (dir: string, manifest: Record<string, unknown>, warn
     return { file: s.file, events, at: (path) => s.at([...base, ...path]) }
   })
 
-/** The project's `.claude/settings.json` and `.claude/settings.local.json`, each with the `hooks` it declares. */
-export const settingsHookSources = (files: ReadonlyArray<string>, warnings: Array<string>): Array<HookSource> => {
-  let disabled = false
+/** Claude Code settings files (the project's two, or yours), each with the `hooks` it declares. */
+export const settingsHookSources = (files: ReadonlyArray<string>, warnings: Array<string>, disabled: boolean): Array<HookSource> => {
   const sources = files.flatMap((file) => {
     const part = readJsonPart(file)
     if ("problem" in part) {
@@ -177,10 +176,9 @@ export const settingsHookSources = (files: ReadonlyArray<string>, warnings: Arra
       return []
     }
     if (!Predicate.isObject(part.json)) return []
-    // Claude Code's `disableAllHooks` in either file turns every settings hook off.
-    if (part.json.disableAllHooks === true) disabled = true
     return "hooks" in part.json ? [{ file, events: part.json.hooks, at: (path: JsonPath) => part.at(["hooks", ...path]) }] : []
   })
+  // Claude Code's `disableAllHooks`, as its merged settings hold it (see allSettingsHooksDisabled).
   return disabled ? [] : sources
 }
 

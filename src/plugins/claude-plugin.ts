@@ -9,7 +9,7 @@ import { readPluginAgents } from "./claude-agents.ts"
 import { readCommandPaths } from "./claude-commands.ts"
 import type { ClaudePlugin, PluginMcpServer } from "./claude-plugin-shape.ts"
 import { commandPaths, ensureDataDir, hookSources, mcpServerEntries, pluginDataDir, pluginVars, settingsHookSources, skillDirs, skillNames } from "./claude-components.ts"
-import { projectHookSettings } from "./places.ts"
+import { allSettingsHooksDisabled, projectHookSettings, userHookSettings } from "./places.ts"
 import { compileMatcher } from "./hook-matcher.ts"
 import { readHookSpecs, type CommandSpec } from "./claude-hook-specs.ts"
 import { readJsonPart } from "./json-part.ts"
@@ -38,8 +38,11 @@ export const matcherSelects = (matcher: string, tool: string): boolean => {
   return "selects" in compiled && (compiled.selects(claudeName(tool)) || compiled.selects(tool))
 }
 
-/** The project's `.claude/` settings hooks, as a plugin without a manifest of its own. */
-const SETTINGS_MANIFEST: Readonly<Record<string, unknown>> = { description: "the hooks of .claude/settings.json and .claude/settings.local.json" }
+/** Settings hooks, as a plugin without a manifest of its own. */
+const SETTINGS_MANIFEST: Readonly<Record<"project" | "user", Readonly<Record<string, unknown>>>> = {
+  project: { description: "the hooks of .claude/settings.json and .claude/settings.local.json" },
+  user: { description: "the hooks of your Claude Code settings.json" },
+}
 
 /** A plugin folder's manifest; without it there is no plugin: that one file's problem (with its line and column) is the plugin's error. */
 const readManifest = (dir: string): Record<string, unknown> => {
@@ -65,15 +68,15 @@ export const readClaudePlugin = (input: {
   readonly onProblem?: (message: string) => void
   /** The manifest its marketplace entry gives a folder without plugin.json (`"strict": false`). */
   readonly manifest?: Readonly<Record<string, unknown>>
-  /** `dir` is the project's `.claude/`: only the hooks of its settings files are read (its skills, commands and agents are the project's own). */
-  readonly settingsHooks?: boolean
+  /** `dir` is the project's `.claude/` or your `~/.claude/`: only the hooks of its settings files are read (its skills, commands and agents are read as the project's or yours). */
+  readonly settingsHooks?: "project" | "user"
 }): ClaudePlugin => {
-  const manifest = input.settingsHooks ? SETTINGS_MANIFEST : (input.manifest ?? readManifest(input.dir))
+  const manifest = input.settingsHooks ? SETTINGS_MANIFEST[input.settingsHooks] : (input.manifest ?? readManifest(input.dir))
   const data = pluginDataDir(input.env, input.name)
   const expand = pluginVars(input.dir, data)
 
   const warnings: Array<string> = []
-  const own = input.settingsHooks !== true
+  const own = input.settingsHooks === undefined
   const dirs = own ? skillDirs(input.dir, manifest, warnings) : []
   const skills = skillNames(dirs, (d) => readdirSync(d))
 
@@ -82,7 +85,8 @@ export const readClaudePlugin = (input: {
   const commands = own ? readCommandPaths(commandPaths(input.dir, manifest, warnings), input.name) : []
   const agents = own ? readPluginAgents(input.dir, manifest) : { agents: [], problems: [] }
   // Hooks: hooks/hooks.json, then the manifest's `hooks` (paths or objects), merged; a broken one is a warning.
-  const sources = own ? hookSources(input.dir, manifest, warnings) : settingsHookSources(projectHookSettings(input.root), warnings)
+  const settingsFiles = input.settingsHooks === "user" ? userHookSettings(input.root, input.env) : projectHookSettings(input.root)
+  const sources = own ? hookSources(input.dir, manifest, warnings) : settingsHookSources(settingsFiles, warnings, allSettingsHooksDisabled(input.root, input.env))
   const specs = readHookSpecs(sources, expand, warnings, unsupported)
 
   // The session the calls belong to, as its start tells it (`anvil tool` has none: "cli", as its calls are filed).

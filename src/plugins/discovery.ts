@@ -1,6 +1,6 @@
 import { Predicate } from "effect"
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs"
-import { basename, extname, join, resolve, sep } from "node:path"
+import { basename, dirname, extname, join, resolve, sep } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
 import { readSettingsFile } from "../config/settings-file.ts"
 import { pluginPathEntries } from "../config/sections/plugins.ts"
@@ -9,7 +9,7 @@ import { userConfigHome } from "../workspace/state-dir.ts"
 import { readJson } from "./claude-components.ts"
 import { claudeInstalledPlugins } from "./claude-installed.ts"
 import { readJsonPart } from "./json-part.ts"
-import { notAPluginName, projectHookSettings, userPluginsDir } from "./places.ts"
+import { notAPluginName, projectHookSettings, userHookSettings, userPluginsDir } from "./places.ts"
 
 export { userPluginsDir }
 
@@ -55,8 +55,8 @@ export interface DiscoveredPlugin {
   readonly problem?: string
   /** A Claude Code plugin's marketplace entry, its manifest when the folder has no plugin.json (see claude-installed.ts). */
   readonly manifest?: Readonly<Record<string, unknown>>
-  /** The hooks of the project's `.claude/settings.json` and `.claude/settings.local.json`, not a plugin folder. */
-  readonly settingsHooks?: true
+  /** The hooks of Claude Code settings files, not a plugin folder: the project's `.claude/settings.json` and `.claude/settings.local.json`, or your `~/.claude/settings.json`. */
+  readonly settingsHooks?: "project" | "user"
 }
 
 /**
@@ -190,9 +190,12 @@ const projectOnlyPaths = (root: string, env: Readonly<Record<string, string | un
   return new Set(project.filter((p) => !user.has(p)))
 }
 
-/** Finds every plugin (see the module comment); never throws. */
 /** The name the project's Claude Code settings hooks are listed, trusted and disabled under. */
 export const SETTINGS_HOOKS = "claude-settings"
+/** The name your own Claude Code settings hooks are listed and disabled under. */
+export const USER_SETTINGS_HOOKS = "claude-user-settings"
+
+/** Finds every plugin (see the module comment); never throws. */
 
 export const discoverPlugins = (input: {
   readonly root: string
@@ -267,7 +270,12 @@ export const discoverPlugins = (input: {
   // The project's `.claude/` settings hooks run as Claude Code runs them, behind the trust every project plugin needs
   // (the whole `.claude/` folder is hashed: the scripts they run usually live there).
   if (projectHookSettings(input.root).length > 0 && !all.some((p) => p.name === SETTINGS_HOOKS)) {
-    all.push({ name: SETTINGS_HOOKS, source: "project", kind: "claude", path: join(input.root, ".claude"), entry: undefined, folder: true, settingsHooks: true })
+    all.push({ name: SETTINGS_HOOKS, source: "project", kind: "claude", path: join(input.root, ".claude"), entry: undefined, folder: true, settingsHooks: "project" })
+  }
+  // Yours run as Claude Code runs them, as your own plugins do: no trust to give.
+  const userSettings = userHookSettings(input.root, input.env)
+  if (userSettings.length > 0 && !all.some((p) => p.name === USER_SETTINGS_HOOKS)) {
+    all.push({ name: USER_SETTINGS_HOOKS, source: "user", kind: "claude", path: dirname(userSettings[0]!), entry: undefined, folder: true, settingsHooks: "user" })
   }
   const rank = (p: DiscoveredPlugin) => (p.source === "user" ? 0 : 1)
   const plugins = all.sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs"
+import { join, sep } from "node:path"
 import { userConfigHome } from "../workspace/state-dir.ts"
 
 /** The user's plugins folder, or undefined without XDG_CONFIG_HOME and HOME. */
@@ -48,6 +48,45 @@ export const projectHookSettings = (root: string): ReadonlyArray<string> =>
     }
   })
 
+/**
+ * Your Claude Code settings file when it declares hooks (`~/.claude/settings.json`, or under `$CLAUDE_CONFIG_DIR`; Claude
+ * Code reads no other user settings file), unless it lies inside the project: a project that is also the home folder
+ * keeps its settings behind the project's trust.
+ */
+export const userHookSettings = (root: string, env: Readonly<Record<string, string | undefined>>): ReadonlyArray<string> => {
+  const dir = claudeConfigDir(env)
+  if (dir === undefined) return []
+  const file = join(dir, "settings.json")
+  try {
+    if (!readFileSync(file, "utf8").includes('"hooks"')) return []
+    const project = realpathSync(root)
+    const real = realpathSync(file)
+    return real === project || real.startsWith(project.endsWith(sep) ? project : project + sep) ? [] : [file]
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Claude Code's `disableAllHooks` as its merged settings hold it: the last of your settings, the project's
+ * `.claude/settings.json` and `.claude/settings.local.json` that sets it wins, and `true` turns off the hooks of every
+ * settings file. A file that is not JSON says nothing here (its own warning is given where its hooks are read).
+ */
+export const allSettingsHooksDisabled = (root: string, env: Readonly<Record<string, string | undefined>>): boolean => {
+  const dir = claudeConfigDir(env)
+  let disabled = false
+  for (const file of [...(dir ? [join(dir, "settings.json")] : []), join(root, ".claude", "settings.json"), join(root, ".claude", "settings.local.json")]) {
+    try {
+      const json: unknown = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""))
+      const value = typeof json === "object" && json !== null ? (json as Record<string, unknown>).disableAllHooks : undefined
+      if (typeof value === "boolean") disabled = value
+    } catch {
+      // Missing or not JSON: it sets nothing.
+    }
+  }
+  return disabled
+}
+
 /** Names in a plugins folder that are never plugins: hidden (`.`), private (`_`) and `node_modules`. */
 export const notAPluginName = (name: string): boolean => name.startsWith(".") || name.startsWith("_") || name === "node_modules"
 
@@ -74,6 +113,7 @@ export const mayHavePlugins = (root: string, env: Readonly<Record<string, string
     mayHold(join(root, ".anvil", "plugins")) ||
     (user !== undefined && mayHold(user)) ||
     mayHaveClaudeInstalls(root, env) ||
-    projectHookSettings(root).length > 0
+    projectHookSettings(root).length > 0 ||
+    userHookSettings(root, env).length > 0
   )
 }

@@ -33,8 +33,8 @@ export const activeClaudePlugins = (input: ExtrasInput): ReadonlyArray<Discovere
   if (!found.plugins.some((p) => p.kind === "claude")) return []
   const trust = makeTrust({ root: input.root, env: input.env, ...(input.trustProject ? { assume: ["plugin"] } : {}) })
   const seen = new Set<string>()
-  // The project's settings hooks bring no extras: `.claude/skills`, `.claude/commands` and `.claude/agents` are read as the project's own.
-  return found.plugins.filter((p) => !("refused" in admission(p, seen, settings.disabled, (q) => trustOf(trust, q))) && p.kind === "claude" && p.settingsHooks !== true)
+  // Settings hooks bring no extras: the `skills`, `commands` and `agents` beside the settings are read as the project's or yours.
+  return found.plugins.filter((p) => !("refused" in admission(p, seen, settings.disabled, (q) => trustOf(trust, q))) && p.kind === "claude" && p.settingsHooks === undefined)
 }
 
 /**

@@ -244,7 +244,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
           env: options.env,
           onProblem,
           ...(plugin.manifest ? { manifest: plugin.manifest } : {}),
-          ...(plugin.settingsHooks ? { settingsHooks: true } : {}),
+          ...(plugin.settingsHooks ? { settingsHooks: plugin.settingsHooks } : {}),
           ...(plugin.source === "project" && options.confineProjectHooks ? { confine: options.confineProjectHooks } : {}),
         })
         for (const [name, fn] of Object.entries(claude.hooks)) {
