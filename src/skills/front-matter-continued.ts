@@ -5,7 +5,7 @@ import { parseFrontMatter, type FrontMatterResult, type FrontMatterValue } from 
  * `description:` (examples with `Context:`, `user:` and `assistant:` lines, blank lines, `<example>` tags) before
  * `model:` or `color:`. YAML refuses such a file; Claude Code's plugin loader then drops the whole front matter
  * (name, description, tools) and its `.claude/agents/` loader drops the agent. Here, when the strict reading fails,
- * the front matter is cut at the lines that begin with a field the caller knows (each field's first such line), each
+ * the front matter is cut at the lines that begin with a field the caller knows (given twice, it is refused), each
  * part is read alone, and a part YAML still refuses is taken as the text written: its first line's value and the lines
  * after it. A note says which field was read so and how to write it; what is still refused keeps its reason and line.
  */
@@ -32,14 +32,16 @@ interface Part {
   readonly lines: ReadonlyArray<string>
 }
 
-/** The parts of `source` (the front matter between the `---` lines), or undefined when the first line is no known field. */
+/** The parts of `source` (the front matter between the `---` lines), or undefined when the first line is no known field or one is given twice. */
 const partsOf = (source: string, fields: ReadonlySet<string>): Array<Part> | undefined => {
   const parts: Array<{ key: string; line: number; lines: Array<string> }> = []
   const seen = new Set<string>()
   const lines = source.split("\n")
   for (const [i, text] of lines.entries()) {
     const key = FIELD_LINE.exec(text)?.[1]
-    if (key !== undefined && fields.has(key) && !seen.has(key)) {
+    if (key !== undefined && fields.has(key)) {
+      // A field given twice is a mistake YAML names (a duplicate key), not a value running on.
+      if (seen.has(key)) return undefined
       seen.add(key)
       parts.push({ key, line: i + 2, lines: [text] })
     } else if (parts.length > 0) parts[parts.length - 1]!.lines.push(text)
@@ -84,7 +86,8 @@ export const parseContinuedFrontMatter = (text: string, fields: ReadonlySet<stri
   const continued: Array<string> = []
   for (const part of parts) {
     const alone = parseFrontMatter(`---\n${part.lines.join("\n")}\n---\n`)
-    if (alone.ok && part.key in alone.fields) {
+    // Alone it may read as YAML with more keys (`Context: …` under the description): those lines are the value's.
+    if (alone.ok && Object.keys(alone.fields).length === 1 && part.key in alone.fields) {
       out[part.key] = alone.fields[part.key]!
       notes.push(...alone.notes.map((n) => n.replace(/^line (\d+)/, (_, l: string) => `line ${Number(l) + part.line - 2}`)))
       continue

@@ -55,15 +55,8 @@ describe("agent front matter whose description runs on over unindented lines", (
     if (!read.ok) return
     expect(read.fields).toEqual({
       name: "agent-creator",
-      description: [
-        'Use this agent when the user asks to "create an agent". Examples:',
-        "",
-        "<example>",
-        "Context: User wants to create a code review agent",
-        'user: "Create an agent that reviews code for quality issues"',
-        'assistant: "I\'ll use the agent-creator agent."',
-        "</example>",
-      ].join("\n"),
+      // Lines 3-9 of the file as written, without the key.
+      description: creator.split("\n").slice(2, 9).join("\n").replace(/^description: /, ""),
       model: "sonnet",
       color: "magenta",
       tools: ["Write", "Read"],
@@ -84,6 +77,12 @@ describe("agent front matter whose description runs on over unindented lines", (
       reason: "unterminated double-quoted value",
       line: 3,
     })
+    // A field given twice stays the duplicate key YAML names; lines YAML reads as more keys alone are still the value's.
+    expect(parseContinuedFrontMatter("---\nname: e\nname: f\ndescription: x: y\n  z\n---\nbody\n", AGENT_FIELDS)).toMatchObject({ ok: false, reason: "duplicate key 'name'" })
+    const keyed = parseContinuedFrontMatter('---\nname: g\ndescription: Use it.\nContext: a review\ntools: "Read\n---\nbody\n', AGENT_FIELDS)
+    expect(keyed).toMatchObject({ ok: false, reason: "unterminated double-quoted value", line: 5 })
+    const kept = parseContinuedFrontMatter("---\nname: g\ndescription: Use it.\nContext: a review\n<example>x</example>\ntools: Read\n---\nbody\n", AGENT_FIELDS)
+    expect(kept).toMatchObject({ ok: true, fields: { description: "Use it.\nContext: a review\n<example>x</example>", tools: "Read" } })
     // Text before any known field is not a value to continue.
     expect(parseContinuedFrontMatter("---\nUse this agent when reviewing\nname: d\n---\nbody\n", AGENT_FIELDS)).toMatchObject({ ok: false, line: 2 })
   })
