@@ -1,11 +1,16 @@
 import { Deferred, Effect } from "effect"
 import type { Envelope, EnvelopeError } from "../protocol/envelope.ts"
+import type { RetrievalHint } from "../protocol/hint.ts"
+import { ToolError } from "../protocol/tool-error.ts"
 import { renderErrorText } from "../protocol/render.ts"
 import { makeToolContext, type RuntimeOptions } from "../runtime.ts"
 import { Config, ConfigError, ConfigStrictError } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import type { ToolSource } from "../tool-framework/registry.ts"
 import { ToolRunner, type ToolOutcome } from "../tool-framework/runner.ts"
+import { fallbackHints } from "../tool-framework/fallback-hints.ts"
+import { acceptedNames } from "../tool-framework/params.ts"
+import { placeholderFor, WHOLE } from "../tool-framework/placeholder.ts"
 import { watchSignals, type ExitSignal } from "./signals.ts"
 import { commandLineProblem, withStringFlags, type CommandLineProblem, type ToolCommandArgs } from "./tool-args.ts"
 import { printConfigWarnings } from "./config-warnings.ts"
@@ -63,10 +68,10 @@ export const toolCommand = async (
     const tool = runner.registry.lookup(args.name)
     // A command line that cannot be a call of this tool is a usage error; the tool does not run.
     const problem = tool && commandLineProblem(args, tool)
-    if (problem) return { problem, title: tool.title, tool: tool.name }
+    if (problem) return { problem, tool }
     return yield* runner.run({ name: args.name, params: withStringFlags(args, tool) }, { cancelled: Deferred.await(cancel) })
   }).pipe((call) => Effect.flatMap(services, (context) => Effect.provideContext(call, context)), Effect.scoped)
-  let result: ToolOutcome | ConfigStrictError | { problem: CommandLineProblem; title: string; tool: string }
+  let result: ToolOutcome | ConfigStrictError | { problem: CommandLineProblem; tool: Tool }
   try {
     result = await Effect.runPromise(program)
   } catch (e) {
@@ -88,8 +93,12 @@ export const toolCommand = async (
   if ("problem" in result) {
     // Exit 2 as for any usage error, with the INVALID_PARAM envelope a script reading stdout expects.
     const { message, fieldErrors } = result.problem
-    const error = { code: "INVALID_PARAM", message: `Invalid parameters for ${result.tool}: ${message}`, field_errors: fieldErrors, retryable: false } as const
-    return usageFailure(io, args, `anvil tool ${args.name}: ${message}`, cliErrorEnvelope(result.title, error, args.params))
+    const { tool } = result
+    const error = { code: "INVALID_PARAM", message: `Invalid parameters for ${tool.name}: ${message}`, field_errors: fieldErrors, retryable: false } as const
+    // The next step a call with these faults would get from the pipeline: the parameters at fault, or the whole call.
+    const fault = new ToolError({ code: "INVALID_PARAM", message, fieldErrors })
+    const hints = fallbackHints(tool.title, acceptedNames(tool), args.params, fault, (f) => placeholderFor(tool, f))
+    return usageFailure(io, args, `anvil tool ${args.name}: ${message}`, cliErrorEnvelope(tool.title, error, args.params, hints))
   }
   let outcome = result
   if (signals.signal !== undefined && outcome.envelope.error?.code === "CANCELLED") {
@@ -98,8 +107,9 @@ export const toolCommand = async (
   if (!outcome.tool) {
     return usageFailure(io, args, `anvil tool: unknown tool '${args.name}' (see \`anvil tools\`)`, outcome.envelope)
   }
-  if (args.notObject && outcome.envelope.error?.code === "INVALID_PARAM") {
+  if (args.notObject && outcome.envelope.error?.field_errors?.some((f) => f.field === WHOLE)) {
     // Text the tool could not take as its one string parameter: the command line is wrong (exit 2), still with an envelope.
+    // Text it took (calculator's expression) and then refused is the tool's own error, as the same text in an object is.
     return usageFailure(io, args, `anvil tool ${args.name}: the parameters are not a JSON object (see \`anvil tool ${args.name} --help\`)`, outcome.envelope)
   }
   if (args.text) io.out(`${outcome.envelope.text}\n`)
@@ -149,10 +159,10 @@ const internalEnvelope = (name: string, e: unknown): Envelope => {
 }
 
 /** An error envelope the command line makes itself (no call ran), laid out as the pipeline's are. */
-const cliErrorEnvelope = (name: string, error: EnvelopeError, paramsInput: unknown = null): Envelope => ({
+const cliErrorEnvelope = (name: string, error: EnvelopeError, paramsInput: unknown = null, hints: ReadonlyArray<RetrievalHint> = []): Envelope => ({
   status: "error",
   data: {},
-  text: renderErrorText(name, error, []),
+  text: renderErrorText(name, error, hints),
   error,
   stats: { time_ms: 0 },
   context: { cwd: ".", params_input: paramsInput },

@@ -1,7 +1,7 @@
 import { hint, shellQuote, type RetrievalHint } from "../protocol/hint.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { ToolError } from "../protocol/tool-error.ts"
-import { PLACEHOLDER } from "./placeholder.ts"
+import { PLACEHOLDER, WHOLE } from "./placeholder.ts"
 
 /** A value shown again in a hint as it was given; anything longer is named, not repeated. */
 const echo = (value: unknown): unknown =>
@@ -18,7 +18,8 @@ const isUnknownParameter = (f: { readonly field: string; readonly message: strin
 /**
  * The next step for an error whose tool named none, so that every error's text ends with one (the
  * envelope's rules ask it of every error): the parameters at fault asked for again; a call that only
- * named parameters the tool does not take, the same call without them; a file the system refused or
+ * named parameters the tool does not take, the same call without them; parameters that were no JSON object,
+ * the call written as one with its required parameters; a file the system refused or
  * that is binary, a look at it. Anything else keeps no hint rather than a guess (a path not there names its own:
  * which folder to look at depends on which of its components is a file).
  */
@@ -31,6 +32,11 @@ export const fallbackHints = (
   placeholder: (field: string) => unknown = () => PLACEHOLDER,
 ): ReadonlyArray<RetrievalHint> => {
   const fields = error.fieldErrors ?? []
+  if (parameters !== undefined && fields.some((f) => f.field === WHOLE)) {
+    // Parameters that were no JSON object at all: the whole call, written as one, with what it requires.
+    const whole = placeholder(WHOLE)
+    return [hint(title, "high", isRecord(whole) ? whole : {})]
+  }
   if (parameters !== undefined && fields.length > 0) {
     const atFault = [...new Set(fields.filter((f) => !isUnknownParameter(f)).map((f) => f.field.split(".")[0]!))].filter((f) => parameters.includes(f))
     if (atFault.length > 0) return [hint(title, "high", Object.fromEntries(atFault.map((f) => [f, placeholder(f)])))]
@@ -47,4 +53,18 @@ export const fallbackHints = (
     if (error.code === "BINARY_FILE") return [hint("Bash", "low", { command: `file ${shellQuote(path)}` })]
   }
   return []
+}
+
+/**
+ * The same call under the name of `title`'s tool, for a name close to it (`raed`): the parameters that tool takes,
+ * as given, else the ones it requires.
+ */
+export const renamedCallHint = (
+  title: string,
+  parameters: ReadonlyArray<string>,
+  given: unknown,
+  required: Record<string, unknown>,
+): RetrievalHint => {
+  const kept = isRecord(given) ? Object.entries(given).filter(([k]) => parameters.includes(k)) : []
+  return hint(title, "high", kept.length > 0 ? Object.fromEntries(kept.map(([k, v]) => [k, echo(v)])) : required)
 }

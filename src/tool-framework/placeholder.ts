@@ -46,12 +46,25 @@ const fromJsonSchema = (schema: unknown, depth: number): unknown => {
   return PLACEHOLDER
 }
 
+/** The field errors' name for the parameters as a whole (not JSON, not an object). */
+export const WHOLE = "(root)"
+
+/** The parameters of a whole call: the required ones, each shaped as placeholderFor shapes it. */
+const wholeCall = (tool: Tool): Record<string, unknown> => {
+  // additionalProperties false: a tool's schema without properties takes no parameters, not a "<name>" entry.
+  const schema = { ...tool.jsonSchema, type: "object", additionalProperties: false }
+  const whole = tool.jsonSchema !== undefined ? fromJsonSchema(schema, 0) : fromAst(tool.parameters.ast, 0)
+  return isRecord(whole) ? whole : {}
+}
+
 /**
  * A stand-in for parameter `field` of `tool` in a next step, shaped as the parameter is: a list as a list of one
  * item (`edits=[{"old_string": "<correct_value>", "new_string": "<correct_value>"}]`), an object with its required
  * fields, anything else `"<correct_value>"`. A list written as a string would lead the model to send a string.
+ * WHOLE stands for the call itself: its required parameters (`Read(path="<correct_value>")`).
  */
 export const placeholderFor = (tool: Tool, field: string): unknown => {
+  if (field === WHOLE) return wholeCall(tool)
   if (tool.jsonSchema !== undefined) {
     const properties = tool.jsonSchema.properties
     return fromJsonSchema(isRecord(properties) ? properties[field] : undefined, 0)

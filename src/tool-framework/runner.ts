@@ -139,16 +139,9 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
             if (refusal !== undefined) {
               return yield* fail(call.name, new ToolError({ code: "PERMISSION_DENIED", message: refusal, retryable: false }), undefined)
             }
-            const known = registry.tools.map((t) => t.name).join(", ")
-            return yield* fail(
-              call.name,
-              new ToolError({
-                code: "INVALID_PARAM",
-                message: `Unknown tool '${call.name}'. Available tools: ${known}.`,
-                fieldErrors: [{ field: "name", message: "unknown tool" }],
-              }),
-              undefined,
-            )
+            // Loaded only for a name no tool has: a call that names a tool never evaluates it.
+            const { unknownToolError } = yield* Effect.promise(() => import("./unknown-tool.ts"))
+            return yield* fail(call.name, unknownToolError(call.name, registry.tools, call.params), undefined)
           }
           // A call under Claude Code's name with Claude's fields ("Read" with a 1-based offset) in anvil's parameters.
           const decoded = decodeParams(tool, callParams(call.name, tool.name, call.params))

@@ -50,7 +50,9 @@ export class SubagentRunner extends Context.Service<SubagentRunner, SubagentRunn
     agents: [],
     run: () =>
       Effect.fail(
-        toolError("EXECUTION_ERROR", "The task tool runs subagents only inside an agent session (anvil chat or anvil run)."),
+        toolError("EXECUTION_ERROR", "The task tool runs subagents only inside an agent session (anvil chat or anvil run).", {
+          nextStep: "do the task with the other tools directly, or give it to the agent: anvil run \"<the task>\".",
+        }),
       ),
   }
   static unavailable = Layer.succeed(SubagentRunner, SubagentRunner.absent)
