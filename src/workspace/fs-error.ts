@@ -1,5 +1,5 @@
 import type { PlatformError } from "effect/PlatformError"
-import { hint } from "../protocol/hint.ts"
+import { hint, shellQuote } from "../protocol/hint.ts"
 import { pathStop } from "./file-in-the-way.ts"
 import { WorkspaceError } from "./workspace-error.ts"
 
@@ -41,16 +41,30 @@ export const fromErrno = (code: string | undefined, shown: string, message: stri
     case "ENAMETOOLONG":
       return fail("bad_path", `The path ${shown} is too long for the file system.`, { name: "path", problem: "path too long" })
     case "ENOSPC":
-      return fail("failed", `No space left on the device while writing ${shown}.`)
+      return onDisk("failed", `No space left on the device while writing ${shown}.`, shown, "df -h")
     case "EDQUOT":
-      return fail("failed", `Disk quota exceeded while writing ${shown}.`)
+      return onDisk("failed", `Disk quota exceeded while writing ${shown}.`, shown, "df -h")
     case "EFBIG":
-      return fail("failed", `${shown} is too large for the file system.`)
+      // Past the file system's largest file, or the process's file-size limit (ulimit -f).
+      return onDisk("failed", `${shown} is larger than the file system, or the file-size limit (ulimit -f), allows.`, shown, "ulimit -f; df -hT")
     case "EROFS":
-      return fail("os_denied", `${shown} is on a read-only file system.`)
+      return onDisk("os_denied", `${shown} is on a read-only file system.`, shown, "df -h")
     default:
-      return fail("failed", `File system error on ${shown}: ${message}`)
+      return new WorkspaceError({ reason: "failed", message: `File system error on ${shown}: ${message}`, path: shown, hints: [look("ls -ld", shown)] })
   }
+}
+
+/** A command's look at `path` (`ls -ld 'a b.txt'`). */
+const look = (command: string, path: string) => hint("Bash", "medium", { command: `${command} ${shellQuote(path)}` })
+
+/**
+ * A failure of the file system that holds `shown` (full, over quota, read-only): the next step is a look at that
+ * file system, not at the file. A file in the project is looked at from the project (its own folders may be the
+ * ones that could not be made); one outside it (anvil's state folder) from its folder.
+ */
+const onDisk = (reason: WorkspaceError["reason"], message: string, shown: string, command: string): WorkspaceError => {
+  const folder = shown.startsWith("/") ? shown.slice(0, shown.lastIndexOf("/")) || "/" : "."
+  return new WorkspaceError({ reason, message, path: shown, hints: [look(command, folder)] })
 }
 
 /**
