@@ -39,6 +39,17 @@ const joined = (chunks: ReadonlyArray<Uint8Array>): Uint8Array =>
 /** How a git process ended: its output and exit code, or that it ran out of time. */
 type Ended = EarlyOutput & { readonly timedOut: boolean }
 
+/**
+ * The last lines of git's complaint, and its first `fatal:` or `error:` line when they leave it out: git says what
+ * failed and on which file first, then advice (an index.lock's five lines of it).
+ */
+const stderrExcerpt = (stderr: string): string => {
+  const lines = stderr.trim().split("\n")
+  const last = lines.slice(-5)
+  const first = lines.slice(0, -5).find((l) => /^(fatal|error): /.test(l))
+  return (first === undefined ? last : [first, ...last]).join("\n")
+}
+
 /** What a run printed and how it ended, as the callers get it: a timeout, or a failing exit unless allowed, is an error. */
 const outcome = (
   args: ReadonlyArray<string>,
@@ -48,7 +59,7 @@ const outcome = (
   const result = { stdout: ended.stdout, stderr: ended.stderr.length === 0 ? "" : Buffer.from(ended.stderr).toString("utf8"), exitCode: ended.exitCode }
   if (ended.timedOut) return Effect.fail(gitError("timeout", `git ${args[0]} did not finish within ${TIMEOUT_MS / 1000} s.`))
   if (result.exitCode !== 0 && allowFailure !== true) {
-    const message = result.stderr.trim().split("\n").slice(-5).join("\n") || `exit code ${result.exitCode}`
+    const message = stderrExcerpt(result.stderr) || `exit code ${result.exitCode}`
     return Effect.fail(gitError("failed", `git ${args[0]} failed: ${message}`))
   }
   return Effect.succeed(result)

@@ -58,7 +58,7 @@ export const runHook = (options: {
     if (outcome.exitCode !== 0) {
       const how = outcome.exitCode === null ? `ended by ${outcome.signal ?? "a signal"}` : `exit code ${outcome.exitCode}`
       // Whole: a long output is cut (and saved whole) by the framework's truncation, like any tool's text.
-      return yield* Effect.fail(gitError("failed", `The ${options.name} hook refused the commit (${how}); nothing was committed.`, { details }))
+      return yield* Effect.fail(gitError("failed", `The ${options.name} hook refused the commit (${how}); nothing was committed. Fix what its output says, stage the fixes with git_add, and commit again.`, { details }))
     }
     return true
   })

@@ -3,11 +3,19 @@ import { isRecord } from "../protocol/is-record.ts"
 import type { ToolError } from "../protocol/tool-error.ts"
 import { PLACEHOLDER, WHOLE } from "./placeholder.ts"
 
-/** A value shown again in a hint as it was given; anything longer is named, not repeated. */
-const echo = (value: unknown): unknown =>
-  typeof value === "number" || typeof value === "boolean" || (typeof value === "string" && value.length <= 120 && !value.includes("\n"))
-    ? value
-    : "<as before>"
+/** Up to this many characters a value given is shown again; anything longer is named, not repeated. */
+const ECHO_MAX = 120
+
+/**
+ * A value shown again in a hint as it was given; anything longer is named, not repeated. A short list or object
+ * stays one (`paths=["a.txt"]`): named as a string, it would lead the model to send a string.
+ */
+const echo = (value: unknown): unknown => {
+  if (typeof value === "number" || typeof value === "boolean") return value
+  if (typeof value === "string") return value.length <= ECHO_MAX && !value.includes("\n") ? value : "<as before>"
+  const json = typeof value === "object" && value !== null ? JSON.stringify(value) : undefined
+  return json !== undefined && json.length <= ECHO_MAX && !json.includes("\\n") ? value : "<as before>"
+}
 
 /** The folder a root-relative path is in ("." at the top). */
 const parent = (path: string): string => (path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : ".")

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { GitError } from "../git/git-error.ts"
 import type { ErrorCode } from "../protocol/error-code.ts"
+import { hint } from "../protocol/hint.ts"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
 
 const CODES: Readonly<Record<GitError["kind"], ErrorCode>> = {
@@ -11,9 +12,15 @@ const CODES: Readonly<Record<GitError["kind"], ErrorCode>> = {
   timeout: "TIMEOUT",
 }
 
+// A failure git explained only in its own words (quoted in the message: a full disk, a lock, a refused hook): the
+// repository's state after it is the next look.
+const LOOK = hint("GitStatus", "medium", {})
+
 /** The git domain's errors as envelope errors (one table for every git tool). */
-export const gitToolError = (e: GitError): ToolError =>
-  toolError(CODES[e.kind], e.message, { ...(e.hints ? { hints: e.hints } : {}), ...(e.details ? { details: e.details } : {}) })
+export const gitToolError = (e: GitError): ToolError => {
+  const hints = e.hints ?? (e.kind === "failed" || e.kind === "timeout" ? [LOOK] : undefined)
+  return toolError(CODES[e.kind], e.message, { ...(hints ? { hints } : {}), ...(e.details ? { details: e.details } : {}) })
+}
 
 /** A git tool's run with the domain's errors translated at the boundary. */
 export const withGitErrors = <A, R>(effect: Effect.Effect<A, GitError | ToolError, R>): Effect.Effect<A, ToolError, R> =>
