@@ -105,13 +105,16 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
         if (opened !== undefined) {
           const { fd, stat: st } = opened
           try {
-            if (st.isDirectory()) return yield* new PatchTargetError({ kind: "directory", message: `${resolved.display} is a directory, not a file. Nothing was changed.` })
-            if (!st.isFile()) return yield* new PatchTargetError({ kind: "not_a_file", message: `${resolved.display} is not a regular file. Nothing was changed.` })
+            // The file the error is about: what its next step looks at.
+            const at = { path_resolved: resolved.display }
+            if (st.isDirectory()) return yield* new PatchTargetError({ kind: "directory", message: `${resolved.display} is a directory, not a file. Nothing was changed.`, context: at })
+            if (!st.isFile()) return yield* new PatchTargetError({ kind: "not_a_file", message: `${resolved.display} is not a regular file. Nothing was changed.`, context: at })
             const size = Number(st.size)
             if (size > options.maxFileBytes) {
               return yield* new PatchTargetError({
                 kind: "too_large",
                 message: `${resolved.display} is ${size} bytes, over the patch limit of ${options.maxFileBytes} bytes (tools.patch.max_file_bytes). Nothing was changed.`,
+                context: at,
               })
             }
             const bytes = readAllFd(fd, size)
@@ -257,6 +260,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
             return yield* new PatchTargetError({
               kind: "mismatch",
               message: `${target.resolved.display}: the patch deletes an empty file, but the file has ${target.current!.bytes.length} bytes. Nothing was changed.`,
+              context: { path_resolved: target.resolved.display },
             })
           }
           // A `*** Delete File` carries no lines: the lines it removes are the file's.

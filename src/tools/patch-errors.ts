@@ -1,5 +1,5 @@
 import type { ErrorCode } from "../protocol/error-code.ts"
-import { hint, type RetrievalHint } from "../protocol/hint.ts"
+import { hint, shellQuote, type RetrievalHint } from "../protocol/hint.ts"
 import { toolError, type ToolError } from "../protocol/tool-error.ts"
 import type { PatchProblem } from "../patch/patch-problem.ts"
 import type { PatchTargetError } from "../patch/patch-target-error.ts"
@@ -46,9 +46,22 @@ const TARGET_CODES: Readonly<Record<PatchTargetError["kind"], ErrorCode>> = {
 }
 
 /** A file the patch cannot change as it says, as the tool's error. */
-export const targetToError = (e: PatchTargetError): ToolError =>
-  toolError(TARGET_CODES[e.kind], e.message, {
+export const targetToError = (e: PatchTargetError): ToolError => {
+  const hints = e.hints ?? lookAt(e)
+  return toolError(TARGET_CODES[e.kind], e.message, {
     ...(e.refusedPath !== undefined ? { fieldErrors: [{ field: "patch", message: `refused path ${e.refusedPath}` }] } : {}),
-    ...(e.hints ? { hints: e.hints } : {}),
+    ...(hints ? { hints } : {}),
+    ...(e.kind === "too_large" ? { nextStep: "raise tools.patch.max_file_bytes in anvil.json, or apply the patch with git apply through Bash." } : {}),
     ...(e.context ? { context: e.context } : {}),
   })
+}
+
+/** The next step for a target the domain gave none: a look at the file named (a folder's listing, a special file's kind, a file's text). */
+const lookAt = (e: PatchTargetError): ReadonlyArray<RetrievalHint> | undefined => {
+  const path = e.context?.["path_resolved"]
+  if (typeof path !== "string") return undefined
+  if (e.kind === "directory") return [hint("LS", "medium", { path })]
+  if (e.kind === "not_a_file") return [hint("Bash", "medium", { command: `ls -ld ${shellQuote(path)}` })]
+  if (e.kind === "mismatch") return [hint("Read", "high", { path })]
+  return undefined
+}

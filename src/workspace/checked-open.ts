@@ -15,7 +15,7 @@ const translate = (e: unknown, input: string, shown: string, field: string, abso
   if (e instanceof OutsideRoot) return leadsOutside(input, field)
   const code = (e as { code?: string }).code
   if (code === "ENOENT") return undefined
-  return fromErrno(code, shown, e instanceof Error ? e.message : String(e), absolute)
+  return fromErrno(code, shown, e instanceof Error ? e.message : String(e), absolute, field)
 }
 
 /** Runs a checked open: its value, undefined when nothing is there, or the workspace error for anything else. */

@@ -20,9 +20,10 @@ const fail = (reason: WorkspaceError["reason"], message: string, field?: Workspa
 /**
  * An errno code (or a platform error tag) on `shown`, said so a model can act
  * on it. The single place such errors are put into words. `absolute`, when
- * known, lets ENOTDIR name the file that stands where a folder should be.
+ * known, lets ENOTDIR name the file that stands where a folder should be. `field` is the parameter that named
+ * the path (patch's is `patch`).
  */
-export const fromErrno = (code: string | undefined, shown: string, message: string, absolute?: string): WorkspaceError => {
+export const fromErrno = (code: string | undefined, shown: string, message: string, absolute?: string, field = "path"): WorkspaceError => {
   switch (code) {
     case "ENOENT":
     case "NotFound":
@@ -37,9 +38,13 @@ export const fromErrno = (code: string | undefined, shown: string, message: stri
     case "ENOTDIR":
       return notUnderAFile(shown, absolute)
     case "ELOOP":
-      return fail("bad_path", `${shown} is a symbolic link loop (too many levels of symbolic links).`, { name: "path", problem: "symbolic link loop" })
+      return fail("bad_path", `${shown} is a symbolic link loop (too many levels of symbolic links).`, { name: field, problem: "symbolic link loop" })
     case "ENAMETOOLONG":
-      return fail("bad_path", `The path ${shown} is too long for the file system.`, { name: "path", problem: "path too long" })
+      return fail("bad_path", `The path ${shown} is too long for the file system.`, { name: field, problem: "path too long" })
+    case "ENXIO":
+    case "ENODEV":
+      // What open(2) says of a socket, or of a device file with nothing behind it: no file to read or write.
+      return fail("not_usable", `${shown} is not a regular file (a socket, or a device with nothing behind it).`, { name: field, problem: "not a regular file" })
     case "ENOSPC":
       return onDisk("failed", `No space left on the device while writing ${shown}.`, shown, "df -h")
     case "EDQUOT":
