@@ -118,6 +118,11 @@ export interface RuntimeOptions {
     readonly askHost?: SandboxOptions["askHost"]
     /** Told the notice when the project's sandbox settings that widen were ignored for want of trust (`anvil tool`'s stderr). */
     readonly onProjectIgnored?: (notice: string) => void
+    /**
+     * Folders outside the project the caller gave the session (Claude Code's `--add-dir`): the tools may reach them,
+     * as `sandbox.allow` entries, and confined commands write there, as `sandbox.writable` ones. Absolute.
+     */
+    readonly addDirs?: ReadonlyArray<string>
   }
   /**
    * When expired spill files are swept: "session" (default) at start and every hour while the runtime lives;
@@ -204,6 +209,7 @@ export const makeToolContext = (options: RuntimeOptions) =>
           settings.dir,
           path.join(privateStateDir(root, options.env), "tool-output"),
           ...listed("allow").map((e) => path.resolve(root, e)),
+          ...(options.sandbox?.addDirs ?? []),
         ],
         env: options.env,
         // The file tools hold the paths confined commands may not change (sandbox/protected-paths.ts), these too.
@@ -324,11 +330,15 @@ const projectSandboxOf = (config: ConfigShape, root: string, modeFlag: string | 
     ? Effect.flatMap(Effect.promise(() => import("./trust/project-sandbox.ts")), (m) => m.resolveProjectSandbox(config, root, modeFlag))
     : Effect.succeed({ section: config.data.sandbox, ignored: [] })
 
+/** The caller's `--add-dir` folders join the folders confined commands may write. */
+const withAddDirs = (settings: SandboxSettings, addDirs: ReadonlyArray<string> | undefined): SandboxSettings =>
+  addDirs && addDirs.length > 0 ? { ...settings, writable: [...settings.writable, ...addDirs] } : settings
+
 /** anvil.json `sandbox` (and `--sandbox`), checked: a bad setting is a ConfigError. */
 const sandboxSettingsOf = (project: ProjectSandbox, options: Pick<RuntimeOptions, "sandbox">, config: ConfigShape, root: string) =>
   Effect.try({
     try: (): SandboxSettings => ({
-      ...readSandboxSettings(project.section, options.sandbox?.modeFlag),
+      ...withAddDirs(readSandboxSettings(project.section, options.sandbox?.modeFlag), options.sandbox?.addDirs),
       // What read may not open, commands do not read either, where the sandbox can hide it (permission/read-masks.ts).
       readMasks: readRuleMasks(config, root),
       ...(project.notice ? { projectIgnored: project.notice } : {}),

@@ -17,6 +17,7 @@ import type { CustomAgent } from "./agent-runtime.ts"
 import type { ContextUsage } from "./context-usage.ts"
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { Conversation } from "./loop-options.ts"
+import type { CostMeter } from "./cost-meter.ts"
 import type { EngineName, Profile } from "./profiles.ts"
 
 // What an agent session is asked to be (AgentSessionOptions: the caller's model, profile, tools, permissions, prompt,
@@ -89,6 +90,14 @@ export interface AgentSessionOptions {
   readonly strict?: boolean
   /** Tools to offer in every request even when they would be on demand (the host named them: allowedTools, its own MCP tools). */
   readonly alwaysOffer?: ReadonlyArray<string>
+  /** Claude Code's `--add-dir`: folders outside the project the tools may read and write, and confined commands write. Absolute. */
+  readonly addDirs?: ReadonlyArray<string>
+  /** Claude Code's `--fallback-model`: models (as `--model` names them) tried in order when the session's is overloaded or unavailable. */
+  readonly fallbackModels?: ReadonlyArray<string>
+  /** Claude Code's `--max-budget-usd`: a turn ends (max_budget) once the session's spend reaches it. */
+  readonly maxBudgetUsd?: number
+  /** Told what the person should know about how the session runs (a budget that cannot count a model's price). */
+  readonly onNotice?: (message: string) => void
 }
 
 /** An agent conversation bound to a session file (the `AgentSession` service's shape). */
@@ -98,6 +107,8 @@ export interface AgentSessionShape {
   readonly resumed: boolean
   readonly root: string
   readonly model: LanguageModelShape
+  /** What the session has spent (per model, in dollars where the price is known) and its budget. */
+  readonly cost: CostMeter
   readonly profile: Profile
   readonly engine: EngineName
   /** The tools the model is offered now (MCP tools join as their servers connect). */

@@ -22,6 +22,8 @@ import { agentToolRuntime, bootAgent, customAgentsSection, switchModel, verifyRu
 import type { AgentEvent } from "./events.ts"
 import type { HistoryItem } from "./history.ts"
 import { runTurn } from "./loop.ts"
+import { makeCostMeter } from "./cost-meter.ts"
+import { withFallback, type FallbackTarget } from "../llm/fallback.ts"
 import { offersBash, type Conversation, type LoopOptions, type VerifyOutcome } from "./loop-options.ts"
 import { measureContext } from "./context-usage.ts"
 import { projectVerifyGate } from "../trust/project-verify.ts"
@@ -232,9 +234,12 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   const mcpReady = mcp.configured ? mcp.startWithin(boot.config.get("mcp.startup_timeout_ms", MCP_DEFAULTS.startup_timeout_ms)) : undefined
   // What the current turn's subagents spent; reset at each turn.
   let subagentUsage = { inputTokens: 0, outputTokens: 0 }
+  const cost = makeCostMeter({ budgetUsd: options.maxBudgetUsd, ...(options.onNotice ? { onUnknownPrice: options.onNotice } : {}) })
   const runtimeOptions = {
     onSubagentUsage: (u: { inputTokens: number; outputTokens: number }) => {
       subagentUsage = { inputTokens: subagentUsage.inputTokens + u.inputTokens, outputTokens: subagentUsage.outputTokens + u.outputTokens }
+      // Subagents run on the session's model.
+      cost.add(boot.model.id, u)
     },
     cwd: options.cwd,
     toolSources: mcp.configured ? [mcp.toolSource] : [],
@@ -246,7 +251,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     sessionId: writer.id,
     onAsk: askPluginsFirst(plugins, options.onAsk),
     ...(options.allow ? { allow: options.allow } : {}),
-    sandbox: { modeFlag: options.sandboxMode, ...(options.askHost ? { askHost: options.askHost } : {}) },
+    sandbox: { modeFlag: options.sandboxMode, ...(options.askHost ? { askHost: options.askHost } : {}), ...(options.addDirs ? { addDirs: options.addDirs } : {}) },
     ...(options.terminal ? { terminal: options.terminal } : {}),
     // Claude Code's order: the project's .claude/agents, the caller's own, the user's, the plugins'; the first of a name wins.
     customAgents: firstOfEachName(local.project.agents, options.customAgents ?? [], local.user.agents, plugins.agents),
@@ -313,6 +318,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   await plugins.hooks.call("session.start", sessionEvent)
   let outcome = "success"
   let turnsRun = 0
+  const fallbacks: ReadonlyArray<FallbackTarget> = (options.fallbackModels ?? []).map((id) => ({ id, make: switchModel(boot, id) }))
 
   const session: AgentSessionShape = {
     id: writer.id,
@@ -322,6 +328,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     get model() {
       return boot.model
     },
+    cost,
     setModel: async (flag) => {
       const exit = await Effect.runPromiseExit(switchModel(boot, flag))
       if (Exit.isSuccess(exit)) {
@@ -376,7 +383,9 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
       subagentUsage = { inputTokens: 0, outputTokens: 0 }
       turnsRun++
       const loopOptions: LoopOptions = {
-        model: boot.model,
+        // Made for each turn: a turn starts with the session's model again, whatever an earlier one fell back to.
+        model: fallbacks.length > 0 ? withFallback(boot.model, fallbacks) : boot.model,
+        cost,
         runner,
         engine,
         system,

@@ -19,6 +19,8 @@ export type TurnReason =
   | "permission_denied"
   | "verify_failed"
   | "repeated_failure"
+  /** The session's spend reached `--max-budget-usd` (Claude Code's error_max_budget_usd). */
+  | "max_budget"
   | "cancelled"
   /** A plugin's hook ended the turn (Claude Code's `continue: false`): not a failure. */
   | "hook_stopped"
@@ -81,6 +83,8 @@ export type AgentEvent =
       readonly thinking?: ReadonlyArray<ThinkingBlock>
       /** The reply reached the model's output token limit (finish_reason length, stop_reason max_tokens): it may be cut short. */
       readonly cut_off?: boolean
+      /** The model that answered, when a fallback model took over from the session's (`--fallback-model`). */
+      readonly model?: string
       /** ReAct engine: the parsed parts of the reply. */
       readonly react?: { readonly thought: string; readonly action?: string; readonly action_input?: string; readonly final_answer?: string }
     }
@@ -94,6 +98,8 @@ export type AgentEvent =
       /** Time from the model's tool call to this result, ms. */
       readonly elapsed_ms: number
     }
+  /** The session's model was overloaded or unavailable: `to` answers the rest of the turn (`--fallback-model`). */
+  | { readonly type: "model_fallback"; readonly from: string; readonly to: string; readonly message: string }
   | { readonly type: "compaction"; readonly replaced: number; readonly tokens_before: number; readonly tokens_after: number }
   | { readonly type: "verify"; readonly command: string; readonly passed: boolean; readonly exit_code: number; readonly output: string }
   | { readonly type: "error"; readonly message: string }

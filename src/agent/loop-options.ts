@@ -2,6 +2,7 @@ import type { Effect } from "effect"
 import type { LanguageModelShape, ThinkingRequest, Usage } from "../llm/model.ts"
 import type { ToolRunnerShape } from "../tool-framework/runner.ts"
 import type { CompactionSettings } from "./compaction.ts"
+import type { CostMeter } from "./cost-meter.ts"
 import type { AgentEvent, TurnResult } from "./events.ts"
 import type { HistoryItem, SummaryItem } from "./history.ts"
 import type { EngineName } from "./profiles.ts"
@@ -68,6 +69,8 @@ export interface LoopOptions {
    * meanwhile: bash's cage. Not at the session's start: a session that never asks the model pays nothing.
    */
   readonly mayCall?: (tools: ReadonlyArray<string>) => void
+  /** What the session spent and its budget: every response is added; passing the budget ends the turn (max_budget). */
+  readonly cost?: CostMeter
   /** Extended thinking for the next request (none when it returns undefined); read before each one. */
   readonly thinking?: () => ThinkingRequest | undefined
 }

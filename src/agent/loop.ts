@@ -150,6 +150,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       compactions++
       compactionUsage.inputTokens += done.usage.inputTokens
       compactionUsage.outputTokens += done.usage.outputTokens
+      options.cost?.add(model.id, done.usage)
       lastInput = 0
       yield* record({ type: "compaction", replaced: done.replaced, summary: done.summary })
       yield* emit({
@@ -181,8 +182,14 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       if (yield* Effect.raceFirst(Effect.as(options.ready, false), Effect.as(cancelSignal, true))) cancelled = true
     } else if (options.ready) yield* options.ready
 
+    // The model that answers after a fallback took over (the session's model otherwise).
+    let fellBackTo: string | undefined
+    const overBudget = () => options.cost?.overBudget()
     for (;;) {
       if (cancelled) return yield* finish("cancelled", "cancelled")
+      // Spent before this request (an earlier turn, this turn's subagents): no more is spent.
+      const broke = overBudget()
+      if (broke !== undefined) return yield* finish("error", "max_budget", broke)
       if (steps >= options.maxSteps) {
         return yield* finish("error", "max_steps", `Stopped after ${counted(options.maxSteps, "model step")} (the step limit: raise it with --max-steps or max_steps in anvil.json; an Agent SDK program with maxTurns, claude -p with --max-turns).`)
       }
@@ -214,6 +221,9 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
               message: event.error.message,
               ...(event.error.status !== undefined ? { status: event.error.status } : {}),
             })
+          case "fallback":
+            fellBackTo = event.to
+            return emit({ type: "model_fallback", from: event.from, to: event.to, message: event.error.message })
           default:
             return Effect.void
         }
@@ -247,6 +257,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       const turn = exit.value
       usage.inputTokens += turn.usage.inputTokens
       usage.outputTokens += turn.usage.outputTokens
+      options.cost?.add(model.id, turn.usage)
       lastInput = turn.usage.inputTokens + turn.usage.outputTokens
       const turnUsage: Usage = turn.usage
 
@@ -254,7 +265,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       let calls: Array<{ call: ModelToolCall; params: unknown }>
       let assistant: AssistantItem
       // A reply the server cut at its output token limit may be a cut answer: the front ends report max_tokens.
-      const cut = turn.finish === "length" ? { cut_off: true } : {}
+      const cut = { ...(turn.finish === "length" ? { cut_off: true } : {}), ...(fellBackTo !== undefined ? { model: fellBackTo } : {}) }
       const taken = new Set(conversation.items.flatMap((i) => (i.type === "assistant" ? i.tool_calls.map((c) => c.id) : [])))
       if (react) {
         const text = cutAtObservation(turn.text)
@@ -279,6 +290,9 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
         yield* emit({ type: "assistant", text: turn.text, tool_calls: toolCalls, usage: turnUsage, ...thought, ...cut })
       }
       yield* append(assistant)
+      // As Claude Code checks after each message: a reply that passed the budget ends the turn, its calls not run.
+      const spent = overBudget()
+      if (spent !== undefined) return yield* finish("error", "max_budget", spent)
 
       if (calls.length === 0) {
         const nonDoc = [...changed].filter((p) => !isDocPath(p))

@@ -3,6 +3,7 @@ import type { AgentEvent, TurnResult } from "../agent/events.ts"
 import { parseArguments } from "../agent/call-parsing.ts"
 import { newSessionId } from "../agent/session-id.ts"
 import type { Usage } from "../llm/model.ts"
+import type { CostMeter } from "../agent/cost-meter.ts"
 import { apiErrorAssistant, apiErrorResult, isApiError } from "./claude-api-error.ts"
 import { exitCodeOf } from "./exit-codes.ts"
 import type { ExitSignal } from "./signals.ts"
@@ -54,6 +55,8 @@ export interface ClaudeStreamOptions {
   /** Receives each message, ready to be written as one JSON line. */
   readonly write: (message: Record<string, unknown>) => void
   readonly now?: () => Date
+  /** The session's spend: the result's `total_cost_usd` and `modelUsage` (cumulative, as Claude Code's). */
+  readonly cost?: CostMeter
 }
 
 const anthropicUsage = (u: Usage) => ({
@@ -65,7 +68,13 @@ const anthropicUsage = (u: Usage) => ({
 
 /** Claude's result subtypes; the precise cause is in the extra `reason` key. */
 const subtypeOf = (result: TurnResult): string =>
-  result.reason === "completed" || result.reason === "hook_stopped" ? "success" : result.reason === "max_steps" ? "error_max_turns" : "error_during_execution"
+  result.reason === "completed" || result.reason === "hook_stopped"
+    ? "success"
+    : result.reason === "max_steps"
+      ? "error_max_turns"
+      : result.reason === "max_budget"
+        ? "error_max_budget_usd"
+        : "error_during_execution"
 
 export interface ClaudeStream {
   /** The first message of a session. */
@@ -87,6 +96,21 @@ const toolUseBlock = (call: { readonly id: string; readonly name: string; readon
   return typeof input === "object" && input !== null && !Array.isArray(input)
     ? { type: "tool_use", id: call.id, name: call.name, input }
     : { type: "tool_use", id: call.id, name: call.name, input: {}, raw_input: call.arguments }
+}
+
+/** Claude's per-model totals: the session's, from its cost meter; without one, this turn's tokens under the session's model. */
+const modelUsageOf = (options: ClaudeStreamOptions, result: TurnResult): Record<string, unknown> => {
+  const rows = options.cost?.byModel() ?? [{ model: options.model, usage: result.usage, costUsd: 0 }]
+  const row = (usage: Usage, costUsd: number) => ({
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cacheReadInputTokens: 0,
+    cacheCreationInputTokens: 0,
+    webSearchRequests: 0,
+    costUSD: costUsd,
+    contextWindow: options.contextWindow,
+  })
+  return Object.fromEntries(rows.map((r) => [r.model, row(r.usage, r.costUsd)]))
 }
 
 export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => {
@@ -142,7 +166,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
               id: `msg_${randomUUID().replaceAll("-", "")}`,
               type: "message",
               role: "assistant",
-              model: options.model,
+              model: event.model ?? options.model,
               content,
               stop_reason: event.cut_off ? "max_tokens" : event.tool_calls.length > 0 ? "tool_use" : "end_turn",
               stop_sequence: null,
@@ -192,6 +216,9 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
             parent_tool_use_id,
           })
           return
+        case "model_fallback":
+          send({ type: "system", subtype: "model_fallback", model: event.from, fallback_model: event.to, error: event.message, parent_tool_use_id })
+          return
         case "verify":
           send({ type: "system", subtype: "verify", command: event.command, passed: event.passed, exit_code: event.exit_code, output: event.output })
           return
@@ -218,7 +245,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
         result: result.answer,
         // The model's last stop: it ended its reply (an answer, even if a denial or verify then failed the turn).
         stop_reason: result.answer !== "" && ["completed", "permission_denied", "verify_failed"].includes(result.reason) ? (lastCutOff ? "max_tokens" : "end_turn") : null,
-        total_cost_usd: 0,
+        total_cost_usd: options.cost?.total() ?? 0,
         usage: {
           ...anthropicUsage(result.usage),
           server_tool_use: { web_search_requests: 0 },
@@ -229,17 +256,7 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
               }
             : {}),
         },
-        modelUsage: {
-          [options.model]: {
-            inputTokens: result.usage.inputTokens,
-            outputTokens: result.usage.outputTokens,
-            cacheReadInputTokens: 0,
-            cacheCreationInputTokens: 0,
-            webSearchRequests: 0,
-            costUSD: 0,
-            contextWindow: options.contextWindow,
-          },
-        },
+        modelUsage: modelUsageOf(options, result),
         permission_denials: [...(result.denials ?? [])],
         ...(result.error !== undefined
           ? { errors: [result.error] }

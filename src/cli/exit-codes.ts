@@ -19,7 +19,7 @@ export const EXIT = {
   denied: 4,
   /** The verify command still failed when the turn ended. */
   verify: 5,
-  /** The step limit (--max-steps) was reached. */
+  /** The step limit (--max-steps) or the budget (claude -p's --max-budget-usd) was reached. */
   maxSteps: 6,
   /** The same failing call was repeated until the turn was stopped. */
   repeated: 7,
@@ -46,6 +46,7 @@ export const exitCodeOf = (result: Pick<TurnResult, "reason">, signal?: ExitSign
     case "verify_failed":
       return EXIT.verify
     case "max_steps":
+    case "max_budget":
       return EXIT.maxSteps
     case "repeated_failure":
       return EXIT.repeated

@@ -1,5 +1,5 @@
 import { Deferred, Effect, ManagedRuntime } from "effect"
-import { AgentSession, AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
+import { AgentSession, AgentSetupError, type AgentSessionOptions, type AgentSessionShape } from "../agent/agent-session.ts"
 import { turnWithoutSteps } from "../agent/events.ts"
 import { describeSubjects } from "../permission/subjects.ts"
 import { showAllowRule } from "../permission/allow-rule.ts"
@@ -156,6 +156,8 @@ export interface RunExtras {
   readonly configOverrides?: Record<string, unknown>
   readonly systemPrompt?: { readonly replace?: string; readonly append?: string }
   readonly mcpSources?: ReadonlyArray<ServerSource>
+  /** Session options print mode sets directly (`--add-dir`, `--fallback-model`, `--max-budget-usd`). */
+  readonly session?: Pick<AgentSessionOptions, "addDirs" | "fallbackModels" | "maxBudgetUsd" | "onNotice">
 }
 
 /** `anvil run`: one turn (or one per input message), scripted; returns the exit code (see RUN_HELP). */
@@ -233,6 +235,7 @@ export const runCommand = async (
       ...base,
       ...(extra.configOverrides ? { configOverrides: { ...base.configOverrides, ...extra.configOverrides } } : {}),
       ...(extra.systemPrompt ? { systemPrompt: extra.systemPrompt } : {}),
+      ...extra.session,
       // A hook that failed is told on stderr and, in stream-json, as a system event the caller can read.
       plugins: {
         trustProject: args.trustPlugins,
@@ -279,6 +282,7 @@ export const runCommand = async (
     write: (message) => {
       if (args.format === "stream-json" || message.type === "result") line(message)
     },
+    cost: session.cost,
   })
   const notices = pluginNotices(session.plugins)
   for (const notice of notices) io.err(`anvil: ${notice}\n`)

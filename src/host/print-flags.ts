@@ -4,6 +4,7 @@ import { thinkingFlags } from "./thinking-flags.ts"
 import { parseAllowRule, type AllowRule } from "../permission/allow-rule.ts"
 import { anvilName } from "../tool-framework/claude-tools.ts"
 import { readSettingsFlag } from "./settings-flag.ts"
+import { limitFlags, type LimitFlags } from "./limit-flags.ts"
 
 /**
  * Claude Code's print-mode command line, as the Claude Agent SDK (and scripts
@@ -52,6 +53,8 @@ export interface PrintFlags {
   readonly thinking?: ThinkingRequest
   /** `--json-schema`: the JSON Schema the final answer must match (structured output). */
   readonly jsonSchema?: Readonly<Record<string, unknown>>
+  /** `--add-dir`, `--fallback-model`, `--max-budget-usd` (see limit-flags.ts). */
+  readonly limits: Omit<LimitFlags, "errors">
   /** The prompt given as an argument (`-p "…"`), when any. */
   readonly prompt: string
   /** Flags accepted but not acted on, as given. */
@@ -84,7 +87,7 @@ const HONOURED = new Set([
   "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
   "--dangerously-skip-permissions", "--mcp-config", "--tools", "--json-schema", "--setting-sources", "--agents",
   "--system-prompt-file", "--append-system-prompt-file", "--plugin-dir", "--plugin-dir-no-mcp", "--settings",
-  "--max-thinking-tokens", "--thinking",
+  "--max-thinking-tokens", "--thinking", "--add-dir", "--fallback-model", "--max-budget-usd",
   // Only the SDK's acknowledgement that bypassPermissions was meant: nothing more to do.
   "--allow-dangerously-skip-permissions",
 ])
@@ -198,6 +201,8 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
   errors.push(...settings.errors)
   // Read for the sandbox only: settings beyond it are reported as not acted on.
   if (settings.unread.length > 0) ignored.push(`--settings (${settings.unread.join(", ")})`)
+  const { errors: limitErrors, ...limits } = limitFlags((flag) => values.get(flag) ?? [], model)
+  errors.push(...limitErrors)
   const thinking = thinkingFlags(one("--max-thinking-tokens"), one("--thinking"))
   if (thinking.error !== undefined) errors.push(thinking.error)
   const schemaText = one("--json-schema")
@@ -235,6 +240,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     ...(thinking.thinking !== undefined ? { thinking: thinking.thinking } : {}),
     ...(values.has("--setting-sources") ? { settingSources: list("--setting-sources") } : {}),
     ...(toolsText !== undefined && toolsText !== "default" ? { tools: withCompanions(splitToolList(toolsText).map(anvilName)) } : {}),
+    limits,
     prompt: words.join(" ").trim(),
     ignored: [...new Set(ignored)],
     errors,

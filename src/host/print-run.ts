@@ -4,6 +4,7 @@ import { hostModel } from "./host-messages.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
 import { denyRules, EDIT_TOOLS } from "./permission-bridge.ts"
 import type { PrintFlags } from "./print-flags.ts"
+import { sessionLimits } from "./limit-flags.ts"
 
 /**
  * Claude Code's print mode without stream-json input (`anvil -p "…"`, a script written for `claude -p`): one
@@ -45,5 +46,6 @@ export const printRun = async (flags: PrintFlags, io: CliIO, root: string | unde
       ? { systemPrompt: { ...(flags.systemPrompt !== undefined ? { replace: flags.systemPrompt } : {}), ...(flags.appendSystemPrompt !== undefined ? { append: flags.appendSystemPrompt } : {}) } }
       : {}),
     ...(mcpSources.length > 0 ? { mcpSources } : {}),
+    session: sessionLimits(flags, io.cwd, (message) => io.err(`anvil: ${message}\n`)),
   })
 }

@@ -16,6 +16,7 @@ import { sdkCommandName } from "./sdk-commands.ts"
 import { makeSdkHooks } from "./sdk-hooks.ts"
 import { sdkMcpTools, sdkServerNames } from "./sdk-mcp.ts"
 import { thinkingInForce } from "./thinking-flags.ts"
+import { sessionLimits } from "./limit-flags.ts"
 import { describeEnd } from "../shell/background-end.ts"
 import type { BackgroundEvent } from "../shell/background-types.ts"
 import { frozenRunReport } from "../cli/freeze-report.ts"
@@ -33,6 +34,7 @@ export const streamFor = (state: HostState, opened: AgentSessionShape): ClaudeSt
     model: opened.model.id,
     contextWindow: opened.model.contextWindow,
     write: (message) => state.line(forHost(message)),
+    cost: opened.cost,
   })
 
 const withThinking = (thinking: ThinkingRequest | undefined) => (thinking ? { thinking } : {})
@@ -121,6 +123,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       systemPrompt: sessionPrompt,
       ...withThinking(thinkingInForce(flags.thinking, state.thinking?.maxTokens)),
       onSubagentEvent: (parent, event) => state.stream?.event(event, parent),
+      ...sessionLimits(flags, io.cwd, onProblem),
     }),
   )
   const opened = await runtime.runPromise(AgentSession).catch(async (e: unknown) => {

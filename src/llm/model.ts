@@ -91,6 +91,8 @@ export type ModelEvent =
   | { readonly type: "request"; readonly bytes: number; readonly attempt: number }
   /** A failed attempt that will be tried again after `delayMs` (shown to the user: retries are never silent). */
   | { readonly type: "retry"; readonly attempt: number; readonly maxRetries: number; readonly delayMs: number; readonly error: ModelError }
+  /** The model that was asked is overloaded or unavailable: `to` (a fallback model) answers from here on. */
+  | { readonly type: "fallback"; readonly from: string; readonly to: string; readonly error: ModelError }
 
 /** A failure talking to a model. `retryable` covers 429, 5xx and network failures. */
 export class ModelError extends Data.TaggedError("ModelError")<{
@@ -100,6 +102,8 @@ export class ModelError extends Data.TaggedError("ModelError")<{
   readonly retryable: boolean
   /** Seconds the server asked us to wait (Retry-After). */
   readonly retryAfterMs?: number
+  /** The server said it is overloaded (HTTP 529 or 503, Anthropic's `overloaded_error`): a fallback model may take over. */
+  readonly overloaded?: boolean
 }> {}
 
 export interface LanguageModelShape {

@@ -38,7 +38,7 @@ export const statusError = (status: number, body: string, headers: Headers, what
     return new ModelError({ ...base, kind: "rate_limit", retryable: true, message: `Rate limited (HTTP 429) by ${what.url}.${detail ? ` ${detail}` : ""}` })
   }
   if (status >= 500 || status === 408 || status === 409) {
-    return new ModelError({ ...base, kind: "server", retryable: true, message: `The model server failed (HTTP ${status}) at ${what.url}.${detail ? ` ${detail}` : ""}` })
+    return new ModelError({ ...base, kind: "server", retryable: true, ...(status === 529 || status === 503 ? { overloaded: true } : {}), message: `The model server failed (HTTP ${status}) at ${what.url}.${detail ? ` ${detail}` : ""}` })
   }
   return new ModelError({
     ...base,

@@ -44,6 +44,7 @@ const waitTooLong = (policy: RetryPolicy, error: ModelError, asked: number): Mod
     ...(error.status !== undefined ? { status: error.status } : {}),
     retryAfterMs: asked,
     retryable: false,
+    ...(error.overloaded ? { overloaded: true } : {}),
     message:
       `${error.message} The server asked to wait ${waitText(asked)} before trying again (Retry-After), longer than the ${waitText(policy.maxDelayMs)} anvil waits at most, ` +
       `so it was not retried. Next step: try again after that time, or raise model_retry.max_delay_ms in anvil.json to wait for it.`,

@@ -34,5 +34,6 @@ export const streamError = (prefix: string, error: unknown): ModelError => {
   const status = [e.code, e.status].map(Number).find((n) => Number.isInteger(n) && n >= 400 && n < 600)
   const busy = status === 429 || status === 529 || /rate.?limit|overloaded/i.test(type)
   const failed = (status !== undefined && (status >= 500 || status === 408 || status === 409)) || /api_error|server_error|internal|unavailable|timeout/i.test(type)
-  return new ModelError({ kind: busy ? "rate_limit" : "server", retryable: busy || failed, message: `${prefix}: ${text}` })
+  const overloaded = status === 529 || status === 503 || /overloaded/i.test(type)
+  return new ModelError({ kind: busy ? "rate_limit" : "server", retryable: busy || failed, ...(overloaded ? { overloaded } : {}), message: `${prefix}: ${text}` })
 }

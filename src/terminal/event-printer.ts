@@ -96,6 +96,10 @@ export const makePrinter = (o: PrinterOptions) => {
           `${indent}${s.yellow("retrying")} ${s.dim(`in ${(event.delay_ms / 1000).toFixed(1)} s (retry ${event.attempt} of ${event.max_retries}): ${event.message}`)}\n`,
         )
         return
+      case "model_fallback":
+        o.spinner.stop()
+        o.err(`${indent}${s.yellow("fallback")} ${s.dim(`${event.from} failed (${event.message}); ${event.to} answers the rest of this turn`)}\n`)
+        return
       case "compaction":
         o.err(`${s.dim(`(compacted ${event.replaced} older items into a summary: ~${event.tokens_before} → ~${event.tokens_after} tokens)`)}\n`)
         return
