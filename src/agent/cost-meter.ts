@@ -13,8 +13,6 @@ export interface CostMeter {
   readonly total: () => number
   /** Tokens and dollars per model, in the order they were first used. */
   readonly byModel: () => ReadonlyArray<{ readonly model: string; readonly usage: Usage; readonly costUsd: number }>
-  /** The budget, when one was set. */
-  readonly budgetUsd?: number
   /** Why the session must stop: the spend reached the budget; undefined while it has not (or without a budget). */
   readonly overBudget: () => string | undefined
 }
@@ -45,7 +43,6 @@ export const makeCostMeter = (options: {
     },
     total: () => [...models.values()].reduce((sum, r) => sum + r.costUsd, 0),
     byModel: () => [...models].map(([model, r]) => ({ model, usage: { inputTokens: r.inputTokens, outputTokens: r.outputTokens }, costUsd: r.costUsd })),
-    ...(budget !== undefined ? { budgetUsd: budget } : {}),
     overBudget: () => {
       if (budget === undefined) return undefined
       const spent = meter.total()

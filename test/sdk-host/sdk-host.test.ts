@@ -496,7 +496,9 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect(refused).toContain("nosuchprovider")
     expect(server.requests.map((r) => r.body.model)).toEqual(["gpt-test", "gpt-other"])
     expect(results.map((r) => r.result)).toEqual(["first", "second"])
-    expect(Object.keys(results[1].modelUsage)).toEqual(["openai/gpt-other"])
+    // modelUsage is the session's, per model, as Claude Code's: the first turn's model and the one set since.
+    expect(Object.keys(results[1].modelUsage)).toEqual(["openai/gpt-test", "openai/gpt-other"])
+    expect(results[1].modelUsage["openai/gpt-other"].outputTokens).toBe(10)
   })
 
   test("a session resumed after setModel continues with the model chosen last; a model named for the resumed run wins", async () => {
