@@ -290,6 +290,8 @@ const init = async (args: ReadonlyArray<string>, io: CliIO, open: OpenProject): 
     if (trusted._tag === "Success") io.out(`trusted ${name} as written; after you change it, run 'anvil plugins trust ${name}'\n`)
   }
   io.out(`Try it:  anvil tool ${name} '{"name": "world"}'\n`)
-  io.out(`Types:   cd ${display(target)} && npm install && npx tsc\n`)
+  // Installed packages are part of a project plugin's trusted content: the install asks for trust again.
+  const retrust = inProject && place ? `, then anvil plugins trust ${name}` : ""
+  io.out(`Types:   cd ${display(target)} && npm install && npx tsc${retrust}\n`)
   return 0
 }

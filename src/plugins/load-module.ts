@@ -78,7 +78,7 @@ const inputsUnchanged = (inputsFile: string): boolean => {
  * update` in the plugin's folder).
  */
 const bundleFolder = async (folder: string, entry: string, cacheDir: string, external: ReadonlyArray<string>): Promise<string> => {
-  const key = createHash("sha256").update(entry).update(stampContent({ path: folder }) ?? "").digest("hex").slice(0, 20)
+  const key = createHash("sha256").update(entry).update(stampContent({ path: folder }, false) ?? "").digest("hex").slice(0, 20)
   const outdir = join(cacheDir, key)
   const out = join(outdir, "index.js")
   const inputsFile = join(outdir, "inputs.json")

@@ -7,32 +7,32 @@ import { join, relative, sep } from "node:path"
  * What a trust decision covers. Trust is given to content, not to a name: a
  * change to any byte asks again.
  * - `path`: a file, or a folder hashed whole (every file under it, by relative
- *   path and bytes; a symbolic link by its target text and what it leads to —
+ *   path, bytes and whether it may be executed; a symbolic link by its target text and what it leads to —
  *   a file's bytes, a folder's files — since loading a plugin reads through it,
  *   so a link to a file elsewhere in the repository would otherwise let a
- *   change there run without asking). `.git` and
- *   `node_modules` folders are skipped, and so are package-manager lockfiles:
- *   installed packages are covered by the package.json that chose them, which
- *   is hashed, so installing a plugin's dependencies (which writes
- *   node_modules and a lockfile) does not ask for trust again (and a start
- *   does not read thousands of files);
+ *   change there run without asking). Only `.git` folders are skipped. Installed packages
+ *   (`node_modules`) and lockfiles count like any file: the bundle of a folder plugin is made from its
+ *   node_modules, a hook's script may require any file in them, and a hook that installs packages
+ *   installs what the lockfile names, so a change to any of them may run new code. The execute bits count
+ *   because a hook names a script it runs: making it executable lets code run that could not before;
  *   `with` is text that decides what the folder runs without living in it (a Claude Code plugin's marketplace
  *   entry standing in for its plugin.json), hashed after the files so a change to it asks again too;
  * - `text`: a value that is not a file, e.g. an MCP server's command line as JSON.
  */
 export type TrustContent = { readonly path: string; readonly with?: string } | { readonly text: string }
 
-/** Folders larger than this are refused rather than read for minutes (a plugin's node_modules counts). */
-export const MAX_HASHED_FILES = 20_000
+/**
+ * Folders larger than this are refused rather than read for minutes (a plugin's node_modules counts). Every start
+ * looks at each file's metadata (0.2 to 1.2 s for 21,000 files on a busy 2-core machine), so the limit stays short of
+ * what a start could not bear.
+ */
+export const MAX_HASHED_FILES = 30_000
 
 /** A folder that could not be hashed: too many files, or unreadable. */
 export class HashProblem {
   readonly _tag = "HashProblem"
   constructor(readonly message: string) {}
 }
-
-/** Written by `npm install` and its kin beside the package.json that is hashed. */
-const LOCKFILES = new Set(["package-lock.json", "npm-shrinkwrap.json", "bun.lock", "bun.lockb", "yarn.lock", "pnpm-lock.yaml"])
 
 /** How much of a file is read at once: the hash takes a file in pieces, never whole (a 3 GB file would be held in memory). */
 const CHUNK = 1 << 20
@@ -67,23 +67,32 @@ const targetOf = (file: string): Stats | undefined => {
  * Everything hashed: files of a folder sorted by relative path (forward slashes). A link to a folder is
  * followed (each real folder once, so a link back up ends there).
  */
-const listFiles = (dir: string, out: Array<string>, seen: Set<string> = new Set([realpathSync(dir)])): void => {
+const listFiles = (dir: string, out: Array<string>, installed = true, seen: Set<string> = new Set([realpathSync(dir)])): void => {
   const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   for (const entry of entries) {
-    if (entry.name === ".git" || (entry.name === "node_modules" && entry.isDirectory())) continue
-    if (LOCKFILES.has(entry.name) && entry.isFile()) continue
+    if (entry.name === ".git" || (!installed && entry.name === "node_modules" && entry.isDirectory())) continue
     const full = join(dir, entry.name)
-    if (entry.isDirectory()) listFiles(full, out, seen)
+    if (entry.isDirectory()) listFiles(full, out, installed, seen)
     else {
       out.push(full)
       if (entry.isSymbolicLink() && targetOf(full)?.isDirectory()) {
         const real = realpathSync(full)
-        if (!seen.has(real)) listFiles(full, out, seen.add(real))
+        if (!seen.has(real)) listFiles(full, out, installed, seen.add(real))
       }
     }
-    if (out.length > MAX_HASHED_FILES) throw new HashProblem(`more than ${MAX_HASHED_FILES} files under ${dir}`)
+    if (out.length > MAX_HASHED_FILES) {
+      throw new HashProblem(
+        `more than ${MAX_HASHED_FILES} files under ${dir} (installed packages in node_modules count): remove what the plugin does not need, or bundle it into one file`,
+      )
+    }
   }
 }
+
+/**
+ * A mark for a file anyone may execute, before its size: none for the others, so the hash of a folder without
+ * executable files (and the trust given to it) stays as it was.
+ */
+const executable = (info: Stats): string => ((info.mode & 0o111) !== 0 ? "x\0" : "")
 
 /**
  * sha256 of a trust subject's content, as `sha256:<hex>`. Synchronous: it runs
@@ -117,11 +126,11 @@ export const hashContent = (content: TrustContent): string => {
       hash.update("link\0").update(readlinkSync(file))
       const target = targetOf(file)
       if (target?.isFile()) {
-        hash.update("\0").update(String(target.size)).update("\0")
+        hash.update("\0").update(executable(target)).update(String(target.size)).update("\0")
         hashFile(hash, file)
       }
     } else if (info.isFile()) {
-      hash.update(String(info.size)).update("\0")
+      hash.update(executable(info)).update(String(info.size)).update("\0")
       hashFile(hash, file)
     }
     hash.update("\0")
@@ -134,23 +143,24 @@ export const hashContent = (content: TrustContent): string => {
  * size, inode, mtime and ctime of every file). The store keeps it beside the
  * hash so an unchanged folder is not read again at every start. ctime cannot
  * be set back by a program, so rewriting a file in place changes the stamp even
- * when size and mtime are restored. `text` subjects have no stamp.
+ * when size and mtime are restored. `text` subjects have no stamp. `installed` false leaves node_modules
+ * folders out (the key of a folder plugin's bundle, whose own list of inputs covers the packages it read).
  */
-export const stampContent = (content: TrustContent): string | undefined => {
+export const stampContent = (content: TrustContent, installed = true): string | undefined => {
   if ("text" in content) return undefined
   const hash = createHash("sha256")
   const add = (file: string, rel: string) => {
     const i = lstatSync(file)
-    hash.update(`${rel}\0${i.size}\0${i.ino}\0${i.mtimeMs}\0${i.ctimeMs}\0`)
+    hash.update(`${rel}\0${i.size}\0${i.mode}\0${i.ino}\0${i.mtimeMs}\0${i.ctimeMs}\0`)
     // A changed file behind a link changes the stamp too, so its new bytes are hashed.
     const t = i.isSymbolicLink() ? targetOf(file) : undefined
-    if (t) hash.update(`->${t.size}\0${t.ino}\0${t.mtimeMs}\0${t.ctimeMs}\0`)
+    if (t) hash.update(`->${t.size}\0${t.mode}\0${t.ino}\0${t.mtimeMs}\0${t.ctimeMs}\0`)
   }
   const top = statSync(content.path)
   if (!top.isDirectory()) add(content.path, "")
   else {
     const files: Array<string> = []
-    listFiles(content.path, files)
+    listFiles(content.path, files, installed)
     for (const file of files) add(file, relative(content.path, file).split(sep).join("/"))
   }
   if (content.with !== undefined) hash.update("\0with\0").update(content.with)

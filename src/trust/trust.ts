@@ -111,12 +111,19 @@ export const makeTrust = (options: TrustOptions): TrustShape => {
   const assumed = new Set(options.assume ?? [])
   const read = Effect.try({ try: (): TrustFile => (file ? readTrustFile(file) : { version: 1, projects: {} }), catch: storeError })
 
+  // Hashes made by this instance, by stamp: `anvil plugins trust` checks a subject, then trusts it, and its
+  // unchanged folder is read once, not twice.
+  const hashed = new Map<string, string>()
   const measure = (subject: TrustSubject, recorded: TrustRecord | undefined) =>
     Effect.try({
       try: () => {
         const stamp = stampContent(subject.content)
         if (recorded && stamp !== undefined && recorded.stamp === stamp) return { hash: recorded.hash, stamp }
-        return { hash: hashContent(subject.content), stamp }
+        const known = stamp !== undefined ? hashed.get(stamp) : undefined
+        if (known !== undefined) return { hash: known, stamp }
+        const hash = hashContent(subject.content)
+        if (stamp !== undefined) hashed.set(stamp, hash)
+        return { hash, stamp }
       },
       catch: (e) =>
         new TrustError({

@@ -206,7 +206,12 @@ describe("plugins init and check", () => {
     const tsc = Bun.spawnSync([join(repo, "node_modules", ".bin", "tsc"), "-p", dir], { stdout: "pipe", stderr: "pipe" })
     expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe("")
     expect(tsc.exitCode).toBe(0)
-    // Installed packages are not part of the trusted content: it still runs without asking again.
+    // Installed packages are part of the trusted content (a bundle is made from them): it asks again, once.
+    const asked = await s.anvil(["tool", "greet", '{"name":"world"}'])
+    expect(asked.code).toBe(2)
+    expect(asked.stderr).toContain("project plugin 'greet'")
+    expect(asked.stderr).toContain("changed since it was trusted")
+    expect((await s.anvil(["plugins", "trust", "greet"])).stdout).toContain("trusted greet (.anvil/plugins/greet): its changed code is trusted now")
     const r = await s.anvil(["tool", "greet", '{"name":"world"}'])
     expect(r.code).toBe(0)
     expect(envelope(r.stdout)).toMatchObject({ status: "success", data: { greeted: "world" } })

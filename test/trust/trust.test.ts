@@ -1,5 +1,6 @@
-import { describe, expect, test } from "bun:test"
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { describe, expect, spyOn, test } from "bun:test"
+import * as fs from "node:fs"
+import { chmodSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
@@ -118,12 +119,13 @@ describe("trust", () => {
       const error = await run(Effect.flip(makeTrust({ root: t.root, env: t.env }).check({ kind: "plugin", name: "tool", content: { path: folder } })))
       expect(error.reason).toBe("unreadable_content")
       expect(error.message).toContain(`more than ${MAX_HASHED_FILES} files under`)
+      expect(error.message).toContain("(installed packages in node_modules count): remove what the plugin does not need")
     } finally {
       t.cleanup()
     }
-  })
+  }, 60_000)
 
-  test("a folder's hash covers names and bytes, links by their target text, and skips .git, node_modules and lockfiles", () => {
+  test("a folder's hash covers names and bytes, links by their target text, installed packages, lockfiles at any depth and the execute bits; it skips .git", () => {
     const t = setup()
     try {
       const dir = join(t.base, "h")
@@ -131,9 +133,42 @@ describe("trust", () => {
       writeFileSync(join(dir, "a"), "1")
       const h1 = hashContent({ path: dir })
       writeFileSync(join(dir, ".git", "HEAD"), "x")
-      mkdirSync(join(dir, "node_modules", "dep"), { recursive: true })
-      writeFileSync(join(dir, "node_modules", "dep", "index.js"), "module.exports = 1")
-      writeFileSync(join(dir, "package-lock.json"), "{}") // npm install writes one
+      expect(hashContent({ path: dir })).toBe(h1)
+      // Each of these may make new code run: a bundle is made from node_modules, a hook's script requires from it,
+      // a hook that installs packages installs what a lockfile names, a hook runs a script once it may be executed.
+      const seen = new Set([h1])
+      const changes: Array<() => void> = [
+        () => mkdirSync(join(dir, "node_modules", "dep"), { recursive: true }),
+        () => writeFileSync(join(dir, "node_modules", "dep", "index.js"), "module.exports = 1"),
+        () => writeFileSync(join(dir, "node_modules", "dep", "index.js"), "module.exports = 2"),
+        () => writeFileSync(join(dir, "package-lock.json"), "{}"),
+        () => writeFileSync(join(dir, "package-lock.json"), '{"lockfileVersion": 3}'),
+        () => mkdirSync(join(dir, "scripts", "tool"), { recursive: true }),
+        () => writeFileSync(join(dir, "scripts", "tool", "bun.lock"), "{}"),
+        () => writeFileSync(join(dir, "scripts", "run.sh"), "echo hi"),
+        () => chmodSync(join(dir, "scripts", "run.sh"), 0o755),
+        () => chmodSync(join(dir, "node_modules", "dep", "index.js"), 0o700),
+        () => symlinkSync(join(dir, "a"), join(dir, "link-to-a")),
+        () => chmodSync(join(dir, "a"), 0o744),
+      ]
+      for (const change of changes) {
+        const stamp = stampContent({ path: dir })
+        change()
+        const hash = hashContent({ path: dir })
+        // A new folder holds no file yet: nothing that could run, so the same hash.
+        if (change === changes[0] || change === changes[5]) expect(seen.has(hash)).toBe(true)
+        else expect(seen.has(hash)).toBe(false)
+        seen.add(hash)
+        if (change !== changes[0] && change !== changes[5]) expect(stampContent({ path: dir })).not.toBe(stamp)
+      }
+      // The mode beyond the execute bits does not count (a file made read-only runs nothing new).
+      const before = hashContent({ path: dir })
+      chmodSync(join(dir, "scripts", "run.sh"), 0o555)
+      expect(hashContent({ path: dir })).toBe(before)
+      // Without execute bits the framing is the one trust was always given to (no hash changes for such folders).
+      rmSync(dir, { recursive: true })
+      mkdirSync(dir)
+      writeFileSync(join(dir, "a"), "1")
       expect(hashContent({ path: dir })).toBe(h1)
       symlinkSync("/etc/hostname", join(dir, "l"))
       const h2 = hashContent({ path: dir })
@@ -142,6 +177,32 @@ describe("trust", () => {
       writeFileSync(join(dir, "b"), "")
       expect(hashContent({ path: dir })).not.toBe(h1)
       expect(readFileSync(join(dir, "a"), "utf8")).toBe("1")
+    } finally {
+      t.cleanup()
+    }
+  })
+
+  test("checking a subject and then trusting it reads each of its files once, not twice", async () => {
+    const t = setup()
+    try {
+      const folder = join(t.root, ".anvil", "plugins", "tool")
+      const subject = { kind: "plugin", name: "tool", content: { path: folder } }
+      const trust = makeTrust({ root: t.root, env: t.env })
+      const opened = spyOn(fs, "openSync")
+      try {
+        expect((await run(trust.check(subject))).status).toBe("untrusted")
+        await run(trust.trust(subject))
+        const reads = opened.mock.calls.map((c) => String(c[0])).filter((p) => p.startsWith(folder))
+        expect(reads.sort()).toEqual([join(folder, "index.ts"), join(folder, "lib", "a.ts")])
+      } finally {
+        opened.mockRestore()
+      }
+      expect((await run(makeTrust({ root: t.root, env: t.env }).check(subject))).status).toBe("trusted")
+      // A change after the check is hashed anew: what is trusted is what is there.
+      writeFileSync(join(folder, "lib", "a.ts"), "export const a = 3\n")
+      const changed = await run(trust.trust(subject))
+      expect(changed.hash).toBe(hashContent({ path: folder }))
+      expect((await run(makeTrust({ root: t.root, env: t.env }).check(subject))).status).toBe("trusted")
     } finally {
       t.cleanup()
     }
