@@ -39,7 +39,8 @@ Model: --model provider/model, or ANVIL_MODEL, or "model" in anvil.json, or the 
 
 Exit codes: 0 success (or a partial tool result), 1 the tool or the model failed, 2 usage error (or a
   configuration warning with --strict), 3 configuration error; 'anvil run' adds 4 denied, 5 verify failed,
-  6 step limit, 7 repeated failure, 130/143/129 interrupted (see 'anvil run --help').
+  6 step limit, 7 repeated failure, 130/143/129 interrupted (see 'anvil run --help'); 'anvil plugins check'
+  exits 4 when the plugin loads with warnings.
 `
 
 /** \`anvil tool --help\` without a tool's name: how a call is written (a tool's own help comes with its name). */

@@ -13,7 +13,10 @@ import { builtinNames, cliPlugins } from "./plugin-setup.ts"
 import { projectOf, type CommandConfigOptions, type Project } from "./project.ts"
 
 export const PLUGINS_HELP = `Usage: anvil plugins [--json]          list every plugin found: source, status, tools, hooks
-       anvil plugins check PATH          load one plugin file or folder; exit 1 with the reason when broken
+       anvil plugins check PATH          load one plugin file or folder; exit code 0 when it loads cleanly,
+                                         1 when it does not load (the reason is printed), 4 when it loads
+                                         with warnings (a part of it that will not run, such as a hooks
+                                         file that is not valid JSON)
        anvil plugins trust [NAME...]     trust project plugins (all untrusted ones without NAME)
        anvil plugins untrust NAME        forget the trust of a project plugin
        anvil plugins init NAME [--user | --dir DIR]
@@ -119,10 +122,20 @@ const check = async (args: ReadonlyArray<string>, io: CliIO, open: OpenProject):
   const report = set.reports[0]
   if (report?.status !== "loaded") {
     for (const n of pluginNotices(set)) io.err(`anvil plugins check: ${n}\n`)
-    return 1
+    return CHECK_EXIT.broken
   }
-  return 0
+  // A warning is a part of the plugin that will not run (a hooks file that is not JSON, a misspelt event): a check
+  // that passed would hide it from a CI job, so it has its own exit code, apart from a plugin that does not load.
+  const warnings = report.warnings?.length ?? 0
+  if (warnings > 0) {
+    io.err(`anvil plugins check: ${report.name} loads, but ${warnings === 1 ? "1 part of it does" : `${warnings} parts of it do`} not run (warning${warnings === 1 ? "" : "s"} above); exit code ${CHECK_EXIT.warnings}\n`)
+    return CHECK_EXIT.warnings
+  }
+  return CHECK_EXIT.clean
 }
+
+/** `anvil plugins check`'s exit codes (2 is a usage error, as everywhere). */
+export const CHECK_EXIT = { clean: 0, broken: 1, warnings: 4 } as const
 
 /** The project plugins, found without running any. */
 const projectPlugins = async (io: CliIO, open: OpenProject) => {

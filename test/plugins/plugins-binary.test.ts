@@ -259,6 +259,21 @@ describe("plugins init and check", () => {
     const good = await s.anvil(["plugins", "check", "good.ts"])
     expect(good.code).toBe(0)
     expect(good.stdout).toContain("tools: ok_tool")
+    expect(good.stderr).toBe("")
+    // Loads, but a part of it will not run: exit code 4, apart from clean (0) and broken (1).
+    for (const [hooks, count] of [['{"hooks": {"pretooluse": []}}', "1 part of it does"], ['{"hooks": {"pretooluse": [], "PostToolUse": 5}}', "2 parts of it do"]] as const) {
+      writeTree(s.root, { "cc/.claude-plugin/plugin.json": '{"name": "cc"}', "cc/hooks/hooks.json": hooks })
+      const warned = await s.anvil(["plugins", "check", "cc"])
+      expect(warned.code).toBe(4)
+      expect(warned.stdout).toContain("warning: ")
+      expect(warned.stdout).toContain("hooks.pretooluse is not a hook event of Claude Code (did you mean PreToolUse?)")
+      expect(warned.stderr).toContain(`anvil plugins check: cc loads, but ${count} not run (warning`)
+      expect(warned.stderr).toContain("exit code 4")
+    }
+    writeTree(s.root, { "cc/hooks/hooks.json": '{"hooks": {"PreToolUse": []}}' })
+    expect((await s.anvil(["plugins", "check", "cc"])).code).toBe(0)
+    const help = await s.anvil(["plugins", "--help"])
+    expect(help.stdout).toContain("4 when it loads")
   })
 })
 
