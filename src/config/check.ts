@@ -5,6 +5,7 @@ import { nearestWord } from "./nearest.ts"
 import type { ConfigWarning } from "./warning.ts"
 import { AnvilConfig, keysAt } from "./schema.ts"
 import { duplicateKeyWarnings } from "./duplicate-keys.ts"
+import { describeOutOfRange, numbersOutOfRange } from "./number-range.ts"
 
 export { formatWarning, type ConfigWarning } from "./warning.ts"
 
@@ -27,8 +28,6 @@ export const checkConfig = (file: string, text: string, tree: Node | undefined, 
   // The value parsed already, so the text has a tree.
   const syntax = tree ?? (parseJsoncTree(text) as { readonly tree: Node }).tree
   const duplicates = duplicateKeyWarnings(file, text, syntax)
-  const result = decode(value, { errors: "all", onExcessProperty: "error" })
-  if (Result.isSuccess(result)) return duplicates
   const where = (path: ReadonlyArray<string>, ofKey: boolean): TextPosition => {
     // An array's element is found by its number ("plugins.disabled.0"), an object's member by its name.
     let node: Node | undefined = syntax
@@ -37,6 +36,18 @@ export const checkConfig = (file: string, text: string, tree: Node | undefined, 
     return positionAt(text, target?.offset ?? 0)
   }
   const warnings: Array<ConfigWarning> = []
+  // A number too large or too small to hold is said as written, once per key, with what the key expects.
+  const ranges = new Map(numbersOutOfRange(text, syntax).map((n) => [dotted(n.path), n]))
+  const ranged = new Set<string>()
+  const rangeWarning = (key: string, expected: string | undefined): ConfigWarning => {
+    const n = ranges.get(key)!
+    ranges.delete(key)
+    ranged.add(key)
+    const next = expected ?? "write a number within ±1.7976931348623157e308 and, unless it is 0, at least 5e-324 from 0"
+    return { file, ...positionAt(text, n.offset), key, kind: "invalid_value", message: `'${key}' is ${describeOutOfRange(n)}: ${next}` }
+  }
+  const result = decode(value, { errors: "all", onExcessProperty: "error" })
+  if (Result.isSuccess(result)) return [...duplicates, ...[...ranges.keys()].map((key) => rangeWarning(key, undefined))].sort(byPlace)
   for (const issue of formatter(result.failure.issue).issues) {
     const path = (issue.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p))
     const key = dotted(path)
@@ -49,8 +60,17 @@ export const checkConfig = (file: string, text: string, tree: Node | undefined, 
     } else {
       const got = path.reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], value)
       const expected = issue.message.replace(/^Expected/, "expected").replace(/ \| undefined$/, "")
-      warnings.push({ file, ...where(path, false), key, kind: "invalid_value", message: `'${key}' is ${shown(got)}: ${expected}` })
+      if (ranges.has(key)) warnings.push(rangeWarning(key, expected))
+      else if (!ranged.has(key)) {
+        warnings.push({ file, ...where(path, false), key, kind: "invalid_value", message: `'${key}' is ${shown(got)}: ${expected}` })
+      }
     }
   }
-  return [...duplicates, ...warnings].sort((a, b) => a.line - b.line || a.column - b.column)
+  // Out of range where any value is taken (a plugin's options): said all the same, since it is not what was written;
+  // not under an unknown key, which is ignored whole.
+  const unknown = warnings.filter((w) => w.kind === "unknown_key").map((w) => `${w.key}.`)
+  for (const key of [...ranges.keys()]) if (!unknown.some((u) => `${key}.`.startsWith(u))) warnings.push(rangeWarning(key, undefined))
+  return [...duplicates, ...warnings].sort(byPlace)
 }
+
+const byPlace = (a: ConfigWarning, b: ConfigWarning) => a.line - b.line || a.column - b.column
