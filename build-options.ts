@@ -2,6 +2,7 @@
  * How an executable is compiled: shared by build.ts (dist/anvil) and by the
  * start-up benchmark, which compiles its reference programs exactly as anvil is.
  */
+import { dirname, resolve as resolvePath } from "node:path"
 
 /**
  * JavaScriptCore's tier-up thresholds x16 at start: the code of a start-up runs once, and compiling what
@@ -67,3 +68,24 @@ export const effectHexTableLiteral = (build: Bun.PluginBuilder) =>
     'Uint8Array.from("0123456789abcdef", c => c.charCodeAt(0))',
     "new Uint8Array([48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102])",
   )
+
+/**
+ * A text import (`import text from "./read.md" with { type: "text" }`: every tool's description, the system prompt,
+ * the plugin API's declarations) becomes a string in the code that imports it. Left to `--compile`, each is a file of
+ * its own in the executable, read by a `require` when its importer loads: `anvil tool read` paid that (and the first
+ * compile of Bun's require) for read.md, the agent for every tool's. A plugin's onLoad is not told the import's
+ * attributes (a .md file's loader is "md" either way), so the importer's own line decides: the skills and rg,
+ * imported `with { type: "file" }`, stay files.
+ */
+export const inlineTextImports = (build: Bun.PluginBuilder) => {
+  build.onResolve({ filter: /\.(md|txt)$/ }, async (args) => {
+    if (args.namespace !== "file" || !args.importer) return undefined
+    const importer = await Bun.file(args.importer).text()
+    if (!importer.includes(`from ${JSON.stringify(args.path)} with { type: "text" }`)) return undefined
+    return { path: resolvePath(dirname(args.importer), args.path), namespace: "anvil-text" }
+  })
+  build.onLoad({ filter: /.*/, namespace: "anvil-text" }, async (args) => ({
+    contents: `export default ${JSON.stringify(await Bun.file(args.path).text())}`,
+    loader: "js",
+  }))
+}

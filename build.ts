@@ -14,7 +14,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { basename, dirname, join, relative, resolve } from "node:path"
-import { compileOptions, EXECUTABLE_BUILD, effectHexTableLiteral, effectWithoutAsyncContext } from "./build-options.ts"
+import { compileOptions, EXECUTABLE_BUILD, effectHexTableLiteral, effectWithoutAsyncContext, inlineTextImports } from "./build-options.ts"
 
 const root = import.meta.dir
 const entry = join(root, "src/main.ts")
@@ -213,6 +213,8 @@ const embedPlugin: Bun.BunPlugin = {
     // No node:async_hooks for effect's fibers, no builtin compiled for one constant table (see build-options.ts).
     effectWithoutAsyncContext(build)
     effectHexTableLiteral(build)
+    // Tool descriptions and other text imports: strings in the code, not files required at load (see build-options.ts).
+    inlineTextImports(build)
   },
 }
 

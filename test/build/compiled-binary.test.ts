@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test"
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { VERSION } from "../../src/version.ts"
 import { toolResults } from "../support/anvil-cli.ts"
@@ -61,6 +61,21 @@ describe("the compiled executable", () => {
     const again = JSON.parse(run(["self-check"], dir, env).out)
     expect(again.ripgrep.path).toBe(report.ripgrep.path)
     expect(readdirSync(join(cache, "anvil"))).toHaveLength(1)
+  })
+
+  test("holds its text imports (tool descriptions, the system prompt, the plugin API) as code, not as files required at load", async () => {
+    // A file embedded in the executable is named /$bunfs/root/NAME-HASH.EXT; a text import left to --compile was one,
+    // required when its importer loaded (build-options.ts inlineTextImports). The skills stay files.
+    const image = Buffer.from(await Bun.file(binary).arrayBuffer())
+    for (const name of ["read", "bash", "system-prompt", "plugin-api.dts"]) expect(image.indexOf(`/$bunfs/root/${name}-`)).toBe(-1)
+    expect(image.indexOf("/$bunfs/root/SKILL-")).toBeGreaterThan(-1)
+    const dir = tempDir()
+    const readHelp = run(["tool", "read", "--help"], dir, { PATH: "/usr/bin:/bin", HOME: dir })
+    expect(readHelp.code).toBe(0)
+    expect(readHelp.out).toContain(readFileSync(join(repo, "src", "tools", "read.md"), "utf8").trim().split("\n")[0]!)
+    expect(run(["plugins", "init", "hello"], dir, { PATH: "/usr/bin:/bin", HOME: dir }).code).toBe(0)
+    const declarations = readFileSync(join(repo, "embedded", "plugin-api.dts.txt"), "utf8")
+    expect(readFileSync(join(dir, ".anvil", "plugins", "hello", "anvil-plugin.d.ts"), "utf8")).toBe(declarations)
   })
 
   test("ignores the .env and bunfig.toml of the folder it runs in", () => {
