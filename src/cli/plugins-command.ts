@@ -34,8 +34,10 @@ const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…`
 
 /** The listing of `anvil plugins`. */
 export const formatPlugins = (set: PluginSet, display: (p: string) => string): string => {
+  // The problems are why plugins one expected are missing: never left out, least of all when none loaded.
+  const problems = set.problems.flatMap((p) => ["", `Problem: ${p}`])
   if (set.reports.length === 0) {
-    return "No plugins found. Put one in .anvil/plugins/ or ~/.config/anvil/plugins/, or start with 'anvil plugins init NAME'.\n"
+    return [`No plugins found. Put one in .anvil/plugins/ or ~/.config/anvil/plugins/, or start with 'anvil plugins init NAME'.`, ...problems, ""].join("\n")
   }
   const width = Math.max(4, ...set.reports.map((r) => r.name.length))
   const statusOf = (r: (typeof set.reports)[number]) => (r.status === "untrusted" && r.trust === "changed" ? "untrusted (changed)" : r.status)
@@ -56,8 +58,7 @@ export const formatPlugins = (set: PluginSet, display: (p: string) => string): s
     if (r.error) out.push(`${pad}error: ${r.error.file ? `${display(r.error.file)}${r.error.line ? `:${r.error.line}` : ""}: ` : ""}${r.error.message}`)
     if (r.status === "untrusted") out.push(`${pad}run 'anvil plugins trust ${r.name}' after reviewing it`)
   }
-  for (const p of set.problems) out.push("", `Problem: ${p}`)
-  return `${out.join("\n")}\n`
+  return `${[...out, ...problems].join("\n")}\n`
 }
 
 const reportJson = (r: PluginReport) => ({ ...r })

@@ -37,13 +37,35 @@ export interface InstalledClaudePlugin {
   readonly manifest?: Readonly<Record<string, unknown>>
 }
 
-const readJson = (file: string): unknown => {
-  try {
-    return parseJsonc(readFileSync(file, "utf8"))
-  } catch {
-    return undefined
+/** Reads one of Claude Code's files: undefined when it is missing or empty; one that cannot be read or parsed is a problem, once per file. */
+type ReadJson = (file: string) => unknown
+
+const jsonReader = (problem: (file: string, why: string) => void): ReadJson => {
+  const seen = new Map<string, unknown>()
+  return (file) => {
+    if (seen.has(file)) return seen.get(file)
+    let value: unknown
+    try {
+      const text = readFileSync(file, "utf8")
+      value = text.trim() === "" ? undefined : parseJsonc(text)
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code !== "ENOENT" && code !== "ENOTDIR") problem(file, code ? `cannot be read (${code})` : `is not valid JSON (${(e as Error).message})`)
+    }
+    seen.set(file, value)
+    return value
   }
 }
+
+/** What a broken file of Claude Code's costs, so the problem says what did not load. */
+const costOf = (file: string): string =>
+  file.endsWith("settings.json") || file.endsWith("settings.local.json")
+    ? "the plugins its enabledPlugins turns on or off were not read"
+    : file.endsWith("installed_plugins.json")
+      ? "where Claude Code installed each plugin is not known, so the plugin cache and the marketplaces were searched instead"
+      : file.endsWith("known_marketplaces.json")
+        ? "where Claude Code put each marketplace is not known, so ~/.claude/plugins/marketplaces/ was searched instead"
+        : "the plugins it lists were not found through it"
 
 const isFolder = (p: string): boolean => {
   try {
@@ -54,7 +76,7 @@ const isFolder = (p: string): boolean => {
 }
 
 /** `enabledPlugins` merged over the settings files, with the file that decided each key. */
-const enabledPlugins = (root: string, configDir: string): Map<string, { enabled: boolean; source: "user" | "project" }> => {
+const enabledPlugins = (readJson: ReadJson, root: string, configDir: string): Map<string, { enabled: boolean; source: "user" | "project" }> => {
   const merged = new Map<string, { enabled: boolean; source: "user" | "project" }>()
   const files: Array<[string, "user" | "project"]> = [
     [join(configDir, "settings.json"), "user"],
@@ -97,7 +119,7 @@ const cachedPath = (configDir: string, name: string, marketplace: string): strin
 }
 
 /** The marketplace's checkout: where known_marketplaces.json says Claude Code put it, else `plugins/marketplaces/<name>`. */
-const marketplaceDir = (configDir: string, marketplace: string): string => {
+const marketplaceDir = (readJson: ReadJson, configDir: string, marketplace: string): string => {
   const known = readJson(join(configDir, "plugins", "known_marketplaces.json"))
   const entry = Predicate.isObject(known) ? known[marketplace] : undefined
   const at = Predicate.isObject(entry) ? entry.installLocation : undefined
@@ -105,7 +127,7 @@ const marketplaceDir = (configDir: string, marketplace: string): string => {
 }
 
 /** A marketplace.json's entry for the plugin, and the folder its relative `source` is read from (`metadata.pluginRoot`, else the marketplace's). */
-const listingEntry = (dir: string, name: string): { entry: Record<string, unknown>; base: string } | undefined => {
+const listingEntry = (readJson: ReadJson, dir: string, name: string): { entry: Record<string, unknown>; base: string } | undefined => {
   const listing = readJson(join(dir, ".claude-plugin", "marketplace.json"))
   if (!Predicate.isObject(listing) || !Array.isArray(listing.plugins)) return undefined
   const entry = listing.plugins.find((p): p is Record<string, unknown> => Predicate.isObject(p) && p.name === name)
@@ -114,8 +136,8 @@ const listingEntry = (dir: string, name: string): { entry: Record<string, unknow
 }
 
 /** A plugin inside the marketplace's checkout, by the `source` path its marketplace.json gives. */
-const marketplacePath = (configDir: string, name: string, marketplace: string): string | undefined => {
-  const found = listingEntry(marketplaceDir(configDir, marketplace), name)
+const marketplacePath = (readJson: ReadJson, configDir: string, name: string, marketplace: string): string | undefined => {
+  const found = listingEntry(readJson, marketplaceDir(readJson, configDir, marketplace), name)
   if (!found || typeof found.entry.source !== "string") return undefined
   const path = resolve(found.base, found.entry.source)
   return isFolder(path) ? path : undefined
@@ -125,25 +147,27 @@ const marketplacePath = (configDir: string, name: string, marketplace: string): 
  * The manifest of a plugin folder without `.claude-plugin/plugin.json`: its entry in the marketplace's checkout, else
  * in a marketplace.json the folder holds itself (a `source: "./"` plugin is a copy of the whole marketplace).
  */
-const entryManifest = (configDir: string, path: string, name: string, marketplace: string): Record<string, unknown> | undefined =>
-  (listingEntry(marketplaceDir(configDir, marketplace), name) ?? listingEntry(path, name))?.entry
+const entryManifest = (readJson: ReadJson, configDir: string, path: string, name: string, marketplace: string): Record<string, unknown> | undefined =>
+  (listingEntry(readJson, marketplaceDir(readJson, configDir, marketplace), name) ?? listingEntry(readJson, path, name))?.entry
 
 /** The enabled, installed Claude Code plugins, and a problem for each enabled one that cannot be found. */
 export const claudeInstalledPlugins = (root: string, env: Env): { plugins: Array<InstalledClaudePlugin>; problems: Array<string> } => {
   const configDir = claudeConfigDir(env)
   if (configDir === undefined) return { plugins: [], problems: [] }
-  const enabled = enabledPlugins(root, configDir)
-  if (enabled.size === 0) return { plugins: [], problems: [] }
+  // A file that does not parse is no file to Claude Code's reader either, but it must not make plugins vanish unsaid.
+  const problems: Array<string> = []
+  const readJson = jsonReader((file, why) => problems.push(`${file} ${why}: ${costOf(file)}. Fix the file (Claude Code cannot read it either)`))
+  const enabled = enabledPlugins(readJson, root, configDir)
+  if (enabled.size === 0) return { plugins: [], problems }
   const installed = readJson(join(configDir, "plugins", "installed_plugins.json"))
   const plugins: Array<InstalledClaudePlugin> = []
-  const problems: Array<string> = []
   for (const [key, { enabled: on, source }] of enabled) {
     if (!on) continue
     const at = key.lastIndexOf("@")
     const name = at > 0 ? key.slice(0, at) : key
     const marketplace = at > 0 ? key.slice(at + 1) : ""
     const path =
-      recordedPath(installed, key, root) ?? (marketplace !== "" ? (cachedPath(configDir, name, marketplace) ?? marketplacePath(configDir, name, marketplace)) : undefined)
+      recordedPath(installed, key, root) ?? (marketplace !== "" ? (cachedPath(configDir, name, marketplace) ?? marketplacePath(readJson, configDir, name, marketplace)) : undefined)
     if (path === undefined) {
       problems.push(`enabledPlugins: ${key} is enabled but not installed under ${join(configDir, "plugins")} (install it with Claude Code's /plugin install, or set it to false)`)
       continue
@@ -152,7 +176,7 @@ export const claudeInstalledPlugins = (root: string, env: Env): { plugins: Array
       plugins.push({ key, path, source })
       continue
     }
-    const manifest = marketplace !== "" ? entryManifest(configDir, path, name, marketplace) : undefined
+    const manifest = marketplace !== "" ? entryManifest(readJson, configDir, path, name, marketplace) : undefined
     if (manifest) plugins.push({ key, path, source, manifest })
     else problems.push(`enabledPlugins: ${key} is installed at ${path}, which has no .claude-plugin/plugin.json, and its marketplace's marketplace.json does not describe it`)
   }

@@ -145,3 +145,43 @@ describe("plugins a marketplace entry describes (\"strict\": false, as anthropic
     expect(await status()).toBe("loaded")
   })
 })
+
+describe("Claude Code's files that do not parse", () => {
+  test("each is a problem naming the file, the place and what did not load; the rest still loads; an empty file is no file", () => {
+    const home = tempDir("anvil-claude-home-")
+    const root = project({ ".claude/settings.json": '{"enabledPlugins": {"p@m": true' })
+    const at = join(home, ".claude", "plugins", "cache", "m", "ok", "1.0.0")
+    writeTree(at, { ".claude-plugin/plugin.json": JSON.stringify({ name: "ok" }) })
+    writeTree(join(home, ".claude"), {
+      "settings.json": JSON.stringify({ enabledPlugins: { "ok@m": true, "gone@broken": true } }),
+      "plugins/installed_plugins.json": "{not json",
+      "plugins/known_marketplaces.json": "",
+      "plugins/marketplaces/broken/.claude-plugin/marketplace.json": '{"name": "broken", "plugins": [',
+    })
+    const found = claudeInstalledPlugins(root, { HOME: home })
+    expect(found.plugins.map((p) => p.key)).toEqual(["ok@m"])
+    const claude = join(home, ".claude")
+    expect(found.problems).toEqual([
+      `${join(root, ".claude/settings.json")} is not valid JSON (CloseBraceExpected at line 1, column 32): the plugins its enabledPlugins turns on or off were not read. Fix the file (Claude Code cannot read it either)`,
+      `${join(claude, "plugins/installed_plugins.json")} is not valid JSON (InvalidSymbol at line 1, column 2): where Claude Code installed each plugin is not known, so the plugin cache and the marketplaces were searched instead. Fix the file (Claude Code cannot read it either)`,
+      `${join(claude, "plugins/marketplaces/broken/.claude-plugin/marketplace.json")} is not valid JSON (CloseBracketExpected at line 1, column 32): the plugins it lists were not found through it. Fix the file (Claude Code cannot read it either)`,
+      `enabledPlugins: gone@broken is enabled but not installed under ${join(claude, "plugins")} (install it with Claude Code's /plugin install, or set it to false)`,
+    ])
+  })
+
+  test("through the binary: anvil plugins shows the problem also when no plugin loaded, and a tool call reports it on stderr", async () => {
+    const home = tempDir("anvil-claude-home-")
+    // As on a machine where Claude Code installed plugins (without its plugins folder no plugin can load, and nothing is read).
+    writeTree(join(home, ".claude"), { "settings.json": '{"enabledPlugins": {"p@m": true,}', "plugins/known_marketplaces.json": "{}" })
+    const root = project({ "a.txt": "x\n" })
+    const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    const problem = `${join(home, ".claude/settings.json")} is not valid JSON (CloseBraceExpected at line 1, column 34): the plugins its enabledPlugins turns on or off were not read.`
+    const listed = await runBinary(["plugins"], { cwd: root, env })
+    expect(listed.stdout).toStartWith("No plugins found.")
+    expect(listed.stdout).toContain(`Problem: ${problem}`)
+    expect(JSON.parse((await runBinary(["plugins", "--json"], { cwd: root, env })).stdout).problems[0]).toStartWith(problem)
+    const read = await runBinary(["tool", "read", '{"path": "a.txt"}'], { cwd: root, env })
+    expect(read.code).toBe(0)
+    expect(read.stderr).toContain(`anvil: ${problem}`)
+  }, 60_000)
+})
