@@ -53,6 +53,29 @@ const attemptText = (error: unknown, request: string, startup: number): string =
   return `${request} answered HTTP ${status}${short ? `: ${short}` : ""}`
 }
 
+const checkUrl = (spec: ServerSpec) =>
+  `check "url" in the settings of '${spec.name}' (${spec.source}): it must be the server's MCP endpoint, which servers commonly serve at /mcp (streamable HTTP) or /sse (SSE only)`
+
+/**
+ * An HTTP server's start that failed before any MCP answer, when the cause is plain: nothing listens at the address,
+ * or something answers there that is not an MCP server (a web page, text that is not JSON). "cannot connect" would
+ * send the person to the network when the address is what is wrong; each says what came back and what to check.
+ */
+const notMcpThere = (message: string, spec: ServerSpec, url: string): string | undefined => {
+  if (/ECONNREFUSED|ConnectionRefused|Unable to connect/i.test(message)) {
+    return `cannot connect to ${url}: nothing answers there (connection refused). Next: start the server, or ${checkUrl(spec)}`
+  }
+  const type = /Unexpected content type: ([^\s;,]+)/i.exec(message)?.[1]
+  if (type !== undefined) {
+    const what = /html/i.test(type) ? "a web page" : `content of type ${type}`
+    return `${url} answered with ${what}, not MCP (an MCP server answers with application/json or text/event-stream). Next: ${checkUrl(spec)}`
+  }
+  if (/JSON Parse error|Unexpected token|not valid JSON|Unexpected end of JSON/i.test(message)) {
+    return `${url} answered with what is not JSON, so not MCP (${message.replace(/\s+/g, " ").slice(0, 120)}). Next: ${checkUrl(spec)}`
+  }
+  return undefined
+}
+
 /** Both transports' failures and what to check, when the SSE fallback failed after streamable HTTP was refused. */
 const bothFailed = (attempts: { readonly first: unknown; readonly fallback: unknown }, spec: ServerSpec, startup: number): string => {
   const url = spec.transport.kind === "stdio" ? "" : spec.transport.url
@@ -60,7 +83,7 @@ const bothFailed = (attempts: { readonly first: unknown; readonly fallback: unkn
   const next =
     fallbackStatus === 401 || fallbackStatus === 403
       ? `the server wants credentials: set them in "headers" in the settings of '${spec.name}' (${spec.source}), e.g. "Authorization": "Bearer \${TOKEN}"`
-      : `check "url" in the settings of '${spec.name}' (${spec.source}): it must be the server's MCP endpoint, which servers commonly serve at /mcp (streamable HTTP) or /sse (SSE only); "type": "sse" skips the streamable HTTP attempt`
+      : `${checkUrl(spec)}; "type": "sse" skips the streamable HTTP attempt`
   return `cannot connect to ${url}: streamable HTTP was refused (${attemptText(attempts.first, "POST", startup)}), and the SSE fallback failed too (${attemptText(attempts.fallback, "GET", startup)}). Next: ${next}`
 }
 
@@ -81,7 +104,7 @@ export const explain = (error: unknown, spec: ServerSpec, exit: ExitReport | und
     const auth = code === 401 || code === 403 || /unauthori[sz]ed/i.test(message)
     // The SDK's message carries the answer's body, not its status: the status says more (500, 502, 404).
     const status = typeof code === "number" && code >= 400 && code < 600 && !message.includes(String(code)) ? ` (HTTP ${code})` : ""
-    text = `cannot connect to ${spec.transport.url}${status}: ${message}${auth ? CREDENTIALS : ""}`
+    text = notMcpThere(message, spec, spec.transport.url) ?? `cannot connect to ${spec.transport.url}${status}: ${message}${auth ? CREDENTIALS : ""}`
   }
   else text = message
   return maskSecrets(text, spec.secrets)

@@ -161,6 +161,17 @@ describe("anvil mcp and anvil tool with real servers", () => {
     for (const pid of serverPids(s.marks)) expect(alive(pid)).toBe(false)
   })
 
+  test("an HTTP address that answers with a web page is named so, with the setting to check; the call's envelope says it too", async () => {
+    const page = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("<html>sign in</html>", { headers: { "content-type": "text/html" } }) })
+    stops.push(() => page.stop(true))
+    const url = `http://127.0.0.1:${page.port}/mcp`
+    const s = setup({ site: { type: "http", url, permission: "allow" } })
+    const listed = await run(s, ["mcp"])
+    expect(listed.stdout).toContain(`${url} answered with a web page, not MCP (an MCP server answers with application/json or text/event-stream). Next: check "url" in the settings of 'site'`)
+    const call = json((await run(s, ["tool", "mcp__site__anything", "{}"])).stdout)
+    expect(call.error.message).toContain(`${url} answered with a web page, not MCP`)
+  })
+
   test("a result with a block of a type anvil does not know and one missing its data: the call succeeds, those two are stated lines, the rest kept", async () => {
     const s = setup({})
     writeFileSync(join(s.home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcpServers: { t: tiny(s.marks) } }))

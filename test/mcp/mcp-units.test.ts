@@ -339,6 +339,34 @@ describe("the hub", () => {
     }
   })
 
+  test("an HTTP address where no MCP server answers says what is there instead and what to check, not only 'cannot connect'", async () => {
+    const page = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("<html>sign in</html>", { headers: { "content-type": "text/html" } }) })
+    const text = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("{not json", { headers: { "content-type": "application/json" } }) })
+    // A port nothing listens on: one a server held a moment ago.
+    const gone = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") })
+    const closed = gone.port
+    gone.stop(true)
+    try {
+      const { hub } = hubWith({
+        page: { type: "http", url: `http://127.0.0.1:${page.port}/mcp` },
+        text: { type: "http", url: `http://127.0.0.1:${text.port}/mcp` },
+        closed: { type: "http", url: `http://127.0.0.1:${closed}/mcp` },
+      })
+      hub.startAll()
+      await hub.settled()
+      const [p, t, c] = hub.views()
+      const check = (name: string) => `Next: check "url" in the settings of '${name}' (`
+      expect(p).toMatchObject({ status: "failed" })
+      expect(p!.error).toStartWith(`http://127.0.0.1:${page.port}/mcp answered with a web page, not MCP (an MCP server answers with application/json or text/event-stream). ${check("page")}`)
+      expect(t!.error).toStartWith(`http://127.0.0.1:${text.port}/mcp answered with what is not JSON, so not MCP (`)
+      expect(t!.error).toContain(check("text"))
+      expect(c!.error).toStartWith(`cannot connect to http://127.0.0.1:${closed}/mcp: nothing answers there (connection refused). Next: start the server, or check "url" in the settings of 'closed' (`)
+    } finally {
+      page.stop(true)
+      text.stop(true)
+    }
+  })
+
   test("tools whose definitions are not valid MCP are left out and named; the server's other tools work", async () => {
     const { hub, root } = hubWith({ tiny: { command: process.execPath, args: [TINY, "--bad-tools"], permission: "allow" } })
     hub.startAll()
