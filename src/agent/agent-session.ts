@@ -35,6 +35,7 @@ import { systemPrompt } from "./system-prompt.ts"
 import { MCP_DEFAULTS } from "../config/sections/mcp.ts"
 import { makeMcpHub } from "../mcp/mcp-hub.ts"
 import { pluginServerSources } from "../mcp/server-sources.ts"
+import { sourceWithHooks } from "../plugins/hooked-source.ts"
 import { emptyPluginSet, loadPlugins, toolNames, toolsWithPlugins, withExtraHooks, type PluginSet } from "../plugins/plugin-host.ts"
 
 /**
@@ -242,7 +243,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
       cost.add(boot.model.id, u)
     },
     cwd: options.cwd,
-    toolSources: mcp.configured ? [mcp.toolSource] : [],
+    toolSources: mcp.configured ? [sourceWithHooks(mcp.toolSource, plugins.hooks, onProblem)] : [],
     env: options.env,
     boot,
     allTools: toolsWithPlugins(options.allTools, plugins, onProblem),

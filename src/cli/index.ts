@@ -12,7 +12,7 @@ import { EXIT } from "./exit-codes.ts"
 import { GLOBAL_HELP, TOOL_HELP } from "./help-text.ts"
 import { processIO, type CliIO } from "./output.ts"
 import { hasPlugins, projectOf } from "./project.ts"
-import { frozenCallReport, toolCommand } from "./tool-command.ts"
+import { toolCommand } from "./tool-command.ts"
 import { parseToolArgs } from "./tool-args.ts"
 
 /** Runs the CLI; returns the exit code (0 success or partial, 1 error, 2 usage). */
@@ -171,19 +171,8 @@ const COMMANDS = {
     // A plugin's hooks may run (and change the work tree) before the tool: a git started before them is not its answer.
     const { discardEarlyGit } = await import("../git/early-git.ts")
     discardEarlyGit()
-    return await toolCommand(args, one ? [one] : [], io, global.root, async ({ root, config, tools, sandbox }) => {
-      // Imported here: the plugin host stays out of the modules every command loads.
-      const { FREEZE_MESSAGE, pluginsFor, toolsWithPlugins } = await import("./plugin-setup.ts")
-      const { confinementOf } = await import("../sandbox/sandbox.ts")
-      const plugins = await pluginsFor(io, root, config, {
-        confineProjectHooks: confinementOf(sandbox),
-        freezeReport: frozenCallReport(args, FREEZE_MESSAGE),
-        ...(args.trustPlugins ? { trustProject: true } : {}),
-      })
-      const fromPlugin = plugins.tools.some((t) => t.name.toLowerCase() === args.name.trim().toLowerCase())
-      const base = one || fromPlugin ? tools : await loadBuiltinTools()
-      return toolsWithPlugins(base, plugins, (m) => io.err(`anvil: ${m}\n`))
-    }, undefined, global.strict, project)
+    const { pluginToolsFor } = await import("./tool-plugins.ts")
+    return await toolCommand(args, one ? [one] : [], io, global.root, pluginToolsFor(args, io, { named: one !== undefined }), undefined, global.strict, project)
   },
   plugins: subcommand(async () => {
     const { pluginsCommand, PLUGINS_HELP } = await import("./plugins-command.ts")

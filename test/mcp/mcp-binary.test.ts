@@ -245,6 +245,35 @@ describe("anvil mcp and anvil tool with real servers", () => {
 })
 
 describe("agent runs with MCP servers", () => {
+  test("tool hooks see MCP calls as any other: a Claude Code PreToolUse hook on mcp__.* blocks or changes them, in anvil tool and in the agent", async () => {
+    const s = setup({})
+    writeFileSync(join(s.home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcpServers: { tiny: { ...tiny(s.marks), permission: "allow" } } }))
+    const changed = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { message: "changed by the hook" } } })
+    const guard = `if grep -q forbidden; then echo "no forbidden echoes" >&2; exit 2; fi; echo '${changed}'`
+    const post = `cat >/dev/null; echo '${JSON.stringify({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "seen after" } })}'`
+    const hooks = { PreToolUse: [{ matcher: "mcp__.*", hooks: [{ type: "command", command: guard }] }], PostToolUse: [{ matcher: "mcp__tiny__echo", hooks: [{ type: "command", command: post }] }] }
+    mkdirSync(join(s.root, ".claude"), { recursive: true })
+    writeFileSync(join(s.root, ".claude", "settings.json"), JSON.stringify({ hooks }))
+    expect((await run(s, ["plugins", "trust", "claude-settings"])).code).toBe(0)
+
+    const blocked = json((await run(s, ["tool", "mcp__tiny__echo", '{"message": "forbidden"}'])).stdout)
+    expect(blocked.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'claude-settings': no forbidden echoes" })
+    const fine = json((await run(s, ["tool", "mcp__tiny__echo", '{"message": "one"}'])).stdout)
+    expect(fine.text).toContain("echo: changed by the hook")
+    expect(fine.text).toContain("PostToolUse hook feedback:\nseen after")
+
+    const { env } = openai([
+      { tool_calls: [{ name: "mcp__tiny__echo", arguments: { message: "forbidden" }, id: "c1" }] },
+      { tool_calls: [{ name: "mcp__tiny__echo", arguments: { message: "two" }, id: "c2" }] },
+      { text: "done" },
+    ])
+    const r = await run(s, ["run", "--format", "stream-json", "use the tiny server"], env)
+    expect(r.code).toBe(0)
+    const results = Object.fromEntries(toolResults(lines(r.stdout)).map((e) => [e.id, e.envelope]))
+    expect(results.c1.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'claude-settings': no forbidden echoes" })
+    expect(results.c2.text).toContain("echo: changed by the hook")
+  })
+
   test("tools join and are called by the agent; a hang meets its deadline, a crash is restarted on the next call; no server left", async () => {
     const s = setup({})
     writeFileSync(join(s.home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcpServers: { tiny: { ...tiny(s.marks), timeout: 500, permission: "allow" } } }))
