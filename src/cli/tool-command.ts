@@ -8,7 +8,7 @@ import { Config, ConfigError, ConfigStrictError } from "../config/config.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import type { ToolSource } from "../tool-framework/registry.ts"
 import { ToolRunner, type ToolOutcome } from "../tool-framework/runner.ts"
-import { fallbackHints } from "../tool-framework/fallback-hints.ts"
+import { fallbackHints, fallbackStep } from "../tool-framework/fallback-hints.ts"
 import { acceptedNames } from "../tool-framework/params.ts"
 import { placeholderFor, WHOLE } from "../tool-framework/placeholder.ts"
 import { watchSignals, type ExitSignal } from "./signals.ts"
@@ -133,7 +133,8 @@ export const toolCommand = async (
  */
 export const printUnknownName = (args: ToolCommandArgs, io: CliIO, message: string): number => {
   const error = { code: "INVALID_PARAM", message, field_errors: [{ field: "name", message: "unknown tool" }], retryable: false } as const
-  return usageFailure(io, args, `anvil tool: ${message}`, cliErrorEnvelope(args.name, error))
+  const step = "name a tool of a configured server (anvil mcp list shows them), or define the server first."
+  return usageFailure(io, args, `anvil tool: ${message}`, cliErrorEnvelope(args.name, error, null, [], step))
 }
 
 /** A call the command line got wrong: the line on stderr, the envelope (or its text) on stdout, exit 2 as for any usage error. */
@@ -159,10 +160,16 @@ const internalEnvelope = (name: string, e: unknown): Envelope => {
 }
 
 /** An error envelope the command line makes itself (no call ran), laid out as the pipeline's are. */
-const cliErrorEnvelope = (name: string, error: EnvelopeError, paramsInput: unknown = null, hints: ReadonlyArray<RetrievalHint> = []): Envelope => ({
+const cliErrorEnvelope = (
+  name: string,
+  error: EnvelopeError,
+  paramsInput: unknown = null,
+  hints: ReadonlyArray<RetrievalHint> = [],
+  nextStep = hints.length === 0 ? fallbackStep(error.code) : undefined,
+): Envelope => ({
   status: "error",
   data: {},
-  text: renderErrorText(name, error, hints),
+  text: renderErrorText(name, error, hints, "", nextStep),
   error,
   stats: { time_ms: 0 },
   context: { cwd: ".", params_input: paramsInput },

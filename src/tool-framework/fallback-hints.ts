@@ -76,3 +76,15 @@ export const renamedCallHint = (
   const kept = isRecord(given) ? Object.entries(given).filter(([k]) => parameters.includes(k)) : []
   return hint(title, "high", kept.length > 0 ? Object.fromEntries(kept.map(([k, v]) => [k, echo(v)])) : required)
 }
+
+/**
+ * The step in words for an error that no call would help and that names no step of its own: a refusal only the
+ * user can lift, a cancelled call, a fault of anvil's rather than of the call.
+ */
+export const fallbackStep = (code: string): string | undefined => STEPS[code]
+
+const STEPS: Readonly<Record<string, string>> = {
+  PERMISSION_DENIED: "do not repeat this call unchanged; go on without it, or another way. Only the user can allow it, as said above.",
+  CANCELLED: "nothing more of this call runs; wait for the user's next instruction.",
+  INTERNAL_ERROR: "this is a fault in anvil, or in the plugin or server behind the tool, not in the call: go on another way, and tell the user.",
+}

@@ -14,7 +14,7 @@ import { AfterChange, withNote, writtenFiles } from "./after-change.ts"
 import type { HookPermission, Tool, ToolResult } from "./definition.ts"
 import { capText, checkInputLimits, ECHO_CHARS, echoValue } from "./input-limits.ts"
 import { withFullOutput } from "./full-output.ts"
-import { fallbackHints } from "./fallback-hints.ts"
+import { fallbackHints, fallbackStep } from "./fallback-hints.ts"
 import { PLACEHOLDER, placeholderFor } from "./placeholder.ts"
 import { acceptedNames, decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
@@ -125,7 +125,7 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
               const envelope: Envelope = {
                 status: "error",
                 data: {},
-                text: renderErrorText(title, envelopeError, hints, details, error.nextStep),
+                text: renderErrorText(title, envelopeError, hints, details, error.nextStep ?? (hints.length === 0 ? fallbackStep(error.code) : undefined)),
                 error: envelopeError,
                 stats: { time_ms },
                 context: { ...context, ...error.context },
@@ -321,7 +321,7 @@ const internalOutcome = (call: ToolCall, defect: unknown): ToolOutcome => {
       status: "error",
       data: {},
       // The shared layout (plain string joins, nothing that could fail again), Retryable line included.
-      text: renderErrorText(name, error, []),
+      text: renderErrorText(name, error, [], "", fallbackStep(error.code)),
       error,
       stats: { time_ms: 0 },
       context: { cwd: ".", params_input: "[not shown]" },

@@ -29,10 +29,13 @@ const brokenHintTool = defineTool({
 })
 
 describe("a call whose pipeline itself fails", () => {
-  test("still ends in an INTERNAL_ERROR envelope laid out as every other one, Retryable line included", async () => {
+  test("still ends in an INTERNAL_ERROR envelope laid out as every other one, Retryable line and next step included", async () => {
     const { envelope } = await callTool(project(), "broken_hint", {}, { tools: [brokenHintTool] })
     expect(envelope.status).toBe("error")
     expect(envelope.error).toEqual({ code: "INTERNAL_ERROR", message: expect.stringContaining("hint exploded"), retryable: false })
-    expect(envelope.text).toBe(`# broken_hint Error\n\nCode: INTERNAL_ERROR\nMessage: ${envelope.error!.message}\nRetryable: False`)
+    expect(envelope.text).toBe(
+      `# broken_hint Error\n\nCode: INTERNAL_ERROR\nMessage: ${envelope.error!.message}\nRetryable: False\n\n` +
+        "Next step: this is a fault in anvil, or in the plugin or server behind the tool, not in the call: go on another way, and tell the user.",
+    )
   })
 })

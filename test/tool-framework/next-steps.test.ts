@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { readFileSync } from "node:fs"
+import { chmodSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, project } from "../support/harness.ts"
 
@@ -77,6 +77,28 @@ describe("every error names a next step", () => {
     expect(await first(root, "write", { path: "s/f/b.txt", content: "x" })).toMatchObject({ code: "NOT_FOUND", step: 'LS(path="s")' })
     expect(await first(root, "edit", { path: "a.txt/b.txt", old_string: "", new_string: "x" })).toMatchObject({ code: "NOT_FOUND", step: 'LS(path=".")' })
     expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("hi\n")
+  })
+
+  test("where no call helps, the step in words: a refusal only the user can lift, a cancelled call, anvil's own fault", async () => {
+    const { Effect } = await import("effect")
+    const { askTool, defectTool, hangTool } = await import("../support/fixture-tools.ts")
+    const tools = [askTool, defectTool, hangTool]
+    const words = (text: string) => text.match(/\nNext step: (.*)$/)?.[1]
+    const declined = (await callTool(project({}), "asker", {}, { tools, onAsk: () => Effect.succeed(false) })).envelope
+    expect(declined.error?.code).toBe("PERMISSION_DENIED")
+    expect(words(declined.text)).toBe("do not repeat this call unchanged; go on without it, or another way. Only the user can allow it, as said above.")
+    const cancelled = (await callTool(project({}), "hang", {}, { tools, cancelled: Effect.sleep("20 millis") })).envelope
+    expect(words(cancelled.text)).toBe("nothing more of this call runs; wait for the user's next instruction.")
+    const defect = (await callTool(project({}), "boom", {}, { tools })).envelope
+    expect(defect.error?.code).toBe("INTERNAL_ERROR")
+    expect(words(defect.text)).toBe("this is a fault in anvil, or in the plugin or server behind the tool, not in the call: go on another way, and tell the user.")
+    // A refusal the system gave (a read-only file) keeps its own look at the file, not these words.
+    const root = project({ "ro.txt": "a\n" })
+    chmodSync(join(root, "ro.txt"), 0o444)
+    const readOnly = await first(root, "write", { path: "ro.txt", content: "b" })
+    expect(readOnly.code).toBe("PERMISSION_DENIED")
+    expect(readOnly.step).toContain("chmod u+w")
+    expect(words(readOnly.envelope.text)).toBeUndefined()
   })
 
   test("bash's run_in_background under `anvil tool`: the same command in the foreground", async () => {
