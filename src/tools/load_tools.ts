@@ -1,4 +1,6 @@
 import { Effect, Schema } from "effect"
+import { nearestWord } from "../config/nearest.ts"
+import { hint } from "../protocol/hint.ts"
 import { invalidParam, ToolError } from "../protocol/tool-error.ts"
 import { defineTool, type Tool } from "../tool-framework/definition.ts"
 import { makeRegistry, type ToolRegistry, type ToolSource } from "../tool-framework/registry.ts"
@@ -88,7 +90,10 @@ export const loadToolsTool = (
         if (found.size === 0) {
           // Only the unknown names are to be given again; the refused ones are said apart.
           const unknownNote = `no such tool: ${unknown.join(", ") || "(none named)"}. Available: ${available}`
-          return yield* invalidParam("names", denied.length > 0 ? `${unknownNote}. Also ${refusedNote}` : unknownNote)
+          // A name close to a tool's (git_stat) is most likely that tool: asked for under its name.
+          const near = unknown.map((n) => nearestWord(n, tools.map((t) => t.name))).flatMap((w) => (w?.likely ? [w.word] : []))
+          const hints = near.length > 0 ? [hint("LoadTools", "high", { names: [...new Set(near)] })] : undefined
+          return yield* invalidParam("names", denied.length > 0 ? `${unknownNote}. Also ${refusedNote}` : unknownNote, hints)
         }
         const loaded = [...found.values()]
         const lines = [`Loaded ${loaded.map((t) => t.name).join(", ")}: offered from the next step on; call them as usual.`]

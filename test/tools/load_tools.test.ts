@@ -38,6 +38,17 @@ describe("load_tools finds tools by the names a model would use", () => {
     expect(await load({ names: [] })).toBe("INVALID_PARAM")
   })
 
+  test("a name close to a tool's is asked for again under that tool's name; a name close to none gets the list", async () => {
+    const refusal = async (params: unknown) => {
+      const decoded = decodeParams(loader, params)
+      if (!decoded.ok) throw new Error("not decoded")
+      const exit = await Effect.runPromiseExit(loader.run(decoded.value, { callId: "c", rawParams: params } as never) as unknown as Effect.Effect<unknown, { hints?: ReadonlyArray<unknown> }>)
+      return exit._tag === "Failure" ? (exit.cause.reasons.find((r) => r._tag === "Fail") as unknown as { error: { hints?: ReadonlyArray<unknown> } }).error : undefined
+    }
+    expect((await refusal({ names: ["git_stat", "lsp_hovr"] }))?.hints).toEqual([{ action: "LoadTools", priority: "high", args: { names: ["git_status", "lsp_hover"] } }])
+    expect((await refusal({ names: ["frobnicate"] }))?.hints).toBeUndefined()
+  })
+
   test("one name sent as a plain string is taken; the schema offered still asks for an array", async () => {
     expect(await load({ names: "git_diff" })).toEqual(["git_diff"])
     expect(await load("fetch")).toEqual(["fetch"])
