@@ -12,6 +12,8 @@ export class FetchNetworkFailed extends Data.TaggedError("FetchNetworkFailed")<{
   readonly tls: boolean
   /** The TLS handshake itself failed (no certificate was judged): the port may speak plain HTTP. */
   readonly handshake?: boolean
+  /** A response came, but its body does not decode as its Content-Encoding says (a broken gzip): the server's fault. */
+  readonly undecodable?: boolean
 }> {}
 
 /** The redirect chain was too long, led to a scheme that cannot be fetched, or a redirect named no place to go. */

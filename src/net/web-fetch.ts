@@ -110,6 +110,11 @@ const networkError = (e: HttpClientError, url: string, secrets: ReadonlyArray<st
   const certificate = /cert|self.signed|issuer|expired|altname/i.test(text)
   // A handshake that failed before any certificate was judged: skipping verification cannot help.
   const handshake = !certificate && /EPROTO|handshake|wrong version|ssl|tls/i.test(text)
+  // Bun's names for a body that does not decode as its Content-Encoding says (ZlibError, BrotliDecompressionError, …).
+  if (/Zlib|Decompression|Zstd/i.test(text)) {
+    const message = scrubSecrets(`The body from ${url} does not decode as its Content-Encoding says (${e.code ?? e.message}): the server's answer is broken.`, secrets)
+    return new FetchNetworkFailed({ message, url, tls: false, undecodable: true })
+  }
   const message = scrubSecrets(`${certificate || handshake ? "TLS" : "Network"} error fetching ${url}: ${e.message}${e.code ? ` (${e.code})` : ""}`, secrets)
   return new FetchNetworkFailed({ message, url, tls: certificate, ...(handshake ? { handshake } : {}) })
 }

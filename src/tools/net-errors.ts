@@ -65,6 +65,14 @@ export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError 
     case "FetchUrlInvalid":
       return invalidParam("url", e.message)
     case "FetchNetworkFailed":
+      // The answer came and is broken: not the network's doing, and asking again gets the same bytes.
+      if (e.undecodable === true) {
+        return toolError("EXECUTION_ERROR", e.message, {
+          retryable: false,
+          details: "Retrying will not help unless the server is fixed; its raw bytes show what it sent.",
+          hints: [hint("Bash", "low", { command: `curl -sS -i ${shellQuote(e.url)}` })],
+        })
+      }
       return toolError("NETWORK_ERROR", e.message, {
         retryable: !e.tls && e.handshake !== true,
         ...(e.tls
