@@ -379,6 +379,9 @@ export const cliAdd = (repo: Repository, cli: GitCli, prefixes: ReadonlyArray<st
       const path = e.index === "?" ? e.path.replace(/\/$/, "") : e.path
       // Still untracked after `git add -A`: git left it (an ignored path under a named folder).
       if (e.index === "?" && !after.has(path)) continue
+      // Nothing staged for it before the add nor after: git left it as it was (a submodule with only changes
+      // inside it, which its own commit records), so it is no change this add made.
+      if (e.index === " " && !after.has(path)) continue
       // Gone from the index and from HEAD's comparison alike (added, then deleted before this add): taken out of the index.
       const x = after.get(path) ?? (e.worktree === "D" ? "D" : " ")
       changes.push({ path, change: x === "A" ? "added" : x === "D" ? "deleted" : "modified" })
