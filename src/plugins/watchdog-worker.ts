@@ -12,8 +12,9 @@ import { END_DESCENDANTS_SOURCE } from "../process/descendants.ts"
  * with placeholders for the message and the time of the freeze, JSON or not); it
  * stamps the time into the shared buffer (Float64 at 0) while any call is
  * watched, and the id of the call whose synchronous part is running (Int32 at
- * 8). A call is frozen when its deadline passed while the main thread had not
- * stamped since before it, for GRACE_MS, on three ticks in a row. A tick
+ * 8). The init message's `spared` names the process watchdog, which a forced
+ * exit leaves running (process/watchdog-identity.ts). A call is frozen when its
+ * deadline passed while the main thread had not stamped since before it, for GRACE_MS, on three ticks in a row. A tick
  * that comes late by more than a second means the whole process was stopped
  * (the machine slept, Ctrl-Z then fg, SIGSTOP): that time is no plugin's, so
  * every deadline moves by it (a step of anvil's own that was running when it
@@ -30,7 +31,7 @@ const GRACE_MS = 2000
 const WAIT_GRACE_MS = 30000
 const TICK_MS = 250
 const EXIT_CODE = 8
-let beats, current, placeholder, timePlaceholder, report
+let beats, current, spared, placeholder, timePlaceholder, report
 const watches = new Map()
 let streak = 0
 let lastTick
@@ -62,7 +63,7 @@ const remember = (memory, kind) => {
 const endDescendants = ${END_DESCENDANTS_SOURCE}
 
 const end = () => {
-  endDescendants(fs)
+  endDescendants(fs, spared ?? new SharedArrayBuffer(16))
   try {
     const { dlopen } = require("bun:ffi")
     const libc = dlopen(process.platform === "darwin" ? "libSystem.B.dylib" : "libc.so.6", { _exit: { args: ["i32"], returns: "void" } })
@@ -136,6 +137,7 @@ self.onmessage = ({ data }) => {
   if (data.t === "init") {
     beats = new Float64Array(data.buffer, 0, 1)
     current = new Int32Array(data.buffer, 8, 1)
+    spared = data.spared
     placeholder = data.placeholder
     timePlaceholder = data.timePlaceholder
     lastTick = Date.now()

@@ -1,5 +1,6 @@
 import type { FreezeMemory } from "./load-memory.ts"
 import { WATCHDOG_WORKER_SOURCE } from "./watchdog-worker.ts"
+import { WATCHDOG_IDENTITY } from "../process/watchdog-identity.ts"
 
 /**
  * Plugin code runs in anvil's own thread, so a plugin that computes without
@@ -70,7 +71,7 @@ const start = () => {
   worker = new Worker(URL.createObjectURL(new Blob([WATCHDOG_WORKER_SOURCE], { type: "application/javascript" })))
   // The watchdog never keeps anvil running.
   worker.unref()
-  worker.postMessage({ t: "init", buffer, placeholder: FREEZE_MESSAGE, timePlaceholder: FREEZE_TIME })
+  worker.postMessage({ t: "init", buffer, spared: WATCHDOG_IDENTITY, placeholder: FREEZE_MESSAGE, timePlaceholder: FREEZE_TIME })
   worker.postMessage({ t: "report", ...report })
 }
 

@@ -2,6 +2,7 @@ import { MARK_VAR } from "./process-table.ts"
 import { selfCommand } from "./self-command.ts"
 import { noteChild } from "./subreaper.ts"
 import { cagePrefix } from "./tree-cgroup.ts"
+import { forgetWatchdog, noteWatchdog } from "./watchdog-identity.ts"
 
 /**
  * The watchdog that ends anvil's process trees when anvil itself is killed.
@@ -94,8 +95,13 @@ export const ensureWatchdog = (): void => {
     })
     watchdog.unref()
     noteChild(watchdog.pid)
+    // A forced exit spares this process alone (descendants.ts), by pid and start time.
+    noteWatchdog(watchdog.pid)
     // An orderly exit ends the trees itself (managed-registry): the watchdog goes without looking through /proc.
-    process.on("exit", () => watchdog?.kill("SIGKILL"))
+    process.on("exit", () => {
+      forgetWatchdog()
+      watchdog?.kill("SIGKILL")
+    })
   } catch {
     watchdog = undefined
   }

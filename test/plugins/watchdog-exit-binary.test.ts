@@ -19,11 +19,12 @@ afterAll(() => servers.forEach((s) => s.stop()))
 
 let nextTag = 7700 + (process.pid % 500) * 10
 
-/** A plugin that starts three processes while loading, then never yields. */
+/** A plugin that starts four processes while loading (one named as anvil's process watchdog is), then never yields. */
 const freezer = (tag: number) => `import { spawn } from "node:child_process"
 spawn("sleep", ["${tag}.1"], { stdio: "ignore" })
 spawn("sh", ["-c", "sleep ${tag}.2 & wait"], { stdio: ["ignore", "ignore", "inherit"] })
 spawn("sh", ["-c", "sleep ${tag}.3"], { stdio: "ignore", detached: true })
+spawn("sh", ["-c", "sleep ${tag}.4; :", "anvil-watchdog"], { stdio: "ignore" })
 while (true) {}
 export default []
 `
@@ -49,7 +50,7 @@ const sandbox = (tag: number) => {
 const left = (tag: number) => processesMatching(`sleep ${tag}\\.`)
 
 describe("after the plugin watchdog ended anvil (exit 8)", () => {
-  test("anvil tool: the frozen plugin's processes are gone, its own group's and the one holding stderr too", async () => {
+  test("anvil tool: the frozen plugin's processes are gone, its own group's, the one holding stderr and one named anvil-watchdog too", async () => {
     const tag = nextTag++
     const { root, env } = sandbox(tag)
     // runBinary reads stdout and stderr to their end: a process left holding stderr would keep it waiting.
