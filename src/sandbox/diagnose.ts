@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path"
 import { classifyPath, maskOf, showPath, type SandboxPolicy } from "./policy.ts"
+import { inside } from "./protected-paths.ts"
 import { maskedRefusal, maskedOnLine } from "./masked-hint.ts"
 import type { NetworkPolicy } from "./settings.ts"
 
@@ -72,6 +73,12 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
     if (where === "masked") {
       const mask = maskOf(d.policy, abs!)!
       add(maskedRefusal(d.root, mask, d.policy.hiddenDirs.includes(mask.path)))
+    } else if (where === "protected" && d.policy.anvilState.some((a) => inside(abs!, a))) {
+      add({
+        kind: "protected",
+        subject: shown!,
+        message: `The sandbox keeps ${shown} read-only whatever sandbox.writable says: it is anvil's own state (its settings, trust and the records it keeps for every project), which no command may change. anvil changes it itself ('anvil config trust', 'anvil sandbox trust'); to change it by hand, ${ESCAPE.replace(/^or /, "")}.`,
+      })
     } else if (where === "protected") {
       add({
         kind: "protected",

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, statSync } from "node:fs"
+import { readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, sep } from "node:path"
+import { anvilStateFolders, standInFor, stateGuards } from "./anvil-state.ts"
 import { expandPath, inside, isDir, projectProtection, real } from "./protected-paths.ts"
 import { standInExclude, type GitExclude } from "./git-exclude.ts"
 import { ruleMaskMounts, type MasksRefusal } from "./rule-masks.ts"
@@ -75,6 +76,8 @@ export interface SandboxPolicy {
   readonly gitExclude?: GitExclude
   /** `sandbox.writable` entries that do not exist (reported, not mounted). */
   readonly missingWritable: ReadonlyArray<string>
+  /** anvil's state folders a writable folder overlaps, kept read-only (or uncreatable) all the same (anvil-state.ts). */
+  readonly anvilState: ReadonlyArray<string>
 }
 
 /**
@@ -111,18 +114,15 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
         if (writable.some((w) => inside(existing, w))) readOnly.push(existing)
         continue
       }
-      // Missing: the first missing folder on the way gets the stand-in (nothing can be made under it).
-      let target = abs
-      let kind: StandIn["kind"] = wantDir ? "dir" : "file"
-      while (!existsSync(dirname(target)) && dirname(target) !== target) {
-        target = dirname(target)
-        kind = "dir"
-      }
-      const parent = real(dirname(target))
-      if (parent && writable.some((w) => inside(parent, w))) standIns.push({ path: join(parent, target.slice(dirname(target).length + 1)), kind })
+      const standIn = standInFor(abs, wantDir ? "dir" : "file", writable)
+      if (standIn) standIns.push(standIn)
     }
     if (commonDir) gitExclude = standInExclude(commonDir, root, standIns)
   }
+  // anvil's own state, whatever sandbox.writable says (read-only mode writes only the session's folder).
+  const state = stateGuards(anvilStateFolders(home, facts.env ?? {}), writable, [root, facts.sessionTmp])
+  readOnly.push(...state.readOnly)
+  standIns.push(...state.standIns)
   const { hiddenDirs, hiddenFiles, hiddenTracked, redacted, ruleMasks, masksRefused } = hiddenSecrets(settings, facts, writable)
   const writableSet = [...new Set(writable)]
   // anvil's own proxy socket lives in the session folder; sockets under a hidden folder are gone already.
@@ -143,6 +143,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     redacted,
     hiddenSockets,
     missingWritable,
+    anvilState: state.guarded,
   }
 }
 
