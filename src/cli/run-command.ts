@@ -90,7 +90,12 @@ export const scriptedAsk = (yes: boolean) => (request: PermissionRequest): Effec
     })
   }
   if (yes) return Effect.succeed("once")
-  const asker = request.hook?.decision === "ask" ? ` (a hook asks for it: ${request.hook.reason ?? "no reason given"})` : ""
+  const asker =
+    request.hook?.decision === "ask"
+      ? ` (a hook asks for it: ${request.hook.reason ?? "no reason given"})`
+      : request.readAsked !== undefined
+        ? ` (the rule ${request.readAsked} asks before any file is read, and the command could read any of them: the sandbox cannot hide them all)`
+        : ""
   return Effect.succeed({
     deny:
       `The '${request.tool.name}' call${what} needs approval${asker} and anvil is running without a terminal to ask. ` +

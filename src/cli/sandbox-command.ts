@@ -10,6 +10,7 @@ import { abstractScopeAvailable } from "../sandbox/abstract-scope.ts"
 import { processLimitLine } from "../sandbox/process-limit.ts"
 import { readSandboxSettings, SandboxSettingsError, showNetwork } from "../sandbox/settings.ts"
 import { readRuleMasks } from "../permission/read-masks.ts"
+import { readAsksEverything } from "../permission/read-asks.ts"
 import { ignoredNotice, projectSandboxSection, resolveProjectSandbox, sandboxTrustSubject } from "../trust/project-sandbox.ts"
 import { sandboxSummary } from "../sandbox/summary.ts"
 import { definedEnv, envFilter } from "../sandbox/command-env.ts"
@@ -107,11 +108,13 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
   const sandbox = makeSandbox({ root: dir, env: io.env, settings, sessionId: "doctor", modelSecrets: secrets })
   try {
     const { status } = sandbox.service
-    const policy = sandbox.service.policy()
+    // What a bash call gets (it is asked about first where read asks about every file).
+    const policy = sandbox.service.policy(true)
+    const asked = readAsksEverything(config, dir)
     const checks: Record<string, string> = {}
     // With the read rules' places cut short no command runs (sandbox.ts), the check neither: the report says why.
     if (policy && status.support.available && policy.masksRefused === undefined) {
-      const wrapped = await Effect.runPromise(sandbox.service.wrap({ cwd: dir }))
+      const wrapped = await Effect.runPromise(sandbox.service.wrap({ cwd: dir, approved: true }))
       // The check runs as a command would (with a host list, through the relay too).
       const command = { argv: ["/bin/sh", "-c", CHECK_SCRIPT], cwd: dir, env: { PATH: io.env.PATH ?? "/usr/bin:/bin" } }
       const spawn = wrapped.wrap ? wrapped.wrap(command) : command
@@ -151,6 +154,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       // The places read rules hide, each with its rule, and whether the walk for their patterns stopped early.
       read_rule_masks: policy ? policy.ruleMasks.map((m) => ({ path: showPath(dir, m.path), rule: m.rule })) : [],
       ...(policy?.masksRefused ? { read_rule_walk: `confined commands are refused. ${policy.masksRefused.message.replace(/^The command was not run: /, "")} ${policy.masksRefused.nextStep}` } : {}),
+      ...(asked !== undefined && policy ? { read_rule_ask: `each confined bash command is asked about before it runs: the rule ${asked} asks before any file is read, and the sandbox cannot hide every file. An approved command may read what the rule asks about (the places deny rules name stay hidden); the verify command and plugins' hooks, which cannot be asked about, are refused.` } : {}),
     }
     if (json) {
       io.out(`${JSON.stringify(report, null, 2)}\n`)
@@ -175,6 +179,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
       )
       for (const m of report.read_rule_masks) lines.push(`Hidden by a read rule: ${m.path} (${m.rule})`)
       if (report.read_rule_walk) lines.push(`Warning: ${report.read_rule_walk}`)
+      if (report.read_rule_ask) lines.push(`Note: ${report.read_rule_ask}`)
       if (policy.missingWritable.length > 0) lines.push(`sandbox.writable entries that do not exist (ignored): ${policy.missingWritable.join(", ")}`)
     }
     lines.push(`Environment variables withheld from commands (sandbox.allow_env lets one through): ${report.env_withheld.join(", ") || "(none set)"}`)

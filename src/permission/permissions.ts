@@ -14,6 +14,7 @@ import { withRootTwins } from "./root-twins.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { untrustedAllow, type UntrustedAllow } from "./untrusted-allow.ts"
 import { deniesEveryCall, denyingRule, denyReason, type DenyingRule } from "./deny-source.ts"
+import { readAsksEverything } from "./read-asks.ts"
 
 /** One call awaiting a decision. */
 export interface PermissionRequest {
@@ -31,6 +32,11 @@ export interface PermissionRequest {
   readonly callId?: string | undefined
   /** A `tool.before` hook's word on this call (see {@link HookPermission}); shown with the question it raises. */
   readonly hook?: HookPermission | undefined
+  /**
+   * Set for a confined command while `read` asks about every file (the rule, as written and where): the sandbox
+   * cannot hide them all, so the command is asked about (sandbox.auto_allow does not spare it) and, approved, may read them.
+   */
+  readonly readAsked?: string | undefined
 }
 
 export type PermissionDecision =
@@ -178,9 +184,17 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       }
       const sandbox = options.sandbox
       const asked = options.answersAtOnce ? {} : { asked: true as const }
-      /** The tool's own default level; a confined call of an asking tool is allowed with sandbox.auto_allow. */
+      // A confined command could read any file, which the sandbox cannot hide all of: `read` asking about each is the rule.
+      const readAsked = (tool: Tool, params: unknown): string | undefined =>
+        tool.sandboxedCall?.(params) === true && sandbox?.confining ? readAsksEverything(config, workspace?.root) : undefined
+      /**
+       * The tool's own default level; a confined call of an asking tool is allowed with sandbox.auto_allow, unless
+       * `read` asks about every file (the sandbox keeps that only by asking about the command).
+       */
       const defaultLevel = (tool: Tool, params: unknown): PermissionLevel =>
-        tool.permission === "ask" && sandbox?.autoAllow && tool.sandboxedCall?.(params) === true && sandbox.confining ? "allow" : (tool.permission ?? "allow")
+        tool.permission === "ask" && sandbox?.autoAllow && tool.sandboxedCall?.(params) === true && sandbox.confining && readAsked(tool, params) === undefined
+          ? "allow"
+          : (tool.permission ?? "allow")
       const levelOf = (tool: Tool, params: unknown) => levelFor(toolRules(permission(), tool.name), defaultLevel(tool, params), subjectsFor(tool, params))
 
       const check = (request: PermissionRequest): Effect.Effect<PermissionDecision> =>
@@ -212,7 +226,8 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
             if (approved.some((rule) => allowCovers(rule, request.tool.name, subjects))) return { allowed: true } as const
             if (hook === "allow" && levelFor(toolRules(permission(), request.tool.name), "allow", subjects) === "allow") return { allowed: true } as const
           }
-          const answer = yield* onAsk({ ...request, subjects })
+          const readRule = readAsked(request.tool, request.params)
+          const answer = yield* onAsk({ ...request, subjects, ...(readRule !== undefined ? { readAsked: readRule } : {}) })
           if (answer === true || answer === "once") return { allowed: true, ...asked } as const
           if (answer === "session" || answer === "always") {
             const rules = rulesForAnswer(request.tool, subjects)

@@ -2,6 +2,7 @@ import { join } from "node:path"
 import type { ConfigShape } from "../config/config.ts"
 import type { ReadMasks, RuleMask } from "../sandbox/settings.ts"
 import { denyRuleSource } from "./deny-source.ts"
+import { wholeRule } from "./read-asks.ts"
 import { maskWalker, type VisitStore } from "./mask-walk.ts"
 import { maskWalkStore } from "./mask-walk-store.ts"
 import { withRootTwins } from "./root-twins.ts"
@@ -16,21 +17,24 @@ const WILD = /[*?[\]{}]/
  * written literally (`./secret.txt`, `config/prod.env`, `secret/`, `secret/**`, an absolute path) is that place; a
  * pattern (`*.pem`, `**\/secret/`, a bare name such as `.env`, which the rule means at any depth) is looked for by a
  * walk of the project as each command starts (mask-walk.ts; kept in the file `keepIn` names for the next anvil
- * process, mask-walk-store.ts). The tool-wide level (`"read": "deny"`, `"*": "ask"`) names no place but every file,
- * which no set of places covers: it comes as `everything`, and the sandbox runs no command (policy.ts). Each place
+ * process, mask-walk-store.ts). The tool-wide level names no place but every file, which no set of places covers:
+ * `"read": "deny"` comes as `everything`, and the sandbox runs no command (rule-masks.ts); `"read": "ask"` (or
+ * `"*": "ask"`) comes as `asked`, beside the places the deny rules name: only a command a person approved runs, and
+ * it may read what is only asked about. Each place
  * comes with its rule as written and where it is set, for the command's answer to name when the command fails on
  * it. Undefined when no rule narrows.
  */
 export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | undefined => {
   const rules = toolRules(withRootTwins(config.get("permission", {} as Record<string, unknown>), root), "read")
   const level = rules?.level
-  if (level === "deny" || level === "ask") {
-    const source = denyRuleSource(config, "read", undefined, level)
-    const everything = source ? `${source.rule} in "permission" of ${source.where}` : `"read": "${level}"`
+  if (level === "deny") {
+    const everything = wholeRule(config, "deny")
     return () => ({ places: [], stopped: false, everything })
   }
-  const narrowing = (rules?.patterns ?? []).filter((r) => r.level !== "allow" && r.pattern.trim() !== "*")
-  if (narrowing.length === 0) return undefined
+  // Asked about as a whole, a command a person approved may read what is asked about: only deny rules hide places.
+  const asked = level === "ask" ? wholeRule(config, "ask") : undefined
+  const narrowing = (rules?.patterns ?? []).filter((r) => (asked === undefined ? r.level !== "allow" : r.level === "deny") && r.pattern.trim() !== "*")
+  if (narrowing.length === 0) return asked === undefined ? undefined : () => ({ places: [], stopped: false, asked })
   const shown = new Map<PatternRule, string>()
   const show = (r: PatternRule) => {
     let text = shown.get(r)
@@ -63,6 +67,7 @@ export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | un
     if (keepIn !== undefined && store?.file !== keepIn) store = { file: keepIn, store: maskWalkStore(keepIn, root, patterns) }
     const walked = walk?.(keepIn === undefined ? undefined : store?.store)
     for (const m of walked?.found ?? []) places.push({ path: join(root, m.rel), rule: show(m.rule) })
-    return { places, stopped: walked?.stopped === true }
+    return { places, stopped: walked?.stopped === true, ...(asked !== undefined ? { asked } : {}) }
   }
 }
+

@@ -21,6 +21,8 @@ export interface SandboxFacts {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** The project's private state folder (its real path), where what a walk found may be kept; none when not given. */
   readonly stateDir?: string
+  /** The command was approved through the permission flow (a bash call): `read` asking about every file does not stop it. */
+  readonly approved?: boolean
 }
 
 /** A settings file a command reads without its secrets: `text` is laid over `path`. */

@@ -29,10 +29,18 @@ export const tooManyMasks: MasksRefusal = {
     `Remove the files a command made that match the rules, or narrow the rules so they match fewer places (anchor a pattern to its folder: "./keys/*.pem" rather than "*.pem"), ${ALLOW_READ}`,
 }
 
-/** `read`'s own level refuses or asks about every file: no set of places hides them all. */
+/** `read`'s own level refuses every file: no set of places hides them all. */
 const everythingRefused = (rule: string): MasksRefusal => ({
   message: `${NOT_RUN}the rule ${rule} keeps read from every file, and a command could read any of them (the sandbox hides only the places rules name).`,
   nextStep: `Name the places to keep from commands instead ("read": {"secrets/**": "deny"}), or run this one command with sandbox: false (the user is asked and must agree).`,
+})
+
+/** `read` asks about every file, and this command was approved by no one (the agent's verify command, a hook). */
+const unaskedRefused = (rule: string): MasksRefusal => ({
+  message:
+    `${NOT_RUN}the rule ${rule} asks before any file is read, and a command could read any of them (the sandbox hides only the places rules name); ` +
+    `a bash call is asked about before it runs, but this command (the verify command or a plugin's hook) has no one to ask.`,
+  nextStep: `Name the places to ask about instead ("read": {"secrets/**": "ask"}), or run the command through bash, which asks.`,
 })
 
 /** A folder to hide holds tracked files the index cannot tell (hidden whole, git would see them deleted). */
@@ -56,17 +64,19 @@ export interface RuleMaskMounts {
 /**
  * What the `read` deny and ask rules name, inside the project or not, where git does not need it (see
  * hideablePlaces), less what sandbox.allow_read gives commands back (`givenBack`, real: a folder with what it holds).
- * A place holding the project or the session's folder is never hidden.
+ * A place holding the project or the session's folder is never hidden. Where `read` asks about every file, only a
+ * command approved through the permission flow (`facts.approved`: a bash call) runs, with the deny rules' places hidden.
  */
 export const ruleMaskMounts = (
   readMasks: ReadMasks | undefined,
   givenBack: ReadonlyArray<string>,
-  facts: { readonly root: string; readonly sessionTmp: string; readonly env?: Readonly<Record<string, string | undefined>> },
+  facts: { readonly root: string; readonly sessionTmp: string; readonly env?: Readonly<Record<string, string | undefined>>; readonly approved?: boolean },
   /** Where the walk may keep what it found for the next anvil process (see ReadMasks). */
   keepIn?: string,
 ): RuleMaskMounts => {
   const masks = readMasks?.(keepIn)
   if (masks?.everything !== undefined) return { ruleMasks: [], places: [], tracked: [], refused: everythingRefused(masks.everything) }
+  if (masks?.asked !== undefined && facts.approved !== true) return { ruleMasks: [], places: [], tracked: [], refused: unaskedRefused(masks.asked) }
   const ruleOf = new Map<string, string>()
   for (const m of masks?.places ?? []) if (!ruleOf.has(m.path)) ruleOf.set(m.path, m.rule)
   const back = givenBack.map((a) => real(a) ?? a)

@@ -56,6 +56,11 @@ export interface WrapRequest {
    * unconfined (see drain-init.ts); without it the sandbox ends them with the command.
    */
   readonly drainMs?: number
+  /**
+   * The command itself went through the permission flow (a bash call: a person, --yes, an --allow or allow rule
+   * approved it), so `read` asking about every file does not stop it (rule-masks.ts). Others (verify, hooks) are refused.
+   */
+  readonly approved?: boolean
 }
 
 /** How the command will run, and what to do once it ended. */
@@ -73,8 +78,8 @@ export interface WrappedCommand {
 
 export interface SandboxShape {
   readonly status: SandboxStatus
-  /** The mounts a command would get now (undefined when commands are not confined). */
-  readonly policy: () => SandboxPolicy | undefined
+  /** The mounts a command would get now, approved as bash's are or not (undefined when commands are not confined). */
+  readonly policy: (approved?: boolean) => SandboxPolicy | undefined
   /** Puts one command inside the sandbox (the one step between a command and the process runner). */
   readonly wrap: (request: WrapRequest) => Effect.Effect<WrappedCommand, SandboxUnavailableError>
   /**
@@ -200,7 +205,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
     const state = stateFolder()
     return { ...facts(), sockets: listeningSockets(), env: options.env, ...(state !== undefined ? { stateDir: state } : {}) }
   }
-  const policy = () => (status.confining ? buildPolicy(settings, commandFacts()) : undefined)
+  const policy = (approved?: boolean) => (status.confining ? buildPolicy(settings, { ...commandFacts(), approved: approved === true }) : undefined)
   // The nested git repositories as the last confined command left them (taken before the first one).
   let nestedGit: NestedGitSnapshot | undefined
   let nestedChecks = 0
@@ -286,7 +291,7 @@ export const makeSandbox = (options: SandboxOptions): { service: SandboxShape; c
       }
       // Built under the ledger's lock, with the stand-ins placed and recorded: another command of this
       // or another anvil cannot take away a mount point this one's bubblewrap still needs.
-      const held = ledger().hold(() => buildPolicy(settings, commandFacts())!)
+      const held = ledger().hold(() => buildPolicy(settings, { ...commandFacts(), approved: request.approved === true })!)
       const p = held.value
       // Fail closed: hiding only the first places a walk reached would let a command that makes many decoys (or
       // 50,000 files) read the rest.

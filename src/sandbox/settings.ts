@@ -20,10 +20,16 @@ export const MAX_MASK_ENTRIES = 50_000
 
 /**
  * The places the `read` rules hide as a command starts; `stopped`: the walk for patterns stopped before the end;
- * `everything`: the rule as written when `read`'s own level refuses or asks about every path (no place to hide).
+ * `everything`: the rule as written when `read`'s own level refuses every path (no place to hide); `asked`: the rule
+ * when it asks about every path (only a command approved through the permission flow may run, see WrapRequest).
  * `keepIn`: a file where the walk may keep what it found for the next anvil process (one no command can write).
  */
-export type ReadMasks = (keepIn?: string) => { readonly places: ReadonlyArray<RuleMask>; readonly stopped: boolean; readonly everything?: string }
+export type ReadMasks = (keepIn?: string) => {
+  readonly places: ReadonlyArray<RuleMask>
+  readonly stopped: boolean
+  readonly everything?: string
+  readonly asked?: string
+}
 
 /** anvil.json `sandbox.*`, read and checked. */
 export interface SandboxSettings {

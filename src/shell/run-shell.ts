@@ -289,7 +289,8 @@ export const runConfined = (request: CommandRequest, { file, argv, env, cwd, rea
       return yield* new WorkdirNotFound({ cwd, opened: true })
     }
     const sandbox = yield* Sandbox
-    const wrapped = yield* sandbox.wrap({ cwd: real, unconfined: request.unconfined, command: request.command ?? request.args?.join(" "), drainMs: request.drainMs }).pipe(
+    // Only bash runs here, after its permission check: the command was approved.
+    const wrapped = yield* sandbox.wrap({ cwd: real, unconfined: request.unconfined, command: request.command ?? request.args?.join(" "), drainMs: request.drainMs, approved: true }).pipe(
       Effect.mapError((e) => new SandboxRefused({ message: e.message, cwd, refusedBy: e.refusedBy, nextStep: e.nextStep })),
       Effect.tapError(() => Effect.sync(() => closeQuietly(folder.fd))),
     )

@@ -108,6 +108,7 @@ export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: st
       yield* terminal.write(
         `\n${style.yellow("?")} ${style.bold(`Allow ${request.tool.name}${request.unconfined ? " outside the sandbox" : ""}?`)}\n` +
           (request.hook?.decision === "ask" ? `  ${style.dim(`Asked by a hook: ${request.hook.reason ?? "no reason given"}`)}\n` : "") +
+          (request.readAsked !== undefined ? `  ${style.dim(`Asked because the rule ${request.readAsked} asks before any file is read: this command may read any file (the places deny rules name stay hidden).`)}\n` : "") +
           `${(isDiff ? colorDiff(preview, style) : preview)
             .split("\n")
             .map((l) => `  ${l}`)

@@ -272,4 +272,33 @@ describe("the Permissions service", () => {
     expect(!secret.allowed && secret.reason).toContain("--yes and --allow do not override a deny rule")
     expect((await check(askTool, {})).allowed).toBe(false)
   })
+
+  test('a confined call is auto-allowed by the sandbox unless "read" asks about every file: then it is asked, naming that rule', async () => {
+    const confinedTool = defineTool({
+      name: "runner",
+      title: "Runner",
+      description: "runs",
+      parameters: Schema.Struct({ command: Schema.String }),
+      permission: "ask",
+      sandboxedCall: () => true,
+      run: () => Effect.succeed({ status: "success" as const, header: "", text: "", data: {} }),
+    })
+    const decide = (permission: Record<string, unknown>) => {
+      const asked: Array<PermissionRequest> = []
+      const layer = Permissions.layer((r) => Effect.sync(() => (asked.push(r), "once" as AskAnswer)), { sandbox: { confining: true, autoAllow: true } }).pipe(
+        Layer.provide(Config.layerFrom({ permission })),
+      )
+      return Effect.runPromise(
+        Effect.gen(function* () {
+          return yield* (yield* Permissions).check({ tool: confinedTool, params: { command: "cat x" } })
+        }).pipe(Effect.provide(layer)),
+      ).then((decision) => ({ allowed: decision.allowed, asked: asked.map((r) => r.readAsked ?? "no rule") }))
+    }
+    expect(await decide({})).toEqual({ allowed: true, asked: [] })
+    expect(await decide({ read: { "*.pem": "ask" } })).toEqual({ allowed: true, asked: [] })
+    expect(await decide({ read: "ask" })).toEqual({ allowed: true, asked: ['"read": "ask" in "permission" of the settings in force'] })
+    expect(await decide({ read: { "*": "ask", "src/**": "allow" } })).toEqual({ allowed: true, asked: ['"read": {"*": "ask"} in "permission" of the settings in force'] })
+    // The command's own allow rule is an approval of it.
+    expect(await decide({ read: "ask", runner: { "cat *": "allow" } })).toEqual({ allowed: true, asked: [] })
+  })
 })

@@ -74,7 +74,9 @@ describe("the places read deny and ask rules name or match", () => {
     // read's own level names every file, which no set of places covers: it comes whole, for the sandbox to refuse.
     const whole = (rules: unknown) => readRuleMasks(makeConfig({ permission: { read: rules } }, {}), root)?.()
     expect(whole("deny")).toEqual({ places: [], stopped: false, everything: `"read": "deny" in "permission" of the settings in force` })
-    expect(whole({ "*": "ask", "src/**": "allow" })?.everything).toStartWith(`"read": {"*": "ask"}`)
+    expect(whole({ "*": "deny", "src/**": "allow" })?.everything).toStartWith(`"read": {"*": "deny"}`)
+    // Asked about as a whole, it comes as `asked`, with the places only the deny rules name.
+    expect(whole({ "*": "ask", "src/**": "allow", "secret.txt": "deny", ".env": "ask" })).toMatchObject({ asked: expect.stringMatching(/^"read": \{"\*": "ask"\}/), places: [{ path: join(root, "secret.txt") }] })
     expect(whole({ "*": "allow", "x.txt": "deny" })?.everything).toBeUndefined()
   })
 
@@ -225,17 +227,17 @@ describe("through the binary", () => {
     expect(JSON.parse(read.out).error.code).toBe("PERMISSION_DENIED")
   })
 
-  test("read refused or asked about for every file: no confined command runs, and the answer says why and what to do", async () => {
+  test("read refused for every file: no confined command runs, and the answer says why and what to do (asked about: read-ask-everything.test.ts)", async () => {
     const root = repo()
     const home = tempDir("anvil-home-")
     mkdirSync(join(home, ".config", "anvil"), { recursive: true })
     const file = join(home, ".config", "anvil", "anvil.json")
-    for (const read of ["deny", { "*": "ask", "src/**": "allow" }]) {
+    for (const read of ["deny", { "*": "deny", "src/**": "allow" }]) {
       writeFileSync(file, JSON.stringify({ permission: { read } }))
       const ran = JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command: "cat x.txt" })], root, { HOME: home })).out)
       expect(ran.status).toBe("error")
       expect(ran.error.code).toBe("PERMISSION_DENIED")
-      expect(ran.error.message).toContain(`The command was not run: the rule ${read === "deny" ? `"read": "deny"` : `"read": {"*": "ask"}`} in "permission" of ${file}`)
+      expect(ran.error.message).toContain(`The command was not run: the rule ${read === "deny" ? `"read": "deny"` : `"read": {"*": "deny"}`} in "permission" of ${file}`)
       expect(ran.text).toContain("run this one command with sandbox: false")
       expect(JSON.stringify(ran)).not.toContain('"stdout"')
       const report = await runBinary(binary, ["sandbox"], root, { HOME: home })
