@@ -18,7 +18,7 @@ import { printConfigWarnings } from "./config-warnings.ts"
 import { guardNodeStreams, type CliIO } from "./output.ts"
 import { EXIT_SIGNALS, watchSignals, type ExitSignal } from "./signals.ts"
 import { EXIT } from "./exit-codes.ts"
-import { approvals, terminalOf } from "./run-command.ts"
+import { approvals, terminalOf } from "./ask-policy.ts"
 
 /** The chat's own commands, answered locally. */
 const CHAT_COMMANDS: ReadonlyArray<readonly [string, string]> = [

@@ -179,7 +179,7 @@ const COMMANDS = {
     return { help: PLUGINS_HELP, run: pluginsCommand }
   }),
   run: async ({ global, rest, io }: Invocation) => {
-    if (global.help) return help(io, (await import("./run-command.ts")).RUN_HELP)
+    if (global.help) return help(io, (await import("./run-help.ts")).RUN_HELP)
     const { runCommand } = await import("./run-command.ts")
     return await runCommand(rest, io, global.root, await loadBuiltinTools(), global.strict)
   },

@@ -1,7 +1,7 @@
 import type { ConfigShape } from "../config/config.ts"
 import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { loadPlugins, pluginNotices, type PluginSet } from "../plugins/plugin-host.ts"
-import type { CommandConfinement } from "../sandbox/sandbox.ts"
+import type { CommandConfinement } from "../sandbox/sandbox-contract.ts"
 import type { FreezeReport } from "../plugins/watchdog.ts"
 
 export { FREEZE_MESSAGE } from "../plugins/watchdog.ts"

@@ -1,5 +1,5 @@
 import { ProcessSpawnError, startManaged, type SpawnWrap } from "../process/managed-process.ts"
-import type { CommandConfinement } from "../sandbox/sandbox.ts"
+import type { CommandConfinement } from "../sandbox/sandbox-contract.ts"
 
 /**
  * Runs one repository command hook (a Claude Code plugin's PreToolUse /

@@ -1,7 +1,12 @@
 import { existsSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { inside, real } from "./protected-paths.ts"
-import type { StandIn } from "./policy.ts"
+
+/** An empty stand-in for a missing path (policy.ts StandIn). */
+interface StandIn {
+  readonly path: string
+  readonly kind: "file" | "dir"
+}
 
 /**
  * anvil's own folders outside the project, of every project at once: its cache (`$XDG_CACHE_HOME/anvil`,

@@ -1,4 +1,4 @@
-import type { SandboxStatus } from "./sandbox.ts"
+import type { SandboxStatus } from "./sandbox-contract.ts"
 
 /** The sandbox in force, as machine-readable output shows it (stream-json init, `anvil sandbox --json`). */
 export const sandboxSummary = (status: SandboxStatus) => ({

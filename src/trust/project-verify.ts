@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { ConfigShape } from "../config/config.ts"
-import type { SandboxStatus } from "../sandbox/sandbox.ts"
+import type { SandboxStatus } from "../sandbox/sandbox-contract.ts"
 import { verifySubject } from "./project-settings.ts"
 import { makeTrust } from "./trust.ts"
 
