@@ -5,7 +5,8 @@ import { denyRuleSource } from "./deny-source.ts"
 import { wholeRule } from "./read-asks.ts"
 import { maskWalker, type VisitStore } from "./mask-walk.ts"
 import { maskWalkStore } from "./mask-walk-store.ts"
-import { withRootTwins } from "./root-twins.ts"
+import { intoRoot, withRootTwins } from "./root-twins.ts"
+import { outsideWalks } from "./outside-walks.ts"
 import { rootGlob } from "./path-patterns.ts"
 import { toolRules, type PatternRule } from "./rules.ts"
 
@@ -25,7 +26,8 @@ const WILD = /[*?[\]{}]/
  * it. Undefined when no rule narrows.
  */
 export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | undefined => {
-  const rules = toolRules(withRootTwins(config.get("permission", {} as Record<string, unknown>), root), "read")
+  const permission = config.get("permission", {} as Record<string, unknown>)
+  const rules = toolRules(withRootTwins(permission, root), "read")
   const level = rules?.level
   if (level === "deny") {
     const everything = wholeRule(config, "deny")
@@ -47,11 +49,15 @@ export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | un
   }
   const literal: Array<{ readonly path: string; readonly rule: PatternRule }> = []
   const patterns: Array<PatternRule> = []
+  const outside: Array<PatternRule> = []
   for (const r of narrowing) {
     const written = r.pattern.trim()
-    // An absolute rule inside the project has a root-relative twin (root-twins.ts); one outside names its place.
+    // An absolute rule inside the project has a root-relative twin (root-twins.ts); one outside names its place, or
+    // with a wildcard is looked for from the folder it starts at (outside-walks.ts).
     if (written.startsWith("/")) {
       if (!WILD.test(written)) literal.push({ path: written.replace(/\/+$/, "") || "/", rule: r })
+      // One that leads into the project has its root-relative twin walked with the project.
+      else if (intoRoot(written, root) === undefined) outside.push(r)
       continue
     }
     let p = rootGlob(written)
@@ -61,13 +67,17 @@ export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | un
     else literal.push({ path: join(root, p), rule: r })
   }
   const walk = patterns.length > 0 ? maskWalker(root, patterns) : undefined
+  const walkOutside = outside.length > 0 ? outsideWalks(outside) : undefined
   let store: { readonly file: string; readonly store: VisitStore } | undefined
   return (keepIn) => {
     const places: Array<RuleMask> = literal.map((l) => ({ path: l.path, rule: show(l.rule) }))
     if (keepIn !== undefined && store?.file !== keepIn) store = { file: keepIn, store: maskWalkStore(keepIn, root, patterns) }
     const walked = walk?.(keepIn === undefined ? undefined : store?.store)
     for (const m of walked?.found ?? []) places.push({ path: join(root, m.rel), rule: show(m.rule) })
-    return { places, stopped: walked?.stopped === true, ...(asked !== undefined ? { asked } : {}) }
+    const far = walkOutside?.()
+    for (const m of far?.found ?? []) places.push({ path: m.path, rule: show(m.rule) })
+    const unwalkable = far?.unwalkable !== undefined ? { unwalkable: show(far.unwalkable) } : {}
+    return { places, stopped: walked?.stopped === true, ...unwalkable, ...(asked !== undefined ? { asked } : {}) }
   }
 }
 

@@ -51,8 +51,6 @@ export const withRootTwins = (permission: unknown, root: string | undefined): un
   if (root === undefined || !isRecord(permission)) return permission
   const known = twinned.get(permission)
   if (known?.root === root) return known.out
-  const slash = (r: string) => (r.endsWith("/") ? r : `${r}/`)
-  const prefixes = [...new Set([slash(root), slash(realOr(root))])]
   const out: Record<string, unknown> = {}
   for (const [tool, entry] of Object.entries(permission)) {
     if (!isRecord(entry)) {
@@ -63,7 +61,7 @@ export const withRootTwins = (permission: unknown, root: string | undefined): un
     for (const [pattern, level] of Object.entries(entry)) {
       const p = pattern.trim()
       if ((level !== "deny" && level !== "ask") || !p.startsWith("/")) continue
-      const rel = under(p, prefixes) ?? under(realLead(p), prefixes)
+      const rel = intoRoot(p, root)
       if (rel === undefined) continue
       const twin = `./${rel}`
       if (copy[twin] === undefined || (copy[twin] !== "deny" && level === "deny")) copy[twin] = level
@@ -72,4 +70,11 @@ export const withRootTwins = (permission: unknown, root: string | undefined): un
   }
   twinned.set(permission, { root, out })
   return out
+}
+
+/** An absolute pattern's path below the project root (written through a link or not), or undefined when it names a place outside. */
+export const intoRoot = (pattern: string, root: string): string | undefined => {
+  const slash = (r: string) => (r.endsWith("/") ? r : `${r}/`)
+  const prefixes = [...new Set([slash(root), slash(realOr(root))])]
+  return under(pattern, prefixes) ?? under(realLead(pattern), prefixes)
 }

@@ -43,6 +43,14 @@ const unaskedRefused = (rule: string): MasksRefusal => ({
   nextStep: `Name the places to ask about instead ("read": {"secrets/**": "ask"}), or run the command through bash, which asks.`,
 })
 
+/** An absolute pattern outside the project whose places cannot all be found (it starts at `/`, or its walk stopped). */
+const unwalkableRefused = (rule: string): MasksRefusal => ({
+  message:
+    `${NOT_RUN}the rule ${rule} names places outside the project that cannot all be found: a pattern is looked for from the folder ` +
+    `before its first wildcard, and this one starts at / or its folder holds over ${MAX_MASK_ENTRIES.toLocaleString("en-US")} entries; running it with only some hidden would let it read the rest.`,
+  nextStep: `Start the pattern at the folder that holds what it means ("/srv/keys/*.pem" rather than "/**/*.pem"), or name the folder itself ("/srv/keys/"), ${ALLOW_READ}`,
+})
+
 /** A folder to hide holds tracked files the index cannot tell (hidden whole, git would see them deleted). */
 const indexUnreadable = (rule: string): MasksRefusal => ({
   message:
@@ -77,6 +85,7 @@ export const ruleMaskMounts = (
   const masks = readMasks?.(keepIn)
   if (masks?.everything !== undefined) return { ruleMasks: [], places: [], tracked: [], refused: everythingRefused(masks.everything) }
   if (masks?.asked !== undefined && facts.approved !== true) return { ruleMasks: [], places: [], tracked: [], refused: unaskedRefused(masks.asked) }
+  if (masks?.unwalkable !== undefined) return { ruleMasks: [], places: [], tracked: [], refused: unwalkableRefused(masks.unwalkable) }
   const ruleOf = new Map<string, string>()
   for (const m of masks?.places ?? []) if (!ruleOf.has(m.path)) ruleOf.set(m.path, m.rule)
   const back = givenBack.map((a) => real(a) ?? a)

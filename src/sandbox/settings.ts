@@ -29,6 +29,8 @@ export type ReadMasks = (keepIn?: string) => {
   readonly stopped: boolean
   readonly everything?: string
   readonly asked?: string
+  /** The rule (as written) of an absolute pattern whose places outside the project cannot all be found (permission/outside-walks.ts). */
+  readonly unwalkable?: string
 }
 
 /** anvil.json `sandbox.*`, read and checked. */
