@@ -2,6 +2,7 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../support/harness.ts"
+import { outputUntil } from "../support/output-until.ts"
 import { processesMatching, waitUntil } from "../safety/binary.ts"
 
 // A forced exit (process/descendants.ts) spares anvil's process watchdog, known by its pid and start time: a child
@@ -54,19 +55,9 @@ describe("the end of every process anvil started, on a forced exit", () => {
     )
     const host = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "inherit" })
     try {
-      const reader = host.stdout.getReader()
-      const decoder = new TextDecoder()
-      let out = ""
-      const until = async (word: string) => {
-        while (!out.includes(word)) {
-          const { value, done } = await reader.read()
-          if (done) break
-          out += decoder.decode(value)
-        }
-      }
+      const { until } = outputUntil(host.stdout)
       await until("watchdog ")
-      await until("\n")
-      const watchdog = Number(/watchdog (\d+)/.exec(out)?.[1])
+      const watchdog = Number(/watchdog (\d+)\n/.exec(await until("\n"))?.[1])
       expect(await waitUntil(() => left().length === 2, 5_000)).toBe(true)
       writeFileSync(go, "")
       await until("ended")

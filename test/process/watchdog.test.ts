@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../support/harness.ts"
+import { outputUntil } from "../support/output-until.ts"
 import { anvilBinary, processesMatching, waitUntil } from "../safety/binary.ts"
 
 // A SIGKILL of anvil runs no handler: the watchdog ends what anvil started all the same (the sandbox off,
@@ -147,19 +148,10 @@ describe("the watchdog", () => {
     const host = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "ignore" })
     const watchdogs = () => processesMatching("anvil-watchdog").filter((pid) => Bun.spawnSync(["ps", "-o", "ppid=", "-p", String(pid)]).stdout.toString().trim() === String(host.pid))
     try {
-      const reader = host.stdout.getReader()
-      const decoder = new TextDecoder()
-      let out = ""
-      const until = async (word: string) => {
-        while (!out.includes(word)) {
-          const { value, done } = await reader.read()
-          if (done) break
-          out += decoder.decode(value)
-        }
-      }
+      const { until, text } = outputUntil(host.stdout)
       await until("released")
       // Released at once (nothing of a contained tree outlives its first process), and no watchdog.
-      expect(out).toContain("released")
+      expect(text()).toContain("released")
       await Bun.sleep(100)
       expect(watchdogs()).toEqual([])
       writeFileSync(flag, "")

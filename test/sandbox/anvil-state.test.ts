@@ -1,19 +1,15 @@
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../support/harness.ts"
-import { anvilBinary, requireBwrap, runBinary } from "./binary.ts"
+import { runBinary, sandboxBinary } from "./binary.ts"
 
 // anvil's own folders (its cache, its settings) stay out of a confined command's reach whatever sandbox.writable
 // says: a command could otherwise plant another project's read-rule walk or nested-git record, the sandbox probe's
 // memory, your anvil.json or trust.json. Through the compiled binary.
 setDefaultTimeout(60_000)
 
-let binary = ""
-beforeAll(async () => {
-  requireBwrap()
-  binary = await anvilBinary()
-}, 120_000)
+const binary = sandboxBinary()
 
 /** A git project, a HOME and a settings folder of its own, with `sandbox` in the user's own anvil.json (no trust needed). */
 const world = (sandbox: Record<string, unknown>, home?: string) => {
@@ -30,7 +26,7 @@ const world = (sandbox: Record<string, unknown>, home?: string) => {
 }
 
 const bash = async (w: ReturnType<typeof world>, command: string) => {
-  const r = await runBinary(binary, ["tool", "bash", JSON.stringify({ command })], w.root, w.env)
+  const r = await runBinary(binary(), ["tool", "bash", JSON.stringify({ command })], w.root, w.env)
   return JSON.parse(r.out) as { data: { stdout: string; stderr: string; sandbox: { refused: Array<{ kind: string; subject: string; message: string }> } } }
 }
 

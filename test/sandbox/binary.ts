@@ -1,6 +1,8 @@
+import { beforeAll } from "bun:test"
 import { existsSync, mkdirSync, symlinkSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../support/harness.ts"
+import { anvilBinary as buildBinary } from "../safety/binary.ts"
 
 /** The command that installs bubblewrap, for a test that cannot find it. */
 export const INSTALL_BWRAP = "apt-get install bubblewrap (or run test/setup.sh)"
@@ -14,6 +16,16 @@ export const requireBwrap = (): string => {
 
 /** The compiled executable (built once per test process; shared with the safety tests). */
 export { anvilBinary } from "../safety/binary.ts"
+
+/** The compiled executable for a file's tests, made (and bubblewrap required) before they run: call it in a test. */
+export const sandboxBinary = (): (() => string) => {
+  let binary = ""
+  beforeAll(async () => {
+    requireBwrap()
+    binary = await buildBinary()
+  }, 120_000)
+  return () => binary
+}
 /** Processes whose command line contains a marker (pgrep -f). */
 export { processesMatching } from "../safety/binary.ts"
 

@@ -1,19 +1,15 @@
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tempDir } from "../support/harness.ts"
-import { anvilBinary, requireBwrap, runBinary } from "./binary.ts"
+import { runBinary, sandboxBinary } from "./binary.ts"
 
 // Absolute read deny patterns with a wildcard that name places outside the project (`/srv/keys/**/*.pem`) are hidden
 // from confined commands as read refuses them: looked for from the folder before the first wildcard, as each command
 // starts. One that starts at / cannot be looked for, so no confined command runs. Through the compiled binary.
 setDefaultTimeout(60_000)
 
-let binary = ""
-beforeAll(async () => {
-  requireBwrap()
-  binary = await anvilBinary()
-}, 120_000)
+const binary = sandboxBinary()
 
 /** A project, and a folder outside it with secrets at two depths and a plain file; `read` rules in the user's settings. */
 const world = () => {
@@ -27,8 +23,8 @@ const world = () => {
   const home = tempDir("anvil-outside-home-")
   mkdirSync(join(home, ".config", "anvil"), { recursive: true })
   const rules = (read: Record<string, string>) => writeFileSync(join(home, ".config", "anvil", "anvil.json"), JSON.stringify({ permission: { read } }))
-  const bash = async (command: string) => JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command })], root, { HOME: home })).out)
-  const read = async (path: string) => JSON.parse((await runBinary(binary, ["tool", "read", JSON.stringify({ path })], root, { HOME: home })).out)
+  const bash = async (command: string) => JSON.parse((await runBinary(binary(), ["tool", "bash", JSON.stringify({ command })], root, { HOME: home })).out)
+  const read = async (path: string) => JSON.parse((await runBinary(binary(), ["tool", "read", JSON.stringify({ path })], root, { HOME: home })).out)
   return { root, out, rules, bash, read }
 }
 
