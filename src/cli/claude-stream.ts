@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto"
 import type { AgentEvent, TurnResult } from "../agent/events.ts"
 import { parseArguments } from "../agent/call-parsing.ts"
-import { newSessionId } from "../agent/session-id.ts"
-import type { Usage } from "../llm/model.ts"
 import type { CostMeter } from "../agent/cost-meter.ts"
-import { apiErrorAssistant, apiErrorResult, isApiError } from "./claude-api-error.ts"
-import { exitCodeOf } from "./exit-codes.ts"
+import { apiErrorAssistant, isApiError } from "./claude-api-error.ts"
+import { anthropicUsage, resultMessage } from "./claude-result.ts"
 import type { ExitSignal } from "./signals.ts"
 
 /**
@@ -59,23 +57,6 @@ export interface ClaudeStreamOptions {
   readonly cost?: CostMeter
 }
 
-const anthropicUsage = (u: Usage) => ({
-  input_tokens: u.inputTokens,
-  output_tokens: u.outputTokens,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
-})
-
-/** Claude's result subtypes; the precise cause is in the extra `reason` key. */
-const subtypeOf = (result: TurnResult): string =>
-  result.reason === "completed" || result.reason === "hook_stopped"
-    ? "success"
-    : result.reason === "max_steps"
-      ? "error_max_turns"
-      : result.reason === "max_budget"
-        ? "error_max_budget_usd"
-        : "error_during_execution"
-
 export interface ClaudeStream {
   /** The first message of a session. */
   readonly init: (info: InitInfo) => void
@@ -96,21 +77,6 @@ const toolUseBlock = (call: { readonly id: string; readonly name: string; readon
   return typeof input === "object" && input !== null && !Array.isArray(input)
     ? { type: "tool_use", id: call.id, name: call.name, input }
     : { type: "tool_use", id: call.id, name: call.name, input: {}, raw_input: call.arguments }
-}
-
-/** Claude's per-model totals: the session's, from its cost meter; without one, this turn's tokens under the session's model. */
-const modelUsageOf = (options: ClaudeStreamOptions, result: TurnResult): Record<string, unknown> => {
-  const rows = options.cost?.byModel() ?? [{ model: options.model, usage: result.usage, costUsd: 0 }]
-  const row = (usage: Usage, costUsd: number) => ({
-    inputTokens: usage.inputTokens,
-    outputTokens: usage.outputTokens,
-    cacheReadInputTokens: 0,
-    cacheCreationInputTokens: 0,
-    webSearchRequests: 0,
-    costUSD: costUsd,
-    contextWindow: options.contextWindow,
-  })
-  return Object.fromEntries(rows.map((r) => [r.model, row(r.usage, r.costUsd)]))
 }
 
 export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => {
@@ -232,83 +198,11 @@ export const makeClaudeStream = (options: ClaudeStreamOptions): ClaudeStream => 
       }
     },
     result: (result, signal, extra) => {
-      const parts = result.usage_parts
       const apiError = isApiError(result) && signal === undefined
       if (apiError) send(apiErrorAssistant(result))
-      const message = stamp({
-        type: "result",
-        subtype: subtypeOf(result),
-        is_error: result.status !== "success",
-        duration_ms: result.stats.duration_ms,
-        duration_api_ms: result.stats.api_ms,
-        num_turns: result.stats.steps,
-        result: result.answer,
-        // The model's last stop: it ended its reply (an answer, even if a denial or verify then failed the turn).
-        stop_reason: result.answer !== "" && ["completed", "permission_denied", "verify_failed"].includes(result.reason) ? (lastCutOff ? "max_tokens" : "end_turn") : null,
-        total_cost_usd: options.cost?.total() ?? 0,
-        usage: {
-          ...anthropicUsage(result.usage),
-          server_tool_use: { web_search_requests: 0 },
-          ...(parts
-            ? {
-                subagents: { input_tokens: parts.subagents.inputTokens, output_tokens: parts.subagents.outputTokens },
-                compaction: { input_tokens: parts.compaction.inputTokens, output_tokens: parts.compaction.outputTokens },
-              }
-            : {}),
-        },
-        modelUsage: modelUsageOf(options, result),
-        permission_denials: [...(result.denials ?? [])],
-        ...(result.error !== undefined
-          ? { errors: [result.error] }
-          : signal !== undefined
-            ? { errors: [`interrupted by ${signal}: the turn was cancelled and every process it started was ended`] }
-            : result.status !== "success"
-              ? { errors: [] }
-              : {}),
-        // A signal's interruption is reported as such, whatever the turn made of the cancel.
-        ...(signal !== undefined ? { reason: "interrupted", signal } : { reason: result.reason }),
-        exit_code: exitCodeOf(result, signal),
-        model: options.model,
-        stats: result.stats,
-        ...(apiError ? apiErrorResult(result) : {}),
-        // Claude Code's word for a turn a hook ended (as the SDK host writes it), with anvil's who and why.
-        ...(result.reason === "hook_stopped" && signal === undefined ? { terminal_reason: "hook_stopped", hook_stopped: result.hook_stopped } : {}),
-        ...extra,
-      })
+      const message = stamp(resultMessage(options, result, { signal, extra, apiError, cutOff: lastCutOff }))
       options.write(message)
       return message
     },
   }
 }
-
-/**
- * The result when no session could start (no model, broken configuration, no prompt): Claude's error shape. Its
- * `session_id` is a string as in every result of Claude Code's (typed SDKs read it as one): the session the run
- * asked for, else a new id no session file has.
- */
-export const startFailureResult = (
-  message: string,
-  exitCode: number,
-  reason: "config" | "usage" | "plugin_frozen" = "config",
-  sessionId?: string,
-  now: Date = new Date(),
-): Record<string, unknown> => ({
-  type: "result",
-  subtype: "error_during_execution",
-  is_error: true,
-  duration_ms: 0,
-  duration_api_ms: 0,
-  num_turns: 0,
-  result: "",
-  stop_reason: null,
-  session_id: sessionId ?? newSessionId(now.getTime()),
-  total_cost_usd: 0,
-  usage: anthropicUsage({ inputTokens: 0, outputTokens: 0 }),
-  modelUsage: {},
-  permission_denials: [],
-  errors: [message],
-  uuid: randomUUID(),
-  timestamp: now.toISOString(),
-  reason,
-  exit_code: exitCode,
-})

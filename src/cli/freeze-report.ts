@@ -1,5 +1,5 @@
 import { FREEZE_MESSAGE, FREEZE_TIME, FROZEN_EXIT_CODE, type FreezeReport } from "../plugins/watchdog.ts"
-import { startFailureResult } from "./claude-stream.ts"
+import { startFailureResult } from "./claude-result.ts"
 
 /**
  * What `anvil run -f json|stream-json` leaves on standard output when a plugin freezes anvil's thread: the watchdog

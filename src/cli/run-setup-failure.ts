@@ -1,5 +1,5 @@
 import { parseAgentArgs } from "./agent-args.ts"
-import { startFailureResult } from "./claude-stream.ts"
+import { startFailureResult } from "./claude-result.ts"
 import type { CliIO } from "./output.ts"
 
 /**

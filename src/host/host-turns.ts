@@ -4,7 +4,7 @@ import { AgentSetupError, type AgentSessionShape } from "../agent/agent-session.
 import type { OpenedSession } from "./session-lifecycle.ts"
 import { makePartialStream } from "./partial-stream.ts"
 import { turnWithoutSteps, type TurnResult } from "../agent/events.ts"
-import { startFailureResult } from "../cli/claude-stream.ts"
+import { startFailureResult } from "../cli/claude-result.ts"
 import { EXIT, exitCodeOf } from "../cli/exit-codes.ts"
 import type { ExitSignal } from "../cli/signals.ts"
 import { cancelTurn, type HostState } from "./host-state.ts"
