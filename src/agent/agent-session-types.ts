@@ -83,6 +83,8 @@ export interface AgentSessionOptions {
     readonly trustProject?: boolean
     readonly onEvent?: (event: McpEvent) => void
     readonly extraSources?: ReadonlyArray<ServerSource>
+    /** Only `extraSources` start: not anvil.json's, .mcp.json's or the plugins' servers (Claude Code's `--strict-mcp-config`). */
+    readonly strict?: boolean
   }
   /** Told about anvil.json's warnings (unknown keys, wrong types) before anything else starts. */
   readonly onConfigWarnings?: (warnings: ReadonlyArray<ConfigWarning>) => void
@@ -96,6 +98,8 @@ export interface AgentSessionOptions {
   readonly fallbackModels?: ReadonlyArray<string>
   /** Claude Code's `--max-budget-usd`: a turn ends (max_budget) once the session's spend reaches it. */
   readonly maxBudgetUsd?: number
+  /** False: the session's file is removed when it closes, so it cannot be resumed (`--no-session-persistence`). */
+  readonly persist?: boolean
   /** Told what the person should know about how the session runs (a budget that cannot count a model's price). */
   readonly onNotice?: (message: string) => void
 }

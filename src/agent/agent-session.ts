@@ -229,7 +229,8 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   const mcp = makeMcpHub({
     root: boot.root,
     env: options.env,
-    extraSources: [...pluginServerSources(plugins.mcpServers), ...(options.mcp?.extraSources ?? [])],
+    extraSources: [...(options.mcp?.strict ? [] : pluginServerSources(plugins.mcpServers)), ...(options.mcp?.extraSources ?? [])],
+    ...(options.mcp?.strict ? { onlyExtra: true } : {}),
     ...(options.mcp?.onEvent ? { onEvent: options.mcp.onEvent } : {}),
     ...(options.mcp?.trustProject ? { trustAll: true } : {}),
   })
@@ -429,8 +430,8 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     await mcp.dispose()
     await runtime.dispose()
     await closeScope()
-    // A session that never ran a turn is not kept (a chat left at once, a run that could not start).
-    if (!resumed && turnsRun === 0) await Effect.runPromise(removeSessionFile(writer.file).pipe(Effect.provide(PlatformLive)))
+    // A session that never ran a turn is not kept (a chat left at once, a run that could not start), nor one asked not to be.
+    if ((!resumed && turnsRun === 0) || options.persist === false) await Effect.runPromise(removeSessionFile(writer.file).pipe(Effect.provide(PlatformLive)))
   }
   return { session, close }
 }

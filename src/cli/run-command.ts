@@ -36,7 +36,9 @@ export interface RunExtras {
   readonly systemPrompt?: { readonly replace?: string; readonly append?: string }
   readonly mcpSources?: ReadonlyArray<ServerSource>
   /** Session options print mode sets directly (`--add-dir`, `--fallback-model`, `--max-budget-usd`). */
-  readonly session?: Pick<AgentSessionOptions, "addDirs" | "fallbackModels" | "maxBudgetUsd" | "onNotice">
+  readonly session?: Pick<AgentSessionOptions, "addDirs" | "fallbackModels" | "maxBudgetUsd" | "onNotice" | "persist" | "customAgents" | "claudeInstructions" | "thinking" | "fork">
+  /** Only the extra MCP servers start (`--strict-mcp-config`). */
+  readonly mcpStrict?: boolean
 }
 
 /** `anvil run`: one turn (or one per input message), scripted; returns the exit code (see RUN_HELP). */
@@ -126,7 +128,7 @@ export const runCommand = async (
         ...(json ? { freezeReport: (id: string) => frozenRunReport(args.format === "stream-json", id) } : {}),
       },
       onAsk,
-      mcp: { onEvent: onMcp, trustProject: args.trustMcp, ...(extra.mcpSources ? { extraSources: extra.mcpSources } : {}) },
+      mcp: { onEvent: onMcp, trustProject: args.trustMcp, ...(extra.mcpSources ? { extraSources: extra.mcpSources } : {}), ...(extra.mcpStrict ? { strict: true } : {}) },
       strict,
       onConfigWarnings: (warnings) => {
         printConfigWarnings(io, warnings)

@@ -5,6 +5,7 @@ import { parseAllowRule, type AllowRule } from "../permission/allow-rule.ts"
 import { anvilName } from "../tool-framework/claude-tools.ts"
 import { readSettingsFlag } from "./settings-flag.ts"
 import { limitFlags, type LimitFlags } from "./limit-flags.ts"
+import { NOT_ACTED_ON, REFUSED, SWITCHES, VALUED } from "./flag-table.ts"
 
 /**
  * Claude Code's print-mode command line, as the Claude Agent SDK (and scripts
@@ -53,6 +54,10 @@ export interface PrintFlags {
   readonly thinking?: ThinkingRequest
   /** `--json-schema`: the JSON Schema the final answer must match (structured output). */
   readonly jsonSchema?: Readonly<Record<string, unknown>>
+  /** `--strict-mcp-config`: only the `--mcp-config` servers (and the program's in-process ones) start. */
+  readonly strictMcpConfig: boolean
+  /** False with `--no-session-persistence`: the session's file is not kept, so it cannot be resumed. */
+  readonly persistSession: boolean
   /** `--add-dir`, `--fallback-model`, `--max-budget-usd` (see limit-flags.ts). */
   readonly limits: Omit<LimitFlags, "errors">
   /** The prompt given as an argument (`-p "…"`), when any. */
@@ -62,35 +67,6 @@ export interface PrintFlags {
   /** Values of honoured flags that cannot be used (`--output-format yaml`): usage errors, never guessed at. */
   readonly errors: ReadonlyArray<string>
 }
-
-/** Flags that take a value. */
-const VALUED = new Set([
-  "--output-format", "--input-format", "--model", "--max-turns", "--permission-mode", "--permission-prompt-tool",
-  "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
-  "--resume", "-r", "--session-id", "--mcp-config", "--setting-sources", "--add-dir", "--max-thinking-tokens",
-  "--fallback-model", "--settings", "--agents", "--plugin-dir", "--max-budget-usd", "--resume-session-at", "--json-schema",
-  "--betas", "--agent", "--debug-file", "--tools", "--effort", "--workload", "--thinking", "--name",
-  "--system-prompt-file", "--append-system-prompt-file", "--thinking-display", "--task-budget", "--plugin-dir-no-mcp",
-])
-
-/** Flags with no value. */
-const SWITCHES = new Set([
-  "--verbose", "-p", "--print", "--continue", "-c", "--fork-session", "--include-partial-messages", "--strict-mcp-config",
-  "--dangerously-skip-permissions", "--allow-dangerously-skip-permissions", "--debug", "--replay-user-messages",
-  "--include-hook-events", "--no-session-persistence", "--bare", "--disable-slash-commands",
-])
-
-/** Flags acted on; the rest of VALUED and SWITCHES are accepted and reported. */
-const HONOURED = new Set([
-  "--output-format", "--input-format", "--model", "--max-turns", "--permission-mode", "--permission-prompt-tool",
-  "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--system-prompt", "--append-system-prompt",
-  "--resume", "-r", "--continue", "-c", "--fork-session", "--include-partial-messages", "--verbose", "-p", "--print",
-  "--dangerously-skip-permissions", "--mcp-config", "--tools", "--json-schema", "--setting-sources", "--agents",
-  "--system-prompt-file", "--append-system-prompt-file", "--plugin-dir", "--plugin-dir-no-mcp", "--settings",
-  "--max-thinking-tokens", "--thinking", "--add-dir", "--fallback-model", "--max-budget-usd",
-  // Only the SDK's acknowledgement that bypassPermissions was meant: nothing more to do.
-  "--allow-dangerously-skip-permissions",
-])
 
 /** Splits a tool list as Claude Code takes it: commas or spaces, but not inside `Bash(…)`. */
 export const splitToolList = (text: string): Array<string> => {
@@ -132,6 +108,12 @@ const withCompanions = (tools: ReadonlyArray<string>): Array<string> =>
 export const isPrintInvocation = (argv: ReadonlyArray<string>): boolean =>
   argv.some((a) => a === "-p" || a === "--print" || a.startsWith("--output-format") || a.startsWith("--input-format"))
 
+/** A refused flag's error: the SDK option it stands for (the reason's `option:` prefix), why, and what to do. */
+const refusal = (flag: string, why: string): string => {
+  const m = /^(\w+): (.*)$/s.exec(why)
+  return m ? `${flag} (the Agent SDK's ${m[1]} option) is not supported: ${m[2]}` : `${flag} is not supported: ${why}`
+}
+
 export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
   const values = new Map<string, Array<string>>()
   const switches = new Set<string>()
@@ -148,10 +130,10 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     if (VALUED.has(name)) {
       const value = eq > 0 ? a.slice(eq + 1) : (argv[++i] ?? "")
       values.set(name, [...(values.get(name) ?? []), value])
-      if (!HONOURED.has(name)) ignored.push(name)
+      if (NOT_ACTED_ON.has(name)) ignored.push(name)
     } else if (SWITCHES.has(name)) {
       switches.add(name)
-      if (!HONOURED.has(name)) ignored.push(name)
+      if (NOT_ACTED_ON.has(name)) ignored.push(name)
     } else {
       // An unknown flag: its value, if it has one, cannot be told from a prompt word; the flag alone is reported.
       ignored.push(name)
@@ -169,7 +151,16 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
       ? (modeText as PermissionMode)
       : "default"
   const toolsText = one("--tools")
-  const errors: Array<string> = []
+  const errors: Array<string> = [...values.keys(), ...switches].flatMap((flag) => (REFUSED.has(flag) ? [refusal(flag, REFUSED.get(flag)!)] : []))
+  const promptTool = one("--permission-prompt-tool")
+  if (promptTool !== undefined && promptTool !== "stdio") {
+    errors.push(`--permission-prompt-tool ${promptTool} is not supported: permissionPromptToolName (an MCP tool that answers permission questions) is not; use canUseTool (--permission-prompt-tool stdio)`)
+  }
+  if (switches.has("--no-session-persistence") && (values.has("--resume") || values.has("-r") || switches.has("--continue") || switches.has("-c"))) {
+    errors.push("--no-session-persistence cannot be used with --resume or --continue: the resumed session's file is kept and written to")
+  }
+  // What a program may send in initialize instead: anvil reads disallowedTools there, not settings.
+  if (list("--initialize-fields").includes("settings")) errors.push("--initialize-fields settings is not supported: pass settings on the command line (--settings), as the SDK does by default")
   const choose = <T extends string>(flag: string, text: string | undefined, choices: ReadonlyArray<T>): void => {
     if (text !== undefined && !choices.includes(text as T)) errors.push(`${flag} is ${choices.join(", ")}; not '${text}'`)
   }
@@ -222,7 +213,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     ...(model !== undefined && model !== "" ? { model } : {}),
     ...(Number.isInteger(maxTurns) && maxTurns > 0 ? { maxTurns } : {}),
     permissionMode: mode,
-    promptToolStdio: one("--permission-prompt-tool") === "stdio",
+    promptToolStdio: promptTool === "stdio",
     allowed: rules(list("--allowedTools", "--allowed-tools")),
     disallowed: rules(list("--disallowedTools", "--disallowed-tools")),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
@@ -241,6 +232,8 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     ...(values.has("--setting-sources") ? { settingSources: list("--setting-sources") } : {}),
     ...(toolsText !== undefined && toolsText !== "default" ? { tools: withCompanions(splitToolList(toolsText).map(anvilName)) } : {}),
     limits,
+    strictMcpConfig: switches.has("--strict-mcp-config"),
+    persistSession: !switches.has("--no-session-persistence"),
     prompt: words.join(" ").trim(),
     ignored: [...new Set(ignored)],
     errors,

@@ -3,7 +3,9 @@ import type { Tool } from "../tool-framework/definition.ts"
 import { hostModel } from "./host-messages.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
 import { denyRules, EDIT_TOOLS } from "./permission-bridge.ts"
-import type { PrintFlags } from "./print-flags.ts"
+import { projectSettings, type PrintFlags } from "./print-flags.ts"
+import { sdkAgents } from "./sdk-agents.ts"
+import { EXIT } from "../cli/exit-codes.ts"
 import { sessionLimits } from "./limit-flags.ts"
 
 /**
@@ -30,12 +32,17 @@ const printArgs = (flags: PrintFlags): Array<string> => {
 
 /** Runs the one prompt; the exit code is `anvil run`'s. */
 export const printRun = async (flags: PrintFlags, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
-  const needsStreamInput = [...(flags.jsonSchema !== undefined ? ["--json-schema"] : []), ...(flags.settingSources !== undefined ? ["--setting-sources"] : []), ...(flags.agents.length > 0 ? ["--agents"] : [])]
-  const ignored = [...flags.ignored, ...needsStreamInput.map((f) => `${f} (honoured with --input-format stream-json)`)]
-  if (ignored.length > 0) io.err(`anvil: accepted but not acted on: ${ignored.join(", ")}\n`)
+  // Structured output and partial messages are the host protocol's (its control channel, its stream): one prompt has neither.
+  const needsStreamInput = [...(flags.jsonSchema !== undefined ? ["--json-schema"] : []), ...(flags.includePartialMessages ? ["--include-partial-messages"] : [])]
+  if (needsStreamInput.length > 0) {
+    io.err(`${needsStreamInput.map((f) => `anvil: ${f} needs --input-format stream-json and --output-format stream-json (as the Agent SDK starts anvil)\n`).join("")}Run 'anvil --help' for usage.\n`)
+    return EXIT.usage
+  }
+  if (flags.ignored.length > 0) io.err(`anvil: accepted but not acted on: ${flags.ignored.join(", ")}\n`)
+  const onProblem = (message: string) => io.err(`anvil: ${message}\n`)
   const { runCommand } = await import("../cli/run-command.ts")
   // What `anvil run` has no flag for goes in directly: a dropped --disallowedTools would run what the caller forbade.
-  const mcpSources = mcpConfigSources(flags.mcpConfigs, io.cwd, (message) => io.err(`anvil: ${message}\n`))
+  const mcpSources = mcpConfigSources(flags.mcpConfigs, io.cwd, onProblem)
   return runCommand(printArgs(flags), io, root, flags.tools ? tools.filter((t) => flags.tools!.includes(t.name)) : tools, false, {
     configOverrides: {
       ...(flags.disallowed.length > 0 ? { permission: denyRules(flags.disallowed) } : {}),
@@ -46,6 +53,15 @@ export const printRun = async (flags: PrintFlags, io: CliIO, root: string | unde
       ? { systemPrompt: { ...(flags.systemPrompt !== undefined ? { replace: flags.systemPrompt } : {}), ...(flags.appendSystemPrompt !== undefined ? { append: flags.appendSystemPrompt } : {}) } }
       : {}),
     ...(mcpSources.length > 0 ? { mcpSources } : {}),
-    session: sessionLimits(flags, io.cwd, (message) => io.err(`anvil: ${message}\n`)),
+    ...(flags.strictMcpConfig ? { mcpStrict: true } : {}),
+    session: {
+      ...sessionLimits(flags, io.cwd, onProblem),
+      ...(flags.persistSession ? {} : { persist: false }),
+      // Claude Code reads CLAUDE.md with the project's settings; the program's subagents; thinking; a fork of the resumed session.
+      claudeInstructions: projectSettings(flags),
+      ...(flags.agents.length > 0 ? { customAgents: sdkAgents(flags.agents, onProblem) } : {}),
+      ...(flags.thinking ? { thinking: flags.thinking } : {}),
+      ...(flags.forkSession ? { fork: true } : {}),
+    },
   })
 }

@@ -118,7 +118,8 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       },
       // A plugin that freezes anvil ends it (exit 8): the watchdog writes a plugins line and the session's result.
       plugins: { onProblem, freezeReport: (id) => frozenRunReport(true, id) },
-      mcp: { extraSources: mcpConfigSources([...flags.mcpConfigs, ...initMcpConfigs], io.cwd, onProblem) },
+      mcp: { extraSources: mcpConfigSources([...flags.mcpConfigs, ...initMcpConfigs], io.cwd, onProblem), ...(flags.strictMcpConfig ? { strict: true } : {}) },
+      ...(flags.persistSession ? {} : { persist: false }),
       hooks: [bridge.planGuard, ...hooks.entries],
       systemPrompt: sessionPrompt,
       ...withThinking(thinkingInForce(flags.thinking, state.thinking?.maxTokens)),

@@ -62,6 +62,8 @@ export interface McpHubOptions {
   readonly env: Readonly<Record<string, string | undefined>>
   /** Server definitions from elsewhere (plugin folders), after the standard files. */
   readonly extraSources?: ReadonlyArray<ServerSource>
+  /** Only the extra sources: the standard files are not read (Claude Code's `--strict-mcp-config`). */
+  readonly onlyExtra?: boolean
   /** Problems found beside the config files (a project plugin whose servers wait for trust), listed with theirs. */
   readonly extraProblems?: ReadonlyArray<SourceProblem>
   readonly onEvent?: (event: McpEvent) => void
@@ -118,7 +120,7 @@ const oneLine = (text: string): string => {
  * `startAll` or `connection` is called.
  */
 export const makeMcpHub = (options: McpHubOptions): McpHub => {
-  const { sources, problems } = standardSources(options.root, options.env)
+  const { sources, problems } = options.onlyExtra ? { sources: [], problems: [] } : standardSources(options.root, options.env)
   const specs = serverSpecs([...sources, ...(options.extraSources ?? [])], options.root, options.env)
   const trust = options.trust ?? serverTrust(options.root, options.env)
   const emit = options.onEvent ?? (() => undefined)
