@@ -29,8 +29,9 @@ describe("Claude print-mode flags", () => {
   test("the Python SDK's command line: --system-prompt \"\" keeps anvil's prompt; prompts from files; newer flags with values", () => {
     const py = parsePrintFlags(["--output-format", "stream-json", "--verbose", "--system-prompt", "", "--thinking-display", "summarized", "--task-budget", "5", "--input-format", "stream-json"])
     expect(py.systemPrompt).toBeUndefined()
-    expect(py.errors).toEqual([])
-    expect(py.ignored).toEqual(["--thinking-display", "--task-budget"])
+    // --thinking-display changes only how thinking is shown: reported; a task budget anvil cannot send is refused.
+    expect(py.ignored).toEqual(["--thinking-display"])
+    expect(py.errors).toEqual(["--task-budget (the Agent SDK's taskBudget option) is not supported: anvil sends no API task budget; bound the run with maxTurns or maxBudgetUsd"])
     const dir = tempDir("anvil-prompt-files-")
     writeTree(dir, { "system.md": "You review code.\n", "extra.md": "Be brief.\n" })
     const files = parsePrintFlags(["--system-prompt-file", join(dir, "system.md"), "--append-system-prompt-file", join(dir, "extra.md")])
