@@ -16,7 +16,7 @@ export const PLUGINS_HELP = `Usage: anvil plugins [--json]          list every p
        anvil plugins check PATH          load one plugin file or folder; exit code 0 when it loads cleanly,
                                          1 when it does not load (the reason is printed), 4 when it loads
                                          with warnings (a part of it that will not run, such as a hooks
-                                         file that is not valid JSON)
+                                         file that is not valid JSON, or a name to change)
        anvil plugins trust [NAME...]     trust project plugins (all untrusted ones without NAME)
        anvil plugins untrust NAME        forget the trust of a project plugin
        anvil plugins init NAME [--user | --dir DIR]
@@ -125,11 +125,11 @@ const check = async (args: ReadonlyArray<string>, io: CliIO, open: OpenProject):
     for (const n of pluginNotices(set)) io.err(`anvil plugins check: ${n}\n`)
     return CHECK_EXIT.broken
   }
-  // A warning is a part of the plugin that will not run (a hooks file that is not JSON, a misspelt event): a check
-  // that passed would hide it from a CI job, so it has its own exit code, apart from a plugin that does not load.
+  // A warning is mostly a part of the plugin that will not run (a hooks file that is not JSON, a misspelt event): a
+  // check that passed would hide it from a CI job, so it has its own exit code, apart from a plugin that does not load.
   const warnings = report.warnings?.length ?? 0
   if (warnings > 0) {
-    io.err(`anvil plugins check: ${report.name} loads, but ${warnings === 1 ? "1 part of it does" : `${warnings} parts of it do`} not run (warning${warnings === 1 ? "" : "s"} above); exit code ${CHECK_EXIT.warnings}\n`)
+    io.err(`anvil plugins check: ${report.name} loads, with ${warnings === 1 ? "1 warning" : `${warnings} warnings`} (above); exit code ${CHECK_EXIT.warnings}\n`)
     return CHECK_EXIT.warnings
   }
   return CHECK_EXIT.clean

@@ -254,7 +254,11 @@ export interface SetupContext {
 
 /** A plugin with a name, tools and hooks. */
 export interface PluginDefinition {
-  /** Shown by `anvil plugins`; used by `anvil plugins trust NAME` and `plugins.disabled`. Default: the file or folder name. */
+  /**
+   * The plugin's name is its file's name without the extension, or its folder's name (known before its code runs:
+   * `anvil plugins`, `anvil plugins trust NAME`, `plugins.disabled` and `plugins.options` use it). Optional; given,
+   * it must be that name: another is a warning (`plugin_name_mismatch`) and the file's name holds.
+   */
   readonly name?: string
   /** The API version the plugin was written for; must be {@link PLUGIN_API_VERSION}. */
   readonly api: typeof PLUGIN_API_VERSION

@@ -10,6 +10,7 @@ import { readJson } from "./claude-components.ts"
 import { claudeInstalledPlugins } from "./claude-installed.ts"
 import { readJsonPart } from "./json-part.ts"
 import { notAPluginName, projectHookSettings, userHookSettings, userPluginsDir } from "./places.ts"
+import { INVALID_PLUGIN_NAME, nameOrigin, pluginNameProblem } from "./plugin-name.ts"
 
 export { userPluginsDir }
 
@@ -51,8 +52,10 @@ export interface DiscoveredPlugin {
   readonly entry: string | undefined
   /** True when `path` is a folder (bundled before import, hashed whole for trust). */
   readonly folder: boolean
-  /** Why this entry cannot be a plugin (a folder without an entry file, a broken plugin.json). */
+  /** Why this entry cannot be a plugin (a folder without an entry file, a broken plugin.json, a name it cannot have). */
   readonly problem?: string
+  /** The problem's code, when it has one (`invalid_plugin_name`). */
+  readonly problemCode?: string
   /** A Claude Code plugin's marketplace entry, its manifest when the folder has no plugin.json (see claude-installed.ts). */
   readonly manifest?: Readonly<Record<string, unknown>>
   /** The hooks of Claude Code settings files, not a plugin folder: the project's `.claude/settings.json` and `.claude/settings.local.json`, or your `~/.claude/settings.json`. */
@@ -87,8 +90,23 @@ const entryOf = (pkg: Readonly<Record<string, unknown>>): string | undefined => 
   return exported ?? (typeof pkg.main === "string" ? pkg.main : undefined)
 }
 
+/**
+ * A plugin whose name cannot name it is its error (with the name to use), unless it has a problem already: the
+ * name goes into trust, settings, and the names of what it brings (plugin-name.ts).
+ */
+const withUsableName = (plugin: DiscoveredPlugin): DiscoveredPlugin => {
+  if (plugin.problem !== undefined) return plugin
+  const problem = pluginNameProblem(plugin.name, nameOrigin(plugin))
+  return problem === undefined ? plugin : { ...plugin, problem, problemCode: INVALID_PLUGIN_NAME }
+}
+
 /** What one file or folder is, or undefined when it is not meant as a plugin. */
 export const classify = (path: string, source: PluginSource): DiscoveredPlugin | undefined => {
+  const found = classifyPath(path, source)
+  return found && withUsableName(found)
+}
+
+const classifyPath = (path: string, source: PluginSource): DiscoveredPlugin | undefined => {
   const name = basename(path)
   let info
   try {
@@ -251,7 +269,7 @@ export const discoverPlugins = (input: {
     if (!existsSync(folder.dir)) continue
     // Plugins described by their marketplace entry may share one folder (`source: "./"`): each counts by its name there.
     const described: DiscoveredPlugin | undefined = folder.manifest
-      ? { name: String(folder.manifest.name), source: folder.source, kind: "claude", path: folder.dir, entry: undefined, folder: true, manifest: folder.manifest }
+      ? withUsableName({ name: String(folder.manifest.name), source: folder.source, kind: "claude", path: folder.dir, entry: undefined, folder: true, manifest: folder.manifest })
       : undefined
     const real = realOr(folder.dir) + (described ? `#${described.name}` : "")
     if (seenFolders.has(real)) continue

@@ -13,6 +13,8 @@ export interface LoadProblem {
   readonly message: string
   readonly file?: string
   readonly line?: number
+  /** A code for the kind of problem, when it has one (`invalid_plugin_name`). */
+  readonly code?: string
   /** The plugin did not finish loading within its time limit (an import or a `setup` that never ends). */
   readonly timedOut?: boolean
 }

@@ -11,6 +11,7 @@ import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
 import { discoverPlugins, pluginTrustContent, type DiscoveredPlugin, type PluginSource } from "./discovery.ts"
 import { hookRunner, withHooks, type HookEntry, type HookRunner } from "./hook-runner.ts"
 import { loadPluginModule, pluginCacheDir, problemOf, type Loaded, type LoadProblem } from "./load-module.ts"
+import { kebabWarning, mismatchWarning, nameOrigin } from "./plugin-name.ts"
 import { countedTimeOut, frozeWhile, loadMemoryIn, skippedSince, type StuckLoad } from "./load-memory.ts"
 import { withTimeLimit } from "./time-limit.ts"
 import { setFreezeReport, type FreezeReport, type PluginWatch } from "./watchdog.ts"
@@ -110,6 +111,11 @@ export interface LoadPluginsOptions {
 }
 
 const describe = (e: unknown) => (e instanceof Error ? e.message : String(e))
+/** A report's `warnings`, when there are any. */
+const withWarnings = (warnings: ReadonlyArray<string | undefined>) => {
+  const said = warnings.filter((w): w is string => w !== undefined)
+  return said.length > 0 ? { warnings: said } : {}
+}
 
 /** The trust of a discovered project plugin: untrusted/changed/trusted/assumed, or a problem reading it. */
 export const trustOf = (trust: TrustShape, plugin: DiscoveredPlugin) =>
@@ -150,7 +156,7 @@ export const admission = (
   if (seen.has(plugin.name)) return { refused: { status: "error", error: { message: `another plugin is already named '${plugin.name}'; rename one of them` } } }
   seen.add(plugin.name)
   if (disabled.includes(plugin.name)) return { refused: { status: "disabled" } }
-  if (plugin.problem) return { refused: { status: "error", error: { message: plugin.problem } } }
+  if (plugin.problem) return { refused: { status: "error", error: { message: plugin.problem, ...(plugin.problemCode ? { code: plugin.problemCode } : {}) } } }
   if (plugin.source !== "project") return {}
   const state = trustStateOf(plugin)
   if (typeof state === "object") return { refused: { status: "error", error: { message: state.problem } } }
@@ -271,7 +277,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
           ...(claude.agents.length > 0 ? { agents: claude.agents.map((a) => a.name) } : {}),
           ...(claude.commands.length > 0 ? { commands: claude.commands.map((c) => c.name) } : {}),
           ...(claude.unsupported.length > 0 ? { unsupported: claude.unsupported } : {}),
-          ...(claude.warnings.length > 0 ? { warnings: claude.warnings } : {}),
+          ...withWarnings([kebabWarning(plugin.name, nameOrigin(plugin)), ...claude.warnings]),
         })
       } catch (e) {
         report({ status: "error", ...withTrust, error: { message: describe(e) } })
@@ -335,6 +341,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
       ...(shape.plugin.description ? { description: shape.plugin.description } : {}),
       tools: defs.map((d) => d.name),
       hooks: hookNames(hooks),
+      ...withWarnings([mismatchWarning(shape.plugin.name, plugin.name, nameOrigin(plugin))]),
     })
   }
   return {
