@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseJsonc } from "../config/jsonc.ts"
 import { claudeConfigDir } from "./places.ts"
+import { mergeWithEntry } from "./marketplace-merge.ts"
 
 /**
  * The plugins Claude Code installed from marketplaces (`/plugin install`) and
@@ -14,7 +15,8 @@ import { claudeConfigDir } from "./places.ts"
  * or the marketplace's own checkout (`plugins/marketplaces/<marketplace>/`,
  * whose `.claude-plugin/marketplace.json` names each plugin's folder) hold it.
  * A folder without `.claude-plugin/plugin.json` is described by its
- * marketplace entry (`"strict": false`).
+ * marketplace entry (`"strict": false`); one with it gets the parts its entry
+ * adds (`"strict": true`, the default; see marketplace-merge.ts).
  * `enabledPlugins` (`{"name@marketplace": true}`) is read from the user's
  * `settings.json`, then the project's `.claude/settings.json` and
  * `.claude/settings.local.json`; a later file's value wins. A plugin the
@@ -33,6 +35,7 @@ export interface InstalledClaudePlugin {
   /**
    * Its marketplace entry, when the folder has no `.claude-plugin/plugin.json`: the entry is then the whole
    * manifest (`"strict": false`, as anthropics/skills publishes its plugins: `source: "./"` and `skills: [...]`).
+   * With a plugin.json, its manifest merged with the entry's parts (see marketplace-merge.ts), when the entry has any.
    */
   readonly manifest?: Readonly<Record<string, unknown>>
 }
@@ -66,6 +69,16 @@ const costOf = (file: string): string =>
       : file.endsWith("known_marketplaces.json")
         ? "where Claude Code put each marketplace is not known, so ~/.claude/plugins/marketplaces/ was searched instead"
         : "the plugins it lists were not found through it"
+
+/** A plugin.json as Claude Code reads it (JSON, no comments), when it is an object; a broken one is reported where the plugin loads. */
+const strictJson = (file: string): Record<string, unknown> | undefined => {
+  try {
+    const json: unknown = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""))
+    return Predicate.isObject(json) ? json : undefined
+  } catch {
+    return undefined
+  }
+}
 
 const isFolder = (p: string): boolean => {
   try {
@@ -172,8 +185,14 @@ export const claudeInstalledPlugins = (root: string, env: Env): { plugins: Array
       problems.push(`enabledPlugins: ${key} is enabled but not installed under ${join(configDir, "plugins")} (install it with Claude Code's /plugin install, or set it to false)`)
       continue
     }
-    if (existsSync(join(path, ".claude-plugin", "plugin.json"))) {
-      plugins.push({ key, path, source })
+    const own = join(path, ".claude-plugin", "plugin.json")
+    if (existsSync(own)) {
+      // Its marketplace entry may add parts (or, "strict": false, be the whole plugin): merged as Claude Code merges them.
+      const entry = marketplace !== "" ? entryManifest(readJson, configDir, path, name, marketplace) : undefined
+      const manifest = entry ? strictJson(own) : undefined
+      const merged = entry && manifest ? mergeWithEntry(path, manifest, entry) : { manifest: undefined }
+      if ("conflict" in merged) problems.push(`enabledPlugins: ${key}: ${merged.conflict}`)
+      else plugins.push({ key, path, source, ...(merged.manifest ? { manifest: merged.manifest } : {}) })
       continue
     }
     const manifest = marketplace !== "" ? entryManifest(readJson, configDir, path, name, marketplace) : undefined
