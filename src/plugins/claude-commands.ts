@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { parseContinuedFrontMatter, SKILL_FIELDS } from "../skills/front-matter-continued.ts"
 import { argumentNames, substituteArguments } from "../skills/skill-arguments.ts"
+import { firstLineOf } from "../skills/skill-document.ts"
 import { claudeConfigDir } from "./places.ts"
 import { commandPaths, readManifestQuietly } from "./claude-components.ts"
 
@@ -52,12 +53,12 @@ const readCommandFile = (path: string, plugin?: string): SlashCommand | undefine
   // Front matter that is not valid YAML is still front matter: it never reaches the model as the prompt.
   const unreadable = parsed && !parsed.ok ? /^---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/.exec(text) : null
   const body = (parsed?.ok ? parsed.body : unreadable ? text.slice(unreadable[0].length) : text).trim()
-  const firstLine = body.split("\n").find((l) => l.trim() !== "")?.trim() ?? ""
   const problem = parsed && !parsed.ok ? ` (its front matter is unreadable${parsed.line ? ` at line ${parsed.line}` : ""}: ${parsed.reason})` : ""
   return {
     name: basename(path, ".md"),
     ...(plugin !== undefined ? { plugin } : {}),
-    description: typeof fields.description === "string" ? fields.description : `${firstLine.slice(0, 100)}${problem}`,
+    // Without one, the first line describes it as Claude Code describes a command (a heading without its `#`s).
+    description: typeof fields.description === "string" ? fields.description : `${firstLineOf(body) ?? ""}${problem}`,
     ...(typeof fields["argument-hint"] === "string" ? { argumentHint: fields["argument-hint"] } : {}),
     argumentNames: argumentNames(fields.arguments),
     body,

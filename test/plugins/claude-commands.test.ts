@@ -8,6 +8,9 @@ describe("slash command files", () => {
     writeTree(dir, {
       "review.md": "---\ndescription: Review a change\nargument-hint: FILE\n---\nReview $0 carefully.\n",
       "broken.md": "---\ndescription: [never closed\n---\nFix $ARGUMENTS.\n",
+      // As Claude Code describes a command without a description: its first line, a heading without its #s.
+      "titled.md": `# Tidy the imports\n\n${"Tidy them. ".repeat(20)}\n`,
+      "long.md": `${"w".repeat(120)}\n`,
     })
     const commands = readCommandFolder(dir)
     const broken = commands.find((c) => c.name === "broken")!
@@ -16,6 +19,8 @@ describe("slash command files", () => {
     expect(expandSlashCommand("/broken the tests", commands)?.prompt).toBe("Fix the tests.")
     expect(expandSlashCommand("/review a.ts", commands)?.prompt).toBe("Review a.ts carefully.")
     expect(commands.find((c) => c.name === "review")).toMatchObject({ description: "Review a change", argumentHint: "FILE" })
+    expect(commands.find((c) => c.name === "titled")?.description).toBe("Tidy the imports")
+    expect(commands.find((c) => c.name === "long")?.description).toBe(`${"w".repeat(97)}...`)
   })
 
   test("a command's arguments are counted as a skill's: $0 is the first word, $ARGUMENTS[N], front matter names", () => {
