@@ -86,7 +86,7 @@ export const readClaudePlugin = (input: {
   const agents = own ? readPluginAgents(input.dir, manifest) : { agents: [], problems: [] }
   // Hooks: hooks/hooks.json, then the manifest's `hooks` (paths or objects), merged; a broken one is a warning.
   const settingsFiles = input.settingsHooks === "user" ? userHookSettings(input.root, input.env) : projectHookSettings(input.root)
-  const sources = own ? hookSources(input.dir, manifest, warnings) : settingsHookSources(settingsFiles, warnings, allSettingsHooksDisabled(input.root, input.env))
+  const sources = own ? hookSources(input.dir, manifest, warnings) : settingsHookSources(settingsFiles, warnings, allSettingsHooksDisabled(input.root, input.env, input.settingsHooks ?? "project"))
   const specs = readHookSpecs(sources, expand, warnings, unsupported)
 
   // The session the calls belong to, as its start tells it (`anvil tool` has none: "cli", as its calls are filed).

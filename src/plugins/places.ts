@@ -70,12 +70,15 @@ export const userHookSettings = (root: string, env: Readonly<Record<string, stri
 /**
  * Claude Code's `disableAllHooks` as its merged settings hold it: the last of your settings, the project's
  * `.claude/settings.json` and `.claude/settings.local.json` that sets it wins, and `true` turns off the hooks of every
- * settings file. A file that is not JSON says nothing here (its own warning is given where its hooks are read).
+ * settings file. Your own hooks (`scope` "user") are turned off by your file alone: the project's came with the
+ * repository, and a repository does not switch off the guards you set. A file that is not JSON says nothing here (its
+ * own warning is given where its hooks are read).
  */
-export const allSettingsHooksDisabled = (root: string, env: Readonly<Record<string, string | undefined>>): boolean => {
+export const allSettingsHooksDisabled = (root: string, env: Readonly<Record<string, string | undefined>>, scope: "project" | "user"): boolean => {
   const dir = claudeConfigDir(env)
+  const project = scope === "project" ? [join(root, ".claude", "settings.json"), join(root, ".claude", "settings.local.json")] : []
   let disabled = false
-  for (const file of [...(dir ? [join(dir, "settings.json")] : []), join(root, ".claude", "settings.json"), join(root, ".claude", "settings.local.json")]) {
+  for (const file of [...(dir ? [join(dir, "settings.json")] : []), ...project]) {
     try {
       const json: unknown = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""))
       const value = typeof json === "object" && json !== null ? (json as Record<string, unknown>).disableAllHooks : undefined

@@ -11,8 +11,9 @@ import { builtinTools, callTool, project, tempDir } from "../support/harness.ts"
 
 /**
  * The hooks of your own Claude Code settings (`~/.claude/settings.json`, or under `$CLAUDE_CONFIG_DIR`) run as Claude
- * Code runs them, as your own plugin `claude-user-settings`: no trust to give, before the project's, and Claude Code's
- * merged `disableAllHooks` (yours, then the project's two files; the last that sets it wins) turns every settings hook off.
+ * Code runs them, as your own plugin `claude-user-settings`: no trust to give, before the project's. Claude Code's merged
+ * `disableAllHooks` (yours, then the project's two files; the last that sets it wins) turns the project's off; yours
+ * are turned off by your file alone.
  */
 
 const guard = (word: string) => `#!/bin/sh\ncase "$(cat)" in *"${word}"*) echo "no ${word}, says the user" >&2; exit 2;; esac\n`
@@ -53,7 +54,7 @@ describe("your ~/.claude/settings.json hooks", () => {
     expect((await load(root, env)).reports).toEqual([])
   }, 30_000)
 
-  test("beside the project's: both run, yours first; disableAllHooks merged as Claude Code merges settings", async () => {
+  test("beside the project's: both run, yours first; disableAllHooks merged as Claude Code merges settings, yours yours alone", async () => {
     const projectGuard = { ".claude/hooks/guard.sh": guard("drop table") }
     const both = (user: Record<string, unknown>, projectSettings: Record<string, unknown>) => {
       const root = project({ "a.txt": "x\n", ...projectGuard, ".claude/settings.json": settings(bashHook('"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh'), projectSettings) })
@@ -74,9 +75,20 @@ describe("your ~/.claude/settings.json hooks", () => {
     // Yours says true: no settings hook runs, the project's included (they load, with no hooks).
     const off = both({ disableAllHooks: true }, {})
     expect((await load(off.root, off.env)).reports.filter((r) => r.source === "user").map((r) => r.hooks)).toEqual([[]])
-    // The project's file comes later and says false: the hooks run again, yours too.
+    // The project's file comes later and says false: its hooks run again; yours stay off, as you said.
     const on = both({ disableAllHooks: true }, { disableAllHooks: false })
-    expect((await load(on.root, on.env)).reports.filter((r) => r.source === "user").map((r) => r.hooks)).toEqual([["PreToolUse(Bash)"]])
+    await Effect.runPromise(makeTrust({ root: on.root, env: on.env }).trust({ kind: "plugin", name: "claude-settings", content: { path: join(on.root, ".claude") } }))
+    expect((await load(on.root, on.env)).reports.map((r) => [r.name, r.hooks])).toEqual([
+      ["claude-user-settings", []],
+      ["claude-settings", ["PreToolUse(Bash)"]],
+    ])
+    // A repository does not switch off your guards: its disableAllHooks turns off its own hooks only.
+    const theirs = both({}, { disableAllHooks: true })
+    await Effect.runPromise(makeTrust({ root: theirs.root, env: theirs.env }).trust({ kind: "plugin", name: "claude-settings", content: { path: join(theirs.root, ".claude") } }))
+    expect((await load(theirs.root, theirs.env)).reports.map((r) => [r.name, r.hooks])).toEqual([
+      ["claude-user-settings", ["PreToolUse(Bash)"]],
+      ["claude-settings", []],
+    ])
   }, 30_000)
 
   test("a project that is also the home folder keeps its settings behind the project's trust", async () => {
