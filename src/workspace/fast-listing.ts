@@ -42,6 +42,38 @@ interface Native {
   readonly buffer: Ffi.Pointer
   readonly how: Ffi.Pointer
   readonly path: Ffi.Pointer
+  readonly buffers: Buffers
+}
+
+/**
+ * The reader's memory, made with the library by the first listing: a command that lists no folder (a read, whose
+ * read rules may walk folders) neither allocates it nor loads bun:jsc for the JIT hint at its start.
+ */
+interface Buffers {
+  /** getdents64's records. */
+  readonly bytes: Uint8Array
+  readonly view: DataView
+  /** The same bytes as a Buffer: its latin1Slice makes a string of an ASCII name without a copy of the bytes first. */
+  readonly latin1: Buffer & { latin1Slice(start: number, end: number): string }
+  /** A folder's path, NUL-terminated (PATH_MAX); a longer one is encoded on its own. */
+  readonly path: Uint8Array
+  /** struct open_how { u64 flags; u64 mode; u64 resolve; } */
+  readonly how: BigUint64Array
+  readonly encoder: TextEncoder
+  readonly strict: TextDecoder
+}
+
+const makeBuffers = (): Buffers => {
+  const bytes = new Uint8Array(64 * 1024)
+  return {
+    bytes,
+    view: new DataView(bytes.buffer),
+    latin1: Buffer.from(bytes.buffer) as Buffers["latin1"],
+    path: new Uint8Array(4096),
+    how: new BigUint64Array([BigInt(O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), 0n, BigInt(RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)]),
+    encoder: new TextEncoder(),
+    strict: new TextDecoder("utf-8", { fatal: true }),
+  }
 }
 
 const SYS_OPENAT2 = 437
@@ -72,14 +104,17 @@ const load = (): Native | undefined => {
       close: { args: [FFIType.i32], returns: FFIType.i32 },
       __errno_location: { args: [], returns: FFIType.ptr },
     })
+    const buffers = makeBuffers()
+    keepBelowTopTier(listFastKept)
     return {
-      ...(lib.symbols as unknown as Omit<Native, "ptr" | "toArrayBuffer" | "buffer" | "how" | "path">),
+      ...(lib.symbols as unknown as Omit<Native, "ptr" | "toArrayBuffer" | "buffer" | "how" | "path" | "buffers">),
       ptr,
       toArrayBuffer,
-      // The buffers live as long as the module and JavaScriptCore never moves them: their addresses are taken once.
-      buffer: ptr(BUFFER),
-      how: ptr(HOW),
-      path: ptr(PATH),
+      // The buffers live as long as the process (this object keeps them) and JavaScriptCore never moves them: their addresses are taken once.
+      buffer: ptr(buffers.bytes),
+      how: ptr(buffers.how),
+      path: ptr(buffers.path),
+      buffers,
     }
   } catch {
     return undefined
@@ -94,16 +129,6 @@ export const setFastListing = (on: boolean): void => {
   enabled = on
 }
 let errnoView: Int32Array | undefined
-const BUFFER = new Uint8Array(64 * 1024)
-const VIEW = new DataView(BUFFER.buffer)
-/** The same bytes as a Buffer: its latin1Slice makes a string of an ASCII name without a copy of the bytes first. */
-const BYTES = Buffer.from(BUFFER.buffer) as Buffer & { latin1Slice(start: number, end: number): string }
-/** A folder's path, NUL-terminated (PATH_MAX); a longer one is encoded on its own. */
-const PATH = new Uint8Array(4096)
-/** struct open_how { u64 flags; u64 mode; u64 resolve; } */
-const HOW = new BigUint64Array([BigInt(O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), 0n, BigInt(RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)])
-const encoder = new TextEncoder()
-const strict = new TextDecoder("utf-8", { fatal: true })
 
 const errno = (lib: Native): number => {
   if (errnoView === undefined) {
@@ -114,9 +139,10 @@ const errno = (lib: Native): number => {
 
 /** `dir` as a NUL-terminated C string: in the reused buffer, or (a longer one) an array of its own, passed as such. */
 const pathPointer = (lib: Native, dir: string): Ffi.Pointer | Uint8Array => {
-  const { read, written } = encoder.encodeInto(dir, PATH)
-  if (read === dir.length && written < PATH.length) {
-    PATH[written] = 0
+  const { encoder, path } = lib.buffers
+  const { read, written } = encoder.encodeInto(dir, path)
+  if (read === dir.length && written < path.length) {
+    path[written] = 0
     return lib.path
   }
   return encoder.encode(`${dir}\0`)
@@ -166,6 +192,7 @@ export const listFastKept = (dir: string, keep: NameFilter | undefined): FastLis
     // ELOOP (a link somewhere on the path, which the portable check refuses too), ENOENT, ENOTDIR, EACCES, …
     return code === 0 ? "fallback" : undefined
   }
+  const { bytes: BUFFER, view: VIEW, latin1: BYTES, strict } = lib.buffers
   try {
     const entries: Array<FastEntry> = []
     let total = 0
@@ -206,5 +233,3 @@ export const listFastKept = (dir: string, keep: NameFilter | undefined): FastLis
     lib.close(fd)
   }
 }
-
-keepBelowTopTier(listFastKept)

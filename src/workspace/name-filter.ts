@@ -29,6 +29,7 @@ export class NameFilter {
   private readonly bytes: ReadonlyArray<ByteShape>
 
   constructor(shapes: ReadonlyArray<NameShape>) {
+    keepAcceptsBelowTopTier()
     this.shapes = shapes
     this.bytes = shapes.map((s) => ({ prefix: encoder.encode(s.prefix), suffix: encoder.encode(s.suffix), exact: s.exact }))
   }
@@ -71,4 +72,11 @@ export class NameFilter {
   }
 }
 
-keepBelowTopTier(NameFilter.prototype.accepts)
+// Marked when the first filter is made, not when this module loads: the read rules' walk imports it, and a call
+// that walks no folder (a read) does not load bun:jsc for it.
+let tiered = false
+function keepAcceptsBelowTopTier(): void {
+  if (tiered) return
+  tiered = true
+  keepBelowTopTier(NameFilter.prototype.accepts)
+}

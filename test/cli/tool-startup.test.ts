@@ -22,8 +22,10 @@ const loadedBy = async (cwd: string, args: ReadonlyArray<string>, env: Record<st
   const own = paths.filter((p) => p.startsWith(join(repo, "src") + "/")).map((p) => relative(repo, p))
   // effect's own modules cannot be told apart from source (its index loads them all); @effect/platform-node's can.
   const platform = paths.filter((p) => p.includes("/@effect/platform-node")).map((p) => p.split("/dist/").pop()!)
+  // Built-in modules anvil looks up on use (process.getBuiltinModule): bun:ffi and bun:jsc for the fast folder reader.
+  const builtins = paths.filter((p) => p.startsWith("builtin:")).map((p) => p.slice("builtin:".length))
   const packages = [...new Set(paths.filter((p) => p.includes("/node_modules/")).map((p) => p.split("/node_modules/").pop()!.split("/").slice(0, p.split("/node_modules/").pop()!.startsWith("@") ? 2 : 1).join("/")))]
-  return { code: r.code, stdout: r.stdout, stderr: r.stderr, own, packages: packages.sort(), platform }
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr, own, packages: packages.sort(), platform, builtins }
 }
 
 /**
@@ -60,6 +62,9 @@ describe("what `anvil tool` evaluates", () => {
     // The platform's file system (and with it effect's streams) is imported by a FileSystem call, which a read
     // does not make; paths come from workspace/node-path.ts, not from a layer of @effect/platform-node.
     expect(r.platform).toEqual([])
+    // The fast folder reader (workspace/fast-listing.ts), which the read rules' walk imports, makes its buffers and
+    // sets its JIT hint (bun:jsc) on its first listing, not when it loads: a read lists no folder.
+    expect(r.builtins.filter((b) => b.startsWith("bun:"))).toEqual([])
   })
 
   test("what a call does need is still loaded: git's domain for git_status (isomorphic-git only without a git executable), the plugin host when there are plugins, the JSONC parser and the settings' Schema for a commented anvil.json with a typo", async () => {
@@ -99,5 +104,9 @@ describe("what `anvil tool` evaluates", () => {
     const grep = await loadedBy(root, ["grep", '{"pattern":"one","path":"small.txt"}'])
     expect(JSON.parse(grep.stdout).data.total_matches).toBe(1)
     expect(grep.own).toContain("src/workspace/node-file-system.ts")
+    // A walk lists folders with the fast reader, which then loads bun:ffi and sets its JIT hint (bun:jsc).
+    const glob = await loadedBy(root, ["glob", '{"pattern":"**/*.txt"}'])
+    expect(JSON.parse(glob.stdout).status).toBe("success")
+    expect(glob.builtins).toEqual(expect.arrayContaining(["bun:ffi", "bun:jsc"]))
   })
 })
