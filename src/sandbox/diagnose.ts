@@ -73,17 +73,29 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
     if (where === "masked") {
       const mask = maskOf(d.policy, abs!)!
       add(maskedRefusal(d.root, mask, d.policy.hiddenDirs.includes(mask.path)))
-    } else if (where === "protected" && d.policy.anvilState.some((a) => inside(abs!, a))) {
+    } else if ((where === "protected" || where === "secret") && d.policy.anvilState.some((a) => inside(abs!, a))) {
       add({
         kind: "protected",
         subject: shown!,
         message: `The sandbox keeps ${shown} read-only whatever sandbox.writable says: it is anvil's own state (its settings, trust and the records it keeps for every project), which no command may change. anvil changes it itself ('anvil config trust', 'anvil sandbox trust'); to change it by hand, ${ESCAPE.replace(/^or /, "")}.`,
       })
+    } else if (where === "protected" && d.policy.claudeConfig !== undefined && inside(abs!, d.policy.claudeConfig)) {
+      add({
+        kind: "protected",
+        subject: shown!,
+        message: `The sandbox keeps ${shown} read-only whatever sandbox.writable or --add-dir says: it is Claude Code's config (its settings' hooks and its plugins, agents, commands and skills run outside the sandbox at the next start). The user changes it by hand; to change it from here, ${ESCAPE.replace(/^or /, "")}.`,
+      })
     } else if (where === "protected") {
       add({
         kind: "protected",
         subject: shown!,
-        message: `The sandbox keeps ${shown} read-only: it makes code run later (git hooks and config, .anvil/, anvil.json, .mcp.json, .claude/, .agents/ and sandbox.protected). Change it with the edit tools, ${ESCAPE}.`,
+        message: `The sandbox keeps ${shown} read-only: it makes code run later (git hooks and config, .anvil/, anvil.json, .mcp.json, .claude/, .agents/ and sandbox.protected, in the project and in every folder sandbox.writable or --add-dir opens). Change it with the edit tools, ${ESCAPE}.`,
+      })
+    } else if (where === "secret") {
+      add({
+        kind: "secret",
+        subject: shown!,
+        message: `The sandbox hides ${shown} from commands (home secrets, sandbox.deny_read and the places read deny rules name), so no command writes there whatever sandbox.writable says. To write it anyway, ${ESCAPE.replace(/^or /, "")}.`,
       })
     } else if (busy) {
       continue

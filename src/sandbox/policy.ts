@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, sep } from "node:path"
 import { anvilStateFolders, standInFor, stateGuards } from "./anvil-state.ts"
+import { addedFolderEntries, claudeConfigEntries, claudeConfigFolder } from "./outside-protection.ts"
 import { expandPath, inside, isDir, projectProtection, real } from "./protected-paths.ts"
 import { standInExclude, type GitExclude } from "./git-exclude.ts"
 import { ruleMaskMounts, type MasksRefusal } from "./rule-masks.ts"
@@ -80,6 +81,8 @@ export interface SandboxPolicy {
   readonly missingWritable: ReadonlyArray<string>
   /** anvil's state folders a writable folder overlaps, kept read-only (or uncreatable) all the same (anvil-state.ts). */
   readonly anvilState: ReadonlyArray<string>
+  /** Claude Code's config folder, whose settings, hooks, plugins, agents, commands and skills stay read-only (outside-protection.ts). */
+  readonly claudeConfig?: string
 }
 
 /**
@@ -96,29 +99,37 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
   const standIns: Array<StandIn> = []
   const mustStayAbsent: Array<string> = []
   let gitExclude: GitExclude | undefined
+  const claudeConfig = claudeConfigFolder(home, facts.env ?? {})
+  // A protected entry (root-relative or absolute): read-only where a writable folder holds it, a stand-in where a command could make it.
+  const hold = (entry: string) => {
+    const wantDir = entry.endsWith("/")
+    const abs = expandPath(wantDir ? entry.slice(0, -1) : entry, root, home)
+    const existing = real(abs)
+    if (existing) {
+      if (writable.some((w) => inside(existing, w)) && !inside(root, existing) && !inside(facts.sessionTmp, existing)) readOnly.push(existing)
+      return
+    }
+    const standIn = standInFor(abs, wantDir ? "dir" : "file", writable)
+    if (standIn) standIns.push(standIn)
+  }
   if (settings.mode === "workspace-write") {
     writable.push(root)
+    const added: Array<string> = []
     for (const entry of settings.writable) {
       const p = real(expandPath(entry, root, home))
-      if (p) writable.push(p)
+      if (p) added.push(p)
       else missingWritable.push(entry)
     }
+    writable.push(...added)
     const protection = projectProtection(root, home, settings.protected)
     const { linked, commonDir } = protection
     // A linked checkout's git folders: git commit writes there, while their hooks and config stay protected.
     if (linked) writable.push(linked.gitDir, linked.commonDir)
     mustStayAbsent.push(...protection.mustStayAbsent)
-    for (const entry of protection.entries) {
-      const wantDir = entry.endsWith("/")
-      const abs = expandPath(wantDir ? entry.slice(0, -1) : entry, root, home)
-      const existing = real(abs)
-      if (existing) {
-        if (writable.some((w) => inside(existing, w))) readOnly.push(existing)
-        continue
-      }
-      const standIn = standInFor(abs, wantDir ? "dir" : "file", writable)
-      if (standIn) standIns.push(standIn)
-    }
+    for (const entry of protection.entries) hold(entry)
+    // Every other writable folder (sandbox.writable, --add-dir) keeps the same list, and Claude Code's config folder
+    // its settings and hooks: written there, they would run outside the sandbox at the next start.
+    for (const entry of [...addedFolderEntries(added, root, [root, facts.sessionTmp], home), ...claudeConfigEntries(claudeConfig)]) hold(entry)
     if (commonDir) gitExclude = standInExclude(commonDir, root, standIns)
   }
   // anvil's own state, whatever sandbox.writable says (read-only mode writes only the session's folder).
@@ -146,6 +157,7 @@ export const buildPolicy = (settings: SandboxSettings, facts: SandboxFacts): San
     hiddenSockets,
     missingWritable,
     anvilState: state.guarded,
+    ...(claudeConfig !== undefined ? { claudeConfig: real(claudeConfig) ?? claudeConfig } : {}),
   }
 }
 

@@ -1,0 +1,34 @@
+import { join } from "node:path"
+import { expandPath, inside, projectProtection } from "./protected-paths.ts"
+
+/**
+ * The files of Claude Code's config folder (`$CLAUDE_CONFIG_DIR`, else `~/.claude`) that make code run outside the
+ * sandbox later: its settings' hooks, and the plugins, agents, commands, skills and hooks anvil (and Claude Code)
+ * load from there at the next start. A trailing slash marks a folder.
+ */
+const CLAUDE_CONFIG_ENTRIES: ReadonlyArray<string> = ["settings.json", "settings.local.json", "plugins/", "agents/", "commands/", "skills/", "hooks/"]
+
+/** Claude Code's config folder as anvil's plugin discovery finds it (plugins/places.ts), or undefined without HOME. */
+export const claudeConfigFolder = (home: string | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined =>
+  env.CLAUDE_CONFIG_DIR?.startsWith("/") ? env.CLAUDE_CONFIG_DIR : home ? join(home, ".claude") : undefined
+
+/** The guarded places of Claude Code's config folder, absolute, a trailing slash marking a folder. */
+export const claudeConfigEntries = (folder: string | undefined): ReadonlyArray<string> =>
+  folder === undefined ? [] : CLAUDE_CONFIG_ENTRIES.map((e) => `${join(folder, e)}${e.endsWith("/") ? "/" : ""}`)
+
+/**
+ * The protected paths of every writable folder outside the project (`sandbox.writable`, `--add-dir`): the same
+ * built-in list the project has (git hooks and config, .claude/, .anvil/, anvil.json, .mcp.json, hook managers'
+ * files; protected-paths.ts), found in each folder as it is on disk, absolute. A folder inside the project or the
+ * session's folder is left out (the project's own protection covers it); one holding the project is judged too.
+ */
+export const addedFolderEntries = (folders: ReadonlyArray<string>, root: string, keep: ReadonlyArray<string>, home: string | undefined): ReadonlyArray<string> =>
+  folders
+    .filter((f) => !keep.some((k) => inside(f, k)))
+    .flatMap((folder) =>
+      projectProtection(folder, home, []).entries.map((e) => {
+        const abs = expandPath(e.endsWith("/") ? e.slice(0, -1) : e, folder, home)
+        return e.endsWith("/") ? `${abs}/` : abs
+      }),
+    )
+    .filter((e) => !inside(root, e.replace(/\/$/, "")))
