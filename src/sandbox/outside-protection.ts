@@ -1,5 +1,5 @@
 import { join } from "node:path"
-import { expandPath, inside, projectProtection } from "./protected-paths.ts"
+import { expandPath, inside, projectProtection, protectionGuard, real } from "./protected-paths.ts"
 
 /**
  * The files of Claude Code's config folder (`$CLAUDE_CONFIG_DIR`, else `~/.claude`) that make code run outside the
@@ -32,3 +32,27 @@ export const addedFolderEntries = (folders: ReadonlyArray<string>, root: string,
       }),
     )
     .filter((e) => !inside(root, e.replace(/\/$/, "")))
+
+/**
+ * The protected entry, as an absolute path (a trailing `/` marking a folder), that covers any of `paths` in a folder
+ * outside the project the file tools may reach (`folders`: `--add-dir`, `sandbox.allow`) or in Claude Code's config
+ * folder: the same places a confined command may not change there. Undefined when none does.
+ */
+export const outsideEntryCovering = (
+  paths: ReadonlyArray<string>,
+  folders: ReadonlyArray<string>,
+  root: string,
+  home: string | undefined,
+  claudeConfigDir: string | undefined,
+): string | undefined => {
+  const wanted = paths.map((p) => p.toLowerCase())
+  const covers = (place: string) => [place, real(place)].some((at) => at !== undefined && wanted.some((p) => inside(p, at.toLowerCase())))
+  const claude = claudeConfigEntries(claudeConfigFolder(home, claudeConfigDir ? { CLAUDE_CONFIG_DIR: claudeConfigDir } : {})).find((e) => covers(e.replace(/\/$/, "")))
+  if (claude !== undefined) return claude
+  for (const folder of folders) {
+    if (inside(folder, root) || !wanted.some((p) => inside(p, folder.toLowerCase()))) continue
+    const entry = protectionGuard(projectProtection(folder, home, []), folder, home).coveringEntry(paths)
+    if (entry !== undefined) return `${expandPath(entry.replace(/\/$/, ""), folder, home)}${entry.endsWith("/") ? "/" : ""}`
+  }
+  return undefined
+}

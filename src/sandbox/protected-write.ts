@@ -4,6 +4,7 @@ import { hint } from "../protocol/hint.ts"
 import type { ResolvedPath } from "../workspace/workspace.ts"
 import { Workspace } from "../workspace/workspace.ts"
 import { WorkspaceError } from "../workspace/workspace-error.ts"
+import { outsideEntryCovering } from "./outside-protection.ts"
 import { projectProtection, protectionGuard, type ProtectionGuard } from "./protected-paths.ts"
 
 /** Where one call keeps the protection its checks share (see {@link CallProtection}). */
@@ -51,7 +52,8 @@ export const refuseProtected = (resolved: ResolvedPath, field: string, after = "
     const cell = yield* CallProtection
     const guard = cell?.guard ?? protectionGuard(projectProtection(root, home, extra), root, home)
     if (cell) cell.guard = guard
-    const entry = guard.coveringEntry([resolved.absolute, resolved.real])
+    const { folders, claudeConfigDir } = workspace.protection
+    const entry = guard.coveringEntry([resolved.absolute, resolved.real]) ?? outsideEntryCovering([resolved.absolute, resolved.real], folders ?? [], root, home, claudeConfigDir)
     if (entry === undefined) return
     const own = extra.includes(entry)
     // An entry found through git's config is absolute: shown from the root, as the others are.

@@ -53,7 +53,14 @@ export interface WorkspaceShape {
    * What the file tools must not change besides the built-in protected paths (sandbox/protected-paths.ts):
    * `sandbox.protected`, and the home folder its `~/` entries are taken from.
    */
-  readonly protection: { readonly extra: ReadonlyArray<string>; readonly home: string | undefined }
+  readonly protection: {
+    readonly extra: ReadonlyArray<string>
+    readonly home: string | undefined
+    /** The folders outside the root the tools may reach (real paths): each keeps the built-in protected paths as the root does. */
+    readonly folders?: ReadonlyArray<string>
+    /** `$CLAUDE_CONFIG_DIR` when set (Claude Code's config folder, else `~/.claude`), whose settings and hooks stay unchanged. */
+    readonly claudeConfigDir?: string
+  }
 }
 
 export interface WorkspaceOptions {
@@ -238,7 +245,7 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
     }
     const stateDir = (sub: string) => ensureStateDir(root, sub, env)
     const planned = (sub: string) => plannedStateDir(root, sub, env)
-    return Workspace.of({ root, cwd, cwdDisplay: display(cwd), resolve, contains, display, stateDir, plannedStateDir: planned, protection: { extra: options.protectedPaths ?? [], home: env.HOME } })
+    return Workspace.of({ root, cwd, cwdDisplay: display(cwd), resolve, contains, display, stateDir, plannedStateDir: planned, protection: { extra: options.protectedPaths ?? [], home: env.HOME, folders: allowed.slice(1), ...(env.CLAUDE_CONFIG_DIR ? { claudeConfigDir: env.CLAUDE_CONFIG_DIR } : {}) } })
   })
 
   /** A Workspace layer for the given root and working directory. */

@@ -90,6 +90,25 @@ describe("protected paths in every writable folder", () => {
     expect(r.data.sandbox.refused.find((x) => x.kind === "protected")?.message).toContain("Claude Code's config")
   })
 
+  test("the file tools keep the same places in a folder they may reach (sandbox.allow, --add-dir) and in ~/.claude", async () => {
+    const w = world({ allow: ["../other", "../home"] })
+    const write = async (path: string) => {
+      const r = await runBinary(binary(), ["tool", "write", JSON.stringify({ path, content: "{}" })], w.root, w.env)
+      return JSON.parse(r.out) as { status: string; text: string }
+    }
+    for (const place of ["../other/.mcp.json", "../other/anvil.json", "../other/.claude/settings.json", `${w.home}/.claude/settings.json`, `${w.home}/.claude/hooks/h.sh`]) {
+      const r = await write(place)
+      expect({ place, status: r.status }).toEqual({ place, status: "error" })
+      expect(r.text).toContain("Code: ACCESS_DENIED")
+      expect(r.text).toContain("is a protected path")
+      expect(r.text).toContain("ask the user")
+    }
+    expect(existsSync(join(w.other, ".mcp.json"))).toBe(false)
+    expect(readFileSync(join(w.home, ".claude", "settings.json"), "utf8")).toBe("{}\n")
+    expect((await write("../other/notes.txt")).status).toBe("success")
+    expect(readFileSync(join(w.other, "notes.txt"), "utf8")).toBe("{}")
+  })
+
   test('"writable": ["~/.config"]: ~/.config/anvil/trust.json is refused as anvil\'s own state, not as a folder to add', async () => {
     const w = world({ writable: ["~/.config"] })
     const r = await bash(w, "echo '{}' > ~/.config/anvil/trust.json; echo ok > ~/.config/tool.conf")
