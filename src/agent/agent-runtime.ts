@@ -23,6 +23,8 @@ import type { UserTerminal } from "../terminal/user-terminal.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
 import { projectRootOf } from "../workspace/project-root.ts"
 import type { AgentEvent } from "./events.ts"
+import type { CostMeter } from "./cost-meter.ts"
+import { withFallback, type FallbackTarget } from "../llm/fallback.ts"
 import { runTurn } from "./loop.ts"
 import { offersBash, type VerifyOutcome } from "./loop-options.ts"
 import { readInstructionFile } from "./instruction-files.ts"
@@ -133,6 +135,13 @@ export interface AgentRuntimeOptions {
   readonly onSubagentEvent?: (parentCallId: string, event: AgentEvent) => Effect.Effect<void>
   /** Told what each subagent's turn cost, so the parent turn's usage includes it. */
   readonly onSubagentUsage?: (usage: Usage) => void
+  /**
+   * The session's meter: each subagent request is added as it is answered and the budget stops a subagent as it
+   * stops the session (parallel task calls share it), so a subagent that fails or loops cannot spend past it.
+   */
+  readonly cost?: CostMeter
+  /** The session's --fallback-model targets: a subagent falls back as the session does. */
+  readonly fallbacks?: ReadonlyArray<FallbackTarget>
   readonly customAgents?: ReadonlyArray<CustomAgent>
 }
 
@@ -207,7 +216,8 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
             const result = yield* Effect.gen(function* () {
               const runner = yield* ToolRunner
               return yield* runTurn({ items: [] }, request.objective, {
-                model: options.boot.model,
+                model: options.fallbacks && options.fallbacks.length > 0 ? withFallback(options.boot.model, options.fallbacks) : options.boot.model,
+                ...(options.cost ? { cost: options.cost } : {}),
                 runner,
                 engine: options.engine,
                 system: systemPrompt(profile, options.boot.facts, own ? `# Your role: ${own.name}\n${own.prompt}` : ""),

@@ -238,12 +238,14 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   // What the current turn's subagents spent; reset at each turn.
   let subagentUsage = { inputTokens: 0, outputTokens: 0 }
   const cost = makeCostMeter({ budgetUsd: options.maxBudgetUsd, ...(options.onNotice ? { onUnknownPrice: options.onNotice } : {}) })
+  const fallbacks: ReadonlyArray<FallbackTarget> = (options.fallbackModels ?? []).map((id) => ({ id, make: switchModel(boot, id) }))
   const runtimeOptions = {
+    // Their spend goes to the meter request by request, in their own loop (cost below); this is the turn's usage only.
     onSubagentUsage: (u: { inputTokens: number; outputTokens: number }) => {
       subagentUsage = { inputTokens: subagentUsage.inputTokens + u.inputTokens, outputTokens: subagentUsage.outputTokens + u.outputTokens }
-      // Subagents run on the session's model.
-      cost.add(boot.model.id, u)
     },
+    cost,
+    fallbacks,
     cwd: options.cwd,
     toolSources: mcp.configured ? [sourceWithHooks(mcp.toolSource, plugins.hooks, onProblem)] : [],
     env: options.env,
@@ -321,7 +323,6 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   await plugins.hooks.call("session.start", sessionEvent)
   let outcome = "success"
   let turnsRun = 0
-  const fallbacks: ReadonlyArray<FallbackTarget> = (options.fallbackModels ?? []).map((id) => ({ id, make: switchModel(boot, id) }))
 
   const session: AgentSessionShape = {
     id: writer.id,

@@ -9,7 +9,7 @@ import type { CustomAgent } from "../tool-framework/subagent.ts"
 /**
  * Claude Code's subagents — a plugin's `agents/*.md`, the project's and the user's `.claude/agents/*.md` — each with front matter
  * (`name`, default the file's name; `description`, required; `tools`, Claude's
- * names as a comma list or a YAML list, default all; `model` is not used) and
+ * names as a comma list or a YAML list, default all; `disallowedTools`, the same, taken away from them; `model` is not used) and
  * the agent's prompt as its body. The task tool runs them beside `explore`.
  */
 export interface PluginAgents {
@@ -51,6 +51,12 @@ export const firstOfEachName = (...lists: ReadonlyArray<ReadonlyArray<CustomAgen
   return [...out.values()]
 }
 
+/** A `tools`-like field: Claude's names as a comma list or a YAML list, in anvil's names (a rule's `(…)` dropped); undefined when absent. */
+const toolList = (field: unknown): Array<string> | undefined => {
+  const listed = typeof field === "string" ? field.split(",") : Array.isArray(field) ? field.map(String) : undefined
+  return listed?.map((t) => anvilName(t.trim().replace(/\(.*\)$/, ""))).filter((t) => t !== "")
+}
+
 const readAgentFiles = (files: ReadonlyArray<string>): PluginAgents => {
   const agents: Array<CustomAgent> = []
   const problems: Array<string> = []
@@ -73,12 +79,12 @@ const readAgentFiles = (files: ReadonlyArray<string>): PluginAgents => {
       problems.push(`${path}: an agent needs a description in its front matter and a prompt after it`)
       continue
     }
-    const listed = typeof fields.tools === "string" ? fields.tools.split(",") : Array.isArray(fields.tools) ? fields.tools : undefined
-    const tools = listed?.map((t) => anvilName(t.trim().replace(/\(.*\)$/, ""))).filter((t) => t !== "")
+    const tools = toolList(fields.tools)
+    const disallowed = toolList(fields.disallowedTools)
     // Front matter Claude Code would drop loads, and is reported so that its author can mend it (a one-line value
     // with ': ' inside, which Claude Code reads too, is not).
     if (parsed.continued?.length) for (const note of parsed.notes) problems.push(`${path}: loaded; ${note}`)
-    agents.push({ name, description: fields.description.trim(), prompt: body.trim(), ...(tools && tools.length > 0 ? { tools } : {}) })
+    agents.push({ name, description: fields.description.trim(), prompt: body.trim(), ...(tools && tools.length > 0 ? { tools } : {}), ...(disallowed && disallowed.length > 0 ? { disallowedTools: disallowed } : {}) })
   }
   return { agents, problems }
 }

@@ -176,3 +176,30 @@ describe("--add-dir", () => {
     expect(existsSync(join(other, "b.txt"))).toBe(false)
   })
 })
+
+describe("subagents (the task tool) under the session's limits", () => {
+  test("--max-budget-usd stops a subagent at the reply that passes it (its tool calls not run), and the session after it", async () => {
+    // The subagent's one reply is 1M input tokens of Sonnet ($3), over the $1 budget; the replies after it must never be asked for.
+    const big = { input_tokens: 1_000_000, output_tokens: 0 }
+    const readIt = { tool_calls: [{ name: "read", arguments: { path: "a.txt" } }], usage: big }
+    const { server, env } = anthropic([{ tool_calls: [{ name: "task", arguments: { objective: "look around" } }] }, readIt, readIt, readIt, { text: "sub done", usage: big }, { text: "main done" }])
+    const r = await runBinary(["-p", "go", ...stream, "--model", "claude-sonnet-4-5", "--max-budget-usd", "1", "--permission-mode", "bypassPermissions"], { cwd: project({ "a.txt": "x\n" }), env })
+    expect(server.requests.length).toBe(2)
+    const out = lines(r.stdout)
+    const result = out.find((m) => m.type === "result")
+    expect(result).toMatchObject({ subtype: "error_max_budget_usd", reason: "max_budget" })
+    expect(result.total_cost_usd).toBeGreaterThanOrEqual(3)
+    expect(result.total_cost_usd).toBeLessThan(3.01)
+    const taskResult = out.filter((m) => m.type === "user" && m.parent_tool_use_id == null).map((m) => JSON.stringify(m.message.content))
+    expect(taskResult.join("")).toContain("Reached maximum budget ($1)")
+    expect(r.code).toBe(6)
+  })
+
+  test("--fallback-model holds in a subagent: its overloaded model hands over to the fallback", async () => {
+    const { server, env } = anthropic([{ tool_calls: [{ name: "task", arguments: { objective: "look around" } }] }, overloaded, overloaded, overloaded, { text: "sub from the fallback" }, { text: "main done" }])
+    const r = await runBinary(["-p", "go", "--output-format", "json", "--model", "claude-opus-4-1", "--fallback-model", "claude-sonnet-4-5"], { cwd: project({}), env })
+    expect(server.requests.map((q) => q.body.model)).toEqual(["claude-opus-4-1", "claude-opus-4-1", "claude-opus-4-1", "claude-opus-4-1", "claude-sonnet-4-5", "claude-opus-4-1"])
+    expect(JSON.parse(r.stdout)).toMatchObject({ subtype: "success", result: "main done" })
+    expect(JSON.stringify(server.requests[5]!.body.messages)).toContain("sub from the fallback")
+  })
+})

@@ -121,6 +121,31 @@ describe("Claude Code's own agent folders", () => {
     ])
   })
 
+  test("through the binary: a file agent's disallowedTools (a comma list or a YAML list, Claude's names) are taken from its tools", async () => {
+    const { root, env } = setUp()
+    writeTree(root, {
+      ".claude/agents/cautious.md": agentFile("cautious", "Never runs commands", "disallowedTools: Bash, Write(src/**)\n"),
+      ".claude/agents/listed.md": agentFile("listed", "Reads only", "tools: Read, Grep, Bash\ndisallowedTools:\n  - Bash\n"),
+    })
+    const call = (agent: string) => ({ tool_calls: [{ name: "task", arguments: { agent, objective: "look" } }] })
+    const server = fakeOpenAI([call("cautious"), { text: "sub one" }, call("listed"), { text: "sub two" }, { text: "Done." }])
+    try {
+      const run = await runBinary(["run", "--model", "openai/gpt-test", "-f", "stream-json", "go"], {
+        cwd: root,
+        env: { ...env, PATH: process.env.PATH ?? "/usr/bin:/bin", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" },
+      })
+      expect(run.stdout).toContain("Done.")
+      expect(JSON.stringify(server.requests[1]!.body.messages[0])).toContain("You are cautious.")
+      const cautious = server.requests[1]!.body.tools.map((t: any) => t.function.name)
+      expect(cautious).toContain("read")
+      expect(cautious).not.toContain("bash")
+      expect(cautious).not.toContain("write")
+      expect(server.requests[3]!.body.tools.map((t: any) => t.function.name).filter((n: string) => n !== "load_tools").sort()).toEqual(["grep", "read"])
+    } finally {
+      server.stop()
+    }
+  })
+
   test("through the binary: anvil run lists them in init, tells the model, and the task tool runs one with its tools", async () => {
     const { root, env } = setUp()
     // One named as anvil's own explore takes its place (as a project's agent does in Claude Code) and is listed once.
