@@ -31,6 +31,7 @@ import { readInstructionFile } from "./instruction-files.ts"
 import { offerFromConfig } from "./tool-offer.ts"
 import { PROFILES, type EngineName, type Profile } from "./profiles.ts"
 import { loadSkillCatalog, type Skill } from "../skills/skill-catalog.ts"
+import { modelInvocable } from "../skills/skill-arguments.ts"
 import { embeddedAssets } from "../embedded/assets.ts"
 import { pluginSkillFolders } from "../plugins/plugin-extras.ts"
 import type { CustomAgent } from "../tool-framework/subagent.ts"
@@ -99,7 +100,8 @@ export const bootAgent = (input: {
       date: new Date().toISOString().slice(0, 10),
       projectInstructions: agentsMd.length > 16_000 ? `${agentsMd.slice(0, 16_000)}\n[… cut]` : agentsMd,
       ...(found.length > 0 ? { projectInstructionFiles: found.map((f) => f.name), projectInstructionChars: found.map((f) => Math.min(f.text.length, 16_000)) } : {}),
-      skills: catalog.skills.map((k) => ({ name: k.name, description: k.description })),
+      // A skill only a person may run (disable-model-invocation) is not offered to the model.
+      skills: catalog.skills.filter(modelInvocable).map((k) => ({ name: k.name, description: k.description })),
     }
     return { root, config, model, facts, skills: catalog.skills } satisfies AgentBoot
   }).pipe(Effect.provide(Layer.merge(PlatformLive, ModelHttp.layer)))

@@ -362,7 +362,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     mcp,
     mcpReady: mcpReady ?? Promise.resolve(),
     ...(todos ? { todos } : {}),
-    skills: (boot.facts.skills ?? []).map((k) => k.name),
+    skills: boot.skills.map((k) => k.name),
     commands,
     background,
     addContext: (text) => {

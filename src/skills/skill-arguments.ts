@@ -90,6 +90,9 @@ export const skillInstructions = (skill: InvokedSkill, args: string | undefined,
 /** Whether a person may run the skill as `/name` (front matter `user-invocable: false` says no; values stay strings). */
 export const userInvocable = (skill: InvokedSkill): boolean => String(skill.fields["user-invocable"]).trim().toLowerCase() !== "false"
 
+/** Whether the model may load the skill itself (Claude Code's `disable-model-invocation: true` says no: only a person's `/name` runs it). */
+export const modelInvocable = (skill: InvokedSkill): boolean => String(skill.fields["disable-model-invocation"]).trim().toLowerCase() !== "true"
+
 /**
  * The prompt `/name args` stands for when `name` is a skill a person may run (Claude Code runs skills as slash
  * commands): the skill's folder, then its instructions with the arguments filled in; undefined otherwise.

@@ -6,7 +6,7 @@ import { pluginSkillFolders } from "../plugins/plugin-extras.ts"
 import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { BUILT_IN_PATH, shownSkillPath } from "../skills/builtin-skills.ts"
 import { loadSkillCatalog, type Skill, type SkillCatalog } from "../skills/skill-catalog.ts"
-import { skillInstructions } from "../skills/skill-arguments.ts"
+import { modelInvocable, skillInstructions } from "../skills/skill-arguments.ts"
 import { skillNameProblem } from "../skills/skill-document.ts"
 import { listSkillFiles, readSkillFile } from "../skills/skill-files.ts"
 import { defineTool, type PermissionLevel, type Tool, type ToolResult } from "../tool-framework/definition.ts"
@@ -73,7 +73,9 @@ export const skillTool = defineTool({
       if (action === "list") {
         if (params.file !== undefined) return yield* invalidParam("file", "'file' is only used with action 'load' and a name")
         if (params.args !== undefined) return yield* invalidParam("args", "'args' is only used with action 'load' and a name")
-        const catalog = yield* loadCatalog
+        // One only a person may run (disable-model-invocation) is not listed to the model.
+        const all = yield* loadCatalog
+        const catalog = { ...all, skills: all.skills.filter(modelInvocable) }
         // A skill whose load the permission settings deny is not offered.
         const denied = catalog.skills.filter((s) => loadLevel(permissions, s.name) === "deny")
         return listResult(catalog, new Set(denied.map((s) => s.name)), (p) => shownSkillPath(p, workspace.display))
@@ -97,6 +99,13 @@ export const skillTool = defineTool({
         return yield* notFound(name, catalog)
       }
       if (params.file !== undefined) return yield* fileResult(skill, params.file, workspace.display)
+      // Claude Code's disable-model-invocation: a skill with side effects (a deploy) runs only when a person types /name.
+      if (!modelInvocable(skill)) {
+        return yield* toolError(
+          "PERMISSION_DENIED",
+          `The skill '${skill.name}' says disable-model-invocation: true: only a person runs it, by typing /${skill.plugin ? `${skill.plugin}:` : ""}${skill.name}. Ask the user to run it if it is needed.`,
+        )
+      }
       return yield* loadResult(skill, workspace, params.args, (yield* SessionInfo).id)
     })),
 })

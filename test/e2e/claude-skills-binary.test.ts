@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { anvilBinary, runBinary } from "../support/binary.ts"
+import { fakeOpenAI } from "../support/fake-openai.ts"
 import { project, tempDir } from "../support/harness.ts"
 
 setDefaultTimeout(60_000)
@@ -35,5 +36,30 @@ describe("skills Claude Code loads, through the binary", () => {
     const load = await runBinary(["tool", "skill", '{"action": "load", "name": "pdf"}'], { cwd: root, env: { HOME: tempDir("anvil-home-") } })
     expect(JSON.parse(load.stdout)).toMatchObject({ status: "success", data: { name: "pdf" } })
     expect(JSON.parse(load.stdout).text).toContain("Use pypdf to read PDFs.")
+  })
+
+  test("disable-model-invocation: true: the model can neither list nor load it; a person's /name runs it", async () => {
+    const root = project({
+      ".claude/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Ships to production.\ndisable-model-invocation: true\n---\nRun ./ship.sh $ARGUMENTS.\n",
+      ".claude/skills/notes/SKILL.md": "---\nname: notes\ndescription: Takes notes.\n---\nWrite notes.\n",
+    })
+    const env = { HOME: tempDir("anvil-home-") }
+    const load = JSON.parse((await runBinary(["tool", "skill", '{"name": "deploy"}'], { cwd: root, env })).stdout)
+    expect(load.error.code).toBe("PERMISSION_DENIED")
+    expect(load.error.message).toContain("only a person runs it, by typing /deploy")
+    const list = JSON.parse((await runBinary(["tool", "skill", '{"action": "list"}'], { cwd: root, env })).stdout)
+    expect(list.data.skills.map((s: { name: string }) => s.name)).toEqual(["create-skill", "notes"])
+    const server = fakeOpenAI([{ text: "shipped" }, { text: "ok" }])
+    try {
+      const modelEnv = { ...env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
+      const run = await runBinary(["-p", "/deploy prod", "--model", "openai/gpt-test"], { cwd: root, env: modelEnv })
+      expect(run.stdout).toContain("shipped")
+      const sent = JSON.stringify(server.requests[0]!.body.messages)
+      expect(sent).toContain("Run ./ship.sh prod.")
+      expect(sent).toContain("- notes: Takes notes.")
+      expect(sent).not.toContain("Ships to production.")
+    } finally {
+      server.stop()
+    }
   })
 })
