@@ -1,5 +1,5 @@
 import { holdSessionLock, sessionInUse } from "./session-lock.ts"
-import { newSessionId } from "./session-id.ts"
+import { newSessionId, sessionIdProblem } from "./session-id.ts"
 import { Clock, Data, Effect, Result, Schema, SchemaIssue, type Scope } from "effect"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
@@ -144,7 +144,6 @@ export const replaySession = (text: string, file: string): LoadedSession | Sessi
 
 export { newSessionId }
 
-const VALID_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 
 /** The sessions folder: `.anvil/sessions`, or the private cache folder when `.anvil` is not a real folder inside the root. */
 export const sessionsDir = (_path: unknown, root: string) => plannedStateDir(root, "sessions")
@@ -261,7 +260,8 @@ export const loadSession = (root: string, id: string | undefined) =>
         }),
       )
     }
-    if (!VALID_ID.test(chosen)) return yield* Effect.fail(new SessionError({ message: `'${chosen}' is not a session id (see 'anvil sessions').` }))
+    const problem = sessionIdProblem("the session id", chosen)
+    if (problem !== undefined) return yield* Effect.fail(new SessionError({ message: `${problem}.` }))
     const file = path.join(dir, `${chosen}.jsonl`)
     const text = yield* fs.readFileString(file).pipe(
       Effect.mapError(() => new SessionError({ message: `No session '${chosen}' in this project (see 'anvil sessions').` })),

@@ -1,3 +1,5 @@
+import { shownValue } from "../protocol/shown-value.ts"
+import { sessionIdProblem } from "../agent/session-id.ts"
 import type { AgentSessionOptions } from "../agent/agent-session.ts"
 import { parseAllowRule, showAllowRule, type AllowRule } from "../permission/allow-rule.ts"
 import type { Tool } from "../tool-framework/definition.ts"
@@ -69,7 +71,7 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
       if (v === undefined) throw new UsageError(`anvil ${command}: ${flag} needs a value`)
       // `--session -f json`: the next word is an option, so the value was left out (a value that starts with a
       // dash can still be given as --flag=-value).
-      if (/^-(-?[A-Za-z])/.test(v)) throw new UsageError(`anvil ${command}: ${flag} needs a value, not the option '${v}' (write ${flag}=VALUE for a value that starts with '-')`)
+      if (/^-(-?[A-Za-z])/.test(v)) throw new UsageError(`anvil ${command}: ${flag} needs a value, not the option ${shownValue(v)} (write ${flag}=VALUE for a value that starts with '-')`)
       return v
     }
     switch (flag) {
@@ -90,7 +92,7 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
       case "--allow": {
         const text = value()
         const rule = parseAllowRule(text)
-        if (!rule) throw new UsageError(`anvil ${command}: --allow takes TOOL or TOOL:PATTERN (e.g. bash:"git status*"), not '${text}'`)
+        if (!rule) throw new UsageError(`anvil ${command}: --allow takes TOOL or TOOL:PATTERN (e.g. bash:"git status*"), not ${shownValue(text)}`)
         allow.push(rule)
         break
       }
@@ -98,9 +100,13 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
       case "-c":
         continueLast = true
         break
-      case "--session":
+      case "--session": {
         sessionId = value()
+        // Checked here, as a usage error: an id no session file can have is a mistyped command, not a missing session.
+        const problem = sessionIdProblem(flag, sessionId)
+        if (problem !== undefined) throw new UsageError(`anvil ${command}: ${problem}`)
         break
+      }
       case "--max-steps":
         maxSteps = parseMaxSteps(value(), command)
         break
@@ -132,7 +138,7 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
       case "--format":
       case "-f": {
         const v = value()
-        if (!(FORMATS as ReadonlyArray<string>).includes(v)) throw new UsageError(`anvil ${command}: --format is text, json or stream-json, not '${v}'`)
+        if (!(FORMATS as ReadonlyArray<string>).includes(v)) throw new UsageError(`anvil ${command}: --format is text, json or stream-json, not ${shownValue(v)}`)
         format = v as AgentArgs["format"]
         break
       }
@@ -142,19 +148,19 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
         break
       case "--input-format": {
         const v = value()
-        if (v !== "text" && v !== "stream-json") throw new UsageError(`anvil ${command}: --input-format is text or stream-json, not '${v}'`)
+        if (v !== "text" && v !== "stream-json") throw new UsageError(`anvil ${command}: --input-format is text or stream-json, not ${shownValue(v)}`)
         inputFormat = v
         break
       }
       case "--timeout": {
         const v = value()
         const n = parseSeconds(v)
-        if (n === undefined) throw new UsageError(`anvil ${command}: --timeout takes seconds (90, 90s, 5m), not '${v}'`)
+        if (n === undefined) throw new UsageError(`anvil ${command}: --timeout takes seconds (90, 90s, 5m), not ${shownValue(v)}`)
         timeoutSec = n
         break
       }
       default:
-        if (raw.startsWith("-") && raw !== "-") throw new UsageError(`anvil ${command}: unknown option '${raw}'`)
+        if (raw.startsWith("-") && raw !== "-") throw new UsageError(`anvil ${command}: unknown option ${shownValue(raw)}`)
         words.push(raw)
     }
   }
@@ -187,19 +193,19 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
 /** --max-steps: a positive whole number (anvil run, anvil chat, and anvil config showing what they would use). */
 export const parseMaxSteps = (text: string, command: string): number => {
   const n = Number(text)
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`anvil ${command}: --max-steps needs a positive whole number, not '${text}'`)
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`anvil ${command}: --max-steps needs a positive whole number, not ${shownValue(text)}`)
   return n
 }
 
 /** --engine: native or react. */
 export const parseEngine = (text: string, command: string): "native" | "react" => {
-  if (text !== "native" && text !== "react") throw new UsageError(`anvil ${command}: --engine is native or react, not '${text}'`)
+  if (text !== "native" && text !== "react") throw new UsageError(`anvil ${command}: --engine is native or react, not ${shownValue(text)}`)
   return text
 }
 
 export const parseSandboxFlag = (value: string, command: string): string => {
   const accepted = [...SANDBOX_MODES, "require"]
-  if (!accepted.includes(value)) throw new UsageError(`anvil ${command}: --sandbox is ${accepted.join(", ")}, not '${value}'`)
+  if (!accepted.includes(value)) throw new UsageError(`anvil ${command}: --sandbox is ${accepted.join(", ")}, not ${shownValue(value)}`)
   return value
 }
 
@@ -221,7 +227,7 @@ export const checkAllowRules = (rules: ReadonlyArray<AllowRule>, tools: Readonly
     if (rule.tool === "*" || known.has(rule.tool) || rule.tool.startsWith("mcp__")) continue
     const near = nearest(rule.tool, [...known])
     throw new UsageError(
-      `anvil ${command}: --allow ${showAllowRule(rule)} names no tool '${rule.tool}'${near ? ` (did you mean '${near}'?)` : ""}. Tools: ${[...known].sort().join(", ")}.`,
+      `anvil ${command}: --allow ${showAllowRule(rule)} names no tool ${shownValue(rule.tool)}${near ? ` (did you mean '${near}'?)` : ""}. Tools: ${[...known].sort().join(", ")}.`,
     )
   }
 }

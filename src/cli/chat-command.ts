@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import { Deferred, Effect, ManagedRuntime } from "effect"
 import * as readline from "node:readline"
 import { AgentSession, AgentSetupError, type AgentSessionShape } from "../agent/agent-session.ts"
@@ -82,7 +83,7 @@ export const chatCommand = async (
   const args = parseAgentArgs(argv, "chat")
   const [word] = args.words
   if (word !== undefined) {
-    throw new UsageError(`anvil chat: unexpected argument '${word}' (chat reads its prompts interactively; for a one-off prompt use anvil run "…")`)
+    throw new UsageError(`anvil chat: unexpected argument ${shownValue(word)} (chat reads its prompts interactively; for a one-off prompt use anvil run "…")`)
   }
   guardNodeStreams()
   const terminal = await terminalOf(io)

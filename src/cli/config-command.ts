@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import { Effect } from "effect"
 import { Path } from "effect/Path"
 import { Config, ConfigStrictError, makeConfig, mergeConfig, type ConfigData, type ConfigShape } from "../config/config.ts"
@@ -56,7 +57,7 @@ const parseFlags = (argv: ReadonlyArray<string>) => {
       // Checked as anvil run and anvil chat check them: a value they refuse is no setting to show.
       const value = flag === "--max-steps" ? parseMaxSteps(text, "config") : flag === "--engine" ? parseEngine(text, "config") : text
       flags[FLAGS[flag]] = { value, flag }
-    } else throw new UsageError(`anvil config: unknown argument '${raw}' (see anvil config --help)`)
+    } else throw new UsageError(`anvil config: unknown argument ${shownValue(raw)} (see anvil config --help)`)
   }
   return { json, flags }
 }
@@ -66,7 +67,7 @@ const origin = (s: EffectiveSetting) => (s.from ? `${s.source} ${s.from}` : s.so
 /** `anvil config` and `anvil config schema`; returns the exit code. */
 export const configCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, strict: boolean): Promise<number> => {
   if (argv[0] === "schema") {
-    if (argv.length > 1) throw new UsageError(`anvil config schema: unexpected argument '${argv[1]}'`)
+    if (argv.length > 1) throw new UsageError(`anvil config schema: unexpected argument ${shownValue(argv[1]!)}`)
     io.out(`${JSON.stringify(configJsonSchema(), null, 2)}\n`)
     return 0
   }

@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import { stopAllManaged } from "../process/managed-registry.ts"
 import { outputLostMessage } from "./output-lost.ts"
 import { installSignalRouting } from "./signals.ts"
@@ -81,7 +82,7 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
       const { chatCommand } = await import("./chat-command.ts")
       return await chatCommand(global.rest, io, global.root, await loadBuiltinTools(), global.strict)
     }
-    throw new UsageError(`unknown command '${command}'`)
+    throw new UsageError(`unknown command ${shownValue(command)}`)
   } catch (e) {
     if (e instanceof ConfigStrictError) {
       // --strict and anvil.json (or the environment) has warnings, printed above: a usage error, before the command did anything.
@@ -153,7 +154,7 @@ const COMMANDS = {
       const fromPlugin = plugins?.tools.find((t) => t.name.toLowerCase() === rest[0]!.toLowerCase())
       if (fromPlugin) return help(io, toolHelp(fromPlugin))
       // A name that reaches no tool is an error (as the call itself would be), not the overview in its place.
-      if (rest[0] !== undefined && !rest[0].startsWith("-") && !rest[0].toLowerCase().startsWith("mcp__")) throw new UsageError(`anvil tool: unknown tool '${rest[0]}' (see \`anvil tools\`)`)
+      if (rest[0] !== undefined && !rest[0].startsWith("-") && !rest[0].toLowerCase().startsWith("mcp__")) throw new UsageError(`anvil tool: unknown tool ${shownValue(rest[0])} (see \`anvil tools\`)`)
       return help(io, TOOL_HELP)
     }
     const args = await parseToolArgs(rest, io)
@@ -245,7 +246,7 @@ const checkRoot = (root: string | undefined, cwd: string, what: string) => {
 /** A command that takes only the flags named refuses anything else, as the commands with subcommands do. */
 const onlyArguments = (command: string, rest: ReadonlyArray<string>, allowed: ReadonlyArray<string>) => {
   const other = rest.find((a) => !allowed.includes(a))
-  if (other !== undefined) throw new UsageError(`${command}: unexpected argument '${other}'${allowed.length > 0 ? ` (it takes ${allowed.join(", ")})` : " (it takes none)"}`)
+  if (other !== undefined) throw new UsageError(`${command}: unexpected argument ${shownValue(other)}${allowed.length > 0 ? ` (it takes ${allowed.join(", ")})` : " (it takes none)"}`)
 }
 
 const help = (io: CliIO, text: string) => {

@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import { Effect, type Layer } from "effect"
 import type { FileSystem } from "effect/FileSystem"
 import { Path } from "effect/Path"
@@ -113,7 +114,7 @@ const formatList = (views: ReadonlyArray<ServerView>, hub: McpHub): string => {
 
 const needServer = (hub: McpHub, name: string | undefined, verb: string) => {
   if (name === undefined) throw new UsageError(`anvil mcp ${verb}: name a server (see 'anvil mcp')`)
-  if (!hub.spec(name)) throw new UsageError(`anvil mcp ${verb}: no MCP server named '${name}' (configured: ${hub.views().map((v) => v.name).join(", ") || "none"})`)
+  if (!hub.spec(name)) throw new UsageError(`anvil mcp ${verb}: no MCP server named ${shownValue(name)} (configured: ${hub.views().map((v) => v.name).join(", ") || "none"})`)
   return name
 }
 
@@ -122,7 +123,7 @@ export const mcpCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
   const json = argv.includes("--json")
   const words = argv.filter((a) => a !== "--json")
   const unknownFlag = words.find((a) => a.startsWith("-"))
-  if (unknownFlag) throw new UsageError(`anvil mcp: unknown option '${unknownFlag}'`)
+  if (unknownFlag) throw new UsageError(`anvil mcp: unknown option ${shownValue(unknownFlag)}`)
   const [verb = "list", ...names] = words
   const hub = await openCliHub(io, root, (e) => {
     if (e.type === "progress") io.err(progressLine(e))
@@ -130,7 +131,7 @@ export const mcpCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
   try {
     switch (verb) {
       case "list": {
-        if (names.length > 0) throw new UsageError(`anvil mcp list: unexpected argument '${names[0]}'`)
+        if (names.length > 0) throw new UsageError(`anvil mcp list: unexpected argument ${shownValue(names[0]!)}`)
         hub.startAll()
         await hub.settled()
         const views = hub.views()
@@ -181,7 +182,7 @@ export const mcpCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: s
         return 0
       }
       default:
-        throw new UsageError(`anvil mcp: unknown subcommand '${verb}' (list, tools, resources, prompts, trust, untrust)`)
+        throw new UsageError(`anvil mcp: unknown subcommand ${shownValue(verb)} (list, tools, resources, prompts, trust, untrust)`)
     }
   } finally {
     await hub.dispose()

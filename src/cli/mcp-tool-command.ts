@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import type { CliIO } from "./output.ts"
 import { openCliHub, progressLine } from "./mcp-command.ts"
 import { toolNameOf } from "../mcp/tool-name.ts"
@@ -26,7 +27,7 @@ export const mcpToolCommand = async (args: ToolCommandArgs, io: CliIO, root: str
       return printUnknownName(
         args,
         io,
-        `No MCP server is configured for '${args.name}' (${configured}; see 'anvil mcp list'). Tools of a server are named mcp__SERVER__TOOL; define servers in .mcp.json or anvil.json.`,
+        `No MCP server is configured for ${shownValue(args.name)} (${configured}; see 'anvil mcp list'). Tools of a server are named mcp__SERVER__TOOL; define servers in .mcp.json or anvil.json.`,
       )
     }
     // The plugins' tool hooks apply to this call as to any (a guard on mcp__.*): the source gets them once loaded.

@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 import { Effect } from "effect"
@@ -77,7 +78,7 @@ export const pluginsCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     case "--json": {
       const json = argv.includes("--json")
       const unknown = argv.filter((a) => a !== "--json" && a !== "list")
-      if (unknown.length > 0) throw new UsageError(`anvil plugins: unexpected argument '${unknown[0]}'`)
+      if (unknown.length > 0) throw new UsageError(`anvil plugins: unexpected argument ${shownValue(unknown[0]!)}`)
       const { root, config, plugins } = await cliPlugins(io, rootFlag, { quiet: true, strict })
       const ignored = ignoredSettingsNotice(config.ignored, "plugins")
       if (ignored) io.err(`anvil: warning: ${ignored}\n`)
@@ -95,7 +96,7 @@ export const pluginsCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     case "init":
       return init(rest, io, open)
     default:
-      throw new UsageError(`anvil plugins: unknown subcommand '${verb}' (list, check, trust, untrust, init)`)
+      throw new UsageError(`anvil plugins: unknown subcommand ${shownValue(verb)} (list, check, trust, untrust, init)`)
   }
 }
 
@@ -151,7 +152,7 @@ const trust = async (names: ReadonlyArray<string>, io: CliIO, open: OpenProject)
   const missing = names.filter((n) => !project.some((p) => p.name === n))
   if (missing.length > 0) {
     io.err(
-      `anvil plugins trust: no project plugin named ${missing.map((m) => `'${m}'`).join(", ")}` +
+      `anvil plugins trust: no project plugin named ${missing.map((m) => shownValue(m)).join(", ")}` +
         (project.length > 0 ? ` (project plugins: ${project.map((p) => p.name).join(", ")})\n` : " (this project has no plugins)\n"),
     )
     return 1
@@ -267,17 +268,17 @@ const init = async (args: ReadonlyArray<string>, io: CliIO, open: OpenProject): 
     if (a === "--user") user = true
     else if (a === "--dir") dir = args[++i]
     else if (a.startsWith("--dir=")) dir = a.slice(6)
-    else if (a.startsWith("-")) throw new UsageError(`anvil plugins init: unknown option '${a}'`)
+    else if (a.startsWith("-")) throw new UsageError(`anvil plugins init: unknown option ${shownValue(a)}`)
     else if (name === undefined) name = a
-    else throw new UsageError(`anvil plugins init: unexpected argument '${a}'`)
+    else throw new UsageError(`anvil plugins init: unexpected argument ${shownValue(a)}`)
   }
   if (name === undefined) throw new UsageError("anvil plugins init: name the plugin, e.g. anvil plugins init word_count")
   // The skeleton's tool takes the plugin's name: a name no plugin tool may have, or a built-in's, would give a
   // plugin that never loads or a tool that is never reached.
   const problem = toolNameProblem(name)
-  if (problem !== undefined) throw new UsageError(`anvil plugins init: '${name}' ${problem}`)
+  if (problem !== undefined) throw new UsageError(`anvil plugins init: ${shownValue(name)} ${problem}`)
   const taken = builtinNames().find((b) => b.toLowerCase() === name!.toLowerCase())
-  if (taken !== undefined) throw new UsageError(`anvil plugins init: '${name}' is the name of the built-in tool '${taken}'; choose another name`)
+  if (taken !== undefined) throw new UsageError(`anvil plugins init: ${shownValue(name)} is the name of the built-in tool ${shownValue(taken)}; choose another name`)
   const { root, config } = await open()
   const userDir = userPluginsDir(io.env)
   if (user && !userDir) throw new UsageError("anvil plugins init --user: neither XDG_CONFIG_HOME nor HOME is set")
@@ -289,7 +290,7 @@ const init = async (args: ReadonlyArray<string>, io: CliIO, open: OpenProject): 
   // A second plugin of a name is not loaded ("another plugin is already named …").
   const same = discoverPlugins({ root, env: io.env, paths: pluginSettings(config).paths, layers: config.layers }).plugins.find((p) => p.name === name)
   if (same !== undefined) {
-    io.err(`anvil plugins init: a plugin named '${name}' already exists (${same.path}), and only the first of a name loads; choose another name\n`)
+    io.err(`anvil plugins init: a plugin named ${shownValue(name)} already exists (${same.path}), and only the first of a name loads; choose another name\n`)
     return 1
   }
   mkdirSync(target, { recursive: true })

@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import { Effect } from "effect"
 import { realpathSync } from "node:fs"
 import { join } from "node:path"
@@ -60,7 +61,7 @@ const loadProject = async (io: CliIO, root: string | undefined, strict: boolean)
 
 /** `anvil sandbox trust|untrust`: the user's decision on the project's widening sandbox settings, in the trust store. */
 const trustCommand = async (verb: "trust" | "untrust", rest: ReadonlyArray<string>, io: CliIO, root: string | undefined, strict: boolean): Promise<number> => {
-  if (rest.length > 0) throw new UsageError(`anvil sandbox ${verb}: unexpected argument '${rest[0]}'`)
+  if (rest.length > 0) throw new UsageError(`anvil sandbox ${verb}: unexpected argument ${shownValue(rest[0]!)}`)
   const { dir, config } = await loadProject(io, root, strict)
   const { makeTrust } = await import("../trust/trust.ts")
   const trust = makeTrust({ root: dir, env: io.env })
@@ -89,7 +90,7 @@ export const sandboxCommand = async (argv: ReadonlyArray<string>, io: CliIO, roo
     if (a === "--json") json = true
     else if (a === "--sandbox") modeFlag = parseSandboxFlag(argv[++i] ?? "", "sandbox")
     else if (a.startsWith("--sandbox=")) modeFlag = parseSandboxFlag(a.slice(10), "sandbox")
-    else throw new UsageError(`anvil sandbox: unexpected argument '${a}'`)
+    else throw new UsageError(`anvil sandbox: unexpected argument ${shownValue(a)}`)
   }
   const { dir, config } = await loadProject(io, root, strict)
   const project = await Effect.runPromise(resolveProjectSandbox(config, dir, modeFlag))

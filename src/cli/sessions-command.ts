@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import { Effect } from "effect"
 import { DEFAULT_RETENTION_DAYS, listSessions, pruneSessions, type SessionSummary } from "../agent/session-store.ts"
 import { PlatformLive } from "../runtime.ts"
@@ -54,8 +55,8 @@ const pruneCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string
     else if (a === "--older-than" || a.startsWith("--older-than=")) {
       const v = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i]
       olderThanMs = v === undefined ? undefined : parseAge(v)
-      if (olderThanMs === undefined) throw new UsageError(`anvil sessions prune: --older-than takes an age like 7d, 12h or 30m, not '${v ?? ""}'`)
-    } else throw new UsageError(`anvil sessions prune: unexpected argument '${a}'`)
+      if (olderThanMs === undefined) throw new UsageError(`anvil sessions prune: --older-than takes an age like 7d, 12h or 30m, not ${shownValue(v ?? "")}`)
+    } else throw new UsageError(`anvil sessions prune: unexpected argument ${shownValue(a)}`)
   }
   const dir = await Effect.runPromise(projectRootOf(io.cwd, root ?? io.env.ANVIL_ROOT).pipe(Effect.provide(PlatformLive)))
   // sessions.retention_days; with --strict, the configuration's warnings stop the command before anything is removed.
@@ -80,7 +81,7 @@ export const sessionsCommand = async (argv: ReadonlyArray<string>, io: CliIO, ro
   if (argv[0] === "prune") return pruneCommand(argv.slice(1), io, root, strict)
   const json = argv.includes("--json")
   const unknown = argv.find((a) => a !== "--json")
-  if (unknown !== undefined) throw new UsageError(`anvil sessions: unexpected argument '${unknown}'`)
+  if (unknown !== undefined) throw new UsageError(`anvil sessions: unexpected argument ${shownValue(unknown)}`)
   const sessions = await Effect.runPromise(
     Effect.gen(function* () {
       const dir = yield* projectRootOf(io.cwd, root ?? io.env.ANVIL_ROOT)

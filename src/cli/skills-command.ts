@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import { Effect, Layer } from "effect"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
@@ -57,7 +58,7 @@ export const formatSkills = (catalog: SkillCatalog, display: (p: string) => stri
 export const skillsCommand = async (argv: ReadonlyArray<string>, io: CliIO, root: string | undefined, strict = false): Promise<number> => {
   const json = argv.includes("--json")
   const unknown = argv.find((a) => a !== "--json")
-  if (unknown !== undefined) throw new UsageError(`anvil skills: unexpected argument '${unknown}'`)
+  if (unknown !== undefined) throw new UsageError(`anvil skills: unexpected argument ${shownValue(unknown)}`)
   const platform = PlatformLive as Layer.Layer<FileSystem | Path>
   const dir = await Effect.runPromise(
     Effect.gen(function* () {

@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import type { SchemaAST } from "effect"
 import type { FieldError } from "../protocol/envelope.ts"
 import type { Tool } from "../tool-framework/definition.ts"
@@ -87,7 +88,7 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
     else if ((a === "--sandbox" || a.startsWith("--sandbox=")) && !["true", "false"].includes(sandboxValue(args, i))) {
       const given = sandboxValue(args, i)
       if (!MODE_WORDS.includes(given)) {
-        throw new UsageError(`anvil tool: --sandbox is ${MODE_WORDS.join(", ")} (or true/false, bash's own sandbox parameter), not '${given}'`)
+        throw new UsageError(`anvil tool: --sandbox is ${MODE_WORDS.join(", ")} (or true/false, bash's own sandbox parameter), not ${shownValue(given)}`)
       }
       sandbox = given
       if (a === "--sandbox") i++
@@ -110,7 +111,7 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
       }
     } else {
       lineProblem ??= {
-        message: `unexpected argument '${a}': give the parameters as one JSON object or as --key value flags (see \`anvil tool ${name} --help\`)`,
+        message: `unexpected argument ${shownValue(a)}: give the parameters as one JSON object or as --key value flags (see \`anvil tool ${name} --help\`)`,
         fieldErrors: [{ field: "(root)", message: "unexpected argument" }],
       }
     }

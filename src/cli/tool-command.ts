@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import { Deferred, Effect } from "effect"
 import type { Envelope, EnvelopeError } from "../protocol/envelope.ts"
 import type { RetrievalHint } from "../protocol/hint.ts"
@@ -105,7 +106,7 @@ export const toolCommand = async (
     outcome = { ...outcome, envelope: withSignal(outcome.envelope, signals.signal) }
   }
   if (!outcome.tool) {
-    return usageFailure(io, args, `anvil tool: unknown tool '${args.name}' (see \`anvil tools\`)`, outcome.envelope)
+    return usageFailure(io, args, `anvil tool: unknown tool ${shownValue(args.name)} (see \`anvil tools\`)`, outcome.envelope)
   }
   if (args.notObject && outcome.envelope.error?.field_errors?.some((f) => f.field === WHOLE)) {
     // Text the tool could not take as its one string parameter: the command line is wrong (exit 2), still with an envelope.

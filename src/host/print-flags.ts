@@ -1,3 +1,5 @@
+import { shownValue } from "../protocol/shown-value.ts"
+import { sessionIdProblem } from "../agent/session-id.ts"
 import { readFileSync } from "node:fs"
 import type { ThinkingRequest } from "../llm/model.ts"
 import { thinkingFlags } from "./thinking-flags.ts"
@@ -162,15 +164,17 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
   // What a program may send in initialize instead: anvil reads disallowedTools there, not settings.
   if (list("--initialize-fields").includes("settings")) errors.push("--initialize-fields settings is not supported: pass settings on the command line (--settings), as the SDK does by default")
   const choose = <T extends string>(flag: string, text: string | undefined, choices: ReadonlyArray<T>): void => {
-    if (text !== undefined && !choices.includes(text as T)) errors.push(`${flag} is ${choices.join(", ")}; not '${text}'`)
+    if (text !== undefined && !choices.includes(text as T)) errors.push(`${flag} is ${choices.join(", ")}; not ${shownValue(text)}`)
   }
   choose("--output-format", format, ["text", "json", "stream-json"])
   choose("--input-format", input, ["text", "stream-json"])
   choose("--permission-mode", modeText, PERMISSION_MODES)
   const turnsText = one("--max-turns")
   const maxTurns = Number(turnsText)
-  if (turnsText !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) errors.push(`--max-turns needs a positive whole number, not '${turnsText}'`)
+  if (turnsText !== undefined && !(Number.isInteger(maxTurns) && maxTurns > 0)) errors.push(`--max-turns needs a positive whole number, not ${shownValue(turnsText)}`)
   const resume = one("--resume", "-r")
+  const resumeProblem = resume === undefined || resume === "" ? undefined : sessionIdProblem("--resume", resume)
+  if (resumeProblem !== undefined) errors.push(resumeProblem)
   const model = one("--model")
   const fileText = (flag: string): string | undefined => {
     const file = one(flag)
@@ -202,7 +206,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     try {
       const parsed: unknown = JSON.parse(schemaText)
       if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) jsonSchema = parsed as Record<string, unknown>
-      else errors.push(`--json-schema needs a JSON Schema object, not '${schemaText.slice(0, 80)}'`)
+      else errors.push(`--json-schema needs a JSON Schema object, not ${shownValue(schemaText)}`)
     } catch (e) {
       errors.push(`--json-schema is not valid JSON: ${(e as Error).message}`)
     }
@@ -218,7 +222,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     disallowed: rules(list("--disallowedTools", "--disallowed-tools")),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     ...(appendSystemPrompt !== undefined ? { appendSystemPrompt } : {}),
-    ...(resume !== undefined && resume !== "" ? { resume } : {}),
+    ...(resume !== undefined && resume !== "" && resumeProblem === undefined ? { resume } : {}),
     continueLast: switches.has("--continue") || switches.has("-c"),
     forkSession: switches.has("--fork-session"),
     ...(sessionId !== undefined && sessionId !== "" ? { sessionId } : {}),

@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import { readFileSync } from "node:fs"
 import { isRecord } from "../protocol/is-record.ts"
 
@@ -44,7 +45,7 @@ export const readSettingsFlag = (values: ReadonlyArray<string>): SettingsFlag =>
       continue
     }
     if (!isRecord(parsed)) {
-      errors.push(`--settings needs a JSON object, not '${text.slice(0, 80)}'`)
+      errors.push(`--settings needs a JSON object, not ${shownValue(text)}`)
       continue
     }
     for (const [key, setting] of Object.entries(parsed)) {

@@ -1,3 +1,4 @@
+import { shownValue } from "../protocol/shown-value.ts"
 import type { ThinkingRequest } from "../llm/model.ts"
 
 /**
@@ -9,11 +10,11 @@ import type { ThinkingRequest } from "../llm/model.ts"
 
 /** The thinking the command line asks for (undefined: none), or the reason a value is wrong. */
 export const thinkingFlags = (budgetText: string | undefined, mode: string | undefined): { readonly thinking?: ThinkingRequest; readonly error?: string } => {
-  if (mode !== undefined && !["adaptive", "enabled", "disabled"].includes(mode)) return { error: `--thinking is adaptive, enabled or disabled; not '${mode}'` }
+  if (mode !== undefined && !["adaptive", "enabled", "disabled"].includes(mode)) return { error: `--thinking is adaptive, enabled or disabled; not ${shownValue(mode)}` }
   if (mode === "disabled") return {}
   if (budgetText !== undefined) {
     const budget = Number(budgetText)
-    if (!(Number.isInteger(budget) && budget >= 0)) return { error: `--max-thinking-tokens needs a whole number of tokens, not '${budgetText}'` }
+    if (!(Number.isInteger(budget) && budget >= 0)) return { error: `--max-thinking-tokens needs a whole number of tokens, not ${shownValue(budgetText)}` }
     return budget === 0 ? {} : { thinking: { budgetTokens: budget } }
   }
   return mode === undefined ? {} : { thinking: {} }

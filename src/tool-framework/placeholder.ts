@@ -1,6 +1,7 @@
 import { SchemaAST } from "effect"
 import { isRecord } from "../protocol/is-record.ts"
 import type { Tool } from "./definition.ts"
+import { booleanFor, boundsOf, literalFor, literalsOf, numberFor } from "./typed-values.ts"
 
 /** The stand-in for a value the next step asks to be given again. */
 export const PLACEHOLDER = "<correct_value>"
@@ -12,9 +13,13 @@ const MAX_DEPTH = 6
 const valueMember = (ast: SchemaAST.AST): SchemaAST.AST | undefined =>
   ast._tag === "Union" ? (ast.types.find((t) => t._tag === "Arrays") ?? ast.types.find((t) => t._tag !== "Undefined" && t._tag !== "Null")) : ast
 
-const fromAst = (ast: SchemaAST.AST, depth: number): unknown => {
+const fromAst = (ast: SchemaAST.AST, depth: number, given?: unknown): unknown => {
+  const literals = literalsOf(ast)
+  if (literals.length > 0) return literalFor(literals, given)
   const at = valueMember(ast)
   if (at === undefined || depth >= MAX_DEPTH) return PLACEHOLDER
+  if (at._tag === "Number") return numberFor(boundsOf(at.checks ?? []), given)
+  if (at._tag === "Boolean") return booleanFor(given)
   if (at._tag === "Arrays") {
     const item = at.rest[0] ?? at.elements[0]
     return item === undefined ? [] : [fromAst(item, depth + 1)]
@@ -31,11 +36,27 @@ const fromAst = (ast: SchemaAST.AST, depth: number): unknown => {
 }
 
 /** The same for a tool that brings its own JSON Schema (an MCP server's, load_tools'). */
-const fromJsonSchema = (schema: unknown, depth: number): unknown => {
+const fromJsonSchema = (schema: unknown, depth: number, given?: unknown): unknown => {
   if (!isRecord(schema) || depth >= MAX_DEPTH) return PLACEHOLDER
   const member = Array.isArray(schema.anyOf) ? schema.anyOf[0] : Array.isArray(schema.oneOf) ? schema.oneOf[0] : undefined
-  if (member !== undefined) return fromJsonSchema(member, depth)
+  if (member !== undefined) return fromJsonSchema(member, depth, given)
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return literalFor(schema.enum, given)
+  if ("const" in schema) return schema.const
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type
+  if (type === "integer" || type === "number") {
+    const num = (v: unknown) => (typeof v === "number" ? v : undefined)
+    const exclusiveMin = num(schema.exclusiveMinimum)
+    const exclusiveMax = num(schema.exclusiveMaximum)
+    return numberFor(
+      {
+        integer: type === "integer",
+        ...(exclusiveMin !== undefined ? { min: exclusiveMin, minExclusive: true } : num(schema.minimum) !== undefined ? { min: num(schema.minimum)! } : {}),
+        ...(exclusiveMax !== undefined ? { max: exclusiveMax, maxExclusive: true } : num(schema.maximum) !== undefined ? { max: num(schema.maximum)! } : {}),
+      },
+      given,
+    )
+  }
+  if (type === "boolean") return booleanFor(given)
   if (type === "array") return [fromJsonSchema(schema.items, depth + 1)]
   if (type === "object") {
     const properties = isRecord(schema.properties) ? schema.properties : {}
@@ -60,16 +81,18 @@ const wholeCall = (tool: Tool): Record<string, unknown> => {
 /**
  * A stand-in for parameter `field` of `tool` in a next step, shaped as the parameter is: a list as a list of one
  * item (`edits=[{"old_string": "<correct_value>", "new_string": "<correct_value>"}]`), an object with its required
- * fields, anything else `"<correct_value>"`. A list written as a string would lead the model to send a string.
+ * fields, a number, a boolean or one of a set of words as a value of that type (typed-values.ts), anything else
+ * `"<correct_value>"`. A list written as a string would lead the model to send a string, and a number so too.
+ * `given`: the value the call had, which a typed stand-in keeps when it only came as text (`"200"` → 200).
  * WHOLE stands for the call itself: its required parameters (`Read(path="<correct_value>")`).
  */
-export const placeholderFor = (tool: Tool, field: string): unknown => {
+export const placeholderFor = (tool: Tool, field: string, given?: unknown): unknown => {
   if (field === WHOLE) return wholeCall(tool)
   if (tool.jsonSchema !== undefined) {
     const properties = tool.jsonSchema.properties
-    return fromJsonSchema(isRecord(properties) ? properties[field] : undefined, 0)
+    return fromJsonSchema(isRecord(properties) ? properties[field] : undefined, 0, given)
   }
   const fields = (tool.parameters.ast as SchemaAST.AST)._tag === "Objects" ? (tool.parameters.ast as SchemaAST.Objects).propertySignatures : []
   const property = fields.find((p) => p.name === field)
-  return property === undefined ? PLACEHOLDER : fromAst(property.type, 0)
+  return property === undefined ? PLACEHOLDER : fromAst(property.type, 0, given)
 }

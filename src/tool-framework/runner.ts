@@ -16,6 +16,7 @@ import { capText, checkInputLimits, ECHO_CHARS, echoValue } from "./input-limits
 import { withFullOutput } from "./full-output.ts"
 import { fallbackHints, fallbackStep } from "./fallback-hints.ts"
 import { PLACEHOLDER, placeholderFor } from "./placeholder.ts"
+import { isRecord } from "../protocol/is-record.ts"
 import { acceptedNames, decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
 import { callParams } from "./claude-tools.ts"
@@ -121,7 +122,7 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
                   ? error.hints
                   : error.nextStep !== undefined
                     ? []
-                    : fallbackHints(title, t && acceptedNames(t), call.params, error, (f) => (t ? placeholderFor(t, f) : PLACEHOLDER))
+                    : fallbackHints(title, t && acceptedNames(t), call.params, error, (f) => (t ? placeholderFor(t, f, isRecord(call.params) ? call.params[f] : undefined) : PLACEHOLDER))
               const envelope: Envelope = {
                 status: "error",
                 data: {},

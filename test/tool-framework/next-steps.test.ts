@@ -48,7 +48,7 @@ describe("every error names a next step", () => {
       ["multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "b", colour: 1 }] }, 'MultiEdit(edits=[{"old_string":"<correct_value>","new_string":"<correct_value>"}])'],
       ["list", { ignore: ["["] }, 'LS(ignore=["<correct_value>"])'],
       ["grep", { pattern: "a", include: "[" }, 'Grep(include="<correct_value>")'],
-      ["todowrite", { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] }, 'TodoWrite(todos=[{"content":"<correct_value>","status":"<correct_value>"}])'],
+      ["todowrite", { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] }, 'TodoWrite(todos=[{"content":"<correct_value>","status":"pending"}])'],
       ["patch", { patch: "garbage" }, 'Patch(patch="<correct_value>")'],
     ]
     for (const [name, params, step] of cases) {

@@ -71,7 +71,7 @@ describe("pipeline: names and parameters", () => {
     const missing = await callTool(root, "read", {})
     expect(missing.envelope.text).toContain('Recommended next step (token-efficient):\n* Read(path="<correct_value>")')
     const bad = await callTool(root, "read", { path: "a.txt", limit: 0, bogus: 1 })
-    expect(bad.envelope.text).toContain('* Read(limit="<correct_value>")')
+    expect(bad.envelope.text).toContain('* Read(limit=1)')
     expect(bad.envelope.text).not.toContain("bogus=")
     const item = await callTool(root, "multiedit", { path: "a.txt", edits: [{ old_string: "a" }] })
     // A list is asked for as a list (of one item with the item's required fields), never as a string.
