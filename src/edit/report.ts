@@ -1,5 +1,6 @@
 import type { FileDiff } from "./diff.ts"
 import type { CommitOutcome } from "./target-file.ts"
+import { CR_MARK } from "./text-diff.ts"
 import { describeFormat, type TextFormat } from "./text-encoding.ts"
 
 /**
@@ -30,6 +31,11 @@ export const writtenFileData = (commit: CommitOutcome, format: TextFormat) => ({
   encoding: format.encoding,
   bom: format.bom,
   line_endings: format.eol,
+  // Said only when true: what the counts alone do not tell.
+  ...(commit.sha256Before === commit.sha256After ? { unchanged: true } : {}),
+  ...(commit.diff.endingsShown ? { endings_changed: true } : {}),
+  ...(commit.diff.whitespaceOnly ? { whitespace_only: true } : {}),
+  ...(commit.replacedSurrogates ? { replaced_surrogates: commit.replacedSurrogates.count } : {}),
 })
 
 /**
@@ -141,13 +147,26 @@ export const changedLines = (diff: string): string => {
 /** A hash short enough to say once per answer, long enough to tell versions apart. */
 export const shortHash = (sha256: string): string => sha256.slice(0, 12)
 
-/** "+3 -1", noting a cut diff. */
-export const changeCounts = (diff: FileDiff): string =>
-  diff.additions === 0 && diff.deletions === 0
-    ? "no change to the text"
-    : `+${diff.additions} -${diff.deletions}${
-        diff.truncated ? ` (the lines below are cut short; ${diff.whole !== undefined ? "the whole diff is saved, named below" : "read the file for the rest"})` : ""
-      }`
+/**
+ * "+3 -1", noting a cut diff, changed line endings (the diff marks them ␍), a change of whitespace only and lone
+ * surrogates written as U+FFFD; "no change" only when the file's bytes are what they were.
+ */
+export const changeCounts = (commit: CommitOutcome): string => {
+  const { diff } = commit
+  const notes = [
+    ...(diff.endingsShown ? [`line endings changed: ${CR_MARK} marks a line that ends in CRLF`] : []),
+    ...(diff.whitespaceOnly ? ["whitespace only"] : []),
+    ...(commit.replacedSurrogates ? [surrogateNote(commit.replacedSurrogates)] : []),
+    ...(diff.truncated ? [`the lines below are cut short; ${diff.whole !== undefined ? "the whole diff is saved, named below" : "read the file for the rest"}`] : []),
+  ]
+  const said = notes.length > 0 ? ` (${notes.join("; ")})` : ""
+  if (commit.sha256Before !== null && commit.sha256Before === commit.sha256After) return `no change: the file's bytes are as they were${said}`
+  if (diff.additions === 0 && diff.deletions === 0) return `no change to the text, but the bytes changed (encoding or byte-order mark)${said}`
+  return `+${diff.additions} -${diff.deletions}${said}`
+}
+
+export const surrogateNote = (r: { readonly count: number; readonly line: number }): string =>
+  `${r.count === 1 ? "a lone surrogate" : `${r.count} lone surrogates`}, half of a UTF-16 pair and no character, written as U+FFFD \ufffd, first at line ${r.line}`
 
 /** What an existing file kept, said only when it is not plain UTF-8 with LF endings. */
 export const keptFormat = (format: TextFormat, existed: boolean): string =>

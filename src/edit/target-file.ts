@@ -9,7 +9,7 @@ import { refuseEmptyPath, refuseFolderSyntax } from "../workspace/file-path.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
 import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"
 import { WorkspaceError } from "../workspace/workspace-error.ts"
-import { unifiedDiff, type FileDiff } from "./diff.ts"
+import { textDiff, wellFormed, type TextDiff } from "./text-diff.ts"
 import { EditError } from "./edit-error.ts"
 import { sha256Hex } from "./hash.ts"
 import { decodeText, encodeText, type DecodedText, type TextFormat } from "./text-encoding.ts"
@@ -131,7 +131,9 @@ export interface CommitOutcome {
   /** null when the file did not exist. */
   readonly sha256Before: string | null
   readonly sha256After: string
-  readonly diff: FileDiff
+  readonly diff: TextDiff
+  /** Lone surrogates in the text given, written as U+FFFD (what the diff shows too); the first one's line. */
+  readonly replacedSurrogates?: { readonly count: number; readonly line: number }
 }
 
 /**
@@ -151,10 +153,11 @@ export const commitText = (input: {
   Effect.gen(function* () {
     const { target } = input
     const ledger = yield* FileLedger
-    const bytes = encodeText(input.text, input.format)
+    const { text, replaced } = wellFormed(input.text)
+    const bytes = encodeText(text, input.format)
     const sha256After = sha256Hex(bytes)
     const existing = target.existing
-    const diff = unifiedDiff(existing ? existing.decoded.text.replace(/\r\n/g, "\n") : "", input.text.replace(/\r\n/g, "\n"), {
+    const diff = textDiff(existing ? existing.decoded.text : "", text, {
       oldName: existing ? `a/${target.display}` : "/dev/null",
       newName: `b/${target.display}`,
       maxLines: input.maxDiffLines,
@@ -165,6 +168,7 @@ export const commitText = (input: {
       sha256Before: existing ? existing.sha256 : null,
       sha256After,
       diff,
+      ...(replaced ? { replacedSurrogates: replaced } : {}),
     }
     if (input.dryRun) return { ...outcome, applied: false, bytesWritten: 0 }
 

@@ -4,7 +4,8 @@ import { STRATEGY_DESCRIPTIONS } from "../edit/match.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
 import { changeCounts, changedBody, fileOps, keptFormat, replacedLines, shortHash, writtenFileData } from "../edit/report.ts"
 import { savedDiff } from "./saved-diff.ts"
-import { hint } from "../protocol/hint.ts"
+import { hint, renderHint, shellQuote } from "../protocol/hint.ts"
+import { withEol } from "../edit/text-encoding.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { refuseProtectedPath } from "../sandbox/protected-write.ts"
 import { protectionInPrecheck, protectionInRun } from "./call-protection.ts"
@@ -61,15 +62,25 @@ export const editTool = defineTool({
       const fuzzy = edit.strategy !== "exact"
       const operation = commit.created ? "create" : "replace"
       const where = edit.replacements > 1 ? replacedLines(edit.lines, edit.replacements) : span(edit.startLine, edit.endLine)
-      const lines = [
+      const unchanged = commit.sha256Before === commit.sha256After
+      const lines: Array<string> = [
         ...(fuzzy
           ? [`Not an exact match: found by '${edit.strategy}' (${STRATEGY_DESCRIPTIONS[edit.strategy]}) at ${span(edit.startLine, edit.endLine)}; check the lines below.`]
           : []),
         commit.created
-          ? `Created ${display}: ${changeCounts(commit.diff)}; sha256 ${shortHash(commit.sha256After)}.`
-          : `Replaced ${edit.replacements === 1 ? "" : `${edit.replacements} places `}at ${where}: ${changeCounts(commit.diff)}; sha256 ${shortHash(commit.sha256After)}${keptFormat(format, true)}.`,
+          ? `Created ${display}: ${changeCounts(commit)}; sha256 ${shortHash(commit.sha256After)}.`
+          : `${unchanged ? "Matched" : "Replaced"} ${edit.replacements === 1 ? "" : `${edit.replacements} places `}at ${where}: ${changeCounts(commit)}; sha256 ${shortHash(commit.sha256After)}${keptFormat(format, true)}.`,
       ]
       const readBack = hint("Read", "high", { path: display, offset: Math.max(0, edit.startLine - 4), limit: Math.max(20, edit.endLine - edit.startLine + 8) })
+      // Line endings are kept per line, so an edit that only swaps them changes nothing: the way that does is a command.
+      const endingsOnly = unchanged && withEol(params.old_string, "\n") === withEol(params.new_string, "\n")
+      const toCrlf = params.new_string.includes("\r\n") && !params.old_string.includes("\r\n")
+      const convert = hint("Bash", "high", { command: `sed -i ${toCrlf ? "'s/\\r\\?$/\\r/'" : "'s/\\r$//'"} ${shellQuote(display)}` })
+      if (endingsOnly) {
+        lines.push(
+          `old_string and new_string differ only in line endings, and edit keeps each line's own ending. To change ${display}'s line endings to ${toCrlf ? "CRLF" : "LF"}: ${renderHint(convert)}`,
+        )
+      }
       return {
         status: fuzzy || dryRun ? ("partial" as const) : ("success" as const),
         header: `Edit: ${display}`,
@@ -89,7 +100,7 @@ export const editTool = defineTool({
         text: changedBody(lines, commit.diff, dryRun),
         stats: { replacements: edit.replacements, additions: commit.diff.additions, deletions: commit.diff.deletions },
         context: { path_resolved: display },
-        hints: [readBack],
+        hints: endingsOnly ? [convert, readBack] : [readBack],
         meta: fileOps(display, operation, commit),
         ...savedDiff(commit.diff, display),
       }

@@ -67,9 +67,9 @@ export const multieditTool = defineTool({
         ...(fuzzy.length > 0
           ? [`Not exact: ${fuzzy.map((e) => `edits[${e.index}] found by ${e.strategy}`).join(", ")}; check the lines below.`]
           : []),
-        `${commit.created ? "Created" : "Changed"} ${display}: ${counted(total, "replacement")} by ${counted(n, "edit")} (${outcome.edits
+        `${commit.created ? "Created" : commit.sha256Before === commit.sha256After ? "Matched in" : "Changed"} ${display}: ${counted(total, "replacement")} by ${counted(n, "edit")} (${outcome.edits
           .map((e) => `${e.index + 1}: ${replacedLines(e.lines, e.replacements)}`)
-          .join("; ")}): ${changeCounts(commit.diff)}; sha256 ${shortHash(commit.sha256After)}${keptFormat(format, !commit.created)}.`,
+          .join("; ")}): ${changeCounts(commit)}; sha256 ${shortHash(commit.sha256After)}${keptFormat(format, !commit.created)}.`,
       ]
       const firstLine = commit.diff.firstChangedLine ?? 1
       return {

@@ -1,0 +1,91 @@
+import { describe, expect, test } from "bun:test"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { callTool, project } from "../support/harness.ts"
+
+/**
+ * What write, edit and multiedit answer is what is on disk: "no change" only when the bytes are as they were, a
+ * change the text diff cannot show (line endings, whitespace) said and shown, and the diff of a lone surrogate is
+ * the U+FFFD the file holds.
+ */
+
+const bytes = (root: string, rel: string) => [...readFileSync(join(root, rel))]
+const ascii = (s: string) => [...Buffer.from(s, "latin1")]
+
+describe("edit: the answer describes the change made", () => {
+  test("replace_all of CRLF with LF changes nothing on disk (each line keeps its ending): said so, with the command that does change them", async () => {
+    const root = project({})
+    writeFileSync(join(root, "c.txt"), "a\r\nb\r\n")
+    const { envelope, meta } = await callTool(root, "edit", { path: "c.txt", old_string: "\r\n", new_string: "\n", replace_all: true })
+    expect(bytes(root, "c.txt")).toEqual(ascii("a\r\nb\r\n"))
+    expect(envelope.text).toContain("Matched 2 places at lines 1, 2: no change: the file's bytes are as they were")
+    expect(envelope.text).not.toContain("Replaced")
+    expect(envelope.text).toContain(`Bash(command="sed -i 's/\\\\r$//' 'c.txt'")`)
+    expect(envelope.data).toMatchObject({ unchanged: true, additions: 0, deletions: 0 })
+    expect(meta.retrieval_hints?.[0]).toEqual({ action: "Bash", priority: "high", args: { command: "sed -i 's/\\r$//' 'c.txt'" } })
+    // The other way: LF to CRLF.
+    writeFileSync(join(root, "l.txt"), "x\ny\n")
+    const back = await callTool(root, "edit", { path: "l.txt", old_string: "x\ny", new_string: "x\r\ny" })
+    expect(bytes(root, "l.txt")).toEqual(ascii("x\ny\n"))
+    expect(back.envelope.text).toContain("line endings to CRLF")
+  })
+
+  test("a new_string that adds a CR changes the line's ending: the answer counts it and the diff shows it (␍), never 'no change'", async () => {
+    const root = project({})
+    writeFileSync(join(root, "f.txt"), "a\nb\n")
+    const { envelope } = await callTool(root, "edit", { path: "f.txt", old_string: "a", new_string: "a\r" })
+    expect(bytes(root, "f.txt")).toEqual(ascii("a\r\nb\n"))
+    expect(envelope.text).toContain("Replaced at line 1: +1 -1 (line endings changed: ␍ marks a line that ends in CRLF)")
+    expect(envelope.text).toContain("-a\n+a␍")
+    expect(envelope.data).toMatchObject({ endings_changed: true, additions: 1, deletions: 1 })
+    expect(envelope.text).not.toContain("no change")
+    // multiedit and write say the same.
+    writeFileSync(join(root, "g.txt"), "a\nb\n")
+    const multi = await callTool(root, "multiedit", { path: "g.txt", edits: [{ old_string: "b", new_string: "b\r" }] })
+    expect(bytes(root, "g.txt")).toEqual(ascii("a\nb\r\n"))
+    expect(multi.envelope.text).toContain("+1 -1 (line endings changed")
+    writeFileSync(join(root, "h.txt"), "a\r\nb\n")
+    const written = await callTool(root, "write", { path: "h.txt", content: "a\nb\n" })
+    expect(bytes(root, "h.txt")).toEqual(ascii("a\nb\n"))
+    expect(written.envelope.text).toContain("Overwrote h.txt: +1 -1 (line endings changed")
+    expect(written.envelope.text).toContain("-a␍\n+a")
+  })
+
+  test("a change of whitespace only is said to be one; a CRLF file's ordinary edit shows no ␍", async () => {
+    const root = project({ "w.txt": "a  \nb\n" })
+    const { envelope } = await callTool(root, "edit", { path: "w.txt", old_string: "a  ", new_string: "a" })
+    expect(bytes(root, "w.txt")).toEqual(ascii("a\nb\n"))
+    expect(envelope.text).toContain("+1 -1 (whitespace only)")
+    expect(envelope.data).toMatchObject({ whitespace_only: true })
+    writeFileSync(join(root, "crlf.txt"), "one\r\ntwo\r\n")
+    const plain = await callTool(root, "edit", { path: "crlf.txt", old_string: "two", new_string: "three" })
+    expect(bytes(root, "crlf.txt")).toEqual(ascii("one\r\nthree\r\n"))
+    expect(plain.envelope.text).toContain("Replaced at line 2: +1 -1; sha256")
+    expect(plain.envelope.text).not.toContain("␍")
+    expect(plain.envelope.data).not.toHaveProperty("endings_changed")
+    expect(plain.envelope.data).not.toHaveProperty("unchanged")
+  })
+})
+
+describe("a lone surrogate is written as U+FFFD, and the answer shows that", () => {
+  test("write, edit and multiedit: the diff holds U+FFFD as the file does, the count is said", async () => {
+    const root = project({})
+    const created = await callTool(root, "write", { path: "s.txt", content: "a\ud800b\n" })
+    expect(readFileSync(join(root, "s.txt"), "utf8")).toBe("a\ufffdb\n")
+    expect(created.envelope.text).toContain("a lone surrogate, half of a UTF-16 pair and no character, written as U+FFFD \ufffd, first at line 1")
+    const over = await callTool(root, "write", { path: "s.txt", content: "x\na\ud800c\udc00\n" })
+    expect(readFileSync(join(root, "s.txt"), "utf8")).toBe("x\na\ufffdc\ufffd\n")
+    expect(over.envelope.data).toMatchObject({ replaced_surrogates: 2, diff: expect.stringContaining("+a\ufffdc\ufffd\n") })
+    expect(over.envelope.text).toContain("2 lone surrogates")
+    expect(over.envelope.text).toContain("first at line 2")
+    const edited = await callTool(root, "edit", { path: "s.txt", old_string: "c", new_string: "\udbffz" })
+    expect(readFileSync(join(root, "s.txt"), "utf8")).toBe("x\na\ufffd\ufffdz\ufffd\n")
+    const diff = (edited.envelope.data as { diff: string }).diff
+    expect(diff).toContain("+a\ufffd\ufffdz\ufffd")
+    // No lone surrogate is left anywhere in what is answered about the file.
+    expect(/[\ud800-\udfff]/.test(diff + edited.envelope.text)).toBe(false)
+    const multi = await callTool(root, "multiedit", { path: "s.txt", edits: [{ old_string: "x", new_string: "\ud801y" }] })
+    expect(readFileSync(join(root, "s.txt"), "utf8")).toStartWith("\ufffdy\n")
+    expect(multi.envelope.text).toContain("a lone surrogate")
+  })
+})
