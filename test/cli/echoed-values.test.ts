@@ -6,14 +6,15 @@ import { shownValue } from "../../src/protocol/shown-value.ts"
 import { runAnvil } from "../support/anvil-cli.ts"
 import { tempDir } from "../support/temp-dirs.ts"
 
+/** The usage error `anvil run ARGV` stops with. */
 const usage = (argv: ReadonlyArray<string>): string => {
+  let message = "(accepted)"
   try {
     parseAgentArgs(argv, "run")
   } catch (e) {
-    if (e instanceof UsageError) return e.message
-    throw e
+    message = e instanceof UsageError ? e.message : `not a usage error: ${String(e)}`
   }
-  return "(accepted)"
+  return message
 }
 
 // Nothing a terminal acts on: no C0/C1 control, no line separator, no bidirectional override, no lone surrogate.
