@@ -25,6 +25,8 @@ const WILD = /[*?[\]{}]/
  * comes with its rule as written and where it is set, for the command's answer to name when the command fails on
  * it. Undefined when no rule narrows.
  */
+const levelOf = (r: PatternRule): "deny" | "ask" => (r.level === "ask" ? "ask" : "deny")
+
 export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | undefined => {
   const permission = config.get("permission", {} as Record<string, unknown>)
   const rules = toolRules(withRootTwins(permission, root), "read")
@@ -70,12 +72,12 @@ export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | un
   const walkOutside = outside.length > 0 ? outsideWalks(outside) : undefined
   let store: { readonly file: string; readonly store: VisitStore } | undefined
   return (keepIn) => {
-    const places: Array<RuleMask> = literal.map((l) => ({ path: l.path, rule: show(l.rule) }))
+    const places: Array<RuleMask> = literal.map((l) => ({ path: l.path, rule: show(l.rule), level: levelOf(l.rule) }))
     if (keepIn !== undefined && store?.file !== keepIn) store = { file: keepIn, store: maskWalkStore(keepIn, root, patterns) }
     const walked = walk?.(keepIn === undefined ? undefined : store?.store)
-    for (const m of walked?.found ?? []) places.push({ path: join(root, m.rel), rule: show(m.rule) })
+    for (const m of walked?.found ?? []) places.push({ path: join(root, m.rel), rule: show(m.rule), level: levelOf(m.rule) })
     const far = walkOutside?.()
-    for (const m of far?.found ?? []) places.push({ path: m.path, rule: show(m.rule) })
+    for (const m of far?.found ?? []) places.push({ path: m.path, rule: show(m.rule), level: levelOf(m.rule) })
     const unwalkable = far?.unwalkable !== undefined ? { unwalkable: show(far.unwalkable) } : {}
     return { places, stopped: walked?.stopped === true, ...unwalkable, ...(asked !== undefined ? { asked } : {}) }
   }

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path"
 import { classifyPath, maskOf, showPath, type SandboxPolicy } from "./policy.ts"
 import { inside } from "./protected-paths.ts"
-import { maskedRefusal, maskedOnLine } from "./masked-hint.ts"
+import { GIT_STOPPED, maskedRefusal, maskedOnLine } from "./masked-hint.ts"
 import type { NetworkPolicy } from "./settings.ts"
 
 /** Something the sandbox refused during a command, with the setting that would allow it. */
@@ -114,10 +114,13 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
     }
   }
   const secrets = [...d.policy.hiddenDirs, ...d.policy.hiddenFiles].filter((s) => !d.policy.ruleMasks.some((m) => m.path === s))
+  // A git command that stopped at a hidden place decides what its answer advises, wherever its line comes.
+  const gitStops = lines.filter((l) => GIT_STOPPED.test(l))
   for (const line of lines) {
     const masked = maskedOnLine(d.policy.ruleMasks, d.root, line)
     if (masked) {
-      add(maskedRefusal(d.root, masked, d.policy.hiddenDirs.includes(masked.path)))
+      const gitLine = gitStops.find((l) => maskedOnLine([masked], d.root, l) !== undefined)
+      add(maskedRefusal(d.root, masked, d.policy.hiddenDirs.includes(masked.path), gitLine ?? line))
       continue
     }
     if (!/no such file|permission denied|not found|cannot open|ENOENT|EACCES|not a directory/i.test(line)) continue
@@ -126,7 +129,7 @@ export const diagnose = (d: DiagnoseInput): ReadonlyArray<SandboxRefusal> => {
       add({
         kind: "secret",
         subject: hit,
-        message: `The sandbox hides ${hit} (home secrets, sandbox.deny_read and the places read deny rules name are unreadable to commands). To read it anyway, run this one command with sandbox: false (the user is asked and must agree); to let every command read a built-in secret, the user adds it to sandbox.allow_read in their own ~/.config/anvil/anvil.json.`,
+        message: `The sandbox hides ${hit} from commands: to a command it is ${d.policy.hiddenDirs.includes(hit) ? "an empty read-only folder" : "a device file that cannot be opened (Permission denied)"}, as it is a built-in secret or a sandbox.deny_read entry. To read it anyway, run this one command with sandbox: false (the user is asked and must agree); to let every command read a built-in secret, the user adds it to sandbox.allow_read in their own ~/.config/anvil/anvil.json.`,
       })
     }
   }

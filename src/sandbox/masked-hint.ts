@@ -41,20 +41,33 @@ export const maskedOnLine = (masks: ReadonlyArray<RuleMask>, root: string, line:
   return MISSING_MODULE.test(line) ? masks.find((m) => PACKAGE_FOLDERS.has(basename(m.path))) : undefined
 }
 
+/** A git command that stopped at a hidden file: it cannot stage or hash what is no regular file. */
+export const GIT_STOPPED = /can only add regular files|unsupported file type|unable to (?:index|hash)|cannot hash/i
+
 /**
- * What the bash answer says about a place a `read` rule hides from commands: the rule and its file, what a command
- * sees there, and the ways out — most such rules on a dependency or build folder are meant to keep anvil's own
- * tools out of it (which the search tools' ignore lists already do), not to break the build.
+ * What the bash answer says about a place a `read` rule hides from commands: what a command finds there, the rule,
+ * its level (an ask rule hides as a deny rule does), and the way out for what failed — a git command that stops at
+ * the hidden file is given the paths to name instead; for anything else, most such rules on a dependency or build
+ * folder are meant to keep anvil's own tools out of it (which the search tools' ignore lists already do), not to
+ * break the build.
  */
-export const maskedRefusal = (root: string, mask: RuleMask, dir: boolean) => {
+export const maskedRefusal = (root: string, mask: RuleMask, dir: boolean, line = "") => {
   const shown = showPath(root, mask.path)
   const entry = dir ? `${shown}/` : shown
+  const found = dir
+    ? "an empty read-only folder (nothing it holds is there)"
+    : "a device file that cannot be opened: reading or writing it fails with Permission denied, and git sees its type changed"
+  const level =
+    mask.level === "ask"
+      ? `the read ask rule ${mask.rule} (a command cannot stop to ask, so an ask rule hides as a deny rule does)`
+      : `the read deny rule ${mask.rule}`
+  const next = GIT_STOPPED.test(line)
+    ? `Stage by name what you mean to (git add src/ …, or git add -u for tracked files) rather than everything; ${shown} is left out, and a file commands should not read belongs in .gitignore.`
+    : `If the rule only means to keep anvil's tools out, sandbox.allow_read: ["${entry}"] (the user's own settings; a project's once trusted) ` +
+      `gives it back to commands; else run this one command with sandbox: false (the user is asked and must agree).`
   return {
     kind: "masked" as const,
     subject: shown,
-    message:
-      `The sandbox hides ${shown} from commands (${dir ? "an empty read-only folder" : "an empty file"} there): the rule ${mask.rule} keeps read from it. ` +
-      `If the rule only means to keep anvil's tools out, sandbox.allow_read: ["${entry}"] (the user's own settings; a project's once trusted) ` +
-      `gives it back to commands; else run this one command with sandbox: false (the user is asked and must agree).`,
+    message: `The sandbox hides ${shown} from commands: to a command it is ${found}, because of ${level}. ${next}`,
   }
 }

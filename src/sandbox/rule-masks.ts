@@ -86,8 +86,8 @@ export const ruleMaskMounts = (
   if (masks?.everything !== undefined) return { ruleMasks: [], places: [], tracked: [], refused: everythingRefused(masks.everything) }
   if (masks?.asked !== undefined && facts.approved !== true) return { ruleMasks: [], places: [], tracked: [], refused: unaskedRefused(masks.asked) }
   if (masks?.unwalkable !== undefined) return { ruleMasks: [], places: [], tracked: [], refused: unwalkableRefused(masks.unwalkable) }
-  const ruleOf = new Map<string, string>()
-  for (const m of masks?.places ?? []) if (!ruleOf.has(m.path)) ruleOf.set(m.path, m.rule)
+  const ruleOf = new Map<string, RuleMask>()
+  for (const m of masks?.places ?? []) if (!ruleOf.has(m.path)) ruleOf.set(m.path, m)
   const back = givenBack.map((a) => real(a) ?? a)
   const ruleMasks: Array<RuleMask> = []
   const places: Array<{ readonly path: string; readonly dir: boolean }> = []
@@ -96,12 +96,12 @@ export const ruleMaskMounts = (
   for (const { path: p, given, dir, tracked: inIt } of hideablePlaces(facts.root, [...ruleOf.keys()], facts.env)) {
     if (refused) break
     if (back.some((a) => inside(p, a)) || inside(facts.root, p) || inside(facts.sessionTmp, p)) continue
-    const rule = ruleOf.get(given)!
+    const { rule, level } = ruleOf.get(given)!
     if (inIt === undefined) refused = indexUnreadable(rule)
     // Each mount is one the command's start waits for: a rule matching thousands (`*.json`) is cut short.
     else if (ruleMasks.length + tracked.length + 1 + inIt.length > MAX_RULE_MASKS) refused = tooManyMasks
     else {
-      ruleMasks.push({ path: p, rule })
+      ruleMasks.push({ path: p, rule, ...(level !== undefined ? { level } : {}) })
       places.push({ path: p, dir })
       for (const t of inIt) tracked.push({ ...t, under: p })
     }

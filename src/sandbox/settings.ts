@@ -13,6 +13,8 @@ export type NetworkPolicy = { readonly kind: "off" } | { readonly kind: "on" } |
 export interface RuleMask {
   readonly path: string
   readonly rule: string
+  /** The rule's level: an ask rule hides as a deny rule does (a command cannot stop to ask), and the answer says which. */
+  readonly level?: "deny" | "ask"
 }
 
 /** Entries the walk for the `read` rules' patterns looks at before it stops (permission/mask-walk.ts): a command's start must not wait on a huge tree. */

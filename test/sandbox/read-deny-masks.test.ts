@@ -206,10 +206,19 @@ describe("through the binary", () => {
     // The failures on hidden places name the rule that hides each.
     const refused = data.sandbox.refused as Array<{ kind: string; subject: string; message: string }>
     const about = (subject: string) => refused.find((r) => r.kind === "masked" && r.subject === subject)?.message
-    expect(about("sec")).toContain(`the rule "read": {"sec/**": "deny"} in "permission" of ${join(home, ".config", "anvil", "anvil.json")}`)
-    expect(about("app/.env")).toContain(`"read": {".env": "deny"}`)
-    expect(about("keys/k.pem")).toContain(`"read": {"*.pem": "ask"}`)
-    expect(about("tracked")).toContain(`"read": {"tracked/": "deny"}`)
+    // Each says what a command finds there, the rule and its level, and the next step for what failed.
+    expect(about("sec")).toContain(`the read deny rule "read": {"sec/**": "deny"} in "permission" of ${join(home, ".config", "anvil", "anvil.json")}`)
+    expect(about("sec")).toContain("to a command it is an empty read-only folder")
+    expect(about("sec")).toContain(`sandbox.allow_read: ["sec/"]`)
+    expect(about("app/.env")).toContain(`the read deny rule "read": {".env": "deny"}`)
+    expect(about("app/.env")).toContain("to a command it is a device file that cannot be opened: reading or writing it fails with Permission denied")
+    expect(about("app/.env")).not.toContain("empty file")
+    expect(about("keys/k.pem")).toContain(`the read ask rule "read": {"*.pem": "ask"}`)
+    expect(about("keys/k.pem")).toContain("a command cannot stop to ask, so an ask rule hides as a deny rule does")
+    // git add -A stopped at the hidden tracked file: the way on is naming what to stage, not a sandbox setting.
+    expect(about("tracked")).toContain(`the read deny rule "read": {"tracked/": "deny"}`)
+    expect(about("tracked")).toContain("Stage by name what you mean to")
+    expect(about("tracked")).not.toContain("sandbox.allow_read")
     if (Bun.which("node")) {
       expect(data.stdout).toContain("NODE-FAILED")
       expect(about("node_modules")).toContain(`sandbox.allow_read: ["node_modules/"]`)
