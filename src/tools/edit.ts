@@ -4,6 +4,7 @@ import { STRATEGY_DESCRIPTIONS } from "../edit/match.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
 import { changeCounts, changedBody, fileOps, keptFormat, replacedLines, shortHash, writtenFileData } from "../edit/report.ts"
 import { savedDiff } from "./saved-diff.ts"
+import { shownChange, withoutQuotedLines } from "./read-withheld.ts"
 import { hint, renderHint, shellQuote } from "../protocol/hint.ts"
 import { withEol } from "../edit/text-encoding.ts"
 import { defineTool } from "../tool-framework/definition.ts"
@@ -47,7 +48,7 @@ export const editTool = defineTool({
   run: (params) =>
     withEditErrors(Effect.gen(function* () {
       const dryRun = params.dry_run === true
-      const outcome = yield* editFile({
+      const outcome = yield* withoutQuotedLines(editFile({
         tool: "edit",
         path: params.path,
         edits: [{ old_string: params.old_string, new_string: params.new_string, replace_all: params.replace_all }],
@@ -55,9 +56,11 @@ export const editTool = defineTool({
         dryRun,
         field: (_, key) => key,
         label: () => "",
-      })
-      const { target, commit, format } = outcome
+      }))
+      const { target, format } = outcome
       const display = target.display
+      const shown = yield* shownChange(display, outcome.commit)
+      const commit = shown.commit
       const edit = outcome.edits[0]!
       const fuzzy = edit.strategy !== "exact"
       const operation = commit.created ? "create" : "replace"
@@ -70,6 +73,7 @@ export const editTool = defineTool({
         commit.created
           ? `Created ${display}: ${changeCounts(commit)}; sha256 ${shortHash(commit.sha256After)}.`
           : `${unchanged ? "Matched" : "Replaced"} ${edit.replacements === 1 ? "" : `${edit.replacements} places `}at ${where}: ${changeCounts(commit)}; sha256 ${shortHash(commit.sha256After)}${keptFormat(format, true)}.`,
+        ...shown.notes,
       ]
       const readBack = hint("Read", "high", { path: display, offset: Math.max(0, edit.startLine - 4), limit: Math.max(20, edit.endLine - edit.startLine + 8) })
       // Line endings are kept per line, so an edit that only swaps them changes nothing: the way that does is a command.
@@ -96,6 +100,7 @@ export const editTool = defineTool({
           end_line: edit.endLine,
           lines: edit.lines,
           ...writtenFileData(commit, format),
+          ...shown.data,
         },
         text: changedBody(lines, commit.diff, dryRun),
         stats: { replacements: edit.replacements, additions: commit.diff.additions, deletions: commit.diff.deletions },

@@ -3,6 +3,7 @@ import { editFile } from "../edit/edit-file.ts"
 import { DryRunParam, Sha256Param } from "../edit/params.ts"
 import { changeCounts, changedBody, fileOps, keptFormat, replacedLines, shortHash, writtenFileData } from "../edit/report.ts"
 import { savedDiff } from "./saved-diff.ts"
+import { shownChange, withoutQuotedLines } from "./read-withheld.ts"
 import { hint } from "../protocol/hint.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { refuseProtectedPath } from "../sandbox/protected-write.ts"
@@ -49,7 +50,7 @@ export const multieditTool = defineTool({
     withEditErrors(Effect.gen(function* () {
       const dryRun = params.dry_run === true
       const n = params.edits.length
-      const outcome = yield* editFile({
+      const outcome = yield* withoutQuotedLines(editFile({
         tool: "multiedit",
         path: params.path,
         edits: params.edits,
@@ -57,9 +58,11 @@ export const multieditTool = defineTool({
         dryRun,
         field: (i, key) => `edits.${i}.${key}`,
         label: (i) => `edits[${i}] (edit ${i + 1} of ${n}): `,
-      })
-      const { target, commit, format } = outcome
+      }))
+      const { target, format } = outcome
       const display = target.display
+      const shown = yield* shownChange(display, outcome.commit)
+      const commit = shown.commit
       const total = outcome.edits.reduce((sum, e) => sum + e.replacements, 0)
       const fuzzy = outcome.edits.filter((e) => e.strategy !== "exact")
       const operation = "multi_edit"
@@ -70,6 +73,7 @@ export const multieditTool = defineTool({
         `${commit.created ? "Created" : commit.sha256Before === commit.sha256After ? "Matched in" : "Changed"} ${display}: ${counted(total, "replacement")} by ${counted(n, "edit")} (${outcome.edits
           .map((e) => `${e.index + 1}: ${replacedLines(e.lines, e.replacements)}`)
           .join("; ")}): ${changeCounts(commit)}; sha256 ${shortHash(commit.sha256After)}${keptFormat(format, !commit.created)}.`,
+        ...shown.notes,
       ]
       const firstLine = commit.diff.firstChangedLine ?? 1
       return {
@@ -90,6 +94,7 @@ export const multieditTool = defineTool({
             end_line: e.endLine,
           })),
           ...writtenFileData(commit, format),
+          ...shown.data,
         },
         text: changedBody(lines, commit.diff, dryRun),
         stats: { total_replacements: total, additions: commit.diff.additions, deletions: commit.diff.deletions },

@@ -4,6 +4,7 @@ import { DEFAULT_MAX_DIFF_LINES, DEFAULT_MAX_FILE_BYTES } from "../config/sectio
 import { DryRunParam, parentOf, Sha256Param } from "../edit/params.ts"
 import { changeCounts, changedBody, fileOps, keptFormat, shortHash, surrogateNote, writtenFileData } from "../edit/report.ts"
 import { savedDiff } from "./saved-diff.ts"
+import { shownChange } from "./read-withheld.ts"
 import { guardFresh } from "../edit/stale-guard.ts"
 import { commitText, openTarget } from "../edit/target-file.ts"
 import { detectEol, encodable, withEol, type TextFormat } from "../edit/text-encoding.ts"
@@ -76,7 +77,9 @@ export const writeTool = defineTool({
           notes.push(`Line endings changed from ${old.eol.toUpperCase()} to ${format.eol.toUpperCase()}.`)
         }
       }
-      const commit = yield* commitText({ target, text, format, dryRun, maxDiffLines })
+      const shown = yield* shownChange(display, yield* commitText({ target, text, format, dryRun, maxDiffLines }))
+      const commit = shown.commit
+      notes.push(...shown.notes)
       const operation = commit.created ? "create" : "overwrite"
       const lines = [
         commit.created
@@ -92,6 +95,7 @@ export const writeTool = defineTool({
           created: commit.created,
           operation,
           ...writtenFileData(commit, format),
+          ...shown.data,
           path: display,
         },
         text: commit.created ? changedBody(lines, { ...commit.diff, diff: "" }, dryRun) : changedBody(lines, commit.diff, dryRun),
