@@ -22,7 +22,8 @@ export interface McpConnection {
   readonly transport: "stdio" | "http" | "sse"
   readonly instructions: string | undefined
   /** Every tool the server lists whose definition is valid MCP. */
-  readonly listTools: (timeoutMs: number) => Promise<ReadonlyArray<McpToolInfo>>
+  /** `startupMs`: the listing is the end of a start-up of that whole limit, which its time-out names. */
+  readonly listTools: (timeoutMs: number, startupMs?: number) => Promise<ReadonlyArray<McpToolInfo>>
   /** The tools the last listing left out, each as `name: why`. */
   readonly skippedTools: () => ReadonlyArray<string>
   readonly callTool: (
@@ -236,8 +237,11 @@ export const connect = async (
       },
     )
 
+  // One budget for the whole start: a Streamable HTTP attempt and its SSE fallback share it, never twice over.
+  const began = performance.now()
   const attempt = async (transport: Transport) => {
     if (signal?.aborted) throw new Error("cancelled")
+    const budget = Math.max(1, Math.ceil(startupTimeoutMs - (performance.now() - began)))
     current = transport
     const c = makeClient()
     c.onclose = () => {
@@ -256,9 +260,9 @@ export const connect = async (
       timer = setTimeout(() => {
         reject(Object.assign(new Error("the start-up timed out"), { code: -32001 }))
         void transport.close().catch(() => undefined)
-      }, startupTimeoutMs)
+      }, budget)
     })
-    const connecting = c.connect(guardAnswers(watchVersion(transport, seen)), { timeout: startupTimeoutMs })
+    const connecting = c.connect(guardAnswers(watchVersion(transport, seen)), { timeout: budget })
     connecting.catch(() => undefined)
     try {
       await Promise.race([connecting, deadline])
@@ -352,14 +356,19 @@ export const connect = async (
     transport: usedKind,
     instructions: c.getInstructions(),
     hasCapability: (name) => caps[name] !== undefined,
-    listTools: async (timeoutMs) => {
+    listTools: async (timeoutMs, startupMs) => {
       const tools: Array<McpToolInfo> = []
       const bad: Array<string> = []
       let cursor: string | undefined
+      // Every page shares the one time limit.
+      const listed = performance.now()
       do {
+        const left = Math.max(1, Math.ceil(timeoutMs - (performance.now() - listed)))
         const page = await call(
-          () => listPage(c, sdk, cursor, timeoutMs),
-          `timeout: the server did not list its tools within ${timeoutMs} ms ("startupTimeout" in its settings)`,
+          () => listPage(c, sdk, cursor, left),
+          startupMs === undefined
+            ? `timeout: the server did not list its tools within ${timeoutMs} ms ("startupTimeout" in its settings)`
+            : `timeout: the server did not finish its start-up (the handshake and its tool list) within ${startupMs} ms ("startupTimeout" in its settings)`,
         )
         tools.push(...page.tools)
         bad.push(...page.skipped)

@@ -212,6 +212,8 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
     const attempt = (async () => {
       // Declared first: the hooks may fire while connect() is still under way.
       let connection: McpConnection | undefined = undefined
+      // startupTimeout bounds the whole start: the handshake (and an SSE fallback) and the first tool list.
+      const began = performance.now()
       connection = await connect(
         e.spec,
         options.env,
@@ -234,7 +236,8 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
         throw new McpCallError({ kind: "unavailable", message: "anvil is shutting down" })
       }
       e.connection = connection
-      const tools = connection.hasCapability("tools") ? await connection.listTools(e.spec.startupTimeoutMs) : []
+      const left = Math.max(1, Math.ceil(e.spec.startupTimeoutMs - (performance.now() - began)))
+      const tools = connection.hasCapability("tools") ? await connection.listTools(left, e.spec.startupTimeoutMs) : []
       adopt(e, tools)
       e.crashed = false
       const skipped = connection.skippedTools()

@@ -14,7 +14,7 @@ afterAll(async () => {
   for (const s of servers) s.stop(true)
 })
 
-const serve = (fetch: (req: Request) => Response) => {
+const serve = (fetch: (req: Request) => Response | Promise<Response>) => {
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 0, fetch })
   servers.push(server)
   return `http://127.0.0.1:${server.port}/mcp`
@@ -65,4 +65,25 @@ describe("the SSE fallback of streamable HTTP", () => {
     expect(fallback.error).toContain("(POST answered HTTP 405: no), and the SSE fallback failed too (no answer to the start-up handshake within 500 ms)")
     expect(sse.error).toBe('timeout: the server did not finish the start-up handshake within 500 ms ("startupTimeout" in its settings)')
   })
+
+  test("startupTimeout bounds the whole start: a handshake that takes most of it leaves only the rest for the tool list", async () => {
+    const timeout = 1000
+    // Answers initialize after 90% of the limit, then never lists its tools: each stage alone stays within the
+    // limit, so a budget given to each in full would wait about 1.9 times the limit.
+    const url = serve(async (req) => {
+      if (req.method !== "POST") return new Response("no", { status: 405 })
+      const message = (await req.json()) as { id?: number; method: string; params?: { protocolVersion?: string } }
+      if (message.id === undefined) return new Response(null, { status: 202 })
+      if (message.method !== "initialize") return new Promise<Response>(() => {})
+      await Bun.sleep(timeout * 0.9)
+      const result = { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "slow", version: "1" } }
+      return Response.json({ jsonrpc: "2.0", id: message.id, result })
+    })
+    const started = performance.now()
+    const { error } = await failure("slow", { type: "http", url, startupTimeout: timeout })
+    const elapsed = performance.now() - started
+    expect(error).toBe(`timeout: the server did not finish its start-up (the handshake and its tool list) within ${timeout} ms ("startupTimeout" in its settings)`)
+    // An upper bound only, with a wide margin for a loaded machine; the lower bound is the handshake's own wait.
+    expect(elapsed).toBeLessThan(timeout * 1.8)
+  }, 20_000)
 })
