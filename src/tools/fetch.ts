@@ -8,6 +8,7 @@ import { hint, shellQuote } from "../protocol/hint.ts"
 import { HttpClient } from "../net/http-client.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./fetch.md" with { type: "text" }
+import { shownPrompt, withPrompt } from "./fetch-prompt.ts"
 import { FETCH_DEFAULTS } from "../config/sections/tools.ts"
 import { fetchToolError } from "./net-errors.ts"
 import { invalidParam } from "../protocol/tool-error.ts"
@@ -90,8 +91,10 @@ export const fetchTool = defineTool({
       // be cut again there, and the Read offered of the saved whole would skip lines never shown.
       const output = yield* OutputSettings
       const asked = (params.max_size_kb ?? config.get("tools.fetch.max_size_kb", FETCH_DEFAULTS.max_size_kb)) * 1024
-      const textLimit = Math.max(1024, Math.min(asked, output.maxBytes - SUMMARY_ROOM.bytes))
-      const textLines = Math.max(10, output.maxLines - SUMMARY_ROOM.lines)
+      // The prompt shown above the page takes its room from the page's, so the whole text stays within the limit.
+      const prompt = shownPrompt(params.prompt)
+      const textLimit = Math.max(1024, Math.min(asked, output.maxBytes - SUMMARY_ROOM.bytes - (prompt?.bytes ?? 0)))
+      const textLines = Math.max(10, output.maxLines - SUMMARY_ROOM.lines - (prompt?.lines ?? 0))
       const page = yield* webFetch({
         url: params.url,
         method,
@@ -106,7 +109,7 @@ export const fetchTool = defineTool({
         env: config.env,
       }).pipe(Effect.catch((e) => Effect.flatMap(saveErrorBody(e), (saved) => Effect.fail(fetchToolError(e, saved)))))
       if (page.body.kind === "image" && !page.body.inline) return yield* savedImage(page, page.body.bytes, page.body.complete)
-      return withPrompt(pageResult(page, textLimit), params.prompt)
+      return withPrompt(pageResult(page, textLimit), prompt)
     }),
 })
 
@@ -197,19 +200,6 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
       : {}),
     ...(body.truncated ? { hints: body.complete ? [] : [curl], truncation: { reason: body.complete ? "size_limit" : "size_limit,download_limit" } } : {}),
   }
-}
-
-/**
- * A page fetched with a prompt (Claude Code's WebFetch): the prompt is put above the page's text, for the model
- * that asked to answer from it. anvil runs no second model over the page: the page is what the answer must come
- * from, and the session's model reads it once, with nothing summarised away.
- */
-const withPrompt = (result: ToolResult, prompt: string | undefined): ToolResult => {
-  if (prompt === undefined || prompt.trim() === "") return result
-  const cut = result.text.indexOf("\n\n")
-  const note = `Prompt: ${prompt.trim()}\n(answer it from the page's text below)`
-  const text = cut === -1 ? `${result.text}\n\n${note}` : `${result.text.slice(0, cut)}\n\n${note}${result.text.slice(cut)}`
-  return { ...result, text, data: { ...result.data, prompt: prompt.trim() } }
 }
 
 /** Says where and why the download stopped, with the whole body's size when the server gave it. */

@@ -59,4 +59,28 @@ describe("fetch's text fits the output budget: cut once, and the rest named from
     expect(many.text).not.toContain("Output too large")
     expect(Number(readHint(many.text)![2])).toBe(1950)
   })
+
+  test("a prompt above the page takes its room from the page's: the whole text stays within the budget, cut once; a long prompt is cut", async () => {
+    const root = project({})
+    for (const prompt of ["What does line 3 say?", "q".repeat(20_000), "a\n".repeat(1500)]) {
+      const { envelope } = await callTool(root, "fetch", { url: `${base}/long`, prompt })
+      expect(envelope.status).toBe("partial")
+      // Cut by fetch (data.content, data.truncated), never again by the output layer (data.truncation).
+      expect(envelope.text).not.toContain("Output too large")
+      expect(envelope.data.truncation).toBeUndefined()
+      expect(envelope.data.truncated).toBe(true)
+      expect(Buffer.byteLength(envelope.text)).toBeLessThanOrEqual(50 * 1024)
+      expect(envelope.text.split("\n").length).toBeLessThanOrEqual(2000)
+      expect(String(envelope.data.prompt).length).toBeLessThanOrEqual(2001)
+      expect(envelope.text).toContain("Prompt: ")
+      const hint = readHint(envelope.text)
+      expect(Number(hint![2])).toBe(String(envelope.data.content).split("\n").length - 1)
+    }
+    const long = (await callTool(root, "fetch", { url: `${base}/long`, prompt: "q".repeat(20_000) })).envelope
+    expect(long.text).toContain("(its first 2000 of 20000 characters)")
+    expect(long.data.prompt_chars).toBe(20_000)
+    const short = (await callTool(root, "fetch", { url: `${base}/long`, prompt: "What does line 3 say?" })).envelope
+    expect(short.data.prompt).toBe("What does line 3 say?")
+    expect(short.data).not.toHaveProperty("prompt_chars")
+  })
 })
