@@ -23,7 +23,11 @@ export const SKILL_FIELDS: ReadonlySet<string> = new Set([
   "agent", "hooks", "paths", "shell", "hide-from-slash-command-tool",
 ])
 
-const FIELD_LINE = /^([A-Za-z_][\w-]*):(?:[ \t]|$)/
+/** A field line as YAML reads one at the margin: the key bare or quoted, spaces allowed before the colon. */
+const FIELD_LINE = /^(["']?)([A-Za-z_][\w-]*)\1[ \t]*:(?:[ \t]|$)/
+
+/** A line that would be a field were it not indented: read as part of a value, it could hide a restriction (`tools:`). */
+const INDENTED_FIELD_LINE = /^[ \t]+(["']?)([A-Za-z_][\w-]*)\1[ \t]*:(?:[ \t]|$)/
 
 /** One field's lines: its key, its 1-based line in the file, and the lines (the first holds `key:`). */
 interface Part {
@@ -38,7 +42,7 @@ const partsOf = (source: string, fields: ReadonlySet<string>): Array<Part> | und
   const seen = new Set<string>()
   const lines = source.split("\n")
   for (const [i, text] of lines.entries()) {
-    const key = FIELD_LINE.exec(text)?.[1]
+    const key = FIELD_LINE.exec(text)?.[2]
     if (key !== undefined && fields.has(key)) {
       // A field given twice is a mistake YAML names (a duplicate key), not a value running on.
       if (seen.has(key)) return undefined
@@ -93,6 +97,20 @@ export const parseContinuedFrontMatter = (text: string, fields: ReadonlySet<stri
       continue
     }
     const runsOn = part.lines.slice(1).some((l) => l.trim() !== "")
+    // Taking such a line as the value's text would drop the field it may be (an agent's `tools:` then gave every tool):
+    // refused, so that a lenient reading never widens what the file allows.
+    const hidden = part.lines.findIndex((l, k) => k > 0 && fields.has(INDENTED_FIELD_LINE.exec(l)?.[2] ?? ""))
+    if (hidden > 0) {
+      const key = INDENTED_FIELD_LINE.exec(part.lines[hidden]!)![2]!
+      return {
+        ok: false,
+        reason:
+          `the value of '${part.key}' is not valid YAML and runs on over a line that reads as the field '${key}' indented; ` +
+          `it cannot be told whether '${key}' is meant, so the front matter is not read: quote the value of '${part.key}' ` +
+          `(or write it under '${part.key}: |') and put '${key}:' at the start of its line if it is a field`,
+        line: part.line + hidden,
+      }
+    }
     // One line YAML refuses even as prose (an unclosed quote, a bad escape): that is the reason, with its line.
     if (!runsOn) return alone.ok ? strict : { ok: false, reason: alone.reason, line: part.line }
     out[part.key] = asWritten(part)

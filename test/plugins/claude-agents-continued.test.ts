@@ -87,6 +87,25 @@ describe("agent front matter whose description runs on over unindented lines", (
     expect(parseContinuedFrontMatter("---\nUse this agent when reviewing\nname: d\n---\nbody\n", AGENT_FIELDS)).toMatchObject({ ok: false, line: 2 })
   })
 
+  test("a lenient reading never drops a restriction: a field line quoted or spaced is the field, one indented in a run-on value refuses the file", () => {
+    const runOn = (tools: string) => `---\nname: rev\ndescription: Use it when reviewing.\n<example>\nuser: review\n</example>\n${tools}\nmodel: inherit\n---\nbody\n`
+    for (const line of ["'tools': Read, Grep", '"tools": Read, Grep', "tools : Read, Grep", "tools:\tRead, Grep"]) {
+      expect(parseContinuedFrontMatter(runOn(line), AGENT_FIELDS)).toMatchObject({ ok: true, fields: { tools: "Read, Grep", model: "inherit" }, continued: ["description"] })
+    }
+    for (const line of ["  tools: Read, Grep", "\t'tools' : Read"]) {
+      const read = parseContinuedFrontMatter(runOn(line), AGENT_FIELDS)
+      expect(read).toMatchObject({ ok: false, line: 7 })
+      expect(!read.ok && read.reason).toContain("reads as the field 'tools' indented")
+    }
+    // An indented line that names no field is the value's text, as before.
+    expect(parseContinuedFrontMatter(runOn("  Context: tools are listed"), AGENT_FIELDS)).toMatchObject({ ok: true, continued: ["description"] })
+    // A project agent so written does not load (with every tool); the problem names the file and the line.
+    const root = project({ "a.txt": "x\n", ".claude/agents/rev.md": runOn("  tools: Read, Grep") })
+    const local = localAgents(root, { HOME: tempDir("anvil-agents-home-") }, true)
+    expect(local.project.agents).toEqual([])
+    expect(local.project.problems).toEqual([expect.stringMatching(/rev\.md:7: the value of 'description' is not valid YAML and runs on over a line that reads as the field 'tools'/)])
+  })
+
   test("the project's and the user's agents load, each reported so that its author can mend it", () => {
     const root = project({ "a.txt": "x\n", ".claude/agents/code-simplifier.md": simplifier })
     const home = tempDir("anvil-agents-home-")
