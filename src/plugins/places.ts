@@ -10,7 +10,9 @@ export const userPluginsDir = (env: Readonly<Record<string, string | undefined>>
 
 /** Claude Code's config folder (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), or undefined without HOME. */
 export const claudeConfigDir = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
-  if (env.CLAUDE_CONFIG_DIR) return env.CLAUDE_CONFIG_DIR
+  // Absolute only, as the command sandbox takes it (sandbox/outside-protection.ts): a relative one would name a
+  // folder by the working directory, which the sandbox's guard of this folder could not follow.
+  if (env.CLAUDE_CONFIG_DIR?.startsWith("/")) return env.CLAUDE_CONFIG_DIR
   const home = env.HOME || env.USERPROFILE
   return home ? join(home, ".claude") : undefined
 }

@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { Effect } from "effect"
 import { builtinNames } from "../../src/cli/plugin-setup.ts"
 import { makeConfig } from "../../src/config/config.ts"
+import { claudeConfigDir } from "../../src/plugins/places.ts"
 import { loadPlugins, toolsWithPlugins } from "../../src/plugins/plugin-host.ts"
 import { makeTrust } from "../../src/trust/trust.ts"
 import { runBinary } from "../support/binary.ts"
@@ -49,6 +50,10 @@ describe("your ~/.claude/settings.json hooks", () => {
 
     const elsewhere = userHome("curl", {}, join(tempDir("anvil-claude-dir-"), "cc"))
     expect((await load(root, elsewhere)).reports).toMatchObject([{ name: "claude-user-settings", path: elsewhere.CLAUDE_CONFIG_DIR, hooks: ["PreToolUse(Bash)"] }])
+    // A relative CLAUDE_CONFIG_DIR is not followed (the sandbox guards the folder it can name): ~/.claude stands.
+    const relative = { ...env, CLAUDE_CONFIG_DIR: "cc" }
+    expect((await load(root, relative)).reports).toMatchObject([{ name: "claude-user-settings", path: join(env.HOME, ".claude") }])
+    expect(claudeConfigDir(relative)).toBe(join(env.HOME, ".claude"))
     // Without hooks in it, or without the file, there is no such plugin.
     writeFileSync(join(env.HOME, ".claude", "settings.json"), JSON.stringify({ model: "opus" }))
     expect((await load(root, env)).reports).toEqual([])
