@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs"
 import { join, sep } from "node:path"
-import { userConfigHome } from "../workspace/state-dir.ts"
+import { claudeConfigFolder, userConfigHome } from "../workspace/state-dir.ts"
 
 /** The user's plugins folder, or undefined without XDG_CONFIG_HOME and HOME. */
 export const userPluginsDir = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
@@ -8,14 +8,12 @@ export const userPluginsDir = (env: Readonly<Record<string, string | undefined>>
   return configHome ? join(configHome, "anvil", "plugins") : undefined
 }
 
-/** Claude Code's config folder (`$CLAUDE_CONFIG_DIR`, else `~/.claude`), or undefined without HOME. */
-export const claudeConfigDir = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
-  // Absolute only, as the command sandbox takes it (sandbox/outside-protection.ts): a relative one would name a
-  // folder by the working directory, which the sandbox's guard of this folder could not follow.
-  if (env.CLAUDE_CONFIG_DIR?.startsWith("/")) return env.CLAUDE_CONFIG_DIR
-  const home = env.HOME || env.USERPROFILE
-  return home ? join(home, ".claude") : undefined
-}
+/**
+ * Claude Code's config folder (`$CLAUDE_CONFIG_DIR` when absolute, else `~/.claude`), or undefined without HOME: the
+ * command sandbox's rule (workspace/state-dir.ts), so that the folder whose hooks run is the one it guards.
+ */
+export const claudeConfigDir = (env: Readonly<Record<string, string | undefined>>): string | undefined =>
+  claudeConfigFolder(env.HOME || env.USERPROFILE, env)
 
 /** Whether a settings file mentions `enabledPlugins` (a text search: parsing it is left to discovery). */
 const mentionsEnabledPlugins = (file: string): boolean => {

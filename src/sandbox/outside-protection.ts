@@ -1,4 +1,5 @@
 import { join } from "node:path"
+import { claudeConfigFolder } from "../workspace/state-dir.ts"
 import { expandPath, inside, projectProtection, protectionGuard, real } from "./protected-paths.ts"
 
 /**
@@ -7,10 +8,6 @@ import { expandPath, inside, projectProtection, protectionGuard, real } from "./
  * load from there at the next start. A trailing slash marks a folder.
  */
 const CLAUDE_CONFIG_ENTRIES: ReadonlyArray<string> = ["settings.json", "settings.local.json", "plugins/", "agents/", "commands/", "skills/", "hooks/"]
-
-/** Claude Code's config folder as anvil's plugin discovery finds it (plugins/places.ts), or undefined without HOME. */
-export const claudeConfigFolder = (home: string | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined =>
-  env.CLAUDE_CONFIG_DIR?.startsWith("/") ? env.CLAUDE_CONFIG_DIR : home ? join(home, ".claude") : undefined
 
 /** The guarded places of Claude Code's config folder, absolute, a trailing slash marking a folder. */
 export const claudeConfigEntries = (folder: string | undefined): ReadonlyArray<string> =>
@@ -47,7 +44,9 @@ export const outsideEntryCovering = (
 ): string | undefined => {
   const wanted = paths.map((p) => p.toLowerCase())
   const covers = (place: string) => [place, real(place)].some((at) => at !== undefined && wanted.some((p) => inside(p, at.toLowerCase())))
-  const claude = claudeConfigEntries(claudeConfigFolder(home, claudeConfigDir ? { CLAUDE_CONFIG_DIR: claudeConfigDir } : {})).find((e) => covers(e.replace(/\/$/, "")))
+  // Every write asks: its entries (a realpath each) are looked at only for a path inside the folder.
+  const claudeFolder = claudeConfigFolder(home, claudeConfigDir ? { CLAUDE_CONFIG_DIR: claudeConfigDir } : {})
+  const claude = claudeFolder !== undefined && covers(claudeFolder) ? claudeConfigEntries(claudeFolder).find((e) => covers(e.replace(/\/$/, ""))) : undefined
   if (claude !== undefined) return claude
   for (const folder of folders) {
     if (inside(folder, root) || !wanted.some((p) => inside(p, folder.toLowerCase()))) continue

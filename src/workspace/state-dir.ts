@@ -22,6 +22,13 @@ const realOr = (p: string): string => {
 }
 
 /**
+ * Claude Code's config folder: `$CLAUDE_CONFIG_DIR` when absolute, else `~/.claude`; undefined without a home. One rule
+ * for the plugin discovery that runs its hooks and the command sandbox that keeps it read-only.
+ */
+export const claudeConfigFolder = (home: string | undefined, env: Env): string | undefined =>
+  env.CLAUDE_CONFIG_DIR?.startsWith("/") ? env.CLAUDE_CONFIG_DIR : home ? join(home, ".claude") : undefined
+
+/**
  * anvil's folder in the user's cache: `$XDG_CACHE_HOME/anvil` when that is absolute, else `~/.cache/anvil`.
  * node:os is looked up only without HOME: loading it costs every start about half a millisecond.
  */

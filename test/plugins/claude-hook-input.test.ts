@@ -5,7 +5,8 @@ import { builtinNames } from "../../src/cli/plugin-setup.ts"
 import { makeConfig } from "../../src/config/config.ts"
 import { hookToolInput, hookToolResponse, structuredPatch } from "../../src/plugins/claude-hook-input.ts"
 import { loadPlugins, toolsWithPlugins } from "../../src/plugins/plugin-host.ts"
-import { builtinTools, callTool, project, tempDir, writeTree } from "../support/harness.ts"
+import { builtinTools, callTool, project, writeTree } from "../support/harness.ts"
+import { claudeConfigEnv } from "./claude-config-env.ts"
 
 /**
  * What a Claude Code plugin's command hooks get on stdin: what Claude Code sends (absolute paths, the call's id,
@@ -59,8 +60,7 @@ describe("the hook input of Claude Code command hooks", () => {
 
   test("a guard written for Claude Code (it compares file_path with $CLAUDE_PROJECT_DIR) blocks; a formatter hook finds the file", async () => {
     const root = project({ "a.txt": "x\n" })
-    const config = tempDir("anvil-claude-cfg-")
-    const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    const { config, env } = claudeConfigEnv()
     writeTree(join(config, "anvil", "plugins", "team"), {
       ".claude-plugin/plugin.json": JSON.stringify({ name: "team" }),
       "hooks/hooks.json": JSON.stringify({

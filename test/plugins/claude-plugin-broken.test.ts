@@ -3,7 +3,8 @@ import { join } from "node:path"
 import { builtinNames } from "../../src/cli/plugin-setup.ts"
 import { makeConfig } from "../../src/config/config.ts"
 import { loadPlugins, pluginNotices, toolsWithPlugins } from "../../src/plugins/plugin-host.ts"
-import { builtinTools, callTool, project, tempDir, writeTree } from "../support/harness.ts"
+import { builtinTools, callTool, project, writeTree } from "../support/harness.ts"
+import { claudeConfigEnv } from "./claude-config-env.ts"
 
 /**
  * A broken part of a Claude Code plugin folder (a hooks.json that is not JSON, a wrong field in it, a broken
@@ -12,8 +13,7 @@ import { builtinTools, callTool, project, tempDir, writeTree } from "../support/
  */
 
 const plugin = (files: Record<string, string>) => {
-  const config = tempDir("anvil-claude-cfg-")
-  const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+  const { config, env } = claudeConfigEnv()
   const dir = join(config, "anvil", "plugins", "team")
   writeTree(dir, {
     ".claude-plugin/plugin.json": JSON.stringify({ name: "team", description: "Team tools" }),

@@ -12,6 +12,7 @@ import { loadSkillCatalog } from "../../src/skills/skill-catalog.ts"
 import { Config } from "../../src/config/config.ts"
 import { makeTrust } from "../../src/trust/trust.ts"
 import { builtinTools, callTool, project, tempDir, writeTree } from "../support/harness.ts"
+import { claudeConfigEnv } from "./claude-config-env.ts"
 
 /** A Claude Code plugin folder as teams publish them: a skill, PreToolUse/PostToolUse command hooks, an MCP server. */
 const claudePlugin = (dir: string) => {
@@ -39,8 +40,7 @@ const claudePlugin = (dir: string) => {
 describe("Claude Code plugin folders", () => {
   test("skills, a blocking PreToolUse hook (exit 2), PostToolUse feedback, .mcp.json servers; other events listed as not run", async () => {
     const root = project({ "a.txt": "x\n" })
-    const config = tempDir("anvil-claude-cfg-")
-    const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    const { env } = claudeConfigEnv()
     claudePlugin(join(root, ".anvil", "plugins", "safety"))
     const problems: Array<string> = []
     const load = () => loadPlugins({ root, env, config: makeConfig({}, env), builtinNames: builtinNames(), onProblem: (m) => problems.push(m) })
@@ -92,8 +92,7 @@ describe("Claude Code plugin folders", () => {
 
   test("a command's own timeout outlasts the host's hook limit; updatedInput changes the call; additionalContext reaches the model", async () => {
     const root = project({ "a.txt": "first\n" })
-    const config = tempDir("anvil-claude-cfg-")
-    const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    const { config, env } = claudeConfigEnv()
     const answer = (json: unknown) => `cat > /dev/null; echo '${JSON.stringify(json)}'`
     writeTree(join(config, "anvil", "plugins", "team"), {
       ".claude-plugin/plugin.json": JSON.stringify({ name: "team" }),
@@ -135,8 +134,7 @@ describe("Claude Code plugin folders", () => {
 
   test("a command hook that cannot run, times out or fails is reported and skipped; the event's other hooks still run, a later block still blocks", async () => {
     const root = project({ "a.txt": "first\n" })
-    const config = tempDir("anvil-claude-cfg-")
-    const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    const { config, env } = claudeConfigEnv()
     writeTree(join(config, "anvil", "plugins", "flaky"), {
       ".claude-plugin/plugin.json": JSON.stringify({ name: "flaky" }),
       "hooks/hooks.json": JSON.stringify({
@@ -181,8 +179,7 @@ describe("Claude Code plugin folders", () => {
 
   test("permissionDecision: allow spares the tool's question but not a configured ask or deny rule; ask puts the question to a call the rules allow", async () => {
     const root = project({ "a.txt": "first\n" })
-    const config = tempDir("anvil-claude-cfg-")
-    const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+    const { config, env } = claudeConfigEnv()
     const answer = (json: unknown) => `cat > /dev/null; echo '${JSON.stringify(json)}'`
     const decide = (decision: string, reason: string) => answer({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } })
     writeTree(join(config, "anvil", "plugins", "team"), {

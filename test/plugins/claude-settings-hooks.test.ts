@@ -7,7 +7,8 @@ import { makeConfig } from "../../src/config/config.ts"
 import { loadPlugins, toolsWithPlugins } from "../../src/plugins/plugin-host.ts"
 import { pluginCommands, pluginSkillFolders } from "../../src/plugins/plugin-extras.ts"
 import { makeTrust } from "../../src/trust/trust.ts"
-import { builtinTools, callTool, project, tempDir } from "../support/harness.ts"
+import { builtinTools, callTool, project } from "../support/harness.ts"
+import { claudeConfigEnv } from "./claude-config-env.ts"
 
 /**
  * The hooks of the project's `.claude/settings.json` and `.claude/settings.local.json` run as Claude Code runs them,
@@ -19,8 +20,7 @@ const guard = '#!/bin/sh\ncase "$(cat)" in *"rm -rf"*) echo "no rm -rf in this r
 const setup = (files: Record<string, string>) => {
   const root = project({ "a.txt": "x\n", ".claude/hooks/guard.sh": guard, ".claude/skills/tidy/SKILL.md": "---\nname: tidy\ndescription: Tidy.\n---\nTidy.\n", ".claude/commands/ship.md": "Ship it.\n", ...files })
   chmodSync(join(root, ".claude/hooks/guard.sh"), 0o755)
-  const config = tempDir("anvil-claude-cfg-")
-  const env = { XDG_CONFIG_HOME: config, HOME: join(config, "home"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
+  const { env } = claudeConfigEnv()
   const load = () => loadPlugins({ root, env, config: makeConfig({}, env), builtinNames: builtinNames(), onProblem: () => {} })
   const trust = () => Effect.runPromise(makeTrust({ root, env }).trust({ kind: "plugin", name: "claude-settings", content: { path: join(root, ".claude") } }))
   return { root, env, load, trust }

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { jsonLines, toolResults } from "../support/anvil-cli.ts"
 import type { FakeServer } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
 import { tempDir } from "../support/harness.ts"
-import { anvilBinary, requireBwrap, runBinary } from "./binary.ts"
+import { runBinary, sandboxBinary } from "./binary.ts"
 
 // `"read": "ask"` (or `{"*": "ask", …}`) asks before any file is read. The sandbox cannot hide every file from a
 // command, so each confined bash command is asked about, as any ask is (sandbox.auto_allow does not spare it): a
@@ -13,12 +13,8 @@ import { anvilBinary, requireBwrap, runBinary } from "./binary.ts"
 // the places deny rules name stay hidden. Through the compiled binary.
 setDefaultTimeout(60_000)
 
-let binary = ""
+const binary = sandboxBinary()
 const servers: Array<FakeServer> = []
-beforeAll(async () => {
-  requireBwrap()
-  binary = await anvilBinary()
-}, 120_000)
 afterAll(() => servers.forEach((s) => s.stop()))
 
 const RULES = { "*": "ask", "secret.txt": "deny" }
@@ -41,7 +37,7 @@ const runBash = async (w: ReturnType<typeof world>, command: string, flags: Read
   const server = fakeOpenAI([{ tool_calls: [{ name: "bash", arguments: { command } }] }, { text: "done" }])
   servers.push(server)
   const env = { HOME: w.home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", ANVIL_MODEL: "openai/gpt-test" }
-  const r = await runBinary(binary, ["run", "--no-verify", ...flags, "--format", "stream-json", "go"], w.root, env)
+  const r = await runBinary(binary(), ["run", "--no-verify", ...flags, "--format", "stream-json", "go"], w.root, env)
   return toolResults(jsonLines(r.out))[0].envelope
 }
 
@@ -72,9 +68,9 @@ describe('bash while "read" asks about every file', () => {
 
   test("`anvil tool bash` (the user's own call is the approval) runs it; `anvil sandbox` says each command is asked about", async () => {
     const w = world({ "*": "ask", "src/**": "allow" })
-    const ran = JSON.parse((await runBinary(binary, ["tool", "bash", JSON.stringify({ command: "cat x.txt secret.txt" })], w.root, { HOME: w.home })).out)
+    const ran = JSON.parse((await runBinary(binary(), ["tool", "bash", JSON.stringify({ command: "cat x.txt secret.txt" })], w.root, { HOME: w.home })).out)
     expect(ran.data.stdout).toBe("PLAIN\nSEC-DENIED")
-    const report = await runBinary(binary, ["sandbox"], w.root, { HOME: w.home })
+    const report = await runBinary(binary(), ["sandbox"], w.root, { HOME: w.home })
     expect(report.out).toContain("each confined bash command is asked about before it runs")
     expect(report.out).not.toContain("confined commands are refused")
   })

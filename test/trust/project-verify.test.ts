@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { FakeServer } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
 import { tempDir } from "../support/harness.ts"
-import { anvilBinary, pathWithout, requireBwrap, runBinary } from "../sandbox/binary.ts"
+import { pathWithout, runBinary, sandboxBinary } from "../sandbox/binary.ts"
 
 // The project's own `verify` command through the compiled binary: confined it runs without asking; where it would run
 // unconfined (sandbox off, or bubblewrap missing) it needs the user's trust, and a run without a terminal skips it.
 setDefaultTimeout(60_000)
 
-let binary = ""
+const binary = sandboxBinary()
 const servers: Array<FakeServer> = []
-beforeAll(async () => {
-  requireBwrap()
-  binary = await anvilBinary()
-})
 afterAll(() => servers.forEach((s) => s.stop()))
 
 const VERIFY = "echo ran >> verify.log"
@@ -36,7 +32,7 @@ const setup = (project: Record<string, unknown>, user?: Record<string, unknown>)
 const run = async (root: string, home: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
   const server = fakeOpenAI([{ tool_calls: [{ name: "write", arguments: { path: `src/f${servers.length}.ts`, content: "export {}\n" } }] }, { text: "Done." }])
   servers.push(server)
-  const r = await runBinary(binary, ["run", "--yes", "--format", "stream-json", ...args, "write it"], root, {
+  const r = await runBinary(binary(), ["run", "--yes", "--format", "stream-json", ...args, "write it"], root, {
     HOME: home,
     OPENAI_BASE_URL: server.url,
     OPENAI_API_KEY: "sk-test",
@@ -77,11 +73,11 @@ describe("the project's verify command", () => {
     // In text format the same notice is a stderr line.
     const plain = fakeOpenAI([{ text: "hi" }])
     servers.push(plain)
-    const text = await runBinary(binary, ["run", "--yes", "--sandbox", "off", "hello"], root, { HOME: home, OPENAI_BASE_URL: plain.url, OPENAI_API_KEY: "k", ANVIL_MODEL: "openai/gpt-test" })
+    const text = await runBinary(binary(), ["run", "--yes", "--sandbox", "off", "hello"], root, { HOME: home, OPENAI_BASE_URL: plain.url, OPENAI_API_KEY: "k", ANVIL_MODEL: "openai/gpt-test" })
     expect(text.err).toContain("anvil: warning: the project's anvil.json")
     expect(text.err).toContain("auto-verification was skipped")
 
-    const trusted = await runBinary(binary, ["config", "trust", "verify"], root, { HOME: home })
+    const trusted = await runBinary(binary(), ["config", "trust", "verify"], root, { HOME: home })
     expect(trusted.out).toContain("Trusted for this project: verify")
     const after = await run(root, home, ["--sandbox", "off"])
     expect(after.ran).toBe(1)
