@@ -21,8 +21,9 @@ skills that cannot be loaded with the reason. Skills are folders <dir>/<name>/SK
   1. project: skills.paths entries inside the project or only in its anvil.json, then .anvil/skills/,
               .agents/skills/, .claude/skills/, then trusted Claude Code plugin folders' skills/
   2. user:    skills.paths entries outside the project, then ~/.config/anvil/skills/
-              ($XDG_CONFIG_HOME/anvil/skills/), ~/.agents/skills/, ~/.claude/skills/,
-              then user Claude Code plugin folders' skills/
+              ($XDG_CONFIG_HOME/anvil/skills/), ~/.agents/skills/, ~/.claude/skills/
+              ($CLAUDE_CONFIG_DIR/skills/ when that is absolute), then user Claude Code
+              plugin folders' skills/
   3. builtin: the skills shipped with anvil (create-skill)
 --json prints everything (paths, overrides, warnings, the folders searched) as JSON.
 `
@@ -76,6 +77,7 @@ export const skillsCommand = async (argv: ReadonlyArray<string>, io: CliIO, root
     // A built-in skill's SKILL.md inside the executable is named "(built in)": its path there opens nothing.
     const skills = catalog.skills.map((s) => ({
       name: s.name,
+      ...(s.displayName !== undefined ? { display_name: s.displayName } : {}),
       description: s.description,
       source: s.source,
       path: shownSkillPath(s.path),

@@ -57,6 +57,13 @@ const toolList = (field: unknown): Array<string> | undefined => {
   return listed?.map((t) => anvilName(t.trim().replace(/\(.*\)$/, ""))).filter((t) => t !== "")
 }
 
+/**
+ * A description with Claude Code's written newlines made real: its /agents wizard writes one long plain YAML line with
+ * `\n` between the paragraphs and examples (YAML keeps them as a backslash and an n), and Claude Code turns each
+ * `\n` into a line break when it reads the file.
+ */
+const unescapedNewlines = (text: string): string => text.replace(/\\n/g, "\n")
+
 const readAgentFiles = (files: ReadonlyArray<string>): PluginAgents => {
   const agents: Array<CustomAgent> = []
   const problems: Array<string> = []
@@ -84,7 +91,7 @@ const readAgentFiles = (files: ReadonlyArray<string>): PluginAgents => {
     // Front matter Claude Code would drop loads, and is reported so that its author can mend it (a one-line value
     // with ': ' inside, which Claude Code reads too, is not).
     if (parsed.continued?.length) for (const note of parsed.notes) problems.push(`${path}: loaded; ${note}`)
-    agents.push({ name, description: fields.description.trim(), prompt: body.trim(), ...(tools && tools.length > 0 ? { tools } : {}), ...(disallowed && disallowed.length > 0 ? { disallowedTools: disallowed } : {}) })
+    agents.push({ name, description: unescapedNewlines(fields.description).trim(), prompt: body.trim(), ...(tools && tools.length > 0 ? { tools } : {}), ...(disallowed && disallowed.length > 0 ? { disallowedTools: disallowed } : {}) })
   }
   return { agents, problems }
 }

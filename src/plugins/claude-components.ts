@@ -102,10 +102,17 @@ const isFolder = (p: string) => {
   }
 }
 
-/** The skill names a list of skill folders holds (a folder that is itself a skill counts as one). */
-export const skillNames = (dirs: ReadonlyArray<string>, readdir: (d: string) => ReadonlyArray<string>): Array<string> =>
+/**
+ * The skill names a list of skill folders holds (a folder that is itself a skill counts as one), each its folder's
+ * name; `root`, the plugin's own folder when it is the one skill, is named by what `root.name` reads (its front matter).
+ */
+export const skillNames = (dirs: ReadonlyArray<string>, readdir: (d: string) => ReadonlyArray<string>, root?: { readonly dir: string; readonly name: (file: string) => string }): Array<string> =>
   dirs.flatMap((d) =>
-    existsSync(join(d, "SKILL.md")) ? [basename(d)] : readdir(d).filter((n) => !n.startsWith(".") && existsSync(join(d, n, "SKILL.md"))),
+    d === root?.dir
+      ? [root.name(join(d, "SKILL.md"))]
+      : existsSync(join(d, "SKILL.md"))
+        ? [basename(d)]
+        : readdir(d).filter((n) => !n.startsWith(".") && existsSync(join(d, n, "SKILL.md"))),
   )
 
 /** One source of hooks or servers: the file it came from (or the manifest), its JSON, and where a field of it is. */

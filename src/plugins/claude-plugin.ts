@@ -1,6 +1,6 @@
 import { Predicate } from "effect"
-import { existsSync, readdirSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { basename, join } from "node:path"
 import type { Hooks, SessionEvent, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import type { CommandConfinement } from "../sandbox/sandbox-contract.ts"
 import { runCommandHook } from "./command-hook.ts"
@@ -12,6 +12,7 @@ import { commandPaths, ensureDataDir, hookSources, mcpServerEntries, pluginDataD
 import { allSettingsHooksDisabled, projectHookSettings, userHookSettings } from "./places.ts"
 import { compileMatcher } from "./hook-matcher.ts"
 import { readHookSpecs, type CommandSpec } from "./claude-hook-specs.ts"
+import { parseSkillDocument } from "../skills/skill-document.ts"
 import { readJsonPart } from "./json-part.ts"
 import { answerProblemsLine } from "./claude-answer-check.ts"
 import { jsonDecision } from "./claude-hook-output.ts"
@@ -78,7 +79,16 @@ export const readClaudePlugin = (input: {
   const warnings: Array<string> = []
   const own = input.settingsHooks === undefined
   const dirs = own ? skillDirs(input.dir, manifest, warnings) : []
-  const skills = skillNames(dirs, (d) => readdirSync(d))
+  // The one SKILL.md at the plugin's root is named by its front matter, as the skill catalogue names it.
+  const rootName = (file: string) => {
+    try {
+      const doc = parseSkillDocument(readFileSync(file, "utf8"), basename(input.dir), "front-matter")
+      return doc.ok ? doc.skill.name : basename(input.dir)
+    } catch {
+      return basename(input.dir)
+    }
+  }
+  const skills = skillNames(dirs, (d) => readdirSync(d), { dir: input.dir, name: rootName })
 
   const unsupported: Array<string> = []
   // Slash commands are prompt templates; agents are subagents of the task tool.

@@ -1,4 +1,5 @@
 import type { ConfigShape } from "../config/config.ts"
+import type { PluginSkillFolder } from "../skills/skill-catalog.ts"
 import { makeTrust } from "../trust/trust.ts"
 import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
 import { readManifestQuietly, skillDirs } from "./claude-components.ts"
@@ -48,12 +49,14 @@ export const commandsOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyAr
   plugins.flatMap((p) => pluginCommandFolder(p.path, p.name, p.manifest))
 
 /** The skill folders of the active Claude Code plugin folders, in plugin order. */
-export const pluginSkillFolders = (input: ExtrasInput): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user"; readonly plugin: string }> =>
-  skillFoldersOf(activeClaudePlugins(input))
+export const pluginSkillFolders = (input: ExtrasInput): ReadonlyArray<PluginSkillFolder> => skillFoldersOf(activeClaudePlugins(input))
 
-/** The skill folders of plugin folders already found active (`activeClaudePlugins`): `skills/` and the manifest's `skills`. */
-export const skillFoldersOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user"; readonly plugin: string }> =>
-  plugins.flatMap((p) => skillDirs(p.path, p.manifest ?? readManifestQuietly(p.path)).map((dir) => ({ dir, source: p.source, plugin: p.name })))
+/**
+ * The skill folders of plugin folders already found active (`activeClaudePlugins`): `skills/` and the manifest's
+ * `skills`, or the plugin's own folder when it is the one skill (named by its front matter, as in Claude Code).
+ */
+export const skillFoldersOf = (plugins: ReadonlyArray<DiscoveredPlugin>): ReadonlyArray<PluginSkillFolder> =>
+  plugins.flatMap((p) => skillDirs(p.path, p.manifest ?? readManifestQuietly(p.path)).map((dir) => ({ dir, source: p.source, plugin: p.name, ...(dir === p.path ? { pluginRoot: true } : {}) })))
 
 /**
  * The MCP servers the active Claude Code plugin folders declare (`.mcp.json`

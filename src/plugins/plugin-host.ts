@@ -60,7 +60,7 @@ export interface PluginSet {
   readonly tools: ReadonlyArray<Tool>
   readonly hooks: HookRunner
   /** Skill folders of loaded Claude Code plugins, in plugin order. */
-  readonly skillFolders: ReadonlyArray<{ readonly dir: string; readonly source: PluginSource; readonly plugin: string }>
+  readonly skillFolders: ReadonlyArray<{ readonly dir: string; readonly source: PluginSource; readonly plugin: string; readonly pluginRoot?: boolean }>
   /** MCP servers of loaded Claude Code plugins, for the MCP client. */
   readonly mcpServers: ReadonlyArray<PluginMcpServer & { readonly source: PluginSource }>
   /** Subagents of loaded Claude Code plugins (`agents/`), named `plugin:agent` as Claude Code names them, for the task tool. */
@@ -257,7 +257,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
           const timeoutMs = claude.hookTimeoutsMs[name as keyof Hooks]
           entries.push({ plugin: plugin.name, name: name as keyof Hooks, fn: fn as never, ...(timeoutMs !== undefined ? { timeoutMs } : {}) })
         }
-        for (const dir of claude.skillDirs) skillFolders.push({ dir, source: plugin.source, plugin: plugin.name })
+        for (const dir of claude.skillDirs) skillFolders.push({ dir, source: plugin.source, plugin: plugin.name, ...(dir === plugin.path ? { pluginRoot: true } : {}) })
         for (const s of claude.mcpServers) mcpServers.push({ ...s, source: plugin.source })
         commands.push(...claude.commands)
         for (const p of claude.agentProblems) onProblem(`plugin '${plugin.name}': ${p}`)

@@ -57,6 +57,8 @@ export const secretsFromEnv = (env: Env): { readonly hidden: ReadonlyArray<strin
     hidden: [
       ...file(env.AWS_SHARED_CREDENTIALS_FILE), ...file(env.AWS_CONFIG_FILE), ...list(env.KUBECONFIG),
       ...(env.DOCKER_CONFIG?.startsWith("/") ? [join(env.DOCKER_CONFIG, "config.json")] : []),
+      // Claude Code keeps its login in its config folder, which CLAUDE_CONFIG_DIR moves (workspace/state-dir.ts).
+      ...file(env.CLAUDE_CONFIG_DIR?.startsWith("/") ? join(env.CLAUDE_CONFIG_DIR, ".credentials.json") : undefined),
       ...dir(env.GNUPGHOME), ...dir(env.GH_CONFIG_DIR), ...dir(env.CLOUDSDK_CONFIG), ...dir(env.PASSWORD_STORE_DIR),
       ...(env.CARGO_HOME?.startsWith("/") ? [join(env.CARGO_HOME, "credentials"), join(env.CARGO_HOME, "credentials.toml")] : []),
       ...(xdg ? [join(xdg, "gh/"), join(xdg, "git/credentials"), join(xdg, "gcloud/"), join(xdg, "rclone/"), join(xdg, "github-copilot/")] : []),

@@ -2,11 +2,12 @@ import { Effect } from "effect"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
-import { projectOnlyEntries } from "../config/project-only-entries.ts"
 import { embeddedAssets, type EmbeddedAssets } from "../embedded/assets.ts"
 import { loadBuiltinSkills } from "./builtin-skills.ts"
-import { parseSkillDocument, type SkillDocument } from "./skill-document.ts"
-import { userConfigHome } from "../workspace/state-dir.ts"
+import { parseSkillDocument, type SkillDocument, type SkillNameSource } from "./skill-document.ts"
+import { skillFolders, type PluginSkillFolder, type SkillFolder } from "./skill-folders.ts"
+
+export type { PluginSkillFolder, SkillFolder }
 
 /**
  * The skills anvil knows: the built-in ones and the user's,
@@ -19,7 +20,8 @@ import { userConfigHome } from "../workspace/state-dir.ts"
  *    `skills/` of trusted project Claude Code plugin folders;
  * 2. user folders: the `skills.paths` entries outside the root (in order),
  *    then `$XDG_CONFIG_HOME/anvil/skills` (`~/.config/anvil/skills`),
- *    `~/.agents/skills`, `~/.claude/skills`, then user plugins' `skills/`;
+ *    `~/.agents/skills`, Claude Code's `skills` (`$CLAUDE_CONFIG_DIR/skills` when that is absolute, else
+ *    `~/.claude/skills`), then user plugins' `skills/`;
  * 3. the built-in skills.
  * So a user's skill overrides a built-in one of the same name, and a
  * project's overrides the user's. A `skills.paths` entry is relative to the
@@ -30,17 +32,6 @@ import { userConfigHome } from "../workspace/state-dir.ts"
 
 export type SkillSource = "builtin" | "project" | "user"
 
-/** A folder searched for skills. */
-export interface SkillFolder {
-  /** Absolute path. */
-  readonly dir: string
-  readonly source: "project" | "user"
-  /** Where it comes from: a `skills.paths` entry, one of the default folders, or a plugin. */
-  readonly from: "skills.paths" | "default" | "plugin"
-  readonly exists: boolean
-  /** The Claude Code plugin whose folder it is. */
-  readonly plugin?: string
-}
 
 export interface Skill extends SkillDocument {
   readonly source: SkillSource
@@ -78,100 +69,14 @@ export const MAX_SKILL_FILE_BYTES = 1024 * 1024
 
 const SKILL_FILE = "SKILL.md"
 
-const isWithin = (sep: string, parent: string, child: string): boolean =>
-  child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
-
 const byName = <T extends { readonly name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
-/** The folders to search, in precedence order (see the module comment), with the configuration's problems. */
-export const skillFolders = Effect.fn("skillFolders")(function* (
-  root: string,
-  /** Folders plugins add (Claude Code plugin folders' `skills/`), in plugin order. */
-  pluginFolders: ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user"; readonly plugin?: string }> = [],
-) {
-  const fs = yield* FileSystem
-  const path = yield* Path
-  const config = yield* Config
-  const realOr = (p: string) => fs.realPath(p).pipe(Effect.orElseSucceed(() => path.resolve(p)))
-  const rootReal = yield* realOr(root)
-  const home = config.env.HOME ?? config.env.USERPROFILE
-  const problems: Array<string> = []
 
-  const skills = config.get("skills", {} as Record<string, unknown>)
-  const configured: ReadonlyArray<unknown> =
-    skills.paths === undefined ? [] : Array.isArray(skills.paths) ? skills.paths : typeof skills.paths === "string" ? [skills.paths] : []
-  if (skills.paths !== undefined && !Array.isArray(skills.paths) && typeof skills.paths !== "string") {
-    problems.push("skills.paths must be an array of folders")
-  }
-
-  // The project's list adds to the user's (trust/project-settings.ts): what only the project names is the project's.
-  const fromProject = projectOnlyEntries(config.layers, "skills")
-  const candidates: Array<{ dir: string; project: boolean; from: SkillFolder["from"] }> = []
-  for (const entry of configured) {
-    if (typeof entry !== "string" || entry.trim() === "") {
-      problems.push(`skills.paths: ${JSON.stringify(entry)} is not a folder name`)
-      continue
-    }
-    const given = entry.trim()
-    if (given === "~" || given.startsWith("~/")) {
-      if (!home) {
-        problems.push(`skills.paths: '${given}' needs HOME, which is not set`)
-        continue
-      }
-      candidates.push({ dir: path.join(home, given.slice(1)), project: fromProject.has(given), from: "skills.paths" })
-    } else candidates.push({ dir: path.resolve(root, given), project: fromProject.has(given), from: "skills.paths" })
-  }
-  const configHome = userConfigHome(config.env)
-
-  const resolved: Array<SkillFolder & { real: string }> = []
-  for (const c of candidates) {
-    const real = yield* realOr(c.dir)
-    resolved.push({
-      dir: c.dir,
-      real,
-      source: c.project || isWithin(path.sep, rootReal, real) ? "project" : "user",
-      from: c.from,
-      exists: yield* fs.exists(c.dir).pipe(Effect.orElseSucceed(() => false)),
-    })
-  }
-  const folder = (dir: string, source: "project" | "user", from: SkillFolder["from"], plugin?: string) =>
-    Effect.gen(function* () {
-      return {
-        dir,
-        real: yield* realOr(dir),
-        source,
-        from,
-        exists: yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false)),
-        ...(plugin !== undefined ? { plugin } : {}),
-      } satisfies SkillFolder & { real: string }
-    })
-  // anvil's own folder first, so it wins a name clash with the other agents' folders (reported as an override).
-  const projectDefaults = yield* Effect.forEach([".anvil", ".agents", ".claude"], (d) => folder(path.join(root, d, "skills"), "project", "default"))
-  const userDirs = [...(configHome ? [path.join(configHome, "anvil", "skills")] : []), ...(home ? [path.join(home, ".agents", "skills"), path.join(home, ".claude", "skills")] : [])]
-  const userDefaults = yield* Effect.forEach(userDirs, (d) => folder(d, "user", "default"))
-  const fromPlugins = yield* Effect.forEach(pluginFolders, (f) => folder(f.dir, f.source, "plugin", f.plugin))
-  const ordered = [
-    ...resolved.filter((f) => f.source === "project"),
-    ...projectDefaults,
-    ...fromPlugins.filter((f) => f.source === "project"),
-    ...resolved.filter((f) => f.source === "user"),
-    ...userDefaults,
-    ...fromPlugins.filter((f) => f.source === "user"),
-  ]
-  const seen = new Set<string>()
-  const folders: Array<SkillFolder> = []
-  for (const { real, ...folder } of ordered) {
-    if (seen.has(real)) continue
-    seen.add(real)
-    folders.push(folder)
-  }
-  return { folders, problems }
-})
 
 type Found = { readonly ok: true; readonly skill: Omit<Skill, "overrides"> } | { readonly ok: false; readonly invalid: InvalidSkill }
 
 /** Reads one skill folder's SKILL.md; undefined when the folder holds none (it is not a skill). */
-const readSkillFolder = (dir: string, source: "project" | "user") =>
+const readSkillFolder = (dir: string, source: "project" | "user", from: SkillNameSource = "folder") =>
   Effect.gen(function* () {
     const fs = yield* FileSystem
     const path = yield* Path
@@ -191,7 +96,7 @@ const readSkillFolder = (dir: string, source: "project" | "user") =>
     if (Number(info.success.size) > MAX_SKILL_FILE_BYTES) return problem(`${SKILL_FILE} is larger than ${MAX_SKILL_FILE_BYTES / 1024 / 1024} MB`)
     const text = yield* fs.readFileString(file).pipe(Effect.result)
     if (text._tag === "Failure") return problem(`cannot be read: ${text.failure.message}`)
-    const doc = parseSkillDocument(text.success, folder)
+    const doc = parseSkillDocument(text.success, folder, from)
     if (!doc.ok) return problem(doc.reason)
     return { ok: true, skill: { ...doc.skill, source, path: file, dir } } as Found
   })
@@ -202,7 +107,7 @@ const scanFolder = (folder: SkillFolder) =>
     const fs = yield* FileSystem
     const path = yield* Path
     if (!folder.exists) return { found: [] as Array<Found>, problem: undefined }
-    const itself = yield* readSkillFolder(folder.dir, folder.source)
+    const itself = yield* readSkillFolder(folder.dir, folder.source, folder.pluginRoot ? "front-matter" : "folder")
     if (itself !== undefined) return { found: [itself], problem: undefined }
     const entries = yield* fs.readDirectoryEntries(folder.dir).pipe(Effect.result)
     if (entries._tag === "Failure") return { found: [] as Array<Found>, problem: `cannot read the skills folder ${folder.dir}: ${entries.failure.message}` }
@@ -231,7 +136,7 @@ const scanFolder = (folder: SkillFolder) =>
 export const loadSkillCatalog = Effect.fn("loadSkillCatalog")(function* (
   root: string,
   assets: EmbeddedAssets = embeddedAssets,
-  pluginFolders: ReadonlyArray<{ readonly dir: string; readonly source: "project" | "user" }> = [],
+  pluginFolders: ReadonlyArray<PluginSkillFolder> = [],
 ) {
   const path = yield* Path
   const { folders, problems: configProblems } = yield* skillFolders(root, pluginFolders)

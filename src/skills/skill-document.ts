@@ -6,7 +6,10 @@ import { parseContinuedFrontMatter, SKILL_FIELDS } from "./front-matter-continue
  * with `name` and `description`, then Markdown instructions.
  */
 export interface SkillDocument {
+  /** The name a person types after `/` and the skill tool loads: its folder's, as Claude Code names it (see parseSkillDocument). */
   readonly name: string
+  /** The front matter's `name` when it is not the skill's name: only a label, as in Claude Code's listings. */
+  readonly displayName?: string
   readonly description: string
   /** The instructions: the body after the front matter, without leading blank lines and trailing whitespace. */
   readonly content: string
@@ -40,12 +43,20 @@ export const firstLineOf = (body: string): string | undefined => {
 }
 
 /**
- * Reads a SKILL.md as Claude Code does, saying where it departs from the Agent Skills format. `folder` is the name of
- * the folder holding it (the name the skill should have); undefined when there is no such folder. Front matter that is
- * missing or that YAML cannot read leaves the fields empty (with a warning giving the reason and line); a missing or
- * invalid `name` is the folder's; a missing `description` is the instructions' first line. Never throws.
+ * Where a skill's name comes from (Claude Code's "How a skill gets its command name"): a skill folder's own name
+ * (`.claude/skills/deploy/SKILL.md` is `/deploy` whatever its front matter says), or, for the one SKILL.md at a plugin's
+ * root, which has no skill folder, the front matter's `name` with the folder's as a fallback.
  */
-export const parseSkillDocument = (text: string, folder: string | undefined): SkillDocumentResult => {
+export type SkillNameSource = "folder" | "front-matter"
+
+/**
+ * Reads a SKILL.md as Claude Code does, saying where it departs from the Agent Skills format. `folder` is the name of
+ * the folder holding it; undefined when there is no such folder. Front matter that is missing or that YAML cannot read
+ * leaves the fields empty (with a warning giving the reason and line). The name is the folder's (a front-matter `name`
+ * other than it is only a display label, with a warning), or the front matter's when `from` says so or the folder's is
+ * no skill name; a missing `description` is the instructions' first line. Never throws.
+ */
+export const parseSkillDocument = (text: string, folder: string | undefined, from: SkillNameSource = "folder"): SkillDocumentResult => {
   const parsed = parseContinuedFrontMatter(text, SKILL_FIELDS)
   const warnings: Array<string> = []
   let fields: Readonly<Record<string, FrontMatterValue>> = {}
@@ -70,8 +81,18 @@ export const parseSkillDocument = (text: string, folder: string | undefined): Sk
   const given = fields.name
   const nameProblem = typeof given === "string" ? skillNameProblem(given) : given === undefined ? undefined : "'name' must be a string"
   let name: string
-  if (typeof given === "string" && nameProblem === undefined) name = given
-  else {
+  let displayName: string | undefined
+  if (from === "folder" && folder !== undefined && skillNameProblem(folder) === undefined && nameProblem === undefined) {
+    // Claude Code names the skill after its folder; the front matter's other name only labels it.
+    name = folder
+    if (typeof given === "string" && given !== folder) {
+      displayName = given
+      warnings.push(`the front matter's name '${given}' differs from its folder '${folder}': the skill is '${folder}' (run as /${folder}, loaded by that name), as Claude Code names it; '${given}' is only its display name`)
+    }
+  } else if (typeof given === "string" && nameProblem === undefined) {
+    name = given
+    if (from === "folder" && folder !== undefined && folder !== given) warnings.push(`the folder's name '${folder}' is no skill name (${skillNameProblem(folder)}): the skill is named by its front matter, '${given}'`)
+  } else {
     if (folder === undefined) return { ok: false, reason: given === undefined ? "the front matter has no 'name'" : nameProblem! }
     const folderProblem = skillNameProblem(folder)
     if (folderProblem) return { ok: false, reason: given === undefined ? `the front matter has no 'name', and the folder's name is no skill name: ${folderProblem}` : nameProblem! }
@@ -87,8 +108,7 @@ export const parseSkillDocument = (text: string, folder: string | undefined): Sk
     if (parsed.ok) warnings.push(`${why}: it is the first line of the instructions, as in Claude Code`)
     description = first
   }
-  if (folder !== undefined && folder !== name) warnings.push(`the name '${name}' differs from its folder '${folder}'`)
   if (description.length > MAX_DESCRIPTION_LENGTH) warnings.push(`the description is longer than ${MAX_DESCRIPTION_LENGTH} characters`)
   if (content === "") warnings.push("there are no instructions after the front matter")
-  return { ok: true, skill: { name, description, content, fields, warnings } }
+  return { ok: true, skill: { name, ...(displayName !== undefined ? { displayName } : {}), description, content, fields, warnings } }
 }

@@ -118,6 +118,7 @@ const listResult = (catalog: SkillCatalog, denied: ReadonlySet<string>, display:
   const offered = catalog.skills.filter((s) => !denied.has(s.name))
   const skills = offered.map((s) => ({
     name: s.name,
+    ...(s.displayName !== undefined ? { display_name: s.displayName } : {}),
     description: s.description,
     source: s.source,
     path: display(s.path),
@@ -229,7 +230,14 @@ const notFound = (name: string, catalog: SkillCatalog) => {
     names.length > MAX_NAMES_IN_MESSAGE
       ? `${names.slice(0, MAX_NAMES_IN_MESSAGE).join(", ")}, … (${names.length} in all; Skill(action="list") lists them)`
       : names.join(", ")
-  return toolError("NOT_FOUND", `Unknown skill '${name}'. ${names.length > 0 ? `Available skills: ${shown}.` : "No skills are available."}`, {
-    hints: [...closest.map((c) => hint("Skill", "high", { action: "load", name: c.n })), hint("Skill", "medium", { action: "list" })],
+  // A front-matter name other than the folder's only labels the skill (as in Claude Code): say which skill it labels.
+  const labelled = catalog.skills.find((s) => s.displayName?.toLowerCase() === name)
+  const label = labelled ? ` '${name}' is the display name of the skill '${labelled.name}' (its folder's name), which loads by that name.` : ""
+  return toolError("NOT_FOUND", `Unknown skill '${name}'.${label} ${names.length > 0 ? `Available skills: ${shown}.` : "No skills are available."}`, {
+    hints: [
+      ...(labelled ? [hint("Skill", "high", { action: "load", name: labelled.name })] : []),
+      ...closest.filter((c) => c.n !== labelled?.name).map((c) => hint("Skill", "high", { action: "load", name: c.n })),
+      hint("Skill", "medium", { action: "list" }),
+    ],
   })
 }

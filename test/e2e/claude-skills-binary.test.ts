@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { anvilBinary, runBinary } from "../support/binary.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
-import { project, tempDir } from "../support/harness.ts"
+import { project, tempDir, writeTree } from "../support/harness.ts"
 
 setDefaultTimeout(60_000)
 beforeAll(() => void anvilBinary(), 120_000)
@@ -61,5 +61,49 @@ describe("skills Claude Code loads, through the binary", () => {
     } finally {
       server.stop()
     }
+  })
+})
+
+// Claude Code's "How a skill gets its command name": a skill folder's name is what a person types and what loads it;
+// the front matter's `name` only labels it, except for the one SKILL.md at a plugin's root. Its config folder is the
+// one rule (workspace/state-dir.ts): `$CLAUDE_CONFIG_DIR` when absolute, else ~/.claude.
+describe("skill names and Claude Code's config folder, through the binary", () => {
+  test("the folder names the skill: /folder runs it, the front matter's name is its display name and a warning", async () => {
+    const root = project({ ".claude/skills/deploy-staging/SKILL.md": "---\nname: stage-deploy\ndescription: Deploys to staging.\n---\nRun ./stage.sh $ARGUMENTS now.\n" })
+    const env = { HOME: tempDir("anvil-home-") }
+    const listed = JSON.parse((await runBinary(["skills", "--json"], { cwd: root, env })).stdout)
+    const mine = listed.skills.find((s: { name: string }) => s.name === "deploy-staging")
+    expect(mine).toMatchObject({ display_name: "stage-deploy", warnings: [expect.stringContaining("the skill is 'deploy-staging' (run as /deploy-staging")] })
+    expect(listed.skills.map((s: { name: string }) => s.name)).not.toContain("stage-deploy")
+    const server = fakeOpenAI([{ text: "staged" }])
+    try {
+      const run = await runBinary(["-p", "/deploy-staging eu", "--model", "openai/gpt-test"], { cwd: root, env: { ...env, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" } })
+      expect(run.stdout).toContain("staged")
+      const sent = JSON.stringify(server.requests[0]!.body.messages)
+      expect(sent).toContain("Run ./stage.sh eu now.")
+      expect(sent).toContain("- deploy-staging: Deploys to staging.")
+    } finally {
+      server.stop()
+    }
+  })
+
+  test("a plugin's root SKILL.md is named by its front matter; CLAUDE_CONFIG_DIR's skills/ replaces ~/.claude/skills", async () => {
+    const home = tempDir("anvil-home-")
+    const configDir = tempDir("anvil-claude-config-")
+    writeTree(configDir, { "skills/from-config-dir/SKILL.md": "---\ndescription: In CLAUDE_CONFIG_DIR.\n---\nx\n" })
+    writeTree(home, {
+      ".claude/skills/from-home/SKILL.md": "---\ndescription: In ~/.claude.\n---\nx\n",
+      ".config/anvil/plugins/solo/.claude-plugin/plugin.json": JSON.stringify({ name: "solo" }),
+      ".config/anvil/plugins/solo/SKILL.md": "---\nname: review\ndescription: The plugin's one skill.\n---\nReview it.\n",
+    })
+    const root = project()
+    const names = async (env: Record<string, string>) =>
+      JSON.parse((await runBinary(["skills", "--json"], { cwd: root, env })).stdout).skills.map((s: { name: string; plugin?: string }) => s.name)
+    expect(await names({ HOME: home, CLAUDE_CONFIG_DIR: configDir })).toEqual(["create-skill", "from-config-dir", "review"])
+    expect(await names({ HOME: home })).toEqual(["create-skill", "from-home", "review"])
+    const plugins = JSON.parse((await runBinary(["plugins", "--json"], { cwd: root, env: { HOME: home } })).stdout)
+    expect(plugins.plugins.find((p: { name: string }) => p.name === "solo").skills).toEqual(["review"])
+    // A relative CLAUDE_CONFIG_DIR is not Claude Code's folder for anvil (the sandbox guards only an absolute one).
+    expect(await names({ HOME: home, CLAUDE_CONFIG_DIR: "relative/dir" })).toEqual(["create-skill", "from-home", "review"])
   })
 })

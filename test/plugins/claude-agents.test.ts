@@ -37,7 +37,8 @@ describe("Claude Code plugin agents", () => {
     ])
     expect(set.agents.map((a) => [a.name, a.description, a.prompt])).toEqual([
       ["feature-dev:code-reviewer", "Reviews code for bugs: use it after a change.", "FEATURE-PROMPT"],
-      ["pr-review-toolkit:code-reviewer", 'Use this agent when you need a review. Examples:\\n<example>\\nContext: The user has just implemented a feature.\\nuser: "check it"\\n</example>', "TOOLKIT-PROMPT"],
+      // Each written `\n` is a line break, as Claude Code reads it.
+      ["pr-review-toolkit:code-reviewer", 'Use this agent when you need a review. Examples:\n<example>\nContext: The user has just implemented a feature.\nuser: "check it"\n</example>', "TOOLKIT-PROMPT"],
     ])
   })
 
@@ -149,7 +150,11 @@ describe("Claude Code's own agent folders", () => {
   test("through the binary: anvil run lists them in init, tells the model, and the task tool runs one with its tools", async () => {
     const { root, env } = setUp()
     // One named as anvil's own explore takes its place (as a project's agent does in Claude Code) and is listed once.
-    writeTree(root, { ".claude/agents/explore.md": agentFile("explore", "The project's explorer") })
+    writeTree(root, {
+      ".claude/agents/explore.md": agentFile("explore", "The project's explorer"),
+      // As Claude Code's /agents wizard writes a description: one plain line, `\n` between its paragraphs.
+      ".claude/agents/wizard.md": "---\nname: wizard\ndescription: Use after a change.\\n\\nExamples:\\n<example>\\nuser: \"done\"\\n</example>\n---\nYou check changes.\n",
+    })
     const server = fakeOpenAI([{ tool_calls: [{ name: "task", arguments: { agent: "reviewer", objective: "review a.txt" }, id: "t1" }] }, { text: "fine" }, { text: "Reviewed." }])
     try {
       const run = await runBinary(["run", "--model", "openai/gpt-test", "-f", "stream-json", "review it"], {
@@ -157,8 +162,11 @@ describe("Claude Code's own agent folders", () => {
         env: { ...env, PATH: process.env.PATH ?? "/usr/bin:/bin", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" },
       })
       const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l))
-      expect(lines.find((m) => m.subtype === "init").agents).toEqual(["explore", "reviewer", "note-taker", "helper"])
+      expect(lines.find((m) => m.subtype === "init").agents).toEqual(["explore", "reviewer", "note-taker", "wizard", "helper"])
       expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- explore: The project's explorer")
+      const system = String(server.requests[0]!.body.messages[0].content)
+      expect(system).toContain('- wizard: Use after a change.\n\nExamples:\n<example>\nuser: "done"\n</example>')
+      expect(system).not.toContain("\\n")
       expect(lines.find((m) => m.type === "result").result).toBe("Reviewed.")
       expect(run.stderr).toContain("broken.md:1: the file does not start with YAML front matter")
       expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- reviewer: The project's reviewer")

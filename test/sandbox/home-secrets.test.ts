@@ -92,13 +92,13 @@ describe("home secrets (compiled binary, real bubblewrap)", () => {
     expect(git.data.stdout).toBe("Me")
   })
 
-  test("the places the environment moves secrets to are hidden too (KUBECONFIG, DOCKER_CONFIG, AWS_SHARED_CREDENTIALS_FILE, GNUPGHOME)", async () => {
+  test("the places the environment moves secrets to are hidden too (KUBECONFIG, DOCKER_CONFIG, AWS_SHARED_CREDENTIALS_FILE, GNUPGHOME, CLAUDE_CONFIG_DIR)", async () => {
     const { base, root, home } = setup()
     const elsewhere = join(base, "elsewhere")
-    write(elsewhere, { kube: "KUBE-ELSEWHERE", "docker/config.json": "DOCKER-ELSEWHERE", aws: "AWS-ELSEWHERE", "gpg/key": "GPG-ELSEWHERE" })
-    const env = { KUBECONFIG: `${join(elsewhere, "kube")}:/nonexistent`, DOCKER_CONFIG: join(elsewhere, "docker"), AWS_SHARED_CREDENTIALS_FILE: join(elsewhere, "aws"), GNUPGHOME: join(elsewhere, "gpg") }
-    const r = await bash(root, home, `cat "$KUBECONFIG" "$DOCKER_CONFIG/config.json" "$AWS_SHARED_CREDENTIALS_FILE" "$GNUPGHOME/key" 2>/dev/null; echo end`, env)
-    expect(r.data.stdout).toBe("end")
+    write(elsewhere, { kube: "KUBE-ELSEWHERE", "docker/config.json": "DOCKER-ELSEWHERE", aws: "AWS-ELSEWHERE", "gpg/key": "GPG-ELSEWHERE", "claude/.credentials.json": "CLAUDE-ELSEWHERE", "claude/notes.md": "readable" })
+    const env = { KUBECONFIG: `${join(elsewhere, "kube")}:/nonexistent`, DOCKER_CONFIG: join(elsewhere, "docker"), AWS_SHARED_CREDENTIALS_FILE: join(elsewhere, "aws"), GNUPGHOME: join(elsewhere, "gpg"), CLAUDE_CONFIG_DIR: join(elsewhere, "claude") }
+    const r = await bash(root, home, `cat "$KUBECONFIG" "$DOCKER_CONFIG/config.json" "$AWS_SHARED_CREDENTIALS_FILE" "$GNUPGHOME/key" "$CLAUDE_CONFIG_DIR/.credentials.json" 2>/dev/null; cat "$CLAUDE_CONFIG_DIR/notes.md"; echo end`, env)
+    expect(r.data.stdout).toBe("readableend")
   })
 
   test("sandbox.allow_read in the user's own settings makes a built-in secret readable; the same in an untrusted project is ignored and reported", async () => {

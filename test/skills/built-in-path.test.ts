@@ -11,7 +11,7 @@ describe("a built-in skill is shown as (built in), never by its path inside the 
   })
 
   test("through the binary: anvil skills, the skill list and a load name no $bunfs path, and the load returns the instructions", async () => {
-    const root = project({ ".anvil/skills/mine/SKILL.md": "---\nname: create-skill\ndescription: Mine overrides the built-in one.\n---\nMine.\n" })
+    const root = project({ ".anvil/skills/create-skill/SKILL.md": "---\nname: create-skill\ndescription: Mine overrides the built-in one.\n---\nMine.\n" })
     const bare = project()
     const listed = await runBinary(["skills", "--json"], { cwd: bare })
     expect(listed.stdout).not.toContain("$bunfs")

@@ -242,10 +242,32 @@ describe("parseSkillDocument", () => {
   test("a name that differs from its folder, a long description and an empty body are warnings", () => {
     const r = doc(`---\nname: other\ndescription: ${"d".repeat(1025)}\n---\n`, "folder")
     expect(r.ok && r.skill.warnings).toEqual([
-      "the name 'other' differs from its folder 'folder'",
+      "the front matter's name 'other' differs from its folder 'folder': the skill is 'folder' (run as /folder, loaded by that name), as Claude Code names it; 'other' is only its display name",
       "the description is longer than 1024 characters",
       "there are no instructions after the front matter",
     ])
+  })
+
+  test("the folder names the skill, as in Claude Code; the front matter's other name is a display name; a plugin-root SKILL.md is named by its front matter", () => {
+    const named = (text: string, folder: string | undefined, from?: "folder" | "front-matter") => {
+      const r = parseSkillDocument(text, folder, from)
+      return r.ok ? { name: r.skill.name, displayName: r.skill.displayName, warnings: r.skill.warnings } : r.reason
+    }
+    expect(named("---\nname: stage-deploy\ndescription: d\n---\nx", "deploy-staging")).toEqual({
+      name: "deploy-staging",
+      displayName: "stage-deploy",
+      warnings: [expect.stringContaining("the skill is 'deploy-staging' (run as /deploy-staging")],
+    })
+    expect(named("---\nname: same\ndescription: d\n---\nx", "same")).toEqual({ name: "same", displayName: undefined, warnings: [] })
+    // A folder whose name is no skill name leaves the front matter's name, said so.
+    expect(named("---\nname: tidy\ndescription: d\n---\nx", "Tidy_Up")).toEqual({
+      name: "tidy",
+      displayName: undefined,
+      warnings: [expect.stringMatching(/^the folder's name 'Tidy_Up' is no skill name \(.*\): the skill is named by its front matter, 'tidy'$/)],
+    })
+    // The one SKILL.md at a plugin's root: the front matter's name, else the folder's, and no warning for the difference.
+    expect(named("---\nname: review\ndescription: d\n---\nx", "my-plugin", "front-matter")).toEqual({ name: "review", displayName: undefined, warnings: [] })
+    expect(named("---\ndescription: d\n---\nx", "my-plugin", "front-matter")).toEqual({ name: "my-plugin", displayName: undefined, warnings: [] })
   })
 
   test("the built-in create-skill parses cleanly", () => {

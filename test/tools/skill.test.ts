@@ -139,12 +139,20 @@ describe("skill list", () => {
     expect(load.envelope.text).toContain("The instructions.")
   })
 
-  test("a name that differs from its folder loads under its front-matter name, with a warning", async () => {
+  test("a front-matter name other than its folder's only labels the skill: it loads by its folder's name, as in Claude Code, with a warning", async () => {
     const root = project({ ".anvil/skills/folder-name/SKILL.md": skillMd("real-name", "Mismatched.") })
-    const { envelope } = await callTool(root, "skill", { action: "load", name: "real-name" }, { env: { HOME: home() } })
+    const warning =
+      "the front matter's name 'real-name' differs from its folder 'folder-name': the skill is 'folder-name' (run as /folder-name, loaded by that name), as Claude Code names it; 'real-name' is only its display name"
+    const { envelope } = await callTool(root, "skill", { action: "load", name: "folder-name" }, { env: { HOME: home() } })
     expect(envelope.status).toBe("success")
-    expect(envelope.data.warnings).toEqual(["the name 'real-name' differs from its folder 'folder-name'"])
-    expect(envelope.text).toContain("Warning: the name 'real-name' differs from its folder 'folder-name'")
+    expect(envelope.data).toMatchObject({ name: "folder-name", warnings: [warning] })
+    expect(envelope.text).toContain(`Warning: ${warning}`)
+    const list = await callTool(root, "skill", { action: "list" }, { env: { HOME: home() } })
+    expect(list.envelope.data.skills).toContainEqual(expect.objectContaining({ name: "folder-name", display_name: "real-name" }))
+    // The display name loads nothing; the error names the skill it labels.
+    const byLabel = await callTool(root, "skill", { action: "load", name: "real-name" }, { env: { HOME: home() } })
+    expect(byLabel.envelope.error?.code).toBe("NOT_FOUND")
+    expect(byLabel.envelope.error?.message).toContain("'real-name' is the display name of the skill 'folder-name' (its folder's name), which loads by that name.")
   })
 
   test("configuration problems are reported, not fatal", async () => {
