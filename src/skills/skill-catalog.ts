@@ -32,7 +32,6 @@ export type { PluginSkillFolder, SkillFolder }
 
 export type SkillSource = "builtin" | "project" | "user"
 
-
 export interface Skill extends SkillDocument {
   readonly source: SkillSource
   /** The SKILL.md: an absolute path, or a `$bunfs` path inside the executable (shown as "(built in)", see shownSkillPath). */
@@ -70,8 +69,6 @@ export const MAX_SKILL_FILE_BYTES = 1024 * 1024
 const SKILL_FILE = "SKILL.md"
 
 const byName = <T extends { readonly name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
-
-
 
 type Found = { readonly ok: true; readonly skill: Omit<Skill, "overrides"> } | { readonly ok: false; readonly invalid: InvalidSkill }
 
