@@ -36,7 +36,7 @@ export interface PluginSkillFolder {
 const isWithin = (sep: string, parent: string, child: string): boolean =>
   child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
 
-/** The folders to search, in precedence order (see the module comment), with the configuration's problems. */
+/** The folders to search, in the precedence order skill-catalog.ts describes, with the configuration's problems. */
 export const skillFolders = Effect.fn("skillFolders")(function* (
   root: string,
   /** Folders plugins add (Claude Code plugin folders' `skills/`), in plugin order. */
