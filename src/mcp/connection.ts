@@ -231,8 +231,9 @@ export const connect = async (
         capabilities: {},
         listChanged: {
           // Not the SDK's refresh: it drops a whole list for one invalid tool, silently. `listTools` keeps the
-          // valid ones and names the others, and the hub reports a refresh that fails.
-          tools: { autoRefresh: false, onChanged: () => hooks.onToolsChanged() },
+          // valid ones and names the others, and the hub reports a refresh that fails. Not its 300 ms debounce
+          // either: a call of a tool just added must find the reading under way, and wait for it (the hub).
+          tools: { autoRefresh: false, debounceMs: 0, onChanged: () => hooks.onToolsChanged() },
         },
       },
     )

@@ -2,7 +2,7 @@ import type { Prompt, Resource } from "@modelcontextprotocol/sdk/types.js"
 import type { Tool } from "../tool-framework/definition.ts"
 import type { ToolSource } from "../tool-framework/registry.ts"
 import { connect, type McpConnection, type McpToolInfo } from "./connection.ts"
-import { mcpTool, McpCallError, unavailableTool, type McpProgress } from "./mcp-tool.ts"
+import { mcpTool, McpCallError, pendingTool, type McpProgress } from "./mcp-tool.ts"
 import { toolNameOf } from "./tool-name.ts"
 import { maskSecrets, type ServerSpec } from "./server-config.ts"
 import { serverSpecs, standardSources, type ServerSource, type SourceProblem } from "./server-sources.ts"
@@ -55,6 +55,10 @@ interface Entry {
   crashed: boolean
   /** The tool list being read again after a change (listChanged). */
   refreshing?: Promise<void>
+  /** How many of those readings have not ended: a call of a tool not listed yet waits for them. */
+  rereads: number
+  /** A reading is queued and not begun: more changes meanwhile are read by it. */
+  rereadQueued?: boolean
 }
 
 export interface McpHubOptions {
@@ -129,7 +133,7 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
   let disposed = false
 
   for (const spec of specs) {
-    const entry: Entry = { spec, status: "starting", tools: [], adapted: new Map(), restarts: 0, crashed: false }
+    const entry: Entry = { spec, status: "starting", tools: [], adapted: new Map(), restarts: 0, crashed: false, rereads: 0 }
     const state = spec.scope === "user" || spec.pretrusted || options.trustAll ? "trusted" : trust.state(spec)
     // Trust is settled before the definition is looked at: an untrusted server's problems (a variable it names
     // that is not set) are the project's business until the user decided to run it.
@@ -188,9 +192,13 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
    * earlier one in place, and both are reported as the server's status.
    */
   const refresh = (e: Entry, c: McpConnection) => {
+    if (e.rereadQueued) return
+    e.rereadQueued = true
+    e.rereads++
     e.refreshing = (e.refreshing ?? Promise.resolve()).then(async () => {
-      if (e.connection !== c) return
+      e.rereadQueued = false
       try {
+        if (e.connection !== c) return
         const tools = await c.listTools(e.spec.startupTimeoutMs)
         if (e.connection !== c) return
         adopt(e, tools)
@@ -200,6 +208,8 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
         if (e.connection !== c) return
         const why = error instanceof Error ? error.message : String(error)
         setStatus(e, "connected", `its tool list changed but could not be read again (${why}); the ${e.tools.length} tools listed before are kept`)
+      } finally {
+        e.rereads--
       }
     })
   }
@@ -292,11 +302,19 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
       if (!lower.startsWith(prefix.toLowerCase())) continue
       const tool = e.adapted.get(lower)
       if (tool) return tool
-      // Not (yet) known: a call to a server still starting waits for it; one that cannot start says why.
-      if (e.status === "connected" && e.connection) continue
-      return unavailableTool(e.spec, name, name.slice(prefix.length), hub)
+      // Not (yet) known: a call to a server still starting, or reading its changed list, waits for it (then runs
+      // the tool it finds under its own name); one that cannot start says why.
+      if (e.status === "connected" && e.connection && e.rereads === 0) continue
+      return pendingTool(e.spec, name, name.slice(prefix.length), hub, () => knownAfterWait(e))
     }
     return undefined
+  }
+
+  /** The server's tool names once it is connected and done reading its list. */
+  const knownAfterWait = async (e: Entry): Promise<ReadonlyArray<string>> => {
+    await connection(e.spec.name)
+    await e.refreshing
+    return e.tools.map((t) => toolNameOf(e.spec.name, t.name))
   }
 
   const hub: McpHub = {

@@ -162,36 +162,36 @@ export const mcpTool = (spec: ServerSpec, info: McpToolInfo, hub: ToolHub): Tool
 }
 
 /**
- * A stand-in for a tool of a server that is still starting (the call waits
- * for it, then runs the tool if the server has it) or cannot start (the call
- * fails saying why).
+ * A stand-in for a tool the hub cannot name yet: its server is still starting (or starting again after a crash),
+ * cannot start, or is reading its changed tool list. `ready` waits for that (`known`: the server's tool names
+ * after it) and fails saying why when the server cannot start or has no such tool; the runner then runs the
+ * server's own tool, with its own rules and hooks (see Tool.ready). `run` is that tool's business, never this one's.
  */
-export const unavailableTool = (spec: ServerSpec, name: string, toolPart: string, hub: ToolHub): Tool<Record<string, unknown>> => ({
+export const pendingTool = (
+  spec: ServerSpec,
+  name: string,
+  toolPart: string,
+  hub: ToolHub,
+  known: () => Promise<ReadonlyArray<string>>,
+): Tool<Record<string, unknown>> => ({
   name,
   title: name,
   description: `A tool of the MCP server '${spec.name}', which is not connected.`,
   parameters: Params,
   permission: spec.permission,
-  run: (params) =>
-    Effect.tryPromise({ try: () => hub.connection(spec.name), catch: (e) => e }).pipe(
-      Effect.mapError((e) => fromCallError(classify(e, spec, toolPart, hub))),
-      Effect.flatMap((connection) =>
-        Effect.tryPromise({ try: () => connection.listTools(spec.startupTimeoutMs), catch: (e) => e }).pipe(
-          Effect.mapError((e) => fromCallError(classify(e, spec, toolPart, hub))),
-        ),
+  ready: () =>
+    Effect.tryPromise({ try: known, catch: (e) => fromCallError(classify(e, spec, toolPart, hub)) }).pipe(
+      Effect.flatMap((names) =>
+        names.some((n) => n.toLowerCase() === name.toLowerCase())
+          ? Effect.void
+          : Effect.fail(
+              new ToolError({
+                code: "INVALID_PARAM",
+                message: `The MCP server '${spec.name}' has no tool '${toolPart}'. Its tools: ${names.join(", ") || "(none)"}.`,
+                fieldErrors: [{ field: "name", message: "unknown tool" }],
+              }),
+            ),
       ),
-      Effect.flatMap((tools) => {
-        const match = tools.find((t) => toolNameOf(spec.name, t.name).toLowerCase() === name.toLowerCase())
-        if (!match) {
-          return Effect.fail(
-            new ToolError({
-              code: "INVALID_PARAM",
-              message: `The MCP server '${spec.name}' has no tool '${toolPart}'. Its tools: ${tools.map((t) => toolNameOf(spec.name, t.name)).join(", ") || "(none)"}.`,
-              fieldErrors: [{ field: "name", message: "unknown tool" }],
-            }),
-          )
-        }
-        return callOn(hub, spec, match.name, params).pipe(Effect.flatMap(toResult(spec, match.name)))
-      }),
     ),
+  run: () => Effect.fail(new ToolError({ code: "EXECUTION_ERROR", message: `${name} ran before its server was ready; call it again.`, retryable: true })),
 })

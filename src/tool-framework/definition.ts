@@ -182,6 +182,12 @@ export interface Tool<P = any, R = any> {
    * without it, run where every service is built.
    */
   readonly requires?: ReadonlyArray<Context.Key<any, any>>
+  /**
+   * A stand-in's wait for the tool it stands for (an MCP server's tool while the server starts or reads its
+   * changed list): the runner waits, then looks the name up again and runs what it finds, so hooks and permission
+   * rules never judge the stand-in. Real tools leave it out.
+   */
+  readonly ready?: () => Effect.Effect<void, ToolError>
   /** The work. Fails only with {@link ToolError}; anything else is a defect and becomes INTERNAL_ERROR. */
   readonly run: (params: P, call: ToolCallInfo) => Effect.Effect<ToolResult, ToolError, R>
 }

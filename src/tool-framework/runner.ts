@@ -21,6 +21,7 @@ import { acceptedNames, decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
 import { callParams } from "./claude-tools.ts"
 import { ToolError } from "../protocol/tool-error.ts"
+import { resolveTool } from "./pending-tool.ts"
 
 /** One tool call as the model (or the CLI) makes it. */
 export interface ToolCall {
@@ -90,14 +91,16 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
         Effect.gen(function* () {
           const started = yield* Clock.currentTimeMillis
           const callId = call.callId ?? `tc_${++counter}`
-          const tool = registry.lookup(call.name)
-          // params_input is recorded verbatim unless the tool masks secrets in it; the
-          // spill file and execution history are built from this same context.
-          const context = { cwd: workspace.cwdDisplay, params_input: recordedParams(tool, call.params ?? {}) }
           const elapsed = Effect.map(Clock.currentTimeMillis, (now) => Math.max(0, now - started))
           // A step of the call that the user's cancel (Ctrl-C, an aborted run) interrupts.
           const cancellable = <A, E, X>(step: Effect.Effect<A, E, X>): Effect.Effect<A, E, X> =>
             options.cancelled ? Effect.raceFirst(step, Effect.andThen(options.cancelled, Effect.interrupt)) : step
+          const found = registry.lookup(call.name)
+          const resolved = yield* resolveTool(registry, call.name, found, cancellable).pipe(Effect.exit)
+          const tool = resolved._tag === "Success" ? resolved.value : found
+          // params_input is recorded verbatim unless the tool masks secrets in it; the
+          // spill file and execution history are built from this same context.
+          const context = { cwd: workspace.cwdDisplay, params_input: recordedParams(tool, call.params ?? {}) }
 
           const fail = (title: string, error: ToolError, t: Tool | undefined) =>
             Effect.gen(function* () {
@@ -134,6 +137,12 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
               return yield* finish(title, callId, envelope, hints, undefined, undefined, options, t)
             })
 
+          if (resolved._tag === "Failure") {
+            const failure = resolved.cause.reasons.find(Cause.isFailReason)
+            if (failure) return yield* fail(found?.title ?? call.name, failure.error, undefined)
+            if (!resolved.cause.reasons.some(Cause.isInterruptReason)) return yield* Effect.die(Cause.squash(resolved.cause))
+            return yield* fail(call.name, new ToolError({ code: "CANCELLED", message: `The ${call.name} call was cancelled while its tool was being made ready.` }), undefined)
+          }
           if (!tool) {
             // A tool this agent's profile leaves out (Write in plan mode) is refused with the reason, not called unknown.
             const refusal = registry.withheld?.(call.name)

@@ -274,6 +274,61 @@ describe("agent runs with MCP servers", () => {
     expect(results.c2.text).toContain("echo: changed by the hook")
   })
 
+  test("a call that names a tool in another case, or a tool of a server still starting, meets that tool's own permission rules and hooks", async () => {
+    const s = setup({})
+    const servers = { tiny: { ...tiny(s.marks, "--start-delay=700"), permission: "allow" } }
+    writeFileSync(
+      join(s.home, ".config", "anvil", "anvil.json"),
+      JSON.stringify({ mcp: { startup_timeout_ms: 0 }, mcpServers: servers, permission: { "mcp__tiny__echo": "deny" } }),
+    )
+    const hooks = { PreToolUse: [{ matcher: "mcp__tiny__whoami", hooks: [{ type: "command", command: "echo 'whoami is guarded' >&2; exit 2" }] }] }
+    mkdirSync(join(s.root, ".claude"), { recursive: true })
+    writeFileSync(join(s.root, ".claude", "settings.json"), JSON.stringify({ hooks }))
+    expect((await run(s, ["plugins", "trust", "claude-settings"])).code).toBe(0)
+
+    // `anvil tool` calls while the server starts: the name is the tool's once the server listed it.
+    for (const name of ["mcp__tiny__echo", "mcp__Tiny__ECHO"]) {
+      const denied = json((await run(s, ["tool", name, '{"message": "x"}'])).stdout)
+      expect(denied.error.code).toBe("PERMISSION_DENIED")
+      expect(denied.error.message).toContain('"mcp__tiny__echo": "deny"')
+    }
+    const guarded = json((await run(s, ["tool", "MCP__TINY__WHOAMI", "{}"])).stdout)
+    expect(guarded.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'claude-settings': whoami is guarded" })
+    const unknown = json((await run(s, ["tool", "mcp__tiny__nosuch", "{}"])).stdout)
+    expect(unknown.error.code).toBe("INVALID_PARAM")
+    expect(unknown.error.message).toStartWith("The MCP server 'tiny' has no tool 'nosuch'. Its tools: mcp__tiny__echo, ")
+
+    // The agent's first calls go out before the server is up (no wait), under names of another case.
+    const { env } = openai([
+      { tool_calls: [{ name: "mcp__Tiny__Echo", arguments: { message: "x" }, id: "c1" }, { name: "Mcp__tiny__WhoAmI", arguments: {}, id: "c2" }] },
+      { tool_calls: [{ name: "MCP__TINY__BIG", arguments: { lines: 2 }, id: "c3" }] },
+      { text: "done" },
+    ])
+    const r = await run(s, ["run", "--yes", "--format", "stream-json", "use the tiny server"], env)
+    // 4: calls were denied (the rule's and the hook's), and the run says so.
+    expect(r.code).toBe(4)
+    const results = Object.fromEntries(toolResults(lines(r.stdout)).map((e) => [e.id, e.envelope]))
+    expect(results.c1.error.code).toBe("PERMISSION_DENIED")
+    expect(results.c1.error.message).toContain('"mcp__tiny__echo": "deny"')
+    expect(results.c2.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'claude-settings': whoami is guarded" })
+    expect(results.c3).toMatchObject({ status: "success", text: expect.stringContaining("line 2 of the big result") })
+  })
+
+  test("listChanged: the call right after the one that added a tool finds it, as the list is read again at once", async () => {
+    const s = setup({})
+    writeFileSync(join(s.home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcpServers: { tiny: { ...tiny(s.marks), permission: "allow" } } }))
+    const { env } = openai([
+      { tool_calls: [{ name: "mcp__tiny__add_tool", arguments: { name: "fresh" }, id: "c1" }] },
+      { tool_calls: [{ name: "mcp__tiny__fresh", arguments: {}, id: "c2" }] },
+      { text: "done" },
+    ])
+    const r = await run(s, ["run", "--format", "stream-json", "add a tool, then call it"], env)
+    expect(r.code).toBe(0)
+    const results = Object.fromEntries(toolResults(lines(r.stdout)).map((e) => [e.id, e.envelope]))
+    expect(results.c1.text).toContain("added fresh")
+    expect(results.c2).toMatchObject({ status: "success", text: expect.stringContaining("fresh ran") })
+  })
+
   test("tools join and are called by the agent; a hang meets its deadline, a crash is restarted on the next call; no server left", async () => {
     const s = setup({})
     writeFileSync(join(s.home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcpServers: { tiny: { ...tiny(s.marks), timeout: 500, permission: "allow" } } }))
