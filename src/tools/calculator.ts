@@ -2,7 +2,8 @@ import { Effect, Schema } from "effect"
 import { defineTool } from "../tool-framework/definition.ts"
 import { invalidParam } from "../protocol/tool-error.ts"
 import description from "./calculator.md" with { type: "text" }
-import { CalcError, evaluate, formatValue } from "./calculator/evaluate.ts"
+import { evaluate } from "./calculator/evaluate.ts"
+import { CalcError, formatValue } from "./calculator/value.ts"
 
 /** calculator: safe arithmetic with Python's number semantics. */
 export const calculatorTool = defineTool({

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { CalcError, evaluate, formatValue } from "../../src/tools/calculator/evaluate.ts"
+import { evaluate } from "../../src/tools/calculator/evaluate.ts"
+import { CalcError, formatValue } from "../../src/tools/calculator/value.ts"
 import { callTool, project } from "../support/harness.ts"
 
 const calc = (s: string) => formatValue(evaluate(s))
