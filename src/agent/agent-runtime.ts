@@ -12,7 +12,8 @@ import { ProcessRunner } from "../process/process-runner.ts"
 import { makeToolRuntime, PlatformLive, trustedConfig, type RuntimeOptions, type ToolServices } from "../runtime.ts"
 import { shellExit } from "../process/exit-status.ts"
 import { BackgroundShells, ownedBy } from "../shell/background-shells.ts"
-import { Sandbox } from "../sandbox/sandbox.ts"
+import { confinementOf, Sandbox } from "../sandbox/sandbox.ts"
+import { withAgentHooks } from "../plugins/agent-hooks.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "../tool-framework/registry.ts"
 import { registryWithLoader } from "../tools/load_tools.ts"
@@ -145,6 +146,8 @@ export interface AgentRuntimeOptions {
   /** The session's --fallback-model targets: a subagent falls back as the session does. */
   readonly fallbacks?: ReadonlyArray<FallbackTarget>
   readonly customAgents?: ReadonlyArray<CustomAgent>
+  /** Where a custom agent's front-matter hooks report, and whether a project's run untrusted (`--trust-plugins`); without it they do not run. */
+  readonly agentHooks?: { readonly onProblem: (message: string) => void; readonly trustProject: boolean }
 }
 
 /** The tools an agent with this profile gets: the profile's selection (task included where the profile has it). */
@@ -194,9 +197,21 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
           Effect.gen(function* () {
             const own = custom.find((a) => a.name === request.agent)
             const profile = own ? PROFILES.code : (PROFILES[request.agent as "explore"] ?? PROFILES.explore)
-            const tools = profile
+            const chosen = profile
               .select(options.allTools)
               .filter((t) => !own || (t.name !== "task" && t.name !== "question" && (own.tools === undefined || own.tools.includes(t.name)) && !own.disallowedTools?.includes(t.name)))
+            // Its own front matter's hooks, around its calls only, while it runs (Claude Code's scope for an agent's hooks).
+            const sandbox = Option.getOrUndefined(Context.getOption(services, Sandbox))
+            const tools = options.agentHooks
+              ? withAgentHooks(chosen, own, {
+                  root: options.boot.root,
+                  env: options.env,
+                  session: { id: options.sessionId },
+                  onProblem: options.agentHooks.onProblem,
+                  trustProject: options.agentHooks.trustProject,
+                  ...(sandbox ? { confine: confinementOf(sandbox) } : {}),
+                })
+              : chosen
             const childId = `${options.sessionId}-sub${++counter}`
             const childServices = Layer.mergeAll(
               Layer.succeedContext(services),

@@ -17,7 +17,8 @@ import type { BackgroundShellsShape } from "../shell/background-types.ts"
 import { expandSlashCommand, localCommands } from "../plugins/claude-commands.ts"
 import { firstOfEachName, localAgents } from "../plugins/claude-agents.ts"
 import { BUILT_IN_PATH } from "../skills/builtin-skills.ts"
-import { skillPrompt } from "../skills/skill-arguments.ts"
+import { invokedSkill, skillPrompt } from "../skills/skill-arguments.ts"
+import { skillHooks, skillsWithHooks } from "../plugins/skill-hooks.ts"
 import { backgroundNotes } from "./background-notes.ts"
 import { agentToolRuntime, bootAgent, customAgentsSection, switchModel, verifyRunner, type AgentBoot } from "./agent-runtime.ts"
 import type { AgentEvent } from "./events.ts"
@@ -37,7 +38,7 @@ import { MCP_DEFAULTS } from "../config/sections/mcp.ts"
 import { makeMcpHub } from "../mcp/mcp-hub.ts"
 import { pluginServerSources } from "../mcp/server-sources.ts"
 import { sourceWithHooks } from "../plugins/hooked-source.ts"
-import { emptyPluginSet, loadPlugins, toolNames, toolsWithPlugins, withExtraHooks, type PluginSet } from "../plugins/plugin-host.ts"
+import { emptyPluginSet, loadPlugins, toolNames, toolsWithPlugins, withExtraHooks, withScopedHooks, type PluginSet } from "../plugins/plugin-host.ts"
 
 /**
  * An "ask" goes to the plugins' `permission.ask` hooks first, in order: the
@@ -221,7 +222,13 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
         onProblem,
       })
     : emptyPluginSet()
-  const plugins = options.hooks && options.hooks.length > 0 ? withExtraHooks(loaded, options.hooks, onProblem) : loaded
+  const hosted = options.hooks && options.hooks.length > 0 ? withExtraHooks(loaded, options.hooks, onProblem) : loaded
+  // A skill's front-matter hooks join the session once it is invoked (skill-hooks.ts), as the plugins' hooks run.
+  const skillHookSet =
+    options.plugins && skillsWithHooks(boot.skills)
+      ? skillHooks({ skills: boot.skills, root: boot.root, env: options.env, session: { id: writer.id, transcript: writer.file }, onProblem, confine: confinementOf(sessionSandbox), trustProject: options.plugins.trustProject === true })
+      : undefined
+  const plugins = skillHookSet ? withScopedHooks(hosted, [skillHookSet.observer], skillHookSet.scoped, onProblem) : hosted
   const local = localAgents(boot.root, options.env, options.claudeInstructions !== false)
   for (const p of [...local.project.problems, ...local.user.problems]) onProblem(`.claude/agents: ${p}`)
   // MCP servers start now, while the rest of the session is set up; the first model request waits for them
@@ -260,6 +267,8 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     ...(options.terminal ? { terminal: options.terminal } : {}),
     // Claude Code's order: the project's .claude/agents, the caller's own, the user's, the plugins'; the first of a name wins.
     customAgents: firstOfEachName(local.project.agents, options.customAgents ?? [], local.user.agents, plugins.agents),
+    // Their front-matter hooks run with the plugins' (not when plugins are off).
+    ...(options.plugins ? { agentHooks: { onProblem, trustProject: options.plugins.trustProject === true } } : {}),
     ...(options.onSubagentEvent
       ? { onSubagentEvent: (id: string, e: AgentEvent) => Effect.sync(() => options.onSubagentEvent!(id, e)) }
       : {}),
@@ -383,7 +392,10 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
       })
     },
     runTurn: (given, turn) => {
-      const prompt = expandSlashCommand(given, commands)?.prompt ?? skillPrompt(given, boot.skills, writer.id, BUILT_IN_PATH) ?? given
+      const command = expandSlashCommand(given, commands)
+      const invoked = command ? undefined : invokedSkill(given, boot.skills)
+      if (invoked) skillHookSet?.invoked(invoked.skill)
+      const prompt = command?.prompt ?? (invoked ? skillPrompt(given, boot.skills, writer.id, BUILT_IN_PATH) : undefined) ?? given
       subagentUsage = { inputTokens: 0, outputTokens: 0 }
       turnsRun++
       const loopOptions: LoopOptions = {

@@ -7,6 +7,7 @@ import { classify, discoverPlugins, pluginTrustContent, userPluginsDir, type Dis
 import { loadPlugins, pluginNotices, pluginSettings, type PluginReport, type PluginSet } from "../plugins/plugin-host.ts"
 import { toolNameProblem } from "../plugins/plugin-shape.ts"
 import { makeTrust } from "../trust/trust.ts"
+import { frontMatterHookSubjects } from "./front-matter-trust.ts"
 import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { UsageError } from "./args.ts"
 import type { CliIO } from "./output.ts"
@@ -18,8 +19,10 @@ export const PLUGINS_HELP = `Usage: anvil plugins [--json]          list every p
                                          1 when it does not load (the reason is printed), 4 when it loads
                                          with warnings (a part of it that will not run, such as a hooks
                                          file that is not valid JSON, or a name to change)
-       anvil plugins trust [NAME...]     trust project plugins (all untrusted ones without NAME)
-       anvil plugins untrust NAME        forget the trust of a project plugin
+       anvil plugins trust [NAME...]     trust project plugins (all untrusted ones without NAME); skill:NAME
+                                         or agent:NAME trusts the front-matter hooks of a project skill or
+                                         agent (.claude/skills/NAME, .claude/agents/NAME.md)
+       anvil plugins untrust NAME        forget the trust of a project plugin (or skill:NAME, agent:NAME)
        anvil plugins init NAME [--user | --dir DIR]
                                          write a working plugin skeleton (index.ts, type declarations,
                                          tsconfig.json, package.json) into .anvil/plugins/NAME/
@@ -143,28 +146,38 @@ export const CHECK_EXIT = { clean: 0, broken: 1, warnings: 4 } as const
 const projectPlugins = async (io: CliIO, open: OpenProject) => {
   const { root, config } = await open()
   const found = discoverPlugins({ root, env: io.env, paths: pluginSettings(config).paths, layers: config.layers })
-  return { root, project: found.plugins.filter((p) => p.source === "project"), trust: makeTrust({ root, env: io.env }) }
+  return { root, config, project: found.plugins.filter((p) => p.source === "project"), trust: makeTrust({ root, env: io.env }) }
 }
 
 const trust = async (names: ReadonlyArray<string>, io: CliIO, open: OpenProject): Promise<number> => {
-  const { root, project, trust } = await projectPlugins(io, open)
+  const { root, config, project, trust } = await projectPlugins(io, open)
   const display = displayIn(root)
-  const missing = names.filter((n) => !project.some((p) => p.name === n))
+  // `skill:NAME` and `agent:NAME`: a project skill's or agent's front-matter hooks (front-matter-hooks.ts).
+  const hooked = names.some((n) => /^(skill|agent):/.test(n)) ? await frontMatterHookSubjects(root, io.env, config) : []
+  const missing = names.filter((n) => !project.some((p) => p.name === n) && !hooked.some((h) => h.name === n))
   if (missing.length > 0) {
+    const frontMatter = missing.every((m) => /^(skill|agent):/.test(m))
+    const known = frontMatter ? hooked.map((h) => h.name) : project.map((p) => p.name)
     io.err(
-      `anvil plugins trust: no project plugin named ${missing.map((m) => shownValue(m)).join(", ")}` +
-        (project.length > 0 ? ` (project plugins: ${project.map((p) => p.name).join(", ")})\n` : " (this project has no plugins)\n"),
+      `anvil plugins trust: no ${frontMatter ? "project skill or agent with hooks" : "project plugin"} named ${missing.map((m) => shownValue(m)).join(", ")}` +
+        (known.length > 0 ? ` (${frontMatter ? "with hooks" : "project plugins"}: ${known.join(", ")})\n` : frontMatter ? " (no project skill or agent declares hooks)\n" : " (this project has no plugins)\n"),
     )
     return 1
   }
-  const chosen = names.length > 0 ? project.filter((p) => names.includes(p.name)) : project
+  const chosen = [
+    ...(names.length > 0 ? project.filter((p) => names.includes(p.name)) : project).map((p) => ({
+      subject: { kind: "plugin", name: p.name, content: pluginTrustContent(p) } as const,
+      path: p.path,
+    })),
+    ...hooked.filter((h) => names.includes(h.name)).map((h) => ({ subject: { kind: h.kind, name: h.name, content: h.content }, path: h.shown })),
+  ]
   if (chosen.length === 0) {
     io.out("No project plugins to trust.\n")
     return 0
   }
   let failed = 0
-  for (const plugin of chosen) {
-    const subject = { kind: "plugin", name: plugin.name, content: pluginTrustContent(plugin) } as const
+  for (const { subject, path } of chosen) {
+    const plugin = { name: subject.name, path }
     const outcome = await Effect.runPromise(
       Effect.gen(function* () {
         const before = yield* trust.check(subject)

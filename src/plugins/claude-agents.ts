@@ -30,7 +30,7 @@ const markdownFiles = (path: string): Array<string> => {
 
 /** The plugin's agents: the files and folders its manifest's `agents` names, else `agents/`. */
 export const readPluginAgents = (dir: string, manifest: Record<string, unknown> | undefined = readManifestQuietly(dir)): PluginAgents =>
-  readAgentFiles(agentPaths(dir, manifest).flatMap(markdownFiles))
+  readAgentFiles(agentPaths(dir, manifest).flatMap(markdownFiles), "plugin")
 
 /**
  * Claude Code's own subagent folders, read as it reads them: the project's `.claude/agents/` (unless the program's
@@ -39,8 +39,8 @@ export const readPluginAgents = (dir: string, manifest: Record<string, unknown> 
 export const localAgents = (root: string, env: Readonly<Record<string, string | undefined>>, withProject: boolean): { project: PluginAgents; user: PluginAgents } => {
   const user = claudeConfigDir(env)
   return {
-    project: readAgentFiles(withProject ? markdownFiles(join(root, ".claude", "agents")) : []),
-    user: readAgentFiles(user ? markdownFiles(join(user, "agents")) : []),
+    project: readAgentFiles(withProject ? markdownFiles(join(root, ".claude", "agents")) : [], "project"),
+    user: readAgentFiles(user ? markdownFiles(join(user, "agents")) : [], "user"),
   }
 }
 
@@ -64,7 +64,8 @@ const toolList = (field: unknown): Array<string> | undefined => {
  */
 const unescapedNewlines = (text: string): string => text.replace(/\\n/g, "\n")
 
-const readAgentFiles = (files: ReadonlyArray<string>): PluginAgents => {
+/** `from`: a plugin agent's `hooks` are not run (Claude Code ignores them in plugin agents); a project's need trust. */
+const readAgentFiles = (files: ReadonlyArray<string>, from: "project" | "user" | "plugin"): PluginAgents => {
   const agents: Array<CustomAgent> = []
   const problems: Array<string> = []
   for (const path of files) {
@@ -91,7 +92,9 @@ const readAgentFiles = (files: ReadonlyArray<string>): PluginAgents => {
     // Front matter Claude Code would drop loads, and is reported so that its author can mend it (a one-line value
     // with ': ' inside, which Claude Code reads too, is not).
     if (parsed.continued?.length) for (const note of parsed.notes) problems.push(`${path}: loaded; ${note}`)
-    agents.push({ name, description: unescapedNewlines(fields.description).trim(), prompt: body.trim(), ...(tools && tools.length > 0 ? { tools } : {}), ...(disallowed && disallowed.length > 0 ? { disallowedTools: disallowed } : {}) })
+    if (fields.hooks !== undefined && from === "plugin") problems.push(`${path}: its front matter's hooks are not run: Claude Code ignores hooks in a plugin's agents (the plugin's hooks/hooks.json runs them)`)
+    const hooks = fields.hooks !== undefined && from !== "plugin" ? { hooks: { value: fields.hooks, file: path, project: from === "project" } } : {}
+    agents.push({ name, description: unescapedNewlines(fields.description).trim(), prompt: body.trim(), ...(tools && tools.length > 0 ? { tools } : {}), ...(disallowed && disallowed.length > 0 ? { disallowedTools: disallowed } : {}), ...hooks })
   }
   return { agents, problems }
 }

@@ -34,6 +34,8 @@ export interface CommandSpec {
   readonly selects: (name: string) => boolean
   readonly command: string
   readonly timeoutMs: number
+  /** `once: true`: run until it first succeeds (acted on only for a skill's or an agent's front matter, as in Claude Code). */
+  readonly once?: boolean
 }
 
 const GROUP_SHAPE = '{"matcher": "Bash", "hooks": [{"type": "command", "command": "…"}]}'
@@ -95,7 +97,7 @@ export const readHookSpecs = (
           const timeoutOk = hook.timeout === undefined || (typeof hook.timeout === "number" && hook.timeout > 0)
           if (!timeoutOk) warnings.push(`${at([...place, "timeout"])} must be a number of seconds above 0; the default, 60, applies`)
           const seconds = typeof hook.timeout === "number" && hook.timeout > 0 ? hook.timeout : 60
-          specs[event as HookEvent].push({ matcher, selects, command: expand(hook.command), timeoutMs: seconds * 1000 })
+          specs[event as HookEvent].push({ matcher, selects, command: expand(hook.command), timeoutMs: seconds * 1000, ...(hook.once === true ? { once: true } : {}) })
         })
       })
     }

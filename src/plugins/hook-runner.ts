@@ -27,10 +27,18 @@ export interface HookEntry<K extends HookName = HookName> {
   readonly fn: NonNullable<Hooks[K]>
   /** This entry's own time limit (a host program's hook may wait for a person); default: the runner's. */
   readonly timeoutMs?: number
+  /** Who reports and refusals name (`skill 'deploy'`); default `plugin '<plugin>'`. */
+  readonly owner?: string
 }
 
+/** How reports and refusals name an entry's owner. */
+const ownerOf = (entry: Pick<HookEntry, "plugin" | "owner">) => entry.owner ?? `plugin '${entry.plugin}'`
+
 export interface HookRunner {
+  /** The entries in force now (with scoped ones, read again at each call). */
   readonly entries: ReadonlyArray<HookEntry>
+  /** Whether entries may be added while it runs (see hookRunner's `scoped`). */
+  readonly scoped: boolean
   /** The time limit of an entry without its own. */
   readonly timeoutMs: number
   readonly has: (name: HookName) => boolean
@@ -92,9 +100,19 @@ const callOne = (entry: HookEntry, event: unknown, timeoutMs: number): Promise<u
 }
 
 export const hookRunner = (
-  entries: ReadonlyArray<HookEntry>,
-  options: { readonly timeoutMs: number; readonly onProblem: (message: string) => void },
+  fixed: ReadonlyArray<HookEntry>,
+  options: {
+    readonly timeoutMs: number
+    readonly onProblem: (message: string) => void
+    /**
+     * Entries that come and go while the session runs (a skill's front-matter hooks, added when it is invoked), after
+     * the fixed ones. With them, every tool is wrapped for `tool.before` and `tool.after`, since they may come later.
+     */
+    readonly scoped?: () => ReadonlyArray<HookEntry>
+  },
 ): HookRunner => {
+  const scoped = options.scoped
+  const current = (): ReadonlyArray<HookEntry> => (scoped ? [...fixed, ...scoped()] : fixed)
   // A hook that keeps timing out is skipped without waiting for a while (hook-breaker.ts).
   const breaker = hookBreaker<HookEntry>()
   const callEntry = async (entry: HookEntry, event: unknown): Promise<unknown> => {
@@ -104,35 +122,38 @@ export const hookRunner = (
       value = await callOne(entry, event, entry.timeoutMs ?? options.timeoutMs)
       breaker.record(entry, false)
     } catch (e) {
-      options.onProblem(`plugin '${entry.plugin}': hook ${entry.name} failed and was skipped: ${describe(e)}`)
-      if (breaker.record(entry, isTimedOut(e))) options.onProblem(`plugin '${entry.plugin}': hook ${entry.name} ${breakerOpened()}`)
+      options.onProblem(`${ownerOf(entry)}: hook ${entry.name} failed and was skipped: ${describe(e)}`)
+      if (breaker.record(entry, isTimedOut(e))) options.onProblem(`${ownerOf(entry)}: hook ${entry.name} ${breakerOpened()}`)
       return undefined
     }
     const problem = answerProblem(entry.name, value)
     if (problem === undefined) return value
-    options.onProblem(`plugin '${entry.plugin}': hook ${entry.name} ${problem}; ignored`)
+    options.onProblem(`${ownerOf(entry)}: hook ${entry.name} ${problem}; ignored`)
     return undefined
   }
   return {
-    entries,
+    get entries() {
+      return current()
+    },
     timeoutMs: options.timeoutMs,
-    has: (name) => entries.some((e) => e.name === name),
+    scoped: scoped !== undefined,
+    has: (name) => (scoped !== undefined && (name === "tool.before" || name === "tool.after")) || current().some((e) => e.name === name),
     callEntry,
     call: async (name, event) => {
       const answers: Array<{ plugin: string; value: unknown }> = []
-      for (const entry of entries) if (entry.name === name) answers.push({ plugin: entry.plugin, value: await callEntry(entry, event) })
+      for (const entry of current()) if (entry.name === name) answers.push({ plugin: entry.plugin, value: await callEntry(entry, event) })
       return answers
     },
   }
 }
 
 /** A call a `tool.before` hook's `stop` kept from running: CANCELLED, the reason only in `context.hook_stopped`. */
-const hookStopError = (title: string, plugin: string, hook: string, reason: string) =>
+const hookStopError = (title: string, entry: HookEntry, hook: string, reason: string) =>
   new ToolError({
     code: "CANCELLED",
-    message: `The ${title} call was not run: plugin '${plugin}' ended the turn.`,
+    message: `The ${title} call was not run: ${ownerOf(entry)} ended the turn.`,
     retryable: false,
-    context: { hook_stopped: { plugin, hook, reason } },
+    context: { hook_stopped: { plugin: entry.plugin, hook, reason } },
   })
 
 /**
@@ -160,12 +181,12 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
         const value = yield* Effect.promise(() => hooks.callEntry(entry, { tool: tool.name, params: current, callId: call.callId }))
         if (!Predicate.isObject(value)) continue
         // `stop` ends the turn: the call does not run; the reason is the person's, so the model's text leaves it out.
-        if (typeof value.stop === "string") return yield* hookStopError(tool.title, entry.plugin, "tool.before", value.stop)
+        if (typeof value.stop === "string") return yield* hookStopError(tool.title, entry, "tool.before", value.stop)
         if (typeof value.deny === "string") {
           // context.blocked_by: the agent's final word names the plugin, not a person who declined or a --yes that would not help.
           return yield* new ToolError({
             code: "PERMISSION_DENIED",
-            message: `Blocked by plugin '${entry.plugin}': ${value.deny}`,
+            message: `Blocked by ${ownerOf(entry)}: ${value.deny}`,
             retryable: false,
             context: { blocked_by: { plugin: entry.plugin, hook: "tool.before" } },
           })
@@ -173,11 +194,11 @@ export const withHooks = (tool: Tool, hooks: HookRunner, onProblem: (message: st
         if (Predicate.isObject(value.params)) {
           const decoded = schemaModuleOf(tool).decodeUnknownExit(tool.parameters)(value.params)
           if (decoded._tag === "Success") current = decoded.value
-          else onProblem(`plugin '${entry.plugin}': tool.before returned parameters ${tool.name} does not accept; ignored`)
+          else onProblem(`${ownerOf(entry)}: tool.before returned parameters ${tool.name} does not accept; ignored`)
         }
         if ((value.permission === "allow" || value.permission === "ask") && permission?.decision !== "ask") {
           const reason = typeof value.reason === "string" && value.reason.trim() !== "" ? value.reason : undefined
-          permission = { decision: value.permission, reason: `plugin '${entry.plugin}'${reason ? `: ${reason}` : ""}` }
+          permission = { decision: value.permission, reason: `${ownerOf(entry)}${reason ? `: ${reason}` : ""}` }
         }
       }
       return { params: current, ...(permission ? { permission } : {}) }

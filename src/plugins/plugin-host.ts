@@ -362,6 +362,12 @@ export const withExtraHooks = (set: PluginSet, extra: ReadonlyArray<HookEntry>, 
   hooks: hookRunner([...set.hooks.entries, ...extra], { timeoutMs: set.hooks.timeoutMs, onProblem }),
 })
 
+/** The set with entries that come and go while the session runs (skill-hooks.ts), after every fixed one. */
+export const withScopedHooks = (set: PluginSet, fixed: ReadonlyArray<HookEntry>, scoped: () => ReadonlyArray<HookEntry>, onProblem: (message: string) => void): PluginSet => ({
+  ...set,
+  hooks: hookRunner([...set.hooks.entries, ...fixed], { timeoutMs: set.hooks.timeoutMs, onProblem, scoped }),
+})
+
 /** A plugin set with nothing in it (no plugins found, or plugins not wanted). */
 export const emptyPluginSet = (): PluginSet => ({
   reports: [],

@@ -98,10 +98,16 @@ export const modelInvocable = (skill: InvokedSkill): boolean => String(skill.fie
  * commands): the skill's folder, then its instructions with the arguments filled in; undefined otherwise.
  */
 export const skillPrompt = (prompt: string, skills: ReadonlyArray<InvokedSkill>, sessionId: string, builtInDir: string): string | undefined => {
+  const invoked = invokedSkill(prompt, skills)
+  if (!invoked) return undefined
+  const text = skillInstructions(invoked.skill, invoked.args, sessionId, builtInDir)
+  return invoked.skill.dir !== undefined ? `Base directory for this skill: ${invoked.skill.dir}\n\n${text}` : text
+}
+
+/** The skill a prompt `/name args` runs (one a person may run), with its arguments; undefined for any other prompt. */
+export const invokedSkill = <S extends InvokedSkill>(prompt: string, skills: ReadonlyArray<S>): { readonly skill: S; readonly args: string } | undefined => {
   // `/name`, or `/plugin:name` for a plugin's skill (as Claude Code names them).
   const m = /^\/(?:([\w.-]+):)?([a-z0-9-]+)(?:[ \t]+([\s\S]*))?$/.exec(prompt.trim())
   const skill = m ? skills.find((s) => s.name === m[2] && (m[1] === undefined || s.plugin === m[1]) && userInvocable(s)) : undefined
-  if (!m || !skill) return undefined
-  const text = skillInstructions(skill, (m[3] ?? "").trim(), sessionId, builtInDir)
-  return skill.dir !== undefined ? `Base directory for this skill: ${skill.dir}\n\n${text}` : text
+  return m && skill ? { skill, args: (m[3] ?? "").trim() } : undefined
 }

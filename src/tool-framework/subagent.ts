@@ -12,6 +12,11 @@ export interface CustomAgent {
   readonly prompt: string
   readonly tools?: ReadonlyArray<string> | undefined
   readonly disallowedTools?: ReadonlyArray<string> | undefined
+  /**
+   * Its front matter's `hooks` (Claude Code's hooks format), in force while it runs; with the file that declares
+   * them and whether it came with the project (whose hooks need trust and run in the sandbox).
+   */
+  readonly hooks?: { readonly value: unknown; readonly file: string; readonly project: boolean } | undefined
 }
 
 /** What the task tool asks of a subagent. */

@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import { builtinNames } from "../../src/cli/plugin-setup.ts"
 import { makeConfig } from "../../src/config/config.ts"
 import { sdkAgentList } from "../../src/host/sdk-catalog.ts"
-import { firstOfEachName, localAgents } from "../../src/plugins/claude-agents.ts"
+import { firstOfEachName, localAgents, readPluginAgents } from "../../src/plugins/claude-agents.ts"
 import { loadPlugins } from "../../src/plugins/plugin-host.ts"
 import { SubagentRunner, type SubagentRequest } from "../../src/tool-framework/subagent.ts"
 import { runBinary } from "../support/binary.ts"
@@ -84,6 +84,22 @@ describe("Claude Code's own agent folders", () => {
     expect(local.user.agents.map((a) => a.name)).toEqual(["helper", "reviewer"])
     expect(localAgents(root, env, false).project.agents).toEqual([])
     expect(localAgents(root, { HOME: env.HOME, CLAUDE_CONFIG_DIR: join(env.HOME, "nowhere") }, true).user.agents).toEqual([])
+  })
+
+  test("front-matter hooks: kept for the project's and the user's agents (the project's marked so), not run for a plugin's, which is reported", () => {
+    const hooks = "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: exit 2\n"
+    const agentText = (name: string) => `---\nname: ${name}\ndescription: Guarded.\n${hooks}---\nYou work.\n`
+    const home = tempDir("anvil-home-")
+    writeTree(home, { ".claude/agents/mine.md": agentText("mine") })
+    const root = project({ ".claude/agents/theirs.md": agentText("theirs") })
+    const local = localAgents(root, { HOME: home }, true)
+    expect(local.project.agents[0]!.hooks).toEqual({ value: expect.objectContaining({ PreToolUse: expect.any(Array) }), file: join(root, ".claude/agents/theirs.md"), project: true })
+    expect(local.user.agents[0]!.hooks).toMatchObject({ file: join(home, ".claude/agents/mine.md"), project: false })
+    const plugin = tempDir("anvil-plugin-")
+    writeTree(plugin, { ".claude-plugin/plugin.json": JSON.stringify({ name: "p" }), "agents/guarded.md": agentText("guarded") })
+    const read = readPluginAgents(plugin)
+    expect(read.agents[0]!.hooks).toBeUndefined()
+    expect(read.problems).toEqual([`${join(plugin, "agents/guarded.md")}: its front matter's hooks are not run: Claude Code ignores hooks in a plugin's agents (the plugin's hooks/hooks.json runs them)`])
   })
 
   test("Claude Code's order: the project's, the program's, the user's, the plugins'; the first of a name wins", () => {
