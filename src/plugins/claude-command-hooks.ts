@@ -92,6 +92,8 @@ export const commandHooks = (input: CommandHooksInput): Hooks => {
   const read = (event: string, spec: CommandSpec, stdout: string) => {
     const decision = jsonDecision(stdout, event)
     if (decision?.problems) input.onProblem?.(`${input.owner}: ${event} hook '${spec.command}' ${answerProblemsLine(decision.problems)}`)
+    // A `systemMessage` is the person's, as in Claude Code: told on the channel of the hooks' reports.
+    if (decision?.message) input.onProblem?.(`${input.owner}: ${event} hook says: ${decision.message}`)
     return decision
   }
 
@@ -113,7 +115,8 @@ export const commandHooks = (input: CommandHooksInput): Hooks => {
         const decision = read("PreToolUse", spec, out.stdout)
         // `continue: false` outranks every other answer: the turn ends, and the call with it.
         if (decision?.stop !== undefined) return { stop: decision.stop || `PreToolUse hook '${spec.command}' said continue: false` }
-        if (decision?.block) return { deny: decision.reason ?? `PreToolUse hook '${spec.command}' blocked the call` }
+        // Without a reason, the hook's message to the person (hookify's) says why better than nothing would.
+        if (decision?.block) return { deny: decision.reason ?? decision.message ?? `PreToolUse hook '${spec.command}' blocked the call` }
         if (decision?.updatedInput) params = toAnvilInput(claudeName(event.tool), decision.updatedInput)
         if (decision?.permission && permission?.decision !== "ask") {
           permission = { decision: decision.permission, ...(decision.reason !== undefined ? { reason: decision.reason } : {}) }

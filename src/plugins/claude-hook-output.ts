@@ -4,14 +4,15 @@ import { claudeAnswerProblems } from "./claude-answer-check.ts"
 /**
  * What a hook's stdout JSON decides, when it is JSON: a block, a word on the permission ("allow", "ask";
  * the older `decision: "approve"` is "allow"), a new tool input (PreToolUse), context for the model, or
- * `continue: false` — the end of the turn, whatever else it says, with `stopReason` for the person alone. What it
+ * `continue: false` — the end of the turn, whatever else it says, with `stopReason` for the person alone — and a
+ * `systemMessage` for the person. What it
  * holds that anvil cannot use, and output that starts as JSON but does not parse, come back as `problems` to report.
  */
 export const jsonDecision = (
   stdout: string,
   event = "PreToolUse",
 ):
-  | { block: boolean; permission?: "allow" | "ask"; reason?: string; updatedInput?: Record<string, unknown>; context?: string; stop?: string; problems?: Array<string> }
+  | { block: boolean; permission?: "allow" | "ask"; reason?: string; updatedInput?: Record<string, unknown>; context?: string; stop?: string; message?: string; problems?: Array<string> }
   | undefined => {
   const text = stdout.trim()
   if (!text.startsWith("{")) return undefined
@@ -45,6 +46,8 @@ export const jsonDecision = (
     ...(Predicate.isObject(specific.updatedInput) ? { updatedInput: specific.updatedInput as Record<string, unknown> } : {}),
     ...(typeof specific.additionalContext === "string" && specific.additionalContext.trim() !== "" ? { context: specific.additionalContext } : {}),
     ...(stop !== undefined ? { stop } : {}),
+    // `systemMessage`: Claude Code shows it to the person (hookify explains its refusals there).
+    ...(typeof json.systemMessage === "string" && json.systemMessage.trim() !== "" ? { message: json.systemMessage.trim() } : {}),
     ...(problems.length > 0 ? { problems } : {}),
   }
 }

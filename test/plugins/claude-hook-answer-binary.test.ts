@@ -39,3 +39,26 @@ describe("a Claude Code hook's answer that anvil cannot use", () => {
     expect(grep.stderr).toMatch(/PreToolUse hook .* answered JSON with a part anvil cannot use, ignored: its output starts with "\{" but is not valid JSON \(.+\), so none of it was read/)
   }, 60_000)
 })
+
+// hookify (anthropics/claude-code's plugins) refuses with `permissionDecision: "deny"` and says why in `systemMessage`
+// alone, and warns with a `systemMessage` and nothing else.
+describe("a Claude Code hook's systemMessage", () => {
+  test("is told to the person; a refusal without a reason gives it to the model as the reason", async () => {
+    const deny = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" }, systemMessage: "**[block-rm]** Dangerous rm command detected!" }
+    const warn = { systemMessage: "**[warn-read]** Reading a.txt" }
+    const hooks = {
+      PreToolUse: [
+        { matcher: "Bash", hooks: [{ type: "command", command: `echo '${JSON.stringify(deny)}'` }] },
+        { matcher: "Read", hooks: [{ type: "command", command: `echo '${JSON.stringify(warn)}'` }] },
+      ],
+    }
+    const r = binaryRepo({ "a.txt": "hello\n", ".claude/settings.json": JSON.stringify({ hooks }) })
+    expect((await runBinary(["plugins", "trust", "claude-settings"], { cwd: r.root, env: r.env })).code).toBe(0)
+    const bash = await binaryTool(r, "bash", { command: "rm -rf nothing" })
+    expect(bash.envelope.error?.message).toBe("Blocked by plugin 'claude-settings': **[block-rm]** Dangerous rm command detected!")
+    expect(bash.stderr).toContain("anvil: plugin 'claude-settings': PreToolUse hook says: **[block-rm]** Dangerous rm command detected!")
+    const read = await binaryTool(r, "read", { path: "a.txt" })
+    expect(read.envelope.status).toBe("success")
+    expect(read.stderr).toContain("anvil: plugin 'claude-settings': PreToolUse hook says: **[warn-read]** Reading a.txt")
+  }, 60_000)
+})
