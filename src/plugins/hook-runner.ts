@@ -37,8 +37,6 @@ const ownerOf = (entry: Pick<HookEntry, "plugin" | "owner">) => entry.owner ?? `
 export interface HookRunner {
   /** The entries in force now (with scoped ones, read again at each call). */
   readonly entries: ReadonlyArray<HookEntry>
-  /** Whether entries may be added while it runs (see hookRunner's `scoped`). */
-  readonly scoped: boolean
   /** The time limit of an entry without its own. */
   readonly timeoutMs: number
   readonly has: (name: HookName) => boolean
@@ -136,7 +134,6 @@ export const hookRunner = (
       return current()
     },
     timeoutMs: options.timeoutMs,
-    scoped: scoped !== undefined,
     has: (name) => (scoped !== undefined && (name === "tool.before" || name === "tool.after")) || current().some((e) => e.name === name),
     callEntry,
     call: async (name, event) => {
