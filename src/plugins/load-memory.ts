@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { isRecord } from "../protocol/is-record.ts"
-import { stampContent } from "../trust/content-hash.ts"
+import { stampContent, type Stamps } from "../trust/content-hash.ts"
 
 /**
  * Plugins that did not finish loading within their time limit (an import or a
@@ -55,14 +55,6 @@ export interface LoadMemory {
   readonly forget: (path: string) => void
 }
 
-const stampOf = (path: string): string | undefined => {
-  try {
-    return stampContent({ path })
-  } catch {
-    return undefined
-  }
-}
-
 /** What the watchdog writes into the memory for one plugin: `file`'s entry at `path`, `frozen` or `suspect`. */
 export interface FreezeMemory {
   readonly file: string
@@ -80,8 +72,18 @@ const isStuckLoad = (v: unknown): v is StuckLoad =>
   (v.count === undefined || typeof v.count === "number") &&
   (v.suspect === undefined || typeof v.suspect === "boolean")
 
-/** The memory kept in `file`; read once, written (atomically, by rename) on each change. A damaged file is empty. */
-export const openLoadMemory = (file: string): LoadMemory => {
+/**
+ * The memory kept in `file`; read once, written (atomically, by rename) on each change. A damaged file is empty.
+ * `stamps`: how a plugin's files are fingerprinted (stampsOnce shares the trust check's walk of a start).
+ */
+export const openLoadMemory = (file: string, stamps: Stamps = stampContent): LoadMemory => {
+  const stampOf = (path: string): string | undefined => {
+    try {
+      return stamps({ path })
+    } catch {
+      return undefined
+    }
+  }
   let entries: Record<string, StuckLoad> | undefined
   const read = (): Record<string, StuckLoad> => {
     if (entries) return entries
@@ -161,4 +163,4 @@ export const frozeWhile = (what: string, timeoutMs: number): string =>
   `${what} kept anvil's thread busy past plugins.load_timeout_ms (${timeoutMs} ms) and anvil was stopped`
 
 /** The user's memory of plugins that timed out while loading, in the plugin cache folder. */
-export const loadMemoryIn = (cacheDir: string): LoadMemory => openLoadMemory(join(cacheDir, "load-timeouts.json"))
+export const loadMemoryIn = (cacheDir: string, stamps?: Stamps): LoadMemory => openLoadMemory(join(cacheDir, "load-timeouts.json"), stamps)

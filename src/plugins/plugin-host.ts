@@ -5,6 +5,7 @@ import type { ConfigShape } from "../config/config.ts"
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HOOK_TIMEOUT_MS, DEFAULT_LOAD_TIMEOUT_MS } from "../config/sections/plugins.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeTrust, type TrustShape, type TrustStatus } from "../trust/trust.ts"
+import { stampsOnce, type Stamps } from "../trust/content-hash.ts"
 import type { CommandConfinement } from "../sandbox/sandbox-contract.ts"
 import type { Hooks, PluginDefinition, ToolDefinition } from "./api.ts"
 import { readClaudePlugin, type PluginMcpServer } from "./claude-plugin.ts"
@@ -118,9 +119,9 @@ const withWarnings = (warnings: ReadonlyArray<string | undefined>) => {
 }
 
 /** The trust of a discovered project plugin: untrusted/changed/trusted/assumed, or a problem reading it. */
-export const trustOf = (trust: TrustShape, plugin: DiscoveredPlugin) =>
+export const trustOf = (trust: TrustShape, plugin: DiscoveredPlugin, stamps?: Stamps) =>
   Effect.runSync(
-    trust.check({ kind: "plugin", name: plugin.name, content: pluginTrustContent(plugin) }).pipe(
+    trust.check({ kind: "plugin", name: plugin.name, content: pluginTrustContent(plugin) }, stamps).pipe(
       Effect.map((c) => (c.assumed ? ("assumed" as const) : c.status)),
       Effect.catch((e) => Effect.succeed({ problem: e.message })),
     ),
@@ -186,10 +187,12 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
   const agents: Array<CustomAgent> = []
   const commands: Array<SlashCommand> = []
 
-  // Trust is checked once per plugin (it hashes the plugin's files).
+  // Each plugin's files are walked once in this pass: by its trust check, whose fingerprint the load-time-out
+  // memory below takes too. Trust is checked once per plugin (it hashes the plugin's files).
+  const stamps = stampsOnce()
   const trustStates = new Map<DiscoveredPlugin, ReturnType<typeof trustOf>>()
   const trustStateOf = (plugin: DiscoveredPlugin) => {
-    if (!trustStates.has(plugin)) trustStates.set(plugin, trustOf(trust, plugin))
+    if (!trustStates.has(plugin)) trustStates.set(plugin, trustOf(trust, plugin, stamps))
     return trustStates.get(plugin)!
   }
   // The modules that will be loaded start loading together: a plugin whose import never ends then
@@ -197,7 +200,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
   const loading = new Map<DiscoveredPlugin, Promise<Loaded>>()
   // A plugin that timed out while loading in earlier runs is skipped until it changes: it would cost its
   // time limit to every command (load-memory.ts).
-  const memory = loadMemoryIn(pluginCacheDir(options.env))
+  const memory = loadMemoryIn(pluginCacheDir(options.env), stamps)
   // What the watchdog writes if the plugin's code freezes anvil while it loads: that counts as a time-out.
   const frozenMemory = (plugin: DiscoveredPlugin, what: string) => memory.pending(plugin.path, settings.loadTimeoutMs, frozeWhile(what, settings.loadTimeoutMs))
   const startLoad = (plugin: DiscoveredPlugin) =>

@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { Clock, Context, Data, Effect, Layer } from "effect"
-import { hashContent, HashProblem, stampContent, type TrustContent } from "./content-hash.ts"
+import { hashContent, HashProblem, stampContent, type Stamps, type TrustContent } from "./content-hash.ts"
 import { readTrustFile, writeTrustFile, type TrustFile, type TrustRecord } from "./trust-store.ts"
 import { userConfigHome } from "../workspace/state-dir.ts"
 
@@ -68,8 +68,11 @@ export interface TrustShape {
   readonly project: string
   /** The store file; undefined when neither XDG_CONFIG_HOME nor HOME is set (nothing can be trusted then). */
   readonly file: string | undefined
-  /** Where a subject stands now. Hashes the content (a stat-only fingerprint skips re-reading an unchanged folder). */
-  readonly check: (subject: TrustSubject) => Effect.Effect<TrustCheck, TrustError>
+  /**
+   * Where a subject stands now. Hashes the content (a stat-only fingerprint skips re-reading an unchanged folder);
+   * `stamps` (content-hash.ts stampsOnce) shares the fingerprint with the other checks of the same start.
+   */
+  readonly check: (subject: TrustSubject, stamps?: Stamps) => Effect.Effect<TrustCheck, TrustError>
   /** Records the subject's current content as trusted; returns its check (now `trusted`). */
   readonly trust: (subject: TrustSubject) => Effect.Effect<TrustCheck, TrustError>
   /** Forgets a decision; false when there was none. */
@@ -114,10 +117,10 @@ export const makeTrust = (options: TrustOptions): TrustShape => {
   // Hashes made by this instance, by stamp: `anvil plugins trust` checks a subject, then trusts it, and its
   // unchanged folder is read once, not twice.
   const hashed = new Map<string, string>()
-  const measure = (subject: TrustSubject, recorded: TrustRecord | undefined) =>
+  const measure = (subject: TrustSubject, recorded: TrustRecord | undefined, stamps: Stamps = stampContent) =>
     Effect.try({
       try: () => {
-        const stamp = stampContent(subject.content)
+        const stamp = stamps(subject.content)
         if (recorded && stamp !== undefined && recorded.stamp === stamp) return { hash: recorded.hash, stamp }
         const known = stamp !== undefined ? hashed.get(stamp) : undefined
         if (known !== undefined) return { hash: known, stamp }
@@ -132,11 +135,11 @@ export const makeTrust = (options: TrustOptions): TrustShape => {
         }),
     })
 
-  const check = (subject: TrustSubject) =>
+  const check = (subject: TrustSubject, stamps?: Stamps) =>
     Effect.gen(function* () {
       const store = yield* read
       const recorded = store.projects[project]?.[keyOf(subject.kind, subject.name)]
-      const { hash } = yield* measure(subject, recorded)
+      const { hash } = yield* measure(subject, recorded, stamps)
       if (recorded?.hash === hash) return { status: "trusted", hash, assumed: false } satisfies TrustCheck
       if (assumed.has(subject.kind)) return { status: "trusted", hash, assumed: true } satisfies TrustCheck
       return { status: recorded ? "changed" : "untrusted", hash, assumed: false } satisfies TrustCheck

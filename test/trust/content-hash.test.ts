@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import { createHash } from "node:crypto"
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, relative } from "node:path"
 import { Effect } from "effect"
-import { hashContent, HashProblem } from "../../src/trust/content-hash.ts"
+import { hashContent, HashProblem, stampContent } from "../../src/trust/content-hash.ts"
 import { makeTrust } from "../../src/trust/trust.ts"
 
 const base = mkdtempSync(join(tmpdir(), "anvil-content-hash-"))
@@ -63,5 +63,62 @@ describe("a trust subject's content hash", () => {
     const error = await Effect.runPromise(Effect.flip(trust.check({ kind: "plugin", name: "pipe", content: { path: fifo } })))
     expect(error.reason).toBe("unreadable_content")
     expect(error.message).toContain("is not a regular file or a folder")
+  })
+
+  test("a folder's stamp is made of the lines it always was, so a stamp stored in trust.json still matches", () => {
+    const dir = join(base, "stamped")
+    mkdirSync(join(dir, "node_modules", "dep", "lib"), { recursive: true })
+    mkdirSync(join(dir, ".git"))
+    mkdirSync(join(base, "elsewhere"))
+    writeFileSync(join(base, "elsewhere", "x.js"), "x")
+    writeFileSync(join(dir, ".git", "HEAD"), "ref")
+    writeFileSync(join(dir, "index.ts"), "export {}")
+    writeFileSync(join(dir, "run.sh"), "echo")
+    chmodSync(join(dir, "run.sh"), 0o755)
+    writeFileSync(join(dir, "node_modules", "dep", "lib", "a.js"), "a")
+    writeFileSync(join(dir, "B.js"), "b")
+    // More lines than one piece of the hash's input holds (64 KiB).
+    mkdirSync(join(dir, "node_modules", "many"))
+    for (let i = 0; i < 1500; i++) writeFileSync(join(dir, "node_modules", "many", `m${i}.js`), "")
+    symlinkSync(join(dir, "index.ts"), join(dir, "to-file"))
+    symlinkSync(join(base, "elsewhere"), join(dir, "to-folder"))
+    symlinkSync("..", join(dir, "node_modules", "up"))
+    // The stamp as it was first written: Node's join and relative for each file, one hash update per file.
+    const reference = (installed: boolean, withText?: string) => {
+      const files: Array<string> = []
+      const seen = new Set([realpathSync(dir)])
+      const list = (d: string) => {
+        for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+          if (e.name === ".git" || (!installed && e.name === "node_modules" && e.isDirectory())) continue
+          const full = join(d, e.name)
+          if (e.isDirectory()) list(full)
+          else {
+            files.push(full)
+            const target = e.isSymbolicLink() ? statSync(full) : undefined
+            if (target?.isDirectory() && !seen.has(realpathSync(full))) {
+              seen.add(realpathSync(full))
+              list(full)
+            }
+          }
+        }
+      }
+      list(dir)
+      const hash = createHash("sha256")
+      for (const file of files) {
+        const i = lstatSync(file)
+        hash.update(`${relative(dir, file)}\0${i.size}\0${i.mode}\0${i.ino}\0${i.mtimeMs}\0${i.ctimeMs}\0`)
+        if (i.isSymbolicLink()) {
+          const t = statSync(file)
+          hash.update(`->${t.size}\0${t.mode}\0${t.ino}\0${t.mtimeMs}\0${t.ctimeMs}\0`)
+        }
+      }
+      if (withText !== undefined) hash.update("\0with\0").update(withText)
+      return `stamp:${hash.digest("hex")}`
+    }
+    expect(stampContent({ path: dir })).toBe(reference(true))
+    expect(stampContent({ path: `${dir}/` })).toBe(reference(true))
+    expect(stampContent({ path: dir }, false)).toBe(reference(false))
+    expect(stampContent({ path: dir, with: "{}" })).toBe(reference(true, "{}"))
+    expect(reference(true)).not.toBe(reference(false))
   })
 })
