@@ -2,20 +2,7 @@ import { hint, shellQuote, type RetrievalHint } from "../protocol/hint.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import type { ToolError } from "../protocol/tool-error.ts"
 import { PLACEHOLDER, WHOLE } from "./placeholder.ts"
-
-/** Up to this many characters a value given is shown again; anything longer is named, not repeated. */
-const ECHO_MAX = 120
-
-/**
- * A value shown again in a hint as it was given; anything longer is named, not repeated. A short list or object
- * stays one (`paths=["a.txt"]`): named as a string, it would lead the model to send a string.
- */
-const echo = (value: unknown): unknown => {
-  if (typeof value === "number" || typeof value === "boolean") return value
-  if (typeof value === "string") return value.length <= ECHO_MAX && !value.includes("\n") ? value : "<as before>"
-  const json = typeof value === "object" && value !== null ? JSON.stringify(value) : undefined
-  return json !== undefined && json.length <= ECHO_MAX && !json.includes("\\n") ? value : "<as before>"
-}
+import { echo, standIn } from "./list-repair.ts"
 
 /** The folder a root-relative path is in ("." at the top). */
 const parent = (path: string): string => (path.includes("/") ? path.slice(0, path.lastIndexOf("/")) || "/" : ".")
@@ -47,7 +34,7 @@ export const fallbackHints = (
   }
   if (parameters !== undefined && fields.length > 0) {
     const atFault = [...new Set(fields.filter((f) => !isUnknownParameter(f)).map((f) => f.field.split(".")[0]!))].filter((f) => parameters.includes(f))
-    if (atFault.length > 0) return [hint(title, "high", Object.fromEntries(atFault.map((f) => [f, placeholder(f)])))]
+    if (atFault.length > 0) return [hint(title, "high", Object.fromEntries(atFault.map((f) => [f, standIn(f, fields, given, placeholder)])))]
     if (fields.every(isUnknownParameter) && isRecord(given)) {
       const kept = Object.entries(given).filter(([k]) => parameters.includes(k))
       return [hint(title, "high", Object.fromEntries(kept.map(([k, v]) => [k, echo(v)])))]

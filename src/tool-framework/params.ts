@@ -6,6 +6,7 @@ import { ToolError } from "../protocol/tool-error.ts"
 import { capText, checkInputLimits } from "./input-limits.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { placeholderFor } from "./placeholder.ts"
+import { standIn } from "./list-repair.ts"
 
 /**
  * The host's Schema functions a decode needs, named one by one. Using the `Schema` namespace itself as a value
@@ -163,5 +164,5 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
   const error = invalid(`Invalid parameters for ${tool.name}: ${summary || "could not decode"}`, fieldErrors.slice(0, 50))
   // The next step: the same tool with each parameter at fault to be given again (unknown ones are just left out).
   const redo = [...new Set(fieldErrors.filter((f) => !f.message.startsWith("unknown ")).map((f) => f.field.split(".")[0]!))].filter((f) => known.includes(f))
-  return { ok: false, error: redo.length > 0 ? new ToolError({ ...errorFields(error), hints: [hint(tool.title, "high", Object.fromEntries(redo.map((f) => [f, placeholderFor(tool, f, renamed[f])])))] }) : error }
+  return { ok: false, error: redo.length > 0 ? new ToolError({ ...errorFields(error), hints: [hint(tool.title, "high", Object.fromEntries(redo.map((f) => [f, standIn(f, fieldErrors, renamed, (p) => placeholderFor(tool, p, renamed[p]))])))] }) : error }
 }

@@ -1,5 +1,8 @@
 import { Effect, Schema } from "effect"
-import { activeCount, normalizeTodos, renderTodos, TodoInput } from "../todo/todo-list.ts"
+import { activeCount, MAX_TASKS, normalizeTodos, renderTodos, TodoInput, type TodoProblem } from "../todo/todo-list.ts"
+import { itemFaults, repairedList } from "../tool-framework/list-repair.ts"
+import { PLACEHOLDER } from "../tool-framework/placeholder.ts"
+import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { saveTodos } from "../todo/todo-store.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
@@ -13,6 +16,22 @@ export const LIST_REMINDER =
   "mark it completed as soon as it is done, add tasks you discover, and cancel those that no longer apply."
 
 const pyBool = (b: boolean) => (b ? "True" : "False")
+
+/**
+ * The next step for a list refused: the same list mended (the tasks after the first in progress paused as pending,
+ * a duplicate or empty id and an empty content asked for again), never a list of one stand-in task that would
+ * replace the whole plan. A list too long has no such mending: the step is said in words.
+ */
+const mendedListStep = (
+  input: ReadonlyArray<TodoInput>,
+  problems: ReadonlyArray<TodoProblem>,
+): { hints: ReadonlyArray<RetrievalHint> } | { nextStep: string } => {
+  if (input.length > MAX_TASKS) return { nextStep: `write the list again with at most ${MAX_TASKS} tasks: merge related tasks or drop finished ones.` }
+  const active = input.flatMap((t, i) => (t.status === "in_progress" ? [i] : []))
+  const paused = active.slice(1).map((i) => ({ field: `todos.${i}.status` }))
+  const faults = itemFaults("todos", [...problems, ...paused], input.length)
+  return { hints: [hint("TodoWrite", "high", { todos: repairedList(input, faults, { content: PLACEHOLDER, status: "pending" }) })] }
+}
 
 /**
  * todowrite: replaces the session's todo list
@@ -33,6 +52,7 @@ export const todowriteTool = defineTool({
       if ("problems" in normalized) {
         return yield* toolError("INVALID_PARAM", `Invalid todo list: ${normalized.problems.map((p) => (p.field === "todos" ? p.message : `${p.field}: ${p.message}`)).join("; ")}`, {
           fieldErrors: normalized.problems,
+          ...mendedListStep(input, normalized.problems),
         })
       }
       const { todos } = normalized

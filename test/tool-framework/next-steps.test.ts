@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test"
 import { chmodSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, project } from "../support/harness.ts"
+import { runBinary } from "../support/binary.ts"
+import { tempDir } from "../support/temp-dirs.ts"
 
 /**
  * The envelope's rules ask every error (and every partial result) for a next
@@ -43,12 +45,14 @@ describe("every error names a next step", () => {
       ["bash", {}, 'Bash(command="<correct_value>")'],
       ["edit", { path: "f.txt", old_string: "a", new_string: "a" }, 'Edit(new_string="<correct_value>")'],
       ["edit", { path: "lat.txt", old_string: "caf", new_string: "\u{1F600}" }, 'Edit(new_string="<correct_value>")'],
-      ["multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "b" }, { old_string: "", new_string: "c" }] }, 'MultiEdit(edits=[{"old_string":"<correct_value>","new_string":"<correct_value>"}])'],
-      // An unknown field inside an item is a fault of the list that holds it.
-      ["multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "b", colour: 1 }] }, 'MultiEdit(edits=[{"old_string":"<correct_value>","new_string":"<correct_value>"}])'],
+      // A list's faulty item is mended in the list as given: the other items stay (a list of one stand-in item would
+      // lead the model to drop them).
+      ["multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "b" }, { old_string: "", new_string: "c" }] }, 'MultiEdit(edits=[{"old_string":"a","new_string":"b"},{"old_string":"<correct_value>","new_string":"c"}])'],
+      // An unknown field inside an item is a fault of the list that holds it: the list again without that field.
+      ["multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "b", colour: 1 }] }, 'MultiEdit(edits=[{"old_string":"a","new_string":"b"}])'],
       ["list", { ignore: ["["] }, 'LS(ignore=["<correct_value>"])'],
       ["grep", { pattern: "a", include: "[" }, 'Grep(include="<correct_value>")'],
-      ["todowrite", { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] }, 'TodoWrite(todos=[{"content":"<correct_value>","status":"pending"}])'],
+      ["todowrite", { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] }, 'TodoWrite(todos=[{"content":"a","status":"in_progress"},{"content":"b","status":"pending"}])'],
       ["patch", { patch: "garbage" }, 'Patch(patch="<correct_value>")'],
     ]
     for (const [name, params, step] of cases) {
@@ -58,6 +62,47 @@ describe("every error names a next step", () => {
     // Nothing was written by any of them.
     expect(readFileSync(join(root, "f.txt"), "utf8")).toBe("a\n")
   })
+
+  test("a list refused for some of its items is asked for again whole, only those items mended", async () => {
+    const root = project({ "f.txt": "a\nb\nc\n" })
+    const long = "x".repeat(200)
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      // Schema faults: a word outside the set becomes the set's first word; a wrong type the stand-in; the rest stays.
+      ["todowrite", { todos: [{ id: "1", content: "Read", status: "completed" }, { content: "Fix", status: "done" }] }, 'TodoWrite(todos=[{"id":"1","content":"Read","status":"completed"},{"content":"Fix","status":"pending"}])'],
+      ["git_add", { paths: ["f.txt", 3] }, 'GitAdd(paths=["f.txt","<correct_value>"])'],
+      // An alias spelling of the field asked for is left out, so the item does not name it twice; long values are named.
+      ["multiedit", { path: "f.txt", edits: [{ old_string: long, new_string: "A" }, { oldString: "b", newString: "b" }] }, 'MultiEdit(edits=[{"old_string":"<as before>","new_string":"A"},{"oldString":"b","new_string":"<correct_value>"}])'],
+      // The tool's own checks: every task after the first in progress paused, a duplicate id and empty content asked for.
+      ["todowrite", { todos: [{ content: "a", status: "in_progress" }, { id: "7", content: "b", status: "in_progress" }, { content: "c", status: "in_progress" }] }, 'TodoWrite(todos=[{"content":"a","status":"in_progress"},{"id":"7","content":"b","status":"pending"},{"content":"c","status":"pending"}])'],
+      ["todowrite", { todos: [{ id: "x", content: "a", status: "pending" }, { id: "x", content: " ", status: "pending" }] }, 'TodoWrite(todos=[{"id":"x","content":"a","status":"pending"},{"id":"<correct_value>","content":"<correct_value>","status":"pending"}])'],
+    ]
+    for (const [name, params, step] of cases) {
+      const r = await first(root, name, params)
+      expect({ name, code: r.code, step: r.step }).toEqual({ name, code: "INVALID_PARAM", step })
+    }
+    // A list too long has no mending: the step in words.
+    const many = (await callTool(root, "todowrite", { todos: Array.from({ length: 101 }, (_, i) => ({ content: `t${i}`, status: "pending" })) })).envelope
+    expect(nextSteps(many.text)).toEqual([])
+    expect(many.text).toEndWith("Next step: write the list again with at most 100 tasks: merge related tasks or drop finished ones.")
+    expect(readFileSync(join(root, "f.txt"), "utf8")).toBe("a\nb\nc\n")
+  })
+
+  test("through the binary: a todo list and a multiedit refused for one item are asked for again whole", async () => {
+    const root = project({ "f.txt": "a\nb\n" })
+    const home = tempDir("anvil-home-")
+    const call = async (name: string, params: unknown) => {
+      const r = await runBinary(["tool", name, JSON.stringify(params)], { cwd: root, env: { HOME: home } })
+      return { exit: r.code, step: nextSteps(JSON.parse(r.stdout).text)[0] }
+    }
+    expect(await call("todowrite", { todos: [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }] })).toEqual({
+      exit: 1,
+      step: 'TodoWrite(todos=[{"content":"a","status":"in_progress"},{"content":"b","status":"pending"}])',
+    })
+    expect(await call("multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "A" }, { old_string: "b" }] })).toEqual({
+      exit: 1,
+      step: 'MultiEdit(edits=[{"old_string":"a","new_string":"A"},{"old_string":"b","new_string":"<correct_value>"}])',
+    })
+  }, 120_000)
 
   test("a binary file is looked at; a binary patch is tried again without its binary part", async () => {
     const root = project({ "b.bin": new Uint8Array([0x78, 0x00, 0x79]) })

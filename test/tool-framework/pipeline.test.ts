@@ -74,8 +74,11 @@ describe("pipeline: names and parameters", () => {
     expect(bad.envelope.text).toContain('* Read(limit=1)')
     expect(bad.envelope.text).not.toContain("bogus=")
     const item = await callTool(root, "multiedit", { path: "a.txt", edits: [{ old_string: "a" }] })
-    // A list is asked for as a list (of one item with the item's required fields), never as a string.
-    expect(item.envelope.text).toContain('* MultiEdit(edits=[{"old_string":"<correct_value>","new_string":"<correct_value>"}])')
+    // A list is asked for as a list, never as a string: the one given, with the item's missing field asked for.
+    expect(item.envelope.text).toContain('* MultiEdit(edits=[{"old_string":"a","new_string":"<correct_value>"}])')
+    const empty = await callTool(root, "multiedit", { path: "a.txt", edits: [] })
+    // A list with no item to mend: one item with the item's required fields.
+    expect(empty.envelope.text).toContain('* MultiEdit(edits=[{"old_string":"<correct_value>","new_string":"<correct_value>"}])')
     const onlyUnknown = await callTool(root, "read", { path: "a.txt", bogus: 1 })
     // Nothing at fault but keys the tool does not take: the call again without them.
     expect(onlyUnknown.envelope.text).toContain('Recommended next step (token-efficient):\n* Read(path="a.txt")')
