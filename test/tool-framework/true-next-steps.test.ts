@@ -21,12 +21,14 @@ const outcome = async (root: string, name: string, params: unknown, options: Par
 }
 
 describe("a parameter asked for again keeps its shape", () => {
-  test("lists as lists (of one item with its required fields), objects with their required fields, records with one entry", async () => {
+  test("lists as lists (the one given with its faulty items mended, else one item with its required fields), objects with their required fields, records with one entry", async () => {
     const root = project({ "f.txt": "a\n" })
     Bun.spawnSync(["git", "init", "-q"], { cwd: root })
     const cases: Array<[string, Record<string, unknown>, string]> = [
-      // The decoder's own error (a missing key inside an item).
-      ["multiedit", { path: "f.txt", edits: [{ old_string: "a" }] }, 'MultiEdit(edits=[{"old_string":"<correct_value>","new_string":"<correct_value>"}])'],
+      // The decoder's own error (a missing key inside an item): the list given, that item's missing field asked for.
+      ["multiedit", { path: "f.txt", edits: [{ old_string: "a" }] }, 'MultiEdit(edits=[{"old_string":"a","new_string":"<correct_value>"}])'],
+      // A list with no item to mend: one item with its required fields.
+      ["multiedit", { path: "f.txt", edits: [] }, 'MultiEdit(edits=[{"old_string":"<correct_value>","new_string":"<correct_value>"}])'],
       // A tool's own check (no hint of its own): the framework's fallback shapes it the same way; "one string or a list" shows the list.
       ["git_add", { paths: [""] }, 'GitAdd(paths=["<correct_value>"])'],
       ["question", { questions: "Which one?" }, 'AskUserQuestion(questions=[{"question":"<correct_value>","header":"<correct_value>","options":[{"label":"<correct_value>"}]}])'],
