@@ -36,6 +36,7 @@ export const writtenFileData = (commit: CommitOutcome, format: TextFormat) => ({
   ...(commit.diff.endingsShown ? { endings_changed: true } : {}),
   ...(commit.diff.whitespaceOnly ? { whitespace_only: true } : {}),
   ...(commit.replacedSurrogates ? { replaced_surrogates: commit.replacedSurrogates.count } : {}),
+  ...(commit.otherNames !== undefined ? { hard_links_kept_old: commit.otherNames } : {}),
 })
 
 /**
@@ -148,8 +149,8 @@ export const changedLines = (diff: string): string => {
 export const shortHash = (sha256: string): string => sha256.slice(0, 12)
 
 /**
- * "+3 -1", noting a cut diff, changed line endings (the diff marks them ␍), a change of whitespace only and lone
- * surrogates written as U+FFFD; "no change" only when the file's bytes are what they were.
+ * "+3 -1", noting a cut diff, changed line endings (the diff marks them ␍), a change of whitespace only, lone
+ * surrogates written as U+FFFD and other names of the file (hard links) left with the old content; "no change" only when the file's bytes are what they were.
  */
 export const changeCounts = (commit: CommitOutcome): string => {
   const { diff } = commit
@@ -157,6 +158,7 @@ export const changeCounts = (commit: CommitOutcome): string => {
     ...(diff.endingsShown ? [`line endings changed: ${CR_MARK} marks a line that ends in CRLF`] : []),
     ...(diff.whitespaceOnly ? ["whitespace only"] : []),
     ...(commit.replacedSurrogates ? [surrogateNote(commit.replacedSurrogates)] : []),
+    ...(commit.otherNames !== undefined ? [hardLinkNote(commit.otherNames)] : []),
     ...(diff.truncated ? [`the lines below are cut short; ${diff.whole !== undefined ? "the whole diff is saved, named below" : "read the file for the rest"}`] : []),
   ]
   const said = notes.length > 0 ? ` (${notes.join("; ")})` : ""
@@ -167,6 +169,9 @@ export const changeCounts = (commit: CommitOutcome): string => {
 
 export const surrogateNote = (r: { readonly count: number; readonly line: number }): string =>
   `${r.count === 1 ? "a lone surrogate" : `${r.count} lone surrogates`}, half of a UTF-16 pair and no character, written as U+FFFD \ufffd, first at line ${r.line}`
+
+const hardLinkNote = (others: number): string =>
+  `the file had ${others === 1 ? "another name (a hard link), which keeps" : `${others} other names (hard links), which keep`} the old content: this name is now a file of its own`
 
 /** What an existing file kept, said only when it is not plain UTF-8 with LF endings. */
 export const keptFormat = (format: TextFormat, existed: boolean): string =>

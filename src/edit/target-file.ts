@@ -22,6 +22,8 @@ export interface ExistingFile {
   readonly mtimeMs: number
   /** The bytes as read, and what the commit checks under its lock: the file is still exactly this one. */
   readonly before: FileBefore
+  /** Its names (hard links) when read: the new content replaces this name only, the others keep the old one. */
+  readonly links: number
 }
 
 /** The file a write or edit is about to change. */
@@ -113,7 +115,7 @@ export const openTarget = (
       }
       const mtimeMs = Number(info.mtimeMs)
       const before: FileBefore = { bytes, mode: Number(info.mode & 0o7777n), size: bytes.length, mtimeMs, stamp: stampOf(info) }
-      return { ...base, writePath: file.real, existing: { decoded: decoded.value, sha256: sha256Hex(bytes), size: bytes.length, mtimeMs, before } }
+      return { ...base, writePath: file.real, existing: { decoded: decoded.value, sha256: sha256Hex(bytes), size: bytes.length, mtimeMs, before, links: Number(info.nlink) } }
     } finally {
       closeQuietly(file.fd)
     }
@@ -134,6 +136,11 @@ export interface CommitOutcome {
   readonly diff: TextDiff
   /** Lone surrogates in the text given, written as U+FFFD (what the diff shows too); the first one's line. */
   readonly replacedSurrogates?: { readonly count: number; readonly line: number }
+  /**
+   * Other names (hard links) the file had, which kept the old content: the new content is a file of its own. Written
+   * in place instead, a hard link made to a file outside the project would let a tool change that file.
+   */
+  readonly otherNames?: number
 }
 
 /**
@@ -198,5 +205,6 @@ export const commitText = (input: {
     if (done?.size !== undefined) {
       yield* ledger.record(done.real, { mtimeMs: done.mtimeMs ?? 0, size: done.size, sha256: sha256After })
     }
-    return { ...outcome, applied: true, bytesWritten: bytes.length }
+    const otherNames = existing && existing.links > 1 ? { otherNames: existing.links - 1 } : {}
+    return { ...outcome, ...otherNames, applied: true, bytesWritten: bytes.length }
   })
