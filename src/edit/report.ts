@@ -170,7 +170,8 @@ export const changeCounts = (commit: CommitOutcome): string => {
 export const surrogateNote = (r: { readonly count: number; readonly line: number }): string =>
   `${r.count === 1 ? "a lone surrogate" : `${r.count} lone surrogates`}, half of a UTF-16 pair and no character, written as U+FFFD \ufffd, first at line ${r.line}`
 
-const hardLinkNote = (others: number): string =>
+/** What an atomic replace did to a file with other names (hard links): they keep the old content. */
+export const hardLinkNote = (others: number): string =>
   `the file had ${others === 1 ? "another name (a hard link), which keeps" : `${others} other names (hard links), which keep`} the old content: this name is now a file of its own`
 
 /** What an existing file kept, said only when it is not plain UTF-8 with LF endings. */

@@ -29,6 +29,8 @@ export interface FileReport {
   readonly fuzz?: ReadonlyArray<{ readonly hunk: number; readonly line: number; readonly tolerance: Exclude<Tolerance, "exact"> }>
   /** Hunks found away from the line their header named. */
   readonly offsets?: ReadonlyArray<{ readonly hunk: number; readonly expected_line: number; readonly line: number; readonly other_matches?: number }>
+  /** Other names (hard links) of a changed file, which keep its old content (the new content is a file of its own). */
+  readonly hard_links_kept_old?: number
 }
 
 export interface Plan {
@@ -49,9 +51,15 @@ interface Slot {
   readonly locked?: { readonly mode: number; readonly uid: number }
   /** Current content in the patch's virtual tree (undefined: absent). */
   current: { bytes: Uint8Array; mode: number } | undefined
+  /** The file's names (hard links) when read; 0 when it did not exist. */
+  readonly links: number
 }
 
 const DEFAULT_MODE = 0o644
+
+/** A changed file's other names (hard links), which the commit leaves with the old content. */
+const otherNames = (s: Slot, applied: { readonly bytes: Uint8Array } | undefined): { hard_links_kept_old?: number } =>
+  s.links > 1 && applied !== undefined && s.before !== undefined && !sameBytes(applied.bytes, s.before.bytes) ? { hard_links_kept_old: s.links - 1 } : {}
 
 /** Git's mode words on top of a file's permission bits: 100755 adds x where r is set, 100644 drops every x. */
 const applyGitMode = (mode: number, git: string | undefined): number => {
@@ -102,6 +110,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
         const opened = yield* openChecked(workspace.contains, resolved.absolute, p, resolved.display, "patch")
         let before: FileBefore | undefined
         let locked: Slot["locked"]
+        let links = 0
         if (opened !== undefined) {
           const { fd, stat: st } = opened
           try {
@@ -119,12 +128,13 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
             }
             const bytes = readAllFd(fd, size)
             before = { bytes, mode: Number(st.mode & 0o7777n), size: bytes.length, mtimeMs: Number(st.mtimeMs), stamp: stampOf(st) }
+            links = Number(st.nlink)
             if (notWritable(fd, Number(st.mode))) locked = { mode: Number(st.mode), uid: Number(st.uid) }
           } finally {
             closeQuietly(fd)
           }
         }
-        const s: Slot = { resolved, before, ...(locked ? { locked } : {}), current: before ? { bytes: before.bytes, mode: before.mode } : undefined }
+        const s: Slot = { resolved, before, links, ...(locked ? { locked } : {}), current: before ? { bytes: before.bytes, mode: before.mode } : undefined }
         slots.set(resolved.real, s)
         return s
       })
@@ -232,7 +242,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
             bytes: applied ? applied.bytes : target.current!.bytes,
             mode: applyGitMode(target.current!.mode, modes.new_mode),
           }
-          report = { path: target.resolved.display, operation: fp.operation, ...counts, ...modes, ...placementsReport(applied) }
+          report = { path: target.resolved.display, operation: fp.operation, ...counts, ...modes, ...placementsReport(applied), ...otherNames(target, applied) }
           break
         }
         case "create": {
@@ -290,6 +300,7 @@ export const planPatch = (patch: ParsedPatch, options: PlanOptions) =>
             ...counts,
             ...modes,
             ...placementsReport(applied),
+            ...(fp.operation === "rename" ? otherNames(source, applied) : {}),
           }
           break
         }

@@ -9,6 +9,7 @@ import { hint, type RetrievalHint } from "../protocol/hint.ts"
 import { counted } from "../protocol/plural.ts"
 import { PatchTargetError } from "../patch/patch-target-error.ts"
 import { problemToError, targetToError } from "./patch-errors.ts"
+import { hardLinkNote } from "../edit/report.ts"
 import { defineTool } from "../tool-framework/definition.ts"
 import { toolError } from "../protocol/tool-error.ts"
 import { FileLedger } from "../workspace/file-ledger.ts"
@@ -121,7 +122,8 @@ export const patchTool = defineTool({
         }
       }
 
-      const reports = plan.reports
+      // A dry run leaves every name of a file as it was.
+      const reports = dryRun ? plan.reports.map(({ hard_links_kept_old: _, ...r }) => r) : plan.reports
       const additions = reports.reduce((n, r) => n + r.additions, 0)
       const deletions = reports.reduce((n, r) => n + r.deletions, 0)
       const hunks = reports.reduce((n, r) => n + r.hunks, 0)
@@ -175,5 +177,6 @@ const describeFile = (r: FileReport): Array<string> => {
     lines.push(`  hunk ${o.hunk} applied at line ${o.line} (its header said ${o.expected_line}${others})`)
   }
   for (const f of r.fuzz ?? []) lines.push(`  hunk ${f.hunk} matched at line ${f.line} only when ignoring ${f.tolerance.replace("_", " ")} differences`)
+  if (r.hard_links_kept_old !== undefined) lines.push(`  ${hardLinkNote(r.hard_links_kept_old)}`)
   return lines
 }

@@ -44,4 +44,20 @@ describe("a file with other names (hard links)", () => {
     const plain = await call("write", { path: "plain.txt", content: "y\n" })
     expect(plain.envelope.text).not.toContain("hard link")
   }, 120_000)
+
+  test("patch says it per file, and not for a dry run, through the binary", async () => {
+    const root = project({ "p.txt": "a\nb\n" })
+    linkSync(join(root, "p.txt"), join(root, "q.txt"))
+    const home = tempDir("anvil-home-")
+    const patch = "--- a/p.txt\n+++ b/p.txt\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n"
+    const call = async (params: unknown) => JSON.parse((await runBinary(["tool", "patch", JSON.stringify(params)], { cwd: root, env: { HOME: home } })).stdout)
+    const dry = await call({ patch, dry_run: true })
+    expect(dry.data.files[0].hard_links_kept_old).toBeUndefined()
+    expect(dry.text).not.toContain("hard link")
+    const done = await call({ patch })
+    expect(done.data.files[0]).toMatchObject({ path: "p.txt", operation: "modify", hard_links_kept_old: 1 })
+    expect(done.text).toContain("M p.txt (+1 -1, 1 hunk)\n  the file had another name (a hard link), which keeps the old content: this name is now a file of its own")
+    expect(readFileSync(join(root, "p.txt"), "utf8")).toBe("A\nb\n")
+    expect(readFileSync(join(root, "q.txt"), "utf8")).toBe("a\nb\n")
+  }, 120_000)
 })
