@@ -354,7 +354,14 @@ export interface AddAnswer {
   readonly ignored: ReadonlyArray<string>
   /** Named paths that matched no file: nothing was staged. */
   readonly unmatched: ReadonlyArray<number>
+  /** Paths git left out of the index as outside the sparse-checkout definition (the rest was staged). */
+  readonly sparse?: ReadonlyArray<string>
+  /** A named path inside a submodule (a repository of its own): nothing was staged. */
+  readonly inSubmodule?: { readonly index: number; readonly submodule: string }
 }
+
+/** A pathspec git quotes back, as the path it was made from (the pathspec magic taken off). */
+const fromPathspec = (spec: string): string => (spec.startsWith(":(top,literal)") ? spec.slice(":(top,literal)".length) : spec)
 
 /** `git add -A -- <prefixes>` through the git command line (ignored files are skipped and named, never forced). */
 export const cliAdd = (repo: Repository, cli: GitCli, prefixes: ReadonlyArray<string>): Effect.Effect<AddAnswer, GitError> =>
@@ -366,8 +373,15 @@ export const cliAdd = (repo: Repository, cli: GitCli, prefixes: ReadonlyArray<st
       const unmatched = prefixes.flatMap((p, i) => (out.stderr.includes(`'${topPathspec(p)}'`) ? [i] : []))
       return { changes: [], ignored: [], unmatched: unmatched.length > 0 ? unmatched : [0] }
     }
+    const submodule = /Pathspec '([^\n]*)' is in submodule '([^\n]*)'/.exec(out.stderr)
+    if (out.exitCode === 128 && submodule !== null) {
+      const index = Math.max(0, pathspecs.indexOf(submodule[1]!))
+      return { changes: [], ignored: [], unmatched: [], inSubmodule: { index, submodule: submodule[2]! } }
+    }
     const ignoredBlock = /following paths are ignored[^\n]*\n([\s\S]*?)(?:\nhint:|$)/.exec(out.stderr)
-    if (out.exitCode !== 0 && ignoredBlock === null) {
+    // Paths outside a sparse checkout: git stages the others and names these (exit 1), as it does ignored ones.
+    const sparseBlock = /sparse-checkout definition, so will not be\s+updated in the index:\n([\s\S]*?)(?:\nhint:|$)/.exec(out.stderr)
+    if (out.exitCode !== 0 && ignoredBlock === null && sparseBlock === null) {
       return yield* cli.run(repo.dir, ["add", "-A", "--", ...pathspecs]).pipe(Effect.as({ changes: [], ignored: [], unmatched: [] }))
     }
     const ignored = ignoredBlock ? ignoredBlock[1]!.split("\n").filter((l) => l.trim() !== "") : []
@@ -387,7 +401,8 @@ export const cliAdd = (repo: Repository, cli: GitCli, prefixes: ReadonlyArray<st
       changes.push({ path, change: x === "A" ? "added" : x === "D" ? "deleted" : "modified" })
     }
     changes.sort((a, b) => compareBytes(a.path, b.path))
-    return { changes, ignored, unmatched: [] }
+    const sparse = sparseBlock ? sparseBlock[1]!.split("\n").filter((l) => l.trim() !== "").map(fromPathspec) : []
+    return { changes, ignored, unmatched: [], ...(sparse.length > 0 ? { sparse } : {}) }
   })
 
 /** The staged changes a commit would record, as `git diff --cached --name-status -M` lists them. */

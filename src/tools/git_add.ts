@@ -5,7 +5,7 @@ import { gitCli } from "../git/git-cli.ts"
 import { openRepository, type Repository } from "../git/repository.ts"
 import { EMBEDDED, fileModeMatters, GITLINK, readSnapshot } from "../git/tree-states.ts"
 import { resolveRef } from "../git/refs.ts"
-import { hint } from "../protocol/hint.ts"
+import { hint, shellQuote } from "../protocol/hint.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
 import { defineTool } from "../tool-framework/definition.ts"
@@ -138,7 +138,22 @@ export const gitAddTool = defineTool({
           ),
         )
       }
+      if (staged.inSubmodule !== undefined) {
+        const { index, submodule } = staged.inSubmodule
+        const inside = prefixes[index]!.slice(submodule.length + 1)
+        return yield* Effect.fail(
+          toolError(
+            "INVALID_PARAM",
+            `'${given[index]}' is inside the submodule '${submodule}', a repository of its own: git_add stages this repository's files only, and nothing was staged. Stage it in the submodule and commit there; git_add '${submodule}' then stages the submodule's new commit.`,
+            {
+              fieldErrors: [{ field: `paths.${index}`, message: `inside the submodule ${submodule}` }],
+              hints: [hint("Bash", "high", { command: `git -C ${shellQuote(submodule)} add -- ${shellQuote(inside)}` })],
+            },
+          ),
+        )
+      }
       const { ignored } = staged
+      const sparse = staged.sparse ?? []
       // Staged all the same (git add stages what it is told): only the names `read` may not open are left out.
       const hidden = yield* gitHidden("git_add", repo)
       const { kept: changes, withheld } = splitHidden(hidden, staged.changes, (c) => [{ path: c.path, dir: false }])
@@ -151,13 +166,18 @@ export const gitAddTool = defineTool({
           : `Staged ${counted(changes.length, "file")}:`
       const skipped =
         ignored.length > 0 ? `\n\nSkipped (ignored by .gitignore, not staged): ${ignored.map(showPath).join(", ")}. Stage them only if the user asks, with Bash \`git add -f\`.` : ""
+      const outside =
+        sparse.length > 0
+          ? `\n\nSkipped (outside the sparse-checkout definition, not staged): ${sparse.map(showPath).join(", ")}. Stage them only if the user asks, with Bash \`git add --sparse\`.`
+          : ""
+      const left = ignored.length + sparse.length > 0
       return {
-        ...(ignored.length > 0 ? { status: "partial" as const } : {}),
+        ...(left ? { status: "partial" as const } : {}),
         header: `GitAdd: ${given.join(", ")}`,
-        data: { ok: true, files, changes, ...(ignored.length > 0 ? { ignored } : {}), ...report.data },
-        text: `${summary}${lines.length > 0 ? `\n${lines.join("\n")}` : ""}${report.text === "" ? "" : `\n${report.text}`}${skipped}`,
+        data: { ok: true, files, changes, ...(ignored.length > 0 ? { ignored } : {}), ...(sparse.length > 0 ? { outside_sparse: sparse } : {}), ...report.data },
+        text: `${summary}${lines.length > 0 ? `\n${lines.join("\n")}` : ""}${report.text === "" ? "" : `\n${report.text}`}${skipped}${outside}`,
         stats: { staged: changes.length + withheld.length },
-        ...(ignored.length > 0 ? { hints: [hint("GitStatus", "medium", { short: true })] } : {}),
+        ...(left ? { hints: [hint("GitStatus", "medium", { short: true })] } : {}),
       }
     }))),
 })

@@ -30,4 +30,43 @@ describe("git_add and a submodule with changes inside it", () => {
     expect(all.envelope.data.changes).toEqual([{ path: "b.txt", change: "added" }])
     expect(new TextDecoder().decode(git(r.root, "diff", "--cached", "--name-only").stdout)).toBe("b.txt\n")
   })
+
+  test("through the binary: a path inside the submodule is INVALID_PARAM naming it, with the add in the submodule next; nothing staged", async () => {
+    const inner = tempDir("anvil-sub-")
+    git(inner, "init", "-q")
+    writeFileSync(join(inner, "s.txt"), "s\n")
+    git(inner, "add", "s.txt")
+    git(inner, "commit", "-qm", "s")
+    const r = binaryRepo({ "a.txt": "a\n" })
+    git(r.root, "add", "a.txt")
+    git(r.root, "submodule", "add", "-q", inner, "sm")
+    git(r.root, "commit", "-qm", "first")
+    appendFileSync(join(r.root, "sm", "s.txt"), "changed inside\n")
+    appendFileSync(join(r.root, "a.txt"), "more\n")
+    const inside = await binaryTool(r, "git_add", { paths: ["a.txt", "sm/s.txt"] })
+    expect(inside.envelope.error).toMatchObject({ code: "INVALID_PARAM", field_errors: [{ field: "paths.1", message: "inside the submodule sm" }] })
+    // git's own words named its pathspec magic (':(top,literal)sm/s.txt'); the message names the path as given.
+    expect(inside.envelope.error.message).toStartWith("'sm/s.txt' is inside the submodule 'sm', a repository of its own")
+    expect(inside.envelope.text).toEndWith(`* Bash(command="git -C 'sm' add -- 's.txt'")`)
+    expect(new TextDecoder().decode(git(r.root, "diff", "--cached", "--name-only").stdout)).toBe("")
+  })
+})
+
+describe("git_add in a sparse checkout", () => {
+  test("through the binary: a path outside the sparse definition is skipped and named, the others staged: partial, not an error", async () => {
+    const r = binaryRepo({ "in/a.txt": "a\n", "out/b.txt": "b\n" })
+    git(r.root, "add", ".")
+    git(r.root, "commit", "-qm", "first")
+    git(r.root, "sparse-checkout", "set", "in")
+    appendFileSync(join(r.root, "in", "a.txt"), "more\n")
+    mkdirSync(join(r.root, "out"), { recursive: true })
+    writeFileSync(join(r.root, "out", "b.txt"), "changed\n")
+    const add = await binaryTool(r, "git_add", { paths: ["in/a.txt", "out/b.txt"] })
+    expect(add.envelope.status).toBe("partial")
+    expect(add.envelope.data).toMatchObject({ changes: [{ path: "in/a.txt", change: "modified" }], outside_sparse: ["out/b.txt"] })
+    expect(add.envelope.text).toContain(
+      "Staged 1 file:\nM  in/a.txt\n\nSkipped (outside the sparse-checkout definition, not staged): out/b.txt. Stage them only if the user asks, with Bash `git add --sparse`.",
+    )
+    expect(new TextDecoder().decode(git(r.root, "diff", "--cached", "--name-only").stdout)).toBe("in/a.txt\n")
+  })
 })
