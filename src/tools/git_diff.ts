@@ -14,6 +14,8 @@ import { withGitErrors } from "./git-errors.ts"
 import { withWorkspaceErrors } from "./workspace-errors.ts"
 import { gitHidden, withheldReport } from "./git-hidden.ts"
 import { refuseHiddenRoot } from "./hidden-search.ts"
+import { nestedRepositoryOf } from "../git/nested-repository.ts"
+import { shellQuote } from "../protocol/hint.ts"
 
 /** git_diff: unified diffs of unstaged (index → working tree) or staged (HEAD → index) changes. */
 export const gitDiffTool = defineTool({
@@ -66,10 +68,14 @@ export const gitDiffTool = defineTool({
       // A path that names nothing on disk has no changes to show: say so rather than "no changes" (a wildcard is no pattern here).
       const withheld = withheldReport(hidden, diff.withheld, "changed path")
       const missing = diff.files.length === 0 && diff.withheld.length === 0 && !exists
+      // A path below a submodule: git diffs nothing there from this repository, which is no sign of no change.
+      const nested = diff.files.length === 0 && prefix ? nestedRepositoryOf(repo.dir, prefix) : undefined
       const summary = missing
         ? `No ${which} changes${scope}: no file or folder '${shown}' exists in the work tree${/[*?[]/.test(prefix ?? "") ? " (the path is taken literally, not as a wildcard pattern)" : ""}. Name one file or folder, or leave path out for every change${staged === true ? "" : " (a file removed with git rm shows with staged: true)"}.`
-        : diff.files.length === 0
-          ? `No ${which} changes${scope}.${staged === true ? "" : " (Untracked files are not shown; see git_status.)"}`
+        : diff.files.length === 0 && nested !== undefined
+          ? `No ${which} changes${scope} in this repository: ${shown} is inside ${showPath(nested)}, a repository of its own (a submodule), whose changes are its own: Bash \`git -C ${shellQuote(nested)} diff${staged === true ? " --staged" : ""} -- ${shellQuote(prefix!.slice(nested.length + 1))}\` shows them; git_diff of '${showPath(nested)}' shows which commit this repository records for it.`
+          : diff.files.length === 0
+            ? `No ${which} changes${scope}.${staged === true ? "" : " (Untracked files are not shown; see git_status.)"}`
           : `${diff.files.length} file${diff.files.length === 1 ? "" : "s"} with ${which} changes${scope}: +${additions} -${deletions}.`
       const conflicted =
         diff.unmerged.length > 0
@@ -81,6 +87,7 @@ export const gitDiffTool = defineTool({
         text: `${summary}${withheld.text === "" ? "" : ` ${withheld.text}`}${conflicted}${diff.content === "" ? "" : `\n\n${diff.content}`}`,
         stats: { files: diff.files.length, additions, deletions },
         ...(path !== undefined ? { context: { path_resolved: prefix ?? "." } } : {}),
+
       }
     }))),
 })

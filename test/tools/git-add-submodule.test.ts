@@ -31,7 +31,7 @@ describe("git_add and a submodule with changes inside it", () => {
     expect(new TextDecoder().decode(git(r.root, "diff", "--cached", "--name-only").stdout)).toBe("b.txt\n")
   })
 
-  test("through the binary: a path inside the submodule is INVALID_PARAM naming it, with the add in the submodule next; nothing staged", async () => {
+  test("through the binary: a path inside the submodule is INVALID_PARAM naming it, with the add in the submodule next; nothing staged; git_diff of it says whose changes they are", async () => {
     const inner = tempDir("anvil-sub-")
     git(inner, "init", "-q")
     writeFileSync(join(inner, "s.txt"), "s\n")
@@ -49,6 +49,12 @@ describe("git_add and a submodule with changes inside it", () => {
     expect(inside.envelope.error.message).toStartWith("'sm/s.txt' is inside the submodule 'sm', a repository of its own")
     expect(inside.envelope.text).toEndWith(`* Bash(command="git -C 'sm' add -- 's.txt'")`)
     expect(new TextDecoder().decode(git(r.root, "diff", "--cached", "--name-only").stdout)).toBe("")
+    // git_diff of that path: not "no changes" as if the file were unchanged, but whose changes they are.
+    const diff = await binaryTool(r, "git_diff", { path: "sm/s.txt" })
+    expect(diff.envelope.text).toBe(
+      "# GitDiff: sm/s.txt\n\nNo unstaged changes in sm/s.txt in this repository: sm/s.txt is inside sm, a repository of its own (a submodule), whose changes are its own: Bash `git -C 'sm' diff -- 's.txt'` shows them; git_diff of 'sm' shows which commit this repository records for it.",
+    )
+    expect((await binaryTool(r, "git_diff", { path: "a.txt" })).envelope.text).toContain("1 file with unstaged changes in a.txt: +1 -0.")
   })
 })
 
