@@ -9,19 +9,25 @@ import { tempDir } from "../support/harness.ts"
 const git = (cwd: string, ...args: ReadonlyArray<string>) =>
   Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "protocol.file.allow=always", ...args], { cwd })
 
+/** A repository with a.txt and the submodule sm, committed, then sm/s.txt changed inside the submodule. */
+const withChangedSubmodule = () => {
+  const inner = tempDir("anvil-sub-")
+  mkdirSync(inner, { recursive: true })
+  git(inner, "init", "-q")
+  writeFileSync(join(inner, "s.txt"), "s\n")
+  git(inner, "add", "s.txt")
+  git(inner, "commit", "-qm", "s")
+  const r = binaryRepo({ "a.txt": "a\n" })
+  git(r.root, "add", "a.txt")
+  git(r.root, "submodule", "add", "-q", inner, "sm")
+  git(r.root, "commit", "-qm", "first")
+  appendFileSync(join(r.root, "sm", "s.txt"), "changed inside\n")
+  return r
+}
+
 describe("git_add and a submodule with changes inside it", () => {
   test("through the binary: 'Nothing new to stage' for it, and only the real changes beside it", async () => {
-    const inner = tempDir("anvil-sub-")
-    mkdirSync(inner, { recursive: true })
-    git(inner, "init", "-q")
-    writeFileSync(join(inner, "s.txt"), "s\n")
-    git(inner, "add", "s.txt")
-    git(inner, "commit", "-qm", "s")
-    const r = binaryRepo({ "a.txt": "a\n" })
-    git(r.root, "add", "a.txt")
-    git(r.root, "submodule", "add", "-q", inner, "sm")
-    git(r.root, "commit", "-qm", "first")
-    appendFileSync(join(r.root, "sm", "s.txt"), "changed inside\n")
+    const r = withChangedSubmodule()
     const alone = await binaryTool(r, "git_add", { paths: ["sm"] })
     expect(alone.envelope.text).toBe("# GitAdd: sm\n\nNothing new to stage: the named paths match the index already.")
     expect(alone.envelope.data.changes).toEqual([])
@@ -32,16 +38,7 @@ describe("git_add and a submodule with changes inside it", () => {
   })
 
   test("through the binary: a path inside the submodule is INVALID_PARAM naming it, with the add in the submodule next; nothing staged; git_diff of it says whose changes they are", async () => {
-    const inner = tempDir("anvil-sub-")
-    git(inner, "init", "-q")
-    writeFileSync(join(inner, "s.txt"), "s\n")
-    git(inner, "add", "s.txt")
-    git(inner, "commit", "-qm", "s")
-    const r = binaryRepo({ "a.txt": "a\n" })
-    git(r.root, "add", "a.txt")
-    git(r.root, "submodule", "add", "-q", inner, "sm")
-    git(r.root, "commit", "-qm", "first")
-    appendFileSync(join(r.root, "sm", "s.txt"), "changed inside\n")
+    const r = withChangedSubmodule()
     appendFileSync(join(r.root, "a.txt"), "more\n")
     const inside = await binaryTool(r, "git_add", { paths: ["a.txt", "sm/s.txt"] })
     expect(inside.envelope.error).toMatchObject({ code: "INVALID_PARAM", field_errors: [{ field: "paths.1", message: "inside the submodule sm" }] })
