@@ -3,6 +3,8 @@ import { Path } from "effect/Path"
 import { readCurrent, replaceFile } from "../workspace/replace-file.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
 import { Workspace } from "../workspace/workspace.ts"
+import { WorkspaceError } from "../workspace/workspace-error.ts"
+import { hint } from "../protocol/hint.ts"
 import { TodoFileDamaged } from "./todo-error.ts"
 import { parseStoredTodos, type Todo } from "./todo-list.ts"
 
@@ -63,6 +65,9 @@ export const saveTodos = (session: string, todos: ReadonlyArray<Todo>) =>
       root: workspace.root,
       contains: (p) => p === dir || p.startsWith(`${dir}/`),
       journalDir: workspace.stateDir("journal"),
-    })
+    }).pipe(
+      // Other writers outran every try: the list as it now stands is the next look, before it is written again.
+      Effect.mapError((e) => (e.reason === "changed" && e.hints === undefined ? new WorkspaceError({ reason: e.reason, message: e.message, ...(e.path !== undefined ? { path: e.path } : {}), hints: [hint("TodoRead", "high", {})] }) : e)),
+    )
     return { ...where, file, display: workspace.display(file) }
   })

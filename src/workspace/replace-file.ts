@@ -20,11 +20,17 @@ export const readCurrent = (contains: Contains, absolute: string): (FileBefore &
   }
 }
 
+/** How often a replace is tried when other writers keep changing the file in between. */
+const REPLACE_TRIES = 40
+
 /**
  * Makes `bytes` the whole content of `absolute`, whatever it holds now (no
  * stale check: for anvil's own files and plugin writes), the safe way: through
  * checked folders, under the file's lock, temp + rename. When something else
- * changes the file in between, it is read again and the write retried.
+ * changes the file in between, it is read again and the write retried: each
+ * such loss is another writer's success, so a few dozen tries outlast any
+ * plausible crowd of writers (twenty `anvil tool todowrite` at once lost the
+ * third try).
  */
 export const replaceFile = (absolute: string, display: string, bytes: Uint8Array, options: CommitOptions): Effect.Effect<CommittedFile, WorkspaceError> =>
   Effect.try({
@@ -36,7 +42,7 @@ export const replaceFile = (absolute: string, display: string, bytes: Uint8Array
           const [done] = commitSync([{ path: before?.real ?? absolute, display, ...(before ? { before } : {}), after: { bytes } }], options)
           return done!
         } catch (e) {
-          if (!(e instanceof ChangedOnDisk) || attempt >= 3) throw e
+          if (!(e instanceof ChangedOnDisk) || attempt >= REPLACE_TRIES) throw e
         }
       }
     },
