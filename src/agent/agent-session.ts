@@ -15,6 +15,7 @@ import { ToolRunner, type ToolRunnerShape } from "../tool-framework/runner.ts"
 import { BackgroundShells } from "../shell/background-shells.ts"
 import type { BackgroundShellsShape } from "../shell/background-types.ts"
 import { expandSlashCommand, localCommands } from "../plugins/claude-commands.ts"
+import { promptAddition } from "../plugins/prompt-addition.ts"
 import { firstOfEachName, localAgents } from "../plugins/claude-agents.ts"
 import { BUILT_IN_PATH } from "../skills/builtin-skills.ts"
 import { invokedSkill, skillPrompt } from "../skills/skill-arguments.ts"
@@ -320,7 +321,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   const offer = offerFromConfig(config, options.alwaysOffer)
   const sessionEvent = { sessionId: writer.id, root: boot.root, transcriptPath: writer.file }
   const additions = await plugins.hooks.call("prompt.system", sessionEvent)
-  const added = additions.flatMap((a) => (typeof a.value === "string" && a.value.trim() !== "" ? [a.value.trim()] : [])).join("\n\n")
+  const added = additions.flatMap((a) => (typeof a.value === "string" && a.value.trim() !== "" ? [promptAddition(a.plugin, a.value.trim(), onProblem)] : [])).join("\n\n")
   const base = options.systemPrompt?.replace ?? systemPrompt(profile, boot.facts, added)
   // What the plugins add (a Claude Code plugin's SessionStart output) is context, not part of a prompt the program
   // replaced: it goes to the model with the first turn, as Claude Code adds a SessionStart hook's context.

@@ -5,7 +5,7 @@ import { answerProblemsLine } from "./claude-answer-check.ts"
 import { hookToolInput, hookToolResponse } from "./claude-hook-input.ts"
 import { jsonDecision } from "./claude-hook-output.ts"
 import type { CommandSpec, HookEvent } from "./claude-hook-specs.ts"
-import { runCommandHook } from "./command-hook.ts"
+import { runCommandHook, type CommandHookOutcome } from "./command-hook.ts"
 import { breakerOpened, hookBreaker } from "./hook-breaker.ts"
 
 /**
@@ -89,8 +89,8 @@ export const commandHooks = (input: CommandHooksInput): Hooks => {
 
   // An answer anvil cannot wholly use is acted on as far as it can be, and what is left out reported: a hook that
   // misspelt its refusal must not pass for one that allowed the call.
-  const read = (event: string, spec: CommandSpec, stdout: string) => {
-    const decision = jsonDecision(stdout, event)
+  const read = (event: string, spec: CommandSpec, out: CommandHookOutcome) => {
+    const decision = jsonDecision(out.stdout, event, out.stdoutCut === true)
     if (decision?.problems) input.onProblem?.(`${input.owner}: ${event} hook '${spec.command}' ${answerProblemsLine(decision.problems)}`)
     // A `systemMessage` is the person's, as in Claude Code: told on the channel of the hooks' reports.
     if (decision?.message) input.onProblem?.(`${input.owner}: ${event} hook says: ${decision.message}`)
@@ -112,7 +112,7 @@ export const commandHooks = (input: CommandHooksInput): Hooks => {
           failed("PreToolUse", spec, out)
           continue
         }
-        const decision = read("PreToolUse", spec, out.stdout)
+        const decision = read("PreToolUse", spec, out)
         // `continue: false` outranks every other answer: the turn ends, and the call with it.
         if (decision?.stop !== undefined) return { stop: decision.stop || `PreToolUse hook '${spec.command}' said continue: false` }
         // Without a reason, the hook's message to the person (hookify's) says why better than nothing would.
@@ -140,7 +140,7 @@ export const commandHooks = (input: CommandHooksInput): Hooks => {
         if (out.exitCode === 2) notes.push(out.stderr.trim() || `PostToolUse hook '${spec.command}' objected to the result`)
         else if (out.exitCode !== 0) failed("PostToolUse", spec, out)
         else {
-          const decision = read("PostToolUse", spec, out.stdout)
+          const decision = read("PostToolUse", spec, out)
           // `continue: false`: the result stands and the turn ends after it; the later hooks do not run.
           if (decision?.stop !== undefined) stop = decision.stop || `PostToolUse hook '${spec.command}' said continue: false`
           else {
@@ -175,7 +175,7 @@ export const commandHooks = (input: CommandHooksInput): Hooks => {
           failed("SessionStart", spec, out)
           continue
         }
-        const text = read("SessionStart", spec, out.stdout)?.context ?? (out.stdout.trim().startsWith("{") ? "" : out.stdout.trim())
+        const text = read("SessionStart", spec, out)?.context ?? (out.stdout.trim().startsWith("{") ? "" : out.stdout.trim())
         if (text !== "") context.push(text)
       }
       return context.length > 0 ? context.join("\n\n") : undefined

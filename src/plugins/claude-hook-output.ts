@@ -1,5 +1,6 @@
 import { Predicate } from "effect"
 import { claudeAnswerProblems } from "./claude-answer-check.ts"
+import { STDOUT_LIMIT } from "./command-hook.ts"
 
 /**
  * What a hook's stdout JSON decides, when it is JSON: a block, a word on the permission ("allow", "ask";
@@ -11,11 +12,14 @@ import { claudeAnswerProblems } from "./claude-answer-check.ts"
 export const jsonDecision = (
   stdout: string,
   event = "PreToolUse",
+  /** The output went past what anvil keeps (command-hook.ts STDOUT_LIMIT): only its beginning is in `stdout`. */
+  cut = false,
 ):
   | { block: boolean; permission?: "allow" | "ask"; reason?: string; updatedInput?: Record<string, unknown>; context?: string; stop?: string; message?: string; problems?: Array<string> }
   | undefined => {
   const text = stdout.trim()
   if (!text.startsWith("{")) return undefined
+  if (cut) return { block: false, problems: [`its output starts with "{" but goes on past ${STDOUT_LIMIT / 1024 / 1024} MiB, more than anvil reads of an answer, so none of it was read`] }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)

@@ -15,15 +15,22 @@ export interface CommandHookOutcome {
   readonly stdout: string
   readonly stderr: string
   readonly timedOut: boolean
+  /** stdout went past STDOUT_LIMIT: `stdout` is its beginning only. */
+  readonly stdoutCut?: boolean
 }
 
-/** Output kept per stream; a hook's answer is a line or a short JSON object. */
-const MAX_OUTPUT = 64 * 1024
+/**
+ * stdout kept: a JSON answer may carry a whole new tool input (`updatedInput` of a large Write), so its limit is
+ * far above any answer's; cut, it would not parse, and a refusal at its end would be lost.
+ */
+export const STDOUT_LIMIT = 16 * 1024 * 1024
+/** stderr kept: a message (the reason of an exit 2, a failure's last words). */
+const STDERR_LIMIT = 64 * 1024
 /** How long output may still arrive after the hook exited (or after what it left running was ended). */
 const OUTPUT_GRACE_MS = 200
 
-/** Reads a stream into memory (at most MAX_OUTPUT bytes kept); `cancel` stops waiting for its end. */
-const collect = (stream: ReadableStream<Uint8Array> | undefined) => {
+/** Reads a stream into memory (at most `limit` bytes kept); `cancel` stops waiting for its end. */
+const collect = (stream: ReadableStream<Uint8Array> | undefined, limit: number) => {
   const chunks: Array<Uint8Array> = []
   let size = 0
   const reader = stream?.getReader()
@@ -32,7 +39,7 @@ const collect = (stream: ReadableStream<Uint8Array> | undefined) => {
       for (;;) {
         const r = await reader!.read()
         if (r.done) return
-        if (size < MAX_OUTPUT) chunks.push(r.value)
+        if (size < limit) chunks.push(r.value.subarray(0, limit - size))
         size += r.value.length
       }
     } catch {
@@ -41,7 +48,8 @@ const collect = (stream: ReadableStream<Uint8Array> | undefined) => {
   })()
   return {
     done: reader ? done : Promise.resolve(),
-    text: () => Buffer.concat(chunks).toString("utf8").slice(0, MAX_OUTPUT),
+    text: () => Buffer.concat(chunks).toString("utf8"),
+    cut: () => size > limit,
     cancel: () => void reader?.cancel().catch(() => undefined),
   }
 }
@@ -100,8 +108,8 @@ const runHook = async (input: Parameters<typeof runCommandHook>[0], wrap: SpawnW
       // The hook need not read its input.
     }
   })()
-  const out = collect(child.stdout)
-  const err = collect(child.stderr)
+  const out = collect(child.stdout, STDOUT_LIMIT)
+  const err = collect(child.stderr, STDERR_LIMIT)
   const exit = await child.exited
   clearTimeout(timer)
   // The hook is done when it exits, not when its output pipes close: what it left running in the background
@@ -118,5 +126,6 @@ const runHook = async (input: Parameters<typeof runCommandHook>[0], wrap: SpawnW
     stdout: out.text(),
     stderr: timedOut ? `timed out after ${input.timeoutMs} ms` : err.text(),
     timedOut,
+    ...(out.cut() ? { stdoutCut: true } : {}),
   }
 }
