@@ -319,7 +319,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   // The project's commands first, then the user's, then the plugins': the first of a name wins.
   const commands = [...localCommands(boot.root, options.env), ...plugins.commands]
   const offer = offerFromConfig(config, options.alwaysOffer)
-  const sessionEvent = { sessionId: writer.id, root: boot.root, transcriptPath: writer.file }
+  const sessionEvent = { sessionId: writer.id, root: boot.root, transcriptPath: writer.file, source: resumed ? ("resume" as const) : ("startup" as const) }
   const additions = await plugins.hooks.call("prompt.system", sessionEvent)
   const added = additions.flatMap((a) => (typeof a.value === "string" && a.value.trim() !== "" ? [promptAddition(a.plugin, a.value.trim(), onProblem)] : [])).join("\n\n")
   const base = options.systemPrompt?.replace ?? systemPrompt(profile, boot.facts, added)

@@ -203,6 +203,8 @@ export interface SessionEvent {
   readonly transcriptPath?: string
   /** Set at `session.end`: how the session ended ("success", "error", "interrupted", …). */
   readonly outcome?: string
+  /** "resume" when the session goes on from its file (`--continue`, `--resume`), else "startup" (Claude Code's SessionStart source). */
+  readonly source?: "startup" | "resume"
 }
 
 /** What a command run by bash is, for `shell.env`. */

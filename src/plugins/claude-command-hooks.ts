@@ -156,18 +156,20 @@ export const commandHooks = (input: CommandHooksInput): Hooks => {
 
   if (specs.SessionStart.length > 0) {
     // SessionStart: what the commands print (plain text, or JSON's hookSpecificOutput.additionalContext) joins the
-    // system prompt of the session, as Claude Code adds it to the context. The matcher is the start's source.
+    // system prompt of the session, as Claude Code adds it to the context. The matcher is the start's source:
+    // `startup`, or `resume` for a session that goes on from its file (--continue, --resume), as in Claude Code.
     hooks["prompt.system"] = async (event): Promise<string | undefined> => {
       opened(event)
+      const source = event.source ?? "startup"
       const context: Array<string> = []
       for (const spec of specs.SessionStart) {
-        if (!spec.selects("startup")) continue
+        if (!spec.selects(source)) continue
         input.beforeRun?.()
         const out = await runCommandHook({
           command: spec.command,
           cwd: input.root,
           env: { ...input.env, ...hookEnv },
-          stdin: JSON.stringify({ ...sessionFields(), hook_event_name: "SessionStart", source: "startup" }),
+          stdin: JSON.stringify({ ...sessionFields(), hook_event_name: "SessionStart", source }),
           timeoutMs: spec.timeoutMs,
           ...(input.confine ? { confine: input.confine } : {}),
         })
