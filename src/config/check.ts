@@ -1,5 +1,6 @@
 import { Result, Schema, SchemaIssue } from "effect"
 import { findNodeAtLocation, type Node } from "jsonc-parser"
+import { claudeSettingsHint } from "./claude-keys.ts"
 import { parseJsoncTree, positionAt, type TextPosition } from "./jsonc.ts"
 import { nearestWord } from "./nearest.ts"
 import type { ConfigWarning } from "./warning.ts"
@@ -55,6 +56,11 @@ export const checkConfig = (file: string, text: string, tree: Node | undefined, 
       const parent = path.slice(0, -1)
       const near = nearestWord(path[path.length - 1]!, keysAt(parent))
       const nearest = near ? dotted([...parent, near.word]) : undefined
+      const claude = claudeSettingsHint(path)
+      if (claude !== undefined) {
+        warnings.push({ file, ...where(path, true), key, kind: "unknown_key", message: `unknown key '${key}', a Claude Code setting: ${claude}` })
+        continue
+      }
       const hint = !near ? "" : near.likely ? ` — did you mean '${nearest}'?` : ` (not an anvil setting; the nearest valid key is '${nearest}')`
       warnings.push({ file, ...where(path, true), key, kind: "unknown_key", message: `unknown key '${key}'${hint}`, ...(nearest ? { nearest } : {}) })
     } else {
