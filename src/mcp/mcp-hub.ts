@@ -313,7 +313,11 @@ export const makeMcpHub = (options: McpHubOptions): McpHub => {
   /** The server's tool names once it is connected and done reading its list. */
   const knownAfterWait = async (e: Entry): Promise<ReadonlyArray<string>> => {
     await connection(e.spec.name)
+    // The connection is there before its first tool list: the whole start is waited for, then a reading under way.
+    await e.connecting?.catch(() => undefined)
     await e.refreshing
+    // A start that failed after its handshake (its tool list) says why, as a call to it would.
+    if (e.status !== "connected") await connection(e.spec.name)
     return e.tools.map((t) => toolNameOf(e.spec.name, t.name))
   }
 

@@ -312,6 +312,17 @@ describe("agent runs with MCP servers", () => {
     expect(results.c1.error.message).toContain('"mcp__tiny__echo": "deny"')
     expect(results.c2.error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'claude-settings': whoami is guarded" })
     expect(results.c3).toMatchObject({ status: "success", text: expect.stringContaining("line 2 of the big result") })
+
+    // A call made once the handshake is done but not the tool list waits for the list, not only the handshake.
+    const listing = setup({})
+    writeFileSync(
+      join(listing.home, ".config", "anvil", "anvil.json"),
+      JSON.stringify({ mcp: { startup_timeout_ms: 0 }, mcpServers: { tiny: { ...tiny(listing.marks, "--list-delay=3000"), permission: "allow" } } }),
+    )
+    const late = openai([{ delay_ms: 1000, tool_calls: [{ name: "mcp__tiny__whoami", arguments: {}, id: "w1" }] }, { text: "done" }])
+    const listed = await run(listing, ["run", "--format", "stream-json", "who am i"], late.env)
+    expect(listed.code).toBe(0)
+    expect(toolResults(lines(listed.stdout))[0]!.envelope).toMatchObject({ status: "success", text: expect.stringContaining("authorization=none") })
   })
 
   test("listChanged: the call right after the one that added a tool finds it, as the list is read again at once", async () => {

@@ -3,11 +3,12 @@
  * in milliseconds and can misbehave on purpose. Run as a program it serves
  * stdio; `makeHandler` serves the same tools over HTTP in the test process.
  *
- *   bun tiny-server.ts [--exit-at-start] [--refuse-init] [--bad-tools] [--clashing-tools] [--protocol=VERSION] [--mark=DIR] [--start-delay=MS]
+ *   bun tiny-server.ts [--exit-at-start] [--refuse-init] [--bad-tools] [--clashing-tools] [--protocol=VERSION] [--mark=DIR] [--start-delay=MS] [--list-delay=MS]
  *
  * --mark=DIR: writes DIR/pid-<pid> at start and DIR/cancelled-<requestId> when a
  * cancel notification arrives, so a test can see what happened. --start-delay=MS:
- * answers nothing before MS milliseconds have passed (a server slow to start).
+ * answers nothing before MS milliseconds have passed (a server slow to start). --list-delay=MS: answers each
+ * tools/list MS milliseconds late (a server whose handshake is done while its tools are not listed yet).
  */
 import { appendFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -190,6 +191,7 @@ if (import.meta.main) {
     clashingTools: process.argv.includes("--clashing-tools"),
   })
   const delay = Number(flag("start-delay") ?? 0)
+  const listDelay = Number(flag("list-delay") ?? 0)
   const started = Bun.sleep(delay)
   let pending = ""
   process.stdin.on("data", (chunk) => {
@@ -201,7 +203,8 @@ if (import.meta.main) {
       if (line.trim() === "") continue
       if (mark) appendFileSync(join(mark, "log"), `${line}\n`)
       const message = JSON.parse(line)
-      void started.then(() => handle(message)).then((answer) => answer !== undefined && send(answer))
+      const wait = message.method === "tools/list" ? started.then(() => Bun.sleep(listDelay)) : started
+      void wait.then(() => handle(message)).then((answer) => answer !== undefined && send(answer))
     }
   })
   process.stdin.on("end", () => process.exit(0))
