@@ -4,7 +4,8 @@ import { ConfigStrictError } from "../config/config.ts"
 import { ignoredSettingsNotice } from "../config/ignored.ts"
 import { AGENT_DEFAULTS } from "../config/sections/agent.ts"
 import { DEFAULT_COMPACTION } from "./compaction.ts"
-import { ModelError } from "../llm/model.ts"
+import { ModelError, type Usage } from "../llm/model.ts"
+import { combineUsage, noUsage } from "../llm/usage.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
 import { ConfigError } from "../config/config.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -244,13 +245,13 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   })
   const mcpReady = mcp.configured ? mcp.startWithin(boot.config.get("mcp.startup_timeout_ms", MCP_DEFAULTS.startup_timeout_ms)) : undefined
   // What the current turn's subagents spent; reset at each turn.
-  let subagentUsage = { inputTokens: 0, outputTokens: 0 }
+  let subagentUsage = noUsage()
   const cost = makeCostMeter({ budgetUsd: options.maxBudgetUsd, ...(options.onNotice ? { onUnknownPrice: options.onNotice } : {}) })
   const fallbacks: ReadonlyArray<FallbackTarget> = (options.fallbackModels ?? []).map((id) => ({ id, make: switchModel(boot, id) }))
   const runtimeOptions = {
     // Their spend goes to the meter request by request, in their own loop (cost below); this is the turn's usage only.
-    onSubagentUsage: (u: { inputTokens: number; outputTokens: number }) => {
-      subagentUsage = { inputTokens: subagentUsage.inputTokens + u.inputTokens, outputTokens: subagentUsage.outputTokens + u.outputTokens }
+    onSubagentUsage: (u: Usage) => {
+      subagentUsage = combineUsage(subagentUsage, u)
     },
     cost,
     fallbacks,
@@ -397,7 +398,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
       const invoked = command ? undefined : invokedSkill(given, boot.skills)
       if (invoked) skillHookSet?.invoked(invoked.skill)
       const prompt = command?.prompt ?? (invoked ? skillPrompt(given, boot.skills, writer.id, BUILT_IN_PATH) : undefined) ?? given
-      subagentUsage = { inputTokens: 0, outputTokens: 0 }
+      subagentUsage = noUsage()
       turnsRun++
       const loopOptions: LoopOptions = {
         // Made for each turn: a turn starts with the session's model again, whatever an earlier one fell back to.

@@ -1,5 +1,6 @@
 import type { Usage } from "../llm/model.ts"
 import { costOf, priceOf } from "../llm/pricing.ts"
+import { combineUsage, noUsage } from "../llm/usage.ts"
 
 /**
  * What a session has spent, per model, since it opened (Claude Code's `total_cost_usd` and `modelUsage`: cumulative
@@ -22,15 +23,14 @@ export const makeCostMeter = (options: {
   /** Told once per model whose price is unknown, when a budget is set: its requests cannot be counted against it. */
   readonly onUnknownPrice?: (message: string) => void
 }): CostMeter => {
-  const models = new Map<string, { inputTokens: number; outputTokens: number; costUsd: number }>()
+  const models = new Map<string, { usage: Usage; costUsd: number }>()
   const told = new Set<string>()
   const budget = options.budgetUsd
   const meter: CostMeter = {
     add: (modelId, usage) => {
-      const row = models.get(modelId) ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 }
+      const row = models.get(modelId) ?? { usage: noUsage(), costUsd: 0 }
       models.set(modelId, row)
-      row.inputTokens += usage.inputTokens
-      row.outputTokens += usage.outputTokens
+      row.usage = combineUsage(row.usage, usage)
       const price = priceOf(modelId)
       if (price) row.costUsd += costOf(price, usage)
       else if (budget !== undefined && !told.has(modelId)) {
@@ -42,7 +42,7 @@ export const makeCostMeter = (options: {
       }
     },
     total: () => [...models.values()].reduce((sum, r) => sum + r.costUsd, 0),
-    byModel: () => [...models].map(([model, r]) => ({ model, usage: { inputTokens: r.inputTokens, outputTokens: r.outputTokens }, costUsd: r.costUsd })),
+    byModel: () => [...models].map(([model, r]) => ({ model, usage: r.usage, costUsd: r.costUsd })),
     overBudget: () => {
       if (budget === undefined) return undefined
       const spent = meter.total()

@@ -4,7 +4,13 @@ import { Envelope } from "../protocol/envelope.ts"
 import { ExecutionMeta } from "../protocol/execution-meta.ts"
 
 const ToolCall = Schema.Struct({ id: Schema.String, name: Schema.String, arguments: Schema.String })
-const TokenUsage = Schema.Struct({ inputTokens: Schema.Number, outputTokens: Schema.Number })
+const TokenUsage = Schema.Struct({
+  inputTokens: Schema.Number,
+  outputTokens: Schema.Number,
+  cacheReadTokens: Schema.optionalKey(Schema.Number),
+  cacheWriteTokens: Schema.optionalKey(Schema.Number),
+  cacheWrite1hTokens: Schema.optionalKey(Schema.Number),
+})
 
 export const UserItem = Schema.Struct({
   type: Schema.Literal("user"),

@@ -1,5 +1,6 @@
 import { Clock, Effect, Fiber } from "effect"
 import { collectTurn, type ModelEvent, type ModelToolSpec } from "../llm/model.ts"
+import { combineUsage, noUsage, sumUsage } from "../llm/usage.ts"
 import { compactHistory, DEFAULT_COMPACTION } from "./compaction.ts"
 import type { TurnReason, TurnResult, TurnStatus } from "./events.ts"
 import { isDocPath } from "./file-changes.ts"
@@ -56,8 +57,8 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       : undefined
     const cancelSignal = options.cancelled
 
-    const usage = { inputTokens: 0, outputTokens: 0 }
-    const compactionUsage = { inputTokens: 0, outputTokens: 0 }
+    let usage = noUsage()
+    let compactionUsage = noUsage()
     let apiMs = 0
     const denied = makeDenials()
     let verifyFailed = false
@@ -79,15 +80,12 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       Effect.gen(function* () {
         if (watcher) yield* Fiber.interrupt(watcher)
         const now = yield* Clock.currentTimeMillis
-        const subagents = options.subagentUsage?.() ?? { inputTokens: 0, outputTokens: 0 }
+        const subagents = options.subagentUsage?.() ?? noUsage()
         const result: TurnResult = {
           status,
           reason,
           answer,
-          usage: {
-            inputTokens: usage.inputTokens + subagents.inputTokens + compactionUsage.inputTokens,
-            outputTokens: usage.outputTokens + subagents.outputTokens + compactionUsage.outputTokens,
-          },
+          usage: sumUsage(usage, subagents, compactionUsage),
           usage_parts: { subagents: { ...subagents }, compaction: { ...compactionUsage } },
           denials: denied.list(),
           stats: {
@@ -118,8 +116,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
       if (!done) return
       conversation.items = [...done.items]
       compactions++
-      compactionUsage.inputTokens += done.usage.inputTokens
-      compactionUsage.outputTokens += done.usage.outputTokens
+      compactionUsage = combineUsage(compactionUsage, done.usage)
       options.cost?.add(model.id, done.usage)
       lastInput = 0
       yield* record({ type: "compaction", replaced: done.replaced, summary: done.summary })
@@ -188,8 +185,7 @@ export const runTurn = (conversation: Conversation, prompt: string, options: Loo
         return yield* finish("cancelled", "cancelled")
       }
       const turn = exit.value
-      usage.inputTokens += turn.usage.inputTokens
-      usage.outputTokens += turn.usage.outputTokens
+      usage = combineUsage(usage, turn.usage)
       options.cost?.add(model.id, turn.usage)
       lastInput = turn.usage.inputTokens + turn.usage.outputTokens
 

@@ -3,6 +3,7 @@ import type { TurnResult } from "../agent/events.ts"
 import type { CostMeter } from "../agent/cost-meter.ts"
 import { newSessionId } from "../agent/session-id.ts"
 import type { Usage } from "../llm/model.ts"
+import { anthropicUsage, uncachedInput } from "../llm/usage.ts"
 import { apiErrorResult, isApiError } from "./claude-api-error.ts"
 import { exitCodeOf } from "./exit-codes.ts"
 import type { ExitSignal } from "./signals.ts"
@@ -19,12 +20,7 @@ export interface ResultContext {
   readonly cost?: CostMeter | undefined
 }
 
-export const anthropicUsage = (u: Usage) => ({
-  input_tokens: u.inputTokens,
-  output_tokens: u.outputTokens,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
-})
+export { anthropicUsage }
 
 /** Claude's result subtypes; the precise cause is in the extra `reason` key. */
 const subtypeOf = (result: TurnResult): string =>
@@ -40,10 +36,11 @@ const subtypeOf = (result: TurnResult): string =>
 const modelUsageOf = (options: ResultContext, result: TurnResult): Record<string, unknown> => {
   const rows = options.cost?.byModel() ?? [{ model: options.model, usage: result.usage, costUsd: 0 }]
   const row = (usage: Usage, costUsd: number) => ({
-    inputTokens: usage.inputTokens,
+    // Claude's split: the uncached prompt tokens, then the cache's.
+    inputTokens: uncachedInput(usage),
     outputTokens: usage.outputTokens,
-    cacheReadInputTokens: 0,
-    cacheCreationInputTokens: 0,
+    cacheReadInputTokens: usage.cacheReadTokens ?? 0,
+    cacheCreationInputTokens: usage.cacheWriteTokens ?? 0,
     webSearchRequests: 0,
     costUSD: costUsd,
     contextWindow: options.contextWindow,
@@ -78,8 +75,8 @@ export const resultMessage = (
       server_tool_use: { web_search_requests: 0 },
       ...(parts
         ? {
-            subagents: { input_tokens: parts.subagents.inputTokens, output_tokens: parts.subagents.outputTokens },
-            compaction: { input_tokens: parts.compaction.inputTokens, output_tokens: parts.compaction.outputTokens },
+            subagents: anthropicUsage(parts.subagents),
+            compaction: anthropicUsage(parts.compaction),
           }
         : {}),
     },

@@ -19,12 +19,14 @@ export const EXIT = {
   denied: 4,
   /** The verify command still failed when the turn ended. */
   verify: 5,
-  /** The step limit (--max-steps) or the budget (claude -p's --max-budget-usd) was reached. */
+  /** The step limit (--max-steps, claude -p's --max-turns) was reached. */
   maxSteps: 6,
   /** The same failing call was repeated until the turn was stopped. */
   repeated: 7,
   // 8: a plugin's code kept anvil's thread busy past its time limit; the watchdog thread ended the process
   // (plugins/watchdog.ts FROZEN_EXIT_CODE), so no result is written.
+  /** The session's spend reached claude -p's --max-budget-usd: apart from the step limit, as the SDK's subtypes are. */
+  maxBudget: 9,
   // Interrupted by SIGINT (Ctrl-C), SIGTERM, SIGHUP: 130 / 143 / 129 (EXIT_SIGNALS, 128 + the signal's number);
   // 141 (SIGPIPE) when standard output's reader went away.
 } as const
@@ -46,8 +48,9 @@ export const exitCodeOf = (result: Pick<TurnResult, "reason">, signal?: ExitSign
     case "verify_failed":
       return EXIT.verify
     case "max_steps":
-    case "max_budget":
       return EXIT.maxSteps
+    case "max_budget":
+      return EXIT.maxBudget
     case "repeated_failure":
       return EXIT.repeated
     case "cancelled":

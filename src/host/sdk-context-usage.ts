@@ -1,5 +1,6 @@
 import type { ContextUsage } from "../agent/context-usage.ts"
 import type { Usage } from "../llm/model.ts"
+import { anthropicUsage } from "../llm/usage.ts"
 
 /**
  * The answer to `get_context_usage` (the Agent SDK's getContextUsage()) in Claude Code's shape: one row per part of
@@ -76,6 +77,6 @@ export const contextUsageResponse = (usage: ContextUsage, lastUsage: Usage | und
     skills: { totalSkills: usage.skills.length, includedSkills: usage.skills.length, tokens: sum(usage.skills), skillFrontmatter: usage.skills.map((k) => ({ name: k.name, source: "anvil", tokens: k.tokens })) },
     autoCompactThreshold: usage.compactAt,
     isAutoCompactEnabled: true,
-    apiUsage: lastUsage ? { input_tokens: lastUsage.inputTokens, output_tokens: lastUsage.outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } : null,
+    apiUsage: lastUsage ? anthropicUsage(lastUsage) : null,
   }
 }

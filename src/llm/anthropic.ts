@@ -1,9 +1,10 @@
 import { anthropicThinking, anthropicThinkingBlocks, anthropicThinkingTracker } from "./thinking.ts"
 import type { ModelHttpShape } from "./http.ts"
-import { ModelError, type FinishReason, type LanguageModelShape, type ModelEvent, type ModelMessage, type ModelRequest } from "./model.ts"
+import { ModelError, type FinishReason, type LanguageModelShape, type ModelEvent, type ModelMessage, type ModelRequest, type Usage } from "./model.ts"
 import { sseModel, type SseDecoder, type SseProviderOptions } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
 import { streamError, unfinishedStream, WHOLE_ANSWER } from "./stream-end.ts"
+import { noUsage, uncachedInput } from "./usage.ts"
 
 /** `baseUrl`: https://api.anthropic.com (a trailing /v1 is accepted), `/v1/messages` is appended. `maxTokens` is required by the Messages API: default 8192. */
 export type AnthropicOptions = SseProviderOptions
@@ -82,12 +83,31 @@ export const anthropicBody = (options: AnthropicOptions, request: ModelRequest):
 const stopReason = (raw: unknown): FinishReason =>
   raw === "end_turn" || raw === "stop_sequence" ? "stop" : raw === "tool_use" ? "tool_calls" : raw === "max_tokens" ? "length" : raw === "refusal" ? "content_filter" : "other"
 
+const count = (v: unknown): number | undefined => (v === undefined || v === null ? undefined : Number(v) || 0)
+
+/**
+ * Anthropic's usage object over what the stream said before (message_delta repeats only some counts, each the total
+ * so far). Its `input_tokens` leaves out the cache's tokens; anvil's `inputTokens` is the whole prompt.
+ */
+const usageOf = (u: Record<string, any>, before: Usage): Usage => {
+  const read = count(u.cache_read_input_tokens) ?? before.cacheReadTokens ?? 0
+  const write = count(u.cache_creation_input_tokens) ?? before.cacheWriteTokens ?? 0
+  const write1h = count(u.cache_creation?.ephemeral_1h_input_tokens) ?? before.cacheWrite1hTokens ?? 0
+  const uncached = count(u.input_tokens) ?? uncachedInput(before)
+  return {
+    inputTokens: uncached + read + write,
+    outputTokens: count(u.output_tokens) ?? before.outputTokens,
+    ...(read > 0 ? { cacheReadTokens: read } : {}),
+    ...(write > 0 ? { cacheWriteTokens: write } : {}),
+    ...(write1h > 0 ? { cacheWrite1hTokens: Math.min(write1h, write) } : {}),
+  }
+}
+
 /** Translates the Messages stream (message_start, content_block_*, message_delta, message_stop) into model events. */
 export const anthropicDecoder = (): SseDecoder => {
   const blocks = new Map<number, { kind: string; id: string; name: string; json: string }>()
   const thinking = anthropicThinkingTracker()
-  let input = 0
-  let output = 0
+  let usage: Usage = noUsage()
   let finished = false
   let seen = false
   let whole: string | undefined
@@ -104,10 +124,8 @@ export const anthropicDecoder = (): SseDecoder => {
     switch (e.type ?? sse.event) {
       // The whole message, from a server that ignored `stream: true`: its blocks as if streamed.
       case "message": {
-        const usage = e.usage ?? {}
-        input = Number(usage.input_tokens ?? 0) + Number(usage.cache_read_input_tokens ?? 0) + Number(usage.cache_creation_input_tokens ?? 0)
-        output = Number(usage.output_tokens ?? 0)
-        out.push({ type: "usage", usage: { inputTokens: input, outputTokens: output } })
+        usage = usageOf(e.usage ?? {}, usage)
+        out.push({ type: "usage", usage })
         const content: Array<any> = Array.isArray(e.content) ? e.content : []
         content.forEach((b, index) => {
           if (b?.type === "thinking" || b?.type === "redacted_thinking") out.push(...thinking.start(index, b)!, ...thinking.stop(index))
@@ -124,10 +142,8 @@ export const anthropicDecoder = (): SseDecoder => {
         break
       }
       case "message_start": {
-        const usage = e.message?.usage ?? {}
-        input = Number(usage.input_tokens ?? 0) + Number(usage.cache_read_input_tokens ?? 0) + Number(usage.cache_creation_input_tokens ?? 0)
-        output = Number(usage.output_tokens ?? 0)
-        out.push({ type: "usage", usage: { inputTokens: input, outputTokens: output } })
+        usage = usageOf(e.message?.usage ?? {}, usage)
+        out.push({ type: "usage", usage })
         break
       }
       case "content_block_start": {
@@ -172,9 +188,8 @@ export const anthropicDecoder = (): SseDecoder => {
         break
       }
       case "message_delta": {
-        if (e.usage?.output_tokens !== undefined) output = Number(e.usage.output_tokens)
-        if (e.usage?.input_tokens !== undefined) input = Math.max(input, Number(e.usage.input_tokens))
-        out.push({ type: "usage", usage: { inputTokens: input, outputTokens: output } })
+        usage = usageOf(e.usage ?? {}, usage)
+        out.push({ type: "usage", usage })
         if (e.delta?.stop_reason) {
           out.push({ type: "finish", reason: stopReason(e.delta.stop_reason) })
           finished = true

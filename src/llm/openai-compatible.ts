@@ -8,6 +8,7 @@ import {
   type ModelMessage,
   type ModelRequest,
   type ModelToolCall,
+  type Usage,
 } from "./model.ts"
 import { sseModel, type SseDecoder, type SseProviderOptions } from "./request.ts"
 import type { SseEvent } from "./sse.ts"
@@ -59,6 +60,16 @@ export const openAiBody = (options: OpenAiCompatibleOptions, request: ModelReque
   ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
   ...reasoningEffort(request),
 })
+
+/** OpenAI's usage chunk; `prompt_tokens` counts the cached tokens too, as anvil's `inputTokens` does. */
+const openAiUsage = (u: Record<string, any>): Usage => {
+  const cached = Number(u.prompt_tokens_details?.cached_tokens ?? 0) || 0
+  return {
+    inputTokens: Number(u.prompt_tokens ?? 0) || 0,
+    outputTokens: Number(u.completion_tokens ?? 0) || 0,
+    ...(cached > 0 ? { cacheReadTokens: cached } : {}),
+  }
+}
 
 const finishReason = (raw: unknown): FinishReason =>
   raw === "stop" ? "stop" : raw === "tool_calls" || raw === "function_call" ? "tool_calls" : raw === "length" ? "length" : raw === "content_filter" ? "content_filter" : "other"
@@ -152,7 +163,7 @@ export const openAiDecoder = (): SseDecoder => {
     if (chunk.usage && typeof chunk.usage === "object") {
       out.push({
         type: "usage",
-        usage: { inputTokens: Number(chunk.usage.prompt_tokens ?? 0), outputTokens: Number(chunk.usage.completion_tokens ?? 0) },
+        usage: openAiUsage(chunk.usage),
       })
     }
     return out

@@ -53,7 +53,7 @@ describe("anvil run for scripts", () => {
       permission_denials: [{ tool_name: "write", tool_use_id: "b1", tool_input: { path: "made.txt", content: "x\n" } }],
     })
     // Usage counts the subagent's requests too.
-    expect(result.usage.subagents).toEqual({ input_tokens: 110, output_tokens: 11 })
+    expect(result.usage.subagents).toEqual({ input_tokens: 110, output_tokens: 11, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 })
     expect(result.usage.input_tokens).toBe(100 + 110 + 200 + 300)
     expect(result.errors[0]).toContain("--allow")
     expect(existsSync(join(root, "made.txt"))).toBe(false)

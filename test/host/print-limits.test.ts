@@ -93,7 +93,7 @@ describe("--max-budget-usd", () => {
     expect(result).toMatchObject({ subtype: "error_max_budget_usd", is_error: true, reason: "max_budget", total_cost_usd: 4.5 })
     expect(result.errors[0]).toContain("Reached maximum budget ($1)")
     expect(result.modelUsage["anthropic/claude-sonnet-4-5"]).toMatchObject({ inputTokens: 1_000_000, outputTokens: 100_000, costUSD: 4.5 })
-    expect(r.code).toBe(6)
+    expect(r.code).toBe(9)
     expect(server.requests.length).toBe(1)
     expect(existsSync(join(root, "made.txt"))).toBe(false)
   })
@@ -192,7 +192,7 @@ describe("subagents (the task tool) under the session's limits", () => {
     expect(result.total_cost_usd).toBeLessThan(3.01)
     const taskResult = out.filter((m) => m.type === "user" && m.parent_tool_use_id == null).map((m) => JSON.stringify(m.message.content))
     expect(taskResult.join("")).toContain("Reached maximum budget ($1)")
-    expect(r.code).toBe(6)
+    expect(r.code).toBe(9)
   })
 
   test("--fallback-model holds in a subagent: its overloaded model hands over to the fallback", async () => {

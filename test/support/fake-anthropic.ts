@@ -8,7 +8,7 @@ export const anthropicFrames = (turn: FakeTurn, index: number, body: any): Array
   const out = [
     event("message_start", {
       type: "message_start",
-      message: { id: `msg_${index + 1}`, type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } },
+      message: { id: `msg_${index + 1}`, type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
     }),
     event("ping", { type: "ping" }),
   ]

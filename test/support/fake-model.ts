@@ -18,7 +18,17 @@ export interface FakeTurn {
   readonly break_after_frames?: number
   /** Send `after_frames` frames, then report `error` inside the stream (an SSE error frame) and close it. */
   readonly stream_error?: { readonly after_frames: number; readonly error: unknown }
-  readonly usage?: { readonly input_tokens: number; readonly output_tokens: number }
+  /**
+   * The reply's usage, in Anthropic's terms (`input_tokens` without the cache's). The OpenAI fake sends the cache
+   * reads as `prompt_tokens_details.cached_tokens`, counted in `prompt_tokens` as OpenAI does.
+   */
+  readonly usage?: {
+    readonly input_tokens: number
+    readonly output_tokens: number
+    readonly cache_read_input_tokens?: number
+    readonly cache_creation_input_tokens?: number
+    readonly cache_creation?: { readonly ephemeral_5m_input_tokens: number; readonly ephemeral_1h_input_tokens: number }
+  }
   /** The turn made from the request it answers (to call a tool with an id an earlier result gave). */
   readonly from?: (body: any) => FakeTurn
 }

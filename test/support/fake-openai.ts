@@ -2,6 +2,17 @@ import { argsText, fakeServer, pieces, withStreamError, type FakeServer, type Fa
 
 const data = (obj: unknown) => `data: ${JSON.stringify(obj)}\n\n`
 
+const openAiUsage = (usage: NonNullable<FakeTurn["usage"]>) => {
+  const cached = usage.cache_read_input_tokens ?? 0
+  const prompt = usage.input_tokens + cached
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: usage.output_tokens,
+    total_tokens: prompt + usage.output_tokens,
+    ...(cached > 0 ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+  }
+}
+
 /** The Chat Completions SSE for one turn: content deltas, tool-call fragments by index, finish, usage, [DONE]. */
 export const openAiFrames = (turn: FakeTurn, index: number, body: any): Array<string> => {
   const id = `chatcmpl-${index + 1}`
@@ -18,7 +29,7 @@ export const openAiFrames = (turn: FakeTurn, index: number, body: any): Array<st
   out.push(chunk({}, turn.tool_calls && turn.tool_calls.length > 0 ? "tool_calls" : "stop"))
   if (body.stream_options?.include_usage) {
     const usage = turn.usage ?? { input_tokens: 100 + index, output_tokens: 10 }
-    out.push(data({ id, object: "chat.completion.chunk", created: 0, model: body.model, choices: [], usage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens } }))
+    out.push(data({ id, object: "chat.completion.chunk", created: 0, model: body.model, choices: [], usage: openAiUsage(usage) }))
   }
   out.push("data: [DONE]\n\n")
   return withStreamError(turn, out, (error) => data({ error }))
