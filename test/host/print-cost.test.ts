@@ -1,32 +1,13 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { mkdirSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
-import { anvilBinary, runBinary } from "../support/binary.ts"
-import { fakeAnthropic } from "../support/fake-anthropic.ts"
-import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
+import { describe, expect, test } from "bun:test"
+import { runBinary } from "../support/binary.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
-import { project, tempDir } from "../support/harness.ts"
+import { printFakes } from "../support/print-fakes.ts"
+import { project } from "../support/harness.ts"
 
 // What `claude -p` (and so an Agent SDK program) is told a session cost: prompt-cache tokens priced at their own
 // rates, and the two limits (turns, budget) told apart by subtype and exit code. Through the compiled binary,
 // against fake model servers on 127.0.0.1 that report cache usage.
-setDefaultTimeout(60_000)
-
-const servers: Array<FakeServer> = []
-afterAll(() => servers.forEach((s) => s.stop()))
-beforeAll(() => void anvilBinary(), 120_000)
-
-const home = () => {
-  const dir = tempDir("anvil-cost-home-")
-  mkdirSync(join(dir, ".config/anvil"), { recursive: true })
-  writeFileSync(join(dir, ".config/anvil/anvil.json"), JSON.stringify({ model_retry: { base_delay_ms: 1 } }))
-  return dir
-}
-const anthropic = (turns: ReadonlyArray<FakeTurn>) => {
-  const server = fakeAnthropic(turns)
-  servers.push(server)
-  return { server, env: { HOME: home(), ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-test" } }
-}
+const { servers, home, anthropic } = printFakes()
 const json = (args: ReadonlyArray<string>, env: Record<string, string>) => runBinary(["-p", "hi", "--output-format", "json", ...args], { cwd: project({}), env })
 const close = (a: number, b: number) => expect(Math.abs(a - b)).toBeLessThan(1e-9)
 

@@ -1,32 +1,15 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { describe, expect, test } from "bun:test"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { anvilBinary, runBinary } from "../support/binary.ts"
-import { fakeAnthropic } from "../support/fake-anthropic.ts"
-import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
+import { runBinary } from "../support/binary.ts"
+import type { FakeTurn } from "../support/fake-model.ts"
 import { fakeOpenAI } from "../support/fake-openai.ts"
+import { printFakes } from "../support/print-fakes.ts"
 import { project, tempDir } from "../support/harness.ts"
 
 // Claude Code's --fallback-model, --max-budget-usd and --add-dir (the Agent SDK's fallbackModel, maxBudgetUsd and
 // additionalDirectories) through the compiled binary, against fake model servers on 127.0.0.1.
-setDefaultTimeout(60_000)
-
-const servers: Array<FakeServer> = []
-afterAll(() => servers.forEach((s) => s.stop()))
-beforeAll(() => void anvilBinary(), 120_000)
-
-/** A HOME whose anvil.json retries at once, so a test waits for no backoff. */
-const home = () => {
-  const dir = tempDir("anvil-limits-home-")
-  mkdirSync(join(dir, ".config/anvil"), { recursive: true })
-  writeFileSync(join(dir, ".config/anvil/anvil.json"), JSON.stringify({ model_retry: { base_delay_ms: 1 } }))
-  return dir
-}
-const anthropic = (turns: ReadonlyArray<FakeTurn>) => {
-  const server = fakeAnthropic(turns)
-  servers.push(server)
-  return { server, env: { HOME: home(), ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-test" } }
-}
+const { servers, home, anthropic } = printFakes()
 const overloaded: FakeTurn = { status: 529, error_body: JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }) }
 const lines = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l))
 const stream = ["--output-format", "stream-json", "--verbose"]
