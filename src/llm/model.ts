@@ -1,5 +1,5 @@
 import { Data, Effect, Stream } from "effect"
-import { combineUsage } from "./usage.ts"
+import { combineUsage, type Usage } from "./usage.ts"
 
 /**
  * The provider-neutral model interface of anvil.
@@ -68,19 +68,7 @@ export interface ModelRequest {
   readonly thinking?: ThinkingRequest
 }
 
-/**
- * A response's tokens. `inputTokens` is the whole prompt, cached or not (what fills the context window); the cache
- * counts are parts of it, priced apart (src/llm/pricing.ts): read from the provider's prompt cache (Anthropic's
- * `cache_read_input_tokens`, OpenAI's `prompt_tokens_details.cached_tokens`) and written to it (Anthropic's
- * `cache_creation_input_tokens`, of which `cacheWrite1hTokens` were kept for an hour). Absent counts are 0.
- */
-export interface Usage {
-  readonly inputTokens: number
-  readonly outputTokens: number
-  readonly cacheReadTokens?: number
-  readonly cacheWriteTokens?: number
-  readonly cacheWrite1hTokens?: number
-}
+export type { Usage } from "./usage.ts"
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other"
 

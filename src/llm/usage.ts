@@ -1,4 +1,16 @@
-import type { Usage } from "./model.ts"
+/**
+ * A response's tokens. `inputTokens` is the whole prompt, cached or not (what fills the context window); the cache
+ * counts are parts of it, priced apart (src/llm/pricing.ts): read from the provider's prompt cache (Anthropic's
+ * `cache_read_input_tokens`, OpenAI's `prompt_tokens_details.cached_tokens`) and written to it (Anthropic's
+ * `cache_creation_input_tokens`, of which `cacheWrite1hTokens` were kept for an hour). Absent counts are 0.
+ */
+export interface Usage {
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly cacheReadTokens?: number
+  readonly cacheWriteTokens?: number
+  readonly cacheWrite1hTokens?: number
+}
 
 const CACHE_KEYS = ["cacheReadTokens", "cacheWriteTokens", "cacheWrite1hTokens"] as const
 
