@@ -11,7 +11,7 @@ import { sdkCommands } from "./sdk-commands.ts"
 import { activeClaudePlugins } from "../plugins/plugin-extras.ts"
 import { mcpServers, streamFor } from "./session-lifecycle.ts"
 import { contextUsageResponse } from "./sdk-context-usage.ts"
-import { thinkingInForce } from "./thinking-flags.ts"
+import { thinkingDisplay, thinkingInForce } from "./thinking-flags.ts"
 
 /**
  * The program's control requests, each answered with one `control_response`: `initialize` (its hooks, servers,
@@ -138,15 +138,15 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
       if (budget !== undefined && budget !== null && !(typeof budget === "number" && Number.isInteger(budget) && budget >= 0)) {
         return channel.fail(id, `max_thinking_tokens is a whole number of tokens or null, not ${JSON.stringify(budget)}`)
       }
-      if (display !== undefined && display !== null && !["summarized", "omitted", "highlights"].includes(display as string)) {
-        return channel.fail(id, `thinking_display is summarized, omitted, highlights or null, not ${JSON.stringify(display)}`)
-      }
-      // For the next model requests of the open session, or from the first one of the session about to open.
-      state.thinking = { ...state.thinking, ...(budget !== undefined ? { maxTokens: budget as number | null } : {}) }
-      state.session?.setThinking(thinkingInForce(state.flags.thinking, state.thinking.maxTokens))
-      // As Claude Code answers where the API has no highlights: an error, the display as it was, the budget applied.
-      if (display === "highlights") return channel.fail(id, "thinking_display 'highlights' is only for Claude Code sessions Anthropic hosts; the display stays as it was")
-      if (display !== undefined) state.thinking = { ...state.thinking, display: display as string | null }
+      const shown = typeof display === "string" ? thinkingDisplay(display, "thinking_display") : {}
+      if (display !== undefined && display !== null && typeof display !== "string") return channel.fail(id, `thinking_display is summarized, omitted or null, not ${JSON.stringify(display)}`)
+      if (shown.error !== undefined && display !== "highlights") return channel.fail(id, shown.error)
+      // For the next model requests of the open session, or from the first one of the session about to open. As Claude
+      // Code answers a display the session cannot send (highlights): an error, the display as it was, the budget applied.
+      const newDisplay = display === null ? { display: null } : shown.display !== undefined ? { display: shown.display } : {}
+      state.thinking = { ...state.thinking, ...(budget !== undefined ? { maxTokens: budget as number | null } : {}), ...newDisplay }
+      state.session?.setThinking(thinkingInForce(state.flags.thinking, state.thinking.maxTokens, state.thinking.display))
+      if (shown.error !== undefined) return channel.fail(id, `${shown.error}; the display stays as it was`)
       channel.succeed(id)
       return
     }

@@ -1,9 +1,8 @@
 /**
  * Claude Code's print-mode flags as anvil takes them (the ones the Agent SDK's query() passes, and those of scripts
- * written for `claude -p`): which take a value, which anvil acts on, which it accepts without acting (diagnostics and
- * display only, reported once), and which it refuses because acting as if it had honoured them would mislead the
- * program (a usage error naming the SDK option and what to do instead). A flag in none of these lists is unknown: it
- * is reported, never fatal, so a newer SDK does not stop anvil.
+ * written for `claude -p`): which take a value, and which anvil refuses because acting as if it had honoured them
+ * would mislead the program (a usage error naming the SDK option and what to do instead); print-flags.ts acts on the
+ * others. A flag in none of these lists is unknown: it is reported, never fatal, so a newer SDK does not stop anvil.
  */
 
 /** Flags that take a value (the next word, or `--flag=value`): their values are never read as prompt words. */
@@ -24,9 +23,6 @@ export const SWITCHES = new Set([
   "--include-hook-events", "--no-session-persistence", "--bare", "--disable-slash-commands", "--session-mirror",
   "--await-initialize", "--managed-settings-in-initialize",
 ])
-
-/** Accepted and reported, not acted on: they change only diagnostics or how thinking is displayed, never what runs. */
-export const NOT_ACTED_ON = new Set(["--debug", "--debug-file", "--thinking-display"])
 
 /**
  * Refused: the SDK option each stands for, and why anvil cannot honour it. (`--permission-prompt-tool` is refused

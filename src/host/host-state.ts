@@ -57,8 +57,8 @@ export interface HostState {
   hooksAbort: AbortController | undefined
   /** The usage of the session's last model response (for get_context_usage). */
   lastUsage: Usage | undefined
-  /** The thinking budget and display set_max_thinking_tokens asked for (the budget applies; see thinking-flags.ts). */
-  thinking: { readonly maxTokens?: number | null; readonly display?: string | null } | undefined
+  /** The thinking budget and display set_max_thinking_tokens asked for (see thinking-flags.ts thinkingInForce). */
+  thinking: { readonly maxTokens?: number | null; readonly display?: "summarized" | "omitted" | null } | undefined
   /** The process's exit status so far. */
   exitCode: number
 }

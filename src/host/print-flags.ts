@@ -7,7 +7,7 @@ import { parseAllowRule, type AllowRule } from "../permission/allow-rule.ts"
 import { anvilName } from "../tool-framework/claude-tools.ts"
 import { readSettingsFlag } from "./settings-flag.ts"
 import { limitFlags, type LimitFlags } from "./limit-flags.ts"
-import { NOT_ACTED_ON, REFUSED, SWITCHES, VALUED } from "./flag-table.ts"
+import { REFUSED, SWITCHES, VALUED } from "./flag-table.ts"
 
 /**
  * Claude Code's print-mode command line, as the Claude Agent SDK (and scripts
@@ -64,6 +64,7 @@ export interface PrintFlags {
   readonly limits: Omit<LimitFlags, "errors">
   /** The prompt given as an argument (`-p "…"`), when any. */
   readonly prompt: string
+  readonly debug?: { readonly file?: string } // --debug (a protocol log on stderr) or --debug-file PATH: debug-log.ts
   /** Flags accepted but not acted on, as given. */
   readonly ignored: ReadonlyArray<string>
   /** Values of honoured flags that cannot be used (`--output-format yaml`): usage errors, never guessed at. */
@@ -132,10 +133,8 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     if (VALUED.has(name)) {
       const value = eq > 0 ? a.slice(eq + 1) : (argv[++i] ?? "")
       values.set(name, [...(values.get(name) ?? []), value])
-      if (NOT_ACTED_ON.has(name)) ignored.push(name)
     } else if (SWITCHES.has(name)) {
       switches.add(name)
-      if (NOT_ACTED_ON.has(name)) ignored.push(name)
     } else {
       // An unknown flag: its value, if it has one, cannot be told from a prompt word; the flag alone is reported.
       ignored.push(name)
@@ -198,7 +197,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
   if (settings.unread.length > 0) ignored.push(`--settings (${settings.unread.join(", ")})`)
   const { errors: limitErrors, ...limits } = limitFlags((flag) => values.get(flag) ?? [], model)
   errors.push(...limitErrors)
-  const thinking = thinkingFlags(one("--max-thinking-tokens"), one("--thinking"))
+  const thinking = thinkingFlags(one("--max-thinking-tokens"), one("--thinking"), one("--thinking-display"))
   if (thinking.error !== undefined) errors.push(thinking.error)
   const schemaText = one("--json-schema")
   let jsonSchema: Record<string, unknown> | undefined
@@ -239,6 +238,7 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
     strictMcpConfig: switches.has("--strict-mcp-config"),
     persistSession: !switches.has("--no-session-persistence"),
     prompt: words.join(" ").trim(),
+    ...(switches.has("--debug") || values.has("--debug-file") ? { debug: values.has("--debug-file") ? { file: one("--debug-file")! } : {} } : {}),
     ignored: [...new Set(ignored)],
     errors,
   }

@@ -9,7 +9,8 @@ import { handleControl } from "./control-requests.ts"
 import { cancelTurn, makeHostState } from "./host-state.ts"
 import { makeHostTurns } from "./host-turns.ts"
 import { makePermissionBridge } from "./permission-bridge.ts"
-import { parsePrintFlags } from "./print-flags.ts"
+import { openDebugLog, loggedIO, type DebugLog } from "./debug-log.ts"
+import { parsePrintFlags, type PrintFlags } from "./print-flags.ts"
 import { printRun } from "./print-run.ts"
 import { closeSession, openSession } from "./session-lifecycle.ts"
 
@@ -34,18 +35,32 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
     given.err(`${flags.errors.map((e) => `anvil: ${e}\n`).join("")}Run 'anvil --help' for usage.\n`)
     return EXIT.usage
   }
+  const debug = openDebugLog(flags.debug, given, argv)
+  if (debug !== undefined && "error" in debug) {
+    given.err(`anvil: ${debug.error}\nRun 'anvil --help' for usage.\n`)
+    return EXIT.usage
+  }
+  const logged = debug !== undefined ? loggedIO(given, debug) : given
   // The program's plugins (`--plugin-dir`) are found where plugin discovery looks for a run's extra folders.
   const io: CliIO =
     flags.pluginDirs.length === 0
-      ? given
+      ? logged
       : {
-          ...given,
+          ...logged,
           env: {
             ...given.env,
             ANVIL_PLUGIN_DIRS: [...(given.env.ANVIL_PLUGIN_DIRS ?? "").split(":").filter((d) => d !== ""), ...flags.pluginDirs.map((d) => resolve(given.cwd, d))].join(":"),
           },
         }
-  if (flags.inputFormat !== "stream-json" || flags.outputFormat !== "stream-json") return printRun(flags, io, root, tools)
+  try {
+    if (flags.inputFormat !== "stream-json" || flags.outputFormat !== "stream-json") return await printRun(flags, io, root, tools)
+    return await hostSession(flags, io, root, tools, debug)
+  } finally {
+    debug?.close()
+  }
+}
+
+const hostSession = async (flags: PrintFlags, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>, debug: DebugLog | undefined): Promise<number> => {
 
   guardNodeStreams()
   const line = (message: Json) => io.out(`${JSON.stringify(message)}\n`)
@@ -70,6 +85,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
   try {
     const source = io.stdinStream?.() ?? new Response(await io.readStdin()).body!
     for await (const input of inputMessages(source, stopInput.signal)) {
+      debug?.write("in", input.kind === "user" ? `user message: ${input.text}` : input.kind === "invalid" ? `line ${input.line}: ${input.error}` : JSON.stringify(input.message))
       if (signals.signal !== undefined) break
       if (input.kind === "user") queue = queue.then(() => turn(input.text))
       else if (input.kind === "invalid") io.err(`anvil: input line ${input.line}: ${input.error}; skipped\n`)

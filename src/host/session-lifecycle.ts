@@ -122,7 +122,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       ...(flags.persistSession ? {} : { persist: false }),
       hooks: [bridge.planGuard, ...hooks.entries],
       systemPrompt: sessionPrompt,
-      ...withThinking(thinkingInForce(flags.thinking, state.thinking?.maxTokens)),
+      ...withThinking(thinkingInForce(flags.thinking, state.thinking?.maxTokens, state.thinking?.display)),
       onSubagentEvent: (parent, event) => state.stream?.event(event, parent),
       ...sessionLimits(flags, io.cwd, onProblem),
     }),

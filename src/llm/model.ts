@@ -34,6 +34,11 @@ export interface ThinkingBlock {
 /** Extended thinking asked for: a budget of tokens, or none for the model's own measure (Anthropic's "adaptive"). */
 export interface ThinkingRequest {
   readonly budgetTokens?: number
+  /**
+   * How the thinking comes back: `summarized` (the text), or `omitted` (each block without its text; Anthropic's
+   * API is asked for it, an OpenAI-compatible server's reasoning is left out by anvil). Unset: the server's default.
+   */
+  readonly display?: "summarized" | "omitted"
 }
 
 export type ModelMessage =

@@ -88,7 +88,10 @@ interface OpenCall {
  * finishes or the stream ends. Servers that omit `index` or `id` are handled
  * (positional index, generated id).
  */
-export const openAiDecoder = (): SseDecoder => {
+export const openAiDecoder = (request?: ModelRequest): SseDecoder => {
+  // Thinking display "omitted", as Anthropic's API answers it: the block is there, its text is not.
+  const omit = request?.thinking?.display === "omitted"
+  let reasoned = false
   const calls = new Map<number, OpenCall>()
   let generated = 0
   let finished = false
@@ -98,8 +101,9 @@ export const openAiDecoder = (): SseDecoder => {
   // The reasoning text streamed so far: one thinking block, closed with the choice.
   let reasoning = ""
   const close = (): Array<ModelEvent> => {
-    const out: Array<ModelEvent> = reasoning === "" ? [] : [{ type: "thinking_end", block: { thinking: reasoning } }]
+    const out: Array<ModelEvent> = reasoning === "" && !reasoned ? [] : [{ type: "thinking_end", block: { thinking: reasoning } }]
     reasoning = ""
+    reasoned = false
     for (const [index, c] of [...calls.entries()].sort(([a], [b]) => a - b)) {
       if (!c.started) out.push({ type: "tool_call_start", index, id: c.id, name: c.name })
       out.push({ type: "tool_call_end", index, call: { id: c.id, name: c.name, arguments: c.args } satisfies ModelToolCall })
@@ -127,7 +131,8 @@ export const openAiDecoder = (): SseDecoder => {
     for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
       const delta = choice.delta ?? choice.message ?? {}
       const thought = reasoningText(delta)
-      if (thought !== undefined) {
+      if (thought !== undefined && omit) reasoned = true
+      else if (thought !== undefined) {
         reasoning += thought
         out.push({ type: "thinking_delta", text: thought })
       }

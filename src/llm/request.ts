@@ -232,7 +232,8 @@ export const sseModel = (
     readonly url: string
     readonly headers: Readonly<Record<string, string>>
     readonly body: (request: ModelRequest) => unknown
-    readonly decoder: () => SseDecoder
+    /** A new decoder for each attempt at `request`. */
+    readonly decoder: (request: ModelRequest) => SseDecoder
   },
 ): LanguageModelShape => {
   const keyHint = options.keyEnv ? `Check ${options.keyEnv}.` : "Check the API key."
@@ -248,7 +249,7 @@ export const sseModel = (
         return withRetries(options.retry ?? DEFAULT_RETRY, (attempt) =>
           decodeSse(
             streamSse(http, { url: wire.url, headers: wire.headers, body, keyHint, ...(options.timeouts ? { timeouts: options.timeouts } : {}) }, attempt),
-            wire.decoder(),
+            wire.decoder(request),
           ),
         )
       }),

@@ -16,10 +16,11 @@ const MIN_BUDGET = 1024
 export const anthropicThinking = (request: ModelRequest, maxTokens: number): Record<string, unknown> => {
   const thinking = request.thinking
   if (thinking === undefined) return {}
-  if (thinking.budgetTokens === undefined) return { thinking: { type: "adaptive" }, max_tokens: maxTokens }
+  const display = thinking.display !== undefined ? { display: thinking.display } : {}
+  if (thinking.budgetTokens === undefined) return { thinking: { type: "adaptive", ...display }, max_tokens: maxTokens }
   const budget = Math.max(MIN_BUDGET, Math.floor(thinking.budgetTokens))
   // The budget must stay under max_tokens: the answer keeps its own allowance on top of a budget that would eat it.
-  return { thinking: { type: "enabled", budget_tokens: budget }, max_tokens: budget < maxTokens ? maxTokens : budget + maxTokens }
+  return { thinking: { type: "enabled", budget_tokens: budget, ...display }, max_tokens: budget < maxTokens ? maxTokens : budget + maxTokens }
 }
 
 /** The Anthropic assistant blocks that carry a turn's thinking back (only those the API can check). */

@@ -29,8 +29,16 @@ describe("Claude print-mode flags", () => {
   test("the Python SDK's command line: --system-prompt \"\" keeps anvil's prompt; prompts from files; newer flags with values", () => {
     const py = parsePrintFlags(["--output-format", "stream-json", "--verbose", "--system-prompt", "", "--thinking-display", "summarized", "--task-budget", "5", "--input-format", "stream-json"])
     expect(py.systemPrompt).toBeUndefined()
-    // --thinking-display changes only how thinking is shown: reported; a task budget anvil cannot send is refused.
-    expect(py.ignored).toEqual(["--thinking-display"])
+    // --thinking-display goes with the thinking it shows (none here); a task budget anvil cannot send is refused.
+    expect(py.ignored).toEqual([])
+    expect(py.thinking).toBeUndefined()
+    expect(parsePrintFlags(["--thinking", "adaptive", "--thinking-display", "omitted"]).thinking).toEqual({ display: "omitted" })
+    expect(parsePrintFlags(["--max-thinking-tokens", "2048", "--thinking-display=summarized"]).thinking).toEqual({ budgetTokens: 2048, display: "summarized" })
+    expect(parsePrintFlags(["--thinking-display", "highlights"]).errors).toEqual(["--thinking-display 'highlights' is only for Claude Code sessions Anthropic hosts; use summarized or omitted"])
+    expect(parsePrintFlags(["--thinking-display", "loud"]).errors).toEqual(["--thinking-display is summarized or omitted, not 'loud'"])
+    expect(parsePrintFlags(["--debug"]).debug).toEqual({})
+    expect(parsePrintFlags(["--debug-file", "d.log"]).debug).toEqual({ file: "d.log" })
+    expect(parsePrintFlags(["--verbose"]).debug).toBeUndefined()
     expect(py.errors).toEqual(["--task-budget (the Agent SDK's taskBudget option) is not supported: anvil sends no API task budget; bound the run with maxTurns or maxBudgetUsd"])
     const dir = tempDir("anvil-prompt-files-")
     writeTree(dir, { "system.md": "You review code.\n", "extra.md": "Be brief.\n" })

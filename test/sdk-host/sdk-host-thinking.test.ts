@@ -104,4 +104,35 @@ describe("extended thinking through the Agent SDK", () => {
     expect(JSON.stringify(server.requests[1]!.body.messages)).not.toContain("Thinking it over.")
     expect(blocksOf(messages)).toEqual([{ type: "thinking", thinking: "Thinking it over.", signature: "" }])
   })
+
+  test("thinking display: Anthropic is asked for it (display: omitted), an OpenAI-compatible server's reasoning is left out; setMaxThinkingTokens changes it for the next request", async () => {
+    const root = project({})
+    const claude = anthropic([{ text: "Done." }])
+    await collect(query({ prompt: "go", options: { ...base(root, claude.env), model: "anthropic/claude-test", thinking: { type: "enabled", budgetTokens: 2048, display: "omitted" } } }))
+    expect(claude.server.requests[0]!.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048, display: "omitted" })
+    const { server, env } = model([{ thinking: "Hidden reasoning.", text: "One." }, { thinking: "Shown reasoning.", text: "Two." }])
+    let release: () => void = () => {}
+    const second = new Promise<void>((r) => (release = r))
+    async function* prompts(): AsyncGenerator<SDKUserMessage> {
+      yield { type: "user", message: { role: "user", content: "first" }, parent_tool_use_id: null, session_id: "" }
+      await second
+      yield { type: "user", message: { role: "user", content: "second" }, parent_tool_use_id: null, session_id: "" }
+    }
+    const q = query({ prompt: prompts(), options: { ...base(root, env), includePartialMessages: true, thinking: { type: "adaptive", display: "omitted" } } })
+    const messages: Array<SDKMessage> = []
+    for await (const m of q) {
+      messages.push(m)
+      if (m.type !== "result") continue
+      if (server.requests.length === 1) {
+        await q.setMaxThinkingTokens(null, "summarized")
+        release()
+      } else break
+    }
+    // The block is there, without its text (as Anthropic's API answers omitted), and no thinking text streams.
+    expect(blocksOf(messages)).toEqual([
+      { type: "thinking", thinking: "", signature: "" },
+      { type: "thinking", thinking: "Shown reasoning.", signature: "" },
+    ])
+    expect(JSON.stringify(messages)).not.toContain("Hidden reasoning")
+  })
 })
