@@ -25,6 +25,18 @@ const anthropic = (turns: ReadonlyArray<FakeTurn>) => {
   return { server, env }
 }
 
+/** Two user messages, the second sent when `release` is called (after the first turn's result). */
+const twoPrompts = () => {
+  let release: () => void = () => {}
+  const second = new Promise<void>((r) => (release = r))
+  async function* prompts(): AsyncGenerator<SDKUserMessage> {
+    yield { type: "user", message: { role: "user", content: "first" }, parent_tool_use_id: null, session_id: "" }
+    await second
+    yield { type: "user", message: { role: "user", content: "second" }, parent_tool_use_id: null, session_id: "" }
+  }
+  return { prompts, release: () => release() }
+}
+
 const blocksOf = (messages: ReadonlyArray<SDKMessage>) =>
   messages.flatMap((m) => (m.type === "assistant" ? (m.message.content as Array<any>) : [])).filter((b) => b.type === "thinking")
 
@@ -81,13 +93,7 @@ describe("extended thinking through the Agent SDK", () => {
   test("OpenAI-compatible: maxThinkingTokens is a reasoning effort, reasoning_content a thinking block; setMaxThinkingTokens(0) turns it off for the next request", async () => {
     const root = project({})
     const { server, env } = model([{ thinking: "Thinking it over.", text: "One." }, { text: "Two." }])
-    let release: () => void = () => {}
-    const second = new Promise<void>((r) => (release = r))
-    async function* prompts(): AsyncGenerator<SDKUserMessage> {
-      yield { type: "user", message: { role: "user", content: "first" }, parent_tool_use_id: null, session_id: "" }
-      await second
-      yield { type: "user", message: { role: "user", content: "second" }, parent_tool_use_id: null, session_id: "" }
-    }
+    const { prompts, release } = twoPrompts()
     const q = query({ prompt: prompts(), options: { ...base(root, env), maxThinkingTokens: 20_000 } })
     const messages: Array<SDKMessage> = []
     for await (const m of q) {
@@ -111,13 +117,7 @@ describe("extended thinking through the Agent SDK", () => {
     await collect(query({ prompt: "go", options: { ...base(root, claude.env), model: "anthropic/claude-test", thinking: { type: "enabled", budgetTokens: 2048, display: "omitted" } } }))
     expect(claude.server.requests[0]!.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048, display: "omitted" })
     const { server, env } = model([{ thinking: "Hidden reasoning.", text: "One." }, { thinking: "Shown reasoning.", text: "Two." }])
-    let release: () => void = () => {}
-    const second = new Promise<void>((r) => (release = r))
-    async function* prompts(): AsyncGenerator<SDKUserMessage> {
-      yield { type: "user", message: { role: "user", content: "first" }, parent_tool_use_id: null, session_id: "" }
-      await second
-      yield { type: "user", message: { role: "user", content: "second" }, parent_tool_use_id: null, session_id: "" }
-    }
+    const { prompts, release } = twoPrompts()
     const q = query({ prompt: prompts(), options: { ...base(root, env), includePartialMessages: true, thinking: { type: "adaptive", display: "omitted" } } })
     const messages: Array<SDKMessage> = []
     for await (const m of q) {
