@@ -11,6 +11,7 @@ import { sdkCommands } from "./sdk-commands.ts"
 import { activeClaudePlugins } from "../plugins/plugin-extras.ts"
 import { mcpServers, streamFor } from "./session-lifecycle.ts"
 import { contextUsageResponse } from "./sdk-context-usage.ts"
+import { initializePlugins } from "./initialize-plugins.ts"
 import { thinkingDisplay, thinkingInForce } from "./thinking-flags.ts"
 
 /**
@@ -38,13 +39,16 @@ const initializePrompt = (request: Json, current: HostState["systemPrompt"]): Ho
 
 /** Answers one `control_request` line. */
 export const handleControl = async (state: HostState, message: Json): Promise<void> => {
-  const { channel, io } = state
+  const { channel } = state
   const id = typeof message.request_id === "string" ? message.request_id : ""
   const request = isRecord(message.request) ? message.request : {}
   switch (request.subtype) {
     case "initialize": {
       state.initialize = request
       state.systemPrompt = initializePrompt(request, state.systemPrompt)
+      const withPlugins = initializePlugins(request.plugins, state.io, state.session !== undefined, state.onProblem)
+      state.io = withPlugins.io
+      const io = state.io
       const root = projectRootOfSync(io.cwd, state.root)
       const read = await readConfig({ root, env: io.env, overrides: skillsOnly(request) })
       // The configuration in force, as the session will have it (the project's settings that need trust left out).
@@ -63,6 +67,7 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
         // The hooks are registered, and a matcher's onFailure is honoured (the SDK refuses "block" without this).
         ...(isRecord(request.hooks) && Object.keys(request.hooks).length > 0 ? { hooks_applied: true } : {}),
         hook_on_failure_supported: true,
+        ...(withPlugins.applied !== undefined ? { plugins_applied: withPlugins.applied } : {}),
         ...(request.mcpServers !== undefined ? { mcp_servers_applied: isRecord(request.mcpServers) } : {}),
         ...(request.disallowedTools !== undefined ? { disallowed_tools_applied: Array.isArray(request.disallowedTools) } : {}),
       })

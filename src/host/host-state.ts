@@ -20,7 +20,8 @@ type Json = Record<string, unknown>
  */
 export interface HostState {
   readonly flags: PrintFlags
-  readonly io: CliIO
+  /** The run's streams, folder and environment (the plugin folders of `initialize` join its ANVIL_PLUGIN_DIRS). */
+  io: CliIO
   readonly root: string | undefined
   /** The built-in tools (the program's `tools` option chooses among them). */
   readonly tools: ReadonlyArray<Tool>

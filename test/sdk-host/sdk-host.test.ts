@@ -166,7 +166,7 @@ describe("the Claude Agent SDK drives anvil", () => {
     expect((messages.find((m) => m.type === "system" && m.subtype === "init") as any).agents).toEqual(["explore", "word-counter"])
   })
 
-  test("the program's plugins (plugins: [{type: 'local'}]) load for the session: a Claude Code plugin's hook blocks a call", async () => {
+  test.each(["argv", "initialize"] as const)("the program's plugins (plugins: [{type: 'local'}], pluginDelivery %s) load for the session: a Claude Code plugin's hook blocks a call", async (pluginDelivery) => {
     const root = project({})
     const plugin = tempDir("anvil-sdk-plugin-")
     writeTree(plugin, {
@@ -176,7 +176,10 @@ describe("the Claude Agent SDK drives anvil", () => {
       }),
     })
     const { env } = model([{ tool_calls: [{ name: "bash", arguments: { command: "sudo ls" }, id: "b1" }] }, { text: "Blocked." }])
-    const messages = await collect(query({ prompt: "go", options: { ...base(root, env), permissionMode: "bypassPermissions", plugins: [{ type: "local", path: plugin }] } }))
+    const q = query({ prompt: "go", options: { ...base(root, env), permissionMode: "bypassPermissions", plugins: [{ type: "local", path: plugin }], pluginDelivery } })
+    // Sent in initialize (the SDK then starts anvil with --await-initialize and no --plugin-dir), they are said to be loaded.
+    if (pluginDelivery === "initialize") expect((await q.initializationResult()).plugins_applied).toBe(true)
+    const messages = await collect(q)
     const blocked = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.tool_use_id === "b1") as any
     expect(blocked.is_error).toBe(true)
     expect(String(blocked.content)).toContain("no sudo here")
