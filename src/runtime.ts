@@ -31,7 +31,8 @@ import type { BulkFs } from "./workspace/bulk-fs.ts"
 import { FileSystem, lazyFileSystem, loadNodeFileSystem } from "./workspace/file-system.ts"
 import { nodePath } from "./workspace/node-path.ts"
 import { projectRootOf } from "./workspace/project-root.ts"
-import { privateStateDir } from "./workspace/state-dir.ts"
+import { privateStateDir, xdgConfigHome } from "./workspace/state-dir.ts"
+import { fromHome } from "./workspace/home-path.ts"
 import { Workspace } from "./workspace/workspace.ts"
 
 /** The services a tool's `run` may require. Plugins get exactly these. */
@@ -199,19 +200,30 @@ export const makeToolContext = (options: RuntimeOptions) =>
     if (sandboxSection.notice) options.sandbox?.onProjectIgnored?.(sandboxSection.notice)
     const listed = (key: string): ReadonlyArray<string> =>
       isRecord(section) && Array.isArray(section[key]) ? (section[key] as ReadonlyArray<unknown>).filter((e): e is string => typeof e === "string") : []
+    // The private state folder holds the spill files when `.anvil` cannot be used: only those are reachable,
+    // not the rest of it (the sandbox's stand-in ledger there names files anvil removes).
+    const spill = [settings.dir, path.join(privateStateDir(root, options.env), "tool-output")]
+    // `~/x` is the home folder's, as in every other path setting (sandbox/protected-paths.ts expandPath).
+    const added = [...listed("allow").map((e) => fromHome(e, options.env.HOME) ?? path.resolve(root, e)), ...(options.sandbox?.addDirs ?? [])]
+    // What the sandbox hides from commands stays out of the file tools' reach there too (loaded only with such folders).
+    const withheld =
+      added.length === 0
+        ? []
+        : (yield* Effect.promise(() => import("./sandbox/tool-reach.ts"))).withheldFromTools(
+            { allowRead: listed("allow_read"), denyRead: listed("deny_read") },
+            root,
+            spill,
+            options.env.HOME,
+            xdgConfigHome(options.env),
+            options.env,
+          )
     yield* add(
       Workspace,
       Workspace.make({
         root,
         cwd: options.cwd,
-        // The private state folder holds the spill files when `.anvil` cannot be used: only those are reachable,
-        // not the rest of it (the sandbox's stand-in ledger there names files anvil removes).
-        extraAllowed: [
-          settings.dir,
-          path.join(privateStateDir(root, options.env), "tool-output"),
-          ...listed("allow").map((e) => path.resolve(root, e)),
-          ...(options.sandbox?.addDirs ?? []),
-        ],
+        extraAllowed: [...spill, ...added],
+        withheld,
         env: options.env,
         // The file tools hold the paths confined commands may not change (sandbox/protected-paths.ts), these too.
         protectedPaths: listed("protected"),

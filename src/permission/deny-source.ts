@@ -4,6 +4,7 @@ import type { PermissionLevel } from "./permission-level.ts"
 import { entryKeyFor, ruleMatches, type ToolRules } from "./rules.ts"
 import { commandParts } from "./command-parts.ts"
 import type { Subjects } from "./subjects.ts"
+import { writtenPattern } from "./root-twins.ts"
 
 /**
  * Which configured rule refuses a call, and in which file, so that a refusal
@@ -46,16 +47,15 @@ export const denyRuleSource = (config: ConfigShape, toolName: string, pattern: s
     p === undefined ? entry === level || (isRecord(entry) && entry["*"] === level) : isRecord(entry) && entry[p] === level
   // The last layer that has the rule is the one in force (later layers win).
   let layer = [...config.layers].reverse().find((l) => isRecord(l.data.permission) && has(l.data.permission[key]))
-  // A root-relative twin of an absolute rule (root-twins.ts) is named as written.
-  if (layer === undefined && pattern?.startsWith("./")) {
-    const tail = pattern.slice(1)
-    const absolute = (entry: unknown) => (isRecord(entry) ? Object.keys(entry).find((k) => k.trim().startsWith("/") && k.trim().endsWith(tail) && has(entry, k)) : undefined)
-    layer = [...config.layers].reverse().find((l) => isRecord(l.data.permission) && absolute(l.data.permission[key]) !== undefined)
-    if (layer) pattern = absolute((layer.data.permission as Record<string, unknown>)[key])
+  // A rule anvil rewrote (a root-relative twin of an absolute rule, a `~/` spelt out; root-twins.ts) is named as written.
+  const written = pattern === undefined ? undefined : writtenPattern(pattern)
+  if (layer === undefined && written !== undefined) {
+    layer = [...config.layers].reverse().find((l) => isRecord(l.data.permission) && has(l.data.permission[key], written))
+    if (layer) pattern = written
   }
   // A level written as `{"*": "deny", …}` is shown so, for the user to find it.
-  const written = pattern ?? (isRecord((layer?.data.permission as Record<string, unknown> | undefined)?.[key] ?? permission[key]) ? "*" : undefined)
-  const rule = written === undefined ? `${JSON.stringify(key)}: "${level}"` : `${JSON.stringify(key)}: {${JSON.stringify(written)}: "${level}"}`
+  const shown = pattern ?? (isRecord((layer?.data.permission as Record<string, unknown> | undefined)?.[key] ?? permission[key]) ? "*" : undefined)
+  const rule = shown === undefined ? `${JSON.stringify(key)}: "${level}"` : `${JSON.stringify(key)}: {${JSON.stringify(shown)}: "${level}"}`
   return { rule, where: layer ? layerName(layer) : "the settings in force" }
 }
 

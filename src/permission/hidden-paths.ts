@@ -95,7 +95,7 @@ const rgExclude = (pattern: string, base: string): string | undefined => {
  * asks about: a search must not show what the user wants to be asked about first. Undefined when nothing is hidden.
  */
 export const hiddenPaths = (config: ConfigShape, toolName: string, asked = false, root?: string): HiddenPaths | undefined => {
-  const permission = withRootTwins(config.get("permission", {} as Record<string, unknown>), root)
+  const permission = withRootTwins(config.get("permission", {} as Record<string, unknown>), root, config.env.HOME)
   const sets = [...new Set(["read", toolName])]
     .map((tool): RuleSet | undefined => {
       const rules = toolRules(permission, tool)

@@ -1,10 +1,10 @@
 import { simpleWildcard, type TextMatcher, type Wildcard } from "../workspace/wildcard.ts"
 import type { SubjectKind } from "./subjects.ts"
 
-/** The folders a root-relative path lies in, outermost first: `a/b/c.txt` → `a`, `a/b`. */
+/** The folders a path lies in, outermost first: `a/b/c.txt` → `a`, `a/b`; `/x/y/z` (a place outside the project) → `/x`, `/x/y`. */
 export const foldersOf = (path: string): ReadonlyArray<string> => {
   const out: Array<string> = []
-  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) out.push(path.slice(0, i))
+  for (let i = path.indexOf("/", path.startsWith("/") ? 1 : 0); i > 0; i = path.indexOf("/", i + 1)) out.push(path.slice(0, i))
   return out
 }
 

@@ -7,6 +7,7 @@ import type { HookPermission, PermissionLevel, Tool } from "../tool-framework/de
 import { Workspace } from "../workspace/workspace.ts"
 import { realLocation } from "../workspace/real-location.ts"
 import { parseShownPath, resolveKeeping } from "../workspace/path-bytes.ts"
+import { fromHome } from "../workspace/home-path.ts"
 import { allowCovers, showAllowRule, type AllowRule } from "./allow-rule.ts"
 import { describeSubjects, pathSubjects, subjectsOf, type Subjects } from "./subjects.ts"
 import { levelFor, toolRules } from "./rules.ts"
@@ -163,7 +164,12 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       const approved: Array<AllowRule> = [...(options.allow ?? [])]
       // A name given back quoted as anvil shows it ("secret.txt", "caf\351.txt") names the same file the tools
       // open (the workspace reads it so), so rules judge the name it stands for, never the quoted text.
-      const absolute = (from: string, given: string): string => resolveKeeping(from, parseShownPath(given), pathService!.resolve)
+      // `~/x` is the home folder's, as the workspace resolves it (never `<cwd>/~/x`): the rules judge the file the tool opens.
+      const absolute = (from: string, given: string): string => {
+        const named = parseShownPath(given)
+        const homed = named === "~" || named.startsWith("~/") ? fromHome(named, workspace?.protection.home) : undefined
+        return homed ?? resolveKeeping(from, named, pathService!.resolve)
+      }
       const normalize = (p: string): string => {
         if (!workspace || !pathService) return parseShownPath(p).replace(/^\.\//, "")
         return workspace.display(absolute(workspace.cwd, p))
@@ -172,10 +178,11 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
       // holds for alias.txt -> secret.txt.
       const leadsTo = (shown: string): string | undefined => {
         if (!workspace || !pathService) return undefined
-        const real = realLocation(absolute(workspace.root, shown))
+        // `shown` is root-relative as results name it (`~/x` there is the project's folder named `~`), never the home folder.
+        const real = realLocation(resolveKeeping(workspace.root, parseShownPath(shown), pathService.resolve))
         return workspace.contains(real) ? workspace.display(real) : undefined
       }
-      const permission = () => withRootTwins(config.get("permission", {} as Record<string, unknown>), workspace?.root)
+      const permission = () => withRootTwins(config.get("permission", {} as Record<string, unknown>), workspace?.root, config.env.HOME)
       const subjectsFor = (tool: Tool, params: unknown): Subjects | undefined => {
         if (!tool.permissionSubjects) return subjectsOf(params, normalize, leadsTo)
         const own = tool.permissionSubjects(params)

@@ -15,4 +15,4 @@ export const wholeRule = (config: ConfigShape, level: "deny" | "ask"): string =>
  * (permissions.ts), and one approved may read them (rule-masks.ts). Undefined otherwise.
  */
 export const readAsksEverything = (config: ConfigShape, root: string | undefined): string | undefined =>
-  toolRules(withRootTwins(config.get("permission", {} as Record<string, unknown>), root), "read")?.level === "ask" ? wholeRule(config, "ask") : undefined
+  toolRules(withRootTwins(config.get("permission", {} as Record<string, unknown>), root, config.env.HOME), "read")?.level === "ask" ? wholeRule(config, "ask") : undefined

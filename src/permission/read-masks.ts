@@ -29,7 +29,7 @@ const levelOf = (r: PatternRule): "deny" | "ask" => (r.level === "ask" ? "ask" :
 
 export const readRuleMasks = (config: ConfigShape, root: string): ReadMasks | undefined => {
   const permission = config.get("permission", {} as Record<string, unknown>)
-  const rules = toolRules(withRootTwins(permission, root), "read")
+  const rules = toolRules(withRootTwins(permission, root, config.env.HOME), "read")
   const level = rules?.level
   if (level === "deny") {
     const everything = wholeRule(config, "deny")

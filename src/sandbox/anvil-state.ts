@@ -9,18 +9,6 @@ interface StandIn {
 }
 
 /**
- * anvil's own folders outside the project, of every project at once: its cache (`$XDG_CACHE_HOME/anvil`,
- * `~/.cache/anvil`: each project's read-rule walk and nested-git stamps, the sandbox probe's and the settings checks'
- * memory) and its settings (`$XDG_CONFIG_HOME/anvil`, `~/.config/anvil`: your own anvil.json, trust.json, plugins).
- * Both places are named whichever the environment picks, since another anvil may run with the other.
- */
-export const anvilStateFolders = (home: string | undefined, env: Readonly<Record<string, string | undefined>>): ReadonlyArray<string> => {
-  const absolute = (v: string | undefined) => (v !== undefined && v.startsWith("/") ? v : undefined)
-  const bases = [absolute(env.XDG_CACHE_HOME), absolute(env.XDG_CONFIG_HOME), ...(home ? [join(home, ".cache"), join(home, ".config")] : [])]
-  return [...new Set(bases.flatMap((b) => (b === undefined ? [] : [join(b, "anvil")])))]
-}
-
-/**
  * Where a missing path `abs` gets its stand-in so that a command cannot make it: the first missing folder on the way
  * (nothing can be made under it), when a writable folder holds its parent; undefined when no command could make it.
  */

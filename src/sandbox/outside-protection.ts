@@ -33,7 +33,7 @@ export const addedFolderEntries = (folders: ReadonlyArray<string>, root: string,
 /**
  * The protected entry, as an absolute path (a trailing `/` marking a folder), that covers any of `paths` in a folder
  * outside the project the file tools may reach (`folders`: `--add-dir`, `sandbox.allow`) or in Claude Code's config
- * folder: the same places a confined command may not change there. Undefined when none does.
+ * folder, or anvil's own state folders: the same places a confined command may not change there. Undefined when none does.
  */
 export const outsideEntryCovering = (
   paths: ReadonlyArray<string>,
@@ -41,9 +41,15 @@ export const outsideEntryCovering = (
   root: string,
   home: string | undefined,
   claudeConfigDir: string | undefined,
+  anvilState: ReadonlyArray<string> = [],
 ): string | undefined => {
   const wanted = paths.map((p) => p.toLowerCase())
   const covers = (place: string) => [place, real(place)].some((at) => at !== undefined && wanted.some((p) => inside(p, at.toLowerCase())))
+  // anvil's own settings (anvil.json, trust.json, plugins) and cache (the read-rule walks, nested-git stamps): a planted
+  // one would loosen every later session, so no file tool writes there, as no confined command can (anvil-state.ts).
+  // A path inside the project is not in them (a realpath each only for one outside it).
+  const state = paths.every((p) => inside(p, root)) ? undefined : anvilState.find((folder) => !inside(root, folder) && covers(folder))
+  if (state !== undefined) return `${state}/`
   // Every write asks: its entries (a realpath each) are looked at only for a path inside the folder.
   const claudeFolder = claudeConfigFolder(home, claudeConfigDir ? { CLAUDE_CONFIG_DIR: claudeConfigDir } : {})
   const claude = claudeFolder !== undefined && covers(claudeFolder) ? claudeConfigEntries(claudeFolder).find((e) => covers(e.replace(/\/$/, ""))) : undefined

@@ -1,12 +1,13 @@
 import { readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, sep } from "node:path"
-import { anvilStateFolders, standInFor, stateGuards } from "./anvil-state.ts"
-import { claudeConfigFolder } from "../workspace/state-dir.ts"
+import { standInFor, stateGuards } from "./anvil-state.ts"
+import { anvilStateFolders, claudeConfigFolder } from "../workspace/state-dir.ts"
 import { addedFolderEntries, claudeConfigEntries } from "./outside-protection.ts"
 import { expandPath, inside, isDir, projectProtection, real } from "./protected-paths.ts"
 import { standInExclude, type GitExclude } from "./git-exclude.ts"
 import { ruleMaskMounts, type MasksRefusal } from "./rule-masks.ts"
-import { BUILTIN_REDACTED, BUILTIN_SECRETS, redactSecrets, secretsFromEnv } from "./secrets.ts"
+import { BUILTIN_REDACTED, redactSecrets, secretsFromEnv } from "./secrets.ts"
+import { secretPlaces } from "./secret-places.ts"
 import type { RuleMask, SandboxMode, SandboxSettings } from "./settings.ts"
 
 /** Where a policy is applied: real paths. */
@@ -178,7 +179,6 @@ const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts, writable:
   const hiddenDirs: Array<string> = []
   const hiddenFiles: Array<string> = []
   const redacted: Array<RedactedFile> = []
-  const builtin = [...BUILTIN_SECRETS, ...(facts.configHome ? [join(facts.configHome, "anvil/")] : []), ...fromEnv.hidden]
   // A set as well as the lists: the read rules may add a thousand places, each checked against all before it.
   const taken = new Set<string>()
   const seen = (p: string) => taken.has(p) || redacted.some((r) => r.path === p)
@@ -187,11 +187,9 @@ const hiddenSecrets = (settings: SandboxSettings, facts: SandboxFacts, writable:
     if (dir) hiddenDirs.push(p)
     else hiddenFiles.push(p)
   }
-  for (const [entry, mayAllow] of [...builtin.map((e) => [e, true] as const), ...settings.denyRead.map((e) => [e, false] as const)]) {
-    const wanted = abs(entry)
-    if (mayAllow && allowed.has(wanted)) continue
-    const p = real(wanted)
-    if (!p || seen(p) || inside(root, p) || inside(facts.sessionTmp, p) || (mayAllow && allowed.has(p))) continue
+  for (const place of secretPlaces(settings, root, home, facts.configHome, facts.env ?? {})) {
+    const p = real(place.path)
+    if (!p || seen(p) || inside(root, p) || inside(facts.sessionTmp, p)) continue
     hide(p, isDir(p))
   }
   for (const entry of [...BUILTIN_REDACTED, ...fromEnv.redacted]) {

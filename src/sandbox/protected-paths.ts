@@ -1,6 +1,7 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs"
 import { dirname, isAbsolute, join, resolve, sep } from "node:path"
 import { gitConfigIncludes, parseGitConfig } from "../workspace/git-config-file.ts"
+import { fromHome } from "../workspace/home-path.ts"
 
 /**
  * The paths of a project that make code run later: the one list both the command sandbox (read-only mounts and
@@ -70,9 +71,11 @@ export const exists = (p: string): boolean => {
   }
 }
 
-/** `~/x` → home/x; relative → against `base`. */
-export const expandPath = (p: string, base: string, home: string | undefined): string =>
-  p === "~" && home ? home : p.startsWith("~/") && home ? join(home, p.slice(2)) : isAbsolute(p) ? p : resolve(base, p)
+/** `~/x` (or `$HOME/x`, workspace/home-path.ts) → home/x; relative → against `base`. */
+export const expandPath = (p: string, base: string, home: string | undefined): string => {
+  const homed = fromHome(p, home)
+  return homed !== undefined ? homed : isAbsolute(p) ? p : resolve(base, p)
+}
 
 export const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep)
 

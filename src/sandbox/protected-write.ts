@@ -52,19 +52,25 @@ export const refuseProtected = (resolved: ResolvedPath, field: string, after = "
     const cell = yield* CallProtection
     const guard = cell?.guard ?? protectionGuard(projectProtection(root, home, extra), root, home)
     if (cell) cell.guard = guard
-    const { folders, claudeConfigDir } = workspace.protection
-    const entry = guard.coveringEntry([resolved.absolute, resolved.real]) ?? outsideEntryCovering([resolved.absolute, resolved.real], folders ?? [], root, home, claudeConfigDir)
+    const { folders, claudeConfigDir, anvilState } = workspace.protection
+    const entry =
+      guard.coveringEntry([resolved.absolute, resolved.real]) ??
+      outsideEntryCovering([resolved.absolute, resolved.real], folders ?? [], root, home, claudeConfigDir, anvilState)
     if (entry === undefined) return
     const own = extra.includes(entry)
     // An entry found through git's config is absolute: shown from the root, as the others are.
     const shown = isAbsolute(entry) ? `${workspace.display(entry.replace(/\/$/, ""))}${entry.endsWith("/") ? "/" : ""}` : entry
+    const state = (anvilState ?? []).some((folder) => `${folder}/` === entry)
+    const what = state
+      ? `it is anvil's own settings and state (a planted setting, trust record or walk record there would loosen later sessions)`
+      : `it makes code run later (git hooks, settings other programs act on)`
     const nextStep = own
       ? `It is listed in sandbox.protected of anvil.json; if it should change, the user can take it out of that list or edit the file themselves.`
       : `If it really should change, ask the user: they can edit it themselves, or approve a bash command run with sandbox: false (a person approves each one).`
     return yield* new WorkspaceError({
       reason: "protected",
       message:
-        `Access denied: ${resolved.display} is a protected path (${shown}): it makes code run later (git hooks, settings other programs act on), ` +
+        `Access denied: ${resolved.display} is a protected path (${shown}): ${what}, ` +
         `so the file tools do not change it, as confined commands cannot.${after} ${nextStep}`,
       field: { name: field, problem: `protected path (${shown})` },
       path: resolved.display,

@@ -18,8 +18,20 @@ export const searchHidden = (toolName: string): Effect.Effect<HiddenPaths | unde
   Effect.gen(function* () {
     const config = yield* Config
     const ws = yield* Workspace
-    return hiddenPaths(config, toolName, SHOWS_CONTENT.has(toolName), ws.root)
+    return withheldToo(ws, hiddenPaths(config, toolName, SHOWS_CONTENT.has(toolName), ws.root))
   })
+
+/**
+ * `hidden` and the secrets the file tools keep out of in the folders outside the project they may reach
+ * (Workspace `withheld`): a search there neither walks into `~/.ssh` nor names what it holds, as a command sees an
+ * empty folder. Such paths are absolute (results name what is outside the project so).
+ */
+const withheldToo = (ws: Workspace["Service"], hidden: HiddenPaths | undefined): HiddenPaths | undefined => {
+  if (!ws.withholds) return hidden
+  const out = (path: string) => path.startsWith("/") && !ws.contains(path)
+  if (hidden === undefined) return { hides: out, rgExcludes: () => [], hidingRule: () => undefined, askRulesIn: () => [] }
+  return { ...hidden, hides: (path, dir) => out(path) || hidden.hides(path, dir) }
+}
 
 /** The refusal of a call about a place read asks about: it would show what read asks before showing. */
 const askedRootMessage = (toolName: string, shown: string, dir: boolean, rule: DenyingRule): string =>

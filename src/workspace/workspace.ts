@@ -3,7 +3,7 @@ import { FileSystem } from "./file-system.ts"
 import { Path } from "effect/Path"
 import { existsSync, realpathSync } from "node:fs"
 import { errnoOf, fromPlatformError } from "./fs-error.ts"
-import { ensureStateDir, plannedStateDir, type Env } from "./state-dir.ts"
+import { anvilStateFolders, ensureStateDir, plannedStateDir, type Env } from "./state-dir.ts"
 import { WorkspaceError } from "./workspace-error.ts"
 import { counted } from "../protocol/plural.ts"
 import { basenameKeeping, decodePath, dirnameKeeping, fsPath, hasEscapedBytes, parseShownPath, resolveKeeping, showPath } from "./path-bytes.ts"
@@ -37,7 +37,9 @@ export interface WorkspaceShape {
    * Unicode form given (NFC or NFD) but does in the other resolves to that one.
    */
   readonly resolve: (input: string, field?: string) => Effect.Effect<ResolvedPath, WorkspaceError>
-  /** Whether an absolute real path lies inside the root or an allowed folder. */
+  /** Set when the allowed folders hold places the tools keep out of all the same (WorkspaceOptions `withheld`), which `contains` refuses. */
+  readonly withholds?: boolean
+  /** Whether an absolute real path lies inside the root or an allowed folder (and not in a withheld place there). */
   readonly contains: (realPath: string) => boolean
   /** How results name an absolute path. */
   readonly display: (absolute: string) => string
@@ -60,7 +62,16 @@ export interface WorkspaceShape {
     readonly folders?: ReadonlyArray<string>
     /** `$CLAUDE_CONFIG_DIR` when set (Claude Code's config folder, else `~/.claude`), whose settings and hooks stay unchanged. */
     readonly claudeConfigDir?: string
+    /** anvil's own settings and cache folders (state-dir.ts anvilStateFolders), which no file tool changes. */
+    readonly anvilState?: ReadonlyArray<string>
   }
+}
+
+/** A place in the folders outside the project that the file tools keep out of (sandbox/tool-reach.ts): absolute, why, and what gives it back. */
+export interface Withheld {
+  readonly path: string
+  readonly why: string
+  readonly nextStep: string
 }
 
 export interface WorkspaceOptions {
@@ -70,6 +81,8 @@ export interface WorkspaceOptions {
   readonly extraAllowed?: ReadonlyArray<string>
   /** The environment (XDG_CACHE_HOME, HOME) for the private state folder. Default: the process's. */
   readonly env?: Env
+  /** Places inside `extraAllowed` the tools may not reach all the same (the command sandbox's secrets there). */
+  readonly withheld?: ReadonlyArray<Withheld>
   /** `sandbox.protected`: more paths the file tools must not change (see WorkspaceShape.protection). */
   readonly protectedPaths?: ReadonlyArray<string>
 }
@@ -105,7 +118,9 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
     const cwd = isWithin(path.sep, root, cwdReal) ? cwdReal : root
     const allowed = [root, ...(options.extraAllowed ?? []).map(realOrSync)]
 
-    const contains = (p: string) => allowed.some((a) => isWithin(path.sep, a, p))
+    const withheld = options.withheld ?? []
+    const withheldAt = (p: string) => (isWithin(path.sep, root, p) ? undefined : withheld.find((w) => isWithin(path.sep, w.path, p)))
+    const contains = (p: string) => allowed.some((a) => isWithin(path.sep, a, p)) && (withheld.length === 0 || withheldAt(p) === undefined)
     const display = (abs: string) => {
       if (!isWithin(path.sep, root, abs)) return showPath(abs)
       const rel = hasEscapedBytes(abs) ? abs.slice(root.length + 1) : path.relative(root, abs)
@@ -135,7 +150,8 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
         // `~` is the home folder, as every shell and most models mean it, never a folder named `~` in the project
         // (that one is `./~`): a write to `~/.bashrc` must not quietly make `<root>/~/.bashrc`.
         const home = input === "~" || input.startsWith("~/") ? env.HOME : undefined
-        if ((input === "~" || input.startsWith("~/")) && (home === undefined || !contains(path.resolve(home, input.slice(2))))) {
+        // A secret there (withheld) is refused below, saying which and why.
+        if ((input === "~" || input.startsWith("~/")) && (home === undefined || !allowed.some((a) => isWithin(path.sep, a, path.resolve(home, input.slice(2)))))) {
           return yield* new WorkspaceError({
             reason: "outside_root",
             message: `Access denied: '${input}' is in your home folder (~), outside the project root. A folder named '~' inside the project is './~'.`,
@@ -162,9 +178,9 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
         // project's own files: it is read from the first folder on it that really lies inside.
         const absolute = contains(named) ? named : (throughLink(named) ?? named)
         const shown = display(absolute)
-        if (!contains(absolute)) return yield* outside(input, field)
+        if (!contains(absolute)) return yield* outside(input, field, false, absolute)
         const { real, exists } = yield* realPathOf(absolute, shown)
-        if (!contains(real)) return yield* outside(input, field, true)
+        if (!contains(real)) return yield* outside(input, field, true, real)
         return { absolute, real, display: shown, exists }
       })
 
@@ -224,14 +240,24 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
         }
       })
 
-    const outside = (input: string, field: string, viaLink = false) =>
-      new WorkspaceError({
+    const outside = (input: string, field: string, viaLink: boolean, at: string) => {
+      const secret = withheld.length === 0 ? undefined : withheldAt(at)
+      if (secret !== undefined && allowed.some((a) => isWithin(path.sep, a, at))) {
+        return new WorkspaceError({
+          reason: "outside_root",
+          message: `Access denied: '${input}' is in ${secret.why}; the file tools keep out of it too, though the folders they may reach hold it. ${secret.nextStep}`,
+          field: { name: field, problem: "a secret the command sandbox hides" },
+          hints: [],
+        })
+      }
+      return new WorkspaceError({
         reason: "outside_root",
         message: viaLink
           ? `Access denied: '${input}' is a symbolic link that leads outside the project root.`
           : `Access denied: '${input}' is outside the project root.`,
         field: { name: field, problem: "outside the project root" },
       })
+    }
 
     // A change killed half way by an earlier run is rolled back before anything else touches the files.
     // The recovery code is loaded only when there is a journal folder (a change was ever made here).
@@ -245,7 +271,7 @@ export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("anv
     }
     const stateDir = (sub: string) => ensureStateDir(root, sub, env)
     const planned = (sub: string) => plannedStateDir(root, sub, env)
-    return Workspace.of({ root, cwd, cwdDisplay: display(cwd), resolve, contains, display, stateDir, plannedStateDir: planned, protection: { extra: options.protectedPaths ?? [], home: env.HOME, folders: allowed.slice(1), ...(env.CLAUDE_CONFIG_DIR ? { claudeConfigDir: env.CLAUDE_CONFIG_DIR } : {}) } })
+    return Workspace.of({ root, cwd, cwdDisplay: display(cwd), resolve, contains, ...(withheld.length > 0 ? { withholds: true } : {}), display, stateDir, plannedStateDir: planned, protection: { extra: options.protectedPaths ?? [], home: env.HOME, folders: allowed.slice(1), anvilState: anvilStateFolders(env.HOME, env), ...(env.CLAUDE_CONFIG_DIR ? { claudeConfigDir: env.CLAUDE_CONFIG_DIR } : {}) } })
   })
 
   /** A Workspace layer for the given root and working directory. */
