@@ -115,8 +115,12 @@ const residuals = (pattern: string, path: string): ReadonlyArray<string> => {
     states = close(next)
     if (states.size === 0) return []
   }
-  // "" left: the pattern names the root itself (or a folder holding it).
-  return [...new Set([...states].map((i) => ps.slice(i).join("/")))]
+  // "" left: the pattern names the root itself (or a folder holding it). A folder's `/**` is written back as `/`.
+  const rest = (i: number) => {
+    const r = ps.slice(i).join("/")
+    return pattern.endsWith("/") && r.endsWith("/**") ? r.slice(0, -2) : r
+  }
+  return [...new Set([...states].map(rest))]
 }
 
 /**
