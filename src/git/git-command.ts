@@ -88,21 +88,44 @@ const printfForm = (arg: string): string => {
 }
 
 /**
- * Rebuilds each argument from its printf form and runs the program with them: `x` keeps trailing line feeds
- * from the command substitution, `shift $n` drops the printf forms, `exec` leaves git itself in the process.
+ * Rebuilds each argument from its printf form: `x` keeps trailing line feeds from the command substitution,
+ * `shift $n` drops the printf forms.
  */
-const REBUILD = 'n=$#; for a do b=$(printf "%bx" "$a"); set -- "$@" "${b%x}"; done; shift "$n"; exec "$@"'
+const REBUILD = 'n=$#; for a do b=$(printf "%bx" "$a"); set -- "$@" "${b%x}"; done; shift "$n"; '
+
+/** The git subcommands that only read: the git tools' status, diffs, log and count. */
+const READS = new Set(["status", "diff", "log", "rev-list"])
 
 /**
- * `git <args>` in `cwd` as it is started. A path argument naming a file whose name is not UTF-8 (a Latin-1
- * `caf\351.txt`) cannot be handed to a program as it is (arguments go out as UTF-8, such a byte as U+FFFD,
- * naming no file): then /bin/sh rebuilds the arguments' bytes from their printf forms and execs git with them.
+ * Before a read, switches off what the repository's own config (.git/config, config.worktree and the files they
+ * include: scopes local and worktree, as `git config --show-scope` tells, includes followed by git itself) says
+ * to run: every filter driver it defines gets an empty `process` (which stops its clean and smudge too) and is
+ * not `required`, so a stat-dirty file is compared as it is. A filter of your own config (git-lfs in
+ * ~/.gitconfig) still runs. GIT_ALLOW_PROTOCOL empty allows no transport, whatever the config says, so a
+ * partial clone's missing object is never fetched (an upload-pack command, an ssh command, a credential helper or
+ * a remote helper the repository names would run). Passed as GIT_CONFIG_COUNT/KEY/VALUE, which hold any driver
+ * name (`-c` splits at the first `=`). `$1` is git.
+ */
+const READ_GUARD =
+  'n=0; while IFS= read -r l; do case $l in local"\t"filter.*|worktree"\t"filter.*) d=${l#*"\t"filter.}; d=${d%.*}; ' +
+  'export "GIT_CONFIG_KEY_$n=filter.$d.process" "GIT_CONFIG_VALUE_$n=" "GIT_CONFIG_KEY_$((n+1))=filter.$d.required" "GIT_CONFIG_VALUE_$((n+1))=false"; n=$((n+2));; esac; done <<E\n' +
+  '$("$1" config --show-scope --name-only --get-regexp \'^filter\\.\')\nE\n' +
+  'export GIT_CONFIG_COUNT=$n GIT_ALLOW_PROTOCOL=; '
+
+/**
+ * `git <args>` in `cwd` as it is started. A read runs behind READ_GUARD, through /bin/sh. A path argument naming
+ * a file whose name is not UTF-8 (a Latin-1 `caf\351.txt`) cannot be handed to a program as it is (arguments go
+ * out as UTF-8, such a byte as U+FFFD, naming no file): then /bin/sh rebuilds the arguments' bytes from their
+ * printf forms first. `exec` leaves git itself in the process.
  */
 export const gitCommand = (setup: GitSetup, cwd: string, args: ReadonlyArray<string>, extraEnv?: Readonly<Record<string, string>>): GitCommand => {
   const all = [...SAFE_ARGS, ...args]
   const env = extraEnv ? { ...setup.env, ...extraEnv } : setup.env
-  if (!args.some(hasEscapedBytes)) return { file: setup.file, args: all, cwd, env }
-  return { file: "/bin/sh", args: ["-c", REBUILD, "sh", printfForm(setup.file), ...all.map(printfForm)], cwd, env }
+  const rebuild = args.some(hasEscapedBytes)
+  const guard = READS.has(args[0] ?? "")
+  if (!rebuild && !guard) return { file: setup.file, args: all, cwd, env }
+  const words = rebuild ? [setup.file, ...all].map(printfForm) : [setup.file, ...all]
+  return { file: "/bin/sh", args: ["-c", `${rebuild ? REBUILD : ""}${guard ? READ_GUARD : ""}exec "$@"`, "sh", ...words], cwd, env }
 }
 
 /** Whether two commands are the same to the last argument and variable. */
