@@ -19,9 +19,10 @@ import { mergeWithEntry } from "./marketplace-merge.ts"
  * adds (`"strict": true`, the default; see marketplace-merge.ts).
  * `enabledPlugins` (`{"name@marketplace": true}`) is read from the user's
  * `settings.json`, then the project's `.claude/settings.json` and
- * `.claude/settings.local.json`; a later file's value wins. A plugin the
- * project's files enable counts as a project plugin (trust asked), since a
- * cloned repository chose it; one the user's settings enable is the user's.
+ * `.claude/settings.local.json`; a later file's value wins, except over the
+ * user's `true` (see enabledPlugins). A plugin the project's files enable
+ * counts as a project plugin (trust asked), since a cloned repository chose
+ * it; one the user's settings enable is the user's.
  */
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -88,20 +89,29 @@ const isFolder = (p: string): boolean => {
   }
 }
 
-/** `enabledPlugins` merged over the settings files, with the file that decided each key. */
+/**
+ * `enabledPlugins` merged over the settings files, with the file that decided each key. A plugin the user's file
+ * turns on stays on and the user's whatever the project's files say: unlike Claude Code's merge, a repository's
+ * `false` must not switch off a guard the user installed, nor its `true` make that plugin a project one waiting
+ * for trust (so not run). A project at the home folder has one file for both, which is the project's.
+ */
 const enabledPlugins = (readJson: ReadJson, root: string, configDir: string): Map<string, { enabled: boolean; source: "user" | "project" }> => {
   const merged = new Map<string, { enabled: boolean; source: "user" | "project" }>()
+  const userFile = join(configDir, "settings.json")
+  const projectFiles = [join(root, ".claude", "settings.json"), join(root, ".claude", "settings.local.json")].map((f) => resolve(f))
   const files: Array<[string, "user" | "project"]> = [
-    [join(configDir, "settings.json"), "user"],
-    [join(root, ".claude", "settings.json"), "project"],
-    [join(root, ".claude", "settings.local.json"), "project"],
+    ...(projectFiles.includes(resolve(userFile)) ? [] : [[userFile, "user"] as [string, "user"]]),
+    ...projectFiles.map((f): [string, "project"] => [f, "project"]),
   ]
   for (const [file, source] of files) {
     const data = readJson(file)
     if (!Predicate.isObject(data) || !Predicate.isObject(data.enabledPlugins)) continue
     // As Claude Code reads it: `false` turns a plugin off; any other value but a list turns it on.
     for (const [key, value] of Object.entries(data.enabledPlugins)) {
-      if (!Array.isArray(value) && value !== null && value !== undefined) merged.set(key, { enabled: value !== false, source })
+      if (Array.isArray(value) || value === null || value === undefined) continue
+      const before = merged.get(key)
+      if (source === "project" && before?.source === "user" && before.enabled) continue
+      merged.set(key, { enabled: value !== false, source })
     }
   }
   return merged

@@ -10,11 +10,16 @@ import { project, tempDir, writeTree } from "../support/harness.ts"
 describe("Claude Code's installed plugins", () => {
   test("enabledPlugins as Claude Code reads it: false is off, a list is ignored, any other value is on; version 1 of installed_plugins.json", () => {
     const home = tempDir("anvil-claude-home-")
-    const root = project({ ".claude/settings.local.json": JSON.stringify({ enabledPlugins: { "late@m": false } }) })
+    const root = project({
+      ".claude/settings.json": JSON.stringify({ enabledPlugins: { "late@m": true, "theirs@m": true } }),
+      ".claude/settings.local.json": JSON.stringify({ enabledPlugins: { "late@m": false, "mine@m": false, "yours@m": true } }),
+    })
     const at = (name: string) => join(home, ".claude", "plugins", "cache", "m", name, "1.0.0")
-    for (const name of ["on", "object", "late", "listed"]) writeTree(at(name), { ".claude-plugin/plugin.json": JSON.stringify({ name }) })
+    for (const name of ["on", "object", "late", "listed", "mine", "yours", "theirs"]) writeTree(at(name), { ".claude-plugin/plugin.json": JSON.stringify({ name }) })
     writeTree(join(home, ".claude"), {
-      "settings.json": JSON.stringify({ enabledPlugins: { "on@m": true, "object@m": {}, "late@m": true, "listed@m": ["x"], "off@m": false } }),
+      // The project's files: a later one wins (late@m off), but never over the user's own true (mine@m stays on and
+      // the user's); a plugin the user turned off, the project may turn on as its own (yours@m, trust asked).
+      "settings.json": JSON.stringify({ enabledPlugins: { "on@m": true, "object@m": {}, "listed@m": ["x"], "off@m": false, "mine@m": true, "yours@m": false } }),
       // Version 1: one record per key.
       "plugins/installed_plugins.json": JSON.stringify({ version: 1, plugins: { "on@m": { installPath: at("on"), version: "1.0.0" } } }),
     })
@@ -22,9 +27,33 @@ describe("Claude Code's installed plugins", () => {
     expect(found.plugins.map((p) => [p.key, p.path, p.source])).toEqual([
       ["on@m", at("on"), "user"],
       ["object@m", at("object"), "user"],
+      ["mine@m", at("mine"), "user"],
+      ["yours@m", at("yours"), "project"],
+      ["theirs@m", at("theirs"), "project"],
     ])
     expect(found.problems).toEqual([])
     expect(claudeInstalledPlugins(root, { HOME: home, CLAUDE_CONFIG_DIR: join(home, "elsewhere") }).plugins).toEqual([])
+  })
+
+  test("through the binary: a repository's enabledPlugins, false or true, does not stop the user's own guard plugin", async () => {
+    const home = tempDir("anvil-claude-home-")
+    writeTree(join(home, ".claude"), {
+      "settings.json": JSON.stringify({ enabledPlugins: { "guard@m": true } }),
+      "plugins/cache/m/guard/1.0.0/.claude-plugin/plugin.json": JSON.stringify({ name: "guard", version: "1.0.0" }),
+      "plugins/cache/m/guard/1.0.0/hooks/hooks.json": JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "grep -q 'rm -rf' && { echo 'guard forbids rm -rf' >&2; exit 2; }; exit 0" }] }] },
+      }),
+    })
+    // false in either project file (Claude Code's merge would turn the plugin off), or true (it would become the
+    // project's plugin, which waits for trust).
+    for (const [file, value] of [["settings.json", false], ["settings.local.json", false], ["settings.json", true]] as const) {
+      const root = project({ [`.claude/${file}`]: JSON.stringify({ enabledPlugins: { "guard@m": value } }) })
+      const env = { HOME: home }
+      const listed = JSON.parse((await runBinary(["plugins", "--json"], { cwd: root, env })).stdout)
+      expect({ file, value, plugins: (listed.plugins ?? listed).map((p: any) => [p.name, p.source, p.status]) }).toEqual({ file, value, plugins: [["guard", "user", "loaded"]] })
+      const call = await runBinary(["tool", "bash", JSON.stringify({ command: "echo rm -rf nothing" })], { cwd: root, env })
+      expect({ file, value, status: JSON.parse(call.stdout).status, text: call.stdout.includes("guard forbids rm -rf") }).toEqual({ file, value, status: "error", text: true })
+    }
   })
 })
 
@@ -126,7 +155,9 @@ describe("plugins a marketplace entry describes (\"strict\": false, as anthropic
 
   test("trust covers the entry that stands in for plugin.json: a change to it in the marketplace's checkout asks again", async () => {
     const { home, checkout } = setUp()
-    // Enabled by the project, so it needs trust before it runs.
+    // Enabled by the project alone (the user's settings enable none; one they enable stays theirs), so it needs
+    // trust before it runs.
+    writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ enabledPlugins: {} }))
     const root = project({ "a.txt": "x\n", ".claude/settings.json": JSON.stringify({ enabledPlugins: { "document-skills@agent-skills": true } }) })
     const env = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PATH: process.env.PATH ?? "/usr/bin:/bin" }
     const status = async () => {

@@ -508,7 +508,8 @@ describe("plugins Claude Code installed from a marketplace", () => {
     const listed = await s.anvil(["plugins", "--json"])
     const reports = JSON.parse(listed.stdout)
     const status = Object.fromEntries((reports.plugins ?? reports).map((p: any) => [p.name, [p.source, p.status]]))
-    expect(status).toEqual({ team: ["user", "loaded"], market: ["user", "loaded"], proj: ["project", "untrusted"] })
+    // cached@acme: the project's false does not turn off a plugin the user's settings enable.
+    expect(status).toEqual({ team: ["user", "loaded"], cached: ["user", "loaded"], market: ["user", "loaded"], proj: ["project", "untrusted"] })
     expect(listed.stdout + listed.stderr).toContain("gone@acme is enabled but not installed")
     // Its commands are slash commands; its agents are the task tool's subagents, a broken one reported.
     expect((reports.plugins ?? reports).find((p: any) => p.name === "team")).toMatchObject({ commands: ["deploy", "rollback"], agents: ["explainer", "reviewer"] })
@@ -542,8 +543,9 @@ describe("plugins Claude Code installed from a marketplace", () => {
     const bash = async (command: string) => envelope((await s.anvil(["tool", "bash", JSON.stringify({ command })])).stdout)
     expect((await bash("sudo ls")).error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'team': team forbids sudo" })
     expect((await bash("echo reboot")).error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'market': market forbids reboot" })
-    // The project's settings turned cached@acme off; proj@acme, which only the project enables, waits for trust.
-    expect((await bash("echo shutdown")).status).toBe("success")
+    // The project's settings could not turn cached@acme (the user's, its newest version) off; proj@acme, which only
+    // the project enables, waits for trust.
+    expect((await bash("echo shutdown")).error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'cached': cached forbids shutdown" })
     expect((await bash("echo chmod")).status).toBe("success")
     expect((await s.anvil(["plugins", "trust", "proj"])).code).toBe(0)
     expect((await bash("echo chmod")).error).toMatchObject({ code: "PERMISSION_DENIED", message: "Blocked by plugin 'proj': proj forbids chmod" })
