@@ -3,6 +3,7 @@ import { AgentSession, AgentSetupError, type AgentSessionOptions, type AgentSess
 import { turnWithoutSteps } from "../agent/events.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makePrinter } from "../terminal/event-printer.ts"
+import { visibleText } from "../terminal/visible-text.ts"
 import { askInTerminal, askVerifyInTerminal } from "../terminal/permission-prompt.ts"
 import { renderMarkdown } from "../terminal/markdown.ts"
 import { makeSpinner } from "../terminal/spinner.ts"
@@ -222,8 +223,9 @@ export const runCommand = async (
     const signal = signals.signal
     if (json) claude.result(result, signal)
     else if (result.answer !== "") {
-      // Markdown rendered for a terminal, the text as written when piped.
-      const answer = renderMarkdown(result.answer, makeStyle(colorEnabled(process.stdout, io.env)))
+      // Markdown rendered for a terminal, where it is shown, never acted on (visible-text.ts); as written when piped.
+      const shown = process.stdout.isTTY === true ? visibleText(result.answer) : result.answer
+      const answer = renderMarkdown(shown, makeStyle(colorEnabled(process.stdout, io.env)))
       io.out(answer.endsWith("\n") ? answer : `${answer}\n`)
     }
     if (signal !== undefined && !json) io.err(interruptedLine(signal))

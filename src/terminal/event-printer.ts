@@ -3,6 +3,7 @@ import type { Spinner } from "./spinner.ts"
 import type { Style } from "./style.ts"
 import { markdownStream } from "./markdown.ts"
 import { describeCall, detailBlock, summaryLine } from "./tool-render.ts"
+import { visibleText } from "./visible-text.ts"
 
 export interface PrinterOptions {
   /** Where the assistant's text goes (stdout in chat). */
@@ -36,7 +37,8 @@ export const makePrinter = (o: PrinterOptions) => {
   let streamed = ""
   const { errStyle: s } = o
   const markdown = o.markdown ? markdownStream(o.outStyle, o.out) : undefined
-  const writeText = (text: string) => (markdown ? markdown.push(text) : o.out(text))
+  // The model's words are shown, never acted on by the terminal (escape sequences, carriage returns; visible-text.ts).
+  const writeText = (text: string) => (markdown ? markdown.push(visibleText(text)) : o.out(visibleText(text)))
   const inputs = new Map<string, { name: string; input: unknown }>()
   const endLine = () => {
     if (!atLineStart) o.out("\n")
@@ -58,7 +60,7 @@ export const makePrinter = (o: PrinterOptions) => {
       case "raw":
         if (!o.showRaw || parent) return
         o.spinner.stop()
-        o.err(`${s.dim(`[raw] ${event.data}`)}\n`)
+        o.err(`${s.dim(`[raw] ${visibleText(event.data)}`)}\n`)
         return
       case "assistant":
         o.spinner.stop()
@@ -93,12 +95,12 @@ export const makePrinter = (o: PrinterOptions) => {
       case "retry":
         o.spinner.stop()
         o.err(
-          `${indent}${s.yellow("retrying")} ${s.dim(`in ${(event.delay_ms / 1000).toFixed(1)} s (retry ${event.attempt} of ${event.max_retries}): ${event.message}`)}\n`,
+          `${indent}${s.yellow("retrying")} ${s.dim(`in ${(event.delay_ms / 1000).toFixed(1)} s (retry ${event.attempt} of ${event.max_retries}): ${visibleText(event.message)}`)}\n`,
         )
         return
       case "model_fallback":
         o.spinner.stop()
-        o.err(`${indent}${s.yellow("fallback")} ${s.dim(`${event.from} failed (${event.message}); ${event.to} answers the rest of this turn`)}\n`)
+        o.err(`${indent}${s.yellow("fallback")} ${s.dim(`${event.from} failed (${visibleText(event.message)}); ${event.to} answers the rest of this turn`)}\n`)
         return
       case "compaction":
         o.err(`${s.dim(`(compacted ${event.replaced} older items into a summary: ~${event.tokens_before} → ~${event.tokens_after} tokens)`)}\n`)
@@ -107,18 +109,18 @@ export const makePrinter = (o: PrinterOptions) => {
         o.spinner.stop()
         o.err(
           event.passed
-            ? `${s.green("✓")} verify ${s.dim(event.command)}\n`
-            : `${s.red("✗")} verify ${s.dim(event.command)} ${s.red(`exit ${event.exit_code}`)}\n`,
+            ? `${s.green("✓")} verify ${s.dim(visibleText(event.command))}\n`
+            : `${s.red("✗")} verify ${s.dim(visibleText(event.command))} ${s.red(`exit ${event.exit_code}`)}\n`,
         )
         return
       case "error":
         o.spinner.stop()
-        if (!parent) o.err(`${s.red("error:")} ${event.message}\n`)
+        if (!parent) o.err(`${s.red("error:")} ${visibleText(event.message)}\n`)
         return
       case "hook_stopped":
         // The reason is the person's to read (the model never sees it).
         o.spinner.stop()
-        o.err(`${indent}${s.yellow("stopped")} by plugin '${event.plugin}': ${event.reason}\n`)
+        o.err(`${indent}${s.yellow("stopped")} by plugin '${visibleText(event.plugin)}': ${visibleText(event.reason)}\n`)
         return
       case "model_request":
       case "turn_end":

@@ -8,6 +8,7 @@ import { showAllowRule } from "../permission/allow-rule.ts"
 import type { Style } from "./style.ts"
 import { colorDiff } from "./tool-render.ts"
 import type { TerminalKey, UserTerminalShape } from "./user-terminal.ts"
+import { visibleText } from "./visible-text.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
 
@@ -102,13 +103,14 @@ const clipLines = (text: string) => {
 export const askInTerminal = (terminal: UserTerminalShape, style: Style, cwd: string, onInterrupt?: () => void) => (request: PermissionRequest): Effect.Effect<AskAnswer> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const preview = clipLines(callPreview(request, cwd))
+      // Shown as it will run: an escape sequence in it must not redraw the prompt into another command.
+      const preview = clipLines(visibleText(callPreview(request, cwd)))
       const isDiff = /^(@@|---|\+\+\+)/m.test(preview)
-      const rule = rulesForAnswer(request.tool, request.subjects).map(showAllowRule).join(", ")
+      const rule = visibleText(rulesForAnswer(request.tool, request.subjects).map(showAllowRule).join(", "))
       yield* terminal.write(
         `\n${style.yellow("?")} ${style.bold(`Allow ${request.tool.name}${request.unconfined ? " outside the sandbox" : ""}?`)}\n` +
-          (request.hook?.decision === "ask" ? `  ${style.dim(`Asked by a hook: ${request.hook.reason ?? "no reason given"}`)}\n` : "") +
-          (request.readAsked !== undefined ? `  ${style.dim(`Asked because the rule ${request.readAsked} asks before any file is read: this command may read any file (the places deny rules name stay hidden).`)}\n` : "") +
+          (request.hook?.decision === "ask" ? `  ${style.dim(`Asked by a hook: ${visibleText(request.hook.reason ?? "no reason given")}`)}\n` : "") +
+          (request.readAsked !== undefined ? `  ${style.dim(`Asked because the rule ${visibleText(request.readAsked)} asks before any file is read: this command may read any file (the places deny rules name stay hidden).`)}\n` : "") +
           `${(isDiff ? colorDiff(preview, style) : preview)
             .split("\n")
             .map((l) => `  ${l}`)
@@ -160,9 +162,10 @@ export const askHostInTerminal = (terminal: UserTerminalShape, style: Style, spi
     Effect.scoped(
       Effect.gen(function* () {
         spinner.stop()
+        const shown = visibleText(host)
         yield* terminal.write(
-          `\n${style.yellow("?")} ${style.bold(`Allow the sandboxed command to connect to ${host}?`)} ${style.dim("(not in sandbox.network)")}\n` +
-            `  ${style.bold("1")} yes, this session   ${style.bold("3")} always (add ${host} to sandbox.network in anvil.json)   ${style.bold("4")} no\n`,
+          `\n${style.yellow("?")} ${style.bold(`Allow the sandboxed command to connect to ${shown}?`)} ${style.dim("(not in sandbox.network)")}\n` +
+            `  ${style.bold("1")} yes, this session   ${style.bold("3")} always (add ${shown} to sandbox.network in anvil.json)   ${style.bold("4")} no\n`,
         )
         const keys = yield* terminal.keys
         for (;;) {
@@ -171,7 +174,7 @@ export const askHostInTerminal = (terminal: UserTerminalShape, style: Style, spi
           const k = (key.text || key.name).toLowerCase()
           const answer = k === "1" || k === "y" || key.name === "return" ? "once" : k === "3" || k === "a" ? "always" : k === "4" || k === "n" || key.name === "escape" || (key.ctrl && key.name === "c") ? "deny" : undefined
           if (answer) {
-            yield* terminal.write(`  ${answer === "deny" ? style.red(`${host} refused`) : style.green(answer === "always" ? `${host} allowed (saved)` : `${host} allowed for this session`)}\n`)
+            yield* terminal.write(`  ${answer === "deny" ? style.red(`${shown} refused`) : style.green(answer === "always" ? `${shown} allowed (saved)` : `${shown} allowed for this session`)}\n`)
             return answer
           }
         }
@@ -191,7 +194,7 @@ export const askVerifyInTerminal = (terminal: UserTerminalShape, style: Style, s
         spinner.stop()
         yield* terminal.write(
           `\n${style.yellow("?")} ${style.bold("Run the project's verify command outside the sandbox?")} ${style.dim(`(${why}; set in its anvil.json, not trusted)`)}\n` +
-            `  $ ${command}\n` +
+            `  $ ${visibleText(command)}\n` +
             `  ${style.red("It runs OUTSIDE the sandbox: it may write anywhere, read your secrets and use the network.")}\n` +
             `  ${style.bold("1")} yes, this session   ${style.bold("3")} always (trust it for this project)   ${style.bold("4")} no, skip auto-verification\n`,
         )

@@ -1,5 +1,6 @@
 import { Effect, Queue } from "effect"
 import type { TerminalKey, UserTerminalShape } from "./user-terminal.ts"
+import { visibleText } from "./visible-text.ts"
 
 export interface QuestionOption {
   readonly label: string
@@ -53,8 +54,9 @@ export const interpretReply = (question: Question, reply: string): Answer | unde
 }
 
 const render = (q: Question, index: number, total: number): string => {
-  const lines = [`${total > 1 ? `(${index + 1}/${total}) ` : ""}[${q.header}] ${q.question}`]
-  q.options.forEach((o, i) => lines.push(`  ${i + 1}. ${shownLabel(o, i)}${o.description ? ` — ${o.description}` : ""}`))
+  // The model wrote every part of a question: shown, never acted on by the terminal.
+  const lines = [`${total > 1 ? `(${index + 1}/${total}) ` : ""}[${visibleText(q.header)}] ${visibleText(q.question)}`]
+  q.options.forEach((o, i) => lines.push(`  ${i + 1}. ${visibleText(shownLabel(o, i))}${o.description ? ` — ${visibleText(o.description)}` : ""}`))
   lines.push(
     q.multiSelect
       ? "Type option numbers (e.g. 1,3) or your own answer, then Enter. Esc cancels all questions."

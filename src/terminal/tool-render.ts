@@ -1,14 +1,15 @@
 import type { Envelope } from "../protocol/envelope.ts"
 import type { Style } from "./style.ts"
+import { visibleText } from "./visible-text.ts"
 
 /** The header of a result: its first line without "# " ("Read: app/main.py", "Bash Error"). */
 export const headerOf = (envelope: Envelope): string => {
   const first = envelope.text.split("\n", 1)[0] ?? ""
-  return first.replace(/^#\s*/, "")
+  return visibleText(first.replace(/^#\s*/, ""))
 }
 
 /** The body of a result: what follows the header line. */
-export const bodyOf = (envelope: Envelope): string => envelope.text.split("\n").slice(1).join("\n").replace(/^\n+/, "").trimEnd()
+export const bodyOf = (envelope: Envelope): string => visibleText(envelope.text.split("\n").slice(1).join("\n").replace(/^\n+/, "").trimEnd())
 
 /** One line summing a result up. */
 export const summaryLine = (envelope: Envelope, style: Style, elapsedMs?: number): string => {
@@ -16,7 +17,7 @@ export const summaryLine = (envelope: Envelope, style: Style, elapsedMs?: number
   const header = headerOf(envelope)
   const detail =
     envelope.status === "error"
-      ? ` ${style.red(`${envelope.error?.code ?? "ERROR"}: ${envelope.error?.message ?? ""}`)}`
+      ? ` ${style.red(`${envelope.error?.code ?? "ERROR"}: ${visibleText(envelope.error?.message ?? "")}`)}`
       : typeof envelope.data.additions === "number" || typeof envelope.data.deletions === "number"
         ? ` ${style.green(`+${Number(envelope.data.additions ?? 0)}`)} ${style.red(`-${Number(envelope.data.deletions ?? 0)}`)}`
         : ""
@@ -48,7 +49,7 @@ export const colorDiff = (diff: string, style: Style): string =>
  */
 export const detailBlock = (envelope: Envelope, style: Style, maxLines = 12): string => {
   if (envelope.status === "error") return ""
-  const diff = typeof envelope.data.diff === "string" && envelope.data.diff !== "" ? envelope.data.diff : undefined
+  const diff = typeof envelope.data.diff === "string" && envelope.data.diff !== "" ? visibleText(envelope.data.diff) : undefined
   const text = diff ?? bodyOf(envelope)
   if (text.trim() === "") return ""
   const lines = text.split("\n")
@@ -61,8 +62,10 @@ export const detailBlock = (envelope: Envelope, style: Style, maxLines = 12): st
     .join("\n")}${more}`
 }
 
-/** A call as the user sees it: `bash  npm test`, `read  src/a.ts`. */
-export const describeCall = (name: string, input: unknown): string => {
+/** A call as the user sees it: `bash  npm test`, `read  src/a.ts` (what the terminal would act on shown instead). */
+export const describeCall = (name: string, input: unknown): string => visibleText(callLine(name, input))
+
+const callLine = (name: string, input: unknown): string => {
   if (typeof input !== "object" || input === null) return `${name} ${String(input ?? "")}`.trim()
   const o = input as Record<string, unknown>
   const main = o.command ?? o.path ?? o.file_path ?? o.pattern ?? o.url ?? o.objective ?? o.expression ?? o.query
