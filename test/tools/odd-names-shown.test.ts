@@ -65,8 +65,10 @@ describe("names with control characters", () => {
 describe("git_add and git_diff with a name that is not UTF-8 (git's command line)", () => {
   test("an argument holding such bytes is handed over by sh in printf's octal form; others run git itself", async () => {
     const setup = { file: "/usr/bin/git", env: {} }
-    expect(gitCommand(setup, "/r", ["diff", "--", "plain\\x"]).file).toBe("/usr/bin/git")
-    const odd = gitCommand(setup, "/r", ["diff", "--", ":(top,literal)caf\udce9\\x\n"])
+    // Not a read (whose guard runs through sh too, git-config-programs.test.ts): git itself.
+    expect(gitCommand(setup, "/r", ["add", "-A", "--", "plain\\x"]).file).toBe("/usr/bin/git")
+    expect(gitCommand(setup, "/r", ["add", "-A", "--", "plain\\x"]).args.at(-1)).toBe("plain\\x")
+    const odd = gitCommand(setup, "/r", ["add", "-A", "--", ":(top,literal)caf\udce9\\x\n"])
     expect(odd.file).toBe("/bin/sh")
     expect(odd.args.at(-1)).toBe(":(top,literal)caf\\0351\\\\x\n")
     // The script rebuilds the exact bytes (a backslash and a final line feed kept) and execs the program with them.
