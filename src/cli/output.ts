@@ -2,6 +2,7 @@ import type { FileSink } from "bun"
 import type { Layer } from "effect"
 import { fstatSync, statSync } from "node:fs"
 import { UserTerminal } from "../terminal/user-terminal.ts"
+import { visibleKeepingColours } from "../terminal/visible-text.ts"
 import { watchReaderGone } from "./reader-gone.ts"
 
 /** Where the CLI writes: stdout for results, stderr for diagnostics. Injected so tests can capture both. */
@@ -63,6 +64,7 @@ const isTerminal = (fd: number): boolean => {
 export const processIO = (): CliIO => {
   let out: FileSink | undefined
   let err: FileSink | undefined
+  let errTerminal: boolean | undefined
   // A reader that went away (`anvil tool … | head -1`: EPIPE; a closed terminal: EIO) ends that stream
   // quietly: what is left is dropped and the command finishes with its usual exit code.
   const gone = { out: false, err: false }
@@ -118,7 +120,8 @@ export const processIO = (): CliIO => {
   }
   return {
     out: (t) => write("out", () => (out ??= Bun.stdout.writer()), t),
-    err: (t) => write("err", () => (err ??= Bun.stderr.writer()), t),
+    // On a terminal, what a notice quotes from the repository is shown, never acted on (terminal/visible-text.ts).
+    err: (t) => write("err", () => (err ??= Bun.stderr.writer()), (errTerminal ??= isTerminal(2)) ? visibleKeepingColours(t) : t),
     readStdin: () => new Response(Bun.stdin.stream()).text(),
     readPipedStdin: (waitMs) => readPiped(waitMs),
     stdinStream: () => Bun.stdin.stream(),

@@ -25,3 +25,14 @@ const standIn = (ch: string): string => {
 
 /** `text` with what a terminal would act on shown instead (see above); text without any is returned as it is. */
 export const visibleText = (text: string): string => (ANY_HIDDEN.test(text) ? text.replace(HIDDEN, standIn) : text)
+
+/** anvil's own colours (SGR: `ESC[…m`), the one escape sequence a line on stderr may carry as it is. */
+const COLOUR = /(\x1b\[[0-9;]*m)/
+
+/**
+ * `text` for a terminal that also shows anvil's own colours: every other sequence or control shown as
+ * visibleText shows it. For stderr, where anvil's notices quote what a repository wrote (an unknown key of its
+ * anvil.json, a hook's output, a server's message) among coloured lines anvil made.
+ */
+export const visibleKeepingColours = (text: string): string =>
+  ANY_HIDDEN.test(text) ? text.split(COLOUR).map((part, i) => (i % 2 === 1 ? part : visibleText(part))).join("") : text

@@ -15,8 +15,11 @@ setDefaultTimeout(120_000)
 const servers: Array<FakeServer> = []
 const { available, tmux, waitFor, kill } = tmuxSession(`anvil-escapes-${process.pid}`)
 
+const notice = tmuxSession(`anvil-notice-${process.pid}`, "notice")
+
 afterAll(() => {
   kill()
+  notice.kill()
   servers.forEach((s) => s.stop())
 })
 
@@ -55,5 +58,17 @@ describe("terminal text from the model and tools", () => {
     text = await waitFor("overwritten")
     expect(text).toContain("All ␛[31mdone␛[0m␍ overwritten")
     expect(existsSync(canary)).toBe(false)
+  })
+
+  test.skipIf(!available)("through the binary: a notice on stderr quotes a repository's anvil.json key as written, not as a terminal reads it", async () => {
+    const root = project({ "a.txt": "a\n", "anvil.json": '{"\\u001b[2J\\u001b[Hodd\\u001b]0;title\\u0007": 1}' })
+    const command = ["env", "-i", `PATH=${process.env.PATH}`, `HOME=${root}`, "TERM=xterm-256color", anvilBinary(), "tool", "read", "--path", "a.txt"]
+      .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
+      .join(" ")
+    notice.tmux("new-session", "-d", "-s", "notice", "-x", "200", "-y", "50", "-c", root, `echo MARK-BEFORE; ${command} >/dev/null; echo "[exited $?]"; sleep 60`)
+    const pane = await notice.waitFor("[exited")
+    // The clear-screen did not wipe what was there before; the key is shown as written.
+    expect(pane).toContain("MARK-BEFORE")
+    expect(pane).toContain("unknown key '␛[2J␛[Hodd␛]0;title␇'")
   })
 })
