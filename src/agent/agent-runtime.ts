@@ -202,8 +202,9 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
               .filter((t) => !own || (t.name !== "task" && t.name !== "question" && (own.tools === undefined || own.tools.includes(t.name)) && !own.disallowedTools?.includes(t.name)))
             // Its own front matter's hooks, around its calls only, while it runs (Claude Code's scope for an agent's hooks).
             const sandbox = Option.getOrUndefined(Context.getOption(services, Sandbox))
-            const tools = options.agentHooks
-              ? withAgentHooks(chosen, own, {
+            const given = { tools: chosen, sources: profileSources(profile, options.toolSources) }
+            const { tools, sources } = options.agentHooks
+              ? withAgentHooks(given, own, {
                   root: options.boot.root,
                   env: options.env,
                   session: { id: options.sessionId },
@@ -211,7 +212,7 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
                   trustProject: options.agentHooks.trustProject,
                   ...(sandbox ? { confine: confinementOf(sandbox) } : {}),
                 })
-              : chosen
+              : given
             const childId = `${options.sessionId}-sub${++counter}`
             const childServices = Layer.mergeAll(
               Layer.succeedContext(services),
@@ -223,7 +224,7 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
             )
             const registry = registryWithLoader(
               tools,
-              profileSources(profile, options.toolSources),
+              sources,
               profileWithheld(profile, options.allTools, options.toolSources),
               Context.get(services, Permissions).deniedOutright,
             )

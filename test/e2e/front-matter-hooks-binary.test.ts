@@ -113,4 +113,24 @@ describe("hooks in a skill's or an agent's front matter, through the binary", ()
     expect(readFileSync(join(root, "main.txt"), "utf8")).toBe("main\n")
     expect(lines(join(root, "hook.log"))).toBe(1)
   })
+
+  test("an agent's hooks see its calls of an MCP server's tools too (a guard on mcp__.*)", async () => {
+    const home = tempDir("anvil-home-")
+    const mcpGuard =
+      "hooks:\n  PreToolUse:\n    - matcher: mcp__.*\n      hooks:\n        - type: command\n" +
+      "          command: 'echo \"no mcp here\" >&2; exit 2'\n"
+    const tiny = { command: process.execPath, args: [join(import.meta.dir, "..", "mcp", "tiny-server.ts")], permission: "allow" }
+    writeTree(home, {
+      ".claude/agents/checker.md": `---\nname: checker\ndescription: Checks things.\n${mcpGuard}---\nYou check.\n`,
+      ".config/anvil/anvil.json": JSON.stringify({ mcpServers: { tiny } }),
+    })
+    const root = project()
+    const echo = (message: string): FakeTurn => ({ tool_calls: [{ name: "mcp__tiny__echo", arguments: { message } }] })
+    const script = [{ tool_calls: [{ name: "task", arguments: { agent: "checker", objective: "check" } }] }, echo("sub"), { text: "checked" }, echo("main"), { text: "done" }]
+    const { out, server } = await run(root, home, "go", script)
+    expect(out.code).toBe(0)
+    expect(sent(server, 2)).toContain("Blocked by agent 'checker': no mcp here")
+    // The calling agent's own call is not the subagent's business.
+    expect(sent(server, 4)).toContain("echo: main")
+  })
 })
