@@ -14,6 +14,7 @@ import { shellExit } from "../process/exit-status.ts"
 import { BackgroundShells, ownedBy } from "../shell/background-shells.ts"
 import { confinementOf, Sandbox } from "../sandbox/sandbox.ts"
 import { withAgentHooks } from "../plugins/agent-hooks.ts"
+import { agentMayCall, agentSources, agentWithheld } from "./custom-agent-tools.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { makeRegistry, type ToolSource } from "../tool-framework/registry.ts"
 import { registryWithLoader } from "../tools/load_tools.ts"
@@ -197,12 +198,10 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
           Effect.gen(function* () {
             const own = custom.find((a) => a.name === request.agent)
             const profile = own ? PROFILES.code : (PROFILES[request.agent as "explore"] ?? PROFILES.explore)
-            const chosen = profile
-              .select(options.allTools)
-              .filter((t) => !own || (t.name !== "task" && t.name !== "question" && (own.tools === undefined || own.tools.includes(t.name)) && !own.disallowedTools?.includes(t.name)))
+            const chosen = profile.select(options.allTools).filter((t) => agentMayCall(own, t))
             // Its own front matter's hooks, around its calls only, while it runs (Claude Code's scope for an agent's hooks).
             const sandbox = Option.getOrUndefined(Context.getOption(services, Sandbox))
-            const given = { tools: chosen, sources: profileSources(profile, options.toolSources) }
+            const given = { tools: chosen, sources: agentSources(own, profileSources(profile, options.toolSources)) }
             const { tools, sources } = options.agentHooks
               ? withAgentHooks(given, own, {
                   root: options.boot.root,
@@ -225,7 +224,7 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
             const registry = registryWithLoader(
               tools,
               sources,
-              profileWithheld(profile, options.allTools, options.toolSources),
+              agentWithheld(own, options.allTools, options.toolSources ?? [], profileWithheld(profile, options.allTools, options.toolSources)),
               Context.get(services, Permissions).deniedOutright,
             )
             const runnerLayer = ToolRunner.layer<ToolServices>(registry).pipe(
