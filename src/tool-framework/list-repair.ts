@@ -4,15 +4,18 @@ import { PLACEHOLDER } from "./placeholder.ts"
 /** Up to this many characters a value given is shown again; anything longer is named, not repeated. */
 const ECHO_MAX = 120
 
+/** What a hint shows in place of a value given too long to repeat. */
+export const AS_BEFORE = "<as before>"
+
 /**
  * A value shown again in a hint as it was given; anything longer is named, not repeated. A short list or object
  * stays one (`paths=["a.txt"]`): named as a string, it would lead the model to send a string.
  */
 export const echo = (value: unknown): unknown => {
   if (typeof value === "number" || typeof value === "boolean") return value
-  if (typeof value === "string") return value.length <= ECHO_MAX && !value.includes("\n") ? value : "<as before>"
+  if (typeof value === "string") return value.length <= ECHO_MAX && !value.includes("\n") ? value : AS_BEFORE
   const json = typeof value === "object" && value !== null ? JSON.stringify(value) : undefined
-  return json !== undefined && json.length <= ECHO_MAX && !json.includes("\\n") ? value : "<as before>"
+  return json !== undefined && json.length <= ECHO_MAX && !json.includes("\\n") ? value : AS_BEFORE
 }
 
 /** The faults of one list item: the fields to ask for again, and the fields it does not take (left out). */
@@ -95,4 +98,19 @@ export const standIn = (
   if (!Array.isArray(items) || !Array.isArray(shaped)) return shaped
   const faults = itemFaults(param, fields, items.length)
   return faults.size === 0 ? shaped : repairedList(items, faults, shaped[0])
+}
+
+/**
+ * The first value of a call that is a hint's stand-in copied as it stood (`"<as before>"`, `"<correct_value>"`), with
+ * where it is (`edits.0.new_string`): a model that copies a next step whole would otherwise write the stand-in into
+ * a file or a plan in place of the text it stood for.
+ */
+export const copiedStandIn = (value: unknown, at: ReadonlyArray<string> = [], depth = 0): { readonly field: string; readonly value: string } | undefined => {
+  if (value === AS_BEFORE || value === PLACEHOLDER) return { field: at.join(".") || "(root)", value }
+  if (depth > 4 || typeof value !== "object" || value === null) return undefined
+  for (const [k, v] of Object.entries(value)) {
+    const found = copiedStandIn(v, [...at, k], depth + 1)
+    if (found) return found
+  }
+  return undefined
 }

@@ -5,8 +5,8 @@ import { hint } from "../protocol/hint.ts"
 import { ToolError } from "../protocol/tool-error.ts"
 import { capText, checkInputLimits } from "./input-limits.ts"
 import { isRecord } from "../protocol/is-record.ts"
-import { placeholderFor } from "./placeholder.ts"
-import { standIn } from "./list-repair.ts"
+import { PLACEHOLDER, placeholderFor } from "./placeholder.ts"
+import { copiedStandIn, standIn } from "./list-repair.ts"
 
 /**
  * The host's Schema functions a decode needs, named one by one. Using the `Schema` namespace itself as a value
@@ -136,6 +136,19 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
   for (const [list, names] of itemAliases) {
     const items = renamed[list]
     if (Array.isArray(items)) renamed[list] = items.map((item) => (isRecord(item) ? renameKeys(item, names) : item))
+  }
+  const copied = copiedStandIn(renamed)
+  if (copied !== undefined) {
+    const why = `${copied.field} is "${copied.value}", a stand-in a recommended step shows, not a value`
+    return {
+      ok: false,
+      error: new ToolError({
+        code: "INVALID_PARAM",
+        message: `Invalid parameters for ${tool.name}: ${capText(why, 300)}`,
+        fieldErrors: [{ field: capText(copied.field, 200), message: `"${copied.value}" is a stand-in, not a value` }],
+        nextStep: `call ${tool.title} again with ${capText(copied.field, 200)} written out: ${copied.value === PLACEHOLDER ? "the value it needs" : "the value given for it in the earlier call"}.`,
+      }),
+    }
   }
   const exit = schemaModuleOf(tool).decodeUnknownExit(tool.parameters, { errors: "all", onExcessProperty: "error" })(renamed)
   if (exit._tag === "Success") return { ok: true, value: exit.value }

@@ -104,6 +104,25 @@ describe("every error names a next step", () => {
     })
   }, 120_000)
 
+  test("through the binary: a step copied whole, its stand-ins with it, is refused and nothing is written", async () => {
+    const root = project({ "f.txt": "a\nb\n" })
+    const home = tempDir("anvil-home-")
+    const call = async (name: string, params: unknown) => JSON.parse((await runBinary(["tool", name, JSON.stringify(params)], { cwd: root, env: { HOME: home } })).stdout)
+    await call("read", { path: "f.txt" })
+    // The first edit's long text is shown as "<as before>" in the step for the second's missing new_string.
+    const long = `A${"x".repeat(130)}`
+    const refused = await call("multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: long }, { old_string: "b" }] })
+    expect(nextSteps(refused.text)[0]).toBe('MultiEdit(edits=[{"old_string":"a","new_string":"<as before>"},{"old_string":"b","new_string":"<correct_value>"}])')
+    const copied = await call("multiedit", { path: "f.txt", edits: [{ old_string: "a", new_string: "<as before>" }, { old_string: "b", new_string: "B" }] })
+    expect(copied.error).toMatchObject({ code: "INVALID_PARAM", field_errors: [{ field: "edits.0.new_string", message: '"<as before>" is a stand-in, not a value' }] })
+    expect(copied.text).toContain("Next step: call MultiEdit again with edits.0.new_string written out: the value given for it in the earlier call.")
+    expect(readFileSync(join(root, "f.txt"), "utf8")).toBe("a\nb\n")
+    const plan = await call("todowrite", { todos: [{ content: "<as before>", status: "in_progress" }] })
+    expect(plan.error).toMatchObject({ code: "INVALID_PARAM", field_errors: [{ field: "todos.0.content" }] })
+    const placeholder = await call("write", { path: "g.txt", content: "<correct_value>" })
+    expect(placeholder.text).toContain("Next step: call Write again with content written out: the value it needs.")
+  }, 120_000)
+
   test("a binary file is looked at; a binary patch is tried again without its binary part", async () => {
     const root = project({ "b.bin": new Uint8Array([0x78, 0x00, 0x79]) })
     for (const [name, params] of [
