@@ -30,7 +30,7 @@ export const withAgentHooks = (
   const hooks = agent?.hooks
   if (!agent || !hooks) return given
   if (hooks.project) {
-    const trusted = frontMatterHooksTrusted({ kind: "agent", name: agent.name, path: hooks.file, root: input.root, env: input.env, trustProject: input.trustProject })
+    const trusted = frontMatterHooksTrusted({ kind: "agent", name: agent.name, path: hooks.file, file: hooks.file, declared: hooks.value, root: input.root, env: input.env, trustProject: input.trustProject })
     if (trusted !== true) {
       input.onProblem(trusted)
       return given

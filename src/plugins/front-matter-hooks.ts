@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs"
 import { Effect } from "effect"
+import { AGENT_FIELDS, parseContinuedFrontMatter, SKILL_FIELDS } from "../skills/front-matter-continued.ts"
 import type { CommandConfinement } from "../sandbox/sandbox-contract.ts"
 import { makeTrust } from "../trust/trust.ts"
 import { commandHooks } from "./claude-command-hooks.ts"
@@ -35,12 +37,16 @@ export const frontMatterHookSubject = (kind: "skill" | "agent", name: string, pa
 
 /**
  * Whether a project's skill or agent may run its hooks: its trust (a change to it asks again), or why not as a
- * sentence for the person, naming the command that trusts it.
+ * sentence for the person, naming the command that trusts it. `declared` is the `hooks` value the session read at
+ * its start, `file` the file that holds it: trust is checked against the files as they are now, so hooks read before
+ * a change that put trusted content back (a branch switched while the session ran) must be the ones the file holds.
  */
 export const frontMatterHooksTrusted = (input: {
   readonly kind: "skill" | "agent"
   readonly name: string
   readonly path: string
+  readonly file: string
+  readonly declared: unknown
   readonly root: string
   readonly env: Readonly<Record<string, string | undefined>>
   readonly trustProject: boolean
@@ -52,12 +58,23 @@ export const frontMatterHooksTrusted = (input: {
       Effect.catch((e) => Effect.succeed(e.message)),
     ),
   )
-  if (state === "trusted") return true
+  const own = `the project's ${input.kind} '${input.name}' (${input.path})`
+  if (state === "trusted") {
+    if (JSON.stringify(hooksNow(input.kind, input.file)) === JSON.stringify(input.declared)) return true
+    return `${own} has hooks in its front matter other than those this session read at its start, so they were not run; review them, then start a new session`
+  }
   const why = state === "changed" ? "changed since they were trusted" : state === "untrusted" ? "not trusted yet" : `not run: ${state}`
-  return (
-    `the project's ${input.kind} '${input.name}' (${input.path}) declares hooks in its front matter, ${why}, so they were not run; ` +
-    `review them, then run 'anvil plugins trust ${input.kind}:${input.name}' (or pass --trust-plugins for one run)`
-  )
+  return `${own} declares hooks in its front matter, ${why}, so they were not run; review them, then run 'anvil plugins trust ${input.kind}:${input.name}' (or pass --trust-plugins for one run)`
+}
+
+/** The `hooks` of `file`'s front matter as it reads now (undefined when it cannot be read). */
+const hooksNow = (kind: "skill" | "agent", file: string): unknown => {
+  try {
+    const parsed = parseContinuedFrontMatter(readFileSync(file, "utf8"), kind === "skill" ? SKILL_FIELDS : AGENT_FIELDS)
+    return parsed.ok ? parsed.fields.hooks : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /**

@@ -44,7 +44,7 @@ export const skillHooks = (input: SkillHooksInput): SkillHooks => {
     // A project plugin's skill is covered by that plugin's trust (its skills load only once it is trusted).
     const own = skill.source === "project" && skill.plugin === undefined
     if (own && skill.dir !== undefined) {
-      const trusted = frontMatterHooksTrusted({ kind: "skill", name: skill.name, path: skill.dir, root: input.root, env: input.env, trustProject: input.trustProject })
+      const trusted = frontMatterHooksTrusted({ kind: "skill", name: skill.name, path: skill.dir, file: skill.path, declared: skill.fields.hooks, root: input.root, env: input.env, trustProject: input.trustProject })
       if (trusted !== true) return input.onProblem(trusted)
     }
     inForce.set(

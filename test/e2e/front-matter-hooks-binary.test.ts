@@ -95,6 +95,33 @@ describe("hooks in a skill's or an agent's front matter, through the binary", ()
     expect(unknown.stderr).toContain("no project skill or agent with hooks named 'skill:nobody' (with hooks: skill:guard)")
   })
 
+  test("hooks read at the session's start run only if the trusted file still holds them (trusted content put back meanwhile)", async () => {
+    const home = tempDir("anvil-home-")
+    const logging = (word: string) =>
+      `hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: 'echo ${word} >> "$CLAUDE_PROJECT_DIR/${word}.log"'\n`
+    const benign = skillFile(logging("benign"))
+    const root = project({ ".claude/skills/guard/SKILL.md": benign })
+    expect((await runBinary(["plugins", "trust", "skill:guard"], { cwd: root, env: { HOME: home } })).code).toBe(0)
+    // The session starts with other hooks in the file (a branch under review); the trusted file is back before the load.
+    writeTree(root, { ".claude/skills/guard/SKILL.md": skillFile(logging("other")) })
+    const server = fakeOpenAI([{ delay_ms: 1500, tool_calls: [{ name: "skill", arguments: { name: "guard" } }] }, bash("echo hi"), { text: "done" }])
+    try {
+      const running = runBinary(["run", "--model", "openai/gpt-test", "work"], {
+        cwd: root,
+        env: { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" },
+      })
+      while (server.requests.length === 0) await Bun.sleep(20)
+      writeTree(root, { ".claude/skills/guard/SKILL.md": benign })
+      const out = await running
+      expect(out.code).toBe(0)
+      expect(existsSync(join(root, "other.log"))).toBe(false)
+      expect(out.stderr).toContain("the project's skill 'guard' (")
+      expect(out.stderr).toContain("has hooks in its front matter other than those this session read at its start, so they were not run")
+    } finally {
+      server.stop()
+    }
+  })
+
   test("an agent's hooks guard its own calls while it runs, not the calling agent's", async () => {
     const home = tempDir("anvil-home-")
     writeTree(home, { ".claude/agents/checker.md": `---\nname: checker\ndescription: Checks things.\n${guarding()}---\nYou check.\n` })
