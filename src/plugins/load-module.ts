@@ -5,6 +5,7 @@ import { join, resolve } from "node:path"
 import { stampContent } from "../trust/content-hash.ts"
 import { guardPluginExit } from "./exit-guard.ts"
 import { registerHostModules } from "./host-modules.ts"
+import { firstOutside, outsideProblem } from "./outside-inputs.ts"
 import { isTimedOut, withTimeLimit } from "./time-limit.ts"
 import type { PluginWatch } from "./watchdog.ts"
 
@@ -59,14 +60,38 @@ const statKey = (file: string): string => {
   }
 }
 
-/** Whether every file a bundle was made from is as it was then (`inputs.json` beside the bundle). */
-const inputsUnchanged = (inputsFile: string): boolean => {
+/** The files a bundle was made from when each is as it was then (`inputs.json` beside the bundle), else undefined. */
+const inputsUnchanged = (inputsFile: string): ReadonlyArray<string> | undefined => {
   try {
     const inputs = JSON.parse(readFileSync(inputsFile, "utf8")) as Array<[string, string]>
-    return Array.isArray(inputs) && inputs.every(([file, key]) => statKey(file) === key)
+    return Array.isArray(inputs) && inputs.every(([file, key]) => statKey(file) === key) ? inputs.map(([file]) => file) : undefined
   } catch {
-    return false
+    return undefined
   }
+}
+
+/** What `inputs.json` records: each input with its stat fingerprint. */
+const inputsRecord = (inputs: ReadonlyArray<string>): string => JSON.stringify(inputs.map((file) => [file, statKey(file)]))
+
+/** The metafile names its inputs relative to the working directory. */
+const inputsOf = (result: Bun.BuildOutput): ReadonlyArray<string> => Object.keys(result.metafile?.inputs ?? {}).map((p) => resolve(p))
+
+/**
+ * The files a one-file plugin is made from (itself and every file it imports), read from a bundle made in memory
+ * and not kept; remembered in the cache by their stat fingerprints, so an unchanged plugin costs a few stats.
+ */
+const oneFileInputs = async (entry: string, cacheDir: string, external: ReadonlyArray<string>): Promise<ReadonlyArray<string>> => {
+  const inputsFile = join(cacheDir, `inputs-${createHash("sha256").update(entry).digest("hex").slice(0, 20)}.json`)
+  const known = existsSync(inputsFile) ? inputsUnchanged(inputsFile) : undefined
+  if (known) return known
+  const result = await Bun.build({ entrypoints: [entry], target: "bun", format: "esm", external: [...external], metafile: true })
+  if (!result.success) throw result.logs.find((l) => l.level === "error") ?? new Error("the bundle failed")
+  const inputs = inputsOf(result)
+  mkdirSync(cacheDir, { recursive: true })
+  const temp = `${inputsFile}.${process.pid}.tmp`
+  writeFileSync(temp, inputsRecord(inputs))
+  renameSync(temp, inputsFile)
+  return inputs
 }
 
 /**
@@ -79,12 +104,18 @@ const inputsUnchanged = (inputsFile: string): boolean => {
  * dependencies' too) and is made again when one of them changes (an `npm
  * update` in the plugin's folder).
  */
-const bundleFolder = async (folder: string, entry: string, cacheDir: string, external: ReadonlyArray<string>): Promise<string> => {
+const bundleFolder = async (
+  folder: string,
+  entry: string,
+  cacheDir: string,
+  external: ReadonlyArray<string>,
+): Promise<{ readonly out: string; readonly inputs: ReadonlyArray<string> }> => {
   const key = createHash("sha256").update(entry).update(stampContent({ path: folder }, false) ?? "").digest("hex").slice(0, 20)
   const outdir = join(cacheDir, key)
   const out = join(outdir, "index.js")
   const inputsFile = join(outdir, "inputs.json")
-  if (existsSync(out) && inputsUnchanged(inputsFile)) return out
+  const known = existsSync(out) ? inputsUnchanged(inputsFile) : undefined
+  if (known) return { out, inputs: known }
   const temp = `${outdir}.${process.pid}.tmp`
   rmSync(temp, { recursive: true, force: true })
   mkdirSync(temp, { recursive: true })
@@ -107,9 +138,8 @@ const bundleFolder = async (folder: string, entry: string, cacheDir: string, ext
     rmSync(temp, { recursive: true, force: true })
     throw result.logs.find((l) => l.level === "error") ?? new Error("the bundle failed")
   }
-  // The metafile names its inputs relative to the working directory.
-  const inputs = Object.keys(result.metafile?.inputs ?? {}).map((p) => resolve(p))
-  writeFileSync(join(temp, "inputs.json"), JSON.stringify(inputs.map((file) => [file, statKey(file)])))
+  const inputs = inputsOf(result)
+  writeFileSync(join(temp, "inputs.json"), inputsRecord(inputs))
   // A stale bundle of the same folder makes way (an import already made from it keeps its module).
   rmSync(outdir, { recursive: true, force: true })
   try {
@@ -118,7 +148,7 @@ const bundleFolder = async (folder: string, entry: string, cacheDir: string, ext
     // Another anvil bundled the same folder at the same time: use theirs.
     rmSync(temp, { recursive: true, force: true })
   }
-  return out
+  return { out, inputs }
 }
 
 /**
@@ -135,10 +165,22 @@ export const loadPluginModule = async (input: {
   /** The plugin's name, and what the watchdog writes if its import freezes anvil (watchdog.ts). */
   readonly plugin: string
   readonly memory?: PluginWatch["memory"]
+  /**
+   * A project plugin: refused before any of its code runs when it imports a file outside its own folder (or, for
+   * one file, any other file), since its trust covers only those (outside-inputs.ts).
+   */
+  readonly confined?: boolean
 }): Promise<Loaded> => {
   try {
     const hostModules = await registerHostModules()
-    const file = input.folder ? await bundleFolder(input.folder, input.entry, pluginCacheDir(input.env), hostModules) : input.entry
+    const cacheDir = pluginCacheDir(input.env)
+    const bundle = input.folder ? await bundleFolder(input.folder, input.entry, cacheDir, hostModules) : undefined
+    const file = bundle ? bundle.out : input.entry
+    if (input.confined) {
+      const inputs = bundle ? bundle.inputs : await oneFileInputs(input.entry, cacheDir, hostModules)
+      const outside = firstOutside(inputs, input.folder ? { folder: input.folder } : { file: input.entry })
+      if (outside !== undefined) return { ok: false, problem: outsideProblem(input.plugin, outside, !input.folder) }
+    }
     // A bundle's stack frames name its sources (inline source map) or the bundle itself.
     guardPluginExit(file)
     if (input.folder) guardPluginExit(input.folder.endsWith("/") ? input.folder : `${input.folder}/`)

@@ -211,6 +211,7 @@ export const loadPlugins = async (options: LoadPluginsOptions): Promise<PluginSe
       env: options.env,
       plugin: plugin.name,
       memory: frozenMemory(plugin, "its import"),
+      confined: plugin.source === "project",
     })
   /** A load time-out counted; the message says what comes of it. */
   const timedOut = (plugin: DiscoveredPlugin, problem: LoadProblem): LoadProblem => ({
