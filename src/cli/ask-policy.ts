@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { describeSubjects } from "../permission/subjects.ts"
-import { showAllowRule } from "../permission/allow-rule.ts"
+import { allowFlag } from "../permission/allow-rule.ts"
 import { rulesForAnswer, type AskAnswer, type PermissionRequest } from "../permission/permissions.ts"
 import { UserTerminal, type UserTerminalShape } from "../terminal/user-terminal.ts"
 import type { CliIO } from "./output.ts"
@@ -15,13 +15,14 @@ export const terminalOf = async (io: CliIO): Promise<UserTerminalShape> =>
 
 /** How "ask" is answered without a person: --yes approves; otherwise deny, telling the model how the user could approve. */
 export const scriptedAsk = (yes: boolean) => (request: PermissionRequest): Effect.Effect<AskAnswer> => {
-  const rule = showAllowRule(rulesForAnswer(request.tool, request.subjects)[0]!)
+  // Every rule the call needs (a compound command: one per simple command), each as a shell takes it.
+  const flags = rulesForAnswer(request.tool, request.subjects).map(allowFlag).join(" ")
   const what = describeSubjects(request.subjects)
   if (request.unconfined) {
     return Effect.succeed({
       deny:
         `The '${request.tool.name}' call${what} asks to run outside the command sandbox, which only a person may approve, and anvil is running without a terminal to ask (--yes does not cover it). ` +
-        `It was not run. Run it sandboxed (leave out sandbox: false), or the user can allow this exact command with --allow ${JSON.stringify(rule)}.`,
+        `It was not run. Run it sandboxed (leave out sandbox: false), or the user can allow this exact command with ${flags}.`,
       unattended: true,
     })
   }
@@ -35,7 +36,7 @@ export const scriptedAsk = (yes: boolean) => (request: PermissionRequest): Effec
   return Effect.succeed({
     deny:
       `The '${request.tool.name}' call${what} needs approval${asker} and anvil is running without a terminal to ask. ` +
-      `It was not run. The user can approve such calls with --yes or --allow ${JSON.stringify(rule)}; do not retry it unchanged.`,
+      `It was not run. The user can approve such calls with --yes or ${flags}; do not retry it unchanged.`,
     unattended: true,
   })
 }

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { planRefusal, PROFILES } from "../agent/profiles.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
-import { allowCovers, type AllowRule } from "../permission/allow-rule.ts"
+import { rulesCover, type AllowRule } from "../permission/allow-rule.ts"
 import type { HookEntry } from "../plugins/hook-runner.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { callParams, claudeName, toClaudeInput } from "../tool-framework/claude-tools.ts"
@@ -76,7 +76,7 @@ export const makePermissionBridge = (state: HostState): PermissionBridge => {
       const mode = state.mode
       if (mode === "bypassPermissions") return "once"
       // A command leaving the sandbox is asked about every time, as anvil's own "always" answers count once there.
-      if (!request.unconfined && sessionRules.some((rule) => allowCovers(rule, request.tool.name, request.subjects))) return "once"
+      if (!request.unconfined && rulesCover(sessionRules, request.tool.name, request.subjects)) return "once"
       if (mode === "acceptEdits" && EDIT_TOOLS.has(request.tool.name)) return "once"
       if (mode === "dontAsk") return { deny: `Permission mode dontAsk: the ${name} call was not pre-approved, so it was denied.` }
       if (mode === "plan" && request.tool.readOnly !== true) return { deny: planRefusal(name) }

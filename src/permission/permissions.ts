@@ -8,7 +8,7 @@ import { Workspace } from "../workspace/workspace.ts"
 import { realLocation } from "../workspace/real-location.ts"
 import { parseShownPath, resolveKeeping } from "../workspace/path-bytes.ts"
 import { fromHome } from "../workspace/home-path.ts"
-import { allowCovers, showAllowRule, type AllowRule } from "./allow-rule.ts"
+import { ruleValues, rulesCover, showAllowRule, type AllowRule } from "./allow-rule.ts"
 import { describeSubjects, pathSubjects, subjectsOf, type Subjects } from "./subjects.ts"
 import { levelFor, toolRules } from "./rules.ts"
 import { withRootTwins } from "./root-twins.ts"
@@ -103,13 +103,23 @@ export interface PermissionsOptions {
   readonly answersAtOnce?: boolean
 }
 
-/** An --allow rule that names a command explicitly (a pattern other than a bare `*`) and matches this call. */
-const namesCommand = (rule: AllowRule, toolName: string, subjects: Subjects | undefined): boolean =>
-  rule.pattern !== undefined && rule.pattern.replace(/\*/g, "").trim() !== "" && allowCovers(rule, toolName, subjects)
+/** Whether --allow rules that name commands explicitly (a pattern other than a bare `*`) cover this call. */
+const namesCommand = (rules: ReadonlyArray<AllowRule>, toolName: string, subjects: Subjects | undefined): boolean =>
+  rulesCover(
+    rules.filter((rule) => rule.pattern !== undefined && rule.pattern.replace(/\*/g, "").trim() !== ""),
+    toolName,
+    subjects,
+  )
 
-/** The rules an "always"/"session" answer adds: one per subject value, or the whole tool when the call has none. */
-export const rulesForAnswer = (tool: Tool, subjects: Subjects | undefined): ReadonlyArray<AllowRule> =>
-  subjects && subjects.values.length > 0 ? subjects.values.map((pattern) => ({ tool: tool.name, pattern })) : [{ tool: tool.name }]
+/**
+ * The rules an "always"/"session" answer adds (and a refusal suggests): one per value as rules judge it (a
+ * compound command: one per simple command, which is what a rule is matched against), or the whole tool when the
+ * call has none.
+ */
+export const rulesForAnswer = (tool: Tool, subjects: Subjects | undefined): ReadonlyArray<AllowRule> => {
+  const values = subjects ? [...new Set(ruleValues(subjects))] : []
+  return values.length > 0 ? values.map((pattern) => ({ tool: tool.name, pattern })) : [{ tool: tool.name }]
+}
 
 
 /**
@@ -218,7 +228,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           }
           if (request.tool.sandboxedCall?.(request.params) === false && sandbox?.confining) {
             // Leaving the sandbox: a person decides, whatever the rules say.
-            if ((options.allow ?? []).some((rule) => namesCommand(rule, request.tool.name, subjects))) return { allowed: true } as const
+            if (namesCommand(options.allow ?? [], request.tool.name, subjects)) return { allowed: true } as const
             const answer = yield* onAsk({ ...request, subjects, unconfined: true })
             if (answer === true || answer === "once" || answer === "session" || answer === "always") return { allowed: true, ...asked } as const
             if (typeof answer === "object" && "params" in answer) return { allowed: true, params: answer.params, ...asked } as const
@@ -230,7 +240,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           // question: an ask rule someone configured is still asked (the rules judged with an allowing default).
           if (hook !== "ask") {
             if (level === "allow") return { allowed: true } as const
-            if (approved.some((rule) => allowCovers(rule, request.tool.name, subjects))) return { allowed: true } as const
+            if (rulesCover(approved, request.tool.name, subjects)) return { allowed: true } as const
             if (hook === "allow" && levelFor(toolRules(permission(), request.tool.name), "allow", subjects) === "allow") return { allowed: true } as const
           }
           const readRule = readAsked(request.tool, request.params)
