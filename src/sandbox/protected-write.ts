@@ -64,15 +64,17 @@ export const refuseProtected = (resolved: ResolvedPath, field: string, after = "
     const what = state
       ? `it is anvil's own settings and state (a planted setting, trust record or walk record there would loosen later sessions)`
       : `it makes code run later (git hooks, settings other programs act on)`
+    // The entry is named only when it is not the path itself (a folder holding it, a link's target): once is plain.
+    const which = shown === resolved.display ? "" : ` (${shown})`
     const nextStep = own
       ? `It is listed in sandbox.protected of anvil.json; if it should change, the user can take it out of that list or edit the file themselves.`
       : `If it really should change, ask the user: they can edit it themselves, or approve a bash command run with sandbox: false (a person approves each one).`
     return yield* new WorkspaceError({
       reason: "protected",
       message:
-        `Access denied: ${resolved.display} is a protected path (${shown}): ${what}, ` +
+        `Access denied: ${resolved.display} is a protected path${which}: ${what}, ` +
         `so the file tools do not change it, as confined commands cannot.${after} ${nextStep}`,
-      field: { name: field, problem: `protected path (${shown})` },
+      field: { name: field, problem: `protected path${which}` },
       path: resolved.display,
       hints: [],
       protectedPath: { entry: shown, next_step: nextStep },

@@ -51,7 +51,7 @@ describe("per-call work", () => {
     writeFileSync(join(root, "lefthook.yml"), "pre-commit: {}\n")
     const refused = await s.call("edit", { path: "lefthook-local.yml", old_string: "1", new_string: "2" })
     expect(refused.envelope.error?.code).toBe("ACCESS_DENIED")
-    expect(refused.envelope.error?.message).toContain("is a protected path (lefthook-local.yml)")
+    expect(refused.envelope.error?.message).toContain("lefthook-local.yml is a protected path: ")
     const patched = await s.call("patch", { patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n--- a/lefthook-local.yml\n+++ b/lefthook-local.yml\n@@ -1 +1 @@\n-a: 1\n+a: 2\n" })
     expect(patched.envelope.error?.code).toBe("ACCESS_DENIED")
   })

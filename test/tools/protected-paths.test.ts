@@ -18,8 +18,10 @@ const git = (root: string, ...args: Array<string>) =>
 const refusal = (envelope: { status: string; context?: Record<string, any>; error?: { code: string; message: string; field_errors?: ReadonlyArray<{ field: string; message: string }> } }, entry: string) => {
   expect(envelope.status).toBe("error")
   expect(envelope.error!.code).toBe("ACCESS_DENIED")
-  expect(envelope.error!.message).toContain(`is a protected path (${entry})`)
-  expect(envelope.error!.field_errors![0]!.message).toBe(`protected path (${entry})`)
+  // The entry is named after the path only when it is not the path itself: a path is never shown twice.
+  const which = envelope.context!.path_resolved === entry ? "" : ` (${entry})`
+  expect(envelope.error!.message).toContain(`is a protected path${which}:`)
+  expect(envelope.error!.field_errors![0]!.message).toBe(`protected path${which}`)
   expect(envelope.context!.protected).toEqual({ entry, next_step: expect.stringContaining("the user") })
 }
 
@@ -183,5 +185,27 @@ describe("through the binary", () => {
     expect(run.stdout).not.toContain("PERMISSION_DENIED")
     expect(existsSync(join(root, ".vscode"))).toBe(false)
     expect(existsSync(join(root, ".git/hooks/pre-commit"))).toBe(false)
+  })
+
+  test("an absolute sandbox.protected entry: the refusal names the path once, plainly, however the call names it", async () => {
+    const root = project({ "keep/x.txt": "x\n", "keep2/y.txt": "y\n" })
+    git(root, "init", "-q")
+    writeFileSync(join(root, "anvil.json"), JSON.stringify({ sandbox: { protected: [join(root, "keep/x.txt"), `${join(root, "keep2")}/`] } }))
+    const env = { HOME: tempDir("anvil-protected-home-") }
+    for (const path of ["keep/x.txt", join(root, "keep/x.txt")]) {
+      const r = await runBinary(["tool", "write", JSON.stringify({ path, content: "changed" })], { cwd: root, env })
+      const envelope = JSON.parse(r.stdout)
+      expect(envelope.error.message).toStartWith("Access denied: keep/x.txt is a protected path: it makes code run later")
+      expect(envelope.error.message.split("keep/x.txt").length - 1).toBe(1)
+      expect(envelope.error.message).not.toContain(root)
+      expect(envelope.error.field_errors[0].message).toBe("protected path")
+      refusal(envelope, "keep/x.txt")
+    }
+    // A folder entry is named after the path it holds: two things, each once.
+    const inFolder = JSON.parse((await runBinary(["tool", "write", JSON.stringify({ path: join(root, "keep2/y.txt"), content: "z" })], { cwd: root, env })).stdout)
+    expect(inFolder.error.message).toStartWith("Access denied: keep2/y.txt is a protected path (keep2/): ")
+    refusal(inFolder, "keep2/")
+    expect(readFileSync(join(root, "keep/x.txt"), "utf8")).toBe("x\n")
+    expect(readFileSync(join(root, "keep2/y.txt"), "utf8")).toBe("y\n")
   })
 })
