@@ -4,6 +4,7 @@ import { cliHistory } from "../git/cli-backend.ts"
 import { gitCli } from "../git/git-cli.ts"
 import { DEFAULT_LOG_LIMIT as DEFAULT_LIMIT, MAX_LOG_LIMIT as MAX_LIMIT } from "../git/git-command.ts"
 import { openHistory } from "../git/repository.ts"
+import { shallowBoundary } from "../git/shallow.ts"
 import { hint } from "../protocol/hint.ts"
 import { GitFs } from "../git/git-fs.ts"
 import { ProcessRunner } from "../process/process-runner.ts"
@@ -53,6 +54,12 @@ export const gitLogTool = defineTool({
               ? `Showing the newest ${counted(commits.length, "commit")} of ${total} (TRUNCATED: ${total - commits.length} older not shown).`
               : `Showing the newest ${counted(commits.length, "commit")} (TRUNCATED: more history exists).`
             : `${counted(commits.length, "commit")}.`
+      // A shallow clone's log ends where the clone was cut, not at the project's first commit: said, not left to look complete.
+      const cutAt = shallowBoundary(repo)
+      const cut =
+        cutAt.length === 0
+          ? ""
+          : ` History is cut: this is a shallow clone (git clone --depth), so commits before ${cutAt.map((oid) => oid.slice(0, 7)).join(", ")} are not in this repository${more ? " and not counted" : ""}; \`git fetch --unshallow\` fetches them.`
       // The rest: a larger limit while the maximum allows, else git itself from the first commit not shown.
       const restHint =
         wanted < MAX_LIMIT
@@ -72,8 +79,9 @@ export const gitLogTool = defineTool({
           })),
           truncated: more,
           ...(more ? { total_commits: total ?? null } : {}),
+          ...(cutAt.length > 0 ? { shallow: true, shallow_boundary: cutAt } : {}),
         },
-        text: content === "" ? summary : `${summary}\n\n${content}`,
+        text: content === "" ? `${summary}${cut}` : `${summary}${cut}\n\n${content}`,
         stats: { commits: commits.length },
         ...(more
           ? {

@@ -1,7 +1,7 @@
 import { describe, expect, test, setDefaultTimeout, beforeAll } from "bun:test"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { callTool, project } from "../support/harness.ts"
+import { callTool, project, tempDir } from "../support/harness.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
 import { managedCount } from "../../src/process/managed-registry.ts"
 
@@ -96,6 +96,28 @@ describe(`git_log (${backend})`, () => {
     const out = await log(root, { oneline: true })
     expect(content(out).split("\n")).toHaveLength(20)
     expect(content(out)).toBe(gitLog(root, ["--oneline", "--no-decorate", "-n", "20"]))
+  })
+
+  test("a shallow clone (git clone --depth) says its history is cut, in a field and the text; a full clone does not", async () => {
+    const origin = gitRepo(home, { "a.txt": "0\n" }, { commit: "c0" })
+    for (let i = 1; i <= 4; i++) {
+      writeFileSync(join(origin, "a.txt"), `${i}\n`)
+      git(origin, home, ["commit", "-q", "-am", `c${i}`])
+    }
+    const clone = join(tempDir("anvil-shallow-"), "clone")
+    git(origin, home, ["clone", "-q", "--depth", "2", `file://${origin}`, clone])
+    const cutAt = git(clone, home, ["rev-parse", "HEAD~1"]).trim()
+    const all = await log(clone, { oneline: true })
+    expect(content(all)).toBe(gitLog(clone, ["--oneline", "--no-decorate"]))
+    expect(all.envelope.data).toMatchObject({ truncated: false, shallow: true, shallow_boundary: [cutAt] })
+    expect(all.envelope.text).toContain(`2 commits. History is cut: this is a shallow clone (git clone --depth), so commits before ${cutAt.slice(0, 7)} are not in this repository; \`git fetch --unshallow\` fetches them.`)
+    // Cut by the limit too: the total counted is this clone's, and says so.
+    const one = await log(clone, { limit: 1 })
+    expect(one.envelope.data).toMatchObject({ truncated: true, total_commits: 2, shallow: true })
+    expect(one.envelope.text).toContain("are not in this repository and not counted;")
+    const full = await log(origin)
+    expect(full.envelope.data).not.toHaveProperty("shallow")
+    expect(full.envelope.text).not.toContain("shallow")
   })
 
   test("an empty repository has no commits yet; bad limits and outside a repository are errors", async () => {
