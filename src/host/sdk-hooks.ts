@@ -5,7 +5,7 @@ import { hookToolInput, hookToolResponse } from "../plugins/claude-hook-input.ts
 import type { ControlChannel } from "./control-channel.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { compileMatcher } from "../plugins/hook-matcher.ts"
-import { answerProblemsLine, claudeAnswerProblems } from "../plugins/claude-answer-check.ts"
+import { answerProblemsLine, claudeAnswerProblems, oncePerHook } from "../plugins/claude-answer-check.ts"
 
 /**
  * The host program's hooks (registered in `initialize`, called back with
@@ -92,6 +92,8 @@ export const makeSdkHooks = (
   root: () => string = () => base().cwd,
 ): SdkHooks => {
   const table = new Map<string, ReadonlyArray<Matcher>>()
+  // A callback's unusable answers are reported once per event and callback for the session.
+  const unusable = oncePerHook<string>(onProblem)
   if (isRecord(config)) {
     for (const [event, list] of Object.entries(config)) {
       if (!Array.isArray(list)) continue
@@ -148,7 +150,7 @@ export const makeSdkHooks = (
         }
         // What anvil cannot use of the answer is reported (a misspelt refusal must not pass silently for no word).
         const problems = claudeAnswerProblems(event, isRecord(out) ? out : {})
-        if (problems.length > 0) onProblem(`host hook ${event} (${id}) ${answerProblemsLine(problems)}`)
+        if (problems.length > 0) unusable(`${event}\u0000${id}`, `host hook ${event} (${id}) ${answerProblemsLine(problems)}`)
         const specific = isRecord(out.hookSpecificOutput) ? out.hookSpecificOutput : {}
         const decision =
           event === "PreToolUse" && (specific.permissionDecision === "allow" || specific.permissionDecision === "deny" || specific.permissionDecision === "ask")

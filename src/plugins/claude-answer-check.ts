@@ -82,3 +82,17 @@ export const claudeAnswerProblems = (event: string, json: Record<string, unknown
 /** The one line a report adds after the hook it names. */
 export const answerProblemsLine = (problems: ReadonlyArray<string>) =>
   `answered JSON with ${problems.length === 1 ? "a part" : "parts"} anvil cannot use, ignored: ${problems.join("; ")}`
+
+/**
+ * Reports a hook's unusable answers once per hook for the run (the first report, with what is wrong): a hook
+ * answers alike at every call, and a report per call buries everything else. The hook still runs each time and
+ * what it answers that is usable is still acted on.
+ */
+export const oncePerHook = <K>(report: ((line: string) => void) | undefined) => {
+  const told = new Set<K>()
+  return (hook: K, line: string): void => {
+    if (told.has(hook)) return
+    told.add(hook)
+    report?.(line)
+  }
+}

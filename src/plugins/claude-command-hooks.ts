@@ -1,7 +1,7 @@
 import type { Hooks, SessionEvent, ToolAfterResult, ToolBeforeResult } from "./api.ts"
 import type { CommandConfinement } from "../sandbox/sandbox-contract.ts"
 import { claudeName, toAnvilInput } from "../tool-framework/claude-tools.ts"
-import { answerProblemsLine } from "./claude-answer-check.ts"
+import { answerProblemsLine, oncePerHook } from "./claude-answer-check.ts"
 import { hookToolInput, hookToolResponse } from "./claude-hook-input.ts"
 import { jsonDecision } from "./claude-hook-output.ts"
 import type { CommandSpec, HookEvent } from "./claude-hook-specs.ts"
@@ -89,9 +89,10 @@ export const commandHooks = (input: CommandHooksInput): Hooks => {
 
   // An answer anvil cannot wholly use is acted on as far as it can be, and what is left out reported: a hook that
   // misspelt its refusal must not pass for one that allowed the call.
+  const unusable = oncePerHook<CommandSpec>(input.onProblem)
   const read = (event: string, spec: CommandSpec, out: CommandHookOutcome) => {
     const decision = jsonDecision(out.stdout, event, out.stdoutCut === true)
-    if (decision?.problems) input.onProblem?.(`${input.owner}: ${event} hook '${spec.command}' ${answerProblemsLine(decision.problems)}`)
+    if (decision?.problems) unusable(spec, `${input.owner}: ${event} hook '${spec.command}' ${answerProblemsLine(decision.problems)}`)
     // A `systemMessage` is the person's, as in Claude Code: told on the channel of the hooks' reports.
     if (decision?.message) input.onProblem?.(`${input.owner}: ${event} hook says: ${decision.message}`)
     return decision

@@ -62,6 +62,10 @@ describe("the host's hook matchers", () => {
     expect(problems).toEqual([
       'host hook PreToolUse (flat) answered JSON with a part anvil cannot use, ignored: permissionDecision is read only inside hookSpecificOutput ({"hookSpecificOutput": {"permissionDecision": …}}), not at the top level',
     ])
+    // Asked again, the same callback answers alike: it runs, and is not reported a second time.
+    expect((await hooks.call("PreToolUse", {}, "Read")).decision).toBeUndefined()
+    expect(flat.called).toEqual(["flat", "flat"])
+    expect(problems).toHaveLength(1)
     // permissionDecision is PreToolUse's: after the call it is reported, not taken for a refusal.
     const after = channel({ hookSpecificOutput: { permissionDecision: "deny", additionalContext: "noted" }, reason: "r" })
     const post = makeSdkHooks({ PostToolUse: [{ hookCallbackIds: ["post"] }] }, after.fake, base, (p) => problems.push(p), () => {})

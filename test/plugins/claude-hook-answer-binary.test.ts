@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { jsonLines, toolResults } from "../support/anvil-cli.ts"
 import { binaryRepo, binaryTool } from "../support/binary-repo.ts"
 import { runBinary } from "../support/binary.ts"
+import { openaiRuns } from "../support/openai-run.ts"
+
+const openai = openaiRuns()
 
 /**
  * Through the compiled binary: a Claude Code command hook whose JSON answer anvil cannot use — a refusal written flat
@@ -37,6 +43,29 @@ describe("a Claude Code hook's answer that anvil cannot use", () => {
     const grep = await binaryTool(r, "grep", { pattern: "hello" })
     expect(grep.envelope.status).toBe("success")
     expect(grep.stderr).toMatch(/PreToolUse hook .* answered JSON with a part anvil cannot use, ignored: its output starts with "\{" but is not valid JSON \(.+\), so none of it was read/)
+  }, 60_000)
+
+  test("is reported once per hook for a run, though the hook runs at every call and its usable part still counts", async () => {
+    // Each call appends a line, then answers with a usable reason and an unusable additionalContext.
+    const command = `echo ran >> hook-calls.txt; echo '{"hookSpecificOutput": {"additionalContext": 5}, "decision": "block", "reason": "checked"}'`
+    const flat = `echo '{"permissionDecision": "deny"}'`
+    const hooks = {
+      PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: flat }] }],
+      PostToolUse: [{ matcher: "Read", hooks: [{ type: "command", command }] }],
+    }
+    const r = binaryRepo({ "a.txt": "hello\n", "b.txt": "bye\n", ".claude/settings.json": JSON.stringify({ hooks }) })
+    expect((await runBinary(["plugins", "trust", "claude-settings"], { cwd: r.root, env: r.env })).code).toBe(0)
+    const read = (path: string, id: string) => ({ name: "read", arguments: { path }, id })
+    const { env } = openai([{ tool_calls: [read("a.txt", "r1"), read("b.txt", "r2")] }, { tool_calls: [read("a.txt", "r3")] }, { text: "Read them." }])
+    const run = await runBinary(["run", "-f", "stream-json", "read the files"], { cwd: r.root, env: { ...r.env, ...env } })
+    expect(run.code).toBe(0)
+    expect(readFileSync(join(r.root, "hook-calls.txt"), "utf8")).toBe("ran\nran\nran\n")
+    const results = toolResults(jsonLines(run.stdout))
+    expect(results.map((t) => t.envelope.text.includes("PostToolUse hook feedback:\nchecked"))).toEqual([true, true, true])
+    const told = (text: string) => run.stderr.split("\n").filter((line) => line.includes(text))
+    // One line per hook, each with what is wrong.
+    expect(told("hookSpecificOutput.additionalContext is 5, not a text")).toHaveLength(1)
+    expect(told(`PreToolUse hook '${flat}' answered JSON with a part anvil cannot use, ignored: permissionDecision is read only inside hookSpecificOutput`)).toHaveLength(1)
   }, 60_000)
 })
 
