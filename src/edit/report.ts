@@ -35,7 +35,6 @@ export const writtenFileData = (commit: CommitOutcome, format: TextFormat) => ({
   ...(commit.sha256Before === commit.sha256After ? { unchanged: true } : {}),
   ...(commit.diff.endingsShown ? { endings_changed: true } : {}),
   ...(commit.diff.whitespaceOnly ? { whitespace_only: true } : {}),
-  ...(commit.replacedSurrogates ? { replaced_surrogates: commit.replacedSurrogates.count } : {}),
   ...(commit.otherNames !== undefined ? { hard_links_kept_old: commit.otherNames } : {}),
 })
 
@@ -149,15 +148,14 @@ export const changedLines = (diff: string): string => {
 export const shortHash = (sha256: string): string => sha256.slice(0, 12)
 
 /**
- * "+3 -1", noting a cut diff, changed line endings (the diff marks them ␍), a change of whitespace only, lone
- * surrogates written as U+FFFD and other names of the file (hard links) left with the old content; "no change" only when the file's bytes are what they were.
+ * "+3 -1", noting a cut diff, changed line endings (the diff marks them ␍), a change of whitespace only and other
+ * names of the file (hard links) left with the old content; "no change" only when the file's bytes are what they were.
  */
 export const changeCounts = (commit: CommitOutcome): string => {
   const { diff } = commit
   const notes = [
     ...(diff.endingsShown ? [`line endings changed: ${CR_MARK} marks a line that ends in CRLF`] : []),
     ...(diff.whitespaceOnly ? ["whitespace only"] : []),
-    ...(commit.replacedSurrogates ? [surrogateNote(commit.replacedSurrogates)] : []),
     ...(commit.otherNames !== undefined ? [hardLinkNote(commit.otherNames)] : []),
     ...(diff.truncated ? [`the lines below are cut short; ${diff.whole !== undefined ? "the whole diff is saved, named below" : "read the file for the rest"}`] : []),
   ]
@@ -166,9 +164,6 @@ export const changeCounts = (commit: CommitOutcome): string => {
   if (diff.additions === 0 && diff.deletions === 0) return `no change to the text, but the bytes changed (encoding or byte-order mark)${said}`
   return `+${diff.additions} -${diff.deletions}${said}`
 }
-
-export const surrogateNote = (r: { readonly count: number; readonly line: number }): string =>
-  `${r.count === 1 ? "a lone surrogate" : `${r.count} lone surrogates`}, half of a UTF-16 pair and no character, written as U+FFFD \ufffd, first at line ${r.line}`
 
 /** What an atomic replace did to a file with other names (hard links): they keep the old content. */
 export const hardLinkNote = (others: number): string =>

@@ -9,7 +9,8 @@ import { refuseEmptyPath, refuseFolderSyntax } from "../workspace/file-path.ts"
 import { fromErrno } from "../workspace/fs-error.ts"
 import { Workspace, type ResolvedPath } from "../workspace/workspace.ts"
 import { WorkspaceError } from "../workspace/workspace-error.ts"
-import { textDiff, wellFormed, type TextDiff } from "./text-diff.ts"
+import { textDiff, type TextDiff } from "./text-diff.ts"
+import { loneSurrogate, loneSurrogateProblem } from "../protocol/lone-surrogate.ts"
 import { EditError } from "./edit-error.ts"
 import { sha256Hex } from "./hash.ts"
 import { decodeText, encodeText, type DecodedText, type TextFormat } from "./text-encoding.ts"
@@ -134,8 +135,6 @@ export interface CommitOutcome {
   readonly sha256Before: string | null
   readonly sha256After: string
   readonly diff: TextDiff
-  /** Lone surrogates in the text given, written as U+FFFD (what the diff shows too); the first one's line. */
-  readonly replacedSurrogates?: { readonly count: number; readonly line: number }
   /**
    * Other names (hard links) the file had, which kept the old content: the new content is a file of its own. Written
    * in place instead, a hard link made to a file outside the project would let a tool change that file.
@@ -160,7 +159,16 @@ export const commitText = (input: {
   Effect.gen(function* () {
     const { target } = input
     const ledger = yield* FileLedger
-    const { text, replaced } = wellFormed(input.text)
+    const { text } = input
+    // A plugin's files.write is not decoded as a call's parameters are: its text is checked here, as they are there.
+    const lone = loneSurrogate(text)
+    if (lone !== undefined) {
+      return yield* new WorkspaceError({
+        reason: "not_usable",
+        message: `${target.display} was not changed: the content ${loneSurrogateProblem(lone)}.`,
+        field: { name: "content", problem: "a lone UTF-16 surrogate" },
+      })
+    }
     const bytes = encodeText(text, input.format)
     const sha256After = sha256Hex(bytes)
     const existing = target.existing
@@ -175,7 +183,6 @@ export const commitText = (input: {
       sha256Before: existing ? existing.sha256 : null,
       sha256After,
       diff,
-      ...(replaced ? { replacedSurrogates: replaced } : {}),
     }
     if (input.dryRun) return { ...outcome, applied: false, bytesWritten: 0 }
 

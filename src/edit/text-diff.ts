@@ -41,17 +41,3 @@ const whitespaceOnly = (before: string, after: string): boolean => {
   return strip(before) === strip(after)
 }
 
-/** Lone surrogates (half a UTF-16 pair: no character, and no UTF-8 form) in a text to be written. */
-const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
-
-/**
- * The text as it will be on disk: every lone surrogate becomes U+FFFD, which is what any encoder writes for it, so
- * the diff, the hash and the bytes all show the same text. `replaced` counts them and names the first one's line.
- */
-export const wellFormed = (text: string): { readonly text: string; readonly replaced?: { readonly count: number; readonly line: number } } => {
-  const first = text.search(LONE)
-  if (first < 0) return { text }
-  const count = text.match(LONE)!.length
-  const line = text.slice(0, first).split("\n").length
-  return { text: text.replace(LONE, "\ufffd"), replaced: { count, line } }
-}

@@ -1,10 +1,12 @@
+import { loneSurrogate, loneSurrogateProblem } from "../protocol/lone-surrogate.ts"
+
 /**
  * Bounds on what a call's parameters may be, checked before anything decodes
  * them, and on how much of them is echoed back. A model or a script can send
  * anything: a value nested 10,000 deep, a million keys, a 100 MB string. Such
  * input must end quickly in an INVALID_PARAM envelope that names the limit,
  * and no answer may repeat a large value (an echoed 34 MB `content` cost
- * gigabytes once serialised, spilled and printed).
+ * gigabytes once serialised, spilled and printed). Text must be Unicode: a lone surrogate is refused too.
  */
 
 /** The limits (anvil.json cannot raise them: they guard the process itself). */
@@ -31,6 +33,8 @@ export interface LimitProblem {
   /** The field path, e.g. `edits.3.old_string`, or "(root)". */
   readonly field: string
   readonly message: string
+  /** Not a size limit but text that is not Unicode (a lone surrogate): the value is small enough to echo. */
+  readonly echoable?: true
 }
 
 const fieldOf = (path: ReadonlyArray<string | number>) => (path.length === 0 ? "(root)" : path.join("."))
@@ -52,6 +56,9 @@ export const checkInputLimits = (raw: unknown, limits = INPUT_LIMITS): LimitProb
           message: `string of ${value.length} characters is over the limit of ${limits.maxStringChars} (maxStringChars)`,
         }
       }
+      // Refused, not changed: written or run, it would become U+FFFD (a file or command other than the one asked for).
+      const lone = loneSurrogate(value)
+      if (lone !== undefined) return { field: fieldOf(path), message: loneSurrogateProblem(lone), echoable: true }
       continue
     }
     if (typeof value !== "object" || value === null) continue

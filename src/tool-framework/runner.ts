@@ -306,7 +306,8 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
  * first ECHO_CHARS characters). A value over the input limits is not shown.
  */
 const recordedParams = (tool: Tool | undefined, raw: unknown): unknown => {
-  if (checkInputLimits(raw) !== undefined) return "[not shown: the parameters are over anvil's input limits]"
+  const limit = checkInputLimits(raw)
+  if (limit !== undefined && !limit.echoable) return "[not shown: the parameters are over anvil's input limits]"
   if (!tool?.redact) return echoValue(raw)
   try {
     return echoValue(tool.redact(raw))

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { Config } from "../config/config.ts"
 import { DEFAULT_MAX_DIFF_LINES, DEFAULT_MAX_FILE_BYTES } from "../config/sections/tools.ts"
 import { DryRunParam, parentOf, Sha256Param } from "../edit/params.ts"
-import { changeCounts, changedBody, fileOps, keptFormat, shortHash, surrogateNote, writtenFileData } from "../edit/report.ts"
+import { changeCounts, changedBody, fileOps, keptFormat, shortHash, writtenFileData } from "../edit/report.ts"
 import { savedDiff } from "./saved-diff.ts"
 import { shownChange } from "./read-withheld.ts"
 import { guardFresh } from "../edit/stale-guard.ts"
@@ -83,7 +83,7 @@ export const writeTool = defineTool({
       const operation = commit.created ? "create" : "overwrite"
       const lines = [
         commit.created
-          ? `Created ${display}: ${counted(commit.fileBytes, "byte")}, ${counted(lineCount(text), "line")}${commit.replacedSurrogates ? ` (${surrogateNote(commit.replacedSurrogates)})` : ""}; sha256 ${shortHash(commit.sha256After)}.`
+          ? `Created ${display}: ${counted(commit.fileBytes, "byte")}, ${counted(lineCount(text), "line")}; sha256 ${shortHash(commit.sha256After)}.`
           : `Overwrote ${display}: ${changeCounts(commit)}, ${counted(commit.fileBytes, "byte")}; sha256 ${shortHash(commit.sha256After)}${notes.length === 0 ? keptFormat(format, true) : ""}.`,
         ...notes,
       ]

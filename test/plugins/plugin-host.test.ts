@@ -322,7 +322,7 @@ describe("ctx.files: the workspace sandbox", () => {
         "files.ts": `import { defineTool } from "anvil/plugin"
 import { Schema } from "effect"
 export default defineTool({ name: "fs_probe", description: "f", parameters: Schema.Struct({ op: Schema.String, path: Schema.String }), readOnly: true,
-  run: async ({ op, path }, ctx) => op === "read" ? ctx.files.read(path) : op === "exists" ? String(await ctx.files.exists(path)) : ctx.files.write(path, "new").then(() => "written") })
+  run: async ({ op, path }, ctx) => op === "read" ? ctx.files.read(path) : op === "exists" ? String(await ctx.files.exists(path)) : ctx.files.write(path, op === "lone" ? "a\\ud800" : "new").then(() => "written") })
 `,
       },
       project: { "in.txt": "inside\n", "link.txt": { link: join(outside, "secret.txt") } },
@@ -337,6 +337,10 @@ export default defineTool({ name: "fs_probe", description: "f", parameters: Sche
     expect(await Bun.file(join(outside, "secret.txt")).text()).toBe("secret")
     expect((await probe("exists", "../x")).text).toContain("false")
     expect((await probe("write", "sub/new.txt")).status).toBe("success")
+    expect(await Bun.file(join(root, "sub/new.txt")).text()).toBe("new")
+    // A lone surrogate has no UTF-8 form: refused as a call's parameters are, nothing written.
+    const lone = await probe("lone", "sub/new.txt")
+    expect(lone.error).toMatchObject({ code: "INVALID_PARAM", message: expect.stringContaining("sub/new.txt was not changed: the content holds a lone UTF-16 surrogate (\\ud800) at line 1, column 2") })
     expect(await Bun.file(join(root, "sub/new.txt")).text()).toBe("new")
   }, 30_000)
 })

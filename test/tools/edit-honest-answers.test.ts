@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test"
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { callTool, project } from "../support/harness.ts"
 
 /**
  * What write, edit and multiedit answer is what is on disk: "no change" only when the bytes are as they were, a
- * change the text diff cannot show (line endings, whitespace) said and shown, and the diff of a lone surrogate is
- * the U+FFFD the file holds.
+ * change the text diff cannot show (line endings, whitespace) said and shown; a lone surrogate, which has no UTF-8
+ * form, is refused rather than written as U+FFFD.
  */
 
 const bytes = (root: string, rel: string) => [...readFileSync(join(root, rel))]
@@ -67,26 +67,32 @@ describe("edit: the answer describes the change made", () => {
   })
 })
 
-describe("a lone surrogate is written as U+FFFD, and the answer shows that", () => {
-  test("write, edit and multiedit: the diff holds U+FFFD as the file does, the count is said", async () => {
-    const root = project({})
-    const created = await callTool(root, "write", { path: "s.txt", content: "a\ud800b\n" })
-    expect(readFileSync(join(root, "s.txt"), "utf8")).toBe("a\ufffdb\n")
-    expect(created.envelope.text).toContain("a lone surrogate, half of a UTF-16 pair and no character, written as U+FFFD \ufffd, first at line 1")
-    const over = await callTool(root, "write", { path: "s.txt", content: "x\na\ud800c\udc00\n" })
-    expect(readFileSync(join(root, "s.txt"), "utf8")).toBe("x\na\ufffdc\ufffd\n")
-    expect(over.envelope.data).toMatchObject({ replaced_surrogates: 2, diff: expect.stringContaining("+a\ufffdc\ufffd\n") })
-    expect(over.envelope.text).toContain("2 lone surrogates")
-    expect(over.envelope.text).toContain("first at line 2")
-    const edited = await callTool(root, "edit", { path: "s.txt", old_string: "c", new_string: "\udbffz" })
-    expect(readFileSync(join(root, "s.txt"), "utf8")).toBe("x\na\ufffd\ufffdz\ufffd\n")
-    const diff = (edited.envelope.data as { diff: string }).diff
-    expect(diff).toContain("+a\ufffd\ufffdz\ufffd")
-    // No lone surrogate is left anywhere in what is answered about the file.
-    expect(/[\ud800-\udfff]/.test(diff + edited.envelope.text)).toBe(false)
-    const multi = await callTool(root, "multiedit", { path: "s.txt", edits: [{ old_string: "x", new_string: "\ud801y" }] })
-    expect(readFileSync(join(root, "s.txt"), "utf8")).toStartWith("\ufffdy\n")
-    expect(multi.envelope.text).toContain("a lone surrogate")
+describe("a lone surrogate is refused, never written as something else", () => {
+  test("write, edit, multiedit and patch: INVALID_PARAM naming the field and the place; the file is not changed", async () => {
+    const root = project({ "s.txt": "x\nc\n" })
+    const before = readFileSync(join(root, "s.txt"))
+    const cases: ReadonlyArray<[string, Record<string, unknown>, string]> = [
+      ["write", { path: "s.txt", content: "x\na\ud800b\n" }, "content"],
+      ["write", { path: "new.txt", content: "\udc00" }, "content"],
+      ["edit", { path: "s.txt", old_string: "c", new_string: "\udbffz" }, "new_string"],
+      ["multiedit", { path: "s.txt", edits: [{ old_string: "x", new_string: "y" }, { old_string: "c", new_string: "\ud801y" }] }, "edits.1.new_string"],
+      ["patch", { patch: "--- a/s.txt\n+++ b/s.txt\n@@ -1,2 +1,2 @@\n x\n-c\n+\ud800\n" }, "patch"],
+    ]
+    for (const [tool, params, field] of cases) {
+      const out = await callTool(root, tool, params)
+      expect(out.envelope.error?.code).toBe("INVALID_PARAM")
+      expect(out.envelope.error?.field_errors?.[0]?.field).toBe(field)
+      expect(out.envelope.error?.message).toContain(`${field}: holds a lone UTF-16 surrogate (\\u`)
+      expect(out.envelope.error?.message).toContain("nothing was done; send the character whole")
+    }
+    expect(readFileSync(join(root, "s.txt"))).toEqual(before)
+    expect(existsSync(join(root, "new.txt"))).toBe(false)
+    // The place is named: line and column of the first one.
+    const placed = await callTool(root, "write", { path: "s.txt", content: "ok\nab\ud800\udc00c\udfff\n" })
+    expect(placed.envelope.error?.message).toContain("(\\udfff) at line 2, column 5")
+    // A pair whole is a character: written as it is.
+    expect((await callTool(root, "write", { path: "s.txt", content: "a\ud83d\ude00\n" })).envelope.status).toBe("success")
+    expect(readFileSync(join(root, "s.txt"), "utf8")).toBe("a\u{1F600}\n")
   })
 })
 
