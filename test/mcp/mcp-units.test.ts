@@ -49,6 +49,13 @@ describe("server definitions", () => {
     expect(serverSpec("h", { type: "htp", url: "http://x", timeout: "fast" }, where, {}, resolvePath).problem).toStartWith(
       `invalid entry: 'mcpServers.h.type' is "htp": expected "stdio" | "http" | "sse" | "streamable-http"; 'mcpServers.h.timeout' is "fast": expected number`,
     )
+    // A deadline of 0 or less is refused as a word is, not taken silently for the default.
+    for (const [key, value] of [["timeout", 0], ["timeout", -1], ["startupTimeout", 0], ["startupTimeout", -5]] as const) {
+      expect(serverSpec("t", { command: "x", [key]: value }, where, {}, resolvePath).problem).toBe(
+        `invalid entry: 'mcpServers.t.${key}' is ${value}: expected a value greater than or equal to 1 (fix it in ${where.source}, or set "enabled": false)`,
+      )
+    }
+    expect(serverSpec("t", { command: "x", timeout: 1 }, where, {}, resolvePath)).toMatchObject({ timeoutMs: 1 })
     expect(serverSpec("f", { command: "x", enabled: false }, where, {}, resolvePath).enabled).toBe(false)
   })
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { setting, type ConfigSection } from "../section.ts"
+import { Count, setting, type ConfigSection } from "../section.ts"
 
 /**
  * One entry of `mcpServers`, in the shape Claude Code's `.mcp.json` uses, plus
@@ -16,10 +16,10 @@ export const McpServerEntry = Schema.Struct({
   headers: Schema.optional(Schema.Record(Schema.String, Schema.String)),
   /** false: listed as disabled, never started. */
   enabled: Schema.optional(Schema.Boolean),
-  /** Deadline of one tool call, milliseconds (default 600000: ten minutes). */
-  timeout: Schema.optional(Schema.Number),
-  /** Deadline of start-up and the first tool listing, milliseconds (default 30000). */
-  startupTimeout: Schema.optional(Schema.Number),
+  /** Deadline of one tool call, milliseconds (default 600000: ten minutes); 0, a negative or no number is refused, not taken for the default. */
+  timeout: Schema.optional(Count()),
+  /** Deadline of start-up and the first tool listing, milliseconds (default 30000); refused as `timeout` is. */
+  startupTimeout: Schema.optional(Count()),
   /** Default permission of the server's tools (default "ask"); `permission.mcp__<server>__<tool>` still applies. */
   permission: Schema.optional(Schema.Literals(["allow", "ask", "deny"])),
   /** true: tools the server annotates `readOnlyHint` run without asking (unless a rule says otherwise). */
