@@ -49,6 +49,8 @@ export interface AgentBoot {
   readonly facts: PromptFacts
   /** The skills the skill tool can load (a prompt `/name args` runs one). */
   readonly skills: ReadonlyArray<Skill>
+  /** What the skills settings got wrong (a skills.paths file, a skills.only name no skill has): said once as the session opens. */
+  readonly skillProblems: ReadonlyArray<string>
 }
 
 /** Finds the root, loads anvil.json and resolves the model (a ModelError of kind "config" names what to set). */
@@ -105,7 +107,7 @@ export const bootAgent = (input: {
       // A skill only a person may run (disable-model-invocation) is not offered to the model.
       skills: catalog.skills.filter(modelInvocable).map((k) => ({ name: k.name, description: k.description })),
     }
-    return { root, config, model, facts, skills: catalog.skills } satisfies AgentBoot
+    return { root, config, model, facts, skills: catalog.skills, skillProblems: catalog.problems } satisfies AgentBoot
   }).pipe(Effect.provide(Layer.merge(PlatformLive, ModelHttp.layer)))
 
 /** Another model for a running session (the Agent SDK's setModel), resolved as `--model` would be; a ModelError names what is wrong. */

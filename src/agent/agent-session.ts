@@ -233,6 +233,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
   const plugins = skillHookSet ? withScopedHooks(hosted, [skillHookSet.observer], skillHookSet.scoped, onProblem) : hosted
   const local = localAgents(boot.root, options.env, options.claudeInstructions !== false)
   for (const p of [...local.project.problems, ...local.user.problems]) onProblem(`.claude/agents: ${p}`)
+  for (const p of boot.skillProblems) onProblem(p)
   // MCP servers start now, while the rest of the session is set up; the first model request waits for them
   // (mcp.startup_timeout_ms at most), so a model asked to use a server's tool sees it on its first step.
   const mcp = makeMcpHub({

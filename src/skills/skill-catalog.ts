@@ -1,4 +1,5 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { notAFolder, unknownOnly, unreadableFolder } from "./catalog-problems.ts"
 import { FileSystem } from "../workspace/file-system.ts"
 import { Path } from "effect/Path"
 import { Config } from "../config/config.ts"
@@ -104,10 +105,12 @@ const scanFolder = (folder: SkillFolder) =>
     const fs = yield* FileSystem
     const path = yield* Path
     if (!folder.exists) return { found: [] as Array<Found>, problem: undefined }
+    const info = yield* fs.stat(folder.dir).pipe(Effect.option)
+    if (Option.isSome(info) && info.value.type !== "Directory") return { found: [] as Array<Found>, problem: notAFolder(folder, info.value.type) }
     const itself = yield* readSkillFolder(folder.dir, folder.source, folder.pluginRoot ? "front-matter" : "folder")
     if (itself !== undefined) return { found: [itself], problem: undefined }
     const entries = yield* fs.readDirectoryEntries(folder.dir).pipe(Effect.result)
-    if (entries._tag === "Failure") return { found: [] as Array<Found>, problem: `cannot read the skills folder ${folder.dir}: ${entries.failure.message}` }
+    if (entries._tag === "Failure") return { found: [] as Array<Found>, problem: unreadableFolder(folder, entries.failure) }
     const found: Array<Found> = []
     for (const entry of [...entries.success].sort(byName)) {
       if (entry.name.startsWith(".")) continue
@@ -172,5 +175,7 @@ export const loadSkillCatalog = Effect.fn("loadSkillCatalog")(function* (
   const only = Array.isArray(section.only) ? (section.only as ReadonlyArray<unknown>).filter((n): n is string => typeof n === "string") : undefined
   const kept = only ? new Set(only.map((n) => n.slice(n.lastIndexOf(":") + 1))) : undefined
   const skills = kept ? all.filter((s) => kept.has(s.name)) : all
+  const unknown = only ? unknownOnly(only, all.map((s) => s.name)) : undefined
+  if (unknown !== undefined) problems.push(unknown)
   return { skills, invalid: invalid.sort(byName), folders, problems } satisfies SkillCatalog
 })
