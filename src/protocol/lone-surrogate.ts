@@ -7,8 +7,8 @@ const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\ud
  * file (or the command) would not be what was asked for.
  */
 export const loneSurrogate = (text: string): { readonly line: number; readonly column: number; readonly unit: string } | undefined => {
-  if (text.isWellFormed()) return undefined
   const at = text.search(LONE)
+  if (at < 0) return undefined
   const before = text.slice(0, at)
   const unit = `\\u${text.charCodeAt(at).toString(16)}`
   // The column counts characters, as an editor does: a pair before it is one.

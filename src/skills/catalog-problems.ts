@@ -1,10 +1,14 @@
-import type { SkillFolder } from "./skill-catalog.ts"
+/** The parts of a searched folder a problem names (skill-catalog.ts SkillFolder). */
+interface Searched {
+  readonly dir: string
+  readonly from: string
+}
 
 /**
  * What the catalogue says of a skills folder it cannot search, with the next step: a `skills.paths` entry that
  * names a file (a SKILL.md, say) rather than a folder, or a folder the system will not list.
  */
-export const notAFolder = (folder: SkillFolder, type: string): string => {
+export const notAFolder = (folder: Searched, type: string): string => {
   const where = folder.from === "skills.paths" ? "skills.paths: " : ""
   const skillFile = /(?:^|[\\/])SKILL\.md$/i.test(folder.dir)
   const next = skillFile
@@ -14,7 +18,7 @@ export const notAFolder = (folder: SkillFolder, type: string): string => {
 }
 
 /** A folder that exists but cannot be listed, said by the system's reason (permission denied, …) and what to do. */
-export const unreadableFolder = (folder: SkillFolder, failure: unknown): string => {
+export const unreadableFolder = (folder: Searched, failure: unknown): string => {
   // The platform error's reason (`PermissionDenied`, `BadResource`, …), not its message, which names internals.
   const reason = (failure as { reason?: { _tag?: string } }).reason?._tag
   const where = folder.from === "skills.paths" ? "skills.paths: " : ""
