@@ -68,10 +68,10 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
     const value = (): string => {
       if (eq > 0) return raw.slice(eq + 1)
       const v = argv[++i]
-      if (v === undefined) throw new UsageError(`anvil ${command}: ${flag} needs a value`)
+      if (v === undefined) throw new UsageError(`anvil ${command}: ${flag} needs a value`, "missing_value")
       // `--session -f json`: the next word is an option, so the value was left out (a value that starts with a
       // dash can still be given as --flag=-value).
-      if (/^-(-?[A-Za-z])/.test(v)) throw new UsageError(`anvil ${command}: ${flag} needs a value, not the option ${shownValue(v)} (write ${flag}=VALUE for a value that starts with '-')`)
+      if (/^-(-?[A-Za-z])/.test(v)) throw new UsageError(`anvil ${command}: ${flag} needs a value, not the option ${shownValue(v)} (write ${flag}=VALUE for a value that starts with '-')`, "missing_value")
       return v
     }
     switch (flag) {
@@ -92,7 +92,7 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
       case "--allow": {
         const text = value()
         const rule = parseAllowRule(text)
-        if (!rule) throw new UsageError(`anvil ${command}: --allow takes TOOL or TOOL:PATTERN (e.g. bash:"git status*"), not ${shownValue(text)}`)
+        if (!rule) throw new UsageError(`anvil ${command}: --allow takes TOOL or TOOL:PATTERN (e.g. bash:"git status*"), not ${shownValue(text)}`, "bad_value")
         allow.push(rule)
         break
       }
@@ -104,7 +104,7 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
         sessionId = value()
         // Checked here, as a usage error: an id no session file can have is a mistyped command, not a missing session.
         const problem = sessionIdProblem(flag, sessionId)
-        if (problem !== undefined) throw new UsageError(`anvil ${command}: ${problem}`)
+        if (problem !== undefined) throw new UsageError(`anvil ${command}: ${problem}`, "bad_value")
         break
       }
       case "--max-steps":
@@ -138,35 +138,35 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
       case "--format":
       case "-f": {
         const v = value()
-        if (!(FORMATS as ReadonlyArray<string>).includes(v)) throw new UsageError(`anvil ${command}: --format is text, json or stream-json, not ${shownValue(v)}`)
+        if (!(FORMATS as ReadonlyArray<string>).includes(v)) throw new UsageError(`anvil ${command}: --format is text, json or stream-json, not ${shownValue(v)}`, "bad_value")
         format = v as AgentArgs["format"]
         break
       }
       case "--output-format":
         format = value() as AgentArgs["format"]
-        if (!(FORMATS as ReadonlyArray<string>).includes(format)) throw new UsageError(`anvil ${command}: --output-format is text, json or stream-json`)
+        if (!(FORMATS as ReadonlyArray<string>).includes(format)) throw new UsageError(`anvil ${command}: --output-format is text, json or stream-json`, "bad_value")
         break
       case "--input-format": {
         const v = value()
-        if (v !== "text" && v !== "stream-json") throw new UsageError(`anvil ${command}: --input-format is text or stream-json, not ${shownValue(v)}`)
+        if (v !== "text" && v !== "stream-json") throw new UsageError(`anvil ${command}: --input-format is text or stream-json, not ${shownValue(v)}`, "bad_value")
         inputFormat = v
         break
       }
       case "--timeout": {
         const v = value()
         const n = parseSeconds(v)
-        if (n === undefined) throw new UsageError(`anvil ${command}: --timeout takes seconds (90, 90s, 5m), not ${shownValue(v)}`)
+        if (n === undefined) throw new UsageError(`anvil ${command}: --timeout takes seconds (90, 90s, 5m), not ${shownValue(v)}`, "bad_value")
         timeoutSec = n
         break
       }
       default:
-        if (raw.startsWith("-") && raw !== "-") throw new UsageError(`anvil ${command}: unknown option ${shownValue(raw)}`)
+        if (raw.startsWith("-") && raw !== "-") throw new UsageError(`anvil ${command}: unknown option ${shownValue(raw)}`, "unknown_option")
         words.push(raw)
     }
   }
-  if (continueLast && sessionId !== undefined) throw new UsageError(`anvil ${command}: use --continue or --session ID, not both`)
+  if (continueLast && sessionId !== undefined) throw new UsageError(`anvil ${command}: use --continue or --session ID, not both`, "conflicting_options")
   if (inputFormat === "stream-json" && format !== "stream-json") {
-    throw new UsageError(`anvil ${command}: --input-format stream-json needs --format stream-json`)
+    throw new UsageError(`anvil ${command}: --input-format stream-json needs --format stream-json`, "conflicting_options")
   }
   return {
     ...(model !== undefined ? { model } : {}),
@@ -193,19 +193,19 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
 /** --max-steps: a positive whole number (anvil run, anvil chat, and anvil config showing what they would use). */
 export const parseMaxSteps = (text: string, command: string): number => {
   const n = Number(text)
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`anvil ${command}: --max-steps needs a positive whole number, not ${shownValue(text)}`)
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`anvil ${command}: --max-steps needs a positive whole number, not ${shownValue(text)}`, "bad_value")
   return n
 }
 
 /** --engine: native or react. */
 export const parseEngine = (text: string, command: string): "native" | "react" => {
-  if (text !== "native" && text !== "react") throw new UsageError(`anvil ${command}: --engine is native or react, not ${shownValue(text)}`)
+  if (text !== "native" && text !== "react") throw new UsageError(`anvil ${command}: --engine is native or react, not ${shownValue(text)}`, "bad_value")
   return text
 }
 
 export const parseSandboxFlag = (value: string, command: string): string => {
   const accepted = [...SANDBOX_MODES, "require"]
-  if (!accepted.includes(value)) throw new UsageError(`anvil ${command}: --sandbox is ${accepted.join(", ")}, not ${shownValue(value)}`)
+  if (!accepted.includes(value)) throw new UsageError(`anvil ${command}: --sandbox is ${accepted.join(", ")}, not ${shownValue(value)}`, "bad_value")
   return value
 }
 
@@ -228,6 +228,7 @@ export const checkAllowRules = (rules: ReadonlyArray<AllowRule>, tools: Readonly
     const near = nearest(rule.tool, [...known])
     throw new UsageError(
       `anvil ${command}: --allow ${showAllowRule(rule)} names no tool ${shownValue(rule.tool)}${near ? ` (did you mean '${near}'?)` : ""}. Tools: ${[...known].sort().join(", ")}.`,
+      "bad_value",
     )
   }
 }

@@ -1,8 +1,11 @@
 import { Data } from "effect"
+/** What is wrong with a command line, for a program reading a json result: an option anvil does not have, one given without its value, a value it does not take, options that exclude each other. */
+export type UsageKind = "unknown_option" | "missing_value" | "bad_value" | "conflicting_options" | "usage"
+
 /** A usage error: the command line itself is wrong (exit code 2). */
-export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {
-  constructor(message: string) {
-    super({ message })
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string; readonly kind: UsageKind }> {
+  constructor(message: string, kind: UsageKind = "usage") {
+    super({ message, kind })
   }
 }
 

@@ -86,10 +86,13 @@ const dispatch = async (argv: ReadonlyArray<string>, io: CliIO): Promise<number>
   } catch (e) {
     if (e instanceof ConfigStrictError) {
       // --strict and anvil.json (or the environment) has warnings, printed above: a usage error, before the command did anything.
+      if (command === "run") (await import("./run-setup-failure.ts")).printRunSetupFailure(io, command, rest, e.message, EXIT.usage)
       io.err(`anvil${command && COMMAND_NAMES.includes(command) ? ` ${command}` : ""}: ${e.message}\n`)
       return EXIT.usage
     }
     if (e instanceof UsageError) {
+      // A run asked for json gets its result on stdout too (loaded only for run, as below).
+      if (command === "run") (await import("./run-setup-failure.ts")).printRunUsageFailure(io, rest, prefixed(e.message), e.kind, EXIT.usage)
       io.err(`${prefixed(e.message)}\nRun 'anvil --help' for usage.\n`)
       return EXIT.usage
     }
