@@ -141,11 +141,8 @@ const COMMANDS = {
   tools: async ({ global, rest, io }: Invocation) => {
     if (global.help) return help(io, "Usage: anvil tools [--json]\n")
     onlyArguments("anvil tools", rest, ["--json"])
-    const { cliPlugins, toolsWithPlugins } = await import("./plugin-setup.ts")
-    const { offeredTools, toolsCommand } = await import("./tools-command.ts")
-    const { plugins } = await cliPlugins(io, global.root, { strict: global.strict })
-    io.out(toolsCommand(offeredTools(toolsWithPlugins(await loadBuiltinTools(), plugins)), rest.includes("--json")))
-    return 0
+    const { toolsListCommand } = await import("./tools-list.ts")
+    return await toolsListCommand(io, global.root, rest.includes("--json"), global.strict === true)
   },
   tool: async ({ global, rest, io }: Invocation) => {
     if (global.help) {

@@ -14,12 +14,16 @@ export const loaderNamed = (name: string): Tool | undefined => makeRegistry([loa
 
 const firstLine = (s: string) => s.trim().split("\n")[0] ?? ""
 
-/** `anvil tools [--json]`: every tool with its description and parameter schema. */
-export const toolsCommand = (tools: ReadonlyArray<Tool>, json: boolean): string => {
+/** Where a listed tool comes from: built in, a plugin's (`plugin:NAME`) or an MCP server's (`mcp:SERVER`). */
+export type ToolSourceName = "builtin" | `plugin:${string}` | `mcp:${string}`
+
+/** `anvil tools [--json]`: every tool with where it comes from, its description and parameter schema. */
+export const toolsCommand = (tools: ReadonlyArray<Tool>, json: boolean, sourceOf: (tool: Tool) => ToolSourceName = () => "builtin"): string => {
   if (json) {
     return `${JSON.stringify(
       tools.map((t) => ({
         name: t.name,
+        source: sourceOf(t),
         title: t.title,
         description: t.description,
         aliases: t.aliases ?? [],
@@ -32,7 +36,8 @@ export const toolsCommand = (tools: ReadonlyArray<Tool>, json: boolean): string 
     )}\n`
   }
   const width = Math.max(...tools.map((t) => t.name.length))
-  return `${tools.map((t) => `${t.name.padEnd(width)}  ${firstLine(t.description)}`).join("\n")}\n`
+  const from = Math.max(...tools.map((t) => sourceOf(t).length))
+  return `${tools.map((t) => `${t.name.padEnd(width)}  ${sourceOf(t).padEnd(from)}  ${firstLine(t.description)}`).join("\n")}\n`
 }
 
 /** `anvil tool <name> --help`: the tool's prompt and its parameters. */

@@ -1,4 +1,4 @@
-/** The parts of a searched folder a problem names (skill-catalog.ts SkillFolder). */
+/** The parts of a searched folder a problem names (skill-folders.ts SkillFolder). */
 interface Searched {
   readonly dir: string
   readonly from: string

@@ -513,3 +513,39 @@ const findSleeper = (parent: number): number | undefined => {
   }
   return undefined
 }
+
+describe("anvil tools lists every tool a session could offer, with its source", () => {
+  test("built-in, a plugin's and a stdio MCP server's tools, text and --json; a broken plugin and failed or untrusted servers are said, the rest listed", async () => {
+    const s = setup({ tiny: tiny(tempDir("anvil-mcp-marks-")), dead: tiny(tempDir("anvil-mcp-marks-"), "--exit-at-start") }, { proj: { command: "true" } })
+    const plugins = join(s.home, ".config", "anvil", "plugins")
+    mkdirSync(plugins, { recursive: true })
+    writeFileSync(
+      join(plugins, "greet.ts"),
+      `import { defineTool } from "anvil/plugin"\nimport { Schema } from "effect"\nexport default defineTool({ name: "greet", description: "Greets someone.", parameters: Schema.Struct({ who: Schema.String }), readOnly: true, run: async ({ who }) => "hi " + who })\n`,
+    )
+    writeFileSync(join(plugins, "bad.ts"), "broken(\n")
+    const text = await run(s, ["tools"])
+    expect(text.code).toBe(0)
+    const row = (name: string) => text.stdout.split("\n").find((l) => l.startsWith(`${name} `))?.split(/\s{2,}/)
+    expect(row("read")?.slice(0, 2)).toEqual(["read", "builtin"])
+    expect(row("greet")).toEqual(["greet", "plugin:greet", "Greets someone."])
+    expect(row("mcp__tiny__echo")).toEqual(["mcp__tiny__echo", "mcp:tiny", "Echoes its message."])
+    expect(text.stderr).toContain("anvil: plugin 'bad' was not loaded")
+    expect(text.stderr).toContain("anvil: tools: MCP server 'dead' is failed, so its tools are not listed: the server exited with code 4")
+    expect(text.stderr).toContain("'anvil mcp' shows its state")
+    expect(text.stderr).toContain("anvil: tools: MCP server 'proj' is untrusted, so its tools are not listed: defined by the project")
+    expect(text.stderr).toContain("anvil mcp trust proj")
+
+    const listed = await run(s, ["tools", "--json"])
+    expect(listed.code).toBe(0)
+    const tools = json(listed.stdout) as Array<{ name: string; source: string; parameters: unknown; permission: string }>
+    const byName = new Map(tools.map((t) => [t.name, t]))
+    expect(byName.get("bash")?.source).toBe("builtin")
+    expect(byName.get("load_tools")?.source).toBe("builtin")
+    expect(byName.get("greet")).toMatchObject({ source: "plugin:greet", permission: "allow" })
+    expect(byName.get("mcp__tiny__echo")).toMatchObject({ source: "mcp:tiny", parameters: { type: "object" } })
+    expect(tools.filter((t) => t.source === "mcp:tiny").length).toBeGreaterThan(3)
+    expect(tools.some((t) => t.source.startsWith("mcp:dead") || t.source.startsWith("mcp:proj"))).toBe(false)
+    expect(listed.stderr).toContain("MCP server 'dead' is failed")
+  })
+})
