@@ -174,7 +174,7 @@ describe("anvil CLI", () => {
     expect(calc.parameters.additionalProperties).toBe(false)
     for (const t of list) expect(typeof t.description).toBe("string")
     // load_tools, which the agent offers to bring in the rarely used tools, is listed as well, and its help is found.
-    expect(text.out).toMatch(/^load_tools +Adds on-demand tools/m)
+    expect(text.out).toMatch(/^load_tools +builtin +Adds on-demand tools/m)
     const loader = list.find((t) => t.name === "load_tools")!
     expect(loader.parameters.properties.names.type).toBe("array")
     expect(list.map((t) => t.name)).toEqual(expect.arrayContaining(["read", "git_status", "fetch", "lsp_hover", "task", "skill"]))
