@@ -54,7 +54,13 @@ const fromCallError = (error: McpCallError): ToolError => {
     case "failed":
       return new ToolError({ code: "EXECUTION_ERROR", message: error.message, retryable: true })
     default:
-      return new ToolError({ code: "EXECUTION_ERROR", message: error.message, retryable: false })
+      // Unavailable: no call can reach the server this run; its status and last error are where to look.
+      return new ToolError({
+        code: "EXECUTION_ERROR",
+        message: error.message,
+        retryable: false,
+        nextStep: "Run `anvil mcp` to see the server's status and error, fix its entry (command, url, env) in your settings, then start anvil again.",
+      })
   }
 }
 

@@ -139,7 +139,8 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
 
           if (resolved._tag === "Failure") {
             const failure = resolved.cause.reasons.find(Cause.isFailReason)
-            if (failure) return yield* fail(found?.title ?? call.name, failure.error, undefined)
+            // The named tool exists (a stand-in whose server failed): its failure, not an unknown tool.
+            if (failure) return yield* fail(found?.title ?? call.name, failure.error, found)
             if (!resolved.cause.reasons.some(Cause.isInterruptReason)) return yield* Effect.die(Cause.squash(resolved.cause))
             return yield* fail(call.name, new ToolError({ code: "CANCELLED", message: `The ${call.name} call was cancelled while its tool was being made ready.` }), undefined)
           }

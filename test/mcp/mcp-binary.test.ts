@@ -274,6 +274,18 @@ describe("agent runs with MCP servers", () => {
     expect(results.c2.text).toContain("echo: changed by the hook")
   })
 
+  test("a call to a tool of a server that failed to start is that tool's failure (exit 1, a next step), not an unknown tool", async () => {
+    const s = setup({})
+    writeFileSync(join(s.home, ".config", "anvil", "anvil.json"), JSON.stringify({ mcp: { startup_timeout_ms: 0 }, mcpServers: { tiny: { command: "/bin/false" } } }))
+    const r = await run(s, ["tool", "mcp__tiny__echo", '{"message": "x"}'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).not.toContain("unknown tool")
+    const envelope = json(r.stdout)
+    expect(envelope.error.code).toBe("EXECUTION_ERROR")
+    expect(envelope.error.message).toContain("MCP server 'tiny' failed to start")
+    expect(envelope.text).toContain("Run `anvil mcp` to see the server's status and error")
+  })
+
   test("a call that names a tool in another case, or a tool of a server still starting, meets that tool's own permission rules and hooks", async () => {
     const s = setup({})
     const servers = { tiny: { ...tiny(s.marks, "--start-delay=700"), permission: "allow" } }
