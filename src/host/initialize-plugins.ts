@@ -1,6 +1,7 @@
 import { resolve } from "node:path"
 import type { CliIO } from "../cli/output.ts"
 import { isRecord } from "../protocol/is-record.ts"
+import { readPluginDirs, writePluginDirs } from "../plugins/plugin-dirs-env.ts"
 
 /**
  * The `plugins` of an `initialize` request: the SDK sends them there instead of as `--plugin-dir` flags when the
@@ -15,7 +16,7 @@ export const initializePlugins = (
   onProblem: (message: string) => void,
 ): { readonly io: CliIO; readonly applied?: boolean } => {
   if (!Array.isArray(given) || given.length === 0) return { io }
-  const loaded = (io.env.ANVIL_PLUGIN_DIRS ?? "").split(":").filter((d) => d !== "")
+  const loaded = readPluginDirs(io.env.ANVIL_PLUGIN_DIRS).dirs
   const dirs: Array<string> = []
   let all = true
   for (const entry of given) {
@@ -35,5 +36,5 @@ export const initializePlugins = (
     onProblem(`initialize: plugins ${fresh.join(", ")} are not loaded: the session is already open; pass them in the first initialize`)
     return { io, applied: false }
   }
-  return { io: { ...io, env: { ...io.env, ANVIL_PLUGIN_DIRS: [...loaded, ...fresh].join(":") } }, applied: all }
+  return { io: { ...io, env: { ...io.env, ANVIL_PLUGIN_DIRS: writePluginDirs([...loaded, ...fresh]) } }, applied: all }
 }

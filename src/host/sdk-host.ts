@@ -12,6 +12,7 @@ import { makePermissionBridge } from "./permission-bridge.ts"
 import { openDebugLog, loggedIO, type DebugLog } from "./debug-log.ts"
 import { parsePrintFlags, type PrintFlags } from "./print-flags.ts"
 import { printRun } from "./print-run.ts"
+import { readPluginDirs, writePluginDirs } from "../plugins/plugin-dirs-env.ts"
 import { closeSession, openSession } from "./session-lifecycle.ts"
 
 /**
@@ -41,6 +42,8 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
     return EXIT.usage
   }
   const logged = debug !== undefined ? loggedIO(given, debug) : given
+  const userDirs = readPluginDirs(given.env.ANVIL_PLUGIN_DIRS)
+  if (flags.pluginDirs.length > 0 && userDirs.problem !== undefined) logged.err(`anvil: ${userDirs.problem}\n`)
   // The program's plugins (`--plugin-dir`) are found where plugin discovery looks for a run's extra folders.
   const io: CliIO =
     flags.pluginDirs.length === 0
@@ -49,7 +52,7 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
           ...logged,
           env: {
             ...given.env,
-            ANVIL_PLUGIN_DIRS: [...(given.env.ANVIL_PLUGIN_DIRS ?? "").split(":").filter((d) => d !== ""), ...flags.pluginDirs.map((d) => resolve(given.cwd, d))].join(":"),
+            ANVIL_PLUGIN_DIRS: writePluginDirs([...userDirs.dirs, ...flags.pluginDirs.map((d) => resolve(given.cwd, d))]),
           },
         }
   try {

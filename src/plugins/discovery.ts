@@ -11,6 +11,7 @@ import { claudeInstalledPlugins } from "./claude-installed.ts"
 import { readJsonPart } from "./json-part.ts"
 import { notAPluginName, projectHookSettings, userHookSettings, userPluginsDir } from "./places.ts"
 import { INVALID_PLUGIN_NAME, nameOrigin, pluginNameProblem } from "./plugin-name.ts"
+import { readPluginDirs } from "./plugin-dirs-env.ts"
 
 export { userPluginsDir }
 
@@ -23,7 +24,7 @@ export { userPluginsDir }
  *    inside the project counts as a project plugin (it came with the repository),
  *    and so does every entry the project's own anvil.json adds to the user's list:
  *    a cloned repository must not run code from outside it without asking either;
- * 4. `ANVIL_PLUGIN_DIRS` (`:`-separated), each entry like a `plugins.paths` one: the
+ * 4. `ANVIL_PLUGIN_DIRS` (`:`-separated, or a JSON array), each entry like a `plugins.paths` one: the
  *    Agent SDK host puts the program's `plugins` there;
  * 5. the plugins Claude Code installed that its settings' `enabledPlugins`
  *    turn on (see claude-installed.ts): the user's when the user's settings
@@ -252,7 +253,9 @@ export const discoverPlugins = (input: {
     folders.push({ dir, source: fromProject.has(given) || within(rootReal, realOr(dir)) ? "project" : "user", named: true, setting: "plugins.paths" })
   }
   // ANVIL_PLUGIN_DIRS: plugins (or folders of them) for this run, as the Agent SDK's `plugins` option names them.
-  for (const given of (input.env.ANVIL_PLUGIN_DIRS ?? "").split(":").filter((d) => d.trim() !== "")) {
+  const extra = readPluginDirs(input.env.ANVIL_PLUGIN_DIRS)
+  if (extra.problem !== undefined) problems.push(extra.problem)
+  for (const given of extra.dirs) {
     const dir = resolve(input.root, given)
     if (!existsSync(dir)) problems.push(`ANVIL_PLUGIN_DIRS: ${dir} does not exist`)
     else folders.push({ dir, source: within(rootReal, realOr(dir)) ? "project" : "user", named: true, setting: "ANVIL_PLUGIN_DIRS" })
