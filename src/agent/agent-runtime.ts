@@ -51,6 +51,8 @@ export interface AgentBoot {
   readonly skills: ReadonlyArray<Skill>
   /** What the skills settings got wrong (a skills.paths file, a skills.only name no skill has): said once as the session opens. */
   readonly skillProblems: ReadonlyArray<string>
+  /** The HTTP the boot was given, which a model switched to later uses too; none: ModelHttp's. */
+  readonly http?: ModelHttp["Service"]
 }
 
 /** Finds the root, loads anvil.json and resolves the model (a ModelError of kind "config" names what to set). */
@@ -107,13 +109,13 @@ export const bootAgent = (input: {
       // A skill only a person may run (disable-model-invocation) is not offered to the model.
       skills: catalog.skills.filter(modelInvocable).map((k) => ({ name: k.name, description: k.description })),
     }
-    return { root, config, model, facts, skills: catalog.skills, skillProblems: catalog.problems } satisfies AgentBoot
+    return { root, config, model, facts, skills: catalog.skills, skillProblems: catalog.problems, ...(input.http ? { http: input.http } : {}) } satisfies AgentBoot
   }).pipe(Effect.provide(Layer.merge(PlatformLive, ModelHttp.layer)))
 
 /** Another model for a running session (the Agent SDK's setModel), resolved as `--model` would be; a ModelError names what is wrong. */
 export const switchModel = (boot: AgentBoot, flag: string) =>
   Effect.gen(function* () {
-    return yield* resolveModel({ config: boot.config, root: boot.root, http: yield* ModelHttp, flag })
+    return yield* resolveModel({ config: boot.config, root: boot.root, http: boot.http ?? (yield* ModelHttp), flag })
   }).pipe(Effect.provide(Layer.merge(PlatformLive, ModelHttp.layer)))
 
 /** The system prompt's list of the custom subagents, so the model knows their names; empty without any. */

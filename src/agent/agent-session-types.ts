@@ -1,6 +1,7 @@
 import type { Effect, Layer } from "effect"
 import type { ConfigWarning } from "../config/check.ts"
 import type { LanguageModelShape, ThinkingRequest } from "../llm/model.ts"
+import type { ModelHttpShape } from "../llm/http.ts"
 import type { McpEvent, McpHub } from "../mcp/mcp-hub.ts"
 import type { ServerSource } from "../mcp/server-sources.ts"
 import type { AskAnswer, PermissionRequest } from "../permission/permissions.ts"
@@ -60,6 +61,8 @@ export interface AgentSessionOptions {
   readonly configOverrides?: Record<string, unknown>
   /** Injected model (tests, bench); otherwise resolved from configuration. */
   readonly model?: LanguageModelShape
+  /** How every model of the session (set_model's, the fallbacks') reaches its server: the debug log watches it. */
+  readonly http?: ModelHttpShape
   /** Load plugins (tools, hooks, prompt additions) once the project is known. Default: none. */
   readonly plugins?: {
     /** Trust project plugins for this session (`--trust-plugins`). */

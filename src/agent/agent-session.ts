@@ -137,6 +137,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
         root: options.root,
         modelFlag,
         model: options.model,
+        ...(options.http ? { http: options.http } : {}),
         ...(options.configOverrides ? { configOverrides: options.configOverrides } : {}),
         onConfigWarnings: options.onConfigWarnings,
         strict: options.strict,

@@ -37,7 +37,7 @@ export interface RunExtras {
   readonly systemPrompt?: { readonly replace?: string; readonly append?: string }
   readonly mcpSources?: ReadonlyArray<ServerSource>
   /** Session options print mode sets directly (`--add-dir`, `--fallback-model`, `--max-budget-usd`). */
-  readonly session?: Pick<AgentSessionOptions, "addDirs" | "fallbackModels" | "maxBudgetUsd" | "onNotice" | "persist" | "customAgents" | "claudeInstructions" | "thinking" | "fork">
+  readonly session?: Pick<AgentSessionOptions, "addDirs" | "fallbackModels" | "maxBudgetUsd" | "onNotice" | "persist" | "customAgents" | "claudeInstructions" | "thinking" | "fork" | "http">
   /** Only the extra MCP servers start (`--strict-mcp-config`). */
   readonly mcpStrict?: boolean
 }

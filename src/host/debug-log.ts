@@ -7,12 +7,13 @@ import { VERSION } from "../version.ts"
 /**
  * Claude Code's `--debug` and `--debug-file PATH` (the Agent SDK's `debug` and `debugFile`): a log of the protocol,
  * for a person finding out why a program and anvil disagree. Each line is a time, a direction and the message:
- * `in` what the program sent, `out` what anvil wrote on stdout, `stderr` its diagnostics (in the file only: with
+ * `in` what the program sent, `out` what anvil wrote on stdout, `http` the model's requests (debug-http.ts),
+ * `stderr` its diagnostics (in the file only: with
  * `--debug` alone the log itself goes to stderr, where the SDK's `stderr` callback gets it). A message is cut at
  * 2,000 characters. The file is appended to, its folder made if missing.
  */
 export interface DebugLog {
-  readonly write: (direction: "in" | "out" | "stderr" | "note", text: string) => void
+  readonly write: (direction: "in" | "out" | "stderr" | "note" | "http", text: string) => void
   readonly close: () => void
 }
 

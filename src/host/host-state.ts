@@ -3,6 +3,7 @@ import type { AgentSession, AgentSessionShape, AgentSetupError } from "../agent/
 import type { ClaudeStream } from "../cli/claude-stream.ts"
 import { EXIT } from "../cli/exit-codes.ts"
 import type { CliIO } from "../cli/output.ts"
+import type { ModelHttpShape } from "../llm/http.ts"
 import type { Usage } from "../llm/model.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import type { ControlChannel } from "./control-channel.ts"
@@ -23,6 +24,8 @@ export interface HostState {
   /** The run's streams, folder and environment (the plugin folders of `initialize` join its ANVIL_PLUGIN_DIRS). */
   io: CliIO
   readonly root: string | undefined
+  /** How the session's models reach their servers: logged with --debug / --debug-file, else anvil's own. */
+  readonly http?: ModelHttpShape
   /** The built-in tools (the program's `tools` option chooses among them). */
   readonly tools: ReadonlyArray<Tool>
   readonly channel: ControlChannel
@@ -64,7 +67,7 @@ export interface HostState {
   exitCode: number
 }
 
-export const makeHostState = (fixed: Pick<HostState, "flags" | "io" | "root" | "tools" | "channel" | "line">): HostState => {
+export const makeHostState = (fixed: Pick<HostState, "flags" | "io" | "root" | "tools" | "channel" | "line" | "http">): HostState => {
   const state: HostState = {
     ...fixed,
     onProblem: (message) => {

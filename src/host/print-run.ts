@@ -1,4 +1,5 @@
 import type { CliIO } from "../cli/output.ts"
+import type { ModelHttpShape } from "../llm/http.ts"
 import type { Tool } from "../tool-framework/definition.ts"
 import { hostModel } from "./host-messages.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
@@ -31,7 +32,7 @@ const printArgs = (flags: PrintFlags): Array<string> => {
 }
 
 /** Runs the one prompt; the exit code is `anvil run`'s. */
-export const printRun = async (flags: PrintFlags, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>): Promise<number> => {
+export const printRun = async (flags: PrintFlags, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>, http?: ModelHttpShape): Promise<number> => {
   // Structured output and partial messages are the host protocol's (its control channel, its stream): one prompt has neither.
   const needsStreamInput = [...(flags.jsonSchema !== undefined ? ["--json-schema"] : []), ...(flags.includePartialMessages ? ["--include-partial-messages"] : [])]
   if (needsStreamInput.length > 0) {
@@ -62,6 +63,7 @@ export const printRun = async (flags: PrintFlags, io: CliIO, root: string | unde
       ...(flags.agents.length > 0 ? { customAgents: sdkAgents(flags.agents, onProblem) } : {}),
       ...(flags.thinking ? { thinking: flags.thinking } : {}),
       ...(flags.forkSession ? { fork: true } : {}),
+      ...(http ? { http } : {}),
     },
   })
 }

@@ -10,6 +10,8 @@ import { cancelTurn, makeHostState } from "./host-state.ts"
 import { makeHostTurns } from "./host-turns.ts"
 import { makePermissionBridge } from "./permission-bridge.ts"
 import { openDebugLog, loggedIO, type DebugLog } from "./debug-log.ts"
+import { loggedModelHttp } from "./debug-http.ts"
+import type { ModelHttpShape } from "../llm/http.ts"
 import { parsePrintFlags, type PrintFlags } from "./print-flags.ts"
 import { printRun } from "./print-run.ts"
 import { readPluginDirs, writePluginDirs } from "../plugins/plugin-dirs-env.ts"
@@ -56,19 +58,20 @@ export const sdkHostCommand = async (argv: ReadonlyArray<string>, given: CliIO, 
           },
         }
   try {
-    if (flags.inputFormat !== "stream-json" || flags.outputFormat !== "stream-json") return await printRun(flags, io, root, tools)
-    return await hostSession(flags, io, root, tools, debug)
+    // The model's requests join the log (debug-http.ts).
+    const http = debug !== undefined ? loggedModelHttp(debug) : undefined
+    if (flags.inputFormat !== "stream-json" || flags.outputFormat !== "stream-json") return await printRun(flags, io, root, tools, http)
+    return await hostSession(flags, io, root, tools, debug, http)
   } finally {
     debug?.close()
   }
 }
 
-const hostSession = async (flags: PrintFlags, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>, debug: DebugLog | undefined): Promise<number> => {
-
+const hostSession = async (flags: PrintFlags, io: CliIO, root: string | undefined, tools: ReadonlyArray<Tool>, debug: DebugLog | undefined, http: ModelHttpShape | undefined): Promise<number> => {
   guardNodeStreams()
   const line = (message: Json) => io.out(`${JSON.stringify(message)}\n`)
   const channel = makeControlChannel(line)
-  const state = makeHostState({ flags, io, root, tools, channel, line })
+  const state = makeHostState({ flags, io, root, tools, channel, line, ...(http ? { http } : {}) })
   const bridge = makePermissionBridge(state)
 
   // A signal, or standard output's reader going away (the program ended: SIGPIPE), ends the session: the running

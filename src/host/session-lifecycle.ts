@@ -94,6 +94,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       env: io.env,
       root: state.root,
       modelFlag: state.model,
+      ...(state.http ? { http: state.http } : {}),
       // Claude Code reads CLAUDE.md with the project's settings: a program that leaves "project" out does not want it.
       claudeInstructions: projectSettings(flags),
       customAgents,

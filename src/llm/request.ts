@@ -5,6 +5,7 @@ import { parseSse, type SseEvent } from "./sse.ts"
 import { WHOLE_ANSWER } from "./stream-end.ts"
 import { DEFAULT_RETRY, parseRetryAfter, withRetries, type RetryPolicy } from "./retry.ts"
 import { fetchErrorText } from "../net/http-client.ts"
+import { redactUrlLogin } from "../net/secrets.ts"
 
 /** How long to wait for a model server: its response headers, then each piece of the stream. */
 export interface ModelTimeouts {
@@ -109,6 +110,8 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest, attempt: nu
         Effect.sync(() => new AbortController()),
         (c) => Effect.sync(() => c.abort()),
       )
+      // What messages name: the URL without the credentials a base URL may hold (user, password, a key parameter).
+      const where = redactUrlLogin(request.url)
       const body = JSON.stringify(request.body)
       const bytes = new TextEncoder().encode(body).length
       const open = Effect.gen(function* () {
@@ -127,8 +130,8 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest, attempt: nu
               kind: "network",
               retryable: !isDnsFailure(e),
               message: isDnsFailure(e)
-                ? `Could not reach the model server at ${request.url}: the host name does not resolve (${fetchErrorText(e)}). Check the base URL.`
-                : `Could not reach the model server at ${request.url}: ${fetchErrorText(e)}`,
+                ? `Could not reach the model server at ${where}: the host name does not resolve (${fetchErrorText(e)}). Check the base URL.`
+                : `Could not reach the model server at ${where}: ${fetchErrorText(e)}`,
             }),
         }).pipe(
           Effect.timeoutOrElse({
@@ -138,17 +141,17 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest, attempt: nu
                 new ModelError({
                   kind: "timeout",
                   retryable: false,
-                  message: `The model server at ${request.url} did not answer within ${seconds(timeouts.requestMs)} (request timeout; set model_timeout.request_sec in anvil.json or --timeout).`,
+                  message: `The model server at ${where} did not answer within ${seconds(timeouts.requestMs)} (request timeout; set model_timeout.request_sec in anvil.json or --timeout).`,
                 }),
               ),
           }),
         )
         if (!response.ok) {
           const text = yield* Effect.promise(() => response.text().catch(() => ""))
-          return yield* Effect.fail(statusError(response.status, text, response.headers, { url: request.url, keyHint: request.keyHint }))
+          return yield* Effect.fail(statusError(response.status, text, response.headers, { url: where, keyHint: request.keyHint }))
         }
         if (!response.body) {
-          return yield* Effect.fail(new ModelError({ kind: "protocol", retryable: true, message: `The model server at ${request.url} sent no body.` }))
+          return yield* Effect.fail(new ModelError({ kind: "protocol", retryable: true, message: `The model server at ${where} sent no body.` }))
         }
         // A server that ignored `stream: true` answers with the whole message as JSON: the decoder gets it as one event.
         if (/\bjson\b/i.test(response.headers.get("content-type") ?? "")) return wholeAnswer(response.body)
@@ -159,7 +162,7 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest, attempt: nu
           new ModelError({
             kind: "timeout",
             retryable: false,
-            message: `The model stream from ${request.url} stalled: nothing arrived for ${seconds(timeouts.idleMs)} (idle timeout; set model_timeout.idle_sec in anvil.json or --timeout).`,
+            message: `The model stream from ${where} stalled: nothing arrived for ${seconds(timeouts.idleMs)} (idle timeout; set model_timeout.idle_sec in anvil.json or --timeout).`,
           }),
         )
       // A connection that breaks is worth another attempt; withRetries makes none once part of the answer came.
@@ -170,7 +173,7 @@ export const streamSse = (http: ModelHttpShape, request: SseRequest, attempt: nu
             new ModelError({
               kind: "network",
               retryable: true,
-              message: `The model stream from ${request.url} broke off: ${fetchErrorText(e)}`,
+              message: `The model stream from ${where} broke off: ${fetchErrorText(e)}`,
             }),
           ).pipe(Stream.timeoutOrElse({ duration: Duration.millis(timeouts.idleMs), orElse: stalled })),
         )

@@ -38,6 +38,19 @@ export const redactUrl = (raw: string): string => {
   return changed ? url.toString() : raw
 }
 
+/** {@link redactUrl}, and the user name masked too: in a model server's URL it is a proxy's login or a token. */
+export const redactUrlLogin = (raw: string): string => {
+  const masked = redactUrl(raw)
+  try {
+    const url = new URL(masked)
+    if (url.username === "") return masked
+    url.username = "REDACTED"
+    return url.toString()
+  } catch {
+    return masked
+  }
+}
+
 /**
  * Query parameters whose values are scrubbed from the content too: names that are surely credentials only
  * (not "key", "code", "state" or "author", whose everyday values would cut words out of the page).

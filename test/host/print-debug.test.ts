@@ -67,3 +67,47 @@ describe("--debug", () => {
     expect(r.stdout).not.toContain("ignored_flags")
   })
 })
+
+describe("the model's HTTP in the debug log", () => {
+  const key = "sk-ant-very-secret-key-0123456789"
+  const http = (log: string) => entries(log, "http").map((l) => l.split("] ").slice(1).join("] "))
+
+  test("each request: method, URL, body size, status and time to headers, the body's end; never the key", async () => {
+    const { env, server } = anthropic([{ status: 500, error_body: "boom" }, { text: "hello" }])
+    const root = project({})
+    // Credentials in the base URL (a proxy's user and password) are masked as well.
+    const base = server.url.replace("http://", "http://proxyuser:proxypass@")
+    const r = await runBinary([...host, "--debug-file", "d.txt"], { cwd: root, env: { ...env, ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: base }, stdin: userLine("hi") })
+    expect(r.code).toBe(0)
+    const log = readFileSync(join(root, "d.txt"), "utf8")
+    const url = `${server.url.replace("http://", "http://REDACTED:REDACTED@")}/v1/messages`
+    const lines = http(log)
+    // The failed attempt, then the retry that answered, in order.
+    expect(lines.map((l) => l.replace(/\d+ (ms|bytes)/g, "N $1"))).toEqual([
+      `POST ${url} (N bytes)`,
+      `POST ${url} -> 500 Internal Server Error, headers in N ms`,
+      `POST ${url} body ended: N bytes in N ms`,
+      `POST ${url} (N bytes)`,
+      `POST ${url} -> 200 OK, headers in N ms`,
+      `POST ${url} body ended: N bytes in N ms`,
+    ])
+    expect(Number(lines[0]!.match(/\((\d+) bytes\)/)![1])).toBe(server.requests[0]!.bytes)
+    expect(Number(lines[5]!.match(/: (\d+) bytes/)![1])).toBeGreaterThan(0)
+    // Nor in what the program reads: the retried failure's message names the server without them.
+    for (const secret of [key, "proxyuser", "proxypass"]) for (const text of [log, r.stdout, r.stderr]) expect(text).not.toContain(secret)
+    expect(r.stdout).toContain(`The model server failed (HTTP 500) at ${url}`)
+    expect(server.requests[1]!.headers["x-api-key"]).toBe(key)
+  })
+
+  test("--debug writes them on stderr; a server that cannot be reached is logged as a failure with its time", async () => {
+    const { env } = anthropic([{ text: "hello" }])
+    const r = await runBinary([...host, "--debug"], { cwd: project({}), env, stdin: userLine("hi") })
+    expect(http(r.stderr)).toEqual([expect.stringMatching(/^POST http:\/\/127\.0\.0\.1:\d+\/v1\/messages \(\d+ bytes\)$/), expect.stringContaining("-> 200 OK"), expect.stringContaining("body ended")])
+    // A port nothing listens on (the fake's, stopped).
+    const dead = anthropic([])
+    dead.server.stop()
+    const failed = await runBinary(["-p", "hi", "--model", "claude-haiku-4-5", "--debug"], { cwd: project({}), env: { ...dead.env, ANTHROPIC_API_KEY: key } })
+    expect(http(failed.stderr).some((l) => /failed after \d+ ms: /.test(l))).toBe(true)
+    expect(failed.stderr).not.toContain(key)
+  })
+})
