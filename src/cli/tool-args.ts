@@ -40,22 +40,28 @@ export interface ToolCommandArgs {
 const sandboxValue = (args: ReadonlyArray<string>, i: number): string => (args[i] === "--sandbox" ? (args[i + 1] ?? "") : args[i]!.slice("--sandbox=".length))
 
 /**
- * `anvil tool NAME -`: the parameters from standard input. A pipe whose writer left it open and silent is a usage
- * error after the first-byte wait instead of a hang; a terminal is read to Ctrl-D.
+ * `anvil tool NAME -`: the parameters from standard input, or what is wrong with it. A pipe whose writer left it
+ * open and silent is a usage error after the first-byte wait instead of a hang; a terminal is read to Ctrl-D.
+ * Both mistakes are answered as the command line's other ones are: exit 2 with the INVALID_PARAM envelope.
  */
-const paramsFromStdin = async (io: CliIO, name: string): Promise<string> => {
+const paramsFromStdin = async (io: CliIO, name: string): Promise<string | CommandLineProblem> => {
   const waitMs = stdinWaitMs(io.env)
   const piped = io.readPipedStdin ? await io.readPipedStdin(waitMs) : undefined
   if (piped === "silent") {
-    throw new UsageError(
-      `anvil tool ${name}: nothing arrived on standard input within ${waitMs / 1000} s (its writer left it open and silent); ` +
+    return {
+      message:
+        `nothing arrived on standard input within ${waitMs / 1000} s (its writer left it open and silent); ` +
         `give the parameters as an argument, or set ANVIL_STDIN_WAIT=SECONDS for a producer slow to start`,
-    )
+      fieldErrors: [{ field: "(root)", message: "no parameters arrived on standard input" }],
+    }
   }
   const text = piped ?? (await io.readStdin())
   // Nothing at all is a mistake in the call (a closed or empty pipe), not parameters for the tool to refuse.
   if (text.trim() === "") {
-    throw new UsageError(`anvil tool ${name}: standard input was empty; pipe the JSON parameters (echo '{…}' | anvil tool ${name} -) or give them as an argument`)
+    return {
+      message: `standard input was empty; pipe the JSON parameters (echo '{…}' | anvil tool ${name} -) or give them as an argument`,
+      fieldErrors: [{ field: "(root)", message: "standard input was empty" }],
+    }
   }
   return text
 }
@@ -103,6 +109,11 @@ export const parseToolArgs = async (rest: ReadonlyArray<string>, io: CliIO): Pro
       params = { ...params, [key]: raw === undefined ? true : flagValue(raw) }
     } else if (positional === undefined) {
       const source = a === "-" ? await paramsFromStdin(io, name) : a
+      if (typeof source !== "string") {
+        lineProblem ??= source
+        positional = {}
+        continue
+      }
       try {
         positional = JSON.parse(source)
       } catch {

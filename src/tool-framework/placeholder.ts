@@ -26,7 +26,9 @@ const fromAst = (ast: SchemaAST.AST, depth: number, given?: unknown): unknown =>
   }
   if (at._tag === "Objects") {
     // A record (headers) shows one entry; a struct its required fields, a literal field (a tag such as "bearer") as it is.
-    if (at.propertySignatures.length === 0) return at.indexSignatures.length > 0 ? { "<name>": PLACEHOLDER } : {}
+    // A record of Never (todoread's parameters) takes no entry at all: its stand-in is the empty call, TodoRead().
+    const entries = at.indexSignatures.filter((s) => s.type._tag !== "Never")
+    if (at.propertySignatures.length === 0) return entries.length > 0 ? { "<name>": PLACEHOLDER } : {}
     const required = at.propertySignatures.filter((p) => !SchemaAST.isOptional(p.type))
     return Object.fromEntries(
       required.map((p) => [String(p.name), p.type._tag === "Literal" ? p.type.literal : fromAst(p.type, depth + 1)]),

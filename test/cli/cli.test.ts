@@ -47,12 +47,12 @@ describe("anvil CLI", () => {
     expect((await run(["tool", "read", "--help"])).out).toStartWith("read (Read)")
   })
 
-  test("anvil tool NAME - with nothing on standard input is a usage error naming the fix", async () => {
+  test("anvil tool NAME - with nothing on standard input is a usage error naming the fix, with its envelope", async () => {
     for (const stdin of ["", "  \n"]) {
       const r = await run(["tool", "read", "-"], { stdin })
       expect(r.code).toBe(2)
       expect(r.err).toContain("anvil tool read: standard input was empty; pipe the JSON parameters (echo '{…}' | anvil tool read -)")
-      expect(r.out).toBe("")
+      expect(JSON.parse(r.out).error).toMatchObject({ code: "INVALID_PARAM", field_errors: [{ field: "(root)" }] })
     }
   })
 
