@@ -11,6 +11,7 @@ import { fromHome } from "../workspace/home-path.ts"
 import { ruleValues, rulesCover, showAllowRule, type AllowRule } from "./allow-rule.ts"
 import { describeSubjects, pathSubjects, subjectsOf, type Subjects } from "./subjects.ts"
 import { levelFor, toolRules } from "./rules.ts"
+import { sameToolKey } from "./tool-keys.ts"
 import { withRootTwins } from "./root-twins.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { untrustedAllow, type UntrustedAllow } from "./untrusted-allow.ts"
@@ -141,13 +142,15 @@ export const saveAllowRules = (root: string, rules: ReadonlyArray<AllowRule>) =>
     const data: Record<string, unknown> = isRecord(parsed) ? { ...parsed } : {}
     const permission: Record<string, unknown> = isRecord(data.permission) ? { ...data.permission } : {}
     for (const rule of rules) {
-      const entry = permission[rule.tool]
+      // Into the entry already written for the tool (`"Bash"` for bash): a second key for it would hide that one's rules.
+      const key = sameToolKey(permission, rule.tool) ?? rule.tool
+      const entry = permission[key]
       if (rule.pattern === undefined) {
-        permission[rule.tool] = isRecord(entry) ? { ...entry, "*": "allow" } : "allow"
+        permission[key] = isRecord(entry) ? { ...entry, "*": "allow" } : "allow"
       } else {
         const object: Record<string, unknown> = isRecord(entry) ? { ...entry } : typeof entry === "string" ? { "*": entry } : {}
         object[rule.pattern] = "allow"
-        permission[rule.tool] = object
+        permission[key] = object
       }
     }
     data.permission = permission

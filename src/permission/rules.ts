@@ -1,7 +1,8 @@
 import { strictest, type PatternRule, type PermissionLevel, type ToolRules } from "./permission-level.ts"
 import { EDIT_COVERED_TOOLS, withEditRules } from "./edit-covers.ts"
 import { commandParts } from "./command-parts.ts"
-import { commandGlob, foldersOf, pathGlob, subjectMatches } from "./path-patterns.ts"
+import { foldersOf, pathGlob, subjectMatches } from "./path-patterns.ts"
+import { entryKeyFor, sameToolKey } from "./tool-keys.ts"
 import { matchedForms, type Subjects } from "./subjects.ts"
 import { isRecord } from "../protocol/is-record.ts"
 
@@ -46,23 +47,9 @@ export const ruleMatches = (subjects: Subjects, rule: PatternRule, value: string
     rule.pattern !== "*" &&
     matchedForms(subjects, value).some((form) => foldersOf(form.normalize("NFC")).some((folder) => pathGlob(rule.pattern).test(folder))))
 
-export { strictest }
+export { strictest, entryKeyFor }
 
 const isLevel = (v: unknown): v is PermissionLevel => v === "allow" || v === "ask" || v === "deny"
-
-/**
- * The key of `permission` that holds a tool's rules: its own name, else the longest key with
- * `*` that matches the whole name (`"mcp__github__*"` covers every tool of one
- * MCP server).
- */
-export const entryKeyFor = (permission: Record<string, unknown>, toolName: string): string | undefined => {
-  if (Object.hasOwn(permission, toolName)) return toolName
-  let best: string | undefined
-  for (const key of Object.keys(permission)) {
-    if (key.length > 1 && key.includes("*") && (best === undefined || key.length > best.length) && commandGlob(key).test(toolName)) best = key
-  }
-  return best
-}
 
 const entryFor = (permission: Record<string, unknown>, toolName: string): unknown => {
   const key = entryKeyFor(permission, toolName)
@@ -73,7 +60,8 @@ const entryFor = (permission: Record<string, unknown>, toolName: string): unknow
 export const toolRules = (permission: unknown, toolName: string): ToolRules | undefined => {
   if (!isRecord(permission)) return undefined
   const own = entryRules(entryFor(permission, toolName))
-  return EDIT_COVERED_TOOLS.has(toolName) && Object.hasOwn(permission, "edit") ? withEditRules(own, entryRules(permission.edit)) : own
+  const editKey = EDIT_COVERED_TOOLS.has(toolName) ? sameToolKey(permission, "edit") : undefined
+  return editKey !== undefined ? withEditRules(own, entryRules(permission[editKey])) : own
 }
 
 /** The rules one `permission` entry holds: a level string, or an object of patterns (`"*"` the level). */
