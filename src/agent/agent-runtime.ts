@@ -151,6 +151,8 @@ export interface AgentRuntimeOptions {
   /** The session's --fallback-model targets: a subagent falls back as the session does. */
   readonly fallbacks?: ReadonlyArray<FallbackTarget>
   readonly customAgents?: ReadonlyArray<CustomAgent>
+  /** Added after every subagent's system prompt, its role's included. */
+  readonly subagentPromptAppend?: string
   /** Where a custom agent's front-matter hooks report, and whether a project's run untrusted (`--trust-plugins`); without it they do not run. */
   readonly agentHooks?: { readonly onProblem: (message: string) => void; readonly trustProject: boolean }
 }
@@ -241,7 +243,7 @@ export const subagentLayer = (options: AgentRuntimeOptions) =>
                 ...(options.cost ? { cost: options.cost } : {}),
                 runner,
                 engine: options.engine,
-                system: systemPrompt(profile, options.boot.facts, own ? `# Your role: ${own.name}\n${own.prompt}` : ""),
+                system: systemPrompt(profile, options.boot.facts, [own ? `# Your role: ${own.name}\n${own.prompt}` : "", options.subagentPromptAppend ?? ""].filter((t) => t !== "").join("\n\n")),
                 maxSteps,
                 offer: offerFromConfig(config),
                 mayCall: (tools) => {

@@ -78,6 +78,8 @@ export interface AgentSessionOptions {
   readonly hooks?: ReadonlyArray<HookEntry>
   /** The system prompt: `replace` instead of anvil's own, and/or `append` after it (the Agent SDK's systemPrompt options). */
   readonly systemPrompt?: { readonly replace?: string; readonly append?: string }
+  /** Added after every subagent's system prompt (the Agent SDK's appendSubagentSystemPrompt). */
+  readonly subagentPromptAppend?: string
   /** Extended thinking from the first request (see setThinking). */
   readonly thinking?: ThinkingRequest
   /** MCP servers: where their state changes and progress go, and server definitions from plugin folders. */

@@ -267,6 +267,7 @@ const openSession = async (options: AgentSessionOptions): Promise<{ readonly ses
     sessionId: writer.id,
     onAsk: askPluginsFirst(plugins, options.onAsk),
     ...(options.allow ? { allow: options.allow } : {}),
+    ...(options.subagentPromptAppend ? { subagentPromptAppend: options.subagentPromptAppend } : {}),
     sandbox: { modeFlag: options.sandboxMode, ...(options.askHost ? { askHost: options.askHost } : {}), ...(options.addDirs ? { addDirs: options.addDirs } : {}) },
     ...(options.terminal ? { terminal: options.terminal } : {}),
     // Claude Code's order: the project's .claude/agents, the caller's own, the user's, the plugins'; the first of a name wins.

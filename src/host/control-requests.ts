@@ -13,6 +13,7 @@ import { mcpServers, streamFor } from "./session-lifecycle.ts"
 import { contextUsageResponse } from "./sdk-context-usage.ts"
 import { initializePlugins } from "./initialize-plugins.ts"
 import { thinkingDisplay, thinkingInForce } from "./thinking-flags.ts"
+import { ignoredFieldsMessage, ignoredInitializeFields, refusedInitializeField, withoutCacheBoundary } from "./initialize-fields.ts"
 
 /**
  * The program's control requests, each answered with one `control_response`: `initialize` (its hooks, servers,
@@ -26,14 +27,22 @@ type Json = Record<string, unknown>
 /** What get_task_output returns of a background command's output: its end, as Claude Code's does. */
 const TASK_OUTPUT_BYTES = 8 * 1024
 
-/** The system prompt `initialize` gives: a string or a list of parts replaces anvil's, `appendSystemPrompt` is added. */
+/**
+ * The system prompt `initialize` gives: a string or a list of parts replaces anvil's (without the SDK's cache
+ * boundary marker), `appendSystemPrompt` is added, and `planModeInstructions` say how to work in plan mode.
+ */
 const initializePrompt = (request: Json, current: HostState["systemPrompt"]): HostState["systemPrompt"] => {
   let prompt = current
-  if (Array.isArray(request.systemPrompt)) {
-    const text = request.systemPrompt.filter((s) => typeof s === "string" && s !== "").join("\n\n")
-    if (text !== "") prompt = { ...prompt, replace: text }
-  } else if (typeof request.systemPrompt === "string" && request.systemPrompt !== "") prompt = { ...prompt, replace: request.systemPrompt }
-  if (typeof request.appendSystemPrompt === "string" && request.appendSystemPrompt !== "") prompt = { ...prompt, append: request.appendSystemPrompt }
+  const parts = Array.isArray(request.systemPrompt) ? request.systemPrompt : [request.systemPrompt]
+  const text = withoutCacheBoundary(parts.filter((s): s is string => typeof s === "string").join("\n\n"))
+  if (text !== "") prompt = { ...prompt, replace: text }
+  const append = [
+    typeof request.appendSystemPrompt === "string" ? request.appendSystemPrompt.trim() : "",
+    typeof request.planModeInstructions === "string" && request.planModeInstructions.trim() !== ""
+      ? `# Plan mode\nWhile the session is in plan mode (read-only tools; it changes nothing), work this way:\n${request.planModeInstructions.trim()}`
+      : "",
+  ].filter((t) => t !== "")
+  if (append.length > 0) prompt = { ...prompt, append: append.join("\n\n") }
   return prompt
 }
 
@@ -44,7 +53,12 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
   const request = isRecord(message.request) ? message.request : {}
   switch (request.subtype) {
     case "initialize": {
+      const refused = refusedInitializeField(request)
+      if (refused !== undefined) return channel.fail(id, refused)
       state.initialize = request
+      const ignored = ignoredInitializeFields(request)
+      state.ignoredFields = ignored.length > 0 ? ignoredFieldsMessage(ignored) : undefined
+      if (state.ignoredFields !== undefined) state.io.err(`anvil: ${state.ignoredFields}\n`)
       state.systemPrompt = initializePrompt(request, state.systemPrompt)
       const withPlugins = initializePlugins(request.plugins, state.io, state.session !== undefined, state.onProblem)
       state.io = withPlugins.io
@@ -70,6 +84,7 @@ export const handleControl = async (state: HostState, message: Json): Promise<vo
         ...(withPlugins.applied !== undefined ? { plugins_applied: withPlugins.applied } : {}),
         ...(request.mcpServers !== undefined ? { mcp_servers_applied: isRecord(request.mcpServers) } : {}),
         ...(request.disallowedTools !== undefined ? { disallowed_tools_applied: Array.isArray(request.disallowedTools) } : {}),
+        ...(ignored.length > 0 ? { ignored_fields: ignored.map((i) => i.field) } : {}),
       })
       return
     }

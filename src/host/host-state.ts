@@ -37,6 +37,8 @@ export interface HostState {
   mode: PermissionMode
   /** The program's `initialize` request (hooks, in-process MCP servers, agents, …). */
   initialize: Json
+  /** What the program's `initialize` asked for that anvil does not do (initialize-fields.ts), said again at init. */
+  ignoredFields: string | undefined
   /** The program's system prompt: replacing anvil's, or added after it. */
   systemPrompt: { replace?: string; append?: string }
   /** The model the session opens with: the flag's, or set_model's before the session opened. */
@@ -76,6 +78,7 @@ export const makeHostState = (fixed: Pick<HostState, "flags" | "io" | "root" | "
     },
     mode: fixed.flags.permissionMode,
     initialize: {},
+    ignoredFields: undefined,
     systemPrompt: {
       ...(fixed.flags.systemPrompt !== undefined ? { replace: fixed.flags.systemPrompt } : {}),
       ...(fixed.flags.appendSystemPrompt !== undefined ? { append: fixed.flags.appendSystemPrompt } : {}),

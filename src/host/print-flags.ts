@@ -8,6 +8,7 @@ import { anvilName } from "../tool-framework/claude-tools.ts"
 import { readSettingsFlag } from "./settings-flag.ts"
 import { limitFlags, type LimitFlags } from "./limit-flags.ts"
 import { REFUSED, SWITCHES, VALUED } from "./flag-table.ts"
+import { CACHE_BOUNDARY, withoutCacheBoundary } from "./initialize-fields.ts"
 
 /**
  * Claude Code's print-mode command line, as the Claude Agent SDK (and scripts
@@ -187,7 +188,8 @@ export const parsePrintFlags = (argv: ReadonlyArray<string>): PrintFlags => {
   }
   // An empty prompt is no prompt: the Python SDK passes --system-prompt "" when the program set none (as the
   // TypeScript SDK sends [""]), and the session keeps anvil's own.
-  const given = (text: string | undefined) => (text === undefined || text.trim() === "" ? undefined : text)
+  // The Agent SDK's cache boundary is a marker, not words for the model.
+  const given = (text: string | undefined) => (text === undefined || withoutCacheBoundary(text) === "" ? undefined : text.includes(CACHE_BOUNDARY) ? withoutCacheBoundary(text) : text)
   const systemPrompt = given(one("--system-prompt") ?? fileText("--system-prompt-file"))
   const appendSystemPrompt = given(one("--append-system-prompt") ?? fileText("--append-system-prompt-file"))
   const sessionId = one("--session-id")

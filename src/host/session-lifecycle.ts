@@ -123,6 +123,9 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       ...(flags.persistSession ? {} : { persist: false }),
       hooks: [bridge.planGuard, ...hooks.entries],
       systemPrompt: sessionPrompt,
+      ...(typeof initialize.appendSubagentSystemPrompt === "string" && initialize.appendSubagentSystemPrompt.trim() !== ""
+        ? { subagentPromptAppend: initialize.appendSubagentSystemPrompt.trim() }
+        : {}),
       ...withThinking(thinkingInForce(flags.thinking, state.thinking?.maxTokens, state.thinking?.display)),
       onSubagentEvent: (parent, event) => state.stream?.event(event, parent),
       ...sessionLimits(flags, io.cwd, onProblem),
@@ -160,6 +163,7 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
       plugins: opened.plugins.reports.map((r) => ({ name: r.name, path: r.path, source: r.source, status: r.status })),
     })
     if (flags.ignored.length > 0) out.system("ignored_flags", { flags: flags.ignored, message: `accepted but not acted on: ${flags.ignored.join(", ")}` })
+    if (state.ignoredFields !== undefined) out.system("notice", { message: state.ignoredFields })
     // The project file's settings left out for want of trust, as `anvil run --output-format stream-json` reports them.
     if (opened.sandbox.settings.projectIgnored) out.system("warning", { source: "sandbox", message: opened.sandbox.settings.projectIgnored })
     if (opened.settingsIgnored) out.system("warning", { source: "config", message: opened.settingsIgnored })

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { anvilBinary } from "../support/binary.ts"
 import { project, tempDir, writeTree } from "../support/harness.ts"
-import { base, collect, model, resultOf, stopServers } from "./sdk-support.ts"
+import { base, collect, model, resultOf, stopServers, taskTurns } from "./sdk-support.ts"
 
 // Programs written for the Claude Agent SDK drive the compiled anvil unchanged: pathToClaudeCodeExecutable is
 // the only option that differs, and the model is a fake OpenAI-compatible server on 127.0.0.1.
@@ -149,11 +149,7 @@ describe("the Claude Agent SDK drives anvil", () => {
 
   test("the program's agents are subagents the Task tool runs, with their prompt and only their tools", async () => {
     const root = project({ "a.txt": "one two three\n" })
-    const { env, server } = model([
-      { tool_calls: [{ name: "Task", arguments: { subagent_type: "word-counter", description: "count", prompt: "Count the words in a.txt" }, id: "t1" }] },
-      { text: "3 words" },
-      { text: "a.txt has 3 words." },
-    ])
+    const { env, server } = model(taskTurns("word-counter", "3 words", "a.txt has 3 words."))
     const agents = { "word-counter": { description: "Counts the words of a file", prompt: "You count words. COUNTER-MARK", tools: ["Read", "Grep"] } }
     const messages = await collect(query({ prompt: "how many words?", options: { ...base(root, env), agents } }))
     expect(JSON.stringify(server.requests[0]!.body.messages[0])).toContain("- word-counter: Counts the words of a file")

@@ -34,3 +34,10 @@ export const base = (root: string, env: Record<string, string>) => ({
   env,
   model: "openai/gpt-test",
 })
+
+/** The model's turns of a Task call to `agent` (id t1) on a.txt: the call, the subagent's answer, the final answer. */
+export const taskTurns = (agent: string, subagentAnswer: string, answer: string): Array<FakeTurn> => [
+  { tool_calls: [{ name: "Task", arguments: { subagent_type: agent, description: "look", prompt: "Count the words in a.txt" }, id: "t1" }] },
+  { text: subagentAnswer },
+  { text: answer },
+]
