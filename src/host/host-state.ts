@@ -59,6 +59,11 @@ export interface HostState {
   stopTaskMessages: (() => void) | undefined
   /** Completes to end the running turn (an interrupt, a signal, a host's answer or hook). */
   cancel: Deferred.Deferred<void> | undefined
+  /**
+   * The calls the host denied with `interrupt: true`: the turn ends once each one's result (the host's message) is
+   * out, as Claude Code ends it, rather than while the call is still deciding (which would make it a cancellation).
+   */
+  readonly interruptAfter: Set<string>
   /** Aborts when the turn is ended while a host hook around it (UserPromptSubmit, Stop) is awaited. */
   hooksAbort: AbortController | undefined
   /** The usage of the session's last model response (for get_context_usage). */
@@ -92,12 +97,18 @@ export const makeHostState = (fixed: Pick<HostState, "flags" | "io" | "root" | "
     structured: undefined,
     stopTaskMessages: undefined,
     cancel: undefined,
+    interruptAfter: new Set(),
     hooksAbort: undefined,
     lastUsage: undefined,
     thinking: undefined,
     exitCode: EXIT.ok,
   }
   return state
+}
+
+/** Ends the turn when `event` is the result of a call the host denied with `interrupt: true`. */
+export const interruptAfterResult = (state: HostState, event: { readonly type: string; readonly id?: string }): void => {
+  if (event.type === "tool_result" && event.id !== undefined && state.interruptAfter.delete(event.id)) cancelTurn(state)
 }
 
 /** Ends the running turn, if one runs. */

@@ -7,7 +7,7 @@ import { turnWithoutSteps, type TurnResult } from "../agent/events.ts"
 import { startFailureResult } from "../cli/claude-result.ts"
 import { EXIT, exitCodeOf } from "../cli/exit-codes.ts"
 import type { ExitSignal } from "../cli/signals.ts"
-import { cancelTurn, type HostState } from "./host-state.ts"
+import { cancelTurn, interruptAfterResult, type HostState } from "./host-state.ts"
 import type { HookVerdict } from "./sdk-hooks.ts"
 
 /**
@@ -76,6 +76,7 @@ export const makeHostTurns = (
               state.lastUsage = event.usage
             }
             state.stream!.event(event)
+            interruptAfterResult(state, event)
             // A valid structured answer ends the turn, as in Claude Code: the model is not asked again.
             if (event.type === "tool_result" && event.name === structured?.tool.name && structured.value() !== undefined && state.cancel) {
               structuredStop = true
@@ -86,6 +87,7 @@ export const makeHostTurns = (
       })
     } finally {
       state.cancel = undefined
+      state.interruptAfter.clear()
     }
   }
 

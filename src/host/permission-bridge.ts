@@ -98,7 +98,10 @@ export const makePermissionBridge = (state: HostState): PermissionBridge => {
           return { params: callParams(name, request.tool.name, updated) }
         }
         const message = typeof answer.message === "string" && answer.message !== "" ? answer.message : `The host denied the ${name} call.`
-        if (answer.interrupt === true) cancelTurn(state)
+        if (answer.interrupt === true) {
+          if (request.callId !== undefined) state.interruptAfter.add(request.callId)
+          else cancelTurn(state)
+        }
         return { deny: message }
       } catch (e) {
         return { deny: `The host did not answer the permission request for ${name}: ${(e as { message?: string }).message ?? String(e)}` }

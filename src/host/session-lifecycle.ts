@@ -6,7 +6,7 @@ import type { Tool } from "../tool-framework/definition.ts"
 import type { ThinkingRequest } from "../llm/model.ts"
 import { VERSION } from "../version.ts"
 import { forHost } from "./host-messages.ts"
-import type { HostState } from "./host-state.ts"
+import { interruptAfterResult, type HostState } from "./host-state.ts"
 import { mcpConfigSources } from "./mcp-config-flag.ts"
 import { denyRules, type PermissionBridge } from "./permission-bridge.ts"
 import { projectSettings } from "./print-flags.ts"
@@ -127,7 +127,10 @@ export const openSession = async (state: HostState, bridge: PermissionBridge, st
         ? { subagentPromptAppend: initialize.appendSubagentSystemPrompt.trim() }
         : {}),
       ...withThinking(thinkingInForce(flags.thinking, state.thinking?.maxTokens, state.thinking?.display)),
-      onSubagentEvent: (parent, event) => state.stream?.event(event, parent),
+      onSubagentEvent: (parent, event) => {
+        state.stream?.event(event, parent)
+        interruptAfterResult(state, event)
+      },
       ...sessionLimits(flags, io.cwd, onProblem),
     }),
   )

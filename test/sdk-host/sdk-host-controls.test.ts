@@ -144,3 +144,22 @@ describe("getContextUsage() and setMaxThinkingTokens()", () => {
     expect(notice).toBeUndefined()
   })
 })
+
+describe("canUseTool's deny with interrupt: true", () => {
+  test("the call's result is the program's message, listed as a denial, then the turn ends", async () => {
+    const root = project({})
+    const { env, server } = model([{ tool_calls: [{ name: "Bash", arguments: { command: "touch x.txt" }, id: "b1" }] }, { text: "never" }])
+    const messages = await collect(
+      query({ prompt: "go", options: { ...base(root, env), canUseTool: async () => ({ behavior: "deny", message: "Stop: not in this repository.", interrupt: true }) } }),
+    )
+    const result = messages.flatMap((m) => (m.type === "user" && Array.isArray(m.message.content) ? m.message.content : [])).find((b: any) => b.tool_use_id === "b1") as any
+    expect(result.is_error).toBe(true)
+    expect(String(result.content)).toContain("Stop: not in this repository.")
+    expect(String(result.content)).not.toContain("CANCELLED")
+    const end = resultOf(messages) as any
+    expect(end.permission_denials).toEqual([{ tool_name: "Bash", tool_use_id: "b1", tool_input: { command: "touch x.txt" } }])
+    // The turn ended at the denial: the model was not asked again, and nothing ran.
+    expect(server.requests.length).toBe(1)
+    expect(existsSync(join(root, "x.txt"))).toBe(false)
+  })
+})
