@@ -6,6 +6,7 @@
  */
 
 import { escapedByteAt, hasEscapedBytes } from "../workspace/path-bytes.ts"
+import { enteredRepositories, gitDirOf } from "./entered-repositories.ts"
 
 /** One git process to start: exactly what is handed to the operating system, apart from anvil's process mark. */
 export interface GitCommand {
@@ -100,20 +101,56 @@ const READS = new Set(["status", "diff", "log", "rev-list"])
  * Before a read, switches off what the repository's own config (.git/config, config.worktree and the files they
  * include: scopes local and worktree, as `git config --show-scope` tells, includes followed by git itself) says
  * to run: every filter driver it defines gets an empty `process` (which stops its clean and smudge too) and is
- * not `required`, so a stat-dirty file is compared as it is. A filter of your own config (git-lfs in
- * ~/.gitconfig) still runs. GIT_ALLOW_PROTOCOL empty allows no transport, whatever the config says, so a
- * partial clone's missing object is never fetched (an upload-pack command, an ssh command, a credential helper or
- * a remote helper the repository names would run). Passed as GIT_CONFIG_COUNT/KEY/VALUE, which hold any driver
- * name (`-c` splits at the first `=`). `$1` is git.
+ * not `required`, so a stat-dirty file is compared as it is. The same for every repository the read enters (a
+ * submodule, an embedded repository: `git -C` there), whose git inherits these settings. A filter of your own
+ * config (git-lfs in ~/.gitconfig) still runs. GIT_ALLOW_PROTOCOL empty allows no transport, whatever the config
+ * says, so a partial clone's missing object is never fetched (an upload-pack command, an ssh command, a
+ * credential helper or a remote helper the repository names would run). Passed as GIT_CONFIG_COUNT/KEY/VALUE,
+ * which hold any driver name (`-c` splits at the first `=`). `$1` is git.
  */
-const READ_GUARD =
-  'n=0; while IFS= read -r l; do case $l in local"\t"filter.*|worktree"\t"filter.*) d=${l#*"\t"filter.}; d=${d%.*}; ' +
+const guardScript = (entered: ReadonlyArray<string>): string =>
+  'n=0; names() { while IFS= read -r l; do case $l in local"\t"filter.*|worktree"\t"filter.*) d=${l#*"\t"filter.}; d=${d%.*}; ' +
   'export "GIT_CONFIG_KEY_$n=filter.$d.process" "GIT_CONFIG_VALUE_$n=" "GIT_CONFIG_KEY_$((n+1))=filter.$d.required" "GIT_CONFIG_VALUE_$((n+1))=false"; n=$((n+2));; esac; done <<E\n' +
-  '$("$1" config --show-scope --name-only --get-regexp \'^filter\\.\')\nE\n' +
+  '$("$@" config --show-scope --name-only --get-regexp \'^filter\\.\')\nE\n' +
+  '}; names "$1"; ' +
+  (entered.length === 0 ? "" : `for e in ${entered.map((w) => `'${octalForm(w)}'`).join(" ")}; do p=$(printf "%bx" "$e"); names "$1" -C "\${p%x}"; done; `) +
   'export GIT_CONFIG_COUNT=$n GIT_ALLOW_PROTOCOL=; '
 
+/** `path`'s bytes for printf's `%b` with nothing but letters, digits and `/._-` left as they are. */
+const octalForm = (path: string): string => {
+  let out = ""
+  for (const byte of encodeUtf8Escaped(path)) out += /[A-Za-z0-9/._-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `\\0${byte.toString(8)}`
+  return out
+}
+
+/** The bytes a path string stands for: UTF-8, with escaped bytes (path-bytes.ts) put back as themselves. */
+const encodeUtf8Escaped = (path: string): ReadonlyArray<number> => {
+  const out: Array<number> = []
+  let run = ""
+  const flush = () => {
+    for (const b of new TextEncoder().encode(run)) out.push(b)
+    run = ""
+  }
+  for (let i = 0; i < path.length; i++) {
+    const byte = escapedByteAt(path, i)
+    if (byte < 0) run += path[i]
+    else {
+      flush()
+      out.push(byte)
+    }
+  }
+  flush()
+  return out
+}
+
+/** Reads that look at the work tree, and so enter its submodules: status and the unstaged diff. */
+const readsWorkTree = (args: ReadonlyArray<string>): boolean => args[0] === "status" || (args[0] === "diff" && !args.includes("--cached"))
+
+/** Refuses the read when the repositories it would enter cannot be told (see entered-repositories.ts). */
+const UNKNOWN_ENTERED = 'echo "anvil: cannot tell which repositories this read enters (an index or .git anvil cannot read), so it does not run" >&2; exit 128; '
+
 /**
- * `git <args>` in `cwd` as it is started. A read runs behind READ_GUARD, through /bin/sh. A path argument naming
+ * `git <args>` in `cwd` as it is started. A read runs behind the guard above, through /bin/sh. A path argument naming
  * a file whose name is not UTF-8 (a Latin-1 `caf\351.txt`) cannot be handed to a program as it is (arguments go
  * out as UTF-8, such a byte as U+FFFD, naming no file): then /bin/sh rebuilds the arguments' bytes from their
  * printf forms first. `exec` leaves git itself in the process.
@@ -124,8 +161,18 @@ export const gitCommand = (setup: GitSetup, cwd: string, args: ReadonlyArray<str
   const rebuild = args.some(hasEscapedBytes)
   const guard = READS.has(args[0] ?? "")
   if (!rebuild && !guard) return { file: setup.file, args: all, cwd, env }
+  const entered = guard && readsWorkTree(args) ? workTreeRepositories(cwd, env) : []
+  const guardText = !guard ? "" : entered === undefined ? UNKNOWN_ENTERED : guardScript(entered)
   const words = rebuild ? [setup.file, ...all].map(printfForm) : [setup.file, ...all]
-  return { file: "/bin/sh", args: ["-c", `${rebuild ? REBUILD : ""}${guard ? READ_GUARD : ""}exec "$@"`, "sh", ...words], cwd, env }
+  return { file: "/bin/sh", args: ["-c", `${rebuild ? REBUILD : ""}${guardText}exec "$@"`, "sh", ...words], cwd, env }
+}
+
+/** The repositories a work-tree read in `cwd` (the work tree's top) enters; undefined when that cannot be told. */
+const workTreeRepositories = (cwd: string, env: Readonly<Record<string, string>>): ReadonlyArray<string> | undefined => {
+  const gitDir = gitDirOf(cwd)
+  if (gitDir === null || gitDir === undefined) return undefined
+  const index = env.GIT_INDEX_FILE === undefined ? `${gitDir}/index` : env.GIT_INDEX_FILE.startsWith("/") ? env.GIT_INDEX_FILE : `${cwd}/${env.GIT_INDEX_FILE}`
+  return enteredRepositories(cwd, index, gitDir)
 }
 
 /** Whether two commands are the same to the last argument and variable. */
