@@ -1,3 +1,4 @@
+import { decodeBody } from "./body-charset.ts"
 import { htmlToMarkdown } from "./html-to-markdown.ts"
 
 /** What a response body is, for the model. */
@@ -5,31 +6,6 @@ export type BodyKind = "html" | "json" | "text" | "image" | "binary"
 
 /** The media type without parameters, lowercased ("text/html"). */
 export const mediaType = (contentType: string | null): string => (contentType ?? "").split(";")[0]!.trim().toLowerCase()
-
-const declaredCharset = (text: string): string | undefined => /charset\s*=\s*["']?([\w.:-]+)/i.exec(text)?.[1]
-
-/**
- * The body's encoding as a browser finds it: a byte-order mark, else the
- * Content-Type charset, else (for HTML) a `<meta charset>` or http-equiv
- * declaration in the first 1024 bytes, or (for XML) its `<?xml encoding>`;
- * UTF-8 when nothing says.
- */
-const charsetOf = (bytes: Uint8Array, kind: "html" | "json" | "text", contentType: string | null): string => {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return "utf-8"
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be"
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le"
-  const fromHeader = declaredCharset(contentType ?? "")
-  if (fromHeader !== undefined) return fromHeader
-  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024))
-  if (kind === "html") {
-    for (const meta of head.match(/<meta\b[^>]*>/gi) ?? []) {
-      const found = declaredCharset(meta)
-      // A page cannot declare UTF-16 in ASCII bytes; browsers read such a declaration as UTF-8.
-      if (found !== undefined) return /^utf-16/i.test(found) ? "utf-8" : found
-    }
-  }
-  return /^<\?xml\b[^>]*\bencoding\s*=\s*["']([\w.:-]+)/i.exec(head)?.[1] ?? "utf-8"
-}
 
 /** How a body of this type (and these first bytes, for an unknown type) is treated. */
 export const bodyKind = (contentType: string | null, firstBytes: Uint8Array): BodyKind => {
@@ -67,6 +43,9 @@ export interface RenderedText {
   readonly cutByLines?: boolean
   /** The page title, for HTML. */
   readonly title?: string
+  /** The encoding the text was read from, when not UTF-8 or not as declared; `guessed` says why (see decodeBody). */
+  readonly charset?: string
+  readonly guessed?: string
 }
 
 /**
@@ -84,12 +63,7 @@ export const renderText = (
   complete: boolean,
   maxLines = Number.POSITIVE_INFINITY,
 ): RenderedText => {
-  let decoded: string
-  try {
-    decoded = new TextDecoder(charsetOf(bytes, kind, contentType) as "utf-8").decode(bytes)
-  } catch {
-    decoded = new TextDecoder().decode(bytes)
-  }
+  const { text: decoded, charset, guessed } = decodeBody(bytes, kind, contentType, complete)
   let content = decoded
   let title: string | undefined
   if (kind === "html") {
@@ -113,6 +87,8 @@ export const renderText = (
     ...(shortened ? { whole: content } : {}),
     ...(lines.cut && !cut.cut ? { cutByLines: true } : {}),
     ...(title ? { title } : {}),
+    ...(charset !== "utf-8" || guessed ? { charset } : {}),
+    ...(guessed ? { guessed } : {}),
   }
 }
 

@@ -96,6 +96,9 @@ export interface FetchedPage {
         /** The whole body was downloaded (else it stopped at {@link FETCH_SAVE_LIMIT}). */
         readonly complete: boolean
         readonly downloaded: number
+        /** The encoding the text was read from, when not UTF-8 or not as declared; `guessed` says why. */
+        readonly charset?: string
+        readonly guessed?: string
       }
 }
 
@@ -282,6 +285,8 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
           ...(rendered.title ? { title: rendered.title } : {}),
           truncated: rendered.truncated,
           ...(rendered.cutByLines ? { cutByLines: true } : {}),
+          ...(rendered.charset ? { charset: rendered.charset } : {}),
+          ...(rendered.guessed ? { guessed: rendered.guessed } : {}),
           complete,
           downloaded: bytes.length,
         },

@@ -167,11 +167,13 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
   const lines = [...summary, ...(body.title ? [`Title: ${body.title}`] : [])]
   const what = format === "html" ? "HTML as Markdown" : format.toUpperCase()
   const stopped = body.complete ? "" : `; ${stoppedNote(page, body.downloaded)}`
+  // The encoding, when the text was not read as the server said: the model should know é may have been meant otherwise.
+  const read = body.guessed ? `; read as ${body.charset} (${body.guessed})` : ""
   if (body.truncated) {
     const first = body.cutByLines ? counted(content.split("\n").length - 1, "line") : `${kb} KB`
     const cutAt = body.whole !== undefined ? `first ${first} of ${counted(Buffer.byteLength(body.whole), "byte")} shown` : "all of it shown"
-    lines.push(`Content: ${what} (TRUNCATED: ${cutAt}${stopped})${transferNote(page)}`)
-  } else lines.push(`Content: ${what}, ${counted(body.downloaded, "byte")}${transferNote(page)}`)
+    lines.push(`Content: ${what} (TRUNCATED: ${cutAt}${stopped})${transferNote(page)}${read}`)
+  } else lines.push(`Content: ${what}, ${counted(body.downloaded, "byte")}${transferNote(page)}${read}`)
   return {
     ...(body.truncated ? { status: "partial" as const } : {}),
     header,
@@ -183,6 +185,8 @@ const pageResult = (page: FetchedPage, textLimit: number): ToolResult => {
       truncated: body.truncated,
       download_complete: body.complete,
       ...(body.title ? { title: body.title } : {}),
+      ...(body.charset ? { charset: body.charset } : {}),
+      ...(body.guessed ? { charset_guessed: body.guessed } : {}),
     },
     text: `${lines.join("\n")}\n\n${content}`,
     stats: { size_bytes: body.downloaded, content_bytes: Buffer.byteLength(content) },
