@@ -7,6 +7,7 @@ import { editDistance } from "../workspace/similar-paths.ts"
 import type { CliIO } from "./output.ts"
 import { UsageError } from "./args.ts"
 import { SANDBOX_MODES } from "../sandbox/settings.ts"
+import { profileNames } from "../agent/profiles.ts"
 
 /** The options `anvil run` and `anvil chat` share. */
 export interface AgentArgs {
@@ -112,7 +113,7 @@ export const parseAgentArgs = (argv: ReadonlyArray<string>, command: string): Ag
         break
       case "--profile":
       case "--agent":
-        profile = value()
+        profile = parseProfile(value(), command, flag)
         break
       case "--plan":
         profile = "plan"
@@ -195,6 +196,12 @@ export const parseMaxSteps = (text: string, command: string): number => {
   const n = Number(text)
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`anvil ${command}: --max-steps needs a positive whole number, not ${shownValue(text)}`, "bad_value")
   return n
+}
+
+/** --profile: one of the profiles, checked as --engine is (a mistyped word is the command line's mistake, exit 2). */
+const parseProfile = (text: string, command: string, flag: string): string => {
+  if (!(profileNames as ReadonlyArray<string>).includes(text)) throw new UsageError(`anvil ${command}: ${flag} is ${profileNames.join(", ")}, not ${shownValue(text)}`, "bad_value")
+  return text
 }
 
 /** --engine: native or react. */
