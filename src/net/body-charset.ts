@@ -49,7 +49,7 @@ export const decodeBody = (bytes: Uint8Array, kind: "html" | "json" | "text", co
   const declared = declaredOf(bytes, kind, contentType)
   if (declared !== undefined) {
     try {
-      const decoder = new TextDecoder(declared)
+      const decoder = new TextDecoder(declared as "utf-8")
       return { text: decoder.decode(bytes), charset: decoder.encoding }
     } catch {
       // A label no decoder knows: read as if nothing were declared, and say which name was not known.
