@@ -98,7 +98,7 @@ export const toolCommand = async (
     const error = { code: "INVALID_PARAM", message: `Invalid parameters for ${tool.name}: ${message}`, field_errors: fieldErrors, retryable: false } as const
     // The next step a call with these faults would get from the pipeline: the parameters at fault, or the whole call.
     const fault = new ToolError({ code: "INVALID_PARAM", message, fieldErrors })
-    const hints = fallbackHints(tool.title, acceptedNames(tool), args.params, fault, (f) => placeholderFor(tool, f))
+    const hints = fallbackHints(tool.title, acceptedNames(tool), args.params, fault, (f, v) => placeholderFor(tool, f, v))
     return usageFailure(io, args, `anvil tool ${args.name}: ${message}`, cliErrorEnvelope(tool.title, error, args.params, hints))
   }
   let outcome = result

@@ -23,8 +23,8 @@ export const fallbackHints = (
   parameters: ReadonlyArray<string> | undefined,
   given: unknown,
   error: ToolError,
-  /** The stand-in for a parameter's value, shaped as the parameter (a list as a list). */
-  placeholder: (field: string) => unknown = () => PLACEHOLDER,
+  /** The stand-in for a parameter's value (or a field's inside it) given as `value`, shaped as the parameter (a list as a list). */
+  placeholder: (field: string, value?: unknown) => unknown = () => PLACEHOLDER,
 ): ReadonlyArray<RetrievalHint> => {
   const fields = error.fieldErrors ?? []
   if (parameters !== undefined && fields.some((f) => f.field === WHOLE)) {

@@ -72,14 +72,21 @@ const echoItem = (item: unknown): unknown =>
  * would lead the model to send that list, and lose every other item: a todo list of one task, a multiedit of one
  * edit.
  */
-export const repairedList = (items: ReadonlyArray<unknown>, faults: ItemFaults, shapedItem: unknown): ReadonlyArray<unknown> =>
+export const repairedList = (
+  items: ReadonlyArray<unknown>,
+  faults: ItemFaults,
+  shapedItem: unknown,
+  /** The stand-in for field `f` of item `i` given as `value`, typed as the schema wants it (`replace_all` true). */
+  fieldStandIn?: (i: number, f: string, value: unknown) => unknown,
+): ReadonlyArray<unknown> =>
   items.map((item, i) => {
     const fault = faults.get(i)
     if (fault === undefined) return echoItem(item)
     if (fault === "whole" || !isRecord(item)) return shapedItem
     const ask = [...fault.ask]
     const kept = Object.entries(item).filter(([k]) => !fault.drop.has(k) && !ask.some((f) => k !== f && sameField(k, f)))
-    const value = (f: string): unknown => (isRecord(shapedItem) && f in shapedItem ? shapedItem[f] : PLACEHOLDER)
+    const value = (f: string): unknown =>
+      fieldStandIn ? fieldStandIn(i, f, item[f]) : isRecord(shapedItem) && f in shapedItem ? shapedItem[f] : PLACEHOLDER
     return { ...Object.fromEntries(kept.map(([k, v]) => [k, echo(v)])), ...Object.fromEntries(ask.map((f) => [f, value(f)])) }
   })
 
@@ -91,13 +98,14 @@ export const standIn = (
   param: string,
   fields: ReadonlyArray<{ readonly field: string; readonly message?: string }>,
   given: unknown,
-  placeholder: (field: string) => unknown,
+  /** The stand-in for a parameter, or for a field inside one (`edits.0.replace_all`) given as `value`. */
+  placeholder: (field: string, value?: unknown) => unknown,
 ): unknown => {
-  const shaped = placeholder(param)
   const items = isRecord(given) ? given[param] : undefined
+  const shaped = placeholder(param, items)
   if (!Array.isArray(items) || !Array.isArray(shaped)) return shaped
   const faults = itemFaults(param, fields, items.length)
-  return faults.size === 0 ? shaped : repairedList(items, faults, shaped[0])
+  return faults.size === 0 ? shaped : repairedList(items, faults, shaped[0], (i, f, value) => placeholder(`${param}.${i}.${f}`, value))
 }
 
 /**

@@ -177,5 +177,5 @@ export const decodeParams = (tool: Tool, raw: unknown): { readonly ok: true; rea
   const error = invalid(`Invalid parameters for ${tool.name}: ${summary || "could not decode"}`, fieldErrors.slice(0, 50))
   // The next step: the same tool with each parameter at fault to be given again (unknown ones are just left out).
   const redo = [...new Set(fieldErrors.filter((f) => !f.message.startsWith("unknown ")).map((f) => f.field.split(".")[0]!))].filter((f) => known.includes(f))
-  return { ok: false, error: redo.length > 0 ? new ToolError({ ...errorFields(error), hints: [hint(tool.title, "high", Object.fromEntries(redo.map((f) => [f, standIn(f, fieldErrors, renamed, (p) => placeholderFor(tool, p, renamed[p]))])))] }) : error }
+  return { ok: false, error: redo.length > 0 ? new ToolError({ ...errorFields(error), hints: [hint(tool.title, "high", Object.fromEntries(redo.map((f) => [f, standIn(f, fieldErrors, renamed, (p, v) => placeholderFor(tool, p, v))])))] }) : error }
 }

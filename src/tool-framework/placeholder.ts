@@ -9,14 +9,27 @@ export const PLACEHOLDER = "<correct_value>"
 // Deep enough for lists of objects in lists (question's questions and their options); deeper is one placeholder.
 const MAX_DEPTH = 6
 
-/** A union's list member if it has one (a parameter taken as "one string or a list" shows the list), else its first value. */
-const valueMember = (ast: SchemaAST.AST): SchemaAST.AST | undefined =>
-  ast._tag === "Union" ? (ast.types.find((t) => t._tag === "Arrays") ?? ast.types.find((t) => t._tag !== "Undefined" && t._tag !== "Null")) : ast
+/** Whether `given` carries every literal field (a tag such as `"type": "bearer"`) of the struct `ast`. */
+const tagsMatch = (ast: SchemaAST.AST, given: unknown): boolean =>
+  ast._tag === "Objects" &&
+  isRecord(given) &&
+  ast.propertySignatures.some((p) => p.type._tag === "Literal") &&
+  ast.propertySignatures.every((p) => p.type._tag !== "Literal" || given[String(p.name)] === p.type.literal)
+
+/**
+ * A union's member for a stand-in: the struct whose tag the value given names (auth `{"type": "bearer", …}` is
+ * asked for as a bearer auth, not as the union's first kind), else its list member if it has one (a parameter
+ * taken as "one string or a list" shows the list), else its first value.
+ */
+const valueMember = (ast: SchemaAST.AST, given?: unknown): SchemaAST.AST | undefined =>
+  ast._tag === "Union"
+    ? (ast.types.find((t) => tagsMatch(t, given)) ?? ast.types.find((t) => t._tag === "Arrays") ?? ast.types.find((t) => t._tag !== "Undefined" && t._tag !== "Null"))
+    : ast
 
 const fromAst = (ast: SchemaAST.AST, depth: number, given?: unknown): unknown => {
   const literals = literalsOf(ast)
   if (literals.length > 0) return literalFor(literals, given)
-  const at = valueMember(ast)
+  const at = valueMember(ast, given)
   if (at === undefined || depth >= MAX_DEPTH) return PLACEHOLDER
   if (at._tag === "Number") return numberFor(boundsOf(at.checks ?? []), given)
   if (at._tag === "Boolean") return booleanFor(given)
@@ -37,10 +50,19 @@ const fromAst = (ast: SchemaAST.AST, depth: number, given?: unknown): unknown =>
   return PLACEHOLDER
 }
 
+/** tagsMatch for a JSON Schema member: every property with a `const` is given with that value, and there is one. */
+const schemaTagsMatch = (schema: unknown, given: unknown): boolean => {
+  if (!isRecord(schema) || !isRecord(schema.properties) || !isRecord(given)) return false
+  const tags = Object.entries(schema.properties).filter(([, p]) => isRecord(p) && "const" in p)
+  return tags.length > 0 && tags.every(([k, p]) => given[k] === (p as Record<string, unknown>).const)
+}
+
 /** The same for a tool that brings its own JSON Schema (an MCP server's, load_tools'). */
 const fromJsonSchema = (schema: unknown, depth: number, given?: unknown): unknown => {
   if (!isRecord(schema) || depth >= MAX_DEPTH) return PLACEHOLDER
-  const member = Array.isArray(schema.anyOf) ? schema.anyOf[0] : Array.isArray(schema.oneOf) ? schema.oneOf[0] : undefined
+  const members = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined
+  // The member whose constant fields the value given carries (its tag), else the first.
+  const member = members?.find((m) => schemaTagsMatch(m, given)) ?? members?.[0]
   if (member !== undefined) return fromJsonSchema(member, depth, given)
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return literalFor(schema.enum, given)
   if ("const" in schema) return schema.const
@@ -90,11 +112,20 @@ const wholeCall = (tool: Tool): Record<string, unknown> => {
  */
 export const placeholderFor = (tool: Tool, field: string, given?: unknown): unknown => {
   if (field === WHOLE) return wholeCall(tool)
+  // A field inside an item or an object (`edits.0.replace_all`): the schema is followed down to it.
+  const path = field.split(".")
   if (tool.jsonSchema !== undefined) {
-    const properties = tool.jsonSchema.properties
-    return fromJsonSchema(isRecord(properties) ? properties[field] : undefined, 0, given)
+    const node = path.reduce<unknown>((at, key) => (!isRecord(at) ? undefined : /^\d+$/.test(key) ? at.items : isRecord(at.properties) ? at.properties[key] : undefined), tool.jsonSchema)
+    return fromJsonSchema(node, 0, given)
   }
-  const fields = (tool.parameters.ast as SchemaAST.AST)._tag === "Objects" ? (tool.parameters.ast as SchemaAST.Objects).propertySignatures : []
-  const property = fields.find((p) => p.name === field)
-  return property === undefined ? PLACEHOLDER : fromAst(property.type, 0, given)
+  const node = path.reduce<SchemaAST.AST | undefined>((at, key) => (at === undefined ? undefined : childOf(at, key)), tool.parameters.ast as SchemaAST.AST)
+  return node === undefined ? PLACEHOLDER : fromAst(node, 0, given)
+}
+
+/** The schema of `key` inside `ast`: a list's item for an index, a struct's field for a name (through optional unions). */
+const childOf = (ast: SchemaAST.AST, key: string): SchemaAST.AST | undefined => {
+  const at = valueMember(ast)
+  if (at?._tag === "Arrays") return /^\d+$/.test(key) ? (at.rest[0] ?? at.elements[Number(key)] ?? at.elements[0]) : undefined
+  if (at?._tag === "Objects") return at.propertySignatures.find((p) => p.name === key)?.type
+  return undefined
 }

@@ -16,7 +16,6 @@ import { capText, checkInputLimits, ECHO_CHARS, echoValue } from "./input-limits
 import { withFullOutput } from "./full-output.ts"
 import { fallbackHints, fallbackStep } from "./fallback-hints.ts"
 import { PLACEHOLDER, placeholderFor } from "./placeholder.ts"
-import { isRecord } from "../protocol/is-record.ts"
 import { acceptedNames, decodeParams } from "./params.ts"
 import type { ToolRegistry } from "./registry.ts"
 import { callParams } from "./claude-tools.ts"
@@ -125,7 +124,7 @@ export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("
                   ? error.hints
                   : error.nextStep !== undefined
                     ? []
-                    : fallbackHints(title, t && acceptedNames(t), call.params, error, (f) => (t ? placeholderFor(t, f, isRecord(call.params) ? call.params[f] : undefined) : PLACEHOLDER))
+                    : fallbackHints(title, t && acceptedNames(t), call.params, error, (f, v) => (t ? placeholderFor(t, f, v) : PLACEHOLDER))
               const envelope: Envelope = {
                 status: "error",
                 data: {},
