@@ -60,8 +60,18 @@ export const literalsOf = (ast: SchemaAST.AST): ReadonlyArray<unknown> => {
   return members.length > 0 && members.every((t) => t._tag === "Literal") ? members.map((t) => (t as SchemaAST.Literal).literal) : []
 }
 
-/** One of the words: the one given in another case or with spaces around it, else the first. */
+/** A word as compared: lowercase, a space or dash written as `_` (`In-Progress` is `in_progress`). */
+const wordKey = (text: string): string => text.trim().toLowerCase().replace(/[\s-]+/g, "_")
+
+/**
+ * One of the words: the one given in another case or spelling (`"COUNT"`, `"in progress"`), else the only one the
+ * given text begins (`"files"` is `files_with_matches`), else the first.
+ */
 export const literalFor = (literals: ReadonlyArray<unknown>, given: unknown): unknown => {
-  const wanted = typeof given === "string" ? given.trim().toLowerCase() : undefined
-  return literals.find((l) => typeof l === "string" && l.toLowerCase() === wanted) ?? literals[0]
+  const wanted = typeof given === "string" ? wordKey(given) : undefined
+  const words = literals.filter((l): l is string => typeof l === "string")
+  const exact = words.find((l) => wordKey(l) === wanted)
+  if (exact !== undefined) return exact
+  const begun = wanted !== undefined && wanted.length >= 2 ? words.filter((l) => wordKey(l).startsWith(wanted)) : []
+  return begun.length === 1 ? begun[0] : literals[0]
 }

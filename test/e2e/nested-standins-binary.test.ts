@@ -24,6 +24,21 @@ describe("a field at fault inside a list item or an object is asked for typed as
     }
   })
 
+  test("a word given in another spelling, or the start of only one word, is asked for as that word", async () => {
+    const r = binaryRepo({ "m.txt": "abc\n" })
+    const cases: Array<[string, unknown, string]> = [
+      ["grep", { pattern: "abc", output_mode: "files" }, '* Grep(output_mode="files_with_matches")'],
+      ["grep", { pattern: "abc", output_mode: "Files-With-Matches" }, '* Grep(output_mode="files_with_matches")'],
+      ["todowrite", { todos: [{ content: "a", status: "in progress" }] }, '* TodoWrite(todos=[{"content":"a","status":"in_progress"}])'],
+      ["todowrite", { todos: [{ content: "a", status: "done" }] }, '* TodoWrite(todos=[{"content":"a","status":"pending"}])'],
+    ]
+    for (const [tool, params, step] of cases) {
+      const { envelope } = await binaryTool(r, tool, params)
+      expect(envelope.error.code).toBe("INVALID_PARAM")
+      expect(nextStep(envelope.text)).toBe(step)
+    }
+  })
+
   test("the step followed as given is taken: the multiedit runs", async () => {
     const r = binaryRepo({ "m.txt": "abc abc\n" })
     const wrong = await binaryTool(r, "multiedit", { path: "m.txt", edits: [{ old_string: "abc", new_string: "x", replace_all: "true" }] })
