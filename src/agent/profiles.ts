@@ -79,4 +79,4 @@ export const PROFILES: Readonly<Record<Profile["name"], Profile>> = {
 
 export const profileNames = Object.keys(PROFILES) as ReadonlyArray<Profile["name"]>
 
-export const profileOf = (name: string): Profile | undefined => PROFILES[name as Profile["name"]]
+export const profileOf = (name: string): Profile | undefined => (Object.hasOwn(PROFILES, name) ? PROFILES[name as Profile["name"]] : undefined)

@@ -51,12 +51,12 @@ const parseFlags = (argv: ReadonlyArray<string>) => {
     const flag = eq > 0 ? raw.slice(0, eq) : raw
     if (flag === "--json") json = true
     else if (flag === "--no-verify") flags.verify = { value: "", flag }
-    else if (FLAGS[flag] !== undefined) {
+    else if (Object.hasOwn(FLAGS, flag)) {
       const text = eq > 0 ? raw.slice(eq + 1) : argv[++i]
       if (text === undefined) throw new UsageError(`anvil config: ${flag} needs a value`)
       // Checked as anvil run and anvil chat check them: a value they refuse is no setting to show.
       const value = flag === "--max-steps" ? parseMaxSteps(text, "config") : flag === "--engine" ? parseEngine(text, "config") : text
-      flags[FLAGS[flag]] = { value, flag }
+      flags[FLAGS[flag]!] = { value, flag }
     } else throw new UsageError(`anvil config: unknown argument ${shownValue(raw)} (see anvil config --help)`)
   }
   return { json, flags }

@@ -1,3 +1,4 @@
+import { lookup } from "./lookup.ts"
 import { Context, Data, Effect, Layer } from "effect"
 import { join } from "node:path"
 import { readSettingsFile, unreadableSettingsMessage } from "./settings-file.ts"
@@ -98,8 +99,6 @@ export const mergeConfig = (base: ConfigData, over: ConfigData): ConfigData => {
   return out
 }
 
-const lookup = (data: ConfigData, key: string): unknown =>
-  key.split(".").reduce<unknown>((node, part) => (isRecord(node) ? node[part] : undefined), data)
 
 const sameKind = (value: unknown, fallback: unknown): boolean =>
   Array.isArray(fallback) ? Array.isArray(value) : isRecord(fallback) ? isRecord(value) : typeof value === typeof fallback

@@ -1,4 +1,5 @@
-import type { ConfigData, ConfigShape } from "./config.ts"
+import { lookup } from "./lookup.ts"
+import type { ConfigShape } from "./config.ts"
 import { isRecord } from "../protocol/is-record.ts"
 import { ENV_KEYS, settingsOf } from "./schema.ts"
 import { accepts, fromEnvironment } from "./environment-check.ts"
@@ -15,8 +16,6 @@ export interface EffectiveSetting {
   readonly from?: string
 }
 
-const lookup = (data: ConfigData, key: string): unknown =>
-  key.split(".").reduce<unknown>((node, part) => (isRecord(node) ? node[part] : undefined), data)
 
 /**
  * Every setting that has a value — from the Schema's default, the user file, the

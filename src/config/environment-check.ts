@@ -1,5 +1,5 @@
+import { lookup } from "./lookup.ts"
 import { Result, Schema, SchemaIssue } from "effect"
-import { isRecord } from "../protocol/is-record.ts"
 import { AnvilConfig, ENV_KEYS, settingsOf } from "./schema.ts"
 import type { ConfigWarning } from "./warning.ts"
 
@@ -9,8 +9,6 @@ type ConfigData = Readonly<Record<string, unknown>>
 const decode = Schema.decodeUnknownResult(AnvilConfig)
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
-const lookup = (data: ConfigData, key: string): unknown =>
-  key.split(".").reduce<unknown>((node, part) => (isRecord(node) ? node[part] : undefined), data)
 
 const nest = (key: string, value: unknown): unknown => key.split(".").reduceRight<unknown>((inner, part) => ({ [part]: inner }), value)
 

@@ -78,7 +78,8 @@ export const resolveModel = Effect.fn("resolveModel")(function* (input: {
     config.ignored?.filter((s) => s.path[0] === "providers" && s.path[1] === provider),
   )
   const providerError = (message: string) => configError(untrusted ? `${message} Note: ${untrusted}` : message)
-  const known = KNOWN_PROVIDERS[provider]
+  // Own names only: `-m constructor/x` names no provider, not Object's constructor.
+  const known = Object.hasOwn(KNOWN_PROVIDERS, provider) ? KNOWN_PROVIDERS[provider] : undefined
   const api = (str(custom.api) ?? known?.api) as Api | undefined
   if (!known && !custom.base_url) {
     return yield* Effect.fail(

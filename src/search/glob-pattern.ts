@@ -415,8 +415,8 @@ const parseBracket = (text: string, start: number): { source: string; end: numbe
       if (close !== -1) {
         const name = text.slice(i + 2, close)
         if (kind === ":") {
-          const cls = POSIX_CLASSES[name]
-          // An unknown class name matches nothing, as in bash.
+          // An unknown class name matches nothing, as in bash; so does one of Object's own (constructor, __proto__).
+          const cls = Object.hasOwn(POSIX_CLASSES, name) ? POSIX_CLASSES[name] : undefined
           items.push(cls ?? "")
         } else {
           items.push(classChar(name))

@@ -413,8 +413,9 @@ export const translateRustRegex = (pattern: string, options: { readonly caseInse
       negated = true
       name = name.slice(1)
     }
-    const ranges = ASCII_CLASSES[name]
-    // An unknown name is no ASCII class: Rust then reads `[:foo:]` as a nested class of those characters.
+    // An unknown name (Object's own, constructor or __proto__, too) is no ASCII class: Rust then reads `[:foo:]` as a
+    // nested class of those characters.
+    const ranges = Object.hasOwn(ASCII_CLASSES, name) ? ASCII_CLASSES[name] : undefined
     if (ranges === undefined) return undefined
     pos = close + 2
     const body = ranges.map(([a, b]) => rangeSource(a, b)).join("")

@@ -43,14 +43,15 @@ export const resolveProperty = (key: string | undefined, value: string): string 
   const candidates: Array<string> = []
   const k = key === undefined ? undefined : normalizeName(key)
   if (k === undefined) {
-    const gc = GENERAL_CATEGORY_ALIASES[v]
+    // Own names only: `\p{constructor}` names no property, not Object's constructor.
+    const gc = Object.hasOwn(GENERAL_CATEGORY_ALIASES, v) ? GENERAL_CATEGORY_ALIASES[v] : undefined
     if (gc) candidates.push(gc)
-    const binary = BINARY_ALIASES[v]
+    const binary = Object.hasOwn(BINARY_ALIASES, v) ? BINARY_ALIASES[v] : undefined
     if (binary) candidates.push(binary)
     candidates.push(value, value.length <= 2 ? value[0]!.toUpperCase() + value.slice(1).toLowerCase() : titleCase(value))
     candidates.push(`Script=${value}`, `Script=${titleCase(value)}`)
   } else if (k === "gc" || k === "generalcategory") {
-    candidates.push(`General_Category=${GENERAL_CATEGORY_ALIASES[v] ?? value}`)
+    candidates.push(`General_Category=${(Object.hasOwn(GENERAL_CATEGORY_ALIASES, v) ? GENERAL_CATEGORY_ALIASES[v] : undefined) ?? value}`)
   } else if (k === "sc" || k === "script") {
     candidates.push(`Script=${value}`, `Script=${titleCase(value)}`)
   } else if (k === "scx" || k === "scriptextensions") {

@@ -86,7 +86,8 @@ export const evaluate = (source: string): Value => {
     }
     if (t.t === "id") {
       if (peek()?.text === "(") {
-        const fn = FUNCTIONS[t.text]
+        // Own names only: constructor, __proto__ or toString are names no expression knows, not Object's methods.
+        const fn = Object.hasOwn(FUNCTIONS, t.text) ? FUNCTIONS[t.text] : undefined
         if (!fn) throw new CalcError(`unknown function '${t.text}' (known: ${Object.keys(FUNCTIONS).join(", ")})`)
         pos++
         const args: Array<Value | Sequence> = []
@@ -102,7 +103,7 @@ export const evaluate = (source: string): Value => {
         expect(")")
         return fn(iterableArguments(t.text, args))
       }
-      const c = CONSTANTS[t.text]
+      const c = Object.hasOwn(CONSTANTS, t.text) ? CONSTANTS[t.text] : undefined
       // A function named without its call: say how to call it rather than that it is unknown.
       if (!c && Object.hasOwn(FUNCTIONS, t.text)) throw new CalcError(`'${t.text}' is a function: call it with its argument, ${t.text}(x)`)
       if (!c) throw new CalcError(`unknown name '${t.text}' (known: ${KNOWN_NAMES.join(", ")})`)
