@@ -99,7 +99,6 @@ export const mergeConfig = (base: ConfigData, over: ConfigData): ConfigData => {
   return out
 }
 
-
 const sameKind = (value: unknown, fallback: unknown): boolean =>
   Array.isArray(fallback) ? Array.isArray(value) : isRecord(fallback) ? isRecord(value) : typeof value === typeof fallback
 

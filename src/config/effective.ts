@@ -16,7 +16,6 @@ export interface EffectiveSetting {
   readonly from?: string
 }
 
-
 /**
  * Every setting that has a value — from the Schema's default, the user file, the
  * project file, the environment or a flag (`flags`: dotted key → value) — with

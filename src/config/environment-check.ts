@@ -9,7 +9,6 @@ type ConfigData = Readonly<Record<string, unknown>>
 const decode = Schema.decodeUnknownResult(AnvilConfig)
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
-
 const nest = (key: string, value: unknown): unknown => key.split(".").reduceRight<unknown>((inner, part) => ({ [part]: inner }), value)
 
 /** Why the Schema refuses `value` at `key` ("expected ..."), or undefined when it accepts it. */

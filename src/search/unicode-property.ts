@@ -38,20 +38,22 @@ const validProperty = (body: string): string | undefined => {
 }
 
 /** A JavaScript property escape for a Rust `\p{…}` body, or undefined when JavaScript has none. */
+/** `table[key]` for the table's own names only: `\p{constructor}` names no property, not Object's constructor. */
+const own = (table: Readonly<Record<string, string>>, key: string): string | undefined => (Object.hasOwn(table, key) ? table[key] : undefined)
+
 export const resolveProperty = (key: string | undefined, value: string): string | undefined => {
   const v = normalizeName(value)
   const candidates: Array<string> = []
   const k = key === undefined ? undefined : normalizeName(key)
   if (k === undefined) {
-    // Own names only: `\p{constructor}` names no property, not Object's constructor.
-    const gc = Object.hasOwn(GENERAL_CATEGORY_ALIASES, v) ? GENERAL_CATEGORY_ALIASES[v] : undefined
+    const gc = own(GENERAL_CATEGORY_ALIASES, v)
     if (gc) candidates.push(gc)
-    const binary = Object.hasOwn(BINARY_ALIASES, v) ? BINARY_ALIASES[v] : undefined
+    const binary = own(BINARY_ALIASES, v)
     if (binary) candidates.push(binary)
     candidates.push(value, value.length <= 2 ? value[0]!.toUpperCase() + value.slice(1).toLowerCase() : titleCase(value))
     candidates.push(`Script=${value}`, `Script=${titleCase(value)}`)
   } else if (k === "gc" || k === "generalcategory") {
-    candidates.push(`General_Category=${(Object.hasOwn(GENERAL_CATEGORY_ALIASES, v) ? GENERAL_CATEGORY_ALIASES[v] : undefined) ?? value}`)
+    candidates.push(`General_Category=${own(GENERAL_CATEGORY_ALIASES, v) ?? value}`)
   } else if (k === "sc" || k === "script") {
     candidates.push(`Script=${value}`, `Script=${titleCase(value)}`)
   } else if (k === "scx" || k === "scriptextensions") {

@@ -115,7 +115,7 @@ export const placeholderFor = (tool: Tool, field: string, given?: unknown): unkn
   // A field inside an item or an object (`edits.0.replace_all`): the schema is followed down to it.
   const path = field.split(".")
   if (tool.jsonSchema !== undefined) {
-    const node = path.reduce<unknown>((at, key) => (!isRecord(at) ? undefined : /^\d+$/.test(key) ? at.items : isRecord(at.properties) ? at.properties[key] : undefined), tool.jsonSchema)
+    const node = path.reduce<unknown>((at, key) => (!isRecord(at) ? undefined : /^\d+$/.test(key) ? at.items : isRecord(at.properties) && Object.hasOwn(at.properties, key) ? at.properties[key] : undefined), tool.jsonSchema)
     return fromJsonSchema(node, 0, given)
   }
   const node = path.reduce<SchemaAST.AST | undefined>((at, key) => (at === undefined ? undefined : childOf(at, key)), tool.parameters.ast as SchemaAST.AST)
