@@ -5,6 +5,7 @@ import { join, resolve } from "node:path"
 import { stampContent } from "../trust/content-hash.ts"
 import { guardPluginExit } from "./exit-guard.ts"
 import { registerHostModules } from "./host-modules.ts"
+import { macroProblem, noMacros } from "./no-macros.ts"
 import { firstOutside, outsideProblem } from "./outside-inputs.ts"
 import { isTimedOut, withTimeLimit } from "./time-limit.ts"
 import type { PluginWatch } from "./watchdog.ts"
@@ -60,6 +61,9 @@ const statKey = (file: string): string => {
   }
 }
 
+/** Part of every cache key: bundles made before project plugins were checked for macros are made again. */
+const CACHE_FORM = "no-macros-1"
+
 /** The files a bundle was made from when each is as it was then (`inputs.json` beside the bundle), else undefined. */
 const inputsUnchanged = (inputsFile: string): ReadonlyArray<string> | undefined => {
   try {
@@ -80,11 +84,16 @@ const inputsOf = (result: Bun.BuildOutput): ReadonlyArray<string> => Object.keys
  * The files a one-file plugin is made from (itself and every file it imports), read from a bundle made in memory
  * and not kept; remembered in the cache by their stat fingerprints, so an unchanged plugin costs a few stats.
  */
-const oneFileInputs = async (entry: string, cacheDir: string, external: ReadonlyArray<string>): Promise<ReadonlyArray<string>> => {
-  const inputsFile = join(cacheDir, `inputs-${createHash("sha256").update(entry).digest("hex").slice(0, 20)}.json`)
+const oneFileInputs = async (
+  entry: string,
+  cacheDir: string,
+  external: ReadonlyArray<string>,
+  plugins: Array<Bun.BunPlugin>,
+): Promise<ReadonlyArray<string>> => {
+  const inputsFile = join(cacheDir, `inputs-${createHash("sha256").update(CACHE_FORM).update(entry).digest("hex").slice(0, 20)}.json`)
   const known = existsSync(inputsFile) ? inputsUnchanged(inputsFile) : undefined
   if (known) return known
-  const result = await Bun.build({ entrypoints: [entry], target: "bun", format: "esm", external: [...external], metafile: true })
+  const result = await Bun.build({ entrypoints: [entry], target: "bun", format: "esm", external: [...external], metafile: true, plugins })
   if (!result.success) throw result.logs.find((l) => l.level === "error") ?? new Error("the bundle failed")
   const inputs = inputsOf(result)
   mkdirSync(cacheDir, { recursive: true })
@@ -109,8 +118,9 @@ const bundleFolder = async (
   entry: string,
   cacheDir: string,
   external: ReadonlyArray<string>,
+  plugins: Array<Bun.BunPlugin>,
 ): Promise<{ readonly out: string; readonly inputs: ReadonlyArray<string> }> => {
-  const key = createHash("sha256").update(entry).update(stampContent({ path: folder }, false) ?? "").digest("hex").slice(0, 20)
+  const key = createHash("sha256").update(CACHE_FORM).update(entry).update(stampContent({ path: folder }, false) ?? "").digest("hex").slice(0, 20)
   const outdir = join(cacheDir, key)
   const out = join(outdir, "index.js")
   const inputsFile = join(outdir, "inputs.json")
@@ -130,6 +140,7 @@ const bundleFolder = async (
     sourcemap: "inline",
     external: [...external],
     metafile: true,
+    plugins,
   }).catch((e: unknown) => {
     rmSync(temp, { recursive: true, force: true })
     throw e
@@ -171,13 +182,16 @@ export const loadPluginModule = async (input: {
    */
   readonly confined?: boolean
 }): Promise<Loaded> => {
+  // A project plugin's files are checked for macros as they are bundled (no-macros.ts).
+  let macro: string | undefined
+  const plugins = input.confined ? [noMacros((file) => (macro ??= file))] : []
   try {
     const hostModules = await registerHostModules()
     const cacheDir = pluginCacheDir(input.env)
-    const bundle = input.folder ? await bundleFolder(input.folder, input.entry, cacheDir, hostModules) : undefined
+    const bundle = input.folder ? await bundleFolder(input.folder, input.entry, cacheDir, hostModules, plugins) : undefined
     const file = bundle ? bundle.out : input.entry
     if (input.confined) {
-      const inputs = bundle ? bundle.inputs : await oneFileInputs(input.entry, cacheDir, hostModules)
+      const inputs = bundle ? bundle.inputs : await oneFileInputs(input.entry, cacheDir, hostModules, plugins)
       const outside = firstOutside(inputs, input.folder ? { folder: input.folder } : { file: input.entry })
       if (outside !== undefined) return { ok: false, problem: outsideProblem(input.plugin, outside, !input.folder) }
     }
@@ -189,6 +203,6 @@ export const loadPluginModule = async (input: {
     const module = (await withTimeLimit(() => import(file), input.timeoutMs, message, watch)) as Record<string, unknown>
     return { ok: true, module }
   } catch (e) {
-    return { ok: false, problem: problemOf(e, input.entry) }
+    return { ok: false, problem: macro !== undefined ? macroProblem(input.plugin, macro) : problemOf(e, input.entry) }
   }
 }

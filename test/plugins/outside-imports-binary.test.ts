@@ -1,5 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test"
-import { mkdirSync, realpathSync, symlinkSync } from "node:fs"
+import { existsSync, mkdirSync, realpathSync, symlinkSync } from "node:fs"
 import { join } from "node:path"
 import { runBinary } from "../support/anvil-binary.ts"
 import { project, tempDir, writeTree } from "../support/harness.ts"
@@ -67,6 +67,34 @@ describe("a project plugin importing code outside its own file or folder", () =>
     expect((await s.anvil(["tool", "leaky_tool", "{}"])).code).not.toBe(0)
     // A second start reads the remembered inputs (the cache) and says the same.
     expect((await statuses(s.anvil)).single).toMatchObject({ status: "error", code: "plugin_imports_outside" })
+  })
+
+  test("a macro (run by the bundler before any check) is refused in a project plugin, however spelt; data imports load", async () => {
+    const marker = join(tempDir("anvil-macro-"), "ran")
+    const macro = `import { writeFileSync } from "node:fs"\nexport const m = () => { writeFileSync(${JSON.stringify(marker)}, "x"); return 1 }\n`
+    const s = sandbox({
+      "macro.ts": macro,
+      ".anvil/plugins/mac/package.json": '{"name":"mac","main":"index.ts"}\n',
+      ".anvil/plugins/mac/index.ts": tool("mac_tool", 'import { m } from "../../../macro.ts" with { type: "macro" }\nconst value = m()'),
+      ".anvil/plugins/inner/package.json": '{"name":"inner","main":"index.ts"}\n',
+      ".anvil/plugins/inner/index.ts": tool("inner_tool", 'import { value } from "./helper.ts"'),
+      ".anvil/plugins/inner/helper.ts": 'import { m } from "./m.ts" with { "type" : \'macro\' }\nexport const value = m()\n',
+      ".anvil/plugins/inner/m.ts": macro,
+      ".anvil/plugins/one.ts": tool("one_tool", 'import { m } from "../../macro.ts" assert { type: "macro" }\nconst value = m()'),
+      ".anvil/plugins/data/package.json": '{"name":"data","main":"index.ts"}\n',
+      ".anvil/plugins/data/index.ts": tool("data_tool", 'import info from "./info.json" with { type: "json" }\nconst value = info.v'),
+      ".anvil/plugins/data/info.json": '{"v":"data"}\n',
+    })
+    expect((await s.anvil(["plugins", "trust"])).code).toBe(0)
+    const got = await statuses(s.anvil)
+    for (const name of ["mac", "inner", "one"]) {
+      expect({ name, ...got[name] }).toMatchObject({ name, status: "error", code: "plugin_macro" })
+      expect(got[name].message).toContain("imports a Bun macro")
+    }
+    expect(got.data).toMatchObject({ status: "loaded" })
+    expect((await s.anvil(["tool", "data_tool", "{}"])).stdout).toContain("data")
+    expect((await s.anvil(["tool", "one_tool", "{}"])).code).not.toBe(0)
+    expect(existsSync(marker)).toBe(false)
   })
 
   test("a user's own plugin may import from outside its folder", async () => {
