@@ -1,3 +1,4 @@
+import { ruleToolName } from "../tool-framework/claude-tools.ts"
 import { commandParts } from "./command-parts.ts"
 import { matchesValue } from "./rules.ts"
 import type { Subjects } from "./subjects.ts"
@@ -8,14 +9,17 @@ export interface AllowRule {
   readonly pattern?: string
 }
 
-/** Parses `--allow` values: `bash`, `bash:git status*`, `edit:src/**`, `fetch:example.com`, `bash(npm test)`. */
+/**
+ * Parses `--allow` values: `bash`, `bash:git status*`, `edit:src/**`, `fetch:example.com`, `bash(npm test)`, and
+ * Claude Code's forms (`WebFetch`, `LS`, `Bash(npm test:*)`, whose `:*` prefix marker is a trailing `*`).
+ */
 export const parseAllowRule = (text: string): AllowRule | undefined => {
   const t = text.trim()
   const paren = /^([\w.-]+)\((.*)\)$/.exec(t)
-  if (paren) return { tool: paren[1]!.toLowerCase(), pattern: paren[2]! }
+  if (paren) return { tool: ruleToolName(paren[1]!), pattern: paren[2]!.replace(/:\*$/, "*") }
   const colon = t.indexOf(":")
-  if (colon < 0) return /^[\w.-]+$/.test(t) ? { tool: t.toLowerCase() } : undefined
-  const tool = t.slice(0, colon).trim().toLowerCase()
+  if (colon < 0) return /^[\w.-]+$/.test(t) ? { tool: ruleToolName(t) } : undefined
+  const tool = ruleToolName(t.slice(0, colon).trim())
   const pattern = t.slice(colon + 1).trim()
   return /^[\w.-]+$/.test(tool) && pattern !== "" ? { tool, pattern } : undefined
 }

@@ -1,4 +1,4 @@
-import { anvilName } from "../tool-framework/claude-tools.ts"
+import { anvilName, ruleToolName } from "../tool-framework/claude-tools.ts"
 import { commandGlob } from "./path-patterns.ts"
 
 /**
@@ -16,7 +16,7 @@ export const sameToolKey = (permission: Record<string, unknown>, toolName: strin
   const keys = Object.keys(permission).filter((key) => !key.includes("*"))
   return (
     keys.find((key) => anvilName(key) === toolName) ??
-    keys.find((key) => key.toLowerCase() === lower || anvilName(key).toLowerCase() === lower)
+    keys.find((key) => ruleToolName(key) === lower)
   )
 }
 

@@ -188,6 +188,12 @@ export const claudeName = (anvil: string): string => byAnvil.get(anvil)?.claude 
 /** The anvil tool behind a name a host or a model used; names without a counterpart come back as they are. */
 export const anvilName = (name: string): string => byClaude.get(name)?.anvil ?? name
 
+// Rules and flags name a tool without regard to case, as tools are found: `WEBFETCH` is fetch there.
+const byClaudeLower = new Map(CLAUDE_TOOLS.map((t) => [t.claude.toLowerCase(), t.anvil]))
+
+/** The anvil tool a rule's or flag's tool name stands for, lower-cased: Claude's name in any case, else the name itself. */
+export const ruleToolName = (name: string): string => byClaudeLower.get(name.toLowerCase()) ?? name.toLowerCase()
+
 /** Whether `name` is one of Claude Code's tool names that anvil answers. */
 export const isClaudeName = (name: string): boolean => byClaude.has(name)
 

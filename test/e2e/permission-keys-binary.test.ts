@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { anvilBinary } from "../support/binary.ts"
+import { anvilBinary, runBinary } from "../support/binary.ts"
+import { fakeOpenAI } from "../support/fake-openai.ts"
 import { binaryRepo, binaryTool } from "../support/binary-repo.ts"
 
 // A permission key names a tool as tools are found: without regard to case, by Claude Code's name, and
@@ -44,5 +46,35 @@ describe("permission keys written another way", () => {
     // A key that only begins like the server's name covers nothing of it.
     const other = binaryRepo({}, { mcpServers: { tiny: server }, permission: { mcp__ti: "deny" } })
     expect((await binaryTool(other, "mcp__tiny__echo", { message: "x" })).envelope.status).toBe("success")
+  })
+})
+
+describe("--allow in Claude Code's forms", () => {
+  const run = async (allow: ReadonlyArray<string>, command: string) => {
+    // Confined commands would run unasked: here bash asks, so only --allow lets it run.
+    const r = binaryRepo({ "a.txt": "alpha\n" }, { sandbox: { auto_allow: false } })
+    const server = fakeOpenAI([{ tool_calls: [{ name: "bash", arguments: { command } }] }, { text: "done" }])
+    try {
+      const flags = allow.flatMap((a) => ["--allow", a])
+      const out = await runBinary(["run", "--model", "openai/gpt-test", "--format", "json", ...flags, "go"], {
+        cwd: r.root,
+        env: { ...r.env, PATH: process.env.PATH ?? "/usr/bin:/bin", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" },
+      })
+      return { ...out, root: r.root, result: JSON.stringify(server.requests.at(-1)?.body.messages.at(-1) ?? {}) }
+    } finally {
+      server.stop()
+    }
+  }
+
+  test("Claude's tool names (any case) are tools, and Bash(PREFIX:*) approves the commands that start so", async () => {
+    const ran = await run(["Bash(touch:*)", "WebFetch", "LS", "webfetch:example.com"], "touch made.txt")
+    expect(ran.stderr).not.toContain("names no tool")
+    expect(ran.code).toBe(0)
+    expect(ran.result).not.toContain("PERMISSION_DENIED")
+    expect(existsSync(join(ran.root, "made.txt"))).toBe(true)
+    // The prefix approves only what starts with it.
+    const refused = await run(["Bash(touch:*)"], "rm a.txt")
+    expect(refused.result).toContain("PERMISSION_DENIED")
+    expect(existsSync(join(refused.root, "a.txt"))).toBe(true)
   })
 })
