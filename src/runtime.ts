@@ -5,10 +5,11 @@ import { Config, ConfigError, type ConfigData, type ConfigShape } from "./config
 import type { GitFs } from "./git/git-fs.ts"
 import type { Lsp } from "./lsp/service.ts"
 import type { HttpClient } from "./net/http-client.ts"
+import type { FetchHops, HopVerdict } from "./net/fetch-hops.ts"
 import { OutputSettings } from "./output/output-settings.ts"
 import { retentionOnSpill } from "./output/retention-on-spill.ts"
 import { SpillStore } from "./output/spill-store.ts"
-import { Permissions, type AskAnswer, type PermissionRequest, type PermissionsOptions } from "./permission/permissions.ts"
+import { Permissions, type AskAnswer, type PermissionDecision, type PermissionRequest, type PermissionsOptions } from "./permission/permissions.ts"
 import type { ProcessRunner } from "./process/process-runner.ts"
 import type { BackgroundShells } from "./shell/background-shells.ts"
 import type { Sandbox } from "./sandbox/sandbox.ts"
@@ -48,6 +49,7 @@ export type ToolServices =
   | Path
   | ChildProcessSpawner
   | HttpClient
+  | FetchHops
   | GitFs
   | UserTerminal
   | SubagentRunner
@@ -266,6 +268,13 @@ export const makeToolContext = (options: RuntimeOptions) =>
     // Keyed by each service's `key`, which is what a tool's `requires` names.
     const optional: Record<string, () => Effect.Effect<void, never, Scope.Scope>> = {
       "anvil/HttpClient": () => Effect.flatMap(Effect.promise(() => import("./net/http-client.ts")), (m) => add(m.HttpClient, m.HttpClient.make)),
+      // fetch's redirects to another host are judged by the same rules, as the fetch tool's own calls.
+      "anvil/FetchHops": () =>
+        Effect.flatMap(Effect.promise(() => import("./net/fetch-hops.ts")), (m) => {
+          const permissions = Context.get(context as Context.Context<Permissions>, Permissions)
+          const fetch = options.tools.find((t) => t.requires?.some((k) => k.key === m.FetchHops.key))
+          return put(m.FetchHops, m.FetchHops.of({ judge: (url) => hopVerdict(fetch ? permissions.judge(fetch, { url }) : "ask") }))
+        }),
       "anvil/GitFs": () => Effect.flatMap(Effect.promise(() => import("./git/git-fs.ts")), (m) => put(m.GitFs, m.GitFs.live)),
       "anvil/ProcessRunner": () => Effect.flatMap(Effect.promise(() => import("./process/process-runner.ts")), (m) => add(m.ProcessRunner, m.ProcessRunner.make)),
       "anvil/BackgroundShells": () =>
@@ -406,3 +415,7 @@ const permissionsOptions = (options: RuntimeOptions, sandbox: SandboxShape | und
     sandbox: { get confining() { return status.confining }, autoAllow: status.settings.autoAllow },
   }
 }
+
+/** A permission decision on a redirect's host as fetch's engine takes it. */
+const hopVerdict = (decision: PermissionDecision | "ask"): HopVerdict =>
+  decision === "ask" ? { follow: false, asks: true } : decision.allowed ? { follow: true } : { follow: false, denied: decision.reason }

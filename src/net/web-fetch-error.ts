@@ -53,4 +53,15 @@ export class FetchBinaryBody extends Data.TaggedError("FetchBinaryBody")<{
 export class FetchTimedOut extends Data.TaggedError("FetchTimedOut")<{ readonly url: string; readonly timeoutSec: number }> {}
 
 /** Every way a web fetch fails. */
-export type WebFetchError = FetchUrlInvalid | FetchNetworkFailed | FetchRedirectFailed | FetchHttpStatus | FetchBinaryBody | FetchTimedOut
+export type WebFetchError = FetchUrlInvalid | FetchNetworkFailed | FetchRedirectFailed | FetchRedirectHeld | FetchHttpStatus | FetchBinaryBody | FetchTimedOut
+
+/** A redirect leads to a host the permission rules deny, or would ask about: it was not followed. */
+export class FetchRedirectHeld extends Data.TaggedError("FetchRedirectHeld")<{
+  readonly message: string
+  readonly status: number
+  /** The URL that answered with the redirect, and where it leads (secrets scrubbed). */
+  readonly from: string
+  readonly to: string
+  /** Set when a deny rule refused the host (the rule is named in the message); else the host needs its own call. */
+  readonly denied: boolean
+}> {}

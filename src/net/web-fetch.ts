@@ -3,6 +3,7 @@ import { readRefusal } from "./refusal.ts"
 import { VERSION } from "../version.ts"
 import { secretBodyValues } from "./body-secrets.ts"
 import { configuredCredentials, secretValues, withCredentials, type Credentials } from "./credentials.ts"
+import { FetchHops } from "./fetch-hops.ts"
 import { HttpClient, type HttpClientError, type HttpResponse } from "./http-client.ts"
 import { bodyKind, mediaType, renderText } from "./response-body.ts"
 import { isSecretHeader, redactUrl, scrubSecrets, secretHeaderValues, secretQueryValues } from "./secrets.ts"
@@ -11,6 +12,7 @@ import {
   FetchHttpStatus,
   FetchNetworkFailed,
   FetchRedirectFailed,
+  FetchRedirectHeld,
   FetchTimedOut,
   FetchUrlInvalid,
   type WebFetchError,
@@ -127,9 +129,10 @@ const networkError = (e: HttpClientError, url: string, secrets: ReadonlyArray<st
  * (credentials dropped across origins), one retry of a 401 with the host's
  * configured credentials, and the body read up to its limit and made readable.
  */
-export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, WebFetchError, HttpClient> =>
+export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, WebFetchError, HttpClient | FetchHops> =>
   Effect.gen(function* () {
     const http = yield* HttpClient
+    const hops = yield* FetchHops
     let url: URL
     try {
       url = new URL(request.url)
@@ -169,6 +172,7 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
       let body = request.body
       let headers = given ? withCredentials(baseHeaders, given) : urlAuth ? withCredentials(baseHeaders, urlAuth) : baseHeaders
       const redirects: Array<{ url: string; status: number }> = []
+      const reached = new Set([url.hostname])
       let retried = false
       for (;;) {
         const response: HttpResponse = yield* http
@@ -189,6 +193,19 @@ export const webFetch = (request: WebFetchRequest): Effect.Effect<FetchedPage, W
           redirects.push({ url: shown(current), status: response.status })
           if (next.protocol !== "http:" && next.protocol !== "https:") {
             return yield* new FetchRedirectFailed({ message: `Redirected to an unsupported URL scheme (${next.protocol}) from ${shown(current)}.`, url: shown(current) })
+          }
+          // The call was judged for its own host: any other one the chain leads to is judged before a request goes there.
+          if (!reached.has(next.hostname)) {
+            const verdict = hops.judge(next.toString())
+            if (!verdict.follow) {
+              const [from, to] = [shown(current), shown(next)]
+              const why =
+                "denied" in verdict
+                  ? verdict.denied
+                  : `This call was approved for ${url.hostname}, not for ${next.hostname}, which the permission rules ask about.`
+              return yield* new FetchRedirectHeld({ message: `HTTP ${response.status} from ${from} redirects to ${to}: not followed. ${why}`, status: response.status, from, to, denied: "denied" in verdict })
+            }
+            reached.add(next.hostname)
           }
           // Credentials never follow a redirect to another origin.
           if (next.origin !== current.origin) {

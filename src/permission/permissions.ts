@@ -82,6 +82,12 @@ export interface PermissionsShape {
    * through), or undefined when some call may run: such a tool is neither offered to the model nor loadable.
    */
   readonly deniedOutright: (tool: Tool) => string | undefined
+  /**
+   * The decision for a call a tool makes on its own behalf (fetch following a redirect to another host), asking
+   * no one: allowed by the rules, a session approval or a command line that approves what it names; refused by a
+   * deny rule; else "ask" (the tool stops and leaves the call to the model, which is asked about as any call is).
+   */
+  readonly judge: (tool: Tool, params: unknown) => PermissionDecision | "ask"
 }
 
 /** The level configured for a tool in anvil.json `permission` as a whole ({"bash": "ask"}), else the tool's default. */
@@ -217,18 +223,28 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
           : (tool.permission ?? "allow")
       const levelOf = (tool: Tool, params: unknown) => levelFor(toolRules(permission(), tool.name), defaultLevel(tool, params), subjectsFor(tool, params))
 
+      const denied = (tool: Tool, rules: ReturnType<typeof toolRules>, subjects: Subjects | undefined): PermissionDecision => {
+        const rule = rules ? denyingRule(config, tool.name, rules, subjects) : undefined
+        const what = describeSubjects(subjects)
+        return rule
+          ? { allowed: false, reason: denyReason(tool.name, what, rule), rule }
+          : { allowed: false, reason: `The '${tool.name}' call${what} is denied by the permission settings.` }
+      }
+      const judge = (tool: Tool, params: unknown): PermissionDecision | "ask" => {
+        const subjects = subjectsFor(tool, params)
+        const rules = toolRules(permission(), tool.name)
+        const level = levelFor(rules, defaultLevel(tool, params), subjects)
+        if (level === "deny") return denied(tool, rules, subjects)
+        return level === "allow" || options.answersAtOnce || rulesCover(approved, tool.name, subjects) ? { allowed: true } : "ask"
+      }
+
       const check = (request: PermissionRequest): Effect.Effect<PermissionDecision> =>
         Effect.gen(function* () {
           const subjects = request.subjects ?? subjectsFor(request.tool, request.params)
           const rules = toolRules(permission(), request.tool.name)
           const level = levelFor(rules, defaultLevel(request.tool, request.params), subjects)
           const what = describeSubjects(subjects)
-          if (level === "deny") {
-            const rule = rules ? denyingRule(config, request.tool.name, rules, subjects) : undefined
-            return rule
-              ? ({ allowed: false, reason: denyReason(request.tool.name, what, rule), rule } as const)
-              : ({ allowed: false, reason: `The '${request.tool.name}' call${what} is denied by the permission settings.` } as const)
-          }
+          if (level === "deny") return denied(request.tool, rules, subjects)
           if (request.tool.sandboxedCall?.(request.params) === false && sandbox?.confining) {
             // Leaving the sandbox: a person decides, whatever the rules say.
             if (namesCommand(options.allow ?? [], request.tool.name, subjects)) return { allowed: true } as const
@@ -275,7 +291,7 @@ export class Permissions extends Context.Service<Permissions, PermissionsShape>(
         const rule = denyingRule(config, tool.name, rules, undefined)
         return rule ? denyReason(tool.name, "", rule) : undefined
       }
-      return Permissions.of({ check, levelOf, allow: (rule) => Effect.sync(() => void approved.push(rule)), deniedOutright })
+      return Permissions.of({ check, levelOf, allow: (rule) => Effect.sync(() => void approved.push(rule)), deniedOutright, judge })
     })
 
   /** {@link Permissions.make} as a layer. */

@@ -40,7 +40,7 @@ export const subjectsOf = (
   if (Array.isArray(params.args) && params.args.every((a) => typeof a === "string")) return { kind: "command", values: [params.args.join(" ")] }
   if (typeof params.url === "string") {
     try {
-      return { kind: "host", values: [new URL(params.url).hostname] }
+      return { kind: "host", values: [ruleHost(new URL(params.url).hostname)] }
     } catch {
       return { kind: "host", values: [params.url] }
     }
@@ -50,6 +50,22 @@ export const subjectsOf = (
   if (Array.isArray(params.paths)) for (const p of params.paths) if (typeof p === "string") paths.add(p)
   if (Array.isArray(params.edits)) for (const e of params.edits) if (isRecord(e) && typeof e.path === "string") paths.add(e.path)
   return pathSubjects(paths, normalizePath, leadsTo)
+}
+
+/**
+ * A URL's host as host rules judge it: one name for each way of writing the same place, so a rule on
+ * `localhost` or `*.internal` holds for `localhost.` and `db.internal.` (the fully qualified spelling that
+ * resolves alike), and one on `127.0.0.1` for `[::ffff:127.0.0.1]` (the same IPv4 address as IPv6 writes it).
+ * The URL parser already writes numeric IPv4 forms (`127.1`, `0x7f.0.0.1`, `2130706433`) as `127.0.0.1` and
+ * lowers the case.
+ */
+export const ruleHost = (hostname: string): string => {
+  const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/i.exec(hostname)
+  if (mapped) {
+    const [hi, lo] = [Number.parseInt(mapped[1]!, 16), Number.parseInt(mapped[2]!, 16)]
+    return [hi >> 8, hi & 255, lo >> 8, lo & 255].join(".")
+  }
+  return hostname.replace(/\.+$/, "")
 }
 
 /** File paths as subjects: each made root-relative by `normalizePath`, with where its links lead when that differs. */

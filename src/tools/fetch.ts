@@ -5,6 +5,7 @@ import { redactFetchParams } from "../net/secrets.ts"
 import { saveErrorBody, saveImage } from "../net/saved-body.ts"
 import { FETCH_SAVE_LIMIT, MAX_FETCH_SIZE_KB, MAX_FETCH_TIMEOUT_SEC, webFetch, type FetchedPage } from "../net/web-fetch.ts"
 import { hint, shellQuote } from "../protocol/hint.ts"
+import { FetchHops } from "../net/fetch-hops.ts"
 import { HttpClient } from "../net/http-client.ts"
 import { defineTool, type ToolResult } from "../tool-framework/definition.ts"
 import description from "./fetch.md" with { type: "text" }
@@ -49,7 +50,7 @@ const Auth = Schema.Union([
 /** fetch: one HTTP(S) request, the answer as readable text or a base64 image. */
 export const fetchTool = defineTool({
   name: "fetch",
-  requires: [HttpClient],
+  requires: [HttpClient, FetchHops],
   title: "WebFetch",
   description,
   aliases: ["webfetch", "web_fetch"],

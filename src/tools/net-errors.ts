@@ -100,6 +100,15 @@ export const fetchToolError = (e: WebFetchError, savedBody?: string): ToolError 
             ? { hints: [hint("Bash", "low", { command: `curl -sS -I ${shellQuote(e.url)}` })] }
             : {}),
       })
+    case "FetchRedirectHeld":
+      // Not followed: a host the call was not approved for gets a call of its own, judged (and asked about) as any is.
+      return toolError("PERMISSION_DENIED", e.message, {
+        retryable: false,
+        context: { status_code: e.status, final_url: e.from, redirect_to: e.to },
+        ...(e.denied
+          ? { nextStep: "the user's rule refuses where the page leads: do not fetch it another way; get the content elsewhere or ask the user." }
+          : { hints: [hint("WebFetch", "high", { url: e.to })] }),
+      })
     case "FetchHttpStatus": {
       // The message quotes the answer's start; the rest, when there is more, was saved and is named here.
       const whole =

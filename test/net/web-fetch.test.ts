@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { HttpClient } from "../../src/net/http-client.ts"
+import { FetchHops, followEveryHop, type HopVerdict } from "../../src/net/fetch-hops.ts"
 import { webFetch, type WebFetchRequest } from "../../src/net/web-fetch.ts"
 
 let server: ReturnType<typeof Bun.serve>
@@ -17,6 +18,9 @@ beforeAll(() => {
           return new Response("<html><head><title>T</title></head><body><h1>Hi</h1><p>x</p></body></html>", { headers: { "content-type": "text/html" } })
         case "/hop":
           return Response.redirect(`${base}/page`, 302)
+        case "/elsewhere":
+          // The same server under another host name: a redirect to a host the call was not judged for.
+          return Response.redirect(`http://localhost:${server.port}/page`, 302)
         case "/json":
           return Response.json({ a: [1, 2] })
         case "/missing":
@@ -50,11 +54,37 @@ const ask = (url: string, more: Partial<WebFetchRequest> = {}): WebFetchRequest 
   env: {},
   ...more,
 })
-const fetchPage = (url: string, more: Partial<WebFetchRequest> = {}) => Effect.runPromise(webFetch(ask(url, more)).pipe(Effect.provide(HttpClient.layer)))
-const failure = (url: string, more: Partial<WebFetchRequest> = {}) =>
-  Effect.runPromise(Effect.flip(webFetch(ask(url, more))).pipe(Effect.provide(HttpClient.layer)))
+const fetchPage = (url: string, more: Partial<WebFetchRequest> = {}, hops = followEveryHop) =>
+  Effect.runPromise(webFetch(ask(url, more)).pipe(Effect.provide(HttpClient.layer), Effect.provideService(FetchHops, hops)))
+const failure = (url: string, more: Partial<WebFetchRequest> = {}, hops = followEveryHop) =>
+  Effect.runPromise(Effect.flip(webFetch(ask(url, more))).pipe(Effect.provide(HttpClient.layer), Effect.provideService(FetchHops, hops)))
+/** A judge that records the URLs it is asked about and answers `verdict`. */
+const judging = (verdict: HopVerdict) => {
+  const asked: Array<string> = []
+  return { asked, hops: FetchHops.of({ judge: (url) => (asked.push(url), verdict) }) }
+}
 
 describe("webFetch (net domain)", () => {
+  test("a redirect on the same host is followed without a word to the judge; one to another host is judged before any request goes there", async () => {
+    const same = judging({ follow: false, asks: true })
+    expect((await fetchPage(`${base}/hop`, {}, same.hops)).finalUrl).toBe(`${base}/page`)
+    expect(same.asked).toEqual([])
+
+    const held = judging({ follow: false, asks: true })
+    const error = await failure(`${base}/elsewhere`, {}, held.hops)
+    expect(held.asked).toEqual([`http://localhost:${server.port}/page`])
+    expect(error).toMatchObject({ _tag: "FetchRedirectHeld", status: 302, from: `${base}/elsewhere`, to: `http://localhost:${server.port}/page`, denied: false })
+    expect(error.message).toContain("approved for 127.0.0.1, not for localhost")
+
+    const denied = await failure(`${base}/elsewhere`, {}, judging({ follow: false, denied: "A rule says no." }).hops)
+    expect(denied).toMatchObject({ _tag: "FetchRedirectHeld", denied: true })
+    expect(denied.message).toEndWith("not followed. A rule says no.")
+
+    const allowed = judging({ follow: true })
+    expect((await fetchPage(`${base}/elsewhere`, {}, allowed.hops)).finalUrl).toBe(`http://localhost:${server.port}/page`)
+    expect(allowed.asked).toHaveLength(1)
+  })
+
   test("a redirect is followed by hand and HTML comes back as Markdown with its title", async () => {
     const page = await fetchPage(`${base}/hop`)
     expect(page).toMatchObject({ url: `${base}/hop`, finalUrl: `${base}/page`, status: 200, statusLine: "200 OK", mediaType: "text/html" })
