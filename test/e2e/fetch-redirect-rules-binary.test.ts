@@ -14,10 +14,10 @@ const openai = openaiRuns()
 
 /** Paths the server was asked for, with the host each request named. */
 const reached: Array<string> = []
-const server = Bun.serve({
+const server: ReturnType<typeof Bun.serve> = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
-  fetch: (req) => {
+  fetch: (req): Response => {
     const url = new URL(req.url)
     reached.push(`${url.hostname}${url.pathname}`)
     if (url.pathname === "/go") return new Response(null, { status: 302, headers: { location: `http://localhost:${server.port}/secret` } })
