@@ -62,8 +62,11 @@ interface IndexLinks {
   readonly shared: string | undefined
 }
 
-/** The gitlink paths of an index (versions 2 to 4), or undefined when it is not one this reads. */
-const indexLinks = (b: Uint8Array): IndexLinks | undefined => {
+/**
+ * The gitlink paths of an index (versions 2 to 4) whose object names are `hashSize` bytes, or undefined when it is
+ * not one this reads: its entries and extensions must end exactly at its closing checksum.
+ */
+const indexLinksOf = (b: Uint8Array, hashSize: number): IndexLinks | undefined => {
   if (b.length < 12 || b[0] !== 0x44 || b[1] !== 0x49 || b[2] !== 0x52 || b[3] !== 0x43) return undefined
   const version = be32(b, 4)
   if (version < 2 || version > 4) return undefined
@@ -72,10 +75,11 @@ const indexLinks = (b: Uint8Array): IndexLinks | undefined => {
   let off = 12
   let previous: Uint8Array = new Uint8Array(0)
   for (let k = 0; k < count; k++) {
-    if (off + 62 > b.length) return undefined
+    const fixed = 42 + hashSize
+    if (off + fixed > b.length) return undefined
     const mode = be32(b, off + 24)
-    const flags = (b[off + 60]! << 8) | b[off + 61]!
-    let at = off + 62 + (version >= 3 && (flags & 0x4000) !== 0 ? 2 : 0)
+    const flags = (b[off + fixed - 2]! << 8) | b[off + fixed - 1]!
+    let at = off + fixed + (version >= 3 && (flags & 0x4000) !== 0 ? 2 : 0)
     let name: Uint8Array
     if (version === 4) {
       // The name is the previous one less `strip` bytes, then this entry's suffix (git's offset varint).
@@ -101,13 +105,17 @@ const indexLinks = (b: Uint8Array): IndexLinks | undefined => {
     if ((mode & 0xf000) === 0xe000) paths.push(decodePath(name))
   }
   let shared: string | undefined
-  for (let at = off; at + 8 <= b.length - 20; at += 8 + be32(b, at + 4)) {
+  let at = off
+  for (; at + 8 <= b.length - hashSize; at += 8 + be32(b, at + 4)) {
     if (b[at] === 0x6c && b[at + 1] === 0x69 && b[at + 2] === 0x6e && b[at + 3] === 0x6b) {
-      shared = Array.from(b.subarray(at + 8, at + 28), (x) => x.toString(16).padStart(2, "0")).join("")
+      shared = Array.from(b.subarray(at + 8, at + 8 + hashSize), (x) => x.toString(16).padStart(2, "0")).join("")
     }
   }
-  return { paths, shared }
+  return at === b.length - hashSize ? { paths, shared } : undefined
 }
+
+/** An index read as SHA-1's (20-byte names), else as SHA-256's (32): the one whose layout holds to the end. */
+const indexLinks = (b: Uint8Array): IndexLinks | undefined => indexLinksOf(b, 20) ?? indexLinksOf(b, 32)
 
 /**
  * The work trees of every repository git enters from the one at `top` (whose index is `index`), nested ones

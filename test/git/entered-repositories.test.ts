@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { enteredRepositories } from "../../src/git/entered-repositories.ts"
+import { tempDir } from "../support/harness.ts"
 import { git, gitHome, gitRepo } from "../support/git-repo.ts"
 
 /** The repositories a work-tree read enters are read from the index in every form git writes it. */
@@ -35,6 +36,19 @@ describe("enteredRepositories", () => {
       expect(entered(root)).toEqual(["deep/one", "two \u00e9\nline"])
     })
   }
+
+  test("a SHA-256 repository's index (32-byte names) is read with its own layout", () => {
+    const root = tempDir("anvil-sha256-")
+    git(root, home, ["init", "-q", "--object-format=sha256"])
+    writeFileSync(join(root, "a.txt"), "a\n")
+    mkdirSync(join(root, "inner"))
+    git(join(root, "inner"), home, ["init", "-q", "--object-format=sha256"])
+    writeFileSync(join(root, "inner/x"), "x\n")
+    git(join(root, "inner"), home, ["add", "x"])
+    git(join(root, "inner"), home, ["commit", "-q", "-m", "x"])
+    git(root, home, ["add", "a.txt", "inner"])
+    expect(entered(root)).toEqual(["inner"])
+  })
 
   test("an index it cannot read is not taken for one without gitlinks", () => {
     const root = withLinks()
