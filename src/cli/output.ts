@@ -64,6 +64,7 @@ const isTerminal = (fd: number): boolean => {
 export const processIO = (): CliIO => {
   let out: FileSink | undefined
   let err: FileSink | undefined
+  let outTerminal: boolean | undefined
   let errTerminal: boolean | undefined
   // A reader that went away (`anvil tool … | head -1`: EPIPE; a closed terminal: EIO) ends that stream
   // quietly: what is left is dropped and the command finishes with its usual exit code.
@@ -119,8 +120,10 @@ export const processIO = (): CliIO => {
     }
   }
   return {
-    out: (t) => write("out", () => (out ??= Bun.stdout.writer()), t),
-    // On a terminal, what a notice quotes from the repository is shown, never acted on (terminal/visible-text.ts).
+    // On a terminal, what a listing or a notice quotes from the repository (a skill's or a plugin's description, a
+    // key of its anvil.json) is shown, never acted on (terminal/visible-text.ts); piped, it is written as it is.
+    // chat's own sequences (bracketed paste, readline) go to process.stdout, not through here.
+    out: (t) => write("out", () => (out ??= Bun.stdout.writer()), (outTerminal ??= isTerminal(1)) ? visibleKeepingColours(t) : t),
     err: (t) => write("err", () => (err ??= Bun.stderr.writer()), (errTerminal ??= isTerminal(2)) ? visibleKeepingColours(t) : t),
     readStdin: () => new Response(Bun.stdin.stream()).text(),
     readPipedStdin: (waitMs) => readPiped(waitMs),

@@ -26,13 +26,20 @@ const standIn = (ch: string): string => {
 /** `text` with what a terminal would act on shown instead (see above); text without any is returned as it is. */
 export const visibleText = (text: string): string => (ANY_HIDDEN.test(text) ? text.replace(HIDDEN, standIn) : text)
 
-/** anvil's own colours (SGR: `ESC[…m`), the one escape sequence a line on stderr may carry as it is. */
-const COLOUR = /(\x1b\[[0-9;]*m)/
+/**
+ * anvil's own colours: the SGR sequences its styles (chalk, 16 colours) write, one parameter each: bold, dim,
+ * italic, underline and their ends, red to cyan, gray and the default colour. Nothing else passes: not conceal
+ * (`ESC[8m`), black or white text, background colours, 256-colour or RGB forms, reset (`ESC[0m`) or a sequence
+ * of several parameters, any of which can hide text (conceal, text the colour of the background) in what a
+ * repository wrote. A repository's text may still carry one of these colours; none of them hides it.
+ */
+const COLOUR = /(\x1b\[(?:1|2|3|4|22|23|24|3[1-6]|39|90)m)/
 
 /**
  * `text` for a terminal that also shows anvil's own colours: every other sequence or control shown as
- * visibleText shows it. For stderr, where anvil's notices quote what a repository wrote (an unknown key of its
- * anvil.json, a hook's output, a server's message) among coloured lines anvil made.
+ * visibleText shows it. For stdout and stderr on a terminal, where anvil's listings and notices quote what a
+ * repository wrote (a skill's description, an unknown key of its anvil.json, a hook's output, a server's
+ * message) among coloured lines anvil made.
  */
 export const visibleKeepingColours = (text: string): string =>
   ANY_HIDDEN.test(text) ? text.split(COLOUR).map((part, i) => (i % 2 === 1 ? part : visibleText(part))).join("") : text
