@@ -39,11 +39,14 @@ export const pathGlob = (pattern: string): Wildcard => {
   return made
 }
 
-/** A host pattern: `example.com` exactly, `*.example.com` its subdomains; a pattern with a `/` is a glob on the whole URL. */
+/**
+ * A host pattern: `example.com` exactly, `*.example.com` its subdomains; a pattern with a `/` is a glob on the whole
+ * URL. A pattern written with the root's dot (`evil.com.`) names the host as subjects.ts reads it, without the dot.
+ */
 const hostMatches = (pattern: string, host: string): boolean => {
   const p = pattern.trim().toLowerCase()
   if (p.includes("/")) return commandGlob(p).test(host)
-  return commandGlob(p).test(host.toLowerCase())
+  return commandGlob(p.replace(/\.+$/, "")).test(host.toLowerCase())
 }
 
 export const subjectMatches = (kind: SubjectKind, pattern: string, value: string): boolean => {

@@ -104,6 +104,14 @@ describe("permission rules", () => {
     expect(level("http://db.internal/x")).toBe("deny")
   })
 
+  test("hosts: a rule holds for every spelling of its host (a trailing dot, case, IPv4 forms, IPv4 written as IPv6), written either way", () => {
+    const rules = toolRules({ fetch: { localhost: "deny", "127.0.0.1": "deny", "evil.example.": "deny", "*.internal": "deny" } }, "fetch")
+    const level = (url: string) => levelFor(rules, "allow", subjectsOf({ url }))
+    const urls = ["http://localhost./", "http://LocalHost../", "http://127.1/", "http://0x7f.0.0.1/", "http://[::ffff:127.0.0.1]/", "http://evil.example/", "http://evil.example./", "http://db.internal./"]
+    expect(urls.map(level)).toEqual(urls.map(() => "deny"))
+    expect([level("http://[::1]/"), level("http://example.org./")]).toEqual(["allow", "allow"])
+  })
+
   test("subjects come from the parameters", () => {
     expect(subjectsOf({ command: "ls" })).toEqual({ kind: "command", values: ["ls"] })
     expect(subjectsOf({ args: ["git", "log"] })).toEqual({ kind: "command", values: ["git log"] })
